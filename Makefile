@@ -1,0 +1,44 @@
+# The two commands a new machine needs (see README): `make book` and `make test`.
+# Both create .venv from the pinned requirements.txt the first time.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup book test test-fast lint format lock clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+book: setup  ## build the site into _build/html (execution cached in _build/.jupyter_cache)
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+test: setup lint  ## everything CI checks: ruff, unit and property tests, the book build
+	$(BIN)/python -m pytest
+
+test-fast: setup  ## unit tests only, for quick iteration
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+lock:  ## recompile requirements.txt from requirements.in in a scratch venv
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet -r requirements.in
+	{ echo "# Fully pinned; regenerate with 'make lock' from requirements.in."; \
+	  echo "-e ."; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable | sort -f; } > requirements.txt
+	rm -rf .lock-venv
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
