@@ -74,7 +74,12 @@ def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
     configs = [("2 GPUs, fast fabric", 2, FAST), ("4 GPUs, fast fabric", 4, FAST)]
     configs.append(("4 GPUs, slow fabric", 4, SLOW))
     return [
-        DecodeLine(label, n, fabric, decode_step(MODEL, GPU, fabric, n, include_bandwidth=include_bandwidth))
+        DecodeLine(
+            label,
+            n,
+            fabric,
+            decode_step(MODEL, GPU, fabric, n, include_bandwidth=include_bandwidth),
+        )
         for label, n, fabric in configs
     ]
 
@@ -112,7 +117,9 @@ def numbers() -> dict[str, str]:
         "kv_per_token": format_bytes(m.kv_bytes_per_token, "KiB"),
         "kv_full_gib": format_bytes(kv_full, "GiB"),
         "kv_full_gb": format_bytes(kv_full, "GB"),
-        "kv_pure_attention_gib": format_bytes(kv_full * m.num_layers / m.num_attention_layers, "GiB"),
+        "kv_pure_attention_gib": format_bytes(
+            kv_full * m.num_layers / m.num_attention_layers, "GiB"
+        ),
         "state_mib": format_bytes(m.state_bytes, "MiB", decimals=0),
         "max_context": format_count(full),
         "gpu_memory": format_bytes(GPU.memory_bytes, "GB"),

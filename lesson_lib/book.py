@@ -1,0 +1,44 @@
+"""Helpers for chapters: glue the worked example's numbers into the page.
+
+Chapters call :func:`glue_numbers` once and then write ``{glue:text}`name```
+in prose, so no number is ever typed by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+
+def glue_numbers(
+    values: Mapping[str, str] | None = None, names: Iterable[str] | None = None
+) -> list[str]:
+    """Glue pre-formatted strings into the current MyST-NB page.
+
+    Parameters
+    ----------
+    values : mapping of str to str, optional
+        Name -> formatted text; defaults to
+        :func:`lesson_lib.worked_example.numbers`.
+    names : iterable of str, optional
+        Only these names (all by default). An unknown name raises ``KeyError``
+        listing the known ones, so a typo fails the build instead of
+        leaving a blank in the text.
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    from myst_nb import glue  # imported here: only chapters need MyST-NB
+
+    if values is None:
+        from lesson_lib.worked_example import numbers
+
+        values = numbers()
+    chosen = list(values) if names is None else list(names)
+    unknown = [n for n in chosen if n not in values]
+    if unknown:
+        raise KeyError(f"unknown glue names {unknown}; known: {sorted(values)}")
+    for name in chosen:
+        glue(name, str(values[name]), display=False)
+    return chosen

@@ -1,0 +1,99 @@
+"""What every lesson widget shares: controls, a message line, a picture.
+
+The picture is an ``ipywidgets.Image`` holding a PNG rendered from a
+figure builder, so the saved widget state of the static site shows the
+figure, and tests can read both the message and the picture's bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Callable, Sequence
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+
+def figure_png(fig: Figure, dpi: int = 80) -> bytes:
+    """Render ``fig`` to PNG bytes.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure; it is not shown anywhere.
+    dpi : int, default 80
+        Resolution; low enough to keep widget updates quick.
+
+    Returns
+    -------
+    bytes
+        The PNG file.
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+class LessonWidget(widgets.VBox):
+    """Controls on top, then a message (HTML) and a picture (PNG).
+
+    Subclasses or callers pass ``render``, a function of the controls' values
+    that returns ``(message_html, figure_or_None)``. A ``ValueError`` or
+    ``TypeError`` from it becomes a short message in the widget instead of a
+    traceback, and the last good picture is kept.
+
+    Parameters
+    ----------
+    controls : sequence of ipywidgets.ValueWidget
+        The inputs, each with a ``description``.
+    render : callable
+        ``render(**values) -> (str, Figure | None)`` where ``values`` maps
+        each control's ``name`` (its key in ``names``) to its value.
+    names : sequence of str
+        Keyword under which each control's value is passed to ``render``.
+    alt : str
+        Text alternative of the picture, for screen readers.
+    """
+
+    def __init__(
+        self,
+        controls: Sequence[widgets.ValueWidget],
+        render: Callable[..., tuple[str, Figure | None]],
+        names: Sequence[str],
+        alt: str,
+    ) -> None:
+        if len(controls) != len(names):
+            raise ValueError("controls and names must have the same length")
+        self.controls = dict(zip(names, controls, strict=True))
+        self._render = render
+        self.message = widgets.HTML()
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self.image.description = alt  # read by tests and kept in the saved state
+        self.error: str | None = None
+        box = widgets.HBox(list(controls), layout=widgets.Layout(flex_flow="row wrap"))
+        super().__init__([box, self.message, self.image])
+        for control in controls:
+            control.observe(lambda _change: self.update(), names="value")
+        self.update()
+
+    @property
+    def values(self) -> dict[str, object]:
+        """Current value of each control, by name."""
+        return {name: c.value for name, c in self.controls.items()}
+
+    def update(self) -> None:
+        """Recompute the message and picture from the controls' values."""
+        try:
+            text, fig = self._render(**self.values)
+        except (ValueError, TypeError) as exc:
+            self.error = str(exc)
+            self.message.value = (
+                '<p role="alert" style="color:#D55E00"><b>Cannot show this choice:</b> '
+                f"{html.escape(str(exc))}</p>"
+            )
+            return
+        self.error = None
+        self.message.value = text
+        if fig is not None:
+            self.image.value = figure_png(fig)
