@@ -1,0 +1,28 @@
+"""The package imports light: drawing libraries load only when a figure or widget is built."""
+
+import subprocess
+import sys
+
+
+def test_import_does_not_pull_in_drawing_libraries():
+    """`import lesson_lib` must not import matplotlib, ipywidgets or mpi4py."""
+    code = (
+        "import sys, lesson_lib; "
+        "print(sorted(m for m in ('matplotlib', 'ipywidgets', 'mpi4py', 'myst_nb') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_public_contract_is_importable_from_the_package():
+    """Every name the foundation issue lists is importable from lesson_lib itself."""
+    import lesson_lib
+
+    names = (
+        "KB MB GB TB KiB MiB GiB US MS ModelSpec Accelerator Fabric ring_allreduce_factor "
+        "allreduce_wire_bytes allreduce_time crossover_bytes simulate_ring_allreduce decode_step "
+        "prefill_step memory_budget max_sequences check_layout"
+    ).split()
+    missing = [n for n in names if not hasattr(lesson_lib, n)]
+    assert missing == []
+    assert set(names) <= set(lesson_lib.__all__)

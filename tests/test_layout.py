@@ -1,0 +1,45 @@
+"""The divisibility rule for tensor and pipeline parallelism."""
+
+import pytest
+
+from lesson_lib import ModelSpec, check_layout
+from lesson_lib.specimen import MODEL
+
+
+@pytest.mark.parametrize(("tp", "pp"), [(1, 1), (2, 1), (4, 1), (4, 2), (2, 16), (4, 4)])
+def test_valid_layouts(tp, pp):
+    """TP 1/2/4 divides every head group and the FFN; PP divides 16 super-blocks."""
+    assert check_layout(MODEL, tp, pp) == []
+
+
+def test_tp8_replicates_kv_heads():
+    """TP 8 divides everything but the 4 KV heads."""
+    problems = check_layout(MODEL, 8)
+    assert len(problems) == 1
+    assert "4 KV heads" in problems[0] and "replicated" in problems[0]
+
+
+def test_tp3_and_pp3_list_every_problem():
+    """Each group that TP 3 does not divide is named, and so are the super-blocks."""
+    text = " | ".join(check_layout(MODEL, 3, 3))
+    for needle in ("KV heads", "DeltaNet key heads", "FFN intermediate size", "16 super-blocks"):
+        assert needle in text
+    assert "query heads" not in text  # 24 is divisible by 3
+    assert "DeltaNet value heads" not in text  # 48 is divisible by 3
+
+
+def test_model_without_optional_fields():
+    """Fields left as None are not checked; layers stand in for super-blocks."""
+    m = ModelSpec("m", 1e9, 1024, 12, 12, 8, 64, 4096)
+    assert check_layout(m, 8, 12) == []
+    assert check_layout(m, 8, 5) == [
+        "PP = 5 does not divide the 12 super-blocks: stages would be unequal"
+    ]
+
+
+def test_bad_degrees():
+    """Degrees must be positive integers."""
+    with pytest.raises(ValueError, match="tp must be"):
+        check_layout(MODEL, 0)
+    with pytest.raises(TypeError, match="pp must be"):
+        check_layout(MODEL, 2, 1.0)

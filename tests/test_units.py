@@ -1,0 +1,84 @@
+"""Units and human formatting: decimal vs binary said out loud."""
+
+import math
+
+import pytest
+
+from lesson_lib.units import (
+    GB,
+    MS,
+    TB,
+    US,
+    GiB,
+    KiB,
+    MiB,
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
+
+
+def test_unit_constants():
+    """Decimal units are powers of ten, binary units powers of two."""
+    assert (GB, TB) == (1e9, 1e12)
+    assert (KiB, MiB, GiB) == (1024.0, 1024.0**2, 1024.0**3)
+    assert (US, MS) == (1e-6, 1e-3)
+
+
+def test_format_bytes_says_which_system():
+    """54e9 bytes is 54 GB but 50.29 GiB."""
+    assert format_bytes(54e9) == "54 GB"
+    assert format_bytes(54e9, system="binary") == "50.29 GiB"
+    assert format_bytes(1.875 * MiB, "MiB", decimals=3) == "1.875 MiB"
+    assert format_bytes(10 * KiB, "KiB") == "10 KiB"
+    assert format_bytes(0) == "0 B"
+
+
+def test_format_bytes_auto_picks_largest_unit_above_one():
+    """Auto units keep the number >= 1."""
+    assert format_bytes(4.5e6) == "4.5 MB"
+    assert format_bytes(512) == "512 B"
+    assert format_bytes(3 * GiB, system="binary") == "3 GiB"
+
+
+def test_format_rate_and_seconds_and_ratio():
+    """Rates append /s; times pick ms/us; ratios end in x."""
+    assert format_rate(62.5 * MiB, "MiB") == "62.5 MiB/s"
+    assert format_rate(450e9) == "450 GB/s"
+    assert format_seconds(1.28e-3) == "1.28 ms"
+    assert format_seconds(10e-6) == "10 us"
+    assert format_seconds(6.4e-3, "ms") == "6.4 ms"
+    assert format_seconds(2.5) == "2.5 s"
+    assert format_ratio(1.7589) == "1.76x"
+    assert format_count(262144) == "262,144"
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: format_bytes(-1), "nbytes"),
+        (lambda: format_bytes(math.nan), "nbytes"),
+        (lambda: format_bytes(1, "GB", decimals=-1), "decimals"),
+        (lambda: format_rate(-5), "bytes_per_s"),
+        (lambda: format_seconds(math.inf), "seconds"),
+        (lambda: format_ratio(-1), "ratio"),
+    ],
+)
+def test_bad_values_name_the_parameter(call, name):
+    """Negative, NaN or infinite inputs raise ValueError naming the parameter."""
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_bad_units_and_types():
+    """Unknown units list the allowed ones; strings are a TypeError."""
+    with pytest.raises(ValueError, match="unit must be one of"):
+        format_bytes(1, "GIB")
+    with pytest.raises(ValueError, match="unit must be one of"):
+        format_seconds(1, "min")
+    with pytest.raises(ValueError, match="system"):
+        format_bytes(1, system="metric")
+    with pytest.raises(TypeError, match="nbytes"):
+        format_bytes("54 GB")
