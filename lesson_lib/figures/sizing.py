@@ -1,0 +1,239 @@
+"""Figures of the sizing chapter: what fills one GPU's memory.
+
+:func:`memory_bars_figure` draws per-GPU stacked bars (weights, KV cache,
+DeltaNet state, free) against the card's capacity; the chapter's static
+figure (:func:`tp_budget_figure`) and the sizing widget both use it.
+:func:`kv_context_figure` shows how one sequence's KV cache grows with its
+length, for the hybrid specimen and for a pure-attention model of the same
+shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.memory import MemoryBudget
+from lesson_lib.sizing import DegreeFit, fits_by_degree, pure_attention_twin
+from lesson_lib.specimen import GPU, MODEL
+from lesson_lib.specs import Accelerator, ModelSpec
+from lesson_lib.units import GB, GiB, format_bytes, format_count
+
+#: Segments of a memory bar, bottom to top: (MemoryBudget attribute, legend label, role).
+SEGMENTS: tuple[tuple[str, str, str], ...] = (
+    ("weights_bytes", "weights", "weights"),
+    ("kv_bytes", "KV cache", "kv"),
+    ("state_bytes", "DeltaNet state", "state"),
+    ("free_bytes", "free", "free"),
+)
+
+# Segments thinner than this share of the capacity get no value label.
+_LABEL_MIN_SHARE = 0.06
+
+
+def memory_bars_figure(
+    budgets: Sequence[MemoryBudget],
+    labels: Sequence[str],
+    *,
+    title: str | None = None,
+    width: float = 7.0,
+    height: float = 4.2,
+) -> Figure:
+    """Stacked per-GPU memory bars with the card's capacity as a dashed line.
+
+    Parameters
+    ----------
+    budgets : sequence of MemoryBudget
+        One bar each; sizes in bytes, drawn in GB (10**9 bytes). A negative
+        ``free_bytes`` (does not fit) draws no free segment, and the bar
+        rises above the capacity line.
+    labels : sequence of str
+        Tick label under each bar.
+    title : str, optional
+        Axes title.
+    width, height : float
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes with four bar containers (weights, KV cache, DeltaNet
+        state, free), in that order.
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is empty or ``labels`` has a different length.
+    """
+    if len(budgets) == 0:
+        raise ValueError("budgets must hold at least one MemoryBudget")
+    if len(labels) != len(budgets):
+        raise ValueError(
+            f"labels must have {len(budgets)} entries (one per bar), got {len(labels)}"
+        )
+    fig, ax = new_figure(width, height)
+    ax.grid(False, axis="x")
+    x = np.arange(len(budgets))
+    bottom = np.zeros(len(budgets))
+    capacity = max(b.capacity_bytes for b in budgets) / GB
+    for attr, label, role in SEGMENTS:
+        values = np.array([max(getattr(b, attr), 0.0) for b in budgets]) / GB
+        bars = ax.bar(
+            x,
+            values,
+            0.55,
+            bottom=bottom,
+            color=ROLE_COLORS[role],
+            label=label,
+            edgecolor="white",
+            linewidth=0.8,
+            alpha=0.45 if role == "free" else 1.0,
+        )
+        for rect, value in zip(bars, values, strict=True):
+            if value >= _LABEL_MIN_SHARE * capacity:
+                ax.text(
+                    rect.get_x() + rect.get_width() / 2,
+                    rect.get_y() + value / 2,
+                    format_bytes(value * GB, "GB", decimals=1),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if role == "weights" else "black",
+                )
+        bottom = bottom + values
+    for i, b in enumerate(budgets):
+        if not b.fits:
+            ax.annotate(
+                f"over by {format_bytes(b.shortfall_bytes, 'GB', decimals=1)}",
+                (x[i], bottom[i]),
+                xytext=(0, 4),
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+                color=PALETTE["vermillion"],
+                fontweight="bold",
+            )
+    ax.axhline(capacity, color=PALETTE["black"], linestyle="--", linewidth=1.2)
+    ax.annotate(
+        f"card: {format_bytes(capacity * GB, 'GB', decimals=0)}",
+        (x[-1] + 0.4, capacity),
+        xytext=(0, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=8,
+    )
+    ax.set_xticks(x, labels)
+    ax.set_xlim(-0.6, len(budgets) - 0.4)
+    ax.set_ylim(0, max(capacity, float(bottom.max())) * 1.12)
+    ax.set_ylabel("memory per GPU (GB, 10$^9$ bytes)")
+    ax.set_xlabel("configuration")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    return fig
+
+
+def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
+    """Per-GPU memory at TP = 1, 2, 4 with as many full-length sequences as fit.
+
+    Parameters
+    ----------
+    fits : sequence of DegreeFit, optional
+        Default :func:`lesson_lib.sizing.fits_by_degree`: the specimen on
+        80 GB cards at its full context.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One stacked bar per degree, labelled with the degree and the
+        number of sequences.
+    """
+    fits = fits_by_degree() if fits is None else fits
+    labels = [f"TP = {f.n}\n{f.sequences} sequence{'' if f.sequences == 1 else 's'}" for f in fits]
+    tokens = format_count(fits[0].context_tokens) if fits else ""
+    return memory_bars_figure(
+        [f.budget for f in fits],
+        labels,
+        title=f"Each GPU, filled with sequences of {tokens} tokens",
+    )
+
+
+def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Figure:
+    """One sequence's memory against its length: hybrid vs pure attention.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        A hybrid model; its pure-attention twin is drawn beside it.
+    accel : Accelerator, default the specimen's 80 GB card
+        Sets the dotted line: the room one card has beside the whole
+        (unsplit) weights.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three lines in GiB (hybrid KV cache, pure-attention KV cache, the
+        fixed DeltaNet state) and one dotted reference line, against
+        context length in thousands of tokens.
+    """
+    twin = pure_attention_twin(model)
+    tokens = np.linspace(0, model.max_context, 65).astype(int)
+    hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB
+    pure = np.array([twin.kv_bytes(int(t)) for t in tokens]) / GiB
+    state = np.full(tokens.shape, model.state_bytes / GiB)
+    fig, ax = new_figure(7.0, 4.2)
+    k = tokens / 1024
+    ax.plot(
+        k,
+        pure,
+        color=PALETTE["vermillion"],
+        linestyle="--",
+        linewidth=2,
+        label=f"KV cache, all {twin.num_attention_layers} layers attention",
+    )
+    ax.plot(
+        k,
+        hybrid,
+        color=ROLE_COLORS["kv"],
+        linewidth=2.5,
+        label=f"KV cache, hybrid ({model.num_attention_layers} attention layers)",
+    )
+    ax.plot(
+        k,
+        state,
+        color=ROLE_COLORS["state"],
+        linewidth=2,
+        label=f"DeltaNet state, hybrid ({model.num_linear_layers} layers, fixed)",
+    )
+    room = (accel.memory_bytes - model.weight_bytes) / GiB
+    ax.axhline(room, color=PALETTE["black"], linestyle=":", linewidth=1.2)
+    right = model.max_context / 1024
+    ax.annotate(
+        f"room beside the weights on one card: {format_bytes(room * GiB, 'GiB', decimals=1)}",
+        (right, room),
+        xytext=(-4, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=8,
+    )
+    ax.annotate(
+        f"{format_bytes(model.state_bytes, 'MiB', decimals=0)} at any length",
+        (right, float(state[-1])),
+        xytext=(-4, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=8,
+    )
+    ax.set_xlim(0, right)
+    ax.set_ylim(0, float(pure.max()) * 1.08)
+    ax.set_xticks(np.linspace(0, right, 9))
+    ax.set_xlabel("context length (thousands of tokens, 1K = 1,024)")
+    ax.set_ylabel("memory per sequence (GiB, 2$^{30}$ bytes)")
+    ax.legend(loc="upper left", frameon=False, fontsize=8)
+    return fig
