@@ -1,0 +1,322 @@
+"""Figures of the ring all-reduce: who holds which partial sum, and bytes per rank.
+
+Everything drawn here is read from a :class:`lesson_lib.ring.RingResult`, the
+record of a real simulated all-reduce; no schedule is typed by hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from lesson_lib._validate import require_int
+from lesson_lib.collectives import allreduce_wire_bytes
+from lesson_lib.figures._style import PALETTE, new_figure
+from lesson_lib.ring import RingResult
+from lesson_lib.specimen import MODEL
+from lesson_lib.specs import ModelSpec
+from lesson_lib.tensor_parallel import simulate_hidden_allreduce
+from lesson_lib.units import KiB
+
+#: Colour of the border around a chunk that arrived in the step shown.
+RECEIVED_COLOR: str = PALETTE["vermillion"]
+
+
+def holdings_colors(n: int) -> ListedColormap:
+    """Colours for "this copy holds k of the n contributions", k = 1 .. n.
+
+    A light-to-dark ramp of the colour-blind-safe ``cividis`` map: a rank's
+    own partial is pale, a complete sum is darkest.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks (>= 1).
+
+    Returns
+    -------
+    matplotlib.colors.ListedColormap
+        ``n`` colours; colour ``k - 1`` stands for ``k`` contributions.
+    """
+    n = require_int("n", n)
+    ramp = colormaps["cividis_r"]
+    return ListedColormap([ramp(0.08 + 0.84 * k / max(n - 1, 1)) for k in range(n)])
+
+
+def _step_title(result: RingResult, step: int) -> str:
+    if step == 0:
+        return "start: own partial only"
+    phase = result.steps[step - 1][0].phase
+    return f"step {step}: {phase}"
+
+
+def draw_holdings(ax: Axes, result: RingResult, step: int, *, fontsize: float = 8) -> None:
+    """Draw the rank x chunk matrix of who holds what after ``step`` steps.
+
+    Each cell is one rank's copy of one chunk, coloured by how many ranks'
+    contributions it contains (see :func:`holdings_colors`). Cells written in
+    this step get a vermillion border. With up to five ranks a cell lists its
+    contributors (``0+3``) and a received cell notes its sender ("from r3");
+    with more ranks a cell shows a count (``3/8``).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    result : RingResult
+        A simulated ring all-reduce.
+    step : int
+        From 0 (before any transfer) to ``len(result.steps)``.
+    fontsize : float, default 8
+        Size of the cell labels.
+    """
+    step = require_int("step", step, minimum=0, maximum=len(result.steps))
+    n = result.n
+    held = result.holdings[step]
+    counts = np.array([[len(s) for s in row] for row in held])
+    cmap = holdings_colors(n)
+    ax.imshow(counts, cmap=cmap, vmin=0.5, vmax=n + 0.5, aspect="equal")
+    received = {}
+    if step > 0:
+        received = {(t.dst, t.chunk): t.src for t in result.steps[step - 1]}
+    for rank in range(n):
+        for chunk in range(n):
+            k = counts[rank, chunk]
+            text = "+".join(str(r) for r in sorted(held[rank][chunk])) if n <= 5 else f"{k}/{n}"
+            if k == n and n > 2:
+                text = "all"
+            if (rank, chunk) in received:
+                if n <= 5:
+                    text += f"\nfrom r{received[rank, chunk]}"
+                ax.add_patch(
+                    Rectangle(
+                        (chunk - 0.46, rank - 0.46),
+                        0.92,
+                        0.92,
+                        fill=False,
+                        edgecolor=RECEIVED_COLOR,
+                        linewidth=2.5,
+                    )
+                )
+            dark = k > (n + 1) / 2
+            ax.text(
+                chunk,
+                rank,
+                text,
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color="white" if dark else "black",
+            )
+    ax.set_xticks(range(n), [f"c{c}" for c in range(n)])
+    ax.set_yticks(range(n), [f"rank {r}" for r in range(n)])
+    ax.tick_params(length=0, labelsize=fontsize)
+    edges = np.arange(1, n) - 0.5
+    ax.vlines(edges, -0.5, n - 0.5, color="white", linewidth=1.5)
+    ax.hlines(edges, -0.5, n - 0.5, color="white", linewidth=1.5)
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def holdings_legend_handles(n: int) -> list[Patch]:
+    """Legend entries for :func:`draw_holdings`: one per contribution count, plus the border.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks (>= 1).
+
+    Returns
+    -------
+    list of matplotlib.patches.Patch
+        Handles with labels.
+    """
+    n = require_int("n", n)
+    cmap = holdings_colors(n)
+    handles = [Patch(facecolor=cmap(0), label="own partial only (1 rank)")]
+    handles += [Patch(facecolor=cmap(k - 1), label=f"sum of {k} ranks") for k in range(2, n)]
+    if n > 1:
+        handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
+    handles.append(
+        Patch(facecolor="white", edgecolor=RECEIVED_COLOR, linewidth=2, label="arrived this step")
+    )
+    return handles
+
+
+def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
+    """Every state of a ring all-reduce over ``n`` ranks, one panel per step.
+
+    The top row is the start and the ``n - 1`` reduce-scatter steps; the
+    bottom row the ``n - 1`` all-gather steps and the legend. Each panel is
+    :func:`draw_holdings` of a simulated all-reduce of the model's hidden
+    vector (the schedule does not depend on the payload).
+
+    Parameters
+    ----------
+    n : int, default 4
+        Number of ranks, from 2 to 6 (more panels would be unreadable).
+    model : ModelSpec, default the specimen
+        Whose hidden vector is summed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
+    n = require_int("n", n, minimum=2, maximum=6)
+    result = simulate_hidden_allreduce(model, n)
+    fig = Figure(figsize=(2.55 * n, 5.6), layout="constrained")
+    axes = fig.subplots(2, n)
+    fontsize = 8 if n <= 4 else 6.5
+    for step in range(len(result.steps) + 1):
+        ax = axes[step // n, step % n]
+        draw_holdings(ax, result, step, fontsize=fontsize)
+        ax.set_title(_step_title(result, step), fontsize=9)
+        if step % n:
+            ax.set_yticklabels([])
+        if step >= n:
+            ax.set_xlabel("chunk of the vector", fontsize=8)
+    legend_ax = axes[1, n - 1]
+    legend_ax.axis("off")
+    legend_ax.legend(
+        handles=holdings_legend_handles(n),
+        loc="center",
+        fontsize=8,
+        title="each cell holds",
+        title_fontsize=8,
+        frameon=False,
+    )
+    chunk = result.chunk_bytes[0] / KiB
+    fig.suptitle(
+        f"Ring all-reduce over {n} ranks: each step every rank r sends one chunk "
+        f"(about {chunk:.3g} KiB) to rank (r+1) mod {n}",
+        fontsize=10,
+    )
+    return fig
+
+
+def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
+    """Bytes each rank sends to all-reduce one hidden vector, for 1 .. ``max_n`` ranks.
+
+    Dots: every rank's ``bytes_sent`` from a simulated ring all-reduce. Line:
+    ``2 (n - 1) / n`` times the payload
+    (:func:`lesson_lib.collectives.allreduce_wire_bytes`). The dashed line at
+    twice the payload is the limit the factor approaches and never reaches.
+
+    Parameters
+    ----------
+    max_n : int, default 16
+        Largest number of ranks, from 2 to 64.
+    model : ModelSpec, default the specimen
+        Whose hidden vector is summed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; bytes are shown in KiB (2**10 bytes).
+    """
+    max_n = require_int("max_n", max_n, minimum=2, maximum=64)
+    payload = model.hidden_vector_bytes
+    ns = np.arange(1, max_n + 1)
+    fig, ax = new_figure(7.0, 4.0)
+    formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
+    ax.plot(ns, formula, color=PALETTE["blue"], lw=2, label="formula: 2(N-1)/N x payload")
+    sim_n, sim_bytes = [], []
+    for n in ns:
+        for sent in sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)):
+            sim_n.append(n)
+            sim_bytes.append(sent / KiB)
+    ax.plot(
+        sim_n,
+        sim_bytes,
+        "o",
+        color=PALETTE["orange"],
+        markeredgecolor="black",
+        markersize=6,
+        label="simulated ring: bytes each rank sent",
+        zorder=3,
+    )
+    ax.axhline(
+        2 * payload / KiB,
+        color=PALETTE["grey"],
+        ls="--",
+        label="2 x payload: approached, never reached",
+    )
+    ax.axhline(
+        payload / KiB, color=PALETTE["grey"], ls=":", label="1 x payload (one hidden vector)"
+    )
+    for n in (2, 4, max_n):
+        y = allreduce_wire_bytes(payload, n) / KiB
+        ax.annotate(
+            f"N={n}: {y:.4g} KiB",
+            (n, y),
+            xytext=(6, -14) if n < max_n else (-20, -18),
+            textcoords="offset points",
+            ha="left" if n < max_n else "right",
+            fontsize=8,
+        )
+    ax.set_xlabel("ranks in the ring, N")
+    ax.set_ylabel("bytes sent per rank (KiB)")
+    ax.set_xticks(ns if max_n <= 16 else np.linspace(1, max_n, 9).round())
+    ax.set_ylim(0, 2.15 * payload / KiB)
+    scale = payload / KiB
+    right = ax.secondary_yaxis("right", functions=(lambda y: y / scale, lambda f: f * scale))
+    right.set_ylabel("multiple of the payload")
+    ax.set_title(
+        f"All-reduce of one hidden vector ({model.hidden_size} values x "
+        f"{model.dtype_bytes} B = {payload / KiB:g} KiB)",
+        fontsize=10,
+    )
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def ring_state_figure(result: RingResult, step: int) -> Figure:
+    """One step of a ring all-reduce: who holds what, and bytes sent so far per rank.
+
+    Left: :func:`draw_holdings` after ``step`` steps. Right: bars of the
+    bytes each rank has sent so far, against the whole all-reduce's
+    ``2 (n - 1) / n`` times the payload. Sized for a widget.
+
+    Parameters
+    ----------
+    result : RingResult
+        A simulated ring all-reduce (at least 2 ranks).
+    step : int
+        From 0 to ``len(result.steps)``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; bytes in KiB (2**10 bytes).
+    """
+    step = require_int("step", step, minimum=0, maximum=len(result.steps))
+    n = result.n
+    payload = float(sum(result.chunk_bytes))
+    # A fixed layout: constrained layout would double the drawing time of a widget update.
+    fig = Figure(figsize=(8.4, 3.9))
+    left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    fig.subplots_adjust(left=0.09, right=0.98, top=0.92, bottom=0.27, wspace=0.12)
+    draw_holdings(left, result, step, fontsize=8 if n <= 5 else 7)
+    left.set_title(_step_title(result, step), fontsize=10)
+    left.set_xlabel("chunk of the vector")
+    sent = np.array(result.bytes_sent_after(step)) / KiB
+    right.bar(range(n), sent, color=PALETTE["sky"], edgecolor="black", label="sent so far")
+    total = allreduce_wire_bytes(payload, n) / KiB
+    right.axhline(total, color=PALETTE["blue"], lw=2, label="whole all-reduce: 2(N-1)/N x payload")
+    right.axhline(payload / KiB, color=PALETTE["grey"], ls=":", label="1 x payload")
+    right.set_ylim(0, 2.05 * payload / KiB)
+    right.set_xticks(range(n), [str(r) for r in range(n)])
+    right.set_xlabel("rank")
+    right.set_ylabel("bytes sent (KiB)")
+    right.set_title(f"after step {step} of {len(result.steps)}", fontsize=10)
+    right.grid(True, axis="y", alpha=0.3)
+    right.legend(loc="upper left", fontsize=8)
+    handles = holdings_legend_handles(n)
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=7)
+    return fig
