@@ -1,0 +1,347 @@
+"""Figures of the prefill chapter: the alpha-beta curve and where time goes.
+
+:func:`alpha_beta_figure` draws the time of one all-reduce against its
+payload on log-log axes, with both asymptotes, the crossover and the decode
+and prefill messages placed on it. :func:`prefill_breakdown_figure` splits a
+decoded token and a whole prompt into compute, latency and bandwidth.
+:func:`prefill_explorer_figure` is the widget's picture: one fabric's curve
+beside the share of each term in a decoded and a prompt token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from lesson_lib._validate import require_int
+from lesson_lib.collectives import allreduce_time, ring_allreduce_factor
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes
+from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.step_time import StepBreakdown
+from lesson_lib.units import MS, format_bytes, format_rate, format_seconds
+
+#: Payload range of the curve, bytes: 64 B to 1 GiB.
+PAYLOAD_RANGE: tuple[float, float] = (2.0**6, 2.0**30)
+
+#: Terms of a step, in drawing order: (StepBreakdown attribute, legend label, role colour).
+TERMS: tuple[tuple[str, str, str], ...] = (
+    ("compute_s", "compute (roofline)", "compute"),
+    ("latency_s", "all-reduce latency", "latency"),
+    ("bandwidth_s", "all-reduce bytes / bandwidth", "bandwidth"),
+)
+
+_EXTRA_COLORS = (PALETTE["blue"], PALETTE["purple"], PALETTE["orange"])
+
+
+def _fabric_color(fabric: Fabric, index: int) -> str:
+    if fabric == FAST:
+        return ROLE_COLORS["fast"]
+    if fabric == SLOW:
+        return ROLE_COLORS["slow"]
+    return _EXTRA_COLORS[index % len(_EXTRA_COLORS)]
+
+
+def _bytes_label(value: float, _pos: object = None) -> str:
+    return format_bytes(value, system="binary", decimals=0)
+
+
+def _time_label(value: float, _pos: object = None) -> str:
+    return format_seconds(value, decimals=0)
+
+
+def draw_alpha_beta(
+    ax: Axes,
+    fabrics: Sequence[Fabric],
+    n: int,
+    messages: Sequence[tuple[str, float]],
+    *,
+    asymptotes: bool = True,
+) -> None:
+    """Draw the alpha-beta curve of each fabric on ``ax`` (log-log).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    fabrics : sequence of Fabric
+        One curve each.
+    n : int
+        Ranks in the ring (>= 2).
+    messages : sequence of (str, float)
+        Labelled payloads (bytes) marked by a vertical line and a dot on
+        every curve.
+    asymptotes : bool, default True
+        Draw each curve's latency (flat, dotted) and bandwidth (sloped,
+        dashed) asymptotes.
+    """
+    n = require_int("n", n, minimum=2)
+    if len(fabrics) == 0:
+        raise ValueError("fabrics must hold at least one Fabric")
+    sizes = np.geomspace(*PAYLOAD_RANGE, 200)
+    factor = ring_allreduce_factor(n)
+    for i, fabric in enumerate(fabrics):
+        color = _fabric_color(fabric, i)
+        times = np.array([allreduce_time(float(m), n, fabric) for m in sizes])
+        ax.plot(sizes, times, color=color, lw=2.2, label=fabric.name)
+        point = place_on_curve(PAYLOAD_RANGE[0], n, fabric)
+        if asymptotes:
+            ax.axhline(point.latency_s, color=color, lw=1, ls=":")
+            ax.plot(sizes, factor * sizes / fabric.bandwidth, color=color, lw=1, ls="--")
+        ax.plot(
+            [point.crossover_bytes],
+            [2 * point.latency_s],
+            marker="D",
+            ms=8,
+            color=color,
+            markeredgecolor="black",
+            zorder=5,
+        )
+        ax.annotate(
+            f"crossover {format_bytes(point.crossover_bytes, 'MB')}",
+            (point.crossover_bytes, 2 * point.latency_s),
+            xytext=(-9, 7),
+            textcoords="offset points",
+            ha="right",
+            fontsize=8,
+            color="black",
+        )
+        for _label, payload in messages:
+            ax.plot(
+                [payload],
+                [allreduce_time(payload, n, fabric)],
+                "o",
+                color=color,
+                markeredgecolor="black",
+                zorder=6,
+            )
+    middle = np.sqrt(PAYLOAD_RANGE[0] * PAYLOAD_RANGE[1]) * 64
+    for i, (label, payload) in enumerate(messages):
+        ax.axvline(payload, color=PALETTE["grey"], lw=1.2, ls="-.", zorder=1)
+        right_side = payload < middle
+        ax.annotate(
+            label,
+            (payload, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(4 if right_side else -4, -4 - 26 * i),
+            textcoords="offset points",
+            ha="left" if right_side else "right",
+            va="top",
+            fontsize=8,
+        )
+    if asymptotes:
+        ax.plot([], [], color="black", lw=1, ls=":", label="latency term alone (alpha)")
+        ax.plot([], [], color="black", lw=1, ls="--", label="bandwidth term alone")
+    ax.plot([], [], "D", color="white", markeredgecolor="black", label="crossover (terms equal)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*PAYLOAD_RANGE)
+    lowest = min(allreduce_time(PAYLOAD_RANGE[0], n, f) for f in fabrics)
+    highest = max(allreduce_time(PAYLOAD_RANGE[1], n, f) for f in fabrics)
+    ax.set_ylim(lowest / 10, highest * 4)
+    ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, 31, 4)]))
+    ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel("payload of one all-reduce (bytes, binary units, log scale)")
+    ax.set_ylabel("time of one all-reduce (log scale)")
+
+
+def _messages(model: ModelSpec, prompt_tokens: int) -> list[tuple[str, float]]:
+    prompt = prefill_message_bytes(model, prompt_tokens)
+    return [
+        (
+            f"decode: 1 vector\n{format_bytes(model.hidden_vector_bytes, 'KiB')}",
+            model.hidden_vector_bytes,
+        ),
+        (f"prefill: {prompt_tokens:,} vectors\n{format_bytes(prompt, 'MiB')}", prompt),
+    ]
+
+
+def alpha_beta_figure(
+    fabrics: Sequence[Fabric] = (FAST, SLOW),
+    n: int = 2,
+    *,
+    model: ModelSpec = MODEL,
+    prompt_tokens: int = PROMPT_TOKENS,
+    width: float = 7.5,
+    height: float = 4.8,
+) -> Figure:
+    """Time of one all-reduce against its payload, with decode and prefill marked.
+
+    Parameters
+    ----------
+    fabrics : sequence of Fabric, default (FAST, SLOW)
+        One curve each.
+    n : int, default 2
+        Ranks; with two the wire carries the payload once and the curve is
+        exactly ``alpha + m / B``.
+    model : ModelSpec, default MODEL
+        Sets the decode message (one hidden vector) and the prefill message.
+    prompt_tokens : int, default PROMPT_TOKENS
+        Prompt length for the prefill message.
+    width, height : float
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-log axes.
+    """
+    messages = _messages(model, prompt_tokens)
+    fig, ax = new_figure(width, height)
+    draw_alpha_beta(ax, fabrics, n, messages)
+    ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
+    ax.legend(loc="upper left", fontsize=7.5, framealpha=0.95)
+    return fig
+
+
+def _draw_breakdown(ax: Axes, steps: Sequence[StepBreakdown], labels: Sequence[str]) -> None:
+    y = np.arange(len(steps))[::-1]
+    left = np.zeros(len(steps))
+    for attr, label, role in TERMS:
+        values = np.array([getattr(s, attr) for s in steps]) / MS
+        ax.barh(y, values, left=left, color=ROLE_COLORS[role], label=label, height=0.6)
+        left += values
+    for yi, step, total in zip(y, steps, left, strict=True):
+        ax.annotate(
+            f"{format_seconds(step.total_s, 'ms')}",
+            (total, yi),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=9,
+        )
+    ax.set_yticks(y, labels)
+    ax.set_xlim(0, left.max() * 1.25)
+    ax.grid(False, axis="y")
+
+
+def prefill_breakdown_figure(
+    fabrics: Sequence[Fabric] = (FAST, SLOW),
+    n: int = 4,
+    *,
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    prompt_tokens: int = PROMPT_TOKENS,
+    width: float = 8.0,
+    height: float = 3.6,
+) -> Figure:
+    """Compute, latency and bandwidth of a decoded token and of a whole prompt.
+
+    Parameters
+    ----------
+    fabrics : sequence of Fabric, default (FAST, SLOW)
+        One bar per fabric in each panel.
+    n : int, default 4
+        Tensor-parallel degree (>= 2).
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card.
+    prompt_tokens : int, default PROMPT_TOKENS
+        Prompt length.
+    width, height : float
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: decode (one token) on the left, prefill (the prompt) on
+        the right, each in milliseconds on its own scale.
+    """
+    n = require_int("n", n, minimum=2)
+    if len(fabrics) == 0:
+        raise ValueError("fabrics must hold at least one Fabric")
+    fig, ax_decode = new_figure(width, height)
+    ax_decode.remove()
+    ax_decode, ax_prefill = fig.subplots(1, 2, width_ratios=[1, 1.5])
+    labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
+    per = [per_token(model, accel, f, n, prompt_tokens) for f in fabrics]
+    _draw_breakdown(ax_decode, [p.decode for p in per], labels)
+    _draw_breakdown(ax_prefill, [p.prefill for p in per], [""] * len(per))
+    ax_decode.set_title("decode: one token", fontsize=10)
+    ax_prefill.set_title(f"prefill: one {prompt_tokens:,}-token prompt", fontsize=10)
+    for ax in (ax_decode, ax_prefill):
+        ax.set_xlabel("time (ms)")
+        ax.grid(True, axis="x", alpha=0.3)
+    handles, names = ax_prefill.get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    return fig
+
+
+def prefill_explorer_figure(
+    fabric: Fabric = FAST,
+    n: int = 4,
+    prompt_tokens: int = PROMPT_TOKENS,
+    *,
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    width: float = 8.0,
+    height: float = 3.4,
+) -> Figure:
+    """The prefill widget's picture: the message on the curve and each term's share.
+
+    Parameters
+    ----------
+    fabric : Fabric, default FAST
+        The wire.
+    n : int, default 4
+        Tensor-parallel degree (>= 2).
+    prompt_tokens : int, default PROMPT_TOKENS
+        Prompt length, from 1 to ``model.max_context``.
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card.
+    width, height : float
+        Figure size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: the fabric's alpha-beta curve with the decode and prefill
+        messages. Right: share of compute, latency and bandwidth in a decoded
+        token and in a prompt token, with each one's time per token.
+    """
+    n = require_int("n", n, minimum=2)
+    messages = _messages(model, prompt_tokens)
+    fig, ax = new_figure(width, height)
+    ax.remove()
+    ax_curve, ax_share = fig.subplots(1, 2, width_ratios=[1.5, 1])
+    draw_alpha_beta(ax_curve, [fabric], n, messages, asymptotes=True)
+    ax_curve.set_xlabel("payload of one all-reduce (bytes, log)", fontsize=8)
+    ax_curve.set_ylabel("time of one all-reduce (log)", fontsize=8)
+    ax_curve.tick_params(labelsize=7)
+    ax_curve.grid(True, alpha=0.3)
+    pair = per_token(model, accel, fabric, n, prompt_tokens)
+    steps = [pair.decode, pair.prefill]
+    y = np.array([1, 0])
+    left = np.zeros(2)
+    for attr, label, role in TERMS:
+        share = np.array([getattr(s, attr) / s.total_s for s in steps])
+        ax_share.barh(y, share, left=left, color=ROLE_COLORS[role], label=label, height=0.6)
+        left += share
+    ax_share.set_yticks(
+        y,
+        [
+            f"decode\n{format_seconds(pair.decode_s)} / token",
+            f"prefill\n{format_seconds(pair.prefill_s)} / token",
+        ],
+        fontsize=8,
+    )
+    ax_share.set_xlim(0, 1)
+    ax_share.set_xlabel("share of the time per token", fontsize=8)
+    ax_share.tick_params(labelsize=7)
+    ax_share.grid(False, axis="y")
+    ax_share.set_title("where a token's time goes", fontsize=9)
+    ax_curve.set_title(f"{fabric.name}, ring of {n}", fontsize=9)
+    handles, names = ax_share.get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncols=3, fontsize=7, frameon=False)
+    return fig
