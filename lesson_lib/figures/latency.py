@@ -1,0 +1,273 @@
+"""Figures of the latency chapter: where a decoded token's time goes, and how it scales."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from lesson_lib._validate import require_int
+from lesson_lib.collectives import allreduce_latency
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.published import FABRIC_CLASSES, PUBLISHED, PublishedLatency
+from lesson_lib.scaling import speedup_curve, speedup_limit
+from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
+from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.step_time import StepBreakdown, decode_step, speedup
+from lesson_lib.units import MS, US, format_count, format_ratio, format_seconds
+from lesson_lib.worked_example import decode_lines
+
+_TERMS = (
+    ("compute_s", "compute (weights / HBM)", "compute"),
+    ("latency_s", "all-reduce latency", "latency"),
+    ("bandwidth_s", "all-reduce bytes / fabric", "bandwidth"),
+)
+_CLASS_MARKERS = dict(zip(FABRIC_CLASSES, ("o", "s", "^"), strict=True))
+_CLASS_COLORS = dict(
+    zip(FABRIC_CLASSES, (PALETTE["blue"], PALETTE["vermillion"], PALETTE["black"]), strict=True)
+)
+
+
+def _fabric_color(fabric: Fabric, index: int) -> str:
+    known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"], FAST_RING: PALETTE["purple"]}
+    if fabric in known:
+        return known[fabric]
+    spare = (PALETTE["blue"], PALETTE["orange"], PALETTE["sky"], PALETTE["black"])
+    return spare[index % len(spare)]
+
+
+def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, StepBreakdown]]:
+    """The lesson's three decode lines as ``(label, breakdown)`` pairs.
+
+    Parameters
+    ----------
+    include_bandwidth : bool, default True
+        Add the wire-bytes term to the lesson's compute + latency.
+
+    Returns
+    -------
+    list of tuple
+        ``(label, StepBreakdown)`` from
+        :func:`lesson_lib.worked_example.decode_lines`, in the lesson's order.
+    """
+    return [(line.label, line.step) for line in decode_lines(include_bandwidth=include_bandwidth)]
+
+
+def breakdown_figure(
+    lines: Sequence[tuple[str, StepBreakdown]] | None = None,
+    *,
+    width: float = 8.0,
+    height: float | None = None,
+    title: str | None = "Time per decoded token: compute shrinks with N, latency does not",
+) -> Figure:
+    """Stacked horizontal bars: compute, latency and bandwidth terms of each step, in ms.
+
+    Parameters
+    ----------
+    lines : sequence of (str, StepBreakdown), optional
+        Label and breakdown of each bar, top to bottom; default the lesson's
+        three lines with the bandwidth term included (:func:`lesson_breakdowns`).
+    width : float, default 8.0
+        Figure width, inches.
+    height : float, optional
+        Figure height, inches; by default it grows with the number of bars.
+    title : str or None
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; each bar ends with its total in ms and tokens/s.
+    """
+    lines = lesson_breakdowns() if lines is None else list(lines)
+    if not lines:
+        raise ValueError("lines must hold at least one (label, StepBreakdown) pair, got none")
+    fig, ax = new_figure(width, height if height is not None else 0.7 * len(lines) + 1.9)
+    ys = np.arange(len(lines))
+    left = np.zeros(len(lines))
+    for attr, label, role in _TERMS:
+        values = np.array([getattr(step, attr) / MS for _, step in lines])
+        ax.barh(ys, values, left=left, color=ROLE_COLORS[role], label=label, edgecolor="white")
+        left += values
+    longest = left.max()
+    for y, (_, step) in zip(ys, lines, strict=True):
+        text = f"{format_seconds(step.total_s, 'ms')}  ({format_count(step.tokens_per_s)} tokens/s)"
+        ax.text(step.total_s / MS + 0.015 * longest, y, text, va="center", fontsize=9)
+    ax.set_yticks(ys, [label for label, _ in lines])
+    ax.invert_yaxis()
+    ax.set_xlim(0, longest * 1.45)
+    ax.set_xlabel("time per decoded token (ms)")
+    ax.grid(False, axis="y")
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def speedup_curves_figure(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    fabrics: Sequence[Fabric] = (FAST, SLOW),
+    ns: Iterable[int] = range(1, 17),
+) -> Figure:
+    """Decode speed-up over one GPU against the number of GPUs, one curve per fabric.
+
+    Each fixed-latency fabric gets a dashed line at its ceiling,
+    ``compute_1 / (allreduces_per_token x latency)``
+    (:func:`lesson_lib.scaling.speedup_limit`); the dotted diagonal is perfect
+    scaling.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    accel : Accelerator, default the specimen's card
+        One card.
+    fabrics : sequence of Fabric, default (FAST, SLOW)
+        One curve each, labelled with the fabric's name.
+    ns : iterable of int, default 1..16
+        Tensor-parallel degrees (>= 1).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes: x = GPUs, y = speed-up (x).
+    """
+    ns = [require_int("n", n) for n in ns]
+    fig, ax = new_figure(7.5, 4.6)
+    ax.plot(ns, ns, ls=":", color=PALETTE["grey"], label="perfect scaling (N x)")
+    for i, fabric in enumerate(fabrics):
+        colour = _fabric_color(fabric, i)
+        curve = speedup_curve(model, accel, fabric, ns)
+        ax.plot(ns, curve, marker="o", ms=4, color=colour, label=fabric.name)
+        limit = speedup_limit(model, accel, fabric)
+        if 0 < limit < 1e6:
+            ax.axhline(limit, color=colour, ls="--", lw=1)
+            ax.text(
+                max(ns),
+                limit,
+                f"ceiling {format_ratio(limit, decimals=1)}",
+                color=colour,
+                ha="right",
+                va="bottom",
+                fontsize=9,
+            )
+    ax.set_xlim(min(ns) - 0.3, max(ns) + 0.3)
+    ax.set_ylim(0, max(ns) + 0.5)
+    ax.set_xlabel("GPUs (tensor-parallel degree N)")
+    ax.set_ylabel("decode speed-up over 1 GPU (x)")
+    ax.set_title("More GPUs buy less and less: the latency term does not shrink")
+    ax.legend(loc="upper left", fontsize=8, framealpha=0.95, bbox_to_anchor=(0.0, 0.93))
+    return fig
+
+
+def fixed_vs_hop_figure(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    fixed: Fabric = FAST,
+    ring: Fabric = FAST_RING,
+    records: Sequence[PublishedLatency] = PUBLISHED,
+    max_n: int = 16,
+) -> Figure:
+    """Two panels: latency per all-reduce against N, and the 2 -> 4 GPU step under both models.
+
+    Left: the fixed latency, the per-hop ring model and the published
+    measurements (:data:`lesson_lib.published.PUBLISHED`) up to ``max_n``
+    GPUs, with the lesson's slow-fabric assumption for scale. Right: time
+    per token on 2 and 4 GPUs under each model, with the speed-up.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    accel : Accelerator, default the specimen's card
+        One card.
+    fixed : Fabric, default FAST
+        The fixed-latency fabric.
+    ring : Fabric, default FAST_RING
+        The fabric whose latency grows per hop.
+    records : sequence of PublishedLatency, default PUBLISHED
+        Measurements to plot (those with more than ``max_n`` ranks are left out).
+    max_n : int, default 16
+        Largest GPU count on the left panel (>= 2).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes side by side.
+    """
+    max_n = require_int("max_n", max_n, minimum=2)
+    fig = Figure(figsize=(11.0, 4.6), layout="constrained")
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.35, 1]})
+    for ax in (left, right):
+        ax.grid(True, alpha=0.3)
+
+    ns = np.arange(2, max_n + 1)
+    for fabric, label in (
+        (fixed, f"fixed: {fixed.name}"),
+        (
+            ring,
+            f"per hop: {format_seconds(ring.latency, 'us')} + 2(N-1) x "
+            f"{format_seconds(ring.hop_latency, 'us', decimals=3)}",
+        ),
+        (SLOW, f"fixed: {SLOW.name}"),
+    ):
+        colour = _fabric_color(fabric, 0)
+        lat = [allreduce_latency(int(n), fabric) / US for n in ns]
+        left.plot(ns, lat, color=colour, lw=2, label=label)
+    shown = set()
+    for r in records:
+        if r.ranks > max_n:
+            continue
+        cls = r.fabric_class
+        left.plot(
+            r.ranks,
+            r.latency_s / US,
+            marker=_CLASS_MARKERS[cls],
+            ls="none",
+            ms=7,
+            mfc="none" if cls != "NVLink" else _CLASS_COLORS[cls],
+            mec=_CLASS_COLORS[cls],
+            label=f"published, {cls}" if cls not in shown else None,
+        )
+        shown.add(cls)
+    left.set_xlabel("GPUs in the all-reduce (N)")
+    left.set_ylabel("time of one small all-reduce (us)")
+    left.set_xlim(1.5, max_n + 0.5)
+    left.set_ylim(0, None)
+    left.set_title("Latency per all-reduce: assumed and reported")
+    left.legend(fontsize=7.5, loc="upper left", framealpha=0.95)
+
+    width = 0.38
+    groups = (("fixed latency", fixed), ("latency grows per hop", ring))
+    for j, n in enumerate((2, 4)):
+        times = [
+            decode_step(model, accel, fab, n, include_bandwidth=False).total_s / MS
+            for _, fab in groups
+        ]
+        xs = np.arange(len(groups)) + (j - 0.5) * width
+        bars = right.bar(
+            xs, times, width, color=(PALETTE["sky"], PALETTE["blue"])[j], label=f"{n} GPUs"
+        )
+        right.bar_label(bars, [format_seconds(t * MS, "ms") for t in times], fontsize=8)
+    for i, (_, fab) in enumerate(groups):
+        two = decode_step(model, accel, fab, 2, include_bandwidth=False)
+        four = decode_step(model, accel, fab, 4, include_bandwidth=False)
+        right.text(
+            i,
+            two.total_s / MS * 1.12,
+            f"2 -> 4: {format_ratio(speedup(two, four))}",
+            ha="center",
+            fontsize=10,
+            weight="bold",
+        )
+    right.set_xticks(np.arange(len(groups)), [g[0] for g in groups])
+    right.set_ylabel("time per decoded token (ms)")
+    right.set_ylim(
+        0, decode_step(model, accel, fixed, 2, include_bandwidth=False).total_s / MS * 1.3
+    )
+    right.set_title("Doubling from 2 to 4 GPUs under each model")
+    right.legend(fontsize=8, loc="lower right")
+    right.grid(False, axis="x")
+    return fig

@@ -1,0 +1,98 @@
+"""Figure of the payloads chapter: decode traffic against fabric bandwidth."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullLocator
+
+from lesson_lib._validate import require_int, require_number
+from lesson_lib.figures._style import ROLE_COLORS, new_figure
+from lesson_lib.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
+from lesson_lib.specimen import MODEL, TOKENS_PER_S
+from lesson_lib.specs import ModelSpec
+from lesson_lib.units import MB, TB, MiB, format_count, format_rate
+
+_DECADES = {
+    MB: "1 MB/s",
+    10 * MB: "10 MB/s",
+    100 * MB: "100 MB/s",
+    1e9: "1 GB/s",
+    1e10: "10 GB/s",
+    1e11: "100 GB/s",
+    TB: "1 TB/s",
+}
+
+
+def payload_vs_bandwidth_figure(
+    model: ModelSpec = MODEL,
+    ns: Sequence[int] = (2, 4),
+    tokens_per_s: float = TOKENS_PER_S,
+    fabrics: Mapping[str, float] | None = None,
+) -> Figure:
+    """Horizontal bars, log scale: decode wire traffic per rank beside fabric bandwidths.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    ns : sequence of int, default (2, 4)
+        Tensor-parallel degrees (>= 2) whose traffic is drawn.
+    tokens_per_s : float, default the lesson's 50
+        Decode rate, tokens/second (> 0).
+    fabrics : mapping of str to float, optional
+        Label -> bandwidth in bytes/second per direction; default
+        :data:`lesson_lib.payloads.FABRIC_BANDWIDTHS`. Labels containing
+        ``"illustrative"`` are drawn hatched.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes; the x axis is bytes/second on a log scale, labelled in
+        decimal units (MB/s, GB/s, TB/s), with a dashed line at 100 MiB/s.
+    """
+    tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
+    ns = [require_int("n", n, minimum=2) for n in ns]
+    fabrics = dict(FABRIC_BANDWIDTHS if fabrics is None else fabrics)
+    for label, bandwidth in fabrics.items():
+        require_number(f"bandwidth of {label!r}", bandwidth, strict=True, unit="bytes/s")
+
+    rows: list[tuple[str, float, str, str, str]] = []  # label, rate, colour, hatch, note
+    for n in ns:
+        rate = decode_wire_rate(model, n, tokens_per_s)
+        note = f"{format_rate(rate, 'MiB')} = {format_rate(rate, 'MB', decimals=1)}"
+        rows.append((f"decode traffic per rank, {n} GPUs", rate, ROLE_COLORS["decode"], "", note))
+    for label, bandwidth in sorted(fabrics.items(), key=lambda item: item[1]):
+        hatch = "//" if "illustrative" in label else ""
+        rows.append((label, bandwidth, ROLE_COLORS["bandwidth"], hatch, format_rate(bandwidth)))
+
+    fig, ax = new_figure(8.0, 0.55 * len(rows) + 1.8)
+    base = MB
+    ys = list(range(len(rows)))
+    for y, (_label, value, colour, hatch, note) in zip(ys, rows, strict=True):
+        ax.barh(y, value - base, left=base, color=colour, hatch=hatch, edgecolor="black", lw=0.6)
+        ax.text(value * 1.25, y, note, va="center", fontsize=9)
+    ax.set_xscale("log")
+    ax.set_yticks(ys, [r[0] for r in rows])
+    ax.invert_yaxis()
+    top = max(r[1] for r in rows)
+    ax.set_xlim(base, top * 30)
+    ticks = [t for t in _DECADES if base <= t <= top * 30]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([_DECADES[t] for t in ticks])
+    ax.axvline(100 * MiB, color="black", ls="--", lw=1)
+    ax.text(
+        100 * MiB * 1.15,
+        len(ns) - 0.5,
+        "100 MiB/s",
+        fontsize=9,
+        va="center",
+        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+    )
+    ax.set_xlabel("bytes per second, one direction (log scale, decimal units)")
+    ax.set_title(f"Decode at {format_count(tokens_per_s)} tokens/s needs a sliver of any fabric")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.grid(False, axis="y")
+    return fig

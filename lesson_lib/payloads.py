@@ -1,0 +1,175 @@
+"""Decode's bytes on the wire: how much each rank sends, and how fast.
+
+The ring-payloads chapter asks one question: at an interactive decode rate,
+how much bandwidth does tensor parallelism actually need? This module
+answers it with :mod:`lesson_lib.collectives` and sets the answer against
+the fabrics' bandwidths. Every quantity is bytes or bytes/second; the
+``payload_numbers`` strings say their unit aloud (MiB/s is binary, GB/s
+decimal).
+"""
+
+from __future__ import annotations
+
+from lesson_lib._validate import require_int, require_number
+from lesson_lib.collectives import allreduce_wire_bytes
+from lesson_lib.specimen import MODEL, NVLINK_BANDWIDTH, PCIE_BANDWIDTH, TOKENS_PER_S
+from lesson_lib.specs import ModelSpec
+from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate
+
+#: InfiniBand NDR, 400 Gb/s per port and direction = 50 GB/s. An illustrative
+#: cross-node figure only: the lesson's decode example never crosses a node.
+IB_NDR_BANDWIDTH: float = 50 * GB
+
+#: The fabrics the chapter draws the decode traffic against, bytes/second
+#: per direction; labels say which figures are illustrative.
+FABRIC_BANDWIDTHS: dict[str, float] = {
+    "NVLink 4 (per GPU, vendor figure)": NVLINK_BANDWIDTH,
+    "PCIe Gen5 x16 (vendor figure)": PCIE_BANDWIDTH,
+    "InfiniBand NDR port (illustrative)": IB_NDR_BANDWIDTH,
+}
+
+
+def token_payload_bytes(model: ModelSpec) -> float:
+    """Payload of all the all-reduces of one decoded token, bytes.
+
+    One hidden vector per all-reduce, ``model.allreduces_per_token`` of them
+    (128 x 10 KiB = 1.25 MiB for the specimen). This is what is summed, not
+    what each rank sends: see :func:`decode_wire_bytes`.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+
+    Returns
+    -------
+    float
+        Bytes per token.
+    """
+    return model.allreduces_per_token * model.hidden_vector_bytes
+
+
+def decode_wire_bytes(model: ModelSpec, n: int) -> float:
+    """Bytes each rank sends per decoded token over a ring of ``n`` GPUs.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    n : int
+        Tensor-parallel degree (>= 1); one GPU sends nothing.
+
+    Returns
+    -------
+    float
+        ``2(n-1)/n`` times :func:`token_payload_bytes`, bytes per rank per token.
+    """
+    return allreduce_wire_bytes(token_payload_bytes(model), n)
+
+
+def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
+    """Bytes per second each rank sends while decoding at ``tokens_per_s``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    n : int
+        Tensor-parallel degree (>= 1).
+    tokens_per_s : float
+        Decode rate of the sequence, tokens/second (>= 0).
+
+    Returns
+    -------
+    float
+        Bytes/second per rank, one direction.
+
+    Examples
+    --------
+    >>> from lesson_lib.specimen import MODEL
+    >>> decode_wire_rate(MODEL, 4, 50) / 2**20
+    93.75
+    """
+    tokens_per_s = require_number("tokens_per_s", tokens_per_s, unit="tokens/s")
+    return decode_wire_bytes(model, n) * tokens_per_s
+
+
+def headroom(bandwidth: float, rate: float) -> float:
+    """How many times a fabric's bandwidth covers a traffic rate.
+
+    Parameters
+    ----------
+    bandwidth : float
+        The fabric, bytes/second per direction (> 0).
+    rate : float
+        The traffic, bytes/second (> 0).
+
+    Returns
+    -------
+    float
+        ``bandwidth / rate``; 1 means the wire is exactly full.
+    """
+    bandwidth = require_number("bandwidth", bandwidth, strict=True, unit="bytes/s")
+    rate = require_number("rate", rate, strict=True, unit="bytes/s")
+    return bandwidth / rate
+
+
+def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
+    """Decode rate at which the all-reduce bytes alone would fill a wire.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    n : int
+        Tensor-parallel degree (>= 2: one GPU sends nothing).
+    bandwidth : float
+        The fabric, bytes/second per direction (> 0).
+
+    Returns
+    -------
+    float
+        Tokens/second of one sequence; latency is ignored, which is the
+        point: decode never gets near this rate.
+    """
+    n = require_int("n", n, minimum=2)
+    return headroom(bandwidth, decode_wire_bytes(model, n))
+
+
+def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S) -> dict[str, str]:
+    """The payloads chapter's numbers beyond :func:`~lesson_lib.worked_example.numbers`.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    tokens_per_s : float, default the lesson's 50
+        Interactive decode rate, tokens/second.
+
+    Returns
+    -------
+    dict of str to str
+        ``rate_4_mb`` and ``rate_4_gb`` (the ring-of-4 rate in decimal units),
+        ``mib_bytes`` and ``gb_bytes`` (the two units, in bytes);
+        ``headroom_nvlink_4``, ``headroom_pcie_4`` and ``headroom_ib_4``
+        (bandwidth / rate); ``pcie_share_4`` (percent of PCIe used);
+        ``fill_pcie_4`` (tokens/s whose bytes would fill PCIe);
+        ``nvlink_bandwidth``, ``pcie_bandwidth``, ``ib_bandwidth``;
+        ``wire_8`` (bytes per rank per token on a ring of 8).
+    """
+    rate4 = decode_wire_rate(model, 4, tokens_per_s)
+    return {
+        "rate_4_mb": format_rate(rate4, "MB", decimals=1),
+        "rate_4_gb": format_rate(rate4, "GB", decimals=4),
+        "mib_bytes": format_count(MiB),
+        "gb_bytes": format_count(GB),
+        "headroom_nvlink_4": format_count(headroom(NVLINK_BANDWIDTH, rate4)),
+        "headroom_pcie_4": format_count(headroom(PCIE_BANDWIDTH, rate4)),
+        "headroom_ib_4": format_count(headroom(IB_NDR_BANDWIDTH, rate4)),
+        "pcie_share_4": format_count(100 / headroom(PCIE_BANDWIDTH, rate4), decimals=2) + " %",
+        "fill_pcie_4": format_count(tokens_to_fill(model, 4, PCIE_BANDWIDTH)),
+        "nvlink_bandwidth": format_rate(NVLINK_BANDWIDTH, "GB"),
+        "pcie_bandwidth": format_rate(PCIE_BANDWIDTH, "GB"),
+        "ib_bandwidth": format_rate(IB_NDR_BANDWIDTH, "GB"),
+        "wire_8": format_bytes(decode_wire_bytes(model, 8), "MiB", decimals=4),
+    }

@@ -1,0 +1,214 @@
+"""How decode speed scales with the number of tensor-parallel GPUs.
+
+:func:`~lesson_lib.step_time.decode_step` prices one configuration; this
+module asks the latency chapter's questions of it: how the speed-up over one
+GPU grows with ``n`` (:func:`speedup_curve`), where it stops growing
+(:func:`speedup_limit`), and how slow a fabric may be before more GPUs stop
+paying (:func:`break_even_latency`). Times are seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from lesson_lib._validate import require_int, require_number
+from lesson_lib.collectives import allreduce_latency
+from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
+from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.step_time import decode_step, speedup
+from lesson_lib.units import format_count, format_ratio, format_seconds
+
+
+def speedup_curve(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    ns: Iterable[int],
+    *,
+    include_bandwidth: bool = False,
+) -> np.ndarray:
+    """Decode speed-up of ``n`` GPUs over one GPU, for each ``n`` in ``ns``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire between the cards.
+    ns : iterable of int
+        Tensor-parallel degrees (each >= 1).
+    include_bandwidth : bool, default False
+        False is the lesson's arithmetic (compute + latency).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``decode_step(n=1).total_s / decode_step(n).total_s`` per ``n``; 1 at ``n = 1``.
+
+    Examples
+    --------
+    >>> from lesson_lib.specimen import MODEL, GPU, FAST
+    >>> speedup_curve(MODEL, GPU, FAST, [1, 2]).round(2).tolist()
+    [1.0, 1.73]
+    """
+    ns = [require_int("n", n) for n in ns]
+    one = decode_step(model, accel, fabric, 1, include_bandwidth=include_bandwidth)
+    return np.array(
+        [
+            speedup(one, decode_step(model, accel, fabric, n, include_bandwidth=include_bandwidth))
+            for n in ns
+        ]
+    )
+
+
+def speedup_limit(
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, *, include_bandwidth: bool = False
+) -> float:
+    """The speed-up over one GPU that no number of GPUs can exceed.
+
+    As ``n`` grows the compute term shrinks as ``1/n`` but the
+    ``allreduces_per_token`` latencies do not, so the speed-up tends to
+    ``compute_1 / (allreduces_per_token * latency)`` (plus, if included, the
+    bandwidth term, whose wire bytes tend to twice the payload). If the
+    fabric's latency grows per hop the step time grows without bound and the
+    limit is 0: the curve rises, peaks and falls.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire.
+    include_bandwidth : bool, default False
+        Add the limit of the bandwidth term.
+
+    Returns
+    -------
+    float
+        The limit; ``math.inf`` for a fabric that costs nothing.
+    """
+    if fabric.hop_latency > 0:
+        return 0.0
+    compute_1 = decode_step(model, accel, fabric, 1).compute_s
+    per_collective = fabric.latency
+    if include_bandwidth:
+        per_collective += 2 * model.hidden_vector_bytes / fabric.bandwidth
+    if per_collective == 0:
+        return math.inf
+    return compute_1 / (model.allreduces_per_token * per_collective)
+
+
+def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: float) -> float:
+    """Largest per-all-reduce latency at which ``n`` GPUs still decode a token in ``target_s``.
+
+    The lesson's model, compute + ``allreduces_per_token`` x latency with a
+    fixed latency and no bandwidth term, solved for the latency.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    n : int
+        Tensor-parallel degree (>= 2; one GPU has no all-reduce).
+    target_s : float
+        Time per token to match, seconds (> 0), e.g. another configuration's
+        ``decode_step(...).total_s``.
+
+    Returns
+    -------
+    float
+        Seconds per all-reduce; any faster fabric beats ``target_s``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` GPUs cannot reach ``target_s`` even over a fabric with no
+        latency, because their compute alone takes longer.
+
+    Examples
+    --------
+    >>> from lesson_lib.specimen import MODEL, GPU, FAST
+    >>> two_fast = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False).total_s
+    >>> round(break_even_latency(MODEL, GPU, 4, two_fast) * 1e6, 1)
+    41.5
+    """
+    n = require_int("n", n, minimum=2)
+    target_s = require_number("target_s", target_s, strict=True, unit="s")
+    compute = decode_step(model, accel, Fabric("no wire", 0.0, 1.0), n).compute_s
+    if compute >= target_s:
+        raise ValueError(
+            f"target_s must exceed the compute time of {n} GPUs "
+            f"({format_seconds(compute, 'ms')}), got {format_seconds(target_s, 'ms')}"
+        )
+    return (target_s - compute) / model.allreduces_per_token
+
+
+def peak_n(model: ModelSpec, accel: Accelerator, fabric: Fabric, max_n: int = 64) -> int:
+    """The tensor-parallel degree from 1 to ``max_n`` that decodes fastest.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire; with ``hop_latency > 0`` the answer is finite.
+    max_n : int, default 64
+        Largest degree tried (>= 1).
+
+    Returns
+    -------
+    int
+        The fastest degree (the smallest one, on a tie).
+    """
+    max_n = require_int("max_n", max_n)
+    curve = speedup_curve(model, accel, fabric, range(1, max_n + 1))
+    return int(np.argmax(curve)) + 1
+
+
+def scaling_numbers() -> dict[str, str]:
+    """The latency chapter's numbers beyond :func:`~lesson_lib.worked_example.numbers`.
+
+    Returns
+    -------
+    dict of str to str
+        ``limit_fast`` / ``limit_slow`` (speed-up ceilings over one GPU),
+        ``break_even_4_vs_2`` (latency at which 4 GPUs tie 2 on the fast
+        fabric), ``break_even_2_vs_1`` (latency at which 2 GPUs tie 1),
+        ``speedup_fast_16`` / ``speedup_slow_16`` (16 GPUs over 1),
+        ``ring_hop`` and ``ring_base`` (the per-hop fit's two terms),
+        ``ring_latency_8`` (its prediction at 8 GPUs), ``ring_peak_n`` and
+        ``ring_peak_speedup`` (where a per-hop ring stops paying).
+    """
+    fast_2 = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False)
+    one = decode_step(MODEL, GPU, FAST, 1, include_bandwidth=False)
+    peak = peak_n(MODEL, GPU, FAST_RING)
+    return {
+        "limit_fast": format_ratio(speedup_limit(MODEL, GPU, FAST), decimals=1),
+        "limit_slow": format_ratio(speedup_limit(MODEL, GPU, SLOW), decimals=1),
+        "break_even_4_vs_2": format_seconds(
+            break_even_latency(MODEL, GPU, 4, fast_2.total_s), "us", decimals=1
+        ),
+        "break_even_2_vs_1": format_seconds(
+            break_even_latency(MODEL, GPU, 2, one.total_s), "us", decimals=1
+        ),
+        "speedup_fast_16": format_ratio(speedup_curve(MODEL, GPU, FAST, [16])[0], decimals=1),
+        "speedup_slow_16": format_ratio(speedup_curve(MODEL, GPU, SLOW, [16])[0], decimals=1),
+        "ring_hop": format_seconds(FAST_RING.hop_latency, "us", decimals=3),
+        "ring_base": format_seconds(FAST_RING.latency, "us"),
+        "ring_latency_8": format_seconds(allreduce_latency(8, FAST_RING), "us", decimals=1),
+        "ring_peak_n": format_count(peak),
+        "ring_peak_speedup": format_ratio(
+            speedup_curve(MODEL, GPU, FAST_RING, [peak])[0], decimals=1
+        ),
+    }

@@ -1,0 +1,90 @@
+"""The latency chapter's figures: step breakdown, speed-up curves, fixed vs per-hop."""
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from numpy.testing import assert_allclose
+
+from lesson_lib.figures.latency import (
+    breakdown_figure,
+    fixed_vs_hop_figure,
+    lesson_breakdowns,
+    speedup_curves_figure,
+)
+from lesson_lib.published import PUBLISHED
+from lesson_lib.scaling import speedup_curve, speedup_limit
+from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
+from lesson_lib.units import MS
+from lesson_lib.worked_example import decode_lines
+
+
+def test_lesson_breakdowns_follow_decode_lines():
+    """Labels and steps come from worked_example.decode_lines, in order."""
+    pairs = lesson_breakdowns(include_bandwidth=False)
+    lines = decode_lines(include_bandwidth=False)
+    assert [label for label, _ in pairs] == [line.label for line in lines]
+    assert [step for _, step in pairs] == [line.step for line in lines]
+
+
+def test_breakdown_bars_stack_to_the_totals():
+    """Three stacked terms per line; each bar ends at the line's total, labelled in ms."""
+    fig = breakdown_figure()
+    assert isinstance(fig, Figure)
+    (ax,) = fig.axes
+    pairs = lesson_breakdowns()
+    assert len(ax.patches) == 3 * len(pairs)
+    ends = [p.get_x() + p.get_width() for p in ax.patches[-len(pairs) :]]
+    assert_allclose(ends, [step.total_s / MS for _, step in pairs])
+    texts = " ".join(t.get_text() for t in ax.texts)
+    for total in ("9.34 ms", "5.31 ms", "10.46 ms", "188 tokens/s"):
+        assert total in texts
+    assert ax.get_xlabel() == "time per decoded token (ms)"
+
+
+def test_breakdown_needs_a_line():
+    """An empty list is refused with a message."""
+    with pytest.raises(ValueError, match="at least one"):
+        breakdown_figure([])
+
+
+def test_speedup_curves_match_scaling():
+    """Each fabric's line is speedup_curve; its ceiling is drawn at speedup_limit."""
+    ns = range(1, 9)
+    fig = speedup_curves_figure(fabrics=(FAST, SLOW), ns=ns)
+    (ax,) = fig.axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    for fabric in (FAST, SLOW):
+        assert_allclose(lines[fabric.name].get_ydata(), speedup_curve(MODEL, GPU, fabric, ns))
+        ceilings = [
+            line.get_ydata()[0]
+            for line in ax.get_lines()
+            if line.get_linestyle() == "--" and line.get_color() == lines[fabric.name].get_color()
+        ]
+        assert_allclose(ceilings, [speedup_limit(MODEL, GPU, fabric)])
+    assert "speed-up" in ax.get_ylabel()
+
+
+def test_speedup_curves_with_a_per_hop_ring_draw_no_ceiling():
+    """A ring whose latency grows has no positive ceiling to draw."""
+    fig = speedup_curves_figure(fabrics=(FAST_RING,), ns=range(1, 5))
+    dashed = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"]
+    assert dashed == []
+
+
+def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
+    """Two panels; the right one names 1.76x and 1.51x; the left plots every record."""
+    fig = fixed_vs_hop_figure()
+    left, right = fig.axes
+    texts = " ".join(t.get_text() for t in right.texts)
+    assert "1.76x" in texts and "1.51x" in texts
+    points = [line for line in left.get_lines() if line.get_linestyle() == "None"]
+    assert len(points) == len([r for r in PUBLISHED if r.ranks <= 16])
+    ring = [line for line in left.get_lines() if line.get_label().startswith("per hop")]
+    assert_allclose(np.asarray(ring[0].get_ydata())[[0, 2]], [10.0, 16.9])
+
+
+def test_fixed_vs_hop_leaves_out_larger_runs():
+    """Records with more GPUs than max_n are not drawn."""
+    fig = fixed_vs_hop_figure(max_n=4)
+    points = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "None"]
+    assert len(points) == len([r for r in PUBLISHED if r.ranks <= 4])

@@ -1,0 +1,56 @@
+"""The payloads figure: decode traffic against fabric bandwidth, log scale."""
+
+import pytest
+from matplotlib.figure import Figure
+from numpy.testing import assert_allclose
+
+from lesson_lib.figures.payloads import payload_vs_bandwidth_figure
+from lesson_lib.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
+from lesson_lib.specimen import MODEL
+
+
+def _bar_ends(fig):
+    ax = fig.axes[0]
+    return [p.get_x() + p.get_width() for p in ax.patches]
+
+
+def test_default_figure_draws_two_demands_and_three_fabrics():
+    """One log-scale axes with a bar per ring size and per fabric, ending at its rate."""
+    fig = payload_vs_bandwidth_figure()
+    assert isinstance(fig, Figure)
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log"
+    expected = [decode_wire_rate(MODEL, n, 50) for n in (2, 4)]
+    expected += sorted(FABRIC_BANDWIDTHS.values())
+    assert_allclose(_bar_ends(fig), expected)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert any("illustrative" in label for label in labels)
+    assert "bytes per second" in ax.get_xlabel()
+
+
+def test_bars_are_annotated_in_both_unit_systems():
+    """The demand bars say MiB/s and MB/s; the fabrics say GB/s."""
+    texts = [t.get_text() for t in payload_vs_bandwidth_figure().axes[0].texts]
+    assert "93.75 MiB/s = 98.3 MB/s" in texts
+    assert "450 GB/s" in texts
+    assert "100 MiB/s" in texts
+
+
+def test_custom_fabrics_and_rate():
+    """Other fabrics and another decode rate move the bars."""
+    fig = payload_vs_bandwidth_figure(ns=[8], tokens_per_s=100, fabrics={"a wire": 1e9})
+    assert_allclose(_bar_ends(fig), [decode_wire_rate(MODEL, 8, 100), 1e9])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"ns": [1]}, "n must be"),
+        ({"tokens_per_s": 0}, "tokens_per_s"),
+        ({"fabrics": {"bad": -5.0}}, "bandwidth of 'bad'"),
+    ],
+)
+def test_bad_inputs_name_the_parameter(kwargs, name):
+    """Out-of-range choices raise ValueError naming what was wrong."""
+    with pytest.raises(ValueError, match=name):
+        payload_vs_bandwidth_figure(**kwargs)

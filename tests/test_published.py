@@ -1,0 +1,67 @@
+"""Published small-message all-reduce latencies: every record sourced and plausible."""
+
+import dataclasses
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.published import (
+    FABRIC_CLASSES,
+    PUBLISHED,
+    PublishedLatency,
+    published_rows,
+    published_table,
+)
+from lesson_lib.specimen import MEASURED_2GPU_LATENCY, MEASURED_4GPU_LATENCY
+from lesson_lib.units import US, KiB
+
+
+@pytest.mark.parametrize("record", PUBLISHED, ids=lambda r: f"{r.source[19:]}-{r.ranks}")
+def test_every_record_is_sourced_and_plausible(record):
+    """A GitHub issue URL, a known fabric class, >= 2 ranks, a tiny message, 1-1000 us."""
+    assert record.source.startswith("https://github.com/")
+    assert "/issues/" in record.source
+    assert record.fabric_class in FABRIC_CLASSES
+    assert record.ranks >= 2
+    assert 1 <= record.message_bytes <= KiB
+    assert 1 * US <= record.latency_s <= 1000 * US
+    assert record.system and record.fabric and record.note
+
+
+def test_no_record_is_listed_twice():
+    """(source, ranks, message size) identify a record."""
+    keys = [(r.source, r.ranks, r.message_bytes) for r in PUBLISHED]
+    assert len(keys) == len(set(keys))
+
+
+def test_every_fabric_class_is_represented():
+    """The table covers NVLink, PCIe and a cross-node run."""
+    assert {r.fabric_class for r in PUBLISHED} == set(FABRIC_CLASSES)
+
+
+def test_issue_123_matches_the_specimen_ring_fit():
+    """The specimen's per-hop fit uses nccl-tests issue 123's 2- and 4-GPU times."""
+    rows = {r.ranks: r.latency_s for r in PUBLISHED if r.source.endswith("nccl-tests/issues/123")}
+    assert_allclose(rows[2], MEASURED_2GPU_LATENCY)
+    assert_allclose(rows[4], MEASURED_4GPU_LATENCY, atol=0.05 * US)
+    assert rows[2] < rows[4] < rows[8]
+
+
+def test_rows_and_table():
+    """One row per record, times in us, sources shortened; the table escapes text."""
+    rows = published_rows()
+    assert len(rows) == len(PUBLISHED)
+    assert rows[0][4] == "10 us"
+    assert rows[0][5] == "NVIDIA/nccl-tests/issues/123"
+    odd = dataclasses.replace(PUBLISHED[0], note="a < b & c")
+    html = published_table((odd,), caption="Reported")
+    assert html.count("<tr>") == 2
+    assert "a &lt; b &amp; c" in html
+    assert "<caption>Reported</caption>" in html
+
+
+def test_records_are_frozen():
+    """Records cannot be edited in place."""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PUBLISHED[0].latency_s = 0.0  # type: ignore[misc]
+    assert isinstance(PUBLISHED[0], PublishedLatency)

@@ -1,0 +1,90 @@
+"""Decode scaling with N: speed-up curves, their ceiling, break-even latencies."""
+
+import math
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.scaling import (
+    break_even_latency,
+    peak_n,
+    scaling_numbers,
+    speedup_curve,
+    speedup_limit,
+)
+from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
+from lesson_lib.specs import Fabric
+from lesson_lib.step_time import decode_step
+from lesson_lib.units import MS, US
+
+
+def test_curve_starts_at_one_and_reproduces_the_lesson():
+    """1 GPU is the baseline; the curve's 4/2 ratio is the lesson's 1.76x."""
+    curve = speedup_curve(MODEL, GPU, FAST, [1, 2, 4])
+    assert curve[0] == 1.0
+    assert_allclose(curve[2] / curve[1], 9.34 / 5.31, rtol=2e-3)
+    assert_allclose(curve[1], 16.12 / 9.34, rtol=2e-3)
+
+
+def test_fixed_latency_curve_rises_but_stays_under_its_ceiling():
+    """More GPUs always help a little, never past compute_1 / (128 x latency)."""
+    ns = np.arange(1, 65)
+    for fabric in (FAST, SLOW):
+        curve = speedup_curve(MODEL, GPU, fabric, ns)
+        assert np.all(np.diff(curve) > 0)
+        assert np.all(curve < speedup_limit(MODEL, GPU, fabric))
+
+
+def test_ceiling_values_and_approach():
+    """16.12 ms / 1.28 ms = 12.6x on the fast fabric, 2.5x on the slow one; reached at large N."""
+    compute_1 = decode_step(MODEL, GPU, FAST, 1).compute_s
+    assert_allclose(speedup_limit(MODEL, GPU, FAST), compute_1 / (128 * 10 * US))
+    assert_allclose(speedup_limit(MODEL, GPU, SLOW), compute_1 / (128 * 50 * US))
+    far = speedup_curve(MODEL, GPU, FAST, [100_000])[0]
+    assert_allclose(far, speedup_limit(MODEL, GPU, FAST), rtol=1e-3)
+
+
+def test_ceiling_special_cases():
+    """A per-hop ring has no ceiling above 0; a free fabric has none at all; bytes lower it."""
+    assert speedup_limit(MODEL, GPU, FAST_RING) == 0.0
+    assert speedup_limit(MODEL, GPU, Fabric("free", 0.0, 1e12)) == math.inf
+    with_bytes = speedup_limit(MODEL, GPU, SLOW, include_bandwidth=True)
+    assert with_bytes < speedup_limit(MODEL, GPU, SLOW)
+    far = speedup_curve(MODEL, GPU, SLOW, [100_000], include_bandwidth=True)[0]
+    assert_allclose(far, with_bytes, rtol=1e-3)
+
+
+def test_break_even_latency_ties_the_two_configurations():
+    """At 41.5 us, 4 GPUs take exactly as long as 2 on the fast fabric; faster wins."""
+    target = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False).total_s
+    latency = break_even_latency(MODEL, GPU, 4, target)
+    assert_allclose(latency, (9.34 - 4.03) * MS / 128, rtol=2e-3)
+    tie = decode_step(MODEL, GPU, Fabric("tie", latency, 1e12), 4, include_bandwidth=False)
+    assert_allclose(tie.total_s, target)
+    assert latency < SLOW.latency  # why four slow GPUs lose to two fast ones
+
+
+def test_break_even_latency_rejects_unreachable_targets():
+    """A target below the compute time of n GPUs cannot be met at any latency."""
+    with pytest.raises(ValueError, match="target_s must exceed"):
+        break_even_latency(MODEL, GPU, 4, 1 * MS)
+    with pytest.raises(ValueError, match="n must be"):
+        break_even_latency(MODEL, GPU, 1, 1.0)
+
+
+def test_peak_n():
+    """A per-hop ring peaks at 6 GPUs; a fixed-latency fabric keeps improving."""
+    assert peak_n(MODEL, GPU, FAST_RING) == 6
+    assert peak_n(MODEL, GPU, FAST, max_n=16) == 16
+
+
+def test_scaling_numbers():
+    """The chapter's strings, each with its unit."""
+    out = scaling_numbers()
+    assert out["limit_fast"] == "12.6x"
+    assert out["limit_slow"] == "2.5x"
+    assert out["break_even_4_vs_2"] == "41.5 us"
+    assert out["break_even_2_vs_1"] == "63 us"
+    assert out["ring_peak_n"] == "6"
+    assert out["ring_latency_8"] == "30.7 us"
