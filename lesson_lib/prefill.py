@@ -16,7 +16,7 @@ from lesson_lib._validate import require_int, require_number
 from lesson_lib.collectives import allreduce_latency, allreduce_wire_bytes, crossover_bytes
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import StepBreakdown, decode_step, prefill_step
-from lesson_lib.units import format_bytes, format_count, format_ratio, format_seconds
+from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
 
 
 @dataclass(frozen=True)
@@ -199,6 +199,55 @@ def per_token(
     )
 
 
+def regime_rows(
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, n: int, prompt_tokens: int
+) -> list[tuple[str, str, str]]:
+    """Decode and prefill, each classified on the chip and on the wire.
+
+    On the chip the larger roofline side names the regime (streaming the
+    weights: memory-bound; arithmetic: compute-bound, lesson 7.3's split). On
+    the wire the larger all-reduce term names it (latency- or bandwidth-bound).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire.
+    n : int
+        Tensor-parallel degree (>= 2).
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    list of (str, str, str)
+        Rows ``(step, on the chip, on the wire)`` for decode and prefill,
+        each cell naming the regime and the two competing times.
+    """
+    n = require_int("n", n, minimum=2)
+    rows = []
+    pair = per_token(model, accel, fabric, n, prompt_tokens)
+    for label, step in (
+        ("decode (one token)", pair.decode),
+        (f"prefill ({prompt_tokens:,}-token prompt)", pair.prefill),
+    ):
+        chip = "memory-bound" if step.weights_s >= step.flops_s else "compute-bound"
+        wire = f"{step.communication_bound}-bound"
+        rows.append(
+            (
+                label,
+                f"{chip}: weights {format_seconds(step.weights_s)}, "
+                f"arithmetic {format_seconds(step.flops_s)}",
+                f"{wire}: latency {format_seconds(step.latency_s)}, "
+                f"bytes {format_seconds(step.bandwidth_s)}",
+            )
+        )
+    return rows
+
+
 def prefill_numbers() -> dict[str, str]:
     """Numbers the prefill chapter glues beyond :func:`~lesson_lib.worked_example.numbers`.
 
@@ -220,6 +269,8 @@ def prefill_numbers() -> dict[str, str]:
         return format_seconds(seconds, "ms")
 
     return {
+        "fast_bandwidth": format_rate(FAST.bandwidth),
+        "slow_bandwidth": format_rate(SLOW.bandwidth),
         "crossover_fast_mib": format_bytes(crossover_bytes(FAST, 2), "MiB"),
         "crossover_fast_4": format_bytes(crossover_bytes(FAST, 4), "MB"),
         "crossover_slow": format_bytes(crossover_bytes(SLOW, 2), "MB"),
@@ -229,7 +280,7 @@ def prefill_numbers() -> dict[str, str]:
         "decode_bandwidth_term_fast": format_seconds(decode_fast.bandwidth_s, "ns", decimals=0),
         "prefill_allreduce_fast": format_seconds(prefill_fast.total_s, "us", decimals=0),
         "prefill_weights_4": ms(fast4.prefill.weights_s),
-        "decode_flops_4": format_seconds(fast4.decode.flops_s, "us", decimals=1),
+        "decode_flops_4": format_seconds(fast4.decode.flops_s, "us"),
         "prefill_total_fast_4": ms(fast4.prefill.total_s),
         "prefill_total_slow_4": ms(slow4.prefill.total_s),
         "prefill_per_token_fast_4": format_seconds(fast4.prefill_s, "us", decimals=1),

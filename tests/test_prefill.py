@@ -10,6 +10,7 @@ from lesson_lib.prefill import (
     place_on_curve,
     prefill_message_bytes,
     prefill_numbers,
+    regime_rows,
 )
 from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 
@@ -58,6 +59,7 @@ def test_prefill_numbers_pinned():
     """The extra glued strings: slow crossover 3.2 MB, fast crossover in MiB, totals."""
     values = prefill_numbers()
     assert values["crossover_slow"] == "3.2 MB"
+    assert (values["fast_bandwidth"], values["slow_bandwidth"]) == ("450 GB/s", "64 GB/s")
     assert values["crossover_fast_4"] == "3 MB"
     assert values["crossover_fast_mib"] == "4.29 MiB"
     assert values["crossover_tokens_fast"] == "439"
@@ -98,3 +100,19 @@ def test_custom_fabric_moves_the_crossover():
         place_on_curve(1.0, 2, slow_wire).crossover_bytes,
         place_on_curve(1.0, 2, FAST).crossover_bytes / 10,
     )
+
+
+def test_regime_rows_mirror_lesson_7_3():
+    """Decode: memory-bound and latency-bound; prefill: compute-bound and bandwidth-bound."""
+    decode, prefill = regime_rows(MODEL, GPU, FAST, 4, PROMPT_TOKENS)
+    assert decode[1].startswith("memory-bound") and decode[2].startswith("latency-bound")
+    assert prefill[1].startswith("compute-bound") and prefill[2].startswith("bandwidth-bound")
+    assert "17.9 ms" in prefill[2] and "1.28 ms" in prefill[2]
+
+
+def test_regime_rows_follow_the_prompt():
+    """A one-token 'prompt' is decode again: memory- and latency-bound."""
+    (_d, one) = regime_rows(MODEL, GPU, FAST, 2, 1)
+    assert one[1].startswith("memory-bound") and one[2].startswith("latency-bound")
+    with pytest.raises(ValueError, match="n must"):
+        regime_rows(MODEL, GPU, FAST, 1, 10)
