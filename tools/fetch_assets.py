@@ -1,0 +1,273 @@
+"""Fetch the site's browser assets from npm into ``_vendor/`` (git-ignored).
+
+The built site must work with no internet, so the scripts a page needs are
+served from the site itself instead of a CDN:
+
+* MathJax 3 (``mathjax_path`` in ``_config.yml``),
+* RequireJS and ``@jupyter-widgets/html-manager``'s ``embed-amd.js``, which
+  render the saved widget state (``nb_ipywidgets_js`` in ``_config.yml``).
+
+Versions are pinned in ``package.json`` / ``package-lock.json`` (``npm ci``).
+``@jupyter-widgets/html-manager`` is a single prebuilt bundle whose npm
+dependency tree (about 300 packages, 250 MB) the site does not need, so its
+tarball alone is fetched with ``npm pack`` and checked against the sha512
+pinned under ``vendorTarballs`` in ``package.json``. axe-core, used only by
+the browser tests, stays in ``node_modules/``. Each package's licence is
+copied to ``_vendor/LICENSES/``.
+
+The folder is deliberately not called ``_static``: Jupyter Book 1 injects
+every script under a root ``_static`` into every page. ``_vendor`` is listed
+in ``html_static_path`` instead, so its content lands in ``_build/html/_static``.
+
+Run ``python tools/fetch_assets.py`` (``make book`` does). It does nothing
+when ``_vendor/`` already matches the pins. If ``npm`` is missing it is
+installed with apt-get when running as root on a Debian-like machine;
+otherwise the script stops with a message saying what to install.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENDOR = ROOT / "_vendor"
+NODE_MODULES = ROOT / "node_modules"
+STAMP_NAME = "PINS.json"
+
+#: What of MathJax's es5 folder the site serves: the component Sphinx loads
+#: (tex-mml-chtml.js) and what it loads on demand (extensions, CHTML fonts,
+#: the accessibility menu and speech rules). The SVG output is left out.
+MATHJAX_PARTS = (
+    "tex-mml-chtml.js",
+    "tex-chtml.js",
+    "input",
+    "output/chtml",
+    "output/chtml.js",
+    "a11y",
+    "ui",
+    "adaptors",
+    "sre",
+)
+
+REQUIRE_MIT = """\
+RequireJS 2.3.7
+Copyright jQuery Foundation and other contributors, https://jquery.org/
+Released under the MIT license (see the header of require.js and
+https://github.com/requirejs/requirejs/blob/master/LICENSE):
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in
+all copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
+THE SOFTWARE.
+"""
+
+#: Committed files the site serves next to the fetched ones.
+SITE_FILES = ROOT / "tools" / "site"
+
+
+def _say(msg: str) -> None:
+    print(f"fetch_assets: {msg}", flush=True)
+
+
+def pins_digest() -> str:
+    """Return a digest of everything that decides ``_vendor/``'s content.
+
+    Returns
+    -------
+    str
+        Hex sha256 over package.json, package-lock.json, this script and
+        the committed files of ``tools/site/``.
+    """
+    h = hashlib.sha256()
+    paths = [ROOT / "package.json", ROOT / "package-lock.json", Path(__file__)]
+    for path in [*paths, *sorted(SITE_FILES.iterdir())]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def ensure_npm() -> str:
+    """Return the path of ``npm``, installing it with apt-get if allowed.
+
+    Returns
+    -------
+    str
+        Path of the npm executable.
+
+    Raises
+    ------
+    SystemExit
+        When npm is missing and cannot be installed here.
+    """
+    npm = shutil.which("npm")
+    if npm:
+        return npm
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        _say("npm not found; installing Debian's npm with apt-get")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "npm"], check=True, env=env)
+        npm = shutil.which("npm")
+        if npm:
+            return npm
+    raise SystemExit(
+        "fetch_assets: npm (Node.js) is needed to fetch the site's MathJax and widget "
+        "scripts; install Node.js >= 18 with npm (e.g. 'sudo apt-get install npm') "
+        "and run 'make book' again."
+    )
+
+
+def npm_ci(npm: str) -> None:
+    """Install the exact versions of ``package-lock.json`` into node_modules."""
+    stamp = NODE_MODULES / ".lesson-pins"
+    want = hashlib.sha256((ROOT / "package-lock.json").read_bytes()).hexdigest()
+    if stamp.is_file() and stamp.read_text().strip() == want:
+        return
+    _say("npm ci (mathjax, requirejs, axe-core)")
+    subprocess.run(
+        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=ROOT,
+        check=True,
+    )
+    stamp.write_text(want + "\n")
+
+
+def fetch_tarball(npm: str, spec: str, integrity: str, dest: Path) -> Path:
+    """Fetch one package tarball with ``npm pack`` and check its sha512.
+
+    Parameters
+    ----------
+    npm : str
+        The npm executable.
+    spec : str
+        ``name@version``.
+    integrity : str
+        Expected Subresource-Integrity string, ``sha512-<base64>``.
+    dest : pathlib.Path
+        Folder for the tarball (kept as a cache).
+
+    Returns
+    -------
+    pathlib.Path
+        The verified tarball.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    algo, _, want = integrity.partition("-")
+    if algo != "sha512" or not want:
+        raise SystemExit(f"fetch_assets: integrity for {spec} must be 'sha512-...'")
+
+    def ok(path: Path) -> bool:
+        digest = base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
+        return digest == want
+
+    cached = [p for p in dest.glob("*.tgz") if ok(p)]
+    if cached:
+        return cached[0]
+    _say(f"npm pack {spec}")
+    out = subprocess.run(
+        [npm, "pack", spec, "--json", "--pack-destination", str(dest), "--loglevel=error"],
+        cwd=dest,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = dest / json.loads(out)[0]["filename"]
+    if not ok(path):
+        path.unlink()
+        raise SystemExit(f"fetch_assets: {spec} does not match the sha512 pinned in package.json")
+    return path
+
+
+def _copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if src.is_dir():
+        shutil.copytree(src, dst)
+    else:
+        shutil.copy2(src, dst)
+
+
+def assemble(out: Path, html_manager_tgz: Path) -> None:
+    """Copy what the site serves, and the licences, into ``out``."""
+    mathjax = NODE_MODULES / "mathjax"
+    for part in MATHJAX_PARTS:
+        _copy(mathjax / "es5" / part, out / "mathjax" / part)
+    lic = out / "LICENSES"
+    lic.mkdir(parents=True)
+    shutil.copy2(mathjax / "LICENSE", lic / "mathjax-3.2.2-Apache-2.0.txt")
+
+    _copy(NODE_MODULES / "requirejs" / "require.js", out / "requirejs" / "require.js")
+    (lic / "requirejs-2.3.7-MIT.txt").write_text(REQUIRE_MIT)
+
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(html_manager_tgz) as tar:
+        tar.extractall(tmp, filter="data")
+        dist = Path(tmp) / "package" / "dist"
+        target = out / "html-manager"
+        target.mkdir(parents=True)
+        for f in dist.iterdir():
+            # embed-amd.js and the icon fonts it refers to; no source maps,
+            # no second (non-AMD) bundle.
+            if f.suffix in {".map", ".txt"} or f.name in {"embed.js", "libembed-amd.js"}:
+                continue
+            if f.name.endswith(".embed.js"):
+                continue
+            shutil.copy2(f, target / f.name)
+        # Committed: sets the renderer's asset path, bridges MathJax 2 -> 3.
+        shutil.copy2(SITE_FILES / "widgets-setup.js", target / "widgets-setup.js")
+        pkg = Path(tmp) / "package"
+        shutil.copy2(pkg / "LICENSE", lic / "jupyter-widgets-html-manager-1.0.6-BSD-3-Clause.txt")
+        shutil.copy2(
+            dist / "embed.js.LICENSE.txt",
+            lic / "jupyter-widgets-html-manager-1.0.6-bundled-third-party.txt",
+        )
+    (out / "README.txt").write_text(
+        "Fetched by tools/fetch_assets.py from npm at the versions pinned in\n"
+        "package.json / package-lock.json; not committed. Licences in LICENSES/.\n"
+    )
+
+
+def main() -> int:
+    """Bring ``_vendor/`` in line with the pins; return the exit code."""
+    digest = pins_digest()
+    stamp = VENDOR / STAMP_NAME
+    if stamp.is_file() and json.loads(stamp.read_text()).get("digest") == digest:
+        if (NODE_MODULES / "axe-core" / "axe.min.js").is_file():
+            return 0
+    npm = ensure_npm()
+    npm_ci(npm)
+    tarballs = json.loads((ROOT / "package.json").read_text())["vendorTarballs"]
+    spec = "@jupyter-widgets/html-manager@1.0.6"
+    tgz = fetch_tarball(npm, spec, tarballs[spec], NODE_MODULES / ".vendor-tarballs")
+    tmp = ROOT / "_vendor.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    assemble(tmp, tgz)
+    (tmp / STAMP_NAME).write_text(json.dumps({"digest": digest}) + "\n")
+    shutil.rmtree(VENDOR, ignore_errors=True)
+    tmp.rename(VENDOR)
+    _say(f"assets ready in {VENDOR.relative_to(ROOT)}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

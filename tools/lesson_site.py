@@ -1,0 +1,97 @@
+"""Small Sphinx extension for the lesson site (loaded via ``local_extensions``).
+
+* Stops the build with a clear message when the offline assets are missing
+  (``_vendor/``, fetched by ``tools/fetch_assets.py``; ``make book`` runs it),
+  instead of producing a site whose math and widgets silently need a CDN.
+* Drops duplicate inline ``<script>`` blocks. Sphinx 7.4 re-adds every
+  registered body-only script in ``prepare_writing`` with filename ``''``
+  instead of ``None``, so its de-duplication misses them; sphinx-thebe's
+  ``const THEBE_JS_URL = ...`` then appears twice and the browser reports
+  "Identifier 'THEBE_JS_URL' has already been declared" on every page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ConfigError
+
+#: File whose presence shows that ``_vendor/`` was assembled.
+PINS_FILE = "PINS.json"
+
+
+def check_vendor(app: Sphinx, config: Config) -> None:
+    """Fail early if the vendored assets are missing; record their pins.
+
+    The pins become the config value ``lesson_vendor_pins`` (rebuild
+    ``"html"``), so new assets make Sphinx rewrite every page and copy the
+    static files again, even when no chapter changed.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application.
+    config : sphinx.config.Config
+        Its configuration; ``html_static_path`` is inspected.
+    """
+    pins = []
+    for entry in config.html_static_path:
+        path = Path(app.confdir, entry)
+        if path.name != "_vendor":
+            continue
+        if not (path / PINS_FILE).is_file():
+            raise ConfigError(
+                f"{path} has no {PINS_FILE}: the site's MathJax and widget scripts are "
+                "missing. Run 'python tools/fetch_assets.py' (or 'make book')."
+            )
+        pins.append((path / PINS_FILE).read_text().strip())
+    config.lesson_vendor_pins = "\n".join(pins)
+
+
+def dedupe_scripts(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Remove repeated inline scripts from a page's ``script_files``.
+
+    Parameters
+    ----------
+    app, pagename, templatename, context, doctree
+        The arguments of Sphinx's ``html-page-context`` event.
+    """
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    kept = []
+    for script in scripts:
+        filename = getattr(script, "filename", script)
+        attrs = dict(getattr(script, "attributes", {}) or {})
+        if not filename and "body" in attrs:
+            key = (str(attrs["body"]), tuple(sorted((k, str(v)) for k, v in attrs.items())))
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(script)
+    scripts[:] = kept
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the extension's event handlers.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application.
+
+    Returns
+    -------
+    dict
+        Extension metadata.
+    """
+    app.add_config_value("lesson_vendor_pins", "", "html")
+    app.connect("config-inited", check_vendor)
+    app.connect("html-page-context", dedupe_scripts, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
