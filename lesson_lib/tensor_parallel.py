@@ -180,6 +180,8 @@ def chapter_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
         "ar_hidden_size": format_count(model.hidden_size),
         "ar_dtype_bytes": str(model.dtype_bytes),
         "ar_super_blocks": str(model.super_blocks),
+        "ar_attention_layers": str(model.num_attention_layers),
+        "ar_deltanet_layers": str(model.num_linear_layers),
         "ar_steps_4": str(len(ring4.steps)),
         "ar_chunk_4": format_bytes(ring4.chunk_bytes[0], "KiB"),
         "ar_sent_4": format_bytes(max(ring4.bytes_sent), "KiB"),

@@ -90,7 +90,7 @@ def test_schedule_marks_the_transfers_of_each_step(ring4):
         assert len(_received_boxes(ax)) == 4
         texts = _cell_texts(ax, 4)
         for t in ring4.steps[step - 1]:
-            assert texts[t.dst, t.chunk].endswith(f"from r{t.src}")
+            assert texts[t.dst, t.chunk].endswith(f"\u2190r{t.src}")
 
 
 def test_after_reduce_scatter_each_rank_owns_one_complete_chunk():

@@ -60,7 +60,7 @@ def draw_holdings(ax: Axes, result: RingResult, step: int, *, fontsize: float = 
     Each cell is one rank's copy of one chunk, coloured by how many ranks'
     contributions it contains (see :func:`holdings_colors`). Cells written in
     this step get a vermillion border. With up to five ranks a cell lists its
-    contributors (``0+3``) and a received cell notes its sender ("from r3");
+    contributors (``0+3``) and a received cell notes its sender (``\u2190r3``);
     with more ranks a cell shows a count (``3/8``).
 
     Parameters
@@ -91,7 +91,7 @@ def draw_holdings(ax: Axes, result: RingResult, step: int, *, fontsize: float = 
                 text = "all"
             if (rank, chunk) in received:
                 if n <= 5:
-                    text += f"\nfrom r{received[rank, chunk]}"
+                    text += f"\n\u2190r{received[rank, chunk]}"
                 ax.add_patch(
                     Rectangle(
                         (chunk - 0.46, rank - 0.46),
@@ -143,7 +143,12 @@ def holdings_legend_handles(n: int) -> list[Patch]:
     if n > 1:
         handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
     handles.append(
-        Patch(facecolor="white", edgecolor=RECEIVED_COLOR, linewidth=2, label="arrived this step")
+        Patch(
+            facecolor="white",
+            edgecolor=RECEIVED_COLOR,
+            linewidth=2,
+            label="arrived this step\n(\u2190r3: sent by rank 3)",
+        )
     )
     return handles
 
@@ -170,13 +175,14 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     """
     n = require_int("n", n, minimum=2, maximum=6)
     result = simulate_hidden_allreduce(model, n)
-    fig = Figure(figsize=(2.55 * n, 5.6), layout="constrained")
+    # Small inches at full font size: the book shrinks a figure to its text column.
+    fig = Figure(figsize=(1.85 * n + 0.3, 4.9), layout="constrained")
     axes = fig.subplots(2, n)
-    fontsize = 8 if n <= 4 else 6.5
+    fontsize = 7.5 if n <= 4 else 6.5
     for step in range(len(result.steps) + 1):
         ax = axes[step // n, step % n]
         draw_holdings(ax, result, step, fontsize=fontsize)
-        ax.set_title(_step_title(result, step), fontsize=9)
+        ax.set_title(_step_title(result, step), fontsize=9.5)
         if step % n:
             ax.set_yticklabels([])
         if step >= n:
@@ -193,7 +199,7 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     )
     chunk = result.chunk_bytes[0] / KiB
     fig.suptitle(
-        f"Ring all-reduce over {n} ranks: each step every rank r sends one chunk "
+        f"Ring all-reduce over {n} ranks: each step, rank r sends one chunk\n"
         f"(about {chunk:.3g} KiB) to rank (r+1) mod {n}",
         fontsize=10,
     )
@@ -299,10 +305,10 @@ def ring_state_figure(result: RingResult, step: int) -> Figure:
     n = result.n
     payload = float(sum(result.chunk_bytes))
     # A fixed layout: constrained layout would double the drawing time of a widget update.
-    fig = Figure(figsize=(8.4, 3.9))
+    fig = Figure(figsize=(7.8, 3.9))
     left, right = fig.subplots(1, 2, width_ratios=[1.2, 1])
-    fig.subplots_adjust(left=0.09, right=0.98, top=0.92, bottom=0.27, wspace=0.12)
-    draw_holdings(left, result, step, fontsize=8 if n <= 5 else 7)
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.92, bottom=0.27, wspace=0.15)
+    draw_holdings(left, result, step, fontsize=8.5 if n <= 5 else 7)
     left.set_title(_step_title(result, step), fontsize=10)
     left.set_xlabel("chunk of the vector")
     sent = np.array(result.bytes_sent_after(step)) / KiB
@@ -318,5 +324,5 @@ def ring_state_figure(result: RingResult, step: int) -> Figure:
     right.grid(True, axis="y", alpha=0.3)
     right.legend(loc="upper left", fontsize=8)
     handles = holdings_legend_handles(n)
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=7)
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8)
     return fig
