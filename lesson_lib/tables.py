@@ -181,7 +181,7 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
     fits = fits_by_degree() if fits is None else fits
     rows = [
         (
-            f"TP = {f.n}",
+            str(f.n),
             format_bytes(f.budget.weights_bytes, "GB"),
             format_count(f.sequences),
             format_bytes(f.budget.kv_bytes, "GiB"),
@@ -191,11 +191,11 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
         for f in fits
     ]
     header = (
-        "tensor parallelism",
-        "weights per GPU",
-        "sequences that fit",
-        "their KV cache per GPU",
-        "their DeltaNet state per GPU",
-        "free per GPU",
+        "TP degree",
+        "weights / GPU",
+        "sequences",
+        "KV cache / GPU",
+        "DeltaNet state / GPU",
+        "free / GPU",
     )
     return html_table(header, rows, caption)

@@ -88,6 +88,6 @@ def test_budget_table_rows():
     out = budget_table()
     rows = body_rows(out)
     assert len(rows) == 3
-    assert "<td>TP = 2</td><td>27 GB</td><td>6</td>" in rows[1]
+    assert "<td>2</td><td>27 GB</td><td>6</td>" in rows[1]
     assert "<td>15</td>" in rows[2]
     assert len(body_rows(budget_table(fits_by_degree(degrees=(8,))))) == 1
