@@ -63,3 +63,11 @@ def test_figure_png_is_a_png():
     """figure_png returns PNG bytes."""
     fig, _ = new_figure(1, 1)
     assert figure_png(fig)[:4] == b"\x89PNG"
+
+
+def test_alt_text_is_in_the_saved_state():
+    """The picture's alt text is a synced trait, so the static site can show it."""
+    w = make()
+    assert w.image.alt == "A bar of height n."
+    assert w.image.get_state()["alt"] == "A bar of height n."
+    assert "alt" in w.image.keys

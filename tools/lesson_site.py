@@ -8,6 +8,10 @@
   instead of ``None``, so its de-duplication misses them; sphinx-thebe's
   ``const THEBE_JS_URL = ...`` then appears twice and the browser reports
   "Identifier 'THEBE_JS_URL' has already been declared" on every page.
+* Drops the ``aria-label="Toggle hidden content"`` MyST-NB puts on the
+  ``<summary>`` of a hidden code cell: it hides the visible words ("Show code
+  cell source") from screen readers, which axe-core reports as a serious
+  ``label-content-name-mismatch``. Without it the visible words are the name.
 """
 
 from __future__ import annotations
@@ -78,6 +82,25 @@ def dedupe_scripts(
     scripts[:] = kept
 
 
+#: The summary MyST-NB writes for a hide-input cell, and what replaces it.
+HIDDEN_CELL_SUMMARY = ('<summary aria-label="Toggle hidden content">', "<summary>")
+
+
+def name_summaries(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Let hidden-cell summaries be named by their visible text.
+
+    Parameters
+    ----------
+    app, pagename, templatename, context, doctree
+        The arguments of Sphinx's ``html-page-context`` event.
+    """
+    body = context.get("body")
+    if isinstance(body, str) and HIDDEN_CELL_SUMMARY[0] in body:
+        context["body"] = body.replace(*HIDDEN_CELL_SUMMARY)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's event handlers.
 
@@ -94,4 +117,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("lesson_vendor_pins", "", "html")
     app.connect("config-inited", check_vendor)
     app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("html-page-context", name_summaries, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -12,6 +12,7 @@ import io
 from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
+import traitlets
 from matplotlib.figure import Figure
 
 
@@ -33,6 +34,34 @@ def figure_png(fig: Figure, dpi: int = 80) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
+
+
+class AltImage(widgets.Image):
+    """An ``ipywidgets.Image`` whose text alternative is part of the widget state.
+
+    ``alt`` is a synced trait, so it is saved with the notebook's widget
+    state; the static site's widget script (``tools/site/widgets-setup.js``)
+    copies it onto the rendered ``<img>``. (``tooltip`` cannot serve: the
+    widget renderer fails on it for pictures, which have no description.)
+
+    Parameters
+    ----------
+    alt : str
+        Text alternative of the picture, for screen readers.
+    **kwargs
+        Passed to ``ipywidgets.Image``.
+    """
+
+    alt = traitlets.Unicode("", help="Text alternative of the picture.").tag(sync=True)
+
+    @property
+    def description(self) -> str:
+        """The text alternative (alias of ``alt``)."""
+        return self.alt
+
+    @description.setter
+    def description(self, value: str) -> None:
+        self.alt = value
 
 
 class LessonWidget(widgets.VBox):
@@ -68,8 +97,7 @@ class LessonWidget(widgets.VBox):
         self.controls = dict(zip(names, controls, strict=True))
         self._render = render
         self.message = widgets.HTML()
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
-        self.image.description = alt  # read by tests and kept in the saved state
+        self.image = AltImage(alt=alt, format="png", layout=widgets.Layout(max_width="100%"))
         self.error: str | None = None
         box = widgets.HBox(list(controls), layout=widgets.Layout(flex_flow="row wrap"))
         super().__init__([box, self.message, self.image])

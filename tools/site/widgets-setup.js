@@ -46,4 +46,69 @@
   }
   document.addEventListener("DOMContentLoaded", install);
   window.addEventListener("load", install);
+
+  // 3. Accessible names the renderer leaves out. A slider's handle
+  //    (role="slider") gets its label's text. A picture gets the "alt" that
+  //    lesson_lib's AltImage keeps in the saved widget state: each rendered
+  //    widget sits just before its view script, and a box's children are
+  //    rendered in the order of the model's "children".
+  var states = null;
+  function widgetStates() {
+    if (states === null) {
+      states = {};
+      var sel = 'script[type="application/vnd.jupyter.widget-state+json"]';
+      document.querySelectorAll(sel).forEach(function (s) {
+        try {
+          var st = JSON.parse(s.textContent).state || {};
+          Object.keys(st).forEach(function (k) {
+            states[k] = st[k];
+          });
+        } catch (e) {
+          // not our business: the renderer reports bad state itself
+        }
+      });
+    }
+    return states;
+  }
+  function walk(id, el) {
+    var model = widgetStates()[id];
+    if (!model || !el) {
+      return;
+    }
+    var st = model.state || {};
+    if (st.alt && el.tagName === "IMG" && !el.hasAttribute("alt")) {
+      el.setAttribute("alt", st.alt);
+    }
+    if (Array.isArray(st.children)) {
+      st.children.forEach(function (ref, i) {
+        walk(String(ref).replace(/^IPY_MODEL_/, ""), el.children[i]);
+      });
+    }
+  }
+  function label(root) {
+    root.querySelectorAll(".widget-slider .noUi-handle:not([aria-label])").forEach(function (h) {
+      var box = h.closest(".widget-slider");
+      var text = box && box.querySelector(".widget-label");
+      if (text && text.textContent.trim()) {
+        h.setAttribute("aria-label", text.textContent.trim());
+      }
+    });
+    var views = 'script[type="application/vnd.jupyter.widget-view+json"]';
+    root.querySelectorAll(views).forEach(function (s) {
+      var area = s.previousElementSibling;
+      if (area && area.classList.contains("widget-subarea")) {
+        try {
+          walk(JSON.parse(s.textContent).model_id, area.firstElementChild);
+        } catch (e) {
+          // a view without a readable model id has nothing to label
+        }
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    label(document);
+    new MutationObserver(function () {
+      label(document);
+    }).observe(document.body, { childList: true, subtree: true });
+  });
 })();
