@@ -10,11 +10,16 @@ decimal).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lesson_lib._validate import require_int, require_number
-from lesson_lib.collectives import allreduce_wire_bytes
+from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.specimen import MODEL, NVLINK_BANDWIDTH, PCIE_BANDWIDTH, TOKENS_PER_S
 from lesson_lib.specs import ModelSpec
 from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate
+
+#: The lesson's yardstick: decode traffic "under 100 MiB per second" per rank.
+RATE_YARDSTICK: float = 100 * MiB
 
 #: InfiniBand NDR, 400 Gb/s per port and direction = 50 GB/s. An illustrative
 #: cross-node figure only: the lesson's decode example never crosses a node.
@@ -155,7 +160,8 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         (bandwidth / rate); ``pcie_share_4`` (percent of PCIe used);
         ``fill_pcie_4`` (tokens/s whose bytes would fill PCIe);
         ``nvlink_bandwidth``, ``pcie_bandwidth``, ``ib_bandwidth``;
-        ``wire_8`` (bytes per rank per token on a ring of 8).
+        ``wire_8`` (bytes per rank per token on a ring of 8);
+        ``rate_yardstick`` (the lesson's 100 MiB/s).
     """
     rate4 = decode_wire_rate(model, 4, tokens_per_s)
     return {
@@ -172,4 +178,54 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         "pcie_bandwidth": format_rate(PCIE_BANDWIDTH, "GB"),
         "ib_bandwidth": format_rate(IB_NDR_BANDWIDTH, "GB"),
         "wire_8": format_bytes(decode_wire_bytes(model, 8), "MiB", decimals=4),
+        "rate_yardstick": format_rate(RATE_YARDSTICK, "MiB"),
     }
+
+
+def payload_table(
+    model: ModelSpec = MODEL,
+    ns: Sequence[int] = (2, 4, 8),
+    tokens_per_s: float = TOKENS_PER_S,
+    caption: str | None = None,
+) -> str:
+    """HTML table: ring factor, wire bytes per token and wire rate for each ``n``.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    ns : sequence of int, default (2, 4, 8)
+        Tensor-parallel degrees (>= 1).
+    tokens_per_s : float, default the lesson's 50
+        Decode rate, tokens/second.
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, and
+        the rate at ``tokens_per_s`` in MiB/s and in MB/s.
+    """
+    from lesson_lib.tables import html_table
+
+    rows = []
+    for n in ns:
+        rate = decode_wire_rate(model, n, tokens_per_s)
+        rows.append(
+            (
+                format_count(n),
+                format_count(ring_allreduce_factor(n), decimals=3),
+                format_bytes(decode_wire_bytes(model, n), "MiB", decimals=4),
+                format_rate(rate, "MiB"),
+                format_rate(rate, "MB", decimals=1),
+            )
+        )
+    header = (
+        "GPUs (N)",
+        "ring factor 2(N-1)/N",
+        "sent per rank per token",
+        f"at {format_count(tokens_per_s)} tokens/s (binary)",
+        "same rate (decimal)",
+    )
+    return html_table(header, rows, caption)

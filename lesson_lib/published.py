@@ -188,3 +188,68 @@ def published_table(
         "conditions",
     )
     return html_table(header, published_rows(records), caption)
+
+
+def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict[str, str]:
+    """Strings the latency chapter glues from the records.
+
+    Parameters
+    ----------
+    records : tuple of PublishedLatency, default :data:`PUBLISHED`
+        The records.
+
+    Returns
+    -------
+    dict of str to str
+        ``pub_2gpu_low`` / ``pub_2gpu_high`` (range over the 2-GPU NVLink
+        records), ``pub_ring_2``, ``pub_ring_4``, ``pub_ring_8`` (nccl-tests issue
+        123 at 2, 4 and 8 GPUs), ``pub_pcie_8`` (the 8-GPU PCIe box), ``pub_network``
+        (the cross-node run) and ``pub_network_ranks``, ``pub_fastest`` (the
+        lowest time reported), ``pub_count`` (number of records).
+    """
+
+    def us(seconds: float) -> str:
+        return format_seconds(seconds, "us")
+
+    two = [r.latency_s for r in records if r.ranks == 2 and r.fabric_class == "NVLink"]
+    ring = {r.ranks: r.latency_s for r in records if r.source == _NCCL_TESTS_123}
+    pcie = [r for r in records if r.fabric_class == "PCIe"]
+    network = [r for r in records if r.fabric_class == "NVLink + network"]
+    return {
+        "pub_2gpu_low": us(min(two)),
+        "pub_2gpu_high": us(max(two)),
+        "pub_ring_2": us(ring[2]),
+        "pub_ring_4": us(ring[4]),
+        "pub_ring_8": us(ring[8]),
+        "pub_pcie_8": us(pcie[0].latency_s),
+        "pub_pcie_ranks": format_count(pcie[0].ranks),
+        "pub_network": us(network[0].latency_s),
+        "pub_network_ranks": format_count(network[0].ranks),
+        "pub_fastest": us(min(r.latency_s for r in records)),
+        "pub_count": format_count(len(records)),
+    }
+
+
+def source_links(records: tuple[PublishedLatency, ...] = PUBLISHED) -> str:
+    """A Markdown bullet list linking each distinct source thread once.
+
+    Parameters
+    ----------
+    records : tuple of PublishedLatency, default :data:`PUBLISHED`
+        The records.
+
+    Returns
+    -------
+    str
+        One ``- [owner/repo#number](url): system`` line per source, in
+        the records' order.
+    """
+    lines: list[str] = []
+    seen: set[str] = set()
+    for r in records:
+        if r.source in seen:
+            continue
+        seen.add(r.source)
+        owner_repo, _, number = r.source.removeprefix("https://github.com/").partition("/issues/")
+        lines.append(f"- [{owner_repo}#{number}]({r.source}): {r.system}")
+    return "\n".join(lines)

@@ -19,7 +19,7 @@ from lesson_lib.collectives import allreduce_latency
 from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import decode_step, speedup
-from lesson_lib.units import format_count, format_ratio, format_seconds
+from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
 
 
 def speedup_curve(
@@ -188,12 +188,30 @@ def scaling_numbers() -> dict[str, str]:
         ``speedup_fast_16`` / ``speedup_slow_16`` (16 GPUs over 1),
         ``ring_hop`` and ``ring_base`` (the per-hop fit's two terms),
         ``ring_latency_8`` (its prediction at 8 GPUs), ``ring_peak_n`` and
-        ``ring_peak_speedup`` (where a per-hop ring stops paying).
+        ``ring_peak_speedup`` (where a per-hop ring stops paying);
+        ``hbm_bandwidth``, ``weights_share_2`` / ``weights_share_4`` (the
+        heuristic's inputs); ``bandwidth_2_fast`` / ``bandwidth_4_slow`` (the
+        left-out wire-bytes term); ``speedup_1_to_4_fast`` /
+        ``speedup_1_to_4_slow`` (4 GPUs over 1) and ``slow_4_vs_fast_2``.
     """
     fast_2 = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False)
+    fast_4 = decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False)
+    slow_4 = decode_step(MODEL, GPU, SLOW, 4, include_bandwidth=False)
     one = decode_step(MODEL, GPU, FAST, 1, include_bandwidth=False)
     peak = peak_n(MODEL, GPU, FAST_RING)
     return {
+        "hbm_bandwidth": format_rate(GPU.hbm_bandwidth, "TB"),
+        "weights_share_2": format_bytes(MODEL.weight_bytes / 2, "GB"),
+        "weights_share_4": format_bytes(MODEL.weight_bytes / 4, "GB"),
+        "bandwidth_2_fast": format_seconds(
+            decode_step(MODEL, GPU, FAST, 2).bandwidth_s, "ms", decimals=3
+        ),
+        "bandwidth_4_slow": format_seconds(
+            decode_step(MODEL, GPU, SLOW, 4).bandwidth_s, "ms", decimals=3
+        ),
+        "speedup_1_to_4_fast": format_ratio(speedup(one, fast_4)),
+        "speedup_1_to_4_slow": format_ratio(speedup(one, slow_4)),
+        "slow_4_vs_fast_2": format_ratio(slow_4.total_s / fast_2.total_s),
         "limit_fast": format_ratio(speedup_limit(MODEL, GPU, FAST), decimals=1),
         "limit_slow": format_ratio(speedup_limit(MODEL, GPU, SLOW), decimals=1),
         "break_even_4_vs_2": format_seconds(
@@ -212,3 +230,51 @@ def scaling_numbers() -> dict[str, str]:
             speedup_curve(MODEL, GPU, FAST_RING, [peak])[0], decimals=1
         ),
     }
+
+
+def decode_lines_table(caption: str | None = None) -> str:
+    """HTML table of the lesson's three decode lines, without and with the bandwidth term.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        One row per line of :func:`lesson_lib.worked_example.decode_lines`:
+        compute, latency, the lesson's total (compute + latency) and its
+        tokens/s, then the bandwidth term and the total with it, all in ms.
+    """
+    from lesson_lib.tables import html_table
+    from lesson_lib.worked_example import decode_lines
+
+    def ms(seconds: float, decimals: int = 2) -> str:
+        return format_seconds(seconds, "ms", decimals=decimals)
+
+    rows = []
+    for lesson, full in zip(
+        decode_lines(include_bandwidth=False), decode_lines(include_bandwidth=True), strict=True
+    ):
+        rows.append(
+            (
+                lesson.label,
+                ms(lesson.step.compute_s),
+                ms(lesson.step.latency_s),
+                ms(lesson.step.total_s),
+                format_count(lesson.step.tokens_per_s),
+                ms(full.step.bandwidth_s, 3),
+                ms(full.step.total_s),
+            )
+        )
+    header = (
+        "configuration",
+        "compute (heuristic)",
+        "latency (assumed)",
+        "lesson's total",
+        "tokens/s",
+        "+ bandwidth term",
+        "total with it",
+    )
+    return html_table(header, rows, caption)

@@ -82,3 +82,14 @@ def test_payload_numbers_are_formatted_strings():
     assert out["headroom_pcie_4"] == "651"
     assert out["pcie_share_4"] == "0.15 %"
     assert out["wire_8"] == "2.1875 MiB"
+
+
+def test_payload_table_rows():
+    """One row per ring size with factor, bytes per token and both rate units."""
+    from lesson_lib.payloads import RATE_YARDSTICK, payload_table
+
+    html = payload_table(ns=(2, 4), caption="Wire")
+    assert html.count("<tr>") == 3
+    assert "<td>1.5</td><td>1.875 MiB</td><td>93.75 MiB/s</td><td>98.3 MB/s</td>" in html
+    assert RATE_YARDSTICK == 100 * MiB
+    assert payload_numbers()["rate_yardstick"] == "100 MiB/s"

@@ -65,3 +65,27 @@ def test_records_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         PUBLISHED[0].latency_s = 0.0  # type: ignore[misc]
     assert isinstance(PUBLISHED[0], PublishedLatency)
+
+
+def test_published_numbers():
+    """The glued strings come from the records, not from typed text."""
+    from lesson_lib.published import published_numbers
+
+    out = published_numbers()
+    assert out["pub_2gpu_low"] == "6 us"
+    assert out["pub_2gpu_high"] == "10.14 us"
+    assert out["pub_ring_8"] == "33.7 us"
+    assert out["pub_pcie_8"] == "43.47 us"
+    assert out["pub_count"] == str(len(PUBLISHED))
+
+
+def test_source_links_list_each_thread_once():
+    """One Markdown link per distinct thread, issue 123 first."""
+    from lesson_lib.published import source_links
+
+    text = source_links()
+    lines = text.splitlines()
+    assert len(lines) == len({r.source for r in PUBLISHED})
+    assert lines[0].startswith(
+        "- [NVIDIA/nccl-tests#123](https://github.com/NVIDIA/nccl-tests/issues/123): "
+    )

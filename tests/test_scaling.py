@@ -88,3 +88,23 @@ def test_scaling_numbers():
     assert out["break_even_2_vs_1"] == "63 us"
     assert out["ring_peak_n"] == "6"
     assert out["ring_latency_8"] == "30.7 us"
+
+
+def test_scaling_numbers_for_the_story():
+    """Four slow GPUs: 1.55x over one card, 1.12x slower than two fast; bytes barely count."""
+    out = scaling_numbers()
+    assert out["speedup_1_to_4_slow"] == "1.55x"
+    assert out["slow_4_vs_fast_2"] == "1.12x"
+    assert out["weights_share_4"] == "13.5 GB"
+    assert out["hbm_bandwidth"] == "3.35 TB/s"
+    assert out["bandwidth_4_slow"] == "0.031 ms"
+
+
+def test_decode_lines_table():
+    """Three rows: the lesson's totals, then the bandwidth term and the total with it."""
+    from lesson_lib.scaling import decode_lines_table
+
+    html = decode_lines_table()
+    assert html.count("<tr>") == 4
+    assert "<td>4 GPUs, slow fabric</td><td>4.03 ms</td><td>6.4 ms</td><td>10.43 ms</td>" in html
+    assert "<td>0.031 ms</td><td>10.46 ms</td>" in html

@@ -9,10 +9,10 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from lesson_lib._validate import require_int, require_number
 from lesson_lib.figures._style import ROLE_COLORS, new_figure
-from lesson_lib.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
+from lesson_lib.payloads import FABRIC_BANDWIDTHS, RATE_YARDSTICK, decode_wire_rate
 from lesson_lib.specimen import MODEL, TOKENS_PER_S
 from lesson_lib.specs import ModelSpec
-from lesson_lib.units import MB, TB, MiB, format_count, format_rate
+from lesson_lib.units import MB, TB, format_count, format_rate
 
 _DECADES = {
     MB: "1 MB/s",
@@ -50,7 +50,7 @@ def payload_vs_bandwidth_figure(
     -------
     matplotlib.figure.Figure
         One axes; the x axis is bytes/second on a log scale, labelled in
-        decimal units (MB/s, GB/s, TB/s), with a dashed line at 100 MiB/s.
+        decimal units (MB/s, GB/s, TB/s), with a dashed line at the lesson's yardstick of 100 MiB/s.
     """
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
     ns = [require_int("n", n, minimum=2) for n in ns]
@@ -72,7 +72,14 @@ def payload_vs_bandwidth_figure(
     ys = list(range(len(rows)))
     for y, (_label, value, colour, hatch, note) in zip(ys, rows, strict=True):
         ax.barh(y, value - base, left=base, color=colour, hatch=hatch, edgecolor="black", lw=0.6)
-        ax.text(value * 1.25, y, note, va="center", fontsize=9)
+        ax.text(
+            value * 1.25,
+            y,
+            note,
+            va="center",
+            fontsize=9,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+        )
     ax.set_xscale("log")
     ax.set_yticks(ys, [r[0] for r in rows])
     ax.invert_yaxis()
@@ -82,11 +89,11 @@ def payload_vs_bandwidth_figure(
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([_DECADES[t] for t in ticks])
-    ax.axvline(100 * MiB, color="black", ls="--", lw=1)
+    ax.axvline(RATE_YARDSTICK, color="black", ls="--", lw=1)
     ax.text(
-        100 * MiB * 1.15,
+        RATE_YARDSTICK * 1.15,
         len(ns) - 0.5,
-        "100 MiB/s",
+        format_rate(RATE_YARDSTICK, "MiB"),
         fontsize=9,
         va="center",
         bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
