@@ -1,0 +1,469 @@
+"""The student edition: the book's pages as notebooks, with every solution removed.
+
+Reads the MyST Markdown sources listed in ``_toc.yml``, removes every
+solution (gated ``solution-start`` ... ``solution-end`` regions with the code
+cells inside them, ``{solution}`` directives, "Solution" dropdowns and
+admonitions, and code cells marked ``coursework: solution``), keeps the
+problems, answer cells and self-checks, and writes ``.ipynb`` notebooks with
+jupytext. With student IDs, each student gets a folder whose problem set
+shows that student's numbers.
+
+Command line::
+
+    python -m lesson_lib.coursework.student_edition --out _build/student
+    python -m lesson_lib.coursework.student_edition --out handout --ids s001 s002
+    python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import jupytext
+import nbformat
+import yaml
+
+from lesson_lib.coursework.variants import normalize_student
+
+#: Pages never handed to students.
+INSTRUCTOR_ONLY = ("instructor",)
+
+#: Metadata key marking coursework cells; values: student-id, answer, solution.
+META_KEY = "coursework"
+
+_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\s*(?P<info>.*?)\s*$")
+_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
+_SOLUTION_TITLES = re.compile(r"^(solution|answer)s?\b", re.IGNORECASE)
+_LABEL_LINE = re.compile(r"^\(([\w.:-]+)\)=\s*$")
+
+
+def _closing(lines: Sequence[str], start: int, fence: str) -> int:
+    """Index of the line closing the fence opened at ``start`` (or len(lines))."""
+    char, size = fence[0], len(fence)
+    pattern = re.compile(rf"^ {{0,3}}{re.escape(char)}{{{size},}}\s*$")
+    for i in range(start + 1, len(lines)):
+        if pattern.match(lines[i]):
+            return i
+    return len(lines)
+
+
+def _is_solution(name: str, arg: str, body: Sequence[str]) -> bool:
+    if name == "solution":
+        return True
+    if name in ("admonition", "dropdown") and _SOLUTION_TITLES.match(arg):
+        return True
+    return False
+
+
+def _front_matter(body: Sequence[str]) -> list[str]:
+    """A code cell's option lines: a ``---`` YAML block, or ``:key: value`` lines."""
+    if body and body[0].strip() == "---":
+        for j in range(1, len(body)):
+            if body[j].strip() == "---":
+                return list(body[1:j])
+        return []
+    return [line for line in body if line.startswith(":")]
+
+
+def _marked_solution(body: Sequence[str]) -> bool:
+    pattern = re.compile(rf"^:?{META_KEY}:?\s*:?\s*solution\s*$")
+    return any(pattern.match(line.strip()) for line in _front_matter(body))
+
+
+def strip_solutions(text: str) -> str:
+    """Remove every solution from a MyST Markdown page.
+
+    Parameters
+    ----------
+    text : str
+        The page's source.
+
+    Returns
+    -------
+    str
+        The same page without gated solutions (``solution-start`` through
+        ``solution-end``, code cells included), ``{solution}`` directives,
+        admonitions or dropdowns titled "Solution"/"Answer", and code cells
+        whose options say ``coursework: solution``. Everything else is kept
+        verbatim; directives nested in other directives are searched too.
+
+    Raises
+    ------
+    ValueError
+        If a ``solution-start`` has no ``solution-end`` after it.
+    """
+    lines = text.split("\n")
+    return "\n".join(_strip_lines(lines))
+
+
+def _strip_lines(lines: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    in_front_matter = bool(lines) and lines[0].strip() == "---"
+    if in_front_matter:
+        end = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), 0)
+        out.extend(lines[: end + 1])
+        i = end + 1
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            out.append(lines[i])
+            i += 1
+            continue
+        fence, info = match["fence"], match["info"]
+        close = _closing(lines, i, fence)
+        body = lines[i + 1 : close]
+        directive = _DIRECTIVE.match(info)
+        name, arg = (directive["name"], directive["arg"]) if directive else ("", info)
+        if name == "solution-start":
+            end = _find_gated_end(lines, close + 1)
+            if end is None:
+                raise ValueError(f"solution-start at line {i + 1} has no solution-end after it")
+            i = end + 1
+            continue
+        if _is_solution(name, arg, body) or (name == "code-cell" and _marked_solution(body)):
+            i = close + 1
+            continue
+        out.append(lines[i])
+        if directive and name != "code-cell":
+            out.extend(_strip_lines(body))
+        else:
+            out.extend(body)
+        if close < len(lines):
+            out.append(lines[close])
+        i = close + 1
+    return out
+
+
+def _find_gated_end(lines: Sequence[str], start: int) -> int | None:
+    """Index of the last line of the ``{solution-end}`` fence at or after ``start``."""
+    i = start
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        close = _closing(lines, i, match["fence"])
+        directive = _DIRECTIVE.match(match["info"])
+        if directive and directive["name"] == "solution-end":
+            return min(close, len(lines) - 1)
+        i = close + 1
+    return None
+
+
+def _plain_markdown(text: str) -> str:
+    """Turn MyST-only constructs of a Markdown cell into something Jupyter shows well."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _LABEL_LINE.match(line):
+            i += 1
+            continue
+        match = _FENCE.match(line)
+        directive = _DIRECTIVE.match(match["info"]) if match else None
+        if match and directive and directive["name"] in ("exercise", "exercise-start"):
+            close = _closing(lines, i, match["fence"])
+            body = [b for b in lines[i + 1 : close] if not re.match(r"^:[\w-]+:", b)]
+            title = directive["arg"].strip()
+            out.append(f"**Exercise{f' ({title})' if title else ''}.**")
+            if directive["name"] == "exercise":
+                out.extend(body)
+            i = close + 1
+            continue
+        if match and directive and directive["name"] == "exercise-end":
+            i = _closing(lines, i, match["fence"]) + 1
+            continue
+        out.append(line)
+        i += 1
+    text = "\n".join(out)
+    text = re.sub(r"\{(?:ref|numref|doc)\}`([^`<]*?)\s*(?:<[^`]*>)?`", r"*\1*", text)
+    text = re.sub(r"\{term\}`([^`<]*?)\s*(?:<[^`]*>)?`", r"\1", text)
+    return _fill_glue(text)
+
+
+def _fill_glue(text: str) -> str:
+    """Replace ``{glue:text}`key``` by the worked example's value when it is known."""
+    if "{glue" not in text:
+        return text
+    from lesson_lib.worked_example import numbers
+
+    values = numbers()
+
+    def sub(match: re.Match[str]) -> str:
+        key = match.group(1).split(":")[0].strip()
+        return values.get(key, match.group(0))
+
+    return re.sub(r"\{glue(?::text|:md|:any)?\}`([^`]+)`", sub, text)
+
+
+def toc_pages(root: Path) -> list[Path]:
+    """Every page of ``_toc.yml``, in order, as paths of their ``.md`` sources.
+
+    Parameters
+    ----------
+    root : Path
+        Folder holding ``_toc.yml``.
+
+    Returns
+    -------
+    list of Path
+        Root page first, then the chapters.
+    """
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+
+    walk(toc)
+    return [root / f"{f}.md" for f in files]
+
+
+def is_notebook_page(path: Path) -> bool:
+    """True when a MyST page has a jupytext header with a kernel (it runs code)."""
+    head = path.read_text().split("\n", 40)[:40]
+    return bool(head) and head[0].strip() == "---" and any("kernelspec:" in h for h in head)
+
+
+def student_pages(root: Path, only: Iterable[str] | None = None) -> list[Path]:
+    """The pages a student edition contains.
+
+    Parameters
+    ----------
+    root : Path
+        Book root (holding ``_toc.yml``).
+    only : iterable of str, optional
+        Page names (file stems such as ``"problems"``) to keep; default all.
+
+    Returns
+    -------
+    list of Path
+        Notebook pages of the table of contents, minus the instructor page.
+
+    Raises
+    ------
+    ValueError
+        If a name in ``only`` is not a notebook page of the book.
+    """
+    pages = [p for p in toc_pages(root) if p.stem not in INSTRUCTOR_ONLY and is_notebook_page(p)]
+    if only is None:
+        return pages
+    wanted = list(only)
+    known = {p.stem: p for p in pages}
+    unknown = [w for w in wanted if w not in known]
+    if unknown:
+        raise ValueError(
+            f"pages {unknown} are not notebook pages of the book; known: {list(known)}"
+        )
+    return [known[w] for w in wanted]
+
+
+def page_notebook(path: Path, student: str | None = None) -> nbformat.NotebookNode:
+    """One page as a student notebook: solutions removed, self-checks kept.
+
+    Parameters
+    ----------
+    path : Path
+        The page's MyST Markdown source.
+    student : str, optional
+        Student ID written into the ``STUDENT`` cell (the cell marked
+        ``coursework: student-id``); None leaves the book's ``STUDENT = None``.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A version 4.5 notebook with deterministic cell ids.
+    """
+    sid = normalize_student(student)
+    nb = jupytext.reads(strip_solutions(path.read_text()), fmt="md:myst")
+    cells = []
+    for cell in nb.cells:
+        if cell.metadata.get(META_KEY) == "solution":
+            continue
+        if cell.cell_type == "markdown":
+            cell.source = _plain_markdown(cell.source).strip("\n")
+            if not cell.source.strip():
+                continue
+        if cell.metadata.get(META_KEY) == "student-id" and sid is not None:
+            cell.source = re.sub(
+                r"^STUDENT\s*=.*$",
+                f'STUDENT = "{sid}"  # your student ID: leave it as it is',
+                cell.source,
+                flags=re.MULTILINE,
+            )
+        cells.append(cell)
+    note = "*Student edition: solutions are not included.*"
+    if sid is not None:
+        note = (
+            f"*Student edition for student ID `{sid}`: solutions are not included, and the "
+            "problems show your own numbers. Keep the file name when you hand it in.*"
+        )
+    cells.insert(0, nbformat.v4.new_markdown_cell(note))
+    nb.cells = cells
+    nb.metadata.pop("jupytext", None)
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    for index, cell in enumerate(nb.cells):
+        cell.id = f"{path.stem}-{index:03d}"
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.validate(nb)
+    return nb
+
+
+def write_edition(
+    out: Path,
+    root: Path,
+    ids: Sequence[str] = (),
+    pages: Iterable[str] | None = None,
+) -> list[Path]:
+    """Write the student edition's notebooks.
+
+    Parameters
+    ----------
+    out : Path
+        Output folder (created). Without IDs the notebooks go straight into
+        it; with IDs each student gets ``out/<id>/``.
+    root : Path
+        Book root (holding ``_toc.yml``).
+    ids : sequence of str, optional
+        Student IDs; see :func:`~lesson_lib.coursework.variants.normalize_student`.
+    pages : iterable of str, optional
+        Page names to include (default: every notebook page but the instructor's).
+
+    Returns
+    -------
+    list of Path
+        The notebooks written.
+
+    Raises
+    ------
+    ValueError
+        If an ID is malformed or given twice, or a page is unknown.
+    """
+    chosen = student_pages(root, pages)
+    students = [normalize_student(i) for i in ids]
+    if any(s is None for s in students):
+        raise ValueError("ids must not be empty strings")
+    if len(set(students)) != len(students):
+        raise ValueError(f"ids must be unique (compared without case), got {list(ids)}")
+    written = []
+    for sid in students or [None]:
+        folder = out if sid is None else out / sid
+        folder.mkdir(parents=True, exist_ok=True)
+        for page in chosen:
+            target = folder / f"{page.stem}.ipynb"
+            target.write_text(nbformat.writes(page_notebook(page, sid)))
+            written.append(target)
+    return written
+
+
+def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
+    skip = {"_build", "tests", "lesson_lib", "node_modules", "__pycache__"}
+    return {n for n in names if n.startswith(".") or n in skip or n.endswith(".egg-info")}
+
+
+def write_site_sources(dest: Path, root: Path) -> list[Path]:
+    """Copy the book's sources to ``dest`` with every solution removed.
+
+    ``jupyter-book build <dest>`` then builds the site without solutions.
+    The copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``.
+
+    Parameters
+    ----------
+    dest : Path
+        Target folder; replaced if it exists.
+    root : Path
+        Book root (holding ``_config.yml`` and ``_toc.yml``).
+
+    Returns
+    -------
+    list of Path
+        The pages rewritten.
+    """
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(root, dest, ignore=_ignore_for_site)
+    config_path = dest / "_config.yml"
+    config = yaml.safe_load(config_path.read_text())
+    config["title"] = f"{config.get('title', '')} (without solutions)".strip()
+    config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    rewritten = []
+    for page in toc_pages(dest):
+        page.write_text(strip_solutions(page.read_text()))
+        rewritten.append(page)
+    return rewritten
+
+
+def _default_root() -> Path:
+    here = Path.cwd()
+    if (here / "_toc.yml").exists():
+        return here
+    return Path(__file__).resolve().parents[2]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; see the module docstring.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on a usage error.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m lesson_lib.coursework.student_edition",
+        description="Write the lesson's notebooks without solutions, optionally per student.",
+    )
+    parser.add_argument("--root", type=Path, default=None, help="book root (has _toc.yml)")
+    parser.add_argument("--out", type=Path, default=Path("_build/student"), help="output folder")
+    parser.add_argument("--ids", nargs="*", default=[], help="student IDs, one folder each")
+    parser.add_argument("--ids-file", type=Path, help="file with one student ID per line")
+    parser.add_argument("--pages", nargs="*", help="only these pages, e.g. problems")
+    parser.add_argument(
+        "--site", type=Path, help="instead: copy the book's sources here without solutions"
+    )
+    args = parser.parse_args(argv)
+    root = args.root or _default_root()
+    try:
+        if args.site:
+            pages = write_site_sources(args.site, root)
+            print(f"wrote {len(pages)} pages without solutions under {args.site}")
+            print(f"build it with: jupyter-book build {args.site}")
+            return 0
+        ids = list(args.ids)
+        if args.ids_file:
+            ids += [
+                line.strip()
+                for line in args.ids_file.read_text().splitlines()
+                if line.strip() and not line.lstrip().startswith("#")
+            ]
+        written = write_edition(args.out, root, ids, args.pages)
+    except (OSError, ValueError, TypeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    folders = sorted({p.parent for p in written})
+    print(f"wrote {len(written)} notebooks without solutions into {len(folders)} folder(s):")
+    for folder in folders:
+        print(f"  {folder}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
