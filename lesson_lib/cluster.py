@@ -1,0 +1,524 @@
+"""Designing the cluster: place TP, PP and DP on the wires and price the layout.
+
+The rule: put the parallelism that reconciles most often on the fastest wire.
+Tensor parallelism (TP) all-reduces twice per layer for every token, so it
+belongs inside a node on NVLink; pipeline parallelism (PP) passes one
+activation point to point at each stage boundary per token, and data
+parallelism (DP) needs no per-token communication when serving (once per
+step when training), so both can cross the network between nodes.
+
+GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
+order) and filled into nodes in order: a TP group stays inside a node
+whenever its degree divides the GPUs per node, and PP stages are the first
+to spill onto the network.
+
+Every quantity is SI: bytes, seconds, bytes/second.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lesson_lib._validate import require_int
+from lesson_lib.layout import check_layout
+from lesson_lib.memory import kv_share, state_share
+from lesson_lib.specimen import FAST, GPU, MODEL
+from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.step_time import StepBreakdown, decode_step
+from lesson_lib.units import GB, US, format_bytes, format_count, format_seconds
+
+# Illustrative assumption, not a vendor latency or a measurement: one NDR
+# InfiniBand port carries 400 Gb/s = 50 GB/s per direction (vendor figure), and
+# a small all-reduce between nodes is taken to cost 25 us, of the order of the
+# estimate NCCL's own tuner printed for a 128-byte all-reduce over two 8 x H100
+# nodes (NVIDIA/nccl issue 1453). A point-to-point send is charged the same
+# latency, a conservative upper bound. Adjust both for your own network.
+INTER_NODE = Fabric(
+    name="InfiniBand NDR-class network (assumption, 25 us)",
+    latency=25 * US,
+    bandwidth=50 * GB,
+)
+
+
+@dataclass(frozen=True)
+class GpuSlot:
+    """Where one GPU sits and what it holds.
+
+    Attributes
+    ----------
+    rank : int
+        Global rank, 0-based.
+    node : int
+        Node index.
+    slot : int
+        Position inside the node.
+    replica : int
+        Data-parallel replica (DP rank).
+    stage : int
+        Pipeline stage (PP rank).
+    tp_rank : int
+        Rank inside its tensor-parallel group.
+    """
+
+    rank: int
+    node: int
+    slot: int
+    replica: int
+    stage: int
+    tp_rank: int
+
+
+def _slot(rank: int, tp: int, dp: int, gpus_per_node: int) -> GpuSlot:
+    return GpuSlot(
+        rank=rank,
+        node=rank // gpus_per_node,
+        slot=rank % gpus_per_node,
+        replica=(rank // tp) % dp,
+        stage=rank // (tp * dp),
+        tp_rank=rank % tp,
+    )
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """A layout of one model on a cluster, checked and priced.
+
+    Attributes
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    gpus_per_node, nodes : int
+        The cluster.
+    tp, pp, dp : int
+        Parallel degrees; ``dp`` is ``gpus // (tp * pp)`` (0 when one
+        replica needs more GPUs than there are).
+    intra, inter : Fabric
+        The wire inside a node and the network between nodes.
+    context_tokens : int
+        Sequence length used to count the sequences that fit.
+    problems : tuple of str
+        Why the layout is invalid; empty when it is valid.
+    flags : tuple of str
+        Cautions that do not forbid the layout (e.g. TP across nodes).
+    placement : tuple of GpuSlot
+        The GPUs in use, in rank order (idle GPUs are left out).
+    tp_fabric : Fabric
+        The wire the TP all-reduces run on: ``inter`` if any TP group spans
+        two nodes, else ``intra``.
+    step : StepBreakdown
+        One decoded token on a TP group, all layers, on ``tp_fabric``.
+    pp_send_s : float
+        Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
+        vector each), each on ``inter`` if it crosses nodes, else ``intra``.
+    pp_network_boundaries : int
+        Stage boundaries that cross the network.
+    weights_per_gpu_bytes : float
+        The busiest GPU's share of the weights, bytes.
+    sequences_per_replica : int
+        Sequences of ``context_tokens`` tokens that fit beside the weights.
+    """
+
+    model: ModelSpec
+    accel: Accelerator
+    gpus_per_node: int
+    nodes: int
+    tp: int
+    pp: int
+    dp: int
+    intra: Fabric
+    inter: Fabric
+    context_tokens: int
+    problems: tuple[str, ...]
+    flags: tuple[str, ...]
+    placement: tuple[GpuSlot, ...]
+    tp_fabric: Fabric
+    step: StepBreakdown
+    pp_send_s: float
+    pp_network_boundaries: int
+    weights_per_gpu_bytes: float
+    sequences_per_replica: int
+
+    @property
+    def gpus(self) -> int:
+        """GPUs in the cluster, ``gpus_per_node * nodes``."""
+        return self.gpus_per_node * self.nodes
+
+    @property
+    def idle_gpus(self) -> int:
+        """GPUs no replica uses."""
+        return self.gpus - len(self.placement)
+
+    @property
+    def valid(self) -> bool:
+        """True when :attr:`problems` is empty."""
+        return not self.problems
+
+    @property
+    def tp_crosses_nodes(self) -> bool:
+        """True when a TP group spans more than one node."""
+        return self.tp_fabric is self.inter and self.tp > 1
+
+    @property
+    def weights_fit(self) -> bool:
+        """True when the weights alone fit on each GPU."""
+        return self.weights_per_gpu_bytes <= self.accel.memory_bytes
+
+    @property
+    def token_time_s(self) -> float:
+        """Seconds per decoded token of one sequence: TP step + PP sends."""
+        return self.step.total_s + self.pp_send_s
+
+    @property
+    def tokens_per_s_replica(self) -> float:
+        """One sequence's decode rate on one replica, tokens/second.
+
+        A token passes the stages one after another, so PP does not shorten
+        it; keeping several sequences in flight could fill the pipeline, which
+        this one-sequence rate does not count.
+        """
+        return 1.0 / self.token_time_s
+
+    @property
+    def tokens_per_s_total(self) -> float:
+        """``dp`` replicas, one sequence each, tokens/second."""
+        return self.dp * self.tokens_per_s_replica
+
+    @property
+    def label(self) -> str:
+        """Short name, e.g. ``"2 nodes x 4 GPUs: TP 4 x PP 2"``."""
+        nodes = f"{self.nodes} node{'s' if self.nodes > 1 else ''}"
+        degrees = [f"TP {self.tp}"]
+        degrees += [f"PP {self.pp}"] if self.pp > 1 else []
+        degrees += [f"DP {self.dp}"] if self.dp > 1 else []
+        gpus = f"{self.gpus_per_node} GPU{'s' if self.gpus_per_node > 1 else ''}"
+        return f"{nodes} x {gpus}: {' x '.join(degrees)}"
+
+    @property
+    def verdict(self) -> str:
+        """``"valid"``, ``"valid, flagged: ..."`` or ``"invalid: ..."`` (first reason)."""
+        if self.problems:
+            return f"invalid: {self.problems[0]}"
+        if self.flags:
+            return f"valid, flagged: {self.flags[0]}"
+        return "valid"
+
+
+def _require(name: str, value: object, kind: type) -> None:
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+
+
+def plan_cluster(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    gpus_per_node: int = 4,
+    nodes: int = 1,
+    tp: int = 4,
+    pp: int = 1,
+    *,
+    intra: Fabric = FAST,
+    inter: Fabric = INTER_NODE,
+    context_tokens: int | None = None,
+) -> ClusterPlan:
+    """Check and price a TP x PP x DP layout of ``model`` on ``nodes`` nodes.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card (all alike).
+    gpus_per_node : int, default 4
+        GPUs in each node (>= 1).
+    nodes : int, default 1
+        Nodes (>= 1).
+    tp : int, default 4
+        Tensor-parallel degree (>= 1).
+    pp : int, default 1
+        Pipeline-parallel degree (>= 1).
+    intra : Fabric, default FAST
+        The wire inside a node.
+    inter : Fabric, default INTER_NODE
+        The network between nodes.
+    context_tokens : int, optional
+        Sequence length for counting sequences that fit, from 1 to
+        ``model.max_context`` (the default).
+
+    Returns
+    -------
+    ClusterPlan
+        Problems (``check_layout``, GPU count, memory), flags (TP across
+        nodes, no sequence fits), placement, time per token and memory.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an argument has the wrong type or range; the message names it.
+
+    Examples
+    --------
+    >>> plan = plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)
+    >>> plan.valid, plan.dp, plan.pp_network_boundaries
+    (True, 1, 1)
+    """
+    _require("model", model, ModelSpec)
+    _require("accel", accel, Accelerator)
+    _require("intra", intra, Fabric)
+    _require("inter", inter, Fabric)
+    gpus_per_node = require_int("gpus_per_node", gpus_per_node)
+    nodes = require_int("nodes", nodes)
+    tp = require_int("tp", tp)
+    pp = require_int("pp", pp)
+    if context_tokens is None:
+        context_tokens = model.max_context
+    context_tokens = require_int(
+        "context_tokens", context_tokens, minimum=1, maximum=model.max_context
+    )
+    gpus = gpus_per_node * nodes
+    per_replica = tp * pp
+    dp = gpus // per_replica
+
+    problems = list(check_layout(model, tp, pp))
+    if per_replica > gpus:
+        problems.append(
+            f"TP x PP = {per_replica} GPUs per replica, but the cluster has only {gpus} "
+            f"({nodes} x {gpus_per_node})"
+        )
+    elif gpus % per_replica:
+        problems.append(
+            f"TP x PP x DP must equal the {gpus} GPUs, but TP x PP = {per_replica} "
+            f"does not divide them ({gpus % per_replica} would sit idle)"
+        )
+
+    # One replica's positions, even if the cluster is too small to hold it.
+    replicas = max(dp, 1)
+    slots = [_slot(r, tp, replicas, gpus_per_node) for r in range(replicas * per_replica)]
+    groups: dict[tuple[int, int], list[GpuSlot]] = {}
+    for s in slots:
+        groups.setdefault((s.replica, s.stage), []).append(s)
+    tp_crosses = any(len({s.node for s in g}) > 1 for g in groups.values())
+    tp_fabric = inter if tp_crosses and tp > 1 else intra
+
+    worst_send, worst_network = 0.0, 0
+    for d in range(replicas):
+        send, network = 0.0, 0
+        for p in range(pp - 1):
+            here, there = groups[(d, p)], groups[(d, p + 1)]
+            crosses = any(a.node != b.node for a, b in zip(here, there, strict=True))
+            wire = inter if crosses else intra
+            send += wire.latency + model.hidden_vector_bytes / wire.bandwidth
+            network += crosses
+        if send > worst_send:
+            worst_send, worst_network = send, network
+    step = decode_step(model, accel, tp_fabric, tp)
+
+    stage_share = math.ceil(model.super_blocks / pp) / model.super_blocks
+    weights = model.weight_bytes / tp * stage_share
+    per_sequence = stage_share * (
+        model.kv_bytes(context_tokens) * kv_share(model, tp)
+        + model.state_bytes * state_share(model, tp)
+    )
+    free = accel.memory_bytes - weights
+    sequences = int(free // per_sequence) if free > 0 else 0
+    if weights > accel.memory_bytes:
+        problems.append(
+            f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
+            f"{format_bytes(accel.memory_bytes, 'GB')}"
+        )
+
+    flags = []
+    if tp_crosses and tp > 1:
+        flags.append(
+            f"a TP group spans nodes, so its {model.allreduces_per_token} all-reduces per "
+            "token run on the network"
+        )
+    if weights <= accel.memory_bytes and sequences == 0:
+        flags.append(
+            f"no sequence of {format_count(context_tokens)} tokens fits beside the weights"
+        )
+
+    return ClusterPlan(
+        model=model,
+        accel=accel,
+        gpus_per_node=gpus_per_node,
+        nodes=nodes,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        intra=intra,
+        inter=inter,
+        context_tokens=context_tokens,
+        problems=tuple(problems),
+        flags=tuple(flags),
+        placement=tuple(s for s in slots if s.rank < dp * per_replica),
+        tp_fabric=tp_fabric,
+        step=step,
+        pp_send_s=worst_send,
+        pp_network_boundaries=worst_network,
+        weights_per_gpu_bytes=weights,
+        sequences_per_replica=sequences,
+    )
+
+
+#: The layouts lesson 9.10 prices: (gpus_per_node, nodes, tp, pp).
+CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
+    (1, 1, 1, 1),
+    (2, 1, 2, 1),
+    (4, 1, 4, 1),
+    (8, 1, 4, 1),
+    (8, 1, 8, 1),
+    (4, 2, 4, 2),
+    (4, 2, 4, 1),
+    (2, 2, 4, 1),
+    (4, 2, 8, 1),
+)
+
+
+def candidate_configurations(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    *,
+    intra: Fabric = FAST,
+    inter: Fabric = INTER_NODE,
+    candidates: Sequence[tuple[int, int, int, int]] = CANDIDATES,
+) -> list[ClusterPlan]:
+    """Plan every candidate layout: valid ones, flagged ones and invalid ones.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card.
+    intra : Fabric, default FAST
+        The wire inside a node.
+    inter : Fabric, default INTER_NODE
+        The network between nodes.
+    candidates : sequence of (int, int, int, int), default CANDIDATES
+        ``(gpus_per_node, nodes, tp, pp)`` for each layout.
+
+    Returns
+    -------
+    list of ClusterPlan
+        In the order given.
+    """
+    return [
+        plan_cluster(model, accel, g, n, tp, pp, intra=intra, inter=inter)
+        for g, n, tp, pp in candidates
+    ]
+
+
+#: Columns of :func:`candidate_rows`.
+CANDIDATE_HEADER: tuple[str, ...] = (
+    "nodes x GPUs per node",
+    "TP x PP x DP",
+    "TP all-reduces on",
+    "time per token",
+    "tokens/s per replica",
+    "tokens/s in all",
+    "weights per GPU",
+    "full-length sequences per replica",
+    "verdict",
+)
+
+
+def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
+    """One table row per plan, formatted, in :data:`CANDIDATE_HEADER` order.
+
+    Parameters
+    ----------
+    plans : sequence of ClusterPlan
+        The layouts.
+
+    Returns
+    -------
+    list of tuple of str
+        Time per token in ms, rates in tokens/s, weights in GB (decimal).
+    """
+    rows = []
+    for p in plans:
+        wire = "none" if p.tp == 1 else ("network" if p.tp_crosses_nodes else "NVLink (in node)")
+        rows.append(
+            (
+                f"{p.nodes} x {p.gpus_per_node}",
+                f"{p.tp} x {p.pp} x {p.dp}",
+                wire,
+                format_seconds(p.token_time_s, "ms"),
+                format_count(p.tokens_per_s_replica),
+                format_count(p.tokens_per_s_total),
+                format_bytes(p.weights_per_gpu_bytes, "GB"),
+                format_count(p.sequences_per_replica),
+                p.verdict,
+            )
+        )
+    return rows
+
+
+def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | None = None) -> str:
+    """The candidate layouts as an HTML table.
+
+    Parameters
+    ----------
+    plans : sequence of ClusterPlan, optional
+        Default :func:`candidate_configurations`.
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML ``<table>`` (see :func:`lesson_lib.tables.html_table`).
+    """
+    from lesson_lib.tables import html_table
+
+    plans = candidate_configurations() if plans is None else plans
+    return html_table(CANDIDATE_HEADER, candidate_rows(plans), caption)
+
+
+def communication_per_token(
+    model: ModelSpec = MODEL, tp: int = 4, pp: int = 2
+) -> list[tuple[str, str, str, str]]:
+    """What each form of parallelism sends per decoded token, and how often.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    tp : int, default 4
+        Tensor-parallel degree (>= 2).
+    pp : int, default 2
+        Pipeline-parallel degree (>= 2).
+
+    Returns
+    -------
+    list of (str, str, str, str)
+        Rows ``(form, events per token, bytes per event, kind)`` for TP,
+        PP and DP, formatted.
+    """
+    tp = require_int("tp", tp, minimum=2)
+    pp = require_int("pp", pp, minimum=2)
+    vector = format_bytes(model.hidden_vector_bytes, "KiB")
+    return [
+        (
+            f"tensor (TP {tp})",
+            f"{model.allreduces_per_token} (two per layer)",
+            f"{vector} payload",
+            "blocking all-reduce among the TP group",
+        ),
+        (
+            f"pipeline (PP {pp})",
+            f"{pp - 1} (one per stage boundary)",
+            vector,
+            "point-to-point send to the next stage",
+        ),
+        (
+            "data (DP)",
+            "0 when serving",
+            "-",
+            "replicas are independent; training all-reduces gradients once per step",
+        ),
+    ]

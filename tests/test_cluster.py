@@ -1,0 +1,181 @@
+"""Cluster layouts: validity, DP, placement, TP across nodes, prices and bad input."""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib import GB, Fabric, decode_step
+from lesson_lib.cluster import (
+    CANDIDATE_HEADER,
+    CANDIDATES,
+    INTER_NODE,
+    candidate_configurations,
+    candidate_rows,
+    candidate_table,
+    communication_per_token,
+    plan_cluster,
+)
+from lesson_lib.specimen import FAST, GPU, MODEL, SLOW
+
+
+def test_one_node_of_four_is_the_lessons_line():
+    """TP 4 in one node prices exactly as decode_step on the fast fabric."""
+    plan = plan_cluster(MODEL, GPU, 4, 1, 4)
+    assert plan.valid and plan.flags == () and plan.dp == 1
+    assert plan.tp_fabric is FAST and not plan.tp_crosses_nodes
+    assert plan.token_time_s == decode_step(MODEL, GPU, FAST, 4).total_s
+    assert_allclose(plan.weights_per_gpu_bytes, 13.5 * GB)
+
+
+@pytest.mark.parametrize(
+    ("gpus_per_node", "nodes", "tp", "pp", "dp"),
+    [(8, 1, 4, 1, 2), (4, 2, 4, 1, 2), (4, 2, 4, 2, 1), (8, 2, 4, 2, 2), (2, 1, 1, 1, 2)],
+)
+def test_dp_is_gpus_over_tp_times_pp(gpus_per_node, nodes, tp, pp, dp):
+    """DP fills the rest: gpus / (tp x pp), and every GPU is used."""
+    plan = plan_cluster(MODEL, GPU, gpus_per_node, nodes, tp, pp)
+    assert plan.dp == dp and plan.valid
+    assert plan.tp * plan.pp * plan.dp == plan.gpus and plan.idle_gpus == 0
+    assert_allclose(plan.tokens_per_s_total, dp * plan.tokens_per_s_replica)
+
+
+def test_placement_keeps_tp_inside_nodes_and_pp_across():
+    """Ranks fill TP first, then DP, then PP: on 2 x 4 with PP 2 each stage owns a node."""
+    plan = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
+    assert {s.node for s in plan.placement if s.stage == 0} == {0}
+    assert {s.node for s in plan.placement if s.stage == 1} == {1}
+    assert [s.tp_rank for s in plan.placement] == [0, 1, 2, 3] * 2
+    assert plan.pp_network_boundaries == 1
+    send = INTER_NODE.latency + MODEL.hidden_vector_bytes / INTER_NODE.bandwidth
+    assert_allclose(plan.pp_send_s, send)
+    assert_allclose(plan.token_time_s, decode_step(MODEL, GPU, FAST, 4).total_s + send)
+
+
+def test_pp_inside_one_node_uses_the_intra_fabric():
+    """Two stages in one 8-GPU node hand off over NVLink, not the network."""
+    plan = plan_cluster(MODEL, GPU, 8, 1, 4, 2)
+    assert plan.pp_network_boundaries == 0
+    assert_allclose(plan.pp_send_s, FAST.latency + MODEL.hidden_vector_bytes / FAST.bandwidth)
+
+
+def test_pp_halves_weights_and_raises_sequences():
+    """PP 2 halves each GPU's weights; more full-length sequences fit per replica."""
+    tp_only = plan_cluster(MODEL, GPU, 4, 2, 4, 1)
+    with_pp = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
+    assert_allclose(with_pp.weights_per_gpu_bytes, tp_only.weights_per_gpu_bytes / 2)
+    assert tp_only.sequences_per_replica == 15  # the sizing chapter's TP = 4 count
+    assert with_pp.sequences_per_replica > 2 * tp_only.sequences_per_replica
+
+
+def test_tp_across_nodes_is_flagged_and_priced_on_the_network():
+    """TP 4 over 2 nodes of 2 stays valid, is flagged, and pays the network's latency."""
+    plan = plan_cluster(MODEL, GPU, 2, 2, 4)
+    assert plan.valid and plan.tp_crosses_nodes and plan.tp_fabric is INTER_NODE
+    assert any("spans nodes" in f for f in plan.flags)
+    assert plan.token_time_s == decode_step(MODEL, GPU, INTER_NODE, 4).total_s
+    assert plan.token_time_s > plan_cluster(MODEL, GPU, 4, 1, 4).token_time_s
+    assert plan.verdict.startswith("valid, flagged")
+
+
+def test_uneven_nodes_split_a_tp_group():
+    """6 GPUs per node and TP 4: one of the three groups straddles two nodes."""
+    plan = plan_cluster(MODEL, GPU, 6, 2, 4)
+    assert plan.valid and plan.dp == 3 and plan.tp_crosses_nodes
+
+
+def test_tp8_replicates_kv_heads_and_is_invalid():
+    """TP 8 fails check_layout (4 KV heads), and across two nodes is also flagged."""
+    plan = plan_cluster(MODEL, GPU, 4, 2, 8)
+    assert not plan.valid
+    assert "4 KV heads" in plan.problems[0] and plan.verdict.startswith("invalid")
+    assert plan.tp_crosses_nodes
+
+
+def test_gpu_count_must_match():
+    """TP x PP x DP must equal the GPUs: leftovers and too-small clusters are problems."""
+    leftover = plan_cluster(MODEL, GPU, 3, 2, 4)
+    assert leftover.dp == 1 and leftover.idle_gpus == 2
+    assert any("must equal the 6 GPUs" in p for p in leftover.problems)
+    too_small = plan_cluster(MODEL, GPU, 4, 1, 4, 2)
+    assert too_small.dp == 0 and too_small.placement == ()
+    assert any("only 4" in p for p in too_small.problems)
+    assert too_small.tokens_per_s_total == 0
+
+
+def test_pp_must_divide_super_blocks():
+    """PP 3 does not divide 16 super-blocks."""
+    plan = plan_cluster(MODEL, GPU, 3, 1, 1, 3)
+    assert any("16 super-blocks" in p for p in plan.problems)
+
+
+def test_weights_that_do_not_fit_are_a_problem():
+    """A 40 GB card cannot hold the 54 GB of weights on one GPU."""
+    small = type(GPU)("40 GB card", 40 * GB, GPU.hbm_bandwidth, GPU.peak_flops)
+    plan = plan_cluster(MODEL, small, 1, 1, 1)
+    assert not plan.weights_fit and not plan.valid
+    assert any("weights need 54 GB" in p for p in plan.problems)
+    assert plan.sequences_per_replica == 0
+
+
+def test_slower_intra_fabric_slows_tp():
+    """Swapping NVLink for the slow fabric raises the TP step's latency term."""
+    fast = plan_cluster(MODEL, GPU, 4, 1, 4)
+    slow = plan_cluster(MODEL, GPU, 4, 1, 4, intra=SLOW)
+    assert slow.token_time_s > fast.token_time_s
+    assert slow.tp_fabric is SLOW
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name", "error"),
+    [
+        ({"gpus_per_node": 0}, "gpus_per_node", ValueError),
+        ({"nodes": 0}, "nodes", ValueError),
+        ({"nodes": 1.5}, "nodes", TypeError),
+        ({"tp": 0}, "tp", ValueError),
+        ({"pp": -1}, "pp", ValueError),
+        ({"context_tokens": 0}, "context_tokens", ValueError),
+        ({"intra": "nvlink"}, "intra", TypeError),
+        ({"inter": None}, "inter", TypeError),
+        ({"model": "qwen"}, "model", TypeError),
+        ({"accel": 80e9}, "accel", TypeError),
+    ],
+)
+def test_bad_input_names_the_parameter(kwargs, name, error):
+    """Each bad argument raises with its own name in the message."""
+    with pytest.raises(error, match=name):
+        plan_cluster(**kwargs)
+
+
+def test_candidates_cover_valid_flagged_and_invalid():
+    """The table lesson 9.10 prices has valid rows, a flagged TP-across-nodes row, TP 8 invalid."""
+    plans = candidate_configurations()
+    assert len(plans) == len(CANDIDATES)
+    verdicts = [p.verdict for p in plans]
+    assert sum(v == "valid" for v in verdicts) >= 5
+    assert any(v.startswith("valid, flagged") for v in verdicts)
+    assert sum(v.startswith("invalid") for v in verdicts) == 2
+    rows = candidate_rows(plans)
+    assert all(len(r) == len(CANDIDATE_HEADER) for r in rows)
+    assert rows[2][3] == "5.31 ms"  # 1 node x 4, TP 4: the lesson's line
+
+
+def test_candidate_table_is_html():
+    """The HTML table has one body row per candidate."""
+    table = candidate_table(caption="Candidates")
+    assert table.startswith("<table") and table.count("<tr>") == len(CANDIDATES) + 1
+    assert "<caption>Candidates</caption>" in table
+
+
+def test_communication_per_token():
+    """TP sends 128 all-reduces per token, PP pp - 1 sends, DP nothing."""
+    tp, pp, dp = communication_per_token(MODEL, 4, 2)
+    assert tp[1].startswith("128") and pp[1].startswith("1 ") and dp[1].startswith("0")
+    with pytest.raises(ValueError, match="tp"):
+        communication_per_token(MODEL, 1, 2)
+
+
+def test_inter_node_fabric_is_a_stated_assumption():
+    """The network constant is labelled an assumption, 50 GB/s per direction."""
+    assert isinstance(INTER_NODE, Fabric)
+    assert "assumption" in INTER_NODE.name
+    assert INTER_NODE.bandwidth == 50 * GB
+    assert FAST.latency < INTER_NODE.latency

@@ -1,0 +1,108 @@
+"""The cluster diagram: nodes, GPUs, TP outlines, PP and DP links, legend."""
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_rgba
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from lesson_lib.cluster import plan_cluster
+from lesson_lib.figures.cluster import (
+    STAGE_COLORS,
+    TP_NETWORK_COLOR,
+    TP_NVLINK_COLOR,
+    layout_figure,
+    legend_handles,
+    recommended_plans,
+)
+
+
+def _gpu_squares(ax):
+    return [p for p in ax.patches if isinstance(p, Rectangle) and p.get_width() < 0.9 and p.fill]
+
+
+def _outlines(ax, color):
+    return [
+        p
+        for p in ax.patches
+        if isinstance(p, Rectangle)
+        and not p.fill
+        and np.allclose(p.get_edgecolor(), to_rgba(color))
+    ]
+
+
+def _links(ax, dashed):
+    """PP arrows are solid, DP arcs dashed."""
+    return [
+        p
+        for p in ax.patches
+        if isinstance(p, FancyArrowPatch) and (p.get_linestyle() != "solid") == dashed
+    ]
+
+
+def test_recommended_figure_has_two_panels():
+    """The default draws TP 4 x PP 2 and TP 4 x DP 2 on 2 nodes x 4 GPUs."""
+    fig = layout_figure()
+    assert len(fig.axes) == 2
+    titles = [ax.get_title() for ax in fig.axes]
+    assert "TP 4 x PP 2" in titles[0] and "TP 4 x DP 2" in titles[1]
+    assert [p.label for p in recommended_plans()] == [t.split("\n")[0] for t in titles]
+
+
+def test_nodes_and_gpus_are_drawn():
+    """One box per node, one square per GPU, coloured by pipeline stage."""
+    ax = layout_figure([plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)]).axes[0]
+    assert sum(isinstance(p, FancyBboxPatch) for p in ax.patches) == 2
+    squares = _gpu_squares(ax)
+    assert len(squares) == 8
+    colours = {tuple(np.round(p.get_facecolor(), 3)) for p in squares}
+    assert colours == {tuple(np.round(to_rgba(c), 3)) for c in STAGE_COLORS[:2]}
+
+
+def test_tp_groups_outlined_on_nvlink():
+    """Each TP group inside a node gets a green outline; none is dashed vermillion."""
+    ax = layout_figure([plan_cluster(gpus_per_node=8, nodes=1, tp=4)]).axes[0]
+    assert len(_outlines(ax, TP_NVLINK_COLOR)) == 2
+    assert _outlines(ax, TP_NETWORK_COLOR) == []
+
+
+def test_tp_across_nodes_outlined_in_vermillion():
+    """A TP group split over two nodes is outlined in two dashed vermillion pieces."""
+    plan = plan_cluster(gpus_per_node=2, nodes=2, tp=4)
+    ax = layout_figure([plan]).axes[0]
+    assert len(_outlines(ax, TP_NETWORK_COLOR)) == 2
+    labels = [h.get_label() for h in legend_handles([plan])]
+    assert "TP group split by network" in labels and "TP group, NVLink" not in labels
+
+
+def test_pp_and_dp_links():
+    """One PP arrow per stage boundary per replica; one DP arc between replicas on two nodes."""
+    pp_ax, dp_ax = layout_figure().axes
+    assert (len(_links(pp_ax, dashed=False)), len(_links(pp_ax, dashed=True))) == (1, 0)
+    assert (len(_links(dp_ax, dashed=False)), len(_links(dp_ax, dashed=True))) == (0, 1)
+    labels = [h.get_label() for h in legend_handles(recommended_plans())]
+    assert "PP: 1 hidden vector per token" in labels and "DP: nothing per token" in labels
+
+
+def test_idle_gpus_are_hatched():
+    """GPUs left over by an uneven layout are drawn hatched and named in the legend."""
+    plan = plan_cluster(gpus_per_node=3, nodes=2, tp=4)
+    ax = layout_figure([plan]).axes[0]
+    hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch()]
+    assert len(hatched) == plan.idle_gpus == 2
+    assert "idle GPU" in [h.get_label() for h in legend_handles([plan])]
+
+
+def test_network_band_only_with_several_nodes():
+    """One node: no network band; two nodes: a band named after InfiniBand / RoCE."""
+    one = layout_figure([plan_cluster(gpus_per_node=4, nodes=1, tp=4)]).axes[0]
+    two = layout_figure([plan_cluster(gpus_per_node=4, nodes=2, tp=4)]).axes[0]
+    assert not any("network" in t.get_text() for t in one.texts)
+    assert any("InfiniBand" in t.get_text() for t in two.texts)
+
+
+def test_bad_arguments():
+    """Empty plan lists and mismatched titles are refused by name."""
+    with pytest.raises(ValueError, match="plans"):
+        layout_figure([])
+    with pytest.raises(ValueError, match="titles"):
+        layout_figure(recommended_plans(), titles=["only one"])
