@@ -213,7 +213,10 @@ def _read_number(problem: Problem, answer: object) -> tuple[float, str]:
     if isinstance(answer, bool):
         raise _Unreadable(f"the answer {answer!r} is a yes/no value; expected {expected}.")
     if isinstance(answer, numbers.Real):
-        value = float(answer)
+        try:
+            value = float(answer)
+        except (OverflowError, ValueError, TypeError):
+            raise _Unreadable(f"the answer is too large to read; expected {expected}.") from None
         if not math.isfinite(value):
             raise _Unreadable(f"the answer {value!r} is not a finite number; expected {expected}.")
         return value, ""
@@ -230,7 +233,7 @@ def _read_number(problem: Problem, answer: object) -> tuple[float, str]:
         ) from None
     raise _Unreadable(
         f"the answer is a {kind} of {count} item{'' if count == 1 else 's'}; give one value "
-        f"on its own, not inside a {kind}: {expected}."
+        f"on its own, not inside a {kind}; expected {expected}."
     )
 
 
@@ -246,6 +249,8 @@ def _read_number_text(problem: Problem, text: str, expected: str) -> tuple[float
             )
         digits = digits.replace(",", "")
     value = float(digits.replace("_", ""))
+    if not math.isfinite(value):
+        raise _Unreadable(f"{text!r} is not a finite number; expected {expected}.")
     if not unit_text:
         return value, ""
     unit = _UNIT_ALIASES.get(unit_text.strip().casefold())

@@ -1,0 +1,251 @@
+"""The self-checker: reference answers pass, usual mistakes get the right hint, odd input never raises."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lesson_lib.coursework.check import (
+    CLOSE,
+    RIGHT,
+    UNANSWERED,
+    UNREADABLE,
+    WRONG,
+    CheckResult,
+    check,
+    check_all,
+)
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, reference
+
+STUDENTS = [None] + [f"s{i:03d}" for i in range(30)]
+STATUSES = {RIGHT, CLOSE, WRONG, UNANSWERED, UNREADABLE}
+NUMERIC = [q for q, p in PROBLEMS.items() if p.kind != "choice"]
+
+
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_every_variants_reference_answer_is_right(qid):
+    """The checker accepts lesson_lib's own answer for the book and 30 students."""
+    for student in STUDENTS:
+        result = check(qid, reference(qid, student), student)
+        assert result.status == RIGHT, (qid, student, result)
+        assert result.score == 1.0
+
+
+@pytest.mark.parametrize("qid", NUMERIC)
+def test_reference_with_its_unit_as_a_string_is_right(qid):
+    """'2.1875 MiB' works as well as 2.1875, and so does an upper-case letter unit."""
+    problem = get_problem(qid)
+    for student in STUDENTS[:5]:
+        ref = reference(qid, student)
+        assert check(qid, f"{ref} {problem.unit}", student).status == RIGHT
+        assert check(qid, f"{ref:.12g}{problem.unit}", student).status == RIGHT
+
+
+@pytest.mark.parametrize("qid", NUMERIC)
+def test_every_known_mistake_is_wrong_with_a_hint(qid):
+    """Each listed mistake is rejected with its own hint (or a unit hint), never the generic one."""
+    problem = get_problem(qid)
+    for student in STUDENTS:
+        for m in mistakes(qid, student):
+            result = check(qid, m.value, student)
+            assert result.status == WRONG, (qid, student, m, result)
+            assert result.message != f"Hint: {problem.hint}", (qid, student, m)
+
+
+def test_gb_for_gib_hint():
+    """Giving GiB where GB is asked (and the reverse) names the two unit systems."""
+    gb = reference("q1")
+    result = check("q1", gb * 1e9 / 2**30)
+    assert result.status == WRONG
+    assert "GiB" in result.message and "10^9" in result.message
+    result = check("q2", reference("q2") * 2**30 / 1e9)
+    assert result.status == WRONG and "2^30" in result.message
+
+
+def test_payload_instead_of_wire_bytes_hint():
+    """The payload alone is 'payload, not the bytes on the wire'."""
+    payload = reference("q3") / 1.75
+    result = check("q3", payload)
+    assert result.status == WRONG
+    assert "payload" in result.message and "2(N-1)/N" in result.message
+
+
+def test_forgotten_ring_factor_in_crossover_hint():
+    """alpha x B for N = 4 forgets to divide by 2(N-1)/N."""
+    result = check("q7", reference("q7") * 1.5)
+    assert result.status == WRONG
+    assert "2(N-1)/N" in result.message
+
+
+def test_ms_for_us_hints():
+    """A time 1000x too large or small names the time units."""
+    result = check("q5", reference("q5") * 1000)
+    assert result.status == WRONG and "us" in result.message and "ms" in result.message
+    result = check("q11", reference("q11") / 1000)
+    assert result.status == WRONG and "ms" in result.message
+
+
+def test_ideal_speedup_hint():
+    """Answering 2 for doubling the GPUs gets the 'latency stays' hint."""
+    result = check("q6", 2)
+    assert result.status == WRONG and "latency" in result.message
+
+
+def test_kv_heads_replicated_hint():
+    """q10's trap: splitting 2 KV heads over 4 GPUs as if the cache shrank 4-fold."""
+    trap = [m for m in mistakes("q10") if "replicated" in m.hint]
+    assert trap
+    result = check("q10", trap[0].value)
+    assert result.status == WRONG and "replicated" in result.message
+
+
+def test_wrong_choice_explains_itself():
+    """A wrong letter says why that option is wrong; the letter is read leniently."""
+    right = reference("q4")
+    wrong = next(x for x in "abcd" if x != right)
+    result = check("q4", wrong)
+    assert result.status == WRONG and result.message
+    assert check("q4", f"({right.upper()})").status == RIGHT
+    assert check("q4", f" {right}. ").status == RIGHT
+
+
+def test_close_answers():
+    """2 % off a time, or one sequence off, is close (half a point)."""
+    result = check("q5", reference("q5") * 1.02)
+    assert result.status == CLOSE and result.score == 0.5
+    assert check("q10", reference("q10") - 1).status == CLOSE
+    assert check("q10", reference("q10") + 0.5).status == CLOSE
+
+
+def test_converted_units_are_read_and_reported():
+    """An answer in another unit of the same kind is converted, and the message says so."""
+    ref = reference("q3")
+    result = check("q3", f"{ref * 2**20 / 1e6:.6f} MB")
+    assert result.status == RIGHT
+    assert "read '" in result.message
+
+
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+@pytest.mark.parametrize("answer", [None, ..., "", "   "])
+def test_blank_answers_are_not_answered_yet(qid, answer):
+    """None (the answer cells' starting value) reads as 'not answered yet', with what to write."""
+    result = check(qid, answer)
+    assert result.status == UNANSWERED
+    assert "not answered yet" in str(result)
+    assert f"answer_{qid}" in result.message
+
+
+class _Hostile:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    def __float__(self):
+        raise RuntimeError("no float")
+
+    def __len__(self):
+        raise RuntimeError("no len")
+
+
+ODD = [
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    np.nan,
+    np.float32("nan"),
+    "1.8 MiB",
+    "1.8 parsecs",
+    "1,5",
+    "1e999",
+    "nan",
+    "abc",
+    "b",
+    [1.5],
+    [],
+    (1, 2),
+    {"a": 1},
+    set(),
+    b"1.5",
+    True,
+    False,
+    3 + 1j,
+    10**400,
+    np.array([1.0, 2.0]),
+    np.array(2.0),
+    object(),
+    _Hostile(),
+    "<script>alert(1)</script>",
+]
+
+
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_odd_inputs_never_raise(qid):
+    """Whatever a student types, check returns a result that says what it expected."""
+    for answer in ODD:
+        result = check(qid, answer)
+        assert isinstance(result, CheckResult)
+        assert result.status in STATUSES
+        assert result.message
+        if result.status == UNREADABLE:
+            assert "expected" in result.message, (qid, answer, result)
+        str(result)
+        result._repr_html_()
+
+
+def test_nan_and_lists_explain_what_was_expected():
+    """NaN and a list are unreadable, and the message asks for one plain number in the unit."""
+    result = check("q3", float("nan"))
+    assert result.status == UNREADABLE and "MiB" in result.message
+    result = check("q3", [2.1875])
+    assert result.status == UNREADABLE and "list" in result.message
+    result = check("q3", "1.8 parsecs")
+    assert result.status == UNREADABLE and "unknown unit" in result.message
+
+
+def test_html_output_is_escaped():
+    """A student's string never lands in the page as HTML."""
+    html = check("q1", "<script>alert(1)</script>")._repr_html_()
+    assert "<script>" not in html
+
+
+@given(st.one_of(st.text(max_size=30), st.floats(), st.integers(), st.none(), st.booleans()))
+def test_arbitrary_answers_never_raise(answer):
+    """Random strings, floats (NaN and inf included) and integers give a verdict, never an error."""
+    for qid in ("q1", "q4", "q5", "q10"):
+        result = check(qid, answer)
+        assert result.status in STATUSES
+
+
+def test_odd_problem_ids_and_student_ids():
+    """Unknown ids list the real ones; 3 and 'Q3' mean q3; a bad student ID is explained."""
+    assert check("q99", 1).status == UNREADABLE
+    assert "q1, q2" in check("q99", 1).message
+    assert check(None, 1).status == UNREADABLE
+    assert check(3, reference("q3")).status == RIGHT
+    assert check("Q3", reference("q3")).status == RIGHT
+    result = check("q1", reference("q1"), student="no spaces allowed")
+    assert result.status == UNREADABLE and "Student ID" in result.message
+
+
+def test_student_variant_is_what_gets_checked():
+    """One student's right answer is (almost always) wrong for another student."""
+    mismatched = 0
+    for qid in NUMERIC:
+        a, b = reference(qid, "s001"), reference(qid, "s002")
+        if not math.isclose(a, b, rel_tol=0.02):
+            mismatched += 1
+            assert check(qid, a, "s002").status != RIGHT
+    assert mismatched >= 5
+
+
+def test_check_all_reads_notebook_variables():
+    """check_all picks answer_q... out of a namespace and totals the score."""
+    namespace = {"answer_q1": reference("q1"), "answer_q2": reference("q2") * 1.02, "x": 1}
+    report = check_all(namespace)
+    assert report.results["q1"].status == RIGHT
+    assert report.results["q3"].status == UNANSWERED
+    assert report.score == 1.0 + report.results["q2"].score
+    assert report.max_score == len(PROBLEMS)
+    assert "score:" in str(report)
+    assert report._repr_html_().count("<tr>") == len(PROBLEMS) + 2

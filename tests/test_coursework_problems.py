@@ -1,0 +1,208 @@
+"""The problem set: reference answers come from lesson_lib and agree with its model."""
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib import (
+    GiB,
+    MiB,
+    allreduce_wire_bytes,
+    check_layout,
+    decode_step,
+    memory_budget,
+    speedup,
+)
+from lesson_lib.coursework.problems import (
+    ACCELERATORS,
+    PROBLEMS,
+    get_problem,
+    hybrid_model,
+    mistakes,
+    overview_table,
+    params,
+    reference,
+    show,
+    solution_text,
+    statement,
+)
+from lesson_lib.specimen import FAST, GPU, MODEL, PCIE_BANDWIDTH, SLOW
+from lesson_lib.specs import Fabric
+
+IDS = [f"s{i:03d}" for i in range(40)]
+PAGE = Path(__file__).resolve().parents[1] / "book" / "problems.md"
+
+
+def test_eight_to_twelve_problems_in_order_of_difficulty():
+    """q1..qN, 8-12 of them, difficulty never decreasing, at least two multiple choice."""
+    assert 8 <= len(PROBLEMS) <= 12
+    assert list(PROBLEMS) == [f"q{i}" for i in range(1, len(PROBLEMS) + 1)]
+    difficulty = [p.difficulty for p in PROBLEMS.values()]
+    assert difficulty == sorted(difficulty)
+    assert sum(p.kind == "choice" for p in PROBLEMS.values()) >= 2
+
+
+def test_unknown_problem_names_the_ids():
+    """A typo in a problem id says which ids exist."""
+    with pytest.raises(KeyError, match="q1, q2"):
+        get_problem("q99")
+
+
+def test_book_version_ring_bytes_for_eight_gpus():
+    """q3 without an ID: the specimen's payload per token on a ring of 8."""
+    payload = MODEL.allreduces_per_token * MODEL.hidden_vector_bytes
+    assert_allclose(reference("q3"), allreduce_wire_bytes(payload, 8) / MiB)
+    assert_allclose(reference("q3"), 1.75 * payload / MiB)
+
+
+def test_book_version_70b_kv_cache():
+    """q2 without an ID: 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B x 131,072 tokens."""
+    assert_allclose(reference("q2") * GiB, 2 * 80 * 8 * 128 * 2 * 131_072)
+
+
+def test_book_version_speedup_on_slow_fabric():
+    """q6 without an ID: 2 -> 4 GPUs on the lesson's slow fabric, lesson arithmetic."""
+    two = decode_step(MODEL, GPU, SLOW, 2, include_bandwidth=False)
+    four = decode_step(MODEL, GPU, SLOW, 4, include_bandwidth=False)
+    assert_allclose(reference("q6"), speedup(two, four))
+
+
+@pytest.mark.parametrize("student", [None, *IDS[:10]])
+def test_crossover_balances_latency_and_bytes(student):
+    """q7: at the reference payload the wire time equals the fixed latency."""
+    p = params("q7", student)
+    fabric = Fabric("f", p["latency_us"] * 1e-6, p["bandwidth_gbs"] * 1e9)
+    m = reference("q7", student) * 1e6
+    assert_allclose(allreduce_wire_bytes(m, p["n"]) / fabric.bandwidth, fabric.latency)
+
+
+def test_crossover_book_version_is_the_slow_pcie_fabric():
+    """q7 without an ID uses the lesson's slow latency and PCIe bandwidth."""
+    p = params("q7")
+    assert_allclose(p["latency_us"] * 1e-6, SLOW.latency)
+    assert_allclose(p["bandwidth_gbs"] * 1e9, PCIE_BANDWIDTH)
+
+
+@pytest.mark.parametrize("student", [None, *IDS[:10]])
+def test_largest_latency_is_a_tie(student):
+    """q11: four GPUs at the reference latency decode exactly as fast as two at theirs."""
+    p = params("q11", student)
+    card = ACCELERATORS[p["card"]]
+    two_fabric = Fabric("two", p["latency_us"] * 1e-6, FAST.bandwidth)
+    four_fabric = Fabric("four", reference("q11", student) * 1e-6, FAST.bandwidth)
+    two = decode_step(MODEL, card, two_fabric, 2, include_bandwidth=False)
+    four = decode_step(MODEL, card, four_fabric, 4, include_bandwidth=False)
+    assert_allclose(four.total_s, two.total_s)
+
+
+@pytest.mark.parametrize("student", [None, *IDS[:10]])
+def test_sequences_fit_and_one_more_does_not(student):
+    """q10: the reference count fits in memory and one more sequence does not."""
+    p = params("q10", student)
+    model = hybrid_model(p["attention_layers"], p["kv_heads"], p["head_dim"])
+    ref = reference("q10", student)
+    assert memory_budget(model, GPU, p["n"], MODEL.max_context, ref).fits
+    assert not memory_budget(model, GPU, p["n"], MODEL.max_context, ref + 1).fits
+
+
+def test_layout_answer_is_the_only_valid_in_node_layout():
+    """q12: the right option divides the model and keeps TP within a node."""
+    problem = get_problem("q12")
+    choices = problem.choices(params("q12"))
+    right = [c for c in choices if c.correct]
+    assert len(right) == 1
+    assert "TP = 4 inside each node" in right[0].text
+    assert check_layout(MODEL, 4, 2) == []
+
+
+@pytest.mark.parametrize("qid", [q for q, p in PROBLEMS.items() if p.kind == "choice"])
+@pytest.mark.parametrize("student", [None, *IDS[:8]])
+def test_choice_problems_have_exactly_one_right_option(qid, student):
+    """Every shuffled variant keeps four options, exactly one right, each explained."""
+    choices = get_problem(qid).choices(params(qid, student))
+    assert len(choices) == 4
+    assert sum(c.correct for c in choices) == 1
+    assert all(c.why for c in choices)
+    assert reference(qid, student) in "abcd"
+
+
+def test_same_id_same_parameters():
+    """Variants are deterministic: the same ID always gets the same numbers."""
+    for qid in PROBLEMS:
+        assert params(qid, "s042") == params(qid, "s042")
+        assert params(qid, " S042 ") == params(qid, "s042")
+        assert statement(qid, "s042") == statement(qid, "s042")
+
+
+def test_different_ids_get_different_numbers():
+    """Two IDs differ in most problems, and every problem has several variants."""
+    differing = sum(params(q, "s001") != params(q, "s002") for q in PROBLEMS)
+    assert differing >= len(PROBLEMS) // 2
+    for qid in PROBLEMS:
+        answers = {str(reference(qid, s)) for s in IDS}
+        assert len(answers) >= 3, qid
+
+
+def test_no_id_gives_the_defaults():
+    """Without an ID a problem uses its book version."""
+    for qid, problem in PROBLEMS.items():
+        assert params(qid) == problem.defaults
+        assert params(qid, "") == problem.defaults
+
+
+@pytest.mark.parametrize("student", [None, "s007"])
+def test_statements_show_the_students_numbers(student):
+    """The ring problem's text names that student's N; answers ask for a unit."""
+    p = params("q3", student)
+    assert f"N = {p['n']}" in statement("q3", student)
+    for qid, problem in PROBLEMS.items():
+        text = statement(qid, student)
+        assert "{" not in text, qid
+        assert "Answer with" in text
+        if problem.kind != "choice" and problem.unit != "x":
+            assert problem.unit in text
+
+
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_solutions_state_the_reference_answer(qid):
+    """Each worked solution contains the answer, rounded as the book prints it."""
+    for student in (None, "s003"):
+        text = solution_text(qid, student)
+        ref = reference(qid, student)
+        if get_problem(qid).kind == "choice":
+            assert f"**{ref}**" in text
+        else:
+            bold = re.findall(r"\*\*(\d[\d.,]*)", text)
+            assert bold, text
+            assert_allclose(float(bold[-1].replace(",", "")), ref, rtol=0.01)
+
+
+def test_mistakes_never_equal_the_answer():
+    """A known mistake that coincides with the right answer is dropped."""
+    for qid in PROBLEMS:
+        for student in [None, *IDS]:
+            ref = reference(qid, student)
+            for m in mistakes(qid, student):
+                assert not math.isclose(m.value, ref, rel_tol=0.005), (qid, student)
+
+
+def test_show_and_overview_render_as_markdown():
+    """show() and overview_table() carry Markdown (and HTML for the table)."""
+    assert "**q1**" in show("q1")._repr_markdown_()
+    table = overview_table()
+    assert table._repr_markdown_().count("\n") == len(PROBLEMS) + 1
+    assert table._repr_html_().count("<tr>") == len(PROBLEMS) + 1
+
+
+def test_page_has_every_problem_with_answer_check_and_solution():
+    """book/problems.md: a heading, answer cell, check cell and solution per problem."""
+    text = PAGE.read_text()
+    for qid, problem in PROBLEMS.items():
+        assert f"## Problem {problem.number}: {problem.title}\n" in text
+        assert f"answer_{qid} = None" in text
+        assert f'check("{qid}", answer_{qid}, STUDENT)' in text
+        assert f"```{{solution-start}} pset-{qid}" in text
+        assert f'solution("{qid}", STUDENT)' in text
