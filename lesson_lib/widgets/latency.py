@@ -71,7 +71,9 @@ def decode_breakdown(
         f"<b>{ms(step.total_s)}</b> per token, "
         f"<b>{format_count(step.tokens_per_s)} tokens/s</b> (largest term: {step.bound}).<br>"
         f"Speed-up over one such card: {format_ratio(speedup(one, step))}; "
-        f"no number of GPUs on this fabric can beat {ceiling}.</p>"
+        f"no number of GPUs on this fabric can beat {ceiling}. "
+        "(Both count the bandwidth term, so they sit a hair below the lesson's "
+        "compute + latency figures.)</p>"
     )
     fig = breakdown_figure(
         [
