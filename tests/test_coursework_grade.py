@@ -1,0 +1,163 @@
+"""The batch grader: right, partly right, empty, raising and broken submissions, one CSV."""
+
+import csv
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lesson_lib.coursework.grade import (
+    find_submissions,
+    grade_folder,
+    main,
+    static_answers,
+    write_details,
+    write_scores,
+)
+from lesson_lib.coursework.problems import PROBLEMS, reference
+from lesson_lib.coursework.student_edition import write_edition
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _fill(path: Path, answers: dict, extra: str | None = None, at: int = 4) -> None:
+    """Type answers into a student notebook's answer cells, as a student would."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("coursework") == "answer":
+            qid = cell.source.split("=")[0].strip()[len("answer_") :]
+            if qid in answers:
+                cell.source = f"answer_{qid} = {answers[qid]!r}"
+    if extra is not None:
+        nb.cells.insert(at, nbformat.v4.new_code_cell(extra))
+    nbformat.write(nb, path)
+
+
+def _rows(path: Path) -> dict[str, dict[str, str]]:
+    with path.open() as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def test_static_answers_reads_literals_only():
+    """Plain values are read from the source; expressions and broken cells are skipped."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("answer_q1 = 140\nanswer_q2 = '40 GiB'"),
+        nbformat.v4.new_code_cell("answer_q3 = 1.25 * 1.75"),
+        nbformat.v4.new_code_cell("answer_q4 = 'c'\nanswer_q4 = 'b'"),
+        nbformat.v4.new_code_cell("this is not python ("),
+    ]
+    assert static_answers(nb) == {"q1": 140, "q2": "40 GiB", "q4": "b"}
+
+
+def test_find_submissions_understands_both_layouts(tmp_path):
+    """<ID>.ipynb files and <ID>/problems.ipynb folders; other chapter notebooks are ignored."""
+    (tmp_path / "s1.ipynb").write_text("{}")
+    (tmp_path / "s2").mkdir()
+    (tmp_path / "s2" / "problems.ipynb").write_text("{}")
+    (tmp_path / "s2" / "sizing.ipynb").write_text("{}")
+    (tmp_path / "notes.txt").write_text("")
+    assert [name for name, _ in find_submissions(tmp_path)] == ["s1", "s2"]
+
+
+def test_cli_refuses_a_missing_or_empty_folder(tmp_path):
+    """No folder, or no notebooks in it: exit status 2 and no CSV."""
+    assert main([str(tmp_path / "nope")]) == 2
+    assert main([str(tmp_path), "--out", str(tmp_path / "g.csv")]) == 2
+    assert not (tmp_path / "g.csv").exists()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Four student notebooks from the student edition, filled in four ways, plus a broken file."""
+    folder = tmp_path_factory.mktemp("submissions")
+    ids = ["s101", "s102", "s103", "s104"]
+    write_edition(folder, ROOT, ids, ["problems"])
+    _fill(folder / "s101" / "problems.ipynb", {q: reference(q, "s101") for q in PROBLEMS})
+    _fill(
+        folder / "s102" / "problems.ipynb",
+        {
+            "q1": f"{reference('q1', 's102')} GB",
+            "q2": reference("q2", "s102") * 1.015,
+            "q3": reference("q3", "s102") / 2 * 3,
+            "q4": reference("q4", "s102").upper(),
+            "q5": [1, 2],
+        },
+    )
+    _fill(
+        folder / "s104" / "problems.ipynb",
+        {"q1": reference("q1", "s104"), "q12": reference("q12", "s104")},
+        extra="raise RuntimeError('my notebook is broken')",
+    )
+    (folder / "broken.ipynb").write_text("this is not a notebook")
+    out, details = folder / "grades.csv", folder / "details.csv"
+    assert main([str(folder), "--out", str(out), "--details", str(details), "--timeout", "90"]) == 0
+    return out, details
+
+
+@pytest.mark.slow
+def test_batch_csv_scores_every_kind_of_submission(graded):
+    """Right: 12; partly right: 2.5; empty: 0; raising: its two answers; broken: a row of zeros."""
+    rows = _rows(graded[0])
+    assert list(rows) == ["broken", "s101", "s102", "s103", "s104"]
+    assert rows["s101"]["total"] == "12" and rows["s101"]["status"] == "ran"
+    assert all(rows["s101"][q] == "1" for q in PROBLEMS)
+    partly = rows["s102"]
+    assert [partly[q] for q in ("q1", "q2", "q3", "q4", "q5")] == ["1", "0.5", "0", "1", "0"]
+    assert partly["total"] == "2.5"
+    assert rows["s103"]["total"] == "0" and rows["s103"]["status"] == "ran"
+    raising = rows["s104"]
+    assert raising["status"] == "ran with errors" and "raised an error" in raising["notes"]
+    assert raising["q1"] == raising["q12"] == "1" and raising["total"] == "2"
+    assert rows["broken"]["status"] == "not a notebook" and rows["broken"]["total"] == "0"
+    assert rows["s101"]["max"] == str(len(PROBLEMS))
+
+
+@pytest.mark.slow
+def test_details_csv_explains_each_verdict(graded):
+    """The details CSV has one row per student and problem, with the checker's message."""
+    with graded[1].open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 5 * len(PROBLEMS)
+    q5 = next(r for r in rows if r["student"] == "s102" and r["problem"] == "q5")
+    assert q5["status"] == "unreadable" and "list" in q5["message"]
+    empty = next(r for r in rows if r["student"] == "s103" and r["problem"] == "q1")
+    assert empty["status"] == "not answered yet"
+
+
+@pytest.mark.slow
+def test_runaway_and_dying_notebooks_do_not_stop_the_grader(tmp_path):
+    """A notebook that loops forever is stopped at the limit, one that kills its kernel is
+    read from source; both keep the answers given before the trouble."""
+    write_edition(tmp_path, ROOT, ["s201", "s202"], ["problems"])
+    loop = tmp_path / "s201" / "problems.ipynb"
+    _fill(loop, {"q1": reference("q1", "s201")}, extra="while True:\n    pass", at=12)
+    _fill(tmp_path / "s202" / "problems.ipynb", {"q2": reference("q2", "s202")})
+    _fill(tmp_path / "s202" / "problems.ipynb", {}, extra="import os\nos._exit(3)", at=12)
+    subs = grade_folder(tmp_path, timeout=12)
+    by_id = {s.student: s for s in subs}
+    assert by_id["s201"].status == "timed out"
+    assert by_id["s201"].results["q1"].score == 1.0
+    assert by_id["s202"].status == "kernel died"
+    assert by_id["s202"].results["q2"].score == 1.0
+    assert "source" in " ".join(by_id["s202"].notes)
+    write_scores(subs, tmp_path / "out" / "g.csv")
+    write_details(subs, tmp_path / "out" / "d.csv")
+    assert _rows(tmp_path / "out" / "g.csv")["s201"]["q1"] == "1"
+
+
+@pytest.mark.slow
+def test_grading_uses_the_file_name_not_the_notebooks_student(tmp_path):
+    """A student who changes STUDENT to someone else's ID is still graded as themselves."""
+    write_edition(tmp_path, ROOT, ["s301"], ["problems"])
+    nb_path = tmp_path / "s301" / "problems.ipynb"
+    nb = nbformat.read(nb_path, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("coursework") == "student-id":
+            cell.source = cell.source.replace('"s301"', '"s999"')
+    nbformat.write(nb, nb_path)
+    _fill(nb_path, {q: reference(q, "s999") for q in PROBLEMS})
+    (sub,) = grade_folder(tmp_path, timeout=90)
+    assert sub.student == "s301"
+    assert "s999" in " ".join(sub.notes)
+    assert sub.total < len(PROBLEMS)

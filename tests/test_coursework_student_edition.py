@@ -1,0 +1,261 @@
+"""The student edition: no solution text anywhere, checks kept, deterministic per student."""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from lesson_lib.coursework.problems import PROBLEMS, solution_text, statement
+from lesson_lib.coursework.student_edition import (
+    main,
+    page_notebook,
+    strip_solutions,
+    student_pages,
+    toc_pages,
+    write_edition,
+    write_site_sources,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "book" / "problems.md"
+IDS = ["s001", "s002", "Alice"]
+
+FIXTURE = """---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+(fixture)=
+# Fixture
+
+```{exercise-start}
+:label: ex-1
+```
+KEEP-EXERCISE-TEXT
+```{exercise-end}
+```
+
+```{solution-start} ex-1
+:class: dropdown
+```
+SECRET-GATED-PROSE
+```{code-cell} ipython3
+print("SECRET-GATED-CODE")
+```
+More SECRET-GATED-TAIL
+```{solution-end}
+```
+
+````{solution} ex-2
+:class: dropdown
+SECRET-NESTED
+```python
+print("SECRET-NESTED-CODE")
+```
+````
+
+:::{solution} ex-3
+SECRET-COLON
+:::
+
+```{admonition} Solution to the warm-up
+:class: dropdown
+SECRET-ADMONITION
+```
+
+```{note}
+KEEP-NOTE
+:::{solution} ex-4
+SECRET-INSIDE-NOTE
+:::
+```
+
+```{code-cell} ipython3
+---
+coursework: solution
+---
+SECRET_CELL = 1
+```
+
+```{code-cell} ipython3
+check("q1", answer_q1, STUDENT)
+```
+"""
+
+
+def _solution_blocks(text: str) -> list[str]:
+    """Solution content found independently of the stripper: every line of each block."""
+    blocks = re.findall(r"```\{solution-start\}.*?```\{solution-end\}\n```", text, flags=re.S)
+    blocks += re.findall(r"(`{3,})\{solution\}.*?\n\1\n", text, flags=re.S)
+    return [line.strip() for block in blocks for line in block.splitlines()]
+
+
+def _notebook_text(nb) -> str:
+    return json.dumps(nb)
+
+
+def test_fixture_loses_every_solution_and_keeps_the_rest():
+    """Gated, fenced, colon-fenced, nested and marked solutions all go; exercises stay."""
+    out = strip_solutions(FIXTURE)
+    assert "SECRET" not in out
+    for kept in (
+        "KEEP-EXERCISE-TEXT",
+        "KEEP-NOTE",
+        'check("q1", answer_q1, STUDENT)',
+        "(fixture)=",
+    ):
+        assert kept in out
+    assert out.startswith("---\njupytext:")
+
+
+def test_unterminated_gated_solution_is_an_error():
+    """A solution-start without its end would swallow the page: refuse instead."""
+    with pytest.raises(ValueError, match="no solution-end"):
+        strip_solutions("```{solution-start} ex-1\n```\nsecret\n")
+
+
+def test_fixture_notebook_has_plain_markdown():
+    """Exercise directives and labels become plain Markdown Jupyter can show."""
+    path = ROOT / "tests" / "_fixture_page.md"
+    try:
+        path.write_text(FIXTURE)
+        nb = page_notebook(path)
+    finally:
+        path.unlink()
+    text = _notebook_text(nb)
+    assert "SECRET" not in text
+    assert "**Exercise.**" in text
+    assert "exercise-start" not in text and "(fixture)=" not in text
+
+
+def test_every_book_page_loses_its_solutions():
+    """Each page of the book: no solution directive left, no line of any solution block."""
+    for page in student_pages(ROOT):
+        source = page.read_text()
+        nb_text = _notebook_text(page_notebook(page))
+        assert "{solution" not in nb_text, page.name
+        outside = strip_solutions(source)
+        for line in _solution_blocks(source):
+            if len(line) >= 20 and line not in outside:
+                assert json.dumps(line)[1:-1] not in nb_text, (page.name, line)
+
+
+def test_instructor_page_is_not_handed_out():
+    """The instructor page is in the book but never in the student edition."""
+    assert any(p.stem == "instructor" for p in toc_pages(ROOT))
+    assert all(p.stem != "instructor" for p in student_pages(ROOT))
+    assert any(p.stem == "problems" for p in student_pages(ROOT))
+
+
+@pytest.mark.parametrize("student", [None, *IDS])
+def test_problem_set_has_no_solution_text(student):
+    """No worked solution of this student's (or the book's) variant appears in the notebook."""
+    nb = page_notebook(PAGE, student)
+    text = _notebook_text(nb)
+    for qid in PROBLEMS:
+        for variant in {student, None}:
+            solution = solution_text(qid, variant)
+            for sentence in re.split(r"(?<=[.:])\s+", solution):
+                if len(sentence) >= 25:
+                    assert json.dumps(sentence)[1:-1] not in text, (qid, sentence)
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert not any("solution(" in s or "import solution" in s for s in sources)
+
+
+def test_problem_set_keeps_answers_and_checks():
+    """Every problem keeps its statement cell, an empty answer cell and its check cell."""
+    nb = page_notebook(PAGE, "s001")
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    for qid in PROBLEMS:
+        assert f'show("{qid}", STUDENT)' in sources
+        assert f"answer_{qid} = None" in sources
+        assert f'check("{qid}", answer_{qid}, STUDENT)' in sources
+    assert 'STUDENT = "s001"' in "\n".join(sources)
+    assert "check_all(globals(), STUDENT)" in sources
+
+
+def test_same_id_same_bytes_different_ids_different_numbers(tmp_path):
+    """Writing twice gives byte-identical files; two IDs differ, and so do their numbers."""
+    first = write_edition(tmp_path / "a", ROOT, IDS, ["problems"])
+    second = write_edition(tmp_path / "b", ROOT, IDS, ["problems"])
+    for x, y in zip(first, second, strict=True):
+        assert x.read_bytes() == y.read_bytes()
+    s1 = (tmp_path / "a" / "s001" / "problems.ipynb").read_text()
+    s2 = (tmp_path / "a" / "s002" / "problems.ipynb").read_text()
+    assert s1 != s2
+    assert (tmp_path / "a" / "alice" / "problems.ipynb").exists()
+    differing = sum(statement(q, "s001") != statement(q, "s002") for q in PROBLEMS)
+    assert differing >= len(PROBLEMS) // 2
+
+
+def test_cell_ids_are_stable_and_valid(tmp_path):
+    """Cell ids are derived from the page (no random ids), and the notebook validates."""
+    nb = page_notebook(PAGE, "s001")
+    assert nb.cells[0].id == "problems-000"
+    assert len({c.id for c in nb.cells}) == len(nb.cells)
+    nbformat.validate(nb)
+
+
+def test_bad_ids_are_refused(tmp_path):
+    """Duplicate or malformed IDs stop the command with a message, exit status 2."""
+    with pytest.raises(ValueError, match="unique"):
+        write_edition(tmp_path, ROOT, ["s1", "S1"], ["problems"])
+    assert main(["--root", str(ROOT), "--out", str(tmp_path), "--ids", "a b"]) == 2
+    assert main(["--root", str(ROOT), "--out", str(tmp_path), "--pages", "nope"]) == 2
+
+
+def test_cli_reads_an_id_file(tmp_path, capsys):
+    """--ids-file: one ID per line, blank lines and # comments ignored."""
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# cohort\ns010\n\ns011\n")
+    status = main(
+        ["--root", str(ROOT), "--out", str(tmp_path / "out"), "--ids-file", str(roster)]
+        + ["--pages", "problems"]
+    )
+    assert status == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s010", "s011"]
+    assert "wrote 2 notebooks" in capsys.readouterr().out
+
+
+def test_site_sources_without_solutions(tmp_path):
+    """--site copies the book with every page stripped and hide_solutions switched on."""
+    dest = tmp_path / "site"
+    pages = write_site_sources(dest, ROOT)
+    assert {p.name for p in pages} == {p.name for p in toc_pages(ROOT)}
+    for page in pages:
+        text = page.read_text()
+        assert "{solution" not in text, page.name
+    config = yaml.safe_load((dest / "_config.yml").read_text())
+    assert config["sphinx"]["config"]["hide_solutions"] is True
+    assert "(without solutions)" in config["title"]
+    assert not (dest / ".git").exists() and not (dest / "_build").exists()
+
+
+@pytest.mark.slow
+def test_student_notebook_runs_top_to_bottom_with_empty_answers(tmp_path):
+    """Executed with nbclient: no errors, every check says 'not answered yet', no solution shows."""
+    from nbclient import NotebookClient
+
+    nb = page_notebook(PAGE, "s002")
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    text = _notebook_text(nb)
+    assert '"output_type": "error"' not in text
+    checks = [c for c in nb.cells if c.source.startswith("check(")]
+    assert len(checks) == len(PROBLEMS)
+    for cell in checks:
+        plain = cell.outputs[0]["data"]["text/plain"]
+        assert "not answered yet" in plain, plain
+    shown = [c for c in nb.cells if c.source.startswith("show(")]
+    assert statement("q3", "s002").split("\n")[0] in shown[2].outputs[0]["data"]["text/markdown"]
+    for qid in PROBLEMS:
+        assert solution_text(qid, "s002")[:60] not in text
