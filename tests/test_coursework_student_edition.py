@@ -216,10 +216,8 @@ def test_cli_reads_an_id_file(tmp_path, capsys):
     """--ids-file: one ID per line, blank lines and # comments ignored."""
     roster = tmp_path / "roster.txt"
     roster.write_text("# cohort\ns010\n\ns011\n")
-    status = main(
-        ["--root", str(ROOT), "--out", str(tmp_path / "out"), "--ids-file", str(roster)]
-        + ["--pages", "problems"]
-    )
+    args = ["--root", str(ROOT), "--out", str(tmp_path / "out"), "--ids-file", str(roster)]
+    status = main([*args, "--pages", "problems"])
     assert status == 0
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s010", "s011"]
     assert "wrote 2 notebooks" in capsys.readouterr().out
