@@ -6,6 +6,8 @@ all build with the same command and the same strictness (``-W -n``).
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -43,8 +45,70 @@ class BuildResult:
         ]
 
 
-def build_book(root: Path = ROOT, timeout: float = 1200.0) -> BuildResult:
+#: Where ``_config.yml`` keeps the execution cache.
+CACHE_DIR = Path("_build") / ".jupyter_cache"
+_STAMP = "lesson_lib.sha256"
+
+
+def package_fingerprint(root: Path = ROOT) -> str:
+    """Hash of every file in ``lesson_lib`` (code and data) and the pinned requirements.
+
+    Parameters
+    ----------
+    root : pathlib.Path, optional
+        Repository root.
+
+    Returns
+    -------
+    str
+        Hex SHA-256 digest; it changes whenever code the chapters call changes.
+    """
+    digest = hashlib.sha256()
+    package = root / "lesson_lib"
+    files = [
+        *sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts),
+        root / "requirements.txt",
+    ]
+    for path in files:
+        if path.exists():
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def invalidate_stale_cache(root: Path = ROOT) -> bool:
+    """Drop the execution cache if ``lesson_lib`` changed since it was filled.
+
+    Jupyter Book's cache is keyed on each notebook's own code, so a chapter
+    whose text did not change would keep outputs computed by an older
+    ``lesson_lib``: a stale number in the book. This clears it instead.
+
+    Parameters
+    ----------
+    root : pathlib.Path, optional
+        Repository root.
+
+    Returns
+    -------
+    bool
+        True if a stale cache was removed.
+    """
+    cache = root / CACHE_DIR
+    stamp = cache / _STAMP
+    current = package_fingerprint(root)
+    stale = cache.exists() and (not stamp.exists() or stamp.read_text().strip() != current)
+    if stale:
+        shutil.rmtree(cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current + "\n")
+    return stale
+
+
+def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -> BuildResult:
     """Run ``jupyter-book build . -W -n --keep-going`` in ``root``.
+
+    The execution cache is cleared first if ``lesson_lib`` changed since it
+    was filled (see :func:`invalidate_stale_cache`).
 
     Parameters
     ----------
@@ -52,16 +116,34 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0) -> BuildResult:
         Repository root; defaults to this checkout.
     timeout : float, default 1200.0
         Seconds before the build is stopped.
+    echo : bool, default False
+        Also print the build's output as it runs (for ``make book``).
 
     Returns
     -------
     BuildResult
         Exit status, output and the HTML folder (``root / "_build" / "html"``).
     """
+    if invalidate_stale_cache(root) and echo:
+        print("lesson_lib changed since the last build: re-executing every chapter", flush=True)
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe), "build", ".", "-W", "-n", "--keep-going"]
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout)
-    return BuildResult(proc.returncode, proc.stdout + proc.stderr, root / "_build" / "html")
+    proc = subprocess.Popen(
+        cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    lines = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if echo:
+                print(line, end="", flush=True)
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return BuildResult(proc.returncode, "".join(lines), root / "_build" / "html")
 
 
 def toc_files(root: Path = ROOT) -> list[str]:
@@ -91,3 +173,21 @@ def toc_files(root: Path = ROOT) -> list[str]:
 
     walk(toc.get("parts", []) + toc.get("chapters", []))
     return files
+
+
+def main() -> int:
+    """Build the book as ``make book`` does; exit status 0 on success.
+
+    Returns
+    -------
+    int
+        The build's exit status.
+    """
+    result = build_book(echo=True)
+    if result.returncode == 0:
+        print(f"The site is in {result.html_dir / 'index.html'}")
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

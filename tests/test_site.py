@@ -4,10 +4,8 @@ import re
 
 import pytest
 
-from lesson_lib.site import ROOT, toc_files
+from lesson_lib.site import CACHE_DIR, ROOT, invalidate_stale_cache, package_fingerprint, toc_files
 from lesson_lib.worked_example import numbers
-
-pytestmark = pytest.mark.slow
 
 #: The worked example's headline numbers the built site must show as glued text.
 HEADLINE = [
@@ -33,6 +31,7 @@ def test_toc_lists_pages():
     assert all((ROOT / f"{f}.md").exists() for f in files)
 
 
+@pytest.mark.slow
 def test_build_has_no_warnings(built_book):
     """`jupyter-book build . -W -n --keep-going` succeeds with zero warnings."""
     assert built_book.warnings == [], "\n".join(built_book.warnings[:20])
@@ -40,12 +39,14 @@ def test_build_has_no_warnings(built_book):
     assert (built_book.html_dir / "index.html").exists()
 
 
+@pytest.mark.slow
 def test_every_toc_page_is_built(built_book):
     """Each page in _toc.yml has its HTML."""
     missing = [f for f in toc_files() if not (built_book.html_dir / f"{f}.html").exists()]
     assert missing == []
 
 
+@pytest.mark.slow
 def test_headline_numbers_are_glued(built_book):
     """Each headline number appears in the site as pasted (glued) text, never typed."""
     pasted = set()
@@ -55,6 +56,7 @@ def test_headline_numbers_are_glued(built_book):
     assert [k for k in HEADLINE if values[k] not in pasted] == []
 
 
+@pytest.mark.slow
 def test_no_page_is_a_stub(built_book):
     """No chapter is left as a placeholder."""
     stubs = [
@@ -63,3 +65,40 @@ def test_no_page_is_a_stub(built_book):
         if "This chapter is being written" in p.read_text()
     ]
     assert stubs == []
+
+
+def fake_root(tmp_path):
+    (tmp_path / "lesson_lib").mkdir()
+    (tmp_path / "lesson_lib" / "a.py").write_text("X = 1\n")
+    (tmp_path / "requirements.txt").write_text("numpy==2\n")
+    return tmp_path
+
+
+def test_cache_cleared_only_when_lesson_lib_changes(tmp_path):
+    """A cache filled by other code is dropped; an up-to-date one is kept."""
+    root = fake_root(tmp_path)
+    cache = root / CACHE_DIR
+    cache.mkdir(parents=True)
+    (cache / "entry").write_text("old output")
+    assert invalidate_stale_cache(root) is True  # no stamp: unknown provenance
+    assert not (cache / "entry").exists()
+    (cache / "entry").write_text("fresh output")
+    assert invalidate_stale_cache(root) is False
+    assert (cache / "entry").exists()
+    (root / "lesson_lib" / "a.py").write_text("X = 2\n")
+    assert invalidate_stale_cache(root) is True
+    assert not (cache / "entry").exists()
+
+
+def test_fingerprint_covers_code_data_and_pins(tmp_path):
+    """Code, data files and requirements all change the fingerprint; caches do not."""
+    root = fake_root(tmp_path)
+    seen = {package_fingerprint(root)}
+    (root / "lesson_lib" / "data.json").write_text("{}")
+    seen.add(package_fingerprint(root))
+    (root / "requirements.txt").write_text("numpy==3\n")
+    seen.add(package_fingerprint(root))
+    (root / "lesson_lib" / "__pycache__").mkdir()
+    (root / "lesson_lib" / "__pycache__" / "a.pyc").write_bytes(b"x")
+    assert package_fingerprint(root) in seen
+    assert len(seen) == 3
