@@ -40,5 +40,18 @@ lock:  ## recompile requirements.txt from requirements.in in a scratch venv
 	  .lock-venv/bin/python -m pip freeze --exclude-editable | sort -f; } > requirements.txt
 	rm -rf .lock-venv
 
+# Coursework (see the "For instructors" page). IDS="s001 s002" makes one folder per student.
+.PHONY: student book-nosolutions grade
+
+student: setup  ## notebooks without solutions into _build/student (IDS="..." for per-student copies)
+	$(BIN)/python -m lesson_lib.coursework.student_edition --out _build/student $(if $(IDS),--ids $(IDS))
+
+book-nosolutions: setup assets  ## the site with every solution removed, into _build/nosolutions/_build/html
+	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
+	$(BIN)/jupyter-book build _build/nosolutions-src -W -n --keep-going --path-output _build/nosolutions
+
+grade: setup  ## score submitted notebooks: make grade SUBMISSIONS=folder -> _build/grades.csv
+	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv
+
 clean:
 	rm -rf _build .pytest_cache .hypothesis
