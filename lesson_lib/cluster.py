@@ -522,3 +522,51 @@ def communication_per_token(
             "replicas are independent; training all-reduces gradients once per step",
         ),
     ]
+
+
+def cluster_numbers() -> dict[str, str]:
+    """Numbers the cluster chapter glues, formatted.
+
+    Returns
+    -------
+    dict of str to str
+        For example ``"inter_bandwidth": "50 GB/s"`` and
+        ``"pp2_token_time": "5.34 ms"``.
+    """
+    m = MODEL
+    in_node = plan_cluster(m, GPU, 4, 1, 4)
+    pp2 = plan_cluster(m, GPU, 4, 2, 4, 2)
+    dp2 = plan_cluster(m, GPU, 4, 2, 4, 1)
+    across = plan_cluster(m, GPU, 2, 2, 4)
+    tp8 = plan_cluster(m, GPU, 8, 1, 8)
+    tp2 = plan_cluster(m, GPU, 2, 1, 2)
+    # Network latency at which TP 4 across two nodes of two costs what TP 2 in one node does.
+    limit = (tp2.token_time_s - across.step.compute_s) / m.allreduces_per_token
+    ms = "ms"
+    return {
+        "kv_heads": str(m.num_kv_heads),
+        "query_heads": str(m.num_query_heads),
+        "deltanet_key_heads": str(m.linear_num_key_heads),
+        "deltanet_value_heads": str(m.linear_num_value_heads),
+        "ffn_size": format_count(m.ffn_size or 0),
+        "super_blocks": str(m.super_blocks),
+        "inter_latency": format_seconds(INTER_NODE.latency, "us"),
+        "inter_bandwidth": format_bytes(INTER_NODE.bandwidth, "GB") + "/s",
+        "in_node_token_time": format_seconds(in_node.token_time_s, ms),
+        "across_token_time": format_seconds(across.token_time_s, ms),
+        "across_latency": format_seconds(across.step.latency_s, ms),
+        "pp_send": format_seconds(pp2.pp_send_s, "us"),
+        "pp2_token_time": format_seconds(pp2.token_time_s, ms),
+        "pp2_tokens_per_s": format_count(pp2.tokens_per_s_total),
+        "pp2_weights": format_bytes(pp2.weights_per_gpu_bytes, "GB"),
+        "pp2_sequences": format_count(pp2.sequences_per_replica),
+        "dp2_token_time": format_seconds(dp2.token_time_s, ms),
+        "dp2_tokens_per_s": format_count(dp2.tokens_per_s_total),
+        "dp2_weights": format_bytes(dp2.weights_per_gpu_bytes, "GB"),
+        "dp2_sequences": format_count(dp2.sequences_per_replica),
+        "dp2_sequences_total": format_count(dp2.dp * dp2.sequences_per_replica),
+        "tp8_token_time": format_seconds(tp8.token_time_s, ms),
+        "tp8_sequences": format_count(tp8.sequences_per_replica),
+        "in_node_sequences": format_count(in_node.sequences_per_replica),
+        "across_limit_latency": format_seconds(limit, "us", decimals=0),
+    }

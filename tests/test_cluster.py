@@ -11,6 +11,7 @@ from lesson_lib.cluster import (
     candidate_configurations,
     candidate_rows,
     candidate_table,
+    cluster_numbers,
     communication_per_token,
     plan_cluster,
 )
@@ -179,3 +180,14 @@ def test_inter_node_fabric_is_a_stated_assumption():
     assert "assumption" in INTER_NODE.name
     assert INTER_NODE.bandwidth == 50 * GB
     assert FAST.latency < INTER_NODE.latency
+
+
+def test_cluster_numbers_pinned():
+    """The glued strings: model dimensions, network assumption, PP vs DP on 2 x 4."""
+    values = cluster_numbers()
+    assert (values["kv_heads"], values["query_heads"], values["ffn_size"]) == ("4", "24", "17,408")
+    assert (values["inter_latency"], values["inter_bandwidth"]) == ("25 us", "50 GB/s")
+    assert values["in_node_token_time"] == "5.31 ms"
+    assert values["dp2_tokens_per_s"] == "376" and values["dp2_sequences_total"] == "30"
+    assert values["pp2_weights"] == "6.75 GB" and values["pp2_sequences"] == "33"
+    assert values["tp8_sequences"] == "16"  # replicated KV heads: barely more than TP 4's 15
