@@ -24,22 +24,10 @@ from dataclasses import dataclass
 from lesson_lib._validate import require_int
 from lesson_lib.layout import check_layout
 from lesson_lib.memory import kv_share, state_share
-from lesson_lib.specimen import FAST, GPU, MODEL
+from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import StepBreakdown, decode_step
-from lesson_lib.units import GB, US, format_bytes, format_count, format_seconds
-
-# Illustrative assumption, not a vendor latency or a measurement: one NDR
-# InfiniBand port carries 400 Gb/s = 50 GB/s per direction (vendor figure), and
-# a small all-reduce between nodes is taken to cost 25 us, of the order of the
-# estimate NCCL's own tuner printed for a 128-byte all-reduce over two 8 x H100
-# nodes (NVIDIA/nccl issue 1453). A point-to-point send is charged the same
-# latency, a conservative upper bound. Adjust both for your own network.
-INTER_NODE = Fabric(
-    name="InfiniBand NDR-class network (assumption, 25 us)",
-    latency=25 * US,
-    bandwidth=50 * GB,
-)
+from lesson_lib.units import format_bytes, format_count, format_seconds
 
 
 @dataclass(frozen=True)

@@ -14,23 +14,25 @@ from collections.abc import Sequence
 
 from lesson_lib._validate import require_int, require_number
 from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
-from lesson_lib.specimen import MODEL, NVLINK_BANDWIDTH, PCIE_BANDWIDTH, TOKENS_PER_S
+from lesson_lib.specimen import (
+    INFINIBAND_NDR_BANDWIDTH,
+    MODEL,
+    NVLINK_BANDWIDTH,
+    PCIE_BANDWIDTH,
+    TOKENS_PER_S,
+)
 from lesson_lib.specs import ModelSpec
 from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate
 
 #: The lesson's yardstick: decode traffic "under 100 MiB per second" per rank.
 RATE_YARDSTICK: float = 100 * MiB
 
-#: InfiniBand NDR, 400 Gb/s per port and direction = 50 GB/s. An illustrative
-#: cross-node figure only: the lesson's decode example never crosses a node.
-IB_NDR_BANDWIDTH: float = 50 * GB
-
 #: The fabrics the chapter draws the decode traffic against, bytes/second
 #: per direction; labels say which figures are illustrative.
 FABRIC_BANDWIDTHS: dict[str, float] = {
     "NVLink 4 (per GPU, vendor figure)": NVLINK_BANDWIDTH,
     "PCIe Gen5 x16 (vendor figure)": PCIE_BANDWIDTH,
-    "InfiniBand NDR port (illustrative)": IB_NDR_BANDWIDTH,
+    "InfiniBand NDR port (illustrative)": INFINIBAND_NDR_BANDWIDTH,
 }
 
 
@@ -171,12 +173,12 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         "gb_bytes": format_count(GB),
         "headroom_nvlink_4": format_count(headroom(NVLINK_BANDWIDTH, rate4)),
         "headroom_pcie_4": format_count(headroom(PCIE_BANDWIDTH, rate4)),
-        "headroom_ib_4": format_count(headroom(IB_NDR_BANDWIDTH, rate4)),
+        "headroom_ib_4": format_count(headroom(INFINIBAND_NDR_BANDWIDTH, rate4)),
         "pcie_share_4": format_count(100 / headroom(PCIE_BANDWIDTH, rate4), decimals=2) + " %",
         "fill_pcie_4": format_count(tokens_to_fill(model, 4, PCIE_BANDWIDTH)),
         "nvlink_bandwidth": format_rate(NVLINK_BANDWIDTH, "GB"),
         "pcie_bandwidth": format_rate(PCIE_BANDWIDTH, "GB"),
-        "ib_bandwidth": format_rate(IB_NDR_BANDWIDTH, "GB"),
+        "ib_bandwidth": format_rate(INFINIBAND_NDR_BANDWIDTH, "GB"),
         "wire_8": format_bytes(decode_wire_bytes(model, 8), "MiB", decimals=4),
         "rate_yardstick": format_rate(RATE_YARDSTICK, "MiB"),
     }

@@ -48,10 +48,24 @@ GPU = Accelerator(
 NVLINK_BANDWIDTH: float = 450 * GB
 PCIE_BANDWIDTH: float = 64 * GB
 
+#: InfiniBand NDR, 400 Gb/s per port and direction (vendor figure): illustrative.
+INFINIBAND_NDR_BANDWIDTH: float = 50 * GB
+
 #: The lesson's fast intra-node fabric, 10 us per small all-reduce.
 FAST = Fabric(name="fast (NVLink-class, 10 us)", latency=10 * US, bandwidth=NVLINK_BANDWIDTH)
 #: The lesson's slow fabric, 50 us per small all-reduce.
 SLOW = Fabric(name="slow (PCIe-class, 50 us)", latency=50 * US, bandwidth=PCIE_BANDWIDTH)
+
+# Illustrative assumption, not a vendor latency or a measurement: a small
+# all-reduce between nodes is taken to cost 25 us, of the order of the estimate
+# NCCL's own tuner printed for a 128-byte all-reduce over two 8 x H100 nodes
+# (NVIDIA/nccl issue 1453). A point-to-point send is charged the same latency,
+# a conservative upper bound. Adjust both for your own network.
+INTER_NODE = Fabric(
+    name="InfiniBand NDR-class network (assumption, 25 us)",
+    latency=25 * US,
+    bandwidth=INFINIBAND_NDR_BANDWIDTH,
+)
 
 # Beyond the lesson, a ring whose latency grows by hop. Fitted to the two
 # tiny-message latencies nccl-tests issue 123 reports on a DGX-A100
@@ -202,6 +216,27 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "bytes/s",
         format_rate(PCIE_BANDWIDTH),
         "vendor figure (about 64 GB/s); illustrative",
+    ),
+    Assumption(
+        "InfiniBand NDR bandwidth per port and direction",
+        INFINIBAND_NDR_BANDWIDTH,
+        "bytes/s",
+        format_rate(INFINIBAND_NDR_BANDWIDTH),
+        "vendor figure (400 Gb/s); illustrative",
+    ),
+    Assumption(
+        "inter-node network: one small all-reduce or send",
+        INTER_NODE.latency,
+        "s",
+        format_seconds(INTER_NODE.latency),
+        "assumption, of the order of NCCL's tuner estimate (NVIDIA/nccl issue 1453)",
+    ),
+    Assumption(
+        "tiny all-reduce, 4 GPUs (per-hop ring model)",
+        MEASURED_4GPU_LATENCY,
+        "s",
+        format_seconds(MEASURED_4GPU_LATENCY),
+        "measured, DGX-A100 (NVIDIA/nccl-tests issue 123); 10 us on 2 GPUs",
     ),
     Assumption(
         "interactive decode rate", TOKENS_PER_S, "tokens/s", f"{TOKENS_PER_S} tokens/s", _LESSON

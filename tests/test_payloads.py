@@ -5,7 +5,6 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.payloads import (
     FABRIC_BANDWIDTHS,
-    IB_NDR_BANDWIDTH,
     decode_wire_bytes,
     decode_wire_rate,
     headroom,
@@ -13,7 +12,7 @@ from lesson_lib.payloads import (
     token_payload_bytes,
     tokens_to_fill,
 )
-from lesson_lib.specimen import MODEL, NVLINK_BANDWIDTH, PCIE_BANDWIDTH
+from lesson_lib.specimen import INFINIBAND_NDR_BANDWIDTH, MODEL, NVLINK_BANDWIDTH, PCIE_BANDWIDTH
 from lesson_lib.units import GB, KiB, MiB
 
 
@@ -65,9 +64,9 @@ def test_tokens_to_fill_a_wire():
 
 def test_fabric_list_labels_the_illustrative_one():
     """InfiniBand NDR is 50 GB/s and marked illustrative; the vendor figures are not."""
-    assert IB_NDR_BANDWIDTH == 50 * GB
+    assert INFINIBAND_NDR_BANDWIDTH == 50 * GB
     illustrative = [k for k in FABRIC_BANDWIDTHS if "illustrative" in k]
-    assert [FABRIC_BANDWIDTHS[k] for k in illustrative] == [IB_NDR_BANDWIDTH]
+    assert [FABRIC_BANDWIDTHS[k] for k in illustrative] == [INFINIBAND_NDR_BANDWIDTH]
     assert NVLINK_BANDWIDTH in FABRIC_BANDWIDTHS.values()
 
 
