@@ -143,6 +143,7 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        proc.stdout.close()  # else a ResourceWarning (an error under filterwarnings=error)
     return BuildResult(proc.returncode, "".join(lines), root / "_build" / "html")
 
 
