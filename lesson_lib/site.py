@@ -107,8 +107,9 @@ def invalidate_stale_cache(root: Path = ROOT) -> bool:
 def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -> BuildResult:
     """Run ``jupyter-book build . -W -n --keep-going`` in ``root``.
 
-    The execution cache is cleared first if ``lesson_lib`` changed since it
-    was filled (see :func:`invalidate_stale_cache`).
+    If ``lesson_lib`` changed since the last build, the execution cache is
+    cleared (see :func:`invalidate_stale_cache`) and every page is rebuilt
+    with ``--all``; otherwise the build is incremental and cached.
 
     Parameters
     ----------
@@ -124,10 +125,14 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -
     BuildResult
         Exit status, output and the HTML folder (``root / "_build" / "html"``).
     """
-    if invalidate_stale_cache(root) and echo:
-        print("lesson_lib changed since the last build: re-executing every chapter", flush=True)
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe), "build", ".", "-W", "-n", "--keep-going"]
+    if invalidate_stale_cache(root):
+        # Sphinx re-reads only pages whose text changed: --all makes it
+        # re-read (and so re-execute) every chapter against the new code.
+        cmd.append("--all")
+        if echo:
+            print("lesson_lib changed since the last build: re-executing every chapter", flush=True)
     proc = subprocess.Popen(
         cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )

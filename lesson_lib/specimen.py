@@ -48,7 +48,7 @@ GPU = Accelerator(
 NVLINK_BANDWIDTH: float = 450 * GB
 PCIE_BANDWIDTH: float = 64 * GB
 
-#: InfiniBand NDR, 400 Gb/s per port and direction (vendor figure): illustrative.
+#: InfiniBand NDR bandwidth, 400 Gb/s per port and direction (a vendor figure), illustrative.
 INFINIBAND_NDR_BANDWIDTH: float = 50 * GB
 
 #: The lesson's fast intra-node fabric, 10 us per small all-reduce.
