@@ -370,7 +370,7 @@ def write_edition(
 
 
 def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
-    skip = {"_build", "tests", "lesson_lib", "node_modules", "__pycache__"}
+    skip = {"_build", "node_modules", "__pycache__"}
     return {n for n in names if n.startswith(".") or n in skip or n.endswith(".egg-info")}
 
 
@@ -399,6 +399,8 @@ def write_site_sources(dest: Path, root: Path) -> list[Path]:
     config = yaml.safe_load(config_path.read_text())
     config["title"] = f"{config.get('title', '')} (without solutions)".strip()
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
+    # Its own execution cache: a relative path would share the main book's.
+    config.setdefault("execute", {})["cache"] = str((dest / "_build" / ".jupyter_cache").resolve())
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     rewritten = []
     for page in toc_pages(dest):
