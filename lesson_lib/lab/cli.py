@@ -1,0 +1,435 @@
+"""The lab's command line: ``python -m lesson_lib.lab <command> ...``.
+
+One command measures, in a terminal or a notebook cell alike::
+
+    python -m lesson_lib.lab run -n 2 --out results.json      # terminal
+    lesson_lib.lab.main("run -n 2 --out results.json")         # notebook cell
+
+Run outside MPI, ``run`` starts ``mpiexec`` itself (in its own session, with
+a timeout, cleaning up after it) and relays the ranks' progress; run under
+``mpiexec`` (``mpiexec -n 4 -f hosts python -m lesson_lib.lab run ...``) it
+is one rank of the sweep. Other commands: ``show`` (table and fit of a
+results file), ``nccl`` (import nccl-tests output) and ``pingpong`` (MPI's
+own latency probe).
+
+Exit status: 0 success, 2 bad options, 3 time budget exceeded, 4 a rank
+failed, 5 stopped at the timeout, 6 no MPI (``mpiexec`` or ``mpi4py``
+missing), 7 a results or input file is empty, corrupt or malformed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from lesson_lib.lab.sweep import DTYPES, EXIT_BUDGET, EXIT_RANK_FAILED, FAILURES, SweepConfig
+from lesson_lib.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_TIMEOUT = 5
+EXIT_NO_MPI = 6
+EXIT_BAD_FILE = 7
+__all__ = [
+    "EXIT_BAD_FILE",
+    "EXIT_BUDGET",
+    "EXIT_NO_MPI",
+    "EXIT_OK",
+    "EXIT_RANK_FAILED",
+    "EXIT_TIMEOUT",
+    "EXIT_USAGE",
+    "main",
+    "parse_size",
+]
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*$")
+_SUFFIX = {
+    "": 1.0,
+    "B": 1.0,
+    "K": KiB,
+    "KiB": KiB,
+    "M": MiB,
+    "MiB": MiB,
+    "G": GiB,
+    "GiB": GiB,
+    "KB": 1e3,
+    "MB": 1e6,
+    "GB": 1e9,
+}
+
+
+def parse_size(text: str) -> int:
+    """Parse a message size such as ``"8"``, ``"10KiB"``, ``"64M"`` or ``"1MB"``.
+
+    ``K``, ``M`` and ``G`` alone are binary (as nccl-tests' ``-e 128M``);
+    ``KB``, ``MB``, ``GB`` are decimal.
+
+    Parameters
+    ----------
+    text : str
+        The size.
+
+    Returns
+    -------
+    int
+        Bytes.
+
+    Raises
+    ------
+    ValueError
+        If the text is not a size.
+
+    Examples
+    --------
+    >>> parse_size("64MiB"), parse_size("10K"), parse_size("1MB")
+    (67108864, 10240, 1000000)
+    """
+    match = _SIZE.match(str(text))
+    if not match or match[2] not in _SUFFIX:
+        raise ValueError(
+            f"size must be a number with an optional unit ({', '.join(k for k in _SUFFIX if k)}), "
+            f"got {text!r}"
+        )
+    value = float(match[1]) * _SUFFIX[match[2]]
+    if value < 1:
+        raise ValueError(f"size must be at least 1 byte, got {text!r}")
+    return round(value)
+
+
+def _size_arg(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors return instead of exiting the process."""
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        if message:
+            sys.stderr.write(message)
+        raise _Exit(status)
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m lesson_lib.lab",
+        description="Measure an all-reduce on this machine and fit t(m) = alpha + m/B to it.",
+        epilog="Exit status: 0 ok, 2 bad options, 3 time budget exceeded, 4 a rank failed, "
+        "5 timeout, 6 no MPI, 7 empty/corrupt file.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run the all-reduce sweep (starts mpiexec if needed)")
+    run.add_argument("-n", "--ranks", type=int, default=2, help="ranks to start (default 2)")
+    run.add_argument("--out", default="lab-results.json", help="results file (JSON)")
+    run.add_argument("--min-bytes", type=_size_arg, default=8, help="smallest size (default 8)")
+    run.add_argument(
+        "--max-bytes", type=_size_arg, default=64 * 2**20, help="largest size (default 64MiB)"
+    )
+    run.add_argument("--per-octave", type=int, default=1, help="sizes per doubling (default 1)")
+    run.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
+    run.add_argument("--reps", type=int, default=21, help="timed batches per size (default 21)")
+    run.add_argument(
+        "--batch-time", type=float, default=0.001, help="seconds per timed batch (default 0.001)"
+    )
+    run.add_argument("--budget", type=float, default=60.0, help="sweep time budget, s (default 60)")
+    run.add_argument(
+        "--timeout", type=float, default=None, help="hard limit for the job, s (default budget+30)"
+    )
+    run.add_argument("--hostfile", default=None, help="Hydra host file, to run across nodes")
+    run.add_argument("--mpiexec", default=None, help="mpiexec to use (default: next to python)")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    run.add_argument(
+        "--simulate-failure",
+        choices=FAILURES,
+        default=None,
+        help="make the last rank exit, raise or hang after the first size (to see the handling)",
+    )
+
+    show = sub.add_parser("show", help="print a results file and its fit")
+    show.add_argument("file")
+    show.add_argument("--min-bytes", type=_size_arg, default=None, help="fit from this size")
+    show.add_argument("--max-bytes", type=_size_arg, default=None, help="fit up to this size")
+
+    nccl = sub.add_parser("nccl", help="import nccl-tests all_reduce_perf output")
+    nccl.add_argument("file", help="saved all_reduce_perf output")
+    nccl.add_argument("--out", required=True, help="results file to write (JSON)")
+    nccl.add_argument("--ranks", type=int, default=None, help="GPUs (default: from the output)")
+    nccl.add_argument("--in-place", action="store_true", help="use the in-place times")
+    nccl.add_argument("--lenient", action="store_true", help="skip malformed lines")
+
+    ping = sub.add_parser("pingpong", help="run mpiexec -n 2 python -m mpi4py.bench pingpong")
+    ping.add_argument("--max-bytes", type=_size_arg, default=4 * 2**20)
+    ping.add_argument("--out", default=None, help="save the measurement (JSON)")
+    ping.add_argument("--timeout", type=float, default=60.0)
+    ping.add_argument("--mpiexec", default=None)
+    return p
+
+
+def _say(stream: TextIO, text: str) -> None:
+    stream.write(text.rstrip("\n") + "\n")
+    stream.flush()
+
+
+def _config(args: argparse.Namespace) -> SweepConfig:
+    return SweepConfig(
+        min_bytes=args.min_bytes,
+        max_bytes=args.max_bytes,
+        per_octave=args.per_octave,
+        dtype=args.dtype,
+        reps=args.reps,
+        batch_time=args.batch_time,
+        budget=args.budget,
+        out=args.out,
+        quiet=args.quiet,
+        fail=args.simulate_failure,
+    )
+
+
+def _rank_args(config: SweepConfig) -> list[str]:
+    args = [
+        "-m", "lesson_lib.lab", "run",
+        "--out", os.path.abspath(config.out),
+        "--min-bytes", str(config.min_bytes),
+        "--max-bytes", str(config.max_bytes),
+        "--per-octave", str(config.per_octave),
+        "--dtype", config.dtype,
+        "--reps", str(config.reps),
+        "--batch-time", repr(config.batch_time),
+        "--budget", repr(config.budget),
+    ]  # fmt: skip
+    if config.quiet:
+        args.append("--quiet")
+    if config.fail:
+        args += ["--simulate-failure", config.fail]
+    return args
+
+
+def _fit_lines(
+    measurement: object, min_bytes: int | None = None, max_bytes: int | None = None
+) -> list[str]:
+    from lesson_lib.lab.fit import fit_measurement
+
+    try:
+        fit = fit_measurement(measurement, min_bytes=min_bytes, max_bytes=max_bytes)
+    except ValueError as exc:
+        return [f"no fit: {exc}"]
+    return [
+        f"fit t(m) = alpha + m/B over {format_bytes(fit.min_bytes, system='binary')} .. "
+        f"{format_bytes(fit.max_bytes, system='binary')}:",
+        f"  alpha = {format_seconds(fit.alpha)}   B = {format_rate(fit.bandwidth)} "
+        f"(bus bandwidth {format_rate(fit.bus_bandwidth)})",
+        f"  crossover alpha x B = {format_bytes(fit.crossover_bytes, system='binary')}; "
+        f"rms residual {100 * fit.rms_residual:.0f}%, worst {100 * fit.max_residual:.0f}%",
+    ]
+
+
+def _table(measurement: object) -> list[str]:
+    m = measurement
+    lines = [f"{'size':>10} {'median':>10} {'p10':>10} {'p90':>10} {'algbw':>12} {'busbw':>12}"]
+    for b, t, lo, hi, a, bb in zip(
+        m.bytes, m.median_s, m.p10_s, m.p90_s, m.algbw, m.busbw, strict=True
+    ):
+
+        def sec(x: float) -> str:
+            return "-" if x != x else format_seconds(x)
+
+        lines.append(
+            f"{format_bytes(b, system='binary'):>10} {sec(t):>10} {sec(lo):>10} {sec(hi):>10} "
+            f"{format_rate(a):>12} {format_rate(bb):>12}"
+        )
+    return lines
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from lesson_lib.lab import launch
+
+    config = _config(args)
+    if launch.under_mpi():
+        from lesson_lib.lab.sweep import run_rank
+
+        return run_rank(config, stream=err)
+    if args.ranks < 2:
+        raise ValueError(f"-n/--ranks must be an integer >= 2, got {args.ranks}")
+    timeout = args.timeout if args.timeout is not None else config.budget + 30.0
+    if timeout <= 0:
+        raise ValueError(f"--timeout must be > 0 s, got {timeout:g}")
+    try:
+        launch.require_mpi4py()
+        result = launch.run_mpiexec(
+            args.ranks,
+            _rank_args(config),
+            timeout=timeout,
+            hostfile=args.hostfile,
+            mpiexec=args.mpiexec,
+            relay=None if config.quiet else err,
+        )
+    except launch.MPIUnavailableError as exc:
+        _say(err, f"lab: cannot start MPI: {exc}")
+        return EXIT_NO_MPI
+    notes = "".join(f"\n  rank {r}: {t}" for r, t in sorted(result.rank_notes.items()))
+    cleaned = ""
+    if result.stopped or result.removed_shm:
+        cleaned = (
+            f" Cleaned up {len(result.stopped)} leftover process(es) and "
+            f"{len(result.removed_shm)} shared-memory file(s)."
+        )
+    if result.timed_out:
+        _say(
+            err,
+            f"lab: the MPI job did not finish within its timeout of {timeout:g} s and was "
+            f"stopped (all ranks).{cleaned}{notes}\n"
+            "  Try fewer or smaller sizes (--max-bytes), or a longer --timeout.",
+        )
+        return EXIT_TIMEOUT
+    if result.returncode == EXIT_BUDGET:
+        _say(
+            err,
+            f"lab: time budget of {config.budget:g} s exceeded; the sweep stopped early. "
+            f"Partial results (marked incomplete) are in {config.out}.{cleaned}\n"
+            "  Raise --budget or lower --max-bytes / --reps.",
+        )
+        return EXIT_BUDGET
+    if result.returncode != 0:
+        tail = "\n".join("  | " + ln for ln in result.output.strip().splitlines()[-6:])
+        _say(
+            err,
+            f"lab: the MPI job failed (mpiexec exit status {result.returncode}): a rank died "
+            f"or MPI could not start.{cleaned}{notes}"
+            + (f"\n  last output:\n{tail}" if tail and config.quiet else ""),
+        )
+        return EXIT_RANK_FAILED
+    from lesson_lib.lab.records import ResultsError, read_results
+
+    try:
+        measurement = read_results(config.out)
+    except ResultsError as exc:
+        _say(err, f"lab: {exc}")
+        return EXIT_BAD_FILE
+    _say(out, f"{measurement.label()}\nwrote {len(measurement.bytes)} sizes to {config.out}")
+    for line in _fit_lines(measurement):
+        _say(out, line)
+    return EXIT_OK
+
+
+def _show(args: argparse.Namespace, out: TextIO) -> int:
+    from lesson_lib.lab.records import read_results
+
+    m = read_results(args.file)
+    _say(out, m.label())
+    if not m.complete:
+        _say(out, f"INCOMPLETE: {m.stop_reason or 'the sweep stopped early'}")
+    for line in [*_table(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]:
+        _say(out, line)
+    return EXIT_OK
+
+
+def _nccl(args: argparse.Namespace, out: TextIO) -> int:
+    from lesson_lib.lab.nccl_tests import read_all_reduce_perf
+    from lesson_lib.lab.records import measurement_to_dict, write_results
+
+    m = read_all_reduce_perf(
+        args.file, ranks=args.ranks, in_place=args.in_place, strict=not args.lenient
+    )
+    write_results(args.out, measurement_to_dict(m))
+    skipped = m.config.get("skipped_lines") or []
+    if skipped:
+        _say(out, f"skipped malformed lines: {', '.join(map(str, skipped))}")
+    _say(out, f"{m.label()}\nwrote {len(m.bytes)} sizes to {args.out}")
+    for line in _fit_lines(m):
+        _say(out, line)
+    return EXIT_OK
+
+
+def _pingpong(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from lesson_lib.lab import launch
+    from lesson_lib.lab.pingpong import run_pingpong, write_pingpong
+
+    try:
+        launch.require_mpi4py()
+        pp = run_pingpong(args.max_bytes, timeout=args.timeout, mpiexec=args.mpiexec, relay=err)
+    except launch.MPIUnavailableError as exc:
+        _say(err, f"lab: cannot start MPI: {exc}")
+        return EXIT_NO_MPI
+    if args.out:
+        write_pingpong(args.out, pp)
+    _say(
+        out,
+        f"pingpong one-way latency {format_seconds(pp.latency_s)} (messages <= 8 B), "
+        f"peak {format_rate(pp.bandwidth)}",
+    )
+    return EXIT_OK
+
+
+def main(
+    argv: Sequence[str] | str | None = None,
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run a lab command and return its exit status; never raises for user errors.
+
+    Parameters
+    ----------
+    argv : sequence of str or str, optional
+        The arguments after ``python -m lesson_lib.lab``, as a list or as one
+        string (``"run -n 2 --out results.json"``); defaults to ``sys.argv[1:]``.
+    stdout, stderr : text stream, optional
+        Where results and progress go; default ``sys.stdout`` / ``sys.stderr``.
+
+    Returns
+    -------
+    int
+        Exit status (0 success; see the module docstring for the others).
+    """
+    from lesson_lib.lab.nccl_tests import NcclTestsFormatError
+    from lesson_lib.lab.pingpong import PingPongError
+    from lesson_lib.lab.records import ResultsError
+
+    out = sys.stdout if stdout is None else stdout
+    err = sys.stderr if stderr is None else stderr
+    if isinstance(argv, str):
+        argv = shlex.split(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    try:
+        old_err, sys.stderr = sys.stderr, err  # argparse writes usage errors to sys.stderr
+        try:
+            args = parser.parse_args(argv)
+        finally:
+            sys.stderr = old_err
+    except _Exit as exc:
+        return exc.status
+    try:
+        if args.command == "run":
+            return _run(args, out, err)
+        if args.command == "show":
+            return _show(args, out)
+        if args.command == "nccl":
+            return _nccl(args, out)
+        return _pingpong(args, out, err)
+    except (ResultsError, NcclTestsFormatError, FileNotFoundError) as exc:
+        _say(err, f"lab: {exc}")
+        return EXIT_BAD_FILE
+    except PingPongError as exc:
+        _say(err, f"lab: {exc}")
+        return EXIT_RANK_FAILED
+    except (ValueError, TypeError) as exc:
+        _say(err, f"lab: bad option: {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _say(err, "lab: interrupted; the MPI job was stopped")
+        return 130

@@ -1,0 +1,469 @@
+"""Start an MPI job safely: find ``mpiexec``, enforce a timeout, leave nothing behind.
+
+Three facts about MPICH's Hydra launcher shape this module:
+
+* Hydra starts every rank in a session of its own, so killing ``mpiexec``'s
+  process group does not reach the ranks. Every process of a job started here
+  carries the environment variable ``LESSON_LAB_JOB=<tag>``; after the job
+  ends (or is stopped) any process still holding the tag is stopped too.
+* A rank that dies, or a job that is killed, leaves its shared-memory segment
+  behind as ``/dev/shm/mpich_shm_*``. Segments that appeared during the job
+  and that no live process still maps are removed afterwards; segments of
+  other people's running jobs are mapped, so they are left alone.
+* Hydra's own ``MPIEXEC_TIMEOUT`` stops a job but its exit status is not
+  always non-zero. The timeout here is enforced by this module; Hydra's is
+  set a little later only as a backstop, and its "APPLICATION TIMED OUT"
+  line is recognised too.
+
+Nothing here imports :mod:`mpi4py`; the launcher runs in an ordinary process.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from lesson_lib._validate import require_int, require_number
+
+#: Environment variable that tags every process of a job started here.
+JOB_ENV = "LESSON_LAB_JOB"
+#: Environment variable naming a folder where ranks leave failure notes.
+STATUS_ENV = "LESSON_LAB_STATUS"
+#: Environment variable that overrides which ``mpiexec`` is used.
+MPIEXEC_ENV = "LESSON_LAB_MPIEXEC"
+#: Where MPICH keeps its shared-memory segments on Linux.
+SHM_DIR = Path("/dev/shm")
+SHM_PATTERN = "mpich_shm_*"
+
+
+class MPIUnavailableError(RuntimeError):
+    """``mpiexec`` or ``mpi4py`` cannot be found, so no MPI job can start."""
+
+
+@dataclass
+class LaunchResult:
+    """What happened to one MPI job.
+
+    Attributes
+    ----------
+    command : list of str
+        The command that was run.
+    returncode : int
+        ``mpiexec``'s exit status (negative: killed by that signal).
+    output : str
+        Everything the job printed (stdout and stderr, merged).
+    timed_out : bool
+        True if the job was stopped for exceeding its timeout.
+    elapsed_s : float
+        Wall-clock seconds from start to end.
+    rank_notes : dict of int to str
+        Failure notes ranks left in the status folder, by rank.
+    stopped : list of int
+        Process ids still alive after ``mpiexec`` ended, which were stopped.
+    removed_shm : list of str
+        Leftover shared-memory files that were removed.
+    """
+
+    command: list[str]
+    returncode: int
+    output: str
+    timed_out: bool
+    elapsed_s: float
+    rank_notes: dict[int, str] = field(default_factory=dict)
+    stopped: list[int] = field(default_factory=list)
+    removed_shm: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True if the job finished in time with exit status 0."""
+        return self.returncode == 0 and not self.timed_out
+
+
+def under_mpi(environ: dict[str, str] | None = None) -> bool:
+    """True if this process is a rank of a running MPI job.
+
+    Checks the variables MPICH's Hydra (``PMI_RANK``), Open MPI
+    (``OMPI_COMM_WORLD_SIZE``) and PMIx launchers (``PMIX_RANK``) set.
+
+    Parameters
+    ----------
+    environ : dict, optional
+        Environment to inspect; defaults to ``os.environ``.
+
+    Returns
+    -------
+    bool
+    """
+    env = os.environ if environ is None else environ
+    return any(k in env for k in ("PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK"))
+
+
+def find_mpiexec(explicit: str | None = None) -> str:
+    """Path of the ``mpiexec`` to use.
+
+    Looks, in order, at ``explicit``, the ``LESSON_LAB_MPIEXEC`` environment
+    variable, the folder of the running Python (a virtual environment's
+    ``bin``, where the ``mpich`` wheel puts it) and ``PATH``.
+
+    Parameters
+    ----------
+    explicit : str, optional
+        A path or command name given by the user.
+
+    Returns
+    -------
+    str
+        An executable path.
+
+    Raises
+    ------
+    MPIUnavailableError
+        If none is found; the message says how to install one.
+    """
+    wanted = explicit or os.environ.get(MPIEXEC_ENV)
+    if wanted:
+        found = shutil.which(wanted)
+        if found is None:
+            raise MPIUnavailableError(
+                f"mpiexec not found at {wanted!r}: give the path of an existing mpiexec "
+                f"(--mpiexec or {MPIEXEC_ENV}), or unset it to use the one installed with "
+                "the 'mpich' package"
+            )
+        return found
+    sibling = Path(sys.executable).parent / "mpiexec"
+    if sibling.is_file() and os.access(sibling, os.X_OK):
+        return str(sibling)
+    found = shutil.which("mpiexec")
+    if found is None:
+        raise MPIUnavailableError(
+            "mpiexec not found: no MPI is installed for this Python. Install the lesson's "
+            "environment (`make setup`, which pip-installs 'mpi4py' and 'mpich'), or put an "
+            "MPI's mpiexec on PATH"
+        )
+    return found
+
+
+def require_mpi4py() -> None:
+    """Raise :class:`MPIUnavailableError` if :mod:`mpi4py` is not importable here.
+
+    Only looks the package up; MPI itself is not started.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("mpi4py") is None:
+        raise MPIUnavailableError(
+            f"mpi4py is not installed for {sys.executable}: pip-install 'mpi4py' and "
+            "'mpich' (the lesson's requirements.txt pins both)"
+        )
+
+
+def shm_files() -> set[str]:
+    """Paths of MPICH shared-memory segments that exist now.
+
+    Returns
+    -------
+    set of str
+        Empty where ``/dev/shm`` does not exist.
+    """
+    if not SHM_DIR.is_dir():
+        return set()
+    return {str(p) for p in SHM_DIR.glob(SHM_PATTERN)}
+
+
+def _pids() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()] if os.path.isdir("/proc") else []
+
+
+def mapped_shm_files() -> set[str]:
+    """MPICH shared-memory files that some live process has mapped.
+
+    Returns
+    -------
+    set of str
+        Paths read from ``/proc/<pid>/maps`` of every readable process.
+    """
+    mapped: set[str] = set()
+    marker = str(SHM_DIR / "mpich_shm_")
+    for pid in _pids():
+        try:
+            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    at = line.find(marker)
+                    if at >= 0:
+                        mapped.add(line[at:].split()[0])
+        except OSError:
+            continue
+    return mapped
+
+
+def job_processes(tag: str) -> list[int]:
+    """Process ids whose environment holds ``LESSON_LAB_JOB=<tag>``.
+
+    Parameters
+    ----------
+    tag : str
+        The job's tag.
+
+    Returns
+    -------
+    list of int
+        Live processes of that job (zombies included until reaped).
+    """
+    needle = f"{JOB_ENV}={tag}".encode()
+    found = []
+    for pid in _pids():
+        if pid == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                env = fh.read().split(b"\0")
+        except OSError:
+            continue
+        if needle in env:
+            found.append(pid)
+    return found
+
+
+def _signal_all(pids: Sequence[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
+    """Stop every process tagged ``tag``: SIGTERM, then SIGKILL after ``grace_s``.
+
+    Parameters
+    ----------
+    tag : str
+        The job's tag.
+    grace_s : float, default 2.0
+        Seconds to wait between the two signals.
+
+    Returns
+    -------
+    list of int
+        The process ids that were signalled.
+    """
+    pids = job_processes(tag)
+    if not pids:
+        return []
+    _signal_all(pids, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        left = [p for p in job_processes(tag) if p in pids]
+        if not left:
+            break
+        time.sleep(0.05)
+    _signal_all(job_processes(tag), signal.SIGKILL)
+    return pids
+
+
+def remove_stale_shm(before: set[str]) -> list[str]:
+    """Remove MPICH segments created since ``before`` that no live process maps.
+
+    Parameters
+    ----------
+    before : set of str
+        :func:`shm_files` taken before the job started.
+
+    Returns
+    -------
+    list of str
+        The files removed.
+    """
+    new = shm_files() - before
+    if not new:
+        return []
+    stale = sorted(new - mapped_shm_files())
+    removed = []
+    for path in stale:
+        try:
+            os.unlink(path)
+            removed.append(path)
+        except FileNotFoundError:
+            continue
+    return removed
+
+
+def _read_notes(folder: Path) -> dict[int, str]:
+    notes = {}
+    for path in sorted(folder.glob("rank-*.txt")):
+        try:
+            notes[int(path.stem.split("-")[1])] = path.read_text(encoding="utf-8").strip()
+        except (OSError, ValueError):
+            continue
+    return notes
+
+
+def run_mpiexec(
+    n: int,
+    args: Sequence[str],
+    *,
+    timeout: float,
+    hostfile: str | None = None,
+    mpiexec: str | None = None,
+    relay: TextIO | None = None,
+    tag: str | None = None,
+) -> LaunchResult:
+    """Run ``mpiexec -n <n> <python> <args...>`` with a hard timeout and clean-up.
+
+    ``mpiexec`` runs in a new session. Its output is read here, line by line,
+    in the calling thread (so a notebook shows it in the running cell), and
+    copied to ``relay``. When the job ends, times out or is interrupted,
+    leftover tagged processes are stopped and stale shared-memory segments
+    removed.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks (>= 1).
+    args : sequence of str
+        Arguments after the Python interpreter, e.g. ``["-m", "mpi4py.bench", "pingpong"]``.
+    timeout : float
+        Seconds before the whole job is stopped (> 0).
+    hostfile : str, optional
+        Hydra host file (one host name per line, ``host:slots`` allowed),
+        passed as ``-f``; without it every rank runs on this machine.
+    mpiexec : str, optional
+        The ``mpiexec`` to use (see :func:`find_mpiexec`).
+    relay : text stream, optional
+        Where to copy the job's output as it arrives (e.g. ``sys.stderr``).
+    tag : str, optional
+        Job tag; defaults to ``$LESSON_LAB_JOB`` or a fresh random one.
+
+    Returns
+    -------
+    LaunchResult
+
+    Raises
+    ------
+    MPIUnavailableError
+        If ``mpiexec`` cannot be found.
+    """
+    import subprocess
+    import tempfile
+
+    n = require_int("n", n)
+    timeout = require_number("timeout", timeout, strict=True, unit="s")
+    exe = find_mpiexec(mpiexec)
+    tag = tag or os.environ.get(JOB_ENV) or uuid.uuid4().hex
+    command = [exe, "-n", str(n)]
+    if hostfile is not None:
+        if not Path(hostfile).is_file():
+            raise FileNotFoundError(f"hostfile {hostfile!r} does not exist")
+        command += ["-f", str(hostfile)]
+    command += [sys.executable, *args]
+    before = shm_files()
+    status_dir = Path(tempfile.mkdtemp(prefix="lesson-lab-"))
+    env = dict(os.environ)
+    env.update(
+        {
+            JOB_ENV: tag,
+            STATUS_ENV: str(status_dir),
+            "PYTHONUNBUFFERED": "1",
+            # Backstop only: if this process dies, Hydra still stops the job.
+            "MPIEXEC_TIMEOUT": str(int(timeout) + 15),
+        }
+    )
+    start = time.monotonic()
+    timed_out = False
+    chunks: list[str] = []
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    pending = b""
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                left = start + timeout - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                if not sel.select(timeout=min(left, 0.2)):
+                    if proc.poll() is not None:
+                        break
+                    continue
+                data = os.read(fd, 65536)
+                if not data:
+                    break
+                pending += data
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    text = line.decode("utf-8", "replace") + "\n"
+                    chunks.append(text)
+                    if relay is not None:
+                        relay.write(text)
+                        relay.flush()
+        if timed_out:
+            _terminate(proc)
+        else:
+            try:
+                proc.wait(timeout=max(start + timeout - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _terminate(proc)
+    except BaseException:
+        _terminate(proc)
+        stop_job(tag)
+        remove_stale_shm(before)
+        raise
+    finally:
+        proc.stdout.close()
+    if pending:
+        chunks.append(pending.decode("utf-8", "replace"))
+    output = "".join(chunks)
+    if "APPLICATION TIMED OUT" in output:
+        timed_out = True
+    stopped = stop_job(tag)
+    removed = remove_stale_shm(before)
+    notes = _read_notes(status_dir)
+    shutil.rmtree(status_dir, ignore_errors=True)
+    return LaunchResult(
+        command=command,
+        returncode=proc.returncode,
+        output=output,
+        timed_out=timed_out,
+        elapsed_s=time.monotonic() - start,
+        rank_notes=notes,
+        stopped=stopped,
+        removed_shm=removed,
+    )
+
+
+def _terminate(proc: object) -> None:
+    """SIGTERM ``mpiexec``'s process group (Hydra passes it on), SIGKILL if it lingers."""
+    import subprocess
+
+    assert isinstance(proc, subprocess.Popen)
+    for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue

@@ -1,0 +1,277 @@
+"""MPI's own probe, ``python -m mpi4py.bench pingpong``, as a sanity check of the fit.
+
+Rank 0 sends a message to rank 1, which sends it back; mpi4py reports half
+the round trip, the one-way time of a point-to-point message, for sizes
+1 B, 2 B, 4 B, ... A 2-rank all-reduce of a small message is one exchange
+plus the reduction and some bookkeeping, so the fitted ``alpha`` should be a
+small multiple (about 1-3x) of this latency. A much larger ratio says the
+fit's range or the machine's load is off.
+
+Output parsed (mpi4py 4.x)::
+
+    # MPI PingPong Test
+    # Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples
+             1              0.55 | 1.8265244e-06 ± 9.6155e-07    10000
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from lesson_lib._validate import require_int, require_number
+from lesson_lib.lab.launch import LaunchResult, run_mpiexec
+
+FORMAT = "lesson_lib.lab.pingpong/1"
+_ROW = re.compile(
+    r"^\s*(?P<size>\d+)\s+(?P<bw>\S+)\s*\|\s*(?P<mean>\S+)\s*(±|\+/-)\s*(?P<std>\S+)\s+(?P<n>\d+)\s*$"
+)
+#: Sizes at or below this many bytes define the latency.
+SMALL_BYTES = 8
+
+
+class PingPongError(RuntimeError):
+    """The pingpong probe could not run or its output could not be read."""
+
+
+@dataclass(frozen=True)
+class PingPong:
+    """One pingpong measurement.
+
+    Attributes
+    ----------
+    bytes : numpy.ndarray
+        Message sizes, bytes.
+    mean_s : numpy.ndarray
+        Mean one-way time (half a round trip), seconds.
+    std_s : numpy.ndarray
+        Standard deviation of the one-way time, seconds.
+    samples : numpy.ndarray
+        Round trips timed per size.
+    started : str
+        ISO 8601 time of the run (UTC), or ``""``.
+    machine : dict
+        Where it ran.
+    """
+
+    bytes: np.ndarray
+    mean_s: np.ndarray
+    std_s: np.ndarray
+    samples: np.ndarray
+    started: str = ""
+    machine: dict | None = None
+
+    @property
+    def latency_s(self) -> float:
+        """One-way latency: the median of the mean times of messages <= 8 B, seconds."""
+        small = self.bytes <= SMALL_BYTES
+        if not small.any():
+            small = self.bytes == self.bytes.min()
+        return float(np.median(self.mean_s[small]))
+
+    @property
+    def bandwidth(self) -> float:
+        """Largest point-to-point rate seen, bytes/second (size / one-way time)."""
+        return float(np.max(self.bytes / self.mean_s))
+
+    def to_dict(self) -> dict:
+        """JSON-ready content (see :func:`pingpong_from_dict`)."""
+        return {
+            "format": FORMAT,
+            "started": self.started,
+            "machine": self.machine or {},
+            "bytes": [int(b) for b in self.bytes],
+            "mean_s": [float(t) for t in self.mean_s],
+            "std_s": [float(s) for s in self.std_s],
+            "samples": [int(n) for n in self.samples],
+        }
+
+
+def parse_pingpong(text: str) -> PingPong:
+    """Read the table ``python -m mpi4py.bench pingpong`` prints.
+
+    Parameters
+    ----------
+    text : str
+        The output; other lines are ignored.
+
+    Returns
+    -------
+    PingPong
+
+    Raises
+    ------
+    PingPongError
+        If no table row is found.
+    """
+    sizes, means, stds, counts = [], [], [], []
+    for line in text.splitlines():
+        match = _ROW.match(line)
+        if not match:
+            continue
+        try:
+            mean, std = float(match["mean"]), float(match["std"])
+        except ValueError:
+            continue
+        if not math.isfinite(mean) or mean <= 0:
+            continue
+        sizes.append(int(match["size"]))
+        means.append(mean)
+        stds.append(std)
+        counts.append(int(match["n"]))
+    if not sizes:
+        raise PingPongError("no pingpong table found in the output of mpi4py.bench pingpong")
+    return PingPong(np.array(sizes, float), np.array(means), np.array(stds), np.array(counts))
+
+
+def pingpong_from_dict(data: dict) -> PingPong:
+    """Rebuild a :class:`PingPong` from :meth:`PingPong.to_dict` content.
+
+    Parameters
+    ----------
+    data : dict
+        Parsed JSON.
+
+    Returns
+    -------
+    PingPong
+
+    Raises
+    ------
+    PingPongError
+        If the content is not a pingpong record.
+    """
+    if data.get("format") != FORMAT:
+        raise PingPongError(f"not a pingpong file: format is {data.get('format')!r}")
+    try:
+        arrays = [np.asarray(data[k], dtype=float) for k in ("bytes", "mean_s", "std_s", "samples")]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PingPongError(f"pingpong file is malformed: {exc}") from None
+    if len({a.shape for a in arrays}) != 1 or arrays[0].size == 0 or np.any(arrays[1] <= 0):
+        raise PingPongError("pingpong file is malformed: arrays differ in length or times <= 0")
+    return PingPong(*arrays, started=str(data.get("started", "")), machine=data.get("machine"))
+
+
+def read_pingpong(path: str | os.PathLike) -> PingPong:
+    """Read a pingpong JSON file (empty or corrupt files raise a clear error).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    PingPong
+    """
+    from lesson_lib.lab.records import read_json
+
+    return pingpong_from_dict(read_json(path, what="pingpong file"))
+
+
+def load_reference_pingpong() -> PingPong:
+    """The pingpong measured with the shipped reference all-reduce sweeps."""
+    from lesson_lib.lab.records import REFERENCE_PINGPONG, reference_path
+
+    return read_pingpong(reference_path(REFERENCE_PINGPONG))
+
+
+def pingpong_args(max_bytes: int = 1 << 22, loop: int = 2000) -> list[str]:
+    """Arguments after the Python interpreter for a short pingpong run.
+
+    Parameters
+    ----------
+    max_bytes : int, default 4 MiB
+        Largest message.
+    loop : int, default 2000
+        Round trips per small size (mpi4py uses fewer above 16 KiB and 1 MiB).
+
+    Returns
+    -------
+    list of str
+    """
+    max_bytes = require_int("max_bytes", max_bytes)
+    loop = require_int("loop", loop)
+    return [
+        "-m", "mpi4py.bench", "pingpong", "-n", str(max_bytes), "-l", str(loop),
+        "--loop-large", str(max(loop // 10, 10)), "--loop-huge", "10",
+    ]  # fmt: skip
+
+
+def run_pingpong(
+    max_bytes: int = 1 << 22,
+    loop: int = 2000,
+    *,
+    timeout: float = 60.0,
+    mpiexec: str | None = None,
+    relay: TextIO | None = None,
+) -> PingPong:
+    """Run ``mpiexec -n 2 python -m mpi4py.bench pingpong`` and parse it.
+
+    Parameters
+    ----------
+    max_bytes : int, default 4 MiB
+        Largest message.
+    loop : int, default 2000
+        Round trips per small size.
+    timeout : float, default 60
+        Seconds before the job is stopped.
+    mpiexec : str, optional
+        The ``mpiexec`` to use.
+    relay : text stream, optional
+        Where to copy the probe's output as it runs.
+
+    Returns
+    -------
+    PingPong
+
+    Raises
+    ------
+    PingPongError
+        If the job fails, times out or prints no table.
+    lesson_lib.lab.launch.MPIUnavailableError
+        If no ``mpiexec`` is found.
+    """
+    from datetime import UTC, datetime
+
+    from lesson_lib.lab.sweep import local_facts
+
+    timeout = require_number("timeout", timeout, strict=True, unit="s")
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    result: LaunchResult = run_mpiexec(
+        2, pingpong_args(max_bytes, loop), timeout=timeout, mpiexec=mpiexec, relay=relay
+    )
+    if result.timed_out:
+        raise PingPongError(f"pingpong did not finish within {timeout:g} s and was stopped")
+    if result.returncode != 0:
+        tail = "\n".join(result.output.strip().splitlines()[-5:])
+        raise PingPongError(f"pingpong failed (mpiexec exit status {result.returncode}):\n{tail}")
+    pp = parse_pingpong(result.output)
+    return PingPong(
+        pp.bytes, pp.mean_s, pp.std_s, pp.samples, started=started, machine=local_facts()
+    )
+
+
+def write_pingpong(path: str | os.PathLike, pingpong: PingPong) -> Path:
+    """Save a pingpong measurement as JSON (atomically).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination.
+    pingpong : PingPong
+        The measurement.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    from lesson_lib.lab.records import write_json
+
+    return write_json(path, pingpong.to_dict())

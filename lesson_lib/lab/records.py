@@ -1,0 +1,406 @@
+"""Results files: write them atomically, read them back with clear errors.
+
+One file holds one measurement: an all-reduce sweep from the MPI benchmark
+or one imported from nccl-tests. It is JSON::
+
+    {"format": "lesson_lib.lab/1", "source": "mpi-allreduce", "complete": true,
+     "ranks": 2, "started": "2026-...", "machine": {...}, "config": {...},
+     "records": [{"bytes": 8, "median_s": 4.1e-06, "p10_s": ..., "p90_s": ...,
+                  "algbw": ..., "busbw": ..., ...}, ...]}
+
+Times are seconds and bandwidths bytes/second. :func:`read_results` turns
+an empty, truncated or malformed file into a :class:`ResultsError` that says
+what is wrong and what to do, never a bare ``JSONDecodeError``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from lesson_lib.collectives import ring_allreduce_factor
+
+#: Format tag written into every results file.
+FORMAT = "lesson_lib.lab/1"
+#: Reference measurements shipped with the package (``lesson_lib/lab/data``),
+#: shown where MPI cannot start. Made on the lesson's 2-core build machine with::
+#:
+#:     python -m lesson_lib.lab run -n 2 --out lesson_lib/lab/data/reference-allreduce-2ranks.json
+#:     python -m lesson_lib.lab run -n 4 --max-bytes 1MiB --reps 11 \
+#:         --out lesson_lib/lab/data/reference-allreduce-4ranks.json
+#:     python -m lesson_lib.lab pingpong --max-bytes 1MiB --out lesson_lib/lab/data/reference-pingpong.json
+REFERENCE_FILES = {
+    2: "reference-allreduce-2ranks.json",
+    4: "reference-allreduce-4ranks.json",
+}
+REFERENCE_PINGPONG = "reference-pingpong.json"
+
+
+class ResultsError(ValueError):
+    """A results file is missing, empty, corrupt or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One all-reduce measurement, as arrays over message sizes.
+
+    Attributes
+    ----------
+    source : str
+        ``"mpi-allreduce"`` or ``"nccl-tests"``.
+    ranks : int
+        Ranks (GPUs or processes) in the all-reduce.
+    bytes : numpy.ndarray
+        Message sizes, bytes, ascending.
+    median_s : numpy.ndarray
+        Median (MPI) or average (nccl-tests) seconds per all-reduce.
+    p10_s, p90_s : numpy.ndarray
+        Spread of the timed batches, seconds (NaN where unknown).
+    algbw, busbw : numpy.ndarray
+        Algorithm and bus bandwidth, bytes/second.
+    complete : bool
+        False if the sweep stopped before its last size.
+    started : str
+        ISO 8601 start time (UTC), or ``""``.
+    machine : dict
+        Facts about where it ran (CPU, cores, MPI library, ...).
+    config : dict
+        The sweep's settings.
+    stop_reason : str, optional
+        Why an incomplete sweep stopped.
+    path : str
+        The file it was read from, or ``""``.
+    """
+
+    source: str
+    ranks: int
+    bytes: np.ndarray
+    median_s: np.ndarray
+    p10_s: np.ndarray
+    p90_s: np.ndarray
+    algbw: np.ndarray
+    busbw: np.ndarray
+    complete: bool = True
+    started: str = ""
+    machine: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
+    stop_reason: str | None = None
+    path: str = ""
+
+    def label(self) -> str:
+        """One line saying what was measured, where and when.
+
+        Returns
+        -------
+        str
+            For example ``"MPI all-reduce, 2 ranks, Intel Xeon ... (2 cores), MPICH 5.0.2,
+            2026-01-01 12:00 UTC"``.
+        """
+        m = self.machine
+        what = "MPI all-reduce" if self.source == "mpi-allreduce" else "nccl-tests all_reduce_perf"
+        parts = [what, f"{self.ranks} ranks"]
+        if m.get("oversubscribed"):
+            parts[-1] += " (oversubscribed)"
+        if m.get("cpu"):
+            cores = m.get("logical_cores")
+            parts.append(f"{m['cpu']}" + (f" ({cores} logical cores)" if cores else ""))
+        if m.get("devices"):
+            parts.append(", ".join(sorted(set(m["devices"]))))
+        if m.get("mpi_library"):
+            parts.append(" ".join(m["mpi_library"].split()[:3]))
+        if self.started:
+            parts.append(self.started[:16].replace("T", " ") + " UTC")
+        return ", ".join(parts)
+
+
+def write_json(path: str | os.PathLike, data: dict) -> Path:
+    """Write ``data`` as JSON atomically (a temporary file, then a rename).
+
+    A reader never sees a half-written file, even if the writer is killed.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination; its folder is created if missing.
+    data : dict
+        JSON-serialisable content (no NaN or infinity).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1, allow_nan=False)
+            fh.write("\n")
+        os.chmod(tmp, 0o644)  # mkstemp makes files private; results are for sharing
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return dest
+
+
+def write_results(path: str | os.PathLike, data: dict) -> Path:
+    """Validate results content (:func:`validate`) and write it atomically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination.
+    data : dict
+        Results content.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
+    validate(data, where=str(path))
+    return write_json(path, data)
+
+
+def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
+    """Read a JSON object, turning every way it can be broken into a clear error.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str, default "results file"
+        How to name it in messages.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ResultsError
+        If the file is missing, empty, not JSON or not a JSON object.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ResultsError(f"{what} {str(p)!r} does not exist: run the sweep first")
+    text = p.read_text(encoding="utf-8", errors="replace")
+    if not text.strip():
+        raise ResultsError(
+            f"{what} {str(p)!r} is empty: the run that should have written it did not "
+            "finish; run it again"
+        )
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(
+            f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+            f"{exc.msg}); it is corrupt or truncated, so run the sweep again"
+        ) from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{what} {str(p)!r} holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def _positive(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+def validate(data: dict, where: str = "results") -> None:
+    """Check the structure and the numbers of a results dictionary.
+
+    Parameters
+    ----------
+    data : dict
+        Parsed content.
+    where : str, default "results"
+        Name used in messages (usually the path).
+
+    Raises
+    ------
+    ResultsError
+        Naming the first problem found (record index and field included).
+    """
+    if data.get("format") != FORMAT:
+        raise ResultsError(
+            f"{where}: format is {data.get('format')!r}, expected {FORMAT!r}; "
+            "is this a lesson_lib.lab results file?"
+        )
+    ranks = data.get("ranks")
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 2:
+        raise ResultsError(f"{where}: 'ranks' must be an integer >= 2, got {ranks!r}")
+    records = data.get("records")
+    if not isinstance(records, list) or not records:
+        raise ResultsError(f"{where}: 'records' must be a non-empty list of sizes")
+    last = 0
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            raise ResultsError(f"{where}: record {i} is not an object")
+        for key in ("bytes", "median_s"):
+            if not _positive(rec.get(key)):
+                raise ResultsError(
+                    f"{where}: record {i} needs a positive number '{key}', got {rec.get(key)!r}"
+                )
+        if rec["bytes"] <= last:
+            raise ResultsError(f"{where}: record {i}: sizes must be strictly ascending")
+        last = rec["bytes"]
+        for key in ("p10_s", "p90_s"):
+            if rec.get(key) is not None and not _positive(rec[key]):
+                raise ResultsError(f"{where}: record {i}: '{key}' must be positive or null")
+
+
+def measurement_from_dict(data: dict, path: str = "") -> Measurement:
+    """Build a :class:`Measurement` from validated results content.
+
+    Missing bandwidths are computed (algbw = bytes / time, busbw = algbw x
+    2(N-1)/N); missing spreads become NaN.
+
+    Parameters
+    ----------
+    data : dict
+        Results content.
+    path : str, optional
+        Where it came from, for messages and labels.
+
+    Returns
+    -------
+    Measurement
+    """
+    validate(data, where=path or "results")
+    recs = data["records"]
+    ranks = int(data["ranks"])
+    nbytes = np.array([r["bytes"] for r in recs], dtype=float)
+    median = np.array([r["median_s"] for r in recs], dtype=float)
+
+    def column(key: str) -> np.ndarray:
+        return np.array([np.nan if r.get(key) is None else r[key] for r in recs], dtype=float)
+
+    algbw = nbytes / median
+    return Measurement(
+        source=str(data.get("source", "mpi-allreduce")),
+        ranks=ranks,
+        bytes=nbytes,
+        median_s=median,
+        p10_s=column("p10_s"),
+        p90_s=column("p90_s"),
+        algbw=algbw,
+        busbw=algbw * ring_allreduce_factor(ranks),
+        complete=bool(data.get("complete", True)),
+        started=str(data.get("started") or ""),
+        machine=dict(data.get("machine") or {}),
+        config=dict(data.get("config") or {}),
+        stop_reason=data.get("stop_reason"),
+        path=path,
+    )
+
+
+def read_results(path: str | os.PathLike) -> Measurement:
+    """Read and validate a results file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file written by the sweep or by the nccl-tests import.
+
+    Returns
+    -------
+    Measurement
+        Check ``.complete``: a sweep stopped by its time budget is readable
+        but partial.
+
+    Raises
+    ------
+    ResultsError
+        If the file is missing, empty, corrupt or inconsistent.
+    """
+    return measurement_from_dict(read_json(path), path=str(path))
+
+
+def reference_path(name: str) -> Path:
+    """Path of a reference file shipped in ``lesson_lib/lab/data``.
+
+    Parameters
+    ----------
+    name : str
+        File name.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    return Path(str(resources.files("lesson_lib.lab").joinpath("data", name)))
+
+
+def load_reference(ranks: int = 2) -> Measurement:
+    """The reference all-reduce measurement shipped with the package.
+
+    Parameters
+    ----------
+    ranks : {2, 4}
+        Which sweep.
+
+    Returns
+    -------
+    Measurement
+    """
+    if ranks not in REFERENCE_FILES:
+        raise ValueError(f"ranks must be one of {sorted(REFERENCE_FILES)}, got {ranks!r}")
+    return read_results(reference_path(REFERENCE_FILES[ranks]))
+
+
+def measurement_to_dict(measurement: Measurement) -> dict:
+    """Results-file content for a measurement (to save an import with ``write_results``).
+
+    Parameters
+    ----------
+    measurement : Measurement
+        Any measurement.
+
+    Returns
+    -------
+    dict
+        Content accepted by :func:`lesson_lib.lab.records.write_results`.
+    """
+    m = measurement
+
+    def opt(x: float) -> float | None:
+        return None if math.isnan(x) else float(x)
+
+    return {
+        "format": FORMAT,
+        "source": m.source,
+        "complete": m.complete,
+        "stop_reason": m.stop_reason,
+        "ranks": m.ranks,
+        "started": m.started,
+        "machine": m.machine,
+        "config": m.config,
+        "records": [
+            {
+                "bytes": int(b),
+                "ranks": m.ranks,
+                "median_s": float(t),
+                "p10_s": opt(lo),
+                "p90_s": opt(hi),
+                "algbw": float(a),
+                "busbw": float(bb),
+            }
+            for b, t, lo, hi, a, bb in zip(
+                m.bytes, m.median_s, m.p10_s, m.p90_s, m.algbw, m.busbw, strict=True
+            )
+        ],
+    }

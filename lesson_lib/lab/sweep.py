@@ -1,0 +1,475 @@
+"""The all-reduce benchmark that runs on every rank of an MPI job.
+
+For each message size, from small to large:
+
+1. allocate the send and receive buffers and warm up with a few calls;
+2. choose how many all-reduces one timed batch holds, so a batch lasts about
+   ``batch_time`` seconds (many iterations for small messages, one for huge
+   ones); every rank uses the same count, agreed with a reduction, because
+   ranks that disagree on it deadlock;
+3. time ``reps`` batches, each after a barrier; a batch's time per call is
+   the slowest rank's, since a collective ends when its last rank does;
+4. keep the median and the 10th / 90th percentiles of those times.
+
+Rank 0 checks the time budget before each size and tells the others (a
+broadcast) whether to go on. :mod:`mpi4py` is imported only inside
+:func:`run_rank`, so this module imports anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from lesson_lib._validate import require_int, require_number
+from lesson_lib.collectives import ring_allreduce_factor
+from lesson_lib.units import MiB, format_bytes, format_rate, format_seconds
+
+#: Element types the sweep can reduce, with their size in bytes.
+DTYPES: dict[str, int] = {"float32": 4, "float64": 8, "int32": 4, "int64": 8}
+#: Ways a rank can be told to fail, to see (and test) the failure handling.
+FAILURES = ("exit", "raise", "hang")
+
+#: Exit status of a rank when the time budget ran out.
+EXIT_BUDGET = 3
+#: Exit status of a rank that hit an error (after MPI_Abort).
+EXIT_RANK_FAILED = 4
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """Settings of one sweep; every rank must use the same ones.
+
+    Parameters
+    ----------
+    min_bytes : int, default 8
+        Smallest message, bytes (rounded up to a whole element).
+    max_bytes : int, default 64 MiB
+        Largest message, bytes.
+    per_octave : int, default 1
+        Sizes per doubling: 1 gives powers of two, 2 adds the geometric
+        midpoints, and so on.
+    dtype : str, default "float32"
+        Element type summed, one of :data:`DTYPES`.
+    reps : int, default 21
+        Timed batches per size; the statistics are over these.
+    batch_time : float, default 0.001
+        Target seconds per timed batch, which sets iterations per batch.
+    max_iterations : int, default 10000
+        Upper bound on all-reduces per batch.
+    warmup : int, default 2
+        Untimed all-reduces per size before timing.
+    budget : float, default 60.0
+        Seconds the sweep may take; rank 0 stops it (exit status 3) when exceeded.
+    out : str, default "lab-results.json"
+        Results file rank 0 writes.
+    quiet : bool, default False
+        True: no progress lines.
+    fail : str, optional
+        ``"exit"``, ``"raise"`` or ``"hang"``: the last rank fails that way
+        after the first size (for tests and demonstrations).
+    """
+
+    min_bytes: int = 8
+    max_bytes: int = int(64 * MiB)
+    per_octave: int = 1
+    dtype: str = "float32"
+    reps: int = 21
+    batch_time: float = 0.001
+    max_iterations: int = 10_000
+    warmup: int = 2
+    budget: float = 60.0
+    out: str = "lab-results.json"
+    quiet: bool = False
+    fail: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
+        require_int("min_bytes", self.min_bytes)
+        require_int("max_bytes", self.max_bytes, minimum=self.min_bytes)
+        require_int("per_octave", self.per_octave, maximum=8)
+        require_int("reps", self.reps, minimum=3, maximum=1000)
+        require_number("batch_time", self.batch_time, strict=True, maximum=10.0, unit="s")
+        require_int("max_iterations", self.max_iterations)
+        require_int("warmup", self.warmup, minimum=0)
+        require_number("budget", self.budget, strict=True, unit="s")
+        if self.fail is not None and self.fail not in FAILURES:
+            raise ValueError(
+                f"fail must be one of {', '.join(FAILURES)} or None, got {self.fail!r}"
+            )
+
+    @property
+    def sizes(self) -> list[int]:
+        """The message sizes of the sweep, bytes (see :func:`message_sizes`)."""
+        return message_sizes(self.min_bytes, self.max_bytes, self.per_octave, DTYPES[self.dtype])
+
+
+def message_sizes(
+    min_bytes: int, max_bytes: int, per_octave: int = 1, itemsize: int = 4
+) -> list[int]:
+    """Log-spaced message sizes from ``min_bytes`` to ``max_bytes``, whole elements.
+
+    Parameters
+    ----------
+    min_bytes, max_bytes : int
+        Range, bytes; both ends are included (rounded up to whole elements).
+    per_octave : int, default 1
+        Sizes per doubling.
+    itemsize : int, default 4
+        Bytes per element.
+
+    Returns
+    -------
+    list of int
+        Distinct sizes in bytes, ascending.
+
+    Examples
+    --------
+    >>> message_sizes(8, 64)
+    [8, 16, 32, 64]
+    """
+    min_bytes = require_int("min_bytes", min_bytes)
+    max_bytes = require_int("max_bytes", max_bytes, minimum=min_bytes)
+    per_octave = require_int("per_octave", per_octave)
+    itemsize = require_int("itemsize", itemsize)
+    steps = int(np.ceil(np.log2(max_bytes / min_bytes) * per_octave - 1e-9))
+    raw = min_bytes * 2.0 ** (np.arange(steps + 1) / per_octave)
+    raw[-1] = max_bytes
+    whole = np.maximum(np.ceil(np.minimum(raw, max_bytes) / itemsize).astype(int), 1) * itemsize
+    return sorted({int(s) for s in whole})
+
+
+def summarize(samples: np.ndarray) -> dict[str, float]:
+    """Median, 10th and 90th percentiles and minimum of per-call times.
+
+    Parameters
+    ----------
+    samples : numpy.ndarray
+        Seconds per call, one per timed batch.
+
+    Returns
+    -------
+    dict
+        Keys ``median_s``, ``p10_s``, ``p90_s``, ``min_s`` (seconds).
+    """
+    s = np.asarray(samples, dtype=float)
+    if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
+        raise ValueError("samples must be a non-empty array of positive, finite seconds")
+    p10, med, p90 = np.percentile(s, [10, 50, 90])
+    return {
+        "median_s": float(med),
+        "p10_s": float(p10),
+        "p90_s": float(p90),
+        "min_s": float(s.min()),
+    }
+
+
+def make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray) -> dict:
+    """One result row: size, statistics and bandwidths (nccl-tests' definitions).
+
+    Algorithm bandwidth is ``bytes / median time``; bus bandwidth multiplies it
+    by the ring factor ``2(N-1)/N`` (:func:`lesson_lib.ring_allreduce_factor`),
+    so it can be compared with a link's speed whatever the rank count.
+
+    Parameters
+    ----------
+    nbytes : int
+        Message size, bytes.
+    ranks : int
+        Ranks in the job.
+    dtype : str
+        Element type.
+    iterations : int
+        All-reduces per timed batch.
+    samples : numpy.ndarray
+        Seconds per call, one per batch.
+
+    Returns
+    -------
+    dict
+        JSON-ready record.
+    """
+    stats = summarize(samples)
+    algbw = nbytes / stats["median_s"]
+    return {
+        "bytes": int(nbytes),
+        "count": int(nbytes // DTYPES[dtype]),
+        "dtype": dtype,
+        "ranks": int(ranks),
+        "iterations": int(iterations),
+        "samples": len(samples),
+        **stats,
+        "algbw": algbw,
+        "busbw": algbw * ring_allreduce_factor(ranks),
+    }
+
+
+def cpu_model() -> str:
+    """This machine's CPU model name (from ``/proc/cpuinfo`` on Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def last_level_cache_bytes() -> int | None:
+    """Size of this CPU's largest cache, bytes (Linux sysfs), or None if unknown."""
+    best = None
+    for size_file in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        try:
+            text = size_file.read_text().strip()
+        except OSError:
+            continue
+        scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1:].upper(), 1)
+        digits = text.rstrip("KkMmGg")
+        if digits.isdigit():
+            value = int(digits) * scale
+            best = value if best is None else max(best, value)
+    return best
+
+
+def local_facts() -> dict:
+    """Facts about the machine this process runs on (no MPI needed).
+
+    Returns
+    -------
+    dict
+        ``host``, ``cpu``, ``logical_cores``, ``usable_cores``, ``llc_bytes``
+        (last-level cache, bytes, or None), ``load_1min`` (load average when
+        it started: runnable processes, compare with the cores), ``os``, ``python``.
+    """
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        usable = os.cpu_count() or 1
+    return {
+        "host": platform.node() or "unknown",
+        "cpu": cpu_model(),
+        "logical_cores": os.cpu_count() or 1,
+        "usable_cores": usable,
+        "llc_bytes": last_level_cache_bytes(),
+        "load_1min": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+    }
+
+
+def _progress(stream: TextIO, text: str) -> None:
+    stream.write(f"[lab] {text}\n")
+    stream.flush()
+
+
+def _note_failure(rank: int, text: str) -> None:
+    """Leave a failure note where the launcher looks, and print it."""
+    from lesson_lib.lab.launch import STATUS_ENV
+
+    folder = os.environ.get(STATUS_ENV)
+    if folder and os.path.isdir(folder):
+        try:
+            Path(folder, f"rank-{rank}.txt").write_text(text, encoding="utf-8")
+        except OSError:
+            pass
+    sys.stderr.write(f"[lab] rank {rank}: {text}\n")
+    sys.stderr.flush()
+
+
+def _inject(config: SweepConfig, rank: int, size: int) -> None:
+    if config.fail is None or rank != size - 1:
+        return
+    if config.fail == "exit":
+        _note_failure(rank, "exiting on purpose (--simulate-failure exit)")
+        os._exit(9)
+    if config.fail == "raise":
+        raise RuntimeError("error raised on purpose (--simulate-failure raise)")
+    if config.fail == "hang":
+        _note_failure(rank, "hanging on purpose (--simulate-failure hang)")
+        time.sleep(3600)
+
+
+def time_size(
+    comm: object, mpi: object, nbytes: int, config: SweepConfig
+) -> tuple[int, np.ndarray]:
+    """Time all-reduces of ``nbytes`` on ``comm``; returns (iterations, seconds per call).
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Intracomm
+        The communicator.
+    mpi : module
+        :mod:`mpi4py.MPI`.
+    nbytes : int
+        Message size, bytes.
+    config : SweepConfig
+        Settings.
+
+    Returns
+    -------
+    tuple
+        Iterations per batch and an array of ``config.reps`` per-call times,
+        each the slowest rank's.
+    """
+    itemsize = DTYPES[config.dtype]
+    send = np.ones(nbytes // itemsize, dtype=config.dtype)
+    recv = np.empty_like(send)
+    allreduce, barrier, wtime = comm.Allreduce, comm.Barrier, mpi.Wtime
+
+    def batch(iterations: int) -> float:
+        barrier()
+        t0 = wtime()
+        for _ in range(iterations):
+            allreduce(send, recv)
+        # The slowest rank's time: identical on every rank, so all agree below.
+        return comm.allreduce(wtime() - t0, op=mpi.MAX)
+
+    for _ in range(config.warmup):
+        allreduce(send, recv)
+    # Iterations per batch: grow until a batch lasts >= half the target. A
+    # long batch is timed twice (keeping the shorter), so one preemption of a
+    # busy machine cannot make a small message look huge.
+    iterations = 1
+    while True:
+        elapsed = batch(iterations)
+        if elapsed >= config.batch_time / 2:
+            elapsed = min(elapsed, batch(iterations))
+        if elapsed >= config.batch_time / 2 or iterations >= config.max_iterations:
+            break
+        grow = config.batch_time / max(elapsed, 1e-9)
+        iterations = min(config.max_iterations, max(2 * iterations, int(iterations * grow)))
+    samples = np.empty(config.reps)
+    for i in range(config.reps):
+        barrier()
+        t0 = wtime()
+        for _ in range(iterations):
+            allreduce(send, recv)
+        samples[i] = (wtime() - t0) / iterations
+    comm.Allreduce(mpi.IN_PLACE, samples, op=mpi.MAX)
+    return iterations, samples
+
+
+def _machine(comm: object, mpi: object) -> dict:
+    import mpi4py
+
+    facts = local_facts()
+    everyone = comm.allgather((mpi.Get_processor_name(), facts["usable_cores"]))
+    per_node: dict[str, list[int]] = {}
+    for name, cores in everyone:
+        per_node.setdefault(name, []).append(cores)
+    oversubscribed = any(len(v) > v[0] for v in per_node.values())
+    version = mpi.Get_version()
+    return {
+        **facts,
+        "nodes": len(per_node),
+        "ranks_per_node": max(len(v) for v in per_node.values()),
+        "oversubscribed": oversubscribed,
+        "mpi_library": " ".join(
+            mpi.Get_library_version().strip().splitlines()[0].replace("Version:", "").split()
+        ),
+        "mpi_standard": f"{version[0]}.{version[1]}",
+        "mpi4py": mpi4py.__version__,
+        "numpy": np.__version__,
+    }
+
+
+def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
+    """Run the sweep as one rank of an MPI job; rank 0 writes ``config.out``.
+
+    Parameters
+    ----------
+    config : SweepConfig
+        Settings (the same on every rank).
+    stream : text stream, optional
+        Progress output of rank 0; defaults to ``sys.stderr``.
+
+    Returns
+    -------
+    int
+        Exit status: 0 done, 3 time budget exceeded (partial results written
+        and marked incomplete). A rank that hits an error calls ``MPI_Abort``
+        with status 4 after leaving a note, so the job never hangs.
+    """
+    from mpi4py import MPI
+
+    from lesson_lib.lab.launch import JOB_ENV
+    from lesson_lib.lab.records import FORMAT, write_results
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    stream = sys.stderr if stream is None else stream
+    try:
+        started = datetime.now(UTC)
+        t_start = time.perf_counter()
+        machine = _machine(comm, MPI)
+        sizes = config.sizes
+        if rank == 0 and not config.quiet:
+            over = " (oversubscribed: more ranks than cores)" if machine["oversubscribed"] else ""
+            _progress(
+                stream,
+                f"all-reduce sweep: {size} ranks on {machine['nodes']} node(s){over}, "
+                f"{len(sizes)} sizes from {format_bytes(sizes[0], 'B')} to "
+                f"{format_bytes(sizes[-1], system='binary')}, {config.dtype}, "
+                f"budget {format_seconds(config.budget, 's')}",
+            )
+        records: list[dict] = []
+        stopped_early = False
+        for index, nbytes in enumerate(sizes):
+            stop = time.perf_counter() - t_start > config.budget if rank == 0 else None
+            if comm.bcast(stop, root=0):
+                stopped_early = True
+                break
+            iterations, samples = time_size(comm, MPI, nbytes, config)
+            record = make_record(nbytes, size, config.dtype, iterations, samples)
+            records.append(record)
+            if rank == 0 and not config.quiet:
+                _progress(
+                    stream,
+                    f"{index + 1:>3}/{len(sizes)} {format_bytes(nbytes, system='binary'):>10}  "
+                    f"median {format_seconds(record['median_s']):>10}  "
+                    f"busbw {format_rate(record['busbw']):>11}  "
+                    f"x{iterations:<5} t={time.perf_counter() - t_start:5.1f} s",
+                )
+            if index == 0:
+                _inject(config, rank, size)
+        elapsed = time.perf_counter() - t_start
+        if rank == 0:
+            data = {
+                "format": FORMAT,
+                "source": "mpi-allreduce",
+                "complete": not stopped_early,
+                "stop_reason": (
+                    f"time budget of {format_seconds(config.budget, 's')} exceeded after "
+                    f"{len(records)} of {len(sizes)} sizes"
+                    if stopped_early
+                    else None
+                ),
+                "job": os.environ.get(JOB_ENV),
+                "started": started.isoformat(timespec="seconds"),
+                "elapsed_s": elapsed,
+                "ranks": size,
+                "machine": machine,
+                "config": asdict(config),
+                "records": records,
+            }
+            write_results(config.out, data)
+            if not config.quiet:
+                done = "stopped early: " + data["stop_reason"] if stopped_early else "done"
+                _progress(stream, f"{done} in {elapsed:.1f} s; wrote {config.out}")
+        comm.Barrier()
+        return EXIT_BUDGET if stopped_early else 0
+    except Exception as exc:  # a rank must never leave the others waiting
+        _note_failure(rank, f"{type(exc).__name__}: {exc}")
+        time.sleep(0.2)  # let the note reach the launcher before the abort
+        comm.Abort(EXIT_RANK_FAILED)
+        return EXIT_RANK_FAILED  # not reached

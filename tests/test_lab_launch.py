@@ -1,0 +1,124 @@
+"""Tests of lesson_lib.lab.launch: finding mpiexec, timeouts and clean-up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from lesson_lib.lab import launch
+
+
+def test_under_mpi_reads_launcher_variables():
+    """Hydra, Open MPI and PMIx variables each mark a rank; a plain shell does not."""
+    assert launch.under_mpi({"PMI_RANK": "0"})
+    assert launch.under_mpi({"OMPI_COMM_WORLD_SIZE": "2"})
+    assert launch.under_mpi({"PMIX_RANK": "1"})
+    assert not launch.under_mpi({"PATH": "/usr/bin"})
+
+
+def test_find_mpiexec_prefers_the_one_next_to_python():
+    """The mpich wheel's mpiexec sits beside the venv's python and is chosen first."""
+    found = launch.find_mpiexec()
+    assert Path(found).name == "mpiexec"
+    assert os.access(found, os.X_OK)
+
+
+def test_find_mpiexec_explicit_missing_path_is_a_clear_error():
+    """A wrong --mpiexec names the path and says how to fix it."""
+    with pytest.raises(
+        launch.MPIUnavailableError, match=r"mpiexec not found at '/no/such/mpiexec'"
+    ):
+        launch.find_mpiexec("/no/such/mpiexec")
+
+
+def test_find_mpiexec_none_installed(monkeypatch, tmp_path):
+    """With no mpiexec beside python nor on PATH the message says how to install one."""
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv(launch.MPIEXEC_ENV, raising=False)
+    with pytest.raises(launch.MPIUnavailableError, match="mpich"):
+        launch.find_mpiexec()
+
+
+def test_remove_stale_shm_removes_only_new_unmapped_files():
+    """A segment that appeared during the job and nobody maps goes; older ones stay."""
+    old = launch.SHM_DIR / f"mpich_shm_lessontest_{uuid.uuid4().hex}"
+    new = launch.SHM_DIR / f"mpich_shm_lessontest_{uuid.uuid4().hex}"
+    old.write_bytes(b"x")
+    try:
+        before = launch.shm_files()
+        new.write_bytes(b"x")
+        removed = launch.remove_stale_shm(before)
+        assert removed == [str(new)]
+        assert old.exists() and not new.exists()
+    finally:
+        old.unlink(missing_ok=True)
+        new.unlink(missing_ok=True)
+
+
+def test_stop_job_stops_tagged_processes_in_other_sessions():
+    """A process in its own session, found only by its tag, is stopped."""
+    tag = uuid.uuid4().hex
+    env = {**os.environ, launch.JOB_ENV: tag}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], env=env, start_new_session=True
+    )
+    try:
+        for _ in range(100):
+            if launch.job_processes(tag):
+                break
+            proc.poll()
+            __import__("time").sleep(0.02)
+        assert launch.job_processes(tag) == [proc.pid]
+        assert launch.stop_job(tag, grace_s=2.0) == [proc.pid]
+        proc.wait(timeout=5)
+        assert launch.job_processes(tag) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_run_mpiexec_rejects_bad_arguments():
+    """Rank count and timeout are checked before anything starts."""
+    with pytest.raises(ValueError, match="n must be"):
+        launch.run_mpiexec(0, ["-c", "pass"], timeout=5)
+    with pytest.raises(ValueError, match="timeout must be"):
+        launch.run_mpiexec(2, ["-c", "pass"], timeout=0)
+    with pytest.raises(FileNotFoundError, match="hostfile"):
+        launch.run_mpiexec(2, ["-c", "pass"], timeout=5, hostfile="/no/such/hosts")
+
+
+@pytest.mark.slow
+def test_run_mpiexec_timeout_stops_every_rank_and_cleans_shm():
+    """A job stuck in MPI past its timeout is stopped: no rank or segment is left."""
+    tag = uuid.uuid4().hex
+    before = launch.shm_files()
+    code = (
+        "from mpi4py import MPI; import time; MPI.COMM_WORLD.Barrier(); "
+        "print('ready', flush=True); time.sleep(60)"
+    )
+    result = launch.run_mpiexec(2, ["-c", code], timeout=3, tag=tag)
+    assert result.timed_out and not result.ok
+    assert result.output.count("ready") == 2
+    assert 2.5 < result.elapsed_s < 15
+    assert launch.job_processes(tag) == []
+    assert not (launch.shm_files() - before) - launch.mapped_shm_files()
+
+
+@pytest.mark.slow
+def test_run_mpiexec_success_relays_output(capsys):
+    """A short job's output is both returned and copied to the relay stream."""
+    code = "from mpi4py import MPI; print('rank', MPI.COMM_WORLD.Get_rank(), flush=True)"
+    result = launch.run_mpiexec(2, ["-c", code], timeout=30, relay=sys.stderr)
+    assert result.ok and result.returncode == 0
+    assert sorted(ln for ln in result.output.splitlines() if ln.startswith("rank")) == [
+        "rank 0",
+        "rank 1",
+    ]
+    assert "rank 0" in capsys.readouterr().err

@@ -1,0 +1,83 @@
+"""Tests of lesson_lib.lab.pingpong: parsing mpi4py.bench pingpong and running it."""
+
+from __future__ import annotations
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.lab.pingpong import (
+    PingPongError,
+    load_reference_pingpong,
+    parse_pingpong,
+    pingpong_args,
+    pingpong_from_dict,
+    read_pingpong,
+    run_pingpong,
+    write_pingpong,
+)
+
+OUTPUT = """\
+# MPI PingPong Test
+# Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples
+         1              0.55 | 1.8000000e-06 ± 9.6155e-07    10000
+         2              1.11 | 2.0000000e-06 ± 5.7332e-07    10000
+         4              2.15 | 1.9000000e-06 ± 4.4214e-06    10000
+         8              4.46 | 5.0000000e-06 ± 5.3493e-07    10000
+        16              8.72 | 1.8346951e-06 ± 6.3258e-07    10000
+   1048576          15338.78 | 6.8361111e-05 ± 5.0231e-05     1000
+"""
+
+
+def test_parse_table():
+    """Every row is read: sizes, one-way mean times, spreads and sample counts."""
+    pp = parse_pingpong("some banner\n" + OUTPUT)
+    assert_allclose(pp.bytes, [1, 2, 4, 8, 16, 1048576])
+    assert_allclose(pp.mean_s[:2], [1.8e-6, 2.0e-6])
+    assert pp.samples[-1] == 1000
+
+
+def test_latency_is_median_of_tiny_messages():
+    """Latency is the median over messages <= 8 B: robust to one slow size."""
+    assert_allclose(parse_pingpong(OUTPUT).latency_s, 1.95e-6)
+
+
+def test_peak_bandwidth():
+    """Peak bandwidth is the largest size / one-way time."""
+    assert_allclose(parse_pingpong(OUTPUT).bandwidth, 1048576 / 6.8361111e-05)
+
+
+def test_no_table_is_an_error():
+    """Output without a table (MPI failed) raises PingPongError."""
+    with pytest.raises(PingPongError, match="no pingpong table"):
+        parse_pingpong("Abort(1) on node 0\n")
+
+
+def test_json_round_trip_and_bad_content(tmp_path):
+    """Saved measurements read back; wrong or broken content is refused clearly."""
+    pp = parse_pingpong(OUTPUT)
+    again = read_pingpong(write_pingpong(tmp_path / "pp.json", pp))
+    assert_allclose(again.mean_s, pp.mean_s)
+    with pytest.raises(PingPongError, match="not a pingpong file"):
+        pingpong_from_dict({"format": "x"})
+    with pytest.raises(PingPongError, match="malformed"):
+        pingpong_from_dict({"format": "lesson_lib.lab.pingpong/1", "bytes": [1], "mean_s": []})
+
+
+def test_arguments_for_a_short_probe():
+    """The probe is limited in size and loop counts so it stays quick."""
+    args = pingpong_args(4096, 100)
+    assert args[:3] == ["-m", "mpi4py.bench", "pingpong"]
+    assert args[args.index("-n") + 1] == "4096" and args[args.index("-l") + 1] == "100"
+
+
+def test_reference_pingpong_ships():
+    """The reference probe ships and has a microsecond-scale latency."""
+    assert 1e-7 < load_reference_pingpong().latency_s < 1e-4
+
+
+@pytest.mark.slow
+def test_run_pingpong_live():
+    """A real short probe on 2 ranks gives a positive latency below a millisecond."""
+    pp = run_pingpong(max_bytes=4096, loop=200, timeout=60)
+    assert 0 < pp.latency_s < 1e-3
+    assert pp.bytes[-1] == 4096 and pp.machine["logical_cores"] >= 1

@@ -1,0 +1,74 @@
+"""Tests of lesson_lib.lab.report: live-or-reference runs, the page's numbers, the table."""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson_lib.lab.fit import fabric_from_fit
+from lesson_lib.lab.records import load_reference, measurement_to_dict, write_results
+from lesson_lib.lab.report import fabric_table, lab_numbers, load_run, small_message_time
+from lesson_lib.specimen import FAST, SLOW
+from lesson_lib.units import format_seconds
+
+
+def test_successful_run_is_live(tmp_path):
+    """Status 0 and a good file: the run is live, with no note."""
+    path = write_results(tmp_path / "r.json", measurement_to_dict(load_reference(2)))
+    run = load_run(path, 0, 2)
+    assert run.live and run.note == ""
+
+
+@pytest.mark.parametrize(
+    ("status", "content", "note"),
+    [
+        (6, None, "no MPI is installed here"),
+        (4, None, "a rank failed"),
+        (0, "", "could not be used"),
+        (0, "{broken", "could not be used"),
+    ],
+)
+def test_failed_run_falls_back_to_reference(tmp_path, status, content, note):
+    """Any failure gives the shipped reference and a note saying why, never an exception."""
+    path = tmp_path / "r.json"
+    if content is not None:
+        path.write_text(content)
+    run = load_run(path, status, 2)
+    assert not run.live and note in run.note
+    assert run.measurement.ranks == 2
+
+
+def test_incomplete_run_falls_back(tmp_path):
+    """A sweep stopped by its budget is not shown as the measurement."""
+    data = measurement_to_dict(load_reference(2))
+    data.update(complete=False, stop_reason="time budget of 1 s exceeded")
+    run = load_run(write_results(tmp_path / "r.json", data), 0, 2)
+    assert not run.live and "stopped early" in run.note
+
+
+def test_lab_numbers_are_formatted_strings():
+    """Every number is a string with its unit, consistent with the fit."""
+    run2, run4 = load_run("/nonexistent", 6, 2), load_run("/nonexistent", 6, 4)
+    nums = lab_numbers(run2, 3e-6, run4)
+    assert all(isinstance(v, str) and v for v in nums.values())
+    assert nums["lab_alpha"] == format_seconds(run2.fit.alpha)
+    assert nums["lab_source"].startswith("the reference")
+    assert nums["lab_decode_latency_total"].endswith(" ms")
+    assert nums["lab_small_4_over_2"].endswith("x")
+    assert "MPICH" in nums["lab_machine"]
+
+
+def test_small_message_time():
+    """The small-message time is the median of the medians up to 1 KiB."""
+    m = load_reference(2)
+    assert m.median_s.min() <= small_message_time(m) <= m.median_s[m.bytes <= 1024].max()
+    with pytest.raises(ValueError, match="no size"):
+        small_message_time(m, max_bytes=1)
+
+
+def test_fabric_table_rows():
+    """One Markdown row per fabric, decode and prefill in ms."""
+    fabric = fabric_from_fit(load_run("/nonexistent", 6, 2).fit)
+    table = fabric_table([FAST, SLOW, fabric], 2)
+    lines = table.strip().splitlines()
+    assert len(lines) == 5 and lines[0].startswith("| fabric")
+    assert fabric.name in lines[-1] and lines[-1].count(" ms") == 4

@@ -1,0 +1,104 @@
+"""Tests of lesson_lib.lab.sweep: sizes, statistics, records and a real MPI sweep."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.collectives import ring_allreduce_factor
+from lesson_lib.lab import launch
+from lesson_lib.lab.records import read_results
+from lesson_lib.lab.sweep import SweepConfig, make_record, message_sizes, summarize
+
+
+def test_message_sizes_powers_of_two():
+    """The default sweep is every power of two from 8 B to 64 MiB: 24 sizes."""
+    sizes = SweepConfig().sizes
+    assert sizes[0] == 8 and sizes[-1] == 64 * 2**20
+    assert sizes == [2**e for e in range(3, 27)]
+
+
+def test_message_sizes_per_octave_and_whole_elements():
+    """Two sizes per doubling add the midpoints, rounded up to whole elements."""
+    assert message_sizes(8, 64, per_octave=2, itemsize=4) == [8, 12, 16, 24, 32, 48, 64]
+    assert all(s % 8 == 0 for s in message_sizes(8, 1000, per_octave=3, itemsize=8))
+    assert message_sizes(8, 1000)[-1] == 1000
+
+
+def test_summarize_percentiles():
+    """Median and 10th/90th percentiles of the batch times; bad samples raise."""
+    stats = summarize(np.arange(1.0, 12.0))
+    assert stats["median_s"] == 6.0 and stats["min_s"] == 1.0
+    assert_allclose([stats["p10_s"], stats["p90_s"]], [2.0, 10.0])
+    with pytest.raises(ValueError, match="positive"):
+        summarize(np.array([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4, 8])
+def test_record_bus_bandwidth_is_ring_factor_times_algbw(ranks):
+    """busbw = algbw x 2(N-1)/N and algbw = bytes / median time (nccl-tests' definitions)."""
+    rec = make_record(1024, ranks, "float32", 10, np.array([1e-5, 2e-5, 3e-5]))
+    assert rec["count"] == 256
+    assert_allclose(rec["algbw"], 1024 / 2e-5)
+    assert_allclose(rec["busbw"], rec["algbw"] * ring_allreduce_factor(ranks))
+
+
+def test_config_validation_names_the_parameter():
+    """Bad settings raise naming the parameter and the allowed values."""
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        SweepConfig(dtype="bfloat16")
+    with pytest.raises(ValueError, match="max_bytes must be an integer >= 64"):
+        SweepConfig(min_bytes=64, max_bytes=8)
+    with pytest.raises(ValueError, match="fail must be one of"):
+        SweepConfig(fail="explode")
+
+
+def test_importing_the_lab_does_not_import_mpi4py():
+    """`import lesson_lib.lab` works without starting (or even importing) MPI."""
+    code = "import sys, lesson_lib, lesson_lib.lab; print('mpi4py' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("ranks", "max_bytes"), [(2, "4MiB"), (4, "16KiB")])
+def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
+    """The CLI launches mpiexec, shows progress and writes one sane record per size."""
+    out = tmp_path / "results.json"
+    tag = uuid.uuid4().hex
+    before = launch.shm_files()
+    cmd = [sys.executable, "-m", "lesson_lib.lab", "run", "-n", str(ranks), "--out", str(out)]
+    cmd += ["--max-bytes", max_bytes, "--reps", "7", "--timeout", "90"]
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=120, env={**os.environ, launch.JOB_ENV: tag}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "[lab] all-reduce sweep:" in proc.stderr and "wrote" in proc.stdout
+    m = read_results(out)
+    expected = message_sizes(8, 4 * 2**20 if ranks == 2 else 16 * 1024)
+    assert m.complete and m.ranks == ranks
+    assert m.bytes.astype(int).tolist() == expected
+    assert np.all(m.median_s > 0) and np.all(m.p10_s <= m.median_s)
+    assert np.all(m.median_s <= m.p90_s)
+    assert_allclose(m.busbw, m.algbw * ring_allreduce_factor(ranks))
+    assert m.machine["logical_cores"] >= 1 and "MPICH" in m.machine["mpi_library"]
+    assert m.machine["oversubscribed"] == (ranks > m.machine["usable_cores"])
+    if ranks == 2:
+        # Monotone within noise from 256 KiB up (this machine is shared: one
+        # size can be 2x off): time grows about in proportion to size on
+        # log-log axes, no size is 3x faster than a smaller one, and 4 MiB
+        # costs clearly more than 256 KiB.
+        big = m.bytes >= 256 * 1024
+        t, lo = m.median_s[big], m.p10_s[big]
+        slope = np.polyfit(np.log(m.bytes[big]), np.log(t), 1)[0]
+        assert 0.5 < slope < 1.5
+        assert all(t[j] >= lo[i] / 3 for i in range(len(t)) for j in range(i + 1, len(t)))
+        assert t[-1] > 3 * t[0]
+    assert launch.job_processes(tag) == []
+    assert not (launch.shm_files() - before) - launch.mapped_shm_files()
