@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup book test test-fast lint format lock clean
+.PHONY: setup assets browser book test test-fast lint format lock clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,14 +14,20 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
-book: setup  ## build the site into _build/html (execution cached in _build/.jupyter_cache)
-	$(BIN)/jupyter-book build . -W -n --keep-going
+assets: setup  ## fetch the site's pinned MathJax/widget scripts and axe-core from npm into _vendor/
+	$(BIN)/python tools/fetch_assets.py
 
-test: setup lint  ## everything CI checks: ruff, unit and property tests, the book build
+book: setup assets  ## build the site into _build/html (execution cached in _build/.jupyter_cache)
+	$(BIN)/python -m lesson_lib.site  # jupyter-book build . -W -n --keep-going, cache checked first
+
+test: setup lint assets browser  ## everything CI checks: ruff, unit, property and browser tests, the book build
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## unit tests only, for quick iteration
 	$(BIN)/python -m pytest -m "not slow"
+
+browser:  ## Debian's chromium for the browser tests (apt-get, only when missing and allowed)
+	@$(PYTHON) tools/ensure_browser.py
 
 lint: setup
 	$(BIN)/ruff check .

@@ -2,13 +2,21 @@
 // with saved widget state; tools/fetch_assets.py copies it next to them.
 (function () {
   "use strict";
-  // 1. embed-amd.js finds its icon fonts from the URI RequireJS gives its AMD
-  //    module (by default relative to the page, wrong below the site root)
-  //    and from __jupyter_widgets_assets_path__: point both at this folder.
+  // 1. Each AMD module inside embed-amd.js finds its icon fonts in the folder
+  //    of the URI RequireJS gives that module (by default relative to the
+  //    page, wrong below the site root), and html-manager also reads
+  //    __jupyter_widgets_assets_path__: point them all at this folder. The
+  //    modules are already defined, so nothing is fetched from these paths.
   var base = document.currentScript.src.replace(/[^/]*$/, "");
   window.__jupyter_widgets_assets_path__ = base;
   window.require = {
-    paths: { "@jupyter-widgets/html-manager/dist": base.replace(/\/$/, "") },
+    paths: {
+      "@jupyter-widgets/base": base + "base",
+      "@jupyter-widgets/controls": base + "controls",
+      "@jupyter-widgets/output": base + "output",
+      "@jupyter-widgets/html-manager": base + "html-manager",
+      "@jupyter-widgets/html-manager/dist": base.replace(/\/$/, ""),
+    },
   };
 
   // 2. The renderer typesets labels with the MathJax 2 call

@@ -1,0 +1,137 @@
+"""Fixtures of the browser tests: Chromium, the built site on a local server.
+
+Python Playwright drives the system's Chromium (Debian's ``chromium``, found
+by ``tools/ensure_browser.py``); no browser is downloaded. Without one, the
+tests skip with one line saying how to enable them, except under ``CI=true``,
+where they fail: CI must not pass without having looked at the site.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lesson_lib.site import ROOT
+
+#: Chromium flags that work here (no sandbox as root, no GPU, no background
+#: traffic); the host-resolver rule makes every host but 127.0.0.1 unreachable,
+#: so the site is tested with the network off.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+
+#: axe-core, installed from package-lock.json by tools/fetch_assets.py.
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def in_ci() -> bool:
+    """Whether the tests run under CI (``CI`` set to true/1/yes)."""
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def cannot_run(reason: str) -> None:
+    """Skip the test on a reader's machine; fail it under CI.
+
+    Parameters
+    ----------
+    reason : str
+        One line saying what is missing and how to enable the tests.
+    """
+    if in_ci():
+        pytest.fail(f"browser test cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def _load_tool(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Path of the system Chromium; skips (fails under CI) when there is none."""
+    path = _load_tool("ensure_browser").find_chromium()
+    if path is None:
+        cannot_run(
+            "no Chromium for the browser tests; install it (Debian/Ubuntu: "
+            "sudo apt-get install chromium, or run `make test` as root) "
+            "or set LESSON_CHROMIUM=/path/to/chrome"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[object]:
+    """One headless Chromium for the whole session."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - playwright is pinned in requirements.txt
+        cannot_run("Python playwright is not installed (make setup)")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def site(built_book) -> Iterator[str]:
+    """Base URL of ``_build/html`` served by http.server on 127.0.0.1."""
+    if built_book.returncode != 0:
+        pytest.fail(f"the book did not build:\n{built_book.output[-3000:]}", pytrace=False)
+    handler = functools.partial(_QuietHandler, directory=str(built_book.html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def axe_js() -> Path:
+    """The axe-core script; skips (fails under CI) when npm assets are missing."""
+    if not AXE_JS.is_file():
+        cannot_run("axe-core is missing; run `python tools/fetch_assets.py` (make assets)")
+    return AXE_JS
+
+
+@pytest.fixture(scope="session")
+def screenshots_dir(built_book) -> Path:
+    """Where full-page screenshots of every page are saved for a human to look at."""
+    out = built_book.html_dir.parent / "browser-screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out

@@ -1,0 +1,252 @@
+"""Visit one page of the built site in Chromium and record what a reader gets.
+
+:func:`visit` loads the page once (network off: only 127.0.0.1 answers),
+waits for MathJax and the widget renderer, and returns a :class:`PageReport`
+with console errors, failed requests, math, figures, widgets, solutions,
+links and the axe-core violations of the page's content. Tests assert on it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+#: Inline scripts the page runs after load to wait for its renderers.
+WAIT_FOR_MATHJAX = """async () => {
+  const mj = window.MathJax;
+  if (!document.querySelector('.math')) { return 'no math'; }
+  for (let i = 0; i < 200 && !(window.MathJax && window.MathJax.startup
+       && window.MathJax.startup.promise); i++) {
+    await new Promise(r => setTimeout(r, 50));
+  }
+  if (!(window.MathJax && window.MathJax.startup)) { return 'MathJax did not load'; }
+  await window.MathJax.startup.promise;
+  return 'typeset';
+}"""
+
+WAIT_FOR_WIDGETS = """async () => {
+  const views = Array.from(document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]'));
+  const done = () => views.every(s => {
+    const a = s.previousElementSibling;
+    return a && a.classList.contains('widget-subarea') && a.firstElementChild;
+  });
+  for (let i = 0; i < 300 && !done(); i++) { await new Promise(r => setTimeout(r, 50)); }
+  // pictures are blob: URLs decoded asynchronously
+  const imgs = Array.from(document.querySelectorAll('img.widget-image'));
+  for (let i = 0; i < 100 && !imgs.every(m => m.complete); i++) {
+    await new Promise(r => setTimeout(r, 50));
+  }
+  return views.length;
+}"""
+
+COLLECT = r"""() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const visible = el => !!(el && el.getClientRects().length) &&
+    getComputedStyle(el).visibility !== 'hidden';
+  // --- math
+  const maths = Array.from(article.querySelectorAll('.math'));
+  const untypeset = maths.filter(m => !m.querySelector('mjx-container')).map(m => m.textContent.slice(0, 80));
+  // text outside code, scripts and typeset math, to look for raw TeX
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest('pre, code, script, style, mjx-container, .highlight, textarea')
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  let text = '';
+  while (walker.nextNode()) { text += walker.currentNode.textContent; }
+  // --- figures: every <img> in the content, and every figure with an id
+  const images = Array.from(article.querySelectorAll('img')).map(img => ({
+    src: img.getAttribute('src') || '', alt: img.getAttribute('alt'),
+    loaded: img.complete && img.naturalWidth > 0, widget: img.classList.contains('widget-image'),
+    visible: visible(img) || !!img.closest('details:not([open]), .toggle-hidden, .hide'),
+  }));
+  const figures = Array.from(article.querySelectorAll('figure')).map(f => ({
+    id: f.id || (f.querySelector('[id]') || {}).id || '',
+    hasImage: !!f.querySelector('img, svg'),
+    caption: (f.querySelector('figcaption') || {textContent: ''}).textContent.trim(),
+  }));
+  const ids = Array.from(document.querySelectorAll('[id]')).map(e => e.id);
+  // --- widgets
+  const states = Array.from(document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-state+json"]'));
+  let sliderModels = 0;
+  states.forEach(s => { try {
+    Object.values(JSON.parse(s.textContent).state).forEach(m => {
+      if (/Slider(Model)?$/.test(m.model_name || '')) { sliderModels += 1; } });
+  } catch (e) {} });
+  const views = Array.from(document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]')).map(s => {
+      const a = s.previousElementSibling;
+      const root = a && a.classList.contains('widget-subarea') ? a.firstElementChild : null;
+      const box = root ? root.getBoundingClientRect() : {width: 0, height: 0};
+      return {rendered: !!root, width: box.width, height: box.height,
+              sliders: root ? Array.from(root.querySelectorAll('.widget-slider')).filter(visible).length : 0};
+  });
+  // --- links (whole page: navigation too)
+  const links = Array.from(document.querySelectorAll('a[href]')).map(a => a.href);
+  return {title: document.title, untypeset, mathCount: maths.length, text, images, figures, ids,
+          widgetStates: states.length, sliderModels, views, links,
+          solutions: document.querySelectorAll('.solution').length};
+}"""
+
+
+@dataclass
+class PageReport:
+    """What one page showed in the browser.
+
+    Attributes
+    ----------
+    doc : str
+        The page's docname, e.g. ``book/sizing``.
+    url : str
+        Where it was loaded from.
+    console_errors : list of str
+        Console messages of type error, and uncaught page errors.
+    failed_requests : list of str
+        Requests that failed, answered >= 400, or left 127.0.0.1.
+    data : dict
+        What :data:`COLLECT` returned.
+    solutions : list of dict
+        Per solution: hidden before the click, shown after.
+    axe : list of dict
+        axe-core violations of impact serious or critical in the content.
+    screenshot : pathlib.Path or None
+        The full-page screenshot.
+    """
+
+    doc: str
+    url: str
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    solutions: list[dict[str, Any]] = field(default_factory=list)
+    axe: list[dict[str, Any]] = field(default_factory=list)
+    screenshot: Path | None = None
+
+
+#: A $...$ pair or \( \[ left in prose means MathJax did not run on it.
+RAW_TEX = re.compile(r"\\\(|\\\[|\$\$|\$[^\s$][^$\n]{0,200}?[^\s$\\]\$")
+
+
+def raw_tex(text: str) -> list[str]:
+    """Return snippets of ``text`` that look like untypeset TeX.
+
+    Parameters
+    ----------
+    text : str
+        Page text outside code blocks and typeset math.
+
+    Returns
+    -------
+    list of str
+        Up to five matches with a little context.
+    """
+    hits = []
+    for m in RAW_TEX.finditer(text):
+        hits.append(text[max(0, m.start() - 30) : m.end() + 30])
+        if len(hits) == 5:
+            break
+    return hits
+
+
+def _check_solutions(page: Any) -> list[dict[str, Any]]:
+    """Click every exercise solution open; report hidden-before / shown-after."""
+    results = []
+    solutions = page.locator(".solution")
+    for i in range(solutions.count()):
+        sol = solutions.nth(i)
+        body = sol.locator(":scope > :not(.admonition-title)").first
+        title = sol.locator(":scope > .admonition-title").first
+        hidden_before = body.count() > 0 and not body.is_visible()
+        label = title.inner_text().strip().splitlines()[0] if title.count() else f"#{i}"
+        shown_after = False
+        # Readers click the "Click to show" toggle; the title's middle is often
+        # the link back to the exercise, which navigates instead.
+        button = sol.locator(":scope > .admonition-title button.toggle-button").first
+        target = button if button.count() else title
+        if title.count():
+            target.scroll_into_view_if_needed()
+            target.click()
+            try:
+                body.wait_for(state="visible", timeout=3000)
+                shown_after = True
+            except PlaywrightTimeout:
+                shown_after = False
+        results.append({"label": label, "hidden_before": hidden_before, "shown_after": shown_after})
+    return results
+
+
+def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> PageReport:
+    """Load ``doc`` from the local site and record everything the tests check.
+
+    Parameters
+    ----------
+    browser : playwright.sync_api.Browser
+        The session's Chromium.
+    base_url : str
+        Site root, ending in ``/``.
+    doc : str
+        Docname from ``_toc.yml``.
+    axe_js : pathlib.Path
+        axe-core's ``axe.min.js``.
+    shots : pathlib.Path
+        Folder for the screenshot.
+
+    Returns
+    -------
+    PageReport
+        The record.
+    """
+    url = f"{base_url}{doc}.html"
+    report = PageReport(doc=doc, url=url)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+
+    def on_console(msg: Any) -> None:
+        if msg.type == "error":
+            where = msg.location.get("url", "") if msg.location else ""
+            report.console_errors.append(f"{msg.text} ({where})")
+
+    def on_response(resp: Any) -> None:
+        if resp.status >= 400:
+            report.failed_requests.append(f"{resp.status} {resp.url}")
+
+    def on_route(route: Any) -> None:
+        if route.request.url.startswith(base_url) or route.request.url.startswith(
+            ("data:", "blob:")
+        ):
+            route.continue_()
+        else:
+            report.failed_requests.append(f"left the site: {route.request.url}")
+            route.abort()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: report.console_errors.append(f"uncaught: {exc}"))
+    page.on("requestfailed", lambda r: report.failed_requests.append(f"{r.failure} {r.url}"))
+    page.on("response", on_response)
+    page.route("**/*", on_route)
+    try:
+        page.goto(url, wait_until="load", timeout=30000)
+        page.evaluate(WAIT_FOR_MATHJAX)
+        page.evaluate(WAIT_FOR_WIDGETS)
+        page.wait_for_load_state("networkidle", timeout=15000)
+        report.data = page.evaluate(COLLECT)
+        report.screenshot = shots / (doc.replace("/", "__") + ".png")
+        page.screenshot(path=str(report.screenshot), full_page=True)
+        page.add_script_tag(path=str(axe_js))
+        report.axe = page.evaluate(
+            """async () => {
+              const r = await axe.run(document.querySelector('article.bd-article') || document,
+                                      {resultTypes: ['violations']});
+              return r.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+                .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                            nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+            }"""
+        )
+        report.solutions = _check_solutions(page)
+    finally:
+        context.close()
+    return report

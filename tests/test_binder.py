@@ -1,0 +1,148 @@
+"""Binder, launch buttons and the offline-asset pins agree with the build environment.
+
+Binder (repo2docker) reads the root-level ``runtime.txt``, ``requirements.txt``
+and ``postBuild``; the book is built from the same ``requirements.txt``. These
+tests check that nothing there can drift from what the build uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lesson_lib.site import ROOT
+
+#: What JupyterLab must open .md chapters with.
+JUPYTEXT_VIEWER = "Jupytext Notebook"
+
+
+def pins() -> dict[str, str]:
+    """``name -> version`` of every ``name==version`` line of requirements.txt."""
+    out = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line:
+            name, ver = line.split("==", 1)
+            out[name.strip().lower().replace("_", "-")] = ver.strip()
+    return out
+
+
+def test_runtime_matches_the_build_python():
+    """runtime.txt names the Python minor version the build and CI run on."""
+    runtime = (ROOT / "runtime.txt").read_text().strip()
+    assert re.fullmatch(r"python-3\.\d+", runtime)
+    assert runtime == f"python-{sys.version_info.major}.{sys.version_info.minor}"
+    requires = re.search(
+        r'requires-python\s*=\s*">=\s*([\d.]+)"', (ROOT / "pyproject.toml").read_text()
+    )
+    assert requires and tuple(map(int, runtime[7:].split("."))) >= tuple(
+        map(int, requires.group(1).split("."))
+    )
+
+
+def test_binder_uses_the_build_requirements():
+    """Binder reads the root requirements.txt: fully pinned, with lesson_lib and widgets."""
+    for shadow in ("binder", ".binder"):
+        # a binder/ folder would make repo2docker ignore the root-level files
+        assert not (ROOT / shadow).exists(), f"{shadow}/ would hide the root Binder files"
+    for other in ("environment.yml", "Pipfile", "Pipfile.lock"):
+        # repo2docker prefers these over requirements.txt
+        assert not (ROOT / other).exists(), f"{other} would replace requirements.txt on Binder"
+    lines = [
+        line.strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert "-e ." in lines
+    unpinned = [line for line in lines if line != "-e ." and "==" not in line]
+    assert unpinned == []
+    for needed in ("jupyter-book", "jupyterlab", "jupytext", "ipywidgets", "jupyterlab-widgets"):
+        assert needed in pins(), f"{needed} is not pinned in requirements.txt"
+
+
+def test_build_environment_has_the_pinned_versions():
+    """The environment that builds and tests is exactly requirements.txt (same pins as Binder)."""
+    wrong = []
+    for name, pinned in pins().items():
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            wrong.append(f"{name}: not installed")
+            continue
+        if installed != pinned:
+            wrong.append(f"{name}: {installed} installed, {pinned} pinned")
+    assert wrong == []
+
+
+def test_post_build_sets_the_jupytext_viewer(tmp_path):
+    """Running postBuild makes JupyterLab open MyST .md files as notebooks."""
+    script = ROOT / "postBuild"
+    assert os.access(script, os.X_OK), "postBuild must be executable"
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    subprocess.run(["bash", str(script)], check=True, cwd=ROOT, env=env, capture_output=True)
+    overrides = json.loads(
+        (tmp_path / "jupyter" / "labconfig" / "default_setting_overrides.json").read_text()
+    )
+    viewers = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers["markdown"] == JUPYTEXT_VIEWER
+    assert viewers["myst"] == JUPYTEXT_VIEWER
+
+
+def test_launch_buttons_configured_from_one_place():
+    """_config.yml sets the repository (the one setting a fork changes) and Binder."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = config["repository"]["url"]
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url)
+    assert config["repository"]["branch"] == "main"
+    launch = config["launch_buttons"]
+    assert launch["binderhub_url"] == "https://mybinder.org"
+    assert launch["notebook_interface"] == "jupyterlab"
+    assert "jupyterhub_url" in launch
+    readme = (ROOT / "README.md").read_text()
+    assert "repository" in readme and "_config.yml" in readme
+
+
+def test_offline_assets_are_pinned_and_served_locally():
+    """npm pins are exact and the site loads MathJax and the widget scripts from _static."""
+    package = json.loads((ROOT / "package.json").read_text())
+    lock = json.loads((ROOT / "package-lock.json").read_text())
+    for name, ver in package["dependencies"].items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", ver), f"{name} must be pinned exactly"
+        assert lock["packages"][f"node_modules/{name}"]["version"] == ver
+        assert lock["packages"][f"node_modules/{name}"]["integrity"].startswith("sha512-")
+    for spec, integrity in package["vendorTarballs"].items():
+        assert re.fullmatch(r"@?[\w/.-]+@\d+\.\d+\.\d+", spec)
+        assert integrity.startswith("sha512-")
+    sphinx = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    assert sphinx["html_static_path"] == ["_vendor"]
+    assert "://" not in sphinx["mathjax_path"]
+    assert all("://" not in path for path in sphinx["nb_ipywidgets_js"])
+    assert "_vendor/" in (ROOT / ".gitignore").read_text().split()
+    assert not (ROOT / "_static").exists(), "a root _static is injected into every page"
+
+
+@pytest.mark.skipif(
+    not (ROOT / "_vendor" / "PINS.json").is_file(), reason="assets not fetched (make assets)"
+)
+def test_fetched_assets_have_files_and_licences():
+    """_vendor holds every file the config points at, and a licence per package."""
+    sphinx = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    vendor = ROOT / "_vendor"
+    assert (vendor / sphinx["mathjax_path"]).is_file()
+    assert all((vendor / path).is_file() for path in sphinx["nb_ipywidgets_js"])
+    licences = sorted(p.name for p in (vendor / "LICENSES").iterdir())
+    for package in ("mathjax", "requirejs", "html-manager"):
+        assert any(package in name for name in licences), f"no licence for {package}"
