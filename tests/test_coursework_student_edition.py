@@ -102,10 +102,19 @@ def _notebook_text(nb) -> str:
     return json.dumps(nb)
 
 
+SOLUTION_FENCE = re.compile(r"^ {0,3}(`{3,}|:{3,})\{solution", re.MULTILINE)
+
+
+def _has_solution_fence(text: str) -> bool:
+    """A solution directive opened anywhere (mentions of the word in prose are fine)."""
+    return bool(SOLUTION_FENCE.search(text))
+
+
 def test_fixture_loses_every_solution_and_keeps_the_rest():
     """Gated, fenced, colon-fenced, nested and marked solutions all go; exercises stay."""
     out = strip_solutions(FIXTURE)
     assert "SECRET" not in out
+    assert _has_solution_fence(FIXTURE) and not _has_solution_fence(out)
     for kept in (
         "KEEP-EXERCISE-TEXT",
         "KEEP-NOTE",
@@ -140,8 +149,9 @@ def test_every_book_page_loses_its_solutions():
     """Each page of the book: no solution directive left, no line of any solution block."""
     for page in student_pages(ROOT):
         source = page.read_text()
-        nb_text = _notebook_text(page_notebook(page))
-        assert "{solution" not in nb_text, page.name
+        nb = page_notebook(page)
+        nb_text = _notebook_text(nb)
+        assert not any(_has_solution_fence(c.source) for c in nb.cells), page.name
         outside = strip_solutions(source)
         for line in _solution_blocks(source):
             if len(line) >= 20 and line not in outside:
@@ -229,8 +239,7 @@ def test_site_sources_without_solutions(tmp_path):
     pages = write_site_sources(dest, ROOT)
     assert {p.name for p in pages} == {p.name for p in toc_pages(ROOT)}
     for page in pages:
-        text = page.read_text()
-        assert "{solution" not in text, page.name
+        assert not _has_solution_fence(page.read_text()), page.name
     config = yaml.safe_load((dest / "_config.yml").read_text())
     assert config["sphinx"]["config"]["hide_solutions"] is True
     assert "(without solutions)" in config["title"]
