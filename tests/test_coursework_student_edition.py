@@ -266,3 +266,16 @@ def test_student_notebook_runs_top_to_bottom_with_empty_answers(tmp_path):
     assert statement("q3", "s002").split("\n")[0] in shown[2].outputs[0]["data"]["text/markdown"]
     for qid in PROBLEMS:
         assert solution_text(qid, "s002")[:60] not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p.stem for p in student_pages(ROOT) if p.stem != "problems"])
+def test_every_chapter_notebook_runs_without_its_solutions(page, tmp_path):
+    """No chapter cell depends on something only a removed solution defined."""
+    from nbclient import NotebookClient
+
+    nb = page_notebook(ROOT / "book" / f"{page}.md")
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    assert '"output_type": "error"' not in _notebook_text(nb)
