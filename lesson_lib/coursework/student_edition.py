@@ -52,12 +52,11 @@ def _closing(lines: Sequence[str], start: int, fence: str) -> int:
     return len(lines)
 
 
-def _is_solution(name: str, arg: str, body: Sequence[str]) -> bool:
-    if name == "solution":
-        return True
-    if name in ("admonition", "dropdown") and _SOLUTION_TITLES.match(arg):
-        return True
-    return False
+def _is_solution(name: str, arg: str) -> bool:
+    """A ``{solution}`` directive, or an admonition/dropdown titled "Solution" or "Answer"."""
+    return name == "solution" or (
+        name in ("admonition", "dropdown") and bool(_SOLUTION_TITLES.match(arg))
+    )
 
 
 def _front_matter(body: Sequence[str]) -> list[str]:
@@ -126,7 +125,7 @@ def _strip_lines(lines: Sequence[str]) -> list[str]:
                 raise ValueError(f"solution-start at line {i + 1} has no solution-end after it")
             i = end + 1
             continue
-        if _is_solution(name, arg, body) or (name == "code-cell" and _marked_solution(body)):
+        if _is_solution(name, arg) or (name == "code-cell" and _marked_solution(body)):
             i = close + 1
             continue
         out.append(lines[i])
