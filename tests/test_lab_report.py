@@ -6,7 +6,16 @@ import pytest
 
 from lesson_lib.lab.fit import fabric_from_fit
 from lesson_lib.lab.records import load_reference, measurement_to_dict, write_results
-from lesson_lib.lab.report import fabric_table, lab_numbers, load_run, small_message_time
+from lesson_lib.lab.report import (
+    fabric_table,
+    lab_numbers,
+    load_run,
+    oversubscription,
+    pingpong_or_reference,
+    provenance,
+    regime,
+    small_message_time,
+)
 from lesson_lib.specimen import FAST, SLOW
 from lesson_lib.units import format_seconds
 
@@ -51,7 +60,8 @@ def test_lab_numbers_are_formatted_strings():
     nums = lab_numbers(run2, 3e-6, run4)
     assert all(isinstance(v, str) and v for v in nums.values())
     assert nums["lab_alpha"] == format_seconds(run2.fit.alpha)
-    assert nums["lab_source"].startswith("the reference")
+    assert nums["lab_provenance"].startswith("MPI could not measure")
+    assert "reference measurement shipped" in nums["lab_provenance"]
     assert nums["lab_decode_latency_total"].endswith(" ms")
     assert nums["lab_small_4_over_2"].endswith("x")
     assert "MPICH" in nums["lab_machine"]
@@ -65,10 +75,43 @@ def test_small_message_time():
         small_message_time(m, max_bytes=1)
 
 
+def test_provenance_of_a_live_run(tmp_path):
+    """A live run's sentence says it was measured now, with machine, date and load."""
+    path = write_results(tmp_path / "r.json", measurement_to_dict(load_reference(2)))
+    text = provenance(load_run(path, 0, 2))
+    assert text.startswith("Measured while this page was built: ")
+    assert "UTC" in text and "load average" in text
+
+
 def test_fabric_table_rows():
-    """One Markdown row per fabric, decode and prefill in ms."""
+    """One HTML row per fabric (plus the header), decode and prefill in ms."""
     fabric = fabric_from_fit(load_run("/nonexistent", 6, 2).fit)
     table = fabric_table([FAST, SLOW, fabric], 2)
-    lines = table.strip().splitlines()
-    assert len(lines) == 5 and lines[0].startswith("| fabric")
-    assert fabric.name in lines[-1] and lines[-1].count(" ms") == 4
+    assert table.count("<tr") == 4 and "<caption>" in table
+    assert fabric.name in table and table.count(" ms<") == 12
+
+
+def test_pingpong_falls_back_without_mpi(monkeypatch):
+    """With no mpiexec the reference pingpong is returned with a note, not an exception."""
+    from lesson_lib.lab import launch
+
+    monkeypatch.setenv(launch.MPIEXEC_ENV, "/no/such/mpiexec")
+    pp, note = pingpong_or_reference()
+    assert pp.latency_s > 0 and "could not run" in note
+
+
+def test_regime_words_follow_the_crossover():
+    """Messages well below, near and far above alpha x B get the matching words."""
+    fit = load_run("/nonexistent", 6, 2).fit
+    cross = fit.crossover_bytes
+    assert regime(cross / 10, fit).startswith("well below it") and "latency-bound" in regime(
+        cross / 10, fit
+    )
+    assert regime(cross, fit).startswith("close to it (1x)")
+    assert regime(cross * 100, fit) == "far above it (100x): bandwidth-bound"
+
+
+def test_oversubscription_sentence():
+    """The 4-rank reference on 2 cores is called oversubscribed; the 2-rank one is not."""
+    assert "oversubscribed, more ranks than cores" in oversubscription(load_reference(4))
+    assert "not oversubscribed" in oversubscription(load_reference(2))

@@ -90,15 +90,18 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     assert m.machine["logical_cores"] >= 1 and "MPICH" in m.machine["mpi_library"]
     assert m.machine["oversubscribed"] == (ranks > m.machine["usable_cores"])
     if ranks == 2:
-        # Monotone within noise from 256 KiB up (this machine is shared: one
-        # size can be 2x off): time grows about in proportion to size on
-        # log-log axes, no size is 3x faster than a smaller one, and 4 MiB
-        # costs clearly more than 256 KiB.
+        # Monotone within noise from 256 KiB up. This machine is shared, and
+        # a busy moment can inflate one size's median several times, so the
+        # check uses the quiet end of each size's spread (10th percentile):
+        # it grows about in proportion to size on log-log axes, no size is 3x
+        # faster than a smaller one, and 4 MiB costs clearly more than 256 KiB.
         big = m.bytes >= 256 * 1024
-        t, lo = m.median_s[big], m.p10_s[big]
-        slope = np.polyfit(np.log(m.bytes[big]), np.log(t), 1)[0]
+        quiet = m.p10_s[big]
+        slope = np.polyfit(np.log(m.bytes[big]), np.log(quiet), 1)[0]
         assert 0.5 < slope < 1.5
-        assert all(t[j] >= lo[i] / 3 for i in range(len(t)) for j in range(i + 1, len(t)))
-        assert t[-1] > 3 * t[0]
+        assert all(
+            quiet[j] >= quiet[i] / 3 for i in range(len(quiet)) for j in range(i + 1, len(quiet))
+        )
+        assert quiet[-1] > 3 * quiet[0]
     assert launch.job_processes(tag) == []
     assert not (launch.shm_files() - before) - launch.mapped_shm_files()

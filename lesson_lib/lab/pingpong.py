@@ -176,7 +176,12 @@ def read_pingpong(path: str | os.PathLike) -> PingPong:
 
 
 def load_reference_pingpong() -> PingPong:
-    """The pingpong measured with the shipped reference all-reduce sweeps."""
+    """The pingpong measured with the shipped reference all-reduce sweeps.
+
+    Returns
+    -------
+    PingPong
+    """
     from lesson_lib.lab.records import REFERENCE_PINGPONG, reference_path
 
     return read_pingpong(reference_path(REFERENCE_PINGPONG))

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_measurement
+from lesson_lib.lab.pingpong import PingPong
 from lesson_lib.lab.records import Measurement, ResultsError, load_reference, read_results
-from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS
+from lesson_lib.specimen import FAST, GPU, MODEL, NVLINK_BANDWIDTH, PROMPT_TOKENS
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import decode_step, prefill_step
 from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
@@ -88,6 +89,65 @@ def load_run(path: str | os.PathLike, status: int, ranks: int) -> LabRun:
     return LabRun(ref, fit_measurement(ref), live=False, note=note)
 
 
+def pingpong_or_reference(max_bytes: int = 1 << 20, timeout: float = 60.0) -> tuple[PingPong, str]:
+    """Run MPI's pingpong probe, or fall back to the shipped reference.
+
+    Parameters
+    ----------
+    max_bytes : int, default 1 MiB
+        Largest message of the probe.
+    timeout : float, default 60
+        Seconds before the probe is stopped.
+
+    Returns
+    -------
+    tuple
+        The :class:`~lesson_lib.lab.pingpong.PingPong` and a note: empty if
+        measured now, else why the reference is used.
+    """
+    from lesson_lib.lab.launch import MPIUnavailableError
+    from lesson_lib.lab.pingpong import PingPongError, load_reference_pingpong, run_pingpong
+
+    try:
+        return run_pingpong(max_bytes, timeout=timeout), ""
+    except (MPIUnavailableError, PingPongError, OSError) as exc:
+        return load_reference_pingpong(), f"the pingpong probe could not run ({exc})"
+
+
+def cache_fits(m: Measurement) -> tuple[AlphaBetaFit | None, AlphaBetaFit | None]:
+    """Two fits whose B comes from messages inside and beyond the last-level cache.
+
+    In cache: B from 1 MiB up to an eighth of the last-level cache (each rank
+    holds a send and a receive buffer, and MPICH copies through a shared
+    segment, so a message occupies several times its size). Beyond: B from
+    messages at least as large as the cache. Alpha comes from the small sizes
+    in both. The page's main fit uses all large sizes, mixing the two.
+
+    Parameters
+    ----------
+    m : Measurement
+        A sweep whose ``machine`` knows ``llc_bytes``.
+
+    Returns
+    -------
+    tuple
+        ``(in_cache, beyond)``; either is None when the sweep has no such
+        sizes or the cache size is unknown.
+    """
+    from lesson_lib.lab.fit import LARGE_MIN
+
+    llc = m.machine.get("llc_bytes")
+    if not llc:
+        return None, None
+    fits: list[AlphaBetaFit | None] = []
+    for lo, hi in ((LARGE_MIN, llc / 8), (llc, float(m.bytes.max()))):
+        try:
+            fits.append(fit_measurement(m, large_min=lo, max_bytes=hi))
+        except ValueError:  # no measured size in that range
+            fits.append(None)
+    return fits[0], fits[1]
+
+
 def small_message_time(m: Measurement, max_bytes: float = 1024) -> float:
     """Median over sizes <= ``max_bytes`` of the median times, seconds.
 
@@ -117,6 +177,78 @@ def _machine_text(m: Measurement) -> str:
     if mach.get("mpi_library"):
         parts.append(" ".join(mach["mpi_library"].replace("Version:", "").split()))
     return ", ".join(parts)
+
+
+def provenance(run: LabRun) -> str:
+    """One sentence saying where and when the shown measurement was made.
+
+    Parameters
+    ----------
+    run : LabRun
+        The run shown.
+
+    Returns
+    -------
+    str
+        Says plainly when MPI could not start and the reference is shown.
+    """
+    m = run.measurement
+    when = (m.started[:16].replace("T", " ") + " UTC") if m.started else "an unknown date"
+    where = _machine_text(m)
+    load = m.machine.get("load_1min")
+    busy = "" if load is None else f"; the load average was {load:.1f} when it started"
+    if run.live:
+        return f"Measured while this page was built: {where}, {when}{busy}."
+    return (
+        f"MPI could not measure while this page was built ({run.note}). Shown instead: the "
+        f"reference measurement shipped with lesson_lib, made on {where}, {when}{busy}."
+    )
+
+
+def regime(nbytes: float, fit: AlphaBetaFit) -> str:
+    """Where a message sits against the fit's crossover, in words.
+
+    Parameters
+    ----------
+    nbytes : float
+        Message size, bytes.
+    fit : AlphaBetaFit
+        The fit.
+
+    Returns
+    -------
+    str
+        For example ``"well below it (0.2x): latency-bound"``.
+    """
+    ratio = nbytes / fit.crossover_bytes
+    shown = format_ratio(ratio, decimals=2 if ratio < 10 else 0)
+    if ratio < 0.5:
+        return f"well below it ({shown}): latency-bound"
+    if ratio <= 2:
+        return f"close to it ({shown}): both terms count"
+    return f"far above it ({shown}): bandwidth-bound"
+
+
+def oversubscription(m: Measurement) -> str:
+    """One sentence on whether a sweep had more ranks than cores.
+
+    Parameters
+    ----------
+    m : Measurement
+        The sweep.
+
+    Returns
+    -------
+    str
+    """
+    cores = m.machine.get("usable_cores") or m.machine.get("logical_cores")
+    per_node = m.machine.get("ranks_per_node", m.ranks)
+    if m.machine.get("oversubscribed"):
+        return (
+            f"Here {per_node} ranks shared {cores} cores: the machine was oversubscribed, "
+            "more ranks than cores."
+        )
+    return f"Here {per_node} ranks had {cores} cores, one each at least: not oversubscribed."
 
 
 def lab_numbers(
@@ -155,9 +287,8 @@ def lab_numbers(
     prefill_bytes = PROMPT_TOKENS * model.hidden_vector_bytes
     load = mach.get("load_1min")
     out = {
-        "lab_source": "measured while this page was built"
-        if run2.live
-        else "the reference measurement shipped with lesson_lib",
+        "lab_provenance": provenance(run2),
+        "lab_provenance_4": provenance(run4) if run4 is not None else "",
         "lab_machine": _machine_text(m),
         "lab_date": (m.started[:16].replace("T", " ") + " UTC") if m.started else "unknown date",
         "lab_cores": str(mach.get("logical_cores", "?")),
@@ -171,6 +302,11 @@ def lab_numbers(
         "lab_alpha": format_seconds(fit.alpha),
         "lab_bandwidth": format_rate(fit.bandwidth, "GB"),
         "lab_busbw": format_rate(fit.bus_bandwidth, "GB"),
+        "lab_alpha_over_fast": format_ratio(fit.alpha / FAST.latency, decimals=2),
+        "lab_nvlink_over_busbw": format_ratio(NVLINK_BANDWIDTH / fit.bus_bandwidth, decimals=0),
+        "lab_nvlink": format_rate(NVLINK_BANDWIDTH, "GB"),
+        **_cache_numbers(m),
+        "lab_method": fit.description,
         "lab_crossover": format_bytes(fit.crossover_bytes, system="binary"),
         "lab_small_range": f"{format_bytes(fit.min_bytes, system='binary')} to "
         f"{format_bytes(fit.small_max, system='binary')}",
@@ -185,10 +321,13 @@ def lab_numbers(
         "lab_decode_latency_total": format_seconds(dec.latency_s, "ms"),
         "lab_decode_total": format_seconds(dec.total_s, "ms"),
         "lab_decode_fast_total": format_seconds(dec_fast.total_s, "ms"),
-        "lab_prefill_bandwidth": format_seconds(pre.bandwidth_s, "ms"),
-        "lab_prefill_fast_bandwidth": format_seconds(pre_fast.bandwidth_s, "ms"),
-        "lab_prefill_total": format_seconds(pre.total_s, "ms"),
+        "lab_prefill_bandwidth": format_seconds(pre.bandwidth_s),
+        "lab_prefill_fast_bandwidth": format_seconds(pre_fast.bandwidth_s),
+        "lab_prefill_total": format_seconds(pre.total_s),
         "lab_prefill_vs_fast": format_ratio(pre.total_s / pre_fast.total_s, decimals=1),
+        "lab_decode_vs_fast": format_ratio(dec.total_s / dec_fast.total_s, decimals=2),
+        "lab_decode_regime": regime(decode_bytes, fit),
+        "lab_prefill_regime": regime(prefill_bytes, fit),
     }
     if run4 is not None:
         t2 = small_message_time(m)
@@ -199,9 +338,31 @@ def lab_numbers(
                 "lab_small_4": format_seconds(t4),
                 "lab_small_4_over_2": format_ratio(t4 / t2, decimals=1),
                 "lab_4_max_size": format_bytes(run4.measurement.bytes.max(), system="binary"),
+                "lab_oversubscription_4": oversubscription(run4.measurement),
             }
         )
     return out
+
+
+def _cache_numbers(m: Measurement) -> dict[str, str]:
+    inside, beyond = cache_fits(m)
+
+    def rng(f: AlphaBetaFit | None) -> str:
+        if f is None:
+            return "no sizes measured"
+        return (
+            f"{format_bytes(f.large_min, system='binary')} to "
+            f"{format_bytes(f.max_bytes, system='binary')}"
+        )
+
+    return {
+        "lab_b_in_cache": "not measured" if inside is None else format_rate(inside.bandwidth, "GB"),
+        "lab_b_beyond_cache": "not measured"
+        if beyond is None
+        else format_rate(beyond.bandwidth, "GB"),
+        "lab_in_cache_range": rng(inside),
+        "lab_beyond_cache_range": rng(beyond),
+    }
 
 
 def fabric_table(
@@ -212,7 +373,7 @@ def fabric_table(
     accel: Accelerator = GPU,
     prompt_tokens: int = PROMPT_TOKENS,
 ) -> str:
-    """A Markdown table: the lesson's decode and prefill steps on each fabric.
+    """An HTML table: the lesson's decode and prefill steps on each fabric.
 
     Parameters
     ----------
@@ -228,20 +389,36 @@ def fabric_table(
     Returns
     -------
     str
-        Markdown, one row per fabric; times in ms.
+        HTML (:func:`lesson_lib.tables.html_table`), one row per fabric.
     """
-    head = (
-        "| fabric | alpha (one small all-reduce) | bus bandwidth | decode: all-reduce "
-        "latency per token | decode: time per token | prefill: wire time | prefill: total |\n"
-        "|---|---|---|---|---|---|---|\n"
-    )
+    from lesson_lib.tables import html_table
+
+    header = [
+        "fabric",
+        "alpha: one small all-reduce",
+        "bus bandwidth",
+        "decode: all-reduce latency per token",
+        "decode: time per token",
+        "prefill: wire time",
+        "prefill: total",
+    ]
     rows = []
     for fab in fabrics:
         dec = decode_step(model, accel, fab, n)
         pre = prefill_step(model, accel, fab, n, prompt_tokens)
         rows.append(
-            f"| {fab.name} | {format_seconds(fab.latency)} | {format_rate(fab.bandwidth, 'GB')} "
-            f"| {format_seconds(dec.latency_s, 'ms')} | {format_seconds(dec.total_s, 'ms')} "
-            f"| {format_seconds(pre.bandwidth_s, 'ms')} | {format_seconds(pre.total_s, 'ms')} |"
+            [
+                fab.name,
+                format_seconds(fab.latency),
+                format_rate(fab.bandwidth, "GB"),
+                format_seconds(dec.latency_s, "ms"),
+                format_seconds(dec.total_s, "ms"),
+                format_seconds(pre.bandwidth_s, "ms"),
+                format_seconds(pre.total_s, "ms"),
+            ]
         )
-    return head + "\n".join(rows) + "\n"
+    caption = (
+        f"The lesson's model on {n} GPUs: decode (one token) and prefill "
+        f"({format_count(prompt_tokens)}-token prompt) with each fabric."
+    )
+    return html_table(header, rows, caption=caption)

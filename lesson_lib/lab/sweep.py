@@ -214,7 +214,13 @@ def make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: n
 
 
 def cpu_model() -> str:
-    """This machine's CPU model name (from ``/proc/cpuinfo`` on Linux)."""
+    """This machine's CPU model name.
+
+    Returns
+    -------
+    str
+        From ``/proc/cpuinfo`` on Linux, else :func:`platform.processor`.
+    """
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -226,7 +232,13 @@ def cpu_model() -> str:
 
 
 def last_level_cache_bytes() -> int | None:
-    """Size of this CPU's largest cache, bytes (Linux sysfs), or None if unknown."""
+    """Size of this CPU's largest cache.
+
+    Returns
+    -------
+    int or None
+        Bytes (from Linux sysfs), or None if unknown.
+    """
     best = None
     for size_file in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
         try:
