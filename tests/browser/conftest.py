@@ -12,12 +12,12 @@ import functools
 import http.server
 import importlib.util
 import os
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from probe import free_port
 
 from lesson_lib.site import ROOT
 
@@ -90,13 +90,6 @@ def browser(chromium_path: str) -> Iterator[object]:
             yield chromium
         finally:
             chromium.close()
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -9,6 +9,7 @@ links and the axe-core violations of the page's content. Tests assert on it.
 from __future__ import annotations
 
 import re
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,13 @@ COLLECT = r"""() => {
           widgetStates: states.length, sliderModels, views, links,
           solutions: document.querySelectorAll('.solution').length};
 }"""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @dataclass
