@@ -157,7 +157,7 @@ def measured_vs_model(
     )
     _mark_sizes(top, lo, hi)
     tmin = min(float(np.nanmin(m.median_s)), fit.alpha) / 2
-    tmax = max(float(np.nanmax(m.median_s)), float(fit.predict(hi))) * 2
+    tmax = max(float(np.nanmax(m.median_s)), float(fit.predict(hi))) * 8  # room for labels
     top.set_ylim(tmin, tmax)
     _time_axis(top)
     top.set_ylabel("time per all-reduce (log scale)")
