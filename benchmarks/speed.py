@@ -1,0 +1,303 @@
+"""Speed budgets of the lesson, measured: run ``.venv/bin/python benchmarks/speed.py``.
+
+Prints one table:
+
+* **cold full build** of the book (fresh copy, empty execution cache) next to
+  a **floor book** with the same number of trivial notebook pages (one
+  ``1 + 1`` cell each), same configuration, built cold in the same run: the
+  ratio is what the lesson's own content costs over Jupyter Book's fixed
+  per-page machinery (goal: at most 1.5x);
+* **warm rebuild** of the full book with nothing changed;
+* each chapter's **execution time** (from the execution cache);
+* **widget update time in the kernel**: a control's value set in Python to
+  the figure redrawn (the widget's observer runs synchronously), median and
+  p95 over 50 changes per widget (goal: median at most 100 ms);
+* ``import lesson_lib`` time in a fresh interpreter.
+
+The builds run in temporary copies, so ``_build/`` of the checkout is left
+alone. ``--skip-builds`` measures only the widgets and the import. This is a
+benchmark, not a test: numbers vary with the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lesson_lib.site import build_book, toc_files  # noqa: E402
+
+#: Goals from the issue.
+BUILD_RATIO_GOAL = 1.5
+WIDGET_MEDIAN_GOAL_MS = 100.0
+WIDGET_CHANGES = 50
+
+FLOOR_PAGE = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+({label})=
+# Page {n}
+
+A trivial page: one paragraph and one code cell.
+
+```{{code-cell}} ipython3
+1 + 1
+```
+"""
+
+
+def _copy_site_config(dest: Path) -> None:
+    """Copy what a build needs besides the pages: config, extension, assets."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "_config.yml", dest / "_config.yml")
+    shutil.copytree(ROOT / "tools", dest / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "_vendor").symlink_to(ROOT / "_vendor", target_is_directory=True)
+
+
+def full_copy(dest: Path) -> Path:
+    """A copy of the book (pages, toc, config) with no build output."""
+    _copy_site_config(dest)
+    shutil.copy2(ROOT / "_toc.yml", dest / "_toc.yml")
+    shutil.copytree(ROOT / "book", dest / "book", ignore=shutil.ignore_patterns("_build"))
+    return dest
+
+
+def floor_copy(dest: Path, pages: int) -> Path:
+    """A book of ``pages`` trivial notebook pages with the same configuration."""
+    _copy_site_config(dest)
+    book = dest / "book"
+    book.mkdir()
+    names = ["index"] + [f"p{i:02d}" for i in range(1, pages)]
+    for n, name in enumerate(names):
+        (book / f"{name}.md").write_text(FLOOR_PAGE.format(label=name, n=n))
+    toc = ["format: jb-book", "root: book/index", "chapters:"]
+    toc += [f"  - file: book/{name}" for name in names[1:]]
+    (dest / "_toc.yml").write_text("\n".join(toc) + "\n")
+    return dest
+
+
+def timed_build(root: Path) -> float:
+    """Build ``root`` as ``make book`` does; return seconds (fails loudly)."""
+    start = time.perf_counter()
+    result = build_book(root)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        raise SystemExit(f"build of {root} failed:\n{result.output[-3000:]}")
+    return seconds
+
+
+def execution_times(root: Path) -> dict[str, float]:
+    """Seconds each chapter took to execute, from the build's execution cache."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(root / "_build" / ".jupyter_cache"))
+    out = {}
+    for record in cache.list_cache_records():
+        seconds = (record.data or {}).get("execution_seconds")
+        if seconds is not None:
+            out[Path(record.uri).relative_to(root).with_suffix("").as_posix()] = seconds
+    return out
+
+
+# ------------------------------------------------------------------ widgets
+
+
+def widget_cells(doc: str) -> list[str]:
+    """Sources of the chapter's code cells that build a lesson widget."""
+    import jupytext
+
+    nb = jupytext.read(ROOT / f"{doc}.md")
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "lesson_lib.widgets" in cell.source:
+            body = ast.parse(cell.source).body
+            if body and isinstance(body[-1], ast.Expr):
+                out.append(cell.source)
+    return out
+
+
+def build_widget(source: str) -> Any:
+    """Run a widget cell's code here and return the widget it ends with."""
+    tree = ast.parse(source)
+    last = tree.body.pop()
+    namespace: dict[str, Any] = {}
+    exec(compile(tree, "<widget cell>", "exec"), namespace)
+    return eval(compile(ast.Expression(last.value), "<widget cell>", "eval"), namespace)
+
+
+def two_values(control: Any) -> tuple[Any, Any]:
+    """Two valid values of a control to alternate between."""
+    import ipywidgets as widgets
+
+    value = control.value
+    if isinstance(control, widgets.SelectionSlider | widgets.Dropdown | widgets.ToggleButtons):
+        labels = [o[1] if isinstance(o, tuple) else o for o in control.options]
+        other = labels[1] if labels[0] == value else labels[0]
+        return value, other
+    if isinstance(control, widgets.IntSlider | widgets.FloatSlider):
+        step = control.step
+        other = value + step if value + step <= control.max else value - step
+        return value, other
+    if isinstance(control, widgets.IntText):
+        return value, value + 1
+    if isinstance(control, widgets.FloatText):
+        return value, value * 1.1 if value else 1.0
+    raise TypeError(f"no benchmark move for {type(control).__name__}")
+
+
+def widget_latency(widget: Any, changes: int = WIDGET_CHANGES) -> tuple[str, list[float]]:
+    """Time ``changes`` value changes of the widget's first slider (else first control).
+
+    Returns
+    -------
+    tuple of (str, list of float)
+        The control's name and the seconds of each change (value set to
+        picture redrawn; the observer runs synchronously).
+    """
+    import ipywidgets as widgets
+
+    controls = widget.controls
+    sliders = [
+        n for n, c in controls.items() if isinstance(c, widgets.IntSlider | widgets.FloatSlider)
+    ]
+    name = sliders[0] if sliders else next(iter(controls))
+    control = controls[name]
+    a, b = two_values(control)
+    for value in (b, a, b, a):  # warm-up: imports, font cache
+        control.value = value
+    times = []
+    for i in range(changes):
+        before = bytes(widget.image.value)
+        start = time.perf_counter()
+        control.value = b if i % 2 == 0 else a
+        times.append(time.perf_counter() - start)
+        if widget.error is not None or bytes(widget.image.value) == before:
+            raise SystemExit(f"widget did not redraw on {name}: {widget.error}")
+    return name, times
+
+
+def import_time(runs: int = 5) -> float:
+    """Median seconds of ``import lesson_lib`` in a fresh interpreter (-X importtime)."""
+    values = []
+    for _ in range(runs):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import lesson_lib"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+        for line in proc.stderr.splitlines():
+            m = re.match(r"import time:\s*\d+\s*\|\s*(\d+)\s*\|\s*lesson_lib$", line)
+            if m:
+                values.append(int(m.group(1)) / 1e6)
+    return statistics.median(values)
+
+
+# ------------------------------------------------------------------ table
+
+
+def p95(values: list[float]) -> float:
+    """95th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
+
+
+def row(what: str, value: str, goal: str = "", verdict: str = "") -> str:
+    """One line of the table."""
+    return f"| {what:<44} | {value:>22} | {goal:>9} | {verdict:<7} |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the measurements and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-builds", action="store_true", help="only widgets and import")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary build copies")
+    args = parser.parse_args(argv)
+
+    lines = [row("measure", "value", "goal", "verdict"), row("-" * 44, "-" * 22, "-" * 9, "-" * 7)]
+    docs = toc_files()
+    tmp = Path(tempfile.mkdtemp(prefix="lesson-speed-"))
+    try:
+        if not args.skip_builds:
+            if not (ROOT / "_vendor" / "PINS.json").is_file():
+                raise SystemExit("run `make assets` (or tools/fetch_assets.py) first")
+            print(f"building a floor book of {len(docs)} trivial pages (cold) ...", flush=True)
+            floor = timed_build(floor_copy(tmp / "floor", len(docs)))
+            print("building the full book (cold) ...", flush=True)
+            full_root = full_copy(tmp / "full")
+            full = timed_build(full_root)
+            print("rebuilding the full book (warm) ...", flush=True)
+            warm = timed_build(full_root)
+            ratio = full / floor
+            lines.append(row(f"cold full build ({len(docs)} pages)", f"{full:.1f} s"))
+            lines.append(row(f"cold floor build ({len(docs)} trivial pages)", f"{floor:.1f} s"))
+            lines.append(
+                row(
+                    "  full / floor",
+                    f"{ratio:.2f}x",
+                    f"<= {BUILD_RATIO_GOAL}x",
+                    "ok" if ratio <= BUILD_RATIO_GOAL else "MISSED",
+                )
+            )
+            lines.append(row("warm rebuild (nothing changed)", f"{warm:.1f} s"))
+            times = execution_times(full_root)
+            for doc in docs:
+                if doc in times:
+                    lines.append(row(f"execute {doc}", f"{times[doc]:.2f} s"))
+            lines.append(row("execute, all chapters", f"{sum(times.values()):.1f} s"))
+
+        print("timing widget updates ...", flush=True)
+        for doc in docs:
+            for source in widget_cells(doc):
+                widget = build_widget(source)
+                if not hasattr(widget, "controls"):
+                    continue
+                name, times_s = widget_latency(widget)
+                median_ms = statistics.median(times_s) * 1e3
+                lines.append(
+                    row(
+                        f"widget {doc.split('/')[-1]}: {name}",
+                        f"med {median_ms:.0f} / p95 {p95(times_s) * 1e3:.0f} ms",
+                        f"<= {WIDGET_MEDIAN_GOAL_MS:.0f} ms",
+                        "ok" if median_ms <= WIDGET_MEDIAN_GOAL_MS else "MISSED",
+                    )
+                )
+        lines.append(row("import lesson_lib (fresh interpreter)", f"{import_time() * 1e3:.0f} ms"))
+    finally:
+        if args.keep:
+            print(f"copies kept in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"Speed budgets ({os.cpu_count()} CPUs, load average {load}, "
+        f"Python {sys.version.split()[0]})"
+    )
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
