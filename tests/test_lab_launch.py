@@ -116,7 +116,9 @@ def test_run_mpiexec_timeout_stops_every_rank_and_cleans_shm():
 @pytest.mark.slow
 def test_run_mpiexec_success_relays_output(capsys):
     """A short job's output is both returned and copied to the relay stream."""
-    code = "from mpi4py import MPI; print('rank', MPI.COMM_WORLD.Get_rank(), flush=True)"
+    # One write per line: print('rank', r) would make several writes, which
+    # two ranks can interleave on the shared pipe.
+    code = "import sys; from mpi4py import MPI; sys.stdout.write(f'rank {MPI.COMM_WORLD.rank}\\n')"
     result = launch.run_mpiexec(2, ["-c", code], timeout=30, relay=sys.stderr)
     assert result.ok and result.returncode == 0
     assert sorted(ln for ln in result.output.splitlines() if ln.startswith("rank")) == [
