@@ -79,13 +79,21 @@ class ClusterPlan:
         The model.
     accel : Accelerator
         One card.
-    gpus_per_node, nodes : int
-        The cluster.
-    tp, pp, dp : int
-        Parallel degrees; ``dp`` is ``gpus // (tp * pp)`` (0 when one
-        replica needs more GPUs than there are).
-    intra, inter : Fabric
-        The wire inside a node and the network between nodes.
+    gpus_per_node : int
+        GPUs in each node.
+    nodes : int
+        Nodes in the cluster.
+    tp : int
+        Tensor-parallel degree.
+    pp : int
+        Pipeline-parallel degree.
+    dp : int
+        Data-parallel degree, ``gpus // (tp * pp)`` (0 when one replica
+        needs more GPUs than there are).
+    intra : Fabric
+        The wire inside a node.
+    inter : Fabric
+        The network between nodes.
     context_tokens : int
         Sequence length used to count the sequences that fit.
     problems : tuple of str
@@ -142,7 +150,7 @@ class ClusterPlan:
 
     @property
     def valid(self) -> bool:
-        """True when :attr:`problems` is empty."""
+        """True when ``problems`` is empty."""
         return not self.problems
 
     @property
@@ -157,7 +165,7 @@ class ClusterPlan:
 
     @property
     def token_time_s(self) -> float:
-        """Seconds per decoded token of one sequence: TP step + PP sends."""
+        """Seconds per decoded token of one sequence (TP step plus PP sends)."""
         return self.step.total_s + self.pp_send_s
 
     @property
@@ -352,7 +360,7 @@ def plan_cluster(
     )
 
 
-#: The layouts lesson 9.10 prices: (gpus_per_node, nodes, tp, pp).
+#: The layouts lesson 9.10 prices; (gpus_per_node, nodes, tp, pp).
 CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
     (1, 1, 1, 1),
     (2, 1, 2, 1),

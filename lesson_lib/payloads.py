@@ -24,7 +24,7 @@ from lesson_lib.specimen import (
 from lesson_lib.specs import ModelSpec
 from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate
 
-#: The lesson's yardstick: decode traffic "under 100 MiB per second" per rank.
+#: The lesson's yardstick; decode traffic "under 100 MiB per second" per rank.
 RATE_YARDSTICK: float = 100 * MiB
 
 #: The fabrics the chapter draws the decode traffic against, bytes/second

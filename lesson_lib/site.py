@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The repository root: the folder holding ``_config.yml``.
+#: The repository root; the folder holding ``_config.yml``.
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,7 +15,7 @@ from lesson_lib.sizing import DegreeFit, fits_by_degree
 from lesson_lib.specimen import ASSUMPTIONS, Assumption
 from lesson_lib.units import format_bytes, format_count
 
-#: The summary's key numbers: (glue key of ``numbers()``, what it is, chapter slug).
+#: The summary's key numbers; (glue key of ``numbers()``, what it is, chapter slug).
 KEY_NUMBERS: tuple[tuple[str, str, str], ...] = (
     ("weights_gb", "bf16 weights of the model", "sizing"),
     ("kv_per_token", "KV cache added by one token", "sizing"),

@@ -143,8 +143,8 @@ class Report:
 
     Attributes
     ----------
-    results : dict of str to CheckResult
-        By problem id, in the set's order.
+    results : dict
+        Problem id -> CheckResult, in the set's order.
     """
 
     results: dict[str, CheckResult]

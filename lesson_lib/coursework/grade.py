@@ -80,8 +80,8 @@ class Submission:
         ``"could not run"`` or ``"not a notebook"``.
     answers : dict
         ``answer_q...`` values found, by problem id.
-    results : dict of str to CheckResult
-        The verdict per problem.
+    results : dict
+        Problem id -> CheckResult, the verdict per problem.
     notes : list of str
         Anything the instructor should know about this submission.
     """

@@ -120,13 +120,14 @@ class Problem:
         Slug of the chapter the problem practises.
     difficulty : int
         1 (one step) to 3 (several steps or a trap).
-    kind : {"number", "count", "choice"}
-        How the answer is compared: within a tolerance, exactly, or by letter.
+    kind : str
+        How the answer is compared: ``"number"`` within a tolerance,
+        ``"count"`` exactly, ``"choice"`` by letter.
     unit : str
         Unit of the answer (``"GB"``, ``"MiB"``, ``"ms"``, ``"us"``, ``"x"`` ...);
         empty for multiple choice.
     template : str
-        Statement in Markdown, filled in with :attr:`facts` by ``str.format``.
+        Statement in Markdown, filled in with ``facts`` by ``str.format``.
     solution_template : str
         Worked solution in Markdown, filled in the same way.
     defaults : dict
@@ -136,7 +137,7 @@ class Problem:
     facts : callable
         ``facts(params) -> dict of str``: formatted values for the templates.
     reference : callable
-        ``reference(params)``: the answer in :attr:`unit` (a float, an int, or
+        ``reference(params)``: the answer in ``unit`` (a float, an int, or
         a letter for multiple choice), computed by ``lesson_lib``.
     mistakes : callable
         ``mistakes(params) -> list of Mistake``: problem-specific wrong answers.
@@ -144,7 +145,7 @@ class Problem:
         ``choices(params) -> list of Choice`` in display order (multiple choice).
     decimals : int, optional
         For byte counts: an answer rounded to this many decimals in
-        :attr:`unit` is right.
+        ``unit`` is right.
     rtol : float
         Relative tolerance of a right answer (times, speed-ups, rates).
     close_rtol : float
@@ -855,7 +856,7 @@ def _q11_mistakes(p: Params) -> list[Mistake]:
 
 NODES, GPUS_PER_NODE = 2, 4
 
-#: Candidate layouts: (description, tp, pp, does a TP group cross the node boundary?).
+#: Candidate layouts; (description, tp, pp, does a TP group cross the node boundary?).
 LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
     ("TP = 8: one tensor-parallel group over all eight GPUs of both nodes.", 8, 1, True),
     (
@@ -1389,7 +1390,7 @@ def reference(qid: str, student: object = None) -> Any:
     Returns
     -------
     float, int or str
-        A float in :attr:`Problem.unit`, an int for counts, a letter for
+        A float in ``Problem.unit``, an int for counts, a letter for
         multiple choice.
     """
     return get_problem(qid).reference(params(qid, student))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: Changing this reshuffles every student's numbers: bump it only between cohorts.
+#: Changing this reshuffles every student's numbers; bump it only between cohorts.
 SALT = "interconnects-and-clusters/coursework/v1"
 
 _ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -26,10 +26,10 @@ from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import StepBreakdown
 from lesson_lib.units import MS, format_bytes, format_rate, format_seconds
 
-#: Payload range of the curve, bytes: 64 B to 1 GiB.
+#: Payload range of the curve, bytes; 64 B to 1 GiB.
 PAYLOAD_RANGE: tuple[float, float] = (2.0**6, 2.0**30)
 
-#: Terms of a step, in drawing order: (StepBreakdown attribute, legend label, role colour).
+#: Terms of a step, in drawing order; (StepBreakdown attribute, legend label, role colour).
 TERMS: tuple[tuple[str, str, str], ...] = (
     ("compute_s", "compute (roofline)", "compute"),
     ("latency_s", "all-reduce latency", "latency"),

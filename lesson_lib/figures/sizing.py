@@ -22,7 +22,7 @@ from lesson_lib.specimen import GPU, MODEL
 from lesson_lib.specs import Accelerator, ModelSpec
 from lesson_lib.units import GB, GiB, format_bytes, format_count
 
-#: Segments of a memory bar, bottom to top: (MemoryBudget attribute, legend label, role).
+#: Segments of a memory bar, bottom to top; (MemoryBudget attribute, legend label, role).
 SEGMENTS: tuple[tuple[str, str, str], ...] = (
     ("weights_bytes", "weights", "weights"),
     ("kv_bytes", "KV cache", "kv"),

@@ -19,7 +19,7 @@ from lesson_lib.specimen import FAST, GPU, MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.units import format_bytes, format_count, format_seconds
 
-#: Largest cluster the explorer draws: GPUs per node, nodes.
+#: Largest cluster the explorer draws; GPUs per node, nodes.
 MAX_GPUS_PER_NODE = 8
 MAX_NODES = 4
 

@@ -19,7 +19,7 @@ from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.units import GB, US, format_bytes, format_ratio, format_seconds
 
-#: Fabric choices: dropdown label -> key; "custom" reads the two number fields.
+#: Fabric choices; dropdown label -> key; "custom" reads the two number fields.
 FABRIC_CHOICES: tuple[tuple[str, str], ...] = (
     ("fast (NVLink-class)", "fast"),
     ("slow (PCIe-class)", "slow"),

@@ -24,7 +24,7 @@ from lesson_lib.widgets._base import LessonWidget
 
 #: Tensor-parallel degrees offered by the widget.
 TP_OPTIONS: tuple[int, ...] = (1, 2, 4, 8)
-#: Card sizes offered, GB (decimal): smallest, largest, step.
+#: Card sizes offered, GB (decimal); smallest, largest, step.
 CARD_GB_RANGE: tuple[int, int, int] = (16, 192, 8)
 #: Granularity of the context slider, tokens (also its minimum).
 CONTEXT_STEP: int = 1024
