@@ -33,7 +33,7 @@ from lesson_lib.coursework.variants import normalize_student
 #: Pages never handed to students.
 INSTRUCTOR_ONLY = ("instructor",)
 
-#: Metadata key marking coursework cells; values; student-id, answer, solution.
+#: Metadata key marking coursework cells (values "student-id", "answer", "solution").
 META_KEY = "coursework"
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\s*(?P<info>.*?)\s*$")
