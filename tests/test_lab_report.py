@@ -115,3 +115,14 @@ def test_oversubscription_sentence():
     """The 4-rank reference on 2 cores is called oversubscribed; the 2-rank one is not."""
     assert "oversubscribed, more ranks than cores" in oversubscription(load_reference(4))
     assert "not oversubscribed" in oversubscription(load_reference(2))
+
+
+def test_small_sizes_only_run_is_kept_without_a_fit(tmp_path):
+    """A sweep of small messages only cannot give B: kept with fit=None unless a fit is required."""
+    data = measurement_to_dict(load_reference(4))
+    data["records"] = [r for r in data["records"] if r["bytes"] <= 64 * 1024]
+    path = write_results(tmp_path / "r.json", data)
+    run = load_run(path, 0, 4, require_fit=False)
+    assert run.live and run.fit is None and run.measurement.bytes.max() == 64 * 1024
+    strict = load_run(path, 0, 4)
+    assert not strict.live and "needs sizes" in strict.note

@@ -240,6 +240,8 @@ def compare_ranks(
             )
     _mark_sizes(ax, lo, hi)
     _time_axis(ax)
+    bottom, top = ax.get_ylim()
+    ax.set_ylim(bottom, top * 6)  # room above the data for the size labels
     _bytes_axis(ax, lo, hi)
     ax.set_xlabel("message size m (payload per rank, binary units, log scale)")
     ax.set_ylabel("time per all-reduce (median; log scale)")

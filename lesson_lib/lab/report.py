@@ -42,8 +42,9 @@ class LabRun:
     ----------
     measurement : Measurement
         The sweep.
-    fit : AlphaBetaFit
-        Its alpha-beta fit (default method, all sizes).
+    fit : AlphaBetaFit or None
+        Its alpha-beta fit (default method, all sizes); None when the sweep
+        has no sizes to fit B from and no fit was required.
     live : bool
         True if measured by this run; False if the shipped reference.
     note : str
@@ -51,12 +52,14 @@ class LabRun:
     """
 
     measurement: Measurement
-    fit: AlphaBetaFit
+    fit: AlphaBetaFit | None
     live: bool
     note: str = ""
 
 
-def load_run(path: str | os.PathLike, status: int, ranks: int) -> LabRun:
+def load_run(
+    path: str | os.PathLike, status: int, ranks: int, *, require_fit: bool = True
+) -> LabRun:
     """Read a sweep's results, or fall back to the shipped reference.
 
     Parameters
@@ -67,6 +70,9 @@ def load_run(path: str | os.PathLike, status: int, ranks: int) -> LabRun:
         The sweep's exit status (0 = success).
     ranks : {2, 4}
         Which reference to use if needed.
+    require_fit : bool, default True
+        True: a sweep that cannot be fitted (for example one without large
+        messages) is not used. False: it is used with ``fit=None``.
 
     Returns
     -------
@@ -78,9 +84,16 @@ def load_run(path: str | os.PathLike, status: int, ranks: int) -> LabRun:
     if status == 0:
         try:
             m = read_results(path)
-            if m.complete:
-                return LabRun(m, fit_measurement(m), live=True)
-            note = f"the sweep stopped early ({m.stop_reason})"
+            if not m.complete:
+                note = f"the sweep stopped early ({m.stop_reason})"
+            else:
+                try:
+                    fit = fit_measurement(m)
+                except ValueError:
+                    if require_fit:
+                        raise
+                    fit = None
+                return LabRun(m, fit, live=True)
         except (ResultsError, ValueError) as exc:
             note = f"its results could not be used ({exc})"
     else:
