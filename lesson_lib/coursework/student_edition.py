@@ -231,7 +231,18 @@ def toc_pages(root: Path) -> list[Path]:
 
 
 def is_notebook_page(path: Path) -> bool:
-    """True when a MyST page has a jupytext header with a kernel (it runs code)."""
+    """Whether a MyST page has a jupytext header with a kernel (it runs code).
+
+    Parameters
+    ----------
+    path : Path
+        A ``.md`` page.
+
+    Returns
+    -------
+    bool
+        True for a MyST notebook, False for a plain Markdown page.
+    """
     head = path.read_text().split("\n", 40)[:40]
     return bool(head) and head[0].strip() == "---" and any("kernelspec:" in h for h in head)
 
