@@ -14,7 +14,7 @@ from lesson_lib.lab.records import Measurement
 from lesson_lib.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.units import format_bytes, format_seconds
 
-#: The lesson's two message sizes: one token's hidden vector (decode) and a
+#: The lesson's two message sizes, one token's hidden vector (decode) and a
 #: 4,096-token prompt's hidden vectors (prefill), bytes.
 DECODE_BYTES: float = MODEL.hidden_vector_bytes
 PREFILL_BYTES: float = PROMPT_TOKENS * MODEL.hidden_vector_bytes

@@ -15,8 +15,8 @@ Two methods, both stated in :data:`METHODS`:
     disturbed size pulls it more than the ``"ranges"`` fit.
 
 ``m`` is the payload (the vector being summed), so ``B`` is the algorithm
-bandwidth; the bus bandwidth a :class:`~lesson_lib.Fabric` wants is
-``B x 2(N-1)/N`` (nccl-tests' definition, :func:`lesson_lib.ring_allreduce_factor`).
+bandwidth; the bus bandwidth a :class:`~lesson_lib.specs.Fabric` wants is
+``B x 2(N-1)/N`` (nccl-tests' definition, :func:`lesson_lib.collectives.ring_allreduce_factor`).
 
 Caveats the residuals show: the algorithm switch, and large messages that
 fall out of the CPU's last-level cache (slower beyond it), so one straight
@@ -71,13 +71,16 @@ class AlphaBetaFit:
         Measured (median) seconds at each size.
     used : numpy.ndarray
         Boolean mask: which sizes the fit used.
-    min_bytes, max_bytes : float
-        The smallest and largest size used, bytes.
+    min_bytes : float
+        The smallest size used, bytes.
+    max_bytes : float
+        The largest size used, bytes.
     method : str
         ``"ranges"`` or ``"wls"``.
-    small_max, large_min : float, optional
-        For ``"ranges"``: the small sizes (<= ``small_max``) gave alpha, the
-        large ones (>= ``large_min``) gave B.
+    small_max : float, optional
+        For ``"ranges"``, sizes up to this gave alpha.
+    large_min : float, optional
+        For ``"ranges"``, sizes from this gave B.
     """
 
     alpha: float
@@ -124,7 +127,7 @@ class AlphaBetaFit:
 
     @property
     def residuals(self) -> np.ndarray:
-        """Relative residual at every measured size: ``measured / model - 1``."""
+        """Relative residual at every measured size, ``measured / model - 1``."""
         return self.measured_s / self.predict(self.bytes) - 1.0
 
     @property
@@ -214,8 +217,10 @@ def fit_alpha_beta(
         Ranks of the measurement (for the bus bandwidth).
     method : {"ranges", "wls"}, default "ranges"
         See :data:`METHODS` and the module docstring.
-    min_bytes, max_bytes : float, optional
-        Only sizes in ``[min_bytes, max_bytes]`` are used; all by default.
+    min_bytes : float, optional
+        Smallest size used; all sizes by default.
+    max_bytes : float, optional
+        Largest size used; all sizes by default.
     small_max : float, default 4 KiB
         ``"ranges"``: sizes up to this give alpha.
     large_min : float, default 1 MiB
@@ -308,7 +313,7 @@ def fit_measurement(measurement: Measurement, **kwargs: object) -> AlphaBetaFit:
 
 
 def fabric_from_fit(fit: AlphaBetaFit, name: str | None = None) -> Fabric:
-    """A :class:`~lesson_lib.Fabric` that reproduces the fitted all-reduce times.
+    """A :class:`~lesson_lib.specs.Fabric` that reproduces the fitted all-reduce times.
 
     ``latency = alpha`` and ``bandwidth = B x 2(N-1)/N`` (bus bandwidth), so
     ``allreduce_time(m, N, fabric)`` equals ``fit.predict(m)`` for the

@@ -65,7 +65,7 @@ class LaunchResult:
         True if the job was stopped for exceeding its timeout.
     elapsed_s : float
         Wall-clock seconds from start to end.
-    rank_notes : dict of int to str
+    rank_notes : dict
         Failure notes ranks left in the status folder, by rank.
     stopped : list of int
         Process ids still alive after ``mpiexec`` ended, which were stopped.

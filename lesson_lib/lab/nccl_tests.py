@@ -102,7 +102,7 @@ def _row(tokens: list[str], has_root: bool | None) -> tuple[int, float, float, s
 def parse_all_reduce_perf(
     text: str, *, ranks: int | None = None, in_place: bool = False, strict: bool = True
 ) -> Measurement:
-    """Parse ``all_reduce_perf`` output into a :class:`Measurement`.
+    """Parse ``all_reduce_perf`` output into a :class:`~lesson_lib.lab.records.Measurement`.
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def parse_all_reduce_perf(
 
     Returns
     -------
-    Measurement
+    lesson_lib.lab.records.Measurement
         ``median_s`` holds nccl-tests' average times, in seconds; spreads are NaN.
 
     Raises
@@ -244,7 +244,7 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
 
     Returns
     -------
-    Measurement
+    lesson_lib.lab.records.Measurement
         With ``path`` set.
 
     Raises

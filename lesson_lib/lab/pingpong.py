@@ -69,7 +69,7 @@ class PingPong:
 
     @property
     def latency_s(self) -> float:
-        """One-way latency: the median of the mean times of messages <= 8 B, seconds."""
+        """One-way latency in seconds, the median of the mean times of messages <= 8 B."""
         small = self.bytes <= SMALL_BYTES
         if not small.any():
             small = self.bytes == self.bytes.min()

@@ -61,10 +61,14 @@ class Measurement:
         Message sizes, bytes, ascending.
     median_s : numpy.ndarray
         Median (MPI) or average (nccl-tests) seconds per all-reduce.
-    p10_s, p90_s : numpy.ndarray
-        Spread of the timed batches, seconds (NaN where unknown).
-    algbw, busbw : numpy.ndarray
-        Algorithm and bus bandwidth, bytes/second.
+    p10_s : numpy.ndarray
+        10th percentile of the timed batches, seconds (NaN where unknown).
+    p90_s : numpy.ndarray
+        90th percentile of the timed batches, seconds (NaN where unknown).
+    algbw : numpy.ndarray
+        Algorithm bandwidth, bytes/second.
+    busbw : numpy.ndarray
+        Bus bandwidth (algorithm bandwidth x 2(N-1)/N), bytes/second.
     complete : bool
         False if the sweep stopped before its last size.
     started : str

@@ -1,6 +1,6 @@
 """What the lab chapter shows: a run (live or the shipped reference), its numbers, a table.
 
-The chapter measures with the command line (:func:`lesson_lib.lab.main`)
+The chapter measures with the command line (``lesson_lib.lab.main``)
 and hands the exit status here. :func:`load_run` reads the results, or,
 where MPI could not start, says so and falls back to the reference
 measurement shipped in ``lesson_lib/lab/data``. :func:`lab_numbers` formats

@@ -177,7 +177,7 @@ def make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: n
     """One result row: size, statistics and bandwidths (nccl-tests' definitions).
 
     Algorithm bandwidth is ``bytes / median time``; bus bandwidth multiplies it
-    by the ring factor ``2(N-1)/N`` (:func:`lesson_lib.ring_allreduce_factor`),
+    by the ring factor ``2(N-1)/N`` (:func:`lesson_lib.collectives.ring_allreduce_factor`),
     so it can be compared with a link's speed whatever the rank count.
 
     Parameters
