@@ -123,9 +123,32 @@ def slider_moves(widget: LessonWidget) -> list[tuple[int, str, Any, str]]:
     return moves
 
 
-def chapters_with_widgets() -> list[str]:
-    """Chapters of the toc with at least one widget cell (parsed, not run)."""
-    return [doc for doc in toc_files() if widget_cells(doc)]
+def has_slider(source: str) -> bool:
+    """Whether a widget cell's builder module makes a slider (read, not run).
+
+    Parameters
+    ----------
+    source : str
+        The cell's code, importing its builder from ``lesson_lib.widgets.<x>``.
+
+    Returns
+    -------
+    bool
+        True if ``lesson_lib/widgets/<x>.py`` creates any ``...Slider(``.
+    """
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            "lesson_lib.widgets"
+        ):
+            path = ROOT / (node.module.replace(".", "/") + ".py")
+            if path.is_file() and re.search(r"\w*Slider\(", path.read_text()):
+                return True
+    return False
+
+
+def chapters_with_sliders() -> list[str]:
+    """Chapters of the toc with a widget cell whose widget has a slider."""
+    return [doc for doc in toc_files() if any(has_slider(src) for _, src in widget_cells(doc))]
 
 
 #: Tags whose boundaries separate words in the rendered text.
@@ -178,6 +201,8 @@ def test_twin_helpers_can_fail():
     assert slider_moves(w) == [(0, "n", 4, "ArrowLeft")]
     assert html_text(w.message.value) == "n = 5 x next"
     assert build_twin("x = 2\nx + 1") == 3
+    assert has_slider("from lesson_lib.widgets.sizing import sizing_widget\nsizing_widget()")
+    assert not has_slider("from lesson_lib.widgets._validate_missing import f\nf()")
 
 
 # --------------------------------------------------------------------------- JupyterLab
@@ -319,7 +344,7 @@ def run_all(page: Any) -> dict[str, Any]:
     return state
 
 
-@pytest.mark.parametrize("doc", chapters_with_widgets())
+@pytest.mark.parametrize("doc", chapters_with_sliders())
 def test_widget_sliders_in_jupyterlab(lab, browser, doc):
     """In JupyterLab, moving a slider redraws the widget with lesson_lib's numbers."""
     twins = [(i, build_twin(src)) for i, src in widget_cells(doc)]
