@@ -22,7 +22,6 @@ benchmark, not a test: numbers vary with the machine and its load.
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import re
 import shutil
@@ -37,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lesson_lib.site import build_book, toc_files  # noqa: E402
+from lesson_lib.site import build_book, cell_value, toc_files, widget_cells  # noqa: E402
 
 #: Goals from the issue.
 BUILD_RATIO_GOAL = 1.5
@@ -131,29 +130,6 @@ def execution_times(root: Path) -> dict[str, float]:
 
 
 # ------------------------------------------------------------------ widgets
-
-
-def widget_cells(doc: str) -> list[str]:
-    """Sources of the chapter's code cells that build a lesson widget."""
-    import jupytext
-
-    nb = jupytext.read(ROOT / f"{doc}.md")
-    out = []
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "lesson_lib.widgets" in cell.source:
-            body = ast.parse(cell.source).body
-            if body and isinstance(body[-1], ast.Expr):
-                out.append(cell.source)
-    return out
-
-
-def build_widget(source: str) -> Any:
-    """Run a widget cell's code here and return the widget it ends with."""
-    tree = ast.parse(source)
-    last = tree.body.pop()
-    namespace: dict[str, Any] = {}
-    exec(compile(tree, "<widget cell>", "exec"), namespace)
-    return eval(compile(ast.Expression(last.value), "<widget cell>", "eval"), namespace)
 
 
 def two_values(control: Any) -> tuple[Any, Any]:
@@ -281,8 +257,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print("timing widget updates ...", flush=True)
         for doc in docs:
-            for source in widget_cells(doc):
-                widget = build_widget(source)
+            for _, source in widget_cells(doc):
+                widget = cell_value(source)
                 if not hasattr(widget, "controls"):
                     continue
                 name, times_s = widget_latency(widget)

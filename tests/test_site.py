@@ -4,7 +4,15 @@ import re
 
 import pytest
 
-from lesson_lib.site import CACHE_DIR, ROOT, invalidate_stale_cache, package_fingerprint, toc_files
+from lesson_lib.site import (
+    CACHE_DIR,
+    ROOT,
+    cell_value,
+    invalidate_stale_cache,
+    package_fingerprint,
+    toc_files,
+    widget_cells,
+)
 from lesson_lib.worked_example import numbers
 
 #: The worked example's headline numbers the built site must show as glued text.
@@ -102,3 +110,19 @@ def test_fingerprint_covers_code_data_and_pins(tmp_path):
     (root / "lesson_lib" / "__pycache__" / "a.pyc").write_bytes(b"x")
     assert package_fingerprint(root) in seen
     assert len(seen) == 3
+
+
+def test_widget_cells_find_the_sizing_widget():
+    """The sizing chapter's widget cell is found with its notebook index; prose pages have none."""
+    cells = widget_cells("book/sizing")
+    assert len(cells) >= 1
+    index, source = cells[0]
+    assert index > 0 and "sizing_widget" in source
+    assert widget_cells("book/index") == []
+
+
+def test_cell_value_returns_the_last_expression():
+    """A cell's last expression is its value; a cell without one is refused."""
+    assert cell_value("x = 2\nx + 1") == 3
+    with pytest.raises(ValueError, match="end with an expression"):
+        cell_value("x = 2")

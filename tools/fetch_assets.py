@@ -60,7 +60,7 @@ MATHJAX_PARTS = (
 
 REQUIRE_MIT = """\
 RequireJS 2.3.7
-Copyright jQuery Foundation and other contributors, https://jquery.org/
+Copyright jQuery Foundation and other contributors.
 Released under the MIT license (see the header of require.js and
 https://github.com/requirejs/requirejs/blob/master/LICENSE):
 

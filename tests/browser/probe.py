@@ -62,7 +62,6 @@ COLLECT = r"""() => {
   const images = Array.from(article.querySelectorAll('img')).map(img => ({
     src: img.getAttribute('src') || '', alt: img.getAttribute('alt'),
     loaded: img.complete && img.naturalWidth > 0, widget: img.classList.contains('widget-image'),
-    visible: visible(img) || !!img.closest('details:not([open]), .toggle-hidden, .hide'),
   }));
   const figures = Array.from(article.querySelectorAll('figure')).map(f => ({
     id: f.id || (f.querySelector('[id]') || {}).id || '',

@@ -30,62 +30,16 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
-import jupytext
 import pytest
 from probe import free_port
 
-from lesson_lib.site import ROOT, toc_files
+from lesson_lib.site import ROOT, cell_value, toc_files, widget_cells
 from lesson_lib.widgets._base import LessonWidget
 
 pytestmark = pytest.mark.slow
 
 #: Slider classes a reader drags, and the key that moves each one step.
 SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider)
-
-
-def widget_cells(doc: str) -> list[tuple[int, str]]:
-    """Code cells of a chapter that build a lesson widget.
-
-    Parameters
-    ----------
-    doc : str
-        Docname, e.g. ``book/sizing``.
-
-    Returns
-    -------
-    list of (int, str)
-        Index of the cell in the notebook and its source, for cells that
-        import from ``lesson_lib.widgets`` and end with an expression.
-    """
-    nb = jupytext.read(ROOT / f"{doc}.md")
-    cells = []
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code" or "lesson_lib.widgets" not in cell.source:
-            continue
-        body = ast.parse(cell.source).body
-        if body and isinstance(body[-1], ast.Expr):
-            cells.append((i, cell.source))
-    return cells
-
-
-def build_twin(source: str) -> Any:
-    """Run a widget cell in this process and return the widget it shows.
-
-    Parameters
-    ----------
-    source : str
-        The cell's code; its last statement is the widget expression.
-
-    Returns
-    -------
-    object
-        The value of the last expression.
-    """
-    tree = ast.parse(source)
-    last = tree.body.pop()
-    namespace: dict[str, Any] = {}
-    exec(compile(tree, "<widget cell>", "exec"), namespace)
-    return eval(compile(ast.Expression(last.value), "<widget cell>", "eval"), namespace)
 
 
 def slider_moves(widget: LessonWidget) -> list[tuple[int, str, Any, str]]:
@@ -200,7 +154,7 @@ def test_twin_helpers_can_fail():
     )
     assert slider_moves(w) == [(0, "n", 4, "ArrowLeft")]
     assert html_text(w.message.value) == "n = 5 x next"
-    assert build_twin("x = 2\nx + 1") == 3
+    assert cell_value("x = 2\nx + 1") == 3
     assert has_slider("from lesson_lib.widgets.sizing import sizing_widget\nsizing_widget()")
     assert not has_slider("from lesson_lib.widgets._validate_missing import f\nf()")
 
@@ -347,7 +301,7 @@ def run_all(page: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("doc", chapters_with_sliders())
 def test_widget_sliders_in_jupyterlab(lab, browser, doc):
     """In JupyterLab, moving a slider redraws the widget with lesson_lib's numbers."""
-    twins = [(i, build_twin(src)) for i, src in widget_cells(doc)]
+    twins = [(i, cell_value(src)) for i, src in widget_cells(doc)]
     twins = [(i, w) for i, w in twins if isinstance(w, LessonWidget) and slider_moves(w)]
     if not twins:
         pytest.skip(f"{doc} has no lesson widget with a slider")
