@@ -249,3 +249,18 @@ def test_check_all_reads_notebook_variables():
     assert report.max_score == len(PROBLEMS)
     assert "score:" in str(report)
     assert report._repr_html_().count("<tr>") == len(PROBLEMS) + 2
+
+
+def _relative_luminance(hex_colour):
+    channels = [int(hex_colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_verdict_colours_are_readable_on_white():
+    """Every verdict colour is text on white with at least WCAG AA's 4.5:1 contrast."""
+    from lesson_lib.coursework.check import _LOOK
+
+    for verdict, (colour, _symbol) in _LOOK.items():
+        contrast = 1.05 / (_relative_luminance(colour) + 0.05)
+        assert contrast >= 4.5, (verdict, colour, round(contrast, 2))

@@ -43,13 +43,15 @@ UNREADABLE = "unreadable"
 #: Points per status; "close" earns half.
 SCORES: dict[str, float] = {RIGHT: 1.0, CLOSE: 0.5, WRONG: 0.0, UNANSWERED: 0.0, UNREADABLE: 0.0}
 
-# Okabe-Ito colours (as in lesson_lib.figures._style), plus a symbol so colour is not the only cue.
+# Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA),
+# which the plain palette's green, orange and grey miss. A symbol goes with
+# each colour so colour is not the only cue.
 _LOOK = {
-    RIGHT: ("#009E73", "\u2714"),
-    CLOSE: ("#E69F00", "\u2248"),
-    WRONG: ("#D55E00", "\u2718"),
-    UNANSWERED: ("#999999", "\u2026"),
-    UNREADABLE: ("#0072B2", "?"),
+    RIGHT: ("#007A5A", "\u2714"),
+    CLOSE: ("#8A5A00", "\u2248"),
+    WRONG: ("#A14A00", "\u2718"),
+    UNANSWERED: ("#666666", "\u2026"),
+    UNREADABLE: ("#005A8C", "?"),
 }
 
 _TWINS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
