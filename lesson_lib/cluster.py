@@ -1,6 +1,7 @@
 """Designing the cluster: place TP, PP and DP on the wires and price the layout.
 
-The rule: put the parallelism that reconciles most often on the fastest wire.
+The rule: the more often a form of parallelism must synchronise, the faster the
+link it needs.
 Tensor parallelism (TP) all-reduces twice per layer for every token, so it
 belongs inside a node on NVLink; pipeline parallelism (PP) passes one
 activation point to point at each stage boundary per token, and data

@@ -38,7 +38,7 @@ MODEL = ModelSpec(
 
 #: An 80 GB accelerator with H100 SXM memory bandwidth and bf16 peak.
 GPU = Accelerator(
-    name="80 GB GPU (H100 SXM class)",
+    name="H100 SXM-class, 80 GB",
     memory_bytes=80 * GB,
     hbm_bandwidth=3.35 * TB,
     peak_flops=989e12,
@@ -236,7 +236,7 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         MEASURED_4GPU_LATENCY,
         "s",
         format_seconds(MEASURED_4GPU_LATENCY),
-        "measured, DGX-A100 (NVIDIA/nccl-tests issue 123); 10 us on 2 GPUs",
+        "measured 16.88 us, rounded (DGX-A100, NVIDIA/nccl-tests issue 123); with 10 us on 2 GPUs it fixes the per-hop ring model",
     ),
     Assumption(
         "interactive decode rate", TOKENS_PER_S, "tokens/s", f"{TOKENS_PER_S} tokens/s", _LESSON

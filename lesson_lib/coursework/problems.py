@@ -215,10 +215,13 @@ PURE_ATTENTION_SHAPES: dict[int, dict[str, int]] = {
 CONTEXTS = (32_768, 65_536, 131_072)
 
 #: Accelerator classes by HBM bandwidth (the decode roofline) and bf16 peak.
+#: Cards the variants draw from, with vendor datasheet figures as for the specimen,
+#: A100 SXM 80 GB (HBM2e 2.039 TB/s, 312 TFLOP/s dense bf16) and H200 SXM
+#: (141 GB HBM3e, 4.8 TB/s, same dense bf16 peak as the H100).
 ACCELERATORS: dict[str, Accelerator] = {
-    "a100": Accelerator("80 GB GPU (A100 class)", 80 * GB, 2.039 * TB, 312e12),
+    "a100": Accelerator("A100 SXM-class, 80 GB", 80 * GB, 2.039 * TB, 312e12),
     "h100": GPU,
-    "h200": Accelerator("141 GB GPU (H200 class)", 141 * GB, 4.8 * TB, 989e12),
+    "h200": Accelerator("H200 SXM-class, 141 GB", 141 * GB, 4.8 * TB, 989e12),
 }
 
 
@@ -696,7 +699,7 @@ def _q9_choices(p: Params) -> list[Choice]:
             f"{m.allreduces_per_token} blocking all-reduces for every token, so the wire's "
             "latency is paid over and over; only the fabric inside a node is fast enough, "
             "while pipeline and data parallelism talk rarely and can cross the network.",
-            "Right: place the parallelism that reconciles most often on the fastest wire. "
+            "Right: the form of parallelism that talks most often needs the quickest link. "
             "A pipeline stage boundary passes one activation per token; data parallelism "
             "synchronizes once per training step.",
             correct=True,
@@ -761,7 +764,7 @@ def _q10_facts(p: Params) -> dict[str, str]:
         "answer": str(max_sequences(m, GPU, n, ctx)),
         "replicated": (
             f"There are only {m.num_kv_heads} KV heads for {n} GPUs, so each GPU still holds "
-            f"{heads_per_rank} whole head(s): the cache does not shrink N-fold."
+            f"{heads_per_rank} whole head{'s' if heads_per_rank > 1 else ''}: the cache does not shrink N-fold."
             if m.num_kv_heads < n
             else f"The {m.num_kv_heads} KV heads split evenly, {heads_per_rank} per GPU."
         ),
@@ -1116,8 +1119,8 @@ _register(
         kind="number",
         unit="x",
         template=(
-            "On a fabric that costs **{latency}** per small all-reduce, with {card} cards "
-            "({hbm} of HBM bandwidth), how many times faster does the specimen decode a token "
+            "On a fabric that costs **{latency}** per small all-reduce, with cards of the "
+            "kind {card} ({hbm} of HBM bandwidth), how many times faster does the specimen decode a token "
             "on **4** GPUs than on **2**? Use the lesson's arithmetic (weight streaming plus "
             "one latency per all-reduce)."
         ),
