@@ -1,8 +1,21 @@
 """Shared figure style: palette and figure factory."""
 
+import pytest
+from matplotlib.artist import Artist
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from numpy.testing import assert_allclose
 
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import (
+    PALETTE,
+    ROLE_COLORS,
+    clear_drawing,
+    draw_key,
+    fixed_figure,
+    new_figure,
+    reusable,
+)
 
 
 def test_new_figure_returns_figure_and_axes():
@@ -17,3 +30,103 @@ def test_roles_use_the_colour_blind_safe_palette():
     """Every role colour comes from the Okabe-Ito palette."""
     assert set(ROLE_COLORS.values()) <= set(PALETTE.values())
     assert ROLE_COLORS["fast"] != ROLE_COLORS["slow"]
+
+
+def _handles():
+    """Five legend proxies: three patches, a dashed line with a marker, a hatched patch."""
+    return [
+        Patch(facecolor=PALETTE["blue"], label="one"),
+        Patch(facecolor=PALETTE["orange"], label="two"),
+        Patch(facecolor=PALETTE["green"], label="three\nlines"),
+        Line2D([], [], color=PALETTE["vermillion"], ls="--", marker=">", label="four"),
+        Patch(facecolor="white", edgecolor=PALETTE["grey"], hatch="///", label="five"),
+    ]
+
+
+def test_fixed_figure_margins_are_inches():
+    """Margins given in inches land where asked, for any number of axes."""
+    fig = fixed_figure(5.0, 4.0, left=1.0, right=0.5, bottom=0.8, top=0.4, ncols=2)
+    assert len(fig.axes) == 2
+    first, second = (ax.get_position() for ax in fig.axes)
+    assert_allclose(
+        [first.x0 * 5, (1 - second.x1) * 5, first.y0 * 4, (1 - first.y1) * 4], [1, 0.5, 0.8, 0.4]
+    )
+    assert fig.get_layout_engine() is None
+
+
+def test_reusable_checks_the_figure_and_empties_it():
+    """Only a figure with the builder's mark is reused, emptied but with its axes."""
+    assert reusable(None, "kind") is None
+    fig = fixed_figure(4, 3, left=0.5, right=0.2, bottom=0.5, top=0.2)
+    fig.set_label("kind")
+    ax = fig.axes[0]
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("x (s)")
+    assert reusable(fig, "kind") is fig
+    assert fig.axes == [ax] and len(ax.lines) == 0 and ax.get_xlabel() == "x (s)"
+    with pytest.raises(ValueError, match="reuse must be a figure made by other"):
+        reusable(fig, "other")
+    with pytest.raises(ValueError, match="reuse must have 2 axes"):
+        reusable(fig, "kind", naxes=2)
+    with pytest.raises(TypeError, match="reuse must be a Figure"):
+        reusable("kind", "kind")
+
+
+def test_clear_drawing_removes_artists_and_forgets_their_limits():
+    """Lines, patches, texts, images, legends and figure artists go; limits follow the new data."""
+    fig, ax = new_figure()
+    ax.plot([0, 100], [0, 100], label="line")
+    ax.bar([1], [5])
+    ax.imshow([[0, 1]])
+    ax.text(0, 0, "note")
+    ax.legend()
+    draw_key(fig, _handles(), x=0.1, y=0.9)
+    clear_drawing(fig)
+    assert [len(a) for a in (ax.lines, ax.patches, ax.texts, ax.images, ax.containers)] == [0] * 5
+    assert ax.get_legend() is None
+    assert (fig.artists, fig.texts) == ([], [])
+    ax.plot([0, 2], [0, 3])
+    ax.autoscale_view()
+    assert ax.get_xlim()[1] < 10  # the removed line's 100 no longer counts
+
+
+def test_draw_key_fills_columns_like_a_legend():
+    """Five entries in four columns: the first column takes two, top to bottom; texts in order."""
+    fig = Figure(figsize=(8, 3))
+    texts = draw_key(fig, _handles(), x=0.5, y=0.05, loc="lower center", ncols=4)
+    assert [t.get_text() for t in texts] == ["one", "two", "three\nlines", "four", "five"]
+    xs = [t.get_position()[0] for t in texts]
+    ys = [t.get_position()[1] for t in texts]
+    assert xs[0] == xs[1] < xs[2] < xs[3] < xs[4]
+    assert ys[1] < ys[0] and ys[0] > 0.05
+    left = min(a.get_x() for a in fig.artists if isinstance(a, Patch))
+    assert 0.05 < left < xs[0] < 0.5 < xs[4] < 0.95  # centred on x = 0.5
+
+
+def test_draw_key_swatches_copy_the_handles():
+    """Each swatch has its handle's colours, hatch, line style and one marker, and is not clipped."""
+    fig = Figure(figsize=(6, 3))
+    handles = _handles()
+    draw_key(fig, handles, x=0.1, y=0.9)
+    patches = [a for a in fig.artists if isinstance(a, Patch)]
+    (line,) = [a for a in fig.artists if isinstance(a, Line2D)]
+    assert [p.get_facecolor() for p in patches] == [
+        h.get_facecolor() for h in handles if isinstance(h, Patch)
+    ]
+    assert patches[-1].get_hatch() == "///"
+    assert line.get_linestyle() == "--" and line.get_marker() == ">"
+    assert list(line.get_markevery()) == [1]
+    assert not any(a.get_clip_on() for a in [*patches, line])
+    assert all(Artist.get_transform(a) is fig.transFigure for a in [*patches, line])
+
+
+def test_draw_key_frame_and_bad_input():
+    """A frame is one white box behind the entries; unknown anchors and handles are refused."""
+    fig = Figure(figsize=(6, 3))
+    draw_key(fig, _handles()[:2], x=0.1, y=0.9, frame=True)
+    box = fig.artists[0]
+    assert box.get_facecolor()[:3] == (1, 1, 1) and len(fig.artists) == 3
+    with pytest.raises(ValueError, match="loc must be"):
+        draw_key(fig, _handles(), x=0, y=0, loc="best")
+    with pytest.raises(ValueError, match="handles must be"):
+        draw_key(fig, [fig.text(0, 0, "a text is no handle")], x=0, y=0)

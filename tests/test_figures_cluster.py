@@ -14,6 +14,7 @@ from lesson_lib.figures.cluster import (
     legend_handles,
     recommended_plans,
 )
+from lesson_lib.widgets._base import figure_png
 
 
 def _gpu_squares(ax):
@@ -106,3 +107,15 @@ def test_bad_arguments():
         layout_figure([])
     with pytest.raises(ValueError, match="titles"):
         layout_figure(recommended_plans(), titles=["only one"])
+
+
+def test_layout_figure_redrawn_in_place_matches_a_new_one():
+    """reuse= resizes and redraws the same figure for another plan, as a new figure would."""
+    other = plan_cluster(gpus_per_node=2, nodes=3, tp=2, pp=3)
+    fig = layout_figure([plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)], width=4.6)
+    again = layout_figure([other], width=5.5, reuse=fig)
+    assert again is fig and tuple(fig.get_size_inches()) == (5.5, 2.9)
+    assert figure_png(again) == figure_png(layout_figure([other], width=5.5))
+    assert [t.get_text() for t in fig.texts] == [h.get_label() for h in legend_handles([other])]
+    with pytest.raises(ValueError, match="reuse must have 2 axes"):
+        layout_figure(recommended_plans(), reuse=fig)

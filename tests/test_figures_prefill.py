@@ -9,6 +9,7 @@ from lesson_lib import MS, allreduce_time, crossover_bytes
 from lesson_lib.figures._style import new_figure
 from lesson_lib.figures.prefill import (
     PAYLOAD_RANGE,
+    TERMS,
     alpha_beta_figure,
     draw_alpha_beta,
     prefill_breakdown_figure,
@@ -16,6 +17,7 @@ from lesson_lib.figures.prefill import (
 )
 from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.step_time import decode_step, prefill_step
+from lesson_lib.widgets._base import figure_png
 
 
 def _lines(ax, label):
@@ -107,3 +109,13 @@ def test_bad_ring_size_names_the_parameter():
     """A ring of one has no curve to draw."""
     with pytest.raises(ValueError, match="n must"):
         alpha_beta_figure(n=1)
+
+
+def test_explorer_figure_redrawn_in_place_matches_a_new_one():
+    """reuse= redraws the same figure for another fabric, ring and prompt, as a new one would."""
+    fig = prefill_explorer_figure(FAST, 4, PROMPT_TOKENS)
+    again = prefill_explorer_figure(SLOW, 2, 100, reuse=fig)
+    assert again is fig
+    assert figure_png(again) == figure_png(prefill_explorer_figure(SLOW, 2, 100))
+    assert fig.axes[0].get_title() == f"{SLOW.name}, ring of 2"
+    assert [t.get_text() for t in fig.texts] == [label for _attr, label, _role in TERMS]

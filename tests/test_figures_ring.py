@@ -19,6 +19,7 @@ from lesson_lib.figures.ring import (
 from lesson_lib.specimen import MODEL
 from lesson_lib.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.units import KiB
+from lesson_lib.widgets._base import figure_png
 
 
 def _cell_texts(ax, n):
@@ -168,3 +169,18 @@ def test_colours_and_legend():
     lum = [sum(cmap(k)[:3]) for k in range(4)]
     assert lum == sorted(lum, reverse=True)
     assert len(holdings_legend_handles(4)) == 5
+
+
+def test_state_figure_redrawn_in_place_matches_a_new_one():
+    """reuse= redraws the same figure for another N and step, pixel for pixel a new figure."""
+    five, three = simulate_hidden_allreduce(MODEL, 5), simulate_hidden_allreduce(MODEL, 3)
+    fig = ring_state_figure(five, 8)
+    again = ring_state_figure(three, 2, reuse=fig)
+    assert again is fig
+    assert figure_png(again) == figure_png(ring_state_figure(three, 2))
+    assert len(fig.axes[1].patches) == 3  # the five bars of N = 5 are gone
+    keys = [t.get_text() for t in fig.texts]
+    assert "complete: all 3 ranks" in keys and "whole all-reduce: 2(N-1)/N x payload" in keys
+    assert not any("all 5 ranks" in k for k in keys)
+    with pytest.raises(ValueError, match="reuse must be a figure made by ring_state_figure"):
+        ring_state_figure(three, 2, reuse=ring_schedule_figure(3))

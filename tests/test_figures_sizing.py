@@ -13,6 +13,7 @@ from lesson_lib.figures.sizing import (
     tp_budget_figure,
 )
 from lesson_lib.specimen import GPU, MODEL
+from lesson_lib.widgets._base import figure_png
 
 
 def bars(fig: Figure) -> list[BarContainer]:
@@ -86,3 +87,19 @@ def test_kv_context_figure_lines_and_units():
     assert_allclose(state, MODEL.state_bytes / GiB)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(legend) == 3 and "64 layers" in legend[0]
+
+
+def test_memory_bars_fixed_layout_has_a_key_and_redraws_in_place():
+    """layout="fixed": no layout engine, a key instead of a legend; reuse= redraws as new."""
+    one = memory_budget(MODEL, GPU, 1, MODEL.max_context, 1)
+    three = memory_budget(MODEL, GPU, 1, MODEL.max_context, 3)
+    fig = memory_bars_figure([one], ["one"], width=5, height=3.4, layout="fixed")
+    assert fig.get_layout_engine() is None and fig.axes[0].get_legend() is None
+    assert [t.get_text() for t in fig.texts] == [label for _attr, label, _role in SEGMENTS]
+    again = memory_bars_figure([three], ["three"], reuse=fig)
+    assert again is fig
+    fresh = memory_bars_figure([three], ["three"], width=5, height=3.4, layout="fixed")
+    assert figure_png(again) == figure_png(fresh)
+    assert bars(fig)[-1][0].get_height() == 0  # no free segment when it does not fit
+    with pytest.raises(ValueError, match="layout must be"):
+        memory_bars_figure([one], ["one"], layout="tight")

@@ -1,7 +1,10 @@
 """The shared widget frame: messages instead of tracebacks, PNG pictures."""
 
+import io
+
 import ipywidgets as widgets
 import pytest
+from PIL import Image
 
 from lesson_lib.figures._style import new_figure
 from lesson_lib.widgets._base import LessonWidget, figure_png
@@ -71,3 +74,22 @@ def test_alt_text_is_in_the_saved_state():
     assert w.image.alt == "A bar of height n."
     assert w.image.get_state()["alt"] == "A bar of height n."
     assert "alt" in w.image.keys
+
+
+def test_figure_png_is_rgb_at_the_asked_resolution():
+    """A 2 x 1.5 inch figure at 80 dpi is a 160 x 120 RGB PNG; the figure keeps its own dpi."""
+    fig, _ = new_figure(2, 1.5)
+    fig.set_dpi(100)
+    picture = Image.open(io.BytesIO(figure_png(fig, dpi=80)))
+    assert picture.size == (160, 120) and picture.mode == "RGB"
+    assert fig.dpi == 100
+
+
+def test_figure_png_follows_changes_of_a_reused_figure():
+    """Drawing one figure again gives the same bytes, and new bytes once it has changed."""
+    fig, ax = new_figure(2, 2)
+    ax.bar([0], [1])
+    first = figure_png(fig)
+    assert figure_png(fig) == first
+    ax.patches[0].set_height(0.5)
+    assert figure_png(fig) != first

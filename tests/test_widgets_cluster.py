@@ -3,6 +3,8 @@
 import pytest
 
 from lesson_lib.cluster import plan_cluster
+from lesson_lib.figures.cluster import layout_figure
+from lesson_lib.widgets._base import figure_png
 from lesson_lib.widgets.cluster import MAX_NODES, cluster_report, cluster_widget
 
 
@@ -72,3 +74,13 @@ def test_report_escapes_and_flags():
     assert "Flagged" in flagged and "the network" in flagged
     single = cluster_report(plan_cluster(gpus_per_node=1, nodes=1, tp=1))
     assert "no tensor-parallel all-reduces" in single and "1 full-length sequence " in single
+
+
+def test_picture_is_the_plan_the_message_describes(widget):
+    """After a change the PNG is the diagram of the plan the message reports, widened to fit."""
+    widget.controls["nodes"].value = 4
+    widget.controls["pp"].value = 4
+    assert "Valid layout:</b> 16 GPUs = TP 4 x PP 4 x DP 1" in widget.message.value
+    plan = plan_cluster(gpus_per_node=4, nodes=4, tp=4, pp=4)
+    expected = layout_figure([plan], width=2.6 + 1.4 * 4, height=3.0)
+    assert bytes(widget.image.value) == figure_png(expected)

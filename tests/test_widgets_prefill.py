@@ -2,8 +2,10 @@
 
 import pytest
 
-from lesson_lib.specimen import FAST, SLOW
+from lesson_lib.figures.prefill import prefill_explorer_figure
+from lesson_lib.specimen import FAST, PROMPT_TOKENS, SLOW
 from lesson_lib.units import GB, US
+from lesson_lib.widgets._base import figure_png
 from lesson_lib.widgets.prefill import choose_fabric, prefill_widget
 
 
@@ -72,3 +74,17 @@ def test_choose_fabric():
     assert custom.latency == pytest.approx(20 * US) and custom.bandwidth == pytest.approx(100 * GB)
     with pytest.raises(ValueError, match="fabric"):
         choose_fabric("warp", 1, 1)
+
+
+def test_picture_is_the_setting_the_message_describes(widget):
+    """After a change the PNG is the explorer figure of that fabric, ring and prompt."""
+    widget.controls["fabric"].value = "slow"
+    widget.controls["n"].value = 2
+    widget.controls["prompt_tokens"].value = 100
+    assert "100 hidden vectors" in widget.message.value
+    assert "<b>latency-bound</b>. One" in widget.message.value
+    assert bytes(widget.image.value) == figure_png(prefill_explorer_figure(SLOW, 2, 100))
+    widget.controls["fabric"].value = "fast"
+    widget.controls["n"].value = 4
+    widget.controls["prompt_tokens"].value = PROMPT_TOKENS
+    assert bytes(widget.image.value) == figure_png(prefill_explorer_figure(FAST, 4, PROMPT_TOKENS))

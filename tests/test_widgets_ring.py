@@ -2,8 +2,10 @@
 
 import pytest
 
+from lesson_lib.figures.ring import ring_state_figure
 from lesson_lib.specimen import MODEL
 from lesson_lib.tensor_parallel import simulate_hidden_allreduce
+from lesson_lib.widgets._base import figure_png
 from lesson_lib.widgets.ring import ring_message, ring_stepper_widget
 
 
@@ -104,3 +106,26 @@ def test_ring_message_phases():
     assert "Done" in notes[6]
     with pytest.raises(ValueError, match="step"):
         ring_message(r, 7)
+
+
+def test_picture_is_the_state_the_message_describes():
+    """The PNG is exactly the figure of the N and step the message names, redrawn in place."""
+    w = ring_stepper_widget()
+    w.controls["n"].value = 7
+    w.controls["step"].value = 9
+    assert "<b>N = 7 ranks, after step 9 of 12.</b>" in w.message.value
+    picture = bytes(w.image.value)
+    assert picture == figure_png(ring_state_figure(simulate_hidden_allreduce(MODEL, 7), 9))
+    w.controls["step"].value = 8
+    assert bytes(w.image.value) not in (picture, b"")
+
+
+def test_two_widgets_keep_their_own_pictures():
+    """Each widget redraws its own figure: moving one leaves the other's picture alone."""
+    first, second = ring_stepper_widget(), ring_stepper_widget()
+    before = bytes(second.image.value)
+    first.controls["n"].value = 6
+    second.controls["step"].value = 2
+    second.controls["step"].value = 3
+    assert bytes(second.image.value) == before
+    assert bytes(first.image.value) != before

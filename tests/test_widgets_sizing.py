@@ -2,7 +2,10 @@
 
 import pytest
 
+from lesson_lib.figures.sizing import memory_bars_figure
+from lesson_lib.memory import memory_budget
 from lesson_lib.specimen import GPU, MODEL
+from lesson_lib.widgets._base import figure_png
 from lesson_lib.widgets.sizing import sizing_message, sizing_widget
 
 
@@ -104,3 +107,18 @@ def test_sizing_message_for_tp4_full_context():
     text = sizing_message(MODEL, GPU, 4, MODEL.max_context, 15)
     assert "Fits" in text and "At most 15 sequences fit" in text
     assert "Each of the 4 GPUs holds" in text
+
+
+def test_picture_is_the_budget_the_message_describes(widget):
+    """After a change the PNG is the fixed-layout bar of the budget the message states."""
+    widget.controls["sequences"].value = 3
+    assert "short by 26 GB" in widget.message.value
+    budget = memory_budget(MODEL, GPU, 1, MODEL.max_context, 3)
+    expected = memory_bars_figure(
+        [budget], ["the GPU\n3 x 262,144 tokens"], width=5.0, height=3.4, layout="fixed"
+    )
+    assert bytes(widget.image.value) == figure_png(expected)
+    first = bytes(widget.image.value)
+    widget.controls["n"].value = 4
+    widget.controls["n"].value = 1
+    assert bytes(widget.image.value) == first  # redrawn in place, nothing left over

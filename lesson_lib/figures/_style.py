@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from matplotlib.artist import Artist
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.text import Text
 
 #: Okabe-Ito palette, distinguishable with the common colour-vision deficiencies.
 PALETTE: dict[str, str] = {
@@ -54,3 +61,239 @@ def new_figure(
     ax = fig.add_subplot(**subplot_kw)
     ax.grid(True, alpha=0.3)
     return fig, ax
+
+
+def fixed_figure(
+    width: float,
+    height: float,
+    *,
+    left: float,
+    right: float,
+    bottom: float,
+    top: float,
+    ncols: int = 1,
+    wspace: float = 0.2,
+    width_ratios: Sequence[float] | None = None,
+) -> Figure:
+    """A figure with a row of axes and margins fixed in inches, for widgets.
+
+    Constrained layout measures every label again at each draw, which costs
+    a widget update more than the drawing itself; fixed margins cost
+    nothing. Leave room for the widest labels the widget can show.
+
+    Parameters
+    ----------
+    width, height : float
+        Size in inches.
+    left, right, bottom, top : float
+        Margins in inches: from each edge of the figure to the axes.
+    ncols : int, default 1
+        Axes side by side.
+    wspace : float, default 0.2
+        Gap between axes, as a fraction of the average axes width.
+    width_ratios : sequence of float, optional
+        Relative widths of the axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, its axes in ``fig.axes``, with the light grid of
+        :func:`new_figure`.
+    """
+    fig = Figure(figsize=(width, height))
+    axes = fig.subplots(1, ncols, squeeze=False, width_ratios=width_ratios)[0]
+    fig.subplots_adjust(
+        left=left / width,
+        right=1 - right / width,
+        bottom=bottom / height,
+        top=1 - top / height,
+        wspace=wspace,
+    )
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    return fig
+
+
+def reusable(fig: Figure | None, kind: str, naxes: int | None = None) -> Figure | None:
+    """Check that ``fig`` was made by the builder named ``kind``; return it.
+
+    Widget pictures are redrawn on every change of a control. Builders that
+    accept ``reuse=`` draw into a figure they made before instead of a new
+    one: the axes, their tick objects and the Agg renderer's text cache
+    survive, which makes a redraw several times cheaper. A builder marks the
+    figures it makes with ``fig.set_label(kind)``.
+
+    Parameters
+    ----------
+    fig : Figure or None
+        ``None`` (make a new figure) or a figure the same builder returned.
+    kind : str
+        The builder's mark.
+    naxes : int, optional
+        How many axes ``fig`` must have, if the builder makes a varying number.
+
+    Returns
+    -------
+    Figure or None
+        ``fig``, emptied by :func:`clear_drawing`, or ``None``.
+
+    Raises
+    ------
+    TypeError
+        If ``fig`` is not a Figure.
+    ValueError
+        If ``fig`` was made by another builder or has another number of axes.
+    """
+    if fig is None:
+        return None
+    if not isinstance(fig, Figure):
+        raise TypeError(f"reuse must be a Figure or None, got {type(fig).__name__}")
+    if fig.get_label() != kind:
+        raise ValueError(f"reuse must be a figure made by {kind}, got {fig.get_label()!r}")
+    if naxes is not None and len(fig.axes) != naxes:
+        raise ValueError(f"reuse must have {naxes} axes, got {len(fig.axes)}")
+    clear_drawing(fig)
+    return fig
+
+
+def clear_drawing(fig: Figure) -> None:
+    """Remove the data artists of every axes and the figure legends.
+
+    Lines, patches, texts, images, collections, bar containers and legends
+    go, and so do the figure's own patches, lines and texts (such as a
+    :func:`draw_key`); the axes stay with their positions, scales, tick
+    objects, labels and titles, ready to be drawn on again.
+
+    Parameters
+    ----------
+    fig : Figure
+        The figure to empty.
+    """
+    for artist in (*fig.patches, *fig.lines, *fig.texts, *fig.artists):
+        artist.remove()
+    for ax in fig.axes:
+        for artist in (*ax.lines, *ax.patches, *ax.texts, *ax.images, *ax.collections, *ax.artists):
+            artist.remove()
+        ax.containers.clear()
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        ax.relim()  # forget the removed artists' data limits
+    for legend in list(fig.legends):
+        legend.remove()
+
+
+def draw_key(
+    fig: Figure,
+    handles: Sequence[Artist],
+    *,
+    x: float,
+    y: float,
+    loc: str = "upper left",
+    ncols: int = 1,
+    fontsize: float = 8,
+    frame: bool = False,
+) -> list[Text]:
+    """A legend laid out by arithmetic instead of measuring its texts.
+
+    Looks like ``fig.legend(handles=...)`` with matplotlib's default
+    spacing, entries filling the columns top to bottom, but each entry is a
+    plain swatch and a plain text at a place computed from the font size
+    and the number of characters. A legend measures and lays itself out
+    again on every draw, which costs a widget update more than drawing its
+    texts; this key costs only its texts.
+
+    Parameters
+    ----------
+    fig : Figure
+        Where to draw (in figure coordinates).
+    handles : sequence of Patch, Line2D or BarContainer
+        Legend proxies, as for ``legend(handles=...)``, or what
+        ``Axes.get_legend_handles_labels`` returns; each one's label is its
+        text (a label may have several lines).
+    x, y : float
+        The anchor point, figure fraction.
+    loc : {"upper left", "lower center"}, default "upper left"
+        Which point of the key sits at ``(x, y)``.
+    ncols : int, default 1
+        Columns; the first ones get one entry more when they cannot all be
+        equal, as in a legend.
+    fontsize : float, default 8
+        Size of the labels, points; the spacing follows it.
+    frame : bool, default False
+        Draw a legend's frame: a translucent white box with a light edge,
+        sized from the labels' estimated widths.
+
+    Returns
+    -------
+    list of matplotlib.text.Text
+        The labels, in the order of ``handles``.
+
+    Raises
+    ------
+    ValueError
+        If ``loc`` is not one of the two anchors or a handle is of another
+        kind.
+    """
+    if loc not in ("upper left", "lower center"):
+        raise ValueError(f"loc must be 'upper left' or 'lower center', got {loc!r}")
+    width_in, height_in = fig.get_size_inches()
+    em_x, em_y = fontsize / 72 / width_in, fontsize / 72 / height_in
+    labels = [h.get_label() for h in handles]
+    # Columns as a legend fills them: the first len % ncols get one entry more.
+    ncols = max(1, min(ncols, len(handles)))
+    rows, extra = divmod(len(handles), ncols)
+    sizes = [rows + 1] * extra + [rows] * (ncols - extra)
+    firsts = [sum(sizes[:c]) for c in range(ncols)]
+    columns = [range(first, first + size) for first, size in zip(firsts, sizes, strict=True)]
+    # Widths and heights in em: swatch 2, gap 0.8, 0.6 per character, 2 between columns;
+    # 1.2 per line of text and 0.5 between entries.
+    widths = [
+        2.8 + 0.6 * max(len(line) for i in col for line in labels[i].split("\n")) for col in columns
+    ]
+    heights = [[1.2 * (labels[i].count("\n") + 1) for i in col] for col in columns]
+    span = sum(widths) + 2 * (ncols - 1)
+    tall = max(sum(h) + 0.5 * (len(h) - 1) for h in heights)
+    left = x if loc == "upper left" else x - span * em_x / 2
+    top = y if loc == "upper left" else y + tall * em_y
+    if frame:  # a legend's borderaxespad and borderpad
+        left, top = left + 0.9 * em_x, top - 0.9 * em_y
+        box = Rectangle(
+            (left - 0.4 * em_x, top - (tall + 0.4) * em_y),
+            (span + 0.8) * em_x,
+            (tall + 0.8) * em_y,
+            transform=fig.transFigure,
+            facecolor="white",
+            edgecolor="0.8",
+            alpha=0.8,
+            linewidth=1.0,
+        )
+        fig.add_artist(box)
+    texts = []  # the columns hold consecutive entries, so this is the order of handles
+    for c, col in enumerate(columns):
+        x0 = left + (sum(widths[:c]) + 2 * c) * em_x
+        y0 = top
+        for i, height in zip(col, heights[c], strict=True):
+            middle = y0 - height * em_y / 2
+            handle = handles[i]
+            if isinstance(handle, BarContainer):  # as ``get_legend_handles_labels`` gives bars
+                handle = handle.patches[0]
+            if isinstance(handle, Patch):
+                swatch: Artist = Rectangle((x0, middle - 0.35 * em_y), 2 * em_x, 0.7 * em_y)
+                swatch.update_from(handle)
+            elif isinstance(handle, Line2D):
+                swatch = Line2D([x0, x0 + em_x, x0 + 2 * em_x], [middle] * 3)
+                swatch.update_from(handle)
+                swatch.set_markevery([1])  # one marker, in the middle, as a legend draws it
+            else:
+                raise ValueError(
+                    f"handles must be Patch, Line2D or BarContainer, got {type(handle).__name__}"
+                )
+            # update_from copied the handle's transform and clipping too
+            swatch.set_transform(fig.transFigure)
+            swatch.set_clip_on(False)
+            fig.add_artist(swatch)
+            texts.append(
+                fig.text(x0 + 2.8 * em_x, middle, labels[i], fontsize=fontsize, va="center")
+            )
+            y0 -= (height + 0.5) * em_y
+    return texts

@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from lesson_lib.cluster import ClusterPlan, GpuSlot, plan_cluster
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, reusable
 from lesson_lib.units import format_count, format_seconds
 
 #: Fill of the GPUs of each pipeline stage, cycling past the sixth.
@@ -280,10 +280,12 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
             f"{plan.label}\n{format_seconds(plan.token_time_s, 'ms')} per token, "
             f"{format_count(plan.tokens_per_s_total)} tokens/s in all"
         )
-    ax.set_title(title, fontsize=size + 1.5)
+    # An explicit height skips matplotlib's search for tick labels in the way
+    # (with the axis off there are none, but the search still makes ticks).
+    ax.set_title(title, fontsize=size + 1.5, y=1.0)
 
 
-def legend_handles(plans: Sequence[ClusterPlan]) -> list[object]:
+def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
     """Legend entries for the elements the plans actually use.
 
     Parameters
@@ -297,7 +299,7 @@ def legend_handles(plans: Sequence[ClusterPlan]) -> list[object]:
         Matplotlib artists with labels.
     """
     stages = max(p.pp for p in plans)
-    handles: list[object] = []
+    handles: list[Patch | Line2D] = []
     if stages > 1:
         handles += [
             Patch(facecolor=STAGE_COLORS[s % len(STAGE_COLORS)], edgecolor="black",
@@ -342,14 +344,19 @@ def recommended_plans() -> list[ClusterPlan]:
     ]
 
 
+#: Mark of the figures :func:`layout_figure` makes (see ``reuse``).
+LAYOUT_KIND: str = "layout_figure"
+
+
 def layout_figure(
     plans: Sequence[ClusterPlan] | None = None,
     titles: Sequence[str | None] | None = None,
     *,
     width: float | None = None,
     height: float = 2.9,
+    reuse: Figure | None = None,
 ) -> Figure:
-    """Draw plans side by side with one shared legend.
+    """Draw plans side by side with one shared key.
 
     Parameters
     ----------
@@ -361,6 +368,10 @@ def layout_figure(
         Figure width in inches; default 4.6 per plan.
     height : float, default 2.9
         Figure height in inches.
+    reuse : Figure, optional
+        A figure this function returned before for as many plans: it is
+        resized, emptied and drawn again in place, much faster than a new
+        one (for widgets).
 
     Returns
     -------
@@ -370,7 +381,8 @@ def layout_figure(
     Raises
     ------
     ValueError
-        If ``plans`` is empty or ``titles`` has a different length.
+        If ``plans`` is empty, ``titles`` has a different length or
+        ``reuse`` has a different number of axes.
     """
     plans = recommended_plans() if plans is None else list(plans)
     if not plans:
@@ -378,17 +390,21 @@ def layout_figure(
     titles = [None] * len(plans) if titles is None else list(titles)
     if len(titles) != len(plans):
         raise ValueError(f"titles must have {len(plans)} entries (one per plan), got {len(titles)}")
-    # A bare Figure with fixed margins, not new_figure(): constrained layout
-    # lets the titles of these equal-aspect axes run off the top.
-    fig = Figure(figsize=(width or 4.6 * len(plans), height))
-    fig.subplots_adjust(left=0.01, right=0.99, top=0.8, bottom=0.2, wspace=0.06)
-    axes = fig.subplots(1, len(plans), squeeze=False)[0]
-    for ax, plan, title in zip(axes, plans, titles, strict=True):
+    fig = reusable(reuse, LAYOUT_KIND, naxes=len(plans))
+    if fig is None:
+        # A bare Figure with fixed margins, not new_figure(): constrained layout
+        # lets the titles of these equal-aspect axes run off the top.
+        fig = Figure(figsize=(width or 4.6 * len(plans), height))
+        fig.set_label(LAYOUT_KIND)
+        fig.subplots_adjust(left=0.01, right=0.99, top=0.8, bottom=0.2, wspace=0.06)
+        fig.subplots(1, len(plans), squeeze=False)
+    else:
+        fig.set_size_inches(width or 4.6 * len(plans), height)
+    for ax, plan, title in zip(fig.axes, plans, titles, strict=True):
         draw_layout(ax, plan, title)
     handles = legend_handles(plans)
     if handles:
-        fig.legend(
-            handles=handles, loc="lower center", ncols=max(1, min(len(handles), int(fig.get_figwidth() // 2.3))),
-            fontsize=8, frameon=False,
-        )  # fmt: skip
+        # A key of plain swatches and texts: a legend lays itself out at every draw.
+        ncols = max(1, min(len(handles), int(fig.get_figwidth() // 2.3)))
+        draw_key(fig, handles, x=0.5, y=0.02, loc="lower center", ncols=ncols)
     return fig

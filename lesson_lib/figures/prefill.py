@@ -19,7 +19,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from lesson_lib._validate import require_int
 from lesson_lib.collectives import allreduce_time, ring_allreduce_factor
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, new_figure, reusable
 from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
@@ -276,6 +276,10 @@ def prefill_breakdown_figure(
     return fig
 
 
+#: Mark of the figures :func:`prefill_explorer_figure` makes (see ``reuse``).
+EXPLORER_KIND: str = "prefill_explorer_figure"
+
+
 def prefill_explorer_figure(
     fabric: Fabric = FAST,
     n: int = 4,
@@ -285,6 +289,7 @@ def prefill_explorer_figure(
     accel: Accelerator = GPU,
     width: float = 8.0,
     height: float = 3.4,
+    reuse: Figure | None = None,
 ) -> Figure:
     """The prefill widget's picture: the message on the curve and each term's share.
 
@@ -301,7 +306,10 @@ def prefill_explorer_figure(
     accel : Accelerator, default GPU
         One card.
     width, height : float
-        Figure size in inches.
+        Figure size in inches (ignored when ``reuse`` is given).
+    reuse : Figure, optional
+        A figure this function returned before: it is emptied and drawn
+        again in place, much faster than a new one (for widgets).
 
     Returns
     -------
@@ -312,15 +320,20 @@ def prefill_explorer_figure(
     """
     n = require_int("n", n, minimum=2)
     messages = _messages(model, prompt_tokens)
-    fig, ax = new_figure(width, height)
-    ax.remove()
-    ax_curve, ax_share = fig.subplots(1, 2, width_ratios=[1.5, 1])
+    pair = per_token(model, accel, fabric, n, prompt_tokens)
+    fig = reusable(reuse, EXPLORER_KIND)
+    if fig is None:
+        # Fixed margins, not constrained layout: it would triple a widget update.
+        fig = Figure(figsize=(width, height))
+        fig.set_label(EXPLORER_KIND)
+        fig.subplots(1, 2, width_ratios=[1.5, 1])
+        fig.subplots_adjust(left=0.085, right=0.985, top=0.92, bottom=0.24, wspace=0.42)
+    ax_curve, ax_share = fig.axes
     draw_alpha_beta(ax_curve, [fabric], n, messages, asymptotes=True)
     ax_curve.set_xlabel("payload of one all-reduce (bytes, log)", fontsize=8)
     ax_curve.set_ylabel("time of one all-reduce (log)", fontsize=8)
     ax_curve.tick_params(labelsize=7)
     ax_curve.grid(True, alpha=0.3)
-    pair = per_token(model, accel, fabric, n, prompt_tokens)
     steps = [pair.decode, pair.prefill]
     y = np.array([1, 0])
     left = np.zeros(2)
@@ -340,8 +353,12 @@ def prefill_explorer_figure(
     ax_share.set_xlabel("share of the time per token", fontsize=8)
     ax_share.tick_params(labelsize=7)
     ax_share.grid(False, axis="y")
-    ax_share.set_title("where a token's time goes", fontsize=9)
-    ax_curve.set_title(f"{fabric.name}, ring of {n}", fontsize=9)
-    handles, names = ax_share.get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=3, fontsize=7, frameon=False)
+    # Explicit title heights skip matplotlib's search for overlapping tick labels.
+    ax_share.set_title("where a token's time goes", fontsize=9, y=1.0)
+    ax_curve.set_title(f"{fabric.name}, ring of {n}", fontsize=9, y=1.0)
+    # A key of plain swatches and texts: a legend would lay itself out on every redraw.
+    draw_key(
+        fig, ax_share.get_legend_handles_labels()[0], x=0.5, y=0.02, loc="lower center", ncols=3,
+        fontsize=7,
+    )  # fmt: skip
     return fig

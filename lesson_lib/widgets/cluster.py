@@ -128,12 +128,16 @@ def cluster_widget(
         widgets.IntText(value=2, description="PP", style=style, layout=layout),
     ]
 
+    figure: Figure | None = None  # this widget's own figure, redrawn in place
+
     def render(gpus_per_node: int, nodes: int, tp: int, pp: int) -> tuple[str, Figure]:
+        nonlocal figure
         require_int("gpus_per_node", gpus_per_node, maximum=MAX_GPUS_PER_NODE)
         require_int("nodes", nodes, maximum=MAX_NODES)
         plan = plan_cluster(model, accel, gpus_per_node, nodes, tp, pp, intra=intra, inter=inter)
-        width = 2.6 + 1.4 * nodes * min(gpus_per_node, 4) / 4
-        return cluster_report(plan), layout_figure([plan], width=max(width, 4.6), height=3.0)
+        width = max(2.6 + 1.4 * nodes * min(gpus_per_node, 4) / 4, 4.6)
+        figure = layout_figure([plan], width=width, height=3.0, reuse=figure)
+        return cluster_report(plan), figure
 
     return LessonWidget(
         controls,

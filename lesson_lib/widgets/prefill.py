@@ -152,12 +152,18 @@ def prefill_widget(*, model: ModelSpec = MODEL, accel: Accelerator = GPU) -> wid
     for control in controls:
         control.layout = widgets.Layout(width="210px")
 
+    figure: Figure | None = None  # this widget's own figure, redrawn in place
+
     def render(
         prompt_tokens: int, n: int, fabric: str, latency_us: float, bandwidth_gb_s: float
     ) -> tuple[str, Figure]:
+        nonlocal figure
         wire = choose_fabric(fabric, latency_us, bandwidth_gb_s)
         text = prefill_report(wire, n, prompt_tokens, model=model, accel=accel)
-        return text, prefill_explorer_figure(wire, n, prompt_tokens, model=model, accel=accel)
+        figure = prefill_explorer_figure(
+            wire, n, prompt_tokens, model=model, accel=accel, reuse=figure
+        )
+        return text, figure
 
     names = ["prompt_tokens", "n", "fabric", "latency_us", "bandwidth_gb_s"]
     widget = LessonWidget(

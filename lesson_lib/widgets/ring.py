@@ -124,14 +124,17 @@ def ring_stepper_widget(n: int = 4, step: int = 3, model: ModelSpec = MODEL) -> 
 
     ranks.observe(follow_ranks, names="value")
     results: dict[int, RingResult] = {}  # one simulation per N, private to this widget
+    figure: Figure | None = None  # this widget's own figure, redrawn in place
 
     def render(n: int, step: int) -> tuple[str, Figure]:
+        nonlocal figure
         n = require_int("n", n, minimum=MIN_RANKS, maximum=MAX_RANKS)
         if n not in results:
             results[n] = simulate_hidden_allreduce(model, n)
         result = results[n]
         step = require_int("step", step, minimum=0, maximum=len(result.steps))
-        return ring_message(result, step), ring_state_figure(result, step)
+        figure = ring_state_figure(result, step, reuse=figure)
+        return ring_message(result, step), figure
 
     return LessonWidget(
         [ranks, steps],

@@ -172,18 +172,23 @@ def sizing_widget(
         ),
     ]
 
+    figure: Figure | None = None  # this widget's own figure, redrawn in place
+
     def render(context_tokens: int, sequences: int, n: int, card_gb: float) -> tuple[str, Figure]:
+        nonlocal figure
         card_gb = require_number("card_gb", card_gb, minimum=low, maximum=high, unit="GB")
         one_card = dataclasses.replace(accel, memory_bytes=card_gb * GB)
         budget = memory_budget(model, one_card, n, context_tokens, sequences)
         label = "the GPU" if n == 1 else f"each of {n} GPUs"
-        fig = memory_bars_figure(
+        figure = memory_bars_figure(
             [budget],
             [f"{label}\n{sequences} x {format_count(context_tokens)} tokens"],
             width=5.0,
             height=3.4,
+            layout="fixed",
+            reuse=figure,
         )
-        return sizing_message(model, one_card, n, context_tokens, sequences), fig
+        return sizing_message(model, one_card, n, context_tokens, sequences), figure
 
     return LessonWidget(
         controls,
