@@ -10,6 +10,7 @@ above it bandwidth-bound. Everything here is built on
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from lesson_lib._validate import require_int, require_number
@@ -58,7 +59,13 @@ class CurvePoint:
 
     @property
     def ratio_to_crossover(self) -> float:
-        """``payload_bytes / crossover_bytes``: below 1 latency-bound, above 1 bandwidth-bound."""
+        """``payload_bytes / crossover_bytes``; below 1 latency-bound, above 1 bandwidth-bound.
+
+        A fabric without latency has a crossover of 0 bytes: every message is
+        bandwidth-bound and the ratio is infinite.
+        """
+        if self.crossover_bytes == 0:
+            return math.inf
         return self.payload_bytes / self.crossover_bytes
 
 

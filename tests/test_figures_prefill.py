@@ -119,3 +119,13 @@ def test_explorer_figure_redrawn_in_place_matches_a_new_one():
     assert figure_png(again) == figure_png(prefill_explorer_figure(SLOW, 2, 100))
     assert fig.axes[0].get_title() == f"{SLOW.name}, ring of 2"
     assert [t.get_text() for t in fig.texts] == [label for _attr, label, _role in TERMS]
+
+
+def test_x_axis_reaches_past_the_largest_message():
+    """A message beyond the default 1 GiB edge widens the axis to a power of two past it."""
+    _fig, ax = new_figure()
+    payload = 262_144 * MODEL.hidden_vector_bytes
+    draw_alpha_beta(ax, [FAST], 4, [("long prompt", payload)])
+    _low, high = ax.get_xlim()
+    assert high >= 4 * payload
+    assert high == 2.0 ** round(np.log2(high))

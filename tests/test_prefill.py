@@ -116,3 +116,11 @@ def test_regime_rows_follow_the_prompt():
     assert one[1].startswith("memory-bound") and one[2].startswith("latency-bound")
     with pytest.raises(ValueError, match="n must"):
         regime_rows(MODEL, GPU, FAST, 1, 10)
+
+
+def test_zero_latency_fabric_is_always_bandwidth_bound():
+    """Without latency the crossover is 0 bytes and the ratio is infinite, not a crash."""
+    point = place_on_curve(10 * KiB, 2, Fabric("ideal", latency=0.0, bandwidth=450 * GB))
+    assert point.crossover_bytes == 0
+    assert point.ratio_to_crossover == float("inf")
+    assert point.bound == "bandwidth"

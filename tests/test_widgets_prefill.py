@@ -88,3 +88,22 @@ def test_picture_is_the_setting_the_message_describes(widget):
     widget.controls["n"].value = 4
     widget.controls["prompt_tokens"].value = PROMPT_TOKENS
     assert bytes(widget.image.value) == figure_png(prefill_explorer_figure(FAST, 4, PROMPT_TOKENS))
+
+
+def test_zero_custom_latency_is_a_message_not_a_traceback():
+    """A wire with no latency has no crossover: the widget says so and keeps its picture."""
+    w = prefill_widget()
+    w.controls["fabric"].value = "custom"
+    picture = bytes(w.image.value)
+    w.controls["latency_us"].value = 0
+    assert w.error == "latency_us must be > 0 us, got 0"
+    assert "Cannot show this choice" in w.message.value
+    assert bytes(w.image.value) == picture
+
+
+def test_longest_prompt_stays_on_the_axis():
+    """A full-context prompt's payload (2.5 GiB) is drawn inside the x range."""
+    w = prefill_widget()
+    w.controls["prompt_tokens"].value = 262_144
+    assert w.error is None
+    assert "2,560 MiB" in w.message.value

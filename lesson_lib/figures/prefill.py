@@ -83,13 +83,18 @@ def draw_alpha_beta(
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
-    sizes = np.geomspace(*PAYLOAD_RANGE, 200)
+    # The axis reaches past the largest marked message (a long prompt's
+    # payload can exceed PAYLOAD_RANGE), in whole powers of two.
+    low = PAYLOAD_RANGE[0]
+    top_exp = int(np.ceil(np.log2(max([PAYLOAD_RANGE[1], *(4 * p for _, p in messages)]))))
+    high = 2.0**top_exp
+    sizes = np.geomspace(low, high, 200)
     factor = ring_allreduce_factor(n)
     for i, fabric in enumerate(fabrics):
         color = _fabric_color(fabric, i)
         times = np.array([allreduce_time(float(m), n, fabric) for m in sizes])
         ax.plot(sizes, times, color=color, lw=2.2, label=fabric.name)
-        point = place_on_curve(PAYLOAD_RANGE[0], n, fabric)
+        point = place_on_curve(low, n, fabric)
         if asymptotes:
             ax.axhline(point.latency_s, color=color, lw=1, ls=":")
             ax.plot(sizes, factor * sizes / fabric.bandwidth, color=color, lw=1, ls="--")
@@ -120,7 +125,7 @@ def draw_alpha_beta(
                 markeredgecolor="black",
                 zorder=6,
             )
-    middle = np.sqrt(PAYLOAD_RANGE[0] * PAYLOAD_RANGE[1]) * 64
+    middle = np.sqrt(low * high) * 64
     for i, (label, payload) in enumerate(messages):
         ax.axvline(payload, color=PALETTE["grey"], lw=1.2, ls="-.", zorder=1)
         right_side = payload < middle
@@ -140,11 +145,11 @@ def draw_alpha_beta(
     ax.plot([], [], "D", color="white", markeredgecolor="black", label="crossover (terms equal)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlim(*PAYLOAD_RANGE)
-    lowest = min(allreduce_time(PAYLOAD_RANGE[0], n, f) for f in fabrics)
-    highest = max(allreduce_time(PAYLOAD_RANGE[1], n, f) for f in fabrics)
+    ax.set_xlim(low, high)
+    lowest = min(allreduce_time(low, n, f) for f in fabrics)
+    highest = max(allreduce_time(high, n, f) for f in fabrics)
     ax.set_ylim(lowest / 10, highest * 4)
-    ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, 31, 4)]))
+    ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1, 4)]))
     ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_major_formatter(FuncFormatter(_time_label))

@@ -36,7 +36,8 @@ def choose_fabric(choice: str, latency_us: float, bandwidth_gb_s: float) -> Fabr
     choice : {"fast", "slow", "custom"}
         A preset of :mod:`lesson_lib.specimen`, or custom.
     latency_us : float
-        Custom latency of one small all-reduce, microseconds (>= 0).
+        Custom latency of one small all-reduce, microseconds (> 0; a wire
+        without latency has no crossover to place a message against).
     bandwidth_gb_s : float
         Custom bandwidth per direction, GB/s (decimal, > 0).
 
@@ -54,7 +55,7 @@ def choose_fabric(choice: str, latency_us: float, bandwidth_gb_s: float) -> Fabr
         return _PRESETS[choice]
     if choice != "custom":
         raise ValueError(f"fabric must be one of fast, slow, custom; got {choice!r}")
-    latency = require_number("latency_us", latency_us, unit="us")
+    latency = require_number("latency_us", latency_us, strict=True, unit="us")
     bandwidth = require_number("bandwidth_gb_s", bandwidth_gb_s, strict=True, unit="GB/s")
     return Fabric(
         name=f"custom ({latency:g} us, {bandwidth:g} GB/s)",
