@@ -21,12 +21,14 @@ TB: float = 1e12
 KiB: float = 2.0**10
 MiB: float = 2.0**20
 GiB: float = 2.0**30
+TiB: float = 2.0**40
 
 #: Time units, in seconds.
 US: float = 1e-6
 MS: float = 1e-3
 
-_BYTE_UNITS = {
+#: Every byte unit the lesson names, with its size in bytes.
+BYTE_UNITS: dict[str, float] = {
     "B": 1.0,
     "KB": KB,
     "MB": MB,
@@ -35,10 +37,12 @@ _BYTE_UNITS = {
     "KiB": KiB,
     "MiB": MiB,
     "GiB": GiB,
+    "TiB": TiB,
 }
+#: Every time unit the lesson names, with its size in seconds.
+TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": MS, "us": US, "ns": 1e-9}
 _DECIMAL = ("B", "KB", "MB", "GB", "TB")
-_BINARY = ("B", "KiB", "MiB", "GiB")
-_TIME_UNITS = {"s": 1.0, "ms": MS, "us": US, "ns": 1e-9}
+_BINARY = ("B", "KiB", "MiB", "GiB", "TiB")
 
 
 def _number(value: float, decimals: int) -> str:
@@ -67,7 +71,7 @@ def format_bytes(
     nbytes : float
         Size in bytes (>= 0).
     unit : str, optional
-        One of ``B KB MB GB TB KiB MiB GiB``. If omitted, the largest unit of
+        One of ``B KB MB GB TB KiB MiB GiB TiB``. If omitted, the largest unit of
         ``system`` that keeps the number >= 1 is used.
     system : {"decimal", "binary"}, default "decimal"
         Unit family used when ``unit`` is omitted.
@@ -93,10 +97,10 @@ def format_bytes(
     if unit is None:
         if system not in ("decimal", "binary"):
             raise ValueError(f"system must be 'decimal' or 'binary', got {system!r}")
-        unit = _auto_unit(nbytes, _DECIMAL if system == "decimal" else _BINARY, _BYTE_UNITS)
-    if unit not in _BYTE_UNITS:
-        raise ValueError(f"unit must be one of {', '.join(_BYTE_UNITS)}, got {unit!r}")
-    return f"{_number(nbytes / _BYTE_UNITS[unit], decimals)} {unit}"
+        unit = _auto_unit(nbytes, _DECIMAL if system == "decimal" else _BINARY, BYTE_UNITS)
+    if unit not in BYTE_UNITS:
+        raise ValueError(f"unit must be one of {', '.join(BYTE_UNITS)}, got {unit!r}")
+    return f"{_number(nbytes / BYTE_UNITS[unit], decimals)} {unit}"
 
 
 def format_rate(
@@ -144,10 +148,10 @@ def format_seconds(seconds: float, unit: str | None = None, *, decimals: int = 2
     seconds = require_number("seconds", seconds, unit="s")
     require_int("decimals", decimals, minimum=0, maximum=12)
     if unit is None:
-        unit = _auto_unit(seconds, ("ns", "us", "ms", "s"), _TIME_UNITS)
-    if unit not in _TIME_UNITS:
-        raise ValueError(f"unit must be one of {', '.join(_TIME_UNITS)}, got {unit!r}")
-    return f"{_number(seconds / _TIME_UNITS[unit], decimals)} {unit}"
+        unit = _auto_unit(seconds, ("ns", "us", "ms", "s"), TIME_UNITS)
+    if unit not in TIME_UNITS:
+        raise ValueError(f"unit must be one of {', '.join(TIME_UNITS)}, got {unit!r}")
+    return f"{_number(seconds / TIME_UNITS[unit], decimals)} {unit}"
 
 
 def format_ratio(ratio: float, *, decimals: int = 2) -> str:

@@ -82,3 +82,14 @@ def test_bad_units_and_types():
         format_bytes(1, system="metric")
     with pytest.raises(TypeError, match="nbytes"):
         format_bytes("54 GB")
+
+
+def test_unit_tables_are_the_constants():
+    """BYTE_UNITS and TIME_UNITS (used by the self-check) hold the same sizes as the constants."""
+    from lesson_lib.units import BYTE_UNITS, TIME_UNITS, TiB
+
+    assert (
+        BYTE_UNITS["GiB"] == GiB and BYTE_UNITS["GB"] == GB and BYTE_UNITS["TiB"] == TiB == 2.0**40
+    )
+    assert TIME_UNITS["us"] == US and TIME_UNITS["ms"] == MS
+    assert format_bytes(3 * TiB, system="binary") == "3 TiB"

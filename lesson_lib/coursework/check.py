@@ -23,9 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lesson_lib.coursework.problems import (
-    BYTE_UNITS,
     PROBLEMS,
-    TIME_UNITS,
     Problem,
     get_problem,
     mistakes,
@@ -33,6 +31,7 @@ from lesson_lib.coursework.problems import (
     units_of,
 )
 from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.units import BYTE_UNITS, TIME_UNITS
 
 RIGHT = "right"
 CLOSE = "close"

@@ -38,14 +38,14 @@ from lesson_lib.specimen import SLOW as SLOW_FABRIC
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import decode_step, prefill_step, speedup
 from lesson_lib.units import (
+    BYTE_UNITS,
     GB,
-    KB,
     MB,
     MS,
     TB,
+    TIME_UNITS,
     US,
     GiB,
-    KiB,
     MiB,
     format_bytes,
     format_count,
@@ -55,20 +55,6 @@ from lesson_lib.units import (
 )
 
 Params = dict[str, Any]
-
-#: Units a numeric answer can be asked in, with their size in SI base units.
-BYTE_UNITS: dict[str, float] = {
-    "B": 1.0,
-    "KB": KB,
-    "MB": MB,
-    "GB": GB,
-    "TB": TB,
-    "KiB": KiB,
-    "MiB": MiB,
-    "GiB": GiB,
-    "TiB": 2.0**40,
-}
-TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": MS, "us": US, "ns": 1e-9}
 
 
 @dataclass(frozen=True)
