@@ -10,6 +10,10 @@ from __future__ import annotations
 import math
 import numbers
 
+#: Most ranks (GPUs in a group) any public function accepts: a bound on input that
+#: keeps every loop and array small, not a claim about hardware.
+MAX_RANKS: int = 4096
+
 
 def require_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an ``int`` if it is a whole number in range.
@@ -98,3 +102,24 @@ def require_number(
     if too_low or (maximum is not None and value > maximum):
         raise ValueError(f"{name} must be {allowed}{suffix}, got {value:g}")
     return value
+
+
+def require_instance(name: str, value: object, kind: type) -> None:
+    """Raise TypeError naming ``name`` unless ``value`` is an instance of ``kind``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the error message.
+    value : object
+        The value to check.
+    kind : type
+        The class it must be, e.g. :class:`~lesson_lib.specs.Fabric`.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``kind``.
+    """
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")

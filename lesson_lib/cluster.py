@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lesson_lib._validate import require_int
+from lesson_lib._validate import require_instance, require_int
 from lesson_lib.layout import check_layout
 from lesson_lib.memory import kv_share, state_share
 from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
@@ -204,11 +204,6 @@ class ClusterPlan:
         return "valid"
 
 
-def _require(name: str, value: object, kind: type) -> None:
-    if not isinstance(value, kind):
-        raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
-
-
 def plan_cluster(
     model: ModelSpec = MODEL,
     accel: Accelerator = GPU,
@@ -262,10 +257,10 @@ def plan_cluster(
     >>> plan.valid, plan.dp, plan.pp_network_boundaries
     (True, 1, 1)
     """
-    _require("model", model, ModelSpec)
-    _require("accel", accel, Accelerator)
-    _require("intra", intra, Fabric)
-    _require("inter", inter, Fabric)
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    require_instance("intra", intra, Fabric)
+    require_instance("inter", inter, Fabric)
     gpus_per_node = require_int("gpus_per_node", gpus_per_node)
     nodes = require_int("nodes", nodes)
     tp = require_int("tp", tp)

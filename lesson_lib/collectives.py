@@ -1,15 +1,155 @@
-"""The cost of one ring all-reduce: bytes on the wire and time (alpha-beta).
+"""The cost of one all-reduce: bytes on the wire and time (alpha-beta).
 
-A ring all-reduce is a reduce-scatter followed by an all-gather. Each of the
-``n`` ranks sends ``(n - 1) / n`` of the payload in each phase, so
-``2 (n - 1) / n`` of it in all: the factor nccl-tests uses to turn algorithm
-bandwidth into "bus bandwidth" (nccl-tests, doc/PERFORMANCE.md).
+The textbook algorithm is the **ring**: a reduce-scatter followed by an
+all-gather. Each of the ``n`` ranks sends ``(n - 1) / n`` of the payload in
+each phase, so ``2 (n - 1) / n`` of it in all, the factor nccl-tests uses to
+turn algorithm bandwidth into "bus bandwidth" (nccl-tests,
+doc/PERFORMANCE.md). No all-reduce algorithm can make a rank send less: the
+factor is a lower bound, which is what "bandwidth-optimal" means. The price is
+``2 (n - 1)`` steps one after another, so the ring's latency grows with ``n``.
+
+Serving engines do not use the ring for decode's small messages. vLLM's and
+TensorRT-LLM's custom all-reduces over NVLink use:
+
+- **one-shot**: every rank reads every other rank's whole buffer and sums
+  locally; one step, but ``(n - 1)`` payloads per rank;
+- **two-shot**: a reduce-scatter and an all-gather done directly between all
+  peers; two steps and the ring's ``2 (n - 1) / n`` payloads.
+
+In the model a fabric's fixed ``latency`` is paid once per all-reduce
+(launch, synchronisation) and its ``hop_latency`` once per step on the
+critical path. With ``hop_latency = 0`` (the lesson's assumption) the three
+algorithms cost the same latency.
 """
 
 from __future__ import annotations
 
-from lesson_lib._validate import require_int, require_number
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int, require_number
 from lesson_lib.specs import Fabric
+
+
+@dataclass(frozen=True)
+class AllReduceAlgorithm:
+    """How one all-reduce algorithm scales with the number of ranks ``n``.
+
+    Attributes
+    ----------
+    name : str
+        Key used by every ``algorithm=`` argument.
+    description : str
+        One line for tables and legends.
+    steps : callable
+        ``steps(n)``: communication steps on the critical path (0 for n = 1).
+    factor : callable
+        ``factor(n)``: payloads each rank sends (0 for n = 1).
+    """
+
+    name: str
+    description: str
+    steps: Callable[[int], int]
+    factor: Callable[[int], float]
+
+
+#: The all-reduce algorithms the model knows, by name.
+ALGORITHMS: dict[str, AllReduceAlgorithm] = {
+    a.name: a
+    for a in (
+        AllReduceAlgorithm(
+            "ring",
+            "ring: reduce-scatter + all-gather around a ring",
+            lambda n: 2 * (n - 1),
+            lambda n: 2.0 * (n - 1) / n,
+        ),
+        AllReduceAlgorithm(
+            "two_shot",
+            "two-shot: reduce-scatter + all-gather, all peers at once",
+            lambda n: 2 if n > 1 else 0,
+            lambda n: 2.0 * (n - 1) / n,
+        ),
+        AllReduceAlgorithm(
+            "one_shot",
+            "one-shot: read every peer's buffer, sum locally",
+            lambda n: 1 if n > 1 else 0,
+            lambda n: float(n - 1),
+        ),
+    )
+}
+
+
+def get_algorithm(algorithm: str) -> AllReduceAlgorithm:
+    """Look up an all-reduce algorithm by name.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of the keys of :data:`ALGORITHMS` (``"ring"``, ``"two_shot"``,
+        ``"one_shot"``).
+
+    Returns
+    -------
+    AllReduceAlgorithm
+        Its steps and bytes as functions of ``n``.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown; the message lists the valid ones.
+    """
+    try:
+        return ALGORITHMS[algorithm]
+    except (KeyError, TypeError):
+        valid = ", ".join(repr(k) for k in ALGORITHMS)
+        raise ValueError(f"algorithm must be one of {valid}, got {algorithm!r}") from None
+
+
+def _ranks(n: int) -> int:
+    return require_int("n", n, maximum=MAX_RANKS)
+
+
+def allreduce_factor(n: int, algorithm: str = "ring") -> float:
+    """Payloads each rank sends in one all-reduce over ``n`` ranks.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks, from 1 to :data:`MAX_RANKS`.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`.
+
+    Returns
+    -------
+    float
+        ``2(n-1)/n`` for the ring and two-shot, ``n - 1`` for one-shot.
+
+    Examples
+    --------
+    >>> allreduce_factor(8, "one_shot"), allreduce_factor(8)
+    (7.0, 1.75)
+    """
+    algo = get_algorithm(algorithm)
+    return algo.factor(_ranks(n))
+
+
+def allreduce_steps(n: int, algorithm: str = "ring") -> int:
+    """Communication steps one all-reduce over ``n`` ranks puts on the critical path.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks, from 1 to :data:`MAX_RANKS`.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`.
+
+    Returns
+    -------
+    int
+        ``2(n-1)`` for the ring, 2 for two-shot, 1 for one-shot, 0 for one rank.
+    """
+    algo = get_algorithm(algorithm)
+    return algo.steps(_ranks(n))
 
 
 def ring_allreduce_factor(n: int) -> float:
@@ -18,7 +158,7 @@ def ring_allreduce_factor(n: int) -> float:
     Parameters
     ----------
     n : int
-        Number of ranks (>= 1).
+        Number of ranks, from 1 to :data:`MAX_RANKS`.
 
     Returns
     -------
@@ -30,54 +170,59 @@ def ring_allreduce_factor(n: int) -> float:
     >>> ring_allreduce_factor(4)
     1.5
     """
-    n = require_int("n", n)
-    return 2.0 * (n - 1) / n
+    return allreduce_factor(n, "ring")
 
 
-def allreduce_wire_bytes(payload_bytes: float, n: int) -> float:
-    """Bytes each rank sends to all-reduce ``payload_bytes`` over a ring of ``n``.
+def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") -> float:
+    """Bytes each rank sends to all-reduce ``payload_bytes`` over ``n`` ranks.
 
     Parameters
     ----------
     payload_bytes : float
         Size of the vector being summed, bytes (>= 0).
     n : int
-        Number of ranks (>= 1).
+        Number of ranks, from 1 to :data:`MAX_RANKS`.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`.
 
     Returns
     -------
     float
-        ``ring_allreduce_factor(n) * payload_bytes``, bytes per rank.
+        ``allreduce_factor(n, algorithm) * payload_bytes``, bytes per rank.
     """
     payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
-    return ring_allreduce_factor(n) * payload_bytes
+    return allreduce_factor(n, algorithm) * payload_bytes
 
 
-def allreduce_latency(n: int, fabric: Fabric) -> float:
-    """Latency term of one all-reduce: ``latency + 2(n-1) * hop_latency`` (0 for n = 1).
+def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
+    """Latency term of one all-reduce: ``latency + steps * hop_latency`` (0 for n = 1).
 
     Parameters
     ----------
     n : int
-        Number of ranks (>= 1).
+        Number of ranks, from 1 to :data:`MAX_RANKS`.
     fabric : Fabric
         The interconnect.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`; ``steps`` is :func:`allreduce_steps`.
 
     Returns
     -------
     float
-        Seconds.
+        Seconds. On a fabric without per-hop latency every algorithm pays
+        the same ``fabric.latency``.
     """
-    n = require_int("n", n)
-    if n == 1:
+    require_instance("fabric", fabric, Fabric)
+    steps = allreduce_steps(n, algorithm)
+    if steps == 0:
         return 0.0
-    return fabric.latency + 2 * (n - 1) * fabric.hop_latency
+    return fabric.latency + steps * fabric.hop_latency
 
 
-def allreduce_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
-    """Time of one ring all-reduce in the alpha-beta model.
+def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str = "ring") -> float:
+    """Time of one all-reduce in the alpha-beta(-per-hop) model.
 
-    ``t = latency + 2(n-1) * hop_latency + wire_bytes / bandwidth``, and 0 for
+    ``t = latency + steps * hop_latency + wire_bytes / bandwidth``, and 0 for
     a single rank, which has nothing to exchange.
 
     Parameters
@@ -85,20 +230,22 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
     payload_bytes : float
         Size of the vector being summed, bytes (>= 0).
     n : int
-        Number of ranks (>= 1).
+        Number of ranks, from 1 to :data:`MAX_RANKS`.
     fabric : Fabric
         The interconnect.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`.
 
     Returns
     -------
     float
         Seconds.
     """
-    wire = allreduce_wire_bytes(payload_bytes, n)
-    return allreduce_latency(n, fabric) + wire / fabric.bandwidth
+    wire = allreduce_wire_bytes(payload_bytes, n, algorithm)
+    return allreduce_latency(n, fabric, algorithm) + wire / fabric.bandwidth
 
 
-def crossover_bytes(fabric: Fabric, n: int) -> float:
+def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     """Payload at which an all-reduce's latency and bandwidth terms are equal.
 
     Below it the fixed latency dominates (latency-bound, like decode); above
@@ -110,12 +257,17 @@ def crossover_bytes(fabric: Fabric, n: int) -> float:
     fabric : Fabric
         The interconnect.
     n : int
-        Number of ranks (>= 2; one rank has no communication to balance).
+        Number of ranks, from 2 (one rank has no communication to balance) to
+        :data:`MAX_RANKS`.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`.
 
     Returns
     -------
     float
         Payload bytes.
     """
-    n = require_int("n", n, minimum=2)
-    return allreduce_latency(n, fabric) * fabric.bandwidth / ring_allreduce_factor(n)
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
+    return (
+        allreduce_latency(n, fabric, algorithm) * fabric.bandwidth / allreduce_factor(n, algorithm)
+    )

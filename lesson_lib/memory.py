@@ -11,8 +11,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from lesson_lib._validate import require_int
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int, require_number
 from lesson_lib.specs import Accelerator, ModelSpec
+
+#: Most concurrent sequences any function here accepts (a bound on input).
+MAX_SEQUENCES: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ def kv_share(model: ModelSpec, n: int) -> float:
         ``ceil(kv_heads / n) / kv_heads``: ``1/n`` while ``n`` divides the KV
         heads, never below one head's worth (heads are replicated past that).
     """
-    n = require_int("n", n)
+    n = require_int("n", n, maximum=MAX_RANKS)
     return math.ceil(model.num_kv_heads / n) / model.num_kv_heads
 
 
@@ -90,15 +93,25 @@ def state_share(model: ModelSpec, n: int) -> float:
     float
         ``ceil(value_heads / n) / value_heads``; 0 for a pure-attention model.
     """
-    n = require_int("n", n)
+    n = require_int("n", n, maximum=MAX_RANKS)
     heads = model.linear_num_value_heads
     return math.ceil(heads / n) / heads if heads else 0.0
 
 
 def memory_budget(
-    model: ModelSpec, accel: Accelerator, n: int, context_tokens: int, sequences: int
+    model: ModelSpec,
+    accel: Accelerator,
+    n: int,
+    context_tokens: int,
+    sequences: int,
+    *,
+    utilization: float = 1.0,
 ) -> MemoryBudget:
     """Per-GPU memory for ``sequences`` sequences of ``context_tokens`` tokens.
+
+    By default the whole of ``accel.memory_bytes`` (what the card exposes)
+    is available; a serving runtime keeps some back, and ``utilization``
+    says how much it lets the model use.
 
     Parameters
     ----------
@@ -111,23 +124,39 @@ def memory_budget(
     context_tokens : int
         Tokens per sequence, from 0 to ``model.max_context``.
     sequences : int
-        Concurrent sequences (>= 0).
+        Concurrent sequences, from 0 to :data:`MAX_SEQUENCES`.
+    utilization : float, default 1.0
+        Fraction of the card's memory the runtime may use, in (0, 1]; vLLM's
+        ``gpu_memory_utilization`` (default 0.9 there,
+        :data:`lesson_lib.specimen.VLLM_GPU_MEMORY_UTILIZATION`). The rest is
+        left out of ``capacity_bytes``.
 
     Returns
     -------
     MemoryBudget
         Bytes per GPU; ``free_bytes`` is negative when it does not fit.
     """
-    n = require_int("n", n)
-    sequences = require_int("sequences", sequences, minimum=0)
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    n = require_int("n", n, maximum=MAX_RANKS)
+    sequences = require_int("sequences", sequences, minimum=0, maximum=MAX_SEQUENCES)
+    utilization = require_number("utilization", utilization, strict=True, maximum=1.0)
+    capacity = accel.memory_bytes * utilization
     weights = model.weight_bytes / n
     kv = model.kv_bytes(context_tokens) * kv_share(model, n) * sequences
     state = model.state_bytes * state_share(model, n) * sequences
-    free = accel.memory_bytes - weights - kv - state
-    return MemoryBudget(accel.memory_bytes, weights, kv, state, free)
+    free = capacity - weights - kv - state
+    return MemoryBudget(capacity, weights, kv, state, free)
 
 
-def max_sequences(model: ModelSpec, accel: Accelerator, n: int, context_tokens: int) -> int:
+def max_sequences(
+    model: ModelSpec,
+    accel: Accelerator,
+    n: int,
+    context_tokens: int,
+    *,
+    utilization: float = 1.0,
+) -> int:
     """How many sequences of ``context_tokens`` tokens fit beside the weights.
 
     Parameters
@@ -140,15 +169,18 @@ def max_sequences(model: ModelSpec, accel: Accelerator, n: int, context_tokens: 
         Tensor-parallel degree (>= 1).
     context_tokens : int
         Tokens per sequence, from 1 to ``model.max_context``.
+    utilization : float, default 1.0
+        Fraction of the card the runtime may use (see :func:`memory_budget`).
 
     Returns
     -------
     int
         Whole sequences (0 if the weights alone do not fit).
     """
+    require_instance("model", model, ModelSpec)
     require_int("context_tokens", context_tokens, minimum=1, maximum=model.max_context)
-    empty = memory_budget(model, accel, n, context_tokens, 0)
-    one = memory_budget(model, accel, n, context_tokens, 1)
+    empty = memory_budget(model, accel, n, context_tokens, 0, utilization=utilization)
+    one = memory_budget(model, accel, n, context_tokens, 1, utilization=utilization)
     per_sequence = one.used_bytes - empty.used_bytes
     if empty.free_bytes <= 0:
         return 0

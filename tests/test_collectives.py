@@ -13,7 +13,8 @@ from lesson_lib import (
     crossover_bytes,
     ring_allreduce_factor,
 )
-from lesson_lib.specimen import FAST, FAST_RING
+from lesson_lib.collectives import ALGORITHMS, MAX_RANKS, allreduce_factor, allreduce_steps
+from lesson_lib.specimen import FAST, FAST_RING, SLOW
 
 
 def test_factor_values():
@@ -21,7 +22,7 @@ def test_factor_values():
     assert [ring_allreduce_factor(n) for n in (1, 2, 4, 8)] == [0.0, 1.0, 1.5, 1.75]
 
 
-@given(st.integers(min_value=2, max_value=100_000))
+@given(st.integers(min_value=2, max_value=MAX_RANKS))
 def test_factor_in_one_to_two(n):
     """For n >= 2 the factor lies in [1, 2)."""
     assert 1.0 <= ring_allreduce_factor(n) < 2.0
@@ -74,10 +75,75 @@ def test_cost_never_falls_when_wire_gets_worse(payload, n, latency, extra, bandw
         (lambda: ring_allreduce_factor(True), TypeError, "n must be"),
         (lambda: allreduce_wire_bytes(-1, 2), ValueError, "payload_bytes"),
         (lambda: allreduce_time(10, -3, FAST), ValueError, "n must be"),
-        (lambda: crossover_bytes(FAST, 1), ValueError, r"n must be an integer >= 2"),
+        (lambda: crossover_bytes(FAST, 1), ValueError, r"n must be an integer from 2 to 4096"),
     ],
 )
 def test_bad_input(call, error, name):
     """Bad n or sizes raise and name the parameter."""
     with pytest.raises(error, match=name):
         call()
+
+
+# --- all-reduce algorithms: ring, two-shot, one-shot ---------------------------------------------
+
+
+def test_algorithm_steps_and_bytes_by_hand():
+    """At N = 8: ring 14 steps and 1.75 payloads, two-shot 2 and 1.75, one-shot 1 and 7."""
+    assert [allreduce_steps(8, a) for a in ("ring", "two_shot", "one_shot")] == [14, 2, 1]
+    assert [allreduce_factor(8, a) for a in ("ring", "two_shot", "one_shot")] == [1.75, 1.75, 7.0]
+    # 10 KiB one-shot over 4 ranks: each rank's buffer is read by 3 peers.
+    assert allreduce_wire_bytes(10240, 4, "one_shot") == 30720
+
+
+def test_algorithms_agree_at_two_ranks_on_bytes():
+    """With two ranks every algorithm sends the payload exactly once."""
+    assert {allreduce_factor(2, a) for a in ALGORITHMS} == {1.0}
+
+
+def test_fixed_latency_fabric_same_for_every_algorithm():
+    """The lesson's fabrics have no per-hop term: alpha is alpha, whatever the algorithm."""
+    for a in ALGORITHMS:
+        assert allreduce_latency(4, FAST, a) == FAST.latency
+        assert allreduce_latency(8, SLOW, a) == SLOW.latency
+        assert allreduce_latency(1, FAST, a) == 0.0
+
+
+def test_per_hop_latency_by_hand():
+    """FAST_RING: base 6.55 us, 1.725 us a hop; ring at 8 = 6.55 + 14 x 1.725 = 30.7 us."""
+    assert_allclose(allreduce_latency(8, FAST_RING, "ring"), 30.7e-6, rtol=1e-9)
+    assert_allclose(allreduce_latency(8, FAST_RING, "two_shot"), 10.0e-6, rtol=1e-9)
+    assert_allclose(allreduce_latency(8, FAST_RING, "one_shot"), 8.275e-6, rtol=1e-9)
+
+
+@given(st.integers(min_value=2, max_value=MAX_RANKS - 1))
+def test_one_shot_latency_flat_in_n(n):
+    """One-shot's latency does not grow with N, on any fabric."""
+    assert allreduce_latency(n + 1, FAST_RING, "one_shot") == allreduce_latency(
+        n, FAST_RING, "one_shot"
+    )
+
+
+@given(st.integers(min_value=3, max_value=MAX_RANKS))
+def test_one_shot_sends_more_than_ring(n):
+    """For N > 2 one-shot's bytes exceed the ring's lower bound 2(N-1)/N."""
+    assert allreduce_wire_bytes(1.0, n, "one_shot") > allreduce_wire_bytes(1.0, n, "ring")
+
+
+def test_crossover_one_shot_smaller_at_eight():
+    """One-shot's crossover is 4 times smaller than the ring's at N = 8 (7 vs 1.75 payloads)."""
+    assert_allclose(crossover_bytes(FAST, 8, "ring") / crossover_bytes(FAST, 8, "one_shot"), 4.0)
+
+
+@pytest.mark.parametrize("bad", ["tree", "", None, 3, "RING"])
+def test_unknown_algorithm_lists_valid_ones(bad):
+    """An unknown name raises ValueError listing the valid ones."""
+    with pytest.raises(ValueError, match="'ring', 'two_shot', 'one_shot'"):
+        allreduce_time(1024, 4, FAST, bad)
+
+
+def test_rank_bound_and_fabric_type():
+    """n above MAX_RANKS and a non-Fabric are refused with the parameter's name."""
+    with pytest.raises(ValueError, match="n must be an integer from 1 to 4096"):
+        allreduce_latency(MAX_RANKS + 1, FAST)
+    with pytest.raises(TypeError, match="fabric must be a Fabric"):
+        allreduce_latency(4, "nvlink")

@@ -45,9 +45,13 @@ def test_prefill_is_flop_bound_on_compute_side():
 
 
 def test_speedup():
-    """Speed-up is a ratio of totals."""
-    two = decode_step(MODEL, GPU, FAST, 2)
+    """Speed-up is before / after: 2 -> 4 fast GPUs is 9.34 / 5.31 = 1.76x, not its inverse."""
+    two = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False)
+    four = decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False)
     assert speedup(two, two) == 1.0
+    by_hand = (27e9 / 3.35e12 + 128 * 10e-6) / (13.5e9 / 3.35e12 + 128 * 10e-6)
+    assert_allclose(speedup(two, four), by_hand)
+    assert round(speedup(two, four), 2) == 1.76
 
 
 @given(
@@ -77,9 +81,104 @@ def test_costs_never_fall_when_latency_rises_or_bandwidth_falls(n, latency, extr
         (lambda: decode_step(MODEL, GPU, FAST, False), TypeError, "n must be"),
         (lambda: prefill_step(MODEL, GPU, FAST, 2, 0), ValueError, "prompt_tokens"),
         (lambda: prefill_step(MODEL, GPU, FAST, 2, 10**7), ValueError, "prompt_tokens"),
+        (lambda: decode_step(MODEL, GPU, FAST, 2, batch=0), ValueError, "batch must be"),
+        (lambda: decode_step(MODEL, GPU, FAST, 2, batch=10**6), ValueError, "batch must be"),
+        (lambda: decode_step(MODEL, GPU, FAST, 2, batch=2.0), TypeError, "batch must be"),
+        (lambda: decode_step(MODEL, GPU, FAST, 2, context=-1), ValueError, "context must be"),
+        (lambda: decode_step(MODEL, GPU, FAST, 2, context=10**9), ValueError, "context must be"),
+        (lambda: decode_step(MODEL, GPU, FAST, 2, algorithm="tree"), ValueError, "algorithm"),
+        (lambda: prefill_step(MODEL, GPU, FAST, 2, 8, algorithm="x"), ValueError, "algorithm"),
+        (lambda: decode_step(MODEL, GPU, FAST, 10**30), ValueError, "n must be"),
+        (lambda: decode_step("MODEL", GPU, FAST, 2), TypeError, "model must be a ModelSpec"),
+        (lambda: decode_step(MODEL, FAST, FAST, 2), TypeError, "accel must be an? Accelerator"),
+        (lambda: decode_step(MODEL, GPU, GPU, 2), TypeError, "fabric must be a Fabric"),
+        (lambda: prefill_step(None, GPU, FAST, 2, 8), TypeError, "model must be a ModelSpec"),
     ],
 )
 def test_bad_input(call, error, name):
     """Bad n or prompt length names the parameter and range."""
     with pytest.raises(error, match=name):
         call()
+
+
+# --- batched decode, context reads, all-reduce algorithm -----------------------------------------
+
+
+def test_default_decode_is_the_lesson_arithmetic():
+    """batch=1, context=None, ring: the seed's 9.34 / 5.31 / 10.43 ms, by hand."""
+    for n, alpha, want in ((2, 10e-6, 9.34e-3), (4, 10e-6, 5.31e-3), (4, 50e-6, 10.43e-3)):
+        got = decode_step(MODEL, GPU, Fabric("f", alpha, 1e12), n, include_bandwidth=False)
+        assert round(got.total_s, 5) == round(want, 5)
+
+
+def test_batch_carries_one_vector_per_sequence():
+    """A batch of 64 on 2 GPUs: each all-reduce carries 64 x 10 KiB; weights read once."""
+    one = decode_step(MODEL, GPU, FAST, 2)
+    b = decode_step(MODEL, GPU, FAST, 2, batch=64)
+    assert b.weights_s == one.weights_s
+    assert_allclose(b.bandwidth_s, 128 * 64 * 10240 / 450e9)
+    assert b.latency_s == one.latency_s
+    assert b.tokens == b.sequences == 64
+    assert_allclose(b.tokens_per_s, 64 / b.total_s)
+    assert_allclose(b.tokens_per_s_per_sequence, 1 / b.total_s)
+
+
+def test_batch_crossover_by_hand():
+    """Bandwidth term equals latency term at alpha B / (f x 10 KiB): 439.45 tokens at N = 2."""
+    tokens = 10e-6 * 450e9 / 10240
+    s = decode_step(MODEL, GPU, FAST, 2, batch=round(tokens))
+    assert_allclose(s.bandwidth_s, s.latency_s, rtol=2e-3)
+
+
+def test_full_context_kv_read_by_hand():
+    """At 262,144 tokens on 4 GPUs one sequence reads 4 GiB of KV + a quarter of its state."""
+    s = decode_step(MODEL, GPU, FAST, 4, context=262_144)
+    state = 48 * (48 * 128 * 128 * 4 + (2 * 16 * 128 + 48 * 128) * 3 * 2)  # bytes, whole model
+    want = (4 * 2**30 + state / 4) / 3.35e12
+    assert_allclose(s.kv_read_s, want)
+    assert 1.25e-3 < s.kv_read_s < 1.35e-3  # about the fast fabric's whole latency term
+    assert_allclose(s.compute_s, s.weights_s + s.kv_read_s)
+
+
+def test_context_zero_reads_only_state():
+    """An empty context still reads the fixed recurrent state, and no KV."""
+    s = decode_step(MODEL, GPU, FAST, 4, context=0)
+    assert_allclose(s.kv_read_s * 3.35e12, MODEL.state_bytes / 4)
+
+
+def test_algorithm_changes_latency_and_bytes():
+    """On a per-hop fabric one-shot beats the ring's latency at N = 8 and sends 4x the bytes."""
+    from lesson_lib.specimen import FAST_RING
+
+    ring = decode_step(MODEL, GPU, FAST_RING, 8)
+    one = decode_step(MODEL, GPU, FAST_RING, 8, algorithm="one_shot")
+    assert one.latency_s < ring.latency_s
+    assert_allclose(one.bandwidth_s, 4 * ring.bandwidth_s)
+
+
+@given(
+    n=st.sampled_from([1, 2, 4, 8]),
+    batch=st.integers(min_value=1, max_value=4095),
+    step=st.integers(min_value=1, max_value=4096),
+    algorithm=st.sampled_from(["ring", "two_shot", "one_shot"]),
+)
+def test_time_never_falls_as_batch_grows(n, batch, step, algorithm):
+    """More sequences in a step never make the step shorter."""
+    a = decode_step(MODEL, GPU, FAST, n, batch=batch, context=1000, algorithm=algorithm)
+    b = decode_step(MODEL, GPU, FAST, n, batch=batch + step, context=1000, algorithm=algorithm)
+    assert b.total_s >= a.total_s
+
+
+@given(
+    n=st.sampled_from([1, 2, 4, 8]),
+    context=st.integers(min_value=0, max_value=262_143),
+    more=st.integers(min_value=1, max_value=262_144),
+    batch=st.integers(min_value=1, max_value=256),
+)
+def test_time_never_falls_as_context_grows(n, context, more, batch):
+    """Longer contexts never make the step shorter; no context is never slower than some."""
+    longer = min(context + more, 262_144)
+    a = decode_step(MODEL, GPU, SLOW, n, batch=batch, context=context)
+    b = decode_step(MODEL, GPU, SLOW, n, batch=batch, context=longer)
+    assert b.total_s >= a.total_s
+    assert decode_step(MODEL, GPU, SLOW, n, batch=batch).total_s <= a.total_s
