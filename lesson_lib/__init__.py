@@ -6,13 +6,17 @@ worked example's inputs live in :mod:`lesson_lib.specimen`.
 """
 
 from lesson_lib.collectives import (
+    ALGORITHMS,
+    allreduce_factor,
     allreduce_latency,
+    allreduce_steps,
     allreduce_time,
     allreduce_wire_bytes,
     crossover_bytes,
+    crossover_tokens,
     ring_allreduce_factor,
 )
-from lesson_lib.layout import check_layout
+from lesson_lib.layout import check_layout, layout_cautions
 from lesson_lib.memory import MemoryBudget, kv_share, max_sequences, memory_budget, state_share
 from lesson_lib.ring import RingResult, Transfer, simulate_ring_allreduce
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
@@ -35,6 +39,7 @@ from lesson_lib.units import (
 )
 
 __all__ = [
+    "ALGORITHMS",
     "GB",
     "KB",
     "MB",
@@ -51,11 +56,14 @@ __all__ = [
     "RingResult",
     "StepBreakdown",
     "Transfer",
+    "allreduce_factor",
     "allreduce_latency",
+    "allreduce_steps",
     "allreduce_time",
     "allreduce_wire_bytes",
     "check_layout",
     "crossover_bytes",
+    "crossover_tokens",
     "decode_step",
     "format_bytes",
     "format_count",
@@ -63,6 +71,7 @@ __all__ = [
     "format_ratio",
     "format_seconds",
     "kv_share",
+    "layout_cautions",
     "max_sequences",
     "memory_budget",
     "prefill_step",

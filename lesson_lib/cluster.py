@@ -13,6 +13,16 @@ order) and filled into nodes in order: a TP group stays inside a node
 whenever its degree divides the GPUs per node, and PP stages are the first
 to spill onto the network.
 
+Throughput is batched. Decode streams a replica's weights once per step
+whatever the batch, so a replica decodes many sequences together and its
+tokens/s is ``batch / time per step``. A pipeline keeps one micro-batch in
+flight per stage (``pp`` of them, ``batch / pp`` sequences each), so every
+stage is always busy: each micro-batch's token takes one full pass over the
+layers, and the replica delivers ``batch`` tokens per pass. With the same
+sequences, PP 2 and DP 2 then reach the same tokens/s; PP stores the weights
+once, so it holds more sequences. Pipeline bubbles at start-up and uneven
+stages are not modelled.
+
 Every quantity is SI: bytes, seconds, bytes/second.
 """
 
@@ -22,13 +32,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lesson_lib._validate import require_instance, require_int
-from lesson_lib.layout import check_layout
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int
+from lesson_lib.collectives import get_algorithm
+from lesson_lib.layout import check_layout, layout_cautions
 from lesson_lib.memory import kv_share, state_share
 from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.step_time import StepBreakdown, decode_step
-from lesson_lib.units import format_bytes, format_count, format_seconds
+from lesson_lib.step_time import MAX_BATCH, StepBreakdown, decode_step
+from lesson_lib.units import format_bytes, format_count, format_ratio, format_seconds
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,8 @@ class ClusterPlan:
         The wire the TP all-reduces run on: ``inter`` if any TP group spans
         two nodes, else ``intra``.
     step : StepBreakdown
-        One decoded token on a TP group, all layers, on ``tp_fabric``.
+        One sequence alone, one decoded token on a TP group, all layers, on
+        ``tp_fabric``, weights only (the lesson's heuristic).
     pp_send_s : float
         Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
         vector each), each on ``inter`` if it crosses nodes, else ``intra``.
@@ -117,6 +129,13 @@ class ClusterPlan:
         The busiest GPU's share of the weights, bytes.
     sequences_per_replica : int
         Sequences of ``context_tokens`` tokens that fit beside the weights.
+    batch : int, default 0
+        Sequences each replica decodes together (0 when none fits).
+    batched_step : StepBreakdown or None, default None
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
+        through all layers, KV reads included; None when ``batch`` is 0.
+    batched_send_s : float, default 0.0
+        The stage-boundary sends of one micro-batch, seconds.
     """
 
     model: ModelSpec
@@ -138,6 +157,9 @@ class ClusterPlan:
     pp_network_boundaries: int
     weights_per_gpu_bytes: float
     sequences_per_replica: int
+    batch: int = 0
+    batched_step: StepBreakdown | None = None
+    batched_send_s: float = 0.0
 
     @property
     def gpus(self) -> int:
@@ -170,19 +192,36 @@ class ClusterPlan:
         return self.step.total_s + self.pp_send_s
 
     @property
-    def tokens_per_s_replica(self) -> float:
-        """One sequence's decode rate on one replica, tokens/second.
+    def batched_token_time_s(self) -> float:
+        """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
-        A token passes the stages one after another, so PP does not shorten
-        it; keeping several sequences in flight could fill the pipeline, which
-        this one-sequence rate does not count.
+        One micro-batch's pass over all stages plus its hand-offs; ``inf``
+        when no sequence fits.
         """
-        return 1.0 / self.token_time_s
+        if self.batched_step is None:
+            return math.inf
+        return self.batched_step.total_s + self.batched_send_s
+
+    @property
+    def tokens_per_s_replica(self) -> float:
+        """One replica's decode throughput with ``batch`` sequences, tokens/second.
+
+        ``batch / batched_token_time_s``: the ``pp`` micro-batches in flight
+        each advance one token per pass. 0 when no sequence fits.
+        """
+        if self.batch == 0:
+            return 0.0
+        return self.batch / self.batched_token_time_s
 
     @property
     def tokens_per_s_total(self) -> float:
-        """``dp`` replicas, one sequence each, tokens/second."""
+        """``dp`` replicas' throughput, tokens/second."""
         return self.dp * self.tokens_per_s_replica
+
+    @property
+    def sequences_total(self) -> int:
+        """Sequences in flight over all replicas, ``dp * batch``."""
+        return self.dp * self.batch
 
     @property
     def label(self) -> str:
@@ -215,6 +254,8 @@ def plan_cluster(
     intra: Fabric = FAST,
     inter: Fabric = INTER_NODE,
     context_tokens: int | None = None,
+    batch: int | None = None,
+    algorithm: str = "ring",
 ) -> ClusterPlan:
     """Check and price a TP x PP x DP layout of ``model`` on ``nodes`` nodes.
 
@@ -237,8 +278,14 @@ def plan_cluster(
     inter : Fabric, default INTER_NODE
         The network between nodes.
     context_tokens : int, optional
-        Sequence length for counting sequences that fit, from 1 to
-        ``model.max_context`` (the default).
+        Sequence length for counting sequences that fit and for the KV reads
+        of the batched step, from 1 to ``model.max_context`` (the default).
+    batch : int, optional
+        Sequences each replica decodes together, from 1 to
+        :data:`~lesson_lib.step_time.MAX_BATCH`; default as many as fit. A
+        batch larger than what fits is listed as a problem.
+    algorithm : str, default "ring"
+        The TP all-reduce algorithm (see :mod:`lesson_lib.collectives`).
 
     Returns
     -------
@@ -261,10 +308,18 @@ def plan_cluster(
     require_instance("accel", accel, Accelerator)
     require_instance("intra", intra, Fabric)
     require_instance("inter", inter, Fabric)
-    gpus_per_node = require_int("gpus_per_node", gpus_per_node)
-    nodes = require_int("nodes", nodes)
-    tp = require_int("tp", tp)
-    pp = require_int("pp", pp)
+    gpus_per_node = require_int("gpus_per_node", gpus_per_node, maximum=MAX_RANKS)
+    nodes = require_int("nodes", nodes, maximum=MAX_RANKS)
+    tp = require_int("tp", tp, maximum=MAX_RANKS)
+    pp = require_int("pp", pp, maximum=MAX_RANKS)
+    if gpus_per_node * nodes > MAX_RANKS:
+        raise ValueError(
+            f"gpus_per_node x nodes must be at most {MAX_RANKS} GPUs, got "
+            f"{gpus_per_node} x {nodes} = {gpus_per_node * nodes}"
+        )
+    if batch is not None:
+        batch = require_int("batch", batch, maximum=MAX_BATCH)
+    get_algorithm(algorithm)
     if context_tokens is None:
         context_tokens = model.max_context
     context_tokens = require_int(
@@ -295,18 +350,25 @@ def plan_cluster(
     tp_crosses = any(len({s.node for s in g}) > 1 for g in groups.values())
     tp_fabric = inter if tp_crosses and tp > 1 else intra
 
-    worst_send, worst_network = 0.0, 0
+    # Each stage boundary of a replica, on the wire it crosses.
+    boundary_wires: list[Fabric] = []
+    worst_network = -1
     for d in range(replicas):
-        send, network = 0.0, 0
+        wires = []
         for p in range(pp - 1):
             here, there = groups[(d, p)], groups[(d, p + 1)]
             crosses = any(a.node != b.node for a, b in zip(here, there, strict=True))
-            wire = inter if crosses else intra
-            send += wire.latency + model.hidden_vector_bytes / wire.bandwidth
-            network += crosses
-        if send > worst_send:
-            worst_send, worst_network = send, network
-    step = decode_step(model, accel, tp_fabric, tp)
+            wires.append(inter if crosses else intra)
+        network = sum(w is inter for w in wires)
+        if network > worst_network:
+            boundary_wires, worst_network = wires, network
+
+    def sends(vectors: int) -> float:
+        return sum(
+            w.latency + vectors * model.hidden_vector_bytes / w.bandwidth for w in boundary_wires
+        )
+
+    step = decode_step(model, accel, tp_fabric, tp, algorithm=algorithm)
 
     stage_share = math.ceil(model.super_blocks / pp) / model.super_blocks
     weights = model.weight_bytes / tp * stage_share
@@ -321,8 +383,23 @@ def plan_cluster(
             f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
             f"{format_bytes(accel.memory_bytes, 'GB')}"
         )
+    if batch is None:
+        batch = min(sequences, MAX_BATCH)
+    elif batch > sequences:
+        problems.append(
+            f"a batch of {format_count(batch)} sequences needs more memory than the "
+            f"{format_count(sequences)} that fit per replica"
+        )
+    micro = math.ceil(batch / pp)
+    batched = (
+        decode_step(
+            model, accel, tp_fabric, tp, batch=micro, context=context_tokens, algorithm=algorithm
+        )
+        if batch
+        else None
+    )
 
-    flags = []
+    flags = list(layout_cautions(model, tp))
     if tp_crosses and tp > 1:
         flags.append(
             f"a TP group spans nodes, so its {model.allreduces_per_token} all-reduces per "
@@ -349,10 +426,13 @@ def plan_cluster(
         placement=tuple(s for s in slots if s.rank < dp * per_replica),
         tp_fabric=tp_fabric,
         step=step,
-        pp_send_s=worst_send,
-        pp_network_boundaries=worst_network,
+        pp_send_s=sends(1),
+        pp_network_boundaries=max(worst_network, 0),
         weights_per_gpu_bytes=weights,
         sequences_per_replica=sequences,
+        batch=batch,
+        batched_step=batched,
+        batched_send_s=sends(micro) if batch else 0.0,
     )
 
 
@@ -367,6 +447,7 @@ CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
     (4, 2, 4, 1),
     (2, 2, 4, 1),
     (4, 2, 8, 1),
+    (4, 3, 4, 3),
 )
 
 
@@ -406,14 +487,13 @@ def candidate_configurations(
 
 #: Columns of :func:`candidate_rows`.
 CANDIDATE_HEADER: tuple[str, ...] = (
-    "nodes x GPUs per node",
+    "nodes x GPUs",
     "TP x PP x DP",
     "TP all-reduces on",
-    "time per token",
-    "tokens/s per replica",
-    "tokens/s in all",
-    "weights per GPU",
-    "full-length sequences per replica",
+    "one sequence alone: ms per token",
+    "full-length sequences in flight",
+    "batched: ms per token",
+    "tokens/s in all (batched)",
     "verdict",
 )
 
@@ -429,21 +509,22 @@ def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
     Returns
     -------
     list of tuple of str
-        Time per token in ms, rates in tokens/s, weights in GB (decimal).
+        Times per token in ms (numbers only, the header names the unit),
+        rates in tokens/s, sequences over all replicas.
     """
     rows = []
     for p in plans:
         wire = "none" if p.tp == 1 else ("network" if p.tp_crosses_nodes else "NVLink (in node)")
+        batched = "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}"
         rows.append(
             (
                 f"{p.nodes} x {p.gpus_per_node}",
                 f"{p.tp} x {p.pp} x {p.dp}",
                 wire,
-                format_seconds(p.token_time_s, "ms"),
-                format_count(p.tokens_per_s_replica),
+                f"{p.token_time_s * 1e3:.2f}",
+                format_count(p.sequences_total),
+                batched,
                 format_count(p.tokens_per_s_total),
-                format_bytes(p.weights_per_gpu_bytes, "GB"),
-                format_count(p.sequences_per_replica),
                 p.verdict,
             )
         )
@@ -535,7 +616,21 @@ def cluster_numbers() -> dict[str, str]:
     # Network latency at which TP 4 across two nodes of two costs what TP 2 in one node does.
     limit = (tp2.token_time_s - across.step.compute_s) / m.allreduces_per_token
     ms = "ms"
+    tp4_only = plan_cluster(m, GPU, 4, 1, 4, batch=1)
+    sixteen_pp = plan_cluster(m, GPU, 4, 2, 4, 2, batch=16)
+    sixteen_dp = plan_cluster(m, GPU, 4, 2, 4, 1, batch=8)
     return {
+        "pp2_batched_time": format_seconds(pp2.batched_token_time_s, ms),
+        "dp2_batched_time": format_seconds(dp2.batched_token_time_s, ms),
+        "pp2_vs_dp2": format_ratio(pp2.tokens_per_s_total / dp2.tokens_per_s_total),
+        "pp2_sequences_total": format_count(pp2.sequences_total),
+        "in_node_tokens_per_s": format_count(in_node.tokens_per_s_total),
+        "in_node_batched_time": format_seconds(in_node.batched_token_time_s, ms),
+        "single_sequence_tokens_per_s": format_count(tp4_only.tokens_per_s_total),
+        "tp8_tokens_per_s": format_count(tp8.tokens_per_s_total),
+        "tp8_copies": str(tp8.tp // m.num_kv_heads),
+        "sixteen_pp_tokens_per_s": format_count(sixteen_pp.tokens_per_s_total),
+        "sixteen_dp_tokens_per_s": format_count(sixteen_dp.tokens_per_s_total),
         "kv_heads": str(m.num_kv_heads),
         "query_heads": str(m.num_query_heads),
         "deltanet_key_heads": str(m.linear_num_key_heads),

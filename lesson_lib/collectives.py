@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lesson_lib._validate import MAX_RANKS, require_instance, require_int, require_number
-from lesson_lib.specs import Fabric
+from lesson_lib.specs import Fabric, ModelSpec
 
 
 @dataclass(frozen=True)
@@ -271,3 +271,37 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     return (
         allreduce_latency(n, fabric, algorithm) * fabric.bandwidth / allreduce_factor(n, algorithm)
     )
+
+
+def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = "ring") -> float:
+    """Tokens per collective at which an all-reduce's latency and bandwidth terms are equal.
+
+    Each token in flight adds one hidden vector to every all-reduce: a
+    prompt token in prefill, a sequence of the batch in decode. Below this
+    many tokens a step's all-reduces are latency-bound, above it
+    bandwidth-bound, whichever phase the step belongs to.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model (its hidden vector is the payload per token).
+    fabric : Fabric
+        The wire.
+    n : int
+        Ranks, from 2 to :data:`MAX_RANKS`.
+    algorithm : str, default "ring"
+        A key of :data:`ALGORITHMS`.
+
+    Returns
+    -------
+    float
+        Tokens (not rounded); about 439 for two GPUs on the fast fabric.
+
+    Examples
+    --------
+    >>> from lesson_lib.specimen import MODEL, FAST
+    >>> round(crossover_tokens(MODEL, FAST, 2)), round(crossover_tokens(MODEL, FAST, 4))
+    (439, 293)
+    """
+    require_instance("model", model, ModelSpec)
+    return crossover_bytes(fabric, n, algorithm) / model.hidden_vector_bytes

@@ -14,7 +14,12 @@ import math
 from dataclasses import dataclass
 
 from lesson_lib._validate import require_int, require_number
-from lesson_lib.collectives import allreduce_latency, allreduce_wire_bytes, crossover_bytes
+from lesson_lib.collectives import (
+    allreduce_latency,
+    allreduce_wire_bytes,
+    crossover_bytes,
+    crossover_tokens,
+)
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import StepBreakdown, decode_step, prefill_step
 from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
@@ -123,27 +128,6 @@ def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
     """
     tokens = require_int("prompt_tokens", prompt_tokens, minimum=1, maximum=model.max_context)
     return tokens * model.hidden_vector_bytes
-
-
-def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int) -> float:
-    """Prompt length whose prefill message equals the crossover payload.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    fabric : Fabric
-        The wire.
-    n : int
-        Ranks in the ring (>= 2).
-
-    Returns
-    -------
-    float
-        Tokens (not rounded): shorter prompts are latency-bound, longer ones
-        bandwidth-bound.
-    """
-    return crossover_bytes(fabric, n) / model.hidden_vector_bytes
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ def fits_by_degree(
     ----------
     model : ModelSpec, default the specimen
         The model.
-    accel : Accelerator, default the specimen's 80 GB card
+    accel : Accelerator, default the specimen's card (sold as 80 GB)
         One card.
     degrees : sequence of int, default (1, 2, 4)
         Tensor-parallel degrees (each >= 1).
@@ -113,7 +113,7 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
     ----------
     model : ModelSpec, default the specimen
         The model.
-    accel : Accelerator, default the specimen's 80 GB card
+    accel : Accelerator, default the specimen's card (sold as 80 GB)
         One card.
 
     Returns
@@ -149,4 +149,5 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
         out[f"sizing_kv_full_{n}"] = format_bytes(model.kv_bytes(full) * kv_share(model, n), "GiB")
         out[f"sizing_free_{n}"] = format_bytes(fit.budget.free_bytes, "GB")
         out[f"sizing_sequences_{n}"] = str(fit.sequences)
+    out["sizing_tp8_extra"] = str(int(out["sizing_sequences_8"]) - int(out["sizing_sequences_4"]))
     return out

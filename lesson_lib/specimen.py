@@ -11,7 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.units import GB, TB, US, format_bytes, format_count, format_rate, format_seconds
+from lesson_lib.units import (
+    GB,
+    TB,
+    US,
+    GiB,
+    format_bytes,
+    format_count,
+    format_rate,
+    format_seconds,
+)
 
 #: The course's 27B hybrid model, 16 super-blocks of 3 Gated DeltaNet layers
 #: and 1 gated-attention layer, each layer followed by an FFN.
@@ -36,13 +45,28 @@ MODEL = ModelSpec(
     num_super_blocks=16,
 )
 
-#: An 80 GB accelerator with H100 SXM memory bandwidth and bf16 peak.
+#: What the box says. GPU memory is binary-sized even where the label says GB:
+#: nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB and 81,559 MiB on an H100.
+GPU_LABEL: str = "80 GB"
+GPU_HBM_BYTES: float = 80 * GiB
+#: What CUDA exposes of it (the rest holds the driver's own structures):
+#: PyTorch reports "total capacity of 79.1x-79.3x GiB" on such cards. The
+#: lesson uses the low end.
+GPU_VISIBLE_BYTES: float = 79.1 * GiB
+
+#: The specimen's card: memory as CUDA exposes it, H100 SXM bandwidth and bf16 peak.
 GPU = Accelerator(
-    name="H100 SXM-class, 80 GB",
-    memory_bytes=80 * GB,
+    name=f"H100 SXM-class, sold as {GPU_LABEL}",
+    memory_bytes=GPU_VISIBLE_BYTES,
     hbm_bandwidth=3.35 * TB,
     peak_flops=989e12,
 )
+
+#: vLLM's default ``gpu_memory_utilization``: the share of the card it lets the
+#: model's weights, KV cache and activations use. A separate, explicit
+#: assumption: ``memory_budget(..., utilization=...)`` applies it; no function
+#: applies it by default.
+VLLM_GPU_MEMORY_UTILIZATION: float = 0.9
 
 #: Illustrative per-direction bandwidths of the two fabrics.
 NVLINK_BANDWIDTH: float = 450 * GB
@@ -177,7 +201,18 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         _LESSON,
     ),
     Assumption(
-        "accelerator memory", GPU.memory_bytes, "bytes", format_bytes(GPU.memory_bytes), _LESSON
+        "accelerator memory",
+        GPU.memory_bytes,
+        "bytes",
+        f"sold as {GPU_LABEL}; {format_bytes(GPU.memory_bytes, 'GiB', decimals=1)} visible to CUDA",
+        _LESSON + " (80 GB); capacity PyTorch reports on 80 GB H100/A100 cards",
+    ),
+    Assumption(
+        "runtime reserve (only where stated)",
+        VLLM_GPU_MEMORY_UTILIZATION,
+        "fraction",
+        f"{VLLM_GPU_MEMORY_UTILIZATION:.0%} of the card usable",
+        "vLLM's default gpu_memory_utilization; an assumption, applied only where the text says so",
     ),
     Assumption(
         "HBM bandwidth",

@@ -19,10 +19,13 @@ from lesson_lib.specimen import (
     FAST,
     FAST_RING,
     GPU,
+    GPU_HBM_BYTES,
+    GPU_LABEL,
     MODEL,
     PROMPT_TOKENS,
     SLOW,
     TOKENS_PER_S,
+    VLLM_GPU_MEMORY_UTILIZATION,
 )
 from lesson_lib.specs import Fabric
 from lesson_lib.step_time import StepBreakdown, decode_step, prefill_step, speedup
@@ -123,6 +126,13 @@ def numbers() -> dict[str, str]:
         "state_mib": format_bytes(m.state_bytes, "MiB", decimals=0),
         "max_context": format_count(full),
         "gpu_memory": format_bytes(GPU.memory_bytes, "GB"),
+        "gpu_memory_gib": format_bytes(GPU.memory_bytes, "GiB", decimals=1),
+        "gpu_label": GPU_LABEL,
+        "gpu_hbm_gib": format_bytes(GPU_HBM_BYTES, "GiB", decimals=0),
+        "vllm_utilization": format_count(VLLM_GPU_MEMORY_UTILIZATION, decimals=1),
+        "sequences_4_reserved": str(
+            max_sequences(m, GPU, 4, full, utilization=VLLM_GPU_MEMORY_UTILIZATION)
+        ),
         "free_one_gpu_gb": format_bytes(one_gpu.free_bytes, "GB"),
         "allreduces_per_token": str(m.allreduces_per_token),
         "hidden_vector": format_bytes(m.hidden_vector_bytes, "KiB"),

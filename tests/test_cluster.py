@@ -63,7 +63,7 @@ def test_pp_halves_weights_and_raises_sequences():
     tp_only = plan_cluster(MODEL, GPU, 4, 2, 4, 1)
     with_pp = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
     assert_allclose(with_pp.weights_per_gpu_bytes, tp_only.weights_per_gpu_bytes / 2)
-    assert tp_only.sequences_per_replica == 15  # the sizing chapter's TP = 4 count
+    assert tp_only.sequences_per_replica == 16  # the sizing chapter's TP = 4 count
     assert with_pp.sequences_per_replica > 2 * tp_only.sequences_per_replica
 
 
@@ -83,12 +83,13 @@ def test_uneven_nodes_split_a_tp_group():
     assert plan.valid and plan.dp == 3 and plan.tp_crosses_nodes
 
 
-def test_tp8_replicates_kv_heads_and_is_invalid():
-    """TP 8 fails check_layout (4 KV heads), and across two nodes is also flagged."""
-    plan = plan_cluster(MODEL, GPU, 4, 2, 8)
-    assert not plan.valid
-    assert "4 KV heads" in plan.problems[0] and plan.verdict.startswith("invalid")
-    assert plan.tp_crosses_nodes
+def test_tp8_replicates_kv_heads_legal_but_flagged():
+    """TP 8 is legal (KV heads copied, as vLLM does) and flagged; across two nodes, twice."""
+    inside = plan_cluster(MODEL, GPU, 8, 1, 8)
+    assert inside.valid and inside.verdict.startswith("valid, flagged")
+    assert "4 KV heads" in inside.flags[0] and "2 GPUs" in inside.flags[0]
+    across = plan_cluster(MODEL, GPU, 4, 2, 8)
+    assert across.valid and across.tp_crosses_nodes and len(across.flags) == 2
 
 
 def test_gpu_count_must_match():
@@ -147,16 +148,17 @@ def test_bad_input_names_the_parameter(kwargs, name, error):
 
 
 def test_candidates_cover_valid_flagged_and_invalid():
-    """The table lesson 9.10 prices has valid rows, a flagged TP-across-nodes row, TP 8 invalid."""
+    """The table lesson 9.10 prices: valid rows, flagged TP 8 and TP-across-nodes rows, PP 3 invalid."""
     plans = candidate_configurations()
     assert len(plans) == len(CANDIDATES)
     verdicts = [p.verdict for p in plans]
     assert sum(v == "valid" for v in verdicts) >= 5
     assert any(v.startswith("valid, flagged") for v in verdicts)
-    assert sum(v.startswith("invalid") for v in verdicts) == 2
+    assert sum(v.startswith("invalid") for v in verdicts) == 1
+    assert sum(v.startswith("valid, flagged") for v in verdicts) == 3
     rows = candidate_rows(plans)
     assert all(len(r) == len(CANDIDATE_HEADER) for r in rows)
-    assert rows[2][3] == "5.31 ms"  # 1 node x 4, TP 4: the lesson's line
+    assert rows[2][3] == "5.31"  # 1 node x 4, TP 4, one sequence alone: the lesson's line
 
 
 def test_candidate_table_is_html():
@@ -188,6 +190,14 @@ def test_cluster_numbers_pinned():
     assert (values["kv_heads"], values["query_heads"], values["ffn_size"]) == ("4", "24", "17,408")
     assert (values["inter_latency"], values["inter_bandwidth"]) == ("25 us", "50 GB/s")
     assert values["in_node_token_time"] == "5.31 ms"
-    assert values["dp2_tokens_per_s"] == "376" and values["dp2_sequences_total"] == "30"
-    assert values["pp2_weights"] == "6.75 GB" and values["pp2_sequences"] == "33"
-    assert values["tp8_sequences"] == "16"  # replicated KV heads: barely more than TP 4's 15
+    # DP 2 batched at full context, by hand: 16 sequences per replica on TP 4.
+    weights = 13.5e9 / 3.35e12
+    kv = 16 * (4 * 2**30 + 153_944_064 / 4) / 3.35e12  # KV + a quarter of the DeltaNet state
+    wires = 128 * (10e-6 + 1.5 * 16 * 10240 / 450e9)
+    step = weights + kv + wires
+    assert values["dp2_batched_time"] == f"{step * 1e3:.2f} ms" == "26.08 ms"
+    assert values["dp2_tokens_per_s"] == f"{2 * 16 / step:,.0f}" == "1,227"
+    assert values["dp2_sequences_total"] == "32"
+    assert values["pp2_weights"] == "6.75 GB" and values["pp2_sequences"] == "36"
+    assert values["pp2_tokens_per_s"] == "1,254"  # 36 sequences: more than DP 2's 32
+    assert values["tp8_sequences"] == "18"  # replicated KV heads: barely more than TP 4's 16

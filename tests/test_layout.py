@@ -3,6 +3,7 @@
 import pytest
 
 from lesson_lib import ModelSpec, check_layout
+from lesson_lib.layout import layout_cautions
 from lesson_lib.specimen import MODEL
 
 
@@ -13,16 +14,28 @@ def test_valid_layouts(tp, pp):
 
 
 def test_tp8_replicates_kv_heads():
-    """TP 8 divides everything but the 4 KV heads."""
-    problems = check_layout(MODEL, 8)
-    assert len(problems) == 1
-    assert "4 KV heads" in problems[0] and "replicated" in problems[0]
+    """TP 8 is legal (8 is a multiple of the 4 KV heads: each head is copied) but cautioned."""
+    assert check_layout(MODEL, 8) == []
+    (caution,) = layout_cautions(MODEL, 8)
+    assert "4 KV heads" in caution and "2 GPUs" in caution
+    assert layout_cautions(MODEL, 4) == [] and layout_cautions(MODEL, 2) == []
+
+
+def test_kv_heads_must_divide_or_be_divided():
+    """TP 6 neither divides 4 KV heads nor is divided by them: invalid, as vLLM refuses it."""
+    assert any("4 KV heads" in p for p in check_layout(MODEL, 6))
+    assert not any("KV heads" in p for p in check_layout(MODEL, 16))
 
 
 def test_tp3_and_pp3_list_every_problem():
     """Each group that TP 3 does not divide is named, and so are the super-blocks."""
     text = " | ".join(check_layout(MODEL, 3, 3))
-    for needle in ("KV heads", "DeltaNet key heads", "FFN intermediate size", "16 super-blocks"):
+    for needle in (
+        "KV heads",
+        "DeltaNet key heads",
+        "FFN intermediate channels",
+        "16 super-blocks",
+    ):
         assert needle in text
     assert "query heads" not in text  # 24 is divisible by 3
     assert "DeltaNet value heads" not in text  # 48 is divisible by 3

@@ -84,10 +84,10 @@ def test_key_numbers_table_missing_key():
 
 
 def test_budget_table_rows():
-    """One row per degree with the sequences that fit (1, 6, 15)."""
+    """One row per degree with the sequences that fit (1, 6, 16)."""
     out = budget_table()
     rows = body_rows(out)
     assert len(rows) == 3
     assert "<td>2</td><td>27 GB</td><td>6</td>" in rows[1]
-    assert "<td>15</td>" in rows[2]
+    assert "<td>16</td>" in rows[2]
     assert len(body_rows(budget_table(fits_by_degree(degrees=(8,))))) == 1

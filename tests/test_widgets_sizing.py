@@ -15,26 +15,29 @@ def widget():
 
 
 def test_defaults_show_one_full_sequence_fitting(widget):
-    """At the lesson's defaults one full-length sequence fits with 8.67 GB free."""
+    """Defaults: one full-length sequence fits on the 84.93 GB (79.1 GiB) card, 13.6 GB free.
+
+    84.93 - 54 (weights) - 17.18 (KV) - 0.15 (state) = 13.6 GB.
+    """
     assert widget.error is None
     assert widget.values == {
         "context_tokens": MODEL.max_context,
         "sequences": 1,
         "n": 1,
-        "card_gb": 80,
+        "card_gb": 84.93,
     }
     assert widget.message.value.startswith("<p><b>Fits</b>")
-    assert "8.67 GB free" in widget.message.value
+    assert "13.6 GB free" in widget.message.value
     assert widget.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_too_many_sequences_says_by_how_much(widget):
-    """Three full sequences on one card: 'Does not fit', short by 26 GB, picture redrawn."""
+    """Three full sequences on one card: 54 + 3 x 17.33 = 106 GB, short by 21 GB of 84.93."""
     before = widget.image.value
     widget.controls["sequences"].value = 3
     assert widget.error is None
     assert "Does not fit" in widget.message.value
-    assert "short by 26 GB" in widget.message.value
+    assert "short by 21.07 GB" in widget.message.value
     assert "At most 1 sequence fits" in widget.message.value
     assert widget.image.value != before
 
@@ -103,16 +106,16 @@ def test_bad_initial_values_raise(kwargs, word):
 
 
 def test_sizing_message_for_tp4_full_context():
-    """The message function alone: 15 full sequences fit at TP = 4."""
-    text = sizing_message(MODEL, GPU, 4, MODEL.max_context, 15)
-    assert "Fits" in text and "At most 15 sequences fit" in text
+    """The message function alone: 16 full sequences fit at TP = 4 (70.43 / 4.33 GB = 16.5)."""
+    text = sizing_message(MODEL, GPU, 4, MODEL.max_context, 16)
+    assert "Fits" in text and "At most 16 sequences fit" in text
     assert "Each of the 4 GPUs holds" in text
 
 
 def test_picture_is_the_budget_the_message_describes(widget):
     """After a change the PNG is the fixed-layout bar of the budget the message states."""
     widget.controls["sequences"].value = 3
-    assert "short by 26 GB" in widget.message.value
+    assert "short by 21.07 GB" in widget.message.value
     budget = memory_budget(MODEL, GPU, 1, MODEL.max_context, 3)
     expected = memory_bars_figure(
         [budget], ["the GPU\n3 x 262,144 tokens"], width=5.0, height=3.4, layout="fixed"

@@ -25,7 +25,7 @@ from lesson_lib.widgets._base import LessonWidget
 #: Tensor-parallel degrees offered by the widget.
 TP_OPTIONS: tuple[int, ...] = (1, 2, 4, 8)
 #: Card sizes offered, GB (decimal); smallest, largest, step.
-CARD_GB_RANGE: tuple[int, int, int] = (16, 192, 8)
+CARD_GB_RANGE: tuple[float, float, float] = (16, 192, 0.01)
 #: Granularity of the context slider, tokens (also its minimum).
 CONTEXT_STEP: int = 1024
 #: Most concurrent sequences the slider offers.
@@ -161,12 +161,13 @@ def sizing_widget(
             continuous_update=False,
         ),
         widgets.Dropdown(options=list(TP_OPTIONS), value=n, description="TP degree", style=_STYLE),
-        widgets.IntSlider(
-            value=round(card),
+        widgets.FloatSlider(
+            value=round(card, 2),
             min=low,
             max=high,
             step=step,
-            description="card (GB)",
+            readout_format=".2f",
+            description="card (GB usable)",
             style=_STYLE,
             continuous_update=False,
         ),
