@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from lesson_lib._validate import require_int, require_number
+from lesson_lib._validate import MAX_RANKS, require_int, require_number
 from lesson_lib.collectives import allreduce_latency
 from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
@@ -29,6 +29,7 @@ def speedup_curve(
     ns: Iterable[int],
     *,
     include_bandwidth: bool = False,
+    algorithm: str = "ring",
 ) -> np.ndarray:
     """Decode speed-up of ``n`` GPUs over one GPU, for each ``n`` in ``ns``.
 
@@ -44,6 +45,8 @@ def speedup_curve(
         Tensor-parallel degrees (each >= 1).
     include_bandwidth : bool, default False
         False is the lesson's arithmetic (compute + latency).
+    algorithm : str, default "ring"
+        The all-reduce algorithm (see :mod:`lesson_lib.collectives`).
 
     Returns
     -------
@@ -56,11 +59,21 @@ def speedup_curve(
     >>> speedup_curve(MODEL, GPU, FAST, [1, 2]).round(2).tolist()
     [1.0, 1.73]
     """
-    ns = [require_int("n", n) for n in ns]
+    ns = [require_int("n", n, maximum=MAX_RANKS) for n in ns]
     one = decode_step(model, accel, fabric, 1, include_bandwidth=include_bandwidth)
     return np.array(
         [
-            speedup(one, decode_step(model, accel, fabric, n, include_bandwidth=include_bandwidth))
+            speedup(
+                one,
+                decode_step(
+                    model,
+                    accel,
+                    fabric,
+                    n,
+                    include_bandwidth=include_bandwidth,
+                    algorithm=algorithm,
+                ),
+            )
             for n in ns
         ]
     )
@@ -152,7 +165,14 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     return (target_s - compute) / model.allreduces_per_token
 
 
-def peak_n(model: ModelSpec, accel: Accelerator, fabric: Fabric, max_n: int = 64) -> int:
+def peak_n(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    max_n: int = 64,
+    *,
+    algorithm: str = "ring",
+) -> int:
     """The tensor-parallel degree from 1 to ``max_n`` that decodes fastest.
 
     Parameters
@@ -164,15 +184,17 @@ def peak_n(model: ModelSpec, accel: Accelerator, fabric: Fabric, max_n: int = 64
     fabric : Fabric
         The wire; with ``hop_latency > 0`` the answer is finite.
     max_n : int, default 64
-        Largest degree tried (>= 1).
+        Largest degree tried, from 1 to 4096.
+    algorithm : str, default "ring"
+        The all-reduce algorithm; only the ring's latency grows with ``n``.
 
     Returns
     -------
     int
         The fastest degree (the smallest one, on a tie).
     """
-    max_n = require_int("max_n", max_n)
-    curve = speedup_curve(model, accel, fabric, range(1, max_n + 1))
+    max_n = require_int("max_n", max_n, maximum=MAX_RANKS)
+    curve = speedup_curve(model, accel, fabric, range(1, max_n + 1), algorithm=algorithm)
     return int(np.argmax(curve)) + 1
 
 

@@ -1,0 +1,179 @@
+"""Batched decode: the tokens in flight per collective set the regime, not the phase.
+
+A serving engine decodes many sequences in one step. The weights are read
+once per step however many sequences share it, so the step's time grows
+slowly with the batch while its tokens grow in proportion: throughput rises.
+Each all-reduce of the step carries one hidden vector per sequence, so a
+large enough batch moves decode's all-reduces from latency-bound to
+bandwidth-bound, exactly as a long prompt does for prefill
+(:func:`~lesson_lib.collectives.crossover_tokens` gives the point). At long
+contexts memory usually stops the batch first: every sequence's KV cache
+must fit beside the weights, and every step reads all of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from lesson_lib._validate import require_int
+from lesson_lib.collectives import crossover_tokens
+from lesson_lib.memory import max_sequences
+from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.step_time import MAX_BATCH, StepBreakdown, decode_step
+from lesson_lib.units import format_count, format_ratio, format_seconds
+
+#: Batches the chapter's figure and table walk through.
+BATCHES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+#: The context length of the batching examples: the lesson's prompt.
+CONTEXT: int = PROMPT_TOKENS
+
+
+def batch_curve(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    n: int,
+    batches: Iterable[int] = BATCHES,
+    *,
+    context: int | None = CONTEXT,
+    algorithm: str = "ring",
+) -> list[StepBreakdown]:
+    """One decode step per batch size, on ``n`` GPUs.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire.
+    n : int
+        Tensor-parallel degree.
+    batches : iterable of int, default BATCHES
+        Sequences per step, each from 1 to
+        :data:`~lesson_lib.step_time.MAX_BATCH`.
+    context : int or None, default CONTEXT
+        Tokens in each sequence's cache (None: weights only, the lesson's
+        heuristic).
+    algorithm : str, default "ring"
+        The all-reduce algorithm.
+
+    Returns
+    -------
+    list of StepBreakdown
+        In the order of ``batches``; ``total_s`` is what each sequence waits
+        per token, ``tokens_per_s`` the step's throughput.
+    """
+    return [
+        decode_step(
+            model,
+            accel,
+            fabric,
+            n,
+            batch=require_int("batch", b, maximum=MAX_BATCH),
+            context=context,
+            algorithm=algorithm,
+        )
+        for b in batches
+    ]
+
+
+def batch_rows(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    fabric: Fabric = FAST,
+    n: int = 4,
+    batches: Iterable[int] | None = None,
+    *,
+    context: int = CONTEXT,
+) -> list[tuple[str, str, str, str, str, str]]:
+    """Table rows: per batch, the step's terms, each sequence's wait and the throughput.
+
+    Parameters
+    ----------
+    model, accel, fabric, n
+        As for :func:`batch_curve`.
+    batches : iterable of int, optional
+        Sequences per step; default 1, 16, 64, 256 and the most that fit in
+        memory at ``context``.
+    context : int, default CONTEXT
+        Tokens in each sequence's cache.
+
+    Returns
+    -------
+    list of tuple of str
+        ``(batch, memory reads ms, all-reduce latency ms, all-reduce bytes ms,
+        ms per token per sequence, tokens/s in all)``; times in ms without
+        the unit (the header names it).
+    """
+    if batches is None:
+        fit = max_sequences(model, accel, n, context)
+        batches = [b for b in (1, 16, 64, 256) if b < fit] + [fit]
+    rows = []
+    for step in batch_curve(model, accel, fabric, n, batches, context=context):
+        rows.append(
+            (
+                format_count(step.sequences),
+                f"{step.compute_s * 1e3:.2f}",
+                f"{step.latency_s * 1e3:.2f}",
+                f"{step.bandwidth_s * 1e3:.2f}",
+                f"{step.total_s * 1e3:.2f}",
+                format_count(step.tokens_per_s),
+            )
+        )
+    return rows
+
+
+#: Columns of :func:`batch_rows`.
+BATCH_HEADER: tuple[str, ...] = (
+    "sequences in the batch",
+    "compute: weights + KV reads (ms)",
+    "all-reduce latency (ms)",
+    "all-reduce bytes (ms)",
+    "each sequence waits (ms per token)",
+    "tokens/s in all",
+)
+
+
+def batching_numbers() -> dict[str, str]:
+    """Numbers the batching chapter glues.
+
+    Returns
+    -------
+    dict of str to str
+        For example ``"batch_crossover_2": "439"`` (sequences per step at
+        which two GPUs' decode all-reduces turn bandwidth-bound on the fast
+        fabric) and ``"kv_read_full_4": "1.29 ms"``.
+    """
+    m = MODEL
+    out: dict[str, str] = {}
+    for n in (2, 4):
+        out[f"batch_crossover_{n}"] = format_count(crossover_tokens(m, FAST, n))
+        out[f"batch_crossover_slow_{n}"] = format_count(crossover_tokens(m, SLOW, n))
+    full = m.max_context
+    one_full = decode_step(m, GPU, FAST, 4, context=full)
+    out["kv_read_full_4"] = format_seconds(one_full.kv_read_s, "ms")
+    out["latency_term_fast_4"] = format_seconds(one_full.latency_s, "ms")
+    out["fit_full_4"] = format_count(max_sequences(m, GPU, 4, full))
+    out["fit_prompt_4"] = format_count(max_sequences(m, GPU, 4, CONTEXT))
+    out["batch_context"] = format_count(CONTEXT)
+    steps = dict(zip(BATCHES, batch_curve(m, GPU, FAST, 4), strict=True))
+    for b in (1, 16, 64, 256):
+        out[f"batch_{b}_ms"] = format_seconds(steps[b].total_s, "ms")
+        out[f"batch_{b}_tokens_per_s"] = format_count(steps[b].tokens_per_s)
+    out["batch_64_gain"] = format_ratio(steps[64].tokens_per_s / steps[1].tokens_per_s, decimals=0)
+    out["batch_64_slowdown"] = format_ratio(steps[64].total_s / steps[1].total_s)
+    fit = max_sequences(m, GPU, 4, CONTEXT)
+    most = decode_step(m, GPU, FAST, 4, batch=fit, context=CONTEXT)
+    out["batch_fit_ms"] = format_seconds(most.total_s, "ms")
+    out["batch_fit_tokens_per_s"] = format_count(most.tokens_per_s)
+    out["batch_fit_bound"] = most.communication_bound
+    full_batch = decode_step(m, GPU, FAST, 4, batch=max_sequences(m, GPU, 4, full), context=full)
+    out["full_batch_ms"] = format_seconds(full_batch.total_s, "ms")
+    out["full_batch_tokens_per_s"] = format_count(full_batch.tokens_per_s)
+    out["full_batch_kv_share"] = (
+        format_count(100 * full_batch.kv_read_s / full_batch.total_s, decimals=0) + " %"
+    )
+    return out

@@ -1,0 +1,95 @@
+"""Figures of the all-reduce algorithms: latency against N, time against message size."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from lesson_lib.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
+from lesson_lib.collectives import ALGORITHMS, allreduce_latency, allreduce_time
+from lesson_lib.figures._style import PALETTE, new_figure
+from lesson_lib.specimen import FAST_RING, MODEL
+from lesson_lib.specs import Fabric
+from lesson_lib.units import US, KiB
+
+#: One colour and marker per algorithm, the same in every figure.
+ALGORITHM_STYLE: dict[str, tuple[str, str]] = {
+    "ring": (PALETTE["vermillion"], "o"),
+    "two_shot": (PALETTE["blue"], "s"),
+    "one_shot": (PALETTE["green"], "^"),
+}
+
+
+def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2, 17)) -> Figure:
+    """Latency of one small all-reduce against the number of GPUs, one line per algorithm.
+
+    Parameters
+    ----------
+    fabric : Fabric, default FAST_RING
+        The wire, with a per-hop latency (the fit to a published ring
+        measurement) so that steps cost something.
+    ns : iterable of int, default 2 to 16
+        Numbers of GPUs.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, microseconds against GPUs.
+    """
+    ns = list(ns)
+    fig, ax = new_figure(7.0, 4.0)
+    for name, algo in ALGORITHMS.items():
+        color, marker = ALGORITHM_STYLE[name]
+        ys = [allreduce_latency(n, fabric, name) / US for n in ns]
+        ax.plot(ns, ys, marker=marker, color=color, label=algo.description, lw=2, ms=5)
+    ax.set_xlabel("GPUs taking part (N)")
+    ax.set_ylabel("latency of one small all-reduce (us)")
+    ax.set_ylim(0, None)
+    ax.set_xticks([n for n in ns if n % 2 == 0])
+    ax.legend(loc="upper left", fontsize=9, frameon=False)
+    ax.set_title("Only the ring's latency grows with the number of GPUs")
+    return fig
+
+
+def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
+    """Time of one all-reduce against its payload over ``n`` GPUs, one line per algorithm.
+
+    Marks the decode message (one hidden vector), the payload where one-shot
+    and two-shot tie in the model, and the size below which vLLM uses its
+    one-stage kernel at this ``n``.
+
+    Parameters
+    ----------
+    fabric : Fabric, default FAST_RING
+        The wire.
+    n : int, default 8
+        Number of GPUs (3 to 8, where vLLM's rule is defined).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-log axes, microseconds against KiB.
+    """
+    sizes = np.logspace(np.log10(1 * KiB), np.log10(64 * 2**20), 200)
+    fig, ax = new_figure(7.0, 4.2)
+    for name, algo in ALGORITHMS.items():
+        color, _ = ALGORITHM_STYLE[name]
+        ys = [allreduce_time(s, n, fabric, name) / US for s in sizes]
+        ax.loglog(sizes / KiB, ys, color=color, label=algo.description, lw=2)
+    tie = tie_payload(fabric, n, "one_shot", "two_shot")
+    vllm = next(limit for most, limit in VLLM_ONE_STAGE_LIMITS if n <= most)
+    decode = MODEL.hidden_vector_bytes
+    marks = (
+        (decode, PALETTE["black"], ":", "decode: one hidden vector"),
+        (tie, PALETTE["green"], "--", "model: one-shot = two-shot"),
+        (vllm, PALETTE["purple"], "-.", "vLLM switches to two-stage"),
+    )
+    for x, color, style, label in marks:
+        ax.axvline(x / KiB, color=color, ls=style, lw=1.2, label=label)
+    ax.set_xlabel("payload of one all-reduce (KiB, log scale)")
+    ax.set_ylabel("time of one all-reduce (us, log scale)")
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title(f"{n} GPUs: fewest steps win small messages, fewest bytes win large ones")
+    return fig
