@@ -1,0 +1,52 @@
+"""Batched decode: the crossover batch, throughput against each sequence's wait."""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.batching import BATCH_HEADER, batch_curve, batch_rows, batching_numbers
+from lesson_lib.specimen import FAST, GPU, MODEL
+
+
+def test_crossover_batches_by_hand():
+    """alpha B / (f x 10 KiB): 10 us x 450 GB/s / 10,240 B = 439 at N = 2, / 1.5 = 293 at N = 4."""
+    v = batching_numbers()
+    assert v["batch_crossover_2"] == f"{10e-6 * 450e9 / 10240:,.0f}" == "439"
+    assert v["batch_crossover_4"] == f"{10e-6 * 450e9 / (1.5 * 10240):,.0f}" == "293"
+
+
+def test_full_context_kv_read_matches_latency_term():
+    """One full-length sequence on 4 GPUs reads about as long as the 128 x 10 us of latency."""
+    v = batching_numbers()
+    assert v["kv_read_full_4"] == "1.29 ms" and v["latency_term_fast_4"] == "1.28 ms"
+    assert v["fit_full_4"] == "16"
+
+
+def test_throughput_grows_and_wait_grows_slower():
+    """64 sequences: far more tokens/s than 1, each sequence waits less than 2x as long."""
+    one, many = batch_curve(MODEL, GPU, FAST, 4, [1, 64])
+    assert many.tokens_per_s > 30 * one.tokens_per_s
+    assert one.total_s < many.total_s < 2 * one.total_s
+
+
+def test_rows_stop_at_memory():
+    """The table's last row is the most sequences of 4,096 tokens that fit on 4 GPUs."""
+    rows = batch_rows()
+    assert all(len(r) == len(BATCH_HEADER) for r in rows)
+    # (84.93 GB - 13.5 GB) / (4,096 x 64 KiB / 4 + state / 4) = 676 sequences.
+    per = 4096 * 65536 / 4 + 153_944_064 / 4
+    assert rows[-1][0] == f"{int((79.1 * 2**30 - 13.5e9) // per):,}"
+
+
+def test_bad_batch_named():
+    """A batch of 0 or a float names the parameter."""
+    with pytest.raises(ValueError, match="batch"):
+        batch_curve(MODEL, GPU, FAST, 4, [0])
+    with pytest.raises(TypeError, match="batch"):
+        batch_curve(MODEL, GPU, FAST, 4, [2.5])
+
+
+def test_one_sequence_row_is_lesson_plus_reads():
+    """Batch 1 at 4,096 tokens: the lesson's 5.31 ms plus a small KV read."""
+    (step,) = batch_curve(MODEL, GPU, FAST, 4, [1], context=4096)
+    assert_allclose(step.latency_s, 1.28e-3)
+    assert 5.31e-3 < step.total_s < 5.40e-3

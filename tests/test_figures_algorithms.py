@@ -1,0 +1,23 @@
+"""Algorithm figures: lines per algorithm, flat one-shot, marks at the right sizes."""
+
+from numpy.testing import assert_allclose
+
+from lesson_lib.figures.algorithms import latency_by_n_figure, time_by_size_figure
+
+
+def test_latency_lines():
+    """Three lines; the ring's rises by 2 hops (3.45 us) per GPU, one-shot's is flat at 8.275 us."""
+    ax = latency_by_n_figure().axes[0]
+    ring, two, one = ax.get_lines()
+    assert_allclose(ring.get_ydata()[1] - ring.get_ydata()[0], 2 * 1.725)
+    assert_allclose(one.get_ydata(), 8.275)
+    assert_allclose(two.get_ydata(), 10.0)
+    assert "us" in ax.get_ylabel()
+
+
+def test_size_marks():
+    """Vertical marks at 10 KiB (decode), the model's 144 KiB tie and vLLM's 256 KiB at N = 8."""
+    ax = time_by_size_figure().axes[0]
+    xs = [line.get_xdata()[0] for line in ax.get_lines()[3:]]
+    assert_allclose(xs, [10, 1.725e-6 * 450e9 / 5.25 / 1024, 256])
+    assert "KiB" in ax.get_xlabel()
