@@ -43,6 +43,7 @@ MODEL = ModelSpec(
     state_dtype_bytes=4,
     ffn_size=17408,
     num_super_blocks=16,
+    vocab_size=248_320,
 )
 
 #: What the box says. GPU memory is binary-sized even where the label says GB:
@@ -191,6 +192,13 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         MODEL.ffn_size or 0,
         "count",
         format_count(MODEL.ffn_size or 0),
+        _CONFIG,
+    ),
+    Assumption(
+        "vocabulary (embedding and LM-head rows)",
+        MODEL.vocab_size or 0,
+        "count",
+        format_count(MODEL.vocab_size or 0),
         _CONFIG,
     ),
     Assumption(

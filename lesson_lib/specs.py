@@ -60,6 +60,9 @@ class ModelSpec:
     allreduces_per_layer : int, default 2
         Tensor-parallel reconciliation points per layer: after the mixer's
         output projection and after the FFN down projection.
+    vocab_size : int, optional
+        Rows of the embedding and of the output (LM head) matrix; sizes the
+        two collectives outside the layers.
     """
 
     name: str
@@ -81,6 +84,7 @@ class ModelSpec:
     ffn_size: int | None = None
     num_super_blocks: int | None = None
     allreduces_per_layer: int = 2
+    vocab_size: int | None = None
 
     def __post_init__(self) -> None:
         require_number("params", self.params, strict=True)
@@ -103,7 +107,7 @@ class ModelSpec:
             "linear_conv_kernel",
         ):
             require_int(field, getattr(self, field), minimum=0)
-        for field in ("num_query_heads", "ffn_size", "num_super_blocks"):
+        for field in ("num_query_heads", "ffn_size", "num_super_blocks", "vocab_size"):
             if getattr(self, field) is not None:
                 require_int(field, getattr(self, field))
         if self.num_super_blocks is not None and self.num_layers % self.num_super_blocks:

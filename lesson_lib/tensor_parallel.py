@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lesson_lib._validate import require_int
+from lesson_lib._validate import MAX_RANKS, require_int
 from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.ring import RingResult, simulate_ring_allreduce
 from lesson_lib.specimen import MODEL
@@ -154,6 +154,47 @@ def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingRe
     return simulate_ring_allreduce(hidden_vector_partials(model, n, seed))
 
 
+def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]:
+    """The two collectives per decoded token outside the layers, with their bytes.
+
+    A vocabulary-parallel embedding gives each rank a slice of the table's
+    rows: a rank looks up the tokens it holds, zeroes the rest, and an
+    all-reduce sums the hidden vector (vLLM's ``VocabParallelEmbedding``). A
+    vocabulary-parallel LM head leaves each rank with a slice of the logits,
+    which are gathered before sampling (an all-gather in current vLLM's
+    ``LogitsProcessor``; older versions gathered to one rank).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model; needs ``vocab_size``.
+    n : int
+        Tensor-parallel degree, from 1 to 4096.
+
+    Returns
+    -------
+    list of (str, float, float)
+        ``(what, payload bytes per token, bytes each rank sends per token)``:
+        the embedding all-reduce (one hidden vector, ring factor) and the
+        logits all-gather (``vocab_size`` values of ``dtype_bytes``; each rank
+        sends ``(n-1)/n`` of them in a ring all-gather).
+
+    Raises
+    ------
+    ValueError
+        If the model has no ``vocab_size``.
+    """
+    if model.vocab_size is None:
+        raise ValueError(f"model {model.name!r} has no vocab_size: give ModelSpec(vocab_size=...)")
+    n = require_int("n", n, maximum=MAX_RANKS)
+    hidden = model.hidden_vector_bytes
+    logits = float(model.vocab_size * model.dtype_bytes)
+    return [
+        ("embedding all-reduce", hidden, allreduce_wire_bytes(hidden, n)),
+        ("logits all-gather", logits, logits * (n - 1) / n),
+    ]
+
+
 def chapter_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
     """The allreduce chapter's own numbers, formatted, keyed by glue name.
 
@@ -189,4 +230,20 @@ def chapter_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
         "ar_factor_16": format_count(ring_allreduce_factor(16), decimals=3),
         "ar_wire_16": format_bytes(allreduce_wire_bytes(payload, 16), "KiB", decimals=3),
         "ar_limit": format_bytes(2 * payload, "KiB"),
+        **_edge_numbers(model),
+    }
+
+
+def _edge_numbers(model: ModelSpec) -> dict[str, str]:
+    if model.vocab_size is None:
+        return {}
+    (_, embed, _), (_, logits, logits_wire_4) = edge_collectives(model, 4)
+    layers_wire_4 = model.allreduces_per_token * allreduce_wire_bytes(model.hidden_vector_bytes, 4)
+    return {
+        "ar_vocab": format_count(model.vocab_size),
+        "ar_embed_payload": format_bytes(embed, "KiB"),
+        "ar_logits_payload": format_bytes(logits, "KiB", decimals=0),
+        "ar_logits_wire_4": format_bytes(logits_wire_4, "KiB", decimals=0),
+        "ar_collectives_all": str(model.allreduces_per_token + 2),
+        "ar_logits_share_4": format_count(100 * logits_wire_4 / layers_wire_4, decimals=0) + " %",
     }

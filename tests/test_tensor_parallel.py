@@ -114,3 +114,23 @@ def test_chapter_numbers():
     assert got["ar_factor_16"] == "1.875"
     assert got["ar_wire_16"] == "18.75 KiB"
     assert got["ar_limit"] == "20 KiB"
+
+
+def test_edge_collectives_by_hand():
+    """Embedding all-reduce: 10 KiB, ring factor; logits: 248,320 x 2 B, each of 4 ranks sends 3/4."""
+    from lesson_lib.tensor_parallel import edge_collectives
+
+    (name1, embed, embed_wire), (name2, logits, logits_wire) = edge_collectives(MODEL, 4)
+    assert "embedding" in name1 and "logits" in name2
+    assert (embed, embed_wire) == (10240.0, 1.5 * 10240)
+    assert logits == 248_320 * 2 and logits_wire == 248_320 * 2 * 3 / 4
+
+
+def test_edge_collectives_need_a_vocabulary():
+    """A model without vocab_size says which field to give."""
+    import dataclasses
+
+    from lesson_lib.tensor_parallel import edge_collectives
+
+    with pytest.raises(ValueError, match="vocab_size"):
+        edge_collectives(dataclasses.replace(MODEL, vocab_size=None), 4)
