@@ -70,3 +70,42 @@ def test_wrong_types_raise_type_error():
         decode_breakdown("ten", 3.35, 4, 450)
     with pytest.raises(TypeError, match="N"):
         decode_breakdown(10, 3.35, 2.5, 450)
+
+
+def test_batch_control_moves_throughput_and_message():
+    """Batch 64 on 4 fast GPUs, weights only: 64 vectors per all-reduce, far more tokens/s."""
+    w = decode_explorer()
+    w.controls["batch"].value = 64
+    assert w.error is None and "64 sequences" in w.message.value
+    # By hand: 4.03 ms of weights + 1.28 ms latency + 128 x 1.5 x 64 x 10 KiB / 450 GB/s.
+    total = 13.5e9 / 3.35e12 + 128 * 10e-6 + 128 * 1.5 * 64 * 10240 / 450e9
+    assert f"{64 / total:,.0f} tokens/s" in w.message.value
+
+
+def test_context_control_adds_kv_reads():
+    """Full context on 4 GPUs adds about 1.29 ms of KV and state reads to the weights' 4.03."""
+    w = decode_explorer()
+    w.controls["context"].value = 262_144
+    reads = 13.5e9 / 3.35e12 + (4 * 2**30 + 153_944_064 / 4) / 3.35e12
+    assert f"weights + KV reads {reads * 1e3:.3f} ms" in w.message.value
+
+
+def test_algorithm_and_hop_controls():
+    """With 1.725 us per hop on 8 GPUs the ring pays 14 hops, one-shot 1."""
+    w = decode_explorer(n=8)
+    w.controls["hop_us"].value = 1.725
+    ring = w.message.value
+    assert f"latency {128 * (10 + 14 * 1.725) / 1e3:.3f} ms" in ring
+    assert "peaks and then falls" in ring
+    w.controls["algorithm"].value = "one_shot"
+    assert f"latency {128 * (10 + 1.725) / 1e3:.3f} ms" in w.message.value
+    assert w.message.value != ring
+
+
+def test_bad_choices_refused_at_build_and_as_message():
+    """An unknown batch at build time raises; a negative hop becomes a message."""
+    with pytest.raises(ValueError, match="batch must be one of"):
+        decode_explorer(batch=3)
+    w = decode_explorer()
+    w.controls["hop_us"].value = -1
+    assert w.error is not None and "per-hop latency" in w.error

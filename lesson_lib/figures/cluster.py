@@ -277,7 +277,7 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
     ax.axis("off")
     if title is None:
         title = (
-            f"{plan.label}\n{format_seconds(plan.token_time_s, 'ms')} per token, "
+            f"{plan.label}\n{format_count(plan.sequences_total)} sequences in flight, "
             f"{format_count(plan.tokens_per_s_total)} tokens/s in all"
         )
     # An explicit height skips matplotlib's search for tick labels in the way

@@ -75,14 +75,19 @@ def cluster_report(plan: ClusterPlan) -> str:
     prefix = "If built anyway: " if plan.problems else ""
     if plan.dp == 0:
         rate = "no complete replica fits in this cluster"
+    elif plan.batch == 0:
+        rate = "no sequence fits beside the weights, so nothing is decoded"
     else:
         rate = (
+            f"batched, {_count(plan.batch, 'sequence')} per replica: "
+            f"{format_seconds(plan.batched_token_time_s, 'ms')} per token each, "
             f"{format_count(plan.tokens_per_s_replica)} tokens/s per replica, "
             f"{format_count(plan.tokens_per_s_total)} tokens/s for {_count(plan.dp, 'replica')}"
         )
     parts.append(
         f"<p>{html.escape(tp_line)}{html.escape(pp_line)}</p>"
-        f"<p>{prefix}<b>{format_seconds(plan.token_time_s, 'ms')} per token</b>, {rate}. "
+        f"<p>{prefix}One sequence alone: <b>{format_seconds(plan.token_time_s, 'ms')} per "
+        f"token</b>; {rate}. "
         f"Weights per GPU {format_bytes(plan.weights_per_gpu_bytes, 'GB')} of "
         f"{format_bytes(plan.accel.memory_bytes, 'GB')}; "
         f"{_count(plan.sequences_per_replica, 'full-length sequence')} "

@@ -1,4 +1,9 @@
-"""The latency chapter's decode explorer: change the wire, the card and N; see the token time."""
+"""The decode explorer: change the wire, the card, N, the batch and the all-reduce algorithm.
+
+Its defaults are the lesson's: one sequence, weights only, a fixed latency
+per all-reduce (no per-hop term), the ring. Every other setting is a step
+beyond the lesson that the chapters on algorithms and batching explain.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +23,32 @@ from lesson_lib.widgets._base import LessonWidget
 
 #: Largest tensor-parallel degree the slider offers.
 MAX_N = 16
+#: Batch sizes the batch slider offers.
+BATCH_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+#: Context choices: (label, tokens or None for the lesson's weights-only heuristic).
+CONTEXT_OPTIONS: tuple[tuple[str, int | None], ...] = (
+    ("none (lesson: weights only)", None),
+    ("4,096 tokens", 4096),
+    ("32,768 tokens", 32768),
+    ("262,144 tokens (full)", 262_144),
+)
+#: All-reduce algorithm choices: (label, key of lesson_lib.collectives.ALGORITHMS).
+ALGORITHM_OPTIONS: tuple[tuple[str, str], ...] = (
+    ("ring", "ring"),
+    ("two-shot", "two_shot"),
+    ("one-shot", "one_shot"),
+)
 
 
 def decode_breakdown(
-    latency_us: float, hbm_tbs: float, n: int, bandwidth_gbs: float
+    latency_us: float,
+    hbm_tbs: float,
+    n: int,
+    bandwidth_gbs: float,
+    batch: int = 1,
+    context: int | None = None,
+    algorithm: str = "ring",
+    hop_us: float = 0.0,
 ) -> tuple[str, Figure]:
     """Message and figure of the explorer for one choice of inputs.
 
@@ -35,6 +62,16 @@ def decode_breakdown(
         Tensor-parallel degree, 1 to :data:`MAX_N`.
     bandwidth_gbs : float
         Fabric bandwidth per direction, GB/s (decimal; > 0 and <= 100,000).
+    batch : int, default 1
+        Sequences decoded together, 1 to 65,536.
+    context : int or None, default None
+        Tokens in each sequence's KV cache (None: the lesson's weights-only
+        heuristic).
+    algorithm : str, default "ring"
+        All-reduce algorithm, a key of :data:`lesson_lib.collectives.ALGORITHMS`.
+    hop_us : float, default 0.0
+        Extra latency per step on the critical path, microseconds (0 to 1,000;
+        0 is the lesson's fixed latency).
 
     Returns
     -------
@@ -54,24 +91,38 @@ def decode_breakdown(
     bandwidth_gbs = require_number(
         "fabric bandwidth (GB/s)", bandwidth_gbs, strict=True, maximum=100_000
     )
+    hop_us = require_number("per-hop latency (us)", hop_us, maximum=1000, unit="us")
     card = dataclasses.replace(GPU, name="your card", hbm_bandwidth=hbm_tbs * TB)
-    fabric = Fabric("your fabric", latency_us * US, bandwidth_gbs * GB)
-    step = decode_step(MODEL, card, fabric, n)
-    one = decode_step(MODEL, card, fabric, 1)
+    fabric = Fabric("your fabric", latency_us * US, bandwidth_gbs * GB, hop_us * US)
+    setting = {"batch": batch, "context": context, "algorithm": algorithm}
+    step = decode_step(MODEL, card, fabric, n, **setting)
+    one = decode_step(MODEL, card, fabric, 1, **setting)
     reference = decode_step(MODEL, GPU, FAST, 2)
 
     def ms(seconds: float) -> str:
         return format_seconds(seconds, "ms", decimals=3)
 
-    limit = speedup_limit(MODEL, card, fabric, include_bandwidth=True)
-    ceiling = "none (a fabric with no cost)" if limit == float("inf") else format_ratio(limit)
+    if batch == 1 and context is None:
+        limit = speedup_limit(MODEL, card, fabric, include_bandwidth=True)
+        if hop_us > 0 and algorithm == "ring":
+            ceiling = "none: with per-hop latency a ring's speed-up peaks and then falls"
+        elif limit == float("inf"):
+            ceiling = "none (a fabric with no cost)"
+        else:
+            ceiling = f"no number of GPUs on this fabric can beat {format_ratio(limit)}"
+    else:
+        ceiling = "the ceiling is given for one sequence without context only"
+    sequences = "one sequence" if batch == 1 else f"{format_count(batch)} sequences"
+    reads = "" if context is None else f" (weights + KV reads {ms(step.memory_s)})"
     message = (
-        f"<p><b>{n} GPU{'s' if n > 1 else ''}</b>: compute {ms(step.compute_s)} + "
+        f"<p><b>{n} GPU{'s' if n > 1 else ''}, {sequences}</b>: "
+        f"compute {ms(step.compute_s)}{reads} + "
         f"latency {ms(step.latency_s)} + bandwidth {ms(step.bandwidth_s)} = "
-        f"<b>{ms(step.total_s)}</b> per token, "
-        f"<b>{format_count(step.tokens_per_s)} tokens/s</b> (largest term: {step.bound}).<br>"
-        f"Speed-up over one such card: {format_ratio(speedup(one, step))}; "
-        f"no number of GPUs on this fabric can beat {ceiling}. "
+        f"<b>{ms(step.total_s)}</b> per token for each sequence, "
+        f"<b>{format_count(step.tokens_per_s)} tokens/s</b> in all "
+        f"(largest term: {step.bound}; the all-reduces are "
+        f"{step.communication_bound}-bound).<br>"
+        f"Speed-up over one such card: {format_ratio(speedup(one, step))}; {ceiling}. "
         "(Both count the bandwidth term, so they sit a hair below the lesson's "
         "compute + latency figures.)</p>"
     )
@@ -96,8 +147,12 @@ def decode_explorer(
     hbm_tbs: float = GPU.hbm_bandwidth / TB,
     n: int = 4,
     bandwidth_gbs: float = FAST.bandwidth / GB,
+    batch: int = 1,
+    context: int | None = None,
+    algorithm: str = "ring",
+    hop_us: float = 0.0,
 ) -> LessonWidget:
-    """A widget: latency, HBM bandwidth, N and fabric bandwidth -> time per token.
+    """A widget: the wire, the card, N, the batch and the algorithm -> time per token.
 
     Parameters
     ----------
@@ -109,24 +164,71 @@ def decode_explorer(
         Initial number of GPUs, 1 to :data:`MAX_N`.
     bandwidth_gbs : float, default NVLink's 450 GB/s
         Initial fabric bandwidth, GB/s (decimal).
+    batch : int, default 1
+        Initial batch, one of :data:`BATCH_OPTIONS`.
+    context : int or None, default None
+        Initial context, one of the values of :data:`CONTEXT_OPTIONS`.
+    algorithm : str, default "ring"
+        Initial all-reduce algorithm, one of :data:`ALGORITHM_OPTIONS`.
+    hop_us : float, default 0.0
+        Initial per-hop latency, microseconds.
 
     Returns
     -------
     LessonWidget
-        Controls ``latency_us``, ``hbm_tbs``, ``n`` and ``bandwidth_gbs``;
-        out-of-range values show a message instead of a traceback.
+        Controls ``latency_us``, ``hbm_tbs``, ``n``, ``bandwidth_gbs``,
+        ``batch``, ``context``, ``algorithm`` and ``hop_us``; out-of-range
+        values show a message instead of a traceback.
+
+    Raises
+    ------
+    ValueError
+        If ``batch``, ``context`` or ``algorithm`` is not one of the offered choices.
     """
+    for name, value, options in (
+        ("batch", batch, BATCH_OPTIONS),
+        ("context", context, [v for _, v in CONTEXT_OPTIONS]),
+        ("algorithm", algorithm, [v for _, v in ALGORITHM_OPTIONS]),
+    ):
+        if value not in options:
+            raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
     style = {"description_width": "initial"}
     controls = [
         widgets.FloatText(value=latency_us, step=1, description="latency (us)", style=style),
         widgets.FloatText(value=hbm_tbs, step=0.25, description="HBM (TB/s)", style=style),
         widgets.IntSlider(value=n, min=1, max=MAX_N, description="GPUs (N)", style=style),
         widgets.FloatText(value=bandwidth_gbs, step=10, description="fabric (GB/s)", style=style),
+        widgets.SelectionSlider(
+            options=list(BATCH_OPTIONS),
+            value=batch,
+            description="batch (sequences)",
+            style=style,
+            continuous_update=False,
+        ),
+        widgets.Dropdown(
+            options=list(CONTEXT_OPTIONS), value=context, description="context", style=style
+        ),
+        widgets.Dropdown(
+            options=list(ALGORITHM_OPTIONS),
+            value=algorithm,
+            description="all-reduce",
+            style=style,
+        ),
+        widgets.FloatText(value=hop_us, step=0.5, description="per-hop (us)", style=style),
     ]
     return LessonWidget(
         controls,
         decode_breakdown,
-        ["latency_us", "hbm_tbs", "n", "bandwidth_gbs"],
+        [
+            "latency_us",
+            "hbm_tbs",
+            "n",
+            "bandwidth_gbs",
+            "batch",
+            "context",
+            "algorithm",
+            "hop_us",
+        ],
         alt=(
             "Stacked bars of compute, all-reduce latency and all-reduce bandwidth time per "
             "decoded token for one GPU, the chosen configuration and the lesson's 2 GPUs on "
