@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import numbers
 
-#: Most ranks (GPUs in a group) any public function accepts: a bound on input that
-#: keeps every loop and array small, not a claim about hardware.
+#: Most ranks (GPUs in a group) any public function accepts, a bound on input that
+#: keeps every loop and array small and not a claim about hardware.
 MAX_RANKS: int = 4096
 
 

@@ -36,7 +36,7 @@ from lesson_lib.specs import Fabric
 from lesson_lib.step_time import decode_step, speedup
 from lesson_lib.units import format_bytes, format_count, format_ratio, format_seconds
 
-#: vLLM's rule for its one-stage kernel on fully connected GPUs: (most ranks, messages below).
+#: vLLM's rule for its one-stage kernel on fully connected GPUs, as (most ranks, messages below).
 VLLM_ONE_STAGE_LIMITS: tuple[tuple[int, int], ...] = ((4, 512 * 1024), (8, 256 * 1024))
 
 #: Where each claim about real systems comes from.
@@ -72,7 +72,7 @@ def tie_payload(fabric: Fabric, n: int, first: str, second: str) -> float:
         The wire; with no per-hop latency every algorithm has the same
         latency and the tie is at 0 bytes.
     n : int
-        Ranks, from 2 to :data:`~lesson_lib.collectives.MAX_RANKS`.
+        Ranks, from 2 to 4096 (``MAX_RANKS``).
     first, second : str
         Two keys of :data:`~lesson_lib.collectives.ALGORITHMS`.
 
@@ -113,7 +113,7 @@ def algorithm_rows(
     payload_bytes : float
         The vector summed, bytes (>= 0).
     n : int
-        Ranks, from 2 to :data:`~lesson_lib.collectives.MAX_RANKS`.
+        Ranks, from 2 to 4096 (``MAX_RANKS``).
     fabric : Fabric, default FAST_RING
         The wire (the per-hop fit, so that steps cost something).
 

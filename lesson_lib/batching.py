@@ -25,7 +25,7 @@ from lesson_lib.units import format_count, format_ratio, format_seconds
 
 #: Batches the chapter's figure and table walk through.
 BATCHES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-#: The context length of the batching examples: the lesson's prompt.
+#: The context length of the batching examples, the lesson's prompt.
 CONTEXT: int = PROMPT_TOKENS
 
 

@@ -129,12 +129,12 @@ class ClusterPlan:
         The busiest GPU's share of the weights, bytes.
     sequences_per_replica : int
         Sequences of ``context_tokens`` tokens that fit beside the weights.
-    batch : int, default 0
+    batch : int
         Sequences each replica decodes together (0 when none fits).
-    batched_step : StepBreakdown or None, default None
+    batched_step : StepBreakdown or None
         One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
         through all layers, KV reads included; None when ``batch`` is 0.
-    batched_send_s : float, default 0.0
+    batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     """
 

@@ -115,7 +115,7 @@ def allreduce_factor(n: int, algorithm: str = "ring") -> float:
     Parameters
     ----------
     n : int
-        Number of ranks, from 1 to :data:`MAX_RANKS`.
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
     algorithm : str, default "ring"
         A key of :data:`ALGORITHMS`.
 
@@ -139,7 +139,7 @@ def allreduce_steps(n: int, algorithm: str = "ring") -> int:
     Parameters
     ----------
     n : int
-        Number of ranks, from 1 to :data:`MAX_RANKS`.
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
     algorithm : str, default "ring"
         A key of :data:`ALGORITHMS`.
 
@@ -158,7 +158,7 @@ def ring_allreduce_factor(n: int) -> float:
     Parameters
     ----------
     n : int
-        Number of ranks, from 1 to :data:`MAX_RANKS`.
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
 
     Returns
     -------
@@ -181,7 +181,7 @@ def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") 
     payload_bytes : float
         Size of the vector being summed, bytes (>= 0).
     n : int
-        Number of ranks, from 1 to :data:`MAX_RANKS`.
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
     algorithm : str, default "ring"
         A key of :data:`ALGORITHMS`.
 
@@ -200,7 +200,7 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
     Parameters
     ----------
     n : int
-        Number of ranks, from 1 to :data:`MAX_RANKS`.
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
     fabric : Fabric
         The interconnect.
     algorithm : str, default "ring"
@@ -230,7 +230,7 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
     payload_bytes : float
         Size of the vector being summed, bytes (>= 0).
     n : int
-        Number of ranks, from 1 to :data:`MAX_RANKS`.
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
     fabric : Fabric
         The interconnect.
     algorithm : str, default "ring"
@@ -258,7 +258,7 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
         The interconnect.
     n : int
         Number of ranks, from 2 (one rank has no communication to balance) to
-        :data:`MAX_RANKS`.
+        4096 (``MAX_RANKS``).
     algorithm : str, default "ring"
         A key of :data:`ALGORITHMS`.
 
@@ -288,7 +288,7 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
     fabric : Fabric
         The wire.
     n : int
-        Ranks, from 2 to :data:`MAX_RANKS`.
+        Ranks, from 2 to 4096 (``MAX_RANKS``).
     algorithm : str, default "ring"
         A key of :data:`ALGORITHMS`.
 

@@ -82,7 +82,7 @@ def layout_cautions(model: ModelSpec, tp: int) -> list[str]:
     model : ModelSpec
         The model.
     tp : int
-        Tensor-parallel degree, from 1 to :data:`~lesson_lib._validate.MAX_RANKS`.
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
 
     Returns
     -------

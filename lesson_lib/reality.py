@@ -46,14 +46,14 @@ LLAMA2_13B = ModelSpec(
     num_query_heads=40,
     ffn_size=13824,
 )
-#: A100 SXM 80 GB: vendor HBM bandwidth and dense bf16 peak; memory as CUDA shows it.
+#: An A100 SXM 80 GB with vendor HBM bandwidth and dense bf16 peak, memory as CUDA shows it.
 A100 = Accelerator(
     name="A100 SXM-class, sold as 80 GB",
     memory_bytes=GPU.memory_bytes,
     hbm_bandwidth=2.039 * TB,
     peak_flops=312e12,
 )
-#: NVLink 3 on A100: 300 GB/s per direction (600 GB/s both ways), the lesson's 10 us.
+#: NVLink 3 on A100 with 300 GB/s per direction (600 GB/s both ways) and the lesson's 10 us.
 A100_NVLINK = Fabric("NVLink 3-class, 10 us", latency=FAST.latency, bandwidth=300e9)
 
 

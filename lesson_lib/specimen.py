@@ -55,7 +55,7 @@ GPU_HBM_BYTES: float = 80 * GiB
 #: lesson uses the low end.
 GPU_VISIBLE_BYTES: float = 79.1 * GiB
 
-#: The specimen's card: memory as CUDA exposes it, H100 SXM bandwidth and bf16 peak.
+#: The specimen's card, with memory as CUDA exposes it, H100 SXM bandwidth and bf16 peak.
 GPU = Accelerator(
     name=f"H100 SXM-class, sold as {GPU_LABEL}",
     memory_bytes=GPU_VISIBLE_BYTES,
@@ -63,10 +63,10 @@ GPU = Accelerator(
     peak_flops=989e12,
 )
 
-#: vLLM's default ``gpu_memory_utilization``: the share of the card it lets the
-#: model's weights, KV cache and activations use. A separate, explicit
-#: assumption: ``memory_budget(..., utilization=...)`` applies it; no function
-#: applies it by default.
+#: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
+#: model's weights, KV cache and activations use (0.92 in recent releases). A
+#: separate, explicit assumption; ``memory_budget(..., utilization=...)``
+#: applies it and no function applies it by default.
 VLLM_GPU_MEMORY_UTILIZATION: float = 0.9
 
 #: Illustrative per-direction bandwidths of the two fabrics.
@@ -106,8 +106,8 @@ FAST_RING = Fabric(
     hop_latency=_HOP,
 )
 
-#: An assumption of the order reported, not a measured latency: the per-all-reduce
-#: launch overhead that CUDA graphs remove. NVIDIA/nccl issue 1984 reports a
+#: The per-all-reduce launch overhead that CUDA graphs remove, an assumption of
+#: the order reported and not a measured latency. NVIDIA/nccl issue 1984 reports a
 #: 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without graphs and
 #: 0.5 us with them, amortised over 100 grouped operations.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US

@@ -46,11 +46,11 @@ class StepBreakdown:
         Streaming this rank's weights from HBM.
     flops_s : float
         The arithmetic side of the roofline.
-    kv_read_s : float, default 0.0
+    kv_read_s : float
         Reading this rank's share of every sequence's KV cache and recurrent
-        state (0 when no context length was given).
-    sequences : int, default 1
-        Sequences in the step (the decode batch; 1 for a prefill).
+        state (0, the default, when no context length was given).
+    sequences : int
+        Sequences in the step (the decode batch; 1, the default, for a prefill).
     """
 
     compute_s: float
@@ -64,7 +64,7 @@ class StepBreakdown:
 
     @property
     def memory_s(self) -> float:
-        """The memory side of the roofline: weights + KV/state reads, seconds."""
+        """Seconds on the memory side of the roofline, weights plus KV and state reads."""
         return self.weights_s + self.kv_read_s
 
     @property
@@ -175,7 +175,7 @@ def decode_step(
         The wire between them.
     n : int
         Tensor-parallel degree, from 1 (no communication) to
-        :data:`~lesson_lib.collectives.MAX_RANKS`.
+        4096 (``MAX_RANKS``).
     batch : int, default 1
         Sequences decoded together, from 1 to :data:`MAX_BATCH`.
     context : int, optional
@@ -241,7 +241,7 @@ def prefill_step(
     fabric : Fabric
         The wire between them.
     n : int
-        Tensor-parallel degree, from 1 to :data:`~lesson_lib.collectives.MAX_RANKS`.
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
     algorithm : str, default "ring"

@@ -15,7 +15,7 @@ from lesson_lib.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.units import format_count
 
-#: The configurations drawn: (label, n, fabric, colour, line style).
+#: The configurations drawn, as (label, n, fabric, colour, line style).
 CONFIGS: tuple[tuple[str, int, Fabric, str, str], ...] = (
     ("2 GPUs, fast fabric", 2, FAST, ROLE_COLORS["fast"], "--"),
     ("4 GPUs, fast fabric", 4, FAST, ROLE_COLORS["fast"], "-"),

@@ -20,7 +20,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from lesson_lib.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, reusable
-from lesson_lib.units import format_count, format_seconds
+from lesson_lib.units import format_count
 
 #: Fill of the GPUs of each pipeline stage, cycling past the sixth.
 STAGE_COLORS: tuple[str, ...] = (

@@ -25,14 +25,14 @@ from lesson_lib.widgets._base import LessonWidget
 MAX_N = 16
 #: Batch sizes the batch slider offers.
 BATCH_OPTIONS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-#: Context choices: (label, tokens or None for the lesson's weights-only heuristic).
+#: Context choices as (label, tokens), None being the lesson's weights-only heuristic.
 CONTEXT_OPTIONS: tuple[tuple[str, int | None], ...] = (
     ("none (lesson: weights only)", None),
     ("4,096 tokens", 4096),
     ("32,768 tokens", 32768),
     ("262,144 tokens (full)", 262_144),
 )
-#: All-reduce algorithm choices: (label, key of lesson_lib.collectives.ALGORITHMS).
+#: All-reduce algorithm choices as (label, key of lesson_lib.collectives.ALGORITHMS).
 ALGORITHM_OPTIONS: tuple[tuple[str, str], ...] = (
     ("ring", "ring"),
     ("two-shot", "two_shot"),
