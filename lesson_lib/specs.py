@@ -215,7 +215,8 @@ class Accelerator:
     name : str
         Display name.
     memory_bytes : float
-        Device memory, bytes (80e9 for "80 GB").
+        Device memory the runtime can see, bytes (about 79.1 GiB, 84.9e9
+        bytes, for a card sold as "80 GB").
     hbm_bandwidth : float
         Memory bandwidth, bytes/second.
     peak_flops : float

@@ -180,7 +180,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     ----------
     fits : sequence of DegreeFit, optional
         Default :func:`lesson_lib.sizing.fits_by_degree`: the specimen on
-        80 GB cards at its full context.
+        cards sold as 80 GB (79.1 GiB visible) at its full context.
 
     Returns
     -------
