@@ -50,7 +50,7 @@ from typing import Any
 
 from lesson_lib.coursework.check import CheckResult, check
 from lesson_lib.coursework.problems import PROBLEMS
-from lesson_lib.coursework.runner import code_sources
+from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
     SANDBOX_HOME,
     Limits,
@@ -343,6 +343,10 @@ def grade_notebook(
             if sub.status == "ran":
                 sub.status = "ran with errors"
             sub.notes.append(f"{min(raised, 10**6)} cell(s) raised an error")
+        if record.get("flooded"):
+            sub.notes.append(
+                f"printed more than {MAX_OUTPUT // 2**20} MiB: the printing cell was interrupted"
+            )
         if isinstance(record.get("error"), str):
             sub.notes.append(f"execution failed ({record['error'][:120]})")
         plain = _plain_payload(record.get("payload"))

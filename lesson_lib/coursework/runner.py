@@ -20,6 +20,8 @@ arrives, so a notebook that prints without end cannot fill the memory.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -30,6 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+#: Characters the student's cells may print in all before the printing cell is interrupted.
+MAX_OUTPUT = 16 * 2**20
 #: Marker printed before the JSON of the answers.
 MARK = "__COURSEWORK_ANSWERS__"
 
@@ -95,6 +99,15 @@ def code_sources(raw: object) -> list[str]:
     return sources
 
 
+def _size(content: object) -> int:
+    """Rough size in characters of an output message's text and data."""
+    if isinstance(content, dict):
+        return sum(_size(v) for v in content.values())
+    if isinstance(content, list):
+        return sum(_size(v) for v in content)
+    return len(content) if isinstance(content, str) else 8
+
+
 def _client_class() -> type:
     from nbclient import NotebookClient
 
@@ -103,11 +116,19 @@ def _client_class() -> type:
 
         keep_index: int = -1
         raised: set[int]
+        flooded: set[int]
+        printed: int = 0
+        interrupting: object = None
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
             if cell_index != self.keep_index:
                 if msg.get("msg_type") == "error":
                     self.raised.add(cell_index)
+                self.printed += _size(msg.get("content"))
+                if self.printed > MAX_OUTPUT and cell_index not in self.flooded:
+                    # Stop the cell (KeyboardInterrupt) rather than read output for ever.
+                    self.flooded.add(cell_index)
+                    self.interrupting = asyncio.ensure_future(self.km.interrupt_kernel())
                 return None
             return super().output(outs, msg, display_id, cell_index)
 
@@ -153,6 +174,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     )
     client.keep_index = len(nb.cells) - 1
     client.raised = set()
+    client.flooded = set()
     status = "ran"
     deadline = time.monotonic() + timeout
     try:
@@ -173,15 +195,22 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
             client.timeout = 30
             client.execute_cell(extract, client.keep_index)
     except DeadKernelError:
-        return {"status": "kernel died", "raised": len(client.raised), "payload": None}
+        status, extract = "kernel died", None
     except CellTimeoutError:
-        return {"status": "timed out", "raised": len(client.raised), "payload": None}
+        status, extract = "timed out", None
+    record: dict[str, Any] = {"status": status, "raised": len(client.raised), "payload": None}
+    if client.flooded:
+        record["flooded"] = len(client.flooded)
+    if extract is None:
+        return record
     payload = None
     for output in extract.get("outputs", []):
         text = output.get("text", "")
         if output.get("output_type") == "stream" and MARK in text:
-            payload = json.loads(text.split(MARK, 1)[1].strip().splitlines()[0])
-    return {"status": status, "raised": len(client.raised), "payload": payload}
+            with contextlib.suppress(ValueError, IndexError, RecursionError):
+                payload = json.loads(text.split(MARK, 1)[1].strip().splitlines()[0])
+    record["payload"] = payload
+    return record
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:
@@ -217,6 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         record = execute(sources, args.notebook.parent, args.timeout)
+    except RecursionError:
+        record = {"status": "could not run", "error": "RecursionError"}
     except Exception as err:  # a kernel that cannot start, a broken cell ...
         record = {"status": "could not run", "error": f"{type(err).__name__}: {err}"[:200]}
     _write(args.result, record)
