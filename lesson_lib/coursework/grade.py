@@ -34,7 +34,6 @@ import argparse
 import ast
 import contextlib
 import csv
-import io
 import json
 import math
 import os
@@ -46,7 +45,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from lesson_lib.coursework.check import CheckResult, check
 from lesson_lib.coursework.problems import PROBLEMS
@@ -411,7 +410,7 @@ def grade_folder(
     *,
     sandbox: bool = True,
     limits: Limits | None = None,
-    progress: io.TextIOBase | None = None,
+    progress: TextIO | None = None,
 ) -> list[Submission]:
     """Grade every submission in ``folder`` (see :func:`find_submissions`), one at a time.
 
