@@ -69,7 +69,7 @@ class SandboxUnavailable(RuntimeError):
 class Limits:
     """Resource limits of one sandboxed run.
 
-    Attributes
+    Parameters
     ----------
     memory_bytes : int, default 3 GiB
         Address space of each process (``RLIMIT_AS``), bytes. A larger
@@ -390,7 +390,7 @@ def run_isolated(
     readonly : sequence of Path, optional
         More folders to show read-only inside the sandbox.
     keep_output : int, default 64 KiB
-        Bytes of the command's output kept in :attr:`RunResult.output`.
+        Bytes of the command's output kept in ``RunResult.output``.
 
     Returns
     -------
