@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup assets browser book test test-fast lint format lock clean
+.PHONY: setup assets browser sandbox book test test-fast lint format lock clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ assets: setup  ## fetch the site's pinned MathJax/widget scripts and axe-core fr
 book: setup assets  ## build the site into _build/html (execution cached in _build/.jupyter_cache)
 	$(BIN)/python -m lesson_lib.site  # jupyter-book build . -W -n --keep-going, cache checked first
 
-test: setup lint assets browser  ## everything CI checks: ruff, unit, property and browser tests, the book build
+test: setup lint assets browser sandbox  ## everything CI checks: ruff, unit, property, sandbox and browser tests, the book build
 	$(BIN)/python -m pytest
 
 test-fast: setup  ## unit tests only, for quick iteration
@@ -28,6 +28,9 @@ test-fast: setup  ## unit tests only, for quick iteration
 
 browser:  ## Debian's chromium for the browser tests (apt-get, only when missing and allowed)
 	@$(PYTHON) tools/ensure_browser.py
+
+sandbox:  ## Debian's bubblewrap for the grader's sandbox (apt-get, only when missing and allowed)
+	@$(PYTHON) tools/ensure_sandbox.py
 
 lint: setup
 	$(BIN)/ruff check .
@@ -56,8 +59,8 @@ book-nosolutions: setup assets  ## the site with every solution removed, into _b
 	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
 	$(BIN)/jupyter-book build _build/nosolutions-src -W -n --keep-going --path-output _build/nosolutions
 
-grade: setup  ## score submitted notebooks: make grade SUBMISSIONS=folder -> _build/grades.csv
-	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv
+grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv
+	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

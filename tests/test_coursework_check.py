@@ -264,3 +264,30 @@ def test_verdict_colours_are_readable_on_white():
     for verdict, (colour, _symbol) in _LOOK.items():
         contrast = 1.05 / (_relative_luminance(colour) + 0.05)
         assert contrast >= 4.5, (verdict, colour, round(contrast, 2))
+
+
+ODD_IDS = [10**5000, -(10**5000), 10**20, -3, 0, 2**63, "x" * 10**6, _Hostile(), 3.0, b"q1", None]
+
+
+@pytest.mark.parametrize("odd", ODD_IDS, ids=lambda v: type(v).__name__)
+def test_huge_and_hostile_ids_never_raise(odd):
+    """check(10**5000, 1) and friends: a result naming the problem ids, never an exception."""
+    result = check(odd, 1)
+    assert result.status == UNREADABLE and "q1, q2" in result.message
+    assert len(result.qid) <= 20
+    result = check("q1", reference("q1"), student=odd)
+    assert result.status in STATUSES and len(result.message) < 300
+    if odd in (10**5000, "x" * 10**6):
+        assert result.status == UNREADABLE and "Student ID" in result.message
+    check(odd, odd, odd)
+
+
+@given(
+    st.one_of(st.integers(), st.text(max_size=40), st.none(), st.floats()),
+    st.one_of(st.integers(), st.text(max_size=40), st.none(), st.floats(), st.binary(max_size=8)),
+    st.one_of(st.integers(), st.text(max_size=70), st.none(), st.booleans()),
+)
+def test_check_never_raises_on_any_triple(qid, answer, student):
+    """Any problem id, answer and student together: always a CheckResult with a known status."""
+    result = check(qid, answer, student)
+    assert isinstance(result, CheckResult) and result.status in STATUSES

@@ -161,3 +161,109 @@ def test_grading_uses_the_file_name_not_the_notebooks_student(tmp_path):
     assert sub.student == "s301"
     assert "s999" in " ".join(sub.notes)
     assert sub.total < len(PROBLEMS)
+
+
+def test_static_answers_survive_hostile_sources():
+    """Numbers as sources, 100,000 minus signs, huge literals: skipped, never raised."""
+    raw = {
+        "cells": [
+            {"cell_type": "code", "source": 42},
+            {"cell_type": "code", "source": [1, 2]},
+            {"cell_type": "code", "source": ["answer_q1 = ", "140\n"]},
+            {"cell_type": "code", "source": "answer_q2 = " + "-" * 100_000 + "1"},
+            {"cell_type": "code", "source": "answer_q3 = " + "9" * 5000},
+            {"cell_type": "code", "source": "answer_q4 = " + "(" * 500 + "1" + ")" * 500},
+            "not a cell",
+        ]
+    }
+    answers = static_answers(raw)
+    assert answers.get("q1") == 140
+    assert "q2" not in answers and "q4" not in answers
+    assert static_answers({"cells": 7}) == {} and static_answers([]) == {}
+
+
+def test_spreadsheet_formulas_are_neutralised():
+    """Cells starting with = + - @ get an apostrophe; others and control characters."""
+    from lesson_lib.coursework.grade import spreadsheet_safe
+
+    assert [spreadsheet_safe(x) for x in ("=1+1", "+1", "-2", "@SUM(A1)", "s001", 3)] == [
+        "'=1+1",
+        "'+1",
+        "'-2",
+        "'@SUM(A1)",
+        "s001",
+        "3",
+    ]
+    assert spreadsheet_safe("a\x1b[31mb") == "a[31mb"
+
+
+def test_duplicate_ids_are_flagged_on_every_copy():
+    """s1, S1 and s1/problems are one student: each row says so, none is dropped."""
+    from lesson_lib.coursework.grade import Submission, flag_duplicates
+
+    subs = [
+        Submission("s1", Path("s1.ipynb"), file="s1.ipynb"),
+        Submission("s1", Path("S1.ipynb"), file="S1.ipynb"),
+        Submission("s1", Path("s1/problems.ipynb"), file="s1/problems.ipynb"),
+        Submission("s2", Path("s2.ipynb"), file="s2.ipynb"),
+    ]
+    assert set(flag_duplicates(subs)) == {"s1"}
+    assert all(s.notes[0].startswith("DUPLICATE student ID 's1': 3 submissions") for s in subs[:3])
+    assert subs[3].notes == []
+
+
+def test_csv_is_replaced_only_by_a_complete_one(tmp_path):
+    """A write that fails midway leaves the earlier CSV as it was, and no temporary file."""
+    from lesson_lib.coursework.check import check
+    from lesson_lib.coursework.grade import Submission
+
+    good = Submission("s1", Path("s1.ipynb"), file="s1.ipynb")
+    good.results = {q: check(q, None) for q in PROBLEMS}
+    out = tmp_path / "g.csv"
+    write_scores([good], out)
+    before = out.read_bytes()
+    broken = Submission("s2", Path("s2.ipynb"))  # no results: fails while writing
+    with pytest.raises(KeyError):
+        write_scores([good, broken], out)
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.csv"]
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "nan", "inf", "-inf", "1e9", "soon"])
+def test_timeout_must_be_a_finite_positive_number(tmp_path, bad, capsys):
+    """--timeout 0, negative, nan, inf or absurdly long: a usage error (2), no CSV."""
+    (tmp_path / "s1.ipynb").write_text("{}")
+    out = tmp_path / "g.csv"
+    assert main([str(tmp_path), "--out", str(out), "--timeout", bad]) == 2
+    assert "--timeout" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_grader_refuses_without_a_sandbox(tmp_path, monkeypatch, capsys):
+    """No bubblewrap: exit 3, a message naming what to install and --no-sandbox, no CSV."""
+    monkeypatch.setenv("LESSON_BWRAP", "/no/such/bwrap")
+    (tmp_path / "s1.ipynb").write_text("{}")
+    out = tmp_path / "g.csv"
+    assert main([str(tmp_path), "--out", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "bubblewrap" in err and "--no-sandbox" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_folder_as_output_is_a_usage_error(tmp_path, capsys):
+    """--out naming a folder is refused before anything runs."""
+    (tmp_path / "s1.ipynb").write_text("{}")
+    assert main([str(tmp_path), "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_no_sandbox_grades_and_warns_in_every_row(tmp_path, monkeypatch):
+    """--no-sandbox still grades (clean copy, limits) and writes a warning into the notes."""
+    monkeypatch.setenv("LESSON_BWRAP", "/no/such/bwrap")
+    write_edition(tmp_path / "in", ROOT, ["s401"], ["problems"])
+    _fill(tmp_path / "in" / "s401" / "problems.ipynb", {q: reference(q, "s401") for q in PROBLEMS})
+    out = tmp_path / "g.csv"
+    assert main([str(tmp_path / "in"), "--out", str(out), "--no-sandbox", "--timeout", "90"]) == 0
+    row = _rows(out)["s401"]
+    assert row["total"] == "12" and "WARNING: graded without the sandbox" in row["notes"]

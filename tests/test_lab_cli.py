@@ -63,7 +63,7 @@ def test_bad_options_return_usage_status():
     status, _, err = run_main("run --reps 1")
     assert status == cli.EXIT_USAGE and "reps must be an integer from 3 to 1000" in err
     status, _, err = run_main("run -n 1")
-    assert status == cli.EXIT_USAGE and "ranks must be an integer >= 2" in err
+    assert status == cli.EXIT_USAGE and "ranks must be an integer from 2 to 256" in err
 
 
 def test_missing_mpiexec_is_reported_with_non_zero_exit():
@@ -159,12 +159,138 @@ def test_hung_rank_is_stopped_at_the_timeout(job, tmp_path):
 
 @pytest.mark.slow
 def test_time_budget_exceeded(job, tmp_path):
-    """A sweep over its budget stops early: status 3 and a partial file marked incomplete."""
+    """Over its budget: status 3, partial results beside --out, a complete --out untouched."""
     out = tmp_path / "r.json"
+    good = _good_results(out)
     status, _, err = run_main(f"run -n 2 --out {out} --budget 0.05 --reps 3 -q --timeout 60")
     assert status == cli.EXIT_BUDGET
-    assert "time budget of 0.05 s exceeded" in err
-    partial = read_results(out)
+    assert "time budget of 0.05 s exceeded" in err and f"{out} was not changed" in err
+    assert out.read_bytes() == good
+    partial_path = tmp_path / "r.incomplete.json"
+    partial = read_results(partial_path)
     assert not partial.complete and "time budget" in partial.stop_reason
     assert 1 <= len(partial.bytes) < 24
-    assert json.loads(out.read_text())["complete"] is False
+    assert json.loads(partial_path.read_text())["complete"] is False
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.incomplete.json", "r.json"]
+
+
+def _good_results(out):
+    """Put a complete earlier results file (the shipped 2-rank reference) at ``out``."""
+    from lesson_lib.lab.records import REFERENCE_FILES, reference_path
+
+    data = reference_path(REFERENCE_FILES[2]).read_bytes()
+    out.write_bytes(data)
+    return data
+
+
+def test_mpiexec_that_runs_nothing_never_reports_the_old_file(job, tmp_path):
+    """An 'mpiexec' that exits 0 without starting ranks: status 4, the old --out unchanged."""
+    fake = tmp_path / "mpiexec"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    out = tmp_path / "r.json"
+    good = _good_results(out)
+    status, stdout, err = run_main(f"run -n 2 --out {out} --mpiexec {fake} -q --timeout 30")
+    assert status == cli.EXIT_RANK_FAILED
+    assert "without writing any results" in err and f"{out} was not changed" in err
+    assert "wrote" not in stdout
+    assert out.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mpiexec", "r.json"]
+
+
+@pytest.mark.slow
+def test_a_complete_run_replaces_the_file_with_a_fresh_one(job, tmp_path):
+    """A run that finishes writes --out atomically, tagged with this job, no temp file left."""
+    out = tmp_path / "r.json"
+    _good_results(out)
+    status, stdout, _ = run_main(f"run -n 2 --out {out} --max-bytes 4KiB --reps 3 -q --timeout 60")
+    assert status == 0 and f"wrote 10 sizes to {out}" in stdout
+    data = json.loads(out.read_text())
+    assert data["job"] == job and data["complete"] is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        ("run -n 100000", "ranks must be an integer from 2 to 256"),
+        ("run --max-bytes 99999999999999G", "size must be at most"),
+        ("run --max-bytes 4G", "max_bytes must be an integer from 8 to 1073741824"),
+        ("run --max-bytes " + "9" * 400, "size must be at most"),
+        ("run --budget 1e300", "budget must be"),
+        ("run --timeout inf", "--timeout must be"),
+    ],
+)
+def test_out_of_range_options_are_usage_errors(argv, expected):
+    """Sizes, ranks and times beyond their bounds: status 2 and a message, before MPI starts."""
+    status, _, err = run_main(argv)
+    assert status == cli.EXIT_USAGE, err
+    assert expected in err and "Traceback" not in err
+
+
+def _hostile_files(tmp_path):
+    """Odd inputs a results-reading command can be given, by name."""
+    from lesson_lib.lab.records import REFERENCE_FILES, reference_path
+
+    ref = json.loads(reference_path(REFERENCE_FILES[2]).read_text())
+    files = {"folder": tmp_path / "a-folder"}
+    files["folder"].mkdir()
+    huge = dict(ref, records=[dict(ref["records"][0], bytes=10**400)])
+    files["huge"] = tmp_path / "huge.json"
+    files["huge"].write_text(json.dumps(huge))
+    files["deep"] = tmp_path / "deep.json"
+    files["deep"].write_text("[" * 100_000 + "]" * 100_000)
+    files["binary"] = tmp_path / "binary.json"
+    files["binary"].write_bytes(bytes(range(256)) * 100)
+    files["ranks"] = tmp_path / "ranks.json"
+    files["ranks"].write_text(json.dumps(dict(ref, ranks=10**400)))
+    files["config"] = tmp_path / "config.json"
+    files["config"].write_text(json.dumps(dict(ref, config=[1, 2])))
+    return files
+
+
+@pytest.mark.parametrize("case", ["folder", "huge", "deep", "binary", "ranks", "config"])
+def test_show_turns_odd_files_into_one_line(tmp_path, case):
+    """show on a folder, bytes of 10**400, 100k-deep JSON, binary junk: status 7, one line."""
+    path = _hostile_files(tmp_path)[case]
+    status, out, err = run_main(["show", str(path)])
+    assert status == cli.EXIT_BAD_FILE, (out, err)
+    assert err.startswith("lab: ") and err.count("\n") == 1 and len(err) < 400
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("case", ["folder", "deep", "binary"])
+def test_nccl_import_turns_odd_files_into_one_line(tmp_path, case):
+    """The nccl importer on a folder or junk: status 7 and a short message."""
+    path = _hostile_files(tmp_path)[case]
+    status, _, err = run_main(["nccl", str(path), "--out", str(tmp_path / "r.json")])
+    assert status == cli.EXIT_BAD_FILE
+    assert err.startswith("lab: ") and "Traceback" not in err and len(err) < 600
+
+
+def test_output_paths_that_are_folders_are_usage_errors(tmp_path):
+    """--out naming a folder (or a missing folder) is refused before any work."""
+    src = tmp_path / "perf.txt"
+    src.write_text("# nothing\n")
+    for argv in (
+        ["nccl", str(src), "--out", str(tmp_path)],
+        ["nccl", str(src), "--out", str(tmp_path / "no" / "such" / "r.json")],
+        ["run", "--out", str(tmp_path)],
+        ["pingpong", "--out", str(tmp_path)],
+    ):
+        status, _, err = run_main(argv)
+        assert status == cli.EXIT_USAGE, (argv, err)
+        assert "--out" in err
+
+
+def test_odd_machine_facts_do_not_break_show(tmp_path):
+    """A non-string mpi_library or cpu (hand-edited file) is dropped, not a traceback."""
+    from lesson_lib.lab.records import REFERENCE_FILES, reference_path
+
+    ref = json.loads(reference_path(REFERENCE_FILES[2]).read_text())
+    ref["machine"].update(mpi_library=12, cpu=["x"], devices=[1, 2], logical_cores=10**400)
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(ref))
+    status, out, err = run_main(["show", str(path)])
+    assert status == 0, err
+    assert "MPI all-reduce, 2 ranks" in out

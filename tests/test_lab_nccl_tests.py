@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -103,8 +105,8 @@ def test_malformed_lines_are_reported_with_line_numbers():
         parse_all_reduce_perf(HEADER + "".join(lines))
     problems = info.value.problems
     assert [p.line for p in problems] == [first + 1, first + 3]
-    assert "must be a number, got 'abc'" in problems[0].reason
-    assert "expected 13 columns, found 3" in problems[1].reason
+    assert "should be a number but is 'abc'" in problems[0].reason
+    assert "this line has 3 values but the table has 13 columns" in problems[1].reason
     assert f"line {first + 1}:" in str(info.value)
 
 
@@ -120,7 +122,7 @@ def test_lenient_mode_skips_and_records_bad_lines():
 def test_sizes_must_grow():
     """A repeated or shrinking size (two runs pasted together) is flagged."""
     text = HEADER + row(1024, 20.0) + row(1024, 21.0)
-    with pytest.raises(NcclTestsFormatError, match="does not grow"):
+    with pytest.raises(NcclTestsFormatError, match="is not larger than the one before it"):
         parse_all_reduce_perf(text)
 
 
@@ -140,7 +142,7 @@ def test_rank_count_from_bandwidth_ratio_without_rank_lines():
 
 def test_no_data_lines():
     """Output with no data (e.g. a crash before the table) is a clear error."""
-    with pytest.raises(NcclTestsFormatError, match="no all_reduce_perf data lines"):
+    with pytest.raises(NcclTestsFormatError, match="no measurements found"):
         parse_all_reduce_perf(HEADER)
 
 
@@ -155,5 +157,114 @@ def test_read_file_and_save_as_results(tmp_path):
     assert again.source == "nccl-tests"
     bad = tmp_path / "bad.txt"
     bad.write_text(HEADER + "   8  2  float  sum  -1  x\n")
-    with pytest.raises(NcclTestsFormatError, match=r"bad.txt: 1 malformed line"):
+    with pytest.raises(
+        NcclTestsFormatError,
+        match=r"bad.txt: 1 line\(s\) of the all_reduce_perf table could not be read",
+    ):
         read_all_reduce_perf(bad)
+
+
+DATA = Path(__file__).resolve().parent / "data" / "nccl-tests"
+
+
+@pytest.mark.parametrize(
+    "name, ranks, first, last, rows",
+    [
+        ("gb10-2ranks-from-8KiB.txt", 2, 8192, 65536, 4),
+        ("rows-only-8ranks-from-32KiB.txt", 8, 32768, 33554432, 11),
+        ("multinode-8ranks-large-only.txt", 8, 536870912, 8589934592, 5),
+        ("nvls-8gpus-from-1KiB.txt", 8, 1024, 32768, 6),
+    ],
+)
+def test_real_outputs_import(name, ranks, first, last, rows):
+    """Real pasted outputs (tests/data/nccl-tests/README.md) read with the right sizes and N."""
+    m = read_all_reduce_perf(DATA / name)
+    assert m.ranks == ranks and len(m.bytes) == rows
+    assert m.bytes[0] == first and m.bytes[-1] == last
+    # Times come from the time column: the printed algbw is size / time (2 decimals).
+    assert m.median_s[0] > 0 and np.all(np.diff(m.bytes) > 0)
+
+
+def test_real_output_times_match_their_printed_bandwidth():
+    """size / time reproduces the algbw column nccl-tests printed next to it."""
+    m = read_all_reduce_perf(DATA / "rows-only-8ranks-from-32KiB.txt")
+    printed = [1.76, 3.46, 6.81, 13.42, 25.71, 37.78, 51.58, 78.78, 103.36, 138.28, 171.72]
+    assert_allclose(m.algbw / 1e9, printed, rtol=0.01)
+    in_place = read_all_reduce_perf(DATA / "rows-only-8ranks-from-32KiB.txt", in_place=True)
+    assert_allclose(in_place.median_s[:2], [17.95e-6, 18.25e-6])
+
+
+def test_gpu_names_and_hosts_from_rank_lines():
+    """The GB10 output names its two hosts and devices."""
+    m = read_all_reduce_perf(DATA / "gb10-2ranks-from-8KiB.txt")
+    assert m.machine["hosts"] == ["spark-d708", "spark-dbf4"]
+    assert set(m.machine["devices"]) == {"NVIDIA GB10"}
+
+
+def test_small_bandwidths_need_ranks_and_say_so():
+    """Bandwidths printed as 0.00 .. 0.18 GB/s cannot give N: the message asks for --ranks."""
+    with pytest.raises(NcclTestsFormatError, match="give the number with --ranks"):
+        read_all_reduce_perf(DATA / "units-line-only-small-sizes.txt")
+    m = read_all_reduce_perf(DATA / "units-line-only-small-sizes.txt", ranks=2)
+    assert len(m.bytes) == 10 and m.bytes[-1] == 4096
+
+
+def test_old_twelve_column_layout_without_hash_lines():
+    """The real A100 header (redop, no root, no '#') with rows in its layout: 8 ranks from
+    the Rank lines, times from the 5th column (rows written here: the thread shows none)."""
+    header = (DATA / "old-layout-a100-8gpus-header-only.txt").read_text()
+    rows = (
+        "          32             8   float     sum    30.10    0.00    0.00  0e+00    29.90    0.00    0.00  0e+00\n"
+        "     1048576        262144   float     sum    45.00   23.30   40.78  0e+00    44.00   23.83   41.70  0e+00\n"
+        "    67108864      16777216   float     sum   600.00  111.85  195.74  0e+00   590.00  113.74  199.05  0e+00\n"
+    )
+    m = parse_all_reduce_perf(header + rows)
+    assert m.ranks == 8 and "NVIDIA A100-SXM4-40GB" in m.machine["devices"]
+    assert_allclose(m.median_s, [30.10e-6, 45.00e-6, 600.00e-6])
+    with pytest.raises(NcclTestsFormatError, match="no measurements found"):
+        parse_all_reduce_perf(header)
+
+
+def test_eleven_column_layout_without_redop():
+    """A header without redop and root (size count type time algbw busbw error x2) reads too."""
+    text = (
+        "#  size  count  type   time  algbw  busbw  error   time  algbw  busbw  error\n"
+        "   1024    256 float  20.00   0.05   0.09  0e+00  21.00   0.05   0.09  0e+00\n"
+        "1048576 262144 float 100.00  10.49  18.35  0e+00 101.00  10.38  18.17  0e+00\n"
+    )
+    m = parse_all_reduce_perf(text)
+    assert m.ranks == 8  # 18.35 / 10.49 = 1.75 = 2(N-1)/N
+    assert_allclose(m.median_s, [20e-6, 100e-6])
+    m = parse_all_reduce_perf(text.replace("#  size", "  size"), in_place=True)
+    assert_allclose(m.median_s, [21e-6, 101e-6])
+
+
+def test_fit_falls_back_and_says_what_is_extrapolated():
+    """From 32 KiB up: no 'ranges' fit, a weighted fit whose note says alpha is extrapolated."""
+    from lesson_lib.lab.fit import fit_what_the_sizes_allow
+
+    fit, notes = fit_what_the_sizes_allow(
+        read_all_reduce_perf(DATA / "rows-only-8ranks-from-32KiB.txt")
+    )
+    assert fit.method == "wls" and len(notes) == 1
+    assert "alpha is extrapolated" in notes[0] and "32 KiB" in notes[0]
+    assert 10e-6 < fit.alpha < 25e-6  # the smallest sizes took 18.7-19.5 us
+    fit, notes = fit_what_the_sizes_allow(parse_all_reduce_perf(output()))
+    assert fit.method == "ranges" and notes == []
+
+
+def test_cli_messages_are_for_students(tmp_path):
+    """The CLI prints the fit with its note, never 'small_max' or 'method'."""
+    import io
+
+    from lesson_lib.lab import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    status = cli.main(
+        ["nccl", str(DATA / "rows-only-8ranks-from-32KiB.txt"), "--out", str(tmp_path / "r.json")],
+        stdout=out,
+        stderr=err,
+    )
+    assert status == 0
+    text = out.getvalue()
+    assert "alpha is extrapolated" in text and "small_max" not in text and "method" not in text

@@ -83,7 +83,7 @@ def test_missing_file(tmp_path):
     ("change", "message"),
     [
         (lambda d: d.update(format="other"), "format is 'other'"),
-        (lambda d: d.update(ranks=1), "'ranks' must be an integer >= 2"),
+        (lambda d: d.update(ranks=1), "'ranks' must be an integer from 2 to 100000"),
         (lambda d: d.update(records=[]), "non-empty list"),
         (lambda d: d["records"][1].update(median_s=-1.0), "record 1 needs a positive number"),
         (lambda d: d["records"][2].update(bytes=8), "record 2: sizes must be strictly ascending"),

@@ -395,7 +395,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     >>> check("q1", "lots").status
     'unreadable'
     """
-    label = _short_repr(qid, 20) if not isinstance(qid, str | int) else str(qid)
+    label = _label(qid)
     given = _short_repr(answer)
     try:
         qid = _normalize_qid(qid)
@@ -438,18 +438,29 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
         return CheckResult(
             label,
             UNREADABLE,
-            f"The checker could not handle this answer ({type(err).__name__}: {err}). "
+            f"The checker could not handle this answer ({_short_repr(err, 120)}). "
             "Please tell your instructor.",
             0.0,
             given,
         )
 
 
+def _label(qid: object) -> str:
+    """How to name ``qid`` in a result: itself if a short plain string or int, else its repr."""
+    if type(qid) is str and len(qid) <= 20:
+        return qid
+    if type(qid) is int and -(10**18) < qid < 10**18:
+        return str(qid)
+    return _short_repr(qid, 20)
+
+
 def _normalize_qid(qid: object) -> str | None:
     if isinstance(qid, bool):
         return None
     if isinstance(qid, int):
-        qid = f"q{qid}"
+        if not 0 < qid < 1000:
+            return None
+        qid = f"q{int(qid)}"
     if not isinstance(qid, str):
         return None
     key = qid.strip().casefold()

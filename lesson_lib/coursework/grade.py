@@ -1,67 +1,82 @@
-"""Batch grading: run every submitted problem-set notebook and score its answers.
+"""Batch grading: run every submitted problem-set notebook in a sandbox and score its answers.
 
-Each notebook is executed top to bottom with nbclient (errors in a cell do
-not stop it; a per-notebook time limit does), then one extra cell reads the
-``answer_q...`` variables out of the kernel. The answers are scored here, in
-the grader's process, with :func:`~lesson_lib.coursework.check.check`
-against the variant of the student named by the file, so nothing a
-submission redefines can change its grade. If a notebook cannot run at all
-(not a notebook, kernel died, timed out before the end) the answers typed as
+Submissions are code written by students, so each one runs in its own
+throwaway copy inside an operating-system sandbox (bubblewrap, see
+:mod:`lesson_lib.coursework.sandbox`): no network, nothing writable but the
+copy, no other submission and no grader output in sight, a clean
+environment, limits on memory, processes, output and time, and every
+process it started killed when it ends. Inside, the whole notebook runs
+(:mod:`lesson_lib.coursework.runner`, kernel included) and the
+``answer_q...`` variables are saved. The answers are scored here, outside
+the sandbox, with :func:`~lesson_lib.coursework.check.check` against the
+variant of the student named by the file, so nothing a submission does can
+change another's grade or pick its own variant. If a notebook cannot run
+(not a notebook, kernel died, killed at the limit) the answers typed as
 plain values in its answer cells are read from the source instead, and the
 notes column says so.
+
+Whatever a submission contains, it gets a row; both CSV files are written
+atomically at the end. Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
+``s1/problems.ipynb``) are all graded and flagged, never silently merged.
 
 Command line::
 
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
+
+Exit status: 0 the CSV was written (whatever the submissions contained),
+2 bad options or no submissions, 3 no sandbox available (install
+bubblewrap, or pass ``--no-sandbox`` for submissions you trust).
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import csv
 import json
-import logging
+import math
+import os
+import shutil
+import stat
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import nbformat
+from typing import Any, TextIO
 
 from lesson_lib.coursework.check import CheckResult, check
 from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
+from lesson_lib.coursework.sandbox import (
+    SANDBOX_HOME,
+    Limits,
+    SandboxUnavailable,
+    require_sandbox,
+    run_isolated,
+)
 from lesson_lib.coursework.variants import normalize_student
 
 #: Name of the problem-set notebook inside a per-student folder.
 PROBLEM_SET = "problems"
+#: Largest notebook file read, bytes (the problem set is about 100 KB).
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+#: Largest code cell whose source is parsed for plain answers, characters.
+MAX_CELL_CHARS = 20_000
+#: Longest ``--timeout`` accepted, seconds.
+MAX_TIMEOUT = 3600.0
+#: Seconds allowed after the notebook's own limit for the kernel to start, stop and report.
+GRACE_S = 60.0
+#: Note added to every row graded with ``--no-sandbox``.
+NO_SANDBOX_NOTE = "WARNING: graded without the sandbox (--no-sandbox)"
+#: Exit status when no sandbox can be made.
+EXIT_NO_SANDBOX = 3
 
-_MARK = "__COURSEWORK_ANSWERS__"
-
-# Runs inside the student's kernel after their cells; names start with _cw_ so
-# they do not clash with the student's own.
-_EXTRACT = f"""
-import json as _cw_json, math as _cw_math
-
-def _cw_plain(value, depth=0):
-    if value is None or value is Ellipsis:
-        return None
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
-        return _cw_plain(value.item(), depth)
-    if isinstance(value, (list, tuple)) and depth < 2:
-        return [_cw_plain(v, depth + 1) for v in value[:20]]
-    return {{"unreadable object": type(value).__name__}}
-
-_cw_globals = dict(globals())
-print({_MARK!r} + _cw_json.dumps({{
-    "answers": {{k: _cw_plain(v) for k, v in _cw_globals.items() if k.startswith("answer_q")}},
-    "student": _cw_plain(_cw_globals.get("STUDENT")),
-}}))
-"""
+_RESULT = ".grader-result.json"
+_COPY = "submission.ipynb"
+_MAX_RESULT_BYTES = 2**20
 
 
 @dataclass
@@ -71,8 +86,8 @@ class Submission:
     Attributes
     ----------
     student : str
-        Student ID (from the file or folder name), or the file name if it is
-        not a valid ID.
+        Student ID (from the file or folder name, lower-cased), or the file
+        name if it is not a valid ID.
     path : Path
         The notebook.
     status : str
@@ -84,6 +99,10 @@ class Submission:
         Problem id -> CheckResult, the verdict per problem.
     notes : list of str
         Anything the instructor should know about this submission.
+    file : str
+        The notebook's path relative to the submissions folder.
+    seconds : float
+        Wall-clock seconds it took to grade.
     """
 
     student: str
@@ -92,6 +111,8 @@ class Submission:
     answers: dict[str, Any] = field(default_factory=dict)
     results: dict[str, CheckResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    file: str = ""
+    seconds: float = 0.0
 
     @property
     def total(self) -> float:
@@ -104,7 +125,7 @@ def find_submissions(folder: Path) -> list[tuple[str, Path]]:
 
     Two layouts are understood, and may be mixed: ``folder/<ID>.ipynb`` and
     ``folder/<ID>/problems.ipynb`` (the student edition's layout; other
-    notebooks in that folder are ignored).
+    notebooks in that folder are ignored). Hidden names are skipped.
 
     Parameters
     ----------
@@ -116,22 +137,31 @@ def find_submissions(folder: Path) -> list[tuple[str, Path]]:
     list of (str, Path)
         Name (the ID as written in the file system) and notebook, sorted by name.
     """
-    found = [(p.stem, p) for p in folder.glob("*.ipynb") if p.is_file()]
+    found = [
+        (p.stem, p)
+        for p in folder.glob("*.ipynb")
+        if not p.name.startswith(".") and (p.is_file() or p.is_symlink())
+    ]
     found += [
         (p.parent.name, p)
         for p in folder.glob(f"*/{PROBLEM_SET}.ipynb")
-        if p.is_file() and not p.parent.name.startswith(".")
+        if not p.parent.name.startswith(".")
+        and not p.parent.is_symlink()
+        and (p.is_file() or p.is_symlink())
     ]
     return sorted(found, key=lambda item: (item[0].casefold(), str(item[1])))
 
 
-def static_answers(nb: nbformat.NotebookNode) -> dict[str, Any]:
+def static_answers(nb: object) -> dict[str, Any]:
     """Answers typed as plain values (``answer_q3 = 1.5``) in a notebook's code cells.
+
+    Never raises: cells that are not text, too long (over
+    :data:`MAX_CELL_CHARS`) or not Python are skipped.
 
     Parameters
     ----------
-    nb : nbformat.NotebookNode
-        The notebook (not executed).
+    nb : dict
+        The notebook as parsed JSON or ``nbformat.NotebookNode`` (not executed).
 
     Returns
     -------
@@ -140,87 +170,115 @@ def static_answers(nb: nbformat.NotebookNode) -> dict[str, Any]:
         literal (an expression, a function call) is left out.
     """
     answers: dict[str, Any] = {}
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code":
+    try:
+        sources = code_sources(nb)
+    except ValueError:
+        return answers
+    for source in sources:
+        if len(source) > MAX_CELL_CHARS or "answer_q" not in source:
             continue
         try:
-            tree = ast.parse(cell.get("source", ""))
-        except SyntaxError:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
             continue
         for node in tree.body:
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
                 continue
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id.startswith("answer_q"):
+                qid = target.id[len("answer_") :]
                 try:
-                    answers[target.id[len("answer_") :]] = ast.literal_eval(node.value)
+                    answers[qid] = ast.literal_eval(node.value)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    answers.pop(target.id[len("answer_") :], None)
+                    answers.pop(qid, None)
     return answers
 
 
-def _run(nb: nbformat.NotebookNode, cwd: Path, timeout: float) -> tuple[str, dict | None, int]:
-    """Execute ``nb`` plus the extraction cell; return (status, payload, cells that raised)."""
-    from jupyter_core.utils import run_sync
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+def _read_json_file(path: Path, limit: int) -> object:
+    """Parse a JSON file of at most ``limit`` bytes, without following a symbolic link."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit // 2**20} MiB")
+    return json.loads(data.decode("utf-8", "replace"))
 
-    quiet = logging.getLogger("lesson_lib.coursework.grade.nbclient")
-    quiet.setLevel(logging.CRITICAL)
-    extract = nbformat.v4.new_code_cell(_EXTRACT)
-    nb.cells.append(extract)
-    client = NotebookClient(
-        nb,
-        timeout=int(max(timeout, 1)),
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(cwd)}},
-        log=quiet,
-        shutdown_kernel="immediate",
-    )
-    status = "ran"
-    deadline = time.monotonic() + timeout
+
+def _describe(err: BaseException) -> str:
+    kind = type(err).__name__
+    if isinstance(err, OSError) and err.strerror:
+        return f"{kind}: {err.strerror}"
+    if isinstance(err, ValueError | TypeError) and str(err) and len(str(err)) < 80:
+        return f"{kind}: {err}"
+    return kind
+
+
+def _plain_payload(payload: object) -> tuple[dict[str, Any], object] | None:
+    """Answers and declared STUDENT from the runner's payload, if it has the right shape."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("answers"), dict):
+        return None
+    found = payload["answers"]
+    answers = {q: found[f"answer_{q}"] for q in PROBLEMS if f"answer_{q}" in found}
+    return answers, payload.get("student")
+
+
+def _execute(
+    path: Path, timeout: float, sandbox: bool, limits: Limits, workdir: Path
+) -> tuple[dict[str, Any] | None, str]:
+    """Run ``path`` through the runner in a throwaway copy; (result record, note)."""
+    scratch = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
     try:
-        with client.setup_kernel():
-            for index, cell in enumerate(nb.cells[:-1]):
-                if cell.cell_type != "code":
-                    continue
-                remaining = deadline - time.monotonic()
-                if remaining < 1:
-                    status = "timed out"
-                    break
-                client.timeout = int(remaining)
-                try:
-                    client.execute_cell(cell, index)
-                except CellTimeoutError:
-                    status = "timed out"
-                    # Stop the runaway cell (KeyboardInterrupt) so the answers can be read.
-                    run_sync(client.km.interrupt_kernel)()
-                    break
-            client.timeout = 30
-            client.execute_cell(extract, len(nb.cells) - 1)
-    except DeadKernelError:
-        return "kernel died", None, _raised(nb)
-    except CellTimeoutError:
-        return "timed out", None, _raised(nb)
-    payload = None
-    for output in extract.get("outputs", []):
-        text = output.get("text", "")
-        if output.get("output_type") == "stream" and _MARK in text:
-            payload = json.loads(text.split(_MARK, 1)[1].strip().splitlines()[0])
-    return status, payload, _raised(nb)
+        shutil.copyfile(path, scratch / _COPY, follow_symlinks=False)
+        home = SANDBOX_HOME if sandbox else str(scratch)
+        run = run_isolated(
+            [
+                sys.executable,
+                "-m",
+                "lesson_lib.coursework.runner",
+                f"{home}/{_COPY}",
+                "--timeout",
+                repr(timeout),
+                "--result",
+                f"{home}/{_RESULT}",
+            ],
+            scratch,
+            timeout=timeout + GRACE_S,
+            limits=limits,
+            sandbox=sandbox,
+        )
+        note = ""
+        if run.leftovers:
+            note = f"{len(run.leftovers)} leftover process(es) killed after the run"
+        try:
+            record = _read_json_file(scratch / _RESULT, _MAX_RESULT_BYTES)
+        except (OSError, ValueError, RecursionError, MemoryError):
+            record = None
+        if not isinstance(record, dict) or not isinstance(record.get("status"), str):
+            if run.timed_out:
+                return {"status": "timed out", "raised": 0}, note
+            why = (
+                f"killed by signal {-run.returncode}"
+                if run.returncode < 0
+                else f"exit status {run.returncode}"
+            )
+            return {"status": "could not run", "error": f"no result ({why})"}, note
+        return record, note
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _raised(nb: nbformat.NotebookNode) -> int:
-    return sum(
-        any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-        for cell in nb.cells
-        if cell.cell_type == "code"
-    )
-
-
-def grade_notebook(name: str, path: Path, timeout: float = 120.0) -> Submission:
-    """Run one submission and score every problem; never raises on a broken notebook.
+def grade_notebook(
+    name: str,
+    path: Path,
+    timeout: float = 120.0,
+    *,
+    sandbox: bool = True,
+    limits: Limits | None = None,
+    workdir: Path | None = None,
+) -> Submission:
+    """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
     Parameters
     ----------
@@ -229,61 +287,131 @@ def grade_notebook(name: str, path: Path, timeout: float = 120.0) -> Submission:
     path : Path
         The notebook.
     timeout : float, default 120
-        Seconds the whole notebook may run (kernel start-up included).
+        Seconds the notebook's cells may run (kernel start-up included);
+        the sandbox is killed :data:`GRACE_S` seconds later whatever happens.
+    sandbox : bool, default True
+        False runs it without bubblewrap (``--no-sandbox``; a warning is noted).
+    limits : Limits, optional
+        Resource limits (:class:`~lesson_lib.coursework.sandbox.Limits` defaults).
+    workdir : Path, optional
+        Private folder for the throwaway copies (default: a temporary one).
 
     Returns
     -------
     Submission
         Status, answers, one result per problem, notes.
     """
-    sub = Submission(student=name, path=path)
+    started = time.monotonic()
+    sub = Submission(student=name, path=path, file=path.name)
     try:
         sid = normalize_student(name)
     except (TypeError, ValueError):
         sid = None
         sub.notes.append(
-            f"file name {name!r} is not a valid student ID: graded as the book's version"
+            f"file name {name[:80]!r} is not a valid student ID: graded as the book's version"
         )
-    try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as err:
+    if sid is not None:
+        sub.student = sid
+    if not sandbox:
+        sub.notes.append(NO_SANDBOX_NOTE)
+    answers: dict[str, Any] | None = None
+    nb: object = None
+    if path.is_symlink():
         sub.status = "not a notebook"
-        sub.notes.append(f"could not read the notebook ({type(err).__name__})")
-        nb = None
-    payload = None
-    if nb is not None:
+        sub.notes.append("a symbolic link, not a file: not read")
+    else:
         try:
-            sub.status, payload, raised = _run(nbformat.from_dict(nb), path.parent, timeout)
-            if sub.status == "timed out":
-                sub.notes.append(f"stopped at the {timeout:g} s limit")
-            if raised:
-                if sub.status == "ran":
-                    sub.status = "ran with errors"
-                sub.notes.append(f"{raised} cell(s) raised an error")
-        except Exception as err:  # a kernel that cannot start, a broken cell structure ...
-            sub.status = "could not run"
-            sub.notes.append(f"execution failed ({type(err).__name__}: {err})"[:200])
-    if payload is not None:
-        found = payload.get("answers", {})
-        sub.answers = {q: found[f"answer_{q}"] for q in PROBLEMS if f"answer_{q}" in found}
-        declared = payload.get("student")
-        if isinstance(declared, str) and declared.strip() and sid is not None:
-            try:
-                if normalize_student(declared) != sid:
-                    sub.notes.append(
-                        f"the notebook says STUDENT = {declared!r}; graded as {sid!r} (its file name)"
-                    )
-            except (TypeError, ValueError):
-                pass
-    elif nb is not None:
-        sub.answers = static_answers(nb)
-        sub.notes.append("answers read from the answer cells' source, not from running it")
+            nb = _read_json_file(path, MAX_NOTEBOOK_BYTES)
+            code_sources(nb)
+        except (OSError, ValueError, RecursionError, MemoryError) as err:
+            sub.status = "not a notebook"
+            sub.notes.append(f"could not read the notebook ({_describe(err)})")
+            nb = None
+    if nb is not None:
+        with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
+            record, note = _execute(
+                path, timeout, sandbox, limits or Limits(), workdir or Path(tmp)
+            )
+        if note:
+            sub.notes.append(note)
+        sub.status = record["status"] if record["status"] in _STATUSES else "could not run"
+        if sub.status == "timed out":
+            sub.notes.append(f"stopped at the {timeout:g} s limit")
+        raised = record.get("raised")
+        if isinstance(raised, int) and not isinstance(raised, bool) and raised > 0:
+            if sub.status == "ran":
+                sub.status = "ran with errors"
+            sub.notes.append(f"{min(raised, 10**6)} cell(s) raised an error")
+        if record.get("flooded"):
+            sub.notes.append(
+                f"printed more than {MAX_OUTPUT // 2**20} MiB: the printing cell was interrupted"
+            )
+        if isinstance(record.get("error"), str):
+            sub.notes.append(f"execution failed ({record['error'][:120]})")
+        plain = _plain_payload(record.get("payload"))
+        if plain is not None:
+            answers, declared = plain
+            _note_declared(sub, sid, declared)
+        else:
+            answers = static_answers(nb)
+            sub.notes.append("answers read from the answer cells' source, not from running it")
     for qid in PROBLEMS:
-        sub.results[qid] = check(qid, sub.answers.get(qid), student=sid)
+        sub.results[qid] = check(qid, (answers or {}).get(qid), student=sid)
+    sub.seconds = time.monotonic() - started
     return sub
 
 
-def grade_folder(folder: Path, timeout: float = 120.0) -> list[Submission]:
+_STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
+
+
+def _note_declared(sub: Submission, sid: str | None, declared: object) -> None:
+    if isinstance(declared, str) and declared.strip() and sid is not None:
+        try:
+            if normalize_student(declared) != sid:
+                sub.notes.append(
+                    f"the notebook says STUDENT = {declared[:64]!r}; graded as {sid!r} "
+                    "(its file name)"
+                )
+        except (TypeError, ValueError):
+            pass
+
+
+def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
+    """Note on every row whose student ID appears more than once (case ignored).
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks; their ``notes`` are extended.
+
+    Returns
+    -------
+    dict
+        Duplicated ID -> its submissions (empty when every ID is unique).
+    """
+    groups: dict[str, list[Submission]] = {}
+    for sub in submissions:
+        groups.setdefault(sub.student.casefold(), []).append(sub)
+    duplicated = {key: subs for key, subs in groups.items() if len(subs) > 1}
+    for key, subs in duplicated.items():
+        files = ", ".join(s.file for s in subs)
+        for sub in subs:
+            sub.notes.insert(
+                0,
+                f"DUPLICATE student ID {key!r}: {len(subs)} submissions ({files}); "
+                "none was picked, decide which one counts",
+            )
+    return duplicated
+
+
+def grade_folder(
+    folder: Path,
+    timeout: float = 120.0,
+    *,
+    sandbox: bool = True,
+    limits: Limits | None = None,
+    progress: TextIO | None = None,
+) -> list[Submission]:
     """Grade every submission in ``folder`` (see :func:`find_submissions`), one at a time.
 
     Parameters
@@ -292,17 +420,92 @@ def grade_folder(folder: Path, timeout: float = 120.0) -> list[Submission]:
         The folder of submissions.
     timeout : float, default 120
         Seconds each notebook may run.
+    sandbox : bool, default True
+        False: no bubblewrap (see :func:`grade_notebook`).
+    limits : Limits, optional
+        Resource limits of each run.
+    progress : text stream, optional
+        Where to print one line per graded notebook.
 
     Returns
     -------
     list of Submission
-        In the order of :func:`find_submissions`.
+        In the order of :func:`find_submissions`, duplicates flagged.
     """
-    return [grade_notebook(name, path, timeout) for name, path in find_submissions(folder)]
+    folder = Path(folder)
+    if sandbox:
+        require_sandbox()
+    subs = []
+    with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
+        os.chmod(work, 0o700)
+        for name, path in find_submissions(folder):
+            try:
+                sub = grade_notebook(
+                    name, path, timeout, sandbox=sandbox, limits=limits, workdir=Path(work)
+                )
+            except Exception as err:  # never stop the run for one submission
+                sub = Submission(student=name, path=path, status="could not run")
+                sub.notes.append(f"the grader failed on this file ({_describe(err)})")
+                sub.results = {q: check(q, None) for q in PROBLEMS}
+            with contextlib.suppress(ValueError):
+                sub.file = str(path.relative_to(folder))
+            if progress is not None:
+                progress.write(
+                    f"{spreadsheet_safe(sub.student)}: {sub.total:g} / {len(PROBLEMS)} ({sub.status}, "
+                    f"{sub.seconds:.1f} s)\n"
+                )
+                progress.flush()
+            subs.append(sub)
+    flag_duplicates(subs)
+    return subs
+
+
+def spreadsheet_safe(value: object) -> str:
+    """A CSV cell that a spreadsheet shows as text, never runs as a formula.
+
+    Cells starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return get a leading apostrophe (OWASP's advice on CSV injection);
+    control characters other than tab and newline are dropped.
+
+    Parameters
+    ----------
+    value : object
+        The cell's content.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("s001")
+    ("'=1+1", 's001')
+    """
+    text = "".join(ch for ch in str(value) if ch in "\t\n" or ch.isprintable())
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _write_csv_atomically(path: Path, header: list[str], rows: list[list[object]]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(header)
+            writer.writerows([[spreadsheet_safe(c) for c in row] for row in rows])
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_scores(submissions: Sequence[Submission], path: Path) -> None:
-    """Write one row per student: ``student, q1 .. q12, total, max, status, notes``.
+    """Write one row per notebook: ``student, file, q1 .. q12, total, max, status, notes``.
+
+    Written atomically (a temporary file, then a rename): an existing file is
+    replaced only by a complete one.
 
     Parameters
     ----------
@@ -311,26 +514,26 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> None:
     path : Path
         CSV file to write (its folder is created).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", *PROBLEMS, "total", "max", "status", "notes"])
-        for sub in submissions:
-            scores = [f"{sub.results[q].score:g}" for q in PROBLEMS]
-            writer.writerow(
-                [
-                    sub.student,
-                    *scores,
-                    f"{sub.total:g}",
-                    len(PROBLEMS),
-                    sub.status,
-                    "; ".join(sub.notes),
-                ]
-            )
+    rows = [
+        [
+            sub.student,
+            sub.file or sub.path.name,
+            *[f"{sub.results[q].score:g}" for q in PROBLEMS],
+            f"{sub.total:g}",
+            len(PROBLEMS),
+            sub.status,
+            "; ".join(sub.notes),
+        ]
+        for sub in submissions
+    ]
+    header = ["student", "file", *PROBLEMS, "total", "max", "status", "notes"]
+    _write_csv_atomically(path, header, rows)
 
 
 def write_details(submissions: Sequence[Submission], path: Path) -> None:
-    """Write one row per student and problem: the answer, the verdict and its message.
+    """Write one row per notebook and problem: the answer, the verdict and its message.
+
+    Written atomically, like :func:`write_scores`.
 
     Parameters
     ----------
@@ -339,22 +542,34 @@ def write_details(submissions: Sequence[Submission], path: Path) -> None:
     path : Path
         CSV file to write (its folder is created).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", "problem", "answer", "status", "score", "message"])
-        for sub in submissions:
-            for qid, result in sub.results.items():
-                writer.writerow(
-                    [
-                        sub.student,
-                        qid,
-                        result.given,
-                        result.status,
-                        f"{result.score:g}",
-                        result.message,
-                    ]
-                )
+    rows = [
+        [
+            sub.student,
+            sub.file or sub.path.name,
+            qid,
+            result.given,
+            result.status,
+            f"{result.score:g}",
+            result.message,
+        ]
+        for sub in submissions
+        for qid, result in sub.results.items()
+    ]
+    _write_csv_atomically(
+        path, ["student", "file", "problem", "answer", "status", "score", "message"], rows
+    )
+
+
+def _timeout_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}, got {text!r}"
+        )
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -368,36 +583,71 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 when the CSV was written (whatever the submissions contained), 2 on a usage error.
+        0 when the CSV was written (whatever the submissions contained), 2 on a
+        usage error, 3 when no sandbox can be made (see ``--no-sandbox``).
     """
     parser = argparse.ArgumentParser(
         prog="python -m lesson_lib.coursework.grade",
-        description="Run submitted problem-set notebooks and write a CSV of scores.",
+        description="Run submitted problem-set notebooks, each in a sandbox, and write a CSV "
+        "of scores.",
+        epilog="Exit status: 0 CSV written, 2 bad options or no notebooks, 3 no sandbox.",
     )
     parser.add_argument("folder", type=Path, help="folder of submissions")
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="scores CSV")
     parser.add_argument("--details", type=Path, help="optional CSV: one row per answer")
     parser.add_argument(
-        "--timeout", type=float, default=120.0, help="seconds per notebook (default 120)"
+        "--timeout",
+        type=_timeout_arg,
+        default=120.0,
+        help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default 120)",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run notebooks without bubblewrap: only for submissions you trust "
+        "(every row then carries a warning)",
+    )
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
+    for target in (args.out, args.details):
+        if target is not None and target.is_dir():
+            print(f"error: {target} is a folder; give a file name for the CSV", file=sys.stderr)
+            return 2
     found = find_submissions(args.folder)
     if not found:
         print(f"error: no notebooks in {args.folder}", file=sys.stderr)
         return 2
-    submissions = []
-    for name, path in found:
-        sub = grade_notebook(name, path, args.timeout)
-        print(f"{sub.student}: {sub.total:g} / {len(PROBLEMS)} ({sub.status})", flush=True)
-        submissions.append(sub)
+    if not args.no_sandbox:
+        try:
+            require_sandbox()
+        except SandboxUnavailable as exc:
+            print(f"error: cannot grade safely: {exc}", file=sys.stderr)
+            return EXIT_NO_SANDBOX
+    else:
+        print(f"{NO_SANDBOX_NOTE}: submissions can read and change your files", file=sys.stderr)
+    submissions = grade_folder(
+        args.folder, args.timeout, sandbox=not args.no_sandbox, progress=sys.stdout
+    )
     write_scores(submissions, args.out)
     print(f"wrote {args.out}")
     if args.details:
         write_details(submissions, args.details)
         print(f"wrote {args.details}")
+    counts: dict[str, int] = {}
+    for sub in submissions:
+        counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
+    duplicates = {spreadsheet_safe(key) for key, n in counts.items() if n > 1}
+    if duplicates:
+        print(
+            f"warning: duplicate student IDs, every copy graded and flagged in the notes: "
+            f"{', '.join(sorted(duplicates))}",
+            file=sys.stderr,
+        )
     return 0
 
 

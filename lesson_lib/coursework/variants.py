@@ -51,13 +51,18 @@ def normalize_student(student: object) -> str | None:
             f"student must be a string ID such as 's1234' or None, got {student!r} "
             f"({type(student).__name__})"
         )
+    if isinstance(student, int) and not -(10**64) < student < 10**64:
+        raise ValueError(
+            "student must be 1 to 64 letters, digits, '.', '_' or '-', got an integer of "
+            "more than 64 digits"
+        )
     text = str(student).strip()
     if not text:
         return None
     if not _ID_PATTERN.fullmatch(text):
         raise ValueError(
             "student must be 1 to 64 letters, digits, '.', '_' or '-' (starting with a "
-            f"letter or digit), got {student!r}"
+            f"letter or digit), got {text[:80]!r}"
         )
     return text.casefold()
 

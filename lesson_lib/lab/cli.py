@@ -20,15 +20,30 @@ missing), 7 a results or input file is empty, corrupt or malformed.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shlex
 import sys
+import uuid
 from collections.abc import Sequence
-from typing import TextIO
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from lesson_lib.lab.sweep import DTYPES, EXIT_BUDGET, EXIT_RANK_FAILED, FAILURES, SweepConfig
+from lesson_lib.lab.sweep import (
+    DTYPES,
+    EXIT_BUDGET,
+    EXIT_RANK_FAILED,
+    FAILURES,
+    MAX_RANKS,
+    SweepConfig,
+    incomplete_path,
+)
 from lesson_lib.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
+
+if TYPE_CHECKING:
+    from lesson_lib.lab.launch import LaunchResult
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -96,6 +111,8 @@ def parse_size(text: str) -> int:
             f"got {text!r}"
         )
     value = float(match[1]) * _SUFFIX[match[2]]
+    if not math.isfinite(value) or value > 2**60:
+        raise ValueError(f"size must be at most 1 EiB, got {text[:40]!r}")
     if value < 1:
         raise ValueError(f"size must be at least 1 byte, got {text!r}")
     return round(value)
@@ -221,19 +238,21 @@ def _rank_args(config: SweepConfig) -> list[str]:
 def _fit_lines(
     measurement: object, min_bytes: int | None = None, max_bytes: int | None = None
 ) -> list[str]:
-    from lesson_lib.lab.fit import fit_measurement
+    from lesson_lib.lab.fit import fit_what_the_sizes_allow
 
     try:
-        fit = fit_measurement(measurement, min_bytes=min_bytes, max_bytes=max_bytes)
+        fit, notes = fit_what_the_sizes_allow(measurement, min_bytes=min_bytes, max_bytes=max_bytes)
     except ValueError as exc:
         return [f"no fit: {exc}"]
+    how = "" if fit.method == "ranges" else " (one weighted straight-line fit over all sizes)"
     return [
         f"fit t(m) = alpha + m/B over {format_bytes(fit.min_bytes, system='binary')} .. "
-        f"{format_bytes(fit.max_bytes, system='binary')}:",
+        f"{format_bytes(fit.max_bytes, system='binary')}{how}:",
         f"  alpha = {format_seconds(fit.alpha)}   B = {format_rate(fit.bandwidth)} "
         f"(bus bandwidth {format_rate(fit.bus_bandwidth)})",
         f"  crossover alpha x B = {format_bytes(fit.crossover_bytes, system='binary')}; "
         f"rms residual {100 * fit.rms_residual:.0f}%, worst {100 * fit.max_residual:.0f}%",
+        *[f"  note: {n}" for n in notes],
     ]
 
 
@@ -254,6 +273,15 @@ def _table(measurement: object) -> list[str]:
     return lines
 
 
+def _check_out(path: str, option: str = "--out") -> None:
+    """Refuse an output path that is a folder or sits in a folder that does not exist."""
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{option} {path!r} is a folder; give a file name such as results.json")
+    if not p.parent.is_dir():
+        raise ValueError(f"{option} {path!r}: the folder {str(p.parent)!r} does not exist")
+
+
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lesson_lib.lab import launch
 
@@ -262,11 +290,21 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from lesson_lib.lab.sweep import run_rank
 
         return run_rank(config, stream=err)
-    if args.ranks < 2:
-        raise ValueError(f"-n/--ranks must be an integer >= 2, got {args.ranks}")
+    if not 2 <= args.ranks <= MAX_RANKS:
+        raise ValueError(
+            f"-n/--ranks must be an integer from 2 to {MAX_RANKS}, got {args.ranks} "
+            "(on one machine, more ranks than cores only measures the oversubscription)"
+        )
     timeout = args.timeout if args.timeout is not None else config.budget + 30.0
-    if timeout <= 0:
-        raise ValueError(f"--timeout must be > 0 s, got {timeout:g}")
+    if not 0 < timeout <= 86_400:
+        raise ValueError(f"--timeout must be from 0 to 86400 s, got {timeout:g}")
+    _check_out(config.out)
+    # The ranks write to a fresh file of this job only; --out is replaced only by a
+    # complete result, so an old file is never reported as new.
+    tag = os.environ.get(launch.JOB_ENV) or uuid.uuid4().hex
+    final = config.out
+    staging = str(Path(final).with_name(f".{Path(final).name}.{tag[:12]}.tmp"))
+    config = replace(config, out=staging)
     try:
         launch.require_mpi4py()
         result = launch.run_mpiexec(
@@ -276,10 +314,28 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             hostfile=args.hostfile,
             mpiexec=args.mpiexec,
             relay=None if config.quiet else err,
+            tag=tag,
         )
     except launch.MPIUnavailableError as exc:
         _say(err, f"lab: cannot start MPI: {exc}")
         return EXIT_NO_MPI
+    try:
+        return _after_run(config, result, timeout, final, tag, out, err)
+    finally:
+        Path(staging).unlink(missing_ok=True)
+        Path(incomplete_path(staging)).unlink(missing_ok=True)
+
+
+def _after_run(
+    config: SweepConfig,
+    result: LaunchResult,
+    timeout: float,
+    final: str,
+    tag: str,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Report a finished MPI job; move its results to ``final`` only if complete and fresh."""
     notes = "".join(f"\n  rank {r}: {t}" for r, t in sorted(result.rank_notes.items()))
     cleaned = ""
     if result.stopped or result.removed_shm:
@@ -296,10 +352,15 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
         return EXIT_TIMEOUT
     if result.returncode == EXIT_BUDGET:
+        partial = incomplete_path(final)
+        where = f"{final} was not changed."
+        if Path(incomplete_path(config.out)).is_file():
+            os.replace(incomplete_path(config.out), partial)
+            where = f"Partial results (marked incomplete) are in {partial}; {where}"
         _say(
             err,
             f"lab: time budget of {config.budget:g} s exceeded; the sweep stopped early. "
-            f"Partial results (marked incomplete) are in {config.out}.{cleaned}\n"
+            f"{where}{cleaned}\n"
             "  Raise --budget or lower --max-bytes / --reps.",
         )
         return EXIT_BUDGET
@@ -312,14 +373,28 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             + (f"\n  last output:\n{tail}" if tail and config.quiet else ""),
         )
         return EXIT_RANK_FAILED
-    from lesson_lib.lab.records import ResultsError, read_results
+    from lesson_lib.lab.records import ResultsError, read_json, read_results
 
+    if not Path(config.out).is_file():
+        _say(
+            err,
+            f"lab: the MPI job ended (exit status 0) without writing any results, so "
+            f"{final} was not changed. Did the ranks run? Check that --mpiexec "
+            f"({result.command[0]}) is a working mpiexec.",
+        )
+        return EXIT_RANK_FAILED
     try:
+        if read_json(config.out).get("job") != tag:
+            raise ResultsError(f"{config.out} was not written by this run")
         measurement = read_results(config.out)
     except ResultsError as exc:
-        _say(err, f"lab: {exc}")
+        _say(err, f"lab: {exc}; {final} was not changed")
         return EXIT_BAD_FILE
-    _say(out, f"{measurement.label()}\nwrote {len(measurement.bytes)} sizes to {config.out}")
+    if not measurement.complete:
+        _say(err, f"lab: the sweep did not finish; {final} was not changed")
+        return EXIT_RANK_FAILED
+    os.replace(config.out, final)
+    _say(out, f"{measurement.label()}\nwrote {len(measurement.bytes)} sizes to {final}")
     for line in _fit_lines(measurement):
         _say(out, line)
     return EXIT_OK
@@ -341,6 +416,7 @@ def _nccl(args: argparse.Namespace, out: TextIO) -> int:
     from lesson_lib.lab.nccl_tests import read_all_reduce_perf
     from lesson_lib.lab.records import measurement_to_dict, write_results
 
+    _check_out(args.out)
     m = read_all_reduce_perf(
         args.file, ranks=args.ranks, in_place=args.in_place, strict=not args.lenient
     )
@@ -358,6 +434,8 @@ def _pingpong(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lesson_lib.lab import launch
     from lesson_lib.lab.pingpong import run_pingpong, write_pingpong
 
+    if args.out:
+        _check_out(args.out)
     try:
         launch.require_mpi4py()
         pp = run_pingpong(args.max_bytes, timeout=args.timeout, mpiexec=args.mpiexec, relay=err)
@@ -430,6 +508,10 @@ def main(
     except (ValueError, TypeError) as exc:
         _say(err, f"lab: bad option: {exc}")
         return EXIT_USAGE
+    except OSError as exc:  # a file that cannot be read or written
+        where = f" {exc.filename!r}" if exc.filename else ""
+        _say(err, f"lab: cannot use{where}: {exc.strerror or exc}")
+        return EXIT_BAD_FILE
     except KeyboardInterrupt:
         _say(err, "lab: interrupted; the MPI job was stopped")
         return 130

@@ -335,3 +335,61 @@ def fabric_from_fit(fit: AlphaBetaFit, name: str | None = None) -> Fabric:
         latency=fit.alpha,
         bandwidth=fit.bus_bandwidth,
     )
+
+
+def fit_what_the_sizes_allow(
+    measurement: Measurement, min_bytes: float | None = None, max_bytes: float | None = None
+) -> tuple[AlphaBetaFit, list[str]]:
+    """Fit with ``"ranges"`` when the sizes allow it, else a plain weighted fit, and say so.
+
+    ``"ranges"`` needs small sizes (up to 4 KiB) for alpha and large ones (from
+    1 MiB) for B. An output that starts at 32 KiB, or stops at 64 KiB, is
+    fitted with ``"wls"`` over all its sizes instead, and a note says which
+    number is extrapolated.
+
+    Parameters
+    ----------
+    measurement : Measurement
+        From the sweep or nccl-tests.
+    min_bytes, max_bytes : float, optional
+        Size range to fit, bytes.
+
+    Returns
+    -------
+    tuple
+        The fit and a list of notes for the reader (empty for a ``"ranges"`` fit).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two sizes in range, or times that do not grow with size.
+    """
+    from lesson_lib.units import format_bytes
+
+    m = np.asarray(measurement.bytes, dtype=float)
+    lo = float(m.min()) if min_bytes is None else float(min_bytes)
+    hi = float(m.max()) if max_bytes is None else float(max_bytes)
+    in_range = m[(m >= lo) & (m <= hi)]
+    if in_range.size < 2:
+        raise ValueError(
+            f"{in_range.size} message size(s) in range; a latency and a bandwidth need at least "
+            "two different sizes (nccl-tests: all_reduce_perf -b 8 -e 128M -f 2)"
+        )
+    small, large = in_range.min() <= SMALL_MAX, in_range.max() >= LARGE_MIN
+    if small and large:
+        return fit_measurement(measurement, min_bytes=min_bytes, max_bytes=max_bytes), []
+    fit = fit_measurement(measurement, method="wls", min_bytes=min_bytes, max_bytes=max_bytes)
+    notes = []
+    if not small:
+        notes.append(
+            f"the smallest size measured is {format_bytes(in_range.min(), system='binary')}, so "
+            "alpha is extrapolated from larger messages by a straight-line fit over all sizes: "
+            "treat it as a rough estimate (measure from 8 B for a real latency)"
+        )
+    if not large:
+        notes.append(
+            f"the largest size measured is {format_bytes(in_range.max(), system='binary')}, so "
+            "B comes from small messages only: treat it as a rough estimate (measure up to "
+            "64 MiB or more for the real bandwidth)"
+        )
+    return fit, notes

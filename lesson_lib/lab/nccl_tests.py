@@ -28,7 +28,7 @@ from pathlib import Path
 
 from lesson_lib._validate import require_int
 from lesson_lib.collectives import ring_allreduce_factor
-from lesson_lib.lab.records import FORMAT, Measurement, measurement_from_dict
+from lesson_lib.lab.records import FORMAT, MAX_RANKS, Measurement, measurement_from_dict
 
 _RANK_LINE = re.compile(
     r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+\d+\s+\[[^\]]*\]\s*(?P<dev>.*)$"
@@ -56,7 +56,9 @@ class ParseProblem:
     reason: str
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.reason}: {self.text.strip()!r}"
+        text = self.text.strip()
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        return f"line {self.line}: {self.reason}: {shown!r}"
 
 
 class NcclTestsFormatError(ValueError):
@@ -74,29 +76,89 @@ class NcclTestsFormatError(ValueError):
         self.problems = list(problems or [])
         self.summary = message
         if self.problems:
-            message += ":\n" + "\n".join(f"  {p}" for p in self.problems)
+            listed = self.problems[:_MAX_LISTED]
+            message += ":\n" + "\n".join(f"  {p}" for p in listed)
+            if len(self.problems) > len(listed):
+                message += f"\n  ... and {len(self.problems) - len(listed)} more"
         super().__init__(message)
 
 
-def _row(tokens: list[str], has_root: bool | None) -> tuple[int, float, float, str, str]:
-    """(size, out-of-place time, in-place time, type, redop) of one data row."""
-    if has_root is None:  # no header seen: guess from the width
-        has_root = len(tokens) >= 13
-    first_time = 5 if has_root else 4
-    want = first_time + 8
-    if len(tokens) < want:
-        raise ValueError(f"expected {want} columns, found {len(tokens)}")
-    if not tokens[0].isdigit() or not tokens[1].isdigit():
-        raise ValueError("size and count must be whole numbers")
-    if has_root and not re.fullmatch(r"-?\d+", tokens[4]):
-        raise ValueError(f"root must be an integer, got {tokens[4]!r}")
-    for col in (first_time, first_time + 1, first_time + 2, first_time + 4):
-        if not _NUMBER.match(tokens[col]):
-            raise ValueError(f"column {col + 1} must be a number, got {tokens[col]!r}")
-    out_t, in_t = float(tokens[first_time]), float(tokens[first_time + 4])
-    if not (math.isfinite(out_t) and math.isfinite(in_t)) or out_t <= 0 or in_t <= 0:
-        raise ValueError("times must be positive")
-    return int(tokens[0]), out_t, in_t, tokens[2], tokens[3]
+#: Lines that may follow the table and are not data.
+_FOOTER = ("Out of bounds", "Avg bus bandwidth", "Errors with asterisks", "Collective test")
+#: Problems listed in one message at most.
+_MAX_LISTED = 10
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each needed column sits in a data line."""
+
+    width: int
+    size: int = 0
+    count: int = 1
+    type: int = 2
+    redop: int | None = 3
+    times: tuple[int, ...] = (5, 9)
+    algbw: tuple[int, ...] = (6, 10)
+    busbw: tuple[int, ...] = (7, 11)
+
+    @classmethod
+    def from_header(cls, names: list[str]) -> _Layout | None:
+        """The layout a header line describes, or None if it is not a usable header."""
+        lowered = [n.lower() for n in names]
+        times = tuple(i for i, n in enumerate(lowered) if n == "time")
+        algbw = tuple(i for i, n in enumerate(lowered) if n == "algbw")
+        busbw = tuple(i for i, n in enumerate(lowered) if n == "busbw")
+        if "size" not in lowered or not times or len(algbw) < len(times) or len(busbw) < len(times):
+            return None
+        return cls(
+            width=len(names),
+            size=lowered.index("size"),
+            count=lowered.index("count") if "count" in lowered else 1,
+            type=lowered.index("type") if "type" in lowered else 2,
+            redop=lowered.index("redop") if "redop" in lowered else None,
+            times=times,
+            algbw=algbw,
+            busbw=busbw,
+        )
+
+    @classmethod
+    def guess(cls, width: int) -> _Layout:
+        """The layout of a table without header, from its number of columns."""
+        if width >= 13:  # size count type redop root | time algbw busbw #wrong (x2)
+            return cls(width=13)
+        if width == 12:  # size count type redop | time algbw busbw error (x2)
+            return cls(width=12, times=(4, 8), algbw=(5, 9), busbw=(6, 10))
+        # size count type | time algbw busbw error (x2): no redop column
+        return cls(width=11, redop=None, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
+
+
+def _number(tokens: list[str], col: int, name: str) -> float:
+    text = tokens[col]
+    if not _NUMBER.match(text):
+        raise ValueError(f"the {name} (column {col + 1}) should be a number but is {text[:20]!r}")
+    return float(text)
+
+
+def _row(tokens: list[str], layout: _Layout, block: int) -> tuple[int, float, float, str, str]:
+    """(size, time, busbw/algbw ratio, type, redop) of one data line, using one block of columns."""
+    need = max(layout.times[block], layout.algbw[block], layout.busbw[block]) + 1
+    if len(tokens) < need:
+        raise ValueError(
+            f"this line has {len(tokens)} values but the table has {layout.width} columns "
+            "(was it cut short when copied?)"
+        )
+    if not tokens[layout.size].isdigit():
+        raise ValueError(f"the size (column 1) should be a whole number but is {tokens[0][:20]!r}")
+    seconds = _number(tokens, layout.times[block], "time")
+    algbw = _number(tokens, layout.algbw[block], "algbw")
+    busbw = _number(tokens, layout.busbw[block], "busbw")
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError("the time should be a positive number")
+    dtype = tokens[layout.type] if layout.type < len(tokens) else ""
+    redop = tokens[layout.redop] if layout.redop is not None and layout.redop < len(tokens) else ""
+    ratio = busbw / algbw if algbw > 0 else math.nan
+    return int(tokens[layout.size]), seconds, ratio, dtype, redop
 
 
 def parse_all_reduce_perf(
@@ -104,13 +166,19 @@ def parse_all_reduce_perf(
 ) -> Measurement:
     """Parse ``all_reduce_perf`` output into a :class:`~lesson_lib.lab.records.Measurement`.
 
+    The columns are read from the table's header line, so every layout
+    nccl-tests has printed works: with or without the ``redop`` and ``root``
+    columns, with or without the leading ``#`` on the comment lines (as
+    people often paste it), and with log lines mixed in. Without any header
+    the layout is guessed from the number of values on a line.
+
     Parameters
     ----------
     text : str
         The whole output (comment and log lines are fine).
     ranks : int, optional
-        GPUs in the all-reduce. By default counted from the ``# Rank``
-        lines, or else inferred from busbw / algbw = 2(N-1)/N.
+        GPUs in the all-reduce. By default counted from the ``Rank`` lines,
+        or else inferred from busbw / algbw = 2(N-1)/N.
     in_place : bool, default False
         Use the in-place times instead of the out-of-place ones.
     strict : bool, default True
@@ -125,66 +193,86 @@ def parse_all_reduce_perf(
     Raises
     ------
     NcclTestsFormatError
-        Listing every malformed line with its line number (``strict``), or
+        Listing the malformed lines with their numbers (``strict``), or
         when no data line is found at all.
     """
     problems: list[ParseProblem] = []
     rows: list[tuple[int, float, str, str]] = []
     rank_hosts: dict[int, str] = {}
     devices: list[str] = []
-    has_root: bool | None = None
+    layout: _Layout | None = None
+    header_line = 0
     scale = 1e-6  # microseconds unless the units line says otherwise
-    bus_ratio: float | None = None
+    ratios: list[tuple[float, float]] = []  # (algbw, busbw/algbw) of each row
     last_size, last_line = 0, 0
+    block = 1 if in_place else 0
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if not stripped or _LOG_LINE.search(stripped):
             continue
-        if stripped.startswith("#"):
-            body = stripped.lstrip("#").split()
-            if "size" in body and "count" in body and "busbw" in body:
-                has_root = "root" in body
-            elif body[:1] == ["(B)"]:
-                scale = 1e-3 if "(ms)" in body else 1e-6
-            match = _RANK_LINE.match(stripped)
-            if match:
-                rank_hosts[int(match["rank"])] = match["host"]
-                devices.append(match["dev"].strip())
+        commented = stripped.startswith("#")
+        body = stripped.lstrip("#").strip()
+        tokens = body.split()
+        if not tokens:
             continue
-        tokens = stripped.split()
+        found = _Layout.from_header(tokens)
+        if found is not None:
+            layout, header_line = found, number
+            continue
+        if tokens[0] == "(B)":
+            scale = 1e-3 if "(ms)" in tokens else 1e-6
+            continue
+        match = _RANK_LINE.match("# " + body)
+        if match:
+            rank_hosts[int(match["rank"])] = match["host"]
+            devices.append(match["dev"].strip())
+            continue
+        if commented or not tokens[0].isdigit():
+            if not commented and header_line and not body.startswith(_FOOTER):
+                if layout is not None and not any(c.isdigit() for c in body):
+                    problems.append(ParseProblem(number, line, "this is not a line of the table"))
+            continue
+        table = layout or _Layout.guess(len(tokens))
+        if block >= len(table.times):
+            problems.append(ParseProblem(number, line, "the table has no in-place columns"))
+            continue
         try:
-            size, out_t, in_t, dtype, redop = _row(tokens, has_root)
+            size, seconds, ratio, dtype, redop = _row(tokens, table, block)
         except ValueError as exc:
             problems.append(ParseProblem(number, line, str(exc)))
             continue
         if size <= last_size:
+            if size == 0:
+                continue
             problems.append(
                 ParseProblem(
-                    number, line, f"size {size} does not grow (line {last_line} had {last_size})"
+                    number,
+                    line,
+                    f"the size {size} is not larger than the one before it (line {last_line}: "
+                    f"{last_size}); were two runs pasted together?",
                 )
             )
             continue
-        if size == 0:
-            continue
         last_size, last_line = size, number
-        rows.append((size, (in_t if in_place else out_t) * scale, dtype, redop))
-        first_time = 5 if (has_root if has_root is not None else len(tokens) >= 13) else 4
-        algbw, busbw = float(tokens[first_time + 1]), float(tokens[first_time + 2])
-        if algbw > 0:
-            bus_ratio = busbw / algbw
+        rows.append((size, seconds * scale, dtype, redop))
+        algbw = size / (seconds * scale)
+        ratios.append((algbw, ratio))
     if problems and strict:
         raise NcclTestsFormatError(
-            f"{len(problems)} malformed line(s) in all_reduce_perf output", problems
+            f"{len(problems)} line(s) of the all_reduce_perf table could not be read "
+            "(fix or delete them, or use --lenient to skip them)",
+            problems,
         )
     if not rows:
         raise NcclTestsFormatError(
-            "no all_reduce_perf data lines found (expected lines such as "
-            "'8  2  float  sum  -1  10.48  0.00  0.00  0 ...')",
+            "no measurements found: expected the all_reduce_perf table, lines such as "
+            "'8  2  float  sum  -1  10.48  0.00  0.00  0 ...' under a header line "
+            "'size  count  type  redop  root  time  algbw  busbw ...'",
             problems,
         )
     if ranks is None:
-        ranks = len(rank_hosts) or _ranks_from_ratio(bus_ratio)
-    ranks = require_int("ranks", ranks, minimum=2)
+        ranks = len(rank_hosts) or _ranks_from_ratio(ratios)
+    ranks = require_int("ranks", ranks, minimum=2, maximum=MAX_RANKS)
     records = []
     for size, seconds, dtype, redop in rows:
         algbw = size / seconds
@@ -222,14 +310,26 @@ def parse_all_reduce_perf(
     return measurement_from_dict(data)
 
 
-def _ranks_from_ratio(ratio: float | None) -> int:
-    """Invert busbw / algbw = 2(N-1)/N."""
-    if ratio is None or not 0.5 < ratio < 2.0:
+def _ranks_from_ratio(ratios: list[tuple[float, float]]) -> int:
+    """Invert busbw / algbw = 2(N-1)/N, using the row with the largest bandwidth.
+
+    nccl-tests prints bandwidths with two decimals, so only rows of at least
+    1 GB/s give the ratio precisely enough.
+    """
+    usable = [(a, r) for a, r in ratios if a >= 1e9 and math.isfinite(r)]
+    if not usable:
         raise NcclTestsFormatError(
-            "cannot tell how many GPUs took part (no '# Rank' lines and no usable "
-            "busbw/algbw ratio): pass ranks="
+            "cannot tell how many GPUs took part: the output has no 'Rank ... device' lines "
+            "and no sizes fast enough (1 GB/s or more) to work it out from busbw / algbw; "
+            "give the number with --ranks (Python: ranks=)"
         )
-    return round(2.0 / (2.0 - ratio))
+    ratio = max(usable)[1]
+    if not 0.9 <= ratio < 2.0:
+        raise NcclTestsFormatError(
+            f"cannot tell how many GPUs took part: busbw / algbw is {ratio:.3g}, not 2(N-1)/N "
+            "as for an all-reduce (is this all_reduce_perf output?); give the number with --ranks"
+        )
+    return max(2, round(2.0 / (2.0 - ratio)))
 
 
 def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measurement:
@@ -254,9 +354,12 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
     FileNotFoundError
         If the file does not exist.
     """
+    from lesson_lib.lab.records import read_text_file
+
     p = Path(path)
+    text = read_text_file(p, "nccl-tests output", NcclTestsFormatError, limit=16 * 2**20)
     try:
-        m = parse_all_reduce_perf(p.read_text(encoding="utf-8", errors="replace"), **kwargs)
+        m = parse_all_reduce_perf(text, **kwargs)
     except NcclTestsFormatError as exc:
         raise NcclTestsFormatError(f"{p}: {exc.summary}", exc.problems) from None
     return replace(m, path=str(p))

@@ -43,6 +43,14 @@ REFERENCE_FILES = {
 REFERENCE_PINGPONG = "reference-pingpong.json"
 
 
+#: Largest message size a results file may hold, bytes (1 PiB).
+MAX_BYTES = float(2**50)
+#: Most ranks a results file may hold.
+MAX_RANKS = 100_000
+#: Largest file the lab reads, bytes.
+MAX_FILE_BYTES = 64 * 2**20
+
+
 class ResultsError(ValueError):
     """A results file is missing, empty, corrupt or inconsistent."""
 
@@ -175,6 +183,47 @@ def write_results(path: str | os.PathLike, data: dict) -> Path:
     return write_json(path, data)
 
 
+def read_text_file(
+    path: str | os.PathLike, what: str, error: type[Exception], limit: int = MAX_FILE_BYTES
+) -> str:
+    """Read a text file of at most ``limit`` bytes, turning every OS problem into ``error``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str
+        How to name it in messages ("results file", "nccl-tests output").
+    error : type of Exception
+        The exception raised with a one-line message.
+    limit : int, default 64 MiB
+        Largest size read, bytes.
+
+    Returns
+    -------
+    str
+        The text (undecodable bytes replaced).
+
+    Raises
+    ------
+    Exception
+        ``error``, when the path is missing, a folder, unreadable or too large.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise error(f"{what} {str(p)!r} does not exist: check the name (or run the sweep first)")
+    if p.is_dir():
+        raise error(f"{what} {str(p)!r} is a folder, not a file: give the file's name")
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{what} {str(p)!r} is larger than {limit // 2**20} MiB: is it the right file?")
+    return data.decode("utf-8", errors="replace")
+
+
 def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     """Read a JSON object, turning every way it can be broken into a clear error.
 
@@ -195,9 +244,7 @@ def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
         If the file is missing, empty, not JSON or not a JSON object.
     """
     p = Path(path)
-    if not p.exists():
-        raise ResultsError(f"{what} {str(p)!r} does not exist: run the sweep first")
-    text = p.read_text(encoding="utf-8", errors="replace")
+    text = read_text_file(p, what, ResultsError)
     if not text.strip():
         raise ResultsError(
             f"{what} {str(p)!r} is empty: the run that should have written it did not "
@@ -210,18 +257,61 @@ def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
             f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
             f"{exc.msg}); it is corrupt or truncated, so run the sweep again"
         ) from None
+    except (RecursionError, ValueError):
+        raise ResultsError(
+            f"{what} {str(p)!r} is not a results file: its JSON is nested too deeply or holds "
+            "numbers too long to read"
+        ) from None
     if not isinstance(data, dict):
         raise ResultsError(f"{what} {str(p)!r} holds a JSON {type(data).__name__}, not an object")
     return data
 
 
-def _positive(value: object) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )
+def _positive(value: object, maximum: float = 1e18) -> bool:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return math.isfinite(number) and 0 < number <= maximum
+
+
+def _show(value: object) -> str:
+    """A short description of a value for a message (never the 400 digits of a huge int)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**18:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_TEXT_FACTS = ("host", "cpu", "os", "python", "mpi_library", "mpi_standard", "mpi4py", "numpy")
+_LIST_FACTS = ("devices", "hosts")
+_FLAG_FACTS = ("oversubscribed",)
+
+
+def _clean_machine(machine: object) -> dict:
+    """Only facts of the expected kind: text as text, lists of text, flags, finite numbers."""
+    if not isinstance(machine, dict):
+        return {}
+    clean: dict = {}
+    for key, value in list(machine.items())[:100]:
+        if not isinstance(key, str) or value is None:
+            continue
+        if key in _TEXT_FACTS:
+            if isinstance(value, str):
+                clean[key] = value[:200]
+        elif key in _LIST_FACTS:
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                clean[key] = [v[:200] for v in value[:1024]]
+        elif key in _FLAG_FACTS or isinstance(value, bool):
+            if isinstance(value, bool):
+                clean[key] = value
+        elif isinstance(value, int | float) and _positive(abs(value) or 1.0, 1e15):
+            clean[key] = value
+        elif isinstance(value, str):
+            clean[key] = value[:200]
+    return clean
 
 
 def validate(data: dict, where: str = "results") -> None:
@@ -241,12 +331,19 @@ def validate(data: dict, where: str = "results") -> None:
     """
     if data.get("format") != FORMAT:
         raise ResultsError(
-            f"{where}: format is {data.get('format')!r}, expected {FORMAT!r}; "
+            f"{where}: format is {_show(data.get('format'))}, expected {FORMAT!r}; "
             "is this a lesson_lib.lab results file?"
         )
     ranks = data.get("ranks")
-    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 2:
-        raise ResultsError(f"{where}: 'ranks' must be an integer >= 2, got {ranks!r}")
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or not 2 <= ranks <= MAX_RANKS:
+        raise ResultsError(
+            f"{where}: 'ranks' must be an integer from 2 to {MAX_RANKS}, got {_show(ranks)}"
+        )
+    for key in ("machine", "config"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise ResultsError(
+                f"{where}: '{key}' must be an object, got {type(data[key]).__name__}"
+            )
     records = data.get("records")
     if not isinstance(records, list) or not records:
         raise ResultsError(f"{where}: 'records' must be a non-empty list of sizes")
@@ -254,16 +351,17 @@ def validate(data: dict, where: str = "results") -> None:
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
             raise ResultsError(f"{where}: record {i} is not an object")
-        for key in ("bytes", "median_s"):
-            if not _positive(rec.get(key)):
+        for key, top in (("bytes", MAX_BYTES), ("median_s", 1e6)):
+            if not _positive(rec.get(key), top):
                 raise ResultsError(
-                    f"{where}: record {i} needs a positive number '{key}', got {rec.get(key)!r}"
+                    f"{where}: record {i} needs a positive number '{key}' up to {top:g}, "
+                    f"got {_show(rec.get(key))}"
                 )
         if rec["bytes"] <= last:
             raise ResultsError(f"{where}: record {i}: sizes must be strictly ascending")
         last = rec["bytes"]
         for key in ("p10_s", "p90_s"):
-            if rec.get(key) is not None and not _positive(rec[key]):
+            if rec.get(key) is not None and not _positive(rec[key], 1e6):
                 raise ResultsError(f"{where}: record {i}: '{key}' must be positive or null")
 
 
@@ -305,9 +403,9 @@ def measurement_from_dict(data: dict, path: str = "") -> Measurement:
         busbw=algbw * ring_allreduce_factor(ranks),
         complete=bool(data.get("complete", True)),
         started=str(data.get("started") or ""),
-        machine=dict(data.get("machine") or {}),
+        machine=_clean_machine(data.get("machine")),
         config=dict(data.get("config") or {}),
-        stop_reason=data.get("stop_reason"),
+        stop_reason=None if data.get("stop_reason") is None else str(data["stop_reason"])[:500],
         path=path,
     )
 

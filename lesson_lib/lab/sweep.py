@@ -38,6 +38,11 @@ DTYPES: dict[str, int] = {"float32": 4, "float64": 8, "int32": 4, "int64": 8}
 #: Ways a rank can be told to fail, to see (and test) the failure handling.
 FAILURES = ("exit", "raise", "hang")
 
+#: Largest message the sweep times, bytes (each rank holds two buffers of this size).
+MAX_MESSAGE_BYTES = 2**30
+#: Most ranks ``lab run`` starts.
+MAX_RANKS = 256
+
 #: Exit status of a rank when the time budget ran out.
 EXIT_BUDGET = 3
 #: Exit status of a rank that hit an error (after MPI_Abort).
@@ -94,14 +99,14 @@ class SweepConfig:
     def __post_init__(self) -> None:
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
-        require_int("min_bytes", self.min_bytes)
-        require_int("max_bytes", self.max_bytes, minimum=self.min_bytes)
+        require_int("min_bytes", self.min_bytes, maximum=MAX_MESSAGE_BYTES)
+        require_int("max_bytes", self.max_bytes, minimum=self.min_bytes, maximum=MAX_MESSAGE_BYTES)
         require_int("per_octave", self.per_octave, maximum=8)
         require_int("reps", self.reps, minimum=3, maximum=1000)
         require_number("batch_time", self.batch_time, strict=True, maximum=10.0, unit="s")
         require_int("max_iterations", self.max_iterations)
         require_int("warmup", self.warmup, minimum=0)
-        require_number("budget", self.budget, strict=True, unit="s")
+        require_number("budget", self.budget, strict=True, maximum=86_400.0, unit="s")
         if self.fail is not None and self.fail not in FAILURES:
             raise ValueError(
                 f"fail must be one of {', '.join(FAILURES)} or None, got {self.fail!r}"
@@ -111,6 +116,29 @@ class SweepConfig:
     def sizes(self) -> list[int]:
         """The message sizes of the sweep, bytes (see :func:`message_sizes`)."""
         return message_sizes(self.min_bytes, self.max_bytes, self.per_octave, DTYPES[self.dtype])
+
+
+def incomplete_path(out: str | os.PathLike) -> str:
+    """Where a sweep stopped by its time budget saves its partial results.
+
+    Parameters
+    ----------
+    out : str or path-like
+        The results file asked for (``--out``).
+
+    Returns
+    -------
+    str
+        ``results.json`` -> ``results.incomplete.json``.
+
+    Examples
+    --------
+    >>> incomplete_path("lab/results.json")
+    'lab/results.incomplete.json'
+    """
+    p = Path(out)
+    stem = p.stem if p.suffix == ".json" else p.name
+    return str(p.with_name(f"{stem}.incomplete.json"))
 
 
 def message_sizes(
@@ -474,10 +502,12 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
                 "config": asdict(config),
                 "records": records,
             }
-            write_results(config.out, data)
+            # A sweep stopped early never replaces a complete file: it goes next to it.
+            target = incomplete_path(config.out) if stopped_early else config.out
+            write_results(target, data)
             if not config.quiet:
                 done = "stopped early: " + data["stop_reason"] if stopped_early else "done"
-                _progress(stream, f"{done} in {elapsed:.1f} s; wrote {config.out}")
+                _progress(stream, f"{done} in {elapsed:.1f} s; wrote {target}")
         comm.Barrier()
         return EXIT_BUDGET if stopped_early else 0
     except Exception as exc:  # a rank must never leave the others waiting

@@ -1,0 +1,514 @@
+"""Run one untrusted command in an operating-system sandbox, with resource limits.
+
+The batch grader executes code written by students. Each submission runs
+through :func:`run_isolated`, which with ``sandbox=True`` wraps the command
+in bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
+``bubblewrap``):
+
+* a new network namespace: no network at all (its own loopback only);
+* a read-only view of just what Python needs (``/usr``, ``/etc``, the Python
+  installation, the virtual environment and the ``lesson_lib`` package), a
+  fresh ``/tmp``, and one writable folder, the submission's throwaway copy,
+  seen as ``/home/student``: no other submission, no grader output, no home
+  folder of the grader;
+* a clean environment (``--clearenv``) with a few fixed variables;
+* a new PID namespace with ``--die-with-parent``: when the command ends, or
+  the grader stops or dies, every process it started is killed;
+* an unprivileged user: bwrap starts as root, then the command runs under a
+  spare user id with no capabilities (``setpriv``). Resource limits that
+  Linux counts per user (``RLIMIT_NPROC``) do not apply to root, so this is
+  what makes the process limit work;
+* limits on address space per process (``RLIMIT_AS``), processes and
+  threads of that user (``RLIMIT_NPROC``), file size (``RLIMIT_FSIZE``, which
+  also caps what it prints to the captured output), CPU seconds and open
+  files, and a wall-clock timeout after which everything is killed.
+
+Where bubblewrap cannot run, :func:`require_sandbox` raises
+:class:`SandboxUnavailable` naming what to install. ``sandbox=False`` keeps
+only the throwaway copy, the clean environment, the limits that work for the
+current user and the timeout; it is for machines without the sandbox, with
+the risks the instructor page lists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Where the writable copy appears inside the sandbox (also the command's HOME).
+SANDBOX_HOME = "/home/student"
+#: The Debian/Ubuntu package that provides ``bwrap``.
+PACKAGE = "bubblewrap"
+#: What to tell someone without a sandbox.
+HOW_TO_INSTALL = (
+    "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap', Fedora: "
+    "'sudo dnf install bubblewrap'; `make grade` does it when run as root), or pass "
+    "--no-sandbox to grade without one (only for submissions you trust)"
+)
+#: First user id tried for the sandboxed command; ids above it are tried if it is in use.
+BASE_UID = 2_000_000_000
+
+MiB = 2**20
+GiB = 2**30
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create a sandbox on this machine."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed run.
+
+    Parameters
+    ----------
+    memory_bytes : int, default 3 GiB
+        Address space of each process (``RLIMIT_AS``), bytes. A larger
+        allocation fails with ``MemoryError`` in the student's cell.
+    processes : int, default 200
+        Processes and threads the sandbox user may have at once
+        (``RLIMIT_NPROC``; a Jupyter kernel and its runner use about 30).
+        Enforced only in the sandbox (root ignores it).
+    file_bytes : int, default 64 MiB
+        Largest file the command may write, and so the most it can print to
+        the captured output (``RLIMIT_FSIZE``), bytes.
+    open_files : int, default 1024
+        Open files per process (``RLIMIT_NOFILE``).
+    """
+
+    memory_bytes: int = 3 * GiB
+    processes: int = 200
+    file_bytes: int = 64 * MiB
+    open_files: int = 1024
+
+
+@dataclass
+class RunResult:
+    """What happened to one isolated run.
+
+    Attributes
+    ----------
+    returncode : int
+        Exit status of the command (negative: killed by that signal).
+    timed_out : bool
+        True if it was killed at the wall-clock limit.
+    elapsed_s : float
+        Wall-clock seconds.
+    output : str
+        The start of what it printed (stdout and stderr), at most ``keep_output`` bytes.
+    sandboxed : bool
+        True if it ran inside bubblewrap.
+    leftovers : list of int
+        Process ids of the sandbox user still alive after the run, which were killed.
+    """
+
+    returncode: int
+    timed_out: bool
+    elapsed_s: float
+    output: str = ""
+    sandboxed: bool = True
+    leftovers: list[int] = field(default_factory=list)
+
+
+def find_bwrap() -> str | None:
+    """Path of the ``bwrap`` executable, or None.
+
+    Returns
+    -------
+    str or None
+        ``$LESSON_BWRAP`` if set, else ``bwrap`` on ``PATH``.
+    """
+    explicit = os.environ.get("LESSON_BWRAP")
+    if explicit:
+        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
+    return shutil.which("bwrap")
+
+
+def require_sandbox() -> str:
+    """Check that a sandbox can be made here; return the ``bwrap`` path.
+
+    Runs ``true`` in a sandbox with the same options as a real run.
+
+    Returns
+    -------
+    str
+        The ``bwrap`` executable.
+
+    Raises
+    ------
+    SandboxUnavailable
+        Not Linux, bubblewrap missing, not root, or bwrap fails here; the
+        message says what to install or do.
+    """
+    if not sys.platform.startswith("linux"):
+        raise SandboxUnavailable(
+            f"the sandbox needs Linux (this is {sys.platform}); grade on a Linux machine, or "
+            "pass --no-sandbox to grade without one (only for submissions you trust)"
+        )
+    bwrap = find_bwrap()
+    if bwrap is None:
+        raise SandboxUnavailable(f"bubblewrap ('bwrap') is not installed: {HOW_TO_INSTALL}")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable(
+            "the grader's sandbox runs bubblewrap as root (it switches each submission to a "
+            "spare unprivileged user so the process limit applies): run the grader as root, "
+            "for example in a container or CI job, or pass --no-sandbox"
+        )
+    true = shutil.which("true") or "/usr/bin/true"
+    with _scratch_probe() as scratch:
+        try:
+            proc = subprocess.run(
+                [*_bwrap_argv(bwrap, scratch, [], _free_uid()), true],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxUnavailable(
+                f"bubblewrap could not start ({exc}): {HOW_TO_INSTALL}"
+            ) from None
+    if proc.returncode != 0:
+        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise SandboxUnavailable(
+            f"bubblewrap is installed but cannot make a sandbox here ({why[0]}); in a container "
+            "it needs to run as root with user and network namespaces allowed, or pass "
+            "--no-sandbox"
+        )
+    return bwrap
+
+
+@contextlib.contextmanager
+def _scratch_probe() -> Iterator[Path]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as folder:
+        yield Path(folder)
+
+
+def _uids_in_use() -> set[int]:
+    used = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                used.add(os.stat(f"/proc/{entry}").st_uid)
+    return used
+
+
+def _free_uid() -> int:
+    """A user id no process uses now (so its process count starts at zero)."""
+    used = _uids_in_use()
+    for offset in range(os.getpid() % 100_000, os.getpid() % 100_000 + 1000):
+        if BASE_UID + offset not in used:
+            return BASE_UID + offset
+    raise SandboxUnavailable("no spare user id found for the sandbox")
+
+
+def processes_of(uid: int) -> list[int]:
+    """Process ids owned by ``uid``.
+
+    Parameters
+    ----------
+    uid : int
+        User id.
+
+    Returns
+    -------
+    list of int
+    """
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(int(entry))
+    return found
+
+
+def _readonly_paths(extra: Sequence[Path]) -> list[Path]:
+    """Folders the sandboxed Python needs, read-only: its installation and packages."""
+    import lesson_lib
+
+    wanted = {
+        Path(sys.base_prefix),
+        Path(sys.prefix),
+        Path(sys.exec_prefix),
+        Path(os.path.realpath(sys.executable)).parent.parent,
+        Path(lesson_lib.__file__).resolve().parent,
+        *extra,
+    }
+    system = (Path("/usr"), Path("/etc"))
+    keep = []
+    for path in sorted({p.resolve() for p in wanted if p.exists()}):
+        if any(path == s or s in path.parents for s in system):
+            continue
+        if any(k in path.parents for k in keep):
+            continue
+        keep.append(path)
+    return keep
+
+
+def _bwrap_argv(bwrap: str, scratch: Path, readonly: Sequence[Path], uid: int) -> list[str]:
+    argv = [
+        bwrap,
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--hostname",
+        "sandbox",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--ro-bind",
+        "/etc",
+        "/etc",
+    ]
+    for name in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+        top = Path("/", name)
+        if top.is_symlink():
+            argv += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            argv += ["--ro-bind", str(top), str(top)]
+    argv += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
+    made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc")}
+    for path in [*readonly, Path(SANDBOX_HOME)]:
+        for parent in reversed(path.parents):
+            if parent not in made:
+                argv += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        made.add(path)
+        if path == Path(SANDBOX_HOME):
+            argv += ["--bind", str(scratch), SANDBOX_HOME]
+        else:
+            argv += ["--ro-bind", str(path), str(path)]
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    argv += [
+        "--chdir",
+        SANDBOX_HOME,
+        setpriv,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
+    return argv
+
+
+def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
+    bindir = str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "USER": "student",
+        "LOGNAME": "student",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TMPDIR": "/tmp" if home == SANDBOX_HOME else home,
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.matplotlib",
+        "IPYTHONDIR": f"{home}/.ipython",
+        "JUPYTER_CONFIG_DIR": f"{home}/.jupyter",
+        "JUPYTER_DATA_DIR": f"{home}/.local/share/jupyter",
+        "JUPYTER_RUNTIME_DIR": f"{home}/.local/share/jupyter/runtime",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    env.update(extra)
+    return env
+
+
+def _limiter(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
+    def apply() -> None:
+        import resource
+
+        os.umask(0o022)
+        for which, value in (
+            (resource.RLIMIT_AS, limits.memory_bytes),
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_FSIZE, limits.file_bytes),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+            (resource.RLIMIT_CPU, cpu_seconds),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(which, (value, value))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+    return apply
+
+
+def run_isolated(
+    argv: Sequence[str],
+    scratch: Path,
+    *,
+    timeout: float,
+    limits: Limits = Limits(),
+    sandbox: bool = True,
+    env: Mapping[str, str] | None = None,
+    readonly: Sequence[Path] = (),
+    keep_output: int = 64 * 1024,
+) -> RunResult:
+    """Run ``argv`` with ``scratch`` as its only writable folder, limited and timed.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The command. Inside the sandbox, ``scratch`` is ``/home/student``
+        (use :data:`SANDBOX_HOME` in the arguments); without it, its real path.
+    scratch : Path
+        A throwaway folder holding the command's input; it is handed to the
+        sandbox user and its content may be anything afterwards.
+    timeout : float
+        Wall-clock seconds before everything is killed (> 0).
+    limits : Limits, optional
+        Memory, process, file-size and open-file limits.
+    sandbox : bool, default True
+        False: no bubblewrap (clean environment, limits and timeout only).
+    env : mapping, optional
+        Extra environment variables for the command (nothing else is passed on).
+    readonly : sequence of Path, optional
+        More folders to show read-only inside the sandbox.
+    keep_output : int, default 64 KiB
+        Bytes of the command's output kept in ``RunResult.output``.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    SandboxUnavailable
+        If ``sandbox`` is True and bubblewrap cannot run here.
+    """
+    import tempfile
+
+    if not (timeout > 0 and timeout < float("inf")):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
+    scratch = Path(scratch).resolve()
+    uid = None
+    home = str(scratch)
+    command = list(argv)
+    if sandbox:
+        bwrap = require_sandbox()
+        uid = _free_uid()
+        _hand_over(scratch, uid)
+        home = SANDBOX_HOME
+        argv_env = [
+            arg
+            for key, value in _environment(home, env or {}).items()
+            for arg in ("--setenv", key, value)
+        ]
+        wrapper = _bwrap_argv(bwrap, scratch, _readonly_paths(readonly), uid)
+        # --clearenv empties the environment; --setenv (before the command) refills it.
+        at = wrapper.index("--chdir")
+        command = [*wrapper[:at], *argv_env, *wrapper[at:], *command]
+    else:
+        # No PID namespace: tag every process so leftovers can be found afterwards.
+        from lesson_lib.lab.launch import JOB_ENV
+
+        tag = uuid.uuid4().hex
+        env = {**(env or {}), JOB_ENV: tag}
+    cpu = int(timeout) + 30
+    start = time.monotonic()
+    timed_out = False
+    with tempfile.TemporaryFile() as captured:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=captured,
+            stderr=subprocess.STDOUT,
+            cwd=str(scratch),
+            env=_environment(home, env or {}) if uid is None else {"PATH": "/usr/bin:/bin"},
+            preexec_fn=_limiter(limits, cpu),
+            start_new_session=True,
+        )
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        except BaseException:
+            _kill(proc, uid)
+            raise
+        _kill(proc, uid)
+        captured.seek(0)
+        output = captured.read(keep_output).decode("utf-8", "replace")
+    if uid is not None:
+        leftovers = _reap(uid)
+    else:
+        from lesson_lib.lab.launch import stop_job
+
+        leftovers = stop_job(tag)
+    return RunResult(
+        returncode=proc.returncode if proc.returncode is not None else -9,
+        timed_out=timed_out,
+        elapsed_s=time.monotonic() - start,
+        output=output,
+        sandboxed=sandbox,
+        leftovers=leftovers,
+    )
+
+
+def _hand_over(scratch: Path, uid: int) -> None:
+    """Make ``scratch`` and everything in it belong to the sandbox user."""
+    for root, dirs, files in os.walk(scratch):
+        for name in [*dirs, *files]:
+            os.lchown(os.path.join(root, name), uid, uid)
+    os.chown(scratch, uid, uid)
+    os.chmod(scratch, 0o755)
+
+
+def _kill(proc: subprocess.Popen, uid: int | None) -> None:
+    """Kill the command's process group (bwrap kills the sandbox with it)."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        proc.wait()
+    if uid is None:  # no sandbox: the session may still hold children
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _reap(uid: int, grace_s: float = 2.0, wait_s: float = 5.0) -> list[int]:
+    """Kill any process of the sandbox user alive ``grace_s`` after the run; returns them."""
+    deadline = time.monotonic() + grace_s
+    while processes_of(uid) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the kernel is still tearing down the PID namespace
+    deadline = time.monotonic() + wait_s
+    found: list[int] = []
+    while True:
+        alive = processes_of(uid)
+        if not alive:
+            return found
+        found = sorted(set(found) | set(alive))
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)

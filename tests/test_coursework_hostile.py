@@ -1,0 +1,209 @@
+"""The hostile-submissions folder (tests/hostile), graded as `make grade` would grade it.
+
+One grading run of the whole folder, from a fresh copy, in a subprocess whose
+environment holds a planted secret, while this test listens on a 127.0.0.1
+port the hostile notebooks try to reach. Then: every honest score is intact,
+every file has a row, nothing leaked, nothing outside the run changed and no
+process of the run is left.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_support import need_sandbox
+
+import lesson_lib
+from lesson_lib.coursework.grade import find_submissions
+from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.sandbox import BASE_UID
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+SECRET = "planted-secret-5b1e9d"
+TIMEOUT = 60  # generous: honest notebooks take about 5 s on a quiet 2-core machine
+
+
+def _tree_digest(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder`` (bytecode caches left out)."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _listen() -> socket.socket:
+    """A listening socket on 127.0.0.1 in the range the hostile notebook scans."""
+    for port in range(40000, 41000):
+        sock = socket.socket()
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            continue
+        sock.listen()
+        return sock
+    pytest.skip("no free port in 40000-40999 to listen on")
+
+
+def _sandbox_processes() -> list[int]:
+    """Live processes run by a sandbox user id, or by the notebook runner."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if uid >= BASE_UID or b"lesson_lib.coursework.runner" in cmd:
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    """Grade a copy of tests/hostile/submissions once; yields what the checks need."""
+    need_sandbox()
+    work = tmp_path_factory.mktemp("hostile")
+    folder = work / "submissions"
+    shutil.copytree(HOSTILE / "submissions", folder)
+    out, details = work / "out" / "grades.csv", work / "out" / "details.csv"
+    before = {
+        "submissions": _tree_digest(folder),
+        "package": _tree_digest(Path(lesson_lib.__file__).parent),
+    }
+    listener = _listen()
+    listener.settimeout(0.2)
+    started = time.monotonic()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lesson_lib.coursework.grade",
+            str(folder),
+            "--out",
+            str(out),
+            "--details",
+            str(details),
+            "--timeout",
+            str(TIMEOUT),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LESSON_PLANTED_SECRET": SECRET},
+        timeout=30 * 60,
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    grades_right_after = out.read_bytes() if out.exists() else b""
+    time.sleep(6)  # the daemon case wakes after 3 s
+    connections = []
+    try:
+        while True:
+            connections.append(listener.accept())
+    except (TimeoutError, BlockingIOError):
+        pass
+    listener.close()
+    yield {
+        "proc": proc,
+        "elapsed": elapsed,
+        "folder": folder,
+        "out": out,
+        "details": details,
+        "before": before,
+        "grades_right_after": grades_right_after,
+        "connections": connections,
+        "expected": json.loads((HOSTILE / "expected.json").read_text()),
+    }
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.mark.slow
+def test_every_submission_gets_a_row_and_honest_ones_keep_their_scores(hostile_run):
+    """Exit 0, one row per notebook, and every expected point given (honest: 12/12)."""
+    proc = hostile_run["proc"]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    rows = _rows(hostile_run["out"])
+    found = find_submissions(HOSTILE / "submissions")
+    assert len(rows) == len(found) == len(hostile_run["expected"])
+    by_file = {r["file"].removeprefix("'"): r for r in rows}  # '=1+1.ipynb is neutralised
+    assert set(by_file) == set(hostile_run["expected"])
+    for rel, scores in hostile_run["expected"].items():
+        row = by_file[rel]
+        for qid in PROBLEMS:
+            assert float(row[qid]) == scores.get(qid, 0.0), (rel, qid, row)
+    for rel in ("honest1/problems.ipynb", "honest2.ipynb", "honest3.ipynb"):
+        assert by_file[rel]["total"] == "12" and by_file[rel]["status"] == "ran"
+
+
+@pytest.mark.slow
+def test_nothing_leaks_and_nothing_outside_changes(hostile_run):
+    """The planted secret is nowhere, the port saw no one, folders and package unchanged."""
+    texts = [
+        hostile_run["out"].read_text(),
+        hostile_run["details"].read_text(),
+        hostile_run["proc"].stdout,
+        hostile_run["proc"].stderr,
+    ]
+    assert not any(SECRET in t for t in texts)
+    assert hostile_run["connections"] == []
+    assert _tree_digest(hostile_run["folder"]) == hostile_run["before"]["submissions"]
+    package = _tree_digest(Path(lesson_lib.__file__).parent)
+    assert package == hostile_run["before"]["package"]
+    assert not (Path(sys.prefix) / "pwned.txt").exists()
+
+
+@pytest.mark.slow
+def test_no_process_survives_and_the_csv_is_not_rewritten_later(hostile_run):
+    """After the run (and the daemon's 3 s), no sandbox process lives and grades.csv is as written."""
+    assert _sandbox_processes() == []
+    assert hostile_run["out"].read_bytes() == hostile_run["grades_right_after"]
+    assert b"h-daemon,,1,1" not in hostile_run["out"].read_bytes()
+
+
+@pytest.mark.slow
+def test_issue_cases_are_reported_not_hidden(hostile_run):
+    """Duplicates flagged on every copy, formula names neutralised, limits noted."""
+    rows = {r["file"]: r for r in _rows(hostile_run["out"])}
+    for rel in ("dup01.ipynb", "DUP01.ipynb", "dup01/problems.ipynb"):
+        assert rows[rel]["student"] == "dup01"
+        assert rows[rel]["notes"].startswith("DUPLICATE student ID 'dup01': 3 submissions")
+    assert "duplicate student IDs" in hostile_run["proc"].stderr
+    assert rows["'=1+1.ipynb"]["student"] == "'=1+1"
+    for path in (hostile_run["out"], hostile_run["details"]):
+        with path.open(newline="") as fh:
+            cells = [cell for row in csv.reader(fh) for cell in row]
+        assert not [c for c in cells if c.startswith(("=", "+", "-", "@"))]
+    assert rows["broken.ipynb"]["status"] == rows["deep.ipynb"]["status"] == "not a notebook"
+    assert rows["h-exit.ipynb"]["status"] == "kernel died"
+    assert rows["h-forkbomb.ipynb"]["status"] == "timed out"
+    assert "interrupted" in rows["h-print200.ipynb"]["notes"]
+    assert rows["h-memory.ipynb"]["status"] == "ran with errors"
+    assert all("WARNING" not in r["notes"] for r in rows.values())
+
+
+@pytest.mark.slow
+def test_grading_time_per_notebook_is_reported(hostile_run, capsys):
+    """Each progress line gives the seconds a notebook took (printed for the record)."""
+    lines = [ln for ln in hostile_run["proc"].stdout.splitlines() if " / 12 (" in ln]
+    assert len(lines) == len(hostile_run["expected"])
+    with capsys.disabled():
+        print(f"\nhostile folder graded in {hostile_run['elapsed']:.0f} s:")
+        print("\n".join("  " + ln for ln in lines))

@@ -1,0 +1,159 @@
+"""The sandbox one submission runs in: what it can see, reach and use, and what is left after."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+from sandbox_support import need_sandbox
+
+from lesson_lib.coursework import sandbox
+from lesson_lib.coursework.sandbox import (
+    BASE_UID,
+    SANDBOX_HOME,
+    Limits,
+    SandboxUnavailable,
+    processes_of,
+    require_sandbox,
+    run_isolated,
+)
+
+PROBE = r"""
+import json, os, socket, sys
+report = {"uid": os.getuid(), "cwd": os.getcwd(), "env": dict(os.environ)}
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()
+    report["loopback"] = "connected"
+except OSError as err:
+    report["loopback"] = type(err).__name__
+def can_write(path):
+    try:
+        with open(path, "a"):
+            pass
+        return True
+    except OSError:
+        return False
+report["write_package"] = can_write(sys.argv[2])
+report["see_outside"] = os.path.exists(sys.argv[3])
+report["write_home"] = can_write("mine.txt")
+report["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+print(json.dumps(report))
+"""
+
+
+def _sandbox_run(tmp_path: Path, code: str, *args: str, **kw: object):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    (scratch / "probe.py").write_text(code)
+    return run_isolated(
+        [sys.executable, f"{SANDBOX_HOME}/probe.py", *args], scratch, timeout=120, **kw
+    )
+
+
+def test_unavailable_sandbox_names_bubblewrap_and_the_flag(monkeypatch):
+    """Without bwrap the error says what to install and names --no-sandbox."""
+    monkeypatch.setenv("LESSON_BWRAP", "/no/such/bwrap")
+    with pytest.raises(SandboxUnavailable, match="bubblewrap") as info:
+        require_sandbox()
+    assert "--no-sandbox" in str(info.value) and "apt-get install bubblewrap" in str(info.value)
+
+
+def test_timeout_must_be_finite_and_positive(tmp_path):
+    """A zero, negative or infinite timeout is refused before anything runs."""
+    for bad in (0, -1, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="timeout"):
+            run_isolated(["true"], tmp_path, timeout=bad, sandbox=False)
+
+
+@pytest.mark.slow
+def test_sandbox_hides_network_environment_and_files(tmp_path, monkeypatch):
+    """No loopback to the host, no grader variable, package read-only, other folders unseen."""
+    need_sandbox()
+    monkeypatch.setenv("LESSON_PLANTED_SECRET", "planted-7f3a")
+    outside = tmp_path / "other-student.ipynb"
+    outside.write_text("{}")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.5)
+    import json
+
+    import lesson_lib
+
+    package_file = Path(lesson_lib.__file__).resolve()
+    result = _sandbox_run(
+        tmp_path, PROBE, str(listener.getsockname()[1]), str(package_file), str(outside)
+    )
+    with pytest.raises(TimeoutError):
+        listener.accept()
+    listener.close()
+    report = json.loads(result.output.strip().splitlines()[-1])
+    assert report["loopback"] != "connected"
+    assert "planted-7f3a" not in result.output
+    assert "LESSON_PLANTED_SECRET" not in report["env"]
+    assert report["write_package"] is False and report["see_outside"] is False
+    assert report["write_home"] is True and report["cwd"] == SANDBOX_HOME
+    assert report["uid"] >= BASE_UID and report["uid"] != os.getuid()
+    assert len(report["pids"]) <= 3, "the sandbox sees processes outside itself"
+
+
+@pytest.mark.slow
+def test_process_and_memory_limits_and_nothing_left_behind(tmp_path):
+    """Forks stop at the process limit, 4 GB cannot be allocated, sleeping children die."""
+    need_sandbox()
+    code = (
+        "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n"
+        "            time.sleep(600)\n            os._exit(0)\n        n += 1\n"
+        "except OSError:\n    print('forks', n)\n"
+        "try:\n    b = bytearray(4 * 10**9)\n    print('allocated')\nexcept MemoryError:\n"
+        "    print('MemoryError')\n"
+    )
+    result = _sandbox_run(tmp_path, code, limits=Limits(processes=40))
+    forks = int(result.output.split("forks", 1)[1].split()[0])
+    assert 1 <= forks < 40
+    assert "MemoryError" in result.output and "allocated" not in result.output
+    assert not result.timed_out
+    uid = int((tmp_path / "scratch").stat().st_uid)
+    assert processes_of(uid) == []
+
+
+@pytest.mark.slow
+def test_wall_clock_limit_kills_everything(tmp_path):
+    """A command that outlives its timeout is killed, with a daemon it started."""
+    need_sandbox()
+    code = (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\n"
+        "time.sleep(600)\n"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "probe.py").write_text(code)
+    result = run_isolated([sys.executable, f"{SANDBOX_HOME}/probe.py"], scratch, timeout=5)
+    assert result.timed_out
+    assert processes_of(scratch.stat().st_uid) == []
+
+
+@pytest.mark.slow
+def test_output_file_size_is_capped(tmp_path):
+    """What a command prints is captured only up to the file-size limit."""
+    need_sandbox()
+    code = "import sys\nfor _ in range(64):\n    sys.stdout.write('x' * 2**20)\n"
+    result = _sandbox_run(tmp_path, code, limits=Limits(file_bytes=4 * 2**20), keep_output=2**30)
+    assert len(result.output) <= 4 * 2**20
+
+
+def test_readonly_paths_cover_python_and_the_package():
+    """The sandbox sees the interpreter, the environment and lesson_lib, nothing of /work else."""
+    import lesson_lib
+
+    paths = sandbox._readonly_paths([])
+    package = Path(lesson_lib.__file__).resolve().parent
+    assert any(p == package or p in package.parents for p in paths)
+    assert any(
+        Path(sys.prefix).resolve() == p or p in Path(sys.prefix).resolve().parents for p in paths
+    )
+    repo = Path(__file__).resolve().parents[1]
+    assert repo not in paths, "the whole repository (tests, _build) would be visible"
