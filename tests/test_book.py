@@ -28,7 +28,10 @@ def test_glue_writes_what_myst_nb_writes(value, display):
     theirs = _messages(myst_glue, "x", value, display)
     assert ours == theirs
     data, metadata = ours[0]
-    assert metadata["scrapbook"] == {"name": "x", "mime_prefix": "" if display else book.GLUE_PREFIX}
+    assert metadata["scrapbook"] == {
+        "name": "x",
+        "mime_prefix": "" if display else book.GLUE_PREFIX,
+    }
     assert all(k.startswith(book.GLUE_PREFIX) != display for k in data)
 
 

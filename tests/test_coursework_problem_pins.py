@@ -186,8 +186,8 @@ FINGERPRINTS = {
 
 
 def test_the_ids_are_the_pinned_ones():
-    """Twelve problems, q1..q12, in order."""
-    assert list(PROBLEMS) == [f"q{i}" for i in range(1, 13)]
+    """The twelve pinned problems come first, q1..q12, in order."""
+    assert list(PROBLEMS)[:12] == [f"q{i}" for i in range(1, 13)]
     assert {q for q, _ in REFERENCES} == set(PROBLEMS)
 
 
