@@ -83,3 +83,18 @@ def test_bad_input(call, error, name):
     """Bad n or prompt length names the parameter and range."""
     with pytest.raises(error, match=name):
         call()
+
+
+def test_speedup_is_the_old_time_over_the_new_by_hand():
+    """10 ms per token before, 4 ms after: 2.5 times faster, not 0.4 (direction matters)."""
+    from lesson_lib.step_time import StepBreakdown
+
+    slow = StepBreakdown(
+        compute_s=8e-3, latency_s=2e-3, bandwidth_s=0.0, tokens=1, weights_s=8e-3, flops_s=0.0
+    )
+    fast = StepBreakdown(
+        compute_s=3e-3, latency_s=1e-3, bandwidth_s=0.0, tokens=1, weights_s=3e-3, flops_s=0.0
+    )
+    assert slow.total_s == pytest.approx(10e-3) and fast.total_s == pytest.approx(4e-3)
+    assert speedup(slow, fast) == pytest.approx(2.5)
+    assert speedup(fast, slow) == pytest.approx(0.4)
