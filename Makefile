@@ -1,11 +1,11 @@
-# The two commands a new machine needs (see README): `make book` and `make test`.
+# The commands a new machine needs (see README): `make book`, `make test` and `make lab`.
 # Both create .venv from the pinned requirements.txt the first time.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup assets browser book test test-fast lint format lock clean
+.PHONY: setup assets browser book test test-fast lint format lock clean lab mutation
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ book: setup assets  ## build the site into _build/html (execution cached in _bui
 
 test: setup lint assets browser  ## everything CI checks: ruff, unit, property and browser tests, the book build
 	$(BIN)/python -m pytest
+
+lab: setup  ## JupyterLab on the lesson, chapters open as notebooks; settings in _build/jupyter, not ~
+	$(BIN)/python tools/lab.py $(LAB_ARGS)
 
 test-fast: setup  ## unit tests only, for quick iteration
 	$(BIN)/python -m pytest -m "not slow"

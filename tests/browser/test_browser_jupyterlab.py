@@ -1,8 +1,8 @@
 """The widgets in a real JupyterLab, driven by Chromium.
 
-JupyterLab is started on a copy of the chapters, with the Binder setting
-that opens ``.md`` files as notebooks (``postBuild`` is run in an isolated
-config folder). For each chapter whose widgets have sliders, the test opens
+JupyterLab is started on a copy of the chapters the way ``make lab`` starts
+it (``tools/lab.py``: project-local settings that open ``.md`` files as
+notebooks, nothing from the user's home). For each chapter whose widgets have sliders, the test opens
 the ``.md`` file (it must open as a notebook), runs all cells, moves one
 slider of each kind in each widget with the keyboard, and checks that the
 message and the picture change and equal what ``lesson_lib`` gives for the
@@ -21,12 +21,10 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -163,51 +161,47 @@ def test_twin_helpers_can_fail():
 # --------------------------------------------------------------------------- JupyterLab
 
 
+def _lab_tool():
+    """``tools/lab.py``, the launcher behind ``make lab``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lesson_lab_tool", ROOT / "tools" / "lab.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, chromium_path) -> Iterator[dict[str, Any]]:
-    """A JupyterLab server on a copy of book/, configured as on Binder."""
+    """JupyterLab as ``make lab`` starts it (tools/lab.py), on a copy of book/.
+
+    The launcher's project-local settings make ``.md`` open as notebooks; its
+    state folder and HOME are in a scratch directory, so the test shows that
+    nothing from the user's home is needed.
+    """
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "root"
     shutil.copytree(ROOT / "book", root / "book")
-    env = {
-        **os.environ,
-        "HOME": str(tmp),
-        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-        "JUPYTER_DATA_DIR": str(tmp / "data"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-        "IPYTHONDIR": str(tmp / "ipython"),
-        "MPLCONFIGDIR": str(tmp / "mpl"),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    # Binder's own step: make .md open as a notebook.
-    subprocess.run(["bash", str(ROOT / "postBuild")], check=True, env=env, capture_output=True)
-    overrides = tmp / "config" / "labconfig" / "default_setting_overrides.json"
+    tool = _lab_tool()
+    env = tool.lab_env(tmp / "state", {**os.environ, "HOME": str(tmp / "home")})
+    overrides = tmp / "state" / "config" / "labconfig" / "default_setting_overrides.json"
     settings = json.loads(overrides.read_text())
-    settings.update(
-        {
-            # every cell in the DOM, no news or update checks from the internet
-            "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
-            "@jupyterlab/apputils-extension:notification": {
-                "checkForUpdates": False,
-                "fetchNews": "false",
-            },
-        }
-    )
+    # every cell in the DOM, so the test can find the widget cells
+    settings["@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
     overrides.write_text(json.dumps(settings))
     port, token = free_port(), "lessontoken"
     log = (tmp / "lab.log").open("w")
     proc = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("jupyter")),
-            "lab",
-            "--no-browser",
-            "--ip=127.0.0.1",
-            f"--port={port}",
-            "--allow-root",
-            f"--ServerApp.token={token}",
-            "--LabApp.expose_app_in_browser=True",
-            f"--ServerApp.root_dir={root}",
-        ],
+        tool.command(
+            [
+                "--no-browser",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                f"--ServerApp.token={token}",
+                "--LabApp.expose_app_in_browser=True",
+                f"--ServerApp.root_dir={root}",
+            ]
+        ),
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
