@@ -51,10 +51,11 @@ def test_instructor_page_shows_a_thirteenth_problem_as_one_file_and_one_line():
     text = (FOLDER.parents[2] / "book" / "instructor.md").read_text()
     section = text[text.index("## 5. Add a problem") :]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    module_code, line = blocks[0], blocks[1].strip()
+    module_code, registration = blocks[0], blocks[1]
     namespace: dict = {}
     exec(compile(module_code, "q13_stage_handoff.py", "exec"), namespace)
     q13 = namespace["PROBLEM"]
-    assert q13.qid == "q13" and line == '"q13_stage_handoff",'
+    assert q13.qid == "q13"
+    assert '    "q13_stage_handoff",  # the new line' in registration.splitlines()
     assert q13.reference(q13.defaults) == pytest.approx(10.0)  # 5120 x 2 B = 10 KiB, by hand
     assert "{" not in q13.template.format(**q13.facts(q13.defaults))

@@ -16,8 +16,11 @@ Layout (one question, one place, as in PrairieLearn's question folders):
   mistakes and solution together, as a module-level ``PROBLEM``;
 * :mod:`~lesson_lib.coursework.problems.registry`: the one list of problem
   modules, in order (a new problem is one file and one line there);
-* :mod:`~lesson_lib.coursework.problems.bank`: :class:`Problem`,
-  :class:`Mistake`, :class:`Choice` and the helpers problems share;
+* :mod:`~lesson_lib.coursework.problems.bank`:
+  :class:`~lesson_lib.coursework.problems.bank.Problem`,
+  :class:`~lesson_lib.coursework.problems.bank.Mistake`,
+  :class:`~lesson_lib.coursework.problems.bank.Choice` and the helpers
+  problems share;
 * this module: what students, the checker and the grader call
   (:func:`show`, :func:`reference`, :func:`statement` ...).
 """
