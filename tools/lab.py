@@ -65,7 +65,7 @@ def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def command(args: list[str]) -> list[str]:
-    """The ``jupyter lab`` command line, on the repository unless ``args`` say otherwise.
+    """The ``jupyter lab`` command line, on the repository unless ``args`` name a root.
 
     Parameters
     ----------
@@ -78,8 +78,10 @@ def command(args: list[str]) -> list[str]:
         The command.
     """
     exe = str(Path(sys.executable).with_name("jupyter"))
-    cmd = [exe, "lab", f"--ServerApp.root_dir={ROOT}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
+    cmd = [exe, "lab"]
+    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir")) for a in args):
+        cmd.append(f"--ServerApp.root_dir={ROOT}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
         cmd.append("--allow-root")
     return cmd + args
 

@@ -224,7 +224,9 @@ def lab(tmp_path_factory, chromium_path) -> Iterator[dict[str, Any]]:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
+        except ProcessLookupError:
+            proc.wait()
+        except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
