@@ -26,6 +26,12 @@ test: setup lint assets browser  ## everything CI checks: ruff, unit, property a
 lab: setup  ## JupyterLab on the lesson, chapters open as notebooks; settings in _build/jupyter, not ~
 	$(BIN)/python tools/lab.py $(LAB_ARGS)
 
+mutation: setup  ## mutmut over the model modules (minutes; not part of make test), see tests/MUTATION.md
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-mutation.txt
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut results
+
 test-fast: setup  ## unit tests only, for quick iteration
 	$(BIN)/python -m pytest -m "not slow"
 
@@ -63,4 +69,4 @@ grade: setup  ## score submitted notebooks: make grade SUBMISSIONS=folder -> _bu
 	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis mutants
