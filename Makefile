@@ -28,9 +28,8 @@ lab: setup  ## JupyterLab on the lesson, chapters open as notebooks; settings in
 
 mutation: setup  ## mutmut over the model modules (minutes; not part of make test), see tests/MUTATION.md
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-mutation.txt
-	rm -rf mutants
-	$(BIN)/mutmut run --max-children 2
-	$(BIN)/mutmut results
+	mkdir -p _build
+	bash tools/mutation.sh
 
 test-fast: setup  ## unit tests only, for quick iteration
 	$(BIN)/python -m pytest -m "not slow"
