@@ -18,7 +18,16 @@ import pytest
 from lesson_lib.specimen import FAST, GPU, MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 
-MODULES = ["units", "collectives", "memory", "step_time", "layout", "payloads", "prefill", "scaling"]
+MODULES = [
+    "units",
+    "collectives",
+    "memory",
+    "step_time",
+    "layout",
+    "payloads",
+    "prefill",
+    "scaling",
+]
 
 #: A valid value for parameters by name, then by annotation.
 BY_NAME = {
@@ -49,11 +58,12 @@ def cases():
     for module_name in MODULES:
         module = importlib.import_module(f"lesson_lib.{module_name}")
         for name, function in vars(module).items():
-            if name.startswith("_") or not inspect.isfunction(function):
-                continue
+            if name.startswith(("_", "x_")) or not inspect.isfunction(function):
+                continue  # x_...: mutmut's copies of the functions, under `make mutation`
             if function.__module__ != module.__name__:
                 continue
-            params = list(inspect.signature(function).parameters.values())
+            original = getattr(module, f"x_{name}__mutmut_orig", function)
+            params = list(inspect.signature(original).parameters.values())
             args = {p.name: valid(p) for p in params}
             if any(v is inspect.Parameter.empty for v in args.values()):
                 continue

@@ -8,7 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
 rm -rf mutants
-"$BIN/mutmut" run --max-children 2 > _build/mutation-run.log 2>&1 || true
+if ! "$BIN/mutmut" run --max-children 2 > _build/mutation-run.log 2>&1 \
+   || grep -q "failed to collect stats" _build/mutation-run.log; then
+  tail -n 40 _build/mutation-run.log
+  echo "mutation: mutmut could not run (the selected tests must pass unmutated)" >&2
+  exit 1
+fi
 mapfile -t survivors < <("$BIN/mutmut" results 2>/dev/null | awk -F: '/: survived/ {gsub(/^ +/, "", $1); print $1}')
 echo "mutation: ${#survivors[@]} survivors after the batch run; running each again on its own"
 if ((${#survivors[@]})); then
