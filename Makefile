@@ -1,11 +1,11 @@
-# The two commands a new machine needs (see README): `make book` and `make test`.
+# The commands a new machine needs (see README): `make book`, `make test` and `make lab`.
 # Both create .venv from the pinned requirements.txt the first time.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup assets browser sandbox book test test-fast lint format lock clean
+.PHONY: setup assets browser sandbox book test test-fast lint format lock clean lab mutation
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,14 @@ book: setup assets  ## build the site into _build/html (execution cached in _bui
 
 test: setup lint assets browser sandbox  ## everything CI checks: ruff, unit, property, sandbox and browser tests, the book build
 	$(BIN)/python -m pytest
+
+lab: setup  ## JupyterLab on the lesson, chapters open as notebooks; settings in _build/jupyter, not ~
+	$(BIN)/python tools/lab.py $(LAB_ARGS)
+
+mutation: setup  ## mutmut over the model modules (minutes; not part of make test), see tests/MUTATION.md
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-mutation.txt
+	mkdir -p _build
+	bash tools/mutation.sh
 
 test-fast: setup  ## unit tests only, for quick iteration
 	$(BIN)/python -m pytest -m "not slow"
@@ -63,4 +71,4 @@ grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grad
 	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis mutants

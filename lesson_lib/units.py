@@ -170,6 +170,7 @@ def format_ratio(ratio: float, *, decimals: int = 2) -> str:
         The number followed by ``x``.
     """
     ratio = require_number("ratio", ratio)
+    require_int("decimals", decimals, minimum=0, maximum=12)
     return f"{_number(ratio, decimals)}x"
 
 
@@ -189,4 +190,5 @@ def format_count(value: float, *, decimals: int = 0) -> str:
         The formatted number, without a unit.
     """
     value = require_number("value", value, minimum=-float("inf"))
+    require_int("decimals", decimals, minimum=0, maximum=12)
     return _number(value, decimals)

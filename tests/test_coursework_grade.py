@@ -9,6 +9,7 @@ import pytest
 from lesson_lib.coursework.grade import (
     find_submissions,
     grade_folder,
+    grade_notebook,
     main,
     static_answers,
     write_details,
@@ -91,7 +92,9 @@ def graded(tmp_path_factory):
     )
     (folder / "broken.ipynb").write_text("this is not a notebook")
     out, details = folder / "grades.csv", folder / "details.csv"
-    assert main([str(folder), "--out", str(out), "--details", str(details), "--timeout", "90"]) == 0
+    assert (
+        main([str(folder), "--out", str(out), "--details", str(details), "--timeout", "600"]) == 0
+    )
     return out, details
 
 
@@ -126,24 +129,37 @@ def test_details_csv_explains_each_verdict(graded):
 
 
 @pytest.mark.slow
-def test_runaway_and_dying_notebooks_do_not_stop_the_grader(tmp_path):
-    """A notebook that loops forever is stopped at the limit, one that kills its kernel is
-    read from source; both keep the answers given before the trouble."""
-    write_edition(tmp_path, ROOT, ["s201", "s202"], ["problems"])
+def test_runaway_notebook_is_stopped_and_keeps_its_answers(tmp_path):
+    """A notebook that loops forever is stopped at the limit and keeps the answers given
+    before the loop (read from the kernel, or from the source if the limit came first)."""
+    write_edition(tmp_path, ROOT, ["s201"], ["problems"])
     loop = tmp_path / "s201" / "problems.ipynb"
     _fill(loop, {"q1": reference("q1", "s201")}, extra="while True:\n    pass", at=12)
-    _fill(tmp_path / "s202" / "problems.ipynb", {"q2": reference("q2", "s202")})
-    _fill(tmp_path / "s202" / "problems.ipynb", {}, extra="import os\nos._exit(3)", at=12)
-    subs = grade_folder(tmp_path, timeout=12)
-    by_id = {s.student: s for s in subs}
-    assert by_id["s201"].status == "timed out"
-    assert by_id["s201"].results["q1"].score == 1.0
-    assert by_id["s202"].status == "kernel died"
-    assert by_id["s202"].results["q2"].score == 1.0
-    assert "source" in " ".join(by_id["s202"].notes)
-    write_scores(subs, tmp_path / "out" / "g.csv")
-    write_details(subs, tmp_path / "out" / "d.csv")
+    # The loop always runs into the limit, whatever the machine's load: it is short so
+    # the test is, and nothing here depends on the earlier cells finishing within it.
+    sub = grade_notebook("s201", loop, timeout=10)
+    assert sub.status == "timed out"
+    assert sub.results["q1"].score == 1.0
+    write_scores([sub], tmp_path / "out" / "g.csv")
+    write_details([sub], tmp_path / "out" / "d.csv")
     assert _rows(tmp_path / "out" / "g.csv")["s201"]["q1"] == "1"
+
+
+@pytest.mark.slow
+def test_dying_notebook_is_read_from_its_source(tmp_path):
+    """A notebook that kills its kernel keeps the answers typed before it, read from source.
+
+    The limit is generous: the kernel dies as soon as the cell runs, so a busy machine
+    only makes the test slower, never a timeout instead of a death.
+    """
+    write_edition(tmp_path, ROOT, ["s202"], ["problems"])
+    path = tmp_path / "s202" / "problems.ipynb"
+    _fill(path, {"q2": reference("q2", "s202")})
+    _fill(path, {}, extra="import os\nos._exit(3)", at=12)
+    sub = grade_notebook("s202", path, timeout=300)
+    assert sub.status == "kernel died"
+    assert sub.results["q2"].score == 1.0
+    assert "source" in " ".join(sub.notes)
 
 
 @pytest.mark.slow
@@ -157,7 +173,7 @@ def test_grading_uses_the_file_name_not_the_notebooks_student(tmp_path):
             cell.source = cell.source.replace('"s301"', '"s999"')
     nbformat.write(nb, nb_path)
     _fill(nb_path, {q: reference(q, "s999") for q in PROBLEMS})
-    (sub,) = grade_folder(tmp_path, timeout=90)
+    (sub,) = grade_folder(tmp_path, timeout=600)
     assert sub.student == "s301"
     assert "s999" in " ".join(sub.notes)
     assert sub.total < len(PROBLEMS)
@@ -266,4 +282,30 @@ def test_no_sandbox_grades_and_warns_in_every_row(tmp_path, monkeypatch):
     out = tmp_path / "g.csv"
     assert main([str(tmp_path / "in"), "--out", str(out), "--no-sandbox", "--timeout", "90"]) == 0
     row = _rows(out)["s401"]
-    assert row["total"] == "12" and "WARNING: graded without the sandbox" in row["notes"]
+    assert row["total"] == str(len(PROBLEMS))
+    assert "WARNING: graded without the sandbox" in row["notes"]
+
+
+def test_every_problem_is_graded_up_to_the_last(tmp_path):
+    """A small notebook answering the first and the last problem scores both: no problem
+    is left out of running, reading, checking or the CSV (runs one kernel, ~2 s)."""
+    last = list(PROBLEMS)[-1]
+    assert last == "q12" or int(last[1:]) > 12
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(f"answer_q1 = {reference('q1', 's777')!r}"),
+        nbformat.v4.new_code_cell(f"answer_{last} = {reference(last, 's777')!r}"),
+    ]
+    path = tmp_path / "s777.ipynb"
+    nbformat.write(nb, path)
+    sub = grade_notebook("s777", path, timeout=300)
+    assert sub.status == "ran"
+    assert list(sub.results) == list(PROBLEMS)
+    assert sub.results["q1"].score == 1.0 and sub.results[last].score == 1.0
+    assert sub.total == 2
+    write_scores([sub], tmp_path / "g.csv")
+    row = _rows(tmp_path / "g.csv")["s777"]
+    assert row[last] == "1" and row["total"] == "2" and row["max"] == str(len(PROBLEMS))
+    write_details([sub], tmp_path / "d.csv")
+    with (tmp_path / "d.csv").open() as f:
+        assert [r["problem"] for r in csv.DictReader(f)] == list(PROBLEMS)

@@ -36,9 +36,9 @@ IDS = [f"s{i:03d}" for i in range(40)]
 PAGE = Path(__file__).resolve().parents[1] / "book" / "problems.md"
 
 
-def test_eight_to_twelve_problems_in_order_of_difficulty():
-    """q1..qN, 8-12 of them, difficulty never decreasing, at least two multiple choice."""
-    assert 8 <= len(PROBLEMS) <= 12
+def test_at_least_eight_problems_in_order_of_difficulty():
+    """q1..qN, at least 8, difficulty never decreasing, at least two multiple choice."""
+    assert len(PROBLEMS) >= 8
     assert list(PROBLEMS) == [f"q{i}" for i in range(1, len(PROBLEMS) + 1)]
     difficulty = [p.difficulty for p in PROBLEMS.values()]
     assert difficulty == sorted(difficulty)

@@ -26,3 +26,18 @@ def test_public_contract_is_importable_from_the_package():
     missing = [n for n in names if not hasattr(lesson_lib, n)]
     assert missing == []
     assert set(names) <= set(lesson_lib.__all__)
+
+
+def test_notebook_and_server_imports_compile_no_grammars():
+    """`import nbformat` and JupyterLab's server load no Lark grammars (rfc3987-syntax).
+
+    jsonschema 4.24+ imports rfc3987-syntax for its IRI format checks, about a
+    second per import on this machine: JupyterLab's start, the grader and every
+    notebook tool pay it. requirements.in pins jsonschema below 4.24.
+    """
+    code = (
+        "import sys, nbformat, jupyter_server.serverapp; "
+        "print(sorted(m for m in ('lark', 'rfc3987_syntax') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -128,7 +128,7 @@ def test_rank_that_exits_is_reported(job, tmp_path):
     """A rank that dies mid-sweep: status 4, the rank named, nothing left behind."""
     out = tmp_path / "r.json"
     status, _, err = run_main(
-        f"run -n 2 --out {out} --max-bytes 64KiB --reps 3 --simulate-failure exit --timeout 30"
+        f"run -n 2 --out {out} --max-bytes 64KiB --reps 3 --simulate-failure exit --timeout 300"
     )
     assert status == cli.EXIT_RANK_FAILED
     assert "the MPI job failed" in err and "rank 1: exiting on purpose" in err
@@ -140,7 +140,7 @@ def test_rank_that_raises_aborts_the_job(job, tmp_path):
     """An exception in one rank aborts every rank (no hang): status 4 with the error text."""
     status, _, err = run_main(
         f"run -n 2 --out {tmp_path / 'r.json'} --max-bytes 64KiB --reps 3 "
-        "--simulate-failure raise --timeout 30"
+        "--simulate-failure raise --timeout 300"
     )
     assert status == cli.EXIT_RANK_FAILED
     assert "RuntimeError: error raised on purpose" in err

@@ -77,7 +77,12 @@ def test_reference_pingpong_ships():
 
 @pytest.mark.slow
 def test_run_pingpong_live():
-    """A real short probe on 2 ranks gives a positive latency below a millisecond."""
-    pp = run_pingpong(max_bytes=4096, loop=200, timeout=60)
-    assert 0 < pp.latency_s < 1e-3
-    assert pp.bytes[-1] == 4096 and pp.machine["logical_cores"] >= 1
+    """A real short probe on 2 ranks runs and gives a well-formed, positive measurement.
+
+    How fast it is depends on the machine and its load (a busy core turns
+    microseconds into milliseconds of scheduling), so no speed is asserted here;
+    the parsing and the latency rule are checked on fixed output above.
+    """
+    pp = run_pingpong(max_bytes=4096, loop=200, timeout=300)
+    assert pp.bytes[0] <= 8 and pp.bytes[-1] == 4096 and pp.machine["logical_cores"] >= 1
+    assert (pp.mean_s > 0).all() and 0 < pp.latency_s < 1.0

@@ -74,9 +74,9 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     tag = uuid.uuid4().hex
     before = launch.shm_files()
     cmd = [sys.executable, "-m", "lesson_lib.lab", "run", "-n", str(ranks), "--out", str(out)]
-    cmd += ["--max-bytes", max_bytes, "--reps", "7", "--timeout", "90"]
+    cmd += ["--max-bytes", max_bytes, "--reps", "7", "--timeout", "600", "--budget", "600"]
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=120, env={**os.environ, launch.JOB_ENV: tag}
+        cmd, capture_output=True, text=True, timeout=900, env={**os.environ, launch.JOB_ENV: tag}
     )
     assert proc.returncode == 0, proc.stderr
     assert "[lab] all-reduce sweep:" in proc.stderr and "wrote" in proc.stdout
@@ -89,19 +89,10 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     assert_allclose(m.busbw, m.algbw * ring_allreduce_factor(ranks))
     assert m.machine["logical_cores"] >= 1 and "MPICH" in m.machine["mpi_library"]
     assert m.machine["oversubscribed"] == (ranks > m.machine["usable_cores"])
-    if ranks == 2:
-        # Monotone within noise from 256 KiB up. This machine is shared, and
-        # a busy moment can inflate one size's median several times, so the
-        # check uses the quiet end of each size's spread (10th percentile):
-        # it grows about in proportion to size on log-log axes, no size is 3x
-        # faster than a smaller one, and 4 MiB costs clearly more than 256 KiB.
-        big = m.bytes >= 256 * 1024
-        quiet = m.p10_s[big]
-        slope = np.polyfit(np.log(m.bytes[big]), np.log(quiet), 1)[0]
-        assert 0.5 < slope < 1.5
-        assert all(
-            quiet[j] >= quiet[i] / 3 for i in range(len(quiet)) for j in range(i + 1, len(quiet))
-        )
-        assert quiet[-1] > 3 * quiet[0]
+    # No speed is asserted on a live sweep: on a shared, busy machine any size's
+    # time can be inflated many times. The fit and the report are tested on
+    # fixed data (test_lab_fit.py, test_lab_report.py); here the record must be
+    # well formed: sizes, sane percentiles, bandwidths consistent with times.
+    assert_allclose(m.algbw, m.bytes / m.median_s)
     assert launch.job_processes(tag) == []
     assert not (launch.shm_files() - before) - launch.mapped_shm_files()

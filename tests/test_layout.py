@@ -56,3 +56,27 @@ def test_bad_degrees():
         check_layout(MODEL, 0)
     with pytest.raises(TypeError, match="pp must be"):
         check_layout(MODEL, 2, 1.0)
+
+
+def test_messages_name_each_group_by_hand():
+    """TP = 32 on the specimen (4 KV, 24 query, 16/48 DeltaNet heads): the exact messages,
+    written out by hand; pp defaults to 1, which always divides."""
+    from lesson_lib import check_layout
+    from lesson_lib.specimen import MODEL
+
+    assert check_layout(MODEL, 32) == [
+        "TP = 32 does not divide the 4 KV heads: KV heads would be replicated or split unevenly",
+        "TP = 32 does not divide the 24 query heads: query heads would be split unevenly",
+        "TP = 32 does not divide the 16 DeltaNet key heads: "
+        "DeltaNet key heads would be split unevenly",
+        "TP = 32 does not divide the 48 DeltaNet value heads: "
+        "DeltaNet value heads would be split unevenly",
+    ]
+    assert check_layout(MODEL, 3) == [
+        "TP = 3 does not divide the 4 KV heads: KV heads would be replicated or split unevenly",
+        "TP = 3 does not divide the 16 DeltaNet key heads: "
+        "DeltaNet key heads would be split unevenly",
+        "TP = 3 does not divide the 17408 FFN intermediate size: "
+        "FFN intermediate size would be split unevenly",
+    ]
+    assert check_layout(MODEL, 4) == []

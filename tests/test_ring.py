@@ -90,3 +90,18 @@ def test_bad_input():
     result = simulate_ring_allreduce([np.ones(4)] * 2)
     with pytest.raises(ValueError, match="step must be an integer from 0 to 2"):
         result.bytes_sent_after(3)
+
+
+def test_bad_inputs_say_what_was_expected():
+    """No arrays, or arrays of different shapes: the messages, by hand."""
+    import numpy as np
+    import pytest
+
+    from lesson_lib.ring import simulate_ring_allreduce
+
+    with pytest.raises(ValueError) as info:
+        simulate_ring_allreduce([])
+    assert str(info.value) == "arrays must hold at least one array (one per rank), got none"
+    with pytest.raises(ValueError) as info:
+        simulate_ring_allreduce([np.zeros(3), np.zeros(4)])
+    assert str(info.value) == "arrays must be 1-D and all the same length, got shapes (3,), (4,)"

@@ -182,3 +182,18 @@ def test_time_never_falls_as_context_grows(n, context, more, batch):
     b = decode_step(MODEL, GPU, SLOW, n, batch=batch, context=longer)
     assert b.total_s >= a.total_s
     assert decode_step(MODEL, GPU, SLOW, n, batch=batch).total_s <= a.total_s
+
+
+def test_speedup_is_the_old_time_over_the_new_by_hand():
+    """10 ms per token before, 4 ms after: 2.5 times faster, not 0.4 (direction matters)."""
+    from lesson_lib.step_time import StepBreakdown
+
+    slow = StepBreakdown(
+        compute_s=8e-3, latency_s=2e-3, bandwidth_s=0.0, tokens=1, weights_s=8e-3, flops_s=0.0
+    )
+    fast = StepBreakdown(
+        compute_s=3e-3, latency_s=1e-3, bandwidth_s=0.0, tokens=1, weights_s=3e-3, flops_s=0.0
+    )
+    assert slow.total_s == pytest.approx(10e-3) and fast.total_s == pytest.approx(4e-3)
+    assert speedup(slow, fast) == pytest.approx(2.5)
+    assert speedup(fast, slow) == pytest.approx(0.4)

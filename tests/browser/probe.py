@@ -93,6 +93,37 @@ COLLECT = r"""() => {
 }"""
 
 
+#: Per-action limit: generous, so a busy machine slows the tests down instead of failing them.
+ACTION_TIMEOUT_MS = 180_000
+
+#: A screenshot covers at most this many screens from the top of the page: what a
+#: reader sees first, and a bounded amount of work however long the page is.
+SCREENS = 4
+
+
+def screenshot(page: Any, path: Path) -> None:
+    """Save the top :data:`SCREENS` viewport heights of the page (less if it is shorter).
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        The loaded page.
+    path : pathlib.Path
+        Where the PNG goes.
+    """
+    viewport = page.viewport_size
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    clip = {
+        "x": 0,
+        "y": 0,
+        "width": viewport["width"],
+        "height": min(height, SCREENS * viewport["height"]),
+    }
+    page.screenshot(
+        path=str(path), full_page=True, clip=clip, animations="disabled", timeout=ACTION_TIMEOUT_MS
+    )
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:
@@ -178,7 +209,7 @@ def _check_solutions(page: Any) -> list[dict[str, Any]]:
             target.scroll_into_view_if_needed()
             target.click()
             try:
-                body.wait_for(state="visible", timeout=3000)
+                body.wait_for(state="visible", timeout=30000)
                 shown_after = True
             except PlaywrightTimeout:
                 shown_after = False
@@ -210,6 +241,7 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> P
     url = f"{base_url}{doc}.html"
     report = PageReport(doc=doc, url=url)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = context.new_page()
 
     def on_console(msg: Any) -> None:
@@ -236,13 +268,13 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> P
     page.on("response", on_response)
     page.route("**/*", on_route)
     try:
-        page.goto(url, wait_until="load", timeout=30000)
+        page.goto(url, wait_until="load", timeout=ACTION_TIMEOUT_MS)
         page.evaluate(WAIT_FOR_MATHJAX)
         page.evaluate(WAIT_FOR_WIDGETS)
-        page.wait_for_load_state("networkidle", timeout=15000)
+        page.wait_for_load_state("networkidle", timeout=ACTION_TIMEOUT_MS)
         report.data = page.evaluate(COLLECT)
         report.screenshot = shots / (doc.replace("/", "__") + ".png")
-        page.screenshot(path=str(report.screenshot), full_page=True)
+        screenshot(page, report.screenshot)
         page.add_script_tag(path=str(axe_js))
         report.axe = page.evaluate(
             """async () => {

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 import pytest
 from probe import PageReport, raw_tex, visit
 
-from lesson_lib.site import ROOT, toc_files
+from lesson_lib.site import ROOT, toc_files, widget_cells
 
 pytestmark = pytest.mark.slow
 
@@ -70,6 +70,17 @@ def test_page_loads_without_errors(report, doc):
 
 
 @pytest.mark.parametrize("doc", DOCS)
+def test_page_shows_its_article(report, doc):
+    """The article is there: its title, and prose in proportion to the source's sections."""
+    r = report(doc)
+    words = r.data["text"].split()
+    sections = sum(
+        line.startswith(("# ", "## ")) for line in (ROOT / f"{doc}.md").read_text().splitlines()
+    )
+    assert len(words) >= 20 * max(1, sections), f"{doc}: the article is (nearly) empty"
+
+
+@pytest.mark.parametrize("doc", DOCS)
 def test_math_is_typeset(report, doc):
     """Every math element holds MathJax output and no raw TeX is left in the prose."""
     r = report(doc)
@@ -115,7 +126,10 @@ def test_saved_widget_state_renders(report, doc):
     """Each saved widget view renders with a size, and its sliders are visible."""
     r = report(doc)
     views = r.data["views"]
+    expected = len(widget_cells(doc))  # widget cells of the source: the page must show each
+    assert len(views) >= expected
     if r.data["widgetStates"] == 0:
+        assert expected == 0, "the chapter has widgets but the page saved no widget state"
         assert views == []
         return
     assert views, "widget state saved but no view displayed"

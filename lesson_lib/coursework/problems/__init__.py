@@ -1,0 +1,316 @@
+"""The problem set: twelve problems, each answered by ``lesson_lib`` itself.
+
+Every problem has an id (``"q1"`` .. ``"q12"``), a statement template, a
+parameter sampler for per-student variants, a reference-answer function that
+calls the lesson's model (``memory_budget``, ``allreduce_wire_bytes``,
+``decode_step``, ``crossover_bytes``, ``check_layout`` ...) and never a typed
+answer, the usual mistakes with a hint for each, and a worked solution.
+
+Without a student ID a problem uses the book's version: the lesson's specimen
+and assumptions, changed only where the problem asks about something else
+(another model, another N, another fabric).
+
+Layout (one question, one place, as in PrairieLearn's question folders):
+
+* ``qNN_<topic>.py``: one problem each, its statement, sampler, reference,
+  mistakes and solution together, as a module-level ``PROBLEM``;
+* :mod:`~lesson_lib.coursework.problems.registry`: the one list of problem
+  modules, in order (a new problem is one file and one line there);
+* :mod:`~lesson_lib.coursework.problems.bank`:
+  :class:`~lesson_lib.coursework.problems.bank.Problem`,
+  :class:`~lesson_lib.coursework.problems.bank.Mistake`,
+  :class:`~lesson_lib.coursework.problems.bank.Choice` and the helpers
+  problems share;
+* this module: what students, the checker and the grader call
+  (:func:`show`, :func:`reference`, :func:`statement` ...).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from lesson_lib.coursework.problems.bank import (
+    ACCELERATORS,
+    CONTEXTS,
+    PURE_ATTENTION_SHAPES,
+    Choice,
+    Mistake,
+    Params,
+    Problem,
+    hybrid_model,
+    keep_distinct,
+    pure_attention_model,
+)
+from lesson_lib.coursework.problems.q12_cluster_layout import (
+    GPUS_PER_NODE,
+    LAYOUTS,
+    NODES,
+    layout_problems,
+)
+from lesson_lib.coursework.problems.registry import PROBLEMS
+from lesson_lib.coursework.variants import normalize_student, rng_for
+from lesson_lib.units import BYTE_UNITS, TIME_UNITS
+
+__all__ = [
+    "ACCELERATORS",
+    "CONTEXTS",
+    "GPUS_PER_NODE",
+    "LAYOUTS",
+    "NODES",
+    "PROBLEMS",
+    "PURE_ATTENTION_SHAPES",
+    "Choice",
+    "MarkdownText",
+    "Mistake",
+    "Params",
+    "Problem",
+    "get_problem",
+    "hybrid_model",
+    "layout_problems",
+    "mistakes",
+    "overview_table",
+    "params",
+    "pure_attention_model",
+    "reference",
+    "show",
+    "solution",
+    "solution_text",
+    "statement",
+    "units_of",
+]
+
+
+def get_problem(qid: str) -> Problem:
+    """The problem with id ``qid``.
+
+    Parameters
+    ----------
+    qid : str
+        ``"q1"`` .. ``"q12"``.
+
+    Returns
+    -------
+    Problem
+        The problem.
+
+    Raises
+    ------
+    KeyError
+        If there is no such problem; the message lists the ids.
+    """
+    if qid not in PROBLEMS:
+        raise KeyError(f"unknown problem {qid!r}; the ids are {', '.join(PROBLEMS)}")
+    return PROBLEMS[qid]
+
+
+def params(qid: str, student: object = None) -> Params:
+    """The parameters of problem ``qid`` for one student.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID; None (or an empty string) gives the book's version.
+
+    Returns
+    -------
+    dict
+        A fresh dict (safe to modify).
+    """
+    problem = get_problem(qid)
+    sid = normalize_student(student)
+    if sid is None:
+        return dict(problem.defaults)
+    return dict(problem.sample(rng_for(sid, qid)))
+
+
+def reference(qid: str, student: object = None) -> Any:
+    """The right answer to ``qid`` for one student, in the problem's unit.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID; None gives the book's version.
+
+    Returns
+    -------
+    float, int or str
+        A float in ``Problem.unit``, an int for counts, a letter for
+        multiple choice.
+    """
+    return get_problem(qid).reference(params(qid, student))
+
+
+def mistakes(qid: str, student: object = None) -> list[Mistake]:
+    """The known wrong answers to ``qid`` for one student, minus any equal to the right one.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID.
+
+    Returns
+    -------
+    list of Mistake
+        Problem-specific mistakes (the checker adds unit mix-ups itself).
+    """
+    problem = get_problem(qid)
+    p = params(qid, student)
+    if problem.kind == "choice":
+        return []
+    return keep_distinct(float(problem.reference(p)), problem.mistakes(p))
+
+
+def statement(qid: str, student: object = None) -> str:
+    """The problem's statement in Markdown, with this student's numbers.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID; None gives the book's version.
+
+    Returns
+    -------
+    str
+        Markdown: the question, then how to write the answer.
+    """
+    problem = get_problem(qid)
+    p = params(qid, student)
+    text = problem.template.format(**problem.facts(p))
+    return f"{text}\n\n*Answer with {problem.answer_format()}.*"
+
+
+def solution_text(qid: str, student: object = None) -> str:
+    """The worked solution in Markdown, with this student's numbers.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID; None gives the book's version.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    problem = get_problem(qid)
+    return problem.solution_template.format(**problem.facts(params(qid, student)))
+
+
+class MarkdownText(str):
+    """A string that Jupyter and MyST-NB display as Markdown."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+def show(qid: str, student: object = None) -> MarkdownText:
+    """Display problem ``qid`` in a notebook (the statement, as Markdown).
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID; None gives the book's version.
+
+    Returns
+    -------
+    MarkdownText
+        Rendered as Markdown when it is a cell's last expression.
+    """
+    problem = get_problem(qid)
+    header = (
+        f"**{problem.qid}** \u00b7 difficulty {problem.stars} \u00b7 practises *{problem.chapter}*"
+    )
+    return MarkdownText(f"{header}\n\n{statement(qid, student)}")
+
+
+def solution(qid: str, student: object = None) -> MarkdownText:
+    """Display the worked solution of ``qid`` (used by the book's solution dropdowns).
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    student : str, optional
+        Student ID; None gives the book's version.
+
+    Returns
+    -------
+    MarkdownText
+        Rendered as Markdown when it is a cell's last expression.
+    """
+    return MarkdownText(solution_text(qid, student))
+
+
+def units_of(name: str) -> tuple[str, float] | None:
+    """The dimension and size of a unit a problem may ask for.
+
+    Parameters
+    ----------
+    name : str
+        ``"GiB"``, ``"ms"``, ``"x"`` ...
+
+    Returns
+    -------
+    tuple of (str, float) or None
+        ``("bytes", 2**30)`` for GiB, ``("time", 1e-3)`` for ms,
+        ``("ratio", 1.0)`` for x; None for other names.
+    """
+    if name in BYTE_UNITS:
+        return "bytes", BYTE_UNITS[name]
+    if name in TIME_UNITS:
+        return "time", TIME_UNITS[name]
+    if name == "x":
+        return "ratio", 1.0
+    return None
+
+
+def overview_table() -> MarkdownText:
+    """The set at a glance: id, title, chapter practised, difficulty and answer unit.
+
+    Returns
+    -------
+    MarkdownText
+        A Markdown table (Jupyter) that also renders as an HTML table (the book).
+    """
+    header = ("Problem", "Title", "Practises", "Difficulty", "Answer")
+    rows = [
+        (p.qid, p.title, p.chapter, p.stars, "a letter" if p.kind == "choice" else p.unit)
+        for p in PROBLEMS.values()
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return _Table("\n".join(lines), header, rows)
+
+
+class _Table(MarkdownText):
+    """Markdown text with an HTML twin, for renderers without Markdown tables."""
+
+    def __new__(cls, text: str, header: tuple[str, ...], rows: list[tuple[str, ...]]):
+        obj = super().__new__(cls, text)
+        obj._html = (
+            "<table><thead><tr>"
+            + "".join(f"<th>{html.escape(h)}</th>" for h in header)
+            + "</tr></thead><tbody>"
+            + "".join(
+                "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                for row in rows
+            )
+            + "</tbody></table>"
+        )
+        return obj
+
+    def _repr_html_(self) -> str:
+        return self._html

@@ -1,0 +1,432 @@
+"""Building blocks of the problem bank: what a problem is, and the shared helpers.
+
+:class:`Problem` holds one problem (statement and solution templates, sampler,
+reference, mistakes); :class:`Mistake` and :class:`Choice` are its usual
+wrong answers and multiple-choice options. The models, cards and fabrics the
+variants draw from, and small formatters for the templates, live here too so
+every problem module formats numbers the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from lesson_lib.coursework.variants import shuffled
+from lesson_lib.specimen import (
+    GPU,
+    MODEL,
+    NVLINK_BANDWIDTH,
+)
+from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.units import (
+    GB,
+    TB,
+    US,
+    GiB,
+    format_bytes,
+    format_rate,
+    format_seconds,
+)
+
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong answer students often give, and what to tell them.
+
+    Attributes
+    ----------
+    value : float
+        The wrong answer, in the problem's unit.
+    hint : str
+        What probably went wrong.
+    """
+
+    value: float
+    hint: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One option of a multiple-choice problem.
+
+    Attributes
+    ----------
+    text : str
+        The option as shown.
+    why : str
+        Why it is right or wrong (shown when a student picks it, and in the solution).
+    correct : bool
+        True for the one right option.
+    """
+
+    text: str
+    why: str
+    correct: bool = False
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem of the set.
+
+    Attributes
+    ----------
+    qid : str
+        Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
+    title : str
+        Short title.
+    chapter : str
+        Slug of the chapter the problem practises.
+    difficulty : int
+        1 (one step) to 3 (several steps or a trap).
+    kind : str
+        How the answer is compared: ``"number"`` within a tolerance,
+        ``"count"`` exactly, ``"choice"`` by letter.
+    unit : str
+        Unit of the answer (``"GB"``, ``"MiB"``, ``"ms"``, ``"us"``, ``"x"`` ...);
+        empty for multiple choice.
+    template : str
+        Statement in Markdown, filled in with ``facts`` by ``str.format``.
+    solution_template : str
+        Worked solution in Markdown, filled in the same way.
+    defaults : dict
+        Parameters of the book's version (no student ID).
+    sample : callable
+        ``sample(rng) -> params`` draws one student's parameters.
+    facts : callable
+        ``facts(params) -> dict of str``: formatted values for the templates.
+    reference : callable
+        ``reference(params)``: the answer in ``unit`` (a float, an int, or
+        a letter for multiple choice), computed by ``lesson_lib``.
+    mistakes : callable
+        ``mistakes(params) -> list of Mistake``: problem-specific wrong answers.
+    choices : callable, optional
+        ``choices(params) -> list of Choice`` in display order (multiple choice).
+    decimals : int, optional
+        For byte counts: an answer rounded to this many decimals in
+        ``unit`` is right.
+    rtol : float
+        Relative tolerance of a right answer (times, speed-ups, rates).
+    close_rtol : float
+        Relative distance still called "close".
+    hint : str
+        General advice when an answer is wrong and matches no known mistake.
+    """
+
+    qid: str
+    title: str
+    chapter: str
+    difficulty: int
+    kind: str
+    unit: str
+    template: str
+    solution_template: str
+    defaults: Params
+    sample: Callable[[np.random.Generator], Params]
+    facts: Callable[[Params], dict[str, str]]
+    reference: Callable[[Params], Any]
+    mistakes: Callable[[Params], list[Mistake]] = field(default=lambda p: [])
+    choices: Callable[[Params], list[Choice]] | None = None
+    decimals: int | None = None
+    rtol: float = 0.01
+    close_rtol: float = 0.05
+    hint: str = ""
+
+    @property
+    def number(self) -> int:
+        """Position in the set (``q3`` -> 3)."""
+        return int(self.qid[1:])
+
+    @property
+    def stars(self) -> str:
+        """Difficulty as one to three stars."""
+        return "\u2605" * self.difficulty
+
+    def answer_format(self) -> str:
+        """How the answer should be written, in words (for messages and statements)."""
+        if self.kind == "choice":
+            return "one letter as a string, e.g. 'b'"
+        if self.kind == "count":
+            return f"a whole number of {self.unit}, e.g. 3"
+        if self.unit == "x":
+            return "a plain number (the ratio), e.g. 1.5"
+        places = ""
+        if self.decimals is not None:
+            plural = "" if self.decimals == 1 else "s"
+            places = f", to {self.decimals} decimal place{plural}"
+        return f"a plain number in {self.unit}{places}, e.g. 1.5"
+
+
+# ---------------------------------------------------------------------------
+# Models, cards and fabrics the variants draw from.
+
+#: Shapes of pure-attention models, by size in billions of parameters. They are
+#: shaped like public dense models of those sizes (grouped-query attention,
+#: head dim 128); the 13B one has as many KV heads as query heads.
+PURE_ATTENTION_SHAPES: dict[int, dict[str, int]] = {
+    8: {"hidden_size": 4096, "num_layers": 32, "num_kv_heads": 8, "num_query_heads": 32},
+    13: {"hidden_size": 5120, "num_layers": 40, "num_kv_heads": 40, "num_query_heads": 40},
+    32: {"hidden_size": 5120, "num_layers": 64, "num_kv_heads": 8, "num_query_heads": 40},
+    34: {"hidden_size": 8192, "num_layers": 48, "num_kv_heads": 8, "num_query_heads": 64},
+    70: {"hidden_size": 8192, "num_layers": 80, "num_kv_heads": 8, "num_query_heads": 64},
+    72: {"hidden_size": 8192, "num_layers": 80, "num_kv_heads": 8, "num_query_heads": 64},
+}
+CONTEXTS = (32_768, 65_536, 131_072)
+
+#: Cards the variants draw from, with vendor datasheet bandwidths and bf16 peaks as
+#: for the specimen: A100 SXM 80 GB (HBM2e 2.039 TB/s, 312 TFLOP/s dense bf16) and
+#: H200 SXM (HBM3e 4.8 TB/s, the H100's dense bf16 peak). Memory is what CUDA
+#: exposes: the specimen's 79.1 GiB for a card sold as 80 GB; for the H200, sold as
+#: 141 GB, an assumed 140 GiB.
+ACCELERATORS: dict[str, Accelerator] = {
+    "a100": Accelerator("A100 SXM-class, sold as 80 GB", GPU.memory_bytes, 2.039 * TB, 312e12),
+    "h100": GPU,
+    "h200": Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12),
+}
+
+
+def pure_attention_model(billions: int, context: int = 131_072) -> ModelSpec:
+    """A pure-attention model of one of the sizes in :data:`PURE_ATTENTION_SHAPES`.
+
+    Parameters
+    ----------
+    billions : int
+        Parameters in billions (a key of :data:`PURE_ATTENTION_SHAPES`).
+    context : int, default 131072
+        Longest context, tokens.
+
+    Returns
+    -------
+    ModelSpec
+        Every layer is full attention, head dim 128, bf16.
+    """
+    shape = PURE_ATTENTION_SHAPES[billions]
+    return ModelSpec(
+        name=f"{billions}B pure-attention model",
+        params=billions * 1e9,
+        head_dim=128,
+        max_context=context,
+        num_attention_layers=shape["num_layers"],
+        **shape,
+    )
+
+
+def hybrid_model(attention_layers: int, kv_heads: int, head_dim: int) -> ModelSpec:
+    """The specimen with another number of attention layers and KV heads.
+
+    Parameters
+    ----------
+    attention_layers : int
+        Full-attention layers among the 64 (the rest stay Gated DeltaNet).
+    kv_heads, head_dim : int
+        KV heads per attention layer and their dimension.
+
+    Returns
+    -------
+    ModelSpec
+        Same parameters, DeltaNet layers and context as the specimen.
+    """
+    return replace(
+        MODEL,
+        name="hybrid variant",
+        num_attention_layers=attention_layers,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+    )
+
+
+def fabric_of(latency_us: float, bandwidth_gbs: float = NVLINK_BANDWIDTH / GB) -> Fabric:
+    """A fabric named by its latency, for problems that vary the wire.
+
+    Parameters
+    ----------
+    latency_us : float
+        Fixed cost per all-reduce, microseconds.
+    bandwidth_gbs : float, optional
+        Bandwidth per rank and direction, GB/s (NVLink-class by default).
+
+    Returns
+    -------
+    Fabric
+        In SI units (seconds, bytes/second).
+    """
+    return Fabric(
+        name=f"{latency_us:g} us fabric", latency=latency_us * US, bandwidth=bandwidth_gbs * GB
+    )
+
+
+def card_of(key: str) -> Accelerator:
+    """The accelerator of :data:`ACCELERATORS` named ``key``.
+
+    Parameters
+    ----------
+    key : str
+        ``"a100"``, ``"h100"`` or ``"h200"``.
+
+    Returns
+    -------
+    Accelerator
+        The card.
+    """
+    return ACCELERATORS[key]
+
+
+def card_facts(key: str) -> dict[str, str]:
+    """The card's name and HBM bandwidth, formatted for a statement.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`ACCELERATORS`.
+
+    Returns
+    -------
+    dict of str to str
+        ``{"card": ..., "hbm": ...}``.
+    """
+    card = card_of(key)
+    return {"card": card.name, "hbm": format_rate(card.hbm_bandwidth, "TB")}
+
+
+def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
+    """Bytes in ``unit`` with ``decimals`` places (see :func:`~lesson_lib.units.format_bytes`).
+
+    Parameters
+    ----------
+    nbytes : float
+        Bytes.
+    unit : str
+        ``"GB"``, ``"GiB"``, ``"MiB"`` ...
+    decimals : int, default 2
+        Places after the point.
+
+    Returns
+    -------
+    str
+        E.g. ``"54 GB"``.
+    """
+    return format_bytes(nbytes, unit, decimals=decimals)
+
+
+def fmt_ms(seconds: float) -> str:
+    """Seconds written in milliseconds.
+
+    Parameters
+    ----------
+    seconds : float
+        A time, seconds.
+
+    Returns
+    -------
+    str
+        E.g. ``"9.34 ms"``.
+    """
+    return format_seconds(seconds, "ms")
+
+
+def fmt_us(seconds: float) -> str:
+    """Seconds written in microseconds.
+
+    Parameters
+    ----------
+    seconds : float
+        A time, seconds.
+
+    Returns
+    -------
+    str
+        E.g. ``"25 us"``.
+    """
+    return format_seconds(seconds, "us")
+
+
+def keep_distinct(reference: float, mistakes: list[Mistake], rtol: float = 0.005) -> list[Mistake]:
+    """Drop mistakes that coincide with the right answer (e.g. the ring factor at N = 2).
+
+    Parameters
+    ----------
+    reference : float
+        The right answer.
+    mistakes : list of Mistake
+        Candidate wrong answers.
+    rtol : float, default 0.005
+        Relative distance below which a mistake counts as the right answer.
+
+    Returns
+    -------
+    list of Mistake
+        The finite mistakes farther than ``rtol`` from ``reference``.
+    """
+    out = []
+    for m in mistakes:
+        if math.isfinite(m.value) and abs(m.value - reference) > rtol * abs(reference):
+            out.append(m)
+    return out
+
+
+def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], str]:
+    """The reference function of a multiple-choice problem: the correct option's letter.
+
+    Parameters
+    ----------
+    choices : callable
+        ``choices(params) -> list of Choice`` in display order.
+
+    Returns
+    -------
+    callable
+        ``reference(params) -> str``, a letter ``"a"`` .. ``"d"``.
+    """
+
+    def reference(p: Params) -> str:
+        return next("abcd"[i] for i, c in enumerate(choices(p)) if c.correct)
+
+    return reference
+
+
+def choice_facts(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], dict[str, str]]:
+    """The facts function of a multiple-choice problem: options, explanations and the letter.
+
+    Parameters
+    ----------
+    choices : callable
+        ``choices(params) -> list of Choice`` in display order.
+
+    Returns
+    -------
+    callable
+        ``facts(params)`` giving ``options``, ``explained`` and ``letter``.
+    """
+
+    def facts(p: Params) -> dict[str, str]:
+        opts = choices(p)
+        letter = choice_reference(choices)(p)
+        return {
+            "options": "\n".join(f"- **{'abcd'[i]}.** {c.text}" for i, c in enumerate(opts)),
+            "explained": "\n".join(f"- **{'abcd'[i]}.** {c.why}" for i, c in enumerate(opts)),
+            "letter": letter,
+        }
+
+    return facts
+
+
+def sample_order(rng: np.random.Generator) -> Params:
+    """Sampler of a multiple-choice problem: a shuffled order of its four options.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The student's generator.
+
+    Returns
+    -------
+    dict
+        ``{"order": [...]}``, a permutation of 0..3.
+    """
+    return {"order": shuffled(rng, 4)}

@@ -1,0 +1,78 @@
+"""Problem q1: weights of a pure-attention model.
+
+Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
+usual mistakes and worked solution in one place; registered in
+:mod:`lesson_lib.coursework.problems.registry`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from lesson_lib.coursework.problems.bank import (
+    PURE_ATTENTION_SHAPES,
+    Mistake,
+    Params,
+    Problem,
+    fmt_bytes,
+    pure_attention_model,
+)
+from lesson_lib.coursework.variants import pick
+from lesson_lib.specimen import GPU
+from lesson_lib.specs import ModelSpec
+from lesson_lib.units import GB, format_count
+
+
+def _model(p: Params) -> ModelSpec:
+    return pure_attention_model(p["billions"])
+
+
+def _facts(p: Params) -> dict[str, str]:
+    m = _model(p)
+    return {
+        "params": format_count(m.params / 1e9) + " billion",
+        "dtype": str(m.dtype_bytes),
+        "weights_gb": fmt_bytes(m.weight_bytes, "GB"),
+        "weights_gib": fmt_bytes(m.weight_bytes, "GiB"),
+        "gpu": fmt_bytes(GPU.memory_bytes, "GB"),
+        "gpus_needed": str(math.ceil(m.weight_bytes / GPU.memory_bytes)),
+    }
+
+
+def _mistakes(p: Params) -> list[Mistake]:
+    m = _model(p)
+    return [
+        Mistake(
+            m.params / GB,
+            "That is the number of parameters in billions: each bf16 weight takes "
+            f"{m.dtype_bytes} bytes.",
+        )
+    ]
+
+
+PROBLEM = Problem(
+    qid="q1",
+    title="Weights of a pure-attention model",
+    chapter="sizing",
+    difficulty=1,
+    kind="number",
+    unit="GB",
+    decimals=1,
+    close_rtol=0.02,
+    template=(
+        "A pure-attention model has {params} parameters stored in bf16 ({dtype} bytes "
+        "per weight). How much memory do its weights take, in **GB** (decimal, "
+        "10\u2079 bytes)?"
+    ),
+    solution_template=(
+        "Weights = parameters x bytes per weight = {params} x {dtype} B = "
+        "**{weights_gb}** (that is {weights_gib} in binary units). On {gpu} cards the "
+        "weights alone need at least {gpus_needed} GPU(s), before any KV cache."
+    ),
+    defaults={"billions": 70},
+    sample=lambda rng: {"billions": pick(rng, list(PURE_ATTENTION_SHAPES))},
+    facts=_facts,
+    reference=lambda p: _model(p).weight_bytes / GB,
+    mistakes=_mistakes,
+    hint="Multiply the number of parameters by the bytes per weight, then divide by 1e9.",
+)

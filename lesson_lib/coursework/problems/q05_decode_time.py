@@ -1,0 +1,107 @@
+"""Problem q5: decode time on another fabric.
+
+Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
+usual mistakes and worked solution in one place; registered in
+:mod:`lesson_lib.coursework.problems.registry`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lesson_lib.coursework.problems.bank import (
+    ACCELERATORS,
+    Mistake,
+    Params,
+    Problem,
+    card_facts,
+    card_of,
+    fabric_of,
+    fmt_bytes,
+    fmt_ms,
+    fmt_us,
+)
+from lesson_lib.coursework.variants import pick
+from lesson_lib.specimen import MODEL
+from lesson_lib.step_time import decode_step
+from lesson_lib.units import MS, US, format_count
+
+
+def _step(p: Params, **kw: Any):
+    return decode_step(MODEL, card_of(p["card"]), fabric_of(p["latency_us"]), p["n"], **kw)
+
+
+def _facts(p: Params) -> dict[str, str]:
+    step = _step(p, include_bandwidth=False)
+    m = MODEL
+    return {
+        **card_facts(p["card"]),
+        "n": str(p["n"]),
+        "latency": fmt_us(p["latency_us"] * US),
+        "weights": fmt_bytes(m.weight_bytes, "GB"),
+        "share": fmt_bytes(m.weight_bytes / p["n"], "GB"),
+        "compute": fmt_ms(step.compute_s),
+        "allreduces": str(m.allreduces_per_token),
+        "comm": fmt_ms(step.latency_s),
+        "total": fmt_ms(step.total_s),
+        "tokens_per_s": format_count(step.tokens_per_s),
+    }
+
+
+def _mistakes(p: Params) -> list[Mistake]:
+    step = _step(p, include_bandwidth=False)
+    m = MODEL
+    one = decode_step(m, card_of(p["card"]), fabric_of(p["latency_us"]), 1)
+    return [
+        Mistake(
+            step.compute_s / MS,
+            "That is the weight-streaming time alone: every token also waits for "
+            f"{m.allreduces_per_token} all-reduces, each costing the fabric's latency.",
+        ),
+        Mistake(
+            step.latency_s / MS,
+            "That is the communication alone: add the time to stream this GPU's share of "
+            "the weights from HBM.",
+        ),
+        Mistake(
+            (step.compute_s + step.latency_s / m.allreduces_per_layer) / MS,
+            f"There are {m.allreduces_per_layer} all-reduces per layer, "
+            f"{m.allreduces_per_token} per token, not one per layer.",
+        ),
+        Mistake(
+            (one.compute_s + step.latency_s) / MS,
+            "With tensor parallelism each GPU streams only its 1/N share of the weights.",
+        ),
+    ]
+
+
+PROBLEM = Problem(
+    qid="q5",
+    title="Decode time on another fabric",
+    chapter="latency",
+    difficulty=2,
+    kind="number",
+    unit="ms",
+    template=(
+        "The specimen model runs on **{n}** GPUs ({card}, {hbm} of HBM bandwidth) joined "
+        "by a fabric that costs **{latency}** per small all-reduce. Using the lesson's "
+        "arithmetic (each GPU streams its share of the weights from HBM, plus one fixed "
+        "latency per all-reduce; leave the bytes on the wire out), how long does one "
+        "decoded token take, in **ms**?"
+    ),
+    solution_template=(
+        "Weight streaming: {share} per GPU ({weights} / {n}) at {hbm} = {compute}. "
+        "Communication: {allreduces} all-reduces x {latency} = {comm}. Total: "
+        "**{total}** per token, about {tokens_per_s} tokens/s for one sequence."
+    ),
+    defaults={"n": 4, "latency_us": 25, "card": "h100"},
+    sample=lambda rng: {
+        "n": pick(rng, (2, 4)),
+        "latency_us": pick(rng, (2, 5, 8, 15, 20, 25, 30, 40)),
+        "card": pick(rng, list(ACCELERATORS)),
+    },
+    facts=_facts,
+    reference=lambda p: _step(p, include_bandwidth=False).total_s / MS,
+    mistakes=_mistakes,
+    hint="Time = (weights / N) / HBM bandwidth + all-reduces per token x latency.",
+)

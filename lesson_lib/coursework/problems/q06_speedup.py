@@ -1,0 +1,94 @@
+"""Problem q6: speed-up from 2 to 4 GPUs on one fabric.
+
+Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
+usual mistakes and worked solution in one place; registered in
+:mod:`lesson_lib.coursework.problems.registry`.
+"""
+
+from __future__ import annotations
+
+from lesson_lib.coursework.problems.bank import (
+    ACCELERATORS,
+    Mistake,
+    Params,
+    Problem,
+    card_facts,
+    card_of,
+    fabric_of,
+    fmt_ms,
+    fmt_us,
+)
+from lesson_lib.coursework.variants import pick
+from lesson_lib.specimen import MODEL
+from lesson_lib.specimen import SLOW as SLOW_FABRIC
+from lesson_lib.step_time import decode_step, speedup
+from lesson_lib.units import US, format_ratio
+
+
+def _steps(p: Params):
+    card, fabric = card_of(p["card"]), fabric_of(p["latency_us"])
+    two = decode_step(MODEL, card, fabric, 2, include_bandwidth=False)
+    four = decode_step(MODEL, card, fabric, 4, include_bandwidth=False)
+    return two, four
+
+
+def _facts(p: Params) -> dict[str, str]:
+    two, four = _steps(p)
+    return {
+        **card_facts(p["card"]),
+        "latency": fmt_us(p["latency_us"] * US),
+        "allreduces": str(MODEL.allreduces_per_token),
+        "compute_2": fmt_ms(two.compute_s),
+        "compute_4": fmt_ms(four.compute_s),
+        "comm": fmt_ms(two.latency_s),
+        "total_2": fmt_ms(two.total_s),
+        "total_4": fmt_ms(four.total_s),
+        "speedup": format_ratio(speedup(two, four), decimals=3),
+    }
+
+
+def _mistakes(p: Params) -> list[Mistake]:
+    two, four = _steps(p)
+    return [
+        Mistake(
+            2.0,
+            "Twice the GPUs halves only the weight-streaming time; the all-reduce latency "
+            "per token stays the same, so the speed-up is below 2.",
+        ),
+        Mistake(
+            1 / speedup(two, four),
+            "Upside down: the speed-up is the 2-GPU time divided by the 4-GPU time (above 1).",
+        ),
+    ]
+
+
+PROBLEM = Problem(
+    qid="q6",
+    title="Speed-up from 2 to 4 GPUs",
+    chapter="latency",
+    difficulty=2,
+    kind="number",
+    unit="x",
+    template=(
+        "On a fabric that costs **{latency}** per small all-reduce, with cards of the "
+        "kind {card} ({hbm} of HBM bandwidth), how many times faster does the specimen decode a token "
+        "on **4** GPUs than on **2**? Use the lesson's arithmetic (weight streaming plus "
+        "one latency per all-reduce)."
+    ),
+    solution_template=(
+        "2 GPUs: {compute_2} + {allreduces} x {latency} = {total_2}. 4 GPUs: "
+        "{compute_4} + {comm} = {total_4}. Speed-up = {total_2} / {total_4} = "
+        "**{speedup}**: doubling the GPUs halved only the weight-streaming term, while "
+        "the communication stayed the same."
+    ),
+    defaults={"latency_us": SLOW_FABRIC.latency / US, "card": "h100"},
+    sample=lambda rng: {
+        "latency_us": pick(rng, (2, 5, 15, 20, 30, 40)),
+        "card": pick(rng, list(ACCELERATORS)),
+    },
+    facts=_facts,
+    reference=lambda p: speedup(*_steps(p)),
+    mistakes=_mistakes,
+    hint="Compute both step times (compute + all-reduces x latency) and divide "
+    "the 2-GPU time by the 4-GPU time.",
+)

@@ -1,0 +1,115 @@
+"""Problem q16: what CUDA graphs do to the 2 -> 4 GPU speed-up.
+
+Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
+usual mistakes and worked solution in one place; registered in
+:mod:`lesson_lib.coursework.problems.registry`.
+"""
+
+from __future__ import annotations
+
+from lesson_lib.algorithms import cuda_graph_fabric
+from lesson_lib.coursework.problems.bank import (
+    ACCELERATORS,
+    Mistake,
+    Params,
+    Problem,
+    card_facts,
+    card_of,
+    fabric_of,
+    fmt_ms,
+    keep_distinct,
+)
+from lesson_lib.coursework.variants import pick
+from lesson_lib.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, MODEL
+from lesson_lib.step_time import decode_step
+from lesson_lib.units import US, format_ratio
+
+
+def _times(p: Params, saving_us: float) -> tuple[float, float]:
+    card = card_of(p["card"])
+    fabric = cuda_graph_fabric(fabric_of(p["latency_us"]), saving_us * US)
+    two, four = (
+        decode_step(MODEL, card, fabric, n, include_bandwidth=False).total_s for n in (2, 4)
+    )
+    return two, four
+
+
+def _reference(p: Params) -> float:
+    two, four = _times(p, p["saving_us"])
+    return two / four
+
+
+def _facts(p: Params) -> dict[str, str]:
+    two, four = _times(p, p["saving_us"])
+    before = _times(p, 0.0)
+    return {
+        **card_facts(p["card"]),
+        "latency": f"{p['latency_us']:g} us",
+        "saving": f"{p['saving_us']:g} us",
+        "after": f"{p['latency_us'] - p['saving_us']:g} us",
+        "allreduces": str(MODEL.allreduces_per_token),
+        "two": fmt_ms(two),
+        "four": fmt_ms(four),
+        "before": format_ratio(before[0] / before[1], decimals=3),
+        "answer": format_ratio(two / four, decimals=3),
+    }
+
+
+def _mistakes(p: Params) -> list[Mistake]:
+    two, four = _times(p, 0.0)
+    once = p["saving_us"] * US
+    return keep_distinct(
+        _reference(p),
+        [
+            Mistake(
+                two / four,
+                "CUDA graphs lower the fixed cost of every all-reduce, so the speed-up changes.",
+            ),
+            Mistake(
+                (two - once) / (four - once),
+                "The launch overhead is saved on every one of the 128 all-reduces per token, "
+                "not once per token.",
+            ),
+            Mistake(
+                four / two,
+                "Upside down: the speed-up is the 2-GPU time divided by the 4-GPU time.",
+            ),
+        ],
+    )
+
+
+PROBLEM = Problem(
+    qid="q16",
+    title="CUDA graphs and the speed-up",
+    chapter="algorithms",
+    difficulty=2,
+    kind="number",
+    unit="x",
+    template=(
+        "Cards of the kind {card} ({hbm}) are joined by a fabric whose small all-reduce costs "
+        "**{latency}**. Capturing the decode step in a CUDA graph removes **{saving}** of "
+        "launch overhead from every all-reduce. With the lesson's arithmetic (weight streaming "
+        "plus {allreduces} all-reduce latencies per token), what is the speed-up from 2 to 4 "
+        "GPUs with the graph? Say first whether it is larger or smaller than without."
+    ),
+    solution_template=(
+        "Each all-reduce now costs {after}. 2 GPUs: {two}; 4 GPUs: {four}. Speed-up "
+        "**{answer}**, against {before} without the graph: lowering the part that does not "
+        "shrink with N raises the speed-up."
+    ),
+    defaults={
+        "card": "h100",
+        "latency_us": FAST.latency / US,
+        "saving_us": CUDA_GRAPH_LAUNCH_SAVING / US,
+    },
+    sample=lambda rng: {
+        "card": pick(rng, list(ACCELERATORS)),
+        "latency_us": pick(rng, (10.0, 15.0, 20.0, 30.0)),
+        "saving_us": pick(rng, (2.0, 3.0, 4.0, 5.0)),
+    },
+    facts=_facts,
+    reference=_reference,
+    mistakes=_mistakes,
+    hint="Lower the latency of each all-reduce by the saving, then divide the 2-GPU time by "
+    "the 4-GPU time.",
+)

@@ -1,0 +1,87 @@
+"""The built pages hold what their sources say: the article's sections and the widgets.
+
+Checked on the HTML of the build (no browser): a page whose article came out
+empty, or whose saved widget state was dropped, fails here even though a
+browser shows no error for it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from lesson_lib.site import ROOT, toc_files, widget_cells
+
+pytestmark = pytest.mark.slow
+
+DOCS = toc_files()
+
+
+def squash(text: str) -> str:
+    """Lower-case text with markup, punctuation and repeated spaces removed."""
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return re.sub(r"[^\w]+", " ", text).strip().lower()
+
+
+def article(page_html: str) -> str:
+    """The HTML of the page's main article."""
+    m = re.search(r'<article class="bd-article"[^>]*>(.*?)</article>', page_html, flags=re.S)
+    assert m, "no article element"
+    return m.group(1)
+
+
+def headings(doc: str) -> list[str]:
+    """Section titles of a MyST source, outside code fences, markup removed."""
+    out, fence = [], None
+    for line in (ROOT / f"{doc}.md").read_text().splitlines():
+        m = re.match(r"^(`{3,}|:{3,})", line)
+        if m:
+            fence = None if fence and line.startswith(fence) else fence or m.group(1)
+            continue
+        if fence is None and re.match(r"^#{1,3} ", line):
+            title = re.sub(r"\{[\w:-]+\}`([^`<]*)(<[^`]*>)?`", r"\1", line.lstrip("#"))
+            out.append(squash(title.replace("`", "")))
+    return out
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_article_has_every_section_of_its_source(built_book, doc):
+    """Every heading of the source is in the built article, with text beneath."""
+    body = article((built_book.html_dir / f"{doc}.html").read_text())
+    text = squash(body)
+    missing = [h for h in headings(doc) if h and h not in text]
+    assert missing == []
+    assert len(text.split()) >= 20 * max(1, len(headings(doc)))
+
+
+@pytest.mark.parametrize("doc", [d for d in DOCS if widget_cells(d)])
+def test_page_saves_the_state_of_each_widget(built_book, doc):
+    """One rendered view per widget cell, each of a model in the page's saved state."""
+    page = (built_book.html_dir / f"{doc}.html").read_text()
+    states = re.findall(
+        r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
+        page,
+        flags=re.S,
+    )
+    assert states, "no saved widget state"
+    models = {k for s in states for k in json.loads(html.unescape(s))["state"]}
+    views = [
+        json.loads(html.unescape(v))["model_id"]
+        for v in re.findall(
+            r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>',
+            page,
+            flags=re.S,
+        )
+    ]
+    assert len(views) >= len(widget_cells(doc))
+    assert set(views) <= models
+
+
+def test_checks_fail_on_an_emptied_page():
+    """The helpers see an emptied article and a page without state."""
+    empty = '<article class="bd-article" role="main"></article>'
+    assert squash(article(empty)) == ""
+    assert "overview" in " ".join(headings("book/overview"))

@@ -1,0 +1,260 @@
+"""Pinned answers of the problem bank: ids, variants and answers survive refactors.
+
+The literal tables below were computed from the problem set before it was
+split into one module per problem (``lesson_lib/coursework/problems/``), for
+the book's version (no ID) and four student IDs. ``REFERENCES`` holds each
+reference answer; ``FINGERPRINTS`` a hash of everything else a student or the
+checker sees (parameters, statement, solution, mistakes with hints, choices,
+title, tolerances). A change of the lesson's model that is meant to move them
+regenerates both tables with ``python tests/test_coursework_problem_pins.py``
+(review the diff: only the intended problems may change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.coursework.problems import (
+    PROBLEMS,
+    get_problem,
+    mistakes,
+    params,
+    reference,
+    solution_text,
+    statement,
+)
+
+STUDENTS = [None, "s001", "s042", "s1234567", "u77"]
+
+
+def fingerprint(qid: str, student: str | None) -> str:
+    """Hash of what a student and the checker see of one variant, answer aside."""
+    problem = get_problem(qid)
+    p = params(qid, student)
+    choices = problem.choices(p) if problem.choices else []
+    blob = json.dumps(
+        [
+            p,
+            statement(qid, student),
+            solution_text(qid, student),
+            [(round(m.value, 9), m.hint) for m in mistakes(qid, student)],
+            [(c.text, c.why, c.correct) for c in choices],
+            problem.title,
+            problem.chapter,
+            problem.difficulty,
+            problem.kind,
+            problem.unit,
+            problem.decimals,
+            problem.rtol,
+            problem.close_rtol,
+            problem.hint,
+        ],
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+REFERENCES = {
+    ('q1', None): 140.0,
+    ('q1', 's001'): 68.0,
+    ('q1', 's042'): 16.0,
+    ('q1', 's1234567'): 68.0,
+    ('q1', 'u77'): 68.0,
+    ('q2', None): 40.0,
+    ('q2', 's001'): 24.0,
+    ('q2', 's042'): 32.0,
+    ('q2', 's1234567'): 50.0,
+    ('q2', 'u77'): 12.0,
+    ('q3', None): 2.1875,
+    ('q3', 's001'): 1.75,
+    ('q3', 's042'): 3.333333333333333,
+    ('q3', 's1234567'): 2.4000000000000004,
+    ('q3', 'u77'): 2.0,
+    ('q4', None): 'c',
+    ('q4', 's001'): 'b',
+    ('q4', 's042'): 'd',
+    ('q4', 's1234567'): 'a',
+    ('q4', 'u77'): 'a',
+    ('q5', None): 7.2298507462686565,
+    ('q5', 's001'): 5.949850746268656,
+    ('q5', 's042'): 13.881785188818046,
+    ('q5', 's1234567'): 6.012499999999999,
+    ('q5', 'u77'): 4.669850746268657,
+    ('q6', None): 1.3863766456783058,
+    ('q6', 's001'): 1.4227733934611049,
+    ('q6', 's042'): 1.775199140045754,
+    ('q6', 's1234567'): 1.440428030797338,
+    ('q6', 'u77'): 1.3545540497951467,
+    ('q7', None): 2.133333333333333,
+    ('q7', 's001'): 1.28,
+    ('q7', 's042'): 0.9999999999999999,
+    ('q7', 's1234567'): 6.0,
+    ('q7', 'u77'): 22.499999999999996,
+    ('q8', None): 251.65823999999998,
+    ('q8', 's001'): 671.08864,
+    ('q8', 's042'): 4.473924266666667,
+    ('q8', 's1234567'): 13.4217728,
+    ('q8', 'u77'): 251.65823999999998,
+    ('q9', None): 'b',
+    ('q9', 's001'): 'c',
+    ('q9', 's042'): 'b',
+    ('q9', 's1234567'): 'a',
+    ('q9', 'u77'): 'c',
+    ('q10', None): 16,
+    ('q10', 's001'): 16,
+    ('q10', 's042'): 26,
+    ('q10', 's1234567'): 3,
+    ('q10', 'u77'): 6,
+    ('q11', None): 41.48320895522388,
+    ('q11', 's001'): 39.48320895522389,
+    ('q11', 's042'): 36.97265625,
+    ('q11', 's1234567'): 41.48320895522388,
+    ('q11', 'u77'): 66.7257233938205,
+    ('q12', None): 'd',
+    ('q12', 's001'): 'b',
+    ('q12', 's042'): 'b',
+    ('q12', 's1234567'): 'c',
+    ('q12', 'u77'): 'b',
+    ('q13', None): 22.305533333333333,
+    ('q13', 's001'): 19.380533333333336,
+    ('q13', 's042'): 7.465866666666668,
+    ('q13', 's1234567'): 4.965866666666668,
+    ('q13', 'u77'): 12.465866666666665,
+    ('q14', None): 292.96875,
+    ('q14', 's001'): 195.31249999999997,
+    ('q14', 's042'): 502.23214285714283,
+    ('q14', 's1234567'): 48.82812499999999,
+    ('q14', 'u77'): 878.90625,
+    ('q15', None): 1019.5402209838597,
+    ('q15', 's001'): 2022.7294181195402,
+    ('q15', 's042'): 1999.78258284166,
+    ('q15', 's1234567'): 2992.923014646454,
+    ('q15', 'u77'): 1007.8816287205377,
+    ('q16', None): 1.8181024870315603,
+    ('q16', 's001'): 1.5496921723834651,
+    ('q16', 's042'): 1.4486719310839913,
+    ('q16', 's1234567'): 1.758938610299078,
+    ('q16', 'u77'): 1.6773028296207104,
+}
+FINGERPRINTS = {
+    ('q1', None): '97d5ff5044cd95d2',
+    ('q1', 's001'): 'b93e78becfac05f4',
+    ('q1', 's042'): 'f9478b0660640353',
+    ('q1', 's1234567'): 'b93e78becfac05f4',
+    ('q1', 'u77'): 'b93e78becfac05f4',
+    ('q2', None): '9568f6c896ddc485',
+    ('q2', 's001'): 'b8b2573f13285d52',
+    ('q2', 's042'): 'a97fbc86b876f230',
+    ('q2', 's1234567'): 'c7e0943f172bc314',
+    ('q2', 'u77'): '50a6ed3a1a0f660e',
+    ('q3', None): '216d561efb472aaa',
+    ('q3', 's001'): '2d31ad8b3fce3997',
+    ('q3', 's042'): 'e0303f0742e49312',
+    ('q3', 's1234567'): '50a14f31cb436fc4',
+    ('q3', 'u77'): 'c160605110d1d6c4',
+    ('q4', None): 'dcbb4501613d3cb7',
+    ('q4', 's001'): '6b497ce1c9720545',
+    ('q4', 's042'): 'a25f238316756f99',
+    ('q4', 's1234567'): 'f7b0a8ab62390fa8',
+    ('q4', 'u77'): 'f7b0a8ab62390fa8',
+    ('q5', None): '5d28ef67ab07c17b',
+    ('q5', 's001'): 'c5de3eb626576c9a',
+    ('q5', 's042'): '3734a0c56086d609',
+    ('q5', 's1234567'): 'b30192e77c14039f',
+    ('q5', 'u77'): '683f157a41616f27',
+    ('q6', None): '6ae46402aefac3a4',
+    ('q6', 's001'): '3343c472063b4511',
+    ('q6', 's042'): '2d082afa5a15be41',
+    ('q6', 's1234567'): '8d019ac9c5834676',
+    ('q6', 'u77'): '5db26219cc4e5384',
+    ('q7', None): '04c5433f0a98ebdf',
+    ('q7', 's001'): '07032a2b29f54a38',
+    ('q7', 's042'): '584f369c3ea632fb',
+    ('q7', 's1234567'): 'e1dd61df46229b3e',
+    ('q7', 'u77'): 'e94c6268fe894cf8',
+    ('q8', None): '7c6774d787e4f28d',
+    ('q8', 's001'): '5cd5c29878239cac',
+    ('q8', 's042'): 'f0a0ab9c1bef272e',
+    ('q8', 's1234567'): '276f4ea19b3013ed',
+    ('q8', 'u77'): '9c0ad63d8196da0e',
+    ('q9', None): 'aef252ad6ae5a447',
+    ('q9', 's001'): '5c7910aeffd0bc32',
+    ('q9', 's042'): '3c338b03f2e86bc4',
+    ('q9', 's1234567'): 'ca699b5a6c63cbc5',
+    ('q9', 'u77'): '041ef91dabfa074d',
+    ('q10', None): 'd382005fe9d226cd',
+    ('q10', 's001'): '1b7281adf8e51735',
+    ('q10', 's042'): 'accda8965a469e02',
+    ('q10', 's1234567'): '84a200afe6abbf81',
+    ('q10', 'u77'): 'ea387270733b1a8a',
+    ('q11', None): '633994457c68690a',
+    ('q11', 's001'): '658eeb60e0defd8a',
+    ('q11', 's042'): '9c391841da9f57c7',
+    ('q11', 's1234567'): '633994457c68690a',
+    ('q11', 'u77'): 'd4f085da6c29bb35',
+    ('q12', None): 'e5590889b9dcf4e3',
+    ('q12', 's001'): 'e2bae4d5bd675637',
+    ('q12', 's042'): 'ac225892df0bfd31',
+    ('q12', 's1234567'): 'af40bea65663a3b6',
+    ('q12', 'u77'): 'ac225892df0bfd31',
+    ('q13', None): 'de6aaab4f84794bf',
+    ('q13', 's001'): 'edf7c3d2d2fe943c',
+    ('q13', 's042'): 'f382005b7e176f46',
+    ('q13', 's1234567'): '181415f605bc0541',
+    ('q13', 'u77'): '1ad31f98a7fbd63a',
+    ('q14', None): 'b9421283759cdf3e',
+    ('q14', 's001'): '5c792fcd2d04468e',
+    ('q14', 's042'): 'c4bc807f4953b48a',
+    ('q14', 's1234567'): '4a386e5cd6b3e5fc',
+    ('q14', 'u77'): '643b74b6c47a7679',
+    ('q15', None): 'da3a9644ebc7e9bb',
+    ('q15', 's001'): '11cf22981b1da466',
+    ('q15', 's042'): '7080c709fd631599',
+    ('q15', 's1234567'): 'f2a953c93ae68cb6',
+    ('q15', 'u77'): '8a7febf8b253ed79',
+    ('q16', None): '7a02b0c1997c02f7',
+    ('q16', 's001'): '7373062c0f9a87ea',
+    ('q16', 's042'): '66c7fac1a4820856',
+    ('q16', 's1234567'): '806a432687c79928',
+    ('q16', 'u77'): 'f58b67e68fe750f0',
+}
+
+
+def test_the_ids_are_the_pinned_ones():
+    """The twelve pinned problems come first, q1..q12, in order."""
+    assert list(PROBLEMS)[:12] == [f"q{i}" for i in range(1, 13)]
+    assert {q for q, _ in REFERENCES} == set(PROBLEMS)
+
+
+@pytest.mark.parametrize(("qid", "student"), list(REFERENCES))
+def test_reference_answer_is_pinned(qid, student):
+    """The variant's reference answer is the one computed before the refactor."""
+    expected = REFERENCES[qid, student]
+    got = reference(qid, student)
+    if isinstance(expected, str):
+        assert got == expected
+    else:
+        assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(("qid", "student"), list(FINGERPRINTS))
+def test_statement_solution_and_mistakes_are_pinned(qid, student):
+    """Parameters, texts, mistakes and tolerances hash to the pinned value."""
+    assert fingerprint(qid, student) == FINGERPRINTS[qid, student]
+
+
+def _regenerate() -> str:  # pragma: no cover - run by hand after a deliberate change
+    lines = ["REFERENCES = {"]
+    lines += [f"    ({q!r}, {s!r}): {reference(q, s)!r}," for q in PROBLEMS for s in STUDENTS]
+    lines += ["}", "FINGERPRINTS = {"]
+    lines += [f"    ({q!r}, {s!r}): {fingerprint(q, s)!r}," for q in PROBLEMS for s in STUDENTS]
+    return "\n".join([*lines, "}"])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(_regenerate())

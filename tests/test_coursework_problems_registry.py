@@ -1,0 +1,61 @@
+"""The problem bank's layout: one module per problem, one registry listing them."""
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import lesson_lib.coursework.problems as problems
+from lesson_lib.coursework.problems import registry
+from lesson_lib.coursework.problems.bank import Problem
+
+FOLDER = Path(problems.__file__).parent
+
+
+def test_every_problem_module_is_registered_once_in_order():
+    """Each qNN_*.py file is in MODULES exactly once, sorted by its number."""
+    files = sorted(p.stem for p in FOLDER.glob("q[0-9][0-9]_*.py"))
+    assert sorted(registry.MODULES) == files
+    assert len(set(registry.MODULES)) == len(registry.MODULES)
+    numbers = [int(name[1:3]) for name in registry.MODULES]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+@pytest.mark.parametrize("name", registry.MODULES)
+def test_module_defines_its_problem(name):
+    """The module's PROBLEM is a Problem whose id matches the file (q05_... -> q5)."""
+    module = importlib.import_module(f"lesson_lib.coursework.problems.{name}")
+    assert isinstance(module.PROBLEM, Problem)
+    assert module.PROBLEM.qid == f"q{int(name[1:3])}"
+    assert problems.PROBLEMS[module.PROBLEM.qid] is module.PROBLEM
+
+
+def test_duplicate_ids_are_refused():
+    """Registering the same problem twice is an error naming the id."""
+    with pytest.raises(ValueError, match="'q1' defined twice"):
+        registry.load(["q01_weights", "q01_weights"])
+
+
+def test_public_names_stay_importable_from_the_package():
+    """What check.py, grade.py, the book and the tests import is still there."""
+    for name in problems.__all__:
+        assert hasattr(problems, name), name
+    needed = "PROBLEMS Problem Mistake get_problem mistakes params units_of reference"
+    assert set(needed.split()) <= set(problems.__all__)
+
+
+def test_instructor_page_shows_a_thirteenth_problem_as_one_file_and_one_line():
+    """The 'Add a problem' section's module is valid Python defining q13, and the
+    registration line names it."""
+    text = (FOLDER.parents[2] / "book" / "instructor.md").read_text()
+    section = text[text.index("## 5. Add a problem") :]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    module_code, registration = blocks[0], blocks[1]
+    namespace: dict = {}
+    exec(compile(module_code, "q13_stage_handoff.py", "exec"), namespace)
+    q13 = namespace["PROBLEM"]
+    assert q13.qid == "q13"
+    assert '    "q13_stage_handoff",  # the new line' in registration.splitlines()
+    assert q13.reference(q13.defaults) == pytest.approx(10.0)  # 5120 x 2 B = 10 KiB, by hand
+    assert "{" not in q13.template.format(**q13.facts(q13.defaults))

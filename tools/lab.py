@@ -1,0 +1,114 @@
+"""Start JupyterLab on the lesson with the chapters opening as notebooks: ``make lab``.
+
+Everything JupyterLab, IPython and matplotlib would write under the user's
+home goes to a folder of the project instead (``_build/jupyter`` by default):
+configuration, data, runtime files, user settings, workspaces. The jupytext
+default-viewer setting that makes ``book/*.md`` open as notebooks (the same
+one Binder's ``postBuild`` writes) is copied from
+``tools/jupyter/default_setting_overrides.json`` into that folder's
+``labconfig``. Nothing is read from or written to ``~/.jupyter``.
+
+Usage::
+
+    python tools/lab.py [--state DIR] [jupyter lab options ...]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OVERRIDES = ROOT / "tools" / "jupyter" / "default_setting_overrides.json"
+DEFAULT_STATE = ROOT / "_build" / "jupyter"
+
+
+def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a project-local JupyterLab, with its folders created.
+
+    Parameters
+    ----------
+    state : pathlib.Path
+        Folder for everything JupyterLab writes.
+    base : dict, optional
+        Environment to extend (default ``os.environ``).
+
+    Returns
+    -------
+    dict of str to str
+        ``JUPYTER_CONFIG_DIR``, ``JUPYTER_DATA_DIR``, ``JUPYTER_RUNTIME_DIR``,
+        ``JUPYTERLAB_SETTINGS_DIR``, ``JUPYTERLAB_WORKSPACES_DIR``,
+        ``IPYTHONDIR`` and ``MPLCONFIGDIR`` inside ``state``, and the Python's
+        folder first on ``PATH`` (so the kernel and ``mpiexec`` are the venv's).
+    """
+    state = state.resolve()
+    folders = {
+        "JUPYTER_CONFIG_DIR": state / "config",
+        "JUPYTER_DATA_DIR": state / "data",
+        "JUPYTER_RUNTIME_DIR": state / "runtime",
+        "JUPYTERLAB_SETTINGS_DIR": state / "user-settings",
+        "JUPYTERLAB_WORKSPACES_DIR": state / "workspaces",
+        "IPYTHONDIR": state / "ipython",
+        "MPLCONFIGDIR": state / "matplotlib",
+    }
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    labconfig = folders["JUPYTER_CONFIG_DIR"] / "labconfig"
+    labconfig.mkdir(exist_ok=True)
+    shutil.copyfile(OVERRIDES, labconfig / "default_setting_overrides.json")
+    env = dict(os.environ if base is None else base)
+    env.update({k: str(v) for k, v in folders.items()})
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def command(args: list[str]) -> list[str]:
+    """The ``jupyter lab`` command line, on the repository unless ``args`` name a root.
+
+    Parameters
+    ----------
+    args : list of str
+        Extra ``jupyter lab`` options.
+
+    Returns
+    -------
+    list of str
+        The command.
+    """
+    exe = str(Path(sys.executable).with_name("jupyter"))
+    cmd = [exe, "lab"]
+    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir")) for a in args):
+        cmd.append(f"--ServerApp.root_dir={ROOT}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
+        cmd.append("--allow-root")
+    return cmd + args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Set up the project-local folders and replace this process with JupyterLab.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        ``[--state DIR] [jupyter lab options]`` (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Only returned if JupyterLab could not be started.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    state = DEFAULT_STATE
+    if args[:1] == ["--state"]:
+        state, args = Path(args[1]), args[2:]
+    env = lab_env(state)
+    cmd = command(args)
+    print(f"lab: JupyterLab with its settings in {state} (chapters open as notebooks)", flush=True)
+    os.execve(cmd[0], cmd, env)
+    return 1  # pragma: no cover - execve does not return
+
+
+if __name__ == "__main__":
+    sys.exit(main())
