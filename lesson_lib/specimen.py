@@ -219,14 +219,15 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "accelerator memory",
         GPU.memory_bytes,
         "bytes",
-        f"sold as {GPU_LABEL}; {format_bytes(GPU.memory_bytes, 'GiB', decimals=1)} visible to CUDA",
+        f"{format_bytes(GPU.memory_bytes, 'GiB', decimals=1)} visible to CUDA "
+        f"(sold as {GPU_LABEL})",
         _LESSON + " (80 GB); capacity PyTorch reports on 80 GB H100/A100 cards",
     ),
     Assumption(
         "runtime reserve (only where stated)",
         VLLM_GPU_MEMORY_UTILIZATION,
         "fraction",
-        f"{VLLM_GPU_MEMORY_UTILIZATION:.0%} of the card usable",
+        f"{VLLM_GPU_MEMORY_UTILIZATION:g} (share of the card usable)",
         "vLLM's default gpu_memory_utilization; an assumption, applied only where the text says so",
     ),
     Assumption(

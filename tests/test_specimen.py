@@ -41,6 +41,7 @@ _SCALE = {
     "billion": 1e9,
     "B": 1.0,
     "GB": 1e9,
+    "GiB": 2.0**30,
     "TB/s": 1e12,
     "GB/s": 1e9,
     "TFLOP/s": 1e12,
@@ -64,7 +65,8 @@ def read_shown(shown: str) -> float:
     product = re.fullmatch(r"([\d,.]+) x ([\d,.]+)", text)
     if product:
         return float(product[1].replace(",", "")) * float(product[2].replace(",", ""))
-    m = re.fullmatch(r"([\d,.]+)\s*([A-Za-z/]*)", text)
+    # A number, its unit, then optional words (``"79.1 GiB visible to CUDA ..."``).
+    m = re.match(r"([\d,.]+)\s*([A-Za-z/]*)(?:\s|$)", text)
     assert m, f"cannot read {shown!r}"
     return float(m[1].replace(",", "")) * _SCALE[m[2]]
 

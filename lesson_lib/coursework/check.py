@@ -90,6 +90,13 @@ _UNIT_ALIASES: dict[str, str] = {
 }
 
 _NUMBER = r"[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+#: Units that count things rather than measure bytes or time: the spellings a
+#: student may write after the number, none of which converts the value.
+_COUNTING_UNITS: dict[str, tuple[str, ...]] = {
+    "sequences": ("sequence", "sequences", "seq", "seqs"),
+    "tokens/s": ("tokens/s", "token/s", "tok/s", "tokens per second"),
+}
+
 _ANSWER = re.compile(rf"\s*({_NUMBER})\s*(\S.*?)?\s*")
 _LETTER = re.compile(r"\s*\(?\s*([A-Za-z])\s*[).:]?\s*")
 
@@ -255,7 +262,7 @@ def _read_number_text(problem: Problem, text: str, expected: str) -> tuple[float
     if not unit_text:
         return value, ""
     unit = _UNIT_ALIASES.get(unit_text.strip().casefold())
-    if problem.kind == "count" and unit_text.strip().casefold().rstrip("s") in ("sequence", "seq"):
+    if unit_text.strip().casefold() in _COUNTING_UNITS.get(problem.unit, ()):
         return value, ""
     asked = units_of(problem.unit)
     if unit is None:
