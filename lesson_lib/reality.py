@@ -71,10 +71,16 @@ class PublishedScaling:
         The model's stand-in for the card's NVLink (the lesson's 10 us).
     engine : str
         The serving software.
-    prompt_tokens, output_tokens, batch : int
-        The request.
-    tp2_s, tp4_s : float
-        Reported end-to-end latency, seconds.
+    prompt_tokens : int
+        Prompt length of the request, tokens.
+    output_tokens : int
+        Tokens generated.
+    batch : int
+        Requests decoded together.
+    tp2_s : float
+        Reported end-to-end latency on 2 GPUs, seconds.
+    tp4_s : float
+        Reported end-to-end latency on 4 GPUs, seconds.
     source : str
         URL.
     note : str
@@ -102,7 +108,7 @@ class PublishedScaling:
         """The model's latency for the same request on ``n`` GPUs, seconds.
 
         One prefill of the prompt plus one decode step per output token at
-        the growing context, all on :attr:`fabric` (ring, bandwidth term in).
+        the growing context, all on the record's fabric (ring, bandwidth term in).
         """
         total = prefill_step(self.model, self.accel, self.fabric, n, self.prompt_tokens).total_s
         for i in range(self.output_tokens):
