@@ -136,7 +136,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 @pytest.mark.slow
 def test_every_submission_gets_a_row_and_honest_ones_keep_their_scores(hostile_run):
-    """Exit 0, one row per notebook, and every expected point given (honest: 12/12)."""
+    """Exit 0, one row per notebook, and every expected point given (honest: full marks)."""
     proc = hostile_run["proc"]
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
@@ -150,7 +150,7 @@ def test_every_submission_gets_a_row_and_honest_ones_keep_their_scores(hostile_r
         for qid in PROBLEMS:
             assert float(row[qid]) == scores.get(qid, 0.0), (rel, qid, row)
     for rel in ("honest1/problems.ipynb", "honest2.ipynb", "honest3.ipynb"):
-        assert by_file[rel]["total"] == "12" and by_file[rel]["status"] == "ran"
+        assert by_file[rel]["total"] == str(len(PROBLEMS)) and by_file[rel]["status"] == "ran"
 
 
 @pytest.mark.slow
@@ -202,7 +202,9 @@ def test_issue_cases_are_reported_not_hidden(hostile_run):
 @pytest.mark.slow
 def test_grading_time_per_notebook_is_reported(hostile_run, capsys):
     """Each progress line gives the seconds a notebook took (printed for the record)."""
-    lines = [ln for ln in hostile_run["proc"].stdout.splitlines() if " / 12 (" in ln]
+    lines = [
+        ln for ln in hostile_run["proc"].stdout.splitlines() if f" / {len(PROBLEMS)} (" in ln
+    ]
     assert len(lines) == len(hostile_run["expected"])
     with capsys.disabled():
         print(f"\nhostile folder graded in {hostile_run['elapsed']:.0f} s:")
