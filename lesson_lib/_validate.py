@@ -95,7 +95,10 @@ def require_number(
         raise TypeError(
             f"{name} must be a number {allowed}{suffix}, got {value!r} ({type(value).__name__})"
         )
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be {allowed}{suffix}, got a number too large") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number {allowed}{suffix}, got {value}")
     too_low = value <= minimum if strict else value < minimum
@@ -122,4 +125,5 @@ def require_instance(name: str, value: object, kind: type) -> None:
         If ``value`` is not a ``kind``.
     """
     if not isinstance(value, kind):
-        raise TypeError(f"{name} must be a {kind.__name__}, got {type(value).__name__}")
+        article = "an" if kind.__name__[0] in "AEIOU" else "a"
+        raise TypeError(f"{name} must be {article} {kind.__name__}, got {type(value).__name__}")

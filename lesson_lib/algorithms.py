@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lesson_lib._validate import require_int, require_number
+from lesson_lib._validate import require_instance, require_int, require_number
 from lesson_lib.collectives import (
     ALGORITHMS,
     MAX_RANKS,
@@ -153,6 +153,7 @@ def cuda_graph_fabric(fabric: Fabric, saving_s: float = CUDA_GRAPH_LAUNCH_SAVING
     Fabric
         A copy named "... with CUDA graphs".
     """
+    require_instance("fabric", fabric, Fabric)
     saving_s = require_number("saving_s", saving_s, maximum=fabric.latency, unit="s")
     return Fabric(
         f"{fabric.name} with CUDA graphs",

@@ -312,11 +312,9 @@ def plan_cluster(
     nodes = require_int("nodes", nodes, maximum=MAX_RANKS)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
     pp = require_int("pp", pp, maximum=MAX_RANKS)
-    if gpus_per_node * nodes > MAX_RANKS:
-        raise ValueError(
-            f"gpus_per_node x nodes must be at most {MAX_RANKS} GPUs, got "
-            f"{gpus_per_node} x {nodes} = {gpus_per_node * nodes}"
-        )
+    for what, product in (("gpus_per_node x nodes", gpus_per_node * nodes), ("tp x pp", tp * pp)):
+        if product > MAX_RANKS:
+            raise ValueError(f"{what} must be at most {MAX_RANKS} GPUs, got {product}")
     if batch is not None:
         batch = require_int("batch", batch, maximum=MAX_BATCH)
     get_algorithm(algorithm)
@@ -562,9 +560,9 @@ def communication_per_token(
     model : ModelSpec, default MODEL
         The model.
     tp : int, default 4
-        Tensor-parallel degree (>= 2).
+        Tensor-parallel degree, from 2 to 4096.
     pp : int, default 2
-        Pipeline-parallel degree (>= 2).
+        Pipeline-parallel degree, from 2 to 4096.
 
     Returns
     -------
@@ -572,8 +570,9 @@ def communication_per_token(
         Rows ``(form, events per token, bytes per event, kind)`` for TP,
         PP and DP, formatted.
     """
-    tp = require_int("tp", tp, minimum=2)
-    pp = require_int("pp", pp, minimum=2)
+    require_instance("model", model, ModelSpec)
+    tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)
+    pp = require_int("pp", pp, minimum=2, maximum=MAX_RANKS)
     vector = format_bytes(model.hidden_vector_bytes, "KiB")
     return [
         (

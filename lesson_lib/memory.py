@@ -74,6 +74,7 @@ def kv_share(model: ModelSpec, n: int) -> float:
         ``ceil(kv_heads / n) / kv_heads``: ``1/n`` while ``n`` divides the KV
         heads, never below one head's worth (heads are replicated past that).
     """
+    require_instance("model", model, ModelSpec)
     n = require_int("n", n, maximum=MAX_RANKS)
     return math.ceil(model.num_kv_heads / n) / model.num_kv_heads
 
@@ -93,6 +94,7 @@ def state_share(model: ModelSpec, n: int) -> float:
     float
         ``ceil(value_heads / n) / value_heads``; 0 for a pure-attention model.
     """
+    require_instance("model", model, ModelSpec)
     n = require_int("n", n, maximum=MAX_RANKS)
     heads = model.linear_num_value_heads
     return math.ceil(heads / n) / heads if heads else 0.0

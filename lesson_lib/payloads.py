@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lesson_lib._validate import require_int, require_number
+from lesson_lib._validate import require_instance, require_int, require_number
 from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.specimen import (
     INFINIBAND_NDR_BANDWIDTH,
@@ -53,6 +53,7 @@ def token_payload_bytes(model: ModelSpec) -> float:
     float
         Bytes per token.
     """
+    require_instance("model", model, ModelSpec)
     return model.allreduces_per_token * model.hidden_vector_bytes
 
 
@@ -71,6 +72,7 @@ def decode_wire_bytes(model: ModelSpec, n: int) -> float:
     float
         ``2(n-1)/n`` times :func:`token_payload_bytes`, bytes per rank per token.
     """
+    require_instance("model", model, ModelSpec)
     return allreduce_wire_bytes(token_payload_bytes(model), n)
 
 
@@ -97,6 +99,7 @@ def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
     >>> decode_wire_rate(MODEL, 4, 50) / 2**20
     93.75
     """
+    require_instance("model", model, ModelSpec)
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, unit="tokens/s")
     return decode_wire_bytes(model, n) * tokens_per_s
 
@@ -139,6 +142,7 @@ def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
         Tokens/second of one sequence; latency is ignored, which is the
         point: decode never gets near this rate.
     """
+    require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2)
     return headroom(bandwidth, decode_wire_bytes(model, n))
 
@@ -165,6 +169,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         ``wire_8`` (bytes per rank per token on a ring of 8);
         ``rate_yardstick`` (the lesson's 100 MiB/s).
     """
+    require_instance("model", model, ModelSpec)
     rate4 = decode_wire_rate(model, 4, tokens_per_s)
     return {
         "rate_4_mb": format_rate(rate4, "MB", decimals=1),

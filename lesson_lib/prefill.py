@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from lesson_lib._validate import require_int, require_number
+from lesson_lib._validate import require_instance, require_int, require_number
 from lesson_lib.collectives import (
     allreduce_latency,
     allreduce_wire_bytes,
@@ -126,6 +126,7 @@ def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
     float
         Bytes (40 MiB for the specimen's 4,096-token prompt).
     """
+    require_instance("model", model, ModelSpec)
     tokens = require_int("prompt_tokens", prompt_tokens, minimum=1, maximum=model.max_context)
     return tokens * model.hidden_vector_bytes
 

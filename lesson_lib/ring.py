@@ -14,6 +14,12 @@ import numpy as np
 
 from lesson_lib._validate import require_int
 
+#: Most ranks the simulator accepts: it records who holds what after every one of
+#: its 2(N-1) steps, which grows as N cubed (500 ranks took minutes and gigabytes).
+MAX_SIMULATED_RANKS: int = 64
+#: Most elements per rank's array the simulator accepts.
+MAX_SIMULATED_ELEMENTS: int = 1 << 24
+
 
 @dataclass(frozen=True)
 class Transfer:
@@ -121,7 +127,9 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Raises
     ------
     ValueError
-        If no arrays are given or their shapes differ or are not 1-D.
+        If no arrays are given, their shapes differ or are not 1-D, or there
+        are more than :data:`MAX_SIMULATED_RANKS` of them or more than
+        :data:`MAX_SIMULATED_ELEMENTS` elements in each.
 
     Examples
     --------
@@ -131,6 +139,11 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     >>> r.bytes_sent
     [32, 32]
     """
+    if len(arrays) > MAX_SIMULATED_RANKS:
+        raise ValueError(
+            f"arrays must hold at most {MAX_SIMULATED_RANKS} arrays (one per rank; the "
+            f"simulation records every step), got {len(arrays)}"
+        )
     inputs = [np.asarray(a) for a in arrays]
     if not inputs:
         raise ValueError("arrays must hold at least one array (one per rank), got none")
@@ -138,6 +151,11 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     if len(shape) != 1 or any(a.shape != shape for a in inputs):
         shapes = ", ".join(str(a.shape) for a in inputs)
         raise ValueError(f"arrays must be 1-D and all the same length, got shapes {shapes}")
+    if inputs[0].size > MAX_SIMULATED_ELEMENTS:
+        raise ValueError(
+            f"arrays must have at most {MAX_SIMULATED_ELEMENTS:,} elements each, "
+            f"got {inputs[0].size:,}"
+        )
     dtype = np.result_type(*inputs)
     n = len(inputs)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from lesson_lib._validate import MAX_RANKS, require_int, require_number
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int, require_number
 from lesson_lib.collectives import allreduce_latency
 from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
@@ -107,6 +107,9 @@ def speedup_limit(
     float
         The limit; ``math.inf`` for a fabric that costs nothing.
     """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    require_instance("fabric", fabric, Fabric)
     if fabric.hop_latency > 0:
         return 0.0
     compute_1 = decode_step(model, accel, fabric, 1).compute_s

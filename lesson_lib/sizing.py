@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lesson_lib._validate import require_int
+from lesson_lib._validate import require_instance, require_int
 from lesson_lib.memory import MemoryBudget, kv_share, max_sequences, memory_budget
 from lesson_lib.specimen import GPU, MODEL
 from lesson_lib.specs import Accelerator, ModelSpec
@@ -59,6 +59,7 @@ def pure_attention_twin(model: ModelSpec) -> ModelSpec:
         Same parameters, width, heads and context, but
         ``num_attention_layers == num_layers`` and no linear-attention state.
     """
+    require_instance("model", model, ModelSpec)
     return dataclasses.replace(
         model,
         name=f"{model.name}, all layers attention",
@@ -96,6 +97,8 @@ def fits_by_degree(
     list of DegreeFit
         One per degree, in the order given.
     """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
     tokens = model.max_context if context_tokens is None else context_tokens
     tokens = require_int("context_tokens", tokens, minimum=1, maximum=model.max_context)
     out = []
@@ -127,6 +130,8 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
         (GiB), the most full-length sequences that fit and what is left free
         with them resident (GB).
     """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
     full = model.max_context
     twin = pure_attention_twin(model)
     out = {

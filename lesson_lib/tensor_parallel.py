@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from lesson_lib._validate import MAX_RANKS, require_int
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
-from lesson_lib.ring import RingResult, simulate_ring_allreduce
+from lesson_lib.ring import MAX_SIMULATED_RANKS, RingResult, simulate_ring_allreduce
 from lesson_lib.specimen import MODEL
 from lesson_lib.specs import ModelSpec
 from lesson_lib.units import format_bytes, format_count
@@ -110,9 +110,9 @@ def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.n
     model : ModelSpec
         Supplies ``hidden_size`` and ``dtype_bytes`` (2, 4 or 8).
     n : int
-        Number of ranks (>= 1).
+        Number of ranks, from 1 to :data:`~lesson_lib.ring.MAX_SIMULATED_RANKS`.
     seed : int, default 0
-        Seed of the random values.
+        Seed of the random values, from 0 to 2**32 - 1.
 
     Returns
     -------
@@ -124,7 +124,9 @@ def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.n
     ValueError
         If ``model.dtype_bytes`` is not 2, 4 or 8, or ``n`` < 1.
     """
-    n = require_int("n", n, minimum=1)
+    require_instance("model", model, ModelSpec)
+    n = require_int("n", n, minimum=1, maximum=MAX_SIMULATED_RANKS)
+    seed = require_int("seed", seed, minimum=0, maximum=2**32 - 1)
     if model.dtype_bytes not in _DTYPES:
         raise ValueError(
             f"model.dtype_bytes must be one of {sorted(_DTYPES)}, got {model.dtype_bytes}"
@@ -184,6 +186,7 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
     ValueError
         If the model has no ``vocab_size``.
     """
+    require_instance("model", model, ModelSpec)
     if model.vocab_size is None:
         raise ValueError(f"model {model.name!r} has no vocab_size: give ModelSpec(vocab_size=...)")
     n = require_int("n", n, maximum=MAX_RANKS)
@@ -213,6 +216,7 @@ def chapter_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
     dict of str to str
         For example ``chapter_numbers()["ar_num_layers"] == "64"``.
     """
+    require_instance("model", model, ModelSpec)
     payload = model.hidden_vector_bytes
     ring4 = simulate_hidden_allreduce(model, 4)
     return {

@@ -201,3 +201,13 @@ def test_cluster_numbers_pinned():
     assert values["pp2_weights"] == "6.75 GB" and values["pp2_sequences"] == "36"
     assert values["pp2_tokens_per_s"] == "1,254"  # 36 sequences: more than DP 2's 32
     assert values["tp8_sequences"] == "18"  # replicated KV heads: barely more than TP 4's 16
+
+
+def test_sizes_are_bounded():
+    """A cluster or a replica of more than 4096 GPUs is refused at once, naming the product."""
+    with pytest.raises(ValueError, match=r"^tp x pp must be at most 4096"):
+        plan_cluster(MODEL, GPU, 8, 1, 4096, 4096)
+    with pytest.raises(ValueError, match=r"^gpus_per_node x nodes must be at most 4096"):
+        plan_cluster(MODEL, GPU, 4096, 2, 4)
+    with pytest.raises(ValueError, match=r"^gpus_per_node must be an integer from 1 to 4096"):
+        plan_cluster(MODEL, GPU, 10**18, 1, 4)

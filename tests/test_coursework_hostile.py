@@ -202,9 +202,7 @@ def test_issue_cases_are_reported_not_hidden(hostile_run):
 @pytest.mark.slow
 def test_grading_time_per_notebook_is_reported(hostile_run, capsys):
     """Each progress line gives the seconds a notebook took (printed for the record)."""
-    lines = [
-        ln for ln in hostile_run["proc"].stdout.splitlines() if f" / {len(PROBLEMS)} (" in ln
-    ]
+    lines = [ln for ln in hostile_run["proc"].stdout.splitlines() if f" / {len(PROBLEMS)} (" in ln]
     assert len(lines) == len(hostile_run["expected"])
     with capsys.disabled():
         print(f"\nhostile folder graded in {hostile_run['elapsed']:.0f} s:")

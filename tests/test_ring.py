@@ -105,3 +105,17 @@ def test_bad_inputs_say_what_was_expected():
     with pytest.raises(ValueError) as info:
         simulate_ring_allreduce([np.zeros(3), np.zeros(4)])
     assert str(info.value) == "arrays must be 1-D and all the same length, got shapes (3,), (4,)"
+
+
+def test_simulator_bounds_ranks_and_length():
+    """500 ranks (minutes and gigabytes before) or a huge vector: a clear ValueError at once."""
+    import numpy as np
+
+    from lesson_lib.ring import MAX_SIMULATED_ELEMENTS, MAX_SIMULATED_RANKS
+
+    with pytest.raises(ValueError, match=r"^arrays must hold at most 64"):
+        simulate_ring_allreduce([np.zeros(4)] * 500)
+    assert MAX_SIMULATED_RANKS == 64
+    big = np.broadcast_to(np.zeros(1, dtype=np.int8), (MAX_SIMULATED_ELEMENTS + 1,))
+    with pytest.raises(ValueError, match=r"^arrays must have at most"):
+        simulate_ring_allreduce([big, big])

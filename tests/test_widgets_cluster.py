@@ -84,3 +84,12 @@ def test_picture_is_the_plan_the_message_describes(widget):
     plan = plan_cluster(gpus_per_node=4, nodes=4, tp=4, pp=4)
     expected = layout_figure([plan], width=2.6 + 1.4 * 4, height=3.0)
     assert bytes(widget.image.value) == figure_png(expected)
+
+
+def test_huge_degrees_are_a_message_not_a_hang(widget):
+    """TP or PP of 10**9 (typed into the box) is refused at once with the allowed range."""
+    widget.controls["tp"].value = 10**9
+    assert widget.error is not None and widget.error.startswith("tp must be an integer from 1")
+    widget.controls["tp"].value = 4
+    widget.controls["pp"].value = 33
+    assert widget.error is not None and widget.error.startswith("pp must be")

@@ -22,6 +22,8 @@ from lesson_lib.units import format_bytes, format_count, format_seconds
 #: Largest cluster the explorer draws; GPUs per node, nodes.
 MAX_GPUS_PER_NODE = 8
 MAX_NODES = 4
+#: Largest TP or PP degree the explorer accepts: all the GPUs it can draw.
+MAX_DEGREE = MAX_GPUS_PER_NODE * MAX_NODES
 
 
 def _count(n: int, word: str) -> str:
@@ -139,6 +141,8 @@ def cluster_widget(
         nonlocal figure
         require_int("gpus_per_node", gpus_per_node, maximum=MAX_GPUS_PER_NODE)
         require_int("nodes", nodes, maximum=MAX_NODES)
+        require_int("tp", tp, maximum=MAX_DEGREE)
+        require_int("pp", pp, maximum=MAX_DEGREE)
         plan = plan_cluster(model, accel, gpus_per_node, nodes, tp, pp, intra=intra, inter=inter)
         width = max(2.6 + 1.4 * nodes * min(gpus_per_node, 4) / 4, 4.6)
         figure = layout_figure([plan], width=width, height=3.0, reuse=figure)
