@@ -11,7 +11,7 @@ def test_code_is_mit_and_content_cc_by():
     """LICENSE is MIT for the code; LICENSE-CONTENT is CC BY 4.0 for text and figures."""
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     content = (ROOT / "LICENSE-CONTENT").read_text()
-    assert "Creative Commons Attribution 4.0" in content and "CC BY 4.0" in content
+    assert "Attribution 4.0 International" in content and "CC BY 4.0" in content
     readme = (ROOT / "README.md").read_text()
     assert "MIT" in readme and "CC BY 4.0" in readme
 
