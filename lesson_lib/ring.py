@@ -14,8 +14,8 @@ import numpy as np
 
 from lesson_lib._validate import require_int
 
-#: Most ranks the simulator accepts: it records who holds what after every one of
-#: its 2(N-1) steps, which grows as N cubed (500 ranks took minutes and gigabytes).
+#: Most ranks the simulator accepts, because it records who holds what after every
+#: one of its 2(N-1) steps, which grows as N cubed (500 ranks took minutes and gigabytes).
 MAX_SIMULATED_RANKS: int = 64
 #: Most elements per rank's array the simulator accepts.
 MAX_SIMULATED_ELEMENTS: int = 1 << 24

@@ -90,8 +90,8 @@ _UNIT_ALIASES: dict[str, str] = {
 }
 
 _NUMBER = r"[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-#: Units that count things rather than measure bytes or time: the spellings a
-#: student may write after the number, none of which converts the value.
+#: Units that count things rather than measure bytes or time, with the spellings a
+#: student may write after the number (none of them converts the value).
 _COUNTING_UNITS: dict[str, tuple[str, ...]] = {
     "sequences": ("sequence", "sequences", "seq", "seqs"),
     "tokens/s": ("tokens/s", "token/s", "tok/s", "tokens per second"),

@@ -22,7 +22,7 @@ from lesson_lib.units import format_bytes, format_count, format_seconds
 #: Largest cluster the explorer draws; GPUs per node, nodes.
 MAX_GPUS_PER_NODE = 8
 MAX_NODES = 4
-#: Largest TP or PP degree the explorer accepts: all the GPUs it can draw.
+#: Largest TP or PP degree the explorer accepts, all the GPUs it can draw.
 MAX_DEGREE = MAX_GPUS_PER_NODE * MAX_NODES
 
 
