@@ -30,7 +30,7 @@ from lesson_lib.coursework.sandbox import BASE_UID
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SECRET = "planted-secret-5b1e9d"
-TIMEOUT = 60  # generous: honest notebooks take about 5 s on a quiet 2-core machine
+TIMEOUT = 30  # generous: honest notebooks take 1-5 s on a 2-core machine, busy or not
 
 
 def _tree_digest(folder: Path) -> dict[str, str]:
