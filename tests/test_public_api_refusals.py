@@ -11,13 +11,10 @@ missing cannot hang the suite: it shows up as a slow or successful call).
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import time
 
 import pytest
-
-from lesson_lib.specimen import FAST, GPU, MODEL
+from model_functions import model_functions
 
 MODULES = [
     "collectives",
@@ -35,53 +32,13 @@ MODULES = [
     "ring",
 ]
 
-#: Valid values by parameter name, then by annotation.
-BY_NAME = {
-    "n": 4,
-    "tp": 4,
-    "pp": 2,
-    "max_n": 16,
-    "context_tokens": 4096,
-    "prompt_tokens": 4096,
-    "sequences": 1,
-    "tokens": 1,
-    "target_s": 0.02,
-    "payload_bytes": 10240.0,
-    "first": "one_shot",
-    "second": "two_shot",
-}
-BY_TYPE = {"ModelSpec": MODEL, "Accelerator": GPU, "Fabric": FAST, "int": 4, "float": 1e6}
 WRONG = {"ModelSpec": "Qwen", "Accelerator": 80e9, "Fabric": {"latency": 1e-5}}
 #: Seconds one refused call may take on a busy machine; a missing bound takes minutes.
 TIME_LIMIT_S = 5.0
 
 
-def _valid(param: inspect.Parameter) -> object:
-    if param.name in BY_NAME:
-        return BY_NAME[param.name]
-    if param.default is not inspect.Parameter.empty and param.default is not None:
-        return param.default
-    return BY_TYPE.get(str(param.annotation), inspect.Parameter.empty)
-
-
-def _functions():
-    for module_name in MODULES:
-        module = importlib.import_module(f"lesson_lib.{module_name}")
-        for name, function in vars(module).items():
-            if name.startswith(("_", "x_")) or not inspect.isfunction(function):
-                continue
-            if function.__module__ != module.__name__:
-                continue
-            original = getattr(module, f"x_{name}__mutmut_orig", function)
-            params = list(inspect.signature(original).parameters.values())
-            args = {p.name: _valid(p) for p in params}
-            if any(v is inspect.Parameter.empty for v in args.values()):
-                continue
-            yield name, function, params, args
-
-
 def _cases(kind: str):
-    for name, function, params, args in _functions():
+    for name, function, params, args in model_functions(MODULES):
         for p in params:
             annotation = str(p.annotation)
             if kind == "type" and annotation in WRONG:

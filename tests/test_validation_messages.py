@@ -9,13 +9,12 @@ it.)
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
 
 import pytest
+from model_functions import model_functions
 
-from lesson_lib.specimen import FAST, GPU, MODEL
+from lesson_lib.specimen import MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 
 MODULES = [
@@ -29,49 +28,15 @@ MODULES = [
     "scaling",
 ]
 
-#: A valid value for parameters by name, then by annotation.
-BY_NAME = {
-    "n": 4,
-    "tp": 4,
-    "pp": 2,
-    "max_n": 16,
-    "context_tokens": 4096,
-    "prompt_tokens": 4096,
-    "sequences": 1,
-    "tokens": 1,
-    "target_s": 0.02,
-}
-BY_TYPE = {"ModelSpec": MODEL, "Accelerator": GPU, "Fabric": FAST, "int": 4, "float": 1e6}
-
-
-def valid(param: inspect.Parameter) -> object:
-    """A valid argument for ``param``, or ``inspect.Parameter.empty`` if unknown."""
-    if param.name in BY_NAME:
-        return BY_NAME[param.name]
-    if param.default is not inspect.Parameter.empty:
-        return param.default
-    return BY_TYPE.get(str(param.annotation), inspect.Parameter.empty)
-
 
 def cases():
     """(function, parameter name, bad value) for every numeric parameter we can fill."""
-    for module_name in MODULES:
-        module = importlib.import_module(f"lesson_lib.{module_name}")
-        for name, function in vars(module).items():
-            if name.startswith(("_", "x_")) or not inspect.isfunction(function):
-                continue  # x_...: mutmut's copies of the functions, under `make mutation`
-            if function.__module__ != module.__name__:
-                continue
-            original = getattr(module, f"x_{name}__mutmut_orig", function)
-            params = list(inspect.signature(original).parameters.values())
-            args = {p.name: valid(p) for p in params}
-            if any(v is inspect.Parameter.empty for v in args.values()):
-                continue
-            for p in params:
-                kind = str(p.annotation)
-                if kind in ("int", "float") and not isinstance(args[p.name], bool):
-                    bad = math.nan if kind == "float" else "four"
-                    yield pytest.param(function, args, p.name, bad, id=f"{name}-{p.name}")
+    for name, function, params, args in model_functions(MODULES):
+        for p in params:
+            kind = str(p.annotation)
+            if kind in ("int", "float") and not isinstance(args[p.name], bool):
+                bad = math.nan if kind == "float" else "four"
+                yield pytest.param(function, args, p.name, bad, id=f"{name}-{p.name}")
 
 
 CASES = list(cases())
