@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
+
+# The shared apt helper sits beside this file; tests load these tools by path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from apt_install import apt_install, can_apt
 
 #: Executable names tried on PATH, in order.
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -48,17 +51,6 @@ def find_chromium() -> str | None:
     return None
 
 
-def can_apt() -> bool:
-    """Whether Debian packages can be installed here (root with apt-get).
-
-    Returns
-    -------
-    bool
-        True when running as root and ``apt-get`` is on PATH.
-    """
-    return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get") is not None
-
-
 def main() -> int:
     """Find or install Chromium; return the exit code (non-zero only if apt fails in CI)."""
     if find_chromium():
@@ -67,18 +59,9 @@ def main() -> int:
         print(f"ensure_browser: no Chromium, browser tests will be skipped; to run them, {HOW_TO}.")
         return 0
     print("ensure_browser: installing Debian's chromium with apt-get (browser tests)", flush=True)
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    try:
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "chromium"],
-            check=True,
-            env=env,
-            stdout=subprocess.DEVNULL,
-        )
-    except subprocess.CalledProcessError as exc:
-        print(f"ensure_browser: apt-get failed ({exc}); {HOW_TO}.")
-        return 1 if os.environ.get("CI", "").lower() in {"1", "true", "yes"} else 0
+    status = apt_install("ensure_browser", ["chromium"], HOW_TO)
+    if status:
+        return status
     if not find_chromium():
         print(f"ensure_browser: apt-get ran but no Chromium is on PATH; {HOW_TO}.")
     return 0

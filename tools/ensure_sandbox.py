@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
+
+# The shared apt helper sits beside this file; tests load these tools by path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from apt_install import apt_install, can_apt
 
 #: How a reader gets the sandbox.
 HOW_TO = "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap) to grade in a sandbox"
@@ -34,17 +37,6 @@ def find_bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def can_apt() -> bool:
-    """Whether Debian packages can be installed here (root with apt-get).
-
-    Returns
-    -------
-    bool
-        True when running as root and ``apt-get`` is on PATH.
-    """
-    return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get") is not None
-
-
 def main() -> int:
     """Find or install bubblewrap; return the exit code (non-zero only if apt fails in CI)."""
     if find_bwrap() and shutil.which("setpriv"):
@@ -55,18 +47,9 @@ def main() -> int:
     print(
         "ensure_sandbox: installing Debian's bubblewrap with apt-get (grader sandbox)", flush=True
     )
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    try:
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "bubblewrap", "util-linux"],
-            check=True,
-            env=env,
-            stdout=subprocess.DEVNULL,
-        )
-    except subprocess.CalledProcessError as exc:
-        print(f"ensure_sandbox: apt-get failed ({exc}); {HOW_TO}.")
-        return 1 if os.environ.get("CI", "").lower() in {"1", "true", "yes"} else 0
+    status = apt_install("ensure_sandbox", ["bubblewrap", "util-linux"], HOW_TO)
+    if status:
+        return status
     if not find_bwrap():
         print(f"ensure_sandbox: apt-get ran but no bwrap is on PATH; {HOW_TO}.")
     return 0
