@@ -12,8 +12,6 @@ This module prices the three in the same alpha-beta-per-hop model
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from lesson_lib._validate import require_instance, require_int, require_number
 from lesson_lib.collectives import (
     ALGORITHMS,
@@ -23,7 +21,6 @@ from lesson_lib.collectives import (
     allreduce_steps,
     allreduce_time,
 )
-from lesson_lib.scaling import peak_n, speedup_curve
 from lesson_lib.specimen import (
     CUDA_GRAPH_LAUNCH_SAVING,
     FAST,
@@ -34,7 +31,7 @@ from lesson_lib.specimen import (
 )
 from lesson_lib.specs import Fabric
 from lesson_lib.step_time import decode_step, speedup
-from lesson_lib.units import format_bytes, format_count, format_ratio, format_seconds
+from lesson_lib.units import format_bytes, format_ratio, format_seconds
 
 #: vLLM's rule for its one-stage kernel on fully connected GPUs, as (most ranks, messages below).
 VLLM_ONE_STAGE_LIMITS: tuple[tuple[int, int], ...] = ((4, 512 * 1024), (8, 256 * 1024))
@@ -163,13 +160,8 @@ def cuda_graph_fabric(fabric: Fabric, saving_s: float = CUDA_GRAPH_LAUNCH_SAVING
     )
 
 
-def algorithm_numbers(ns: Sequence[int] = (2, 4, 8)) -> dict[str, str]:
+def algorithm_numbers() -> dict[str, str]:
     """Numbers the algorithms chapter glues.
-
-    Parameters
-    ----------
-    ns : sequence of int, default (2, 4, 8)
-        Degrees for which per-algorithm latencies are given.
 
     Returns
     -------
@@ -179,28 +171,19 @@ def algorithm_numbers(ns: Sequence[int] = (2, 4, 8)) -> dict[str, str]:
     """
     m = MODEL
     out: dict[str, str] = {}
-    for n in ns:
-        for name in ALGORITHMS:
-            out[f"alg_{name}_latency_{n}"] = format_seconds(
-                allreduce_latency(n, FAST_RING, name), "us", decimals=1
-            )
-            out[f"alg_{name}_steps_{n}"] = str(allreduce_steps(n, name))
-            out[f"alg_{name}_factor_{n}"] = format_count(allreduce_factor(n, name), decimals=2)
     for name in ALGORITHMS:
+        out[f"alg_{name}_latency_8"] = format_seconds(
+            allreduce_latency(8, FAST_RING, name), "us", decimals=1
+        )
         two = decode_step(m, GPU, FAST_RING, 2, algorithm=name, include_bandwidth=False)
         four = decode_step(m, GPU, FAST_RING, 4, algorithm=name, include_bandwidth=False)
         out[f"alg_speedup_{name}_2_to_4"] = format_ratio(speedup(two, four))
-        out[f"alg_line_{name}_4"] = format_seconds(four.total_s, "ms")
-    out["alg_ring_peak_n"] = format_count(peak_n(m, GPU, FAST_RING))
-    out["alg_one_shot_speedup_16"] = format_ratio(
-        speedup_curve(m, GPU, FAST_RING, [16], algorithm="one_shot")[0], decimals=1
+    out["alg_one_shot_vs_ring_8"] = format_bytes(
+        tie_payload(FAST_RING, 8, "one_shot", "ring"), "KiB", decimals=0
     )
     for n in (4, 8):
         out[f"alg_one_vs_two_shot_{n}"] = format_bytes(
             tie_payload(FAST_RING, n, "one_shot", "two_shot"), "KiB", decimals=0
-        )
-        out[f"alg_one_shot_vs_ring_{n}"] = format_bytes(
-            tie_payload(FAST_RING, n, "one_shot", "ring"), "KiB", decimals=0
         )
     out["alg_vllm_limit_4"] = format_bytes(VLLM_ONE_STAGE_LIMITS[0][1], "KiB", decimals=0)
     out["alg_vllm_limit_8"] = format_bytes(VLLM_ONE_STAGE_LIMITS[1][1], "KiB", decimals=0)

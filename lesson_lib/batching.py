@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from lesson_lib._validate import require_int
 from lesson_lib.collectives import crossover_tokens
 from lesson_lib.memory import max_sequences
 from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.step_time import MAX_BATCH, StepBreakdown, decode_step
+from lesson_lib.step_time import StepBreakdown, decode_step
 from lesson_lib.units import format_count, format_ratio, format_seconds
 
 #: Batches the chapter's figure and table walk through.
@@ -72,7 +71,7 @@ def batch_curve(
             accel,
             fabric,
             n,
-            batch=require_int("batch", b, maximum=MAX_BATCH),
+            batch=b,  # decode_step checks it against MAX_BATCH
             context=context,
             algorithm=algorithm,
         )

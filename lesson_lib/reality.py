@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_lib.specimen import FAST, GPU
+from lesson_lib.specimen import A100, FAST, GPU
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import decode_step, prefill_step
-from lesson_lib.units import TB, format_ratio, format_seconds
+from lesson_lib.units import format_ratio, format_seconds
 
 _NEMO = "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html"
 
@@ -45,13 +45,6 @@ LLAMA2_13B = ModelSpec(
     max_context=4096,
     num_query_heads=40,
     ffn_size=13824,
-)
-#: An A100 SXM 80 GB with vendor HBM bandwidth and dense bf16 peak, memory as CUDA shows it.
-A100 = Accelerator(
-    name="A100 SXM-class, sold as 80 GB",
-    memory_bytes=GPU.memory_bytes,
-    hbm_bandwidth=2.039 * TB,
-    peak_flops=312e12,
 )
 #: NVLink 3 on A100 with 300 GB/s per direction (600 GB/s both ways) and the lesson's 10 us.
 A100_NVLINK = Fabric("NVLink 3-class, 10 us", latency=FAST.latency, bandwidth=300e9)

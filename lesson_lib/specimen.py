@@ -63,6 +63,16 @@ GPU = Accelerator(
     peak_flops=989e12,
 )
 
+#: An A100 SXM sold as 80 GB, for comparisons (reality check, problem variants), with
+#: the vendor's HBM bandwidth (2.039 TB/s) and dense bf16 peak (312 TFLOP/s), and
+#: memory as CUDA exposes it (the same figure as the specimen's card).
+A100 = Accelerator(
+    name=f"A100 SXM-class, sold as {GPU_LABEL}",
+    memory_bytes=GPU_VISIBLE_BYTES,
+    hbm_bandwidth=2.039 * TB,
+    peak_flops=312e12,
+)
+
 #: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
 #: model's weights, KV cache and activations use (0.92 in recent releases). A
 #: separate, explicit assumption; ``memory_budget(..., utilization=...)``

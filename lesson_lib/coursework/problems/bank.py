@@ -18,6 +18,7 @@ import numpy as np
 
 from lesson_lib.coursework.variants import shuffled
 from lesson_lib.specimen import (
+    A100,
     GPU,
     MODEL,
     NVLINK_BANDWIDTH,
@@ -185,7 +186,7 @@ CONTEXTS = (32_768, 65_536, 131_072)
 #: exposes: the specimen's 79.1 GiB for a card sold as 80 GB; for the H200, sold as
 #: 141 GB, an assumed 140 GiB.
 ACCELERATORS: dict[str, Accelerator] = {
-    "a100": Accelerator("A100 SXM-class, sold as 80 GB", GPU.memory_bytes, 2.039 * TB, 312e12),
+    "a100": A100,
     "h100": GPU,
     "h200": Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12),
 }
