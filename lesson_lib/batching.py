@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from lesson_lib.collectives import crossover_tokens
 from lesson_lib.memory import max_sequences
-from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import StepBreakdown, decode_step
 from lesson_lib.units import format_count, format_ratio, format_seconds
@@ -150,7 +150,6 @@ def batching_numbers() -> dict[str, str]:
     out: dict[str, str] = {}
     for n in (2, 4):
         out[f"batch_crossover_{n}"] = format_count(crossover_tokens(m, FAST, n))
-        out[f"batch_crossover_slow_{n}"] = format_count(crossover_tokens(m, SLOW, n))
     full = m.max_context
     one_full = decode_step(m, GPU, FAST, 4, context=full)
     out["kv_read_full_4"] = format_seconds(one_full.kv_read_s, "ms")
@@ -159,7 +158,7 @@ def batching_numbers() -> dict[str, str]:
     out["fit_prompt_4"] = format_count(max_sequences(m, GPU, 4, CONTEXT))
     out["batch_context"] = format_count(CONTEXT)
     steps = dict(zip(BATCHES, batch_curve(m, GPU, FAST, 4), strict=True))
-    for b in (1, 16, 64, 256):
+    for b in (1, 64):
         out[f"batch_{b}_ms"] = format_seconds(steps[b].total_s, "ms")
         out[f"batch_{b}_tokens_per_s"] = format_count(steps[b].tokens_per_s)
     out["batch_64_gain"] = format_ratio(steps[64].tokens_per_s / steps[1].tokens_per_s, decimals=0)
@@ -171,7 +170,6 @@ def batching_numbers() -> dict[str, str]:
     out["batch_fit_bound"] = most.communication_bound
     full_batch = decode_step(m, GPU, FAST, 4, batch=max_sequences(m, GPU, 4, full), context=full)
     out["full_batch_ms"] = format_seconds(full_batch.total_s, "ms")
-    out["full_batch_tokens_per_s"] = format_count(full_batch.tokens_per_s)
     out["full_batch_kv_share"] = (
         format_count(100 * full_batch.kv_read_s / full_batch.total_s, decimals=0) + " %"
     )

@@ -623,8 +623,6 @@ def cluster_numbers() -> dict[str, str]:
         "dp2_batched_time": format_seconds(dp2.batched_token_time_s, ms),
         "pp2_vs_dp2": format_ratio(pp2.tokens_per_s_total / dp2.tokens_per_s_total),
         "pp2_sequences_total": format_count(pp2.sequences_total),
-        "in_node_tokens_per_s": format_count(in_node.tokens_per_s_total),
-        "in_node_batched_time": format_seconds(in_node.batched_token_time_s, ms),
         "single_sequence_tokens_per_s": format_count(tp4_only.tokens_per_s_total),
         "tp8_tokens_per_s": format_count(tp8.tokens_per_s_total),
         "tp8_copies": str(tp8.tp // m.num_kv_heads),
