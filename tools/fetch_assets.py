@@ -5,13 +5,17 @@ served from the site itself instead of a CDN:
 
 * MathJax 3 (``mathjax_path`` in ``_config.yml``),
 * RequireJS and ``@jupyter-widgets/html-manager``'s ``embed-amd.js``, which
-  render the saved widget state (``nb_ipywidgets_js`` in ``_config.yml``).
+  render the saved widget state (``nb_ipywidgets_js`` in ``_config.yml``),
+* Vega, Vega-Lite and vega-embed, which draw the live explorers, and the
+  lesson's own page scripts (``tools/site/*.js``, into ``_vendor/lesson/``);
+  ``tools/lesson_site.py`` adds them only to the pages that need them.
 
 Versions are pinned in ``package.json`` / ``package-lock.json`` (``npm ci``).
-``@jupyter-widgets/html-manager`` is a single prebuilt bundle whose npm
-dependency tree (about 300 packages, 250 MB) the site does not need, so its
-tarball alone is fetched with ``npm pack`` and checked against the sha512
-pinned under ``vendorTarballs`` in ``package.json``. axe-core, used only by
+``@jupyter-widgets/html-manager``, ``vega``, ``vega-lite`` and
+``vega-embed`` each ship a prebuilt bundle whose npm dependency tree the site
+does not need, so their tarballs alone are fetched with ``npm pack`` and
+checked against the sha512 pinned under ``vendorTarballs`` in
+``package.json``. axe-core, used only by
 the browser tests, stays in ``node_modules/``. Each package's licence is
 copied to ``_vendor/LICENSES/``.
 
@@ -208,8 +212,32 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def assemble(out: Path, html_manager_tgz: Path) -> None:
-    """Copy what the site serves, and the licences, into ``out``."""
+#: The Vega bundles the site serves, by package (versions match JupyterLab's
+#: own Vega-Lite renderer, so an explorer behaves the same in both).
+VEGA_BUNDLES = {
+    "vega@5.33.0": "vega.min.js",
+    "vega-lite@5.6.1": "vega-lite.min.js",
+    "vega-embed@6.29.0": "vega-embed.min.js",
+}
+
+
+def _unpack(tgz: Path, into: Path) -> Path:
+    with tarfile.open(tgz) as tar:
+        tar.extractall(into, filter="data")
+    return into / "package"
+
+
+def assemble(out: Path, tarballs: dict[str, Path]) -> None:
+    """Copy what the site serves, and the licences, into ``out``.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The folder to fill (it must not exist yet).
+    tarballs : dict of str to pathlib.Path
+        The verified tarball of each ``vendorTarballs`` entry.
+    """
+    html_manager_tgz = tarballs["@jupyter-widgets/html-manager@1.0.6"]
     mathjax = NODE_MODULES / "mathjax"
     for part in MATHJAX_PARTS:
         _copy(mathjax / "es5" / part, out / "mathjax" / part)
@@ -241,6 +269,17 @@ def assemble(out: Path, html_manager_tgz: Path) -> None:
             dist / "embed.js.LICENSE.txt",
             lic / "jupyter-widgets-html-manager-1.0.6-bundled-third-party.txt",
         )
+    for spec, bundle in VEGA_BUNDLES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            pkg = _unpack(tarballs[spec], Path(tmp))
+            _copy(pkg / "build" / bundle, out / "vega" / bundle)
+            name = spec.replace("@", "-")
+            shutil.copy2(pkg / "LICENSE", lic / f"{name}-BSD-3-Clause.txt")
+    # The lesson's own page scripts (explorers, self-check); widgets-setup.js
+    # already sits with the widget renderer.
+    for f in sorted(SITE_FILES.iterdir()):
+        if f.suffix in {".js", ".css"} and f.name != "widgets-setup.js":
+            _copy(f, out / "lesson" / f.name)
     (out / "README.txt").write_text(
         "Fetched by tools/fetch_assets.py from npm at the versions pinned in\n"
         "package.json / package-lock.json; not committed. Licences in LICENSES/.\n"
@@ -256,12 +295,14 @@ def main() -> int:
             return 0
     npm = ensure_npm()
     npm_ci(npm)
-    tarballs = json.loads((ROOT / "package.json").read_text())["vendorTarballs"]
-    spec = "@jupyter-widgets/html-manager@1.0.6"
-    tgz = fetch_tarball(npm, spec, tarballs[spec], NODE_MODULES / ".vendor-tarballs")
+    pins = json.loads((ROOT / "package.json").read_text())["vendorTarballs"]
+    tarballs = {
+        spec: fetch_tarball(npm, spec, integrity, NODE_MODULES / ".vendor-tarballs")
+        for spec, integrity in pins.items()
+    }
     tmp = ROOT / "_vendor.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    assemble(tmp, tgz)
+    assemble(tmp, tarballs)
     (tmp / STAMP_NAME).write_text(json.dumps({"digest": digest}) + "\n")
     shutil.rmtree(VENDOR, ignore_errors=True)
     tmp.rename(VENDOR)

@@ -12,10 +12,14 @@
   ``<summary>`` of a hidden code cell: it hides the visible words ("Show code
   cell source") from screen readers, which axe-core reports as a serious
   ``label-content-name-mismatch``. Without it the visible words are the name.
+* Adds the live explorers' scripts (Vega, Vega-Lite, vega-embed and
+  ``explorers.js``) and the self-check's script only to pages whose body has
+  an element of that class, so other pages stay light.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +105,61 @@ def name_summaries(
         context["body"] = body.replace(*HIDDEN_CELL_SUMMARY)
 
 
+#: Assets (paths under ``_static/``) a page gets only when its body has an
+#: element with the class that keys them; scripts load deferred, in order.
+PAGE_ASSETS: dict[str, tuple[str, ...]] = {
+    "lesson-explorer": (
+        "vega/vega.min.js",
+        "vega/vega-lite.min.js",
+        "vega/vega-embed.min.js",
+        "lesson/explorers.js",
+        "lesson/explorers.css",
+    ),
+    "lesson-selfcheck": ("lesson/selfcheck.js", "lesson/selfcheck.css"),
+}
+
+
+def has_class(body: str, name: str) -> bool:
+    """Say whether an element of ``body`` (HTML) carries the class ``name``.
+
+    Parameters
+    ----------
+    body : str
+        The page's HTML body.
+    name : str
+        A class name.
+
+    Returns
+    -------
+    bool
+        True if some ``class="..."`` attribute lists ``name``.
+    """
+    return re.search(rf'class="(?:[^"]*\s)?{re.escape(name)}(?:\s[^"]*)?"', body) is not None
+
+
+def add_page_assets(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Add :data:`PAGE_ASSETS` to the pages that use them.
+
+    Parameters
+    ----------
+    app, pagename, templatename, context, doctree
+        The arguments of Sphinx's ``html-page-context`` event.
+    """
+    body = context.get("body")
+    if not isinstance(body, str):
+        return
+    for marker, assets in PAGE_ASSETS.items():
+        if not has_class(body, marker):
+            continue
+        for asset in assets:
+            if asset.endswith(".css"):
+                app.add_css_file(asset)
+            else:
+                app.add_js_file(asset, loading_method="defer")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's event handlers.
 
@@ -116,6 +175,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """
     app.add_config_value("lesson_vendor_pins", "", "html")
     app.connect("config-inited", check_vendor)
+    app.connect("html-page-context", add_page_assets)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", name_summaries, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

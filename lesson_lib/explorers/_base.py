@@ -1,0 +1,345 @@
+"""What every live explorer shares: discrete controls, a table of states, a message.
+
+An explorer is a Vega-Lite chart whose inputs are bound parameters. Every
+number it shows is computed here, by ``lesson_lib``, for every combination of
+the controls' values, and shipped with the chart as a CSV table; the browser
+only picks the row of the current choice and draws it. Nothing of the model
+is written in JavaScript.
+
+The same object renders in JupyterLab (which draws Vega-Lite natively) and on
+the static site (the MyST-NB renderer in :mod:`lesson_lib.explorers.myst`
+and ``tools/site/explorers.js``), with no kernel behind it either way.
+
+The message under the controls is a :class:`Template`: literal text and
+fields of the state's row. Python renders it (:meth:`Explorer.message`, what
+the tests compare the page with) and writes the Vega expression that renders
+it in the browser, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise, product
+from typing import Any
+
+from lesson_lib._validate import require_instance
+
+#: The MIME type of the explorers' output (JupyterLab 4 renders it natively).
+MIME_TYPE = "application/vnd.vegalite.v5+json"
+#: The Vega-Lite version the spec is written for: JupyterLab 4.6 bundles 5.6.1 and
+#: the site vendors the same (tools/fetch_assets.py). An identifier, never fetched.
+SCHEMA = "https://vega.github.io/schema/vega-lite/v5.6.1.json"
+#: Name of the text mark that carries the message; the site's script reads it.
+MESSAGE_NAME = "message"
+#: Largest number of states an explorer may ship (keeps each page light).
+MAX_STATES = 20_000
+
+Value = int | float | str
+
+
+@dataclass(frozen=True)
+class Control:
+    """One input of an explorer: a slider or a drop-down over fixed values.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, also the column of the states table that holds
+        its value (a JavaScript identifier).
+    label : str
+        What the reader sees beside the input.
+    values : sequence of int, float or str
+        The values offered, in order.
+    default : int, float or str
+        The starting value, one of ``values``.
+    labels : sequence of str, optional
+        How each value reads in a drop-down (default: the value itself).
+    input : {"select", "range", "radio"}, default "select"
+        ``"range"`` is a slider and needs evenly spaced numeric values.
+    """
+
+    name: str
+    label: str
+    values: tuple[Value, ...]
+    default: Value
+    labels: tuple[str, ...] | None = None
+    input: str = "select"
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier():
+            raise ValueError(f"Control name must be an identifier, got {self.name!r}")
+        object.__setattr__(self, "values", tuple(self.values))
+        if not self.values:
+            raise ValueError(f"Control {self.name!r} needs at least one value")
+        if self.default not in self.values:
+            raise ValueError(
+                f"Control {self.name!r}: default {self.default!r} is not one of {list(self.values)}"
+            )
+        if self.labels is not None:
+            object.__setattr__(self, "labels", tuple(self.labels))
+            if len(self.labels) != len(self.values):
+                raise ValueError(f"Control {self.name!r}: one label per value is needed")
+        if self.input not in ("select", "range", "radio"):
+            raise ValueError(f"Control {self.name!r}: input must be select, range or radio")
+        if self.input == "range":
+            steps = {round(b - a, 12) for a, b in pairwise(self.values)}
+            if any(isinstance(v, str) for v in self.values) or len(steps) > 1:
+                raise ValueError(f"Control {self.name!r}: a slider needs evenly spaced numbers")
+
+    def label_of(self, value: Value) -> str:
+        """How ``value`` reads in this control."""
+        if self.labels is None:
+            return str(value)
+        return self.labels[self.values.index(value)]
+
+    def param(self) -> dict[str, Any]:
+        """The Vega-Lite parameter bound to this control."""
+        bind: dict[str, Any] = {"input": self.input, "name": f"{self.label} "}
+        if self.input == "range":
+            step = self.values[1] - self.values[0] if len(self.values) > 1 else 1
+            bind.update(min=self.values[0], max=self.values[-1], step=step)
+        else:
+            bind["options"] = list(self.values)
+            if self.labels is not None:
+                bind["labels"] = list(self.labels)
+        return {"name": self.name, "value": self.default, "bind": bind}
+
+
+@dataclass(frozen=True)
+class Template:
+    """A message: literal text and fields of the state's row, in order.
+
+    Parameters
+    ----------
+    parts : sequence of str
+        Text in braces, ``"{field}"``, is the row's value of that column;
+        anything else is literal. A part is either wholly a field or wholly
+        text. A newline in a literal starts a new line of the message.
+    """
+
+    parts: tuple[str, ...]
+
+    @staticmethod
+    def _field(part: str) -> str | None:
+        if part.startswith("{") and part.endswith("}") and part[1:-1].isidentifier():
+            return part[1:-1]
+        return None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The columns the message reads."""
+        return tuple(f for p in self.parts if (f := self._field(p)) is not None)
+
+    def render(self, row: Mapping[str, Any]) -> str:
+        """The message for one row, as the browser shows it."""
+        out = []
+        for part in self.parts:
+            name = self._field(part)
+            out.append(part if name is None else _csv_text(row[name]))
+        return "".join(out)
+
+    def expression(self) -> str:
+        """The same message as a Vega expression over ``datum``."""
+        pieces = []
+        for part in self.parts:
+            name = self._field(part)
+            pieces.append(json.dumps(part) if name is None else f"datum[{json.dumps(name)}]")
+        return " + ".join(pieces) if pieces else "''"
+
+
+def _csv_text(value: Any) -> str:
+    """How a value reads once it has gone through the CSV table."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"states must be finite numbers, got {value!r}")
+        return repr(value) if value != int(value) else str(int(value))
+    return str(value)
+
+
+@dataclass
+class Explorer:
+    """A live explorer: controls, one row of numbers per state, a message, a chart.
+
+    Parameters
+    ----------
+    title : str
+        A short name (also the chart's accessible title).
+    description : str
+        What the chart shows, in words (its text alternative).
+    controls : sequence of Control
+        The inputs, in the order shown.
+    rows : sequence of dict
+        One row per combination of the controls' values, holding each
+        control's value under its name and every number or label the
+        message and the chart show.
+    message : Template
+        The message shown for the current state.
+    chart : dict
+        A Vega-Lite unit or layer spec drawing the state (see
+        :meth:`state_filter`); it gets the states table as its data.
+    numeric : sequence of str
+        Columns the chart reads as numbers.
+    message_lines : int, default 3
+        Lines of the message, for its height.
+    """
+
+    title: str
+    description: str
+    controls: tuple[Control, ...]
+    rows: list[dict[str, Any]]
+    message: Template
+    chart: dict[str, Any]
+    numeric: tuple[str, ...] = ()
+    message_lines: int = 3
+    _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.controls = tuple(self.controls)
+        for control in self.controls:
+            require_instance(f"{self.title} control", control, Control)
+        names = [c.name for c in self.controls]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.title}: control names repeat: {names}")
+        if len(self.rows) > MAX_STATES:
+            raise ValueError(f"{self.title}: {len(self.rows)} states; at most {MAX_STATES}")
+        self._index = {}
+        for row in self.rows:
+            key = tuple(row[n] for n in names)
+            if key in self._index:
+                raise ValueError(f"{self.title}: two rows for the state {key}")
+            self._index[key] = row
+        for key in product(*(c.values for c in self.controls)):
+            if key not in self._index:
+                raise ValueError(
+                    f"{self.title}: no row for the state {dict(zip(names, key, strict=True))}"
+                )
+        missing = set(self.message.fields) - set(self.rows[0])
+        if missing:
+            raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
+
+    # The model's side, for tests and notebooks.
+    @property
+    def defaults(self) -> dict[str, Value]:
+        """Each control's starting value."""
+        return {c.name: c.default for c in self.controls}
+
+    def row(self, **values: Value) -> dict[str, Any]:
+        """The state's row; controls not given keep their defaults.
+
+        Raises
+        ------
+        ValueError
+            If a name is not a control or a value is not offered.
+        """
+        choice = self.defaults
+        for name, value in values.items():
+            control = next((c for c in self.controls if c.name == name), None)
+            if control is None:
+                raise ValueError(f"{name!r} is not a control of {self.title}; try {list(choice)}")
+            if value not in control.values:
+                raise ValueError(f"{name} must be one of {list(control.values)}, got {value!r}")
+            choice[name] = value
+        return self._index[tuple(choice[c.name] for c in self.controls)]
+
+    def message_for(self, **values: Value) -> str:
+        """The message the explorer shows for that state."""
+        return self.message.render(self.row(**values))
+
+    # The browser's side.
+    def state_filter(self, *, free: Iterable[str] = ()) -> str:
+        """A Vega expression true for rows matching the controls, except ``free``."""
+        free = set(free)
+        tests = [f"datum.{c.name} == {c.name}" for c in self.controls if c.name not in free]
+        return " && ".join(tests) or "true"
+
+    def table(self) -> str:
+        """The states as CSV text (numbers as Python writes them, exactly)."""
+        columns = list(self.rows[0])
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in self.rows:
+            writer.writerow([_csv_text(row[c]) for c in columns])
+        return buf.getvalue()
+
+    def spec(self) -> dict[str, Any]:
+        """The Vega-Lite spec (version 5.6)."""
+        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
+        parse = dict.fromkeys(sorted(numbers | set(self.numeric)), "number")
+        for name in self.message.fields:
+            parse.setdefault(name, "string")
+        data = {"values": self.table(), "format": {"type": "csv", "parse": parse}}
+        message = {
+            "name": MESSAGE_NAME,
+            "height": 17 * self.message_lines,
+            "width": 600,
+            "transform": [
+                {"filter": self.state_filter()},
+                {"calculate": self.message.expression(), "as": "_message"},
+            ],
+            "mark": {
+                "type": "text",
+                "align": "left",
+                "baseline": "top",
+                "lineBreak": "\n",
+                "fontSize": 13,
+                "lineHeight": 17,
+                "color": "#1a1a1a",
+            },
+            "encoding": {
+                "text": {"field": "_message", "type": "nominal"},
+                "x": {"value": 0},
+                "y": {"value": 0},
+            },
+        }
+        return {
+            "$schema": SCHEMA,
+            "title": {"text": self.title, "anchor": "start", "fontSize": 14},
+            "description": self.description,
+            "params": [c.param() for c in self.controls],
+            "data": data,
+            "vconcat": [message, self.chart],
+            "spacing": 8,
+            "background": "white",
+            "padding": 8,
+            "config": {"view": {"stroke": None}, "font": "sans-serif"},
+        }
+
+    def _repr_mimebundle_(
+        self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        plain = f"{self.title}: {self.description}\n{self.message_for()}"
+        return {MIME_TYPE: self.spec(), "text/plain": plain}
+
+
+def states(
+    controls: Sequence[Control], compute: Callable[..., Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """One row per combination of the controls' values.
+
+    Parameters
+    ----------
+    controls : sequence of Control
+        The explorer's inputs.
+    compute : callable
+        ``compute(**values)`` for one combination returns the row's other
+        columns (numbers and labels), computed by ``lesson_lib``.
+
+    Returns
+    -------
+    list of dict
+        Each row holds the controls' values and ``compute``'s columns.
+    """
+    names = [c.name for c in controls]
+    rows = []
+    for key in product(*(c.values for c in controls)):
+        values = dict(zip(names, key, strict=True))
+        rows.append({**values, **compute(**values)})
+    return rows

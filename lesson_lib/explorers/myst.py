@@ -1,0 +1,81 @@
+"""MyST-NB renderer for the explorers' Vega-Lite output on the static site.
+
+MyST-NB has no renderer for ``application/vnd.vegalite.v5+json``; this one
+(registered under the ``myst_nb.mime_renderers`` entry point in
+``pyproject.toml``) writes the spec into the page inside a
+``<div class="lesson-explorer">``. ``tools/lesson_site.py`` sees that class
+and adds the vendored Vega scripts and ``explorers.js``, which draws the
+chart, so it responds with no kernel and no network. The div also holds a
+live region that repeats the message for screen readers, and a note shown
+only if the scripts cannot run.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, ClassVar
+
+from lesson_lib.explorers._base import MIME_TYPE
+
+
+def explorer_html(spec: dict[str, Any]) -> str:
+    """The HTML of one explorer: its spec, a chart slot and a live region.
+
+    Parameters
+    ----------
+    spec : dict
+        The Vega-Lite spec.
+
+    Returns
+    -------
+    str
+        A ``<div class="lesson-explorer">``.
+    """
+    text = json.dumps(spec, separators=(",", ":")).replace("</", "<\\/")
+    title = spec.get("title", {})
+    name = title.get("text", "Explorer") if isinstance(title, dict) else str(title)
+    return (
+        f'<div class="lesson-explorer" role="group" aria-label="{html.escape(name)}">'
+        f'<script type="application/json" class="lesson-explorer-spec">{text}</script>'
+        '<div class="lesson-explorer-chart"></div>'
+        '<p class="lesson-explorer-status" aria-live="polite"></p>'
+        "<noscript><p>This explorer needs JavaScript; the figure above shows its "
+        "starting point.</p></noscript>"
+        "</div>"
+    )
+
+
+class VegaLiteRenderer:
+    """MyST-NB plugin: renders the explorers' MIME type as live HTML."""
+
+    #: Before text/plain for the HTML builder.
+    mime_priority_overrides: ClassVar[list[tuple[str, str, int]]] = [
+        ("html", MIME_TYPE, 1),
+        ("readthedocs", MIME_TYPE, 1),
+    ]
+
+    @staticmethod
+    def handle_mime(renderer: Any, data: Any, inline: bool) -> list[Any] | None:
+        """Return raw HTML nodes for an explorer's output, None for anything else.
+
+        Parameters
+        ----------
+        renderer : myst_nb.core.render.NbElementRenderer
+            MyST-NB's renderer (unused).
+        data : myst_nb.core.render.MimeData
+            The output.
+        inline : bool
+            True for inline outputs (``{glue}`` roles), which are not drawn.
+
+        Returns
+        -------
+        list of docutils.nodes.Element or None
+            The explorer's HTML, or None to leave the output to MyST-NB.
+        """
+        if inline or data.mime_type != MIME_TYPE:
+            return None
+        from docutils import nodes
+
+        spec = data.content if isinstance(data.content, dict) else json.loads(data.content)
+        return [nodes.raw("", explorer_html(spec), format="html")]
