@@ -87,8 +87,9 @@ class Control:
         if self.input not in ("select", "range", "radio"):
             raise ValueError(f"Control {self.name!r}: input must be select, range or radio")
         if self.input == "range":
-            steps = {round(b - a, 12) for a, b in pairwise(self.values)}
-            if any(isinstance(v, str) for v in self.values) or len(steps) > 1:
+            numbers = all(isinstance(v, int | float) for v in self.values)
+            steps = {round(b - a, 12) for a, b in pairwise(self.values)} if numbers else set()
+            if not numbers or len(steps) > 1:
                 raise ValueError(f"Control {self.name!r}: a slider needs evenly spaced numbers")
 
     def label_of(self, value: Value) -> str:
