@@ -120,7 +120,7 @@ def test_spec_binds_every_control_and_reads_the_table():
     assert [p["name"] for p in spec["params"]] == ["n", "kind"]
     assert spec["data"]["format"] == {
         "type": "csv",
-        "parse": {"n": "number", "value": "number", "word": "string"},
+        "parse": {"n": "number", "value": "number", "kind": "string", "word": "string"},
     }
     message = spec["vconcat"][0]
     assert message["name"] == MESSAGE_NAME
@@ -131,3 +131,22 @@ def test_spec_binds_every_control_and_reads_the_table():
     bundle = e._repr_mimebundle_()
     assert json.loads(json.dumps(bundle[MIME_TYPE])) == spec
     assert "n is 2" in bundle["text/plain"]
+
+
+def test_details_feed_the_chart_and_cover_every_state():
+    e = small()
+    details = [
+        {"n": r["n"], "kind": r["kind"], "cell": i, "x": i * 0.5} for r in e.rows for i in range(2)
+    ]
+    d = small(details=details, detail_numeric=("x",))
+    chart = d.spec()["vconcat"][1]
+    assert chart["data"]["format"]["parse"] == {
+        "cell": "string",
+        "kind": "string",
+        "n": "number",
+        "x": "number",
+    }
+    assert chart["data"]["values"].splitlines()[1] == "1,a,0,0"
+    assert chart["mark"] == "bar"
+    with pytest.raises(ValueError, match="details must cover"):
+        small(details=details[:-2])

@@ -189,6 +189,13 @@ class Explorer:
         Columns the chart reads as numbers.
     message_lines : int, default 3
         Lines of the message, for its height.
+    details : sequence of dict, optional
+        Several rows per state for a chart that draws many marks (the ring's
+        chunks, say): each row holds the controls' values like ``rows`` do,
+        and the chart then reads this table instead of ``rows`` (filter it
+        with :meth:`state_filter`). Every state needs at least one row.
+    detail_numeric : sequence of str
+        Columns of ``details`` the chart reads as numbers.
     """
 
     title: str
@@ -199,6 +206,8 @@ class Explorer:
     chart: dict[str, Any]
     numeric: tuple[str, ...] = ()
     message_lines: int = 3
+    details: list[dict[str, Any]] | None = None
+    detail_numeric: tuple[str, ...] = ()
     _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -221,6 +230,14 @@ class Explorer:
                 raise ValueError(
                     f"{self.title}: no row for the state {dict(zip(names, key, strict=True))}"
                 )
+        if self.details is not None:
+            if len(self.details) > 4 * MAX_STATES:
+                raise ValueError(
+                    f"{self.title}: {len(self.details)} detail rows; at most {4 * MAX_STATES}"
+                )
+            covered = {tuple(d[n] for n in names) for d in self.details}
+            if covered != set(self._index):
+                raise ValueError(f"{self.title}: details must cover exactly the explorer's states")
         missing = set(self.message.fields) - set(self.rows[0])
         if missing:
             raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
@@ -260,23 +277,30 @@ class Explorer:
         tests = [f"datum.{c.name} == {c.name}" for c in self.controls if c.name not in free]
         return " && ".join(tests) or "true"
 
-    def table(self) -> str:
-        """The states as CSV text (numbers as Python writes them, exactly)."""
-        columns = list(self.rows[0])
+    def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+        """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
+        rows = self.rows if rows is None else rows
+        columns = list(rows[0])
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(columns)
-        for row in self.rows:
+        for row in rows:
             writer.writerow([_csv_text(row[c]) for c in columns])
         return buf.getvalue()
 
+    def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
+        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
+        parse = dict.fromkeys(sorted(numbers | set(numeric)), "number")
+        for name in rows[0]:
+            parse.setdefault(name, "string")
+        return {"values": self.table(rows), "format": {"type": "csv", "parse": parse}}
+
     def spec(self) -> dict[str, Any]:
         """The Vega-Lite spec (version 5.6)."""
-        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
-        parse = dict.fromkeys(sorted(numbers | set(self.numeric)), "number")
-        for name in self.message.fields:
-            parse.setdefault(name, "string")
-        data = {"values": self.table(), "format": {"type": "csv", "parse": parse}}
+        data = self._data(self.rows, self.numeric)
+        chart = self.chart
+        if self.details is not None:
+            chart = {"data": self._data(self.details, self.detail_numeric), **chart}
         message = {
             "name": MESSAGE_NAME,
             "height": 17 * self.message_lines,
@@ -306,7 +330,7 @@ class Explorer:
             "description": self.description,
             "params": [c.param() for c in self.controls],
             "data": data,
-            "vconcat": [message, self.chart],
+            "vconcat": [message, chart],
             "spacing": 8,
             "background": "white",
             "padding": 8,
