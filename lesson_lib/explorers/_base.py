@@ -335,6 +335,9 @@ class Explorer:
             "background": "white",
             "padding": 8,
             "config": {"view": {"stroke": None}, "font": "sans-serif"},
+            # vega-embed reads these wherever it runs (JupyterLab, the site): SVG
+            # keeps the message readable as text; no export menu.
+            "usermeta": {"embedOptions": {"renderer": "svg", "actions": False}},
         }
 
     def _repr_mimebundle_(
