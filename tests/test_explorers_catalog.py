@@ -23,3 +23,12 @@ def test_entry_builds_and_its_chapter_calls_it(entry):
 def test_titles_are_unique():
     titles = [e.build().title for e in EXPLORERS]
     assert len(titles) == len(set(titles))
+
+
+def test_explorers_sharing_a_page_share_no_control_name():
+    """Vega names each input after its parameter; radio groups of one page must not merge."""
+    by_doc: dict[str, list[str]] = {}
+    for entry in EXPLORERS:
+        by_doc.setdefault(entry.doc, []).extend(c.name for c in entry.build().controls)
+    for doc, names in by_doc.items():
+        assert len(names) == len(set(names)), doc
