@@ -22,8 +22,8 @@ from lesson_lib.specs import Accelerator, Fabric
 from lesson_lib.step_time import StepBreakdown, decode_step
 from lesson_lib.units import MS, TB, US
 
-#: The fabrics offered, by key: the lesson's two, CUDA graphs on the fast one, a
-#: ring whose latency grows per hop, and a network between nodes.
+#: The fabrics offered, by key (the lesson's two, CUDA graphs on the fast one, a
+#: ring whose latency grows per hop, and a network between nodes).
 FABRICS: dict[str, Fabric] = {
     "fast": FAST,
     "graphs": cuda_graph_fabric(FAST),
