@@ -82,6 +82,8 @@ def test_template_renders_like_its_expression():
     assert t.render({"x": 3.0, "y": True}) == 'x = 3 "quoted"\ntrue'
     with pytest.raises(ValueError, match="finite"):
         t.render({"x": float("nan"), "y": 1})
+    with pytest.raises(ValueError, match="mixes a field with text"):
+        Template(("{x};",))
 
 
 def test_explorer_rows_messages_and_errors():

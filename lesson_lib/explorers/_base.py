@@ -125,6 +125,14 @@ class Template:
 
     parts: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(self.parts))
+        for part in self.parts:
+            if ("{" in part or "}" in part) and self._field(part) is None:
+                raise ValueError(
+                    f"Template part {part!r} mixes a field with text; give the field its own part"
+                )
+
     @staticmethod
     def _field(part: str) -> str | None:
         if part.startswith("{") and part.endswith("}") and part[1:-1].isidentifier():
