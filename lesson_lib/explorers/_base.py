@@ -11,7 +11,7 @@ the static site (the MyST-NB renderer in :mod:`lesson_lib.explorers.myst`
 and ``tools/site/explorers.js``), with no kernel behind it either way.
 
 The message under the controls is a :class:`Template`: literal text and
-fields of the state's row. Python renders it (:meth:`Explorer.message`, what
+fields of the state's row. Python renders it (:meth:`Explorer.message_for`, what
 the tests compare the page with) and writes the Vega expression that renders
 it in the browser, so the two cannot drift apart.
 """
@@ -31,8 +31,8 @@ from lesson_lib._validate import require_instance
 
 #: The MIME type of the explorers' output (JupyterLab 4 renders it natively).
 MIME_TYPE = "application/vnd.vegalite.v5+json"
-#: The Vega-Lite version the spec is written for: JupyterLab 4.6 bundles 5.6.1 and
-#: the site vendors the same (tools/fetch_assets.py). An identifier, never fetched.
+#: The Vega-Lite version the spec is written for, the one JupyterLab 4.6 bundles and
+#: the site vendors (tools/fetch_assets.py); an identifier, never fetched.
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.6.1.json"
 #: Name of the text mark that carries the message; the site's script reads it.
 MESSAGE_NAME = "message"

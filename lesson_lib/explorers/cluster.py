@@ -30,14 +30,14 @@ from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.units import format_bytes, format_count, format_seconds
 
-#: Values offered: the candidate layouts' sizes and the old widget's limits
-#: (up to 8 GPUs per node and 4 nodes), with TP 3, TP 16 and PP 3 to show why
-#: some cuts are refused.
+#: Values offered, the candidate layouts' sizes within the old widget's limits
+#: (up to 8 GPUs per node and 4 nodes), with TP 3 and PP 3 to show why some
+#: cuts are refused.
 GPUS_PER_NODE_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 NODE_VALUES: tuple[int, ...] = (1, 2, 3, 4)
 TP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8)
 PP_VALUES: tuple[int, ...] = (1, 2, 3, 4)
-#: The lesson's layout: two nodes of four GPUs, TP 4 inside each, PP 2 across.
+#: The lesson's layout, two nodes of four GPUs with TP 4 inside each and PP 2 across.
 DEFAULTS: dict[str, int] = {"gpus_per_node": 4, "nodes": 2, "tp": 4, "pp": 2}
 
 CONTROLS: tuple[Control, ...] = (
@@ -101,9 +101,11 @@ _FOOT = 0.55  # extra room at the bottom of a node box for its name
 _GAP = 1.3  # between node boxes
 _MAX_COLS = 4
 _BAND = -_PAD - _FOOT - 0.9  # top of the network band
-#: The diagram's size in pixels, and the most pixels per GPU cell: each cluster
-#: size is drawn as large as fits (a small cluster is not blown up past this).
-VIEW_WIDTH, VIEW_HEIGHT = 700, 250
+#: The diagram's width in pixels.
+VIEW_WIDTH = 700
+#: The diagram's height in pixels.
+VIEW_HEIGHT = 250
+#: The most pixels per GPU cell; each cluster size is drawn as large as fits, up to this.
 ZOOM_MAX = 60.0
 #: Pixels at the bottom of the view kept for the key of pipeline stages.
 STAGE_KEY = 24
@@ -222,16 +224,17 @@ def _state(gpus_per_node: int, nodes: int, tp: int, pp: int) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ the diagram
-#: Columns of the details table: the state, the mark's kind, then its values.
-#: ``a``, ``b``: cells (GPU, first and last of a TP run), or a path's id and
-#: point, or a note's line and text id; ``v``: stage, wire, crossing or kind of
-#: note; ``label``: a GPU's text or an arrowhead's angle; ``x``..``y2``: places.
+#: Columns of the details table, the state then the mark's kind and values.
+#: ``a`` and ``b`` are cells (a GPU's, or the first and last of a TP run), a
+#: path's id and point, or a note's line and text id; ``v`` is a stage, a
+#: wire, a crossing or a kind of note; ``label`` is a GPU's text or an
+#: arrowhead's angle; ``x`` to ``y2`` are places in pixels.
 DETAIL_COLUMNS: tuple[str, ...] = (
     "gpus_per_node", "nodes", "tp", "pp", "kind", "a", "b", "v", "label", "x", "y", "x2", "y2",
 )  # fmt: skip
 #: Kinds of the details' rows.
 K_GPU, K_TP_RUN, K_TP_LINK, K_PP, K_DP, K_NOTE = "g", "t", "l", "p", "d", "n"
-#: Values of ``v``: a TP group inside a node or split by the network; a note's kind.
+#: Values of ``v`` for a TP group inside a node or split by the network, and a note's kind.
 INSIDE, SPLIT = "i", "x"
 PROBLEM, FLAG, NOTHING = "p", "f", "o"
 
@@ -415,7 +418,7 @@ def _csv(rows: Sequence[dict[str, Any]], numeric: Sequence[str]) -> dict[str, An
     return {"values": "\n".join(lines) + "\n", "format": {"type": "csv", "parse": parse}}
 
 
-#: The key under the diagram: what each line and box means (the figure's key).
+#: The key under the diagram, what each line and box means (the figure's key).
 KEY: tuple[tuple[str, str], ...] = (
     ("nvlink", "TP group, NVLink"),
     ("network", "TP group split by network"),

@@ -30,7 +30,7 @@ MIN_RANKS: int = 2
 MAX_RANKS: int = 8
 #: The step slider covers every step of the largest ring, 2 (N - 1).
 MAX_STEP: int = 2 * (MAX_RANKS - 1)
-#: The lesson's starting point: the end of the four-rank ring's reduce-scatter.
+#: The lesson's starting point, the end of the four-rank ring's reduce-scatter.
 DEFAULTS: dict[str, int] = {"n": 4, "step": 3}
 #: Rings of up to this many ranks list each cell's contributors (as the figure does).
 LIST_CONTRIBUTORS_UP_TO: int = 5
@@ -160,7 +160,7 @@ def _cell_label(held: frozenset[int], n: int, sender: int | None) -> str:
     return text
 
 
-#: Columns of the details table: the state, then a copy's or a rank's numbers.
+#: Columns of the details table (the state, then a copy's or a rank's numbers).
 DETAIL_COLUMNS: tuple[str, ...] = (
     "n",
     "step",
