@@ -312,6 +312,7 @@ def _chart(payload_kib: float) -> dict[str, Any]:
                 "transform": [{"filter": "isValid(datum.src)"}],
                 "mark": {
                     "type": "rect",
+                    "aria": False,  # no copy arrives at step 0: an empty, unnamed group
                     "fill": None,
                     "stroke": RECEIVED_COLOR,
                     "strokeWidth": 3.5,
