@@ -72,7 +72,7 @@ def test_worked_example_at_the_defaults(explorer):
     glued = cluster_numbers()
     assert text.startswith("8 GPUs (2 x 4) as TP 4 x PP 2 x DP 1: valid;")
     assert "5.34 ms per token" in text and glued["pp2_token_time"] == "5.34 ms"
-    assert f"1 PP hand-off {glued['pp_send']}, 1 across nodes" in text
+    assert f"1 PP send {glued['pp_send']}, 1 across nodes" in text
     assert f"Batched, {glued['pp2_sequences']} full-length sequences per replica" in text
     assert f"{glued['pp2_batched_time']} per token each" in text
     assert f"{glued['pp2_tokens_per_s']} tokens/s in all (1 replica)" in text
@@ -207,10 +207,10 @@ def test_every_cell_a_state_draws_is_in_the_frames(explorer):
 
 
 def test_message_and_spec_stay_small(explorer):
-    """Lines of at most ~110 characters, no doubled spaces; the spec under 350 KB."""
+    """Lines of at most ~106 characters (the page's column), no doubled spaces; spec < 350 KB."""
     assert all(tuple(d) == DETAIL_COLUMNS for d in explorer.details)
     lines = [line for r in explorer.rows for line in explorer.message.render(r).split("\n")]
-    assert max(map(len, lines)) <= 112
+    assert max(map(len, lines)) <= 106
     assert not any("  " in line or line != line.strip() for line in lines)
     assert max(explorer.message.render(r).count("\n") + 1 for r in explorer.rows) <= 5
     assert len(json.dumps(explorer.spec())) < 350_000

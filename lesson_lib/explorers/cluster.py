@@ -77,7 +77,7 @@ MESSAGE = Template(
     )
 )
 #: Widest line of the message and of the list under the diagram, characters.
-LINE_WIDTH: int = 108
+LINE_WIDTH: int = 104
 
 #: Fill of the GPUs of each pipeline stage, cycling past the sixth (the figure's).
 STAGE_COLORS: tuple[str, ...] = (
@@ -102,7 +102,7 @@ _GAP = 1.3  # between node boxes
 _MAX_COLS = 4
 _BAND = -_PAD - _FOOT - 0.9  # top of the network band
 #: The diagram's width in pixels.
-VIEW_WIDTH = 700
+VIEW_WIDTH = 640
 #: The diagram's height in pixels.
 VIEW_HEIGHT = 250
 #: The most pixels per GPU cell; each cluster size is drawn as large as fits, up to this.
@@ -191,7 +191,7 @@ def _one_parts(plan: ClusterPlan) -> str:
     if plan.pp == 1:
         return tp
     sends = format_seconds(plan.pp_send_s, "us", decimals=1)
-    hand_offs = _count(plan.pp - 1, "PP hand-off")
+    hand_offs = _count(plan.pp - 1, "PP send")
     return f"{tp}; {hand_offs} {sends}, {plan.pp_network_boundaries} across nodes"
 
 
@@ -734,11 +734,18 @@ def _hidden(view: dict[str, Any]) -> dict[str, Any]:
 
 def _key_view(width: int) -> dict[str, Any]:
     """The static key: a swatch and a label per kind of line or box (the figure's key)."""
-    entries, x = [], 0.0
+    entries, x, y = [], 0.0, 10
     for kind, label in KEY:
-        entries.append({"kind": kind, "label": label, "x": x, "x2": x + 20, "tx": x + 26})
-        x += 40 + 6.2 * len(label)
-    at = {"x": {"field": "x", "type": "quantitative", "scale": None}, "y": {"value": 10}}
+        size = 40 + 6.2 * len(label)
+        if x and x + size > width:
+            x, y = 0.0, y + 20
+        entries.append({"kind": kind, "label": label, "x": x, "x2": x + 20, "tx": x + 26, "y": y})
+        x += size
+    height = y + 10
+    at = {
+        "x": {"field": "x", "type": "quantitative", "scale": None},
+        "y": {"field": "y", "type": "quantitative", "scale": None},
+    }
     rect = {"type": "rect", "height": 12, "width": 20, "xOffset": 10, "fill": None}
     rule = {"type": "rule", "color": "black"}
     swatches = {
@@ -766,7 +773,7 @@ def _key_view(width: int) -> dict[str, Any]:
             "mark": {"type": "point", "shape": "triangle-right", "filled": True,
                      "color": "black", "size": 50, "opacity": 1},
             "encoding": {"x": {"field": "x2", "type": "quantitative", "scale": None},
-                         "y": {"value": 10}},
+                         "y": at["y"]},
         }
     )  # fmt: skip
     layers.append(
@@ -774,10 +781,10 @@ def _key_view(width: int) -> dict[str, Any]:
             "mark": {"type": "text", "align": "left", "baseline": "middle", "fontSize": 11,
                      "color": "#1a1a1a"},
             "encoding": {"x": {"field": "tx", "type": "quantitative", "scale": None},
-                         "y": {"value": 10}, "text": {"field": "label"}},
+                         "y": at["y"], "text": {"field": "label"}},
         }
     )  # fmt: skip
-    return {"width": width, "height": 20, "data": {"values": entries}, "layer": layers}
+    return {"width": width, "height": height, "data": {"values": entries}, "layer": layers}
 
 
 def cluster_explorer() -> Explorer:

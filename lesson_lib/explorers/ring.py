@@ -44,7 +44,7 @@ MESSAGE = Template(
     (
         "N = ",
         "{n}",
-        " ranks, ",
+        ", ",
         "{head}",
         "\nSent so far per rank: ",
         "{so_far}",
@@ -56,8 +56,9 @@ MESSAGE = Template(
         "{factor}",
         " x payload = ",
         "{total}",
-        " per rank; simulated: at most ",
+        " per rank (simulated: ",
         "{sim_total}",
+        ")",
     )
 )
 
@@ -117,19 +118,19 @@ def _head(result: RingResult, step: int) -> str:
     n, last = result.n, len(result.steps)
     if step > last:
         return (
-            f"step {step}: past the last step ({last}), so the state after step {last}: "
-            "every rank holds the whole sum."
+            f"step {step} is past the last step ({last}): the state after step {last}, "
+            "every rank holding the whole sum"
         )
     where = f"after step {step} of {last}"
     if step == 0:
-        return f"{where}: before any transfer every rank holds only its own partial vector."
+        return f"{where}: before any transfer each rank holds only its own partial vector"
     if step < n - 1:
-        return f"{where} (reduce-scatter): each rank adds the chunk it receives to its copy."
+        return f"{where} (reduce-scatter): each rank adds the chunk it receives to its copy"
     if step == n - 1:
-        return f"{where} (reduce-scatter done): each rank holds one complete chunk of the sum."
+        return f"{where} (reduce-scatter done): each rank holds one complete chunk of the sum"
     if step < last:
-        return f"{where} (all-gather): complete chunks travel on, overwriting stale copies."
-    return f"{where} (all-gather done): every rank holds the whole sum."
+        return f"{where} (all-gather): complete chunks travel on, overwriting stale copies"
+    return f"{where} (all-gather done): every rank holds the whole sum"
 
 
 def _state(n: int, step: int) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def _state(n: int, step: int) -> dict[str, Any]:
     lo, hi = min(sent), max(sent)
     return {
         "head": _head(result, step),
-        "so_far": _bytes(hi) if lo == hi else f"{_bytes(lo)} to {_bytes(hi)}",
+        "so_far": _bytes(hi) if lo == hi else f"{format_count(lo)} to {_bytes(hi)}",
         "multiple": format_count(hi / payload, decimals=3),
         "payload": f"{format_count(payload)} B",
         "factor": format_count(ring_allreduce_factor(n), decimals=3),
@@ -225,13 +226,12 @@ def _chart(payload_kib: float) -> dict[str, Any]:
         "y": {
             "field": "rank",
             "type": "ordinal",
-            "title": None,
-            "axis": {"labelExpr": "'rank ' + datum.value"},
+            "title": "rank",
         },
     }
     strip = {
         "data": {"values": _strip_values()},
-        "width": 620,
+        "width": 540,
         "height": 26,
         "transform": [{"filter": n_only}],
         "encoding": {
@@ -273,8 +273,8 @@ def _chart(payload_kib: float) -> dict[str, Any]:
         ],
     }
     grid = {
-        "width": 300,
-        "height": 300,
+        "width": 260,
+        "height": 260,
         "transform": [
             {"filter": f"{state} && isValid(datum.chunk)"},
             {"calculate": "(datum.k - 1) / max(datum.n - 1, 1)", "as": "share"},
@@ -334,8 +334,8 @@ def _chart(payload_kib: float) -> dict[str, Any]:
     whole = "whole all-reduce: 2(N-1)/N x payload"
     one = "1 x payload"
     bars = {
-        "width": 260,
-        "height": 300,
+        "width": 200,
+        "height": 260,
         "transform": [{"filter": f"{state} && isValid(datum.kib)"}],
         "layer": [
             {
@@ -387,7 +387,7 @@ def _chart(payload_kib: float) -> dict[str, Any]:
         ],
     }
     return {
-        "vconcat": [strip, {"hconcat": [grid, bars], "spacing": 40}],
+        "vconcat": [strip, {"hconcat": [grid, bars], "spacing": 24}],
         "spacing": 14,
         "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}},
     }
