@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import json
 import random
@@ -141,10 +143,9 @@ def _note_texts(explorer):
     texts = explorer.__dict__.setdefault("_test_notes", {})
     if not texts:
         notes_view = explorer.spec()["vconcat"][1]["vconcat"][2]
-        table = notes_view["transform"][-1]["from"]["data"]["values"].splitlines()[1:]
-        for line in table:
-            key, text = line.split(",", 1)
-            texts[int(key)] = text.removeprefix('"').removesuffix('"')
+        table = notes_view["transform"][-1]["from"]["data"]["values"]
+        for row in csv.DictReader(io.StringIO(table)):
+            texts[int(row["id"])] = row["text"]
     return texts
 
 

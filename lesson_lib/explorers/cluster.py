@@ -17,7 +17,9 @@ the network band under the nodes.
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 import math
 import textwrap
 from collections.abc import Sequence
@@ -369,6 +371,20 @@ def _details(state: dict[str, int], note_ids: dict[str, int]) -> list[dict[str, 
     return rows
 
 
+def _frame(
+    g: int,
+    nodes: int,
+    kind: str,
+    corners: tuple[float, float, float, float],
+    cell: int | str = "",
+    zoom: float | str = "",
+) -> dict[str, Any]:
+    """One box, cell or wire of a cluster size, its corners moved into the view's pixels."""
+    (x, y), (x2, y2) = _at(g, nodes, *corners[:2]), _at(g, nodes, *corners[2:])
+    return {"gpus_per_node": g, "nodes": nodes, "kind": kind, "cell": cell,
+            "x": x, "y": y, "x2": x2, "y2": y2, "z": zoom}  # fmt: skip
+
+
 def _frames() -> list[dict[str, Any]]:
     """Node boxes, GPU cells and the network band of every cluster size, in pixels.
 
@@ -378,44 +394,33 @@ def _frames() -> list[dict[str, Any]]:
     inset = (_CELL - _GPU) / 2
     for g in GPUS_PER_NODE_VALUES:
         for nodes in NODE_VALUES:
-            cols, top = _cols(g), _rows(g) * _CELL
-            size = {"gpus_per_node": g, "nodes": nodes}
-            zoom = round(_zoom(g, nodes)[0], 2)
-
-            def add(kind: str, x: float, y: float, x2: float, y2: float, cell: int | str = "",
-                    size: dict[str, int] = size, zoom: float | str = "") -> None:  # fmt: skip
-                g, nodes = size["gpus_per_node"], size["nodes"]
-                (px, py), (px2, py2) = _at(g, nodes, x, y), _at(g, nodes, x2, y2)
-                rows.append({**size, "kind": kind, "cell": cell, "x": px, "y": py,
-                             "x2": px2, "y2": py2, "z": zoom})  # fmt: skip
-
+            cols, top, zoom = _cols(g), _rows(g) * _CELL, round(_zoom(g, nodes)[0], 2)
             for node in range(nodes):
                 x0 = _node_x(g, node)
-                add("node", x0, -_PAD - _FOOT, x0 + cols * _CELL + 2 * _PAD, top + _PAD, node)
+                box = (x0, -_PAD - _FOOT, x0 + cols * _CELL + 2 * _PAD, top + _PAD)
+                rows.append(_frame(g, nodes, "node", box, node))
                 for slot in range(g):
                     x, y = _cell(g, node, slot)
-                    add("cell", x + inset, y + inset, x + _CELL - inset, y + _CELL - inset,
-                        node * g + slot, zoom=zoom)  # fmt: skip
+                    square = (x + inset, y + inset, x + _CELL - inset, y + _CELL - inset)
+                    rows.append(_frame(g, nodes, "cell", square, node * g + slot, zoom))
             if nodes > 1:
-                add("band", 0, _BAND - 0.45, _width(g, nodes), _BAND)
+                band = (0.0, _BAND - 0.45, _width(g, nodes), _BAND)
+                rows.append(_frame(g, nodes, "band", band))
                 for node in range(nodes):
                     cx = _node_x(g, node) + _PAD + cols * _CELL / 2
-                    add("wire", cx, -_PAD - _FOOT, cx, _BAND)
+                    rows.append(_frame(g, nodes, "wire", (cx, -_PAD - _FOOT, cx, _BAND)))
     return rows
 
 
 def _csv(rows: Sequence[dict[str, Any]], numeric: Sequence[str]) -> dict[str, Any]:
-    """Inline CSV data for a layer, numbers parsed as numbers."""
+    """Inline CSV data for a layer, the ``numeric`` columns parsed as numbers."""
     columns = list(rows[0])
-    lines = [",".join(columns)]
-    for row in rows:
-        cells = []
-        for c in columns:
-            text = str(row[c])
-            cells.append(f'"{text}"' if "," in text else text)
-        lines.append(",".join(cells))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([row[c] for c in columns] for row in rows)
     parse = {c: ("number" if c in numeric else "string") for c in columns}
-    return {"values": "\n".join(lines) + "\n", "format": {"type": "csv", "parse": parse}}
+    return {"values": buf.getvalue(), "format": {"type": "csv", "parse": parse}}
 
 
 #: The key under the diagram, what each line and box means (the figure's key).
