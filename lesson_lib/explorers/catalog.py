@@ -37,5 +37,7 @@ class Entry:
 
 #: Every explorer, in book order.
 EXPLORERS: tuple[Entry, ...] = (
+    Entry("book/allreduce", "lesson_lib.explorers.ring:ring_explorer"),
     Entry("book/latency", "lesson_lib.explorers.decode:decode_explorer"),
+    Entry("book/cluster", "lesson_lib.explorers.cluster:cluster_explorer"),
 )

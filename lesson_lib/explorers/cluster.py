@@ -1,0 +1,833 @@
+"""The cluster explorer: GPUs per node, nodes, TP and PP, checked and priced.
+
+Every state is one :func:`lesson_lib.cluster.plan_cluster` call on the
+lesson's model, card, NVLink-class fabric inside a node and assumed network
+between nodes. An invalid layout is a state like any other: the message
+gives its first problem in ``plan_cluster``'s words and prices it anyway, so a
+reader can see what a forbidden split would have bought, and the list under
+the diagram gives every problem and flag.
+
+The chart keeps the meaning of :func:`lesson_lib.figures.cluster.layout_figure`:
+nodes as boxes, GPUs coloured by pipeline stage (idle ones left blank), each
+tensor-parallel group outlined (green inside a node, dashed vermillion when
+split by the network), pipeline hand-offs as arrows (thicker across the
+network), dashed arcs between data-parallel replicas on different nodes, and
+the network band under the nodes.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import math
+import textwrap
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+from lesson_lib.cluster import ClusterPlan, GpuSlot, plan_cluster
+from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
+from lesson_lib.units import format_bytes, format_count, format_seconds
+
+#: Values offered, the candidate layouts' sizes within the old widget's limits
+#: (up to 8 GPUs per node and 4 nodes), with TP 3 and PP 3 to show why some
+#: cuts are refused.
+GPUS_PER_NODE_VALUES: tuple[int, ...] = (1, 2, 4, 8)
+NODE_VALUES: tuple[int, ...] = (1, 2, 3, 4)
+TP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8)
+PP_VALUES: tuple[int, ...] = (1, 2, 3, 4)
+#: The lesson's layout, two nodes of four GPUs with TP 4 inside each and PP 2 across.
+DEFAULTS: dict[str, int] = {"gpus_per_node": 4, "nodes": 2, "tp": 4, "pp": 2}
+
+CONTROLS: tuple[Control, ...] = (
+    Control(
+        "gpus_per_node",
+        "GPUs per node",
+        GPUS_PER_NODE_VALUES,
+        DEFAULTS["gpus_per_node"],
+        input="radio",
+    ),
+    Control("nodes", "nodes", NODE_VALUES, DEFAULTS["nodes"], input="radio"),
+    Control("tp", "TP", TP_VALUES, DEFAULTS["tp"], input="radio"),
+    Control("pp", "PP", PP_VALUES, DEFAULTS["pp"], input="radio"),
+)
+
+MESSAGE = Template(
+    (
+        "{gpus}",
+        " (",
+        "{nodes}",
+        " x ",
+        "{gpus_per_node}",
+        ") as TP ",
+        "{tp}",
+        " x PP ",
+        "{pp}",
+        " x DP ",
+        "{dp}",
+        ": ",
+        "{verdict}",
+        "\nOne sequence: ",
+        "{one_ms}",
+        " per token (",
+        "{one_parts}",
+        ")\n",
+        "{batched}",
+    )
+)
+#: Widest line of the message and of the list under the diagram, characters.
+LINE_WIDTH: int = 104
+
+#: Fill of the GPUs of each pipeline stage, cycling past the sixth (the figure's).
+STAGE_COLORS: tuple[str, ...] = (
+    PALETTE["sky"],
+    PALETTE["orange"],
+    PALETTE["purple"],
+    PALETTE["yellow"],
+    PALETTE["blue"],
+    PALETTE["grey"],
+)
+TP_NVLINK_COLOR = ROLE_COLORS["fast"]
+TP_NETWORK_COLOR = ROLE_COLORS["slow"]
+#: Text colour of a problem in the list (the explorers' error colour, AA on white).
+PROBLEM_COLOR = "#a14a00"
+
+# The diagram's geometry, in GPU cells (the figure's).
+_CELL = 1.0  # one GPU cell
+_GPU = 0.78  # drawn square inside the cell
+_PAD = 0.35  # node box padding
+_FOOT = 0.55  # extra room at the bottom of a node box for its name
+_GAP = 1.3  # between node boxes
+_MAX_COLS = 4
+_BAND = -_PAD - _FOOT - 0.9  # top of the network band
+#: The diagram's width in pixels.
+VIEW_WIDTH = 640
+#: The diagram's height in pixels.
+VIEW_HEIGHT = 250
+#: The most pixels per GPU cell; each cluster size is drawn as large as fits, up to this.
+ZOOM_MAX = 60.0
+#: Pixels at the bottom of the view kept for the key of pipeline stages.
+STAGE_KEY = 24
+#: Tallest arc over the GPUs (its control point's height), in cells.
+_ARC_MAX = 2.0
+
+
+def _cols(gpus_per_node: int) -> int:
+    return min(gpus_per_node, _MAX_COLS)
+
+
+def _rows(gpus_per_node: int) -> int:
+    return math.ceil(gpus_per_node / _cols(gpus_per_node))
+
+
+def _width(gpus_per_node: int, nodes: int) -> float:
+    return nodes * (_cols(gpus_per_node) * _CELL + 2 * _PAD) + (nodes - 1) * _GAP
+
+
+@functools.cache
+def _zoom(g: int, nodes: int) -> tuple[float, float, float]:
+    """Pixels per cell and the offsets that centre a cluster of this size in the view."""
+    left, right = -0.2, _width(g, nodes) + 0.2
+    bottom = _BAND - 0.6 if nodes > 1 else -_PAD - _FOOT - 0.2
+    top = _rows(g) * _CELL + _ARC_MAX / 2 + 0.1  # room for the arcs over the GPUs
+    height = VIEW_HEIGHT - STAGE_KEY
+    zoom = min(ZOOM_MAX, VIEW_WIDTH / (right - left), height / (top - bottom))
+    return (
+        zoom,
+        VIEW_WIDTH / 2 - zoom * (left + right) / 2,
+        STAGE_KEY + height / 2 - zoom * (bottom + top) / 2,
+    )
+
+
+def _at(g: int, nodes: int, x: float, y: float) -> tuple[float, float]:
+    """A point of the layout (in cells, y up) in the view's pixels (y up)."""
+    zoom, ox, oy = _zoom(g, nodes)
+    return round(ox + zoom * x, 1), round(oy + zoom * y, 1)
+
+
+@functools.cache
+def _plan(gpus_per_node: int, nodes: int, tp: int, pp: int) -> ClusterPlan:
+    return plan_cluster(MODEL, GPU, gpus_per_node, nodes, tp, pp, intra=FAST, inter=INTER_NODE)
+
+
+def _plan_at(state: dict[str, Any]) -> ClusterPlan:
+    """The plan of a state (a row or a dict of the controls' values)."""
+    return _plan(*(state[c.name] for c in CONTROLS))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _wrap(text: str, first: str = "") -> list[str]:
+    return textwrap.wrap(text, LINE_WIDTH, initial_indent=first, break_on_hyphens=False)
+
+
+def _verdict(plan: ClusterPlan) -> str:
+    """Valid or not, then the first problem, or else the first flag, in plan_cluster's words."""
+    if plan.problems:
+        listed = _count(len(plan.problems), "problem")
+        lines = [f"not a valid layout ({listed}, all listed below); priced anyway"]
+        lines += _wrap(plan.problems[0], "Problem: ")
+        return "\n".join(lines)
+    weights = (
+        f"weights {format_bytes(plan.weights_per_gpu_bytes, 'GB')} of "
+        f"{format_bytes(plan.accel.memory_bytes, 'GB')} per GPU"
+    )
+    if not plan.flags:
+        return f"valid; {weights}"
+    lines = [f"valid, {_count(len(plan.flags), 'flag')} below; {weights}"]
+    return "\n".join(lines + _wrap(plan.flags[0], "Flag: "))
+
+
+def _one_parts(plan: ClusterPlan) -> str:
+    """Where one sequence's time goes: the TP all-reduces and the PP hand-offs."""
+    if plan.tp == 1:
+        tp = "no TP all-reduces"
+    else:
+        where = "across nodes" if plan.tp_crosses_nodes else "on NVLink"
+        tp = f"TP all-reduces {format_seconds(plan.step.communication_s, 'ms')} {where}"
+    if plan.pp == 1:
+        return tp
+    sends = format_seconds(plan.pp_send_s, "us", decimals=1)
+    hand_offs = _count(plan.pp - 1, "PP send")
+    return f"{tp}; {hand_offs} {sends}, {plan.pp_network_boundaries} across nodes"
+
+
+def _batched(plan: ClusterPlan) -> str:
+    if plan.dp == 0:
+        return (
+            f"{_count(plan.sequences_per_replica, 'full-length sequence')} would fit per "
+            "replica, but no complete replica fits in this cluster"
+        )
+    if plan.batch == 0:
+        return "No full-length sequence fits beside the weights, so nothing is decoded"
+    fit = "" if plan.batch == plan.sequences_per_replica else f" ({plan.sequences_per_replica} fit)"
+    return (
+        f"Batched, {_count(plan.batch, 'full-length sequence')} per replica{fit}: "
+        f"{format_seconds(plan.batched_token_time_s, 'ms')} per token each, "
+        f"{format_count(plan.tokens_per_s_total)} tokens/s in all ({_count(plan.dp, 'replica')})"
+    )
+
+
+def _state(gpus_per_node: int, nodes: int, tp: int, pp: int) -> dict[str, Any]:
+    plan = _plan(gpus_per_node, nodes, tp, pp)
+    return {
+        "gpus": _count(plan.gpus, "GPU"),
+        "dp": plan.dp,
+        "verdict": _verdict(plan),
+        "one_ms": format_seconds(plan.token_time_s, "ms"),
+        "one_parts": _one_parts(plan),
+        "batched": _batched(plan),
+    }
+
+
+# ------------------------------------------------------------------ the diagram
+#: Columns of the details table, the state then the mark's kind and values.
+#: ``a`` and ``b`` are cells (a GPU's, or the first and last of a TP run), a
+#: path's id and point, or a note's line and text id; ``v`` is a stage, a
+#: wire, a crossing or a kind of note; ``label`` is a GPU's text or an
+#: arrowhead's angle; ``x`` to ``y2`` are places in pixels.
+DETAIL_COLUMNS: tuple[str, ...] = (
+    "gpus_per_node", "nodes", "tp", "pp", "kind", "a", "b", "v", "label", "x", "y", "x2", "y2",
+)  # fmt: skip
+#: Kinds of the details' rows.
+K_GPU, K_TP_RUN, K_TP_LINK, K_PP, K_DP, K_NOTE = "g", "t", "l", "p", "d", "n"
+#: Values of ``v`` for a TP group inside a node or split by the network, and a note's kind.
+INSIDE, SPLIT = "i", "x"
+PROBLEM, FLAG, NOTHING = "p", "f", "o"
+
+
+def _r(value: float) -> float:
+    return round(value, 3)
+
+
+def _node_x(g: int, node: int) -> float:
+    return node * (_cols(g) * _CELL + 2 * _PAD + _GAP)
+
+
+def _cell(g: int, node: int, slot: int) -> tuple[float, float]:
+    """Lower-left corner of a GPU cell, before centring; row 0 is the top row."""
+    cols = _cols(g)
+    col, row = slot % cols, slot // cols
+    return _node_x(g, node) + _PAD + col * _CELL, (_rows(g) - 1 - row) * _CELL
+
+
+def _center(g: int, slots: Sequence[GpuSlot]) -> tuple[float, float]:
+    points = [_cell(g, s.node, s.slot) for s in slots]
+    return (
+        sum(p[0] for p in points) / len(points) + _CELL / 2,
+        sum(p[1] for p in points) / len(points) + _CELL / 2,
+    )
+
+
+def _edge(g: int, slots: Sequence[GpuSlot], side: str) -> tuple[float, float]:
+    """Middle of the ``"top"``, ``"left"`` or ``"right"`` edge of a group's cells."""
+    x, y = _center(g, slots)
+    xs = [_cell(g, s.node, s.slot)[0] for s in slots]
+    ys = [_cell(g, s.node, s.slot)[1] for s in slots]
+    if side == "left":
+        return min(xs), y
+    if side == "right":
+        return max(xs) + _CELL, y
+    return x, max(ys) + _CELL
+
+
+def _arc(a: tuple[float, float], b: tuple[float, float], rad: float) -> list[tuple[float, float]]:
+    """The figure's ``arc3`` connection as three points: ends and the curve's control point.
+
+    The chart draws them with basis interpolation, a curve from ``a`` to ``b``
+    pulled towards the control point; ``rad`` 0 is a straight line.
+    """
+    if rad == 0:
+        return [a, b]
+    (x1, y1), (x2, y2) = a, b
+    chord = math.hypot(x2 - x1, y2 - y1)
+    rad = math.copysign(min(abs(rad), _ARC_MAX / chord), rad)
+    return [a, ((x1 + x2) / 2 + rad * (y2 - y1), (y1 + y2) / 2 - rad * (x2 - x1)), b]
+
+
+def _pp_route(
+    g: int, here: Sequence[GpuSlot], there: Sequence[GpuSlot]
+) -> list[tuple[float, float]]:
+    """A hand-off's route: straight between side-by-side groups, else an arc (the figure's)."""
+    same_row = len({_cell(g, s.node, s.slot)[1] for s in [*here, *there]}) == 1
+    if same_row and here[0].node < there[0].node:
+        return _arc(_edge(g, here, "right"), _edge(g, there, "left"), 0.0)
+    a, b = _edge(g, here, "top"), _edge(g, there, "top")
+    if abs(a[0] - b[0]) < _CELL:  # stacked in one node: loop out on the right
+        return _arc(_edge(g, here, "right"), _edge(g, there, "right"), -0.6)
+    return _arc(a, b, -0.3)
+
+
+def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
+    """A GPU's text, lines split by ``|``: its TP rank, then its stage and replica if any."""
+    second = [f"S{s.stage}"] if plan.pp > 1 else []
+    second += [f"R{s.replica}"] if plan.dp > 1 else []
+    return f"TP{s.tp_rank}" + ("|" + " ".join(second) if second else "")
+
+
+def _notes(plan: ClusterPlan) -> list[tuple[str, str]]:
+    """The list under the diagram: every problem, then every flag, wrapped; kind and line."""
+    lines = [(PROBLEM, line) for p in plan.problems for line in _wrap(p, "Problem: ")]
+    lines += [(FLAG, line) for f in plan.flags for line in _wrap(f, "Flag: ")]
+    return lines or [(NOTHING, "No problems and no flags.")]
+
+
+def _details(state: dict[str, int], note_ids: dict[str, int]) -> list[dict[str, Any]]:
+    """Every mark of one state that depends on its layout, and its list of notes."""
+    g, nodes = state["gpus_per_node"], state["nodes"]
+    plan = _plan_at(state)
+    blank = dict.fromkeys(DETAIL_COLUMNS, "")
+    rows: list[dict[str, Any]] = []
+
+    def add(kind: str, **values: Any) -> None:
+        rows.append({**blank, **state, "kind": kind, **values})
+
+    def path(kind: str, points: list[tuple[float, float]], path_id: int, v: int | str) -> None:
+        (ax, ay), (bx, by) = points[-2], points[-1]
+        angle = _r(math.degrees(math.atan2(bx - ax, by - ay)))
+        for i, (x, y) in enumerate(points):
+            head = angle if i == len(points) - 1 else ""
+            px, py = _at(g, nodes, x, y)
+            add(kind, a=path_id, b=i, v=v, label=head, x=px, y=py)
+
+    for s in plan.placement:
+        add(K_GPU, a=s.node * g + s.slot, v=f"S{s.stage}", label=_gpu_label(plan, s))
+    groups: dict[tuple[int, int], list[GpuSlot]] = {}
+    for s in plan.placement:
+        groups.setdefault((s.replica, s.stage), []).append(s)
+    if plan.tp > 1:
+        for group in groups.values():
+            spans = len({s.node for s in group}) > 1
+            runs: dict[tuple[int, int], list[GpuSlot]] = {}
+            for s in group:
+                runs.setdefault((s.node, s.slot // _cols(g)), []).append(s)
+            for run in runs.values():
+                cells = [s.node * g + s.slot for s in run]
+                add(K_TP_RUN, a=min(cells), b=max(cells), v=SPLIT if spans else INSIDE)
+            if spans:
+                ends = [_center(g, run) for run in runs.values()]
+                for (ax, ay), (bx, by) in pairwise(ends):
+                    (px, py), (px2, py2) = _at(g, nodes, ax, ay), _at(g, nodes, bx, by)
+                    add(K_TP_LINK, x=px, y=py, x2=px2, y2=py2)
+    paths = 0
+    for d in range(plan.dp):
+        for p in range(plan.pp - 1):
+            here, there = groups[(d, p)], groups[(d, p + 1)]
+            across = any(a.node != b.node for a, b in zip(here, there, strict=True))
+            paths += 1
+            path(K_PP, _pp_route(g, here, there), paths, int(across))
+    for d in range(plan.dp - 1):
+        here, there = groups[(d, 0)], groups[(d + 1, 0)]
+        if here[0].node != there[0].node:
+            paths += 1
+            path(K_DP, _arc(_edge(g, here, "top"), _edge(g, there, "top"), -0.45), paths, "")
+    for i, (kind, line) in enumerate(_notes(plan)):
+        add(K_NOTE, a=i, b=note_ids.setdefault(line, len(note_ids)), v=kind)
+    return rows
+
+
+def _frame(
+    g: int,
+    nodes: int,
+    kind: str,
+    corners: tuple[float, float, float, float],
+    cell: int | str = "",
+    zoom: float | str = "",
+) -> dict[str, Any]:
+    """One box, cell or wire of a cluster size, its corners moved into the view's pixels."""
+    (x, y), (x2, y2) = _at(g, nodes, *corners[:2]), _at(g, nodes, *corners[2:])
+    return {"gpus_per_node": g, "nodes": nodes, "kind": kind, "cell": cell,
+            "x": x, "y": y, "x2": x2, "y2": y2, "z": zoom}  # fmt: skip
+
+
+def _frames() -> list[dict[str, Any]]:
+    """Node boxes, GPU cells and the network band of every cluster size, in pixels.
+
+    A cell's ``z`` is the pixels per cell of its cluster size (see :func:`_zoom`).
+    """
+    rows: list[dict[str, Any]] = []
+    inset = (_CELL - _GPU) / 2
+    for g in GPUS_PER_NODE_VALUES:
+        for nodes in NODE_VALUES:
+            cols, top, zoom = _cols(g), _rows(g) * _CELL, round(_zoom(g, nodes)[0], 2)
+            for node in range(nodes):
+                x0 = _node_x(g, node)
+                box = (x0, -_PAD - _FOOT, x0 + cols * _CELL + 2 * _PAD, top + _PAD)
+                rows.append(_frame(g, nodes, "node", box, node))
+                for slot in range(g):
+                    x, y = _cell(g, node, slot)
+                    square = (x + inset, y + inset, x + _CELL - inset, y + _CELL - inset)
+                    rows.append(_frame(g, nodes, "cell", square, node * g + slot, zoom))
+            if nodes > 1:
+                band = (0.0, _BAND - 0.45, _width(g, nodes), _BAND)
+                rows.append(_frame(g, nodes, "band", band))
+                for node in range(nodes):
+                    cx = _node_x(g, node) + _PAD + cols * _CELL / 2
+                    rows.append(_frame(g, nodes, "wire", (cx, -_PAD - _FOOT, cx, _BAND)))
+    return rows
+
+
+def _csv(rows: Sequence[dict[str, Any]], numeric: Sequence[str]) -> dict[str, Any]:
+    """Inline CSV data for a layer, the ``numeric`` columns parsed as numbers."""
+    columns = list(rows[0])
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([row[c] for c in columns] for row in rows)
+    parse = {c: ("number" if c in numeric else "string") for c in columns}
+    return {"values": buf.getvalue(), "format": {"type": "csv", "parse": parse}}
+
+
+#: The key under the diagram, what each line and box means (the figure's key).
+KEY: tuple[tuple[str, str], ...] = (
+    ("nvlink", "TP group, NVLink"),
+    ("network", "TP group split by network"),
+    ("pp", "PP: 1 hidden vector per token"),
+    ("dp", "DP: nothing per token"),
+    ("idle", "idle GPU"),
+)
+
+
+def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> dict[str, Any]:
+    state = " && ".join(f"datum.{c.name} == {c.name}" for c in CONTROLS)
+    size = "datum.gpus_per_node == gpus_per_node && datum.nodes == nodes"
+    frame_data = _csv(frames, ("gpus_per_node", "nodes", "cell", "x", "y", "x2", "y2", "z"))
+    cells = [
+        {"key": f"{f['gpus_per_node']}-{f['nodes']}-{f['cell']}", **f}
+        for f in frames
+        if f["kind"] == "cell"
+    ]
+    cell_data = _csv([{k: c[k] for k in ("key", "x", "y", "x2", "y2", "z")} for c in cells], ())
+    key_of = "datum.gpus_per_node + '-' + datum.nodes + '-' + datum"
+    x = {
+        "field": "x",
+        "type": "quantitative",
+        "axis": None,
+        "scale": {"domain": [0, VIEW_WIDTH], "nice": False, "zero": False},
+    }
+    y = {
+        "field": "y",
+        "type": "quantitative",
+        "axis": None,
+        "scale": {"domain": [0, VIEW_HEIGHT], "nice": False, "zero": False},
+    }
+    box = {"x": x, "y": y, "x2": {"field": "x2"}, "y2": {"field": "y2"}}
+
+    def on_frame(kind: str) -> list[dict[str, Any]]:
+        return [{"filter": f"{size} && datum.kind == '{kind}'"}]
+
+    def on_state(kind: str) -> list[dict[str, Any]]:
+        return [{"filter": f"{state} && datum.kind == '{kind}'"}]
+
+    def cell_lookup(
+        field: str, fields: list[str], grow: dict[str, float] | None = None
+    ) -> list[dict[str, Any]]:
+        """A GPU cell's corners and zoom by its index in ``field``, moved out by ``grow`` cells.
+
+        The lookup's inline CSV is not parsed, hence ``toNumber``.
+        """
+        names = [f"_{field}_{f}" for f in (*fields, "z")]
+        return [
+            {"calculate": f"{key_of}.{field}", "as": f"_key_{field}"},
+            {
+                "lookup": f"_key_{field}",
+                "from": {"data": cell_data, "key": "key", "fields": [*fields, "z"]},
+                "as": names,
+            },
+            *(
+                {
+                    "calculate": f"toNumber(datum.{n}) + {(grow or {}).get(f, 0)} * "
+                    f"toNumber(datum._{field}_z)",
+                    "as": f,
+                }
+                for f, n in zip(fields, names, strict=False)
+            ),
+        ]
+
+    mid = [
+        {"calculate": "(datum.x + datum.x2) / 2", "as": "mid"},
+        {"calculate": "(datum.y + datum.y2) / 2", "as": "mid_y"},
+    ]
+    at_mid = {"x": {**x, "field": "mid"}, "y": {**y, "field": "mid_y"}}
+    grow = round((_CELL - _GPU) / 2 - 0.04, 3)  # a TP outline sits just outside its GPUs
+    frame_layers = [
+        {
+            "transform": on_frame("node"),
+            "mark": {"type": "rect", "fill": "#f4f4f4", "stroke": "black", "cornerRadius": 5},
+            "encoding": box,
+        },
+        {
+            "transform": [*on_frame("node"), {"calculate": "'node ' + datum.cell", "as": "name"}],
+            "mark": {
+                "type": "text",
+                "align": "left",
+                "baseline": "bottom",
+                "dx": 4,
+                "dy": -3,
+                "fontWeight": "bold",
+                "fontSize": 11,
+                "color": "#1a1a1a",
+            },
+            "encoding": {"x": x, "y": y, "text": {"field": "name"}},
+        },
+        {
+            "transform": on_frame("wire"),
+            "mark": {"type": "rule", "stroke": PALETTE["grey"], "strokeWidth": 3},
+            "encoding": box,
+        },
+        {
+            "transform": on_frame("band"),
+            "mark": {"type": "rect", "fill": "#767676"},
+            "encoding": box,
+        },
+        {
+            "transform": [*on_frame("band"), *mid],
+            "mark": {
+                "type": "text",
+                "color": "white",
+                "fontWeight": "bold",
+                "fontSize": 11,
+                "baseline": "middle",
+            },
+            "encoding": {**at_mid, "text": {"value": "network (InfiniBand / RoCE)"}},
+        },
+        {
+            "transform": on_frame("cell"),
+            "mark": {"type": "rect", "fill": "white", "stroke": "#767676", "strokeDash": [3, 2]},
+            "encoding": box,
+        },
+        {
+            "transform": [*on_frame("cell"), *mid],
+            "mark": {"type": "text", "color": "#595959", "fontSize": 8, "baseline": "middle"},
+            "encoding": {**at_mid, "text": {"value": "idle"}},
+        },
+    ]
+    gpu_layers = [
+        {
+            "mark": {"type": "rect", "stroke": "black", "strokeWidth": 1.2},
+            "encoding": {
+                **box,
+                "fill": {
+                    "field": "v",
+                    "type": "nominal",
+                    "title": "pipeline stage",
+                    "scale": {
+                        "range": [
+                            STAGE_COLORS[s % len(STAGE_COLORS)] for s in range(max(PP_VALUES))
+                        ],
+                    },
+                    "legend": None,
+                },
+                "tooltip": [{"field": "label", "title": "GPU"}, {"field": "v", "title": "stage"}],
+            },
+        },
+        {
+            "mark": {
+                "type": "text",
+                "lineBreak": "|",
+                "baseline": "middle",
+                "color": "black",
+            },
+            "encoding": {
+                **at_mid,
+                "text": {"field": "label"},
+                "size": {"field": "font", "type": "quantitative", "scale": None},
+            },
+        },
+    ]
+    layers: list[dict[str, Any]] = [
+        {"data": frame_data, "layer": frame_layers},
+        {
+            "transform": [
+                *on_state(K_GPU),
+                *cell_lookup("a", ["x", "y", "x2", "y2"]),
+                *mid,
+                {"calculate": "clamp(toNumber(datum._a_z) / 4.5, 7, 12)", "as": "font"},
+            ],
+            "layer": gpu_layers,
+        },
+        {
+            "transform": [
+                *on_state(K_TP_RUN),
+                *cell_lookup("a", ["x", "y", "y2"], {"x": -grow, "y": -grow, "y2": grow}),
+                *cell_lookup("b", ["x2"], {"x2": grow}),
+            ],
+            "encoding": box,
+            "layer": [
+                {
+                    "transform": [{"filter": f"datum.v == '{INSIDE}'"}],
+                    "mark": {"type": "rect", "fill": None, "strokeWidth": 2.2,
+                             "stroke": TP_NVLINK_COLOR},
+                },
+                {
+                    "transform": [{"filter": f"datum.v == '{SPLIT}'"}],
+                    "mark": {"type": "rect", "fill": None, "strokeWidth": 2.2,
+                             "stroke": TP_NETWORK_COLOR, "strokeDash": [6, 3]},
+                },
+            ],
+        },
+        {
+            "transform": on_state(K_TP_LINK),
+            "mark": {"type": "rule", "stroke": TP_NETWORK_COLOR, "strokeWidth": 1.5,
+                     "strokeDash": [6, 3]},
+            "encoding": box,
+        },
+        {
+            "transform": on_state(K_PP),
+            "layer": [
+                {
+                    "mark": {"type": "line", "interpolate": "basis", "color": "black"},
+                    "encoding": {
+                        "x": x, "y": y, "detail": {"field": "a"},
+                        "order": {"field": "b", "type": "quantitative"},
+                        "strokeWidth": {"condition": {"test": "datum.v == 1", "value": 2.2},
+                                        "value": 1.3},
+                    },
+                },
+                {
+                    "transform": [{"filter": "isValid(datum.label)"}],
+                    "mark": {"type": "point", "shape": "triangle-up", "filled": True,
+                             "color": "black", "size": 70, "opacity": 1},
+                    "encoding": {"x": x, "y": y, "angle": {"field": "label",
+                                                           "type": "quantitative",
+                                                           "scale": None}},
+                },
+            ],
+        },
+        {
+            "transform": [
+                *on_state(K_GPU),
+                {"aggregate": [], "groupby": ["v"]},
+                {"window": [{"op": "row_number", "as": "n"}], "sort": [{"field": "v"}]},
+                {"calculate": "90 + 44 * (datum.n - 1)", "as": "kx"},
+            ],
+            "layer": [
+                {
+                    "mark": {"type": "rect", "width": 14, "height": 12, "xOffset": 7, "stroke": "black",
+                             "strokeWidth": 0.6},
+                    "encoding": {
+                        "x": {"field": "kx", "type": "quantitative", "scale": None},
+                        "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2},
+                        "fill": {"field": "v", "type": "nominal", "legend": None},
+                    },
+                },
+                {
+                    "mark": {"type": "text", "align": "left", "baseline": "middle", "dx": 18,
+                             "fontSize": 11, "color": "#1a1a1a"},
+                    "encoding": {
+                        "x": {"field": "kx", "type": "quantitative", "scale": None},
+                        "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2},
+                        "text": {"field": "v"},
+                    },
+                },
+                {
+                    "transform": [{"filter": "datum.n == 1"}],
+                    "mark": {"type": "text", "align": "left", "baseline": "middle",
+                             "fontSize": 11, "color": "#1a1a1a"},
+                    "encoding": {
+                        "x": {"value": 0},
+                        "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2},
+                        "text": {"value": "pipeline stage"},
+                    },
+                },
+            ],
+        },
+        {
+            "transform": on_state(K_DP),
+            "mark": {"type": "line", "interpolate": "basis", "color": "black",
+                     "strokeWidth": 1.2, "strokeDash": [3, 3]},
+            "encoding": {
+                "x": x, "y": y, "detail": {"field": "a"},
+                "order": {"field": "b", "type": "quantitative"},
+            },
+        },
+    ]  # fmt: skip
+    diagram = {"width": VIEW_WIDTH, "height": VIEW_HEIGHT, "layer": layers}
+    key = _key_view(VIEW_WIDTH)
+    notes_view = {
+        "width": VIEW_WIDTH,
+        "height": 16 * note_lines,
+        "transform": [
+            *on_state(K_NOTE),
+            {
+                "lookup": "b",
+                "from": {
+                    "data": _csv([{"id": i, "text": t} for i, t in enumerate(notes)], ("id",)),
+                    "key": "id",
+                    "fields": ["text"],
+                },
+            },
+        ],
+        "mark": {"type": "text", "align": "left", "baseline": "middle", "fontSize": 12},
+        "encoding": {
+            "x": {"value": 0},
+            "y": {
+                "field": "a",
+                "type": "ordinal",
+                "axis": None,
+                "scale": {"domain": list(range(note_lines)), "padding": 0.5},
+            },
+            "text": {"field": "text"},
+            "color": {
+                "condition": {"test": f"datum.v == '{PROBLEM}'", "value": PROBLEM_COLOR},
+                "value": "#1a1a1a",
+            },
+        },
+    }
+    return {"vconcat": [_hidden(diagram), _hidden(key), notes_view], "spacing": 6}
+
+
+def _hidden(view: dict[str, Any]) -> dict[str, Any]:
+    """The view with every mark kept out of the accessibility tree.
+
+    The diagram's marks are shapes whose meaning the chart's description and
+    the message give; as ARIA images they would be unnamed, and empty ones
+    (no TP group split by the network, say) are flagged by axe-core. The
+    list of problems and flags stays readable.
+    """
+    for layer in view.get("layer", []):
+        _hidden(layer)
+    if isinstance(view.get("mark"), dict):
+        view["mark"]["aria"] = False
+    return view
+
+
+def _key_view(width: int) -> dict[str, Any]:
+    """The static key: a swatch and a label per kind of line or box (the figure's key)."""
+    entries, x, y = [], 0.0, 10
+    for kind, label in KEY:
+        size = 40 + 6.2 * len(label)
+        if x and x + size > width:
+            x, y = 0.0, y + 20
+        entries.append({"kind": kind, "label": label, "x": x, "x2": x + 20, "tx": x + 26, "y": y})
+        x += size
+    height = y + 10
+    at = {
+        "x": {"field": "x", "type": "quantitative", "scale": None},
+        "y": {"field": "y", "type": "quantitative", "scale": None},
+    }
+    rect = {"type": "rect", "height": 12, "width": 20, "xOffset": 10, "fill": None}
+    rule = {"type": "rule", "color": "black"}
+    swatches = {
+        "nvlink": {**rect, "stroke": TP_NVLINK_COLOR, "strokeWidth": 2.2},
+        "network": {**rect, "stroke": TP_NETWORK_COLOR, "strokeWidth": 2.2, "strokeDash": [4, 2]},
+        "idle": {**rect, "fill": "white", "stroke": "#767676", "strokeDash": [3, 2]},
+        "pp": {**rule, "strokeWidth": 2},
+        "dp": {**rule, "strokeWidth": 1.2, "strokeDash": [3, 3]},
+    }
+    layers: list[dict[str, Any]] = []
+    for kind, mark in swatches.items():
+        encoding = dict(at)
+        if mark["type"] == "rule":
+            encoding["x2"] = {"field": "x2"}
+        layers.append(
+            {
+                "transform": [{"filter": f"datum.kind == '{kind}'"}],
+                "mark": mark,
+                "encoding": encoding,
+            }
+        )
+    layers.append(
+        {
+            "transform": [{"filter": "datum.kind == 'pp'"}],
+            "mark": {"type": "point", "shape": "triangle-right", "filled": True,
+                     "color": "black", "size": 50, "opacity": 1},
+            "encoding": {"x": {"field": "x2", "type": "quantitative", "scale": None},
+                         "y": at["y"]},
+        }
+    )  # fmt: skip
+    layers.append(
+        {
+            "mark": {"type": "text", "align": "left", "baseline": "middle", "fontSize": 11,
+                     "color": "#1a1a1a"},
+            "encoding": {"x": {"field": "tx", "type": "quantitative", "scale": None},
+                         "y": at["y"], "text": {"field": "label"}},
+        }
+    )  # fmt: skip
+    return {"width": width, "height": height, "data": {"values": entries}, "layer": layers}
+
+
+def cluster_explorer() -> Explorer:
+    """The live cluster explorer: choose GPUs per node, nodes, TP and PP.
+
+    Returns
+    -------
+    Explorer
+        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
+        controls pick one of the precomputed plans, starting at the lesson's
+        two nodes of four GPUs as TP 4 x PP 2; ``row(...)`` and
+        ``message_for(...)`` give a state's numbers and message.
+    """
+    rows = states(CONTROLS, _state)
+    note_ids: dict[str, int] = {}
+    details = [d for row in rows for d in _details(_state_of(row), note_ids)]
+    note_lines = max(len(_notes(_plan_at(row))) for row in rows)
+    explorer = Explorer(
+        title="Cluster explorer: where TP, PP and DP sit",
+        description=(
+            "The chosen cluster: nodes as boxes with their GPUs inside, coloured by pipeline "
+            "stage (idle GPUs left blank); tensor-parallel groups outlined, green inside a node "
+            "and dashed vermillion when split across nodes; arrows for pipeline hand-offs, "
+            "thicker across the network; dashed arcs between data-parallel replicas; the "
+            "network band under the nodes. Below it, every problem and flag of the layout; the "
+            "message above gives its verdict, time per token and batched throughput."
+        ),
+        controls=CONTROLS,
+        rows=rows,
+        message=MESSAGE,
+        chart=_chart(_frames(), list(note_ids), note_lines),
+        numeric=("gpus_per_node", "nodes", "tp", "pp"),
+        message_lines=5,
+        details=details,
+        detail_numeric=("a", "b", "x", "y", "x2", "y2"),
+    )
+    return explorer
+
+
+def _state_of(row: dict[str, Any]) -> dict[str, int]:
+    return {c.name: row[c.name] for c in CONTROLS}
