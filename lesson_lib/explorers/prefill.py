@@ -69,7 +69,7 @@ def _prompt_label(tokens: int) -> str:
     if tokens == PROMPT_TOKENS:
         return f"{text} (lesson)"
     if tokens == CROSSOVER_PROMPT:
-        return f"{text} (fast fabric's crossover, 2 GPUs)"
+        return f"{text} (crossover: fast, 2 GPUs)"
     if tokens == MODEL.max_context:
         return f"{text} (full context)"
     return text

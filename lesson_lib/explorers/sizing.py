@@ -33,10 +33,22 @@ CONTEXT_VALUES: tuple[int, ...] = tuple(
 #: The card of exercise ex-sizing-3, sold as 141 GB with about 140 GiB visible.
 BIG_CARD_LABEL: str = "141 GB"
 BIG_CARD_BYTES: float = 140 * GiB
+
+
+def _card_gb(memory: float) -> int | float:
+    """A card's memory in GB as the control offers it: two decimals, whole numbers as int.
+
+    Whole numbers are ints so that the value reads the same in Python, in the
+    CSV table and in the browser (``24``, never ``24.0``).
+    """
+    gb = round(memory / GB, 2)
+    return int(gb) if gb == int(gb) else gb
+
+
 #: Cards offered, by their usable memory in GB (rounded for the control); the
 #: specimen's card is :data:`lesson_lib.specimen.GPU` itself.
-CARDS: dict[float, Accelerator] = {
-    round(memory / GB, 2): (
+CARDS: dict[int | float, Accelerator] = {
+    _card_gb(memory): (
         GPU if memory == GPU.memory_bytes else dataclasses.replace(GPU, memory_bytes=memory)
     )
     for memory in (
@@ -48,10 +60,10 @@ CARDS: dict[float, Accelerator] = {
         192 * GB,
     )
 }
-LESSON_CARD: float = round(GPU.memory_bytes / GB, 2)
+LESSON_CARD: int | float = _card_gb(GPU.memory_bytes)
 
 
-def _card_label(gb: float) -> str:
+def _card_label(gb: int | float) -> str:
     memory = CARDS[gb].memory_bytes
     text = f"{format_bytes(memory, 'GB')} usable"
     if CARDS[gb] is GPU:
@@ -127,7 +139,7 @@ def _gb(nbytes: float) -> float:
 
 
 @functools.cache
-def _per_gpu(context: int, n: int, card: float) -> tuple[int, float]:
+def _per_gpu(context: int, n: int, card: int | float) -> tuple[int, float]:
     """The most sequences of this length that fit, and what one of them adds per GPU."""
     accel = CARDS[card]
     empty = memory_budget(MODEL, accel, n, context, 0)
@@ -135,7 +147,7 @@ def _per_gpu(context: int, n: int, card: float) -> tuple[int, float]:
     return max_sequences(MODEL, accel, n, context), one.used_bytes - empty.used_bytes
 
 
-def _state(context: int, sequences: int, n: int, card: float) -> dict[str, Any]:
+def _state(context: int, sequences: int, n: int, card: int | float) -> dict[str, Any]:
     budget = memory_budget(MODEL, CARDS[card], n, context, sequences)
     most, per_sequence = _per_gpu(context, n, card)
     # Never empty: an empty text reads as a missing value in the browser's table.
