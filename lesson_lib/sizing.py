@@ -3,7 +3,7 @@
 :mod:`lesson_lib.memory` does the arithmetic; this module asks it the
 chapter's questions (how many full-length sequences fit at TP = 1, 2, 4?
 what would a pure-attention model of the same shape need?) and formats the
-answers the chapter glues, so the figure, the table, the widget and the
+answers the chapter glues, so the figure, the table, the explorer and the
 prose all read the same numbers.
 """
 

@@ -112,12 +112,45 @@ def test_fingerprint_covers_code_data_and_pins(tmp_path):
     assert len(seen) == 3
 
 
-def test_widget_cells_find_the_sizing_widget():
-    """The sizing chapter's widget cell is found with its notebook index; prose pages have none."""
-    cells = widget_cells("book/sizing")
-    assert len(cells) >= 1
-    index, source = cells[0]
-    assert index > 0 and "sizing_widget" in source
+CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A chapter
+
+```{code-cell} ipython3
+from lesson_lib.widgets.example import example_widget
+```
+
+Some prose.
+
+```{code-cell} ipython3
+from lesson_lib.widgets.example import example_widget
+
+example_widget()
+```
+"""
+
+
+def test_widget_cells_find_widget_cells(tmp_path):
+    """A chapter's widget cell is found with its notebook index; prose pages have none.
+
+    Only a cell that imports from ``lesson_lib.widgets`` and ends with an
+    expression counts (markdown cells count in the index, as in JupyterLab).
+    """
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "chapter.md").write_text(CHAPTER)
+    cells = widget_cells("book/chapter", root=tmp_path)
+    assert cells == [
+        (3, "from lesson_lib.widgets.example import example_widget\n\nexample_widget()")
+    ]
     assert widget_cells("book/index") == []
 
 

@@ -4,8 +4,9 @@
 payload on log-log axes, with both asymptotes, the crossover and the decode
 and prefill messages placed on it. :func:`prefill_breakdown_figure` splits a
 decoded token and a whole prompt into compute, latency and bandwidth.
-:func:`prefill_explorer_figure` is the widget's picture: one fabric's curve
-beside the share of each term in a decoded and a prompt token.
+:func:`prefill_explorer_figure` is one fabric's curve beside the share of
+each term in a decoded and a prompt token, the picture the prefill explorer
+(:mod:`lesson_lib.explorers.prefill`) draws live.
 """
 
 from __future__ import annotations
@@ -296,7 +297,7 @@ def prefill_explorer_figure(
     height: float = 3.4,
     reuse: Figure | None = None,
 ) -> Figure:
-    """The prefill widget's picture: the message on the curve and each term's share.
+    """One fabric's picture of prefill: the message on the curve and each term's share.
 
     Parameters
     ----------

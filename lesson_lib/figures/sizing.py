@@ -2,7 +2,8 @@
 
 :func:`memory_bars_figure` draws per-GPU stacked bars (weights, KV cache,
 DeltaNet state, free) against the card's capacity; the chapter's static
-figure (:func:`tp_budget_figure`) and the sizing widget both use it.
+figure (:func:`tp_budget_figure`) uses it, and the sizing explorer
+(:mod:`lesson_lib.explorers.sizing`) draws the same bar live.
 :func:`kv_context_figure` shows how one sequence's KV cache grows with its
 length, for the hybrid specimen and for a pure-attention model of the same
 shape.

@@ -1,0 +1,455 @@
+"""The prefill explorer: where a prompt's all-reduce sits on the alpha-beta curve.
+
+Three controls (prompt length, tensor-parallel degree, fabric) pick one
+state: the message says which term of one all-reduce dominates and compares
+a prompt token's time with a decoded token's; the chart shows the fabric's
+alpha-beta curve with the decode and prefill messages on it, and the share
+of compute, latency and bytes in each kind of token. At its defaults (the
+lesson's 4,096-token prompt on four GPUs on the fast fabric) it is the
+chapter's arithmetic. Every number comes from :mod:`lesson_lib.prefill` and
+:mod:`lesson_lib.collectives`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+from lesson_lib.collectives import allreduce_time, crossover_tokens
+from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.figures.prefill import TERMS
+from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes
+from lesson_lib.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.specs import Fabric
+from lesson_lib.units import US, format_bytes, format_count, format_rate, format_ratio
+from lesson_lib.units import format_seconds as _seconds
+
+#: The fabrics offered by key, the lesson's two, a network between nodes and a
+#: ring whose latency grows per hop (the fit of the algorithms chapter).
+FABRICS: dict[str, Fabric] = {"fast": FAST, "slow": SLOW, "network": INTER_NODE, "hops": FAST_RING}
+
+
+def _wire(fabric: Fabric) -> str:
+    return f"{_seconds(fabric.latency)}, {format_rate(fabric.bandwidth)}"
+
+
+FABRIC_LABELS: dict[str, str] = {
+    "fast": f"fast: NVLink-class, {_wire(FAST)} (lesson)",
+    "slow": f"slow: PCIe-class, {_wire(SLOW)} (lesson)",
+    "network": f"between nodes: InfiniBand-class, {_wire(INTER_NODE)} (assumed)",
+    "hops": (
+        f"fast, {_seconds(FAST_RING.latency)} + {_seconds(FAST_RING.hop_latency)} per hop, "
+        f"{format_rate(FAST_RING.bandwidth)} (fit)"
+    ),
+}
+#: Each fabric's curve colour, the lesson's two as in every figure and the others distinct.
+FABRIC_COLORS: dict[str, str] = {
+    "fast": ROLE_COLORS["fast"],
+    "slow": ROLE_COLORS["slow"],
+    "network": PALETTE["blue"],
+    "hops": PALETTE["purple"],
+}
+#: Tensor-parallel degrees offered (an all-reduce needs two ranks).
+N_VALUES: tuple[int, ...] = (2, 4, 8)
+#: The prompt that puts the message at the fast fabric's two-GPU crossover.
+CROSSOVER_PROMPT: int = round(crossover_tokens(MODEL, FAST, 2))
+#: Prompt lengths offered in tokens, the powers of two up to the model's context,
+#: the lesson's prompt and the fast fabric's crossover.
+PROMPT_VALUES: tuple[int, ...] = tuple(
+    sorted(
+        {2**k for k in range(40) if 2**k <= MODEL.max_context} | {PROMPT_TOKENS, CROSSOVER_PROMPT}
+    )
+)
+
+
+def _prompt_label(tokens: int) -> str:
+    text = format_count(tokens)
+    if tokens == PROMPT_TOKENS:
+        return f"{text} (lesson)"
+    if tokens == CROSSOVER_PROMPT:
+        return f"{text} (crossover: fast, 2 GPUs)"
+    if tokens == MODEL.max_context:
+        return f"{text} (full context)"
+    return text
+
+
+CONTROLS: tuple[Control, ...] = (
+    Control(
+        "prompt",
+        "prompt (tokens)",
+        PROMPT_VALUES,
+        PROMPT_TOKENS,
+        tuple(_prompt_label(t) for t in PROMPT_VALUES),
+    ),
+    Control("n", "GPUs (TP)", N_VALUES, 4, input="radio"),
+    Control("fabric", "fabric", tuple(FABRICS), "fast", tuple(FABRIC_LABELS.values())),
+)
+
+_DECODE_PAYLOAD = format_bytes(MODEL.hidden_vector_bytes, "KiB")
+
+MESSAGE = Template(
+    (
+        "{vectors}",
+        " = ",
+        "{payload}",
+        " per all-reduce, ",
+        "{where}",
+        " the crossover (",
+        "{crossover}",
+        "): ",
+        "{bound}",
+        "-bound\n",
+        f"Each of the {MODEL.allreduces_per_token} all-reduces: ",
+        "{latency}",
+        " latency + ",
+        "{bytes}",
+        f" bytes (decode's {_DECODE_PAYLOAD}: ",
+        "{decode_bound}",
+        "-bound)\nPer token: decode ",
+        "{decode_s}",
+        ", prefill ",
+        "{prefill_s}",
+        " (",
+        "{cheaper}",
+        " cheaper). Prompt: ",
+        "{total}",
+        ", ",
+        "{wire}",
+        " on the wire",
+    )
+)
+
+#: Share columns of the bars, (column, step, StepBreakdown attribute, term label), in order.
+_SHARES: tuple[tuple[str, str, str, str], ...] = tuple(
+    (f"{step}_{attr.removesuffix('_s')}", step, attr, label)
+    for step in ("decode", "prefill")
+    for attr, label, _ in TERMS
+)
+#: Payloads on the curve: every half power of two from 64 B to 4 GiB.
+_PAYLOADS: tuple[float, ...] = tuple(2.0 ** (k / 2) for k in range(12, 65))
+_CURVE, _ALPHA, _BETA = "all-reduce time", "latency term alone", "bytes term alone"
+
+
+def _us(seconds: float) -> float:
+    """Seconds as microseconds, to four significant digits (enough for a log axis)."""
+    return float(f"{seconds / US:.4g}")
+
+
+@functools.cache
+def _pair(fabric: str, n: int, prompt: int) -> Any:
+    return per_token(MODEL, GPU, FABRICS[fabric], n, prompt)
+
+
+def _state(prompt: int, n: int, fabric: str) -> dict[str, Any]:
+    wire = FABRICS[fabric]
+    payload = prefill_message_bytes(MODEL, prompt)
+    point = place_on_curve(payload, n, wire)
+    decode = place_on_curve(MODEL.hidden_vector_bytes, n, wire)
+    pair = _pair(fabric, n, prompt)
+    ratio = point.ratio_to_crossover
+    where = (
+        f"{format_ratio(ratio, decimals=1)} above"
+        if ratio >= 1
+        else f"{format_ratio(1 / ratio, decimals=1)} below"
+    )
+    shares = {
+        column: round(getattr(getattr(pair, step), attr) / getattr(pair, step).total_s, 4)
+        for column, step, attr, _ in _SHARES
+    }
+    return {
+        "vectors": f"{format_count(prompt)} vector{'' if prompt == 1 else 's'}",
+        "payload": format_bytes(payload, system="binary"),
+        "where": where,
+        "crossover": format_bytes(point.crossover_bytes, "MB"),
+        "bound": point.bound,
+        "latency": _seconds(point.latency_s),
+        "bytes": _seconds(point.bandwidth_s),
+        "decode_bound": decode.bound,
+        "decode_s": _seconds(pair.decode_s),
+        "prefill_s": _seconds(pair.prefill_s, decimals=1),
+        "cheaper": format_ratio(pair.ratio, decimals=0),
+        "total": _seconds(pair.prefill.total_s),
+        "wire": _seconds(pair.prefill.bandwidth_s),
+        "payload_b": payload,
+        "prefill_us": _us(point.total_s),
+        "decode_us": _us(decode.total_s),
+        "crossover_b": round(point.crossover_bytes),
+        "crossover_us": _us(2 * point.latency_s),
+        **shares,
+    }
+
+
+def _curves() -> list[dict[str, Any]]:
+    """Each fabric's alpha-beta curve and asymptotes for each degree (payload, microseconds)."""
+    rows = []
+    for fabric, wire in FABRICS.items():
+        for n in N_VALUES:
+            for payload in _PAYLOADS:
+                rows.append(
+                    {"fabric": fabric, "n": n, "series": _CURVE, "b": payload,
+                     "us": _us(allreduce_time(payload, n, wire))}
+                )  # fmt: skip
+            for payload in (_PAYLOADS[0], _PAYLOADS[-1]):
+                point = place_on_curve(payload, n, wire)
+                rows.append(
+                    {"fabric": fabric, "n": n, "series": _ALPHA, "b": payload,
+                     "us": _us(point.latency_s)}
+                )  # fmt: skip
+                rows.append(
+                    {"fabric": fabric, "n": n, "series": _BETA, "b": payload,
+                     "us": _us(point.bandwidth_s)}
+                )  # fmt: skip
+    return rows
+
+
+def _decades(low: float, high: float) -> list[float]:
+    return [10.0**k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
+
+
+def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> dict[str, Any]:
+    x_ticks = [2.0**k for k in range(6, 33, 4)]
+    x_labels = {int(b): format_bytes(b, system="binary", decimals=0) for b in x_ticks}
+    times = [r["us"] for r in curves if r["series"] == _CURVE]
+    y_ticks = _decades(min(times), max(times))
+    y_labels = {int(t): _seconds(t * US, decimals=0) for t in y_ticks}
+
+    def lookup(labels: dict[int, str]) -> str:
+        return "{" + ", ".join(f"'{k}': {v!r}" for k, v in labels.items()) + "}[datum.value]"
+
+    x = {
+        "type": "quantitative",
+        "title": "payload of one all-reduce (bytes, binary units, log scale)",
+        "scale": {"type": "log", "base": 2, "domain": [_PAYLOADS[0], _PAYLOADS[-1]], "nice": False},
+        "axis": {"values": x_ticks, "labelExpr": lookup(x_labels), "grid": True,
+                 "gridOpacity": 0.3},
+    }  # fmt: skip
+    y = {
+        "type": "quantitative",
+        "title": "time of one all-reduce (log scale)",
+        "scale": {"type": "log", "domain": [y_ticks[0], y_ticks[-1]], "nice": False},
+        "axis": {"values": y_ticks, "labelExpr": lookup(y_labels), "grid": True,
+                 "gridOpacity": 0.3, "orient": "right"},
+    }  # fmt: skip
+    fabric_color = {
+        "field": "fabric",
+        "type": "nominal",
+        "scale": {"domain": list(FABRIC_COLORS), "range": list(FABRIC_COLORS.values())},
+        "legend": None,
+    }
+    decode_b = MODEL.hidden_vector_bytes
+    middle = math.sqrt(_PAYLOADS[0] * _PAYLOADS[-1])
+
+    def label(test: str, align: str, dy: int, text: str, at: str) -> dict[str, Any]:
+        return {
+            "transform": [
+                {"filter": f"({state}) && ({test})"},
+                {"calculate": text, "as": "_t"},
+                {"calculate": at, "as": "_x"},
+            ],
+            "mark": {"type": "text", "align": align, "baseline": "top", "dx": 4 if align ==
+                     "left" else -4, "y": dy, "fontSize": 11},
+            "encoding": {"x": {"field": "_x", **x}, "text": {"field": "_t"}},
+        }  # fmt: skip
+
+    decode_text = f"'decode: 1 vector, {_DECODE_PAYLOAD}'"
+    prefill_text = "'prefill: ' + datum.vectors + ', ' + datum.payload"
+    return {
+        "width": 540,
+        "height": 250,
+        "title": {"text": "One all-reduce on the chosen fabric and ring", "fontSize": 12,
+                  "anchor": "start"},
+        "layer": [
+            {
+                "data": {"values": curves},
+                "transform": [{"filter": curve_state}],
+                "mark": {"type": "line", "clip": True},
+                "encoding": {
+                    "x": {"field": "b", **x},
+                    "y": {"field": "us", **y},
+                    "color": fabric_color,
+                    "detail": {"field": "series"},
+                    "size": {"condition": {"test": f"datum.series == '{_CURVE}'", "value": 2.5},
+                             "value": 1.2},
+                    "strokeDash": {
+                        "field": "series",
+                        "type": "nominal",
+                        "title": None,
+                        "scale": {"domain": [_CURVE, _ALPHA, _BETA],
+                                  "range": [[1, 0], [2, 3], [6, 3]]},
+                        "legend": {"orient": "bottom", "direction": "horizontal",
+                                   "symbolStrokeColor": "black"},
+                    },
+                },
+            },
+            {
+                "transform": [{"filter": state}, {"fold": ["d", "p"], "as": ["_k", "_v"]},
+                              {"calculate": f"datum._k == 'd' ? {decode_b} : datum.payload_b",
+                               "as": "_b"}],
+                "mark": {"type": "rule", "color": PALETTE["grey"], "strokeDash": [6, 2, 2, 2]},
+                "encoding": {"x": {"field": "_b", **x}},
+            },
+            label("true", "left", 4, decode_text, str(decode_b)),
+            label(f"datum.payload_b < {middle}", "left", 22, prefill_text, "datum.payload_b"),
+            label(f"datum.payload_b >= {middle}", "right", 22, prefill_text, "datum.payload_b"),
+            {
+                "transform": [{"filter": state}, {"fold": ["decode_us", "prefill_us"],
+                                                  "as": ["_k", "_us"]},
+                              {"calculate": f"datum._k == 'decode_us' ? {decode_b} : "
+                               "datum.payload_b", "as": "_b"}],
+                "mark": {"type": "point", "filled": True, "size": 70, "stroke": "black",
+                         "strokeWidth": 1, "opacity": 1},
+                "encoding": {"x": {"field": "_b", **x}, "y": {"field": "_us", **y},
+                             "color": fabric_color},
+            },
+            {
+                "transform": [{"filter": state}],
+                "mark": {"type": "point", "shape": "diamond", "filled": True, "size": 110,
+                         "stroke": "black", "strokeWidth": 1, "opacity": 1},
+                "encoding": {"x": {"field": "crossover_b", **x},
+                             "y": {"field": "crossover_us", **y}, "color": fabric_color},
+            },
+            {
+                "transform": [{"filter": state},
+                              {"calculate": "'crossover ' + datum.crossover", "as": "_t"}],
+                "mark": {"type": "text", "align": "right", "dx": -9, "dy": -9, "fontSize": 11},
+                "encoding": {"x": {"field": "crossover_b", **x},
+                             "y": {"field": "crossover_us", **y}, "text": {"field": "_t"}},
+            },
+        ],
+    }  # fmt: skip
+
+
+def _share_chart(state: str) -> dict[str, Any]:
+    columns = [c for c, _, _, _ in _SHARES]
+    terms = {c: label for c, _, _, label in _SHARES}
+    # Each bar's label sits above it (a label beside it would push the message right).
+    y = {
+        "field": "_step",
+        "type": "nominal",
+        "title": None,
+        "sort": None,
+        "axis": None,
+        "scale": {"paddingInner": 0.5, "paddingOuter": 0.1},
+    }
+    return {
+        "width": 600,
+        "height": 84,
+        "title": {"text": "Where a token's time goes", "fontSize": 12, "anchor": "start"},
+        "transform": [
+            {"filter": state},
+            {"fold": columns, "as": ["_column", "_share"]},
+            {
+                "calculate": "{" + ", ".join(f"{c!r}: {t!r}" for c, t in terms.items()) + "}"
+                "[datum._column]",
+                "as": "term",
+            },
+            {
+                "calculate": "indexof(datum._column, 'decode') == 0 ? "
+                "'decode: ' + datum.decode_s + ' per token' : "
+                "'prefill: ' + datum.prefill_s + ' per token'",
+                "as": "_step",
+            },
+            {"calculate": f"indexof({columns!r}, datum._column) % 3", "as": "_stack"},
+        ],
+        "layer": [
+            {
+                "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
+                "encoding": {
+                    "y": y,
+                    "x": {
+                        "field": "_share",
+                        "type": "quantitative",
+                        "stack": "zero",
+                        "scale": {"domain": [0, 1]},
+                        "axis": {"format": ".0%"},
+                        "title": "share of the time per token (%)",
+                    },
+                    "color": {
+                        "field": "term",
+                        "type": "nominal",
+                        "title": None,
+                        "scale": {
+                            "domain": [label for _, label, _ in TERMS],
+                            "range": [ROLE_COLORS[role] for _, _, role in TERMS],
+                        },
+                        "legend": {
+                            "orient": "bottom",
+                            "direction": "horizontal",
+                            "labelLimit": 260,
+                        },
+                    },
+                    "order": {"field": "_stack", "type": "quantitative"},
+                    "tooltip": [
+                        {"field": "_step", "title": "step"},
+                        {"field": "term"},
+                        {
+                            "field": "_share",
+                            "title": "share",
+                            "type": "quantitative",
+                            "format": ".1%",
+                        },
+                    ],
+                },
+            },
+            {
+                "transform": [{"filter": "datum._stack == 0"}],
+                "mark": {"type": "text", "align": "left", "baseline": "bottom", "dy": -2,
+                         "fontSize": 12},
+                "encoding": {"y": {**y, "bandPosition": 0}, "x": {"value": 0},
+                             "text": {"field": "_step"}},
+            },
+        ],
+    }  # fmt: skip
+
+
+def prefill_explorer() -> Explorer:
+    """The live prefill explorer: choose the prompt length, the GPUs and the fabric.
+
+    Returns
+    -------
+    Explorer
+        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
+        controls pick one of the precomputed states; ``row(...)`` and
+        ``message_for(...)`` give a state's numbers and message.
+    """
+    rows = states(CONTROLS, _state)
+    explorer = Explorer(
+        title="Prefill explorer: where the prompt's all-reduce sits",
+        description=(
+            "Top: the time of one all-reduce against its payload on log-log axes for the "
+            "chosen fabric and number of GPUs, with the latency and bytes terms alone as thin "
+            "lines, the crossover where they are equal as a diamond, and the decode and "
+            "prefill messages marked. Bottom: the share of compute, all-reduce latency and "
+            "all-reduce bytes in a decoded token and in a prompt token. The message above "
+            "gives the numbers."
+        ),
+        controls=CONTROLS,
+        rows=rows,
+        message=MESSAGE,
+        chart={},
+        numeric=(
+            "payload_b",
+            "prefill_us",
+            "decode_us",
+            "crossover_b",
+            "crossover_us",
+            *(c for c, _, _, _ in _SHARES),
+        ),
+        message_lines=3,
+    )
+    explorer.chart = {
+        "vconcat": [
+            _curve_chart(
+                explorer.state_filter(), explorer.state_filter(free=["prompt"]), _curves()
+            ),
+            _share_chart(explorer.state_filter()),
+        ],
+        "spacing": 14,
+        "resolve": {
+            "scale": {"color": "independent", "strokeDash": "independent"},
+            "legend": {"color": "independent", "strokeDash": "independent"},
+        },
+    }
+    return explorer

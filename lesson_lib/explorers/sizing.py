@@ -1,0 +1,305 @@
+"""The sizing explorer: do this many sequences of this length fit on these cards?
+
+Four controls (context length, concurrent sequences, tensor-parallel degree,
+card memory) pick one per-GPU budget from :func:`lesson_lib.memory.memory_budget`:
+a stacked bar of weights, KV cache, DeltaNet state and what is free against
+the card's capacity, and a message that says whether it fits, by how much,
+and how many sequences of that length would. At its defaults (one
+full-length sequence on one of the specimen's cards) it is the chapter's
+first bar.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.figures.sizing import SEGMENTS
+from lesson_lib.memory import kv_share, max_sequences, memory_budget
+from lesson_lib.sizing import fits_by_degree
+from lesson_lib.specimen import GPU, GPU_LABEL, MODEL
+from lesson_lib.specs import Accelerator
+from lesson_lib.units import GB, GiB, format_bytes, format_count
+
+#: Tensor-parallel degrees offered.
+TP_VALUES: tuple[int, ...] = (1, 2, 4, 8)
+#: Context lengths offered in tokens, the powers of two from 1,024 to the model's maximum.
+CONTEXT_VALUES: tuple[int, ...] = tuple(
+    1024 * 2**k for k in range(20) if 1024 * 2**k <= MODEL.max_context
+)
+#: The card of exercise ex-sizing-3, sold as 141 GB with about 140 GiB visible.
+BIG_CARD_LABEL: str = "141 GB"
+BIG_CARD_BYTES: float = 140 * GiB
+
+
+def _card_gb(memory: float) -> int | float:
+    """A card's memory in GB as the control offers it: two decimals, whole numbers as int.
+
+    Whole numbers are ints so that the value reads the same in Python, in the
+    CSV table and in the browser (``24``, never ``24.0``).
+    """
+    gb = round(memory / GB, 2)
+    return int(gb) if gb == int(gb) else gb
+
+
+#: Cards offered, by their usable memory in GB (rounded for the control); the
+#: specimen's card is :data:`lesson_lib.specimen.GPU` itself.
+CARDS: dict[int | float, Accelerator] = {
+    _card_gb(memory): (
+        GPU if memory == GPU.memory_bytes else dataclasses.replace(GPU, memory_bytes=memory)
+    )
+    for memory in (
+        24 * GB,
+        48 * GB,
+        GPU.memory_bytes,
+        96 * GB,
+        BIG_CARD_BYTES,
+        192 * GB,
+    )
+}
+LESSON_CARD: int | float = _card_gb(GPU.memory_bytes)
+
+
+def _card_label(gb: int | float) -> str:
+    memory = CARDS[gb].memory_bytes
+    text = f"{format_bytes(memory, 'GB')} usable"
+    if CARDS[gb] is GPU:
+        visible = format_bytes(memory, "GiB", decimals=1)
+        return f"{text} (lesson: sold as {GPU_LABEL}, {visible} visible)"
+    if memory == BIG_CARD_BYTES:
+        return f"{text} (sold as {BIG_CARD_LABEL})"
+    return text
+
+
+#: Sequences offered, the powers of two up to 128 and, for each degree, the most
+#: full-length sequences the specimen's card holds and one more (the chapter's
+#: 1, 6, 16 ... and the first count that does not fit).
+SEQUENCE_VALUES: tuple[int, ...] = tuple(
+    sorted(
+        {0, *(2**k for k in range(8))}
+        | {f.sequences + extra for f in fits_by_degree(degrees=TP_VALUES) for extra in (0, 1)}
+    )
+)
+
+CONTROLS: tuple[Control, ...] = (
+    Control(
+        "context",
+        "context (tokens per sequence)",
+        CONTEXT_VALUES,
+        MODEL.max_context,
+        tuple(
+            format_count(t) + (" (full)" if t == MODEL.max_context else "") for t in CONTEXT_VALUES
+        ),
+    ),
+    Control("sequences", "sequences", SEQUENCE_VALUES, 1),
+    Control("n", "TP degree (GPUs)", TP_VALUES, 1, input="radio"),
+    Control("card", "card", tuple(CARDS), LESSON_CARD, tuple(_card_label(g) for g in CARDS)),
+)
+
+MESSAGE = Template(
+    (
+        "{fit}",
+        ": ",
+        "{margin_gb}",
+        " GB ",
+        "{margin_word}",
+        " per GPU",
+        "{why}",
+        "\nPer GPU: ",
+        "{weights_gb}",
+        " GB weights + ",
+        "{kv_gb}",
+        " GB KV cache + ",
+        "{state_gb}",
+        " GB DeltaNet state = ",
+        "{used_gb}",
+        " GB of ",
+        "{card}",
+        " GB\nSequences of this length that fit: ",
+        "{most}",
+        ", each ",
+        "{per_sequence_gb}",
+        " GB per GPU",
+    )
+)
+
+#: The bar's segments, bottom to top: (column, legend label, role), as in the figure.
+_SEGMENT_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
+    (attr.replace("_bytes", "_gb"), label, role) for attr, label, role in SEGMENTS
+)
+# Segments narrower than this share of the card get no value label (as in the figure).
+_LABEL_MIN_SHARE = 0.06
+
+
+def _gb(nbytes: float) -> float:
+    return round(nbytes / GB, 2)
+
+
+@functools.cache
+def _per_gpu(context: int, n: int, card: int | float) -> tuple[int, float]:
+    """The most sequences of this length that fit, and what one of them adds per GPU."""
+    accel = CARDS[card]
+    empty = memory_budget(MODEL, accel, n, context, 0)
+    one = memory_budget(MODEL, accel, n, context, 1)
+    return max_sequences(MODEL, accel, n, context), one.used_bytes - empty.used_bytes
+
+
+def _state(context: int, sequences: int, n: int, card: int | float) -> dict[str, Any]:
+    budget = memory_budget(MODEL, CARDS[card], n, context, sequences)
+    most, per_sequence = _per_gpu(context, n, card)
+    # Never empty: an empty text reads as a missing value in the browser's table.
+    why = "."
+    if budget.weights_bytes > budget.capacity_bytes:
+        why = "; the weights alone are larger than the card."
+    elif kv_share(MODEL, n) * n > 1:
+        why = f" ({n} GPUs > {MODEL.num_kv_heads} KV heads: the KV cache no longer splits)."
+    return {
+        "fit": "Fits" if budget.fits else "Does not fit",
+        "margin_gb": _gb(budget.free_bytes if budget.fits else budget.shortfall_bytes),
+        "margin_word": "free" if budget.fits else "short",
+        "why": why,
+        "weights_gb": _gb(budget.weights_bytes),
+        "kv_gb": _gb(budget.kv_bytes),
+        "state_gb": _gb(budget.state_bytes),
+        "free_gb": _gb(max(budget.free_bytes, 0.0)),
+        "used_gb": _gb(budget.used_bytes),
+        "over_gb": _gb(budget.shortfall_bytes),
+        "most": most,
+        "per_sequence_gb": _gb(per_sequence),
+    }
+
+
+def _chart(state: str) -> dict[str, Any]:
+    columns = [c for c, _, _ in _SEGMENT_COLUMNS]
+    labels = {c: label for c, label, _ in _SEGMENT_COLUMNS}
+    x = {"type": "quantitative", "title": "memory per GPU (GB, 10⁹ bytes)"}
+    # Vertical layout in pixels: the card's label, the bar, then the overflow's label.
+    bar = {"y": 22, "y2": 62}
+    segments = {
+        "transform": [
+            {"filter": state},
+            {"fold": columns, "as": ["_column", "_gb"]},
+            {
+                "calculate": "{" + ", ".join(f"{c!r}: {labels[c]!r}" for c in columns) + "}"
+                "[datum._column]",
+                "as": "segment",
+            },
+            {"calculate": f"indexof({columns!r}, datum._column)", "as": "_stack"},
+            {"calculate": "datum._gb + ' GB'", "as": "_label"},
+        ],
+        "layer": [
+            {
+                "mark": {"type": "bar", "height": bar["y2"] - bar["y"], "stroke": "white",
+                         "strokeWidth": 1},
+                "encoding": {
+                    "x": {"field": "_gb", "stack": "zero", **x},
+                    "y": {"value": (bar["y"] + bar["y2"]) / 2},
+                    "color": {
+                        "field": "segment",
+                        "type": "nominal",
+                        "title": None,
+                        "scale": {
+                            "domain": [label for _, label, _ in _SEGMENT_COLUMNS],
+                            "range": [ROLE_COLORS[role] for _, _, role in _SEGMENT_COLUMNS],
+                        },
+                        "legend": {"orient": "bottom", "direction": "horizontal"},
+                    },
+                    "opacity": {
+                        "condition": {"test": "datum._column == 'free_gb'", "value": 0.45},
+                        "value": 1,
+                    },
+                    "order": {"field": "_stack", "type": "quantitative"},
+                    "tooltip": [
+                        {"field": "segment"},
+                        {"field": "_gb", "title": "GB per GPU", "type": "quantitative"},
+                    ],
+                },
+            },
+            {
+                "transform": [
+                    {"stack": "_gb", "groupby": [], "sort": [{"field": "_stack"}],
+                     "as": ["_a", "_b"]},
+                    {"calculate": "(datum._a + datum._b) / 2", "as": "_mid"},
+                    {"filter": f"datum._gb >= {_LABEL_MIN_SHARE} * max(datum.card, datum.used_gb)"},
+                ],
+                "mark": {"type": "text", "fontSize": 11, "baseline": "middle",
+                         "y": (bar["y"] + bar["y2"]) / 2},
+                "encoding": {
+                    "x": {"field": "_mid", "type": "quantitative"},
+                    "text": {"field": "_label"},
+                    "color": {
+                        "condition": {"test": "datum._column == 'weights_gb'", "value": "white"},
+                        "value": "black",
+                    },
+                },
+            },
+        ],
+    }  # fmt: skip
+    card = {
+        "transform": [
+            {"filter": state},
+            {"calculate": "'card: ' + datum.card + ' GB'", "as": "_card"},
+        ],
+        "layer": [
+            {
+                "mark": {"type": "rule", "strokeDash": [6, 3], "strokeWidth": 1.5,
+                         "y": bar["y"] - 6, "y2": bar["y2"] + 6},
+                "encoding": {"x": {"field": "card", **x}, "color": {"value": "black"}},
+            },
+            *(
+                {
+                    "transform": [{"calculate": f"{test}(datum.card > 0.5 * datum.used_gb) ? "
+                                   "datum._card : ''", "as": "_text"}],
+                    "mark": {"type": "text", "align": align, "dx": dx, "y": 0,
+                             "baseline": "top", "fontSize": 11},
+                    "encoding": {"x": {"field": "card", **x}, "text": {"field": "_text"}},
+                }
+                # The label sits on the side of the line where there is room.
+                for test, align, dx in (("", "right", -3), ("!", "left", 3))
+            ),
+        ],
+    }  # fmt: skip
+    over = {
+        "transform": [
+            {"filter": state},
+            {"calculate": "datum.over_gb > 0 ? 'over by ' + datum.over_gb + ' GB' : ''",
+             "as": "_over"},
+        ],
+        "mark": {"type": "text", "align": "right", "y": bar["y2"] + 4, "baseline": "top",
+                 "fontSize": 11, "fontWeight": "bold", "color": PALETTE["vermillion"]},
+        "encoding": {"x": {"field": "used_gb", **x}, "text": {"field": "_over"}},
+    }  # fmt: skip
+    return {"width": 600, "height": bar["y2"] + 18, "layer": [segments, card, over]}
+
+
+def sizing_explorer() -> Explorer:
+    """The live sizing explorer: choose the context, the sequences, the TP degree and the card.
+
+    Returns
+    -------
+    Explorer
+        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
+        controls pick one of the precomputed states; ``row(...)`` and
+        ``message_for(...)`` give a state's numbers and message.
+    """
+    rows = states(CONTROLS, _state)
+    explorer = Explorer(
+        title="Sizing explorer: what each GPU holds",
+        description=(
+            "A stacked bar of one GPU's memory in GB: weights, KV cache, DeltaNet state and "
+            "what is free, against a dashed line at the card's capacity; when the choice does "
+            "not fit, the bar runs past the line and says by how much. The message above gives "
+            "the numbers and how many sequences of that length fit."
+        ),
+        controls=CONTROLS,
+        rows=rows,
+        message=MESSAGE,
+        chart={},
+        numeric=(*(c for c, _, _ in _SEGMENT_COLUMNS), "used_gb", "over_gb", "margin_gb"),
+        message_lines=3,
+    )
+    explorer.chart = _chart(explorer.state_filter())
+    return explorer
