@@ -14,9 +14,10 @@ Prints one table:
 * each chapter's **execution time** (from the execution cache; goal: at most
   2 s, median at most 1.5 s, the lab chapter at most 6 s);
 * the warm rebuild's goal is at most 5 s;
-* **widget update time in the kernel**: a control's value set in Python to
-  the figure redrawn (the widget's observer runs synchronously), median and
-  p95 over 50 changes per widget (goal: median at most 100 ms);
+* **explorer build time in the kernel**: each live explorer computed for every
+  state of its controls, as its chapter's cell does (median of five fresh
+  builds; goal: at most 0.5 s each). Responsiveness in the browser is
+  ``benchmarks/explorers.py``;
 * **JupyterLab start**: ``jupyter lab`` launched to its ``/lab`` page served
   (median of three, isolated configuration folders);
 * the **grader's time per notebook**: ``python -m lesson_lib.coursework.grade``
@@ -26,7 +27,7 @@ Prints one table:
 Each measure with a goal has a verdict (goals hold for a quiet machine; the
 header prints the load average). The builds run in temporary copies, so
 ``_build/`` of the checkout is left alone. ``--skip-builds``,
-``--skip-servers`` and ``--skip-widgets`` leave parts out. This is a
+``--skip-servers`` and ``--skip-explorers`` leave parts out. This is a
 benchmark, not a test: numbers vary with the machine and its load.
 """
 
@@ -42,22 +43,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lesson_lib.site import build_book, cell_value, toc_files, widget_cells  # noqa: E402
+from lesson_lib.site import build_book, toc_files  # noqa: E402
 
-#: Goals from the issues (11: chapters, builds; earlier: widgets), quiet machine.
+#: Goals from the issues (11: chapters, builds; 10: explorers), quiet machine.
 BUILD_RATIO_GOAL = 4.0
 WARM_REBUILD_GOAL_S = 5.0
 CHAPTER_GOAL_S = 2.0
 CHAPTER_MEDIAN_GOAL_S = 1.5
 LAB_CHAPTER = "book/lab"
 LAB_GOAL_S = 6.0
-WIDGET_MEDIAN_GOAL_MS = 100.0
-WIDGET_CHANGES = 50
+EXPLORER_BUILD_GOAL_S = 0.5
+EXPLORER_BUILDS = 5
 #: Student notebooks the grader runs to time one (the total divided by this).
 GRADED_NOTEBOOKS = 3
 
@@ -154,58 +154,31 @@ def execution_times(root: Path) -> dict[str, float]:
     return out
 
 
-# ------------------------------------------------------------------ widgets
+# ------------------------------------------------------------------ explorers
 
 
-def two_values(control: Any) -> tuple[Any, Any]:
-    """Two valid values of a control to alternate between."""
-    import ipywidgets as widgets
+def explorer_build_time(builder: str, runs: int = EXPLORER_BUILDS) -> float:
+    """Median seconds to build one explorer in a fresh interpreter (its caches cold).
 
-    value = control.value
-    if isinstance(control, widgets.SelectionSlider | widgets.Dropdown | widgets.ToggleButtons):
-        labels = [o[1] if isinstance(o, tuple) else o for o in control.options]
-        other = labels[1] if labels[0] == value else labels[0]
-        return value, other
-    if isinstance(control, widgets.IntSlider | widgets.FloatSlider):
-        step = control.step
-        other = value + step if value + step <= control.max else value - step
-        return value, other
-    if isinstance(control, widgets.IntText):
-        return value, value + 1
-    if isinstance(control, widgets.FloatText):
-        return value, value * 1.1 if value else 1.0
-    raise TypeError(f"no benchmark move for {type(control).__name__}")
-
-
-def widget_latency(widget: Any, changes: int = WIDGET_CHANGES) -> tuple[str, list[float]]:
-    """Time ``changes`` value changes of the widget's first slider (else first control).
-
-    Returns
-    -------
-    tuple of (str, list of float)
-        The control's name and the seconds of each change (value set to
-        picture redrawn; the observer runs synchronously).
+    Parameters
+    ----------
+    builder : str
+        ``module:function`` from :data:`lesson_lib.explorers.catalog.EXPLORERS`.
+    runs : int
+        Fresh interpreters to time.
     """
-    import ipywidgets as widgets
-
-    controls = widget.controls
-    sliders = [
-        n for n, c in controls.items() if isinstance(c, widgets.IntSlider | widgets.FloatSlider)
-    ]
-    name = sliders[0] if sliders else next(iter(controls))
-    control = controls[name]
-    a, b = two_values(control)
-    for value in (b, a, b, a):  # warm-up: imports, font cache
-        control.value = value
-    times = []
-    for i in range(changes):
-        before = bytes(widget.image.value)
-        start = time.perf_counter()
-        control.value = b if i % 2 == 0 else a
-        times.append(time.perf_counter() - start)
-        if widget.error is not None or bytes(widget.image.value) == before:
-            raise SystemExit(f"widget did not redraw on {name}: {widget.error}")
-    return name, times
+    module, _, name = builder.partition(":")
+    code = (
+        f"import time; from {module} import {name}; t = time.perf_counter(); "
+        f"e = {name}(); e.spec(); print(time.perf_counter() - t)"
+    )
+    values = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout
+        values.append(float(out.split()[-1]))
+    return statistics.median(values)
 
 
 def import_time(runs: int = 5) -> float:
@@ -321,12 +294,6 @@ def grader_per_notebook(tmp: Path, count: int = GRADED_NOTEBOOKS) -> float:
 # ------------------------------------------------------------------ table
 
 
-def p95(values: list[float]) -> float:
-    """95th percentile (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
-
-
 def row(what: str, value: str, goal: str = "", verdict: str = "") -> str:
     """One line of the table."""
     return f"| {what:<44} | {value:>22} | {goal:>9} | {verdict:<7} |"
@@ -396,25 +363,22 @@ def build_rows(docs: list[str], tmp: Path, notes: list[str]) -> list[str]:
     return lines
 
 
-def widget_rows(docs: list[str]) -> list[str]:
-    """Median and p95 update time of each chapter widget's first slider."""
+def explorer_rows() -> list[str]:
+    """Build time of each live explorer (every state computed), against its goal."""
+    from lesson_lib.explorers.catalog import EXPLORERS
+
     lines = []
-    print("timing widget updates ...", flush=True)
-    for doc in docs:
-        for _, source in widget_cells(doc):
-            widget = cell_value(source)
-            if not hasattr(widget, "controls"):
-                continue
-            name, times_s = widget_latency(widget)
-            median_ms = statistics.median(times_s) * 1e3
-            lines.append(
-                row(
-                    f"widget {doc.split('/')[-1]}: {name}",
-                    f"med {median_ms:.0f} / p95 {p95(times_s) * 1e3:.0f} ms",
-                    f"<= {WIDGET_MEDIAN_GOAL_MS:.0f} ms",
-                    verdict(median_ms <= WIDGET_MEDIAN_GOAL_MS),
-                )
+    print("timing explorer builds ...", flush=True)
+    for entry in EXPLORERS:
+        seconds = explorer_build_time(entry.builder)
+        lines.append(
+            row(
+                f"explorer {entry.builder.rpartition(':')[2]} (build)",
+                f"{seconds:.2f} s",
+                f"<= {EXPLORER_BUILD_GOAL_S:g} s",
+                verdict(seconds <= EXPLORER_BUILD_GOAL_S),
             )
+        )
     return lines
 
 
@@ -422,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the measurements and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-builds", action="store_true", help="no book builds")
-    parser.add_argument("--skip-widgets", action="store_true", help="no widget timings")
+    parser.add_argument("--skip-explorers", action="store_true", help="no explorer timings")
     parser.add_argument(
         "--skip-servers", action="store_true", help="no JupyterLab start or grader timing"
     )
@@ -446,8 +410,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             per = grader_per_notebook(tmp)
             lines.append(row(f"grader, per notebook ({GRADED_NOTEBOOKS} graded)", f"{per:.2f} s"))
-        if not args.skip_widgets:
-            lines += widget_rows(docs)
+        if not args.skip_explorers:
+            lines += explorer_rows()
         lines.append(row("import lesson_lib (fresh interpreter)", f"{import_time() * 1e3:.0f} ms"))
     finally:
         if args.keep:

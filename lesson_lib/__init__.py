@@ -1,4 +1,4 @@
-"""lesson_lib: every number, figure and widget of "Interconnects and clusters".
+"""lesson_lib: every number, figure and explorer of "Interconnects and clusters".
 
 Quantities are plain SI floats (bytes, seconds, bytes/second, FLOP/second);
 :mod:`lesson_lib.units` is the one place that formats them for people. The

@@ -181,69 +181,6 @@ def toc_files(root: Path = ROOT) -> list[str]:
     return files
 
 
-def widget_cells(doc: str, root: Path = ROOT) -> list[tuple[int, str]]:
-    """Code cells of a chapter that show a lesson widget.
-
-    Parameters
-    ----------
-    doc : str
-        Page path without suffix, e.g. ``book/sizing``.
-    root : pathlib.Path, optional
-        Repository root.
-
-    Returns
-    -------
-    list of (int, str)
-        Index of each cell in the notebook (as jupytext and JupyterLab number
-        them, markdown cells included) and its source, for code cells that
-        import from ``lesson_lib.widgets`` and end with an expression.
-    """
-    import ast
-
-    import jupytext  # installed with the book's tools
-
-    cells = []
-    for i, cell in enumerate(jupytext.read(root / f"{doc}.md").cells):
-        if cell.cell_type != "code" or "lesson_lib.widgets" not in cell.source:
-            continue
-        body = ast.parse(cell.source).body
-        if body and isinstance(body[-1], ast.Expr):
-            cells.append((i, cell.source))
-    return cells
-
-
-def cell_value(source: str) -> object:
-    """Run a code cell here and return the value of its last expression.
-
-    The browser test and the benchmark build a chapter's widget this way,
-    from the chapter's own cell, to compare with or time what the kernel shows.
-
-    Parameters
-    ----------
-    source : str
-        Python code whose last statement is an expression.
-
-    Returns
-    -------
-    object
-        That expression's value.
-
-    Raises
-    ------
-    ValueError
-        If the last statement is not an expression.
-    """
-    import ast
-
-    tree = ast.parse(source)
-    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
-        raise ValueError("source must end with an expression")
-    last = tree.body.pop()
-    namespace: dict[str, object] = {}
-    exec(compile(tree, "<cell>", "exec"), namespace)
-    return eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
-
-
 def main() -> int:
     """Build the book as ``make book`` does; exit status 0 on success.
 

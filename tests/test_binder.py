@@ -49,7 +49,7 @@ def test_runtime_matches_the_build_python():
 
 
 def test_binder_uses_the_build_requirements():
-    """Binder reads the root requirements.txt: fully pinned, with lesson_lib and widgets."""
+    """Binder reads the root requirements.txt: fully pinned, with lesson_lib and JupyterLab."""
     for shadow in ("binder", ".binder"):
         # a binder/ folder would make repo2docker ignore the root-level files
         assert not (ROOT / shadow).exists(), f"{shadow}/ would hide the root Binder files"
@@ -64,7 +64,7 @@ def test_binder_uses_the_build_requirements():
     assert "-e ." in lines
     unpinned = [line for line in lines if line != "-e ." and "==" not in line]
     assert unpinned == []
-    for needed in ("jupyter-book", "jupyterlab", "jupytext", "ipywidgets", "jupyterlab-widgets"):
+    for needed in ("jupyter-book", "jupyterlab", "jupytext"):
         assert needed in pins(), f"{needed} is not pinned in requirements.txt"
 
 
@@ -116,7 +116,7 @@ def test_launch_buttons_configured_from_one_place():
 
 
 def test_offline_assets_are_pinned_and_served_locally():
-    """npm pins are exact and the site loads MathJax and the widget scripts from _static."""
+    """npm pins are exact and the site loads MathJax and the Vega scripts from _static."""
     package = json.loads((ROOT / "package.json").read_text())
     lock = json.loads((ROOT / "package-lock.json").read_text())
     for name, ver in package["dependencies"].items():
@@ -129,7 +129,7 @@ def test_offline_assets_are_pinned_and_served_locally():
     sphinx = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
     assert sphinx["html_static_path"] == ["_vendor"]
     assert "://" not in sphinx["mathjax_path"]
-    assert all("://" not in path for path in sphinx["nb_ipywidgets_js"])
+    assert sphinx["nb_ipywidgets_js"] == {}, "no widget renderer (it would come from a CDN)"
     assert "_vendor/" in (ROOT / ".gitignore").read_text().split()
     assert not (ROOT / "_static").exists(), "a root _static is injected into every page"
 
@@ -144,9 +144,11 @@ def test_fetched_assets_have_files_and_licences():
     sphinx = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
     vendor = ROOT / "_vendor"
     assert (vendor / sphinx["mathjax_path"]).is_file()
-    assert all((vendor / path).is_file() for path in sphinx["nb_ipywidgets_js"])
+    for script in ("vega/vega.min.js", "vega/vega-lite.min.js", "vega/vega-embed.min.js"):
+        assert (vendor / script).is_file(), script
+    assert (vendor / "lesson" / "explorers.js").is_file()
     licences = sorted(p.name for p in (vendor / "LICENSES").iterdir())
-    for package in ("mathjax", "requirejs", "html-manager"):
+    for package in ("mathjax", "vega-5", "vega-lite", "vega-embed"):
         assert any(package in name for name in licences), f"no licence for {package}"
 
 

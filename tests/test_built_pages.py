@@ -1,19 +1,17 @@
-"""The built pages hold what their sources say: the article's sections and the widgets.
+"""The built pages hold what their sources say: the article's sections.
 
 Checked on the HTML of the build (no browser): a page whose article came out
-empty, or whose saved widget state was dropped, fails here even though a
-browser shows no error for it.
+empty fails here even though a browser shows no error for it.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
 
 import pytest
 
-from lesson_lib.site import ROOT, toc_files, widget_cells
+from lesson_lib.site import ROOT, toc_files
 
 pytestmark = pytest.mark.slow
 
@@ -57,31 +55,8 @@ def test_article_has_every_section_of_its_source(built_book, doc):
     assert len(text.split()) >= 20 * max(1, len(headings(doc)))
 
 
-@pytest.mark.parametrize("doc", [d for d in DOCS if widget_cells(d)])
-def test_page_saves_the_state_of_each_widget(built_book, doc):
-    """One rendered view per widget cell, each of a model in the page's saved state."""
-    page = (built_book.html_dir / f"{doc}.html").read_text()
-    states = re.findall(
-        r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
-        page,
-        flags=re.S,
-    )
-    assert states, "no saved widget state"
-    models = {k for s in states for k in json.loads(html.unescape(s))["state"]}
-    views = [
-        json.loads(html.unescape(v))["model_id"]
-        for v in re.findall(
-            r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>',
-            page,
-            flags=re.S,
-        )
-    ]
-    assert len(views) >= len(widget_cells(doc))
-    assert set(views) <= models
-
-
 def test_checks_fail_on_an_emptied_page():
-    """The helpers see an emptied article and a page without state."""
+    """The helpers see an emptied article."""
     empty = '<article class="bd-article" role="main"></article>'
     assert squash(article(empty)) == ""
     assert "overview" in " ".join(headings("book/overview"))

@@ -6,6 +6,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from lesson_lib.cluster import plan_cluster
+from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.cluster import (
     STAGE_COLORS,
     TP_NETWORK_COLOR,
@@ -14,7 +15,6 @@ from lesson_lib.figures.cluster import (
     legend_handles,
     recommended_plans,
 )
-from lesson_lib.widgets._base import figure_png
 
 
 def _gpu_squares(ax):

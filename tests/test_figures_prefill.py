@@ -6,7 +6,7 @@ from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
 from lesson_lib import MS, allreduce_time, crossover_bytes
-from lesson_lib.figures._style import new_figure
+from lesson_lib.figures._style import figure_png, new_figure
 from lesson_lib.figures.prefill import (
     PAYLOAD_RANGE,
     TERMS,
@@ -17,7 +17,6 @@ from lesson_lib.figures.prefill import (
 )
 from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.step_time import decode_step, prefill_step
-from lesson_lib.widgets._base import figure_png
 
 
 def _lines(ax, label):

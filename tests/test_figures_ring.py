@@ -7,6 +7,7 @@ from matplotlib.patches import Rectangle
 from numpy.testing import assert_allclose
 
 from lesson_lib.collectives import allreduce_wire_bytes
+from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.ring import (
     RECEIVED_COLOR,
     draw_holdings,
@@ -19,7 +20,6 @@ from lesson_lib.figures.ring import (
 from lesson_lib.specimen import MODEL
 from lesson_lib.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.units import KiB
-from lesson_lib.widgets._base import figure_png
 
 
 def _cell_texts(ax, n):

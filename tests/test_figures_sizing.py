@@ -6,6 +6,7 @@ from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
 from lesson_lib import GB, GiB, memory_budget
+from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.sizing import (
     SEGMENTS,
     kv_context_figure,
@@ -13,7 +14,6 @@ from lesson_lib.figures.sizing import (
     tp_budget_figure,
 )
 from lesson_lib.specimen import GPU, MODEL
-from lesson_lib.widgets._base import figure_png
 
 
 def bars(fig: Figure) -> list[BarContainer]:

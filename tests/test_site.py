@@ -7,11 +7,9 @@ import pytest
 from lesson_lib.site import (
     CACHE_DIR,
     ROOT,
-    cell_value,
     invalidate_stale_cache,
     package_fingerprint,
     toc_files,
-    widget_cells,
 )
 from lesson_lib.worked_example import numbers
 
@@ -110,52 +108,3 @@ def test_fingerprint_covers_code_data_and_pins(tmp_path):
     (root / "lesson_lib" / "__pycache__" / "a.pyc").write_bytes(b"x")
     assert package_fingerprint(root) in seen
     assert len(seen) == 3
-
-
-CHAPTER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# A chapter
-
-```{code-cell} ipython3
-from lesson_lib.widgets.example import example_widget
-```
-
-Some prose.
-
-```{code-cell} ipython3
-from lesson_lib.widgets.example import example_widget
-
-example_widget()
-```
-"""
-
-
-def test_widget_cells_find_widget_cells(tmp_path):
-    """A chapter's widget cell is found with its notebook index; prose pages have none.
-
-    Only a cell that imports from ``lesson_lib.widgets`` and ends with an
-    expression counts (markdown cells count in the index, as in JupyterLab).
-    """
-    (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "chapter.md").write_text(CHAPTER)
-    cells = widget_cells("book/chapter", root=tmp_path)
-    assert cells == [
-        (3, "from lesson_lib.widgets.example import example_widget\n\nexample_widget()")
-    ]
-    assert widget_cells("book/index") == []
-
-
-def test_cell_value_returns_the_last_expression():
-    """A cell's last expression is its value; a cell without one is refused."""
-    assert cell_value("x = 2\nx + 1") == 3
-    with pytest.raises(ValueError, match="end with an expression"):
-        cell_value("x = 2")

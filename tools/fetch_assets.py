@@ -4,15 +4,12 @@ The built site must work with no internet, so the scripts a page needs are
 served from the site itself instead of a CDN:
 
 * MathJax 3 (``mathjax_path`` in ``_config.yml``),
-* RequireJS and ``@jupyter-widgets/html-manager``'s ``embed-amd.js``, which
-  render the saved widget state (``nb_ipywidgets_js`` in ``_config.yml``),
 * Vega, Vega-Lite and vega-embed, which draw the live explorers, and the
   lesson's own page scripts (``tools/site/*.js``, into ``_vendor/lesson/``);
   ``tools/lesson_site.py`` adds them only to the pages that need them.
 
 Versions are pinned in ``package.json`` / ``package-lock.json`` (``npm ci``).
-``@jupyter-widgets/html-manager``, ``vega``, ``vega-lite`` and
-``vega-embed`` each ship a prebuilt bundle whose npm dependency tree the site
+``vega``, ``vega-lite`` and ``vega-embed`` each ship a prebuilt bundle whose npm dependency tree the site
 does not need, so their tarballs alone are fetched with ``npm pack`` and
 checked against the sha512 pinned under ``vendorTarballs`` in
 ``package.json``. axe-core, used only by
@@ -61,31 +58,6 @@ MATHJAX_PARTS = (
     "adaptors",
     "sre",
 )
-
-REQUIRE_MIT = """\
-RequireJS 2.3.7
-Copyright jQuery Foundation and other contributors.
-Released under the MIT license (see the header of require.js and
-https://github.com/requirejs/requirejs/blob/master/LICENSE):
-
-Permission is hereby granted, free of charge, to any person obtaining a copy
-of this software and associated documentation files (the "Software"), to deal
-in the Software without restriction, including without limitation the rights
-to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
-copies of the Software, and to permit persons to whom the Software is
-furnished to do so, subject to the following conditions:
-
-The above copyright notice and this permission notice shall be included in
-all copies or substantial portions of the Software.
-
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
-IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
-FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
-AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
-LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
-OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN
-THE SOFTWARE.
-"""
 
 #: Committed files the site serves next to the fetched ones.
 SITE_FILES = ROOT / "tools" / "site"
@@ -137,7 +109,7 @@ def ensure_npm() -> str:
         if npm:
             return npm
     raise SystemExit(
-        "fetch_assets: npm (Node.js) is needed to fetch the site's MathJax and widget "
+        "fetch_assets: npm (Node.js) is needed to fetch the site's MathJax and Vega "
         "scripts; install Node.js >= 18 with npm (e.g. 'sudo apt-get install npm') "
         "and run 'make book' again."
     )
@@ -149,7 +121,7 @@ def npm_ci(npm: str) -> None:
     want = hashlib.sha256((ROOT / "package-lock.json").read_bytes()).hexdigest()
     if stamp.is_file() and stamp.read_text().strip() == want:
         return
-    _say("npm ci (mathjax, requirejs, axe-core)")
+    _say("npm ci (mathjax, axe-core)")
     subprocess.run(
         [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
         cwd=ROOT,
@@ -237,7 +209,6 @@ def assemble(out: Path, tarballs: dict[str, Path]) -> None:
     tarballs : dict of str to pathlib.Path
         The verified tarball of each ``vendorTarballs`` entry.
     """
-    html_manager_tgz = tarballs["@jupyter-widgets/html-manager@1.0.6"]
     mathjax = NODE_MODULES / "mathjax"
     for part in MATHJAX_PARTS:
         _copy(mathjax / "es5" / part, out / "mathjax" / part)
@@ -245,40 +216,15 @@ def assemble(out: Path, tarballs: dict[str, Path]) -> None:
     lic.mkdir(parents=True)
     shutil.copy2(mathjax / "LICENSE", lic / "mathjax-3.2.2-Apache-2.0.txt")
 
-    _copy(NODE_MODULES / "requirejs" / "require.js", out / "requirejs" / "require.js")
-    (lic / "requirejs-2.3.7-MIT.txt").write_text(REQUIRE_MIT)
-
-    with tempfile.TemporaryDirectory() as tmp, tarfile.open(html_manager_tgz) as tar:
-        tar.extractall(tmp, filter="data")
-        dist = Path(tmp) / "package" / "dist"
-        target = out / "html-manager"
-        target.mkdir(parents=True)
-        for f in dist.iterdir():
-            # embed-amd.js and the icon fonts it refers to; no source maps,
-            # no second (non-AMD) bundle.
-            if f.suffix in {".map", ".txt"} or f.name in {"embed.js", "libembed-amd.js"}:
-                continue
-            if f.name.endswith(".embed.js"):
-                continue
-            shutil.copy2(f, target / f.name)
-        # Committed: sets the renderer's asset path, bridges MathJax 2 -> 3.
-        shutil.copy2(SITE_FILES / "widgets-setup.js", target / "widgets-setup.js")
-        pkg = Path(tmp) / "package"
-        shutil.copy2(pkg / "LICENSE", lic / "jupyter-widgets-html-manager-1.0.6-BSD-3-Clause.txt")
-        shutil.copy2(
-            dist / "embed.js.LICENSE.txt",
-            lic / "jupyter-widgets-html-manager-1.0.6-bundled-third-party.txt",
-        )
     for spec, bundle in VEGA_BUNDLES.items():
         with tempfile.TemporaryDirectory() as tmp:
             pkg = _unpack(tarballs[spec], Path(tmp))
             _copy(pkg / "build" / bundle, out / "vega" / bundle)
             name = spec.replace("@", "-")
             shutil.copy2(pkg / "LICENSE", lic / f"{name}-BSD-3-Clause.txt")
-    # The lesson's own page scripts (explorers, self-check); widgets-setup.js
-    # already sits with the widget renderer.
+    # The lesson's own page scripts and styles (explorers, tables, self-check).
     for f in sorted(SITE_FILES.iterdir()):
-        if f.suffix in {".js", ".css"} and f.name != "widgets-setup.js":
+        if f.suffix in {".js", ".css"}:
             _copy(f, out / "lesson" / f.name)
     (out / "README.txt").write_text(
         "Fetched by tools/fetch_assets.py from npm at the versions pinned in\n"

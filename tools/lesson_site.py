@@ -2,7 +2,7 @@
 
 * Stops the build with a clear message when the offline assets are missing
   (``_vendor/``, fetched by ``tools/fetch_assets.py``; ``make book`` runs it),
-  instead of producing a site whose math and widgets silently need a CDN.
+  instead of producing a site whose math and explorers silently need a CDN.
 * Drops duplicate inline ``<script>`` blocks. Sphinx 7.4 re-adds every
   registered body-only script in ``prepare_writing`` with filename ``''``
   instead of ``None``, so its de-duplication misses them; sphinx-thebe's
@@ -53,7 +53,7 @@ def check_vendor(app: Sphinx, config: Config) -> None:
             continue
         if not (path / PINS_FILE).is_file():
             raise ConfigError(
-                f"{path} has no {PINS_FILE}: the site's MathJax and widget scripts are "
+                f"{path} has no {PINS_FILE}: the site's MathJax and Vega scripts are "
                 "missing. Run 'python tools/fetch_assets.py' (or 'make book')."
             )
         pins.append((path / PINS_FILE).read_text().strip())

@@ -1,7 +1,7 @@
 """Figure builders: each returns a :class:`matplotlib.figure.Figure`.
 
 One module per step of the lesson. Builders draw nothing globally (no
-``pyplot`` state), so a figure made for a widget never leaks into a page.
+``pyplot`` state), so a figure made for one page never leaks into another.
 
 A bare ``Figure`` has no rich display of its own: IPython shows it as a PNG
 only once a backend has registered the formatter, which normally happens on

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 
+import matplotlib
 from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
+from PIL import Image
 
 #: Okabe-Ito palette, distinguishable with the common colour-vision deficiencies.
 PALETTE: dict[str, str] = {
@@ -75,11 +79,11 @@ def fixed_figure(
     wspace: float = 0.2,
     width_ratios: Sequence[float] | None = None,
 ) -> Figure:
-    """A figure with a row of axes and margins fixed in inches, for widgets.
+    """A figure with a row of axes and margins fixed in inches, quick to redraw.
 
     Constrained layout measures every label again at each draw, which costs
-    a widget update more than the drawing itself; fixed margins cost
-    nothing. Leave room for the widest labels the widget can show.
+    a redraw more than the drawing itself; fixed margins cost
+    nothing. Leave room for the widest labels the figure can show.
 
     Parameters
     ----------
@@ -199,7 +203,7 @@ def draw_key(
     spacing, entries filling the columns top to bottom, but each entry is a
     plain swatch and a plain text at a place computed from the font size
     and the number of characters. A legend measures and lays itself out
-    again on every draw, which costs a widget update more than drawing its
+    again on every draw, which costs a redraw more than drawing its
     texts; this key costs only its texts.
 
     Parameters
@@ -297,3 +301,43 @@ def draw_key(
             )
             y0 -= (height + 0.5) * em_y
     return texts
+
+
+def figure_png(fig: Figure, dpi: int = 80) -> bytes:
+    """Render ``fig`` to PNG bytes.
+
+    The figure keeps an Agg canvas of its own, so a caller that redraws one
+    figure in place (the tests, comparing renders) reuses the renderer and
+    its cache of text sizes. Text
+    is drawn without font hinting, which is a fifth faster at this size,
+    and the PNG is RGB with light compression: smaller and quicker to write
+    than the RGBA of ``savefig``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (with an opaque background); it is not shown anywhere.
+    dpi : int, default 80
+        Resolution; low enough to keep repeated renders quick. The figure's
+        own ``dpi`` is restored afterwards.
+
+    Returns
+    -------
+    bytes
+        The PNG file.
+    """
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    original_dpi = fig.dpi
+    buf = io.BytesIO()
+    try:
+        fig.dpi = dpi
+        with matplotlib.rc_context({"text.hinting": "no_hinting"}):
+            canvas.draw()
+        width, height = canvas.get_width_height(physical=True)
+        picture = Image.frombuffer(
+            "RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
+        )
+        picture.convert("RGB").save(buf, format="png", compress_level=3)
+    finally:
+        fig.dpi = original_dpi
+    return buf.getvalue()

@@ -371,7 +371,7 @@ def layout_figure(
     reuse : Figure, optional
         A figure this function returned before for as many plans: it is
         resized, emptied and drawn again in place, much faster than a new
-        one (for widgets).
+        one (for repeated renders).
 
     Returns
     -------

@@ -315,7 +315,7 @@ def prefill_explorer_figure(
         Figure size in inches (ignored when ``reuse`` is given).
     reuse : Figure, optional
         A figure this function returned before: it is emptied and drawn
-        again in place, much faster than a new one (for widgets).
+        again in place, much faster than a new one (for repeated renders).
 
     Returns
     -------
@@ -329,7 +329,7 @@ def prefill_explorer_figure(
     pair = per_token(model, accel, fabric, n, prompt_tokens)
     fig = reusable(reuse, EXPLORER_KIND)
     if fig is None:
-        # Fixed margins, not constrained layout: it would triple a widget update.
+        # Fixed margins, not constrained layout: it would triple a redraw.
         fig = Figure(figsize=(width, height))
         fig.set_label(EXPLORER_KIND)
         fig.subplots(1, 2, width_ratios=[1.5, 1])

@@ -293,7 +293,7 @@ def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = N
 
     Left: :func:`draw_holdings` after ``step`` steps. Right: bars of the
     bytes each rank has sent so far, against the whole all-reduce's
-    ``2 (n - 1) / n`` times the payload. Sized for a widget.
+    ``2 (n - 1) / n`` times the payload. Sized for a small panel.
 
     Parameters
     ----------
@@ -303,7 +303,7 @@ def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = N
         From 0 to ``len(result.steps)``.
     reuse : Figure, optional
         A figure this function returned before: it is emptied and drawn
-        again in place, much faster than a new one (for widgets).
+        again in place, much faster than a new one (for repeated renders).
 
     Returns
     -------
@@ -315,7 +315,7 @@ def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = N
     payload = float(sum(result.chunk_bytes))
     fig = reusable(reuse, RING_STATE_KIND)
     if fig is None:
-        # A fixed layout: constrained layout would double the drawing time of a widget update.
+        # A fixed layout: constrained layout would double the drawing time of a redraw.
         fig = Figure(figsize=(7.8, 3.9))
         fig.set_label(RING_STATE_KIND)
         fig.subplots(1, 2, width_ratios=[1.2, 1])
@@ -338,7 +338,7 @@ def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = N
     right.set_title(f"after step {step} of {len(result.steps)}", fontsize=10, y=1.0)
     right.grid(True, axis="y", alpha=0.3)
     # Keys of plain swatches and texts: a legend would lay itself out again
-    # at every redraw, which costs a widget update more than its texts.
+    # at every redraw, which costs a redraw more than its texts.
     box = right.get_position()
     draw_key(fig, right.get_legend_handles_labels()[0], x=box.x0, y=box.y1, frame=True)
     draw_key(fig, holdings_legend_handles(n), x=0.5, y=0.02, loc="lower center", ncols=4)

@@ -73,7 +73,7 @@ def memory_bars_figure(
         ``"constrained"``: matplotlib fits the margins and the legend (for
         the book). ``"fixed"``: margins fixed in inches and a plain key
         (:func:`~lesson_lib.figures._style.draw_key`) instead of a legend,
-        several times quicker to redraw (for widgets).
+        several times quicker to redraw (for repeated renders).
     reuse : Figure, optional
         A figure this function returned before: it is emptied and drawn
         again in place with its own layout, much faster than a new one.

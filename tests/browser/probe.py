@@ -1,8 +1,8 @@
 """Visit one page of the built site in Chromium and record what a reader gets.
 
 :func:`visit` loads the page once (network off: only 127.0.0.1 answers),
-waits for MathJax and the widget renderer, and returns a :class:`PageReport`
-with console errors, failed requests, math, figures, widgets, solutions,
+waits for MathJax and the explorers, and returns a :class:`PageReport`
+with console errors, failed requests, math, figures, explorers, solutions,
 links and the axe-core violations of the page's content. Tests assert on it.
 """
 
@@ -29,20 +29,12 @@ WAIT_FOR_MATHJAX = """async () => {
   return 'typeset';
 }"""
 
-WAIT_FOR_WIDGETS = """async () => {
-  const views = Array.from(document.querySelectorAll(
-    'script[type="application/vnd.jupyter.widget-view+json"]'));
-  const done = () => views.every(s => {
-    const a = s.previousElementSibling;
-    return a && a.classList.contains('widget-subarea') && a.firstElementChild;
-  });
-  for (let i = 0; i < 300 && !done(); i++) { await new Promise(r => setTimeout(r, 50)); }
-  // pictures are blob: URLs decoded asynchronously
-  const imgs = Array.from(document.querySelectorAll('img.widget-image'));
-  for (let i = 0; i < 100 && !imgs.every(m => m.complete); i++) {
-    await new Promise(r => setTimeout(r, 50));
-  }
-  return views.length;
+WAIT_FOR_EXPLORERS = """async () => {
+  const boxes = Array.from(document.querySelectorAll('div.lesson-explorer'));
+  const done = () => boxes.every(b => b.classList.contains('lesson-explorer-ready')
+    || b.querySelector('.lesson-explorer-error'));
+  for (let i = 0; i < 600 && !done(); i++) { await new Promise(r => setTimeout(r, 50)); }
+  return boxes.length;
 }"""
 
 COLLECT = r"""() => {
@@ -61,7 +53,7 @@ COLLECT = r"""() => {
   // --- figures: every <img> in the content, and every figure with an id
   const images = Array.from(article.querySelectorAll('img')).map(img => ({
     src: img.getAttribute('src') || '', alt: img.getAttribute('alt'),
-    loaded: img.complete && img.naturalWidth > 0, widget: img.classList.contains('widget-image'),
+    loaded: img.complete && img.naturalWidth > 0,
   }));
   const figures = Array.from(article.querySelectorAll('figure')).map(f => ({
     id: f.id || (f.querySelector('[id]') || {}).id || '',
@@ -69,26 +61,20 @@ COLLECT = r"""() => {
     caption: (f.querySelector('figcaption') || {textContent: ''}).textContent.trim(),
   }));
   const ids = Array.from(document.querySelectorAll('[id]')).map(e => e.id);
-  // --- widgets
-  const states = Array.from(document.querySelectorAll(
-    'script[type="application/vnd.jupyter.widget-state+json"]'));
-  let sliderModels = 0;
-  states.forEach(s => { try {
-    Object.values(JSON.parse(s.textContent).state).forEach(m => {
-      if (/Slider(Model)?$/.test(m.model_name || '')) { sliderModels += 1; } });
-  } catch (e) {} });
-  const views = Array.from(document.querySelectorAll(
-    'script[type="application/vnd.jupyter.widget-view+json"]')).map(s => {
-      const a = s.previousElementSibling;
-      const root = a && a.classList.contains('widget-subarea') ? a.firstElementChild : null;
-      const box = root ? root.getBoundingClientRect() : {width: 0, height: 0};
-      return {rendered: !!root, width: box.width, height: box.height,
-              sliders: root ? Array.from(root.querySelectorAll('.widget-slider')).filter(visible).length : 0};
+  // --- explorers
+  const explorers = Array.from(document.querySelectorAll('div.lesson-explorer')).map(b => {
+    const svg = b.querySelector('svg');
+    const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+    return {title: b.getAttribute('aria-label'), ready: b.classList.contains('lesson-explorer-ready'),
+            error: (b.querySelector('.lesson-explorer-error') || {textContent: ''}).textContent,
+            width: box.width, height: box.height,
+            inputs: b.querySelectorAll('.vega-bindings input, .vega-bindings select').length,
+            status: (b.querySelector('.lesson-explorer-status') || {textContent: ''}).textContent};
   });
   // --- links (whole page: navigation too)
   const links = Array.from(document.querySelectorAll('a[href]')).map(a => a.href);
   return {title: document.title, untypeset, mathCount: maths.length, text, images, figures, ids,
-          widgetStates: states.length, sliderModels, views, links,
+          explorers, links,
           solutions: document.querySelectorAll('.solution').length};
 }"""
 
@@ -270,7 +256,7 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> P
     try:
         page.goto(url, wait_until="load", timeout=ACTION_TIMEOUT_MS)
         page.evaluate(WAIT_FOR_MATHJAX)
-        page.evaluate(WAIT_FOR_WIDGETS)
+        page.evaluate(WAIT_FOR_EXPLORERS)
         page.wait_for_load_state("networkidle", timeout=ACTION_TIMEOUT_MS)
         report.data = page.evaluate(COLLECT)
         report.screenshot = shots / (doc.replace("/", "__") + ".png")

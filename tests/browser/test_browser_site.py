@@ -3,7 +3,7 @@
 Every page of ``_toc.yml`` is loaded once from a local HTTP server in
 Chromium (only 127.0.0.1 resolves) and checked: no console errors or failed
 requests, math typeset, figures loaded with alt text, solutions collapsed
-until clicked, saved widget state rendered, internal links resolving, and no
+until clicked, every explorer drawn, internal links resolving, and no
 serious or critical axe-core violation in the page's content. Screenshots of
 every page land in ``_build/browser-screenshots/``.
 """
@@ -20,7 +20,8 @@ from urllib.parse import unquote, urldefrag, urlsplit
 import pytest
 from probe import PageReport, raw_tex, visit
 
-from lesson_lib.site import ROOT, toc_files, widget_cells
+from lesson_lib.explorers.catalog import EXPLORERS
+from lesson_lib.site import ROOT, toc_files
 
 pytestmark = pytest.mark.slow
 
@@ -122,22 +123,16 @@ def test_solutions_collapsed_and_open_on_click(report, doc):
 
 
 @pytest.mark.parametrize("doc", DOCS)
-def test_saved_widget_state_renders(report, doc):
-    """Each saved widget view renders with a size, and its sliders are visible."""
+def test_explorers_are_drawn(report, doc):
+    """Each explorer the catalog puts on the page is drawn, with inputs and a message."""
     r = report(doc)
-    views = r.data["views"]
-    expected = len(widget_cells(doc))  # widget cells of the source: the page must show each
-    assert len(views) >= expected
-    if r.data["widgetStates"] == 0:
-        assert expected == 0, "the chapter has widgets but the page saved no widget state"
-        assert views == []
-        return
-    assert views, "widget state saved but no view displayed"
-    assert [v for v in views if not v["rendered"] or v["height"] <= 0] == []
-    if r.data["sliderModels"]:
-        assert sum(v["sliders"] for v in views) >= 1
-    widget_images = [i for i in r.data["images"] if i["widget"]]
-    assert all(i["loaded"] and (i["alt"] or "").strip() for i in widget_images)
+    expected = sorted(e.build().title for e in EXPLORERS if e.doc == doc)
+    shown = r.data["explorers"]
+    assert sorted(x["title"] for x in shown) == expected
+    for x in shown:
+        assert x["ready"] and not x["error"], x
+        assert x["width"] > 200 and x["height"] > 100, x
+        assert x["inputs"] >= 1 and x["status"].strip(), x
 
 
 @pytest.mark.parametrize("doc", DOCS)
