@@ -44,7 +44,8 @@ SCORES: dict[str, float] = {RIGHT: 1.0, CLOSE: 0.5, WRONG: 0.0, UNANSWERED: 0.0,
 
 # Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA),
 # which the plain palette's green, orange and grey miss. A symbol goes with
-# each colour so colour is not the only cue.
+# each colour so colour is not the only cue. Text in these colours gets its
+# own white background, so a dark theme keeps the contrast.
 _LOOK = {
     RIGHT: ("#007A5A", "\u2714"),
     CLOSE: ("#8A5A00", "\u2248"),
@@ -221,7 +222,7 @@ class Report:
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td>{html.escape(r.qid)}</td>"
-            f'<td style="color:{_LOOK[r.status][0]}">{_LOOK[r.status][1]} '
+            f'<td style="color:{_LOOK[r.status][0]};background:#ffffff">{_LOOK[r.status][1]} '
             f"{html.escape(r.status)}</td><td>{r.score:g}</td></tr>"
             for r in self.results.values()
         )
