@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import random
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -101,7 +102,7 @@ def rounding_tie(qid: str) -> float | None:
     return None
 
 
-def answers(qid: str) -> list[str]:
+def answers(qid: str) -> tuple[list[str], list[str]]:
     """Answers to try on ``qid``, all derived from the problem bank's book version.
 
     Parameters
@@ -111,34 +112,41 @@ def answers(qid: str) -> list[str]:
 
     Returns
     -------
-    list of str
-        Right (with and without its unit), close, every known mistake, the
-        answer in other units (read and converted) and their bare numbers
-        (the unit mix-ups), and garbage.
+    typed : list of str
+        Typed with the keyboard: the right answer with and without its unit,
+        a close one, every known mistake, the answer in another unit (read
+        and converted) and its bare number (a unit mix-up), garbage, blank;
+        for multiple choice every letter.
+    more : list of str
+        Submitted through the same form: other spellings, units and mix-ups,
+        a rounding tie, and more garbage.
     """
     problem = get_problem(qid)
     ref = reference(qid)
     if problem.kind == "choice":
         letters = "abcd"[: len(problem.choices(params(qid)))]
-        return [*letters, ref.upper(), f"({ref})", f" {ref}. ", "z", "ab", *GARBAGE]
+        typed = [*letters, "abc", ""]
+        return typed, [ref.upper(), f"({ref})", f" {ref}. ", "z", "ab", *GARBAGE]
     unit = problem.unit
-    out = [repr(ref), f"{ref} {unit}", f"{ref:,.6f}"]
+    typed = [repr(ref), f"{ref} {unit}"]
+    more = [f"{ref:,.6f}"]
     if problem.kind == "count":
-        out += [str(ref + 0.5), str(ref + 1), str(ref - 1), f"{ref} {unit[:3]}"]
+        typed += [str(ref + 0.5), str(ref + 1)]
+        more += [str(ref - 1), f"{ref} {unit[:3]}"]
     else:
-        out += [repr(ref * (1 + 0.75 * problem.close_rtol))]
+        typed += [repr(ref * (1 + 0.75 * problem.close_rtol))]
     tie = rounding_tie(qid) if problem.kind == "number" else None
-    out += [repr(tie)] if tie is not None else []
-    out += [repr(m.value) for m in mistakes(qid)]
+    more += [repr(tie)] if tie is not None else []
+    typed += [repr(m.value) for m in mistakes(qid)]
     sizes = other_units(unit)
     asked = {**BYTE_UNITS, **TIME_UNITS}.get(unit)
-    for other, size in sizes.items():
+    for i, (other, size) in enumerate(sizes.items()):
         value = ref * asked / size
-        out += [f"{value!r} {other}", f"{value:.6g}"]
-    out += ["3 x"] if sizes else ["3 GB"]
+        (typed if i == 0 else more).extend([f"{value!r} {other}", f"{value:.6g}"])
+    more += ["3 x"] if sizes else ["3 GB"]
     if unit == "x":
-        out += [f"{ref:.4f} times", f"{ref:.4f}\u00d7"]
-    return out + GARBAGE
+        more += [f"{ref:.4f} times", f"{ref:.4f}\u00d7"]
+    return [*typed, "abc", ""], more + GARBAGE
 
 
 def test_answers_reach_a_rounding_tie():
@@ -177,11 +185,13 @@ def problem_page(browser: Any, site: str) -> Iterator[dict[str, Any]]:
         context.close()
 
 
-READ = """box => {
+#: What a box shows: how many checks it ran, and its verdict.
+READ_BOX = """function readBox(box) {
   const verdict = box.querySelector('.lesson-selfcheck-verdict');
   const status = verdict.querySelector('.lesson-selfcheck-status');
   const message = verdict.querySelector('.lesson-selfcheck-message');
   return {checks: Number(box.getAttribute('data-checks') || 0),
+          text: box.querySelector('input').value,
           status: verdict.getAttribute('data-status'),
           statusText: status ? status.textContent : null,
           statusColor: status ? getComputedStyle(status).color : null,
@@ -189,11 +199,53 @@ READ = """box => {
           messageShown: message ? message.innerText : null};
 }"""
 
+READ = f"box => {{ {READ_BOX}; return readBox(box); }}"
+
+#: Submit each text through a box's form, as its Check button does, and read the verdict.
+SUBMIT_ALL = f"""([qid, texts]) => {{
+  {READ_BOX};
+  const box = document.querySelector(`div.lesson-selfcheck[data-qid="${{qid}}"]`);
+  return texts.map(text => {{
+    box.querySelector('input').value = text;
+    box.querySelector('form').requestSubmit();
+    return readBox(box);
+  }});
+}}"""
+
 
 def rgb(hex_colour: str) -> str:
     """``#007A5A`` as the browser's computed ``rgb(0, 122, 90)``."""
     r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({r}, {g}, {b})"
+
+
+def mismatch(qid: str, got: dict[str, Any]) -> dict[str, Any] | None:
+    """How the box's verdict differs from check()'s for the text it holds, or None.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    got : dict
+        What :data:`READ_BOX` read.
+
+    Returns
+    -------
+    dict or None
+        The text, what the page showed and what check() says, when they differ.
+    """
+    want = check(qid, got["text"])  # the text as the box holds it (it drops line breaks)
+    colour, symbol = LOOK[want.status]
+    expected = {
+        "status": want.status,
+        "statusText": f"{symbol} {qid}: {want.status}.",
+        "statusColor": rgb(colour),
+        "messageText": want.message,
+        "messageShown": normalise(want.message),
+    }
+    shown = {key: got[key] for key in expected}
+    shown["messageShown"] = normalise(shown["messageShown"] or "")
+    return None if shown == expected else {"text": got["text"], "page": shown, "check": expected}
 
 
 @pytest.mark.parametrize("qid", list(PROBLEMS))
@@ -203,11 +255,10 @@ def test_page_verdict_equals_check(problem_page, qid):
     box = page.locator(f'div.lesson-selfcheck[data-qid="{qid}"]')
     field = box.get_by_role("textbox")
     button = box.get_by_role("button", name="Check")
+    typed, more = answers(qid)
     before = box.evaluate(READ)["checks"]
-    statuses = set()
-    mismatches = []
-    tried = answers(qid)
-    for i, text in enumerate(tried):
+    seen = []
+    for i, text in enumerate(typed):
         field.fill(text)
         if i % 4:
             page.keyboard.press("Enter")  # the box keeps the focus fill() gave it
@@ -215,26 +266,82 @@ def test_page_verdict_equals_check(problem_page, qid):
             button.click()
         got = box.evaluate(READ)
         assert got["checks"] == before + i + 1, f"{qid}: {text!r} was not checked"
-        want = check(qid, text)
-        statuses.add(want.status)
-        colour, symbol = LOOK[want.status]
-        expected = {
-            "status": want.status,
-            "statusText": f"{symbol} {qid}: {want.status}.",
-            "statusColor": rgb(colour),
-            "messageText": want.message,
-            "messageShown": normalise(want.message),
-        }
-        got["messageShown"] = normalise(got["messageShown"])
-        del got["checks"]
-        if got != expected:
-            mismatches.append((text, got, expected))
-    assert mismatches == []
+        assert got["text"] == text
+        seen.append(got)
+    seen += page.evaluate(SUBMIT_ALL, [qid, more])
+    assert [got["text"] for got in seen] == typed + more
+    assert [m for m in (mismatch(qid, got) for got in seen) if m] == []
     # The derived answers reach every verdict the problem can give.
+    statuses = {got["status"] for got in seen}
     wanted = {"right", "wrong", "unreadable", "not answered yet"}
     if get_problem(qid).kind != "choice":
         wanted.add("close")
     assert statuses >= wanted
+
+
+#: Characters for random answers: number syntax, unit letters, quotes, and the
+#: Unicode that Python and JavaScript read differently unless told how.
+ODD_CHARACTERS = [
+    *"0123456789.,_eE+-() :x/'\"\\abcdABCDsSmMkKgGtTbBiIuUnN",
+    *"\u00d7\u00b5\u03bc\u0663\u00a0\u2003\x1c\x85\t\u017f\u212a\u00df\u0131\ufeff",
+    *"\u200b\u00e9\x7f\x01\u2028\u0130\u03a3",
+    "\U0001d7ce",
+    "\U0001f600",
+]
+
+
+def random_answers(qid: str, count: int, seed: int) -> list[str]:
+    """Random answers to ``qid``: odd strings, and the bank's numbers in random formats and units.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    count : int
+        How many.
+    seed : int
+        Seed of the generator (the same answers every run).
+
+    Returns
+    -------
+    list of str
+        The answers.
+    """
+    rng = random.Random(f"{seed}-{qid}")
+    ref = reference(qid)
+    spellings = [*check_module._UNIT_ALIASES]
+    spellings += [s for names in check_module._COUNTING_UNITS.values() for s in names]
+    values = [ref] if isinstance(ref, str) else [ref, *(m.value for m in mistakes(qid))]
+    out = []
+    for _ in range(count):
+        if rng.random() < 0.3:
+            out.append("".join(rng.choice(ODD_CHARACTERS) for _ in range(rng.randint(0, 10))))
+        elif isinstance(ref, str):
+            out.append(
+                rng.choice(["", " ", "("])
+                + rng.choice("abcdeABCDE")
+                + rng.choice(["", ")", ".", ": "])
+            )
+        else:
+            value = rng.choice(values) * rng.choice(
+                [1, 1, rng.uniform(0.9, 1.1), 10 ** rng.randint(-9, 9)]
+            )
+            number = rng.choice(
+                ["{!r}", "{:.3g}", "{:,.4f}", "{:.6e}", "{:_.2f}", "{:.12g}"]
+            ).format(value)
+            unit = rng.choice([*spellings, "", "", rng.choice(spellings).upper()])
+            out.append(rng.choice(["", " ", "\u00a0"]) + number + rng.choice(["", " "]) + unit)
+    return out
+
+
+def test_page_agrees_with_check_on_random_answers(problem_page):
+    """Hundreds of random answers, submitted through each box's form, get check()'s verdict."""
+    page = problem_page["page"]
+    mismatches = []
+    for qid in PROBLEMS:
+        for got in page.evaluate(SUBMIT_ALL, [qid, random_answers(qid, 40, 0)]):
+            mismatches.append(mismatch(qid, got))
+    assert [m for m in mismatches if m] == []
 
 
 def test_keyboard_only(problem_page):
