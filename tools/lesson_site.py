@@ -14,7 +14,8 @@
   ``label-content-name-mismatch``. Without it the visible words are the name.
 * Adds the live explorers' scripts (Vega, Vega-Lite, vega-embed and
   ``explorers.js``) and the self-check's script only to pages whose body has
-  an element of that class, so other pages stay light.
+  an element of that class, so other pages stay light, and ``tables.js``
+  (a visible cue above tables wider than the page) to pages with a table.
 * Writes the self-check's data (:func:`lesson_lib.coursework.static_check.selfcheck_json`)
   into the pages that have a self-check box, as an inline JSON script: a page
   opened from ``file://`` cannot fetch a separate file.
@@ -120,6 +121,8 @@ PAGE_ASSETS: dict[str, tuple[str, ...]] = {
     ),
     "lesson-selfcheck": ("lesson/selfcheck.js", "lesson/selfcheck.css"),
 }
+#: Assets of every page with a table: the cue for tables wider than the page.
+TABLE_ASSETS: tuple[str, ...] = ("lesson/tables.js", "lesson/tables.css")
 
 
 def has_class(body: str, name: str) -> bool:
@@ -153,9 +156,10 @@ def add_page_assets(
     body = context.get("body")
     if not isinstance(body, str):
         return
-    for marker, assets in PAGE_ASSETS.items():
-        if not has_class(body, marker):
-            continue
+    wanted = [assets for marker, assets in PAGE_ASSETS.items() if has_class(body, marker)]
+    if "<table" in body:
+        wanted.append(TABLE_ASSETS)
+    for assets in wanted:
         for asset in assets:
             if asset.endswith(".css"):
                 app.add_css_file(asset)

@@ -11,7 +11,7 @@ the static site (the MyST-NB renderer in :mod:`lesson_lib.explorers.myst`
 and ``tools/site/explorers.js``), with no kernel behind it either way.
 
 The message under the controls is a :class:`Template`: literal text and
-fields of the state's row. Python renders it (:meth:`Explorer.message`, what
+fields of the state's row. Python renders it (:meth:`Explorer.message_for`, what
 the tests compare the page with) and writes the Vega expression that renders
 it in the browser, so the two cannot drift apart.
 """
@@ -31,8 +31,8 @@ from lesson_lib._validate import require_instance
 
 #: The MIME type of the explorers' output (JupyterLab 4 renders it natively).
 MIME_TYPE = "application/vnd.vegalite.v5+json"
-#: The Vega-Lite version the spec is written for: JupyterLab 4.6 bundles 5.6.1 and
-#: the site vendors the same (tools/fetch_assets.py). An identifier, never fetched.
+#: The Vega-Lite version the spec is written for, the one JupyterLab 4.6 bundles and
+#: the site vendors (tools/fetch_assets.py); an identifier, never fetched.
 SCHEMA = "https://vega.github.io/schema/vega-lite/v5.6.1.json"
 #: Name of the text mark that carries the message; the site's script reads it.
 MESSAGE_NAME = "message"
@@ -87,8 +87,9 @@ class Control:
         if self.input not in ("select", "range", "radio"):
             raise ValueError(f"Control {self.name!r}: input must be select, range or radio")
         if self.input == "range":
-            steps = {round(b - a, 12) for a, b in pairwise(self.values)}
-            if any(isinstance(v, str) for v in self.values) or len(steps) > 1:
+            numbers = all(isinstance(v, int | float) for v in self.values)
+            steps = {round(b - a, 12) for a, b in pairwise(self.values)} if numbers else set()
+            if not numbers or len(steps) > 1:
                 raise ValueError(f"Control {self.name!r}: a slider needs evenly spaced numbers")
 
     def label_of(self, value: Value) -> str:
@@ -123,6 +124,14 @@ class Template:
     """
 
     parts: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(self.parts))
+        for part in self.parts:
+            if ("{" in part or "}" in part) and self._field(part) is None:
+                raise ValueError(
+                    f"Template part {part!r} mixes a field with text; give the field its own part"
+                )
 
     @staticmethod
     def _field(part: str) -> str | None:
@@ -188,6 +197,13 @@ class Explorer:
         Columns the chart reads as numbers.
     message_lines : int, default 3
         Lines of the message, for its height.
+    details : sequence of dict, optional
+        Several rows per state for a chart that draws many marks (the ring's
+        chunks, say): each row holds the controls' values like ``rows`` do,
+        and the chart then reads this table instead of ``rows`` (filter it
+        with :meth:`state_filter`). Every state needs at least one row.
+    detail_numeric : sequence of str
+        Columns of ``details`` the chart reads as numbers.
     """
 
     title: str
@@ -198,6 +214,8 @@ class Explorer:
     chart: dict[str, Any]
     numeric: tuple[str, ...] = ()
     message_lines: int = 3
+    details: list[dict[str, Any]] | None = None
+    detail_numeric: tuple[str, ...] = ()
     _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -220,6 +238,14 @@ class Explorer:
                 raise ValueError(
                     f"{self.title}: no row for the state {dict(zip(names, key, strict=True))}"
                 )
+        if self.details is not None:
+            if len(self.details) > 4 * MAX_STATES:
+                raise ValueError(
+                    f"{self.title}: {len(self.details)} detail rows; at most {4 * MAX_STATES}"
+                )
+            covered = {tuple(d[n] for n in names) for d in self.details}
+            if covered != set(self._index):
+                raise ValueError(f"{self.title}: details must cover exactly the explorer's states")
         missing = set(self.message.fields) - set(self.rows[0])
         if missing:
             raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
@@ -259,23 +285,30 @@ class Explorer:
         tests = [f"datum.{c.name} == {c.name}" for c in self.controls if c.name not in free]
         return " && ".join(tests) or "true"
 
-    def table(self) -> str:
-        """The states as CSV text (numbers as Python writes them, exactly)."""
-        columns = list(self.rows[0])
+    def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+        """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
+        rows = self.rows if rows is None else rows
+        columns = list(rows[0])
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(columns)
-        for row in self.rows:
+        for row in rows:
             writer.writerow([_csv_text(row[c]) for c in columns])
         return buf.getvalue()
 
+    def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
+        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
+        parse = dict.fromkeys(sorted(numbers | set(numeric)), "number")
+        for name in rows[0]:
+            parse.setdefault(name, "string")
+        return {"values": self.table(rows), "format": {"type": "csv", "parse": parse}}
+
     def spec(self) -> dict[str, Any]:
         """The Vega-Lite spec (version 5.6)."""
-        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
-        parse = dict.fromkeys(sorted(numbers | set(self.numeric)), "number")
-        for name in self.message.fields:
-            parse.setdefault(name, "string")
-        data = {"values": self.table(), "format": {"type": "csv", "parse": parse}}
+        data = self._data(self.rows, self.numeric)
+        chart = self.chart
+        if self.details is not None:
+            chart = {"data": self._data(self.details, self.detail_numeric), **chart}
         message = {
             "name": MESSAGE_NAME,
             "height": 17 * self.message_lines,
@@ -305,11 +338,14 @@ class Explorer:
             "description": self.description,
             "params": [c.param() for c in self.controls],
             "data": data,
-            "vconcat": [message, self.chart],
+            "vconcat": [message, chart],
             "spacing": 8,
             "background": "white",
             "padding": 8,
             "config": {"view": {"stroke": None}, "font": "sans-serif"},
+            # vega-embed reads these wherever it runs (JupyterLab, the site): SVG
+            # keeps the message readable as text; no export menu.
+            "usermeta": {"embedOptions": {"renderer": "svg", "actions": False}},
         }
 
     def _repr_mimebundle_(

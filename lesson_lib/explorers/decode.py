@@ -20,10 +20,10 @@ from lesson_lib.scaling import speedup_limit
 from lesson_lib.specimen import A100, FAST, FAST_RING, GPU, INTER_NODE, MODEL, SLOW
 from lesson_lib.specs import Accelerator, Fabric
 from lesson_lib.step_time import StepBreakdown, decode_step
-from lesson_lib.units import MS
+from lesson_lib.units import MS, TB, US
 
-#: The fabrics offered, by key: the lesson's two, CUDA graphs on the fast one, a
-#: ring whose latency grows per hop, and a network between nodes.
+#: The fabrics offered, by key (the lesson's two, CUDA graphs on the fast one, a
+#: ring whose latency grows per hop, and a network between nodes).
 FABRICS: dict[str, Fabric] = {
     "fast": FAST,
     "graphs": cuda_graph_fabric(FAST),
@@ -31,12 +31,18 @@ FABRICS: dict[str, Fabric] = {
     "slow": SLOW,
     "network": INTER_NODE,
 }
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds / US:.3g} us"
+
+
 FABRIC_LABELS: dict[str, str] = {
-    "fast": "fast: NVLink-class, 10 us (lesson)",
-    "graphs": "fast with CUDA graphs, 7 us",
-    "hops": "fast, latency grows per hop (measured)",
-    "slow": "slow: PCIe-class, 50 us (lesson)",
-    "network": "between nodes: InfiniBand-class, 25 us",
+    "fast": f"fast: NVLink-class, {_us(FAST.latency)} (lesson)",
+    "graphs": f"fast with CUDA graphs, {_us(FABRICS['graphs'].latency)}",
+    "hops": f"fast, {_us(FAST_RING.latency)} + {_us(FAST_RING.hop_latency)} per hop (fit)",
+    "slow": f"slow: PCIe-class, {_us(SLOW.latency)} (lesson)",
+    "network": f"between nodes: InfiniBand-class, {_us(INTER_NODE.latency)} (assumed)",
 }
 #: The cards offered, by key; the last is hypothetical (exercise ex-latency-4).
 CARDS: dict[str, Accelerator] = {
@@ -47,9 +53,10 @@ CARDS: dict[str, Accelerator] = {
     ),
 }
 CARD_LABELS: dict[str, str] = {
-    "a100": "A100, 2.0 TB/s",
-    "h100": "H100, 3.35 TB/s (lesson)",
-    "h100x2": "hypothetical, 6.7 TB/s",
+    key: f"{label}, {card.hbm_bandwidth / TB:.3g} TB/s"
+    for (key, card), label in zip(
+        CARDS.items(), ("A100", "H100 (lesson)", "hypothetical, 2x HBM"), strict=True
+    )
 }
 #: Tensor-parallel degrees offered.
 N_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16)
@@ -88,7 +95,7 @@ MESSAGE = Template(
         "{total_ms}",
         " ms per token for each sequence, ",
         "{tokens_per_s}",
-        " tokens/s in all\n",
+        " tokens/s in all;\n",
         "compute ",
         "{compute_ms}",
         " ms (KV reads ",
@@ -99,7 +106,7 @@ MESSAGE = Template(
         "{bandwidth_ms}",
         " ms; largest term: ",
         "{bound}",
-        "\nspeed-up over one such card: ",
+        ";\nspeed-up over one such card: ",
         "{speedup}",
         "x; ceiling on any N (ring, one sequence, no context): ",
         "{ceiling}",

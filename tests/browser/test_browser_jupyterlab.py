@@ -1,161 +1,70 @@
-"""The widgets in a real JupyterLab, driven by Chromium.
+"""The live explorers in a real JupyterLab, driven by Chromium.
 
 JupyterLab is started on a copy of the chapters the way ``make lab`` starts
 it (``tools/lab.py``: project-local settings that open ``.md`` files as
-notebooks, nothing from the user's home). For each chapter whose widgets have sliders, the test opens
-the ``.md`` file (it must open as a notebook), runs all cells, moves one
-slider of each kind in each widget with the keyboard, and checks that the
-message and the picture change and equal what ``lesson_lib`` gives for the
-new value: the same widget is built in this process and its control set to
-the same value; the message text must match and the PNG be byte-identical.
+notebooks, nothing from the user's home). For each chapter with an explorer
+(:data:`lesson_lib.explorers.catalog.EXPLORERS`) the test opens the ``.md``
+file (it must open as a notebook), runs all cells, finds the explorer drawn
+by JupyterLab's own Vega-Lite renderer, moves every control to another value
+and checks that the message in the chart equals what ``lesson_lib`` gives
+for that state (:meth:`Explorer.message_for`) and that the chart changed.
 """
 
 from __future__ import annotations
 
-import ast
-import base64
-import html
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
-from html.parser import HTMLParser
 from typing import Any
 
-import ipywidgets as widgets
 import pytest
 from ci import cannot_run
 from probe import ACTION_TIMEOUT_MS, free_port
 
-from lesson_lib.site import ROOT, cell_value, toc_files, widget_cells
-from lesson_lib.widgets._base import LessonWidget
+from lesson_lib.explorers._base import Control, Explorer
+from lesson_lib.explorers.catalog import EXPLORERS
+from lesson_lib.site import ROOT
 
 pytestmark = pytest.mark.slow
 
-#: Slider classes a reader drags, and the key that moves each one step.
-SLIDERS = (widgets.IntSlider, widgets.FloatSlider, widgets.SelectionSlider)
+
+def other_value(control: Control) -> Any:
+    """A value of ``control`` other than its default: the far end of its range."""
+    far = control.values[-1]
+    return control.values[0] if far == control.default else far
 
 
-def slider_moves(widget: LessonWidget) -> list[tuple[int, str, Any, str]]:
-    """One slider of each kind in a widget, and where one key press takes it.
-
-    Parameters
-    ----------
-    widget : LessonWidget
-        The widget built in this process.
-
-    Returns
-    -------
-    list of (int, str, object, str)
-        Position among the widget's sliders, control name, value after the
-        move, and the key (``ArrowRight``, or ``ArrowLeft`` at the top end).
-    """
-    moves = []
-    kinds: set[type] = set()
-    position = 0
-    for name, control in widget.controls.items():
-        if not isinstance(control, SLIDERS):
-            continue
-        if type(control) not in kinds:
-            kinds.add(type(control))
-            if isinstance(control, widgets.SelectionSlider):
-                index = control.index
-                up = index + 1 < len(control.options)
-                new = control.options[index + 1 if up else index - 1]
-                new = new[1] if isinstance(new, tuple) else new
-            else:
-                up = control.value + control.step <= control.max
-                new = control.value + (control.step if up else -control.step)
-            moves.append((position, name, new, "ArrowRight" if up else "ArrowLeft"))
-        position += 1
-    return moves
+def test_other_value_can_fail():
+    """The helper moves away from the default, to the far end."""
+    assert other_value(Control("n", "N", (1, 2, 3), 1)) == 3
+    assert other_value(Control("n", "N", (1, 2, 3), 3)) == 1
 
 
-def has_slider(source: str) -> bool:
-    """Whether a widget cell's builder module makes a slider (read, not run).
-
-    Parameters
-    ----------
-    source : str
-        The cell's code, importing its builder from ``lesson_lib.widgets.<x>``.
-
-    Returns
-    -------
-    bool
-        True if ``lesson_lib/widgets/<x>.py`` creates any ``...Slider(``.
-    """
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-            "lesson_lib.widgets"
-        ):
-            path = ROOT / (node.module.replace(".", "/") + ".py")
-            if path.is_file() and re.search(r"\w*Slider\(", path.read_text()):
-                return True
-    return False
+#: The message drawn in the chart, lines joined by spaces (as on the site).
+MESSAGE_TEXT = """(out) => {
+  const lines = [];
+  out.querySelectorAll('g.message_marks text').forEach(t => {
+    const spans = t.querySelectorAll('tspan');
+    if (spans.length) { spans.forEach(s => lines.push(s.textContent)); }
+    else { lines.push(t.textContent); }
+  });
+  return lines.join(' ');
+}"""
 
 
-def chapters_with_sliders() -> list[str]:
-    """Chapters of the toc with a widget cell whose widget has a slider."""
-    return [doc for doc in toc_files() if any(has_slider(src) for _, src in widget_cells(doc))]
-
-
-#: Tags whose boundaries separate words in the rendered text.
-BLOCKS = {"p", "div", "br", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4"}
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in BLOCKS:
-            self.parts.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in BLOCKS:
-            self.parts.append(" ")
-
-    def handle_data(self, data: str) -> None:
-        self.parts.append(data)
-
-
-def html_text(markup: str) -> str:
-    """Visible text of an HTML fragment, whitespace collapsed."""
-    parser = _Text()
-    parser.feed(markup)
-    return squash("".join(parser.parts))
-
-
-def squash(text: str) -> str:
-    """Collapse runs of whitespace (including no-break spaces) to one space."""
-    return re.sub(r"\s+", " ", html.unescape(text)).strip()
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    """Width and height from a PNG header."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-
-
-def test_twin_helpers_can_fail():
-    """The helpers find slider moves, flip at the top end and strip markup."""
-    w = LessonWidget(
-        [widgets.IntSlider(value=5, min=0, max=5, step=1), widgets.Dropdown(options=[1, 2])],
-        lambda n, d: (f"<p><b>n</b> = {n}&nbsp;x</p><p>next</p>", None),
-        ["n", "d"],
-        alt="nothing",
-    )
-    assert slider_moves(w) == [(0, "n", 4, "ArrowLeft")]
-    assert html_text(w.message.value) == "n = 5 x next"
-    assert cell_value("x = 2\nx + 1") == 3
-    assert has_slider("from lesson_lib.widgets.sizing import sizing_widget\nsizing_widget()")
-    assert not has_slider("from lesson_lib.widgets._validate_missing import f\nf()")
+def set_control(out: Any, control: Control, value: Any) -> None:
+    """Set one bound input of a Vega-Lite output the way a reader would."""
+    if control.input == "radio":
+        out.locator(f'input[type="radio"][name="{control.name}"][value="{value}"]').check()
+    elif control.input == "select":
+        out.locator(f'select[name="{control.name}"]').select_option(str(value))
+    else:
+        out.locator(f'input[type="range"][name="{control.name}"]').fill(str(value))
 
 
 # --------------------------------------------------------------------------- JupyterLab
@@ -186,7 +95,7 @@ def lab(tmp_path_factory, chromium_path) -> Iterator[dict[str, Any]]:
     env = tool.lab_env(tmp / "state", {**os.environ, "HOME": str(tmp / "home")})
     overrides = tmp / "state" / "config" / "labconfig" / "default_setting_overrides.json"
     settings = json.loads(overrides.read_text())
-    # every cell in the DOM, so the test can find the widget cells
+    # every cell in the DOM, so the test can find the explorers' outputs
     settings["@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
     overrides.write_text(json.dumps(settings))
     port, token = free_port(), "lessontoken"
@@ -252,14 +161,6 @@ CELLS_STATE = """() => {
           errors};
 }"""
 
-IMAGE_BYTES = """async (img) => {
-  const r = await fetch(img.src);
-  const b = new Uint8Array(await r.arrayBuffer());
-  let s = '';
-  for (let i = 0; i < b.length; i++) { s += String.fromCharCode(b[i]); }
-  return btoa(s);
-}"""
-
 
 def wait_for(page: Any, script: str, ok: Any, timeout: float, what: str) -> Any:
     """Poll ``script`` in the page until ``ok(result)``; fail with ``what`` on timeout."""
@@ -295,22 +196,52 @@ def run_all(page: Any) -> dict[str, Any]:
     return state
 
 
-CHAPTERS = chapters_with_sliders()
+DOCS = list(dict.fromkeys(entry.doc for entry in EXPLORERS))
 
 
-def test_some_chapter_has_a_slider_widget():
+def test_some_chapter_has_an_explorer():
     """The parametrisation below is not empty (an empty one would skip silently)."""
-    if not CHAPTERS:
-        cannot_run("no chapter of the toc has a lesson widget with a slider")
-    assert "book/latency" in CHAPTERS
+    if not DOCS:
+        cannot_run("no chapter of the toc has a live explorer")
+    assert "book/latency" in DOCS
 
 
-@pytest.mark.parametrize("doc", CHAPTERS)
-def test_widget_sliders_in_jupyterlab(lab, browser, doc):
-    """In JupyterLab, moving a slider redraws the widget with lesson_lib's numbers."""
-    twins = [(i, cell_value(src)) for i, src in widget_cells(doc)]
-    twins = [(i, w) for i, w in twins if isinstance(w, LessonWidget) and slider_moves(w)]
-    assert twins, f"{doc} has no lesson widget with a slider"
+def drive(page: Any, doc: str, explorer: Explorer) -> None:
+    """Move every control of one explorer in JupyterLab and check the message."""
+    out = (
+        page.locator(".jp-Notebook:visible .jp-OutputArea-output")
+        .filter(has=page.locator("g.message_marks"))
+        .filter(has_text=explorer.title)
+        .first
+    )
+    out.wait_for(state="visible", timeout=ACTION_TIMEOUT_MS)
+    state = explorer.defaults
+
+    def shown() -> str:
+        return page.evaluate(MESSAGE_TEXT, out.element_handle())
+
+    assert shown() == explorer.message_for(**state).replace("\n", " ")
+    for control in explorer.controls:
+        if len(control.values) < 2:
+            continue
+        value = other_value(control)
+        before_text = shown()
+        before_svg = out.locator("svg").first.inner_html()
+        set_control(out, control, value)
+        state[control.name] = value
+        expected = explorer.message_for(**state).replace("\n", " ")
+        deadline = time.monotonic() + 60
+        while shown() != expected and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert shown() == expected, f"{doc}: {control.name} -> {value!r}"
+        if expected != before_text:
+            assert out.locator("svg").first.inner_html() != before_svg, control.name
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_explorers_in_jupyterlab(lab, browser, doc):
+    """In JupyterLab, every control of the chapter's explorers shows lesson_lib's numbers."""
+    explorers = [entry.build() for entry in EXPLORERS if entry.doc == doc]
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = context.new_page()
@@ -329,41 +260,8 @@ def test_widget_sliders_in_jupyterlab(lab, browser, doc):
         assert page.locator(".jp-FileEditor:visible").count() == 0, f"{doc}.md opened as text"
         state = run_all(page)
         assert state["errors"] == [], f"cells raised: {state['errors']}"
-        cells = page.locator(".jp-Notebook:visible .jp-Cell")
-        for index, twin in twins:
-            root = cells.nth(index).locator(".jp-OutputArea-output .widget-vbox").first
-            root.wait_for(state="visible", timeout=ACTION_TIMEOUT_MS)
-            message = root.locator(".widget-html-content").first
-            picture = root.locator("img.widget-image").first
-            assert squash(message.inner_text()) == html_text(twin.message.value)
-            for position, name, new, key in slider_moves(twin):
-                before_text = message.inner_text()
-                before_src = picture.get_attribute("src")
-                before_png = bytes(twin.image.value)
-                slider = root.locator(".widget-slider").nth(position)
-                slider.locator(".noUi-handle").focus()
-                page.keyboard.press(key)
-                twin.controls[name].value = new
-                expected = html_text(twin.message.value)
-                deadline = time.monotonic() + 120
-                while time.monotonic() < deadline:
-                    if (
-                        message.inner_text() != before_text
-                        and picture.get_attribute("src") != before_src
-                    ):
-                        break
-                    time.sleep(0.2)
-                shown = squash(message.inner_text())
-                assert shown != squash(before_text), f"{doc}: {name} moved, message unchanged"
-                assert shown == expected, f"{doc}: {name} -> {new}"
-                assert twin.error is None
-                png = base64.b64decode(page.evaluate(IMAGE_BYTES, picture.element_handle()))
-                assert png != before_png, f"{doc}: {name} moved, picture unchanged"
-                assert png_size(png) == png_size(bytes(twin.image.value))
-                # same code, same pinned matplotlib: the kernel's picture is byte-identical
-                assert png == bytes(twin.image.value), f"{doc}: {name} picture differs"
-                readout = squash(slider.locator(".widget-readout").inner_text())
-                assert readout, f"{doc}: {name} shows no value"
+        for explorer in explorers:
+            drive(page, doc, explorer)
         assert errors == []
     finally:
         # stop this chapter's kernel before the next chapter starts its own

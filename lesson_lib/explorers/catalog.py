@@ -1,0 +1,41 @@
+"""Where each live explorer appears: its builder and the chapter that shows it.
+
+The browser tests and the benchmark walk this list, so a new explorer is
+tested on the page the moment it is listed here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lesson_lib.explorers._base import Explorer
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One explorer of the book.
+
+    Parameters
+    ----------
+    doc : str
+        The chapter's docname (``book/latency``).
+    builder : str
+        ``module:function`` of the builder, called with no arguments.
+    """
+
+    doc: str
+    builder: str
+
+    def build(self) -> Explorer:
+        """Call the builder."""
+        module, _, name = self.builder.partition(":")
+        factory: Callable[[], Explorer] = getattr(importlib.import_module(module), name)
+        return factory()
+
+
+#: Every explorer, in book order.
+EXPLORERS: tuple[Entry, ...] = (
+    Entry("book/latency", "lesson_lib.explorers.decode:decode_explorer"),
+)
