@@ -194,6 +194,7 @@ def timeline_numbers() -> dict[str, str]:
         Compute slice and wait per all-reduce on 2 fast and 4 slow GPUs, and
         the four parts of one 2-GPU all-reduce on the fast fabric.
     """
+
     def us(seconds: float, decimals: int = 1) -> str:
         return format_seconds(seconds, "us", decimals=decimals)
 
