@@ -16,6 +16,9 @@
   ``explorers.js``) and the self-check's script only to pages whose body has
   an element of that class, so other pages stay light, and ``tables.js``
   (a visible cue above tables wider than the page) to pages with a table.
+* Writes the self-check's data (:func:`lesson_lib.coursework.static_check.selfcheck_json`)
+  into the pages that have a self-check box, as an inline JSON script: a page
+  opened from ``file://`` cannot fetch a separate file.
 """
 
 from __future__ import annotations
@@ -164,6 +167,32 @@ def add_page_assets(
                 app.add_js_file(asset, loading_method="defer")
 
 
+#: Class of the self-check boxes, and the id of the JSON data ``selfcheck.js`` reads.
+SELFCHECK_CLASS = "lesson-selfcheck"
+SELFCHECK_DATA_ID = "lesson-selfcheck-data"
+
+
+def add_selfcheck_data(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Append the self-check's data to pages with a self-check box.
+
+    Parameters
+    ----------
+    app, pagename, templatename, context, doctree
+        The arguments of Sphinx's ``html-page-context`` event.
+    """
+    body = context.get("body")
+    if not isinstance(body, str) or not has_class(body, SELFCHECK_CLASS):
+        return
+    from lesson_lib.coursework.static_check import selfcheck_json
+
+    context["body"] = (
+        f'{body}<script type="application/json" id="{SELFCHECK_DATA_ID}">'
+        f"{selfcheck_json()}</script>\n"
+    )
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's event handlers.
 
@@ -180,6 +209,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("lesson_vendor_pins", "", "html")
     app.connect("config-inited", check_vendor)
     app.connect("html-page-context", add_page_assets)
+    app.connect("html-page-context", add_selfcheck_data)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", name_summaries, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

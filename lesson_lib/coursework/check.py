@@ -44,7 +44,8 @@ SCORES: dict[str, float] = {RIGHT: 1.0, CLOSE: 0.5, WRONG: 0.0, UNANSWERED: 0.0,
 
 # Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA),
 # which the plain palette's green, orange and grey miss. A symbol goes with
-# each colour so colour is not the only cue.
+# each colour so colour is not the only cue. Text in these colours gets its
+# own white background, so a dark theme keeps the contrast.
 _LOOK = {
     RIGHT: ("#007A5A", "\u2714"),
     CLOSE: ("#8A5A00", "\u2248"),
@@ -98,7 +99,50 @@ _COUNTING_UNITS: dict[str, tuple[str, ...]] = {
 }
 
 _ANSWER = re.compile(rf"\s*({_NUMBER})\s*(\S.*?)?\s*")
+#: What a number with thousands separators must look like ("1,234.5").
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?")
 _LETTER = re.compile(r"\s*\(?\s*([A-Za-z])\s*[).:]?\s*")
+#: The units a student may write, as listed in the unknown-unit message.
+_KNOWN_UNITS = ", ".join([*BYTE_UNITS, *TIME_UNITS, "x"])
+#: Multiple-choice options are lettered in this order.
+_LETTERS = "abcd"
+
+#: An answer rounded to the decimals asked for is right within half a unit in
+#: the last place, widened by this relative slack for floating-point error ...
+_HALF_UNIT_SLACK = 1e-9
+#: ... or within this relative distance of the reference.
+_DECIMALS_RTOL = 1e-3
+#: Relative distance within which an answer is taken for a unit mix-up or a
+#: known mistake (at least; a problem's own tolerance may be wider).
+_MATCH_RTOL = 0.01
+
+#: What :func:`check` says, as ``str.format`` templates. The static site's
+#: self-check (:mod:`lesson_lib.coursework.static_check`) fills the same
+#: templates in the browser, so a reader gets the very same words there.
+MESSAGES: dict[str, str] = {
+    "no_number": "could not read a number in {text!r}; expected {expected}.",
+    "decimal_comma": (
+        "{text!r}: write decimals with a point (1.5), not a comma; expected {expected}."
+    ),
+    "text_not_finite": "{text!r} is not a finite number; expected {expected}.",
+    "unknown_unit": "{text!r}: unknown unit {unit!r} (known: {known}); expected {expected}.",
+    "wrong_dimension": (
+        "{text!r} is given in {unit}, which does not measure what this problem asks "
+        "for; expected {expected}."
+    ),
+    "converted": " (read {text!r} as {value:.6g} {unit})",
+    "choice_expected": "one letter from {letters} as a string, e.g. 'b'",
+    "not_a_choice": "could not read {text!r} as a choice; expected {expected}.",
+    "count_right": "{ref} {unit}.",
+    "round_down": "Round down: only whole sequences fit.",
+    "off_by_one": "Off by one: round down at the end, and only at the end.",
+    "right": "{value:.6g} {unit} (reference {ref:.6g} {unit}).",
+    "close": (
+        "Nearly there, but outside the tolerance: keep full precision in intermediate "
+        "steps and round only the final answer."
+    ),
+    "hint": "Hint: {hint}",
+}
 
 
 @dataclass(frozen=True)
@@ -178,7 +222,7 @@ class Report:
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td>{html.escape(r.qid)}</td>"
-            f'<td style="color:{_LOOK[r.status][0]}">{_LOOK[r.status][1]} '
+            f'<td style="color:{_LOOK[r.status][0]};background:#ffffff">{_LOOK[r.status][1]} '
             f"{html.escape(r.status)}</td><td>{r.score:g}</td></tr>"
             for r in self.results.values()
         )
@@ -248,17 +292,15 @@ def _read_number(problem: Problem, answer: object) -> tuple[float, str]:
 def _read_number_text(problem: Problem, text: str, expected: str) -> tuple[float, str]:
     match = _ANSWER.fullmatch(text)
     if not match:
-        raise _Unreadable(f"could not read a number in {text!r}; expected {expected}.")
+        raise _Unreadable(MESSAGES["no_number"].format(text=text, expected=expected))
     digits, unit_text = match.group(1), match.group(2)
     if "," in digits:
-        if not re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?", digits):
-            raise _Unreadable(
-                f"{text!r}: write decimals with a point (1.5), not a comma; expected {expected}."
-            )
+        if not _THOUSANDS.fullmatch(digits):
+            raise _Unreadable(MESSAGES["decimal_comma"].format(text=text, expected=expected))
         digits = digits.replace(",", "")
     value = float(digits.replace("_", ""))
     if not math.isfinite(value):
-        raise _Unreadable(f"{text!r} is not a finite number; expected {expected}.")
+        raise _Unreadable(MESSAGES["text_not_finite"].format(text=text, expected=expected))
     if not unit_text:
         return value, ""
     unit = _UNIT_ALIASES.get(unit_text.strip().casefold())
@@ -266,33 +308,43 @@ def _read_number_text(problem: Problem, text: str, expected: str) -> tuple[float
         return value, ""
     asked = units_of(problem.unit)
     if unit is None:
-        known = ", ".join([*BYTE_UNITS, *TIME_UNITS, "x"])
         raise _Unreadable(
-            f"{text!r}: unknown unit {unit_text.strip()!r} (known: {known}); expected {expected}."
+            MESSAGES["unknown_unit"].format(
+                text=text, unit=unit_text.strip(), known=_KNOWN_UNITS, expected=expected
+            )
         )
     given = units_of(unit)
     if asked is None or given is None or given[0] != asked[0]:
         raise _Unreadable(
-            f"{text!r} is given in {unit}, which does not measure what this problem asks "
-            f"for; expected {expected}."
+            MESSAGES["wrong_dimension"].format(text=text, unit=unit, expected=expected)
         )
     converted = value * given[1] / asked[1]
     note = (
         ""
         if unit == problem.unit
-        else f" (read {text.strip()!r} as {converted:.6g} {problem.unit})"
+        else MESSAGES["converted"].format(text=text.strip(), value=converted, unit=problem.unit)
     )
     return converted, note
 
 
+def _choice_letters(problem: Problem, qid: str, student: object) -> str:
+    """The letters of a multiple-choice problem's options, e.g. ``"abcd"``."""
+    return _LETTERS[: len(problem.choices(params(qid, student)))]
+
+
+def _choice_expected(letters: str) -> str:
+    """How a multiple-choice answer should be written, in words."""
+    return MESSAGES["choice_expected"].format(letters=", ".join(letters))
+
+
 def _read_letter(problem: Problem, answer: object, letters: str) -> str:
-    expected = f"one letter from {', '.join(letters)} as a string, e.g. 'b'"
+    expected = _choice_expected(letters)
     answer = _unwrap_numpy(answer)
     if not isinstance(answer, str):
         raise _Unreadable(f"got {_short_repr(answer)}; expected {expected}.")
     match = _LETTER.fullmatch(answer)
     if not match or match.group(1).casefold() not in letters:
-        raise _Unreadable(f"could not read {answer!r} as a choice; expected {expected}.")
+        raise _Unreadable(MESSAGES["not_a_choice"].format(text=answer, expected=expected))
     return match.group(1).casefold()
 
 
@@ -300,10 +352,18 @@ def _rel(a: float, b: float) -> float:
     return abs(a - b) / abs(b) if b else abs(a - b)
 
 
+def _abs_tolerance(problem: Problem) -> float | None:
+    """Half a unit in the last decimal asked for (with slack), or None if no decimals are asked."""
+    if problem.decimals is None:
+        return None
+    half_unit = 0.5 * 10.0 ** (-problem.decimals)
+    return half_unit * (1 + _HALF_UNIT_SLACK)
+
+
 def _is_right(problem: Problem, value: float, ref: float) -> bool:
-    if problem.decimals is not None:
-        half_unit = 0.5 * 10.0 ** (-problem.decimals)
-        return abs(value - ref) <= half_unit * (1 + 1e-9) or _rel(value, ref) <= 1e-3
+    tolerance = _abs_tolerance(problem)
+    if tolerance is not None:
+        return abs(value - ref) <= tolerance or _rel(value, ref) <= _DECIMALS_RTOL
     return _rel(value, ref) <= problem.rtol
 
 
@@ -340,35 +400,32 @@ def _grade_number(problem: Problem, qid: str, student: object, value: float) -> 
     unit = problem.unit
     if problem.kind == "count":
         if value == ref:
-            return RIGHT, f"{int(ref)} {unit}."
+            return RIGHT, MESSAGES["count_right"].format(ref=int(ref), unit=unit)
         for m in mistakes(qid, student):
             if value == m.value:
                 return WRONG, m.hint
         if not value.is_integer() and math.floor(value) == ref:
-            return CLOSE, "Round down: only whole sequences fit."
+            return CLOSE, MESSAGES["round_down"]
         if abs(value - ref) == 1:
-            return CLOSE, "Off by one: round down at the end, and only at the end."
-        return WRONG, f"Hint: {problem.hint}"
+            return CLOSE, MESSAGES["off_by_one"]
+        return WRONG, MESSAGES["hint"].format(hint=problem.hint)
     if _is_right(problem, value, ref):
-        return RIGHT, f"{value:.6g} {unit} (reference {ref:.6g} {unit})."
+        return RIGHT, MESSAGES["right"].format(value=value, unit=unit, ref=ref)
     for other_value, hint in _unit_mixups(problem, ref):
-        if _rel(value, other_value) <= 0.01:
+        if _rel(value, other_value) <= _MATCH_RTOL:
             return WRONG, hint
     for m in mistakes(qid, student):
-        if _rel(value, m.value) <= max(problem.rtol, 0.01):
+        if _rel(value, m.value) <= max(problem.rtol, _MATCH_RTOL):
             return WRONG, m.hint
     if _rel(value, ref) <= problem.close_rtol:
-        return CLOSE, (
-            "Nearly there, but outside the tolerance: keep full precision in intermediate "
-            "steps and round only the final answer."
-        )
-    return WRONG, f"Hint: {problem.hint}"
+        return CLOSE, MESSAGES["close"]
+    return WRONG, MESSAGES["hint"].format(hint=problem.hint)
 
 
 def _grade_choice(problem: Problem, qid: str, student: object, letter: str) -> tuple[str, str]:
     p = params(qid, student)
     options = problem.choices(p) if problem.choices else []
-    chosen = options["abcd".index(letter)]
+    chosen = options[_LETTERS.index(letter)]
     why = re.sub(r"^(Right|No): ", "", chosen.why)
     return (RIGHT if chosen.correct else WRONG), why[:1].upper() + why[1:]
 
@@ -430,7 +487,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
             )
         try:
             if problem.kind == "choice":
-                letters = "abcd"[: len(problem.choices(params(qid, student)))]
+                letters = _choice_letters(problem, qid, student)
                 status, message = _grade_choice(
                     problem, qid, student, _read_letter(problem, answer, letters)
                 )
