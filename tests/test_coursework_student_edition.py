@@ -279,3 +279,9 @@ def test_every_chapter_notebook_runs_without_its_solutions(page, tmp_path):
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
     assert '"output_type": "error"' not in _notebook_text(nb)
+
+
+def test_selfcheck_boxes_leave_with_the_solutions():
+    """The static self-check's data holds the answers, so the student edition drops its boxes."""
+    page = 'Answer below.\n\n<div class="lesson-selfcheck" data-qid="q3"></div>\n\nMore.'
+    assert strip_solutions(page) == "Answer below.\n\n\nMore."

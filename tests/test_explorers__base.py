@@ -107,6 +107,10 @@ def test_explorer_refuses_incomplete_or_ambiguous_tables():
         small(message=Template(("{nope}",)))
     with pytest.raises(TypeError):
         small(controls=("n",))
+    with pytest.raises(ValueError, match="same columns"):
+        small(rows=[*e.rows[:-1], {**e.rows[-1], "extra": 1}])
+    with pytest.raises(ValueError, match=r"message fields \['word'\] are empty"):
+        small(rows=[*e.rows[:-1], {**e.rows[-1], "word": ""}])
 
 
 def test_table_round_trips_through_csv():

@@ -71,7 +71,7 @@ def test_message_names_the_terms(explorer):
     text = explorer.message_for(fabric="slow", n=2)
     step = decode_step(MODEL, GPU, SLOW, 2)
     assert f"{round(step.total_s / MS, 3)} ms per token" in text
-    assert text.count("\n") == 2
+    assert text.count("\n") == 3
     assert "largest term: compute" in explorer.message_for(fabric="fast")
 
 

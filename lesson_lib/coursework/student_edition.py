@@ -38,6 +38,8 @@ META_KEY = "coursework"
 
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\s*(?P<info>.*?)\s*$")
 _DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
+#: A self-check box of the static site (its data would reveal the answers).
+_SELFCHECK_BOX = re.compile(r'^\s*<div class="lesson-selfcheck"[^>]*>\s*</div>\s*$')
 _SOLUTION_TITLES = re.compile(r"^(solution|answer)s?\b", re.IGNORECASE)
 _LABEL_LINE = re.compile(r"^\(([\w.:-]+)\)=\s*$")
 
@@ -88,15 +90,17 @@ def strip_solutions(text: str) -> str:
         The same page without gated solutions (``solution-start`` through
         ``solution-end``, code cells included), ``{solution}`` directives,
         admonitions or dropdowns titled "Solution"/"Answer", and code cells
-        whose options say ``coursework: solution``. Everything else is kept
-        verbatim; directives nested in other directives are searched too.
+        whose options say ``coursework: solution``, and the static site's
+        self-check boxes (``<div class="lesson-selfcheck" ...>``, whose page
+        data holds the book's answers). Everything else is kept verbatim;
+        directives nested in other directives are searched too.
 
     Raises
     ------
     ValueError
         If a ``solution-start`` has no ``solution-end`` after it.
     """
-    lines = text.split("\n")
+    lines = [line for line in text.split("\n") if not _SELFCHECK_BOX.match(line)]
     return "\n".join(_strip_lines(lines))
 
 

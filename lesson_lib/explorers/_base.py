@@ -249,6 +249,15 @@ class Explorer:
         missing = set(self.message.fields) - set(self.rows[0])
         if missing:
             raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
+        for table in (self.rows, self.details or []):
+            if table and any(row.keys() != table[0].keys() for row in table):
+                raise ValueError(f"{self.title}: every row of a table needs the same columns")
+        # The browser reads an empty CSV text field as null and would show "null".
+        empty = {f for row in self.rows for f in self.message.fields if row[f] == ""}
+        if empty:
+            raise ValueError(
+                f"{self.title}: message fields {sorted(empty)} are empty in some state"
+            )
 
     # The model's side, for tests and notebooks.
     @property

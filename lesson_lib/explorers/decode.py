@@ -102,13 +102,13 @@ MESSAGE = Template(
         "{kv_ms}",
         " ms) + all-reduce latency ",
         "{latency_ms}",
-        " ms + bandwidth ",
+        " ms + bytes ",
         "{bandwidth_ms}",
-        " ms; largest term: ",
+        " ms;\nlargest term: ",
         "{bound}",
-        ";\nspeed-up over one such card: ",
+        "; speed-up over one such card: ",
         "{speedup}",
-        "x; ceiling on any N (ring, one sequence, no context): ",
+        "x;\nceiling on any N (ring, one sequence, no context): ",
         "{ceiling}",
     )
 )
@@ -175,8 +175,8 @@ def _chart(explorer_filter: str, free_n_filter: str) -> dict[str, Any]:
         f"({lesson}) ? '{lesson_bar}' : '']"
     )
     return {
-        "width": 600,
-        "height": 120,
+        "width": 560,
+        "height": 150,
         "transform": [
             {"filter": f"(({free_n_filter}) && (datum.n == 1 || datum.n == n)) || ({lesson})"},
             {"calculate": bars, "as": "_bars"},
@@ -207,7 +207,19 @@ def _chart(explorer_filter: str, free_n_filter: str) -> dict[str, Any]:
                 "type": "nominal",
                 "title": None,
                 "sort": {"field": "_order", "op": "min"},
-                "axis": {"labelLimit": 260, "labelFontSize": 12},
+                "scale": {"paddingInner": 0.5},
+                # Labels sit above their bars, inside the plot: the message
+                # above the chart then starts at the card's left edge.
+                "axis": {
+                    "labelAlign": "left",
+                    "labelBaseline": "bottom",
+                    "labelPadding": -2,
+                    "labelOffset": -17,
+                    "labelFontSize": 12,
+                    "labelLimit": 400,
+                    "ticks": False,
+                    "domain": False,
+                },
             },
             "x": {
                 "field": "_ms",
@@ -259,7 +271,7 @@ def decode_explorer() -> Explorer:
         message=MESSAGE,
         chart={},
         numeric=(*(t for t, _, _ in _TERMS), "n"),
-        message_lines=3,
+        message_lines=4,
     )
     explorer.chart = _chart(explorer.state_filter(), explorer.state_filter(free=["n"]))
     return explorer
