@@ -13,16 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lesson_lib._validate import require_instance, require_int, require_number
-from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
+from lesson_lib.collectives import allreduce_latency, allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.specimen import (
     INFINIBAND_NDR_BANDWIDTH,
     MODEL,
     NVLINK_BANDWIDTH,
     PCIE_BANDWIDTH,
+    SLOW,
     TOKENS_PER_S,
 )
 from lesson_lib.specs import ModelSpec
-from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate
+from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate, format_seconds
 
 #: The lesson's yardstick; decode traffic "under 100 MiB per second" per rank.
 RATE_YARDSTICK: float = 100 * MiB
@@ -167,10 +168,15 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         ``fill_pcie_4`` (tokens/s whose bytes would fill PCIe);
         ``nvlink_bandwidth``, ``pcie_bandwidth``, ``ib_bandwidth``;
         ``wire_8`` (bytes per rank per token on a ring of 8);
+        ``wire_time_8_slow`` and ``latency_8_slow`` (a token's bytes and its
+        all-reduces' fixed latency on 8 GPUs over the slow fabric) and
+        ``latency_over_bytes_8_slow`` (how many times larger the latency is);
         ``rate_yardstick`` (the lesson's 100 MiB/s).
     """
     require_instance("model", model, ModelSpec)
     rate4 = decode_wire_rate(model, 4, tokens_per_s)
+    bytes_time_8 = decode_wire_bytes(model, 8) / SLOW.bandwidth
+    latency_8 = model.allreduces_per_token * allreduce_latency(8, SLOW)
     return {
         "rate_4_mb": format_rate(rate4, "MB", decimals=1),
         "rate_4_gb": format_rate(rate4, "GB", decimals=4),
@@ -185,6 +191,9 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         "pcie_bandwidth": format_rate(PCIE_BANDWIDTH, "GB"),
         "ib_bandwidth": format_rate(INFINIBAND_NDR_BANDWIDTH, "GB"),
         "wire_8": format_bytes(decode_wire_bytes(model, 8), "MiB", decimals=4),
+        "wire_time_8_slow": format_seconds(bytes_time_8, "ms", decimals=3),
+        "latency_8_slow": format_seconds(latency_8, "ms"),
+        "latency_over_bytes_8_slow": format_count(latency_8 / bytes_time_8),
         "rate_yardstick": format_rate(RATE_YARDSTICK, "MiB"),
     }
 

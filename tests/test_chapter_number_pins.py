@@ -102,6 +102,9 @@ NUMBERS = {
         "pcie_bandwidth": "64 GB/s",
         "ib_bandwidth": "50 GB/s",
         "wire_8": "2.1875 MiB",
+        "wire_time_8_slow": "0.036 ms",
+        "latency_8_slow": "6.4 ms",
+        "latency_over_bytes_8_slow": "179",
         "rate_yardstick": "100 MiB/s",
     },
 }

@@ -92,3 +92,12 @@ def test_payload_table_rows():
     assert "<td>1.5</td><td>1.875 MiB</td><td>93.75 MiB/s</td><td>98.3 MB/s</td>" in html
     assert RATE_YARDSTICK == 100 * MiB
     assert payload_numbers()["rate_yardstick"] == "100 MiB/s"
+
+
+def test_eight_slow_gpus_bytes_against_latency_by_hand():
+    """2.1875 MiB over 64 GB/s is about 0.036 ms; 128 x 50 us is 6.4 ms, 179x more."""
+    numbers = payload_numbers()
+    seconds = 2.1875 * 1024**2 / 64e9
+    assert numbers["wire_time_8_slow"] == f"{seconds * 1e3:.3f} ms"
+    assert numbers["latency_8_slow"] == "6.4 ms"
+    assert numbers["latency_over_bytes_8_slow"] == f"{128 * 50e-6 / seconds:.0f}"
