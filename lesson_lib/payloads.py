@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from lesson_lib._validate import require_instance, require_int, require_number
 from lesson_lib.collectives import allreduce_latency, allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.specimen import (
+    GPU,
     INFINIBAND_NDR_BANDWIDTH,
     MODEL,
     NVLINK_BANDWIDTH,
@@ -23,6 +24,7 @@ from lesson_lib.specimen import (
     TOKENS_PER_S,
 )
 from lesson_lib.specs import ModelSpec
+from lesson_lib.step_time import decode_step
 from lesson_lib.units import GB, MiB, format_bytes, format_count, format_rate, format_seconds
 
 #: The lesson's yardstick; decode traffic "under 100 MiB per second" per rank.
@@ -171,12 +173,15 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         ``wire_time_8_slow`` and ``latency_8_slow`` (a token's bytes and its
         all-reduces' fixed latency on 8 GPUs over the slow fabric) and
         ``latency_over_bytes_8_slow`` (how many times larger the latency is);
+        ``bytes_4_slow_batch_1`` and ``bytes_4_slow_batch_64`` (a decode
+        step's all-reduce bytes on 4 slow GPUs, one sequence and 64);
         ``rate_yardstick`` (the lesson's 100 MiB/s).
     """
     require_instance("model", model, ModelSpec)
     rate4 = decode_wire_rate(model, 4, tokens_per_s)
     bytes_time_8 = decode_wire_bytes(model, 8) / SLOW.bandwidth
     latency_8 = model.allreduces_per_token * allreduce_latency(8, SLOW)
+    batch_bytes = {b: decode_step(model, GPU, SLOW, 4, batch=b).bandwidth_s for b in (1, 64)}
     return {
         "rate_4_mb": format_rate(rate4, "MB", decimals=1),
         "rate_4_gb": format_rate(rate4, "GB", decimals=4),
@@ -194,6 +199,8 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         "wire_time_8_slow": format_seconds(bytes_time_8, "ms", decimals=3),
         "latency_8_slow": format_seconds(latency_8, "ms"),
         "latency_over_bytes_8_slow": format_count(latency_8 / bytes_time_8),
+        "bytes_4_slow_batch_1": format_seconds(batch_bytes[1], "ms", decimals=3),
+        "bytes_4_slow_batch_64": format_seconds(batch_bytes[64], "ms"),
         "rate_yardstick": format_rate(RATE_YARDSTICK, "MiB"),
     }
 

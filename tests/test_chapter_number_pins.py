@@ -105,6 +105,8 @@ NUMBERS = {
         "wire_time_8_slow": "0.036 ms",
         "latency_8_slow": "6.4 ms",
         "latency_over_bytes_8_slow": "179",
+        "bytes_4_slow_batch_1": "0.031 ms",
+        "bytes_4_slow_batch_64": "1.97 ms",
         "rate_yardstick": "100 MiB/s",
     },
 }
