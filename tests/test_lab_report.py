@@ -126,3 +126,18 @@ def test_small_sizes_only_run_is_kept_without_a_fit(tmp_path):
     assert run.live and run.fit is None and run.measurement.bytes.max() == 64 * 1024
     strict = load_run(path, 0, 4)
     assert not strict.live and "needs sizes" in strict.note
+
+
+def test_b_relation_says_which_fit_the_page_b_lands_on():
+    """Near the in-cache B, near the beyond-cache B, between them, or no cache fits."""
+    from types import SimpleNamespace
+
+    from lesson_lib.lab.report import b_relation
+
+    def fit(b):
+        return SimpleNamespace(bandwidth=b)
+
+    assert "in-cache" in b_relation(fit(10.0), fit(10.5), fit(3.0))
+    assert "beyond-cache" in b_relation(fit(3.1), fit(10.0), fit(3.0))
+    assert b_relation(fit(6.0), fit(10.0), fit(3.0)) == "falls between the two"
+    assert "large sizes" in b_relation(fit(6.0), None, fit(3.0))

@@ -318,7 +318,7 @@ def lab_numbers(
         "lab_alpha_over_fast": format_ratio(fit.alpha / FAST.latency, decimals=2),
         "lab_nvlink_over_busbw": format_ratio(NVLINK_BANDWIDTH / fit.bus_bandwidth, decimals=0),
         "lab_nvlink": format_rate(NVLINK_BANDWIDTH, "GB"),
-        **_cache_numbers(m),
+        **_cache_numbers(m, fit),
         "lab_method": fit.description,
         "lab_crossover": format_bytes(fit.crossover_bytes, system="binary"),
         "lab_small_range": f"{format_bytes(fit.min_bytes, system='binary')} to "
@@ -332,6 +332,7 @@ def lab_numbers(
         "lab_t_decode": format_seconds(float(fit.predict(decode_bytes))),
         "lab_t_prefill": format_seconds(float(fit.predict(prefill_bytes))),
         "lab_decode_latency_total": format_seconds(dec.latency_s, "ms"),
+        "lab_decode_bandwidth_total": format_seconds(dec.bandwidth_s, "ms"),
         "lab_decode_total": format_seconds(dec.total_s, "ms"),
         "lab_decode_fast_total": format_seconds(dec_fast.total_s, "ms"),
         "lab_prefill_bandwidth": format_seconds(pre.bandwidth_s),
@@ -357,7 +358,34 @@ def lab_numbers(
     return out
 
 
-def _cache_numbers(m: Measurement) -> dict[str, str]:
+def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBetaFit | None) -> str:
+    """Where the page's B sits against the in-cache and beyond-cache fits, in words.
+
+    Parameters
+    ----------
+    main : AlphaBetaFit
+        The page's fit, whose B is a median over all the large sizes.
+    inside, beyond : AlphaBetaFit or None
+        :func:`cache_fits`'s two fits.
+
+    Returns
+    -------
+    str
+        A clause such as ``"lands on the in-cache value: most of the large
+        sizes fit in the cache"``.
+    """
+    if inside is None or beyond is None:
+        return "comes from the large sizes this sweep measured"
+    near_in = abs(main.bandwidth / inside.bandwidth - 1) <= 0.1
+    near_out = abs(main.bandwidth / beyond.bandwidth - 1) <= 0.1
+    if near_in and not near_out:
+        return "lands on the in-cache value: most of the large sizes fit in the cache"
+    if near_out and not near_in:
+        return "lands on the beyond-cache value: most of the large sizes exceed the cache"
+    return "falls between the two"
+
+
+def _cache_numbers(m: Measurement, main: AlphaBetaFit) -> dict[str, str]:
     inside, beyond = cache_fits(m)
 
     def rng(f: AlphaBetaFit | None) -> str:
@@ -375,6 +403,7 @@ def _cache_numbers(m: Measurement) -> dict[str, str]:
         else format_rate(beyond.bandwidth, "GB"),
         "lab_in_cache_range": rng(inside),
         "lab_beyond_cache_range": rng(beyond),
+        "lab_b_relation": b_relation(main, inside, beyond),
     }
 
 
