@@ -29,6 +29,7 @@ from lesson_lib.coursework.problems import (
     solution_text,
     statement,
 )
+from lesson_lib.coursework.problems.bank import LETTERS
 from lesson_lib.specimen import FAST, GPU, MODEL, PCIE_BANDWIDTH, SLOW
 from lesson_lib.specs import Fabric
 
@@ -121,12 +122,13 @@ def test_layout_answer_is_the_only_valid_in_node_layout():
 @pytest.mark.parametrize("qid", [q for q, p in PROBLEMS.items() if p.kind == "choice"])
 @pytest.mark.parametrize("student", [None, *IDS[:8]])
 def test_choice_problems_have_exactly_one_right_option(qid, student):
-    """Every shuffled variant keeps four options, exactly one right, each explained."""
-    choices = get_problem(qid).choices(params(qid, student))
-    assert len(choices) == 4
+    """Every shuffled variant keeps its options (four or five), one right, each explained."""
+    problem = get_problem(qid)
+    choices = problem.choices(params(qid, student))
+    assert len(choices) == len(problem.choices(problem.defaults)) in (4, 5)
     assert sum(c.correct for c in choices) == 1
     assert all(c.why for c in choices)
-    assert reference(qid, student) in "abcd"
+    assert reference(qid, student) in LETTERS[: len(choices)]
 
 
 def test_same_id_same_parameters():

@@ -78,9 +78,8 @@ def test_numbers_are_the_book_answers(qid):
 def test_choices_are_check_verdicts(qid):
     """Each letter's verdict is check()'s; exactly the reference letter is right."""
     entry = DATA["problems"][qid]
-    assert (
-        entry["letters"] == "abcd"[: len(get_problem(qid).choices(dict(get_problem(qid).defaults)))]
-    )
+    count = len(get_problem(qid).choices(dict(get_problem(qid).defaults)))
+    assert entry["letters"] == "abcdefgh"[:count]
     for letter, (status, message) in entry["verdicts"].items():
         result = check(qid, letter)
         assert (status, message) == (result.status, result.message)

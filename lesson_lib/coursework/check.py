@@ -30,6 +30,7 @@ from lesson_lib.coursework.problems import (
     params,
     units_of,
 )
+from lesson_lib.coursework.problems.bank import LETTERS
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.units import BYTE_UNITS, TIME_UNITS
 
@@ -104,8 +105,8 @@ _THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?")
 _LETTER = re.compile(r"\s*\(?\s*([A-Za-z])\s*[).:]?\s*")
 #: The units a student may write, as listed in the unknown-unit message.
 _KNOWN_UNITS = ", ".join([*BYTE_UNITS, *TIME_UNITS, "x"])
-#: Multiple-choice options are lettered in this order.
-_LETTERS = "abcd"
+#: Multiple-choice options are lettered in this order (the problem bank's letters).
+_LETTERS = LETTERS
 
 #: An answer rounded to the decimals asked for is right within half a unit in
 #: the last place, widened by this relative slack for floating-point error ...

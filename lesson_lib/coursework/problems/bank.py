@@ -36,6 +36,9 @@ from lesson_lib.units import (
 
 Params = dict[str, Any]
 
+#: Multiple-choice options are lettered in this order (up to eight options).
+LETTERS = "abcdefgh"
+
 
 @dataclass(frozen=True)
 class Mistake:
@@ -386,7 +389,7 @@ def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Par
     """
 
     def reference(p: Params) -> str:
-        return next("abcd"[i] for i, c in enumerate(choices(p)) if c.correct)
+        return next(LETTERS[i] for i, c in enumerate(choices(p)) if c.correct)
 
     return reference
 
@@ -409,12 +412,33 @@ def choice_facts(choices: Callable[[Params], list[Choice]]) -> Callable[[Params]
         opts = choices(p)
         letter = choice_reference(choices)(p)
         return {
-            "options": "\n".join(f"- **{'abcd'[i]}.** {c.text}" for i, c in enumerate(opts)),
-            "explained": "\n".join(f"- **{'abcd'[i]}.** {c.why}" for i, c in enumerate(opts)),
+            "options": "\n".join(f"- **{LETTERS[i]}.** {c.text}" for i, c in enumerate(opts)),
+            "explained": "\n".join(f"- **{LETTERS[i]}.** {c.why}" for i, c in enumerate(opts)),
             "letter": letter,
         }
 
     return facts
+
+
+def sample_order_of(count: int) -> Callable[[np.random.Generator], Params]:
+    """Sampler of a multiple-choice problem with ``count`` options.
+
+    Parameters
+    ----------
+    count : int
+        How many options the problem has.
+
+    Returns
+    -------
+    callable
+        ``sample(rng) -> {"order": [...]}``, a shuffled permutation of
+        ``0..count-1``.
+    """
+
+    def sample(rng: np.random.Generator) -> Params:
+        return {"order": shuffled(rng, count)}
+
+    return sample
 
 
 def sample_order(rng: np.random.Generator) -> Params:

@@ -1,4 +1,4 @@
-"""Problem q12: multiple choice, a layout for 2 nodes x 4 GPUs.
+"""Problem q12: multiple choice, a layout for 2 nodes x 4 GPUs that holds the most sequences.
 
 Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
 usual mistakes and worked solution in one place; registered in
@@ -7,13 +7,14 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
+from lesson_lib.cluster import plan_cluster
 from lesson_lib.coursework.problems.bank import (
     Choice,
     Params,
     Problem,
     choice_facts,
     choice_reference,
-    sample_order,
+    sample_order_of,
 )
 from lesson_lib.layout import check_layout
 from lesson_lib.specimen import MODEL
@@ -21,6 +22,7 @@ from lesson_lib.specimen import MODEL
 NODES, GPUS_PER_NODE = 2, 4
 
 #: Candidate layouts; (description, tp, pp, does a TP group cross the node boundary?).
+#: Data parallelism fills the rest: dp = 8 / (tp * pp).
 LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
     ("TP = 8: one tensor-parallel group over all eight GPUs of both nodes.", 8, 1, True),
     (
@@ -36,6 +38,12 @@ LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
         True,
     ),
     ("TP = 4 made of two GPUs from each node, PP = 2.", 4, 2, True),
+    (
+        "TP = 4 inside each node, DP = 2: a whole replica of the model on each node.",
+        4,
+        1,
+        False,
+    ),
 )
 
 
@@ -45,7 +53,7 @@ def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
     Parameters
     ----------
     tp, pp : int
-        Tensor- and pipeline-parallel degrees.
+        Tensor- and pipeline-parallel degrees (data parallelism fills the GPUs).
     crosses_nodes : bool
         True when a tensor-parallel group spans the node boundary.
 
@@ -53,11 +61,11 @@ def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
     -------
     list of str
         :func:`~lesson_lib.layout.check_layout`'s divisibility problems, plus
-        the wire problem when TP crosses nodes; empty for a good layout.
+        the wire problem when TP crosses nodes; empty for a sound layout.
     """
     problems = check_layout(MODEL, tp, pp)
-    if tp * pp != NODES * GPUS_PER_NODE:
-        problems.append(f"TP x PP = {tp * pp} does not use the {NODES * GPUS_PER_NODE} GPUs")
+    if (NODES * GPUS_PER_NODE) % (tp * pp):
+        problems.append(f"TP x PP = {tp * pp} does not divide the {NODES * GPUS_PER_NODE} GPUs")
     if crosses_nodes:
         problems.append(
             f"a TP group crosses the node boundary, so all {MODEL.allreduces_per_token} "
@@ -66,20 +74,43 @@ def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
     return problems
 
 
+def sequences_held(tp: int, pp: int) -> int:
+    """Full-length sequences the 2 x 4 GPUs hold in a sound layout (``plan_cluster``)."""
+    plan = plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp)
+    return plan.sequences_total
+
+
 def _choices(p: Params) -> list[Choice]:
+    sound = {
+        (tp, pp): sequences_held(tp, pp)
+        for _, tp, pp, crosses in LAYOUTS
+        if not layout_problems(tp, pp, crosses)
+    }
+    best = max(sound.values())
     options = []
     for text, tp, pp, crosses in LAYOUTS:
         problems = layout_problems(tp, pp, crosses)
+        dp = NODES * GPUS_PER_NODE // (tp * pp)
         if problems:
-            why = "No: " + "; ".join(problems) + "."
-        else:
-            why = (
+            why, correct = "No: " + "; ".join(problems) + ".", False
+        elif sound[(tp, pp)] == best:
+            why, correct = (
                 f"Right: TP = {tp} divides every head group and the FFN and stays on each "
                 f"node's NVLink, and PP = {pp} gives each stage "
                 f"{MODEL.super_blocks // pp} whole super-blocks, passing one activation per "
-                "token across the network."
+                f"token across the network. The weights are stored once, so "
+                f"{sound[(tp, pp)]} full-length sequences fit.",
+                True,
             )
-        options.append(Choice(text, why, correct=not problems))
+        else:
+            why, correct = (
+                f"Sound, and simpler to run, but not the answer: each of the {dp} replicas "
+                f"stores all the weights, so {sound[(tp, pp)]} full-length sequences fit "
+                f"against {best}. Its throughput is about the same (see the cluster chapter); "
+                "the question asks for sequences held.",
+                False,
+            )
+        options.append(Choice(text, why, correct=correct))
     return [options[i] for i in p["order"]]
 
 
@@ -92,16 +123,19 @@ PROBLEM = Problem(
     unit="",
     template=(
         "You serve the specimen on 2 nodes with 4 GPUs each: NVLink inside a node, a "
-        "network between them. Which layout do you choose?\n\n{options}\n\n"
+        "network between them. You want every token's all-reduces on NVLink and as many "
+        "full-length sequences in memory at once as possible. Which layout do you choose?"
+        "\n\n{options}\n\n"
         "(Be ready to say why; `check_layout(MODEL, tp, pp)` tells you which degrees "
         "divide the model.)"
     ),
     solution_template="The answer is **{letter}**.\n\n{explained}",
-    defaults={"order": [3, 0, 2, 1]},
-    sample=sample_order,
+    defaults={"order": [3, 0, 4, 2, 1]},
+    sample=sample_order_of(len(LAYOUTS)),
     facts=choice_facts(_choices),
     reference=choice_reference(_choices),
     choices=_choices,
-    hint="Keep every TP group on one node's NVLink, and check that the degrees divide "
-    "the model's heads and super-blocks.",
+    hint="Keep every TP group on one node's NVLink, check that the degrees divide "
+    "the model's heads and super-blocks, and count how many copies of the weights each "
+    "layout stores.",
 )
