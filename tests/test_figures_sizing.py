@@ -103,3 +103,11 @@ def test_memory_bars_fixed_layout_has_a_key_and_redraws_in_place():
     assert bars(fig)[-1][0].get_height() == 0  # no free segment when it does not fit
     with pytest.raises(ValueError, match="layout must be"):
         memory_bars_figure([one], ["one"], layout="tight")
+
+
+def test_kv_segments_and_card_are_labelled_in_both_units():
+    """The KV cache reads in GB and GiB, as the text beside the figure quotes GiB."""
+    fig = tp_budget_figure()
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any("48 GiB" in t and "51.5 GB" in t for t in texts)
+    assert any(t.startswith("card: 84.93 GB = 79.1 GiB") for t in texts)

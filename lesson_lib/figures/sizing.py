@@ -130,7 +130,14 @@ def memory_bars_figure(
                 ax.text(
                     rect.get_x() + rect.get_width() / 2,
                     rect.get_y() + value / 2,
-                    format_bytes(value * GB, "GB", decimals=1),
+                    # The KV cache is quoted in GiB in the text and tables beside
+                    # this figure: give both, so the two do not seem to disagree.
+                    format_bytes(value * GB, "GB", decimals=1)
+                    + (
+                        f"\n= {format_bytes(value * GB, 'GiB', decimals=1)}"
+                        if role == "kv"
+                        else ""
+                    ),
                     ha="center",
                     va="center",
                     fontsize=8,
@@ -151,7 +158,8 @@ def memory_bars_figure(
             )
     ax.axhline(capacity, color=PALETTE["black"], linestyle="--", linewidth=1.2)
     ax.annotate(
-        f"card: {format_bytes(capacity * GB, 'GB', decimals=0)}",
+        f"card: {format_bytes(capacity * GB, 'GB', decimals=2)} "
+        f"= {format_bytes(capacity * GB, 'GiB', decimals=1)}",
         (x[-1] + 0.4, capacity),
         xytext=(0, 3),
         textcoords="offset points",
