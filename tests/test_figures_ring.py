@@ -184,3 +184,17 @@ def test_state_figure_redrawn_in_place_matches_a_new_one():
     assert not any("all 5 ranks" in k for k in keys)
     with pytest.raises(ValueError, match="reuse must be a figure made by ring_state_figure"):
         ring_state_figure(three, 2, reuse=ring_schedule_figure(3))
+
+
+def test_ring_topology_has_a_box_and_an_arrow_per_gpu():
+    from lesson_lib.figures.ring import ring_topology_figure
+
+    fig = ring_topology_figure(4)
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert [t for t in texts if t.startswith("GPU")] == ["GPU 0", "GPU 1", "GPU 2", "GPU 3"]
+    assert texts.count("c3") == 4
+    arrows = [c for c in ax.get_children() if type(c).__name__ == "Annotation"]
+    assert len(arrows) == 4
+    with pytest.raises(ValueError, match="n"):
+        ring_topology_figure(9)

@@ -343,3 +343,78 @@ def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = N
     draw_key(fig, right.get_legend_handles_labels()[0], x=box.x0, y=box.y1, frame=True)
     draw_key(fig, holdings_legend_handles(n), x=0.5, y=0.02, loc="lower center", ncols=4)
     return fig
+
+
+def ring_topology_figure(n: int = 4) -> Figure:
+    """The ring itself: ``n`` GPUs on a circle, each sending only to its neighbour.
+
+    Parameters
+    ----------
+    n : int, default 4
+        Ranks, 2 to 8.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each GPU is a box with its vector cut into ``n`` chunks (c0, c1, ...);
+        an arrow runs from rank r to rank (r + 1) mod n.
+    """
+    n = require_int("n", n, minimum=2, maximum=8)
+    fig = Figure(figsize=(4.6, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_aspect("equal")
+    ax.axis("off")
+    radius, box_w, box_h = 1.0, 0.62, 0.36
+    angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # rank 0 at the top, clockwise
+    centres = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
+    chunk_colors = holdings_colors(n)
+    for r, (x, y) in enumerate(centres):
+        ax.add_patch(
+            Rectangle(
+                (x - box_w / 2, y - box_h / 2),
+                box_w,
+                box_h,
+                facecolor="white",
+                edgecolor=PALETTE["black"],
+                linewidth=1.2,
+                zorder=2,
+            )
+        )
+        ax.text(x, y + box_h * 0.2, f"GPU {r}", ha="center", va="center", fontsize=10, zorder=3)
+        width = (box_w - 0.08) / n
+        for c in range(n):
+            left = x - box_w / 2 + 0.04 + c * width
+            ax.add_patch(
+                Rectangle(
+                    (left, y - box_h * 0.38),
+                    width,
+                    box_h * 0.36,
+                    facecolor=chunk_colors(0),
+                    edgecolor="white",
+                    zorder=3,
+                )
+            )
+            ax.text(
+                left + width / 2,
+                y - box_h * 0.2,
+                f"c{c}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                zorder=4,
+            )
+    for r in range(n):
+        start, end = centres[r], centres[(r + 1) % n]
+        direction = (end - start) / np.linalg.norm(end - start)
+        shrink = 0.42
+        ax.annotate(
+            "",
+            xy=end - direction * shrink,
+            xytext=start + direction * shrink,
+            arrowprops={"arrowstyle": "-|>", "color": PALETTE["vermillion"], "lw": 2},
+            zorder=1,
+        )
+    ax.set_xlim(-1.55, 1.55)
+    ax.set_ylim(-1.45, 1.45)
+    ax.set_title("Each GPU sends only to its neighbour", fontsize=10)
+    return fig

@@ -134,9 +134,7 @@ def memory_bars_figure(
                     # this figure: give both, so the two do not seem to disagree.
                     format_bytes(value * GB, "GB", decimals=1)
                     + (
-                        f"\n= {format_bytes(value * GB, 'GiB', decimals=1)}"
-                        if role == "kv"
-                        else ""
+                        f"\n= {format_bytes(value * GB, 'GiB', decimals=1)}" if role == "kv" else ""
                     ),
                     ha="center",
                     va="center",
