@@ -175,27 +175,31 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
     Returns
     -------
     str
-        An HTML table: TP degree, weights per GPU (GB), sequences that fit,
-        their KV cache and state per GPU (GiB, MiB), free per GPU (GB).
+        An HTML table: TP degree, sequences that fit, then per GPU the
+        weights, their KV cache, their state, what is free and the card, all in
+        GB so a row adds up by eye (the KV cache also in GiB, as the text
+        quotes it).
     """
     fits = fits_by_degree() if fits is None else fits
     rows = [
         (
             str(f.n),
-            format_bytes(f.budget.weights_bytes, "GB"),
             format_count(f.sequences),
-            format_bytes(f.budget.kv_bytes, "GiB"),
-            format_bytes(f.budget.state_bytes, "MiB", decimals=0),
+            format_bytes(f.budget.weights_bytes, "GB"),
+            f"{format_bytes(f.budget.kv_bytes, 'GB')} ({format_bytes(f.budget.kv_bytes, 'GiB')})",
+            format_bytes(f.budget.state_bytes, "GB"),
             format_bytes(f.budget.free_bytes, "GB"),
+            format_bytes(f.budget.capacity_bytes, "GB"),
         )
         for f in fits
     ]
     header = (
         "TP degree",
-        "weights / GPU",
         "sequences",
+        "weights / GPU",
         "KV cache / GPU",
         "DeltaNet state / GPU",
         "free / GPU",
+        "= card",
     )
     return html_table(header, rows, caption)

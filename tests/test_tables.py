@@ -88,6 +88,8 @@ def test_budget_table_rows():
     out = budget_table()
     rows = body_rows(out)
     assert len(rows) == 3
-    assert "<td>2</td><td>27 GB</td><td>6</td>" in rows[1]
+    assert "<td>2</td><td>6</td><td>27 GB</td><td>51.54 GB (48 GiB)</td>" in rows[1]
     assert "<td>16</td>" in rows[2]
+    # every column in GB, so a row adds up to the card: 27 + 51.54 + 0.46 + 5.93
+    assert "<td>0.46 GB</td><td>5.93 GB</td><td>84.93 GB</td>" in rows[1]
     assert len(body_rows(budget_table(fits_by_degree(degrees=(8,))))) == 1
