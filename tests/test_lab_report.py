@@ -141,3 +141,15 @@ def test_b_relation_says_which_fit_the_page_b_lands_on():
     assert "beyond-cache" in b_relation(fit(3.1), fit(10.0), fit(3.0))
     assert b_relation(fit(6.0), fit(10.0), fit(3.0)) == "falls between the two"
     assert "large sizes" in b_relation(fit(6.0), None, fit(3.0))
+
+
+def test_measured_over_model_at_the_prefill_size():
+    """The ratio is read at the nearest measured size, and only near a measured one."""
+    from lesson_lib.lab.report import measured_over_model
+
+    run2 = load_run("/nonexistent", 6, 2)
+    m, fit = run2.measurement, run2.fit
+    i = len(m.bytes) - 1
+    expected = m.median_s[i] / fit.predict(m.bytes[i])
+    assert measured_over_model(m, fit, float(m.bytes[i])) == f"{expected:.1f}x"
+    assert measured_over_model(m, fit, float(m.bytes.max()) * 100) == "not measured"

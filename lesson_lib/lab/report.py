@@ -242,6 +242,30 @@ def regime(nbytes: float, fit: AlphaBetaFit) -> str:
     return f"far above it ({shown}): bandwidth-bound"
 
 
+def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
+    """Measured time over the fit's, at the measured size nearest ``nbytes``, in words.
+
+    Parameters
+    ----------
+    m : Measurement
+        A sweep.
+    fit : AlphaBetaFit
+        Its fit.
+    nbytes : float
+        The message size of interest, bytes.
+
+    Returns
+    -------
+    str
+        A ratio such as ``"2.4x"``, or ``"not measured"`` when the sweep
+        stops more than a factor of two short of ``nbytes``.
+    """
+    i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
+    if not 0.5 <= m.bytes[i] / nbytes <= 2:
+        return "not measured"
+    return format_ratio(float(m.median_s[i] / fit.predict(m.bytes[i])), decimals=1)
+
+
 def oversubscription(m: Measurement) -> str:
     """One sentence on whether a sweep had more ranks than cores.
 
@@ -342,6 +366,7 @@ def lab_numbers(
         "lab_decode_vs_fast": format_ratio(dec.total_s / dec_fast.total_s, decimals=2),
         "lab_decode_regime": regime(decode_bytes, fit),
         "lab_prefill_regime": regime(prefill_bytes, fit),
+        "lab_prefill_measured_over_model": measured_over_model(m, fit, prefill_bytes),
     }
     if run4 is not None:
         t2 = small_message_time(m)
