@@ -153,3 +153,20 @@ def test_measured_over_model_at_the_prefill_size():
     expected = m.median_s[i] / fit.predict(m.bytes[i])
     assert measured_over_model(m, fit, float(m.bytes[i])) == f"{expected:.1f}x"
     assert measured_over_model(m, fit, float(m.bytes.max()) * 100) == "not measured"
+
+
+def test_line_verdict_follows_the_measured_ratio():
+    from lesson_lib.lab.report import line_verdict
+
+    run2 = load_run("/nonexistent", 6, 2)
+    m, fit = run2.measurement, run2.fit
+    top = float(m.bytes.max())
+    ratio = m.median_s[-1] / fit.predict(m.bytes[-1])
+    verdict = line_verdict(m, fit, top)
+    if ratio > 1.2:
+        assert verdict.startswith("a lower bound")
+    elif ratio < 1 / 1.2:
+        assert verdict.startswith("an upper bound")
+    else:
+        assert verdict.startswith("close to")
+    assert line_verdict(m, fit, top * 100).startswith("an extrapolation")

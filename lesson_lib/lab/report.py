@@ -266,6 +266,37 @@ def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str
     return format_ratio(float(m.median_s[i] / fit.predict(m.bytes[i])), decimals=1)
 
 
+def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
+    """How far to trust the fitted line at ``nbytes``, in one clause.
+
+    Parameters
+    ----------
+    m : Measurement
+        A sweep.
+    fit : AlphaBetaFit
+        Its fit.
+    nbytes : float
+        The message size the prediction is for, bytes.
+
+    Returns
+    -------
+    str
+        For example ``"a lower bound: at that message this machine measured
+        2.6x the line's time"``.
+    """
+    shown = measured_over_model(m, fit, nbytes)
+    if shown == "not measured":
+        return "an extrapolation: the sweep did not reach that message size"
+    i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
+    ratio = float(m.median_s[i] / fit.predict(m.bytes[i]))
+    said = f"at that message this machine measured {shown} the line's time"
+    if ratio > 1.2:
+        return f"a lower bound: {said}"
+    if ratio < 1 / 1.2:
+        return f"an upper bound: {said}"
+    return f"close to what was measured: {said}"
+
+
 def oversubscription(m: Measurement) -> str:
     """One sentence on whether a sweep had more ranks than cores.
 
@@ -367,6 +398,7 @@ def lab_numbers(
         "lab_decode_regime": regime(decode_bytes, fit),
         "lab_prefill_regime": regime(prefill_bytes, fit),
         "lab_prefill_measured_over_model": measured_over_model(m, fit, prefill_bytes),
+        "lab_prefill_line_verdict": line_verdict(m, fit, prefill_bytes),
     }
     if run4 is not None:
         t2 = small_message_time(m)
