@@ -75,7 +75,18 @@ def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
 
 
 def sequences_held(tp: int, pp: int) -> int:
-    """Full-length sequences the 2 x 4 GPUs hold in a sound layout (``plan_cluster``)."""
+    """Full-length sequences the 2 x 4 GPUs hold in a sound layout.
+
+    Parameters
+    ----------
+    tp, pp : int
+        Tensor- and pipeline-parallel degrees (data parallelism fills the GPUs).
+
+    Returns
+    -------
+    int
+        ``plan_cluster(...).sequences_total`` at the specimen's full context.
+    """
     plan = plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp)
     return plan.sequences_total
 
