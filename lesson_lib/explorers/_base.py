@@ -172,6 +172,49 @@ def _csv_text(value: Any) -> str:
     return str(value)
 
 
+def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The table; the first row's keys are the columns.
+
+    Returns
+    -------
+    str
+        A header line, then one line per row.
+    """
+    columns = list(rows[0])
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([_csv_text(row[c]) for c in columns])
+    return buf.getvalue()
+
+
+def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> dict[str, Any]:
+    """Inline CSV data for a Vega-Lite view, ``numeric`` columns parsed as numbers.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        The table.
+    numeric : iterable of str
+        Columns to read as numbers; every other column is read as text (Vega
+        would otherwise guess each column's type).
+
+    Returns
+    -------
+    dict
+        A Vega-Lite ``data`` object with the CSV text and its ``format``.
+    """
+    numeric = set(numeric)
+    parse = {c: ("number" if c in numeric else "string") for c in rows[0]}
+    return {"values": csv_text(rows), "format": {"type": "csv", "parse": parse}}
+
+
 @dataclass
 class Explorer:
     """A live explorer: controls, one row of numbers per state, a message, a chart.
@@ -296,21 +339,11 @@ class Explorer:
 
     def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
-        rows = self.rows if rows is None else rows
-        columns = list(rows[0])
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow([_csv_text(row[c]) for c in columns])
-        return buf.getvalue()
+        return csv_text(self.rows if rows is None else rows)
 
     def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
         numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
-        parse = dict.fromkeys(sorted(numbers | set(numeric)), "number")
-        for name in rows[0]:
-            parse.setdefault(name, "string")
-        return {"values": self.table(rows), "format": {"type": "csv", "parse": parse}}
+        return csv_data(rows, numbers | set(numeric))
 
     def spec(self) -> dict[str, Any]:
         """The Vega-Lite spec (version 5.6)."""

@@ -17,9 +17,7 @@ the network band under the nodes.
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import math
 import textwrap
 from collections.abc import Sequence
@@ -27,8 +25,9 @@ from itertools import pairwise
 from typing import Any
 
 from lesson_lib.cluster import ClusterPlan, GpuSlot, plan_cluster
-from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.explorers._base import Control, Explorer, Template, csv_data, states
+from lesson_lib.figures._style import PALETTE
+from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
 from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.units import format_bytes, format_count, format_seconds
 
@@ -81,17 +80,6 @@ MESSAGE = Template(
 #: Widest line of the message and of the list under the diagram, characters.
 LINE_WIDTH: int = 104
 
-#: Fill of the GPUs of each pipeline stage, cycling past the sixth (the figure's).
-STAGE_COLORS: tuple[str, ...] = (
-    PALETTE["sky"],
-    PALETTE["orange"],
-    PALETTE["purple"],
-    PALETTE["yellow"],
-    PALETTE["blue"],
-    PALETTE["grey"],
-)
-TP_NVLINK_COLOR = ROLE_COLORS["fast"]
-TP_NETWORK_COLOR = ROLE_COLORS["slow"]
 #: Text colour of a problem in the list (the explorers' error colour, AA on white).
 PROBLEM_COLOR = "#a14a00"
 
@@ -412,17 +400,6 @@ def _frames() -> list[dict[str, Any]]:
     return rows
 
 
-def _csv(rows: Sequence[dict[str, Any]], numeric: Sequence[str]) -> dict[str, Any]:
-    """Inline CSV data for a layer, the ``numeric`` columns parsed as numbers."""
-    columns = list(rows[0])
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    writer.writerows([row[c] for c in columns] for row in rows)
-    parse = {c: ("number" if c in numeric else "string") for c in columns}
-    return {"values": buf.getvalue(), "format": {"type": "csv", "parse": parse}}
-
-
 #: The key under the diagram, what each line and box means (the figure's key).
 KEY: tuple[tuple[str, str], ...] = (
     ("nvlink", "TP group, NVLink"),
@@ -436,13 +413,13 @@ KEY: tuple[tuple[str, str], ...] = (
 def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> dict[str, Any]:
     state = " && ".join(f"datum.{c.name} == {c.name}" for c in CONTROLS)
     size = "datum.gpus_per_node == gpus_per_node && datum.nodes == nodes"
-    frame_data = _csv(frames, ("gpus_per_node", "nodes", "cell", "x", "y", "x2", "y2", "z"))
+    frame_data = csv_data(frames, ("gpus_per_node", "nodes", "cell", "x", "y", "x2", "y2", "z"))
     cells = [
         {"key": f"{f['gpus_per_node']}-{f['nodes']}-{f['cell']}", **f}
         for f in frames
         if f["kind"] == "cell"
     ]
-    cell_data = _csv([{k: c[k] for k in ("key", "x", "y", "x2", "y2", "z")} for c in cells], ())
+    cell_data = csv_data([{k: c[k] for k in ("key", "x", "y", "x2", "y2", "z")} for c in cells], ())
     key_of = "datum.gpus_per_node + '-' + datum.nodes + '-' + datum"
     x = {
         "field": "x",
@@ -697,7 +674,7 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
             {
                 "lookup": "b",
                 "from": {
-                    "data": _csv([{"id": i, "text": t} for i, t in enumerate(notes)], ("id",)),
+                    "data": csv_data([{"id": i, "text": t} for i, t in enumerate(notes)], ("id",)),
                     "key": "id",
                     "fields": ["text"],
                 },

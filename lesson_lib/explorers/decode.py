@@ -20,7 +20,7 @@ from lesson_lib.scaling import speedup_limit
 from lesson_lib.specimen import A100, FAST, FAST_RING, GPU, INTER_NODE, MODEL, SLOW
 from lesson_lib.specs import Accelerator, Fabric
 from lesson_lib.step_time import StepBreakdown, decode_step
-from lesson_lib.units import MS, TB, US
+from lesson_lib.units import MS, format_rate, format_seconds
 
 #: The fabrics offered, by key (the lesson's two, CUDA graphs on the fast one, a
 #: ring whose latency grows per hop, and a network between nodes).
@@ -34,7 +34,7 @@ FABRICS: dict[str, Fabric] = {
 
 
 def _us(seconds: float) -> str:
-    return f"{seconds / US:.3g} us"
+    return format_seconds(seconds, "us", decimals=2)
 
 
 FABRIC_LABELS: dict[str, str] = {
@@ -53,7 +53,7 @@ CARDS: dict[str, Accelerator] = {
     ),
 }
 CARD_LABELS: dict[str, str] = {
-    key: f"{label}, {card.hbm_bandwidth / TB:.3g} TB/s"
+    key: f"{label}, {format_rate(card.hbm_bandwidth, 'TB', decimals=2)}"
     for (key, card), label in zip(
         CARDS.items(), ("A100", "H100 (lesson)", "hypothetical, 2x HBM"), strict=True
     )

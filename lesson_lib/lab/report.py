@@ -242,6 +242,17 @@ def regime(nbytes: float, fit: AlphaBetaFit) -> str:
     return f"far above it ({shown}): bandwidth-bound"
 
 
+def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float | None:
+    """Measured over fitted time at the measured size nearest ``nbytes``.
+
+    None when the sweep's nearest size is more than a factor of two away.
+    """
+    i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
+    if not 0.5 <= m.bytes[i] / nbytes <= 2:
+        return None
+    return float(m.median_s[i] / fit.predict(m.bytes[i]))
+
+
 def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
     """Measured time over the fit's, at the measured size nearest ``nbytes``, in words.
 
@@ -260,10 +271,8 @@ def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str
         A ratio such as ``"2.4x"``, or ``"not measured"`` when the sweep
         stops more than a factor of two short of ``nbytes``.
     """
-    i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
-    if not 0.5 <= m.bytes[i] / nbytes <= 2:
-        return "not measured"
-    return format_ratio(float(m.median_s[i] / fit.predict(m.bytes[i])), decimals=1)
+    ratio = _measured_ratio(m, fit, nbytes)
+    return "not measured" if ratio is None else format_ratio(ratio, decimals=1)
 
 
 def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
@@ -284,12 +293,12 @@ def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
         For example ``"a lower bound: at that message this machine measured
         2.6x the line's time"``.
     """
-    shown = measured_over_model(m, fit, nbytes)
-    if shown == "not measured":
+    ratio = _measured_ratio(m, fit, nbytes)
+    if ratio is None:
         return "an extrapolation: the sweep did not reach that message size"
-    i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
-    ratio = float(m.median_s[i] / fit.predict(m.bytes[i]))
-    said = f"at that message this machine measured {shown} the line's time"
+    said = (
+        f"at that message this machine measured {format_ratio(ratio, decimals=1)} the line's time"
+    )
     if ratio > 1.2:
         return f"a lower bound: {said}"
     if ratio < 1 / 1.2:
