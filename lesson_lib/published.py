@@ -11,9 +11,11 @@ NCCL version), which the notes name. Nothing here is a vendor figure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from lesson_lib.units import US, format_count, format_seconds
+from lesson_lib.specimen import FAST, GPU, MODEL, SLOW
+from lesson_lib.step_time import decode_step, speedup
+from lesson_lib.units import US, format_count, format_ratio, format_seconds
 
 #: Fabric classes used to group the records.
 FABRIC_CLASSES: tuple[str, ...] = ("NVLink", "PCIe", "NVLink + network")
@@ -205,7 +207,12 @@ def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict
         records), ``pub_ring_2``, ``pub_ring_4``, ``pub_ring_8`` (nccl-tests issue
         123 at 2, 4 and 8 GPUs), ``pub_pcie_8`` (the 8-GPU PCIe box), ``pub_network``
         (the cross-node run) and ``pub_network_ranks``, ``pub_fastest`` (the
-        lowest time reported), ``pub_count`` (number of records).
+        lowest time reported), ``pub_count`` (number of records);
+        ``pub_pcie_line_4`` (the lesson's four-GPU decode line with the 8-GPU
+        PCIe record's latency in place of the assumed one, bytes left out as
+        in the lesson), ``pub_pcie_vs_fast_2`` (that line over two GPUs on
+        the fast fabric) and ``pub_pcie_speedup_1_to_4`` (one GPU's time over
+        that line).
     """
 
     def us(seconds: float) -> str:
@@ -227,6 +234,21 @@ def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict
         "pub_network_ranks": format_count(network[0].ranks),
         "pub_fastest": us(min(r.latency_s for r in records)),
         "pub_count": format_count(len(records)),
+        **_pcie_reading(pcie[0].latency_s),
+    }
+
+
+def _pcie_reading(latency_s: float) -> dict[str, str]:
+    """The lesson's four slow GPUs re-priced at a measured PCIe latency."""
+    measured = replace(SLOW, latency=latency_s)
+    one, two_fast, four = (
+        decode_step(MODEL, GPU, fabric, n, include_bandwidth=False)
+        for fabric, n in ((FAST, 1), (FAST, 2), (measured, 4))
+    )
+    return {
+        "pub_pcie_line_4": format_seconds(four.total_s, "ms"),
+        "pub_pcie_vs_fast_2": format_ratio(four.total_s / two_fast.total_s),
+        "pub_pcie_speedup_1_to_4": format_ratio(speedup(one, four)),
     }
 
 

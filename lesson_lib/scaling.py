@@ -217,13 +217,20 @@ def scaling_numbers() -> dict[str, str]:
         ``hbm_bandwidth``, ``weights_share_2`` / ``weights_share_4`` (the
         heuristic's inputs); ``bandwidth_2_fast`` / ``bandwidth_4_slow`` (the
         left-out wire-bytes term); ``speedup_1_to_4_fast`` /
-        ``speedup_1_to_4_slow`` (4 GPUs over 1) and ``slow_4_vs_fast_2``.
+        ``speedup_1_to_4_slow`` (4 GPUs over 1) and ``slow_4_vs_fast_2``;
+        ``ceiling_tokens_per_s_slow`` (the most tokens per second one sequence
+        can reach on the slow fabric with any number of GPUs) and
+        ``gpus_to_90_percent_slow`` (the fewest GPUs that reach 90 % of it).
     """
     fast_2 = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False)
     fast_4 = decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False)
     slow_4 = decode_step(MODEL, GPU, SLOW, 4, include_bandwidth=False)
     one = decode_step(MODEL, GPU, FAST, 1, include_bandwidth=False)
     peak = peak_n(MODEL, GPU, FAST_RING)
+    limit_slow = speedup_limit(MODEL, GPU, SLOW)
+    near_limit = next(
+        n for n in range(1, 1025) if speedup_curve(MODEL, GPU, SLOW, [n])[0] >= 0.9 * limit_slow
+    )
     return {
         "hbm_bandwidth": format_rate(GPU.hbm_bandwidth, "TB"),
         "weights_share_2": format_bytes(MODEL.weight_bytes / 2, "GB"),
@@ -238,7 +245,9 @@ def scaling_numbers() -> dict[str, str]:
         "speedup_1_to_4_slow": format_ratio(speedup(one, slow_4)),
         "slow_4_vs_fast_2": format_ratio(slow_4.total_s / fast_2.total_s),
         "limit_fast": format_ratio(speedup_limit(MODEL, GPU, FAST), decimals=1),
-        "limit_slow": format_ratio(speedup_limit(MODEL, GPU, SLOW), decimals=1),
+        "limit_slow": format_ratio(limit_slow, decimals=1),
+        "ceiling_tokens_per_s_slow": format_count(limit_slow / one.total_s),
+        "gpus_to_90_percent_slow": format_count(near_limit),
         "break_even_4_vs_2": format_seconds(
             break_even_latency(MODEL, GPU, 4, fast_2.total_s), "us", decimals=1
         ),

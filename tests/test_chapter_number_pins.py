@@ -56,6 +56,8 @@ NUMBERS = {
         "slow_4_vs_fast_2": "1.12x",
         "limit_fast": "12.6x",
         "limit_slow": "2.5x",
+        "ceiling_tokens_per_s_slow": "156",
+        "gpus_to_90_percent_slow": "23",
         "break_even_4_vs_2": "41.5 us",
         "break_even_2_vs_1": "63 us",
         "speedup_fast_16": "7x",

@@ -9,6 +9,7 @@ from lesson_lib.published import (
     FABRIC_CLASSES,
     PUBLISHED,
     PublishedLatency,
+    published_numbers,
     published_rows,
     published_table,
 )
@@ -89,3 +90,14 @@ def test_source_links_list_each_thread_once():
     assert lines[0].startswith(
         "- [NVIDIA/nccl-tests#123](https://github.com/NVIDIA/nccl-tests/issues/123): "
     )
+
+
+def test_pcie_reading_reprices_four_slow_gpus_at_the_measured_latency():
+    """By hand: 13.5 GB of weights per GPU at 3.35 TB/s, plus 128 all-reduces of 43.47 us."""
+    numbers = published_numbers()
+    four = 13.5e9 / 3.35e12 + 128 * 43.47e-6  # 4.030 + 5.564 = 9.594 ms
+    two_fast = 27e9 / 3.35e12 + 128 * 10e-6  # 8.060 + 1.280 = 9.340 ms
+    one = 54e9 / 3.35e12  # 16.119 ms
+    assert numbers["pub_pcie_line_4"] == f"{four * 1e3:.2f} ms" == "9.59 ms"
+    assert numbers["pub_pcie_vs_fast_2"] == f"{four / two_fast:.2f}x" == "1.03x"
+    assert numbers["pub_pcie_speedup_1_to_4"] == f"{one / four:.2f}x" == "1.68x"

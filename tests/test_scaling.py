@@ -108,3 +108,12 @@ def test_decode_lines_table():
     assert html.count("<tr>") == 4
     assert "<td>4 GPUs, slow fabric</td><td>4.03 ms</td><td>6.4 ms</td><td>10.43 ms</td>" in html
     assert "<td>0.031 ms</td><td>10.46 ms</td>" in html
+
+
+def test_slow_ceiling_in_tokens_per_second_by_hand():
+    """1 / (128 x 50 us) = 156.25 tokens/s; 90 % of the ceiling needs 16.12 ms / N <= 6.4 ms x (1/0.9 - 1)."""
+    numbers = scaling_numbers()
+    assert numbers["ceiling_tokens_per_s_slow"] == "156"
+    one_gpu_s = 54e9 / 3.35e12  # 16.119 ms of weight streaming
+    assert math.ceil(one_gpu_s / (128 * 50e-6 * (1 / 0.9 - 1))) == 23
+    assert numbers["gpus_to_90_percent_slow"] == "23"
