@@ -99,15 +99,12 @@ NOT_YET_LINKED = {
     "algorithms",
     "batching",
     "cluster",
-    "index",
     "instructor",
     "lab",
     "latency",
-    "overview",
     "payloads",
     "prefill",
     "problems",
-    "summary",
 }
 
 
