@@ -98,11 +98,8 @@ def unlinked_first_uses(markdown: str) -> list[str]:
 NOT_YET_LINKED = {
     "batching",
     "cluster",
-    "index",
-    "overview",
     "payloads",
     "prefill",
-    "summary",
 }
 
 

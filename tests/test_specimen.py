@@ -72,7 +72,7 @@ def read_shown(shown: str) -> float:
 
 
 def test_printed_assumptions_say_what_the_values_are():
-    """Each assumption as the Overview prints it reads back as its value (a reader's
+    """Each assumption as the assumptions page prints it reads back as its value (a reader's
     parse, not lesson_lib's formatter), so a typo like '72 billion' for 27e9 fails."""
     from lesson_lib.specimen import ASSUMPTIONS
 
