@@ -103,6 +103,7 @@ NUMBERS = {
         "nvlink_bandwidth": "450 GB/s",
         "pcie_bandwidth": "64 GB/s",
         "ib_bandwidth": "50 GB/s",
+        "nvlink_both_directions": "900 GB/s",
         "wire_8": "2.1875 MiB",
         "wire_time_8_slow": "0.036 ms",
         "latency_8_slow": "6.4 ms",

@@ -29,11 +29,18 @@ def test_default_figure_draws_two_demands_and_three_fabrics():
 
 
 def test_bars_are_annotated_in_both_unit_systems():
-    """The demand bars say MiB/s and MB/s; the fabrics say GB/s."""
+    """The demand bars say MiB/s and MB/s; the fabrics say GB/s; one note per bar."""
     texts = [t.get_text() for t in payload_vs_bandwidth_figure().axes[0].texts]
     assert "93.75 MiB/s = 98.3 MB/s" in texts
     assert "450 GB/s" in texts
-    assert "100 MiB/s" in texts
+    assert len(texts) == 2 + len(FABRIC_BANDWIDTHS)
+
+
+def test_no_reference_line():
+    """No yardstick line: the bars are compared with each other, not with a round figure."""
+    ax = payload_vs_bandwidth_figure().axes[0]
+    assert [line for line in ax.get_lines() if line.get_linestyle() == "--"] == []
+    assert not any("100 MiB/s" in t.get_text() for t in ax.texts)
 
 
 def test_custom_fabrics_and_rate():

@@ -9,7 +9,7 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from lesson_lib._validate import require_int, require_number
 from lesson_lib.figures._style import ROLE_COLORS, new_figure
-from lesson_lib.payloads import FABRIC_BANDWIDTHS, RATE_YARDSTICK, decode_wire_rate
+from lesson_lib.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.specimen import MODEL, TOKENS_PER_S
 from lesson_lib.specs import ModelSpec
 from lesson_lib.units import MB, TB, format_count, format_rate
@@ -50,7 +50,7 @@ def payload_vs_bandwidth_figure(
     -------
     matplotlib.figure.Figure
         One axes; the x axis is bytes/second on a log scale, labelled in
-        decimal units (MB/s, GB/s, TB/s), with a dashed line at the lesson's yardstick of 100 MiB/s.
+        decimal units (MB/s, GB/s, TB/s). Each bar is annotated with its value.
     """
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
     ns = [require_int("n", n, minimum=2) for n in ns]
@@ -89,15 +89,6 @@ def payload_vs_bandwidth_figure(
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([_DECADES[t] for t in ticks])
-    ax.axvline(RATE_YARDSTICK, color="black", ls="--", lw=1)
-    ax.text(
-        RATE_YARDSTICK * 1.15,
-        len(ns) - 0.5,
-        format_rate(RATE_YARDSTICK, "MiB"),
-        fontsize=9,
-        va="center",
-        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
-    )
     ax.set_xlabel("bytes per second, one direction (log scale, decimal units)")
     ax.set_title(f"Decode at {format_count(tokens_per_s)} tokens/s needs a sliver of any fabric")
     ax.grid(True, axis="x", alpha=0.3)
