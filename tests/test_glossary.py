@@ -98,7 +98,6 @@ def unlinked_first_uses(markdown: str) -> list[str]:
 NOT_YET_LINKED = {
     "batching",
     "cluster",
-    "payloads",
     "prefill",
 }
 
