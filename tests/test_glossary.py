@@ -64,20 +64,49 @@ def test_the_check_sees_entries():
 PAGES = tuple(p.stem for p in sorted(BOOK.glob("*.md")) if p.stem not in ("glossary", "api"))
 
 
+#: An opening or closing fence: backticks or colons, then an info string.
+FENCE = re.compile(r"^(`{3,}|:{3,})\s*(.*?)\s*$")
+#: Info strings of blocks that hold code, not prose (an empty one is a plain code block).
+CODE_INFO = re.compile(r"^(\{code-cell\}.*|bash|python|text|console|ini|)$")
+
+
+def without_code_blocks(text: str) -> str:
+    """The text with every code block dropped and every directive's body kept.
+
+    Fences are matched line by line, so a directive's closing fence is never
+    taken for the start of a code block (which would hide the prose after it).
+    """
+    out: list[str] = []
+    stack: list[tuple[str, bool]] = []  # (fence, inside code)
+    for line in text.splitlines():
+        match = FENCE.match(line)
+        in_code = any(code for _, code in stack)
+        if match:
+            fence, info = match.groups()
+            if (
+                stack
+                and not info
+                and fence[0] == stack[-1][0][0]
+                and len(fence) >= len(stack[-1][0])
+            ):
+                stack.pop()
+                continue
+            stack.append((fence, in_code or bool(CODE_INFO.match(info))))
+            continue
+        if not in_code:
+            out.append(line)
+    return "\n".join(out)
+
+
 def prose_of(markdown: str) -> str:
     """The page's running text, lower case: no front matter, code, math, headings or links' targets."""
     text = re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S)
-    text = re.sub(r"^(`{3,})\{code-cell\}.*?^\1\s*$", "", text, flags=re.S | re.M)
-    text = re.sub(
-        r"^(`{3,})(bash|python|text|console|ini)?\n.*?^\1\s*$", "", text, flags=re.S | re.M
-    )
+    text = without_code_blocks(text)
     text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)
     text = re.sub(r"\{(glue:text|glue|ref|numref|doc|eq)\}`[^`]*`", " ", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     lines = [
-        line
-        for line in text.splitlines()
-        if not line.lstrip().startswith(("#", ":", "(", "```", "|"))
+        line for line in text.splitlines() if not line.lstrip().startswith(("#", ":", "(", "|"))
     ]
     return "\n".join(lines).lower()
 
@@ -119,3 +148,6 @@ def test_first_use_check_sees_an_unlinked_term():
     assert unlinked_first_uses("One NCCL call, then {term}`NCCL` again.") == ["nccl"]
     assert unlinked_first_uses("The {term}`fabric` is slow; the fabric is PCIe.") == ["pcie"]
     assert unlinked_first_uses("## The fabric\n\n```{code-cell} ipython3\nfabric = 1\n```\n") == []
+    # A directive's closing fence does not hide the prose after it.
+    after_directive = "```{exercise}\nA {term}`hop`.\n```\n\nThe fabric.\n\n```python\nx = 1\n```\n"
+    assert unlinked_first_uses(after_directive) == ["fabric"]
