@@ -105,7 +105,6 @@ NOT_YET_LINKED = {
     "latency",
     "overview",
     "payloads",
-    "prefill",
     "problems",
     "summary",
 }
