@@ -13,11 +13,12 @@ must fit beside the weights, and every step reads all of it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from lesson_lib.collectives import crossover_tokens
 from lesson_lib.memory import max_sequences
-from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS
+from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import StepBreakdown, decode_step
 from lesson_lib.units import format_count, format_ratio, format_seconds
@@ -26,6 +27,10 @@ from lesson_lib.units import format_count, format_ratio, format_seconds
 BATCHES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 #: The context length of the batching examples, the lesson's prompt.
 CONTEXT: int = PROMPT_TOKENS
+#: Sequences decoding beside each prompt chunk in the chunked-prefill exercise.
+CHUNK_BATCH: int = 32
+#: Prompt tokens per chunk in the chunked-prefill exercise, a small and a large chunk.
+CHUNK_SIZES: tuple[int, int] = (128, 512)
 
 
 def batch_curve(
@@ -173,4 +178,49 @@ def batching_numbers() -> dict[str, str]:
     out["full_batch_kv_share"] = (
         format_count(100 * full_batch.kv_read_s / full_batch.total_s, decimals=0) + " %"
     )
+    out.update(_chunk_numbers())
+    out.update(_promise_numbers())
     return out
+
+
+def _chunk_numbers() -> dict[str, str]:
+    """The chunked-prefill exercise: a prompt chunk and a decode batch in one step."""
+    m = MODEL
+    small, large = CHUNK_SIZES
+    out = {
+        "chunk_batch": format_count(CHUNK_BATCH),
+        "chunk_small": format_count(small),
+        "chunk_large": format_count(large),
+    }
+    crossover = crossover_tokens(m, FAST, 4)
+    for name, chunk in (("small", small), ("large", large)):
+        tokens = chunk + CHUNK_BATCH
+        out[f"chunk_{name}_tokens"] = format_count(tokens)
+        out[f"chunk_{name}_bound"] = "latency" if tokens <= crossover else "bandwidth"
+    steps = math.ceil(PROMPT_TOKENS / large)
+    out["chunk_steps"] = format_count(steps)
+    one = decode_step(m, GPU, FAST, 4)
+    out["chunked_latency"] = format_seconds(steps * one.latency_s, "ms")
+    return out
+
+
+def _promise_numbers() -> dict[str, str]:
+    """The promise exercise: the largest batch whose sequences each get TOKENS_PER_S."""
+    m = MODEL
+    budget = 1 / TOKENS_PER_S
+    one = decode_step(m, GPU, FAST, 4, context=CONTEXT)
+    room = budget - one.weights_s - one.latency_s
+    fit = max_sequences(m, GPU, 4, CONTEXT)
+    within = [
+        b
+        for b in range(1, fit + 1)
+        if decode_step(m, GPU, FAST, 4, batch=b, context=CONTEXT).total_s <= budget
+    ]
+    return {
+        "promise_ms": format_seconds(budget, "ms", decimals=0),
+        "promise_kv_read": format_seconds(one.kv_read_s, "us", decimals=0),
+        "promise_bytes": format_seconds(one.bandwidth_s, "us", decimals=1),
+        "promise_room": format_seconds(room, "ms", decimals=1),
+        "promise_estimate": format_count(round(room / (one.kv_read_s + one.bandwidth_s), -1)),
+        "promise_batch": format_count(max(within)),
+    }

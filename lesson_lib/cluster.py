@@ -36,7 +36,7 @@ from lesson_lib._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.collectives import get_algorithm
 from lesson_lib.layout import check_layout, layout_cautions
 from lesson_lib.memory import kv_share, state_share
-from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
+from lesson_lib.specimen import FAST, GPU, INTER_NODE, INTER_NODE_MEASURED_LATENCY, MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.step_time import MAX_BATCH, StepBreakdown, decode_step
 from lesson_lib.units import format_bytes, format_count, format_ratio, format_seconds
@@ -241,6 +241,27 @@ class ClusterPlan:
         if self.flags:
             return f"valid, flagged: {self.flags[0]}"
         return "valid"
+
+    @property
+    def short_verdict(self) -> str:
+        """The verdict for a table cell, with the first problem or every flag in a few words.
+
+        ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
+        the network"`` or ``"invalid: ..."`` (the first problem, as in
+        :attr:`verdict`).
+        """
+        if self.problems:
+            return self.verdict
+        notes = []
+        if layout_cautions(self.model, self.tp):
+            notes.append(f"each KV head on {self.tp // self.model.num_kv_heads} GPUs")
+        if self.tp_crosses_nodes:
+            notes.append("TP all-reduces on the network")
+        if self.weights_fit and self.sequences_per_replica == 0:
+            notes.append("no sequence fits beside the weights")
+        if len(notes) != len(self.flags):  # a flag without a short form: say it in full
+            return self.verdict
+        return f"valid, flagged: {'; '.join(notes)}" if notes else "valid"
 
 
 def plan_cluster(
@@ -483,15 +504,17 @@ def candidate_configurations(
     ]
 
 
+# No-break space: keeps "4 x 1 x 2" on one line in a narrow table column.
+_NBSP = "\u00a0"
+
 #: Columns of :func:`candidate_rows`.
 CANDIDATE_HEADER: tuple[str, ...] = (
     "nodes x GPUs",
     "TP x PP x DP",
-    "TP all-reduces on",
-    "one sequence alone: ms per token",
-    "full-length sequences in flight",
+    "one sequence: ms per token",
+    "full-length sequences",
     "batched: ms per token",
-    "tokens/s in all (batched)",
+    "batched tokens/s",
     "verdict",
 )
 
@@ -508,22 +531,22 @@ def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
     -------
     list of tuple of str
         Times per token in ms (numbers only, the header names the unit),
-        rates in tokens/s, sequences over all replicas.
+        rates in tokens/s, sequences over all replicas, and
+        :attr:`ClusterPlan.short_verdict`. The degrees are joined by
+        no-break spaces, so each stays on one line.
     """
     rows = []
     for p in plans:
-        wire = "none" if p.tp == 1 else ("network" if p.tp_crosses_nodes else "NVLink (in node)")
         batched = "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}"
         rows.append(
             (
-                f"{p.nodes} x {p.gpus_per_node}",
-                f"{p.tp} x {p.pp} x {p.dp}",
-                wire,
+                f"{p.nodes}{_NBSP}x{_NBSP}{p.gpus_per_node}",
+                f"{p.tp}{_NBSP}x{_NBSP}{p.pp}{_NBSP}x{_NBSP}{p.dp}",
                 f"{p.token_time_s * 1e3:.2f}",
                 format_count(p.sequences_total),
                 batched,
                 format_count(p.tokens_per_s_total),
-                p.verdict,
+                p.short_verdict,
             )
         )
     return rows
@@ -611,9 +634,15 @@ def cluster_numbers() -> dict[str, str]:
     dp2 = plan_cluster(m, GPU, 4, 2, 4, 1)
     across = plan_cluster(m, GPU, 2, 2, 4)
     tp8 = plan_cluster(m, GPU, 8, 1, 8)
-    tp2 = plan_cluster(m, GPU, 2, 1, 2)
-    # Network latency at which TP 4 across two nodes of two costs what TP 2 in one node does.
-    limit = (tp2.token_time_s - across.step.compute_s) / m.allreduces_per_token
+    one_gpu = plan_cluster(m, GPU, 1, 1, 1)
+    # The second exercise's network: five times worse than assumed in both numbers.
+    worse = Fabric(
+        "network five times worse",
+        latency=5 * INTER_NODE.latency,
+        bandwidth=INTER_NODE.bandwidth / 5,
+    )
+    worse_pp2 = plan_cluster(m, GPU, 4, 2, 4, 2, inter=worse)
+    worse_across = plan_cluster(m, GPU, 2, 2, 4, inter=worse)
     ms = "ms"
     tp4_only = plan_cluster(m, GPU, 4, 1, 4, batch=1)
     sixteen_pp = plan_cluster(m, GPU, 4, 2, 4, 2, batch=16)
@@ -652,5 +681,10 @@ def cluster_numbers() -> dict[str, str]:
         "tp8_token_time": format_seconds(tp8.token_time_s, ms),
         "tp8_sequences": format_count(tp8.sequences_per_replica),
         "in_node_sequences": format_count(in_node.sequences_per_replica),
-        "across_limit_latency": format_seconds(limit, "us", decimals=0),
+        "inter_measured_latency": format_seconds(INTER_NODE_MEASURED_LATENCY, "us"),
+        "one_gpu_token_time": format_seconds(one_gpu.token_time_s, ms),
+        "worse_latency": format_seconds(worse.latency, "us"),
+        "worse_bandwidth": format_bytes(worse.bandwidth, "GB") + "/s",
+        "worse_pp2_token_time": format_seconds(worse_pp2.token_time_s, ms),
+        "worse_across_token_time": format_seconds(worse_across.token_time_s, ms),
     }

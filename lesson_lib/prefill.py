@@ -281,4 +281,9 @@ def prefill_numbers() -> dict[str, str]:
         "prefill_cheaper_fast_4": format_ratio(fast4.ratio, decimals=0),
         "prefill_slowdown_slow_4": format_ratio(slow4.prefill.total_s / fast4.prefill.total_s),
         "prefill_tokens_per_s_fast_4": format_count(fast4.prefill.tokens_per_s),
+        # Prompt length at which prefill's arithmetic takes as long as streaming
+        # the weights, on any number of GPUs: 2 FLOPs per parameter and token.
+        "chip_crossover_tokens": format_count(
+            m.weight_bytes * GPU.peak_flops / (2 * m.params * GPU.hbm_bandwidth)
+        ),
     }

@@ -5,6 +5,7 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.batching import BATCH_HEADER, batch_curve, batch_rows, batching_numbers
 from lesson_lib.specimen import FAST, GPU, MODEL
+from lesson_lib.step_time import decode_step
 
 
 def test_crossover_batches_by_hand():
@@ -50,3 +51,22 @@ def test_one_sequence_row_is_lesson_plus_reads():
     (step,) = batch_curve(MODEL, GPU, FAST, 4, [1], context=4096)
     assert_allclose(step.latency_s, 1.28e-3)
     assert 5.31e-3 < step.total_s < 5.40e-3
+
+
+def test_chunked_prefill_numbers_by_hand():
+    """Chunk + 32 decode tokens against the 293-token crossover; 4,096 / 512 = 8 passes of 1.28 ms."""
+    v = batching_numbers()
+    assert (v["chunk_small_tokens"], v["chunk_small_bound"]) == ("160", "latency")
+    assert (v["chunk_large_tokens"], v["chunk_large_bound"]) == ("544", "bandwidth")
+    assert v["chunk_steps"] == "8"
+    assert v["chunked_latency"] == f"{8 * 128 * 10e-6 * 1e3:.2f} ms" == "10.24 ms"
+
+
+def test_promise_batch_and_its_estimate():
+    """20 ms per token: about 410 sequences by hand, 409 by decode_step, fewer than the 676 that fit."""
+    v = batching_numbers()
+    assert v["promise_ms"] == "20 ms"
+    assert v["promise_estimate"] == "410" and v["promise_batch"] == "409"
+    within = decode_step(MODEL, GPU, FAST, 4, batch=409, context=4096).total_s
+    beyond = decode_step(MODEL, GPU, FAST, 4, batch=410, context=4096).total_s
+    assert within <= 0.02 < beyond

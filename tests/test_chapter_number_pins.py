@@ -89,6 +89,7 @@ NUMBERS = {
         "prefill_cheaper_fast_4": "290x",
         "prefill_slowdown_slow_4": "2.51x",
         "prefill_tokens_per_s_fast_4": "54,550",
+        "chip_crossover_tokens": "295",
     },
     "payload_numbers": {
         "rate_4_mb": "98.3 MB/s",

@@ -158,7 +158,33 @@ def test_candidates_cover_valid_flagged_and_invalid():
     assert sum(v.startswith("valid, flagged") for v in verdicts) == 3
     rows = candidate_rows(plans)
     assert all(len(r) == len(CANDIDATE_HEADER) for r in rows)
-    assert rows[2][3] == "5.31"  # 1 node x 4, TP 4, one sequence alone: the lesson's line
+    assert rows[2][2] == "5.31"  # 1 node x 4, TP 4, one sequence alone: the lesson's line
+
+
+def test_short_verdict_names_every_flag_briefly():
+    """The table's verdicts: both flags of TP 8 across nodes, the full first problem of PP 3."""
+    assert plan_cluster(MODEL, GPU, 4, 1, 4).short_verdict == "valid"
+    assert plan_cluster(MODEL, GPU, 8, 1, 8).short_verdict == (
+        "valid, flagged: each KV head on 2 GPUs"
+    )
+    assert plan_cluster(MODEL, GPU, 4, 2, 8).short_verdict == (
+        "valid, flagged: each KV head on 2 GPUs; TP all-reduces on the network"
+    )
+    invalid = plan_cluster(MODEL, GPU, 4, 3, 4, 3)
+    assert invalid.short_verdict == invalid.verdict
+    assert invalid.short_verdict.startswith("invalid: PP = 3 does not divide the 16 super-blocks")
+    rows = candidate_rows(candidate_configurations())
+    assert [r[-1] for r in rows] == [p.short_verdict for p in candidate_configurations()]
+
+
+def test_worse_network_hurts_tp_across_nodes_not_pp():
+    """Five times the latency, a fifth of the bandwidth: PP 2 gains 0.1 ms, TP across nodes 13 ms."""
+    v = cluster_numbers()
+    assert (v["worse_latency"], v["worse_bandwidth"]) == ("125 us", "10 GB/s")
+    assert (v["pp2_token_time"], v["worse_pp2_token_time"]) == ("5.34 ms", "5.44 ms")
+    # 128 all-reduces at 125 us = 16 ms of latency on top of TP 4's compute: slower than one GPU.
+    assert (v["worse_across_token_time"], v["one_gpu_token_time"]) == ("20.23 ms", "16.12 ms")
+    assert v["inter_measured_latency"] == "62 us"
 
 
 def test_candidate_table_is_html():

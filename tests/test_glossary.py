@@ -123,21 +123,7 @@ def unlinked_first_uses(markdown: str) -> list[str]:
     return unlinked
 
 
-#: Pages whose first uses are still being linked (issue 13's editorial pass); emptied as each is done.
-NOT_YET_LINKED = {
-    "batching",
-    "cluster",
-    "prefill",
-}
-
-
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True)) if p in NOT_YET_LINKED else p
-        for p in PAGES
-    ],
-)
+@pytest.mark.parametrize("page", PAGES)
 def test_first_use_of_a_term_on_each_page_links_the_glossary(page):
     """A student who opens any page meets each listed term first as a link to its definition."""
     assert unlinked_first_uses((BOOK / f"{page}.md").read_text()) == []

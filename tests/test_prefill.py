@@ -69,6 +69,14 @@ def test_prefill_numbers_pinned():
     assert all(isinstance(v, str) and v for v in values.values())
 
 
+def test_chip_crossover_is_the_cards_flop_rate_over_its_hbm_bandwidth():
+    """2 FLOPs and 2 bytes per bf16 parameter: 989 TFLOP/s / 3.35 TB/s = 295 tokens, any N."""
+    assert prefill_numbers()["chip_crossover_tokens"] == f"{989e12 / 3.35e12:.0f}" == "295"
+    for n in (1, 2, 4):
+        below, above = (prefill_step(MODEL, GPU, FAST, n, t) for t in (295, 296))
+        assert below.weights_s > below.flops_s and above.flops_s > above.weights_s
+
+
 @pytest.mark.parametrize(
     ("kwargs", "name", "error"),
     [
