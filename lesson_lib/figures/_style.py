@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import matplotlib
 from matplotlib.artist import Artist
@@ -42,6 +44,137 @@ ROLE_COLORS: dict[str, str] = {
     "decode": PALETTE["green"],
     "prefill": PALETTE["orange"],
 }
+
+
+#: Width a figure's image can take on the built site, CSS px, at a 1280 px
+#: viewport: the article's 688 px text column less the figure's 8 px padding
+#: each side (measured in Debian's Chromium on ``_build/html``; the browser
+#: test ``tests/browser/test_browser_figure_text.py`` checks it still holds).
+#: A figure wider than this is scaled down to it.
+COLUMN_PX: float = 672.0
+
+#: The smallest body text of the built site, CSS px: table cells, 0.85rem of
+#: 16 px (``tools/site/tables.css``; paragraphs are 16 px), measured in the
+#: same browser and checked by the same test. No text in a figure should be
+#: shown smaller than this.
+TEXT_FLOOR_PX: float = 13.6
+
+#: Resolution of the book's PNGs: IPython renders a figure at its own dpi,
+#: matplotlib's default 100, with ``bbox_inches="tight"``.
+BOOK_DPI: float = 100.0
+
+
+@dataclass(frozen=True)
+class ShownText:
+    """One text of a figure and the size it is shown at.
+
+    Attributes
+    ----------
+    text : str
+        What it says.
+    points : float
+        Its font size, points.
+    px : float
+        Its font size on the page, CSS px, once the figure is scaled to fit
+        the column.
+    """
+
+    text: str
+    points: float
+    px: float
+
+
+@contextmanager
+def _recording_texts() -> Iterator[list[Text]]:
+    """Record every :class:`~matplotlib.text.Text` that draws itself meanwhile."""
+    drawn: list[Text] = []
+    original = Text.draw
+
+    def draw(self: Text, renderer: object) -> None:
+        if self.get_visible() and self.get_text().strip():
+            drawn.append(self)
+        original(self, renderer)
+
+    Text.draw = draw  # type: ignore[method-assign]
+    try:
+        yield drawn
+    finally:
+        Text.draw = original  # type: ignore[method-assign]
+
+
+def shown_texts(
+    fig: Figure, column_px: float = COLUMN_PX, dpi: float = BOOK_DPI
+) -> tuple[float, list[ShownText]]:
+    """Every visible, non-empty text of ``fig`` with the size it is shown at, smallest first.
+
+    The figure is rendered as the book renders it (PNG at ``dpi`` with
+    ``bbox_inches="tight"``); a picture wider than the column is shown
+    scaled down to it, so a text of ``p`` points is shown at
+    ``p x dpi / 72 x min(1, column_px / natural width)`` CSS px. Tick labels
+    outside the axes' limits, empty and invisible texts are not drawn and
+    not counted.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, as a chapter builds it.
+    column_px : float, default COLUMN_PX
+        Width it is shown in, CSS px (> 0).
+    dpi : float, default BOOK_DPI
+        Resolution of the PNG (> 0).
+
+    Returns
+    -------
+    tuple
+        ``(natural width in px, texts)``: the PNG's width and a
+        :class:`ShownText` for each text drawn, smallest first.
+
+    Raises
+    ------
+    ValueError
+        If ``column_px`` or ``dpi`` is not positive.
+    """
+    if not column_px > 0 or not dpi > 0:
+        raise ValueError(f"column_px and dpi must be > 0, got {column_px!r} and {dpi!r}")
+    buf = io.BytesIO()
+    with _recording_texts() as drawn:
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    natural = float(Image.open(io.BytesIO(buf.getvalue())).width)
+    scale = min(1.0, column_px / natural)
+    unique = list(dict.fromkeys(drawn))  # a tight bbox draws the figure twice
+    texts = [
+        ShownText(t.get_text(), t.get_fontsize(), t.get_fontsize() * dpi / 72 * scale)
+        for t in unique
+    ]
+    return natural, sorted(texts, key=lambda t: t.px)
+
+
+def smallest_shown_text_px(
+    fig: Figure, column_px: float = COLUMN_PX, dpi: float = BOOK_DPI
+) -> float:
+    """The smallest visible, non-empty text of ``fig`` in CSS px once shown in the column.
+
+    Font size in points x ``dpi / 72`` x ``min(1, column_px / natural width)``,
+    the natural width being that of the PNG the book makes (``dpi``, tight
+    bounding box); see :func:`shown_texts`. Compare it with
+    :data:`TEXT_FLOOR_PX`.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, as a chapter builds it.
+    column_px : float, default COLUMN_PX
+        Width it is shown in, CSS px (> 0).
+    dpi : float, default BOOK_DPI
+        Resolution of the PNG (> 0).
+
+    Returns
+    -------
+    float
+        CSS px; ``inf`` for a figure without text.
+    """
+    _, texts = shown_texts(fig, column_px, dpi)
+    return texts[0].px if texts else float("inf")
 
 
 def new_figure(
