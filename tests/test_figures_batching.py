@@ -6,11 +6,12 @@ from lesson_lib.figures.batching import batch_figure
 
 
 def test_two_panels_and_curves():
-    """Left: tokens/s; right: ms per token. The 4-GPU fast curve ends at 676 sequences."""
+    """Top: tokens/s; bottom: ms per token. The 4-GPU fast curve ends at 676 sequences."""
     fig = batch_figure()
-    left, right = fig.axes
-    assert "tokens/s" in left.get_ylabel() and "ms" in right.get_ylabel()
-    four_fast = left.get_lines()[1]
+    top, bottom = fig.axes
+    assert top.get_position().y0 > bottom.get_position().y1
+    assert "tokens/s" in top.get_ylabel() and "ms" in bottom.get_ylabel()
+    four_fast = top.get_lines()[1]
     assert four_fast.get_xdata()[-1] == 676
 
 

@@ -41,9 +41,10 @@ def _links(ax, dashed):
 
 
 def test_recommended_figure_has_two_panels():
-    """The default draws TP 4 x PP 2 and TP 4 x DP 2 on 2 nodes x 4 GPUs."""
+    """The default draws TP 4 x PP 2 above TP 4 x DP 2 on 2 nodes x 4 GPUs."""
     fig = layout_figure()
     assert len(fig.axes) == 2
+    assert fig.axes[0].get_position().y0 > fig.axes[1].get_position().y1
     titles = [ax.get_title() for ax in fig.axes]
     assert "TP 4 x PP 2" in titles[0] and "TP 4 x DP 2" in titles[1]
     assert [p.label for p in recommended_plans()] == [t.split("\n")[0] for t in titles]
@@ -114,8 +115,11 @@ def test_layout_figure_redrawn_in_place_matches_a_new_one():
     other = plan_cluster(gpus_per_node=2, nodes=3, tp=2, pp=3)
     fig = layout_figure([plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)], width=4.6)
     again = layout_figure([other], width=5.5, reuse=fig)
-    assert again is fig and tuple(fig.get_size_inches()) == (5.5, 2.9)
-    assert figure_png(again) == figure_png(layout_figure([other], width=5.5))
+    fresh = layout_figure([other], width=5.5)
+    assert again is fig and fig.get_size_inches()[0] == 5.5
+    assert tuple(fig.get_size_inches()) == tuple(fresh.get_size_inches())
+    assert fig.get_size_inches()[1] > 2.9  # a 2.9 in panel and the key's rows under it
+    assert figure_png(again) == figure_png(fresh)
     assert [t.get_text() for t in fig.texts] == [h.get_label() for h in legend_handles([other])]
     with pytest.raises(ValueError, match="reuse must have 2 axes"):
         layout_figure(recommended_plans(), reuse=fig)

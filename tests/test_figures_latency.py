@@ -72,14 +72,15 @@ def test_speedup_curves_with_a_per_hop_ring_draw_no_ceiling():
 
 
 def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
-    """Two panels; the right one names 1.76x and 1.51x; the left plots every record."""
+    """Two stacked panels; the bottom one names 1.76x and 1.51x; the top plots every record."""
     fig = fixed_vs_hop_figure()
-    left, right = fig.axes
-    texts = " ".join(t.get_text() for t in right.texts)
+    top, bottom = fig.axes
+    assert top.get_position().y0 > bottom.get_position().y1
+    texts = " ".join(t.get_text() for t in bottom.texts)
     assert "1.76x" in texts and "1.51x" in texts
-    points = [line for line in left.get_lines() if line.get_linestyle() == "None"]
+    points = [line for line in top.get_lines() if line.get_linestyle() == "None"]
     assert len(points) == len([r for r in PUBLISHED if r.ranks <= 16])
-    ring = [line for line in left.get_lines() if line.get_label().startswith("per hop")]
+    ring = [line for line in top.get_lines() if line.get_label().startswith("per hop")]
     assert_allclose(np.asarray(ring[0].get_ydata())[[0, 2]], [10.0, 16.9])
 
 

@@ -68,9 +68,10 @@ def test_asymptotes_can_be_left_out():
 
 
 def test_breakdown_bars_match_step_time():
-    """Stacked bars: compute, latency, bandwidth in ms, decode left and prefill right."""
+    """Stacked bars: compute, latency, bandwidth in ms, decode above and prefill below."""
     fig = prefill_breakdown_figure()
     ax_decode, ax_prefill = fig.axes[:2]
+    assert ax_decode.get_position().y0 > ax_prefill.get_position().y1
     for ax, steps in (
         (ax_decode, [decode_step(MODEL, GPU, f, 4) for f in (FAST, SLOW)]),
         (ax_prefill, [prefill_step(MODEL, GPU, f, 4, PROMPT_TOKENS) for f in (FAST, SLOW)]),

@@ -49,11 +49,18 @@ def ring4():
 
 
 def test_schedule_figure_has_one_panel_per_state_and_a_legend():
-    """N = 4: 7 states (start + 6 steps) in a 2 x 4 grid, the last slot holding the legend."""
+    """N = 4: 7 states and the legend in two columns of four, one phase per column."""
     fig = ring_schedule_figure(4)
     assert isinstance(fig, Figure)
     axes = fig.axes
     assert len(axes) == 8
+    boxes = [ax.get_position() for ax in axes]
+    # Left column: the start and the reduce-scatter steps, top to bottom; right
+    # column: the all-gather steps, then the legend.
+    for column in (boxes[:4], boxes[4:]):
+        assert len({round(b.x0, 3) for b in column}) == 1
+        assert [b.y0 for b in column] == sorted((b.y0 for b in column), reverse=True)
+    assert boxes[4].x0 > boxes[0].x1
     assert [ax.get_title() for ax in axes[:7]] == [
         "start: own partial only",
         "step 1: reduce-scatter",

@@ -53,14 +53,14 @@ ROLE_COLORS: dict[str, str] = {
 #: A figure wider than this is scaled down to it.
 COLUMN_PX: float = 672.0
 
-#: The smallest body text of the built site, CSS px: table cells, 0.85rem of
-#: 16 px (``tools/site/tables.css``; paragraphs are 16 px), measured in the
-#: same browser and checked by the same test. No text in a figure should be
-#: shown smaller than this.
+#: The smallest body text of the built site in CSS px, that of table cells
+#: (0.85rem of 16 px in ``tools/site/tables.css``; paragraphs are 16 px),
+#: measured in the same browser and checked by the same test. No text in a
+#: figure should be shown smaller than this.
 TEXT_FLOOR_PX: float = 13.6
 
-#: Resolution of the book's PNGs: IPython renders a figure at its own dpi,
-#: matplotlib's default 100, with ``bbox_inches="tight"``.
+#: Resolution of the book's PNGs in dots per inch. IPython renders a figure
+#: at its own dpi, matplotlib's default 100, with ``bbox_inches="tight"``.
 BOOK_DPI: float = 100.0
 
 

@@ -39,7 +39,7 @@ def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2,
         One axes, microseconds against GPUs.
     """
     ns = list(ns)
-    fig, ax = new_figure(7.0, 4.0)
+    fig, ax = new_figure(6.5, 4.0)
     for name, algo in ALGORITHMS.items():
         color, marker = ALGORITHM_STYLE[name]
         ys = [allreduce_latency(n, fabric, name) / US for n in ns]
@@ -48,7 +48,7 @@ def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2,
     ax.set_ylabel("latency of one small all-reduce (us)")
     ax.set_ylim(0, None)
     ax.set_xticks([n for n in ns if n % 2 == 0])
-    ax.legend(loc="upper left", fontsize=9, frameon=False)
+    ax.legend(loc="upper left", fontsize=10, frameon=False)
     ax.set_title("Only the ring's latency grows with the number of GPUs")
     return fig
 
@@ -73,7 +73,7 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
         One log-log axes, microseconds against KiB.
     """
     sizes = np.logspace(np.log10(1 * KiB), np.log10(64 * 2**20), 200)
-    fig, ax = new_figure(7.0, 4.2)
+    fig, ax = new_figure(6.5, 4.8)
     for name, algo in ALGORITHMS.items():
         color, _ = ALGORITHM_STYLE[name]
         ys = [allreduce_time(s, n, fabric, name) / US for s in sizes]
@@ -81,15 +81,29 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
     tie = tie_payload(fabric, n, "one_shot", "two_shot")
     vllm = next(limit for most, limit in VLLM_ONE_STAGE_LIMITS if n <= most)
     decode = MODEL.hidden_vector_bytes
+    # Each mark is named beside its line, at the top, where no curve runs;
+    # the key of the curves sits under the axes.
     marks = (
-        (decode, PALETTE["black"], ":", "decode: one hidden vector"),
-        (tie, PALETTE["green"], "--", "model: one-shot = two-shot"),
-        (vllm, PALETTE["purple"], "-.", "vLLM switches to two-stage"),
+        (decode, PALETTE["black"], ":", "decode: one hidden vector", "left"),
+        (tie, PALETTE["green"], "--", "model: one-shot = two-shot", "right"),
+        (vllm, PALETTE["purple"], "-.", "vLLM switches to two-stage", "left"),
     )
-    for x, color, style, label in marks:
-        ax.axvline(x / KiB, color=color, ls=style, lw=1.2, label=label)
+    for x, color, style, label, side in marks:
+        ax.axvline(x / KiB, color=color, ls=style, lw=1.2)
+        ax.annotate(
+            label,
+            (x / KiB, 0.98),
+            xycoords=("data", "axes fraction"),
+            xytext=(3 if side == "left" else -3, 0),
+            textcoords="offset points",
+            rotation=90,
+            ha=side,
+            va="top",
+            fontsize=10,
+            color=color,
+        )
     ax.set_xlabel("payload of one all-reduce (KiB, log scale)")
     ax.set_ylabel("time of one all-reduce (us, log scale)")
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title(f"{n} GPUs: fewest steps win small messages, fewest bytes win large ones")
+    fig.legend(loc="outside lower center", fontsize=10, frameon=False)
+    ax.set_title(f"{n} GPUs: fewest steps win small messages,\nfewest bytes win large ones")
     return fig

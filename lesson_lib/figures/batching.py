@@ -30,7 +30,7 @@ def batch_figure(
     *,
     context: int = CONTEXT,
 ) -> Figure:
-    """Two panels against the batch: tokens/s over all sequences, and ms each sequence waits.
+    """Two stacked panels against the batch: tokens/s over all sequences, and ms each sequence waits.
 
     Each curve stops at the most sequences of ``context`` tokens that fit in
     memory; a dot marks, on each fast-fabric curve, the batch at which the
@@ -50,10 +50,11 @@ def batch_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes side by side, both with a log2 batch axis.
+        Two axes sharing a log2 batch axis, throughput on top: stacked, each
+        keeps the book's column width and legible labels.
     """
-    fig = Figure(figsize=(9.0, 4.0), layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig = Figure(figsize=(6.5, 7.0), layout="constrained")
+    left, right = fig.subplots(2, 1, sharex=True)
     for label, n, fabric, color, style in configs:
         fit = max_sequences(model, accel, n, context)
         batches = np.unique(np.round(np.geomspace(1, fit, 40)).astype(int))
@@ -73,20 +74,20 @@ def batch_figure(
         ax.set_xscale("log", base=2)
         ticks = [1, 4, 16, 64, 256, 1024]
         ax.set_xticks(ticks, [str(t) for t in ticks])
-        ax.set_xlabel(f"sequences in the batch ({format_count(context)}-token contexts)")
         ax.grid(True, alpha=0.3)
+    right.set_xlabel(f"sequences in the batch ({format_count(context)}-token contexts)")
     left.set_ylabel("tokens/s over all sequences")
-    left.set_title("Throughput grows almost with the batch")
+    left.set_title("Throughput grows almost with the batch", fontsize=11)
     right.set_ylabel("ms per token each sequence waits")
-    right.set_title("Each sequence waits longer, slowly")
-    left.legend(loc="upper left", fontsize=8, frameon=False)
+    right.set_title("Each sequence waits longer, slowly", fontsize=11)
+    left.legend(loc="upper left", fontsize=10, frameon=False)
     right.text(
         0.02,
         0.97,
         "dot: all-reduces turn bandwidth-bound\nbar: memory full",
         transform=right.transAxes,
         va="top",
-        fontsize=8,
+        fontsize=10,
         color=PALETTE["black"],
     )
     return fig

@@ -1,7 +1,7 @@
 """Figure of the cluster chapter: where each GPU's share of the model sits.
 
 :func:`layout_figure` draws one or more :class:`~lesson_lib.cluster.ClusterPlan`
-side by side: nodes as boxes, GPUs inside coloured by pipeline stage, each
+one above the other: nodes as boxes, GPUs inside coloured by pipeline stage, each
 tensor-parallel group outlined (green inside a node on NVLink, vermillion and
 dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
 replicas joined by dashed arcs, above the network that links the nodes.
@@ -120,7 +120,12 @@ def _dp_links(plan: ClusterPlan) -> list[tuple[list[GpuSlot], list[GpuSlot]]]:
 
 
 def _label_size(plan: ClusterPlan) -> float:
-    return 8.0 if plan.gpus <= 8 else 6.5 if plan.gpus <= 16 else 5.0
+    """Base size of a panel's labels: a GPU's label is one point smaller.
+
+    Up to eight GPUs every label is at least 10 pt, legible at the book's
+    column width when a panel takes the whole width.
+    """
+    return 11.0 if plan.gpus <= 8 else 8.5 if plan.gpus <= 16 else 6.5
 
 
 def _gpu_text(plan: ClusterPlan, s: GpuSlot) -> str:
@@ -282,7 +287,7 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
         )
     # An explicit height skips matplotlib's search for tick labels in the way
     # (with the axis off there are none, but the search still makes ticks).
-    ax.set_title(title, fontsize=size + 1.5, y=1.0)
+    ax.set_title(title, fontsize=size + 0.5, y=1.0)
 
 
 def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
@@ -356,7 +361,10 @@ def layout_figure(
     height: float = 2.9,
     reuse: Figure | None = None,
 ) -> Figure:
-    """Draw plans side by side with one shared key.
+    """Draw plans one above the other with one shared key.
+
+    Stacked, not side by side: each plan takes the whole width, so a plan of
+    up to eight GPUs keeps its labels legible at the book's column width.
 
     Parameters
     ----------
@@ -365,9 +373,9 @@ def layout_figure(
     titles : sequence of str or None, optional
         One per plan; ``None`` entries use the plan's label and time.
     width : float, optional
-        Figure width in inches; default 4.6 per plan.
+        Figure width in inches; default 6.4.
     height : float, default 2.9
-        Figure height in inches.
+        Height of each plan's panel, inches; the key adds its own rows.
     reuse : Figure, optional
         A figure this function returned before for as many plans: it is
         resized, emptied and drawn again in place, much faster than a new
@@ -376,7 +384,7 @@ def layout_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        One axes per plan.
+        One axes per plan, top to bottom.
 
     Raises
     ------
@@ -390,21 +398,29 @@ def layout_figure(
     titles = [None] * len(plans) if titles is None else list(titles)
     if len(titles) != len(plans):
         raise ValueError(f"titles must have {len(plans)} entries (one per plan), got {len(titles)}")
+    width = width or 6.4
+    handles = legend_handles(plans)
+    key_font = 10.0
+    ncols = max(1, min(len(handles), int(width // 3.0)))
+    key_rows = -(-len(handles) // ncols) if handles else 0
+    key = (1.7 * key_rows + 0.8) * key_font / 72  # inches: rows of a draw_key, and a margin
+    total = height * len(plans) + key
     fig = reusable(reuse, LAYOUT_KIND, naxes=len(plans))
     if fig is None:
         # A bare Figure with fixed margins, not new_figure(): constrained layout
         # lets the titles of these equal-aspect axes run off the top.
-        fig = Figure(figsize=(width or 4.6 * len(plans), height))
+        fig = Figure(figsize=(width, total))
         fig.set_label(LAYOUT_KIND)
-        fig.subplots_adjust(left=0.01, right=0.99, top=0.8, bottom=0.2, wspace=0.06)
-        fig.subplots(1, len(plans), squeeze=False)
+        fig.subplots(len(plans), 1, squeeze=False)
     else:
-        fig.set_size_inches(width or 4.6 * len(plans), height)
+        fig.set_size_inches(width, total)
+    fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.05 / total, bottom=key / total, hspace=0.3)
     for ax, plan, title in zip(fig.axes, plans, titles, strict=True):
         draw_layout(ax, plan, title)
-    handles = legend_handles(plans)
     if handles:
         # A key of plain swatches and texts: a legend lays itself out at every draw.
-        ncols = max(1, min(len(handles), int(fig.get_figwidth() // 2.3)))
-        draw_key(fig, handles, x=0.5, y=0.02, loc="lower center", ncols=ncols)
+        draw_key(
+            fig, handles, x=0.5, y=0.15 / total, loc="lower center", ncols=ncols,
+            fontsize=key_font,
+        )  # fmt: skip
     return fig

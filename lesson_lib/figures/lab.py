@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -64,7 +65,7 @@ def _mark_sizes(ax: object, lo: float, hi: float) -> None:
                 xycoords=("data", "axes fraction"),
                 ha="center",
                 va="top",
-                fontsize=8,
+                fontsize=10,
                 color=ROLE_COLORS[role],
                 bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85},
             )
@@ -100,8 +101,8 @@ def measured_vs_model(
     -------
     matplotlib.figure.Figure
     """
-    fig = Figure(figsize=(7.6, 5.6), layout="constrained")
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1])
+    fig = Figure(figsize=(6.5, 7.4), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.1])
     m = measurement
     lo, hi = float(m.bytes.min()), float(max(m.bytes.max(), PREFILL_BYTES))
     grid = np.geomspace(lo / 1.6, hi * 1.6, 200)
@@ -161,8 +162,9 @@ def measured_vs_model(
     top.set_ylim(tmin, tmax)
     _time_axis(top)
     top.set_ylabel("time per all-reduce (log scale)")
-    top.set_title(title if title is not None else m.label(), fontsize=9, loc="left")
-    top.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0.0, 0.86), framealpha=0.9)
+    top.set_title(
+        textwrap.fill(title if title is not None else m.label(), 70), fontsize=10, loc="left"
+    )
     top.grid(True, which="major", alpha=0.3)
 
     ratio = 1.0 + fit.residuals
@@ -179,6 +181,14 @@ def measured_vs_model(
     bottom.set_xlabel("message size m (payload per rank, binary units, log scale)")
     bottom.grid(True, which="major", alpha=0.3)
     _bytes_axis(bottom, lo, hi)
+    # The key of the top panel sits under the figure: inside, it hid measured points.
+    bottom.legend(
+        *top.get_legend_handles_labels(),
+        fontsize=10,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.36),
+        frameon=False,
+    )
     return fig
 
 
@@ -208,7 +218,7 @@ def compare_ranks(
     fits = list(fits) if fits is not None else [None] * len(measurements)
     if len(fits) != len(measurements):
         raise ValueError("fits must be as long as measurements")
-    fig = Figure(figsize=(7.0, 4.2), layout="constrained")
+    fig = Figure(figsize=(6.5, 4.4), layout="constrained")
     ax = fig.add_subplot()
     lo = min(float(m.bytes.min()) for m in measurements)
     hi = max(float(m.bytes.max()) for m in measurements)
@@ -245,6 +255,7 @@ def compare_ranks(
     _bytes_axis(ax, lo, hi)
     ax.set_xlabel("message size m (payload per rank, binary units, log scale)")
     ax.set_ylabel("time per all-reduce (median; log scale)")
-    ax.legend(fontsize=8, loc="lower right")
+    # Under the axes: inside, the key hid measured points wherever it sat.
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
     ax.grid(True, which="major", alpha=0.3)
     return fig

@@ -57,7 +57,7 @@ def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, Step
 def breakdown_figure(
     lines: Sequence[tuple[str, StepBreakdown]] | None = None,
     *,
-    width: float = 8.0,
+    width: float = 6.5,
     height: float | None = None,
     title: str | None = "Time per decoded token: compute shrinks with N, latency does not",
 ) -> Figure:
@@ -68,7 +68,7 @@ def breakdown_figure(
     lines : sequence of (str, StepBreakdown), optional
         Label and breakdown of each bar, top to bottom; default the lesson's
         three lines with the bandwidth term included (:func:`lesson_breakdowns`).
-    width : float, default 8.0
+    width : float, default 6.5
         Figure width, inches.
     height : float, optional
         Figure height, inches; by default it grows with the number of bars.
@@ -93,15 +93,15 @@ def breakdown_figure(
     longest = left.max()
     for y, (_, step) in zip(ys, lines, strict=True):
         text = f"{format_seconds(step.total_s, 'ms')}  ({format_count(step.tokens_per_s)} tokens/s)"
-        ax.text(step.total_s / MS + 0.015 * longest, y, text, va="center", fontsize=9)
+        ax.text(step.total_s / MS + 0.015 * longest, y, text, va="center", fontsize=10)
     ax.set_yticks(ys, [label for label, _ in lines])
     ax.invert_yaxis()
-    ax.set_xlim(0, longest * 1.45)
+    ax.set_xlim(0, longest * 1.55)
     ax.set_xlabel("time per decoded token (ms)")
     ax.grid(False, axis="y")
-    fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=11)
     return fig
 
 
@@ -135,7 +135,7 @@ def speedup_curves_figure(
         One axes: x = GPUs, y = speed-up (x).
     """
     ns = [require_int("n", n) for n in ns]
-    fig, ax = new_figure(7.5, 4.6)
+    fig, ax = new_figure(6.5, 4.6)
     ax.plot(ns, ns, ls=":", color=PALETTE["grey"], label="perfect scaling (N x)")
     for i, fabric in enumerate(fabrics):
         colour = _fabric_color(fabric, i)
@@ -151,14 +151,15 @@ def speedup_curves_figure(
                 color=colour,
                 ha="right",
                 va="bottom",
-                fontsize=9,
+                fontsize=10,
             )
     ax.set_xlim(min(ns) - 0.3, max(ns) + 0.3)
     ax.set_ylim(0, max(ns) + 0.5)
     ax.set_xlabel("GPUs (tensor-parallel degree N)")
     ax.set_ylabel("decode speed-up over 1 GPU (x)")
-    ax.set_title("More GPUs buy less and less: the latency term does not shrink")
-    ax.legend(loc="upper left", fontsize=8, framealpha=0.95, bbox_to_anchor=(0.0, 0.93))
+    ax.set_title("More GPUs buy less and less:\nthe latency term does not shrink", fontsize=11)
+    # Under the fast ceiling and above the diagonal: the one empty corner.
+    ax.legend(loc="upper left", fontsize=10, framealpha=0.95, bbox_to_anchor=(0.0, 0.74))
     return fig
 
 
@@ -170,12 +171,14 @@ def fixed_vs_hop_figure(
     records: Sequence[PublishedLatency] = PUBLISHED,
     max_n: int = 16,
 ) -> Figure:
-    """Two panels: latency per all-reduce against N, and the 2 -> 4 GPU step under both models.
+    """Two stacked panels: latency per all-reduce against N, and the 2 -> 4 GPU step under both models.
 
-    Left: the fixed latency, the per-hop ring model and the published
+    Top: the fixed latency, the per-hop ring model and the published
     measurements (:data:`lesson_lib.published.PUBLISHED`) up to ``max_n``
-    GPUs, with the lesson's slow-fabric assumption for scale. Right: time
-    per token on 2 and 4 GPUs under each model, with the speed-up.
+    GPUs, with the lesson's slow-fabric assumption for scale; its legend
+    sits under it. Bottom: time per token on 2 and 4 GPUs under each model,
+    with the speed-up. Stacked, not side by side, so that the figure keeps
+    its text legible at the book's column width.
 
     Parameters
     ----------
@@ -195,11 +198,11 @@ def fixed_vs_hop_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes side by side.
+        Two axes, the top one first.
     """
     max_n = require_int("max_n", max_n, minimum=2)
-    fig = Figure(figsize=(11.0, 4.6), layout="constrained")
-    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.35, 1]})
+    fig = Figure(figsize=(6.5, 8.0), layout="constrained")
+    left, right = fig.subplots(2, 1, height_ratios=[1.45, 1])
     for ax in (left, right):
         ax.grid(True, alpha=0.3)
 
@@ -236,8 +239,11 @@ def fixed_vs_hop_figure(
     left.set_ylabel("time of one small all-reduce (us)")
     left.set_xlim(1.5, max_n + 0.5)
     left.set_ylim(0, None)
-    left.set_title("Latency per all-reduce: assumed and reported")
-    left.legend(fontsize=7.5, loc="upper left", framealpha=0.95)
+    left.set_title("Latency per all-reduce: assumed and reported", fontsize=11)
+    # Under the axes: inside, it would hide lines or published points.
+    left.legend(
+        fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, frameon=False
+    )
 
     width = 0.38
     groups = (("fixed latency", fixed), ("latency grows per hop", ring))
@@ -250,7 +256,7 @@ def fixed_vs_hop_figure(
         bars = right.bar(
             xs, times, width, color=(PALETTE["sky"], PALETTE["blue"])[j], label=f"{n} GPUs"
         )
-        right.bar_label(bars, [format_seconds(t * MS, "ms") for t in times], fontsize=8)
+        right.bar_label(bars, [format_seconds(t * MS, "ms") for t in times], fontsize=10)
     for i, (_, fab) in enumerate(groups):
         two = decode_step(model, accel, fab, 2, include_bandwidth=False)
         four = decode_step(model, accel, fab, 4, include_bandwidth=False)
@@ -267,7 +273,7 @@ def fixed_vs_hop_figure(
     right.set_ylim(
         0, decode_step(model, accel, fixed, 2, include_bandwidth=False).total_s / MS * 1.3
     )
-    right.set_title("Doubling from 2 to 4 GPUs under each model")
-    right.legend(fontsize=8, loc="lower right")
+    right.set_title("Doubling from 2 to 4 GPUs under each model", fontsize=11)
+    right.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     right.grid(False, axis="x")
     return fig

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, NullLocator
+from matplotlib.ticker import FixedLocator, NullFormatter
 
 from lesson_lib._validate import require_int, require_number
 from lesson_lib.figures._style import ROLE_COLORS, new_figure
@@ -67,7 +68,7 @@ def payload_vs_bandwidth_figure(
         hatch = "//" if "illustrative" in label else ""
         rows.append((label, bandwidth, ROLE_COLORS["bandwidth"], hatch, format_rate(bandwidth)))
 
-    fig, ax = new_figure(8.0, 0.55 * len(rows) + 1.8)
+    fig, ax = new_figure(6.5, 0.68 * len(rows) + 1.8)
     base = MB
     ys = list(range(len(rows)))
     for y, (_label, value, colour, hatch, note) in zip(ys, rows, strict=True):
@@ -77,20 +78,33 @@ def payload_vs_bandwidth_figure(
             y,
             note,
             va="center",
-            fontsize=9,
+            fontsize=10,
             bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
         )
     ax.set_xscale("log")
-    ax.set_yticks(ys, [r[0] for r in rows])
+    # Labels on two lines leave the bars most of the book's column.
+    ax.set_yticks(ys, [_two_lines(r[0]) for r in rows])
     ax.invert_yaxis()
     top = max(r[1] for r in rows)
     ax.set_xlim(base, top * 30)
+    # Every decade gets a tick and a grid line, every other one a label:
+    # side by side, the labels would touch at the book's column width.
     ticks = [t for t in _DECADES if base <= t <= top * 30]
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([_DECADES[t] for t in ticks])
+    ax.xaxis.set_major_locator(FixedLocator(ticks[::2]))
+    ax.xaxis.set_minor_locator(FixedLocator(ticks[1::2]))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticklabels([_DECADES[t] for t in ticks[::2]])
     ax.set_xlabel("bytes per second, one direction (log scale, decimal units)")
-    ax.set_title(f"Decode at {format_count(tokens_per_s)} tokens/s needs a sliver of any fabric")
-    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title(
+        f"Decode at {format_count(tokens_per_s)} tokens/s needs a sliver of any fabric", fontsize=11
+    )
+    ax.grid(True, axis="x", which="both", alpha=0.3)
     ax.grid(False, axis="y")
     return fig
+
+
+def _two_lines(label: str) -> str:
+    """A bar's label on at most two lines: before a parenthesis, or wrapped."""
+    if " (" in label:
+        return label.replace(" (", "\n(", 1)
+    return textwrap.fill(label, 24)

@@ -63,6 +63,7 @@ def draw_alpha_beta(
     messages: Sequence[tuple[str, float]],
     *,
     asymptotes: bool = True,
+    fontsize: float = 10,
 ) -> None:
     """Draw the alpha-beta curve of each fabric on ``ax`` (log-log).
 
@@ -80,6 +81,8 @@ def draw_alpha_beta(
     asymptotes : bool, default True
         Draw each curve's latency (flat, dotted) and bandwidth (sloped,
         dashed) asymptotes.
+    fontsize : float, default 10
+        Size of the crossover and message labels, points.
     """
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
@@ -114,8 +117,10 @@ def draw_alpha_beta(
             xytext=(-9, 7),
             textcoords="offset points",
             ha="right",
-            fontsize=8,
+            fontsize=fontsize,
             color="black",
+            # Another fabric's asymptote may pass behind the label.
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
         )
         for _label, payload in messages:
             ax.plot(
@@ -134,11 +139,11 @@ def draw_alpha_beta(
             label,
             (payload, 1.0),
             xycoords=("data", "axes fraction"),
-            xytext=(4 if right_side else -4, -4 - 26 * i),
+            xytext=(4 if right_side else -4, -4 - 3.2 * fontsize * i),
             textcoords="offset points",
             ha="left" if right_side else "right",
             va="top",
-            fontsize=8,
+            fontsize=fontsize,
         )
     if asymptotes:
         ax.plot([], [], color="black", lw=1, ls=":", label="latency term alone (alpha)")
@@ -176,8 +181,8 @@ def alpha_beta_figure(
     *,
     model: ModelSpec = MODEL,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = 7.5,
-    height: float = 4.8,
+    width: float = 6.5,
+    height: float = 5.6,
 ) -> Figure:
     """Time of one all-reduce against its payload, with decode and prefill marked.
 
@@ -204,7 +209,8 @@ def alpha_beta_figure(
     fig, ax = new_figure(width, height)
     draw_alpha_beta(ax, fabrics, n, messages)
     ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
-    ax.legend(loc="upper left", fontsize=7.5, framealpha=0.95)
+    # Under the axes: inside, the key would cover the decode message's line and label.
+    fig.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)
     return fig
 
 
@@ -222,10 +228,10 @@ def _draw_breakdown(ax: Axes, steps: Sequence[StepBreakdown], labels: Sequence[s
             xytext=(4, 0),
             textcoords="offset points",
             va="center",
-            fontsize=9,
+            fontsize=10,
         )
     ax.set_yticks(y, labels)
-    ax.set_xlim(0, left.max() * 1.25)
+    ax.set_xlim(0, left.max() * 1.3)
     ax.grid(False, axis="y")
 
 
@@ -236,8 +242,8 @@ def prefill_breakdown_figure(
     model: ModelSpec = MODEL,
     accel: Accelerator = GPU,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = 8.0,
-    height: float = 3.6,
+    width: float = 6.5,
+    height: float = 5.2,
 ) -> Figure:
     """Compute, latency and bandwidth of a decoded token and of a whole prompt.
 
@@ -259,26 +265,27 @@ def prefill_breakdown_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes: decode (one token) on the left, prefill (the prompt) on
-        the right, each in milliseconds on its own scale.
+        Two axes, stacked: decode (one token) on top, prefill (the prompt)
+        below, each in milliseconds on its own scale.
     """
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
     fig, ax_decode = new_figure(width, height)
     ax_decode.remove()
-    ax_decode, ax_prefill = fig.subplots(1, 2, width_ratios=[1, 1.5])
+    # Stacked, not side by side: each panel keeps the column's width and its labels.
+    ax_decode, ax_prefill = fig.subplots(2, 1)
     labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
     per = [per_token(model, accel, f, n, prompt_tokens) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)
-    _draw_breakdown(ax_prefill, [p.prefill for p in per], [""] * len(per))
-    ax_decode.set_title("decode: one token", fontsize=10)
-    ax_prefill.set_title(f"prefill: one {prompt_tokens:,}-token prompt", fontsize=10)
+    _draw_breakdown(ax_prefill, [p.prefill for p in per], labels)
+    ax_decode.set_title("decode: one token", fontsize=11)
+    ax_prefill.set_title(f"prefill: one {prompt_tokens:,}-token prompt", fontsize=11)
     for ax in (ax_decode, ax_prefill):
         ax.set_xlabel("time (ms)")
         ax.grid(True, axis="x", alpha=0.3)
     handles, names = ax_prefill.get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    fig.legend(handles, names, loc="outside lower center", ncols=2, fontsize=10, frameon=False)
     return fig
 
 
@@ -335,7 +342,7 @@ def prefill_explorer_figure(
         fig.subplots(1, 2, width_ratios=[1.5, 1])
         fig.subplots_adjust(left=0.085, right=0.985, top=0.92, bottom=0.24, wspace=0.42)
     ax_curve, ax_share = fig.axes
-    draw_alpha_beta(ax_curve, [fabric], n, messages, asymptotes=True)
+    draw_alpha_beta(ax_curve, [fabric], n, messages, asymptotes=True, fontsize=8)
     ax_curve.set_xlabel("payload of one all-reduce (bytes, log)", fontsize=8)
     ax_curve.set_ylabel("time of one all-reduce (log)", fontsize=8)
     ax_curve.tick_params(labelsize=7)

@@ -55,7 +55,9 @@ def _step_title(result: RingResult, step: int) -> str:
     return f"step {step}: {phase}"
 
 
-def draw_holdings(ax: Axes, result: RingResult, step: int, *, fontsize: float = 8) -> None:
+def draw_holdings(
+    ax: Axes, result: RingResult, step: int, *, fontsize: float = 8, aspect: str = "equal"
+) -> None:
     """Draw the rank x chunk matrix of who holds what after ``step`` steps.
 
     Each cell is one rank's copy of one chunk, coloured by how many ranks'
@@ -74,13 +76,15 @@ def draw_holdings(ax: Axes, result: RingResult, step: int, *, fontsize: float = 
         From 0 (before any transfer) to ``len(result.steps)``.
     fontsize : float, default 8
         Size of the cell labels.
+    aspect : {"equal", "auto"}, default "equal"
+        Square cells, or cells stretched to fill the axes.
     """
     step = require_int("step", step, minimum=0, maximum=len(result.steps))
     n = result.n
     held = result.holdings[step]
     counts = np.array([[len(s) for s in row] for row in held])
     cmap = holdings_colors(n)
-    ax.imshow(counts, cmap=cmap, vmin=0.5, vmax=n + 0.5, aspect="equal")
+    ax.imshow(counts, cmap=cmap, vmin=0.5, vmax=n + 0.5, aspect=aspect)
     received = {}
     if step > 0:
         received = {(t.dst, t.chunk): t.src for t in result.steps[step - 1]}
@@ -112,6 +116,7 @@ def draw_holdings(ax: Axes, result: RingResult, step: int, *, fontsize: float = 
                 ha="center",
                 va="center",
                 fontsize=fontsize,
+                linespacing=1.1,
                 color="white" if dark else "black",
             )
     ax.set_xticks(range(n), [f"c{c}" for c in range(n)])
@@ -158,10 +163,13 @@ def holdings_legend_handles(n: int) -> list[Patch]:
 def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     """Every state of a ring all-reduce over ``n`` ranks, one panel per step.
 
-    The top row is the start and the ``n - 1`` reduce-scatter steps; the
-    bottom row the ``n - 1`` all-gather steps and the legend. Each panel is
+    Two columns, one per phase, read top to bottom: on the left the start
+    and the ``n - 1`` reduce-scatter steps, on the right the ``n - 1``
+    all-gather steps and the legend. Two panels a row leave the cells wide
+    enough for their labels at the book's column width. Each panel is
     :func:`draw_holdings` of a simulated all-reduce of the model's hidden
-    vector (the schedule does not depend on the payload).
+    vector (the schedule does not depend on the payload); ``fig.axes[step]``
+    is the panel of that step and the last axes holds the legend.
 
     Parameters
     ----------
@@ -177,33 +185,31 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     """
     n = require_int("n", n, minimum=2, maximum=6)
     result = simulate_hidden_allreduce(model, n)
-    # Small inches at full font size: the book shrinks a figure to its text column.
-    fig = Figure(figsize=(1.85 * n + 0.3, 4.9), layout="constrained")
-    axes = fig.subplots(2, n)
-    fontsize = 7.5 if n <= 4 else 6.5
+    fig = Figure(figsize=(6.4, 2.0 * n + 0.8), layout="constrained")
+    grid = fig.add_gridspec(n, 2)
+    fontsize = 10 if n <= 4 else 8
     for step in range(len(result.steps) + 1):
-        ax = axes[step // n, step % n]
-        draw_holdings(ax, result, step, fontsize=fontsize)
-        ax.set_title(_step_title(result, step), fontsize=9.5)
-        if step % n:
-            ax.set_yticklabels([])
-        if step >= n:
-            ax.set_xlabel("chunk of the vector", fontsize=8)
-    legend_ax = axes[1, n - 1]
+        row, col = (step, 0) if step < n else (step - n, 1)
+        ax = fig.add_subplot(grid[row, col])
+        draw_holdings(ax, result, step, fontsize=fontsize, aspect="auto")
+        ax.set_title(_step_title(result, step), fontsize=10.5)
+        if row == n - 1:
+            ax.set_xlabel("chunk of the vector", fontsize=10)
+    legend_ax = fig.add_subplot(grid[n - 1, 1])
     legend_ax.axis("off")
     legend_ax.legend(
         handles=holdings_legend_handles(n),
         loc="center",
-        fontsize=8,
+        fontsize=10,
         title="each cell holds",
-        title_fontsize=8,
+        title_fontsize=10,
         frameon=False,
     )
     chunk = result.chunk_bytes[0] / KiB
     fig.suptitle(
         f"Ring all-reduce over {n} ranks: each step, rank r sends one chunk\n"
         f"(about {chunk:.3g} KiB) to rank (r+1) mod {n}",
-        fontsize=10,
+        fontsize=11,
     )
     return fig
 
@@ -231,7 +237,7 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
     max_n = require_int("max_n", max_n, minimum=2, maximum=64)
     payload = model.hidden_vector_bytes
     ns = np.arange(1, max_n + 1)
-    fig, ax = new_figure(7.0, 4.0)
+    fig, ax = new_figure(6.5, 4.2)
     formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
     ax.plot(ns, formula, color=PALETTE["blue"], lw=2, label="formula: 2(N-1)/N x payload")
     sim_n, sim_bytes = [], []
@@ -266,7 +272,7 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
             xytext=(6, -14) if n < max_n else (-20, -18),
             textcoords="offset points",
             ha="left" if n < max_n else "right",
-            fontsize=8,
+            fontsize=10,
         )
     ax.set_xlabel("ranks in the ring, N")
     ax.set_ylabel("bytes sent per rank (KiB)")
@@ -280,7 +286,7 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
         f"{model.dtype_bytes} B = {payload / KiB:g} KiB)",
         fontsize=10,
     )
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=10)
     return fig
 
 
@@ -356,18 +362,22 @@ def ring_topology_figure(n: int = 4) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Each GPU is a box with its vector cut into ``n`` chunks (c0, c1, ...);
-        an arrow runs from rank r to rank (r + 1) mod n.
+        Each GPU is a box with its vector cut into ``n`` chunks, named c0,
+        c1, ... up to five ranks; an arrow runs from rank r to rank
+        (r + 1) mod n.
     """
     n = require_int("n", n, minimum=2, maximum=8)
-    fig = Figure(figsize=(4.6, 4.2), layout="constrained")
+    fig = Figure(figsize=(5.2, 4.9), layout="constrained")
     ax = fig.add_subplot()
     ax.set_aspect("equal")
     ax.axis("off")
-    radius, box_w, box_h = 1.0, 0.62, 0.36
+    box_w, box_h = 0.84, 0.48
+    # Far enough apart that neighbouring boxes never touch.
+    radius = max(1.0, 0.7 * box_w / np.sin(np.pi / n))
     angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # rank 0 at the top, clockwise
     centres = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
     chunk_colors = holdings_colors(n)
+    chunk_size = 10 if n <= 4 else 8.5
     for r, (x, y) in enumerate(centres):
         ax.add_patch(
             Rectangle(
@@ -380,33 +390,34 @@ def ring_topology_figure(n: int = 4) -> Figure:
                 zorder=2,
             )
         )
-        ax.text(x, y + box_h * 0.2, f"GPU {r}", ha="center", va="center", fontsize=10, zorder=3)
+        ax.text(x, y + box_h * 0.22, f"GPU {r}", ha="center", va="center", fontsize=11, zorder=3)
         width = (box_w - 0.08) / n
         for c in range(n):
             left = x - box_w / 2 + 0.04 + c * width
             ax.add_patch(
                 Rectangle(
-                    (left, y - box_h * 0.38),
+                    (left, y - box_h * 0.42),
                     width,
-                    box_h * 0.36,
+                    box_h * 0.42,
                     facecolor=chunk_colors(0),
                     edgecolor="white",
                     zorder=3,
                 )
             )
-            ax.text(
-                left + width / 2,
-                y - box_h * 0.2,
-                f"c{c}",
-                ha="center",
-                va="center",
-                fontsize=7,
-                zorder=4,
-            )
+            if n <= 5:  # past five, the chunks are too narrow for a name
+                ax.text(
+                    left + width / 2,
+                    y - box_h * 0.21,
+                    f"c{c}",
+                    ha="center",
+                    va="center",
+                    fontsize=chunk_size,
+                    zorder=4,
+                )
     for r in range(n):
         start, end = centres[r], centres[(r + 1) % n]
         direction = (end - start) / np.linalg.norm(end - start)
-        shrink = 0.42
+        shrink = 0.44
         ax.annotate(
             "",
             xy=end - direction * shrink,
@@ -414,7 +425,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
             arrowprops={"arrowstyle": "-|>", "color": PALETTE["vermillion"], "lw": 2},
             zorder=1,
         )
-    ax.set_xlim(-1.55, 1.55)
-    ax.set_ylim(-1.45, 1.45)
-    ax.set_title("Each GPU sends only to its neighbour", fontsize=10)
+    ax.set_xlim(-radius - 0.5, radius + 0.5)
+    ax.set_ylim(-radius - 0.32, radius + 0.32)
+    ax.set_title("Each GPU sends only to its neighbour", fontsize=11)
     return fig

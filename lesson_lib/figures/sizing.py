@@ -50,8 +50,8 @@ def memory_bars_figure(
     labels: Sequence[str],
     *,
     title: str | None = None,
-    width: float = 7.0,
-    height: float = 4.2,
+    width: float = 6.5,
+    height: float = 4.4,
     layout: str = "constrained",
     reuse: Figure | None = None,
 ) -> Figure:
@@ -100,9 +100,9 @@ def memory_bars_figure(
         raise ValueError(f"layout must be 'constrained' or 'fixed', got {layout!r}")
     fig = reusable(reuse, MEMORY_BARS_KIND)
     if fig is None and layout == "fixed":
-        # Inches: room for the y labels, a two-line tick label and the key on the right.
+        # Inches: room for the y labels, a two-line tick label and the 10 pt key on the right.
         fig = fixed_figure(
-            width, height, left=0.75, right=1.4, bottom=0.72, top=0.3 if title else 0.12
+            width, height, left=0.75, right=1.75, bottom=0.78, top=0.3 if title else 0.12
         )
     elif fig is None:
         fig, _ = new_figure(width, height)
@@ -138,7 +138,7 @@ def memory_bars_figure(
                     ),
                     ha="center",
                     va="center",
-                    fontsize=8,
+                    fontsize=10,
                     color="white" if role == "weights" else "black",
                 )
         bottom = bottom + values
@@ -150,7 +150,7 @@ def memory_bars_figure(
                 xytext=(0, 4),
                 textcoords="offset points",
                 ha="center",
-                fontsize=8,
+                fontsize=10,
                 color=PALETTE["vermillion"],
                 fontweight="bold",
             )
@@ -163,20 +163,21 @@ def memory_bars_figure(
         textcoords="offset points",
         ha="right",
         va="bottom",
-        fontsize=8,
+        fontsize=10,
     )
     ax.set_xticks(x, labels)
     ax.set_xlim(-0.6, len(budgets) - 0.4)
     ax.set_ylim(0, max(capacity, float(bottom.max())) * 1.12)
     ax.set_ylabel("memory per GPU (GB, 10$^9$ bytes)")
-    ax.set_xlabel("configuration")
+    # Clear of the two-line tick labels above it.
+    ax.set_xlabel("configuration", labelpad=8)
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=11)
     if fig.get_layout_engine() is None:  # a key: a legend would lay itself out at every draw
         box = ax.get_position()
-        draw_key(fig, ax.get_legend_handles_labels()[0], x=box.x1 + 0.02, y=box.y1)
+        draw_key(fig, ax.get_legend_handles_labels()[0], x=box.x1 + 0.02, y=box.y1, fontsize=10)
     else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=10)
     return fig
 
 
@@ -228,7 +229,7 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
     hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB
     pure = np.array([twin.kv_bytes(int(t)) for t in tokens]) / GiB
     state = np.full(tokens.shape, model.state_bytes / GiB)
-    fig, ax = new_figure(7.0, 4.2)
+    fig, ax = new_figure(6.5, 4.4)
     k = tokens / 1024
     ax.plot(
         k,
@@ -256,13 +257,13 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
     ax.axhline(room, color=PALETTE["black"], linestyle=":", linewidth=1.2)
     right = model.max_context / 1024
     ax.annotate(
-        f"room beside the weights on one card: {format_bytes(room * GiB, 'GiB', decimals=1)}",
+        f"room beside the weights\non one card: {format_bytes(room * GiB, 'GiB', decimals=1)}",
         (right, room),
-        xytext=(-4, 3),
+        xytext=(-4, -3),  # under the line, where the steep dashed line has passed
         textcoords="offset points",
         ha="right",
-        va="bottom",
-        fontsize=8,
+        va="top",
+        fontsize=10,
     )
     ax.annotate(
         f"{format_bytes(model.state_bytes, 'MiB', decimals=0)} at any length",
@@ -271,12 +272,12 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
         textcoords="offset points",
         ha="right",
         va="bottom",
-        fontsize=8,
+        fontsize=10,
     )
     ax.set_xlim(0, right)
     ax.set_ylim(0, float(pure.max()) * 1.08)
     ax.set_xticks(np.linspace(0, right, 9))
     ax.set_xlabel("context length (thousands of tokens, 1K = 1,024)")
     ax.set_ylabel("memory per sequence (GiB, 2$^{30}$ bytes)")
-    ax.legend(loc="upper left", frameon=False, fontsize=8)
+    ax.legend(loc="upper left", frameon=False, fontsize=10)
     return fig

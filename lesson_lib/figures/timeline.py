@@ -50,9 +50,10 @@ def token_timeline_figure(
     allreduces = require_int(
         "allreduces", allreduces, minimum=1, maximum=MODEL.allreduces_per_token
     )
-    fig = Figure(figsize=(8.0, 5.2), layout="constrained")
+    fig = Figure(figsize=(6.5, 5.9), layout="constrained")
     top, bottom = fig.subplots(2, 1, height_ratios=[2.2, 1.0])
     seen: set[str] = set()
+    longest = 0.0
     for row, (_label, fabric, n) in enumerate(lines):
         whole = decode_step(MODEL, GPU, fabric, n).total_s
         for seg in token_timeline(MODEL, GPU, fabric, n, allreduces=allreduces):
@@ -69,10 +70,12 @@ def token_timeline_figure(
         end = sum(
             s.duration_s for s in token_timeline(MODEL, GPU, fabric, n, allreduces=allreduces)
         )
+        longest = max(longest, end / US)
         top.text(
             end / US + 4,
             row,
-            f"... x{MODEL.allreduces_per_token // allreduces}: {format_seconds(whole, 'ms')} per token",
+            f"... x{MODEL.allreduces_per_token // allreduces}:\n"
+            f"{format_seconds(whole, 'ms')} per token",
             va="center",
             fontsize=10,
         )
@@ -83,16 +86,15 @@ def token_timeline_figure(
         f"{MODEL.allreduces_per_token} all-reduces",
         fontsize=10,
     )
-    top.margins(x=0.02)
-    top.set_xlim(right=top.get_xlim()[1] * 1.45)
+    top.set_xlim(-0.02 * longest, longest * 1.5)  # room for the totals after the bars
     handles, labels = top.get_legend_handles_labels()
     order = [labels.index(_KIND_LABELS[k]) for k in SEGMENT_KINDS if _KIND_LABELS[k] in labels]
     fig.legend(
         [handles[i] for i in order],
         [labels[i] for i in order],
         loc="outside upper center",
-        ncol=3,
-        fontsize=9,
+        ncol=2,
+        fontsize=10,
         frameon=False,
     )
     top.grid(True, axis="x", alpha=0.3)
@@ -114,7 +116,7 @@ def token_timeline_figure(
     bottom.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
     bottom.set_xlabel("microseconds (us)", fontsize=10)
     bottom.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.55), ncol=2, fontsize=9, frameon=False
+        loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=1, fontsize=10, frameon=False
     )
     bottom.grid(True, axis="x", alpha=0.3)
     return fig
