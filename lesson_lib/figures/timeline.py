@@ -110,7 +110,7 @@ def token_timeline_figure(
             color=color,
             edgecolor="white",
             height=0.6,
-            label=f"{part.label}: {width:.2g} us",
+            label=f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}",
         )
         left += width
     bottom.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
