@@ -120,6 +120,7 @@ PAGE_ASSETS: dict[str, tuple[str, ...]] = {
         "lesson/explorers.css",
     ),
     "lesson-selfcheck": ("lesson/selfcheck.js", "lesson/selfcheck.css"),
+    "exercise": ("lesson/exercises.css",),
 }
 #: Assets of every page with a table: the cue for tables wider than the page.
 TABLE_ASSETS: tuple[str, ...] = ("lesson/tables.js", "lesson/tables.css")
