@@ -182,6 +182,6 @@ def max_sequences(
     require_instance("model", model, ModelSpec)
     require_int("context_tokens", context_tokens, maximum=model.max_context)
     empty = memory_budget(model, accel, n, context_tokens, 0, utilization=utilization)
-    one = memory_budget(model, accel, n, context_tokens, 1, utilization=utilization)
+    one = memory_budget(model, accel, n, context_tokens, 1)  # used bytes ignore utilization
     per_sequence = one.used_bytes - empty.used_bytes
     return max(0, int(empty.free_bytes // per_sequence))

@@ -142,14 +142,15 @@ def test_target_equal_to_the_compute_time_is_refused():
 
 
 def test_unreachable_target_message_by_hand():
-    """A card streaming 54 GB/s takes 54e9 / (2 x 54e9) = 0.5 s on 2 GPUs; both times in ms."""
+    """A card streaming 5.4 GB/s takes 54e9 / (2 x 5.4e9) = 5 s on 2 GPUs; a 10 us target
+    cannot be met. Both times are in ms, so they compare at a glance."""
     from lesson_lib.specs import Accelerator
 
-    slow_memory = Accelerator("slow memory", 1e12, hbm_bandwidth=54e9, peak_flops=1e15)
+    slow_memory = Accelerator("slow memory", 1e12, hbm_bandwidth=5.4e9, peak_flops=1e15)
     with pytest.raises(ValueError) as info:
-        break_even_latency(MODEL, slow_memory, 2, 0.1)
+        break_even_latency(MODEL, slow_memory, 2, 1e-5)
     assert str(info.value) == (
-        "target_s must exceed the compute time of 2 GPUs (500 ms), got 100 ms"
+        "target_s must exceed the compute time of 2 GPUs (5,000 ms), got 0.01 ms"
     )
 
 
