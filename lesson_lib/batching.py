@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from lesson_lib._validate import require_instance, require_int
 from lesson_lib.collectives import crossover_tokens
 from lesson_lib.memory import max_sequences
 from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
@@ -103,7 +104,8 @@ def batch_rows(
         Sequences per step; default 1, 16, 64, 256 and the most that fit in
         memory at ``context``.
     context : int, default CONTEXT
-        Tokens in each sequence's cache.
+        Tokens in each sequence's cache, from 1 to ``model.max_context`` (0 is
+        allowed too when ``batches`` is given).
 
     Returns
     -------
@@ -113,6 +115,8 @@ def batch_rows(
         the unit (the header names it).
     """
     if batches is None:
+        require_instance("model", model, ModelSpec)
+        context = require_int("context", context, maximum=model.max_context)
         fit = max_sequences(model, accel, n, context)
         batches = [b for b in (1, 16, 64, 256) if b < fit] + [fit]
     rows = []

@@ -170,7 +170,7 @@ def ring_allreduce_factor(n: int) -> float:
     >>> ring_allreduce_factor(4)
     1.5
     """
-    return allreduce_factor(n, "ring")
+    return ALGORITHMS["ring"].factor(_ranks(n))
 
 
 def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") -> float:

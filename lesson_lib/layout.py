@@ -26,9 +26,9 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     model : ModelSpec
         The model.
     tp : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     pp : int, default 1
-        Pipeline-parallel degree (>= 1).
+        Pipeline-parallel degree, from 1 to 4096 (``MAX_RANKS``).
 
     Returns
     -------

@@ -66,7 +66,7 @@ def kv_share(model: ModelSpec, n: int) -> float:
     model : ModelSpec
         The model.
     n : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
 
     Returns
     -------
@@ -87,7 +87,7 @@ def state_share(model: ModelSpec, n: int) -> float:
     model : ModelSpec
         The model.
     n : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
 
     Returns
     -------
@@ -122,7 +122,7 @@ def memory_budget(
     accel : Accelerator
         One card.
     n : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     context_tokens : int
         Tokens per sequence, from 0 to ``model.max_context``.
     sequences : int
@@ -168,7 +168,7 @@ def max_sequences(
     accel : Accelerator
         One card.
     n : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     context_tokens : int
         Tokens per sequence, from 1 to ``model.max_context``.
     utilization : float, default 1.0
@@ -180,10 +180,8 @@ def max_sequences(
         Whole sequences (0 if the weights alone do not fit).
     """
     require_instance("model", model, ModelSpec)
-    require_int("context_tokens", context_tokens, minimum=1, maximum=model.max_context)
+    require_int("context_tokens", context_tokens, maximum=model.max_context)
     empty = memory_budget(model, accel, n, context_tokens, 0, utilization=utilization)
-    one = memory_budget(model, accel, n, context_tokens, 1, utilization=utilization)
+    one = memory_budget(model, accel, n, context_tokens, 1)  # used bytes ignore utilization
     per_sequence = one.used_bytes - empty.used_bytes
-    if empty.free_bytes <= 0:
-        return 0
-    return int(empty.free_bytes // per_sequence)
+    return max(0, int(empty.free_bytes // per_sequence))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lesson_lib._validate import require_instance, require_int, require_number
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int, require_number
 from lesson_lib.collectives import allreduce_latency, allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.specimen import (
     GPU,
@@ -69,7 +69,7 @@ def decode_wire_bytes(model: ModelSpec, n: int) -> float:
     model : ModelSpec
         The model.
     n : int
-        Tensor-parallel degree (>= 1); one GPU sends nothing.
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``); one GPU sends nothing.
 
     Returns
     -------
@@ -88,7 +88,7 @@ def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
     model : ModelSpec
         The model.
     n : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     tokens_per_s : float
         Decode rate of the sequence, tokens/second (>= 0).
 
@@ -136,7 +136,7 @@ def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
     model : ModelSpec
         The model.
     n : int
-        Tensor-parallel degree (>= 2: one GPU sends nothing).
+        Tensor-parallel degree, from 2 (one GPU sends nothing) to 4096 (``MAX_RANKS``).
     bandwidth : float
         The fabric, bytes/second per direction (> 0).
 
@@ -147,7 +147,7 @@ def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
         point: decode never gets near this rate.
     """
     require_instance("model", model, ModelSpec)
-    n = require_int("n", n, minimum=2)
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     return headroom(bandwidth, decode_wire_bytes(model, n))
 
 
@@ -159,7 +159,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     model : ModelSpec, default the specimen
         The model.
     tokens_per_s : float, default the lesson's 50
-        Interactive decode rate, tokens/second.
+        Interactive decode rate, tokens/second (> 0).
 
     Returns
     -------
@@ -181,6 +181,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
         ``rate_yardstick`` (the round 100 MiB/s the traffic stays under).
     """
     require_instance("model", model, ModelSpec)
+    tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
     rate4 = decode_wire_rate(model, 4, tokens_per_s)
     bytes_time_8 = decode_wire_bytes(model, 8) / SLOW.bandwidth
     latency_8 = model.allreduces_per_token * allreduce_latency(8, SLOW)
@@ -222,9 +223,9 @@ def payload_table(
     model : ModelSpec, default the specimen
         The model.
     ns : sequence of int, default (2, 4, 8)
-        Tensor-parallel degrees (>= 1).
+        Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
     tokens_per_s : float, default the lesson's 50
-        Decode rate, tokens/second.
+        Decode rate, tokens/second (>= 0).
     caption : str, optional
         Table caption.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from lesson_lib._validate import require_instance, require_int, require_number
+from lesson_lib._validate import MAX_RANKS, require_instance, require_int, require_number
 from lesson_lib.collectives import (
     allreduce_latency,
     allreduce_wire_bytes,
@@ -82,7 +82,7 @@ def place_on_curve(payload_bytes: float, n: int, fabric: Fabric) -> CurvePoint:
     payload_bytes : float
         Size of the vector being summed, bytes (> 0).
     n : int
-        Ranks in the ring (>= 2).
+        Ranks in the ring, from 2 to 4096 (``MAX_RANKS``).
     fabric : Fabric
         The wire.
 
@@ -98,9 +98,8 @@ def place_on_curve(payload_bytes: float, n: int, fabric: Fabric) -> CurvePoint:
     'latency'
     """
     payload_bytes = require_number("payload_bytes", payload_bytes, strict=True, unit="bytes")
-    n = require_int("n", n, minimum=2)
-    if not isinstance(fabric, Fabric):
-        raise TypeError(f"fabric must be a Fabric, got {type(fabric).__name__}")
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
+    require_instance("fabric", fabric, Fabric)
     return CurvePoint(
         payload_bytes=payload_bytes,
         n=n,
@@ -127,7 +126,7 @@ def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
         Bytes (40 MiB for the specimen's 4,096-token prompt).
     """
     require_instance("model", model, ModelSpec)
-    tokens = require_int("prompt_tokens", prompt_tokens, minimum=1, maximum=model.max_context)
+    tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
     return tokens * model.hidden_vector_bytes
 
 
@@ -176,7 +175,7 @@ def per_token(
     fabric : Fabric
         The wire between the ``n`` cards.
     n : int
-        Tensor-parallel degree (>= 1).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
 
@@ -197,8 +196,10 @@ def regime_rows(
     """Decode and prefill, each classified on the chip and on the wire.
 
     On the chip the larger roofline side names the regime (streaming the
-    weights: memory-bound; arithmetic: compute-bound, lesson 7.3's split). On
-    the wire the larger all-reduce term names it (latency- or bandwidth-bound).
+    weights: memory-bound; arithmetic: compute-bound, lesson 7.3's split; a
+    step exactly at the ridge, both sides equal, is called memory-bound). On
+    the wire the larger all-reduce term names it (latency- or bandwidth-bound,
+    a tie latency-bound, as ``StepBreakdown.communication_bound`` says).
 
     Parameters
     ----------
@@ -209,7 +210,7 @@ def regime_rows(
     fabric : Fabric
         The wire.
     n : int
-        Tensor-parallel degree (>= 2).
+        Tensor-parallel degree, from 2 to 4096 (``MAX_RANKS``).
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
 
@@ -219,7 +220,7 @@ def regime_rows(
         Rows ``(step, on the chip, on the wire)`` for decode and prefill,
         each cell naming the regime and the two competing times.
     """
-    n = require_int("n", n, minimum=2)
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     rows = []
     pair = per_token(model, accel, fabric, n, prompt_tokens)
     for label, step in (

@@ -117,7 +117,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Parameters
     ----------
     arrays : sequence of array_like, or 2-D array
-        One 1-D array per rank, all of the same length and dtype.
+        One 1-D array per rank, all of the same length; arrays of different
+        dtypes are summed in their common one (``numpy.result_type``).
 
     Returns
     -------
@@ -159,8 +160,10 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     dtype = np.result_type(*inputs)
     n = len(inputs)
 
-    # chunks[rank][c]: that rank's current copy of chunk c.
-    chunks = [[c.astype(dtype, copy=True) for c in np.array_split(a, n)] for a in inputs]
+    # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype.
+    # Every update below puts a new array in the list, so the callers' arrays,
+    # of which these chunks may be views, are never written to.
+    chunks = [np.array_split(np.asarray(a, dtype=dtype), n) for a in inputs]
     chunk_bytes = [int(c.nbytes) for c in chunks[0]]
     owners = [[frozenset([r]) for _ in range(n)] for r in range(n)]
     holdings = [tuple(tuple(row) for row in owners)]
@@ -176,8 +179,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
                     Transfer(phase, len(steps) + 1, src, (src + 1) % n, c, chunk_bytes[c])
                 )
             # All sends of a step happen at once: read every message first.
-            payloads = [chunks[t.src][t.chunk].copy() for t in transfers]
-            for t, data in zip(transfers, payloads, strict=True):
+            messages = [(t, chunks[t.src][t.chunk].copy()) for t in transfers]
+            for t, data in messages:
                 if phase == "reduce-scatter":
                     chunks[t.dst][t.chunk] = chunks[t.dst][t.chunk] + data
                     owners[t.dst][t.chunk] = owners[t.dst][t.chunk] | owners[t.src][t.chunk]
@@ -188,5 +191,5 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
             steps.append(transfers)
             holdings.append(tuple(tuple(row) for row in owners))
 
-    outputs = [np.concatenate(row) if row else np.zeros(0, dtype) for row in chunks]
+    outputs = [np.concatenate(row) for row in chunks]  # n >= 1 chunks per rank, some maybe empty
     return RingResult(outputs, sent, steps, holdings, chunk_bytes)

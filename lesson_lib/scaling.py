@@ -42,7 +42,7 @@ def speedup_curve(
     fabric : Fabric
         The wire between the cards.
     ns : iterable of int
-        Tensor-parallel degrees (each >= 1).
+        Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
     include_bandwidth : bool, default False
         False is the lesson's arithmetic (compute + latency).
     algorithm : str, default "ring"
@@ -60,7 +60,7 @@ def speedup_curve(
     [1.0, 1.73]
     """
     ns = [require_int("n", n, maximum=MAX_RANKS) for n in ns]
-    one = decode_step(model, accel, fabric, 1, include_bandwidth=include_bandwidth)
+    one = decode_step(model, accel, fabric, 1)  # one GPU sends no bytes, whatever the flag
     return np.array(
         [
             speedup(
@@ -134,7 +134,8 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     accel : Accelerator
         One card.
     n : int
-        Tensor-parallel degree (>= 2; one GPU has no all-reduce).
+        Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096
+        (``MAX_RANKS``).
     target_s : float
         Time per token to match, seconds (> 0), e.g. another configuration's
         ``decode_step(...).total_s``.
@@ -147,8 +148,8 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     Raises
     ------
     ValueError
-        If ``n`` GPUs cannot reach ``target_s`` even over a fabric with no
-        latency, because their compute alone takes longer.
+        If ``target_s`` does not exceed the compute time of ``n`` GPUs: no
+        fabric, even one without latency, would leave time for the all-reduces.
 
     Examples
     --------
@@ -157,9 +158,9 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     >>> round(break_even_latency(MODEL, GPU, 4, two_fast) * 1e6, 1)
     41.5
     """
-    n = require_int("n", n, minimum=2)
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     target_s = require_number("target_s", target_s, strict=True, unit="s")
-    compute = decode_step(model, accel, Fabric("no wire", 0.0, 1.0), n).compute_s
+    compute = decode_step(model, accel, FAST, n).compute_s  # the same on any fabric
     if compute >= target_s:
         raise ValueError(
             f"target_s must exceed the compute time of {n} GPUs "
@@ -222,10 +223,11 @@ def scaling_numbers() -> dict[str, str]:
         can reach on the slow fabric with any number of GPUs) and
         ``gpus_to_90_percent_slow`` (the fewest GPUs that reach 90 % of it).
     """
-    fast_2 = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False)
-    fast_4 = decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False)
-    slow_4 = decode_step(MODEL, GPU, SLOW, 4, include_bandwidth=False)
-    one = decode_step(MODEL, GPU, FAST, 1, include_bandwidth=False)
+    from lesson_lib.worked_example import decode_lines
+
+    # The lesson's three lines (compute + latency): 2 fast, 4 fast, 4 slow GPUs.
+    fast_2, fast_4, slow_4 = (line.step for line in decode_lines())
+    one = decode_step(MODEL, GPU, FAST, 1)  # one GPU: no all-reduce, no bandwidth term
     peak = peak_n(MODEL, GPU, FAST_RING)
     limit_slow = speedup_limit(MODEL, GPU, SLOW)
     near_limit = next(
@@ -288,18 +290,17 @@ def decode_lines_table(caption: str | None = None) -> str:
         return format_seconds(seconds, "ms", decimals=decimals)
 
     rows = []
-    for lesson, full in zip(
-        decode_lines(include_bandwidth=False), decode_lines(include_bandwidth=True), strict=True
-    ):
+    for line in decode_lines():  # the lesson's arithmetic, compute + latency
+        full = decode_step(MODEL, GPU, line.fabric, line.n)  # the same GPUs, with the bytes
         rows.append(
             (
-                lesson.label,
-                ms(lesson.step.compute_s),
-                ms(lesson.step.latency_s),
-                ms(lesson.step.total_s),
-                format_count(lesson.step.tokens_per_s),
-                ms(full.step.bandwidth_s, 3),
-                ms(full.step.total_s),
+                line.label,
+                ms(line.step.compute_s),
+                ms(line.step.latency_s),
+                ms(line.step.total_s),
+                format_count(line.step.tokens_per_s),
+                ms(full.bandwidth_s, 3),
+                ms(full.total_s),
             )
         )
     header = (

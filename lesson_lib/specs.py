@@ -21,6 +21,10 @@ class ModelSpec:
     (which keep a fixed-size recurrent state). A pure-attention model has
     ``num_attention_layers == num_layers`` and no linear-attention fields.
 
+    Every count is a whole number >= 1, except ``num_attention_layers`` (from
+    0 to ``num_layers``), ``allreduces_per_layer`` and the linear-attention
+    fields (>= 0); ``params`` is a number > 0.
+
     Parameters
     ----------
     name : str
@@ -215,12 +219,12 @@ class Accelerator:
     name : str
         Display name.
     memory_bytes : float
-        Device memory the runtime can see, bytes (about 79.1 GiB, 84.9e9
-        bytes, for a card sold as "80 GB").
+        Device memory the runtime can see, bytes (> 0; about 79.1 GiB,
+        84.9e9 bytes, for a card sold as "80 GB").
     hbm_bandwidth : float
-        Memory bandwidth, bytes/second.
+        Memory bandwidth, bytes/second (> 0).
     peak_flops : float
-        Dense peak at the model's dtype, FLOP/second.
+        Dense peak at the model's dtype, FLOP/second (> 0).
     """
 
     name: str
@@ -243,11 +247,11 @@ class Fabric:
     name : str
         Display name.
     latency : float
-        Fixed cost of one small all-reduce, seconds (the lesson's alpha).
+        Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
     bandwidth : float
-        Bytes/second each rank can send in one direction (the beta term's B).
+        Bytes/second each rank can send in one direction (> 0; the beta term's B).
     hop_latency : float, default 0.0
-        Extra seconds per ring hop; a ring all-reduce over N ranks makes
+        Extra seconds per ring hop (>= 0); a ring all-reduce over N ranks makes
         2(N-1) hops. 0 reproduces the lesson's fixed-latency assumption.
     """
 

@@ -118,6 +118,7 @@ def _step(
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
     require_instance("fabric", fabric, Fabric)
+    require_instance("include_bandwidth", include_bandwidth, bool)
     n = require_int("n", n, maximum=MAX_RANKS)
     weights_s = model.weight_bytes / (n * accel.hbm_bandwidth)
     flops = 2.0 * model.params * tokens
@@ -187,7 +188,8 @@ def decode_step(
         All-reduce algorithm, a key of
         :data:`~lesson_lib.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
-        False reproduces the lesson's arithmetic, compute + latency only.
+        False reproduces the lesson's arithmetic, compute + latency only
+        (``True`` or ``False``; anything else is refused).
 
     Returns
     -------
@@ -248,7 +250,7 @@ def prefill_step(
         All-reduce algorithm, a key of
         :data:`~lesson_lib.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
-        False leaves the bandwidth term out.
+        False leaves the bandwidth term out (``True`` or ``False`` only).
 
     Returns
     -------
@@ -256,7 +258,7 @@ def prefill_step(
         Seconds per term; ``tokens_per_s`` is prompt tokens per second.
     """
     require_instance("model", model, ModelSpec)
-    tokens = require_int("prompt_tokens", prompt_tokens, minimum=1, maximum=model.max_context)
+    tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
     return _step(
         model,
         accel,

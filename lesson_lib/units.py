@@ -9,6 +9,9 @@ formatters here always print the unit they used: ``GB`` is decimal
 
 from __future__ import annotations
 
+import math
+import re
+
 from lesson_lib._validate import require_int, require_number
 
 #: Decimal byte units (SI), as vendors and the lesson's "54 GB" use them.
@@ -49,8 +52,8 @@ def _number(value: float, decimals: int) -> str:
     """Round to ``decimals`` places, drop trailing zeros, group thousands."""
     text = f"{value:,.{decimals}f}"
     if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+        text = re.sub(r"\.?0+$", "", text)  # "1.250" -> "1.25", "54.00" -> "54"
+    return "0" if text == "-0" else text
 
 
 def _auto_unit(value: float, names: tuple[str, ...], table: dict[str, float]) -> str:
@@ -76,7 +79,7 @@ def format_bytes(
     system : {"decimal", "binary"}, default "decimal"
         Unit family used when ``unit`` is omitted.
     decimals : int, default 2
-        Decimal places before trailing zeros are dropped.
+        Decimal places before trailing zeros are dropped, from 0 to 12.
 
     Returns
     -------
@@ -117,7 +120,7 @@ def format_rate(
     system : {"decimal", "binary"}, default "decimal"
         Unit family used when ``unit`` is omitted.
     decimals : int, default 2
-        Decimal places before trailing zeros are dropped.
+        Decimal places before trailing zeros are dropped, from 0 to 12.
 
     Returns
     -------
@@ -138,7 +141,7 @@ def format_seconds(seconds: float, unit: str | None = None, *, decimals: int = 2
     unit : {"s", "ms", "us", "ns"}, optional
         If omitted, the largest unit that keeps the number >= 1.
     decimals : int, default 2
-        Decimal places before trailing zeros are dropped.
+        Decimal places before trailing zeros are dropped, from 0 to 12.
 
     Returns
     -------
@@ -162,7 +165,7 @@ def format_ratio(ratio: float, *, decimals: int = 2) -> str:
     ratio : float
         The ratio (>= 0).
     decimals : int, default 2
-        Decimal places before trailing zeros are dropped.
+        Decimal places before trailing zeros are dropped, from 0 to 12.
 
     Returns
     -------
@@ -180,15 +183,15 @@ def format_count(value: float, *, decimals: int = 0) -> str:
     Parameters
     ----------
     value : float
-        The count.
+        The count, any finite number (negative ones keep their sign).
     decimals : int, default 0
-        Decimal places before trailing zeros are dropped.
+        Decimal places before trailing zeros are dropped, from 0 to 12.
 
     Returns
     -------
     str
         The formatted number, without a unit.
     """
-    value = require_number("value", value, minimum=-float("inf"))
+    value = require_number("value", value, minimum=-math.inf)
     require_int("decimals", decimals, minimum=0, maximum=12)
     return _number(value, decimals)

@@ -27,6 +27,7 @@ BY_NAME: dict[str, Any] = {
     "tokens": 1,
     "target_s": 0.02,
     "payload_bytes": 10240.0,
+    "ns": [1, 2],
     "first": "one_shot",
     "second": "two_shot",
 }
@@ -43,8 +44,8 @@ def valid(param: inspect.Parameter) -> object:
     """A valid argument for ``param``, or ``inspect.Parameter.empty`` if unknown."""
     if param.name in BY_NAME:
         return BY_NAME[param.name]
-    if param.default is not inspect.Parameter.empty and param.default is not None:
-        return param.default
+    if param.default is not inspect.Parameter.empty:
+        return param.default  # a default, None included, is always a valid argument
     return BY_TYPE.get(str(param.annotation), inspect.Parameter.empty)
 
 

@@ -147,3 +147,20 @@ def test_rank_bound_and_fabric_type():
         allreduce_latency(MAX_RANKS + 1, FAST)
     with pytest.raises(TypeError, match="fabric must be a Fabric"):
         allreduce_latency(4, "nvlink")
+
+
+def test_ring_is_the_default_algorithm():
+    """Without an algorithm the ring is meant: 2(N-1) = 14 steps at N = 8."""
+    assert allreduce_steps(8) == 14
+    assert allreduce_factor(8) == 1.75
+
+
+def test_crossover_uses_the_algorithms_own_latency_by_hand():
+    """One-shot on FAST_RING at N = 8: alpha = 6.55 + 1 x 1.725 = 8.275 us, 7 payloads, so
+    the crossover is 8.275 us x 450 GB/s / 7 = 531,964 bytes, 51.95 hidden vectors of 10 KiB."""
+    from lesson_lib.collectives import crossover_tokens
+    from lesson_lib.specimen import MODEL
+
+    by_hand = 8.275e-6 * 450e9 / 7
+    assert_allclose(crossover_bytes(FAST_RING, 8, "one_shot"), by_hand, rtol=1e-9)
+    assert_allclose(crossover_tokens(MODEL, FAST_RING, 8, "one_shot"), by_hand / 10240, rtol=1e-9)

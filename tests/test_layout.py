@@ -76,3 +76,20 @@ def test_messages_name_each_group_by_hand():
         "TP = 3 does not divide the 17408 FFN intermediate channels: they would be split unevenly",
     ]
     assert check_layout(MODEL, 4) == []
+
+
+def test_default_is_no_pipeline():
+    """pp defaults to 1, which divides any number of super-blocks, three included."""
+    odd = ModelSpec("odd", 1e9, 1024, 3, 3, 8, 64, 4096)
+    assert check_layout(odd, 1) == []
+    assert check_layout(odd, 1, 2) == [
+        "PP = 2 does not divide the 3 super-blocks: stages would be unequal"
+    ]
+
+
+def test_caution_by_hand():
+    """TP 8 over 4 KV heads: each head on 8 / 4 = 2 GPUs, KV memory spent twice."""
+    assert layout_cautions(MODEL, 8) == [
+        "TP = 8 exceeds the 4 KV heads: each head is stored on 2 GPUs, so each GPU's KV cache "
+        "stops shrinking at TP = 4 (legal, but memory spent 2 times)"
+    ]

@@ -66,3 +66,30 @@ def test_max_sequences_needs_a_context():
     """Zero context would mean infinitely many sequences: rejected."""
     with pytest.raises(ValueError, match="context_tokens"):
         max_sequences(MODEL, GPU, 2, 0)
+
+
+def test_utilization_scales_the_capacity_by_hand():
+    """At 0.9 of a 79.1 GiB card there are 71.19 GiB; 2 GPUs' weights take 27 GB of it."""
+    b = memory_budget(MODEL, GPU, 2, 0, 0, utilization=0.9)
+    assert_allclose(b.capacity_bytes, 0.9 * 79.1 * 2**30)
+    assert_allclose(b.free_bytes, 0.9 * 79.1 * 2**30 - 27e9)
+
+
+def test_max_sequences_full_context_by_hand():
+    """4 GPUs, 262,144 tokens: each sequence costs a quarter of 16 GiB of KV plus a quarter of
+    48 x (48 x 128 x 128 x 4 + 10,240 x 3 x 2) bytes of state; 71.4 GB free fit 16 of them,
+    62.9 GB (at utilization 0.9) fit 14."""
+    per_sequence = (16 * 2**30 + 48 * (48 * 128 * 128 * 4 + 10240 * 3 * 2)) / 4
+    free_all = 79.1 * 2**30 - 54e9 / 4
+    free_90 = 0.9 * 79.1 * 2**30 - 54e9 / 4
+    assert (free_all // per_sequence, free_90 // per_sequence) == (16, 14)
+    assert max_sequences(MODEL, GPU, 4, 262_144) == 16
+    assert max_sequences(MODEL, GPU, 4, 262_144, utilization=0.9) == 14
+
+
+def test_pure_attention_model_has_no_state_to_share():
+    """No linear-attention heads: the state share is 0, on any number of ranks."""
+    from lesson_lib import ModelSpec
+
+    dense = ModelSpec("dense", 70e9, 8192, 80, 80, 8, 128, 131072)
+    assert [state_share(dense, n) for n in (1, 4)] == [0.0, 0.0]

@@ -132,3 +132,30 @@ def test_zero_latency_fabric_is_always_bandwidth_bound():
     assert point.crossover_bytes == 0
     assert point.ratio_to_crossover == float("inf")
     assert point.bound == "bandwidth"
+
+
+def test_point_keeps_its_ring_and_fabric():
+    """The point records what it was placed with."""
+    point = place_on_curve(1.0, 4, SLOW)
+    assert point.n == 4 and point.fabric is SLOW
+
+
+def test_bad_rank_counts_and_fabric_by_hand():
+    """0 ranks and a string fabric: the messages, written out."""
+    with pytest.raises(ValueError) as info:
+        place_on_curve(1.0, 0, FAST)
+    assert str(info.value) == "n must be an integer from 2 to 4096, got 0"
+    with pytest.raises(TypeError) as info:
+        place_on_curve(1.0, 2, "fast")
+    assert str(info.value) == "fabric must be a Fabric, got str"
+
+
+def test_ridge_point_counts_as_memory_bound():
+    """A card with 1e12 bytes/s and 1e12 FLOP/s: one decoded token streams 54e9 bytes and does
+    2 x 27e9 FLOPs, equal times, which the table calls memory-bound."""
+    from lesson_lib import Accelerator
+
+    ridge = Accelerator("ridge", 1e12, hbm_bandwidth=1e12, peak_flops=1e12)
+    decode, prefill = regime_rows(MODEL, ridge, FAST, 2, 4096)
+    assert decode[1] == "memory-bound: weights 27 ms, arithmetic 27 ms"
+    assert prefill[1].startswith("compute-bound")

@@ -119,3 +119,43 @@ def test_simulator_bounds_ranks_and_length():
     big = np.broadcast_to(np.zeros(1, dtype=np.int8), (MAX_SIMULATED_ELEMENTS + 1,))
     with pytest.raises(ValueError, match=r"^arrays must have at most"):
         simulate_ring_allreduce([big, big])
+
+
+def test_sixty_four_ranks_and_two_to_the_24_elements_are_allowed():
+    """The limits themselves are accepted: 64 ranks, and 2**24 elements on each."""
+    from lesson_lib.ring import MAX_SIMULATED_ELEMENTS
+
+    result = simulate_ring_allreduce([np.ones(64)] * 64)
+    assert len(result.steps) == 2 * 63
+    assert_array_equal(result.outputs[63], np.full(64, 64.0))
+    assert MAX_SIMULATED_ELEMENTS == 2**24
+    big = np.broadcast_to(np.ones(1, dtype=np.int8), (2**24,))
+    assert simulate_ring_allreduce([big, big]).chunk_bytes == [2**23, 2**23]
+    with pytest.raises(ValueError, match=r"^arrays must hold at most 64 arrays"):
+        simulate_ring_allreduce([np.ones(1)] * 65)
+
+
+def test_too_long_message_gives_the_length():
+    """One rank with 2**24 + 1 elements: the message gives both numbers, with separators."""
+    big = np.broadcast_to(np.zeros(1, dtype=np.int8), (2**24 + 1,))
+    with pytest.raises(ValueError) as info:
+        simulate_ring_allreduce([big])
+    assert str(info.value) == ("arrays must have at most 16,777,216 elements each, got 16,777,217")
+
+
+def test_inputs_are_left_as_they_were():
+    """The callers' arrays are read, never written."""
+    arrays = [np.arange(6.0) * (r + 1) for r in range(3)]
+    before = [a.copy() for a in arrays]
+    simulate_ring_allreduce(arrays)
+    for a, b in zip(arrays, before, strict=True):
+        assert_array_equal(a, b)
+
+
+def test_mixed_dtypes_are_summed_in_their_common_one():
+    """int8 and float64 ranks: float64 results, and the messages carry 8-byte elements."""
+    result = simulate_ring_allreduce([np.ones(4, dtype=np.int8), np.full(4, 0.5)])
+    assert result.chunk_bytes == [2 * 8, 2 * 8]
+    for out in result.outputs:
+        assert out.dtype == np.float64
+        assert_array_equal(out, np.full(4, 1.5))

@@ -117,3 +117,54 @@ def test_slow_ceiling_in_tokens_per_second_by_hand():
     one_gpu_s = 54e9 / 3.35e12  # 16.119 ms of weight streaming
     assert math.ceil(one_gpu_s / (128 * 50e-6 * (1 / 0.9 - 1))) == 23
     assert numbers["gpus_to_90_percent_slow"] == "23"
+
+
+def test_curve_follows_the_algorithm_by_hand():
+    """One-shot on FAST_RING at N = 8: 128 x 8.275 us of latency instead of the ring's
+    128 x 30.7 us, so 16.12 ms / (16.12 / 8 ms + 1.059 ms)."""
+    compute_1 = 54e9 / 3.35e12
+    one_shot = compute_1 / (compute_1 / 8 + 128 * 8.275e-6)
+    assert_allclose(speedup_curve(MODEL, GPU, FAST_RING, [8], algorithm="one_shot"), [one_shot])
+    ring = compute_1 / (compute_1 / 8 + 128 * 30.7e-6)
+    assert_allclose(speedup_curve(MODEL, GPU, FAST_RING, [8]), [ring])
+
+
+def test_peak_n_follows_the_algorithm_and_tries_64_by_default():
+    """One-shot's latency does not grow with N, so it keeps improving to the last N tried;
+    by default that is 64."""
+    assert peak_n(MODEL, GPU, FAST_RING, 16, algorithm="one_shot") == 16
+    assert peak_n(MODEL, GPU, FAST) == 64
+
+
+def test_ceiling_with_bytes_by_hand():
+    """On the slow fabric the bytes add 2 x 10 KiB / 64 GB/s = 0.32 us to each 50 us."""
+    compute_1 = 54e9 / 3.35e12
+    want = compute_1 / (128 * (50e-6 + 2 * 10240 / 64e9))
+    assert_allclose(speedup_limit(MODEL, GPU, SLOW, include_bandwidth=True), want)
+
+
+def test_target_equal_to_the_compute_time_is_refused():
+    """4 GPUs compute a token in 54e9 / (4 x 3.35e12) s; that target leaves no time to talk."""
+    compute_4 = MODEL.weight_bytes / (4 * GPU.hbm_bandwidth)
+    with pytest.raises(ValueError, match="target_s must exceed"):
+        break_even_latency(MODEL, GPU, 4, compute_4)
+
+
+def test_unreachable_target_message_by_hand():
+    """A card streaming 5.4 GB/s takes 54e9 / (2 x 5.4e9) = 5 s on 2 GPUs; a 10 us target
+    cannot be met. Both times are in ms, so they compare at a glance."""
+    from lesson_lib.specs import Accelerator
+
+    slow_memory = Accelerator("slow memory", 1e12, hbm_bandwidth=5.4e9, peak_flops=1e15)
+    with pytest.raises(ValueError) as info:
+        break_even_latency(MODEL, slow_memory, 2, 1e-5)
+    assert str(info.value) == (
+        "target_s must exceed the compute time of 2 GPUs (5,000 ms), got 0.01 ms"
+    )
+
+
+def test_decode_lines_table_caption():
+    """The caption is passed to the table."""
+    from lesson_lib.scaling import decode_lines_table
+
+    assert "<caption>Decode lines</caption>" in decode_lines_table("Decode lines")

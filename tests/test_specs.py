@@ -101,3 +101,19 @@ def test_fabric_validation():
         Fabric("f", latency=-1e-6, bandwidth=1e9)
     with pytest.raises(ValueError, match="hop_latency"):
         Fabric("f", latency=1e-6, bandwidth=1e9, hop_latency=-1.0)
+
+
+@pytest.mark.parametrize(
+    "missing", ["linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"]
+)
+def test_hybrid_needs_all_three_linear_shapes(missing):
+    """Each of the three DeltaNet shapes is needed; two of them are not enough."""
+    shapes = dict(linear_num_value_heads=48, linear_key_head_dim=128, linear_value_head_dim=128)
+    with pytest.raises(ValueError) as info:
+        pure_attention(num_attention_layers=20, **{**shapes, missing: 0})
+    assert str(info.value) == (
+        "num_attention_layers (20) < num_layers (80) describes linear-attention layers: give "
+        "linear_num_value_heads, linear_key_head_dim and linear_value_head_dim (>= 1), "
+        "or set num_attention_layers = num_layers for a pure-attention model"
+    )
+    assert pure_attention(num_attention_layers=20, **shapes).num_linear_layers == 60

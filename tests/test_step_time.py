@@ -197,3 +197,35 @@ def test_speedup_is_the_old_time_over_the_new_by_hand():
     assert slow.total_s == pytest.approx(10e-3) and fast.total_s == pytest.approx(4e-3)
     assert speedup(slow, fast) == pytest.approx(2.5)
     assert speedup(fast, slow) == pytest.approx(0.4)
+
+
+def test_attention_flops_over_the_context_by_hand():
+    """8 sequences at 262,144 tokens on 4 GPUs: 2 x 27e9 x 8 FLOPs of weights plus
+    4 x 16 layers x 24 query heads x 256 x 262,144 tokens x 8 of attention, over 4 x 989 TFLOP/s."""
+    s = decode_step(MODEL, GPU, FAST, 4, batch=8, context=262_144)
+    flops = 2 * 27e9 * 8 + 4 * 16 * 24 * 256 * 262_144 * 8
+    assert_allclose(s.flops_s, flops / (4 * 989e12))
+
+
+def test_attention_flops_use_kv_heads_when_query_heads_are_not_given():
+    """A model without num_query_heads counts its KV heads: 4 x 80 x 8 x 128 x 1000 FLOPs."""
+    from lesson_lib import ModelSpec
+
+    dense = ModelSpec("dense", 70e9, 8192, 80, 80, 8, 128, 131072)
+    s = decode_step(dense, GPU, FAST, 1, context=1000)
+    assert_allclose(s.flops_s, (2 * 70e9 + 4 * 80 * 8 * 128 * 1000) / 989e12)
+
+
+def test_prefill_is_one_sequence():
+    """A prefill step holds one sequence, so per-sequence throughput is the whole throughput."""
+    s = prefill_step(MODEL, GPU, FAST, 4, 4096)
+    assert s.sequences == 1
+    assert s.tokens_per_s_per_sequence == s.tokens_per_s
+
+
+@pytest.mark.parametrize("flag", [None, 1, "yes"])
+def test_include_bandwidth_is_true_or_false(flag):
+    """A flag that is not a bool is refused, not read as true or false."""
+    with pytest.raises(TypeError) as info:
+        decode_step(MODEL, GPU, FAST, 2, include_bandwidth=flag)
+    assert str(info.value) == f"include_bandwidth must be a bool, got {type(flag).__name__}"

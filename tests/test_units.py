@@ -93,3 +93,44 @@ def test_unit_tables_are_the_constants():
     )
     assert TIME_UNITS["us"] == US and TIME_UNITS["ms"] == MS
     assert format_bytes(3 * TiB, system="binary") == "3 TiB"
+
+
+def test_auto_unit_takes_a_unit_the_number_reaches_exactly():
+    """Exactly one of a unit is written in it: 1e9 bytes is "1 GB", not "1,000 MB"."""
+    assert format_bytes(1e9) == "1 GB"
+    assert format_bytes(GiB, system="binary") == "1 GiB"
+    assert format_seconds(1e-3) == "1 ms"
+    assert format_rate(1e12) == "1 TB/s"
+
+
+def test_format_rate_passes_the_unit_system_on():
+    """62.5 x 2**20 bytes/s in the binary system is 62.5 MiB/s (65.54 MB/s in decimal)."""
+    assert format_rate(62.5 * MiB, system="binary") == "62.5 MiB/s"
+    assert format_rate(62.5 * MiB) == "65.54 MB/s"  # 65,536,000 bytes/s
+
+
+def test_unknown_unit_lists_every_unit():
+    """The message lists the known units, comma-separated, and repeats the bad one."""
+    with pytest.raises(ValueError) as info:
+        format_bytes(1, "GIB")
+    assert str(info.value) == "unit must be one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, got 'GIB'"
+    with pytest.raises(ValueError) as info:
+        format_seconds(1, "min")
+    assert str(info.value) == "unit must be one of s, ms, us, ns, got 'min'"
+
+
+def test_trailing_zeros_go_but_not_the_integer_part():
+    """Zeros after the point are dropped (and the point with them); zeros before it stay."""
+    assert format_count(100.5, decimals=2) == "100.5"  # "100.50"
+    assert format_count(10.0, decimals=2) == "10"  # "10.00"
+    assert format_count(1000, decimals=2) == "1,000"  # "1,000.00"
+    assert format_count(1000) == "1,000"  # no point, nothing stripped
+    assert format_ratio(2.0) == "2x"
+
+
+def test_counts_may_be_negative_and_never_print_minus_zero():
+    """A negative count keeps its sign; one that rounds to zero prints "0", not "-0"."""
+    assert format_count(-1234) == "-1,234"
+    assert format_count(-1234.5, decimals=1) == "-1,234.5"
+    assert format_count(-0.4) == "0"  # rounds to "-0"
+    assert format_count(-0.001, decimals=2) == "0"  # "-0.00"

@@ -10,12 +10,41 @@ it.)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import pytest
 from model_functions import model_functions
 
-from lesson_lib.specimen import MODEL
+from lesson_lib.collectives import (
+    allreduce_factor,
+    allreduce_latency,
+    allreduce_steps,
+    allreduce_time,
+    allreduce_wire_bytes,
+    crossover_bytes,
+    crossover_tokens,
+    ring_allreduce_factor,
+)
+from lesson_lib.layout import check_layout, layout_cautions
+from lesson_lib.memory import kv_share, max_sequences, memory_budget, state_share
+from lesson_lib.payloads import (
+    decode_wire_bytes,
+    decode_wire_rate,
+    headroom,
+    payload_numbers,
+    payload_table,
+    tokens_to_fill,
+)
+from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes, regime_rows
+from lesson_lib.ring import simulate_ring_allreduce
+from lesson_lib.scaling import break_even_latency, peak_n, speedup_curve
+from lesson_lib.specimen import FAST, GPU, MODEL
 from lesson_lib.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.step_time import decode_step, prefill_step
+from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
 
 MODULES = [
     "units",
@@ -33,7 +62,7 @@ def cases():
     """(function, parameter name, bad value) for every numeric parameter we can fill."""
     for name, function, params, args in model_functions(MODULES):
         for p in params:
-            kind = str(p.annotation)
+            kind = str(p.annotation).removesuffix(" | None")
             if kind in ("int", "float") and not isinstance(args[p.name], bool):
                 bad = math.nan if kind == "float" else "four"
                 yield pytest.param(function, args, p.name, bad, id=f"{name}-{p.name}")
@@ -75,3 +104,450 @@ def test_specs_name_the_bad_field(build, name):
     with pytest.raises((TypeError, ValueError)) as info:
         build()
     assert str(info.value).startswith(f"{name} must be"), str(info.value)
+
+
+# --- every parameter at the edges of its range ---------------------------------------------------
+#
+# One row per public numeric parameter of the model modules, written from its
+# docstring (for the dataclasses, from the rule in the class docstring), not
+# from the code: the smallest allowed value is accepted and the one just below
+# it refused, and where there is a maximum, the maximum is accepted and the
+# next value refused. Each refusal must name the parameter, its range and its
+# unit in _validate's words: "<name> must be an integer from A to B" for a
+# count, "<name> must be > A <unit>" for a quantity.
+
+INT_1 = "an integer >= 1"
+INT_0 = "an integer >= 0"
+RANKS = "an integer from 1 to 4096"  # MAX_RANKS
+RANKS_2 = "an integer from 2 to 4096"  # collectives between at least two ranks
+CONTEXT_0 = "an integer from 0 to 262144"  # the specimen's max_context
+CONTEXT_1 = "an integer from 1 to 262144"
+DECIMALS = "an integer from 0 to 12"
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A parameter's allowed range: the last value in and the first one out at each end."""
+
+    function: str
+    name: str
+    call: Callable[[Any], object]
+    allowed: str
+    low: Any  # smallest allowed value (None: no value to try, see the row's comment)
+    below: Any
+    high: Any = None
+    above: Any = None
+
+
+#: Pure attention (every layer full attention), so the linear-attention fields may be 0.
+PURE = ModelSpec(**{**vars(MODEL), "num_attention_layers": MODEL.num_layers})
+
+
+def spec(**fields):
+    return ModelSpec(**{**vars(PURE), **fields})
+
+
+def hybrid(**fields):
+    return ModelSpec(**{**vars(MODEL), **fields})
+
+
+EDGES = [
+    # units
+    Edge("format_bytes", "nbytes", lambda v: format_bytes(v), ">= 0 bytes", 0.0, -1e-9),
+    Edge(
+        "format_bytes", "decimals", lambda v: format_bytes(1.0, decimals=v), DECIMALS, 0, -1, 12, 13
+    ),
+    Edge("format_rate", "bytes_per_s", lambda v: format_rate(v), ">= 0 bytes/s", 0.0, -1e-9),
+    Edge(
+        "format_rate", "decimals", lambda v: format_rate(1.0, decimals=v), DECIMALS, 0, -1, 12, 13
+    ),
+    Edge("format_seconds", "seconds", lambda v: format_seconds(v), ">= 0 s", 0.0, -1e-9),
+    Edge(
+        "format_seconds",
+        "decimals",
+        lambda v: format_seconds(1.0, decimals=v),
+        DECIMALS,
+        0,
+        -1,
+        12,
+        13,
+    ),
+    Edge("format_ratio", "ratio", lambda v: format_ratio(v), ">= 0", 0.0, -1e-9),
+    Edge(
+        "format_ratio", "decimals", lambda v: format_ratio(1.0, decimals=v), DECIMALS, 0, -1, 12, 13
+    ),
+    Edge(
+        "format_count", "decimals", lambda v: format_count(1.0, decimals=v), DECIMALS, 0, -1, 12, 13
+    ),
+    # specs: ModelSpec's fields, then the card and the fabric
+    Edge("ModelSpec", "params", lambda v: spec(params=v), "> 0", 1e-9, 0.0),
+    Edge("ModelSpec", "hidden_size", lambda v: spec(hidden_size=v), INT_1, 1, 0),
+    Edge(
+        "ModelSpec",
+        "num_layers",
+        lambda v: spec(num_layers=v, num_attention_layers=v, num_super_blocks=None),
+        INT_1,
+        1,
+        0,
+    ),
+    Edge(
+        "ModelSpec",
+        "num_attention_layers",  # 0 to num_layers (64); 0 is all DeltaNet
+        lambda v: hybrid(num_attention_layers=v),
+        "an integer from 0 to 64",
+        0,
+        -1,
+        64,
+        65,
+    ),
+    Edge("ModelSpec", "num_kv_heads", lambda v: spec(num_kv_heads=v), INT_1, 1, 0),
+    Edge("ModelSpec", "head_dim", lambda v: spec(head_dim=v), INT_1, 1, 0),
+    Edge("ModelSpec", "max_context", lambda v: spec(max_context=v), INT_1, 1, 0),
+    Edge("ModelSpec", "dtype_bytes", lambda v: spec(dtype_bytes=v), INT_1, 1, 0),
+    Edge("ModelSpec", "num_query_heads", lambda v: spec(num_query_heads=v), INT_1, 1, 0),
+    Edge("ModelSpec", "linear_num_key_heads", lambda v: spec(linear_num_key_heads=v), INT_0, 0, -1),
+    Edge(
+        "ModelSpec",
+        "linear_num_value_heads",
+        lambda v: spec(linear_num_value_heads=v),
+        INT_0,
+        0,
+        -1,
+    ),
+    Edge("ModelSpec", "linear_key_head_dim", lambda v: spec(linear_key_head_dim=v), INT_0, 0, -1),
+    Edge(
+        "ModelSpec", "linear_value_head_dim", lambda v: spec(linear_value_head_dim=v), INT_0, 0, -1
+    ),
+    Edge("ModelSpec", "linear_conv_kernel", lambda v: spec(linear_conv_kernel=v), INT_0, 0, -1),
+    Edge("ModelSpec", "state_dtype_bytes", lambda v: spec(state_dtype_bytes=v), INT_1, 1, 0),
+    Edge("ModelSpec", "ffn_size", lambda v: spec(ffn_size=v), INT_1, 1, 0),
+    Edge("ModelSpec", "num_super_blocks", lambda v: spec(num_super_blocks=v), INT_1, 1, 0),
+    Edge("ModelSpec", "allreduces_per_layer", lambda v: spec(allreduces_per_layer=v), INT_0, 0, -1),
+    Edge("ModelSpec", "vocab_size", lambda v: spec(vocab_size=v), INT_1, 1, 0),
+    Edge("kv_bytes", "context_tokens", MODEL.kv_bytes, CONTEXT_0, 0, -1, 262_144, 262_145),
+    Edge(
+        "Accelerator",
+        "memory_bytes",
+        lambda v: Accelerator("x", v, 1.0, 1.0),
+        "> 0 bytes",
+        1e-9,
+        0.0,
+    ),
+    Edge(
+        "Accelerator",
+        "hbm_bandwidth",
+        lambda v: Accelerator("x", 1.0, v, 1.0),
+        "> 0 bytes/s",
+        1e-9,
+        0.0,
+    ),
+    Edge(
+        "Accelerator",
+        "peak_flops",
+        lambda v: Accelerator("x", 1.0, 1.0, v),
+        "> 0 FLOP/s",
+        1e-9,
+        0.0,
+    ),
+    Edge("Fabric", "latency", lambda v: Fabric("x", v, 1.0), ">= 0 s", 0.0, -1e-9),
+    Edge("Fabric", "bandwidth", lambda v: Fabric("x", 0.0, v), "> 0 bytes/s", 1e-9, 0.0),
+    Edge("Fabric", "hop_latency", lambda v: Fabric("x", 0.0, 1.0, v), ">= 0 s", 0.0, -1e-9),
+    # collectives
+    Edge("allreduce_factor", "n", allreduce_factor, RANKS, 1, 0, 4096, 4097),
+    Edge("allreduce_steps", "n", allreduce_steps, RANKS, 1, 0, 4096, 4097),
+    Edge("ring_allreduce_factor", "n", ring_allreduce_factor, RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "allreduce_wire_bytes",
+        "payload_bytes",
+        lambda v: allreduce_wire_bytes(v, 2),
+        ">= 0 bytes",
+        0.0,
+        -1e-9,
+    ),
+    Edge(
+        "allreduce_wire_bytes", "n", lambda v: allreduce_wire_bytes(1.0, v), RANKS, 1, 0, 4096, 4097
+    ),
+    Edge("allreduce_latency", "n", lambda v: allreduce_latency(v, FAST), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "allreduce_time",
+        "payload_bytes",
+        lambda v: allreduce_time(v, 2, FAST),
+        ">= 0 bytes",
+        0.0,
+        -1e-9,
+    ),
+    Edge("allreduce_time", "n", lambda v: allreduce_time(1.0, v, FAST), RANKS, 1, 0, 4096, 4097),
+    Edge("crossover_bytes", "n", lambda v: crossover_bytes(FAST, v), RANKS_2, 2, 1, 4096, 4097),
+    Edge(
+        "crossover_tokens",
+        "n",
+        lambda v: crossover_tokens(MODEL, FAST, v),
+        RANKS_2,
+        2,
+        1,
+        4096,
+        4097,
+    ),
+    # ring: two ranks make 2 (N - 1) = 2 steps
+    Edge(
+        "bytes_sent_after",
+        "step",
+        simulate_ring_allreduce([np.ones(4), np.ones(4)]).bytes_sent_after,
+        "an integer from 0 to 2",
+        0,
+        -1,
+        2,
+        3,
+    ),
+    # memory
+    Edge("kv_share", "n", lambda v: kv_share(MODEL, v), RANKS, 1, 0, 4096, 4097),
+    Edge("state_share", "n", lambda v: state_share(MODEL, v), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "memory_budget", "n", lambda v: memory_budget(MODEL, GPU, v, 1, 1), RANKS, 1, 0, 4096, 4097
+    ),
+    Edge(
+        "memory_budget",
+        "context_tokens",
+        lambda v: memory_budget(MODEL, GPU, 1, v, 1),
+        CONTEXT_0,
+        0,
+        -1,
+        262_144,
+        262_145,
+    ),
+    Edge(
+        "memory_budget",
+        "sequences",  # MAX_SEQUENCES
+        lambda v: memory_budget(MODEL, GPU, 1, 1, v),
+        "an integer from 0 to 1000000",
+        0,
+        -1,
+        1_000_000,
+        1_000_001,
+    ),
+    Edge(
+        "memory_budget",
+        "utilization",
+        lambda v: memory_budget(MODEL, GPU, 1, 1, 1, utilization=v),
+        "> 0 and <= 1",
+        1e-9,
+        0.0,
+        1.0,
+        1.0 + 1e-9,
+    ),
+    Edge("max_sequences", "n", lambda v: max_sequences(MODEL, GPU, v, 1), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "max_sequences",
+        "context_tokens",  # 0 tokens would fit infinitely many sequences
+        lambda v: max_sequences(MODEL, GPU, 1, v),
+        CONTEXT_1,
+        1,
+        0,
+        262_144,
+        262_145,
+    ),
+    Edge(
+        "max_sequences",
+        "utilization",
+        lambda v: max_sequences(MODEL, GPU, 1, 1, utilization=v),
+        "> 0 and <= 1",
+        1e-9,
+        0.0,
+        1.0,
+        1.0 + 1e-9,
+    ),
+    # step_time
+    Edge("decode_step", "n", lambda v: decode_step(MODEL, GPU, FAST, v), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "decode_step",
+        "batch",  # MAX_BATCH
+        lambda v: decode_step(MODEL, GPU, FAST, 1, batch=v),
+        "an integer from 1 to 65536",
+        1,
+        0,
+        65_536,
+        65_537,
+    ),
+    Edge(
+        "decode_step",
+        "context",
+        lambda v: decode_step(MODEL, GPU, FAST, 1, context=v),
+        CONTEXT_0,
+        0,
+        -1,
+        262_144,
+        262_145,
+    ),
+    Edge(
+        "prefill_step", "n", lambda v: prefill_step(MODEL, GPU, FAST, v, 1), RANKS, 1, 0, 4096, 4097
+    ),
+    Edge(
+        "prefill_step",
+        "prompt_tokens",
+        lambda v: prefill_step(MODEL, GPU, FAST, 1, v),
+        CONTEXT_1,
+        1,
+        0,
+        262_144,
+        262_145,
+    ),
+    # layout
+    Edge("check_layout", "tp", lambda v: check_layout(MODEL, v), RANKS, 1, 0, 4096, 4097),
+    Edge("check_layout", "pp", lambda v: check_layout(MODEL, 1, v), RANKS, 1, 0, 4096, 4097),
+    Edge("layout_cautions", "tp", lambda v: layout_cautions(MODEL, v), RANKS, 1, 0, 4096, 4097),
+    # payloads
+    Edge("decode_wire_bytes", "n", lambda v: decode_wire_bytes(MODEL, v), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "decode_wire_rate", "n", lambda v: decode_wire_rate(MODEL, v, 50.0), RANKS, 1, 0, 4096, 4097
+    ),
+    Edge(
+        "decode_wire_rate",
+        "tokens_per_s",
+        lambda v: decode_wire_rate(MODEL, 2, v),
+        ">= 0 tokens/s",
+        0.0,
+        -1e-9,
+    ),
+    Edge("headroom", "bandwidth", lambda v: headroom(v, 1.0), "> 0 bytes/s", 1e-9, 0.0),
+    Edge("headroom", "rate", lambda v: headroom(1.0, v), "> 0 bytes/s", 1e-9, 0.0),
+    Edge("tokens_to_fill", "n", lambda v: tokens_to_fill(MODEL, v, 1e9), RANKS_2, 2, 1, 4096, 4097),
+    Edge(
+        "tokens_to_fill",
+        "bandwidth",
+        lambda v: tokens_to_fill(MODEL, 2, v),
+        "> 0 bytes/s",
+        1e-9,
+        0.0,
+    ),
+    Edge(
+        "payload_numbers",
+        "tokens_per_s",  # a rate of 0 would leave no headroom to divide by
+        lambda v: payload_numbers(tokens_per_s=v),
+        "> 0 tokens/s",
+        1e-9,
+        0.0,
+    ),
+    Edge("payload_table", "n", lambda v: payload_table(ns=(v,)), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "payload_table",
+        "tokens_per_s",
+        lambda v: payload_table(tokens_per_s=v),
+        ">= 0 tokens/s",
+        0.0,
+        -1e-9,
+    ),
+    # prefill
+    Edge(
+        "place_on_curve",
+        "payload_bytes",
+        lambda v: place_on_curve(v, 2, FAST),
+        "> 0 bytes",
+        1e-9,
+        0.0,
+    ),
+    Edge("place_on_curve", "n", lambda v: place_on_curve(1.0, v, FAST), RANKS_2, 2, 1, 4096, 4097),
+    Edge(
+        "prefill_message_bytes",
+        "prompt_tokens",
+        lambda v: prefill_message_bytes(MODEL, v),
+        CONTEXT_1,
+        1,
+        0,
+        262_144,
+        262_145,
+    ),
+    Edge("per_token", "n", lambda v: per_token(MODEL, GPU, FAST, v, 1), RANKS, 1, 0, 4096, 4097),
+    Edge(
+        "per_token",
+        "prompt_tokens",
+        lambda v: per_token(MODEL, GPU, FAST, 1, v),
+        CONTEXT_1,
+        1,
+        0,
+        262_144,
+        262_145,
+    ),
+    Edge(
+        "regime_rows", "n", lambda v: regime_rows(MODEL, GPU, FAST, v, 1), RANKS_2, 2, 1, 4096, 4097
+    ),
+    Edge(
+        "regime_rows",
+        "prompt_tokens",
+        lambda v: regime_rows(MODEL, GPU, FAST, 2, v),
+        CONTEXT_1,
+        1,
+        0,
+        262_144,
+        262_145,
+    ),
+    # scaling
+    Edge(
+        "speedup_curve",
+        "n",
+        lambda v: speedup_curve(MODEL, GPU, FAST, [v]),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "break_even_latency",
+        "n",
+        lambda v: break_even_latency(MODEL, GPU, v, 1.0),
+        RANKS_2,
+        2,
+        1,
+        4096,
+        4097,
+    ),
+    # The smallest target that is met is the compute time itself (test_scaling);
+    # here only the refusal of 0 as a time.
+    Edge(
+        "break_even_latency",
+        "target_s",
+        lambda v: break_even_latency(MODEL, GPU, 2, v),
+        "> 0 s",
+        None,
+        0.0,
+    ),
+    Edge("peak_n", "max_n", lambda v: peak_n(MODEL, GPU, FAST, v), RANKS, 1, 0, 4096, 4097),
+]
+
+#: Numeric parameters without a range: any finite number is meant.
+UNBOUNDED = {("format_count", "value")}
+
+
+def _refused_naming_range(edge: Edge, value) -> None:
+    with pytest.raises(ValueError) as info:
+        edge.call(value)
+    assert str(info.value).startswith(f"{edge.name} must be {edge.allowed}, got "), str(info.value)
+
+
+@pytest.mark.parametrize("edge", EDGES, ids=lambda e: f"{e.function}-{e.name}")
+def test_lowest_allowed_value_in_just_below_out(edge):
+    """The smallest allowed value works; the one below names the parameter, range and unit."""
+    if edge.low is not None:
+        edge.call(edge.low)
+    _refused_naming_range(edge, edge.below)
+
+
+@pytest.mark.parametrize(
+    "edge", [e for e in EDGES if e.high is not None], ids=lambda e: f"{e.function}-{e.name}"
+)
+def test_highest_allowed_value_in_just_above_out(edge):
+    """The maximum works; maximum + 1 is refused with the same message."""
+    edge.call(edge.high)
+    _refused_naming_range(edge, edge.above)
+
+
+def test_every_numeric_parameter_has_its_edges():
+    """Each numeric parameter of the model functions has a row above (or is unbounded)."""
+    rows = {(e.function, e.name) for e in EDGES}
+    missing = []
+    for name, _function, params, _args in model_functions(MODULES):
+        for p in params:
+            if str(p.annotation).removesuffix(" | None") in ("int", "float"):
+                if (name, p.name) not in rows | UNBOUNDED:
+                    missing.append(f"{name}({p.name})")
+    assert not missing, missing
