@@ -230,9 +230,9 @@ def scaling_numbers() -> dict[str, str]:
     one = decode_step(MODEL, GPU, FAST, 1)  # one GPU: no all-reduce, no bandwidth term
     peak = peak_n(MODEL, GPU, FAST_RING)
     limit_slow = speedup_limit(MODEL, GPU, SLOW)
-    near_limit = next(
-        n for n in range(1, 1025) if speedup_curve(MODEL, GPU, SLOW, [n])[0] >= 0.9 * limit_slow
-    )
+    # S(N) = c / (c/N + L) reaches a share f of its ceiling c/L once
+    # N >= (c/L) / (1/f - 1): the fewest GPUs for 90 % of the slow ceiling.
+    near_limit = math.ceil(limit_slow / (1 / 0.9 - 1))
     return {
         "hbm_bandwidth": format_rate(GPU.hbm_bandwidth, "TB"),
         "weights_share_2": format_bytes(MODEL.weight_bytes / 2, "GB"),

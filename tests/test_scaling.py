@@ -117,6 +117,10 @@ def test_slow_ceiling_in_tokens_per_second_by_hand():
     one_gpu_s = 54e9 / 3.35e12  # 16.119 ms of weight streaming
     assert math.ceil(one_gpu_s / (128 * 50e-6 * (1 / 0.9 - 1))) == 23
     assert numbers["gpus_to_90_percent_slow"] == "23"
+    # A second method: walk the speed-up curve (as the chapter's exercise does).
+    ceiling = speedup_limit(MODEL, GPU, SLOW)
+    curve = speedup_curve(MODEL, GPU, SLOW, range(1, 64))
+    assert next(n for n, s in enumerate(curve, start=1) if s >= 0.9 * ceiling) == 23
 
 
 def test_curve_follows_the_algorithm_by_hand():
