@@ -185,7 +185,8 @@ def reality_numbers() -> dict[str, str]:
     dict of str to str
         ``reality_13b_measured`` / ``reality_13b_predicted`` (speed-ups of the
         H100 13B row), the same measured times, and the smallest and largest
-        measured speed-up.
+        measured speed-up; ``reality_13b_stream_tp2``, the time two GPUs take
+        just to stream the 13B row's bf16 weights once per generated token.
     """
     first = PUBLISHED_SCALING[0]
     measured = [r.measured_speedup for r in PUBLISHED_SCALING]
@@ -195,6 +196,11 @@ def reality_numbers() -> dict[str, str]:
         "reality_13b_tp2": format_seconds(first.tp2_s, "ms", decimals=1),
         "reality_13b_tp4": format_seconds(first.tp4_s, "ms", decimals=1),
         "reality_13b_model_tp4": format_seconds(first.predicted_s(4), "ms", decimals=1),
+        "reality_13b_stream_tp2": format_seconds(
+            first.output_tokens * first.model.weight_bytes / (2 * first.accel.hbm_bandwidth),
+            "ms",
+            decimals=1,
+        ),
         "reality_min_measured": format_ratio(min(measured)),
         "reality_max_measured": format_ratio(max(measured)),
     }

@@ -147,6 +147,7 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
         )
         + "%",
         "sizing_headroom_gb": format_bytes(accel.memory_bytes - model.weight_bytes, "GB"),
+        "sizing_headroom_gib": format_bytes(accel.memory_bytes - model.weight_bytes, "GiB"),
     }
     for fit in fits_by_degree(model, accel, (*DEGREES, 8), full):
         n = fit.n

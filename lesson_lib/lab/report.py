@@ -437,18 +437,31 @@ def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBet
     Returns
     -------
     str
-        A clause such as ``"lands on the in-cache value: most of the large
-        sizes fit in the cache"``.
+        A clause such as ``"agrees with both: on this machine the cache
+        changes the bandwidth little"`` (the two fits within 10 % of each
+        other), ``"lands on the in-cache value: ..."``, ``"falls between the
+        two, ..."`` or ``"lies outside both, ..."``.
     """
     if inside is None or beyond is None:
         return "comes from the large sizes this sweep measured"
+    if abs(inside.bandwidth / beyond.bandwidth - 1) <= 0.1:
+        return "agrees with both: on this machine the cache changes the bandwidth little"
     near_in = abs(main.bandwidth / inside.bandwidth - 1) <= 0.1
     near_out = abs(main.bandwidth / beyond.bandwidth - 1) <= 0.1
     if near_in and not near_out:
-        return "lands on the in-cache value: most of the large sizes fit in the cache"
+        return (
+            "lands on the in-cache value: most of the large sizes fit in the cache, "
+            "and one straight line cannot match both"
+        )
     if near_out and not near_in:
-        return "lands on the beyond-cache value: most of the large sizes exceed the cache"
-    return "falls between the two"
+        return (
+            "lands on the beyond-cache value: most of the large sizes exceed the cache, "
+            "and one straight line cannot match both"
+        )
+    low, high = sorted((inside.bandwidth, beyond.bandwidth))
+    if low < main.bandwidth < high:
+        return "falls between the two, which no single straight line can match"
+    return "lies outside both, a sign that the large sizes were noisy"
 
 
 def _cache_numbers(m: Measurement, main: AlphaBetaFit) -> dict[str, str]:
