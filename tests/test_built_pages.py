@@ -60,3 +60,30 @@ def test_checks_fail_on_an_emptied_page():
     empty = '<article class="bd-article" role="main"></article>'
     assert squash(article(empty)) == ""
     assert "overview" in " ".join(headings("book/overview"))
+
+
+#: Source markup that means a role, a table or a directive was not rendered.
+RAW_MARKUP = re.compile(r"\{(term|glue:text|glue|ref|numref)\}`|\|\s*-{3,}\s*\||^```\{", re.M)
+
+
+def raw_markup(page_html: str) -> list[str]:
+    """Pieces of MyST or Markdown source left as text in the article (code blocks aside)."""
+    body = re.sub(r"<(pre|code|script|style)\b.*?</\1>", " ", article(page_html), flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", "\n", body))
+    return [m.group(0) for m in RAW_MARKUP.finditer(text)]
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_no_source_markup_shows_on_the_page(built_book, doc):
+    """No role, Markdown table or directive of the source reaches the reader as raw text."""
+    assert raw_markup((built_book.html_dir / f"{doc}.html").read_text()) == []
+
+
+def test_raw_markup_is_seen():
+    """A Markdown table printed as a paragraph and a raw role are caught; code is not."""
+    page = (
+        '<article class="bd-article"><p>| a | b |\n|---|---|\n| 0 | x |</p>'
+        "<p>see {term}`fabric`</p><pre>{term}`in code`</pre><code>{glue:text}`x`</code></article>"
+    )
+    assert raw_markup(page) == ["|---|", "{term}`"]
+    assert raw_markup('<article class="bd-article"><p>fine</p></article>') == []
