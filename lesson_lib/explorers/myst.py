@@ -40,8 +40,8 @@ def explorer_html(spec: dict[str, Any]) -> str:
         f'<script type="application/json" class="lesson-explorer-spec">{text}</script>'
         '<div class="lesson-explorer-chart"></div>'
         '<p class="lesson-explorer-status" aria-live="polite"></p>'
-        "<noscript><p>This explorer needs JavaScript; the figure above shows its "
-        "starting point.</p></noscript>"
+        "<noscript><p>This explorer needs JavaScript; the static figures and tables "
+        "of this page show the lesson's defaults.</p></noscript>"
         "</div>"
     )
 

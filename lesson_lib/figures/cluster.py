@@ -306,9 +306,11 @@ def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
     stages = max(p.pp for p in plans)
     handles: list[Patch | Line2D] = []
     if stages > 1:
+        # A plan without PP is all stage S0; say so, or its GPUs look mislabelled.
+        single = any(p.pp == 1 for p in plans)
         handles += [
             Patch(facecolor=STAGE_COLORS[s % len(STAGE_COLORS)], edgecolor="black",
-                  label=f"pipeline stage S{s}")
+                  label=f"pipeline stage S{s}" + (" (every GPU without PP)" if s == 0 and single else ""))
             for s in range(min(stages, len(STAGE_COLORS)))
         ]  # fmt: skip
     spans = [span for p in plans if p.tp > 1 for span in _group_spans(p)]
