@@ -12,9 +12,7 @@ is one rank of the sweep. Other commands: ``show`` (table and fit of a
 results file), ``nccl`` (import nccl-tests output) and ``pingpong`` (MPI's
 own latency probe).
 
-Exit status: 0 success, 2 bad options, 3 time budget exceeded, 4 a rank
-failed, 5 stopped at the timeout, 6 no MPI (``mpiexec`` or ``mpi4py``
-missing), 7 a results or input file is empty, corrupt or malformed.
+Exit statuses: :data:`EXIT_MEANINGS` (also printed by ``--help``).
 """
 
 from __future__ import annotations
@@ -50,9 +48,21 @@ EXIT_USAGE = 2
 EXIT_TIMEOUT = 5
 EXIT_NO_MPI = 6
 EXIT_BAD_FILE = 7
+#: What each exit status means; the ``--help`` epilog and the book's lab reference print it.
+EXIT_MEANINGS: dict[int, str] = {
+    EXIT_OK: "the run finished and its results file was written",
+    EXIT_USAGE: "the command line was wrong (the message names the option)",
+    EXIT_BUDGET: "the sweep ran over its --budget (the sizes done so far go to "
+    "<out>.incomplete.json, and an earlier --out file is left as it was)",
+    EXIT_RANK_FAILED: "a rank died",
+    EXIT_TIMEOUT: "the job ran past its hard --timeout and every rank was stopped",
+    EXIT_NO_MPI: "no mpiexec (or mpi4py) was found",
+    EXIT_BAD_FILE: "a results or nccl-tests file was empty, corrupt or malformed",
+}
 __all__ = [
     "EXIT_BAD_FILE",
     "EXIT_BUDGET",
+    "EXIT_MEANINGS",
     "EXIT_NO_MPI",
     "EXIT_OK",
     "EXIT_RANK_FAILED",
@@ -144,8 +154,9 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="python -m lesson_lib.lab",
         description="Measure an all-reduce on this machine and fit t(m) = alpha + m/B to it.",
-        epilog="Exit status: 0 ok, 2 bad options, 3 time budget exceeded, 4 a rank failed, "
-        "5 timeout, 6 no MPI, 7 empty/corrupt file.",
+        epilog="Exit status: "
+        + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items())
+        + ".",
     )
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -471,7 +482,7 @@ def main(
     Returns
     -------
     int
-        Exit status (0 success; see the module docstring for the others).
+        Exit status (0 success; see :data:`EXIT_MEANINGS`).
     """
     from lesson_lib.lab.nccl_tests import NcclTestsFormatError
     from lesson_lib.lab.pingpong import PingPongError
