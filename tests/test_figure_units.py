@@ -20,29 +20,19 @@ from bs4 import BeautifulSoup
 from test_figures_text_size import BOOK_FIGURES
 
 from lesson_lib.figures._style import shown_texts
+from lesson_lib.units import BYTE_UNITS, TIME_UNITS
 
 pytestmark = pytest.mark.slow
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
-#: unit -> (family, factor to the family's base unit).
+#: unit -> (family, factor to the family's base unit), from lesson_lib's own unit tables.
 UNITS: dict[str, tuple[str, float]] = {
-    "KiB/s": ("rate", 2**10),
-    "MiB/s": ("rate", 2**20),
-    "GiB/s": ("rate", 2**30),
-    "MB/s": ("rate", 1e6),
-    "GB/s": ("rate", 1e9),
-    "TB/s": ("rate", 1e12),
-    "KiB": ("bytes", 2**10),
-    "MiB": ("bytes", 2**20),
-    "GiB": ("bytes", 2**30),
-    "KB": ("bytes", 1e3),
-    "MB": ("bytes", 1e6),
-    "GB": ("bytes", 1e9),
-    "TB": ("bytes", 1e12),
-    "us": ("time", 1e-6),
-    "µs": ("time", 1e-6),
-    "ms": ("time", 1e-3),
+    **{f"{unit}/s": ("rate", factor) for unit, factor in BYTE_UNITS.items() if unit != "B"},
+    **{unit: ("bytes", factor) for unit, factor in BYTE_UNITS.items() if unit != "B"},
+    "us": ("time", TIME_UNITS["us"]),
+    "µs": ("time", TIME_UNITS["us"]),
+    "ms": ("time", TIME_UNITS["ms"]),
 }
 QUANTITY = re.compile(
     r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?("
