@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from test_figures_text_size import BOOK_FIGURES
+from test_figures_text_size import _CELL, BOOK_FIGURES
 
 from lesson_lib.figures._style import shown_texts
 from lesson_lib.units import BYTE_UNITS, TIME_UNITS
@@ -94,7 +94,7 @@ def test_clash_is_found_and_a_bridge_clears_it():
 def _figure_name(chapter: str, call: str) -> str:
     """The ``name:`` of the code cell in ``book/<chapter>.md`` that makes ``call``."""
     source = (BOOK / f"{chapter}.md").read_text(encoding="utf-8")
-    for cell in re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", source, flags=re.S | re.M):
+    for cell in _CELL.findall(source):
         if call in " ".join(cell.split()):
             name = re.search(r"^\s+name:\s*(\S+)", cell, flags=re.M)
             assert name, f"{chapter}: the cell making {call} has no figure name"
