@@ -65,7 +65,7 @@ student: setup  ## notebooks without solutions into _build/student (IDS="..." fo
 
 book-nosolutions: setup assets  ## the site with every solution removed, into _build/nosolutions/_build/html
 	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
-	$(BIN)/jupyter-book build _build/nosolutions-src -W -n --keep-going --path-output _build/nosolutions
+	$(BIN)/python -m lesson_lib.jupyter_book_jobs build _build/nosolutions-src -W -n --keep-going --path-output _build/nosolutions
 
 grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv
 	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)

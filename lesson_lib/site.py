@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from lesson_lib.jupyter_book_jobs import default_jobs
+
 #: The repository root; the folder holding ``_config.yml``.
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,13 +103,34 @@ def invalidate_stale_cache(root: Path = ROOT) -> bool:
         shutil.rmtree(cache)
     cache.mkdir(parents=True, exist_ok=True)
     stamp.write_text(current + "\n")
+    create_cache_database(cache)
     return stale
 
 
-def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -> BuildResult:
-    """Run ``jupyter-book build . -W -n --keep-going`` in ``root``.
+def create_cache_database(cache: Path) -> None:
+    """Create jupyter-cache's database in ``cache`` now, if it is not there yet.
 
-    If ``lesson_lib`` changed since the last build, the execution cache is
+    jupyter-cache creates its tables the first time a page is executed. With
+    one build job per CPU, two processes would do that at once and the second
+    fails ("table settings already exists"); made here, before the build, it
+    exists for both.
+
+    Parameters
+    ----------
+    cache : pathlib.Path
+        The execution cache folder.
+    """
+    from jupyter_cache.cache.db import create_db
+
+    create_db(cache).dispose()
+
+
+def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -> BuildResult:
+    """Run ``jupyter-book build . -W -n --keep-going`` in ``root``, one job per CPU.
+
+    The command is Jupyter Book's own, run through
+    :mod:`lesson_lib.jupyter_book_jobs` so that Sphinx reads (and MyST-NB
+    executes) as many pages at once as there are CPUs. If ``lesson_lib`` changed since the last build, the execution cache is
     cleared (see :func:`invalidate_stale_cache`) and every page is rebuilt
     with ``--all``; otherwise the build is incremental and cached.
 
@@ -125,8 +148,9 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -
     BuildResult
         Exit status, output and the HTML folder (``root / "_build" / "html"``).
     """
-    exe = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(exe), "build", ".", "-W", "-n", "--keep-going"]
+    jobs = ["--jobs", str(default_jobs())]
+    cmd = [sys.executable, "-m", "lesson_lib.jupyter_book_jobs", *jobs]
+    cmd += ["build", ".", "-W", "-n", "--keep-going"]
     if invalidate_stale_cache(root):
         # Sphinx re-reads only pages whose text changed: --all makes it
         # re-read (and so re-execute) every chapter against the new code.

@@ -16,6 +16,10 @@
   ``explorers.js``) and the self-check's script only to pages whose body has
   an element of that class, so other pages stay light, and ``tables.js``
   (a visible cue above tables wider than the page) to pages with a table.
+* Lets Sphinx read pages in parallel (``lesson_lib.jupyter_book_jobs``): two
+  extensions Jupyter Book 1 always loads do not declare whether they are
+  parallel-safe, so Sphinx assumes not and reads serially. Read, they are
+  safe: see :data:`PARALLEL_SAFE_BY_REVIEW`.
 * Writes the self-check's data (:func:`lesson_lib.coursework.static_check.selfcheck_json`)
   into the pages that have a self-check box, as an inline JSON script: a page
   opened from ``file://`` cannot fetch a separate file.
@@ -33,6 +37,34 @@ from sphinx.errors import ConfigError
 
 #: File whose presence shows that ``_vendor/`` was assembled.
 PINS_FILE = "PINS.json"
+
+#: Extensions without a parallel-safety declaration, and why they are safe
+#: (read in sphinx-multitoc-numbering 0.1.3 and sphinx-jupyterbook-latex 1.0).
+PARALLEL_SAFE_BY_REVIEW: dict[str, str] = {
+    "sphinx_multitoc_numbering": (
+        "replaces the toctree collector's section numbering, which Sphinx runs "
+        "once in the main process after the readers' environments are merged"
+    ),
+    "sphinx_jupyterbook_latex": (
+        "adds node classes and per-document transforms that touch only the "
+        "document being read; its environment settings apply to LaTeX builds only"
+    ),
+}
+
+
+def declare_parallel_safe(app: Sphinx) -> None:
+    """Mark the extensions of :data:`PARALLEL_SAFE_BY_REVIEW` parallel-safe.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application; each extension is loaded first if it is not yet.
+    """
+    for name in PARALLEL_SAFE_BY_REVIEW:
+        app.setup_extension(name)
+        extension = app.extensions[name]
+        extension.parallel_read_safe = True
+        extension.parallel_write_safe = True
 
 
 def check_vendor(app: Sphinx, config: Config) -> None:
@@ -207,6 +239,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     dict
         Extension metadata.
     """
+    declare_parallel_safe(app)
     app.add_config_value("lesson_vendor_pins", "", "html")
     app.connect("config-inited", check_vendor)
     app.connect("html-page-context", add_page_assets)

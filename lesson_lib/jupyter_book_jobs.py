@@ -1,0 +1,89 @@
+"""``jupyter-book`` with Sphinx's parallel jobs, for a machine with more than one CPU.
+
+Jupyter Book 1's ``build`` command has no ``-j`` option, but the function it
+calls, ``jupyter_book.sphinx.build_sphinx``, takes ``jobs`` and passes it
+to Sphinx as ``parallel``. Most of a cold build of this book is executing the
+chapters, one kernel after another, which leaves a second CPU idle. With
+``jobs`` above one, Sphinx reads the pages in that many processes, so MyST-NB
+executes that many chapters at once (each still in its own kernel, each still
+keyed in the same execution cache). On the two-CPU machines this lesson is
+built on, a cold build drops from about 41 s to about 30 s
+(``benchmarks/speed.py`` prints the current figure).
+
+Run it as the ``jupyter-book`` command, with the number of jobs first::
+
+    python -m lesson_lib.jupyter_book_jobs --jobs 2 build . -W -n --keep-going
+
+Sphinx reads in parallel only if every extension says it is safe to;
+``tools/lesson_site.py`` says so for the two Jupyter Book 1 extensions that do
+not (see its ``PARALLEL_SAFE_BY_REVIEW``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+
+def default_jobs() -> int:
+    """How many processes Sphinx should read with: the CPUs this process may use.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run Jupyter Book's command line with ``build_sphinx`` given ``jobs``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        ``["--jobs", "N", ...]`` followed by the arguments of ``jupyter-book``
+        (``build . -W ...``); defaults to ``sys.argv[1:]``. Without ``--jobs``,
+        :func:`default_jobs`.
+
+    Returns
+    -------
+    int
+        The command's exit status.
+
+    Raises
+    ------
+    ValueError
+        If ``--jobs`` is not followed by a whole number of at least 1.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    jobs = default_jobs()
+    if args[:1] == ["--jobs"]:
+        value = args[1] if len(args) > 1 else ""
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"--jobs must be a whole number of at least 1, got {value!r}")
+        jobs, args = int(value), args[2:]
+
+    import jupyter_book.sphinx
+    from jupyter_book.cli.main import main as jupyter_book_cli
+
+    # The build command imports build_sphinx from this module when it runs,
+    # so replacing the attribute is enough; it is put back afterwards.
+    original = jupyter_book.sphinx.build_sphinx
+    jupyter_book.sphinx.build_sphinx = functools.partial(original, jobs=jobs)
+    try:
+        jupyter_book_cli.main(args=args, prog_name="jupyter-book")
+    except SystemExit as stop:  # click exits, as the jupyter-book command does
+        code = stop.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        jupyter_book.sphinx.build_sphinx = original
+    return 0  # pragma: no cover - click always exits in standalone mode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
