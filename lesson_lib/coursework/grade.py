@@ -346,6 +346,11 @@ def grade_notebook(
             sub.notes.append(
                 f"printed more than {MAX_OUTPUT // 2**20} MiB: the printing cell was interrupted"
             )
+        cleared = record.get("cleared")
+        if isinstance(cleared, int) and not isinstance(cleared, bool) and cleared > 0:
+            sub.notes.append(
+                f"{min(cleared, 10**6)} process(es) the stopped cell had started were killed"
+            )
         if isinstance(record.get("error"), str):
             sub.notes.append(f"execution failed ({record['error'][:120]})")
         plain = _plain_payload(record.get("payload"))

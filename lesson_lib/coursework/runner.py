@@ -12,6 +12,12 @@ variables as JSON, and writes ``{"status", "raised", "payload"}`` to the
 result file. Nothing here scores anything: the grader reads the result
 file, treats it as untrusted input and scores outside the sandbox.
 
+A cell that times out may have started processes (a fork bomb, a runaway
+``multiprocessing`` pool). Before the extraction cell runs, every process of
+the kernel's process group but the kernel is stopped and killed
+(:func:`clear_kernel_group`), so the kernel gets the CPU back and the answers
+are read at once instead of after a second time limit.
+
 Only what the grader needs is kept: whether each cell raised, and the output
 of the extraction cell. Everything else a cell prints is dropped as it
 arrives, so a notebook that prints without end cannot fill the memory.
@@ -25,6 +31,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 import time
 import warnings
@@ -99,6 +106,125 @@ def code_sources(raw: object) -> list[str]:
     return sources
 
 
+#: Rounds of stop-and-kill before giving up on a group that keeps growing.
+_CLEAR_ROUNDS = 200
+#: Seconds after the interrupt within which a stopped cell must stop starting processes.
+_QUIET_WITHIN_S = 1.5
+
+
+def group_members(pgid: int) -> list[int]:
+    """Process ids of the process group ``pgid``, read from ``/proc``.
+
+    Parameters
+    ----------
+    pgid : int
+        The process group.
+
+    Returns
+    -------
+    list of int
+        Members that have not ended (zombies, ended but not yet reaped by
+        their parent, are left out: they cannot run or be killed again).
+    """
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+        except OSError:
+            continue
+        # after "pid (comm)": state, ppid, pgrp, ...; comm may hold spaces or ")"
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
+
+
+def clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
+    """Stop the process group ``pgid`` and kill every member but the kernel.
+
+    The whole group is stopped (SIGSTOP) before each round, so processes that
+    fork without end cannot outrun the killing; the kernel is left stopped,
+    and the caller continues it (SIGCONT) when it is ready.
+
+    Parameters
+    ----------
+    kernel_pid : int
+        The kernel's process id, spared.
+    pgid : int
+        The kernel's process group (the kernel leads its own session).
+
+    Returns
+    -------
+    set of int
+        The processes killed.
+    """
+    killed: set[int] = set()
+    for _ in range(_CLEAR_ROUNDS):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGSTOP)
+        others = [pid for pid in group_members(pgid) if pid != kernel_pid and pid not in killed]
+        if not others:
+            break
+        for pid in others:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed.update(others)
+    return killed
+
+
+def stop_runaway_cell(client: Any) -> tuple[int, bool]:
+    """Interrupt the kernel's running cell and kill the processes it started.
+
+    The processes are killed first, with the kernel stopped, then the kernel
+    is interrupted (KeyboardInterrupt) and continued. If the cell still
+    starts processes a moment later (a fork bomb that the interrupt did not
+    end: a kernel at its process limit may never see it), the whole group is
+    killed, kernel included, rather than waiting for an answer that will not
+    come; the grader then reads the answers from the cells' source.
+
+    Parameters
+    ----------
+    client : nbclient.NotebookClient
+        The client whose kernel ran the cell.
+
+    Returns
+    -------
+    tuple of (int, bool)
+        How many processes were killed, and whether the kernel is still alive
+        to run the extraction cell.
+    """
+    from jupyter_core.utils import run_sync
+
+    provisioner = client.km.provisioner
+    kernel_pid = getattr(provisioner, "pid", None)
+    pgid = getattr(provisioner, "pgid", None)
+    if kernel_pid is None or pgid is None:  # not a local kernel: interrupt only
+        run_sync(client.km.interrupt_kernel)()
+        return 0, True
+    killed = clear_kernel_group(kernel_pid, pgid)
+    # SIGINT to the group (now the kernel alone) waits while the kernel is
+    # stopped and arrives as it continues.
+    run_sync(client.km.interrupt_kernel)()
+    quiet = 0
+    deadline = time.monotonic() + _QUIET_WITHIN_S
+    while quiet < 3 and time.monotonic() < deadline:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(kernel_pid, signal.SIGCONT)
+        time.sleep(0.05)
+        more = clear_kernel_group(kernel_pid, pgid)
+        killed |= more
+        quiet = quiet + 1 if not more else 0
+    if quiet < 3:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+        return len(killed), False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(kernel_pid, signal.SIGCONT)
+    return len(killed), True
+
+
 def _size(content: object) -> int:
     """Rough size in characters of an output message's text and data."""
     if isinstance(content, dict):
@@ -119,6 +245,7 @@ def _client_class() -> type:
         flooded: set[int]
         printed: int = 0
         interrupting: object = None
+        cleared: int = 0
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
             if cell_index != self.keep_index:
@@ -154,7 +281,6 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
         (cells that raised) and ``payload`` (the extraction cell's JSON, or None).
     """
     import nbformat
-    from jupyter_core.utils import run_sync
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     quiet = logging.getLogger("lesson_lib.coursework.runner.nbclient")
@@ -175,6 +301,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     client.keep_index = len(nb.cells) - 1
     client.raised = set()
     client.flooded = set()
+    client.cleared = 0
     status = "ran"
     deadline = time.monotonic() + timeout
     try:
@@ -189,11 +316,15 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
                     client.execute_cell(cell, index)
                 except CellTimeoutError:
                     status = "timed out"
-                    # Stop the runaway cell (KeyboardInterrupt) so the answers can be read.
-                    run_sync(client.km.interrupt_kernel)()
+                    # Stop the runaway cell (KeyboardInterrupt), and whatever it
+                    # started, so the answers can be read.
+                    client.cleared, alive = stop_runaway_cell(client)
+                    if not alive:
+                        extract = None
                     break
-            client.timeout = 30
-            client.execute_cell(extract, client.keep_index)
+            if extract is not None:
+                client.timeout = 30
+                client.execute_cell(extract, client.keep_index)
     except DeadKernelError:
         status, extract = "kernel died", None
     except CellTimeoutError:
@@ -201,6 +332,8 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     record: dict[str, Any] = {"status": status, "raised": len(client.raised), "payload": None}
     if client.flooded:
         record["flooded"] = len(client.flooded)
+    if client.cleared:
+        record["cleared"] = client.cleared
     if extract is None:
         return record
     payload = None

@@ -1,0 +1,104 @@
+"""The runner's handling of a cell that times out after starting processes of its own."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from sandbox_support import need_sandbox
+
+from lesson_lib.coursework.grade import grade_notebook
+from lesson_lib.coursework.problems import reference
+from lesson_lib.coursework.runner import clear_kernel_group, group_members
+
+#: A session leader (standing in for the kernel) with three children that never end.
+LEADER = """
+import os, sys, time
+children = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        while True:
+            time.sleep(0.01)
+    children.append(pid)
+print(" ".join(map(str, children)), flush=True)
+while True:
+    time.sleep(0.01)
+"""
+
+
+def _state(pid: int) -> str:
+    """The process's state letter, or "" once it is gone."""
+    try:
+        return Path("/proc", str(pid), "stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return ""
+
+
+@pytest.fixture
+def leader():
+    """A running session leader and its three children's process ids."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LEADER], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    children = [int(pid) for pid in proc.stdout.readline().split()]
+    yield proc, children
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+
+
+def test_group_members_lists_the_leader_and_its_children(leader):
+    """/proc is read for the group: the leader and the three children, nothing else."""
+    proc, children = leader
+    assert sorted(group_members(proc.pid)) == sorted([proc.pid, *children])
+
+
+def test_clearing_kills_the_children_and_leaves_the_kernel_stopped(leader):
+    """Every member but the kernel is killed; the kernel is stopped, not killed."""
+    proc, children = leader
+    killed = clear_kernel_group(proc.pid, proc.pid)
+    assert killed == set(children)
+    deadline = time.monotonic() + 60
+    while any(_state(pid) not in ("", "Z", "X") for pid in children):
+        assert time.monotonic() < deadline, [_state(pid) for pid in children]
+        time.sleep(0.05)
+    assert _state(proc.pid) == "T"  # stopped, for the caller to continue
+    assert group_members(proc.pid) == [proc.pid]  # the dead children are not listed
+    os.kill(proc.pid, signal.SIGCONT)
+    assert proc.poll() is None
+
+
+@pytest.mark.slow
+def test_a_cell_that_starts_processes_and_loops_keeps_the_answers_computed_before_it(tmp_path):
+    """The looping cell's children are killed, the kernel answers, computed answers count.
+
+    The answer is computed in the kernel (``float(...)``), which the source
+    fallback cannot read: a score of 1 shows the extraction cell ran after the
+    timeout. The limit is short because the looping cell always reaches it;
+    the two cells before it take a fraction of a second.
+    """
+    need_sandbox()
+    expected = float(reference("q1", "s301"))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell('STUDENT = "s301"'),
+        nbformat.v4.new_code_cell(f"answer_q1 = float({str(expected)!r})"),
+        nbformat.v4.new_code_cell(
+            "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        while True:\n"
+            "            pass\nwhile True:\n    pass"
+        ),
+    ]
+    path = tmp_path / "s301.ipynb"
+    nbformat.write(nb, path)
+    sub = grade_notebook("s301", path, timeout=10)
+    notes = " ".join(sub.notes)
+    assert sub.status == "timed out"
+    assert sub.results["q1"].score == 1.0
+    assert "source" not in notes  # read from the kernel, not from the cell's text
+    assert "3 process(es) the stopped cell had started were killed" in notes
+    assert "leftover" not in notes
