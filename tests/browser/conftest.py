@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from probe import free_port
+from probe import PageReport, free_port, visit
 
 from lesson_lib.site import ROOT
 
@@ -160,3 +160,21 @@ def screenshots_dir(built_book) -> Path:
     out = built_book.html_dir.parent / "browser-screenshots"
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+_reports: dict[str, PageReport] = {}
+
+
+@pytest.fixture
+def report(browser, site, axe_js, screenshots_dir):
+    """The page's :class:`probe.PageReport`, visited once per session at 1280 px.
+
+    The site, table and figure-text tests all read the same visit.
+    """
+
+    def get(doc: str) -> PageReport:
+        if doc not in _reports:
+            _reports[doc] = visit(browser, site, doc, axe_js, screenshots_dir)
+        return _reports[doc]
+
+    return get

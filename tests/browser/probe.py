@@ -117,6 +117,50 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Every table of the article: whether it fits the article, or sits in a box
+#: that scrolls sideways, takes keyboard focus and has the visible cue above.
+TABLES = """() => {
+  const article = document.querySelector('article').getBoundingClientRect();
+  return Array.from(document.querySelectorAll('article table')).map(t => {
+    let box = null;
+    for (let el = t.parentElement; el && el.tagName !== 'ARTICLE'; el = el.parentElement) {
+      const o = getComputedStyle(el).overflowX;
+      if (o === 'auto' || o === 'scroll') { box = el; break; }
+    }
+    const r = t.getBoundingClientRect();
+    const hint = box && box.previousElementSibling;
+    return {
+      head: t.innerText.slice(0, 50),
+      fits: r.left >= article.left - 1 && r.right <= article.right + 1,
+      scrolls: !!box && box.scrollWidth > box.clientWidth + 1,
+      focusable: !!box && box.tabIndex >= 0,
+      cue: !!hint && hint.classList.contains('lesson-scroll-hint') && hint.offsetHeight > 0,
+    };
+  });
+}"""
+
+#: The body text sizes of the article, and each figure image's natural,
+#: shown and available (column) widths.
+FIGURE_TEXT = """() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const inner = el => {
+    const s = getComputedStyle(el);
+    return el.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  };
+  const visible = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+  const sizes = Array.from(article.querySelectorAll('p, li, td, th, figcaption'))
+    .filter(el => visible(el) && el.textContent.trim())
+    .map(el => ({tag: el.tagName, size: parseFloat(getComputedStyle(el).fontSize),
+                 text: el.textContent.trim().slice(0, 40)}));
+  const images = Array.from(article.querySelectorAll('figure img'))
+    .filter(img => img.complete && img.naturalWidth > 0)
+    .map(img => ({src: img.getAttribute('src').split('/').pop().slice(0, 12),
+                  natural: img.naturalWidth, shown: img.clientWidth,
+                  column: inner(img.closest('figure'))}));
+  return {sizes, images};
+}"""
+
+
 @dataclass
 class PageReport:
     """What one page showed in the browser.
@@ -139,6 +183,10 @@ class PageReport:
         axe-core violations of impact serious or critical in the content.
     screenshot : pathlib.Path or None
         The full-page screenshot.
+    tables : list of dict
+        What :data:`TABLES` returned at the 1280 px viewport.
+    figure_text : dict
+        What :data:`FIGURE_TEXT` returned at the 1280 px viewport.
     """
 
     doc: str
@@ -149,6 +197,8 @@ class PageReport:
     solutions: list[dict[str, Any]] = field(default_factory=list)
     axe: list[dict[str, Any]] = field(default_factory=list)
     screenshot: Path | None = None
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    figure_text: dict[str, Any] = field(default_factory=dict)
 
 
 #: A $...$ pair or \( \[ left in prose means MathJax did not run on it.
@@ -259,6 +309,9 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> P
         page.evaluate(WAIT_FOR_EXPLORERS)
         page.wait_for_load_state("networkidle", timeout=ACTION_TIMEOUT_MS)
         report.data = page.evaluate(COLLECT)
+        # measured before the solutions are opened, which changes the layout
+        report.tables = page.evaluate(TABLES)
+        report.figure_text = page.evaluate(FIGURE_TEXT)
         report.screenshot = shots / (doc.replace("/", "__") + ".png")
         screenshot(page, report.screenshot)
         page.add_script_tag(path=str(axe_js))

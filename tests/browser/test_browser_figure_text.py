@@ -16,53 +16,28 @@ a figure's text be smaller than everything around it.
 from __future__ import annotations
 
 import pytest
-from probe import ACTION_TIMEOUT_MS
 
 from lesson_lib.figures._style import COLUMN_PX, TEXT_FLOOR_PX
 from lesson_lib.site import toc_files
 
 pytestmark = pytest.mark.slow
 
-MEASURE = """() => {
-  const article = document.querySelector('article.bd-article') || document.querySelector('main');
-  const inner = el => {
-    const s = getComputedStyle(el);
-    return el.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
-  };
-  const visible = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
-  const sizes = Array.from(article.querySelectorAll('p, li, td, th, figcaption'))
-    .filter(el => visible(el) && el.textContent.trim())
-    .map(el => ({tag: el.tagName, size: parseFloat(getComputedStyle(el).fontSize),
-                 text: el.textContent.trim().slice(0, 40)}));
-  const images = Array.from(article.querySelectorAll('figure img'))
-    .filter(img => img.complete && img.naturalWidth > 0)
-    .map(img => ({src: img.getAttribute('src').split('/').pop().slice(0, 12),
-                  natural: img.naturalWidth, shown: img.clientWidth,
-                  column: inner(img.closest('figure'))}));
-  return {sizes, images};
-}"""
 
+def test_the_page_matches_the_figure_text_constants(report):
+    """At 1280 px: figure column >= COLUMN_PX, figures shown at min(natural, column), text floor.
 
-def test_the_page_matches_the_figure_text_constants(browser, site):
-    """At 1280 px: figure column >= COLUMN_PX, figures shown at min(natural, column), text floor."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    page = context.new_page()
+    Read from the site test's visit of each page (``probe.FIGURE_TEXT``, 1280 px).
+    """
     columns, smallest, badly_scaled = [], None, []
-    try:
-        for doc in toc_files():
-            page.goto(f"{site}{doc}.html", wait_until="load")
-            page.wait_for_load_state("networkidle")
-            got = page.evaluate(MEASURE)
-            for s in got["sizes"]:
-                if smallest is None or s["size"] < smallest[0]:
-                    smallest = (s["size"], doc, s["tag"], s["text"])
-            for img in got["images"]:
-                columns.append((img["column"], doc, img["src"]))
-                if abs(img["shown"] - min(img["natural"], img["column"])) > 1:
-                    badly_scaled.append(f"{doc}: {img}")
-    finally:
-        context.close()
+    for doc in toc_files():
+        got = report(doc).figure_text
+        for s in got["sizes"]:
+            if smallest is None or s["size"] < smallest[0]:
+                smallest = (s["size"], doc, s["tag"], s["text"])
+        for img in got["images"]:
+            columns.append((img["column"], doc, img["src"]))
+            if abs(img["shown"] - min(img["natural"], img["column"])) > 1:
+                badly_scaled.append(f"{doc}: {img}")
     assert len(columns) >= 15, "the figures of the chapters were not found"
     narrow = [c for c in columns if c[0] < COLUMN_PX - 0.5]
     assert not narrow, f"figure column narrower than COLUMN_PX = {COLUMN_PX}: {narrow}"

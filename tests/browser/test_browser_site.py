@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
-from probe import PageReport, raw_tex, visit
+from probe import raw_tex
 
 from lesson_lib.explorers.catalog import EXPLORERS
 from lesson_lib.site import ROOT, toc_files
@@ -26,20 +26,6 @@ from lesson_lib.site import ROOT, toc_files
 pytestmark = pytest.mark.slow
 
 DOCS = toc_files()
-
-_reports: dict[str, PageReport] = {}
-
-
-@pytest.fixture
-def report(request, browser, site, axe_js, screenshots_dir):
-    """The page's :class:`probe.PageReport`, visited once per session."""
-
-    def get(doc: str) -> PageReport:
-        if doc not in _reports:
-            _reports[doc] = visit(browser, site, doc, axe_js, screenshots_dir)
-        return _reports[doc]
-
-    return get
 
 
 def figure_names(doc: str) -> list[str]:
