@@ -17,6 +17,8 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -26,7 +28,7 @@ from sandbox_support import need_sandbox
 import lesson_lib
 from lesson_lib.coursework.grade import find_submissions
 from lesson_lib.coursework.problems import PROBLEMS
-from lesson_lib.coursework.sandbox import BASE_UID
+from lesson_lib.coursework.sandbox import BASE_UID, SandboxUnavailable, require_sandbox
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SECRET = "planted-secret-5b1e9d"
@@ -72,61 +74,119 @@ def _sandbox_processes() -> list[int]:
     return found
 
 
+class HostileRun:
+    """One grading run of a fresh copy of the folder, started in the background.
+
+    The run spends most of its minute waiting (the fork bomb's time limit,
+    kernels starting), so the session starts it as soon as collection ends
+    (``pytest_collection_finish`` in ``tests/conftest.py``) and the checks
+    below wait for it; with no such start (one test run alone), the fixture
+    starts it.
+    """
+
+    def __init__(self) -> None:
+        self.work = Path(tempfile.mkdtemp(prefix="lesson-hostile-"))
+        self.folder = self.work / "submissions"
+        shutil.copytree(HOSTILE / "submissions", self.folder)
+        self.out = self.work / "out" / "grades.csv"
+        self.details = self.work / "out" / "details.csv"
+        self.before = {
+            "submissions": _tree_digest(self.folder),
+            "package": _tree_digest(Path(lesson_lib.__file__).parent),
+        }
+        self.listener = _listen()
+        self.listener.settimeout(0.2)
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lesson_lib.coursework.grade",
+                str(self.folder),
+                "--out",
+                str(self.out),
+                "--details",
+                str(self.details),
+                "--timeout",
+                str(TIMEOUT),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "LESSON_PLANTED_SECRET": SECRET},
+        )
+        self.finished: float | None = None
+        self.grades_right_after = b""
+        self.output = ("", "")
+        self._waiter = threading.Thread(target=self._wait, daemon=True)
+        self._waiter.start()
+
+    def _wait(self) -> None:
+        self.output = self.proc.communicate()
+        self.finished = time.monotonic()
+        self.grades_right_after = self.out.read_bytes() if self.out.exists() else b""
+
+    def result(self) -> dict:
+        """Wait for the run, then for a late daemon, and gather what the checks need."""
+        self._waiter.join(timeout=30 * 60)
+        assert self.finished is not None, "the hostile folder's grading did not end in 30 min"
+        # the daemon case wakes 3 s after its run; give it 6 s from the end
+        time.sleep(max(0.0, self.finished + 6 - time.monotonic()))
+        connections = []
+        try:
+            while True:
+                connections.append(self.listener.accept())
+        except (TimeoutError, BlockingIOError):
+            pass
+        self.listener.close()
+        stdout, stderr = self.output
+        return {
+            "proc": subprocess.CompletedProcess(
+                self.proc.args, self.proc.returncode, stdout, stderr
+            ),
+            "elapsed": self.finished - self.started,
+            "folder": self.folder,
+            "out": self.out,
+            "details": self.details,
+            "before": self.before,
+            "grades_right_after": self.grades_right_after,
+            "connections": connections,
+            "expected": json.loads((HOSTILE / "expected.json").read_text()),
+        }
+
+
+_BACKGROUND: list[HostileRun] = []
+
+
+def start_in_background() -> None:
+    """Start the grading run now, if a sandbox can be made here (else the fixture says why)."""
+    try:
+        require_sandbox()
+    except SandboxUnavailable:
+        return
+    if not _BACKGROUND:
+        _BACKGROUND.append(HostileRun())
+
+
+def stop_background() -> None:
+    """End a background run the session did not wait for (tests deselected or interrupted)."""
+    for run in _BACKGROUND:
+        if run.proc.poll() is None:
+            run.proc.kill()
+        run.listener.close()
+        shutil.rmtree(run.work, ignore_errors=True)
+    _BACKGROUND.clear()
+
+
 @pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory):
+def hostile_run():
     """Grade a copy of tests/hostile/submissions once; yields what the checks need."""
     need_sandbox()
-    work = tmp_path_factory.mktemp("hostile")
-    folder = work / "submissions"
-    shutil.copytree(HOSTILE / "submissions", folder)
-    out, details = work / "out" / "grades.csv", work / "out" / "details.csv"
-    before = {
-        "submissions": _tree_digest(folder),
-        "package": _tree_digest(Path(lesson_lib.__file__).parent),
-    }
-    listener = _listen()
-    listener.settimeout(0.2)
-    started = time.monotonic()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "lesson_lib.coursework.grade",
-            str(folder),
-            "--out",
-            str(out),
-            "--details",
-            str(details),
-            "--timeout",
-            str(TIMEOUT),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "LESSON_PLANTED_SECRET": SECRET},
-        timeout=30 * 60,
-        check=False,
-    )
-    elapsed = time.monotonic() - started
-    grades_right_after = out.read_bytes() if out.exists() else b""
-    time.sleep(6)  # the daemon case wakes after 3 s
-    connections = []
+    run = _BACKGROUND[0] if _BACKGROUND else HostileRun()
     try:
-        while True:
-            connections.append(listener.accept())
-    except (TimeoutError, BlockingIOError):
-        pass
-    listener.close()
-    yield {
-        "proc": proc,
-        "elapsed": elapsed,
-        "folder": folder,
-        "out": out,
-        "details": details,
-        "before": before,
-        "grades_right_after": grades_right_after,
-        "connections": connections,
-        "expected": json.loads((HOSTILE / "expected.json").read_text()),
-    }
+        yield run.result()
+    finally:
+        shutil.rmtree(run.work, ignore_errors=True)
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
