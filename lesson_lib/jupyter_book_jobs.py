@@ -17,6 +17,17 @@ Run it as the ``jupyter-book`` command, with the number of jobs first::
 Sphinx reads in parallel only if every extension says it is safe to;
 ``tools/lesson_site.py`` says so for the two Jupyter Book 1 extensions that do
 not (see its ``PARALLEL_SAFE_BY_REVIEW``).
+
+Why a wrapper: asking for ``jb build -j`` is Jupyter Book issue 1735
+(https://github.com/jupyter-book/jupyter-book/issues/1735); the pull request
+adding it was closed because the maintainers do not vet every extension of the
+toolchain for parallel builds
+(https://github.com/jupyter-book/jupyter-book/pull/1955). This book vets its
+own: the extensions above, and a test suite that checks every built page
+(numbering, glued numbers, figures, exercises) after a parallel build.
+MyST-NB itself supports it: its quickstart says it is parallel-friendly, so
+``sphinx-build -j 4`` distributes the build, and the notebooks' execution,
+over four processes (https://myst-nb.readthedocs.io/en/latest/quickstart.html).
 """
 
 from __future__ import annotations
