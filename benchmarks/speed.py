@@ -7,9 +7,10 @@ Prints one table:
   ``1 + 1`` cell each), same configuration, built cold in the same run: the
   ratio is what the lesson's own content costs over Jupyter Book's fixed
   per-page machinery (goal: at most 4x). jupyter-cache executes identical
-  notebooks once, so that floor starts one kernel; a second floor gives each
-  page its own cell (``n + 1``), one kernel per page like the chapters, and
-  its ratio is printed too (no goal);
+  notebooks once, so that floor starts one kernel (and, its pages being
+  identical, is built with one job: see ``lesson_lib.site.build_book``); a
+  second floor gives each page its own cell (``n + 1``), one kernel per page
+  like the chapters, and its ratio is printed too (no goal);
 * **warm rebuild** of the full book with nothing changed, and a rebuild of
   every page with the execution cache full (no kernel starts: what Sphinx,
   autodoc and the theme cost on their own);

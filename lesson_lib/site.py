@@ -125,12 +125,18 @@ def create_cache_database(cache: Path) -> None:
     create_db(cache).dispose()
 
 
-def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -> BuildResult:
+def build_book(
+    root: Path = ROOT, timeout: float = 1200.0, echo: bool = False, jobs: int | None = None
+) -> BuildResult:
     """Run ``jupyter-book build . -W -n --keep-going`` in ``root``, one job per CPU.
 
     The command is Jupyter Book's own, run through
     :mod:`lesson_lib.jupyter_book_jobs` so that Sphinx reads (and MyST-NB
-    executes) as many pages at once as there are CPUs. If ``lesson_lib`` changed since the last build, the execution cache is
+    executes) as many pages at once as there are CPUs. Pages whose code is
+    identical share one execution-cache entry, and two jobs executing them at
+    once race for it (jupyter-cache replaces the entry while the other job
+    reads it), so a book with such pages is built with one job (see
+    :func:`pages_with_the_same_code`); this book has none. If ``lesson_lib`` changed since the last build, the execution cache is
     cleared (see :func:`invalidate_stale_cache`) and every page is rebuilt
     with ``--all``; otherwise the build is incremental and cached.
 
@@ -142,14 +148,22 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -
         Seconds before the build is stopped.
     echo : bool, default False
         Also print the build's output as it runs (for ``make book``).
+    jobs : int, optional
+        Sphinx processes; default one per CPU (:func:`lesson_lib.jupyter_book_jobs.default_jobs`).
 
     Returns
     -------
     BuildResult
         Exit status, output and the HTML folder (``root / "_build" / "html"``).
     """
-    jobs = ["--jobs", str(default_jobs())]
-    cmd = [sys.executable, "-m", "lesson_lib.jupyter_book_jobs", *jobs]
+    lines = []
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs > 1 and (twins := pages_with_the_same_code(root)):
+        jobs = 1
+        lines.append(f"pages with identical code ({twins}): building with one job\n")
+        if echo:
+            print(lines[-1], end="", flush=True)
+    cmd = [sys.executable, "-m", "lesson_lib.jupyter_book_jobs", "--jobs", str(jobs)]
     cmd += ["build", ".", "-W", "-n", "--keep-going"]
     if invalidate_stale_cache(root):
         # Sphinx re-reads only pages whose text changed: --all makes it
@@ -160,7 +174,6 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -
     proc = subprocess.Popen(
         cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    lines = []
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -174,6 +187,50 @@ def build_book(root: Path = ROOT, timeout: float = 1200.0, echo: bool = False) -
             proc.wait()
         proc.stdout.close()  # else a ResourceWarning (an error under filterwarnings=error)
     return BuildResult(proc.returncode, "".join(lines), root / "_build" / "html")
+
+
+def pages_with_the_same_code(root: Path = ROOT) -> list[list[str]]:
+    """Groups of notebook pages whose code (and kernel) jupyter-cache cannot tell apart.
+
+    Each page is read as MyST-NB reads it and hashed as jupyter-cache hashes
+    it to match executions (code cells and kernel spec only).
+
+    Parameters
+    ----------
+    root : pathlib.Path, optional
+        Repository root.
+
+    Returns
+    -------
+    list of list of str
+        Each group of two or more docnames with the same hash; empty when
+        every page's code is its own.
+    """
+    import nbformat
+    import yaml
+    from jupyter_cache import get_cache
+    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    config = yaml.safe_load((root / "_config.yml").read_text()) or {}
+    extensions = (config.get("parse") or {}).get("myst_enable_extensions") or []
+    md_config = MdParserConfig(enable_extensions=set(extensions))
+    cache = get_cache(str(root / CACHE_DIR))
+    by_hash: dict[str, list[str]] = {}
+    for doc in toc_files(root):
+        markdown, notebook = root / f"{doc}.md", root / f"{doc}.ipynb"
+        if markdown.is_file():
+            text = markdown.read_text()
+            if not is_myst_markdown_notebook(text):
+                continue
+            nb = read_myst_markdown_notebook(text, md_config)
+        elif notebook.is_file():
+            nb = nbformat.read(notebook, as_version=4)
+        else:
+            continue
+        _, key = cache.create_hashed_notebook(nb)
+        by_hash.setdefault(key, []).append(doc)
+    return [docs for docs in by_hash.values() if len(docs) > 1]
 
 
 def toc_files(root: Path = ROOT) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.jupyter_book_jobs import default_jobs, main
-from lesson_lib.site import ROOT
+from lesson_lib.site import ROOT, build_book, pages_with_the_same_code
 
 PAGE = """\
 ---
@@ -36,15 +36,18 @@ print("pid", os.getpid(), "page", {n})
 NAMES = ("index", "second", "third", "fourth", "fifth", "sixth")
 
 
-def small_book(dest: Path) -> Path:
-    """A book of six executed pages with the lesson's configuration and extension."""
+def small_book(dest: Path, identical: bool = False) -> Path:
+    """A book of six executed pages with the lesson's configuration and extension.
+
+    With ``identical`` every page has the same code (that of page 0).
+    """
     dest.mkdir()
     shutil.copy2(ROOT / "_config.yml", dest / "_config.yml")
     shutil.copytree(ROOT / "tools", dest / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "_vendor").symlink_to(ROOT / "_vendor", target_is_directory=True)
     (dest / "book").mkdir()
     for n, name in enumerate(NAMES):
-        (dest / "book" / f"{name}.md").write_text(PAGE.format(n=n))
+        (dest / "book" / f"{name}.md").write_text(PAGE.format(n=0 if identical else n))
     chapters = "".join(f"  - file: book/{name}\n" for name in NAMES[1:])
     (dest / "_toc.yml").write_text(f"format: jb-book\nroot: book/index\nchapters:\n{chapters}")
     return dest
@@ -114,3 +117,22 @@ def test_default_jobs_follows_the_cpus_a_process_may_use():
     )
     assert pinned.stdout.strip() == "1"
     assert 1 <= default_jobs() <= (os.cpu_count() or 1)
+
+
+def test_pages_with_the_same_code_are_found(tmp_path):
+    """Identical pages form one group; the lesson's own pages are all distinct."""
+    assert pages_with_the_same_code(small_book(tmp_path / "distinct")) == []
+    twins = pages_with_the_same_code(small_book(tmp_path / "twins", identical=True))
+    assert twins == [[f"book/{name}" for name in NAMES]]
+    assert pages_with_the_same_code() == []
+
+
+@pytest.mark.slow
+def test_a_book_with_identical_pages_is_built_with_one_job(tmp_path):
+    """Two jobs would race for the one cache entry; the build says so and uses one."""
+    root = small_book(tmp_path / "book", identical=True)
+    result = build_book(root, jobs=2)
+    assert result.returncode == 0, result.output[-3000:]
+    assert "building with one job" in result.output
+    progress = [line for line in result.output.splitlines() if "reading sources..." in line]
+    assert len(progress) == len(NAMES)  # serial: one progress line per page
