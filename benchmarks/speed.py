@@ -53,7 +53,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lesson_lib.site import build_book, toc_files  # noqa: E402
+from lesson_lib.site import (  # noqa: E402
+    MYST_NOTEBOOK_FRONT_MATTER,
+    build_book,
+    copy_site_config,
+    toc_files,
+)
 
 #: Goals from the issues (11: chapters, builds; 10: explorers), quiet machine.
 BUILD_RATIO_GOAL = 4.0
@@ -67,17 +72,9 @@ EXPLORER_BUILDS = 5
 #: Student notebooks the grader runs to time one (the total divided by this).
 GRADED_NOTEBOOKS = 3
 
-FLOOR_PAGE = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
+FLOOR_PAGE = (
+    MYST_NOTEBOOK_FRONT_MATTER
+    + """\
 ({label})=
 # Page {n}
 
@@ -87,19 +84,12 @@ A trivial page: one paragraph and one code cell.
 {cell}
 ```
 """
-
-
-def _copy_site_config(dest: Path) -> None:
-    """Copy what a build needs besides the pages: config, extension, assets."""
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(ROOT / "_config.yml", dest / "_config.yml")
-    shutil.copytree(ROOT / "tools", dest / "tools", ignore=shutil.ignore_patterns("__pycache__"))
-    (dest / "_vendor").symlink_to(ROOT / "_vendor", target_is_directory=True)
+)
 
 
 def full_copy(dest: Path) -> Path:
     """A copy of the book (pages, toc, config) with no build output."""
-    _copy_site_config(dest)
+    copy_site_config(dest)
     shutil.copy2(ROOT / "_toc.yml", dest / "_toc.yml")
     shutil.copytree(ROOT / "book", dest / "book", ignore=shutil.ignore_patterns("_build"))
     # chapters literalinclude lesson_lib's source; the kernels import the installed one
@@ -117,7 +107,7 @@ def floor_copy(dest: Path, pages: int, distinct: bool = False) -> Path:
     ``distinct=True`` page *n* computes ``n + 1``, so every page starts its own
     kernel, as every chapter does.
     """
-    _copy_site_config(dest)
+    copy_site_config(dest)
     book = dest / "book"
     book.mkdir()
     names = ["index"] + [f"p{i:02d}" for i in range(1, pages)]

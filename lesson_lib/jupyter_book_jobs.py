@@ -14,7 +14,10 @@ Run it as the ``jupyter-book`` command, with the number of jobs first::
 
     python -m lesson_lib.jupyter_book_jobs --jobs 2 build . -W -n --keep-going
 
-Sphinx reads in parallel only if every extension says it is safe to;
+Before a parallel build, :func:`lesson_lib.site.prepare_parallel_build`
+creates the execution cache's database and falls back to one job for a book
+whose pages have identical code. Sphinx reads in parallel only if every
+extension says it is safe to;
 ``tools/lesson_site.py`` says so for the two Jupyter Book 1 extensions that do
 not (see its ``PARALLEL_SAFE_BY_REVIEW``).
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from pathlib import Path
 
 
 def default_jobs() -> int:
@@ -78,6 +82,18 @@ def main(argv: list[str] | None = None) -> int:
         if not value.isdigit() or int(value) < 1:
             raise ValueError(f"--jobs must be a whole number of at least 1, got {value!r}")
         jobs, args = int(value), args[2:]
+
+    if jobs > 1 and args[:1] == ["build"]:
+        from lesson_lib.site import prepare_parallel_build
+
+        # the book is the positional argument naming a folder with a _toc.yml
+        books = [a for a in args[1:] if not a.startswith("-") and (Path(a) / "_toc.yml").is_file()]
+        if books:
+            jobs, why = prepare_parallel_build(Path(books[0]).resolve(), jobs)
+        else:
+            jobs, why = 1, "no book folder (with a _toc.yml) among the arguments: one job"
+        if why:
+            print(why, flush=True)
 
     import jupyter_book.sphinx
     from jupyter_book.cli.main import main as jupyter_book_cli

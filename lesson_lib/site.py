@@ -103,26 +103,66 @@ def invalidate_stale_cache(root: Path = ROOT) -> bool:
         shutil.rmtree(cache)
     cache.mkdir(parents=True, exist_ok=True)
     stamp.write_text(current + "\n")
-    create_cache_database(cache)
     return stale
 
 
-def create_cache_database(cache: Path) -> None:
-    """Create jupyter-cache's database in ``cache`` now, if it is not there yet.
-
-    jupyter-cache creates its tables the first time a page is executed. With
-    one build job per CPU, two processes would do that at once and the second
-    fails ("table settings already exists"); made here, before the build, it
-    exists for both.
+def execution_cache(root: Path) -> Path:
+    """The execution cache folder ``root``'s ``_config.yml`` names (``execute: cache:``).
 
     Parameters
     ----------
-    cache : pathlib.Path
-        The execution cache folder.
+    root : pathlib.Path
+        A book's root, holding ``_config.yml``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder, relative paths taken from ``root``; Jupyter Book's
+        default (``_build/.jupyter_cache``) when the setting is empty.
     """
+    import yaml  # a dependency of Jupyter Book
+
+    config = yaml.safe_load((root / "_config.yml").read_text()) or {}
+    named = (config.get("execute") or {}).get("cache") or str(CACHE_DIR)
+    return root / named
+
+
+def prepare_parallel_build(root: Path, jobs: int) -> tuple[int, str]:
+    """Make the book in ``root`` safe to build with ``jobs`` Sphinx processes; say how many.
+
+    Two things go wrong when MyST-NB executes pages in several processes:
+
+    * jupyter-cache creates its database the first time a page is executed;
+      two processes do it at once and the second fails ("table settings
+      already exists"). The database is created here, before the build.
+    * pages whose code is identical share one cache entry, and two processes
+      executing them at once race for it (jupyter-cache replaces the entry
+      while the other reads it). Such a book is built with one job (see
+      :func:`pages_with_the_same_code`); the lesson has no such pages.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The book's root (``_config.yml``, ``_toc.yml``).
+    jobs : int
+        The processes asked for.
+
+    Returns
+    -------
+    tuple of (int, str)
+        The processes to use, and why fewer than asked (empty if not fewer).
+    """
+    if jobs <= 1 or not (root / "_config.yml").is_file() or not (root / "_toc.yml").is_file():
+        return jobs, ""
     from jupyter_cache.cache.db import create_db
 
+    cache = execution_cache(root)
+    cache.mkdir(parents=True, exist_ok=True)
     create_db(cache).dispose()
+    twins = pages_with_the_same_code(root)
+    if twins:
+        return 1, f"pages with identical code ({twins}): building with one job"
+    return jobs, ""
 
 
 def build_book(
@@ -132,11 +172,9 @@ def build_book(
 
     The command is Jupyter Book's own, run through
     :mod:`lesson_lib.jupyter_book_jobs` so that Sphinx reads (and MyST-NB
-    executes) as many pages at once as there are CPUs. Pages whose code is
-    identical share one execution-cache entry, and two jobs executing them at
-    once race for it (jupyter-cache replaces the entry while the other job
-    reads it), so a book with such pages is built with one job (see
-    :func:`pages_with_the_same_code`); this book has none. If ``lesson_lib`` changed since the last build, the execution cache is
+    executes) as many pages at once as there are CPUs (see
+    :func:`prepare_parallel_build` for when it uses fewer). If ``lesson_lib``
+    changed since the last build, the execution cache is
     cleared (see :func:`invalidate_stale_cache`) and every page is rebuilt
     with ``--all``; otherwise the build is incremental and cached.
 
@@ -156,13 +194,7 @@ def build_book(
     BuildResult
         Exit status, output and the HTML folder (``root / "_build" / "html"``).
     """
-    lines = []
     jobs = default_jobs() if jobs is None else jobs
-    if jobs > 1 and (twins := pages_with_the_same_code(root)):
-        jobs = 1
-        lines.append(f"pages with identical code ({twins}): building with one job\n")
-        if echo:
-            print(lines[-1], end="", flush=True)
     cmd = [sys.executable, "-m", "lesson_lib.jupyter_book_jobs", "--jobs", str(jobs)]
     cmd += ["build", ".", "-W", "-n", "--keep-going"]
     if invalidate_stale_cache(root):
@@ -174,6 +206,7 @@ def build_book(
     proc = subprocess.Popen(
         cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    lines = []
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -231,6 +264,41 @@ def pages_with_the_same_code(root: Path = ROOT) -> list[list[str]]:
         _, key = cache.create_hashed_notebook(nb)
         by_hash.setdefault(key, []).append(doc)
     return [docs for docs in by_hash.values() if len(docs) > 1]
+
+
+#: Front matter that makes a Markdown page a MyST notebook, executed by MyST-NB.
+MYST_NOTEBOOK_FRONT_MATTER = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+
+def copy_site_config(dest: Path, root: Path = ROOT) -> None:
+    """Give ``dest`` the site's configuration, extension and assets, for a scratch book.
+
+    Copies ``_config.yml`` and ``tools/`` and links ``_vendor/``: what a build
+    needs besides the pages and ``_toc.yml`` (benchmarks and tests build small
+    books with the lesson's exact settings).
+
+    Parameters
+    ----------
+    dest : pathlib.Path
+        The scratch book's root; created if missing.
+    root : pathlib.Path, optional
+        Repository root to copy from.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(root / "_config.yml", dest / "_config.yml")
+    shutil.copytree(root / "tools", dest / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "_vendor").symlink_to(root / "_vendor", target_is_directory=True)
 
 
 def toc_files(root: Path = ROOT) -> list[str]:

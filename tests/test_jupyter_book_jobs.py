@@ -1,7 +1,6 @@
-"""Jupyter Book's build with Sphinx's parallel jobs, on a real two-page book."""
+"""Jupyter Book's build with Sphinx's parallel jobs, on a real six-page book."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,19 +8,18 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.jupyter_book_jobs import default_jobs, main
-from lesson_lib.site import ROOT, build_book, pages_with_the_same_code
+from lesson_lib.site import (
+    MYST_NOTEBOOK_FRONT_MATTER,
+    build_book,
+    copy_site_config,
+    execution_cache,
+    pages_with_the_same_code,
+    prepare_parallel_build,
+)
 
-PAGE = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
+PAGE = (
+    MYST_NOTEBOOK_FRONT_MATTER
+    + """\
 # Page {n}
 
 ```{{code-cell}} ipython3
@@ -30,6 +28,7 @@ import os
 print("pid", os.getpid(), "page", {n})
 ```
 """
+)
 
 
 #: Sphinx reads in parallel only when more than five pages are to be read.
@@ -41,10 +40,7 @@ def small_book(dest: Path, identical: bool = False) -> Path:
 
     With ``identical`` every page has the same code (that of page 0).
     """
-    dest.mkdir()
-    shutil.copy2(ROOT / "_config.yml", dest / "_config.yml")
-    shutil.copytree(ROOT / "tools", dest / "tools", ignore=shutil.ignore_patterns("__pycache__"))
-    (dest / "_vendor").symlink_to(ROOT / "_vendor", target_is_directory=True)
+    copy_site_config(dest)
     (dest / "book").mkdir()
     for n, name in enumerate(NAMES):
         (dest / "book" / f"{name}.md").write_text(PAGE.format(n=0 if identical else n))
@@ -136,3 +132,28 @@ def test_a_book_with_identical_pages_is_built_with_one_job(tmp_path):
     assert "building with one job" in result.output
     progress = [line for line in result.output.splitlines() if "reading sources..." in line]
     assert len(progress) == len(NAMES)  # serial: one progress line per page
+
+
+def test_preparing_creates_the_cache_database_before_any_job_runs(tmp_path):
+    """The tables exist before the build, so two jobs never both create them."""
+    import sqlite3
+
+    from jupyter_cache.cache.db import DB_NAME
+
+    root = small_book(tmp_path / "book")
+    database = execution_cache(root) / DB_NAME
+    assert not database.exists()
+    assert prepare_parallel_build(root, 2) == (2, "")
+    with sqlite3.connect(database) as db:
+        tables = {row[0] for row in db.execute("select name from sqlite_master")}
+    assert {"settings", "nbcache", "nbproject"} <= tables
+    assert execution_cache(root) == root / "_build" / ".jupyter_cache"  # from _config.yml
+
+
+def test_preparing_a_book_with_identical_pages_asks_for_one_job(tmp_path):
+    """The reason names the pages; one job asked for needs no preparation."""
+    root = small_book(tmp_path / "book", identical=True)
+    jobs, why = prepare_parallel_build(root, 2)
+    assert jobs == 1
+    assert "book/second" in why and "one job" in why
+    assert prepare_parallel_build(root, 1) == (1, "")
