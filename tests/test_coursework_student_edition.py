@@ -18,21 +18,15 @@ from lesson_lib.coursework.student_edition import (
     write_edition,
     write_site_sources,
 )
+from lesson_lib.site import MYST_NOTEBOOK_FRONT_MATTER
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "problems.md"
 IDS = ["s001", "s002", "Alice"]
 
-FIXTURE = """---
-jupytext:
-  text_representation:
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+FIXTURE = (
+    MYST_NOTEBOOK_FRONT_MATTER
+    + """
 (fixture)=
 # Fixture
 
@@ -89,6 +83,7 @@ SECRET_CELL = 1
 check("q1", answer_q1, STUDENT)
 ```
 """
+)
 
 
 def _solution_blocks(text: str) -> list[str]:
