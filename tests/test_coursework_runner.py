@@ -74,13 +74,15 @@ def test_clearing_kills_the_children_and_leaves_the_kernel_stopped(leader):
 
 
 @pytest.mark.slow
-def test_a_cell_that_starts_processes_and_loops_keeps_the_answers_computed_before_it(tmp_path):
-    """The looping cell's children are killed, the kernel answers, computed answers count.
+def test_a_cell_that_starts_processes_and_waits_keeps_the_answers_computed_before_it(tmp_path):
+    """The stopped cell's looping children are killed, its wait is interrupted, answers count.
 
     The answer is computed in the kernel (``float(...)``), which the source
     fallback cannot read: a score of 1 shows the extraction cell ran after the
-    timeout. The limit is short because the looping cell always reaches it;
-    the two cells before it take a fraction of a second.
+    timeout. The cell's own thread waits in a system call (``time.sleep``),
+    which only an interrupt delivered while the kernel runs ends: the cell
+    then raises. The limit is short because the cell always reaches it; the
+    two cells before it take a fraction of a second.
     """
     need_sandbox()
     expected = float(reference("q1", "s301"))
@@ -89,8 +91,8 @@ def test_a_cell_that_starts_processes_and_loops_keeps_the_answers_computed_befor
         nbformat.v4.new_code_cell('STUDENT = "s301"'),
         nbformat.v4.new_code_cell(f"answer_q1 = float({str(expected)!r})"),
         nbformat.v4.new_code_cell(
-            "import os\nfor _ in range(3):\n    if os.fork() == 0:\n        while True:\n"
-            "            pass\nwhile True:\n    pass"
+            "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        while True:\n"
+            "            pass\ntime.sleep(1000)"
         ),
     ]
     path = tmp_path / "s301.ipynb"
@@ -101,4 +103,5 @@ def test_a_cell_that_starts_processes_and_loops_keeps_the_answers_computed_befor
     assert sub.results["q1"].score == 1.0
     assert "source" not in notes  # read from the kernel, not from the cell's text
     assert "3 process(es) the stopped cell had started were killed" in notes
+    assert "1 cell(s) raised an error" in notes  # the interrupted sleep
     assert "leftover" not in notes
