@@ -2,7 +2,8 @@
 
 Prints one table:
 
-* **cold full build** of the book (fresh copy, empty execution cache) next to
+* **cold full build** of the book (fresh copy, empty execution cache; one
+  job per CPU, as ``make book``, then again with one job for comparison) next to
   a **floor book** with the same number of trivial notebook pages (one
   ``1 + 1`` cell each), same configuration, built cold in the same run: the
   ratio is what the lesson's own content costs over Jupyter Book's fixed
@@ -57,6 +58,7 @@ from lesson_lib.site import (  # noqa: E402
     MYST_NOTEBOOK_FRONT_MATTER,
     build_book,
     copy_site_config,
+    page_notebook,
     toc_files,
 )
 
@@ -120,14 +122,14 @@ def floor_copy(dest: Path, pages: int, distinct: bool = False) -> Path:
     return dest
 
 
-def timed_build(root: Path, notes: list[str]) -> float:
+def timed_build(root: Path, notes: list[str], jobs: int | None = None) -> float:
     """Build ``root`` as ``make book`` does; return seconds.
 
     A build that ends with warnings (``-W``) still built every page
     (``--keep-going``), so its time counts; the warnings go to ``notes``.
     """
     start = time.perf_counter()
-    result = build_book(root)
+    result = build_book(root, jobs=jobs)
     seconds = time.perf_counter() - start
     if not (root / "_build" / "html" / "index.html").is_file():
         raise SystemExit(f"build of {root} failed:\n{result.output[-3000:]}")
@@ -145,20 +147,14 @@ def execution_times(root: Path, docs: list[str]) -> dict[str, float]:
     directory). The build itself runs pages in parallel, so the times it
     caches include the other job's contention; these do not.
     """
-    import yaml
     from jupyter_cache.executors.utils import single_nb_execution
-    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
-    from myst_parser.config.main import MdParserConfig
 
-    config = yaml.safe_load((root / "_config.yml").read_text())
-    md_config = MdParserConfig(enable_extensions=set(config["parse"]["myst_enable_extensions"]))
     out = {}
     for doc in docs:
-        path = root / f"{doc}.md"
-        text = path.read_text()
-        if not is_myst_markdown_notebook(text):
+        notebook = page_notebook(root, doc)
+        if notebook is None:
             continue
-        notebook = read_myst_markdown_notebook(text, md_config)
+        path = root / f"{doc}.md"
         result = single_nb_execution(
             notebook, cwd=str(path.parent), timeout=300, allow_errors=False
         )
@@ -328,6 +324,8 @@ def build_rows(docs: list[str], tmp: Path, notes: list[str]) -> list[str]:
     print("building the full book (cold) ...", flush=True)
     full_root = full_copy(tmp / "full")
     full = timed_build(full_root, notes)
+    print("building the full book again with one job (cold) ...", flush=True)
+    serial = timed_build(full_copy(tmp / "full-serial"), notes, jobs=1)
     print("rebuilding the full book (warm) ...", flush=True)
     warm = timed_build(full_root, notes)
     print("rebuilding it from its execution cache alone (no kernel) ...", flush=True)
@@ -336,6 +334,7 @@ def build_rows(docs: list[str], tmp: Path, notes: list[str]) -> list[str]:
     sphinx_only = timed_build(full_root, notes)
     ratio = full / floor
     lines.append(row(f"cold full build ({len(docs)} pages)", f"{full:.1f} s"))
+    lines.append(row("  same, one job (serial, right after)", f"{serial:.1f} s"))
     lines.append(row(f"cold floor build ({len(docs)} trivial pages)", f"{floor:.1f} s"))
     lines.append(row("  same, each page executed (distinct cells)", f"{floor_each:.1f} s"))
     lines.append(

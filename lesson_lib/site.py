@@ -12,6 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lesson_lib.jupyter_book_jobs import default_jobs
 
@@ -95,7 +96,7 @@ def invalidate_stale_cache(root: Path = ROOT) -> bool:
     bool
         True if a stale cache was removed.
     """
-    cache = root / CACHE_DIR
+    cache = execution_cache(root)
     stamp = cache / _STAMP
     current = package_fingerprint(root)
     stale = cache.exists() and (not stamp.exists() or stamp.read_text().strip() != current)
@@ -117,12 +118,14 @@ def execution_cache(root: Path) -> Path:
     Returns
     -------
     pathlib.Path
-        The folder, relative paths taken from ``root``; Jupyter Book's
-        default (``_build/.jupyter_cache``) when the setting is empty.
+        The folder; a relative path is taken from ``root``, where the build
+        runs. This lesson's ``_config.yml`` names ``_build/.jupyter_cache``,
+        which is also the value used when the setting (or the file) is missing.
     """
     import yaml  # a dependency of Jupyter Book
 
-    config = yaml.safe_load((root / "_config.yml").read_text()) or {}
+    path = root / "_config.yml"
+    config = (yaml.safe_load(path.read_text()) if path.is_file() else None) or {}
     named = (config.get("execute") or {}).get("cache") or str(CACHE_DIR)
     return root / named
 
@@ -222,6 +225,41 @@ def build_book(
     return BuildResult(proc.returncode, "".join(lines), root / "_build" / "html")
 
 
+def page_notebook(root: Path, doc: str) -> Any:
+    """The notebook MyST-NB makes of page ``doc``, or None if the page is not one.
+
+    A Markdown page is a notebook when its front matter says so (jupytext
+    MyST format with a kernel spec); it is read with the MyST extensions
+    ``_config.yml`` enables, as the build reads it.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The book's root.
+    doc : str
+        Docname from ``_toc.yml``, e.g. ``book/sizing``.
+
+    Returns
+    -------
+    nbformat.NotebookNode or None
+        The notebook (code cells not executed), or None for a plain page.
+    """
+    import nbformat
+    import yaml
+    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    markdown, notebook = root / f"{doc}.md", root / f"{doc}.ipynb"
+    if not markdown.is_file():
+        return nbformat.read(notebook, as_version=4) if notebook.is_file() else None
+    text = markdown.read_text()
+    if not is_myst_markdown_notebook(text):
+        return None
+    config = yaml.safe_load((root / "_config.yml").read_text()) or {}
+    extensions = (config.get("parse") or {}).get("myst_enable_extensions") or []
+    return read_myst_markdown_notebook(text, MdParserConfig(enable_extensions=set(extensions)))
+
+
 def pages_with_the_same_code(root: Path = ROOT) -> list[list[str]]:
     """Groups of notebook pages whose code (and kernel) jupyter-cache cannot tell apart.
 
@@ -239,27 +277,13 @@ def pages_with_the_same_code(root: Path = ROOT) -> list[list[str]]:
         Each group of two or more docnames with the same hash; empty when
         every page's code is its own.
     """
-    import nbformat
-    import yaml
     from jupyter_cache import get_cache
-    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
-    from myst_parser.config.main import MdParserConfig
 
-    config = yaml.safe_load((root / "_config.yml").read_text()) or {}
-    extensions = (config.get("parse") or {}).get("myst_enable_extensions") or []
-    md_config = MdParserConfig(enable_extensions=set(extensions))
-    cache = get_cache(str(root / CACHE_DIR))
+    cache = get_cache(str(execution_cache(root)))
     by_hash: dict[str, list[str]] = {}
     for doc in toc_files(root):
-        markdown, notebook = root / f"{doc}.md", root / f"{doc}.ipynb"
-        if markdown.is_file():
-            text = markdown.read_text()
-            if not is_myst_markdown_notebook(text):
-                continue
-            nb = read_myst_markdown_notebook(text, md_config)
-        elif notebook.is_file():
-            nb = nbformat.read(notebook, as_version=4)
-        else:
+        nb = page_notebook(root, doc)
+        if nb is None:
             continue
         _, key = cache.create_hashed_notebook(nb)
         by_hash.setdefault(key, []).append(doc)

@@ -24,6 +24,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     It is a minute of mostly waiting (see ``tests/test_coursework_hostile.py``)
     that overlaps the tests before it instead of adding to the session.
     """
+    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
+        return  # nothing will run here, or each pytest-xdist worker would start one
     for item in session.items:
         if item.path.name == "test_coursework_hostile.py":
             item.module.start_in_background()

@@ -86,8 +86,11 @@ def test_a_failing_page_fails_the_parallel_build(tmp_path):
         page.read_text().replace('print("pid"', 'raise RuntimeError("boom"); print("pid"')
     )
     result = build(root, jobs=2)
+    output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "RuntimeError" in result.stdout + result.stderr
+    assert "RuntimeError" in output
+    progress = [line for line in output.splitlines() if "reading sources..." in line]
+    assert len(progress) < len(NAMES)  # it was the parallel path that failed
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", ""])

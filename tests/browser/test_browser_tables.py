@@ -17,8 +17,12 @@ from lesson_lib.site import toc_files
 pytestmark = pytest.mark.slow
 
 
-def unclear(doc: str, tables: list[dict]) -> list[str]:
-    """Tables of ``doc`` that neither fit nor scroll in a focusable box with a cue."""
+def tables_neither_fitting_nor_cued(doc: str, tables: list[dict]) -> list[str]:
+    """Tables of ``doc`` that neither fit nor scroll in a focusable box with a cue.
+
+    ``tables`` is what ``probe.TABLES`` returned; each offender is one line
+    naming the page and the table's measures.
+    """
     bad = []
     for t in tables:
         if t["fits"] and not t["scrolls"]:
@@ -34,7 +38,7 @@ def test_tables_fit_or_scroll_with_a_cue_at_1280(report):
     for doc in toc_files():
         tables = report(doc).tables
         seen += len(tables)
-        bad += unclear(doc, tables)
+        bad += tables_neither_fitting_nor_cued(doc, tables)
     assert seen > 0
     assert bad == []
 
@@ -58,7 +62,7 @@ def test_tables_fit_or_scroll_with_a_cue_at_390(browser, site, built_book):
             page.wait_for_load_state("networkidle")
             tables = page.evaluate(TABLES)
             seen += len(tables)
-            bad += unclear(doc, tables)
+            bad += tables_neither_fitting_nor_cued(doc, tables)
     finally:
         context.close()
     assert seen > 0
