@@ -154,9 +154,8 @@ def execution_times(root: Path, docs: list[str]) -> dict[str, float]:
         notebook = page_notebook(root, doc)
         if notebook is None:
             continue
-        path = root / f"{doc}.md"
         result = single_nb_execution(
-            notebook, cwd=str(path.parent), timeout=300, allow_errors=False
+            notebook, cwd=str((root / doc).parent), timeout=300, allow_errors=False
         )
         if result.err is not None:
             raise SystemExit(f"{doc} failed to execute:\n{result.exc_string}")

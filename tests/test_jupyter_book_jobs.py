@@ -49,13 +49,6 @@ def small_book(dest: Path, identical: bool = False) -> Path:
     return dest
 
 
-def build(root: Path, jobs: int) -> subprocess.CompletedProcess:
-    """Run the module as ``lesson_lib.site.build_book`` does."""
-    cmd = [sys.executable, "-m", "lesson_lib.jupyter_book_jobs", "--jobs", str(jobs)]
-    cmd += ["build", ".", "-W", "-n", "--keep-going"]
-    return subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=600)
-
-
 @pytest.mark.slow
 def test_two_jobs_read_and_execute_in_parallel_without_warnings(tmp_path):
     """With two jobs Sphinx reads in worker processes, executes every page, and -W holds.
@@ -66,8 +59,8 @@ def test_two_jobs_read_and_execute_in_parallel_without_warnings(tmp_path):
     which -W turns into a failed build.
     """
     root = small_book(tmp_path / "book")
-    result = build(root, jobs=2)
-    output = result.stdout + result.stderr
+    result = build_book(root, jobs=2)
+    output = result.output
     assert result.returncode == 0, output[-3000:]
     assert "doing serial read" not in output
     progress = [line for line in output.splitlines() if "reading sources..." in line]
@@ -85,8 +78,8 @@ def test_a_failing_page_fails_the_parallel_build(tmp_path):
     page.write_text(
         page.read_text().replace('print("pid"', 'raise RuntimeError("boom"); print("pid"')
     )
-    result = build(root, jobs=2)
-    output = result.stdout + result.stderr
+    result = build_book(root, jobs=2)
+    output = result.output
     assert result.returncode != 0
     assert "RuntimeError" in output
     progress = [line for line in output.splitlines() if "reading sources..." in line]
