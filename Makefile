@@ -20,8 +20,11 @@ assets: setup  ## fetch the site's pinned MathJax/widget scripts and axe-core fr
 book: setup assets  ## build the site into _build/html (execution cached in _build/.jupyter_cache)
 	$(BIN)/python -m lesson_lib.site  # jupyter-book build . -W -n --keep-going, cache checked first
 
+# pytest-xdist workers: one per CPU plus one, at most 4 (the suite spends much of
+# its time waiting on kernels, servers and time limits); see the README's "How long it takes".
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(len(os.sched_getaffinity(0)) + 1, 4))")
 test: setup lint assets browser sandbox  ## everything CI checks: ruff, unit, property, sandbox and browser tests, the book build
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 lab: setup  ## JupyterLab on the lesson, chapters open as notebooks; settings in _build/jupyter, not ~
 	$(BIN)/python tools/lab.py $(LAB_ARGS)

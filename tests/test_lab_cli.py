@@ -30,7 +30,7 @@ def job(monkeypatch):
     before = launch.shm_files()
     yield tag
     assert launch.job_processes(tag) == [], "processes of the job were left running"
-    left = (launch.shm_files() - before) - launch.mapped_shm_files()
+    left = launch.stale_shm_files(before)
     assert not left, f"shared-memory files left behind: {left}"
 
 

@@ -95,4 +95,4 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     # well formed: sizes, sane percentiles, bandwidths consistent with times.
     assert_allclose(m.algbw, m.bytes / m.median_s)
     assert launch.job_processes(tag) == []
-    assert not (launch.shm_files() - before) - launch.mapped_shm_files()
+    assert launch.stale_shm_files(before) == []

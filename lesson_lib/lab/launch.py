@@ -43,6 +43,10 @@ MPIEXEC_ENV = "LESSON_LAB_MPIEXEC"
 #: Where MPICH keeps its shared-memory segments on Linux.
 SHM_DIR = Path("/dev/shm")
 SHM_PATTERN = "mpich_shm_*"
+#: Seconds an unmapped segment must stay unmapped before it counts as stale:
+#: another job maps a segment right after creating it (MPICH's
+#: ``src/mpl/src/shm/mpl_shm_mmap.c``: create, size, then map).
+SHM_SETTLE_S = 1.0
 
 
 class MPIUnavailableError(RuntimeError):
@@ -270,25 +274,51 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
     return pids
 
 
-def remove_stale_shm(before: set[str]) -> list[str]:
-    """Remove MPICH segments created since ``before`` that no live process maps.
+def stale_shm_files(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[str]:
+    """MPICH segments created since ``before`` that no live process maps, and stay so.
+
+    Ask once the job's own processes are gone. A segment nobody maps is not
+    necessarily stale: another MPI job on this host may have just created it
+    and not mapped it yet. So the unmapped ones are looked at twice,
+    ``settle_s`` apart, and only those still unmapped the second time count;
+    segments that appeared in between are not this job's.
 
     Parameters
     ----------
     before : set of str
         :func:`shm_files` taken before the job started.
+    settle_s : float, default SHM_SETTLE_S
+        Seconds between the two looks (spent only when there is a candidate).
+
+    Returns
+    -------
+    list of str
+        The stale files, sorted.
+    """
+    candidates = (shm_files() - before) - mapped_shm_files()
+    if not candidates:
+        return []
+    time.sleep(settle_s)
+    return sorted((candidates & shm_files()) - mapped_shm_files())
+
+
+def remove_stale_shm(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[str]:
+    """Remove the segments :func:`stale_shm_files` finds.
+
+    Parameters
+    ----------
+    before : set of str
+        :func:`shm_files` taken before the job started.
+    settle_s : float, default SHM_SETTLE_S
+        Passed to :func:`stale_shm_files`.
 
     Returns
     -------
     list of str
         The files removed.
     """
-    new = shm_files() - before
-    if not new:
-        return []
-    stale = sorted(new - mapped_shm_files())
     removed = []
-    for path in stale:
+    for path in stale_shm_files(before, settle_s):
         try:
             os.unlink(path)
             removed.append(path)

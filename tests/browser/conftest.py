@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from probe import PageReport, free_port, visit
+from shared_once import once_per_run
 
 from lesson_lib.site import ROOT
 
@@ -169,12 +170,15 @@ _reports: dict[str, PageReport] = {}
 def report(browser, site, axe_js, screenshots_dir):
     """The page's :class:`probe.PageReport`, visited once per session at 1280 px.
 
-    The site, table and figure-text tests all read the same visit.
+    The site, table and figure-text tests all read the same visit, also
+    when they run in different pytest-xdist workers.
     """
 
     def get(doc: str) -> PageReport:
         if doc not in _reports:
-            _reports[doc] = visit(browser, site, doc, axe_js, screenshots_dir)
+            _reports[doc] = once_per_run(
+                f"visit-{doc}", lambda: visit(browser, site, doc, axe_js, screenshots_dir)
+            )
         return _reports[doc]
 
     return get

@@ -200,6 +200,16 @@ class PageReport:
     tables: list[dict[str, Any]] = field(default_factory=list)
     figure_text: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def site(self) -> str:
+        """The site root the page was loaded from, ending in ``/``.
+
+        Links in :attr:`data` start with it. Under pytest-xdist a report may
+        come from another worker's server (another port), so tests compare
+        links with this, not with their own ``site`` fixture.
+        """
+        return self.url.removesuffix(f"{self.doc}.html")
+
 
 #: A $...$ pair or \( \[ left in prose means MathJax did not run on it.
 RAW_TEX = re.compile(r"\\\(|\\\[|\$\$|\$[^\s$][^$\n]{0,200}?[^\s$\\]\$")
