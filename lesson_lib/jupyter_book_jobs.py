@@ -16,7 +16,8 @@ Run it as the ``jupyter-book`` command, with the number of jobs first::
 
 Before a parallel build, :func:`lesson_lib.site.prepare_parallel_build`
 creates the execution cache's database and falls back to one job for a book
-whose pages have identical code. Sphinx reads in parallel only if every
+whose pages have identical code. During it, one process at a time stores an
+executed notebook in the cache (:func:`one_cache_writer_at_a_time`). Sphinx reads in parallel only if every
 extension says it is safe to;
 ``tools/lesson_site.py`` says so for the two Jupyter Book 1 extensions that do
 not (see its ``PARALLEL_SAFE_BY_REVIEW``).
@@ -35,10 +36,16 @@ over four processes (https://myst-nb.readthedocs.io/en/latest/quickstart.html).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+#: The lock file, in the execution cache's folder, that cache writers take.
+WRITE_LOCK = "lesson-write.lock"
 
 
 def default_jobs() -> int:
@@ -53,6 +60,51 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def one_cache_writer_at_a_time(cache: Path) -> Iterator[Path]:
+    """Make jupyter-cache store one executed notebook at a time across processes.
+
+    jupyter-cache 1.0 was written for one writer. Storing a notebook creates
+    its database record before writing its file, then trims the cache
+    (``truncate_caches``): it lists the records to keep, then, in a second
+    query, deletes every record not in that list. A record another process
+    created between the two queries is deleted as "old" before its file
+    exists, and the build fails with ``KeyError: 'Notebook file does not
+    exist for cache record PK: n'`` (seen here with two jobs on a busy
+    machine). Inside this context ``JupyterCacheBase.cache_notebook_bundle``
+    holds an exclusive lock on a file in the cache's folder, so every store
+    and trim is whole. Sphinx's reading processes are forked from this one and
+    inherit the change. Execution itself is not serialised.
+
+    Parameters
+    ----------
+    cache : pathlib.Path
+        The execution cache's folder (created if missing).
+
+    Yields
+    ------
+    pathlib.Path
+        The lock file.
+    """
+    from jupyter_cache.cache.main import JupyterCacheBase
+
+    cache.mkdir(parents=True, exist_ok=True)
+    lock_path = cache / WRITE_LOCK
+    original = JupyterCacheBase.cache_notebook_bundle
+
+    @functools.wraps(original)
+    def store_alone(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            return original(self, *args, **kwargs)
+
+    JupyterCacheBase.cache_notebook_bundle = store_alone
+    try:
+        yield lock_path
+    finally:
+        JupyterCacheBase.cache_notebook_bundle = original
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,13 +135,16 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--jobs must be a whole number of at least 1, got {value!r}")
         jobs, args = int(value), args[2:]
 
+    writers = contextlib.nullcontext()
     if jobs > 1 and args[:1] == ["build"]:
-        from lesson_lib.site import prepare_parallel_build
+        from lesson_lib.site import execution_cache, prepare_parallel_build
 
         # the book is the positional argument naming a folder with a _toc.yml
         books = [a for a in args[1:] if not a.startswith("-") and (Path(a) / "_toc.yml").is_file()]
         if books:
-            jobs, why = prepare_parallel_build(Path(books[0]).resolve(), jobs)
+            book = Path(books[0]).resolve()
+            jobs, why = prepare_parallel_build(book, jobs)
+            writers = one_cache_writer_at_a_time(execution_cache(book))
         else:
             jobs, why = 1, "no book folder (with a _toc.yml) among the arguments: one job"
         if why:
@@ -103,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     original = jupyter_book.sphinx.build_sphinx
     jupyter_book.sphinx.build_sphinx = functools.partial(original, jobs=jobs)
     try:
-        jupyter_book_cli.main(args=args, prog_name="jupyter-book")
+        with writers:
+            jupyter_book_cli.main(args=args, prog_name="jupyter-book")
     except SystemExit as stop:  # click exits, as the jupyter-book command does
         code = stop.code
         return code if isinstance(code, int) else (0 if code is None else 1)

@@ -80,9 +80,13 @@ def test_a_cell_that_starts_processes_and_waits_keeps_the_answers_computed_befor
     The answer is computed in the kernel (``float(...)``), which the source
     fallback cannot read: a score of 1 shows the extraction cell ran after the
     timeout. The cell's own thread waits in a system call (``time.sleep``),
-    which only an interrupt delivered while the kernel runs ends: the cell
-    then raises. The limit is short because the cell always reaches it; the
-    two cells before it take a fraction of a second.
+    which only an interrupt delivered while the kernel runs ends, so that
+    score also shows the interrupt arrived. (Whether the grade's notes also
+    count the interrupted cell as "raised an error" depends on its error
+    message arriving before the runner stops listening to that cell: on a
+    busy machine it may not, so it is not asserted.) The limit is short
+    because the cell always reaches it; the two cells before it take a
+    fraction of a second.
     """
     need_sandbox()
     expected = float(reference("q1", "s301"))
@@ -103,5 +107,4 @@ def test_a_cell_that_starts_processes_and_waits_keeps_the_answers_computed_befor
     assert sub.results["q1"].score == 1.0
     assert "source" not in notes  # read from the kernel, not from the cell's text
     assert "3 process(es) the stopped cell had started were killed" in notes
-    assert "1 cell(s) raised an error" in notes  # the interrupted sleep
     assert "leftover" not in notes

@@ -153,3 +153,61 @@ def test_preparing_a_book_with_identical_pages_asks_for_one_job(tmp_path):
     assert jobs == 1
     assert "book/second" in why and "one job" in why
     assert prepare_parallel_build(root, 1) == (1, "")
+
+
+def test_cache_writes_wait_for_the_write_lock(tmp_path):
+    """Inside ``one_cache_writer_at_a_time`` a store waits while another process holds the lock.
+
+    The store is jupyter-cache's real ``cache_notebook_bundle`` on a real
+    cache; the other writer is a second process holding the lock file.
+    """
+    import threading
+
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from lesson_lib.jupyter_book_jobs import one_cache_writer_at_a_time
+
+    cache_dir = tmp_path / "cache"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("1 + 1", execution_count=1)]
+    with one_cache_writer_at_a_time(cache_dir) as lock_path:
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
+                "print('held', flush=True); sys.stdin.readline()",
+                str(lock_path),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout.readline() == "held\n"
+            cache = get_cache(str(cache_dir))
+            stored = []
+            writer = threading.Thread(
+                target=lambda: stored.append(
+                    cache.cache_notebook_bundle(CacheBundleIn(nb, "page.ipynb"), overwrite=True)
+                )
+            )
+            writer.start()
+            writer.join(timeout=1.0)
+            assert writer.is_alive() and stored == [], "the store did not wait for the lock"
+            holder.stdin.write("done\n")
+            holder.stdin.flush()
+            writer.join(timeout=60)
+            assert len(stored) == 1 and not writer.is_alive()
+            assert cache.get_cache_bundle(stored[0].pk).nb.cells[0].source == "1 + 1"
+        finally:
+            holder.kill()
+            holder.wait()
+            holder.stdin.close()
+            holder.stdout.close()
+    from jupyter_cache.cache.main import JupyterCacheBase
+
+    assert JupyterCacheBase.cache_notebook_bundle.__name__ == "cache_notebook_bundle"
+    assert not hasattr(JupyterCacheBase.cache_notebook_bundle, "__wrapped__")
