@@ -83,10 +83,10 @@ def one_cache_writer_at_a_time(cache: Path) -> Iterator[Path]:
     cache : pathlib.Path
         The execution cache's folder (created if missing).
 
-    Yields
-    ------
-    pathlib.Path
-        The lock file.
+    Returns
+    -------
+    contextlib.AbstractContextManager of pathlib.Path
+        A context manager (use it in ``with``) whose value is the lock file.
     """
     from jupyter_cache.cache.main import JupyterCacheBase
 
