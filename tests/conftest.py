@@ -2,9 +2,11 @@
 book build (once per run, however many pytest-xdist workers); an early start for
 the hostile submissions' grading run."""
 
+import contextlib
 import re
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,13 +29,21 @@ def pytest_configure_node(node) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """A worker shares values through the controller's folder (``tests/shared_once.py``)."""
+    """Share values through one folder per run (``tests/shared_once.py``).
+
+    A pytest-xdist worker uses the controller's; a run without workers makes
+    its own, so that the book build started early (see
+    :func:`pytest_collection_finish`) and the ``built_book`` fixture share one
+    build there too.
+    """
     folder = getattr(config, "workerinput", {}).get(WORKER_KEY)
-    use_folder(Path(folder) if folder else None)
+    if folder is None and not _SHARED:
+        _SHARED.append(Path(tempfile.mkdtemp(prefix="lesson-tests-shared-")))
+    use_folder(Path(folder) if folder else _SHARED[0])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The controller removes the shared folder once every worker is done."""
+    """The run's first process removes the shared folder once every worker is done."""
     for folder in _SHARED:
         shutil.rmtree(folder, ignore_errors=True)
     _SHARED.clear()
@@ -43,16 +53,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def built_book():
     """The book built once per test run with the same command as `make book`.
 
-    With several pytest-xdist workers, the first to need it builds and the
-    others wait for that build and read its result.
+    The build starts when collection ends (:func:`pytest_collection_finish`)
+    and runs beside the tests that do not need it; this waits for it. With
+    several pytest-xdist workers, one builds and the others read its result.
     """
     from lesson_lib.site import build_book
 
     return once_per_run("built_book", build_book)
 
 
-#: Modules that mostly wait (the hostile folder's minute of time limits), run
-#: first: under pytest-xdist the other workers fill that minute.
+#: Modules run first, in this order: the hostile folder's minute is mostly
+#: waiting on time limits, which the other workers fill.
 RUN_FIRST = ("test_coursework_hostile.py",)
 
 #: Modules whose tests are parametrised by page (``[book/...]``) and read the
@@ -72,8 +83,23 @@ ONE_WORKER = {
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Long waits first (every pytest-xdist worker sorts the same way)."""
-    items.sort(key=lambda item: item.path.name not in RUN_FIRST)
+    """Order the modules so that nobody waits for the book build while there is other work.
+
+    :data:`RUN_FIRST`, then the modules that do not need the built book (they
+    run while it builds), then the :data:`BY_PAGE` modules (every worker
+    loads pages in Chromium at once), then the rest, which read those visits.
+    The sort is stable, so every pytest-xdist worker agrees.
+    """
+    needs_book = {item.path for item in items if "built_book" in item.fixturenames}
+
+    def rank(item: pytest.Item) -> int:
+        if item.path.name in RUN_FIRST:
+            return RUN_FIRST.index(item.path.name)
+        if item.path not in needs_book:
+            return len(RUN_FIRST)
+        return len(RUN_FIRST) + (1 if item.path.name in BY_PAGE else 2)
+
+    items.sort(key=rank)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -103,13 +129,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the hostile submissions' grading run now if its tests are to run.
+    """Start the book build, and the hostile submissions' grading run, if tests need them.
 
-    It is a minute of mostly waiting (see ``tests/test_coursework_hostile.py``)
-    that overlaps the tests before it instead of adding to the session.
+    The build (a minute or more, cold) runs in a thread of every process,
+    through ``once_per_run``: one builds, the others wait for it in the
+    background. The grading run is a minute of mostly waiting (see
+    ``tests/test_coursework_hostile.py``); without pytest-xdist it starts
+    here and overlaps the tests before it (with workers, it is scheduled
+    first instead, see :data:`RUN_FIRST`).
     """
-    if session.config.option.collectonly or hasattr(session.config, "workerinput"):
-        return  # nothing will run here, or each pytest-xdist worker would start one
+    if session.config.option.collectonly:
+        return
+    if any("built_book" in item.fixturenames for item in session.items):
+        threading.Thread(target=_build_book_once, name="book build", daemon=True).start()
+    if hasattr(session.config, "workerinput"):
+        return  # each pytest-xdist worker would start a grading run
     for item in session.items:
         if item.path.name == "test_coursework_hostile.py":
             item.module.start_in_background()
@@ -118,6 +152,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 _EARLY_STARTS: list = []
+
+
+def _build_book_once() -> None:
+    from lesson_lib.site import build_book
+
+    # A failure is not stored: the built_book fixture builds again and reports it.
+    with contextlib.suppress(Exception):
+        once_per_run("built_book", build_book)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
