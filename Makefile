@@ -9,12 +9,14 @@ STAMP := $(VENV)/.installed
 
 # uv (from PyPI, into the venv) installs the pinned requirements in seconds where
 # pip takes most of a minute: the same packages and versions (requirements.txt pins all).
+# Bytecode is compiled now, as pip does: the grader's sandbox mounts .venv read-only,
+# so a kernel there cannot cache what it compiles and would compile on every start.
 UV_VERSION := 0.13.9
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/python -m uv pip install --quiet --python $(BIN)/python -r requirements.txt
+	$(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.txt
 	touch $(STAMP)
 
 setup: $(STAMP)
