@@ -11,12 +11,14 @@ STAMP := $(VENV)/.installed
 # pip takes most of a minute: the same packages and versions (requirements.txt pins all).
 # Bytecode is compiled now, as pip does: the grader's sandbox mounts .venv read-only,
 # so a kernel there cannot cache what it compiles and would compile on every start.
+# uv does not read pip's configuration (index mirrors, certificates): if it fails, pip does it.
 UV_VERSION := 0.13.9
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.txt
+	$(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.txt \
+	  || $(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -29,7 +31,7 @@ book: setup assets  ## build the site into _build/html (execution cached in _bui
 
 # pytest-xdist workers: one per CPU plus one, at most 4 (the suite spends much of
 # its time waiting on kernels, servers and time limits); see the README's "How long it takes".
-TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(len(os.sched_getaffinity(0)) + 1, 4))")
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1; print(min(n + 1, 4))")
 test: setup lint assets browser sandbox  ## everything CI checks: ruff, unit, property, sandbox and browser tests, the book build
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 

@@ -3,10 +3,13 @@ book build (once per run, however many pytest-xdist workers); an early start for
 the hostile submissions' grading run."""
 
 import contextlib
+import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -79,22 +82,26 @@ ONE_WORKER = {
     "test_lab_launch.py": "mpi",
     "test_lab_report.py": "mpi",
     "test_lab_sweep.py": "mpi",
+    "test_lab_pingpong.py": "mpi",
 }
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Order the modules so that nobody waits for the book build while there is other work.
 
-    :data:`RUN_FIRST`, then the modules that do not need the built book (they
+    :data:`RUN_FIRST` (in pytest-xdist workers), then the modules that do not need the built book (they
     run while it builds), then the :data:`BY_PAGE` modules (every worker
     loads pages in Chromium at once), then the rest, which read those visits.
     The sort is stable, so every pytest-xdist worker agrees.
     """
     needs_book = {item.path for item in items if "built_book" in item.fixturenames}
+    # Without workers the hostile run starts in the background instead and
+    # overlaps the tests before its module (pytest_collection_finish).
+    first = RUN_FIRST if hasattr(config, "workerinput") else ()
 
     def rank(item: pytest.Item) -> int:
-        if item.path.name in RUN_FIRST:
-            return RUN_FIRST.index(item.path.name)
+        if item.path.name in first:
+            return first.index(item.path.name)
         if item.path not in needs_book:
             return len(RUN_FIRST)
         return len(RUN_FIRST) + (1 if item.path.name in BY_PAGE else 2)
@@ -141,7 +148,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if session.config.option.collectonly:
         return
     if any("built_book" in item.fixturenames for item in session.items):
-        threading.Thread(target=_build_book_once, name="book build", daemon=True).start()
+        thread = threading.Thread(target=_build_book_once, name="book build", daemon=True)
+        thread.start()
+        _EARLY_BUILDS.append(thread)
     if hasattr(session.config, "workerinput"):
         return  # each pytest-xdist worker would start a grading run
     for item in session.items:
@@ -152,6 +161,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 _EARLY_STARTS: list = []
+_EARLY_BUILDS: list[threading.Thread] = []
 
 
 def _build_book_once() -> None:
@@ -163,6 +173,36 @@ def _build_book_once() -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Leave no background run behind, whatever happened to the session."""
+    """Leave no background run behind, whatever happened to the session.
+
+    A book build still running (the session stopped early: ``-x``, Ctrl-C,
+    every test that needed it skipped) is killed, so it does not go on
+    writing ``_build/`` under the next run.
+    """
     for module in _EARLY_STARTS:
         module.stop_background()
+    deadline = time.monotonic() + 60
+    while any(t.is_alive() for t in _EARLY_BUILDS) and time.monotonic() < deadline:
+        # the thread may not have started the build yet: look again until it ends
+        for pid in _children_running("lesson_lib.jupyter_book_jobs"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        time.sleep(0.1)
+    _EARLY_BUILDS.clear()
+
+
+def _children_running(module: str) -> list[int]:
+    """Child processes of this one whose command line runs ``module``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and module.encode() in cmdline:
+            found.append(int(entry))
+    return found

@@ -45,35 +45,47 @@ def test_find_mpiexec_none_installed(monkeypatch, tmp_path):
         launch.find_mpiexec()
 
 
-@pytest.mark.skipif(not launch.SHM_DIR.is_dir(), reason="no /dev/shm on this system")
-def test_remove_stale_shm_removes_only_new_unmapped_files():
+@pytest.fixture
+def planted(monkeypatch):
+    """Names for test segments that the lab's other jobs will not touch.
+
+    ``SHM_PATTERN`` is changed in this process only, so an MPI job running
+    at the same time elsewhere (the book build's lab chapter, another
+    worker) neither lists nor removes these files.
+    """
+    if not launch.SHM_DIR.is_dir():
+        pytest.skip("no /dev/shm on this system")
+    monkeypatch.setattr(launch, "SHM_PATTERN", "lessontest_shm_*")
+    made: list[Path] = []
+
+    def name() -> Path:
+        made.append(launch.SHM_DIR / f"lessontest_shm_{uuid.uuid4().hex}")
+        return made[-1]
+
+    yield name
+    for path in made:
+        path.unlink(missing_ok=True)
+
+
+def test_remove_stale_shm_removes_only_new_unmapped_files(planted):
     """A segment that appeared during the job and nobody maps goes; older ones stay."""
-    old = launch.SHM_DIR / f"mpich_shm_lessontest_{uuid.uuid4().hex}"
-    new = launch.SHM_DIR / f"mpich_shm_lessontest_{uuid.uuid4().hex}"
+    old, new = planted(), planted()
     old.write_bytes(b"x")
-    try:
-        before = launch.shm_files()
-        new.write_bytes(b"x")
-        removed = launch.remove_stale_shm(before)
-        assert removed == [str(new)]
-        assert old.exists() and not new.exists()
-    finally:
-        old.unlink(missing_ok=True)
-        new.unlink(missing_ok=True)
+    before = launch.shm_files()
+    new.write_bytes(b"x")
+    assert launch.remove_stale_shm(before, settle_s=0.05) == [str(new)]
+    assert old.exists() and not new.exists()
 
 
-@pytest.mark.skipif(not launch.SHM_DIR.is_dir(), reason="no /dev/shm on this system")
-def test_remove_stale_shm_spares_another_jobs_segment_mapped_while_it_settles(monkeypatch):
-    """Another job's segment, created but not yet mapped at the first look, is kept.
+def test_stale_shm_spares_another_jobs_segment_mapped_while_it_settles(planted):
+    """Another job's segment, created but not yet mapped at the first look, is not stale.
 
     A second job on the host (a real process) has created a segment and maps
     it during the settle time; it also creates a segment then, which is not
-    this job's. The settle time is where the other job acts: the wait is
-    replaced by "let it act and confirm", so the test does not depend on
-    timing.
+    this job's. The settle wait is where the other job acts: it is replaced
+    by "let it act and confirm", so the test does not depend on timing.
     """
-    mapped_late = launch.SHM_DIR / f"mpich_shm_lessontest_{uuid.uuid4().hex}"
-    appears_late = launch.SHM_DIR / f"mpich_shm_lessontest_{uuid.uuid4().hex}"
+    mapped_late, appears_late = planted(), planted()
     before = launch.shm_files()
     mapped_late.write_bytes(b"x" * 4096)
     code = (
@@ -95,19 +107,15 @@ def test_remove_stale_shm_spares_another_jobs_segment_mapped_while_it_settles(mo
         other_job.stdin.flush()
         assert other_job.stdout.readline() == "mapped\n"
 
-    monkeypatch.setattr(launch.time, "sleep", other_job_acts)
     try:
-        removed = launch.remove_stale_shm(before)
+        assert launch.stale_shm_files(before, sleep=other_job_acts) == []
         assert settles == [launch.SHM_SETTLE_S]
-        assert removed == []
         assert mapped_late.exists() and appears_late.exists()
     finally:
         other_job.kill()
         other_job.wait()
         other_job.stdin.close()
         other_job.stdout.close()
-        mapped_late.unlink(missing_ok=True)
-        appears_late.unlink(missing_ok=True)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find processes")

@@ -27,7 +27,7 @@ import signal
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -196,7 +196,7 @@ def mapped_shm_files() -> set[str]:
         Paths read from ``/proc/<pid>/maps`` of every readable process.
     """
     mapped: set[str] = set()
-    marker = str(SHM_DIR / "mpich_shm_")
+    marker = str(SHM_DIR / SHM_PATTERN.rstrip("*"))
     for pid in _pids():
         try:
             with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as fh:
@@ -274,7 +274,11 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
     return pids
 
 
-def stale_shm_files(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[str]:
+def stale_shm_files(
+    before: set[str],
+    settle_s: float = SHM_SETTLE_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[str]:
     """MPICH segments created since ``before`` that no live process maps, and stay so.
 
     Ask once the job's own processes are gone. A segment nobody maps is not
@@ -289,6 +293,8 @@ def stale_shm_files(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[st
         :func:`shm_files` taken before the job started.
     settle_s : float, default SHM_SETTLE_S
         Seconds between the two looks (spent only when there is a candidate).
+    sleep : callable, default time.sleep
+        Waits ``settle_s`` seconds.
 
     Returns
     -------
@@ -298,7 +304,7 @@ def stale_shm_files(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[st
     candidates = (shm_files() - before) - mapped_shm_files()
     if not candidates:
         return []
-    time.sleep(settle_s)
+    sleep(settle_s)
     return sorted((candidates & shm_files()) - mapped_shm_files())
 
 
