@@ -3,15 +3,14 @@ book build (once per run, however many pytest-xdist workers); an early start for
 the hostile submissions' grading run."""
 
 import contextlib
-import os
 import re
 import shutil
-import signal
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from hypothesis import settings
 from shared_once import WORKER_KEY, once_per_run, use_folder
@@ -25,19 +24,21 @@ _SHARED: list[Path] = []
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
-    """pytest-xdist controller: hand every worker the run's shared folder."""
-    if not _SHARED:
-        _SHARED.append(Path(tempfile.mkdtemp(prefix="lesson-tests-shared-")))
+    """pytest-xdist controller: hand every worker the run's shared folder.
+
+    The controller made it in :func:`pytest_configure`, which runs first.
+    """
     node.workerinput[WORKER_KEY] = str(_SHARED[0])
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Share values through one folder per run (``tests/shared_once.py``).
 
-    A pytest-xdist worker uses the controller's; a run without workers makes
-    its own, so that the book build started early (see
+    The first process of the run (the pytest-xdist controller, or the only
+    process) makes it; a worker uses the controller's. Without workers it
+    still lets the book build started early (see
     :func:`pytest_collection_finish`) and the ``built_book`` fixture share one
-    build there too.
+    build.
     """
     folder = getattr(config, "workerinput", {}).get(WORKER_KEY)
     if folder is None and not _SHARED:
@@ -89,10 +90,10 @@ ONE_WORKER = {
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Order the modules so that nobody waits for the book build while there is other work.
 
-    :data:`RUN_FIRST` (in pytest-xdist workers), then the modules that do not need the built book (they
-    run while it builds), then the :data:`BY_PAGE` modules (every worker
-    loads pages in Chromium at once), then the rest, which read those visits.
-    The sort is stable, so every pytest-xdist worker agrees.
+    :data:`RUN_FIRST` (in pytest-xdist workers), then the modules that do not
+    need the built book (they run while it builds), then the :data:`BY_PAGE`
+    modules (every worker loads pages in Chromium at once), then the rest,
+    which read those visits. The sort is stable, so every worker agrees.
     """
     needs_book = {item.path for item in items if "built_book" in item.fixturenames}
     # Without workers the hostile run starts in the background instead and
@@ -103,8 +104,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.path.name in first:
             return first.index(item.path.name)
         if item.path not in needs_book:
-            return len(RUN_FIRST)
-        return len(RUN_FIRST) + (1 if item.path.name in BY_PAGE else 2)
+            return len(first)
+        return len(first) + (1 if item.path.name in BY_PAGE else 2)
 
     items.sort(key=rank)
 
@@ -184,25 +185,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     deadline = time.monotonic() + 60
     while any(t.is_alive() for t in _EARLY_BUILDS) and time.monotonic() < deadline:
         # the thread may not have started the build yet: look again until it ends
-        for pid in _children_running("lesson_lib.jupyter_book_jobs"):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
+        for child in psutil.Process().children():
+            with contextlib.suppress(psutil.Error):
+                if "lesson_lib.jupyter_book_jobs" in child.cmdline():
+                    child.terminate()
         time.sleep(0.1)
     _EARLY_BUILDS.clear()
-
-
-def _children_running(module: str) -> list[int]:
-    """Child processes of this one whose command line runs ``module``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == os.getpid() and module.encode() in cmdline:
-            found.append(int(entry))
-    return found
