@@ -213,20 +213,10 @@ def test_cache_writes_wait_for_the_write_lock(tmp_path):
     assert not hasattr(JupyterCacheBase.cache_notebook_bundle, "__wrapped__")
 
 
-def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
-    """Inside ``kernels_stopped_when_done`` MyST-NB's executor kills the kernel.
-
-    The page's cell registers an exit handler that writes a file. A kernel
-    asked to shut down gracefully runs it as it exits; a killed kernel never
-    does. The function MyST-NB calls is its own once the context ends.
-    """
-    import myst_nb.core.execute.cache as myst_cache
+def exit_handler_notebook(marker: Path):
+    """A one-cell notebook whose kernel writes ``marker`` when it exits on its own."""
     import nbformat
 
-    from lesson_lib.jupyter_book_jobs import KERNEL_SHUTDOWN, kernels_stopped_when_done
-
-    original = myst_cache.single_nb_execution
-    marker = tmp_path / "exit-handler-ran"
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
     nb.cells = [
@@ -236,6 +226,23 @@ def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
             "print('done')"
         )
     ]
+    return nb
+
+
+def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
+    """Inside ``kernels_stopped_when_done`` MyST-NB's executor kills the kernel.
+
+    The page's cell registers an exit handler that writes a file. A kernel
+    asked to shut down gracefully runs it as it exits; a killed kernel never
+    does. The function MyST-NB calls is its own once the context ends.
+    """
+    import myst_nb.core.execute.cache as myst_cache
+
+    from lesson_lib.jupyter_book_jobs import KERNEL_SHUTDOWN, kernels_stopped_when_done
+
+    original = myst_cache.single_nb_execution
+    marker = tmp_path / "exit-handler-ran"
+    nb = exit_handler_notebook(marker)
     with kernels_stopped_when_done() as mode:
         result = myst_cache.single_nb_execution(
             nb, cwd=str(tmp_path), timeout=120, allow_errors=False
@@ -255,19 +262,11 @@ def test_a_kernel_shut_down_gracefully_runs_its_exit_handlers(tmp_path):
     ``kernels_stopped_when_done`` avoids); three in a row would be one in a
     thousand.
     """
-    import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
     marker = tmp_path / "exit-handler-ran"
     for _ in range(3):
-        nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
-        nb.cells = [
-            nbformat.v4.new_code_cell(
-                "import atexit, pathlib\n"
-                f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'ran')"
-            )
-        ]
+        nb = exit_handler_notebook(marker)
         result = single_nb_execution(nb, cwd=str(tmp_path), timeout=120, allow_errors=False)
         assert result.err is None, result.exc_string
         if marker.exists():
