@@ -17,7 +17,7 @@ Prints one table:
   autodoc and the theme cost on their own);
 * each chapter's **execution time**, executed on its own after the builds as
   MyST-NB's cache mode does in ``make book`` (a fresh kernel each, killed
-  when the last cell is done; goal: at most 2 s, median at most 1.5 s, the
+  when the last cell is done; the median of three rounds; goal: at most 2 s, median at most 1.5 s, the
   lab chapter at most 6 s). Next to each, in brackets, the time from the
   first cell's start to the last cell's end, what "Run all" waits for in a
   notebook already open; and a one-cell notebook's time, the kernel's own
@@ -33,7 +33,9 @@ Prints one table:
   (median of three, isolated configuration folders);
 * the **grader's time per notebook**: ``python -m lesson_lib.coursework.grade``
   over three student notebooks of the problem set, divided by three;
-* ``import lesson_lib`` time in a fresh interpreter.
+* ``import lesson_lib`` time in a fresh interpreter;
+* a **machine yardstick**, a fixed pure-Python loop, to tell a slower
+  machine from a slower lesson when comparing two runs.
 
 Each measure with a goal has a verdict (goals hold for a quiet machine; the
 header prints the load average). The builds run in temporary copies, so
@@ -75,6 +77,8 @@ CHAPTER_MEDIAN_GOAL_S = 1.5
 LAB_CHAPTER = "book/lab"
 LAB_GOAL_S = 6.0
 EXPLORER_BUILD_GOAL_S = 0.5
+#: Each chapter is executed this many times; the table shows the median.
+CHAPTER_RUNS = 3
 EXPLORER_BUILDS = 5
 #: Student notebooks the grader runs to time one (the total divided by this).
 GRADED_NOTEBOOKS = 3
@@ -181,20 +185,31 @@ def execute_once(notebook, cwd: Path) -> tuple[float, float]:
     return result.time, cells
 
 
-def execution_times(root: Path, docs: list[str]) -> dict[str, tuple[float, float]]:
+def execution_times(
+    root: Path, docs: list[str], runs: int = CHAPTER_RUNS
+) -> dict[str, tuple[float, float]]:
     """Seconds each notebook page takes to execute, one after another on a quiet build machine.
 
     Each page is read as MyST-NB reads it and executed as its cache mode does
-    (:func:`execute_once`, the page's folder as working directory). The build
-    itself runs pages in parallel, so the times it caches include the other
-    job's contention; these do not. Values are (in all, cells only).
+    (:func:`execute_once`, the page's folder as working directory), ``runs``
+    times in rounds (every page once, then again), and the median kept, so
+    one stall of a shared machine does not decide a verdict. The build itself
+    runs pages in parallel, so the times it caches include the other job's
+    contention; these do not. Values are (in all, cells only).
     """
-    out = {}
-    for doc in docs:
-        notebook = page_notebook(root, doc)
-        if notebook is not None:
-            out[doc] = execute_once(notebook, (root / doc).parent)
-    return out
+    samples: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(runs):
+        for doc in docs:
+            notebook = page_notebook(root, doc)
+            if notebook is not None:
+                samples.setdefault(doc, []).append(execute_once(notebook, (root / doc).parent))
+    return {
+        doc: (
+            statistics.median(total for total, _ in values),
+            statistics.median(cells for _, cells in values),
+        )
+        for doc, values in samples.items()
+    }
 
 
 def kernel_overhead(runs: int = 5) -> float:
@@ -253,6 +268,21 @@ def import_time(runs: int = 5) -> float:
             m = re.match(r"import time:\s*\d+\s*\|\s*(\d+)\s*\|\s*lesson_lib$", line)
             if m:
                 values.append(int(m.group(1)) / 1e6)
+    return statistics.median(values)
+
+
+def machine_reference(runs: int = 5) -> float:
+    """Median seconds of a fixed pure-Python loop (sum of squares below 3 million).
+
+    Not a goal: a yardstick for the machine itself. This machine is shared and
+    its speed drifts from hour to hour, so two runs of this table compare only
+    as far as their reference rows agree.
+    """
+    values = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        sum(i * i for i in range(3_000_000))
+        values.append(time.perf_counter() - start)
     return statistics.median(values)
 
 
@@ -402,7 +432,7 @@ def build_rows(docs: list[str], tmp: Path, notes: list[str]) -> list[str]:
             verdict(warm <= WARM_REBUILD_GOAL_S),
         )
     )
-    print("executing each chapter on its own ...", flush=True)
+    print(f"executing each chapter on its own ({CHAPTER_RUNS} rounds) ...", flush=True)
     times = execution_times(full_root, docs)
     for doc in docs:
         if doc in times:
@@ -482,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_explorers:
             lines += explorer_rows()
         lines.append(row("import lesson_lib (fresh interpreter)", f"{import_time() * 1e3:.0f} ms"))
+        lines.append(row("machine yardstick (a fixed Python loop)", f"{machine_reference():.3f} s"))
     finally:
         if args.keep:
             print(f"copies kept in {tmp}")
