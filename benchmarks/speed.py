@@ -61,7 +61,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lesson_lib.jupyter_book_jobs import KERNEL_SHUTDOWN  # noqa: E402
+from lesson_lib.jupyter_book_jobs import build_execution_options  # noqa: E402
 from lesson_lib.site import (  # noqa: E402
     MYST_NOTEBOOK_FRONT_MATTER,
     build_book,
@@ -152,9 +152,9 @@ def timed_build(root: Path, notes: list[str], jobs: int | None = None) -> float:
 def execute_once(notebook, cwd: Path) -> tuple[float, float]:
     """Execute ``notebook`` as MyST-NB's cache mode does in ``make book``.
 
-    jupyter-cache's ``single_nb_execution`` with a fresh kernel, stopped at
-    once when the last cell is done, as :mod:`lesson_lib.jupyter_book_jobs`
-    makes the build do.
+    jupyter-cache's ``single_nb_execution`` with a fresh kernel on private
+    sockets, stopped at once when the last cell is done, as
+    :mod:`lesson_lib.jupyter_book_jobs` makes the build do.
 
     Returns
     -------
@@ -173,7 +173,7 @@ def execute_once(notebook, cwd: Path) -> tuple[float, float]:
         timeout=300,
         allow_errors=False,
         record_timing=True,
-        shutdown_kernel=KERNEL_SHUTDOWN,
+        **build_execution_options(),
     )
     if result.err is not None:
         raise SystemExit(f"{cwd} notebook failed to execute:\n{result.exc_string}")

@@ -111,25 +111,90 @@ def one_cache_writer_at_a_time(cache: Path) -> Iterator[Path]:
         JupyterCacheBase.cache_notebook_bundle = original
 
 
+def private_socket_kernel_manager() -> type:
+    """A jupyter_client kernel manager whose kernel listens on its own Unix sockets.
+
+    jupyter_client's default TCP transport picks five free ports by binding
+    and releasing them; the kernel binds them again a moment later, once it
+    has imported itself. Another process starting a kernel in that moment can
+    be handed the same port, and the kernel dies with ``ZMQError: Address
+    already in use``. A parallel build starts two kernels at a time, and the
+    test suite starts others beside it; three books built side by side here
+    hit it once in 24 builds. With this class the kernel uses the ``ipc``
+    transport in a folder made for it alone (``lesson-kernel-*`` in the
+    temporary folder), so no two kernels can collide, and the folder is
+    removed when the kernel's resources are cleaned up.
+
+    Returns
+    -------
+    type
+        A subclass of ``jupyter_client.AsyncKernelManager`` (nbclient's
+        default) for nbclient's ``kernel_manager_class``.
+    """
+    import shutil
+    import tempfile
+
+    from jupyter_client import AsyncKernelManager
+    from traitlets import CaselessStrEnum
+
+    class PrivateSocketKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        """``AsyncKernelManager`` on Unix sockets in a folder of its own."""
+
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        def _ip_default(self) -> str:
+            # jupyter_client names the sockets "<ip>-<n>", n counting up from 1.
+            return str(Path(tempfile.mkdtemp(prefix="lesson-kernel-")) / "socket")
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart and self.transport == "ipc":
+                shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
+
+    return PrivateSocketKernelManager
+
+
+def build_execution_options() -> dict[str, object]:
+    """The nbclient options every page of the build is executed with.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``nbclient.NotebookClient`` (or jupyter-cache's
+        ``single_nb_execution``, which passes them on): ``shutdown_kernel``
+        (:data:`KERNEL_SHUTDOWN`) and ``kernel_manager_class``
+        (:func:`private_socket_kernel_manager`). See
+        :func:`kernels_stopped_when_done` for why.
+    """
+    return {
+        "shutdown_kernel": KERNEL_SHUTDOWN,
+        "kernel_manager_class": private_socket_kernel_manager(),
+    }
+
+
 @contextlib.contextmanager
 def kernels_stopped_when_done() -> Iterator[str]:
-    """Make MyST-NB stop each page's kernel at once when its last cell is done.
+    """Make MyST-NB's kernels safe to run side by side and stop them when done.
 
     MyST-NB's cache mode executes a page with jupyter-cache's
-    ``single_nb_execution``, which leaves nbclient's default, a *graceful*
-    kernel shutdown: jupyter_client sends ``shutdown_request`` and polls every
-    0.1 s for the kernel to exit, sending SIGTERM only after half of
-    ``shutdown_wait_time`` (2.5 s). ipykernel 7.4 does not always exit: its
-    control thread, after answering the request, flushes ``sys.stdout``
-    through the IOPub thread while the main thread is already stopping that
-    thread, and waits for a flush that never comes until SIGTERM. Measured
-    here, 8 of 80 one-cell notebooks took 4.0 s instead of 0.7 s, every
-    time in that wait (``benchmarks/speed.py`` showed a chapter at 4.0 s).
-    Inside this context the function MyST-NB calls passes
-    ``shutdown_kernel="immediate"``: the kernel's process group is killed once
-    every output is in, as the coursework grader already does. Nothing is
-    lost: the executed notebook is complete before the kernel stops, and a
-    child process a cell left behind is killed with the group.
+    ``single_nb_execution``, which leaves nbclient's defaults. Inside this
+    context the function MyST-NB calls passes two of its own
+    (:func:`build_execution_options`):
+
+    - ``shutdown_kernel="immediate"``. nbclient's default is a *graceful*
+      shutdown: jupyter_client sends ``shutdown_request`` and polls every
+      0.1 s for the kernel to exit, sending SIGTERM only after half of
+      ``shutdown_wait_time`` (2.5 s). ipykernel 7.4 does not always exit:
+      its control thread, after answering the request, flushes
+      ``sys.stdout`` through the IOPub thread while the main thread is
+      already stopping that thread, and waits for a flush that never comes
+      until SIGTERM. Measured here, 8 of 80 one-cell notebooks took 4.0 s
+      instead of 0.7 s, every time in that wait. Killed at once (its
+      process group, as the coursework grader already does), the kernel has
+      nothing left to lose: the executed notebook is complete before it
+      stops, and a child process a cell left behind goes with it.
+    - ``kernel_manager_class``: :func:`private_socket_kernel_manager`, so two
+      kernels started at once cannot be given the same TCP port.
 
     Returns
     -------
@@ -140,7 +205,7 @@ def kernels_stopped_when_done() -> Iterator[str]:
     import myst_nb.core.execute.cache as myst_cache
 
     original = myst_cache.single_nb_execution
-    myst_cache.single_nb_execution = functools.partial(original, shutdown_kernel=KERNEL_SHUTDOWN)
+    myst_cache.single_nb_execution = functools.partial(original, **build_execution_options())
     try:
         yield KERNEL_SHUTDOWN
     finally:

@@ -18,7 +18,7 @@ from lesson_lib.coursework.student_edition import (
     write_edition,
     write_site_sources,
 )
-from lesson_lib.jupyter_book_jobs import KERNEL_SHUTDOWN
+from lesson_lib.jupyter_book_jobs import build_execution_options
 from lesson_lib.site import MYST_NOTEBOOK_FRONT_MATTER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -253,7 +253,7 @@ def test_student_notebook_runs_top_to_bottom_with_empty_answers(tmp_path):
         timeout=120,
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
-        shutdown_kernel=KERNEL_SHUTDOWN,  # as the build; a graceful stop can hang 2.5 s
+        **build_execution_options(),  # as the build executes pages
     ).execute()
     text = _notebook_text(nb)
     assert '"output_type": "error"' not in text
@@ -280,7 +280,7 @@ def test_every_chapter_notebook_runs_without_its_solutions(page, tmp_path):
         timeout=300,
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
-        shutdown_kernel=KERNEL_SHUTDOWN,  # as the build; a graceful stop can hang 2.5 s
+        **build_execution_options(),  # as the build executes pages
     ).execute()
     assert '"output_type": "error"' not in _notebook_text(nb)
 

@@ -222,19 +222,23 @@ def exit_handler_notebook(marker: Path):
     nb.cells = [
         nbformat.v4.new_code_cell(
             "import atexit, pathlib\n"
+            "from ipykernel.connect import get_connection_info\n"
             f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'ran')\n"
-            "print('done')"
+            "info = get_connection_info(unpack=True)\n"
+            "print(info['transport'], info['ip'])"
         )
     ]
     return nb
 
 
 def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
-    """Inside ``kernels_stopped_when_done`` MyST-NB's executor kills the kernel.
+    """Inside ``kernels_stopped_when_done`` MyST-NB's kernels use private sockets and are killed.
 
-    The page's cell registers an exit handler that writes a file. A kernel
-    asked to shut down gracefully runs it as it exits; a killed kernel never
-    does. The function MyST-NB calls is its own once the context ends.
+    The page's cell reports the kernel's transport and socket path, and
+    registers an exit handler that writes a file. A kernel asked to shut down
+    gracefully runs it as it exits; a killed kernel never does. The socket
+    folder is gone afterwards, and the function MyST-NB calls is its own once
+    the context ends.
     """
     import myst_nb.core.execute.cache as myst_cache
 
@@ -249,7 +253,11 @@ def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
         )
     assert mode == KERNEL_SHUTDOWN == "immediate"
     assert result.err is None, result.exc_string
-    assert nb.cells[0].outputs[0]["text"] == "done\n"
+    transport, ip = nb.cells[0].outputs[0]["text"].split()
+    assert transport == "ipc", "the kernel listened on TCP ports"
+    socket_folder = Path(ip).parent
+    assert socket_folder.name.startswith("lesson-kernel-")
+    assert not socket_folder.exists(), "the kernel's socket folder was left behind"
     assert not marker.exists(), "the kernel exited on its own instead of being killed"
     assert myst_cache.single_nb_execution is original
 
