@@ -48,7 +48,7 @@ from pathlib import Path
 WRITE_LOCK = "lesson-write.lock"
 
 #: How MyST-NB's cache mode stops a page's kernel once every cell has run
-#: (``nbclient.NotebookClient.shutdown_kernel``); see :func:`kernels_stopped_when_done`.
+#: (``nbclient.NotebookClient.shutdown_kernel``); see :func:`myst_nb_runs_build_kernels`.
 KERNEL_SHUTDOWN = "immediate"
 
 
@@ -111,6 +111,7 @@ def one_cache_writer_at_a_time(cache: Path) -> Iterator[Path]:
         JupyterCacheBase.cache_notebook_bundle = original
 
 
+@functools.cache
 def private_socket_kernel_manager() -> type:
     """A jupyter_client kernel manager whose kernel listens on its own Unix sockets.
 
@@ -129,7 +130,8 @@ def private_socket_kernel_manager() -> type:
     -------
     type
         A subclass of ``jupyter_client.AsyncKernelManager`` (nbclient's
-        default) for nbclient's ``kernel_manager_class``.
+        default) for nbclient's ``kernel_manager_class``; the same class on
+        every call.
     """
     import shutil
     import tempfile
@@ -143,6 +145,8 @@ def private_socket_kernel_manager() -> type:
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
 
         def _ip_default(self) -> str:
+            if self.transport != "ipc":  # configured back to TCP: jupyter_client's address
+                return super()._ip_default()
             # jupyter_client names the sockets "<ip>-<n>", n counting up from 1.
             return str(Path(tempfile.mkdtemp(prefix="lesson-kernel-")) / "socket")
 
@@ -164,7 +168,7 @@ def build_execution_options() -> dict[str, object]:
         ``single_nb_execution``, which passes them on): ``shutdown_kernel``
         (:data:`KERNEL_SHUTDOWN`) and ``kernel_manager_class``
         (:func:`private_socket_kernel_manager`). See
-        :func:`kernels_stopped_when_done` for why.
+        :func:`myst_nb_runs_build_kernels` for why.
     """
     return {
         "shutdown_kernel": KERNEL_SHUTDOWN,
@@ -173,7 +177,7 @@ def build_execution_options() -> dict[str, object]:
 
 
 @contextlib.contextmanager
-def kernels_stopped_when_done() -> Iterator[str]:
+def myst_nb_runs_build_kernels() -> Iterator[str]:
     """Make MyST-NB's kernels safe to run side by side and stop them when done.
 
     MyST-NB's cache mode executes a page with jupyter-cache's
@@ -263,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     original = jupyter_book.sphinx.build_sphinx
     jupyter_book.sphinx.build_sphinx = functools.partial(original, jobs=jobs)
     try:
-        with writers, kernels_stopped_when_done():
+        with writers, myst_nb_runs_build_kernels():
             jupyter_book_cli.main(args=args, prog_name="jupyter-book")
     except SystemExit as stop:  # click exits, as the jupyter-book command does
         code = stop.code

@@ -232,7 +232,7 @@ def exit_handler_notebook(marker: Path):
 
 
 def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
-    """Inside ``kernels_stopped_when_done`` MyST-NB's kernels use private sockets and are killed.
+    """Inside ``myst_nb_runs_build_kernels`` MyST-NB's kernels use private sockets and are killed.
 
     The page's cell reports the kernel's transport and socket path, and
     registers an exit handler that writes a file. A kernel asked to shut down
@@ -242,12 +242,12 @@ def test_myst_nb_kills_each_kernel_when_its_page_is_done(tmp_path):
     """
     import myst_nb.core.execute.cache as myst_cache
 
-    from lesson_lib.jupyter_book_jobs import KERNEL_SHUTDOWN, kernels_stopped_when_done
+    from lesson_lib.jupyter_book_jobs import KERNEL_SHUTDOWN, myst_nb_runs_build_kernels
 
     original = myst_cache.single_nb_execution
     marker = tmp_path / "exit-handler-ran"
     nb = exit_handler_notebook(marker)
-    with kernels_stopped_when_done() as mode:
+    with myst_nb_runs_build_kernels() as mode:
         result = myst_cache.single_nb_execution(
             nb, cwd=str(tmp_path), timeout=120, allow_errors=False
         )
@@ -267,7 +267,7 @@ def test_a_kernel_shut_down_gracefully_runs_its_exit_handlers(tmp_path):
 
     Up to three tries: about one graceful shutdown in ten hangs in ipykernel
     7.4 and ends with SIGTERM, which skips exit handlers (the hang that
-    ``kernels_stopped_when_done`` avoids); three in a row would be one in a
+    ``myst_nb_runs_build_kernels`` avoids); three in a row would be one in a
     thousand.
     """
     from jupyter_cache.executors.utils import single_nb_execution
