@@ -280,3 +280,77 @@ def test_a_kernel_shut_down_gracefully_runs_its_exit_handlers(tmp_path):
         if marker.exists():
             break
     assert marker.read_text() == "ran"
+
+
+def test_a_build_kernel_is_ready_without_waiting_for_iopub_to_go_quiet(tmp_path):
+    """The build's client returns once the kernel answers, leaving IOPub unread.
+
+    jupyter_client's own ``wait_for_ready`` reads IOPub until it has been
+    quiet for 0.2 s, so the ``idle`` status of its ``kernel_info`` request is
+    always consumed. The build's client returns after the reply and one IOPub
+    message, so that status is still there to read; nbclient skips it by its
+    ``msg_id``. Then a cell runs as usual on the same client.
+    """
+    import asyncio
+
+    from lesson_lib.jupyter_book_jobs import build_kernel_manager, prompt_kernel_client
+
+    async def start_and_run() -> tuple[list[str], str]:
+        km = build_kernel_manager()(kernel_name="python3")
+        await km.start_kernel(cwd=str(tmp_path))
+        kc = km.client()
+        assert isinstance(kc, prompt_kernel_client())
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            left = []  # the kernel_info request's IOPub messages not yet read
+            while "idle" not in left:
+                msg = await kc.get_iopub_msg(timeout=10)  # Empty (an error) if drained
+                if msg["parent_header"].get("msg_type") == "kernel_info_request":
+                    left.append(msg["content"].get("execution_state", msg["msg_type"]))
+            reply = await kc.execute_interactive("print(6 * 7)", timeout=60, output_hook=None)
+            return left, reply["content"]["status"]
+        finally:
+            kc.stop_channels()
+            await km.shutdown_kernel(now=True)
+
+    left, status = asyncio.run(start_and_run())
+    assert "idle" in left
+    assert status == "ok"
+
+
+def test_a_killed_build_kernel_is_polled_for_its_exit_without_a_tenth_of_a_second_sleep(
+    tmp_path, monkeypatch
+):
+    """Stopping a build kernel never sleeps jupyter_client's 0.1 s between polls.
+
+    Every ``asyncio.sleep`` jupyter_client's manager requests while it kills
+    the kernel and waits for it to exit is recorded (the whole ``asyncio``
+    module's, so other short waits are seen too): none may be as long as
+    0.1 s, the default poll. The kernel is gone afterwards.
+    """
+    import asyncio
+
+    import jupyter_client.manager
+
+    from lesson_lib.jupyter_book_jobs import STOP_POLL_S, build_kernel_manager
+
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded_sleep(seconds: float, *args: object) -> object:
+        slept.append(seconds)
+        return await real_sleep(seconds, *args)
+
+    async def start_and_kill() -> bool:
+        km = build_kernel_manager()(kernel_name="python3")
+        await km.start_kernel(cwd=str(tmp_path))
+        monkeypatch.setattr(jupyter_client.manager.asyncio, "sleep", recorded_sleep)
+        await km.shutdown_kernel(now=True)
+        monkeypatch.setattr(jupyter_client.manager.asyncio, "sleep", real_sleep)
+        return await km.is_alive()
+
+    assert asyncio.run(start_and_kill()) is False
+    assert slept, "the manager never polled for the kernel's exit"
+    assert STOP_POLL_S in slept
+    assert max(slept) < 0.1, f"slept {max(slept)} s between polls"

@@ -278,6 +278,8 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+    from lesson_lib.jupyter_book_jobs import build_execution_options
+
     quiet = logging.getLogger("lesson_lib.coursework.runner.nbclient")
     quiet.setLevel(logging.CRITICAL)
     nb = nbformat.v4.new_notebook()
@@ -291,7 +293,9 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
         allow_errors=True,
         resources={"metadata": {"path": str(cwd)}},
         log=quiet,
-        shutdown_kernel="immediate",
+        # the build's kernels: ready as soon as they answer, polled every few ms
+        # when killed, on Unix sockets in a folder of their own under /tmp
+        **build_execution_options(),
     )
     client.keep_index = len(nb.cells) - 1
     client.raised = set()
