@@ -108,3 +108,24 @@ def test_a_cell_that_starts_processes_and_waits_keeps_the_answers_computed_befor
     assert "source" not in notes  # read from the kernel, not from the cell's text
     assert "3 process(es) the stopped cell had started were killed" in notes
     assert "leftover" not in notes
+
+
+@pytest.mark.slow
+def test_the_cells_time_limit_starts_once_the_kernel_is_ready(tmp_path, monkeypatch):
+    """A kernel that takes longer to start than the whole limit still runs the cells.
+
+    An IPython start-up file makes the kernel sleep 4 s before it is ready;
+    the limit is 3 s, and the one cell takes no time. Counted from the
+    kernel's start, nothing would run ("timed out", no payload); counted from
+    the moment it is ready, the cell runs and the extraction cell reports it.
+    """
+    from lesson_lib.coursework.runner import execute
+
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-slow.py").write_text("import time\ntime.sleep(4)\n")
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    record = execute(['STUDENT = "s301"', "answer_q1 = 12.5"], tmp_path, timeout=3)
+    assert record["status"] == "ran"
+    assert record["payload"] is not None
+    assert record["raised"] == 0

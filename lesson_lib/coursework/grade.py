@@ -287,7 +287,7 @@ def grade_notebook(
     path : Path
         The notebook.
     timeout : float, default 120
-        Seconds the notebook's cells may run (kernel start-up included);
+        Seconds the notebook's cells may run, counted once its kernel is ready;
         the sandbox is killed :data:`GRACE_S` seconds later whatever happens.
     sandbox : bool, default True
         False runs it without bubblewrap (``--no-sandbox``; a warning is noted).

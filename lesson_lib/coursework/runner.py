@@ -267,7 +267,10 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     cwd : Path
         The kernel's working folder.
     timeout : float
-        Seconds for the student's cells, kernel start included.
+        Seconds for the student's cells, counted from the moment the kernel
+        is ready: a slow start on a busy grading machine is not the
+        student's time (nbclient's ``startup_timeout``, 60 s, bounds it, and
+        the grader's ``GRACE_S`` allows for it).
 
     Returns
     -------
@@ -302,9 +305,9 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     client.flooded = set()
     client.cleared = 0
     status = "ran"
-    deadline = time.monotonic() + timeout
     try:
         with client.setup_kernel():
+            deadline = time.monotonic() + timeout
             for index, cell in enumerate(nb.cells[:-1]):
                 remaining = deadline - time.monotonic()
                 if remaining < 1:
