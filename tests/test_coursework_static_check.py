@@ -12,6 +12,7 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lesson_site_support import lesson_site
 
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, reference
 from lesson_lib.coursework.static_check import (
@@ -226,16 +227,9 @@ def test_folds_find_the_same_spelling_as_casefold(text):
             assert ours == theirs
 
 
-def _lesson_site():
-    spec = importlib.util.spec_from_file_location("lesson_site", ROOT / "tools" / "lesson_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_site_extension_inlines_the_data_only_where_a_box_is():
     """A page with a self-check box gets the JSON in its body; other pages do not."""
-    site = _lesson_site()
+    site = lesson_site()
     context = {"body": '<p>x</p><div class="lesson-selfcheck" data-qid="q1"></div>'}
     site.add_selfcheck_data(None, "book/problems", "page.html", context, None)
     match = re.search(

@@ -1,0 +1,16 @@
+"""Load ``tools/lesson_site.py`` (the site's Sphinx extension) in a test."""
+
+from __future__ import annotations
+
+import importlib.util
+from types import ModuleType
+
+from lesson_lib.site import ROOT
+
+
+def lesson_site() -> ModuleType:
+    """``tools/lesson_site.py``, loaded as Sphinx loads it (it is not a package module)."""
+    spec = importlib.util.spec_from_file_location("lesson_site", ROOT / "tools" / "lesson_site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
