@@ -213,6 +213,19 @@ def test_cache_writes_wait_for_the_write_lock(tmp_path):
     assert not hasattr(JupyterCacheBase.cache_notebook_bundle, "__wrapped__")
 
 
+def run_in_own_loop(make_coroutine):
+    """Run ``make_coroutine()`` to completion on a new event loop in a thread of its own.
+
+    ``asyncio.run`` refuses to start in a thread whose loop is running, as
+    the main thread's is after a browser test in the same worker.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make_coroutine())).result()
+
+
 def exit_handler_notebook(marker: Path):
     """A one-cell notebook whose kernel writes ``marker`` when it exits on its own."""
     import nbformat
@@ -291,8 +304,6 @@ def test_a_build_kernel_is_ready_without_waiting_for_iopub_to_go_quiet(tmp_path)
     message, so that status is still there to read; nbclient skips it by its
     ``msg_id``. Then a cell runs as usual on the same client.
     """
-    import asyncio
-
     from lesson_lib.jupyter_book_jobs import build_kernel_manager, prompt_kernel_client
 
     async def start_and_run() -> tuple[list[str], str]:
@@ -314,7 +325,7 @@ def test_a_build_kernel_is_ready_without_waiting_for_iopub_to_go_quiet(tmp_path)
             kc.stop_channels()
             await km.shutdown_kernel(now=True)
 
-    left, status = asyncio.run(start_and_run())
+    left, status = run_in_own_loop(start_and_run)
     assert "idle" in left
     assert status == "ok"
 
@@ -330,6 +341,7 @@ def test_a_killed_build_kernel_is_polled_for_its_exit_without_a_tenth_of_a_secon
     0.1 s, the default poll. The kernel is gone afterwards.
     """
     import asyncio
+    import threading
 
     import jupyter_client.manager
 
@@ -337,12 +349,15 @@ def test_a_killed_build_kernel_is_polled_for_its_exit_without_a_tenth_of_a_secon
 
     slept: list[float] = []
     real_sleep = asyncio.sleep
+    killer: list[int] = []  # the thread that kills the kernel; other threads' sleeps are theirs
 
     async def recorded_sleep(seconds: float, *args: object) -> object:
-        slept.append(seconds)
+        if threading.get_ident() in killer:
+            slept.append(seconds)
         return await real_sleep(seconds, *args)
 
     async def start_and_kill() -> bool:
+        killer.append(threading.get_ident())
         km = build_kernel_manager()(kernel_name="python3")
         await km.start_kernel(cwd=str(tmp_path))
         monkeypatch.setattr(jupyter_client.manager.asyncio, "sleep", recorded_sleep)
@@ -350,7 +365,7 @@ def test_a_killed_build_kernel_is_polled_for_its_exit_without_a_tenth_of_a_secon
         monkeypatch.setattr(jupyter_client.manager.asyncio, "sleep", real_sleep)
         return await km.is_alive()
 
-    assert asyncio.run(start_and_kill()) is False
+    assert run_in_own_loop(start_and_kill) is False
     assert slept, "the manager never polled for the kernel's exit"
     assert STOP_POLL_S in slept
     assert max(slept) < 0.1, f"slept {max(slept)} s between polls"
