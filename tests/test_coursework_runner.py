@@ -81,12 +81,11 @@ def test_a_cell_that_starts_processes_and_waits_keeps_the_answers_computed_befor
     fallback cannot read: a score of 1 shows the extraction cell ran after the
     timeout. The cell's own thread waits in a system call (``time.sleep``),
     which only an interrupt delivered while the kernel runs ends, so that
-    score also shows the interrupt arrived. (Whether the grade's notes also
-    count the interrupted cell as "raised an error" depends on its error
-    message arriving before the runner stops listening to that cell: on a
-    busy machine it may not, so it is not asserted.) The limit is short
-    because the cell always reaches it; the two cells before it take a
-    fraction of a second.
+    score also shows the interrupt arrived. The timed-out cell is not also
+    counted as "raised an error": the runner stops reading its output at the
+    time-out (see the next test for why). The limit is short because the
+    cell always reaches it; the two cells before it take a fraction of a
+    second.
     """
     need_sandbox()
     expected = float(reference("q1", "s301"))
@@ -107,6 +106,7 @@ def test_a_cell_that_starts_processes_and_waits_keeps_the_answers_computed_befor
     assert sub.results["q1"].score == 1.0, (notes, sub.results["q1"].message)
     assert "source" not in notes  # read from the kernel, not from the cell's text
     assert "3 process(es) the stopped cell had started were killed" in notes
+    assert "raised an error" not in notes
     assert "leftover" not in notes
 
 
@@ -129,3 +129,31 @@ def test_the_cells_time_limit_starts_once_the_kernel_is_ready(tmp_path, monkeypa
     assert record["status"] == "ran"
     assert record["payload"] is not None
     assert record["raised"] == 0
+
+
+@pytest.mark.slow
+def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monkeypatch):
+    """The answers printed after a time-out reach the runner, however fast it moves on.
+
+    nbclient leaves a timed-out cell's IOPub reader running, and it drops
+    every message that is not its cell's; the runner cancels it
+    (``stop_reading_output``). Without that, the extraction cell's printed
+    answers were lost whenever the old reader got them first: on a busy
+    machine now and then, and almost every time when the runner kills the
+    cell's processes at once (a grace of 0.02 s instead of 0.5 s, as here).
+    Run in this process, without the sandbox, to reach the runner's timing.
+    """
+    import lesson_lib.coursework.runner as runner
+
+    monkeypatch.setattr(runner, "_GRACE_S", 0.02)
+    sources = [
+        'STUDENT = "s301"',
+        "answer_q1 = float('54.0')",
+        "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        while True:\n"
+        "            pass\ntime.sleep(1000)",
+    ]
+    for _ in range(2):
+        record = runner.execute(sources, tmp_path, timeout=5)
+        assert record["status"] == "timed out"
+        assert record["cleared"] == 3
+        assert record["payload"] == {"answers": {"answer_q1": 54.0}, "student": "s301"}

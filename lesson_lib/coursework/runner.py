@@ -241,6 +241,30 @@ def _client_class() -> type:
         printed: int = 0
         interrupting: object = None
         cleared: int = 0
+        pollers: list[asyncio.Task[Any]]
+
+        async def _async_poll_output_msg(self, parent_msg_id, cell, cell_index):  # type: ignore[no-untyped-def]
+            task = asyncio.current_task()
+            if task is not None:
+                self.pollers.append(task)
+            return await super()._async_poll_output_msg(parent_msg_id, cell, cell_index)
+
+        def stop_reading_output(self) -> None:
+            """Cancel the output readers of cells that are over.
+
+            When a cell times out, nbclient leaves the task that reads its
+            IOPub output running (it cancels it for other errors). That task
+            goes on taking messages from the same socket as the next cell's
+            reader and drops every one that is not its cell's; if the timed-out
+            cell's last message reaches the other reader first, it never
+            stops, and it can take the extraction cell's printed answers: on a
+            busy machine the grade then read "not answered" for answers the
+            kernel held.
+            """
+            for task in self.pollers:
+                if not task.done():
+                    task.cancel()
+            self.pollers.clear()
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
             if cell_index != self.keep_index:
@@ -304,6 +328,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     client.raised = set()
     client.flooded = set()
     client.cleared = 0
+    client.pollers = []
     status = "ran"
     try:
         with client.setup_kernel():
@@ -318,6 +343,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
                     client.execute_cell(cell, index)
                 except CellTimeoutError:
                     status = "timed out"
+                    client.stop_reading_output()
                     # Stop the runaway cell (KeyboardInterrupt), and whatever it
                     # started, so the answers can be read.
                     client.cleared = stop_runaway_cell(client)
