@@ -157,3 +157,51 @@ def test_readonly_paths_cover_python_and_the_package():
     )
     repo = Path(__file__).resolve().parents[1]
     assert repo not in paths, "the whole repository (tests, _build) would be visible"
+
+
+def test_a_reserved_user_id_is_not_handed_out_twice():
+    """Two reservations at once get two ids; a released id is found again."""
+    with sandbox.reserved_uid() as first:
+        assert first >= sandbox.BASE_UID
+        with sandbox.reserved_uid() as second:
+            assert second != first
+    with sandbox.reserved_uid() as again:
+        assert again == first
+
+
+def test_an_id_another_process_has_claimed_is_skipped():
+    """The race between two graders: an id claimed elsewhere, with no process yet, is not used.
+
+    A second process claims the id this process would choose, as a grader
+    does between choosing an id and starting its sandbox (no process of that
+    id exists yet, so ``/proc`` cannot tell). This process must choose
+    another, and may choose it again once the claim is gone.
+    """
+    import subprocess
+
+    with sandbox.reserved_uid() as wanted:
+        pass
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import socket, sys\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            f"s.bind('\\0lesson-sandbox-uid-{wanted}')\n"
+            "print('held', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with sandbox.reserved_uid() as chosen:
+            assert chosen != wanted
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+        holder.stdout.close()
+    with sandbox.reserved_uid() as again:
+        assert again == wanted

@@ -36,6 +36,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -164,10 +165,10 @@ def require_sandbox() -> str:
             "for example in a container or CI job, or pass --no-sandbox"
         )
     true = shutil.which("true") or "/usr/bin/true"
-    with _scratch_probe() as scratch:
+    with _scratch_probe() as scratch, reserved_uid() as uid:
         try:
             proc = subprocess.run(
-                [*_bwrap_argv(bwrap, scratch, [], _free_uid()), true],
+                [*_bwrap_argv(bwrap, scratch, [], uid), true],
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=60,
@@ -204,12 +205,48 @@ def _uids_in_use() -> set[int]:
     return used
 
 
-def _free_uid() -> int:
-    """A user id no process uses now (so its process count starts at zero)."""
+@contextlib.contextmanager
+def reserved_uid() -> Iterator[int]:
+    """A user id no process uses, held for this process until the context ends.
+
+    The id must be spare so that its process count (``RLIMIT_NPROC``) starts
+    at zero and so that killing every process of it afterwards (``_reap``)
+    touches this sandbox alone. Seeing no process of an id in ``/proc`` is
+    not enough when two graders start at once: both could choose it before
+    either sandbox has switched to it, then share one process limit, and one
+    grader's clean-up could kill the other's kernel. So the id is also
+    claimed, by binding a Unix socket in the abstract namespace named after
+    it: the bind is atomic, a second one fails while the first is held, and
+    it is released when the context ends or the process dies, with no file
+    left behind.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager of int
+        A context manager (use it in ``with``) whose value is the user id.
+
+    Raises
+    ------
+    SandboxUnavailable
+        If no spare id is found among the thousand tried.
+    """
     used = _uids_in_use()
-    for offset in range(os.getpid() % 100_000, os.getpid() % 100_000 + 1000):
-        if BASE_UID + offset not in used:
-            return BASE_UID + offset
+    start = os.getpid() % 100_000
+    for offset in range(start, start + 1000):
+        uid = BASE_UID + offset
+        if uid in used:
+            continue
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            claim.bind(f"\0lesson-sandbox-uid-{uid}")
+        except OSError:  # another grader holds it
+            claim.close()
+            continue
+        try:
+            yield uid
+        finally:
+            claim.close()
+        return
     raise SandboxUnavailable("no spare user id found for the sandbox")
 
 
@@ -405,68 +442,70 @@ def run_isolated(
 
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    scratch = Path(scratch).resolve()
-    uid = None
-    home = str(scratch)
-    command = list(argv)
-    if sandbox:
-        bwrap = require_sandbox()
-        uid = _free_uid()
-        _hand_over(scratch, uid)
-        home = SANDBOX_HOME
-        argv_env = [
-            arg
-            for key, value in _environment(home, env or {}).items()
-            for arg in ("--setenv", key, value)
-        ]
-        wrapper = _bwrap_argv(bwrap, scratch, _readonly_paths(readonly), uid)
-        # --clearenv empties the environment; --setenv (before the command) refills it.
-        at = wrapper.index("--chdir")
-        command = [*wrapper[:at], *argv_env, *wrapper[at:], *command]
-    else:
-        # No PID namespace: tag every process so leftovers can be found afterwards.
-        from lesson_lib.lab.launch import JOB_ENV
+    # the user id stays claimed until its processes are reaped (reserved_uid)
+    with contextlib.ExitStack() as held:
+        scratch = Path(scratch).resolve()
+        uid = None
+        home = str(scratch)
+        command = list(argv)
+        if sandbox:
+            bwrap = require_sandbox()
+            uid = held.enter_context(reserved_uid())
+            _hand_over(scratch, uid)
+            home = SANDBOX_HOME
+            argv_env = [
+                arg
+                for key, value in _environment(home, env or {}).items()
+                for arg in ("--setenv", key, value)
+            ]
+            wrapper = _bwrap_argv(bwrap, scratch, _readonly_paths(readonly), uid)
+            # --clearenv empties the environment; --setenv (before the command) refills it.
+            at = wrapper.index("--chdir")
+            command = [*wrapper[:at], *argv_env, *wrapper[at:], *command]
+        else:
+            # No PID namespace: tag every process so leftovers can be found afterwards.
+            from lesson_lib.lab.launch import JOB_ENV
 
-        tag = uuid.uuid4().hex
-        env = {**(env or {}), JOB_ENV: tag}
-    cpu = int(timeout) + 30
-    start = time.monotonic()
-    timed_out = False
-    with tempfile.TemporaryFile() as captured:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=captured,
-            stderr=subprocess.STDOUT,
-            cwd=str(scratch),
-            env=_environment(home, env or {}) if uid is None else {"PATH": "/usr/bin:/bin"},
-            preexec_fn=_limiter(limits, cpu),
-            start_new_session=True,
-        )
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        except BaseException:
+            tag = uuid.uuid4().hex
+            env = {**(env or {}), JOB_ENV: tag}
+        cpu = int(timeout) + 30
+        start = time.monotonic()
+        timed_out = False
+        with tempfile.TemporaryFile() as captured:
+            proc = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=captured,
+                stderr=subprocess.STDOUT,
+                cwd=str(scratch),
+                env=_environment(home, env or {}) if uid is None else {"PATH": "/usr/bin:/bin"},
+                preexec_fn=_limiter(limits, cpu),
+                start_new_session=True,
+            )
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            except BaseException:
+                _kill(proc, uid)
+                raise
             _kill(proc, uid)
-            raise
-        _kill(proc, uid)
-        captured.seek(0)
-        output = captured.read(keep_output).decode("utf-8", "replace")
-    if uid is not None:
-        leftovers = _reap(uid)
-    else:
-        from lesson_lib.lab.launch import stop_job
+            captured.seek(0)
+            output = captured.read(keep_output).decode("utf-8", "replace")
+        if uid is not None:
+            leftovers = _reap(uid)
+        else:
+            from lesson_lib.lab.launch import stop_job
 
-        leftovers = stop_job(tag)
-    return RunResult(
-        returncode=proc.returncode if proc.returncode is not None else -9,
-        timed_out=timed_out,
-        elapsed_s=time.monotonic() - start,
-        output=output,
-        sandboxed=sandbox,
-        leftovers=leftovers,
-    )
+            leftovers = stop_job(tag)
+        return RunResult(
+            returncode=proc.returncode if proc.returncode is not None else -9,
+            timed_out=timed_out,
+            elapsed_s=time.monotonic() - start,
+            output=output,
+            sandboxed=sandbox,
+            leftovers=leftovers,
+        )
 
 
 def _hand_over(scratch: Path, uid: int) -> None:
