@@ -218,7 +218,8 @@ def reserved_uid() -> Iterator[int]:
     claimed, by binding a Unix socket in the abstract namespace named after
     it: the bind is atomic, a second one fails while the first is held, and
     it is released when the context ends or the process dies, with no file
-    left behind.
+    left behind. (Abstract names belong to a network namespace: graders on
+    one host, or in one container, see each other's claims.)
 
     Returns
     -------
