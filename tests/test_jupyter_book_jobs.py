@@ -335,10 +335,10 @@ def test_a_killed_build_kernel_is_polled_for_its_exit_without_a_tenth_of_a_secon
 ):
     """Stopping a build kernel never sleeps jupyter_client's 0.1 s between polls.
 
-    Every ``asyncio.sleep`` jupyter_client's manager requests while it kills
-    the kernel and waits for it to exit is recorded (the whole ``asyncio``
-    module's, so other short waits are seen too): none may be as long as
-    0.1 s, the default poll. The kernel is gone afterwards.
+    Every ``asyncio.sleep`` requested in the thread that kills the kernel,
+    while it kills it and waits for it to exit, is recorded (other threads'
+    sleeps are theirs): none may be as long as 0.1 s, the default poll. The
+    kernel is gone afterwards.
     """
     import asyncio
     import threading
