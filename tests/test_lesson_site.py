@@ -1,13 +1,17 @@
-"""The site extension's autodoc rule: a module's imports are skipped, its own members are not."""
+"""The site extension: its autodoc rule (a module's imports are skipped, its own members are
+not) and its HTML builder (every job writes)."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import pathlib
 import re
+from types import SimpleNamespace
 
 import pytest
+import sphinx
 from lesson_site_support import lesson_site
 
 from lesson_lib.site import ROOT
@@ -89,3 +93,69 @@ def test_every_public_class_and_function_of_a_documented_module_is_on_an_api_pag
                     missing.append(f"{name}.{attr}")
     assert len(anchors) > 100
     assert not missing, missing
+
+
+def test_the_copied_sphinx_writer_matches_the_installed_sphinx():
+    """The builder's ``_write_parallel`` is a copy of Sphinx's: another Sphinx needs a re-read."""
+    assert sphinx.__version__ == lesson_site().WRITE_PARALLEL_REVIEWED_FOR
+
+
+class _Env:
+    """Stands in for Sphinx's environment: records the order pages are resolved in."""
+
+    def __init__(self) -> None:
+        self.resolved: list[str] = []
+
+    def get_and_resolve_doctree(self, docname: str, builder: object) -> str:
+        self.resolved.append(docname)
+        return f"doctree of {docname}"
+
+
+def test_every_job_writes_in_small_chunks(tmp_path, monkeypatch):
+    """With two jobs, two writing processes at once, each given at most a chunk of pages.
+
+    Sphinx's own method would start one (``parallel - 1``) and give it ten or more
+    pages at a time. Everything but the writing and the process pool is the real
+    method's code: the main process resolves every page in order and feeds the
+    search index (``write_doc_serialized``); the forked writers write.
+    """
+    site = lesson_site()
+    pools: list[int] = []
+
+    class RecordingTasks(site.ParallelTasks):
+        def __init__(self, nproc: int) -> None:
+            pools.append(nproc)
+            super().__init__(nproc)
+
+    monkeypatch.setattr(site, "ParallelTasks", RecordingTasks)
+    log = tmp_path / "written"
+    serialized: list[str] = []
+
+    def write_doc(docname: str, doctree: str) -> None:
+        assert doctree == f"doctree of {docname}"
+        with open(log, "a") as out:  # appends of one short line do not interleave
+            out.write(f"{os.getpid()} {docname}\n")
+
+    builder = object.__new__(site.EveryJobWritesHTMLBuilder)
+    builder.app = SimpleNamespace(parallel=2, verbosity=0, phase=None)
+    builder.env = _Env()
+    builder.write_doc = write_doc
+    builder.write_doc_serialized = lambda docname, doctree: serialized.append(docname)
+    pages = [f"page{n:02d}" for n in range(9)]
+
+    builder._write_parallel(pages, nproc=1)  # Sphinx passes parallel - 1
+
+    assert pools == [2]
+    assert builder.env.resolved == pages
+    assert serialized == pages
+    lines = [line.split() for line in log.read_text().splitlines()]
+    assert sorted(page for _, page in lines) == pages
+    by_process: dict[str, list[str]] = {}
+    for pid, page in lines:
+        by_process.setdefault(pid, []).append(page)
+    main = by_process.pop(str(os.getpid()))
+    assert main == ["page00"], "the first page warms the templates in the main process"
+    chunk = site.WRITE_CHUNK_PAGES
+    assert sorted(by_process.values()) == [
+        pages[i : i + chunk] for i in range(1, len(pages), chunk)
+    ]
