@@ -17,6 +17,8 @@ from typing import Any
 from lesson_lib.jupyter_book_jobs import default_jobs
 
 #: The repository root; the folder holding ``_config.yml``.
+#:
+#: :meta hide-value:
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -159,3 +159,32 @@ def test_every_job_writes_in_small_chunks(tmp_path, monkeypatch):
     assert sorted(by_process.values()) == [
         pages[i : i + chunk] for i in range(1, len(pages), chunk)
     ]
+
+
+def signature_defaults(html: str) -> list[str]:
+    """The default values shown in the signatures of a built API page."""
+    return re.findall(r'<span class="default_value"><span class="pre">([^<]*)', html)
+
+
+def pages_naming(html_dir: pathlib.Path, folder: pathlib.Path) -> list[str]:
+    """The built pages that contain ``folder``'s absolute path."""
+    return [
+        str(page.relative_to(html_dir))
+        for page in sorted(html_dir.rglob("*.html"))
+        if str(folder) in page.read_text()
+    ]
+
+
+@pytest.mark.slow
+def test_signatures_show_defaults_as_written_and_no_page_names_the_build_folder(built_book):
+    """A default reads as the source writes it (``model=MODEL``, ``root=ROOT``), not as its repr.
+
+    The specimen's repr is a paragraph, and ``ROOT``'s is the folder the book
+    was built in, which no published page should carry.
+    """
+    html_dir = built_book.html_dir
+    assert not pages_naming(html_dir, ROOT)
+    api = "".join(p.read_text() for p in sorted((html_dir / "book" / "api").glob("*.html")))
+    defaults = signature_defaults(api)
+    assert {"MODEL", "GPU", "ROOT"} <= set(defaults)
+    assert not [d for d in defaults if d.startswith(("ModelSpec(", "Accelerator(", "PosixPath("))]
