@@ -8,6 +8,7 @@ import inspect
 import os
 import pathlib
 import re
+from html import unescape
 from types import SimpleNamespace
 
 import pytest
@@ -188,3 +189,54 @@ def test_signatures_show_defaults_as_written_and_no_page_names_the_build_folder(
     defaults = signature_defaults(api)
     assert {"MODEL", "GPU", "ROOT"} <= set(defaults)
     assert not [d for d in defaults if d.startswith(("ModelSpec(", "Accelerator(", "PosixPath("))]
+
+
+def shown_values(html: str) -> list[str]:
+    """The values shown after constants' names (``NAME: type = value``) on a built API page."""
+    values = []
+    for signature in re.findall(
+        r'<dt class="sig sig-object py" id="[\w.]+">(.*?)</dt>', html, re.S
+    ):
+        text = unescape(re.sub(r"<[^>]+>", "", signature)).strip().removesuffix("#")
+        if " = " in text:
+            values.append(text.split(" = ", 1)[1])
+    return values
+
+
+@pytest.mark.slow
+def test_a_constant_too_long_to_read_is_shown_without_its_value(built_book):
+    """The problem bank's 16,000-character repr is left out, with a sentence; the specimen's stays."""
+    site = lesson_site()
+    api = "".join(
+        p.read_text() for p in sorted((built_book.html_dir / "book" / "api").glob("*.html"))
+    )
+    values = shown_values(api)
+    assert any(v.startswith("ModelSpec(name=") for v in values), "MODEL's value is shown"
+    assert max(len(v) for v in values) <= site.MAX_SHOWN_VALUE_CHARS
+    entry = api[api.index('id="lesson_lib.coursework.problems.registry.PROBLEMS"') :]
+    entry = entry[: entry.index("</dd>")]
+    assert "too long to show here" in entry
+    assert "Problem(qid=" not in entry
+
+
+def test_the_extensions_env_version_follows_its_source(tmp_path):
+    """Same bytes, same number; one byte more, another number (Sphinx then reads every page)."""
+    version = lesson_site().source_env_version
+    source = (ROOT / "tools" / "lesson_site.py").read_bytes()
+    copy = tmp_path / "copy.py"
+    copy.write_bytes(source)
+    assert version(copy) == version(ROOT / "tools" / "lesson_site.py") > 0
+    copy.write_bytes(source + b"\n")
+    assert version(copy) != version(ROOT / "tools" / "lesson_site.py")
+
+
+@pytest.mark.slow
+def test_the_built_environment_records_the_extensions_source_version(built_book):
+    """The build's saved environment carries the number, so editing the extension re-reads pages."""
+    import pickle
+
+    with open(built_book.html_dir.parent / ".doctrees" / "environment.pickle", "rb") as saved:
+        environment = pickle.load(saved)
+    assert environment.version["lesson_site"] == lesson_site().source_env_version(
+        ROOT / "tools" / "lesson_site.py"
+    )

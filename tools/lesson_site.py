@@ -28,10 +28,16 @@
   module's source: the API pages are the same, the build is seconds shorter.
 * Writes the HTML pages in as many processes as the build has jobs
   (:class:`EveryJobWritesHTMLBuilder`); Sphinx uses one fewer.
+* Leaves out, on the API pages, a module constant's value whose repr is too
+  long to read (:class:`ShortValueDataDocumenter`), and says so.
+* Tells Sphinx its environment is out of date when this file changes
+  (:func:`source_env_version`), so every page is read again with the new code
+  instead of keeping what the old one made.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import re
 from collections.abc import Sequence
@@ -43,9 +49,11 @@ from sphinx.application import BuildPhase, Sphinx
 from sphinx.builders.html import StandaloneHTMLBuilder
 from sphinx.config import Config
 from sphinx.errors import ConfigError
+from sphinx.ext.autodoc import DataDocumenter
 from sphinx.locale import __
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
+from sphinx.util.inspect import object_description
 from sphinx.util.parallel import ParallelTasks
 
 logger = logging.getLogger(__name__)
@@ -286,6 +294,50 @@ def skip_imported_members(
     return True
 
 
+#: Longest value autodoc shows after a module constant's name, in characters.
+#: The specimen (``MODEL``, about 450) fits; the problem bank (``PROBLEMS``,
+#: 16,600) or the assumptions table (4,100) would be one unreadable line.
+MAX_SHOWN_VALUE_CHARS = 500
+
+
+class ShortValueDataDocumenter(DataDocumenter):
+    """autodoc's documenter of module data, leaving out a value too long to read.
+
+    ``:meta hide-value:`` in a constant's comment does this for one name; this
+    does it for every value whose repr is longer than
+    :data:`MAX_SHOWN_VALUE_CHARS`, and adds a sentence saying where the value is.
+    """
+
+    def value_too_long(self) -> bool:
+        """Whether the value's repr is longer than :data:`MAX_SHOWN_VALUE_CHARS`.
+
+        Returns
+        -------
+        bool
+            False also when the value has no repr autodoc can show.
+        """
+        try:
+            return len(object_description(self.object)) > MAX_SHOWN_VALUE_CHARS
+        except ValueError:
+            return False
+
+    def should_suppress_value_header(self) -> bool:
+        return super().should_suppress_value_header() or self.value_too_long()
+
+    def update_content(self, more_content: Any) -> None:
+        super().update_content(more_content)
+        if self.value_too_long():
+            kind = type(self.object).__name__
+            size = f" of {len(self.object)} entries" if hasattr(self.object, "__len__") else ""
+            source = self.get_sourcename()
+            more_content.append("", source)
+            more_content.append(
+                f"Its value, a ``{kind}``{size}, is too long to show here; "
+                f"it is in the source of ``{self.modname}``.",
+                source,
+            )
+
+
 #: Pages handed to each writing process at once. The main process loads and
 #: resolves every page before a writer can have it, and it is the slower side:
 #: small chunks start the writers early. Two was the fastest of 1, 2, 3 and 5
@@ -353,6 +405,29 @@ class EveryJobWritesHTMLBuilder(StandaloneHTMLBuilder):
         logger.info("")
 
 
+def source_env_version(path: Path = Path(__file__)) -> int:
+    """A number that changes whenever this extension's source does.
+
+    Sphinx keeps the environment of the last build (every page as it was
+    read) while each extension's ``env_version`` stays the same, so a change
+    to this file would otherwise reach only the pages changed since. Returned
+    as ``env_version``, a new number makes Sphinx start a fresh environment
+    ("build environment version not current") and read every page again;
+    the chapters come from the execution cache, not re-executed.
+
+    Parameters
+    ----------
+    path : pathlib.Path, default this file
+        The source to fingerprint.
+
+    Returns
+    -------
+    int
+        The first 48 bits of the file's SHA-256, as a positive integer.
+    """
+    return int(hashlib.sha256(path.read_bytes()).hexdigest()[:12], 16)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the extension's event handlers.
 
@@ -375,5 +450,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", name_summaries, priority=900)
     app.setup_extension("sphinx.ext.autodoc")  # its event must exist to be connected
+    app.add_autodocumenter(ShortValueDataDocumenter, override=True)
     app.connect("autodoc-skip-member", skip_imported_members)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+        "env_version": source_env_version(),
+    }
