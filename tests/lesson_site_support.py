@@ -7,10 +7,13 @@ from types import ModuleType
 
 from lesson_lib.site import ROOT
 
+#: The extension's source file.
+LESSON_SITE_PATH = ROOT / "tools" / "lesson_site.py"
+
 
 def lesson_site() -> ModuleType:
     """``tools/lesson_site.py``, loaded as Sphinx loads it (it is not a package module)."""
-    spec = importlib.util.spec_from_file_location("lesson_site", ROOT / "tools" / "lesson_site.py")
+    spec = importlib.util.spec_from_file_location("lesson_site", LESSON_SITE_PATH)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

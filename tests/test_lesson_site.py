@@ -1,5 +1,6 @@
-"""The site extension: its autodoc rule (a module's imports are skipped, its own members are
-not) and its HTML builder (every job writes)."""
+"""The site extension: its autodoc rules (a module's imports are skipped, its own members are
+not; long values are left out; defaults read as written), its HTML builder (every job
+writes) and its environment version (editing it re-reads every page)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import importlib
 import inspect
 import os
 import pathlib
+import pickle
 import re
 from html import unescape
 from types import SimpleNamespace
 
 import pytest
 import sphinx
-from lesson_site_support import lesson_site
+from lesson_site_support import LESSON_SITE_PATH, lesson_site
 
 from lesson_lib.site import ROOT
 
@@ -29,6 +31,11 @@ def documented_modules() -> dict[str, set[str] | None]:
         for name, listed in re.findall(directive, page.read_text()):
             found[name] = {m.strip() for m in listed.split(",")} if listed.strip() else None
     return found
+
+
+def api_pages_html(html_dir: pathlib.Path) -> str:
+    """The built API pages' HTML, one after another."""
+    return "".join(p.read_text() for p in sorted((html_dir / "book" / "api").glob("*.html")))
 
 
 def test_imported_classes_and_functions_are_skipped():
@@ -77,9 +84,7 @@ def test_every_public_class_and_function_of_a_documented_module_is_on_an_api_pag
     The list is made from the modules themselves, not from autodoc, so a rule
     that skipped too much fails here.
     """
-    pages = "".join(
-        p.read_text() for p in sorted((built_book.html_dir / "book" / "api").glob("*.html"))
-    )
+    pages = api_pages_html(built_book.html_dir)
     anchors = set(re.findall(r'<dt class="sig sig-object py" id="([\w.]+)"', pages))
     missing = []
     for name, listed in documented_modules().items():
@@ -185,7 +190,7 @@ def test_signatures_show_defaults_as_written_and_no_page_names_the_build_folder(
     """
     html_dir = built_book.html_dir
     assert not pages_naming(html_dir, ROOT)
-    api = "".join(p.read_text() for p in sorted((html_dir / "book" / "api").glob("*.html")))
+    api = api_pages_html(html_dir)
     defaults = signature_defaults(api)
     assert {"MODEL", "GPU", "ROOT"} <= set(defaults)
     assert not [d for d in defaults if d.startswith(("ModelSpec(", "Accelerator(", "PosixPath("))]
@@ -207,9 +212,7 @@ def shown_values(html: str) -> list[str]:
 def test_a_constant_too_long_to_read_is_shown_without_its_value(built_book):
     """The problem bank's 16,000-character repr is left out, with a sentence; the specimen's stays."""
     site = lesson_site()
-    api = "".join(
-        p.read_text() for p in sorted((built_book.html_dir / "book" / "api").glob("*.html"))
-    )
+    api = api_pages_html(built_book.html_dir)
     values = shown_values(api)
     assert any(v.startswith("ModelSpec(name=") for v in values), "MODEL's value is shown"
     assert max(len(v) for v in values) <= site.MAX_SHOWN_VALUE_CHARS
@@ -222,21 +225,17 @@ def test_a_constant_too_long_to_read_is_shown_without_its_value(built_book):
 def test_the_extensions_env_version_follows_its_source(tmp_path):
     """Same bytes, same number; one byte more, another number (Sphinx then reads every page)."""
     version = lesson_site().source_env_version
-    source = (ROOT / "tools" / "lesson_site.py").read_bytes()
+    source = LESSON_SITE_PATH.read_bytes()
     copy = tmp_path / "copy.py"
     copy.write_bytes(source)
-    assert version(copy) == version(ROOT / "tools" / "lesson_site.py") > 0
+    assert version(copy) == version(LESSON_SITE_PATH) > 0
     copy.write_bytes(source + b"\n")
-    assert version(copy) != version(ROOT / "tools" / "lesson_site.py")
+    assert version(copy) != version(LESSON_SITE_PATH)
 
 
 @pytest.mark.slow
 def test_the_built_environment_records_the_extensions_source_version(built_book):
     """The build's saved environment carries the number, so editing the extension re-reads pages."""
-    import pickle
-
     with open(built_book.html_dir.parent / ".doctrees" / "environment.pickle", "rb") as saved:
         environment = pickle.load(saved)
-    assert environment.version["lesson_site"] == lesson_site().source_env_version(
-        ROOT / "tools" / "lesson_site.py"
-    )
+    assert environment.version["lesson_site"] == lesson_site().source_env_version(LESSON_SITE_PATH)
