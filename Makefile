@@ -27,7 +27,7 @@ assets: setup  ## fetch the site's pinned MathJax/widget scripts and axe-core fr
 	$(BIN)/python tools/fetch_assets.py
 
 book: setup assets  ## build the site into _build/html (execution cached in _build/.jupyter_cache)
-	$(BIN)/python -m lesson_lib.site  # jupyter-book build . -W -n --keep-going, cache checked first
+	$(BIN)/python tools/build_site.py  # jupyter-book build . -W -n --keep-going, stale cache cleared first
 
 # pytest-xdist workers: one per CPU plus one, at most 4 (the suite spends much of
 # its time waiting on kernels, servers and time limits); see the README's "How long it takes".
@@ -77,7 +77,7 @@ student: setup  ## notebooks without solutions into _build/student (IDS="..." fo
 
 book-nosolutions: setup assets  ## the site with every solution removed, into _build/nosolutions/_build/html
 	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
-	$(BIN)/python -m lesson_lib.jupyter_book_jobs build _build/nosolutions-src -W -n --keep-going --path-output _build/nosolutions
+	$(BIN)/python tools/build_site.py _build/nosolutions-src --path-output _build/nosolutions
 
 grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv
 	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)

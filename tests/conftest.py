@@ -3,7 +3,6 @@ book build (once per run, however many pytest-xdist workers); an early start for
 the hostile submissions' grading run."""
 
 import contextlib
-import re
 import shutil
 import tempfile
 import threading
@@ -13,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 from hypothesis import settings
-from shared_once import WORKER_KEY, once_per_run, use_folder
+from shared_once import WORKER_KEY, once_per_run, one_at_a_time, use_folder
 
 settings.register_profile("lesson", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile("lesson")
@@ -61,39 +60,34 @@ def built_book():
     and runs beside the tests that do not need it; this waits for it. With
     several pytest-xdist workers, one builds and the others read its result.
     """
-    from lesson_lib.site import build_book
+    from build_site import build_site
 
-    return once_per_run("built_book", build_book)
+    return once_per_run("built_book", build_site)
 
 
 #: Modules run first, in this order: the hostile folder's minute is mostly
 #: waiting on time limits, which the other workers fill.
 RUN_FIRST = ("test_coursework_hostile.py",)
 
-#: Modules whose tests are parametrised by page (``[book/...]``) and read the
-#: shared visit of that page: pytest-xdist hands out one page's tests at a time,
-#: so the workers load different pages at once.
-BY_PAGE = ("test_browser_site.py",)
 
-#: Modules pytest-xdist must give to one worker together. The MPI modules
-#: check that a job leaves no shared-memory segment behind (and one of them
-#: plants test segments), so two of their jobs must not overlap.
-ONE_WORKER = {
-    "test_lab_cli.py": "mpi",
-    "test_lab_launch.py": "mpi",
-    "test_lab_report.py": "mpi",
-    "test_lab_sweep.py": "mpi",
-    "test_lab_pingpong.py": "mpi",
-}
+@pytest.fixture
+def mpi_alone():
+    """Run the test with no other worker's MPI test beside it.
+
+    The lab's tests check that a job leaves no MPICH shared-memory segment
+    behind (and one plants test segments), so two of their jobs must not
+    overlap. Modules that run MPI jobs use this fixture on every test.
+    """
+    with one_at_a_time("mpi"):
+        yield
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Order the modules so that nobody waits for the book build while there is other work.
 
     :data:`RUN_FIRST` (in pytest-xdist workers), then the modules that do not
-    need the built book (they run while it builds), then the :data:`BY_PAGE`
-    modules (every worker loads pages in Chromium at once), then the rest,
-    which read those visits. The sort is stable, so every worker agrees.
+    need the built book (they run while it builds), then the rest. The sort
+    is stable, so every worker agrees.
     """
     needs_book = {item.path for item in items if "built_book" in item.fixturenames}
     # Without workers the hostile run starts in the background instead and
@@ -103,37 +97,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def rank(item: pytest.Item) -> int:
         if item.path.name in first:
             return first.index(item.path.name)
-        if item.path not in needs_book:
-            return len(first)
-        return len(first) + (1 if item.path.name in BY_PAGE else 2)
+        return len(first) + (item.path in needs_book)
 
     items.sort(key=rank)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """``--dist loadfile`` (``make test``), with the :data:`ONE_WORKER` modules as one file.
-
-    One module's tests stay in one worker, so module fixtures (a JupyterLab
-    server, the hostile grading run) are made once. The :data:`BY_PAGE`
-    modules are handed out one page at a time instead. This is a scheduler, not
-    ``xdist_group`` marks: ``--dist loadgroup`` no longer groups anything
-    with pytest 9.2 (pytest-xdist issue 1386).
-    """
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class LoadFileWithSharedUnits(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            module = super()._split_scope(nodeid)
-            name = Path(module).name
-            page = re.search(r"\[(book/[^\]]+)\]$", nodeid)
-            if name in BY_PAGE and page:
-                return f"{module}::{page.group(1)}"
-            return ONE_WORKER.get(name, module)
-
-    return LoadFileWithSharedUnits(config, log)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -166,11 +132,11 @@ _EARLY_BUILDS: list[threading.Thread] = []
 
 
 def _build_book_once() -> None:
-    from lesson_lib.site import build_book
+    from build_site import build_site
 
     # A failure is not stored: the built_book fixture builds again and reports it.
     with contextlib.suppress(Exception):
-        once_per_run("built_book", build_book)
+        once_per_run("built_book", build_site)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -187,7 +153,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # the thread may not have started the build yet: look again until it ends
         for child in psutil.Process().children():
             with contextlib.suppress(psutil.Error):
-                if "lesson_lib.jupyter_book_jobs" in child.cmdline():
+                if any(part.endswith("jupyter-book") for part in child.cmdline()):
                     child.terminate()
         time.sleep(0.1)
     _EARLY_BUILDS.clear()

@@ -13,11 +13,12 @@ The folder comes from the controller through ``workerinput`` (see
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pickle
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -65,3 +66,17 @@ def once_per_run(name: str, make: Callable[[], T]) -> T:
         partial.write_bytes(pickle.dumps(value))
         partial.replace(stored)
         return value
+
+
+@contextlib.contextmanager
+def one_at_a_time(name: str) -> Iterator[None]:
+    """Hold the run's lock called ``name``: no other worker of this run holds it meanwhile.
+
+    Without a shared folder (no workers) there is nobody to wait for.
+    """
+    if _folder is None:
+        yield
+        return
+    with open(_folder / f"{name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield

@@ -16,9 +16,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import yaml
+from build_site import ROOT
 from ci import cannot_run
-
-from lesson_lib.site import ROOT
 
 #: What JupyterLab must open .md chapters with.
 JUPYTEXT_VIEWER = "Jupytext Notebook"

@@ -10,8 +10,7 @@ import html
 import re
 
 import pytest
-
-from lesson_lib.site import ROOT, toc_files
+from build_site import ROOT, toc_files
 
 pytestmark = pytest.mark.slow
 

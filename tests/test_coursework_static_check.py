@@ -10,9 +10,10 @@ import re
 import sys
 
 import pytest
+from build_site import ROOT
 from hypothesis import given
 from hypothesis import strategies as st
-from lesson_site_support import lesson_site
+from lesson_site.assets import add_selfcheck_data
 
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, reference
 from lesson_lib.coursework.static_check import (
@@ -23,7 +24,6 @@ from lesson_lib.coursework.static_check import (
     selfcheck_json,
     template_fields,
 )
-from lesson_lib.site import ROOT
 
 # The package exports the function check(), which hides the module of the same name.
 check_module = importlib.import_module("lesson_lib.coursework.check")
@@ -229,9 +229,9 @@ def test_folds_find_the_same_spelling_as_casefold(text):
 
 def test_site_extension_inlines_the_data_only_where_a_box_is():
     """A page with a self-check box gets the JSON in its body; other pages do not."""
-    site = lesson_site()
+
     context = {"body": '<p>x</p><div class="lesson-selfcheck" data-qid="q1"></div>'}
-    site.add_selfcheck_data(None, "book/problems", "page.html", context, None)
+    add_selfcheck_data(None, "book/problems", "page.html", context, None)
     match = re.search(
         r'<script type="application/json" id="lesson-selfcheck-data">(.*?)</script>',
         context["body"],
@@ -239,7 +239,7 @@ def test_site_extension_inlines_the_data_only_where_a_box_is():
     )
     assert match and json.loads(match.group(1)) == json.loads(json.dumps(DATA))
     plain = {"body": '<p class="lesson-selfcheckers">x</p>'}
-    site.add_selfcheck_data(None, "book/sizing", "page.html", plain, None)
+    add_selfcheck_data(None, "book/sizing", "page.html", plain, None)
     assert plain == {"body": '<p class="lesson-selfcheckers">x</p>'}
 
 

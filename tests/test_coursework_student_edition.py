@@ -7,6 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from build_site import MYST_NOTEBOOK_FRONT_MATTER
 
 from lesson_lib.coursework.problems import PROBLEMS, solution_text, statement
 from lesson_lib.coursework.student_edition import (
@@ -18,8 +19,6 @@ from lesson_lib.coursework.student_edition import (
     write_edition,
     write_site_sources,
 )
-from lesson_lib.jupyter_book_jobs import build_execution_options
-from lesson_lib.site import MYST_NOTEBOOK_FRONT_MATTER
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "problems.md"
@@ -253,7 +252,7 @@ def test_student_notebook_runs_top_to_bottom_with_empty_answers(tmp_path):
         timeout=120,
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
-        **build_execution_options(),  # as the build executes pages
+        shutdown_kernel="immediate",  # as the build stops its kernels
     ).execute()
     text = _notebook_text(nb)
     assert '"output_type": "error"' not in text
@@ -280,7 +279,7 @@ def test_every_chapter_notebook_runs_without_its_solutions(page, tmp_path):
         timeout=300,
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
-        **build_execution_options(),  # as the build executes pages
+        shutdown_kernel="immediate",  # as the build stops its kernels
     ).execute()
     assert '"output_type": "error"' not in _notebook_text(nb)
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from build_site import ROOT, toc_files
 
 from lesson_lib.explorers._base import Explorer
 from lesson_lib.explorers.catalog import EXPLORERS
-from lesson_lib.site import ROOT, toc_files
 
 
 @pytest.mark.parametrize("entry", EXPLORERS, ids=lambda e: e.builder)

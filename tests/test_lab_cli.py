@@ -14,6 +14,9 @@ import pytest
 from lesson_lib.lab import cli, launch
 from lesson_lib.lab.records import read_results
 
+#: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
+pytestmark = pytest.mark.usefixtures("mpi_alone")
+
 
 def run_main(argv):
     """Call cli.main in-process; returns (status, stdout, stderr)."""

@@ -12,6 +12,9 @@ import pytest
 
 from lesson_lib.lab import launch
 
+#: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
+pytestmark = pytest.mark.usefixtures("mpi_alone")
+
 
 def test_under_mpi_reads_launcher_variables():
     """Hydra, Open MPI and PMIx variables each mark a rank; a plain shell does not."""

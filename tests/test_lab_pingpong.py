@@ -16,6 +16,9 @@ from lesson_lib.lab.pingpong import (
     write_pingpong,
 )
 
+#: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
+pytestmark = pytest.mark.usefixtures("mpi_alone")
+
 OUTPUT = """\
 # MPI PingPong Test
 # Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples

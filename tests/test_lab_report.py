@@ -19,6 +19,9 @@ from lesson_lib.lab.report import (
 from lesson_lib.specimen import FAST, SLOW
 from lesson_lib.units import format_seconds
 
+#: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
+pytestmark = pytest.mark.usefixtures("mpi_alone")
+
 
 def test_successful_run_is_live(tmp_path):
     """Status 0 and a good file: the run is live, with no note."""

@@ -16,6 +16,9 @@ from lesson_lib.lab import launch
 from lesson_lib.lab.records import read_results
 from lesson_lib.lab.sweep import SweepConfig, make_record, message_sizes, summarize
 
+#: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
+pytestmark = pytest.mark.usefixtures("mpi_alone")
+
 
 def test_message_sizes_powers_of_two():
     """The default sweep is every power of two from 8 B to 64 MiB: 24 sizes."""

@@ -1,23 +1,21 @@
 """The site extension: its autodoc rules (a module's imports are skipped, its own members are
-not; long values are left out; defaults read as written), its HTML builder (every job
-writes) and its environment version (editing it re-reads every page)."""
+not; long values are left out; defaults read as written), its kernels (stopped at once) and
+its environment version (editing it re-reads every page)."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import os
 import pathlib
 import pickle
 import re
 from html import unescape
-from types import SimpleNamespace
 
 import pytest
-import sphinx
-from lesson_site_support import LESSON_SITE_PATH, lesson_site
-
-from lesson_lib.site import ROOT
+from build_site import ROOT
+from lesson_site import PACKAGE_DIR, source_env_version
+from lesson_site.api_pages import MAX_SHOWN_VALUE_CHARS, skip_imported_members
+from lesson_site.kernels import KERNEL_SHUTDOWN, stop_page_kernels_at_once
 
 
 def documented_modules() -> dict[str, set[str] | None]:
@@ -43,7 +41,7 @@ def test_imported_classes_and_functions_are_skipped():
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    skip = lesson_site().skip_imported_members
+    skip = skip_imported_members
     for obj in (Figure, MaxNLocator, pathlib.Path, re.compile, inspect.isclass):
         assert skip(None, "module", "x", obj, False, {}) is True, obj
 
@@ -53,7 +51,7 @@ def test_lesson_lib_members_data_and_class_members_are_left_to_autodoc():
     from lesson_lib.collectives import allreduce_wire_bytes
     from lesson_lib.specs import ModelSpec
 
-    skip = lesson_site().skip_imported_members
+    skip = skip_imported_members
     assert skip(None, "module", "allreduce_wire_bytes", allreduce_wire_bytes, False, {}) is None
     assert skip(None, "module", "ModelSpec", ModelSpec, False, {}) is None
     # data: a Path's __module__ is pathlib's, but data is autodoc's to judge (a #: comment
@@ -72,8 +70,7 @@ def test_the_api_pages_document_modules_of_lesson_lib_only():
         page.read_text().count(".. automodule::") for page in (ROOT / "book" / "api").glob("*.md")
     )
     assert len(modules) == directives > 50
-    package = lesson_site().DOCUMENTED_PACKAGE
-    assert all(m == package or m.startswith(package + ".") for m in modules)
+    assert all(m == "lesson_lib" or m.startswith("lesson_lib.") for m in modules)
 
 
 @pytest.mark.slow
@@ -101,70 +98,27 @@ def test_every_public_class_and_function_of_a_documented_module_is_on_an_api_pag
     assert not missing, missing
 
 
-def test_the_copied_sphinx_writer_matches_the_installed_sphinx():
-    """The builder's ``_write_parallel`` is a copy of Sphinx's: another Sphinx needs a re-read."""
-    assert sphinx.__version__ == lesson_site().WRITE_PARALLEL_REVIEWED_FOR
+def test_page_kernels_are_stopped_at_once(monkeypatch, tmp_path):
+    """MyST-NB's cache-mode execution hands nbclient ``shutdown_kernel="immediate"``, once.
 
-
-class _Env:
-    """Stands in for Sphinx's environment: records the order pages are resolved in."""
-
-    def __init__(self) -> None:
-        self.resolved: list[str] = []
-
-    def get_and_resolve_doctree(self, docname: str, builder: object) -> str:
-        self.resolved.append(docname)
-        return f"doctree of {docname}"
-
-
-def test_every_job_writes_in_small_chunks(tmp_path, monkeypatch):
-    """With two jobs, two writing processes at once, each given at most a chunk of pages.
-
-    Sphinx's own method would start one (``parallel - 1``) and give it ten or more
-    pages at a time. Everything but the writing and the process pool is the real
-    method's code: the main process resolves every page in order and feeds the
-    search index (``write_doc_serialized``); the forked writers write.
+    nbclient's own default is ``"graceful"``; the recorder stands in for the
+    notebook's execution and keeps the options jupyter-cache passes on.
     """
-    site = lesson_site()
-    pools: list[int] = []
+    import jupyter_cache.executors.utils as executor_utils
+    import myst_nb.core.execute.cache as myst_cache
+    import nbformat
 
-    class RecordingTasks(site.ParallelTasks):
-        def __init__(self, nproc: int) -> None:
-            pools.append(nproc)
-            super().__init__(nproc)
-
-    monkeypatch.setattr(site, "ParallelTasks", RecordingTasks)
-    log = tmp_path / "written"
-    serialized: list[str] = []
-
-    def write_doc(docname: str, doctree: str) -> None:
-        assert doctree == f"doctree of {docname}"
-        with open(log, "a") as out:  # appends of one short line do not interleave
-            out.write(f"{os.getpid()} {docname}\n")
-
-    builder = object.__new__(site.EveryJobWritesHTMLBuilder)
-    builder.app = SimpleNamespace(parallel=2, verbosity=0, phase=None)
-    builder.env = _Env()
-    builder.write_doc = write_doc
-    builder.write_doc_serialized = lambda docname, doctree: serialized.append(docname)
-    pages = [f"page{n:02d}" for n in range(9)]
-
-    builder._write_parallel(pages, nproc=1)  # Sphinx passes parallel - 1
-
-    assert pools == [2]
-    assert builder.env.resolved == pages
-    assert serialized == pages
-    lines = [line.split() for line in log.read_text().splitlines()]
-    assert sorted(page for _, page in lines) == pages
-    by_process: dict[str, list[str]] = {}
-    for pid, page in lines:
-        by_process.setdefault(pid, []).append(page)
-    main = by_process.pop(str(os.getpid()))
-    assert main == ["page00"], "the first page warms the templates in the main process"
-    chunk = site.WRITE_CHUNK_PAGES
-    assert sorted(by_process.values()) == [
-        pages[i : i + chunk] for i in range(1, len(pages), chunk)
-    ]
+    monkeypatch.setattr(myst_cache, "single_nb_execution", myst_cache.single_nb_execution)
+    passed = []
+    monkeypatch.setattr(executor_utils, "executenb", lambda nb, **kwargs: passed.append(kwargs))
+    stop_page_kernels_at_once()
+    stop_page_kernels_at_once()  # a second call must not wrap the function twice
+    myst_cache.single_nb_execution(
+        nbformat.v4.new_notebook(), cwd=str(tmp_path), timeout=10, allow_errors=False
+    )
+    assert KERNEL_SHUTDOWN == "immediate"
+    assert [options["shutdown_kernel"] for options in passed] == ["immediate"]
+    assert myst_cache.single_nb_execution.func is executor_utils.single_nb_execution
 
 
 def signature_defaults(html: str) -> list[str]:
@@ -211,11 +165,10 @@ def shown_values(html: str) -> list[str]:
 @pytest.mark.slow
 def test_a_constant_too_long_to_read_is_shown_without_its_value(built_book):
     """The problem bank's 16,000-character repr is left out, with a sentence; the specimen's stays."""
-    site = lesson_site()
     api = api_pages_html(built_book.html_dir)
     values = shown_values(api)
     assert any(v.startswith("ModelSpec(name=") for v in values), "MODEL's value is shown"
-    assert max(len(v) for v in values) <= site.MAX_SHOWN_VALUE_CHARS
+    assert max(len(v) for v in values) <= MAX_SHOWN_VALUE_CHARS
     entry = api[api.index('id="lesson_lib.coursework.problems.registry.PROBLEMS"') :]
     entry = entry[: entry.index("</dd>")]
     assert "too long to show here" in entry
@@ -223,14 +176,15 @@ def test_a_constant_too_long_to_read_is_shown_without_its_value(built_book):
 
 
 def test_the_extensions_env_version_follows_its_source(tmp_path):
-    """Same bytes, same number; one byte more, another number (Sphinx then reads every page)."""
-    version = lesson_site().source_env_version
-    source = LESSON_SITE_PATH.read_bytes()
-    copy = tmp_path / "copy.py"
-    copy.write_bytes(source)
-    assert version(copy) == version(LESSON_SITE_PATH) > 0
-    copy.write_bytes(source + b"\n")
-    assert version(copy) != version(LESSON_SITE_PATH)
+    """Same files, same number; one byte more in any module, another (Sphinx then reads every page)."""
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for path in PACKAGE_DIR.glob("*.py"):
+        (copy / path.name).write_bytes(path.read_bytes())
+    assert source_env_version(copy) == source_env_version() > 0
+    assets = copy / "assets.py"
+    assets.write_bytes(assets.read_bytes() + b"\n")
+    assert source_env_version(copy) != source_env_version()
 
 
 @pytest.mark.slow
@@ -238,4 +192,4 @@ def test_the_built_environment_records_the_extensions_source_version(built_book)
     """The build's saved environment carries the number, so editing the extension re-reads pages."""
     with open(built_book.html_dir.parent / ".doctrees" / "environment.pickle", "rb") as saved:
         environment = pickle.load(saved)
-    assert environment.version["lesson_site"] == lesson_site().source_env_version(LESSON_SITE_PATH)
+    assert environment.version["lesson_site"] == source_env_version()

@@ -305,8 +305,6 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-    from lesson_lib.jupyter_book_jobs import build_execution_options
-
     quiet = logging.getLogger("lesson_lib.coursework.runner.nbclient")
     quiet.setLevel(logging.CRITICAL)
     nb = nbformat.v4.new_notebook()
@@ -320,9 +318,9 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
         allow_errors=True,
         resources={"metadata": {"path": str(cwd)}},
         log=quiet,
-        # the build's kernels: ready as soon as they answer, polled every few ms
-        # when killed, on Unix sockets in a folder of their own under /tmp
-        **build_execution_options(),
+        # killed when done: a graceful stop can wait seconds on ipykernel's
+        # shutdown (see tools/lesson_site/kernels.py), and nothing is left to save
+        shutdown_kernel="immediate",
     )
     client.keep_index = len(nb.cells) - 1
     client.raised = set()

@@ -17,10 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from build_site import ROOT
 from probe import PageReport, free_port, visit
 from shared_once import once_per_run
-
-from lesson_lib.site import ROOT
 
 #: Chromium flags that work here (no sandbox as root, no GPU, no background
 #: traffic); the host-resolver rule makes every host but 127.0.0.1 unreachable,

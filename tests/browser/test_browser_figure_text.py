@@ -16,9 +16,9 @@ a figure's text be smaller than everything around it.
 from __future__ import annotations
 
 import pytest
+from build_site import toc_files
 
 from lesson_lib.figures._style import COLUMN_PX, TEXT_FLOOR_PX
-from lesson_lib.site import toc_files
 
 pytestmark = pytest.mark.slow
 

@@ -23,12 +23,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from build_site import ROOT
 from ci import cannot_run
 from probe import ACTION_TIMEOUT_MS, free_port
 
 from lesson_lib.explorers._base import Control, Explorer
 from lesson_lib.explorers.catalog import EXPLORERS
-from lesson_lib.site import ROOT
 
 pytestmark = pytest.mark.slow
 

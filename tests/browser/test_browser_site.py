@@ -18,10 +18,10 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
+from build_site import ROOT, toc_files
 from probe import raw_tex
 
 from lesson_lib.explorers.catalog import EXPLORERS
-from lesson_lib.site import ROOT, toc_files
 
 pytestmark = pytest.mark.slow
 

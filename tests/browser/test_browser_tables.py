@@ -10,9 +10,8 @@ that scrolls sideways, can take keyboard focus, and has the visible cue.
 from __future__ import annotations
 
 import pytest
+from build_site import toc_files
 from probe import ACTION_TIMEOUT_MS, TABLES
-
-from lesson_lib.site import toc_files
 
 pytestmark = pytest.mark.slow
 

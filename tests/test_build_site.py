@@ -3,14 +3,14 @@
 import re
 
 import pytest
-
-from lesson_lib.site import (
+from build_site import (
     CACHE_DIR,
     ROOT,
     invalidate_stale_cache,
     package_fingerprint,
     toc_files,
 )
+
 from lesson_lib.worked_example import numbers
 
 #: The worked example's headline numbers the built site must show as glued text.
@@ -74,7 +74,7 @@ def test_no_page_is_a_stub(built_book):
 
 
 def fake_root(tmp_path):
-    (tmp_path / "lesson_lib").mkdir()
+    (tmp_path / "lesson_lib").mkdir(parents=True)
     (tmp_path / "lesson_lib" / "a.py").write_text("X = 1\n")
     (tmp_path / "requirements.txt").write_text("numpy==2\n")
     return tmp_path
@@ -108,3 +108,17 @@ def test_fingerprint_covers_code_data_and_pins(tmp_path):
     (root / "lesson_lib" / "__pycache__" / "a.pyc").write_bytes(b"x")
     assert package_fingerprint(root) in seen
     assert len(seen) == 3
+
+
+def test_a_book_without_its_own_package_is_fingerprinted_against_the_checkout(tmp_path):
+    """The site without solutions imports the checkout's lesson_lib: its cache follows that."""
+    checkout = fake_root(tmp_path / "checkout")
+    book = tmp_path / "book"
+    cache = book / CACHE_DIR
+    cache.mkdir(parents=True)
+    assert invalidate_stale_cache(book, checkout) is True  # no stamp
+    (cache / "entry").write_text("output")
+    assert invalidate_stale_cache(book, checkout) is False
+    (checkout / "lesson_lib" / "a.py").write_text("X = 3\n")
+    assert invalidate_stale_cache(book, checkout) is True
+    assert not (cache / "entry").exists()
