@@ -137,16 +137,16 @@ def pages_naming(html_dir: pathlib.Path, folder: pathlib.Path) -> list[str]:
 
 @pytest.mark.slow
 def test_signatures_show_defaults_as_written_and_no_page_names_the_build_folder(built_book):
-    """A default reads as the source writes it (``model=MODEL``, ``root=ROOT``), not as its repr.
+    """A default reads as the source writes it (``model=MODEL``, ``gpu=GPU``), not as its repr.
 
-    The specimen's repr is a paragraph, and ``ROOT``'s is the folder the book
-    was built in, which no published page should carry.
+    The specimen's repr is a paragraph; and no published page may carry the
+    folder the book was built in.
     """
     html_dir = built_book.html_dir
     assert not pages_naming(html_dir, ROOT)
     api = api_pages_html(html_dir)
     defaults = signature_defaults(api)
-    assert {"MODEL", "GPU", "ROOT"} <= set(defaults)
+    assert {"MODEL", "GPU"} <= set(defaults)
     assert not [d for d in defaults if d.startswith(("ModelSpec(", "Accelerator(", "PosixPath("))]
 
 
