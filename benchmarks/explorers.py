@@ -6,8 +6,8 @@ served from ``_build/html`` on 127.0.0.1 and opened in Debian's Chromium
 through the controls and their values; for each it takes the time from the
 control's input event to the chart's repaint (the first animation frame after
 the chart's SVG changed), with ``performance.now()``. Prints the median and
-p95 per explorer against the goals of issue 10 (median at most 50 ms, p95 at
-most 100 ms on a 2-core machine), the load average, and each explorer page's
+p95 per explorer against the goals (median at most 50 ms, p95 at most
+100 ms on a 2-core machine), the load average, and each explorer page's
 weight (HTML with the explorer's inline data; the shared Vega scripts are
 counted once, separately). A benchmark, not a test: numbers vary with load.
 """

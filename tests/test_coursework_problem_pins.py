@@ -1,8 +1,8 @@
 """Pinned answers of the problem bank: ids, variants and answers survive refactors.
 
-The literal tables below were computed from the problem set before it was
-split into one module per problem (``lesson_lib/coursework/problems/``), for
-the book's version (no ID) and four student IDs. ``REFERENCES`` holds each
+A snapshot, not a derivation: the literal tables below were computed by the
+problem bank (``lesson_lib/coursework/problems/``) for the book's version
+(no ID) and four student IDs. ``REFERENCES`` holds each
 reference answer; ``FINGERPRINTS`` a hash of everything else a student or the
 checker sees (parameters, statement, solution, mistakes with hints, choices,
 title, tolerances). A change of the lesson's model that is meant to move them
@@ -233,7 +233,7 @@ def test_the_ids_are_the_pinned_ones():
 
 @pytest.mark.parametrize(("qid", "student"), list(REFERENCES))
 def test_reference_answer_is_pinned(qid, student):
-    """The variant's reference answer is the one computed before the refactor."""
+    """The variant's reference answer is the pinned one."""
     expected = REFERENCES[qid, student]
     got = reference(qid, student)
     if isinstance(expected, str):

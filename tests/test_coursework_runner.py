@@ -138,9 +138,10 @@ def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monke
     nbclient leaves a timed-out cell's IOPub reader running, and it drops
     every message that is not its cell's; the runner cancels it
     (``stop_reading_output``). Without that, the extraction cell's printed
-    answers were lost whenever the old reader got them first: on a busy
-    machine now and then, and almost every time when the runner kills the
-    cell's processes at once (a grace of 0.02 s instead of 0.5 s, as here).
+    answers are lost whenever the timed-out cell's reader gets them first:
+    now and then on a busy machine, and almost every time when the runner
+    kills the cell's processes at once (a grace of 0.02 s instead of 0.5 s,
+    as here).
     Run in this process, without the sandbox, to reach the runner's timing.
     """
     import lesson_lib.coursework.runner as runner

@@ -1,10 +1,10 @@
-"""Each built explorer page ships exactly what lesson_lib computes now, and stays light.
+"""Each built explorer page ships exactly what lesson_lib computes, and stays light.
 
 Checked on the HTML of the build (no browser): the spec inside the page must
 equal the explorer's spec built in this process (a stale execution cache or
 a hand-edited page would differ), the page with its explorers' data must stay
-under the issue's 1.5 MB (the shared Vega scripts are not counted), and the
-page must load the vendored scripts, never a CDN.
+under 1.5 MB (the shared Vega scripts are not counted), and the page must
+load the vendored scripts, never a CDN.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lesson_lib.explorers.catalog import EXPLORERS
 
 pytestmark = pytest.mark.slow
 
-#: Page weight goal of issue 10: HTML plus the explorers' inline data.
+#: Largest an explorer page may be: its HTML with the explorers' inline data.
 PAGE_LIMIT_BYTES = 1_500_000
 
 SPEC = re.compile(

@@ -1,13 +1,12 @@
 """A figure and the text beside it never show one quantity in two different units.
 
-Issue 13 found a reader taking the sizing figure's "17.18 GB" of KV cache and
-the table's "16 GiB" beside it for two different numbers. This test reads
-every figure the book shows (``BOOK_FIGURES``, built as its chapter builds
-it), finds each number-with-unit it draws, and compares it with the numbers
-the built page prints in the figure's own section: when the same quantity
-appears there in another unit of its family (GB and GiB, ms and us, GB/s and
-MiB/s), the figure must also show it in the text's unit, or the text in the
-figure's.
+A reader can take a figure's "17.18 GB" of KV cache and the table's "16 GiB"
+beside it for two different numbers. This test reads every figure the book
+shows (``BOOK_FIGURES``, built as its chapter builds it), finds each
+number-with-unit it draws, and compares it with the numbers the built page
+prints in the figure's own section: when the same quantity appears there in
+another unit of its family (GB and GiB, ms and us, GB/s and MiB/s), the
+figure must also show it in the text's unit, or the text in the figure's.
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ def test_bytes_figure_limit_line_is_twice_the_payload():
 
 
 def test_state_figure_bars_are_bytes_sent_so_far():
-    """The widget figure's bars equal RingResult.bytes_sent_after(step), in KiB."""
+    """The ring-state figure's bars equal RingResult.bytes_sent_after(step), in KiB."""
     result = simulate_hidden_allreduce(MODEL, 5)
     for step in (0, 3, 8):
         fig = ring_state_figure(result, step)

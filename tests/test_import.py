@@ -1,4 +1,4 @@
-"""The package imports light: drawing libraries load only when a figure or widget is built."""
+"""The package imports light: drawing libraries load only when a figure or explorer is built."""
 
 import subprocess
 import sys

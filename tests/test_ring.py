@@ -108,7 +108,7 @@ def test_bad_inputs_say_what_was_expected():
 
 
 def test_simulator_bounds_ranks_and_length():
-    """500 ranks (minutes and gigabytes before) or a huge vector: a clear ValueError at once."""
+    """500 ranks (minutes and gigabytes of simulation) or a huge vector: a clear ValueError at once."""
     import numpy as np
 
     from lesson_lib.ring import MAX_SIMULATED_ELEMENTS, MAX_SIMULATED_RANKS

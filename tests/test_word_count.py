@@ -1,4 +1,4 @@
-"""The worked example stays within issue 13's length targets, counted on the built site."""
+"""The worked example stays within its length targets, counted on the built site."""
 
 import sys
 from pathlib import Path
@@ -38,7 +38,7 @@ def test_a_page_without_an_article_is_refused(tmp_path):
 
 @pytest.mark.slow
 def test_worked_example_and_latency_chapter_meet_their_targets(built_book):
-    """Latency at most 1,800 words, Overview to Summary at most 10,000 (issue 13)."""
+    """Latency at most 1,800 words, Overview to Summary at most 10,000."""
     html_dir = built_book.html_dir / "book"
     counts = {doc: word_count.words(doc, html_dir) for doc in word_count.WORKED_EXAMPLE}
     assert all(count > 300 for count in counts.values()), counts  # every chapter has prose

@@ -3,7 +3,7 @@
 Counts the visible prose of each page's article: paragraphs, lists, captions
 and admonitions, with glued numbers as they print. Left out: code (inputs and
 text outputs), tables, math, explorers, and the exercises and their solutions,
-which issue 13's length targets leave out too. Run after ``make book``::
+which the length targets (:data:`TARGETS`) leave out too. Run after ``make book``::
 
     .venv/bin/python tools/word_count.py            # chapters and the targets
     .venv/bin/python tools/word_count.py --sections # per-section counts too
@@ -34,7 +34,7 @@ WORKED_EXAMPLE = (
     "summary",
 )
 
-#: Issue 13's targets, in words.
+#: Longest the latency chapter and the worked example may be, in words of prose.
 TARGETS = {"latency": 1800, "worked example": 10000}
 
 #: What is not prose a reader reads as text.

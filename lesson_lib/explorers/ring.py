@@ -25,7 +25,7 @@ from lesson_lib.specimen import MODEL
 from lesson_lib.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.units import KiB, format_bytes, format_count
 
-#: Range of the ranks slider (the old widget's).
+#: Range of the ranks slider.
 MIN_RANKS: int = 2
 MAX_RANKS: int = 8
 #: The step slider covers every step of the largest ring, 2 (N - 1).
