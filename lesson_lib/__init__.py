@@ -1,11 +1,32 @@
 """lesson_lib: every number, figure and explorer of "Interconnects and clusters".
 
+Two layers: :mod:`lesson_lib.model` (specs, units, the specimen, the cost
+laws) and :mod:`lesson_lib.chapters` (one module per chapter, named as its
+page), beside :mod:`lesson_lib.figures`, :mod:`lesson_lib.explorers`,
+:mod:`lesson_lib.coursework` and :mod:`lesson_lib.lab`.
+
 Quantities are plain SI floats (bytes, seconds, bytes/second, FLOP/second);
-:mod:`lesson_lib.units` is the one place that formats them for people. The
-worked example's inputs live in :mod:`lesson_lib.specimen`.
+:mod:`lesson_lib.model.units` is the one place that formats them for people.
+The worked example's inputs live in :mod:`lesson_lib.model.specimen`.
+
+The model's modules keep their short paths too: ``lesson_lib.specimen`` is
+:mod:`lesson_lib.model.specimen`, and so for ``specs``, ``units``,
+``collectives``, ``ring``, ``memory``, ``step_time`` and ``layout``.
 """
 
-from lesson_lib.collectives import (
+import sys as _sys
+
+from lesson_lib.model import (
+    collectives,
+    layout,
+    memory,
+    ring,
+    specimen,
+    specs,
+    step_time,
+    units,
+)
+from lesson_lib.model.collectives import (
     ALGORITHMS,
     allreduce_factor,
     allreduce_latency,
@@ -16,12 +37,18 @@ from lesson_lib.collectives import (
     crossover_tokens,
     ring_allreduce_factor,
 )
-from lesson_lib.layout import check_layout, layout_cautions
-from lesson_lib.memory import MemoryBudget, kv_share, max_sequences, memory_budget, state_share
-from lesson_lib.ring import RingResult, Transfer, simulate_ring_allreduce
-from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.step_time import StepBreakdown, decode_step, prefill_step, speedup
-from lesson_lib.units import (
+from lesson_lib.model.layout import check_layout, layout_cautions
+from lesson_lib.model.memory import (
+    MemoryBudget,
+    kv_share,
+    max_sequences,
+    memory_budget,
+    state_share,
+)
+from lesson_lib.model.ring import RingResult, Transfer, simulate_ring_allreduce
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step, speedup
+from lesson_lib.model.units import (
     GB,
     KB,
     MB,
@@ -37,6 +64,11 @@ from lesson_lib.units import (
     format_ratio,
     format_seconds,
 )
+
+# The same module objects under their short names, so `import lesson_lib.specimen`
+# and `from lesson_lib.collectives import ...` keep working in readers' notebooks.
+for _module in (collectives, layout, memory, ring, specimen, specs, step_time, units):
+    _sys.modules[f"lesson_lib.{_module.__name__.rpartition('.')[2]}"] = _module
 
 __all__ = [
     "ALGORITHMS",

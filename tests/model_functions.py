@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from lesson_lib.specimen import FAST, GPU, MODEL
+from lesson_lib.model.specimen import FAST, GPU, MODEL
 
 #: A valid value for parameters by name, then by annotation.
 BY_NAME: dict[str, Any] = {

@@ -11,7 +11,7 @@ from build_site import (
     toc_files,
 )
 
-from lesson_lib.worked_example import numbers
+from lesson_lib.chapters.overview import numbers
 
 #: The worked example's headline numbers the built site must show as glued text.
 HEADLINE = [

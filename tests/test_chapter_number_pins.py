@@ -14,10 +14,10 @@ import hashlib
 
 import pytest
 
-from lesson_lib.payloads import payload_numbers, payload_table
-from lesson_lib.prefill import prefill_numbers, regime_rows
-from lesson_lib.scaling import decode_lines_table, scaling_numbers
-from lesson_lib.specimen import FAST, GPU, MODEL, SLOW
+from lesson_lib.chapters.latency import decode_lines_table, scaling_numbers
+from lesson_lib.chapters.payloads import payload_numbers, payload_table
+from lesson_lib.chapters.prefill import prefill_numbers, regime_rows
+from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 
 FUNCTIONS = {
     "scaling_numbers": scaling_numbers,

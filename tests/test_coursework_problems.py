@@ -30,8 +30,8 @@ from lesson_lib.coursework.problems import (
     statement,
 )
 from lesson_lib.coursework.problems.bank import LETTERS
-from lesson_lib.specimen import FAST, GPU, MODEL, PCIE_BANDWIDTH, SLOW
-from lesson_lib.specs import Fabric
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PCIE_BANDWIDTH, SLOW
+from lesson_lib.model.specs import Fabric
 
 IDS = [f"s{i:03d}" for i in range(40)]
 PAGE = Path(__file__).resolve().parents[1] / "book" / "problems.md"

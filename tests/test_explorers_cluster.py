@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from lesson_lib.cluster import cluster_numbers, plan_cluster
+from lesson_lib.chapters.cluster import cluster_numbers, plan_cluster
 from lesson_lib.explorers.cluster import (
     CONTROLS,
     DETAIL_COLUMNS,
@@ -27,8 +27,8 @@ from lesson_lib.explorers.cluster import (
     _frames,
     cluster_explorer,
 )
-from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
-from lesson_lib.units import format_count, format_seconds
+from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
+from lesson_lib.model.units import format_count, format_seconds
 
 NAMES = [c.name for c in CONTROLS]
 

@@ -7,7 +7,12 @@ import random
 
 import pytest
 
-from lesson_lib.collectives import allreduce_time, crossover_tokens
+from lesson_lib.chapters.prefill import (
+    per_token,
+    place_on_curve,
+    prefill_message_bytes,
+    prefill_numbers,
+)
 from lesson_lib.explorers.prefill import (
     CONTROLS,
     CROSSOVER_PROMPT,
@@ -18,9 +23,9 @@ from lesson_lib.explorers.prefill import (
     _curves,
     prefill_explorer,
 )
-from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes, prefill_numbers
-from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
-from lesson_lib.units import US, format_bytes, format_rate, format_seconds
+from lesson_lib.model.collectives import allreduce_time, crossover_tokens
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.model.units import US, format_bytes, format_rate, format_seconds
 
 
 @pytest.fixture(scope="module")

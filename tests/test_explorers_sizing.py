@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from lesson_lib.chapters.sizing import fits_by_degree
 from lesson_lib.explorers.sizing import (
     BIG_CARD_BYTES,
     CARDS,
@@ -17,10 +18,9 @@ from lesson_lib.explorers.sizing import (
     TP_VALUES,
     sizing_explorer,
 )
-from lesson_lib.memory import kv_share, max_sequences, memory_budget
-from lesson_lib.sizing import fits_by_degree
-from lesson_lib.specimen import GPU, GPU_LABEL, MODEL
-from lesson_lib.units import GB, format_bytes
+from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
+from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
+from lesson_lib.model.units import GB, format_bytes
 
 
 @pytest.fixture(scope="module")

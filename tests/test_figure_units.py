@@ -19,7 +19,7 @@ from bs4 import BeautifulSoup
 from test_figures_text_size import _CELL, BOOK_FIGURES
 
 from lesson_lib.figures._style import shown_texts
-from lesson_lib.units import BYTE_UNITS, TIME_UNITS
+from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 pytestmark = pytest.mark.slow
 

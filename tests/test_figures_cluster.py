@@ -5,7 +5,7 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from lesson_lib.cluster import plan_cluster
+from lesson_lib.chapters.cluster import plan_cluster
 from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.cluster import (
     STAGE_COLORS,

@@ -5,17 +5,18 @@ import pytest
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
+from lesson_lib.chapters.latency import speedup_curve, speedup_limit
+from lesson_lib.chapters.overview import decode_lines
 from lesson_lib.figures.latency import (
     breakdown_figure,
     fixed_vs_hop_figure,
     lesson_breakdowns,
     speedup_curves_figure,
+    token_timeline_figure,
 )
-from lesson_lib.published import PUBLISHED
-from lesson_lib.scaling import speedup_curve, speedup_limit
-from lesson_lib.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
-from lesson_lib.units import MS
-from lesson_lib.worked_example import decode_lines
+from lesson_lib.model.published import PUBLISHED
+from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
+from lesson_lib.model.units import MS
 
 
 def test_lesson_breakdowns_follow_decode_lines():
@@ -89,3 +90,26 @@ def test_fixed_vs_hop_leaves_out_larger_runs():
     fig = fixed_vs_hop_figure(max_n=4)
     points = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "None"]
     assert len(points) == len([r for r in PUBLISHED if r.ranks <= 4])
+
+
+def test_figure_has_two_panels_with_labels():
+    fig = token_timeline_figure()
+    assert isinstance(fig, Figure)
+    top, bottom = fig.axes
+    assert [t.get_text() for t in top.get_yticklabels()] == [
+        "2 GPUs, fast fabric",
+        "4 GPUs, fast fabric",
+        "4 GPUs, slow fabric",
+    ]
+    texts = [t.get_text() for t in top.texts]
+    assert any("9.34 ms per token" in t for t in texts)
+    assert "us" in top.get_xlabel() and "us" in bottom.get_xlabel()
+    assert len(top.patches) == 3 * 3 * 4
+    assert len(bottom.patches) == 4
+    legend = bottom.get_legend()
+    assert any("3 us" in t.get_text() for t in legend.get_texts())
+
+
+def test_figure_refuses_bad_count():
+    with pytest.raises(ValueError, match="allreduces"):
+        token_timeline_figure(allreduces=0)

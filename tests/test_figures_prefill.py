@@ -15,8 +15,8 @@ from lesson_lib.figures.prefill import (
     prefill_breakdown_figure,
     prefill_explorer_figure,
 )
-from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
-from lesson_lib.step_time import decode_step, prefill_step
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.model.step_time import decode_step, prefill_step
 
 
 def _lines(ax, label):

@@ -13,7 +13,7 @@ from lesson_lib.figures.sizing import (
     memory_bars_figure,
     tp_budget_figure,
 )
-from lesson_lib.specimen import GPU, MODEL
+from lesson_lib.model.specimen import GPU, MODEL
 
 
 def bars(fig: Figure) -> list[BarContainer]:

@@ -27,15 +27,14 @@ from matplotlib.figure import Figure
 
 from lesson_lib.figures import (
     algorithms,
+    allreduce,
     batching,
     cluster,
     lab,
     latency,
     payloads,
     prefill,
-    ring,
     sizing,
-    timeline,
 )
 from lesson_lib.figures._style import (
     COLUMN_PX,
@@ -44,7 +43,7 @@ from lesson_lib.figures._style import (
     shown_texts,
     smallest_shown_text_px,
 )
-from lesson_lib.specimen import FAST, SLOW
+from lesson_lib.model.specimen import FAST, SLOW
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
@@ -85,11 +84,11 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("index", "breakdown_figure(title=None)"): lambda: latency.breakdown_figure(title=None),
     ("sizing", "kv_context_figure()"): sizing.kv_context_figure,
     ("sizing", "tp_budget_figure()"): sizing.tp_budget_figure,
-    ("allreduce", "ring_topology_figure(4)"): lambda: ring.ring_topology_figure(4),
-    ("allreduce", "ring_schedule_figure(4)"): lambda: ring.ring_schedule_figure(4),
-    ("allreduce", "ring_bytes_figure(16)"): lambda: ring.ring_bytes_figure(16),
+    ("allreduce", "ring_topology_figure(4)"): lambda: allreduce.ring_topology_figure(4),
+    ("allreduce", "ring_schedule_figure(4)"): lambda: allreduce.ring_schedule_figure(4),
+    ("allreduce", "ring_bytes_figure(16)"): lambda: allreduce.ring_bytes_figure(16),
     ("payloads", "payload_vs_bandwidth_figure()"): payloads.payload_vs_bandwidth_figure,
-    ("latency", "token_timeline_figure()"): timeline.token_timeline_figure,
+    ("latency", "token_timeline_figure()"): latency.token_timeline_figure,
     ("latency", "breakdown_figure()"): latency.breakdown_figure,
     ("latency", "speedup_curves_figure()"): latency.speedup_curves_figure,
     ("latency", "fixed_vs_hop_figure()"): latency.fixed_vs_hop_figure,
@@ -157,7 +156,7 @@ def test_figure_calls_are_found_in_a_cell():
     """Calls of builders the page imports are found in any cell, with or without cell options."""
     source = (
         "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    name: x\n---\n"
-        "from lesson_lib.figures.ring import ring_bytes_figure as rb\n\nrb(\n    16,\n)\n```\n"
+        "from lesson_lib.figures.allreduce import ring_bytes_figure as rb\n\nrb(\n    16,\n)\n```\n"
         "```{code-cell} ipython3\n:tags: [hide-input]\nprint(len([1]))\nrb(2)\n```\n"
     )
     assert _figure_calls(source) == ["rb(\n    16,\n)", "rb(2)"]

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.collectives import allreduce_time, crossover_bytes
 from lesson_lib.lab.fit import fabric_from_fit, fit_alpha_beta, fit_measurement
 from lesson_lib.lab.records import load_reference
+from lesson_lib.model.collectives import allreduce_time, crossover_bytes
 
 ALPHA, BANDWIDTH = 4e-6, 3e9
 SIZES = 2.0 ** np.arange(3, 27)

@@ -16,8 +16,8 @@ from lesson_lib.lab.report import (
     regime,
     small_message_time,
 )
-from lesson_lib.specimen import FAST, SLOW
-from lesson_lib.units import format_seconds
+from lesson_lib.model.specimen import FAST, SLOW
+from lesson_lib.model.units import format_seconds
 
 #: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
 pytestmark = pytest.mark.usefixtures("mpi_alone")

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.collectives import ring_allreduce_factor
 from lesson_lib.lab import launch
 from lesson_lib.lab.records import read_results
 from lesson_lib.lab.sweep import SweepConfig, make_record, message_sizes, summarize
+from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
 pytestmark = pytest.mark.usefixtures("mpi_alone")

@@ -48,8 +48,8 @@ def test_imported_classes_and_functions_are_skipped():
 
 def test_lesson_lib_members_data_and_class_members_are_left_to_autodoc():
     """lesson_lib's own objects, data of any type and members of a class are not skipped."""
-    from lesson_lib.collectives import allreduce_wire_bytes
-    from lesson_lib.specs import ModelSpec
+    from lesson_lib.model.collectives import allreduce_wire_bytes
+    from lesson_lib.model.specs import ModelSpec
 
     skip = skip_imported_members
     assert skip(None, "module", "allreduce_wire_bytes", allreduce_wire_bytes, False, {}) is None

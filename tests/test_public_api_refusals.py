@@ -17,19 +17,19 @@ import pytest
 from model_functions import model_functions
 
 MODULES = [
-    "collectives",
-    "memory",
-    "step_time",
-    "layout",
-    "payloads",
-    "prefill",
-    "scaling",
-    "algorithms",
-    "batching",
-    "cluster",
-    "sizing",
-    "tensor_parallel",
-    "ring",
+    "model.collectives",
+    "model.memory",
+    "model.step_time",
+    "model.layout",
+    "chapters.payloads",
+    "chapters.prefill",
+    "chapters.latency",
+    "chapters.algorithms",
+    "chapters.batching",
+    "chapters.cluster",
+    "chapters.sizing",
+    "chapters.allreduce",
+    "model.ring",
 ]
 
 WRONG = {"ModelSpec": "Qwen", "Accelerator": 80e9, "Fabric": {"latency": 1e-5}}

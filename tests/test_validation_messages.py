@@ -18,7 +18,28 @@ import numpy as np
 import pytest
 from model_functions import model_functions
 
-from lesson_lib.collectives import (
+from lesson_lib.chapters.latency import (
+    allreduce_anatomy,
+    break_even_latency,
+    peak_n,
+    speedup_curve,
+    token_timeline,
+)
+from lesson_lib.chapters.payloads import (
+    decode_wire_bytes,
+    decode_wire_rate,
+    headroom,
+    payload_numbers,
+    payload_table,
+    tokens_to_fill,
+)
+from lesson_lib.chapters.prefill import (
+    per_token,
+    place_on_curve,
+    prefill_message_bytes,
+    regime_rows,
+)
+from lesson_lib.model.collectives import (
     allreduce_factor,
     allreduce_latency,
     allreduce_steps,
@@ -28,33 +49,29 @@ from lesson_lib.collectives import (
     crossover_tokens,
     ring_allreduce_factor,
 )
-from lesson_lib.layout import check_layout, layout_cautions
-from lesson_lib.memory import kv_share, max_sequences, memory_budget, state_share
-from lesson_lib.payloads import (
-    decode_wire_bytes,
-    decode_wire_rate,
-    headroom,
-    payload_numbers,
-    payload_table,
-    tokens_to_fill,
+from lesson_lib.model.layout import check_layout, layout_cautions
+from lesson_lib.model.memory import kv_share, max_sequences, memory_budget, state_share
+from lesson_lib.model.ring import simulate_ring_allreduce
+from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import decode_step, prefill_step
+from lesson_lib.model.units import (
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
 )
-from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes, regime_rows
-from lesson_lib.ring import simulate_ring_allreduce
-from lesson_lib.scaling import break_even_latency, peak_n, speedup_curve
-from lesson_lib.specimen import FAST, GPU, MODEL
-from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.step_time import decode_step, prefill_step
-from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
 
 MODULES = [
-    "units",
-    "collectives",
-    "memory",
-    "step_time",
-    "layout",
-    "payloads",
-    "prefill",
-    "scaling",
+    "model.units",
+    "model.collectives",
+    "model.memory",
+    "model.step_time",
+    "model.layout",
+    "chapters.payloads",
+    "chapters.prefill",
+    "chapters.latency",
 ]
 
 
@@ -512,6 +529,48 @@ EDGES = [
         0.0,
     ),
     Edge("peak_n", "max_n", lambda v: peak_n(MODEL, GPU, FAST, v), RANKS, 1, 0, 4096, 4097),
+    # the latency chapter's timeline: a token has 128 all-reduces (64 layers x 2)
+    Edge(
+        "token_timeline",
+        "n",
+        lambda v: token_timeline(MODEL, GPU, FAST, v),
+        RANKS_2,
+        2,
+        1,
+        4096,
+        4097,
+    ),
+    Edge(
+        "token_timeline",
+        "allreduces",
+        lambda v: token_timeline(MODEL, GPU, FAST, 2, allreduces=v),
+        "an integer from 1 to 128",
+        1,
+        0,
+        128,
+        129,
+    ),
+    Edge(
+        "allreduce_anatomy",
+        "payload_bytes",
+        lambda v: allreduce_anatomy(v),
+        ">= 0 bytes",
+        0.0,
+        -1e-9,
+    ),
+    Edge("allreduce_anatomy", "n", lambda v: allreduce_anatomy(1.0, v), RANKS_2, 2, 1, 4096, 4097),
+    # launch_s is part of the fabric's fixed cost: at most FAST_RING's alpha,
+    # 10 us - 2 x 1.725 us = 6.55 us (the specimen's fit)
+    Edge(
+        "allreduce_anatomy",
+        "launch_s",
+        lambda v: allreduce_anatomy(1.0, 2, FAST_RING, v),
+        ">= 0 and <= 6.55e-06 s",
+        0.0,
+        -1e-9,
+        FAST_RING.latency,
+        FAST_RING.latency * 1.001,
+    ),
 ]
 
 #: Numeric parameters without a range: any finite number is meant.

@@ -32,7 +32,7 @@ from lesson_lib.coursework.problems import (
 )
 from lesson_lib.coursework.problems.bank import LETTERS
 from lesson_lib.coursework.variants import normalize_student
-from lesson_lib.units import BYTE_UNITS, TIME_UNITS
+from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 RIGHT = "right"
 CLOSE = "close"

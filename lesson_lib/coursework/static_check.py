@@ -53,7 +53,7 @@ from lesson_lib.coursework.check import (
     check,
 )
 from lesson_lib.coursework.problems import PROBLEMS, mistakes, reference, units_of
-from lesson_lib.units import BYTE_UNITS, TIME_UNITS
+from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 __all__ = ["js_pattern", "selfcheck_data", "selfcheck_json", "template_fields"]
 

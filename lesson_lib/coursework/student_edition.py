@@ -195,7 +195,7 @@ def _fill_glue(text: str) -> str:
     """Replace ``{glue:text}`key``` by the worked example's value when it is known."""
     if "{glue" not in text:
         return text
-    from lesson_lib.worked_example import numbers
+    from lesson_lib.chapters.overview import numbers
 
     values = numbers()
 

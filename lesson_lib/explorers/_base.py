@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise, product
 from typing import Any
 
-from lesson_lib._validate import require_instance
+from lesson_lib.model._validate import require_instance
 
 #: The MIME type of the explorers' output (JupyterLab 4 renders it natively).
 MIME_TYPE = "application/vnd.vegalite.v5+json"

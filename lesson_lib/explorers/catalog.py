@@ -38,8 +38,8 @@ class Entry:
 #: Every explorer, in book order.
 EXPLORERS: tuple[Entry, ...] = (
     Entry("book/sizing", "lesson_lib.explorers.sizing:sizing_explorer"),
-    Entry("book/allreduce", "lesson_lib.explorers.ring:ring_explorer"),
-    Entry("book/latency", "lesson_lib.explorers.decode:decode_explorer"),
+    Entry("book/allreduce", "lesson_lib.explorers.allreduce:ring_explorer"),
+    Entry("book/latency", "lesson_lib.explorers.latency:decode_explorer"),
     Entry("book/prefill", "lesson_lib.explorers.prefill:prefill_explorer"),
     Entry("book/cluster", "lesson_lib.explorers.cluster:cluster_explorer"),
 )

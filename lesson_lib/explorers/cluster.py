@@ -1,6 +1,6 @@
 """The cluster explorer: GPUs per node, nodes, TP and PP, checked and priced.
 
-Every state is one :func:`lesson_lib.cluster.plan_cluster` call on the
+Every state is one :func:`lesson_lib.chapters.cluster.plan_cluster` call on the
 lesson's model, card, NVLink-class fabric inside a node and assumed network
 between nodes. An invalid layout is a state like any other: the message
 gives its first problem in ``plan_cluster``'s words and prices it anyway, so a
@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from lesson_lib.cluster import ClusterPlan, GpuSlot, plan_cluster
+from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.explorers._base import Control, Explorer, Template, csv_data, states
 from lesson_lib.figures._style import PALETTE
 from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
-from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
-from lesson_lib.units import format_bytes, format_count, format_seconds
+from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
+from lesson_lib.model.units import format_bytes, format_count, format_seconds
 
 #: Values offered, the candidate layouts' sizes within the old widget's limits
 #: (up to 8 GPUs per node and 4 nodes), with TP 3 and PP 3 to show why some

@@ -6,8 +6,8 @@ a prompt token's time with a decoded token's; the chart shows the fabric's
 alpha-beta curve with the decode and prefill messages on it, and the share
 of compute, latency and bytes in each kind of token. At its defaults (the
 lesson's 4,096-token prompt on four GPUs on the fast fabric) it is the
-chapter's arithmetic. Every number comes from :mod:`lesson_lib.prefill` and
-:mod:`lesson_lib.collectives`.
+chapter's arithmetic. Every number comes from :mod:`lesson_lib.chapters.prefill` and
+:mod:`lesson_lib.model.collectives`.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.collectives import allreduce_time, crossover_tokens
+from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.prefill import TERMS
-from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes
-from lesson_lib.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL, PROMPT_TOKENS, SLOW
-from lesson_lib.specs import Fabric
-from lesson_lib.units import US, format_bytes, format_count, format_rate, format_ratio
-from lesson_lib.units import format_seconds as _seconds
+from lesson_lib.model.collectives import allreduce_time, crossover_tokens
+from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import US, format_bytes, format_count, format_rate, format_ratio
+from lesson_lib.model.units import format_seconds as _seconds
 
 #: The fabrics offered by key, the lesson's two, a network between nodes and a
 #: ring whose latency grows per hop (the fit of the algorithms chapter).

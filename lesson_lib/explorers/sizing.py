@@ -1,7 +1,7 @@
 """The sizing explorer: do this many sequences of this length fit on these cards?
 
 Four controls (context length, concurrent sequences, tensor-parallel degree,
-card memory) pick one per-GPU budget from :func:`lesson_lib.memory.memory_budget`:
+card memory) pick one per-GPU budget from :func:`lesson_lib.model.memory.memory_budget`:
 a stacked bar of weights, KV cache, DeltaNet state and what is free against
 the card's capacity, and a message that says whether it fits, by how much,
 and how many sequences of that length would. At its defaults (one
@@ -15,14 +15,14 @@ import dataclasses
 import functools
 from typing import Any
 
+from lesson_lib.chapters.sizing import fits_by_degree
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.sizing import SEGMENTS
-from lesson_lib.memory import kv_share, max_sequences, memory_budget
-from lesson_lib.sizing import fits_by_degree
-from lesson_lib.specimen import GPU, GPU_LABEL, MODEL
-from lesson_lib.specs import Accelerator
-from lesson_lib.units import GB, GiB, format_bytes, format_count
+from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
+from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
+from lesson_lib.model.specs import Accelerator
+from lesson_lib.model.units import GB, GiB, format_bytes, format_count
 
 #: Tensor-parallel degrees offered.
 TP_VALUES: tuple[int, ...] = (1, 2, 4, 8)
@@ -46,7 +46,7 @@ def _card_gb(memory: float) -> int | float:
 
 
 #: Cards offered, by their usable memory in GB (rounded for the control); the
-#: specimen's card is :data:`lesson_lib.specimen.GPU` itself.
+#: specimen's card is :data:`lesson_lib.model.specimen.GPU` itself.
 CARDS: dict[int | float, Accelerator] = {
     _card_gb(memory): (
         GPU if memory == GPU.memory_bytes else dataclasses.replace(GPU, memory_bytes=memory)

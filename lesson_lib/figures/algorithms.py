@@ -7,12 +7,12 @@ from collections.abc import Iterable
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
-from lesson_lib.collectives import ALGORITHMS, allreduce_latency, allreduce_time
+from lesson_lib.chapters.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
 from lesson_lib.figures._style import PALETTE, new_figure
-from lesson_lib.specimen import FAST_RING, MODEL
-from lesson_lib.specs import Fabric
-from lesson_lib.units import US, KiB
+from lesson_lib.model.collectives import ALGORITHMS, allreduce_latency, allreduce_time
+from lesson_lib.model.specimen import FAST_RING, MODEL
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import US, KiB
 
 #: One colour and marker per algorithm, the same in every figure.
 ALGORITHM_STYLE: dict[str, tuple[str, str]] = {

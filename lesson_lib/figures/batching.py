@@ -7,13 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.batching import CONTEXT, batch_curve
-from lesson_lib.collectives import crossover_tokens
+from lesson_lib.chapters.batching import CONTEXT, batch_curve
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
-from lesson_lib.memory import max_sequences
-from lesson_lib.specimen import FAST, GPU, MODEL, SLOW
-from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.units import format_count
+from lesson_lib.model.collectives import crossover_tokens
+from lesson_lib.model.memory import max_sequences
+from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.units import format_count
 
 #: The configurations drawn, as (label, n, fabric, colour, line style).
 CONFIGS: tuple[tuple[str, int, Fabric, str, str], ...] = (

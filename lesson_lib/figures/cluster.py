@@ -1,6 +1,6 @@
 """Figure of the cluster chapter: where each GPU's share of the model sits.
 
-:func:`layout_figure` draws one or more :class:`~lesson_lib.cluster.ClusterPlan`
+:func:`layout_figure` draws one or more :class:`~lesson_lib.chapters.cluster.ClusterPlan`
 one above the other: nodes as boxes, GPUs inside coloured by pipeline stage, each
 tensor-parallel group outlined (green inside a node on NVLink, vermillion and
 dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
@@ -18,9 +18,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
-from lesson_lib.cluster import ClusterPlan, GpuSlot, plan_cluster
+from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, reusable
-from lesson_lib.units import format_count
+from lesson_lib.model.units import format_count
 
 #: Fill of the GPUs of each pipeline stage, cycling past the sixth.
 STAGE_COLORS: tuple[str, ...] = (

@@ -12,8 +12,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.lab.fit import AlphaBetaFit
 from lesson_lib.lab.records import Measurement
-from lesson_lib.specimen import MODEL, PROMPT_TOKENS
-from lesson_lib.units import format_bytes, format_seconds
+from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
+from lesson_lib.model.units import format_bytes, format_seconds
 
 #: The lesson's two message sizes, one token's hidden vector (decode) and a
 #: 4,096-token prompt's hidden vectors (prefill), bytes.

@@ -18,14 +18,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from lesson_lib._validate import require_int
-from lesson_lib.collectives import allreduce_time, ring_allreduce_factor
+from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, new_figure, reusable
-from lesson_lib.prefill import per_token, place_on_curve, prefill_message_bytes
-from lesson_lib.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
-from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.step_time import StepBreakdown
-from lesson_lib.units import MS, format_bytes, format_rate, format_seconds
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import allreduce_time, ring_allreduce_factor
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import StepBreakdown
+from lesson_lib.model.units import MS, format_bytes, format_rate, format_seconds
 
 #: Payload range of the curve, bytes; 64 B to 1 GiB.
 PAYLOAD_RANGE: tuple[float, float] = (2.0**6, 2.0**30)

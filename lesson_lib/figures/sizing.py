@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree, pure_attention_twin
 from lesson_lib.figures._style import (
     PALETTE,
     ROLE_COLORS,
@@ -24,11 +25,10 @@ from lesson_lib.figures._style import (
     new_figure,
     reusable,
 )
-from lesson_lib.memory import MemoryBudget
-from lesson_lib.sizing import DegreeFit, fits_by_degree, pure_attention_twin
-from lesson_lib.specimen import GPU, MODEL
-from lesson_lib.specs import Accelerator, ModelSpec
-from lesson_lib.units import GB, GiB, format_bytes, format_count
+from lesson_lib.model.memory import MemoryBudget
+from lesson_lib.model.specimen import GPU, MODEL
+from lesson_lib.model.specs import Accelerator, ModelSpec
+from lesson_lib.model.units import GB, GiB, format_bytes, format_count
 
 #: Segments of a memory bar, bottom to top; (MemoryBudget attribute, legend label, role).
 SEGMENTS: tuple[tuple[str, str, str], ...] = (
@@ -187,7 +187,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.sizing.fits_by_degree`: the specimen on
+        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen on
         cards sold as 80 GB (79.1 GiB visible) at its full context.
 
     Returns

@@ -38,7 +38,7 @@ from lesson_lib.lab.sweep import (
     SweepConfig,
     incomplete_path,
 )
-from lesson_lib.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
+from lesson_lib.model.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
 
 if TYPE_CHECKING:
     from lesson_lib.lab.launch import LaunchResult

@@ -15,8 +15,8 @@ Two methods, both stated in :data:`METHODS`:
     disturbed size pulls it more than the ``"ranges"`` fit.
 
 ``m`` is the payload (the vector being summed), so ``B`` is the algorithm
-bandwidth; the bus bandwidth a :class:`~lesson_lib.specs.Fabric` wants is
-``B x 2(N-1)/N`` (nccl-tests' definition, :func:`lesson_lib.collectives.ring_allreduce_factor`).
+bandwidth; the bus bandwidth a :class:`~lesson_lib.model.specs.Fabric` wants is
+``B x 2(N-1)/N`` (nccl-tests' definition, :func:`lesson_lib.model.collectives.ring_allreduce_factor`).
 
 Caveats the residuals show: the algorithm switch, and large messages that
 fall out of the CPU's last-level cache (slower beyond it), so one straight
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lesson_lib._validate import require_int
-from lesson_lib.collectives import ring_allreduce_factor
 from lesson_lib.lab.records import Measurement
-from lesson_lib.specs import Fabric
-from lesson_lib.units import KiB, MiB
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import ring_allreduce_factor
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import KiB, MiB
 
 #: How each method fits, in one sentence (printed by the CLI and the chapter).
 METHODS: dict[str, str] = {
@@ -98,7 +98,7 @@ class AlphaBetaFit:
     @property
     def description(self) -> str:
         """How the fit was made, with the size ranges, in one sentence."""
-        from lesson_lib.units import format_bytes
+        from lesson_lib.model.units import format_bytes
 
         def b(x: float) -> str:
             return format_bytes(x, system="binary")
@@ -313,7 +313,7 @@ def fit_measurement(measurement: Measurement, **kwargs: object) -> AlphaBetaFit:
 
 
 def fabric_from_fit(fit: AlphaBetaFit, name: str | None = None) -> Fabric:
-    """A :class:`~lesson_lib.specs.Fabric` that reproduces the fitted all-reduce times.
+    """A :class:`~lesson_lib.model.specs.Fabric` that reproduces the fitted all-reduce times.
 
     ``latency = alpha`` and ``bandwidth = B x 2(N-1)/N`` (bus bandwidth), so
     ``allreduce_time(m, N, fabric)`` equals ``fit.predict(m)`` for the
@@ -364,7 +364,7 @@ def fit_what_the_sizes_allow(
     ValueError
         Fewer than two sizes in range, or times that do not grow with size.
     """
-    from lesson_lib.units import format_bytes
+    from lesson_lib.model.units import format_bytes
 
     m = np.asarray(measurement.bytes, dtype=float)
     lo = float(m.min()) if min_bytes is None else float(min_bytes)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from lesson_lib._validate import require_int, require_number
+from lesson_lib.model._validate import require_int, require_number
 
 #: Environment variable that tags every process of a job started here.
 JOB_ENV = "LESSON_LAB_JOB"

@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lesson_lib._validate import require_int
-from lesson_lib.collectives import ring_allreduce_factor
 from lesson_lib.lab.records import FORMAT, MAX_RANKS, Measurement, measurement_from_dict
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import ring_allreduce_factor
 
 _RANK_LINE = re.compile(
     r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+\d+\s+\[[^\]]*\]\s*(?P<dev>.*)$"

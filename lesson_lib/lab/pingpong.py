@@ -25,8 +25,8 @@ from typing import TextIO
 
 import numpy as np
 
-from lesson_lib._validate import require_int, require_number
 from lesson_lib.lab.launch import LaunchResult, run_mpiexec
+from lesson_lib.model._validate import require_int, require_number
 
 FORMAT = "lesson_lib.lab.pingpong/1"
 _ROW = re.compile(

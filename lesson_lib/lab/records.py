@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lesson_lib.collectives import ring_allreduce_factor
+from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Format tag written into every results file.
 FORMAT = "lesson_lib.lab/1"

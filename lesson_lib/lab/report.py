@@ -18,10 +18,16 @@ import numpy as np
 from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_measurement
 from lesson_lib.lab.pingpong import PingPong
 from lesson_lib.lab.records import Measurement, ResultsError, load_reference, read_results
-from lesson_lib.specimen import FAST, GPU, MODEL, NVLINK_BANDWIDTH, PROMPT_TOKENS
-from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.step_time import decode_step, prefill_step
-from lesson_lib.units import format_bytes, format_count, format_rate, format_ratio, format_seconds
+from lesson_lib.model.specimen import FAST, GPU, MODEL, NVLINK_BANDWIDTH, PROMPT_TOKENS
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import decode_step, prefill_step
+from lesson_lib.model.units import (
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
 
 #: What each exit status of ``python -m lesson_lib.lab run`` means, for the page.
 EXIT_MEANINGS: dict[int, str] = {
@@ -510,9 +516,9 @@ def fabric_table(
     Returns
     -------
     str
-        HTML (:func:`lesson_lib.tables.html_table`), one row per fabric.
+        HTML (:func:`lesson_lib.chapters.tables.html_table`), one row per fabric.
     """
-    from lesson_lib.tables import html_table
+    from lesson_lib.chapters.tables import html_table
 
     header = [
         "fabric",

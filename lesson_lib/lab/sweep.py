@@ -29,9 +29,9 @@ from typing import TextIO
 
 import numpy as np
 
-from lesson_lib._validate import require_int, require_number
-from lesson_lib.collectives import ring_allreduce_factor
-from lesson_lib.units import MiB, format_bytes, format_rate, format_seconds
+from lesson_lib.model._validate import require_int, require_number
+from lesson_lib.model.collectives import ring_allreduce_factor
+from lesson_lib.model.units import MiB, format_bytes, format_rate, format_seconds
 
 #: Element types the sweep can reduce, with their size in bytes.
 DTYPES: dict[str, int] = {"float32": 4, "float64": 8, "int32": 4, "int64": 8}
@@ -205,7 +205,7 @@ def make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: n
     """One result row: size, statistics and bandwidths (nccl-tests' definitions).
 
     Algorithm bandwidth is ``bytes / median time``; bus bandwidth multiplies it
-    by the ring factor ``2(N-1)/N`` (:func:`lesson_lib.collectives.ring_allreduce_factor`),
+    by the ring factor ``2(N-1)/N`` (:func:`lesson_lib.model.collectives.ring_allreduce_factor`),
     so it can be compared with a link's speed whatever the rank count.
 
     Parameters

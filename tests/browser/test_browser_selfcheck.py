@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, reference
-from lesson_lib.units import BYTE_UNITS, TIME_UNITS
+from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 pytestmark = pytest.mark.slow
 

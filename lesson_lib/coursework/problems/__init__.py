@@ -50,7 +50,7 @@ from lesson_lib.coursework.problems.q12_cluster_layout import (
 )
 from lesson_lib.coursework.problems.registry import PROBLEMS
 from lesson_lib.coursework.variants import normalize_student, rng_for
-from lesson_lib.units import BYTE_UNITS, TIME_UNITS
+from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 __all__ = [
     "ACCELERATORS",

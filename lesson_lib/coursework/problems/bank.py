@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 
 from lesson_lib.coursework.variants import shuffled
-from lesson_lib.specimen import (
+from lesson_lib.model.specimen import (
     A100,
     GPU,
     MODEL,
     NVLINK_BANDWIDTH,
 )
-from lesson_lib.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.units import (
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.units import (
     GB,
     TB,
     US,
@@ -299,7 +299,7 @@ def card_facts(key: str) -> dict[str, str]:
 
 
 def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
-    """Bytes in ``unit`` with ``decimals`` places (see :func:`~lesson_lib.units.format_bytes`).
+    """Bytes in ``unit`` with ``decimals`` places (see :func:`~lesson_lib.model.units.format_bytes`).
 
     Parameters
     ----------

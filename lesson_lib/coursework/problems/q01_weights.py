@@ -18,9 +18,9 @@ from lesson_lib.coursework.problems.bank import (
     pure_attention_model,
 )
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import GPU
-from lesson_lib.specs import ModelSpec
-from lesson_lib.units import GB, format_count
+from lesson_lib.model.specimen import GPU
+from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.units import GB, format_count
 
 
 def _model(p: Params) -> ModelSpec:

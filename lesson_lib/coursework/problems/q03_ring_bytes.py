@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import MODEL, TOKENS_PER_S
-from lesson_lib.specs import ModelSpec
-from lesson_lib.units import MiB, format_count, format_rate
+from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
+from lesson_lib.model.specimen import MODEL, TOKENS_PER_S
+from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.units import MiB, format_count, format_rate
 
 
 def _model(p: Params) -> ModelSpec:

@@ -7,7 +7,6 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.collectives import allreduce_wire_bytes, crossover_bytes
 from lesson_lib.coursework.problems.bank import (
     Choice,
     Params,
@@ -18,8 +17,9 @@ from lesson_lib.coursework.problems.bank import (
     fmt_us,
     sample_order,
 )
-from lesson_lib.specimen import FAST, MODEL, NVLINK_BANDWIDTH, TOKENS_PER_S
-from lesson_lib.units import format_rate
+from lesson_lib.model.collectives import allreduce_wire_bytes, crossover_bytes
+from lesson_lib.model.specimen import FAST, MODEL, NVLINK_BANDWIDTH, TOKENS_PER_S
+from lesson_lib.model.units import format_rate
 
 
 def _choices(p: Params) -> list[Choice]:

@@ -22,9 +22,9 @@ from lesson_lib.coursework.problems.bank import (
     fmt_us,
 )
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import MODEL
-from lesson_lib.step_time import decode_step
-from lesson_lib.units import MS, US, format_count
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.units import MS, US, format_count
 
 
 def _step(p: Params, **kw: Any):

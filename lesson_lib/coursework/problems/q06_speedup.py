@@ -19,10 +19,10 @@ from lesson_lib.coursework.problems.bank import (
     fmt_us,
 )
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import MODEL
-from lesson_lib.specimen import SLOW as SLOW_FABRIC
-from lesson_lib.step_time import decode_step, speedup
-from lesson_lib.units import US, format_ratio
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
+from lesson_lib.model.step_time import decode_step, speedup
+from lesson_lib.model.units import US, format_ratio
 
 
 def _steps(p: Params):

@@ -7,7 +7,6 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.collectives import crossover_bytes, ring_allreduce_factor
 from lesson_lib.coursework.problems.bank import (
     Mistake,
     Params,
@@ -17,10 +16,11 @@ from lesson_lib.coursework.problems.bank import (
     fmt_us,
 )
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
-from lesson_lib.specimen import SLOW as SLOW_FABRIC
-from lesson_lib.specs import Fabric
-from lesson_lib.units import GB, MB, US, format_count, format_rate
+from lesson_lib.model.collectives import crossover_bytes, ring_allreduce_factor
+from lesson_lib.model.specimen import MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
+from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import GB, MB, US, format_count, format_rate
 
 
 def _wire(p: Params) -> Fabric:

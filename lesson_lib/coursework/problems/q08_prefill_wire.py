@@ -7,14 +7,14 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, fmt_ms
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import GPU, MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
-from lesson_lib.specimen import SLOW as SLOW_FABRIC
-from lesson_lib.specs import Fabric
-from lesson_lib.step_time import prefill_step
-from lesson_lib.units import GB, MS, GiB, format_count, format_rate
+from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
+from lesson_lib.model.specimen import GPU, MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
+from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.step_time import prefill_step
+from lesson_lib.model.units import GB, MS, GiB, format_count, format_rate
 
 
 def _step(p: Params):

@@ -15,7 +15,7 @@ from lesson_lib.coursework.problems.bank import (
     choice_reference,
     sample_order,
 )
-from lesson_lib.specimen import MODEL
+from lesson_lib.model.specimen import MODEL
 
 
 def _choices(p: Params) -> list[Choice]:

@@ -12,10 +12,10 @@ from dataclasses import replace
 
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, hybrid_model
 from lesson_lib.coursework.variants import pick
-from lesson_lib.memory import max_sequences, memory_budget, state_share
-from lesson_lib.specimen import GPU, MODEL
-from lesson_lib.specs import ModelSpec
-from lesson_lib.units import GB, GiB, format_count
+from lesson_lib.model.memory import max_sequences, memory_budget, state_share
+from lesson_lib.model.specimen import GPU, MODEL
+from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.units import GB, GiB, format_count
 
 
 def _model(p: Params) -> ModelSpec:

@@ -7,7 +7,7 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.cluster import plan_cluster
+from lesson_lib.chapters.cluster import plan_cluster
 from lesson_lib.coursework.problems.bank import (
     Choice,
     Params,
@@ -16,8 +16,8 @@ from lesson_lib.coursework.problems.bank import (
     choice_reference,
     sample_order_of,
 )
-from lesson_lib.layout import check_layout
-from lesson_lib.specimen import MODEL
+from lesson_lib.model.layout import check_layout
+from lesson_lib.model.specimen import MODEL
 
 NODES, GPUS_PER_NODE = 2, 4
 
@@ -60,7 +60,7 @@ def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
     Returns
     -------
     list of str
-        :func:`~lesson_lib.layout.check_layout`'s divisibility problems, plus
+        :func:`~lesson_lib.model.layout.check_layout`'s divisibility problems, plus
         the wire problem when TP crosses nodes; empty for a sound layout.
     """
     problems = check_layout(MODEL, tp, pp)

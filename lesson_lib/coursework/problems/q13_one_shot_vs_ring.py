@@ -7,12 +7,12 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.collectives import allreduce_factor, allreduce_steps, allreduce_time
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, keep_distinct
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import FAST_RING, MODEL, NVLINK_BANDWIDTH
-from lesson_lib.specs import Fabric
-from lesson_lib.units import US, format_count, format_rate, format_seconds
+from lesson_lib.model.collectives import allreduce_factor, allreduce_steps, allreduce_time
+from lesson_lib.model.specimen import FAST_RING, MODEL, NVLINK_BANDWIDTH
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import US, format_count, format_rate, format_seconds
 
 
 def _fabric(p: Params) -> Fabric:

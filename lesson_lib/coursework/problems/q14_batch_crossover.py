@@ -7,7 +7,6 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.collectives import allreduce_factor, crossover_tokens
 from lesson_lib.coursework.problems.bank import (
     Mistake,
     Params,
@@ -17,8 +16,9 @@ from lesson_lib.coursework.problems.bank import (
     keep_distinct,
 )
 from lesson_lib.coursework.variants import pick
-from lesson_lib.specimen import FAST, MODEL
-from lesson_lib.units import GB, US, format_count, format_rate
+from lesson_lib.model.collectives import allreduce_factor, crossover_tokens
+from lesson_lib.model.specimen import FAST, MODEL
+from lesson_lib.model.units import GB, US, format_count, format_rate
 
 
 def _reference(p: Params) -> float:

@@ -1,0 +1,714 @@
+"""Designing the cluster: place TP, PP and DP on the wires and price the layout.
+
+The rule: the more often a form of parallelism must synchronise, the faster the
+link it needs.
+Tensor parallelism (TP) all-reduces twice per layer for every token, so it
+belongs inside a node on NVLink; pipeline parallelism (PP) passes one
+activation point to point at each stage boundary per token, and data
+parallelism (DP) needs no per-token communication when serving (once per
+step when training), so both can cross the network between nodes.
+
+GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
+order) and filled into nodes in order: a TP group stays inside a node
+whenever its degree divides the GPUs per node, and PP stages are the first
+to spill onto the network.
+
+Throughput is batched. Decode streams a replica's weights once per step
+whatever the batch, so a replica decodes many sequences together and its
+tokens/s is ``batch / time per step``. A pipeline keeps one micro-batch in
+flight per stage (``pp`` of them, ``batch / pp`` sequences each), so every
+stage is always busy: each micro-batch's token takes one full pass over the
+layers, and the replica delivers ``batch`` tokens per pass. With the same
+sequences, PP 2 and DP 2 then reach the same tokens/s; PP stores the weights
+once, so it holds more sequences. Pipeline bubbles at start-up and uneven
+stages are not modelled.
+
+Every quantity is SI: bytes, seconds, bytes/second.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lesson_lib.chapters import overview
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
+from lesson_lib.model.collectives import get_algorithm
+from lesson_lib.model.layout import check_layout, layout_cautions
+from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, INTER_NODE_MEASURED_LATENCY, MODEL
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import MAX_BATCH, StepBreakdown, decode_step
+from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
+
+
+@dataclass(frozen=True)
+class GpuSlot:
+    """Where one GPU sits and what it holds.
+
+    Attributes
+    ----------
+    rank : int
+        Global rank, 0-based.
+    node : int
+        Node index.
+    slot : int
+        Position inside the node.
+    replica : int
+        Data-parallel replica (DP rank).
+    stage : int
+        Pipeline stage (PP rank).
+    tp_rank : int
+        Rank inside its tensor-parallel group.
+    """
+
+    rank: int
+    node: int
+    slot: int
+    replica: int
+    stage: int
+    tp_rank: int
+
+
+def _slot(rank: int, tp: int, dp: int, gpus_per_node: int) -> GpuSlot:
+    return GpuSlot(
+        rank=rank,
+        node=rank // gpus_per_node,
+        slot=rank % gpus_per_node,
+        replica=(rank // tp) % dp,
+        stage=rank // (tp * dp),
+        tp_rank=rank % tp,
+    )
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """A layout of one model on a cluster, checked and priced.
+
+    Attributes
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    gpus_per_node : int
+        GPUs in each node.
+    nodes : int
+        Nodes in the cluster.
+    tp : int
+        Tensor-parallel degree.
+    pp : int
+        Pipeline-parallel degree.
+    dp : int
+        Data-parallel degree, ``gpus // (tp * pp)`` (0 when one replica
+        needs more GPUs than there are).
+    intra : Fabric
+        The wire inside a node.
+    inter : Fabric
+        The network between nodes.
+    context_tokens : int
+        Sequence length used to count the sequences that fit.
+    problems : tuple of str
+        Why the layout is invalid; empty when it is valid.
+    flags : tuple of str
+        Cautions that do not forbid the layout (e.g. TP across nodes).
+    placement : tuple of GpuSlot
+        The GPUs in use, in rank order (idle GPUs are left out).
+    tp_fabric : Fabric
+        The wire the TP all-reduces run on: ``inter`` if any TP group spans
+        two nodes, else ``intra``.
+    step : StepBreakdown
+        One sequence alone, one decoded token on a TP group, all layers, on
+        ``tp_fabric``, weights only (the lesson's heuristic).
+    pp_send_s : float
+        Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
+        vector each), each on ``inter`` if it crosses nodes, else ``intra``.
+    pp_network_boundaries : int
+        Stage boundaries that cross the network.
+    weights_per_gpu_bytes : float
+        The busiest GPU's share of the weights, bytes.
+    sequences_per_replica : int
+        Sequences of ``context_tokens`` tokens that fit beside the weights.
+    batch : int
+        Sequences each replica decodes together (0 when none fits).
+    batched_step : StepBreakdown or None
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
+        through all layers, KV reads included; None when ``batch`` is 0.
+    batched_send_s : float
+        The stage-boundary sends of one micro-batch, seconds.
+    """
+
+    model: ModelSpec
+    accel: Accelerator
+    gpus_per_node: int
+    nodes: int
+    tp: int
+    pp: int
+    dp: int
+    intra: Fabric
+    inter: Fabric
+    context_tokens: int
+    problems: tuple[str, ...]
+    flags: tuple[str, ...]
+    placement: tuple[GpuSlot, ...]
+    tp_fabric: Fabric
+    step: StepBreakdown
+    pp_send_s: float
+    pp_network_boundaries: int
+    weights_per_gpu_bytes: float
+    sequences_per_replica: int
+    batch: int = 0
+    batched_step: StepBreakdown | None = None
+    batched_send_s: float = 0.0
+
+    @property
+    def gpus(self) -> int:
+        """GPUs in the cluster, ``gpus_per_node * nodes``."""
+        return self.gpus_per_node * self.nodes
+
+    @property
+    def idle_gpus(self) -> int:
+        """GPUs no replica uses."""
+        return self.gpus - len(self.placement)
+
+    @property
+    def valid(self) -> bool:
+        """True when ``problems`` is empty."""
+        return not self.problems
+
+    @property
+    def tp_crosses_nodes(self) -> bool:
+        """True when a TP group spans more than one node."""
+        return self.tp_fabric is self.inter and self.tp > 1
+
+    @property
+    def weights_fit(self) -> bool:
+        """True when the weights alone fit on each GPU."""
+        return self.weights_per_gpu_bytes <= self.accel.memory_bytes
+
+    @property
+    def token_time_s(self) -> float:
+        """Seconds per decoded token of one sequence (TP step plus PP sends)."""
+        return self.step.total_s + self.pp_send_s
+
+    @property
+    def batched_token_time_s(self) -> float:
+        """Seconds per token each sequence sees with ``batch`` sequences in flight.
+
+        One micro-batch's pass over all stages plus its hand-offs; ``inf``
+        when no sequence fits.
+        """
+        if self.batched_step is None:
+            return math.inf
+        return self.batched_step.total_s + self.batched_send_s
+
+    @property
+    def tokens_per_s_replica(self) -> float:
+        """One replica's decode throughput with ``batch`` sequences, tokens/second.
+
+        ``batch / batched_token_time_s``: the ``pp`` micro-batches in flight
+        each advance one token per pass. 0 when no sequence fits.
+        """
+        if self.batch == 0:
+            return 0.0
+        return self.batch / self.batched_token_time_s
+
+    @property
+    def tokens_per_s_total(self) -> float:
+        """``dp`` replicas' throughput, tokens/second."""
+        return self.dp * self.tokens_per_s_replica
+
+    @property
+    def sequences_total(self) -> int:
+        """Sequences in flight over all replicas, ``dp * batch``."""
+        return self.dp * self.batch
+
+    @property
+    def label(self) -> str:
+        """Short name, e.g. ``"2 nodes x 4 GPUs: TP 4 x PP 2"``."""
+        nodes = f"{self.nodes} node{'s' if self.nodes > 1 else ''}"
+        degrees = [f"TP {self.tp}"]
+        degrees += [f"PP {self.pp}"] if self.pp > 1 else []
+        degrees += [f"DP {self.dp}"] if self.dp > 1 else []
+        gpus = f"{self.gpus_per_node} GPU{'s' if self.gpus_per_node > 1 else ''}"
+        return f"{nodes} x {gpus}: {' x '.join(degrees)}"
+
+    @property
+    def verdict(self) -> str:
+        """``"valid"``, ``"valid, flagged: ..."`` or ``"invalid: ..."`` (first reason)."""
+        if self.problems:
+            return f"invalid: {self.problems[0]}"
+        if self.flags:
+            return f"valid, flagged: {self.flags[0]}"
+        return "valid"
+
+    @property
+    def short_verdict(self) -> str:
+        """The verdict for a table cell, with the first problem or every flag in a few words.
+
+        ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
+        the network"`` or ``"invalid: ..."`` (the first problem, as in
+        :attr:`verdict`).
+        """
+        if self.problems:
+            return self.verdict
+        notes = []
+        if layout_cautions(self.model, self.tp):
+            notes.append(f"each KV head on {self.tp // self.model.num_kv_heads} GPUs")
+        if self.tp_crosses_nodes:
+            notes.append("TP all-reduces on the network")
+        if self.weights_fit and self.sequences_per_replica == 0:
+            notes.append("no sequence fits beside the weights")
+        if len(notes) != len(self.flags):  # a flag without a short form: say it in full
+            return self.verdict
+        return f"valid, flagged: {'; '.join(notes)}" if notes else "valid"
+
+
+def plan_cluster(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    gpus_per_node: int = 4,
+    nodes: int = 1,
+    tp: int = 4,
+    pp: int = 1,
+    *,
+    intra: Fabric = FAST,
+    inter: Fabric = INTER_NODE,
+    context_tokens: int | None = None,
+    batch: int | None = None,
+    algorithm: str = "ring",
+) -> ClusterPlan:
+    """Check and price a TP x PP x DP layout of ``model`` on ``nodes`` nodes.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card (all alike).
+    gpus_per_node : int, default 4
+        GPUs in each node (>= 1).
+    nodes : int, default 1
+        Nodes (>= 1).
+    tp : int, default 4
+        Tensor-parallel degree (>= 1).
+    pp : int, default 1
+        Pipeline-parallel degree (>= 1).
+    intra : Fabric, default FAST
+        The wire inside a node.
+    inter : Fabric, default INTER_NODE
+        The network between nodes.
+    context_tokens : int, optional
+        Sequence length for counting sequences that fit and for the KV reads
+        of the batched step, from 1 to ``model.max_context`` (the default).
+    batch : int, optional
+        Sequences each replica decodes together, from 1 to
+        :data:`~lesson_lib.model.step_time.MAX_BATCH`; default as many as fit. A
+        batch larger than what fits is listed as a problem.
+    algorithm : str, default "ring"
+        The TP all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
+
+    Returns
+    -------
+    ClusterPlan
+        Problems (``check_layout``, GPU count, memory), flags (TP across
+        nodes, no sequence fits), placement, time per token and memory.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If an argument has the wrong type or range; the message names it.
+
+    Examples
+    --------
+    >>> plan = plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)
+    >>> plan.valid, plan.dp, plan.pp_network_boundaries
+    (True, 1, 1)
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    require_instance("intra", intra, Fabric)
+    require_instance("inter", inter, Fabric)
+    gpus_per_node = require_int("gpus_per_node", gpus_per_node, maximum=MAX_RANKS)
+    nodes = require_int("nodes", nodes, maximum=MAX_RANKS)
+    tp = require_int("tp", tp, maximum=MAX_RANKS)
+    pp = require_int("pp", pp, maximum=MAX_RANKS)
+    for what, product in (("gpus_per_node x nodes", gpus_per_node * nodes), ("tp x pp", tp * pp)):
+        if product > MAX_RANKS:
+            raise ValueError(f"{what} must be at most {MAX_RANKS} GPUs, got {product}")
+    if batch is not None:
+        batch = require_int("batch", batch, maximum=MAX_BATCH)
+    get_algorithm(algorithm)
+    if context_tokens is None:
+        context_tokens = model.max_context
+    context_tokens = require_int(
+        "context_tokens", context_tokens, minimum=1, maximum=model.max_context
+    )
+    gpus = gpus_per_node * nodes
+    per_replica = tp * pp
+    dp = gpus // per_replica
+
+    problems = list(check_layout(model, tp, pp))
+    if per_replica > gpus:
+        problems.append(
+            f"TP x PP = {per_replica} GPUs per replica, but the cluster has only {gpus} "
+            f"({nodes} x {gpus_per_node})"
+        )
+    elif gpus % per_replica:
+        problems.append(
+            f"TP x PP x DP must equal the {gpus} GPUs, but TP x PP = {per_replica} "
+            f"does not divide them ({gpus % per_replica} would sit idle)"
+        )
+
+    # One replica's positions, even if the cluster is too small to hold it.
+    replicas = max(dp, 1)
+    slots = [_slot(r, tp, replicas, gpus_per_node) for r in range(replicas * per_replica)]
+    groups: dict[tuple[int, int], list[GpuSlot]] = {}
+    for s in slots:
+        groups.setdefault((s.replica, s.stage), []).append(s)
+    tp_crosses = any(len({s.node for s in g}) > 1 for g in groups.values())
+    tp_fabric = inter if tp_crosses and tp > 1 else intra
+
+    # Each stage boundary of a replica, on the wire it crosses.
+    boundary_wires: list[Fabric] = []
+    worst_network = -1
+    for d in range(replicas):
+        wires = []
+        for p in range(pp - 1):
+            here, there = groups[(d, p)], groups[(d, p + 1)]
+            crosses = any(a.node != b.node for a, b in zip(here, there, strict=True))
+            wires.append(inter if crosses else intra)
+        network = sum(w is inter for w in wires)
+        if network > worst_network:
+            boundary_wires, worst_network = wires, network
+
+    def sends(vectors: int) -> float:
+        return sum(
+            w.latency + vectors * model.hidden_vector_bytes / w.bandwidth for w in boundary_wires
+        )
+
+    step = decode_step(model, accel, tp_fabric, tp, algorithm=algorithm)
+
+    stage_share = math.ceil(model.super_blocks / pp) / model.super_blocks
+    weights = model.weight_bytes / tp * stage_share
+    per_sequence = stage_share * (
+        model.kv_bytes(context_tokens) * kv_share(model, tp)
+        + model.state_bytes * state_share(model, tp)
+    )
+    free = accel.memory_bytes - weights
+    sequences = int(free // per_sequence) if free > 0 else 0
+    if weights > accel.memory_bytes:
+        problems.append(
+            f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
+            f"{format_bytes(accel.memory_bytes, 'GB')}"
+        )
+    if batch is None:
+        batch = min(sequences, MAX_BATCH)
+    elif batch > sequences:
+        problems.append(
+            f"a batch of {format_count(batch)} sequences needs more memory than the "
+            f"{format_count(sequences)} that fit per replica"
+        )
+    micro = math.ceil(batch / pp)
+    batched = (
+        decode_step(
+            model, accel, tp_fabric, tp, batch=micro, context=context_tokens, algorithm=algorithm
+        )
+        if batch
+        else None
+    )
+
+    flags = list(layout_cautions(model, tp))
+    if tp_crosses and tp > 1:
+        flags.append(
+            f"a TP group spans nodes, so its {model.allreduces_per_token} all-reduces per "
+            "token run on the network"
+        )
+    if weights <= accel.memory_bytes and sequences == 0:
+        flags.append(
+            f"no sequence of {format_count(context_tokens)} tokens fits beside the weights"
+        )
+
+    return ClusterPlan(
+        model=model,
+        accel=accel,
+        gpus_per_node=gpus_per_node,
+        nodes=nodes,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        intra=intra,
+        inter=inter,
+        context_tokens=context_tokens,
+        problems=tuple(problems),
+        flags=tuple(flags),
+        placement=tuple(s for s in slots if s.rank < dp * per_replica),
+        tp_fabric=tp_fabric,
+        step=step,
+        pp_send_s=sends(1),
+        pp_network_boundaries=max(worst_network, 0),
+        weights_per_gpu_bytes=weights,
+        sequences_per_replica=sequences,
+        batch=batch,
+        batched_step=batched,
+        batched_send_s=sends(micro) if batch else 0.0,
+    )
+
+
+#: The layouts lesson 9.10 prices; (gpus_per_node, nodes, tp, pp).
+CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
+    (1, 1, 1, 1),
+    (2, 1, 2, 1),
+    (4, 1, 4, 1),
+    (8, 1, 4, 1),
+    (8, 1, 8, 1),
+    (4, 2, 4, 2),
+    (4, 2, 4, 1),
+    (2, 2, 4, 1),
+    (4, 2, 8, 1),
+    (4, 3, 4, 3),
+)
+
+
+def candidate_configurations(
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+    *,
+    intra: Fabric = FAST,
+    inter: Fabric = INTER_NODE,
+    candidates: Sequence[tuple[int, int, int, int]] = CANDIDATES,
+) -> list[ClusterPlan]:
+    """Plan every candidate layout: valid ones, flagged ones and invalid ones.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card.
+    intra : Fabric, default FAST
+        The wire inside a node.
+    inter : Fabric, default INTER_NODE
+        The network between nodes.
+    candidates : sequence of (int, int, int, int), default CANDIDATES
+        ``(gpus_per_node, nodes, tp, pp)`` for each layout.
+
+    Returns
+    -------
+    list of ClusterPlan
+        In the order given.
+    """
+    return [
+        plan_cluster(model, accel, g, n, tp, pp, intra=intra, inter=inter)
+        for g, n, tp, pp in candidates
+    ]
+
+
+# No-break space: keeps "4 x 1 x 2" on one line in a narrow table column.
+_NBSP = "\u00a0"
+
+#: Columns of :func:`candidate_rows`.
+CANDIDATE_HEADER: tuple[str, ...] = (
+    "nodes x GPUs",
+    "TP x PP x DP",
+    "one sequence: ms per token",
+    "full-length sequences",
+    "batched: ms per token",
+    "batched tokens/s",
+    "verdict",
+)
+
+
+def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
+    """One table row per plan, formatted, in :data:`CANDIDATE_HEADER` order.
+
+    Parameters
+    ----------
+    plans : sequence of ClusterPlan
+        The layouts.
+
+    Returns
+    -------
+    list of tuple of str
+        Times per token in ms (numbers only, the header names the unit),
+        rates in tokens/s, sequences over all replicas, and
+        :attr:`ClusterPlan.short_verdict`. The degrees are joined by
+        no-break spaces, so each stays on one line.
+    """
+    rows = []
+    for p in plans:
+        batched = "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}"
+        rows.append(
+            (
+                f"{p.nodes}{_NBSP}x{_NBSP}{p.gpus_per_node}",
+                f"{p.tp}{_NBSP}x{_NBSP}{p.pp}{_NBSP}x{_NBSP}{p.dp}",
+                f"{p.token_time_s * 1e3:.2f}",
+                format_count(p.sequences_total),
+                batched,
+                format_count(p.tokens_per_s_total),
+                p.short_verdict,
+            )
+        )
+    return rows
+
+
+def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | None = None) -> str:
+    """The candidate layouts as an HTML table.
+
+    Parameters
+    ----------
+    plans : sequence of ClusterPlan, optional
+        Default :func:`candidate_configurations`.
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML ``<table>`` (see :func:`lesson_lib.chapters.tables.html_table`).
+    """
+    from lesson_lib.chapters.tables import html_table
+
+    plans = candidate_configurations() if plans is None else plans
+    return html_table(CANDIDATE_HEADER, candidate_rows(plans), caption)
+
+
+def communication_per_token(
+    model: ModelSpec = MODEL, tp: int = 4, pp: int = 2
+) -> list[tuple[str, str, str, str]]:
+    """What each form of parallelism sends per decoded token, and how often.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    tp : int, default 4
+        Tensor-parallel degree, from 2 to 4096.
+    pp : int, default 2
+        Pipeline-parallel degree, from 2 to 4096.
+
+    Returns
+    -------
+    list of (str, str, str, str)
+        Rows ``(form, events per token, bytes per event, kind)`` for TP,
+        PP and DP, formatted.
+    """
+    require_instance("model", model, ModelSpec)
+    tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)
+    pp = require_int("pp", pp, minimum=2, maximum=MAX_RANKS)
+    vector = format_bytes(model.hidden_vector_bytes, "KiB")
+    return [
+        (
+            f"tensor (TP {tp})",
+            f"{model.allreduces_per_token} (two per layer)",
+            f"{vector} payload",
+            "blocking all-reduce among the TP group",
+        ),
+        (
+            f"pipeline (PP {pp})",
+            f"{pp - 1} (one per stage boundary)",
+            vector,
+            "point-to-point send to the next stage",
+        ),
+        (
+            "data (DP)",
+            "0 when serving",
+            "-",
+            "replicas are independent; training all-reduces gradients once per step",
+        ),
+    ]
+
+
+def cluster_numbers() -> dict[str, str]:
+    """Numbers the cluster chapter glues, formatted.
+
+    Returns
+    -------
+    dict of str to str
+        For example ``"inter_bandwidth": "50 GB/s"`` and
+        ``"pp2_token_time": "5.34 ms"``.
+    """
+    m = MODEL
+    in_node = plan_cluster(m, GPU, 4, 1, 4)
+    pp2 = plan_cluster(m, GPU, 4, 2, 4, 2)
+    dp2 = plan_cluster(m, GPU, 4, 2, 4, 1)
+    across = plan_cluster(m, GPU, 2, 2, 4)
+    tp8 = plan_cluster(m, GPU, 8, 1, 8)
+    one_gpu = plan_cluster(m, GPU, 1, 1, 1)
+    # The second exercise's network: five times worse than assumed in both numbers.
+    worse = Fabric(
+        "network five times worse",
+        latency=5 * INTER_NODE.latency,
+        bandwidth=INTER_NODE.bandwidth / 5,
+    )
+    worse_pp2 = plan_cluster(m, GPU, 4, 2, 4, 2, inter=worse)
+    worse_across = plan_cluster(m, GPU, 2, 2, 4, inter=worse)
+    ms = "ms"
+    tp4_only = plan_cluster(m, GPU, 4, 1, 4, batch=1)
+    sixteen_pp = plan_cluster(m, GPU, 4, 2, 4, 2, batch=16)
+    sixteen_dp = plan_cluster(m, GPU, 4, 2, 4, 1, batch=8)
+    return {
+        "pp2_batched_time": format_seconds(pp2.batched_token_time_s, ms),
+        "dp2_batched_time": format_seconds(dp2.batched_token_time_s, ms),
+        "pp2_vs_dp2": format_ratio(pp2.tokens_per_s_total / dp2.tokens_per_s_total),
+        "pp2_sequences_total": format_count(pp2.sequences_total),
+        "single_sequence_tokens_per_s": format_count(tp4_only.tokens_per_s_total),
+        "tp8_tokens_per_s": format_count(tp8.tokens_per_s_total),
+        "tp8_copies": str(tp8.tp // m.num_kv_heads),
+        "sixteen_pp_tokens_per_s": format_count(sixteen_pp.tokens_per_s_total),
+        "sixteen_dp_tokens_per_s": format_count(sixteen_dp.tokens_per_s_total),
+        "kv_heads": str(m.num_kv_heads),
+        "query_heads": str(m.num_query_heads),
+        "deltanet_key_heads": str(m.linear_num_key_heads),
+        "deltanet_value_heads": str(m.linear_num_value_heads),
+        "ffn_size": format_count(m.ffn_size or 0),
+        "super_blocks": str(m.super_blocks),
+        "inter_latency": format_seconds(INTER_NODE.latency, "us"),
+        "inter_bandwidth": format_bytes(INTER_NODE.bandwidth, "GB") + "/s",
+        "in_node_token_time": format_seconds(in_node.token_time_s, ms),
+        "across_token_time": format_seconds(across.token_time_s, ms),
+        "across_latency": format_seconds(across.step.latency_s, ms),
+        "pp_send": format_seconds(pp2.pp_send_s, "us"),
+        "pp2_token_time": format_seconds(pp2.token_time_s, ms),
+        "pp2_tokens_per_s": format_count(pp2.tokens_per_s_total),
+        "pp2_weights": format_bytes(pp2.weights_per_gpu_bytes, "GB"),
+        "pp2_sequences": format_count(pp2.sequences_per_replica),
+        "dp2_token_time": format_seconds(dp2.token_time_s, ms),
+        "dp2_tokens_per_s": format_count(dp2.tokens_per_s_total),
+        "dp2_weights": format_bytes(dp2.weights_per_gpu_bytes, "GB"),
+        "dp2_sequences": format_count(dp2.sequences_per_replica),
+        "dp2_sequences_total": format_count(dp2.dp * dp2.sequences_per_replica),
+        "tp8_token_time": format_seconds(tp8.token_time_s, ms),
+        "tp8_sequences": format_count(tp8.sequences_per_replica),
+        "in_node_sequences": format_count(in_node.sequences_per_replica),
+        "inter_measured_latency": format_seconds(INTER_NODE_MEASURED_LATENCY, "us"),
+        "one_gpu_token_time": format_seconds(one_gpu.token_time_s, ms),
+        "worse_latency": format_seconds(worse.latency, "us"),
+        "worse_bandwidth": format_bytes(worse.bandwidth, "GB") + "/s",
+        "worse_pp2_token_time": format_seconds(worse_pp2.token_time_s, ms),
+        "worse_across_token_time": format_seconds(worse_across.token_time_s, ms),
+    }
+
+
+def numbers() -> dict[str, str]:
+    """Every value the cluster page glues: the worked example's numbers and the chapter's own.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> formatted text.
+    """
+    return {**overview.numbers(), **cluster_numbers()}
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/cluster.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

@@ -1,0 +1,193 @@
+"""The worked example's numbers, computed once and formatted for the book.
+
+Chapters glue these strings instead of typing numbers into prose, and the
+tests pin them, so the text and the arithmetic cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.model.collectives import (
+    allreduce_latency,
+    allreduce_wire_bytes,
+    crossover_bytes,
+    ring_allreduce_factor,
+)
+from lesson_lib.model.memory import max_sequences, memory_budget
+from lesson_lib.model.specimen import (
+    FAST,
+    FAST_RING,
+    GPU,
+    GPU_HBM_BYTES,
+    GPU_LABEL,
+    MODEL,
+    PROMPT_TOKENS,
+    SLOW,
+    TOKENS_PER_S,
+    VLLM_GPU_MEMORY_UTILIZATION,
+)
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step, speedup
+from lesson_lib.model.units import (
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
+
+
+@dataclass(frozen=True)
+class DecodeLine:
+    """One configuration of the lesson's decode comparison.
+
+    Attributes
+    ----------
+    label : str
+        For example ``"4 GPUs, fast fabric"``.
+    n : int
+        Tensor-parallel degree.
+    fabric : Fabric
+        The wire.
+    step : StepBreakdown
+        Time of one decoded token.
+    """
+
+    label: str
+    n: int
+    fabric: Fabric
+    step: StepBreakdown
+
+
+def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
+    """The lesson's three decode configurations: 2 fast, 4 fast, 4 slow.
+
+    Parameters
+    ----------
+    include_bandwidth : bool, default False
+        False is the lesson's own arithmetic (compute + latency); True adds
+        the wire-bytes term, which barely moves the totals.
+
+    Returns
+    -------
+    list of DecodeLine
+        In the lesson's order.
+    """
+    configs = [("2 GPUs, fast fabric", 2, FAST), ("4 GPUs, fast fabric", 4, FAST)]
+    configs.append(("4 GPUs, slow fabric", 4, SLOW))
+    return [
+        DecodeLine(
+            label,
+            n,
+            fabric,
+            decode_step(MODEL, GPU, fabric, n, include_bandwidth=include_bandwidth),
+        )
+        for label, n, fabric in configs
+    ]
+
+
+def _ms(seconds: float) -> str:
+    return format_seconds(seconds, "ms")
+
+
+def numbers() -> dict[str, str]:
+    """Every worked-example number, formatted, keyed by the name chapters glue.
+
+    Returns
+    -------
+    dict of str to str
+        For example ``numbers()["line_2_fast"] == "9.34 ms"``.
+    """
+    m, full = MODEL, MODEL.max_context
+    kv_full = m.kv_bytes(full)
+    one_gpu = memory_budget(m, GPU, 1, full, 1)
+    per_token_payload = m.allreduces_per_token * m.hidden_vector_bytes
+    wire2 = allreduce_wire_bytes(per_token_payload, 2)
+    wire4 = allreduce_wire_bytes(per_token_payload, 4)
+    lesson = decode_lines(include_bandwidth=False)
+    full_model = decode_lines(include_bandwidth=True)
+    one = decode_step(m, GPU, FAST, 1)
+    ring2 = decode_step(m, GPU, FAST_RING, 2, include_bandwidth=False)
+    ring4 = decode_step(m, GPU, FAST_RING, 4, include_bandwidth=False)
+    prompt_payload = PROMPT_TOKENS * m.hidden_vector_bytes
+    pre_fast = prefill_step(m, GPU, FAST, 4, PROMPT_TOKENS)
+    pre_slow = prefill_step(m, GPU, SLOW, 4, PROMPT_TOKENS)
+    out = {
+        "params": format_count(m.params / 1e9) + "B",
+        "weights_gb": format_bytes(m.weight_bytes, "GB"),
+        "weights_gib": format_bytes(m.weight_bytes, "GiB"),
+        "kv_per_token": format_bytes(m.kv_bytes_per_token, "KiB"),
+        "kv_full_gib": format_bytes(kv_full, "GiB"),
+        "kv_full_gb": format_bytes(kv_full, "GB"),
+        "kv_pure_attention_gib": format_bytes(
+            kv_full * m.num_layers / m.num_attention_layers, "GiB"
+        ),
+        "state_mib": format_bytes(m.state_bytes, "MiB", decimals=0),
+        "max_context": format_count(full),
+        "gpu_memory": format_bytes(GPU.memory_bytes, "GB"),
+        "gpu_memory_gib": format_bytes(GPU.memory_bytes, "GiB", decimals=1),
+        "gpu_label": GPU_LABEL,
+        "gpu_hbm_gib": format_bytes(GPU_HBM_BYTES, "GiB", decimals=0),
+        "vllm_utilization": format_count(VLLM_GPU_MEMORY_UTILIZATION, decimals=1),
+        "sequences_4_reserved": str(
+            max_sequences(m, GPU, 4, full, utilization=VLLM_GPU_MEMORY_UTILIZATION)
+        ),
+        "free_one_gpu_gb": format_bytes(one_gpu.free_bytes, "GB"),
+        "allreduces_per_token": str(m.allreduces_per_token),
+        "hidden_vector": format_bytes(m.hidden_vector_bytes, "KiB"),
+        "payload_per_token": format_bytes(per_token_payload, "MiB", decimals=3),
+        "factor_2": format_count(ring_allreduce_factor(2), decimals=3),
+        "factor_4": format_count(ring_allreduce_factor(4), decimals=3),
+        "wire_2": format_bytes(wire2, "MiB", decimals=3),
+        "wire_4": format_bytes(wire4, "MiB", decimals=3),
+        "tokens_per_s": str(TOKENS_PER_S),
+        "rate_2": format_rate(wire2 * TOKENS_PER_S, "MiB"),
+        "rate_4": format_rate(wire4 * TOKENS_PER_S, "MiB"),
+        "fast_latency": format_seconds(FAST.latency, "us"),
+        "slow_latency": format_seconds(SLOW.latency, "us"),
+        "latency_fast_total": _ms(m.allreduces_per_token * allreduce_latency(2, FAST)),
+        "latency_slow_total": _ms(m.allreduces_per_token * allreduce_latency(2, SLOW)),
+        "compute_1": _ms(one.compute_s),
+        "compute_2": _ms(lesson[0].step.compute_s),
+        "compute_4": _ms(lesson[1].step.compute_s),
+        "speedup_2_to_4": format_ratio(speedup(lesson[0].step, lesson[1].step)),
+        "speedup_ring_2_to_4": format_ratio(speedup(ring2, ring4)),
+        "ring_latency_4": format_seconds(allreduce_latency(4, FAST_RING), "us"),
+        "prompt_tokens": format_count(PROMPT_TOKENS),
+        "prefill_payload": format_bytes(prompt_payload, "MiB"),
+        "prefill_payload_total": format_bytes(m.allreduces_per_token * prompt_payload, "GiB"),
+        "prefill_wire_2": format_bytes(
+            m.allreduces_per_token * allreduce_wire_bytes(prompt_payload, 2), "GiB"
+        ),
+        "prefill_wire_4": format_bytes(
+            m.allreduces_per_token * allreduce_wire_bytes(prompt_payload, 4), "GiB"
+        ),
+        "prefill_bandwidth_fast_4": _ms(pre_fast.bandwidth_s),
+        "prefill_latency_fast_4": _ms(pre_fast.latency_s),
+        "prefill_bandwidth_slow_4": _ms(pre_slow.bandwidth_s),
+        "prefill_flops_4": _ms(pre_fast.flops_s),
+        "crossover_fast": format_bytes(crossover_bytes(FAST, 2), "MB"),
+        "one_gpu_line": _ms(one.total_s),
+        "one_gpu_tokens_per_s": format_count(one.tokens_per_s),
+    }
+    for n in (1, 2, 4):
+        out[f"sequences_{n}"] = str(max_sequences(m, GPU, n, full))
+    for key, lines in (("line", lesson), ("line_bw", full_model)):
+        for line in lines:
+            tag = f"{line.n}_{'fast' if line.fabric is FAST else 'slow'}"
+            out[f"{key}_{tag}"] = _ms(line.step.total_s)
+            out[f"{key}_{tag}_tokens_per_s"] = format_count(line.step.tokens_per_s)
+    return out
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/overview.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

@@ -1,0 +1,287 @@
+"""Decode's bytes on the wire: how much each rank sends, and how fast.
+
+The ring-payloads chapter asks one question: at an interactive decode rate,
+how much bandwidth does tensor parallelism actually need? This module
+answers it with :mod:`lesson_lib.model.collectives` and sets the answer against
+the fabrics' bandwidths. Every quantity is bytes or bytes/second; the
+``payload_numbers`` strings say their unit aloud (MiB/s is binary, GB/s
+decimal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lesson_lib.chapters import allreduce, overview
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.model.collectives import (
+    allreduce_latency,
+    allreduce_wire_bytes,
+    ring_allreduce_factor,
+)
+from lesson_lib.model.specimen import (
+    GPU,
+    INFINIBAND_NDR_BANDWIDTH,
+    MODEL,
+    NVLINK_BANDWIDTH,
+    PCIE_BANDWIDTH,
+    SLOW,
+    TOKENS_PER_S,
+)
+from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.units import GB, MiB, format_bytes, format_count, format_rate, format_seconds
+
+#: The round figure decode traffic per rank stays under ("under 100 MiB per
+#: second"), a rounding error next to any fabric; it is not a limit of any wire.
+RATE_YARDSTICK: float = 100 * MiB
+
+#: The fabrics the chapter draws the decode traffic against, bytes/second
+#: per direction; labels say which figures are illustrative.
+FABRIC_BANDWIDTHS: dict[str, float] = {
+    "NVLink 4 (per GPU, vendor figure)": NVLINK_BANDWIDTH,
+    "PCIe Gen5 x16 (vendor figure)": PCIE_BANDWIDTH,
+    "InfiniBand NDR port (illustrative)": INFINIBAND_NDR_BANDWIDTH,
+}
+
+
+def token_payload_bytes(model: ModelSpec) -> float:
+    """Payload of all the all-reduces of one decoded token, bytes.
+
+    One hidden vector per all-reduce, ``model.allreduces_per_token`` of them
+    (128 x 10 KiB = 1.25 MiB for the specimen). This is what is summed, not
+    what each rank sends: see :func:`decode_wire_bytes`.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+
+    Returns
+    -------
+    float
+        Bytes per token.
+    """
+    require_instance("model", model, ModelSpec)
+    return model.allreduces_per_token * model.hidden_vector_bytes
+
+
+def decode_wire_bytes(model: ModelSpec, n: int) -> float:
+    """Bytes each rank sends per decoded token over a ring of ``n`` GPUs.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    n : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``); one GPU sends nothing.
+
+    Returns
+    -------
+    float
+        ``2(n-1)/n`` times :func:`token_payload_bytes`, bytes per rank per token.
+    """
+    require_instance("model", model, ModelSpec)
+    return allreduce_wire_bytes(token_payload_bytes(model), n)
+
+
+def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
+    """Bytes per second each rank sends while decoding at ``tokens_per_s``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    n : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    tokens_per_s : float
+        Decode rate of the sequence, tokens/second (>= 0).
+
+    Returns
+    -------
+    float
+        Bytes/second per rank, one direction.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import MODEL
+    >>> decode_wire_rate(MODEL, 4, 50) / 2**20
+    93.75
+    """
+    require_instance("model", model, ModelSpec)
+    tokens_per_s = require_number("tokens_per_s", tokens_per_s, unit="tokens/s")
+    return decode_wire_bytes(model, n) * tokens_per_s
+
+
+def headroom(bandwidth: float, rate: float) -> float:
+    """How many times a fabric's bandwidth covers a traffic rate.
+
+    Parameters
+    ----------
+    bandwidth : float
+        The fabric, bytes/second per direction (> 0).
+    rate : float
+        The traffic, bytes/second (> 0).
+
+    Returns
+    -------
+    float
+        ``bandwidth / rate``; 1 means the wire is exactly full.
+    """
+    bandwidth = require_number("bandwidth", bandwidth, strict=True, unit="bytes/s")
+    rate = require_number("rate", rate, strict=True, unit="bytes/s")
+    return bandwidth / rate
+
+
+def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
+    """Decode rate at which the all-reduce bytes alone would fill a wire.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    n : int
+        Tensor-parallel degree, from 2 (one GPU sends nothing) to 4096 (``MAX_RANKS``).
+    bandwidth : float
+        The fabric, bytes/second per direction (> 0).
+
+    Returns
+    -------
+    float
+        Tokens/second of one sequence; latency is ignored, which is the
+        point: decode never gets near this rate.
+    """
+    require_instance("model", model, ModelSpec)
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
+    return headroom(bandwidth, decode_wire_bytes(model, n))
+
+
+def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S) -> dict[str, str]:
+    """The payloads chapter's numbers beyond :func:`~lesson_lib.chapters.overview.numbers`.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    tokens_per_s : float, default the lesson's 50
+        Interactive decode rate, tokens/second (> 0).
+
+    Returns
+    -------
+    dict of str to str
+        ``rate_4_mb`` and ``rate_4_gb`` (the ring-of-4 rate in decimal units),
+        ``mib_bytes`` and ``gb_bytes`` (the two units, in bytes);
+        ``headroom_nvlink_4``, ``headroom_pcie_4`` and ``headroom_ib_4``
+        (bandwidth / rate); ``pcie_share_4`` (percent of PCIe used);
+        ``fill_pcie_4`` (tokens/s whose bytes would fill PCIe);
+        ``nvlink_bandwidth``, ``pcie_bandwidth``, ``ib_bandwidth``;
+        ``nvlink_both_directions`` (NVLink's headline figure, both directions
+        added);
+        ``wire_8`` (bytes per rank per token on a ring of 8);
+        ``wire_time_8_slow`` and ``latency_8_slow`` (a token's bytes and its
+        all-reduces' fixed latency on 8 GPUs over the slow fabric) and
+        ``latency_over_bytes_8_slow`` (how many times larger the latency is);
+        ``bytes_4_slow_batch_1`` and ``bytes_4_slow_batch_64`` (a decode
+        step's all-reduce bytes on 4 slow GPUs, one sequence and 64);
+        ``rate_yardstick`` (the round 100 MiB/s the traffic stays under).
+    """
+    require_instance("model", model, ModelSpec)
+    tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
+    rate4 = decode_wire_rate(model, 4, tokens_per_s)
+    bytes_time_8 = decode_wire_bytes(model, 8) / SLOW.bandwidth
+    latency_8 = model.allreduces_per_token * allreduce_latency(8, SLOW)
+    batch_bytes = {b: decode_step(model, GPU, SLOW, 4, batch=b).bandwidth_s for b in (1, 64)}
+    return {
+        "rate_4_mb": format_rate(rate4, "MB", decimals=1),
+        "rate_4_gb": format_rate(rate4, "GB", decimals=4),
+        "mib_bytes": format_count(MiB),
+        "gb_bytes": format_count(GB),
+        "headroom_nvlink_4": format_count(headroom(NVLINK_BANDWIDTH, rate4)),
+        "headroom_pcie_4": format_count(headroom(PCIE_BANDWIDTH, rate4)),
+        "headroom_ib_4": format_count(headroom(INFINIBAND_NDR_BANDWIDTH, rate4)),
+        "pcie_share_4": format_count(100 / headroom(PCIE_BANDWIDTH, rate4), decimals=2) + " %",
+        "fill_pcie_4": format_count(tokens_to_fill(model, 4, PCIE_BANDWIDTH)),
+        "nvlink_bandwidth": format_rate(NVLINK_BANDWIDTH, "GB"),
+        "pcie_bandwidth": format_rate(PCIE_BANDWIDTH, "GB"),
+        "ib_bandwidth": format_rate(INFINIBAND_NDR_BANDWIDTH, "GB"),
+        "nvlink_both_directions": format_rate(2 * NVLINK_BANDWIDTH, "GB"),
+        "wire_8": format_bytes(decode_wire_bytes(model, 8), "MiB", decimals=4),
+        "wire_time_8_slow": format_seconds(bytes_time_8, "ms", decimals=3),
+        "latency_8_slow": format_seconds(latency_8, "ms"),
+        "latency_over_bytes_8_slow": format_count(latency_8 / bytes_time_8),
+        "bytes_4_slow_batch_1": format_seconds(batch_bytes[1], "ms", decimals=3),
+        "bytes_4_slow_batch_64": format_seconds(batch_bytes[64], "ms"),
+        "rate_yardstick": format_rate(RATE_YARDSTICK, "MiB"),
+    }
+
+
+def payload_table(
+    model: ModelSpec = MODEL,
+    ns: Sequence[int] = (2, 4, 8),
+    tokens_per_s: float = TOKENS_PER_S,
+    caption: str | None = None,
+) -> str:
+    """HTML table: ring factor, wire bytes per token and wire rate for each ``n``.
+
+    Parameters
+    ----------
+    model : ModelSpec, default the specimen
+        The model.
+    ns : sequence of int, default (2, 4, 8)
+        Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
+    tokens_per_s : float, default the lesson's 50
+        Decode rate, tokens/second (>= 0).
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, and
+        the rate at ``tokens_per_s`` in MiB/s and in MB/s.
+    """
+    from lesson_lib.chapters.tables import html_table
+
+    rows = []
+    for n in ns:
+        rate = decode_wire_rate(model, n, tokens_per_s)
+        rows.append(
+            (
+                format_count(n),
+                format_count(ring_allreduce_factor(n), decimals=3),
+                format_bytes(decode_wire_bytes(model, n), "MiB", decimals=4),
+                format_rate(rate, "MiB"),
+                format_rate(rate, "MB", decimals=1),
+            )
+        )
+    header = (
+        "GPUs (N)",
+        "ring factor 2(N-1)/N",
+        "sent per rank per token",
+        f"at {format_count(tokens_per_s)} tokens/s (binary)",
+        "same rate (decimal)",
+    )
+    return html_table(header, rows, caption)
+
+
+def numbers() -> dict[str, str]:
+    """Every value the payloads page glues: the worked example's numbers, the all-reduce chapter's and its own.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> formatted text.
+    """
+    return {**overview.numbers(), **allreduce.allreduce_numbers(), **payload_numbers()}
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/payloads.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

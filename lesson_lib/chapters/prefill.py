@@ -1,0 +1,320 @@
+"""Prefill against decode: where a message sits on the alpha-beta curve.
+
+Decode sends one hidden vector per all-reduce; prefill sends one per prompt
+token, all at once. The alpha-beta model ``t(m) = alpha + f m / B`` (``f``
+the ring factor ``2(n-1)/n``, 1 for two ranks) has a crossover payload
+where its two terms are equal; a message far below it is latency-bound, far
+above it bandwidth-bound. Everything here is built on
+:mod:`lesson_lib.model.collectives` and :mod:`lesson_lib.model.step_time`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from lesson_lib.chapters import overview
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.model.collectives import (
+    allreduce_latency,
+    allreduce_wire_bytes,
+    crossover_bytes,
+    crossover_tokens,
+)
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step
+from lesson_lib.model.units import (
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One all-reduce placed on the alpha-beta curve.
+
+    Attributes
+    ----------
+    payload_bytes : float
+        Size of the vector being summed, bytes.
+    n : int
+        Ranks in the ring.
+    fabric : Fabric
+        The wire.
+    latency_s : float
+        The fixed term (alpha), seconds.
+    bandwidth_s : float
+        The bytes term, wire bytes / bandwidth, seconds.
+    crossover_bytes : float
+        Payload at which the two terms are equal, bytes.
+    """
+
+    payload_bytes: float
+    n: int
+    fabric: Fabric
+    latency_s: float
+    bandwidth_s: float
+    crossover_bytes: float
+
+    @property
+    def total_s(self) -> float:
+        """Time of the all-reduce, latency + bandwidth terms, seconds."""
+        return self.latency_s + self.bandwidth_s
+
+    @property
+    def bound(self) -> str:
+        """``"latency"`` or ``"bandwidth"``: the larger term."""
+        return "latency" if self.latency_s >= self.bandwidth_s else "bandwidth"
+
+    @property
+    def ratio_to_crossover(self) -> float:
+        """``payload_bytes / crossover_bytes``; below 1 latency-bound, above 1 bandwidth-bound.
+
+        A fabric without latency has a crossover of 0 bytes: every message is
+        bandwidth-bound and the ratio is infinite.
+        """
+        if self.crossover_bytes == 0:
+            return math.inf
+        return self.payload_bytes / self.crossover_bytes
+
+
+def place_on_curve(payload_bytes: float, n: int, fabric: Fabric) -> CurvePoint:
+    """Split one all-reduce of ``payload_bytes`` into its latency and bandwidth terms.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        Size of the vector being summed, bytes (> 0).
+    n : int
+        Ranks in the ring, from 2 to 4096 (``MAX_RANKS``).
+    fabric : Fabric
+        The wire.
+
+    Returns
+    -------
+    CurvePoint
+        Both terms in seconds and the crossover payload in bytes.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import FAST, MODEL
+    >>> place_on_curve(MODEL.hidden_vector_bytes, 2, FAST).bound
+    'latency'
+    """
+    payload_bytes = require_number("payload_bytes", payload_bytes, strict=True, unit="bytes")
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
+    require_instance("fabric", fabric, Fabric)
+    return CurvePoint(
+        payload_bytes=payload_bytes,
+        n=n,
+        fabric=fabric,
+        latency_s=allreduce_latency(n, fabric),
+        bandwidth_s=allreduce_wire_bytes(payload_bytes, n) / fabric.bandwidth,
+        crossover_bytes=crossover_bytes(fabric, n),
+    )
+
+
+def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
+    """Payload of one prefill all-reduce: one hidden vector per prompt token.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    float
+        Bytes (40 MiB for the specimen's 4,096-token prompt).
+    """
+    require_instance("model", model, ModelSpec)
+    tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
+    return tokens * model.hidden_vector_bytes
+
+
+@dataclass(frozen=True)
+class PerToken:
+    """Decode and prefill on the same GPUs, each per token.
+
+    Attributes
+    ----------
+    decode : StepBreakdown
+        One decoded token.
+    prefill : StepBreakdown
+        The whole prompt.
+    """
+
+    decode: StepBreakdown
+    prefill: StepBreakdown
+
+    @property
+    def decode_s(self) -> float:
+        """Seconds per decoded token."""
+        return self.decode.total_s
+
+    @property
+    def prefill_s(self) -> float:
+        """Seconds per prompt token (the prefill's total divided by its tokens)."""
+        return self.prefill.total_s / self.prefill.tokens
+
+    @property
+    def ratio(self) -> float:
+        """How many times cheaper a prompt token is than a decoded one."""
+        return self.decode_s / self.prefill_s
+
+
+def per_token(
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, n: int, prompt_tokens: int
+) -> PerToken:
+    """Time per token of decode and of a prefill of ``prompt_tokens`` tokens.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire between the ``n`` cards.
+    n : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    PerToken
+        Both steps, with the bandwidth term included.
+    """
+    return PerToken(
+        decode=decode_step(model, accel, fabric, n),
+        prefill=prefill_step(model, accel, fabric, n, prompt_tokens),
+    )
+
+
+def regime_rows(
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, n: int, prompt_tokens: int
+) -> list[tuple[str, str, str]]:
+    """Decode and prefill, each classified on the chip and on the wire.
+
+    On the chip the larger roofline side names the regime (streaming the
+    weights: memory-bound; arithmetic: compute-bound, lesson 7.3's split; a
+    step exactly at the ridge, both sides equal, is called memory-bound). On
+    the wire the larger all-reduce term names it (latency- or bandwidth-bound,
+    a tie latency-bound, as ``StepBreakdown.communication_bound`` says).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire.
+    n : int
+        Tensor-parallel degree, from 2 to 4096 (``MAX_RANKS``).
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    list of (str, str, str)
+        Rows ``(step, on the chip, on the wire)`` for decode and prefill,
+        each cell naming the regime and the two competing times.
+    """
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
+    rows = []
+    pair = per_token(model, accel, fabric, n, prompt_tokens)
+    for label, step in (
+        ("decode (one token)", pair.decode),
+        (f"prefill ({prompt_tokens:,}-token prompt)", pair.prefill),
+    ):
+        chip = "memory-bound" if step.weights_s >= step.flops_s else "compute-bound"
+        wire = f"{step.communication_bound}-bound"
+        rows.append(
+            (
+                label,
+                f"{chip}: weights {format_seconds(step.weights_s)}, "
+                f"arithmetic {format_seconds(step.flops_s)}",
+                f"{wire}: latency {format_seconds(step.latency_s)}, "
+                f"bytes {format_seconds(step.bandwidth_s)}",
+            )
+        )
+    return rows
+
+
+def prefill_numbers() -> dict[str, str]:
+    """Numbers the prefill chapter glues beyond :func:`~lesson_lib.chapters.overview.numbers`.
+
+    Returns
+    -------
+    dict of str to str
+        Formatted values, e.g. ``"crossover_slow": "3.2 MB"``.
+    """
+    from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+
+    m = MODEL
+    decode_fast = place_on_curve(m.hidden_vector_bytes, 2, FAST)
+    prompt = prefill_message_bytes(m, PROMPT_TOKENS)
+    prefill_fast = place_on_curve(prompt, 2, FAST)
+    fast4 = per_token(m, GPU, FAST, 4, PROMPT_TOKENS)
+    slow4 = per_token(m, GPU, SLOW, 4, PROMPT_TOKENS)
+
+    def ms(seconds: float) -> str:
+        return format_seconds(seconds, "ms")
+
+    return {
+        "fast_bandwidth": format_rate(FAST.bandwidth),
+        "slow_bandwidth": format_rate(SLOW.bandwidth),
+        "crossover_fast_mib": format_bytes(crossover_bytes(FAST, 2), "MiB"),
+        "crossover_fast_4": format_bytes(crossover_bytes(FAST, 4), "MB"),
+        "crossover_slow": format_bytes(crossover_bytes(SLOW, 2), "MB"),
+        "crossover_tokens_fast": format_count(crossover_tokens(m, FAST, 2)),
+        "decode_below_crossover": format_ratio(1 / decode_fast.ratio_to_crossover, decimals=0),
+        "prefill_above_crossover": format_ratio(prefill_fast.ratio_to_crossover, decimals=1),
+        "decode_bandwidth_term_fast": format_seconds(decode_fast.bandwidth_s, "ns", decimals=0),
+        "prefill_allreduce_fast": format_seconds(prefill_fast.total_s, "us", decimals=0),
+        "prefill_weights_4": ms(fast4.prefill.weights_s),
+        "decode_flops_4": format_seconds(fast4.decode.flops_s, "us"),
+        "prefill_total_fast_4": ms(fast4.prefill.total_s),
+        "prefill_total_slow_4": ms(slow4.prefill.total_s),
+        "prefill_per_token_fast_4": format_seconds(fast4.prefill_s, "us", decimals=1),
+        "prefill_per_token_slow_4": format_seconds(slow4.prefill_s, "us", decimals=1),
+        "decode_per_token_fast_4": ms(fast4.decode_s),
+        "prefill_cheaper_fast_4": format_ratio(fast4.ratio, decimals=0),
+        "prefill_slowdown_slow_4": format_ratio(slow4.prefill.total_s / fast4.prefill.total_s),
+        "prefill_tokens_per_s_fast_4": format_count(fast4.prefill.tokens_per_s),
+        # Prompt length at which prefill's arithmetic takes as long as streaming
+        # the weights, on any number of GPUs: 2 FLOPs per parameter and token.
+        "chip_crossover_tokens": format_count(
+            m.weight_bytes * GPU.peak_flops / (2 * m.params * GPU.hbm_bandwidth)
+        ),
+    }
+
+
+def numbers() -> dict[str, str]:
+    """Every value the prefill page glues: the worked example's numbers and the chapter's own.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> formatted text.
+    """
+    return {**overview.numbers(), **prefill_numbers()}
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/prefill.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

@@ -1,0 +1,205 @@
+"""Tables the chapters print, as HTML strings built from lesson_lib's numbers.
+
+A chapter shows one with ``IPython.display.HTML(...)`` in a hide-input cell.
+Every cell is escaped here, so a ``<`` or ``&`` in a name or a source note
+shows as text. :func:`html_table` is the generic builder the other tables
+(and other chapters) reuse.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree
+from lesson_lib.model.specimen import ASSUMPTIONS, Assumption
+from lesson_lib.model.units import format_bytes, format_count
+
+#: The summary's key numbers; (glue key of ``numbers()``, what it is, chapter slug).
+KEY_NUMBERS: tuple[tuple[str, str, str], ...] = (
+    ("weights_gb", "bf16 weights of the model", "sizing"),
+    ("kv_per_token", "KV cache added by one token", "sizing"),
+    ("kv_full_gib", "KV cache of one full-length sequence", "sizing"),
+    ("state_mib", "fixed DeltaNet state per sequence, any length", "sizing"),
+    (
+        "free_one_gpu_gb",
+        "left on one card beside the weights and one full-length sequence",
+        "sizing",
+    ),
+    ("sequences_1", "full-length sequences that fit, TP = 1", "sizing"),
+    ("sequences_2", "full-length sequences that fit, TP = 2", "sizing"),
+    ("sequences_4", "full-length sequences that fit, TP = 4", "sizing"),
+    ("allreduces_per_token", "all-reduces per decoded token (two per layer)", "allreduce"),
+    ("hidden_vector", "payload of one decode all-reduce (one hidden vector)", "allreduce"),
+    ("payload_per_token", "payload of all all-reduces of one token", "payloads"),
+    ("wire_2", "bytes each rank sends per token, ring of 2", "payloads"),
+    ("wire_4", "bytes each rank sends per token, ring of 4", "payloads"),
+    ("rate_4", "wire traffic per rank at the interactive rate, ring of 4", "payloads"),
+    ("latency_fast_total", "all-reduce latency per token, fast fabric", "latency"),
+    ("latency_slow_total", "all-reduce latency per token, slow fabric", "latency"),
+    ("line_2_fast", "time per token, 2 GPUs, fast fabric", "latency"),
+    ("line_4_fast", "time per token, 4 GPUs, fast fabric", "latency"),
+    ("line_4_slow", "time per token, 4 GPUs, slow fabric", "latency"),
+    ("speedup_2_to_4", "speed-up from 2 to 4 GPUs, fast fabric", "latency"),
+    ("speedup_ring_2_to_4", "the same if ring latency grows with hops", "latency"),
+    ("prefill_payload", "payload of one prefill all-reduce (the lesson's prompt)", "prefill"),
+    ("prefill_bandwidth_fast_4", "prefill wire time, 4 GPUs on NVLink-class bandwidth", "prefill"),
+    ("prefill_latency_fast_4", "prefill latency, 4 GPUs, fast fabric", "prefill"),
+    ("crossover_fast", "message size where latency and bandwidth cost the same", "prefill"),
+)
+
+
+def html_table(
+    header: Sequence[object],
+    rows: Sequence[Sequence[object]],
+    caption: str | None = None,
+) -> str:
+    """An accessible HTML table with every cell escaped.
+
+    Parameters
+    ----------
+    header : sequence
+        Column titles; each becomes a ``<th scope="col">``.
+    rows : sequence of sequences
+        Body rows, each as long as ``header``; cells are converted with
+        ``str`` and escaped.
+    caption : str, optional
+        Shown above the table (escaped).
+
+    Returns
+    -------
+    str
+        A ``<table>`` element, styled by the book's theme.
+
+    Raises
+    ------
+    ValueError
+        If ``header`` is empty or a row has a different number of cells.
+
+    Examples
+    --------
+    >>> print(html_table(["n"], [["x < y"]]))
+    <table class="table lesson-table">
+    <thead><tr><th scope="col">n</th></tr></thead>
+    <tbody>
+    <tr><td>x &lt; y</td></tr>
+    </tbody>
+    </table>
+    """
+    if len(header) == 0:
+        raise ValueError("header must name at least one column")
+    for i, row in enumerate(rows):
+        if len(row) != len(header):
+            raise ValueError(
+                f"rows[{i}] must have {len(header)} cells (one per header column), got {len(row)}"
+            )
+
+    def cells(tag: str, values: Sequence[object], attrs: str = "") -> str:
+        return "".join(f"<{tag}{attrs}>{html.escape(str(v))}</{tag}>" for v in values)
+
+    parts = ['<table class="table lesson-table">']
+    if caption:
+        parts.append(f"<caption>{html.escape(caption)}</caption>")
+    head = cells("th", header, ' scope="col"')
+    parts.append(f"<thead><tr>{head}</tr></thead>")
+    parts.append("<tbody>")
+    parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    parts.append("</tbody>")
+    parts.append("</table>")
+    return "\n".join(parts)
+
+
+def assumptions_table(
+    assumptions: Sequence[Assumption] = ASSUMPTIONS, caption: str | None = None
+) -> str:
+    """The worked example's stated inputs: quantity, value, source.
+
+    Parameters
+    ----------
+    assumptions : sequence of Assumption, default :data:`lesson_lib.model.specimen.ASSUMPTIONS`
+        The inputs to list, in order.
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML table with one row per assumption, showing its ``shown`` text.
+    """
+    rows = [(a.name, a.shown, a.source) for a in assumptions]
+    return html_table(("quantity", "value", "source"), rows, caption)
+
+
+def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | None = None) -> str:
+    """The summary's key numbers, each read from :func:`~lesson_lib.chapters.overview.numbers`.
+
+    Parameters
+    ----------
+    values : mapping of str to str, optional
+        Glue key -> formatted value; default ``numbers()``.
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML table: quantity, value, chapter where it is derived.
+
+    Raises
+    ------
+    KeyError
+        If ``values`` lacks a key of :data:`KEY_NUMBERS`.
+    """
+    if values is None:
+        from lesson_lib.chapters.overview import numbers
+
+        values = numbers()
+    missing = [key for key, _, _ in KEY_NUMBERS if key not in values]
+    if missing:
+        raise KeyError(f"values lacks the key numbers {missing}")
+    rows = [(what, values[key], chapter) for key, what, chapter in KEY_NUMBERS]
+    return html_table(("quantity", "value", "chapter"), rows, caption)
+
+
+def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = None) -> str:
+    """Per-GPU memory for each TP degree with as many sequences as fit.
+
+    Parameters
+    ----------
+    fits : sequence of DegreeFit, optional
+        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen at
+        full context on TP = 1, 2, 4.
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML table: TP degree, sequences that fit, then per GPU the
+        weights, their KV cache, their state, what is free and the card, all in
+        GB so a row adds up by eye (the KV cache also in GiB, as the text
+        quotes it).
+    """
+    fits = fits_by_degree() if fits is None else fits
+    rows = [
+        (
+            str(f.n),
+            format_count(f.sequences),
+            format_bytes(f.budget.weights_bytes, "GB"),
+            f"{format_bytes(f.budget.kv_bytes, 'GB')} ({format_bytes(f.budget.kv_bytes, 'GiB')})",
+            format_bytes(f.budget.state_bytes, "GB"),
+            format_bytes(f.budget.free_bytes, "GB"),
+            format_bytes(f.budget.capacity_bytes, "GB"),
+        )
+        for f in fits
+    ]
+    header = (
+        "TP degree",
+        "sequences",
+        "weights / GPU",
+        "KV cache / GPU",
+        "DeltaNet state / GPU",
+        "free / GPU",
+        "= card",
+    )
+    return html_table(header, rows, caption)

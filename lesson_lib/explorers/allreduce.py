@@ -1,0 +1,427 @@
+"""The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
+
+Every state is read from :func:`lesson_lib.chapters.allreduce.simulate_hidden_allreduce`,
+the record of a real simulated all-reduce: who holds which partial sum after
+each step, and the bytes each rank has sent so far. The chart keeps the
+meaning of :func:`lesson_lib.figures.allreduce.ring_state_figure`: a rank by chunk
+grid coloured by how many ranks' contributions each copy holds, and bars of
+the bytes sent so far against ``2 (N - 1) / N`` times the payload.
+
+The step slider has one fixed range, the steps of the largest ring. A
+smaller ring finishes earlier: a step past its last one shows the finished
+all-reduce (the state after its last step), and the message says so.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
+from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.figures._style import PALETTE
+from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
+from lesson_lib.model.ring import RingResult
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.units import KiB, format_bytes, format_count
+
+#: Range of the ranks slider.
+MIN_RANKS: int = 2
+MAX_RANKS: int = 8
+#: The step slider covers every step of the largest ring, 2 (N - 1).
+MAX_STEP: int = 2 * (MAX_RANKS - 1)
+#: The lesson's starting point, the end of the four-rank ring's reduce-scatter.
+DEFAULTS: dict[str, int] = {"n": 4, "step": 3}
+#: Rings of up to this many ranks list each cell's contributors (as the figure does).
+LIST_CONTRIBUTORS_UP_TO: int = 5
+
+CONTROLS: tuple[Control, ...] = (
+    Control("n", "ranks N", tuple(range(MIN_RANKS, MAX_RANKS + 1)), DEFAULTS["n"], input="range"),
+    Control("step", "step", tuple(range(MAX_STEP + 1)), DEFAULTS["step"], input="range"),
+)
+
+MESSAGE = Template(
+    (
+        "N = ",
+        "{n}",
+        ", ",
+        "{head}",
+        "\nSent so far per rank: ",
+        "{so_far}",
+        ", ",
+        "{multiple}",
+        " x the payload of ",
+        "{payload}",
+        "\nWhole all-reduce: 2(N-1)/N = ",
+        "{factor}",
+        " x payload = ",
+        "{total}",
+        " per rank (simulated: ",
+        "{sim_total}",
+        ")",
+    )
+)
+
+#: Phases of the step strip, in order, with their colours and legend labels.
+PHASES: tuple[tuple[str, str, str], ...] = (
+    ("start", "#dddddd", "start"),
+    ("reduce-scatter", PALETTE["orange"], "reduce-scatter"),
+    ("all-gather", PALETTE["green"], "all-gather"),
+    ("past the end", "#ffffff", "past the end (shows the final state)"),
+)
+#: Colours of the bars and the lines beside them (those of ring_state_figure).
+SENT_COLOR = PALETTE["sky"]
+WHOLE_COLOR = PALETTE["blue"]
+PAYLOAD_COLOR = PALETTE["grey"]
+#: Outline of a copy that arrived in the step shown (the figure's RECEIVED_COLOR).
+RECEIVED_COLOR = PALETTE["vermillion"]
+
+
+def _bytes(nbytes: float) -> str:
+    return f"{format_count(nbytes, decimals=2)} B ({format_bytes(nbytes, 'KiB')})"
+
+
+@functools.cache
+def _result(n: int) -> RingResult:
+    return simulate_hidden_allreduce(MODEL, n)
+
+
+def shown_step(n: int, step: int) -> int:
+    """The step whose state is drawn: ``step``, or the last one of a ring that has finished.
+
+    Parameters
+    ----------
+    n : int
+        Ranks in the ring.
+    step : int
+        The step slider's value.
+
+    Returns
+    -------
+    int
+        ``min(step, len(steps))`` of the simulated ring of ``n`` ranks.
+    """
+    return min(step, len(_result(n).steps))
+
+
+def _phase(result: RingResult, step: int) -> str:
+    """Which phase the step belongs to: start, reduce-scatter, all-gather or past the end."""
+    if step == 0:
+        return "start"
+    if step > len(result.steps):
+        return "past the end"
+    return result.steps[step - 1][0].phase
+
+
+def _head(result: RingResult, step: int) -> str:
+    """The first line's tail: where the ring is and what each rank holds."""
+    n, last = result.n, len(result.steps)
+    if step > last:
+        return (
+            f"step {step} is past the last step ({last}): the state after step {last}, "
+            "every rank holding the whole sum"
+        )
+    where = f"after step {step} of {last}"
+    if step == 0:
+        return f"{where}: before any transfer each rank holds only its own partial vector"
+    if step < n - 1:
+        return f"{where} (reduce-scatter): each rank adds the chunk it receives to its copy"
+    if step == n - 1:
+        return f"{where} (reduce-scatter done): each rank holds one complete chunk of the sum"
+    if step < last:
+        return f"{where} (all-gather): complete chunks travel on, overwriting stale copies"
+    return f"{where} (all-gather done): every rank holds the whole sum"
+
+
+def _state(n: int, step: int) -> dict[str, Any]:
+    result = _result(n)
+    at = shown_step(n, step)
+    payload = float(sum(result.chunk_bytes))
+    sent = result.bytes_sent_after(at)
+    lo, hi = min(sent), max(sent)
+    return {
+        "head": _head(result, step),
+        "so_far": _bytes(hi) if lo == hi else f"{format_count(lo)} to {_bytes(hi)}",
+        "multiple": format_count(hi / payload, decimals=3),
+        "payload": f"{format_count(payload)} B",
+        "factor": format_count(ring_allreduce_factor(n), decimals=3),
+        "total": _bytes(allreduce_wire_bytes(payload, n)),
+        "sim_total": f"{format_count(max(result.bytes_sent))} B",
+    }
+
+
+def _cell_label(held: frozenset[int], n: int, sender: int | None) -> str:
+    """A cell's text, as :func:`lesson_lib.figures.allreduce.draw_holdings` writes it."""
+    k = len(held)
+    text = "+".join(str(r) for r in sorted(held)) if n <= LIST_CONTRIBUTORS_UP_TO else f"{k}/{n}"
+    if k == n and n > 2:
+        text = "all"
+    if sender is not None and n <= LIST_CONTRIBUTORS_UP_TO:
+        text += f"\n\u2190r{sender}"
+    return text
+
+
+#: Columns of the details table (the state, then a copy's or a rank's numbers).
+DETAIL_COLUMNS: tuple[str, ...] = (
+    "n",
+    "step",
+    "rank",
+    "chunk",
+    "k",
+    "label",
+    "src",
+    "kib",
+    "whole",
+)
+
+
+def _details(n: int, step: int) -> list[dict[str, Any]]:
+    """The state's marks: one row per (rank, chunk) copy, one per rank's bar.
+
+    Columns a row does not use are empty strings (read as missing by the chart).
+    """
+    result = _result(n)
+    whole = allreduce_wire_bytes(float(sum(result.chunk_bytes)), n)
+    at = shown_step(n, step)
+    held = result.holdings[at]
+    received = {(t.dst, t.chunk): t.src for t in result.steps[at - 1]} if at else {}
+    blank = dict.fromkeys(DETAIL_COLUMNS, "")
+    rows = []
+    for rank in range(n):
+        for chunk in range(n):
+            sender = received.get((rank, chunk))
+            cell = {
+                "rank": rank,
+                "chunk": chunk,
+                "k": len(held[rank][chunk]),
+                "label": _cell_label(held[rank][chunk], n, sender),
+                "src": "" if sender is None else sender,
+            }
+            rows.append({**blank, "n": n, "step": step, **cell})
+    for rank, nbytes in enumerate(result.bytes_sent_after(at)):
+        bar = {"rank": rank, "kib": round(nbytes / KiB, 4), "whole": round(whole / KiB, 4)}
+        rows.append({**blank, "n": n, "step": step, **bar})
+    return rows
+
+
+def _strip_values() -> list[dict[str, Any]]:
+    """Every slider step of every N with its phase, for the step strip."""
+    return [
+        {"n": n, "step": s, "phase": _phase(_result(n), s)}
+        for n in CONTROLS[0].values
+        for s in CONTROLS[1].values
+    ]
+
+
+def _chart(payload_kib: float) -> dict[str, Any]:
+    n_only = "datum.n == n"
+    state = "datum.n == n && datum.step == step"
+    cell = {
+        "x": {
+            "field": "chunk",
+            "type": "ordinal",
+            "title": "chunk of the vector",
+            "axis": {"labelExpr": "'c' + datum.value", "labelAngle": 0},
+        },
+        "y": {
+            "field": "rank",
+            "type": "ordinal",
+            "title": "rank",
+        },
+    }
+    strip = {
+        "data": {"values": _strip_values()},
+        "width": 540,
+        "height": 26,
+        "transform": [{"filter": n_only}],
+        "encoding": {
+            "x": {
+                "field": "step",
+                "type": "ordinal",
+                "title": "step of the all-reduce (the slider)",
+                "axis": {"labelAngle": 0, "orient": "top"},
+            }
+        },
+        "layer": [
+            {
+                "mark": {"type": "rect", "stroke": "#555555", "strokeWidth": 1},
+                "encoding": {
+                    "color": {
+                        "field": "phase",
+                        "type": "nominal",
+                        "title": None,
+                        "scale": {
+                            "domain": [p for p, _, _ in PHASES],
+                            "range": [c for _, c, _ in PHASES],
+                        },
+                        "legend": {
+                            "orient": "bottom",
+                            "direction": "horizontal",
+                            "labelExpr": "{"
+                            + ", ".join(f"{p!r}: {label!r}" for p, _, label in PHASES)
+                            + "}[datum.label]",
+                            "labelLimit": 260,
+                        },
+                    },
+                    "tooltip": [{"field": "step"}, {"field": "phase"}],
+                },
+            },
+            {
+                "transform": [{"filter": "datum.step == step"}],
+                "mark": {"type": "rect", "fill": None, "stroke": "black", "strokeWidth": 3.5},
+            },
+        ],
+    }
+    grid = {
+        "width": 260,
+        "height": 260,
+        "transform": [
+            {"filter": f"{state} && isValid(datum.chunk)"},
+            {"calculate": "(datum.k - 1) / max(datum.n - 1, 1)", "as": "share"},
+        ],
+        "encoding": cell,
+        "layer": [
+            {
+                "mark": {"type": "rect", "stroke": "white", "strokeWidth": 2},
+                "encoding": {
+                    "color": {
+                        "field": "share",
+                        "type": "quantitative",
+                        "title": "contributions held",
+                        "scale": {
+                            "domain": [0, 1],
+                            "scheme": {"name": "cividis", "extent": [0.92, 0.08]},
+                        },
+                        "legend": {
+                            "orient": "bottom",
+                            "direction": "horizontal",
+                            "gradientLength": 220,
+                            "values": [0, 1],
+                            "labelExpr": "datum.value == 0 ? 'own partial only' : 'all N (complete)'",
+                        },
+                    },
+                    "tooltip": [
+                        {"field": "rank"},
+                        {"field": "chunk"},
+                        {"field": "k", "title": "contributions"},
+                        {"field": "label", "title": "ranks"},
+                    ],
+                },
+            },
+            {
+                "transform": [{"filter": "isValid(datum.src)"}],
+                "mark": {
+                    "type": "rect",
+                    "aria": False,  # no copy arrives at step 0: an empty, unnamed group
+                    "fill": None,
+                    "stroke": RECEIVED_COLOR,
+                    "strokeWidth": 3.5,
+                },
+            },
+            {
+                "mark": {"type": "text", "lineBreak": "\n", "baseline": "middle"},
+                "encoding": {
+                    "text": {"field": "label"},
+                    "size": {"condition": {"test": "n <= 5", "value": 12}, "value": 10},
+                    "color": {
+                        "condition": {"test": "datum.k > (datum.n + 1) / 2", "value": "white"},
+                        "value": "black",
+                    },
+                },
+            },
+        ],
+    }
+    whole = "whole all-reduce: 2(N-1)/N x payload"
+    one = "1 x payload"
+    bars = {
+        "width": 200,
+        "height": 260,
+        "transform": [{"filter": f"{state} && isValid(datum.kib)"}],
+        "layer": [
+            {
+                "mark": {"type": "bar", "color": SENT_COLOR, "stroke": "black", "strokeWidth": 1},
+                "encoding": {
+                    "x": {
+                        "field": "rank",
+                        "type": "ordinal",
+                        "title": "rank",
+                        "axis": {"labelAngle": 0},
+                    },
+                    "y": {
+                        "field": "kib",
+                        "type": "quantitative",
+                        "title": "bytes sent so far (KiB)",
+                        "scale": {"domain": [0, round(2.05 * payload_kib, 4)]},
+                    },
+                    "tooltip": [{"field": "rank"}, {"field": "kib", "title": "KiB sent"}],
+                },
+            },
+            {
+                "transform": [
+                    {"filter": "datum.rank == 0"},
+                    {"calculate": f"'{whole}'", "as": "line"},
+                ],
+                "mark": {"type": "rule", "strokeWidth": 2},
+                "encoding": {
+                    "y": {"field": "whole", "type": "quantitative"},
+                    "stroke": {
+                        "field": "line",
+                        "type": "nominal",
+                        "title": None,
+                        "scale": {"domain": [whole, one], "range": [WHOLE_COLOR, PAYLOAD_COLOR]},
+                        "legend": {"orient": "bottom", "direction": "vertical", "labelLimit": 260},
+                    },
+                },
+            },
+            {
+                "transform": [
+                    {"filter": "datum.rank == 0"},
+                    {"calculate": f"'{one}'", "as": "line"},
+                ],
+                "mark": {"type": "rule", "strokeWidth": 1.5, "strokeDash": [2, 3]},
+                "encoding": {
+                    "y": {"datum": payload_kib, "type": "quantitative"},
+                    "stroke": {"field": "line", "type": "nominal"},
+                },
+            },
+        ],
+    }
+    return {
+        "vconcat": [strip, {"hconcat": [grid, bars], "spacing": 24}],
+        "spacing": 14,
+        "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}},
+    }
+
+
+def ring_explorer() -> Explorer:
+    """The live ring stepper: choose N and step through the ring all-reduce.
+
+    Returns
+    -------
+    Explorer
+        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
+        sliders pick one of the precomputed states, starting at the end of
+        the four-rank ring's reduce-scatter; ``row(...)`` and
+        ``message_for(...)`` give a state's numbers and message.
+    """
+    rows = states(CONTROLS, _state)
+    details = [d for row in rows for d in _details(row["n"], row["step"])]
+    payload = float(sum(_result(DEFAULTS["n"]).chunk_bytes))
+    return Explorer(
+        title="Ring stepper: who holds which partial sum",
+        description=(
+            "A strip of the slider's steps coloured by phase (reduce-scatter, all-gather, past "
+            "the end); a rank by chunk grid of the simulated ring all-reduce after the step, "
+            "each copy coloured by how many ranks' contributions it holds and outlined if it "
+            "arrived in that step; and bars of the bytes each rank has sent so far against "
+            "2(N-1)/N times the payload. The message above gives the bytes."
+        ),
+        controls=CONTROLS,
+        rows=rows,
+        message=MESSAGE,
+        chart=_chart(payload / KiB),
+        numeric=("n", "step"),
+        message_lines=3,
+        details=details,
+        detail_numeric=("rank", "chunk", "k", "src", "kib", "whole"),
+    )

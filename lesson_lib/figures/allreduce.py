@@ -1,0 +1,435 @@
+"""Figures of the ring all-reduce: who holds which partial sum, and bytes per rank.
+
+Everything drawn here is read from a :class:`lesson_lib.model.ring.RingResult`, the
+record of a real simulated all-reduce; no schedule is typed by hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
+
+from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
+from lesson_lib.figures._style import PALETTE, draw_key, new_figure, reusable
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import allreduce_wire_bytes
+from lesson_lib.model.ring import RingResult
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.units import KiB
+
+#: Colour of the border around a chunk that arrived in the step shown.
+RECEIVED_COLOR: str = PALETTE["vermillion"]
+
+
+def holdings_colors(n: int) -> ListedColormap:
+    """Colours for "this copy holds k of the n contributions", k = 1 .. n.
+
+    A light-to-dark ramp of the colour-blind-safe ``cividis`` map: a rank's
+    own partial is pale, a complete sum is darkest.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks (>= 1).
+
+    Returns
+    -------
+    matplotlib.colors.ListedColormap
+        ``n`` colours; colour ``k - 1`` stands for ``k`` contributions.
+    """
+    n = require_int("n", n)
+    ramp = colormaps["cividis_r"]
+    return ListedColormap([ramp(0.08 + 0.84 * k / max(n - 1, 1)) for k in range(n)])
+
+
+def _step_title(result: RingResult, step: int) -> str:
+    if step == 0:
+        return "start: own partial only"
+    phase = result.steps[step - 1][0].phase
+    return f"step {step}: {phase}"
+
+
+def draw_holdings(
+    ax: Axes, result: RingResult, step: int, *, fontsize: float = 8, aspect: str = "equal"
+) -> None:
+    """Draw the rank x chunk matrix of who holds what after ``step`` steps.
+
+    Each cell is one rank's copy of one chunk, coloured by how many ranks'
+    contributions it contains (see :func:`holdings_colors`). Cells written in
+    this step get a vermillion border. With up to five ranks a cell lists its
+    contributors (``0+3``) and a received cell notes its sender (``\u2190r3``);
+    with more ranks a cell shows a count (``3/8``).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    result : RingResult
+        A simulated ring all-reduce.
+    step : int
+        From 0 (before any transfer) to ``len(result.steps)``.
+    fontsize : float, default 8
+        Size of the cell labels.
+    aspect : {"equal", "auto"}, default "equal"
+        Square cells, or cells stretched to fill the axes.
+    """
+    step = require_int("step", step, minimum=0, maximum=len(result.steps))
+    n = result.n
+    held = result.holdings[step]
+    counts = np.array([[len(s) for s in row] for row in held])
+    cmap = holdings_colors(n)
+    ax.imshow(counts, cmap=cmap, vmin=0.5, vmax=n + 0.5, aspect=aspect)
+    received = {}
+    if step > 0:
+        received = {(t.dst, t.chunk): t.src for t in result.steps[step - 1]}
+    for rank in range(n):
+        for chunk in range(n):
+            k = counts[rank, chunk]
+            text = "+".join(str(r) for r in sorted(held[rank][chunk])) if n <= 5 else f"{k}/{n}"
+            if k == n and n > 2:
+                text = "all"
+            if (rank, chunk) in received:
+                if n <= 5:
+                    text += f"\n\u2190r{received[rank, chunk]}"
+                # add_artist, not add_patch: the image has set the limits already.
+                ax.add_artist(
+                    Rectangle(
+                        (chunk - 0.46, rank - 0.46),
+                        0.92,
+                        0.92,
+                        fill=False,
+                        edgecolor=RECEIVED_COLOR,
+                        linewidth=2.5,
+                    )
+                )
+            dark = k > (n + 1) / 2
+            ax.text(
+                chunk,
+                rank,
+                text,
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                linespacing=1.1,
+                color="white" if dark else "black",
+            )
+    ax.set_xticks(range(n), [f"c{c}" for c in range(n)])
+    ax.set_yticks(range(n), [f"rank {r}" for r in range(n)])
+    ax.tick_params(length=0, labelsize=fontsize)
+    edges = np.arange(1, n) - 0.5
+    ax.vlines(edges, -0.5, n - 0.5, color="white", linewidth=1.5)
+    ax.hlines(edges, -0.5, n - 0.5, color="white", linewidth=1.5)
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def holdings_legend_handles(n: int) -> list[Patch]:
+    """Legend entries for :func:`draw_holdings`: one per contribution count, plus the border.
+
+    Parameters
+    ----------
+    n : int
+        Number of ranks (>= 1).
+
+    Returns
+    -------
+    list of matplotlib.patches.Patch
+        Handles with labels.
+    """
+    n = require_int("n", n)
+    cmap = holdings_colors(n)
+    handles = [Patch(facecolor=cmap(0), label="own partial only (1 rank)")]
+    handles += [Patch(facecolor=cmap(k - 1), label=f"sum of {k} ranks") for k in range(2, n)]
+    if n > 1:
+        handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
+    handles.append(
+        Patch(
+            facecolor="white",
+            edgecolor=RECEIVED_COLOR,
+            linewidth=2,
+            label="arrived this step\n(\u2190r3: sent by rank 3)",
+        )
+    )
+    return handles
+
+
+def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
+    """Every state of a ring all-reduce over ``n`` ranks, one panel per step.
+
+    Two columns, one per phase, read top to bottom: on the left the start
+    and the ``n - 1`` reduce-scatter steps, on the right the ``n - 1``
+    all-gather steps and the legend. Two panels a row leave the cells wide
+    enough for their labels at the book's column width. Each panel is
+    :func:`draw_holdings` of a simulated all-reduce of the model's hidden
+    vector (the schedule does not depend on the payload); ``fig.axes[step]``
+    is the panel of that step and the last axes holds the legend.
+
+    Parameters
+    ----------
+    n : int, default 4
+        Number of ranks, from 2 to 6 (more panels would be unreadable).
+    model : ModelSpec, default the specimen
+        Whose hidden vector is summed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
+    n = require_int("n", n, minimum=2, maximum=6)
+    result = simulate_hidden_allreduce(model, n)
+    fig = Figure(figsize=(6.4, 2.0 * n + 0.8), layout="constrained")
+    grid = fig.add_gridspec(n, 2)
+    fontsize = 10 if n <= 4 else 8
+    for step in range(len(result.steps) + 1):
+        row, col = (step, 0) if step < n else (step - n, 1)
+        ax = fig.add_subplot(grid[row, col])
+        draw_holdings(ax, result, step, fontsize=fontsize, aspect="auto")
+        # y=1.0: no x tick labels on top, so matplotlib's search for them can be skipped.
+        ax.set_title(_step_title(result, step), fontsize=10.5, y=1.0)
+        if row == n - 1:
+            ax.set_xlabel("chunk of the vector", fontsize=10)
+    legend_ax = fig.add_subplot(grid[n - 1, 1])
+    legend_ax.axis("off")
+    legend_ax.legend(
+        handles=holdings_legend_handles(n),
+        loc="center",
+        fontsize=10,
+        title="each cell holds",
+        title_fontsize=10,
+        frameon=False,
+    )
+    chunk = result.chunk_bytes[0] / KiB
+    fig.suptitle(
+        f"Ring all-reduce over {n} ranks: each step, rank r sends one chunk\n"
+        f"(about {chunk:.3g} KiB) to rank (r+1) mod {n}",
+        fontsize=11,
+    )
+    return fig
+
+
+def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
+    """Bytes each rank sends to all-reduce one hidden vector, for 1 .. ``max_n`` ranks.
+
+    Dots: every rank's ``bytes_sent`` from a simulated ring all-reduce. Line:
+    ``2 (n - 1) / n`` times the payload
+    (:func:`lesson_lib.model.collectives.allreduce_wire_bytes`). The dashed line at
+    twice the payload is the limit the factor approaches and never reaches.
+
+    Parameters
+    ----------
+    max_n : int, default 16
+        Largest number of ranks, from 2 to 64.
+    model : ModelSpec, default the specimen
+        Whose hidden vector is summed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; bytes are shown in KiB (2**10 bytes).
+    """
+    max_n = require_int("max_n", max_n, minimum=2, maximum=64)
+    payload = model.hidden_vector_bytes
+    ns = np.arange(1, max_n + 1)
+    fig, ax = new_figure(6.5, 4.2)
+    formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
+    ax.plot(ns, formula, color=PALETTE["blue"], lw=2, label="formula: 2(N-1)/N x payload")
+    sim_n, sim_bytes = [], []
+    for n in ns:
+        for sent in sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)):
+            sim_n.append(n)
+            sim_bytes.append(sent / KiB)
+    ax.plot(
+        sim_n,
+        sim_bytes,
+        "o",
+        color=PALETTE["orange"],
+        markeredgecolor="black",
+        markersize=6,
+        label="simulated ring: bytes each rank sent",
+        zorder=3,
+    )
+    ax.axhline(
+        2 * payload / KiB,
+        color=PALETTE["grey"],
+        ls="--",
+        label="2 x payload: approached, never reached",
+    )
+    ax.axhline(
+        payload / KiB, color=PALETTE["grey"], ls=":", label="1 x payload (one hidden vector)"
+    )
+    for n in (2, 4, max_n):
+        y = allreduce_wire_bytes(payload, n) / KiB
+        ax.annotate(
+            f"N={n}: {y:.4g} KiB",
+            (n, y),
+            xytext=(6, -14) if n < max_n else (-20, -18),
+            textcoords="offset points",
+            ha="left" if n < max_n else "right",
+            fontsize=10,
+        )
+    ax.set_xlabel("ranks in the ring, N")
+    ax.set_ylabel("bytes sent per rank (KiB)")
+    ax.set_xticks(ns if max_n <= 16 else np.linspace(1, max_n, 9).round())
+    ax.set_ylim(0, 2.15 * payload / KiB)
+    scale = payload / KiB
+    right = ax.secondary_yaxis("right", functions=(lambda y: y / scale, lambda f: f * scale))
+    right.set_ylabel("multiple of the payload")
+    ax.set_title(
+        f"All-reduce of one hidden vector ({model.hidden_size} values x "
+        f"{model.dtype_bytes} B = {payload / KiB:g} KiB)",
+        fontsize=10,
+        y=1.0,  # no x tick labels on top: skip matplotlib's search for them
+    )
+    ax.legend(loc="lower right", fontsize=10)
+    return fig
+
+
+#: Mark of the figures :func:`ring_state_figure` makes (see ``reuse``).
+RING_STATE_KIND: str = "ring_state_figure"
+
+
+def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = None) -> Figure:
+    """One step of a ring all-reduce: who holds what, and bytes sent so far per rank.
+
+    Left: :func:`draw_holdings` after ``step`` steps. Right: bars of the
+    bytes each rank has sent so far, against the whole all-reduce's
+    ``2 (n - 1) / n`` times the payload. Sized for a small panel.
+
+    Parameters
+    ----------
+    result : RingResult
+        A simulated ring all-reduce (at least 2 ranks).
+    step : int
+        From 0 to ``len(result.steps)``.
+    reuse : Figure, optional
+        A figure this function returned before: it is emptied and drawn
+        again in place, much faster than a new one (for repeated renders).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure (``reuse`` if given); bytes in KiB (2**10 bytes).
+    """
+    step = require_int("step", step, minimum=0, maximum=len(result.steps))
+    n = result.n
+    payload = float(sum(result.chunk_bytes))
+    fig = reusable(reuse, RING_STATE_KIND)
+    if fig is None:
+        # A fixed layout: constrained layout would double the drawing time of a redraw.
+        fig = Figure(figsize=(7.8, 3.9))
+        fig.set_label(RING_STATE_KIND)
+        fig.subplots(1, 2, width_ratios=[1.2, 1])
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.92, bottom=0.27, wspace=0.15)
+    left, right = fig.axes
+    draw_holdings(left, result, step, fontsize=8.5 if n <= 5 else 7)
+    # An explicit title height skips matplotlib's search for overlapping tick labels.
+    left.set_title(_step_title(result, step), fontsize=10, y=1.0)
+    left.set_xlabel("chunk of the vector")
+    sent = np.array(result.bytes_sent_after(step)) / KiB
+    right.bar(range(n), sent, color=PALETTE["sky"], edgecolor="black", label="sent so far")
+    total = allreduce_wire_bytes(payload, n) / KiB
+    right.axhline(total, color=PALETTE["blue"], lw=2, label="whole all-reduce: 2(N-1)/N x payload")
+    right.axhline(payload / KiB, color=PALETTE["grey"], ls=":", label="1 x payload")
+    right.set_ylim(0, 2.05 * payload / KiB)
+    right.yaxis.set_major_locator(MaxNLocator(5))
+    right.set_xticks(range(n), [str(r) for r in range(n)])
+    right.set_xlabel("rank")
+    right.set_ylabel("bytes sent (KiB)")
+    right.set_title(f"after step {step} of {len(result.steps)}", fontsize=10, y=1.0)
+    right.grid(True, axis="y", alpha=0.3)
+    # Keys of plain swatches and texts: a legend would lay itself out again
+    # at every redraw, which costs a redraw more than its texts.
+    box = right.get_position()
+    draw_key(fig, right.get_legend_handles_labels()[0], x=box.x0, y=box.y1, frame=True)
+    draw_key(fig, holdings_legend_handles(n), x=0.5, y=0.02, loc="lower center", ncols=4)
+    return fig
+
+
+def ring_topology_figure(n: int = 4) -> Figure:
+    """The ring itself: ``n`` GPUs on a circle, each sending only to its neighbour.
+
+    Parameters
+    ----------
+    n : int, default 4
+        Ranks, 2 to 8.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each GPU is a box with its vector cut into ``n`` chunks, named c0,
+        c1, ... up to five ranks; an arrow runs from rank r to rank
+        (r + 1) mod n.
+    """
+    n = require_int("n", n, minimum=2, maximum=8)
+    fig = Figure(figsize=(5.2, 4.9), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_aspect("equal")
+    ax.axis("off")
+    box_w, box_h = 0.84, 0.48
+    # Far enough apart that neighbouring boxes never touch.
+    radius = max(1.0, 0.7 * box_w / np.sin(np.pi / n))
+    angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # rank 0 at the top, clockwise
+    centres = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
+    chunk_colors = holdings_colors(n)
+    chunk_size = 10 if n <= 4 else 8.5
+    for r, (x, y) in enumerate(centres):
+        ax.add_patch(
+            Rectangle(
+                (x - box_w / 2, y - box_h / 2),
+                box_w,
+                box_h,
+                facecolor="white",
+                edgecolor=PALETTE["black"],
+                linewidth=1.2,
+                zorder=2,
+            )
+        )
+        ax.text(x, y + box_h * 0.22, f"GPU {r}", ha="center", va="center", fontsize=11, zorder=3)
+        width = (box_w - 0.08) / n
+        for c in range(n):
+            left = x - box_w / 2 + 0.04 + c * width
+            ax.add_patch(
+                Rectangle(
+                    (left, y - box_h * 0.42),
+                    width,
+                    box_h * 0.42,
+                    facecolor=chunk_colors(0),
+                    edgecolor="white",
+                    zorder=3,
+                )
+            )
+            if n <= 5:  # past five, the chunks are too narrow for a name
+                ax.text(
+                    left + width / 2,
+                    y - box_h * 0.21,
+                    f"c{c}",
+                    ha="center",
+                    va="center",
+                    fontsize=chunk_size,
+                    zorder=4,
+                )
+    for r in range(n):
+        start, end = centres[r], centres[(r + 1) % n]
+        direction = (end - start) / np.linalg.norm(end - start)
+        shrink = 0.44
+        ax.annotate(
+            "",
+            xy=end - direction * shrink,
+            xytext=start + direction * shrink,
+            arrowprops={"arrowstyle": "-|>", "color": PALETTE["vermillion"], "lw": 2},
+            zorder=1,
+        )
+    ax.set_xlim(-radius - 0.5, radius + 0.5)
+    ax.set_ylim(-radius - 0.32, radius + 0.32)
+    ax.set_title(
+        "Each GPU sends only to its neighbour", fontsize=11, y=1.0
+    )  # see ring_bytes_figure
+    return fig

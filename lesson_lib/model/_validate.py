@@ -1,0 +1,129 @@
+"""Input checks shared by every module: one clear error per bad argument.
+
+Each checker names the parameter and the allowed range in its message, so a
+student who passes ``n=0`` or ``bandwidth=-1`` learns what was expected
+instead of getting a NaN or a silently wrong number.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+#: Most ranks (GPUs in a group) any public function accepts, a bound on input that
+#: keeps every loop and array small and not a claim about hardware.
+MAX_RANKS: int = 4096
+
+
+def require_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an ``int`` if it is a whole number in range.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the error message.
+    value : object
+        The value to check. ``bool`` is rejected even though it is an ``int``.
+    minimum, maximum : int, optional
+        Inclusive bounds; ``maximum=None`` means no upper bound.
+
+    Returns
+    -------
+    int
+        The validated value.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer (floats such as ``2.0`` included).
+    ValueError
+        If ``value`` is outside ``[minimum, maximum]``.
+    """
+    allowed = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer {allowed}, got {value!r} ({type(value).__name__})"
+        )
+    value = int(value)
+    if value < minimum or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be an integer {allowed}, got {value}")
+    return value
+
+
+def require_number(
+    name: str,
+    value: object,
+    *,
+    minimum: float = 0.0,
+    strict: bool = False,
+    maximum: float | None = None,
+    unit: str = "",
+) -> float:
+    """Return ``value`` as a finite ``float`` if it lies in the allowed range.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the error message.
+    value : object
+        A real number (``int``, ``float`` or NumPy scalar); ``bool`` is rejected.
+    minimum : float, default 0.0
+        Lower bound.
+    strict : bool, default False
+        If True the lower bound is exclusive (``> minimum``).
+    maximum : float, optional
+        Inclusive upper bound.
+    unit : str, optional
+        Unit named in the message, e.g. ``"bytes/s"``.
+
+    Returns
+    -------
+    float
+        The validated value.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is NaN, infinite or out of range.
+    """
+    op = ">" if strict else ">="
+    allowed = f"{op} {minimum:g}" + ("" if maximum is None else f" and <= {maximum:g}")
+    suffix = f" {unit}" if unit else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a number {allowed}{suffix}, got {value!r} ({type(value).__name__})"
+        )
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be {allowed}{suffix}, got a number too large") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number {allowed}{suffix}, got {value}")
+    too_low = value <= minimum if strict else value < minimum
+    if too_low or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be {allowed}{suffix}, got {value:g}")
+    return value
+
+
+def require_instance(name: str, value: object, kind: type) -> None:
+    """Raise TypeError naming ``name`` unless ``value`` is an instance of ``kind``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the error message.
+    value : object
+        The value to check.
+    kind : type
+        The class it must be, e.g. :class:`~lesson_lib.model.specs.Fabric`.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``kind``.
+    """
+    if not isinstance(value, kind):
+        article = "an" if kind.__name__[0] in "AEIOU" else "a"
+        raise TypeError(f"{name} must be {article} {kind.__name__}, got {type(value).__name__}")

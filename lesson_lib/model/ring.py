@@ -1,0 +1,195 @@
+"""A real ring all-reduce, step by step, over NumPy arrays.
+
+The book draws and animates this schedule, and the tests check it against
+``numpy.sum``: the algorithm, not a formula, is what produces the
+``2 (n - 1) / n`` factor of :mod:`lesson_lib.model.collectives`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lesson_lib.model._validate import require_int
+
+#: Most ranks the simulator accepts, because it records who holds what after every
+#: one of its 2(N-1) steps, which grows as N cubed (500 ranks took minutes and gigabytes).
+MAX_SIMULATED_RANKS: int = 64
+#: Most elements per rank's array the simulator accepts.
+MAX_SIMULATED_ELEMENTS: int = 1 << 24
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One message of the ring schedule.
+
+    Attributes
+    ----------
+    phase : str
+        ``"reduce-scatter"`` (the receiver adds the chunk to its own) or
+        ``"all-gather"`` (the receiver overwrites its copy).
+    step : int
+        Global step, 1-based, from 1 to ``2 (n - 1)``.
+    src : int
+        Sending rank.
+    dst : int
+        Receiving rank, ``(src + 1) % n``.
+    chunk : int
+        Index of the chunk sent.
+    nbytes : int
+        Bytes in the message.
+    """
+
+    phase: str
+    step: int
+    src: int
+    dst: int
+    chunk: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class RingResult:
+    """Outcome of :func:`simulate_ring_allreduce`.
+
+    Attributes
+    ----------
+    outputs : list of numpy.ndarray
+        Every rank's final array; each equals the element-wise sum of inputs.
+    bytes_sent : list of int
+        Bytes each rank sent over the whole all-reduce.
+    steps : list of list of Transfer
+        The schedule: ``steps[k]`` holds the ``n`` transfers of step ``k + 1``,
+        which all happen at the same time.
+    holdings : list of tuple
+        ``holdings[k][rank][chunk]`` is the frozenset of ranks whose
+        contributions that rank's copy of that chunk contains after ``k``
+        steps (``k = 0`` is the start). A chunk is complete when the set
+        holds every rank.
+    chunk_bytes : list of int
+        Size of each chunk in bytes (chunks differ by at most one element
+        when the length is not divisible by ``n``).
+    """
+
+    outputs: list[np.ndarray]
+    bytes_sent: list[int]
+    steps: list[list[Transfer]]
+    holdings: list[tuple[tuple[frozenset[int], ...], ...]]
+    chunk_bytes: list[int]
+
+    @property
+    def n(self) -> int:
+        """Number of ranks."""
+        return len(self.outputs)
+
+    def bytes_sent_after(self, step: int) -> list[int]:
+        """Bytes each rank has sent after the first ``step`` steps.
+
+        Parameters
+        ----------
+        step : int
+            From 0 to ``len(steps)``.
+
+        Returns
+        -------
+        list of int
+            Bytes per rank.
+        """
+        step = require_int("step", step, minimum=0, maximum=len(self.steps))
+        sent = [0] * self.n
+        for transfers in self.steps[:step]:
+            for t in transfers:
+                sent[t.src] += t.nbytes
+        return sent
+
+
+def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingResult:
+    """Sum ``n`` arrays with a ring all-reduce, recording every transfer.
+
+    The arrays are cut into ``n`` chunks (``numpy.array_split``, so any length
+    works). In ``n - 1`` reduce-scatter steps each rank passes one partial
+    chunk to its right-hand neighbour, which adds its own; afterwards rank
+    ``r`` holds the complete sum of chunk ``(r + 1) % n``. In ``n - 1``
+    all-gather steps the complete chunks travel once more round the ring.
+
+    Parameters
+    ----------
+    arrays : sequence of array_like, or 2-D array
+        One 1-D array per rank, all of the same length; arrays of different
+        dtypes are summed in their common one (``numpy.result_type``).
+
+    Returns
+    -------
+    RingResult
+        Outputs, bytes sent per rank, the schedule and who holds what.
+
+    Raises
+    ------
+    ValueError
+        If no arrays are given, their shapes differ or are not 1-D, or there
+        are more than :data:`MAX_SIMULATED_RANKS` of them or more than
+        :data:`MAX_SIMULATED_ELEMENTS` elements in each.
+
+    Examples
+    --------
+    >>> r = simulate_ring_allreduce([np.arange(4.0), np.ones(4)])
+    >>> r.outputs[1]
+    array([1., 2., 3., 4.])
+    >>> r.bytes_sent
+    [32, 32]
+    """
+    if len(arrays) > MAX_SIMULATED_RANKS:
+        raise ValueError(
+            f"arrays must hold at most {MAX_SIMULATED_RANKS} arrays (one per rank; the "
+            f"simulation records every step), got {len(arrays)}"
+        )
+    inputs = [np.asarray(a) for a in arrays]
+    if not inputs:
+        raise ValueError("arrays must hold at least one array (one per rank), got none")
+    shape = inputs[0].shape
+    if len(shape) != 1 or any(a.shape != shape for a in inputs):
+        shapes = ", ".join(str(a.shape) for a in inputs)
+        raise ValueError(f"arrays must be 1-D and all the same length, got shapes {shapes}")
+    if inputs[0].size > MAX_SIMULATED_ELEMENTS:
+        raise ValueError(
+            f"arrays must have at most {MAX_SIMULATED_ELEMENTS:,} elements each, "
+            f"got {inputs[0].size:,}"
+        )
+    dtype = np.result_type(*inputs)
+    n = len(inputs)
+
+    # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype.
+    # Every update below puts a new array in the list, so the callers' arrays,
+    # of which these chunks may be views, are never written to.
+    chunks = [np.array_split(np.asarray(a, dtype=dtype), n) for a in inputs]
+    chunk_bytes = [int(c.nbytes) for c in chunks[0]]
+    owners = [[frozenset([r]) for _ in range(n)] for r in range(n)]
+    holdings = [tuple(tuple(row) for row in owners)]
+    steps: list[list[Transfer]] = []
+    sent = [0] * n
+
+    for phase, offset in (("reduce-scatter", 0), ("all-gather", 1)):
+        for s in range(n - 1):
+            transfers = []
+            for src in range(n):
+                c = (src + offset - s) % n
+                transfers.append(
+                    Transfer(phase, len(steps) + 1, src, (src + 1) % n, c, chunk_bytes[c])
+                )
+            # All sends of a step happen at once: read every message first.
+            messages = [(t, chunks[t.src][t.chunk].copy()) for t in transfers]
+            for t, data in messages:
+                if phase == "reduce-scatter":
+                    chunks[t.dst][t.chunk] = chunks[t.dst][t.chunk] + data
+                    owners[t.dst][t.chunk] = owners[t.dst][t.chunk] | owners[t.src][t.chunk]
+                else:
+                    chunks[t.dst][t.chunk] = data
+                    owners[t.dst][t.chunk] = owners[t.src][t.chunk]
+                sent[t.src] += t.nbytes
+            steps.append(transfers)
+            holdings.append(tuple(tuple(row) for row in owners))
+
+    outputs = [np.concatenate(row) for row in chunks]  # n >= 1 chunks per rank, some maybe empty
+    return RingResult(outputs, sent, steps, holdings, chunk_bytes)

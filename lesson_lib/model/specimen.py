@@ -1,0 +1,318 @@
+"""The lesson's specimen and every stated assumption, each with its source.
+
+This is the one place where the worked example's inputs are typed. Anything
+the book prints about them comes from here, and :data:`ASSUMPTIONS` is the
+table the book shows so a reader can see what is given, what is a vendor
+figure and what is only an assumption made to show the shape of the problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.units import (
+    GB,
+    TB,
+    US,
+    GiB,
+    format_bytes,
+    format_count,
+    format_rate,
+    format_seconds,
+)
+
+#: The course's 27B hybrid model, 16 super-blocks of 3 Gated DeltaNet layers
+#: and 1 gated-attention layer, each layer followed by an FFN.
+MODEL = ModelSpec(
+    name="Qwen3.8-27B",
+    params=27e9,
+    hidden_size=5120,
+    num_layers=64,
+    num_attention_layers=16,
+    num_kv_heads=4,
+    head_dim=256,
+    max_context=262_144,
+    dtype_bytes=2,
+    num_query_heads=24,
+    linear_num_key_heads=16,
+    linear_num_value_heads=48,
+    linear_key_head_dim=128,
+    linear_value_head_dim=128,
+    linear_conv_kernel=4,
+    state_dtype_bytes=4,
+    ffn_size=17408,
+    num_super_blocks=16,
+    vocab_size=248_320,
+)
+
+#: What the box says. GPU memory is binary-sized even where the label says GB:
+#: nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB and 81,559 MiB on an H100.
+GPU_LABEL: str = "80 GB"
+GPU_HBM_BYTES: float = 80 * GiB
+#: What CUDA exposes of it (the rest holds the driver's own structures):
+#: PyTorch reports "total capacity of 79.1x-79.3x GiB" on such cards. The
+#: lesson uses the low end.
+GPU_VISIBLE_BYTES: float = 79.1 * GiB
+
+#: The specimen's card, with memory as CUDA exposes it, H100 SXM bandwidth and bf16 peak.
+GPU = Accelerator(
+    name=f"H100 SXM-class, sold as {GPU_LABEL}",
+    memory_bytes=GPU_VISIBLE_BYTES,
+    hbm_bandwidth=3.35 * TB,
+    peak_flops=989e12,
+)
+
+#: An A100 SXM sold as 80 GB, for comparisons (reality check, problem variants), with
+#: the vendor's HBM bandwidth (2.039 TB/s) and dense bf16 peak (312 TFLOP/s), and
+#: memory as CUDA exposes it (the same figure as the specimen's card).
+A100 = Accelerator(
+    name=f"A100 SXM-class, sold as {GPU_LABEL}",
+    memory_bytes=GPU_VISIBLE_BYTES,
+    hbm_bandwidth=2.039 * TB,
+    peak_flops=312e12,
+)
+
+#: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
+#: model's weights, KV cache and activations use (0.92 in recent releases). A
+#: separate, explicit assumption; ``memory_budget(..., utilization=...)``
+#: applies it and no function applies it by default.
+VLLM_GPU_MEMORY_UTILIZATION: float = 0.9
+
+#: Illustrative per-direction bandwidths of the two fabrics.
+NVLINK_BANDWIDTH: float = 450 * GB
+PCIE_BANDWIDTH: float = 64 * GB
+
+#: InfiniBand NDR bandwidth, 400 Gb/s per port and direction (a vendor figure), illustrative.
+INFINIBAND_NDR_BANDWIDTH: float = 50 * GB
+
+#: The lesson's fast intra-node fabric, 10 us per small all-reduce.
+FAST = Fabric(name="fast (NVLink-class, 10 us)", latency=10 * US, bandwidth=NVLINK_BANDWIDTH)
+#: The lesson's slow fabric, 50 us per small all-reduce.
+SLOW = Fabric(name="slow (PCIe-class, 50 us)", latency=50 * US, bandwidth=PCIE_BANDWIDTH)
+
+# An assumption, not a measurement: a small all-reduce between nodes is taken
+# to cost 25 us. It equals NCCL's own tuner *estimate* for a 128-byte
+# all-reduce over 24 H100s on three nodes (NVIDIA/nccl issue 1453); the same
+# run *measured* about 62 us, on a cluster the thread reports as misbehaving.
+# A point-to-point send is charged the same latency, a conservative upper
+# bound. Adjust both for your own network.
+INTER_NODE = Fabric(
+    name="InfiniBand NDR-class network (assumption, 25 us)",
+    latency=25 * US,
+    bandwidth=INFINIBAND_NDR_BANDWIDTH,
+)
+#: What that run of NVIDIA/nccl issue 1453 measured for the same all-reduce, about 62 us.
+INTER_NODE_MEASURED_LATENCY: float = 62 * US
+
+# Beyond the lesson, a ring whose latency grows by hop. Fitted to the two
+# tiny-message latencies nccl-tests issue 123 reports on a DGX-A100
+# (10 us on 2 GPUs, 16.9 us on 4); alpha + 2(n-1) h gives h = 1.725 us.
+MEASURED_2GPU_LATENCY: float = 10 * US
+MEASURED_4GPU_LATENCY: float = 16.9 * US
+_HOP = (MEASURED_4GPU_LATENCY - MEASURED_2GPU_LATENCY) / (2 * 3 - 2 * 1)
+FAST_RING = Fabric(
+    name="fast, latency grows per hop",
+    latency=MEASURED_2GPU_LATENCY - 2 * _HOP,
+    bandwidth=NVLINK_BANDWIDTH,
+    hop_latency=_HOP,
+)
+
+#: The per-all-reduce launch overhead that CUDA graphs remove, an assumption of
+#: the order reported and not a measured latency. NVIDIA/nccl issue 1984 reports a
+#: 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without graphs and
+#: 0.5 us with them, amortised over 100 grouped operations.
+CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
+
+#: An interactive decode rate, tokens/second.
+TOKENS_PER_S: int = 50
+#: The prefill example's prompt, tokens.
+PROMPT_TOKENS: int = 4096
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """One stated input of the worked example.
+
+    Attributes
+    ----------
+    name : str
+        What it is.
+    value : float
+        The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
+    unit : str
+        Unit of ``value``.
+    shown : str
+        The value as the book prints it.
+    source : str
+        Where it comes from, or ``"assumption"``.
+    """
+
+    name: str
+    value: float
+    unit: str
+    shown: str
+    source: str
+
+
+_LESSON = "lesson text"
+_CONFIG = "public Qwen3.5-27B config (same shape)"
+
+#: Every stated value the worked example rests on, in the order the lesson uses them.
+ASSUMPTIONS: tuple[Assumption, ...] = (
+    Assumption(
+        "parameters", MODEL.params, "count", "27 billion", _LESSON + " (54 GB of bf16 weights)"
+    ),
+    Assumption(
+        "bytes per weight (bf16)", MODEL.dtype_bytes, "bytes", f"{MODEL.dtype_bytes} B", _LESSON
+    ),
+    Assumption("hidden size", MODEL.hidden_size, "count", format_count(MODEL.hidden_size), _LESSON),
+    Assumption(
+        "layers",
+        MODEL.num_layers,
+        "count",
+        f"{MODEL.num_layers} = {MODEL.super_blocks} super-blocks x 4",
+        _LESSON + " (16 super-blocks); " + _CONFIG,
+    ),
+    Assumption(
+        "attention layers (keep a KV cache)",
+        MODEL.num_attention_layers,
+        "count",
+        str(MODEL.num_attention_layers),
+        _CONFIG,
+    ),
+    Assumption(
+        "KV heads x head dim",
+        MODEL.num_kv_heads * MODEL.head_dim,
+        "count",
+        f"{MODEL.num_kv_heads} x {MODEL.head_dim}",
+        _CONFIG,
+    ),
+    Assumption(
+        "query heads", MODEL.num_query_heads or 0, "count", str(MODEL.num_query_heads), _CONFIG
+    ),
+    Assumption(
+        "Gated DeltaNet heads (key / value), head dim",
+        MODEL.linear_num_value_heads,
+        "count",
+        f"{MODEL.linear_num_key_heads} / {MODEL.linear_num_value_heads}, "
+        f"{MODEL.linear_key_head_dim}",
+        _CONFIG + "; state kept in fp32 as vLLM does",
+    ),
+    Assumption(
+        "FFN intermediate size",
+        MODEL.ffn_size or 0,
+        "count",
+        format_count(MODEL.ffn_size or 0),
+        _CONFIG,
+    ),
+    Assumption(
+        "vocabulary (embedding and LM-head rows)",
+        MODEL.vocab_size or 0,
+        "count",
+        format_count(MODEL.vocab_size or 0),
+        _CONFIG,
+    ),
+    Assumption(
+        "maximum context",
+        MODEL.max_context,
+        "tokens",
+        format_count(MODEL.max_context) + " tokens",
+        _CONFIG,
+    ),
+    Assumption(
+        "all-reduces per layer (tensor parallel)",
+        MODEL.allreduces_per_layer,
+        "count",
+        str(MODEL.allreduces_per_layer),
+        _LESSON,
+    ),
+    Assumption(
+        "accelerator memory",
+        GPU.memory_bytes,
+        "bytes",
+        f"{format_bytes(GPU.memory_bytes, 'GiB', decimals=1)} visible to CUDA "
+        f"(sold as {GPU_LABEL})",
+        _LESSON + " (80 GB); capacity PyTorch reports on 80 GB H100/A100 cards",
+    ),
+    Assumption(
+        "runtime reserve (only where stated)",
+        VLLM_GPU_MEMORY_UTILIZATION,
+        "fraction",
+        f"{VLLM_GPU_MEMORY_UTILIZATION:g} (share of the card usable)",
+        "vLLM's default gpu_memory_utilization; an assumption, applied only where the text says so",
+    ),
+    Assumption(
+        "HBM bandwidth",
+        GPU.hbm_bandwidth,
+        "bytes/s",
+        format_rate(GPU.hbm_bandwidth),
+        "H100 SXM vendor figure; the value that reproduces the lesson's 1.76x",
+    ),
+    Assumption(
+        "dense bf16 peak", GPU.peak_flops, "FLOP/s", "989 TFLOP/s", "H100 SXM vendor figure"
+    ),
+    Assumption(
+        "fast fabric: one small all-reduce",
+        FAST.latency,
+        "s",
+        format_seconds(FAST.latency),
+        "assumption (lesson), not a vendor figure",
+    ),
+    Assumption(
+        "slow fabric: one small all-reduce",
+        SLOW.latency,
+        "s",
+        format_seconds(SLOW.latency),
+        "assumption (lesson), not a vendor figure",
+    ),
+    Assumption(
+        "NVLink 4 bandwidth per direction per GPU",
+        NVLINK_BANDWIDTH,
+        "bytes/s",
+        format_rate(NVLINK_BANDWIDTH),
+        "vendor figure; illustrative",
+    ),
+    Assumption(
+        "PCIe Gen5 x16 bandwidth per direction",
+        PCIE_BANDWIDTH,
+        "bytes/s",
+        format_rate(PCIE_BANDWIDTH),
+        "vendor figure (about 64 GB/s); illustrative",
+    ),
+    Assumption(
+        "InfiniBand NDR bandwidth per port and direction",
+        INFINIBAND_NDR_BANDWIDTH,
+        "bytes/s",
+        format_rate(INFINIBAND_NDR_BANDWIDTH),
+        "vendor figure (400 Gb/s); illustrative",
+    ),
+    Assumption(
+        "inter-node network: one small all-reduce or send",
+        INTER_NODE.latency,
+        "s",
+        format_seconds(INTER_NODE.latency),
+        "assumption: NCCL's tuner estimate for 24 H100s on 3 nodes; the same run measured "
+        f"about {format_seconds(INTER_NODE_MEASURED_LATENCY)} (NVIDIA/nccl issue 1453)",
+    ),
+    Assumption(
+        "tiny all-reduce, 4 GPUs (per-hop ring model)",
+        MEASURED_4GPU_LATENCY,
+        "s",
+        format_seconds(MEASURED_4GPU_LATENCY),
+        "measured 16.88 us, rounded (DGX-A100, NVIDIA/nccl-tests issue 123); with 10 us on 2 GPUs it fixes the per-hop ring model",
+    ),
+    Assumption(
+        "launch overhead CUDA graphs remove, per all-reduce",
+        CUDA_GRAPH_LAUNCH_SAVING,
+        "s",
+        format_seconds(CUDA_GRAPH_LAUNCH_SAVING),
+        "assumption, of the order NVIDIA/nccl issue 1984 reports (3.5 us -> 0.5 us, amortised)",
+    ),
+    Assumption(
+        "interactive decode rate", TOKENS_PER_S, "tokens/s", f"{TOKENS_PER_S} tokens/s", _LESSON
+    ),
+    Assumption(
+        "prefill prompt", PROMPT_TOKENS, "tokens", format_count(PROMPT_TOKENS) + " tokens", _LESSON
+    ),
+)

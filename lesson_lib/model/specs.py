@@ -1,0 +1,266 @@
+"""What the lesson reasons about: a model, an accelerator and a fabric.
+
+All three are frozen dataclasses holding plain SI quantities (bytes,
+seconds, bytes/second, FLOP/second). They check their own fields when built,
+so a bad value fails where it was typed, with the field's name in the message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.model._validate import require_int, require_number
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Shape of a decoder-only model, enough to size memory and communication.
+
+    A hybrid model mixes full-attention layers (which keep a KV cache that
+    grows with context) with linear-attention layers such as Gated DeltaNet
+    (which keep a fixed-size recurrent state). A pure-attention model has
+    ``num_attention_layers == num_layers`` and no linear-attention fields.
+
+    Every count is a whole number >= 1, except ``num_attention_layers`` (from
+    0 to ``num_layers``), ``allreduces_per_layer`` and the linear-attention
+    fields (>= 0); ``params`` is a number > 0.
+
+    Parameters
+    ----------
+    name : str
+        Display name.
+    params : float
+        Number of parameters (e.g. ``27e9``).
+    hidden_size : int
+        Width of the residual stream; one hidden vector per token.
+    num_layers : int
+        Number of layers; each is a sequence mixer followed by an FFN.
+    num_attention_layers : int
+        How many of ``num_layers`` are full attention and keep a KV cache.
+    num_kv_heads : int
+        Key/value heads per attention layer.
+    head_dim : int
+        Dimension of one attention head.
+    max_context : int
+        Longest supported sequence, in tokens.
+    dtype_bytes : int, default 2
+        Bytes per weight, activation and KV element (2 for bf16).
+    num_query_heads : int, optional
+        Query heads per attention layer; used by the layout check.
+    linear_num_key_heads, linear_num_value_heads : int, default 0
+        Heads of each linear-attention (DeltaNet) layer.
+    linear_key_head_dim, linear_value_head_dim : int, default 0
+        Head dimensions of the linear-attention layers.
+    linear_conv_kernel : int, default 0
+        Width of the short causal convolution in front of each linear layer;
+        the layer keeps the last ``kernel - 1`` inputs as state.
+    state_dtype_bytes : int, default 4
+        Bytes per element of the recurrent state (fp32 in vLLM).
+    ffn_size : int, optional
+        FFN intermediate size; used by the layout check.
+    num_super_blocks : int, optional
+        Repeating groups of layers (pipeline stages must hold whole ones);
+        defaults to ``num_layers``.
+    allreduces_per_layer : int, default 2
+        Tensor-parallel reconciliation points per layer: after the mixer's
+        output projection and after the FFN down projection.
+    vocab_size : int, optional
+        Rows of the embedding and of the output (LM head) matrix; sizes the
+        two collectives outside the layers.
+    """
+
+    name: str
+    params: float
+    hidden_size: int
+    num_layers: int
+    num_attention_layers: int
+    num_kv_heads: int
+    head_dim: int
+    max_context: int
+    dtype_bytes: int = 2
+    num_query_heads: int | None = None
+    linear_num_key_heads: int = 0
+    linear_num_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel: int = 0
+    state_dtype_bytes: int = 4
+    ffn_size: int | None = None
+    num_super_blocks: int | None = None
+    allreduces_per_layer: int = 2
+    vocab_size: int | None = None
+
+    def __post_init__(self) -> None:
+        require_number("params", self.params, strict=True)
+        require_int("hidden_size", self.hidden_size)
+        require_int("num_layers", self.num_layers)
+        require_int(
+            "num_attention_layers", self.num_attention_layers, minimum=0, maximum=self.num_layers
+        )
+        require_int("num_kv_heads", self.num_kv_heads)
+        require_int("head_dim", self.head_dim)
+        require_int("max_context", self.max_context)
+        require_int("dtype_bytes", self.dtype_bytes)
+        require_int("state_dtype_bytes", self.state_dtype_bytes)
+        require_int("allreduces_per_layer", self.allreduces_per_layer, minimum=0)
+        for field in (
+            "linear_num_key_heads",
+            "linear_num_value_heads",
+            "linear_key_head_dim",
+            "linear_value_head_dim",
+            "linear_conv_kernel",
+        ):
+            require_int(field, getattr(self, field), minimum=0)
+        for field in ("num_query_heads", "ffn_size", "num_super_blocks", "vocab_size"):
+            if getattr(self, field) is not None:
+                require_int(field, getattr(self, field))
+        if self.num_super_blocks is not None and self.num_layers % self.num_super_blocks:
+            raise ValueError(
+                f"num_super_blocks must divide num_layers ({self.num_layers}), "
+                f"got {self.num_super_blocks}"
+            )
+        if self.num_linear_layers and not (
+            self.linear_num_value_heads and self.linear_key_head_dim and self.linear_value_head_dim
+        ):
+            raise ValueError(
+                f"num_attention_layers ({self.num_attention_layers}) < num_layers "
+                f"({self.num_layers}) describes linear-attention layers: give "
+                "linear_num_value_heads, linear_key_head_dim and linear_value_head_dim (>= 1), "
+                "or set num_attention_layers = num_layers for a pure-attention model"
+            )
+
+    @property
+    def num_linear_layers(self) -> int:
+        """Number of linear-attention (e.g. Gated DeltaNet) layers."""
+        return self.num_layers - self.num_attention_layers
+
+    @property
+    def super_blocks(self) -> int:
+        """Pipeline-divisible groups of layers (``num_layers`` if not given)."""
+        return self.num_super_blocks if self.num_super_blocks is not None else self.num_layers
+
+    @property
+    def weight_bytes(self) -> float:
+        """Bytes of weights, ``params * dtype_bytes`` (54e9 for the specimen)."""
+        return float(self.params) * self.dtype_bytes
+
+    @property
+    def hidden_vector_bytes(self) -> float:
+        """Bytes of one token's hidden vector, ``hidden_size * dtype_bytes``."""
+        return float(self.hidden_size * self.dtype_bytes)
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """KV-cache bytes one token adds (K and V, per attention layer and KV head)."""
+        return float(
+            2 * self.num_attention_layers * self.num_kv_heads * self.head_dim * self.dtype_bytes
+        )
+
+    def kv_bytes(self, context_tokens: int) -> float:
+        """KV-cache bytes of one sequence of ``context_tokens`` tokens.
+
+        Parameters
+        ----------
+        context_tokens : int
+            Sequence length, from 0 to ``max_context``.
+
+        Returns
+        -------
+        float
+            Bytes (unsharded: the whole cache, before tensor parallelism).
+        """
+        tokens = require_int("context_tokens", context_tokens, minimum=0, maximum=self.max_context)
+        return self.kv_bytes_per_token * tokens
+
+    @property
+    def recurrent_state_bytes_per_layer(self) -> float:
+        """Bytes of one linear layer's recurrent state (value heads x d_k x d_v)."""
+        return float(
+            self.linear_num_value_heads
+            * self.linear_key_head_dim
+            * self.linear_value_head_dim
+            * self.state_dtype_bytes
+        )
+
+    @property
+    def conv_channels(self) -> int:
+        """Channels of the short convolution (queries, keys and values of a linear layer)."""
+        return (
+            2 * self.linear_num_key_heads * self.linear_key_head_dim
+            + self.linear_num_value_heads * self.linear_value_head_dim
+        )
+
+    @property
+    def conv_state_bytes_per_layer(self) -> float:
+        """Bytes of one linear layer's convolution state, channels x (kernel - 1)."""
+        return float(self.conv_channels * max(self.linear_conv_kernel - 1, 0) * self.dtype_bytes)
+
+    @property
+    def state_bytes(self) -> float:
+        """Fixed per-sequence state of all linear-attention layers, in bytes.
+
+        It does not grow with context; 0 for a pure-attention model.
+        """
+        per_layer = self.recurrent_state_bytes_per_layer + self.conv_state_bytes_per_layer
+        return self.num_linear_layers * per_layer
+
+    @property
+    def allreduces_per_token(self) -> int:
+        """Tensor-parallel all-reduces per decoded token (2 per layer)."""
+        return self.allreduces_per_layer * self.num_layers
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One GPU or accelerator card.
+
+    Parameters
+    ----------
+    name : str
+        Display name.
+    memory_bytes : float
+        Device memory the runtime can see, bytes (> 0; about 79.1 GiB,
+        84.9e9 bytes, for a card sold as "80 GB").
+    hbm_bandwidth : float
+        Memory bandwidth, bytes/second (> 0).
+    peak_flops : float
+        Dense peak at the model's dtype, FLOP/second (> 0).
+    """
+
+    name: str
+    memory_bytes: float
+    hbm_bandwidth: float
+    peak_flops: float
+
+    def __post_init__(self) -> None:
+        require_number("memory_bytes", self.memory_bytes, strict=True, unit="bytes")
+        require_number("hbm_bandwidth", self.hbm_bandwidth, strict=True, unit="bytes/s")
+        require_number("peak_flops", self.peak_flops, strict=True, unit="FLOP/s")
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """The wire between GPUs, as the alpha-beta model sees it.
+
+    Parameters
+    ----------
+    name : str
+        Display name.
+    latency : float
+        Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
+    bandwidth : float
+        Bytes/second each rank can send in one direction (> 0; the beta term's B).
+    hop_latency : float, default 0.0
+        Extra seconds per ring hop (>= 0); a ring all-reduce over N ranks makes
+        2(N-1) hops. 0 reproduces the lesson's fixed-latency assumption.
+    """
+
+    name: str
+    latency: float
+    bandwidth: float
+    hop_latency: float = 0.0
+
+    def __post_init__(self) -> None:
+        require_number("latency", self.latency, unit="s")
+        require_number("bandwidth", self.bandwidth, strict=True, unit="bytes/s")
+        require_number("hop_latency", self.hop_latency, unit="s")

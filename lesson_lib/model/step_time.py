@@ -1,0 +1,288 @@
+"""Time of one decode step or one prefill: compute plus communication.
+
+Compute is a roofline: the larger of the bytes this rank reads from HBM and
+the FLOPs it does. The bytes are its share of the weights (the lesson's
+checkpoint-size heuristic, a planning estimate, not measured traffic) and,
+when a context length is given, its share of every sequence's KV cache and
+recurrent state, which a decode step reads in full. Communication is
+``model.allreduces_per_token`` serial, blocking all-reduces, each carrying
+one hidden vector per token in flight: one per sequence of a decode batch,
+one per prompt token of a prefill.
+
+The lesson's own arithmetic is one sequence, weights only, compute +
+latency; ``decode_step(..., include_bandwidth=False)`` with the defaults
+reproduces it exactly. Everything else is opt-in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.model.collectives import MAX_RANKS, allreduce_latency, allreduce_wire_bytes
+from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+
+#: Largest decode batch the functions accept (a bound on input, not a claim about hardware).
+MAX_BATCH: int = 65_536
+
+
+@dataclass(frozen=True)
+class StepBreakdown:
+    """Where the time of one step goes, in seconds.
+
+    Attributes
+    ----------
+    compute_s : float
+        Roofline compute time per rank.
+    latency_s : float
+        Sum of the all-reduces' fixed latencies.
+    bandwidth_s : float
+        Sum of the all-reduces' wire bytes / bandwidth (0 when excluded).
+    tokens : int
+        Tokens processed by the step (the batch for decode, the prompt for
+        prefill).
+    weights_s : float
+        Streaming this rank's weights from HBM.
+    flops_s : float
+        The arithmetic side of the roofline.
+    kv_read_s : float
+        Reading this rank's share of every sequence's KV cache and recurrent
+        state (0, the default, when no context length was given).
+    sequences : int
+        Sequences in the step (the decode batch; 1, the default, for a prefill).
+    """
+
+    compute_s: float
+    latency_s: float
+    bandwidth_s: float
+    tokens: int
+    weights_s: float
+    flops_s: float
+    kv_read_s: float = 0.0
+    sequences: int = 1
+
+    @property
+    def memory_s(self) -> float:
+        """Seconds on the memory side of the roofline, weights plus KV and state reads."""
+        return self.weights_s + self.kv_read_s
+
+    @property
+    def communication_s(self) -> float:
+        """Latency + bandwidth terms, seconds."""
+        return self.latency_s + self.bandwidth_s
+
+    @property
+    def total_s(self) -> float:
+        """Compute + communication, seconds (no overlap assumed)."""
+        return self.compute_s + self.communication_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens processed per second of this step, over the whole batch."""
+        return self.tokens / self.total_s
+
+    @property
+    def tokens_per_s_per_sequence(self) -> float:
+        """Tokens per second one sequence of the step sees."""
+        return self.tokens_per_s / self.sequences
+
+    @property
+    def bound(self) -> str:
+        """Name of the largest term (``"compute"``, ``"latency"`` or ``"bandwidth"``)."""
+        terms = {
+            "compute": self.compute_s,
+            "latency": self.latency_s,
+            "bandwidth": self.bandwidth_s,
+        }
+        return max(terms, key=terms.__getitem__)
+
+    @property
+    def communication_bound(self) -> str:
+        """Name of the larger communication term (``"latency"`` or ``"bandwidth"``)."""
+        return "latency" if self.latency_s >= self.bandwidth_s else "bandwidth"
+
+
+def _step(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    n: int,
+    *,
+    tokens: int,
+    sequences: int,
+    context: int | None,
+    algorithm: str,
+    include_bandwidth: bool,
+) -> StepBreakdown:
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    require_instance("fabric", fabric, Fabric)
+    require_instance("include_bandwidth", include_bandwidth, bool)
+    n = require_int("n", n, maximum=MAX_RANKS)
+    weights_s = model.weight_bytes / (n * accel.hbm_bandwidth)
+    flops = 2.0 * model.params * tokens
+    kv_read_s = 0.0
+    if context is not None:
+        context = require_int("context", context, minimum=0, maximum=model.max_context)
+        per_sequence = model.kv_bytes(context) * kv_share(model, n) + model.state_bytes * (
+            state_share(model, n)
+        )
+        kv_read_s = sequences * per_sequence / accel.hbm_bandwidth
+        # Attention scores and weighted values: 2 x 2 FLOPs per query head,
+        # head dimension and cached token, in every attention layer.
+        heads = model.num_query_heads or model.num_kv_heads
+        flops += 4.0 * model.num_attention_layers * heads * model.head_dim * context * sequences
+    flops_s = flops / (n * accel.peak_flops)
+    collectives = model.allreduces_per_token
+    latency_s = collectives * allreduce_latency(n, fabric, algorithm)
+    payload = tokens * model.hidden_vector_bytes
+    bandwidth_s = collectives * allreduce_wire_bytes(payload, n, algorithm) / fabric.bandwidth
+    return StepBreakdown(
+        compute_s=max(weights_s + kv_read_s, flops_s),
+        latency_s=latency_s,
+        bandwidth_s=bandwidth_s if include_bandwidth else 0.0,
+        tokens=tokens,
+        weights_s=weights_s,
+        flops_s=flops_s,
+        kv_read_s=kv_read_s,
+        sequences=sequences,
+    )
+
+
+def decode_step(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    n: int,
+    *,
+    batch: int = 1,
+    context: int | None = None,
+    algorithm: str = "ring",
+    include_bandwidth: bool = True,
+) -> StepBreakdown:
+    """Time to decode one token for each of ``batch`` sequences on ``n`` tensor-parallel GPUs.
+
+    The weights are streamed once per step for the whole batch; each
+    all-reduce carries one hidden vector per sequence.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card (all ``n`` are alike).
+    fabric : Fabric
+        The wire between them.
+    n : int
+        Tensor-parallel degree, from 1 (no communication) to
+        4096 (``MAX_RANKS``).
+    batch : int, default 1
+        Sequences decoded together, from 1 to :data:`MAX_BATCH`.
+    context : int, optional
+        Tokens already in each sequence, from 0 to ``model.max_context``.
+        ``None`` (the default) is the lesson's heuristic: weights only. An
+        integer adds reading each sequence's KV cache and recurrent state,
+        and the attention FLOPs over that context.
+    algorithm : str, default "ring"
+        All-reduce algorithm, a key of
+        :data:`~lesson_lib.model.collectives.ALGORITHMS`.
+    include_bandwidth : bool, default True
+        False reproduces the lesson's arithmetic, compute + latency only
+        (``True`` or ``False``; anything else is refused).
+
+    Returns
+    -------
+    StepBreakdown
+        Seconds per term. ``total_s`` is the time per token each sequence
+        sees; ``tokens_per_s`` is the total over the batch.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import MODEL, GPU, FAST
+    >>> round(decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False).total_s * 1e3, 2)
+    9.34
+    >>> round(decode_step(MODEL, GPU, FAST, 2, batch=64).tokens_per_s)
+    6718
+    """
+    batch = require_int("batch", batch, maximum=MAX_BATCH)
+    return _step(
+        model,
+        accel,
+        fabric,
+        n,
+        tokens=batch,
+        sequences=batch,
+        context=context,
+        algorithm=algorithm,
+        include_bandwidth=include_bandwidth,
+    )
+
+
+def prefill_step(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    n: int,
+    prompt_tokens: int,
+    *,
+    algorithm: str = "ring",
+    include_bandwidth: bool = True,
+) -> StepBreakdown:
+    """Time to prefill a prompt of ``prompt_tokens`` tokens on ``n`` GPUs.
+
+    All positions run at once, so each of the all-reduces carries
+    ``prompt_tokens`` hidden vectors.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    fabric : Fabric
+        The wire between them.
+    n : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+    algorithm : str, default "ring"
+        All-reduce algorithm, a key of
+        :data:`~lesson_lib.model.collectives.ALGORITHMS`.
+    include_bandwidth : bool, default True
+        False leaves the bandwidth term out (``True`` or ``False`` only).
+
+    Returns
+    -------
+    StepBreakdown
+        Seconds per term; ``tokens_per_s`` is prompt tokens per second.
+    """
+    require_instance("model", model, ModelSpec)
+    tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
+    return _step(
+        model,
+        accel,
+        fabric,
+        n,
+        tokens=tokens,
+        sequences=1,
+        context=None,
+        algorithm=algorithm,
+        include_bandwidth=include_bandwidth,
+    )
+
+
+def speedup(before: StepBreakdown, after: StepBreakdown) -> float:
+    """How many times faster ``after`` is than ``before``: ``before.total_s / after.total_s``.
+
+    Parameters
+    ----------
+    before, after : StepBreakdown
+        Two configurations of the same step.
+
+    Returns
+    -------
+    float
+        The ratio; 1.76 for the lesson's 2 -> 4 GPUs on the fast fabric.
+    """
+    return before.total_s / after.total_s

@@ -1,0 +1,239 @@
+"""Cluster layouts: validity, DP, placement, TP across nodes, prices and bad input."""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib import GB, Fabric, decode_step
+from lesson_lib.chapters.cluster import (
+    CANDIDATE_HEADER,
+    CANDIDATES,
+    INTER_NODE,
+    candidate_configurations,
+    candidate_rows,
+    candidate_table,
+    cluster_numbers,
+    communication_per_token,
+    plan_cluster,
+)
+from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
+
+
+def test_one_node_of_four_is_the_lessons_line():
+    """TP 4 in one node prices exactly as decode_step on the fast fabric."""
+    plan = plan_cluster(MODEL, GPU, 4, 1, 4)
+    assert plan.valid and plan.flags == () and plan.dp == 1
+    assert plan.tp_fabric is FAST and not plan.tp_crosses_nodes
+    assert plan.token_time_s == decode_step(MODEL, GPU, FAST, 4).total_s
+    assert_allclose(plan.weights_per_gpu_bytes, 13.5 * GB)
+
+
+@pytest.mark.parametrize(
+    ("gpus_per_node", "nodes", "tp", "pp", "dp"),
+    [(8, 1, 4, 1, 2), (4, 2, 4, 1, 2), (4, 2, 4, 2, 1), (8, 2, 4, 2, 2), (2, 1, 1, 1, 2)],
+)
+def test_dp_is_gpus_over_tp_times_pp(gpus_per_node, nodes, tp, pp, dp):
+    """DP fills the rest: gpus / (tp x pp), and every GPU is used."""
+    plan = plan_cluster(MODEL, GPU, gpus_per_node, nodes, tp, pp)
+    assert plan.dp == dp and plan.valid
+    assert plan.tp * plan.pp * plan.dp == plan.gpus and plan.idle_gpus == 0
+    assert_allclose(plan.tokens_per_s_total, dp * plan.tokens_per_s_replica)
+
+
+def test_placement_keeps_tp_inside_nodes_and_pp_across():
+    """Ranks fill TP first, then DP, then PP: on 2 x 4 with PP 2 each stage owns a node."""
+    plan = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
+    assert {s.node for s in plan.placement if s.stage == 0} == {0}
+    assert {s.node for s in plan.placement if s.stage == 1} == {1}
+    assert [s.tp_rank for s in plan.placement] == [0, 1, 2, 3] * 2
+    assert plan.pp_network_boundaries == 1
+    send = INTER_NODE.latency + MODEL.hidden_vector_bytes / INTER_NODE.bandwidth
+    assert_allclose(plan.pp_send_s, send)
+    assert_allclose(plan.token_time_s, decode_step(MODEL, GPU, FAST, 4).total_s + send)
+
+
+def test_pp_inside_one_node_uses_the_intra_fabric():
+    """Two stages in one 8-GPU node hand off over NVLink, not the network."""
+    plan = plan_cluster(MODEL, GPU, 8, 1, 4, 2)
+    assert plan.pp_network_boundaries == 0
+    assert_allclose(plan.pp_send_s, FAST.latency + MODEL.hidden_vector_bytes / FAST.bandwidth)
+
+
+def test_pp_halves_weights_and_raises_sequences():
+    """PP 2 halves each GPU's weights; more full-length sequences fit per replica."""
+    tp_only = plan_cluster(MODEL, GPU, 4, 2, 4, 1)
+    with_pp = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
+    assert_allclose(with_pp.weights_per_gpu_bytes, tp_only.weights_per_gpu_bytes / 2)
+    assert tp_only.sequences_per_replica == 16  # the sizing chapter's TP = 4 count
+    assert with_pp.sequences_per_replica > 2 * tp_only.sequences_per_replica
+
+
+def test_tp_across_nodes_is_flagged_and_priced_on_the_network():
+    """TP 4 over 2 nodes of 2 stays valid, is flagged, and pays the network's latency."""
+    plan = plan_cluster(MODEL, GPU, 2, 2, 4)
+    assert plan.valid and plan.tp_crosses_nodes and plan.tp_fabric is INTER_NODE
+    assert any("spans nodes" in f for f in plan.flags)
+    assert plan.token_time_s == decode_step(MODEL, GPU, INTER_NODE, 4).total_s
+    assert plan.token_time_s > plan_cluster(MODEL, GPU, 4, 1, 4).token_time_s
+    assert plan.verdict.startswith("valid, flagged")
+
+
+def test_uneven_nodes_split_a_tp_group():
+    """6 GPUs per node and TP 4: one of the three groups straddles two nodes."""
+    plan = plan_cluster(MODEL, GPU, 6, 2, 4)
+    assert plan.valid and plan.dp == 3 and plan.tp_crosses_nodes
+
+
+def test_tp8_replicates_kv_heads_legal_but_flagged():
+    """TP 8 is legal (KV heads copied, as vLLM does) and flagged; across two nodes, twice."""
+    inside = plan_cluster(MODEL, GPU, 8, 1, 8)
+    assert inside.valid and inside.verdict.startswith("valid, flagged")
+    assert "4 KV heads" in inside.flags[0] and "2 GPUs" in inside.flags[0]
+    across = plan_cluster(MODEL, GPU, 4, 2, 8)
+    assert across.valid and across.tp_crosses_nodes and len(across.flags) == 2
+
+
+def test_gpu_count_must_match():
+    """TP x PP x DP must equal the GPUs: leftovers and too-small clusters are problems."""
+    leftover = plan_cluster(MODEL, GPU, 3, 2, 4)
+    assert leftover.dp == 1 and leftover.idle_gpus == 2
+    assert any("must equal the 6 GPUs" in p for p in leftover.problems)
+    too_small = plan_cluster(MODEL, GPU, 4, 1, 4, 2)
+    assert too_small.dp == 0 and too_small.placement == ()
+    assert any("only 4" in p for p in too_small.problems)
+    assert too_small.tokens_per_s_total == 0
+
+
+def test_pp_must_divide_super_blocks():
+    """PP 3 does not divide 16 super-blocks."""
+    plan = plan_cluster(MODEL, GPU, 3, 1, 1, 3)
+    assert any("16 super-blocks" in p for p in plan.problems)
+
+
+def test_weights_that_do_not_fit_are_a_problem():
+    """A 40 GB card cannot hold the 54 GB of weights on one GPU."""
+    small = type(GPU)("40 GB card", 40 * GB, GPU.hbm_bandwidth, GPU.peak_flops)
+    plan = plan_cluster(MODEL, small, 1, 1, 1)
+    assert not plan.weights_fit and not plan.valid
+    assert any("weights need 54 GB" in p for p in plan.problems)
+    assert plan.sequences_per_replica == 0
+
+
+def test_slower_intra_fabric_slows_tp():
+    """Swapping NVLink for the slow fabric raises the TP step's latency term."""
+    fast = plan_cluster(MODEL, GPU, 4, 1, 4)
+    slow = plan_cluster(MODEL, GPU, 4, 1, 4, intra=SLOW)
+    assert slow.token_time_s > fast.token_time_s
+    assert slow.tp_fabric is SLOW
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name", "error"),
+    [
+        ({"gpus_per_node": 0}, "gpus_per_node", ValueError),
+        ({"nodes": 0}, "nodes", ValueError),
+        ({"nodes": 1.5}, "nodes", TypeError),
+        ({"tp": 0}, "tp", ValueError),
+        ({"pp": -1}, "pp", ValueError),
+        ({"context_tokens": 0}, "context_tokens", ValueError),
+        ({"intra": "nvlink"}, "intra", TypeError),
+        ({"inter": None}, "inter", TypeError),
+        ({"model": "qwen"}, "model", TypeError),
+        ({"accel": 80e9}, "accel", TypeError),
+    ],
+)
+def test_bad_input_names_the_parameter(kwargs, name, error):
+    """Each bad argument raises with its own name in the message."""
+    with pytest.raises(error, match=name):
+        plan_cluster(**kwargs)
+
+
+def test_candidates_cover_valid_flagged_and_invalid():
+    """The table lesson 9.10 prices: valid rows, flagged TP 8 and TP-across-nodes rows, PP 3 invalid."""
+    plans = candidate_configurations()
+    assert len(plans) == len(CANDIDATES)
+    verdicts = [p.verdict for p in plans]
+    assert sum(v == "valid" for v in verdicts) >= 5
+    assert any(v.startswith("valid, flagged") for v in verdicts)
+    assert sum(v.startswith("invalid") for v in verdicts) == 1
+    assert sum(v.startswith("valid, flagged") for v in verdicts) == 3
+    rows = candidate_rows(plans)
+    assert all(len(r) == len(CANDIDATE_HEADER) for r in rows)
+    assert rows[2][2] == "5.31"  # 1 node x 4, TP 4, one sequence alone: the lesson's line
+
+
+def test_short_verdict_names_every_flag_briefly():
+    """The table's verdicts: both flags of TP 8 across nodes, the full first problem of PP 3."""
+    assert plan_cluster(MODEL, GPU, 4, 1, 4).short_verdict == "valid"
+    assert plan_cluster(MODEL, GPU, 8, 1, 8).short_verdict == (
+        "valid, flagged: each KV head on 2 GPUs"
+    )
+    assert plan_cluster(MODEL, GPU, 4, 2, 8).short_verdict == (
+        "valid, flagged: each KV head on 2 GPUs; TP all-reduces on the network"
+    )
+    invalid = plan_cluster(MODEL, GPU, 4, 3, 4, 3)
+    assert invalid.short_verdict == invalid.verdict
+    assert invalid.short_verdict.startswith("invalid: PP = 3 does not divide the 16 super-blocks")
+    rows = candidate_rows(candidate_configurations())
+    assert [r[-1] for r in rows] == [p.short_verdict for p in candidate_configurations()]
+
+
+def test_worse_network_hurts_tp_across_nodes_not_pp():
+    """Five times the latency, a fifth of the bandwidth: PP 2 gains 0.1 ms, TP across nodes 13 ms."""
+    v = cluster_numbers()
+    assert (v["worse_latency"], v["worse_bandwidth"]) == ("125 us", "10 GB/s")
+    assert (v["pp2_token_time"], v["worse_pp2_token_time"]) == ("5.34 ms", "5.44 ms")
+    # 128 all-reduces at 125 us = 16 ms of latency on top of TP 4's compute: slower than one GPU.
+    assert (v["worse_across_token_time"], v["one_gpu_token_time"]) == ("20.23 ms", "16.12 ms")
+    assert v["inter_measured_latency"] == "62 us"
+
+
+def test_candidate_table_is_html():
+    """The HTML table has one body row per candidate."""
+    table = candidate_table(caption="Candidates")
+    assert table.startswith("<table") and table.count("<tr>") == len(CANDIDATES) + 1
+    assert "<caption>Candidates</caption>" in table
+
+
+def test_communication_per_token():
+    """TP sends 128 all-reduces per token, PP pp - 1 sends, DP nothing."""
+    tp, pp, dp = communication_per_token(MODEL, 4, 2)
+    assert tp[1].startswith("128") and pp[1].startswith("1 ") and dp[1].startswith("0")
+    with pytest.raises(ValueError, match="tp"):
+        communication_per_token(MODEL, 1, 2)
+
+
+def test_inter_node_fabric_is_a_stated_assumption():
+    """The network constant is labelled an assumption, 50 GB/s per direction."""
+    assert isinstance(INTER_NODE, Fabric)
+    assert "assumption" in INTER_NODE.name
+    assert INTER_NODE.bandwidth == 50 * GB
+    assert FAST.latency < INTER_NODE.latency
+
+
+def test_cluster_numbers_pinned():
+    """The glued strings: model dimensions, network assumption, PP vs DP on 2 x 4."""
+    values = cluster_numbers()
+    assert (values["kv_heads"], values["query_heads"], values["ffn_size"]) == ("4", "24", "17,408")
+    assert (values["inter_latency"], values["inter_bandwidth"]) == ("25 us", "50 GB/s")
+    assert values["in_node_token_time"] == "5.31 ms"
+    # DP 2 batched at full context, by hand: 16 sequences per replica on TP 4.
+    weights = 13.5e9 / 3.35e12
+    kv = 16 * (4 * 2**30 + 153_944_064 / 4) / 3.35e12  # KV + a quarter of the DeltaNet state
+    wires = 128 * (10e-6 + 1.5 * 16 * 10240 / 450e9)
+    step = weights + kv + wires
+    assert values["dp2_batched_time"] == f"{step * 1e3:.2f} ms" == "26.08 ms"
+    assert values["dp2_tokens_per_s"] == f"{2 * 16 / step:,.0f}" == "1,227"
+    assert values["dp2_sequences_total"] == "32"
+    assert values["pp2_weights"] == "6.75 GB" and values["pp2_sequences"] == "36"
+    assert values["pp2_tokens_per_s"] == "1,254"  # 36 sequences: more than DP 2's 32
+    assert values["tp8_sequences"] == "18"  # replicated KV heads: barely more than TP 4's 16
+
+
+def test_sizes_are_bounded():
+    """A cluster or a replica of more than 4096 GPUs is refused at once, naming the product."""
+    with pytest.raises(ValueError, match=r"^tp x pp must be at most 4096"):
+        plan_cluster(MODEL, GPU, 8, 1, 4096, 4096)
+    with pytest.raises(ValueError, match=r"^gpus_per_node x nodes must be at most 4096"):
+        plan_cluster(MODEL, GPU, 4096, 2, 4)
+    with pytest.raises(ValueError, match=r"^gpus_per_node must be an integer from 1 to 4096"):
+        plan_cluster(MODEL, GPU, 10**18, 1, 4)

@@ -1,0 +1,161 @@
+"""The worked example's contract: every number the lesson states, pinned.
+
+Each test recomputes a number from ``lesson_lib`` primitives and checks it
+against the lesson, and checks the string the book glues.
+"""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib import (
+    GB,
+    MS,
+    GiB,
+    KiB,
+    MiB,
+    allreduce_wire_bytes,
+    decode_step,
+    max_sequences,
+    prefill_step,
+    speedup,
+)
+from lesson_lib.chapters.overview import decode_lines, numbers
+from lesson_lib.model.specimen import (
+    FAST,
+    FAST_RING,
+    GPU,
+    MODEL,
+    PCIE_BANDWIDTH,
+    SLOW,
+    TOKENS_PER_S,
+)
+
+TOKEN_PAYLOAD = MODEL.allreduces_per_token * MODEL.hidden_vector_bytes
+
+
+@pytest.fixture(scope="module")
+def glued():
+    return numbers()
+
+
+def test_weights_are_54_gb(glued):
+    """27e9 bf16 parameters are 54 GB (decimal), about 50.3 GiB."""
+    assert MODEL.weight_bytes == 54 * GB
+    assert glued["weights_gb"] == "54 GB"
+    assert glued["weights_gib"] == "50.29 GiB"
+
+
+def test_kv_cache_64_kib_per_token_16_gib_full(glued):
+    """16 attention layers x 4 KV heads x 256 x 2 (K, V) x 2 B; x 262,144 tokens."""
+    assert MODEL.kv_bytes_per_token == 64 * KiB
+    assert MODEL.kv_bytes(MODEL.max_context) == 16 * GiB
+    assert (glued["kv_per_token"], glued["kv_full_gib"]) == ("64 KiB", "16 GiB")
+
+
+def test_deltanet_state_is_about_147_mib():
+    """48 DeltaNet layers keep a fixed fp32 state, independent of context."""
+    assert_allclose(MODEL.state_bytes / MiB, 146.8125)
+
+
+def test_128_allreduces_per_token(glued):
+    """Two reconciliation points per layer, 64 layers."""
+    assert MODEL.allreduces_per_token == 128
+    assert glued["allreduces_per_token"] == "128"
+
+
+def test_hidden_vector_is_10_kib(glued):
+    """5120 bf16 values."""
+    assert MODEL.hidden_vector_bytes == 10 * KiB
+    assert glued["hidden_vector"] == "10 KiB"
+
+
+def test_ring_payload_per_token(glued):
+    """1.25 MiB per rank per token on 2 GPUs, 1.875 MiB on 4."""
+    assert allreduce_wire_bytes(TOKEN_PAYLOAD, 2) == 1.25 * MiB
+    assert allreduce_wire_bytes(TOKEN_PAYLOAD, 4) == 1.875 * MiB
+    assert (glued["wire_2"], glued["wire_4"]) == ("1.25 MiB", "1.875 MiB")
+
+
+def test_under_100_mib_per_second_at_50_tokens(glued):
+    """At an interactive 50 tokens/s the wire carries under 100 MiB/s per rank."""
+    for n in (2, 4):
+        assert allreduce_wire_bytes(TOKEN_PAYLOAD, n) * TOKENS_PER_S < 100 * MiB
+    assert (glued["rate_2"], glued["rate_4"]) == ("62.5 MiB/s", "93.75 MiB/s")
+
+
+def test_latency_totals_1_28_and_6_4_ms(glued):
+    """128 serial all-reduces at 10 us and 50 us."""
+    assert_allclose(decode_step(MODEL, GPU, FAST, 2).latency_s, 1.28 * MS)
+    assert_allclose(decode_step(MODEL, GPU, SLOW, 4).latency_s, 6.4 * MS)
+    assert (glued["latency_fast_total"], glued["latency_slow_total"]) == ("1.28 ms", "6.4 ms")
+
+
+def test_three_lines_in_lesson_arithmetic(glued):
+    """Compute + latency, bandwidth term left out: 9.34 / 5.31 / 10.43 ms."""
+    totals = [line.step.total_s / MS for line in decode_lines(include_bandwidth=False)]
+    assert_allclose(totals, [9.34, 5.31, 10.43], atol=0.005)
+    assert [glued["line_2_fast"], glued["line_4_fast"], glued["line_4_slow"]] == [
+        "9.34 ms",
+        "5.31 ms",
+        "10.43 ms",
+    ]
+
+
+def test_doubling_on_fast_fabric_gives_1_76x(glued):
+    """2 -> 4 GPUs halves the compute term but not the latency."""
+    two = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False)
+    four = decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False)
+    assert_allclose(speedup(two, four), 1.76, atol=0.005)
+    assert glued["speedup_2_to_4"] == "1.76x"
+
+
+def test_four_slow_gpus_lose_to_two_fast():
+    """In both views, the interconnect decides, not the GPU count."""
+    for include in (False, True):
+        two_fast = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=include)
+        four_slow = decode_step(MODEL, GPU, SLOW, 4, include_bandwidth=include)
+        assert four_slow.total_s > two_fast.total_s
+
+
+def test_bandwidth_term_barely_moves_decode(glued):
+    """With wire bytes / bandwidth added, the slow line is about 10.46 ms at 64 GB/s."""
+    assert SLOW.bandwidth == PCIE_BANDWIDTH == 64 * GB
+    without = decode_lines(include_bandwidth=False)
+    with_bw = decode_lines(include_bandwidth=True)
+    assert_allclose(with_bw[2].step.total_s / MS, 10.46, atol=0.005)
+    for a, b in zip(without, with_bw, strict=True):
+        assert 0 < b.step.total_s - a.step.total_s < 0.05 * MS
+    assert glued["line_bw_4_slow"] == "10.46 ms"
+
+
+def test_prefill_collective_carries_40_mib(glued):
+    """A 4,096-token prompt: each all-reduce carries 4,096 hidden vectors."""
+    assert 4096 * MODEL.hidden_vector_bytes == 40 * MiB
+    assert glued["prefill_payload"] == "40 MiB"
+    assert glued["prefill_payload_total"] == "5 GiB"
+
+
+def test_prefill_is_bandwidth_bound_on_the_wire():
+    """On 4 GPUs the wire time dwarfs the latency; on PCIe it outlasts the arithmetic."""
+    fast = prefill_step(MODEL, GPU, FAST, 4, 4096)
+    slow = prefill_step(MODEL, GPU, SLOW, 4, 4096)
+    assert_allclose(fast.bandwidth_s / MS, 17.9, atol=0.05)
+    assert fast.communication_bound == "bandwidth"
+    assert slow.bandwidth_s > slow.flops_s
+    assert slow.bound == "bandwidth"
+
+
+def test_full_length_sequences_that_fit(glued):
+    """1 / 6 / 16 full-length sequences fit at TP = 1 / 2 / 4 (79.1 GiB visible, no reserve)."""
+    fits = [max_sequences(MODEL, GPU, n, MODEL.max_context) for n in (1, 2, 4)]
+    assert fits == [1, 6, 16]
+    assert [glued[f"sequences_{n}"] for n in (1, 2, 4)] == ["1", "6", "16"]
+
+
+def test_hop_latency_ring_drops_speedup_to_about_1_5(glued):
+    """With 10 us on 2 GPUs growing to 16.9 us on 4, the 2 -> 4 speed-up is about 1.51x."""
+    two = decode_step(MODEL, GPU, FAST_RING, 2, include_bandwidth=False)
+    four = decode_step(MODEL, GPU, FAST_RING, 4, include_bandwidth=False)
+    assert_allclose(two.latency_s, 1.28 * MS)
+    assert_allclose(speedup(two, four), 1.51, atol=0.005)
+    assert glued["ring_latency_4"] == "16.9 us"

@@ -1,0 +1,141 @@
+"""Decode's bytes on the wire: per-token payload, per-rank wire bytes, rates, headroom."""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib.chapters.payloads import (
+    FABRIC_BANDWIDTHS,
+    decode_wire_bytes,
+    decode_wire_rate,
+    headroom,
+    payload_numbers,
+    token_payload_bytes,
+    tokens_to_fill,
+)
+from lesson_lib.model.specimen import (
+    INFINIBAND_NDR_BANDWIDTH,
+    MODEL,
+    NVLINK_BANDWIDTH,
+    PCIE_BANDWIDTH,
+)
+from lesson_lib.model.units import GB, KiB, MiB
+
+
+def test_token_payload_is_128_hidden_vectors():
+    """128 all-reduces of one 10 KiB hidden vector: 1.25 MiB per token."""
+    assert_allclose(token_payload_bytes(MODEL), 128 * 10 * KiB)
+    assert_allclose(token_payload_bytes(MODEL), 1.25 * MiB)
+
+
+def test_wire_bytes_follow_the_ring_factor():
+    """Each rank sends 2(n-1)/n of the payload: nothing alone, 1x on 2, 1.5x on 4."""
+    assert decode_wire_bytes(MODEL, 1) == 0
+    assert_allclose(decode_wire_bytes(MODEL, 2), 1.25 * MiB)
+    assert_allclose(decode_wire_bytes(MODEL, 4), 1.875 * MiB)
+    assert_allclose(decode_wire_bytes(MODEL, 8), 1.75 * 1.25 * MiB)
+
+
+def test_rate_at_50_tokens_is_under_100_mib_per_second():
+    """62.5 MiB/s on 2 GPUs and 93.75 MiB/s on 4, both under 100 MiB/s."""
+    assert_allclose(decode_wire_rate(MODEL, 2, 50), 62.5 * MiB)
+    assert_allclose(decode_wire_rate(MODEL, 4, 50), 93.75 * MiB)
+    assert decode_wire_rate(MODEL, 4, 50) < 100 * MiB
+
+
+def test_rate_rejects_negative_tokens_per_second():
+    """A negative decode rate names the parameter."""
+    with pytest.raises(ValueError, match="tokens_per_s"):
+        decode_wire_rate(MODEL, 2, -1)
+
+
+def test_headroom_is_bandwidth_over_rate():
+    """NVLink's 450 GB/s covers the 4-GPU decode traffic about 4,578 times."""
+    rate = decode_wire_rate(MODEL, 4, 50)
+    assert_allclose(headroom(NVLINK_BANDWIDTH, rate), 450e9 / (93.75 * 2**20))
+    assert 4500 < headroom(NVLINK_BANDWIDTH, rate) < 4600
+    with pytest.raises(ValueError, match="rate"):
+        headroom(NVLINK_BANDWIDTH, 0)
+    with pytest.raises(ValueError, match="bandwidth"):
+        headroom(-1, rate)
+
+
+def test_tokens_to_fill_a_wire():
+    """At that decode rate the wire bytes would exactly equal the bandwidth."""
+    tokens = tokens_to_fill(MODEL, 4, PCIE_BANDWIDTH)
+    assert_allclose(tokens * decode_wire_bytes(MODEL, 4), PCIE_BANDWIDTH)
+    with pytest.raises(ValueError, match="n must be"):
+        tokens_to_fill(MODEL, 1, PCIE_BANDWIDTH)
+
+
+def test_fabric_list_labels_the_illustrative_one():
+    """InfiniBand NDR is 50 GB/s and marked illustrative; the vendor figures are not."""
+    assert INFINIBAND_NDR_BANDWIDTH == 50 * GB
+    illustrative = [k for k in FABRIC_BANDWIDTHS if "illustrative" in k]
+    assert [FABRIC_BANDWIDTHS[k] for k in illustrative] == [INFINIBAND_NDR_BANDWIDTH]
+    assert NVLINK_BANDWIDTH in FABRIC_BANDWIDTHS.values()
+
+
+def test_payload_numbers_are_formatted_strings():
+    """The chapter's extra numbers, with their units said aloud."""
+    out = payload_numbers()
+    assert all(isinstance(v, str) for v in out.values())
+    assert out["rate_4_mb"] == "98.3 MB/s"
+    assert out["rate_4_gb"] == "0.0983 GB/s"
+    assert out["mib_bytes"] == "1,048,576"
+    assert out["headroom_nvlink_4"] == "4,578"
+    assert out["headroom_pcie_4"] == "651"
+    assert out["pcie_share_4"] == "0.15 %"
+    assert out["wire_8"] == "2.1875 MiB"
+
+
+def test_payload_table_rows():
+    """One row per ring size with factor, bytes per token and both rate units."""
+    from lesson_lib.chapters.payloads import RATE_YARDSTICK, payload_table
+
+    html = payload_table(ns=(2, 4), caption="Wire")
+    assert html.count("<tr>") == 3
+    assert "<td>1.5</td><td>1.875 MiB</td><td>93.75 MiB/s</td><td>98.3 MB/s</td>" in html
+    assert RATE_YARDSTICK == 100 * MiB
+    assert payload_numbers()["rate_yardstick"] == "100 MiB/s"
+
+
+def test_eight_slow_gpus_bytes_against_latency_by_hand():
+    """2.1875 MiB over 64 GB/s is about 0.036 ms; 128 x 50 us is 6.4 ms, 179x more."""
+    numbers = payload_numbers()
+    seconds = 2.1875 * 1024**2 / 64e9
+    assert numbers["wire_time_8_slow"] == f"{seconds * 1e3:.3f} ms"
+    assert numbers["latency_8_slow"] == "6.4 ms"
+    assert numbers["latency_over_bytes_8_slow"] == f"{128 * 50e-6 / seconds:.0f}"
+
+
+def test_payload_numbers_follow_the_decode_rate_by_hand():
+    """At 51 tokens/s a ring of 4 sends 1.875 MiB x 51 = 100,270,080 bytes/s: 100.3 MB/s (one
+    decimal) and 0.1003 GB/s (four); at 50,000 tokens/s still in MB: 98,304 MB/s."""
+    at_51 = payload_numbers(tokens_per_s=51)
+    assert (at_51["rate_4_mb"], at_51["rate_4_gb"]) == ("100.3 MB/s", "0.1003 GB/s")
+    assert payload_numbers(tokens_per_s=50_000)["rate_4_mb"] == "98,304 MB/s"
+
+
+def test_payload_numbers_follow_the_model_by_hand():
+    """One layer of 1,000 bf16 values, two all-reduces a token: 4,000 bytes a token.
+    A ring of 8 sends 1.75 x 4,000 = 7,000 bytes = 0.0067 MiB; over the slow fabric the two
+    all-reduces wait 2 x 50 us = 0.1 ms, and a batch of 64 on 4 GPUs sends
+    2 x 1.5 x 64 x 2,000 bytes / 64 GB/s = 6 us = 0.01 ms (all in the units the keys promise)."""
+    from lesson_lib import ModelSpec
+
+    tiny = ModelSpec("tiny", 1e6, 1000, 1, 1, 1, 64, 1024)
+    out = payload_numbers(model=tiny)
+    assert out["wire_8"] == "0.0067 MiB"
+    assert out["latency_8_slow"] == "0.1 ms"
+    assert out["bytes_4_slow_batch_64"] == "0.01 ms"
+
+
+def test_payload_table_for_a_ring_of_three_by_hand():
+    """N = 3: factor 4/3 = 1.333; 1.25 MiB x 4/3 = 1.6667 MiB a token; at 50,000 tokens/s that
+    is 1,310,720 x 4/3 x 50,000 = 87,381,333,333 bytes/s, 87,381.3 MB/s."""
+    from lesson_lib.chapters.payloads import payload_table
+
+    html = payload_table(ns=(3,), tokens_per_s=50_000, caption="Three GPUs")
+    assert "<caption>Three GPUs</caption>" in html
+    assert "<td>3</td><td>1.333</td><td>1.6667 MiB</td>" in html
+    assert "<td>87,381.3 MB/s</td>" in html

@@ -1,0 +1,83 @@
+"""Tests of lesson_lib.chapters.sizing: fits per TP degree and the chapter's glue strings."""
+
+import pytest
+from numpy.testing import assert_allclose
+
+from lesson_lib import GB, GiB, memory_budget
+from lesson_lib.chapters.sizing import DEGREES, fits_by_degree, pure_attention_twin, sizing_numbers
+from lesson_lib.model.specimen import GPU, MODEL
+
+
+def test_fits_by_degree_matches_the_lesson():
+    """1, 6 and 16 full-length sequences fit at TP = 1, 2, 4 on 79.1 GiB, each leaving room >= 0."""
+    fits = fits_by_degree()
+    assert [f.n for f in fits] == list(DEGREES)
+    assert [f.sequences for f in fits] == [1, 6, 16]
+    for f in fits:
+        assert f.budget.fits
+        one_more = memory_budget(MODEL, GPU, f.n, f.context_tokens, f.sequences + 1)
+        assert not one_more.fits
+
+
+def test_fits_by_degree_tp8_gains_two_sequences():
+    """Past 4 KV heads the cache stops shrinking: TP = 8 fits 18, only two more than TP = 4."""
+    (fit,) = fits_by_degree(degrees=(8,))
+    assert fit.sequences == 18
+
+
+def test_fits_by_degree_short_context_fits_more():
+    """Shorter sequences fit in larger numbers."""
+    (short,) = fits_by_degree(degrees=(1,), context_tokens=4096)
+    assert short.sequences > 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "word"),
+    [
+        ({"context_tokens": 0}, ValueError, "context_tokens"),
+        ({"context_tokens": MODEL.max_context + 1}, ValueError, "context_tokens"),
+        ({"degrees": (0,)}, ValueError, "n must"),
+        ({"degrees": (2.0,)}, TypeError, "n must"),
+    ],
+)
+def test_fits_by_degree_rejects_bad_input(kwargs, exc, word):
+    """Bad context or degree raises with the parameter's name."""
+    with pytest.raises(exc, match=word):
+        fits_by_degree(**kwargs)
+
+
+def test_pure_attention_twin_has_four_times_the_kv_and_no_state():
+    """Every layer attention: 64 GiB per full sequence, no DeltaNet state."""
+    twin = pure_attention_twin(MODEL)
+    assert twin.num_attention_layers == MODEL.num_layers
+    assert twin.state_bytes == 0
+    assert_allclose(twin.kv_bytes(MODEL.max_context), 64 * GiB)
+    assert twin.weight_bytes == MODEL.weight_bytes
+
+
+def test_sizing_numbers_strings():
+    """The glued strings: per-GPU weights and KV, free room, the 4x factor."""
+    s = sizing_numbers()
+    assert (s["sizing_weights_1"], s["sizing_weights_2"], s["sizing_weights_4"]) == (
+        "54 GB",
+        "27 GB",
+        "13.5 GB",
+    )
+    assert (s["sizing_kv_full_2"], s["sizing_kv_full_4"], s["sizing_kv_full_8"]) == (
+        "8 GiB",
+        "4 GiB",
+        "4 GiB",
+    )
+    assert s["sizing_pure_factor"] == "4x"
+    assert s["sizing_headroom_gb"] == "30.93 GB"  # 79.1 x 2**30 B - 54 GB
+    assert s["sizing_headroom_gib"] == f"{(79.1 * 2**30 - 54e9) / 2**30:.2f} GiB" == "28.81 GiB"
+    assert s["sizing_free_1"] == "13.6 GB"
+    assert s["sizing_sequences_8"] == "18"  # (84.93 - 6.75) / (4 GiB + state / 8) = 18.1
+    assert (s["sizing_attention_layers"], s["sizing_layers"]) == ("16", "64")
+    assert all(key.startswith("sizing_") for key in s)
+
+
+def test_sizing_numbers_follow_the_card():
+    """A bigger card leaves more room: the strings are computed, not fixed."""
+    bigger = type(GPU)("big", 141 * GB, GPU.hbm_bandwidth, GPU.peak_flops)
+    assert sizing_numbers(accel=bigger)["sizing_headroom_gb"] == "87 GB"

@@ -1,0 +1,95 @@
+"""Tests of lesson_lib.chapters.tables: escaping, shape checks and the book's tables."""
+
+import html
+import re
+
+import pytest
+
+from lesson_lib.chapters.overview import numbers
+from lesson_lib.chapters.sizing import fits_by_degree
+from lesson_lib.chapters.tables import (
+    KEY_NUMBERS,
+    assumptions_table,
+    budget_table,
+    html_table,
+    key_numbers_table,
+)
+from lesson_lib.model.specimen import ASSUMPTIONS, Assumption
+
+
+def body_rows(table: str) -> list[str]:
+    """The <tr> elements inside <tbody>."""
+    body = table.split("<tbody>", 1)[1]
+    return re.findall(r"<tr>.*?</tr>", body, flags=re.S)
+
+
+def test_html_table_escapes_every_cell_and_caption():
+    """Markup in header, cells and caption shows as text, never as HTML."""
+    out = html_table(["<b>a</b>"], [["x < y & z"]], caption='say "<hi>"')
+    assert "<b>" not in out
+    assert "&lt;b&gt;a&lt;/b&gt;" in out
+    assert "x &lt; y &amp; z" in out
+    assert "<caption>say &quot;&lt;hi&gt;&quot;</caption>" in out
+
+
+def test_html_table_structure():
+    """One header row of scoped th, one tr per row, cells in order."""
+    out = html_table(["a", "b"], [[1, 2], [3, 4]])
+    assert out.count('<th scope="col">') == 2
+    assert len(body_rows(out)) == 2
+    assert "<td>3</td><td>4</td>" in out
+    assert "<caption>" not in out
+
+
+def test_html_table_rejects_ragged_rows_and_empty_header():
+    """A row of the wrong length or an empty header raises ValueError naming it."""
+    with pytest.raises(ValueError, match=r"rows\[1\] must have 2 cells"):
+        html_table(["a", "b"], [[1, 2], [3]])
+    with pytest.raises(ValueError, match="header"):
+        html_table([], [])
+
+
+def test_assumptions_table_lists_every_assumption():
+    """Each assumption's name, shown value and source appears, in order."""
+    out = assumptions_table()
+    rows = body_rows(out)
+    assert len(rows) == len(ASSUMPTIONS)
+    for row, a in zip(rows, ASSUMPTIONS, strict=True):
+        for text in (a.name, a.shown, a.source):
+            assert f"<td>{html.escape(text)}</td>" in row
+    assert '<th scope="col">quantity</th>' in out
+
+
+def test_assumptions_table_escapes_custom_rows():
+    """A custom assumption with markup is escaped."""
+    out = assumptions_table([Assumption("a<b", 1.0, "count", "1 & 2", "src")])
+    assert "a&lt;b" in out and "1 &amp; 2" in out
+
+
+def test_key_numbers_table_reads_numbers():
+    """Every key number is a real glue key, shown with its numbers() value."""
+    values = numbers()
+    out = key_numbers_table()
+    rows = body_rows(out)
+    assert len(rows) == len(KEY_NUMBERS)
+    for row, (key, _, _) in zip(rows, KEY_NUMBERS, strict=True):
+        assert f"<td>{html.escape(values[key])}</td>" in row
+    assert "<td>9.34 ms</td>" in out and "<td>1.76x</td>" in out
+
+
+def test_key_numbers_table_missing_key():
+    """A values mapping without a key number raises KeyError naming it."""
+    with pytest.raises(KeyError, match="weights_gb"):
+        key_numbers_table({})
+
+
+def test_budget_table_rows():
+    """One row per degree with the sequences that fit (1, 6, 16)."""
+    out = budget_table()
+    rows = body_rows(out)
+    assert len(rows) == 3
+    assert "<td>2</td><td>6</td><td>27 GB</td><td>51.54 GB (48 GiB)</td>" in rows[1]
+    assert "<td>16</td>" in rows[2]
+    # every column in GB, so a row adds up to the card: 27 + 51.54 + 0.46 + 5.93
+    assert "<td>0.46 GB</td><td>5.93 GB</td><td>84.93 GB</td>" in rows[1]
+    assert len(body_rows(budget_table(fits_by_degree(degrees=(8,))))) == 1

@@ -1,0 +1,119 @@
+"""ModelSpec, Accelerator and Fabric: derived sizes and field validation."""
+
+import pytest
+
+from lesson_lib import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specimen import MODEL
+
+
+def pure_attention(**overrides):
+    fields = dict(
+        name="dense",
+        params=70e9,
+        hidden_size=8192,
+        num_layers=80,
+        num_attention_layers=80,
+        num_kv_heads=8,
+        head_dim=128,
+        max_context=131072,
+    )
+    fields.update(overrides)
+    return ModelSpec(**fields)
+
+
+def test_keyword_construction_and_defaults():
+    """The documented keyword names construct a model; extras default sensibly."""
+    m = pure_attention()
+    assert m.dtype_bytes == 2
+    assert m.state_bytes == 0
+    assert m.super_blocks == 80
+    assert m.allreduces_per_token == 160
+    assert m.kv_bytes_per_token == 2 * 80 * 8 * 128 * 2
+
+
+def test_kv_bytes_scales_with_context():
+    """KV bytes are per-token bytes times tokens."""
+    assert MODEL.kv_bytes(0) == 0
+    assert MODEL.kv_bytes(1000) == 1000 * MODEL.kv_bytes_per_token
+
+
+def test_state_is_recurrent_plus_conv():
+    """48 layers x (48 x 128 x 128 fp32 + 10240 channels x 3 x bf16)."""
+    assert MODEL.conv_channels == 10240
+    assert MODEL.state_bytes == 48 * (48 * 128 * 128 * 4 + 10240 * 3 * 2)
+
+
+def test_kv_bytes_rejects_context_over_maximum():
+    """Context beyond max_context names the parameter and the range."""
+    with pytest.raises(ValueError, match=r"context_tokens must be an integer from 0 to 262144"):
+        MODEL.kv_bytes(MODEL.max_context + 1)
+    with pytest.raises(TypeError, match="context_tokens"):
+        MODEL.kv_bytes(1.5)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("params", -1, ValueError),
+        ("params", 0, ValueError),
+        ("hidden_size", 0, ValueError),
+        ("hidden_size", 5120.0, TypeError),
+        ("num_layers", True, TypeError),
+        ("num_attention_layers", 81, ValueError),
+        ("num_kv_heads", 0, ValueError),
+        ("dtype_bytes", 0, ValueError),
+        ("num_super_blocks", 3, ValueError),
+        ("ffn_size", -5, ValueError),
+    ],
+)
+def test_bad_model_fields_name_the_field(field, value, error):
+    """Each invalid field raises, naming itself."""
+    with pytest.raises(error, match=field):
+        pure_attention(**{field: value})
+
+
+def test_hybrid_without_linear_fields_is_rejected():
+    """Fewer attention layers than layers needs the linear-attention shape."""
+    with pytest.raises(ValueError, match="linear_num_value_heads"):
+        pure_attention(num_attention_layers=20)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        (dict(memory_bytes=0, hbm_bandwidth=1, peak_flops=1), "memory_bytes"),
+        (dict(memory_bytes=1, hbm_bandwidth=-1, peak_flops=1), "hbm_bandwidth"),
+        (dict(memory_bytes=1, hbm_bandwidth=1, peak_flops=0), "peak_flops"),
+    ],
+)
+def test_accelerator_validation(kwargs, name):
+    """Zero or negative capacities are rejected by name."""
+    with pytest.raises(ValueError, match=name):
+        Accelerator(name="x", **kwargs)
+
+
+def test_fabric_validation():
+    """Zero bandwidth or negative latency is rejected by name; hop latency defaults to 0."""
+    assert Fabric("f", latency=1e-5, bandwidth=1e9).hop_latency == 0.0
+    with pytest.raises(ValueError, match="bandwidth"):
+        Fabric("f", latency=1e-5, bandwidth=0)
+    with pytest.raises(ValueError, match="latency"):
+        Fabric("f", latency=-1e-6, bandwidth=1e9)
+    with pytest.raises(ValueError, match="hop_latency"):
+        Fabric("f", latency=1e-6, bandwidth=1e9, hop_latency=-1.0)
+
+
+@pytest.mark.parametrize(
+    "missing", ["linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"]
+)
+def test_hybrid_needs_all_three_linear_shapes(missing):
+    """Each of the three DeltaNet shapes is needed; two of them are not enough."""
+    shapes = dict(linear_num_value_heads=48, linear_key_head_dim=128, linear_value_head_dim=128)
+    with pytest.raises(ValueError) as info:
+        pure_attention(num_attention_layers=20, **{**shapes, missing: 0})
+    assert str(info.value) == (
+        "num_attention_layers (20) < num_layers (80) describes linear-attention layers: give "
+        "linear_num_value_heads, linear_key_head_dim and linear_value_head_dim (>= 1), "
+        "or set num_attention_layers = num_layers for a pure-attention model"
+    )
+    assert pure_attention(num_attention_layers=20, **shapes).num_linear_layers == 60
