@@ -4,7 +4,7 @@ Alt text lives in cell metadata and cannot be glued, so it is the one place a
 number could go stale when lesson_lib changes. This test catches that: each
 number-with-unit in an image's alt text must appear, with its unit, in the
 visible text of the same section of the built page (glued prose, tables,
-widget messages beside the figure). A stale number that happens to appear
+explorer messages beside the figure). A stale number that happens to appear
 elsewhere on the page, describing something else, does not count.
 """
 

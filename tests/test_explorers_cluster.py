@@ -82,7 +82,7 @@ def test_worked_example_at_the_defaults(explorer):
 
 
 def test_controls_offer_the_candidates_sizes_and_refused_cuts():
-    """Sizes of the candidate layouts, up to the old widget's 8 GPUs x 4 nodes, TP 3 and PP 3."""
+    """Sizes of the candidate layouts, up to 8 GPUs x 4 nodes, with TP 3 and PP 3."""
     values = {c.name: c.values for c in CONTROLS}
     assert values["gpus_per_node"] == (1, 2, 4, 8) and values["nodes"] == (1, 2, 3, 4)
     assert 3 in values["tp"] and 3 in values["pp"] and 8 in values["tp"]

@@ -31,9 +31,8 @@ from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK
 from lesson_lib.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.units import format_bytes, format_count, format_seconds
 
-#: Values offered, the candidate layouts' sizes within the old widget's limits
-#: (up to 8 GPUs per node and 4 nodes), with TP 3 and PP 3 to show why some
-#: cuts are refused.
+#: Values offered: the candidate layouts' sizes, up to 8 GPUs per node and 4
+#: nodes, with TP 3 and PP 3 to show why some cuts are refused.
 GPUS_PER_NODE_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 NODE_VALUES: tuple[int, ...] = (1, 2, 3, 4)
 TP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8)
