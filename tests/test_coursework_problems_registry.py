@@ -37,12 +37,20 @@ def test_duplicate_ids_are_refused():
         registry.load(["q01_weights", "q01_weights"])
 
 
-def test_public_names_stay_importable_from_the_package():
-    """What check.py, grade.py, the book and the tests import is still there."""
+def test_package_exports_the_set_and_its_functions_only():
+    """What check.py, grade.py and the book call is exported; no problem's internals are."""
     for name in problems.__all__:
         assert hasattr(problems, name), name
-    needed = "PROBLEMS Problem Mistake get_problem mistakes params units_of reference"
+    needed = "PROBLEMS get_problem mistakes params reference statement show solution units_of"
     assert set(needed.split()) <= set(problems.__all__)
+    # Besides the registry's PROBLEMS, every export is defined in the package itself.
+    foreign = [
+        name
+        for name in problems.__all__
+        if name != "PROBLEMS"
+        and getattr(getattr(problems, name), "__module__", None) != problems.__name__
+    ]
+    assert foreign == []
 
 
 def test_instructor_page_shows_a_thirteenth_problem_as_one_file_and_one_line():

@@ -22,15 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lesson_lib.coursework.problems import (
-    PROBLEMS,
-    Problem,
-    get_problem,
-    mistakes,
-    params,
-    units_of,
-)
-from lesson_lib.coursework.problems.bank import LETTERS
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
+from lesson_lib.coursework.problems.bank import LETTERS, Problem
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.units import BYTE_UNITS, TIME_UNITS
 
