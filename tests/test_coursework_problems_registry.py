@@ -53,17 +53,22 @@ def test_package_exports_the_set_and_its_functions_only():
     assert foreign == []
 
 
-def test_instructor_page_shows_a_thirteenth_problem_as_one_file_and_one_line():
-    """The 'Add a problem' section's module is valid Python defining q13, and the
-    registration line names it."""
+def test_instructor_page_adds_the_next_problem_as_one_file_and_one_line():
+    """The 'Add a problem' section's module is valid Python defining the next id, and
+    the registration line names it after the registry's last module."""
     text = (FOLDER.parents[2] / "book" / "instructor.md").read_text()
     section = text[text.index("## 5. Add a problem") :]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     module_code, registration = blocks[0], blocks[1]
     namespace: dict = {}
-    exec(compile(module_code, "q13_stage_handoff.py", "exec"), namespace)
-    q13 = namespace["PROBLEM"]
-    assert q13.qid == "q13"
-    assert '    "q13_stage_handoff",  # the new line' in registration.splitlines()
-    assert q13.reference(q13.defaults) == pytest.approx(10.0)  # 5120 x 2 B = 10 KiB, by hand
-    assert "{" not in q13.template.format(**q13.facts(q13.defaults))
+    next_id = f"q{len(registry.MODULES) + 1}"
+    module_name = f"q{len(registry.MODULES) + 1:02d}_stage_handoff"
+    assert f"after `{registry.MODULES[-1]}`, that is `{module_name}.py`" in section
+    exec(compile(module_code, f"{module_name}.py", "exec"), namespace)
+    new = namespace["PROBLEM"]
+    assert new.qid == next_id
+    lines = registration.splitlines()
+    new_line = lines.index(f'    "{module_name}",  # the new line')
+    assert lines[new_line - 1] == f'    "{registry.MODULES[-1]}",'
+    assert new.reference(new.defaults) == pytest.approx(10.0)  # 5120 x 2 B = 10 KiB, by hand
+    assert "{" not in new.template.format(**new.facts(new.defaults))

@@ -433,7 +433,8 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     Parameters
     ----------
     qid : str
-        Problem id, ``"q1"`` .. ``"q12"`` (``3`` or ``"Q3"`` work too).
+        Problem id, a key of ``PROBLEMS`` such as ``"q3"`` (``3`` or ``"Q3"``
+        work too).
     answer : object
         A number in the unit the problem asks for, a string with a unit
         (``"1.875 MiB"``, converted if it is another unit of the same kind),

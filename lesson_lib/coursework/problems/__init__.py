@@ -1,8 +1,9 @@
-"""The problem set: twelve problems, each answered by ``lesson_lib`` itself.
+"""The problem set: problems each answered by ``lesson_lib`` itself.
 
-Every problem has an id (``"q1"`` .. ``"q12"``), a statement template, a
-parameter sampler for per-student variants, a reference-answer function that
-calls the lesson's model (``memory_budget``, ``allreduce_wire_bytes``,
+Every problem has an id (``"q1"``, ``"q2"`` ..., in the order of
+:data:`~lesson_lib.coursework.problems.registry.PROBLEMS`), a statement
+template, a parameter sampler for per-student variants, a reference-answer
+function that calls the lesson's model (``memory_budget``, ``allreduce_wire_bytes``,
 ``decode_step``, ``crossover_bytes``, ``check_layout`` ...) and never a typed
 answer, the usual mistakes with a hint for each, and a worked solution.
 
@@ -59,7 +60,8 @@ def get_problem(qid: str) -> Problem:
     Parameters
     ----------
     qid : str
-        ``"q1"`` .. ``"q12"``.
+        A key of :data:`~lesson_lib.coursework.problems.registry.PROBLEMS`
+        (``"q1"``, ``"q2"`` ...).
 
     Returns
     -------
