@@ -9,7 +9,7 @@ Quantities are plain SI floats (bytes, seconds, bytes/second, FLOP/second);
 :mod:`lesson_lib.model.units` is the one place that formats them for people.
 The worked example's inputs live in :mod:`lesson_lib.model.specimen`.
 
-The model's modules keep their short paths too: ``lesson_lib.specimen`` is
+The model's modules keep their short paths too: ``lesson_lib.model.specimen`` is
 :mod:`lesson_lib.model.specimen`, and so for ``specs``, ``units``,
 ``collectives``, ``ring``, ``memory``, ``step_time`` and ``layout``.
 """
@@ -65,8 +65,8 @@ from lesson_lib.model.units import (
     format_seconds,
 )
 
-# The same module objects under their short names, so `import lesson_lib.specimen`
-# and `from lesson_lib.collectives import ...` keep working in readers' notebooks.
+# The same module objects under their short names, so `import lesson_lib.model.specimen`
+# and `from lesson_lib.model.collectives import ...` keep working in readers' notebooks.
 for _module in (collectives, layout, memory, ring, specimen, specs, step_time, units):
     _sys.modules[f"lesson_lib.{_module.__name__.rpartition('.')[2]}"] = _module
 

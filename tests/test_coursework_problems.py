@@ -17,10 +17,8 @@ from lesson_lib import (
     speedup,
 )
 from lesson_lib.coursework.problems import (
-    ACCELERATORS,
     PROBLEMS,
     get_problem,
-    hybrid_model,
     mistakes,
     overview_table,
     params,
@@ -29,7 +27,7 @@ from lesson_lib.coursework.problems import (
     solution_text,
     statement,
 )
-from lesson_lib.coursework.problems.bank import LETTERS
+from lesson_lib.coursework.problems.bank import ACCELERATORS, LETTERS, hybrid_model
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PCIE_BANDWIDTH, SLOW
 from lesson_lib.model.specs import Fabric
 

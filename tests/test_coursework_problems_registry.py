@@ -37,25 +37,38 @@ def test_duplicate_ids_are_refused():
         registry.load(["q01_weights", "q01_weights"])
 
 
-def test_public_names_stay_importable_from_the_package():
-    """What check.py, grade.py, the book and the tests import is still there."""
+def test_package_exports_the_set_and_its_functions_only():
+    """What check.py, grade.py and the book call is exported; no problem's internals are."""
     for name in problems.__all__:
         assert hasattr(problems, name), name
-    needed = "PROBLEMS Problem Mistake get_problem mistakes params units_of reference"
+    needed = "PROBLEMS get_problem mistakes params reference statement show solution units_of"
     assert set(needed.split()) <= set(problems.__all__)
+    # Besides the registry's PROBLEMS, every export is defined in the package itself.
+    foreign = [
+        name
+        for name in problems.__all__
+        if name != "PROBLEMS"
+        and getattr(getattr(problems, name), "__module__", None) != problems.__name__
+    ]
+    assert foreign == []
 
 
-def test_instructor_page_shows_a_thirteenth_problem_as_one_file_and_one_line():
-    """The 'Add a problem' section's module is valid Python defining q13, and the
-    registration line names it."""
+def test_instructor_page_adds_the_next_problem_as_one_file_and_one_line():
+    """The 'Add a problem' section's module is valid Python defining the next id, and
+    the registration line names it after the registry's last module."""
     text = (FOLDER.parents[2] / "book" / "instructor.md").read_text()
     section = text[text.index("## 5. Add a problem") :]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     module_code, registration = blocks[0], blocks[1]
     namespace: dict = {}
-    exec(compile(module_code, "q13_stage_handoff.py", "exec"), namespace)
-    q13 = namespace["PROBLEM"]
-    assert q13.qid == "q13"
-    assert '    "q13_stage_handoff",  # the new line' in registration.splitlines()
-    assert q13.reference(q13.defaults) == pytest.approx(10.0)  # 5120 x 2 B = 10 KiB, by hand
-    assert "{" not in q13.template.format(**q13.facts(q13.defaults))
+    next_id = f"q{len(registry.MODULES) + 1}"
+    module_name = f"q{len(registry.MODULES) + 1:02d}_stage_handoff"
+    assert f"after `{registry.MODULES[-1]}`, that is `{module_name}.py`" in section
+    exec(compile(module_code, f"{module_name}.py", "exec"), namespace)
+    new = namespace["PROBLEM"]
+    assert new.qid == next_id
+    lines = registration.splitlines()
+    new_line = lines.index(f'    "{module_name}",  # the new line')
+    assert lines[new_line - 1] == f'    "{registry.MODULES[-1]}",'
+    assert new.reference(new.defaults) == pytest.approx(10.0)  # 5120 x 2 B = 10 KiB, by hand
+    assert "{" not in new.template.format(**new.facts(new.defaults))

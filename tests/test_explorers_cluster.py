@@ -12,21 +12,7 @@ import time
 import pytest
 
 from lesson_lib.chapters.cluster import cluster_numbers, plan_cluster
-from lesson_lib.explorers.cluster import (
-    CONTROLS,
-    DETAIL_COLUMNS,
-    FLAG,
-    INSIDE,
-    K_DP,
-    K_GPU,
-    K_NOTE,
-    K_PP,
-    K_TP_RUN,
-    PROBLEM,
-    SPLIT,
-    _frames,
-    cluster_explorer,
-)
+from lesson_lib.explorers.cluster import CONTROLS, FLAG, NOTHING, PROBLEM, cluster_explorer
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.units import format_count, format_seconds
 
@@ -54,17 +40,47 @@ def _sample(explorer, k=80, seed=3):
     return [{n: r[n] for n in NAMES} for r in rows]
 
 
-def _by_state(explorer):
-    """The details indexed by state (built once per explorer)."""
+def _read_csv(data):
+    """Rows of an inline CSV data object, its number columns as numbers, empty fields None."""
+    numbers = {c for c, kind in data["format"]["parse"].items() if kind == "number"}
+    rows = []
+    for row in csv.DictReader(io.StringIO(data["values"])):
+        rows.append(
+            {c: None if v == "" else float(v) if c in numbers else v for c, v in row.items()}
+        )
+    return rows
+
+
+def _shipped(explorer):
+    """The spec's named data, read back from its CSV: {name: (columns, rows)} (built once)."""
+    tables = explorer.__dict__.setdefault("_test_tables", {})
+    if not tables:
+
+        def walk(node):
+            if isinstance(node, dict):
+                data = node.get("data")
+                if isinstance(data, dict) and "name" in data:
+                    header = data["values"].split("\n", 1)[0].split(",")
+                    tables[data["name"]] = (header, _read_csv(data))
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(explorer.spec())
+    return tables
+
+
+def _table(explorer, name, state):
+    """The rows of the shipped table ``name`` for one state."""
+    key = tuple(float(state[n]) for n in NAMES)
     index = explorer.__dict__.setdefault("_test_index", {})
-    if not index:
-        for d in explorer.details:
-            index.setdefault(tuple(d[n] for n in NAMES), []).append(d)
-    return index
-
-
-def _details(explorer, state, kind):
-    return [d for d in _by_state(explorer)[tuple(state[n] for n in NAMES)] if d["kind"] == kind]
+    if name not in index:
+        index[name] = {}
+        for row in _shipped(explorer)[name][1]:
+            index[name].setdefault(tuple(row[n] for n in NAMES), []).append(row)
+    return index[name].get(key, [])
 
 
 def test_worked_example_at_the_defaults(explorer):
@@ -82,7 +98,7 @@ def test_worked_example_at_the_defaults(explorer):
 
 
 def test_controls_offer_the_candidates_sizes_and_refused_cuts():
-    """Sizes of the candidate layouts, up to 8 GPUs x 4 nodes, TP 3 and PP 3."""
+    """Sizes of the candidate layouts, up to 8 GPUs x 4 nodes, with TP 3 and PP 3."""
     values = {c.name: c.values for c in CONTROLS}
     assert values["gpus_per_node"] == (1, 2, 4, 8) and values["nodes"] == (1, 2, 3, 4)
     assert 3 in values["tp"] and 3 in values["pp"] and 8 in values["tp"]
@@ -122,20 +138,47 @@ def test_the_diagram_is_the_plans_placement(explorer):
     for state in _sample(explorer, k=40, seed=5):
         plan = _plan(state)
         g = state["gpus_per_node"]
-        gpus = _details(explorer, state, K_GPU)
-        assert sorted(d["a"] for d in gpus) == sorted(s.node * g + s.slot for s in plan.placement)
+        gpus = _table(explorer, "gpus", state)
+        cells = sorted(s.node * g + s.slot for s in plan.placement)
+        assert sorted(d["cell"] for d in gpus) == cells
         stages = {s.node * g + s.slot: f"S{s.stage}" for s in plan.placement}
-        assert all(d["v"] == stages[d["a"]] for d in gpus)
-        runs = _details(explorer, state, K_TP_RUN)
+        assert all(d["stage"] == stages[d["cell"]] for d in gpus)
+        key = [d["stage"] for d in _table(explorer, "stages", state)]
+        assert key == sorted(set(stages.values()))
+        outlines = _table(explorer, "tp_outlines", state)
         if plan.tp == 1:
-            assert runs == []
+            assert outlines == []
         else:
-            assert {d["v"] for d in runs} <= {INSIDE, SPLIT}
-            assert (SPLIT in {d["v"] for d in runs}) == plan.tp_crosses_nodes or plan.dp == 0
-        arrows = {d["a"] for d in _details(explorer, state, K_PP)}
+            split = {d["across_nodes"] for d in outlines}
+            assert split <= {0, 1}
+            assert (1 in split) == plan.tp_crosses_nodes or plan.dp == 0
+        arrows = {d["path"] for d in _table(explorer, "pp_paths", state)}
         assert len(arrows) == plan.dp * (plan.pp - 1)
-        links = {d["a"] for d in _details(explorer, state, K_DP)}
+        links = {d["path"] for d in _table(explorer, "dp_paths", state)}
         assert len(links) <= max(plan.dp - 1, 0)
+
+
+def test_the_lessons_layout_is_drawn_as_by_hand(explorer):
+    """TP 4 x PP 2 on two nodes of four: eight GPUs, stage 0 on node 0 and stage 1 on node 1,
+    two green outlines, one hand-off across the network pointing right (90 degrees), no DP arc."""
+    state = explorer.defaults
+    gpus = {d["cell"]: d for d in _table(explorer, "gpus", state)}
+    assert sorted(gpus) == list(range(8))
+    assert [gpus[c]["stage"] for c in range(8)] == ["S0"] * 4 + ["S1"] * 4
+    assert gpus[0]["label"] == "TP0|S0" and gpus[7]["label"] == "TP3|S1"
+    assert [d["stage"] for d in _table(explorer, "stages", state)] == ["S0", "S1"]
+    outlines = _table(explorer, "tp_outlines", state)
+    assert [(d["first_cell"], d["last_cell"], d["across_nodes"]) for d in outlines] == [
+        (0, 3, 0),
+        (4, 7, 0),
+    ]
+    assert _table(explorer, "tp_links", state) == []
+    hand_off = sorted(_table(explorer, "pp_paths", state), key=lambda d: d["point"])
+    assert {d["path"] for d in hand_off} == {1} and len(hand_off) == 2  # a straight line
+    assert [d["across_nodes"] for d in hand_off] == [1, 1]
+    assert [d["head_angle"] for d in hand_off] == [None, 90]
+    assert hand_off[0]["y"] == hand_off[1]["y"] and hand_off[0]["x"] < hand_off[1]["x"]
+    assert _table(explorer, "dp_paths", state) == []
 
 
 def _note_texts(explorer):
@@ -152,8 +195,8 @@ def _note_texts(explorer):
 def _notes(explorer, state):
     """The lines listed under the diagram for a state, with their kinds, in order."""
     texts = _note_texts(explorer)
-    notes = sorted(_details(explorer, state, K_NOTE), key=lambda d: d["a"])
-    return [(d["v"], texts[d["b"]]) for d in notes]
+    notes = sorted(_table(explorer, "notes", state), key=lambda d: d["line"])
+    return [(d["note_kind"], texts[d["note"]]) for d in notes]
 
 
 def test_every_problem_and_flag_is_listed_under_the_diagram(explorer):
@@ -170,7 +213,7 @@ def test_every_problem_and_flag_is_listed_under_the_diagram(explorer):
         if plan.problems or plan.flags:
             assert kinds == sorted(kinds, key=[PROBLEM, FLAG].index)
         else:
-            assert joined == "No problems and no flags."
+            assert notes == [(NOTHING, "No problems and no flags.")]
 
 
 def test_invalid_layouts_say_why_in_lesson_libs_words(explorer):
@@ -199,17 +242,50 @@ def test_flags_and_single_gpu(explorer):
 
 
 def test_every_cell_a_state_draws_is_in_the_frames(explorer):
-    """Each GPU and TP run looks up its cell: every key it asks for exists."""
-    keys = {(f["gpus_per_node"], f["nodes"], f["cell"]) for f in _frames() if f["kind"] == "cell"}
-    for d in explorer.details:
-        if d["kind"] in (K_GPU, K_TP_RUN):
-            for cell in (d["a"], d["b"]) if d["kind"] == K_TP_RUN else (d["a"],):
-                assert (d["gpus_per_node"], d["nodes"], cell) in keys
+    """Each GPU and TP outline looks up its cells: every cell it names exists."""
+    tables = _shipped(explorer)
+    frames = tables["frames"][1]
+    keys = {(f["gpus_per_node"], f["nodes"], f["cell"]) for f in frames if f["kind"] == "cell"}
+    named = [(d, d["cell"]) for d in tables["gpus"][1]]
+    named += [(d, d[c]) for d in tables["tp_outlines"][1] for c in ("first_cell", "last_cell")]
+    for d, cell in named:
+        assert (d["gpus_per_node"], d["nodes"], cell) in keys
+
+
+def test_every_state_lists_its_notes(explorer):
+    """The list under the diagram has a line for every state, numbered from 0 without gaps."""
+    for row in explorer.rows:
+        lines = sorted(d["line"] for d in _table(explorer, "notes", row))
+        assert lines == list(range(len(lines))) and lines, row
+
+
+#: What each shipped table holds, written out: the controls, then named columns.
+STATE = ["gpus_per_node", "nodes", "tp", "pp"]
+HEADERS = {
+    "frames": ["gpus_per_node", "nodes", "kind", "node", "cell", "x", "y", "x2", "y2", "zoom"],
+    "gpus": [*STATE, "cell", "stage", "label"],
+    "stages": [*STATE, "stage"],
+    "tp_outlines": [*STATE, "first_cell", "last_cell", "across_nodes"],
+    "tp_links": [*STATE, "x", "y", "x2", "y2"],
+    "pp_paths": [*STATE, "path", "point", "across_nodes", "head_angle", "x", "y"],
+    "dp_paths": [*STATE, "path", "point", "x", "y"],
+    "notes": [*STATE, "line", "note", "note_kind"],
+}
+
+
+def test_the_diagram_ships_one_named_table_per_kind_of_mark(explorer):
+    """Each table has the documented columns and every column is filled in every row."""
+    tables = _shipped(explorer)
+    assert {name: header for name, (header, _) in tables.items()} == HEADERS
+    for name, (header, rows) in tables.items():
+        assert rows, name
+        optional = {"frames": {"node", "cell", "zoom"}, "pp_paths": {"head_angle"}}.get(name, ())
+        for column in set(header) - set(optional):
+            assert all(r[column] is not None for r in rows), (name, column)
 
 
 def test_message_and_spec_stay_small(explorer):
     """Lines of at most ~106 characters (the page's column), no doubled spaces; spec < 350 KB."""
-    assert all(tuple(d) == DETAIL_COLUMNS for d in explorer.details)
     lines = [line for r in explorer.rows for line in explorer.message.render(r).split("\n")]
     assert max(map(len, lines)) <= 106
     assert not any("  " in line or line != line.strip() for line in lines)

@@ -5,16 +5,12 @@ from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from numpy.testing import assert_allclose
 
 from lesson_lib.figures._style import (
     PALETTE,
     ROLE_COLORS,
-    clear_drawing,
     draw_key,
-    fixed_figure,
     new_figure,
-    reusable,
 )
 
 
@@ -41,53 +37,6 @@ def _handles():
         Line2D([], [], color=PALETTE["vermillion"], ls="--", marker=">", label="four"),
         Patch(facecolor="white", edgecolor=PALETTE["grey"], hatch="///", label="five"),
     ]
-
-
-def test_fixed_figure_margins_are_inches():
-    """Margins given in inches land where asked, for any number of axes."""
-    fig = fixed_figure(5.0, 4.0, left=1.0, right=0.5, bottom=0.8, top=0.4, ncols=2)
-    assert len(fig.axes) == 2
-    first, second = (ax.get_position() for ax in fig.axes)
-    assert_allclose(
-        [first.x0 * 5, (1 - second.x1) * 5, first.y0 * 4, (1 - first.y1) * 4], [1, 0.5, 0.8, 0.4]
-    )
-    assert fig.get_layout_engine() is None
-
-
-def test_reusable_checks_the_figure_and_empties_it():
-    """Only a figure with the builder's mark is reused, emptied but with its axes."""
-    assert reusable(None, "kind") is None
-    fig = fixed_figure(4, 3, left=0.5, right=0.2, bottom=0.5, top=0.2)
-    fig.set_label("kind")
-    ax = fig.axes[0]
-    ax.plot([0, 1], [0, 1])
-    ax.set_xlabel("x (s)")
-    assert reusable(fig, "kind") is fig
-    assert fig.axes == [ax] and len(ax.lines) == 0 and ax.get_xlabel() == "x (s)"
-    with pytest.raises(ValueError, match="reuse must be a figure made by other"):
-        reusable(fig, "other")
-    with pytest.raises(ValueError, match="reuse must have 2 axes"):
-        reusable(fig, "kind", naxes=2)
-    with pytest.raises(TypeError, match="reuse must be a Figure"):
-        reusable("kind", "kind")
-
-
-def test_clear_drawing_removes_artists_and_forgets_their_limits():
-    """Lines, patches, texts, images, legends and figure artists go; limits follow the new data."""
-    fig, ax = new_figure()
-    ax.plot([0, 100], [0, 100], label="line")
-    ax.bar([1], [5])
-    ax.imshow([[0, 1]])
-    ax.text(0, 0, "note")
-    ax.legend()
-    draw_key(fig, _handles(), x=0.1, y=0.9)
-    clear_drawing(fig)
-    assert [len(a) for a in (ax.lines, ax.patches, ax.texts, ax.images, ax.containers)] == [0] * 5
-    assert ax.get_legend() is None
-    assert (fig.artists, fig.texts) == ([], [])
-    ax.plot([0, 2], [0, 3])
-    ax.autoscale_view()
-    assert ax.get_xlim()[1] < 10  # the removed line's 100 no longer counts
 
 
 def test_draw_key_fills_columns_like_a_legend():

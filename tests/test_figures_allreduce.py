@@ -7,7 +7,6 @@ from matplotlib.patches import Rectangle
 from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
-from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.allreduce import (
     RECEIVED_COLOR,
     draw_holdings,
@@ -15,7 +14,6 @@ from lesson_lib.figures.allreduce import (
     holdings_legend_handles,
     ring_bytes_figure,
     ring_schedule_figure,
-    ring_state_figure,
 )
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.specimen import MODEL
@@ -144,29 +142,17 @@ def test_bytes_figure_limit_line_is_twice_the_payload():
     assert_allclose(limit[0].get_ydata(), [20.0, 20.0])
 
 
-def test_state_figure_bars_are_bytes_sent_so_far():
-    """The ring-state figure's bars equal RingResult.bytes_sent_after(step), in KiB."""
-    result = simulate_hidden_allreduce(MODEL, 5)
-    for step in (0, 3, 8):
-        fig = ring_state_figure(result, step)
-        bars = fig.axes[1].patches
-        assert_allclose(
-            [b.get_height() for b in bars], np.array(result.bytes_sent_after(step)) / KiB
-        )
-        assert fig.axes[1].get_title() == f"after step {step} of 8"
-
-
 def test_bad_arguments_raise(ring4):
     """Out-of-range N or step raise ValueError naming the parameter."""
     with pytest.raises(ValueError, match="n must be an integer from 2 to 6"):
         ring_schedule_figure(7)
     with pytest.raises(ValueError, match="max_n"):
         ring_bytes_figure(1)
+    ax = Figure().add_subplot()
     with pytest.raises(ValueError, match="step must be an integer from 0 to 6"):
-        ring_state_figure(ring4, 7)
-    fig = Figure()
+        draw_holdings(ax, ring4, 7)
     with pytest.raises(ValueError, match="step"):
-        draw_holdings(fig.add_subplot(), ring4, -1)
+        draw_holdings(ax, ring4, -1)
 
 
 def test_colours_and_legend():
@@ -176,21 +162,6 @@ def test_colours_and_legend():
     lum = [sum(cmap(k)[:3]) for k in range(4)]
     assert lum == sorted(lum, reverse=True)
     assert len(holdings_legend_handles(4)) == 5
-
-
-def test_state_figure_redrawn_in_place_matches_a_new_one():
-    """reuse= redraws the same figure for another N and step, pixel for pixel a new figure."""
-    five, three = simulate_hidden_allreduce(MODEL, 5), simulate_hidden_allreduce(MODEL, 3)
-    fig = ring_state_figure(five, 8)
-    again = ring_state_figure(three, 2, reuse=fig)
-    assert again is fig
-    assert figure_png(again) == figure_png(ring_state_figure(three, 2))
-    assert len(fig.axes[1].patches) == 3  # the five bars of N = 5 are gone
-    keys = [t.get_text() for t in fig.texts]
-    assert "complete: all 3 ranks" in keys and "whole all-reduce: 2(N-1)/N x payload" in keys
-    assert not any("all 5 ranks" in k for k in keys)
-    with pytest.raises(ValueError, match="reuse must be a figure made by ring_state_figure"):
-        ring_state_figure(three, 2, reuse=ring_schedule_figure(3))
 
 
 def test_ring_topology_has_a_box_and_an_arrow_per_gpu():

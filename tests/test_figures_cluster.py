@@ -6,7 +6,6 @@ from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from lesson_lib.chapters.cluster import plan_cluster
-from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.cluster import (
     STAGE_COLORS,
     TP_NETWORK_COLOR,
@@ -110,16 +109,12 @@ def test_bad_arguments():
         layout_figure(recommended_plans(), titles=["only one"])
 
 
-def test_layout_figure_redrawn_in_place_matches_a_new_one():
-    """reuse= resizes and redraws the same figure for another plan, as a new figure would."""
-    other = plan_cluster(gpus_per_node=2, nodes=3, tp=2, pp=3)
-    fig = layout_figure([plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)], width=4.6)
-    again = layout_figure([other], width=5.5, reuse=fig)
-    fresh = layout_figure([other], width=5.5)
-    assert again is fig and fig.get_size_inches()[0] == 5.5
-    assert tuple(fig.get_size_inches()) == tuple(fresh.get_size_inches())
+def test_layout_figure_key_sits_under_the_panels():
+    """The key lists every legend entry between the lowest panel and the figure's bottom."""
+    plan = plan_cluster(gpus_per_node=2, nodes=3, tp=2, pp=3)
+    fig = layout_figure([plan], width=5.5)
+    assert fig.get_size_inches()[0] == 5.5
     assert fig.get_size_inches()[1] > 2.9  # a 2.9 in panel and the key's rows under it
-    assert figure_png(again) == figure_png(fresh)
-    assert [t.get_text() for t in fig.texts] == [h.get_label() for h in legend_handles([other])]
-    with pytest.raises(ValueError, match="reuse must have 2 axes"):
-        layout_figure(recommended_plans(), reuse=fig)
+    assert [t.get_text() for t in fig.texts] == [h.get_label() for h in legend_handles([plan])]
+    panel_bottom = fig.axes[0].get_position().y0
+    assert all(0 < t.get_position()[1] < panel_bottom for t in fig.texts)

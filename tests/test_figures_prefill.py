@@ -2,18 +2,15 @@
 
 import numpy as np
 import pytest
-from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
 from lesson_lib import MS, allreduce_time, crossover_bytes
-from lesson_lib.figures._style import figure_png, new_figure
+from lesson_lib.figures._style import new_figure
 from lesson_lib.figures.prefill import (
     PAYLOAD_RANGE,
-    TERMS,
     alpha_beta_figure,
     draw_alpha_beta,
     prefill_breakdown_figure,
-    prefill_explorer_figure,
 )
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.step_time import decode_step, prefill_step
@@ -89,15 +86,6 @@ def test_slow_prefill_bandwidth_exceeds_arithmetic():
     assert bandwidth > compute
 
 
-def test_explorer_figure_shares_sum_to_one():
-    """The share bars of decode and prefill each add up to 1."""
-    fig = prefill_explorer_figure(SLOW, 2, 100)
-    ax_share = fig.axes[1]
-    totals = np.sum([[p.get_width() for p in c.patches] for c in ax_share.containers], axis=0)
-    assert_allclose(totals, [1, 1])
-    assert isinstance(fig, Figure)
-
-
 @pytest.mark.parametrize("builder", [alpha_beta_figure, prefill_breakdown_figure])
 def test_empty_fabric_list_is_refused(builder):
     """No fabric, no figure: the error names the parameter."""
@@ -109,16 +97,6 @@ def test_bad_ring_size_names_the_parameter():
     """A ring of one has no curve to draw."""
     with pytest.raises(ValueError, match="n must"):
         alpha_beta_figure(n=1)
-
-
-def test_explorer_figure_redrawn_in_place_matches_a_new_one():
-    """reuse= redraws the same figure for another fabric, ring and prompt, as a new one would."""
-    fig = prefill_explorer_figure(FAST, 4, PROMPT_TOKENS)
-    again = prefill_explorer_figure(SLOW, 2, 100, reuse=fig)
-    assert again is fig
-    assert figure_png(again) == figure_png(prefill_explorer_figure(SLOW, 2, 100))
-    assert fig.axes[0].get_title() == f"{SLOW.name}, ring of 2"
-    assert [t.get_text() for t in fig.texts] == [label for _attr, label, _role in TERMS]
 
 
 def test_x_axis_reaches_past_the_largest_message():

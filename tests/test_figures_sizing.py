@@ -6,7 +6,6 @@ from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
 from lesson_lib import GB, GiB, memory_budget
-from lesson_lib.figures._style import figure_png
 from lesson_lib.figures.sizing import (
     SEGMENTS,
     kv_context_figure,
@@ -87,22 +86,6 @@ def test_kv_context_figure_lines_and_units():
     assert_allclose(state, MODEL.state_bytes / GiB)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(legend) == 3 and "64 layers" in legend[0]
-
-
-def test_memory_bars_fixed_layout_has_a_key_and_redraws_in_place():
-    """layout="fixed": no layout engine, a key instead of a legend; reuse= redraws as new."""
-    one = memory_budget(MODEL, GPU, 1, MODEL.max_context, 1)
-    three = memory_budget(MODEL, GPU, 1, MODEL.max_context, 3)
-    fig = memory_bars_figure([one], ["one"], width=5, height=3.4, layout="fixed")
-    assert fig.get_layout_engine() is None and fig.axes[0].get_legend() is None
-    assert [t.get_text() for t in fig.texts] == [label for _attr, label, _role in SEGMENTS]
-    again = memory_bars_figure([three], ["three"], reuse=fig)
-    assert again is fig
-    fresh = memory_bars_figure([three], ["three"], width=5, height=3.4, layout="fixed")
-    assert figure_png(again) == figure_png(fresh)
-    assert bars(fig)[-1][0].get_height() == 0  # no free segment when it does not fit
-    with pytest.raises(ValueError, match="layout must be"):
-        memory_bars_figure([one], ["one"], layout="tight")
 
 
 def test_kv_segments_and_card_are_labelled_in_both_units():

@@ -22,15 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lesson_lib.coursework.problems import (
-    PROBLEMS,
-    Problem,
-    get_problem,
-    mistakes,
-    params,
-    units_of,
-)
-from lesson_lib.coursework.problems.bank import LETTERS
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
+from lesson_lib.coursework.problems.bank import LETTERS, Problem
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
@@ -440,7 +433,8 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     Parameters
     ----------
     qid : str
-        Problem id, ``"q1"`` .. ``"q12"`` (``3`` or ``"Q3"`` work too).
+        Problem id, a key of ``PROBLEMS`` such as ``"q3"`` (``3`` or ``"Q3"``
+        work too).
     answer : object
         A number in the unit the problem asks for, a string with a unit
         (``"1.875 MiB"``, converted if it is another unit of the same kind),

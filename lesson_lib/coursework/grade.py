@@ -507,7 +507,7 @@ def _write_csv_atomically(path: Path, header: list[str], rows: list[list[object]
 
 
 def write_scores(submissions: Sequence[Submission], path: Path) -> None:
-    """Write one row per notebook: ``student, file, q1 .. q12, total, max, status, notes``.
+    """Write one row per notebook: student, file, one column per problem, total, max, status, notes.
 
     Written atomically (a temporary file, then a rename): an existing file is
     replaced only by a complete one.

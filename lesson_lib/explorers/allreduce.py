@@ -2,10 +2,10 @@
 
 Every state is read from :func:`lesson_lib.chapters.allreduce.simulate_hidden_allreduce`,
 the record of a real simulated all-reduce: who holds which partial sum after
-each step, and the bytes each rank has sent so far. The chart keeps the
-meaning of :func:`lesson_lib.figures.allreduce.ring_state_figure`: a rank by chunk
-grid coloured by how many ranks' contributions each copy holds, and bars of
-the bytes sent so far against ``2 (N - 1) / N`` times the payload.
+each step, and the bytes each rank has sent so far. The chart shows a rank
+by chunk grid coloured by how many ranks' contributions each copy holds, as
+:func:`lesson_lib.figures.allreduce.draw_holdings` does, and bars of the bytes
+sent so far against ``2 (N - 1) / N`` times the payload.
 
 The step slider has one fixed range, the steps of the largest ring. A
 smaller ring finishes earlier: a step past its last one shows the finished
@@ -69,7 +69,7 @@ PHASES: tuple[tuple[str, str, str], ...] = (
     ("all-gather", PALETTE["green"], "all-gather"),
     ("past the end", "#ffffff", "past the end (shows the final state)"),
 )
-#: Colours of the bars and the lines beside them (those of ring_state_figure).
+#: Colours of the bars and the lines beside them.
 SENT_COLOR = PALETTE["sky"]
 WHOLE_COLOR = PALETTE["blue"]
 PAYLOAD_COLOR = PALETTE["grey"]

@@ -21,6 +21,7 @@ import functools
 import math
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
@@ -31,9 +32,8 @@ from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
 
-#: Values offered, the candidate layouts' sizes within the old widget's limits
-#: (up to 8 GPUs per node and 4 nodes), with TP 3 and PP 3 to show why some
-#: cuts are refused.
+#: Values offered: the candidate layouts' sizes, up to 8 GPUs per node and 4
+#: nodes, with TP 3 and PP 3 to show why some cuts are refused.
 GPUS_PER_NODE_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 NODE_VALUES: tuple[int, ...] = (1, 2, 3, 4)
 TP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8)
@@ -214,19 +214,8 @@ def _state(gpus_per_node: int, nodes: int, tp: int, pp: int) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ the diagram
-#: Columns of the details table, the state then the mark's kind and values.
-#: ``a`` and ``b`` are cells (a GPU's, or the first and last of a TP run), a
-#: path's id and point, or a note's line and text id; ``v`` is a stage, a
-#: wire, a crossing or a kind of note; ``label`` is a GPU's text or an
-#: arrowhead's angle; ``x`` to ``y2`` are places in pixels.
-DETAIL_COLUMNS: tuple[str, ...] = (
-    "gpus_per_node", "nodes", "tp", "pp", "kind", "a", "b", "v", "label", "x", "y", "x2", "y2",
-)  # fmt: skip
-#: Kinds of the details' rows.
-K_GPU, K_TP_RUN, K_TP_LINK, K_PP, K_DP, K_NOTE = "g", "t", "l", "p", "d", "n"
-#: Values of ``v`` for a TP group inside a node or split by the network, and a note's kind.
-INSIDE, SPLIT = "i", "x"
-PROBLEM, FLAG, NOTHING = "p", "f", "o"
+#: Kinds of line in the list under the diagram (``note_kind`` of :attr:`DiagramTables.notes`).
+PROBLEM, FLAG, NOTHING = "problem", "flag", "none"
 
 
 def _r(value: float) -> float:
@@ -305,58 +294,156 @@ def _notes(plan: ClusterPlan) -> list[tuple[str, str]]:
     return lines or [(NOTHING, "No problems and no flags.")]
 
 
-def _details(state: dict[str, int], note_ids: dict[str, int]) -> list[dict[str, Any]]:
-    """Every mark of one state that depends on its layout, and its list of notes."""
-    g, nodes = state["gpus_per_node"], state["nodes"]
-    plan = _plan_at(state)
-    blank = dict.fromkeys(DETAIL_COLUMNS, "")
-    rows: list[dict[str, Any]] = []
+@dataclass
+class DiagramTables:
+    """The diagram's data: one table per kind of mark, rows keyed by their state.
 
-    def add(kind: str, **values: Any) -> None:
-        rows.append({**blank, **state, "kind": kind, **values})
+    Every row starts with the controls' values (``gpus_per_node``, ``nodes``,
+    ``tp``, ``pp``) of the state it belongs to; the chart keeps the rows of
+    the state chosen. A cell is a GPU's index in its cluster, ``node x
+    gpus_per_node + slot``; places are pixels of the view (y up).
 
-    def path(kind: str, points: list[tuple[float, float]], path_id: int, v: int | str) -> None:
-        (ax, ay), (bx, by) = points[-2], points[-1]
-        angle = _r(math.degrees(math.atan2(bx - ax, by - ay)))
-        for i, (x, y) in enumerate(points):
-            head = angle if i == len(points) - 1 else ""
-            px, py = _at(g, nodes, x, y)
-            add(kind, a=path_id, b=i, v=v, label=head, x=px, y=py)
+    Attributes
+    ----------
+    gpus : list of dict
+        One row per placed GPU: ``cell``, ``stage`` (``"S0"`` ...) and
+        ``label`` (its text, lines split by ``|``).
+    stages : list of dict
+        The pipeline stages the GPUs belong to, for the key under the
+        diagram: ``stage``, in order.
+    tp_outlines : list of dict
+        One row per run of a TP group's GPUs along one row of a node:
+        ``first_cell``, ``last_cell`` and ``across_nodes`` (1 when the group
+        is split by the network, else 0).
+    tp_links : list of dict
+        The line joining two pieces of a TP group split by the network:
+        from ``x``, ``y`` to ``x2``, ``y2``.
+    pp_paths : list of dict
+        The points of each pipeline hand-off: ``path`` (which hand-off),
+        ``point`` (its order along the path), ``across_nodes`` (1 when the
+        hand-off crosses the network, else 0), ``head_angle`` (the
+        arrowhead's angle in degrees at the last point; empty elsewhere),
+        ``x`` and ``y``.
+    dp_paths : list of dict
+        The points of each arc between data-parallel replicas on different
+        nodes: ``path``, ``point``, ``x`` and ``y``.
+    notes : list of dict
+        The lines of the list under the diagram: ``line`` (its place in the
+        list), ``note`` (its text's index in :attr:`note_texts`) and
+        ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`).
+    """
 
-    for s in plan.placement:
-        add(K_GPU, a=s.node * g + s.slot, v=f"S{s.stage}", label=_gpu_label(plan, s))
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    stages: list[dict[str, Any]] = field(default_factory=list)
+    tp_outlines: list[dict[str, Any]] = field(default_factory=list)
+    tp_links: list[dict[str, Any]] = field(default_factory=list)
+    pp_paths: list[dict[str, Any]] = field(default_factory=list)
+    dp_paths: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    _note_ids: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def note_texts(self) -> list[str]:
+        """Each line of the notes once, in order of first use (many states share a line)."""
+        return list(self._note_ids)
+
+    def add_state(self, state: dict[str, int]) -> None:
+        """Append every mark of one state to the tables.
+
+        Parameters
+        ----------
+        state : dict of str to int
+            The controls' values (``gpus_per_node``, ``nodes``, ``tp``, ``pp``).
+        """
+        g, nodes = state["gpus_per_node"], state["nodes"]
+        plan = _plan_at(state)
+        for s in plan.placement:
+            gpu = {
+                "cell": s.node * g + s.slot,
+                "stage": f"S{s.stage}",
+                "label": _gpu_label(plan, s),
+            }
+            self.gpus.append({**state, **gpu})
+        for stage in sorted({s.stage for s in plan.placement}):
+            self.stages.append({**state, "stage": f"S{stage}"})
+        if plan.tp > 1:
+            for group in _groups(plan).values():
+                across = len({s.node for s in group}) > 1
+                runs: dict[tuple[int, int], list[GpuSlot]] = {}
+                for s in group:
+                    runs.setdefault((s.node, s.slot // _cols(g)), []).append(s)
+                for run in runs.values():
+                    cells = [s.node * g + s.slot for s in run]
+                    outline = {"first_cell": min(cells), "last_cell": max(cells)}
+                    self.tp_outlines.append({**state, **outline, "across_nodes": int(across)})
+                if across:
+                    ends = [_center(g, run) for run in runs.values()]
+                    for start, end in pairwise(ends):
+                        (x, y), (x2, y2) = _at(g, nodes, *start), _at(g, nodes, *end)
+                        self.tp_links.append({**state, "x": x, "y": y, "x2": x2, "y2": y2})
+        for path, (route, across) in enumerate(_pp_routes(plan), start=1):
+            (ax, ay), (bx, by) = route[-2], route[-1]
+            angle = _r(math.degrees(math.atan2(bx - ax, by - ay)))
+            for i, point in enumerate(route):
+                x, y = _at(g, nodes, *point)
+                head = angle if i == len(route) - 1 else ""
+                mark = {"across_nodes": int(across), "head_angle": head, "x": x, "y": y}
+                self.pp_paths.append({**state, "path": path, "point": i, **mark})
+        for path, route in enumerate(_dp_routes(plan), start=1):
+            for i, point in enumerate(route):
+                x, y = _at(g, nodes, *point)
+                self.dp_paths.append({**state, "path": path, "point": i, "x": x, "y": y})
+        for i, (kind, line) in enumerate(_notes(plan)):
+            note = self._note_ids.setdefault(line, len(self._note_ids))
+            self.notes.append({**state, "line": i, "note": note, "note_kind": kind})
+
+
+def _groups(plan: ClusterPlan) -> dict[tuple[int, int], list[GpuSlot]]:
+    """The GPUs of each (replica, stage), in placement order."""
     groups: dict[tuple[int, int], list[GpuSlot]] = {}
     for s in plan.placement:
         groups.setdefault((s.replica, s.stage), []).append(s)
-    if plan.tp > 1:
-        for group in groups.values():
-            spans = len({s.node for s in group}) > 1
-            runs: dict[tuple[int, int], list[GpuSlot]] = {}
-            for s in group:
-                runs.setdefault((s.node, s.slot // _cols(g)), []).append(s)
-            for run in runs.values():
-                cells = [s.node * g + s.slot for s in run]
-                add(K_TP_RUN, a=min(cells), b=max(cells), v=SPLIT if spans else INSIDE)
-            if spans:
-                ends = [_center(g, run) for run in runs.values()]
-                for (ax, ay), (bx, by) in pairwise(ends):
-                    (px, py), (px2, py2) = _at(g, nodes, ax, ay), _at(g, nodes, bx, by)
-                    add(K_TP_LINK, x=px, y=py, x2=px2, y2=py2)
-    paths = 0
+    return groups
+
+
+def _pp_routes(plan: ClusterPlan) -> list[tuple[list[tuple[float, float]], bool]]:
+    """Each pipeline hand-off's route and whether it crosses the network, replica by replica."""
+    g, groups, routes = plan.gpus_per_node, _groups(plan), []
     for d in range(plan.dp):
         for p in range(plan.pp - 1):
             here, there = groups[(d, p)], groups[(d, p + 1)]
             across = any(a.node != b.node for a, b in zip(here, there, strict=True))
-            paths += 1
-            path(K_PP, _pp_route(g, here, there), paths, int(across))
+            routes.append((_pp_route(g, here, there), across))
+    return routes
+
+
+def _dp_routes(plan: ClusterPlan) -> list[list[tuple[float, float]]]:
+    """An arc between each two neighbouring replicas that start on different nodes."""
+    g, groups, routes = plan.gpus_per_node, _groups(plan), []
     for d in range(plan.dp - 1):
         here, there = groups[(d, 0)], groups[(d + 1, 0)]
         if here[0].node != there[0].node:
-            paths += 1
-            path(K_DP, _arc(_edge(g, here, "top"), _edge(g, there, "top"), -0.45), paths, "")
-    for i, (kind, line) in enumerate(_notes(plan)):
-        add(K_NOTE, a=i, b=note_ids.setdefault(line, len(note_ids)), v=kind)
-    return rows
+            routes.append(_arc(_edge(g, here, "top"), _edge(g, there, "top"), -0.45))
+    return routes
+
+
+def diagram_tables(rows: Sequence[dict[str, Any]]) -> DiagramTables:
+    """The diagram's tables for every state of ``rows`` (the explorer's states).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        One per state, holding the controls' values.
+
+    Returns
+    -------
+    DiagramTables
+        The marks of every state, in the order of ``rows``.
+    """
+    tables = DiagramTables()
+    for row in rows:
+        tables.add_state(_state_of(row))
+    return tables
 
 
 def _frame(
@@ -364,19 +451,24 @@ def _frame(
     nodes: int,
     kind: str,
     corners: tuple[float, float, float, float],
+    *,
+    node: int | str = "",
     cell: int | str = "",
     zoom: float | str = "",
 ) -> dict[str, Any]:
     """One box, cell or wire of a cluster size, its corners moved into the view's pixels."""
     (x, y), (x2, y2) = _at(g, nodes, *corners[:2]), _at(g, nodes, *corners[2:])
-    return {"gpus_per_node": g, "nodes": nodes, "kind": kind, "cell": cell,
-            "x": x, "y": y, "x2": x2, "y2": y2, "z": zoom}  # fmt: skip
+    return {"gpus_per_node": g, "nodes": nodes, "kind": kind, "node": node, "cell": cell,
+            "x": x, "y": y, "x2": x2, "y2": y2, "zoom": zoom}  # fmt: skip
 
 
 def _frames() -> list[dict[str, Any]]:
     """Node boxes, GPU cells and the network band of every cluster size, in pixels.
 
-    A cell's ``z`` is the pixels per cell of its cluster size (see :func:`_zoom`).
+    ``kind`` is ``"node"`` (a node's box), ``"cell"`` (a GPU's place),
+    ``"band"`` (the network) or ``"wire"`` (a node's link to it); ``node``
+    is the node of a box, cell or wire, ``cell`` a cell's index and ``zoom``
+    the pixels per cell of its cluster size (see :func:`_zoom`).
     """
     rows: list[dict[str, Any]] = []
     inset = (_CELL - _GPU) / 2
@@ -386,17 +478,20 @@ def _frames() -> list[dict[str, Any]]:
             for node in range(nodes):
                 x0 = _node_x(g, node)
                 box = (x0, -_PAD - _FOOT, x0 + cols * _CELL + 2 * _PAD, top + _PAD)
-                rows.append(_frame(g, nodes, "node", box, node))
+                rows.append(_frame(g, nodes, "node", box, node=node))
                 for slot in range(g):
                     x, y = _cell(g, node, slot)
                     square = (x + inset, y + inset, x + _CELL - inset, y + _CELL - inset)
-                    rows.append(_frame(g, nodes, "cell", square, node * g + slot, zoom))
+                    rows.append(
+                        _frame(g, nodes, "cell", square, node=node, cell=node * g + slot, zoom=zoom)
+                    )
             if nodes > 1:
                 band = (0.0, _BAND - 0.45, _width(g, nodes), _BAND)
                 rows.append(_frame(g, nodes, "band", band))
                 for node in range(nodes):
                     cx = _node_x(g, node) + _PAD + cols * _CELL / 2
-                    rows.append(_frame(g, nodes, "wire", (cx, -_PAD - _FOOT, cx, _BAND)))
+                    wire = (cx, -_PAD - _FOOT, cx, _BAND)
+                    rows.append(_frame(g, nodes, "wire", wire, node=node))
     return rows
 
 
@@ -410,16 +505,37 @@ KEY: tuple[tuple[str, str], ...] = (
 )
 
 
-def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> dict[str, Any]:
-    state = " && ".join(f"datum.{c.name} == {c.name}" for c in CONTROLS)
+#: Columns of each diagram table read as numbers, besides the controls'.
+TABLE_NUMBERS: dict[str, tuple[str, ...]] = {
+    "gpus": ("cell",),
+    "stages": (),
+    "tp_outlines": ("first_cell", "last_cell", "across_nodes"),
+    "tp_links": ("x", "y", "x2", "y2"),
+    "pp_paths": ("path", "point", "across_nodes", "head_angle", "x", "y"),
+    "dp_paths": ("path", "point", "x", "y"),
+    "notes": ("line", "note"),
+}
+
+
+def _table_data(tables: DiagramTables, name: str) -> dict[str, Any]:
+    """One of the diagram's tables as named inline CSV data."""
+    numbers = (*(c.name for c in CONTROLS), *TABLE_NUMBERS[name])
+    return {"name": name, **csv_data(getattr(tables, name), numbers)}
+
+
+def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int) -> dict[str, Any]:
+    state = [{"filter": " && ".join(f"datum.{c.name} == {c.name}" for c in CONTROLS)}]
     size = "datum.gpus_per_node == gpus_per_node && datum.nodes == nodes"
-    frame_data = csv_data(frames, ("gpus_per_node", "nodes", "cell", "x", "y", "x2", "y2", "z"))
+    frame_numbers = ("gpus_per_node", "nodes", "node", "cell", "x", "y", "x2", "y2", "zoom")
+    frame_data = {"name": "frames", **csv_data(frames, frame_numbers)}
     cells = [
         {"key": f"{f['gpus_per_node']}-{f['nodes']}-{f['cell']}", **f}
         for f in frames
         if f["kind"] == "cell"
     ]
-    cell_data = csv_data([{k: c[k] for k in ("key", "x", "y", "x2", "y2", "z")} for c in cells], ())
+    cell_data = csv_data(
+        [{k: c[k] for k in ("key", "x", "y", "x2", "y2", "zoom")} for c in cells], ()
+    )
     key_of = "datum.gpus_per_node + '-' + datum.nodes + '-' + datum"
     x = {
         "field": "x",
@@ -438,31 +554,28 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
     def on_frame(kind: str) -> list[dict[str, Any]]:
         return [{"filter": f"{size} && datum.kind == '{kind}'"}]
 
-    def on_state(kind: str) -> list[dict[str, Any]]:
-        return [{"filter": f"{state} && datum.kind == '{kind}'"}]
-
     def cell_lookup(
-        field: str, fields: list[str], grow: dict[str, float] | None = None
+        column: str, corners: list[str], grow: dict[str, float] | None = None
     ) -> list[dict[str, Any]]:
-        """A GPU cell's corners and zoom by its index in ``field``, moved out by ``grow`` cells.
+        """The corners and zoom of the GPU cell named in ``column``, moved out by ``grow`` cells.
 
         The lookup's inline CSV is not parsed, hence ``toNumber``.
         """
-        names = [f"_{field}_{f}" for f in (*fields, "z")]
+        names = [f"_{column}_{c}" for c in (*corners, "zoom")]
         return [
-            {"calculate": f"{key_of}.{field}", "as": f"_key_{field}"},
+            {"calculate": f"{key_of}.{column}", "as": f"_key_{column}"},
             {
-                "lookup": f"_key_{field}",
-                "from": {"data": cell_data, "key": "key", "fields": [*fields, "z"]},
+                "lookup": f"_key_{column}",
+                "from": {"data": cell_data, "key": "key", "fields": [*corners, "zoom"]},
                 "as": names,
             },
             *(
                 {
-                    "calculate": f"toNumber(datum.{n}) + {(grow or {}).get(f, 0)} * "
-                    f"toNumber(datum._{field}_z)",
-                    "as": f,
+                    "calculate": f"toNumber(datum.{n}) + {(grow or {}).get(c, 0)} * "
+                    f"toNumber(datum._{column}_zoom)",
+                    "as": c,
                 }
-                for f, n in zip(fields, names, strict=False)
+                for c, n in zip(corners, names, strict=False)
             ),
         ]
 
@@ -479,7 +592,7 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
             "encoding": box,
         },
         {
-            "transform": [*on_frame("node"), {"calculate": "'node ' + datum.cell", "as": "name"}],
+            "transform": [*on_frame("node"), {"calculate": "'node ' + datum.node", "as": "name"}],
             "mark": {
                 "type": "text",
                 "align": "left",
@@ -530,7 +643,7 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
             "encoding": {
                 **box,
                 "fill": {
-                    "field": "v",
+                    "field": "stage",
                     "type": "nominal",
                     "title": "pipeline stage",
                     "scale": {
@@ -540,7 +653,10 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
                     },
                     "legend": None,
                 },
-                "tooltip": [{"field": "label", "title": "GPU"}, {"field": "v", "title": "stage"}],
+                "tooltip": [
+                    {"field": "label", "title": "GPU"},
+                    {"field": "stage", "title": "stage"},
+                ],
             },
         },
         {
@@ -560,67 +676,72 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
     layers: list[dict[str, Any]] = [
         {"data": frame_data, "layer": frame_layers},
         {
+            "data": _table_data(tables, "gpus"),
             "transform": [
-                *on_state(K_GPU),
-                *cell_lookup("a", ["x", "y", "x2", "y2"]),
+                *state,
+                *cell_lookup("cell", ["x", "y", "x2", "y2"]),
                 *mid,
-                {"calculate": "clamp(toNumber(datum._a_z) / 4.5, 7, 12)", "as": "font"},
+                {"calculate": "clamp(toNumber(datum._cell_zoom) / 4.5, 7, 12)", "as": "font"},
             ],
             "layer": gpu_layers,
         },
         {
+            "data": _table_data(tables, "tp_outlines"),
             "transform": [
-                *on_state(K_TP_RUN),
-                *cell_lookup("a", ["x", "y", "y2"], {"x": -grow, "y": -grow, "y2": grow}),
-                *cell_lookup("b", ["x2"], {"x2": grow}),
+                *state,
+                *cell_lookup("first_cell", ["x", "y", "y2"], {"x": -grow, "y": -grow, "y2": grow}),
+                *cell_lookup("last_cell", ["x2"], {"x2": grow}),
             ],
             "encoding": box,
             "layer": [
                 {
-                    "transform": [{"filter": f"datum.v == '{INSIDE}'"}],
+                    "transform": [{"filter": "datum.across_nodes == 0"}],
                     "mark": {"type": "rect", "fill": None, "strokeWidth": 2.2,
                              "stroke": TP_NVLINK_COLOR},
                 },
                 {
-                    "transform": [{"filter": f"datum.v == '{SPLIT}'"}],
+                    "transform": [{"filter": "datum.across_nodes == 1"}],
                     "mark": {"type": "rect", "fill": None, "strokeWidth": 2.2,
                              "stroke": TP_NETWORK_COLOR, "strokeDash": [6, 3]},
                 },
             ],
         },
         {
-            "transform": on_state(K_TP_LINK),
+            "data": _table_data(tables, "tp_links"),
+            "transform": state,
             "mark": {"type": "rule", "stroke": TP_NETWORK_COLOR, "strokeWidth": 1.5,
                      "strokeDash": [6, 3]},
             "encoding": box,
         },
         {
-            "transform": on_state(K_PP),
+            "data": _table_data(tables, "pp_paths"),
+            "transform": state,
             "layer": [
                 {
                     "mark": {"type": "line", "interpolate": "basis", "color": "black"},
                     "encoding": {
-                        "x": x, "y": y, "detail": {"field": "a"},
-                        "order": {"field": "b", "type": "quantitative"},
-                        "strokeWidth": {"condition": {"test": "datum.v == 1", "value": 2.2},
+                        "x": x, "y": y, "detail": {"field": "path"},
+                        "order": {"field": "point", "type": "quantitative"},
+                        "strokeWidth": {"condition": {"test": "datum.across_nodes == 1",
+                                                      "value": 2.2},
                                         "value": 1.3},
                     },
                 },
                 {
-                    "transform": [{"filter": "isValid(datum.label)"}],
+                    "transform": [{"filter": "isValid(datum.head_angle)"}],
                     "mark": {"type": "point", "shape": "triangle-up", "filled": True,
                              "color": "black", "size": 70, "opacity": 1},
-                    "encoding": {"x": x, "y": y, "angle": {"field": "label",
+                    "encoding": {"x": x, "y": y, "angle": {"field": "head_angle",
                                                            "type": "quantitative",
                                                            "scale": None}},
                 },
             ],
         },
         {
+            "data": _table_data(tables, "stages"),
             "transform": [
-                *on_state(K_GPU),
-                {"aggregate": [], "groupby": ["v"]},
-                {"window": [{"op": "row_number", "as": "n"}], "sort": [{"field": "v"}]},
+                *state,
+                {"window": [{"op": "row_number", "as": "n"}], "sort": [{"field": "stage"}]},
                 {"calculate": "90 + 44 * (datum.n - 1)", "as": "kx"},
             ],
             "layer": [
@@ -630,7 +751,7 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
                     "encoding": {
                         "x": {"field": "kx", "type": "quantitative", "scale": None},
                         "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2},
-                        "fill": {"field": "v", "type": "nominal", "legend": None},
+                        "fill": {"field": "stage", "type": "nominal", "legend": None},
                     },
                 },
                 {
@@ -639,7 +760,7 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
                     "encoding": {
                         "x": {"field": "kx", "type": "quantitative", "scale": None},
                         "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2},
-                        "text": {"field": "v"},
+                        "text": {"field": "stage"},
                     },
                 },
                 {
@@ -655,12 +776,13 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
             ],
         },
         {
-            "transform": on_state(K_DP),
+            "data": _table_data(tables, "dp_paths"),
+            "transform": state,
             "mark": {"type": "line", "interpolate": "basis", "color": "black",
                      "strokeWidth": 1.2, "strokeDash": [3, 3]},
             "encoding": {
-                "x": x, "y": y, "detail": {"field": "a"},
-                "order": {"field": "b", "type": "quantitative"},
+                "x": x, "y": y, "detail": {"field": "path"},
+                "order": {"field": "point", "type": "quantitative"},
             },
         },
     ]  # fmt: skip
@@ -669,12 +791,15 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
     notes_view = {
         "width": VIEW_WIDTH,
         "height": 16 * note_lines,
+        "data": _table_data(tables, "notes"),
         "transform": [
-            *on_state(K_NOTE),
+            *state,
             {
-                "lookup": "b",
+                "lookup": "note",
                 "from": {
-                    "data": csv_data([{"id": i, "text": t} for i, t in enumerate(notes)], ("id",)),
+                    "data": csv_data(
+                        [{"id": i, "text": t} for i, t in enumerate(tables.note_texts)], ("id",)
+                    ),
                     "key": "id",
                     "fields": ["text"],
                 },
@@ -684,14 +809,14 @@ def _chart(frames: list[dict[str, Any]], notes: list[str], note_lines: int) -> d
         "encoding": {
             "x": {"value": 0},
             "y": {
-                "field": "a",
+                "field": "line",
                 "type": "ordinal",
                 "axis": None,
                 "scale": {"domain": list(range(note_lines)), "padding": 0.5},
             },
             "text": {"field": "text"},
             "color": {
-                "condition": {"test": f"datum.v == '{PROBLEM}'", "value": PROBLEM_COLOR},
+                "condition": {"test": f"datum.note_kind == '{PROBLEM}'", "value": PROBLEM_COLOR},
                 "value": "#1a1a1a",
             },
         },
@@ -781,8 +906,7 @@ def cluster_explorer() -> Explorer:
         ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
-    note_ids: dict[str, int] = {}
-    details = [d for row in rows for d in _details(_state_of(row), note_ids)]
+    tables = diagram_tables(rows)
     note_lines = max(len(_notes(_plan_at(row))) for row in rows)
     explorer = Explorer(
         title="Cluster explorer: where TP, PP and DP sit",
@@ -797,11 +921,9 @@ def cluster_explorer() -> Explorer:
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
-        chart=_chart(_frames(), list(note_ids), note_lines),
+        chart=_chart(_frames(), tables, note_lines),
         numeric=("gpus_per_node", "nodes", "tp", "pp"),
         message_lines=5,
-        details=details,
-        detail_numeric=("a", "b", "x", "y", "x2", "y2"),
     )
     return explorer
 

@@ -7,9 +7,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import matplotlib
 from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -200,125 +198,6 @@ def new_figure(
     return fig, ax
 
 
-def fixed_figure(
-    width: float,
-    height: float,
-    *,
-    left: float,
-    right: float,
-    bottom: float,
-    top: float,
-    ncols: int = 1,
-    wspace: float = 0.2,
-    width_ratios: Sequence[float] | None = None,
-) -> Figure:
-    """A figure with a row of axes and margins fixed in inches, quick to redraw.
-
-    Constrained layout measures every label again at each draw, which costs
-    a redraw more than the drawing itself; fixed margins cost
-    nothing. Leave room for the widest labels the figure can show.
-
-    Parameters
-    ----------
-    width, height : float
-        Size in inches.
-    left, right, bottom, top : float
-        Margins in inches: from each edge of the figure to the axes.
-    ncols : int, default 1
-        Axes side by side.
-    wspace : float, default 0.2
-        Gap between axes, as a fraction of the average axes width.
-    width_ratios : sequence of float, optional
-        Relative widths of the axes.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure, its axes in ``fig.axes``, with the light grid of
-        :func:`new_figure`.
-    """
-    fig = Figure(figsize=(width, height))
-    axes = fig.subplots(1, ncols, squeeze=False, width_ratios=width_ratios)[0]
-    fig.subplots_adjust(
-        left=left / width,
-        right=1 - right / width,
-        bottom=bottom / height,
-        top=1 - top / height,
-        wspace=wspace,
-    )
-    for ax in axes:
-        ax.grid(True, alpha=0.3)
-    return fig
-
-
-def reusable(fig: Figure | None, kind: str, naxes: int | None = None) -> Figure | None:
-    """Check that ``fig`` was made by the builder named ``kind``; return it.
-
-    Widget pictures are redrawn on every change of a control. Builders that
-    accept ``reuse=`` draw into a figure they made before instead of a new
-    one: the axes, their tick objects and the Agg renderer's text cache
-    survive, which makes a redraw several times cheaper. A builder marks the
-    figures it makes with ``fig.set_label(kind)``.
-
-    Parameters
-    ----------
-    fig : Figure or None
-        ``None`` (make a new figure) or a figure the same builder returned.
-    kind : str
-        The builder's mark.
-    naxes : int, optional
-        How many axes ``fig`` must have, if the builder makes a varying number.
-
-    Returns
-    -------
-    Figure or None
-        ``fig``, emptied by :func:`clear_drawing`, or ``None``.
-
-    Raises
-    ------
-    TypeError
-        If ``fig`` is not a Figure.
-    ValueError
-        If ``fig`` was made by another builder or has another number of axes.
-    """
-    if fig is None:
-        return None
-    if not isinstance(fig, Figure):
-        raise TypeError(f"reuse must be a Figure or None, got {type(fig).__name__}")
-    if fig.get_label() != kind:
-        raise ValueError(f"reuse must be a figure made by {kind}, got {fig.get_label()!r}")
-    if naxes is not None and len(fig.axes) != naxes:
-        raise ValueError(f"reuse must have {naxes} axes, got {len(fig.axes)}")
-    clear_drawing(fig)
-    return fig
-
-
-def clear_drawing(fig: Figure) -> None:
-    """Remove the data artists of every axes and the figure legends.
-
-    Lines, patches, texts, images, collections, bar containers and legends
-    go, and so do the figure's own patches, lines and texts (such as a
-    :func:`draw_key`); the axes stay with their positions, scales, tick
-    objects, labels and titles, ready to be drawn on again.
-
-    Parameters
-    ----------
-    fig : Figure
-        The figure to empty.
-    """
-    for artist in (*fig.patches, *fig.lines, *fig.texts, *fig.artists):
-        artist.remove()
-    for ax in fig.axes:
-        for artist in (*ax.lines, *ax.patches, *ax.texts, *ax.images, *ax.collections, *ax.artists):
-            artist.remove()
-        ax.containers.clear()
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-        ax.relim()  # forget the removed artists' data limits
-    for legend in list(fig.legends):
-        legend.remove()
-
-
 def draw_key(
     fig: Figure,
     handles: Sequence[Artist],
@@ -335,9 +214,8 @@ def draw_key(
     Looks like ``fig.legend(handles=...)`` with matplotlib's default
     spacing, entries filling the columns top to bottom, but each entry is a
     plain swatch and a plain text at a place computed from the font size
-    and the number of characters. A legend measures and lays itself out
-    again on every draw, which costs a redraw more than drawing its
-    texts; this key costs only its texts.
+    and the number of characters, so the key's size is known before it is
+    drawn and a figure with fixed margins can leave room for it.
 
     Parameters
     ----------
@@ -434,43 +312,3 @@ def draw_key(
             )
             y0 -= (height + 0.5) * em_y
     return texts
-
-
-def figure_png(fig: Figure, dpi: int = 80) -> bytes:
-    """Render ``fig`` to PNG bytes.
-
-    The figure keeps an Agg canvas of its own, so a caller that redraws one
-    figure in place (the tests, comparing renders) reuses the renderer and
-    its cache of text sizes. Text
-    is drawn without font hinting, which is a fifth faster at this size,
-    and the PNG is RGB with light compression: smaller and quicker to write
-    than the RGBA of ``savefig``.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure (with an opaque background); it is not shown anywhere.
-    dpi : int, default 80
-        Resolution; low enough to keep repeated renders quick. The figure's
-        own ``dpi`` is restored afterwards.
-
-    Returns
-    -------
-    bytes
-        The PNG file.
-    """
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    original_dpi = fig.dpi
-    buf = io.BytesIO()
-    try:
-        fig.dpi = dpi
-        with matplotlib.rc_context({"text.hinting": "no_hinting"}):
-            canvas.draw()
-        width, height = canvas.get_width_height(physical=True)
-        picture = Image.frombuffer(
-            "RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-        )
-        picture.convert("RGB").save(buf, format="png", compress_level=3)
-    finally:
-        fig.dpi = original_dpi
-    return buf.getvalue()

@@ -12,10 +12,9 @@ from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
-from matplotlib.ticker import MaxNLocator
 
 from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
-from lesson_lib.figures._style import PALETTE, draw_key, new_figure, reusable
+from lesson_lib.figures._style import PALETTE, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import RingResult
@@ -289,67 +288,6 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
         y=1.0,  # no x tick labels on top: skip matplotlib's search for them
     )
     ax.legend(loc="lower right", fontsize=10)
-    return fig
-
-
-#: Mark of the figures :func:`ring_state_figure` makes (see ``reuse``).
-RING_STATE_KIND: str = "ring_state_figure"
-
-
-def ring_state_figure(result: RingResult, step: int, *, reuse: Figure | None = None) -> Figure:
-    """One step of a ring all-reduce: who holds what, and bytes sent so far per rank.
-
-    Left: :func:`draw_holdings` after ``step`` steps. Right: bars of the
-    bytes each rank has sent so far, against the whole all-reduce's
-    ``2 (n - 1) / n`` times the payload. Sized for a small panel.
-
-    Parameters
-    ----------
-    result : RingResult
-        A simulated ring all-reduce (at least 2 ranks).
-    step : int
-        From 0 to ``len(result.steps)``.
-    reuse : Figure, optional
-        A figure this function returned before: it is emptied and drawn
-        again in place, much faster than a new one (for repeated renders).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure (``reuse`` if given); bytes in KiB (2**10 bytes).
-    """
-    step = require_int("step", step, minimum=0, maximum=len(result.steps))
-    n = result.n
-    payload = float(sum(result.chunk_bytes))
-    fig = reusable(reuse, RING_STATE_KIND)
-    if fig is None:
-        # A fixed layout: constrained layout would double the drawing time of a redraw.
-        fig = Figure(figsize=(7.8, 3.9))
-        fig.set_label(RING_STATE_KIND)
-        fig.subplots(1, 2, width_ratios=[1.2, 1])
-        fig.subplots_adjust(left=0.1, right=0.98, top=0.92, bottom=0.27, wspace=0.15)
-    left, right = fig.axes
-    draw_holdings(left, result, step, fontsize=8.5 if n <= 5 else 7)
-    # An explicit title height skips matplotlib's search for overlapping tick labels.
-    left.set_title(_step_title(result, step), fontsize=10, y=1.0)
-    left.set_xlabel("chunk of the vector")
-    sent = np.array(result.bytes_sent_after(step)) / KiB
-    right.bar(range(n), sent, color=PALETTE["sky"], edgecolor="black", label="sent so far")
-    total = allreduce_wire_bytes(payload, n) / KiB
-    right.axhline(total, color=PALETTE["blue"], lw=2, label="whole all-reduce: 2(N-1)/N x payload")
-    right.axhline(payload / KiB, color=PALETTE["grey"], ls=":", label="1 x payload")
-    right.set_ylim(0, 2.05 * payload / KiB)
-    right.yaxis.set_major_locator(MaxNLocator(5))
-    right.set_xticks(range(n), [str(r) for r in range(n)])
-    right.set_xlabel("rank")
-    right.set_ylabel("bytes sent (KiB)")
-    right.set_title(f"after step {step} of {len(result.steps)}", fontsize=10, y=1.0)
-    right.grid(True, axis="y", alpha=0.3)
-    # Keys of plain swatches and texts: a legend would lay itself out again
-    # at every redraw, which costs a redraw more than its texts.
-    box = right.get_position()
-    draw_key(fig, right.get_legend_handles_labels()[0], x=box.x0, y=box.y1, frame=True)
-    draw_key(fig, holdings_legend_handles(n), x=0.5, y=0.02, loc="lower center", ncols=4)
     return fig
 
 

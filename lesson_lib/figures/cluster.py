@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, reusable
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key
 from lesson_lib.model.units import format_count
 
 #: Fill of the GPUs of each pipeline stage, cycling past the sixth.
@@ -351,17 +351,12 @@ def recommended_plans() -> list[ClusterPlan]:
     ]
 
 
-#: Mark of the figures :func:`layout_figure` makes (see ``reuse``).
-LAYOUT_KIND: str = "layout_figure"
-
-
 def layout_figure(
     plans: Sequence[ClusterPlan] | None = None,
     titles: Sequence[str | None] | None = None,
     *,
     width: float | None = None,
     height: float = 2.9,
-    reuse: Figure | None = None,
 ) -> Figure:
     """Draw plans one above the other with one shared key.
 
@@ -378,10 +373,6 @@ def layout_figure(
         Figure width in inches; default 6.4.
     height : float, default 2.9
         Height of each plan's panel, inches; the key adds its own rows.
-    reuse : Figure, optional
-        A figure this function returned before for as many plans: it is
-        resized, emptied and drawn again in place, much faster than a new
-        one (for repeated renders).
 
     Returns
     -------
@@ -391,8 +382,7 @@ def layout_figure(
     Raises
     ------
     ValueError
-        If ``plans`` is empty, ``titles`` has a different length or
-        ``reuse`` has a different number of axes.
+        If ``plans`` is empty or ``titles`` has a different length.
     """
     plans = recommended_plans() if plans is None else list(plans)
     if not plans:
@@ -407,20 +397,15 @@ def layout_figure(
     key_rows = -(-len(handles) // ncols) if handles else 0
     key = (1.7 * key_rows + 0.8) * key_font / 72  # inches: rows of a draw_key, and a margin
     total = height * len(plans) + key
-    fig = reusable(reuse, LAYOUT_KIND, naxes=len(plans))
-    if fig is None:
-        # A bare Figure with fixed margins, not new_figure(): constrained layout
-        # lets the titles of these equal-aspect axes run off the top.
-        fig = Figure(figsize=(width, total))
-        fig.set_label(LAYOUT_KIND)
-        fig.subplots(len(plans), 1, squeeze=False)
-    else:
-        fig.set_size_inches(width, total)
+    # A bare Figure with fixed margins, not new_figure(): constrained layout
+    # lets the titles of these equal-aspect axes run off the top.
+    fig = Figure(figsize=(width, total))
+    fig.subplots(len(plans), 1, squeeze=False)
     fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.05 / total, bottom=key / total, hspace=0.3)
     for ax, plan, title in zip(fig.axes, plans, titles, strict=True):
         draw_layout(ax, plan, title)
     if handles:
-        # A key of plain swatches and texts: a legend lays itself out at every draw.
+        # A key of known height, which the bottom margin above leaves room for.
         draw_key(
             fig, handles, x=0.5, y=0.15 / total, loc="lower center", ncols=ncols,
             fontsize=key_font,

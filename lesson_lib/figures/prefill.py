@@ -4,9 +4,6 @@
 payload on log-log axes, with both asymptotes, the crossover and the decode
 and prefill messages placed on it. :func:`prefill_breakdown_figure` splits a
 decoded token and a whole prompt into compute, latency and bandwidth.
-:func:`prefill_explorer_figure` is one fabric's curve beside the share of
-each term in a decoded and a prompt token, the picture the prefill explorer
-(:mod:`lesson_lib.explorers.prefill`) draws live.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key, new_figure, reusable
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_time, ring_allreduce_factor
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
@@ -286,92 +283,4 @@ def prefill_breakdown_figure(
         ax.grid(True, axis="x", alpha=0.3)
     handles, names = ax_prefill.get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=2, fontsize=10, frameon=False)
-    return fig
-
-
-#: Mark of the figures :func:`prefill_explorer_figure` makes (see ``reuse``).
-EXPLORER_KIND: str = "prefill_explorer_figure"
-
-
-def prefill_explorer_figure(
-    fabric: Fabric = FAST,
-    n: int = 4,
-    prompt_tokens: int = PROMPT_TOKENS,
-    *,
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    width: float = 8.0,
-    height: float = 3.4,
-    reuse: Figure | None = None,
-) -> Figure:
-    """One fabric's picture of prefill: the message on the curve and each term's share.
-
-    Parameters
-    ----------
-    fabric : Fabric, default FAST
-        The wire.
-    n : int, default 4
-        Tensor-parallel degree (>= 2).
-    prompt_tokens : int, default PROMPT_TOKENS
-        Prompt length, from 1 to ``model.max_context``.
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
-    width, height : float
-        Figure size in inches (ignored when ``reuse`` is given).
-    reuse : Figure, optional
-        A figure this function returned before: it is emptied and drawn
-        again in place, much faster than a new one (for repeated renders).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Left: the fabric's alpha-beta curve with the decode and prefill
-        messages. Right: share of compute, latency and bandwidth in a decoded
-        token and in a prompt token, with each one's time per token.
-    """
-    n = require_int("n", n, minimum=2)
-    messages = _messages(model, prompt_tokens)
-    pair = per_token(model, accel, fabric, n, prompt_tokens)
-    fig = reusable(reuse, EXPLORER_KIND)
-    if fig is None:
-        # Fixed margins, not constrained layout: it would triple a redraw.
-        fig = Figure(figsize=(width, height))
-        fig.set_label(EXPLORER_KIND)
-        fig.subplots(1, 2, width_ratios=[1.5, 1])
-        fig.subplots_adjust(left=0.085, right=0.985, top=0.92, bottom=0.24, wspace=0.42)
-    ax_curve, ax_share = fig.axes
-    draw_alpha_beta(ax_curve, [fabric], n, messages, asymptotes=True, fontsize=8)
-    ax_curve.set_xlabel("payload of one all-reduce (bytes, log)", fontsize=8)
-    ax_curve.set_ylabel("time of one all-reduce (log)", fontsize=8)
-    ax_curve.tick_params(labelsize=7)
-    ax_curve.grid(True, alpha=0.3)
-    steps = [pair.decode, pair.prefill]
-    y = np.array([1, 0])
-    left = np.zeros(2)
-    for attr, label, role in TERMS:
-        share = np.array([getattr(s, attr) / s.total_s for s in steps])
-        ax_share.barh(y, share, left=left, color=ROLE_COLORS[role], label=label, height=0.6)
-        left += share
-    ax_share.set_yticks(
-        y,
-        [
-            f"decode\n{format_seconds(pair.decode_s)} / token",
-            f"prefill\n{format_seconds(pair.prefill_s)} / token",
-        ],
-        fontsize=8,
-    )
-    ax_share.set_xlim(0, 1)
-    ax_share.set_xlabel("share of the time per token", fontsize=8)
-    ax_share.tick_params(labelsize=7)
-    ax_share.grid(False, axis="y")
-    # Explicit title heights skip matplotlib's search for overlapping tick labels.
-    ax_share.set_title("where a token's time goes", fontsize=9, y=1.0)
-    ax_curve.set_title(f"{fabric.name}, ring of {n}", fontsize=9, y=1.0)
-    # A key of plain swatches and texts: a legend would lay itself out on every redraw.
-    draw_key(
-        fig, ax_share.get_legend_handles_labels()[0], x=0.5, y=0.02, loc="lower center", ncols=3,
-        fontsize=7,
-    )  # fmt: skip
     return fig

@@ -17,14 +17,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree, pure_attention_twin
-from lesson_lib.figures._style import (
-    PALETTE,
-    ROLE_COLORS,
-    draw_key,
-    fixed_figure,
-    new_figure,
-    reusable,
-)
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
 from lesson_lib.model.memory import MemoryBudget
 from lesson_lib.model.specimen import GPU, MODEL
 from lesson_lib.model.specs import Accelerator, ModelSpec
@@ -38,9 +31,6 @@ SEGMENTS: tuple[tuple[str, str, str], ...] = (
     ("free_bytes", "free", "free"),
 )
 
-#: Mark of the figures :func:`memory_bars_figure` makes (see ``reuse``).
-MEMORY_BARS_KIND: str = "memory_bars_figure"
-
 # Segments thinner than this share of the capacity get no value label.
 _LABEL_MIN_SHARE = 0.06
 
@@ -52,8 +42,6 @@ def memory_bars_figure(
     title: str | None = None,
     width: float = 6.5,
     height: float = 4.4,
-    layout: str = "constrained",
-    reuse: Figure | None = None,
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line.
 
@@ -68,15 +56,7 @@ def memory_bars_figure(
     title : str, optional
         Axes title.
     width, height : float
-        Figure size in inches (ignored when ``reuse`` is given).
-    layout : {"constrained", "fixed"}, default "constrained"
-        ``"constrained"``: matplotlib fits the margins and the legend (for
-        the book). ``"fixed"``: margins fixed in inches and a plain key
-        (:func:`~lesson_lib.figures._style.draw_key`) instead of a legend,
-        several times quicker to redraw (for repeated renders).
-    reuse : Figure, optional
-        A figure this function returned before: it is emptied and drawn
-        again in place with its own layout, much faster than a new one.
+        Figure size in inches.
 
     Returns
     -------
@@ -87,8 +67,7 @@ def memory_bars_figure(
     Raises
     ------
     ValueError
-        If ``budgets`` is empty, ``labels`` has a different length or
-        ``layout`` is unknown.
+        If ``budgets`` is empty or ``labels`` has a different length.
     """
     if len(budgets) == 0:
         raise ValueError("budgets must hold at least one MemoryBudget")
@@ -96,18 +75,7 @@ def memory_bars_figure(
         raise ValueError(
             f"labels must have {len(budgets)} entries (one per bar), got {len(labels)}"
         )
-    if layout not in ("constrained", "fixed"):
-        raise ValueError(f"layout must be 'constrained' or 'fixed', got {layout!r}")
-    fig = reusable(reuse, MEMORY_BARS_KIND)
-    if fig is None and layout == "fixed":
-        # Inches: room for the y labels, a two-line tick label and the 10 pt key on the right.
-        fig = fixed_figure(
-            width, height, left=0.75, right=1.75, bottom=0.78, top=0.3 if title else 0.12
-        )
-    elif fig is None:
-        fig, _ = new_figure(width, height)
-    fig.set_label(MEMORY_BARS_KIND)
-    (ax,) = fig.axes
+    fig, ax = new_figure(width, height)
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))
@@ -173,11 +141,7 @@ def memory_bars_figure(
     ax.set_xlabel("configuration", labelpad=8)
     if title:
         ax.set_title(title, fontsize=11)
-    if fig.get_layout_engine() is None:  # a key: a legend would lay itself out at every draw
-        box = ax.get_position()
-        draw_key(fig, ax.get_legend_handles_labels()[0], x=box.x1 + 0.02, y=box.y1, fontsize=10)
-    else:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=10)
     return fig
 
 

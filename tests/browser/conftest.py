@@ -11,13 +11,13 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from build_site import ROOT
+from ci import cannot_run, in_ci
 from probe import PageReport, free_port, visit
 from shared_once import once_per_run
 
@@ -37,24 +37,6 @@ CHROMIUM_ARGS = [
 
 #: axe-core, installed from package-lock.json by tools/fetch_assets.py.
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def in_ci() -> bool:
-    """Whether the tests run under CI (``CI`` set to true/1/yes)."""
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
-
-
-def cannot_run(reason: str) -> None:
-    """Skip the test on a reader's machine; fail it under CI.
-
-    Parameters
-    ----------
-    reason : str
-        One line saying what is missing and how to enable the tests.
-    """
-    if in_ci():
-        pytest.fail(f"browser test cannot run under CI: {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 def _load_tool(name: str):

@@ -1,8 +1,9 @@
-"""The problem set: twelve problems, each answered by ``lesson_lib`` itself.
+"""The problem set: problems each answered by ``lesson_lib`` itself.
 
-Every problem has an id (``"q1"`` .. ``"q12"``), a statement template, a
-parameter sampler for per-student variants, a reference-answer function that
-calls the lesson's model (``memory_budget``, ``allreduce_wire_bytes``,
+Every problem has an id (``"q1"``, ``"q2"`` ..., in the order of
+:data:`~lesson_lib.coursework.problems.registry.PROBLEMS`), a statement
+template, a parameter sampler for per-student variants, a reference-answer
+function that calls the lesson's model (``memory_budget``, ``allreduce_wire_bytes``,
 ``decode_step``, ``crossover_bytes``, ``check_layout`` ...) and never a typed
 answer, the usual mistakes with a hint for each, and a worked solution.
 
@@ -30,48 +31,20 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from lesson_lib.coursework.problems.bank import (
-    ACCELERATORS,
-    CONTEXTS,
-    PURE_ATTENTION_SHAPES,
-    Choice,
-    Mistake,
-    Params,
-    Problem,
-    hybrid_model,
-    keep_distinct,
-    pure_attention_model,
-)
-from lesson_lib.coursework.problems.q12_cluster_layout import (
-    GPUS_PER_NODE,
-    LAYOUTS,
-    NODES,
-    layout_problems,
-)
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, keep_distinct
 from lesson_lib.coursework.problems.registry import PROBLEMS
 from lesson_lib.coursework.variants import normalize_student, rng_for
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
+# The problems' own helpers and data stay in their modules (bank, qNN_*):
+# import them from there.
 __all__ = [
-    "ACCELERATORS",
-    "CONTEXTS",
-    "GPUS_PER_NODE",
-    "LAYOUTS",
-    "NODES",
     "PROBLEMS",
-    "PURE_ATTENTION_SHAPES",
-    "Choice",
     "MarkdownText",
-    "Mistake",
-    "Params",
-    "Problem",
     "get_problem",
-    "hybrid_model",
-    "layout_problems",
     "mistakes",
     "overview_table",
     "params",
-    "pure_attention_model",
     "reference",
     "show",
     "solution",
@@ -87,7 +60,8 @@ def get_problem(qid: str) -> Problem:
     Parameters
     ----------
     qid : str
-        ``"q1"`` .. ``"q12"``.
+        A key of :data:`~lesson_lib.coursework.problems.registry.PROBLEMS`
+        (``"q1"``, ``"q2"`` ...).
 
     Returns
     -------
