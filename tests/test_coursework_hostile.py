@@ -58,8 +58,15 @@ def _listen() -> socket.socket:
     pytest.skip("no free port in 40000-40999 to listen on")
 
 
-def _sandbox_processes() -> list[int]:
-    """Live processes run by a sandbox user id, or by the notebook runner."""
+def _sandbox_processes(marker: str) -> list[int]:
+    """Live processes of one grading run's sandboxes: a sandbox user id, or the notebook
+    runner, with a mount of the run's own folder (``marker`` is its name).
+
+    The run's scratch folders are made under its folder (``TMPDIR``), and every
+    sandbox bind-mounts one, so a survivor of this run shows the folder in its
+    mount table; sandboxes of other graders running meanwhile (other test
+    workers) do not.
+    """
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -67,9 +74,10 @@ def _sandbox_processes() -> list[int]:
         try:
             uid = os.stat(f"/proc/{entry}").st_uid
             cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+            mounts = Path(f"/proc/{entry}/mountinfo").read_text()
         except OSError:
             continue
-        if uid >= BASE_UID or b"lesson_lib.coursework.runner" in cmd:
+        if (uid >= BASE_UID or b"lesson_lib.coursework.runner" in cmd) and marker in mounts:
             found.append(int(entry))
     return found
 
@@ -94,6 +102,8 @@ class HostileRun:
             "submissions": _tree_digest(self.folder),
             "package": _tree_digest(Path(lesson_lib.__file__).parent),
         }
+        # the grader's scratch folders go under this run's folder, which names its sandboxes
+        (self.work / "tmp").mkdir()
         self.listener = _listen()
         self.listener.settimeout(0.2)
         self.started = time.monotonic()
@@ -113,7 +123,7 @@ class HostileRun:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ, "LESSON_PLANTED_SECRET": SECRET},
+            env={**os.environ, "LESSON_PLANTED_SECRET": SECRET, "TMPDIR": str(self.work / "tmp")},
         )
         self.finished: float | None = None
         self.grades_right_after = b""
@@ -146,6 +156,7 @@ class HostileRun:
             ),
             "elapsed": self.finished - self.started,
             "folder": self.folder,
+            "marker": self.work.name,
             "out": self.out,
             "details": self.details,
             "before": self.before,
@@ -233,7 +244,7 @@ def test_nothing_leaks_and_nothing_outside_changes(hostile_run):
 @pytest.mark.slow
 def test_no_process_survives_and_the_csv_is_not_rewritten_later(hostile_run):
     """After the run (and the daemon's 3 s), no sandbox process lives and grades.csv is as written."""
-    assert _sandbox_processes() == []
+    assert _sandbox_processes(hostile_run["marker"]) == []
     assert hostile_run["out"].read_bytes() == hostile_run["grades_right_after"]
     assert b"h-daemon,,1,1" not in hostile_run["out"].read_bytes()
 
