@@ -16,6 +16,7 @@ from lesson_lib.coursework.check import (
     CheckResult,
     check,
     check_all,
+    page_contract,
 )
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, reference
 
@@ -119,6 +120,17 @@ def test_close_answers():
     # One fewer is what reading the '80 GB' label as 10^9 bytes gives: that hint wins.
     assert "binary-sized" in check("q10", reference("q10") - 1).message
     assert check("q10", reference("q10") + 0.5).status == CLOSE
+
+
+def test_result_names_the_rule_that_gave_it():
+    """70 GB for q1 (140 GB: 70 billion bf16 weights) is its first mistake; 140 is right."""
+    assert check("q1", 70).rule == "mistake 1"
+    assert check("q1", "140.0 GB").rule == "right"
+    assert check("q1", 140).message == "The reference answer is 140 GB."
+    assert check("q1", 140e9 / 2**30).rule == "in GiB"
+    assert check("q1", 150).rule == "hint"
+    assert check("q4", "c").rule == "choice c"
+    assert check("q1", "lots").rule == check("q1", None).rule == ""
 
 
 def test_converted_units_are_read_and_reported():
@@ -261,9 +273,7 @@ def _relative_luminance(hex_colour):
 
 def test_verdict_colours_are_readable_on_white():
     """Every verdict colour is text on white with at least WCAG AA's 4.5:1 contrast."""
-    from lesson_lib.coursework.check import _LOOK
-
-    for verdict, (colour, _symbol) in _LOOK.items():
+    for verdict, (colour, _symbol) in page_contract()["look"].items():
         contrast = 1.05 / (_relative_luminance(colour) + 0.05)
         assert contrast >= 4.5, (verdict, colour, round(contrast, 2))
 

@@ -1,230 +1,193 @@
-"""The static site's self-check data: the book's version of every problem, as check() sees it."""
+"""The static page's self-check: the contract check.py gives it, and the page's JSON.
+
+The expected numbers come from the problem statements of the book's version
+(70 billion bf16 weights for q1; a ring all-reduce of a 1.25 MiB payload on
+N = 8 GPUs for q3), worked out by hand below.
+"""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
 import json
 import re
-import sys
+from typing import Any
 
 import pytest
 from build_site import ROOT
-from hypothesis import given
-from hypothesis import strategies as st
 from lesson_site.assets import add_selfcheck_data
 
-from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, reference
-from lesson_lib.coursework.static_check import (
-    SUPPORTED_CONVERSIONS,
-    SUPPORTED_SPECS,
-    js_pattern,
-    selfcheck_data,
-    selfcheck_json,
-    template_fields,
-)
+from lesson_lib.coursework import check
+from lesson_lib.coursework.check import page_contract
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, reference
+from lesson_lib.coursework.static_check import selfcheck_json
 
-# The package exports the function check(), which hides the module of the same name.
-check_module = importlib.import_module("lesson_lib.coursework.check")
-check = check_module.check
-
-DATA = selfcheck_data()
+CONTRACT = page_contract()
+ENTRIES = CONTRACT["problems"]
 NUMERIC = [q for q, p in PROBLEMS.items() if p.kind != "choice"]
 CHOICE = [q for q, p in PROBLEMS.items() if p.kind == "choice"]
+GB, GiB, MiB, MB = 1e9, 2.0**30, 2.0**20, 1e6
 
 
-def test_every_problem_once_with_its_kind_and_unit():
-    """One entry per problem of the set, in the problem bank's terms."""
-    assert set(DATA["problems"]) == set(PROBLEMS)
-    for qid, entry in DATA["problems"].items():
-        problem = get_problem(qid)
-        assert entry["kind"] == problem.kind
-        assert entry["unit"] == problem.unit
-        assert entry["expected"] == (
-            problem.answer_format()
-            if problem.kind != "choice"
-            else check_module._choice_expected(entry["letters"])
-        )
-        assert entry["unanswered"] == check(qid, None).message
+def page_verdict(qid: str, number: float, unit: str | None = None) -> dict[str, Any]:
+    """The verdict the contract gives ``number`` (in ``unit``, else the problem's), as documented.
+
+    Parameters
+    ----------
+    qid : str
+        A numeric problem.
+    number : float
+        The number the reader typed.
+    unit : str, optional
+        The unit typed after it.
+
+    Returns
+    -------
+    dict
+        The first rule the number, in SI units, is within tolerance of; else the fallback.
+    """
+    entry = ENTRIES[qid]
+    value = number * entry["units"][unit or entry["unit"]]
+    for rule in entry["rules"]:
+        if abs(value - rule["value"]) <= rule["tolerance"]:
+            return rule
+    return entry["otherwise"]
 
 
-def test_both_kinds_are_present():
-    """The set has numeric and multiple-choice problems, so both branches are tested."""
+def every_verdict(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every verdict an entry holds."""
+    verdicts = [entry["unanswered"], entry["unreadable"]]
+    verdicts += list(entry["choices"].values()) if "choices" in entry else entry["rules"]
+    return verdicts + ([entry["otherwise"]] if "otherwise" in entry else [])
+
+
+def test_every_problem_once_and_the_look_of_each_status():
+    """One entry per problem of the set; every status a verdict can have has a colour and symbol."""
+    assert list(ENTRIES) == list(PROBLEMS)
     assert NUMERIC and CHOICE
+    statuses = {v["status"] for e in ENTRIES.values() for v in every_verdict(e)}
+    assert statuses == {"right", "close", "wrong", "not answered yet", "unreadable"}
+    for status in statuses:
+        colour, symbol = CONTRACT["look"][status]
+        assert re.fullmatch(r"#[0-9A-F]{6}", colour) and symbol
 
 
-@pytest.mark.parametrize("qid", NUMERIC)
-def test_numbers_are_the_book_answers(qid):
-    """Reference, mistakes, unit mix-ups and tolerances equal the bank's, for no student ID."""
-    entry = DATA["problems"][qid]
-    problem = get_problem(qid)
-    ref = reference(qid)
-    assert entry["reference"] == ref
-    assert entry["mistakes"] == [[m.value, m.hint] for m in mistakes(qid)]
-    assert entry["mixups"] == [[v, h] for v, h in check_module._unit_mixups(problem, ref)]
-    assert entry["rtol"] == problem.rtol
-    assert entry["close_rtol"] == problem.close_rtol
-    assert entry["hint"] == problem.hint
-    assert entry["counting"] == list(check_module._COUNTING_UNITS.get(problem.unit, ()))
-    if problem.decimals is None:
-        assert entry["abs_tol"] is None
-    else:
-        # Half a unit in the last decimal asked for, a hair wider.
-        half = 0.5 * 10.0 ** (-problem.decimals)
-        assert half <= entry["abs_tol"] <= half * 1.001
+def test_q1_right_answer_and_its_units():
+    """70 billion weights x 2 bytes = 140 GB = 140e9 bytes; right within 0.1 % (0.14 GB)."""
+    entry = ENTRIES["q1"]
+    assert entry["unit"] == "GB" and entry["reference"] == pytest.approx(140e9)
+    assert entry["units"]["GB"] == GB and entry["units"]["GiB"] == GiB
+    assert entry["units"]["B"] == 1 and "ms" not in entry["units"]
+    assert entry["spellings"]["gb"] == "GB" and entry["spellings"]["bytes"] == "B"
+    # Asked to 1 decimal: half a unit is 0.05 GB, narrower than 0.1 % of 140 GB.
+    assert page_verdict("q1", 140.13)["name"] == "right"
+    assert page_verdict("q1", 140.13e9, "B")["name"] == "right"
+    assert page_verdict("q1", 140e9 / GiB, "GiB")["name"] == "right"
+    assert page_verdict("q1", 140.15)["name"] == "close"  # within q1's 2 % close
+    assert page_verdict("q1", 143.5)["name"] == "hint"  # 2.5 % off
+    assert page_verdict("q1", 140)["message"].startswith("The reference answer is 140 GB")
+
+
+def test_q1_mistakes_give_their_hints():
+    """70 (the parameters in billions) and 130.39 (140 GB in GiB, typed as GB) get their hints."""
+    mistake = page_verdict("q1", 70)
+    assert (mistake["status"], mistake["name"]) == ("wrong", "mistake 1")
+    assert "parameters in billions" in mistake["message"] and "2 bytes" in mistake["message"]
+    twin = page_verdict("q1", 140e9 / GiB)
+    assert (twin["status"], twin["name"]) == ("wrong", "in GiB")
+    assert "1 GiB = 2^30 bytes" in twin["message"]
+    assert page_verdict("q1", 140e3)["name"] == "in MB"
+
+
+def test_q3_decimals_and_the_payload_mistake():
+    """Payload 1.25 MiB x 2(8-1)/8 = 2.1875 MiB; 0.1 % of it (0.0021875) beats half of 0.001."""
+    entry = ENTRIES["q3"]
+    assert entry["reference"] == pytest.approx(2.1875 * MiB)
+    assert entry["rules"][0]["tolerance"] == pytest.approx(0.0021875 * MiB)
+    assert page_verdict("q3", 2.189)["name"] == "right"
+    assert page_verdict("q3", 2.1875 * MiB / MB, "MB")["name"] == "right"
+    assert page_verdict("q3", 2.19)["name"] == "close"
+    payload = page_verdict("q3", 1.25)
+    assert payload["name"] == "mistake 1" and "payload" in payload["message"]
+    assert page_verdict("q3", 2.5)["name"] == "mistake 2"  # 2 x payload: "not 2"
+    assert "2(N-1)/N" in page_verdict("q3", 2.5)["message"]
+
+
+def test_q10_count_rules():
+    """A count is right exactly; one more is off by one; a fraction above rounds down."""
+    ref = reference("q10")
+    assert ENTRIES["q10"]["units"] == {"sequences": 1.0}
+    assert ENTRIES["q10"]["spellings"]["seqs"] == "sequences"
+    assert page_verdict("q10", ref)["status"] == "right"
+    assert page_verdict("q10", ref + 1)["name"] == "off by one"
+    assert page_verdict("q10", ref + 0.5)["name"] == "round down"
+    assert page_verdict("q10", ref + 0.5)["status"] == "close"
+    assert page_verdict("q10", ref + 1.5)["name"] == "hint"
+    # One fewer is what reading the '80 GB' label as 10^9 bytes gives: that hint wins.
+    assert "binary-sized" in page_verdict("q10", ref - 1)["message"]
 
 
 @pytest.mark.parametrize("qid", CHOICE)
-def test_choices_are_check_verdicts(qid):
-    """Each letter's verdict is check()'s; exactly the reference letter is right."""
-    entry = DATA["problems"][qid]
-    count = len(get_problem(qid).choices(dict(get_problem(qid).defaults)))
-    assert entry["letters"] == "abcdefgh"[:count]
-    for letter, (status, message) in entry["verdicts"].items():
-        result = check(qid, letter)
-        assert (status, message) == (result.status, result.message)
-    right = [letter for letter, (status, _) in entry["verdicts"].items() if status == "right"]
+def test_choices_are_the_options_verdicts(qid):
+    """Each letter of the options has a verdict; only the bank's right letter is right."""
+    entry = ENTRIES[qid]
+    options = get_problem(qid).choices(dict(get_problem(qid).defaults))
+    assert entry["letters"] == "abcdefgh"[: len(options)] == "".join(entry["choices"])
+    right = [letter for letter, v in entry["choices"].items() if v["status"] == "right"]
     assert right == [reference(qid)]
+    for letter, option in zip(entry["letters"], options, strict=True):
+        message = entry["choices"][letter]["message"]
+        assert entry["choices"][letter]["name"] == f"choice {letter}"
+        assert not message[0].islower() and not message.startswith(("Right:", "No:"))
+        assert message[1:] in option.why
 
 
-def test_no_student_data():
-    """Only the book's version ships: no student parameter, and no student's numbers."""
-    assert list(inspect.signature(selfcheck_data).parameters) == []
-    assert "student" not in json.dumps(DATA).lower()
-    students = [f"s{i:03d}" for i in range(1, 6)]
-    differs = 0
-    for qid in NUMERIC:
-        shipped = DATA["problems"][qid]["reference"]
-        for sid in students:
-            theirs = reference(qid, sid)
-            if theirs != reference(qid):
-                differs += 1
-                assert shipped != theirs
-    assert differs > 0  # the variants do differ, so the assertion above can fail
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_page_messages_say_what_the_box_reads(qid):
+    """Blank: how to write it; anything else: what the box reads, and use check() in a notebook."""
+    entry = ENTRIES[qid]
+    assert entry["unanswered"]["status"] == "not answered yet"
+    assert entry["expected"] in entry["unanswered"]["message"]
+    unreadable = entry["unreadable"]
+    assert unreadable["status"] == "unreadable"
+    assert f'check("{qid}", answer) in a notebook' in unreadable["message"]
+    listed = entry["units"] if "units" in entry else [", ".join(entry["letters"])]
+    assert all(name in unreadable["message"] for name in listed)
 
 
-def test_shared_tables_come_from_the_checker():
-    """Statuses, look, templates, units and spellings are check.py's and units.py's own."""
-    assert DATA["status"] == {
-        "right": check_module.RIGHT,
-        "close": check_module.CLOSE,
-        "wrong": check_module.WRONG,
-        "unanswered": check_module.UNANSWERED,
-        "unreadable": check_module.UNREADABLE,
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_every_message_is_written_out(qid):
+    """No template field is left in any message, and none is empty."""
+    for verdict in every_verdict(ENTRIES[qid]):
+        assert verdict["message"] and not re.search(r"[{}]", verdict["message"]), verdict
+
+
+@pytest.mark.parametrize("qid", NUMERIC)
+def test_check_reads_every_spelling_as_its_unit(qid):
+    """The reference in each shipped spelling, A-Z upper-cased or not, is right for check()."""
+    entry = ENTRIES[qid]
+    for spelling, unit in entry["spellings"].items():
+        number = entry["reference"] / entry["units"][unit]
+        for written in (spelling, re.sub("[a-z]+", lambda m: m[0].upper(), spelling)):
+            assert check(qid, f"{number!r} {written}").status == "right", written
+
+
+def test_only_the_books_version_ships():
+    """No student parameter; a student's own answers differ from the shipped ones."""
+    assert list(inspect.signature(page_contract).parameters) == []
+    assert "student" not in json.dumps(CONTRACT).lower()
+    shipped = {
+        q: ENTRIES[q]["reference"] / ENTRIES[q]["units"][ENTRIES[q]["unit"]] for q in NUMERIC
     }
-    assert DATA["look"] == {k: list(v) for k, v in check_module._LOOK.items()}
-    assert DATA["messages"] == check_module.MESSAGES
-    assert DATA["aliases"] == check_module._UNIT_ALIASES
-    assert DATA["known_units"] == check_module._KNOWN_UNITS
-    assert DATA["decimals_rtol"] == check_module._DECIMALS_RTOL
-    assert DATA["match_rtol"] == check_module._MATCH_RTOL
-    from lesson_lib.coursework.problems import units_of
-
-    assert {k: tuple(v) for k, v in DATA["units"].items()} == {
-        k: units_of(k) for k in DATA["units"]
-    }
-    assert set(check_module._UNIT_ALIASES.values()) <= set(DATA["units"])
-
-
-def test_templates_use_only_what_the_browser_fills():
-    """Every field of every template is plain, !r or :.6g (selfcheck.js fills those)."""
-    seen = set()
-    for template in DATA["messages"].values():
-        for _name, conversion, spec in template_fields(template):
-            assert conversion in SUPPORTED_CONVERSIONS
-            assert spec in SUPPORTED_SPECS
-            seen.add((conversion, spec))
-        assert "{{" not in template and "}}" not in template
-    assert ("r", "") in seen and (None, ".6g") in seen
+    assert shipped == pytest.approx({q: reference(q) for q in NUMERIC})
+    assert any(shipped[q] != pytest.approx(reference(q, "s002")) for q in NUMERIC)
 
 
 def test_json_is_safe_in_a_script_element_and_round_trips():
-    """No <, > or & in the text; it parses back to the data."""
+    """No <, > or & in the text; it parses back to the contract."""
     text = selfcheck_json()
     assert not set("<>&") & set(text)
     assert text.isascii()
-    assert json.loads(text) == json.loads(json.dumps(DATA))
-
-
-def test_character_tables_are_pythons():
-    """White space and digits are what re's \\s and \\d match; digit values are float()'s."""
-    spaces = DATA["whitespace"]
-    assert all(re.fullmatch(r"\s", c) for c in spaces)
-    assert " " in spaces and "\x1c" in spaces and "\ufeff" not in spaces
-    for zero in DATA["digit_zeros"]:
-        for value in range(10):
-            digit = chr(zero + value)
-            assert re.fullmatch(r"\d", digit) and float(digit) == value
-    assert ord("0") in DATA["digit_zeros"] and 0x0660 in DATA["digit_zeros"]
-    every_digit = {chr(z + i) for z in DATA["digit_zeros"] for i in range(10)}
-    sample = [chr(c) for c in range(0, sys.maxunicode + 1, 7)]
-    assert [c for c in sample if re.fullmatch(r"\d", c) and c not in every_digit] == []
-    assert [c for c in sample if re.fullmatch(r"\s", c) and c not in spaces] == []
-
-
-_TRICKY = (
-    "0123456789.,_eE+-() :x\u00d7\u00b5\u03bcsSmMkKgGtTbBiIuUnNQqabcdz"
-    "\u0663\u0669\U0001d7ce\u00a0\u2003\u3000\x1c\x85\t\n\u017f\u212a\u00df\u0131"
-)
-_corpus = st.text(alphabet=_TRICKY, max_size=14)
-_SPECIAL = [
-    "1.875 MiB",
-    " 2,133.3 ms ",
-    "1,5",
-    "1e999",
-    "\u0663.\u0665 GB",
-    "\U0001d7cf\U0001d7d0 us",
-    "12 \u017f",
-    "3 \u212aB",
-    "\u00a01\u00a0",
-    "(b)",
-    "c.",
-    " D ",
-    "1.\n",
-    "1\x1cGB",
-    ".5e-3",
-    "+7_000",
-]
-
-
-@pytest.mark.parametrize("name", ["_ANSWER", "_THOUSANDS", "_LETTER"])
-@given(text=_corpus)
-def test_js_patterns_match_what_python_matches(name, text):
-    """Rewritten for JavaScript, each pattern still matches the same strings in Python."""
-    original = getattr(check_module, name)
-    rewritten = re.compile(js_pattern(original.pattern))
-    for sample in [text, *_SPECIAL]:
-        a, b = original.fullmatch(sample), rewritten.fullmatch(sample)
-        assert (a is None) == (b is None), sample
-        if a:
-            assert a.groups() == b.groups()
-
-
-def test_js_pattern_spells_out_python_classes():
-    """\\d, \\s, \\S and . become explicit classes; an unknown escape is refused."""
-    out = js_pattern(r"\s*(\d+)\S.")
-    assert "\\d" not in out and "\\s" not in out and "\\S" not in out
-    assert out.endswith("[^\\n]")
-    with pytest.raises(ValueError):
-        js_pattern(r"\w+")
-
-
-_SPELLINGS = set(check_module._UNIT_ALIASES) | {
-    s for names in check_module._COUNTING_UNITS.values() for s in names
-}
-
-
-@given(st.text(alphabet=_TRICKY + "/ per", max_size=10) | st.sampled_from(sorted(_SPELLINGS)))
-def test_folds_find_the_same_spelling_as_casefold(text):
-    """Folding with the shipped map finds a unit spelling exactly when str.casefold does."""
-    folds = DATA["folds"]
-    for sample in (text, text.upper(), text.title()):
-        ours = "".join(folds.get(c, c) for c in sample)
-        theirs = sample.casefold()
-        assert (ours in _SPELLINGS) == (theirs in _SPELLINGS), sample
-        if theirs in _SPELLINGS:
-            assert ours == theirs
+    assert json.loads(text) == json.loads(json.dumps(CONTRACT))
 
 
 def test_site_extension_inlines_the_data_only_where_a_box_is():
@@ -237,7 +200,7 @@ def test_site_extension_inlines_the_data_only_where_a_box_is():
         context["body"],
         flags=re.S,
     )
-    assert match and json.loads(match.group(1)) == json.loads(json.dumps(DATA))
+    assert match and json.loads(match.group(1)) == json.loads(json.dumps(CONTRACT))
     plain = {"body": '<p class="lesson-selfcheckers">x</p>'}
     add_selfcheck_data(None, "book/sizing", "page.html", plain, None)
     assert plain == {"body": '<p class="lesson-selfcheckers">x</p>'}

@@ -10,6 +10,11 @@ message explaining what was expected.
 Tolerances: byte counts are right when they match to the decimals asked for
 (or within 0.1 %); times, rates and speed-ups within the problem's relative
 tolerance (1 % unless stated); counts exactly; multiple choice by letter.
+
+Each problem's verdicts are one table of rules (:func:`page_contract` gives
+the book's version of it to the static site's self-check): an answer read as
+a number in SI units gets the first rule whose value it matches within that
+rule's tolerance, and that rule's status and message.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
-from lesson_lib.coursework.problems.bank import LETTERS, Problem
+from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
@@ -51,6 +56,9 @@ _LOOK = {
 _TWINS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
 _TWINS.update({v: k for k, v in _TWINS.items()})
 
+#: Spellings of the units, each to the unit it names. check() looks up the
+#: case-folded text; the static page, which folds only A-Z, finds the micro
+#: sign (\u00b5) under its own key.
 _UNIT_ALIASES: dict[str, str] = {
     "b": "B",
     "byte": "B",
@@ -110,10 +118,8 @@ _DECIMALS_RTOL = 1e-3
 #: known mistake (at least; a problem's own tolerance may be wider).
 _MATCH_RTOL = 0.01
 
-#: What :func:`check` says, as ``str.format`` templates. The static site's
-#: self-check (:mod:`lesson_lib.coursework.static_check`) fills the same
-#: templates in the browser, so a reader gets the very same words there.
-MESSAGES: dict[str, str] = {
+#: What :func:`check` and the static page say, as ``str.format`` templates.
+_MESSAGES: dict[str, str] = {
     "no_number": "could not read a number in {text!r}; expected {expected}.",
     "decimal_comma": (
         "{text!r}: write decimals with a point (1.5), not a comma; expected {expected}."
@@ -127,15 +133,32 @@ MESSAGES: dict[str, str] = {
     "converted": " (read {text!r} as {value:.6g} {unit})",
     "choice_expected": "one letter from {letters} as a string, e.g. 'b'",
     "not_a_choice": "could not read {text!r} as a choice; expected {expected}.",
-    "count_right": "{ref} {unit}.",
     "round_down": "Round down: only whole sequences fit.",
     "off_by_one": "Off by one: round down at the end, and only at the end.",
-    "right": "{value:.6g} {unit} (reference {ref:.6g} {unit}).",
+    "right": "The reference answer is {ref} {unit}.",
     "close": (
         "Nearly there, but outside the tolerance: keep full precision in intermediate "
         "steps and round only the final answer."
     ),
     "hint": "Hint: {hint}",
+    "twin_unit": (
+        "Your number is the answer in {other}, but the question asks for {unit}: GB, MB, "
+        "KB are powers of 10 (1 GB = 10^9 bytes), GiB, MiB, KiB powers of 2 "
+        "(1 GiB = 2^30 bytes)."
+    ),
+    "time_unit": (
+        "Your number is the answer in {other}, but the question asks for {unit} "
+        "(1 s = 1000 ms = 1,000,000 us)."
+    ),
+    "other_unit": "Your number is the answer in {other}; the question asks for {unit}.",
+    "unanswered": "Write your answer in answer_{qid} as {expected}, then run this cell again.",
+    "page_unanswered": "Type your answer ({expected}), then press Check.",
+    "page_choice_expected": "one letter from {letters}",
+    "page_reads_number": "a plain number, optionally followed by {units}",
+    "page_unreadable": (
+        'This box reads only {reads}. For any other answer, use check("{qid}", answer) '
+        "in a notebook."
+    ),
 }
 
 
@@ -155,6 +178,12 @@ class CheckResult:
         1 for right, 0.5 for close, else 0.
     given : str
         The answer as received (its ``repr``, shortened).
+    rule : str
+        Which of the problem's rules gave the verdict: ``"right"``,
+        ``"close"``, ``"hint"`` (wrong, no known mistake), ``"in GiB"`` (the
+        answer in another unit), ``"mistake 2"`` (the problem's second known
+        mistake), ``"round down"``, ``"off by one"`` or ``"choice b"``;
+        empty when the answer was blank or could not be read.
     """
 
     qid: str
@@ -162,6 +191,7 @@ class CheckResult:
     message: str
     score: float
     given: str = ""
+    rule: str = ""
 
     @property
     def right(self) -> bool:
@@ -252,9 +282,36 @@ def _unwrap_numpy(answer: object) -> object:
     return answer
 
 
-def _read_number(problem: Problem, answer: object) -> tuple[float, str]:
-    """The answer as a float in the problem's unit, and a note when a unit was converted."""
+# ------------------------------------------------------------ reading answers
+
+
+def _unit_sizes(problem: Problem) -> dict[str, float]:
+    """The units an answer to ``problem`` may carry, each with its size in SI units.
+
+    Bytes and seconds for byte counts and times, 1 for the ratio ``x``; a
+    count of things (sequences, tokens/s) has only its own name, of size 1.
+    """
+    asked = units_of(problem.unit)
+    if asked is None:
+        return {problem.unit: 1.0}
+    if asked[0] == "ratio":
+        return {problem.unit: asked[1]}
+    return dict(BYTE_UNITS if asked[0] == "bytes" else TIME_UNITS)
+
+
+def _unit_spellings(problem: Problem, sizes: Mapping[str, float]) -> dict[str, str]:
+    """Lower-case spellings of the units in ``sizes`` (``"gib"``, ``"msec"``), each to its unit."""
+    spellings = {spelling: unit for spelling, unit in _UNIT_ALIASES.items() if unit in sizes}
+    spellings.update(dict.fromkeys(_COUNTING_UNITS.get(problem.unit, ()), problem.unit))
+    return spellings
+
+
+def _read_number(
+    problem: Problem, contract: Mapping[str, Any], answer: object
+) -> tuple[float, str]:
+    """The answer in SI units, and a note when it was given in another unit than the one asked."""
     expected = problem.answer_format()
+    size = contract["units"][problem.unit]
     answer = _unwrap_numpy(answer)
     if isinstance(answer, bool):
         raise _Unreadable(f"the answer {answer!r} is a yes/no value; expected {expected}.")
@@ -265,9 +322,9 @@ def _read_number(problem: Problem, answer: object) -> tuple[float, str]:
             raise _Unreadable(f"the answer is too large to read; expected {expected}.") from None
         if not math.isfinite(value):
             raise _Unreadable(f"the answer {value!r} is not a finite number; expected {expected}.")
-        return value, ""
+        return value * size, ""
     if isinstance(answer, str):
-        return _read_number_text(problem, answer, expected)
+        return _read_number_text(problem, contract, answer, expected)
     if isinstance(answer, numbers.Complex):
         raise _Unreadable(f"the answer {answer!r} is a complex number; expected {expected}.")
     kind = type(answer).__name__
@@ -283,145 +340,270 @@ def _read_number(problem: Problem, answer: object) -> tuple[float, str]:
     )
 
 
-def _read_number_text(problem: Problem, text: str, expected: str) -> tuple[float, str]:
+def _read_number_text(
+    problem: Problem, contract: Mapping[str, Any], text: str, expected: str
+) -> tuple[float, str]:
     match = _ANSWER.fullmatch(text)
     if not match:
-        raise _Unreadable(MESSAGES["no_number"].format(text=text, expected=expected))
+        raise _Unreadable(_MESSAGES["no_number"].format(text=text, expected=expected))
     digits, unit_text = match.group(1), match.group(2)
     if "," in digits:
         if not _THOUSANDS.fullmatch(digits):
-            raise _Unreadable(MESSAGES["decimal_comma"].format(text=text, expected=expected))
+            raise _Unreadable(_MESSAGES["decimal_comma"].format(text=text, expected=expected))
         digits = digits.replace(",", "")
     value = float(digits.replace("_", ""))
     if not math.isfinite(value):
-        raise _Unreadable(MESSAGES["text_not_finite"].format(text=text, expected=expected))
+        raise _Unreadable(_MESSAGES["text_not_finite"].format(text=text, expected=expected))
+    sizes = contract["units"]
     if not unit_text:
-        return value, ""
-    unit = _UNIT_ALIASES.get(unit_text.strip().casefold())
-    if unit_text.strip().casefold() in _COUNTING_UNITS.get(problem.unit, ()):
-        return value, ""
-    asked = units_of(problem.unit)
+        return value * sizes[problem.unit], ""
+    written = unit_text.strip()
+    unit = contract["spellings"].get(written.casefold())
     if unit is None:
-        raise _Unreadable(
-            MESSAGES["unknown_unit"].format(
-                text=text, unit=unit_text.strip(), known=_KNOWN_UNITS, expected=expected
+        other = _UNIT_ALIASES.get(written.casefold())
+        if other is None:
+            raise _Unreadable(
+                _MESSAGES["unknown_unit"].format(
+                    text=text, unit=written, known=_KNOWN_UNITS, expected=expected
+                )
             )
-        )
-    given = units_of(unit)
-    if asked is None or given is None or given[0] != asked[0]:
         raise _Unreadable(
-            MESSAGES["wrong_dimension"].format(text=text, unit=unit, expected=expected)
+            _MESSAGES["wrong_dimension"].format(text=text, unit=other, expected=expected)
         )
-    converted = value * given[1] / asked[1]
+    value_si = value * sizes[unit]
     note = (
         ""
         if unit == problem.unit
-        else MESSAGES["converted"].format(text=text.strip(), value=converted, unit=problem.unit)
+        else _MESSAGES["converted"].format(
+            text=text.strip(), value=value_si / sizes[problem.unit], unit=problem.unit
+        )
     )
-    return converted, note
-
-
-def _choice_letters(problem: Problem, qid: str, student: object) -> str:
-    """The letters of a multiple-choice problem's options, e.g. ``"abcd"``."""
-    return _LETTERS[: len(problem.choices(params(qid, student)))]
+    return value_si, note
 
 
 def _choice_expected(letters: str) -> str:
     """How a multiple-choice answer should be written, in words."""
-    return MESSAGES["choice_expected"].format(letters=", ".join(letters))
+    return _MESSAGES["choice_expected"].format(letters=", ".join(letters))
 
 
-def _read_letter(problem: Problem, answer: object, letters: str) -> str:
+def _read_letter(answer: object, letters: str) -> str:
     expected = _choice_expected(letters)
     answer = _unwrap_numpy(answer)
     if not isinstance(answer, str):
         raise _Unreadable(f"got {_short_repr(answer)}; expected {expected}.")
     match = _LETTER.fullmatch(answer)
     if not match or match.group(1).casefold() not in letters:
-        raise _Unreadable(MESSAGES["not_a_choice"].format(text=answer, expected=expected))
+        raise _Unreadable(_MESSAGES["not_a_choice"].format(text=answer, expected=expected))
     return match.group(1).casefold()
 
 
-def _rel(a: float, b: float) -> float:
-    return abs(a - b) / abs(b) if b else abs(a - b)
+# ---------------------------------------------------------------- the rules
 
 
-def _abs_tolerance(problem: Problem) -> float | None:
-    """Half a unit in the last decimal asked for (with slack), or None if no decimals are asked."""
+def _verdict(status: str, name: str, message: str) -> dict[str, str]:
+    """A verdict as :func:`page_contract` ships it."""
+    return {"status": status, "name": name, "message": message}
+
+
+def _rule(status: str, name: str, message: str, value: float, tolerance: float) -> dict[str, Any]:
+    """A verdict given to any answer (in SI units) within ``tolerance`` of ``value``."""
+    return {**_verdict(status, name, message), "value": value, "tolerance": tolerance}
+
+
+def _near(status: str, name: str, message: str, value: float, rtol: float) -> dict[str, Any]:
+    """A verdict given to any answer within ``rtol`` of ``value``, relative to ``value``."""
+    return _rule(status, name, message, value, rtol * abs(value))
+
+
+def _right_tolerance(problem: Problem, ref: float, size: float) -> float:
+    """How far from the reference (SI units) an answer is right.
+
+    With decimals asked: half a unit in the last place (widened by a hair for
+    floating-point error) or 0.1 % of the reference, whichever is wider.
+    """
     if problem.decimals is None:
-        return None
-    half_unit = 0.5 * 10.0 ** (-problem.decimals)
-    return half_unit * (1 + _HALF_UNIT_SLACK)
+        return problem.rtol * abs(ref)
+    half_unit = 0.5 * 10.0 ** (-problem.decimals) * (1 + _HALF_UNIT_SLACK) * size
+    return max(half_unit, _DECIMALS_RTOL * abs(ref))
 
 
-def _is_right(problem: Problem, value: float, ref: float) -> bool:
-    tolerance = _abs_tolerance(problem)
-    if tolerance is not None:
-        return abs(value - ref) <= tolerance or _rel(value, ref) <= _DECIMALS_RTOL
-    return _rel(value, ref) <= problem.rtol
+def _unit_mixup_hint(problem: Problem, other: str) -> str:
+    """What to tell a student whose number is the answer in ``other`` (bytes or time)."""
+    if other == _TWINS.get(problem.unit):
+        template = "twin_unit"
+    elif units_of(problem.unit)[0] == "time":
+        template = "time_unit"
+    else:
+        template = "other_unit"
+    return _MESSAGES[template].format(other=other, unit=problem.unit)
 
 
-def _unit_mixups(problem: Problem, ref: float) -> list[tuple[float, str]]:
-    """Answers the student would give in another unit of the same kind, with a hint."""
-    asked = units_of(problem.unit)
-    if asked is None or asked[0] == "ratio":
-        return []
-    table = BYTE_UNITS if asked[0] == "bytes" else TIME_UNITS
-    out = []
-    for other, size in table.items():
-        if other == problem.unit:
-            continue
-        value = ref * asked[1] / size
-        if other == _TWINS.get(problem.unit):
-            hint = (
-                f"Your number is the answer in {other}, but the question asks for "
-                f"{problem.unit}: GB, MB, KB are powers of 10 (1 GB = 10^9 bytes), "
-                "GiB, MiB, KiB powers of 2 (1 GiB = 2^30 bytes)."
-            )
-        elif asked[0] == "time":
-            hint = (
-                f"Your number is the answer in {other}, but the question asks for "
-                f"{problem.unit} (1 s = 1000 ms = 1,000,000 us)."
-            )
-        else:
-            hint = f"Your number is the answer in {other}; the question asks for {problem.unit}."
-        out.append((value, hint))
-    return out
+def _unit_mixups(problem: Problem, ref: float, sizes: Mapping[str, float]) -> list[dict[str, Any]]:
+    """The answer given in another unit of the same kind, its number taken in the asked unit."""
+    size = sizes[problem.unit]
+    return [
+        _near(
+            WRONG,
+            f"in {other}",
+            _unit_mixup_hint(problem, other),
+            ref / other_size * size,
+            _MATCH_RTOL,
+        )
+        for other, other_size in sizes.items()
+        if other != problem.unit
+    ]
 
 
-def _grade_number(problem: Problem, qid: str, student: object, value: float) -> tuple[str, str]:
-    ref = problem.reference(params(qid, student))
-    unit = problem.unit
+def _number_rules(
+    problem: Problem, ref: float, known: list[Mistake], sizes: Mapping[str, float]
+) -> list[dict[str, Any]]:
+    """In order: right, the answer in another unit, each known mistake, close."""
+    size = sizes[problem.unit]
+    right = _MESSAGES["right"].format(ref=f"{ref / size:.6g}", unit=problem.unit)
+    within = max(problem.rtol, _MATCH_RTOL)
+    return [
+        _rule(RIGHT, "right", right, ref, _right_tolerance(problem, ref, size)),
+        *_unit_mixups(problem, ref, sizes),
+        *(
+            _near(WRONG, f"mistake {i}", m.hint, m.value * size, within)
+            for i, m in enumerate(known, start=1)
+        ),
+        _near(CLOSE, "close", _MESSAGES["close"], ref, problem.close_rtol),
+    ]
+
+
+def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dict[str, Any]]:
+    """In order: right, each known mistake, one off, and a fraction above the answer (close)."""
+    right = _MESSAGES["right"].format(ref=int(ref), unit=problem.unit)
+    off_by_one = _MESSAGES["off_by_one"]
+    return [
+        _rule(RIGHT, "right", right, ref, 0.0),
+        *(
+            _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0)
+            for i, m in enumerate(known, 1)
+        ),
+        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0),
+        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0),
+        # Anything strictly between ref and ref + 1 (both ends are taken above).
+        _rule(CLOSE, "round down", _MESSAGES["round_down"], ref + 0.5, 0.5),
+    ]
+
+
+def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, str]]:
+    """What the static page says to a blank answer, and to one it cannot read."""
+    return {
+        "unanswered": _verdict(
+            UNANSWERED, "", _MESSAGES["page_unanswered"].format(expected=expected)
+        ),
+        "unreadable": _verdict(
+            UNREADABLE, "", _MESSAGES["page_unreadable"].format(reads=reads, qid=qid)
+        ),
+    }
+
+
+def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]) -> dict[str, Any]:
+    sizes = _unit_sizes(problem)
+    ref = float(problem.reference(p)) * sizes[problem.unit]
     if problem.kind == "count":
-        if value == ref:
-            return RIGHT, MESSAGES["count_right"].format(ref=int(ref), unit=unit)
-        for m in mistakes(qid, student):
-            if value == m.value:
-                return WRONG, m.hint
-        if not value.is_integer() and math.floor(value) == ref:
-            return CLOSE, MESSAGES["round_down"]
-        if abs(value - ref) == 1:
-            return CLOSE, MESSAGES["off_by_one"]
-        return WRONG, MESSAGES["hint"].format(hint=problem.hint)
-    if _is_right(problem, value, ref):
-        return RIGHT, MESSAGES["right"].format(value=value, unit=unit, ref=ref)
-    for other_value, hint in _unit_mixups(problem, ref):
-        if _rel(value, other_value) <= _MATCH_RTOL:
-            return WRONG, hint
-    for m in mistakes(qid, student):
-        if _rel(value, m.value) <= max(problem.rtol, _MATCH_RTOL):
-            return WRONG, m.hint
-    if _rel(value, ref) <= problem.close_rtol:
-        return CLOSE, MESSAGES["close"]
-    return WRONG, MESSAGES["hint"].format(hint=problem.hint)
+        rules = _count_rules(problem, ref, known)
+    else:
+        rules = _number_rules(problem, ref, known, sizes)
+    expected = problem.answer_format()
+    units = (
+        f"the unit {problem.unit}" if len(sizes) == 1 else "one of the units " + ", ".join(sizes)
+    )
+    reads = _MESSAGES["page_reads_number"].format(units=units)
+    return {
+        "kind": problem.kind,
+        "unit": problem.unit,
+        "expected": expected,
+        "reference": ref,
+        "units": sizes,
+        "spellings": _unit_spellings(problem, sizes),
+        "rules": rules,
+        "otherwise": _verdict(WRONG, "hint", _MESSAGES["hint"].format(hint=problem.hint)),
+        **_page_verdicts(qid, expected, reads),
+    }
 
 
-def _grade_choice(problem: Problem, qid: str, student: object, letter: str) -> tuple[str, str]:
-    p = params(qid, student)
+def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
     options = problem.choices(p) if problem.choices else []
-    chosen = options[_LETTERS.index(letter)]
-    why = re.sub(r"^(Right|No): ", "", chosen.why)
-    return (RIGHT if chosen.correct else WRONG), why[:1].upper() + why[1:]
+    letters = _LETTERS[: len(options)]
+    choices = {}
+    for letter, option in zip(letters, options, strict=True):
+        why = re.sub(r"^(Right|No): ", "", option.why)
+        status = RIGHT if option.correct else WRONG
+        choices[letter] = _verdict(status, f"choice {letter}", why[:1].upper() + why[1:])
+    expected = _MESSAGES["page_choice_expected"].format(letters=", ".join(letters))
+    return {
+        "kind": problem.kind,
+        "unit": problem.unit,
+        "expected": expected,
+        "letters": letters,
+        "choices": choices,
+        **_page_verdicts(qid, expected, expected),
+    }
+
+
+def _problem_contract(qid: str, student: object) -> dict[str, Any]:
+    """Every verdict problem ``qid`` can give one student, and when (see :func:`page_contract`)."""
+    problem = get_problem(qid)
+    p = params(qid, student)
+    if problem.kind == "choice":
+        return _choice_contract(qid, problem, p)
+    return _number_contract(qid, problem, p, mistakes(qid, student))
+
+
+def _first_match(contract: Mapping[str, Any], value: float) -> dict[str, str]:
+    """The first of the contract's rules that ``value`` (SI units) meets, else its fallback."""
+    for rule in contract["rules"]:
+        if abs(value - rule["value"]) <= rule["tolerance"]:
+            return rule
+    return contract["otherwise"]
+
+
+def page_contract() -> dict[str, Any]:
+    """Everything the static site's self-check needs to give :func:`check`'s verdicts.
+
+    For the book's version of every problem (no student ID), as JSON-able
+    data: the page reads a number and a unit, or a letter, and shows the
+    verdict found here. Every message is written out in full; :func:`check`
+    gives the same verdicts from the same rules.
+
+    Returns
+    -------
+    dict
+        ``look``: status -> ``[colour, symbol]``, how a verdict is shown.
+        ``problems``: problem id -> its entry, with ``kind`` (``"number"``,
+        ``"count"`` or ``"choice"``), ``unit``, ``expected`` (how to write
+        the answer, in words), and the page's own verdicts ``unanswered``
+        (a blank answer) and ``unreadable`` (an answer the page cannot read:
+        use ``check()`` in a notebook). A verdict is a dict of ``status``,
+        ``name`` (the rule: see ``rule`` of :class:`CheckResult`) and ``message``.
+
+        Numbers and counts add ``reference`` (the answer in SI units: bytes,
+        seconds, or the count or ratio itself), ``units`` (unit -> its size
+        in SI units, the units an answer may carry), ``spellings``
+        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value``
+        and a ``tolerance`` in SI units: an answer gets the first rule it is
+        within ``tolerance`` of, in order: right, the answer in another unit,
+        each known mistake, close; for a count: right, each known mistake,
+        one off, a fraction above) and ``otherwise`` (the verdict when no
+        rule matches). Multiple choice adds ``letters`` and ``choices``
+        (letter -> verdict).
+
+    Examples
+    --------
+    >>> contract = page_contract()
+    >>> contract["problems"]["q1"]["units"]["GB"]
+    1000000000.0
+    >>> contract["problems"]["q4"]["choices"]["c"]["status"]
+    'right'
+    """
+    return {
+        "look": {status: list(look) for status, look in _LOOK.items()},
+        "problems": {qid: _problem_contract(qid, None) for qid in PROBLEMS},
+    }
 
 
 def check(qid: object, answer: object, student: object = None) -> CheckResult:
@@ -433,8 +615,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     Parameters
     ----------
     qid : str
-        Problem id, a key of ``PROBLEMS`` such as ``"q3"`` (``3`` or ``"Q3"``
-        work too).
+        Problem id, ``"q1"`` .. ``"q12"`` (``3`` or ``"Q3"`` work too).
     answer : object
         A number in the unit the problem asks for, a string with a unit
         (``"1.875 MiB"``, converted if it is another unit of the same kind),
@@ -472,27 +653,22 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
         except (TypeError, ValueError) as err:
             return CheckResult(qid, UNREADABLE, f"Student ID problem: {err}.", 0.0, given)
         if _is_blank(answer):
-            return CheckResult(
-                qid,
-                UNANSWERED,
-                f"Write your answer in answer_{qid} as {problem.answer_format()}, "
-                "then run this cell again.",
-                0.0,
-                given,
-            )
+            expected = problem.answer_format()
+            message = _MESSAGES["unanswered"].format(qid=qid, expected=expected)
+            return CheckResult(qid, UNANSWERED, message, 0.0, given)
+        contract = _problem_contract(qid, student)
         try:
             if problem.kind == "choice":
-                letters = _choice_letters(problem, qid, student)
-                status, message = _grade_choice(
-                    problem, qid, student, _read_letter(problem, answer, letters)
-                )
+                verdict = contract["choices"][_read_letter(answer, contract["letters"])]
+                note = ""
             else:
-                value, note = _read_number(problem, answer)
-                status, message = _grade_number(problem, qid, student, value)
-                message = (message + note) if note else message
+                value, note = _read_number(problem, contract, answer)
+                verdict = _first_match(contract, value)
         except _Unreadable as err:
             return CheckResult(qid, UNREADABLE, str(err)[:1].upper() + str(err)[1:], 0.0, given)
-        return CheckResult(qid, status, message, SCORES[status], given)
+        status = verdict["status"]
+        message = verdict["message"] + note
+        return CheckResult(qid, status, message, SCORES[status], given, verdict["name"])
     except Exception as err:  # the checker must never crash a student's notebook
         return CheckResult(
             label,
