@@ -7,13 +7,17 @@ sending SIGTERM only after half of ``shutdown_wait_time`` (2.5 s). ipykernel
 7 does not always exit: its control thread, after answering the request,
 flushes ``sys.stdout`` through the IOPub thread while the main thread is
 already stopping that thread, and waits until SIGTERM. A page that hits it
-costs about 3 s more. Killing the kernel loses nothing: the executed notebook
-is complete before it stops.
+costs about 3 s more. No ipykernel issue reports it; the same hang is
+posit-dev/positron issue 7142
+(https://github.com/posit-dev/positron/issues/7142). Killing the kernel
+loses nothing: the executed notebook is complete before it stops.
 
 MyST-NB has no setting for nbclient's ``shutdown_kernel``, so the function
 it calls is given one (the only patch of another package's code in the
-build). It can go when a build's pages each take under a second to stop
-with the graceful shutdown, which ``benchmarks/speed.py``'s kernel row shows.
+build). It can go when an ipykernel release stops
+gracefully every time: ``benchmarks/speed.py`` prints a one-cell notebook's
+slowest graceful stop beside the immediate one, and ``benchmarks/README.md``
+has an 80-notebook re-test.
 """
 
 from __future__ import annotations
