@@ -15,7 +15,7 @@ def test_import_does_not_pull_in_drawing_libraries():
 
 
 def test_public_contract_is_importable_from_the_package():
-    """Every name the foundation issue lists is importable from lesson_lib itself."""
+    """The model's public names are importable from lesson_lib itself."""
     import lesson_lib
 
     names = (

@@ -1,0 +1,30 @@
+"""The landing page's numbers: the worked example's, and three it quotes, checked by hand."""
+
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+
+from lesson_lib.chapters import index, overview
+
+
+def test_the_landing_page_quotes_the_worked_example_and_three_comparisons():
+    """PCIe 64 GB/s (specimen); 1 -> 4 slow GPUs 16.12 / 10.43 ms = 1.55x; 10.43 / 9.34 = 1.12x.
+
+    One GPU reads 54 GB of weights at 3.35 TB/s: 16.12 ms a token; the four
+    slow GPUs take 10.43 ms and the two fast ones 9.34 ms (the worked example).
+    """
+    values = index.numbers()
+    assert {k: v for k, v in values.items() if k in overview.numbers()} == overview.numbers()
+    assert values["pcie_bandwidth"] == "64 GB/s"
+    assert values["speedup_1_to_4_slow"] == "1.55x"
+    assert values["slow_4_vs_fast_2"] == "1.12x"
+    assert len(values) == len(overview.numbers()) + 3
+
+
+def test_glue_glues_every_number_hidden():
+    """Each value of numbers() is glued once, under its name, with no visible output."""
+    InteractiveShell.instance()
+    with capture_output() as captured:
+        names = index.glue()
+    assert names == list(index.numbers())
+    assert [out.metadata["scrapbook"]["name"] for out in captured.outputs] == names
+    assert all(not any(k.startswith("text/") for k in out.data) for out in captured.outputs)
