@@ -30,7 +30,7 @@ book: setup assets  ## build the site into _build/html (execution cached in _bui
 	$(BIN)/python tools/build_site.py  # jupyter-book build . -W -n --keep-going, stale cache cleared first
 
 # pytest-xdist workers: one per CPU plus one, at most 4 (the suite spends much of
-# its time waiting on kernels, servers and time limits); see the README's "How long it takes".
+# its time waiting on kernels, servers and time limits); see tests/README.md.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1; print(min(n + 1, 4))")
 test: setup lint assets browser sandbox  ## everything CI checks: ruff, unit, property, sandbox and browser tests, the book build
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder

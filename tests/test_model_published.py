@@ -81,7 +81,7 @@ def test_published_numbers():
 
 
 def test_source_links_list_each_thread_once():
-    """One Markdown link per distinct thread, issue 123 first."""
+    """One Markdown link per distinct thread, nccl-tests issue 123 first."""
     from lesson_lib.model.published import source_links
 
     text = source_links()
