@@ -403,7 +403,7 @@ def build_rows(docs: list[str], tmp: Path, notes: list[str]) -> list[str]:
     )
     lines.append(row("  kernel start and stop (one 1 + 1 cell)", kernel_overhead()))
     graceful = kernel_overhead(shutdown="graceful")
-    lines.append(row("  same, stopped gracefully (nbclient default)", graceful))
+    lines.append(row("  same, graceful stop (nbclient default)", graceful))
     lines.append(row("execute, all chapters", f"{sum(t for t, _ in times.values()):.1f} s"))
     return lines
 
