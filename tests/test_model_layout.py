@@ -3,13 +3,20 @@
 import pytest
 
 from lesson_lib import ModelSpec, check_layout
-from lesson_lib.model.layout import layout_cautions
+from lesson_lib.model.layout import (
+    layer_kinds,
+    layout_cautions,
+    stage_layer_kinds,
+    stage_layers,
+)
 from lesson_lib.model.specimen import MODEL
 
 
-@pytest.mark.parametrize(("tp", "pp"), [(1, 1), (2, 1), (4, 1), (4, 2), (2, 16), (4, 4)])
+@pytest.mark.parametrize(
+    ("tp", "pp"), [(1, 1), (2, 1), (4, 1), (4, 2), (2, 16), (4, 4), (4, 3), (1, 64)]
+)
 def test_valid_layouts(tp, pp):
-    """TP 1/2/4 divides every head group and the FFN; PP divides 16 super-blocks."""
+    """TP 1/2/4 divides every head group and the FFN; any PP up to the 64 layers is legal."""
     assert check_layout(MODEL, tp, pp) == []
 
 
@@ -27,14 +34,14 @@ def test_kv_heads_must_divide_or_be_divided():
     assert not any("KV heads" in p for p in check_layout(MODEL, 16))
 
 
-def test_tp3_and_pp3_list_every_problem():
-    """Each group that TP 3 does not divide is named, and so are the super-blocks."""
-    text = " | ".join(check_layout(MODEL, 3, 3))
+def test_tp3_and_pp65_list_every_problem():
+    """Each group that TP 3 does not divide is named, and so are 65 stages for 64 layers."""
+    text = " | ".join(check_layout(MODEL, 3, 65))
     for needle in (
         "KV heads",
         "DeltaNet key heads",
         "FFN intermediate channels",
-        "16 super-blocks",
+        "PP = 65 exceeds the 64 layers",
     ):
         assert needle in text
     assert "query heads" not in text  # 24 is divisible by 3
@@ -42,11 +49,14 @@ def test_tp3_and_pp3_list_every_problem():
 
 
 def test_model_without_optional_fields():
-    """Fields left as None are not checked; layers stand in for super-blocks."""
+    """Fields left as None are not checked; PP 5 over 12 layers is legal but cautioned."""
     m = ModelSpec("m", 1e9, 1024, 12, 12, 8, 64, 4096)
-    assert check_layout(m, 8, 12) == []
-    assert check_layout(m, 8, 5) == [
-        "PP = 5 does not divide the 12 super-blocks: stages would be unequal"
+    assert check_layout(m, 8, 12) == [] and check_layout(m, 8, 5) == []
+    # 12 // 5 = 2 each, 2 left over for the 2nd- and 3rd-to-last stages: 2, 2, 3, 3, 2
+    assert stage_layers(m, 5) == (2, 2, 3, 3, 2)  # m has 12 layers
+    assert layout_cautions(m, 8, 5) == [
+        "PP = 5 splits the 12 layers into stages of 2, 2, 3, 3 and 2: the largest stage "
+        "sets the pace, 25 % slower than an even split"  # 3 x 5 / 12 = 1.25
     ]
 
 
@@ -66,25 +76,61 @@ def test_messages_name_each_group_by_hand():
 
     # 32 is a multiple of the 4 KV heads: copied, legal (a caution, not a problem).
     assert check_layout(MODEL, 32) == [
-        "TP = 32 does not divide the 24 query heads: they would be split unevenly",
-        "TP = 32 does not divide the 16 DeltaNet key heads: they would be split unevenly",
-        "TP = 32 does not divide the 48 DeltaNet value heads: they would be split unevenly",
+        "TP = 32 does not divide the 24 query heads: an engine refuses the split",
+        "TP = 32 does not divide the 16 DeltaNet key heads: an engine refuses the split",
+        "TP = 32 does not divide the 48 DeltaNet value heads: an engine refuses the split",
     ]
     assert check_layout(MODEL, 3) == [
-        "TP = 3 does not divide the 4 KV heads, nor they it: KV heads would be split unevenly",
-        "TP = 3 does not divide the 16 DeltaNet key heads: they would be split unevenly",
-        "TP = 3 does not divide the 17408 FFN intermediate channels: they would be split unevenly",
+        "TP = 3 does not divide the 4 KV heads, nor they it: an engine refuses the split",
+        "TP = 3 does not divide the 16 DeltaNet key heads: an engine refuses the split",
+        "TP = 3 does not divide the 17408 FFN intermediate channels: an engine refuses the split",
     ]
     assert check_layout(MODEL, 4) == []
 
 
 def test_default_is_no_pipeline():
-    """pp defaults to 1, which divides any number of super-blocks, three included."""
+    """pp defaults to 1: one stage of every layer, nothing to caution."""
     odd = ModelSpec("odd", 1e9, 1024, 3, 3, 8, 64, 4096)
-    assert check_layout(odd, 1) == []
-    assert check_layout(odd, 1, 2) == [
-        "PP = 2 does not divide the 3 super-blocks: stages would be unequal"
+    assert check_layout(odd, 1) == [] and layout_cautions(odd, 1) == []
+    assert check_layout(odd, 1, 4) == ["PP = 4 exceeds the 3 layers: some stage would hold none"]
+
+
+def test_stage_layers_as_vllm_splits_them():
+    """vLLM's get_pp_indices: 64 // 3 = 21 each, the one left over to the middle stage.
+
+    64 over 5: 12 each and 4 left over, one each to stages 4, 3, 2 and 1 counting
+    back from the second-to-last: 13, 13, 13, 13, 12. Even splits stay even.
+    """
+    assert stage_layers(MODEL, 3) == (21, 22, 21)
+    assert stage_layers(MODEL, 5) == (13, 13, 13, 13, 12)
+    assert stage_layers(MODEL, 4) == (16, 16, 16, 16)
+    assert stage_layers(MODEL, 1) == (64,)
+    assert sum(stage_layers(ModelSpec("m61", 1e9, 1024, 61, 61, 8, 64, 4096), 7)) == 61
+    with pytest.raises(ValueError, match="pp must be an integer from 1 to 64"):
+        stage_layers(MODEL, 65)
+
+
+def test_uneven_stages_are_cautioned_by_hand():
+    """PP 3: stages of 21, 22 and 21; the 22-layer stage is 22 x 3 / 64 = 1.03: 3 % slower."""
+    assert layout_cautions(MODEL, 4, 3) == [
+        "PP = 3 splits the 64 layers into stages of 21, 22 and 21: the largest stage sets "
+        "the pace, 3 % slower than an even split"
     ]
+    assert layout_cautions(MODEL, 4, 2) == [] and layout_cautions(MODEL, 4, 4) == []
+    assert len(layout_cautions(MODEL, 8, 3)) == 2  # the KV copies and the stages
+
+
+def test_attention_layers_close_each_group_of_four():
+    """The specimen's full-attention layers are 3, 7, ..., 63; PP 3 cuts at 21 and 43.
+
+    Stage 0 (layers 0-20): attention at 3, 7, 11, 15, 19 = 5 of 21; stage 1 (21-42):
+    23, 27, 31, 35, 39 = 5 of 22; stage 2 (43-63): 43, 47, 51, 55, 59, 63 = 6 of 21.
+    """
+    kinds = layer_kinds(MODEL)
+    assert [i for i, k in enumerate(kinds) if k == "attention"] == list(range(3, 64, 4))
+    assert stage_layer_kinds(MODEL, 3) == ((5, 16), (5, 17), (6, 15))
+    pure = ModelSpec("pure", 1e9, 1024, 12, 12, 8, 64, 4096)
+    assert set(layer_kinds(pure)) == {"attention"}
 
 
 def test_caution_by_hand():

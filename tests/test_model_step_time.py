@@ -131,19 +131,54 @@ def test_batch_crossover_by_hand():
 
 
 def test_full_context_kv_read_by_hand():
-    """At 262,144 tokens on 4 GPUs one sequence reads 4 GiB of KV + a quarter of its state."""
+    """At 262,144 tokens on 4 GPUs one sequence reads 4 GiB of KV and reads and writes a
+    quarter of its state: (4 GiB + 2 x 153,944,064 B / 4) / 3.35 TB/s = 1.3051 ms."""
     s = decode_step(MODEL, GPU, FAST, 4, context=262_144)
     state = 48 * (48 * 128 * 128 * 4 + (2 * 16 * 128 + 48 * 128) * 3 * 2)  # bytes, whole model
-    want = (4 * 2**30 + state / 4) / 3.35e12
+    assert state == 153_944_064
+    want = (4 * 2**30 + 2 * state / 4) / 3.35e12
     assert_allclose(s.kv_read_s, want)
-    assert 1.25e-3 < s.kv_read_s < 1.35e-3  # about the fast fabric's whole latency term
+    assert_allclose(s.kv_read_s, 1.3051e-3, rtol=1e-4)
+    # one sequence: both phases memory-bound, so compute is the two reads in turn
     assert_allclose(s.compute_s, s.weights_s + s.kv_read_s)
 
 
-def test_context_zero_reads_only_state():
-    """An empty context still reads the fixed recurrent state, and no KV."""
+def test_context_zero_reads_and_writes_only_state():
+    """An empty context still reads the fixed recurrent state and writes it back, and no KV."""
     s = decode_step(MODEL, GPU, FAST, 4, context=0)
-    assert_allclose(s.kv_read_s * 3.35e12, MODEL.state_bytes / 4)
+    assert_allclose(s.kv_read_s * 3.35e12, 2 * MODEL.state_bytes / 4)
+
+
+def test_large_batch_roofline_per_phase_by_hand():
+    """676 sequences of 4,096 tokens on TP 4, fast fabric: about 15,890 tokens/s.
+
+    By hand, per rank (H100: 3.35 TB/s, 989 TFLOP/s; 27e9 parameters; 10 us, 450 GB/s):
+    - GEMMs: weights 54e9 / 4 / 3.35e12 = 4.0299 ms; FLOPs 2 x 27e9 x 676 / 4 / 989e12
+      = 9.2275 ms, so the GEMM phase is compute-bound: 9.2275 ms;
+    - attention: KV 268,435,456 B + state read and written 2 x 153,944,064 B, a quarter
+      each, x 676 = 97.406 GB / 3.35e12 = 29.076 ms; its FLOPs 4 x 16 x 24 x 256 x 4096
+      x 676 / 4 / 989e12 = 0.2752 ms, so memory-bound: 29.076 ms;
+    - all-reduces: 128 x 10 us = 1.28 ms, and 128 x 1.5 x 676 x 10,240 B / 450e9
+      = 2.9535 ms.
+    Total 42.537 ms for 676 tokens: 15,892 tokens/s. One roofline over the whole step
+    would have hidden the GEMMs behind the reads: max(4.03 + 29.08, 9.50) = 33.11 ms.
+    """
+    s = decode_step(MODEL, GPU, FAST, 4, batch=676, context=4096)
+    assert_allclose(s.gemm_s, 9.2275e-3, rtol=1e-4)
+    assert_allclose(s.attention_s, 29.076e-3, rtol=1e-4)
+    assert_allclose(s.attention_flops_s, 0.2752e-3, rtol=1e-3)
+    assert_allclose(s.compute_s, 9.2275e-3 + 29.076e-3, rtol=1e-4)
+    assert_allclose(s.bandwidth_s, 2.9535e-3, rtol=1e-4)
+    assert_allclose(s.tokens_per_s, 15_892, rtol=1e-3)
+
+
+def test_gemms_turn_compute_bound_above_295_tokens_a_step():
+    """Weights 54e9 / 3.35e12 equal 2 x 27e9 x b / 989e12 at b = 295.2 (any TP degree)."""
+    for n in (1, 4):
+        below = decode_step(MODEL, GPU, FAST, n, batch=295)
+        above = decode_step(MODEL, GPU, FAST, n, batch=296)
+        assert below.gemm_s == below.weights_s > below.gemm_flops_s
+        assert above.gemm_s == above.gemm_flops_s > above.weights_s
 
 
 def test_algorithm_changes_latency_and_bytes():

@@ -49,7 +49,12 @@ from lesson_lib.model.collectives import (
     crossover_tokens,
     ring_allreduce_factor,
 )
-from lesson_lib.model.layout import check_layout, layout_cautions
+from lesson_lib.model.layout import (
+    check_layout,
+    layout_cautions,
+    stage_layer_kinds,
+    stage_layers,
+)
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget, state_share
 from lesson_lib.model.ring import simulate_ring_allreduce
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL
@@ -140,6 +145,7 @@ RANKS_2 = "an integer from 2 to 4096"  # collectives between at least two ranks
 CONTEXT_0 = "an integer from 0 to 262144"  # the specimen's max_context
 CONTEXT_1 = "an integer from 1 to 262144"
 DECIMALS = "an integer from 0 to 12"
+LAYERS = "an integer from 1 to 64"  # the specimen's layers
 
 
 @dataclass(frozen=True)
@@ -412,6 +418,10 @@ EDGES = [
     Edge("check_layout", "tp", lambda v: check_layout(MODEL, v), RANKS, 1, 0, 4096, 4097),
     Edge("check_layout", "pp", lambda v: check_layout(MODEL, 1, v), RANKS, 1, 0, 4096, 4097),
     Edge("layout_cautions", "tp", lambda v: layout_cautions(MODEL, v), RANKS, 1, 0, 4096, 4097),
+    # a pipeline stage holds at least one of the specimen's 64 layers
+    Edge("layout_cautions", "pp", lambda v: layout_cautions(MODEL, 1, v), LAYERS, 1, 0, 64, 65),
+    Edge("stage_layers", "pp", lambda v: stage_layers(MODEL, v), LAYERS, 1, 0, 64, 65),
+    Edge("stage_layer_kinds", "pp", lambda v: stage_layer_kinds(MODEL, v), LAYERS, 1, 0, 64, 65),
     # payloads
     Edge("decode_wire_bytes", "n", lambda v: decode_wire_bytes(MODEL, v), RANKS, 1, 0, 4096, 4097),
     Edge(

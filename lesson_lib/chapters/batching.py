@@ -149,7 +149,7 @@ def batch_rows(
 #: Columns of :func:`batch_rows`.
 BATCH_HEADER: tuple[str, ...] = (
     "sequences in the batch",
-    "compute: weights + KV reads (ms)",
+    "compute: weights or GEMMs, then KV and state traffic (ms)",
     "all-reduce latency (ms)",
     "all-reduce bytes (ms)",
     "each sequence waits (ms per token)",
@@ -232,7 +232,11 @@ def _promise_numbers() -> dict[str, str]:
         for b in range(1, fit + 1)
         if decode_step(m, GPU, FAST, 4, batch=b, context=CONTEXT).total_s <= budget
     ]
+    # the batch at which the GEMMs' arithmetic outlasts streaming the weights
+    gemm_per_sequence = one.gemm_flops_s
     return {
+        "gemm_bound_batch": format_count(one.weights_s / gemm_per_sequence),
+        "promise_gemm": format_seconds(gemm_per_sequence, "us", decimals=1),
         "promise_ms": format_seconds(budget, "ms", decimals=0),
         "promise_kv_read": format_seconds(one.kv_read_s, "us", decimals=0),
         "promise_bytes": format_seconds(one.bandwidth_s, "us", decimals=1),

@@ -36,7 +36,12 @@ from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.collectives import get_algorithm
-from lesson_lib.model.layout import check_layout, layout_cautions
+from lesson_lib.model.layout import (
+    check_layout,
+    layout_cautions,
+    stage_layer_kinds,
+    stage_layers,
+)
 from lesson_lib.model.memory import kv_share, state_share
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, INTER_NODE_MEASURED_LATENCY, MODEL
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
@@ -138,6 +143,10 @@ class ClusterPlan:
         through all layers, KV reads included; None when ``batch`` is 0.
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
+    stage_imbalance : float
+        The largest stage's layers over an even share, ``max(stage_layers) *
+        pp / num_layers``: 1 when PP divides the layers, 22 x 3 / 64 = 1.03
+        for the specimen at PP 3.
     """
 
     model: ModelSpec
@@ -162,6 +171,7 @@ class ClusterPlan:
     batch: int = 0
     batched_step: StepBreakdown | None = None
     batched_send_s: float = 0.0
+    stage_imbalance: float = 1.0
 
     @property
     def gpus(self) -> int:
@@ -197,12 +207,14 @@ class ClusterPlan:
     def batched_token_time_s(self) -> float:
         """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
-        One micro-batch's pass over all stages plus its hand-offs; ``inf``
-        when no sequence fits.
+        One micro-batch's pass over all stages, stretched by
+        :attr:`stage_imbalance` when the stages are uneven (the ``pp``
+        micro-batches then advance at the pace of the largest stage), plus its
+        hand-offs; ``inf`` when no sequence fits.
         """
         if self.batched_step is None:
             return math.inf
-        return self.batched_step.total_s + self.batched_send_s
+        return self.batched_step.total_s * self.stage_imbalance + self.batched_send_s
 
     @property
     def tokens_per_s_replica(self) -> float:
@@ -257,6 +269,9 @@ class ClusterPlan:
         notes = []
         if layout_cautions(self.model, self.tp):
             notes.append(f"each KV head on {self.tp // self.model.num_kv_heads} GPUs")
+        if self.stage_imbalance > 1:
+            stages = stage_layers(self.model, self.pp)
+            notes.append(f"stages of {', '.join(str(s) for s in stages)} layers")
         if self.tp_crosses_nodes:
             notes.append("TP all-reduces on the network")
         if self.weights_fit and self.sequences_per_replica == 0:
@@ -391,14 +406,30 @@ def plan_cluster(
 
     step = decode_step(model, accel, tp_fabric, tp, algorithm=algorithm)
 
-    stage_share = math.ceil(model.super_blocks / pp) / model.super_blocks
-    weights = model.weight_bytes / tp * stage_share
-    per_sequence = stage_share * (
-        model.kv_bytes(context_tokens) * kv_share(model, tp)
-        + model.state_bytes * state_share(model, tp)
-    )
-    free = accel.memory_bytes - weights
-    sequences = int(free // per_sequence) if free > 0 else 0
+    # Each stage holds its own layers' weights, KV cache and state; the stage
+    # that fits the fewest sequences bounds the replica (vLLM's uneven split).
+    weights, fits_per_stage = 0.0, []
+    pp_layers = min(pp, model.num_layers)  # more stages than layers is a problem above
+    for attention, linear in stage_layer_kinds(model, pp_layers):
+        stage_weights = model.weight_bytes / tp * (attention + linear) / model.num_layers
+        per_sequence = 0.0
+        if model.num_attention_layers:
+            per_sequence += (
+                model.kv_bytes(context_tokens)
+                * kv_share(model, tp)
+                * attention
+                / model.num_attention_layers
+            )
+        if model.num_linear_layers:
+            per_sequence += (
+                model.state_bytes * state_share(model, tp) * linear / model.num_linear_layers
+            )
+        free = accel.memory_bytes - stage_weights
+        fits_per_stage.append(int(free // per_sequence) if free > 0 else 0)
+        weights = max(weights, stage_weights)
+    sequences = min(fits_per_stage)
+    # the pipeline moves at the pace of its largest stage: 1 when the layers divide evenly
+    imbalance = max(stage_layers(model, pp_layers)) * pp_layers / model.num_layers
     if weights > accel.memory_bytes:
         problems.append(
             f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
@@ -420,7 +451,7 @@ def plan_cluster(
         else None
     )
 
-    flags = list(layout_cautions(model, tp))
+    flags = list(layout_cautions(model, tp, pp_layers))
     if tp_crosses and tp > 1:
         flags.append(
             f"a TP group spans nodes, so its {model.allreduces_per_token} all-reduces per "
@@ -454,6 +485,7 @@ def plan_cluster(
         batch=batch,
         batched_step=batched,
         batched_send_s=sends(micro) if batch else 0.0,
+        stage_imbalance=imbalance,
     )
 
 
@@ -637,6 +669,8 @@ def cluster_numbers() -> dict[str, str]:
     across = plan_cluster(m, GPU, 2, 2, 4)
     tp8 = plan_cluster(m, GPU, 8, 1, 8)
     one_gpu = plan_cluster(m, GPU, 1, 1, 1)
+    pp3 = plan_cluster(m, GPU, 4, 3, 4, 3)
+    pp3_stages = stage_layers(m, 3)
     # The second exercise's network: five times worse than assumed in both numbers.
     worse = Fabric(
         "network five times worse",
@@ -665,6 +699,11 @@ def cluster_numbers() -> dict[str, str]:
         "deltanet_value_heads": str(m.linear_num_value_heads),
         "ffn_size": format_count(m.ffn_size or 0),
         "super_blocks": str(m.super_blocks),
+        "num_layers": str(m.num_layers),
+        "pp3_stages": ", ".join(str(s) for s in pp3_stages[:-1]) + f" and {pp3_stages[-1]}",
+        "pp3_slower": format_count(100 * (pp3.stage_imbalance - 1), decimals=0) + " %",
+        "pp3_sequences": format_count(pp3.sequences_per_replica),
+        "pp3_tokens_per_s": format_count(pp3.tokens_per_s_total),
         "inter_latency": format_seconds(INTER_NODE.latency, "us"),
         "inter_bandwidth": format_bytes(INTER_NODE.bandwidth, "GB") + "/s",
         "in_node_token_time": format_seconds(in_node.token_time_s, ms),

@@ -196,7 +196,7 @@ def _batched(plan: ClusterPlan) -> str:
     fit = "" if plan.batch == plan.sequences_per_replica else f" ({plan.sequences_per_replica} fit)"
     return (
         f"Batched, {_count(plan.batch, 'full-length sequence')} per replica{fit}: "
-        f"{format_seconds(plan.batched_token_time_s, 'ms')} per token each, "
+        f"{format_seconds(plan.batched_token_time_s, 'ms')} a token each, "
         f"{format_count(plan.tokens_per_s_total)} tokens/s in all ({_count(plan.dp, 'replica')})"
     )
 

@@ -1,8 +1,17 @@
-"""Where a model may be cut: the divisibility rule for TP and PP.
+"""Where a model may be cut: the divisibility rule for TP, and how PP splits the layers.
 
 Tensor parallelism gives each rank an equal slice of every head group and of
-the FFN, so its degree must divide each of them; pipeline parallelism gives
-each stage whole super-blocks, so its degree must divide their number.
+the FFN, so its degree must divide each of them: serving engines refuse any
+other split when they load the model (vLLM's ``divide()`` asserts that the
+heads and channels divide by the TP degree).
+
+Pipeline parallelism hands each stage a run of whole layers, and the layer
+count need not divide by the degree: vLLM gives every stage
+``num_layers // pp`` layers and one more to as many stages as are left over,
+counting back from the second-to-last (``get_pp_indices`` in
+``vllm/distributed/utils.py``), so 64 layers over 3 stages are 21, 22 and 21.
+The largest stage sets the pipeline's pace: :func:`stage_layers` gives the
+split, :func:`layout_cautions` says when it is uneven.
 
 KV heads are the exception that serving engines make legal: with more ranks
 than KV heads, each head is copied to the ranks that share it (vLLM's
@@ -43,7 +52,9 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     >>> check_layout(MODEL, 8)
     []
     >>> check_layout(MODEL, 3)[0]
-    'TP = 3 does not divide the 4 KV heads, nor they it: KV heads would be split unevenly'
+    'TP = 3 does not divide the 4 KV heads, nor they it: an engine refuses the split'
+    >>> check_layout(MODEL, 4, 3)
+    []
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
@@ -52,8 +63,7 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     kv = model.num_kv_heads
     if kv % tp and tp % kv:
         problems.append(
-            f"TP = {tp} does not divide the {kv} KV heads, nor they it: "
-            "KV heads would be split unevenly"
+            f"TP = {tp} does not divide the {kv} KV heads, nor they it: an engine refuses the split"
         )
     groups = [
         ("query heads", model.num_query_heads),
@@ -64,18 +74,108 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     for label, size in groups:
         if size is not None and size % tp:
             problems.append(
-                f"TP = {tp} does not divide the {size} {label}: they would be split unevenly"
+                f"TP = {tp} does not divide the {size} {label}: an engine refuses the split"
             )
-    blocks = model.super_blocks
-    if blocks % pp:
+    if pp > model.num_layers:
         problems.append(
-            f"PP = {pp} does not divide the {blocks} super-blocks: stages would be unequal"
+            f"PP = {pp} exceeds the {model.num_layers} layers: some stage would hold none"
         )
     return problems
 
 
-def layout_cautions(model: ModelSpec, tp: int) -> list[str]:
-    """Legal but wasteful choices in a tensor-parallel split of ``model``.
+def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
+    """Layers per pipeline stage, as vLLM splits them when not told otherwise.
+
+    Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left over
+    go one each to the stages before the last, counting back from the
+    second-to-last (the last holds the final norm and LM head, the first the
+    embedding).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    pp : int
+        Pipeline-parallel degree, from 1 to ``model.num_layers``.
+
+    Returns
+    -------
+    tuple of int
+        Layers of each stage, first to last; they add up to ``model.num_layers``.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import MODEL
+    >>> stage_layers(MODEL, 3)
+    (21, 22, 21)
+    >>> stage_layers(MODEL, 5)
+    (13, 13, 13, 13, 12)
+    """
+    require_instance("model", model, ModelSpec)
+    num_layers = model.num_layers
+    pp = require_int("pp", pp, maximum=num_layers)
+    parts = [num_layers // pp] * pp
+    for back in range(2, num_layers % pp + 2):
+        parts[-back] += 1
+    return tuple(parts)
+
+
+def layer_kinds(model: ModelSpec) -> tuple[str, ...]:
+    """Each layer's mixer, first to last: ``"attention"`` or ``"linear"``.
+
+    The full-attention layers are spread evenly, each closing its group: in
+    the specimen every fourth layer (Qwen's ``full_attention_interval`` of 4,
+    layers 3, 7, ..., 63 counting from 0).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+
+    Returns
+    -------
+    tuple of str
+        ``model.num_layers`` entries, ``model.num_attention_layers`` of them
+        ``"attention"``.
+    """
+    require_instance("model", model, ModelSpec)
+    a, n = model.num_attention_layers, model.num_layers
+    return tuple("attention" if (i + 1) * a // n > i * a // n else "linear" for i in range(n))
+
+
+def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
+    """Full-attention and linear-attention layers of each pipeline stage.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    pp : int
+        Pipeline-parallel degree, from 1 to ``model.num_layers``.
+
+    Returns
+    -------
+    tuple of (int, int)
+        ``(attention layers, linear layers)`` per stage, as :func:`stage_layers`
+        cuts the layers of :func:`layer_kinds`.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import MODEL
+    >>> stage_layer_kinds(MODEL, 3)
+    ((5, 16), (5, 17), (6, 15))
+    """
+    kinds = layer_kinds(model)
+    out, start = [], 0
+    for count in stage_layers(model, pp):
+        stage = kinds[start : start + count]
+        out.append((stage.count("attention"), stage.count("linear")))
+        start += count
+    return tuple(out)
+
+
+def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
+    """Legal but wasteful choices in a split of ``model`` into ``tp`` x ``pp`` pieces.
 
     Parameters
     ----------
@@ -83,26 +183,41 @@ def layout_cautions(model: ModelSpec, tp: int) -> list[str]:
         The model.
     tp : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    pp : int, default 1
+        Pipeline-parallel degree, from 1 to ``model.num_layers``.
 
     Returns
     -------
     list of str
-        Empty, or one sentence when ``tp`` exceeds the KV heads and each head
-        is therefore stored on several GPUs.
+        One sentence when ``tp`` exceeds the KV heads and each head is
+        therefore stored on several GPUs, one when ``pp`` does not divide the
+        layers and the largest stage sets the pace; empty when neither.
 
     Examples
     --------
     >>> from lesson_lib.model.specimen import MODEL
     >>> layout_cautions(MODEL, 8)[0][:52]
     'TP = 8 exceeds the 4 KV heads: each head is stored o'
+    >>> layout_cautions(MODEL, 4, 3)[0][:62]
+    'PP = 3 splits the 64 layers into stages of 21, 22 and 21: the '
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
+    pp = require_int("pp", pp, maximum=model.num_layers)
+    cautions = []
     kv = model.num_kv_heads
-    if tp <= kv or tp % kv:
-        return []
-    return [
-        f"TP = {tp} exceeds the {kv} KV heads: each head is stored on {tp // kv} GPUs, "
-        f"so each GPU's KV cache stops shrinking at TP = {kv} (legal, but memory spent "
-        f"{tp // kv} times)"
-    ]
+    if tp > kv and not tp % kv:
+        cautions.append(
+            f"TP = {tp} exceeds the {kv} KV heads: each head is stored on {tp // kv} GPUs, "
+            f"so each GPU's KV cache stops shrinking at TP = {kv} (legal, but memory spent "
+            f"{tp // kv} times)"
+        )
+    stages = stage_layers(model, pp)
+    if len(set(stages)) > 1:
+        counts = ", ".join(str(c) for c in stages[:-1]) + f" and {stages[-1]}"
+        slower = max(stages) * pp / model.num_layers - 1
+        cautions.append(
+            f"PP = {pp} splits the {model.num_layers} layers into stages of {counts}: "
+            f"the largest stage sets the pace, {slower * 100:.0f} % slower than an even split"
+        )
+    return cautions

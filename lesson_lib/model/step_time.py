@@ -1,10 +1,16 @@
 """Time of one decode step or one prefill: compute plus communication.
 
-Compute is a roofline: the larger of the bytes this rank reads from HBM and
-the FLOPs it does. The bytes are its share of the weights (the lesson's
-checkpoint-size heuristic, a planning estimate, not measured traffic) and,
-when a context length is given, its share of every sequence's KV cache and
-recurrent state, which a decode step reads in full. Communication is
+Compute is a roofline taken per phase, because a step's matrix multiplies
+and its attention are separate kernels that run one after the other: the
+weight GEMMs take the larger of streaming this rank's share of the weights
+(the lesson's checkpoint-size heuristic, a planning estimate, not measured
+traffic) and their FLOPs; then, when a context length is given, attention
+takes the larger of its memory traffic and its FLOPs. That traffic is this
+rank's share of every sequence's KV cache, read in full, and of its
+recurrent state, which the Gated DeltaNet decode kernel reads and writes
+back in place every token (:data:`STATE_PASSES`). A large batch can make
+the GEMMs compute-bound while attention stays memory-bound; one roofline
+over the whole step would let one phase hide behind the other. Communication is
 ``model.allreduces_per_token`` serial, blocking all-reduces, each carrying
 one hidden vector per token in flight: one per sequence of a decode batch,
 one per prompt token of a prefill.
@@ -26,6 +32,12 @@ from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 #: Largest decode batch the functions accept (a bound on input, not a claim about hardware).
 MAX_BATCH: int = 65_536
 
+#: Times a decode step moves each sequence's recurrent state through HBM: a recurrence
+#: reads the state it starts from and writes the one it ends with. vLLM's Gated DeltaNet
+#: layers do it in place, ``fused_recurrent_gated_delta_rule(..., inplace_final_state=True)``
+#: (https://github.com/vllm-project/vllm, ``vllm/model_executor/layers/fla/ops``).
+STATE_PASSES: int = 2
+
 
 @dataclass(frozen=True)
 class StepBreakdown:
@@ -34,7 +46,8 @@ class StepBreakdown:
     Attributes
     ----------
     compute_s : float
-        Roofline compute time per rank.
+        Compute time per rank: the GEMM phase's roofline plus the attention
+        phase's (:attr:`gemm_s` + :attr:`attention_s`).
     latency_s : float
         Sum of the all-reduces' fixed latencies.
     bandwidth_s : float
@@ -45,12 +58,17 @@ class StepBreakdown:
     weights_s : float
         Streaming this rank's weights from HBM.
     flops_s : float
-        The arithmetic side of the roofline.
+        All the step's arithmetic, GEMMs and attention, at the card's peak.
     kv_read_s : float
-        Reading this rank's share of every sequence's KV cache and recurrent
-        state (0, the default, when no context length was given).
+        Attention's memory traffic: reading this rank's share of every
+        sequence's KV cache, and reading and writing its recurrent state
+        (0, the default, when no context length was given).
     sequences : int
         Sequences in the step (the decode batch; 1, the default, for a prefill).
+    attention_flops_s : float
+        The part of ``flops_s`` spent in attention over the cached context
+        (0, the default, when no context length was given); the rest is the
+        weight GEMMs.
     """
 
     compute_s: float
@@ -61,11 +79,27 @@ class StepBreakdown:
     flops_s: float
     kv_read_s: float = 0.0
     sequences: int = 1
+    attention_flops_s: float = 0.0
 
     @property
     def memory_s(self) -> float:
-        """Seconds on the memory side of the roofline, weights plus KV and state reads."""
+        """Seconds of HBM traffic in all: weights, KV reads and state reads and writes."""
         return self.weights_s + self.kv_read_s
+
+    @property
+    def gemm_flops_s(self) -> float:
+        """Seconds of the weight GEMMs' arithmetic: ``flops_s - attention_flops_s``."""
+        return self.flops_s - self.attention_flops_s
+
+    @property
+    def gemm_s(self) -> float:
+        """The GEMM phase: the larger of streaming the weights and their arithmetic."""
+        return max(self.weights_s, self.gemm_flops_s)
+
+    @property
+    def attention_s(self) -> float:
+        """The attention phase: the larger of its KV and state traffic and its arithmetic."""
+        return max(self.kv_read_s, self.attention_flops_s)
 
     @property
     def communication_s(self) -> float:
@@ -121,25 +155,30 @@ def _step(
     require_instance("include_bandwidth", include_bandwidth, bool)
     n = require_int("n", n, maximum=MAX_RANKS)
     weights_s = model.weight_bytes / (n * accel.hbm_bandwidth)
-    flops = 2.0 * model.params * tokens
+    gemm_flops = 2.0 * model.params * tokens
+    attention_flops = 0.0
     kv_read_s = 0.0
     if context is not None:
         context = require_int("context", context, minimum=0, maximum=model.max_context)
-        per_sequence = model.kv_bytes(context) * kv_share(model, n) + model.state_bytes * (
-            state_share(model, n)
+        per_sequence = model.kv_bytes(context) * kv_share(model, n) + (
+            STATE_PASSES * model.state_bytes * state_share(model, n)
         )
         kv_read_s = sequences * per_sequence / accel.hbm_bandwidth
         # Attention scores and weighted values: 2 x 2 FLOPs per query head,
         # head dimension and cached token, in every attention layer.
         heads = model.num_query_heads or model.num_kv_heads
-        flops += 4.0 * model.num_attention_layers * heads * model.head_dim * context * sequences
-    flops_s = flops / (n * accel.peak_flops)
+        attention_flops = (
+            4.0 * model.num_attention_layers * heads * model.head_dim * context * sequences
+        )
+    flops_s = (gemm_flops + attention_flops) / (n * accel.peak_flops)
+    attention_flops_s = attention_flops / (n * accel.peak_flops)
     collectives = model.allreduces_per_token
     latency_s = collectives * allreduce_latency(n, fabric, algorithm)
     payload = tokens * model.hidden_vector_bytes
     bandwidth_s = collectives * allreduce_wire_bytes(payload, n, algorithm) / fabric.bandwidth
+    gemm_s = max(weights_s, flops_s - attention_flops_s)
     return StepBreakdown(
-        compute_s=max(weights_s + kv_read_s, flops_s),
+        compute_s=gemm_s + max(kv_read_s, attention_flops_s),
         latency_s=latency_s,
         bandwidth_s=bandwidth_s if include_bandwidth else 0.0,
         tokens=tokens,
@@ -147,6 +186,7 @@ def _step(
         flops_s=flops_s,
         kv_read_s=kv_read_s,
         sequences=sequences,
+        attention_flops_s=attention_flops_s,
     )
 
 

@@ -71,10 +71,12 @@ PROBLEM = Problem(
         "Two nodes of four GPUs serve the specimen as **TP 4 x DP 2** (TP inside each node, "
         "the lesson's fast fabric). Each replica decodes **{batch}** sequences together, each "
         "with a **{context}**-token context. How many tokens per second do the eight GPUs "
-        "produce in all? Include reading the KV caches and DeltaNet state in each step."
+        "produce in all? Include reading the KV caches, and reading and writing back the "
+        "DeltaNet state, in each step."
     ),
     solution_template=(
-        "One replica's step: weights {weights} + KV and state reads {reads} + latency "
+        "One replica's step: weights {weights} + KV reads and state reads and writes {reads} "
+        "+ latency "
         "{latency} + bytes {bandwidth} = {step}. It yields {batch} tokens: {per_replica} "
         "tokens/s per replica, **{answer}** tokens/s for both."
     ),
@@ -87,5 +89,6 @@ PROBLEM = Problem(
     reference=lambda p: _plan(p).tokens_per_s_total,
     mistakes=_mistakes,
     hint="Time one replica's decode step for its whole batch (weights once, every "
-    "sequence's KV reads, 128 all-reduces of batch vectors), then divide its tokens by it.",
+    "sequence's KV reads, its state read and written back, 128 all-reduces of batch "
+    "vectors), then divide its tokens by it.",
 )
