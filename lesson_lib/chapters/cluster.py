@@ -208,7 +208,7 @@ class ClusterPlan:
         """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
         One micro-batch's pass over all stages, stretched by
-        :attr:`stage_imbalance` when the stages are uneven (the ``pp``
+        ``stage_imbalance`` when the stages are uneven (the ``pp``
         micro-batches then advance at the pace of the largest stage), plus its
         hand-offs; ``inf`` when no sequence fits.
         """

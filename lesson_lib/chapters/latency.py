@@ -25,6 +25,7 @@ from lesson_lib.chapters import batching, overview, payloads
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
 from lesson_lib.model.collectives import allreduce_latency, allreduce_steps, allreduce_wire_bytes
+from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
@@ -527,6 +528,155 @@ def timeline_numbers() -> dict[str, str]:
     }
 
 
+#: The buyer's three boxes of cards sold as 80 GB, each (what, fabric, GPUs).
+BUYER_BOXES: tuple[tuple[str, Fabric, int], ...] = (
+    ("one GPU", FAST, 1),
+    ("two GPUs on the fast fabric", FAST, 2),
+    ("four GPUs on the slow fabric", SLOW, 4),
+)
+
+
+@dataclass(frozen=True)
+class BoxAnswer:
+    """One box's answer to the buyer's two questions.
+
+    Attributes
+    ----------
+    label : str
+        The box, e.g. ``"four GPUs on the slow fabric"``.
+    n : int
+        Tensor-parallel degree (all its GPUs).
+    fabric : Fabric
+        The wire between them.
+    stream_s : float
+        One stream's time per token in the lesson's arithmetic (weights and
+        all-reduce latency, no context): 16.12, 9.34 and 10.43 ms.
+    stream_full_s : float
+        One stream's time per token at full context, with its KV and state
+        traffic and the all-reduces' bytes.
+    sequences : int
+        Full-length sequences that fit beside the weights (an upper bound:
+        activations, CUDA graphs and the communication library's buffers
+        also take memory).
+    tokens_per_s : float
+        The box's throughput decoding all of them together, tokens/second.
+    """
+
+    label: str
+    n: int
+    fabric: Fabric
+    stream_s: float
+    stream_full_s: float
+    sequences: int
+    tokens_per_s: float
+
+
+def buyer_answers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> list[BoxAnswer]:
+    """Per-stream latency and full-context throughput of each of the buyer's boxes.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card; every box uses the same card.
+
+    Returns
+    -------
+    list of BoxAnswer
+        In the order of :data:`BUYER_BOXES`. The fixed latency decides the
+        first question (one stream waits on every all-reduce); memory that
+        grows with the GPU count decides the second (more cards hold more
+        sequences' KV cache).
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    answers = []
+    context = model.max_context
+    for label, fabric, n in BUYER_BOXES:
+        fit = max_sequences(model, accel, n, context)
+        batched = decode_step(model, accel, fabric, n, batch=max(fit, 1), context=context)
+        answers.append(
+            BoxAnswer(
+                label=label,
+                n=n,
+                fabric=fabric,
+                stream_s=decode_step(model, accel, fabric, n, include_bandwidth=False).total_s,
+                stream_full_s=decode_step(model, accel, fabric, n, context=context).total_s,
+                sequences=fit,
+                tokens_per_s=batched.tokens_per_s if fit else 0.0,
+            )
+        )
+    return answers
+
+
+#: Columns of :func:`buyer_table`.
+BUYER_HEADER: tuple[str, ...] = (
+    "box",
+    "one stream, the lesson's arithmetic (ms per token)",
+    "one stream at full context (ms per token)",
+    "full-length sequences that fit",
+    "all of them together (tokens/s)",
+)
+
+
+def buyer_table(caption: str | None = None) -> str:
+    """HTML table of :func:`buyer_answers`: both questions for each box.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        One row per box, columns :data:`BUYER_HEADER`.
+    """
+    from lesson_lib.chapters.tables import html_table
+
+    rows = [
+        (
+            a.label,
+            f"{a.stream_s * 1e3:.2f}",
+            f"{a.stream_full_s * 1e3:.2f}",
+            format_count(a.sequences),
+            format_count(a.tokens_per_s),
+        )
+        for a in buyer_answers()
+    ]
+    return html_table(BUYER_HEADER, rows, caption=caption)
+
+
+def buyer_numbers() -> dict[str, str]:
+    """The two answers to the buyer, formatted for the landing page, this chapter and the summary.
+
+    Returns
+    -------
+    dict of str to str
+        ``box_1_*``, ``box_2_*`` and ``box_4_*`` (``_stream``, ``_stream_full``,
+        ``_sequences``, ``_tokens_per_s``) for one GPU, two fast and four
+        slow; ``stream_winner``, ``stream_full_winner`` and
+        ``throughput_winner`` (the boxes);
+        ``throughput_4_vs_1`` and ``throughput_4_vs_2`` (the four slow GPUs'
+        throughput over the others').
+    """
+    one, two, four = buyer_answers()
+    out: dict[str, str] = {}
+    for key, a in (("box_1", one), ("box_2", two), ("box_4", four)):
+        out[f"{key}_stream"] = format_seconds(a.stream_s, "ms")
+        out[f"{key}_stream_full"] = format_seconds(a.stream_full_s, "ms")
+        out[f"{key}_sequences"] = format_count(a.sequences)
+        out[f"{key}_tokens_per_s"] = format_count(a.tokens_per_s)
+    boxes = (one, two, four)
+    out["stream_winner"] = min(boxes, key=lambda a: a.stream_s).label
+    out["throughput_winner"] = max(boxes, key=lambda a: a.tokens_per_s).label
+    out["stream_full_winner"] = min(boxes, key=lambda a: a.stream_full_s).label
+    out["throughput_4_vs_1"] = format_ratio(four.tokens_per_s / one.tokens_per_s, decimals=1)
+    out["throughput_4_vs_2"] = format_ratio(four.tokens_per_s / two.tokens_per_s, decimals=1)
+    return out
+
+
 def numbers() -> dict[str, str]:
     """Every value the latency page glues: the worked example's numbers, its own (speed-up, timeline, published latencies) and two quoted from the payloads and batching chapters.
 
@@ -540,6 +690,7 @@ def numbers() -> dict[str, str]:
         "pcie_bandwidth": payloads.payload_numbers()["pcie_bandwidth"],
         **scaling_numbers(),
         **published_numbers(),
+        **buyer_numbers(),
         "kv_read_full_4": batching.batching_numbers()["kv_read_full_4"],
         **timeline_numbers(),
     }

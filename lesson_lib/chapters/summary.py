@@ -1,24 +1,29 @@
-"""The summary page: the summary's numbers: the worked example's and three it quotes from the sizing, payloads and batching chapters."""
+"""The summary page: the worked example's numbers and what it quotes from the chapters."""
 
 from __future__ import annotations
 
-from lesson_lib.chapters import batching, overview, payloads, sizing
+from lesson_lib.chapters import batching, latency, overview, payloads, sizing
 from lesson_lib.chapters.glue import glue_numbers
 
 
 def numbers() -> dict[str, str]:
-    """Every value the summary page glues: the worked example's numbers and three quoted from the sizing, payloads and batching chapters.
+    """Every value the summary page glues.
 
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
+        Glue name -> formatted text: the worked example's numbers, the batch
+        crossover on four GPUs (batching), the ring-of-4 rate (payloads), the
+        KV heads (sizing), the slow fabric's break-even latency and the
+        buyer's two answers (latency).
     """
     return {
         **overview.numbers(),
         "batch_crossover_4": batching.batching_numbers()["batch_crossover_4"],
         "rate_4_gb": payloads.payload_numbers()["rate_4_gb"],
         "sizing_kv_heads": sizing.sizing_numbers()["sizing_kv_heads"],
+        "break_even_4_vs_2": latency.scaling_numbers()["break_even_4_vs_2"],
+        **latency.buyer_numbers(),
     }
 
 

@@ -32,8 +32,8 @@ from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 #: Largest decode batch the functions accept (a bound on input, not a claim about hardware).
 MAX_BATCH: int = 65_536
 
-#: Times a decode step moves each sequence's recurrent state through HBM: a recurrence
-#: reads the state it starts from and writes the one it ends with. vLLM's Gated DeltaNet
+#: Times a decode step moves each sequence's recurrent state through HBM, twice because
+#: a recurrence reads the state it starts from and writes the one it ends with. vLLM's Gated DeltaNet
 #: layers do it in place, ``fused_recurrent_gated_delta_rule(..., inplace_final_state=True)``
 #: (https://github.com/vllm-project/vllm, ``vllm/model_executor/layers/fla/ops``).
 STATE_PASSES: int = 2
@@ -83,22 +83,22 @@ class StepBreakdown:
 
     @property
     def memory_s(self) -> float:
-        """Seconds of HBM traffic in all: weights, KV reads and state reads and writes."""
+        """Seconds of HBM traffic in all, weights, KV reads and state reads and writes."""
         return self.weights_s + self.kv_read_s
 
     @property
     def gemm_flops_s(self) -> float:
-        """Seconds of the weight GEMMs' arithmetic: ``flops_s - attention_flops_s``."""
+        """Seconds of the weight GEMMs' arithmetic, ``flops_s - attention_flops_s``."""
         return self.flops_s - self.attention_flops_s
 
     @property
     def gemm_s(self) -> float:
-        """The GEMM phase: the larger of streaming the weights and their arithmetic."""
+        """The GEMM phase, the larger of streaming the weights and their arithmetic."""
         return max(self.weights_s, self.gemm_flops_s)
 
     @property
     def attention_s(self) -> float:
-        """The attention phase: the larger of its KV and state traffic and its arithmetic."""
+        """The attention phase, the larger of its KV and state traffic and its arithmetic."""
         return max(self.kv_read_s, self.attention_flops_s)
 
     @property
