@@ -98,7 +98,7 @@ MESSAGE = Template(
         " tokens/s in all;\n",
         "compute ",
         "{compute_ms}",
-        " ms (KV reads ",
+        " ms (KV and state traffic ",
         "{kv_ms}",
         " ms) + all-reduce latency ",
         "{latency_ms}",
