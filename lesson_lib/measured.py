@@ -1,0 +1,535 @@
+"""Measured collectives from ten GPU systems, and the lesson's claims scored against them.
+
+The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0,
+Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how they
+were converted by ``tools/fetch_measured.py``): all-reduce, all-gather,
+reduce-scatter and all-to-all latencies of NCCL (oneCCL on Intel's B60) and
+the all-reduce kernels of vLLM, SGLang and TensorRT-LLM, from 2 to 8 GPUs (16
+on GB300), in bytes and seconds.
+
+:func:`measured_fabric` fits the lesson's alpha-beta model to one table with
+the lab's fit (:func:`lesson_lib.lab.fit.fit_alpha_beta`), so any system can
+stand in for the lesson's stated fabrics. :func:`evaluate_claims` asks, of each
+of the lesson's claims, on how many measured systems it holds and which
+systems break it: a claim is a sentence the data can contradict.
+
+The systems' links are not in the tables. A system is called PCIe-class here
+when its two-GPU NCCL all-reduce reaches less than
+:data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth (L40S, RTX PRO 6000 Server
+and Arc Pro B60 measure 19-36 GB/s; every NVLink system 149 GB/s or more).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import itertools
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.resources import files
+
+import numpy as np
+
+from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_alpha_beta
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.step_time import decode_step
+
+#: Bus bandwidth below which a system's two-GPU NCCL all-reduce marks it PCIe-class.
+PCIE_CLASS_BUS_BANDWIDTH: float = 100e9
+
+#: The communication libraries' kernels (every other kernel is a serving engine's).
+LIBRARY_KERNELS: tuple[str, ...] = ("nccl", "oneccl")
+
+#: The system whose two-GPU fabric stands for "two fast GPUs": the lesson's card.
+REFERENCE_SYSTEM = "h100_sxm"
+
+
+@dataclass(frozen=True)
+class MeasuredCollective:
+    """One measured collective: a table row, in SI units.
+
+    Attributes
+    ----------
+    system : str
+        The table's system folder, e.g. ``"h100_sxm"``.
+    runtime : str
+        What ran it and its version, e.g. ``"nccl 2.27.3"``, ``"vllm 0.19.0"``.
+    kernel : str
+        ``"nccl"``, ``"oneccl"`` or an engine kernel: ``"vllm_graph"``,
+        ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
+    op : str
+        ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
+    gpus : int
+        GPUs taking part.
+    message_bytes : int
+        The message, bytes (16-bit elements x 2).
+    latency_s : float
+        Time of one collective, seconds (the median of repeated rows).
+    samples : int
+        Rows of the source merged into this one.
+    """
+
+    system: str
+    runtime: str
+    kernel: str
+    op: str
+    gpus: int
+    message_bytes: int
+    latency_s: float
+    samples: int
+
+
+def _data_file(name: str):  # type: ignore[no-untyped-def]
+    return files("lesson_lib") / "data" / "measured" / name
+
+
+@functools.cache
+def load_collectives() -> tuple[MeasuredCollective, ...]:
+    """Every shipped measurement (``lesson_lib/data/measured/collectives.csv``).
+
+    Returns
+    -------
+    tuple of MeasuredCollective
+        Sorted by system, runtime, kernel, op, GPUs and size.
+    """
+    with _data_file("collectives.csv").open() as f:
+        return tuple(
+            MeasuredCollective(
+                system=r["system"],
+                runtime=r["runtime"],
+                kernel=r["kernel"],
+                op=r["op"],
+                gpus=int(r["gpus"]),
+                message_bytes=int(r["message_bytes"]),
+                latency_s=float(r["latency_s"]),
+                samples=int(r["samples"]),
+            )
+            for r in csv.DictReader(f)
+        )
+
+
+@functools.cache
+def systems() -> dict[str, str]:
+    """Each measured system and the device its tables name.
+
+    Returns
+    -------
+    dict of str to str
+        System folder -> device, e.g. ``"l40s": "NVIDIA L40S"``.
+    """
+    with _data_file("systems.csv").open() as f:
+        return {r["system"]: r["device"] for r in csv.DictReader(f)}
+
+
+def _version(runtime: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", runtime))
+
+
+def _require_system(system: str) -> str:
+    if system not in systems():
+        raise ValueError(f"system must be one of {', '.join(sorted(systems()))}, got {system!r}")
+    return system
+
+
+def measured_table(
+    system: str, gpus: int, kernel: str = "nccl", op: str = "all_reduce", runtime: str | None = None
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """One table: sizes and latencies of one kernel's collective on one system.
+
+    Parameters
+    ----------
+    system : str
+        A key of :func:`systems`.
+    gpus : int
+        GPUs taking part.
+    kernel : str, default "nccl"
+        The kernel (:attr:`MeasuredCollective.kernel`).
+    op : str, default "all_reduce"
+        The collective.
+    runtime : str, optional
+        ``"nccl 2.27.3"`` ...; the newest that measured it by default.
+
+    Returns
+    -------
+    tuple of (str, numpy.ndarray, numpy.ndarray)
+        The runtime, the sizes in bytes (ascending) and the latencies in seconds.
+
+    Raises
+    ------
+    ValueError
+        If the system is unknown or no table matches, naming what exists.
+    """
+    _require_system(system)
+    rows = [
+        r
+        for r in load_collectives()
+        if (r.system, r.gpus, r.kernel, r.op) == (system, gpus, kernel, op)
+    ]
+    runtimes = sorted({r.runtime for r in rows}, key=_version)
+    if runtime is None and runtimes:
+        runtime = runtimes[-1]
+    rows = [r for r in rows if r.runtime == runtime]
+    if not rows:
+        have = sorted({(r.kernel, r.op, r.gpus) for r in load_collectives() if r.system == system})
+        raise ValueError(
+            f"no {op} table of kernel {kernel!r} on {gpus} GPUs of {system}"
+            + (f" measured by {runtime!r}" if runtime else "")
+            + f"; it has (kernel, op, gpus): {have}"
+        )
+    rows.sort(key=lambda r: r.message_bytes)
+    sizes = np.array([r.message_bytes for r in rows], dtype=float)
+    times = np.array([r.latency_s for r in rows], dtype=float)
+    return str(runtime), sizes, times
+
+
+def latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> float:
+    """A table's latency at ``message_bytes``, interpolated on log-log axes.
+
+    Parameters
+    ----------
+    sizes, times : numpy.ndarray
+        A table from :func:`measured_table`.
+    message_bytes : float
+        Inside the table's range of sizes.
+
+    Returns
+    -------
+    float
+        Seconds.
+
+    Raises
+    ------
+    ValueError
+        If ``message_bytes`` lies outside the measured sizes.
+    """
+    if not sizes[0] <= message_bytes <= sizes[-1]:
+        raise ValueError(
+            f"message_bytes must be within the measured {sizes[0]:g}..{sizes[-1]:g} bytes, "
+            f"got {message_bytes:g}"
+        )
+    return float(np.exp(np.interp(np.log(message_bytes), np.log(sizes), np.log(times))))
+
+
+@dataclass(frozen=True)
+class FittedFabric:
+    """A :class:`~lesson_lib.model.specs.Fabric` fitted to one measured table.
+
+    Attributes
+    ----------
+    system, runtime, kernel : str
+        Which table.
+    gpus : int
+        Its GPUs.
+    fit : AlphaBetaFit
+        The lab's fit, with the sizes it used and every residual.
+    fabric : Fabric
+        ``latency`` = the fit's alpha, ``bandwidth`` = its bus bandwidth.
+    """
+
+    system: str
+    runtime: str
+    kernel: str
+    gpus: int
+    fit: AlphaBetaFit
+    fabric: Fabric
+
+
+def measured_fabric(
+    system: str,
+    gpus: int,
+    kernel: str = "nccl",
+    op: str = "all_reduce",
+    runtime: str | None = None,
+) -> FittedFabric:
+    """Fit the lesson's alpha-beta model to one measured table.
+
+    Parameters
+    ----------
+    system, gpus, kernel, op, runtime
+        As for :func:`measured_table`.
+
+    Returns
+    -------
+    FittedFabric
+
+    Examples
+    --------
+    >>> f = measured_fabric("h100_sxm", 2)
+    >>> round(f.fabric.latency * 1e6, 1)
+    6.2
+    """
+    runtime, sizes, times = measured_table(system, gpus, kernel, op, runtime)
+    fit = fit_alpha_beta(sizes, times, ranks=max(gpus, 2))
+    name = f"{system} {gpus} GPUs, {kernel} ({runtime})"
+    return FittedFabric(system, runtime, kernel, gpus, fit, fabric_from_fit(fit, name))
+
+
+def library_kernel(system: str) -> str:
+    """The communication library a system's tables were measured with (``"nccl"``, ``"oneccl"``)."""
+    kernels = {r.kernel for r in load_collectives() if r.system == _require_system(system)}
+    for kernel in LIBRARY_KERNELS:
+        if kernel in kernels:
+            return kernel
+    raise ValueError(f"{system} has no communication library table")  # pragma: no cover
+
+
+def link_class(system: str) -> str:
+    """``"PCIe-class"`` or ``"NVLink-class"``, by its two-GPU all-reduce's bus bandwidth.
+
+    Parameters
+    ----------
+    system : str
+        A key of :func:`systems`.
+
+    Returns
+    -------
+    str
+        ``"PCIe-class"`` below :data:`PCIE_CLASS_BUS_BANDWIDTH`.
+    """
+    fitted = measured_fabric(system, 2, library_kernel(system))
+    return "PCIe-class" if fitted.fabric.bandwidth < PCIE_CLASS_BUS_BANDWIDTH else "NVLink-class"
+
+
+def _library_tables() -> list[tuple[str, int]]:
+    """(system, GPUs) of every communication-library all-reduce table."""
+    return sorted(
+        {
+            (r.system, r.gpus)
+            for r in load_collectives()
+            if r.op == "all_reduce" and r.kernel in LIBRARY_KERNELS
+        }
+    )
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """How one of the lesson's claims fares on the measured systems.
+
+    Attributes
+    ----------
+    key : str
+        Short name.
+    statement : str
+        The claim, as the lesson makes it.
+    tested : str
+        What was compared on each case.
+    holds : tuple of str
+        The cases (systems, or system and GPUs) where it holds.
+    breaks : tuple of str
+        The cases where it does not, each with the numbers that break it.
+    """
+
+    key: str
+    statement: str
+    tested: str
+    holds: tuple[str, ...]
+    breaks: tuple[str, ...]
+
+    @property
+    def total(self) -> int:
+        """Cases tested."""
+        return len(self.holds) + len(self.breaks)
+
+    @property
+    def verdict(self) -> str:
+        """``"holds on k of n"``."""
+        return f"holds on {len(self.holds)} of {self.total}"
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.1f} us"
+
+
+#: One hidden vector of the specimen: the message of a decode all-reduce at batch 1.
+DECODE_MESSAGE_BYTES: float = MODEL.hidden_vector_bytes
+#: The lesson's prompt's message: every prompt token's hidden vector at once.
+PREFILL_MESSAGE_BYTES: float = PROMPT_TOKENS * MODEL.hidden_vector_bytes
+
+
+def _four_slow_lose() -> tuple[list[str], list[str]]:
+    fast = measured_fabric(REFERENCE_SYSTEM, 2).fabric
+    two_fast = decode_step(MODEL, GPU, fast, 2, include_bandwidth=False).total_s
+    holds, breaks = [], []
+    for system in sorted(systems()):
+        if link_class(system) != "PCIe-class":
+            continue
+        slow = measured_fabric(system, 4, library_kernel(system)).fabric
+        four = decode_step(MODEL, GPU, slow, 4, include_bandwidth=False).total_s
+        case = f"{system}: {four * 1e3:.2f} ms against {two_fast * 1e3:.2f} ms"
+        (holds if four > two_fast else breaks).append(case)
+    return holds, breaks
+
+
+def _decode_latency_bound() -> tuple[list[str], list[str]]:
+    holds, breaks = [], []
+    for system, gpus in _library_tables():
+        fit = measured_fabric(system, gpus, library_kernel(system)).fit
+        wire = DECODE_MESSAGE_BYTES / fit.bandwidth
+        case = f"{system} x{gpus}: alpha {_us(fit.alpha)}, bytes {_us(wire)}"
+        (holds if fit.alpha > wire else breaks).append(case)
+    return holds, breaks
+
+
+def _prefill_bandwidth_bound() -> tuple[list[str], list[str]]:
+    holds, breaks = [], []
+    for system, gpus in _library_tables():
+        fit = measured_fabric(system, gpus, library_kernel(system)).fit
+        wire = PREFILL_MESSAGE_BYTES / fit.bandwidth
+        case = f"{system} x{gpus}: bytes {_us(wire)}, alpha {_us(fit.alpha)}"
+        (holds if wire > fit.alpha else breaks).append(case)
+    return holds, breaks
+
+
+def _engine_kernel_beats_library() -> tuple[list[str], list[str]]:
+    holds, breaks = [], []
+    pairs = sorted(
+        {
+            (r.system, r.gpus)
+            for r in load_collectives()
+            if r.op == "all_reduce" and r.kernel not in LIBRARY_KERNELS
+        }
+    )
+    for system, gpus in pairs:
+        try:
+            _, m, t = measured_table(system, gpus, library_kernel(system))
+        except ValueError:
+            continue
+        library = latency_at(m, t, DECODE_MESSAGE_BYTES)
+        best, name = math.inf, ""
+        for kernel in sorted(
+            {r.kernel for r in load_collectives() if (r.system, r.gpus) == (system, gpus)}
+            - set(LIBRARY_KERNELS)
+        ):
+            _, mk, tk = measured_table(system, gpus, kernel)
+            value = latency_at(mk, tk, DECODE_MESSAGE_BYTES)
+            if value < best:
+                best, name = value, kernel
+        case = f"{system} x{gpus}: {name} {_us(best)}, library {_us(library)}"
+        (holds if best < library else breaks).append(case)
+    return holds, breaks
+
+
+def _graph_cuts_latency() -> tuple[list[str], list[str]]:
+    holds, breaks = [], []
+    rows = load_collectives()
+    graphs = sorted(
+        {(r.system, r.runtime, r.kernel, r.gpus) for r in rows if r.kernel.endswith("_graph")}
+    )
+    for system, runtime, kernel, gpus in graphs:
+        eager = kernel.replace("_graph", "_eager")
+        try:
+            _, _, t_graph = measured_table(system, gpus, kernel, runtime=runtime)
+            _, _, t_eager = measured_table(system, gpus, eager, runtime=runtime)
+        except ValueError:
+            continue
+        g, e = float(t_graph[0]), float(t_eager[0])
+        case = f"{system} {runtime} x{gpus}: {_us(g)} in a graph, {_us(e)} eager"
+        (holds if g < e else breaks).append(case)
+    return holds, breaks
+
+
+def _latency_grows_with_gpus() -> tuple[list[str], list[str]]:
+    holds, breaks = [], []
+    for system in sorted(systems()):
+        counts = sorted(g for s, g in _library_tables() if s == system)
+        if len(counts) < 2:
+            continue
+        kernel = library_kernel(system)
+        alphas = [measured_fabric(system, g, kernel).fabric.latency for g in counts]
+        case = f"{system}: " + ", ".join(
+            f"{_us(a)} on {g}" for a, g in zip(alphas, counts, strict=True)
+        )
+        grows = all(b > a for a, b in itertools.pairwise(alphas))
+        (holds if grows else breaks).append(case)
+    return holds, breaks
+
+
+def _stated_latency(fabric: Fabric, gpus: int, link: str) -> Callable[[], tuple[list, list]]:
+    def check() -> tuple[list[str], list[str]]:
+        holds, breaks = [], []
+        for system in sorted(systems()):
+            if link_class(system) != link:
+                continue
+            try:
+                alpha = measured_fabric(system, gpus, library_kernel(system)).fabric.latency
+            except ValueError:
+                continue
+            case = f"{system}: {_us(alpha)}"
+            (holds if alpha <= fabric.latency else breaks).append(case)
+        return holds, breaks
+
+    return check
+
+
+#: The claims scored: (key, the lesson's statement, what is compared, the check).
+CLAIMS: tuple[tuple[str, str, str, Callable[[], tuple[list, list]]], ...] = (
+    (
+        "four_slow_lose",
+        "Four GPUs on the slow link decode one stream slower than two on the fast one.",
+        "each PCIe-class system's 4-GPU fitted fabric against the H100 SXM's 2-GPU one, "
+        "the H100's compute in both",
+        _four_slow_lose,
+    ),
+    (
+        "decode_latency_bound",
+        "A decode all-reduce at batch 1 is latency-bound.",
+        "each library all-reduce table: fitted alpha against one hidden vector's bytes",
+        _decode_latency_bound,
+    ),
+    (
+        "prefill_bandwidth_bound",
+        "A prefill all-reduce is bandwidth-bound.",
+        "each library all-reduce table: the prompt's bytes against fitted alpha",
+        _prefill_bandwidth_bound,
+    ),
+    (
+        "engine_kernel_beats_library",
+        "An engine's one-shot or two-shot all-reduce beats the library's at decode sizes.",
+        "each system and GPU count: the fastest engine kernel against the library at one "
+        "hidden vector",
+        _engine_kernel_beats_library,
+    ),
+    (
+        "graph_cuts_latency",
+        "A CUDA graph cuts a small all-reduce's latency.",
+        "each engine kernel measured both ways: the smallest message in a graph and eager",
+        _graph_cuts_latency,
+    ),
+    (
+        "latency_grows_with_gpus",
+        "The library's small-message latency grows with the number of GPUs.",
+        "each system: fitted alpha at 2, 4 and 8 GPUs",
+        _latency_grows_with_gpus,
+    ),
+    (
+        "fast_latency_upper",
+        "The fast fabric's stated latency is no better than a measured NVLink system's.",
+        f"each NVLink-class system's 2-GPU fitted alpha against {_us(FAST.latency)}",
+        _stated_latency(FAST, 2, "NVLink-class"),
+    ),
+    (
+        "slow_latency_upper",
+        "The slow fabric's stated latency is no better than a measured PCIe system's.",
+        f"each PCIe-class system's 4-GPU fitted alpha against {_us(SLOW.latency)}",
+        _stated_latency(SLOW, 4, "PCIe-class"),
+    ),
+)
+
+
+@functools.cache
+def evaluate_claims() -> tuple[ClaimResult, ...]:
+    """Score every claim of :data:`CLAIMS` on the shipped measurements.
+
+    Returns
+    -------
+    tuple of ClaimResult
+        In the order of :data:`CLAIMS`.
+    """
+    results = []
+    for key, statement, tested, check in CLAIMS:
+        holds, breaks = check()
+        results.append(ClaimResult(key, statement, tested, tuple(holds), tuple(breaks)))
+    return tuple(results)
