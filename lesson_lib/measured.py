@@ -43,7 +43,7 @@ PCIE_CLASS_BUS_BANDWIDTH: float = 100e9
 #: The communication libraries' kernels (every other kernel is a serving engine's).
 LIBRARY_KERNELS: tuple[str, ...] = ("nccl", "oneccl")
 
-#: The system whose two-GPU fabric stands for "two fast GPUs": the lesson's card.
+#: The system whose two-GPU fabric stands for "two fast GPUs", the lesson's card.
 REFERENCE_SYSTEM = "h100_sxm"
 
 
@@ -146,7 +146,7 @@ def measured_table(
     gpus : int
         GPUs taking part.
     kernel : str, default "nccl"
-        The kernel (:attr:`MeasuredCollective.kernel`).
+        The kernel, as :class:`MeasuredCollective` names it.
     op : str, default "all_reduce"
         The collective.
     runtime : str, optional
@@ -219,8 +219,12 @@ class FittedFabric:
 
     Attributes
     ----------
-    system, runtime, kernel : str
-        Which table.
+    system : str
+        The measured system.
+    runtime : str
+        What measured the table.
+    kernel : str
+        The kernel it timed.
     gpus : int
         Its GPUs.
     fit : AlphaBetaFit
@@ -268,7 +272,18 @@ def measured_fabric(
 
 
 def library_kernel(system: str) -> str:
-    """The communication library a system's tables were measured with (``"nccl"``, ``"oneccl"``)."""
+    """The communication library a system's tables were measured with.
+
+    Parameters
+    ----------
+    system : str
+        A key of :func:`systems`.
+
+    Returns
+    -------
+    str
+        ``"nccl"``, or ``"oneccl"`` on Intel's Arc Pro B60.
+    """
     kernels = {r.kernel for r in load_collectives() if r.system == _require_system(system)}
     for kernel in LIBRARY_KERNELS:
         if kernel in kernels:
@@ -343,9 +358,9 @@ def _us(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-#: One hidden vector of the specimen: the message of a decode all-reduce at batch 1.
+#: One hidden vector of the specimen, the message of a decode all-reduce at batch 1.
 DECODE_MESSAGE_BYTES: float = MODEL.hidden_vector_bytes
-#: The lesson's prompt's message: every prompt token's hidden vector at once.
+#: The lesson's prompt's message, every prompt token's hidden vector at once.
 PREFILL_MESSAGE_BYTES: float = PROMPT_TOKENS * MODEL.hidden_vector_bytes
 
 
@@ -464,7 +479,7 @@ def _stated_latency(fabric: Fabric, gpus: int, link: str) -> Callable[[], tuple[
     return check
 
 
-#: The claims scored: (key, the lesson's statement, what is compared, the check).
+#: The claims scored, each (key, the lesson's statement, what is compared, the check).
 CLAIMS: tuple[tuple[str, str, str, Callable[[], tuple[list, list]]], ...] = (
     (
         "four_slow_lose",

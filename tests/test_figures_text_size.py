@@ -32,6 +32,7 @@ from lesson_lib.figures import (
     cluster,
     lab,
     latency,
+    measured,
     payloads,
     prefill,
     sizing,
@@ -94,6 +95,7 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("latency", "fixed_vs_hop_figure()"): latency.fixed_vs_hop_figure,
     ("algorithms", "latency_by_n_figure()"): algorithms.latency_by_n_figure,
     ("algorithms", "time_by_size_figure()"): algorithms.time_by_size_figure,
+    ("measured", "measured_latency_figure()"): measured.measured_latency_figure,
     ("batching", "batch_figure()"): batching.batch_figure,
     ("prefill", "prefill_breakdown_figure((FAST, SLOW), 4)"): lambda: (
         prefill.prefill_breakdown_figure((FAST, SLOW), 4)

@@ -1,0 +1,272 @@
+"""The measured chapter: the lesson's latencies and claims against ten measured GPU systems.
+
+Every number here is computed from :mod:`lesson_lib.measured`, the
+communication tables NVIDIA's aiconfigurator ships. The decode lines use
+the lesson's card (H100 SXM-class compute) and change only the fabric, so
+each row asks what that system's measured all-reduce would do to the
+worked example.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.chapters import overview
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.chapters.tables import html_table
+from lesson_lib.measured import (
+    LIBRARY_KERNELS,
+    PCIE_CLASS_BUS_BANDWIDTH,
+    REFERENCE_SYSTEM,
+    evaluate_claims,
+    library_kernel,
+    link_class,
+    load_collectives,
+    measured_fabric,
+    systems,
+)
+from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
+from lesson_lib.model.step_time import decode_step, speedup
+from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
+
+
+@dataclass(frozen=True)
+class MeasuredLines:
+    """The worked example's decode lines with one system's fitted fabrics.
+
+    Attributes
+    ----------
+    system : str
+        The measured system.
+    link : str
+        ``"NVLink-class"`` or ``"PCIe-class"``.
+    alpha_2 : float
+        Fitted all-reduce latency of its library on 2 GPUs, seconds.
+    alpha_4 : float
+        The same on 4 GPUs.
+    line_2 : float
+        Seconds per token on 2 GPUs, the lesson's compute plus 128 x ``alpha_2``.
+    line_4 : float
+        The same on 4 GPUs with ``alpha_4``.
+    """
+
+    system: str
+    link: str
+    alpha_2: float
+    alpha_4: float
+    line_2: float
+    line_4: float
+
+    @property
+    def speedup_2_to_4(self) -> float:
+        """``line_2 / line_4``: what doubling the GPUs buys on this system's wire."""
+        return self.line_2 / self.line_4
+
+
+def measured_lines() -> list[MeasuredLines]:
+    """Every system with 2- and 4-GPU library all-reduces, NVLink-class first.
+
+    Returns
+    -------
+    list of MeasuredLines
+        The lesson's arithmetic (compute + latency, no bytes), the fabric fitted.
+    """
+    out = []
+    for system in sorted(systems()):
+        kernel = library_kernel(system)
+        two = measured_fabric(system, 2, kernel).fabric
+        four = measured_fabric(system, 4, kernel).fabric
+        out.append(
+            MeasuredLines(
+                system=system,
+                link=link_class(system),
+                alpha_2=two.latency,
+                alpha_4=four.latency,
+                line_2=decode_step(MODEL, GPU, two, 2, include_bandwidth=False).total_s,
+                line_4=decode_step(MODEL, GPU, four, 4, include_bandwidth=False).total_s,
+            )
+        )
+    return sorted(out, key=lambda r: (r.link != "NVLink-class", r.system))
+
+
+#: Columns of :func:`measured_lines_table`.
+LINES_HEADER: tuple[str, ...] = (
+    "system",
+    "link",
+    "alpha, 2 GPUs (us)",
+    "alpha, 4 GPUs (us)",
+    "2 GPUs (ms per token)",
+    "4 GPUs (ms per token)",
+    "2 -> 4 GPUs",
+)
+
+
+def measured_lines_table(caption: str | None = None) -> str:
+    """HTML table of :func:`measured_lines`, the lesson's own fabrics in the first two rows.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        Columns :data:`LINES_HEADER`.
+    """
+    rows = []
+    for label, fabric in (("the lesson: fast", FAST), ("the lesson: slow", SLOW)):
+        two = decode_step(MODEL, GPU, fabric, 2, include_bandwidth=False)
+        four = decode_step(MODEL, GPU, fabric, 4, include_bandwidth=False)
+        rows.append(
+            (
+                label,
+                "stated",
+                f"{fabric.latency * 1e6:.1f}",
+                f"{fabric.latency * 1e6:.1f}",
+                f"{two.total_s * 1e3:.2f}",
+                f"{four.total_s * 1e3:.2f}",
+                format_ratio(speedup(two, four)),
+            )
+        )
+    for r in measured_lines():
+        rows.append(
+            (
+                systems()[r.system],
+                r.link,
+                f"{r.alpha_2 * 1e6:.1f}",
+                f"{r.alpha_4 * 1e6:.1f}",
+                f"{r.line_2 * 1e3:.2f}",
+                f"{r.line_4 * 1e3:.2f}",
+                format_ratio(r.speedup_2_to_4),
+            )
+        )
+    return html_table(LINES_HEADER, rows, caption=caption)
+
+
+#: Columns of :func:`claims_table`.
+CLAIMS_HEADER: tuple[str, ...] = ("claim", "tested on", "verdict", "where it breaks")
+
+
+def claims_table(caption: str | None = None) -> str:
+    """HTML table of :func:`lesson_lib.measured.evaluate_claims`: k of n and the counter-examples.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        Columns :data:`CLAIMS_HEADER`; at most four counter-examples a row, then how many more.
+    """
+    rows = []
+    for c in evaluate_claims():
+        shown = list(c.breaks[:4])
+        if len(c.breaks) > 4:
+            shown.append(f"and {len(c.breaks) - 4} more")
+        rows.append((c.statement, c.tested, c.verdict, "; ".join(shown) or "nowhere"))
+    return html_table(CLAIMS_HEADER, rows, caption=caption)
+
+
+def measured_numbers() -> dict[str, str]:
+    """The chapter's own glued values.
+
+    Returns
+    -------
+    dict of str to str
+        ``measured_systems``, ``measured_rows``, ``measured_tables``; per claim
+        ``claim_<key>`` (``"holds on k of n"``); the measured alpha ranges
+        ``nvlink_alpha_2_low/high`` and ``pcie_alpha_4_low/high``; and
+        ``pcie_line_4_best`` / ``reference_line_2`` (the fastest PCIe-class
+        four-GPU line against the H100 SXM's two-GPU line).
+    """
+    rows = load_collectives()
+    lines = measured_lines()
+    nvlink = [r for r in lines if r.link == "NVLink-class"]
+    pcie = [r for r in lines if r.link == "PCIe-class"]
+    reference = next(r for r in lines if r.system == REFERENCE_SYSTEM)
+    out = {
+        "measured_systems": format_count(len(systems())),
+        "measured_rows": format_count(len(rows)),
+        "measured_tables": format_count(
+            len({(r.system, r.runtime, r.kernel, r.op, r.gpus) for r in rows})
+        ),
+        "nvlink_alpha_2_low": format_seconds(min(r.alpha_2 for r in nvlink), "us"),
+        "nvlink_alpha_2_high": format_seconds(max(r.alpha_2 for r in nvlink), "us"),
+        "pcie_alpha_4_low": format_seconds(min(r.alpha_4 for r in pcie), "us"),
+        "pcie_alpha_4_high": format_seconds(max(r.alpha_4 for r in pcie), "us"),
+        "pcie_line_4_best": format_seconds(min(r.line_4 for r in pcie), "ms"),
+        "pcie_line_4_worst": format_seconds(max(r.line_4 for r in pcie), "ms"),
+        "reference_line_2": format_seconds(reference.line_2, "ms"),
+        "reference_device": systems()[REFERENCE_SYSTEM],
+    }
+    busbw = {s: measured_fabric(s, 2, library_kernel(s)).fabric.bandwidth for s in systems()}
+    pcie_bw = [busbw[r.system] for r in pcie]
+    nvlink_bw = [busbw[r.system] for r in nvlink]
+    graph_speed = [
+        r.alpha_2 / _smallest_engine(r.system, "_graph")
+        for r in lines
+        if _smallest_engine(r.system, "_graph") is not None
+    ]
+    slow_over = [SLOW.latency / r.alpha_4 for r in pcie]
+    l40s = next(r for r in pcie if r.system == "l40s")
+
+    def rate(value: float) -> str:
+        return format_bytes(value, "GB", decimals=0) + "/s"
+
+    out.update(
+        {
+            "pcie_threshold": rate(PCIE_CLASS_BUS_BANDWIDTH),
+            "pcie_busbw_low": rate(min(pcie_bw)),
+            "pcie_busbw_high": rate(max(pcie_bw)),
+            "nvlink_busbw_low": rate(min(nvlink_bw)),
+            "graph_speedup_low": format_ratio(min(graph_speed), decimals=1),
+            "graph_speedup_high": format_ratio(max(graph_speed), decimals=1),
+            "slow_over_measured_low": format_ratio(min(slow_over), decimals=1),
+            "slow_over_measured_high": format_ratio(max(slow_over), decimals=1),
+            "l40s_alpha_4": format_seconds(l40s.alpha_4, "us"),
+            "l40s_latency_total": format_seconds(MODEL.allreduces_per_token * l40s.alpha_4, "ms"),
+            "l40s_line_4": format_seconds(l40s.line_4, "ms"),
+        }
+    )
+    for c in evaluate_claims():
+        out[f"claim_{c.key}"] = c.verdict
+    return out
+
+
+def _smallest_engine(system: str, suffix: str) -> float | None:
+    """The smallest-message latency of a system's engine kernels ending in ``suffix``, 2 GPUs."""
+    values = [
+        r.latency_s
+        for r in load_collectives()
+        if r.system == system
+        and r.gpus == 2
+        and r.op == "all_reduce"
+        and r.kernel not in LIBRARY_KERNELS
+        and r.kernel.endswith(suffix)
+    ]
+    return min(values) if values else None
+
+
+def numbers() -> dict[str, str]:
+    """Every value the measured page glues: the worked example's and the chapter's own.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> formatted text.
+    """
+    return {**overview.numbers(), **measured_numbers()}
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/measured.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

@@ -1,0 +1,85 @@
+"""Figure of the measured chapter: the lesson's stated latencies among ten systems' measured ones."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, NullLocator
+
+from lesson_lib.figures._style import PALETTE, draw_key, new_figure
+from lesson_lib.measured import (
+    LIBRARY_KERNELS,
+    library_kernel,
+    link_class,
+    load_collectives,
+    measured_fabric,
+    systems,
+)
+from lesson_lib.model.specimen import FAST, SLOW
+
+#: Marker and colour of each kind of measured latency.
+_KINDS: dict[str, tuple[str, str, str]] = {
+    "library2": ("o", PALETTE["blue"], "library all-reduce, 2 GPUs (fitted alpha)"),
+    "library4": ("s", PALETTE["sky"], "library all-reduce, 4 GPUs (fitted alpha)"),
+    "graph": ("^", PALETTE["green"], "engine kernel in a CUDA graph, 2 GPUs, smallest size"),
+    "eager": ("v", PALETTE["vermillion"], "engine kernel eager, 2 GPUs, smallest size"),
+}
+
+
+def _smallest(system: str, gpus: int, suffix: str) -> float | None:
+    values = [
+        r.latency_s
+        for r in load_collectives()
+        if r.system == system
+        and r.gpus == gpus
+        and r.op == "all_reduce"
+        and r.kernel not in LIBRARY_KERNELS
+        and r.kernel.endswith(suffix)
+    ]
+    return min(values) if values else None
+
+
+def measured_latency_figure() -> Figure:
+    """Dots per system: measured small all-reduce latencies beside the lesson's 10 us and 50 us.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, a row per system (NVLink-class above PCIe-class), latency in
+        microseconds on a log axis; dashed lines at the lesson's fast and slow
+        latencies.
+    """
+    order = sorted(systems(), key=lambda s: (link_class(s) != "NVLink-class", s), reverse=True)
+    fig, ax = new_figure(6.0, 4.8)
+    for y, system in enumerate(order):
+        kernel = library_kernel(system)
+        points = {
+            "library2": measured_fabric(system, 2, kernel).fabric.latency,
+            "library4": measured_fabric(system, 4, kernel).fabric.latency,
+            "graph": _smallest(system, 2, "_graph"),
+            "eager": _smallest(system, 2, "_eager"),
+        }
+        for kind, value in points.items():
+            if value is None:
+                continue
+            marker, colour, _ = _KINDS[kind]
+            ax.plot(value * 1e6, y, marker=marker, color=colour, linestyle="none", markersize=7)
+    for fabric, label in ((FAST, "lesson: fast"), (SLOW, "lesson: slow")):
+        ax.axvline(fabric.latency * 1e6, color=PALETTE["black"], linestyle="--", linewidth=1)
+        ax.text(fabric.latency * 1e6 * 1.05, len(order) - 0.5, label, fontsize=10, va="bottom")
+    ax.set_yticks(range(len(order)), [f"{s} ({link_class(s)[:-6]})" for s in order])
+    ax.set_xscale("log")
+    ax.set_xlim(1.5, 150)
+    ticks = [2, 5, 10, 20, 50, 100]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.set_ylim(-0.7, len(order) + 0.3)
+    ax.set_xlabel("latency of one small all-reduce (us, log scale)")
+    handles = [
+        Line2D([], [], marker=m, color=c, linestyle="none", label=label)
+        for m, c, label in _KINDS.values()
+    ]
+    fig.get_layout_engine().set(rect=(0, 0.25, 1, 0.75))
+    draw_key(fig, handles, x=0.5, y=0.01, loc="lower center", ncols=1, fontsize=10)
+    return fig
