@@ -215,3 +215,12 @@ def test_timeline_numbers_read_like_the_chapter():
     assert numbers["wait_2_fast"] == "10 us"
     assert numbers["anatomy_launch"] == "3 us"
     assert float(numbers["wait_4_slow"].split()[0]) > float(numbers["slice_4_slow"].split()[0])
+
+
+def test_embedding_is_not_read_whole_by_hand():
+    """248,320 rows x 5,120 x 2 bytes = 2,542,796,800 bytes, 2.54 GB; a token reads 10 KiB."""
+    from lesson_lib.chapters.latency import embedding_numbers
+
+    v = embedding_numbers()
+    assert v["embedding_gb"] == f"{248_320 * 5_120 * 2 / 1e9:.2f} GB" == "2.54 GB"
+    assert v["embedding_row"] == "10 KiB"

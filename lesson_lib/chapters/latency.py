@@ -535,6 +535,22 @@ def timeline_numbers() -> dict[str, str]:
     }
 
 
+def embedding_numbers() -> dict[str, str]:
+    """The input embedding, which decoding does not read whole.
+
+    Returns
+    -------
+    dict of str to str
+        ``embedding_gb`` (vocabulary x hidden size x bytes per weight, the
+        whole matrix) and ``embedding_row`` (the one row a token looks up).
+    """
+    rows = MODEL.vocab_size or 0
+    return {
+        "embedding_gb": format_bytes(rows * MODEL.hidden_vector_bytes, "GB"),
+        "embedding_row": format_bytes(MODEL.hidden_vector_bytes, "KiB", decimals=0),
+    }
+
+
 def numbers() -> dict[str, str]:
     """Every value the latency page glues: the worked example's numbers, its own (speed-up, timeline, published latencies) and two quoted from the payloads and batching chapters.
 
@@ -550,6 +566,7 @@ def numbers() -> dict[str, str]:
         **published_numbers(),
         "kv_read_full_4": batching.batching_numbers()["kv_read_full_4"],
         **timeline_numbers(),
+        **embedding_numbers(),
     }
 
 
