@@ -50,8 +50,9 @@ MODEL = ModelSpec(
     vocab_size=248_320,
 )
 
-#: What the box says. GPU memory is binary-sized even where the label says GB:
-#: nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB and 81,559 MiB on an H100.
+#: What the box says. nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB but
+#: 81,559 MiB on an H100, below 80 GiB (modal-client PR 2797, which concludes that
+#: NVIDIA quotes GB); the lesson sizes the card by what CUDA exposes instead.
 GPU_LABEL: str = "80 GB"
 GPU_HBM_BYTES: float = 80 * GiB
 #: What CUDA exposes of it (the rest holds the driver's own structures):
