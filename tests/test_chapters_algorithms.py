@@ -4,6 +4,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.algorithms import (
+    VLLM_PR_2192,
     algorithm_numbers,
     algorithm_rows,
     cuda_graph_fabric,
@@ -62,3 +63,19 @@ def test_numbers_by_hand():
     assert v["graph_line_4_slow"] == f"{(13.5e9 / 3.35e12 + 128 * 47e-6) * 1e3:.2f} ms"
     assert v["alg_vllm_limit_4"] == "512 KiB" and v["alg_one_vs_two_shot_4"] == "505 KiB"
     assert_allclose(SLOW.latency, 50e-6)  # the graph line above assumes the slow fabric
+
+
+def test_engine_limits_and_pr_2192_by_hand():
+    """Read from the sources: 8192 x 1024 bytes of buffer, Hopper's 8-GPU cap MiB // 4.
+
+    vLLM PR 2192's 70B row: 16.37 s -> 14.57 s, 1 - 14.57 / 16.37 = 0.110, for a
+    batch of 64 requests of 256 tokens in and 256 out.
+    """
+    v = algorithm_numbers()
+    assert v["alg_vllm_buffer"] == "8 MiB"
+    assert v["alg_vllm_symm_limit_8"] == "256 KiB"
+    assert v["alg_pr2192_batch"] == "64" and v["alg_pr2192_tokens"] == "256"
+    assert v["alg_pr2192_before"] == "16.37 s" and v["alg_pr2192_after"] == "14.57 s"
+    assert v["alg_pr2192_saved"] == "11 %"
+    assert_allclose(VLLM_PR_2192.time_saved, 1.80 / 16.37)
+    assert v["alg_nvlink_bandwidth"] == "450 GB/s"

@@ -1,18 +1,17 @@
-"""Batched decode: the crossover batch, throughput against each sequence's wait."""
+"""Batched decode: the crossover batch, throughput against each sequence's wait, speculative decoding."""
 
 import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.batching import (
     BATCH_HEADER,
-    LLAMA2_13B,
-    PUBLISHED_SCALING,
-    REALITY_HEADER,
     batch_curve,
     batch_rows,
     batching_numbers,
-    reality_numbers,
-    reality_rows,
+    mtp_head_params,
+    speculative_crossover_sequences,
+    speculative_numbers,
+    speculative_tokens_per_collective,
 )
 from lesson_lib.model.specimen import FAST, GPU, MODEL
 from lesson_lib.model.step_time import decode_step
@@ -91,42 +90,38 @@ def test_promise_batch_and_its_estimate():
     assert within <= 0.02 < beyond
 
 
-def test_measured_speedups_from_the_page():
-    """69.7 / 61.4 = 1.14x for Llama-2-13B on H100 (NeMo docs, batch 1)."""
-    assert_allclose(PUBLISHED_SCALING[0].measured_speedup, 69.7 / 61.4)
-    assert reality_numbers()["reality_13b_measured"] == "1.14x"
+def test_mtp_head_by_hand():
+    """One gated-attention layer of the specimen's shapes, plus the 2h -> h fusion.
+
+    h = 5120, 24 query heads and 4 KV heads of 256, FFN 17,408:
+    fusion 2 x 5120 x 5120 = 52,428,800; query and gate 5120 x 12,288 = 62,914,560;
+    key and value 2 x 5120 x 1024 = 10,485,760; output 6144 x 5120 = 31,457,280;
+    FFN 3 x 5120 x 17,408 = 267,386,880; norms 5 x 5120 + 2 x 256 = 26,112.
+    Sum 424,699,392: 0.85 GB in bf16 (849.4 MB, 810 MiB), 1.57 % of 27e9.
+    """
+    assert mtp_head_params() == 424_699_392
+    v = speculative_numbers()
+    assert v["mtp_params"] == "0.42 billion"
+    assert v["mtp_bytes"] == "0.85 GB"
+    assert v["mtp_share"] == "1.6 %"
+    with pytest.raises(ValueError, match="layers"):
+        mtp_head_params(layers=0)
 
 
-def test_model_predicts_more_than_measured():
-    """The model's speed-up exceeds every measured one: the gap the chapter discusses."""
-    for r in PUBLISHED_SCALING:
-        assert r.predicted_speedup > r.measured_speedup + 0.3
+def test_speculative_tokens_and_crossover_by_hand():
+    """k = 3 drafts: 4 tokens a sequence, 40 KiB each all-reduce; 293 / 4 = 73 sequences.
 
-
-def test_prediction_floor_by_hand():
-    """At TP 4, 20 tokens stream 13e9 x 2 B / 4 from HBM at least: 20 x 1.94 ms."""
-    r = PUBLISHED_SCALING[0]
-    assert r.model is LLAMA2_13B
-    floor = 20 * 13e9 * 2 / 4 / 3.35e12
-    assert floor < r.predicted_s(4) < floor + 0.02
-
-
-def test_rows_shape():
-    """One row per record, five cells each."""
-    rows = reality_rows()
-    assert len(rows) == len(PUBLISHED_SCALING)
-    assert all(len(row) == len(REALITY_HEADER) for row in rows)
-    assert rows[0][0] == "Llama-2-13B on H100"
-
-
-def test_streaming_floor_of_the_13b_row_by_hand():
-    """20 tokens x 26 GB of bf16 weights / (2 GPUs x 3.35 TB/s) = 77.6 ms, above the measured 69.7 ms."""
-    from lesson_lib.chapters.batching import reality_numbers
-
-    numbers = reality_numbers()
-    assert (
-        numbers["reality_13b_stream_tp2"]
-        == f"{20 * 26e9 / (2 * 3.35e12) * 1e3:.1f} ms"
-        == "77.6 ms"
-    )
-    assert numbers["reality_13b_tp2"] == "69.7 ms"
+    The crossover on 4 fast GPUs is 10 us x 450 GB/s / (1.5 x 10,240 B) = 293 tokens;
+    vLLM's 512 KiB one-stage limit over 40 KiB a sequence is 12.8, so 13 pass it.
+    """
+    assert speculative_tokens_per_collective(16, 3) == 64
+    assert speculative_tokens_per_collective(16, 0) == 16  # plain decode
+    crossover = 10e-6 * 450e9 / (1.5 * 10240)
+    assert_allclose(speculative_crossover_sequences(MODEL, FAST, 4, 3), crossover / 4)
+    v = speculative_numbers()
+    assert v["spec_draft_tokens"] == "3" and v["spec_tokens_per_sequence"] == "4"
+    assert v["spec_bytes_per_sequence"] == "40 KiB"
+    assert v["spec_crossover_4"] == "73"
+    assert v["spec_one_stage_sequences"] == "13" and v["spec_one_stage_limit"] == "512 KiB"
+    with pytest.raises(ValueError, match="draft_tokens"):
+        speculative_tokens_per_collective(1, -1)

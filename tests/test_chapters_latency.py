@@ -261,3 +261,12 @@ def test_at_full_context_even_one_stream_prefers_four_slow_gpus():
     assert_allclose(four.stream_full_s, 11.766e-3, rtol=1e-3)
     assert_allclose(two.stream_full_s, 11.953e-3, rtol=1e-3)
     assert buyer_numbers()["stream_full_winner"] == "four GPUs on the slow fabric"
+
+
+def test_embedding_is_not_read_whole_by_hand():
+    """248,320 rows x 5,120 x 2 bytes = 2,542,796,800 bytes, 2.54 GB; a token reads 10 KiB."""
+    from lesson_lib.chapters.latency import embedding_numbers
+
+    v = embedding_numbers()
+    assert v["embedding_gb"] == f"{248_320 * 5_120 * 2 / 1e9:.2f} GB" == "2.54 GB"
+    assert v["embedding_row"] == "10 KiB"

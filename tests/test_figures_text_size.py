@@ -92,7 +92,7 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("latency", "token_timeline_figure()"): latency.token_timeline_figure,
     ("latency", "breakdown_figure()"): latency.breakdown_figure,
     ("latency", "speedup_curves_figure()"): latency.speedup_curves_figure,
-    ("latency", "fixed_vs_hop_figure()"): latency.fixed_vs_hop_figure,
+    ("measured", "fixed_vs_hop_figure()"): latency.fixed_vs_hop_figure,
     ("algorithms", "latency_by_n_figure()"): algorithms.latency_by_n_figure,
     ("algorithms", "time_by_size_figure()"): algorithms.time_by_size_figure,
     ("measured", "measured_latency_figure()"): measured.measured_latency_figure,

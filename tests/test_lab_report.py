@@ -176,3 +176,53 @@ def test_line_verdict_follows_the_measured_ratio():
     else:
         assert verdict.startswith("close to")
     assert line_verdict(m, fit, top * 100).startswith("an extrapolation")
+
+
+def test_comparison_words_follow_the_numbers():
+    """10 % either way is 'about the same'; beyond it the larger side wins."""
+    from lesson_lib.lab.report import compare
+
+    assert compare(23.6e-6, 10e-6) == "larger than"  # a measured alpha 2.36x the fast one
+    assert compare(3.4e-6, 10e-6) == "smaller than"
+    assert compare(10.5e-6, 10e-6) == "about the same as"
+    with pytest.raises(ValueError, match="reference"):
+        compare(1.0, 0.0)
+
+
+def test_alpha_reading_never_claims_a_win_the_fit_does_not_show():
+    """A fit slower than the fast fabric's 10 us is not said to match or beat it."""
+    from dataclasses import replace
+
+    from lesson_lib.lab.report import alpha_reading
+
+    fit = load_run("/nonexistent", 6, 2).fit
+    slow = alpha_reading(replace(fit, alpha=23.6e-6))
+    assert "23.6 us, is larger than the 10 us" in slow and "can get there" not in slow
+    fast = alpha_reading(replace(fit, alpha=3.4e-6))
+    assert "is smaller than the 10 us" in fast and "can get there" in fast
+
+
+def test_split_verdict_says_latency_bound_only_well_below_the_crossover():
+    """Decode at 0.77x the crossover is 'both terms count', not 'latency-bound'."""
+    from lesson_lib.lab.report import split_summary, split_verdict
+
+    fit = load_run("/nonexistent", 6, 2).fit
+    cross = fit.crossover_bytes
+    near = split_verdict(fit, 0.77 * cross, 3000 * cross)
+    assert "decode is latency-bound" not in near and "both terms count" in near
+    clean = split_verdict(fit, 0.1 * cross, 3000 * cross)
+    assert "decode is latency-bound" in clean and "prefill is bandwidth-bound" in clean
+    assert split_summary(fit, 0.1 * cross, 3000 * cross).startswith("decode feels")
+    assert "both" in split_summary(fit, cross, cross)
+
+
+def test_cache_sizes_name_a_single_size_once(tmp_path):
+    """A fit to one measured size reads 'the one size 1 MiB', never '1 MiB to 1 MiB'."""
+    from lesson_lib.lab.report import lab_numbers
+
+    data = measurement_to_dict(load_reference(2))
+    data["machine"]["llc_bytes"] = 8 * 2**20  # an eighth of it is 1 MiB: one size in cache
+    run = load_run(write_results(tmp_path / "r.json", data), 0, 2)
+    numbers = lab_numbers(run, 5e-6)
+    assert numbers["lab_in_cache_sizes"] == "the one size 1 MiB"
+    assert numbers["lab_beyond_cache_sizes"].startswith("the sizes from 8 MiB to ")

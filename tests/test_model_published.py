@@ -101,3 +101,19 @@ def test_pcie_reading_reprices_four_slow_gpus_at_the_measured_latency():
     assert numbers["pub_pcie_line_4"] == f"{four * 1e3:.2f} ms" == "9.59 ms"
     assert numbers["pub_pcie_vs_fast_2"] == f"{four / two_fast:.2f}x" == "1.03x"
     assert numbers["pub_pcie_speedup_1_to_4"] == f"{one / four:.2f}x" == "1.68x"
+
+
+def test_tuned_latencies_reprice_the_fast_step_from_two_to_four():
+    """By hand: 27 or 13.5 GB per GPU at 3.35 TB/s plus 128 all-reduces of 3 us or 2.3 us.
+
+    At 3 us: (8.060 + 0.384) / (4.030 + 0.384) = 8.444 / 4.414 = 1.913.
+    At 2.3 us: (8.060 + 0.2944) / (4.030 + 0.2944) = 8.354 / 4.324 = 1.932.
+    """
+    numbers = published_numbers()
+    two, four = 27e9 / 3.35e12, 13.5e9 / 3.35e12
+    at_3 = (two + 128 * 3e-6) / (four + 128 * 3e-6)
+    at_23 = (two + 128 * 2.3e-6) / (four + 128 * 2.3e-6)
+    assert numbers["pub_fastest"] == "3 us"
+    assert numbers["pub_fastest_speedup_2_to_4"] == f"{at_3:.2f}x" == "1.91x"
+    assert numbers["pub_tuned_hopper"] == "2.3 us"
+    assert numbers["pub_tuned_hopper_speedup_2_to_4"] == f"{at_23:.2f}x" == "1.93x"

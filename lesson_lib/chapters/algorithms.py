@@ -1,16 +1,22 @@
 """The all-reduces decode really uses: ring, two-shot and one-shot side by side.
 
 The ring of :mod:`lesson_lib.chapters.payloads` is the textbook all-reduce and what
-NCCL's bandwidth figures describe. For decode's small messages, serving
-engines run their own kernels over NVLink: vLLM's custom all-reduce picks a
-one-stage (one-shot) kernel for two GPUs and for small messages on up to
-eight fully connected GPUs, and a two-stage (two-shot) kernel otherwise;
-TensorRT-LLM offers ``ONESHOT`` and ``TWOSHOT`` strategies beside ``NCCL``.
-This module prices the three in the same alpha-beta-per-hop model
-(:mod:`lesson_lib.model.collectives`) and gathers the numbers the chapter glues.
+NCCL's bandwidth figures describe. For decode's small messages on GPUs that
+all reach each other over NVLink or NVSwitch, serving engines run their own
+kernels: vLLM's custom all-reduce picks a one-stage (one-shot) kernel for two
+GPUs and for small messages on up to eight fully connected GPUs, and a
+two-stage (two-shot) kernel otherwise, and switches itself off on more than
+two GPUs that are not fully connected; TensorRT-LLM offers ``ONESHOT``,
+``TWOSHOT``, ``MIN_LATENCY``, ``LOWPRECISION``, ``MNNVL`` and
+``NCCL_SYMMETRIC`` strategies beside ``NCCL``. This module prices ring,
+two-shot and one-shot in the same alpha-beta-per-hop model
+(:mod:`lesson_lib.model.collectives`), holds the engines' published limits
+with their sources, and gathers the numbers the chapter glues.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from lesson_lib.chapters import latency, overview
 from lesson_lib.chapters.glue import glue_numbers
@@ -29,27 +35,115 @@ from lesson_lib.model.specimen import (
     FAST_RING,
     GPU,
     MODEL,
+    NVLINK_BANDWIDTH,
     SLOW,
 )
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step, speedup
-from lesson_lib.model.units import format_bytes, format_ratio, format_seconds
+from lesson_lib.model.units import (
+    KiB,
+    MiB,
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
 
-#: vLLM's rule for its one-stage kernel on fully connected GPUs, as (most ranks, messages below).
+#: vLLM's rule for its one-stage kernel on fully connected GPUs, as (most ranks, messages below)
+#: (``csrc/custom_all_reduce.cuh``, ``REDUCE_CASE``).
 VLLM_ONE_STAGE_LIMITS: tuple[tuple[int, int], ...] = ((4, 512 * 1024), (8, 256 * 1024))
+#: The custom all-reduce's buffer, beyond which messages go elsewhere
+#: (``CustomAllreduce(max_size=8192 * 1024)`` in ``custom_all_reduce.py``).
+VLLM_CUSTOM_BUFFER_BYTES: float = 8 * MiB
+#: On Hopper (compute capability 9.0) with PyTorch symmetric memory enabled, the
+#: custom kernel is held to these sizes per GPU count and PyTorch's
+#: symmetric-memory all-reduce takes larger messages (``CUSTOM_ALL_REDUCE_MAX_SIZES``
+#: in ``all_reduce_utils.py``; the order of choice in ``cuda_communicator.py``). The
+#: buffer still caps the custom kernel: below 8 MiB nothing changes on 2 or 4 GPUs.
+VLLM_HOPPER_SYMM_MEM_CUSTOM_LIMITS: dict[int, float] = {
+    2: 64 * MiB,
+    4: 32 * MiB,
+    6: 512 * KiB,
+    8: 256 * KiB,
+}
 
-#: Where each claim about real systems comes from.
+
+@dataclass(frozen=True)
+class PublishedEndToEnd:
+    """One before/after timing a pull request reports for a whole benchmark run.
+
+    Attributes
+    ----------
+    what : str
+        The setup, as the source gives it.
+    tp : int
+        Tensor-parallel GPUs.
+    batch : int
+        Requests in the benchmark's batch.
+    prompt_tokens : int
+        Tokens in per request.
+    output_tokens : int
+        Tokens generated per request.
+    before_s : float
+        Reported latency of the whole run before the change, seconds.
+    after_s : float
+        Reported latency of the whole run after the change, seconds.
+    source : str
+        URL.
+    """
+
+    what: str
+    tp: int
+    batch: int
+    prompt_tokens: int
+    output_tokens: int
+    before_s: float
+    after_s: float
+    source: str
+
+    @property
+    def time_saved(self) -> float:
+        """Share of the run's time saved, ``1 - after / before``."""
+        return 1 - self.after_s / self.before_s
+
+
+#: vLLM PR 2192's first latency row, Llama 70B on four A100-80G, batch 64,
+#: 256 tokens in and 256 out, ``benchmark_latency.py``, NCCL before, custom all-reduce after.
+VLLM_PR_2192 = PublishedEndToEnd(
+    "Llama 70B on 4x A100-80G",
+    tp=4,
+    batch=64,
+    prompt_tokens=256,
+    output_tokens=256,
+    before_s=16.37,
+    after_s=14.57,
+    source="https://github.com/vllm-project/vllm/pull/2192",
+)
+
+_VLLM = "https://github.com/vllm-project/vllm/blob/"
+_VLLM_COMM = "00d618aab60448acdf3fac3e9c4e2e22d0c6c753/vllm/distributed/device_communicators/"
+
+#: Where each claim about real systems comes from (source files at the commit read).
 SOURCES: dict[str, str] = {
-    "vllm_kernels": "https://github.com/vllm-project/vllm/blob/main/csrc/custom_all_reduce.cuh",
-    "vllm_custom_ar": (
-        "https://github.com/vllm-project/vllm/blob/main/vllm/distributed/"
-        "device_communicators/custom_all_reduce.py"
-    ),
-    "vllm_pr_2192": "https://github.com/vllm-project/vllm/pull/2192",
+    "vllm_kernels": _VLLM + "c9eabec7d862b69d943f516580c883c20bea5a0e/csrc/custom_all_reduce.cuh",
+    "vllm_custom_ar": _VLLM + _VLLM_COMM + "custom_all_reduce.py",
+    "vllm_ar_utils": _VLLM + _VLLM_COMM + "all_reduce_utils.py",
+    "vllm_cuda_comm": _VLLM + _VLLM_COMM + "cuda_communicator.py",
+    "vllm_pr_2192": VLLM_PR_2192.source,
     "trtllm_strategies": (
-        "https://github.com/NVIDIA/TensorRT-LLM/blob/main/cpp/tensorrt_llm/kernels/"
-        "customAllReduceKernels.h"
+        "https://github.com/NVIDIA/TensorRT-LLM/blob/10a94126384f89d2e943336bd98de1325389d56b/"
+        "cpp/tensorrt_llm/kernels/customAllReduceKernels.h"
     ),
+    "trtllm_auto": (
+        "https://github.com/NVIDIA/TensorRT-LLM/blob/005b299bd30992a58607c7628bb2009264970f37/"
+        "cpp/tensorrt_llm/common/customAllReduceUtils.h"
+    ),
+    "nccl_tests_readme": (
+        "https://github.com/NVIDIA/nccl-tests/blob/01d6761451d62e5b968bd8806c92898928e069ec/"
+        "README.md"
+    ),
+    "nvls_busbw": "https://github.com/NVIDIA/nccl-tests/issues/366",
     "nvls_release": "https://github.com/NVIDIA/nccl/commit/5d3ab08b69754cb863ab1bf6e3fb6f7612bb725b",
     "nvls_bandwidth": "https://github.com/NVIDIA/nccl-tests/issues/212",
     "tree_is_chain": "https://github.com/NVIDIA/nccl/issues/919",
@@ -189,6 +283,18 @@ def algorithm_numbers() -> dict[str, str]:
         )
     out["alg_vllm_limit_4"] = format_bytes(VLLM_ONE_STAGE_LIMITS[0][1], "KiB", decimals=0)
     out["alg_vllm_limit_8"] = format_bytes(VLLM_ONE_STAGE_LIMITS[1][1], "KiB", decimals=0)
+    out["alg_vllm_buffer"] = format_bytes(VLLM_CUSTOM_BUFFER_BYTES, "MiB", decimals=0)
+    out["alg_nvlink_bandwidth"] = format_rate(NVLINK_BANDWIDTH, "GB")
+    out["alg_vllm_symm_limit_8"] = format_bytes(
+        VLLM_HOPPER_SYMM_MEM_CUSTOM_LIMITS[8], "KiB", decimals=0
+    )
+    pr = VLLM_PR_2192
+    out["alg_pr2192_batch"] = format_count(pr.batch)
+    out["alg_pr2192_tokens"] = format_count(pr.prompt_tokens)
+    out["alg_pr2192_output"] = format_count(pr.output_tokens)
+    out["alg_pr2192_before"] = format_seconds(pr.before_s, "s")
+    out["alg_pr2192_after"] = format_seconds(pr.after_s, "s")
+    out["alg_pr2192_saved"] = format_count(100 * pr.time_saved, decimals=0) + " %"
     out["alg_hop"] = format_seconds(FAST_RING.hop_latency, "us", decimals=3)
     out["alg_base"] = format_seconds(FAST_RING.latency, "us", decimals=2)
     # CUDA graphs: the launch overhead leaves alpha on every line of the lesson.

@@ -10,31 +10,27 @@ bandwidth-bound, exactly as a long prompt does for prefill
 contexts memory usually stops the batch first: every sequence's KV cache
 must fit beside the weights, and every step reads all of it.
 
-The chapter ends with a reality check: published tensor-parallel decode
-measurements against the model. The lesson predicts 1.76x from two to four GPUs on a fast fabric. Few public
-sources publish clean TP 2 -> TP 4 decode times; the table NVIDIA's NeMo
-documentation prints for TensorRT-LLM on Llama 2 is one, and it measures a
-whole short request (a 128-token prompt, then 20 generated tokens, batch 1),
-not one decode step. Each record below is read from that page; the model's
-prediction for the same request uses the same public model shapes, the card's
-vendor bandwidth and the lesson's 10 us fabric.
+The chapter ends with speculative decoding with the specimen's own one-layer
+multi-token-prediction head: a step then verifies several tokens per
+sequence, and each collective carries that many hidden vectors per sequence,
+so a batch reaches the crossover sooner. The module sizes the head from the
+model's shapes and counts the tokens per collective.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
-from lesson_lib.model.specimen import A100, FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step
-from lesson_lib.model.units import format_count, format_ratio, format_seconds
+from lesson_lib.model.step_time import StepBreakdown, decode_step
+from lesson_lib.model.units import KiB, format_bytes, format_count, format_ratio, format_seconds
 
 #: Batches the chapter's figure and table walk through.
 BATCHES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -246,203 +242,163 @@ def _promise_numbers() -> dict[str, str]:
     }
 
 
-_NEMO = "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html"
-
-#: Llama 2 7B, public Hugging Face config (32 layers, hidden 4096, 32 heads, no GQA).
-LLAMA2_7B = ModelSpec(
-    name="Llama-2-7B",
-    params=6.74e9,
-    hidden_size=4096,
-    num_layers=32,
-    num_attention_layers=32,
-    num_kv_heads=32,
-    head_dim=128,
-    max_context=4096,
-    num_query_heads=32,
-    ffn_size=11008,
-)
-#: Llama 2 13B, public Hugging Face config (40 layers, hidden 5120, 40 heads, no GQA).
-LLAMA2_13B = ModelSpec(
-    name="Llama-2-13B",
-    params=13.0e9,
-    hidden_size=5120,
-    num_layers=40,
-    num_attention_layers=40,
-    num_kv_heads=40,
-    head_dim=128,
-    max_context=4096,
-    num_query_heads=40,
-    ffn_size=13824,
-)
-#: NVLink 3 on A100 with 300 GB/s per direction (600 GB/s both ways) and the lesson's 10 us.
-A100_NVLINK = Fabric("NVLink 3-class, 10 us", latency=FAST.latency, bandwidth=300e9)
+#: Draft tokens per step in the speculative-decoding section, an illustrative
+#: depth and not a recommendation (vLLM's MTP guide suggests starting at 1, and
+#: engines let the operator choose).
+SPEC_DRAFT_TOKENS: int = 3
+#: The specimen's multi-token-prediction head has one layer (the 15 ``mtp.*``
+#: tensors of Qwen/Qwen3.8-27B: a fusion projection, one transformer layer, norms).
+MTP_LAYERS: int = 1
+#: vLLM's one-stage limit on up to four fully connected GPUs (``custom_all_reduce.cuh``).
+_VLLM_ONE_STAGE_4 = 512 * KiB
 
 
-@dataclass(frozen=True)
-class PublishedScaling:
-    """One published pair of TP 2 and TP 4 latencies for the same request.
+def mtp_head_params(model: ModelSpec = MODEL, layers: int = MTP_LAYERS) -> float:
+    """Parameters of a multi-token-prediction head of ``layers`` gated-attention layers.
 
-    Attributes
-    ----------
-    model : ModelSpec
-        The model measured.
-    accel : Accelerator
-        The card.
-    fabric : Fabric
-        The model's stand-in for the card's NVLink (the lesson's 10 us).
-    engine : str
-        The serving software.
-    prompt_tokens : int
-        Prompt length of the request, tokens.
-    output_tokens : int
-        Tokens generated.
-    batch : int
-        Requests decoded together.
-    tp2_s : float
-        Reported end-to-end latency on 2 GPUs, seconds.
-    tp4_s : float
-        Reported end-to-end latency on 4 GPUs, seconds.
-    source : str
-        URL.
-    note : str
-        How the row was read.
-    """
-
-    model: ModelSpec
-    accel: Accelerator
-    fabric: Fabric
-    engine: str
-    prompt_tokens: int
-    output_tokens: int
-    batch: int
-    tp2_s: float
-    tp4_s: float
-    source: str
-    note: str
-
-    @property
-    def measured_speedup(self) -> float:
-        """Reported TP 2 latency over TP 4 latency."""
-        return self.tp2_s / self.tp4_s
-
-    def predicted_s(self, n: int) -> float:
-        """The model's latency for the same request on ``n`` GPUs, seconds.
-
-        One prefill of the prompt plus one decode step per output token at
-        the growing context, all on the record's fabric (ring, bandwidth term in).
-        """
-        total = prefill_step(self.model, self.accel, self.fabric, n, self.prompt_tokens).total_s
-        for i in range(self.output_tokens):
-            total += decode_step(
-                self.model,
-                self.accel,
-                self.fabric,
-                n,
-                batch=self.batch,
-                context=self.prompt_tokens + i,
-            ).total_s
-        return total
-
-    @property
-    def predicted_speedup(self) -> float:
-        """The model's TP 2 latency over its TP 4 latency."""
-        return self.predicted_s(2) / self.predicted_s(4)
-
-
-_H100 = GPU
-_NOTE = "batch 1, 128 input + 20 output tokens; end-to-end latency, TensorRT-LLM"
-
-#: The published rows (batch 1; the A100 13B row at TP 4 is an outlier on the page and is left out).
-PUBLISHED_SCALING: tuple[PublishedScaling, ...] = (
-    PublishedScaling(
-        LLAMA2_13B, _H100, FAST, "TensorRT-LLM", 128, 20, 1, 69.7e-3, 61.4e-3, _NEMO, _NOTE
-    ),
-    PublishedScaling(
-        LLAMA2_7B, _H100, FAST, "TensorRT-LLM", 128, 20, 1, 128.6e-3, 107.4e-3, _NEMO, _NOTE
-    ),
-    PublishedScaling(
-        LLAMA2_7B, A100, A100_NVLINK, "TensorRT-LLM", 128, 20, 1, 171.7e-3, 143.7e-3, _NEMO, _NOTE
-    ),
-)
-
-#: Columns of :func:`reality_rows`.
-REALITY_HEADER: tuple[str, ...] = (
-    "model on GPU",
-    "measured TP 2 / TP 4 (ms)",
-    "measured speed-up",
-    "model's TP 2 / TP 4 (ms)",
-    "model's speed-up",
-)
-
-
-def reality_rows(
-    records: tuple[PublishedScaling, ...] = PUBLISHED_SCALING,
-) -> list[tuple[str, str, str, str, str]]:
-    """One row per record: what was measured and what the model predicts.
+    The head concatenates a token's embedding with the main model's hidden state
+    and projects ``2h -> h`` (the fusion projection), then runs ``layers``
+    full-attention layers of the main model's shapes, each followed by its FFN.
+    The attention is gated: the query projection also yields an output gate, so
+    it has twice the query width. Embedding and LM head are shared with the
+    main model and not counted.
 
     Parameters
     ----------
-    records : tuple of PublishedScaling, default PUBLISHED_SCALING
-        The measurements.
+    model : ModelSpec, default the specimen
+        Needs ``num_query_heads`` and ``ffn_size``.
+    layers : int, default MTP_LAYERS
+        Transformer layers in the head, from 1 to 64.
 
     Returns
     -------
-    list of tuple of str
-        Formatted cells in :data:`REALITY_HEADER` order.
+    float
+        Parameters: projection, attention (query and gate, key, value,
+        output), FFN (gate, up, down) and norms (five of width ``h``, the
+        query and key norms of width ``head_dim``).
+
+    Raises
+    ------
+    ValueError
+        If the model does not give its query heads or FFN size.
+
+    Examples
+    --------
+    >>> round(mtp_head_params() / 1e6)
+    425
     """
-    rows = []
-    for r in records:
-        card = r.accel.name.split(" ")[0]
-        rows.append(
-            (
-                f"{r.model.name} on {card}",
-                f"{r.tp2_s * 1e3:.1f} / {r.tp4_s * 1e3:.1f}",
-                format_ratio(r.measured_speedup),
-                f"{r.predicted_s(2) * 1e3:.1f} / {r.predicted_s(4) * 1e3:.1f}",
-                format_ratio(r.predicted_speedup),
-            )
+    require_instance("model", model, ModelSpec)
+    layers = require_int("layers", layers, maximum=64)
+    if model.num_query_heads is None or model.ffn_size is None:
+        raise ValueError(
+            f"model must give num_query_heads and ffn_size to size an MTP head, "
+            f"got {model.num_query_heads!r} and {model.ffn_size!r}"
         )
-    return rows
+    h, d = model.hidden_size, model.head_dim
+    q, kv = model.num_query_heads * d, model.num_kv_heads * d
+    attention = h * 2 * q + 2 * h * kv + q * h
+    ffn = 3 * h * model.ffn_size
+    norms = 2 * h + 2 * d  # the layer's two norms, and its query and key norms
+    fusion = 2 * h * h + 2 * h  # the projection and its two input norms
+    return float(fusion + h + layers * (attention + ffn + norms))  # + the head's final norm
 
 
-def reality_numbers() -> dict[str, str]:
-    """Numbers the reality check glues.
+def speculative_tokens_per_collective(sequences: int, draft_tokens: int = SPEC_DRAFT_TOKENS) -> int:
+    """Tokens each tensor-parallel collective of a verification step carries.
+
+    A step verifies the ``draft_tokens`` drafted tokens of every sequence and
+    the token after them in one pass, so each all-reduce carries ``draft_tokens
+    + 1`` hidden vectors per sequence, however many drafts are then accepted.
+
+    Parameters
+    ----------
+    sequences : int
+        Sequences in the step, from 1 to 1,000,000.
+    draft_tokens : int, default SPEC_DRAFT_TOKENS
+        Drafted tokens per sequence and step, from 0 (plain decode) to 64.
+
+    Returns
+    -------
+    int
+        ``sequences * (draft_tokens + 1)``.
+    """
+    sequences = require_int("sequences", sequences, maximum=1_000_000)
+    draft_tokens = require_int("draft_tokens", draft_tokens, minimum=0, maximum=64)
+    return sequences * (draft_tokens + 1)
+
+
+def speculative_crossover_sequences(
+    model: ModelSpec,
+    fabric: Fabric,
+    n: int,
+    draft_tokens: int = SPEC_DRAFT_TOKENS,
+) -> float:
+    """Sequences per step at which a verification step's all-reduces turn bandwidth-bound.
+
+    The crossover is a number of tokens per collective
+    (:func:`~lesson_lib.model.collectives.crossover_tokens`); with ``draft_tokens
+    + 1`` tokens per sequence it is reached by that many times fewer sequences.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model (its hidden vector sets the bytes per token).
+    fabric : Fabric
+        The wire.
+    n : int
+        Tensor-parallel degree, from 2 to 4096.
+    draft_tokens : int, default SPEC_DRAFT_TOKENS
+        Drafted tokens per sequence and step, from 0 to 64.
+
+    Returns
+    -------
+    float
+        Sequences (not rounded).
+    """
+    draft_tokens = require_int("draft_tokens", draft_tokens, minimum=0, maximum=64)
+    return crossover_tokens(model, fabric, n) / (draft_tokens + 1)
+
+
+def speculative_numbers() -> dict[str, str]:
+    """Numbers the speculative-decoding section glues.
 
     Returns
     -------
     dict of str to str
-        ``reality_13b_measured`` / ``reality_13b_predicted`` (speed-ups of the
-        H100 13B row), the same measured times, and the smallest and largest
-        measured speed-up; ``reality_13b_stream_tp2``, the time two GPUs take
-        just to stream the 13B row's bf16 weights once per generated token.
+        ``spec_draft_tokens`` and ``spec_tokens_per_sequence`` (k and k + 1),
+        ``spec_bytes_per_sequence`` (one sequence's share of each all-reduce),
+        ``spec_crossover_4`` (sequences at which four fast GPUs turn
+        bandwidth-bound, against ``batch_crossover_4`` without drafts),
+        ``spec_one_stage_sequences`` (the smallest batch whose all-reduces
+        pass vLLM's one-stage limit on four GPUs) and ``spec_one_stage_limit``;
+        ``mtp_params`` / ``mtp_bytes`` / ``mtp_share`` (the one-layer head's
+        size, in bf16 and as a share of the lesson's 27 billion).
     """
-    first = PUBLISHED_SCALING[0]
-    measured = [r.measured_speedup for r in PUBLISHED_SCALING]
+    m, k = MODEL, SPEC_DRAFT_TOKENS
+    per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes
+    head = mtp_head_params(m)
     return {
-        "reality_13b_measured": format_ratio(first.measured_speedup),
-        "reality_13b_predicted": format_ratio(first.predicted_speedup),
-        "reality_13b_tp2": format_seconds(first.tp2_s, "ms", decimals=1),
-        "reality_13b_tp4": format_seconds(first.tp4_s, "ms", decimals=1),
-        "reality_13b_model_tp4": format_seconds(first.predicted_s(4), "ms", decimals=1),
-        "reality_13b_stream_tp2": format_seconds(
-            first.output_tokens * first.model.weight_bytes / (2 * first.accel.hbm_bandwidth),
-            "ms",
-            decimals=1,
-        ),
-        "reality_min_measured": format_ratio(min(measured)),
-        "reality_max_measured": format_ratio(max(measured)),
+        "spec_draft_tokens": format_count(k),
+        "spec_tokens_per_sequence": format_count(k + 1),
+        "spec_bytes_per_sequence": format_bytes(per_sequence, "KiB", decimals=0),
+        "spec_crossover_4": format_count(speculative_crossover_sequences(m, FAST, 4, k)),
+        "spec_one_stage_sequences": format_count(math.floor(_VLLM_ONE_STAGE_4 / per_sequence) + 1),
+        "spec_one_stage_limit": format_bytes(_VLLM_ONE_STAGE_4, "KiB", decimals=0),
+        "mtp_params": format_count(head / 1e9, decimals=2) + " billion",
+        "mtp_bytes": format_bytes(head * m.dtype_bytes, "GB"),
+        "mtp_share": format_count(100 * head / m.params, decimals=1) + " %",
     }
 
 
 def numbers() -> dict[str, str]:
-    """Every value the batching page glues: the worked example's numbers, the chapter's own and its reality check's.
+    """Every value the batching page glues: the worked example's numbers, the chapter's own and its speculative-decoding section's.
 
     Returns
     -------
     dict of str to str
         Glue name -> formatted text.
     """
-    return {**overview.numbers(), **batching_numbers(), **reality_numbers()}
+    return {**overview.numbers(), **batching_numbers(), **speculative_numbers()}
 
 
 def glue() -> list[str]:

@@ -10,7 +10,9 @@ Decode under tensor parallelism is a chain: a slice of compute, then an
 all-reduce every rank waits for, twice per layer. :func:`token_timeline`
 lays a token's :func:`~lesson_lib.model.step_time.decode_step` out as that chain,
 and :func:`allreduce_anatomy` splits the fixed latency of one small
-all-reduce into the parts the lesson's sourced assumptions name.
+all-reduce into illustrative parts: an assumed launch overhead, the rest of
+the fixed cost and the hops of a two-point fit. It is a picture of the
+model, not a measured breakdown of how NCCL spends the time.
 """
 
 from __future__ import annotations
@@ -442,7 +444,12 @@ def allreduce_anatomy(
     fabric: Fabric = FAST_RING,
     launch_s: float = CUDA_GRAPH_LAUNCH_SAVING,
 ) -> list[LatencyPart]:
-    """Split one small ring all-reduce into launch, fixed cost, hops and bytes.
+    """Split one small ring all-reduce into launch, fixed cost, hops and bytes, as an illustration.
+
+    The split is the model's, not a measurement: the hops and the fixed cost
+    come from a per-hop line drawn through two published times (2 and 4
+    GPUs, nccl-tests issue 123), and the launch share is an assumption. No
+    source times these parts of one NCCL all-reduce separately.
 
     Parameters
     ----------
@@ -454,8 +461,8 @@ def allreduce_anatomy(
         A fabric whose latency grows per hop; the default is fitted so that a
         2-GPU all-reduce costs the lesson's fast 10 us.
     launch_s : float, default CUDA_GRAPH_LAUNCH_SAVING
-        The kernel-launch overhead inside the fixed cost (an assumption of the
-        order NCCL issue 1984 reports; it must not exceed the fixed cost).
+        The kernel-launch and host overhead assumed inside the fixed cost (the
+        lesson's assumption; it must not exceed the fixed cost).
 
     Returns
     -------
@@ -477,19 +484,20 @@ def allreduce_anatomy(
     hops = allreduce_latency(n, fabric) - fabric.latency
     return [
         LatencyPart(
-            "kernel launch (what CUDA graphs remove)",
+            "kernel launch (assumed)",
             launch_s,
-            "assumption, of the order NCCL issue 1984 reports",
+            "the lesson's assumption; not measured on its own",
         ),
         LatencyPart(
-            "synchronisation and protocol (the rest of the fixed cost)",
+            "rest of the fixed cost (fit, less the assumed launch)",
             fabric.latency - launch_s,
-            "the fixed cost fitted to nccl-tests issue 123, less the launch",
+            "the fixed term of a line through two times nccl-tests issue 123 reports, "
+            "less the assumed launch",
         ),
         LatencyPart(
-            f"{steps} hops around the ring",
+            f"{steps} hops around the ring (fit)",
             hops,
-            "per-hop cost fitted to nccl-tests issue 123 (2 and 4 GPUs)",
+            "per-hop term of the same two-point line (2 and 4 GPUs)",
         ),
         LatencyPart(
             "the bytes on the wire",
@@ -677,6 +685,22 @@ def buyer_numbers() -> dict[str, str]:
     return out
 
 
+def embedding_numbers() -> dict[str, str]:
+    """The input embedding, which decoding does not read whole.
+
+    Returns
+    -------
+    dict of str to str
+        ``embedding_gb`` (vocabulary x hidden size x bytes per weight, the
+        whole matrix) and ``embedding_row`` (the one row a token looks up).
+    """
+    rows = MODEL.vocab_size or 0
+    return {
+        "embedding_gb": format_bytes(rows * MODEL.hidden_vector_bytes, "GB"),
+        "embedding_row": format_bytes(MODEL.hidden_vector_bytes, "KiB", decimals=0),
+    }
+
+
 def numbers() -> dict[str, str]:
     """Every value the latency page glues: the worked example's numbers, its own (speed-up, timeline, published latencies) and two quoted from the payloads and batching chapters.
 
@@ -693,6 +717,7 @@ def numbers() -> dict[str, str]:
         **buyer_numbers(),
         "kv_read_full_4": batching.batching_numbers()["kv_read_full_4"],
         **timeline_numbers(),
+        **embedding_numbers(),
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_lib.chapters import overview
+from lesson_lib.chapters import latency, overview
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.chapters.tables import html_table
 from lesson_lib.measured import (
@@ -25,6 +25,7 @@ from lesson_lib.measured import (
     measured_fabric,
     systems,
 )
+from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.step_time import decode_step, speedup
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
@@ -258,7 +259,12 @@ def numbers() -> dict[str, str]:
     dict of str to str
         Glue name -> formatted text.
     """
-    return {**overview.numbers(), **measured_numbers()}
+    return {
+        **overview.numbers(),
+        **published_numbers(),
+        **latency.scaling_numbers(),
+        **measured_numbers(),
+    }
 
 
 def glue() -> list[str]:

@@ -39,7 +39,7 @@ def _us(seconds: float) -> str:
 
 FABRIC_LABELS: dict[str, str] = {
     "fast": f"fast: NVLink-class, {_us(FAST.latency)} (lesson)",
-    "graphs": f"fast with CUDA graphs, {_us(FABRICS['graphs'].latency)}",
+    "graphs": f"fast with CUDA graphs (assumed saving), {_us(FABRICS['graphs'].latency)}",
     "hops": f"fast, {_us(FAST_RING.latency)} + {_us(FAST_RING.hop_latency)} per hop (fit)",
     "slow": f"slow: PCIe-class, {_us(SLOW.latency)} (lesson)",
     "network": f"between nodes: InfiniBand-class, {_us(INTER_NODE.latency)} (assumed)",

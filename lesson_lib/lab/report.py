@@ -248,6 +248,128 @@ def regime(nbytes: float, fit: AlphaBetaFit) -> str:
     return f"far above it ({shown}): bandwidth-bound"
 
 
+def compare(value: float, reference: float, tolerance: float = 0.1) -> str:
+    """How ``value`` compares with ``reference``, in words for a sentence.
+
+    Parameters
+    ----------
+    value, reference : float
+        Two quantities of the same unit (``reference`` > 0).
+    tolerance : float, default 0.1
+        Relative difference below which the two count as about the same.
+
+    Returns
+    -------
+    str
+        ``"smaller than"``, ``"larger than"`` or ``"about the same as"``.
+    """
+    if reference <= 0:
+        raise ValueError(f"reference must be > 0, got {reference!r}")
+    ratio = value / reference
+    if abs(ratio - 1) <= tolerance:
+        return "about the same as"
+    return "smaller than" if ratio < 1 else "larger than"
+
+
+def alpha_reading(fit: AlphaBetaFit, fabric: Fabric = FAST) -> str:
+    """One sentence setting the measured alpha beside a fabric's assumed latency.
+
+    A CPU "rank" is a process on the same chip and its all-reduce a copy
+    through shared memory: no GPU kernel to launch, no physical link to
+    cross. Whether that makes its alpha smaller than a GPU fabric's depends on
+    the machine and its load, so the sentence follows the measurement.
+
+    Parameters
+    ----------
+    fit : AlphaBetaFit
+        The measured fit.
+    fabric : Fabric, default FAST
+        The fabric to compare with.
+
+    Returns
+    -------
+    str
+        A sentence naming both latencies and the comparison.
+    """
+    word = compare(fit.alpha, fabric.latency)
+    said = (
+        f"This machine's alpha, {format_seconds(fit.alpha)}, is {word} the "
+        f"{format_seconds(fabric.latency)} the lesson assumes for the fast fabric."
+    )
+    if word == "smaller than":
+        return (
+            f"{said} A CPU can get there because a rank is a process on the same chip and "
+            "the all-reduce a copy through shared memory: there is no GPU kernel to launch "
+            "and no physical link to cross."
+        )
+    return (
+        f"{said} A rank here is a process on the same chip and the all-reduce a copy "
+        "through shared memory, with no GPU kernel to launch and no link to cross, and "
+        "still the fixed cost is not smaller: what remains of it is MPI's and the "
+        "operating system's, which this lab does not take apart."
+    )
+
+
+def split_verdict(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """The lesson's decode/prefill split, as far as this machine's fit shows it.
+
+    Parameters
+    ----------
+    fit : AlphaBetaFit
+        The measured fit.
+    decode_bytes, prefill_bytes : float
+        The two messages, bytes.
+
+    Returns
+    -------
+    str
+        A sentence that says "latency-bound" or "bandwidth-bound" only for a
+        message well below or far above the crossover (the thresholds of
+        :func:`regime`).
+    """
+    decode = decode_bytes / fit.crossover_bytes
+    prefill = prefill_bytes / fit.crossover_bytes
+    if decode < 0.5 and prefill > 2:
+        return (
+            "That is the lesson's split, now in your own numbers: decode is latency-bound "
+            "and forgiving of a slow but nimble wire, prefill is bandwidth-bound and is not."
+        )
+    if prefill > 2:
+        return (
+            "Prefill is bandwidth-bound here as in the lesson, but the decode message is not "
+            "far enough below this machine's crossover to be latency-bound: both terms count, "
+            "so on this wire decode feels its bandwidth too."
+        )
+    return (
+        "On this machine the split is not clean: neither message is far from the crossover "
+        "on both sides, so both terms count for both."
+    )
+
+
+def split_summary(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """The summary's clause for :func:`split_verdict`, without its explanation.
+
+    Parameters
+    ----------
+    fit : AlphaBetaFit
+        The measured fit.
+    decode_bytes, prefill_bytes : float
+        The two messages, bytes.
+
+    Returns
+    -------
+    str
+        For example ``"decode feels the wire's latency, prefill its bandwidth"``.
+    """
+    decode = decode_bytes / fit.crossover_bytes
+    prefill = prefill_bytes / fit.crossover_bytes
+    if decode < 0.5 and prefill > 2:
+        return "decode feels the wire's latency, prefill its bandwidth"
+    if prefill > 2:
+        return "prefill feels the wire's bandwidth, and here decode feels both its terms"
+    return "both messages feel both terms of the wire"
+
+
 def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float | None:
     """Measured over fitted time at the measured size nearest ``nbytes``.
 
@@ -386,7 +508,14 @@ def lab_numbers(
         "lab_bandwidth": format_rate(fit.bandwidth, "GB"),
         "lab_busbw": format_rate(fit.bus_bandwidth, "GB"),
         "lab_alpha_over_fast": format_ratio(fit.alpha / FAST.latency, decimals=2),
+        "lab_alpha_vs_fast": compare(fit.alpha, FAST.latency),
+        "lab_alpha_reading": alpha_reading(fit),
         "lab_nvlink_over_busbw": format_ratio(NVLINK_BANDWIDTH / fit.bus_bandwidth, decimals=0),
+        "lab_busbw_vs_nvlink": compare(fit.bus_bandwidth, NVLINK_BANDWIDTH),
+        "lab_busbw_nvlink_factor": format_ratio(
+            max(fit.bus_bandwidth, NVLINK_BANDWIDTH) / min(fit.bus_bandwidth, NVLINK_BANDWIDTH),
+            decimals=0,
+        ),
         "lab_nvlink": format_rate(NVLINK_BANDWIDTH, "GB"),
         **_cache_numbers(m, fit),
         "lab_method": fit.description,
@@ -412,6 +541,8 @@ def lab_numbers(
         "lab_decode_vs_fast": format_ratio(dec.total_s / dec_fast.total_s, decimals=2),
         "lab_decode_regime": regime(decode_bytes, fit),
         "lab_prefill_regime": regime(prefill_bytes, fit),
+        "lab_split_verdict": split_verdict(fit, decode_bytes, prefill_bytes),
+        "lab_split_summary": split_summary(fit, decode_bytes, prefill_bytes),
         "lab_prefill_measured_over_model": measured_over_model(m, fit, prefill_bytes),
         "lab_prefill_line_verdict": line_verdict(m, fit, prefill_bytes),
     }
@@ -473,12 +604,17 @@ def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBet
 def _cache_numbers(m: Measurement, main: AlphaBetaFit) -> dict[str, str]:
     inside, beyond = cache_fits(m)
 
-    def rng(f: AlphaBetaFit | None) -> str:
+    def sizes(f: AlphaBetaFit | None) -> str:
+        # The sizes B was fitted to, as a noun phrase: a range of one size is one size.
         if f is None:
-            return "no sizes measured"
+            return "sizes in that range (none were measured)"
+        used = m.bytes[(m.bytes >= f.large_min) & (m.bytes <= f.max_bytes)]
+        if len(used) <= 1:
+            shown = used[0] if len(used) else f.large_min
+            return f"the one size {format_bytes(shown, system='binary')}"
         return (
-            f"{format_bytes(f.large_min, system='binary')} to "
-            f"{format_bytes(f.max_bytes, system='binary')}"
+            f"the sizes from {format_bytes(used.min(), system='binary')} to "
+            f"{format_bytes(used.max(), system='binary')}"
         )
 
     return {
@@ -486,8 +622,8 @@ def _cache_numbers(m: Measurement, main: AlphaBetaFit) -> dict[str, str]:
         "lab_b_beyond_cache": "not measured"
         if beyond is None
         else format_rate(beyond.bandwidth, "GB"),
-        "lab_in_cache_range": rng(inside),
-        "lab_beyond_cache_range": rng(beyond),
+        "lab_in_cache_sizes": sizes(inside),
+        "lab_beyond_cache_sizes": sizes(beyond),
         "lab_b_relation": b_relation(main, inside, beyond),
     }
 

@@ -22,8 +22,12 @@ from lesson_lib.model.units import (
     format_seconds,
 )
 
-#: The course's 27B hybrid model, 16 super-blocks of 3 Gated DeltaNet layers
-#: and 1 gated-attention layer, each layer followed by an FFN.
+#: Qwen's Qwen/Qwen3.8-27B, a dense hybrid of 16 super-blocks of 3 Gated DeltaNet
+#: layers and 1 gated-attention layer, each layer followed by an FFN; vLLM and
+#: NeMo load it with their Qwen3.5 implementation (Qwen3_5ForConditionalGeneration).
+#: Its checkpoint also holds a vision encoder and a one-layer multi-token-prediction
+#: (MTP) head that the lesson leaves out: ``params`` is the model card's rounded
+#: 27 billion and counts neither on its own (lesson_lib.chapters.batching sizes the head).
 MODEL = ModelSpec(
     name="Qwen3.8-27B",
     params=27e9,
@@ -46,8 +50,9 @@ MODEL = ModelSpec(
     vocab_size=248_320,
 )
 
-#: What the box says. GPU memory is binary-sized even where the label says GB:
-#: nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB and 81,559 MiB on an H100.
+#: What the box says. nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB but
+#: 81,559 MiB on an H100, below 80 GiB (modal-client PR 2797, which concludes that
+#: NVIDIA quotes GB); the lesson sizes the card by what CUDA exposes instead.
 GPU_LABEL: str = "80 GB"
 GPU_HBM_BYTES: float = 80 * GiB
 #: What CUDA exposes of it (the rest holds the driver's own structures):
@@ -118,10 +123,11 @@ FAST_RING = Fabric(
     hop_latency=_HOP,
 )
 
-#: The per-all-reduce launch overhead that CUDA graphs remove, an assumption of
-#: the order reported and not a measured latency. NVIDIA/nccl issue 1984 reports a
-#: 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without graphs and
-#: 0.5 us with them, amortised over 100 grouped operations.
+#: The per-all-reduce launch overhead assumed inside alpha, and what CUDA graphs
+#: are assumed to remove: an assumption, not a measurement. NVIDIA/nccl issue 1984
+#: times a 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without graphs
+#: and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces aggregated
+#: into each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
 
 #: An interactive decode rate, tokens/second.
@@ -307,7 +313,8 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         CUDA_GRAPH_LAUNCH_SAVING,
         "s",
         format_seconds(CUDA_GRAPH_LAUNCH_SAVING),
-        "assumption, of the order NVIDIA/nccl issue 1984 reports (3.5 us -> 0.5 us, amortised)",
+        "assumption; NVIDIA/nccl issue 1984's 3.5 -> 0.5 us is per operation over 100 "
+        "aggregated all-reduces (-m 100), not one dependent all-reduce",
     ),
     Assumption(
         "interactive decode rate", TOKENS_PER_S, "tokens/s", f"{TOKENS_PER_S} tokens/s", _LESSON
