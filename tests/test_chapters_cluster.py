@@ -237,3 +237,10 @@ def test_sizes_are_bounded():
         plan_cluster(MODEL, GPU, 4096, 2, 4)
     with pytest.raises(ValueError, match=r"^gpus_per_node must be an integer from 1 to 4096"):
         plan_cluster(MODEL, GPU, 10**18, 1, 4)
+
+
+def test_the_cluster_page_quotes_the_experts_all_to_alls():
+    """The rule's experts line: DeepSeek-V3's 2 x (61 - 3) = 116 all-to-alls per token."""
+    from lesson_lib.chapters import cluster
+
+    assert cluster.numbers()["ds_alltoalls"] == "116"

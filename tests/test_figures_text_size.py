@@ -30,6 +30,7 @@ from lesson_lib.figures import (
     allreduce,
     batching,
     cluster,
+    experts,
     lab,
     latency,
     payloads,
@@ -95,6 +96,8 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("algorithms", "latency_by_n_figure()"): algorithms.latency_by_n_figure,
     ("algorithms", "time_by_size_figure()"): algorithms.time_by_size_figure,
     ("batching", "batch_figure()"): batching.batch_figure,
+    ("experts", "collectives_figure()"): experts.collectives_figure,
+    ("experts", "tp_vs_ep_figure()"): experts.tp_vs_ep_figure,
     ("prefill", "prefill_breakdown_figure((FAST, SLOW), 4)"): lambda: (
         prefill.prefill_breakdown_figure((FAST, SLOW), 4)
     ),

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lesson_lib.chapters import overview
+from lesson_lib.chapters.experts import experts_numbers
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.collectives import get_algorithm
@@ -700,7 +701,11 @@ def numbers() -> dict[str, str]:
     dict of str to str
         Glue name -> formatted text.
     """
-    return {**overview.numbers(), **cluster_numbers()}
+    return {
+        **overview.numbers(),
+        **cluster_numbers(),
+        "ds_alltoalls": experts_numbers()["ds_alltoalls"],
+    }
 
 
 def glue() -> list[str]:

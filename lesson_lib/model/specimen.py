@@ -76,9 +76,9 @@ A100 = Accelerator(
     peak_flops=312e12,
 )
 
-#: An H200 SXM sold as 141 GB, for the larger MoE models: the vendor's HBM3e bandwidth
-#: (4.8 TB/s) and the H100's dense bf16 peak; memory as CUDA exposes it is an assumed
-#: 140 GiB.
+#: An H200 SXM sold as 141 GB, for the larger MoE models, with the vendor's HBM3e
+#: bandwidth (4.8 TB/s) and the H100's dense bf16 peak; the memory CUDA exposes is an
+#: assumed 140 GiB.
 H200 = Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12)
 
 #: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
