@@ -7,11 +7,13 @@ def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
     """Ring of 4: 1.875 MiB a token x 50 tokens/s = 98,304,000 B/s = 0.0983 GB/s; 4 KV heads.
 
     The 50 tokens/s is the payloads chapter's stated rate, the four KV heads
-    the specimen's; the batch crossover is the batching chapter's own value.
+    the specimen's; the batch crossover is the batching chapter's own value,
+    the all-to-alls the experts chapter's.
     """
     values = summary.numbers()
     assert {k: v for k, v in values.items() if k in overview.numbers()} == overview.numbers()
     assert values["rate_4_gb"] == "0.0983 GB/s"
     assert values["sizing_kv_heads"] == "4"
     assert values["batch_crossover_4"] == batching.batching_numbers()["batch_crossover_4"]
-    assert len(values) == len(overview.numbers()) + 3
+    assert values["ds_alltoalls"] == "116"  # DeepSeek-V3: 2 x (61 - 3) MoE layers
+    assert len(values) == len(overview.numbers()) + 4

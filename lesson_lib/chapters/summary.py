@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lesson_lib.chapters import batching, overview, payloads, sizing
+from lesson_lib.chapters import batching, experts, overview, payloads, sizing
 from lesson_lib.chapters.glue import glue_numbers
 
 
 def numbers() -> dict[str, str]:
-    """Every value the summary page glues: the worked example's numbers and three quoted from the sizing, payloads and batching chapters.
+    """Every value the summary page glues: the worked example's numbers and four quoted from the sizing, payloads, batching and experts chapters.
 
     Returns
     -------
@@ -19,6 +19,7 @@ def numbers() -> dict[str, str]:
         "batch_crossover_4": batching.batching_numbers()["batch_crossover_4"],
         "rate_4_gb": payloads.payload_numbers()["rate_4_gb"],
         "sizing_kv_heads": sizing.sizing_numbers()["sizing_kv_heads"],
+        "ds_alltoalls": experts.experts_numbers()["ds_alltoalls"],
     }
 
 
