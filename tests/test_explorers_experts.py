@@ -42,3 +42,23 @@ def test_states_cover_every_control(explorer):
     """One row per combination: 3 models x 2 layouts x 4 degrees x 2 fabrics x 2 cards x 4 batches."""
     assert len(explorer.rows) == 3 * 2 * 4 * 2 * 2 * 4
     assert [c.name for c in CONTROLS] == ["model", "parallelism", "n", "fabric", "card", "batch"]
+
+
+def test_sampled_states_are_moe_decode_step(explorer):
+    """Every twentieth state's numbers are moe_decode_step's for that state (FP8 dispatch under EP)."""
+    from lesson_lib.explorers.experts import CARDS, FABRICS
+
+    for row in explorer.rows[::20]:
+        dispatch = {"dispatch_bytes": 1} if row["parallelism"] == "ep" else {}
+        step = moe_decode_step(
+            PRESETS[row["model"]],
+            CARDS[row["card"]],
+            FABRICS[row["fabric"]],
+            row["n"],
+            parallelism=row["parallelism"],
+            batch=row["batch"],
+            **dispatch,
+        )
+        assert row["total_ms"] == round(step.total_s * 1e3, 3)
+        assert row["wire_kib"] == round(step.wire_bytes_per_token / 1024, 1)
+        assert row["collectives"] == step.collectives

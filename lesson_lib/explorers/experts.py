@@ -127,7 +127,7 @@ def _state(
 def _chart(both: str) -> dict[str, Any]:
     return {
         "width": 560,
-        "height": 110,
+        "height": 120,
         "transform": [
             {"filter": both},
             {"calculate": "datum.parallelism == 'tp' ? 'TP' : 'EP + DP attention'", "as": "_bar"},
@@ -150,7 +150,19 @@ def _chart(both: str) -> dict[str, Any]:
                 "type": "nominal",
                 "title": None,
                 "sort": ["TP", "EP + DP attention"],
-                "axis": {"labelFontSize": 12, "labelLimit": 200},
+                "scale": {"paddingInner": 0.5},
+                # Labels sit above their bars, inside the plot, as in the decode
+                # explorer: the message above the chart then starts at the left edge.
+                "axis": {
+                    "labelAlign": "left",
+                    "labelBaseline": "bottom",
+                    "labelPadding": -2,
+                    "labelOffset": -17,
+                    "labelFontSize": 12,
+                    "labelLimit": 400,
+                    "ticks": False,
+                    "domain": False,
+                },
             },
             "x": {
                 "field": "_ms",
