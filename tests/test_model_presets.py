@@ -8,7 +8,6 @@ import pytest
 
 import lesson_lib
 from lesson_lib.model.presets import (
-    CONFIG_DIR,
     MOE_PRESETS,
     PRESETS,
     SOURCES,
@@ -68,10 +67,12 @@ def test_moe_presets_and_their_alltoalls():
 
 def test_every_shipped_config_is_small_and_linked():
     """Each config file is a JSON object under 4 kB, linked to a public config.json."""
-    files = sorted(p.name for p in CONFIG_DIR.glob("*.json"))
+    config_dir = config_path("DeepSeek-V3").parent
+    assert config_dir.name == "configs"
+    files = sorted(p.name for p in config_dir.glob("*.json"))
     assert files == sorted(s.file for s in SOURCES.values())
     for source in SOURCES.values():
-        text = (CONFIG_DIR / source.file).read_text()
+        text = (config_dir / source.file).read_text()
         assert isinstance(json.loads(text), dict) and len(text) < 4000
         assert source.url.startswith("https://huggingface.co/")
         assert source.url.endswith("/blob/main/config.json")
@@ -96,6 +97,6 @@ def test_unknown_names_are_refused_with_the_list():
 
 def test_configs_ship_with_the_package():
     """pyproject's package data lists the configs, so a wheel has them."""
-    text = (CONFIG_DIR.parents[2] / "pyproject.toml").read_text()
+    text = (config_path("DeepSeek-V3").parents[3] / "pyproject.toml").read_text()
     assert '"lesson_lib.model" = ["configs/*.json"]' in text
     assert lesson_lib.models.config_path("DeepSeek-V3").is_file()

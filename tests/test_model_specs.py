@@ -178,3 +178,13 @@ def test_moe_fields_need_experts(field):
     """A dense model (num_experts = 0) must leave the other MoE fields at 0."""
     with pytest.raises(ValueError, match=f"{field} must be 0 for a dense model"):
         pure_attention(**{field: 1})
+
+
+def test_repr_shows_the_moe_and_mla_fields_only_when_set():
+    """A dense model's repr names none of them; an MoE model's names its own; both evaluate back."""
+    dense, mixture = pure_attention(), moe()
+    assert "num_experts" not in repr(dense) and "kv_lora_rank" not in repr(dense)
+    assert "num_experts=8" in repr(mixture) and "expert_params=176160768.0" in repr(mixture)
+    assert "kv_lora_rank" not in repr(mixture)
+    for m in (dense, mixture, MODEL):
+        assert eval(repr(m), {"ModelSpec": ModelSpec}) == m

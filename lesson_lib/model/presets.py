@@ -24,8 +24,8 @@ from pathlib import Path
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specs import ModelSpec
 
-#: Where the shipped configs are.
-CONFIG_DIR: Path = Path(__file__).resolve().parent / "configs"
+# Where the shipped configs are (a path on this machine, so not a documented constant).
+_CONFIG_DIR: Path = Path(__file__).resolve().parent / "configs"
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class PresetSource:
     Attributes
     ----------
     file : str
-        The shipped config, in :data:`CONFIG_DIR`.
+        The shipped config, in ``lesson_lib/model/configs/``.
     url : str
         The public ``config.json`` it copies.
     card : str
@@ -125,10 +125,10 @@ def config_path(name: str) -> Path:
         If no preset has that name; the message lists them.
     """
     if name in SOURCES:
-        return CONFIG_DIR / SOURCES[name].file
+        return _CONFIG_DIR / SOURCES[name].file
     for source in SOURCES.values():
         if Path(source.file).stem == name:
-            return CONFIG_DIR / source.file
+            return _CONFIG_DIR / source.file
     raise ValueError(f"name must be one of {list(SOURCES)}, got {name!r}")
 
 

@@ -7,10 +7,25 @@ so a bad value fails where it was typed, with the field's name in the message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from lesson_lib.model._validate import require_int, require_number
 from lesson_lib.model.hf_config import model_fields
+
+#: ModelSpec fields its repr shows only when they differ from their defaults.
+_SHOWN_WHEN_SET: frozenset[str] = frozenset(
+    (
+        "weight_dtype_bytes",
+        "kv_lora_rank",
+        "qk_rope_head_dim",
+        "num_experts",
+        "experts_per_token",
+        "num_shared_experts",
+        "num_moe_layers",
+        "expert_params",
+        "mtp_layers",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -179,6 +194,19 @@ class ModelSpec:
                 "linear_num_value_heads, linear_key_head_dim and linear_value_head_dim (>= 1), "
                 "or set num_attention_layers = num_layers for a pure-attention model"
             )
+
+    def __repr__(self) -> str:
+        """Every field the lesson had before MLA and MoE, then those of them that are set.
+
+        A dense model's repr stays as short as it was, short enough for the API
+        pages to show the specimen's value.
+        """
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.name not in _SHOWN_WHEN_SET or getattr(self, f.name) != f.default
+        ]
+        return f"ModelSpec({', '.join(shown)})"
 
     def _check_experts(self) -> None:
         """The MoE fields: all zero for a dense model, all given and consistent otherwise."""
