@@ -11,15 +11,18 @@ The worked example's inputs live in :mod:`lesson_lib.model.specimen`.
 
 The model's modules keep their short paths too: ``lesson_lib.model.specimen`` is
 :mod:`lesson_lib.model.specimen`, and so for ``specs``, ``units``,
-``collectives``, ``ring``, ``memory``, ``step_time`` and ``layout``.
+``collectives``, ``ring``, ``memory``, ``step_time``, ``layout``, ``hf_config`` and
+``presets``; the presets are also ``lesson_lib.models`` (``lesson_lib.models.PRESETS``).
 """
 
 import sys as _sys
 
 from lesson_lib.model import (
     collectives,
+    hf_config,
     layout,
     memory,
+    presets,
     ring,
     specimen,
     specs,
@@ -45,6 +48,7 @@ from lesson_lib.model.memory import (
     memory_budget,
     state_share,
 )
+from lesson_lib.model.presets import PRESETS, preset
 from lesson_lib.model.ring import RingResult, Transfer, simulate_ring_allreduce
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step, speedup
@@ -67,8 +71,22 @@ from lesson_lib.model.units import (
 
 # The same module objects under their short names, so `import lesson_lib.model.specimen`
 # and `from lesson_lib.model.collectives import ...` keep working in readers' notebooks.
-for _module in (collectives, layout, memory, ring, specimen, specs, step_time, units):
+for _module in (
+    collectives,
+    hf_config,
+    layout,
+    memory,
+    presets,
+    ring,
+    specimen,
+    specs,
+    step_time,
+    units,
+):
     _sys.modules[f"lesson_lib.{_module.__name__.rpartition('.')[2]}"] = _module
+# The presets also answer to lesson_lib.models, as in ``lesson_lib.models.PRESETS``.
+models = presets
+_sys.modules["lesson_lib.models"] = presets
 
 __all__ = [
     "ALGORITHMS",
@@ -76,6 +94,7 @@ __all__ = [
     "KB",
     "MB",
     "MS",
+    "PRESETS",
     "TB",
     "US",
     "Accelerator",
@@ -107,6 +126,7 @@ __all__ = [
     "max_sequences",
     "memory_budget",
     "prefill_step",
+    "preset",
     "ring_allreduce_factor",
     "simulate_ring_allreduce",
     "speedup",

@@ -263,3 +263,46 @@ def test_sizes_are_bounded():
         plan_cluster(MODEL, GPU, 4096, 2, 4)
     with pytest.raises(ValueError, match=r"^gpus_per_node must be an integer from 1 to 4096"):
         plan_cluster(MODEL, GPU, 10**18, 1, 4)
+
+
+def test_the_cluster_page_quotes_the_experts_all_to_alls():
+    """The rule's experts line: DeepSeek-V3's 2 x (61 - 3) = 116 all-to-alls per token."""
+    from lesson_lib.chapters import cluster
+
+    assert cluster.numbers()["ds_alltoalls"] == "116"
+
+
+def test_plan_cluster_prices_expert_parallelism_for_an_moe_preset():
+    """DeepSeek-V3, EP 8 on one node of H200-class cards: the experts chapter's EP layout
+    (bf16 dispatch here): 116 all-to-alls x 10 us = 1.16 ms of latency, 8 x 22 = 176
+    sequences of 32,768 tokens; on two nodes of four the group spans the network:
+    116 x 25 us = 2.9 ms, flagged."""
+    from lesson_lib.model.presets import PRESETS
+    from lesson_lib.model.specimen import H200
+
+    deepseek = PRESETS["DeepSeek-V3"]
+    one = plan_cluster(deepseek, H200, 8, 1, tp=1, ep=8, context_tokens=32_768)
+    assert one.valid and not one.flags and one.label == "1 node x 8 GPUs: EP 8"
+    assert one.step.latency_s == pytest.approx(116 * 10e-6)
+    assert one.sequences_total == 176
+    across = plan_cluster(deepseek, H200, 4, 2, tp=1, ep=8, context_tokens=32_768)
+    assert across.ep_crosses_nodes and across.step.latency_s == pytest.approx(116 * 25e-6)
+    assert across.short_verdict == "valid, flagged: EP all-to-alls on the network"
+    two = plan_cluster(deepseek, H200, 8, 2, tp=1, ep=8, context_tokens=32_768)
+    assert two.dp == 2 and two.sequences_total == 2 * 176
+
+
+def test_plan_cluster_refuses_ep_where_it_is_not_modelled():
+    """A dense model, EP beside TP, more EP ranks than experts; EP 3 leaves experts uneven."""
+    from lesson_lib.model.presets import PRESETS
+    from lesson_lib.model.specimen import H200
+
+    mixtral = PRESETS["Mixtral-8x7B"]
+    with pytest.raises(ValueError, match="ep must be 1 for a dense model"):
+        plan_cluster(MODEL, GPU, 4, 1, tp=1, ep=4)
+    with pytest.raises(ValueError, match="ep > 1 is modelled with tp = 1"):
+        plan_cluster(mixtral, H200, 8, 1, tp=2, ep=4)
+    with pytest.raises(ValueError, match="ep must be an integer from 1 to 8"):
+        plan_cluster(mixtral, H200, 16, 1, tp=1, ep=16)
+    uneven = plan_cluster(mixtral, H200, 3, 1, tp=1, ep=3)
+    assert uneven.problems[0].startswith("EP = 3 does not divide the 8 experts")

@@ -7,7 +7,8 @@ def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
     """Ring of 4: 1.875 MiB a token x 50 tokens/s = 98,304,000 B/s = 0.0983 GB/s; 4 KV heads.
 
     The 50 tokens/s is the payloads chapter's stated rate, the four KV heads
-    the specimen's; the batch crossover is the batching chapter's own value.
+    the specimen's; the batch crossover is the batching chapter's own value,
+    the all-to-alls the experts chapter's.
     """
     values = summary.numbers()
     assert {k: v for k, v in values.items() if k in overview.numbers()} == overview.numbers()
@@ -16,3 +17,4 @@ def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
     assert values["batch_crossover_4"] == batching.batching_numbers()["batch_crossover_4"]
     assert values["throughput_winner"] == "four GPUs on the slow fabric"
     assert values["stream_winner"] == "two GPUs on the fast fabric"
+    assert values["ds_alltoalls"] == "116"  # DeepSeek-V3: 2 x (61 - 3) MoE layers

@@ -30,6 +30,7 @@ from lesson_lib.figures import (
     allreduce,
     batching,
     cluster,
+    experts,
     lab,
     latency,
     measured,
@@ -97,6 +98,8 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("algorithms", "time_by_size_figure()"): algorithms.time_by_size_figure,
     ("measured", "measured_latency_figure()"): measured.measured_latency_figure,
     ("batching", "batch_figure()"): batching.batch_figure,
+    ("experts", "collectives_figure()"): experts.collectives_figure,
+    ("experts", "tp_vs_ep_figure()"): experts.tp_vs_ep_figure,
     ("prefill", "prefill_breakdown_figure((FAST, SLOW), 4)"): lambda: (
         prefill.prefill_breakdown_figure((FAST, SLOW), 4)
     ),

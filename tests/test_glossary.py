@@ -31,6 +31,9 @@ TERMS = (
     "chunked prefill",
     "micro-batch",
     "sequence parallelism",
+    "expert parallelism",
+    "mixture of experts",
+    "dp attention",
 )
 
 

@@ -1,4 +1,4 @@
-"""Ring all-reduce cost: the 2(N-1)/N factor, alpha-beta time, crossover."""
+"""Collective costs: the ring all-reduce's 2(N-1)/N factor, the other collectives, alpha-beta time."""
 
 import pytest
 from hypothesis import given
@@ -13,7 +13,25 @@ from lesson_lib import (
     crossover_bytes,
     ring_allreduce_factor,
 )
-from lesson_lib.model.collectives import ALGORITHMS, MAX_RANKS, allreduce_factor, allreduce_steps
+from lesson_lib.model.collectives import (
+    ALGORITHMS,
+    COLLECTIVES,
+    MAX_RANKS,
+    all_gather_time,
+    all_gather_wire_bytes,
+    allreduce_factor,
+    allreduce_steps,
+    alltoall_time,
+    alltoall_wire_bytes,
+    collective_steps,
+    collective_time,
+    collective_wire_bytes,
+    get_collective,
+    reduce_scatter_time,
+    reduce_scatter_wire_bytes,
+    sendrecv_time,
+    sendrecv_wire_bytes,
+)
 from lesson_lib.model.specimen import FAST, FAST_RING, SLOW
 
 
@@ -164,3 +182,103 @@ def test_crossover_uses_the_algorithms_own_latency_by_hand():
     by_hand = 8.275e-6 * 450e9 / 7
     assert_allclose(crossover_bytes(FAST_RING, 8, "one_shot"), by_hand, rtol=1e-9)
     assert_allclose(crossover_tokens(MODEL, FAST_RING, 8, "one_shot"), by_hand / 10240, rtol=1e-9)
+
+
+# --- every collective ----------------------------------------------------------------------------
+
+
+MIB = 2**20
+
+
+def test_the_table_of_collectives_by_hand():
+    """One MiB over four ranks: all-reduce 2 x 3/4 = 1.5 MiB per rank, the halves 0.75 MiB,
+    the all-to-all 3/4 (a quarter stays home), send/recv the whole MiB. Steps over 8 ranks:
+    ring all-reduce 2 x 7 = 14, reduce-scatter and all-gather 7, all-to-all and send/recv 1."""
+    assert list(COLLECTIVES) == [
+        "all_reduce",
+        "reduce_scatter",
+        "all_gather",
+        "all_to_all",
+        "send_recv",
+    ]
+    wire = {k: collective_wire_bytes(k, MIB, 4) / MIB for k in COLLECTIVES}
+    assert wire == {
+        "all_reduce": 1.5,
+        "reduce_scatter": 0.75,
+        "all_gather": 0.75,
+        "all_to_all": 0.75,
+        "send_recv": 1.0,
+    }
+    steps = {k: collective_steps(k, 8) for k in COLLECTIVES}
+    assert steps == {
+        "all_reduce": 14,
+        "reduce_scatter": 7,
+        "all_gather": 7,
+        "all_to_all": 1,
+        "send_recv": 1,
+    }
+    assert all(collective_steps(k, 1) == 0 for k in COLLECTIVES)
+
+
+def test_times_in_the_alpha_beta_per_hop_model_by_hand():
+    """5 us + 1 us per hop, 100 GB/s; 1 MB over 5 ranks (4/5 of it is 0.8 MB = 8 us).
+
+    all-gather 5 + 4 x 1 + 8 = 17 us; reduce-scatter the same; all-to-all 5 + 1 + 8 =
+    14 us; send/recv 5 + 1 + 10 = 16 us; all-reduce 5 + 8 x 1 + 16 = 29 us.
+    """
+    fabric = Fabric("test", latency=5e-6, bandwidth=100e9, hop_latency=1e-6)
+    assert_allclose(all_gather_time(1e6, 5, fabric), 17e-6)
+    assert_allclose(reduce_scatter_time(1e6, 5, fabric), 17e-6)
+    assert_allclose(alltoall_time(1e6, 5, fabric), 14e-6)
+    assert_allclose(sendrecv_time(1e6, fabric, 5), 16e-6)
+    assert_allclose(collective_time("all_reduce", 1e6, 5, fabric), 29e-6)
+    assert collective_time("all_to_all", 1e6, 1, fabric) == 0.0
+
+
+def test_the_named_functions_are_the_table_rows():
+    """alltoall_wire_bytes is (n-1)/n of the payload: 8 tokens' DeepSeek vectors over 8 ranks
+    are 8 x 7168 x 2 = 114,688 B, of which 7/8, 100,352 B, leave the rank."""
+    assert alltoall_wire_bytes(114_688, 8) == 100_352
+    assert reduce_scatter_wire_bytes(800, 8) == 700
+    assert all_gather_wire_bytes(800, 8) == 700
+    assert sendrecv_wire_bytes(800) == 800 and sendrecv_wire_bytes(800, 1) == 0
+
+
+@given(st.floats(0, 1e12), st.integers(1, MAX_RANKS))
+def test_alltoall_never_sends_more_than_its_payload(payload, n):
+    """(n-1)/n < 1: an all-to-all's bytes per rank never exceed the payload; 0 at n = 1."""
+    wire = alltoall_wire_bytes(payload, n)
+    assert 0 <= wire <= payload
+    if n == 1:
+        assert wire == 0
+
+
+@given(st.floats(0, 1e12), st.integers(1, MAX_RANKS))
+def test_reduce_scatter_and_all_gather_make_the_ring_all_reduce(payload, n):
+    """The ring all-reduce is a reduce-scatter then an all-gather: bytes and steps add up."""
+    assert_allclose(
+        reduce_scatter_wire_bytes(payload, n) + all_gather_wire_bytes(payload, n),
+        allreduce_wire_bytes(payload, n),
+        rtol=1e-12,
+    )
+    assert collective_steps("reduce_scatter", n) + collective_steps(
+        "all_gather", n
+    ) == allreduce_steps(n)
+    assert collective_time("all_reduce", payload, n, FAST_RING) == pytest.approx(
+        allreduce_time(payload, n, FAST_RING)
+    )
+
+
+@given(st.integers(2, MAX_RANKS - 1))
+def test_more_ranks_never_send_fewer_bytes_per_rank(n):
+    """Each factor grows (or stays) with n."""
+    for kind in COLLECTIVES:
+        assert collective_wire_bytes(kind, 1.0, n + 1) >= collective_wire_bytes(kind, 1.0, n)
+
+
+def test_unknown_collective_is_refused_with_the_list():
+    """A typo names kind and lists the collectives."""
+    with pytest.raises(ValueError, match=r"kind must be one of 'all_reduce'"):
+        get_collective("alltoall")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        collective_steps(None, 2)

@@ -117,3 +117,74 @@ def test_hybrid_needs_all_three_linear_shapes(missing):
         "or set num_attention_layers = num_layers for a pure-attention model"
     )
     assert pure_attention(num_attention_layers=20, **shapes).num_linear_layers == 60
+
+
+def moe(**overrides):
+    """A Mixtral-shaped model: 8 experts of 176,160,768 parameters, top-2, 32 MoE layers."""
+    fields = dict(
+        num_experts=8,
+        experts_per_token=2,
+        num_moe_layers=32,
+        expert_params=176_160_768.0,
+    )
+    fields.update(overrides)
+    return pure_attention(params=46.7e9, num_layers=32, num_attention_layers=32, **fields)
+
+
+def test_dense_models_keep_their_numbers_under_the_new_fields():
+    """Defaults: no experts, no all-to-alls, active = total, weights at dtype_bytes."""
+    m = pure_attention()
+    assert (m.num_experts, m.num_moe_layers, m.alltoalls_per_token) == (0, 0, 0)
+    assert m.active_params == m.params == 70e9
+    assert m.weight_bytes == 140e9
+    assert not m.is_moe and m.routed_expert_params == 0
+
+
+def test_moe_active_params_leave_out_the_unvisited_experts():
+    """46.7e9 - (8 - 2) x 32 x 176,160,768 = 46.7e9 - 33,822,867,456 = 12,877,132,544."""
+    m = moe()
+    assert m.is_moe
+    assert m.active_params == 12_877_132_544
+    assert m.routed_expert_params == 8 * 32 * 176_160_768
+    assert m.alltoalls_per_token == 64
+
+
+def test_narrow_weights_and_mla_cache():
+    """FP8 weights halve the bytes; MLA caches (512 + 64) x 2 B per attention layer."""
+    assert pure_attention(weight_dtype_bytes=1).weight_bytes == 70e9
+    mla = pure_attention(kv_lora_rank=512, qk_rope_head_dim=64)
+    assert mla.kv_bytes_per_token == 80 * 576 * 2
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"experts_per_token": 9}, "experts_per_token"),
+        ({"experts_per_token": 0}, "experts_per_token"),
+        ({"num_moe_layers": 33}, "num_moe_layers"),
+        ({"expert_params": 0.0}, "expert_params"),
+        ({"expert_params": 1e9}, "expert_params"),  # 8 x 32 x 1e9 > 46.7e9
+        ({"num_experts": -1}, "num_experts"),
+    ],
+)
+def test_bad_moe_fields_name_the_field(overrides, field):
+    """Top-k beyond the experts, more MoE layers than layers, experts larger than the model."""
+    with pytest.raises(ValueError, match=field):
+        moe(**overrides)
+
+
+@pytest.mark.parametrize("field", ["experts_per_token", "num_moe_layers", "expert_params"])
+def test_moe_fields_need_experts(field):
+    """A dense model (num_experts = 0) must leave the other MoE fields at 0."""
+    with pytest.raises(ValueError, match=f"{field} must be 0 for a dense model"):
+        pure_attention(**{field: 1})
+
+
+def test_repr_shows_the_moe_and_mla_fields_only_when_set():
+    """A dense model's repr names none of them; an MoE model's names its own; both evaluate back."""
+    dense, mixture = pure_attention(), moe()
+    assert "num_experts" not in repr(dense) and "kv_lora_rank" not in repr(dense)
+    assert "num_experts=8" in repr(mixture) and "expert_params=176160768.0" in repr(mixture)
+    assert "kv_lora_rank" not in repr(mixture)
+    for m in (dense, mixture, MODEL):
+        assert eval(repr(m), {"ModelSpec": ModelSpec}) == m

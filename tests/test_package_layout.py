@@ -32,6 +32,8 @@ MODEL_MODULES = (
     "memory",
     "step_time",
     "layout",
+    "hf_config",
+    "presets",
 )
 
 #: Build and notebook machinery the lesson package may import only in these modules:

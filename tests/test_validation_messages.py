@@ -40,14 +40,25 @@ from lesson_lib.chapters.prefill import (
     regime_rows,
 )
 from lesson_lib.model.collectives import (
+    all_gather_time,
+    all_gather_wire_bytes,
     allreduce_factor,
     allreduce_latency,
     allreduce_steps,
     allreduce_time,
     allreduce_wire_bytes,
+    alltoall_time,
+    alltoall_wire_bytes,
+    collective_steps,
+    collective_time,
+    collective_wire_bytes,
     crossover_bytes,
     crossover_tokens,
+    reduce_scatter_time,
+    reduce_scatter_wire_bytes,
     ring_allreduce_factor,
+    sendrecv_time,
+    sendrecv_wire_bytes,
 )
 from lesson_lib.model.layout import (
     check_layout,
@@ -247,6 +258,33 @@ EDGES = [
     Edge("ModelSpec", "num_super_blocks", lambda v: spec(num_super_blocks=v), INT_1, 1, 0),
     Edge("ModelSpec", "allreduces_per_layer", lambda v: spec(allreduces_per_layer=v), INT_0, 0, -1),
     Edge("ModelSpec", "vocab_size", lambda v: spec(vocab_size=v), INT_1, 1, 0),
+    Edge("ModelSpec", "weight_dtype_bytes", lambda v: spec(weight_dtype_bytes=v), INT_1, 1, 0),
+    Edge("ModelSpec", "kv_lora_rank", lambda v: spec(kv_lora_rank=v), INT_0, 0, -1),
+    Edge("ModelSpec", "qk_rope_head_dim", lambda v: spec(qk_rope_head_dim=v), INT_0, 0, -1),
+    Edge("ModelSpec", "num_experts", lambda v: spec(num_experts=v), INT_0, 0, -1),
+    Edge("ModelSpec", "num_shared_experts", lambda v: spec(num_shared_experts=v), INT_0, 0, -1),
+    Edge("ModelSpec", "mtp_layers", lambda v: spec(mtp_layers=v), INT_0, 0, -1),
+    # an MoE model's top-k runs from 1 to its experts (8 here), its MoE layers to num_layers
+    Edge(
+        "ModelSpec",
+        "experts_per_token",
+        lambda v: spec(num_experts=8, experts_per_token=v, num_moe_layers=1, expert_params=1.0),
+        "an integer from 1 to 8",
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "ModelSpec",
+        "num_moe_layers",
+        lambda v: spec(num_experts=8, experts_per_token=2, num_moe_layers=v, expert_params=1.0),
+        "an integer from 1 to 64",
+        1,
+        0,
+        64,
+        65,
+    ),
     Edge("kv_bytes", "context_tokens", MODEL.kv_bytes, CONTEXT_0, 0, -1, 262_144, 262_145),
     Edge(
         "Accelerator",
@@ -308,6 +346,72 @@ EDGES = [
         RANKS_2,
         2,
         1,
+        4096,
+        4097,
+    ),
+    # every collective: a payload >= 0 bytes over 1 to 4096 ranks
+    *(
+        edge
+        for function, payload, ranks in (
+            (
+                "alltoall_wire_bytes",
+                lambda v: alltoall_wire_bytes(v, 2),
+                lambda n: alltoall_wire_bytes(1.0, n),
+            ),
+            (
+                "alltoall_time",
+                lambda v: alltoall_time(v, 2, FAST),
+                lambda n: alltoall_time(1.0, n, FAST),
+            ),
+            (
+                "reduce_scatter_wire_bytes",
+                lambda v: reduce_scatter_wire_bytes(v, 2),
+                lambda n: reduce_scatter_wire_bytes(1.0, n),
+            ),
+            (
+                "reduce_scatter_time",
+                lambda v: reduce_scatter_time(v, 2, FAST),
+                lambda n: reduce_scatter_time(1.0, n, FAST),
+            ),
+            (
+                "all_gather_wire_bytes",
+                lambda v: all_gather_wire_bytes(v, 2),
+                lambda n: all_gather_wire_bytes(1.0, n),
+            ),
+            (
+                "all_gather_time",
+                lambda v: all_gather_time(v, 2, FAST),
+                lambda n: all_gather_time(1.0, n, FAST),
+            ),
+            ("sendrecv_wire_bytes", sendrecv_wire_bytes, lambda n: sendrecv_wire_bytes(1.0, n)),
+            (
+                "sendrecv_time",
+                lambda v: sendrecv_time(v, FAST),
+                lambda n: sendrecv_time(1.0, FAST, n),
+            ),
+            (
+                "collective_wire_bytes",
+                lambda v: collective_wire_bytes("all_to_all", v, 2),
+                lambda n: collective_wire_bytes("all_to_all", 1.0, n),
+            ),
+            (
+                "collective_time",
+                lambda v: collective_time("all_gather", v, 2, FAST),
+                lambda n: collective_time("all_gather", 1.0, n, FAST),
+            ),
+        )
+        for edge in (
+            Edge(function, "payload_bytes", payload, ">= 0 bytes", 0.0, -1e-9),
+            Edge(function, "n", ranks, RANKS, 1, 0, 4096, 4097),
+        )
+    ),
+    Edge(
+        "collective_steps",
+        "n",
+        lambda v: collective_steps("all_to_all", v),
+        RANKS,
+        1,
+        0,
         4096,
         4097,
     ),

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lesson_lib.chapters import overview
+from lesson_lib.chapters.experts import experts_numbers
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.collectives import get_algorithm
@@ -43,6 +44,7 @@ from lesson_lib.model.layout import (
     stage_layers,
 )
 from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, INTER_NODE_MEASURED_LATENCY, MODEL
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, StepBreakdown, decode_step
@@ -122,11 +124,12 @@ class ClusterPlan:
     placement : tuple of GpuSlot
         The GPUs in use, in rank order (idle GPUs are left out).
     tp_fabric : Fabric
-        The wire the TP all-reduces run on: ``inter`` if any TP group spans
-        two nodes, else ``intra``.
-    step : StepBreakdown
+        The wire the TP all-reduces (or, under EP, the all-to-alls) run on:
+        ``inter`` if any TP or EP group spans two nodes, else ``intra``.
+    step : StepBreakdown or MoEStep
         One sequence alone, one decoded token on a TP group, all layers, on
-        ``tp_fabric``, weights only (the lesson's heuristic).
+        ``tp_fabric``, weights only (the lesson's heuristic); under EP the
+        :class:`~lesson_lib.model.moe.MoEStep` of the EP group.
     pp_send_s : float
         Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
         vector each), each on ``inter`` if it crosses nodes, else ``intra``.
@@ -138,15 +141,19 @@ class ClusterPlan:
         Sequences of ``context_tokens`` tokens that fit beside the weights.
     batch : int
         Sequences each replica decodes together (0 when none fits).
-    batched_step : StepBreakdown or None
+    batched_step : StepBreakdown or MoEStep or None
         One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
-        through all layers, KV reads included; None when ``batch`` is 0.
+        through all layers, KV reads included (under EP, the whole batch over
+        the EP group, weights only); None when ``batch`` is 0.
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float
         The largest stage's layers over an even share, ``max(stage_layers) *
         pp / num_layers``: 1 when PP divides the layers, 22 x 3 / 64 = 1.03
         for the specimen at PP 3.
+    ep : int
+        Expert-parallel degree: 1, or the GPUs of each replica's EP group
+        (then ``tp`` and ``pp`` are 1 and attention is data-parallel).
     """
 
     model: ModelSpec
@@ -163,15 +170,16 @@ class ClusterPlan:
     flags: tuple[str, ...]
     placement: tuple[GpuSlot, ...]
     tp_fabric: Fabric
-    step: StepBreakdown
+    step: StepBreakdown | MoEStep
     pp_send_s: float
     pp_network_boundaries: int
     weights_per_gpu_bytes: float
     sequences_per_replica: int
     batch: int = 0
-    batched_step: StepBreakdown | None = None
+    batched_step: StepBreakdown | MoEStep | None = None
     batched_send_s: float = 0.0
     stage_imbalance: float = 1.0
+    ep: int = 1
 
     @property
     def gpus(self) -> int:
@@ -192,6 +200,11 @@ class ClusterPlan:
     def tp_crosses_nodes(self) -> bool:
         """True when a TP group spans more than one node."""
         return self.tp_fabric is self.inter and self.tp > 1
+
+    @property
+    def ep_crosses_nodes(self) -> bool:
+        """True when an EP group spans more than one node."""
+        return self.tp_fabric is self.inter and self.ep > 1
 
     @property
     def weights_fit(self) -> bool:
@@ -241,7 +254,7 @@ class ClusterPlan:
     def label(self) -> str:
         """Short name, e.g. ``"2 nodes x 4 GPUs: TP 4 x PP 2"``."""
         nodes = f"{self.nodes} node{'s' if self.nodes > 1 else ''}"
-        degrees = [f"TP {self.tp}"]
+        degrees = [f"TP {self.tp}"] if self.ep == 1 else [f"EP {self.ep}"]
         degrees += [f"PP {self.pp}"] if self.pp > 1 else []
         degrees += [f"DP {self.dp}"] if self.dp > 1 else []
         gpus = f"{self.gpus_per_node} GPU{'s' if self.gpus_per_node > 1 else ''}"
@@ -274,6 +287,8 @@ class ClusterPlan:
             notes.append(f"stages of {', '.join(str(s) for s in stages)} layers")
         if self.tp_crosses_nodes:
             notes.append("TP all-reduces on the network")
+        if self.ep_crosses_nodes:
+            notes.append("EP all-to-alls on the network")
         if self.weights_fit and self.sequences_per_replica == 0:
             notes.append("no sequence fits beside the weights")
         if len(notes) != len(self.flags):  # a flag without a short form: say it in full
@@ -294,8 +309,9 @@ def plan_cluster(
     context_tokens: int | None = None,
     batch: int | None = None,
     algorithm: str = "ring",
+    ep: int = 1,
 ) -> ClusterPlan:
-    """Check and price a TP x PP x DP layout of ``model`` on ``nodes`` nodes.
+    """Check and price a TP x PP x DP (or, for an MoE model, EP x DP) layout on ``nodes`` nodes.
 
     Parameters
     ----------
@@ -324,11 +340,18 @@ def plan_cluster(
         batch larger than what fits is listed as a problem.
     algorithm : str, default "ring"
         The TP all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
+    ep : int, default 1
+        Expert-parallel degree, from 1 to the model's routed experts. Above 1
+        (an MoE model only, with ``tp = pp = 1``) each replica is an EP group
+        of ``ep`` GPUs with data-parallel attention, priced by
+        :func:`~lesson_lib.model.moe.moe_decode_step`; ranks are numbered as
+        for TP, so a group stays inside a node when ``ep`` divides the GPUs
+        per node.
 
     Returns
     -------
     ClusterPlan
-        Problems (``check_layout``, GPU count, memory), flags (TP across
+        Problems (``check_layout``, GPU count, memory), flags (TP or EP across
         nodes, no sequence fits), placement, time per token and memory.
 
     Raises
@@ -361,6 +384,11 @@ def plan_cluster(
     context_tokens = require_int(
         "context_tokens", context_tokens, minimum=1, maximum=model.max_context
     )
+    ep = require_int("ep", ep, maximum=MAX_RANKS)
+    if ep > 1:
+        return _plan_expert_parallel(
+            model, accel, gpus_per_node, nodes, ep, tp, pp, intra, inter, context_tokens, batch
+        )
     gpus = gpus_per_node * nodes
     per_replica = tp * pp
     dp = gpus // per_replica
@@ -486,6 +514,108 @@ def plan_cluster(
         batched_step=batched,
         batched_send_s=sends(micro) if batch else 0.0,
         stage_imbalance=imbalance,
+    )
+
+
+def _plan_expert_parallel(
+    model: ModelSpec,
+    accel: Accelerator,
+    gpus_per_node: int,
+    nodes: int,
+    ep: int,
+    tp: int,
+    pp: int,
+    intra: Fabric,
+    inter: Fabric,
+    context_tokens: int,
+    batch: int | None,
+) -> ClusterPlan:
+    """:func:`plan_cluster` for ``ep > 1``: EP groups with data-parallel attention."""
+    if not model.is_moe:
+        raise ValueError(f"ep must be 1 for a dense model ({model.name}), got {ep}")
+    ep = require_int("ep", ep, maximum=min(model.num_experts, MAX_RANKS))
+    if tp != 1 or pp != 1:
+        raise ValueError(
+            f"ep > 1 is modelled with tp = 1 and pp = 1 (data-parallel attention), "
+            f"got tp = {tp} and pp = {pp}"
+        )
+    gpus = gpus_per_node * nodes
+    dp = gpus // ep
+    problems = []
+    if model.num_experts % ep:
+        problems.append(
+            f"EP = {ep} does not divide the {model.num_experts} experts: the ranks would hold "
+            "unequal shares"
+        )
+    if ep > gpus:
+        problems.append(
+            f"EP = {ep} GPUs per replica, but the cluster has only {gpus} "
+            f"({nodes} x {gpus_per_node})"
+        )
+    elif gpus % ep:
+        problems.append(
+            f"EP x DP must equal the {gpus} GPUs, but EP = {ep} does not divide them "
+            f"({gpus % ep} would sit idle)"
+        )
+    replicas = max(dp, 1)
+    slots = [_slot(r, ep, replicas, gpus_per_node) for r in range(replicas * ep)]
+    groups: dict[int, set[int]] = {}
+    for slot in slots:
+        groups.setdefault(slot.replica, set()).add(slot.node)
+    crosses = any(len(spanned) > 1 for spanned in groups.values())
+    fabric = inter if crosses else intra
+    weights = weights_per_gpu(model, ep, "ep")
+    fit = sequences_that_fit(model, accel, ep, "ep", context_tokens)
+    if weights > accel.memory_bytes:
+        problems.append(
+            f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
+            f"{format_bytes(accel.memory_bytes, 'GB')}"
+        )
+    if batch is None:
+        batch = min(fit, MAX_BATCH)
+    elif batch > fit:
+        problems.append(
+            f"a batch of {format_count(batch)} sequences needs more memory than the "
+            f"{format_count(fit)} that fit per replica"
+        )
+    flags = []
+    if crosses:
+        flags.append(
+            f"an EP group spans nodes, so its {model.alltoalls_per_token} all-to-alls per token "
+            "run on the network"
+        )
+    if weights <= accel.memory_bytes and fit == 0:
+        flags.append(
+            f"no sequence of {format_count(context_tokens)} tokens fits beside the weights"
+        )
+    step = moe_decode_step(model, accel, fabric, ep, parallelism="ep")
+    batched = (
+        moe_decode_step(model, accel, fabric, ep, parallelism="ep", batch=batch) if batch else None
+    )
+    return ClusterPlan(
+        model=model,
+        accel=accel,
+        gpus_per_node=gpus_per_node,
+        nodes=nodes,
+        tp=1,
+        pp=1,
+        dp=dp,
+        intra=intra,
+        inter=inter,
+        context_tokens=context_tokens,
+        problems=tuple(problems),
+        flags=tuple(flags),
+        placement=tuple(s for s in slots if s.rank < dp * ep),
+        tp_fabric=fabric,
+        step=step,
+        pp_send_s=0.0,
+        pp_network_boundaries=0,
+        weights_per_gpu_bytes=weights,
+        sequences_per_replica=fit,
+        batch=batch,
+        batched_step=batched,
+        batched_send_s=0.0,
+        ep=ep,
     )
 
 
@@ -739,7 +869,11 @@ def numbers() -> dict[str, str]:
     dict of str to str
         Glue name -> formatted text.
     """
-    return {**overview.numbers(), **cluster_numbers()}
+    return {
+        **overview.numbers(),
+        **cluster_numbers(),
+        "ds_alltoalls": experts_numbers()["ds_alltoalls"],
+    }
 
 
 def glue() -> list[str]:

@@ -42,4 +42,5 @@ EXPLORERS: tuple[Entry, ...] = (
     Entry("book/latency", "lesson_lib.explorers.latency:decode_explorer"),
     Entry("book/prefill", "lesson_lib.explorers.prefill:prefill_explorer"),
     Entry("book/cluster", "lesson_lib.explorers.cluster:cluster_explorer"),
+    Entry("book/experts", "lesson_lib.explorers.experts:experts_explorer"),
 )

@@ -1,4 +1,4 @@
-"""The cost of one all-reduce: bytes on the wire and time (alpha-beta).
+"""The cost of a collective: bytes on the wire and time (alpha-beta), the all-reduce first.
 
 The textbook algorithm is the **ring**: a reduce-scatter followed by an
 all-gather. Each of the ``n`` ranks sends ``(n - 1) / n`` of the payload in
@@ -20,6 +20,11 @@ In the model a fabric's fixed ``latency`` is paid once per all-reduce
 (launch, synchronisation) and its ``hop_latency`` once per step on the
 critical path. With ``hop_latency = 0`` (the lesson's assumption) the three
 algorithms cost the same latency.
+
+The other collectives (:data:`COLLECTIVES`) are priced the same way:
+reduce-scatter and all-gather are the ring's halves, the all-to-all of
+expert parallelism sends ``(n - 1) / n`` of each rank's buffer to all peers
+at once, and a send/recv passes a whole buffer to one peer.
 """
 
 from __future__ import annotations
@@ -305,3 +310,338 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
     """
     require_instance("model", model, ModelSpec)
     return crossover_bytes(fabric, n, algorithm) / model.hidden_vector_bytes
+
+
+# ---------------------------------------------------------------------------
+# Every collective, in the same alpha-beta(-per-hop) model.
+
+
+@dataclass(frozen=True)
+class Collective:
+    """How one collective scales with the number of ranks ``n``.
+
+    Attributes
+    ----------
+    name : str
+        Key used by every ``kind=`` argument.
+    description : str
+        One line for tables and legends: what it does and how it is scheduled.
+    payload : str
+        What ``payload_bytes`` measures for this collective.
+    steps : callable
+        ``steps(n)``: communication steps on the critical path (0 for n = 1).
+    factor : callable
+        ``factor(n)``: payloads each rank sends (0 for n = 1).
+    """
+
+    name: str
+    description: str
+    payload: str
+    steps: Callable[[int], int]
+    factor: Callable[[int], float]
+
+
+#: The collectives the model prices, by name. The byte factors are the ones
+#: nccl-tests uses to turn algorithm bandwidth into bus bandwidth
+#: (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter,
+#: all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather
+#: are the ring's two halves, n - 1 steps each; the all-to-all sends to every
+#: peer at once, as NCCL groups one send and one receive per peer.
+COLLECTIVES: dict[str, Collective] = {
+    c.name: c
+    for c in (
+        Collective(
+            "all_reduce",
+            "all-reduce: every rank ends with the sum (ring: reduce-scatter + all-gather)",
+            "the vector summed, held whole on every rank",
+            ALGORITHMS["ring"].steps,
+            ALGORITHMS["ring"].factor,
+        ),
+        Collective(
+            "reduce_scatter",
+            "reduce-scatter: every rank ends with 1/n of the sum (ring)",
+            "each rank's input vector; it keeps 1/n of the sum",
+            lambda n: n - 1,
+            lambda n: (n - 1) / n,
+        ),
+        Collective(
+            "all_gather",
+            "all-gather: every rank ends with every rank's piece (ring)",
+            "the gathered vector; each rank brings 1/n of it",
+            lambda n: n - 1,
+            lambda n: (n - 1) / n,
+        ),
+        Collective(
+            "all_to_all",
+            "all-to-all: every rank sends a different 1/n of its buffer to each rank",
+            "each rank's send buffer, 1/n of it for each rank (itself included)",
+            lambda n: 1 if n > 1 else 0,
+            lambda n: (n - 1) / n,
+        ),
+        Collective(
+            "send_recv",
+            "send/recv: one rank sends its buffer to one other",
+            "the buffer sent",
+            lambda n: 1 if n > 1 else 0,
+            lambda n: 1.0 if n > 1 else 0.0,
+        ),
+    )
+}
+
+
+def get_collective(kind: str) -> Collective:
+    """Look up a collective by name.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"reduce_scatter"``,
+        ``"all_gather"``, ``"all_to_all"``, ``"send_recv"``).
+
+    Returns
+    -------
+    Collective
+        Its steps and bytes as functions of ``n``.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown; the message lists the valid ones.
+    """
+    try:
+        return COLLECTIVES[kind]
+    except (KeyError, TypeError):
+        valid = ", ".join(repr(k) for k in COLLECTIVES)
+        raise ValueError(f"kind must be one of {valid}, got {kind!r}") from None
+
+
+def collective_steps(kind: str, n: int) -> int:
+    """Steps one collective over ``n`` ranks puts on the critical path.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES`.
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    int
+        ``2(n-1)`` for the ring all-reduce, ``n - 1`` for reduce-scatter and
+        all-gather, 1 for all-to-all and send/recv, 0 for one rank.
+    """
+    collective = get_collective(kind)
+    return collective.steps(_ranks(n))
+
+
+def collective_wire_bytes(kind: str, payload_bytes: float, n: int) -> float:
+    """Bytes each rank sends in one collective over ``n`` ranks.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES`.
+    payload_bytes : float
+        The collective's payload (what ``Collective.payload`` says), bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    float
+        ``factor(n) * payload_bytes``, bytes per rank.
+    """
+    collective = get_collective(kind)
+    payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
+    return collective.factor(_ranks(n)) * payload_bytes
+
+
+def collective_time(kind: str, payload_bytes: float, n: int, fabric: Fabric) -> float:
+    """Time of one collective: ``latency + steps * hop_latency + wire bytes / bandwidth``.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES`.
+    payload_bytes : float
+        The collective's payload, bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``); one rank costs 0.
+    fabric : Fabric
+        The interconnect: its ``latency`` is paid once, its ``hop_latency``
+        once per step.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    require_instance("fabric", fabric, Fabric)
+    wire = collective_wire_bytes(kind, payload_bytes, n)
+    steps = collective_steps(kind, n)
+    if steps == 0:
+        return 0.0
+    return fabric.latency + steps * fabric.hop_latency + wire / fabric.bandwidth
+
+
+def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
+    """Bytes each rank sends in an all-to-all: ``(n-1)/n`` of its buffer.
+
+    Under uniform routing one ``n``-th of each rank's buffer is for itself
+    and never leaves it; the rest goes to the ``n - 1`` peers.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        The rank's send buffer, bytes (>= 0): for expert parallelism's
+        dispatch, its tokens x top-k x one hidden vector.
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    float
+        Bytes per rank; 0 for one rank, never more than the payload.
+
+    Examples
+    --------
+    >>> alltoall_wire_bytes(8 * 7168 * 2, 8)
+    100352.0
+    """
+    return collective_wire_bytes("all_to_all", payload_bytes, n)
+
+
+def alltoall_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
+    """Time of one all-to-all of ``payload_bytes`` per rank over ``n`` ranks.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        Each rank's send buffer, bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    fabric : Fabric
+        The interconnect.
+
+    Returns
+    -------
+    float
+        Seconds: one latency, one hop, and ``(n-1)/n`` of the payload at the
+        fabric's bandwidth.
+    """
+    return collective_time("all_to_all", payload_bytes, n, fabric)
+
+
+def reduce_scatter_wire_bytes(payload_bytes: float, n: int) -> float:
+    """Bytes each rank sends in a ring reduce-scatter: ``(n-1)/n`` of its input.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        Each rank's input vector, bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    float
+        Bytes per rank.
+    """
+    return collective_wire_bytes("reduce_scatter", payload_bytes, n)
+
+
+def reduce_scatter_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
+    """Time of one ring reduce-scatter (``n - 1`` steps).
+
+    Parameters
+    ----------
+    payload_bytes : float
+        Each rank's input vector, bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    fabric : Fabric
+        The interconnect.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    return collective_time("reduce_scatter", payload_bytes, n, fabric)
+
+
+def all_gather_wire_bytes(payload_bytes: float, n: int) -> float:
+    """Bytes each rank sends in a ring all-gather: ``(n-1)/n`` of the gathered vector.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        The gathered vector, bytes (>= 0); each rank brings ``1/n`` of it.
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    float
+        Bytes per rank.
+    """
+    return collective_wire_bytes("all_gather", payload_bytes, n)
+
+
+def all_gather_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
+    """Time of one ring all-gather (``n - 1`` steps).
+
+    Parameters
+    ----------
+    payload_bytes : float
+        The gathered vector, bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    fabric : Fabric
+        The interconnect.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    return collective_time("all_gather", payload_bytes, n, fabric)
+
+
+def sendrecv_wire_bytes(payload_bytes: float, n: int = 2) -> float:
+    """Bytes a rank sends to pass ``payload_bytes`` to one peer: all of them.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        The buffer, bytes (>= 0).
+    n : int, default 2
+        Ranks taking part, from 1 (nothing to send) to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    float
+        ``payload_bytes`` (0 for one rank).
+    """
+    return collective_wire_bytes("send_recv", payload_bytes, n)
+
+
+def sendrecv_time(payload_bytes: float, fabric: Fabric, n: int = 2) -> float:
+    """Time of one point-to-point send: one latency, one hop, the whole buffer.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        The buffer, bytes (>= 0).
+    fabric : Fabric
+        The wire between the two ranks.
+    n : int, default 2
+        Ranks taking part, from 1 (nothing to send) to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    return collective_time("send_recv", payload_bytes, n, fabric)

@@ -48,6 +48,7 @@ MODEL = ModelSpec(
     ffn_size=17408,
     num_super_blocks=16,
     vocab_size=248_320,
+    mtp_layers=1,
 )
 
 #: What the box says. nvidia-smi shows 81,920 MiB (80 GiB) on an A100 80 GB but
@@ -77,6 +78,11 @@ A100 = Accelerator(
     hbm_bandwidth=2.039 * TB,
     peak_flops=312e12,
 )
+
+#: An H200 SXM sold as 141 GB, for the larger MoE models, with the vendor's HBM3e
+#: bandwidth (4.8 TB/s) and the H100's dense bf16 peak; the memory CUDA exposes is an
+#: assumed 140 GiB.
+H200 = Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12)
 
 #: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
 #: model's weights, KV cache and activations use (0.92 in recent releases). A

@@ -7,9 +7,25 @@ so a bad value fails where it was typed, with the field's name in the message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from lesson_lib.model._validate import require_int, require_number
+from lesson_lib.model.hf_config import model_fields
+
+#: ModelSpec fields its repr shows only when they differ from their defaults.
+_SHOWN_WHEN_SET: frozenset[str] = frozenset(
+    (
+        "weight_dtype_bytes",
+        "kv_lora_rank",
+        "qk_rope_head_dim",
+        "num_experts",
+        "experts_per_token",
+        "num_shared_experts",
+        "num_moe_layers",
+        "expert_params",
+        "mtp_layers",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -21,9 +37,14 @@ class ModelSpec:
     (which keep a fixed-size recurrent state). A pure-attention model has
     ``num_attention_layers == num_layers`` and no linear-attention fields.
 
+    A mixture-of-experts (MoE) model also sets ``num_experts``,
+    ``experts_per_token``, ``num_moe_layers`` and ``expert_params``; a dense
+    model leaves them at 0, and every number it gives is unchanged by them.
+
     Every count is a whole number >= 1, except ``num_attention_layers`` (from
-    0 to ``num_layers``), ``allreduces_per_layer`` and the linear-attention
-    fields (>= 0); ``params`` is a number > 0.
+    0 to ``num_layers``), ``allreduces_per_layer``, the linear-attention,
+    MLA, shared-expert and MTP fields (>= 0) and the MoE fields of a dense
+    model (0); ``params`` is a number > 0.
 
     Parameters
     ----------
@@ -67,6 +88,33 @@ class ModelSpec:
     vocab_size : int, optional
         Rows of the embedding and of the output (LM head) matrix; sizes the
         two collectives outside the layers.
+    weight_dtype_bytes : int, optional
+        Bytes per weight when the checkpoint stores weights narrower than
+        activations (1 for DeepSeek-V3's FP8 weights); defaults to
+        ``dtype_bytes``.
+    kv_lora_rank : int, default 0
+        Multi-head latent attention (MLA, DeepSeek): the width of the latent
+        each attention layer caches per token instead of K and V heads. 0
+        for K/V-head attention.
+    qk_rope_head_dim : int, default 0
+        MLA's rotary key, cached per token and layer beside the latent.
+    num_experts : int, default 0
+        Routed experts in each mixture-of-experts (MoE) layer; 0 for a dense
+        model.
+    experts_per_token : int, default 0
+        Routed experts each token visits in an MoE layer (top-k), from 1 to
+        ``num_experts`` in an MoE model.
+    num_shared_experts : int, default 0
+        Experts every token visits besides its top-k (counted with the dense
+        weights: they are not routed).
+    num_moe_layers : int, default 0
+        Layers whose FFN is an MoE layer, from 1 to ``num_layers`` in an MoE
+        model (DeepSeek-V3 keeps its first three layers dense).
+    expert_params : float, default 0.0
+        Parameters of one routed expert in one layer (> 0 in an MoE model).
+    mtp_layers : int, default 0
+        Multi-token-prediction layers the checkpoint ships for speculative
+        decoding. Stated, never counted in ``params``.
     """
 
     name: str
@@ -89,6 +137,15 @@ class ModelSpec:
     num_super_blocks: int | None = None
     allreduces_per_layer: int = 2
     vocab_size: int | None = None
+    weight_dtype_bytes: int | None = None
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    num_experts: int = 0
+    experts_per_token: int = 0
+    num_shared_experts: int = 0
+    num_moe_layers: int = 0
+    expert_params: float = 0.0
+    mtp_layers: int = 0
 
     def __post_init__(self) -> None:
         require_number("params", self.params, strict=True)
@@ -111,9 +168,18 @@ class ModelSpec:
             "linear_conv_kernel",
         ):
             require_int(field, getattr(self, field), minimum=0)
-        for field in ("num_query_heads", "ffn_size", "num_super_blocks", "vocab_size"):
+        for field in (
+            "num_query_heads",
+            "ffn_size",
+            "num_super_blocks",
+            "vocab_size",
+            "weight_dtype_bytes",
+        ):
             if getattr(self, field) is not None:
                 require_int(field, getattr(self, field))
+        for field in ("kv_lora_rank", "qk_rope_head_dim", "num_shared_experts", "mtp_layers"):
+            require_int(field, getattr(self, field), minimum=0)
+        self._check_experts()
         if self.num_super_blocks is not None and self.num_layers % self.num_super_blocks:
             raise ValueError(
                 f"num_super_blocks must divide num_layers ({self.num_layers}), "
@@ -129,6 +195,109 @@ class ModelSpec:
                 "or set num_attention_layers = num_layers for a pure-attention model"
             )
 
+    def __repr__(self) -> str:
+        """Every field the lesson had before MLA and MoE, then those of them that are set.
+
+        A dense model's repr stays as short as it was, short enough for the API
+        pages to show the specimen's value.
+        """
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.name not in _SHOWN_WHEN_SET or getattr(self, f.name) != f.default
+        ]
+        return f"ModelSpec({', '.join(shown)})"
+
+    def _check_experts(self) -> None:
+        """The MoE fields: all zero for a dense model, all given and consistent otherwise."""
+        require_int("num_experts", self.num_experts, minimum=0)
+        if not self.num_experts:
+            for field in ("experts_per_token", "num_moe_layers"):
+                if getattr(self, field) != 0:
+                    raise ValueError(
+                        f"{field} must be 0 for a dense model (num_experts = 0), "
+                        f"got {getattr(self, field)}"
+                    )
+            if self.expert_params != 0:
+                raise ValueError(
+                    "expert_params must be 0 for a dense model (num_experts = 0), "
+                    f"got {self.expert_params:g}"
+                )
+            return
+        require_int("experts_per_token", self.experts_per_token, maximum=self.num_experts)
+        require_int("num_moe_layers", self.num_moe_layers, maximum=self.num_layers)
+        require_number("expert_params", self.expert_params, strict=True)
+        routed = self.num_experts * self.num_moe_layers * self.expert_params
+        if routed >= self.params:
+            raise ValueError(
+                f"expert_params must leave room for the rest of the model: "
+                f"{self.num_experts} experts x {self.num_moe_layers} layers x "
+                f"{self.expert_params:g} = {routed:g} is not below params ({self.params:g})"
+            )
+
+    @classmethod
+    def from_hf_config(
+        cls,
+        config: object,
+        *,
+        name: str | None = None,
+        params: float | None = None,
+    ) -> ModelSpec:
+        """Build a model from a Hugging Face ``config.json`` (a dict or a path).
+
+        :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
+        counts the parameters: dense and grouped-query attention, MLA, the
+        hybrid Gated DeltaNet layout and mixture-of-experts layers.
+
+        Parameters
+        ----------
+        config : dict or str or os.PathLike
+            The parsed config, or the path of a ``config.json``.
+        name : str, optional
+            Display name (default: the config's ``_name_or_path``, else its
+            ``model_type``).
+        params : float, optional
+            A stated parameter count to use instead of the one counted from
+            the config (the specimen's 27 billion, say).
+
+        Returns
+        -------
+        ModelSpec
+            The model.
+
+        Raises
+        ------
+        ValueError
+            If a field is missing, malformed or describes something the lesson
+            does not model; the message names the field.
+        """
+        return cls(**model_fields(config, name=name, params=params))
+
+    @property
+    def is_moe(self) -> bool:
+        """True for a mixture-of-experts model (``num_experts > 0``)."""
+        return self.num_experts > 0
+
+    @property
+    def routed_expert_params(self) -> float:
+        """Parameters of every routed expert of every MoE layer (0 for a dense model)."""
+        return float(self.num_experts * self.num_moe_layers * self.expert_params)
+
+    @property
+    def active_params(self) -> float:
+        """Parameters one token uses, all but the routed experts it does not visit.
+
+        ``params`` for a dense model; for an MoE model the routed experts
+        beyond each token's top-k are left out.
+        """
+        idle = (self.num_experts - self.experts_per_token) * self.num_moe_layers
+        return float(self.params) - idle * self.expert_params
+
+    @property
+    def alltoalls_per_token(self) -> int:
+        """Expert-parallel all-to-alls per decoded token, a dispatch and a combine per MoE layer."""
+        return 2 * self.num_moe_layers
+
     @property
     def num_linear_layers(self) -> int:
         """Number of linear-attention (e.g. Gated DeltaNet) layers."""
@@ -141,8 +310,14 @@ class ModelSpec:
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes of weights, ``params * dtype_bytes`` (54e9 for the specimen)."""
-        return float(self.params) * self.dtype_bytes
+        """Bytes of weights, ``params * weight_dtype_bytes`` (54e9 for the specimen).
+
+        ``weight_dtype_bytes`` defaults to ``dtype_bytes``.
+        """
+        per_weight = (
+            self.dtype_bytes if self.weight_dtype_bytes is None else self.weight_dtype_bytes
+        )
+        return float(self.params) * per_weight
 
     @property
     def hidden_vector_bytes(self) -> float:
@@ -151,7 +326,15 @@ class ModelSpec:
 
     @property
     def kv_bytes_per_token(self) -> float:
-        """KV-cache bytes one token adds (K and V, per attention layer and KV head)."""
+        """KV-cache bytes one token adds (K and V, per attention layer and KV head).
+
+        Under MLA (``kv_lora_rank > 0``) each attention layer caches the
+        latent and the rotary key instead: ``(kv_lora_rank +
+        qk_rope_head_dim) * dtype_bytes`` per layer.
+        """
+        if self.kv_lora_rank:
+            latent = self.kv_lora_rank + self.qk_rope_head_dim
+            return float(self.num_attention_layers * latent * self.dtype_bytes)
         return float(
             2 * self.num_attention_layers * self.num_kv_heads * self.head_dim * self.dtype_bytes
         )

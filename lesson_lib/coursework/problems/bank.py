@@ -20,15 +20,14 @@ from lesson_lib.coursework.variants import shuffled
 from lesson_lib.model.specimen import (
     A100,
     GPU,
+    H200,
     MODEL,
     NVLINK_BANDWIDTH,
 )
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.units import (
     GB,
-    TB,
     US,
-    GiB,
     format_bytes,
     format_rate,
     format_seconds,
@@ -191,7 +190,7 @@ CONTEXTS = (32_768, 65_536, 131_072)
 ACCELERATORS: dict[str, Accelerator] = {
     "a100": A100,
     "h100": GPU,
-    "h200": Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12),
+    "h200": H200,
 }
 
 

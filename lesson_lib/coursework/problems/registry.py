@@ -30,6 +30,8 @@ MODULES: tuple[str, ...] = (
     "q14_batch_crossover",
     "q15_batched_throughput",
     "q16_cuda_graphs",
+    "q17_alltoall_bytes",
+    "q18_alltoall_latency",
 )
 
 

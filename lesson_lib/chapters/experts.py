@@ -1,0 +1,508 @@
+"""Experts on the wire: the cost of every collective, and MoE decode under TP and EP.
+
+The chapter's worked example is DeepSeek-V3 (:data:`EXAMPLE`), built from its
+public config, on one node of :data:`EP` H200-class cards (the H100-class
+card of the lesson holds too little for its weights under EP), on the
+lesson's fast fabric. :func:`comparison` prices tensor parallelism and
+expert parallelism with data-parallel attention side by side with
+:func:`~lesson_lib.model.moe.moe_decode_step`; :func:`collective_rows`
+tabulates every collective of :mod:`lesson_lib.model.collectives`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.model.collectives import (
+    COLLECTIVES,
+    allreduce_wire_bytes,
+    alltoall_wire_bytes,
+    collective_steps,
+    collective_time,
+    collective_wire_bytes,
+)
+from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100, SOURCE_URL
+from lesson_lib.model.moe import (
+    MoEStep,
+    alltoall_crossover_tokens,
+    expert_weight_bytes,
+    moe_decode_step,
+    sequences_that_fit,
+    weights_per_gpu,
+)
+from lesson_lib.model.presets import PRESETS, SOURCES
+from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE, MODEL, PROMPT_TOKENS
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.units import (
+    format_bytes,
+    format_count,
+    format_ratio,
+    format_seconds,
+)
+
+#: The chapter's MoE model.
+EXAMPLE: ModelSpec = PRESETS["DeepSeek-V3"]
+#: GPUs of one node, the EP (and TP) degree of the worked example.
+EP: int = 8
+#: The example's card, H200-class, sold as 141 GB (DeepSeek-V3's FP8 weights need it under EP).
+CARD: Accelerator = H200
+#: Context of every sequence when counting what fits, tokens.
+CONTEXT: int = 32_768
+#: Bytes per element of DeepEP's low-latency dispatch (FP8); the combine stays bf16.
+FP8: int = 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One layout of the example, priced alone and at its full batch.
+
+    Attributes
+    ----------
+    parallelism : str
+        ``"tp"`` or ``"ep"``.
+    one : MoEStep
+        One sequence.
+    sequences : int
+        Sequences of :data:`CONTEXT` tokens that fit on the node.
+    full : MoEStep
+        All of them decoded together.
+    """
+
+    parallelism: str
+    one: MoEStep
+    sequences: int
+    full: MoEStep
+
+
+def comparison(
+    model: ModelSpec = EXAMPLE,
+    accel: Accelerator = CARD,
+    fabric: Fabric = FAST,
+    n: int = EP,
+    context_tokens: int = CONTEXT,
+) -> dict[str, Layout]:
+    """TP and EP of one MoE model on ``n`` GPUs, one sequence and a full node.
+
+    Parameters
+    ----------
+    model : ModelSpec, default EXAMPLE
+        An MoE model.
+    accel : Accelerator, default CARD
+        One card.
+    fabric : Fabric, default FAST
+        The wire between the cards.
+    n : int, default EP
+        GPUs, from 1 to ``model.num_experts``.
+    context_tokens : int, default CONTEXT
+        Tokens per sequence when counting what fits, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    dict of str to Layout
+        ``"tp"`` and ``"ep"``; EP dispatches in FP8 (DeepEP's low-latency
+        kernels), TP all-reduces in bf16.
+    """
+    require_instance("model", model, ModelSpec)
+    n = require_int("n", n)
+    out = {}
+    for parallelism in ("tp", "ep"):
+        dispatch = {"dispatch_bytes": FP8} if parallelism == "ep" else {}
+        fit = sequences_that_fit(model, accel, n, parallelism, context_tokens)
+        one = moe_decode_step(model, accel, fabric, n, parallelism=parallelism, **dispatch)
+        full = moe_decode_step(
+            model, accel, fabric, n, parallelism=parallelism, batch=max(fit, 1), **dispatch
+        )
+        out[parallelism] = Layout(parallelism, one, fit, full)
+    return out
+
+
+#: Columns of :func:`comparison_rows`.
+COMPARISON_HEADER: tuple[str, ...] = (
+    "layout",
+    "one sequence: ms per token",
+    "collectives per token",
+    "bytes on the wire per token (all GPUs)",
+    "weights per GPU",
+    "sequences that fit",
+    "full node: tokens/s",
+)
+
+
+def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str, ...]]:
+    """The two layouts of :func:`comparison` as table rows.
+
+    Parameters
+    ----------
+    layouts : dict of str to Layout, optional
+        Default :func:`comparison` at its defaults.
+
+    Returns
+    -------
+    list of tuple of str
+        One row per layout, in :data:`COMPARISON_HEADER` order.
+    """
+    layouts = comparison() if layouts is None else layouts
+    names = {"tp": f"TP {EP}, all-reduces", "ep": f"EP {EP} + DP attention, all-to-alls"}
+    return [
+        (
+            names[key],
+            format_seconds(lay.one.total_s, "ms"),
+            format_count(lay.one.collectives),
+            format_bytes(lay.one.wire_bytes_per_token, "MiB"),
+            format_bytes(lay.one.weights_per_gpu_bytes, "GB", decimals=1),
+            format_count(lay.sequences),
+            format_count(lay.full.tokens_per_s),
+        )
+        for key, lay in layouts.items()
+    ]
+
+
+def collective_rows(
+    n: int = EP, payloads: tuple[float, float] | None = None, fabric: Fabric = FAST
+) -> list[tuple[str, ...]]:
+    """Every collective over ``n`` ranks: steps, bytes per rank, time at two payloads.
+
+    Parameters
+    ----------
+    n : int, default EP
+        Ranks, from 2 to 4096.
+    payloads : (float, float), optional
+        A small and a large payload, bytes; default one of the specimen's
+        hidden vectors and a prefill's 4,096 of them.
+    fabric : Fabric, default FAST
+        The wire.
+
+    Returns
+    -------
+    list of tuple of str
+        ``(collective, payload means, steps, bytes per rank, time small,
+        time large)``; bytes per rank as a multiple of the payload.
+    """
+    n = require_int("n", n, minimum=2)
+    small, large = payloads or (
+        MODEL.hidden_vector_bytes,
+        PROMPT_TOKENS * MODEL.hidden_vector_bytes,
+    )
+    rows = []
+    for kind, c in COLLECTIVES.items():
+        rows.append(
+            (
+                c.description.partition(":")[0],
+                c.payload,
+                format_count(collective_steps(kind, n)),
+                format_ratio(collective_wire_bytes(kind, 1.0, n), decimals=3),
+                format_seconds(collective_time(kind, small, n, fabric), "us", decimals=2),
+                format_seconds(collective_time(kind, large, n, fabric), "us", decimals=1),
+            )
+        )
+    return rows
+
+
+def collective_table(caption: str | None = None) -> str:
+    """:func:`collective_rows` as an HTML table.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML table.
+    """
+    from lesson_lib.chapters.tables import html_table
+
+    small = format_bytes(MODEL.hidden_vector_bytes, "KiB")
+    large = format_bytes(PROMPT_TOKENS * MODEL.hidden_vector_bytes, "MiB")
+    header = (
+        "collective",
+        "the payload is",
+        f"steps ({EP} ranks)",
+        "bytes per rank (x payload)",
+        f"time, {small}",
+        f"time, {large}",
+    )
+    return html_table(header, collective_rows(), caption)
+
+
+def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
+    """The shipped NCCL measurements beside the model's time on ``fabric``.
+
+    Parameters
+    ----------
+    fabric : Fabric, default FAST
+        The fabric the model prices them on.
+
+    Returns
+    -------
+    list of tuple of str
+        ``(collective, GPUs, message, measured, model, model / measured)``.
+    """
+    rows = []
+    for r in NCCL_H100:
+        model = collective_time(r.kind, r.message_bytes, r.gpus, fabric)
+        rows.append(
+            (
+                COLLECTIVES[r.kind].description.partition(":")[0],
+                format_count(r.gpus),
+                format_bytes(r.message_bytes, "MiB" if r.message_bytes > 1e6 else "B"),
+                format_seconds(r.latency_s, "us", decimals=2),
+                format_seconds(model, "us", decimals=2),
+                format_ratio(model / r.latency_s),
+            )
+        )
+    return rows
+
+
+def measured_table(caption: str | None = None) -> str:
+    """:func:`measured_rows` as an HTML table.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML table.
+    """
+    from lesson_lib.chapters.tables import html_table
+
+    header = (
+        "collective",
+        "GPUs",
+        "message",
+        "measured (NCCL)",
+        "model, fast fabric",
+        "model / measured",
+    )
+    return html_table(header, measured_rows(), caption)
+
+
+def preset_rows() -> list[tuple[str, ...]]:
+    """Each preset from its config: total and active parameters, experts, all-to-alls, KV.
+
+    Returns
+    -------
+    list of tuple of str
+        ``(model, total, active, experts' share, routed experts / top-k,
+        MoE layers, all-to-alls per token, KV bytes per token)``.
+    """
+    rows = []
+    for name, m in PRESETS.items():
+        moe = m.is_moe
+        rows.append(
+            (
+                name,
+                format_count(m.params / 1e9, decimals=1) + " B",
+                format_count(m.active_params / 1e9, decimals=1) + " B",
+                f"{100 * m.routed_expert_params / m.params:.1f} %" if moe else "-",
+                f"{m.num_experts} / {m.experts_per_token}" if moe else "dense",
+                f"{m.num_moe_layers} of {m.num_layers}" if moe else "-",
+                format_count(m.alltoalls_per_token) if moe else "-",
+                format_bytes(m.kv_bytes_per_token, "KiB", decimals=1),
+            )
+        )
+    return rows
+
+
+def preset_table(caption: str | None = None) -> str:
+    """:func:`preset_rows` as an HTML table.
+
+    Parameters
+    ----------
+    caption : str, optional
+        Table caption.
+
+    Returns
+    -------
+    str
+        An HTML table.
+    """
+    from lesson_lib.chapters.tables import html_table
+
+    header = (
+        "model",
+        "parameters",
+        "active per token",
+        "routed experts' share",
+        "experts / top-k",
+        "MoE layers",
+        "all-to-alls per token",
+        "KV cache per token",
+    )
+    return html_table(header, preset_rows(), caption)
+
+
+def experts_numbers() -> dict[str, str]:
+    """The chapter's own numbers, formatted.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> text.
+    """
+    m = EXAMPLE
+    k = m.experts_per_token
+    vector = m.hidden_vector_bytes
+    dispatch_bf16 = k * vector
+    layouts = comparison()
+    tp, ep = layouts["tp"], layouts["ep"]
+    off = alltoall_wire_bytes(dispatch_bf16, EP)
+    fp8_off = alltoall_wire_bytes(k * m.hidden_size * FP8, EP)
+    # The all-reduce TP needs per token per layer, for the same bytes comparison.
+    tp_layer = 2 * allreduce_wire_bytes(vector, EP)
+    deepep_one = DEEPEP_LL_H100[0]
+    deepep_128 = DEEPEP_LL_H100[-1]
+    nccl_small = {r.kind: r.latency_s for r in NCCL_H100 if r.elements == 256}
+    across = moe_decode_step(m, CARD, INTER_NODE, EP, dispatch_bytes=FP8)
+    ex1 = _exercise_one(m)
+    ex3 = _exercise_three(m)
+    mixtral = PRESETS["Mixtral-8x7B"]
+    qwen = PRESETS["Qwen3-235B-A22B"]
+    return {
+        "ep": str(EP),
+        "context": format_count(CONTEXT),
+        "card": CARD.name,
+        "ds_layers": str(m.num_layers),
+        "ds_dense_layers": str(m.num_layers - m.num_moe_layers),
+        "ds_moe_layers": str(m.num_moe_layers),
+        "ds_alltoalls": str(m.alltoalls_per_token),
+        "ds_allreduces": str(m.allreduces_per_token),
+        "ds_experts": str(m.num_experts),
+        "ds_k": str(k),
+        "ds_shared": str(m.num_shared_experts),
+        "ds_experts_per_gpu": str(m.num_experts // EP),
+        "ds_hidden": format_count(m.hidden_size),
+        "ds_vector": format_bytes(vector, "KiB"),
+        "ds_params": format_count(m.params / 1e9) + " billion",
+        "ds_active": format_count(m.active_params / 1e9, decimals=1) + " billion",
+        "ds_card_params": format_count(SOURCES["DeepSeek-V3"].card_params / 1e9) + " billion",
+        "ds_card_active": format_count(SOURCES["DeepSeek-V3"].card_active / 1e9) + " billion",
+        "ds_expert_share": f"{100 * m.routed_expert_params / m.params:.1f} %",
+        "ds_expert_gb": format_bytes(expert_weight_bytes(m), "GB"),
+        "ds_weights_gb": format_bytes(m.weight_bytes, "GB"),
+        "ds_kv_token": format_count(m.kv_bytes_per_token) + " B",
+        "ds_mtp": str(m.mtp_layers),
+        "dispatch_bf16": format_bytes(dispatch_bf16, "KiB"),
+        "dispatch_off": format_bytes(off, "KiB"),
+        "dispatch_fp8_off": format_bytes(fp8_off, "KiB"),
+        "layer_ep_bytes": format_bytes(fp8_off + off, "KiB"),
+        "layer_tp_bytes": format_bytes(tp_layer, "KiB"),
+        "off_share": f"{EP - 1}/{EP}",
+        "tp_one_ms": format_seconds(tp.one.total_s, "ms"),
+        "ep_one_ms": format_seconds(ep.one.total_s, "ms"),
+        "tp_one_weights_ms": format_seconds(tp.one.weights_s, "ms"),
+        "ep_one_weights_ms": format_seconds(ep.one.weights_s, "ms"),
+        "tp_latency_ms": format_seconds(tp.one.latency_s, "ms"),
+        "ep_latency_ms": format_seconds(ep.one.latency_s, "ms"),
+        "tp_token_mib": format_bytes(tp.one.wire_bytes_per_token, "MiB"),
+        "ep_token_mib": format_bytes(ep.one.wire_bytes_per_token, "MiB"),
+        "tp_weights_gpu": format_bytes(tp.one.weights_per_gpu_bytes, "GB", decimals=1),
+        "ep_weights_gpu": format_bytes(ep.one.weights_per_gpu_bytes, "GB", decimals=1),
+        "tp_sequences": format_count(tp.sequences),
+        "ep_sequences": format_count(ep.sequences),
+        "tp_full_tokens_per_s": format_count(tp.full.tokens_per_s),
+        "ep_full_tokens_per_s": format_count(ep.full.tokens_per_s),
+        "tp_full_ms": format_seconds(tp.full.total_s, "ms"),
+        "ep_full_ms": format_seconds(ep.full.total_s, "ms"),
+        "ep_vs_tp_throughput": format_ratio(ep.full.tokens_per_s / tp.full.tokens_per_s),
+        "ep_full_bound": ep.full.bound,
+        "crossover_bf16": format_count(alltoall_crossover_tokens(m, FAST, EP)),
+        "crossover_fp8": format_count(alltoall_crossover_tokens(m, FAST, EP, dispatch_bytes=FP8)),
+        "prefill_tokens": format_count(PROMPT_TOKENS),
+        "prefill_per_rank": format_count(PROMPT_TOKENS // EP),
+        "deepep_one_dispatch": format_seconds(deepep_one.dispatch_s, "us", decimals=1),
+        "deepep_one_combine": format_seconds(deepep_one.combine_s, "us", decimals=1),
+        "deepep_one_layer": format_seconds(deepep_one.layer_s, "us", decimals=1),
+        "deepep_one_token_ms": format_seconds(m.num_moe_layers * deepep_one.layer_s, "ms"),
+        "deepep_128_layer": format_seconds(deepep_128.layer_s, "us", decimals=1),
+        "deepep_128_tokens": format_count(deepep_128.tokens),
+        "nccl_alltoall_small": format_seconds(nccl_small["all_to_all"], "us", decimals=2),
+        "nccl_allreduce_small": format_seconds(nccl_small["all_reduce"], "us", decimals=2),
+        "measured_source": SOURCE_URL,
+        "fast_latency": format_seconds(FAST.latency, "us"),
+        "inter_latency": format_seconds(INTER_NODE.latency, "us"),
+        "across_latency_ms": format_seconds(across.latency_s, "ms"),
+        "across_one_ms": format_seconds(across.total_s, "ms"),
+        "mixtral_alltoalls": str(mixtral.alltoalls_per_token),
+        "qwen_alltoalls": str(qwen.alltoalls_per_token),
+        "qwen_moe_layers": str(qwen.num_moe_layers),
+        "h100_ep_fits": format_count(sequences_that_fit(m, GPU, EP, "ep", CONTEXT)),
+        "gpu_memory_gb": format_bytes(GPU.memory_bytes, "GB", decimals=1),
+        "card_memory_gb": format_bytes(CARD.memory_bytes, "GB", decimals=1),
+        "fast_bandwidth": format_bytes(FAST.bandwidth, "GB") + "/s",
+        "fast_alpha_b": format_bytes(FAST.latency * FAST.bandwidth, "MB"),
+        "ds_latent": str(m.kv_lora_rank),
+        "ds_rope": str(m.qk_rope_head_dim),
+        "ex2_sequences": str(EXERCISE_SEQUENCES),
+        **ex1,
+        **ex3,
+    }
+
+
+#: Sequences per rank of the second exercise's decode step.
+EXERCISE_SEQUENCES: int = 16
+
+
+def _b(nbytes: float) -> str:
+    return format_count(nbytes) + " B"
+
+
+def _exercise_one(m: ModelSpec) -> dict[str, str]:
+    """One token's bytes per MoE layer under EP (FP8 dispatch) and per layer under TP."""
+    dispatch = m.experts_per_token * m.hidden_size * FP8
+    combine = m.experts_per_token * m.hidden_vector_bytes
+    tp_one = allreduce_wire_bytes(m.hidden_vector_bytes, EP)
+    return {
+        "ex1_dispatch": _b(dispatch),
+        "ex1_dispatch_off": _b(alltoall_wire_bytes(dispatch, EP)),
+        "ex1_combine_off": _b(alltoall_wire_bytes(combine, EP)),
+        "ex1_ep_total": _b(alltoall_wire_bytes(dispatch + combine, EP)),
+        "ex1_vector": _b(m.hidden_vector_bytes),
+        "ex1_tp_one": _b(tp_one),
+        "ex1_tp_total": _b(2 * tp_one),
+        "ex1_ratio": format_ratio(alltoall_wire_bytes(dispatch + combine, EP) / (2 * tp_one)),
+        "ex2_per_token": _b(alltoall_wire_bytes(m.experts_per_token * m.hidden_vector_bytes, EP)),
+    }
+
+
+def _exercise_three(m: ModelSpec) -> dict[str, str]:
+    """What one GPU has free for KV under TP and EP, and one sequence's latent cache."""
+    per_sequence = m.kv_bytes(CONTEXT)
+    tp_free = CARD.memory_bytes - weights_per_gpu(m, EP, "tp")
+    ep_free = CARD.memory_bytes - weights_per_gpu(m, EP, "ep")
+    return {
+        "ex3_sequence_gb": format_bytes(per_sequence, "GB"),
+        "ex3_tp_free": format_bytes(tp_free, "GB", decimals=1),
+        "ex3_ep_free": format_bytes(ep_free, "GB", decimals=1),
+        "ex3_ep_per_gpu": format_count(ep_free // per_sequence),
+    }
+
+
+def numbers() -> dict[str, str]:
+    """Every value the experts page glues.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> formatted text.
+    """
+    from lesson_lib.chapters import overview
+
+    return {**overview.numbers(), **experts_numbers()}
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/experts.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

@@ -1,0 +1,220 @@
+"""The experts explorer: an MoE preset under TP or EP, the degree, the fabric, the card, the batch.
+
+Every number comes from :func:`lesson_lib.model.moe.moe_decode_step`: the
+chart draws the chosen layout's time per token beside the other layout's on
+the same GPUs, so TP and EP can be compared at every setting. At its defaults
+it is the chapter's example: DeepSeek-V3 under EP 8 on one node of H200-class
+cards, one sequence, FP8 dispatch.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from lesson_lib.chapters.experts import FP8
+from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.figures._style import ROLE_COLORS
+from lesson_lib.model.moe import MoEStep, moe_decode_step
+from lesson_lib.model.presets import MOE_PRESETS
+from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE
+from lesson_lib.model.specs import Accelerator, Fabric
+from lesson_lib.model.units import GB, MS, KiB, format_seconds
+
+#: The fabrics offered, by key.
+FABRICS: dict[str, Fabric] = {"fast": FAST, "network": INTER_NODE}
+FABRIC_LABELS: tuple[str, ...] = (
+    f"fast: NVLink-class, {format_seconds(FAST.latency, 'us')} (lesson)",
+    f"between nodes: InfiniBand-class, {format_seconds(INTER_NODE.latency, 'us')} (assumed)",
+)
+#: The cards offered, by key.
+CARDS: dict[str, Accelerator] = {"h100": GPU, "h200": H200}
+CARD_LABELS: tuple[str, ...] = ("H100-class, sold as 80 GB", "H200-class, sold as 141 GB")
+#: GPUs offered (Mixtral's 8 experts cap EP at 8).
+N_VALUES: tuple[int, ...] = (1, 2, 4, 8)
+#: Sequences decoded together, over all GPUs.
+BATCH_VALUES: tuple[int, ...] = (1, 8, 64, 256)
+PARALLELISM_LABELS: tuple[str, ...] = ("TP: all-reduces", "EP + DP attention: all-to-alls")
+
+CONTROLS: tuple[Control, ...] = (
+    Control("model", "model", tuple(MOE_PRESETS), "DeepSeek-V3"),
+    Control("parallelism", "layout", ("tp", "ep"), "ep", PARALLELISM_LABELS, input="radio"),
+    Control("n", "GPUs (TP or EP degree)", N_VALUES, 8, input="radio"),
+    Control("fabric", "fabric", tuple(FABRICS), "fast", FABRIC_LABELS),
+    Control("card", "card", tuple(CARDS), "h200", CARD_LABELS),
+    Control("batch", "batch (sequences)", BATCH_VALUES, 1),
+)
+
+MESSAGE = Template(
+    (
+        "{layout}",
+        ", batch ",
+        "{batch}",
+        ": ",
+        "{total_ms}",
+        " ms per token, ",
+        "{tokens_per_s}",
+        " tokens/s in all;\nweights ",
+        "{compute_ms}",
+        " ms + ",
+        "{collectives}",
+        " ",
+        "{kind}",
+        " per token: latency ",
+        "{latency_ms}",
+        " ms + bytes ",
+        "{bandwidth_ms}",
+        " ms;\n",
+        "{wire_kib}",
+        " KiB on the wire per decoded token (all GPUs); weights ",
+        "{weights_gb}",
+        " GB per GPU (",
+        "{fits}",
+        ");\nthe other layout: ",
+        "{other_ms}",
+        " ms per token",
+    )
+)
+
+_TERMS = (
+    ("compute_ms", "weights / HBM (roofline)", "compute"),
+    ("latency_ms", "collectives' latency", "latency"),
+    ("bandwidth_ms", "collectives' bytes / fabric", "bandwidth"),
+)
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds / MS, 3)
+
+
+@functools.cache
+def _step(model: str, parallelism: str, n: int, fabric: str, card: str, batch: int) -> MoEStep:
+    dispatch = {"dispatch_bytes": FP8} if parallelism == "ep" else {}
+    return moe_decode_step(
+        MOE_PRESETS[model],
+        CARDS[card],
+        FABRICS[fabric],
+        n,
+        parallelism=parallelism,
+        batch=batch,
+        **dispatch,
+    )
+
+
+def _state(
+    model: str, parallelism: str, n: int, fabric: str, card: str, batch: int
+) -> dict[str, Any]:
+    step = _step(model, parallelism, n, fabric, card, batch)
+    other = _step(model, "ep" if parallelism == "tp" else "tp", n, fabric, card, batch)
+    fits = step.weights_per_gpu_bytes <= CARDS[card].memory_bytes
+    return {
+        "layout": (f"TP {n}" if parallelism == "tp" else f"EP {n} + DP attention"),
+        "bar": "your layout",
+        "compute_ms": _ms(step.compute_s),
+        "latency_ms": _ms(step.latency_s),
+        "bandwidth_ms": _ms(step.bandwidth_s),
+        "total_ms": _ms(step.total_s),
+        "other_ms": _ms(other.total_s),
+        "tokens_per_s": round(step.tokens_per_s),
+        "collectives": step.collectives,
+        "kind": "all-reduces" if parallelism == "tp" else "all-to-alls",
+        "wire_kib": round(step.wire_bytes_per_token / KiB, 1),
+        "weights_gb": round(step.weights_per_gpu_bytes / GB, 1),
+        "fits": "fits the card" if fits else "does not fit the card",
+    }
+
+
+def _chart(both: str) -> dict[str, Any]:
+    return {
+        "width": 560,
+        "height": 120,
+        "transform": [
+            {"filter": both},
+            {"calculate": "datum.parallelism == 'tp' ? 'TP' : 'EP + DP attention'", "as": "_bar"},
+            {"fold": [t for t, _, _ in _TERMS], "as": ["_term", "_ms"]},
+            {
+                "calculate": "{"
+                + ", ".join(f"{t!r}: {label!r}" for t, label, _ in _TERMS)
+                + "}[datum._term]",
+                "as": "term",
+            },
+            {
+                "calculate": "indexof(" + repr([t for t, _, _ in _TERMS]) + ", datum._term)",
+                "as": "_stack",
+            },
+        ],
+        "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
+        "encoding": {
+            "y": {
+                "field": "_bar",
+                "type": "nominal",
+                "title": None,
+                "sort": ["TP", "EP + DP attention"],
+                "scale": {"paddingInner": 0.5},
+                # Labels sit above their bars, inside the plot, as in the decode
+                # explorer: the message above the chart then starts at the left edge.
+                "axis": {
+                    "labelAlign": "left",
+                    "labelBaseline": "bottom",
+                    "labelPadding": -2,
+                    "labelOffset": -17,
+                    "labelFontSize": 12,
+                    "labelLimit": 400,
+                    "ticks": False,
+                    "domain": False,
+                },
+            },
+            "x": {
+                "field": "_ms",
+                "type": "quantitative",
+                "stack": "zero",
+                "title": "time per decoded token (ms)",
+            },
+            "color": {
+                "field": "term",
+                "type": "nominal",
+                "title": None,
+                "scale": {
+                    "domain": [label for _, label, _ in _TERMS],
+                    "range": [ROLE_COLORS[role] for _, _, role in _TERMS],
+                },
+                "legend": {"orient": "bottom", "direction": "horizontal", "labelLimit": 260},
+            },
+            "order": {"field": "_stack", "type": "quantitative"},
+            "tooltip": [
+                {"field": "_bar", "title": "layout"},
+                {"field": "term"},
+                {"field": "_ms", "title": "ms", "format": ".3f"},
+            ],
+        },
+    }
+
+
+def experts_explorer() -> Explorer:
+    """The live experts explorer: model, layout, GPUs, fabric, card and batch.
+
+    Returns
+    -------
+    Explorer
+        Displays as a Vega-Lite chart whose controls pick one of the
+        precomputed states; ``row(...)`` and ``message_for(...)`` give a
+        state's numbers and message.
+    """
+    rows = states(CONTROLS, _state)
+    explorer = Explorer(
+        title="Experts explorer: TP or EP for an MoE model",
+        description=(
+            "Two stacked bars of time per decoded token, tensor parallelism and expert "
+            "parallelism with data-parallel attention, on the same GPUs: reading the weights, "
+            "the collectives' latency and their bytes. The message gives the chosen layout's "
+            "numbers, its bytes on the wire per token and its weights per GPU."
+        ),
+        controls=CONTROLS,
+        rows=rows,
+        message=MESSAGE,
+        chart={},
+        numeric=(*(t for t, _, _ in _TERMS), "n", "batch"),
+        message_lines=4,
+    )
+    explorer.chart = _chart(explorer.state_filter(free=["parallelism"]))
+    return explorer

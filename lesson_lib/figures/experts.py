@@ -1,0 +1,145 @@
+"""Figures of the experts chapter: every collective's cost, and TP against EP for an MoE model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from lesson_lib.chapters.experts import comparison
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import COLLECTIVES, collective_time, collective_wire_bytes
+from lesson_lib.model.specimen import FAST_RING
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import MS, US, KiB
+
+#: One colour and marker per collective, the same in both panels.
+COLLECTIVE_STYLE: dict[str, tuple[str, str, str]] = {
+    "all_reduce": (PALETTE["vermillion"], "o", "-"),
+    "reduce_scatter": (PALETTE["blue"], "s", "-"),
+    "all_gather": (PALETTE["sky"], "D", "--"),
+    "all_to_all": (PALETTE["green"], "^", "-"),
+    "send_recv": (PALETTE["purple"], "v", ":"),
+}
+
+
+def _label(kind: str) -> str:
+    return COLLECTIVES[kind].description.partition(":")[0]
+
+
+def collectives_figure(
+    fabric: Fabric = FAST_RING, n: int = 8, ns: Iterable[int] = range(1, 17)
+) -> Figure:
+    """Every collective: bytes per rank against the ranks (top), time against the payload (bottom).
+
+    Parameters
+    ----------
+    fabric : Fabric, default FAST_RING
+        The wire for the right panel; its per-hop latency makes steps cost
+        something.
+    n : int, default 8
+        Ranks for the right panel, from 2 to 4096.
+    ns : iterable of int, default 1 to 16
+        Ranks for the left panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes, one above the other: payloads per rank against ranks;
+        microseconds against KiB (log-log) at ``n`` ranks.
+    """
+    n = require_int("n", n, minimum=2)
+    ns = list(ns)
+    fig, left = new_figure(6.5, 8.0)
+    fig.clear()
+    left, right = fig.subplots(2, 1)
+    sizes = np.logspace(np.log10(1 * KiB), np.log10(256 * 2**20), 120)
+    for kind in COLLECTIVES:
+        color, marker, style = COLLECTIVE_STYLE[kind]
+        left.plot(
+            ns,
+            [collective_wire_bytes(kind, 1.0, k) for k in ns],
+            marker=marker,
+            ls=style,
+            color=color,
+            lw=2,
+            ms=5,
+            label=_label(kind),
+        )
+        right.loglog(
+            sizes / KiB,
+            [collective_time(kind, s, n, fabric) / US for s in sizes],
+            ls=style,
+            color=color,
+            lw=2,
+        )
+    left.set_xlabel("ranks (n)")
+    left.set_ylabel("bytes each rank sends (x payload)")
+    left.set_ylim(0, 2.1)
+    left.grid(True, alpha=0.3)
+    left.legend(loc="lower right", fontsize=10, frameon=False)
+    left.set_title("Bytes per rank", fontsize=12)
+    right.set_xlabel("payload (KiB)")
+    right.set_ylabel(f"time at {n} ranks (us)")
+    right.grid(True, which="both", alpha=0.3)
+    right.set_title("Time: steps first, then bytes (colours as above)", fontsize=12)
+    return fig
+
+
+def tp_vs_ep_figure() -> Figure:
+    """TP against EP for the chapter's MoE example: one sequence, and a full node.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes, one above the other: stacked bars of milliseconds per token
+        for one sequence (weights, collectives' latency, their bytes), and bars
+        of tokens per second with every sequence that fits.
+    """
+    layouts = comparison()
+    names = {"tp": "TP 8", "ep": "EP 8"}
+    fig, left = new_figure(6.5, 5.6)
+    fig.clear()
+    left, right = fig.subplots(2, 1)
+    ys = np.arange(len(layouts))
+    for y, lay in zip(ys, layouts.values(), strict=True):
+        start = 0.0
+        for term, role, label in (
+            ("compute_s", "compute", "weights / HBM"),
+            ("latency_s", "latency", "collectives' latency"),
+            ("bandwidth_s", "bandwidth", "collectives' bytes"),
+        ):
+            width = getattr(lay.one, term) / MS
+            left.barh(
+                y,
+                width,
+                left=start,
+                color=ROLE_COLORS[role],
+                height=0.6,
+                label=label if y == 0 else None,
+            )
+            start += width
+        left.text(start + 0.1, y, f"{lay.one.total_s / MS:.2f} ms", va="center", fontsize=11)
+    left.set_yticks(ys, [names[k] for k in layouts])
+    left.set_xlabel("one sequence: ms per token")
+    left.set_xlim(0, max(lay.one.total_s for lay in layouts.values()) / MS * 1.45)
+    left.invert_yaxis()
+    left.legend(loc="upper right", fontsize=10, frameon=False)
+    rates = [lay.full.tokens_per_s for lay in layouts.values()]
+    right.barh(ys, rates, color=PALETTE["green"], height=0.6)
+    for y, lay in zip(ys, layouts.values(), strict=True):
+        right.text(
+            lay.full.tokens_per_s,
+            y,
+            f" {lay.full.tokens_per_s:,.0f}\n {lay.sequences} sequences",
+            va="center",
+            fontsize=11,
+        )
+    right.set_yticks(ys, [names[k] for k in layouts])
+    right.set_xlim(0, max(rates) * 1.6)
+    right.set_xlabel("full node: tokens/s")
+    right.invert_yaxis()
+    right.grid(True, axis="x", alpha=0.3)
+    return fig

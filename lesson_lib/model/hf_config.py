@@ -1,0 +1,531 @@
+"""Any model from its Hugging Face ``config.json``: the fields the lesson needs, counted.
+
+A config says a model's shape, not its size: the parameter count is worked
+out here from the shape, matrix by matrix. What is counted:
+
+- the token embedding and, unless ``tie_word_embeddings``, the output (LM
+  head) matrix, ``vocab_size x hidden_size`` each;
+- every projection of every layer's sequence mixer: grouped-query attention
+  (Llama, Mixtral, Qwen; with the output gate of ``attn_output_gate``),
+  multi-head latent attention (DeepSeek: the low-rank query and key/value
+  projections and their norms), or a Gated DeltaNet layer (its input and
+  output projections, short convolution and per-head decay terms);
+- every FFN, a gated (SwiGLU) MLP of three matrices: dense layers of
+  ``intermediate_size``, MoE layers of ``num_experts`` routed experts of
+  ``moe_intermediate_size`` (or ``intermediate_size`` where that is all the
+  config gives, as in Mixtral), their router and any shared experts;
+- the two RMSNorm vectors of every layer and the final one.
+
+Left out, each far below a thousandth of any preset's count: biases (none of
+the presets has any), per-head query/key norms and routing bias terms. Not
+counted at all: the vision tower of a multimodal config (only its
+``text_config`` is read) and multi-token-prediction (MTP) layers, which are
+recorded in ``ModelSpec.mtp_layers`` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Bytes per element of the dtype names configs use.
+DTYPE_BYTES: dict[str, int] = {
+    "float32": 4,
+    "float": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "half": 2,
+    "float8_e4m3fn": 1,
+    "float8": 1,
+}
+#: The layer kinds of ``layer_types`` the lesson models.
+LAYER_KINDS: tuple[str, ...] = ("full_attention", "linear_attention")
+#: The names configs give the number of routed experts.
+EXPERT_COUNT_KEYS: tuple[str, ...] = ("num_local_experts", "num_experts", "n_routed_experts")
+
+
+@dataclass(frozen=True)
+class ParamCount:
+    """Where a config's parameters are, by kind.
+
+    Attributes
+    ----------
+    embeddings : float
+        Embedding and LM-head matrices.
+    mixers : float
+        Attention and linear-attention layers, with their norms.
+    dense_ffn : float
+        FFNs of the dense layers.
+    routed_experts : float
+        Every routed expert of every MoE layer.
+    shared : float
+        Routers and shared experts of the MoE layers.
+    norms : float
+        The two RMSNorm vectors of every layer and the final one.
+    per_expert : float
+        One routed expert of one layer (0 for a dense model).
+    """
+
+    embeddings: float
+    mixers: float
+    dense_ffn: float
+    routed_experts: float
+    shared: float
+    norms: float
+    per_expert: float
+
+    @property
+    def total(self) -> float:
+        """Every counted parameter."""
+        return (
+            self.embeddings
+            + self.mixers
+            + self.dense_ffn
+            + self.routed_experts
+            + self.shared
+            + self.norms
+        )
+
+
+def load_config(config: object) -> dict[str, Any]:
+    """The config as a dict, read from ``config`` or from the file it names.
+
+    Parameters
+    ----------
+    config : dict or str or os.PathLike
+        A parsed config, or the path of a ``config.json``.
+
+    Returns
+    -------
+    dict
+        The parsed config (a copy when a dict was given).
+
+    Raises
+    ------
+    TypeError
+        If ``config`` is neither a mapping nor a path.
+    ValueError
+        If the file does not hold a JSON object.
+    """
+    if isinstance(config, Mapping):
+        return dict(config)
+    if not isinstance(config, str | os.PathLike):
+        raise TypeError(
+            f"config must be a dict or the path of a config.json, got {type(config).__name__}"
+        )
+    path = Path(config)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"config must be a JSON object; {path} is not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config must be a JSON object; {path} holds a {type(data).__name__}")
+    return data
+
+
+def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The language model's part of a config: ``text_config`` if there is one.
+
+    Fields the outer config sets and ``text_config`` does not (a multimodal
+    config's ``tie_word_embeddings``, say) are kept.
+
+    Parameters
+    ----------
+    config : dict
+        A parsed config.
+
+    Returns
+    -------
+    dict
+        The fields to read.
+    """
+    inner = config.get("text_config")
+    if inner is None:
+        return dict(config)
+    if not isinstance(inner, Mapping):
+        raise ValueError(f"config field 'text_config' must be an object, got {inner!r}")
+    outer = {k: v for k, v in config.items() if k not in ("text_config", "vision_config")}
+    return {**outer, **inner}
+
+
+def _int(c: Mapping[str, Any], key: str, default: int | None = None, minimum: int = 1) -> int:
+    """A whole-number field, present (or defaulted) and at least ``minimum``."""
+    if key not in c or c[key] is None:
+        if default is None:
+            raise ValueError(f"config field {key!r} is missing")
+        return default
+    value = c[key]
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"config field {key!r} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _dtype_bytes(c: Mapping[str, Any], key: str, default: int) -> int:
+    name = c.get(key)
+    if name is None:
+        return default
+    if name not in DTYPE_BYTES:
+        raise ValueError(f"config field {key!r} must be one of {sorted(DTYPE_BYTES)}, got {name!r}")
+    return DTYPE_BYTES[name]
+
+
+def _activation_bytes(c: Mapping[str, Any]) -> int:
+    key = "dtype" if c.get("dtype") is not None else "torch_dtype"
+    return _dtype_bytes(c, key, 2)
+
+
+def _weight_bytes(c: Mapping[str, Any]) -> int | None:
+    """Bytes per stored weight when a quantization config narrows them, else None."""
+    quant = c.get("quantization_config")
+    if quant is None:
+        return None
+    if not isinstance(quant, Mapping) or quant.get("quant_method") != "fp8":
+        method = quant.get("quant_method") if isinstance(quant, Mapping) else quant
+        raise ValueError(
+            "config field 'quantization_config' is supported only with quant_method 'fp8' "
+            f"(one byte per weight), got {method!r}"
+        )
+    return 1
+
+
+def layer_kinds(c: Mapping[str, Any]) -> list[str]:
+    """Each layer's sequence mixer, ``"full_attention"`` or ``"linear_attention"``.
+
+    From ``layer_types`` when the config lists them, else from
+    ``full_attention_interval`` (every ``interval``-th layer is full
+    attention, the rest Gated DeltaNet), else every layer full attention.
+
+    Parameters
+    ----------
+    c : dict
+        The text config.
+
+    Returns
+    -------
+    list of str
+        One entry per layer.
+
+    Raises
+    ------
+    ValueError
+        If ``layer_types`` has the wrong length or a kind the lesson does not
+        model (sliding-window attention, say).
+    """
+    layers = _int(c, "num_hidden_layers")
+    kinds = c.get("layer_types")
+    if kinds is not None:
+        if not isinstance(kinds, list) or len(kinds) != layers:
+            raise ValueError(
+                f"config field 'layer_types' must list one kind per layer ({layers}), got "
+                f"{len(kinds) if isinstance(kinds, list) else kinds!r}"
+            )
+        unknown = sorted({k for k in kinds if k not in LAYER_KINDS}, key=str)
+        if unknown:
+            raise ValueError(
+                f"config field 'layer_types' holds kinds the lesson does not model: {unknown} "
+                f"(it knows {list(LAYER_KINDS)})"
+            )
+        return list(kinds)
+    interval = c.get("full_attention_interval")
+    if interval is not None:
+        interval = _int(c, "full_attention_interval")
+        return [
+            "full_attention" if (i + 1) % interval == 0 else "linear_attention"
+            for i in range(layers)
+        ]
+    return ["full_attention"] * layers
+
+
+def num_routed_experts(c: Mapping[str, Any]) -> int:
+    """Routed experts per MoE layer, whichever name the config uses (0 if dense).
+
+    Parameters
+    ----------
+    c : dict
+        The text config.
+
+    Returns
+    -------
+    int
+        ``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or
+        ``n_routed_experts`` (DeepSeek); 0 when none is set or it is 1 or
+        less.
+
+    Raises
+    ------
+    ValueError
+        If two of the names disagree.
+    """
+    given = {k: _int(c, k, minimum=0) for k in EXPERT_COUNT_KEYS if c.get(k) is not None}
+    if len(set(given.values())) > 1:
+        raise ValueError(f"config fields {sorted(given)} disagree on the expert count: {given}")
+    count = next(iter(given.values()), 0)
+    return count if count > 1 else 0
+
+
+def moe_layers(c: Mapping[str, Any]) -> list[bool]:
+    """Whether each layer's FFN is an MoE layer.
+
+    DeepSeek keeps its first ``first_k_dense_replace`` layers dense and makes
+    every ``moe_layer_freq``-th layer after them MoE; Qwen's MoE configs list
+    dense layers in ``mlp_only_layers`` and make every
+    ``decoder_sparse_step``-th layer MoE; otherwise every layer of an MoE
+    config is MoE.
+
+    Parameters
+    ----------
+    c : dict
+        The text config.
+
+    Returns
+    -------
+    list of bool
+        One entry per layer; all False for a dense model.
+    """
+    layers = _int(c, "num_hidden_layers")
+    if not num_routed_experts(c):
+        return [False] * layers
+    first_dense = _int(c, "first_k_dense_replace", 0, minimum=0)
+    every = _int(c, "moe_layer_freq", 1)
+    step = _int(c, "decoder_sparse_step", 1)
+    dense_only = c.get("mlp_only_layers") or []
+    if not isinstance(dense_only, list) or not all(
+        isinstance(i, int) and 0 <= i < layers for i in dense_only
+    ):
+        raise ValueError(
+            f"config field 'mlp_only_layers' must list layer indices from 0 to {layers - 1}, "
+            f"got {dense_only!r}"
+        )
+    return [
+        i >= first_dense and i % every == 0 and (i + 1) % step == 0 and i not in dense_only
+        for i in range(layers)
+    ]
+
+
+def _attention_params(c: Mapping[str, Any]) -> float:
+    """One full-attention layer's projections (and MLA's two low-rank norms)."""
+    hidden = _int(c, "hidden_size")
+    heads = _int(c, "num_attention_heads")
+    if c.get("kv_lora_rank") is not None:
+        latent = _int(c, "kv_lora_rank")
+        rope = _int(c, "qk_rope_head_dim")
+        nope = _int(c, "qk_nope_head_dim")
+        value = _int(c, "v_head_dim")
+        q_rank = _int(c, "q_lora_rank", 0, minimum=0)
+        query = heads * (nope + rope)
+        q = hidden * query if not q_rank else hidden * q_rank + q_rank + q_rank * query
+        kv = hidden * (latent + rope) + latent + latent * heads * (nope + value)
+        return float(q + kv + heads * value * hidden)
+    kv_heads = _int(c, "num_key_value_heads", heads)
+    head_dim = _int(c, "head_dim", hidden // heads)
+    gate = 2 if c.get("attn_output_gate") else 1
+    q = hidden * heads * head_dim * gate
+    return float(q + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden)
+
+
+def _deltanet_params(c: Mapping[str, Any]) -> float:
+    """One Gated DeltaNet layer: projections, short convolution, decay terms and norm."""
+    hidden = _int(c, "hidden_size")
+    key_heads = _int(c, "linear_num_key_heads")
+    value_heads = _int(c, "linear_num_value_heads")
+    key_dim = key_heads * _int(c, "linear_key_head_dim")
+    head_v = _int(c, "linear_value_head_dim")
+    value_dim = value_heads * head_v
+    kernel = _int(c, "linear_conv_kernel_dim")
+    projections = hidden * (2 * key_dim + 2 * value_dim) + hidden * 2 * value_heads
+    conv = (2 * key_dim + value_dim) * kernel
+    return float(projections + conv + 2 * value_heads + head_v + value_dim * hidden)
+
+
+def _expert_size(c: Mapping[str, Any]) -> int:
+    if c.get("moe_intermediate_size") is not None:
+        return _int(c, "moe_intermediate_size")
+    return _int(c, "intermediate_size")
+
+
+def _shared_expert_params(c: Mapping[str, Any]) -> float:
+    """Shared experts of one MoE layer: DeepSeek's ``n_shared_experts`` or Qwen's one."""
+    hidden = _int(c, "hidden_size")
+    if c.get("shared_expert_intermediate_size"):
+        # Qwen-MoE: one shared expert of its own size, behind a one-output gate.
+        return float(3 * hidden * _int(c, "shared_expert_intermediate_size") + hidden)
+    return float(_int(c, "n_shared_experts", 0, minimum=0) * 3 * hidden * _expert_size(c))
+
+
+def num_shared_experts(c: Mapping[str, Any]) -> int:
+    """Shared experts per MoE layer (DeepSeek's ``n_shared_experts``; Qwen's one if sized).
+
+    Parameters
+    ----------
+    c : dict
+        The text config.
+
+    Returns
+    -------
+    int
+        The count; 0 when there are none.
+    """
+    if c.get("shared_expert_intermediate_size"):
+        return 1
+    return _int(c, "n_shared_experts", 0, minimum=0)
+
+
+def count_params(config: object) -> ParamCount:
+    """Count a config's parameters by kind (see the module's docstring for what is counted).
+
+    Parameters
+    ----------
+    config : dict or str or os.PathLike
+        A parsed config or the path of a ``config.json``.
+
+    Returns
+    -------
+    ParamCount
+        The counts; ``total`` is what :func:`model_fields` gives as ``params``.
+    """
+    c = text_config(load_config(config))
+    hidden = _int(c, "hidden_size")
+    vocab = _int(c, "vocab_size")
+    kinds = layer_kinds(c)
+    moe = moe_layers(c)
+    experts = num_routed_experts(c)
+    tied = bool(c.get("tie_word_embeddings", False))
+    embeddings = vocab * hidden * (1 if tied else 2)
+    mixers = sum(
+        _attention_params(c) if kind == "full_attention" else _deltanet_params(c) for kind in kinds
+    )
+    dense_layers = len(moe) - sum(moe)
+    dense_ffn = 3 * hidden * _int(c, "intermediate_size") * dense_layers if dense_layers else 0
+    per_expert = 3 * hidden * _expert_size(c) if experts else 0
+    routed = per_expert * experts * sum(moe)
+    shared = (_shared_expert_params(c) + hidden * experts) * sum(moe)
+    norms = (2 * len(kinds) + 1) * hidden
+    return ParamCount(
+        embeddings=float(embeddings),
+        mixers=float(mixers),
+        dense_ffn=float(dense_ffn),
+        routed_experts=float(routed),
+        shared=float(shared),
+        norms=float(norms),
+        per_expert=float(per_expert),
+    )
+
+
+def model_fields(
+    config: object, *, name: str | None = None, params: float | None = None
+) -> dict[str, Any]:
+    """The :class:`~lesson_lib.model.specs.ModelSpec` fields a Hugging Face config describes.
+
+    :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
+    builds the model from them (this module does not import the class, which
+    imports it).
+
+    Reads the language model's fields (``text_config`` of a multimodal
+    config) and counts the parameters with :func:`count_params`. MLA models
+    get one latent "KV head" per layer (every query head reads the same
+    cached latent, so tensor parallelism copies it instead of splitting it)
+    and a head dimension of ``qk_nope_head_dim + qk_rope_head_dim``; their
+    cache per token is ``kv_lora_rank + qk_rope_head_dim`` elements per
+    layer.
+
+    Parameters
+    ----------
+    config : dict or str or os.PathLike
+        A parsed config or the path of a ``config.json``.
+    name : str, optional
+        Display name (default: ``_name_or_path``, else ``model_type``).
+    params : float, optional
+        A stated parameter count that replaces the counted one (> 0).
+
+    Returns
+    -------
+    dict
+        Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP
+        layers left out, see ``mtp_layers``); the MoE fields are set for an
+        MoE config.
+
+    Raises
+    ------
+    ValueError
+        If a field is missing, malformed or unsupported; the message names it.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specs import ModelSpec
+    >>> from lesson_lib.models import config_path
+    >>> m = ModelSpec.from_hf_config(config_path("Mixtral-8x7B"))
+    >>> round(m.params / 1e9, 1), round(m.active_params / 1e9, 1), m.alltoalls_per_token
+    (46.7, 12.9, 64)
+    """
+    raw = load_config(config)
+    c = text_config(raw)
+    counted = count_params(c)
+    kinds = layer_kinds(c)
+    moe = moe_layers(c)
+    experts = num_routed_experts(c)
+    layers = len(kinds)
+    hidden = _int(c, "hidden_size")
+    heads = _int(c, "num_attention_heads")
+    attention_layers = kinds.count("full_attention")
+    mla = c.get("kv_lora_rank") is not None
+    if mla:
+        kv_heads = 1
+        head_dim = _int(c, "qk_nope_head_dim") + _int(c, "qk_rope_head_dim")
+    else:
+        kv_heads = _int(c, "num_key_value_heads", heads)
+        head_dim = _int(c, "head_dim", hidden // heads)
+    linear = attention_layers < layers
+    interval = c.get("full_attention_interval")
+    super_blocks = None
+    if linear and isinstance(interval, int) and interval > 0 and layers % interval == 0:
+        super_blocks = layers // interval
+    top_k = _int(c, "num_experts_per_tok", minimum=1) if experts else 0
+    if top_k > experts:
+        raise ValueError(
+            f"config field 'num_experts_per_tok' must be at most the {experts} routed experts, "
+            f"got {top_k}"
+        )
+    dense_ffn = _int(c, "intermediate_size", minimum=1) if not all(moe) else None
+    linear_fields = {}
+    if linear:
+        linear_fields = {
+            "linear_num_key_heads": _int(c, "linear_num_key_heads"),
+            "linear_num_value_heads": _int(c, "linear_num_value_heads"),
+            "linear_key_head_dim": _int(c, "linear_key_head_dim"),
+            "linear_value_head_dim": _int(c, "linear_value_head_dim"),
+            "linear_conv_kernel": _int(c, "linear_conv_kernel_dim"),
+            "state_dtype_bytes": _dtype_bytes(c, "mamba_ssm_dtype", 4),
+        }
+    mtp = _int(c, "num_nextn_predict_layers", 0, minimum=0) + _int(
+        c, "mtp_num_hidden_layers", 0, minimum=0
+    )
+    return dict(
+        name=name or str(raw.get("_name_or_path") or c.get("model_type") or "model"),
+        params=counted.total if params is None else params,
+        hidden_size=hidden,
+        num_layers=layers,
+        num_attention_layers=attention_layers,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        max_context=_int(c, "max_position_embeddings"),
+        dtype_bytes=_activation_bytes(c),
+        num_query_heads=heads,
+        ffn_size=dense_ffn if dense_ffn is not None else _expert_size(c),
+        num_super_blocks=super_blocks,
+        vocab_size=_int(c, "vocab_size"),
+        weight_dtype_bytes=_weight_bytes(c),
+        kv_lora_rank=_int(c, "kv_lora_rank") if mla else 0,
+        qk_rope_head_dim=_int(c, "qk_rope_head_dim") if mla else 0,
+        num_experts=experts,
+        experts_per_token=top_k,
+        num_shared_experts=num_shared_experts(c) if experts else 0,
+        num_moe_layers=sum(moe),
+        expert_params=counted.per_expert,
+        mtp_layers=mtp,
+        **linear_fields,
+    )

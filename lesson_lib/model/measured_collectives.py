@@ -1,0 +1,117 @@
+"""Measured collectives beside the all-reduce: NCCL on one H100 node and DeepEP's all-to-all.
+
+The records are an extract of the measurement tables NVIDIA ships in its
+aiconfigurator-core 0.12.0 package on PyPI (Apache-2.0), read from two of its
+Parquet files and typed here as the tables give them:
+
+- ``systems/data/h100_sxm/comm/nccl/2.27.3/nccl_perf.parquet``: NCCL's
+  all-reduce, all-gather, reduce-scatter and all-to-all on 8 "NVIDIA H100
+  80GB HBM3" GPUs, message sizes in fp16 elements, latency in ms. The
+  extract keeps the smallest size (256 elements) and a large one
+  (67,108,864 elements).
+- ``systems/data/h100_sxm/comm/sglang/0.5.12/wideep_deepep_ll_perf.parquet``:
+  DeepEP's low-latency dispatch and combine kernels as SGLang 0.5.12 runs
+  them on one node of the same GPUs (``node_num`` 1; the table gives no GPU
+  count), for DeepSeek-V3's shape: hidden size 7168, top-8 of 256 experts.
+  ``num_token`` is the tokens each rank dispatches.
+
+Nothing here is a vendor figure or the lesson's assumption; the tables do not
+say how each time was taken (mean or median, CUDA graphs or not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_lib.model.units import US
+
+#: The package the records come from.
+SOURCE_URL: str = "https://pypi.org/project/aiconfigurator-core/0.12.0/"
+#: Its measurement tables, inside the package.
+NCCL_TABLE: str = "aiconfigurator_core/systems/data/h100_sxm/comm/nccl/2.27.3/nccl_perf.parquet"
+DEEPEP_TABLE: str = (
+    "aiconfigurator_core/systems/data/h100_sxm/comm/sglang/0.5.12/wideep_deepep_ll_perf.parquet"
+)
+#: Bytes of one fp16 element, the NCCL table's ``half`` rows.
+FP16_BYTES: int = 2
+
+
+@dataclass(frozen=True)
+class MeasuredCollective:
+    """One NCCL collective as the table reports it.
+
+    Attributes
+    ----------
+    kind : str
+        A key of :data:`lesson_lib.model.collectives.COLLECTIVES`.
+    gpus : int
+        Ranks taking part.
+    elements : int
+        Message size as the table gives it, fp16 elements.
+    latency_s : float
+        Reported time, seconds.
+    """
+
+    kind: str
+    gpus: int
+    elements: int
+    latency_s: float
+
+    @property
+    def message_bytes(self) -> int:
+        """The message in bytes, two per fp16 element."""
+        return self.elements * FP16_BYTES
+
+
+#: NCCL 2.27.3 on 8 H100 SXM GPUs, the smallest and a large message of each collective.
+NCCL_H100: tuple[MeasuredCollective, ...] = (
+    MeasuredCollective("all_reduce", 8, 256, 15.46 * US),
+    MeasuredCollective("reduce_scatter", 8, 256, 10.36 * US),
+    MeasuredCollective("all_gather", 8, 256, 10.35 * US),
+    MeasuredCollective("all_to_all", 8, 256, 7.76 * US),
+    MeasuredCollective("all_reduce", 8, 67_108_864, 579.97 * US),
+    MeasuredCollective("reduce_scatter", 8, 67_108_864, 381.29 * US),
+    MeasuredCollective("all_gather", 8, 67_108_864, 388.60 * US),
+    MeasuredCollective("all_to_all", 8, 67_108_864, 404.44 * US),
+)
+
+
+@dataclass(frozen=True)
+class MeasuredDispatch:
+    """DeepEP's low-latency dispatch and combine for one number of tokens per rank.
+
+    Attributes
+    ----------
+    tokens : int
+        Tokens each rank dispatches.
+    hidden_size : int
+        Width of each dispatched vector.
+    experts_per_token : int
+        Top-k.
+    num_experts : int
+        Routed experts.
+    dispatch_s : float
+        Reported dispatch time, seconds (the kernels send FP8).
+    combine_s : float
+        Reported combine time, seconds (bf16).
+    """
+
+    tokens: int
+    hidden_size: int
+    experts_per_token: int
+    num_experts: int
+    dispatch_s: float
+    combine_s: float
+
+    @property
+    def layer_s(self) -> float:
+        """One MoE layer's dispatch plus combine, seconds."""
+        return self.dispatch_s + self.combine_s
+
+
+#: DeepEP low-latency kernels (SGLang 0.5.12), one H100 node, DeepSeek-V3's shape.
+DEEPEP_LL_H100: tuple[MeasuredDispatch, ...] = (
+    MeasuredDispatch(1, 7168, 8, 256, 13.194 * US, 14.402 * US),
+    MeasuredDispatch(8, 7168, 8, 256, 14.786 * US, 16.487 * US),
+    MeasuredDispatch(128, 7168, 8, 256, 36.721 * US, 66.981 * US),
+)

@@ -1,0 +1,438 @@
+"""Decode of a mixture-of-experts (MoE) model: tensor parallelism or expert parallelism.
+
+An MoE layer replaces the FFN by ``num_experts`` routed experts, of which
+each token visits its top ``experts_per_token`` (k). Two ways to spread such
+a model over ``n`` GPUs are priced here, with the lesson's heuristics:
+
+- **tensor parallelism (TP)**, as for a dense model: every rank holds
+  ``1/n`` of every matrix, expert or not, and every layer ends in the same
+  two all-reduces of one hidden vector per token;
+- **expert parallelism (EP) with data-parallel attention**, as DeepSeek-V3
+  and SGLang's ``--enable-dp-attention`` serve: every rank holds a whole copy
+  of the attention, the dense layers and the shared experts, and
+  ``num_experts / n`` of each MoE layer's routed experts. Each rank decodes
+  its own ``batch / n`` sequences; in every MoE layer a **dispatch**
+  all-to-all sends each token's hidden vector to the ranks of its k experts
+  and a **combine** all-to-all brings the k results back: two all-to-alls per
+  MoE layer, serial and blocking like the all-reduces. All ranks step
+  together, even a rank with no sequence, because every other rank's tokens
+  may need its experts.
+
+Stated assumptions, each the simplest that shows the shape of the problem:
+
+- routing is uniform and independent: a token's k experts are any k of the
+  ``num_experts``, so ``(n - 1) / n`` of the dispatched vectors leave their
+  rank, and a batch of ``b`` tokens touches ``E (1 - (1 - k/E)^b)`` distinct
+  experts of a layer on average (:func:`experts_touched`);
+- load imbalance is one stated factor (``imbalance`` >= 1, the busiest
+  rank's expert load over the mean) applied to the busiest rank's expert
+  FLOPs and all-to-all bytes; 1 is perfect balance;
+- compute is a roofline per rank: the weights the step touches (every
+  non-expert weight the rank holds, and its experts that some token picks)
+  over HBM bandwidth, against ``2 x`` active parameters per token of FLOPs;
+  KV-cache reads and attention FLOPs are left out, as in the lesson's
+  heuristic;
+- each collective pays the fabric's fixed latency (plus one hop for the
+  all-to-all, which reaches all peers at once) and its bytes per rank over
+  the fabric's bandwidth (:mod:`lesson_lib.model.collectives`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from lesson_lib.model._validate import (
+    MAX_RANKS,
+    require_instance,
+    require_int,
+    require_number,
+)
+from lesson_lib.model.collectives import (
+    allreduce_latency,
+    allreduce_wire_bytes,
+    alltoall_wire_bytes,
+    collective_steps,
+)
+from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+
+#: The two layouts :func:`moe_decode_step` prices.
+PARALLELISMS: tuple[str, ...] = ("tp", "ep")
+#: Largest batch the functions accept (a bound on input).
+MAX_BATCH: int = 65_536
+
+
+@dataclass(frozen=True)
+class MoEStep:
+    """One decode step of an MoE model on ``n`` GPUs, seconds and bytes per rank.
+
+    Attributes
+    ----------
+    parallelism : str
+        ``"tp"`` or ``"ep"``.
+    n : int
+        GPUs.
+    batch : int
+        Sequences decoded together over all ``n`` GPUs.
+    weights_s : float
+        Reading the weights the step touches on the busiest rank.
+    flops_s : float
+        The arithmetic side of the roofline on the busiest rank.
+    latency_s : float
+        Sum of the collectives' fixed latencies.
+    bandwidth_s : float
+        Sum of the collectives' bytes per rank over the fabric's bandwidth.
+    collectives : int
+        Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
+    wire_bytes : float
+        Bytes the busiest rank sends per step, over all its collectives.
+    total_wire_bytes : float
+        Bytes all ranks together send per step.
+    weights_per_gpu_bytes : float
+        Weights each GPU holds.
+    """
+
+    parallelism: str
+    n: int
+    batch: int
+    weights_s: float
+    flops_s: float
+    latency_s: float
+    bandwidth_s: float
+    collectives: int
+    wire_bytes: float
+    total_wire_bytes: float
+    weights_per_gpu_bytes: float
+
+    @property
+    def compute_s(self) -> float:
+        """Roofline compute, the larger of the memory and arithmetic sides."""
+        return max(self.weights_s, self.flops_s)
+
+    @property
+    def communication_s(self) -> float:
+        """Latency and bandwidth terms of the collectives, seconds."""
+        return self.latency_s + self.bandwidth_s
+
+    @property
+    def total_s(self) -> float:
+        """Compute plus communication (no overlap assumed), seconds per token of each sequence."""
+        return self.compute_s + self.communication_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens per second over the whole batch."""
+        return self.batch / self.total_s
+
+    @property
+    def wire_bytes_per_token(self) -> float:
+        """Bytes all ranks together send per decoded token."""
+        return self.total_wire_bytes / self.batch
+
+    @property
+    def bound(self) -> str:
+        """The largest term, ``"compute"``, ``"latency"`` or ``"bandwidth"``."""
+        terms = {
+            "compute": self.compute_s,
+            "latency": self.latency_s,
+            "bandwidth": self.bandwidth_s,
+        }
+        return max(terms, key=terms.__getitem__)
+
+
+def _moe_model(model: ModelSpec) -> ModelSpec:
+    require_instance("model", model, ModelSpec)
+    if not model.is_moe:
+        raise ValueError(f"model must be a mixture-of-experts model, got {model.name} (dense)")
+    return model
+
+
+def _parallelism(parallelism: str) -> str:
+    if parallelism not in PARALLELISMS:
+        raise ValueError(f"parallelism must be one of {list(PARALLELISMS)}, got {parallelism!r}")
+    return parallelism
+
+
+def experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> float:
+    """Distinct experts of one layer that ``tokens`` tokens visit, on average.
+
+    Under uniform, independent routing an expert escapes one token with
+    probability ``1 - k/E``, so it escapes them all with ``(1 - k/E)^tokens``.
+
+    Parameters
+    ----------
+    num_experts : int
+        Routed experts per layer, from 1 to 4096.
+    experts_per_token : int
+        Top-k, from 1 to ``num_experts``.
+    tokens : int
+        Tokens in the step, from 0 to 65536 (``MAX_BATCH``).
+
+    Returns
+    -------
+    float
+        ``E (1 - (1 - k/E)^tokens)``: k for one token, approaching E.
+
+    Examples
+    --------
+    >>> experts_touched(8, 2, 1), round(experts_touched(8, 2, 16), 3)
+    (2.0, 7.92)
+    """
+    experts = require_int("num_experts", num_experts, maximum=MAX_RANKS)
+    k = require_int("experts_per_token", experts_per_token, maximum=experts)
+    tokens = require_int("tokens", tokens, minimum=0, maximum=MAX_BATCH)
+    return experts * (1.0 - (1.0 - k / experts) ** tokens)
+
+
+def local_batch(batch: int, n: int, parallelism: str) -> int:
+    """Sequences the busiest rank decodes: all of them under TP, ``ceil(batch / n)`` under EP.
+
+    Parameters
+    ----------
+    batch : int
+        Sequences over all GPUs, from 1 to 65536 (``MAX_BATCH``).
+    n : int
+        GPUs, from 1 to 4096 (``MAX_RANKS``).
+    parallelism : str
+        ``"tp"`` or ``"ep"``.
+
+    Returns
+    -------
+    int
+        Sequences.
+    """
+    batch = require_int("batch", batch, maximum=MAX_BATCH)
+    n = require_int("n", n, maximum=MAX_RANKS)
+    return batch if _parallelism(parallelism) == "tp" else math.ceil(batch / n)
+
+
+def expert_weight_bytes(model: ModelSpec) -> float:
+    """Bytes of every routed expert of ``model`` (its experts' share of the weights).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        An MoE model.
+
+    Returns
+    -------
+    float
+        ``routed_expert_params`` at the weights' bytes per parameter.
+    """
+    model = _moe_model(model)
+    return model.weight_bytes * model.routed_expert_params / model.params
+
+
+def weights_per_gpu(model: ModelSpec, n: int, parallelism: str) -> float:
+    """Weights each of ``n`` GPUs holds, bytes.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        An MoE model.
+    n : int
+        GPUs, from 1 to 4096 (``MAX_RANKS``); under EP at most ``num_experts``.
+    parallelism : str
+        ``"tp"``: ``1/n`` of everything; ``"ep"``: a whole copy of every
+        non-expert weight and ``1/n`` of the routed experts.
+
+    Returns
+    -------
+    float
+        Bytes.
+    """
+    model = _moe_model(model)
+    n = _degree(model, n, parallelism)
+    experts = expert_weight_bytes(model)
+    if parallelism == "tp":
+        return model.weight_bytes / n
+    return model.weight_bytes - experts + experts / n
+
+
+def _degree(model: ModelSpec, n: int, parallelism: str) -> int:
+    if _parallelism(parallelism) == "ep":
+        return require_int("n", n, maximum=min(model.num_experts, MAX_RANKS))
+    return require_int("n", n, maximum=MAX_RANKS)
+
+
+def moe_decode_step(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    n: int,
+    *,
+    parallelism: str = "ep",
+    batch: int = 1,
+    dispatch_bytes: int | None = None,
+    imbalance: float = 1.0,
+) -> MoEStep:
+    """One decode step of an MoE model on ``n`` GPUs under TP or EP (see the module's docstring).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        An MoE model.
+    accel : Accelerator
+        One card (all ``n`` alike).
+    fabric : Fabric
+        The wire between them.
+    n : int
+        GPUs, from 1 to 4096 (``MAX_RANKS``); under EP at most
+        ``model.num_experts`` (each rank holds at least one expert).
+    parallelism : str, default "ep"
+        ``"tp"`` (two all-reduces per layer) or ``"ep"`` (a dispatch and a
+        combine all-to-all per MoE layer, data-parallel attention).
+    batch : int, default 1
+        Sequences over all GPUs, from 1 to 65536 (``MAX_BATCH``).
+    dispatch_bytes : int, optional
+        Bytes per element of the dispatched vectors, from 1 to 8 (1 for the
+        FP8 dispatch of DeepEP's low-latency kernels); default the model's
+        ``dtype_bytes``. The combine is always at ``dtype_bytes``.
+    imbalance : float, default 1.0
+        The busiest rank's expert load over the mean, from 1 to ``n``.
+
+    Returns
+    -------
+    MoEStep
+        Seconds per term and bytes per rank.
+
+    Examples
+    --------
+    >>> from lesson_lib.models import PRESETS
+    >>> from lesson_lib.model.specimen import FAST, GPU
+    >>> step = moe_decode_step(PRESETS["Mixtral-8x7B"], GPU, FAST, 8)
+    >>> step.collectives, round(step.latency_s * 1e3, 2)
+    (64, 0.64)
+    """
+    model = _moe_model(model)
+    require_instance("accel", accel, Accelerator)
+    require_instance("fabric", fabric, Fabric)
+    n = _degree(model, n, parallelism)
+    batch = require_int("batch", batch, maximum=MAX_BATCH)
+    if dispatch_bytes is None:
+        dispatch_bytes = model.dtype_bytes
+    dispatch_bytes = require_int("dispatch_bytes", dispatch_bytes, maximum=8)
+    imbalance = require_number("imbalance", imbalance, minimum=1.0, maximum=float(n))
+
+    per_param = model.weight_bytes / model.params
+    expert_bytes = model.expert_params * per_param  # one expert of one layer
+    dense_bytes = model.weight_bytes - expert_weight_bytes(model)
+    k = model.experts_per_token
+    routed_active = k * model.expert_params * model.num_moe_layers  # per token
+    other_active = model.active_params - routed_active
+    touched = experts_touched(model.num_experts, k, batch)
+    local = local_batch(batch, n, parallelism)
+    vector = model.hidden_size
+    if parallelism == "tp":
+        read = (dense_bytes + touched * expert_bytes * model.num_moe_layers) / n
+        flops = 2.0 * model.active_params * batch / n
+        collectives = model.allreduces_per_token
+        latency = collectives * allreduce_latency(n, fabric)
+        wire = collectives * allreduce_wire_bytes(batch * vector * model.dtype_bytes, n)
+        total = n * wire
+    else:
+        on_rank = touched / n  # uniform routing: each rank's share of the touched experts
+        read = dense_bytes + on_rank * expert_bytes * model.num_moe_layers
+        flops = 2.0 * (other_active * local + imbalance * routed_active * batch / n)
+        collectives = model.alltoalls_per_token
+        steps = collective_steps("all_to_all", n)
+        latency = collectives * (fabric.latency + steps * fabric.hop_latency) if steps else 0.0
+        # Dispatch and combine: k hidden vectors per token, (n-1)/n of them off the rank.
+        per_token = sum(
+            alltoall_wire_bytes(k * vector * element, n)
+            for element in (dispatch_bytes, model.dtype_bytes)
+        )
+        wire = imbalance * model.num_moe_layers * local * per_token
+        total = model.num_moe_layers * batch * per_token
+    return MoEStep(
+        parallelism=parallelism,
+        n=n,
+        batch=batch,
+        weights_s=read / accel.hbm_bandwidth,
+        flops_s=flops / accel.peak_flops,
+        latency_s=latency,
+        bandwidth_s=wire / fabric.bandwidth,
+        collectives=collectives,
+        wire_bytes=wire,
+        total_wire_bytes=total,
+        weights_per_gpu_bytes=weights_per_gpu(model, n, parallelism),
+    )
+
+
+def alltoall_crossover_tokens(
+    model: ModelSpec, fabric: Fabric, n: int, *, dispatch_bytes: int | None = None
+) -> float:
+    """Tokens per rank at which an EP dispatch's latency and bandwidth terms are equal.
+
+    Each token a rank holds adds k hidden vectors to its dispatch, of which
+    ``(n - 1) / n`` leave it. Below this many tokens per rank the all-to-alls
+    are latency-bound (decode), above it bandwidth-bound (prefill), as for
+    the all-reduce.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        An MoE model.
+    fabric : Fabric
+        The wire.
+    n : int
+        EP degree, from 2 to ``model.num_experts``.
+    dispatch_bytes : int, optional
+        Bytes per dispatched element, from 1 to 8 (default ``dtype_bytes``).
+
+    Returns
+    -------
+    float
+        Tokens per rank (not rounded).
+    """
+    model = _moe_model(model)
+    require_instance("fabric", fabric, Fabric)
+    n = require_int("n", n, minimum=2, maximum=min(model.num_experts, MAX_RANKS))
+    element = model.dtype_bytes if dispatch_bytes is None else dispatch_bytes
+    element = require_int("dispatch_bytes", element, maximum=8)
+    latency = fabric.latency + collective_steps("all_to_all", n) * fabric.hop_latency
+    per_token = alltoall_wire_bytes(model.experts_per_token * model.hidden_size * element, n)
+    return latency * fabric.bandwidth / per_token
+
+
+def sequences_that_fit(
+    model: ModelSpec, accel: Accelerator, n: int, parallelism: str, context_tokens: int
+) -> int:
+    """Sequences of ``context_tokens`` tokens the ``n`` GPUs hold beside the weights.
+
+    Under TP each sequence's KV cache is split over the ranks as far as its
+    KV heads go (:func:`~lesson_lib.model.memory.kv_share`, and the recurrent
+    state likewise; MLA's one latent
+    is copied to every rank). Under EP with data-parallel attention each
+    rank keeps the whole cache of its own sequences.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        An MoE model.
+    accel : Accelerator
+        One card; all of ``accel.memory_bytes`` is available.
+    n : int
+        GPUs, from 1 to 4096 (under EP at most ``num_experts``).
+    parallelism : str
+        ``"tp"`` or ``"ep"``.
+    context_tokens : int
+        Tokens per sequence, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    int
+        Whole sequences over all ``n`` GPUs (0 when the weights do not fit).
+    """
+    model = _moe_model(model)
+    require_instance("accel", accel, Accelerator)
+    n = _degree(model, n, parallelism)
+    context_tokens = require_int("context_tokens", context_tokens, maximum=model.max_context)
+    free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
+    if free <= 0:
+        return 0
+    kv, state = model.kv_bytes(context_tokens), model.state_bytes
+    if parallelism == "tp":
+        return int(free // (kv * kv_share(model, n) + state * state_share(model, n)))
+    return n * int(free // (kv + state))

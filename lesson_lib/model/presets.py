@@ -1,0 +1,170 @@
+"""Models beside the specimen, each built from a copy of its public ``config.json``.
+
+Each preset's config is a small JSON file shipped in
+``lesson_lib/model/configs/``: the fields of the public config that
+:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>` reads, copied as
+they are (the rest, tokenizer ids and rotary scaling among them, left out).
+:data:`SOURCES` links the public config each file copies; the copies were
+read from the ``model_configs`` folder of NVIDIA's aiconfigurator-core
+0.12.0 package on PyPI, which ships them under those names.
+
+The specimen is the one preset whose parameter count is stated rather than
+counted: the lesson gives 27 billion (54 GB of bf16 weights); counted from
+its config it is within half a percent of that.
+
+This module is also reachable as ``lesson_lib.models`` and
+``lesson_lib.presets``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.specs import ModelSpec
+
+# Where the shipped configs are (a path on this machine, so not a documented constant).
+_CONFIG_DIR: Path = Path(__file__).resolve().parent / "configs"
+
+
+@dataclass(frozen=True)
+class PresetSource:
+    """Where one preset's config comes from, and what its model card says.
+
+    Attributes
+    ----------
+    file : str
+        The shipped config, in ``lesson_lib/model/configs/``.
+    url : str
+        The public ``config.json`` it copies.
+    card : str
+        The model card it is checked against.
+    card_params : float
+        Total parameters the card gives.
+    card_active : float
+        Parameters active per token the card gives (the total for a dense model).
+    note : str
+        What is special about it.
+    """
+
+    file: str
+    url: str
+    card: str
+    card_params: float
+    card_active: float
+    note: str = ""
+
+
+_HF = "https://huggingface.co/"
+
+#: Each preset's config file and public source, by preset name, in the order offered.
+SOURCES: dict[str, PresetSource] = {
+    MODEL.name: PresetSource(
+        "Qwen3.5-27B.json",
+        _HF + "Qwen/Qwen3.5-27B/blob/main/config.json",
+        _HF + "Qwen/Qwen3.5-27B",
+        27e9,
+        27e9,
+        "the specimen: the public Qwen3.5-27B config has its shape; parameters as the lesson "
+        "states them; one MTP layer, not counted",
+    ),
+    "Llama-3.1-70B": PresetSource(
+        "Llama-3.1-70B.json",
+        _HF + "meta-llama/Llama-3.1-70B/blob/main/config.json",
+        _HF + "meta-llama/Llama-3.1-70B",
+        70e9,
+        70e9,
+        "dense, grouped-query attention (8 KV heads)",
+    ),
+    "Mixtral-8x7B": PresetSource(
+        "Mixtral-8x7B.json",
+        _HF + "mistralai/Mixtral-8x7B-v0.1/blob/main/config.json",
+        "https://mistral.ai/news/mixtral-of-experts",
+        46.7e9,
+        12.9e9,
+        "8 experts, top-2, in every layer",
+    ),
+    "Qwen3-235B-A22B": PresetSource(
+        "Qwen3-235B-A22B.json",
+        _HF + "Qwen/Qwen3-235B-A22B/blob/main/config.json",
+        _HF + "Qwen/Qwen3-235B-A22B",
+        235e9,
+        22e9,
+        "128 experts, top-8, in every layer",
+    ),
+    "DeepSeek-V3": PresetSource(
+        "DeepSeek-V3.json",
+        _HF + "deepseek-ai/DeepSeek-V3/blob/main/config.json",
+        _HF + "deepseek-ai/DeepSeek-V3",
+        671e9,
+        37e9,
+        "MLA; 256 routed experts, top-8, and 1 shared expert; first 3 layers dense; FP8 "
+        "weights; one MTP layer, not counted",
+    ),
+}
+
+
+def config_path(name: str) -> Path:
+    """The shipped config of the preset ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SOURCES`, or the file's stem (``"Mixtral-8x7B"``,
+        ``"Qwen3.5-27B"``).
+
+    Returns
+    -------
+    pathlib.Path
+        The JSON file.
+
+    Raises
+    ------
+    ValueError
+        If no preset has that name; the message lists them.
+    """
+    if name in SOURCES:
+        return _CONFIG_DIR / SOURCES[name].file
+    for source in SOURCES.values():
+        if Path(source.file).stem == name:
+            return _CONFIG_DIR / source.file
+    raise ValueError(f"name must be one of {list(SOURCES)}, got {name!r}")
+
+
+def _build(name: str) -> ModelSpec:
+    if name == MODEL.name:
+        # The lesson states the specimen's size; the config gives its shape.
+        return ModelSpec.from_hf_config(config_path(name), name=name, params=MODEL.params)
+    return ModelSpec.from_hf_config(config_path(name), name=name)
+
+
+#: The presets by name, the specimen first, then the models the MoE chapter compares.
+PRESETS: dict[str, ModelSpec] = {name: _build(name) for name in SOURCES}
+
+#: The mixture-of-experts presets, by name.
+MOE_PRESETS: dict[str, ModelSpec] = {k: m for k, m in PRESETS.items() if m.is_moe}
+
+
+def preset(name: str) -> ModelSpec:
+    """The preset called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PRESETS`.
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+
+    Raises
+    ------
+    ValueError
+        If there is no such preset; the message lists them.
+    """
+    try:
+        return PRESETS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"name must be one of {list(PRESETS)}, got {name!r}") from None

@@ -1,0 +1,83 @@
+"""The experts chapter: the collective table, the presets table and TP against EP, by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson_lib.chapters import experts
+from lesson_lib.chapters.experts import (
+    collective_rows,
+    comparison,
+    comparison_rows,
+    experts_numbers,
+    measured_rows,
+    preset_rows,
+)
+from lesson_lib.model.specimen import FAST
+
+
+def test_collective_rows_by_hand():
+    """8 ranks on the fast fabric (10 us, 450 GB/s, no hop cost), 10 KiB and 40 MiB.
+
+    all-reduce: 14 steps, 1.75 x; 10 us + 1.75 x 10,240 B / 450 GB/s = 10.04 us; 40 MiB:
+    10 + 1.75 x 41,943,040 / 450e9 s = 10 + 163.1 = 173.1 us. The halves and the all-to-all:
+    0.875 x, 10.02 us and 10 + 81.55 = 91.6 us. send/recv: 1 x, 10 + 93.2 = 103.2 us.
+    """
+    rows = {r[0]: r[2:] for r in collective_rows()}
+    assert rows["all-reduce"] == ("14", "1.75x", "10.04 us", "173.1 us")
+    assert rows["reduce-scatter"] == ("7", "0.875x", "10.02 us", "91.6 us")
+    assert rows["all-gather"] == ("7", "0.875x", "10.02 us", "91.6 us")
+    assert rows["all-to-all"] == ("1", "0.875x", "10.02 us", "91.6 us")
+    assert rows["send/recv"] == ("1", "1x", "10.02 us", "103.2 us")
+
+
+def test_measured_rows_set_the_model_beside_nccl():
+    """The smallest all-to-all: 512 B over 8 ranks, measured 7.76 us, the model 10 us + 448 B /
+    450 GB/s = 10.001 us, 1.29 times the measurement."""
+    row = next(r for r in measured_rows(FAST) if r[0] == "all-to-all" and r[2] == "512 B")
+    assert row[3:] == ("7.76 us", "10 us", "1.29x")
+
+
+def test_preset_rows():
+    """The specimen is dense; DeepSeek-V3's routed experts are 653.9 / 671.0 = 97.4 %."""
+    rows = {r[0]: r for r in preset_rows()}
+    assert rows["Qwen3.8-27B"][4] == "dense"
+    assert rows["DeepSeek-V3"][3:7] == ("97.4 %", "256 / 8", "58 of 61", "116")
+    assert rows["Llama-3.1-70B"][7] == "320 KiB"
+
+
+def test_tp_and_ep_of_the_example():
+    """TP copies the latent cache: 28 sequences; EP holds 8 x 22 = 176 (see the page's
+    exercise); one sequence's latencies are 122 x 10 us and 116 x 10 us."""
+    layouts = comparison()
+    assert layouts["tp"].sequences == 28 and layouts["ep"].sequences == 176
+    assert layouts["tp"].one.latency_s == pytest.approx(122 * 10e-6)
+    assert layouts["ep"].one.latency_s == pytest.approx(116 * 10e-6)
+    assert layouts["ep"].full.tokens_per_s > layouts["tp"].full.tokens_per_s
+    assert layouts["tp"].one.total_s < layouts["ep"].one.total_s
+    assert [r[0] for r in comparison_rows(layouts)] == [
+        "TP 8, all-reduces",
+        "EP 8 + DP attention, all-to-alls",
+    ]
+
+
+def test_exercise_numbers_by_hand():
+    """Exercise 1: 8 x 7168 B = 57,344 B dispatched in FP8, 7/8 leave: 50,176 B; combine
+    7/8 x 114,688 = 100,352 B; 150,528 B in all. TP: 1.75 x 14,336 = 25,088 B per all-reduce,
+    50,176 B for two; ratio 3."""
+    n = experts_numbers()
+    assert n["ex1_dispatch"] == "57,344 B"
+    assert n["ex1_dispatch_off"] == "50,176 B"
+    assert n["ex1_combine_off"] == "100,352 B"
+    assert n["ex1_ep_total"] == "150,528 B"
+    assert n["ex1_tp_total"] == "50,176 B"
+    assert n["ex1_ratio"] == "3x"
+    assert n["ds_alltoalls"] == "116" and n["ds_allreduces"] == "122"
+    assert n["crossover_bf16"] == "45"  # 4.5 MB / 100,352 B = 44.8
+
+
+def test_numbers_include_the_worked_example_and_glue_refuses_nothing():
+    """numbers() holds the overview's values and the chapter's own."""
+    values = experts.numbers()
+    assert values["allreduces_per_token"] == "128"
+    assert values["ep"] == "8"

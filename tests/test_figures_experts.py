@@ -1,0 +1,38 @@
+"""Experts figures: every collective's line, TP and EP bars from the chapter's comparison."""
+
+from numpy.testing import assert_allclose
+
+from lesson_lib.chapters.experts import comparison
+from lesson_lib.figures.experts import collectives_figure, tp_vs_ep_figure
+
+
+def test_collectives_figure_lines():
+    """Five lines per panel; at 4 ranks the all-reduce sends 1.5 payloads, the all-to-all 0.75,
+    send/recv 1; the time panel is in us against KiB."""
+    top, bottom = collectives_figure().axes
+    lines = top.get_lines()
+    assert [line.get_label() for line in lines] == [
+        "all-reduce",
+        "reduce-scatter",
+        "all-gather",
+        "all-to-all",
+        "send/recv",
+    ]
+    at_four = [line.get_ydata()[3] for line in lines]  # ns start at 1
+    assert_allclose(at_four, [1.5, 0.75, 0.75, 0.75, 1.0])
+    assert len(bottom.get_lines()) == 5
+    assert "us" in bottom.get_ylabel() and "KiB" in bottom.get_xlabel()
+
+
+def test_tp_vs_ep_bars_are_the_comparison():
+    """The bars' totals are the two layouts' times and rates."""
+    layouts = comparison()
+    top, bottom = tp_vs_ep_figure().axes
+    widths = [p.get_width() for p in top.patches]
+    # three stacked segments per layout, TP first
+    assert_allclose(sum(widths[:3]), layouts["tp"].one.total_s * 1e3, rtol=1e-9)
+    assert_allclose(sum(widths[3:]), layouts["ep"].one.total_s * 1e3, rtol=1e-9)
+    assert_allclose(
+        [p.get_width() for p in bottom.patches],
+        [layouts["tp"].full.tokens_per_s, layouts["ep"].full.tokens_per_s],
+    )

@@ -1,0 +1,260 @@
+"""ModelSpec.from_hf_config: dense, GQA, MLA, hybrid and MoE configs, and bad ones refused.
+
+Every expected count is worked out by hand from the config's fields in the
+test (the arithmetic is written out), never by calling the counting code.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lesson_lib.model.hf_config import count_params, layer_kinds, load_config, moe_layers
+from lesson_lib.model.presets import config_path
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.specs import ModelSpec
+
+#: A small Llama-shaped config, the kind a student types in.
+TINY_LLAMA = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "intermediate_size": 176,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 1024,
+    "vocab_size": 100,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
+
+
+def test_a_tiny_llama_is_counted_matrix_by_matrix():
+    """64 wide, head dim 64 / 4 = 16, 2 KV heads, 2 layers, 100 tokens.
+
+    attention: q 64 x 64 = 4,096; k and v 64 x 32 = 2,048 each; o 4,096 -> 12,288
+    FFN: 3 x 64 x 176 = 33,792; norms 2 x 64 = 128 -> 46,208 per layer, 92,416 for two
+    embeddings 100 x 64 x 2 = 12,800; final norm 64 -> 105,280.
+    """
+    m = ModelSpec.from_hf_config(TINY_LLAMA)
+    assert m.params == 105_280
+    assert m.active_params == 105_280
+    assert m.head_dim == 16 and m.num_kv_heads == 2 and m.num_query_heads == 4
+    assert m.num_attention_layers == 2 and m.num_linear_layers == 0
+    assert m.ffn_size == 176 and m.max_context == 1024 and m.vocab_size == 100
+    assert m.kv_bytes_per_token == 2 * 2 * 2 * 16 * 2  # K and V, layers, heads, dim, bf16
+    assert m.num_experts == 0 and m.alltoalls_per_token == 0
+    assert m.name == "llama"
+
+
+def test_tied_embeddings_count_the_matrix_once():
+    """Tying drops the LM head: 105,280 - 100 x 64 = 98,880."""
+    m = ModelSpec.from_hf_config({**TINY_LLAMA, "tie_word_embeddings": True})
+    assert m.params == 98_880
+
+
+def test_a_path_reads_the_same_config(tmp_path):
+    """A path to a config.json gives the same model as the dict."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TINY_LLAMA))
+    assert ModelSpec.from_hf_config(path) == ModelSpec.from_hf_config(TINY_LLAMA)
+    assert ModelSpec.from_hf_config(str(path)) == ModelSpec.from_hf_config(TINY_LLAMA)
+
+
+def test_the_specimen_round_trips_from_its_config():
+    """The shipped Qwen3.5-27B config, with the lesson's stated size, is the specimen exactly."""
+    m = ModelSpec.from_hf_config(config_path("Qwen3.5-27B"), name=MODEL.name, params=27e9)
+    assert m == MODEL
+
+
+def test_the_specimen_config_counts_close_to_27_billion():
+    """Counted from the config, by hand.
+
+    Gated DeltaNet (48 layers): key dim 16 x 128 = 2,048, value dim 48 x 128 = 6,144;
+    in-projections 5120 x (2 x 2,048 + 2 x 6,144) = 83,886,080 and 5120 x 96 = 491,520;
+    conv 10,240 x 4 = 40,960; decay 2 x 48 = 96; norm 128; out 6,144 x 5120 = 31,457,280
+    -> 115,876,064 per layer, 5,562,051,072 in all.
+    Gated attention (16 layers): q with gate 5120 x 24 x 256 x 2 = 62,914,560; k, v
+    5120 x 1,024 = 5,242,880 each; o 6,144 x 5120 = 31,457,280 -> 104,857,600, 1,677,721,600.
+    FFN (64): 3 x 5120 x 17,408 = 267,386,880, 17,112,760,320. Embeddings 2 x 248,320 x 5120
+    = 2,542,796,800. Norms (2 x 64 + 1) x 5120 = 660,480. Total 26,895,990,272.
+    """
+    assert count_params(config_path("Qwen3.5-27B")).total == 26_895_990_272
+    assert abs(26_895_990_272 / 27e9 - 1) < 0.005
+
+
+def test_the_hybrid_layout_is_read_from_layer_types_or_the_interval():
+    """Every fourth layer is full attention, listed or implied by full_attention_interval 4."""
+    text = load_config(config_path("Qwen3.5-27B"))["text_config"]
+    listed = layer_kinds(text)
+    implied = layer_kinds({k: v for k, v in text.items() if k != "layer_types"})
+    assert listed == implied
+    assert [i for i, k in enumerate(listed) if k == "full_attention"] == list(range(3, 64, 4))
+
+
+def test_deepseek_mla_caches_the_latent_and_the_rope_key():
+    """61 layers x (512 + 64) x 2 B = 70,272 B per token; one latent, copied under TP."""
+    m = ModelSpec.from_hf_config(config_path("DeepSeek-V3"))
+    assert m.kv_bytes_per_token == 70_272
+    assert m.kv_lora_rank == 512 and m.qk_rope_head_dim == 64
+    assert m.num_kv_heads == 1 and m.head_dim == 128 + 64
+    assert m.weight_dtype_bytes == 1  # FP8 weights: one byte each
+    assert m.weight_bytes == m.params
+    assert m.mtp_layers == 1
+
+
+def test_deepseek_v3_by_hand():
+    """DeepSeek-V3's 671B total and 37B active, from its config.
+
+    MLA per layer: q_a 7168 x 1536 = 11,010,048, its norm 1,536, q_b 1536 x 128 x 192 =
+    37,748,736; kv_a 7168 x 576 = 4,128,768, its norm 512, kv_b 512 x 128 x 256 =
+    16,777,216; o 128 x 128 x 7168 = 117,440,512 -> 187,107,328; 61 layers: 11,413,547,008.
+    Dense FFN (3 layers): 3 x 7168 x 18432 = 396,361,728 each -> 1,189,085,184.
+    One expert: 3 x 7168 x 2048 = 44,040,192; routed 256 x 58 layers -> 653,908,770,816.
+    Shared expert + router per MoE layer: 44,040,192 + 7168 x 256 = 45,875,200 -> 2,660,761,600.
+    Embeddings 2 x 129,280 x 7168 = 1,853,358,080; norms (2 x 61 + 1) x 7168 = 881,664.
+    Total: 11,413,547,008 + 1,189,085,184 + 653,908,770,816 + 2,660,761,600
+    + 1,853,358,080 + 881,664 = 671,026,404,352.
+    Active: total - (256 - 8) x 58 x 44,040,192 = 671,026,404,352 - 633,474,121,728
+    = 37,552,282,624.
+    """
+    m = ModelSpec.from_hf_config(config_path("DeepSeek-V3"))
+    assert m.params == 671_026_404_352
+    assert m.active_params == 37_552_282_624
+    assert (m.num_experts, m.experts_per_token, m.num_shared_experts) == (256, 8, 1)
+    assert m.num_moe_layers == 58 and m.alltoalls_per_token == 116
+    assert m.expert_params == 44_040_192
+
+
+def test_mixtral_by_hand():
+    """Mixtral-8x7B: 46.7B total, 12.9B active, every layer MoE.
+
+    attention: q 4096 x 4096 = 16,777,216, k and v 4096 x 1024 = 4,194,304 each, o
+    16,777,216 -> 41,943,040. One expert 3 x 4096 x 14336 = 176,160,768; 8 of them
+    1,409,286,144; router 4096 x 8 = 32,768; norms 8,192 -> 1,451,270,144 per layer,
+    46,440,644,608 for 32. Embeddings 2 x 32,000 x 4096 = 262,144,000; final norm 4,096
+    -> 46,702,792,704. Active: minus 6 x 32 x 176,160,768 = 33,822,867,456 -> 12,879,925,248.
+    """
+    m = ModelSpec.from_hf_config(config_path("Mixtral-8x7B"))
+    assert m.params == 46_702_792_704
+    assert m.active_params == 12_879_925_248
+    assert m.num_moe_layers == 32 and m.alltoalls_per_token == 64
+    assert m.kv_bytes_per_token == 2 * 32 * 8 * 128 * 2  # 131,072 B
+
+
+def test_qwen3_moe_by_hand():
+    """Qwen3-235B-A22B: head dim 128 given (64 x 128 = 8192, wider than the 4096 residual).
+
+    attention: q 4096 x 8192 = 33,554,432, k and v 4096 x 512 = 2,097,152 each, o
+    8192 x 4096 = 33,554,432 -> 71,303,168. One expert 3 x 4096 x 1536 = 18,874,368;
+    128 -> 2,415,919,104; router 4096 x 128 = 524,288; norms 8,192 ->
+    2,487,754,752 per layer, 233,848,946,688 for 94. Embeddings 2 x 151,936 x 4096 =
+    1,244,659,712; final norm 4,096 -> 235,093,610,496. Active: minus 120 x 94 x
+    18,874,368 = 212,902,871,040 -> 22,190,739,456.
+    """
+    m = ModelSpec.from_hf_config(config_path("Qwen3-235B-A22B"))
+    assert m.params == 235_093_610_496
+    assert m.active_params == 22_190_739_456
+    assert m.num_moe_layers == 94 and m.alltoalls_per_token == 188
+    assert m.kv_bytes_per_token == 2 * 94 * 4 * 128 * 2  # 192,512 B
+    assert m.ffn_size == 1536  # every layer is MoE: TP splits each expert's 1,536
+
+
+def test_dense_layers_of_an_moe_config():
+    """first_k_dense_replace, moe_layer_freq, mlp_only_layers and decoder_sparse_step."""
+    base = {"num_hidden_layers": 6, "n_routed_experts": 4}
+    assert moe_layers({**base, "first_k_dense_replace": 2}) == [False] * 2 + [True] * 4
+    assert moe_layers({**base, "moe_layer_freq": 2}) == [True, False] * 3
+    assert moe_layers({**base, "mlp_only_layers": [0, 5]}) == [False] + [True] * 4 + [False]
+    assert moe_layers({**base, "decoder_sparse_step": 3}) == [False, False, True] * 2
+    assert moe_layers({"num_hidden_layers": 3}) == [False] * 3
+
+
+def test_shared_expert_of_qwen_moe_style_configs():
+    """Qwen2-MoE style: one shared expert of its own size behind a one-output gate.
+
+    Tiny Llama with 4 experts of 32 and a shared expert of 48, top-2, in both layers:
+    per layer experts 4 x 3 x 64 x 32 = 24,576, router 64 x 4 = 256, shared 3 x 64 x 48
+    + 64 = 9,280; attention 12,288, norms 128 -> 46,528 per layer, 93,056 for two;
+    + embeddings 12,800 + final norm 64 = 105,920. Active: minus 2 x 2 x 6,144 = 24,576
+    -> 81,344.
+    """
+    config = {
+        **TINY_LLAMA,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+        "moe_intermediate_size": 32,
+        "shared_expert_intermediate_size": 48,
+    }
+    m = ModelSpec.from_hf_config(config)
+    assert m.params == 105_920
+    assert m.active_params == 81_344
+    assert m.num_shared_experts == 1 and m.expert_params == 6_144
+
+
+@given(
+    layers=st.integers(1, 64),
+    dense=st.integers(0, 64),
+    experts=st.integers(2, 64),
+    data=st.data(),
+)
+def test_two_alltoalls_for_every_moe_layer(layers, dense, experts, data):
+    """Dispatch and combine: alltoalls_per_token is twice the MoE layers, whatever the layout."""
+    dense = min(dense, layers - 1)
+    k = data.draw(st.integers(1, experts))
+    config = {
+        **TINY_LLAMA,
+        "num_hidden_layers": layers,
+        "n_routed_experts": experts,
+        "num_experts_per_tok": k,
+        "moe_intermediate_size": 16,
+        "first_k_dense_replace": dense,
+    }
+    m = ModelSpec.from_hf_config(config)
+    assert m.num_moe_layers == layers - dense
+    assert m.alltoalls_per_token == 2 * (layers - dense)
+    assert m.active_params <= m.params
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"hidden_size": None}, "hidden_size"),
+        ({"hidden_size": "64"}, "hidden_size"),
+        ({"num_hidden_layers": 0}, "num_hidden_layers"),
+        ({"vocab_size": 1.5}, "vocab_size"),
+        ({"max_position_embeddings": True}, "max_position_embeddings"),
+        ({"torch_dtype": "int4"}, "torch_dtype"),
+        ({"layer_types": ["full_attention"]}, "layer_types"),
+        ({"layer_types": ["sliding_attention"] * 2}, "layer_types"),
+        ({"num_local_experts": 4, "num_experts_per_tok": 5}, "num_experts_per_tok"),
+        ({"num_local_experts": 4}, "num_experts_per_tok"),
+        ({"num_local_experts": 4, "num_experts": 8, "num_experts_per_tok": 2}, "num_experts"),
+        ({"quantization_config": {"quant_method": "awq"}}, "quantization_config"),
+        ({"text_config": 3}, "text_config"),
+        ({"mlp_only_layers": [7], "num_experts": 4, "num_experts_per_tok": 1}, "mlp_only_layers"),
+        ({"kv_lora_rank": 64}, "qk_rope_head_dim"),
+        ({"full_attention_interval": 2}, "linear_num_key_heads"),
+    ],
+)
+def test_bad_configs_are_refused_naming_the_field(change, field):
+    """A missing, malformed or unsupported field raises ValueError naming it."""
+    config = {k: v for k, v in {**TINY_LLAMA, **change}.items() if v is not None}
+    with pytest.raises(ValueError, match=field):
+        ModelSpec.from_hf_config(config)
+
+
+def test_a_file_that_is_not_a_json_object_is_refused(tmp_path):
+    """Not JSON, or a JSON list, is refused with what was wrong; a number is not a config."""
+    bad = tmp_path / "config.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        ModelSpec.from_hf_config(bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(ValueError, match="holds a list"):
+        ModelSpec.from_hf_config(bad)
+    with pytest.raises(TypeError, match="config must be"):
+        ModelSpec.from_hf_config(42)

@@ -1,0 +1,142 @@
+"""MoE decode under TP and EP: experts touched, weights per GPU, the all-to-alls, by hand."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lesson_lib.model.moe import (
+    alltoall_crossover_tokens,
+    expert_weight_bytes,
+    experts_touched,
+    local_batch,
+    moe_decode_step,
+    sequences_that_fit,
+    weights_per_gpu,
+)
+from lesson_lib.model.presets import PRESETS
+from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE, MODEL
+
+MIXTRAL = PRESETS["Mixtral-8x7B"]
+DEEPSEEK = PRESETS["DeepSeek-V3"]
+
+
+def test_experts_touched_by_hand():
+    """One token visits k; two visit 8 (1 - (3/4)^2) = 3.5 of 8 experts at top-2."""
+    assert experts_touched(8, 2, 1) == 2
+    assert experts_touched(8, 2, 2) == pytest.approx(3.5)
+    assert experts_touched(8, 2, 0) == 0
+
+
+def test_weights_per_gpu_by_hand():
+    """Mixtral in bf16: 93,405,585,408 B, of which routed experts 2 x 8 x 32 x 176,160,768 =
+    90,194,313,216 B. TP 8 holds an eighth, 11,675,698,176 B; EP 8 a whole copy of the other
+    3,211,272,192 B and an eighth of the experts, 11,274,289,152 B: 14,485,561,344 B."""
+    assert expert_weight_bytes(MIXTRAL) == 90_194_313_216
+    assert weights_per_gpu(MIXTRAL, 8, "tp") == 11_675_698_176
+    assert weights_per_gpu(MIXTRAL, 8, "ep") == 14_485_561_344
+
+
+def test_ep_decode_step_of_mixtral_by_hand():
+    """EP 8, batch 8 (one sequence per rank), fast fabric (10 us, 450 GB/s, no hop cost).
+
+    Per MoE layer the rank dispatches 2 vectors of 4096 x 2 B, 7/8 of them off-rank: 14,336 B,
+    and combines as many back: 28,672 B; 32 layers: 917,504 B per step, 2.039 us at 450 GB/s.
+    Two all-to-alls per layer: 64 x 10 us = 640 us of latency. All ranks: 8 x 917,504 B for
+    8 tokens, so 917,504 B per token.
+    """
+    step = moe_decode_step(MIXTRAL, GPU, FAST, 8, parallelism="ep", batch=8)
+    assert step.collectives == 64
+    assert step.latency_s == pytest.approx(640e-6)
+    assert step.wire_bytes == 917_504
+    assert step.bandwidth_s == pytest.approx(917_504 / 450e9)
+    assert step.wire_bytes_per_token == 917_504
+    assert step.weights_per_gpu_bytes == 14_485_561_344
+
+
+def test_ep_reads_its_replicated_weights_and_its_touched_experts():
+    """EP 8, batch 1: 3,211,272,192 B of non-expert weights, and 2 touched experts / 8 ranks =
+    1/4 expert per layer: 1/4 x 352,321,536 B x 32 = 2,818,572,288 B; 6,029,844,480 B at
+    3.35 TB/s = 1.8 ms."""
+    step = moe_decode_step(MIXTRAL, GPU, FAST, 8, batch=1)
+    assert step.weights_s == pytest.approx(6_029_844_480 / 3.35e12)
+
+
+def test_tp_decode_step_of_mixtral_by_hand():
+    """TP 8, batch 1: 64 all-reduces of 8 KiB at 1.75 x: 64 x 14,336 = 917,504 B per rank; the
+    rank reads an eighth of the non-expert weights and of the 2 visited experts of each layer:
+    (3,211,272,192 + 2 x 32 x 352,321,536) / 8 = 25,759,850,496 / 8 = 3,219,981,312 B."""
+    step = moe_decode_step(MIXTRAL, GPU, FAST, 8, parallelism="tp", batch=1)
+    assert step.collectives == 64
+    assert step.wire_bytes == 917_504
+    assert step.total_wire_bytes == 8 * 917_504
+    assert step.weights_s == pytest.approx(3_219_981_312 / 3.35e12)
+    assert step.latency_s == pytest.approx(640e-6)
+
+
+def test_fp8_dispatch_and_imbalance():
+    """FP8 dispatch halves the dispatch bytes (7,168 instead of 14,336 per layer); an imbalance
+    of 1.5 makes the busiest rank send 1.5 x (7,168 + 14,336) x 32 = 1,032,192 B."""
+    step = moe_decode_step(MIXTRAL, GPU, FAST, 8, batch=8, dispatch_bytes=1, imbalance=1.5)
+    assert step.wire_bytes == 1_032_192
+
+
+def test_one_gpu_has_no_collective():
+    """EP 1 and TP 1 put nothing on the wire."""
+    for parallelism in ("ep", "tp"):
+        step = moe_decode_step(MIXTRAL, GPU, FAST, 1, parallelism=parallelism)
+        assert step.latency_s == 0 and step.wire_bytes == 0
+
+
+def test_mla_sequences_fit_many_more_under_ep():
+    """DeepSeek-V3 on 8 H200-class cards (140 GiB = 150,323,855,360 B each), 32,768 tokens
+    of 70,272 B: 2,302,672,896 B per sequence. TP 8: 671,026,404,352 / 8 = 83,878,300,544 B
+    of weights, 66,445,554,816 B free; the latent is copied to every rank, so 28 sequences.
+    EP 8: each rank keeps its own sequences whole, so (card - its weights) // 2,302,672,896,
+    times 8 ranks; on the H100-class card (84.9 GB) EP 8's weights alone do not fit."""
+    assert sequences_that_fit(DEEPSEEK, H200, 8, "tp", 32_768) == 66_445_554_816 // 2_302_672_896
+    ep_weights = weights_per_gpu(DEEPSEEK, 8, "ep")
+    per_rank = (150_323_855_360 - ep_weights) // 2_302_672_896
+    assert sequences_that_fit(DEEPSEEK, H200, 8, "ep", 32_768) == 8 * per_rank
+    assert sequences_that_fit(DEEPSEEK, GPU, 8, "ep", 32_768) == 0  # 98.9 GB > 84.9 GB
+
+
+def test_alltoall_crossover_by_hand():
+    """Qwen3-235B-A22B on EP 8, fast fabric: 10 us x 450 GB/s = 4.5 MB against 7/8 x 8 x 4096 x
+    2 B = 57,344 B per token: about 78.5 tokens per rank."""
+    m = PRESETS["Qwen3-235B-A22B"]
+    assert alltoall_crossover_tokens(m, FAST, 8) == pytest.approx(4.5e6 / 57_344)
+    assert alltoall_crossover_tokens(m, FAST, 8, dispatch_bytes=1) == pytest.approx(4.5e6 / 28_672)
+
+
+@given(st.integers(1, 256), st.integers(1, 8), st.integers(1, 4096))
+def test_experts_touched_stays_between_k_and_e(experts, k, tokens):
+    """Never fewer than k (for a token or more), never more than E."""
+    k = min(k, experts)
+    touched = experts_touched(experts, k, tokens)
+    assert k - 1e-9 <= touched <= experts + 1e-9
+
+
+@given(st.integers(1, 65_536), st.integers(1, 64))
+def test_local_batch_covers_the_batch(batch, n):
+    """EP's ranks together hold every sequence; TP's each hold all of them."""
+    assert local_batch(batch, n, "ep") * n >= batch
+    assert local_batch(batch, n, "tp") == batch
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: moe_decode_step(MODEL, GPU, FAST, 2), "model must be a mixture-of-experts"),
+        (lambda: moe_decode_step(MIXTRAL, GPU, FAST, 16), "n must be an integer from 1 to 8"),
+        (lambda: moe_decode_step(MIXTRAL, GPU, FAST, 2, parallelism="dp"), "parallelism"),
+        (lambda: moe_decode_step(MIXTRAL, GPU, FAST, 2, imbalance=3.0), "imbalance must be"),
+        (lambda: moe_decode_step(MIXTRAL, GPU, FAST, 2, dispatch_bytes=0), "dispatch_bytes"),
+        (lambda: alltoall_crossover_tokens(MIXTRAL, INTER_NODE, 1), "n must be"),
+    ],
+)
+def test_bad_arguments_name_themselves(call, message):
+    """A dense model, more ranks than experts, an unknown layout or a bad factor is refused."""
+    with pytest.raises(ValueError, match=message):
+        call()
