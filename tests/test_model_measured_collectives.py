@@ -25,3 +25,12 @@ def test_deepep_records():
     assert abs(one.layer_s - 27.596e-6) < 1e-12
     assert [r.tokens for r in DEEPEP_LL_H100] == [1, 8, 128]
     assert SOURCE_URL.startswith("https://pypi.org/project/aiconfigurator-core/")
+
+
+def test_nccl_records_are_the_shipped_tables_rows():
+    """The extract reads the shipped CSV: 512 B all-reduce on 8 H100s is 1.5505e-05 s there
+    (the median of the table's two rows), 128 MiB 0.000579035 s."""
+    by = {(r.kind, r.elements): r.latency_s for r in NCCL_H100}
+    assert by[("all_reduce", 256)] == 1.5505e-05
+    assert by[("all_reduce", 67_108_864)] == 0.000579035
+    assert by[("all_to_all", 256)] == 7.87e-06

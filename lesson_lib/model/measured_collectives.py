@@ -15,6 +15,9 @@ Parquet files and typed here as the tables give them:
   count), for DeepSeek-V3's shape: hidden size 7168, top-8 of 256 experts.
   ``num_token`` is the tokens each rank dispatches.
 
+The NCCL records are read from the lesson's shipped copy of the tables
+(:mod:`lesson_lib.measured`, repeated measurements merged into their median);
+the DeepEP records, whose table the copy does not hold, are typed here.
 Nothing here is a vendor figure or the lesson's assumption; the tables do not
 say how each time was taken (mean or median, CUDA graphs or not).
 """
@@ -63,17 +66,31 @@ class MeasuredCollective:
         return self.elements * FP16_BYTES
 
 
-#: NCCL 2.27.3 on 8 H100 SXM GPUs, the smallest and a large message of each collective.
-NCCL_H100: tuple[MeasuredCollective, ...] = (
-    MeasuredCollective("all_reduce", 8, 256, 15.46 * US),
-    MeasuredCollective("reduce_scatter", 8, 256, 10.36 * US),
-    MeasuredCollective("all_gather", 8, 256, 10.35 * US),
-    MeasuredCollective("all_to_all", 8, 256, 7.76 * US),
-    MeasuredCollective("all_reduce", 8, 67_108_864, 579.97 * US),
-    MeasuredCollective("reduce_scatter", 8, 67_108_864, 381.29 * US),
-    MeasuredCollective("all_gather", 8, 67_108_864, 388.60 * US),
-    MeasuredCollective("all_to_all", 8, 67_108_864, 404.44 * US),
-)
+#: The shipped tables' name of each collective (``lesson_lib.measured``), by this module's.
+_TABLE_OP = {
+    "all_reduce": "all_reduce",
+    "reduce_scatter": "reduce_scatter",
+    "all_gather": "all_gather",
+    "all_to_all": "alltoall",
+}
+
+
+def _nccl_h100() -> tuple[MeasuredCollective, ...]:
+    """NCCL 2.27.3 on 8 H100 SXM GPUs from the shipped tables (:mod:`lesson_lib.measured`)."""
+    from lesson_lib.measured import measured_table
+
+    records = []
+    for elements in (256, 67_108_864):
+        for kind, op in _TABLE_OP.items():
+            _, sizes, times = measured_table("h100_sxm", 8, "nccl", op, runtime="nccl 2.27.3")
+            (index,) = [i for i, m in enumerate(sizes) if m == elements * FP16_BYTES]
+            records.append(MeasuredCollective(kind, 8, elements, float(times[index])))
+    return tuple(records)
+
+
+#: NCCL 2.27.3 on 8 H100 SXM GPUs, the smallest and a large message of each collective,
+#: read from the lesson's one copy of the measured tables (``lesson_lib/data/measured``).
+NCCL_H100: tuple[MeasuredCollective, ...] = _nccl_h100()
 
 
 @dataclass(frozen=True)
