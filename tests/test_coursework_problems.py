@@ -206,3 +206,17 @@ def test_page_has_every_problem_with_answer_check_and_solution():
         assert f'check("{qid}", answer_{qid}, STUDENT)' in text
         assert f"```{{solution-start}} pset-{qid}" in text
         assert f'solution("{qid}", STUDENT)' in text
+
+
+def test_q19_reads_the_measured_table_by_hand():
+    """L40S, 4 GPUs: the table's first rows read 0.0119-0.0125 ms; with alpha near 11.9 us,
+    54e9 / 4 / 3.35e12 = 4.03 ms + 128 x 11.9 us = 5.55 ms, within the 3 % the checker allows
+    of the fit's 5.53 ms; every student's system is one of the shipped ten."""
+    from lesson_lib.coursework.check import check
+    from lesson_lib.coursework.problems import reference, statement
+
+    assert "0.0119 ms" in statement("q19") and "l40s" in statement("q19")
+    by_hand = 54e9 / 4 / 3.35e12 + 128 * 11.9e-6
+    assert abs(reference("q19") / 1e3 - by_hand) / by_hand < 0.01  # reference in ms
+    assert check("q19", "5.55 ms").status == "right"
+    assert check("q19", by_hand).status != "right"  # seconds typed where ms are asked

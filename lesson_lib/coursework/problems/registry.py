@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "q16_cuda_graphs",
     "q17_alltoall_bytes",
     "q18_alltoall_latency",
+    "q19_measured_system",
 )
 
 
