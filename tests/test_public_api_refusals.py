@@ -21,6 +21,7 @@ MODULES = [
     "model.memory",
     "model.step_time",
     "model.layout",
+    "model.kv_transfer",
     "chapters.payloads",
     "chapters.prefill",
     "chapters.latency",
