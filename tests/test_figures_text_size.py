@@ -30,6 +30,7 @@ from lesson_lib.figures import (
     allreduce,
     batching,
     cluster,
+    kv_transfer,
     lab,
     latency,
     payloads,
@@ -101,6 +102,8 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("prefill", "alpha_beta_figure((FAST, SLOW), 2)"): lambda: prefill.alpha_beta_figure(
         (FAST, SLOW), 2
     ),
+    ("kv_transfer", "handoff_vs_context_figure()"): kv_transfer.handoff_vs_context_figure,
+    ("kv_transfer", "handoff_timeline_figure()"): kv_transfer.handoff_timeline_figure,
     ("cluster", "layout_figure()"): cluster.layout_figure,
     (
         "lab",

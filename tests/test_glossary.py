@@ -31,6 +31,12 @@ TERMS = (
     "chunked prefill",
     "micro-batch",
     "sequence parallelism",
+    "disaggregated serving",
+    "context parallelism",
+    "ring attention",
+    "gpudirect rdma",
+    "ttft",
+    "tpot",
 )
 
 

@@ -257,3 +257,31 @@ def test_dcp_doubles_the_sequences_tp8_holds():
     assert context_parallel_max_sequences(MODEL, GPU, FULL, 8) == 18
     assert context_parallel_max_sequences(MODEL, GPU, FULL, 8, 2) == 36
     assert context_parallel_max_sequences(MODEL, GPU, FULL, 4) == 16
+
+
+def test_context_parallel_prefill_halves_the_full_context_prompt():
+    """CP 2 of TP 4 at 262,144 tokens: each position prefills 131,072 tokens,
+    2 x 27e9 x 131,072 / (4 x 989e12) = 1.789 s of GEMMs (above the 4 ms of weights), and
+    128 all-reduces of 10 us + 1.5 x 131,072 x 10,240 B / 450e9 B/s; the attention,
+    393,216 x 262,144 x 262,145 / 2 FLOPs, spreads over 8 GPUs. The ring is hidden."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    gemm = 2 * 27e9 * 131_072 / (4 * 989e12)
+    allreduces = 128 * (10e-6 + 1.5 * 131_072 * 10_240 / 450e9)
+    attention = 393_216 * 262_144 * 262_145 / 2 / (8 * 989e12)
+    got = context_parallel_prefill(MODEL, GPU, FAST, INTER_NODE, FULL, 2, tp=4)
+    assert got == pytest.approx(gemm + allreduces + attention)
+    assert got == pytest.approx(4.07, abs=0.005)
+
+
+def test_context_parallel_prefill_pays_an_exposed_ring():
+    """A ring too slow to hide: 1 kB/s between positions. Each of 16 layers x (2 - 1) steps
+    adds its send (latency 0 + block bytes / 1e3) less the step's attention."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    crawl = Fabric("crawl", 0.0, 1e3)
+    step = ring_attention_step(MODEL, GPU, crawl, 4096, 2, tp=4)
+    assert step.block_bytes == 2048 * 1024  # 2,048 tokens x 4,096 B / 4
+    fast_ring = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 2, tp=4)
+    slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 2, tp=4)
+    assert slow_ring - fast_ring == pytest.approx(16 * (2048 * 1024 / 1e3 - step.compute_s))

@@ -30,6 +30,7 @@ MODULES = [
     "chapters.cluster",
     "chapters.sizing",
     "chapters.allreduce",
+    "chapters.kv_transfer",
     "model.ring",
 ]
 

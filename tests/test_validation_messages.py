@@ -18,6 +18,12 @@ import numpy as np
 import pytest
 from model_functions import model_functions
 
+from lesson_lib.chapters.kv_transfer import (
+    collective_latency_per_token,
+    colocated_stall_per_token,
+    link_rows,
+    workload_rows,
+)
 from lesson_lib.chapters.latency import (
     allreduce_anatomy,
     break_even_latency,
@@ -52,6 +58,7 @@ from lesson_lib.model.collectives import (
 from lesson_lib.model.kv_transfer import (
     causal_attention_flops,
     context_parallel_max_sequences,
+    context_parallel_prefill,
     context_parallel_sequence_bytes,
     handoff,
     kv_transfer_bytes,
@@ -91,6 +98,7 @@ MODULES = [
     "chapters.payloads",
     "chapters.prefill",
     "chapters.latency",
+    "chapters.kv_transfer",
 ]
 
 
@@ -603,6 +611,97 @@ EDGES = [
         0,
         4096,
         4097,
+    ),
+    Edge(
+        "context_parallel_prefill",
+        "prompt_tokens",
+        lambda v: context_parallel_prefill(MODEL, GPU, FAST, INTER_NODE, v, 2),
+        CONTEXT_1,
+        1,
+        0,
+        262_144,
+        262_145,
+    ),
+    Edge(
+        "context_parallel_prefill",
+        "cp",
+        lambda v: context_parallel_prefill(MODEL, GPU, FAST, INTER_NODE, 4096, v),
+        RANKS_2,
+        2,
+        1,
+        4096,
+        4097,
+    ),
+    Edge(
+        "context_parallel_prefill",
+        "tp",
+        lambda v: context_parallel_prefill(MODEL, GPU, FAST, INTER_NODE, 4096, 2, tp=v),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    # the KV-transfer chapter
+    Edge("link_rows", "prompt_tokens", link_rows, CONTEXT_1, 1, 0, 262_144, 262_145),
+    Edge(
+        "colocated_stall_per_token",
+        "prefill_s",
+        lambda v: colocated_stall_per_token(v, 1, 1),
+        ">= 0 s",
+        0.0,
+        -1e-9,
+    ),
+    Edge(
+        "colocated_stall_per_token",
+        "batch",  # MAX_BATCH
+        lambda v: colocated_stall_per_token(1.0, v, 1),
+        "an integer from 1 to 65536",
+        1,
+        0,
+        65_536,
+        65_537,
+    ),
+    Edge(
+        "colocated_stall_per_token",
+        "output_tokens",
+        lambda v: colocated_stall_per_token(1.0, 1, v),
+        "an integer from 1 to 10000000",  # MAX_OUTPUT_TOKENS
+        1,
+        0,
+        10_000_000,
+        10_000_001,
+    ),
+    Edge(
+        "workload_rows",
+        "batch",
+        lambda v: workload_rows(((1, 1),), v),
+        "an integer from 1 to 65536",
+        1,
+        0,
+        65_536,
+        65_537,
+    ),
+    # the TP all-reduces need two ranks; DCP reaches tp / kv_heads
+    Edge(
+        "collective_latency_per_token",
+        "tp",
+        lambda v: collective_latency_per_token(MODEL, v),
+        RANKS_2,
+        2,
+        1,
+        4096,
+        4097,
+    ),
+    Edge(
+        "collective_latency_per_token",
+        "dcp",
+        lambda v: collective_latency_per_token(MODEL, 8, v),
+        "an integer from 1 to 2",
+        1,
+        0,
+        2,
+        3,
     ),
     Edge(
         "context_parallel_sequence_bytes",

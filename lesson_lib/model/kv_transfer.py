@@ -17,7 +17,8 @@ alpha-beta terms (a fixed ``latency`` plus bytes over ``bandwidth``):
   streamed layer by layer behind it (:func:`overlap_stream`,
   :func:`handoff`);
 - context parallelism: one step of ring attention for a long prefill
-  (:func:`ring_attention_step`, :func:`ring_attention_min_chunk`) and decode
+  (:func:`ring_attention_step`, :func:`ring_attention_min_chunk`,
+  :func:`context_parallel_prefill`) and decode
   context parallelism's memory per GPU against KV-head replication
   (:func:`context_parallel_sequence_bytes`,
   :func:`context_parallel_max_sequences`).
@@ -171,7 +172,7 @@ class PrefillTime:
 
     @property
     def total_s(self) -> float:
-        """Seconds from the prompt's arrival to its last layer: step + attention."""
+        """Seconds from the prompt's arrival to its last layer, step + attention."""
         return self.step.total_s + self.attention_s
 
 
@@ -233,7 +234,7 @@ class ShardedTransfer:
 
     @property
     def time_s(self) -> float:
-        """Seconds to hand the cache over: latency + port bytes / bandwidth."""
+        """Seconds to hand the cache over, latency + port bytes / bandwidth."""
         return self.fabric.latency + self.port_bytes / self.fabric.bandwidth
 
 
@@ -361,7 +362,7 @@ class StreamedTransfer:
 
     @property
     def exposed_s(self) -> float:
-        """Seconds the transfer adds after the computation: ``finish_s - compute_s``."""
+        """Seconds the transfer adds after the computation, ``finish_s - compute_s``."""
         return self.finish_s - self.compute_s
 
 
@@ -441,7 +442,7 @@ class Handoff:
 
     @property
     def ratio(self) -> float:
-        """The bulk transfer over the prefill: below 1 it can hide behind it."""
+        """The bulk transfer over the prefill; below 1 it can hide behind it."""
         return self.bulk.time_s / self.prefill.total_s
 
     @property
@@ -681,6 +682,58 @@ def ring_attention_min_chunk(
     per_token, per_pair = _ring_terms(model, accel, tp)
     linear = per_token / fabric.bandwidth
     return (linear + math.sqrt(linear**2 + 4 * per_pair * fabric.latency)) / (2 * per_pair)
+
+
+def context_parallel_prefill(
+    model: ModelSpec,
+    accel: Accelerator,
+    tp_fabric: Fabric,
+    ring_fabric: Fabric,
+    prompt_tokens: int,
+    cp: int,
+    *,
+    tp: int = 1,
+) -> float:
+    """Seconds to prefill a prompt split over ``cp`` ring positions of ``tp`` GPUs each.
+
+    Each position runs the GEMMs and all-reduces of its chunk
+    (:func:`~lesson_lib.model.step_time.prefill_step` on ``ceil(L / cp)``
+    tokens, its ``tp`` GPUs on ``tp_fabric``) and a ``1 / (cp tp)`` share
+    of the whole prompt's causal attention; every attention layer's ring of
+    ``cp - 1`` steps adds whatever of its sends the attention does not hide
+    (:func:`ring_attention_step`).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    tp_fabric : Fabric
+        The wire of each position's all-reduces.
+    ring_fabric : Fabric
+        The wire between ring neighbours.
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+    cp : int
+        Context-parallel degree, from 2 to 4096.
+    tp : int, default 1
+        Tensor-parallel degree of each position, from 1 to 4096.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("tp_fabric", tp_fabric, Fabric)
+    require_instance("ring_fabric", ring_fabric, Fabric)
+    prompt_tokens = _context(model, prompt_tokens, "prompt_tokens")
+    step = ring_attention_step(model, accel, ring_fabric, prompt_tokens, cp, tp=tp)
+    chunk = prefill_step(model, accel, tp_fabric, tp, step.chunk_tokens)
+    attention = causal_attention_flops(model, prompt_tokens) / (cp * tp * accel.peak_flops)
+    ring = model.num_attention_layers * (cp - 1) * step.exposed_s
+    return chunk.total_s + attention + ring
 
 
 def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp: int = 1) -> float:

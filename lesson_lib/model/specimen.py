@@ -117,7 +117,7 @@ INTER_NODE_MEASURED_LATENCY: float = 62 * US
 NIC_LINE_RATE_BITS: float = 400e9
 #: NICs on the compute fabric for each GPU (one, in the reference architecture).
 NICS_PER_GPU: int = 1
-#: One NIC in bytes per second and direction: 400 Gb/s / 8 bits = 50 GB/s, the same
+#: One NIC in bytes per second and direction, 400 Gb/s / 8 bits = 50 GB/s, the same
 #: figure as :data:`INFINIBAND_NDR_BANDWIDTH` (an NDR port is such a NIC's port).
 NIC_BANDWIDTH: float = NIC_LINE_RATE_BITS / 8
 #: Line rate of one port of a node's converged (north-south) Ethernet, bits per second.
