@@ -30,6 +30,9 @@ MODULES: tuple[str, ...] = (
     "q14_batch_crossover",
     "q15_batched_throughput",
     "q16_cuda_graphs",
+    "q21_kv_handoff_nic",
+    "q22_kv_handoff_per_gpu",
+    "q23_dcp_sequences",
 )
 
 
