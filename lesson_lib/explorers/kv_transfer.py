@@ -51,7 +51,6 @@ CONTROLS: tuple[Control, ...] = (
         tuple(link.key for link in LINKS),
         "nic",
         tuple(link.label for link in LINKS),
-        input="radio",
     ),
     Control("prefill_gpus", "prefill GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
     Control("decode_gpus", "decode GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
@@ -64,7 +63,7 @@ MESSAGE = Template(
         "{kv}",
         " of KV + ",
         "{state}",
-        " of state); the busiest port carries ",
+        " of state); busiest port ",
         "{port}",
         "\nPrefill ",
         "{prefill}",
@@ -72,13 +71,14 @@ MESSAGE = Template(
         "{bulk}",
         " (",
         "{share}",
-        " of the prefill); streamed by layer + ",
+        " of the prefill)",
+        "\nStreamed by layer + ",
         "{exposed}",
         ", ",
         "{keeps}",
-        "\nBack to back, these ports hand over ",
+        "\n",
         "{rate}",
-        " requests/s; first token on the decode side after ",
+        " requests/s through these ports; first token ",
         "{ttft}",
         " streamed, ",
         "{ttft_bulk}",
@@ -142,13 +142,24 @@ def _chart(state: str) -> dict[str, Any]:
         "type": "nominal",
         "title": None,
         "sort": BARS,
-        "scale": {"paddingInner": 0.45},
-        "axis": {"labelFontSize": 12, "ticks": False, "domain": False, "labelLimit": 200},
+        "scale": {"paddingInner": 0.55},
+        # Labels sit above their bars, inside the plot: the message above the chart
+        # then starts at the card's left edge.
+        "axis": {
+            "labelAlign": "left",
+            "labelBaseline": "bottom",
+            "labelPadding": -2,
+            "labelOffset": -14,
+            "labelFontSize": 12,
+            "labelLimit": 400,
+            "ticks": False,
+            "domain": False,
+        },
     }
     link_color = "{" + ", ".join(f"{k!r}: {v!r}" for k, v in LINK_COLORS.items()) + "}[datum.link]"
     return {
-        "width": 470,
-        "height": 140,
+        "width": 560,
+        "height": 170,
         "transform": [
             {"filter": state},
             {
@@ -213,7 +224,7 @@ def kv_transfer_explorer() -> Explorer:
         rows=rows,
         message=MESSAGE,
         chart={},
-        message_lines=3,
+        message_lines=4,
         details=details,
         detail_numeric=("order", "start_ms", "end_ms"),
     )
