@@ -21,6 +21,12 @@ from lesson_lib.chapters.experts import (
     measured_table,
     preset_table,
 )
+from lesson_lib.chapters.kv_transfer import (
+    decode_parallel_rows,
+    kv_transfer_numbers,
+    link_rows,
+    workload_rows,
+)
 from lesson_lib.chapters.latency import decode_lines_table, scaling_numbers
 from lesson_lib.chapters.payloads import payload_numbers, payload_table
 from lesson_lib.chapters.prefill import prefill_numbers, regime_rows
@@ -31,6 +37,7 @@ FUNCTIONS = {
     "prefill_numbers": prefill_numbers,
     "payload_numbers": payload_numbers,
     "experts_numbers": experts_numbers,
+    "kv_transfer_numbers": kv_transfer_numbers,
 }
 
 
@@ -53,6 +60,10 @@ def tables() -> dict[str, str]:
         for n in (2, 4):
             rows = regime_rows(MODEL, GPU, fabric, n, 4096)
             out[f"regime_rows {name} {n}"] = digest(repr(rows))
+    out["kv_transfer link_rows 4096"] = digest(repr(link_rows(4096)))
+    out["kv_transfer link_rows 262144"] = digest(repr(link_rows(262_144)))
+    out["kv_transfer workload_rows"] = digest(repr(workload_rows()))
+    out["kv_transfer decode_parallel_rows"] = digest(repr(decode_parallel_rows()))
     return out
 
 
@@ -215,6 +226,88 @@ NUMBERS = {
         "ex3_ep_free": "51.5 GB",
         "ex3_ep_per_gpu": "22",
     },
+    "kv_transfer_numbers": {
+        "state_mib_1": "146.8 MiB",
+        "full_request_gb": "17.33 GB",
+        "prompt_kv_mib": "256 MiB",
+        "prompt_request_mib": "402.8 MiB",
+        "prompt_request_mb": "422.4 MB",
+        "state_tokens": "2,349",
+        "short_prompt": "128",
+        "short_kv_mib": "8 MiB",
+        "short_state_share": "95 %",
+        "nic_bits": "400 Gb/s",
+        "nic_bandwidth": "50 GB/s",
+        "nvlink_bandwidth": "450 GB/s",
+        "nvlink_vs_nic": "9x",
+        "ethernet_bits": "200 Gb/s",
+        "ethernet_bandwidth": "25 GB/s",
+        "ethernet_latency": "50 us",
+        "nic_latency": "25 us",
+        "gpus": "4",
+        "full_one_nic": "0.347 s",
+        "full_one_gpu_pair": "346.7 ms",
+        "full_per_gpu_gib": "4.04 GiB",
+        "prefill_prompt": "75.92 ms",
+        "prefill_full": "8.14 s",
+        "attention_full": "3.42 s",
+        "attention_prompt": "0.83 ms",
+        "prompt_nvlink": "0.24 ms",
+        "prompt_nic": "2.14 ms",
+        "prompt_ethernet": "16.95 ms",
+        "full_nvlink": "9.64 ms",
+        "full_nic": "86.69 ms",
+        "full_ethernet": "693.4 ms",
+        "full_ethernet_s": "0.69 s",
+        "full_nic_share": "1.1 %",
+        "full_ethernet_share": "8.5 %",
+        "prompt_ethernet_share": "22 %",
+        "nic_requests_prompt": "118",
+        "nic_requests_full": "2.9",
+        "stream_prompt_nic": "0.109 ms",
+        "stream_full_nic": "5.39 ms",
+        "stream_full_ethernet": "43 ms",
+        "last_piece_prompt": "4 MiB",
+        "required_prompt_nic": "1.39 GB/s",
+        "required_full_ethernet": "2.13 GB/s",
+        "short_prefill": "5.87 ms",
+        "short_ethernet": "6.54 ms",
+        "short_stream": "0.77 ms",
+        "decode_batch": "64",
+        "prompt_sequences_tp4": "676",
+        "kv_heads": "4",
+        "tp8_copies": "2",
+        "tp4_kv_per_gpu": "4 GiB",
+        "dcp_kv_per_gpu": "2 GiB",
+        "tp4_sequences": "16",
+        "tp8_sequences": "18",
+        "dcp_sequences": "36",
+        "dcp_extra_collectives": "32",
+        "dcp_extra_latency": "0.32 ms",
+        "ring_chunk_nic": "7,646",
+        "ring_chunk_nvlink": "2,198",
+        "ring_chunk_full": "131,072",
+        "ring_block_full": "128 MiB",
+        "ring_send_full": "2.71 ms",
+        "ring_compute_full": "53.36 ms",
+        "ring_margin_full": "20x",
+        "cp2_prefill": "4.07 s",
+        "gib_gb_error": "7 %",
+        "state_share_full": "0.9 %",
+        "layer_compute_prompt": "1.17 ms",
+        "piece_rate_nic": "3.58 GB/s",
+        "piece_shared_mib": "16 MiB",
+        "piece_rate_shared": "14.3 GB/s",
+        "ring_bytes_per_token": "1,024 B",
+        "ring_heads_per_gpu": "6",
+        "head_dim": "256",
+        "ring_chunk_nic_no_latency": "6,593",
+        "ring_groups_ratio": "34",
+        "ring_max_groups": "32",
+        "attention_layers": "16",
+        "num_layers": "64",
+        "linear_layers": "48",
+    },
 }
 TABLES = {
     "decode_lines_table": "a9f77c2ee6967b80",
@@ -227,6 +320,10 @@ TABLES = {
     "regime_rows FAST 4": "95a7d03015d4c51a",
     "regime_rows SLOW 2": "1915a4a0880f3718",
     "regime_rows SLOW 4": "5813b4fe02c08b66",
+    "kv_transfer link_rows 4096": "34a4a2c933b92ef2",
+    "kv_transfer link_rows 262144": "340766413a646224",
+    "kv_transfer workload_rows": "59d2f3f27607ee51",
+    "kv_transfer decode_parallel_rows": "870a326483626a68",
 }
 
 

@@ -306,3 +306,33 @@ def test_plan_cluster_refuses_ep_where_it_is_not_modelled():
         plan_cluster(mixtral, H200, 16, 1, tp=1, ep=16)
     uneven = plan_cluster(mixtral, H200, 3, 1, tp=1, ep=3)
     assert uneven.problems[0].startswith("EP = 3 does not divide the 8 experts")
+
+
+def test_disaggregated_handoff_by_placement():
+    """A full-length request, TP 4 to TP 4: each GPU's 4 GiB + 146.8125 / 4 MiB
+    (4,333,453,312 B) over NVLink, 10 us + / 450e9; over its NIC, 25 us + / 50e9; the whole
+    17,333,813,248 B through one 25 GB/s shared port, 50 us + / 25e9."""
+    from lesson_lib.chapters.cluster import plan_disaggregated
+
+    full = 262_144
+    one = plan_disaggregated(placement="one node", prompt_tokens=full)
+    rail = plan_disaggregated(placement="rail", prompt_tokens=full)
+    shared = plan_disaggregated(placement="shared port", prompt_tokens=full)
+    assert one.shipped_s == pytest.approx(10e-6 + 4_333_453_312 / 450e9)
+    assert rail.shipped_s == pytest.approx(25e-6 + 4_333_453_312 / 50e9)
+    assert shared.shipped_s == pytest.approx(50e-6 + 17_333_813_248 / 25e9)
+    assert rail.streamed_s < rail.shipped_s / 10
+    assert one.valid and rail.valid and shared.valid
+
+
+def test_disaggregated_plan_lists_its_problems():
+    """TP 8 + TP 8 do not fit in one 8-GPU node; TP 3 cannot split the 4 KV heads."""
+    from lesson_lib.chapters.cluster import plan_disaggregated
+
+    crowded = plan_disaggregated(prefill_tp=8, decode_tp=8, placement="one node")
+    assert crowded.problems == ("TP 8 + TP 8 = 16 GPUs do not fit in one node of 8",)
+    assert plan_disaggregated(prefill_tp=8, decode_tp=8, placement="rail").valid
+    odd = plan_disaggregated(prefill_tp=3)
+    assert odd.problems[0].startswith("prefill instance: TP = 3 does not divide the 4 KV heads")
+    with pytest.raises(ValueError, match=r"^placement must be one of 'one node', 'rail'"):
+        plan_disaggregated(placement="same rack")

@@ -31,6 +31,7 @@ from lesson_lib.figures import (
     batching,
     cluster,
     experts,
+    kv_transfer,
     lab,
     latency,
     measured,
@@ -106,6 +107,8 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("prefill", "alpha_beta_figure((FAST, SLOW), 2)"): lambda: prefill.alpha_beta_figure(
         (FAST, SLOW), 2
     ),
+    ("kv_transfer", "handoff_vs_context_figure()"): kv_transfer.handoff_vs_context_figure,
+    ("kv_transfer", "handoff_timeline_figure()"): kv_transfer.handoff_timeline_figure,
     ("cluster", "layout_figure()"): cluster.layout_figure,
     (
         "lab",

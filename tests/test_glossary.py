@@ -34,6 +34,12 @@ TERMS = (
     "expert parallelism",
     "mixture of experts",
     "dp attention",
+    "disaggregated serving",
+    "context parallelism",
+    "ring attention",
+    "gpudirect rdma",
+    "ttft",
+    "tpot",
 )
 
 

@@ -21,6 +21,7 @@ MODULES = [
     "model.memory",
     "model.step_time",
     "model.layout",
+    "model.kv_transfer",
     "chapters.payloads",
     "chapters.prefill",
     "chapters.latency",
@@ -29,6 +30,7 @@ MODULES = [
     "chapters.cluster",
     "chapters.sizing",
     "chapters.allreduce",
+    "chapters.kv_transfer",
     "model.ring",
 ]
 

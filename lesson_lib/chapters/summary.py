@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.chapters import batching, experts, latency, overview, payloads, sizing
+from lesson_lib.chapters import batching, experts, kv_transfer, latency, overview, payloads, sizing
 from lesson_lib.chapters.glue import glue_numbers
 
 
@@ -15,7 +15,9 @@ def numbers() -> dict[str, str]:
         Glue name -> formatted text: the worked example's numbers, the batch
         crossover on four GPUs (batching), the ring-of-4 rate (payloads), the
         KV heads (sizing), the slow fabric's break-even latency and the
-        buyer's two answers (latency), DeepSeek-V3's all-to-alls per token (experts).
+        buyer's two answers (latency), DeepSeek-V3's all-to-alls per token
+        (experts), and a full-length request's hand-off from prefill to decode
+        GPUs on each link (kv_transfer).
     """
     return {
         **overview.numbers(),
@@ -25,6 +27,10 @@ def numbers() -> dict[str, str]:
         "break_even_4_vs_2": latency.scaling_numbers()["break_even_4_vs_2"],
         **latency.buyer_numbers(),
         "ds_alltoalls": experts.experts_numbers()["ds_alltoalls"],
+        **{
+            name: kv_transfer.kv_transfer_numbers()[name]
+            for name in ("full_nvlink", "full_nic", "full_ethernet", "stream_full_nic")
+        },
     }
 
 

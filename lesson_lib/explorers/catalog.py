@@ -41,6 +41,7 @@ EXPLORERS: tuple[Entry, ...] = (
     Entry("book/allreduce", "lesson_lib.explorers.allreduce:ring_explorer"),
     Entry("book/latency", "lesson_lib.explorers.latency:decode_explorer"),
     Entry("book/prefill", "lesson_lib.explorers.prefill:prefill_explorer"),
+    Entry("book/kv_transfer", "lesson_lib.explorers.kv_transfer:kv_transfer_explorer"),
     Entry("book/cluster", "lesson_lib.explorers.cluster:cluster_explorer"),
     Entry("book/experts", "lesson_lib.explorers.experts:experts_explorer"),
 )

@@ -116,6 +116,43 @@ INTER_NODE = Fabric(
 #: What that run of NVIDIA/nccl issue 1453 measured for the same all-reduce, about 62 us.
 INTER_NODE_MEASURED_LATENCY: float = 62 * US
 
+# The network between nodes as it is built, for the KV-transfer chapter. NVIDIA's
+# HGX AI Factory reference architecture (H100/H200/B200, "2-8-9-400": 2 CPUs,
+# 8 GPUs, 9 NICs, 400 Gb/s of bandwidth per GPU) gives every GPU its own NIC on
+# the GPU compute (east-west) fabric, wired rail-optimised, and joins the nodes
+# to the rest of the data centre through a separate converged (north-south)
+# network of two 200 GbE ports per node
+# (https://docs.nvidia.com/reference-architectures/hgx-ai-factory-h100-h200-b200/abstract
+# and .../network-logical-architecture).
+#: Line rate of one GPU's NIC on the compute fabric, bits per second (400 Gb/s).
+NIC_LINE_RATE_BITS: float = 400e9
+#: NICs on the compute fabric for each GPU (one, in the reference architecture).
+NICS_PER_GPU: int = 1
+#: One NIC in bytes per second and direction, 400 Gb/s / 8 bits = 50 GB/s, the same
+#: figure as :data:`INFINIBAND_NDR_BANDWIDTH` (an NDR port is such a NIC's port).
+NIC_BANDWIDTH: float = NIC_LINE_RATE_BITS / 8
+#: Line rate of one port of a node's converged (north-south) Ethernet, bits per second.
+NODE_ETHERNET_LINE_RATE_BITS: float = 200e9
+
+# An assumption, not a measurement: a KV cache that cannot use the compute fabric
+# (no transfer engine set up for RDMA there, say) crosses on one port of the node's
+# converged Ethernet, which all the node's GPUs share, with the lesson's slow
+# fabric's 50 us of fixed cost.
+NODE_ETHERNET = Fabric(
+    name="one 200 GbE port of the node's converged network, shared (assumption, 50 us)",
+    latency=50 * US,
+    bandwidth=NODE_ETHERNET_LINE_RATE_BITS / 8,
+)
+
+#: Collectives decode context parallelism adds per attention layer and decoded token:
+#: one gather of the queries across the DCP group, one exchange of the partial
+#: attention outputs with their log-sum-exp, as the AWS Neuron port of vLLM
+#: describes its DCP decode ("gathers Q across DCP peers, computes attention against
+#: each local KV shard, and combines the partial results with LSE correction",
+#: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/vllm-neuron/docs/design/parallelism/dcp.html).
+#: SGLang packs the exchange into one all-to-all; the count is an assumption.
+DCP_COLLECTIVES_PER_ATTENTION_LAYER: int = 2
+
 # Beyond the lesson, a ring whose latency grows by hop. Fitted to the two
 # tiny-message latencies nccl-tests issue 123 reports on a DGX-A100
 # (10 us on 2 GPUs, 16.9 us on 4); alpha + 2(n-1) h gives h = 1.725 us.
@@ -306,6 +343,29 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         format_seconds(INTER_NODE.latency),
         "assumption: NCCL's tuner estimate for 24 H100s on 3 nodes; the same run measured "
         f"about {format_seconds(INTER_NODE_MEASURED_LATENCY)} (NVIDIA/nccl issue 1453)",
+    ),
+    Assumption(
+        "NIC per GPU on the compute fabric, per direction",
+        NIC_BANDWIDTH,
+        "bytes/s",
+        f"{format_rate(NIC_BANDWIDTH)} ({NIC_LINE_RATE_BITS / 1e9:g} Gb/s), {NICS_PER_GPU} per GPU",
+        "vendor figure: NVIDIA HGX AI Factory reference architecture (400 Gb/s per GPU)",
+    ),
+    Assumption(
+        "node's converged Ethernet port, shared by its GPUs",
+        NODE_ETHERNET.bandwidth,
+        "bytes/s",
+        format_rate(NODE_ETHERNET.bandwidth),
+        "vendor figure (one of two 200 GbE ports per node, NVIDIA HGX AI Factory reference "
+        f"architecture); its {format_seconds(NODE_ETHERNET.latency)} latency is an assumption",
+    ),
+    Assumption(
+        "decode context parallelism: collectives per attention layer",
+        DCP_COLLECTIVES_PER_ATTENTION_LAYER,
+        "count",
+        str(DCP_COLLECTIVES_PER_ATTENTION_LAYER),
+        "assumption: a query gather and an output exchange, as the AWS Neuron port of vLLM "
+        "describes its DCP decode",
     ),
     Assumption(
         "tiny all-reduce, 4 GPUs (per-hop ring model)",

@@ -33,6 +33,9 @@ MODULES: tuple[str, ...] = (
     "q17_alltoall_bytes",
     "q18_alltoall_latency",
     "q19_measured_system",
+    "q20_kv_handoff_nic",
+    "q21_kv_handoff_per_gpu",
+    "q22_dcp_sequences",
 )
 
 

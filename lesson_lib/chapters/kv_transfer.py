@@ -1,0 +1,484 @@
+"""The KV cache on the wire: what disaggregated serving sends, on which link, and when it hides.
+
+The chapter prices one request's hand-off from a prefill instance to a
+decode instance on three links: both instances inside one NVLink domain, a
+NIC per GPU on the compute fabric between nodes, and one port of each node's
+converged Ethernet, shared by its GPUs. It then asks when separating the
+phases pays (a prefill stalls every sequence decoding beside it; the stall,
+spread over each request's output tokens, is what disaggregation removes)
+and turns to context parallelism for the specimen's long context, which
+runs out of KV heads at TP 4. Every number comes from
+:mod:`lesson_lib.model.kv_transfer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lesson_lib.chapters import overview
+from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.model.kv_transfer import (
+    Handoff,
+    context_parallel_max_sequences,
+    context_parallel_prefill,
+    handoff,
+    kv_transfer_bytes,
+    kv_transfer_time,
+    requests_per_second,
+    ring_attention_min_chunk,
+    ring_attention_step,
+    sharded_transfer,
+)
+from lesson_lib.model.memory import kv_share, max_sequences
+from lesson_lib.model.specimen import (
+    DCP_COLLECTIVES_PER_ATTENTION_LAYER,
+    FAST,
+    GPU,
+    INTER_NODE,
+    MODEL,
+    NIC_BANDWIDTH,
+    NIC_LINE_RATE_BITS,
+    NODE_ETHERNET,
+    NODE_ETHERNET_LINE_RATE_BITS,
+    NVLINK_BANDWIDTH,
+    PROMPT_TOKENS,
+)
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import MAX_BATCH, decode_step
+from lesson_lib.model.units import (
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One way for a KV cache to travel from the prefill to the decode GPUs.
+
+    Attributes
+    ----------
+    key : str
+        Short name (the explorer's control value).
+    label : str
+        What the reader sees.
+    fabric : Fabric
+        One port's latency and bandwidth.
+    shared_port : bool
+        True when each side's GPUs share that one port.
+    """
+
+    key: str
+    label: str
+    fabric: Fabric
+    shared_port: bool
+
+
+#: The chapter's three links, fastest first.
+LINKS: tuple[Link, ...] = (
+    Link("nvlink", "NVLink, one NVLink domain", FAST, False),
+    Link("nic", "a NIC per GPU, compute fabric", INTER_NODE, False),
+    Link("ethernet", "the node's shared Ethernet port", NODE_ETHERNET, True),
+)
+#: The links by key.
+LINKS_BY_KEY: dict[str, Link] = {link.key: link for link in LINKS}
+#: Tensor-parallel degree of both instances in the chapter's examples.
+GPUS: int = 4
+#: The short prompt of the chapter's examples, tokens.
+SHORT_PROMPT: int = 128
+#: Sequences decoding together on the decode instance in the interference examples.
+DECODE_BATCH: int = 64
+#: Most output tokens per request the functions accept (a bound on input).
+MAX_OUTPUT_TOKENS: int = 10_000_000
+#: (prompt tokens, output tokens) of the interference table.
+WORKLOADS: tuple[tuple[int, int], ...] = (
+    (PROMPT_TOKENS, 256),
+    (PROMPT_TOKENS, 4096),
+    (512, 4096),
+    (32_768, 512),
+)
+
+
+def link_handoff(
+    link: Link,
+    prompt_tokens: int,
+    prefill_gpus: int = GPUS,
+    decode_gpus: int = GPUS,
+    *,
+    model: ModelSpec = MODEL,
+    accel: Accelerator = GPU,
+) -> Handoff:
+    """One request's prefill and hand-off on ``link``, prefill all-reduces on the fast fabric.
+
+    Parameters
+    ----------
+    link : Link
+        One of :data:`LINKS` (or your own).
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+    prefill_gpus, decode_gpus : int, default 4
+        Tensor-parallel degrees of the two instances, from 1 to 4096.
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card.
+
+    Returns
+    -------
+    Handoff
+        See :func:`lesson_lib.model.kv_transfer.handoff`.
+    """
+    require_instance("link", link, Link)
+    return handoff(
+        model,
+        accel,
+        FAST,
+        link.fabric,
+        prompt_tokens,
+        prefill_gpus,
+        decode_gpus,
+        shared_port=link.shared_port,
+    )
+
+
+#: Columns of :func:`link_rows`.
+LINK_HEADER: tuple[str, ...] = (
+    "link",
+    "busiest port carries",
+    "shipped after prefill",
+    "share of the prefill",
+    "streamed by layer: added",
+)
+
+
+def link_rows(prompt_tokens: int, links: Sequence[Link] = LINKS) -> list[tuple[str, ...]]:
+    """One row per link: the request's bytes on the busiest port and what they cost.
+
+    Parameters
+    ----------
+    prompt_tokens : int
+        Prompt length, from 1 to the specimen's context.
+    links : sequence of Link, default LINKS
+        The links.
+
+    Returns
+    -------
+    list of tuple of str
+        Rows in :data:`LINK_HEADER` order, for TP 4 on both sides.
+    """
+    rows = []
+    for link in links:
+        h = link_handoff(link, prompt_tokens)
+        rows.append(
+            (
+                link.label,
+                format_bytes(h.bulk.port_bytes, system="binary"),
+                format_seconds(h.bulk.time_s, "ms"),
+                f"{100 * h.ratio:.1f} %",
+                format_seconds(h.streamed.exposed_s, "ms", decimals=3),
+            )
+        )
+    return rows
+
+
+def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) -> float:
+    """Seconds a colocated prefill adds to each decoded token, on average.
+
+    In steady state a decode batch of ``batch`` sequences, each producing
+    ``output_tokens`` tokens, finishes ``batch / output_tokens`` requests per
+    step and admits as many; each admitted prompt's prefill stalls the whole
+    batch for ``prefill_s``. Averaged over the steps, each token waits
+    ``batch x prefill_s / output_tokens`` more; each stall itself is the
+    whole ``prefill_s``.
+
+    Parameters
+    ----------
+    prefill_s : float
+        One prompt's prefill on the shared GPUs, seconds (>= 0).
+    batch : int
+        Sequences decoding together, from 1 to 65536 (``MAX_BATCH``).
+    output_tokens : int
+        Tokens each request generates, from 1 to :data:`MAX_OUTPUT_TOKENS`.
+
+    Returns
+    -------
+    float
+        Seconds per decoded token.
+    """
+    prefill_s = require_number("prefill_s", prefill_s, unit="s")
+    batch = require_int("batch", batch, maximum=MAX_BATCH)
+    output_tokens = require_int("output_tokens", output_tokens, maximum=MAX_OUTPUT_TOKENS)
+    return batch * prefill_s / output_tokens
+
+
+#: Columns of :func:`workload_rows`.
+WORKLOAD_HEADER: tuple[str, ...] = (
+    "prompt, output (tokens)",
+    "one prefill stalls the batch",
+    "colocated: added per output token",
+    "decode step alone",
+    "prefill's share of the GPU time",
+    "disaggregated: added to the first token",
+)
+
+
+def workload_rows(
+    workloads: Sequence[tuple[int, int]] = WORKLOADS, batch: int = DECODE_BATCH
+) -> list[tuple[str, ...]]:
+    """What separating prefill from decode saves and costs, per workload, TP 4 on the fast fabric.
+
+    Parameters
+    ----------
+    workloads : sequence of (int, int), default WORKLOADS
+        (prompt tokens, output tokens) pairs; prompts from 1 to the
+        specimen's context.
+    batch : int, default DECODE_BATCH
+        Sequences decoding together, from 1 to 65536.
+
+    Returns
+    -------
+    list of tuple of str
+        Rows in :data:`WORKLOAD_HEADER` order: the stall each prefill causes,
+        its average per output token, the decode step without it (each
+        sequence at its prompt's length), the prefill's share of the GPU
+        time per request, and the hand-off streamed over a NIC per GPU.
+    """
+    nic = LINKS_BY_KEY["nic"]
+    rows = []
+    for prompt, output in workloads:
+        h = link_handoff(nic, prompt)
+        step = decode_step(MODEL, GPU, FAST, GPUS, batch=batch, context=prompt)
+        stall = colocated_stall_per_token(h.prefill.total_s, batch, output)
+        decode_share = output * step.total_s / batch  # GPU time of one request's decode
+        prefill_share = h.prefill.total_s / (h.prefill.total_s + decode_share)
+        rows.append(
+            (
+                f"{format_count(prompt)}, {format_count(output)}",
+                format_seconds(h.prefill.total_s, "ms"),
+                format_seconds(stall, "ms"),
+                format_seconds(step.total_s, "ms"),
+                f"{100 * prefill_share:.1f} %",
+                format_seconds(h.streamed.exposed_s, "ms", decimals=3),
+            )
+        )
+    return rows
+
+
+#: Columns of :func:`decode_parallel_rows`.
+DECODE_PARALLEL_HEADER: tuple[str, ...] = (
+    "decode layout",
+    "KV cache per GPU, one full-length sequence",
+    "full-length sequences that fit",
+    "collective latency per token",
+)
+
+
+def decode_parallel_rows(
+    model: ModelSpec = MODEL, accel: Accelerator = GPU
+) -> list[tuple[str, ...]]:
+    """TP 4, TP 8 with copied KV heads and TP 8 with DCP 2, at the model's full context.
+
+    Parameters
+    ----------
+    model : ModelSpec, default MODEL
+        The model.
+    accel : Accelerator, default GPU
+        One card.
+
+    Returns
+    -------
+    list of tuple of str
+        Rows in :data:`DECODE_PARALLEL_HEADER` order. The latency column is
+        the TP all-reduces at the fast fabric's latency plus, with DCP, the
+        collectives it adds per attention layer
+        (:data:`~lesson_lib.model.specimen.DCP_COLLECTIVES_PER_ATTENTION_LAYER`).
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    full = model.max_context
+    rows = []
+    for label, tp, dcp in (("TP 4", 4, 1), ("TP 8, KV heads copied", 8, 1), ("TP 8, DCP 2", 8, 2)):
+        per_gpu = model.kv_bytes(full) * kv_share(model, tp) / dcp
+        rows.append(
+            (
+                label,
+                format_bytes(per_gpu, "GiB"),
+                format_count(context_parallel_max_sequences(model, accel, full, tp, dcp)),
+                format_seconds(collective_latency_per_token(model, tp, dcp), "ms"),
+            )
+        )
+    return rows
+
+
+def collective_latency_per_token(model: ModelSpec, tp: int, dcp: int = 1) -> float:
+    """Fixed latency of a decoded token's collectives on the fast fabric, with DCP's added.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    tp : int
+        Tensor-parallel degree, from 2 to 4096.
+    dcp : int, default 1
+        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)``.
+
+    Returns
+    -------
+    float
+        ``(allreduces_per_token + DCP's collectives) x FAST.latency``, seconds;
+        DCP adds ``DCP_COLLECTIVES_PER_ATTENTION_LAYER x num_attention_layers``
+        when ``dcp > 1``.
+    """
+    require_instance("model", model, ModelSpec)
+    tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)
+    dcp = require_int("dcp", dcp, maximum=max(1, tp // model.num_kv_heads))
+    extra = DCP_COLLECTIVES_PER_ATTENTION_LAYER * model.num_attention_layers if dcp > 1 else 0
+    return (model.allreduces_per_token + extra) * FAST.latency
+
+
+def kv_transfer_numbers() -> dict[str, str]:
+    """Numbers the chapter glues beyond :func:`~lesson_lib.chapters.overview.numbers`.
+
+    Returns
+    -------
+    dict of str to str
+        Formatted values, e.g. ``"full_one_nic": "0.347 s"``.
+    """
+    m, full, prompt = MODEL, MODEL.max_context, PROMPT_TOKENS
+    ethernet = LINKS_BY_KEY["ethernet"]
+    at_prompt = {link.key: link_handoff(link, prompt) for link in LINKS}
+    at_full = {link.key: link_handoff(link, full) for link in LINKS}
+    short = link_handoff(ethernet, SHORT_PROMPT)
+    ring_full = ring_attention_step(m, GPU, INTER_NODE, full, 2, tp=GPUS)
+    cp2 = context_parallel_prefill(m, GPU, FAST, INTER_NODE, full, 2, tp=GPUS)
+    one_gpu_nic = sharded_transfer(m, full, INTER_NODE, 1, 1)
+    tp8_copies = max(1, 8 // m.num_kv_heads)
+    decode_rate = requests_per_second(m, prompt, INTER_NODE)
+    # exercise 4: one attention layer's shard of the prompt's KV, against one layer's compute
+    piece = m.kv_bytes(prompt) / m.num_attention_layers / GPUS
+    layer_s = at_prompt["nic"].prefill.step.total_s / m.num_layers
+    # exercise 5: the ring's chunk without latency, and the most two-power groups that hide it
+    per_token_gpu = 2 * m.num_kv_heads * m.head_dim * m.dtype_bytes / GPUS
+    no_latency = Fabric("no latency", 0.0, INTER_NODE.bandwidth)
+    no_latency_chunk = ring_attention_min_chunk(m, GPU, no_latency, tp=GPUS)
+    min_chunk = ring_attention_min_chunk(m, GPU, INTER_NODE, tp=GPUS)
+    max_groups = max(cp for cp in (2**k for k in range(1, 20)) if full / cp >= min_chunk)
+    return {
+        # what a request carries
+        "state_mib_1": format_bytes(m.state_bytes, "MiB", decimals=1),
+        "full_request_gb": format_bytes(kv_transfer_bytes(m, full), "GB"),
+        "prompt_kv_mib": format_bytes(m.kv_bytes(prompt), "MiB", decimals=0),
+        "prompt_request_mib": format_bytes(kv_transfer_bytes(m, prompt), "MiB", decimals=1),
+        "prompt_request_mb": format_bytes(kv_transfer_bytes(m, prompt), "MB", decimals=1),
+        "state_tokens": format_count(m.state_bytes / m.kv_bytes_per_token),
+        "short_prompt": format_count(SHORT_PROMPT),
+        "short_kv_mib": format_bytes(m.kv_bytes(SHORT_PROMPT), "MiB", decimals=0),
+        "short_state_share": f"{100 * m.state_bytes / kv_transfer_bytes(m, SHORT_PROMPT):.0f} %",
+        # the links
+        "nic_bits": f"{NIC_LINE_RATE_BITS / 1e9:g} Gb/s",
+        "nic_bandwidth": format_rate(NIC_BANDWIDTH),
+        "nvlink_bandwidth": format_rate(NVLINK_BANDWIDTH),
+        "nvlink_vs_nic": format_ratio(NVLINK_BANDWIDTH / NIC_BANDWIDTH, decimals=0),
+        "ethernet_bits": f"{NODE_ETHERNET_LINE_RATE_BITS / 1e9:g} Gb/s",
+        "ethernet_bandwidth": format_rate(NODE_ETHERNET.bandwidth),
+        "ethernet_latency": format_seconds(NODE_ETHERNET.latency, "us"),
+        "nic_latency": format_seconds(INTER_NODE.latency, "us"),
+        "gpus": str(GPUS),
+        "full_one_nic": format_seconds(kv_transfer_time(m, full, INTER_NODE), "s", decimals=3),
+        "full_one_gpu_pair": format_seconds(one_gpu_nic.time_s, "ms", decimals=1),
+        "full_per_gpu_gib": format_bytes(at_full["nic"].bulk.port_bytes, "GiB"),
+        "prefill_prompt": format_seconds(at_prompt["nic"].prefill.total_s, "ms"),
+        "prefill_full": format_seconds(at_full["nic"].prefill.total_s, "s"),
+        "attention_full": format_seconds(at_full["nic"].prefill.attention_s, "s"),
+        "attention_prompt": format_seconds(at_prompt["nic"].prefill.attention_s, "ms"),
+        **{
+            f"{when}_{link.key}": format_seconds(h.bulk.time_s, "ms")
+            for when, table in (("prompt", at_prompt), ("full", at_full))
+            for link in LINKS
+            for h in (table[link.key],)
+        },
+        "full_ethernet_s": format_seconds(at_full["ethernet"].bulk.time_s, "s"),
+        "full_nic_share": f"{100 * at_full['nic'].ratio:.1f} %",
+        "full_ethernet_share": f"{100 * at_full['ethernet'].ratio:.1f} %",
+        "prompt_ethernet_share": f"{100 * at_prompt['ethernet'].ratio:.0f} %",
+        "nic_requests_prompt": format_count(decode_rate),
+        "nic_requests_full": format_count(requests_per_second(m, full, INTER_NODE), decimals=1),
+        # streaming
+        "stream_prompt_nic": format_seconds(at_prompt["nic"].streamed.exposed_s, "ms", decimals=3),
+        "stream_full_nic": format_seconds(at_full["nic"].streamed.exposed_s, "ms"),
+        "stream_full_ethernet": format_seconds(at_full["ethernet"].streamed.exposed_s, "ms"),
+        "last_piece_prompt": format_bytes(
+            m.kv_bytes(prompt) / m.num_attention_layers / GPUS, "MiB", decimals=0
+        ),
+        "required_prompt_nic": format_rate(at_prompt["nic"].required_bandwidth),
+        "required_full_ethernet": format_rate(at_full["ethernet"].required_bandwidth),
+        "short_prefill": format_seconds(short.prefill.total_s, "ms"),
+        "short_ethernet": format_seconds(short.bulk.time_s, "ms"),
+        "short_stream": format_seconds(short.streamed.exposed_s, "ms"),
+        "decode_batch": str(DECODE_BATCH),
+        "prompt_sequences_tp4": format_count(max_sequences(m, GPU, GPUS, prompt)),
+        # context parallelism
+        "kv_heads": str(m.num_kv_heads),
+        "tp8_copies": str(tp8_copies),
+        "tp4_kv_per_gpu": format_bytes(m.kv_bytes(full) / m.num_kv_heads, "GiB"),
+        "dcp_kv_per_gpu": format_bytes(m.kv_bytes(full) / m.num_kv_heads / tp8_copies, "GiB"),
+        "tp4_sequences": format_count(context_parallel_max_sequences(m, GPU, full, 4)),
+        "tp8_sequences": format_count(context_parallel_max_sequences(m, GPU, full, 8)),
+        "dcp_sequences": format_count(context_parallel_max_sequences(m, GPU, full, 8, 2)),
+        "dcp_extra_collectives": str(DCP_COLLECTIVES_PER_ATTENTION_LAYER * m.num_attention_layers),
+        "dcp_extra_latency": format_seconds(
+            collective_latency_per_token(m, 8, 2) - collective_latency_per_token(m, 8), "ms"
+        ),
+        "ring_chunk_nic": format_count(ring_attention_min_chunk(m, GPU, INTER_NODE, tp=GPUS)),
+        "ring_chunk_nvlink": format_count(ring_attention_min_chunk(m, GPU, FAST, tp=GPUS)),
+        "ring_chunk_full": format_count(ring_full.chunk_tokens),
+        "ring_block_full": format_bytes(ring_full.block_bytes, "MiB", decimals=0),
+        "ring_send_full": format_seconds(ring_full.send_s, "ms"),
+        "ring_compute_full": format_seconds(ring_full.compute_s, "ms"),
+        "ring_margin_full": format_ratio(ring_full.compute_s / ring_full.send_s, decimals=0),
+        "cp2_prefill": format_seconds(cp2, "s"),
+        # the exercises' hand arithmetic
+        "gib_gb_error": f"{100 * (1 - 1e9 / 2**30):.0f} %",
+        "state_share_full": f"{100 * m.state_bytes / kv_transfer_bytes(m, full):.1f} %",
+        "layer_compute_prompt": format_seconds(layer_s, "ms"),
+        "piece_rate_nic": format_rate(piece / layer_s),
+        "piece_shared_mib": format_bytes(GPUS * piece, "MiB", decimals=0),
+        "piece_rate_shared": format_rate(GPUS * piece / layer_s),
+        "ring_bytes_per_token": format_count(per_token_gpu) + " B",
+        "ring_heads_per_gpu": str((m.num_query_heads or m.num_kv_heads) // GPUS),
+        "head_dim": str(m.head_dim),
+        "ring_chunk_nic_no_latency": format_count(no_latency_chunk),
+        "ring_groups_ratio": format_count(
+            full / ring_attention_min_chunk(m, GPU, INTER_NODE, tp=GPUS)
+        ),
+        "ring_max_groups": str(max_groups),
+        "attention_layers": str(m.num_attention_layers),
+        "num_layers": str(m.num_layers),
+        "linear_layers": str(m.num_linear_layers),
+    }
+
+
+def numbers() -> dict[str, str]:
+    """Every value the chapter glues: the worked example's numbers and the chapter's own.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> formatted text.
+    """
+    return {**overview.numbers(), **kv_transfer_numbers()}
+
+
+def glue() -> list[str]:
+    """Glue :func:`numbers` into the page being executed (``book/kv_transfer.md``).
+
+    Returns
+    -------
+    list of str
+        The names glued.
+    """
+    return glue_numbers(numbers())

@@ -1,0 +1,232 @@
+"""The KV-transfer explorer: one request's prefill and the hand-off of its cache.
+
+Four controls (prompt length, link, prefill GPUs, decode GPUs) pick one
+state: the message gives the request's bytes, the busiest port's share, the
+prefill, the cache shipped after it and streamed layer by layer; the chart
+draws the three as bars on one time axis. At its defaults (the lesson's
+4,096-token prompt, a NIC per GPU, four GPUs on each side) it is the chapter's
+arithmetic, and :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`
+is its static twin. Every number comes from
+:func:`lesson_lib.chapters.kv_transfer.link_handoff`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, link_handoff
+from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.figures._style import ROLE_COLORS
+from lesson_lib.figures.kv_transfer import LINK_COLORS
+from lesson_lib.model.kv_transfer import kv_transfer_bytes
+from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
+from lesson_lib.model.units import format_bytes, format_count, format_seconds
+
+#: Prompt lengths offered, tokens: powers of two from 128 to the model's context.
+PROMPT_VALUES: tuple[int, ...] = tuple(2**k for k in range(7, 40) if 2**k <= MODEL.max_context)
+#: Tensor-parallel degrees offered on each side.
+GPU_VALUES: tuple[int, ...] = (1, 2, 4, 8)
+
+
+def _prompt_label(tokens: int) -> str:
+    text = format_count(tokens)
+    if tokens == PROMPT_TOKENS:
+        return f"{text} (lesson)"
+    if tokens == MODEL.max_context:
+        return f"{text} (full context)"
+    return text
+
+
+CONTROLS: tuple[Control, ...] = (
+    Control(
+        "prompt",
+        "prompt (tokens)",
+        PROMPT_VALUES,
+        PROMPT_TOKENS,
+        tuple(_prompt_label(t) for t in PROMPT_VALUES),
+    ),
+    Control(
+        "link",
+        "link",
+        tuple(link.key for link in LINKS),
+        "nic",
+        tuple(link.label for link in LINKS),
+    ),
+    Control("prefill_gpus", "prefill GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
+    Control("decode_gpus", "decode GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
+)
+
+MESSAGE = Template(
+    (
+        "{request}",
+        " per request (",
+        "{kv}",
+        " of KV + ",
+        "{state}",
+        " of state); busiest port ",
+        "{port}",
+        "\nPrefill ",
+        "{prefill}",
+        "; shipped after it + ",
+        "{bulk}",
+        " (",
+        "{share}",
+        " of the prefill)",
+        "\nStreamed by layer + ",
+        "{exposed}",
+        ", ",
+        "{keeps}",
+        "\n",
+        "{rate}",
+        " requests/s through these ports; first token ",
+        "{ttft}",
+        " streamed, ",
+        "{ttft_bulk}",
+        " shipped",
+    )
+)
+
+#: The chart's bars, top to bottom.
+BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
+
+
+def _ms(seconds: float) -> float:
+    return float(f"{seconds * 1e3:.6g}")
+
+
+def _handoff(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> Any:
+    return link_handoff(LINKS_BY_KEY[link], prompt, prefill_gpus, decode_gpus)
+
+
+def _state(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> dict[str, Any]:
+    h = _handoff(prompt, link, prefill_gpus, decode_gpus)
+    return {
+        "request": format_bytes(kv_transfer_bytes(MODEL, prompt), system="binary", decimals=1),
+        "kv": format_bytes(MODEL.kv_bytes(prompt), system="binary", decimals=1),
+        "state": format_bytes(MODEL.state_bytes, "MiB", decimals=1),
+        "port": format_bytes(h.bulk.port_bytes, system="binary", decimals=1),
+        "prefill": format_seconds(h.prefill.total_s),
+        "bulk": format_seconds(h.bulk.time_s),
+        "share": f"{100 * h.ratio:.1f} %",
+        "exposed": format_seconds(h.streamed.exposed_s),
+        "keeps": "the port keeps up" if h.streamed.keeps_up else "the port falls behind",
+        "rate": format_count(1 / h.bulk.time_s, decimals=1),
+        "ttft": format_seconds(h.ttft_streamed_s),
+        "ttft_bulk": format_seconds(h.ttft_bulk_s),
+    }
+
+
+def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> list[dict[str, Any]]:
+    """The three bars of one state: start and end in ms, and the label beside each."""
+    h = _handoff(prompt, link, prefill_gpus, decode_gpus)
+    state = {
+        "prompt": prompt,
+        "link": link,
+        "prefill_gpus": prefill_gpus,
+        "decode_gpus": decode_gpus,
+    }
+    spans = (
+        (0.0, h.prefill.total_s, format_seconds(h.prefill.total_s)),
+        (h.prefill.total_s, h.ttft_bulk_s, "+ " + format_seconds(h.bulk.time_s)),
+        (0.0, h.ttft_streamed_s, "+ " + format_seconds(h.streamed.exposed_s)),
+    )
+    return [
+        {**state, "bar": bar, "order": i, "start_ms": _ms(a), "end_ms": _ms(b), "note": note}
+        for i, (bar, (a, b, note)) in enumerate(zip(BARS, spans, strict=True))
+    ]
+
+
+def _chart(state: str) -> dict[str, Any]:
+    y = {
+        "field": "bar",
+        "type": "nominal",
+        "title": None,
+        "sort": BARS,
+        "scale": {"paddingInner": 0.55},
+        # Labels sit above their bars, inside the plot: the message above the chart
+        # then starts at the card's left edge.
+        "axis": {
+            "labelAlign": "left",
+            "labelBaseline": "bottom",
+            "labelPadding": -2,
+            "labelOffset": -14,
+            "labelFontSize": 12,
+            "labelLimit": 400,
+            "ticks": False,
+            "domain": False,
+        },
+    }
+    link_color = "{" + ", ".join(f"{k!r}: {v!r}" for k, v in LINK_COLORS.items()) + "}[datum.link]"
+    return {
+        "width": 560,
+        "height": 170,
+        "transform": [
+            {"filter": state},
+            {
+                "calculate": f"datum.bar == 'prefill' ? {ROLE_COLORS['prefill']!r} : {link_color}",
+                "as": "_color",
+            },
+        ],
+        "layer": [
+            {
+                "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
+                "encoding": {
+                    "y": y,
+                    "x": {
+                        "field": "start_ms",
+                        "type": "quantitative",
+                        "title": "ms from the prompt's arrival",
+                    },
+                    "x2": {"field": "end_ms"},
+                    "color": {"field": "_color", "type": "nominal", "scale": None},
+                    "opacity": {
+                        "condition": {"test": "datum.bar == 'streamed by layer'", "value": 0.55},
+                        "value": 1,
+                    },
+                    "tooltip": [
+                        {"field": "bar"},
+                        {"field": "start_ms", "title": "from (ms)"},
+                        {"field": "end_ms", "title": "to (ms)"},
+                    ],
+                },
+            },
+            {
+                "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -9,
+                         "fontSize": 12},
+                "encoding": {"y": y, "x": {"field": "end_ms", "type": "quantitative"},
+                             "text": {"field": "note"}},
+            },
+        ],
+    }  # fmt: skip
+
+
+def kv_transfer_explorer() -> Explorer:
+    """The live KV-transfer explorer: choose the prompt, the link and the GPUs on each side.
+
+    Returns
+    -------
+    Explorer
+        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
+        controls pick one of the precomputed states; ``row(...)`` and
+        ``message_for(...)`` give a state's numbers and message.
+    """
+    rows = states(CONTROLS, _state)
+    details = [d for row in rows for d in _details(**{c.name: row[c.name] for c in CONTROLS})]
+    explorer = Explorer(
+        title="KV-transfer explorer: one request's hand-off",
+        description=(
+            "Three horizontal bars on one time axis in milliseconds: the prefill on the "
+            "prefill GPUs, the cache shipped after it over the chosen link, and the cache "
+            "streamed layer by layer behind the prefill, each labelled with what it adds. "
+            "The message above gives the bytes per request and per port and the times."
+        ),
+        controls=CONTROLS,
+        rows=rows,
+        message=MESSAGE,
+        chart={},
+        message_lines=4,
+        details=details,
+        detail_numeric=("order", "start_ms", "end_ms"),
+    )
+    explorer.chart = _chart(explorer.state_filter())
+    return explorer

@@ -1,0 +1,182 @@
+"""Figures of the KV-transfer chapter: the hand-off against the prefill, and its timeline.
+
+:func:`handoff_vs_context_figure` draws, against the prompt's length, the
+prefill on four GPUs and the time to ship its cache to four decode GPUs over
+each of the chapter's links. :func:`handoff_timeline_figure` draws one
+request's prefill, the cache shipped after it and the cache streamed layer by
+layer: the static twin of the chapter's explorer at its defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
+from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
+from lesson_lib.model.units import format_count, format_seconds
+
+#: Each link's colour, fastest first.
+LINK_COLORS: dict[str, str] = {
+    "nvlink": ROLE_COLORS["fast"],
+    "nic": PALETTE["blue"],
+    "ethernet": ROLE_COLORS["slow"],
+}
+
+
+def _time_label(value: float, _pos: object = None) -> str:
+    return format_seconds(value, decimals=0)
+
+
+def handoff_vs_context_figure(
+    links: Sequence[Link] = LINKS,
+    prefill_gpus: int = GPUS,
+    decode_gpus: int = GPUS,
+) -> Figure:
+    """The prefill and the cache shipped after it on each link, against the prompt's length.
+
+    Parameters
+    ----------
+    links : sequence of Link, default LINKS
+        One line each.
+    prefill_gpus, decode_gpus : int, default 4
+        Tensor-parallel degrees of the two instances, from 1 to 4096.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Log-log axes: prompt tokens (128 to the specimen's context) against
+        seconds; the prefill in black, each link's transfer in its colour, and
+        the shared port's transfer streamed by layer dashed.
+    """
+    prefill_gpus = require_int("prefill_gpus", prefill_gpus, maximum=4096)
+    decode_gpus = require_int("decode_gpus", decode_gpus, maximum=4096)
+    for link in links:
+        require_instance("links", link, Link)
+    contexts = [2**k for k in range(7, 19)]
+    fig, ax = new_figure(6.5, 5.6)
+    handoffs = {
+        link.key: [link_handoff(link, c, prefill_gpus, decode_gpus) for c in contexts]
+        for link in links
+    }
+    first = next(iter(handoffs.values()))
+    ax.plot(
+        contexts,
+        [h.prefill.total_s for h in first],
+        color="black",
+        lw=2.6,
+        label=f"prefill on {prefill_gpus} GPUs",
+    )
+    for link in links:
+        ax.plot(
+            contexts,
+            [h.bulk.time_s for h in handoffs[link.key]],
+            color=LINK_COLORS.get(link.key, PALETTE["purple"]),
+            lw=2,
+            label=f"shipped after it: {link.label}",
+        )
+    if "ethernet" in handoffs:
+        ax.plot(
+            contexts,
+            [h.streamed.exposed_s for h in handoffs["ethernet"]],
+            color=LINK_COLORS["ethernet"],
+            lw=1.6,
+            ls="--",
+            label="streamed by layer, shared port: what it adds",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ticks = [128, 1024, 8192, 65_536, MODEL.max_context]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
+    decades = [10.0**k for k in range(-5, 2)]
+    ax.yaxis.set_major_locator(FixedLocator(decades))
+    ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
+    ax.set_ylim(5e-5, 20)
+    ax.tick_params(labelsize=10)
+    ax.set_xlabel(f"prompt (tokens), {decode_gpus} decode GPUs", fontsize=10)
+    ax.set_ylabel("time (log scale)", fontsize=10)
+    ax.set_title("The cache's hand-off against the prefill it follows", fontsize=11)
+    fig.legend(fontsize=10, loc="outside lower center", ncols=1, frameon=False)
+    return fig
+
+
+def handoff_timeline_figure(
+    prompt_tokens: int = PROMPT_TOKENS,
+    link: str = "nic",
+    prefill_gpus: int = GPUS,
+    decode_gpus: int = GPUS,
+) -> Figure:
+    """One request: its prefill, the cache shipped after it, and the cache streamed by layer.
+
+    Parameters
+    ----------
+    prompt_tokens : int, default PROMPT_TOKENS
+        Prompt length, from 1 to the specimen's context.
+    link : str, default "nic"
+        A key of :data:`~lesson_lib.chapters.kv_transfer.LINKS_BY_KEY`.
+    prefill_gpus, decode_gpus : int, default 4
+        Tensor-parallel degrees of the two instances, from 1 to 4096.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three horizontal bars on one time axis in milliseconds, each labelled
+        with its span.
+    """
+    if link not in LINKS_BY_KEY:
+        raise ValueError(f"link must be one of {', '.join(map(repr, LINKS_BY_KEY))}, got {link!r}")
+    chosen = LINKS_BY_KEY[link]
+    h = link_handoff(chosen, prompt_tokens, prefill_gpus, decode_gpus)
+    prefill_ms = h.prefill.total_s * 1e3
+    bulk_ms = h.bulk.time_s * 1e3
+    streamed_end = h.streamed.finish_s * 1e3
+    bars = (
+        (
+            "prefill",
+            0.0,
+            prefill_ms,
+            ROLE_COLORS["prefill"],
+            f"{format_seconds(h.prefill.total_s, 'ms')}",
+        ),
+        (
+            "shipped after it",
+            prefill_ms,
+            bulk_ms,
+            LINK_COLORS[link],
+            f"+ {format_seconds(h.bulk.time_s, 'ms')}",
+        ),
+        (
+            "streamed by layer",
+            0.0,
+            streamed_end,
+            LINK_COLORS[link],
+            f"+ {format_seconds(h.streamed.exposed_s, 'ms', decimals=3)} after the prefill",
+        ),
+    )
+    fig, ax = new_figure(6.5, 2.9)
+    for row, (label, start, width, color, note) in enumerate(bars):
+        y = len(bars) - 1 - row
+        hatch = "//" if label == "streamed by layer" else None
+        ax.barh(y, width, left=start, height=0.55, color=color, alpha=0.85, hatch=hatch,
+                edgecolor="white")  # fmt: skip
+        ax.text(start + width, y + 0.36, note, ha="right", va="bottom", fontsize=10,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # fmt: skip
+    ax.axvline(prefill_ms, color="black", lw=1, ls=":", zorder=0)
+    ax.set_yticks(np.arange(len(bars))[::-1], [b[0] for b in bars], fontsize=10)
+    ax.set_ylim(-0.5, len(bars) - 0.1)
+    ax.set_xlim(0, max(prefill_ms + bulk_ms, streamed_end) * 1.02)
+    ax.tick_params(labelsize=10)
+    ax.set_xlabel(
+        f"ms from the prompt's arrival: {format_count(prompt_tokens)} tokens, "
+        f"{prefill_gpus} prefill and {decode_gpus} decode GPUs",
+        fontsize=10,
+    )
+    ax.set_title(f"One request's hand-off over {chosen.label}", fontsize=11)
+    return fig

@@ -1,0 +1,287 @@
+"""The KV cache on the wire, every expectation worked out by hand.
+
+The specimen's per-token KV cache is 2 (K and V) x 16 attention layers x 4 KV
+heads x 256 x 2 B = 65,536 B = 64 KiB. Its recurrent state, per Gated DeltaNet
+layer: 48 value heads x 128 x 128 x 4 B = 3,145,728 B, plus the convolution's
+(2 x 16 x 128 + 48 x 128) = 10,240 channels x 3 x 2 B = 61,440 B; 3,207,168 B
+per layer, x 48 layers = 153,944,064 B = 146.8125 MiB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from lesson_lib.model.kv_transfer import (
+    causal_attention_flops,
+    context_parallel_max_sequences,
+    context_parallel_sequence_bytes,
+    handoff,
+    kv_transfer_bytes,
+    kv_transfer_time,
+    overlap_stream,
+    prefill_time,
+    requests_per_second,
+    ring_attention_min_chunk,
+    ring_attention_step,
+    sharded_transfer,
+)
+from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, NODE_ETHERNET
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.step_time import prefill_step
+
+STATE = 153_944_064  # bytes, by hand above
+FULL = 262_144
+GIB = 2**30
+MIB = 2**20
+
+
+def test_full_length_sequence_is_16_gib_and_the_state():
+    """262,144 x 65,536 B = 2**18 x 2**16 = 2**34 B = 16 GiB, + 146.8125 MiB of state."""
+    assert kv_transfer_bytes(MODEL, FULL) == 16 * GIB + STATE
+    assert STATE / MIB == 146.8125
+    assert kv_transfer_bytes(MODEL, FULL) == 17_333_813_248
+
+
+def test_lesson_prompt_is_4096_times_64_kib_and_the_state():
+    """4,096 x 65,536 B = 268,435,456 B (256 MiB); + 153,944,064 B = 422,379,520 B."""
+    assert kv_transfer_bytes(MODEL, 4096) == 4096 * 64 * 1024 + STATE == 422_379_520
+
+
+def test_one_token_still_carries_the_whole_state():
+    """A one-token cache is 64 KiB of KV beside 146.8 MiB of state: the state does not shrink."""
+    assert kv_transfer_bytes(MODEL, 1) == 65_536 + STATE
+
+
+def test_full_length_sequence_over_one_400_gbps_nic():
+    """400 Gb/s / 8 = 50 GB/s: 17,333,813,248 B / 50e9 B/s = 0.34667626496 s, + 25 us."""
+    assert kv_transfer_time(MODEL, FULL, INTER_NODE) == pytest.approx(0.34670126496, rel=1e-12)
+    assert requests_per_second(MODEL, FULL, INTER_NODE) == pytest.approx(1 / 0.34670126496)
+
+
+def test_pure_attention_model_has_no_state_to_send():
+    """All 64 layers attention: 4 x 64 KiB = 256 KiB per token, and nothing else."""
+    pure = replace(MODEL, num_attention_layers=64)
+    assert kv_transfer_bytes(pure, 10) == 10 * 262_144
+
+
+@pytest.mark.parametrize(
+    ("context", "error", "message"),
+    [
+        (0, ValueError, "context must be an integer from 1 to 262144, got 0"),
+        (262_145, ValueError, "context must be an integer from 1 to 262144, got 262145"),
+        ("4096", TypeError, "context must be an integer from 1 to 262144, got '4096' (str)"),
+        (4096.0, TypeError, "context must be an integer from 1 to 262144, got 4096.0 (float)"),
+    ],
+)
+def test_bad_context_is_refused_naming_it(context, error, message):
+    """Context 0, beyond max_context, or not an integer: refused with the name and range."""
+    for call in (
+        lambda: kv_transfer_bytes(MODEL, context),
+        lambda: kv_transfer_time(MODEL, context, INTER_NODE),
+        lambda: sharded_transfer(MODEL, context, INTER_NODE, 4, 4),
+    ):
+        with pytest.raises(error) as info:
+            call()
+        assert str(info.value) == message
+
+
+def test_wrong_objects_are_refused_naming_them():
+    """A string for the model, a dict for the fabric: TypeError naming the parameter."""
+    with pytest.raises(TypeError, match=r"^model must be a ModelSpec, got str$"):
+        kv_transfer_bytes("Qwen", 4096)
+    with pytest.raises(TypeError, match=r"^fabric must be a Fabric, got dict$"):
+        kv_transfer_time(MODEL, 4096, {"bandwidth": 50e9})
+    with pytest.raises(TypeError, match=r"^link must be a Fabric"):
+        handoff(MODEL, GPU, FAST, "NIC", 4096, 4, 4)
+    with pytest.raises(TypeError, match=r"^shared_port must be a bool"):
+        sharded_transfer(MODEL, 4096, INTER_NODE, 4, 4, shared_port=1)
+
+
+def test_causal_attention_flops_by_hand():
+    """4 FLOPs x 16 layers x 24 heads x 256 = 393,216 per pair; 4,096 x 4,097 / 2 pairs."""
+    assert causal_attention_flops(MODEL, 1) == 393_216
+    assert causal_attention_flops(MODEL, 4096) == 393_216 * 8_390_656
+
+
+def test_prefill_time_adds_attention_to_the_lesson_step():
+    """On 4 GPUs: 393,216 x 8,390,656 FLOPs / (4 x 989e12 FLOP/s) = 0.834 ms on top."""
+    got = prefill_time(MODEL, GPU, FAST, 4, 4096)
+    assert got.attention_s == pytest.approx(393_216 * 8_390_656 / (4 * 989e12))
+    assert got.attention_s == pytest.approx(0.834e-3, rel=1e-3)
+    assert got.step == prefill_step(MODEL, GPU, FAST, 4, 4096)
+    assert got.total_s == got.step.total_s + got.attention_s
+
+
+def test_four_gpus_each_send_their_own_quarter_over_their_own_nic():
+    """P = D = 4, one NIC each: 4 GiB of KV + 146.8125 / 4 MiB of state per GPU.
+
+    4,294,967,296 + 38,486,016 = 4,333,453,312 B; / 50e9 = 86.669 ms, + 25 us.
+    """
+    t = sharded_transfer(MODEL, FULL, INTER_NODE, 4, 4)
+    assert t.sender_bytes == t.receiver_bytes == t.port_bytes == 4_333_453_312
+    assert t.total_bytes == 16 * GIB + STATE
+    assert t.time_s == pytest.approx(25e-6 + 4_333_453_312 / 50e9)
+
+
+def test_one_shared_port_carries_everything():
+    """Through one 25 GB/s port per node: 17,333,813,248 B / 25e9 = 0.69335 s, + 50 us."""
+    t = sharded_transfer(MODEL, FULL, NODE_ETHERNET, 4, 4, shared_port=True)
+    assert t.port_bytes == 17_333_813_248
+    assert t.time_s == pytest.approx(50e-6 + 0.69335253)
+
+
+def test_uneven_sides_the_busier_side_sets_the_time():
+    """P = 1, D = 4: the one prefill GPU sends everything (17.33 GB) though each receiver
+    takes a quarter; P = 4, D = 1: the one decode GPU receives everything."""
+    assert sharded_transfer(MODEL, FULL, INTER_NODE, 1, 4).port_bytes == 17_333_813_248
+    assert sharded_transfer(MODEL, FULL, INTER_NODE, 4, 1).port_bytes == 17_333_813_248
+    assert sharded_transfer(MODEL, FULL, INTER_NODE, 4, 1).sender_bytes == 4_333_453_312
+
+
+def test_tp8_decode_receives_copies_and_dcp_removes_them():
+    """D = 8 > 4 KV heads: each GPU takes one head, 16 GiB / 4 = 4 GiB, + 146.8125 / 8 MiB
+    (19,243,008 B): 8 x 4 GiB = two copies of the KV cache in all. DCP 2 halves the KV."""
+    t8 = sharded_transfer(MODEL, FULL, INTER_NODE, 4, 8)
+    assert t8.receiver_bytes == 4 * GIB + 19_243_008
+    assert t8.total_bytes == 32 * GIB + STATE
+    t8_dcp = sharded_transfer(MODEL, FULL, INTER_NODE, 4, 8, dcp=2)
+    assert t8_dcp.receiver_bytes == 2 * GIB + 19_243_008
+    assert t8_dcp.total_bytes == 16 * GIB + STATE
+
+
+def test_dcp_is_bounded_by_the_copies_it_removes():
+    """dcp may reach tp / kv_heads: 2 at TP 8, 1 at TP 4."""
+    with pytest.raises(ValueError, match=r"^dcp must be an integer from 1 to 2, got 3$"):
+        sharded_transfer(MODEL, FULL, INTER_NODE, 4, 8, dcp=3)
+    with pytest.raises(ValueError, match=r"^dcp must be an integer from 1 to 1, got 2$"):
+        context_parallel_sequence_bytes(MODEL, FULL, 4, 2)
+
+
+def test_stream_that_keeps_up_leaves_only_the_last_piece():
+    """Three layers of 1 s, pieces of 0.5 s: each piece crosses during the next layer; the
+    last starts at 3 s and lands at 3.5 s (+ 0.1 s of latency)."""
+    s = overlap_stream([1.0, 1.0, 1.0], [0.5, 0.5, 0.5], 0.1)
+    assert s.keeps_up
+    assert s.finish_s == pytest.approx(3.6)
+    assert s.exposed_s == pytest.approx(0.6)
+    assert s.compute_s == 3.0 and s.transfer_s == 1.5 and s.last_piece_s == 0.5
+
+
+def test_stream_slower_than_the_compute_is_exposed_by_the_difference_and_more():
+    """Pieces of 2 s behind layers of 1 s: starts at 1, 3, 5 s; the last lands at 7 s.
+    Exposed 7 - 3 = 4 s = L x (2) - (L - 1) x 1, the transfer minus the hidden part."""
+    s = overlap_stream([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
+    assert not s.keeps_up
+    assert s.exposed_s == pytest.approx(4.0)
+
+
+def test_stream_with_one_big_piece_queues_behind_it():
+    """Layers 1, 1, 1 s; pieces 0, 1.5, 0 s: the second piece (1.5 s, from t = 2) is still
+    crossing when layer 3 ends at t = 3, so the port does not keep up; the last piece waits
+    to t = 3.5."""
+    s = overlap_stream([1.0, 1.0, 1.0], [0.0, 1.5, 0.0])
+    assert not s.keeps_up
+    assert s.finish_s == pytest.approx(3.5)
+
+
+def test_stream_refuses_bad_pieces():
+    """A negative time, a mismatched length or no layers at all are named."""
+    with pytest.raises(ValueError, match=r"^transfer_s must be >= 0 s"):
+        overlap_stream([1.0], [-1.0])
+    with pytest.raises(ValueError, match=r"^transfer_s must have one entry per layer \(2\)"):
+        overlap_stream([1.0, 1.0], [1.0])
+    with pytest.raises(ValueError, match=r"^layers must be an integer"):
+        overlap_stream([], [])
+
+
+def test_streamed_handoff_at_the_lesson_prompt_leaves_one_attention_layer():
+    """4,096 tokens, P = D = 4 over one NIC each: the last layer is attention; its piece is a
+    quarter of one layer's KV, 4,096 x 4 KiB / 4 = 4 MiB = 4,194,304 B: 83.886 us at 50 GB/s,
+    + 25 us of latency. The port keeps up, so that is all the stream adds."""
+    h = handoff(MODEL, GPU, FAST, INTER_NODE, 4096, 4, 4)
+    assert h.streamed.keeps_up
+    assert h.streamed.exposed_s == pytest.approx(4_194_304 / 50e9 + 25e-6)
+    # shipping after the prefill instead: 422,379,520 / 4 = 105,594,880 B per NIC
+    assert h.bulk.time_s == pytest.approx(105_594_880 / 50e9 + 25e-6)
+    assert h.ttft_bulk_s == pytest.approx(h.prefill.total_s + h.bulk.time_s)
+    assert h.required_bandwidth == pytest.approx(105_594_880 / h.prefill.total_s)
+
+
+def test_streamed_handoff_that_cannot_keep_up():
+    """128 tokens through one 25 GB/s port: 128 x 64 KiB + 153,944,064 B = 162,332,672 B take
+    6.49 ms, longer than the 5.87 ms prefill: exposed by at least the difference."""
+    h = handoff(MODEL, GPU, FAST, NODE_ETHERNET, 128, 4, 4, shared_port=True)
+    assert h.bulk.port_bytes == 128 * 65_536 + STATE == 162_332_672
+    assert not h.streamed.keeps_up
+    assert h.ratio > 1
+    assert h.streamed.exposed_s >= h.bulk.time_s - h.prefill.total_s - 1e-12
+
+
+def test_ring_attention_step_at_full_context_over_two_nodes():
+    """CP 2 of TP 4 over one NIC: chunk 131,072 tokens; block = 131,072 x 4,096 B / 4
+    = 134,217,728 B: 25 us + 2.684 ms. Attention: 4 x 24 x 256 / 2 / 4 = 3,072 FLOPs per
+    pair and GPU, x 131,072**2 / 989e12 = 53.4 ms: hidden twenty times over."""
+    step = ring_attention_step(MODEL, GPU, INTER_NODE, FULL, 2, tp=4)
+    assert step.chunk_tokens == 131_072
+    assert step.block_bytes == 134_217_728
+    assert step.send_s == pytest.approx(25e-6 + 134_217_728 / 50e9)
+    assert step.compute_s == pytest.approx(3_072 * 131_072**2 / 989e12)
+    assert step.hidden and step.exposed_s == 0
+
+
+def test_ring_attention_min_chunk_balances_send_and_attention():
+    """At the chunk c returned, 25 us + c x 1,024 B / 50e9 equals 3,072 c**2 / 989e12 (both
+    sides typed here); without latency c = 1,024 x 989e12 / (50e9 x 3,072) = 6,593 tokens."""
+    c = ring_attention_min_chunk(MODEL, GPU, INTER_NODE, tp=4)
+    assert 25e-6 + c * 1024 / 50e9 == pytest.approx(3072 * c**2 / 989e12)
+    no_latency = Fabric("no latency", 0.0, 50e9)
+    assert ring_attention_min_chunk(MODEL, GPU, no_latency, tp=4) == pytest.approx(6593.3, abs=0.1)
+    short = ring_attention_step(MODEL, GPU, INTER_NODE, 2 * int(c) - 2, 2, tp=4)
+    long = ring_attention_step(MODEL, GPU, INTER_NODE, 2 * int(c) + 2, 2, tp=4)
+    assert not short.hidden and long.hidden
+
+
+def test_dcp_halves_the_kv_per_gpu_at_tp8():
+    """Full context: TP 4 holds one KV head per GPU, 4 GiB, + state / 4 (38,486,016 B); TP 8
+    copies the heads, still 4 GiB, + state / 8 (19,243,008 B); DCP 2 makes it 2 GiB."""
+    assert context_parallel_sequence_bytes(MODEL, FULL, 4) == 4 * GIB + 38_486_016
+    assert context_parallel_sequence_bytes(MODEL, FULL, 8) == 4 * GIB + 19_243_008
+    assert context_parallel_sequence_bytes(MODEL, FULL, 8, 2) == 2 * GIB + 19_243_008
+
+
+def test_dcp_doubles_the_sequences_tp8_holds():
+    """79.1 GiB = 84,933,266,022.4 B, less 54e9 / 8 of weights = 78,183,266,022.4 B free:
+    / 4,314,210,304 = 18.1 -> 18 sequences without DCP; / 2,166,726,656 = 36.1 -> 36 with."""
+    assert context_parallel_max_sequences(MODEL, GPU, FULL, 8) == 18
+    assert context_parallel_max_sequences(MODEL, GPU, FULL, 8, 2) == 36
+    assert context_parallel_max_sequences(MODEL, GPU, FULL, 4) == 16
+
+
+def test_context_parallel_prefill_halves_the_full_context_prompt():
+    """CP 2 of TP 4 at 262,144 tokens: each position prefills 131,072 tokens,
+    2 x 27e9 x 131,072 / (4 x 989e12) = 1.789 s of GEMMs (above the 4 ms of weights), and
+    128 all-reduces of 10 us + 1.5 x 131,072 x 10,240 B / 450e9 B/s; the attention,
+    393,216 x 262,144 x 262,145 / 2 FLOPs, spreads over 8 GPUs. The ring is hidden."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    gemm = 2 * 27e9 * 131_072 / (4 * 989e12)
+    allreduces = 128 * (10e-6 + 1.5 * 131_072 * 10_240 / 450e9)
+    attention = 393_216 * 262_144 * 262_145 / 2 / (8 * 989e12)
+    got = context_parallel_prefill(MODEL, GPU, FAST, INTER_NODE, FULL, 2, tp=4)
+    assert got == pytest.approx(gemm + allreduces + attention)
+    assert got == pytest.approx(4.07, abs=0.005)
+
+
+def test_context_parallel_prefill_pays_an_exposed_ring():
+    """A ring too slow to hide: 1 kB/s between positions. Each of 16 layers x (2 - 1) steps
+    adds its send (latency 0 + block bytes / 1e3) less the step's attention."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    crawl = Fabric("crawl", 0.0, 1e3)
+    step = ring_attention_step(MODEL, GPU, crawl, 4096, 2, tp=4)
+    assert step.block_bytes == 2048 * 1024  # 2,048 tokens x 4,096 B / 4
+    fast_ring = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 2, tp=4)
+    slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 2, tp=4)
+    assert slow_ring - fast_ring == pytest.approx(16 * (2048 * 1024 / 1e3 - step.compute_s))
