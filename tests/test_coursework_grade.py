@@ -1,6 +1,8 @@
 """The batch grader: right, partly right, empty, raising and broken submissions, one CSV."""
 
 import csv
+import os
+import stat
 from pathlib import Path
 
 import nbformat
@@ -309,3 +311,70 @@ def test_every_problem_is_graded_up_to_the_last(tmp_path):
     write_details([sub], tmp_path / "d.csv")
     with (tmp_path / "d.csv").open() as f:
         assert [r["problem"] for r in csv.DictReader(f)] == list(PROBLEMS)
+
+
+def _broken_folder(tmp_path: Path, count: int) -> Path:
+    """A submissions folder of ``count`` files that are not notebooks (graded without a kernel)."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for i in range(count):
+        (folder / f"s{i}.ipynb").write_text("not a notebook")
+    return folder
+
+
+def test_an_earlier_grades_file_is_kept_when_a_run_replaces_it(tmp_path, capsys):
+    """A good grades.csv of 43 rows, then a run where everything is broken: the new file has
+    its 3 rows and the 43 rows are kept under a name with the time; an identical rerun keeps
+    nothing more."""
+    folder = _broken_folder(tmp_path, 3)
+    out = tmp_path / "grades.csv"
+    earlier = "student,total\n" + "".join(f"s{i},16\n" for i in range(43))
+    out.write_text(earlier)
+    args = [str(folder), "--out", str(out), "--no-sandbox"]
+    assert main(args) == 0
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("grades.2")]
+    assert len(kept) == 1 and kept[0].read_text() == earlier
+    assert kept[0].name in capsys.readouterr().out
+    assert len(_rows(out)) == 3
+    assert main(args) == 0
+    assert [p for p in tmp_path.iterdir() if p.name.startswith("grades.2")] == kept
+
+
+def test_out_and_details_must_be_two_files(tmp_path, capsys):
+    """The same name twice, or two names of one file (a hard link): exit 2, nothing written."""
+    folder = _broken_folder(tmp_path, 1)
+    out = tmp_path / "grades.csv"
+    out.write_text("scores")
+    assert main([str(folder), "--out", str(out), "--details", str(out), "--no-sandbox"]) == 2
+    assert "same file" in capsys.readouterr().err
+    os.link(out, tmp_path / "alias.csv")
+    args = [str(folder), "--out", str(out), "--details", str(tmp_path / "alias.csv")]
+    assert main([*args, "--no-sandbox"]) == 2
+    assert out.read_text() == "scores"
+
+
+def test_outputs_that_are_not_regular_files_are_refused(tmp_path, capsys):
+    """A link like /dev/stdout, a copy of a device node, a FIFO or a link as --out: exit 2 before grading,
+    and the special file is still what it was."""
+    folder = _broken_folder(tmp_path, 1)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "elsewhere.csv")
+    stdout = tmp_path / "stdout"  # what /dev/stdout is, without risking the real one
+    stdout.symlink_to("/proc/self/fd/1")
+    targets = [str(stdout), str(fifo), str(link)]
+    if os.geteuid() == 0:
+        os.mknod(tmp_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        targets.append(str(tmp_path / "null"))
+    for target in targets:
+        for option in ("--out", "--details"):
+            other = ["--out", str(tmp_path / "g.csv")] if option == "--details" else []
+            assert main([str(folder), *other, option, target, "--no-sandbox"]) == 2, target
+            err = capsys.readouterr().err
+            assert "not a regular file" in err or "a symbolic link" in err, err
+    assert stdout.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert link.is_symlink() and not (tmp_path / "elsewhere.csv").exists()
+    if os.geteuid() == 0:
+        assert stat.S_ISCHR((tmp_path / "null").lstat().st_mode)
+    assert not (tmp_path / "g.csv").exists()

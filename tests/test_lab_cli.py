@@ -297,3 +297,31 @@ def test_odd_machine_facts_do_not_break_show(tmp_path):
     status, out, err = run_main(["show", str(path)])
     assert status == 0, err
     assert "MPI all-reduce, 2 ranks" in out
+
+
+def test_output_paths_that_are_special_files_are_refused(tmp_path):
+    """A link like /dev/stdout, a FIFO, another link or a copy of a device node as --out: exit 2, and the special
+    file stays what it was (as root a rename over it would have made it a regular file)."""
+    import stat
+    from pathlib import Path
+
+    src = Path(__file__).parent / "data" / "nccl-tests" / "gb10-2ranks-from-8KiB.txt"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "elsewhere.json")
+    stdout = tmp_path / "stdout"  # what /dev/stdout is, without risking the real one
+    stdout.symlink_to("/proc/self/fd/1")
+    targets = [str(stdout), str(fifo), str(link)]
+    if os.geteuid() == 0:
+        os.mknod(tmp_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        targets.append(str(tmp_path / "null"))
+    for target in targets:
+        for argv in (["nccl", str(src), "--out", target], ["run", "--out", target]):
+            status, _, err = run_main(argv)
+            assert status == cli.EXIT_USAGE, (argv, err)
+            assert "not a regular file" in err or "a symbolic link" in err, err
+    assert stdout.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert link.is_symlink() and not (tmp_path / "elsewhere.json").exists()
+    if os.geteuid() == 0:
+        assert stat.S_ISCHR((tmp_path / "null").lstat().st_mode)

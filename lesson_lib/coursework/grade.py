@@ -16,7 +16,9 @@ plain values in its answer cells are read from the source instead, and the
 notes column says so.
 
 Whatever a submission contains, it gets a row; both CSV files are written
-atomically at the end. Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
+atomically at the end, an earlier file that differs kept under a name with
+the time, and only to a new path or a regular file (``--out`` and
+``--details`` two different ones). Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
 ``s1/problems.ipynb``) are all graded and flagged, never silently merged.
 
 Command line::
@@ -34,6 +36,7 @@ import argparse
 import ast
 import contextlib
 import csv
+import filecmp
 import json
 import math
 import os
@@ -58,6 +61,7 @@ from lesson_lib.coursework.sandbox import (
     run_isolated,
 )
 from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.model._safe_io import keep_previous, require_output_file
 
 #: Name of the problem-set notebook inside a per-student folder.
 PROBLEM_SET = "problems"
@@ -490,27 +494,36 @@ def spreadsheet_safe(value: object) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def _write_csv_atomically(path: Path, header: list[str], rows: list[list[object]]) -> None:
-    path = Path(path)
+def _write_csv_atomically(path: Path, header: list[str], rows: list[list[object]]) -> Path | None:
+    """Write a CSV by a temporary file and a rename; keep a different earlier file first."""
+    path = require_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    kept = None
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(header)
             writer.writerows([[spreadsheet_safe(c) for c in row] for row in rows])
         os.chmod(tmp, 0o644)
+        require_output_file(path)  # again: it may have been replaced meanwhile
+        if path.exists() and not filecmp.cmp(path, tmp, shallow=False):
+            kept = keep_previous(path)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return kept
 
 
-def write_scores(submissions: Sequence[Submission], path: Path) -> None:
+def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
     """Write one row per notebook: student, file, one column per problem, total, max, status, notes.
 
     Written atomically (a temporary file, then a rename): an existing file is
-    replaced only by a complete one.
+    replaced only by a complete one, and only after it is kept under a name
+    with the time (:func:`~lesson_lib.model._safe_io.keep_previous`) if it
+    differs. A path that is not a regular file (a device, ``/dev/stdout``, a
+    symbolic link, a FIFO) is refused.
 
     Parameters
     ----------
@@ -518,6 +531,16 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> None:
         Graded notebooks.
     path : Path
         CSV file to write (its folder is created).
+
+    Returns
+    -------
+    Path or None
+        Where the previous file was kept, if there was one to keep.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file.
     """
     rows = [
         [
@@ -532,13 +555,13 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> None:
         for sub in submissions
     ]
     header = ["student", "file", *PROBLEMS, "total", "max", "status", "notes"]
-    _write_csv_atomically(path, header, rows)
+    return _write_csv_atomically(path, header, rows)
 
 
-def write_details(submissions: Sequence[Submission], path: Path) -> None:
+def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict and its message.
 
-    Written atomically, like :func:`write_scores`.
+    Written atomically, keeping a different earlier file, like :func:`write_scores`.
 
     Parameters
     ----------
@@ -546,6 +569,16 @@ def write_details(submissions: Sequence[Submission], path: Path) -> None:
         Graded notebooks.
     path : Path
         CSV file to write (its folder is created).
+
+    Returns
+    -------
+    Path or None
+        Where the previous file was kept, if there was one to keep.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file.
     """
     rows = [
         [
@@ -560,7 +593,7 @@ def write_details(submissions: Sequence[Submission], path: Path) -> None:
         for sub in submissions
         for qid, result in sub.results.items()
     ]
-    _write_csv_atomically(
+    return _write_csv_atomically(
         path, ["student", "file", "problem", "answer", "status", "score", "message"], rows
     )
 
@@ -575,6 +608,27 @@ def _timeout_arg(text: str) -> float:
             f"must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}, got {text!r}"
         )
     return value
+
+
+def _output_problem(out: Path, details: Path | None) -> str:
+    """What is wrong with the output paths, before anything is graded ("" if nothing)."""
+    for option, target in (("--out", out), ("--details", details)):
+        if target is None:
+            continue
+        try:
+            require_output_file(target, option)
+        except ValueError as err:
+            return str(err)
+    if details is not None:
+        same = out.resolve() == details.resolve()
+        if not same and out.exists() and details.exists():
+            same = os.path.samefile(out, details)
+        if same:
+            return (
+                f"--out and --details name the same file ({out}): the details would replace "
+                "the scores; give two names"
+            )
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -619,10 +673,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    for target in (args.out, args.details):
-        if target is not None and target.is_dir():
-            print(f"error: {target} is a folder; give a file name for the CSV", file=sys.stderr)
-            return 2
+    problem = _output_problem(args.out, args.details)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     found = find_submissions(args.folder)
     if not found:
         print(f"error: no notebooks in {args.folder}", file=sys.stderr)
@@ -638,11 +692,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     submissions = grade_folder(
         args.folder, args.timeout, sandbox=not args.no_sandbox, progress=sys.stdout
     )
-    write_scores(submissions, args.out)
-    print(f"wrote {args.out}")
-    if args.details:
-        write_details(submissions, args.details)
-        print(f"wrote {args.details}")
+    for path, write in ((args.out, write_scores), (args.details, write_details)):
+        if path is not None:
+            kept = write(submissions, path)
+            print(f"wrote {path}" + (f" (the previous one is kept as {kept})" if kept else ""))
     counts: dict[str, int] = {}
     for sub in submissions:
         counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1

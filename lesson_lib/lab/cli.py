@@ -38,6 +38,7 @@ from lesson_lib.lab.sweep import (
     SweepConfig,
     incomplete_path,
 )
+from lesson_lib.model._safe_io import require_output_file
 from lesson_lib.model.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
 
 if TYPE_CHECKING:
@@ -285,10 +286,11 @@ def _table(measurement: object) -> list[str]:
 
 
 def _check_out(path: str, option: str = "--out") -> None:
-    """Refuse an output path that is a folder or sits in a folder that does not exist."""
+    """Refuse an output path that is not a new path or a regular file, or has no folder."""
     p = Path(path)
-    if p.is_dir():
+    if p.is_dir() and not p.is_symlink():
         raise ValueError(f"{option} {path!r} is a folder; give a file name such as results.json")
+    require_output_file(p, option)
     if not p.parent.is_dir():
         raise ValueError(f"{option} {path!r}: the folder {str(p.parent)!r} does not exist")
 
@@ -310,6 +312,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not 0 < timeout <= 86_400:
         raise ValueError(f"--timeout must be from 0 to 86400 s, got {timeout:g}")
     _check_out(config.out)
+    _check_out(incomplete_path(config.out), "--out (its partial results file)")
     # The ranks write to a fresh file of this job only; --out is replaced only by a
     # complete result, so an old file is never reported as new.
     tag = os.environ.get(launch.JOB_ENV) or uuid.uuid4().hex
@@ -404,6 +407,7 @@ def _after_run(
     if not measurement.complete:
         _say(err, f"lab: the sweep did not finish; {final} was not changed")
         return EXIT_RANK_FAILED
+    require_output_file(final)  # the check before the run, again: it may have changed
     os.replace(config.out, final)
     _say(out, f"{measurement.label()}\nwrote {len(measurement.bytes)} sizes to {final}")
     for line in _fit_lines(measurement):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lesson_lib.model._safe_io import require_output_file
 from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Format tag written into every results file.
@@ -148,8 +149,14 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
     -------
     pathlib.Path
         The path written.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file (a device, a FIFO,
+        ``/dev/stdout``, a symbolic link): a rename would replace it.
     """
-    dest = Path(path)
+    dest = require_output_file(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
     try:
@@ -157,6 +164,7 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
             json.dump(data, fh, indent=1, allow_nan=False)
             fh.write("\n")
         os.chmod(tmp, 0o644)  # mkstemp makes files private; results are for sharing
+        require_output_file(dest)  # again: it may have been replaced meanwhile
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
