@@ -212,7 +212,8 @@ def test_spreadsheet_formulas_are_neutralised():
         "s001",
         "3",
     ]
-    assert spreadsheet_safe("a\x1b[31mb") == "a[31mb"
+    assert spreadsheet_safe("a\x1b[31mb") == "a\\x1b[31mb"
+    assert spreadsheet_safe("alice\n: 16 / 16") == "alice\\n: 16 / 16"
 
 
 def test_duplicate_ids_are_flagged_on_every_copy():
@@ -378,3 +379,62 @@ def test_outputs_that_are_not_regular_files_are_refused(tmp_path, capsys):
     if os.geteuid() == 0:
         assert stat.S_ISCHR((tmp_path / "null").lstat().st_mode)
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_each_answer_is_checked_with_a_time_limit(monkeypatch):
+    """A check that never returns is stopped after CHECK_SECONDS: unreadable, scores nothing."""
+    import time
+
+    from lesson_lib.coursework import grade
+
+    def forever(*args, **kwargs):
+        while True:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(grade, "CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(grade, "check", forever)
+    started = time.monotonic()
+    result = grade.check_in_time("q1", 140, None)
+    assert time.monotonic() - started < 5
+    assert result.status == "unreadable" and result.score == 0
+    assert "longer than 0.2 s" in result.message
+    monkeypatch.undo()
+    assert grade.check_in_time("q1", reference("q1"), None).status == "right"
+
+
+def test_only_readings_of_the_problems_answers_leave_the_sandbox():
+    """The grader keeps a reading per problem from the runner's payload; extra keys, forged
+    fields and a long STUDENT are dropped."""
+    from lesson_lib.coursework.answers import read_answer
+    from lesson_lib.coursework.grade import _plain_payload
+
+    good = read_answer(reference("q1")).to_json()
+    payload = {
+        "answers": {
+            "answer_q1": good,
+            "answer_q2": {**good, "why": "my own note", "kind": "other"},
+            "answer_q3": "140",
+            "answer_q999": good,
+            "notes": "graded by hand: full marks",
+        },
+        "student": "x" * 10_000,
+        "status": "ran",
+    }
+    answers, student = _plain_payload(payload)
+    assert set(answers) == {"q1", "q2", "q3"}
+    assert answers["q1"] == read_answer(reference("q1"))
+    assert answers["q2"].why == answers["q3"].why == "object"
+    assert student is None
+    assert _plain_payload({"answers": []}) is None
+
+
+def test_a_long_answer_typed_in_the_source_is_too_long_and_its_message_short():
+    """An answer cell of 15,000 spaces read from the source (the notebook could not run)
+    gets 'too long' and a message within the cap, so the details CSV stays small."""
+    from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
+    from lesson_lib.coursework.grade import check_in_time
+
+    nb = {"cells": [{"cell_type": "code", "source": "answer_q1 = '1 a" + " " * 15_000 + "b'"}]}
+    result = check_in_time("q1", static_answers(nb)["q1"], None)
+    assert result.status == "unreadable" and "too long" in result.message
+    assert len(result.message) <= MAX_MESSAGE_CHARS

@@ -41,16 +41,25 @@ import json
 import math
 import os
 import shutil
+import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from lesson_lib.coursework.check import CheckResult, check
+from lesson_lib.coursework.answers import MAX_SHOWN_CHARS, Reading, plain_text
+from lesson_lib.coursework.check import (
+    MAX_MESSAGE_CHARS,
+    UNREADABLE,
+    CheckResult,
+    CheckTimeout,
+    check,
+)
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
@@ -61,7 +70,7 @@ from lesson_lib.coursework.sandbox import (
     run_isolated,
 )
 from lesson_lib.coursework.variants import normalize_student
-from lesson_lib.model._safe_io import keep_previous, require_output_file
+from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
 
 #: Name of the problem-set notebook inside a per-student folder.
 PROBLEM_SET = "problems"
@@ -77,6 +86,12 @@ GRACE_S = 60.0
 NO_SANDBOX_NOTE = "WARNING: graded without the sandbox (--no-sandbox)"
 #: Exit status when no sandbox can be made.
 EXIT_NO_SANDBOX = 3
+#: Seconds the grader gives one answer's check (it takes microseconds: readings are small).
+CHECK_SECONDS = 2.0
+#: Longest student, file or status cell of a CSV, characters.
+MAX_CELL_TEXT = 200
+#: Longest notes cell of the scores CSV, characters.
+MAX_NOTES_CHARS = 2000
 
 _RESULT = ".grader-result.json"
 _COPY = "submission.ipynb"
@@ -219,13 +234,66 @@ def _describe(err: BaseException) -> str:
     return kind
 
 
-def _plain_payload(payload: object) -> tuple[dict[str, Any], object] | None:
-    """Answers and declared STUDENT from the runner's payload, if it has the right shape."""
+def _plain_payload(payload: object) -> tuple[dict[str, Reading], str | None] | None:
+    """Readings of the answers and the declared STUDENT from the runner's payload.
+
+    Only the problems' ids are looked up, and each answer must be a reading
+    (:meth:`~lesson_lib.coursework.answers.Reading.from_json` checks every
+    field's type and size); anything else from the sandbox is dropped.
+    """
     if not isinstance(payload, dict) or not isinstance(payload.get("answers"), dict):
         return None
     found = payload["answers"]
-    answers = {q: found[f"answer_{q}"] for q in PROBLEMS if f"answer_{q}" in found}
-    return answers, payload.get("student")
+    answers = {
+        q: Reading.from_json(found[f"answer_{q}"]) for q in PROBLEMS if f"answer_{q}" in found
+    }
+    return answers, plain_text(payload.get("student"))
+
+
+def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
+    """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS`.
+
+    In the main thread a timer (``SIGALRM``) interrupts a check that runs
+    too long; the answer then scores nothing and the message says why. In
+    other threads no timer can be set and the check runs unbounded (it only
+    ever sees readings or literals of bounded size).
+
+    Parameters
+    ----------
+    qid : str
+        Problem id.
+    answer : object
+        A :class:`~lesson_lib.coursework.answers.Reading`, or a literal read from the source.
+    student : str or None
+        The normalised student ID.
+
+    Returns
+    -------
+    CheckResult
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return check(qid, answer, student=student)
+
+    def stop(signum: int, frame: object) -> None:
+        raise CheckTimeout
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, CHECK_SECONDS)
+        try:
+            return check(qid, answer, student=student)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except CheckTimeout:
+        return CheckResult(
+            qid,
+            UNREADABLE,
+            f"Checking this answer took longer than {CHECK_SECONDS:g} s, so it was not read.",
+            0.0,
+            "<not read>",
+        )
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _execute(
@@ -365,7 +433,7 @@ def grade_notebook(
             answers = static_answers(nb)
             sub.notes.append("answers read from the answer cells' source, not from running it")
     for qid in PROBLEMS:
-        sub.results[qid] = check(qid, (answers or {}).get(qid), student=sid)
+        sub.results[qid] = check_in_time(qid, (answers or {}).get(qid), sid)
     sub.seconds = time.monotonic() - started
     return sub
 
@@ -373,16 +441,18 @@ def grade_notebook(
 _STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
 
 
-def _note_declared(sub: Submission, sid: str | None, declared: object) -> None:
-    if isinstance(declared, str) and declared.strip() and sid is not None:
-        try:
-            if normalize_student(declared) != sid:
-                sub.notes.append(
-                    f"the notebook says STUDENT = {declared[:64]!r}; graded as {sid!r} "
-                    "(its file name)"
-                )
-        except (TypeError, ValueError):
-            pass
+def _note_declared(sub: Submission, sid: str | None, declared: str | None) -> None:
+    if declared is None or not declared.strip() or sid is None:
+        return
+    try:
+        same = normalize_student(declared) == sid
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        sub.notes.append(
+            f"the notebook says STUDENT = {printable(repr(declared), 64)}; graded as "
+            f"{sid!r} (its file name)"
+        )
 
 
 def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
@@ -469,17 +539,21 @@ def grade_folder(
     return subs
 
 
-def spreadsheet_safe(value: object) -> str:
+def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
     """A CSV cell that a spreadsheet shows as text, never runs as a formula.
 
-    Cells starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
-    return get a leading apostrophe (OWASP's advice on CSV injection);
-    control characters other than tab and newline are dropped.
+    Control characters, newlines and invisible characters are written as
+    escapes (``\\n``, ``\\x1b``, ``\\u200b``), so a cell is one line of
+    visible text; cells starting with ``=``, ``+``, ``-`` or ``@`` get a
+    leading apostrophe (OWASP's advice on CSV injection); the text is cut at
+    ``limit`` characters.
 
     Parameters
     ----------
     value : object
-        The cell's content.
+        The cell's content (a string or a number).
+    limit : int, default :data:`MAX_CELL_TEXT`
+        Longest cell, characters, before ``...``.
 
     Returns
     -------
@@ -487,15 +561,20 @@ def spreadsheet_safe(value: object) -> str:
 
     Examples
     --------
-    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("s001")
-    ("'=1+1", 's001')
+    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("s001"), spreadsheet_safe("a\\nb")
+    ("'=1+1", 's001', 'a\\\\nb')
     """
-    text = "".join(ch for ch in str(value) if ch in "\t\n" or ch.isprintable())
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    text = printable(value, limit)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-def _write_csv_atomically(path: Path, header: list[str], rows: list[list[object]]) -> Path | None:
-    """Write a CSV by a temporary file and a rename; keep a different earlier file first."""
+def _write_csv_atomically(
+    path: Path, header: list[str], rows: list[list[tuple[object, int]]]
+) -> Path | None:
+    """Write a CSV by a temporary file and a rename; keep a different earlier file first.
+
+    Each cell is given with its longest length.
+    """
     path = require_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -504,7 +583,7 @@ def _write_csv_atomically(path: Path, header: list[str], rows: list[list[object]
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(header)
-            writer.writerows([[spreadsheet_safe(c) for c in row] for row in rows])
+            writer.writerows([[spreadsheet_safe(c, limit) for c, limit in row] for row in rows])
         os.chmod(tmp, 0o644)
         require_output_file(path)  # again: it may have been replaced meanwhile
         if path.exists() and not filecmp.cmp(path, tmp, shallow=False):
@@ -544,13 +623,13 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
     """
     rows = [
         [
-            sub.student,
-            sub.file or sub.path.name,
-            *[f"{sub.results[q].score:g}" for q in PROBLEMS],
-            f"{sub.total:g}",
-            len(PROBLEMS),
-            sub.status,
-            "; ".join(sub.notes),
+            (sub.student, MAX_CELL_TEXT),
+            (sub.file or sub.path.name, MAX_CELL_TEXT),
+            *[(f"{sub.results[q].score:g}", 8) for q in PROBLEMS],
+            (f"{sub.total:g}", 8),
+            (len(PROBLEMS), 8),
+            (sub.status, MAX_CELL_TEXT),
+            ("; ".join(sub.notes), MAX_NOTES_CHARS),
         ]
         for sub in submissions
     ]
@@ -582,13 +661,13 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
     """
     rows = [
         [
-            sub.student,
-            sub.file or sub.path.name,
-            qid,
-            result.given,
-            result.status,
-            f"{result.score:g}",
-            result.message,
+            (sub.student, MAX_CELL_TEXT),
+            (sub.file or sub.path.name, MAX_CELL_TEXT),
+            (qid, MAX_CELL_TEXT),
+            (result.given, MAX_SHOWN_CHARS),
+            (result.status, MAX_CELL_TEXT),
+            (f"{result.score:g}", 8),
+            (result.message, MAX_MESSAGE_CHARS),
         ]
         for sub in submissions
         for qid, result in sub.results.items()

@@ -8,8 +8,9 @@ the submission's sandbox, kernel included::
 It runs the notebook's code cells top to bottom in a fresh kernel (a cell
 that raises does not stop it; the time limit does, and interrupts the
 running cell), then one extra cell that prints the ``answer_q...``
-variables as JSON, and writes ``{"status", "raised", "payload"}`` to the
-result file. Nothing here scores anything: the grader reads the result
+variables as JSON (each read by
+:func:`~lesson_lib.coursework.answers.read_answer`, as the self-check reads
+it), and writes ``{"status", "raised", "payload"}`` to the result file. Nothing here scores anything: the grader reads the result
 file, treats it as untrusted input and scores outside the sandbox.
 
 A cell that times out may have started processes (a fork bomb, children
@@ -45,36 +46,39 @@ MAX_OUTPUT = 16 * 2**20
 #: Marker printed before the JSON of the answers.
 MARK = "__COURSEWORK_ANSWERS__"
 
+#: Most characters of the extraction cell's output kept (its JSON of answers is a few KiB).
+MAX_EXTRACT_OUTPUT = 2**20
+
 # Runs inside the student's kernel after their cells; names start with _cw_ so
 # they do not clash with the student's own, and print comes from builtins so
-# a redefined print does not matter.
-EXTRACT = f"""
+# a redefined print does not matter. Each answer is read by the same
+# read_answer the self-check uses, so only plain, small data leaves the kernel.
+EXTRACT_TEMPLATE = """
 import builtins as _cw_builtins, json as _cw_json
-
-def _cw_plain(value, depth=0):
-    if value is None or value is Ellipsis:
-        return None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value if -10**300 < value < 10**300 else "a number too large to read"
-    if isinstance(value, float):
-        return value if value == value and abs(value) != float("inf") else repr(value)
-    if isinstance(value, str):
-        return value[:200]
-    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
-        return _cw_plain(value.item(), depth)
-    if isinstance(value, (list, tuple)) and depth < 2:
-        return [_cw_plain(v, depth + 1) for v in value[:20]]
-    return {{"unreadable object": type(value).__name__[:40]}}
+from lesson_lib.coursework.answers import read_answer as _cw_read, plain_text as _cw_text
 
 _cw_globals = dict(globals())
-_cw_builtins.print({MARK!r} + _cw_json.dumps({{
-    "answers": {{k: _cw_plain(v) for k, v in _cw_globals.items()
-                if isinstance(k, str) and k.startswith("answer_q")}},
-    "student": _cw_plain(_cw_globals.get("STUDENT")),
+_cw_builtins.print({mark!r} + _cw_json.dumps({{
+    "answers": {{_cw_name: _cw_read(_cw_globals[_cw_name]).to_json()
+                for _cw_name in {names!r} if _cw_name in _cw_globals}},
+    "student": _cw_text(_cw_globals.get("STUDENT")),
 }}), flush=True)
 """
+
+
+def extract_code() -> str:
+    """The cell run after the student's: prints the answers' readings as JSON after :data:`MARK`.
+
+    Returns
+    -------
+    str
+        Python source; it reads only the variables ``answer_q1`` ... of the
+        problem set and ``STUDENT``.
+    """
+    from lesson_lib.coursework.problems import PROBLEMS
+
+    names = tuple(f"answer_{qid}" for qid in PROBLEMS)
+    return EXTRACT_TEMPLATE.format(mark=MARK, names=names)
 
 
 def code_sources(raw: object) -> list[str]:
@@ -239,6 +243,7 @@ def _client_class() -> type:
         raised: set[int]
         flooded: set[int]
         printed: int = 0
+        extracted: int = 0
         interrupting: object = None
         cleared: int = 0
         pollers: list[asyncio.Task[Any]]
@@ -267,6 +272,11 @@ def _client_class() -> type:
             self.pollers.clear()
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
+            if cell_index == self.keep_index:
+                # a thread the student started may print here too: keep a bounded amount
+                self.extracted += _size(msg.get("content"))
+                if self.extracted > MAX_EXTRACT_OUTPUT:
+                    return None
             if cell_index != self.keep_index:
                 if msg.get("msg_type") == "error":
                     self.raised.add(cell_index)
@@ -309,7 +319,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     quiet.setLevel(logging.CRITICAL)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    extract = nbformat.v4.new_code_cell(EXTRACT)
+    extract = nbformat.v4.new_code_cell(extract_code())
     nb.cells.append(extract)
     client = _client_class()(
         nb,
@@ -362,7 +372,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     payload = None
     for output in extract.get("outputs", []):
         text = output.get("text", "")
-        if output.get("output_type") == "stream" and MARK in text:
+        if output.get("output_type") == "stream" and isinstance(text, str) and MARK in text:
             with contextlib.suppress(ValueError, IndexError, RecursionError):
                 payload = json.loads(text.split(MARK, 1)[1].strip().splitlines()[0])
     record["payload"] = payload
