@@ -438,3 +438,69 @@ def test_a_long_answer_typed_in_the_source_is_too_long_and_its_message_short():
     result = check_in_time("q1", static_answers(nb)["q1"], None)
     assert result.status == "unreadable" and "too long" in result.message
     assert len(result.message) <= MAX_MESSAGE_CHARS
+
+
+FORGE = """
+import json, os, signal
+fake = {"status": "ran", "raised": 0, "error": "FORGED NOTE: full marks agreed",
+        "payload": {"answers": {}, "student": "someone-else"}}
+for path in (".grader-result.json", "/tmp/.grader-result.json"):
+    try:
+        with open(path, "w") as fh:
+            json.dump(fake, fh)
+    except OSError:
+        pass
+reached = []
+for fd in range(3, 64):
+    try:
+        with open(f"/proc/{os.getppid()}/fd/{fd}", "w") as fh:
+            fh.write(json.dumps(fake))
+        reached.append(fd)
+    except OSError:
+        pass
+os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.slow
+def test_a_kernel_cannot_write_the_graders_result_or_its_notes(tmp_path):
+    """A notebook that writes its own result file, writes to every descriptor of the runner
+    it can open and kills the runner: no result reaches the grader ('could not run'), its
+    note is nowhere, and the answer typed in the source still counts."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(f"answer_q1 = {reference('q1', 's778')!r}"),
+        nbformat.v4.new_code_cell(FORGE),
+    ]
+    path = tmp_path / "s778.ipynb"
+    nbformat.write(nb, path)
+    sub = grade_notebook("s778", path, timeout=300)
+    assert sub.status == "could not run", (sub.status, sub.notes)
+    assert "FORGED" not in " ".join(sub.notes)
+    assert "no result" in " ".join(sub.notes)
+    assert sub.results["q1"].score == 1.0
+
+
+def test_space_limits_become_the_status_and_notes():
+    """The runner's report of a full /tmp and a file at the limit: status 'out of space' and
+    the grader's own notes with the limits; unknown folders and odd values are ignored."""
+    from lesson_lib.coursework.grade import Submission, _note_space
+    from lesson_lib.coursework.sandbox import Limits
+
+    sub = Submission("s1", Path("s1.ipynb"), status="ran with errors")
+    space = {"full": ["/tmp", "/elsewhere", 3], "file_limit": True}
+    _note_space(sub, space, Limits(), sandbox=True)
+    assert sub.status == "out of space"
+    assert sub.notes == [
+        "filled /tmp (its 256 MiB limit)",
+        "wrote a file of 64 MiB, the file-size limit",
+    ]
+    for odd in (None, "full", {"full": "/tmp", "file_limit": "yes"}):
+        quiet = Submission("s2", Path("s2.ipynb"))
+        _note_space(quiet, odd, Limits(), sandbox=True)
+        assert (quiet.status, quiet.notes) == ("ran", [])
+    timed = Submission("s3", Path("s3.ipynb"), status="timed out")
+    _note_space(timed, {"full": ["/home/student"]}, Limits(), sandbox=True)
+    assert timed.status == "timed out" and timed.notes == [
+        "filled /home/student (its 256 MiB limit)"
+    ]

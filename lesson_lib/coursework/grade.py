@@ -65,6 +65,7 @@ from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
     SANDBOX_HOME,
     Limits,
+    MiB,
     SandboxUnavailable,
     require_sandbox,
     run_isolated,
@@ -93,7 +94,6 @@ MAX_CELL_TEXT = 200
 #: Longest notes cell of the scores CSV, characters.
 MAX_NOTES_CHARS = 2000
 
-_RESULT = ".grader-result.json"
 _COPY = "submission.ipynb"
 _MAX_RESULT_BYTES = 2**20
 
@@ -110,7 +110,7 @@ class Submission:
     path : Path
         The notebook.
     status : str
-        ``"ran"``, ``"ran with errors"``, ``"timed out"``, ``"kernel died"``,
+        ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``, ``"kernel died"``,
         ``"could not run"`` or ``"not a notebook"``.
     answers : dict
         ``answer_q...`` values found, by problem id.
@@ -299,32 +299,41 @@ def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
 def _execute(
     path: Path, timeout: float, sandbox: bool, limits: Limits, workdir: Path
 ) -> tuple[dict[str, Any] | None, str]:
-    """Run ``path`` through the runner in a throwaway copy; (result record, note)."""
+    """Run ``path`` through the runner in a throwaway copy; (result record, note).
+
+    The runner writes its record to a file opened here, outside the sandbox,
+    and passed as a file descriptor: nothing inside can write it by a path.
+    """
     scratch = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
+    result_fd, result = tempfile.mkstemp(prefix="result-", suffix=".json", dir=workdir)
     try:
         shutil.copyfile(path, scratch / _COPY, follow_symlinks=False)
         home = SANDBOX_HOME if sandbox else str(scratch)
-        run = run_isolated(
-            [
-                sys.executable,
-                "-m",
-                "lesson_lib.coursework.runner",
-                f"{home}/{_COPY}",
-                "--timeout",
-                repr(timeout),
-                "--result",
-                f"{home}/{_RESULT}",
-            ],
-            scratch,
-            timeout=timeout + GRACE_S,
-            limits=limits,
-            sandbox=sandbox,
-        )
+        try:
+            run = run_isolated(
+                [
+                    sys.executable,
+                    "-m",
+                    "lesson_lib.coursework.runner",
+                    f"{home}/{_COPY}",
+                    "--timeout",
+                    repr(timeout),
+                    "--result-fd",
+                    str(result_fd),
+                ],
+                scratch,
+                timeout=timeout + GRACE_S,
+                limits=limits,
+                sandbox=sandbox,
+                pass_fds=(result_fd,),
+            )
+        finally:
+            os.close(result_fd)
         note = ""
         if run.leftovers:
             note = f"{len(run.leftovers)} leftover process(es) killed after the run"
         try:
-            record = _read_json_file(scratch / _RESULT, _MAX_RESULT_BYTES)
+            record = _read_json_file(Path(result), _MAX_RESULT_BYTES)
         except (OSError, ValueError, RecursionError, MemoryError):
             record = None
         if not isinstance(record, dict) or not isinstance(record.get("status"), str):
@@ -338,6 +347,7 @@ def _execute(
             return {"status": "could not run", "error": f"no result ({why})"}, note
         return record, note
     finally:
+        Path(result).unlink(missing_ok=True)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -424,7 +434,8 @@ def grade_notebook(
                 f"{min(cleared, 10**6)} process(es) the stopped cell had started were killed"
             )
         if isinstance(record.get("error"), str):
-            sub.notes.append(f"execution failed ({record['error'][:120]})")
+            sub.notes.append(f"execution failed ({printable(record['error'], 120)})")
+        _note_space(sub, record.get("space"), limits or Limits(), sandbox)
         plain = _plain_payload(record.get("payload"))
         if plain is not None:
             answers, declared = plain
@@ -439,6 +450,27 @@ def grade_notebook(
 
 
 _STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
+#: The status of a notebook that filled a writable folder or wrote a file at the size limit.
+OUT_OF_SPACE = "out of space"
+
+
+def _note_space(sub: Submission, space: object, limits: Limits, sandbox: bool) -> None:
+    """Notes (and the status) for the space limits the runner saw reached."""
+    if not isinstance(space, dict):
+        return
+    full = space.get("full") if isinstance(space.get("full"), list) else []
+    sizes = {"/tmp": limits.tmp_bytes, SANDBOX_HOME: limits.home_bytes} if sandbox else {}
+    hit = [
+        f"filled {folder} (its {sizes[folder] // MiB} MiB limit)"
+        for folder in sizes
+        if folder in full
+    ]
+    if space.get("file_limit") is True:
+        hit.append(f"wrote a file of {limits.file_bytes // MiB} MiB, the file-size limit")
+    if hit:
+        sub.notes.extend(hit)
+        if sub.status in ("ran", "ran with errors"):
+            sub.status = OUT_OF_SPACE
 
 
 def _note_declared(sub: Submission, sid: str | None, declared: str | None) -> None:

@@ -3,15 +3,19 @@
 The batch grader (:mod:`lesson_lib.coursework.grade`) starts this module in
 the submission's sandbox, kernel included::
 
-    python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result result.json
+    python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
 
 It runs the notebook's code cells top to bottom in a fresh kernel (a cell
 that raises does not stop it; the time limit does, and interrupts the
 running cell), then one extra cell that prints the ``answer_q...``
 variables as JSON (each read by
 :func:`~lesson_lib.coursework.answers.read_answer`, as the self-check reads
-it), and writes ``{"status", "raised", "payload"}`` to the result file. Nothing here scores anything: the grader reads the result
-file, treats it as untrusted input and scores outside the sandbox.
+it), and writes ``{"status", "raised", "payload", "space"}`` to the result
+file descriptor the grader opened outside the sandbox
+(:func:`keep_to_myself` keeps it from the kernel, which runs as the same
+user). Nothing here scores anything: the grader treats the record as
+untrusted input, keeps only plain data of the expected shapes, and scores
+outside the sandbox.
 
 A cell that times out may have started processes (a fork bomb, children
 that loop). After the interrupt, every process of the kernel's process group
@@ -379,10 +383,95 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     return record
 
 
-def _write(path: Path, record: dict[str, Any]) -> None:
+#: Largest result written, bytes (the answers' readings take a few KiB).
+MAX_RESULT_BYTES = 2**20
+#: A tmpfs with less than this free is counted as full, bytes.
+FULL_MARGIN = 256 * 2**10
+#: Entries looked at when searching the writable folders for a file at the size limit.
+_MAX_SCANNED = 10_000
+
+
+def _write(path: Path | None, fd: int | None, record: dict[str, Any]) -> None:
+    """Write the result record to the grader's file descriptor, or to ``path`` (by hand)."""
+    data = json.dumps(record).encode("utf-8")
+    if len(data) > MAX_RESULT_BYTES:
+        data = json.dumps({"status": record.get("status"), "error": "result too large"}).encode()
+    if fd is not None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.close(fd)
+        return
+    assert path is not None
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record), encoding="utf-8")
+    tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def keep_to_myself(fd: int | None) -> None:
+    """Keep the result descriptor from the kernel: not inherited, and this process not
+    inspectable by another process of the same user (``PR_SET_DUMPABLE`` 0).
+
+    The kernel runs as the same user as this runner. A dumpable process's
+    ``/proc/<pid>/fd`` can be opened, and the process traced, by any other
+    process of its user; a non-dumpable one's only by root. So the student's
+    code can neither write to the grader's result file nor change what this
+    process writes there; it can only kill it, which the grader sees as a
+    missing result.
+
+    Parameters
+    ----------
+    fd : int or None
+        The result file descriptor, if any.
+    """
+    if fd is not None:
+        os.set_inheritable(fd, False)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_dumpable = 4
+        libc.prctl(pr_set_dumpable, 0, 0, 0, 0)
+
+
+def space_report(folders: Sequence[Path]) -> dict[str, Any]:
+    """Which writable folders are full, and whether a file reached the file-size limit.
+
+    Parameters
+    ----------
+    folders : sequence of Path
+        The folders the notebook could write (``/tmp`` and the home folder).
+
+    Returns
+    -------
+    dict
+        ``full``: the folders with less than :data:`FULL_MARGIN` free;
+        ``file_limit``: True if some file there is as large as ``RLIMIT_FSIZE``
+        allows (the search stops after :data:`_MAX_SCANNED` entries).
+    """
+    import resource
+
+    full = []
+    for folder in folders:
+        try:
+            info = os.statvfs(folder)
+        except OSError:
+            continue
+        if info.f_blocks and info.f_bavail * info.f_frsize < FULL_MARGIN:
+            full.append(str(folder))
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    at_limit = False
+    if limit != resource.RLIM_INFINITY:
+        seen = 0
+        for folder in folders:
+            for top, dirs, names in os.walk(folder):
+                seen += len(dirs) + len(names)
+                for name in names:
+                    with contextlib.suppress(OSError):
+                        at_limit = at_limit or os.lstat(os.path.join(top, name)).st_size >= limit
+                if at_limit or seen > _MAX_SCANNED:
+                    break
+    return {"full": full, "file_limit": at_limit}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -401,14 +490,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lesson_lib.coursework.runner")
     parser.add_argument("notebook", type=Path)
     parser.add_argument("--timeout", type=float, required=True)
-    parser.add_argument("--result", type=Path, required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--result", type=Path, help="write the result record to this file")
+    where.add_argument("--result-fd", type=int, help="write it to this open file descriptor")
     args = parser.parse_args(argv)
+    keep_to_myself(args.result_fd)
     warnings.simplefilter("ignore")
     try:
         with args.notebook.open(encoding="utf-8", errors="replace") as fh:
             sources = code_sources(json.load(fh))
     except (OSError, ValueError, RecursionError, MemoryError) as err:
-        _write(args.result, {"status": "not a notebook", "error": type(err).__name__})
+        record = {"status": "not a notebook", "error": type(err).__name__}
+        _write(args.result, args.result_fd, record)
         return 0
     try:
         record = execute(sources, args.notebook.parent, args.timeout)
@@ -416,7 +509,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = {"status": "could not run", "error": "RecursionError"}
     except Exception as err:  # a kernel that cannot start, a broken cell ...
         record = {"status": "could not run", "error": f"{type(err).__name__}: {err}"[:200]}
-    _write(args.result, record)
+    record["space"] = space_report([Path("/tmp"), args.notebook.parent.resolve()])
+    _write(args.result, args.result_fd, record)
     return 0
 
 
