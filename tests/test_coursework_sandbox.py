@@ -136,12 +136,14 @@ def test_wall_clock_limit_kills_everything(tmp_path):
 
 
 @pytest.mark.slow
-def test_output_file_size_is_capped(tmp_path):
-    """What a command prints is captured only up to the file-size limit."""
+def test_printed_output_is_kept_only_up_to_keep_output(tmp_path):
+    """64 MiB printed: the first keep_output bytes are kept, the rest is read and dropped
+    (the command is not stopped by a full pipe and nothing is written to a file)."""
     need_sandbox()
-    code = "import sys\nfor _ in range(64):\n    sys.stdout.write('x' * 2**20)\n"
-    result = _sandbox_run(tmp_path, code, limits=Limits(file_bytes=4 * 2**20), keep_output=2**30)
-    assert len(result.output) <= 4 * 2**20
+    code = "import sys\nfor _ in range(64):\n    sys.stdout.write('x' * 2**20)\nprint('end')\n"
+    result = _sandbox_run(tmp_path, code, keep_output=2**20)
+    assert len(result.output) == 2**20 and set(result.output) == {"x"}
+    assert result.returncode == 0 and not result.timed_out
 
 
 def test_mounts_cover_python_and_the_package_and_not_the_repository():

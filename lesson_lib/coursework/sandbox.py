@@ -24,9 +24,10 @@ in bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   Linux counts per user (``RLIMIT_NPROC``) do not apply to root, so this is
   what makes the process limit work;
 * limits on address space per process (``RLIMIT_AS``), processes and
-  threads of that user (``RLIMIT_NPROC``), file size (``RLIMIT_FSIZE``, which
-  also caps what it prints to the captured output), CPU seconds and open
-  files, and a wall-clock timeout after which everything is killed;
+  threads of that user (``RLIMIT_NPROC``), file size (``RLIMIT_FSIZE``), CPU
+  seconds and open files, and a wall-clock timeout after which everything
+  is killed; what it prints is read through a pipe, its first
+  ``keep_output`` bytes kept in memory and the rest dropped;
 * a private channel out: file descriptors passed with ``pass_fds`` (the
   grader's result file, opened outside) reach the command and nothing else
   can name them from inside.
@@ -47,6 +48,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -90,8 +92,7 @@ class Limits:
         (``RLIMIT_NPROC``; a Jupyter kernel and its runner use about 30).
         Enforced only in the sandbox (root ignores it).
     file_bytes : int, default 64 MiB
-        Largest file the command may write, and so the most it can print to
-        the captured output (``RLIMIT_FSIZE``), bytes.
+        Largest file the command may write (``RLIMIT_FSIZE``), bytes.
     open_files : int, default 1024
         Open files per process (``RLIMIT_NOFILE``).
     tmp_bytes : int, default 256 MiB
@@ -459,8 +460,6 @@ def run_isolated(
     SandboxUnavailable
         If ``sandbox`` is True and bubblewrap cannot run here.
     """
-    import tempfile
-
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
     # the user id stays claimed until its processes are reaped (reserved_uid)
@@ -491,11 +490,15 @@ def run_isolated(
         cpu = int(timeout) + 30
         start = time.monotonic()
         timed_out = False
-        with tempfile.TemporaryFile() as captured:
+        # what it prints goes through a pipe: kept up to keep_output, the rest dropped,
+        # nothing of it on the host's disk
+        read_end, write_end = os.pipe()
+        drain = _Drain(read_end, keep_output)
+        try:
             proc = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
-                stdout=captured,
+                stdout=write_end,
                 stderr=subprocess.STDOUT,
                 cwd=str(scratch),
                 env=_environment(home, env or {}) if uid is None else {"PATH": "/usr/bin:/bin"},
@@ -503,28 +506,31 @@ def run_isolated(
                 start_new_session=True,
                 pass_fds=tuple(pass_fds),
             )
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            except BaseException:  # interrupted (Ctrl-C, SIGTERM): leave nothing running
-                _kill(proc, uid)
-                if uid is not None:
-                    _reap(uid)
-                else:
-                    from lesson_lib.lab.launch import stop_job
-
-                    stop_job(tag)
-                raise
+        finally:
+            os.close(write_end)
+        drain.start()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): leave nothing running
             _kill(proc, uid)
-            captured.seek(0)
-            output = captured.read(keep_output).decode("utf-8", "replace")
+            if uid is not None:
+                _reap(uid)
+            else:
+                from lesson_lib.lab.launch import stop_job
+
+                stop_job(tag)
+            raise
+        finally:
+            _kill(proc, uid)
         if uid is not None:
             leftovers = _reap(uid)
         else:
             from lesson_lib.lab.launch import stop_job
 
             leftovers = stop_job(tag)
+        output = drain.result()
         return RunResult(
             returncode=proc.returncode if proc.returncode is not None else -9,
             timed_out=timed_out,
@@ -534,6 +540,36 @@ def run_isolated(
             leftovers=leftovers,
             uid=uid,
         )
+
+
+class _Drain(threading.Thread):
+    """Read a pipe to its end, keeping the first ``keep`` bytes and dropping the rest."""
+
+    def __init__(self, fd: int, keep: int) -> None:
+        super().__init__(name="sandbox output", daemon=True)
+        self.fd = fd
+        self.keep = keep
+        self.kept = bytearray()
+
+    def run(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    return
+                room = self.keep - len(self.kept)
+                if room > 0:
+                    self.kept += chunk[:room]
+        except OSError:
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+
+    def result(self, wait_s: float = 10.0) -> str:
+        """What was kept, once every writer has gone (or ``wait_s`` later)."""
+        self.join(wait_s)
+        return bytes(self.kept).decode("utf-8", "replace")
 
 
 def _kill(proc: subprocess.Popen, uid: int | None) -> None:
