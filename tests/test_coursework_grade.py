@@ -54,13 +54,19 @@ def test_static_answers_reads_literals_only():
 
 
 def test_find_submissions_understands_both_layouts(tmp_path):
-    """<ID>.ipynb files and <ID>/problems.ipynb folders; other chapter notebooks are ignored."""
+    """<ID>.ipynb files and <ID>/problems.ipynb folders; other chapter notebooks are ignored;
+    any other name gets an entry too, saying it is not a notebook."""
     (tmp_path / "s1.ipynb").write_text("{}")
     (tmp_path / "s2").mkdir()
     (tmp_path / "s2" / "problems.ipynb").write_text("{}")
     (tmp_path / "s2" / "sizing.ipynb").write_text("{}")
     (tmp_path / "notes.txt").write_text("")
-    assert [name for name, _ in find_submissions(tmp_path)] == ["s1", "s2"]
+    found = find_submissions(tmp_path)
+    assert [(e.stem, e.file, e.problem) for e in found] == [
+        ("notes", "notes.txt", "not a notebook (.ipynb) file"),
+        ("s1", "s1.ipynb", ""),
+        ("s2", "s2/problems.ipynb", ""),
+    ]
 
 
 def test_cli_refuses_a_missing_or_empty_folder(tmp_path):
@@ -504,3 +510,58 @@ def test_space_limits_become_the_status_and_notes():
     assert timed.status == "timed out" and timed.notes == [
         "filled /home/student (its 256 MiB limit)"
     ]
+
+
+def _notebook_json(student: str, answers: dict) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"STUDENT = {student!r}")]
+    nb.cells += [nbformat.v4.new_code_cell(f"answer_{q} = {v!r}") for q, v in answers.items()]
+    return nbformat.writes(nb)
+
+
+def test_an_impostors_name_scores_nothing_and_is_flagged_beside_the_id_it_imitates(
+    tmp_path, capsys
+):
+    """a001 with a Cyrillic a, and a001 with a zero-width space, beside the real a001:
+    both are 'invalid ID' rows, not run, scoring nothing, each flagged as imitating
+    a001, whose row names them; the run says so on stderr."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    book = {q: reference(q) for q in PROBLEMS}
+    (folder / "a001.ipynb").write_text("the real student's broken file")
+    (folder / "\u0430001.ipynb").write_text(_notebook_json("a001", book))
+    (folder / "a001\u200b.ipynb").write_text(_notebook_json("a001", book))
+    out = tmp_path / "g.csv"
+    assert main([str(folder), "--out", str(out), "--no-sandbox"]) == 0
+    with out.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3
+    impostors = [r for r in rows if r["status"] == "invalid ID"]
+    assert len(impostors) == 2
+    for row in impostors:
+        assert row["total"] == "0" and row["notes"].startswith("IMITATES student ID 'a001'")
+        assert "not run, nothing graded" in row["notes"]
+    real = next(r for r in rows if r["status"] != "invalid ID")
+    assert real["student"] == "a001" and real["notes"].startswith("IMITATED: ")
+    assert "\\u0430001.ipynb" in real["notes"] and "a001\\u200b.ipynb" in real["notes"]
+    captured = capsys.readouterr()
+    assert "not valid student IDs" in captured.err
+    assert "\u200b" not in captured.err + captured.out + out.read_text()
+
+
+def test_a_name_with_a_newline_prints_one_escaped_progress_line(tmp_path, capsys):
+    """A file named to forge a progress line gets its own line, the newline escaped, in the
+    terminal and in the CSV."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    forged = "x\nalice: 16 \u2215 16 (ran, 2.1 s)"
+    (folder / f"{forged}.ipynb").write_text("not a notebook")
+    (folder / "bob.ipynb").write_text("not a notebook")
+    out = tmp_path / "g.csv"
+    assert main([str(folder), "--out", str(out), "--no-sandbox"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if f"/ {len(PROBLEMS)} (" in ln]
+    assert len(lines) == 2
+    assert not any(ln.startswith("alice") for ln in lines)
+    assert any(ln.startswith("x\\nalice: 16") for ln in lines)
+    text = out.read_text()
+    assert "\nalice" not in text and "x\\nalice" in text

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import csv
 import filecmp
 import json
@@ -70,13 +69,17 @@ from lesson_lib.coursework.sandbox import (
     require_sandbox,
     run_isolated,
 )
+from lesson_lib.coursework.student_ids import id_problem, skeleton
+from lesson_lib.coursework.submissions import (
+    Entry,
+    find_submissions,
+    hidden_names,
+    read_notebook,
+    static_student,
+)
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
 
-#: Name of the problem-set notebook inside a per-student folder.
-PROBLEM_SET = "problems"
-#: Largest notebook file read, bytes (the problem set is about 100 KB).
-MAX_NOTEBOOK_BYTES = 20 * 2**20
 #: Largest code cell whose source is parsed for plain answers, characters.
 MAX_CELL_CHARS = 20_000
 #: Longest ``--timeout`` accepted, seconds.
@@ -105,13 +108,13 @@ class Submission:
     Attributes
     ----------
     student : str
-        Student ID (from the file or folder name, lower-cased), or the file
-        name if it is not a valid ID.
+        Student ID (from the file or folder name, lower-cased), or the name
+        as found if it is not a valid ID.
     path : Path
         The notebook.
     status : str
-        ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``, ``"kernel died"``,
-        ``"could not run"`` or ``"not a notebook"``.
+        ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``,
+        ``"kernel died"``, ``"could not run"``, ``"not a notebook"`` or ``"invalid ID"``.
     answers : dict
         ``answer_q...`` values found, by problem id.
     results : dict
@@ -122,6 +125,9 @@ class Submission:
         The notebook's path relative to the submissions folder.
     seconds : float
         Wall-clock seconds it took to grade.
+    looks_like : str
+        For a name that is not a valid ID, the plain ID it looks like
+        (:func:`~lesson_lib.coursework.student_ids.skeleton`), else "".
     """
 
     student: str
@@ -132,43 +138,12 @@ class Submission:
     notes: list[str] = field(default_factory=list)
     file: str = ""
     seconds: float = 0.0
+    looks_like: str = ""
 
     @property
     def total(self) -> float:
         """Sum of the scores."""
         return sum(r.score for r in self.results.values())
-
-
-def find_submissions(folder: Path) -> list[tuple[str, Path]]:
-    """Submitted notebooks in ``folder`` and the name each is graded under.
-
-    Two layouts are understood, and may be mixed: ``folder/<ID>.ipynb`` and
-    ``folder/<ID>/problems.ipynb`` (the student edition's layout; other
-    notebooks in that folder are ignored). Hidden names are skipped.
-
-    Parameters
-    ----------
-    folder : Path
-        The folder of submissions.
-
-    Returns
-    -------
-    list of (str, Path)
-        Name (the ID as written in the file system) and notebook, sorted by name.
-    """
-    found = [
-        (p.stem, p)
-        for p in folder.glob("*.ipynb")
-        if not p.name.startswith(".") and (p.is_file() or p.is_symlink())
-    ]
-    found += [
-        (p.parent.name, p)
-        for p in folder.glob(f"*/{PROBLEM_SET}.ipynb")
-        if not p.parent.name.startswith(".")
-        and not p.parent.is_symlink()
-        and (p.is_file() or p.is_symlink())
-    ]
-    return sorted(found, key=lambda item: (item[0].casefold(), str(item[1])))
 
 
 def static_answers(nb: object) -> dict[str, Any]:
@@ -297,9 +272,9 @@ def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
 
 
 def _execute(
-    path: Path, timeout: float, sandbox: bool, limits: Limits, workdir: Path
+    nb: dict, timeout: float, sandbox: bool, limits: Limits, workdir: Path
 ) -> tuple[dict[str, Any] | None, str]:
-    """Run ``path`` through the runner in a throwaway copy; (result record, note).
+    """Run the notebook ``nb`` (as read) through the runner in a throwaway copy; (record, note).
 
     The runner writes its record to a file opened here, outside the sandbox,
     and passed as a file descriptor: nothing inside can write it by a path.
@@ -307,7 +282,8 @@ def _execute(
     scratch = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
     result_fd, result = tempfile.mkstemp(prefix="result-", suffix=".json", dir=workdir)
     try:
-        shutil.copyfile(path, scratch / _COPY, follow_symlinks=False)
+        # the notebook as it was read and checked here, not the file again
+        (scratch / _COPY).write_text(json.dumps(nb), encoding="utf-8")
         home = SANDBOX_HOME if sandbox else str(scratch)
         try:
             run = run_isolated(
@@ -359,13 +335,19 @@ def grade_notebook(
     sandbox: bool = True,
     limits: Limits | None = None,
     workdir: Path | None = None,
+    entry: Entry | None = None,
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
+
+    A name that is not a valid student ID
+    (:func:`~lesson_lib.coursework.student_ids.normalize_student`) is not
+    run: its row has the status ``"invalid ID"`` and scores nothing, so no
+    one can pick a variant, or the book's, by how a file is named.
 
     Parameters
     ----------
     name : str
-        The ID the file system gives it (file stem or folder name).
+        The ID the file system gives it (file stem or folder name, tails taken off).
     path : Path
         The notebook.
     timeout : float, default 120
@@ -377,6 +359,10 @@ def grade_notebook(
         Resource limits (:class:`~lesson_lib.coursework.sandbox.Limits` defaults).
     workdir : Path, optional
         Private folder for the throwaway copies (default: a temporary one).
+    entry : Entry, optional
+        What :func:`~lesson_lib.coursework.submissions.find_submissions` found
+        (the name as it stands, why it cannot be graded); default: ``path``
+        as a notebook file named ``name``.
 
     Returns
     -------
@@ -384,36 +370,46 @@ def grade_notebook(
         Status, answers, one result per problem, notes.
     """
     started = time.monotonic()
-    sub = Submission(student=name, path=path, file=path.name)
+    entry = entry or Entry(path.name, name, path)
+    sub = Submission(student=name, path=path, file=entry.file)
+    sub.notes.extend(entry.notes)
     try:
         sid = normalize_student(name)
-    except (TypeError, ValueError):
-        sid = None
-        sub.notes.append(
-            f"file name {name[:80]!r} is not a valid student ID: graded as the book's version"
-        )
+        why = "" if sid is not None else "an empty name"
+    except (TypeError, ValueError) as err:
+        sid, why = None, str(err)
     if sid is not None:
         sub.student = sid
     if not sandbox:
         sub.notes.append(NO_SANDBOX_NOTE)
     answers: dict[str, Any] | None = None
-    nb: object = None
-    if path.is_symlink():
+    nb: dict | None = None
+    if entry.problem:
         sub.status = "not a notebook"
-        sub.notes.append("a symbolic link, not a file: not read")
+        sub.notes.append(f"{entry.problem}: nothing graded")
     else:
         try:
-            nb = _read_json_file(path, MAX_NOTEBOOK_BYTES)
-            code_sources(nb)
+            nb, converted = read_notebook(path)
+            if converted:
+                sub.notes.append(converted)
         except (OSError, ValueError, RecursionError, MemoryError) as err:
             sub.status = "not a notebook"
             sub.notes.append(f"could not read the notebook ({_describe(err)})")
-            nb = None
+    if sid is None:
+        # shown in ASCII: a Cyrillic a or a zero-width space must be seen to differ
+        sub.student = printable(ascii(name)[1:-1], 80)
+        sub.looks_like = skeleton(name)
+    if nb is not None and sid is None:
+        sub.status = INVALID_ID
+        sub.notes.append(
+            f"{printable(ascii(entry.name), 80)} does not name a valid student ID ({why}): "
+            "not run, nothing graded; rename it to the student's ID"
+        )
+        _note_declared(sub, None, static_student(nb))
+        nb = None
     if nb is not None:
         with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
-            record, note = _execute(
-                path, timeout, sandbox, limits or Limits(), workdir or Path(tmp)
-            )
+            record, note = _execute(nb, timeout, sandbox, limits or Limits(), workdir or Path(tmp))
         if note:
             sub.notes.append(note)
         sub.status = record["status"] if record["status"] in _STATUSES else "could not run"
@@ -423,7 +419,8 @@ def grade_notebook(
         if isinstance(raised, int) and not isinstance(raised, bool) and raised > 0:
             if sub.status == "ran":
                 sub.status = "ran with errors"
-            sub.notes.append(f"{min(raised, 10**6)} cell(s) raised an error")
+            cells = len(code_sources(nb))
+            sub.notes.append(f"{min(raised, cells)} cell(s) raised an error")
         if record.get("flooded"):
             sub.notes.append(
                 f"printed more than {MAX_OUTPUT // 2**20} MiB: the printing cell was interrupted"
@@ -439,10 +436,10 @@ def grade_notebook(
         plain = _plain_payload(record.get("payload"))
         if plain is not None:
             answers, declared = plain
-            _note_declared(sub, sid, declared)
         else:
-            answers = static_answers(nb)
+            answers, declared = static_answers(nb), static_student(nb)
             sub.notes.append("answers read from the answer cells' source, not from running it")
+        _note_declared(sub, sid, declared)
     for qid in PROBLEMS:
         sub.results[qid] = check_in_time(qid, (answers or {}).get(qid), sid)
     sub.seconds = time.monotonic() - started
@@ -450,6 +447,8 @@ def grade_notebook(
 
 
 _STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
+#: The status of a file whose name is not a valid student ID (not run, no score).
+INVALID_ID = "invalid ID"
 #: The status of a notebook that filled a writable folder or wrote a file at the size limit.
 OUT_OF_SPACE = "out of space"
 
@@ -474,17 +473,16 @@ def _note_space(sub: Submission, space: object, limits: Limits, sandbox: bool) -
 
 
 def _note_declared(sub: Submission, sid: str | None, declared: str | None) -> None:
-    if declared is None or not declared.strip() or sid is None:
+    """Note the notebook's own ``STUDENT`` when it is not the ID its name gives."""
+    if declared is None or not declared.strip():
         return
     try:
-        same = normalize_student(declared) == sid
+        same = sid is not None and normalize_student(declared) == sid
     except (TypeError, ValueError):
         same = False
     if not same:
-        sub.notes.append(
-            f"the notebook says STUDENT = {printable(repr(declared), 64)}; graded as "
-            f"{sid!r} (its file name)"
-        )
+        graded = f"graded as {sid!r} (its file name)" if sid else "not graded"
+        sub.notes.append(f"the notebook says STUDENT = {printable(repr(declared), 64)}; {graded}")
 
 
 def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
@@ -513,6 +511,43 @@ def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submiss
                 "none was picked, decide which one counts",
             )
     return duplicated
+
+
+def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
+    """Note on every invalid-ID row which valid ID it looks like, and on that ID's row too.
+
+    A name with a Cyrillic a (U+0430) for a Latin ``a``, or a zero-width space,
+    is an invalid ID (:func:`grade_notebook`); it is flagged beside the row
+    of the ID it imitates (:func:`~lesson_lib.coursework.student_ids.skeleton`).
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks; their ``notes`` are extended.
+
+    Returns
+    -------
+    dict
+        Imitated ID -> the rows that imitate it.
+    """
+    valid = {s.student.casefold(): s for s in submissions if s.status != INVALID_ID}
+    found: dict[str, list[Submission]] = {}
+    for sub in submissions:
+        if sub.status != INVALID_ID:
+            continue
+        look = sub.looks_like
+        if look in valid or not id_problem(look):
+            found.setdefault(look, []).append(sub)
+    for look, impostors in found.items():
+        files = ", ".join(printable(ascii(s.file), 80) for s in impostors)
+        for sub in impostors:
+            where = f" ({valid[look].file})" if look in valid else ""
+            sub.notes.insert(0, f"IMITATES student ID {look!r}{where}")
+        if look in valid:
+            valid[look].notes.insert(
+                0, f"IMITATED: {files} has a name that looks like this ID but is not it"
+            )
+    return found
 
 
 def grade_folder(
@@ -549,25 +584,31 @@ def grade_folder(
     subs = []
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
         os.chmod(work, 0o700)
-        for name, path in find_submissions(folder):
+        for entry in find_submissions(folder):
             try:
                 sub = grade_notebook(
-                    name, path, timeout, sandbox=sandbox, limits=limits, workdir=Path(work)
+                    entry.stem,
+                    entry.path,
+                    timeout,
+                    sandbox=sandbox,
+                    limits=limits,
+                    workdir=Path(work),
+                    entry=entry,
                 )
             except Exception as err:  # never stop the run for one submission
-                sub = Submission(student=name, path=path, status="could not run")
+                sub = Submission(entry.stem, entry.path, "could not run", file=entry.file)
                 sub.notes.append(f"the grader failed on this file ({_describe(err)})")
                 sub.results = {q: check(q, None) for q in PROBLEMS}
-            with contextlib.suppress(ValueError):
-                sub.file = str(path.relative_to(folder))
             if progress is not None:
+                # one line per row, whatever the name holds (a newline would forge another)
                 progress.write(
-                    f"{spreadsheet_safe(sub.student)}: {sub.total:g} / {len(PROBLEMS)} ({sub.status}, "
-                    f"{sub.seconds:.1f} s)\n"
+                    f"{printable(sub.student, 80)}: {sub.total:g} / {len(PROBLEMS)} "
+                    f"({sub.status}, {sub.seconds:.1f} s)\n"
                 )
                 progress.flush()
             subs.append(sub)
     flag_duplicates(subs)
+    flag_imitations(subs)
     return subs
 
 
@@ -790,8 +831,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     found = find_submissions(args.folder)
     if not found:
-        print(f"error: no notebooks in {args.folder}", file=sys.stderr)
+        print(f"error: no submissions in {args.folder}", file=sys.stderr)
         return 2
+    hidden = hidden_names(args.folder)
+    if hidden:
+        shown = ", ".join(printable(h, 40) for h in hidden[:5])
+        more = f" and {len(hidden) - 5} more" if len(hidden) > 5 else ""
+        print(f"note: names starting with '.' are not submissions, left out: {shown}{more}")
     if not args.no_sandbox:
         try:
             require_sandbox()
@@ -810,11 +856,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts: dict[str, int] = {}
     for sub in submissions:
         counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
-    duplicates = {spreadsheet_safe(key) for key, n in counts.items() if n > 1}
+    duplicates = {printable(key, 80) for key, n in counts.items() if n > 1}
     if duplicates:
         print(
             f"warning: duplicate student IDs, every copy graded and flagged in the notes: "
             f"{', '.join(sorted(duplicates))}",
+            file=sys.stderr,
+        )
+    invalid = [sub for sub in submissions if sub.status == INVALID_ID]
+    if invalid:
+        names = ", ".join(printable(ascii(sub.file), 80) for sub in invalid[:10])
+        print(
+            f"warning: {len(invalid)} name(s) are not valid student IDs, not graded (see the "
+            f"notes; one may imitate another student's ID): {names}",
             file=sys.stderr,
         )
     return 0
