@@ -38,7 +38,7 @@ from lesson_lib.lab.sweep import (
     SweepConfig,
     incomplete_path,
 )
-from lesson_lib.model._safe_io import require_output_file
+from lesson_lib.model._safe_io import printable, require_output_file
 from lesson_lib.model.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
 
 if TYPE_CHECKING:
@@ -74,6 +74,8 @@ __all__ = [
 ]
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*$")
+#: Longest size text read (a longer one is not a size, whatever it holds).
+_MAX_SIZE_CHARS = 1000
 _SUFFIX = {
     "": 1.0,
     "B": 1.0,
@@ -115,17 +117,18 @@ def parse_size(text: str) -> int:
     >>> parse_size("64MiB"), parse_size("10K"), parse_size("1MB")
     (67108864, 10240, 1000000)
     """
-    match = _SIZE.match(str(text))
+    text = str(text)
+    match = _SIZE.match(text) if len(text) <= _MAX_SIZE_CHARS else None
     if not match or match[2] not in _SUFFIX:
         raise ValueError(
             f"size must be a number with an optional unit ({', '.join(k for k in _SUFFIX if k)}), "
-            f"got {text!r}"
+            f"got {printable(repr(text), 60)}"
         )
     value = float(match[1]) * _SUFFIX[match[2]]
     if not math.isfinite(value) or value > 2**60:
         raise ValueError(f"size must be at most 1 EiB, got {text[:40]!r}")
     if value < 1:
-        raise ValueError(f"size must be at least 1 byte, got {text!r}")
+        raise ValueError(f"size must be at least 1 byte, got {printable(repr(text), 60)}")
     return round(value)
 
 
@@ -209,7 +212,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _say(stream: TextIO, text: str) -> None:
-    stream.write(text.rstrip("\n") + "\n")
+    """Print ``text``: its own line breaks kept, every other control character escaped.
+
+    What is printed often comes from a file (a results file's facts, a
+    rank's output); an escape sequence in it must not reach the terminal.
+    Fields that come from files are escaped where they are read, line breaks
+    included, so they cannot start a line of their own either.
+    """
+    lines = text.rstrip("\n").split("\n")
+    stream.write("\n".join(printable(line, 20_000) for line in lines) + "\n")
     stream.flush()
 
 
@@ -421,7 +432,7 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     m = read_results(args.file)
     _say(out, m.label())
     if not m.complete:
-        _say(out, f"INCOMPLETE: {m.stop_reason or 'the sweep stopped early'}")
+        _say(out, f"INCOMPLETE: {printable(m.stop_reason or 'the sweep stopped early', 500)}")
     for line in [*_table(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]:
         _say(out, line)
     return EXIT_OK
