@@ -2,7 +2,9 @@
 
 import csv
 import os
+import signal
 import stat
+import sys
 from pathlib import Path
 
 import nbformat
@@ -565,3 +567,64 @@ def test_a_name_with_a_newline_prints_one_escaped_progress_line(tmp_path, capsys
     assert any(ln.startswith("x\\nalice: 16") for ln in lines)
     text = out.read_text()
     assert "\nalice" not in text and "x\\nalice" in text
+
+
+def _processes_mounting(marker: str) -> list[int]:
+    """Live processes whose mounts name ``marker`` (a sandbox of this test's run)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker in Path(f"/proc/{entry}/mountinfo").read_text():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_run_leaves_nothing_and_keeps_the_old_grades(tmp_path, signum):
+    """SIGTERM or Ctrl-C while a notebook runs: exit 128 + the signal, one line and no
+    traceback, the earlier grades.csv as it was, no temporary folder and no process left."""
+    import subprocess
+    import time
+
+    from sandbox_support import need_sandbox
+
+    need_sandbox()
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import time\ntime.sleep(600)")]
+    nbformat.write(nb, folder / "s779.ipynb")
+    out = tmp_path / "grades.csv"
+    out.write_text("student,total\nearlier,16\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lesson_lib.coursework.grade", str(folder), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not _processes_mounting(str(scratch)):  # the sandbox is up
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(1)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err and "interrupted" in err and "no grades written" in err
+    assert out.read_text() == "student,total\nearlier,16\n"
+    assert list(scratch.iterdir()) == []
+    assert list(tmp_path.glob("grades.*")) == [out]
+    time.sleep(0.5)
+    assert _processes_mounting(str(scratch)) == []

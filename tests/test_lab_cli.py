@@ -398,3 +398,44 @@ def test_show_refuses_a_denormal_time_in_a_results_file(tmp_path):
     path.write_text(json.dumps(data))
     status, _, err = run_main(["show", str(path)])
     assert status == cli.EXIT_BAD_FILE and "record 0 needs a number 'median_s' from 1e-12" in err
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_run_cleanly(job, tmp_path):
+    """SIGTERM to `lab run` while its ranks hang: exit 143, one line and no traceback, the
+    earlier --out file untouched, no staging file, no launcher folder, no rank left (the
+    job fixture checks the processes and MPICH's segments)."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    out = tmp_path / "r.json"
+    good = _good_results(out)
+    before = set(Path(tempfile.gettempdir()).glob("lesson-lab-*"))
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "lesson_lib.lab", "run", "-n", "2", "--out", str(out),
+            "--max-bytes", "64KiB", "--reps", "3", "--simulate-failure", "hang",
+            "--timeout", "120",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(launch.job_processes(job)) < 3:  # mpiexec and both ranks
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(1)
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert out.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+    assert set(Path(tempfile.gettempdir()).glob("lesson-lab-*")) == before

@@ -96,3 +96,27 @@ def test_the_previous_file_is_kept_with_the_time(tmp_path):
     assert len(first.stem) == len("grades.20260101-120000")
     grades.write_text("3 rows")  # a copy: rewriting the file in place leaves it as it was
     assert first.read_text() == "43 rows"
+
+
+def test_sigterm_stops_a_block_as_ctrl_c_does_and_a_second_signal_waits():
+    """Inside stop_on_signals SIGTERM raises Stopped (a KeyboardInterrupt) with its number;
+    a second signal during the clean-up is ignored; the old handlers come back after."""
+    import signal
+
+    from lesson_lib.model._safe_io import Stopped, stop_on_signals
+
+    before = signal.getsignal(signal.SIGTERM)
+    cleaned = []
+    with pytest.raises(Stopped) as info, stop_on_signals():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(10**6):  # the handler runs at the next instruction
+                pass
+        finally:
+            os.kill(os.getpid(), signal.SIGINT)  # a second Ctrl-C, ignored
+            for _ in range(10**5):
+                pass
+            cleaned.append(True)
+    assert info.value.signum == signal.SIGTERM and isinstance(info.value, KeyboardInterrupt)
+    assert cleaned == [True]
+    assert signal.getsignal(signal.SIGTERM) is before

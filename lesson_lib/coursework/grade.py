@@ -27,7 +27,9 @@ Command line::
 
 Exit status: 0 the CSV was written (whatever the submissions contained),
 2 bad options or no submissions, 3 no sandbox available (install
-bubblewrap, or pass ``--no-sandbox`` for submissions you trust).
+bubblewrap, or pass ``--no-sandbox`` for submissions you trust), 128 + the
+signal when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP (129): the
+sandbox and every temporary copy are removed first, and no CSV is written.
 """
 
 from __future__ import annotations
@@ -78,7 +80,12 @@ from lesson_lib.coursework.submissions import (
     static_student,
 )
 from lesson_lib.coursework.variants import normalize_student
-from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
+from lesson_lib.model._safe_io import (
+    keep_previous,
+    printable,
+    require_output_file,
+    stop_on_signals,
+)
 
 #: Largest code cell whose source is parsed for plain answers, characters.
 MAX_CELL_CHARS = 20_000
@@ -795,13 +802,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 when the CSV was written (whatever the submissions contained), 2 on a
-        usage error, 3 when no sandbox can be made (see ``--no-sandbox``).
+        usage error, 3 when no sandbox can be made (see ``--no-sandbox``),
+        128 + the signal's number when stopped by a signal (nothing written).
     """
     parser = argparse.ArgumentParser(
         prog="python -m lesson_lib.coursework.grade",
         description="Run submitted problem-set notebooks, each in a sandbox, and write a CSV "
         "of scores.",
-        epilog="Exit status: 0 CSV written, 2 bad options or no notebooks, 3 no sandbox.",
+        epilog="Exit status: 0 CSV written, 2 bad options or no submissions, 3 no sandbox, "
+        "128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM; nothing written).",
     )
     parser.add_argument("folder", type=Path, help="folder of submissions")
     parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="scores CSV")
@@ -846,9 +855,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_NO_SANDBOX
     else:
         print(f"{NO_SANDBOX_NOTE}: submissions can read and change your files", file=sys.stderr)
-    submissions = grade_folder(
-        args.folder, args.timeout, sandbox=not args.no_sandbox, progress=sys.stdout
-    )
+    try:
+        with stop_on_signals():
+            submissions = grade_folder(
+                args.folder, args.timeout, sandbox=not args.no_sandbox, progress=sys.stdout
+            )
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: the sandbox and copies are gone
+        signum = getattr(stop, "signum", signal.SIGINT)
+        kept = [str(p) for p in (args.out, args.details) if p is not None]
+        print(
+            f"\ninterrupted ({signal.Signals(signum).name}): no grades written, "
+            f"{' and '.join(kept)} left as they were",
+            file=sys.stderr,
+        )
+        return 128 + signum
     for path, write in ((args.out, write_scores), (args.details, write_details)):
         if path is not None:
             kept = write(submissions, path)

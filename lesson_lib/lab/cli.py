@@ -22,6 +22,7 @@ import math
 import os
 import re
 import shlex
+import signal
 import sys
 import uuid
 from collections.abc import Sequence
@@ -330,21 +331,21 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     final = config.out
     staging = str(Path(final).with_name(f".{Path(final).name}.{tag[:12]}.tmp"))
     config = replace(config, out=staging)
-    try:
-        launch.require_mpi4py()
-        result = launch.run_mpiexec(
-            args.ranks,
-            _rank_args(config),
-            timeout=timeout,
-            hostfile=args.hostfile,
-            mpiexec=args.mpiexec,
-            relay=None if config.quiet else err,
-            tag=tag,
-        )
-    except launch.MPIUnavailableError as exc:
-        _say(err, f"lab: cannot start MPI: {exc}")
-        return EXIT_NO_MPI
-    try:
+    try:  # the staging files go, whatever ends the run (Ctrl-C and SIGTERM included)
+        try:
+            launch.require_mpi4py()
+            result = launch.run_mpiexec(
+                args.ranks,
+                _rank_args(config),
+                timeout=timeout,
+                hostfile=args.hostfile,
+                mpiexec=args.mpiexec,
+                relay=None if config.quiet else err,
+                tag=tag,
+            )
+        except launch.MPIUnavailableError as exc:
+            _say(err, f"lab: cannot start MPI: {exc}")
+            return EXIT_NO_MPI
         return _after_run(config, result, timeout, final, tag, out, err)
     finally:
         Path(staging).unlink(missing_ok=True)
@@ -538,6 +539,6 @@ def main(
         where = f" {exc.filename!r}" if exc.filename else ""
         _say(err, f"lab: cannot use{where}: {exc.strerror or exc}")
         return EXIT_BAD_FILE
-    except KeyboardInterrupt:
-        _say(err, "lab: interrupted; the MPI job was stopped")
-        return 130
+    except KeyboardInterrupt as stop:
+        _say(err, "lab: interrupted; the MPI job was stopped and --out left as it was")
+        return 128 + getattr(stop, "signum", signal.SIGINT)

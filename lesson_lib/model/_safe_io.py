@@ -11,15 +11,22 @@ told to. Three guards shared by both:
   file only: an atomic rename over ``/dev/stdout``, a device node, a FIFO
   or a symbolic link would replace that special file by a regular one;
 * :func:`keep_previous` keeps the file a command is about to replace, under
-  a name with the time, so an earlier result is never lost.
+  a name with the time, so an earlier result is never lost;
+* :func:`stop_on_signals` turns SIGTERM and SIGHUP into the same clean stop
+  as Ctrl-C, so a command's clean-up (its ``finally`` blocks and temporary
+  folders) runs whichever way it is stopped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import stat
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -163,3 +170,49 @@ def keep_previous(path: str | os.PathLike) -> Path | None:
         shutil.copystat(p, kept)
         return kept
     raise FileExistsError(f"no free name to keep the previous {p.name} under")
+
+
+class Stopped(KeyboardInterrupt):
+    """A command stopped by a signal; ``signum`` says which (the exit status is 128 + it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals(
+    signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP),
+) -> Iterator[None]:
+    """Raise :class:`Stopped` (a ``KeyboardInterrupt``) on the first of ``signals``.
+
+    Later signals are ignored until the block ends, so the clean-up the first
+    one started (killing a sandbox, removing temporary folders) is not cut
+    short by a second Ctrl-C. Outside the main thread nothing is changed.
+
+    Parameters
+    ----------
+    signals : tuple of int, default SIGINT, SIGTERM, SIGHUP
+        The signals that stop the command.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager (use it in ``with``).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Stopped(signum)
+
+    previous = {s: signal.signal(s, stop) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
