@@ -54,7 +54,7 @@ NUMBER = "number"
 TEXT = "text"
 OTHER = "other"
 
-#: What an answer that is neither blank, a number nor text can be (:attr:`Reading.why`).
+#: What an answer that is neither blank, a number nor text can be (``Reading.why``).
 WHY = frozenset({"yes/no", "not finite", "too large", "too long", "complex", "container", "object"})
 
 _CONTAINERS = (list, tuple, dict, set, frozenset, bytes, bytearray, range, str)

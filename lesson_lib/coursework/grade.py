@@ -97,7 +97,7 @@ GRACE_S = 60.0
 NO_SANDBOX_NOTE = "WARNING: graded without the sandbox (--no-sandbox)"
 #: Exit status when no sandbox can be made.
 EXIT_NO_SANDBOX = 3
-#: Seconds the grader gives one answer's check (it takes microseconds: readings are small).
+#: Seconds the grader gives one answer's check (it takes microseconds, readings are small).
 CHECK_SECONDS = 2.0
 #: Longest student, file or status cell of a CSV, characters.
 MAX_CELL_TEXT = 200
@@ -565,7 +565,7 @@ def grade_folder(
     limits: Limits | None = None,
     progress: TextIO | None = None,
 ) -> list[Submission]:
-    """Grade every submission in ``folder`` (see :func:`find_submissions`), one at a time.
+    """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`), one at a time.
 
     Parameters
     ----------
@@ -583,7 +583,8 @@ def grade_folder(
     Returns
     -------
     list of Submission
-        In the order of :func:`find_submissions`, duplicates flagged.
+        In the order of :func:`~lesson_lib.coursework.submissions.find_submissions`,
+        duplicates and imitations flagged.
     """
     folder = Path(folder)
     if sandbox:
@@ -679,9 +680,8 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
     """Write one row per notebook: student, file, one column per problem, total, max, status, notes.
 
     Written atomically (a temporary file, then a rename): an existing file is
-    replaced only by a complete one, and only after it is kept under a name
-    with the time (:func:`~lesson_lib.model._safe_io.keep_previous`) if it
-    differs. A path that is not a regular file (a device, ``/dev/stdout``, a
+    replaced only by a complete one, and only after it is copied to a name
+    with the time (``grades.20260101-120000.csv``, UTC) if it differs. A path that is not a regular file (a device, ``/dev/stdout``, a
     symbolic link, a FIFO) is refused.
 
     Parameters

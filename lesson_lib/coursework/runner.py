@@ -447,7 +447,7 @@ def space_report(folders: Sequence[Path]) -> dict[str, Any]:
     dict
         ``full``: the folders with less than :data:`FULL_MARGIN` free;
         ``file_limit``: True if some file there is as large as ``RLIMIT_FSIZE``
-        allows (the search stops after :data:`_MAX_SCANNED` entries).
+        allows (the search stops after 10,000 entries).
     """
     import resource
 

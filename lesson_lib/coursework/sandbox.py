@@ -57,7 +57,7 @@ from pathlib import Path
 
 from lesson_lib.coursework.sandbox_mounts import Mount, python_mounts
 
-#: The home folder inside the sandbox: a sized tmpfs with the input files read-only in it.
+#: The home folder inside the sandbox (a sized tmpfs with the input files read-only in it).
 SANDBOX_HOME = "/home/student"
 #: The Debian/Ubuntu package that provides ``bwrap``.
 PACKAGE = "bubblewrap"
@@ -112,7 +112,7 @@ class Limits:
 
     @property
     def writable_bytes(self) -> int:
-        """All the space a sandboxed run can write: ``/tmp`` and the home folder, bytes."""
+        """All the space a sandboxed run can write (``/tmp`` and the home folder), bytes."""
         return self.tmp_bytes + self.home_bytes
 
 

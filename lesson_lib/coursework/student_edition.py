@@ -371,7 +371,7 @@ def write_edition(
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional
-        Student IDs; see :func:`~lesson_lib.coursework.variants.normalize_student`.
+        Student IDs; see :func:`~lesson_lib.coursework.student_ids.normalize_student`.
     pages : iterable of str, optional
         Page names to include (default: every notebook page but the instructor's).
     force : bool, default False

@@ -94,7 +94,7 @@ def id_problem(text: str) -> str:
     Parameters
     ----------
     text : str
-        A candidate ID after :func:`unicodedata.normalize` ``("NFKC", ...)``.
+        A candidate ID after ``unicodedata.normalize("NFKC", ...)``.
 
     Returns
     -------

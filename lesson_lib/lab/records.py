@@ -51,9 +51,9 @@ MAX_BYTES = float(2**50)
 MAX_RANKS = 100_000
 #: Largest file the lab reads, bytes.
 MAX_FILE_BYTES = 64 * 2**20
-#: Shortest time a record may hold, seconds: one picosecond. No collective is faster,
-#: and a smaller (denormal, or zero after rounding) time would make its bandwidth
-#: infinite or divide by zero.
+#: Shortest time a record may hold, in seconds (one picosecond). No collective is
+#: faster, and a smaller (denormal, or zero after rounding) time would make its
+#: bandwidth infinite or divide by zero.
 MIN_SECONDS = 1e-12
 
 
