@@ -157,7 +157,19 @@ def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monke
         record = runner.execute(sources, tmp_path, timeout=5)
         assert record["status"] == "timed out"
         assert record["cleared"] == 3
-        assert record["payload"] == {"answers": {"answer_q1": 54.0}, "student": "s301"}
+        assert record["payload"] == {
+            "answers": {
+                "answer_q1": {
+                    "kind": "number",
+                    "value": 54.0,
+                    "shown": "54.0",
+                    "why": "",
+                    "type_name": "",
+                    "count": -1,
+                }
+            },
+            "student": "s301",
+        }
 
 
 REACH_PARENT = r'''

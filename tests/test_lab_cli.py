@@ -411,7 +411,7 @@ def test_sigterm_stops_a_run_cleanly(job, tmp_path):
 
     out = tmp_path / "r.json"
     good = _good_results(out)
-    before = set(Path(tempfile.gettempdir()).glob("lesson-lab-*"))
+    scratch = Path(tempfile.mkdtemp(prefix="lab-tmp-"))  # its own TMPDIR: /tmp is shared
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "lesson_lib.lab", "run", "-n", "2", "--out", str(out),
@@ -421,6 +421,7 @@ def test_sigterm_stops_a_run_cleanly(job, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
@@ -438,4 +439,5 @@ def test_sigterm_stops_a_run_cleanly(job, tmp_path):
     assert "interrupted" in err and "Traceback" not in err
     assert out.read_bytes() == good
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
-    assert set(Path(tempfile.gettempdir()).glob("lesson-lab-*")) == before
+    assert list(scratch.iterdir()) == []
+    scratch.rmdir()
