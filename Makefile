@@ -69,14 +69,15 @@ lock:  ## recompile requirements.txt from requirements.in in a scratch venv
 	  .lock-venv/bin/python -m pip freeze --exclude-editable | sort -f; } > requirements.txt
 	rm -rf .lock-venv
 
-# Coursework (see the "For instructors" page). IDS="s001 s002" makes one folder per student.
+# Coursework (see the "For instructors" page). IDS="s001 s002" makes one folder per student;
+# EDITION_FLAGS=--force writes over a folder or notebooks the edition did not make.
 .PHONY: student book-nosolutions grade
 
 student: setup  ## notebooks without solutions into _build/student (IDS="..." for per-student copies)
-	$(BIN)/python -m lesson_lib.coursework.student_edition --out _build/student $(if $(IDS),--ids $(IDS))
+	$(BIN)/python -m lesson_lib.coursework.student_edition --out _build/student $(if $(IDS),--ids $(IDS)) $(EDITION_FLAGS)
 
 book-nosolutions: setup assets  ## the site with every solution removed, into _build/nosolutions/_build/html
-	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
+	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src $(EDITION_FLAGS)
 	$(BIN)/python tools/build_site.py _build/nosolutions-src --path-output _build/nosolutions
 
 grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv

@@ -65,9 +65,9 @@ def built_book():
     return once_per_run("built_book", build_site)
 
 
-#: Modules run first, in this order: the hostile folder's minute is mostly
-#: waiting on time limits, which the other workers fill.
-RUN_FIRST = ("test_coursework_hostile.py",)
+#: Modules run first, in this order: the hostile folders' minute is mostly
+#: waiting on time limits and kernels starting, which the other workers fill.
+RUN_FIRST = ("test_coursework_hostile.py", "test_coursework_hostile2.py")
 
 
 @pytest.fixture
@@ -107,9 +107,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     The build (a minute or more, cold) runs in a thread of every process,
     through ``once_per_run``: one builds, the others wait for it in the
-    background. The grading run is a minute of mostly waiting (see
-    ``tests/test_coursework_hostile.py``); without pytest-xdist it starts
-    here and overlaps the tests before it (with workers, it is scheduled
+    background. The hostile folders' grading runs are a minute of mostly
+    waiting (see ``tests/test_coursework_hostile.py`` and
+    ``tests/test_coursework_hostile2.py``); without pytest-xdist they start
+    here and overlap the tests before them (with workers, they are scheduled
     first instead, see :data:`RUN_FIRST`).
     """
     if session.config.option.collectonly:
@@ -121,10 +122,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if hasattr(session.config, "workerinput"):
         return  # each pytest-xdist worker would start a grading run
     for item in session.items:
-        if item.path.name == "test_coursework_hostile.py":
+        if item.path.name in RUN_FIRST and item.module not in _EARLY_STARTS:
             item.module.start_in_background()
             _EARLY_STARTS.append(item.module)
-            return
 
 
 _EARLY_STARTS: list = []

@@ -15,6 +15,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import pytest
 import yaml
 from build_site import ROOT
 from ci import cannot_run
@@ -188,3 +189,51 @@ def test_make_lab_keeps_its_settings_in_the_project(tmp_path):
         "lab:" in (ROOT / "Makefile").read_text()
         and "tools/lab.py" in (ROOT / "Makefile").read_text()
     )
+
+
+@pytest.mark.parametrize("argv", [["--state"], ["--state", "--no-browser"], ["--state="]])
+def test_make_lab_turns_a_bad_state_option_into_a_usage_message(argv, capsys):
+    """`make lab LAB_ARGS=--state` (no folder): a usage line and exit 2, not a traceback."""
+    tool = _lab_tool()
+    assert tool.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python tools/lab.py") and "--state" in err
+    assert tool.split_state(["--state=x", "--port=1"]) == (Path("x"), ["--port=1"])
+    assert tool.split_state(["--port=1"]) == (tool.DEFAULT_STATE, ["--port=1"])
+
+
+@pytest.mark.slow
+def test_make_lab_writes_nothing_into_the_home_folder(tmp_path):
+    """JupyterLab as `make lab` starts it, with an empty HOME, until its language-server
+    probe has run (jupyter-lsp calls `npm prefix`, which writes a debug log): HOME is
+    still empty afterwards, npm's log is in the state folder."""
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    tool = _lab_tool()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = tool.lab_env(tmp_path / "state", {**os.environ, "HOME": str(home)})
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log_path = tmp_path / "lab.log"
+    cmd = tool.command(["--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.token=t"])
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 180
+        while "non-installed server" not in log_path.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.3)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token=t", timeout=30):
+            pass
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == []
+    assert list((tmp_path / "state" / "npm").rglob("*debug*.log"))

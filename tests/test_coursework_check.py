@@ -303,3 +303,221 @@ def test_check_never_raises_on_any_triple(qid, answer, student):
     """Any problem id, answer and student together: always a CheckResult with a known status."""
     result = check(qid, answer, student)
     assert isinstance(result, CheckResult) and result.status in STATUSES
+
+
+LONG_ANSWERS = {
+    "spaces": " " * 10**7,
+    "one a spaces b": "1 a" + " " * 80_000 + "b",
+    "letter spaces": "b" + " " * 10**6 + "x",
+    "digits": "1" * 10**6,
+    "unit run": "1" + "G" * 10**6,
+}
+
+
+def _profiled_events(call) -> int:
+    """How many Python and C function calls ``call()`` makes (a bound in operations)."""
+    import sys
+
+    count = 0
+
+    def hook(frame, event, arg):
+        nonlocal count
+        count += 1
+
+    sys.setprofile(hook)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+@pytest.mark.parametrize("name", list(LONG_ANSWERS))
+@pytest.mark.parametrize("qid", ["q1", "q4", "q10"])
+def test_a_long_answer_is_too_long_in_constant_work(qid, name):
+    """Any answer longer than the cap is 'unreadable: too long' with a short message, and the
+    work does not grow with its length: ten times longer, the same calls (give or take the
+    digits of its length in the message), and a few milliseconds of this thread's CPU time
+    (not the wall clock, which other processes share) for ten million characters."""
+    import time
+
+    from lesson_lib.coursework.answers import MAX_ANSWER_CHARS
+    from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
+
+    text = LONG_ANSWERS[name]
+    result = check(qid, text)
+    assert result.status == UNREADABLE and "too long" in result.message
+    assert len(result.message) <= MAX_MESSAGE_CHARS and len(result.given) <= 83
+    tenth = text[: max(MAX_ANSWER_CHARS + 1, len(text) // 10)]
+    assert (
+        abs(
+            _profiled_events(lambda: check(qid, text)) - _profiled_events(lambda: check(qid, tenth))
+        )
+        <= 20
+    )
+    started = time.thread_time()
+    check(qid, text)
+    assert time.thread_time() - started < 0.05
+
+
+def test_answers_up_to_the_cap_are_read_in_one_pass():
+    """The longest answers read (200 characters) of the shapes that made the old patterns
+    quadratic all get a verdict with a short message."""
+    from lesson_lib.coursework.answers import MAX_ANSWER_CHARS
+    from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
+
+    n = MAX_ANSWER_CHARS
+    for qid in ("q1", "q4", "q10"):
+        for text in ("1 a" + " " * (n - 4) + "b", "b" + " " * (n - 2) + "x", "1" * n):
+            result = check(qid, text)
+            assert result.status in STATUSES and len(result.message) <= MAX_MESSAGE_CHARS
+
+
+class _Tripwire:
+    """Every hook of this object records that it ran, then raises SystemExit."""
+
+    def __init__(self):
+        object.__setattr__(self, "calls", [])
+
+    def _hit(self, name):
+        self.calls.append(name)
+        if not self.calls[1:]:  # once: then harmless, so a failing test can be reported
+            raise SystemExit(name)
+        return "<tripwire>" if name in ("__repr__", "__str__", "__format__") else 0
+
+    def __repr__(self):
+        return self._hit("__repr__")
+
+    def __str__(self):
+        return self._hit("__str__")
+
+    def __format__(self, spec):
+        return self._hit("__format__")
+
+    def __float__(self):
+        return self._hit("__float__")
+
+    def __len__(self):
+        return self._hit("__len__")
+
+    def __eq__(self, other):
+        return self._hit("__eq__")
+
+    def __hash__(self):
+        return self._hit("__hash__")
+
+
+def test_no_hook_of_a_hostile_id_answer_or_student_runs():
+    """A problem id, answer or student whose repr would hang (or exit): never called."""
+    trap = _Tripwire()
+    for args in ((trap, 1), ("q1", trap), ("q1", 140, trap), (trap, trap, trap)):
+        result = check(*args)
+        assert result.status == UNREADABLE, args
+    assert trap.calls == []
+    assert check(trap, 1).qid == "<_Tripwire>"
+
+
+def test_an_answer_whose_conversion_raises_systemexit_is_unreadable():
+    """A numbers.Real whose __float__ raises SystemExit (or another BaseException): a verdict."""
+    import numbers
+
+    class Exits:
+        def __float__(self):
+            raise SystemExit(0)
+
+    class Odd(BaseException):
+        pass
+
+    class RaisesOdd:
+        def __float__(self):
+            raise Odd
+
+    numbers.Real.register(Exits)
+    numbers.Real.register(RaisesOdd)
+    for answer in (Exits(), RaisesOdd()):
+        result = check("q1", answer)
+        assert result.status == UNREADABLE and "object of type" in result.message
+
+
+def test_keyboard_interrupt_still_interrupts():
+    """Ctrl-C while an answer is read stops the cell, as it should."""
+    import numbers
+
+    class Slow:
+        def __float__(self):
+            raise KeyboardInterrupt
+
+    numbers.Real.register(Slow)
+    with pytest.raises(KeyboardInterrupt):
+        check("q1", Slow())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        140,
+        140.0,
+        "140 GB",
+        "1.4e11 B",
+        np.float32(140),
+        np.int64(140),
+        "b",
+        None,
+        "  ",
+        [140],
+        True,
+        float("nan"),
+        10**400,
+        " " * 10**6,
+        "<script>",
+        3j,
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize("qid", ["q1", "q4", "q10"])
+def test_self_check_and_grader_read_an_answer_alike(qid, answer):
+    """check() in the notebook and on the reading the grader gets (through JSON) agree."""
+    import json
+
+    from lesson_lib.coursework.answers import Reading, read_answer
+
+    grader = Reading.from_json(json.loads(json.dumps(read_answer(answer).to_json())))
+    assert check(qid, grader) == check(qid, answer)
+
+
+def test_fractions_and_decimals_get_the_floats_verdict():
+    """Fraction(140) and Decimal('140') for q1 are right, as 140 is; in the grader too."""
+    import decimal
+    import json
+    from fractions import Fraction
+
+    from lesson_lib.coursework.answers import Reading, read_answer
+
+    ref = reference("q1")
+    for answer in (Fraction(ref), decimal.Decimal(str(ref)), Fraction(int(ref * 2), 2)):
+        assert check("q1", answer).status == RIGHT
+        sent = Reading.from_json(json.loads(json.dumps(read_answer(answer).to_json())))
+        assert check("q1", sent).status == RIGHT
+
+
+@given(st.text(max_size=200))
+def test_every_message_respects_its_cap(text):
+    """Any text up to the cap, on every kind of problem: message within MAX_MESSAGE_CHARS,
+    no control character in the part that quotes the answer."""
+    from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
+
+    for qid in ("q1", "q4", "q10"):
+        result = check(qid, text)
+        assert len(result.message) <= MAX_MESSAGE_CHARS and len(result.given) <= 83
+        assert "\n" not in result.given and "\x1b" not in result.message
+
+
+def test_the_page_contract_ships_the_cap_and_a_too_long_verdict():
+    """max_chars is the reading's cap; each problem has an unreadable 'too long' verdict."""
+    from lesson_lib.coursework.answers import MAX_ANSWER_CHARS
+
+    contract = page_contract()
+    assert contract["max_chars"] == MAX_ANSWER_CHARS == 200
+    for entry in contract["problems"].values():
+        assert entry["too_long"]["status"] == UNREADABLE
+        assert "200 characters" in entry["too_long"]["message"]

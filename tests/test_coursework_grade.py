@@ -1,6 +1,10 @@
 """The batch grader: right, partly right, empty, raising and broken submissions, one CSV."""
 
 import csv
+import os
+import signal
+import stat
+import sys
 from pathlib import Path
 
 import nbformat
@@ -52,13 +56,19 @@ def test_static_answers_reads_literals_only():
 
 
 def test_find_submissions_understands_both_layouts(tmp_path):
-    """<ID>.ipynb files and <ID>/problems.ipynb folders; other chapter notebooks are ignored."""
+    """<ID>.ipynb files and <ID>/problems.ipynb folders; other chapter notebooks are ignored;
+    any other name gets an entry too, saying it is not a notebook."""
     (tmp_path / "s1.ipynb").write_text("{}")
     (tmp_path / "s2").mkdir()
     (tmp_path / "s2" / "problems.ipynb").write_text("{}")
     (tmp_path / "s2" / "sizing.ipynb").write_text("{}")
     (tmp_path / "notes.txt").write_text("")
-    assert [name for name, _ in find_submissions(tmp_path)] == ["s1", "s2"]
+    found = find_submissions(tmp_path)
+    assert [(e.stem, e.file, e.problem) for e in found] == [
+        ("notes", "notes.txt", "not a notebook (.ipynb) file"),
+        ("s1", "s1.ipynb", ""),
+        ("s2", "s2/problems.ipynb", ""),
+    ]
 
 
 def test_cli_refuses_a_missing_or_empty_folder(tmp_path):
@@ -210,7 +220,8 @@ def test_spreadsheet_formulas_are_neutralised():
         "s001",
         "3",
     ]
-    assert spreadsheet_safe("a\x1b[31mb") == "a[31mb"
+    assert spreadsheet_safe("a\x1b[31mb") == "a\\x1b[31mb"
+    assert spreadsheet_safe("alice\n: 16 / 16") == "alice\\n: 16 / 16"
 
 
 def test_duplicate_ids_are_flagged_on_every_copy():
@@ -309,3 +320,311 @@ def test_every_problem_is_graded_up_to_the_last(tmp_path):
     write_details([sub], tmp_path / "d.csv")
     with (tmp_path / "d.csv").open() as f:
         assert [r["problem"] for r in csv.DictReader(f)] == list(PROBLEMS)
+
+
+def _broken_folder(tmp_path: Path, count: int) -> Path:
+    """A submissions folder of ``count`` files that are not notebooks (graded without a kernel)."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for i in range(count):
+        (folder / f"s{i}.ipynb").write_text("not a notebook")
+    return folder
+
+
+def test_an_earlier_grades_file_is_kept_when_a_run_replaces_it(tmp_path, capsys):
+    """A good grades.csv of 43 rows, then a run where everything is broken: the new file has
+    its 3 rows and the 43 rows are kept under a name with the time; an identical rerun keeps
+    nothing more."""
+    folder = _broken_folder(tmp_path, 3)
+    out = tmp_path / "grades.csv"
+    earlier = "student,total\n" + "".join(f"s{i},16\n" for i in range(43))
+    out.write_text(earlier)
+    args = [str(folder), "--out", str(out), "--no-sandbox"]
+    assert main(args) == 0
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("grades.2")]
+    assert len(kept) == 1 and kept[0].read_text() == earlier
+    assert kept[0].name in capsys.readouterr().out
+    assert len(_rows(out)) == 3
+    assert main(args) == 0
+    assert [p for p in tmp_path.iterdir() if p.name.startswith("grades.2")] == kept
+
+
+def test_out_and_details_must_be_two_files(tmp_path, capsys):
+    """The same name twice, or two names of one file (a hard link): exit 2, nothing written."""
+    folder = _broken_folder(tmp_path, 1)
+    out = tmp_path / "grades.csv"
+    out.write_text("scores")
+    assert main([str(folder), "--out", str(out), "--details", str(out), "--no-sandbox"]) == 2
+    assert "same file" in capsys.readouterr().err
+    os.link(out, tmp_path / "alias.csv")
+    args = [str(folder), "--out", str(out), "--details", str(tmp_path / "alias.csv")]
+    assert main([*args, "--no-sandbox"]) == 2
+    assert out.read_text() == "scores"
+
+
+def test_outputs_that_are_not_regular_files_are_refused(tmp_path, capsys):
+    """A link like /dev/stdout, a copy of a device node, a FIFO or a link as --out: exit 2 before grading,
+    and the special file is still what it was."""
+    folder = _broken_folder(tmp_path, 1)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "elsewhere.csv")
+    stdout = tmp_path / "stdout"  # what /dev/stdout is, without risking the real one
+    stdout.symlink_to("/proc/self/fd/1")
+    targets = [str(stdout), str(fifo), str(link)]
+    if os.geteuid() == 0:
+        os.mknod(tmp_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        targets.append(str(tmp_path / "null"))
+    for target in targets:
+        for option in ("--out", "--details"):
+            other = ["--out", str(tmp_path / "g.csv")] if option == "--details" else []
+            assert main([str(folder), *other, option, target, "--no-sandbox"]) == 2, target
+            err = capsys.readouterr().err
+            assert "not a regular file" in err or "a symbolic link" in err, err
+    assert stdout.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert link.is_symlink() and not (tmp_path / "elsewhere.csv").exists()
+    if os.geteuid() == 0:
+        assert stat.S_ISCHR((tmp_path / "null").lstat().st_mode)
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_each_answer_is_checked_with_a_time_limit(monkeypatch):
+    """A check that never returns is stopped after CHECK_SECONDS: unreadable, scores nothing."""
+    import time
+
+    from lesson_lib.coursework import grade
+
+    def forever(*args, **kwargs):
+        while True:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(grade, "CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(grade, "check", forever)
+    started = time.monotonic()
+    result = grade.check_in_time("q1", 140, None)
+    assert time.monotonic() - started < 5
+    assert result.status == "unreadable" and result.score == 0
+    assert "longer than 0.2 s" in result.message
+    monkeypatch.undo()
+    assert grade.check_in_time("q1", reference("q1"), None).status == "right"
+
+
+def test_only_readings_of_the_problems_answers_leave_the_sandbox():
+    """The grader keeps a reading per problem from the runner's payload; extra keys, forged
+    fields and a long STUDENT are dropped."""
+    from lesson_lib.coursework.answers import read_answer
+    from lesson_lib.coursework.grade import _plain_payload
+
+    good = read_answer(reference("q1")).to_json()
+    payload = {
+        "answers": {
+            "answer_q1": good,
+            "answer_q2": {**good, "why": "my own note", "kind": "other"},
+            "answer_q3": "140",
+            "answer_q999": good,
+            "notes": "graded by hand: full marks",
+        },
+        "student": "x" * 10_000,
+        "status": "ran",
+    }
+    answers, student = _plain_payload(payload)
+    assert set(answers) == {"q1", "q2", "q3"}
+    assert answers["q1"] == read_answer(reference("q1"))
+    assert answers["q2"].why == answers["q3"].why == "object"
+    assert student is None
+    assert _plain_payload({"answers": []}) is None
+
+
+def test_a_long_answer_typed_in_the_source_is_too_long_and_its_message_short():
+    """An answer cell of 15,000 spaces read from the source (the notebook could not run)
+    gets 'too long' and a message within the cap, so the details CSV stays small."""
+    from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
+    from lesson_lib.coursework.grade import check_in_time
+
+    nb = {"cells": [{"cell_type": "code", "source": "answer_q1 = '1 a" + " " * 15_000 + "b'"}]}
+    result = check_in_time("q1", static_answers(nb)["q1"], None)
+    assert result.status == "unreadable" and "too long" in result.message
+    assert len(result.message) <= MAX_MESSAGE_CHARS
+
+
+FORGE = """
+import json, os, signal
+fake = {"status": "ran", "raised": 0, "error": "FORGED NOTE: full marks agreed",
+        "payload": {"answers": {}, "student": "someone-else"}}
+for path in (".grader-result.json", "/tmp/.grader-result.json"):
+    try:
+        with open(path, "w") as fh:
+            json.dump(fake, fh)
+    except OSError:
+        pass
+reached = []
+for fd in range(3, 64):
+    try:
+        with open(f"/proc/{os.getppid()}/fd/{fd}", "w") as fh:
+            fh.write(json.dumps(fake))
+        reached.append(fd)
+    except OSError:
+        pass
+os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.slow
+def test_a_kernel_cannot_write_the_graders_result_or_its_notes(tmp_path):
+    """A notebook that writes its own result file, writes to every descriptor of the runner
+    it can open and kills the runner: no result reaches the grader ('could not run'), its
+    note is nowhere, and the answer typed in the source still counts."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(f"answer_q1 = {reference('q1', 's778')!r}"),
+        nbformat.v4.new_code_cell(FORGE),
+    ]
+    path = tmp_path / "s778.ipynb"
+    nbformat.write(nb, path)
+    sub = grade_notebook("s778", path, timeout=300)
+    assert sub.status == "could not run", (sub.status, sub.notes)
+    assert "FORGED" not in " ".join(sub.notes)
+    assert "no result" in " ".join(sub.notes)
+    assert sub.results["q1"].score == 1.0
+
+
+def test_space_limits_become_the_status_and_notes():
+    """The runner's report of a full /tmp and a file at the limit: status 'out of space' and
+    the grader's own notes with the limits; unknown folders and odd values are ignored."""
+    from lesson_lib.coursework.grade import Submission, _note_space
+    from lesson_lib.coursework.sandbox import Limits
+
+    sub = Submission("s1", Path("s1.ipynb"), status="ran with errors")
+    space = {"full": ["/tmp", "/elsewhere", 3], "file_limit": True}
+    _note_space(sub, space, Limits(), sandbox=True)
+    assert sub.status == "out of space"
+    assert sub.notes == [
+        "filled /tmp (its 256 MiB limit)",
+        "wrote a file of 64 MiB, the file-size limit",
+    ]
+    for odd in (None, "full", {"full": "/tmp", "file_limit": "yes"}):
+        quiet = Submission("s2", Path("s2.ipynb"))
+        _note_space(quiet, odd, Limits(), sandbox=True)
+        assert (quiet.status, quiet.notes) == ("ran", [])
+    timed = Submission("s3", Path("s3.ipynb"), status="timed out")
+    _note_space(timed, {"full": ["/home/student"]}, Limits(), sandbox=True)
+    assert timed.status == "timed out" and timed.notes == [
+        "filled /home/student (its 256 MiB limit)"
+    ]
+
+
+def _notebook_json(student: str, answers: dict) -> str:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"STUDENT = {student!r}")]
+    nb.cells += [nbformat.v4.new_code_cell(f"answer_{q} = {v!r}") for q, v in answers.items()]
+    return nbformat.writes(nb)
+
+
+def test_an_impostors_name_scores_nothing_and_is_flagged_beside_the_id_it_imitates(
+    tmp_path, capsys
+):
+    """a001 with a Cyrillic a, and a001 with a zero-width space, beside the real a001:
+    both are 'invalid ID' rows, not run, scoring nothing, each flagged as imitating
+    a001, whose row names them; the run says so on stderr."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    book = {q: reference(q) for q in PROBLEMS}
+    (folder / "a001.ipynb").write_text("the real student's broken file")
+    (folder / "\u0430001.ipynb").write_text(_notebook_json("a001", book))
+    (folder / "a001\u200b.ipynb").write_text(_notebook_json("a001", book))
+    out = tmp_path / "g.csv"
+    assert main([str(folder), "--out", str(out), "--no-sandbox"]) == 0
+    with out.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 3
+    impostors = [r for r in rows if r["status"] == "invalid ID"]
+    assert len(impostors) == 2
+    for row in impostors:
+        assert row["total"] == "0" and row["notes"].startswith("IMITATES student ID 'a001'")
+        assert "not run, nothing graded" in row["notes"]
+    real = next(r for r in rows if r["status"] != "invalid ID")
+    assert real["student"] == "a001" and real["notes"].startswith("IMITATED: ")
+    assert "\\u0430001.ipynb" in real["notes"] and "a001\\u200b.ipynb" in real["notes"]
+    captured = capsys.readouterr()
+    assert "not valid student IDs" in captured.err
+    assert "\u200b" not in captured.err + captured.out + out.read_text()
+
+
+def test_a_name_with_a_newline_prints_one_escaped_progress_line(tmp_path, capsys):
+    """A file named to forge a progress line gets its own line, the newline escaped, in the
+    terminal and in the CSV."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    forged = "x\nalice: 16 \u2215 16 (ran, 2.1 s)"
+    (folder / f"{forged}.ipynb").write_text("not a notebook")
+    (folder / "bob.ipynb").write_text("not a notebook")
+    out = tmp_path / "g.csv"
+    assert main([str(folder), "--out", str(out), "--no-sandbox"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if f"/ {len(PROBLEMS)} (" in ln]
+    assert len(lines) == 2
+    assert not any(ln.startswith("alice") for ln in lines)
+    assert any(ln.startswith("x\\nalice: 16") for ln in lines)
+    text = out.read_text()
+    assert "\nalice" not in text and "x\\nalice" in text
+
+
+def _processes_mounting(marker: str) -> list[int]:
+    """Live processes whose mounts name ``marker`` (a sandbox of this test's run)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker in Path(f"/proc/{entry}/mountinfo").read_text():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_run_leaves_nothing_and_keeps_the_old_grades(tmp_path, signum):
+    """SIGTERM or Ctrl-C while a notebook runs: exit 128 + the signal, one line and no
+    traceback, the earlier grades.csv as it was, no temporary folder and no process left."""
+    import subprocess
+    import time
+
+    from sandbox_support import need_sandbox
+
+    need_sandbox()
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import time\ntime.sleep(600)")]
+    nbformat.write(nb, folder / "s779.ipynb")
+    out = tmp_path / "grades.csv"
+    out.write_text("student,total\nearlier,16\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lesson_lib.coursework.grade", str(folder), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not _processes_mounting(str(scratch)):  # the sandbox is up
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(1)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err and "interrupted" in err and "no grades written" in err
+    assert out.read_text() == "student,total\nearlier,16\n"
+    assert list(scratch.iterdir()) == []
+    assert list(tmp_path.glob("grades.*")) == [out]
+    time.sleep(0.5)
+    assert _processes_mounting(str(scratch)) == []

@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_support import need_sandbox
+from sandbox_support import need_sandbox, sandbox_processes
 
 import lesson_lib
 from lesson_lib.coursework.grade import find_submissions
 from lesson_lib.coursework.problems import PROBLEMS
-from lesson_lib.coursework.sandbox import BASE_UID, SandboxUnavailable, require_sandbox
+from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SECRET = "planted-secret-5b1e9d"
@@ -56,30 +56,6 @@ def _listen() -> socket.socket:
         sock.listen()
         return sock
     pytest.skip("no free port in 40000-40999 to listen on")
-
-
-def _sandbox_processes(marker: str) -> list[int]:
-    """Live processes of one grading run's sandboxes: a sandbox user id, or the notebook
-    runner, with a mount of the run's own folder (``marker`` is its name).
-
-    The run's scratch folders are made under its folder (``TMPDIR``), and every
-    sandbox bind-mounts one, so a survivor of this run shows the folder in its
-    mount table; sandboxes of other graders running meanwhile (other test
-    workers) do not.
-    """
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            uid = os.stat(f"/proc/{entry}").st_uid
-            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
-            mounts = Path(f"/proc/{entry}/mountinfo").read_text()
-        except OSError:
-            continue
-        if (uid >= BASE_UID or b"lesson_lib.coursework.runner" in cmd) and marker in mounts:
-            found.append(int(entry))
-    return found
 
 
 class HostileRun:
@@ -244,7 +220,7 @@ def test_nothing_leaks_and_nothing_outside_changes(hostile_run):
 @pytest.mark.slow
 def test_no_process_survives_and_the_csv_is_not_rewritten_later(hostile_run):
     """After the run (and the daemon's 3 s), no sandbox process lives and grades.csv is as written."""
-    assert _sandbox_processes(hostile_run["marker"]) == []
+    assert sandbox_processes(hostile_run["marker"]) == []
     assert hostile_run["out"].read_bytes() == hostile_run["grades_right_after"]
     assert b"h-daemon,,1,1" not in hostile_run["out"].read_bytes()
 

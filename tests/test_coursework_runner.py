@@ -157,4 +157,74 @@ def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monke
         record = runner.execute(sources, tmp_path, timeout=5)
         assert record["status"] == "timed out"
         assert record["cleared"] == 3
-        assert record["payload"] == {"answers": {"answer_q1": 54.0}, "student": "s301"}
+        assert record["payload"] == {
+            "answers": {
+                "answer_q1": {
+                    "kind": "number",
+                    "value": 54.0,
+                    "shown": "54.0",
+                    "why": "",
+                    "type_name": "",
+                    "count": -1,
+                }
+            },
+            "student": "s301",
+        }
+
+
+REACH_PARENT = r'''
+import ctypes, json, os, subprocess, sys
+from lesson_lib.coursework.runner import keep_to_myself
+fd = int(sys.argv[1])
+if sys.argv[2] == "protect":
+    keep_to_myself(fd)
+else:
+    os.set_inheritable(fd, False)
+probe = """
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+parent = os.getppid()
+found = {"attach": libc.ptrace(16, parent, 0, 0) == 0}
+if found["attach"]:  # wait for the stop, then let it go
+    os.waitpid(parent, 0x40000000)
+    libc.ptrace(17, parent, 0, 0)
+for name in ("mem", "environ", "fd"):
+    try:
+        os.listdir(f"/proc/{parent}/fd") if name == "fd" else open(f"/proc/{parent}/{name}", "rb").read(1)
+        found[name] = True
+    except OSError:
+        found[name] = False
+print(json.dumps(found))
+"""
+print(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout)
+'''
+
+
+@pytest.mark.slow
+def test_the_kernel_cannot_reach_into_the_runner(tmp_path):
+    """Inside the sandbox a process of the same user (the kernel) can neither trace the
+    runner nor read its memory, environment or descriptors once keep_to_myself has run; the
+    same probe against an unprotected parent shows what it guards against."""
+    import json
+    import tempfile
+
+    from lesson_lib.coursework.sandbox import SANDBOX_HOME, run_isolated
+
+    need_sandbox()
+    (tmp_path / "probe.py").write_text(REACH_PARENT)
+    seen = {}
+    for mode in ("protect", "open"):
+        fd, path = tempfile.mkstemp(dir=tmp_path.parent)
+        try:
+            run = run_isolated(
+                [sys.executable, f"{SANDBOX_HOME}/probe.py", str(fd), mode],
+                tmp_path,
+                timeout=60,
+                pass_fds=(fd,),
+            )
+        finally:
+            os.close(fd)
+            os.unlink(path)
+        seen[mode] = json.loads(run.output.strip().splitlines()[-1])
+    assert seen["protect"] == {"attach": False, "mem": False, "environ": False, "fd": False}
+    assert seen["open"]["fd"] is True  # the same user may look into an unprotected parent

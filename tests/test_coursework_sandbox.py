@@ -116,8 +116,7 @@ def test_process_and_memory_limits_and_nothing_left_behind(tmp_path):
     assert 1 <= forks < 40
     assert "MemoryError" in result.output and "allocated" not in result.output
     assert not result.timed_out
-    uid = int((tmp_path / "scratch").stat().st_uid)
-    assert processes_of(uid) == []
+    assert result.uid is not None and processes_of(result.uid) == []
 
 
 @pytest.mark.slow
@@ -133,30 +132,33 @@ def test_wall_clock_limit_kills_everything(tmp_path):
     (scratch / "probe.py").write_text(code)
     result = run_isolated([sys.executable, f"{SANDBOX_HOME}/probe.py"], scratch, timeout=5)
     assert result.timed_out
-    assert processes_of(scratch.stat().st_uid) == []
+    assert result.uid is not None and processes_of(result.uid) == []
 
 
 @pytest.mark.slow
-def test_output_file_size_is_capped(tmp_path):
-    """What a command prints is captured only up to the file-size limit."""
+def test_printed_output_is_kept_only_up_to_keep_output(tmp_path):
+    """64 MiB printed: the first keep_output bytes are kept, the rest is read and dropped
+    (the command is not stopped by a full pipe and nothing is written to a file)."""
     need_sandbox()
-    code = "import sys\nfor _ in range(64):\n    sys.stdout.write('x' * 2**20)\n"
-    result = _sandbox_run(tmp_path, code, limits=Limits(file_bytes=4 * 2**20), keep_output=2**30)
-    assert len(result.output) <= 4 * 2**20
+    code = "import sys\nfor _ in range(64):\n    sys.stdout.write('x' * 2**20)\nprint('end')\n"
+    result = _sandbox_run(tmp_path, code, keep_output=2**20)
+    assert len(result.output) == 2**20 and set(result.output) == {"x"}
+    assert result.returncode == 0 and not result.timed_out
 
 
-def test_readonly_paths_cover_python_and_the_package():
+def test_mounts_cover_python_and_the_package_and_not_the_repository():
     """The sandbox sees the interpreter, the environment and lesson_lib, nothing of /work else."""
     import lesson_lib
+    from lesson_lib.coursework.sandbox_mounts import python_mounts
 
-    paths = sandbox._readonly_paths([])
+    shown = [m.dest for m in python_mounts() if not m.hide]
     package = Path(lesson_lib.__file__).resolve().parent
-    assert any(p == package or p in package.parents for p in paths)
+    assert any(p == package or p in package.parents for p in shown)
     assert any(
-        Path(sys.prefix).resolve() == p or p in Path(sys.prefix).resolve().parents for p in paths
+        Path(sys.prefix).resolve() == p or p in Path(sys.prefix).resolve().parents for p in shown
     )
     repo = Path(__file__).resolve().parents[1]
-    assert repo not in paths, "the whole repository (tests, _build) would be visible"
+    assert repo not in shown, "the whole repository (tests, _build) would be visible"
 
 
 def test_a_reserved_user_id_is_not_handed_out_twice():
@@ -205,3 +207,104 @@ def test_an_id_another_process_has_claimed_is_skipped():
         holder.stdout.close()
     with sandbox.reserved_uid() as again:
         assert again == wanted
+
+
+FILL = r"""
+import errno, json, os, sys
+MiB = 2**20
+def fill(folder, prefix):
+    written, n, too_big = 0, 0, False
+    while n < 64:
+        n += 1
+        try:
+            with open(os.path.join(folder, f"{prefix}{n}"), "wb") as fh:
+                for _ in range(16):  # 16 MiB per file, more than the file-size limit
+                    fh.write(b"x" * MiB)
+                    written += MiB
+        except OSError as err:
+            if err.errno == errno.EFBIG:
+                too_big = True
+                written = written - MiB + (os.path.getsize(fh.name) % MiB)
+                continue
+            break
+    return {"bytes": sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                         if f.startswith(prefix)), "too_big": too_big,
+            "largest": max(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
+                           if f.startswith(prefix))}
+report = {"tmp": fill("/tmp", "t"), "home": fill(os.getcwd(), "h")}
+for folder in ("/dev/shm", "/dev", "/", "/home"):
+    try:
+        open(os.path.join(folder, "x"), "wb").close()
+        report[folder] = "writable"
+    except OSError:
+        report[folder] = "not writable"
+print(json.dumps(report))
+"""
+
+
+@pytest.mark.slow
+def test_writable_space_is_bounded_and_off_the_hosts_disk(tmp_path):
+    """/tmp and the home folder each hold at most their tmpfs size (8 MiB here), a file at
+    most the file-size limit (4 MiB), nothing else is writable, and the host's folder gets
+    nothing: the files written live in the sandbox's memory and end with it."""
+    import json
+
+    need_sandbox()
+    limits = Limits(tmp_bytes=8 * 2**20, home_bytes=8 * 2**20, file_bytes=4 * 2**20)
+    result = _sandbox_run(tmp_path, FILL, limits=limits)
+    report = json.loads(result.output.strip().splitlines()[-1])
+    for where in ("tmp", "home"):
+        assert 6 * 2**20 <= report[where]["bytes"] <= 8 * 2**20, report
+        assert report[where]["largest"] <= 4 * 2**20 and report[where]["too_big"], report
+    assert {report[f] for f in ("/dev/shm", "/dev", "/", "/home")} == {"not writable"}
+    assert sorted(p.name for p in (tmp_path / "scratch").iterdir()) == ["probe.py"]
+    assert limits.writable_bytes == 16 * 2**20
+
+
+SEE_HOME = r"""
+import json, os, sys
+found = []
+for top, dirs, files in os.walk(sys.argv[1]):
+    found += [os.path.join(top, name) for name in files]
+site = sys.argv[2]
+print(json.dumps({"files": found, "site": os.listdir(site) if os.path.isdir(site) else None,
+                  "include": os.path.exists(sys.argv[3])}))
+"""
+
+
+@pytest.mark.slow
+def test_nothing_of_the_graders_home_but_what_python_needs(tmp_path):
+    """Wherever Python lives (here pyenv, under the grader's home), the sandbox sees of that
+    home only the interpreter, its standard library, its shared libraries, the virtual
+    environment and lesson_lib: the installation's own site-packages is empty, its headers
+    and every other file of the home are absent."""
+    import json
+    import sysconfig
+
+    import lesson_lib
+
+    need_sandbox()
+    home = Path(os.path.expanduser("~")).resolve()
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    stdlib = Path(sysconfig.get_path("stdlib", vars=base)).resolve()
+    base_site = Path(sysconfig.get_path("purelib", vars=base)).resolve()
+    include = Path(sysconfig.get_path("include", vars=base)).resolve()
+    result = _sandbox_run(
+        tmp_path, SEE_HOME, str(home), str(base_site), str(include), keep_output=2**28
+    )
+    report = json.loads(result.output.strip().splitlines()[-1])
+    allowed = [
+        Path(os.path.realpath(sys.executable)),
+        stdlib,
+        Path(sys.prefix).resolve(),
+        Path(lesson_lib.__file__).resolve().parent,
+        *Path(sys.base_prefix, "lib").resolve().glob("lib*.so*"),
+    ]
+    strays = [
+        f for f in report["files"] if not any(a == Path(f) or a in Path(f).parents for a in allowed)
+    ]
+    assert strays == []
+    if base_site.is_relative_to(stdlib) and sys.prefix != sys.base_prefix:
+        assert report["site"] == []
+    if include.exists() and include.is_relative_to(home):
+        assert report["include"] is False

@@ -224,7 +224,8 @@ def test_cli_reads_an_id_file(tmp_path, capsys):
     args = ["--root", str(ROOT), "--out", str(tmp_path / "out"), "--ids-file", str(roster)]
     status = main([*args, "--pages", "problems"])
     assert status == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s010", "s011"]
+    listed = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert listed == [".lesson-student-edition.json", "s010", "s011"]
     assert "wrote 2 notebooks" in capsys.readouterr().out
 
 
@@ -288,3 +289,85 @@ def test_selfcheck_boxes_leave_with_the_solutions():
     """The static self-check's data holds the answers, so the student edition drops its boxes."""
     page = 'Answer below.\n\n<div class="lesson-selfcheck" data-qid="q3"></div>\n\nMore.'
     assert strip_solutions(page) == "Answer below.\n\n\nMore."
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes (links and .git included, not followed)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes() if p.is_file() and not p.is_symlink() else b""
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def test_site_at_the_books_root_deletes_nothing(tmp_path, capsys):
+    """`--site .` from the book's root (a copy with .git and an uncommitted file): exit 2, the
+    copy untouched, even with --force."""
+    book = tmp_path / "checkout"
+    book.mkdir()
+    for name in ("_config.yml", "_toc.yml"):
+        (book / name).write_text((ROOT / name).read_text())
+    (book / ".git").mkdir()
+    (book / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (book / "uncommitted.md").write_text("my notes")
+    before = _snapshot(book)
+    for extra in ([], ["--force"]):
+        assert main(["--root", str(book), "--site", str(book), *extra]) == 2
+        assert "book's own folder" in capsys.readouterr().err
+        assert main(["--root", str(book), "--site", str(tmp_path), *extra]) == 2
+        assert _snapshot(book) == before
+
+
+def test_site_over_a_folder_of_other_files_needs_force(tmp_path, capsys):
+    """A folder of unrelated files is not emptied (exit 2) unless --force says so."""
+    dest = tmp_path / "photos"
+    dest.mkdir()
+    (dest / "holiday.jpg").write_bytes(b"\xff\xd8")
+    assert main(["--root", str(ROOT), "--site", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert "was not made by the student edition" in err and "--force" in err
+    assert _snapshot(dest) == {"holiday.jpg": b"\xff\xd8"}
+    assert main(["--root", str(ROOT), "--site", str(dest), "--force"]) == 0
+    assert not (dest / "holiday.jpg").exists() and (dest / "_config.yml").exists()
+
+
+def test_site_made_by_the_edition_is_replaced_unless_changed(tmp_path, capsys):
+    """A second --site into its own untouched output works; after an edit it needs --force."""
+    dest = tmp_path / "site"
+    assert main(["--root", str(ROOT), "--site", str(dest)]) == 0
+    (dest / "_build" / ".jupyter_cache").mkdir(parents=True)  # what the build adds
+    assert main(["--root", str(ROOT), "--site", str(dest)]) == 0
+    page = dest / "book" / "problems.md"
+    page.write_text(page.read_text() + "\nmy edit\n")
+    capsys.readouterr()
+    assert main(["--root", str(ROOT), "--site", str(dest)]) == 2
+    assert "book/problems.md changed since" in capsys.readouterr().err
+    assert "my edit" in page.read_text()
+
+
+def test_out_never_overwrites_a_students_filled_in_notebook(tmp_path, capsys):
+    """--out over a folder holding a student's filled-in notebook: refused, the notebook kept;
+    other IDs can still be added to the edition's own folder."""
+    out = tmp_path / "handout"
+    args = ["--root", str(ROOT), "--out", str(out), "--pages", "problems"]
+    assert main([*args, "--ids", "s001"]) == 0
+    assert main([*args, "--ids", "s001", "s002"]) == 0  # s001 untouched: rewritten
+    notebook = out / "s001" / "problems.ipynb"
+    filled = notebook.read_text().replace("answer_q1 = None", "answer_q1 = 140")
+    notebook.write_text(filled)
+    capsys.readouterr()
+    assert main([*args, "--ids", "s001"]) == 2
+    assert "s001/problems.ipynb changed since" in capsys.readouterr().err
+    assert notebook.read_text() == filled
+    assert main([*args, "--ids", "s003"]) == 0 and notebook.read_text() == filled
+    assert main([*args, "--ids", "s001", "--force"]) == 0
+    assert notebook.read_text() != filled
+
+
+def test_out_into_a_foreign_folder_needs_force(tmp_path, capsys):
+    """A non-empty folder the edition did not make (a student's notebook in it) is refused."""
+    out = tmp_path / "downloads"
+    out.mkdir()
+    (out / "problems.ipynb").write_text('{"mine": true}')
+    assert main(["--root", str(ROOT), "--out", str(out), "--pages", "problems"]) == 2
+    assert "notebooks (a student's work?)" in capsys.readouterr().err
+    assert (out / "problems.ipynb").read_text() == '{"mine": true}'

@@ -297,3 +297,147 @@ def test_odd_machine_facts_do_not_break_show(tmp_path):
     status, out, err = run_main(["show", str(path)])
     assert status == 0, err
     assert "MPI all-reduce, 2 ranks" in out
+
+
+def test_output_paths_that_are_special_files_are_refused(tmp_path):
+    """A link like /dev/stdout, a FIFO, another link or a copy of a device node as --out: exit 2, and the special
+    file stays what it was (as root a rename over it would have made it a regular file)."""
+    import stat
+    from pathlib import Path
+
+    src = Path(__file__).parent / "data" / "nccl-tests" / "gb10-2ranks-from-8KiB.txt"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "elsewhere.json")
+    stdout = tmp_path / "stdout"  # what /dev/stdout is, without risking the real one
+    stdout.symlink_to("/proc/self/fd/1")
+    targets = [str(stdout), str(fifo), str(link)]
+    if os.geteuid() == 0:
+        os.mknod(tmp_path / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        targets.append(str(tmp_path / "null"))
+    for target in targets:
+        for argv in (["nccl", str(src), "--out", target], ["run", "--out", target]):
+            status, _, err = run_main(argv)
+            assert status == cli.EXIT_USAGE, (argv, err)
+            assert "not a regular file" in err or "a symbolic link" in err, err
+    assert stdout.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert link.is_symlink() and not (tmp_path / "elsewhere.json").exists()
+    if os.geteuid() == 0:
+        assert stat.S_ISCHR((tmp_path / "null").lstat().st_mode)
+
+
+def _reference_data() -> dict:
+    from lesson_lib.lab.records import REFERENCE_FILES, read_json, reference_path
+
+    return read_json(reference_path(REFERENCE_FILES[2]))
+
+
+def test_show_escapes_every_field_it_prints_from_the_file(tmp_path):
+    """A results file whose facts hold a clipboard write, a screen clear, a title change and
+    a newline that would forge a line: show prints them as visible escapes, one line each."""
+    data = _reference_data()
+    data["machine"]["cpu"] = "Xeon\x1b]52;c;cHduZWQ=\x07"
+    data["machine"]["mpi_library"] = "MPICH\x1b[2J\x1b[H"
+    data["machine"]["devices"] = ["GPU\x1b]0;owned\x07"]
+    data["complete"] = False
+    data["stop_reason"] = "budget\nfit t(m) = alpha + m/B over 8 B .. 64 MiB: forged"
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(data))
+    status, out, _ = run_main(["show", str(path)])
+    assert status == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b]52;c;" in out and "\\x1b[2J" in out
+    assert not any(line.startswith("fit t(m)") and "forged" in line for line in out.splitlines())
+    assert "budget\\nfit t(m)" in out
+
+
+def test_show_and_nccl_refuse_a_fifo_at_once(tmp_path):
+    """A FIFO as the file: exit 7 without waiting for a writer (it would block for ever)."""
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    for argv in (["show", str(fifo)], ["nccl", str(fifo), "--out", str(tmp_path / "r.json")]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "lesson_lib.lab", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == cli.EXIT_BAD_FILE, proc.stderr
+        assert "a FIFO (named pipe), not a regular file" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("time_text", ["1e-320", "0.0000000000000001", "5e-324"])
+def test_nccl_refuses_a_denormal_or_tiny_time_with_exit_7(tmp_path, time_text):
+    """A time that passes 'seconds > 0' but is below a picosecond: a malformed line (exit 7),
+    named with its number, never a ZeroDivisionError; --lenient skips it."""
+    text = (
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    10.48    0.00    0.00      0"
+        "    10.32    0.00    0.00      0\n"
+        f"        1024           256     float     sum      -1    {time_text}    0.10    0.10"
+        "      0    10.32    0.10    0.10      0\n"
+    )
+    src = tmp_path / "perf.txt"
+    src.write_text(text)
+    out = tmp_path / "r.json"
+    status, _, err = run_main(["nccl", str(src), "--out", str(out), "--ranks", "2"])
+    assert status == cli.EXIT_BAD_FILE and "line 3" in err and "below 1e-12 s" in err
+    assert "Traceback" not in err and not out.exists()
+    status, stdout, _ = run_main(["nccl", str(src), "--out", str(out), "--ranks", "2", "--lenient"])
+    assert status == 0 and "skipped malformed lines: 3" in stdout
+
+
+def test_show_refuses_a_denormal_time_in_a_results_file(tmp_path):
+    """A results file with median_s = 1e-320: exit 7, the record and field named."""
+    data = _reference_data()
+    data["records"][0]["median_s"] = 1e-320
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(data))
+    status, _, err = run_main(["show", str(path)])
+    assert status == cli.EXIT_BAD_FILE and "record 0 needs a number 'median_s' from 1e-12" in err
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_run_cleanly(job, tmp_path):
+    """SIGTERM to `lab run` while its ranks hang: exit 143, one line and no traceback, the
+    earlier --out file untouched, no staging file, no launcher folder, no rank left (the
+    job fixture checks the processes and MPICH's segments)."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    out = tmp_path / "r.json"
+    good = _good_results(out)
+    scratch = Path(tempfile.mkdtemp(prefix="lab-tmp-"))  # its own TMPDIR: /tmp is shared
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "lesson_lib.lab", "run", "-n", "2", "--out", str(out),
+            "--max-bytes", "64KiB", "--reps", "3", "--simulate-failure", "hang",
+            "--timeout", "120",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(launch.job_processes(job)) < 3:  # mpiexec and both ranks
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        time.sleep(1)
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert out.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+    assert list(scratch.iterdir()) == []
+    scratch.rmdir()

@@ -85,9 +85,18 @@ def test_missing_file(tmp_path):
         (lambda d: d.update(format="other"), "format is 'other'"),
         (lambda d: d.update(ranks=1), "'ranks' must be an integer from 2 to 100000"),
         (lambda d: d.update(records=[]), "non-empty list"),
-        (lambda d: d["records"][1].update(median_s=-1.0), "record 1 needs a positive number"),
+        (
+            lambda d: d["records"][1].update(median_s=-1.0),
+            "record 1 needs a number 'median_s' from 1e-12 to 1e",
+        ),
+        (
+            lambda d: d["records"][1].update(median_s=1e-320),
+            "record 1 needs a number 'median_s' from 1e-12",
+        ),
+        (lambda d: d["records"][1].update(bytes=0.5), "record 1 needs a number 'bytes' from 1 "),
         (lambda d: d["records"][2].update(bytes=8), "record 2: sizes must be strictly ascending"),
-        (lambda d: d["records"][0].update(p90_s=0), "record 0: 'p90_s' must be positive"),
+        (lambda d: d["records"][0].update(p90_s=0), "record 0: 'p90_s' must be from 1e-12"),
+        (lambda d: d["records"][0].update(p10_s=5e-324), "record 0: 'p10_s' must be from 1e-12"),
     ],
 )
 def test_validation_names_the_problem(change, message):

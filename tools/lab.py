@@ -2,15 +2,21 @@
 
 Everything JupyterLab, IPython and matplotlib would write under the user's
 home goes to a folder of the project instead (``_build/jupyter`` by default):
-configuration, data, runtime files, user settings, workspaces. The jupytext
-default-viewer setting that makes ``book/*.md`` open as notebooks (the same
-one Binder's ``postBuild`` writes) is copied from
-``tools/jupyter/default_setting_overrides.json`` into that folder's
-``labconfig``. Nothing is read from or written to ``~/.jupyter``.
+configuration, data, runtime files, user settings, workspaces. So do the
+files of the tools it starts: npm's cache and debug logs (jupyter-lsp runs
+``npm prefix`` when the server starts) and whatever follows the XDG base
+directories (``XDG_CACHE_HOME``, ``XDG_CONFIG_HOME``, ``XDG_DATA_HOME``,
+``XDG_STATE_HOME``). The jupytext default-viewer setting that makes
+``book/*.md`` open as notebooks (the same one Binder's ``postBuild``
+writes) is copied from ``tools/jupyter/default_setting_overrides.json``
+into that folder's ``labconfig``. Nothing is read from or written to
+``~/.jupyter``.
 
 Usage::
 
     python tools/lab.py [--state DIR] [jupyter lab options ...]
+
+A ``--state`` without a folder is a usage error (exit status 2).
 """
 
 from __future__ import annotations
@@ -40,8 +46,9 @@ def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     dict of str to str
         ``JUPYTER_CONFIG_DIR``, ``JUPYTER_DATA_DIR``, ``JUPYTER_RUNTIME_DIR``,
         ``JUPYTERLAB_SETTINGS_DIR``, ``JUPYTERLAB_WORKSPACES_DIR``,
-        ``IPYTHONDIR`` and ``MPLCONFIGDIR`` inside ``state``, and the Python's
-        folder first on ``PATH`` (so the kernel and ``mpiexec`` are the venv's).
+        ``IPYTHONDIR``, ``MPLCONFIGDIR``, ``npm_config_cache`` and the four
+        ``XDG_*_HOME`` inside ``state``, and the Python's folder first on
+        ``PATH`` (so the kernel and ``mpiexec`` are the venv's).
     """
     state = state.resolve()
     folders = {
@@ -52,6 +59,12 @@ def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
         "JUPYTERLAB_WORKSPACES_DIR": state / "workspaces",
         "IPYTHONDIR": state / "ipython",
         "MPLCONFIGDIR": state / "matplotlib",
+        # npm keeps its debug logs in its cache folder (default ~/.npm)
+        "npm_config_cache": state / "npm",
+        "XDG_CACHE_HOME": state / "xdg" / "cache",
+        "XDG_CONFIG_HOME": state / "xdg" / "config",
+        "XDG_DATA_HOME": state / "xdg" / "data",
+        "XDG_STATE_HOME": state / "xdg" / "state",
     }
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
@@ -86,6 +99,42 @@ def command(args: list[str]) -> list[str]:
     return cmd + args
 
 
+USAGE = (
+    "usage: python tools/lab.py [--state DIR] [jupyter lab options ...]  (make lab LAB_ARGS=...)"
+)
+
+
+def split_state(args: list[str]) -> tuple[Path, list[str]]:
+    """The state folder (``--state DIR`` or ``--state=DIR`` first) and the other options.
+
+    Parameters
+    ----------
+    args : list of str
+        The command line after ``tools/lab.py``.
+
+    Returns
+    -------
+    (pathlib.Path, list of str)
+        The folder (:data:`DEFAULT_STATE` if not given) and JupyterLab's options.
+
+    Raises
+    ------
+    ValueError
+        If ``--state`` has no folder after it.
+    """
+    first = args[0] if args else ""
+    if first.startswith("--state="):
+        value = first.split("=", 1)[1]
+        if not value:
+            raise ValueError("--state= needs a folder, e.g. --state=_build/jupyter")
+        return Path(value), args[1:]
+    if first == "--state":
+        if len(args) < 2 or args[1].startswith("-"):
+            raise ValueError("--state needs a folder after it, e.g. --state _build/jupyter")
+        return Path(args[1]), args[2:]
+    return DEFAULT_STATE, args
+
+
 def main(argv: list[str] | None = None) -> int:
     """Set up the project-local folders and replace this process with JupyterLab.
 
@@ -97,12 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        Only returned if JupyterLab could not be started.
+        2 for a usage error; otherwise only returned if JupyterLab could not be started.
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    state = DEFAULT_STATE
-    if args[:1] == ["--state"]:
-        state, args = Path(args[1]), args[2:]
+    try:
+        state, args = split_state(args)
+    except ValueError as err:
+        print(f"{USAGE}\nlab: error: {err}", file=sys.stderr)
+        return 2
     env = lab_env(state)
     cmd = command(args)
     print(f"lab: JupyterLab with its settings in {state} (chapters open as notebooks)", flush=True)

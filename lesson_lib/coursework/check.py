@@ -1,11 +1,19 @@
 """The self-checker: ``check("q3", answer)`` says right, close or wrong, and why.
 
-It reads plain numbers, NumPy scalars and strings with a unit ("1.875 MiB",
-"9.3 ms", "1.76x", "b"), compares them with the reference answer computed by
+It reads plain numbers, fractions, decimals, NumPy scalars and strings with
+a unit ("1.875 MiB", "9.3 ms", "1.76x", "b") through
+:func:`~lesson_lib.coursework.answers.read_answer`, the one reading the
+grader uses too, compares them with the reference answer computed by
 ``lesson_lib`` for the student's variant, and recognises the usual mistakes
 (GB for GiB, payload for wire bytes, ms for us, a forgotten 2(N-1)/N ...).
-It never raises on a student's input: None, NaN, lists or gibberish get a
-message explaining what was expected.
+It never raises on a student's input: None, NaN, lists, gibberish, an
+answer of ten million spaces or an object whose methods raise
+``SystemExit`` or never return get a message explaining what was expected.
+A text answer is read only up to
+:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS` characters and every
+pattern reads it in one pass, so a verdict takes the same short time
+whatever the answer holds; messages are at most :data:`MAX_MESSAGE_CHARS`
+long.
 
 Tolerances: byte counts are right when they match to the decimals asked for
 (or within 0.1 %); times, rates and speed-ups within the problem's relative
@@ -21,15 +29,25 @@ from __future__ import annotations
 
 import html
 import math
-import numbers
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lesson_lib.coursework.answers import (
+    BLANK,
+    MAX_ANSWER_CHARS,
+    NUMBER,
+    OTHER,
+    TEXT,
+    Reading,
+    read_answer,
+    type_name,
+)
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
 from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem
 from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.model._safe_io import printable
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 RIGHT = "right"
@@ -100,10 +118,17 @@ _COUNTING_UNITS: dict[str, tuple[str, ...]] = {
     "tokens/s": ("tokens/s", "token/s", "tok/s", "tokens per second"),
 }
 
-_ANSWER = re.compile(rf"\s*({_NUMBER})\s*(\S.*?)?\s*")
+#: The number at the start of an answer (matched after the answer is stripped: every
+#: pattern here reads a text in one pass, whatever it holds).
+_NUMBER_AT_START = re.compile(_NUMBER)
 #: What a number with thousands separators must look like ("1,234.5").
 _THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?")
-_LETTER = re.compile(r"\s*\(?\s*([A-Za-z])\s*[).:]?\s*")
+_LETTER = re.compile(r"\(?\s*([A-Za-z])\s*[).:]?")
+#: Longest message a verdict carries, characters (the longest the problems write is
+#: about 250).
+MAX_MESSAGE_CHARS = 500
+#: Longest form of a student's text quoted inside a message, characters.
+_QUOTED_CHARS = 60
 #: The units a student may write, as listed in the unknown-unit message.
 _KNOWN_UNITS = ", ".join([*BYTE_UNITS, *TIME_UNITS, "x"])
 #: Multiple-choice options are lettered in this order (the problem bank's letters).
@@ -120,19 +145,27 @@ _MATCH_RTOL = 0.01
 
 #: What :func:`check` and the static page say, as ``str.format`` templates.
 _MESSAGES: dict[str, str] = {
-    "no_number": "could not read a number in {text!r}; expected {expected}.",
+    "no_number": "could not read a number in {text}; expected {expected}.",
     "decimal_comma": (
-        "{text!r}: write decimals with a point (1.5), not a comma; expected {expected}."
+        "{text}: write decimals with a point (1.5), not a comma; expected {expected}."
     ),
-    "text_not_finite": "{text!r} is not a finite number; expected {expected}.",
-    "unknown_unit": "{text!r}: unknown unit {unit!r} (known: {known}); expected {expected}.",
+    "text_not_finite": "{text} is not a finite number; expected {expected}.",
+    "unknown_unit": "{text}: unknown unit {unit} (known: {known}); expected {expected}.",
     "wrong_dimension": (
-        "{text!r} is given in {unit}, which does not measure what this problem asks "
+        "{text} is given in {unit}, which does not measure what this problem asks "
         "for; expected {expected}."
     ),
-    "converted": " (read {text!r} as {value:.6g} {unit})",
+    "converted": " (read {text} as {value:.6g} {unit})",
     "choice_expected": "one letter from {letters} as a string, e.g. 'b'",
-    "not_a_choice": "could not read {text!r} as a choice; expected {expected}.",
+    "not_a_choice": "could not read {text} as a choice; expected {expected}.",
+    "too_long": (
+        "the answer is too long to read ({count:,} characters; at most {limit} are read); "
+        "expected {expected}."
+    ),
+    "page_too_long": (
+        "This box reads at most {limit} characters. Type a number with its unit, or a "
+        "letter, then press Check."
+    ),
     "round_down": "Round down: only whole sequences fit.",
     "off_by_one": "Off by one: round down at the end, and only at the end.",
     "right": "The reference answer is {ref} {unit}.",
@@ -261,25 +294,15 @@ class _Unreadable(Exception):
     """The answer cannot be read as the kind of value the problem asks for."""
 
 
-def _short_repr(value: object, limit: int = 80) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # a student's object with a broken __repr__
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def _quote(text: str) -> str:
+    """A student's text inside a message: its repr, control characters escaped, shortened."""
+    return printable(repr(text), _QUOTED_CHARS)
 
 
-def _is_blank(answer: object) -> bool:
-    return answer is None or answer is Ellipsis or (isinstance(answer, str) and not answer.strip())
-
-
-def _unwrap_numpy(answer: object) -> object:
-    """NumPy scalars and 0-d arrays become Python values; other objects pass through."""
-    if type(answer).__module__ == "numpy":
-        shape = getattr(answer, "shape", None)
-        if shape == () and hasattr(answer, "item"):
-            return answer.item()
-    return answer
+def _capped(message: str) -> str:
+    return (
+        message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 3] + "..."
+    )
 
 
 # ------------------------------------------------------------ reading answers
@@ -307,75 +330,80 @@ def _unit_spellings(problem: Problem, sizes: Mapping[str, float]) -> dict[str, s
 
 
 def _read_number(
-    problem: Problem, contract: Mapping[str, Any], answer: object
+    problem: Problem, contract: Mapping[str, Any], reading: Reading
 ) -> tuple[float, str]:
     """The answer in SI units, and a note when it was given in another unit than the one asked."""
     expected = problem.answer_format()
     size = contract["units"][problem.unit]
-    answer = _unwrap_numpy(answer)
-    if isinstance(answer, bool):
-        raise _Unreadable(f"the answer {answer!r} is a yes/no value; expected {expected}.")
-    if isinstance(answer, numbers.Real):
-        try:
-            value = float(answer)
-        except (OverflowError, ValueError, TypeError):
-            raise _Unreadable(f"the answer is too large to read; expected {expected}.") from None
-        if not math.isfinite(value):
-            raise _Unreadable(f"the answer {value!r} is not a finite number; expected {expected}.")
-        return value * size, ""
-    if isinstance(answer, str):
-        return _read_number_text(problem, contract, answer, expected)
-    if isinstance(answer, numbers.Complex):
-        raise _Unreadable(f"the answer {answer!r} is a complex number; expected {expected}.")
-    kind = type(answer).__name__
-    try:
-        count = len(answer)  # type: ignore[arg-type]
-    except Exception:
-        raise _Unreadable(
-            f"the answer is an object of type {kind!r}; expected {expected}."
-        ) from None
-    raise _Unreadable(
-        f"the answer is a {kind} of {count} item{'' if count == 1 else 's'}; give one value "
-        f"on its own, not inside a {kind}; expected {expected}."
-    )
+    if reading.kind == NUMBER:
+        return float(reading.value) * size, ""
+    if reading.kind == TEXT:
+        return _read_number_text(problem, contract, reading.value, expected)
+    raise _Unreadable(_not_read(reading, expected))
+
+
+def _not_read(reading: Reading, expected: str) -> str:
+    """Why an answer that is neither blank, a number nor a text cannot be read."""
+    why = reading.why
+    if why == "too long":
+        return _MESSAGES["too_long"].format(
+            count=reading.count, limit=MAX_ANSWER_CHARS, expected=expected
+        )
+    if why == "yes/no":
+        return f"the answer {reading.shown} is a yes/no value; expected {expected}."
+    if why == "not finite":
+        return f"the answer {reading.shown} is not a finite number; expected {expected}."
+    if why == "too large":
+        return f"the answer is too large to read; expected {expected}."
+    if why == "complex":
+        return f"the answer {reading.shown} is a complex number; expected {expected}."
+    kind = reading.type_name
+    if why == "container":
+        count = reading.count
+        return (
+            f"the answer is a {kind} of {count} item{'' if count == 1 else 's'}; give one "
+            f"value on its own, not inside a {kind}; expected {expected}."
+        )
+    return f"the answer is an object of type {kind!r}; expected {expected}."
 
 
 def _read_number_text(
     problem: Problem, contract: Mapping[str, Any], text: str, expected: str
 ) -> tuple[float, str]:
-    match = _ANSWER.fullmatch(text)
+    stripped = text.strip()
+    quoted = _quote(text)
+    match = _NUMBER_AT_START.match(stripped)
     if not match:
-        raise _Unreadable(_MESSAGES["no_number"].format(text=text, expected=expected))
-    digits, unit_text = match.group(1), match.group(2)
+        raise _Unreadable(_MESSAGES["no_number"].format(text=quoted, expected=expected))
+    digits, written = match.group(0), stripped[match.end() :].strip()
     if "," in digits:
         if not _THOUSANDS.fullmatch(digits):
-            raise _Unreadable(_MESSAGES["decimal_comma"].format(text=text, expected=expected))
+            raise _Unreadable(_MESSAGES["decimal_comma"].format(text=quoted, expected=expected))
         digits = digits.replace(",", "")
     value = float(digits.replace("_", ""))
     if not math.isfinite(value):
-        raise _Unreadable(_MESSAGES["text_not_finite"].format(text=text, expected=expected))
+        raise _Unreadable(_MESSAGES["text_not_finite"].format(text=quoted, expected=expected))
     sizes = contract["units"]
-    if not unit_text:
+    if not written:
         return value * sizes[problem.unit], ""
-    written = unit_text.strip()
     unit = contract["spellings"].get(written.casefold())
     if unit is None:
         other = _UNIT_ALIASES.get(written.casefold())
         if other is None:
             raise _Unreadable(
                 _MESSAGES["unknown_unit"].format(
-                    text=text, unit=written, known=_KNOWN_UNITS, expected=expected
+                    text=quoted, unit=_quote(written), known=_KNOWN_UNITS, expected=expected
                 )
             )
         raise _Unreadable(
-            _MESSAGES["wrong_dimension"].format(text=text, unit=other, expected=expected)
+            _MESSAGES["wrong_dimension"].format(text=quoted, unit=other, expected=expected)
         )
     value_si = value * sizes[unit]
     note = (
         ""
         if unit == problem.unit
         else _MESSAGES["converted"].format(
-            text=text.strip(), value=value_si / sizes[problem.unit], unit=problem.unit
+            text=_quote(stripped), value=value_si / sizes[problem.unit], unit=problem.unit
         )
     )
     return value_si, note
@@ -386,14 +414,17 @@ def _choice_expected(letters: str) -> str:
     return _MESSAGES["choice_expected"].format(letters=", ".join(letters))
 
 
-def _read_letter(answer: object, letters: str) -> str:
+def _read_letter(reading: Reading, letters: str) -> str:
     expected = _choice_expected(letters)
-    answer = _unwrap_numpy(answer)
-    if not isinstance(answer, str):
-        raise _Unreadable(f"got {_short_repr(answer)}; expected {expected}.")
-    match = _LETTER.fullmatch(answer)
+    if reading.kind == OTHER and reading.why == "too long":
+        raise _Unreadable(_not_read(reading, expected))
+    if reading.kind != TEXT:
+        raise _Unreadable(f"got {reading.shown}; expected {expected}.")
+    match = _LETTER.fullmatch(reading.value.strip())
     if not match or match.group(1).casefold() not in letters:
-        raise _Unreadable(_MESSAGES["not_a_choice"].format(text=answer, expected=expected))
+        raise _Unreadable(
+            _MESSAGES["not_a_choice"].format(text=_quote(reading.value), expected=expected)
+        )
     return match.group(1).casefold()
 
 
@@ -490,13 +521,16 @@ def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dic
 
 
 def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, str]]:
-    """What the static page says to a blank answer, and to one it cannot read."""
+    """What the static page says to a blank answer, to one it cannot read, and to a long one."""
     return {
         "unanswered": _verdict(
             UNANSWERED, "", _MESSAGES["page_unanswered"].format(expected=expected)
         ),
         "unreadable": _verdict(
             UNREADABLE, "", _MESSAGES["page_unreadable"].format(reads=reads, qid=qid)
+        ),
+        "too_long": _verdict(
+            UNREADABLE, "", _MESSAGES["page_too_long"].format(limit=MAX_ANSWER_CHARS)
         ),
     }
 
@@ -574,11 +608,13 @@ def page_contract() -> dict[str, Any]:
     -------
     dict
         ``look``: status -> ``[colour, symbol]``, how a verdict is shown.
+        ``max_chars``: the longest answer read (:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS`);
+        a longer one gets the problem's ``too_long`` verdict, whatever it holds.
         ``problems``: problem id -> its entry, with ``kind`` (``"number"``,
         ``"count"`` or ``"choice"``), ``unit``, ``expected`` (how to write
         the answer, in words), and the page's own verdicts ``unanswered``
-        (a blank answer) and ``unreadable`` (an answer the page cannot read:
-        use ``check()`` in a notebook). A verdict is a dict of ``status``,
+        (a blank answer), ``unreadable`` (an answer the page cannot read:
+        use ``check()`` in a notebook) and ``too_long``. A verdict is a dict of ``status``,
         ``name`` (the rule: see ``rule`` of :class:`CheckResult`) and ``message``.
 
         Numbers and counts add ``reference`` (the answer in SI units: bytes,
@@ -602,6 +638,7 @@ def page_contract() -> dict[str, Any]:
     """
     return {
         "look": {status: list(look) for status, look in _LOOK.items()},
+        "max_chars": MAX_ANSWER_CHARS,
         "problems": {qid: _problem_contract(qid, None) for qid in PROBLEMS},
     }
 
@@ -636,67 +673,99 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     'unreadable'
     """
     label = _label(qid)
-    given = _short_repr(answer)
     try:
-        qid = _normalize_qid(qid)
-        if qid is None:
-            return CheckResult(
-                label,
-                UNREADABLE,
-                f"There is no problem {label}; the ids are {', '.join(PROBLEMS)}.",
-                0.0,
-                given,
-            )
-        problem = get_problem(qid)
-        try:
-            normalize_student(student)
-        except (TypeError, ValueError) as err:
-            return CheckResult(qid, UNREADABLE, f"Student ID problem: {err}.", 0.0, given)
-        if _is_blank(answer):
-            expected = problem.answer_format()
-            message = _MESSAGES["unanswered"].format(qid=qid, expected=expected)
-            return CheckResult(qid, UNANSWERED, message, 0.0, given)
-        contract = _problem_contract(qid, student)
-        try:
-            if problem.kind == "choice":
-                verdict = contract["choices"][_read_letter(answer, contract["letters"])]
-                note = ""
-            else:
-                value, note = _read_number(problem, contract, answer)
-                verdict = _first_match(contract, value)
-        except _Unreadable as err:
-            return CheckResult(qid, UNREADABLE, str(err)[:1].upper() + str(err)[1:], 0.0, given)
-        status = verdict["status"]
-        message = verdict["message"] + note
-        return CheckResult(qid, status, message, SCORES[status], given, verdict["name"])
-    except Exception as err:  # the checker must never crash a student's notebook
-        return CheckResult(
+        reading = answer if type(answer) is Reading else read_answer(answer)
+    except (KeyboardInterrupt, CheckTimeout):
+        raise
+    except BaseException:  # read_answer does not raise; this is belt and braces
+        reading = Reading(OTHER, shown="<?>", why="object", type_name="?")
+    given = reading.shown
+    try:
+        return _judge(label, qid, reading, student, given)
+    except (KeyboardInterrupt, CheckTimeout):
+        raise
+    except BaseException as err:  # the checker must never crash a student's notebook
+        return _result(
             label,
             UNREADABLE,
-            f"The checker could not handle this answer ({_short_repr(err, 120)}). "
+            f"The checker could not handle this answer ({type_name(err)}). "
             "Please tell your instructor.",
-            0.0,
             given,
         )
 
 
+def _result(qid: str, status: str, message: str, given: str, rule: str = "") -> CheckResult:
+    """A verdict whose message is capped at :data:`MAX_MESSAGE_CHARS`."""
+    return CheckResult(qid, status, _capped(message), SCORES[status], given, rule)
+
+
+def _judge(label: str, qid: object, reading: Reading, student: object, given: str) -> CheckResult:
+    """The verdict on one reading (see :func:`check`)."""
+    key = _normalize_qid(qid)
+    if key is None:
+        return _result(
+            label,
+            UNREADABLE,
+            f"There is no problem {label}; the ids are {', '.join(PROBLEMS)}.",
+            given,
+        )
+    problem = get_problem(key)
+    try:
+        normalize_student(student)
+    except (TypeError, ValueError) as err:
+        return _result(key, UNREADABLE, f"Student ID problem: {err}.", given)
+    if reading.kind == BLANK:
+        expected = problem.answer_format()
+        return _result(
+            key, UNANSWERED, _MESSAGES["unanswered"].format(qid=key, expected=expected), given
+        )
+    contract = _problem_contract(key, student)
+    try:
+        if problem.kind == "choice":
+            verdict = contract["choices"][_read_letter(reading, contract["letters"])]
+            note = ""
+        else:
+            value, note = _read_number(problem, contract, reading)
+            verdict = _first_match(contract, value)
+    except _Unreadable as err:
+        return _result(key, UNREADABLE, str(err)[:1].upper() + str(err)[1:], given)
+    return _result(key, verdict["status"], verdict["message"] + note, given, verdict["name"])
+
+
+class CheckTimeout(BaseException):
+    """Raised by a caller's timer to stop :func:`check`, which lets it through.
+
+    The grader checks each answer with a time limit (``signal.setitimer``);
+    this is what its handler raises. ``check()`` catches everything else an
+    answer can raise, so it must know this one.
+    """
+
+
 def _label(qid: object) -> str:
-    """How to name ``qid`` in a result: itself if a short plain string or int, else its repr."""
-    if type(qid) is str and len(qid) <= 20:
-        return qid
-    if type(qid) is int and -(10**18) < qid < 10**18:
+    """How to name ``qid`` in a result: itself if a short string or int, else its type.
+
+    Never the object's own ``repr`` or ``str``, which could raise or never return.
+    """
+    kind = type(qid)
+    if issubclass(kind, str) and str.__len__(qid) <= 20:
+        return printable(str.__getitem__(qid, slice(None)), 20)
+    if kind is int and -(10**18) < qid < 10**18:
         return str(qid)
-    return _short_repr(qid, 20)
+    return f"<{type_name(qid)}>"[:20]
 
 
 def _normalize_qid(qid: object) -> str | None:
-    if isinstance(qid, bool):
+    kind = type(qid)
+    if issubclass(kind, bool):
         return None
-    if isinstance(qid, int):
-        if not 0 < qid < 1000:
+    if issubclass(kind, int):
+        number = int.__int__(qid)
+        if not 0 < number < 1000:
             return None
-        qid = f"q{int(qid)}"
-    if not isinstance(qid, str):
+        qid = f"q{number}"
+    elif issubclass(kind, str) and str.__len__(qid) <= 40:
+        qid = str.__getitem__(qid, slice(None))
+    else:
         return None
     key = qid.strip().casefold()
     if key.startswith("answer_"):
@@ -730,7 +799,9 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> Report:
                 answer = answers[f"answer_{qid}"]
             elif qid in answers:
                 answer = answers[qid]
-        except Exception:
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # a namespace that is not a plain mapping
             answer = None
         results[qid] = check(qid, answer, student)
     return Report(results)

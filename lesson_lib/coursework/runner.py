@@ -3,14 +3,19 @@
 The batch grader (:mod:`lesson_lib.coursework.grade`) starts this module in
 the submission's sandbox, kernel included::
 
-    python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result result.json
+    python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
 
 It runs the notebook's code cells top to bottom in a fresh kernel (a cell
 that raises does not stop it; the time limit does, and interrupts the
 running cell), then one extra cell that prints the ``answer_q...``
-variables as JSON, and writes ``{"status", "raised", "payload"}`` to the
-result file. Nothing here scores anything: the grader reads the result
-file, treats it as untrusted input and scores outside the sandbox.
+variables as JSON (each read by
+:func:`~lesson_lib.coursework.answers.read_answer`, as the self-check reads
+it), and writes ``{"status", "raised", "payload", "space"}`` to the result
+file descriptor the grader opened outside the sandbox
+(:func:`keep_to_myself` keeps it from the kernel, which runs as the same
+user). Nothing here scores anything: the grader treats the record as
+untrusted input, keeps only plain data of the expected shapes, and scores
+outside the sandbox.
 
 A cell that times out may have started processes (a fork bomb, children
 that loop). After the interrupt, every process of the kernel's process group
@@ -45,36 +50,39 @@ MAX_OUTPUT = 16 * 2**20
 #: Marker printed before the JSON of the answers.
 MARK = "__COURSEWORK_ANSWERS__"
 
+#: Most characters of the extraction cell's output kept (its JSON of answers is a few KiB).
+MAX_EXTRACT_OUTPUT = 2**20
+
 # Runs inside the student's kernel after their cells; names start with _cw_ so
 # they do not clash with the student's own, and print comes from builtins so
-# a redefined print does not matter.
-EXTRACT = f"""
+# a redefined print does not matter. Each answer is read by the same
+# read_answer the self-check uses, so only plain, small data leaves the kernel.
+EXTRACT_TEMPLATE = """
 import builtins as _cw_builtins, json as _cw_json
-
-def _cw_plain(value, depth=0):
-    if value is None or value is Ellipsis:
-        return None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return value if -10**300 < value < 10**300 else "a number too large to read"
-    if isinstance(value, float):
-        return value if value == value and abs(value) != float("inf") else repr(value)
-    if isinstance(value, str):
-        return value[:200]
-    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
-        return _cw_plain(value.item(), depth)
-    if isinstance(value, (list, tuple)) and depth < 2:
-        return [_cw_plain(v, depth + 1) for v in value[:20]]
-    return {{"unreadable object": type(value).__name__[:40]}}
+from lesson_lib.coursework.answers import read_answer as _cw_read, plain_text as _cw_text
 
 _cw_globals = dict(globals())
-_cw_builtins.print({MARK!r} + _cw_json.dumps({{
-    "answers": {{k: _cw_plain(v) for k, v in _cw_globals.items()
-                if isinstance(k, str) and k.startswith("answer_q")}},
-    "student": _cw_plain(_cw_globals.get("STUDENT")),
+_cw_builtins.print({mark!r} + _cw_json.dumps({{
+    "answers": {{_cw_name: _cw_read(_cw_globals[_cw_name]).to_json()
+                for _cw_name in {names!r} if _cw_name in _cw_globals}},
+    "student": _cw_text(_cw_globals.get("STUDENT")),
 }}), flush=True)
 """
+
+
+def extract_code() -> str:
+    """The cell run after the student's: prints the answers' readings as JSON after :data:`MARK`.
+
+    Returns
+    -------
+    str
+        Python source; it reads only the variables ``answer_q1`` ... of the
+        problem set and ``STUDENT``.
+    """
+    from lesson_lib.coursework.problems import PROBLEMS
+
+    names = tuple(f"answer_{qid}" for qid in PROBLEMS)
+    return EXTRACT_TEMPLATE.format(mark=MARK, names=names)
 
 
 def code_sources(raw: object) -> list[str]:
@@ -239,6 +247,7 @@ def _client_class() -> type:
         raised: set[int]
         flooded: set[int]
         printed: int = 0
+        extracted: int = 0
         interrupting: object = None
         cleared: int = 0
         pollers: list[asyncio.Task[Any]]
@@ -267,6 +276,11 @@ def _client_class() -> type:
             self.pollers.clear()
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
+            if cell_index == self.keep_index:
+                # a thread the student started may print here too: keep a bounded amount
+                self.extracted += _size(msg.get("content"))
+                if self.extracted > MAX_EXTRACT_OUTPUT:
+                    return None
             if cell_index != self.keep_index:
                 if msg.get("msg_type") == "error":
                     self.raised.add(cell_index)
@@ -309,7 +323,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     quiet.setLevel(logging.CRITICAL)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    extract = nbformat.v4.new_code_cell(EXTRACT)
+    extract = nbformat.v4.new_code_cell(extract_code())
     nb.cells.append(extract)
     client = _client_class()(
         nb,
@@ -362,17 +376,102 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     payload = None
     for output in extract.get("outputs", []):
         text = output.get("text", "")
-        if output.get("output_type") == "stream" and MARK in text:
+        if output.get("output_type") == "stream" and isinstance(text, str) and MARK in text:
             with contextlib.suppress(ValueError, IndexError, RecursionError):
                 payload = json.loads(text.split(MARK, 1)[1].strip().splitlines()[0])
     record["payload"] = payload
     return record
 
 
-def _write(path: Path, record: dict[str, Any]) -> None:
+#: Largest result written, bytes (the answers' readings take a few KiB).
+MAX_RESULT_BYTES = 2**20
+#: A tmpfs with less than this free is counted as full, bytes.
+FULL_MARGIN = 256 * 2**10
+#: Entries looked at when searching the writable folders for a file at the size limit.
+_MAX_SCANNED = 10_000
+
+
+def _write(path: Path | None, fd: int | None, record: dict[str, Any]) -> None:
+    """Write the result record to the grader's file descriptor, or to ``path`` (by hand)."""
+    data = json.dumps(record).encode("utf-8")
+    if len(data) > MAX_RESULT_BYTES:
+        data = json.dumps({"status": record.get("status"), "error": "result too large"}).encode()
+    if fd is not None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.close(fd)
+        return
+    assert path is not None
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record), encoding="utf-8")
+    tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def keep_to_myself(fd: int | None) -> None:
+    """Keep the result descriptor from the kernel: not inherited, and this process not
+    inspectable by another process of the same user (``PR_SET_DUMPABLE`` 0).
+
+    The kernel runs as the same user as this runner. A dumpable process's
+    ``/proc/<pid>/fd`` can be opened, and the process traced, by any other
+    process of its user; a non-dumpable one's only by root. So the student's
+    code can neither write to the grader's result file nor change what this
+    process writes there; it can only kill it, which the grader sees as a
+    missing result.
+
+    Parameters
+    ----------
+    fd : int or None
+        The result file descriptor, if any.
+    """
+    if fd is not None:
+        os.set_inheritable(fd, False)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_dumpable = 4
+        libc.prctl(pr_set_dumpable, 0, 0, 0, 0)
+
+
+def space_report(folders: Sequence[Path]) -> dict[str, Any]:
+    """Which writable folders are full, and whether a file reached the file-size limit.
+
+    Parameters
+    ----------
+    folders : sequence of Path
+        The folders the notebook could write (``/tmp`` and the home folder).
+
+    Returns
+    -------
+    dict
+        ``full``: the folders with less than :data:`FULL_MARGIN` free;
+        ``file_limit``: True if some file there is as large as ``RLIMIT_FSIZE``
+        allows (the search stops after 10,000 entries).
+    """
+    import resource
+
+    full = []
+    for folder in folders:
+        try:
+            info = os.statvfs(folder)
+        except OSError:
+            continue
+        if info.f_blocks and info.f_bavail * info.f_frsize < FULL_MARGIN:
+            full.append(str(folder))
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    at_limit = False
+    if limit != resource.RLIM_INFINITY:
+        seen = 0
+        for folder in folders:
+            for top, dirs, names in os.walk(folder):
+                seen += len(dirs) + len(names)
+                for name in names:
+                    with contextlib.suppress(OSError):
+                        at_limit = at_limit or os.lstat(os.path.join(top, name)).st_size >= limit
+                if at_limit or seen > _MAX_SCANNED:
+                    break
+    return {"full": full, "file_limit": at_limit}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -391,14 +490,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lesson_lib.coursework.runner")
     parser.add_argument("notebook", type=Path)
     parser.add_argument("--timeout", type=float, required=True)
-    parser.add_argument("--result", type=Path, required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--result", type=Path, help="write the result record to this file")
+    where.add_argument("--result-fd", type=int, help="write it to this open file descriptor")
     args = parser.parse_args(argv)
+    keep_to_myself(args.result_fd)
     warnings.simplefilter("ignore")
     try:
         with args.notebook.open(encoding="utf-8", errors="replace") as fh:
             sources = code_sources(json.load(fh))
     except (OSError, ValueError, RecursionError, MemoryError) as err:
-        _write(args.result, {"status": "not a notebook", "error": type(err).__name__})
+        record = {"status": "not a notebook", "error": type(err).__name__}
+        _write(args.result, args.result_fd, record)
         return 0
     try:
         record = execute(sources, args.notebook.parent, args.timeout)
@@ -406,7 +509,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = {"status": "could not run", "error": "RecursionError"}
     except Exception as err:  # a kernel that cannot start, a broken cell ...
         record = {"status": "could not run", "error": f"{type(err).__name__}: {err}"[:200]}
-    _write(args.result, record)
+    record["space"] = space_report([Path("/tmp"), args.notebook.parent.resolve()])
+    _write(args.result, args.result_fd, record)
     return 0
 
 

@@ -6,11 +6,16 @@ in bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
 ``bubblewrap``):
 
 * a new network namespace: no network at all (its own loopback only);
-* a read-only view of just what Python needs (``/usr``, ``/etc``, the Python
-  installation, the virtual environment and the ``lesson_lib`` package), a
-  fresh ``/tmp``, and one writable folder, the submission's throwaway copy,
-  seen as ``/home/student``: no other submission, no grader output, no home
-  folder of the grader;
+* a read-only view of just what Python needs (``/usr``, ``/etc``, and from
+  the Python installation, the virtual environment and the ``lesson_lib``
+  package only the files the kernel imports:
+  :mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission, no
+  grader output and nothing else of the grader's home folder, wherever
+  Python lives;
+* writable space of a fixed size, in memory: ``/tmp`` and the home folder
+  ``/home/student`` are each a size-limited tmpfs (:class:`Limits`), the
+  input files (the submission's copy) are shown read-only inside the home
+  folder, and nothing the submission writes reaches the host's disk;
 * a clean environment (``--clearenv``) with a few fixed variables;
 * a new PID namespace with ``--die-with-parent``: when the command ends, or
   the grader stops or dies, every process it started is killed;
@@ -19,9 +24,13 @@ in bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   Linux counts per user (``RLIMIT_NPROC``) do not apply to root, so this is
   what makes the process limit work;
 * limits on address space per process (``RLIMIT_AS``), processes and
-  threads of that user (``RLIMIT_NPROC``), file size (``RLIMIT_FSIZE``, which
-  also caps what it prints to the captured output), CPU seconds and open
-  files, and a wall-clock timeout after which everything is killed.
+  threads of that user (``RLIMIT_NPROC``), file size (``RLIMIT_FSIZE``), CPU
+  seconds and open files, and a wall-clock timeout after which everything
+  is killed; what it prints is read through a pipe, its first
+  ``keep_output`` bytes kept in memory and the rest dropped;
+* a private channel out: file descriptors passed with ``pass_fds`` (the
+  grader's result file, opened outside) reach the command and nothing else
+  can name them from inside.
 
 Where bubblewrap cannot run, :func:`require_sandbox` raises
 :class:`SandboxUnavailable` naming what to install. ``sandbox=False`` keeps
@@ -39,13 +48,16 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: Where the writable copy appears inside the sandbox (also the command's HOME).
+from lesson_lib.coursework.sandbox_mounts import Mount, python_mounts
+
+#: The home folder inside the sandbox (a sized tmpfs with the input files read-only in it).
 SANDBOX_HOME = "/home/student"
 #: The Debian/Ubuntu package that provides ``bwrap``.
 PACKAGE = "bubblewrap"
@@ -80,16 +92,28 @@ class Limits:
         (``RLIMIT_NPROC``; a Jupyter kernel and its runner use about 30).
         Enforced only in the sandbox (root ignores it).
     file_bytes : int, default 64 MiB
-        Largest file the command may write, and so the most it can print to
-        the captured output (``RLIMIT_FSIZE``), bytes.
+        Largest file the command may write (``RLIMIT_FSIZE``), bytes.
     open_files : int, default 1024
         Open files per process (``RLIMIT_NOFILE``).
+    tmp_bytes : int, default 256 MiB
+        Size of the tmpfs at ``/tmp`` (memory of the host), bytes.
+    home_bytes : int, default 256 MiB
+        Size of the tmpfs at the home folder (memory of the host), bytes.
+        With ``tmp_bytes``, :attr:`writable_bytes` is all a submission can
+        write, on top of the memory its processes use.
     """
 
     memory_bytes: int = 3 * GiB
     processes: int = 200
     file_bytes: int = 64 * MiB
     open_files: int = 1024
+    tmp_bytes: int = 256 * MiB
+    home_bytes: int = 256 * MiB
+
+    @property
+    def writable_bytes(self) -> int:
+        """All the space a sandboxed run can write (``/tmp`` and the home folder), bytes."""
+        return self.tmp_bytes + self.home_bytes
 
 
 @dataclass
@@ -110,6 +134,8 @@ class RunResult:
         True if it ran inside bubblewrap.
     leftovers : list of int
         Process ids of the sandbox user still alive after the run, which were killed.
+    uid : int or None
+        The spare user id the command ran as (None without the sandbox).
     """
 
     returncode: int
@@ -118,6 +144,7 @@ class RunResult:
     output: str = ""
     sandboxed: bool = True
     leftovers: list[int] = field(default_factory=list)
+    uid: int | None = None
 
 
 def find_bwrap() -> str | None:
@@ -168,7 +195,7 @@ def require_sandbox() -> str:
     with _scratch_probe() as scratch, reserved_uid() as uid:
         try:
             proc = subprocess.run(
-                [*_bwrap_argv(bwrap, scratch, [], uid), true],
+                [*_bwrap_argv(bwrap, scratch, python_mounts(), uid, Limits()), true],
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=60,
@@ -272,30 +299,10 @@ def processes_of(uid: int) -> list[int]:
     return found
 
 
-def _readonly_paths(extra: Sequence[Path]) -> list[Path]:
-    """Folders the sandboxed Python needs, read-only: its installation and packages."""
-    import lesson_lib
-
-    wanted = {
-        Path(sys.base_prefix),
-        Path(sys.prefix),
-        Path(sys.exec_prefix),
-        Path(os.path.realpath(sys.executable)).parent.parent,
-        Path(lesson_lib.__file__).resolve().parent,
-        *extra,
-    }
-    system = (Path("/usr"), Path("/etc"))
-    keep = []
-    for path in sorted({p.resolve() for p in wanted if p.exists()}):
-        if any(path == s or s in path.parents for s in system):
-            continue
-        if any(k in path.parents for k in keep):
-            continue
-        keep.append(path)
-    return keep
-
-
-def _bwrap_argv(bwrap: str, scratch: Path, readonly: Sequence[Path], uid: int) -> list[str]:
+def _bwrap_argv(
+    bwrap: str, scratch: Path, mounts: Sequence[Mount], uid: int, limits: Limits
+) -> list[str]:
+    """bubblewrap's options: system read-only, Python's mounts, two sized tmpfs, the inputs."""
     argv = [
         bwrap,
         "--unshare-ipc",
@@ -321,18 +328,25 @@ def _bwrap_argv(bwrap: str, scratch: Path, readonly: Sequence[Path], uid: int) -
             argv += ["--symlink", os.readlink(top), str(top)]
         elif top.is_dir():
             argv += ["--ro-bind", str(top), str(top)]
-    argv += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
-    made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc")}
-    for path in [*readonly, Path(SANDBOX_HOME)]:
-        for parent in reversed(path.parents):
+    argv += ["--dev", "/dev", "--proc", "/proc"]
+    argv += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc"), Path("/dev")}
+    for mount in [*mounts, Mount(scratch, Path(SANDBOX_HOME))]:
+        for parent in reversed(mount.dest.parents):
             if parent not in made:
                 argv += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
-        made.add(path)
-        if path == Path(SANDBOX_HOME):
-            argv += ["--bind", str(scratch), SANDBOX_HOME]
+        made.add(mount.dest)
+        if mount.dest == Path(SANDBOX_HOME):
+            argv += ["--perms", "1777", "--size", str(limits.home_bytes), "--tmpfs", SANDBOX_HOME]
+        elif mount.hide:
+            argv += ["--perms", "0555", "--size", "4096", "--tmpfs", str(mount.dest)]
         else:
-            argv += ["--ro-bind", str(path), str(path)]
+            argv += ["--ro-bind", str(mount.source), str(mount.dest)]
+    # the inputs, read-only, inside the home folder's tmpfs
+    for entry in sorted(scratch.iterdir()):
+        if entry.is_file() and not entry.is_symlink():
+            argv += ["--ro-bind", str(entry), f"{SANDBOX_HOME}/{entry.name}"]
     setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
     argv += [
         "--chdir",
@@ -406,17 +420,20 @@ def run_isolated(
     env: Mapping[str, str] | None = None,
     readonly: Sequence[Path] = (),
     keep_output: int = 64 * 1024,
+    pass_fds: Sequence[int] = (),
 ) -> RunResult:
-    """Run ``argv`` with ``scratch`` as its only writable folder, limited and timed.
+    """Run ``argv`` in the sandbox, its files in ``scratch``, limited and timed.
 
     Parameters
     ----------
     argv : sequence of str
-        The command. Inside the sandbox, ``scratch`` is ``/home/student``
-        (use :data:`SANDBOX_HOME` in the arguments); without it, its real path.
+        The command. Inside the sandbox, the files of ``scratch`` are in
+        ``/home/student`` (use :data:`SANDBOX_HOME` in the arguments),
+        read-only, in a home folder of ``limits.home_bytes``; without the
+        sandbox, ``scratch`` itself is the home folder.
     scratch : Path
-        A throwaway folder holding the command's input; it is handed to the
-        sandbox user and its content may be anything afterwards.
+        A throwaway folder holding the command's input files; without the
+        sandbox, its content may be anything afterwards.
     timeout : float
         Wall-clock seconds before everything is killed (> 0).
     limits : Limits, optional
@@ -429,6 +446,10 @@ def run_isolated(
         More folders to show read-only inside the sandbox.
     keep_output : int, default 64 KiB
         Bytes of the command's output kept in ``RunResult.output``.
+    pass_fds : sequence of int, optional
+        Open file descriptors the command inherits under the same numbers
+        (the grader's result file: the command writes there, and a process it
+        starts cannot open it by any path).
 
     Returns
     -------
@@ -439,8 +460,6 @@ def run_isolated(
     SandboxUnavailable
         If ``sandbox`` is True and bubblewrap cannot run here.
     """
-    import tempfile
-
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
     # the user id stays claimed until its processes are reaped (reserved_uid)
@@ -452,14 +471,13 @@ def run_isolated(
         if sandbox:
             bwrap = require_sandbox()
             uid = held.enter_context(reserved_uid())
-            _hand_over(scratch, uid)
             home = SANDBOX_HOME
             argv_env = [
                 arg
                 for key, value in _environment(home, env or {}).items()
                 for arg in ("--setenv", key, value)
             ]
-            wrapper = _bwrap_argv(bwrap, scratch, _readonly_paths(readonly), uid)
+            wrapper = _bwrap_argv(bwrap, scratch, python_mounts(readonly), uid, limits)
             # --clearenv empties the environment; --setenv (before the command) refills it.
             at = wrapper.index("--chdir")
             command = [*wrapper[:at], *argv_env, *wrapper[at:], *command]
@@ -472,33 +490,47 @@ def run_isolated(
         cpu = int(timeout) + 30
         start = time.monotonic()
         timed_out = False
-        with tempfile.TemporaryFile() as captured:
+        # what it prints goes through a pipe: kept up to keep_output, the rest dropped,
+        # nothing of it on the host's disk
+        read_end, write_end = os.pipe()
+        drain = _Drain(read_end, keep_output)
+        try:
             proc = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
-                stdout=captured,
+                stdout=write_end,
                 stderr=subprocess.STDOUT,
                 cwd=str(scratch),
                 env=_environment(home, env or {}) if uid is None else {"PATH": "/usr/bin:/bin"},
                 preexec_fn=_limiter(limits, cpu),
                 start_new_session=True,
+                pass_fds=tuple(pass_fds),
             )
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-            except BaseException:
-                _kill(proc, uid)
-                raise
+        finally:
+            os.close(write_end)
+        drain.start()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): leave nothing running
             _kill(proc, uid)
-            captured.seek(0)
-            output = captured.read(keep_output).decode("utf-8", "replace")
+            if uid is not None:
+                _reap(uid)
+            else:
+                from lesson_lib.lab.launch import stop_job
+
+                stop_job(tag)
+            raise
+        finally:
+            _kill(proc, uid)
         if uid is not None:
             leftovers = _reap(uid)
         else:
             from lesson_lib.lab.launch import stop_job
 
             leftovers = stop_job(tag)
+        output = drain.result()
         return RunResult(
             returncode=proc.returncode if proc.returncode is not None else -9,
             timed_out=timed_out,
@@ -506,16 +538,38 @@ def run_isolated(
             output=output,
             sandboxed=sandbox,
             leftovers=leftovers,
+            uid=uid,
         )
 
 
-def _hand_over(scratch: Path, uid: int) -> None:
-    """Make ``scratch`` and everything in it belong to the sandbox user."""
-    for root, dirs, files in os.walk(scratch):
-        for name in [*dirs, *files]:
-            os.lchown(os.path.join(root, name), uid, uid)
-    os.chown(scratch, uid, uid)
-    os.chmod(scratch, 0o755)
+class _Drain(threading.Thread):
+    """Read a pipe to its end, keeping the first ``keep`` bytes and dropping the rest."""
+
+    def __init__(self, fd: int, keep: int) -> None:
+        super().__init__(name="sandbox output", daemon=True)
+        self.fd = fd
+        self.keep = keep
+        self.kept = bytearray()
+
+    def run(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    return
+                room = self.keep - len(self.kept)
+                if room > 0:
+                    self.kept += chunk[:room]
+        except OSError:
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+
+    def result(self, wait_s: float = 10.0) -> str:
+        """What was kept, once every writer has gone (or ``wait_s`` later)."""
+        self.join(wait_s)
+        return bytes(self.kept).decode("utf-8", "replace")
 
 
 def _kill(proc: subprocess.Popen, uid: int | None) -> None:

@@ -8,6 +8,9 @@ problems, answer cells and self-checks, and writes ``.ipynb`` notebooks with
 jupytext. With student IDs, each student gets a folder whose problem set
 shows that student's numbers.
 
+Nothing is written over or deleted that the edition did not make: see
+:mod:`lesson_lib.coursework.output_folder` (``--force`` lifts part of that).
+
 Command line::
 
     python -m lesson_lib.coursework.student_edition --out _build/student
@@ -18,9 +21,12 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import re
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -28,6 +34,12 @@ import jupytext
 import nbformat
 import yaml
 
+from lesson_lib.coursework.output_folder import (
+    check_folder,
+    digest,
+    files_in,
+    write_manifest,
+)
 from lesson_lib.coursework.variants import normalize_student
 
 #: Pages never handed to students.
@@ -341,8 +353,15 @@ def write_edition(
     root: Path,
     ids: Sequence[str] = (),
     pages: Iterable[str] | None = None,
+    *,
+    force: bool = False,
 ) -> list[Path]:
     """Write the student edition's notebooks.
+
+    Only into a new or empty folder, or one the edition made: a notebook it
+    would overwrite must be one it wrote, unchanged since (see
+    :mod:`~lesson_lib.coursework.output_folder`). Notebooks already there
+    for other IDs are kept.
 
     Parameters
     ----------
@@ -352,9 +371,12 @@ def write_edition(
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional
-        Student IDs; see :func:`~lesson_lib.coursework.variants.normalize_student`.
+        Student IDs; see :func:`~lesson_lib.coursework.student_ids.normalize_student`.
     pages : iterable of str, optional
         Page names to include (default: every notebook page but the instructor's).
+    force : bool, default False
+        Write even into a folder the edition did not make, over files it did
+        not write or that changed (never into the book's folder or a checkout).
 
     Returns
     -------
@@ -365,6 +387,8 @@ def write_edition(
     ------
     ValueError
         If an ID is malformed or given twice, or a page is unknown.
+    FolderRefused
+        If ``out`` may not be written into (a ``ValueError`` too).
     """
     chosen = student_pages(root, pages)
     students = [normalize_student(i) for i in ids]
@@ -372,15 +396,39 @@ def write_edition(
         raise ValueError("ids must not be empty strings")
     if len(set(students)) != len(students):
         raise ValueError(f"ids must be unique (compared without case), got {list(ids)}")
+    out = Path(out)
+    planned = {
+        ("" if sid is None else f"{sid}/") + f"{page.stem}.ipynb": (sid, page)
+        for sid in students or [None]
+        for page in chosen
+    }
+    manifest = check_folder(out, root, writes=planned, force=force)
     written = []
-    for sid in students or [None]:
-        folder = out if sid is None else out / sid
-        folder.mkdir(parents=True, exist_ok=True)
-        for page in chosen:
-            target = folder / f"{page.stem}.ipynb"
-            target.write_text(nbformat.writes(page_notebook(page, sid)))
+    try:
+        for rel, (sid, page) in planned.items():
+            target = out / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            data = nbformat.writes(page_notebook(page, sid)).encode("utf-8")
+            _write_atomically(target, data)
+            manifest[rel] = hashlib.sha256(data).hexdigest()
             written.append(target)
+    finally:
+        if written:
+            write_manifest(out, manifest)
     return written
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` by a complete file or not at all (never a symbolic link's target)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
@@ -388,24 +436,38 @@ def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
     return {n for n in names if n.startswith(".") or n in skip or n.endswith(".egg-info")}
 
 
-def write_site_sources(dest: Path, root: Path) -> list[Path]:
+def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[Path]:
     """Copy the book's sources to ``dest`` with every solution removed.
 
     ``jupyter-book build <dest>`` then builds the site without solutions.
     The copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``.
+    An existing ``dest`` is replaced only if this function made it and
+    nothing in it changed since, apart from what the build adds
+    (:mod:`~lesson_lib.coursework.output_folder`).
 
     Parameters
     ----------
     dest : Path
-        Target folder; replaced if it exists.
+        Target folder; replaced if it exists and may be (see above).
     root : Path
         Book root (holding ``_config.yml`` and ``_toc.yml``).
+    force : bool, default False
+        Replace ``dest`` even if the edition did not make it or it changed;
+        never the book's own folder, a folder holding it, a checkout, the
+        home folder or a folder inside the book.
 
     Returns
     -------
     list of Path
         The pages rewritten.
+
+    Raises
+    ------
+    FolderRefused
+        If ``dest`` may not be replaced (a ``ValueError``).
     """
+    dest = Path(dest)
+    check_folder(dest, root, writes=None, force=force)
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(root, dest, ignore=_ignore_for_site)
@@ -420,6 +482,7 @@ def write_site_sources(dest: Path, root: Path) -> list[Path]:
     for page in toc_pages(dest):
         page.write_text(strip_solutions(page.read_text()))
         rewritten.append(page)
+    write_manifest(dest, {rel: digest(dest / rel) for rel in files_in(dest)})
     return rewritten
 
 
@@ -455,11 +518,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--site", type=Path, help="instead: copy the book's sources here without solutions"
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into (--out) or replace (--site) a folder the edition did not make, or "
+        "over files that changed since it wrote them; never the book's folder or a checkout",
+    )
     args = parser.parse_args(argv)
     root = args.root or _default_root()
     try:
         if args.site:
-            pages = write_site_sources(args.site, root)
+            pages = write_site_sources(args.site, root, force=args.force)
             print(f"wrote {len(pages)} pages without solutions under {args.site}")
             print(f"build it with: jupyter-book build {args.site}")
             return 0
@@ -470,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for line in args.ids_file.read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")
             ]
-        written = write_edition(args.out, root, ids, args.pages)
+        written = write_edition(args.out, root, ids, args.pages, force=args.force)
     except (OSError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

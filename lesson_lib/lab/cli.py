@@ -22,6 +22,7 @@ import math
 import os
 import re
 import shlex
+import signal
 import sys
 import uuid
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from lesson_lib.lab.sweep import (
     SweepConfig,
     incomplete_path,
 )
+from lesson_lib.model._safe_io import printable, require_output_file
 from lesson_lib.model.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
 
 if TYPE_CHECKING:
@@ -73,6 +75,8 @@ __all__ = [
 ]
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*$")
+#: Longest size text read (a longer one is not a size, whatever it holds).
+_MAX_SIZE_CHARS = 1000
 _SUFFIX = {
     "": 1.0,
     "B": 1.0,
@@ -114,17 +118,18 @@ def parse_size(text: str) -> int:
     >>> parse_size("64MiB"), parse_size("10K"), parse_size("1MB")
     (67108864, 10240, 1000000)
     """
-    match = _SIZE.match(str(text))
+    text = str(text)
+    match = _SIZE.match(text) if len(text) <= _MAX_SIZE_CHARS else None
     if not match or match[2] not in _SUFFIX:
         raise ValueError(
             f"size must be a number with an optional unit ({', '.join(k for k in _SUFFIX if k)}), "
-            f"got {text!r}"
+            f"got {printable(repr(text), 60)}"
         )
     value = float(match[1]) * _SUFFIX[match[2]]
     if not math.isfinite(value) or value > 2**60:
         raise ValueError(f"size must be at most 1 EiB, got {text[:40]!r}")
     if value < 1:
-        raise ValueError(f"size must be at least 1 byte, got {text!r}")
+        raise ValueError(f"size must be at least 1 byte, got {printable(repr(text), 60)}")
     return round(value)
 
 
@@ -208,7 +213,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _say(stream: TextIO, text: str) -> None:
-    stream.write(text.rstrip("\n") + "\n")
+    """Print ``text``: its own line breaks kept, every other control character escaped.
+
+    What is printed often comes from a file (a results file's facts, a
+    rank's output); an escape sequence in it must not reach the terminal.
+    Fields that come from files are escaped where they are read, line breaks
+    included, so they cannot start a line of their own either.
+    """
+    lines = text.rstrip("\n").split("\n")
+    stream.write("\n".join(printable(line, 20_000) for line in lines) + "\n")
     stream.flush()
 
 
@@ -285,10 +298,11 @@ def _table(measurement: object) -> list[str]:
 
 
 def _check_out(path: str, option: str = "--out") -> None:
-    """Refuse an output path that is a folder or sits in a folder that does not exist."""
+    """Refuse an output path that is not a new path or a regular file, or has no folder."""
     p = Path(path)
-    if p.is_dir():
+    if p.is_dir() and not p.is_symlink():
         raise ValueError(f"{option} {path!r} is a folder; give a file name such as results.json")
+    require_output_file(p, option)
     if not p.parent.is_dir():
         raise ValueError(f"{option} {path!r}: the folder {str(p.parent)!r} does not exist")
 
@@ -310,27 +324,28 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not 0 < timeout <= 86_400:
         raise ValueError(f"--timeout must be from 0 to 86400 s, got {timeout:g}")
     _check_out(config.out)
+    _check_out(incomplete_path(config.out), "--out (its partial results file)")
     # The ranks write to a fresh file of this job only; --out is replaced only by a
     # complete result, so an old file is never reported as new.
     tag = os.environ.get(launch.JOB_ENV) or uuid.uuid4().hex
     final = config.out
     staging = str(Path(final).with_name(f".{Path(final).name}.{tag[:12]}.tmp"))
     config = replace(config, out=staging)
-    try:
-        launch.require_mpi4py()
-        result = launch.run_mpiexec(
-            args.ranks,
-            _rank_args(config),
-            timeout=timeout,
-            hostfile=args.hostfile,
-            mpiexec=args.mpiexec,
-            relay=None if config.quiet else err,
-            tag=tag,
-        )
-    except launch.MPIUnavailableError as exc:
-        _say(err, f"lab: cannot start MPI: {exc}")
-        return EXIT_NO_MPI
-    try:
+    try:  # the staging files go, whatever ends the run (Ctrl-C and SIGTERM included)
+        try:
+            launch.require_mpi4py()
+            result = launch.run_mpiexec(
+                args.ranks,
+                _rank_args(config),
+                timeout=timeout,
+                hostfile=args.hostfile,
+                mpiexec=args.mpiexec,
+                relay=None if config.quiet else err,
+                tag=tag,
+            )
+        except launch.MPIUnavailableError as exc:
+            _say(err, f"lab: cannot start MPI: {exc}")
+            return EXIT_NO_MPI
         return _after_run(config, result, timeout, final, tag, out, err)
     finally:
         Path(staging).unlink(missing_ok=True)
@@ -404,6 +419,7 @@ def _after_run(
     if not measurement.complete:
         _say(err, f"lab: the sweep did not finish; {final} was not changed")
         return EXIT_RANK_FAILED
+    require_output_file(final)  # the check before the run, again: it may have changed
     os.replace(config.out, final)
     _say(out, f"{measurement.label()}\nwrote {len(measurement.bytes)} sizes to {final}")
     for line in _fit_lines(measurement):
@@ -417,7 +433,7 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     m = read_results(args.file)
     _say(out, m.label())
     if not m.complete:
-        _say(out, f"INCOMPLETE: {m.stop_reason or 'the sweep stopped early'}")
+        _say(out, f"INCOMPLETE: {printable(m.stop_reason or 'the sweep stopped early', 500)}")
     for line in [*_table(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]:
         _say(out, line)
     return EXIT_OK
@@ -523,6 +539,6 @@ def main(
         where = f" {exc.filename!r}" if exc.filename else ""
         _say(err, f"lab: cannot use{where}: {exc.strerror or exc}")
         return EXIT_BAD_FILE
-    except KeyboardInterrupt:
-        _say(err, "lab: interrupted; the MPI job was stopped")
-        return 130
+    except KeyboardInterrupt as stop:
+        _say(err, "lab: interrupted; the MPI job was stopped and --out left as it was")
+        return 128 + getattr(stop, "signum", signal.SIGINT)

@@ -459,10 +459,11 @@ def run_mpiexec(
             except subprocess.TimeoutExpired:
                 timed_out = True
                 _terminate(proc)
-    except BaseException:
+    except BaseException:  # Ctrl-C, SIGTERM: nothing of the job is left behind
         _terminate(proc)
         stop_job(tag)
         remove_stale_shm(before)
+        shutil.rmtree(status_dir, ignore_errors=True)
         raise
     finally:
         proc.stdout.close()

@@ -26,13 +26,18 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lesson_lib.lab.records import FORMAT, MAX_RANKS, Measurement, measurement_from_dict
+from lesson_lib.lab.records import (
+    FORMAT,
+    MAX_RANKS,
+    MIN_SECONDS,
+    Measurement,
+    measurement_from_dict,
+)
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import ring_allreduce_factor
 
-_RANK_LINE = re.compile(
-    r"^#\s*Rank\s+(?P<rank>\d+)\b.*?\bon\s+(?P<host>\S+)\s+device\s+\d+\s+\[[^\]]*\]\s*(?P<dev>.*)$"
-)
+#: Longest line read, characters (a line of the table or a rank line is about 100-200).
+MAX_LINE_CHARS = 4096
 _LOG_LINE = re.compile(r"\bNCCL (INFO|WARN|TRACE)\b")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
@@ -133,6 +138,41 @@ class _Layout:
         return cls(width=11, redop=None, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
 
 
+def rank_line(body: str) -> tuple[int, str, str] | None:
+    """(rank, host, device) of a line ``Rank 0 Group 0 Pid 1234 on node1 device 0 [0x07] GPU``.
+
+    Read by its words, each looked at once (a pattern with a lazy gap and a
+    bracket search took seconds on a long line of repeated words).
+
+    Parameters
+    ----------
+    body : str
+        The line without its leading ``#`` and spaces.
+
+    Returns
+    -------
+    (int, str, str) or None
+        None if it is not a rank line.
+    """
+    words = body.split()
+    if len(words) < 2 or words[0] != "Rank" or not (words[1].isascii() and words[1].isdigit()):
+        return None
+    for i in range(2, len(words) - 4):
+        if words[i] == "on" and words[i + 2] == "device":
+            number, bracket = words[i + 3], words[i + 4]
+            if number.isascii() and number.isdigit() and bracket.startswith("["):
+                break
+    else:
+        return None
+    host = words[i + 1]
+    # the device name is the rest of the line after the bracket's closing "]"; one
+    # search from the first bracket, never one per candidate
+    close = body.find("]", body.find(bracket))
+    if close < 0:
+        return None
+    return int(words[1]), host, body[close + 1 :].strip()
+
+
 def _number(tokens: list[str], col: int, name: str) -> float:
     text = tokens[col]
     if not _NUMBER.match(text):
@@ -207,6 +247,9 @@ def parse_all_reduce_perf(
     last_size, last_line = 0, 0
     block = 1 if in_place else 0
     for number, line in enumerate(text.splitlines(), start=1):
+        if len(line) > MAX_LINE_CHARS:
+            problems.append(ParseProblem(number, line[:80], "the line is too long to be output"))
+            continue
         stripped = line.strip()
         if not stripped or _LOG_LINE.search(stripped):
             continue
@@ -222,10 +265,10 @@ def parse_all_reduce_perf(
         if tokens[0] == "(B)":
             scale = 1e-3 if "(ms)" in tokens else 1e-6
             continue
-        match = _RANK_LINE.match("# " + body)
-        if match:
-            rank_hosts[int(match["rank"])] = match["host"]
-            devices.append(match["dev"].strip())
+        rank = rank_line(body)
+        if rank is not None:
+            rank_hosts[rank[0]] = rank[1]
+            devices.append(rank[2])
             continue
         if commented or not tokens[0].isdigit():
             if not commented and header_line and not body.startswith(_FOOTER):
@@ -250,6 +293,16 @@ def parse_all_reduce_perf(
                     line,
                     f"the size {size} is not larger than the one before it (line {last_line}: "
                     f"{last_size}); were two runs pasted together?",
+                )
+            )
+            continue
+        if seconds * scale < MIN_SECONDS:
+            problems.append(
+                ParseProblem(
+                    number,
+                    line,
+                    f"the time {seconds:g} {'us' if scale == 1e-6 else 'ms'} is below "
+                    f"{MIN_SECONDS:g} s, not a measured time",
                 )
             )
             continue

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -26,14 +25,16 @@ from typing import TextIO
 import numpy as np
 
 from lesson_lib.lab.launch import LaunchResult, run_mpiexec
+from lesson_lib.lab.records import MIN_SECONDS
 from lesson_lib.model._validate import require_int, require_number
 
 FORMAT = "lesson_lib.lab.pingpong/1"
-_ROW = re.compile(
-    r"^\s*(?P<size>\d+)\s+(?P<bw>\S+)\s*\|\s*(?P<mean>\S+)\s*(±|\+/-)\s*(?P<std>\S+)\s+(?P<n>\d+)\s*$"
-)
+#: The signs mpi4py.bench prints between a mean and its standard deviation.
+_PLUS_MINUS = ("\u00b1", "+/-")
 #: Sizes at or below this many bytes define the latency.
 SMALL_BYTES = 8
+#: Longest line of the table read, characters (a row is about 60).
+MAX_LINE_CHARS = 1000
 
 
 class PingPongError(RuntimeError):
@@ -93,6 +94,24 @@ class PingPong:
         }
 
 
+def _row(line: str) -> tuple[int, str, str, int] | None:
+    """(size, mean, std, samples) of a table row ``size bw | mean ± std n``, by its words.
+
+    Split on white space rather than matched by a pattern, so a line of any
+    length is read in one pass.
+    """
+    if len(line) > MAX_LINE_CHARS:
+        return None
+    left, bar, right = line.partition("|")
+    first, second = left.split(), right.split()
+    if not bar or len(first) != 2 or len(second) != 4 or second[1] not in _PLUS_MINUS:
+        return None
+    size, n = first[0], second[3]
+    if not (size.isascii() and size.isdigit() and n.isascii() and n.isdigit()):
+        return None
+    return int(size), second[0], second[2], int(n)
+
+
 def parse_pingpong(text: str) -> PingPong:
     """Read the table ``python -m mpi4py.bench pingpong`` prints.
 
@@ -112,19 +131,20 @@ def parse_pingpong(text: str) -> PingPong:
     """
     sizes, means, stds, counts = [], [], [], []
     for line in text.splitlines():
-        match = _ROW.match(line)
-        if not match:
+        row = _row(line)
+        if row is None:
             continue
+        size, mean_text, std_text, n = row
         try:
-            mean, std = float(match["mean"]), float(match["std"])
+            mean, std = float(mean_text), float(std_text)
         except ValueError:
             continue
-        if not math.isfinite(mean) or mean <= 0:
+        if not math.isfinite(mean) or mean < MIN_SECONDS:
             continue
-        sizes.append(int(match["size"]))
+        sizes.append(size)
         means.append(mean)
         stds.append(std)
-        counts.append(int(match["n"]))
+        counts.append(n)
     if not sizes:
         raise PingPongError("no pingpong table found in the output of mpi4py.bench pingpong")
     return PingPong(np.array(sizes, float), np.array(means), np.array(stds), np.array(counts))

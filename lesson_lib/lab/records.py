@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lesson_lib.model._safe_io import printable, require_output_file
 from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Format tag written into every results file.
@@ -49,6 +51,10 @@ MAX_BYTES = float(2**50)
 MAX_RANKS = 100_000
 #: Largest file the lab reads, bytes.
 MAX_FILE_BYTES = 64 * 2**20
+#: Shortest time a record may hold, in seconds (one picosecond). No collective is
+#: faster, and a smaller (denormal, or zero after rounding) time would make its
+#: bandwidth infinite or divide by zero.
+MIN_SECONDS = 1e-12
 
 
 class ResultsError(ValueError):
@@ -129,7 +135,8 @@ class Measurement:
             parts.append(" ".join(m["mpi_library"].split()[:3]))
         if self.started:
             parts.append(self.started[:16].replace("T", " ") + " UTC")
-        return ", ".join(parts)
+        # the facts come from a file: no control character of theirs reaches a terminal
+        return ", ".join(printable(part, 200) for part in parts)
 
 
 def write_json(path: str | os.PathLike, data: dict) -> Path:
@@ -148,8 +155,14 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
     -------
     pathlib.Path
         The path written.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file (a device, a FIFO,
+        ``/dev/stdout``, a symbolic link): a rename would replace it.
     """
-    dest = Path(path)
+    dest = require_output_file(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
     try:
@@ -157,6 +170,7 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
             json.dump(data, fh, indent=1, allow_nan=False)
             fh.write("\n")
         os.chmod(tmp, 0o644)  # mkstemp makes files private; results are for sharing
+        require_output_file(dest)  # again: it may have been replaced meanwhile
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -214,14 +228,34 @@ def read_text_file(
         raise error(f"{what} {str(p)!r} does not exist: check the name (or run the sweep first)")
     if p.is_dir():
         raise error(f"{what} {str(p)!r} is a folder, not a file: give the file's name")
+    # a FIFO or a device would block or never end: refused before it is opened, and
+    # checked again on what was opened (without waiting), in case it was swapped
+    if not stat.S_ISREG(p.stat().st_mode):
+        raise error(f"{what} {str(p)!r} is {_special(p.stat().st_mode)}, not a regular file")
     try:
-        with p.open("rb") as fh:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise error(f"{what} {str(p)!r} is {_special(mode)}, not a regular file")
             data = fh.read(limit + 1)
     except OSError as exc:
         raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise error(f"{what} {str(p)!r} is larger than {limit // 2**20} MiB: is it the right file?")
     return data.decode("utf-8", errors="replace")
+
+
+def _special(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "a special file"
 
 
 def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
@@ -267,14 +301,15 @@ def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     return data
 
 
-def _positive(value: object, maximum: float = 1e18) -> bool:
+def _positive(value: object, maximum: float = 1e18, minimum: float = 0.0) -> bool:
+    """A finite number above 0, at least ``minimum`` and at most ``maximum``."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
     try:
         number = float(value)
     except OverflowError:
         return False
-    return math.isfinite(number) and 0 < number <= maximum
+    return math.isfinite(number) and 0 < number <= maximum and number >= minimum
 
 
 def _show(value: object) -> str:
@@ -351,18 +386,20 @@ def validate(data: dict, where: str = "results") -> None:
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
             raise ResultsError(f"{where}: record {i} is not an object")
-        for key, top in (("bytes", MAX_BYTES), ("median_s", 1e6)):
-            if not _positive(rec.get(key), top):
+        for key, low, top in (("bytes", 1.0, MAX_BYTES), ("median_s", MIN_SECONDS, 1e6)):
+            if not _positive(rec.get(key), top, low):
                 raise ResultsError(
-                    f"{where}: record {i} needs a positive number '{key}' up to {top:g}, "
+                    f"{where}: record {i} needs a number '{key}' from {low:g} to {top:g}, "
                     f"got {_show(rec.get(key))}"
                 )
         if rec["bytes"] <= last:
             raise ResultsError(f"{where}: record {i}: sizes must be strictly ascending")
         last = rec["bytes"]
         for key in ("p10_s", "p90_s"):
-            if rec.get(key) is not None and not _positive(rec[key], 1e6):
-                raise ResultsError(f"{where}: record {i}: '{key}' must be positive or null")
+            if rec.get(key) is not None and not _positive(rec[key], 1e6, MIN_SECONDS):
+                raise ResultsError(
+                    f"{where}: record {i}: '{key}' must be from {MIN_SECONDS:g} to 1e+06 s, or null"
+                )
 
 
 def measurement_from_dict(data: dict, path: str = "") -> Measurement:

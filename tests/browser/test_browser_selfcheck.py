@@ -167,10 +167,16 @@ def rgb(hex_colour: str) -> str:
     return f"rgb({r}, {g}, {b})"
 
 
-def shipped_message(qid: str, status: str, rule: str) -> str | None:
-    """The message ``page_contract()`` holds for this problem's verdict, or None if it has none."""
+def shipped_message(qid: str, status: str, rule: str, message_text: str = "") -> str | None:
+    """The message ``page_contract()`` holds for this problem's verdict, or None if it has none.
+
+    The page's two unreadable verdicts share status and rule: ``message_text``
+    (what the page showed) says whether it was the one for a long answer.
+    """
     entry = CONTRACT["problems"][qid]
     verdicts = [entry["unanswered"], entry["unreadable"], *entry.get("rules", [])]
+    if message_text == entry["too_long"]["message"]:
+        verdicts.insert(0, entry["too_long"])
     verdicts += [
         *entry.get("choices", {}).values(),
         *([entry["otherwise"]] if "otherwise" in entry else []),
@@ -195,7 +201,7 @@ def shown_wrongly(qid: str, got: dict[str, Any]) -> dict[str, Any] | None:
         What the page showed, when its look or message is not the contract's.
     """
     colour, symbol = CONTRACT["look"][got["status"]]
-    message = shipped_message(qid, got["status"], got["rule"])
+    message = shipped_message(qid, got["status"], got["rule"], got["messageText"] or "")
     ok = (
         message is not None
         and got["statusText"] == f"{symbol} {qid}: {got['status']}."
@@ -355,6 +361,43 @@ def test_page_agrees_with_check_on_random_answers(problem_page):
     assert [d for d in disagreements if d] == []
     # About a third are a number in one of the problem's units, which the page reads.
     assert verdicts >= total // 4
+
+
+#: Answers longer than the contract's max_chars, of the shapes that made the page's old
+#: patterns quadratic; and 150 emoji (300 UTF-16 units, but 150 characters for Python).
+LONG = {
+    "spaces": " " * 10**6,
+    "one a spaces b": "1 a" + " " * 80_000 + "b",
+    "letter spaces": "b" + " " * 10**5 + "x",
+}
+
+
+@pytest.mark.parametrize("qid", ["q1", "q4", "q10"])
+def test_a_long_answer_is_too_long_at_once(problem_page, qid):
+    """The page says 'too long' to a long answer, as check() does, within 1.5 s of the
+    page's own clock on a busy machine (its earlier patterns took about 6 s for the
+    80,000 spaces, and longer than any test waits for the million); a text check() reads
+    (150 characters that are 300 UTF-16 units) is read, not called long."""
+    timed = f"""([qid, texts]) => {{
+      {READ_BOX};
+      const box = document.querySelector(`div.lesson-selfcheck[data-qid="${{qid}}"]`);
+      return texts.map(text => {{
+        box.querySelector('input').value = text;
+        const started = performance.now();
+        box.querySelector('form').requestSubmit();
+        return [performance.now() - started, readBox(box)];
+      }});
+    }}"""
+    too_long = CONTRACT["problems"][qid]["too_long"]
+    for ms, got in problem_page["page"].evaluate(timed, [qid, list(LONG.values())]):
+        assert ms < 1500, ms
+        assert (got["status"], got["messageText"]) == ("unreadable", too_long["message"])
+        assert check(qid, got["text"]).status == "unreadable"
+        assert "too long" in check(qid, got["text"]).message
+    emoji = "\U0001f600" * 150
+    (got,) = submit(problem_page["page"], qid, [emoji])
+    assert got["messageText"] == CONTRACT["problems"][qid]["unreadable"]["message"]
+    assert "too long" not in check(qid, emoji).message
 
 
 def test_keyboard_only(problem_page):

@@ -6,18 +6,31 @@
 // sizes, the rules check() gives its verdicts by, and every message, written
 // out by Python. This script reads only a plain number with one of those
 // units, or a letter; anything else gets the contract's message saying to use
-// check() in a notebook, never a verdict.
+// check() in a notebook, never a verdict. An answer longer than the
+// contract's max_chars gets its too_long verdict before anything reads it,
+// and what is read is trimmed first and matched by patterns that read it in
+// one pass (no two runs of spaces that could trade characters).
 (function () {
   "use strict";
 
   var DATA_ID = "lesson-selfcheck-data";
   // A plain number (ASCII digits, commas only between groups of three, an
-  // optional exponent), then an optional unit, with spaces or tabs around.
-  var NUMBER = /^[ \t]*([+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)[ \t]*(.*?)[ \t]*$/;
-  var LETTER = /^[ \t]*\(?[ \t]*([A-Za-z])[ \t]*[).:]?[ \t]*$/;
-  var BLANK = /^[ \t]*$/;
+  // optional exponent) at the start of the trimmed answer; the rest is the unit.
+  var NUMBER = /^[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
+  var LETTER = /^\(?[ \t]*([A-Za-z])[ \t]*[).:]?$/;
 
   function own(table, key) { return Object.prototype.hasOwnProperty.call(table, key); }
+
+  function isSpace(c) { return c === " " || c === "\t"; }
+
+  // The text without the spaces and tabs around it, in one pass from each end.
+  function trim(text) {
+    var start = 0;
+    var end = text.length;
+    while (start < end && isSpace(text.charAt(start))) { start++; }
+    while (end > start && isSpace(text.charAt(end - 1))) { end--; }
+    return text.slice(start, end);
+  }
 
   // The first rule the value (in SI units) meets, else the problem's fallback.
   function firstMatch(problem, value) {
@@ -31,9 +44,10 @@
   function numberVerdict(problem, text) {
     var match = NUMBER.exec(text);
     if (!match) { return problem.unreadable; }
-    var value = Number(match[1].split(",").join(""));
+    var value = Number(match[0].split(",").join(""));
     // Only A-Z is folded: other letters may fold differently in Python.
-    var spelling = match[2].replace(/[A-Z]/g, function (c) { return c.toLowerCase(); });
+    var spelling = trim(text.slice(match[0].length))
+      .replace(/[A-Z]/g, function (c) { return c.toLowerCase(); });
     var unit = problem.unit;
     if (spelling) { unit = own(problem.spellings, spelling) ? problem.spellings[spelling] : null; }
     if (unit === null || !Number.isFinite(value)) { return problem.unreadable; }
@@ -46,11 +60,31 @@
     return letter !== null && own(problem.choices, letter) ? problem.choices[letter] : problem.unreadable;
   }
 
+  // Longer than max characters, counted as Python counts them (code points)?
+  // A string of more than 2 x max UTF-16 units is, without looking at it.
+  function tooLong(text, max) {
+    if (text.length <= max) { return false; }
+    if (text.length > 2 * max) { return true; }
+    var count = 0;
+    for (var i = 0; i < text.length; i++) {
+      var unit = text.charCodeAt(i);
+      if (unit >= 0xD800 && unit <= 0xDBFF && i + 1 < text.length) {
+        var next = text.charCodeAt(i + 1);
+        if (next >= 0xDC00 && next <= 0xDFFF) { i++; }
+      }
+      count++;
+    }
+    return count > max;
+  }
+
   // The contract's verdict on one answer: {status, name, message}.
-  function verdictFor(problem, text) {
-    if (BLANK.test(text)) { return problem.unanswered; }
+  function verdictFor(problem, text, maxChars) {
+    if (tooLong(text, maxChars)) { return problem.too_long; }
+    var trimmed = trim(text);
+    if (!trimmed) { return problem.unanswered; }
     try {
-      return problem.kind === "choice" ? choiceVerdict(problem, text) : numberVerdict(problem, text);
+      return problem.kind === "choice"
+        ? choiceVerdict(problem, trimmed) : numberVerdict(problem, trimmed);
     } catch (err) { // the page must never break on an answer, nor guess a verdict
       return problem.unreadable;
     }
@@ -121,7 +155,7 @@
     box.appendChild(verdict);
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      showVerdict(box, contract.look, qid, verdictFor(problem, input.value));
+      showVerdict(box, contract.look, qid, verdictFor(problem, input.value, contract.max_chars));
     });
     box.classList.add("lesson-selfcheck-ready");
   }

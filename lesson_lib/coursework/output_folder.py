@@ -1,0 +1,298 @@
+"""Which folders the student edition may write into or replace, and the record that says so.
+
+The student edition writes notebooks into ``--out`` and replaces ``--site``
+as a whole. Both may be pointed anywhere, by a typo too (``--site .`` from
+the book's root), so nothing is written over or deleted that the edition did
+not make itself. Every folder it makes gets a manifest, :data:`MANIFEST`,
+listing each file it wrote with its SHA-256. Then:
+
+* never, not even with ``--force``: the book's own folder or a folder
+  holding it, a folder holding ``.git`` (a checkout), the home folder, the
+  file system's root, a symbolic link, or (for ``--site``) a folder inside
+  the book that the copy would copy into itself;
+* only with ``--force``: a non-empty folder without a manifest, a file the
+  edition would overwrite that it did not write or that changed since (a
+  student's filled-in notebook), and for ``--site`` any such file anywhere
+  in the folder, since the whole folder is replaced.
+
+Files the book's build adds under a copy (``_build``, ``__pycache__``) do
+not count as changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+#: The manifest the student edition writes into each folder it makes.
+MANIFEST = ".lesson-student-edition.json"
+#: What the manifest's ``made_by`` says.
+MADE_BY = "lesson_lib.coursework.student_edition"
+#: Folders the book's build makes inside a copy of the sources; never counted as changes.
+BUILD_FOLDERS = frozenset({"_build", "__pycache__"})
+#: Most entries looked at in a folder before it is refused as too large to check.
+MAX_ENTRIES = 200_000
+#: Reasons listed in one refusal at most.
+_MAX_LISTED = 5
+
+
+class FolderRefused(ValueError):
+    """The edition will not write into (or replace) this folder; the message says why."""
+
+
+def digest(path: Path) -> str:
+    """SHA-256 of a file's bytes, as hex.
+
+    Parameters
+    ----------
+    path : Path
+        A regular file.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    sha = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def read_manifest(folder: Path) -> dict[str, str] | None:
+    """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None.
+
+    Parameters
+    ----------
+    folder : Path
+        A folder the edition may have made.
+
+    Returns
+    -------
+    dict or None
+        None when there is no manifest, or one the edition did not write.
+    """
+    try:
+        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("made_by") != MADE_BY:
+        return None
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return None
+    return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def write_manifest(folder: Path, files: Mapping[str, str]) -> None:
+    """Record the files the edition wrote into ``folder``, atomically.
+
+    Parameters
+    ----------
+    folder : Path
+        The folder.
+    files : mapping
+        Relative path (with ``/``) -> SHA-256 of what was written.
+    """
+    folder = Path(folder)
+    data = {"made_by": MADE_BY, "files": dict(sorted(files.items()))}
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{MANIFEST}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, folder / MANIFEST)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def files_in(folder: Path, skip: Iterable[str] = ()) -> list[str]:
+    """Every entry under ``folder`` that is not a folder, as relative paths, links not followed.
+
+    Parameters
+    ----------
+    folder : Path
+        The folder.
+    skip : iterable of str, optional
+        Folder names whose content is left out wherever they are.
+
+    Returns
+    -------
+    list of str
+        Relative paths with ``/``, the manifest left out.
+
+    Raises
+    ------
+    FolderRefused
+        If the folder holds more than :data:`MAX_ENTRIES` entries.
+    """
+    skipped = set(skip)
+    found: list[str] = []
+    seen = 0
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in skipped)
+        seen += len(dirs) + len(names)
+        if seen > MAX_ENTRIES:
+            raise FolderRefused(
+                f"{folder} holds more than {MAX_ENTRIES:,} entries: too many to check, "
+                "so nothing was written; give a new folder"
+            )
+        base = Path(top).relative_to(folder)
+        for name in sorted(names):
+            rel = (base / name).as_posix()
+            if rel != MANIFEST:
+                found.append(rel)
+    return found
+
+
+def _contains(outer: Path, inner: Path) -> bool:
+    return outer == inner or outer in inner.parents
+
+
+def never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
+    """Why ``folder`` may not be used even with ``--force`` (empty list: it may).
+
+    Parameters
+    ----------
+    folder : Path
+        The ``--out`` or ``--site`` folder.
+    root : Path
+        The book's root.
+    replaces : bool
+        True for ``--site``, which copies the book into the folder and replaces it.
+
+    Returns
+    -------
+    list of str
+    """
+    folder = Path(folder)
+    if folder.is_symlink():
+        return [f"{folder} is a symbolic link; give the folder itself"]
+    where = folder.resolve()
+    book = Path(root).resolve()
+    reasons = []
+    if _contains(where, book):
+        reasons.append(f"{folder} is the book's own folder or holds it ({book})")
+    if where == Path(where.anchor):
+        reasons.append(f"{folder} is the root of the file system")
+    if where == Path.home().resolve():
+        reasons.append(f"{folder} is your home folder")
+    if os.path.lexists(where / ".git"):
+        reasons.append(f"{folder} holds a .git folder (a repository's checkout)")
+    if replaces and book in where.parents:
+        first = where.relative_to(book).parts[0]
+        if not (first.startswith(".") or first in BUILD_FOLDERS or first == "node_modules"):
+            reasons.append(
+                f"{folder} is inside the book's folder, so the copy would copy itself; "
+                "use a folder under _build/"
+            )
+    return reasons
+
+
+def force_reasons(
+    folder: Path, writes: Iterable[str] | None, *, replaces: bool
+) -> tuple[list[str], dict[str, str]]:
+    """Why writing into ``folder`` needs ``--force``, and the manifest found there.
+
+    Parameters
+    ----------
+    folder : Path
+        The ``--out`` or ``--site`` folder.
+    writes : iterable of str or None
+        Relative paths the edition is about to write (``--out``); None when
+        the whole folder is replaced (``--site``).
+    replaces : bool
+        True for ``--site``.
+
+    Returns
+    -------
+    (list of str, dict)
+        The reasons (empty: go ahead) and the manifest's files (empty if none).
+    """
+    folder = Path(folder)
+    if not folder.exists():
+        return [], {}
+    if not folder.is_dir():
+        return [f"{folder} is not a folder"], {}
+    with os.scandir(folder) as entries:
+        empty = next(entries, None) is None
+    if empty:
+        return [], {}
+    manifest = read_manifest(folder)
+    if manifest is None:
+        notable = []
+        if os.path.lexists(folder / "_config.yml"):
+            notable.append("a _config.yml (a book's sources?)")
+        with os.scandir(folder) as entries:
+            if any(e.name.lower().endswith(".ipynb") for e in entries):
+                notable.append("notebooks (a student's work?)")
+        what = f", holds {' and '.join(notable)}" if notable else ""
+        return [
+            f"{folder} is not empty{what} and was not made by the student edition "
+            f"(it has no {MANIFEST})"
+        ], {}
+    if replaces:
+        candidates = files_in(folder, skip=BUILD_FOLDERS)
+    else:
+        candidates = [rel for rel in writes or () if os.path.lexists(folder / rel)]
+    reasons = []
+    for rel in candidates:
+        path = folder / rel
+        if rel not in manifest:
+            reasons.append(f"{rel} was not written by the student edition")
+        elif path.is_symlink() or not path.is_file() or digest(path) != manifest[rel]:
+            reasons.append(f"{rel} changed since the student edition wrote it (a student's work?)")
+    if len(reasons) > _MAX_LISTED:
+        reasons[_MAX_LISTED:] = [f"... and {len(reasons) - _MAX_LISTED} more"]
+    return reasons, manifest
+
+
+def check_folder(
+    folder: Path, root: Path, *, writes: Iterable[str] | None, force: bool
+) -> dict[str, str]:
+    """Refuse ``folder`` unless the edition may write into it; return its manifest.
+
+    Parameters
+    ----------
+    folder : Path
+        The ``--out`` or ``--site`` folder.
+    root : Path
+        The book's root.
+    writes : iterable of str or None
+        What ``--out`` is about to write (relative paths), or None for ``--site``.
+    force : bool
+        ``--force``: go ahead where only :func:`force_reasons` object.
+
+    Returns
+    -------
+    dict
+        The manifest's files (relative path -> SHA-256; empty if none).
+
+    Raises
+    ------
+    FolderRefused
+        Naming every reason, and whether ``--force`` would help.
+    """
+    option = "--site" if writes is None else "--out"
+    never = never_reasons(folder, root, replaces=writes is None)
+    if never:
+        raise FolderRefused(
+            f"{option} {folder}: refused, nothing was written or deleted: " + "; ".join(never)
+        )
+    reasons, manifest = force_reasons(folder, writes, replaces=writes is None)
+    if reasons and not force:
+        action = "replace" if writes is None else "write into"
+        raise FolderRefused(
+            f"{option} {folder}: refused to {action} it, nothing was written or deleted: "
+            + "; ".join(reasons)
+            + ". Give a new or empty folder, or pass --force to "
+            + ("replace it" if writes is None else "overwrite those files")
+        )
+    return manifest

@@ -1,0 +1,162 @@
+"""What of the host a grading sandbox sees: the files Python needs to run the kernel, no more.
+
+``/usr`` and ``/etc`` are shown whole (read-only); they hold the system, not
+anyone's files. Python may live elsewhere, often in the instructor's home
+(pyenv under ``~/.pyenv``, uv under ``~/.local/share/uv``, conda under
+``~/miniconda3``), and that installation folder also holds other things:
+its own ``site-packages`` with whatever was ever installed into it (tens of
+thousands of files), headers, scripts. So instead of the installation
+folder, :func:`python_mounts` lists only:
+
+* the interpreter's executable (the real file the virtual environment's
+  ``python`` points to);
+* its standard library (``sysconfig``'s ``stdlib`` and ``platstdlib``), with
+  the installation's own ``site-packages`` inside it covered by an empty,
+  read-only folder when a virtual environment without system packages runs
+  (the kernel never imports from it);
+* the shared libraries directly in the installation's ``lib`` folder
+  (``libpython3.11.so`` of a ``--enable-shared`` build, conda's
+  ``libssl``...), files only;
+* the virtual environment (its ``site-packages``, ``bin`` and
+  ``pyvenv.cfg``), or without one the installation's ``site-packages``;
+* the ``lesson_lib`` package itself (an editable install points there).
+
+Each is shown at its own path, read-only. Binding these few paths was
+chosen over copying the environment into each sandbox (hundreds of MB per
+submission) or an overlay (which would still show the whole installation
+folder underneath): the kernel sees exactly what it imports.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Folders shown whole, read-only, in every sandbox.
+SYSTEM = (Path("/usr"), Path("/etc"))
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One path of the host shown in the sandbox.
+
+    Attributes
+    ----------
+    source : Path
+        The host's file or folder (symbolic links resolved).
+    dest : Path
+        Where it appears inside the sandbox (its own path, or the unresolved one).
+    hide : bool
+        True: ``dest`` is covered by an empty read-only folder instead.
+    """
+
+    source: Path
+    dest: Path
+    hide: bool = False
+
+
+def _base_vars() -> dict[str, str]:
+    return {
+        "base": sys.base_prefix,
+        "platbase": sys.base_exec_prefix,
+        "installed_base": sys.base_prefix,
+        "installed_platbase": sys.base_exec_prefix,
+    }
+
+
+def _in_system(path: Path) -> bool:
+    return any(path == s or s in path.parents for s in SYSTEM)
+
+
+def _system_site_packages() -> bool:
+    """Whether the virtual environment also imports the installation's own packages."""
+    try:
+        text = (Path(sys.prefix) / "pyvenv.cfg").read_text()
+    except OSError:
+        return False
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "include-system-site-packages":
+            return value.strip().lower() == "true"
+    return False
+
+
+def wanted_paths() -> tuple[list[Path], list[Path]]:
+    """The paths the kernel needs, and the ones to cover inside them.
+
+    Returns
+    -------
+    (list of Path, list of Path)
+        Paths to show as they are on the host (unresolved), and paths to cover.
+    """
+    import lesson_lib
+
+    base = _base_vars()
+    stdlib = Path(sysconfig.get_path("stdlib", vars=base))
+    platstdlib = Path(sysconfig.get_path("platstdlib", vars=base))
+    show = [Path(os.path.realpath(sys.executable)), stdlib, platstdlib]
+    libdir = Path(sys.base_prefix) / "lib"
+    if libdir.is_dir():
+        show += sorted(p for p in libdir.glob("lib*.so*") if p.is_file())
+    base_site = {Path(sysconfig.get_path(k, vars=base)) for k in ("purelib", "platlib")}
+    hide: list[Path] = []
+    if sys.prefix != sys.base_prefix:
+        show.append(Path(sys.prefix))
+        if _system_site_packages():
+            show += sorted(base_site)
+        else:
+            hide += sorted(base_site)
+    else:
+        show += sorted(base_site)
+    show.append(Path(lesson_lib.__file__).resolve().parent)
+    return show, hide
+
+
+def python_mounts(extra: Sequence[Path] = ()) -> list[Mount]:
+    """The read-only mounts of a sandbox beyond ``/usr`` and ``/etc`` (see the module).
+
+    Parameters
+    ----------
+    extra : sequence of Path, optional
+        More files or folders to show read-only.
+
+    Returns
+    -------
+    list of Mount
+        Shown paths first, outer before inner, then the covers; none under
+        ``/usr`` or ``/etc``, none inside another shown path unless it comes
+        in under another name.
+    """
+    show, hide = wanted_paths()
+    mounts: list[Mount] = []
+    for path in [*show, *extra]:
+        path = Path(os.path.abspath(path))
+        if not path.exists():
+            continue
+        real = path.resolve()
+        for dest in dict.fromkeys((real, path)):
+            if not _in_system(dest):
+                mounts.append(Mount(real, dest))
+    kept = _outermost(mounts)
+    shown = [m.dest for m in kept]
+    covers = [
+        Mount(p.resolve(), p.resolve(), hide=True)
+        for p in hide
+        if p.is_dir() and any(s in p.resolve().parents for s in shown)
+    ]
+    return kept + covers
+
+
+def _outermost(mounts: Iterable[Mount]) -> list[Mount]:
+    """Drop a mount whose destination lies inside another's (the outer one shows it)."""
+    ordered = sorted(set(mounts), key=lambda m: (len(m.dest.parts), str(m.dest)))
+    kept: list[Mount] = []
+    for mount in ordered:
+        if any(k.dest == mount.dest or k.dest in mount.dest.parents for k in kept):
+            continue
+        kept.append(mount)
+    return kept

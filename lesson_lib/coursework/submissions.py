@@ -1,0 +1,328 @@
+"""What a folder of submissions holds: one entry for every name in it, graded or not.
+
+Students hand in notebooks through a learning platform or a browser, which
+rename them (``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``), and a
+folder can hold anything (a link, a named pipe, a folder called
+``x.ipynb``). The grader promises every submission a row, so
+:func:`find_submissions` turns every name in the folder that does not start
+with ``.`` into exactly one :class:`Entry`:
+
+* ``<ID>.ipynb``, the extension in any case, possibly followed by ``.txt`` or
+  ``.json`` (added by a platform or a browser), and the ID possibly followed
+  by `` (1)`` (a browser's second download), is that student's notebook;
+* a folder ``<ID>/`` is that student's, graded by its ``problems.ipynb``
+  (spelled as above; other notebooks there are the edition's chapters);
+* anything else gets an entry that says why it cannot be graded: a symbolic
+  link (never followed, wherever it points), a FIFO, a device or a socket
+  (never opened), a folder named like a notebook, a folder without a problem
+  set, a file that is not a notebook.
+
+:func:`read_notebook` reads one without following links or blocking on a
+special file, and converts an older nbformat (3 and before) to version 4.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lesson_lib.coursework.answers import plain_text
+from lesson_lib.coursework.runner import code_sources
+from lesson_lib.model._safe_io import printable
+
+#: Name of the problem-set notebook inside a per-student folder.
+PROBLEM_SET = "problems"
+#: Largest notebook file read, bytes (the problem set is about 100 KB).
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+#: Tails a learning platform or a browser adds after ``.ipynb``.
+ADDED_TAILS = (".txt", ".json")
+#: A browser's copy suffix: "s002 (1)", "s002(2)".
+_COPY_SUFFIX = re.compile(r"^(?P<stem>.*?) ?\((?P<n>\d{1,4})\)$")
+#: Most entries of one student's folder looked at.
+_MAX_FOLDER_ENTRIES = 10_000
+
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One name in the submissions folder, and what it holds.
+
+    Attributes
+    ----------
+    name : str
+        The name as it stands in the folder.
+    stem : str
+        The student ID part of the name (tails and copy suffixes taken off).
+    path : Path
+        The notebook to grade, or the entry itself when there is none.
+    problem : str
+        Why nothing can be graded ("" when ``path`` is a notebook file to read).
+    notes : tuple of str
+        What was recognised in the name (an added ``.txt``, a copy suffix).
+    """
+
+    name: str
+    stem: str
+    path: Path
+    problem: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def file(self) -> str:
+        """The path relative to the submissions folder, as the CSV shows it."""
+        if self.path.name != self.name and self.path.parent.name == self.name:
+            return f"{self.name}/{self.path.name}"
+        return self.name
+
+
+def notebook_name(name: str) -> tuple[str, list[str]] | None:
+    """The ID part of a notebook's file name and what was taken off, or None if not a notebook.
+
+    Parameters
+    ----------
+    name : str
+        A file name.
+
+    Returns
+    -------
+    (str, list of str) or None
+        ``("s002", [note])`` for ``"s002 (1).ipynb"``; None for ``"notes.txt"``.
+
+    Examples
+    --------
+    >>> notebook_name("S004.IPYNB")
+    ('S004', [])
+    >>> notebook_name("s005.ipynb.txt")[0], notebook_name("s002 (1).ipynb")[0]
+    ('s005', 's002')
+    """
+    notes = []
+    rest = name
+    for tail in ADDED_TAILS:
+        if rest.casefold().endswith(".ipynb" + tail):
+            notes.append(
+                f"the name ends in {rest[-len(tail) :]!r} after .ipynb (added by a learning "
+                "platform or a browser?)"
+            )
+            rest = rest[: -len(tail)]
+            break
+    if not rest.casefold().endswith(".ipynb") or len(rest) <= len(".ipynb"):
+        return None
+    stem = rest[: -len(".ipynb")]
+    copy = _COPY_SUFFIX.match(stem)
+    if copy and copy["stem"]:
+        notes.append(
+            f"{printable(repr(name), 80)} read as {copy['stem']!r}: "
+            f"{stem[len(copy['stem']) :]!r} is how a browser names a second download"
+        )
+        stem = copy["stem"]
+    return stem, notes
+
+
+def _kind(mode: int) -> str:
+    """What a special file is, or "" for a regular file or folder."""
+    for test, kind in _SPECIAL:
+        if test(mode):
+            return kind
+    return ""
+
+
+def _in_folder(folder: Path, name: str) -> Entry:
+    """The entry for a student's folder: its problem set, or why there is none."""
+    candidates: list[tuple[int, str, Path, list[str]]] = []
+    seen = 0
+    with os.scandir(folder) as entries:
+        for item in entries:
+            seen += 1
+            if seen > _MAX_FOLDER_ENTRIES:
+                break
+            parsed = notebook_name(item.name)
+            if parsed is None or parsed[0].casefold() != PROBLEM_SET:
+                continue
+            exact = item.name == f"{PROBLEM_SET}.ipynb"
+            candidates.append((0 if exact else 1, item.name, Path(item.path), parsed[1]))
+    stem = _folder_stem(name)
+    if not candidates:
+        return Entry(name, stem, folder, problem=f"a folder without {PROBLEM_SET}.ipynb")
+    candidates.sort()
+    path, notes = candidates[0][2], candidates[0][3]
+    others = [c[1] for c in candidates[1:]]
+    if others:
+        notes = [
+            *notes,
+            f"also holds {', '.join(printable(o, 60) for o in others[:5])}: not graded",
+        ]
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        return Entry(name, stem, path, "its problems notebook is a symbolic link: not followed")
+    if stat.S_ISDIR(mode):
+        return Entry(name, stem, path, "its problems notebook is a folder")
+    if _kind(mode):
+        return Entry(name, stem, path, f"its problems notebook is {_kind(mode)}: not opened")
+    return Entry(name, stem, path, notes=tuple(notes))
+
+
+def _folder_stem(name: str) -> str:
+    copy = _COPY_SUFFIX.match(name)
+    return copy["stem"] if copy and copy["stem"] else name
+
+
+def _entry(folder: Path, name: str) -> Entry:
+    path = folder / name
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as err:
+        return Entry(name, name, path, problem=f"cannot be read ({err.strerror or err})")
+    parsed = notebook_name(name)
+    stem = parsed[0] if parsed else (name.rsplit(".", 1)[0] or name)
+    if stat.S_ISLNK(mode):
+        return Entry(name, stem, path, problem="a symbolic link: not followed")
+    if _kind(mode):
+        return Entry(name, stem, path, problem=f"{_kind(mode)}, not a file: not opened")
+    if stat.S_ISDIR(mode):
+        if parsed is not None:
+            return Entry(name, stem, path, problem="a folder named like a notebook")
+        try:
+            return _in_folder(path, name)
+        except OSError as err:
+            return Entry(name, name, path, problem=f"a folder that cannot be read ({err.strerror})")
+    if parsed is None:
+        return Entry(name, stem, path, problem="not a notebook (.ipynb) file")
+    return Entry(name, stem, path, notes=tuple(parsed[1]))
+
+
+def find_submissions(folder: Path) -> list[Entry]:
+    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module).
+
+    Parameters
+    ----------
+    folder : Path
+        The folder of submissions (a symbolic link to it is followed: it is
+        the instructor's own choice).
+
+    Returns
+    -------
+    list of Entry
+        Sorted by ID without case, then by name.
+    """
+    folder = Path(folder)
+    with os.scandir(folder) as entries:
+        names = [e.name for e in entries if not e.name.startswith(".")]
+    found = [_entry(folder, name) for name in names]
+    return sorted(found, key=lambda e: (e.stem.casefold(), e.name))
+
+
+def hidden_names(folder: Path) -> list[str]:
+    """Names in ``folder`` starting with ``.``, which :func:`find_submissions` leaves out.
+
+    Parameters
+    ----------
+    folder : Path
+        The folder of submissions.
+
+    Returns
+    -------
+    list of str
+        Sorted.
+    """
+    with os.scandir(folder) as entries:
+        return sorted(e.name for e in entries if e.name.startswith("."))
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file, never through a link, never blocking."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit // 2**20} MiB")
+    return data
+
+
+def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, str]:
+    """A notebook as version-4 JSON, and a note if it was converted from an older nbformat.
+
+    Parameters
+    ----------
+    path : Path
+        A notebook file.
+    limit : int, default :data:`MAX_NOTEBOOK_BYTES`
+        Largest file read, bytes.
+
+    Returns
+    -------
+    (dict, str)
+        The notebook (with a list of ``cells``) and ``""`` or a note.
+
+    Raises
+    ------
+    OSError, ValueError, RecursionError, MemoryError
+        If it is not a regular file, too large, not JSON or not a notebook.
+    """
+    raw = json.loads(_read_bytes(path, limit).decode("utf-8", "replace"))
+    version = raw.get("nbformat") if isinstance(raw, dict) else None
+    note = ""
+    if type(version) is int and version < 4:
+        import nbformat
+
+        try:
+            raw = json.loads(json.dumps(nbformat.reads(json.dumps(raw), as_version=4)))
+        except Exception as err:  # nbformat's own errors for a broken old notebook
+            raise ValueError(f"an nbformat {version} notebook that cannot be converted") from err
+        note = f"an nbformat {version} notebook, converted to version 4"
+    code_sources(raw)  # raises ValueError if there is no list of cells
+    return raw, note
+
+
+def static_student(nb: object) -> str | None:
+    """The ``STUDENT = "..."`` a notebook's code cells assign (the last one), read from source.
+
+    Parameters
+    ----------
+    nb : dict
+        The notebook as parsed JSON.
+
+    Returns
+    -------
+    str or None
+        The string assigned, if a plain string literal of a sensible length.
+    """
+    found = None
+    for tree in _trees(nb):
+        for node in tree.body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "STUDENT"
+                and isinstance(node.value, ast.Constant)
+            ):
+                found = plain_text(node.value.value)
+    return found
+
+
+def _trees(nb: object, limit: int = 20_000) -> Iterator[ast.Module]:
+    try:
+        sources = code_sources(nb)
+    except ValueError:
+        return
+    for source in sources:
+        if len(source) > limit or "STUDENT" not in source:
+            continue
+        try:
+            yield ast.parse(source)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue

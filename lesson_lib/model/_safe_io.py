@@ -1,0 +1,218 @@
+"""What the lesson's commands print and where they write, made safe.
+
+The grader and the lab print text that comes from files anyone could have
+written (student file names, results files), and write files where they are
+told to. Three guards shared by both:
+
+* :func:`printable` escapes every character a terminal or a spreadsheet
+  could act on (newlines, escape sequences, bidirectional overrides) and
+  caps the length, so a field can neither forge a line nor run a command;
+* :func:`require_output_file` accepts a new path or an existing regular
+  file only: an atomic rename over ``/dev/stdout``, a device node, a FIFO
+  or a symbolic link would replace that special file by a regular one;
+* :func:`keep_previous` keeps the file a command is about to replace, under
+  a name with the time, so an earlier result is never lost;
+* :func:`stop_on_signals` turns SIGTERM and SIGHUP into the same clean stop
+  as Ctrl-C, so a command's clean-up (its ``finally`` blocks and temporary
+  folders) runs whichever way it is stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def printable(value: object, limit: int = 200) -> str:
+    """``value`` as one line of plain text: control characters escaped, at most ``limit`` long.
+
+    Every character Python does not count as printable (``str.isprintable``:
+    control characters, line and paragraph separators, format characters such
+    as zero-width spaces and bidirectional overrides, spaces other than
+    U+0020) is written as an escape (``\\n``, ``\\x1b``, ``\\u202e``).
+
+    Parameters
+    ----------
+    value : object
+        A string; anything else is described by its type, never converted
+        with its own ``__str__``.
+    limit : int, default 200
+        Characters kept at most; a longer text is cut there and ``...`` added.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> printable("alice\\n: 16 / 16")
+    'alice\\\\n: 16 / 16'
+    """
+    if not isinstance(value, str):
+        if type(value) in (bool, float) or (type(value) is int and value.bit_length() < 1000):
+            value = repr(value)
+        else:
+            return f"<{type(value).__name__[:40]}>"
+    text = str.__getitem__(value, slice(0, limit + 1))
+    out = []
+    size = 0
+    for ch in text:
+        piece = ch if ch.isprintable() else _ESCAPES.get(ch) or _escape(ch)
+        size += len(piece)
+        if size > limit:
+            out.append("...")
+            break
+        out.append(piece)
+    else:
+        if str.__len__(value) > len(text):
+            out.append("...")
+    return "".join(out)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
+    """Refuse an output path that is anything but a new path or an existing regular file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where a command is about to write.
+    option : str, default "--out"
+        The option that named it, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        If it is a symbolic link, a folder, a FIFO, a device or a socket, or
+        its folder does not exist and cannot be one (a file stands in the way).
+    """
+    p = Path(path)
+    try:
+        mode = os.lstat(p).st_mode
+    except FileNotFoundError:
+        return p
+    if stat.S_ISLNK(mode):
+        raise ValueError(
+            f"{option} {str(p)!r} is a symbolic link; give the path of a regular file "
+            "(a new one, or one to replace)"
+        )
+    for test, kind in _KINDS:
+        if test(mode):
+            raise ValueError(
+                f"{option} {str(p)!r} is {kind}, not a regular file; give a file name such "
+                "as results.csv"
+            )
+    return p
+
+
+def keep_previous(path: str | os.PathLike) -> Path | None:
+    """Keep the regular file at ``path`` under a name with the time, before it is replaced.
+
+    ``grades.csv`` is copied to ``grades.20260101-120000.csv`` (UTC; ``-1``,
+    ``-2`` ... are added if that name is taken; an existing file is never
+    written over). Nothing is done for a missing or empty file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file about to be replaced.
+
+    Returns
+    -------
+    pathlib.Path or None
+        Where the previous file is kept, or None.
+    """
+    p = Path(path)
+    try:
+        info = os.lstat(p)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    for n in range(1000):
+        kept = p.with_name(f"{p.stem}.{stamp}{f'-{n}' if n else ''}{p.suffix}")
+        try:
+            target = kept.open("xb")  # never over an existing file
+        except FileExistsError:
+            continue
+        with target, p.open("rb") as source:
+            shutil.copyfileobj(source, target)
+        shutil.copystat(p, kept)
+        return kept
+    raise FileExistsError(f"no free name to keep the previous {p.name} under")
+
+
+class Stopped(KeyboardInterrupt):
+    """A command stopped by a signal; ``signum`` says which (the exit status is 128 + it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals(
+    signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP),
+) -> Iterator[None]:
+    """Raise :class:`Stopped` (a ``KeyboardInterrupt``) on the first of ``signals``.
+
+    Later signals are ignored until the block ends, so the clean-up the first
+    one started (killing a sandbox, removing temporary folders) is not cut
+    short by a second Ctrl-C. Outside the main thread nothing is changed.
+
+    Parameters
+    ----------
+    signals : tuple of int, default SIGINT, SIGTERM, SIGHUP
+        The signals that stop the command.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        A context manager (use it in ``with``).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Stopped(signum)
+
+    previous = {s: signal.signal(s, stop) for s in signals}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
