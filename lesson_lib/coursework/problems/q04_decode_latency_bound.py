@@ -53,7 +53,7 @@ def _choices(p: Params) -> list[Choice]:
             "bytes negligible; the cost is the number of serial round trips.",
         ),
         Choice(
-            "Decode reads every weight from HBM for each token, and that memory read is the "
+            "Decode streams the weights from HBM for each token, and that memory read is the "
             "latency the fabric adds.",
             "No: streaming the weights is the compute side of the step (HBM bandwidth); the "
             "fabric's latency is a separate, fixed cost per all-reduce that does not shrink "

@@ -84,8 +84,8 @@ def _mistakes(p: Params) -> list[Mistake]:
         ),
         Mistake(
             max_sequences(m, replace(GPU, memory_bytes=80 * GB), n, ctx),
-            "GPU memory is binary-sized: the card exposes 79.1 GiB, about 84.9 GB; "
-            "reading its '80 GB' label as 80 x 10^9 bytes undercounts.",
+            "The card exposes 79.1 GiB as PyTorch counts it, about 84.9 GB; reading its "
+            "'80 GB' label as 80 x 10^9 bytes undercounts.",
         ),
         Mistake(
             max_sequences(m, replace(GPU, memory_bytes=80 * GiB), n, ctx),
