@@ -118,7 +118,7 @@ def test_close_answers():
     assert result.status == CLOSE and result.score == 0.5
     assert check("q10", reference("q10") + 1).status == CLOSE
     # One fewer is what reading the '80 GB' label as 10^9 bytes gives: that hint wins.
-    assert "binary-sized" in check("q10", reference("q10") - 1).message
+    assert "as PyTorch counts it" in check("q10", reference("q10") - 1).message
     assert check("q10", reference("q10") + 0.5).status == CLOSE
 
 

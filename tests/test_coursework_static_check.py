@@ -123,7 +123,7 @@ def test_q10_count_rules():
     assert page_verdict("q10", ref + 0.5)["status"] == "close"
     assert page_verdict("q10", ref + 1.5)["name"] == "hint"
     # One fewer is what reading the '80 GB' label as 10^9 bytes gives: that hint wins.
-    assert "binary-sized" in page_verdict("q10", ref - 1)["message"]
+    assert "as PyTorch counts it" in page_verdict("q10", ref - 1)["message"]
 
 
 @pytest.mark.parametrize("qid", CHOICE)
