@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.memory import MemoryBudget, kv_share, max_sequences, memory_budget
-from lesson_lib.model.specimen import GPU, MODEL
+from lesson_lib.model.specimen import GPU, MODEL, NCCL_BUFFER_BYTES
 from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import format_bytes, format_count, format_ratio
 
@@ -158,6 +158,11 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
         out[f"sizing_free_{n}"] = format_bytes(fit.budget.free_bytes, "GB")
         out[f"sizing_sequences_{n}"] = str(fit.sequences)
     out["sizing_tp8_extra"] = str(int(out["sizing_sequences_8"]) - int(out["sizing_sequences_4"]))
+    # NCCL's buffers (a stated, sourced assumption) taken off the card at TP 4
+    nccl = NCCL_BUFFER_BYTES[4]
+    card_less_nccl = replace(accel, memory_bytes=accel.memory_bytes - nccl)
+    out["sizing_nccl_buffer_4"] = format_bytes(nccl, "MiB", decimals=0)
+    out["sizing_sequences_4_nccl"] = str(max_sequences(model, card_less_nccl, 4, full))
     return out
 
 

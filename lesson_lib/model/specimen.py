@@ -90,6 +90,13 @@ H200 = Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12
 #: applies it and no function applies it by default.
 VLLM_GPU_MEMORY_UTILIZATION: float = 0.9
 
+#: Memory NCCL keeps per GPU at each tensor-parallel degree on H100 SXM, as NVIDIA's
+#: aiconfigurator assumes it ("nccl_mem" in aiconfigurator-core 0.12.0's
+#: ``systems/h100_sxm.yaml``, which calls it a non-official correction based on
+#: observations): 342 MiB at TP 2, 392 MiB at TP 4 and 8. A stated assumption
+#: the sizing chapter subtracts in one place; no function applies it by default.
+NCCL_BUFFER_BYTES: dict[int, float] = {1: 0.0, 2: 358_612_992.0, 4: 411_041_792.0, 8: 411_041_792.0}
+
 #: Illustrative per-direction bandwidths of the two fabrics.
 NVLINK_BANDWIDTH: float = 450 * GB
 PCIE_BANDWIDTH: float = 64 * GB
