@@ -1,5 +1,6 @@
 """The measured chapter's lines and glued values, checked against the tables by hand."""
 
+import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.measured import (
@@ -40,3 +41,14 @@ def test_glued_values_name_the_verdicts_and_ranges():
     assert (v["pcie_alpha_4_low"], v["pcie_alpha_4_high"]) == ("11.7 us", "18.09 us")
     assert v["measured_systems"] == "10"
     assert "holds on" in claims_table() and "nowhere" in claims_table()
+
+
+@pytest.mark.slow
+def test_the_built_page_shows_each_claims_verdict(built_book):
+    """The measured page prints "holds on k of n" for every claim, the headline's 0 of 3 too."""
+    from lesson_lib.measured import evaluate_claims
+
+    page = (built_book.html_dir / "book" / "measured.html").read_text()
+    for claim in evaluate_claims():
+        assert claim.verdict in page, claim.key
+    assert "holds on 0 of 3" in page
