@@ -14,7 +14,7 @@ from typing import Any
 
 from lesson_lib.chapters.experts import FP8
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.figures._style import ROLE_COLORS
+from lesson_lib.explorers._time_bars import fold_terms, time_bars
 from lesson_lib.model.moe import MoEStep, moe_decode_step
 from lesson_lib.model.presets import MOE_PRESETS
 from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE
@@ -131,62 +131,9 @@ def _chart(both: str) -> dict[str, Any]:
         "transform": [
             {"filter": both},
             {"calculate": "datum.parallelism == 'tp' ? 'TP' : 'EP + DP attention'", "as": "_bar"},
-            {"fold": [t for t, _, _ in _TERMS], "as": ["_term", "_ms"]},
-            {
-                "calculate": "{"
-                + ", ".join(f"{t!r}: {label!r}" for t, label, _ in _TERMS)
-                + "}[datum._term]",
-                "as": "term",
-            },
-            {
-                "calculate": "indexof(" + repr([t for t, _, _ in _TERMS]) + ", datum._term)",
-                "as": "_stack",
-            },
+            *fold_terms(_TERMS),
         ],
-        "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
-        "encoding": {
-            "y": {
-                "field": "_bar",
-                "type": "nominal",
-                "title": None,
-                "sort": ["TP", "EP + DP attention"],
-                "scale": {"paddingInner": 0.5},
-                # Labels sit above their bars, inside the plot, as in the decode
-                # explorer: the message above the chart then starts at the left edge.
-                "axis": {
-                    "labelAlign": "left",
-                    "labelBaseline": "bottom",
-                    "labelPadding": -2,
-                    "labelOffset": -17,
-                    "labelFontSize": 12,
-                    "labelLimit": 400,
-                    "ticks": False,
-                    "domain": False,
-                },
-            },
-            "x": {
-                "field": "_ms",
-                "type": "quantitative",
-                "stack": "zero",
-                "title": "time per decoded token (ms)",
-            },
-            "color": {
-                "field": "term",
-                "type": "nominal",
-                "title": None,
-                "scale": {
-                    "domain": [label for _, label, _ in _TERMS],
-                    "range": [ROLE_COLORS[role] for _, _, role in _TERMS],
-                },
-                "legend": {"orient": "bottom", "direction": "horizontal", "labelLimit": 260},
-            },
-            "order": {"field": "_stack", "type": "quantitative"},
-            "tooltip": [
-                {"field": "_bar", "title": "layout"},
-                {"field": "term"},
-                {"field": "_ms", "title": "ms", "format": ".3f"},
-            ],
-        },
+        **time_bars(_TERMS, ["TP", "EP + DP attention"], "layout"),
     }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from lesson_lib.chapters.algorithms import cuda_graph_fabric
 from lesson_lib.chapters.latency import speedup_limit
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.figures._style import ROLE_COLORS
+from lesson_lib.explorers._time_bars import fold_terms, time_bars
 from lesson_lib.model.specimen import A100, FAST, FAST_RING, GPU, INTER_NODE, MODEL, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric
 from lesson_lib.model.step_time import StepBreakdown, decode_step
@@ -188,62 +188,9 @@ def _chart(explorer_filter: str, free_n_filter: str) -> dict[str, Any]:
                 ),
                 "as": "_order",
             },
-            {"fold": [t for t, _, _ in _TERMS], "as": ["_term", "_ms"]},
-            {
-                "calculate": "{"
-                + ", ".join(f"{t!r}: {label!r}" for t, label, _ in _TERMS)
-                + "}[datum._term]",
-                "as": "term",
-            },
-            {
-                "calculate": "indexof(" + repr([t for t, _, _ in _TERMS]) + ", datum._term)",
-                "as": "_stack",
-            },
+            *fold_terms(_TERMS),
         ],
-        "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
-        "encoding": {
-            "y": {
-                "field": "_bar",
-                "type": "nominal",
-                "title": None,
-                "sort": {"field": "_order", "op": "min"},
-                "scale": {"paddingInner": 0.5},
-                # Labels sit above their bars, inside the plot: the message
-                # above the chart then starts at the card's left edge.
-                "axis": {
-                    "labelAlign": "left",
-                    "labelBaseline": "bottom",
-                    "labelPadding": -2,
-                    "labelOffset": -17,
-                    "labelFontSize": 12,
-                    "labelLimit": 400,
-                    "ticks": False,
-                    "domain": False,
-                },
-            },
-            "x": {
-                "field": "_ms",
-                "type": "quantitative",
-                "stack": "zero",
-                "title": "time per decoded token (ms)",
-            },
-            "color": {
-                "field": "term",
-                "type": "nominal",
-                "title": None,
-                "scale": {
-                    "domain": [label for _, label, _ in _TERMS],
-                    "range": [ROLE_COLORS[role] for _, _, role in _TERMS],
-                },
-                "legend": {"orient": "bottom", "direction": "horizontal", "labelLimit": 260},
-            },
-            "order": {"field": "_stack", "type": "quantitative"},
-            "tooltip": [
-                {"field": "_bar", "title": "bar"},
-                {"field": "term"},
-                {"field": "_ms", "title": "ms", "format": ".3f"},
-            ],
-        },
+        **time_bars(_TERMS, {"field": "_order", "op": "min"}, "bar"),
     }
 
 
