@@ -52,7 +52,7 @@ from lesson_lib.model.collectives import (
     allreduce_latency,
     allreduce_wire_bytes,
     alltoall_wire_bytes,
-    collective_steps,
+    collective_time,
 )
 from lesson_lib.model.memory import kv_share, state_share
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
@@ -336,8 +336,8 @@ def moe_decode_step(
         read = dense_bytes + on_rank * expert_bytes * model.num_moe_layers
         flops = 2.0 * (other_active * local + imbalance * routed_active * batch / n)
         collectives = model.alltoalls_per_token
-        steps = collective_steps("all_to_all", n)
-        latency = collectives * (fabric.latency + steps * fabric.hop_latency) if steps else 0.0
+        # an empty all-to-all costs its fixed latency alone
+        latency = collectives * collective_time("all_to_all", 0.0, n, fabric)
         # Dispatch and combine: k hidden vectors per token, (n-1)/n of them off the rank.
         per_token = sum(
             alltoall_wire_bytes(k * vector * element, n)
@@ -391,7 +391,7 @@ def alltoall_crossover_tokens(
     n = require_int("n", n, minimum=2, maximum=min(model.num_experts, MAX_RANKS))
     element = model.dtype_bytes if dispatch_bytes is None else dispatch_bytes
     element = require_int("dispatch_bytes", element, maximum=8)
-    latency = fabric.latency + collective_steps("all_to_all", n) * fabric.hop_latency
+    latency = collective_time("all_to_all", 0.0, n, fabric)  # the fixed part alone
     per_token = alltoall_wire_bytes(model.experts_per_token * model.hidden_size * element, n)
     return latency * fabric.bandwidth / per_token
 
