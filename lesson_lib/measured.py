@@ -213,6 +213,36 @@ def latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> fl
     return float(np.exp(np.interp(np.log(message_bytes), np.log(sizes), np.log(times))))
 
 
+def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
+    """The quickest smallest-message all-reduce of a system's engine kernels in one launch mode.
+
+    Parameters
+    ----------
+    system : str
+        A key of :func:`systems`.
+    gpus : int
+        GPUs taking part.
+    mode : {"graph", "eager"}
+        Inside a CUDA graph (kernels named ``*_graph``) or launched eagerly.
+
+    Returns
+    -------
+    float or None
+        Seconds; None when no engine kernel of that mode was measured there.
+    """
+    _require_system(system)
+    values = [
+        r.latency_s
+        for r in load_collectives()
+        if r.system == system
+        and r.gpus == gpus
+        and r.op == "all_reduce"
+        and r.kernel not in LIBRARY_KERNELS
+        and r.kernel.endswith(f"_{mode}")
+    ]
+    return min(values) if values else None
+
+
 @dataclass(frozen=True)
 class FittedFabric:
     """A :class:`~lesson_lib.model.specs.Fabric` fitted to one measured table.

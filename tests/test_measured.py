@@ -160,3 +160,15 @@ def test_bad_requests_name_what_exists():
     assert latency_at(m, t, DECODE_MESSAGE_BYTES) == pytest.approx(
         np.exp(np.interp(np.log(10240), np.log(m), np.log(t)))
     )
+
+
+def test_smallest_engine_latency_by_mode():
+    """H100 SXM, 2 GPUs: the quickest graph kernel's smallest message is below vLLM 0.19's
+    4.27 us (SGLang 0.5.14 measured 2.4 us) and the quickest eager one above 17 us; the B60's
+    engine kernel runs only eagerly."""
+    from lesson_lib.measured import smallest_engine_latency
+
+    graph = smallest_engine_latency("h100_sxm", 2, "graph")
+    assert graph is not None and graph <= 4.267e-6
+    assert smallest_engine_latency("h100_sxm", 2, "eager") > 17e-6
+    assert smallest_engine_latency("b60", 2, "graph") is None

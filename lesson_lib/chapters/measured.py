@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_lib.chapters import latency, overview
-from lesson_lib.chapters.glue import glue_numbers
 from lesson_lib.chapters.tables import html_table
 from lesson_lib.measured import (
-    LIBRARY_KERNELS,
     PCIE_CLASS_BUS_BANDWIDTH,
     REFERENCE_SYSTEM,
     evaluate_claims,
@@ -23,9 +20,9 @@ from lesson_lib.measured import (
     link_class,
     load_collectives,
     measured_fabric,
+    smallest_engine_latency,
     systems,
 )
-from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.step_time import decode_step, speedup
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
@@ -207,9 +204,9 @@ def measured_numbers() -> dict[str, str]:
     pcie_bw = [busbw[r.system] for r in pcie]
     nvlink_bw = [busbw[r.system] for r in nvlink]
     graph_speed = [
-        r.alpha_2 / _smallest_engine(r.system, "_graph")
+        r.alpha_2 / smallest_engine_latency(r.system, 2, "graph")
         for r in lines
-        if _smallest_engine(r.system, "_graph") is not None
+        if smallest_engine_latency(r.system, 2, "graph") is not None
     ]
     slow_over = [SLOW.latency / r.alpha_4 for r in pcie]
     l40s = next(r for r in pcie if r.system == "l40s")
@@ -235,44 +232,3 @@ def measured_numbers() -> dict[str, str]:
     for c in evaluate_claims():
         out[f"claim_{c.key}"] = c.verdict
     return out
-
-
-def _smallest_engine(system: str, suffix: str) -> float | None:
-    """The smallest-message latency of a system's engine kernels ending in ``suffix``, 2 GPUs."""
-    values = [
-        r.latency_s
-        for r in load_collectives()
-        if r.system == system
-        and r.gpus == 2
-        and r.op == "all_reduce"
-        and r.kernel not in LIBRARY_KERNELS
-        and r.kernel.endswith(suffix)
-    ]
-    return min(values) if values else None
-
-
-def numbers() -> dict[str, str]:
-    """Every value the measured page glues: the worked example's and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {
-        **overview.numbers(),
-        **published_numbers(),
-        **latency.scaling_numbers(),
-        **measured_numbers(),
-    }
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/measured.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())

@@ -8,11 +8,10 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from lesson_lib.figures._style import PALETTE, draw_key, new_figure
 from lesson_lib.measured import (
-    LIBRARY_KERNELS,
     library_kernel,
     link_class,
-    load_collectives,
     measured_fabric,
+    smallest_engine_latency,
     systems,
 )
 from lesson_lib.model.specimen import FAST, SLOW
@@ -24,19 +23,6 @@ _KINDS: dict[str, tuple[str, str, str]] = {
     "graph": ("^", PALETTE["green"], "engine kernel in a CUDA graph, 2 GPUs, smallest size"),
     "eager": ("v", PALETTE["vermillion"], "engine kernel eager, 2 GPUs, smallest size"),
 }
-
-
-def _smallest(system: str, gpus: int, suffix: str) -> float | None:
-    values = [
-        r.latency_s
-        for r in load_collectives()
-        if r.system == system
-        and r.gpus == gpus
-        and r.op == "all_reduce"
-        and r.kernel not in LIBRARY_KERNELS
-        and r.kernel.endswith(suffix)
-    ]
-    return min(values) if values else None
 
 
 def measured_latency_figure() -> Figure:
@@ -56,8 +42,8 @@ def measured_latency_figure() -> Figure:
         points = {
             "library2": measured_fabric(system, 2, kernel).fabric.latency,
             "library4": measured_fabric(system, 4, kernel).fabric.latency,
-            "graph": _smallest(system, 2, "_graph"),
-            "eager": _smallest(system, 2, "_eager"),
+            "graph": smallest_engine_latency(system, 2, "graph"),
+            "eager": smallest_engine_latency(system, 2, "eager"),
         }
         for kind, value in points.items():
             if value is None:
