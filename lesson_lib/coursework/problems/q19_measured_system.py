@@ -12,6 +12,8 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms, keep_distinct
 from lesson_lib.coursework.variants import pick
 from lesson_lib.measured import library_kernel, measured_fabric, measured_table, systems
@@ -27,9 +29,9 @@ def _alpha(system: str, gpus: int = 4) -> float:
 
 
 def _line(alpha: float, n: int = 4) -> float:
-    """Milliseconds per token on ``n`` GPUs: the lesson's weight streaming plus 128 alphas."""
-    weights = decode_step(MODEL, GPU, FAST, n, include_bandwidth=False).compute_s
-    return (weights + MODEL.allreduces_per_token * alpha) * 1e3
+    """Milliseconds per token on ``n`` GPUs: the lesson's arithmetic on a fabric of latency alpha."""
+    fabric = replace(FAST, latency=alpha)
+    return decode_step(MODEL, GPU, fabric, n, include_bandwidth=False).total_s * 1e3
 
 
 def _reference(p: Params) -> float:
