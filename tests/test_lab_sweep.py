@@ -62,6 +62,17 @@ def test_config_validation_names_the_parameter():
         SweepConfig(fail="explode")
 
 
+def test_batch_time_below_ten_microseconds_is_refused():
+    """A batch of 1e-320 s would time the clock: 10 us is the least accepted."""
+    assert SweepConfig(batch_time=1e-5).batch_time == 1e-5
+    with pytest.raises(
+        ValueError, match=r"batch_time must be >= 1e-05 and <= 10 s, got 9.99989e-321"
+    ):
+        SweepConfig(batch_time=1e-320)
+    with pytest.raises(ValueError, match=r"batch_time must be >= 1e-05 and <= 10 s, got 9e-06"):
+        SweepConfig(batch_time=9e-6)
+
+
 def test_importing_the_lab_does_not_import_mpi4py():
     """`import lesson_lib.lab` works without starting (or even importing) MPI."""
     code = "import sys, lesson_lib, lesson_lib.lab; print('mpi4py' in sys.modules)"

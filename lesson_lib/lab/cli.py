@@ -176,7 +176,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dtype", choices=sorted(DTYPES), default="float32")
     run.add_argument("--reps", type=int, default=21, help="timed batches per size (default 21)")
     run.add_argument(
-        "--batch-time", type=float, default=0.001, help="seconds per timed batch (default 0.001)"
+        "--batch-time",
+        type=float,
+        default=0.001,
+        help="seconds per timed batch, 1e-5 to 10 (default 0.001)",
     )
     run.add_argument("--budget", type=float, default=60.0, help="sweep time budget, s (default 60)")
     run.add_argument(
