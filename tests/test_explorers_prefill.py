@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -56,7 +57,12 @@ def test_slow_ring_of_four_and_short_prompts(explorer):
     short = explorer.row(prompt=256)
     assert short["bound"] == "latency" and short["where"].endswith("below")
     at = explorer.row(prompt=CROSSOVER_PROMPT, n=2)
-    assert at["where"] in ("1x below", "1x above")
+    assert at["where"] == "at" and at["bound_text"] == "the two terms equal"
+    assert "at the crossover (" in explorer.message_for(prompt=CROSSOVER_PROMPT, n=2)
+    # one vector is decode's own message: no cheaper, never "1x cheaper"
+    assert "(no cheaper)" in explorer.message_for(prompt=1)
+    alone = re.compile(r"(?<![\d.])1(\.0)?x")  # "1x", not "122.1x"
+    assert not any(alone.search(explorer.message.render(r)) for r in explorer.rows)
 
 
 def test_every_state_is_lesson_libs(explorer):
@@ -86,10 +92,10 @@ def test_every_state_is_lesson_libs(explorer):
         assert row["wire"] == format_seconds(pair.prefill.bandwidth_s)
         for step_name, step in (("decode", pair.decode), ("prefill", pair.prefill)):
             for term in ("compute", "latency", "bandwidth"):
-                share = getattr(step, f"{term}_s") / step.total_s
-                assert row[f"{step_name}_{term}"] == pytest.approx(share, abs=1e-4)
-            total = sum(row[f"{step_name}_{t}"] for t in ("compute", "latency", "bandwidth"))
-            assert total == pytest.approx(1, abs=1e-3)
+                ms = getattr(step, f"{term}_s") * 1e3
+                assert row[f"{step_name}_{term}_ms"] == pytest.approx(ms, abs=1e-6)
+            total = sum(row[f"{step_name}_{t}_ms"] for t in ("compute", "latency", "bandwidth"))
+            assert total == pytest.approx(step.total_s * 1e3, rel=1e-4)
 
 
 def test_curves_are_allreduce_time():
@@ -130,3 +136,33 @@ def test_message_lines_fit_the_chart(explorer):
 def test_spec_is_small(explorer):
     assert len(explorer.rows) == len(PROMPT_VALUES) * len(N_VALUES) * len(FABRICS)
     assert len(json.dumps(explorer.spec())) < 350_000
+
+
+def _scales(node, found):
+    """Every (field, scale) pair of a spec's quantitative encodings."""
+    if isinstance(node, dict):
+        if node.get("type") == "quantitative" and "scale" in node:
+            found.append((node.get("field"), node["scale"]))
+        for value in node.values():
+            _scales(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _scales(value, found)
+    return found
+
+
+def test_axes_are_fixed_and_the_bars_absolute(explorer):
+    """Every axis has a fixed domain; the bars are milliseconds on a linear axis to 15 ms.
+
+    By hand, the longest decoded token offered: 2 GPUs on the slow fabric,
+    54 GB / 2 / 3.35 TB/s = 8.06 ms of weights + 128 x 50 us = 6.4 ms of latency
+    + bytes, about 14.5 ms, so the axis ends at the next whole ms, 15 ms. The
+    lesson's 5.31 ms decode and 18.3 us prompt token are then 35 % and 0.1 % of it.
+    """
+    scales = _scales(explorer.spec(), [])
+    assert scales and all("domain" in scale for _, scale in scales)
+    bars = [scale for field, scale in scales if field == "_ms"]
+    assert bars == [{"domain": [0, 15.0], "nice": False}]
+    # the latency-alone line of the fastest fabric sits a decade above the axis's foot
+    y = next(scale for field, scale in scales if field == "us")
+    assert y["type"] == "log" and y["domain"][0] == 1.0
