@@ -12,7 +12,7 @@ button per step, which a phone's screen wraps and a finger can hit). A
 smaller ring finishes earlier: a step past its last one shows the finished
 all-reduce (the state after its last step), and the message says so.
 
-Rings of up to :data:`LIST_CONTRIBUTORS_UP_TO` ranks list each copy's
+Rings of up to ``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's
 contributors (``0+1+2``); larger ones count them (``4/8``), and the line
 over the grid says which form is shown.
 """
@@ -166,7 +166,7 @@ def cell_form(n: int) -> str:
     Returns
     -------
     str
-        The ranks listed (``0+1+2``) up to :data:`LIST_CONTRIBUTORS_UP_TO`
+        The ranks listed (``0+1+2``) up to ``LIST_CONTRIBUTORS_UP_TO``
         ranks, counted (``4/8``) above.
     """
     if n <= LIST_CONTRIBUTORS_UP_TO:

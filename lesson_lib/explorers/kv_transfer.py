@@ -154,7 +154,7 @@ def axis_ms(details: list[dict[str, Any]]) -> dict[int, float]:
     -------
     dict of int to float
         Prompt length to the axis's end in ms: the latest end, rounded up to
-        a round step (see :func:`_nice_up`).
+        a round step: 1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten.
     """
     latest: dict[int, float] = {}
     for d in details:
