@@ -159,8 +159,9 @@ def _state(prompt: int, n: int, fabric: str) -> dict[str, Any]:
         where = f"{factor} {'above' if ratio >= 1 else 'below'}"
     cheaper = format_ratio(pair.ratio, decimals=0)
     cheaper = "no cheaper" if cheaper == format_ratio(1.0, decimals=0) else f"{cheaper} cheaper"
+    # per token: the prefill's step is the whole prompt's, so divide by its tokens
     shares = {
-        column: round(getattr(getattr(pair, step), attr) / MS, 6)
+        column: round(getattr(getattr(pair, step), attr) / getattr(pair, step).tokens / MS, 7)
         for column, step, attr, _ in _SHARES
     }
     return {
