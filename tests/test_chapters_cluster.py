@@ -213,7 +213,8 @@ def test_the_tables_verdicts_are_short_and_numbered_as_the_notes():
     assert notes[0] == "1 node x 8 GPUs: TP 8: each KV head on 2 GPUs."
     assert notes[3] == "3 nodes x 4 GPUs: TP 4 x PP 3: stages of 21, 22, 21 layers."
     html = candidate_table(plans)
-    assert html.count("<li>") == 4 and '<ol class="table-notes">' in html
+    assert html.count("<li>") == 4 and '<tfoot><tr><td colspan="7"><ol class="table-notes">' in html
+    assert html.index("</tbody>") < html.index("<tfoot>") < html.index("</table>")
 
 
 def test_the_note_of_tp_8_across_nodes_says_why_it_looks_fast():
@@ -249,9 +250,9 @@ def test_worse_network_hurts_tp_across_nodes_not_pp():
 
 
 def test_candidate_table_is_html():
-    """The HTML table has one body row per candidate."""
+    """The HTML table has one body row per candidate, a header row and a footer of notes."""
     table = candidate_table(caption="Candidates")
-    assert table.startswith("<table") and table.count("<tr>") == len(CANDIDATES) + 1
+    assert table.startswith("<table") and table.count("<tr>") == len(CANDIDATES) + 2
     assert "<caption>Candidates</caption>" in table
 
 

@@ -813,7 +813,7 @@ def candidate_notes(plans: Sequence[ClusterPlan]) -> list[str]:
 
 
 def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | None = None) -> str:
-    """The candidate layouts as an HTML table, its numbered notes under it.
+    """The candidate layouts as an HTML table, its numbered notes in its footer.
 
     Parameters
     ----------
@@ -826,8 +826,8 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     -------
     str
         An HTML ``<table>`` (see :func:`lesson_lib.chapters.tables.html_table`)
-        followed by an ``<ol>`` of :func:`candidate_notes`, numbered as the
-        verdict column says.
+        whose footer is an ``<ol>`` of :func:`candidate_notes`, numbered as
+        the verdict column says.
     """
     import html
 
@@ -836,8 +836,15 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     plans = candidate_configurations() if plans is None else plans
     table = html_table(CANDIDATE_HEADER, candidate_rows(plans), caption)
     items = "".join(f"<li>{html.escape(n)}</li>" for n in candidate_notes(plans))
-    notes = f'\n<ol class="table-notes">{items}</ol>' if items else ""
-    return table + notes
+    if not items:
+        return table
+    # The notes are the table's own footer: they belong to its rows, as a caption does.
+    foot = (
+        f'<tfoot><tr><td colspan="{len(CANDIDATE_HEADER)}">'
+        f'<ol class="table-notes">{items}</ol></td></tr></tfoot>'
+    )
+    head, _, _ = table.rpartition("</table>")
+    return f"{head}{foot}\n</table>"
 
 
 def communication_per_token(
