@@ -9,6 +9,7 @@ from lesson_lib.chapters.cluster import (
     CANDIDATES,
     INTER_NODE,
     candidate_configurations,
+    candidate_notes,
     candidate_rows,
     candidate_table,
     cluster_numbers,
@@ -192,8 +193,50 @@ def test_short_verdict_names_every_flag_briefly():
     invalid = plan_cluster(MODEL, GPU, 3, 1, 3)
     assert invalid.short_verdict == invalid.verdict
     assert invalid.short_verdict.startswith("invalid: TP = 3 does not divide the 4 KV heads")
-    rows = candidate_rows(candidate_configurations())
-    assert [r[-1] for r in rows] == [p.short_verdict for p in candidate_configurations()]
+
+
+def test_the_tables_verdicts_are_short_and_numbered_as_the_notes():
+    """The verdict column holds a word and a note number; the reasons are the notes.
+
+    Written out from the candidates' order: rows 5, 8, 9 and 10 are the flagged
+    TP 8, TP 4 across two nodes of two, TP 8 across two nodes of four and PP 3.
+    """
+    plans = candidate_configurations()
+    verdicts = [r[-1].replace("\u00a0", " ") for r in candidate_rows(plans)]
+    assert verdicts == ["valid"] * 4 + ["flagged, note 1"] + ["valid"] * 2 + [
+        "flagged, note 2",
+        "flagged, note 3",
+        "flagged, note 4",
+    ]
+    notes = candidate_notes(plans)
+    assert len(notes) == 4
+    assert notes[0] == "1 node x 8 GPUs: TP 8: each KV head on 2 GPUs."
+    assert notes[3] == "3 nodes x 4 GPUs: TP 4 x PP 3: stages of 21, 22, 21 layers."
+    html = candidate_table(plans)
+    assert html.count("<li>") == 4 and '<tfoot><tr><td colspan="7"><ol class="table-notes">' in html
+    assert html.index("</tbody>") < html.index("<tfoot>") < html.index("</table>")
+
+
+def test_the_note_of_tp_8_across_nodes_says_why_it_looks_fast():
+    """TP 8 over two nodes of four against TP 4 x DP 2 inside each node, by hand.
+
+    Weights: 54 GB / 8 = 6.75 GB per GPU read at 3.35 TB/s = 2.01 ms, against
+    54 / 4 = 13.5 GB at 3.35 TB/s = 4.03 ms. All-reduces: 128 on the network at
+    25 us = 3.20 ms of latency (plus the bytes), against 128 x 10 us = 1.28 ms on
+    NVLink. So 2.01 + 3.2x = 5.2x ms against 4.03 + 1.28 = 5.31 ms: faster alone by
+    the weights, slower batched (614 against 1,219 tokens/s in the table).
+    At twice the network's latency, 128 x 25 us more = 3.2 ms more, it is slower.
+    """
+    note = candidate_notes(candidate_configurations())[2]
+    assert note.startswith("2 nodes x 4 GPUs: TP 8: each KV head on 2 GPUs; TP all-reduces on")
+    assert "5.26 ms per token against 5.31 ms for TP 4 x DP 2 inside each node" in note
+    assert "(2.01 ms instead of 4.03 ms)" in note and "(3.25 ms instead of 1.28 ms)" in note
+    assert "at the assumed 25 us per message" in note
+    assert note.endswith("Batched, 614 tokens/s against 1,219.")
+    slower = Fabric("twice the latency", 50e-6, INTER_NODE.bandwidth)
+    tp8 = plan_cluster(MODEL, GPU, 4, 2, 8, inter=slower)
+    rule = plan_cluster(MODEL, GPU, 4, 2, 4, inter=slower)
+    assert tp8.token_time_s > rule.token_time_s
 
 
 def test_worse_network_hurts_tp_across_nodes_not_pp():
@@ -207,9 +250,9 @@ def test_worse_network_hurts_tp_across_nodes_not_pp():
 
 
 def test_candidate_table_is_html():
-    """The HTML table has one body row per candidate."""
+    """The HTML table has one body row per candidate, a header row and a footer of notes."""
     table = candidate_table(caption="Candidates")
-    assert table.startswith("<table") and table.count("<tr>") == len(CANDIDATES) + 1
+    assert table.startswith("<table") and table.count("<tr>") == len(CANDIDATES) + 2
     assert "<caption>Candidates</caption>" in table
 
 

@@ -8,7 +8,14 @@ import time
 import pytest
 
 from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
-from lesson_lib.explorers.allreduce import CONTROLS, DETAIL_COLUMNS, MAX_STEP, ring_explorer
+from lesson_lib.explorers.allreduce import (
+    CELL_FORM_EXPR,
+    CONTROLS,
+    DETAIL_COLUMNS,
+    MAX_STEP,
+    cell_form,
+    ring_explorer,
+)
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.units import KiB
@@ -125,3 +132,33 @@ def test_builds_fast():
     start = time.perf_counter()
     ring_explorer().spec()
     assert time.perf_counter() - start < 2.0  # 0.1 s on a quiet machine
+
+
+def test_the_cells_form_is_said_where_it_changes(explorer):
+    """Up to 5 ranks a cell lists its contributors, above that it counts them, and says so.
+
+    N = 5 after step 2: rank 2's chunk 0 has its own part and ranks 0's and 1's
+    (the ring sends chunk c from rank c onwards), so the listing reads 0+1+2; at
+    N = 6 the same copy reads 3/6.
+    """
+    assert "(0+1+2)" in cell_form(5) and "(4/8)" in cell_form(6)
+    assert "above 5 ranks" in cell_form(8)
+    assert CELL_FORM_EXPR.startswith("n <= 5 ? ")
+    small = {d["label"].split("\n")[0] for d in _details(explorer, 5, 2) if d["chunk"] != ""}
+    large = {d["label"].split("\n")[0] for d in _details(explorer, 6, 2) if d["chunk"] != ""}
+    assert any("+" in label for label in small) and not any("/" in label for label in small)
+    assert any("/" in label for label in large) and not any("+" in label for label in large)
+    grid = explorer.spec()["vconcat"][1]["vconcat"][1]["hconcat"][0]
+    assert any(
+        t.get("calculate") == CELL_FORM_EXPR for layer in grid["layer"]
+        for t in layer.get("transform", [])
+    )  # fmt: skip
+
+
+def test_the_step_is_a_row_of_buttons_and_the_axes_stay(explorer):
+    """One button per step (a phone wraps them); the bars' axis is the same in every state:
+    2.05 x the 10,240 B payload = 20.5 KiB, above the whole 2 x 7/8 = 1.75 x of N = 8."""
+    step = next(c for c in CONTROLS if c.name == "step")
+    assert step.input == "radio" and step.values == tuple(range(15))
+    bars = explorer.spec()["vconcat"][1]["vconcat"][1]["hconcat"][1]
+    assert bars["layer"][0]["encoding"]["y"]["scale"] == {"domain": [0, 20.5]}

@@ -1,4 +1,8 @@
-"""The cluster explorer: every state is plan_cluster's, invalid layouts say why in its words."""
+"""The cluster explorer: every state is plan_cluster's, invalid layouts say why in its words.
+
+A layout that cannot exist, or that the explorer does not place (PP with EP),
+prices nothing and draws no GPU.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +16,24 @@ import time
 import pytest
 
 from lesson_lib.chapters.cluster import cluster_numbers, plan_cluster
-from lesson_lib.explorers.cluster import CONTROLS, FLAG, NOTHING, PROBLEM, cluster_explorer
+from lesson_lib.explorers.cluster import (
+    CONTROLS,
+    FLAG,
+    NOT_PRICED,
+    NOTHING,
+    PROBLEM,
+    VIEW_HEIGHT,
+    VIEW_WIDTH,
+    cluster_explorer,
+)
+from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.units import format_count, format_seconds
 
 NAMES = [c.name for c in CONTROLS]
+#: The models offered, written out: the specimen and Qwen3-235B-A22B.
+MODELS = {"specimen": MODEL, "qwen3_235b": PRESETS["Qwen3-235B-A22B"]}
+QWEN = {"model": "qwen3_235b", "pp": 1}
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +42,17 @@ def explorer():
 
 
 def _plan(state):
-    return plan_cluster(MODEL, GPU, *(state[n] for n in NAMES), intra=FAST, inter=INTER_NODE)
+    """plan_cluster for a state: the group is TP for the specimen, EP for the MoE.
+
+    None for PP with the MoE, which the explorer does not place.
+    """
+    model, g, n, group, pp = (state[n] for n in NAMES)
+    if model == "specimen":
+        return plan_cluster(MODEL, GPU, g, n, group, pp, intra=FAST, inter=INTER_NODE)
+    if pp > 1:
+        return None
+    spec = MODELS[model]
+    return plan_cluster(spec, GPU, g, n, 1, 1, intra=FAST, inter=INTER_NODE, ep=group)
 
 
 def _flat(text: str) -> str:
@@ -74,7 +101,7 @@ def _shipped(explorer):
 
 def _table(explorer, name, state):
     """The rows of the shipped table ``name`` for one state."""
-    key = tuple(float(state[n]) for n in NAMES)
+    key = tuple(state[n] if n == "model" else float(state[n]) for n in NAMES)
     index = explorer.__dict__.setdefault("_test_index", {})
     if name not in index:
         index[name] = {}
@@ -85,24 +112,36 @@ def _table(explorer, name, state):
 
 def test_worked_example_at_the_defaults(explorer):
     """Two nodes of four as TP 4 x PP 2: valid, 5.34 ms alone, 36 sequences at 1,254 tokens/s."""
-    assert explorer.defaults == {"gpus_per_node": 4, "nodes": 2, "tp": 4, "pp": 2}
+    assert explorer.defaults == {
+        "model": "specimen",
+        "gpus_per_node": 4,
+        "nodes": 2,
+        "group": 4,
+        "pp": 2,
+    }
     text = explorer.message_for()
     glued = cluster_numbers()
-    assert text.startswith("8 GPUs (2 x 4) as TP 4 x PP 2 x DP 1: valid;")
+    assert text.startswith("Qwen3.8-27B, 8 GPUs (2 x 4), TP 4 x PP 2 x DP 1: valid;")
     assert "5.34 ms per token" in text and glued["pp2_token_time"] == "5.34 ms"
     assert f"1 PP send {glued['pp_send']}, 1 across nodes" in text
     assert f"Batched, {glued['pp2_sequences']} full-length sequences per replica" in text
     assert f"{glued['pp2_batched_time']} a token each" in text
-    assert f"{glued['pp2_tokens_per_s']} tokens/s in all (1 replica)" in text
-    assert f"weights {glued['pp2_weights']} of" in text
+    assert f"{glued['pp2_tokens_per_s']} tokens/s from 1 replica" in text
+    assert f"weights {glued['pp2_weights'].removesuffix(' GB')} of" in text
 
 
 def test_controls_offer_the_candidates_sizes_and_refused_cuts():
-    """Sizes of the candidate layouts, up to 8 GPUs x 4 nodes, with TP 3 and PP 3."""
+    """Sizes of the candidate layouts, up to 8 GPUs x 4 nodes, with TP 3 and PP 3; EP to 32."""
     values = {c.name: c.values for c in CONTROLS}
+    assert values["model"] == ("specimen", "qwen3_235b")
     assert values["gpus_per_node"] == (1, 2, 4, 8) and values["nodes"] == (1, 2, 3, 4)
-    assert 3 in values["tp"] and 3 in values["pp"] and 8 in values["tp"]
+    assert values["group"] == (1, 2, 3, 4, 8, 16, 32) and 3 in values["pp"]
     assert all(c.input == "radio" for c in CONTROLS)
+
+
+def _priced(plan):
+    """Whether the explorer should price this state: placed, and no problem."""
+    return plan is not None and not plan.problems
 
 
 def test_every_state_is_plan_clusters(explorer):
@@ -110,32 +149,134 @@ def test_every_state_is_plan_clusters(explorer):
     for state in _sample(explorer):
         plan, row = _plan(state), explorer.row(**state)
         text = _flat(explorer.message_for(**state))
+        if plan is None:
+            assert "not placed: PP is not modelled with EP" in text
+            continue
         assert row["dp"] == plan.dp
-        assert f"as TP {plan.tp} x PP {plan.pp} x DP {plan.dp}:" in text
+        if plan.ep > 1:
+            assert f", EP {plan.ep} x DP {plan.dp}:" in text
+        else:
+            assert f", TP {plan.tp} x PP {plan.pp} x DP {plan.dp}:" in text
+        if plan.problems:
+            assert "cannot exist" in text
+            assert f"Problem: {plan.problems[0]}" in text
+            continue
         assert f"One sequence: {format_seconds(plan.token_time_s, 'ms')} per token" in text
         if plan.tp > 1:
             assert f"TP all-reduces {format_seconds(plan.step.communication_s, 'ms')}" in text
+        if plan.ep > 1:
+            assert f"EP all-to-alls {format_seconds(plan.step.communication_s, 'ms')}" in text
         if plan.pp > 1:
             assert f"{format_seconds(plan.pp_send_s, 'us', decimals=1)}, " in text
             assert f"{plan.pp_network_boundaries} across nodes" in text
-        if plan.problems:
-            assert "not a valid layout" in text
-            assert f"Problem: {plan.problems[0]}" in text
-        else:
-            assert f"{format_seconds(plan.token_time_s, 'ms')} per token" in text
-            assert ": valid" in text
-            if plan.flags:
-                assert f"Flag: {plan.flags[0]}" in text
-        if plan.dp and plan.batch:
+        assert ": valid" in text
+        if plan.flags:
+            assert f"Flag: {plan.flags[0]}" in text
+        if plan.batch:
             assert f"{format_seconds(plan.batched_token_time_s, 'ms')} a token each" in text
-            assert f"{format_count(plan.tokens_per_s_total)} tokens/s in all" in text
-        elif plan.dp == 0:
-            assert "no complete replica fits in this cluster" in text
+            assert f"{format_count(plan.tokens_per_s_total)} tokens/s from" in text
+
+
+def test_layouts_that_cannot_exist_price_nothing_and_draw_no_gpu(explorer):
+    """Every state with a problem, or not placed, has no time, no rate and no GPU drawn."""
+    unpriced = 0
+    for row in explorer.rows:
+        state = {n: row[n] for n in NAMES}
+        text = explorer.message_for(**state)
+        if _priced(_plan(state)):
+            assert NOT_PRICED not in text and "per token" in text, state
+            assert _table(explorer, "gpus", state), state
+            continue
+        unpriced += 1
+        assert text.endswith(NOT_PRICED), state
+        assert " ms" not in text and "tokens/s" not in text and "One sequence" not in text
+        for name in ("gpus", "stages", "tp_outlines", "tp_links", "pp_paths", "dp_paths"):
+            assert _table(explorer, name, state) == [], (name, state)
+    # the specimen's TP 3 or PP 4 x 2 GPUs, the MoE's PP, EP 1 to 4: far more than 100 states
+    assert unpriced > 100
+
+
+def test_the_no_replica_layout_of_the_reader_prices_nothing(explorer):
+    """TP 4 x PP 2 on one GPU: "no complete replica fits" and no time per token beside it."""
+    text = _flat(explorer.message_for(gpus_per_node=1, nodes=1))
+    assert "cannot exist" in text and "but the cluster has only 1" in text
+    assert "One sequence" not in text and text.endswith(NOT_PRICED)
+
+
+def test_ep_inside_the_nvlink_domain_and_across_nodes(explorer):
+    """Qwen3-235B-A22B as EP 8: on one node of eight its all-to-alls ride NVLink, on two
+    nodes of four the network.
+
+    By hand from its config: 94 layers, all MoE, two all-to-alls each (dispatch and
+    combine) = 188 per token. Their latency alone is 188 x 10 us = 1.88 ms on the
+    lesson's NVLink-class fabric and 188 x 25 us = 4.70 ms on the assumed network, so
+    the two layouts differ by at least 4.70 - 1.88 = 2.82 ms per token.
+    """
+    inside = _flat(explorer.message_for(**QWEN, gpus_per_node=8, nodes=1, group=8))
+    across = _flat(explorer.message_for(**QWEN, gpus_per_node=4, nodes=2, group=8))
+    assert "Qwen3-235B-A22B, 8 GPUs (1 x 8), EP 8 x DP 1: valid;" in inside
+    assert "188 EP all-to-alls" in inside and "on NVLink" in inside and "Flag" not in inside
+    assert "valid, 1 flag below" in across and "188 EP all-to-alls" in across
+    assert "across nodes" in across and "run on the network" in across
+    p_in = _plan({**QWEN, "gpus_per_node": 8, "nodes": 1, "group": 8})
+    p_across = _plan({**QWEN, "gpus_per_node": 4, "nodes": 2, "group": 8})
+    assert p_in.step.latency_s == pytest.approx(188 * 10e-6)
+    assert p_across.step.latency_s == pytest.approx(188 * 25e-6)
+    assert p_across.token_time_s - p_in.token_time_s >= 2.82e-3
+    # the diagram: one EP group, outlined green inside the node, dashed across two
+    state_in = {**QWEN, "gpus_per_node": 8, "nodes": 1, "group": 8}
+    state_across = {**QWEN, "gpus_per_node": 4, "nodes": 2, "group": 8}
+    labels = sorted(d["label"] for d in _table(explorer, "gpus", state_in))
+    assert labels == [f"EP{i}" for i in range(8)]
+    assert {d["across_nodes"] for d in _table(explorer, "tp_outlines", state_in)} == {0}
+    assert {d["across_nodes"] for d in _table(explorer, "tp_outlines", state_across)} == {1}
+    assert len(_table(explorer, "tp_links", state_across)) == 1
+
+
+def test_ep_refusals_name_their_reason(explorer):
+    """Too few experts' GPUs, an EP that does not divide 128 experts, and PP with EP.
+
+    By hand: 128 experts over EP 3 leave 128 mod 3 = 2 over; EP 4 holds 128 / 4 = 32
+    experts per GPU, more than 84.93 GB of weights.
+    """
+    three = _flat(explorer.message_for(**QWEN, group=3))
+    assert "cannot exist" in three and "EP = 3 does not divide the 128 experts" in three
+    four = _flat(explorer.message_for(**QWEN, gpus_per_node=4, nodes=1, group=4))
+    assert "cannot exist" in four and "more than the card's 84.93 GB" in four
+    pp = _flat(explorer.message_for(model="qwen3_235b", group=8, pp=2))
+    assert "EP 8 x PP 2: not placed: PP is not modelled with EP; set PP 1" in pp
+    assert pp.endswith(NOT_PRICED)
+    notes = _notes(explorer, {**explorer.defaults, "model": "qwen3_235b"})
+    assert {kind for kind, _ in notes} == {PROBLEM}
+
+
+def test_the_diagram_keeps_one_frame(explorer):
+    """Its scales are the view's pixels in every state: nothing rescales between states."""
+    diagram = explorer.spec()["vconcat"][1]["vconcat"][0]
+    domains = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("type") == "quantitative" and isinstance(node.get("scale"), dict):
+                domains.append((node["field"], tuple(node["scale"].get("domain") or ())))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(diagram)
+    fixed = {("x", (0, VIEW_WIDTH)), ("mid", (0, VIEW_WIDTH))}
+    fixed |= {("y", (0, VIEW_HEIGHT)), ("mid_y", (0, VIEW_HEIGHT))}
+    assert domains and set(domains) <= fixed
 
 
 def test_the_diagram_is_the_plans_placement(explorer):
-    """GPUs, their stages, TP groups, hand-offs and DP links follow plan_cluster's placement."""
-    for state in _sample(explorer, k=40, seed=5):
+    """GPUs, their stages, TP or EP groups, hand-offs and DP links follow plan_cluster's
+    placement, in every state that is priced."""
+    priced = [s for s in _sample(explorer, k=len(explorer.rows)) if _priced(_plan(s))]
+    assert len(priced) > 40
+    for state in priced:
         plan = _plan(state)
         g = state["gpus_per_node"]
         gpus = _table(explorer, "gpus", state)
@@ -146,12 +287,12 @@ def test_the_diagram_is_the_plans_placement(explorer):
         key = [d["stage"] for d in _table(explorer, "stages", state)]
         assert key == sorted(set(stages.values()))
         outlines = _table(explorer, "tp_outlines", state)
-        if plan.tp == 1:
+        if plan.tp == 1 and plan.ep == 1:
             assert outlines == []
         else:
             split = {d["across_nodes"] for d in outlines}
-            assert split <= {0, 1}
-            assert (1 in split) == plan.tp_crosses_nodes or plan.dp == 0
+            assert split <= {0, 1} and split
+            assert (1 in split) == (plan.tp_crosses_nodes or plan.ep_crosses_nodes)
         arrows = {d["path"] for d in _table(explorer, "pp_paths", state)}
         assert len(arrows) == plan.dp * (plan.pp - 1)
         links = {d["path"] for d in _table(explorer, "dp_paths", state)}
@@ -205,6 +346,10 @@ def test_every_problem_and_flag_is_listed_under_the_diagram(explorer):
         plan = _plan(state)
         notes = _notes(explorer, state)
         joined = " ".join(text for _, text in notes)
+        if plan is None:
+            assert joined.startswith("Not placed: PP is not modelled with EP")
+            assert {kind for kind, _ in notes} == {PROBLEM}
+            continue
         for problem in plan.problems:
             assert f"Problem: {problem}" in joined
         for flag in plan.flags:
@@ -218,13 +363,13 @@ def test_every_problem_and_flag_is_listed_under_the_diagram(explorer):
 
 def test_invalid_layouts_say_why_in_lesson_libs_words(explorer):
     """TP 3 x PP 3 on 8 GPUs: the head groups and the GPU count are each refused."""
-    state = {"gpus_per_node": 4, "nodes": 2, "tp": 3, "pp": 3}
+    state = {**explorer.defaults, "group": 3, "pp": 3}
     text = _flat(explorer.message_for(**state))
     plan = _plan(state)
     assert len(plan.problems) >= 3
-    assert f"not a valid layout ({len(plan.problems)} problems, all listed below)" in text
+    assert f"cannot exist ({len(plan.problems)} problems, all listed below)" in text
     assert f"Problem: {plan.problems[0]}" in text and "KV heads" in text
-    assert "no complete replica fits in this cluster" in text
+    assert text.endswith(NOT_PRICED)
     listed = " ".join(t for kind, t in _notes(explorer, state) if kind == PROBLEM)
     for needle in ("KV heads", "FFN intermediate channels", "only 8"):
         assert needle in listed
@@ -232,13 +377,12 @@ def test_invalid_layouts_say_why_in_lesson_libs_words(explorer):
 
 def test_flags_and_single_gpu(explorer):
     """TP 8 on two nodes of four is flagged twice; one GPU has no all-reduces."""
-    text = _flat(explorer.message_for(tp=8, pp=1))
+    text = _flat(explorer.message_for(group=8, pp=1))
     assert ": valid, 2 flags below" in text and "4 KV heads" in text
-    single = _flat(explorer.message_for(gpus_per_node=1, nodes=1, tp=1, pp=1))
+    single = _flat(explorer.message_for(gpus_per_node=1, nodes=1, group=1, pp=1))
     assert "no TP all-reduces" in single and "Batched, 1 full-length sequence per" in single
-    assert "x DP 2" in explorer.message_for(nodes=4) and "(2 replicas)" in explorer.message_for(
-        nodes=4
-    )
+    assert "x DP 2" in explorer.message_for(nodes=4)
+    assert "from 2 replicas" in explorer.message_for(nodes=4)
 
 
 def test_every_cell_a_state_draws_is_in_the_frames(explorer):
@@ -260,7 +404,7 @@ def test_every_state_lists_its_notes(explorer):
 
 
 #: What each shipped table holds, written out: the controls, then named columns.
-STATE = ["gpus_per_node", "nodes", "tp", "pp"]
+STATE = ["model", "gpus_per_node", "nodes", "group", "pp"]
 HEADERS = {
     "frames": ["gpus_per_node", "nodes", "kind", "node", "cell", "x", "y", "x2", "y2", "zoom"],
     "gpus": [*STATE, "cell", "stage", "label"],
@@ -285,12 +429,16 @@ def test_the_diagram_ships_one_named_table_per_kind_of_mark(explorer):
 
 
 def test_message_and_spec_stay_small(explorer):
-    """Lines of at most ~106 characters (the page's column), no doubled spaces; spec < 350 KB."""
+    """Lines of at most ~106 characters (the page's column), no doubled spaces; spec < 500 KB.
+
+    The page's own budget is 1.5 MB (test_explorer_pages.py); this explorer's two models
+    and seven group sizes take about 450 KB.
+    """
     lines = [line for r in explorer.rows for line in explorer.message.render(r).split("\n")]
     assert max(map(len, lines)) <= 106
     assert not any("  " in line or line != line.strip() for line in lines)
     assert max(explorer.message.render(r).count("\n") + 1 for r in explorer.rows) <= 5
-    assert len(json.dumps(explorer.spec())) < 350_000
+    assert len(json.dumps(explorer.spec())) < 500_000
     assert len(explorer.rows) == len(list(itertools.product(*(c.values for c in CONTROLS))))
 
 

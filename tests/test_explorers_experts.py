@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.explorers.experts import CONTROLS, experts_explorer
+from lesson_lib.chapters.experts import numbers
+from lesson_lib.explorers.experts import CONTROLS, axis_ms, experts_explorer
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import GPU, INTER_NODE
@@ -18,10 +19,13 @@ def explorer():
 def test_the_default_is_the_chapter_example(explorer):
     """DeepSeek-V3, EP 8, fast fabric, H200-class, one sequence: 116 all-to-alls, 1.16 ms."""
     message = explorer.message_for()
-    assert message.startswith("EP 8 + DP attention, batch 1: 5.278 ms per token")
-    assert "116 all-to-alls per token: latency 1.16 ms" in message
+    glued = numbers()  # the chapter's prose rounds the same numbers the same way
+    assert message.startswith(f"EP 8 + DP attention, batch 1: {glued['ep_one_ms']} per token")
+    assert glued["ep_one_ms"] == "5.28 ms" and glued["tp_one_ms"] == "2.2 ms"
+    assert f"weights {glued['ep_one_weights_ms']} + 116 all-to-alls" in message
+    assert f"116 all-to-alls per token: latency {glued['ep_latency_ms']}" in message
     assert "98.9 GB per GPU (fits the card)" in message
-    assert message.endswith("the other layout: 2.205 ms per token")
+    assert message.endswith(f"the other layout: {glued['tp_one_ms']} per token (the faded bar)")
 
 
 def test_mixtral_tp_on_the_network_by_hand(explorer):
@@ -62,3 +66,24 @@ def test_sampled_states_are_moe_decode_step(explorer):
         assert row["total_ms"] == round(step.total_s * 1e3, 3)
         assert row["wire_kib"] == round(step.wire_bytes_per_token / 1024, 1)
         assert row["collectives"] == step.collectives
+
+
+def test_the_layout_control_changes_the_chart_and_the_axis_stays(explorer):
+    """Both layouts are drawn, the chosen one solid; the axis is fixed per model and batch.
+
+    By hand for DeepSeek-V3 at batch 1: the longest bar offered is one H100-class
+    GPU reading its ~37 billion active parameters of one byte each, 37 GB / 3.35 TB/s
+    = 11.0 ms and a little more, so the axis ends at 12 ms whatever the GPUs, fabric,
+    card or layout.
+    """
+    spec = explorer.spec()
+    chart = spec["vconcat"][1]
+    opacity = chart["encoding"]["opacity"]
+    assert opacity["condition"]["test"] == "datum.parallelism == parallelism"
+    scale = chart["encoding"]["x"]["scale"]
+    assert scale["domainMin"] == 0 and "[model + '|' + batch]" in scale["domainMax"]["expr"]
+    axis = axis_ms(explorer.rows)
+    assert axis[("DeepSeek-V3", 1)] == 12.0
+    assert "'DeepSeek-V3|1': 12" in scale["domainMax"]["expr"]
+    for row in explorer.rows:
+        assert max(row["total_ms"], row["other_ms"]) <= axis[(row["model"], row["batch"])]

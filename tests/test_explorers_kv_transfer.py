@@ -7,7 +7,13 @@ import json
 import pytest
 
 from lesson_lib.chapters.kv_transfer import LINKS_BY_KEY, kv_transfer_numbers, link_handoff
-from lesson_lib.explorers.kv_transfer import BARS, CONTROLS, PROMPT_VALUES, kv_transfer_explorer
+from lesson_lib.explorers.kv_transfer import (
+    BARS,
+    CONTROLS,
+    PROMPT_VALUES,
+    axis_ms,
+    kv_transfer_explorer,
+)
 from lesson_lib.model.units import format_seconds
 
 
@@ -29,7 +35,9 @@ def test_defaults_are_the_lesson_prompt_over_a_nic_per_gpu(explorer):
         second
         == f"Prefill {glued['prefill_prompt']}; shipped after it + 2.14 ms (2.8 % of the prefill)"
     )
-    assert third == "Streamed by layer + 108.89 us, the port keeps up"
+    # the chapter's own rounding of the same time (ms, three places)
+    assert third == f"Streamed by layer + {glued['stream_prompt_nic']}, the port keeps up"
+    assert glued["stream_prompt_nic"] == "0.109 ms"
     # 1 / (25 us + 105,594,880 B / 50e9 B/s) = 468 hand-overs per second
     assert fourth.startswith("468 requests/s through these ports")
 
@@ -75,3 +83,21 @@ def test_every_state_has_its_three_bars_and_the_spec_ships_them(explorer):
     spec = json.dumps(explorer.spec())
     assert len(spec) < 1_500_000
     assert [c.name for c in CONTROLS] == ["prompt", "link", "prefill_gpus", "decode_gpus"]
+
+
+def test_the_time_axis_stays_put_for_each_prompt(explorer):
+    """For each prompt the axis ends past every bar of every link and GPU count.
+
+    By hand for the lesson's prompt: one prefill GPU is the slowest prefill, about four
+    times the four GPUs' 75.92 ms (weights and FLOPs on one card, no all-reduces),
+    roughly 250 ms plus the slowest link's copy; the axis ends at the next round step,
+    300 ms, for every link and GPU count at 4,096 tokens.
+    """
+    axis = axis_ms(explorer.details)
+    assert set(axis) == set(PROMPT_VALUES)
+    assert axis[4096] == 300.0
+    for d in explorer.details:
+        assert d["end_ms"] <= axis[d["prompt"]]
+    x = explorer.spec()["vconcat"][1]["layer"][0]["encoding"]["x"]
+    assert x["scale"]["domainMin"] == 0 and x["scale"]["domainMax"]["expr"].endswith("[prompt]")
+    assert "'4096': 300" in x["scale"]["domainMax"]["expr"]

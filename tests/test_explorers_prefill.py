@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -56,7 +57,12 @@ def test_slow_ring_of_four_and_short_prompts(explorer):
     short = explorer.row(prompt=256)
     assert short["bound"] == "latency" and short["where"].endswith("below")
     at = explorer.row(prompt=CROSSOVER_PROMPT, n=2)
-    assert at["where"] in ("1x below", "1x above")
+    assert at["where"] == "at" and at["bound_text"] == "the two terms equal"
+    assert "at the crossover (" in explorer.message_for(prompt=CROSSOVER_PROMPT, n=2)
+    # one vector is decode's own message: no cheaper, never "1x cheaper"
+    assert "(no cheaper)" in explorer.message_for(prompt=1)
+    alone = re.compile(r"(?<![\d.])1(\.0)?x")  # "1x", not "122.1x"
+    assert not any(alone.search(explorer.message.render(r)) for r in explorer.rows)
 
 
 def test_every_state_is_lesson_libs(explorer):
@@ -84,12 +90,10 @@ def test_every_state_is_lesson_libs(explorer):
         assert row["prefill_s"] == format_seconds(pair.prefill_s, decimals=1)
         assert row["total"] == format_seconds(pair.prefill.total_s)
         assert row["wire"] == format_seconds(pair.prefill.bandwidth_s)
-        for step_name, step in (("decode", pair.decode), ("prefill", pair.prefill)):
-            for term in ("compute", "latency", "bandwidth"):
-                share = getattr(step, f"{term}_s") / step.total_s
-                assert row[f"{step_name}_{term}"] == pytest.approx(share, abs=1e-4)
-            total = sum(row[f"{step_name}_{t}"] for t in ("compute", "latency", "bandwidth"))
-            assert total == pytest.approx(1, abs=1e-3)
+        # each bar is one token's time: its terms add up to lesson_lib's time per token
+        for step_name, per_token_s in (("decode", pair.decode_s), ("prefill", pair.prefill_s)):
+            total = sum(row[f"{step_name}_{t}_ms"] for t in ("compute", "latency", "bandwidth"))
+            assert total == pytest.approx(per_token_s * 1e3, rel=1e-3)
 
 
 def test_curves_are_allreduce_time():
@@ -130,3 +134,48 @@ def test_message_lines_fit_the_chart(explorer):
 def test_spec_is_small(explorer):
     assert len(explorer.rows) == len(PROMPT_VALUES) * len(N_VALUES) * len(FABRICS)
     assert len(json.dumps(explorer.spec())) < 350_000
+
+
+def _scales(node, found):
+    """Every (field, scale) pair of a spec's quantitative encodings."""
+    if isinstance(node, dict):
+        if node.get("type") == "quantitative" and "scale" in node:
+            found.append((node.get("field"), node["scale"]))
+        for value in node.values():
+            _scales(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _scales(value, found)
+    return found
+
+
+def test_the_default_bars_are_one_token_each_by_hand(explorer):
+    """The lesson's prompt on four fast GPUs, per prompt token, from the chapter's totals:
+    compute 55.91 ms / 4,096 = 13.65 us, bytes 17.9 ms / 4,096 = 4.37 us, latency
+    1.28 ms / 4,096 = 0.31 us, together 18.3 us; decode's token 4.03 ms of weights +
+    1.28 ms of latency = 5.31 ms."""
+    row = explorer.row()
+    assert row["prefill_compute_ms"] == pytest.approx(55.91 / 4096, rel=2e-3)
+    assert row["prefill_bandwidth_ms"] == pytest.approx(17.9 / 4096, rel=2e-3)
+    assert row["prefill_latency_ms"] == pytest.approx(1.28 / 4096, rel=2e-3)
+    assert row["decode_compute_ms"] == pytest.approx(4.03, rel=2e-3)
+    assert row["decode_latency_ms"] == pytest.approx(1.28, rel=2e-3)
+    prefill = sum(row[f"prefill_{t}_ms"] for t in ("compute", "latency", "bandwidth"))
+    assert prefill == pytest.approx(0.0183, abs=5e-5)
+
+
+def test_axes_are_fixed_and_the_bars_absolute(explorer):
+    """Every axis has a fixed domain; the bars are milliseconds on a linear axis to 15 ms.
+
+    By hand, the longest decoded token offered: 2 GPUs on the slow fabric,
+    54 GB / 2 / 3.35 TB/s = 8.06 ms of weights + 128 x 50 us = 6.4 ms of latency
+    + bytes, about 14.5 ms, so the axis ends at the next whole ms, 15 ms. The
+    lesson's 5.31 ms decode and 18.3 us prompt token are then 35 % and 0.1 % of it.
+    """
+    scales = _scales(explorer.spec(), [])
+    assert scales and all("domain" in scale for _, scale in scales)
+    bars = [scale for field, scale in scales if field == "_ms"]
+    assert bars == [{"domain": [0, 15.0], "nice": False}]
+    # the latency-alone line of the fastest fabric sits a decade above the axis's foot
+    y = next(scale for field, scale in scales if field == "us")
+    assert y["type"] == "log" and y["domain"][0] == 1.0

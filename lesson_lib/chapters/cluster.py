@@ -288,6 +288,14 @@ class ClusterPlan:
         """
         if self.problems:
             return self.verdict
+        notes = self.flag_summaries
+        if len(notes) != len(self.flags):  # a flag without a short form: say it in full
+            return self.verdict
+        return f"valid, flagged: {'; '.join(notes)}" if notes else "valid"
+
+    @property
+    def flag_summaries(self) -> list[str]:
+        """Each flag in a few words (``"TP all-reduces on the network"``), as far as known."""
         notes = []
         if layout_cautions(self.model, self.tp):
             notes.append(f"each KV head on {self.tp // self.model.num_kv_heads} GPUs")
@@ -300,9 +308,7 @@ class ClusterPlan:
             notes.append("EP all-to-alls on the network")
         if self.weights_fit and self.sequences_per_replica == 0:
             notes.append("no sequence fits beside the weights")
-        if len(notes) != len(self.flags):  # a flag without a short form: say it in full
-            return self.verdict
-        return f"valid, flagged: {'; '.join(notes)}" if notes else "valid"
+        return notes
 
 
 def plan_cluster(
@@ -692,6 +698,18 @@ CANDIDATE_HEADER: tuple[str, ...] = (
 )
 
 
+def _table_verdicts(plans: Sequence[ClusterPlan]) -> list[str]:
+    """The verdict column: ``"valid"``, or ``"flagged, note 1"`` numbered as the notes."""
+    verdicts, note = [], 0
+    for p in plans:
+        if p.valid and not p.flags:
+            verdicts.append("valid")
+            continue
+        note += 1
+        verdicts.append(f"{'flagged' if p.valid else 'invalid'}, note{_NBSP}{note}")
+    return verdicts
+
+
 def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
     """One table row per plan, formatted, in :data:`CANDIDATE_HEADER` order.
 
@@ -704,12 +722,13 @@ def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
     -------
     list of tuple of str
         Times per token in ms (numbers only, the header names the unit),
-        rates in tokens/s, sequences over all replicas, and
-        :attr:`ClusterPlan.short_verdict`. The degrees are joined by
-        no-break spaces, so each stays on one line.
+        rates in tokens/s, sequences over all replicas, and a short verdict,
+        ``"valid"`` or ``"flagged, note 1"`` (the reasons are
+        :func:`candidate_notes`). The degrees are joined by no-break spaces,
+        so each stays on one line.
     """
     rows = []
-    for p in plans:
+    for p, verdict in zip(plans, _table_verdicts(plans), strict=True):
         batched = "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}"
         rows.append(
             (
@@ -719,14 +738,82 @@ def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
                 format_count(p.sequences_total),
                 batched,
                 format_count(p.tokens_per_s_total),
-                p.short_verdict,
+                verdict,
             )
         )
     return rows
 
 
+def _across_note(p: ClusterPlan) -> str:
+    """Why a TP group split by the network is as fast as it is, against TP inside each node.
+
+    The comparison is the rule's layout on the same GPUs: TP over each node's
+    GPUs, one replica per node.
+    """
+    rule = plan_cluster(
+        p.model, p.accel, p.gpus_per_node, p.nodes, p.gpus_per_node, 1, intra=p.intra,
+        inter=p.inter, context_tokens=p.context_tokens,
+    )  # fmt: skip
+    ms = "ms"
+    rule_name = f"TP {rule.tp} x DP {rule.dp} inside each node"
+    alone = (
+        f"Alone, {format_seconds(p.token_time_s, ms)} per token against "
+        f"{format_seconds(rule.token_time_s, ms)} for {rule_name}"
+    )
+    if p.token_time_s < rule.token_time_s:
+        why = (
+            f": with {p.tp} GPUs each reads 1/{p.tp} of the weights "
+            f"({format_seconds(p.step.compute_s, ms)} instead of "
+            f"{format_seconds(rule.step.compute_s, ms)}), more than paying for its all-reduces "
+            f"on the network ({format_seconds(p.step.communication_s, ms)} instead of "
+            f"{format_seconds(rule.step.communication_s, ms)}) at the assumed "
+            f"{format_seconds(p.inter.latency, 'us')} per message; more network latency narrows and then reverses it"
+        )
+    else:
+        why = (
+            f": its all-reduces on the network take {format_seconds(p.step.communication_s, ms)} "
+            f"instead of {format_seconds(rule.step.communication_s, ms)}"
+        )
+    batched = (
+        f"Batched, {format_count(p.tokens_per_s_total)} tokens/s against "
+        f"{format_count(rule.tokens_per_s_total)}."
+    )
+    return f"{alone}{why}. {batched}"
+
+
+def candidate_notes(plans: Sequence[ClusterPlan]) -> list[str]:
+    """The notes under the candidates' table, one per flagged or invalid row, in order.
+
+    Parameters
+    ----------
+    plans : sequence of ClusterPlan
+        The layouts, as given to :func:`candidate_rows`.
+
+    Returns
+    -------
+    list of str
+        ``"2 nodes x 4 GPUs: TP 8: each KV head on 2 GPUs; ..."``: the
+        layout, its flags in a few words (the first problem of an invalid
+        one) and, for a TP group split by the network, how it compares with
+        TP inside each node on the same GPUs, alone and batched.
+    """
+    notes = []
+    for p in plans:
+        if p.valid and not p.flags:
+            continue
+        if not p.valid:
+            notes.append(f"{p.label}: {p.problems[0]}.")
+            continue
+        summaries = p.flag_summaries if len(p.flag_summaries) == len(p.flags) else p.flags
+        note = f"{p.label}: {'; '.join(summaries)}."
+        if p.tp_crosses_nodes:
+            note += f" {_across_note(p)}"
+        notes.append(note)
+    return notes
+
+
 def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | None = None) -> str:
-    """The candidate layouts as an HTML table.
+    """The candidate layouts as an HTML table, its numbered notes in its footer.
 
     Parameters
     ----------
@@ -738,12 +825,26 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     Returns
     -------
     str
-        An HTML ``<table>`` (see :func:`lesson_lib.chapters.tables.html_table`).
+        An HTML ``<table>`` (see :func:`lesson_lib.chapters.tables.html_table`)
+        whose footer is an ``<ol>`` of :func:`candidate_notes`, numbered as
+        the verdict column says.
     """
+    import html
+
     from lesson_lib.chapters.tables import html_table
 
     plans = candidate_configurations() if plans is None else plans
-    return html_table(CANDIDATE_HEADER, candidate_rows(plans), caption)
+    table = html_table(CANDIDATE_HEADER, candidate_rows(plans), caption)
+    items = "".join(f"<li>{html.escape(n)}</li>" for n in candidate_notes(plans))
+    if not items:
+        return table
+    # The notes are the table's own footer: they belong to its rows, as a caption does.
+    foot = (
+        f'<tfoot><tr><td colspan="{len(CANDIDATE_HEADER)}">'
+        f'<ol class="table-notes">{items}</ol></td></tr></tfoot>'
+    )
+    head, _, _ = table.rpartition("</table>")
+    return f"{head}{foot}\n</table>"
 
 
 def communication_per_token(

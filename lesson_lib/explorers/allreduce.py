@@ -7,9 +7,14 @@ by chunk grid coloured by how many ranks' contributions each copy holds, as
 :func:`lesson_lib.figures.allreduce.draw_holdings` does, and bars of the bytes
 sent so far against ``2 (N - 1) / N`` times the payload.
 
-The step slider has one fixed range, the steps of the largest ring. A
+The step buttons have one fixed range, the steps of the largest ring (one
+button per step, which a phone's screen wraps and a finger can hit). A
 smaller ring finishes earlier: a step past its last one shows the finished
 all-reduce (the state after its last step), and the message says so.
+
+Rings of up to ``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's
+contributors (``0+1+2``); larger ones count them (``4/8``), and the line
+over the grid says which form is shown.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from lesson_lib.model.units import KiB, format_bytes, format_count
 #: Range of the ranks slider.
 MIN_RANKS: int = 2
 MAX_RANKS: int = 8
-#: The step slider covers every step of the largest ring, 2 (N - 1).
+#: The step buttons cover every step of the largest ring, 2 (N - 1).
 MAX_STEP: int = 2 * (MAX_RANKS - 1)
 #: The lesson's starting point, the end of the four-rank ring's reduce-scatter.
 DEFAULTS: dict[str, int] = {"n": 4, "step": 3}
@@ -37,7 +42,7 @@ LIST_CONTRIBUTORS_UP_TO: int = 5
 
 CONTROLS: tuple[Control, ...] = (
     Control("n", "ranks N", tuple(range(MIN_RANKS, MAX_RANKS + 1)), DEFAULTS["n"], input="range"),
-    Control("step", "step", tuple(range(MAX_STEP + 1)), DEFAULTS["step"], input="range"),
+    Control("step", "step", tuple(range(MAX_STEP + 1)), DEFAULTS["step"], input="radio"),
 )
 
 MESSAGE = Template(
@@ -94,7 +99,7 @@ def shown_step(n: int, step: int) -> int:
     n : int
         Ranks in the ring.
     step : int
-        The step slider's value.
+        The step control's value.
 
     Returns
     -------
@@ -148,6 +153,34 @@ def _state(n: int, step: int) -> dict[str, Any]:
         "total": _bytes(allreduce_wire_bytes(payload, n)),
         "sim_total": f"{format_count(max(result.bytes_sent))} B",
     }
+
+
+def cell_form(n: int) -> str:
+    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks.
+
+    Parameters
+    ----------
+    n : int
+        Ranks in the ring.
+
+    Returns
+    -------
+    str
+        The ranks listed (``0+1+2``) up to ``LIST_CONTRIBUTORS_UP_TO``
+        ranks, counted (``4/8``) above.
+    """
+    if n <= LIST_CONTRIBUTORS_UP_TO:
+        return "each cell lists the ranks whose parts it holds (0+1+2); all: complete"
+    return (
+        f"above {LIST_CONTRIBUTORS_UP_TO} ranks each cell counts the ranks whose parts it "
+        "holds (4/8); all: complete"
+    )
+
+
+#: :func:`cell_form` as a Vega expression of the ranks control ``n``.
+CELL_FORM_EXPR: str = (
+    f"n <= {LIST_CONTRIBUTORS_UP_TO} ? {cell_form(MIN_RANKS)!r} : {cell_form(MAX_RANKS)!r}"
+)
 
 
 def _cell_label(held: frozenset[int], n: int, sender: int | None) -> str:
@@ -205,7 +238,7 @@ def _details(n: int, step: int) -> list[dict[str, Any]]:
 
 
 def _strip_values() -> list[dict[str, Any]]:
-    """Every slider step of every N with its phase, for the step strip."""
+    """Every step offered, for every N, with its phase, for the step strip."""
     return [
         {"n": n, "step": s, "phase": _phase(_result(n), s)}
         for n in CONTROLS[0].values
@@ -238,7 +271,7 @@ def _chart(payload_kib: float) -> dict[str, Any]:
             "x": {
                 "field": "step",
                 "type": "ordinal",
-                "title": "step of the all-reduce (the slider)",
+                "title": "step of the all-reduce (the step buttons)",
                 "axis": {"labelAngle": 0, "orient": "top"},
             }
         },
@@ -317,6 +350,22 @@ def _chart(payload_kib: float) -> dict[str, Any]:
                     "stroke": RECEIVED_COLOR,
                     "strokeWidth": 3.5,
                 },
+            },
+            {
+                # Which form the cells' text takes, for the N chosen.
+                "transform": [
+                    {"filter": "datum.rank == 0 && datum.chunk == 0"},
+                    {"calculate": CELL_FORM_EXPR, "as": "_form"},
+                ],
+                "mark": {
+                    "type": "text",
+                    "align": "left",
+                    "baseline": "bottom",
+                    "dy": -4,
+                    "fontSize": 11,
+                    "color": "#1a1a1a",
+                },
+                "encoding": {"x": {"value": 0}, "y": {"value": 0}, "text": {"field": "_form"}},
             },
             {
                 "mark": {"type": "text", "lineBreak": "\n", "baseline": "middle"},
@@ -400,7 +449,7 @@ def ring_explorer() -> Explorer:
     -------
     Explorer
         Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        sliders pick one of the precomputed states, starting at the end of
+        controls pick one of the precomputed states, starting at the end of
         the four-rank ring's reduce-scatter; ``row(...)`` and
         ``message_for(...)`` give a state's numbers and message.
     """
@@ -410,7 +459,7 @@ def ring_explorer() -> Explorer:
     return Explorer(
         title="Ring stepper: who holds which partial sum",
         description=(
-            "A strip of the slider's steps coloured by phase (reduce-scatter, all-gather, past "
+            "A strip of the steps offered, coloured by phase (reduce-scatter, all-gather, past "
             "the end); a rank by chunk grid of the simulated ring all-reduce after the step, "
             "each copy coloured by how many ranks' contributions it holds and outlined if it "
             "arrived in that step; and bars of the bytes each rank has sent so far against "

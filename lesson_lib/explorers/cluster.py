@@ -1,15 +1,20 @@
-"""The cluster explorer: GPUs per node, nodes, TP and PP, checked and priced.
+"""The cluster explorer: a model, GPUs per node, nodes, TP, PP and EP, checked and priced.
 
 Every state is one :func:`lesson_lib.chapters.cluster.plan_cluster` call on the
-lesson's model, card, NVLink-class fabric inside a node and assumed network
-between nodes. An invalid layout is a state like any other: the message
-gives its first problem in ``plan_cluster``'s words and prices it anyway, so a
-reader can see what a forbidden split would have bought, and the list under
-the diagram gives every problem and flag.
+chosen model (the specimen, or the Qwen3-235B-A22B mixture of experts), the
+lesson's card, NVLink-class fabric inside a node and assumed network between
+nodes. One control sets the size of the group that splits each layer: TP for
+the dense specimen, EP for the mixture of experts (``plan_cluster`` places an
+MoE by EP with TP 1 and PP 1 and data-parallel attention; TP for an MoE model
+is compared with EP in the experts explorer, and PP with EP is not placed,
+which the message says). A layout that cannot exist says why in
+``plan_cluster``'s words and is not priced: no time per token, no
+throughput, no GPUs drawn, only the list of its problems under the node
+boxes.
 
 The chart keeps the meaning of :func:`lesson_lib.figures.cluster.layout_figure`:
 nodes as boxes, GPUs coloured by pipeline stage (idle ones left blank), each
-tensor-parallel group outlined (green inside a node, dashed vermillion when
+tensor-parallel or expert-parallel group outlined (green inside a node, dashed vermillion when
 split by the network), pipeline hand-offs as arrows (thicker across the
 network), dashed arcs between data-parallel replicas on different nodes, and
 the network band under the nodes.
@@ -29,19 +34,39 @@ from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.explorers._base import Control, Explorer, Template, csv_data, states
 from lesson_lib.figures._style import PALETTE
 from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
+from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
+from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
+
+#: The models offered, by key: the specimen and one mixture of experts whose
+#: 128 experts fit EP 8 on one node of eight cards.
+MODELS: dict[str, ModelSpec] = {"specimen": MODEL, "qwen3_235b": PRESETS["Qwen3-235B-A22B"]}
+MODEL_LABELS: tuple[str, ...] = (
+    f"{MODEL.name}, dense (the specimen)",
+    f"{MODELS['qwen3_235b'].name}, MoE of {MODELS['qwen3_235b'].num_experts} experts",
+)
 
 #: Values offered: the candidate layouts' sizes, up to 8 GPUs per node and 4
 #: nodes, with TP 3 and PP 3 to show why some cuts are refused.
 GPUS_PER_NODE_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 NODE_VALUES: tuple[int, ...] = (1, 2, 3, 4)
-TP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8)
+#: Degrees of the group that splits each layer, TP for the dense model, EP for
+#: the MoE: for the MoE 2 and 4 are too few GPUs for its weights, 3 does not
+#: divide its experts, 8 fills one node of eight, 16 and 32 cross the network.
+GROUP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8, 16, 32)
 PP_VALUES: tuple[int, ...] = (1, 2, 3, 4)
 #: The lesson's layout, two nodes of four GPUs with TP 4 inside each and PP 2 across.
-DEFAULTS: dict[str, int] = {"gpus_per_node": 4, "nodes": 2, "tp": 4, "pp": 2}
+DEFAULTS: dict[str, int | str] = {
+    "model": "specimen",
+    "gpus_per_node": 4,
+    "nodes": 2,
+    "group": 4,
+    "pp": 2,
+}
 
 CONTROLS: tuple[Control, ...] = (
+    Control("model", "model", tuple(MODELS), DEFAULTS["model"], MODEL_LABELS, input="radio"),
     Control(
         "gpus_per_node",
         "GPUs per node",
@@ -50,33 +75,29 @@ CONTROLS: tuple[Control, ...] = (
         input="radio",
     ),
     Control("nodes", "nodes", NODE_VALUES, DEFAULTS["nodes"], input="radio"),
-    Control("tp", "TP", TP_VALUES, DEFAULTS["tp"], input="radio"),
+    Control("group", "TP (dense) or EP (MoE)", GROUP_VALUES, DEFAULTS["group"], input="radio"),
     Control("pp", "PP", PP_VALUES, DEFAULTS["pp"], input="radio"),
 )
 
 MESSAGE = Template(
     (
+        "{model_name}",
+        ", ",
         "{gpus}",
         " (",
         "{nodes}",
         " x ",
         "{gpus_per_node}",
-        ") as TP ",
-        "{tp}",
-        " x PP ",
-        "{pp}",
-        " x DP ",
-        "{dp}",
+        "), ",
+        "{degrees}",
         ": ",
         "{verdict}",
-        "\nOne sequence: ",
-        "{one_ms}",
-        " per token (",
-        "{one_parts}",
-        ")\n",
-        "{batched}",
+        "\n",
+        "{priced}",
     )
 )
+#: The message's last line for a layout that is not priced.
+NOT_PRICED = "Nothing priced: this layout cannot be built."
 #: Widest line of the message and of the list under the diagram, characters.
 LINE_WIDTH: int = 104
 
@@ -136,14 +157,73 @@ def _at(g: int, nodes: int, x: float, y: float) -> tuple[float, float]:
     return round(ox + zoom * x, 1), round(oy + zoom * y, 1)
 
 
+def refusal(model: ModelSpec, pp: int) -> str | None:
+    """Why the explorer does not place this choice at all, or None when it does.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The chosen model.
+    pp : int
+        The chosen pipeline degree.
+
+    Returns
+    -------
+    str or None
+        A sentence for PP on a mixture of experts, which ``plan_cluster``
+        places by EP with TP 1 and PP 1.
+    """
+    if model.is_moe and pp > 1:
+        return (
+            f"PP is not modelled with EP: {model.name} is placed by EP alone with "
+            "data-parallel attention; set PP 1"
+        )
+    return None
+
+
+def degrees_of(state: dict[str, Any]) -> dict[str, int]:
+    """The ``tp``, ``pp`` and ``ep`` a state asks ``plan_cluster`` for.
+
+    Parameters
+    ----------
+    state : dict
+        Holds each control's value under its name.
+
+    Returns
+    -------
+    dict of str to int
+        The group is TP for a dense model (EP 1) and EP for an MoE (TP 1).
+    """
+    moe = MODELS[state["model"]].is_moe
+    group = state["group"]
+    return {"tp": 1 if moe else group, "pp": state["pp"], "ep": group if moe else 1}
+
+
 @functools.cache
-def _plan(gpus_per_node: int, nodes: int, tp: int, pp: int) -> ClusterPlan:
-    return plan_cluster(MODEL, GPU, gpus_per_node, nodes, tp, pp, intra=FAST, inter=INTER_NODE)
+def _plan(model: str, gpus_per_node: int, nodes: int, tp: int, pp: int, ep: int) -> ClusterPlan:
+    spec = MODELS[model]
+    return plan_cluster(
+        spec, GPU, gpus_per_node, nodes, tp, pp, intra=FAST, inter=INTER_NODE, ep=ep
+    )
 
 
-def _plan_at(state: dict[str, Any]) -> ClusterPlan:
-    """The plan of a state (a row or a dict of the controls' values)."""
-    return _plan(*(state[c.name] for c in CONTROLS))
+def plan_at(state: dict[str, Any]) -> ClusterPlan | None:
+    """The plan of a state (a row or a dict of the controls' values); None if not placed.
+
+    Parameters
+    ----------
+    state : dict
+        Holds each control's value under its name.
+
+    Returns
+    -------
+    ClusterPlan or None
+        ``plan_cluster``'s plan, or None when :func:`refusal` refuses the choice.
+    """
+    if refusal(MODELS[state["model"]], state["pp"]):
+        return None
+    d = degrees_of(state)
+    return _plan(state["model"], state["gpus_per_node"], state["nodes"], d["tp"], d["pp"], d["ep"])
 
 
 def _count(n: int, word: str) -> str:
@@ -158,11 +238,11 @@ def _verdict(plan: ClusterPlan) -> str:
     """Valid or not, then the first problem, or else the first flag, in plan_cluster's words."""
     if plan.problems:
         listed = _count(len(plan.problems), "problem")
-        lines = [f"not a valid layout ({listed}, all listed below); priced anyway"]
+        lines = [f"cannot exist ({listed}, all listed below)"]
         lines += _wrap(plan.problems[0], "Problem: ")
         return "\n".join(lines)
     weights = (
-        f"weights {format_bytes(plan.weights_per_gpu_bytes, 'GB')} of "
+        f"weights {format_bytes(plan.weights_per_gpu_bytes, 'GB').removesuffix(' GB')} of "
         f"{format_bytes(plan.accel.memory_bytes, 'GB')} per GPU"
     )
     if not plan.flags:
@@ -172,7 +252,13 @@ def _verdict(plan: ClusterPlan) -> str:
 
 
 def _one_parts(plan: ClusterPlan) -> str:
-    """Where one sequence's time goes: the TP all-reduces and the PP hand-offs."""
+    """Where one sequence's time goes: the TP all-reduces or EP all-to-alls, the PP hand-offs."""
+    if plan.ep > 1:
+        where = "across nodes" if plan.ep_crosses_nodes else "on NVLink"
+        return (
+            f"{plan.step.collectives} EP all-to-alls {format_seconds(plan.step.communication_s, 'ms')}"
+            f" {where}, {format_bytes(plan.step.wire_bytes, 'MiB')} from the busiest GPU"
+        )
     if plan.tp == 1:
         tp = "no TP all-reduces"
     else:
@@ -186,31 +272,39 @@ def _one_parts(plan: ClusterPlan) -> str:
 
 
 def _batched(plan: ClusterPlan) -> str:
-    if plan.dp == 0:
-        return (
-            f"{_count(plan.sequences_per_replica, 'full-length sequence')} would fit per "
-            "replica, but no complete replica fits in this cluster"
-        )
     if plan.batch == 0:
         return "No full-length sequence fits beside the weights, so nothing is decoded"
     fit = "" if plan.batch == plan.sequences_per_replica else f" ({plan.sequences_per_replica} fit)"
+    replica = "EP group" if plan.ep > 1 else "replica"
     return (
-        f"Batched, {_count(plan.batch, 'full-length sequence')} per replica{fit}: "
+        f"Batched, {_count(plan.batch, 'full-length sequence')} per {replica}{fit}: "
         f"{format_seconds(plan.batched_token_time_s, 'ms')} a token each, "
-        f"{format_count(plan.tokens_per_s_total)} tokens/s in all ({_count(plan.dp, 'replica')})"
+        f"{format_count(plan.tokens_per_s_total)} tokens/s from {_count(plan.dp, replica)}"
     )
 
 
-def _state(gpus_per_node: int, nodes: int, tp: int, pp: int) -> dict[str, Any]:
-    plan = _plan(gpus_per_node, nodes, tp, pp)
-    return {
-        "gpus": _count(plan.gpus, "GPU"),
-        "dp": plan.dp,
-        "verdict": _verdict(plan),
-        "one_ms": format_seconds(plan.token_time_s, "ms"),
-        "one_parts": _one_parts(plan),
-        "batched": _batched(plan),
-    }
+def _priced(plan: ClusterPlan) -> str:
+    """The message's last lines: one sequence's time and the batched throughput."""
+    one = f"One sequence: {format_seconds(plan.token_time_s, 'ms')} per token ({_one_parts(plan)})"
+    return f"{one}\n{_batched(plan)}"
+
+
+def _state(**state: Any) -> dict[str, Any]:
+    model = MODELS[state["model"]]
+    gpus = _count(state["gpus_per_node"] * state["nodes"], "GPU")
+    plan = plan_at(state)
+    if plan is None:
+        degrees = f"EP {state['group']} x PP {state['pp']}"
+        return {"model_name": model.name, "gpus": gpus, "dp": -1, "degrees": degrees,
+                "verdict": "not placed: PP is not modelled with EP; set PP 1",
+                "priced": NOT_PRICED}  # fmt: skip
+    if plan.ep > 1:
+        degrees = f"EP {plan.ep} x DP {plan.dp}"
+    else:
+        degrees = f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp}"
+    priced = NOT_PRICED if plan.problems else _priced(plan)
+    return {"model_name": model.name, "gpus": gpus, "dp": plan.dp, "degrees": degrees,
+            "verdict": _verdict(plan), "priced": priced}  # fmt: skip
 
 
 # ------------------------------------------------------------------ the diagram
@@ -281,14 +375,32 @@ def _pp_route(
 
 
 def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
-    """A GPU's text, lines split by ``|``: its TP rank, then its stage and replica if any."""
+    """A GPU's text, lines split by ``|``: its TP or EP rank, then its stage and replica if any."""
     second = [f"S{s.stage}"] if plan.pp > 1 else []
     second += [f"R{s.replica}"] if plan.dp > 1 else []
-    return f"TP{s.tp_rank}" + ("|" + " ".join(second) if second else "")
+    rank = f"EP{s.tp_rank}" if plan.ep > 1 else f"TP{s.tp_rank}"
+    return rank + ("|" + " ".join(second) if second else "")
 
 
-def _notes(plan: ClusterPlan) -> list[tuple[str, str]]:
-    """The list under the diagram: every problem, then every flag, wrapped; kind and line."""
+def notes_of(state: dict[str, Any]) -> list[tuple[str, str]]:
+    """The list under the diagram: every problem, then every flag, wrapped; kind and line.
+
+    Parameters
+    ----------
+    state : dict
+        Holds each control's value under its name.
+
+    Returns
+    -------
+    list of (str, str)
+        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the line's text;
+        a choice the explorer does not place has one problem, its
+        :func:`refusal`.
+    """
+    plan = plan_at(state)
+    if plan is None:
+        why = refusal(MODELS[state["model"]], state["pp"])
+        return [(PROBLEM, line) for line in _wrap(f"{why}.", "Not placed: ")]
     lines = [(PROBLEM, line) for p in plan.problems for line in _wrap(p, "Problem: ")]
     lines += [(FLAG, line) for f in plan.flags for line in _wrap(f, "Flag: ")]
     return lines or [(NOTHING, "No problems and no flags.")]
@@ -298,8 +410,8 @@ def _notes(plan: ClusterPlan) -> list[tuple[str, str]]:
 class DiagramTables:
     """The diagram's data: one table per kind of mark, rows keyed by their state.
 
-    Every row starts with the controls' values (``gpus_per_node``, ``nodes``,
-    ``tp``, ``pp``) of the state it belongs to; the chart keeps the rows of
+    Every row starts with the controls' values (``model``, ``gpus_per_node``,
+    ``nodes``, ``group``, ``pp``) of the state it belongs to; the chart keeps the rows of
     the state chosen. A cell is a GPU's index in its cluster, ``node x
     gpus_per_node + slot``; places are pixels of the view (y up).
 
@@ -347,16 +459,25 @@ class DiagramTables:
         """Each line of the notes once, in order of first use (many states share a line)."""
         return list(self._note_ids)
 
-    def add_state(self, state: dict[str, int]) -> None:
+    def add_state(self, state: dict[str, Any]) -> None:
         """Append every mark of one state to the tables.
+
+        A layout that cannot exist, or is not placed, gets its notes only:
+        the node boxes are drawn empty.
 
         Parameters
         ----------
-        state : dict of str to int
-            The controls' values (``gpus_per_node``, ``nodes``, ``tp``, ``pp``).
+        state : dict
+            The controls' values (``model``, ``gpus_per_node``, ``nodes``,
+            ``group``, ``pp``).
         """
         g, nodes = state["gpus_per_node"], state["nodes"]
-        plan = _plan_at(state)
+        for i, (kind, line) in enumerate(notes_of(state)):
+            note = self._note_ids.setdefault(line, len(self._note_ids))
+            self.notes.append({**state, "line": i, "note": note, "note_kind": kind})
+        plan = plan_at(state)
+        if plan is None or plan.problems:
+            return
         for s in plan.placement:
             gpu = {
                 "cell": s.node * g + s.slot,
@@ -366,7 +487,7 @@ class DiagramTables:
             self.gpus.append({**state, **gpu})
         for stage in sorted({s.stage for s in plan.placement}):
             self.stages.append({**state, "stage": f"S{stage}"})
-        if plan.tp > 1:
+        if plan.tp > 1 or plan.ep > 1:
             for group in _groups(plan).values():
                 across = len({s.node for s in group}) > 1
                 runs: dict[tuple[int, int], list[GpuSlot]] = {}
@@ -393,9 +514,6 @@ class DiagramTables:
             for i, point in enumerate(route):
                 x, y = _at(g, nodes, *point)
                 self.dp_paths.append({**state, "path": path, "point": i, "x": x, "y": y})
-        for i, (kind, line) in enumerate(_notes(plan)):
-            note = self._note_ids.setdefault(line, len(self._note_ids))
-            self.notes.append({**state, "line": i, "note": note, "note_kind": kind})
 
 
 def _groups(plan: ClusterPlan) -> dict[tuple[int, int], list[GpuSlot]]:
@@ -497,8 +615,8 @@ def _frames() -> list[dict[str, Any]]:
 
 #: The key under the diagram, what each line and box means (the figure's key).
 KEY: tuple[tuple[str, str], ...] = (
-    ("nvlink", "TP group, NVLink"),
-    ("network", "TP group split by network"),
+    ("nvlink", "TP or EP group, NVLink"),
+    ("network", "TP or EP group split by network"),
     ("pp", "PP: 1 hidden vector per token"),
     ("dp", "DP: nothing per token"),
     ("idle", "idle GPU"),
@@ -519,7 +637,8 @@ TABLE_NUMBERS: dict[str, tuple[str, ...]] = {
 
 def _table_data(tables: DiagramTables, name: str) -> dict[str, Any]:
     """One of the diagram's tables as named inline CSV data."""
-    numbers = (*(c.name for c in CONTROLS), *TABLE_NUMBERS[name])
+    controls = (c.name for c in CONTROLS if c.name != "model")  # the model is a key, text
+    numbers = (*controls, *TABLE_NUMBERS[name])
     return {"name": name, **csv_data(getattr(tables, name), numbers)}
 
 
@@ -895,7 +1014,7 @@ def _key_view(width: int) -> dict[str, Any]:
 
 
 def cluster_explorer() -> Explorer:
-    """The live cluster explorer: choose GPUs per node, nodes, TP and PP.
+    """The live cluster explorer: choose a model, GPUs per node, nodes, TP or EP, and PP.
 
     Returns
     -------
@@ -907,26 +1026,28 @@ def cluster_explorer() -> Explorer:
     """
     rows = states(CONTROLS, _state)
     tables = diagram_tables(rows)
-    note_lines = max(len(_notes(_plan_at(row))) for row in rows)
+    note_lines = max(len(notes_of(row)) for row in rows)
     explorer = Explorer(
-        title="Cluster explorer: where TP, PP and DP sit",
+        title="Cluster explorer: where TP, PP, EP and DP sit",
         description=(
             "The chosen cluster: nodes as boxes with their GPUs inside, coloured by pipeline "
-            "stage (idle GPUs left blank); tensor-parallel groups outlined, green inside a node "
-            "and dashed vermillion when split across nodes; arrows for pipeline hand-offs, "
-            "thicker across the network; dashed arcs between data-parallel replicas; the "
-            "network band under the nodes. Below it, every problem and flag of the layout; the "
-            "message above gives its verdict, time per token and batched throughput."
+            "stage (idle GPUs left blank); tensor-parallel and expert-parallel groups outlined, "
+            "green inside a node and dashed vermillion when split across nodes; arrows for "
+            "pipeline hand-offs, thicker across the network; dashed arcs between data-parallel "
+            "replicas; the network band under the nodes. A layout that cannot exist leaves the "
+            "nodes empty. Below it, every problem and flag of the layout; the message above "
+            "gives its verdict and, for a layout that can exist, its time per token and batched "
+            "throughput."
         ),
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
         chart=_chart(_frames(), tables, note_lines),
-        numeric=("gpus_per_node", "nodes", "tp", "pp"),
+        numeric=("gpus_per_node", "nodes", "group", "pp"),
         message_lines=5,
     )
     return explorer
 
 
-def _state_of(row: dict[str, Any]) -> dict[str, int]:
+def _state_of(row: dict[str, Any]) -> dict[str, Any]:
     return {c.name: row[c.name] for c in CONTROLS}

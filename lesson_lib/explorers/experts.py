@@ -10,6 +10,7 @@ cards, one sequence, FP8 dispatch.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 from lesson_lib.chapters.experts import FP8
@@ -19,7 +20,7 @@ from lesson_lib.model.moe import MoEStep, moe_decode_step
 from lesson_lib.model.presets import MOE_PRESETS
 from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE
 from lesson_lib.model.specs import Accelerator, Fabric
-from lesson_lib.model.units import GB, MS, KiB, format_seconds
+from lesson_lib.model.units import GB, MS, KiB, format_bytes, format_count, format_seconds
 
 #: The fabrics offered, by key.
 FABRICS: dict[str, Fabric] = {"fast": FAST, "network": INTER_NODE}
@@ -51,28 +52,28 @@ MESSAGE = Template(
         ", batch ",
         "{batch}",
         ": ",
-        "{total_ms}",
-        " ms per token, ",
-        "{tokens_per_s}",
+        "{total}",
+        " per token, ",
+        "{tokens}",
         " tokens/s in all;\nweights ",
-        "{compute_ms}",
-        " ms + ",
+        "{compute}",
+        " + ",
         "{collectives}",
         " ",
         "{kind}",
         " per token: latency ",
-        "{latency_ms}",
-        " ms + bytes ",
-        "{bandwidth_ms}",
-        " ms;\n",
-        "{wire_kib}",
-        " KiB on the wire per decoded token (all GPUs); weights ",
-        "{weights_gb}",
-        " GB per GPU (",
+        "{latency}",
+        " + bytes ",
+        "{bandwidth}",
+        ";\n",
+        "{wire}",
+        " on the wire per decoded token (all GPUs); weights ",
+        "{weights}",
+        " per GPU (",
         "{fits}",
         ");\nthe other layout: ",
-        "{other_ms}",
-        " ms per token",
+        "{other}",
+        " per token (the faded bar)",
     )
 )
 
@@ -107,7 +108,17 @@ def _state(
     step = _step(model, parallelism, n, fabric, card, batch)
     other = _step(model, "ep" if parallelism == "tp" else "tp", n, fabric, card, batch)
     fits = step.weights_per_gpu_bytes <= CARDS[card].memory_bytes
+    ms = "ms"
     return {
+        # the message's text, rounded as the chapter's prose rounds (format_seconds)
+        "total": format_seconds(step.total_s, ms),
+        "compute": format_seconds(step.compute_s, ms),
+        "latency": format_seconds(step.latency_s, ms),
+        "bandwidth": format_seconds(step.bandwidth_s, ms),
+        "other": format_seconds(other.total_s, ms),
+        "tokens": format_count(step.tokens_per_s),
+        "wire": format_bytes(step.wire_bytes_per_token, "KiB", decimals=0),
+        "weights": format_bytes(step.weights_per_gpu_bytes, "GB", decimals=1),
         "layout": (f"TP {n}" if parallelism == "tp" else f"EP {n} + DP attention"),
         "bar": "your layout",
         "compute_ms": _ms(step.compute_s),
@@ -124,7 +135,41 @@ def _state(
     }
 
 
-def _chart(both: str) -> dict[str, Any]:
+def axis_ms(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
+    """The bars' axis for each model and batch: the longest bar of any other choice, in ms.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The explorer's states.
+
+    Returns
+    -------
+    dict of (str, int) to float
+        ``(model, batch)`` to the next whole millisecond above the longest
+        bar of either layout over the GPUs, fabrics and cards offered.
+    """
+    longest: dict[tuple[str, int], float] = {}
+    for r in rows:
+        key = (r["model"], r["batch"])
+        longest[key] = max(longest.get(key, 0.0), r["total_ms"], r["other_ms"])
+    return {key: float(math.ceil(ms)) for key, ms in longest.items()}
+
+
+def _chart(both: str, axis: dict[tuple[str, int], float]) -> dict[str, Any]:
+    bars = time_bars(_TERMS, ["TP", "EP + DP attention"], "layout")
+    table = "{" + ", ".join(f"'{m}|{b}': {ms:g}" for (m, b), ms in axis.items()) + "}"
+    bars["encoding"]["x"] = {
+        **bars["encoding"]["x"],
+        "title": "time per decoded token (ms; one scale per model and batch)",
+        "scale": {"domainMin": 0, "domainMax": {"expr": f"{table}[model + '|' + batch]"},
+                  "nice": False},
+    }  # fmt: skip
+    # The layout chosen is drawn solid, the other faded: the layout control changes the chart.
+    bars["encoding"]["opacity"] = {
+        "condition": {"test": "datum.parallelism == parallelism", "value": 1},
+        "value": 0.35,
+    }
     return {
         "width": 560,
         "height": 120,
@@ -133,7 +178,7 @@ def _chart(both: str) -> dict[str, Any]:
             {"calculate": "datum.parallelism == 'tp' ? 'TP' : 'EP + DP attention'", "as": "_bar"},
             *fold_terms(_TERMS),
         ],
-        **time_bars(_TERMS, ["TP", "EP + DP attention"], "layout"),
+        **bars,
     }
 
 
@@ -153,8 +198,9 @@ def experts_explorer() -> Explorer:
         description=(
             "Two stacked bars of time per decoded token, tensor parallelism and expert "
             "parallelism with data-parallel attention, on the same GPUs: reading the weights, "
-            "the collectives' latency and their bytes. The message gives the chosen layout's "
-            "numbers, its bytes on the wire per token and its weights per GPU."
+            "the collectives' latency and their bytes; the chosen layout solid, the other "
+            "faded, on an axis fixed for each model and batch. The message gives the chosen "
+            "layout's numbers, its bytes on the wire per token and its weights per GPU."
         ),
         controls=CONTROLS,
         rows=rows,
@@ -163,5 +209,5 @@ def experts_explorer() -> Explorer:
         numeric=(*(t for t, _, _ in _TERMS), "n", "batch"),
         message_lines=4,
     )
-    explorer.chart = _chart(explorer.state_filter(free=["parallelism"]))
+    explorer.chart = _chart(explorer.state_filter(free=["parallelism"]), axis_ms(rows))
     return explorer

@@ -12,6 +12,7 @@ is its static twin. Every number comes from
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, link_handoff
@@ -108,7 +109,8 @@ def _state(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> dict[
         "prefill": format_seconds(h.prefill.total_s),
         "bulk": format_seconds(h.bulk.time_s),
         "share": f"{100 * h.ratio:.1f} %",
-        "exposed": format_seconds(h.streamed.exposed_s),
+        # in ms to three places, as the chapter's prose gives it
+        "exposed": format_seconds(h.streamed.exposed_s, "ms", decimals=3),
         "keeps": "the port keeps up" if h.streamed.keeps_up else "the port falls behind",
         "rate": format_count(1 / h.bulk.time_s, decimals=1),
         "ttft": format_seconds(h.ttft_streamed_s),
@@ -128,7 +130,7 @@ def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> lis
     spans = (
         (0.0, h.prefill.total_s, format_seconds(h.prefill.total_s)),
         (h.prefill.total_s, h.ttft_bulk_s, "+ " + format_seconds(h.bulk.time_s)),
-        (0.0, h.ttft_streamed_s, "+ " + format_seconds(h.streamed.exposed_s)),
+        (0.0, h.ttft_streamed_s, "+ " + format_seconds(h.streamed.exposed_s, "ms", decimals=3)),
     )
     return [
         {**state, "bar": bar, "order": i, "start_ms": _ms(a), "end_ms": _ms(b), "note": note}
@@ -136,7 +138,38 @@ def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> lis
     ]
 
 
-def _chart(state: str) -> dict[str, Any]:
+def axis_ms(details: list[dict[str, Any]]) -> dict[int, float]:
+    """The time axis for each prompt: the latest bar end over every link and GPU count.
+
+    A prompt of 128 tokens and one of the full context differ a thousandfold in
+    time, so one axis for all would hide the short ones; for each prompt the axis
+    stays put while the link and the GPUs change.
+
+    Parameters
+    ----------
+    details : list of dict
+        The explorer's bars (``prompt`` and ``end_ms`` of each).
+
+    Returns
+    -------
+    dict of int to float
+        Prompt length to the axis's end in ms: the latest end, rounded up to
+        a round step: 1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten.
+    """
+    latest: dict[int, float] = {}
+    for d in details:
+        latest[d["prompt"]] = max(latest.get(d["prompt"], 0.0), d["end_ms"])
+    return {prompt: _nice_up(ms) for prompt, ms in latest.items()}
+
+
+def _nice_up(ms: float) -> float:
+    """The smallest round step (1, 1.5, 2, 3, 4, 5, 6, 8 times a power of ten) at least ``ms``."""
+    decade = 10.0 ** math.floor(math.log10(ms))
+    steps = (1, 1.5, 2, 3, 4, 5, 6, 8, 10)
+    return next(float(f"{k * decade:.6g}") for k in steps if k * decade >= ms)
+
+
+def _chart(state: str, axis: dict[int, float]) -> dict[str, Any]:
     y = {
         "field": "bar",
         "type": "nominal",
@@ -156,6 +189,7 @@ def _chart(state: str) -> dict[str, Any]:
             "domain": False,
         },
     }
+    domain_max = "{" + ", ".join(f"'{p}': {ms:g}" for p, ms in axis.items()) + "}[prompt]"
     link_color = "{" + ", ".join(f"{k!r}: {v!r}" for k, v in LINK_COLORS.items()) + "}[datum.link]"
     return {
         "width": 560,
@@ -175,7 +209,9 @@ def _chart(state: str) -> dict[str, Any]:
                     "x": {
                         "field": "start_ms",
                         "type": "quantitative",
-                        "title": "ms from the prompt's arrival",
+                        "title": "ms from the prompt's arrival (one scale per prompt length)",
+                        "scale": {"domainMin": 0, "domainMax": {"expr": domain_max},
+                                  "nice": False},
                     },
                     "x2": {"field": "end_ms"},
                     "color": {"field": "_color", "type": "nominal", "scale": None},
@@ -215,9 +251,10 @@ def kv_transfer_explorer() -> Explorer:
     explorer = Explorer(
         title="KV-transfer explorer: one request's hand-off",
         description=(
-            "Three horizontal bars on one time axis in milliseconds: the prefill on the "
-            "prefill GPUs, the cache shipped after it over the chosen link, and the cache "
-            "streamed layer by layer behind the prefill, each labelled with what it adds. "
+            "Three horizontal bars on one time axis in milliseconds, fixed for each prompt "
+            "length: the prefill on the prefill GPUs, the cache shipped after it over the "
+            "chosen link, and the cache streamed layer by layer behind the prefill, each "
+            "labelled with what it adds. "
             "The message above gives the bytes per request and per port and the times."
         ),
         controls=CONTROLS,
@@ -228,5 +265,5 @@ def kv_transfer_explorer() -> Explorer:
         details=details,
         detail_numeric=("order", "start_ms", "end_ms"),
     )
-    explorer.chart = _chart(explorer.state_filter())
+    explorer.chart = _chart(explorer.state_filter(), axis_ms(details))
     return explorer

@@ -3,8 +3,11 @@
 Three controls (prompt length, tensor-parallel degree, fabric) pick one
 state: the message says which term of one all-reduce dominates and compares
 a prompt token's time with a decoded token's; the chart shows the fabric's
-alpha-beta curve with the decode and prefill messages on it, and the share
-of compute, latency and bytes in each kind of token. At its defaults (the
+alpha-beta curve with the decode and prefill messages on it, and the time of
+each kind of token, split into compute, latency and bytes, on one linear
+axis that every state shares (a prompt token's few microseconds then show as
+the sliver they are beside a decoded token's milliseconds). Both charts keep
+their axes in every state. At its defaults (the
 lesson's 4,096-token prompt on four GPUs on the fast fabric) it is the
 chapter's arithmetic. Every number comes from :mod:`lesson_lib.chapters.prefill` and
 :mod:`lesson_lib.model.collectives`.
@@ -23,7 +26,7 @@ from lesson_lib.figures.prefill import TERMS
 from lesson_lib.model.collectives import allreduce_time, crossover_tokens
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.units import US, format_bytes, format_count, format_rate, format_ratio
+from lesson_lib.model.units import MS, US, format_bytes, format_count, format_rate, format_ratio
 from lesson_lib.model.units import format_seconds as _seconds
 
 #: The fabrics offered by key, the lesson's two, a network between nodes and a
@@ -99,8 +102,8 @@ MESSAGE = Template(
         " the crossover (",
         "{crossover}",
         "): ",
-        "{bound}",
-        "-bound\n",
+        "{bound_text}",
+        "\n",
         f"Each of the {MODEL.allreduces_per_token} all-reduces: ",
         "{latency}",
         " latency + ",
@@ -113,7 +116,7 @@ MESSAGE = Template(
         "{prefill_s}",
         " (",
         "{cheaper}",
-        " cheaper). Prompt: ",
+        "). Prompt: ",
         "{total}",
         ", ",
         "{wire}",
@@ -121,9 +124,9 @@ MESSAGE = Template(
     )
 )
 
-#: Share columns of the bars, (column, step, StepBreakdown attribute, term label), in order.
+#: Time columns of the bars in ms, (column, step, StepBreakdown attribute, term label), in order.
 _SHARES: tuple[tuple[str, str, str, str], ...] = tuple(
-    (f"{step}_{attr.removesuffix('_s')}", step, attr, label)
+    (f"{step}_{attr.removesuffix('_s')}_ms", step, attr, label)
     for step in ("decode", "prefill")
     for attr, label, _ in TERMS
 )
@@ -149,13 +152,16 @@ def _state(prompt: int, n: int, fabric: str) -> dict[str, Any]:
     decode = place_on_curve(MODEL.hidden_vector_bytes, n, wire)
     pair = _pair(fabric, n, prompt)
     ratio = point.ratio_to_crossover
-    where = (
-        f"{format_ratio(ratio, decimals=1)} above"
-        if ratio >= 1
-        else f"{format_ratio(1 / ratio, decimals=1)} below"
-    )
+    factor = format_ratio(max(ratio, 1 / ratio), decimals=1)
+    if factor == format_ratio(1.0, decimals=1):  # within rounding of it: say so, not "1x"
+        where = "at"
+    else:
+        where = f"{factor} {'above' if ratio >= 1 else 'below'}"
+    cheaper = format_ratio(pair.ratio, decimals=0)
+    cheaper = "no cheaper" if cheaper == format_ratio(1.0, decimals=0) else f"{cheaper} cheaper"
+    # per token: the prefill's step is the whole prompt's, so divide by its tokens
     shares = {
-        column: round(getattr(getattr(pair, step), attr) / getattr(pair, step).total_s, 4)
+        column: round(getattr(getattr(pair, step), attr) / getattr(pair, step).tokens / MS, 7)
         for column, step, attr, _ in _SHARES
     }
     return {
@@ -164,12 +170,13 @@ def _state(prompt: int, n: int, fabric: str) -> dict[str, Any]:
         "where": where,
         "crossover": format_bytes(point.crossover_bytes, "MB"),
         "bound": point.bound,
+        "bound_text": "the two terms equal" if where == "at" else f"{point.bound}-bound",
         "latency": _seconds(point.latency_s),
         "bytes": _seconds(point.bandwidth_s),
         "decode_bound": decode.bound,
         "decode_s": _seconds(pair.decode_s),
         "prefill_s": _seconds(pair.prefill_s, decimals=1),
-        "cheaper": format_ratio(pair.ratio, decimals=0),
+        "cheaper": cheaper,
         "total": _seconds(pair.prefill.total_s),
         "wire": _seconds(pair.prefill.bandwidth_s),
         "payload_b": payload,
@@ -212,7 +219,9 @@ def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> 
     x_ticks = [2.0**k for k in range(6, 33, 4)]
     x_labels = {int(b): format_bytes(b, system="binary", decimals=0) for b in x_ticks}
     times = [r["us"] for r in curves if r["series"] == _CURVE]
-    y_ticks = _decades(min(times), max(times))
+    # A decade under the fastest curve, so the smallest latency term is a line above the
+    # axis rather than the axis itself.
+    y_ticks = _decades(min(times) / 10, max(times))
     y_labels = {int(t): _seconds(t * US, decimals=0) for t in y_ticks}
 
     def lookup(labels: dict[int, str]) -> str:
@@ -321,7 +330,8 @@ def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> 
     }  # fmt: skip
 
 
-def _share_chart(state: str) -> dict[str, Any]:
+def _bar_chart(state: str, x_max_ms: float) -> dict[str, Any]:
+    """Each kind of token's time, term by term, on one linear axis from 0 to ``x_max_ms``."""
     columns = [c for c, _, _, _ in _SHARES]
     terms = {c: label for c, _, _, label in _SHARES}
     # Each bar's label sits above it (a label beside it would push the message right).
@@ -336,10 +346,11 @@ def _share_chart(state: str) -> dict[str, Any]:
     return {
         "width": 600,
         "height": 84,
-        "title": {"text": "Where a token's time goes", "fontSize": 12, "anchor": "start"},
+        "title": {"text": "Time per token, on one scale for every setting", "fontSize": 12,
+                  "anchor": "start"},
         "transform": [
             {"filter": state},
-            {"fold": columns, "as": ["_column", "_share"]},
+            {"fold": columns, "as": ["_column", "_ms"]},
             {
                 "calculate": "{" + ", ".join(f"{c!r}: {t!r}" for c, t in terms.items()) + "}"
                 "[datum._column]",
@@ -348,7 +359,7 @@ def _share_chart(state: str) -> dict[str, Any]:
             {
                 "calculate": "indexof(datum._column, 'decode') == 0 ? "
                 "'decode: ' + datum.decode_s + ' per token' : "
-                "'prefill: ' + datum.prefill_s + ' per token'",
+                "'prefill: ' + datum.prefill_s + ' per token (' + datum.cheaper + ')'",
                 "as": "_step",
             },
             {"calculate": f"indexof({columns!r}, datum._column) % 3", "as": "_stack"},
@@ -359,12 +370,11 @@ def _share_chart(state: str) -> dict[str, Any]:
                 "encoding": {
                     "y": y,
                     "x": {
-                        "field": "_share",
+                        "field": "_ms",
                         "type": "quantitative",
                         "stack": "zero",
-                        "scale": {"domain": [0, 1]},
-                        "axis": {"format": ".0%"},
-                        "title": "share of the time per token (%)",
+                        "scale": {"domain": [0, x_max_ms], "nice": False},
+                        "title": "time per token (ms, linear)",
                     },
                     "color": {
                         "field": "term",
@@ -384,12 +394,7 @@ def _share_chart(state: str) -> dict[str, Any]:
                     "tooltip": [
                         {"field": "_step", "title": "step"},
                         {"field": "term"},
-                        {
-                            "field": "_share",
-                            "title": "share",
-                            "type": "quantitative",
-                            "format": ".1%",
-                        },
+                        {"field": "_ms", "title": "ms", "type": "quantitative", "format": ".4f"},
                     ],
                 },
             },
@@ -402,6 +407,23 @@ def _share_chart(state: str) -> dict[str, Any]:
             },
         ],
     }  # fmt: skip
+
+
+def bar_axis_ms(rows: list[dict[str, Any]]) -> float:
+    """The bars' fixed axis: the longest decoded token of any state, up to a whole ms.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The explorer's states.
+
+    Returns
+    -------
+    float
+        Milliseconds, the next whole number above the longest bar.
+    """
+    decode = [c for c, step, _, _ in _SHARES if step == "decode"]
+    return float(math.ceil(max(sum(r[c] for c in decode) for r in rows)))
 
 
 def prefill_explorer() -> Explorer:
@@ -421,9 +443,11 @@ def prefill_explorer() -> Explorer:
             "Top: the time of one all-reduce against its payload on log-log axes for the "
             "chosen fabric and number of GPUs, with the latency and bytes terms alone as thin "
             "lines, the crossover where they are equal as a diamond, and the decode and "
-            "prefill messages marked. Bottom: the share of compute, all-reduce latency and "
-            "all-reduce bytes in a decoded token and in a prompt token. The message above "
-            "gives the numbers."
+            "prefill messages marked. Bottom: the time of a decoded token and of a prompt "
+            "token, split into compute, all-reduce latency and all-reduce bytes, on one linear "
+            "axis in milliseconds for every setting; a prompt token's bar is a sliver beside "
+            "decode's. The axes stay fixed as the controls move. The message above gives the "
+            "numbers."
         ),
         controls=CONTROLS,
         rows=rows,
@@ -444,7 +468,7 @@ def prefill_explorer() -> Explorer:
             _curve_chart(
                 explorer.state_filter(), explorer.state_filter(free=["prompt"]), _curves()
             ),
-            _share_chart(explorer.state_filter()),
+            _bar_chart(explorer.state_filter(), bar_axis_ms(rows)),
         ],
         "spacing": 14,
         "resolve": {
