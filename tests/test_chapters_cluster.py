@@ -351,6 +351,28 @@ def test_plan_cluster_refuses_ep_where_it_is_not_modelled():
     assert uneven.problems[0].startswith("EP = 3 does not divide the 8 experts")
 
 
+def test_plan_cluster_prices_an_moe_under_tp_by_its_routed_experts():
+    """Qwen3-235B-A22B, TP 8 on one node of H100-class cards: each token reads the
+    22,190,739,456 active parameters x 2 B / 8 GPUs = 5.55 GB per GPU, / 3.35 TB/s
+    = 1.656 ms, not all 235,093,610,496 parameters (17.5 ms); 2 all-reduces x 94
+    layers = 188, x 10 us = 1.88 ms of latency. Across two nodes of four: 188 x 25 us
+    = 4.7 ms, flagged. An MoE with PP is not modelled."""
+    from lesson_lib.model.presets import PRESETS
+
+    qwen = PRESETS["Qwen3-235B-A22B"]
+    one = plan_cluster(qwen, GPU, 8, 1, tp=8)
+    assert one.valid and not one.flags
+    assert one.step.weights_s == pytest.approx(22_190_739_456 * 2 / 8 / 3.35e12)
+    assert one.step.latency_s == pytest.approx(188 * 10e-6)
+    across = plan_cluster(qwen, GPU, 4, 2, tp=8)
+    assert across.flags == (
+        "a TP group spans nodes, so its 188 all-reduces per token run on the network",
+    )
+    assert across.step.latency_s == pytest.approx(188 * 25e-6)
+    with pytest.raises(ValueError, match="an MoE model is modelled with pp = 1, got pp = 2"):
+        plan_cluster(qwen, GPU, 4, 2, tp=4, pp=2)
+
+
 def test_disaggregated_handoff_by_placement():
     """A full-length request, TP 4 to TP 4: each GPU's 4 GiB + 146.8125 / 4 MiB
     (4,333,453,312 B) over NVLink, 10 us + / 450e9; over its NIC, 25 us + / 50e9; the whole

@@ -361,7 +361,9 @@ def plan_cluster(
         of ``ep`` GPUs with data-parallel attention, priced by
         :func:`~lesson_lib.model.moe.moe_decode_step`; ranks are numbered as
         for TP, so a group stays inside a node when ``ep`` divides the GPUs
-        per node.
+        per node. An MoE model with ``ep = 1`` is a TP group of ``tp`` GPUs
+        (``pp = 1``), priced by the same function under TP, which reads only
+        the routed experts' weights.
 
     Returns
     -------
@@ -400,8 +402,12 @@ def plan_cluster(
         "context_tokens", context_tokens, minimum=1, maximum=model.max_context
     )
     ep = require_int("ep", ep, maximum=MAX_RANKS)
-    if ep > 1:
-        return _plan_expert_parallel(
+    if ep > 1 and not model.is_moe:
+        raise ValueError(f"ep must be 1 for a dense model ({model.name}), got {ep}")
+    if model.is_moe:
+        # decode_step would read every expert's weights each token; an MoE
+        # reads only the routed ones, which moe_decode_step prices.
+        return _plan_moe(
             model, accel, gpus_per_node, nodes, ep, tp, pp, intra, inter, context_tokens, batch
         )
     gpus = gpus_per_node * nodes
@@ -532,7 +538,7 @@ def plan_cluster(
     )
 
 
-def _plan_expert_parallel(
+def _plan_moe(
     model: ModelSpec,
     accel: Accelerator,
     gpus_per_node: int,
@@ -545,42 +551,45 @@ def _plan_expert_parallel(
     context_tokens: int,
     batch: int | None,
 ) -> ClusterPlan:
-    """:func:`plan_cluster` for ``ep > 1``: EP groups with data-parallel attention."""
-    if not model.is_moe:
-        raise ValueError(f"ep must be 1 for a dense model ({model.name}), got {ep}")
-    ep = require_int("ep", ep, maximum=min(model.num_experts, MAX_RANKS))
-    if tp != 1 or pp != 1:
-        raise ValueError(
-            f"ep > 1 is modelled with tp = 1 and pp = 1 (data-parallel attention), "
-            f"got tp = {tp} and pp = {pp}"
-        )
+    """:func:`plan_cluster` for an MoE model: one EP group (``ep > 1``) or TP group per replica."""
+    if ep > 1:
+        ep = require_int("ep", ep, maximum=min(model.num_experts, MAX_RANKS))
+        if tp != 1 or pp != 1:
+            raise ValueError(
+                f"ep > 1 is modelled with tp = 1 and pp = 1 (data-parallel attention), "
+                f"got tp = {tp} and pp = {pp}"
+            )
+    elif pp != 1:
+        raise ValueError(f"an MoE model is modelled with pp = 1, got pp = {pp}")
+    parallelism, n = ("ep", ep) if ep > 1 else ("tp", tp)
+    name = parallelism.upper()
     gpus = gpus_per_node * nodes
-    dp = gpus // ep
-    problems = []
-    if model.num_experts % ep:
+    dp = gpus // n
+    problems = [] if ep > 1 else list(check_layout(model, tp, 1))
+    if ep > 1 and model.num_experts % ep:
         problems.append(
             f"EP = {ep} does not divide the {model.num_experts} experts: the ranks would hold "
             "unequal shares"
         )
-    if ep > gpus:
+    if n > gpus:
         problems.append(
-            f"EP = {ep} GPUs per replica, but the cluster has only {gpus} "
+            f"{name} = {n} GPUs per replica, but the cluster has only {gpus} "
             f"({nodes} x {gpus_per_node})"
         )
-    elif gpus % ep:
+    elif gpus % n:
         problems.append(
-            f"EP x DP must equal the {gpus} GPUs, but EP = {ep} does not divide them "
-            f"({gpus % ep} would sit idle)"
+            f"{name} x DP must equal the {gpus} GPUs, but {name} = {n} does not divide them "
+            f"({gpus % n} would sit idle)"
         )
     replicas = max(dp, 1)
-    slots = [_slot(r, ep, replicas, gpus_per_node) for r in range(replicas * ep)]
+    slots = [_slot(r, n, replicas, gpus_per_node) for r in range(replicas * n)]
     groups: dict[int, set[int]] = {}
     for slot in slots:
         groups.setdefault(slot.replica, set()).add(slot.node)
-    crosses = any(len(spanned) > 1 for spanned in groups.values())
+    crosses = n > 1 and any(len(spanned) > 1 for spanned in groups.values())
     fabric = inter if crosses else intra
-    weights = weights_per_gpu(model, ep, "ep")
-    fit = sequences_that_fit(model, accel, ep, "ep", context_tokens)
+    weights = weights_per_gpu(model, n, parallelism)
+    fit = sequences_that_fit(model, accel, n, parallelism, context_tokens)
     if weights > accel.memory_bytes:
         problems.append(
             f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
@@ -594,25 +603,32 @@ def _plan_expert_parallel(
             f"{format_count(fit)} that fit per replica"
         )
     flags = []
-    if crosses:
+    if crosses and ep > 1:
         flags.append(
             f"an EP group spans nodes, so its {model.alltoalls_per_token} all-to-alls per token "
             "run on the network"
+        )
+    elif crosses:
+        flags.append(
+            f"a TP group spans nodes, so its {model.allreduces_per_token} all-reduces per "
+            "token run on the network"
         )
     if weights <= accel.memory_bytes and fit == 0:
         flags.append(
             f"no sequence of {format_count(context_tokens)} tokens fits beside the weights"
         )
-    step = moe_decode_step(model, accel, fabric, ep, parallelism="ep")
+    step = moe_decode_step(model, accel, fabric, n, parallelism=parallelism)
     batched = (
-        moe_decode_step(model, accel, fabric, ep, parallelism="ep", batch=batch) if batch else None
+        moe_decode_step(model, accel, fabric, n, parallelism=parallelism, batch=batch)
+        if batch
+        else None
     )
     return ClusterPlan(
         model=model,
         accel=accel,
         gpus_per_node=gpus_per_node,
         nodes=nodes,
-        tp=1,
+        tp=tp,
         pp=1,
         dp=dp,
         intra=intra,
@@ -620,7 +636,7 @@ def _plan_expert_parallel(
         context_tokens=context_tokens,
         problems=tuple(problems),
         flags=tuple(flags),
-        placement=tuple(s for s in slots if s.rank < dp * ep),
+        placement=tuple(s for s in slots if s.rank < dp * n),
         tp_fabric=fabric,
         step=step,
         pp_send_s=0.0,
