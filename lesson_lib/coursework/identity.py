@@ -106,6 +106,7 @@ def identify(
     *,
     roster: Roster | None = None,
     export: Mapping[str, GradescopeSubmission] | None = None,
+    submitters: GradescopeSubmission | None = None,
 ) -> Identity:
     """Who ``entry`` belongs to (see the module); reads the notebook's metadata, never runs it.
 
@@ -118,6 +119,9 @@ def identify(
     export : mapping, optional
         A Gradescope export's metadata by folder
         (:func:`~lesson_lib.coursework.lms_names.read_gradescope_export`).
+    submitters : GradescopeSubmission, optional
+        This submission's own metadata (inside a Gradescope autograder,
+        :func:`~lesson_lib.coursework.lms_names.read_gradescope_metadata`).
 
     Returns
     -------
@@ -125,7 +129,7 @@ def identify(
     """
     export = export or {}
     in_folder = "/" in entry.file
-    record = export.get(entry.name) if in_folder else None
+    record = submitters or (export.get(entry.name) if in_folder else None)
     gradescope_folder = in_folder and (record is not None or is_gradescope_folder(entry.name))
     ident = Identity(student=entry.stem)
     if entry.problem:
