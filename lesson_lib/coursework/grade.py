@@ -21,6 +21,16 @@ the time, and only to a new path or a regular file (``--out`` and
 ``--details`` two different ones). Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
 ``s1/problems.ipynb``) are all graded and flagged, never silently merged.
 
+Whose a notebook is comes from its file or folder name (Canvas's and
+Gradescope's download names included), its metadata and, with
+``--roster``, the platform's user (:mod:`~lesson_lib.coursework.identity`):
+when they disagree, or give no ID, or one off the roster, the row is
+``ID mismatch`` or ``unknown ID`` and scores nothing. ``--due``,
+``--late-penalty-per-day`` and ``--keep`` apply a late and resubmission
+policy (:mod:`~lesson_lib.coursework.late_policy`); ``--canvas-gradebook``
+writes Canvas's import file from its gradebook export
+(:mod:`~lesson_lib.coursework.canvas`).
+
 Command line::
 
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
@@ -126,7 +136,8 @@ class Submission:
         The notebook.
     status : str
         ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``,
-        ``"kernel died"``, ``"could not run"``, ``"not a notebook"`` or ``"invalid ID"``.
+        ``"kernel died"``, ``"could not run"``, ``"not a notebook"``, ``"invalid ID"``,
+        ``"ID mismatch"`` or ``"unknown ID"``.
     answers : dict
         ``answer_q...`` values found, by problem id.
     results : dict

@@ -15,8 +15,8 @@ extension: ``smithjane_12345_6789012_s001_problems.ipynb``,
 student's sortable name, lower case, letters only; the user id is the one in
 the gradebook export's ``ID`` column. Canvas publishes no specification of
 these names; the pattern is the one otter-grader's ``CanvasParser`` reads
-(``otter/grade/metadata.py`` in
-https://github.com/ucbds-infra/otter-grader, "somestudent_12345_67890_SomeStudent.ipynb")
+(https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py,
+"somestudent_12345_67890_SomeStudent.ipynb")
 and the one described, LATE marker and resubmission number included, in
 https://github.com/TimHanneman/Canvas_submission_sort (README and
 ``sub_name.awk``). The name carries no time, only the LATE marker.
