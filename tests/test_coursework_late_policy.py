@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from lesson_lib.coursework.grade import main
 from lesson_lib.coursework.identity import Identity
 from lesson_lib.coursework.late_policy import (
     LatePolicy,
@@ -113,3 +114,19 @@ def test_rows_not_graded_for_their_identity_are_left_alone():
     mismatch.status = "ID mismatch"
     apply_policy([mismatch], LatePolicy(DUE, 0.5, "latest"))
     assert mismatch.late_factor == 1.0 and mismatch.counted
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--late-penalty-per-day", "2"], "late_penalty_per_day must be a fraction from 0 to 1"),
+        (["--due", "friday"], "due must be an ISO 8601 date and time"),
+    ],
+)
+def test_the_grader_refuses_a_bad_policy_before_grading(tmp_path, capsys, flags, message):
+    """Exit status 2, the parameter and its range named, no CSV written."""
+    (tmp_path / "s001.ipynb").write_text("{}")
+    out = tmp_path / "grades.csv"
+    assert main([str(tmp_path), "--out", str(out), "--no-sandbox", *flags]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from lesson_lib.coursework.grade import main
 from lesson_lib.coursework.roster import read_roster
 
 DATA = Path(__file__).parent / "data" / "lms"
@@ -52,3 +53,13 @@ def test_headers_in_any_case_a_bom_and_blank_lines_are_accepted(tmp_path):
     path = _write(tmp_path, "\ufeffLMS_User_ID,Name,Section,Student_ID\n\n7,Ann,S2, A7 \n")
     (entry,) = read_roster(path).entries
     assert (entry.lms_user_id, entry.student_id, entry.email) == ("7", "a7", "")
+
+
+def test_the_grader_refuses_a_broken_roster_before_grading(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "s001.ipynb").write_text("{}")
+    roster = _write(tmp_path, "id,name\n1,A\n")
+    out = tmp_path / "grades.csv"
+    assert main([str(tmp_path / "in"), "--out", str(out), "--roster", str(roster)]) == 2
+    assert "lacks the column(s)" in capsys.readouterr().err
+    assert not out.exists()
