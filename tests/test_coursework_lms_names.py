@@ -35,6 +35,14 @@ DATA = Path(__file__).parent / "data" / "lms"
             "doejohn_12346_6789014_problems-12",
             CanvasName("doejohn", False, "12346", "6789014", "problems", 12),
         ),
+        (
+            "anon_k3Xq9_6789015_s001_problems",
+            CanvasName("", False, "", "6789015", "s001_problems", 0, "k3Xq9"),
+        ),
+        (
+            "m\u00fcllerj\u00fcrgen_LATE_12347_6789016_problems",
+            CanvasName("m\u00fcllerj\u00fcrgen", True, "12347", "6789016", "problems", 0),
+        ),
         ("s001_problems", None),
         ("s001", None),
         ("problems", None),

@@ -176,7 +176,7 @@ class Submission:
 
     @property
     def total(self) -> float:
-        """Sum of the scores, times the late policy's :attr:`late_factor`."""
+        """Sum of the scores, times the late policy's ``late_factor``."""
         return sum(r.score for r in self.results.values()) * self.late_factor
 
 

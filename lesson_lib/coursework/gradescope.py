@@ -71,6 +71,7 @@ DEFAULT_ROOT = Path("/autograder")
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image (Ubuntu).
 set -euo pipefail
+apt-get update
 apt-get install -y --no-install-recommends python3 python3-venv bubblewrap
 python3 -m venv /autograder/bootstrap
 /autograder/bootstrap/bin/pip install --quiet "uv=={uv}"

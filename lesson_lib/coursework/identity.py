@@ -18,7 +18,7 @@ whichever are there:
 
 A name that is not a valid ID (a Cyrillic letter, a formula) is left to the
 grader's own ``invalid ID`` check, unchanged. It also says when the
-submission was handed in (:attr:`Identity.submitted_at`): Gradescope's
+submission was handed in (``Identity.submitted_at``): Gradescope's
 ``created_at``, else the file's modification time; Canvas's ``LATE`` marker
 is kept beside it (:mod:`~lesson_lib.coursework.late_policy`).
 """
@@ -142,11 +142,13 @@ def identify(
         file_stem = canvas.original
         ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
         ident.resubmission = canvas.resubmission
-        users.append(canvas.user_id)
+        if canvas.user_id:
+            users.append(canvas.user_id)
+        who = f"user {canvas.user_id}" if canvas.user_id else f"anonymous {canvas.anonymous_id}"
         extra = (", marked LATE" if canvas.late else "") + (
             f", resubmission {canvas.resubmission}" if canvas.resubmission else ""
         )
-        ident.notes.append(f"Canvas name: user {canvas.user_id}{extra}")
+        ident.notes.append(f"Canvas name: {who}{extra}")
     if record is not None:
         users.extend(record.users)
         if record.names:

@@ -8,17 +8,20 @@ file and a student who saves it as plain ``problems.ipynb``.
 
 **Canvas** ("Download Submissions" of an assignment) puts every file in one
 zip under the name ``<name>_<user id>_<attachment id>_<file name as uploaded>``,
-with ``LATE`` after the name when the submission came after the due date, and
-a resubmitted file of the same name gets ``-1``, ``-2`` ... before its
-extension: ``smithjane_12345_6789012_s001_problems.ipynb``,
-``smithjane_LATE_12345_6789013_s001_problems-1.ipynb``. The ``<name>`` is the
-student's sortable name, lower case, letters only; the user id is the one in
-the gradebook export's ``ID`` column. Canvas publishes no specification of
-these names; the pattern is the one otter-grader's ``CanvasParser`` reads
-(https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py,
-"somestudent_12345_67890_SomeStudent.ipynb")
-and the one described, LATE marker and resubmission number included, in
-https://github.com/TimHanneman/Canvas_submission_sort (README and
+with ``LATE`` after the name when Canvas counts the submission late, and
+``anon_<anonymous id>`` instead of the name and user id when the assignment
+is graded anonymously: ``smithjane_12345_6789012_s001_problems.ipynb``,
+``smithjane_LATE_12345_6789013_s001_problems.ipynb``. The ``<name>`` is the
+student's sortable name, lower case, word characters only; the user id is
+the one in the gradebook export's ``ID`` column. This is how Canvas's own
+source builds the name (``get_filename`` and ``add_upload_submission`` in
+``lib/content_zipper.rb``,
+https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb);
+otter-grader's ``CanvasParser`` reads the same pattern
+(https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py).
+A student who uploads a file of the same name again gets ``-1``, ``-2`` ...
+before its extension (``s001_problems-1.ipynb``), as
+https://github.com/TimHanneman/Canvas_submission_sort describes (README and
 ``sub_name.awk``). The name carries no time, only the LATE marker.
 
 **Gradescope** has two forms. Its "Export Submissions" zip holds one folder
@@ -46,14 +49,16 @@ from lesson_lib.coursework.student_ids import normalize_student
 
 #: Stem of the problem set's file name, alone or after ``<ID>_``.
 PROBLEM_SET = "problems"
-#: Where the student edition writes the ID in a notebook's metadata: ``metadata[key][field]``.
-METADATA_KEY, METADATA_FIELD = "lesson", "student_id"
+#: The notebook metadata key under which the student edition writes the ID.
+METADATA_KEY = "lesson"
+#: The field holding the ID, as in ``metadata["lesson"]["student_id"]``.
+METADATA_FIELD = "student_id"
 #: The file a Gradescope export keeps beside its submission folders.
 GRADESCOPE_EXPORT_METADATA = "submission_metadata.yml"
 
 _CANVAS = re.compile(
-    r"^(?P<name>[A-Za-z0-9-]+?)(?P<late>_LATE)?_(?P<user>\d{1,20})_(?P<attachment>\d{1,20})_"
-    r"(?P<original>.+)$"
+    r"^(?:(?P<name>\w+?)_)??(?P<late>LATE_)?(?:anon_(?P<anon>[A-Za-z0-9]{1,20})|(?P<user>\d{1,20}))"
+    r"_(?P<attachment>\d{1,20})_(?P<original>.+)$"
 )
 _RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d{1,4})$")
 _GRADESCOPE_FOLDER = re.compile(r"^submission_\d{1,20}$")
@@ -70,7 +75,7 @@ class CanvasName:
     late : bool
         True when the name has Canvas's ``LATE`` marker.
     user_id : str
-        The Canvas user id (the gradebook export's ``ID`` column).
+        The Canvas user id (the gradebook export's ``ID`` column); "" when anonymous.
     attachment_id : str
         Canvas's id of the uploaded file.
     original : str
@@ -78,6 +83,8 @@ class CanvasName:
         (``s001_problems``).
     resubmission : int
         The ``-N`` Canvas added for the N-th file of the same name (0 if none).
+    anonymous_id : str
+        Canvas's anonymous id (``anon_<id>`` in the name), or "".
     """
 
     name_key: str
@@ -86,6 +93,7 @@ class CanvasName:
     attachment_id: str
     original: str
     resubmission: int = 0
+    anonymous_id: str = ""
 
 
 def parse_canvas_name(stem: str) -> CanvasName | None:
@@ -117,8 +125,8 @@ def parse_canvas_name(stem: str) -> CanvasName | None:
     if again:
         original, resubmission = again["stem"], int(again["n"])
     return CanvasName(
-        match["name"], bool(match["late"]), match["user"], match["attachment"], original,
-        resubmission,
+        match["name"] or "", bool(match["late"]), match["user"] or "", match["attachment"],
+        original, resubmission, match["anon"] or "",
     )  # fmt: skip
 
 
