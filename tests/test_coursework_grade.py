@@ -84,9 +84,9 @@ def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("submissions")
     ids = ["s101", "s102", "s103", "s104"]
     write_edition(folder, ROOT, ids, ["problems"])
-    _fill(folder / "s101" / "problems.ipynb", {q: reference(q, "s101") for q in PROBLEMS})
+    _fill(folder / "s101" / "s101_problems.ipynb", {q: reference(q, "s101") for q in PROBLEMS})
     _fill(
-        folder / "s102" / "problems.ipynb",
+        folder / "s102" / "s102_problems.ipynb",
         {
             "q1": f"{reference('q1', 's102')} GB",
             "q2": reference("q2", "s102") * 1.015,
@@ -96,7 +96,7 @@ def graded(tmp_path_factory):
         },
     )
     _fill(
-        folder / "s104" / "problems.ipynb",
+        folder / "s104" / "s104_problems.ipynb",
         {"q1": reference("q1", "s104"), "q12": reference("q12", "s104")},
         extra="raise RuntimeError('my notebook is broken')",
     )
@@ -143,7 +143,7 @@ def test_runaway_notebook_is_stopped_and_keeps_its_answers(tmp_path):
     """A notebook that loops forever is stopped at the limit and keeps the answers given
     before the loop (read from the kernel, or from the source if the limit came first)."""
     write_edition(tmp_path, ROOT, ["s201"], ["problems"])
-    loop = tmp_path / "s201" / "problems.ipynb"
+    loop = tmp_path / "s201" / "s201_problems.ipynb"
     _fill(loop, {"q1": reference("q1", "s201")}, extra="while True:\n    pass", at=12)
     # The loop always runs into the limit, whatever the machine's load: it is short so
     # the test is, and nothing here depends on the earlier cells finishing within it.
@@ -163,7 +163,7 @@ def test_dying_notebook_is_read_from_its_source(tmp_path):
     only makes the test slower, never a timeout instead of a death.
     """
     write_edition(tmp_path, ROOT, ["s202"], ["problems"])
-    path = tmp_path / "s202" / "problems.ipynb"
+    path = tmp_path / "s202" / "s202_problems.ipynb"
     _fill(path, {"q2": reference("q2", "s202")})
     _fill(path, {}, extra="import os\nos._exit(3)", at=12)
     sub = grade_notebook("s202", path, timeout=300)
@@ -176,7 +176,7 @@ def test_dying_notebook_is_read_from_its_source(tmp_path):
 def test_grading_uses_the_file_name_not_the_notebooks_student(tmp_path):
     """A student who changes STUDENT to someone else's ID is still graded as themselves."""
     write_edition(tmp_path, ROOT, ["s301"], ["problems"])
-    nb_path = tmp_path / "s301" / "problems.ipynb"
+    nb_path = tmp_path / "s301" / "s301_problems.ipynb"
     nb = nbformat.read(nb_path, as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("coursework") == "student-id":
@@ -289,7 +289,10 @@ def test_no_sandbox_grades_and_warns_in_every_row(tmp_path, monkeypatch):
     """--no-sandbox still grades (clean copy, limits) and writes a warning into the notes."""
     monkeypatch.setenv("LESSON_BWRAP", "/no/such/bwrap")
     write_edition(tmp_path / "in", ROOT, ["s401"], ["problems"])
-    _fill(tmp_path / "in" / "s401" / "problems.ipynb", {q: reference(q, "s401") for q in PROBLEMS})
+    _fill(
+        tmp_path / "in" / "s401" / "s401_problems.ipynb",
+        {q: reference(q, "s401") for q in PROBLEMS},
+    )
     out = tmp_path / "g.csv"
     assert main([str(tmp_path / "in"), "--out", str(out), "--no-sandbox", "--timeout", "90"]) == 0
     row = _rows(out)["s401"]

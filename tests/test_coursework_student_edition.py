@@ -193,10 +193,10 @@ def test_same_id_same_bytes_different_ids_different_numbers(tmp_path):
     second = write_edition(tmp_path / "b", ROOT, IDS, ["problems"])
     for x, y in zip(first, second, strict=True):
         assert x.read_bytes() == y.read_bytes()
-    s1 = (tmp_path / "a" / "s001" / "problems.ipynb").read_text()
-    s2 = (tmp_path / "a" / "s002" / "problems.ipynb").read_text()
+    s1 = (tmp_path / "a" / "s001" / "s001_problems.ipynb").read_text()
+    s2 = (tmp_path / "a" / "s002" / "s002_problems.ipynb").read_text()
     assert s1 != s2
-    assert (tmp_path / "a" / "alice" / "problems.ipynb").exists()
+    assert (tmp_path / "a" / "alice" / "alice_problems.ipynb").exists()
     differing = sum(statement(q, "s001") != statement(q, "s002") for q in PROBLEMS)
     assert differing >= len(PROBLEMS) // 2
 
@@ -351,12 +351,12 @@ def test_out_never_overwrites_a_students_filled_in_notebook(tmp_path, capsys):
     args = ["--root", str(ROOT), "--out", str(out), "--pages", "problems"]
     assert main([*args, "--ids", "s001"]) == 0
     assert main([*args, "--ids", "s001", "s002"]) == 0  # s001 untouched: rewritten
-    notebook = out / "s001" / "problems.ipynb"
+    notebook = out / "s001" / "s001_problems.ipynb"
     filled = notebook.read_text().replace("answer_q1 = None", "answer_q1 = 140")
     notebook.write_text(filled)
     capsys.readouterr()
     assert main([*args, "--ids", "s001"]) == 2
-    assert "s001/problems.ipynb changed since" in capsys.readouterr().err
+    assert "s001/s001_problems.ipynb changed since" in capsys.readouterr().err
     assert notebook.read_text() == filled
     assert main([*args, "--ids", "s003"]) == 0 and notebook.read_text() == filled
     assert main([*args, "--ids", "s001", "--force"]) == 0

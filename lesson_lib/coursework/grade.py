@@ -21,6 +21,16 @@ the time, and only to a new path or a regular file (``--out`` and
 ``--details`` two different ones). Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
 ``s1/problems.ipynb``) are all graded and flagged, never silently merged.
 
+Whose a notebook is comes from its file or folder name (Canvas's and
+Gradescope's download names included), its metadata and, with
+``--roster``, the platform's user (:mod:`~lesson_lib.coursework.identity`):
+when they disagree, or give no ID, or one off the roster, the row is
+``ID mismatch`` or ``unknown ID`` and scores nothing. ``--due``,
+``--late-penalty-per-day`` and ``--keep`` apply a late and resubmission
+policy (:mod:`~lesson_lib.coursework.late_policy`); ``--canvas-gradebook``
+writes Canvas's import file from its gradebook export
+(:mod:`~lesson_lib.coursework.canvas`).
+
 Command line::
 
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
@@ -54,6 +64,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from lesson_lib.coursework.answers import MAX_SHOWN_CHARS, Reading, plain_text
+from lesson_lib.coursework.canvas import fill_gradebook
 from lesson_lib.coursework.check import (
     MAX_MESSAGE_CHARS,
     UNREADABLE,
@@ -61,7 +72,11 @@ from lesson_lib.coursework.check import (
     CheckTimeout,
     check,
 )
+from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, Identity, identify
+from lesson_lib.coursework.late_policy import KEEP_CHOICES, LatePolicy, apply_policy, parse_due
+from lesson_lib.coursework.lms_names import read_gradescope_export
 from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.roster import Roster, read_roster
 from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
     SANDBOX_HOME,
@@ -121,7 +136,8 @@ class Submission:
         The notebook.
     status : str
         ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``,
-        ``"kernel died"``, ``"could not run"``, ``"not a notebook"`` or ``"invalid ID"``.
+        ``"kernel died"``, ``"could not run"``, ``"not a notebook"``, ``"invalid ID"``,
+        ``"ID mismatch"`` or ``"unknown ID"``.
     answers : dict
         ``answer_q...`` values found, by problem id.
     results : dict
@@ -135,6 +151,14 @@ class Submission:
     looks_like : str
         For a name that is not a valid ID, the plain ID it looks like
         (:func:`~lesson_lib.coursework.student_ids.skeleton`), else "".
+    identity : Identity or None
+        Who it belongs to and when it was handed in
+        (:func:`~lesson_lib.coursework.identity.identify`).
+    late_factor : float
+        What the late policy leaves of its score (1 on time;
+        :mod:`~lesson_lib.coursework.late_policy`).
+    counted : bool
+        False for a resubmission the ``--keep`` policy did not pick.
     """
 
     student: str
@@ -146,11 +170,14 @@ class Submission:
     file: str = ""
     seconds: float = 0.0
     looks_like: str = ""
+    identity: Identity | None = None
+    late_factor: float = 1.0
+    counted: bool = True
 
     @property
     def total(self) -> float:
-        """Sum of the scores."""
-        return sum(r.score for r in self.results.values())
+        """Sum of the scores, times the late policy's ``late_factor``."""
+        return sum(r.score for r in self.results.values()) * self.late_factor
 
 
 def static_answers(nb: object) -> dict[str, Any]:
@@ -343,6 +370,7 @@ def grade_notebook(
     limits: Limits | None = None,
     workdir: Path | None = None,
     entry: Entry | None = None,
+    identity: Identity | None = None,
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
@@ -370,6 +398,10 @@ def grade_notebook(
         What :func:`~lesson_lib.coursework.submissions.find_submissions` found
         (the name as it stands, why it cannot be graded); default: ``path``
         as a notebook file named ``name``.
+    identity : Identity, optional
+        Who it belongs to (:func:`~lesson_lib.coursework.identity.identify`):
+        its ID replaces ``name``, and an ``ID mismatch`` or ``unknown ID`` is
+        not run and scores nothing.
 
     Returns
     -------
@@ -378,8 +410,17 @@ def grade_notebook(
     """
     started = time.monotonic()
     entry = entry or Entry(path.name, name, path)
-    sub = Submission(student=name, path=path, file=entry.file)
+    if identity is not None:
+        name = identity.student or printable(ascii(entry.stem)[1:-1], 80)
+    sub = Submission(student=name, path=path, file=entry.file, identity=identity)
     sub.notes.extend(entry.notes)
+    if identity is not None:
+        sub.notes.extend(identity.notes)
+        if identity.status:  # never graded against a guessed variant, nor the book's
+            sub.status = identity.status
+            sub.results = {q: check_in_time(q, None, None) for q in PROBLEMS}
+            sub.seconds = time.monotonic() - started
+            return sub
     try:
         sid = normalize_student(name)
         why = "" if sid is not None else "an empty name"
@@ -507,6 +548,8 @@ def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submiss
     """
     groups: dict[str, list[Submission]] = {}
     for sub in submissions:
+        if sub.status in (ID_MISMATCH, UNKNOWN_ID):
+            continue  # whose it is is not known: its own note says so
         groups.setdefault(sub.student.casefold(), []).append(sub)
     duplicated = {key: subs for key, subs in groups.items() if len(subs) > 1}
     for key, subs in duplicated.items():
@@ -564,6 +607,7 @@ def grade_folder(
     sandbox: bool = True,
     limits: Limits | None = None,
     progress: TextIO | None = None,
+    roster: Roster | None = None,
 ) -> list[Submission]:
     """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`), one at a time.
 
@@ -579,6 +623,9 @@ def grade_folder(
         Resource limits of each run.
     progress : text stream, optional
         Where to print one line per graded notebook.
+    roster : Roster, optional
+        The class roster (:mod:`~lesson_lib.coursework.roster`): each ID must
+        be on it, and agree with the platform's user.
 
     Returns
     -------
@@ -589,6 +636,7 @@ def grade_folder(
     folder = Path(folder)
     if sandbox:
         require_sandbox()
+    export = read_gradescope_export(folder)
     subs = []
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
         os.chmod(work, 0o700)
@@ -602,6 +650,7 @@ def grade_folder(
                     limits=limits,
                     workdir=Path(work),
                     entry=entry,
+                    identity=identify(entry, roster=roster, export=export),
                 )
             except Exception as err:  # never stop the run for one submission
                 sub = Submission(entry.stem, entry.path, "could not run", file=entry.file)
@@ -790,6 +839,118 @@ def _output_problem(out: Path, details: Path | None) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class _Course:
+    roster: Roster | None
+    policy: LatePolicy
+
+
+def _add_course_options(parser: argparse.ArgumentParser) -> None:
+    """The roster, late-policy and Canvas options (see the instructor page)."""
+    parser.add_argument(
+        "--roster", type=Path, help="CSV: lms_user_id, name, section, student_id (issued IDs)"
+    )
+    parser.add_argument(
+        "--due", help="due time, ISO 8601 (2026-03-01T23:59-05:00; without a zone, UTC)"
+    )
+    parser.add_argument(
+        "--late-penalty-per-day",
+        type=float,
+        default=0.0,
+        help="fraction of the score taken off per started day late, 0 to 1 (default 0)",
+    )
+    parser.add_argument(
+        "--keep",
+        choices=KEEP_CHOICES,
+        help="of several submissions of one ID, count the latest or the best (default: flag all)",
+    )
+    parser.add_argument(
+        "--canvas-gradebook", type=Path, help="the gradebook CSV exported from Canvas"
+    )
+    parser.add_argument(
+        "--canvas-out",
+        type=Path,
+        help="the Canvas import CSV to write (default: canvas-import.csv beside --out)",
+    )
+    parser.add_argument(
+        "--canvas-assignment",
+        default="Problem set",
+        help="the assignment's name in Canvas (default 'Problem set')",
+    )
+
+
+def _course_options(args: argparse.Namespace) -> _Course:
+    """Read the roster and the policy before anything is graded (ValueError, OSError)."""
+    roster = read_roster(args.roster) if args.roster is not None else None
+    due = parse_due(args.due) if args.due else None
+    policy = LatePolicy(due, args.late_penalty_per_day, args.keep)
+    read_gradescope_export(args.folder)  # a broken export stops here, not after grading
+    if args.canvas_gradebook is not None:
+        from lesson_lib.coursework.canvas import read_gradebook
+
+        read_gradebook(args.canvas_gradebook)
+        if args.canvas_out is None:
+            args.canvas_out = args.out.parent / "canvas-import.csv"
+        require_output_file(args.canvas_out, "--canvas-out")
+    return _Course(roster, policy)
+
+
+def canvas_scores(submissions: Sequence[Submission], roster: Roster | None) -> dict[str, float]:
+    """Canvas user id -> total of the counted, graded submission of that student.
+
+    The user id is the one in the Canvas name, else the roster's for the ID.
+    Rows not run for their identity (``ID mismatch``, ``unknown ID``,
+    ``invalid ID``), not notebooks, and copies the ``--keep`` policy did not
+    pick give nothing; an ID with two counted copies (no ``--keep``) gives
+    nothing either, for you to decide.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded rows, the late policy applied.
+    roster : Roster or None
+        The class roster.
+
+    Returns
+    -------
+    dict
+    """
+    found: dict[str, list[float]] = {}
+    for sub in submissions:
+        if not sub.counted or sub.status in (ID_MISMATCH, UNKNOWN_ID, INVALID_ID, "not a notebook"):
+            continue
+        user = sub.identity.lms_user if sub.identity is not None else ""
+        if not user and roster is not None:
+            entry = roster.student(sub.student)
+            user = entry.lms_user_id if entry is not None else ""
+        if user:
+            found.setdefault(user, []).append(sub.total)
+    return {user: totals[0] for user, totals in found.items() if len(totals) == 1}
+
+
+def _write_canvas(submissions: Sequence[Submission], args: argparse.Namespace, roster) -> None:
+    summary = fill_gradebook(
+        args.canvas_gradebook,
+        args.canvas_out,
+        canvas_scores(submissions, roster),
+        float(len(PROBLEMS)),
+        args.canvas_assignment,
+    )
+    print(
+        f"wrote {args.canvas_out}: column {summary.column!r}, {summary.filled} score(s), "
+        f"{len(summary.empty)} left empty"
+    )
+    if summary.empty:
+        shown = ", ".join(printable(s, 40) for s in summary.empty[:10])
+        print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
+    if summary.unmatched:
+        print(
+            f"warning: Canvas user(s) not in the gradebook export: "
+            f"{', '.join(printable(u, 40) for u in summary.unmatched[:10])}",
+            file=sys.stderr,
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; see the module docstring.
 
@@ -827,10 +988,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run notebooks without bubblewrap: only for submissions you trust "
         "(every row then carries a warning)",
     )
+    _add_course_options(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    try:
+        course = _course_options(args)
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
@@ -858,7 +1025,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with stop_on_signals():
             submissions = grade_folder(
-                args.folder, args.timeout, sandbox=not args.no_sandbox, progress=sys.stdout
+                args.folder,
+                args.timeout,
+                sandbox=not args.no_sandbox,
+                progress=sys.stdout,
+                roster=course.roster,
             )
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: the sandbox and copies are gone
         signum = getattr(stop, "signum", signal.SIGINT)
@@ -869,10 +1040,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 128 + signum
+    apply_policy(submissions, course.policy)
     for path, write in ((args.out, write_scores), (args.details, write_details)):
         if path is not None:
             kept = write(submissions, path)
             print(f"wrote {path}" + (f" (the previous one is kept as {kept})" if kept else ""))
+    if args.canvas_gradebook is not None:
+        _write_canvas(submissions, args, course.roster)
     counts: dict[str, int] = {}
     for sub in submissions:
         counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1

@@ -34,6 +34,8 @@ import jupytext
 import nbformat
 import yaml
 
+from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
+from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
 from lesson_lib.coursework.output_folder import (
     check_folder,
     digest,
@@ -339,6 +341,8 @@ def page_notebook(path: Path, student: str | None = None) -> nbformat.NotebookNo
     cells.insert(0, nbformat.v4.new_markdown_cell(note))
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
+    if sid is not None:  # the ID survives a renamed file (lms_names.metadata_student)
+        nb.metadata[METADATA_KEY_LESSON] = {METADATA_FIELD: sid}
     nb.nbformat, nb.nbformat_minor = 4, 5
     for index, cell in enumerate(nb.cells):
         cell.id = f"{path.stem}-{index:03d}"
@@ -346,6 +350,30 @@ def page_notebook(path: Path, student: str | None = None) -> nbformat.NotebookNo
             cell.outputs, cell.execution_count = [], None
     nbformat.validate(nb)
     return nb
+
+
+def notebook_path(student: str | None, page: str) -> str:
+    """Where the edition writes one page for one student, relative to its folder.
+
+    Parameters
+    ----------
+    student : str or None
+        A normalised student ID, or None for the book's own numbers.
+    page : str
+        The page's stem (``"problems"``).
+
+    Returns
+    -------
+    str
+        ``s001/s001_problems.ipynb`` for the problem set (the ID in the file
+        name too, so it survives a platform that collects files without their
+        folder), ``s001/sizing.ipynb`` for a chapter, ``problems.ipynb``
+        without an ID.
+    """
+    if student is None:
+        return f"{page}.ipynb"
+    name = f"{student}_{page}" if page == PROBLEM_SET else page
+    return f"{student}/{name}.ipynb"
 
 
 def write_edition(
@@ -367,7 +395,9 @@ def write_edition(
     ----------
     out : Path
         Output folder (created). Without IDs the notebooks go straight into
-        it; with IDs each student gets ``out/<id>/``.
+        it; with IDs each student gets ``out/<id>/``, the problem set named
+        ``<id>_problems.ipynb`` and every notebook holding the ID in its
+        metadata (``metadata.lesson.student_id``).
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional
@@ -398,9 +428,7 @@ def write_edition(
         raise ValueError(f"ids must be unique (compared without case), got {list(ids)}")
     out = Path(out)
     planned = {
-        ("" if sid is None else f"{sid}/") + f"{page.stem}.ipynb": (sid, page)
-        for sid in students or [None]
-        for page in chosen
+        notebook_path(sid, page.stem): (sid, page) for sid in students or [None] for page in chosen
     }
     manifest = check_folder(out, root, writes=planned, force=force)
     written = []

@@ -10,8 +10,11 @@ with ``.`` into exactly one :class:`Entry`:
 * ``<ID>.ipynb``, the extension in any case, possibly followed by ``.txt`` or
   ``.json`` (added by a platform or a browser), and the ID possibly followed
   by `` (1)`` (a browser's second download), is that student's notebook;
-* a folder ``<ID>/`` is that student's, graded by its ``problems.ipynb``
-  (spelled as above; other notebooks there are the edition's chapters);
+* a folder ``<ID>/`` is that student's, graded by its ``<ID>_problems.ipynb``
+  (as the student edition names it) or ``problems.ipynb`` (spelled as above;
+  other notebooks there are the edition's chapters); a Gradescope export's
+  ``submission_<n>/`` folders are read the same way, and its
+  ``submission_metadata.yml`` is left out (:data:`LMS_METADATA`);
 * anything else gets an entry that says why it cannot be graded: a symbolic
   link (never followed, wherever it points), a FIFO, a device or a socket
   (never opened), a folder named like a notebook, a folder without a problem
@@ -44,6 +47,9 @@ MAX_NOTEBOOK_BYTES = 20 * 2**20
 ADDED_TAILS = (".txt", ".json")
 #: A browser's copy suffix: "s002 (1)", "s002(2)".
 _COPY_SUFFIX = re.compile(r"^(?P<stem>.*?) ?\((?P<n>\d{1,4})\)$")
+#: Files a platform's export keeps beside the submissions (Gradescope's export metadata):
+#: read by :mod:`~lesson_lib.coursework.identity`, not graded.
+LMS_METADATA = ("submission_metadata.yml",)
 #: Most entries of one student's folder looked at.
 _MAX_FOLDER_ENTRIES = 10_000
 
@@ -148,9 +154,9 @@ def _in_folder(folder: Path, name: str) -> Entry:
             if seen > _MAX_FOLDER_ENTRIES:
                 break
             parsed = notebook_name(item.name)
-            if parsed is None or parsed[0].casefold() != PROBLEM_SET:
+            if parsed is None or not _names_problem_set(parsed[0]):
                 continue
-            exact = item.name == f"{PROBLEM_SET}.ipynb"
+            exact = item.name in (f"{PROBLEM_SET}.ipynb", f"{name}_{PROBLEM_SET}.ipynb")
             candidates.append((0 if exact else 1, item.name, Path(item.path), parsed[1]))
     stem = _folder_stem(name)
     if not candidates:
@@ -171,6 +177,14 @@ def _in_folder(folder: Path, name: str) -> Entry:
     if _kind(mode):
         return Entry(name, stem, path, f"its problems notebook is {_kind(mode)}: not opened")
     return Entry(name, stem, path, notes=tuple(notes))
+
+
+def _names_problem_set(stem: str) -> bool:
+    """``problems`` or ``<anything>_problems`` (the edition's ``s001_problems``), any case."""
+    folded = stem.casefold()
+    return folded == PROBLEM_SET or (
+        folded.endswith(f"_{PROBLEM_SET}") and len(folded) > len(PROBLEM_SET) + 1
+    )
 
 
 def _folder_stem(name: str) -> str:
@@ -218,7 +232,9 @@ def find_submissions(folder: Path) -> list[Entry]:
     """
     folder = Path(folder)
     with os.scandir(folder) as entries:
-        names = [e.name for e in entries if not e.name.startswith(".")]
+        names = [
+            e.name for e in entries if not e.name.startswith(".") and e.name not in LMS_METADATA
+        ]
     found = [_entry(folder, name) for name in names]
     return sorted(found, key=lambda e: (e.stem.casefold(), e.name))
 

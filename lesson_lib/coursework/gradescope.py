@@ -1,0 +1,402 @@
+"""A Gradescope autograder: the zip ``make gradescope`` builds, and the script it runs.
+
+Gradescope's autograder is a zip with ``setup.sh`` and ``run_autograder`` at
+its root. ``setup.sh`` runs once, as root, while Gradescope builds the
+autograder's Docker image (Ubuntu); ``run_autograder`` runs for each
+submission with the student's files in ``/autograder/submission/``, its
+metadata in ``/autograder/submission_metadata.json``, and must write
+``/autograder/results/results.json``: a ``score``, an ``output``, and
+``tests``, each with ``name``, ``score``, ``max_score``, ``output`` and a
+``visibility`` (``hidden``, ``after_due_date``, ``after_published`` or
+``visible``). Gradescope's specification:
+https://gradescope-autograders.readthedocs.io/en/latest/specs/.
+
+:func:`build_zip` packs the lesson's pinned environment (``requirements.txt``
+without the editable line), the ``lesson_lib`` source, the two scripts, a
+``config.json`` (visibility, time limit) and optionally the roster. Its
+``setup.sh`` installs bubblewrap and Python 3.11 (with uv, at the version
+the ``Makefile`` pins) and the pinned packages into ``/autograder/venv``.
+
+:func:`run` is what ``run_autograder`` calls: it finds the problem set in
+the submission, identifies it (:func:`~lesson_lib.coursework.identity.identify`:
+file name, notebook metadata, the roster with Gradescope's users), grades it
+with the same grader as ``make grade``, and writes one test per problem.
+The root folder is a parameter (``--root``, ``LESSON_AUTOGRADER_ROOT`` for
+the script), so the script runs locally against a fake ``/autograder``.
+
+**The sandbox inside Gradescope.** The grader's bubblewrap sandbox needs
+Linux namespaces, which a Docker container's default security profile
+usually refuses. Where :func:`~lesson_lib.coursework.sandbox.require_sandbox`
+fails, the submission is graded without the sandbox (``config.json``
+``"require_sandbox": false``, the default) and the results' output says so:
+the notebook then runs as Gradescope's root user inside that submission's
+own throwaway container, with the grader's time and memory limits, where it
+can see no other student's work but could overwrite its own
+``results.json``. With ``"require_sandbox": true`` it is not run and scores
+nothing, and the output says why.
+
+Command line::
+
+    python -m lesson_lib.coursework.gradescope build --out _build/gradescope/autograder.zip
+    python -m lesson_lib.coursework.gradescope run --root /autograder
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from lesson_lib.coursework.grade import MAX_TIMEOUT, Submission, grade_notebook
+from lesson_lib.coursework.identity import identify
+from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
+from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.roster import read_roster
+from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
+from lesson_lib.coursework.submissions import find_submissions
+from lesson_lib.model._safe_io import printable, require_output_file
+
+#: Gradescope's visibility settings for a test or the whole result.
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+#: The uv release ``setup.sh`` installs (the one the Makefile pins).
+UV_VERSION = "0.13.9"
+#: Root of the autograder inside Gradescope's container.
+DEFAULT_ROOT = Path("/autograder")
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image (Ubuntu).
+set -euo pipefail
+apt-get update
+apt-get install -y --no-install-recommends python3 python3-venv bubblewrap
+python3 -m venv /autograder/bootstrap
+/autograder/bootstrap/bin/pip install --quiet "uv=={uv}"
+UV=/autograder/bootstrap/bin/uv
+# The lesson's pins are for Python 3.11: uv fetches it if the image has another one.
+"$UV" venv --python 3.11 /autograder/venv
+"$UV" pip install --python /autograder/venv/bin/python --compile-bytecode \\
+  -r /autograder/source/lesson/requirements.txt
+"$UV" pip install --python /autograder/venv/bin/python --compile-bytecode --no-deps \\
+  /autograder/source/lesson
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission. LESSON_AUTOGRADER_ROOT (default /autograder)
+# and LESSON_AUTOGRADER_PYTHON let it run locally against a fake root.
+set -u
+ROOT="${LESSON_AUTOGRADER_ROOT:-/autograder}"
+PYTHON="${LESSON_AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}"
+cd "$ROOT"
+exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
+  --config "$ROOT/source/config.json"
+"""
+
+_SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache"}
+
+
+def _package_files(root: Path) -> list[Path]:
+    """The ``lesson_lib`` source files to ship, relative to ``root``, without caches."""
+    found = []
+    for path in sorted((root / "lesson_lib").rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and not _SKIP_DIRS & set(rel.parts) and path.suffix != ".pyc":
+            found.append(rel)
+    return found
+
+
+def pinned_requirements(root: Path) -> str:
+    """``requirements.txt`` without its editable line (``-e .``): the pins the zip installs.
+
+    Parameters
+    ----------
+    root : Path
+        The repository (holding ``requirements.txt``).
+
+    Returns
+    -------
+    str
+    """
+    lines = (root / "requirements.txt").read_text().splitlines()
+    return "\n".join(line for line in lines if not line.strip().startswith("-e")) + "\n"
+
+
+def build_zip(
+    out: Path,
+    root: Path,
+    *,
+    visibility: str = "after_due_date",
+    timeout: float = 120.0,
+    roster: Path | None = None,
+    require_sandbox_in_container: bool = False,
+) -> Path:
+    """Write the autograder zip.
+
+    Parameters
+    ----------
+    out : Path
+        The zip to write (a new path or a regular file).
+    root : Path
+        The repository (``requirements.txt``, ``pyproject.toml``, ``lesson_lib/``).
+    visibility : str, default "after_due_date"
+        When students see each problem's result: one of :data:`VISIBILITIES`.
+    timeout : float, default 120
+        Seconds the notebook may run, > 0 and at most the grader's maximum.
+    roster : Path, optional
+        A roster CSV to ship (checked here); Gradescope's users are matched on it.
+    require_sandbox_in_container : bool, default False
+        True: where the sandbox cannot run, grade nothing (see the module).
+
+    Returns
+    -------
+    Path
+        ``out``.
+
+    Raises
+    ------
+    ValueError
+        If ``visibility`` or ``timeout`` is out of range, or the roster is invalid.
+    """
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility must be one of {VISIBILITIES}, got {visibility!r}")
+    if not (isinstance(timeout, int | float) and 0 < timeout <= MAX_TIMEOUT):
+        raise ValueError(f"timeout must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {timeout!r}")
+    if roster is not None:
+        read_roster(roster)
+    root, out = Path(root), require_output_file(out, "--out")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    config = {
+        "visibility": visibility,
+        "timeout": timeout,
+        "require_sandbox": require_sandbox_in_container,
+    }
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, text in (("setup.sh", SETUP_SH.replace("{uv}", UV_VERSION)),
+                               ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
+                info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+                info.external_attr = 0o755 << 16
+                zf.writestr(info, text)
+            zf.writestr("config.json", json.dumps(config, indent=2) + "\n")
+            zf.writestr("lesson/requirements.txt", pinned_requirements(root))
+            zf.write(root / "pyproject.toml", "lesson/pyproject.toml")
+            zf.write(root / "README.md", "lesson/README.md")  # pyproject's readme
+            for rel in _package_files(root):
+                zf.write(root / rel, f"lesson/{rel.as_posix()}")
+            if roster is not None:
+                zf.write(roster, "roster.csv")
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return out
+
+
+def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
+    """Gradescope's ``results.json`` for one graded submission: one test per problem.
+
+    Parameters
+    ----------
+    sub : Submission
+        The graded submission.
+    visibility : str
+        One of :data:`VISIBILITIES`, for every test and the whole result.
+    extra_output : sequence of str
+        Lines put before the notes in the top-level output.
+
+    Returns
+    -------
+    dict
+        ``score``, ``output``, ``visibility``, ``stdout_visibility``
+        (``hidden``), ``tests`` and ``extra_data`` (student ID and status).
+    """
+    tests = [
+        {
+            "name": f"{qid}: {PROBLEMS[qid].title}",
+            "score": sub.results[qid].score if qid in sub.results else 0.0,
+            "max_score": 1.0,
+            "output": sub.results[qid].message if qid in sub.results else "",
+            "visibility": visibility,
+        }
+        for qid in PROBLEMS
+    ]
+    lines = [*extra_output, f"Graded as student ID {sub.student!r}: status {sub.status}."]
+    lines += [printable(note, 300) for note in sub.notes]
+    return {
+        "score": round(sum(t["score"] for t in tests), 4),
+        "output": "\n".join(lines),
+        "visibility": visibility,
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {"student_id": sub.student, "status": sub.status},
+    }
+
+
+def _problem_set_entries(folder: Path) -> list:
+    entries = [e for e in find_submissions(folder) if not e.problem]
+    named = [e for e in entries if id_in_file_stem(e.path.stem)[1]]
+    return named or entries
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_results(root: Path, results: dict) -> Path:
+    folder = root / "results"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "results.json"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".results.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=2)
+    os.replace(tmp, target)
+    return target
+
+
+def _nothing_graded(message: str, visibility: str) -> dict:
+    tests = [
+        {"name": f"{q}: {p.title}", "score": 0.0, "max_score": 1.0, "output": "",
+         "visibility": visibility}
+        for q, p in PROBLEMS.items()
+    ]  # fmt: skip
+    return {
+        "score": 0.0,
+        "output": message,
+        "visibility": visibility,
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
+    """Grade the one submission under ``root`` and write ``root/results/results.json``.
+
+    Parameters
+    ----------
+    root : Path, default /autograder
+        Gradescope's autograder folder (``submission/``,
+        ``submission_metadata.json``, ``source/``), or a fake one for a test.
+    config : dict, optional
+        ``visibility``, ``timeout``, ``require_sandbox`` (as :func:`build_zip`
+        writes them); default ``after_due_date``, 120 s, False.
+
+    Returns
+    -------
+    dict
+        The results written.
+    """
+    root = Path(root)
+    config = config or {}
+    visibility = config.get("visibility", "after_due_date")
+    if visibility not in VISIBILITIES:
+        visibility = "after_due_date"
+    timeout = float(config.get("timeout", 120.0))
+    found = _problem_set_entries(root / "submission") if (root / "submission").is_dir() else []
+    if not found:
+        results = _nothing_graded(
+            "No notebook found in the submission: upload your problem set, "
+            "<your ID>_problems.ipynb (for example s001_problems.ipynb).",
+            visibility,
+        )
+        _write_results(root, results)
+        return results
+    entry, extra = found[0], []
+    if len(found) > 1:
+        others = ", ".join(printable(e.name, 60) for e in found[1:4])
+        extra.append(f"Several notebooks were uploaded; graded {entry.name}, not {others}.")
+    meta = read_gradescope_metadata(_read_json(root / "submission_metadata.json"))
+    roster_path = root / "source" / "roster.csv"
+    roster = read_roster(roster_path) if roster_path.is_file() else None
+    identity = identify(entry, roster=roster, submitters=meta)
+    sandbox = True
+    try:
+        require_sandbox()
+    except SandboxUnavailable as err:
+        if config.get("require_sandbox"):
+            results = _nothing_graded(
+                f"Not graded: the grader's sandbox cannot run in this container ({err}).",
+                visibility,
+            )
+            _write_results(root, results)
+            return results
+        sandbox = False
+        extra.append(
+            "Graded without the grader's sandbox (it cannot run in this container); the "
+            "notebook ran inside this submission's own container."
+        )
+    with tempfile.TemporaryDirectory(prefix="lesson-gradescope-") as work:
+        sub = grade_notebook(
+            identity.student,
+            entry.path,
+            timeout,
+            sandbox=sandbox,
+            workdir=Path(work),
+            entry=entry,
+            identity=identity,
+        )
+    results = results_json(sub, visibility, extra)
+    _write_results(root, results)
+    print(f"{printable(sub.student, 80)}: {results['score']:g} / {len(PROBLEMS)} ({sub.status})")
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; see the module docstring.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 on a usage error.
+    """
+    parser = argparse.ArgumentParser(prog="python -m lesson_lib.coursework.gradescope")
+    commands = parser.add_subparsers(dest="command", required=True)
+    build = commands.add_parser("build", help="write the autograder zip")
+    build.add_argument("--out", type=Path, default=Path("_build/gradescope/autograder.zip"))
+    build.add_argument("--root", type=Path, default=Path.cwd(), help="the repository")
+    build.add_argument("--visibility", default="after_due_date", choices=VISIBILITIES)
+    build.add_argument("--timeout", type=float, default=120.0, help="seconds per notebook")
+    build.add_argument("--roster", type=Path, help="roster CSV to ship with the autograder")
+    build.add_argument(
+        "--require-sandbox",
+        action="store_true",
+        help="grade nothing where the sandbox cannot run (default: grade without it, noted)",
+    )
+    grade = commands.add_parser("run", help="grade /autograder/submission (run_autograder)")
+    grade.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    grade.add_argument("--config", type=Path, help="config.json written by build")
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        try:
+            out = build_zip(
+                args.out,
+                args.root,
+                visibility=args.visibility,
+                timeout=args.timeout,
+                roster=args.roster,
+                require_sandbox_in_container=args.require_sandbox,
+            )
+        except (OSError, ValueError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(f"wrote {out}: upload it as the assignment's autograder on Gradescope")
+        return 0
+    config = _read_json(args.config) if args.config is not None else None
+    run(args.root, config if isinstance(config, dict) else None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

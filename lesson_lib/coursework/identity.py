@@ -1,0 +1,208 @@
+"""Whose notebook is it: the ID from the file name, the notebook's metadata and the roster.
+
+A submission can name its student in up to four places: the folder
+(``s001/``), the file (``s001_problems.ipynb``, or inside a Canvas name
+``smithjane_12345_6789012_s001_problems.ipynb``), the notebook's metadata
+(``metadata.lesson.student_id``, written by the student edition), and the
+platform's user (the Canvas user id in the name, the Gradescope submitters)
+looked up in the roster (:mod:`~lesson_lib.coursework.roster`). The names are
+read by :mod:`~lesson_lib.coursework.lms_names`. :func:`identify` compares
+whichever are there:
+
+* they agree: that ID is graded (a plain ``problems.ipynb`` is identified
+  by its metadata alone);
+* two disagree: the status is ``ID mismatch`` and nothing is scored: no
+  guess picks a variant;
+* none is there, or a roster is given and the ID is not on it: ``unknown
+  ID``, nothing scored, never the book's own variant.
+
+A name that is not a valid ID (a Cyrillic letter, a formula) is left to the
+grader's own ``invalid ID`` check, unchanged. It also says when the
+submission was handed in (``Identity.submitted_at``): Gradescope's
+``created_at``, else the file's modification time; Canvas's ``LATE`` marker
+is kept beside it (:mod:`~lesson_lib.coursework.late_policy`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from lesson_lib.coursework.lms_names import (
+    GradescopeSubmission,
+    id_in_file_stem,
+    is_gradescope_folder,
+    metadata_student,
+    parse_canvas_name,
+)
+from lesson_lib.coursework.roster import Roster
+from lesson_lib.coursework.student_ids import normalize_student
+from lesson_lib.coursework.submissions import Entry, notebook_name, read_notebook
+from lesson_lib.model._safe_io import printable
+
+#: Status of a submission whose file name, metadata and roster disagree (not run, no score).
+ID_MISMATCH = "ID mismatch"
+#: Status of a submission with no student ID, or one not on the roster (not run, no score).
+UNKNOWN_ID = "unknown ID"
+
+
+@dataclass
+class Identity:
+    """Who a submission belongs to, and when it was handed in.
+
+    Attributes
+    ----------
+    student : str
+        The ID to grade it as (for a name that is not a valid ID, the name as
+        it stands, for the grader's own check).
+    status : str
+        ``""`` (grade it), :data:`ID_MISMATCH` or :data:`UNKNOWN_ID`.
+    notes : list of str
+        Where the ID came from, and any disagreement.
+    lms_user : str
+        The platform's user id (Canvas user id, roster's ``lms_user_id``), or "".
+    submitted_at : datetime or None
+        When it was handed in (aware).
+    time_source : str
+        Where ``submitted_at`` comes from ("Gradescope created_at", "file time").
+    late_marker : bool
+        True when Canvas marked the file ``LATE``.
+    resubmission : int
+        Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
+    """
+
+    student: str
+    status: str = ""
+    notes: list[str] = field(default_factory=list)
+    lms_user: str = ""
+    submitted_at: dt.datetime | None = None
+    time_source: str = ""
+    late_marker: bool = False
+    resubmission: int = 0
+
+
+def _valid(raw: str | None) -> tuple[str | None, bool]:
+    """(normalised ID, True) or (None, False) when ``raw`` is given but not a valid ID."""
+    if raw is None:
+        return None, True
+    try:
+        sid = normalize_student(raw)
+    except (TypeError, ValueError):
+        return None, False
+    return sid, sid is not None
+
+
+def _file_time(entry: Entry) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromtimestamp(os.lstat(entry.path).st_mtime, dt.UTC)
+    except OSError:
+        return None
+
+
+def identify(
+    entry: Entry,
+    *,
+    roster: Roster | None = None,
+    export: Mapping[str, GradescopeSubmission] | None = None,
+    submitters: GradescopeSubmission | None = None,
+) -> Identity:
+    """Who ``entry`` belongs to (see the module); reads the notebook's metadata, never runs it.
+
+    Parameters
+    ----------
+    entry : Entry
+        What :func:`~lesson_lib.coursework.submissions.find_submissions` found.
+    roster : Roster, optional
+        The class roster; with it every graded ID must be on it.
+    export : mapping, optional
+        A Gradescope export's metadata by folder
+        (:func:`~lesson_lib.coursework.lms_names.read_gradescope_export`).
+    submitters : GradescopeSubmission, optional
+        This submission's own metadata (inside a Gradescope autograder,
+        :func:`~lesson_lib.coursework.lms_names.read_gradescope_metadata`).
+
+    Returns
+    -------
+    Identity
+    """
+    export = export or {}
+    in_folder = "/" in entry.file
+    record = submitters or (export.get(entry.name) if in_folder else None)
+    gradescope_folder = in_folder and (record is not None or is_gradescope_folder(entry.name))
+    ident = Identity(student=entry.stem)
+    if entry.problem:
+        return ident  # not a notebook: the grader's own row says why
+    parsed = notebook_name(entry.path.name) if in_folder else None
+    file_stem = parsed[0] if parsed else entry.stem
+    canvas = parse_canvas_name(file_stem)
+    users: list[str] = []
+    if canvas is not None:
+        file_stem = canvas.original
+        ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
+        ident.resubmission = canvas.resubmission
+        if canvas.user_id:
+            users.append(canvas.user_id)
+        who = f"user {canvas.user_id}" if canvas.user_id else f"anonymous {canvas.anonymous_id}"
+        extra = (", marked LATE" if canvas.late else "") + (
+            f", resubmission {canvas.resubmission}" if canvas.resubmission else ""
+        )
+        ident.notes.append(f"Canvas name: {who}{extra}")
+    if record is not None:
+        users.extend(record.users)
+        if record.names:
+            who = ", ".join(printable(n, 60) for n in record.names[:3])
+            ident.notes.append(f"Gradescope submission of {who}")
+    file_raw, _ = id_in_file_stem(file_stem)
+    folder_raw = None if gradescope_folder or not in_folder else entry.stem
+    claims: list[tuple[str, str]] = []
+    for where, raw in (("the folder name", folder_raw), ("the file name", file_raw)):
+        sid, ok = _valid(raw)
+        if not ok:
+            ident.student = raw or entry.stem  # the grader's own invalid-ID check
+            return ident
+        if sid is not None:
+            claims.append((where, sid))
+    try:
+        nb, _ = read_notebook(entry.path)
+    except (OSError, ValueError, RecursionError, MemoryError):
+        nb = None
+    meta = metadata_student(nb)
+    if meta is not None:
+        claims.append(("the notebook's metadata", meta))
+    on_roster = roster.user(*users) if roster is not None and users else None
+    if on_roster is not None:
+        claims.append((f"the roster (user {on_roster.lms_user_id})", on_roster.student_id))
+        ident.lms_user = on_roster.lms_user_id
+    if record is not None and record.created_at is not None:
+        ident.submitted_at, ident.time_source = record.created_at, "Gradescope created_at"
+    else:
+        ident.submitted_at, ident.time_source = _file_time(entry), "file time"
+    said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
+    ids = {sid for _, sid in claims}
+    if len(ids) > 1:
+        ident.student, ident.status = claims[0][1], ID_MISMATCH
+        ident.notes.append(f"ID MISMATCH: {said}; not run, nothing graded: check whose it is")
+        return ident
+    if not ids:
+        ident.student, ident.status = "", UNKNOWN_ID
+        ident.notes.append(
+            "UNKNOWN ID: neither the name nor the notebook's metadata gives a student ID; "
+            "not run, nothing graded"
+        )
+        return ident
+    ident.student = ids.pop()
+    if roster is not None:
+        entry_on_roster = roster.student(ident.student)
+        if entry_on_roster is None:
+            ident.status = UNKNOWN_ID
+            ident.notes.append(
+                f"UNKNOWN ID: {ident.student!r} ({said}) is not on the roster; not run, "
+                "nothing graded"
+            )
+            return ident
+        ident.lms_user = ident.lms_user or entry_on_roster.lms_user_id
+    if meta is not None and len(claims) == 1:
+        ident.notes.append(f"identified by the notebook's metadata as {meta!r}")
+    return ident

@@ -1,0 +1,236 @@
+"""The late and resubmission policy: days late, what is left of a late score, which copy counts.
+
+The policy is stated on the command line and written into every row it
+touches (the notes column of ``grades.csv``):
+
+* ``--due 2026-03-01T23:59-05:00``: the due time (ISO 8601; without a zone
+  it is UTC). A submission's time (:class:`~lesson_lib.coursework.identity.Identity`)
+  is Gradescope's ``created_at`` when the export gives one, else the file's
+  modification time (when it was written on this disk, unless the unzip kept
+  the archive's times). It is late by every started day after the due time:
+  1 second to 24 hours late is 1 day. Canvas names carry no time, only a
+  ``LATE`` marker; a file Canvas marked ``LATE`` whose time is not after
+  ``--due`` counts as 1 day late, and its note says so.
+* ``--late-penalty-per-day 0.1``: each day late takes that fraction of the
+  score off, down to nothing: 2 days at 0.1 leave 0.8 of it. The problem
+  columns keep the points as graded; ``total`` is after the penalty.
+* ``--keep latest`` or ``--keep best``: of several submissions of one
+  student ID (Canvas's resubmissions ``-1``, ``-2``; two uploads), the one
+  handed in last, or the one with the highest total after the penalty (the
+  later on a tie), counts; every other row is marked ``NOT COUNTED``. Without
+  ``--keep`` every copy stays flagged ``DUPLICATE`` for you to decide.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+#: The ``--keep`` choices.
+KEEP_CHOICES = ("latest", "best")
+#: Seconds in a day.
+DAY_S = 86_400.0
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """A stated late policy.
+
+    Parameters
+    ----------
+    due : datetime or None
+        The due time (aware); None: nothing is late.
+    penalty_per_day : float
+        Fraction of the score taken off per started day late, 0 to 1.
+    keep : str or None
+        ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
+
+    Raises
+    ------
+    ValueError
+        If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or
+        ``keep`` is not a choice.
+    """
+
+    due: dt.datetime | None = None
+    penalty_per_day: float = 0.0
+    keep: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.due is not None and self.due.tzinfo is None:
+            raise ValueError("due must have a time zone (use parse_due)")
+        if not (
+            isinstance(self.penalty_per_day, int | float)
+            and math.isfinite(self.penalty_per_day)
+            and 0 <= self.penalty_per_day <= 1
+        ):
+            raise ValueError(
+                f"late_penalty_per_day must be a fraction from 0 to 1 (0.1 = 10 % per day), "
+                f"got {self.penalty_per_day!r}"
+            )
+        if self.keep is not None and self.keep not in KEEP_CHOICES:
+            raise ValueError(f"keep must be one of {KEEP_CHOICES}, got {self.keep!r}")
+
+
+def parse_due(text: str) -> dt.datetime:
+    """A ``--due`` value as an aware datetime.
+
+    Parameters
+    ----------
+    text : str
+        ISO 8601: ``2026-03-01T23:59-05:00``, ``2026-03-01 23:59Z``;
+        without a zone it is UTC.
+
+    Returns
+    -------
+    datetime
+
+    Raises
+    ------
+    ValueError
+        If it is not an ISO 8601 date and time.
+    """
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"due must be an ISO 8601 date and time such as 2026-03-01T23:59-05:00, got {text!r}"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def days_late(submitted: dt.datetime | None, due: dt.datetime | None) -> int:
+    """Started days after ``due``: 0 on time or when either is unknown.
+
+    Parameters
+    ----------
+    submitted : datetime or None
+        When it was handed in (aware).
+    due : datetime or None
+        The due time (aware).
+
+    Returns
+    -------
+    int
+        ``ceil(seconds late / 86 400)``, at least 0.
+    """
+    if submitted is None or due is None:
+        return 0
+    seconds = (submitted - due).total_seconds()
+    return math.ceil(seconds / DAY_S) if seconds > 0 else 0
+
+
+def late_factor(days: int, penalty_per_day: float) -> float:
+    """What is left of a score ``days`` days late: ``max(0, 1 - days x penalty)``.
+
+    Parameters
+    ----------
+    days : int
+        Days late, at least 0.
+    penalty_per_day : float
+        Fraction taken off per day, 0 to 1.
+
+    Returns
+    -------
+    float
+        From 0 to 1.
+    """
+    return max(0.0, 1.0 - days * penalty_per_day)
+
+
+class Graded(Protocol):
+    """What the policy reads and sets on a graded row (a grader's ``Submission``)."""
+
+    student: str
+    status: str
+    file: str
+    notes: list[str]
+    identity: Any
+    late_factor: float
+    counted: bool
+
+    @property
+    def total(self) -> float:
+        """The score after the penalty."""
+
+
+#: Rows the policy leaves alone: not run, or not known whose they are.
+_NOT_GRADED = ("ID mismatch", "unknown ID", "invalid ID", "not a notebook")
+
+
+def _stamp(when: dt.datetime | None) -> str:
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%SZ") if when else "unknown"
+
+
+def _apply_lateness(sub: Graded, policy: LatePolicy) -> None:
+    ident = sub.identity
+    if ident is None:
+        return
+    days = days_late(ident.submitted_at, policy.due)
+    why = ""
+    if ident.late_marker and days == 0 and policy.due is not None:
+        days, why = 1, "Canvas marked it LATE and its time is not after --due: counted as 1 day"
+    if policy.due is None:
+        if ident.late_marker:
+            sub.notes.append("Canvas marked it LATE; no --due given, no penalty")
+        return
+    when = f"handed in {_stamp(ident.submitted_at)} ({ident.time_source or 'no time'})"
+    if days == 0:
+        sub.notes.append(f"on time: {when}, due {_stamp(policy.due)}")
+        return
+    sub.late_factor = late_factor(days, policy.penalty_per_day)
+    sub.notes.append(
+        f"LATE {days} day(s): {when}, due {_stamp(policy.due)}"
+        + (f"; {why}" if why else "")
+        + f"; total x {sub.late_factor:g} (--late-penalty-per-day {policy.penalty_per_day:g})"
+    )
+
+
+def _order_key(sub: Graded) -> tuple:
+    ident = sub.identity
+    when = ident.submitted_at if ident is not None and ident.submitted_at else None
+    stamp = when.timestamp() if when else float("-inf")
+    return (stamp, ident.resubmission if ident is not None else 0, sub.file)
+
+
+def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> None:
+    """Apply the late penalty and the ``--keep`` choice to graded rows, noting both in each.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded rows (:class:`~lesson_lib.coursework.grade.Submission`); their
+        ``late_factor``, ``counted`` and ``notes`` are set.
+    policy : LatePolicy
+        The stated policy.
+    """
+    graded = [s for s in submissions if s.status not in _NOT_GRADED]
+    for sub in graded:
+        _apply_lateness(sub, policy)
+    if policy.keep is None:
+        return
+    groups: dict[str, list[Graded]] = {}
+    for sub in graded:
+        groups.setdefault(sub.student.casefold(), []).append(sub)
+    for subs in groups.values():
+        if len(subs) < 2:
+            continue
+        ordered = sorted(subs, key=_order_key)
+        if policy.keep == "latest":
+            chosen = ordered[-1]
+        else:  # the highest total; the later one on a tie
+            chosen = max(enumerate(ordered), key=lambda pair: (pair[1].total, pair[0]))[1]
+        for sub in subs:
+            sub.notes[:] = [n for n in sub.notes if not n.startswith("DUPLICATE student ID")]
+            if sub is chosen:
+                sub.notes.insert(
+                    0, f"COUNTED (--keep {policy.keep}): 1 of {len(subs)} submissions of this ID"
+                )
+            else:
+                sub.counted = False
+                sub.notes.insert(
+                    0, f"NOT COUNTED (--keep {policy.keep}): {chosen.file} counts for this ID"
+                )

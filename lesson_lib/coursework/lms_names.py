@@ -1,0 +1,327 @@
+"""How learning platforms name what students hand in, read back into IDs, users and times.
+
+**The student edition** names each student's problem set ``<ID>_problems.ipynb``
+(``s001_problems.ipynb``) inside the folder ``<ID>/``, and writes the ID into the
+notebook's metadata as well (``metadata.lesson.student_id``, see
+:func:`metadata_student`), so the ID survives a platform that renames the
+file and a student who saves it as plain ``problems.ipynb``.
+
+**Canvas** ("Download Submissions" of an assignment) puts every file in one
+zip under the name ``<name>_<user id>_<attachment id>_<file name as uploaded>``,
+with ``LATE`` after the name when Canvas counts the submission late, and
+``anon_<anonymous id>`` instead of the name and user id when the assignment
+is graded anonymously: ``smithjane_12345_6789012_s001_problems.ipynb``,
+``smithjane_LATE_12345_6789013_s001_problems.ipynb``. The ``<name>`` is the
+student's sortable name, lower case, word characters only; the user id is
+the one in the gradebook export's ``ID`` column. This is how Canvas's own
+source builds the name (``get_filename`` and ``add_upload_submission`` in
+``lib/content_zipper.rb``,
+https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb);
+otter-grader's ``CanvasParser`` reads the same pattern
+(https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py).
+A student who uploads a file of the same name again gets ``-1``, ``-2`` ...
+before its extension (``s001_problems-1.ipynb``), as
+https://github.com/TimHanneman/Canvas_submission_sort describes (README and
+``sub_name.awk``). The name carries no time, only the LATE marker.
+
+**Gradescope** has two forms. Its "Export Submissions" zip holds one folder
+per submission (``submission_123456/`` with the uploaded files) and one
+``submission_metadata.yml`` mapping each folder to its ``:submitters:`` (each
+with ``:name:``, ``:sid:`` and ``:email:``) and its ``:created_at:`` time
+(the keys are Ruby symbols written as strings; read by otter-grader's
+``GradescopeParser`` in the same file). Inside an autograder, Gradescope
+gives the one submission in ``/autograder/submission/`` and
+``/autograder/submission_metadata.json`` with ``created_at``, the
+``assignment`` (``due_date``, ``title``) and the ``users`` (``email``, ``id``,
+``name``), as its documentation says:
+https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lesson_lib.coursework.student_ids import normalize_student
+
+#: Stem of the problem set's file name, alone or after ``<ID>_``.
+PROBLEM_SET = "problems"
+#: The notebook metadata key under which the student edition writes the ID.
+METADATA_KEY = "lesson"
+#: The field holding the ID, as in ``metadata["lesson"]["student_id"]``.
+METADATA_FIELD = "student_id"
+#: The file a Gradescope export keeps beside its submission folders.
+GRADESCOPE_EXPORT_METADATA = "submission_metadata.yml"
+
+_CANVAS = re.compile(
+    r"^(?:(?P<name>\w+?)_)??(?P<late>LATE_)?(?:anon_(?P<anon>[A-Za-z0-9]{1,20})|(?P<user>\d{1,20}))"
+    r"_(?P<attachment>\d{1,20})_(?P<original>.+)$"
+)
+_RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d{1,4})$")
+_GRADESCOPE_FOLDER = re.compile(r"^submission_\d{1,20}$")
+
+
+@dataclass(frozen=True)
+class CanvasName:
+    """What Canvas wrote into a downloaded submission's name.
+
+    Attributes
+    ----------
+    name_key : str
+        The student's name as Canvas writes it (``smithjane``).
+    late : bool
+        True when the name has Canvas's ``LATE`` marker.
+    user_id : str
+        The Canvas user id (the gradebook export's ``ID`` column); "" when anonymous.
+    attachment_id : str
+        Canvas's id of the uploaded file.
+    original : str
+        The stem as the student uploaded it, resubmission number taken off
+        (``s001_problems``).
+    resubmission : int
+        The ``-N`` Canvas added for the N-th file of the same name (0 if none).
+    anonymous_id : str
+        Canvas's anonymous id (``anon_<id>`` in the name), or "".
+    """
+
+    name_key: str
+    late: bool
+    user_id: str
+    attachment_id: str
+    original: str
+    resubmission: int = 0
+    anonymous_id: str = ""
+
+
+def parse_canvas_name(stem: str) -> CanvasName | None:
+    """Read a Canvas download name (its stem, ``.ipynb`` already taken off), or None.
+
+    Parameters
+    ----------
+    stem : str
+        A file name without its extension, as
+        :func:`~lesson_lib.coursework.submissions.notebook_name` gives it.
+
+    Returns
+    -------
+    CanvasName or None
+        None when the stem is not in Canvas's pattern (see the module).
+
+    Examples
+    --------
+    >>> parse_canvas_name("smithjane_LATE_12345_6789012_s001_problems-1")
+    CanvasName(name_key='smithjane', late=True, user_id='12345', attachment_id='6789012', original='s001_problems', resubmission=1)
+    >>> parse_canvas_name("s001_problems") is None
+    True
+    """
+    match = _CANVAS.match(stem)
+    if match is None:
+        return None
+    original, resubmission = match["original"], 0
+    again = _RESUBMISSION.match(original)
+    if again:
+        original, resubmission = again["stem"], int(again["n"])
+    return CanvasName(
+        match["name"] or "", bool(match["late"]), match["user"] or "", match["attachment"],
+        original, resubmission, match["anon"] or "",
+    )  # fmt: skip
+
+
+def id_in_file_stem(stem: str) -> tuple[str | None, bool]:
+    """The student ID a problem-set file's stem carries, and whether it names the problem set.
+
+    Parameters
+    ----------
+    stem : str
+        ``s001_problems``, ``problems`` or ``s001`` (an ``<ID>.ipynb`` file).
+
+    Returns
+    -------
+    (str or None, bool)
+        ``("s001", True)``, ``(None, True)`` (plain ``problems``: no ID in the
+        name) or ``("s001", False)``; the ID is returned as written, not
+        normalised.
+    """
+    if stem.casefold() == PROBLEM_SET:
+        return None, True
+    head, sep, tail = stem.rpartition("_")
+    if sep and head and tail.casefold() == PROBLEM_SET:
+        return head, True
+    return stem, False
+
+
+def is_gradescope_folder(name: str) -> bool:
+    """Whether a folder's name is one of a Gradescope export's (``submission_123456``).
+
+    Parameters
+    ----------
+    name : str
+        A folder name.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_GRADESCOPE_FOLDER.match(name))
+
+
+def metadata_student(nb: object) -> str | None:
+    """The student ID the edition wrote into a notebook's metadata, normalised, or None.
+
+    Parameters
+    ----------
+    nb : dict
+        A notebook as parsed JSON.
+
+    Returns
+    -------
+    str or None
+        None if there is none or it is not a valid ID (a forged or broken
+        value is treated as absent; the file name and the roster still count).
+    """
+    meta = nb.get("metadata") if isinstance(nb, dict) else None
+    lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
+    value = lesson.get(METADATA_FIELD) if isinstance(lesson, dict) else None
+    if type(value) is not str:
+        return None
+    try:
+        return normalize_student(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class GradescopeSubmission:
+    """One Gradescope submission's metadata.
+
+    Attributes
+    ----------
+    users : tuple of str
+        What identifies each submitter to the LMS: ``sid``, ``email`` and ``id``,
+        as given, lower-cased (empty strings left out).
+    names : tuple of str
+        The submitters' names.
+    created_at : datetime or None
+        When it was submitted (aware), if the metadata says.
+    due : datetime or None
+        The assignment's due date (aware), if the metadata says (autograder only).
+    """
+
+    users: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    created_at: dt.datetime | None = None
+    due: dt.datetime | None = field(default=None)
+
+
+def parse_time(value: object) -> dt.datetime | None:
+    """A timestamp as Gradescope writes it, as an aware datetime, or None.
+
+    Parameters
+    ----------
+    value : object
+        An ISO 8601 string (``2018-07-01T14:22:32.365935-07:00``), a YAML
+        timestamp (``2018-07-01 14:22:32.365935000 -07:00``, which PyYAML may
+        already have made a datetime), or anything else (None).
+
+    Returns
+    -------
+    datetime or None
+        Aware; a time without a zone is taken as UTC.
+    """
+    if isinstance(value, dt.datetime):
+        when = value
+    elif isinstance(value, str) and len(value) < 64:
+        try:  # Python 3.11 reads nanoseconds (cut to microseconds) and a spaced zone too
+            when = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _symbol(record: Mapping, key: str) -> object:
+    """``record[":key"]`` (Gradescope's Ruby symbols) or ``record["key"]``."""
+    return record.get(f":{key}", record.get(key))
+
+
+def _submitters(people: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    users: list[str] = []
+    names: list[str] = []
+    for person in people if isinstance(people, list) else []:
+        if not isinstance(person, dict):
+            continue
+        for key in ("sid", "email", "id"):
+            value = _symbol(person, key)
+            if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+                users.append(str(value).strip().casefold())
+        name = _symbol(person, "name")
+        if isinstance(name, str):
+            names.append(name)
+    return tuple(users), tuple(names)
+
+
+def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
+    """The ``submission_metadata.yml`` of a Gradescope export, by submission folder.
+
+    Parameters
+    ----------
+    folder : Path
+        The export's folder (holding ``submission_metadata.yml``).
+
+    Returns
+    -------
+    dict
+        Folder name -> :class:`GradescopeSubmission`; empty when there is no
+        such file.
+
+    Raises
+    ------
+    ValueError
+        If the file is not YAML or not a mapping of submissions.
+    """
+    import yaml
+
+    path = Path(folder) / GRADESCOPE_EXPORT_METADATA
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path} is not YAML: {str(err)[:120]}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must map submission folders to their metadata")
+    found = {}
+    for name, record in data.items():
+        if not isinstance(record, dict):
+            continue
+        users, names = _submitters(_symbol(record, "submitters"))
+        found[str(name)] = GradescopeSubmission(
+            users, names, parse_time(_symbol(record, "created_at"))
+        )
+    return found
+
+
+def read_gradescope_metadata(data: object) -> GradescopeSubmission:
+    """An autograder's ``/autograder/submission_metadata.json``, parsed JSON, read.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed JSON (anything else gives an empty record).
+
+    Returns
+    -------
+    GradescopeSubmission
+        Users, names, ``created_at`` and the assignment's ``due_date``.
+    """
+    if not isinstance(data, dict):
+        return GradescopeSubmission()
+    users, names = _submitters(data.get("users"))
+    assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
+    return GradescopeSubmission(
+        users, names, parse_time(data.get("created_at")), parse_time(assignment.get("due_date"))
+    )

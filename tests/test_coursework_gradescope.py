@@ -1,0 +1,123 @@
+"""The Gradescope autograder: the zip's contents, results.json, and its run script run locally
+against a fake /autograder root with the project's own grader."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lesson_lib.coursework.check import check
+from lesson_lib.coursework.grade import Submission
+from lesson_lib.coursework.gradescope import build_zip, results_json
+from lesson_lib.coursework.problems import PROBLEMS, reference
+from lesson_lib.coursework.student_edition import write_edition
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory):
+    return build_zip(tmp_path_factory.mktemp("zip") / "autograder.zip", ROOT)
+
+
+def test_the_zip_holds_both_scripts_at_its_root_and_the_pinned_package(autograder_zip):
+    with zipfile.ZipFile(autograder_zip) as zf:
+        names = set(zf.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in zf.infolist()}
+        requirements = zf.read("lesson/requirements.txt").decode()
+        setup = zf.read("setup.sh").decode()
+        config = json.loads(zf.read("config.json"))
+    assert {"setup.sh", "run_autograder", "config.json", "lesson/pyproject.toml"} <= names
+    assert "lesson/lesson_lib/coursework/gradescope.py" in names
+    assert not any("__pycache__" in n for n in names)
+    assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
+    assert "-e ." not in requirements and "nbclient==" in requirements
+    assert "bubblewrap" in setup and "--python 3.11" in setup
+    assert config == {"visibility": "after_due_date", "timeout": 120.0, "require_sandbox": False}
+
+
+def test_bad_settings_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="visibility must be one of"):
+        build_zip(tmp_path / "a.zip", ROOT, visibility="sometimes")
+    with pytest.raises(ValueError, match="timeout must be > 0"):
+        build_zip(tmp_path / "a.zip", ROOT, timeout=0)
+
+
+def test_results_have_one_test_per_problem_with_its_points_and_visibility():
+    """q1 right, q2 wrong: 1 + 0 points, every other problem 0; each test named and shown
+    after the due date."""
+    answers = {"q1": reference("q1", "s001"), "q2": -1.0}
+    sub = Submission("s001", Path("s001_problems.ipynb"), "ran", answers, notes=["a note"])
+    sub.results = {q: check(q, answers.get(q), "s001") for q in PROBLEMS}
+    results = results_json(sub, "after_due_date", ["first line"])
+    assert results["score"] == 1.0
+    assert len(results["tests"]) == len(PROBLEMS)
+    first, second = results["tests"][:2]
+    assert first["name"].startswith("q1: ") and first["score"] == 1.0
+    assert first["max_score"] == 1.0 and first["visibility"] == "after_due_date"
+    assert second["score"] == 0.0 and second["output"]
+    assert results["output"].splitlines()[0] == "first line"
+    assert "a note" in results["output"]
+    assert results["extra_data"] == {"student_id": "s001", "status": "ran"}
+
+
+def _fake_root(tmp_path: Path, autograder_zip: Path, metadata_id: str) -> Path:
+    """/autograder as Gradescope lays it out: source/ (the zip), submission/, the metadata."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(autograder_zip) as zf:
+        zf.extractall(root / "source")
+    os.chmod(root / "source" / "run_autograder", 0o755)
+    write_edition(tmp_path / "edition", ROOT, ["s001"], ["problems"])
+    nb = nbformat.read(tmp_path / "edition" / "s001" / "s001_problems.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("coursework") == "answer":
+            qid = cell.source.split("=")[0].strip()[len("answer_") :]
+            cell.source = f"answer_{qid} = {reference(qid, 's001')!r}"
+    nb.metadata["lesson"]["student_id"] = metadata_id
+    (root / "submission").mkdir(parents=True)
+    nbformat.write(nb, root / "submission" / "s001_problems.ipynb")
+    metadata = {
+        "id": 123456,
+        "created_at": "2026-03-01T14:22:32.365935-07:00",
+        "assignment": {"due_date": "2026-03-02T23:00:00.000000-07:00", "title": "Problem set"},
+        "users": [{"email": "jane.smith@example.edu", "id": 1234, "name": "Jane Smith"}],
+    }
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    return root
+
+
+def _run_autograder(root: Path) -> dict:
+    env = {
+        **os.environ,
+        "LESSON_AUTOGRADER_ROOT": str(root),
+        "LESSON_AUTOGRADER_PYTHON": sys.executable,
+    }
+    subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")], env=env, check=True, timeout=900
+    )
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+@pytest.mark.slow
+def test_the_run_script_grades_a_right_submission_in_full(tmp_path, autograder_zip):
+    results = _run_autograder(_fake_root(tmp_path, autograder_zip, "s001"))
+    assert results["score"] == len(PROBLEMS)
+    assert [t["score"] for t in results["tests"]] == [1.0] * len(PROBLEMS)
+    assert {t["visibility"] for t in results["tests"]} == {"after_due_date"}
+    assert results["extra_data"] == {"student_id": "s001", "status": "ran"}
+
+
+@pytest.mark.slow
+def test_the_run_script_scores_nothing_when_file_name_and_metadata_disagree(
+    tmp_path, autograder_zip
+):
+    results = _run_autograder(_fake_root(tmp_path, autograder_zip, "s002"))
+    assert results["score"] == 0
+    assert results["extra_data"]["status"] == "ID mismatch"
+    assert "ID MISMATCH" in results["output"]
