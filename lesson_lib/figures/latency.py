@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -38,11 +39,11 @@ _CLASS_COLORS = dict(
     )
 )
 
-#: Largest GPU count the per-hop ring is drawn to: the fit's own measurements
+#: Largest GPU count the per-hop ring is drawn to. The fit's own measurements
 #: stop at 8 GPUs, one NVLink node, and past a node the ring leaves NVLink.
 PER_HOP_MAX_N: int = 8
 
-#: The one measurement series the per-hop ring is fitted to: NCCL forced to a
+#: The one measurement series the per-hop ring is fitted to, NCCL forced to a
 #: one-channel ring (nccl-tests issue 123). Every other record ran other
 #: settings (the default algorithm, CUDA graphs, tuned kernels) and is drawn
 #: hollow, not as a point of the same trend.
@@ -429,7 +430,10 @@ def token_timeline_figure(
             hatch=hatch,
             edgecolor="white",
             height=0.6,
-            label=f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}",
+            # Wrapped: the longest label would widen the figure past a phone's column.
+            label=textwrap.fill(
+                f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}", 44
+            ),
         )
         left += width
     bottom.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
