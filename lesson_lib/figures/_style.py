@@ -53,11 +53,11 @@ class Meaning:
     means: str
 
 
-#: The book's legend of colours: a colour stands for one idea in every
+#: The book's legend of colours. A colour stands for one idea in every
 #: figure, and explorers may use the same table. Names that share a colour
-#: are one idea under two names (the weights and the compute that reads
-#: them; the ring all-reduce and its two halves are told apart by line
-#: style, not colour). Anything else a figure tells apart without a meaning
+#: are one idea under several names (the GPU's own work: the compute, the
+#: weights it reads, a compute-bound prefill). The ring all-reduce and its
+#: two halves share the ring's colour and are told apart by line style. Anything else a figure tells apart without a meaning
 #: of its own (GPU counts, pipeline stages, kinds of measurement) is drawn
 #: in the neutral greys of :data:`NEUTRALS`, with markers or labels.
 MEANINGS: dict[str, Meaning] = {
@@ -95,7 +95,7 @@ NEUTRALS: tuple[str, ...] = ("#D9D9D9", "#B3B3B3", "#808080", "#595959", "#33333
 INK: str = PALETTE["black"]
 PAPER: str = "#FFFFFF"
 
-#: Fill of a node's box in a cluster drawing: a shade behind its GPUs.
+#: Fill of a node's box in a cluster drawing, a shade behind its GPUs.
 NODE_FILL: str = "#F4F4F4"
 
 
@@ -112,15 +112,15 @@ COLUMN_PX: float = 672.0
 #: figure should be shown smaller than this.
 TEXT_FLOOR_PX: float = 13.6
 
-#: Width a figure's image takes on a 390 px phone, CSS px: the article
+#: Width a figure's image takes on a 390 px phone in CSS px, the article
 #: column less its padding and the figure's (measured in Debian's Chromium
 #: on ``_build/html`` at a 390 x 900 viewport). Every figure is scaled down
 #: to it there.
 PHONE_COLUMN_PX: float = 342.0
 
-#: The smallest figure text a phone may show, CSS px: the size of the
-#: smallest text a phone's own interface uses is about 11 px, and below
-#: about 9 px digits are no longer read reliably at arm's length.
+#: The smallest figure text the book shows on a phone, CSS px. A goal of
+#: the lesson's own, two thirds of the desktop floor :data:`TEXT_FLOOR_PX`
+#: (a phone is held nearer than a screen), not a published standard.
 PHONE_TEXT_FLOOR_PX: float = 9.0
 
 #: Default width of a figure, inches. With 10 pt text, the smallest the
