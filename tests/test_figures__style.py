@@ -1,4 +1,8 @@
-"""Shared figure style: palette and figure factory."""
+"""Shared figure style: the legend of meanings, palette and figure factory."""
+
+import ast
+import re
+from pathlib import Path
 
 import pytest
 from matplotlib.artist import Artist
@@ -7,8 +11,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from lesson_lib.figures._style import (
+    MEANINGS,
+    NEUTRALS,
     PALETTE,
     ROLE_COLORS,
+    SAME_IDEA,
     draw_key,
     new_figure,
 )
@@ -79,3 +86,72 @@ def test_draw_key_frame_and_bad_input():
         draw_key(fig, _handles(), x=0, y=0, loc="best")
     with pytest.raises(ValueError, match="handles must be"):
         draw_key(fig, [fig.text(0, 0, "a text is no handle")], x=0, y=0)
+
+
+def test_each_colour_has_one_meaning():
+    """Two meanings share a colour only when SAME_IDEA says they are one idea.
+
+    Seen in the figures before the scheme: vermillion meant latency, the slow
+    fabric, the ring and a received chunk at once.
+    """
+    by_colour: dict[str, set[str]] = {}
+    for name, meaning in MEANINGS.items():
+        by_colour.setdefault(meaning.colour, set()).add(name)
+    shared = [names for names in by_colour.values() if len(names) > 1]
+    assert all(frozenset(names) in SAME_IDEA for names in shared), shared
+    assert ROLE_COLORS == {name: m.colour for name, m in MEANINGS.items()}
+    assert set(ROLE_COLORS.values()) <= set(PALETTE.values())
+    assert not set(NEUTRALS) & set(ROLE_COLORS.values())
+    for pair in [("latency", "slow"), ("latency", "ring"), ("fast", "decode"), ("kv", "latency")]:
+        assert ROLE_COLORS[pair[0]] != ROLE_COLORS[pair[1]], pair
+
+
+FIGURES = Path(__file__).resolve().parents[1] / "lesson_lib" / "figures"
+_COLOUR_KWARGS = {
+    "color", "colors", "facecolor", "edgecolor", "ecolor", "mec", "mfc", "markeredgecolor",
+    "markerfacecolor", "foreground",
+}  # fmt: skip
+_HEX = re.compile(r"#[0-9A-Fa-f]{3,8}\b")
+
+
+def stray_colours(source: str) -> list[str]:
+    """Colours a figure module's source names itself instead of taking from the scheme.
+
+    A hex code anywhere, a use of ``PALETTE``, or a colour keyword given a
+    string other than black, white or none (ink and paper, which mean
+    nothing).
+    """
+    stray = [f"hex {m}" for m in _HEX.findall(source)]
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "PALETTE":
+            stray.append(f"PALETTE at line {node.lineno}")
+        if isinstance(node, ast.keyword) and node.arg in _COLOUR_KWARGS:
+            value = node.value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                if value.value.lower() not in ("black", "white", "none"):
+                    stray.append(f"{node.arg}={value.value!r} at line {value.lineno}")
+    return stray
+
+
+@pytest.mark.parametrize("path", sorted(FIGURES.glob("*.py")), ids=lambda p: p.name)
+def test_figure_modules_take_colours_from_the_scheme(path):
+    """No figure module but the style module names a colour of its own."""
+    if path.name == "_style.py":
+        return
+    assert stray_colours(path.read_text(encoding="utf-8")) == []
+
+
+def test_stray_colours_are_found():
+    """Hex codes, PALETTE and named colours are caught; ink, paper and the scheme are not."""
+    source = (
+        'ax.plot(x, color="#E69F00")\nax.bar(x, color=PALETTE["sky"])\n'
+        'ax.plot(x, mec="tab:red")\nax.plot(x, color="black", mfc="white")\n'
+        'ax.plot(x, color=ROLE_COLORS["fast"])\n'
+    )
+    assert sorted(stray_colours(source)) == [
+        "PALETTE at line 2",
+        "color='#E69F00' at line 1",
+        "hex #E69F00",
+        "mec='tab:red' at line 3",
+    ]

@@ -11,8 +11,25 @@ def test_two_panels_and_curves():
     top, bottom = fig.axes
     assert top.get_position().y0 > bottom.get_position().y1
     assert "tokens/s" in top.get_ylabel() and "ms" in bottom.get_ylabel()
-    four_fast = top.get_lines()[1]
+    (four_fast,) = [line for line in top.get_lines() if line.get_label() == "4 GPUs, fast fabric"]
     assert four_fast.get_xdata()[-1] == 676
+
+
+def test_memory_full_is_a_square_on_each_curves_own_end():
+    """One square per curve and panel, at that curve's last point and in its colour.
+
+    A tall bar at the 2-GPU curve's end (274 sequences) crossed the 4-GPU
+    slow curve there and read as its mark; a square sits on one curve only.
+    """
+    for ax in batch_figure().axes:
+        curves = [line for line in ax.get_lines() if line.get_linestyle() in ("-", "--")]
+        squares = [line for line in ax.get_lines() if line.get_marker() == "s"]
+        assert len(squares) == len(curves) == 3
+        for curve, square in zip(curves, squares, strict=True):
+            assert square.get_xdata()[0] == curve.get_xdata()[-1]
+            assert square.get_ydata()[0] == curve.get_ydata()[-1]
+            assert square.get_color() == curve.get_color()
+        assert not [line for line in ax.get_lines() if line.get_marker() == "|"]
 
 
 def test_crossover_dot_at_293():

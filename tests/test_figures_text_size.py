@@ -41,6 +41,8 @@ from lesson_lib.figures import (
 )
 from lesson_lib.figures._style import (
     COLUMN_PX,
+    PHONE_COLUMN_PX,
+    PHONE_TEXT_FLOOR_PX,
     TEXT_FLOOR_PX,
     new_figure,
     shown_texts,
@@ -84,7 +86,9 @@ def _compare_ranks() -> Figure:
 
 #: (chapter, call as its code cell writes it) -> the same figure, built here.
 BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
-    ("index", "breakdown_figure(title=None)"): lambda: latency.breakdown_figure(title=None),
+    ("index", "breakdown_figure(title=None, include_bandwidth=False)"): lambda: (
+        latency.breakdown_figure(title=None, include_bandwidth=False)
+    ),
     ("sizing", "kv_context_figure()"): sizing.kv_context_figure,
     ("sizing", "tp_budget_figure()"): sizing.tp_budget_figure,
     ("allreduce", "ring_topology_figure(4)"): lambda: allreduce.ring_topology_figure(4),
@@ -180,6 +184,37 @@ def test_every_text_is_at_least_the_body_text(key):
         f"{key[0]}: {key[1]} is {natural:.0f} px wide, shown at "
         f"{min(1, COLUMN_PX / natural):.0%}; under {TEXT_FLOOR_PX} px: {small}"
     )
+
+
+@pytest.mark.parametrize("key", sorted(BOOK_FIGURES), ids=lambda key: f"{key[0]}:{key[1][:40]}")
+def test_every_text_is_readable_on_a_phone(key):
+    """Scaled to a 390 px phone's column, no text of the figure is under PHONE_TEXT_FLOOR_PX.
+
+    The figure is shown at PHONE_COLUMN_PX / natural width there, so a text
+    of p points is p x 100/72 x 342 / natural px: 10 pt needs a natural
+    width of at most 528 px.
+    """
+    fig = BOOK_FIGURES[key]()
+    natural, texts = shown_texts(fig, column_px=PHONE_COLUMN_PX)
+    small = [f"{t.text!r} {t.points:g} pt = {t.px:.1f} px" for t in texts]
+    small = [s for s, t in zip(small, texts, strict=True) if t.px < PHONE_TEXT_FLOOR_PX]
+    assert not small, (
+        f"{key[0]}: {key[1]} is {natural:.0f} px wide, shown on a phone at "
+        f"{PHONE_COLUMN_PX / natural:.0%}; under {PHONE_TEXT_FLOOR_PX} px: {small}"
+    )
+
+
+def test_the_phone_measure_fails_a_book_width_figure():
+    """A 6.5 in figure with 10 pt text, 661 px wide, shows it at 13.9 x 342/661 = 7.2 px."""
+    fig, ax = new_figure(6.5, 3.0)
+    ax.tick_params(labelsize=10)
+    natural, texts = shown_texts(fig, column_px=PHONE_COLUMN_PX)
+    assert 640 < natural < 670
+    assert texts[0].px == pytest.approx(10 * 100 / 72 * 342 / natural)
+    assert texts[0].px < PHONE_TEXT_FLOOR_PX
+    fig, ax = new_figure(5.0, 3.0)  # 10 pt on about 500 px: 9.5 px
+    ax.tick_params(labelsize=10)
+    assert smallest_shown_text_px(fig, column_px=PHONE_COLUMN_PX) >= PHONE_TEXT_FLOOR_PX
 
 
 def test_the_measure_fails_small_text():

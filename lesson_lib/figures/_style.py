@@ -15,7 +15,10 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from PIL import Image
 
-#: Okabe-Ito palette, distinguishable with the common colour-vision deficiencies.
+#: Okabe-Ito palette, distinguishable with the common colour-vision
+#: deficiencies (Okabe and Ito, "Color Universal Design", 2008), with four
+#: dark colours of Paul Tol's colour-blind-safe "muted" scheme
+#: (https://personal.sron.nl/~pault/) for meanings the eight cannot cover.
 PALETTE: dict[str, str] = {
     "orange": "#E69F00",
     "sky": "#56B4E9",
@@ -26,22 +29,74 @@ PALETTE: dict[str, str] = {
     "purple": "#CC79A7",
     "black": "#000000",
     "grey": "#999999",
+    "indigo": "#332288",
+    "teal": "#44AA99",
+    "olive": "#999933",
+    "wine": "#882255",
+    "rose": "#CC6677",
 }
 
-#: The same colour means the same thing in every figure.
-ROLE_COLORS: dict[str, str] = {
-    "weights": PALETTE["blue"],
-    "kv": PALETTE["orange"],
-    "state": PALETTE["purple"],
-    "free": PALETTE["grey"],
-    "compute": PALETTE["blue"],
-    "latency": PALETTE["vermillion"],
-    "bandwidth": PALETTE["sky"],
-    "fast": PALETTE["green"],
-    "slow": PALETTE["vermillion"],
-    "decode": PALETTE["green"],
-    "prefill": PALETTE["orange"],
+
+@dataclass(frozen=True)
+class Meaning:
+    """What one colour stands for in every figure of the book.
+
+    Attributes
+    ----------
+    colour : str
+        The colour, a hex code of :data:`PALETTE`.
+    means : str
+        What it stands for, in words a reader sees in a legend.
+    """
+
+    colour: str
+    means: str
+
+
+#: The book's legend of colours. A colour stands for one idea in every
+#: figure, and explorers may use the same table. Names that share a colour
+#: are one idea under several names (the GPU's own work: the compute, the
+#: weights it reads, a compute-bound prefill). The ring all-reduce and its
+#: two halves share the ring's colour and are told apart by line style. Anything else a figure tells apart without a meaning
+#: of its own (GPU counts, pipeline stages, kinds of measurement) is drawn
+#: in the neutral greys of :data:`NEUTRALS`, with markers or labels.
+MEANINGS: dict[str, Meaning] = {
+    "compute": Meaning(PALETTE["blue"], "the GPU's own work: reading the weights from HBM"),
+    "weights": Meaning(PALETTE["blue"], "the weights, which each step's compute reads"),
+    "prefill": Meaning(PALETTE["blue"], "a prefill: the GPU's own work on a whole prompt"),
+    "latency": Meaning(
+        PALETTE["vermillion"], "latency: a message's fixed cost (launch, synchronisation, hops)"
+    ),
+    "bandwidth": Meaning(PALETTE["sky"], "wire time: a message's bytes over the bandwidth"),
+    "kv": Meaning(PALETTE["orange"], "the KV cache"),
+    "state": Meaning(PALETTE["yellow"], "the linear-attention (DeltaNet) state"),
+    "free": Meaning(PALETTE["grey"], "free memory, an idle GPU, a reference line"),
+    "fast": Meaning(PALETTE["green"], "the fast fabric (NVLink class)"),
+    "slow": Meaning(PALETTE["purple"], "the slow fabric (PCIe class)"),
+    "network": Meaning(PALETTE["wine"], "a network between nodes (NIC)"),
+    "decode": Meaning(PALETTE["black"], "the decode message: one hidden vector per token"),
+    "ring": Meaning(PALETTE["teal"], "the ring all-reduce (and its halves)"),
+    "two_shot": Meaning(PALETTE["indigo"], "the two-shot all-reduce"),
+    "one_shot": Meaning(PALETTE["olive"], "the one-shot all-reduce"),
+    "all_to_all": Meaning(PALETTE["rose"], "the all-to-all of expert parallelism"),
 }
+
+#: Names that are one idea and so share a colour; every other pair differs.
+SAME_IDEA: tuple[frozenset[str], ...] = (frozenset({"compute", "weights", "prefill"}),)
+
+#: Each meaning's colour, the short form figure and explorer code uses.
+ROLE_COLORS: dict[str, str] = {name: m.colour for name, m in MEANINGS.items()}
+
+#: Greys, light to dark, for what a figure tells apart without a meaning of
+#: its own; none is the colour of a meaning.
+NEUTRALS: tuple[str, ...] = ("#D9D9D9", "#B3B3B3", "#808080", "#595959", "#333333")
+
+#: Colours for text, edges and backgrounds, which carry no meaning.
+INK: str = PALETTE["black"]
+PAPER: str = "#FFFFFF"
+
+#: Fill of a node's box in a cluster drawing, a shade behind its GPUs.
+NODE_FILL: str = "#F4F4F4"
 
 
 #: Width a figure's image can take on the built site, CSS px, at a 1280 px
@@ -56,6 +111,24 @@ COLUMN_PX: float = 672.0
 #: measured in the same browser and checked by the same test. No text in a
 #: figure should be shown smaller than this.
 TEXT_FLOOR_PX: float = 13.6
+
+#: Width a figure's image takes on a 390 px phone in CSS px, the article
+#: column less its padding and the figure's (measured in Debian's Chromium
+#: on ``_build/html`` at a 390 x 900 viewport). Every figure is scaled down
+#: to it there.
+PHONE_COLUMN_PX: float = 342.0
+
+#: The smallest figure text the book shows on a phone, CSS px. A goal of
+#: the lesson's own, two thirds of the desktop floor :data:`TEXT_FLOOR_PX`
+#: (a phone is held nearer than a screen), not a published standard.
+PHONE_TEXT_FLOOR_PX: float = 9.0
+
+#: Default width of a figure, inches. With 10 pt text, the smallest the
+#: figures use, a figure stays readable on a phone up to a natural width of
+#: 10 x 100 / 72 x 342 / 9 = 528 px; 5.1 in at 100 dpi is 510 px, some 520 px
+#: with the tight box's margins. On a
+#: desktop it is shown at that natural width, its text at 13.9 px.
+FIGURE_WIDTH_IN: float = 5.1
 
 #: Resolution of the book's PNGs in dots per inch. IPython renders a figure
 #: at its own dpi, matplotlib's default 100, with ``bbox_inches="tight"``.
@@ -176,7 +249,7 @@ def smallest_shown_text_px(
 
 
 def new_figure(
-    width: float = 7.0, height: float = 4.0, **subplot_kw: object
+    width: float = FIGURE_WIDTH_IN, height: float = 4.0, **subplot_kw: object
 ) -> tuple[Figure, object]:
     """A figure with one axes, without touching ``pyplot``'s global state.
 

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.chapters.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
-from lesson_lib.figures._style import PALETTE, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model.collectives import ALGORITHMS, allreduce_latency, allreduce_time
 from lesson_lib.model.specimen import FAST_RING, MODEL
 from lesson_lib.model.specs import Fabric
@@ -16,9 +16,9 @@ from lesson_lib.model.units import US, KiB
 
 #: One colour and marker per algorithm, the same in every figure.
 ALGORITHM_STYLE: dict[str, tuple[str, str]] = {
-    "ring": (PALETTE["vermillion"], "o"),
-    "two_shot": (PALETTE["blue"], "s"),
-    "one_shot": (PALETTE["green"], "^"),
+    "ring": (ROLE_COLORS["ring"], "o"),
+    "two_shot": (ROLE_COLORS["two_shot"], "s"),
+    "one_shot": (ROLE_COLORS["one_shot"], "^"),
 }
 
 
@@ -39,7 +39,7 @@ def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2,
         One axes, microseconds against GPUs.
     """
     ns = list(ns)
-    fig, ax = new_figure(6.5, 4.0)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.0)
     for name, algo in ALGORITHMS.items():
         color, marker = ALGORITHM_STYLE[name]
         ys = [allreduce_latency(n, fabric, name) / US for n in ns]
@@ -73,7 +73,7 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
         One log-log axes, microseconds against KiB.
     """
     sizes = np.logspace(np.log10(1 * KiB), np.log10(64 * 2**20), 200)
-    fig, ax = new_figure(6.5, 4.8)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8)
     for name, algo in ALGORITHMS.items():
         color, _ = ALGORITHM_STYLE[name]
         ys = [allreduce_time(s, n, fabric, name) / US for s in sizes]
@@ -84,9 +84,9 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
     # Each mark is named beside its line, at the top, where no curve runs;
     # the key of the curves sits under the axes.
     marks = (
-        (decode, PALETTE["black"], ":", "decode: one hidden vector", "left"),
-        (tie, PALETTE["green"], "--", "model: one-shot = two-shot", "right"),
-        (vllm, PALETTE["purple"], "-.", "vLLM switches to two-stage", "left"),
+        (decode, ROLE_COLORS["decode"], ":", "decode: one hidden vector", "left"),
+        (tie, NEUTRALS[3], "--", "model: one-shot = two-shot", "right"),
+        (vllm, NEUTRALS[3], "-.", "vLLM switches to two-stage", "left"),
     )
     for x, color, style, label, side in marks:
         ax.axvline(x / KiB, color=color, ls=style, lw=1.2)

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
-from lesson_lib.figures._style import PALETTE, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import RingResult
@@ -23,7 +23,7 @@ from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import KiB
 
 #: Colour of the border around a chunk that arrived in the step shown.
-RECEIVED_COLOR: str = PALETTE["vermillion"]
+RECEIVED_COLOR: str = ROLE_COLORS["ring"]
 
 
 def holdings_colors(n: int) -> ListedColormap:
@@ -184,7 +184,7 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     """
     n = require_int("n", n, minimum=2, maximum=6)
     result = simulate_hidden_allreduce(model, n)
-    fig = Figure(figsize=(6.4, 2.0 * n + 0.8), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 2.0 * n + 0.8), layout="constrained")
     grid = fig.add_gridspec(n, 2)
     fontsize = 10 if n <= 4 else 8
     for step in range(len(result.steps) + 1):
@@ -237,9 +237,9 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
     max_n = require_int("max_n", max_n, minimum=2, maximum=64)
     payload = model.hidden_vector_bytes
     ns = np.arange(1, max_n + 1)
-    fig, ax = new_figure(6.5, 4.2)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2)
     formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
-    ax.plot(ns, formula, color=PALETTE["blue"], lw=2, label="formula: 2(N-1)/N x payload")
+    ax.plot(ns, formula, color=INK, lw=2, label="formula: 2(N-1)/N x payload")
     sim_n, sim_bytes = [], []
     for n in ns:
         for sent in sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)):
@@ -249,7 +249,7 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
         sim_n,
         sim_bytes,
         "o",
-        color=PALETTE["orange"],
+        color=ROLE_COLORS["ring"],
         markeredgecolor="black",
         markersize=6,
         label="simulated ring: bytes each rank sent",
@@ -257,12 +257,12 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
     )
     ax.axhline(
         2 * payload / KiB,
-        color=PALETTE["grey"],
+        color=ROLE_COLORS["free"],
         ls="--",
         label="2 x payload: approached, never reached",
     )
     ax.axhline(
-        payload / KiB, color=PALETTE["grey"], ls=":", label="1 x payload (one hidden vector)"
+        payload / KiB, color=ROLE_COLORS["free"], ls=":", label="1 x payload (one hidden vector)"
     )
     for n in (2, 4, max_n):
         y = allreduce_wire_bytes(payload, n) / KiB
@@ -307,7 +307,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
         (r + 1) mod n.
     """
     n = require_int("n", n, minimum=2, maximum=8)
-    fig = Figure(figsize=(5.2, 4.9), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 4.8), layout="constrained")
     ax = fig.add_subplot()
     ax.set_aspect("equal")
     ax.axis("off")
@@ -325,7 +325,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
                 box_w,
                 box_h,
                 facecolor="white",
-                edgecolor=PALETTE["black"],
+                edgecolor=INK,
                 linewidth=1.2,
                 zorder=2,
             )
@@ -362,7 +362,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
             "",
             xy=end - direction * shrink,
             xytext=start + direction * shrink,
-            arrowprops={"arrowstyle": "-|>", "color": PALETTE["vermillion"], "lw": 2},
+            arrowprops={"arrowstyle": "-|>", "color": ROLE_COLORS["ring"], "lw": 2},
             zorder=1,
         )
     ax.set_xlim(-radius - 0.5, radius + 0.5)

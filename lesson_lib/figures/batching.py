@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.chapters.batching import CONTEXT, batch_curve
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
@@ -53,7 +53,7 @@ def batch_figure(
         Two axes sharing a log2 batch axis, throughput on top: stacked, each
         keeps the book's column width and legible labels.
     """
-    fig = Figure(figsize=(6.5, 7.0), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 7.0), layout="constrained")
     left, right = fig.subplots(2, 1, sharex=True)
     for label, n, fabric, color, style in configs:
         fit = max_sequences(model, accel, n, context)
@@ -63,7 +63,11 @@ def batch_figure(
             batches, [s.tokens_per_s for s in steps], color=color, ls=style, lw=2, label=label
         )
         right.plot(batches, [s.total_s * 1e3 for s in steps], color=color, ls=style, lw=2)
-        right.plot(batches[-1], steps[-1].total_s * 1e3, "|", color=color, ms=14, mew=2)
+        # The memory-full mark sits on the curve's own last point, in its
+        # colour, on both panels: a tall bar there crossed the other curves
+        # and read as theirs.
+        for ax, y in ((left, steps[-1].tokens_per_s), (right, steps[-1].total_s * 1e3)):
+            ax.plot(batches[-1], y, "s", color=color, ms=8, mec="black", mew=1, zorder=4)
         star = crossover_tokens(model, fabric, n)
         if star <= fit:
             b = round(star)
@@ -84,10 +88,10 @@ def batch_figure(
     right.text(
         0.02,
         0.97,
-        "dot: all-reduces turn bandwidth-bound\nbar: memory full",
+        "dot: all-reduces turn bandwidth-bound\nsquare, where a curve ends: memory full",
         transform=right.transAxes,
         va="top",
         fontsize=10,
-        color=PALETTE["black"],
+        color=INK,
     )
     return fig

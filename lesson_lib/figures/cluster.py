@@ -2,8 +2,8 @@
 
 :func:`layout_figure` draws one or more :class:`~lesson_lib.chapters.cluster.ClusterPlan`
 one above the other: nodes as boxes, GPUs inside coloured by pipeline stage, each
-tensor-parallel group outlined (green inside a node on NVLink, vermillion and
-dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
+tensor-parallel group outlined (in the fast fabric's colour inside a node on
+NVLink, in the network's and dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
 replicas joined by dashed arcs, above the network that links the nodes.
 """
 
@@ -19,21 +19,23 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
 from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, draw_key
+from lesson_lib.figures._style import (
+    FIGURE_WIDTH_IN,
+    INK,
+    NEUTRALS,
+    NODE_FILL,
+    ROLE_COLORS,
+    draw_key,
+)
 from lesson_lib.model.units import format_count
 
-#: Fill of the GPUs of each pipeline stage, cycling past the sixth.
-STAGE_COLORS: tuple[str, ...] = (
-    PALETTE["sky"],
-    PALETTE["orange"],
-    PALETTE["purple"],
-    PALETTE["yellow"],
-    PALETTE["blue"],
-    PALETTE["grey"],
-)
+#: Fill of the GPUs of each pipeline stage, cycling past the fourth.
+#: Greys, not colours: a stage is a place in the pipeline, not one of the
+#: book's meanings, and the colours are kept for the links.
+STAGE_COLORS: tuple[str, ...] = NEUTRALS[:4]
 #: Outline of a TP group inside a node (NVLink) and across nodes (network).
 TP_NVLINK_COLOR = ROLE_COLORS["fast"]
-TP_NETWORK_COLOR = ROLE_COLORS["slow"]
+TP_NETWORK_COLOR = ROLE_COLORS["network"]
 
 _CELL = 1.0  # one GPU cell, data units
 _GPU = 0.78  # drawn square inside the cell
@@ -161,7 +163,7 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
                 width,
                 top + 2 * _PAD + _FOOT,
                 boxstyle="round,pad=0,rounding_size=0.2",
-                facecolor="#F4F4F4",
+                facecolor=NODE_FILL,
                 edgecolor="black",
                 lw=1.2,
             )
@@ -184,7 +186,7 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
                         _GPU,
                         _GPU,
                         facecolor="white",
-                        edgecolor=PALETTE["grey"],
+                        edgecolor=ROLE_COLORS["free"],
                         hatch="///",
                     )
                 )
@@ -249,7 +251,7 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
         ax.add_patch(
             FancyArrowPatch(
                 _edge(plan, here, "top"), _edge(plan, there, "top"), arrowstyle="-",
-                color=PALETTE["black"], lw=1.2, ls=(0, (2, 2)),
+                color=INK, lw=1.2, ls=(0, (2, 2)),
                 connectionstyle="arc3,rad=-0.45", zorder=3,
             )
         )  # fmt: skip
@@ -258,7 +260,9 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
     if plan.nodes > 1:
         band = -_PAD - _FOOT - 0.9
         ax.add_patch(
-            Rectangle((0, band - 0.45), right, 0.45, facecolor=PALETTE["grey"], edgecolor="none")
+            Rectangle(
+                (0, band - 0.45), right, 0.45, facecolor=ROLE_COLORS["network"], edgecolor="none"
+            )
         )
         ax.text(
             right / 2,
@@ -272,7 +276,7 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
         )
         for node in range(plan.nodes):
             cx = _node_x(plan, node) + _cols(plan) * _CELL / 2 + _PAD
-            ax.plot([cx, cx], [-_PAD - _FOOT, band], color=PALETTE["grey"], lw=3)
+            ax.plot([cx, cx], [-_PAD - _FOOT, band], color=ROLE_COLORS["network"], lw=3)
         bottom = band - 0.6
     else:
         bottom = -_PAD - _FOOT - 0.2
@@ -332,7 +336,7 @@ def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
         )
     if any(p.idle_gpus for p in plans):
         handles.append(
-            Patch(facecolor="white", edgecolor=PALETTE["grey"], hatch="///", label="idle GPU")
+            Patch(facecolor="white", edgecolor=ROLE_COLORS["free"], hatch="///", label="idle GPU")
         )
     return handles
 
@@ -370,7 +374,7 @@ def layout_figure(
     titles : sequence of str or None, optional
         One per plan; ``None`` entries use the plan's label and time.
     width : float, optional
-        Figure width in inches; default 6.4.
+        Figure width in inches; default FIGURE_WIDTH_IN.
     height : float, default 2.9
         Height of each plan's panel, inches; the key adds its own rows.
 
@@ -390,7 +394,7 @@ def layout_figure(
     titles = [None] * len(plans) if titles is None else list(titles)
     if len(titles) != len(plans):
         raise ValueError(f"titles must have {len(plans)} entries (one per plan), got {len(titles)}")
-    width = width or 6.4
+    width = width or FIGURE_WIDTH_IN
     handles = legend_handles(plans)
     key_font = 10.0
     ncols = max(1, min(len(handles), int(width // 3.0)))

@@ -8,20 +8,22 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.chapters.experts import comparison
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import COLLECTIVES, collective_time, collective_wire_bytes
 from lesson_lib.model.specimen import FAST_RING
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import MS, US, KiB
 
-#: One colour and marker per collective, the same in both panels.
+#: Colour, marker and line style per collective, the same in both panels:
+#: the all-reduce and its two halves in the ring's colour, told apart by
+#: marker and line; the point-to-point send in the decode message's colour.
 COLLECTIVE_STYLE: dict[str, tuple[str, str, str]] = {
-    "all_reduce": (PALETTE["vermillion"], "o", "-"),
-    "reduce_scatter": (PALETTE["blue"], "s", "-"),
-    "all_gather": (PALETTE["sky"], "D", "--"),
-    "all_to_all": (PALETTE["green"], "^", "-"),
-    "send_recv": (PALETTE["purple"], "v", ":"),
+    "all_reduce": (ROLE_COLORS["ring"], "o", "-"),
+    "reduce_scatter": (ROLE_COLORS["ring"], "s", "--"),
+    "all_gather": (ROLE_COLORS["ring"], "D", ":"),
+    "all_to_all": (ROLE_COLORS["all_to_all"], "^", "-"),
+    "send_recv": (ROLE_COLORS["decode"], "v", "-."),
 }
 
 
@@ -52,7 +54,7 @@ def collectives_figure(
     """
     n = require_int("n", n, minimum=2)
     ns = list(ns)
-    fig, left = new_figure(6.5, 8.0)
+    fig, left = new_figure(FIGURE_WIDTH_IN, 8.0)
     fig.clear()
     left, right = fig.subplots(2, 1)
     sizes = np.logspace(np.log10(1 * KiB), np.log10(256 * 2**20), 120)
@@ -100,7 +102,7 @@ def tp_vs_ep_figure() -> Figure:
     """
     layouts = comparison()
     names = {"tp": "TP 8", "ep": "EP 8"}
-    fig, left = new_figure(6.5, 5.6)
+    fig, left = new_figure(FIGURE_WIDTH_IN, 5.6)
     fig.clear()
     left, right = fig.subplots(2, 1)
     ys = np.arange(len(layouts))
@@ -128,7 +130,7 @@ def tp_vs_ep_figure() -> Figure:
     left.invert_yaxis()
     left.legend(loc="upper right", fontsize=10, frameon=False)
     rates = [lay.full.tokens_per_s for lay in layouts.values()]
-    right.barh(ys, rates, color=PALETTE["green"], height=0.6)
+    right.barh(ys, rates, color=NEUTRALS[2], height=0.6)
     for y, lay in zip(ys, layouts.values(), strict=True):
         right.text(
             lay.full.tokens_per_s,

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_count, format_seconds
@@ -24,7 +24,7 @@ from lesson_lib.model.units import format_count, format_seconds
 #: Each link's colour, fastest first.
 LINK_COLORS: dict[str, str] = {
     "nvlink": ROLE_COLORS["fast"],
-    "nic": PALETTE["blue"],
+    "nic": ROLE_COLORS["network"],
     "ethernet": ROLE_COLORS["slow"],
 }
 
@@ -59,7 +59,7 @@ def handoff_vs_context_figure(
     for link in links:
         require_instance("links", link, Link)
     contexts = [2**k for k in range(7, 19)]
-    fig, ax = new_figure(6.5, 5.6)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
     handoffs = {
         link.key: [link_handoff(link, c, prefill_gpus, decode_gpus) for c in contexts]
         for link in links
@@ -68,7 +68,7 @@ def handoff_vs_context_figure(
     ax.plot(
         contexts,
         [h.prefill.total_s for h in first],
-        color="black",
+        color=ROLE_COLORS["prefill"],
         lw=2.6,
         label=f"prefill on {prefill_gpus} GPUs",
     )
@@ -76,7 +76,7 @@ def handoff_vs_context_figure(
         ax.plot(
             contexts,
             [h.bulk.time_s for h in handoffs[link.key]],
-            color=LINK_COLORS.get(link.key, PALETTE["purple"]),
+            color=LINK_COLORS.get(link.key, NEUTRALS[3]),
             lw=2,
             label=f"shipped after it: {link.label}",
         )
@@ -160,7 +160,7 @@ def handoff_timeline_figure(
             f"+ {format_seconds(h.streamed.exposed_s, 'ms', decimals=3)} after the prefill",
         ),
     )
-    fig, ax = new_figure(6.5, 2.9)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 3.4)
     for row, (label, start, width, color, note) in enumerate(bars):
         y = len(bars) - 1 - row
         hatch = "//" if label == "streamed by layer" else None
@@ -168,15 +168,15 @@ def handoff_timeline_figure(
                 edgecolor="white")  # fmt: skip
         ax.text(start + width, y + 0.36, note, ha="right", va="bottom", fontsize=10,
                 bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # fmt: skip
-    ax.axvline(prefill_ms, color="black", lw=1, ls=":", zorder=0)
+    ax.axvline(prefill_ms, color=INK, lw=1, ls=":", zorder=0)
     ax.set_yticks(np.arange(len(bars))[::-1], [b[0] for b in bars], fontsize=10)
     ax.set_ylim(-0.5, len(bars) - 0.1)
     ax.set_xlim(0, max(prefill_ms + bulk_ms, streamed_end) * 1.02)
     ax.tick_params(labelsize=10)
     ax.set_xlabel(
-        f"ms from the prompt's arrival: {format_count(prompt_tokens)} tokens, "
+        f"ms from the prompt's arrival: {format_count(prompt_tokens)} tokens,\n"
         f"{prefill_gpus} prefill and {decode_gpus} decode GPUs",
         fontsize=10,
     )
-    ax.set_title(f"One request's hand-off over {chosen.label}", fontsize=11)
+    ax.set_title(f"One request's hand-off over\n{chosen.label}", fontsize=11)
     return fig

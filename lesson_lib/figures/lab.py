@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS
 from lesson_lib.lab.fit import AlphaBetaFit
 from lesson_lib.lab.records import Measurement
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
@@ -20,9 +20,9 @@ from lesson_lib.model.units import format_bytes, format_seconds
 DECODE_BYTES: float = MODEL.hidden_vector_bytes
 PREFILL_BYTES: float = PROMPT_TOKENS * MODEL.hidden_vector_bytes
 
-_MEASURED = PALETTE["blue"]
-_MODEL = PALETTE["black"]
-_SERIES = (PALETTE["blue"], PALETTE["orange"], PALETTE["purple"], PALETTE["green"])
+_MEASURED = NEUTRALS[3]
+_MODEL = INK
+_SERIES = (INK, NEUTRALS[2], NEUTRALS[4], NEUTRALS[1])
 
 
 def _bytes_axis(ax: object, lo: float, hi: float) -> None:
@@ -101,7 +101,7 @@ def measured_vs_model(
     -------
     matplotlib.figure.Figure
     """
-    fig = Figure(figsize=(6.5, 7.4), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 7.4), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.1])
     m = measurement
     lo, hi = float(m.bytes.min()), float(max(m.bytes.max(), PREFILL_BYTES))
@@ -144,7 +144,7 @@ def measured_vs_model(
     )
     if pingpong_latency is not None:
         top.axhline(
-            pingpong_latency, color=PALETTE["grey"], ls="-.", lw=1,
+            pingpong_latency, color=ROLE_COLORS["free"], ls="-.", lw=1,
             label=f"pingpong one-way latency = {format_seconds(pingpong_latency)}",
         )  # fmt: skip
     cross = fit.crossover_bytes
@@ -163,7 +163,7 @@ def measured_vs_model(
     _time_axis(top)
     top.set_ylabel("time per all-reduce (log scale)")
     top.set_title(
-        textwrap.fill(title if title is not None else m.label(), 70), fontsize=10, loc="left"
+        textwrap.fill(title if title is not None else m.label(), 52), fontsize=10, loc="left"
     )
     top.grid(True, which="major", alpha=0.3)
 
@@ -218,7 +218,7 @@ def compare_ranks(
     fits = list(fits) if fits is not None else [None] * len(measurements)
     if len(fits) != len(measurements):
         raise ValueError("fits must be as long as measurements")
-    fig = Figure(figsize=(6.5, 4.4), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 4.4), layout="constrained")
     ax = fig.add_subplot()
     lo = min(float(m.bytes.min()) for m in measurements)
     hi = max(float(m.bytes.max()) for m in measurements)

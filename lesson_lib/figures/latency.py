@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from lesson_lib.chapters.latency import (
     token_timeline,
 )
 from lesson_lib.chapters.overview import decode_lines
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED, PublishedLatency
@@ -31,16 +32,31 @@ _TERMS = (
 )
 _CLASS_MARKERS = dict(zip(FABRIC_CLASSES, ("o", "s", "^"), strict=True))
 _CLASS_COLORS = dict(
-    zip(FABRIC_CLASSES, (PALETTE["blue"], PALETTE["vermillion"], PALETTE["black"]), strict=True)
+    zip(
+        FABRIC_CLASSES,
+        (ROLE_COLORS["fast"], ROLE_COLORS["slow"], ROLE_COLORS["network"]),
+        strict=True,
+    )
 )
+
+#: Largest GPU count the per-hop ring is drawn to. The fit's own measurements
+#: stop at 8 GPUs, one NVLink node, and past a node the ring leaves NVLink.
+PER_HOP_MAX_N: int = 8
+
+#: The one measurement series the per-hop ring is fitted to, NCCL forced to a
+#: one-channel ring (nccl-tests issue 123). Every other record ran other
+#: settings (the default algorithm, CUDA graphs, tuned kernels) and is drawn
+#: hollow, not as a point of the same trend.
+PER_HOP_FIT_SOURCE: str = "https://github.com/NVIDIA/nccl-tests/issues/123"
 
 
 def _fabric_color(fabric: Fabric, index: int) -> str:
-    known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"], FAST_RING: PALETTE["purple"]}
+    # The per-hop ring is the fast fabric with another latency model: the
+    # fast fabric's colour, drawn dashed where it is used.
+    known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"], FAST_RING: ROLE_COLORS["fast"]}
     if fabric in known:
         return known[fabric]
-    spare = (PALETTE["blue"], PALETTE["orange"], PALETTE["sky"], PALETTE["black"])
-    return spare[index % len(spare)]
+    return NEUTRALS[2:][index % len(NEUTRALS[2:])]
 
 
 def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, StepBreakdown]]:
@@ -63,9 +79,10 @@ def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, Step
 def breakdown_figure(
     lines: Sequence[tuple[str, StepBreakdown]] | None = None,
     *,
-    width: float = 6.5,
+    include_bandwidth: bool = True,
+    width: float = FIGURE_WIDTH_IN,
     height: float | None = None,
-    title: str | None = "Time per decoded token: compute shrinks with N, latency does not",
+    title: str | None = "Time per decoded token:\ncompute shrinks with N, latency does not",
 ) -> Figure:
     """Stacked horizontal bars: compute, latency and bandwidth terms of each step, in ms.
 
@@ -73,8 +90,14 @@ def breakdown_figure(
     ----------
     lines : sequence of (str, StepBreakdown), optional
         Label and breakdown of each bar, top to bottom; default the lesson's
-        three lines with the bandwidth term included (:func:`lesson_breakdowns`).
-    width : float, default 6.5
+        three lines (:func:`lesson_breakdowns`).
+    include_bandwidth : bool, default True
+        With the default lines, add the wire-bytes term (a sliver at one
+        hidden vector); without it each bar's total is the lesson's compute
+        plus latency, the figure a table of those totals shows. Bars of
+        ``lines`` are drawn as given; a term that is zero draws nothing and
+        has no key.
+    width : float, default FIGURE_WIDTH_IN
         Figure width, inches.
     height : float, optional
         Figure height, inches; by default it grows with the number of bars.
@@ -86,14 +109,20 @@ def breakdown_figure(
     matplotlib.figure.Figure
         One axes; each bar ends with its total in ms and tokens/s.
     """
-    lines = lesson_breakdowns() if lines is None else list(lines)
+    if lines is None:
+        lines = lesson_breakdowns(include_bandwidth=include_bandwidth)
+    lines = list(lines)
     if not lines:
         raise ValueError("lines must hold at least one (label, StepBreakdown) pair, got none")
-    fig, ax = new_figure(width, height if height is not None else 0.7 * len(lines) + 1.9)
+    # The totals after the bars reach past the axes: 0.2 in less than the
+    # asked width keeps the picture inside it.
+    fig, ax = new_figure(width - 0.2, height if height is not None else 0.7 * len(lines) + 1.9)
     ys = np.arange(len(lines))
     left = np.zeros(len(lines))
     for attr, label, role in _TERMS:
         values = np.array([getattr(step, attr) / MS for _, step in lines])
+        if not values.any():  # a term left out: no empty key
+            continue
         ax.barh(ys, values, left=left, color=ROLE_COLORS[role], label=label, edgecolor="white")
         left += values
     longest = left.max()
@@ -142,8 +171,8 @@ def speedup_curves_figure(
         One axes: x = GPUs, y = speed-up (x).
     """
     ns = [require_int("n", n) for n in ns]
-    fig, ax = new_figure(6.5, 4.6)
-    ax.plot(ns, ns, ls=":", color=PALETTE["grey"], label="perfect scaling (N x)")
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6)
+    ax.plot(ns, ns, ls=":", color=ROLE_COLORS["free"], label="perfect scaling (N x)")
     for i, fabric in enumerate(fabrics):
         colour = _fabric_color(fabric, i)
         curve = speedup_curve(model, accel, fabric, ns)
@@ -210,40 +239,48 @@ def fixed_vs_hop_figure(
         Two axes, the top one first.
     """
     max_n = require_int("max_n", max_n, minimum=2)
-    fig = Figure(figsize=(6.5, 8.0), layout="constrained")
-    left, right = fig.subplots(2, 1, height_ratios=[1.45, 1])
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 9.6), layout="constrained")
+    left, right = fig.subplots(2, 1, height_ratios=[1.9, 1])
     for ax in (left, right):
         ax.grid(True, alpha=0.3)
 
     ns = np.arange(2, max_n + 1)
-    for fabric, label in (
-        (fixed, f"fixed: {fixed.name}"),
+    # The per-hop ring stops where its fit's measurements stop (one node).
+    ring_ns = ns[ns <= PER_HOP_MAX_N]
+    for fabric, label, xs, style in (
+        (fixed, f"fixed: {fixed.name}", ns, "-"),
         (
             ring,
-            f"per hop: {format_seconds(ring.latency, 'us')} + 2(N-1) x "
+            f"per hop, to {PER_HOP_MAX_N} GPUs (one node):\n"
+            f"{format_seconds(ring.latency, 'us')} + 2(N-1) x "
             f"{format_seconds(ring.hop_latency, 'us', decimals=3)}",
+            ring_ns,
+            "--",
         ),
-        (SLOW, f"fixed: {SLOW.name}"),
+        (SLOW, f"fixed: {SLOW.name}", ns, "-"),
     ):
         colour = _fabric_color(fabric, 0)
-        lat = [allreduce_latency(int(n), fabric) / US for n in ns]
-        left.plot(ns, lat, color=colour, lw=2, label=label)
+        lat = [allreduce_latency(int(n), fabric) / US for n in xs]
+        left.plot(xs, lat, color=colour, lw=2, ls=style, label=label)
     shown = set()
     for r in records:
         if r.ranks > max_n:
             continue
         cls = r.fabric_class
+        fitted = r.source == PER_HOP_FIT_SOURCE
+        kind = "one-channel ring, the per-hop fit" if fitted else "other settings"
         left.plot(
             r.ranks,
             r.latency_s / US,
             marker=_CLASS_MARKERS[cls],
             ls="none",
             ms=7,
-            mfc="none" if cls != "NVLink" else _CLASS_COLORS[cls],
+            mfc=_CLASS_COLORS[cls] if fitted else "none",
             mec=_CLASS_COLORS[cls],
-            label=f"published, {cls}" if cls not in shown else None,
+            mew=1.6,
+            label=f"published, {cls}: {kind}" if (cls, fitted) not in shown else None,
         )
-        shown.add(cls)
+        shown.add((cls, fitted))
     left.set_xlabel("GPUs in the all-reduce (N)")
     left.set_ylabel("time of one small all-reduce (us)")
     left.set_xlim(1.5, max_n + 0.5)
@@ -252,7 +289,7 @@ def fixed_vs_hop_figure(
     left.set_title("Latency per all-reduce: assumed and reported", fontsize=11, y=1.0)
     # Under the axes: inside, it would hide lines or published points.
     left.legend(
-        fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, frameon=False
+        fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=1, frameon=False
     )
 
     width = 0.38
@@ -263,9 +300,7 @@ def fixed_vs_hop_figure(
             for _, fab in groups
         ]
         xs = np.arange(len(groups)) + (j - 0.5) * width
-        bars = right.bar(
-            xs, times, width, color=(PALETTE["sky"], PALETTE["blue"])[j], label=f"{n} GPUs"
-        )
+        bars = right.bar(xs, times, width, color=(NEUTRALS[1], NEUTRALS[3])[j], label=f"{n} GPUs")
         right.bar_label(bars, [format_seconds(t * MS, "ms") for t in times], fontsize=10)
     for i, (_, fab) in enumerate(groups):
         two = decode_step(model, accel, fab, 2, include_bandwidth=False)
@@ -284,7 +319,9 @@ def fixed_vs_hop_figure(
         0, decode_step(model, accel, fixed, 2, include_bandwidth=False).total_s / MS * 1.3
     )
     right.set_title("Doubling from 2 to 4 GPUs under each model", fontsize=11, y=1.0)
-    right.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    right.legend(
+        fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=2, frameon=False
+    )
     right.grid(False, axis="x")
     return fig
 
@@ -294,7 +331,14 @@ _KIND_LABELS = {
     "latency": "waiting on the all-reduce (latency)",
     "bandwidth": "the all-reduce's bytes",
 }
-_ANATOMY_COLORS = (PALETTE["purple"], PALETTE["vermillion"], PALETTE["orange"], PALETTE["sky"])
+#: Colour and hatch of each part of one all-reduce: the first three are
+#: parts of its latency, told apart by hatching; the last is its bytes.
+_ANATOMY_STYLE = (
+    (ROLE_COLORS["latency"], ""),
+    (ROLE_COLORS["latency"], "//"),
+    (ROLE_COLORS["latency"], ".."),
+    (ROLE_COLORS["bandwidth"], ""),
+)
 
 
 def token_timeline_figure(
@@ -325,7 +369,7 @@ def token_timeline_figure(
     allreduces = require_int(
         "allreduces", allreduces, minimum=1, maximum=MODEL.allreduces_per_token
     )
-    fig = Figure(figsize=(6.5, 5.9), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 6.3), layout="constrained")
     top, bottom = fig.subplots(2, 1, height_ratios=[2.2, 1.0])
     seen: set[str] = set()
     longest = 0.0
@@ -357,7 +401,7 @@ def token_timeline_figure(
     top.set_yticks(range(len(lines)), [label for label, _, _ in lines], fontsize=10)
     top.invert_yaxis()
     top.set_xlabel(
-        f"time from the token's start (us), first {allreduces} of its "
+        f"time from the token's start (us),\nfirst {allreduces} of its "
         f"{MODEL.allreduces_per_token} all-reduces",
         fontsize=10,
     )
@@ -368,7 +412,7 @@ def token_timeline_figure(
         [handles[i] for i in order],
         [labels[i] for i in order],
         loc="outside upper center",
-        ncol=2,
+        ncol=1,
         fontsize=10,
         frameon=False,
     )
@@ -376,16 +420,20 @@ def token_timeline_figure(
 
     parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
     left = 0.0
-    for part, color in zip(parts, _ANATOMY_COLORS, strict=True):
+    for part, (color, hatch) in zip(parts, _ANATOMY_STYLE, strict=True):
         width = part.seconds / US
         bottom.barh(
             0,
             width,
             left=left,
             color=color,
+            hatch=hatch,
             edgecolor="white",
             height=0.6,
-            label=f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}",
+            # Wrapped: the longest label would widen the figure past a phone's column.
+            label=textwrap.fill(
+                f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}", 44
+            ),
         )
         left += width
     bottom.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)

@@ -6,7 +6,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from lesson_lib.figures._style import PALETTE, draw_key, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, draw_key, new_figure
 from lesson_lib.measured import (
     library_kernel,
     link_class,
@@ -16,12 +16,13 @@ from lesson_lib.measured import (
 )
 from lesson_lib.model.specimen import FAST, SLOW
 
-#: Marker and colour of each kind of measured latency.
+#: Marker and colour of each kind of measured latency: greys, told apart by
+#: the marker, since a kind of measurement is none of the book's meanings.
 _KINDS: dict[str, tuple[str, str, str]] = {
-    "library2": ("o", PALETTE["blue"], "library all-reduce, 2 GPUs (fitted alpha)"),
-    "library4": ("s", PALETTE["sky"], "library all-reduce, 4 GPUs (fitted alpha)"),
-    "graph": ("^", PALETTE["green"], "engine kernel in a CUDA graph, 2 GPUs, smallest size"),
-    "eager": ("v", PALETTE["vermillion"], "engine kernel eager, 2 GPUs, smallest size"),
+    "library2": ("o", INK, "library all-reduce, 2 GPUs (fitted alpha)"),
+    "library4": ("s", NEUTRALS[2], "library all-reduce, 4 GPUs (fitted alpha)"),
+    "graph": ("^", NEUTRALS[4], "engine kernel in a CUDA graph, 2 GPUs, smallest size"),
+    "eager": ("v", NEUTRALS[3], "engine kernel eager, 2 GPUs, smallest size"),
 }
 
 
@@ -36,7 +37,7 @@ def measured_latency_figure() -> Figure:
         latencies.
     """
     order = sorted(systems(), key=lambda s: (link_class(s) != "NVLink-class", s), reverse=True)
-    fig, ax = new_figure(6.0, 4.8)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8)
     for y, system in enumerate(order):
         kernel = library_kernel(system)
         points = {
@@ -51,7 +52,7 @@ def measured_latency_figure() -> Figure:
             marker, colour, _ = _KINDS[kind]
             ax.plot(value * 1e6, y, marker=marker, color=colour, linestyle="none", markersize=7)
     for fabric, label in ((FAST, "lesson: fast"), (SLOW, "lesson: slow")):
-        ax.axvline(fabric.latency * 1e6, color=PALETTE["black"], linestyle="--", linewidth=1)
+        ax.axvline(fabric.latency * 1e6, color=INK, linestyle="--", linewidth=1)
         ax.text(fabric.latency * 1e6 * 1.05, len(order) - 0.5, label, fontsize=10, va="bottom")
     ax.set_yticks(range(len(order)), [f"{s} ({link_class(s)[:-6]})" for s in order])
     ax.set_xscale("log")

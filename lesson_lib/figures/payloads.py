@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
 from lesson_lib.chapters.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
-from lesson_lib.figures._style import ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int, require_number
 from lesson_lib.model.specimen import MODEL, TOKENS_PER_S
 from lesson_lib.model.specs import ModelSpec
@@ -32,7 +32,7 @@ def payload_vs_bandwidth_figure(
     tokens_per_s: float = TOKENS_PER_S,
     fabrics: Mapping[str, float] | None = None,
 ) -> Figure:
-    """Horizontal bars, log scale: decode wire traffic per rank beside fabric bandwidths.
+    """Dots on a log scale: decode wire traffic per rank beside fabric bandwidths.
 
     Parameters
     ----------
@@ -45,13 +45,14 @@ def payload_vs_bandwidth_figure(
     fabrics : mapping of str to float, optional
         Label -> bandwidth in bytes/second per direction; default
         :data:`lesson_lib.chapters.payloads.FABRIC_BANDWIDTHS`. Labels containing
-        ``"illustrative"`` are drawn hatched.
+        ``"illustrative"`` are drawn hollow.
 
     Returns
     -------
     matplotlib.figure.Figure
         One axes; the x axis is bytes/second on a log scale, labelled in
-        decimal units (MB/s, GB/s, TB/s). Each bar is annotated with its value.
+        decimal units (MB/s, GB/s, TB/s). Each row is a dot at its rate
+        (no bar: on a log axis a bar's length misleads), annotated with it.
     """
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
     ns = [require_int("n", n, minimum=2) for n in ns]
@@ -68,13 +69,25 @@ def payload_vs_bandwidth_figure(
         hatch = "//" if "illustrative" in label else ""
         rows.append((label, bandwidth, ROLE_COLORS["bandwidth"], hatch, format_rate(bandwidth)))
 
-    fig, ax = new_figure(6.5, 0.68 * len(rows) + 1.8)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 0.55 * len(rows) + 1.8)
     base = MB
     ys = list(range(len(rows)))
+    # Dots, not bars: on a log axis a bar's length is the log of a ratio to
+    # the axis's start, so a decode bar would look a third of PCIe's when
+    # PCIe carries it hundreds of times over. A dot's place is its value.
     for y, (_label, value, colour, hatch, note) in zip(ys, rows, strict=True):
-        ax.barh(y, value - base, left=base, color=colour, hatch=hatch, edgecolor="black", lw=0.6)
+        ax.plot(
+            value,
+            y,
+            "o",
+            ms=11,
+            color=colour,
+            mfc="white" if hatch else colour,  # hollow: an illustrative figure
+            mec=colour if colour != ROLE_COLORS["decode"] else "black",
+            mew=2,
+        )
         ax.text(
-            value * 1.25,
+            value * 1.6,
             y,
             note,
             va="center",
@@ -94,9 +107,10 @@ def payload_vs_bandwidth_figure(
     ax.xaxis.set_minor_locator(FixedLocator(ticks[1::2]))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xticklabels([_DECADES[t] for t in ticks[::2]])
-    ax.set_xlabel("bytes per second, one direction (log scale, decimal units)")
+    ax.set_xlabel("bytes per second, one direction\n(log scale, decimal units)")
     ax.set_title(
-        f"Decode at {format_count(tokens_per_s)} tokens/s needs a sliver of any fabric", fontsize=11
+        f"Decode at {format_count(tokens_per_s)} tokens/s\nneeds a sliver of any fabric",
+        fontsize=11,
     )
     ax.grid(True, axis="x", which="both", alpha=0.3)
     ax.grid(False, axis="y")

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_time, ring_allreduce_factor
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
@@ -34,7 +34,7 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("bandwidth_s", "all-reduce bytes / bandwidth", "bandwidth"),
 )
 
-_EXTRA_COLORS = (PALETTE["blue"], PALETTE["purple"], PALETTE["orange"])
+_EXTRA_COLORS = (NEUTRALS[4], NEUTRALS[3], NEUTRALS[2])
 
 
 def _fabric_color(fabric: Fabric, index: int) -> str:
@@ -109,7 +109,9 @@ def draw_alpha_beta(
             zorder=5,
         )
         ax.annotate(
-            f"crossover {format_bytes(point.crossover_bytes, 'MB')}",
+            # Binary first, as the ticks are; the decimal value is the text's.
+            f"crossover {format_bytes(point.crossover_bytes, 'MiB')}\n"
+            f"= {format_bytes(point.crossover_bytes, 'MB')}",
             (point.crossover_bytes, 2 * point.latency_s),
             xytext=(-9, 7),
             textcoords="offset points",
@@ -130,7 +132,9 @@ def draw_alpha_beta(
             )
     middle = np.sqrt(low * high) * 64
     for i, (label, payload) in enumerate(messages):
-        ax.axvline(payload, color=PALETTE["grey"], lw=1.2, ls="-.", zorder=1)
+        kind = label.partition(":")[0]
+        colour = ROLE_COLORS[kind] if kind in ("decode", "prefill") else ROLE_COLORS["free"]
+        ax.axvline(payload, color=colour, lw=1.2, ls="-.", zorder=1)
         right_side = payload < middle
         ax.annotate(
             label,
@@ -154,7 +158,11 @@ def draw_alpha_beta(
     ax.set_ylim(lowest / 10, highest * 4)
     ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1, 4)]))
     ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
-    ax.xaxis.set_minor_locator(NullLocator())
+    # A tick mark at every power of two, labelled every fourth: the decode
+    # message (10 KiB) then sits visibly between 8 and 16 KiB, not on a label.
+    ax.xaxis.set_minor_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1)]))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="x", which="minor", length=4)
     ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("payload of one all-reduce (bytes, binary units, log scale)")
@@ -178,7 +186,7 @@ def alpha_beta_figure(
     *,
     model: ModelSpec = MODEL,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = 6.5,
+    width: float = FIGURE_WIDTH_IN,
     height: float = 5.6,
 ) -> Figure:
     """Time of one all-reduce against its payload, with decode and prefill marked.
@@ -239,7 +247,7 @@ def prefill_breakdown_figure(
     model: ModelSpec = MODEL,
     accel: Accelerator = GPU,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = 6.5,
+    width: float = FIGURE_WIDTH_IN,
     height: float = 5.2,
 ) -> Figure:
     """Compute, latency and bandwidth of a decoded token and of a whole prompt.

@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree, pure_attention_twin
-from lesson_lib.figures._style import PALETTE, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
 from lesson_lib.model.memory import MemoryBudget
 from lesson_lib.model.specimen import GPU, MODEL
 from lesson_lib.model.specs import Accelerator, ModelSpec
@@ -40,7 +40,7 @@ def memory_bars_figure(
     labels: Sequence[str],
     *,
     title: str | None = None,
-    width: float = 6.5,
+    width: float = FIGURE_WIDTH_IN,
     height: float = 4.4,
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line.
@@ -119,10 +119,10 @@ def memory_bars_figure(
                 textcoords="offset points",
                 ha="center",
                 fontsize=10,
-                color=PALETTE["vermillion"],
+                color=INK,
                 fontweight="bold",
             )
-    ax.axhline(capacity, color=PALETTE["black"], linestyle="--", linewidth=1.2)
+    ax.axhline(capacity, color=INK, linestyle="--", linewidth=1.2)
     ax.annotate(
         f"card: {format_bytes(capacity * GB, 'GB', decimals=2)} "
         f"= {format_bytes(capacity * GB, 'GiB', decimals=1)}",
@@ -193,12 +193,12 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
     hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB
     pure = np.array([twin.kv_bytes(int(t)) for t in tokens]) / GiB
     state = np.full(tokens.shape, model.state_bytes / GiB)
-    fig, ax = new_figure(6.5, 4.4)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
     k = tokens / 1024
     ax.plot(
         k,
         pure,
-        color=PALETTE["vermillion"],
+        color=ROLE_COLORS["kv"],
         linestyle="--",
         linewidth=2,
         label=f"KV cache, all {twin.num_attention_layers} layers attention",
@@ -218,7 +218,7 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
         label=f"DeltaNet state, hybrid ({model.num_linear_layers} layers, fixed)",
     )
     room = (accel.memory_bytes - model.weight_bytes) / GiB
-    ax.axhline(room, color=PALETTE["black"], linestyle=":", linewidth=1.2)
+    ax.axhline(room, color=INK, linestyle=":", linewidth=1.2)
     right = model.max_context / 1024
     ax.annotate(
         f"room beside the weights\non one card: {format_bytes(room * GiB, 'GiB', decimals=1)}",

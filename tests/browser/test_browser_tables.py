@@ -9,6 +9,8 @@ that scrolls sideways, can take keyboard focus, and has the visible cue.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from build_site import toc_files
 from probe import ACTION_TIMEOUT_MS, TABLES
@@ -66,3 +68,117 @@ def test_tables_fit_or_scroll_with_a_cue_at_390(browser, site, built_book):
         context.close()
     assert seen > 0
     assert bad == []
+
+
+#: Each table of the article against the article's text width (its content
+#: box): the table's own scrollWidth and its wrapper's, in CSS px.
+TABLE_WIDTHS = """() => {
+  const art = document.querySelector('article.bd-article');
+  const s = getComputedStyle(art);
+  const inner = art.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  return Array.from(art.querySelectorAll('table')).map(t => ({
+    head: t.innerText.slice(0, 40).replace(/\\s+/g, ' '),
+    table: t.scrollWidth, box: t.parentElement.scrollWidth, inner: inner,
+  }));
+}"""
+
+#: The text colour of every figure and table caption and the first opaque
+#: background behind it, as the browser computes them.
+CAPTION_COLOURS = """() => Array.from(document.querySelectorAll(
+    'article figcaption, article table caption')).map(c => {
+  const text = c.querySelector('.caption-text') || c;
+  let bg = 'rgba(0, 0, 0, 0)';
+  for (let e = c; e && /rgba\\(.*, 0\\)|transparent/.test(bg); e = e.parentElement) {
+    bg = getComputedStyle(e).backgroundColor;
+  }
+  if (/rgba\\(.*, 0\\)|transparent/.test(bg)) { bg = getComputedStyle(document.body).backgroundColor; }
+  return {text: c.innerText.slice(0, 40), color: getComputedStyle(text).color, background: bg};
+})"""
+
+
+def _channels(css: str) -> tuple[float, float, float]:
+    """``rgb(r, g, b)`` or ``rgba(r, g, b, a)`` as three 0..255 numbers."""
+    numbers = [float(x) for x in re.findall(r"[\d.]+", css)[:3]]
+    return numbers[0], numbers[1], numbers[2]
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two CSS colours: (L1 + 0.05) / (L2 + 0.05).
+
+    Relative luminance is 0.2126 R + 0.7152 G + 0.0722 B of the linearised
+    sRGB channels (c / 12.92 up to 0.04045, else ((c + 0.055) / 1.055)^2.4).
+    """
+
+    def luminance(css: str) -> float:
+        lin = [
+            c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+            for c in (v / 255 for v in _channels(css))
+        ]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    light, dark = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_contrast_ratio_by_hand():
+    """Black on white is 21:1; #767676 on white 4.54:1, the lightest grey passing AA.
+
+    #767676: 118/255 = 0.4627, ((0.4627 + 0.055) / 1.055)^2.4 = 0.1812, so
+    (1 + 0.05) / (0.1812 + 0.05) = 4.54; #777777 (119) gives 4.48, failing.
+    """
+    assert contrast_ratio("rgb(0, 0, 0)", "rgb(255, 255, 255)") == pytest.approx(21)
+    assert contrast_ratio("rgb(118, 118, 118)", "rgb(255, 255, 255)") == pytest.approx(
+        4.54, abs=0.01
+    )
+    assert contrast_ratio("rgb(119, 119, 119)", "rgba(255, 255, 255, 1)") < 4.5
+
+
+def _every_page(browser, site, docs, width: int, script: str, theme: str = "light"):
+    """``script``'s result on each page of ``docs`` at ``width`` px in ``theme``."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    page = context.new_page()
+    found = {}
+    try:
+        for doc in docs:
+            page.goto(f"{site}{doc}.html", wait_until="load")
+            page.wait_for_load_state("networkidle")
+            if theme != "light":
+                page.evaluate(f"() => {{ document.documentElement.dataset.theme = '{theme}'; }}")
+            found[doc] = page.evaluate(script)
+    finally:
+        context.close()
+    return found
+
+
+def test_no_table_is_wider_than_the_article_at_1280(browser, site, built_book):
+    """At 1280 px every table, and the box around it, fits the article's text width.
+
+    The seven-column tables of the latency and measured chapters were 719 and
+    899 px in a 688 px column; tools/site/tables.css wraps their cells.
+    """
+    docs = pages_with_tables(built_book.html_dir)
+    found = _every_page(browser, site, docs, 1280, TABLE_WIDTHS)
+    assert sum(len(t) for t in found.values()) > 10
+    wide = [
+        f"{doc}: {t}"
+        for doc, tables in found.items()
+        for t in tables
+        if max(t["table"], t["box"]) > t["inner"] + 1
+    ]
+    assert wide == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_captions_meet_wcag_aa_contrast(browser, site, built_book, theme):
+    """Every figure and table caption is at least 4.5:1 against its background."""
+    found = _every_page(browser, site, toc_files(), 1280, CAPTION_COLOURS, theme)
+    captions = [(doc, c) for doc, cs in found.items() for c in cs]
+    assert len(captions) > 15
+    low = [
+        f"{doc}: {c['text']!r} {c['color']} on {c['background']} = "
+        f"{contrast_ratio(c['color'], c['background']):.2f}"
+        for doc, c in captions
+        if contrast_ratio(c["color"], c["background"]) < 4.5
+    ]
+    assert low == []
