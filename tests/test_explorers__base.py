@@ -182,3 +182,19 @@ def test_compact_text_ships_indices_and_decodes_to_the_same_table():
     decoded = [{k: decode[k][int(v)] if k in decode else v for k, v in r.items()} for r in shipped]
     assert decoded == list(csv.DictReader(io.StringIO(plain.table())))
     assert "transform" not in plain.spec()
+
+
+def test_template_otherwise_reads_the_rows_it_is_for():
+    """Rows whose ``when`` column is true read the other message, in Python and in Vega."""
+    other = Template(("cannot: ", "{why}"))
+    t = Template(("x = ", "{x}"), otherwise=other, when="bad")
+    assert t.fields == ("x", "bad", "why")
+    assert t.render({"x": 2, "bad": False, "why": "w"}) == "x = 2"
+    assert t.render({"x": 2, "bad": True, "why": "w"}) == "cannot: w"
+    assert t.expression() == (
+        "(datum[\"bad\"] == 'true') ? (\"cannot: \" + datum[\"why\"]) : (\"x = \" + datum[\"x\"])"
+    )
+    with pytest.raises(ValueError, match="go together"):
+        Template(("x",), otherwise=other)
+    with pytest.raises(ValueError, match="go together"):
+        Template(("x",), when="bad")

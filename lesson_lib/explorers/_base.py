@@ -121,9 +121,16 @@ class Template:
         Text in braces, ``"{field}"``, is the row's value of that column;
         anything else is literal. A part is either wholly a field or wholly
         text. A newline in a literal starts a new line of the message.
+    otherwise : Template, optional
+        The message of the rows whose column ``when`` is true (a state that
+        says it cannot be priced, say, in other words than the rest).
+    when : str, default ""
+        The boolean column that picks ``otherwise``; needed with it.
     """
 
     parts: tuple[str, ...]
+    otherwise: Template | None = None
+    when: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parts", tuple(self.parts))
@@ -132,6 +139,10 @@ class Template:
                 raise ValueError(
                     f"Template part {part!r} mixes a field with text; give the field its own part"
                 )
+        if (self.otherwise is None) != (not self.when):
+            raise ValueError("Template: otherwise and when go together")
+        if self.when and not self.when.isidentifier():
+            raise ValueError(f"Template: when must be a column name, got {self.when!r}")
 
     @staticmethod
     def _field(part: str) -> str | None:
@@ -142,10 +153,15 @@ class Template:
     @property
     def fields(self) -> tuple[str, ...]:
         """The columns the message reads."""
-        return tuple(f for p in self.parts if (f := self._field(p)) is not None)
+        own = [f for p in self.parts if (f := self._field(p)) is not None]
+        if self.otherwise is not None:
+            own += [self.when, *self.otherwise.fields]
+        return tuple(dict.fromkeys(own))
 
     def render(self, row: Mapping[str, Any]) -> str:
         """The message for one row, as the browser shows it."""
+        if self.otherwise is not None and _csv_text(row[self.when]) == "true":
+            return self.otherwise.render(row)
         out = []
         for part in self.parts:
             name = self._field(part)
@@ -158,7 +174,11 @@ class Template:
         for part in self.parts:
             name = self._field(part)
             pieces.append(json.dumps(part) if name is None else f"datum[{json.dumps(name)}]")
-        return " + ".join(pieces) if pieces else "''"
+        own = " + ".join(pieces) if pieces else "''"
+        if self.otherwise is None:
+            return own
+        test = f"datum[{json.dumps(self.when)}] == 'true'"
+        return f"({test}) ? ({self.otherwise.expression()}) : ({own})"
 
 
 def _csv_text(value: Any) -> str:

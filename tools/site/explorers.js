@@ -15,6 +15,7 @@
   var MESSAGE_MARKS = "message_marks";
   var MESSAGE_FIELD = "_message";
   var NARROW = "lesson-explorer-narrow";
+  var SCALED = "lesson-explorer-scaled";
   var MIN_WIDTH = 120;
   var TRIES = 4;
 
@@ -36,7 +37,8 @@
   }
 
   // A copy of the spec with every width scaled by factor (at least MIN_WIDTH
-  // pixels) and the message's text left out of the drawing.
+  // pixels), legends one entry per line, and the message's text left out of
+  // the drawing.
   function narrowSpec(spec, factor) {
     var copy = JSON.parse(JSON.stringify(spec));
     (function walk(node) {
@@ -45,11 +47,17 @@
       if (typeof node.width === "number") {
         node.width = Math.max(MIN_WIDTH, Math.floor(node.width * factor));
       }
+      if (node.legend && typeof node.legend === "object") {
+        node.legend.direction = "vertical";
+        node.legend.columns = 1;
+      }
       if (node.name === "message" && node.encoding) {
         node.encoding.text = { value: "" };
         node.height = 1;
       }
-      ["vconcat", "hconcat", "concat", "layer"].forEach(function (k) { walk(node[k]); });
+      Object.keys(node).forEach(function (k) {
+        if (k !== "data" && k !== "legend") { walk(node[k]); }
+      });
     })(copy);
     return copy;
   }
@@ -84,14 +92,20 @@
       return;
     }
     var options = { actions: false, renderer: "svg" };
-    // Draw the spec; while the drawing is wider than the column, draw it again narrower.
+    // Draw the spec; while the drawing is wider than the column, draw it again
+    // narrower. A chart laid out in fixed pixels does not get narrower with its
+    // widths: after TRIES it is drawn at its own width and scaled down whole.
     function embed(current, factor, tries) {
       return window.vegaEmbed(chart, current, options).then(function (result) {
         var room = chart.clientWidth;
         var width = drawnWidth(chart);
-        if (width <= room + 0.5 || tries >= TRIES) { return result; }
+        if (width <= room + 0.5 || box.classList.contains(SCALED)) { return result; }
         result.view.finalize();
         box.classList.add(NARROW);
+        if (tries >= TRIES) {
+          box.classList.add(SCALED);
+          return embed(narrowSpec(spec, 1), 1, tries);
+        }
         var next = factor * Math.max(0.5, (room - 2) / width);
         return embed(narrowSpec(spec, next), next, tries + 1);
       });
