@@ -192,7 +192,7 @@ def test_template_otherwise_reads_the_rows_it_is_for():
     assert t.render({"x": 2, "bad": False, "why": "w"}) == "x = 2"
     assert t.render({"x": 2, "bad": True, "why": "w"}) == "cannot: w"
     assert t.expression() == (
-        "(datum[\"bad\"] == 'true') ? (\"cannot: \" + datum[\"why\"]) : (\"x = \" + datum[\"x\"])"
+        '(datum["bad"] == \'true\') ? ("cannot: " + datum["why"]) : ("x = " + datum["x"])'
     )
     with pytest.raises(ValueError, match="go together"):
         Template(("x",), otherwise=other)

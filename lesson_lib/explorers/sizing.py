@@ -8,7 +8,7 @@ message that says whether it fits, by how much, and how many sequences of
 that length would. At its defaults (the specimen, one full-length sequence
 on one of the specimen's cards) it is the chapter's first bar.
 
-The model is the specimen or one of :data:`lesson_lib.models.PRESETS`. Each
+The model is the specimen or one of :data:`lesson_lib.model.presets.PRESETS`. Each
 model has its own longest context, so the context is offered as a share of
 the chosen model's maximum (the message gives it in tokens): no state prices
 a context the model does not read.
