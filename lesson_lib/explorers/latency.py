@@ -344,6 +344,16 @@ def axis_max_ms(rows: list[dict[str, Any]]) -> int:
 
     Longer bars (another model, a large batch, a long context) are cut at the
     edge and say their total, so no setting rescales the axis.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The explorer's states.
+
+    Returns
+    -------
+    int
+        Milliseconds, a multiple of 10.
     """
     lesson_regime = [
         r["total_ms"]
