@@ -156,3 +156,45 @@ def test_details_feed_the_chart_and_cover_every_state():
     assert chart["mark"] == "bar"
     with pytest.raises(ValueError, match="details must cover"):
         small(details=details[:-2])
+
+
+def test_compact_text_ships_indices_and_decodes_to_the_same_table():
+    """With compact_text, "a"/"b" and "a1".."b3" travel as 0, 1, ... and decode back.
+
+    By hand: the states run (1, a), (1, b), (2, a), ... so "a" is 0 and "b" is 1,
+    and word's six values are numbered as they first appear: a1 0, b1 1, a2 2 ... b3 5.
+    """
+    plain, compact = small(), small(compact_text=True)
+    assert compact.message_for(n=3, kind="b") == plain.message_for(n=3, kind="b")
+    spec = compact.spec()
+    assert spec["data"]["format"]["parse"] == {
+        "n": "number",
+        "kind": "number",
+        "value": "number",
+        "word": "number",
+    }
+    lines = spec["data"]["values"].splitlines()
+    assert lines[0] == "n,kind,value,word"
+    assert lines[1] == "1,0,1.5,0" and lines[-1] == "3,1,4.5,5"
+    decode = {t["as"]: json.loads(t["calculate"].partition("[datum")[0]) for t in spec["transform"]}
+    assert decode == {"kind": ["a", "b"], "word": ["a1", "b1", "a2", "b2", "a3", "b3"]}
+    shipped = list(csv.DictReader(io.StringIO(spec["data"]["values"])))
+    decoded = [{k: decode[k][int(v)] if k in decode else v for k, v in r.items()} for r in shipped]
+    assert decoded == list(csv.DictReader(io.StringIO(plain.table())))
+    assert "transform" not in plain.spec()
+
+
+def test_template_otherwise_reads_the_rows_it_is_for():
+    """Rows whose ``when`` column is true read the other message, in Python and in Vega."""
+    other = Template(("cannot: ", "{why}"))
+    t = Template(("x = ", "{x}"), otherwise=other, when="bad")
+    assert t.fields == ("x", "bad", "why")
+    assert t.render({"x": 2, "bad": False, "why": "w"}) == "x = 2"
+    assert t.render({"x": 2, "bad": True, "why": "w"}) == "cannot: w"
+    assert t.expression() == (
+        '(datum["bad"] == \'true\') ? ("cannot: " + datum["why"]) : ("x = " + datum["x"])'
+    )
+    with pytest.raises(ValueError, match="go together"):
+        Template(("x",), otherwise=other)
+    with pytest.raises(ValueError, match="go together"):
+        Template(("x",), when="bad")

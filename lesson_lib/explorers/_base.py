@@ -121,9 +121,16 @@ class Template:
         Text in braces, ``"{field}"``, is the row's value of that column;
         anything else is literal. A part is either wholly a field or wholly
         text. A newline in a literal starts a new line of the message.
+    otherwise : Template, optional
+        The message of the rows whose column ``when`` is true (a state that
+        says it cannot be priced, say, in other words than the rest).
+    when : str, default ""
+        The boolean column that picks ``otherwise``; needed with it.
     """
 
     parts: tuple[str, ...]
+    otherwise: Template | None = None
+    when: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parts", tuple(self.parts))
@@ -132,6 +139,10 @@ class Template:
                 raise ValueError(
                     f"Template part {part!r} mixes a field with text; give the field its own part"
                 )
+        if (self.otherwise is None) != (not self.when):
+            raise ValueError("Template: otherwise and when go together")
+        if self.when and not self.when.isidentifier():
+            raise ValueError(f"Template: when must be a column name, got {self.when!r}")
 
     @staticmethod
     def _field(part: str) -> str | None:
@@ -142,10 +153,15 @@ class Template:
     @property
     def fields(self) -> tuple[str, ...]:
         """The columns the message reads."""
-        return tuple(f for p in self.parts if (f := self._field(p)) is not None)
+        own = [f for p in self.parts if (f := self._field(p)) is not None]
+        if self.otherwise is not None:
+            own += [self.when, *self.otherwise.fields]
+        return tuple(dict.fromkeys(own))
 
     def render(self, row: Mapping[str, Any]) -> str:
         """The message for one row, as the browser shows it."""
+        if self.otherwise is not None and _csv_text(row[self.when]) == "true":
+            return self.otherwise.render(row)
         out = []
         for part in self.parts:
             name = self._field(part)
@@ -158,7 +174,11 @@ class Template:
         for part in self.parts:
             name = self._field(part)
             pieces.append(json.dumps(part) if name is None else f"datum[{json.dumps(name)}]")
-        return " + ".join(pieces) if pieces else "''"
+        own = " + ".join(pieces) if pieces else "''"
+        if self.otherwise is None:
+            return own
+        test = f"datum[{json.dumps(self.when)}] == 'true'"
+        return f"({test}) ? ({self.otherwise.expression()}) : ({own})"
 
 
 def _csv_text(value: Any) -> str:
@@ -247,6 +267,11 @@ class Explorer:
         with :meth:`state_filter`). Every state needs at least one row.
     detail_numeric : sequence of str
         Columns of ``details`` the chart reads as numbers.
+    compact_text : bool, default False
+        Ship each text column of ``rows`` as numbers into a list of its
+        distinct values, decoded by the spec's first transform: a table of
+        thousands of states that repeats a few words ("Fits", "latency")
+        then weighs a fraction as much. ``rows`` and the message are the same.
     """
 
     title: str
@@ -259,6 +284,7 @@ class Explorer:
     message_lines: int = 3
     details: list[dict[str, Any]] | None = None
     detail_numeric: tuple[str, ...] = ()
+    compact_text: bool = False
     _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -345,9 +371,37 @@ class Explorer:
         numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
         return csv_data(rows, numbers | set(numeric))
 
+    def _text_columns(self) -> dict[str, list[str]]:
+        """Each text column of ``rows`` and its distinct values, in order of first use."""
+        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
+        numbers |= set(self.numeric)
+        columns: dict[str, list[str]] = {}
+        for name in self.rows[0]:
+            if name in numbers:
+                continue
+            columns[name] = list(dict.fromkeys(_csv_text(row[name]) for row in self.rows))
+        return columns
+
+    def _compact_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The states with text columns as indices, and the transforms that decode them."""
+        columns = self._text_columns()
+        codes = {name: {text: i for i, text in enumerate(texts)} for name, texts in columns.items()}
+        rows = [
+            {k: (codes[k][_csv_text(v)] if k in codes else v) for k, v in row.items()}
+            for row in self.rows
+        ]
+        decode = [
+            {"calculate": f"{json.dumps(texts)}[datum[{json.dumps(name)}]]", "as": name}
+            for name, texts in columns.items()
+        ]
+        return self._data(rows, [*self.numeric, *columns]), decode
+
     def spec(self) -> dict[str, Any]:
         """The Vega-Lite spec (version 5.6)."""
         data = self._data(self.rows, self.numeric)
+        decode: list[dict[str, Any]] = []
+        if self.compact_text:
+            data, decode = self._compact_data()
         chart = self.chart
         if self.details is not None:
             chart = {"data": self._data(self.details, self.detail_numeric), **chart}
@@ -374,7 +428,7 @@ class Explorer:
                 "y": {"value": 0},
             },
         }
-        return {
+        spec: dict[str, Any] = {
             "$schema": SCHEMA,
             "title": {"text": self.title, "anchor": "start", "fontSize": 14},
             "description": self.description,
@@ -389,6 +443,9 @@ class Explorer:
             # keeps the message readable as text; no export menu.
             "usermeta": {"embedOptions": {"renderer": "svg", "actions": False}},
         }
+        if decode:
+            spec["transform"] = decode
+        return spec
 
     def _repr_mimebundle_(
         self, include: Sequence[str] | None = None, exclude: Sequence[str] | None = None

@@ -1,9 +1,18 @@
-"""The decode explorer: the wire, the card, N, the batch, the context and the all-reduce.
+"""The decode explorer: the model, the wire, the card, N, the batch, the context and the all-reduce.
 
-At its defaults (the fast fabric, the specimen's card, one sequence, no
-context, the ring) it is the lesson's arithmetic; the other choices are the
-steps beyond the lesson that the chapters on algorithms and batching explain.
-Every number comes from :func:`lesson_lib.model.step_time.decode_step`.
+At its defaults (the specimen, the fast fabric, the specimen's card, one
+sequence, no context, the ring) it is the lesson's arithmetic; the other
+choices are the steps beyond the lesson that the chapters on algorithms and
+batching explain. A dense model's numbers come from
+:func:`lesson_lib.model.step_time.decode_step`; a mixture-of-experts preset's
+from :func:`lesson_lib.model.moe.moe_decode_step` under tensor parallelism
+(the weights the batch's tokens touch, not every expert), which models
+neither the context nor the choice of all-reduce: the message says so. A
+model whose weights (and, with a context, KV cache) do not fit on the chosen
+GPUs is not priced: the message says it does not fit.
+
+The time axis is fixed for the whole explorer, so a bar that does not change
+keeps its length whatever else moves.
 """
 
 from __future__ import annotations
@@ -17,10 +26,16 @@ from lesson_lib.chapters.algorithms import cuda_graph_fabric
 from lesson_lib.chapters.latency import speedup_limit
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.explorers._time_bars import fold_terms, time_bars
+from lesson_lib.model.memory import memory_budget
+from lesson_lib.model.moe import moe_decode_step
+from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import A100, FAST, FAST_RING, GPU, INTER_NODE, MODEL, SLOW
-from lesson_lib.model.specs import Accelerator, Fabric
-from lesson_lib.model.step_time import StepBreakdown, decode_step
-from lesson_lib.model.units import MS, format_rate, format_seconds
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.units import GB, MS, format_count, format_rate, format_ratio, format_seconds
+
+#: The models offered, by name: the specimen first, then the other presets.
+MODELS: dict[str, ModelSpec] = dict(PRESETS)
 
 #: The fabrics offered, by key (the lesson's two, CUDA graphs on the fast one, a
 #: ring whose latency grows per hop, and a network between nodes).
@@ -62,21 +77,58 @@ CARD_LABELS: dict[str, str] = {
 N_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16)
 #: Batch sizes offered (sequences decoded together).
 BATCH_VALUES: tuple[int, ...] = (1, 4, 16, 64, 256)
-#: Context lengths offered, tokens; 0 is the lesson's weights-only heuristic.
-CONTEXT_VALUES: tuple[int, ...] = (0, 4096, 32768, 262_144)
-CONTEXT_LABELS: tuple[str, ...] = (
-    "none (lesson: weights only)",
-    "4,096 tokens",
-    "32,768 tokens",
-    "262,144 tokens (full)",
+#: Contexts offered, as the divisor of the chosen model's longest context; 0 is the
+#: lesson's weights-only heuristic (no context). For the specimen 1/64 is 4,096 tokens,
+#: the batching chapter's context.
+CONTEXT_VALUES: tuple[int, ...] = (0, 64, 1)
+CONTEXT_LABELS: tuple[str, ...] = tuple(
+    "none (lesson: weights only)"
+    if d == 0
+    else "full (the model's longest)"
+    if d == 1
+    else f"1/{d} of the model's longest ({format_count(MODEL.max_context // d)} tokens for the specimen)"
+    for d in CONTEXT_VALUES
 )
+
+
+def context_tokens(model: str, divisor: int) -> int:
+    """Tokens already in each sequence: 0, or ``1 / divisor`` of ``model``'s longest context.
+
+    Parameters
+    ----------
+    model : str
+        A key of :data:`MODELS`.
+    divisor : int
+        One of :data:`CONTEXT_VALUES` (0 for no context).
+
+    Returns
+    -------
+    int
+        Tokens.
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}")
+    if divisor not in CONTEXT_VALUES:
+        raise ValueError(f"divisor must be one of {list(CONTEXT_VALUES)}, got {divisor!r}")
+    return 0 if divisor == 0 else MODELS[model].max_context // divisor
+
+
 ALGORITHMS: tuple[str, ...] = ("ring", "two_shot", "one_shot")
 ALGORITHM_LABELS: tuple[str, ...] = ("ring (lesson)", "two-shot", "one-shot")
 
 #: The lesson's own setting, drawn as the reference bar.
-LESSON = {"fabric": "fast", "card": "h100", "n": 2, "batch": 1, "context": 0, "algorithm": "ring"}
+LESSON = {
+    "model": MODEL.name,
+    "fabric": "fast",
+    "card": "h100",
+    "n": 2,
+    "batch": 1,
+    "context": 0,
+    "algorithm": "ring",
+}
 
 CONTROLS: tuple[Control, ...] = (
+    Control("model", "model", tuple(MODELS), MODEL.name),
     Control("fabric", "fabric", tuple(FABRICS), "fast", tuple(FABRIC_LABELS.values())),
     Control("card", "card", tuple(CARDS), "h100", tuple(CARD_LABELS.values())),
     Control("n", "GPUs (N)", N_VALUES, 4, input="radio"),
@@ -85,9 +137,32 @@ CONTROLS: tuple[Control, ...] = (
     Control("algorithm", "all-reduce", ALGORITHMS, "ring", ALGORITHM_LABELS, input="radio"),
 )
 
+#: The message of a state that does not fit: nothing is priced.
+NO_FIT_MESSAGE = Template(
+    (
+        "{model}",
+        ", N = ",
+        "{n}",
+        ", batch ",
+        "{batch}",
+        ": does not fit, nothing priced;\n",
+        "{used_gb}",
+        " GB per GPU of ",
+        "{held}",
+        " against ",
+        "{card_gb}",
+        " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
+        "speed-up: none to give\n",
+        "{ceiling}",
+        "\n",
+        "{note}",
+    )
+)
+
 MESSAGE = Template(
     (
-        "N = ",
+        "{model}",
+        ", N = ",
         "{n}",
         ", batch ",
         "{batch}",
@@ -106,11 +181,16 @@ MESSAGE = Template(
         "{bandwidth_ms}",
         " ms;\nlargest term: ",
         "{bound}",
-        "; speed-up over one such card: ",
+        "\nspeed-up over one such card: ",
         "{speedup}",
-        "x;\nceiling on any N (ring, one sequence, no context): ",
+        "{speedup_note}",
+        "\n",
         "{ceiling}",
-    )
+        "\n",
+        "{note}",
+    ),
+    otherwise=NO_FIT_MESSAGE,
+    when="no_fit",
 )
 
 _TERMS = (
@@ -124,56 +204,195 @@ def _ms(seconds: float) -> float:
     return round(seconds / MS, 3)
 
 
-def _ceiling(fabric: str, card: str, batch: int, context: int, algorithm: str) -> str:
-    """The speed-up no N can beat, where the lesson's formula for it holds."""
-    if batch != 1 or context != 0 or algorithm != "ring":
-        return "n/a"
-    if FABRICS[fabric].hop_latency > 0:
-        return "none (it peaks, then falls)"
-    limit = speedup_limit(MODEL, CARDS[card], FABRICS[fabric], include_bandwidth=True)
-    return "none" if math.isinf(limit) else f"{limit:.2f}x"
+@dataclasses.dataclass(frozen=True)
+class _Step:
+    """One priced decode step: the chart's terms in seconds, and what the message adds."""
+
+    compute_s: float
+    kv_s: float
+    latency_s: float
+    bandwidth_s: float
+    tokens_per_s: float
+    bound: str
+
+    @property
+    def total_s(self) -> float:
+        return self.compute_s + self.latency_s + self.bandwidth_s
+
+
+@functools.cache
+def _fits(model: str, card: str, n: int, batch: int, context: int) -> tuple[bool, float]:
+    """Whether the weights (and, with a context, every sequence's cache) fit; bytes per GPU."""
+    spec = MODELS[model]
+    tokens = context_tokens(model, context) if not spec.is_moe else 0
+    budget = memory_budget(spec, CARDS[card], n, tokens, batch)
+    return budget.fits, budget.used_bytes
 
 
 @functools.cache
 def _step(
-    fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
-) -> StepBreakdown:
-    setting = {"batch": batch, "context": context or None, "algorithm": algorithm}
-    return decode_step(MODEL, CARDS[card], FABRICS[fabric], n, **setting)
+    model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
+) -> _Step | None:
+    """The step, or None when the model does not fit on ``n`` such cards."""
+    if not _fits(model, card, n, batch, context)[0]:
+        return None
+    spec, accel, wire = MODELS[model], CARDS[card], FABRICS[fabric]
+    if spec.is_moe:
+        moe = moe_decode_step(spec, accel, wire, n, parallelism="tp", batch=batch)
+        return _Step(
+            moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s, moe.tokens_per_s, moe.bound
+        )
+    tokens = context_tokens(model, context)
+    setting = {"batch": batch, "context": tokens if context else None, "algorithm": algorithm}
+    step = decode_step(spec, accel, wire, n, **setting)
+    return _Step(
+        step.compute_s, step.kv_read_s, step.latency_s, step.bandwidth_s, step.tokens_per_s,
+        step.bound,
+    )  # fmt: skip
+
+
+def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: int,
+             algorithm: str, step: _Step) -> tuple[str, str]:  # fmt: skip
+    """Speed-up over one card with the bytes, and a note; for a dense model's lesson
+    setting the note gives the chapters' count, which leaves the bytes out (so the bars'
+    3.03x and the chapter's 3.04x are both said)."""
+    one = _step(model, fabric, card, 1, batch, context, algorithm)
+    if one is None:
+        return "none", " (one card cannot hold the model)"
+    ratio = format_ratio(one.total_s / step.total_s)
+    spec = MODELS[model]
+    if not spec.is_moe and batch == 1 and context == 0 and algorithm == "ring":
+        setting = {"include_bandwidth": False}
+        alone = decode_step(spec, CARDS[card], FABRICS[fabric], 1, **setting).total_s
+        lesson = decode_step(spec, CARDS[card], FABRICS[fabric], n, **setting).total_s
+        return (
+            ratio,
+            f" with the bytes, {format_ratio(alone / lesson)} without (as the chapters count)",
+        )
+    return ratio, " with the bytes"
+
+
+def _ceiling(model: str, fabric: str, card: str, batch: int, context: int, algorithm: str) -> str:
+    """The speed-up no N can beat, where the lesson's formula for it holds."""
+    spec = MODELS[model]
+    if spec.is_moe or batch != 1 or context != 0 or algorithm != "ring":
+        return "ceiling on any N: only for a dense model, one sequence, no context, the ring"
+    if FABRICS[fabric].hop_latency > 0:
+        return "ceiling on any N: none, the speed-up peaks, then falls (latency grows per hop)"
+    limits = [
+        speedup_limit(spec, CARDS[card], FABRICS[fabric], include_bandwidth=bytes_in)
+        for bytes_in in (False, True)
+    ]
+    if math.isinf(limits[0]):
+        return "ceiling on any N: none"
+    return (
+        f"ceiling on any N: {format_ratio(limits[0], decimals=1)} without the bytes "
+        f"(as the chapter counts), {format_ratio(limits[1])} with them"
+    )
+
+
+def _note(model: str, fabric: str, algorithm: str) -> str:
+    """What the all-reduce choice does here, or why the context and it do not apply."""
+    spec = MODELS[model]
+    if spec.is_moe:
+        return "MoE (TP): reads only the experts the batch touches; context and all-reduce not modelled"
+    if FABRICS[fabric].hop_latency == 0:
+        return "all-reduce: all three pay the same latency here; pick the 'per hop' fabric to see them differ"
+    return f"all-reduce: {ALGORITHM_LABELS[ALGORITHMS.index(algorithm)]} on the per-hop fit"
 
 
 def _state(
-    fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
+    model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
 ) -> dict[str, Any]:
     setting = {"card": card, "batch": batch, "context": context, "algorithm": algorithm}
-    step = _step(fabric, n=n, **setting)
-    one = _step(fabric, n=1, **setting)
+    step = _step(model, fabric, n=n, **setting)
+    fits, used = _fits(model, card, n, batch, context)
+    row: dict[str, Any] = {
+        "no_fit": not fits,
+        # Read only by the message of a state that does not fit (0 elsewhere keeps it light).
+        "used_gb": 0 if fits else round(used / GB, 2),
+        "card_gb": f"{round(CARDS[card].memory_bytes / GB, 2):g}",
+        "held": "weights and KV cache" if context and not MODELS[model].is_moe else "weights",
+        "ceiling": _ceiling(model, fabric, card, batch, context, algorithm),
+        "note": _note(model, fabric, algorithm),
+    }
+    if step is None:
+        # Nothing is drawn; the numbers the message does not read are placeholders.
+        return {
+            **row, "compute_ms": 0.0, "kv_ms": 0.0, "latency_ms": 0.0, "bandwidth_ms": 0.0,
+            "total_ms": 0.0, "tokens_per_s": 0, "bound": "none", "speedup": "none",
+            "speedup_note": " (it does not fit)",
+        }  # fmt: skip
+    speedup, speedup_note = _speedup(model, fabric, card, n, batch, context, algorithm, step)
     return {
+        **row,
         "compute_ms": _ms(step.compute_s),
-        "kv_ms": _ms(step.kv_read_s),
+        "kv_ms": _ms(step.kv_s),
         "latency_ms": _ms(step.latency_s),
         "bandwidth_ms": _ms(step.bandwidth_s),
         "total_ms": _ms(step.total_s),
         "tokens_per_s": round(step.tokens_per_s),
         "bound": step.bound,
-        "speedup": round(one.total_s / step.total_s, 2),
-        "ceiling": _ceiling(fabric, card, batch, context, algorithm),
+        "speedup": speedup,
+        "speedup_note": speedup_note,
     }
 
 
-def _chart(explorer_filter: str, free_n_filter: str) -> dict[str, Any]:
+def axis_max_ms(rows: list[dict[str, Any]]) -> int:
+    """The time axis's fixed right end: the specimen's slowest state of one sequence
+    with no context (the lesson's regime), rounded up to 10 ms.
+
+    Longer bars (another model, a large batch, a long context) are cut at the
+    edge and say their total, so no setting rescales the axis.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The explorer's states.
+
+    Returns
+    -------
+    int
+        Milliseconds, a multiple of 10.
+    """
+    lesson_regime = [
+        r["total_ms"]
+        for r in rows
+        if r["model"] == MODEL.name and r["batch"] == 1 and not r["context"]
+    ]
+    return 10 * math.ceil(max(lesson_regime) / 10)
+
+
+def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str, Any]:
     lesson = " && ".join(
         f"datum.{k} == {v!r}" if isinstance(v, str) else f"datum.{k} == {v}"
         for k, v in LESSON.items()
     )
-    lesson_bar = "lesson: 2 GPUs, H100, fast fabric"
+    lesson_bar = f"lesson: {MODEL.name}, 2 GPUs, H100, fast fabric"
     one_bar = "1 GPU, your card and fabric"
-    yours = "(n == 1 ? '1 GPU' : n + ' GPUs') + ', your choice'"
+    unfit = "(datum.no_fit == 'true' ? ' (does not fit)' : '')"
+    yours = f"(n == 1 ? '1 GPU' : n + ' GPUs') + ', your choice' + {unfit}"
     bars = (
-        f"[({free_n_filter}) && datum.n == 1 ? '{one_bar}' : '', "
+        f"[({free_n_filter}) && datum.n == 1 ? '{one_bar}' + {unfit} : '', "
         f"({explorer_filter}) ? {yours} : '', "
         f"({lesson}) ? '{lesson_bar}' : '']"
     )
+    bar_layer = time_bars(_TERMS, {"field": "_order", "op": "min"}, "bar")
+    x_scale = {"domain": [0, axis_max], "clamp": True, "nice": False}
+    bar_layer["encoding"]["x"] = {**bar_layer["encoding"]["x"], "scale": x_scale}
+    past = {
+        "transform": [
+            {"filter": f"datum.total_ms > {axis_max}"},
+            {"calculate": "'past the axis: ' + datum.total_ms + ' ms →'", "as": "_past"},
+        ],
+        "mark": {"type": "text", "align": "right", "dx": -4, "baseline": "middle",
+                 "fontSize": 11, "fontWeight": "bold", "color": "white"},
+        "encoding": {
+            "y": {"field": "_bar", "type": "nominal", "sort": {"field": "_order", "op": "min"}},
+            "x": {"datum": axis_max, "type": "quantitative", "scale": x_scale},
+            "text": {"field": "_past"},
+        },
+    }  # fmt: skip
     return {
         "width": 560,
         "height": 150,
@@ -184,13 +403,13 @@ def _chart(explorer_filter: str, free_n_filter: str) -> dict[str, Any]:
             {"filter": "datum._bar != ''"},
             {
                 "calculate": (
-                    f"datum._bar == '{one_bar}' ? 0 : (datum._bar == '{lesson_bar}' ? 2 : 1)"
+                    f"indexof(datum._bar, '{one_bar}') == 0 ? 0 : "
+                    f"(indexof(datum._bar, 'lesson:') == 0 ? 2 : 1)"
                 ),
                 "as": "_order",
             },
-            *fold_terms(_TERMS),
         ],
-        **time_bars(_TERMS, {"field": "_order", "op": "min"}, "bar"),
+        "layer": [{"transform": fold_terms(_TERMS), **bar_layer}, past],
     }
 
 
@@ -217,8 +436,11 @@ def decode_explorer() -> Explorer:
         rows=rows,
         message=MESSAGE,
         chart={},
-        numeric=(*(t for t, _, _ in _TERMS), "n"),
-        message_lines=4,
+        numeric=(*(t for t, _, _ in _TERMS), "n", "total_ms", "kv_ms", "tokens_per_s", "used_gb"),
+        message_lines=6,
+        compact_text=True,
     )
-    explorer.chart = _chart(explorer.state_filter(), explorer.state_filter(free=["n"]))
+    explorer.chart = _chart(
+        explorer.state_filter(), explorer.state_filter(free=["n"]), axis_max_ms(rows)
+    )
     return explorer

@@ -1,18 +1,24 @@
 """The sizing explorer: do this many sequences of this length fit on these cards?
 
-Four controls (context length, concurrent sequences, tensor-parallel degree,
-card memory) pick one per-GPU budget from :func:`lesson_lib.model.memory.memory_budget`:
-a stacked bar of weights, KV cache, DeltaNet state and what is free against
-the card's capacity, and a message that says whether it fits, by how much,
-and how many sequences of that length would. At its defaults (one
-full-length sequence on one of the specimen's cards) it is the chapter's
-first bar.
+Five controls (the model, the context length, concurrent sequences,
+tensor-parallel degree, card memory) pick one per-GPU budget from
+:func:`lesson_lib.model.memory.memory_budget`: a stacked bar of weights, KV
+cache, DeltaNet state and what is free against the card's capacity, and a
+message that says whether it fits, by how much, and how many sequences of
+that length would. At its defaults (the specimen, one full-length sequence
+on one of the specimen's cards) it is the chapter's first bar.
+
+The model is the specimen or one of :data:`lesson_lib.model.presets.PRESETS`. Each
+model has its own longest context, so the context is offered as a share of
+the chosen model's maximum (the message gives it in tokens): no state prices
+a context the model does not read.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import Any
 
 from lesson_lib.chapters.sizing import fits_by_degree
@@ -20,16 +26,42 @@ from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.sizing import SEGMENTS
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
+from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
-from lesson_lib.model.specs import Accelerator
+from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import GB, GiB, format_bytes, format_count
 
 #: Tensor-parallel degrees offered.
 TP_VALUES: tuple[int, ...] = (1, 2, 4, 8)
-#: Context lengths offered in tokens, the powers of two from 1,024 to the model's maximum.
-CONTEXT_VALUES: tuple[int, ...] = tuple(
-    1024 * 2**k for k in range(20) if 1024 * 2**k <= MODEL.max_context
-)
+#: The models offered, by name: the specimen first, then the other presets.
+MODELS: dict[str, ModelSpec] = dict(PRESETS)
+#: Context lengths offered, as the divisor of the chosen model's longest context
+#: (1 is the whole of it); for the specimen 262,144, 131,072, 32,768 and 8,192 tokens.
+CONTEXT_DIVISORS: tuple[int, ...] = (1, 2, 8, 32)
+
+
+def context_tokens(model: str, divisor: int) -> int:
+    """Tokens per sequence at ``1 / divisor`` of ``model``'s longest context.
+
+    Parameters
+    ----------
+    model : str
+        A key of :data:`MODELS`.
+    divisor : int
+        One of :data:`CONTEXT_DIVISORS`.
+
+    Returns
+    -------
+    int
+        ``max_context // divisor`` (every preset's maximum divides evenly).
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}")
+    if divisor not in CONTEXT_DIVISORS:
+        raise ValueError(f"divisor must be one of {list(CONTEXT_DIVISORS)}, got {divisor!r}")
+    return MODELS[model].max_context // divisor
+
+
 #: The card of exercise ex-sizing-3, sold as 141 GB with about 140 GiB visible.
 BIG_CARD_LABEL: str = "141 GB"
 BIG_CARD_BYTES: float = 140 * GiB
@@ -55,7 +87,6 @@ CARDS: dict[int | float, Accelerator] = {
         24 * GB,
         48 * GB,
         GPU.memory_bytes,
-        96 * GB,
         BIG_CARD_BYTES,
         192 * GB,
     )
@@ -85,13 +116,17 @@ SEQUENCE_VALUES: tuple[int, ...] = tuple(
 )
 
 CONTROLS: tuple[Control, ...] = (
+    Control("model", "model", tuple(MODELS), MODEL.name),
     Control(
         "context",
-        "context (tokens per sequence)",
-        CONTEXT_VALUES,
-        MODEL.max_context,
+        "context (share of the model's longest)",
+        CONTEXT_DIVISORS,
+        1,
         tuple(
-            format_count(t) + (" (full)" if t == MODEL.max_context else "") for t in CONTEXT_VALUES
+            "full"
+            if d == 1
+            else f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)"
+            for d in CONTEXT_DIVISORS
         ),
     ),
     Control("sequences", "sequences", SEQUENCE_VALUES, 1),
@@ -101,6 +136,10 @@ CONTROLS: tuple[Control, ...] = (
 
 MESSAGE = Template(
     (
+        "{model}",
+        ": ",
+        "{context_text}",
+        "\n",
         "{fit}",
         ": ",
         "{margin_gb}",
@@ -114,7 +153,8 @@ MESSAGE = Template(
         "{kv_gb}",
         " GB KV cache + ",
         "{state_gb}",
-        " GB DeltaNet state = ",
+        "{state_phrase}",
+        " = ",
         "{used_gb}",
         " GB of ",
         "{card}",
@@ -130,6 +170,13 @@ MESSAGE = Template(
 _SEGMENT_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
     (attr.replace("_bytes", "_gb"), label, role) for attr, label, role in SEGMENTS
 )
+#: The segments the states table holds; what is free, or over, the chart works out
+#: from the margin (the two are the message's margin, so they are not shipped twice).
+_SHIPPED_SEGMENTS: tuple[str, ...] = ("weights_gb", "kv_gb", "state_gb")
+_FREE_AND_OVER: tuple[dict[str, str], ...] = (
+    {"calculate": "datum.margin_word == 'free' ? datum.margin_gb : 0", "as": "free_gb"},
+    {"calculate": "datum.margin_word == 'free' ? 0 : datum.margin_gb", "as": "over_gb"},
+)
 # Segments narrower than this share of the card get no value label (as in the figure).
 _LABEL_MIN_SHARE = 0.06
 
@@ -139,48 +186,70 @@ def _gb(nbytes: float) -> float:
 
 
 @functools.cache
-def _per_gpu(context: int, n: int, card: int | float) -> tuple[int, float]:
+def _per_gpu(model: str, tokens: int, n: int, card: int | float) -> tuple[int, float]:
     """The most sequences of this length that fit, and what one of them adds per GPU."""
-    accel = CARDS[card]
-    empty = memory_budget(MODEL, accel, n, context, 0)
-    one = memory_budget(MODEL, accel, n, context, 1)
-    return max_sequences(MODEL, accel, n, context), one.used_bytes - empty.used_bytes
+    spec, accel = MODELS[model], CARDS[card]
+    empty = memory_budget(spec, accel, n, tokens, 0)
+    one = memory_budget(spec, accel, n, tokens, 1)
+    return max_sequences(spec, accel, n, tokens), one.used_bytes - empty.used_bytes
 
 
-def _state(context: int, sequences: int, n: int, card: int | float) -> dict[str, Any]:
-    budget = memory_budget(MODEL, CARDS[card], n, context, sequences)
-    most, per_sequence = _per_gpu(context, n, card)
-    # Never empty: an empty text reads as a missing value in the browser's table.
-    why = "."
-    if budget.weights_bytes > budget.capacity_bytes:
-        why = "; the weights alone are larger than the card."
-    elif kv_share(MODEL, n) * n > 1:
-        why = f" ({n} GPUs > {MODEL.num_kv_heads} KV heads: the KV cache no longer splits)."
+def _why(spec: ModelSpec, n: int, weights_too_big: bool) -> str:
+    """Why the KV cache or the weights behave as they do; never empty (the browser reads
+    an empty text as a missing value)."""
+    if weights_too_big:
+        return "; the weights alone are larger than the card."
+    if kv_share(spec, n) * n > 1:
+        if spec.kv_lora_rank:
+            return f" (MLA: its one latent per token is copied to all {n} GPUs)."
+        return f" ({n} GPUs > {spec.num_kv_heads} KV heads: the KV cache no longer splits)."
+    return "."
+
+
+def _state(model: str, context: int, sequences: int, n: int, card: int | float) -> dict[str, Any]:
+    spec = MODELS[model]
+    tokens = context_tokens(model, context)
+    budget = memory_budget(spec, CARDS[card], n, tokens, sequences)
+    most, per_sequence = _per_gpu(model, tokens, n, card)
+    has_state = spec.state_bytes > 0
     return {
+        "context_text": f"{format_count(tokens)} tokens per sequence ("
+        + ("its longest)" if context == 1 else f"1/{context} of its longest)"),
+        "state_phrase": " GB DeltaNet state" if has_state else " GB state (no DeltaNet)",
         "fit": "Fits" if budget.fits else "Does not fit",
         "margin_gb": _gb(budget.free_bytes if budget.fits else budget.shortfall_bytes),
         "margin_word": "free" if budget.fits else "short",
-        "why": why,
+        "why": _why(spec, n, budget.weights_bytes > budget.capacity_bytes),
         "weights_gb": _gb(budget.weights_bytes),
         "kv_gb": _gb(budget.kv_bytes),
         "state_gb": _gb(budget.state_bytes),
-        "free_gb": _gb(max(budget.free_bytes, 0.0)),
         "used_gb": _gb(budget.used_bytes),
-        "over_gb": _gb(budget.shortfall_bytes),
         "most": most,
         "per_sequence_gb": _gb(per_sequence),
     }
 
 
+#: The memory axis's fixed right end, GB: the largest card offered, rounded up to 50 GB.
+#: Fixed, so that a bar keeps its length when another control moves; a bar
+#: longer than that (a big model on few GPUs) is cut at the edge, and its label
+#: and the message say by how much it is over.
+AXIS_MAX_GB: int = 50 * math.ceil(max(CARDS) / 50)
+
+
 def _chart(state: str) -> dict[str, Any]:
     columns = [c for c, _, _ in _SEGMENT_COLUMNS]
     labels = {c: label for c, label, _ in _SEGMENT_COLUMNS}
-    x = {"type": "quantitative", "title": "memory per GPU (GB, 10⁹ bytes)"}
+    x = {
+        "type": "quantitative",
+        "title": "memory per GPU (GB, 10⁹ bytes)",
+        "scale": {"domain": [0, AXIS_MAX_GB], "clamp": True, "nice": False},
+    }
     # Vertical layout in pixels: the card's label, the bar, then the overflow's label.
     bar = {"y": 22, "y2": 62}
     segments = {
         "transform": [
             {"filter": state},
+            *_FREE_AND_OVER,
             {"fold": columns, "as": ["_column", "_gb"]},
             {
                 "calculate": "{" + ", ".join(f"{c!r}: {labels[c]!r}" for c in columns) + "}"
@@ -265,6 +334,7 @@ def _chart(state: str) -> dict[str, Any]:
     over = {
         "transform": [
             {"filter": state},
+            *_FREE_AND_OVER,
             {"calculate": "datum.over_gb > 0 ? 'over by ' + datum.over_gb + ' GB' : ''",
              "as": "_over"},
         ],
@@ -276,7 +346,7 @@ def _chart(state: str) -> dict[str, Any]:
 
 
 def sizing_explorer() -> Explorer:
-    """The live sizing explorer: choose the context, the sequences, the TP degree and the card.
+    """The live sizing explorer: choose the model, the context, the sequences, the degree, the card.
 
     Returns
     -------
@@ -298,8 +368,9 @@ def sizing_explorer() -> Explorer:
         rows=rows,
         message=MESSAGE,
         chart={},
-        numeric=(*(c for c, _, _ in _SEGMENT_COLUMNS), "used_gb", "over_gb", "margin_gb"),
-        message_lines=3,
+        numeric=(*_SHIPPED_SEGMENTS, "used_gb", "margin_gb", "most", "per_sequence_gb"),
+        message_lines=4,
+        compact_text=True,
     )
     explorer.chart = _chart(explorer.state_filter())
     return explorer

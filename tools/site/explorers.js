@@ -4,23 +4,67 @@
 // by lesson_lib for every state of the controls; this script only draws the
 // chart with the vendored vega-embed and repeats the chart's message in a
 // live region, so screen readers hear what changed.
+//
+// On a column narrower than the chart (a phone), the chart is drawn again with
+// every width in the spec scaled down until it fits, the message leaves the
+// chart and the live region shows it as wrapped text under the controls
+// (the box gets the class lesson-explorer-narrow): nothing scrolls sideways.
 (function () {
   "use strict";
 
-  var MESSAGE_CLASS = "message_marks";
+  var MESSAGE_MARKS = "message_marks";
+  var MESSAGE_FIELD = "_message";
+  var NARROW = "lesson-explorer-narrow";
+  var SCALED = "lesson-explorer-scaled";
+  var MIN_WIDTH = 120;
+  var TRIES = 4;
 
-  function messageText(chart) {
-    var marks = chart.querySelectorAll("g." + MESSAGE_CLASS + " text");
-    var lines = [];
-    marks.forEach(function (text) {
-      var spans = text.querySelectorAll("tspan");
-      if (spans.length) {
-        spans.forEach(function (s) { lines.push(s.textContent); });
-      } else {
-        lines.push(text.textContent);
+  // The message of the current state, from the message mark's data (lines
+  // joined by spaces), whether or not the chart draws it.
+  function messageText(view) {
+    var found = null;
+    (function walk(node) {
+      if (!node || found !== null) { return; }
+      if (node.marktype && node.name === MESSAGE_MARKS) {
+        found = (node.items || []).map(function (item) {
+          return String(item.datum && item.datum[MESSAGE_FIELD]).split("\n").join(" ");
+        }).join(" ");
+        return;
       }
-    });
-    return lines.join(" ");
+      (node.items || []).forEach(walk);
+    })(view.scenegraph().root);
+    return found || "";
+  }
+
+  // A copy of the spec with every width scaled by factor (at least MIN_WIDTH
+  // pixels), legends one entry per line, and the message's text left out of
+  // the drawing.
+  function narrowSpec(spec, factor) {
+    var copy = JSON.parse(JSON.stringify(spec));
+    (function walk(node) {
+      if (Array.isArray(node)) { node.forEach(walk); return; }
+      if (!node || typeof node !== "object") { return; }
+      if (typeof node.width === "number") {
+        node.width = Math.max(MIN_WIDTH, Math.floor(node.width * factor));
+      }
+      if (node.legend && typeof node.legend === "object") {
+        node.legend.direction = "vertical";
+        node.legend.columns = 1;
+      }
+      if (node.name === "message" && node.encoding) {
+        node.encoding.text = { value: "" };
+        node.height = 1;
+      }
+      Object.keys(node).forEach(function (k) {
+        if (k !== "data" && k !== "legend") { walk(node[k]); }
+      });
+    })(copy);
+    return copy;
+  }
+
+  function drawnWidth(chart) {
+    var svg = chart.querySelector("svg");
+    return svg ? svg.getBoundingClientRect().width : 0;
   }
 
   function fail(box, error) {
@@ -47,12 +91,31 @@
       fail(box, "the Vega scripts did not load");
       return;
     }
-    window.vegaEmbed(chart, spec, { actions: false, renderer: "svg" }).then(function (result) {
+    var options = { actions: false, renderer: "svg" };
+    // Draw the spec; while the drawing is wider than the column, draw it again
+    // narrower. A chart laid out in fixed pixels does not get narrower with its
+    // widths: after TRIES it is drawn at its own width and scaled down whole.
+    function embed(current, factor, tries) {
+      return window.vegaEmbed(chart, current, options).then(function (result) {
+        var room = chart.clientWidth;
+        var width = drawnWidth(chart);
+        if (width <= room + 0.5 || box.classList.contains(SCALED)) { return result; }
+        result.view.finalize();
+        box.classList.add(NARROW);
+        if (tries >= TRIES) {
+          box.classList.add(SCALED);
+          return embed(narrowSpec(spec, 1), 1, tries);
+        }
+        var next = factor * Math.max(0.5, (room - 2) / width);
+        return embed(narrowSpec(spec, next), next, tries + 1);
+      });
+    }
+    embed(spec, 1, 0).then(function (result) {
       var view = result.view;
       var pending = false;
       function update() {
         pending = false;
-        status.textContent = messageText(chart);
+        status.textContent = messageText(view);
         box.setAttribute("data-state-serial", String(Number(box.getAttribute("data-state-serial") || 0) + 1));
       }
       function changed() {
