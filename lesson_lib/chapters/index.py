@@ -14,7 +14,7 @@ from lesson_lib.chapters.glue import glue_numbers
 #: The latency chapter's values the landing page quotes.
 FROM_LATENCY: tuple[str, ...] = ("speedup_1_to_4_slow", "slow_4_vs_fast_2", "break_even_4_vs_2")
 
-#: The measured chapter's values the landing page quotes: the caveat on the headline.
+#: The measured chapter's values the landing page quotes, the caveat on the headline.
 FROM_MEASURED: tuple[str, ...] = (
     "pub_pcie_8",
     "pub_pcie_ranks",
