@@ -64,6 +64,17 @@ TERMS = (
     "deepep",
     "nvl72",
     "sequence mixer",
+    "prefill",
+    "decode",
+    "tensor parallelism",
+    "pipeline parallelism",
+    "data parallelism",
+    "latency-bound",
+    "bandwidth-bound",
+    "ring all-reduce",
+    "nic",
+    "decode context parallelism",
+    "multi-head latent attention",
 )
 
 
