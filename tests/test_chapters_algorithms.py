@@ -62,6 +62,12 @@ def test_numbers_by_hand():
     assert v["graph_line_2_fast"] == f"{(27e9 / 3.35e12 + 128 * 7e-6) * 1e3:.2f} ms"
     assert v["graph_line_4_slow"] == f"{(13.5e9 / 3.35e12 + 128 * 47e-6) * 1e3:.2f} ms"
     assert v["alg_vllm_limit_4"] == "512 KiB" and v["alg_one_vs_two_shot_4"] == "505 KiB"
+    # One-shot against the ring, 6.55 us + 1.725 us a step at 450 GB/s. On 4 GPUs
+    # the ring's 6 steps cost 16.9 us, one-shot's one 8.275 us: 8.625 us saved
+    # for 3 - 1.5 = 1.5 extra payloads, 8.625e-6 x 450e9 / 1.5 = 2,587,500 B =
+    # 2,527 KiB. On 8: (30.7 - 8.275) us x 450e9 / (7 - 1.75) = 1,922,143 B = 1,877 KiB.
+    assert v["alg_one_shot_vs_ring_4"] == "2,527 KiB"
+    assert v["alg_one_shot_vs_ring_8"] == "1,877 KiB"
     assert_allclose(SLOW.latency, 50e-6)  # the graph line above assumes the slow fabric
 
 

@@ -22,6 +22,26 @@ def test_the_landing_page_quotes_the_worked_example_and_both_answers():
     assert values["box_4_tokens_per_s"] == "503" and values["box_2_tokens_per_s"] == "240"
 
 
+def test_the_landing_page_carries_the_caveat_from_measured_fabrics():
+    """One published PCIe figure nearly ties; three measured PCIe-class systems break the claim.
+
+    At the published 43.47 us on 8 PCIe GPUs, four GPUs take
+    4.03 ms + 128 x 43.47 us = 4.03 + 5.56 = 9.59 ms against two fast ones'
+    9.34 ms: 9.59 / 9.34 = 1.027, "1.03x" slower. The measured PCIe-class
+    systems' four-GPU alphas, 11.7 to 18.09 us, are all below the 41.5 us tie
+    (the worst line is 4.03 + 128 x 0.01809 = 6.35 ms < 9.34 ms), so the
+    claim that four slow GPUs lose holds on none of the three.
+    """
+    values = index.numbers()
+    assert values["pub_pcie_8"] == "43.47 us" and values["pub_pcie_ranks"] == "8"
+    assert values["pub_pcie_vs_fast_2"] == "1.03x"
+    assert values["pcie_alpha_4_low"] == "11.7 us" and values["pcie_alpha_4_high"] == "18.09 us"
+    assert values["claim_four_slow_lose"] == "holds on 0 of 3"
+    # The table's slow line leaves out the bytes, the figure's includes them:
+    # 2 x 3/4 x 10 KiB x 128 / 64 GB/s = 0.031 ms more, 10.43 -> 10.46 ms.
+    assert (values["line_4_slow"], values["line_bw_4_slow"]) == ("10.43 ms", "10.46 ms")
+
+
 def test_glue_glues_every_number_hidden():
     """Each value of numbers() is glued once, under its name, with no visible output."""
     InteractiveShell.instance()

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from lesson_lib.chapters import batching, experts, kv_transfer, latency, overview, payloads, sizing
+from lesson_lib.chapters import (
+    batching,
+    experts,
+    kv_transfer,
+    latency,
+    measured,
+    overview,
+    payloads,
+    sizing,
+)
 from lesson_lib.chapters.glue import glue_numbers
 
 
@@ -15,7 +24,8 @@ def numbers() -> dict[str, str]:
         Glue name -> formatted text: the worked example's numbers, the batch
         crossover on four GPUs (batching), the ring-of-4 rate (payloads), the
         KV heads (sizing), the slow fabric's break-even latency and the
-        buyer's two answers (latency), DeepSeek-V3's all-to-alls per token
+        buyer's two answers (latency), how the headline fares on the measured
+        PCIe-class systems (measured), DeepSeek-V3's all-to-alls per token
         (experts), and a full-length request's hand-off from prefill to decode
         GPUs on each link (kv_transfer).
     """
@@ -26,6 +36,7 @@ def numbers() -> dict[str, str]:
         "sizing_kv_heads": sizing.sizing_numbers()["sizing_kv_heads"],
         "break_even_4_vs_2": latency.scaling_numbers()["break_even_4_vs_2"],
         **latency.buyer_numbers(),
+        "claim_four_slow_lose": measured.measured_numbers()["claim_four_slow_lose"],
         "ds_alltoalls": experts.experts_numbers()["ds_alltoalls"],
         **{
             name: kv_transfer.kv_transfer_numbers()[name]
