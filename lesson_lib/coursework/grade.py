@@ -48,7 +48,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -61,7 +61,10 @@ from lesson_lib.coursework.check import (
     CheckTimeout,
     check,
 )
+from lesson_lib.coursework.feedback import write_feedback
+from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_jobs, run_in_order
 from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.regrade import RegradeRefused, merge_rows, read_rows, shrink_problem
 from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
     SANDBOX_HOME,
@@ -91,6 +94,13 @@ from lesson_lib.model._safe_io import (
 MAX_CELL_CHARS = 20_000
 #: Longest ``--timeout`` accepted, seconds.
 MAX_TIMEOUT = 3600.0
+#: Seconds a clean submission of the problem set takes to grade, kernel start included
+#: (``benchmarks/grading.py``, the median of the serial run on the two-CPU build machine).
+CLEAN_RUN_S = 2.5
+#: Shortest default ``--timeout``: room for a loaded machine's slow kernel start, seconds.
+MIN_TIMEOUT_S = 30.0
+#: Default ``--timeout``: ten clean runs, at least :data:`MIN_TIMEOUT_S`, seconds.
+DEFAULT_TIMEOUT_S = max(MIN_TIMEOUT_S, 10 * CLEAN_RUN_S)
 #: Seconds allowed after the notebook's own limit for the kernel to start, stop and report.
 GRACE_S = 60.0
 #: Note added to every row graded with ``--no-sandbox``.
@@ -135,6 +145,11 @@ class Submission:
     looks_like : str
         For a name that is not a valid ID, the plain ID it looks like
         (:func:`~lesson_lib.coursework.student_ids.skeleton`), else "".
+    graded_as : str or None
+        The normalised student ID the answers are checked against (None: no valid ID).
+    from_source : dict
+        Problem id -> why its answer was read from the notebook's source
+        rather than from the kernel (the notebook stopped, or could not run).
     """
 
     student: str
@@ -146,6 +161,8 @@ class Submission:
     file: str = ""
     seconds: float = 0.0
     looks_like: str = ""
+    graded_as: str | None = None
+    from_source: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -153,7 +170,7 @@ class Submission:
         return sum(r.score for r in self.results.values())
 
 
-def static_answers(nb: object) -> dict[str, Any]:
+def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
     """Answers typed as plain values (``answer_q3 = 1.5``) in a notebook's code cells.
 
     Never raises: cells that are not text, too long (over
@@ -163,6 +180,9 @@ def static_answers(nb: object) -> dict[str, Any]:
     ----------
     nb : dict
         The notebook as parsed JSON or ``nbformat.NotebookNode`` (not executed).
+    first : int, default 0
+        Index, among the code cells, of the first one read (the cell a
+        notebook stopped at: the ones before it ran).
 
     Returns
     -------
@@ -175,7 +195,7 @@ def static_answers(nb: object) -> dict[str, Any]:
         sources = code_sources(nb)
     except ValueError:
         return answers
-    for source in sources:
+    for source in sources[max(first, 0) :]:
         if len(source) > MAX_CELL_CHARS or "answer_q" not in source:
             continue
         try:
@@ -279,7 +299,12 @@ def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
 
 
 def _execute(
-    nb: dict, timeout: float, sandbox: bool, limits: Limits, workdir: Path
+    nb: dict,
+    timeout: float,
+    sandbox: bool,
+    limits: Limits,
+    workdir: Path,
+    cancel: threading.Event | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """Run the notebook ``nb`` (as read) through the runner in a throwaway copy; (record, note).
 
@@ -309,6 +334,7 @@ def _execute(
                 limits=limits,
                 sandbox=sandbox,
                 pass_fds=(result_fd,),
+                cancel=cancel,
             )
         finally:
             os.close(result_fd)
@@ -337,12 +363,14 @@ def _execute(
 def grade_notebook(
     name: str,
     path: Path,
-    timeout: float = 120.0,
+    timeout: float = DEFAULT_TIMEOUT_S,
     *,
     sandbox: bool = True,
     limits: Limits | None = None,
     workdir: Path | None = None,
     entry: Entry | None = None,
+    score: bool = True,
+    cancel: threading.Event | None = None,
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
@@ -357,7 +385,7 @@ def grade_notebook(
         The ID the file system gives it (file stem or folder name, tails taken off).
     path : Path
         The notebook.
-    timeout : float, default 120
+    timeout : float, default :data:`DEFAULT_TIMEOUT_S`
         Seconds the notebook's cells may run, counted once its kernel is ready;
         the sandbox is killed :data:`GRACE_S` seconds later whatever happens.
     sandbox : bool, default True
@@ -370,6 +398,12 @@ def grade_notebook(
         What :func:`~lesson_lib.coursework.submissions.find_submissions` found
         (the name as it stands, why it cannot be graded); default: ``path``
         as a notebook file named ``name``.
+    score : bool, default True
+        False leaves ``results`` empty, for :func:`score_submission` to fill
+        in the main thread (where each check has its time limit).
+    cancel : threading.Event, optional
+        Set by another thread to stop the run
+        (:class:`~lesson_lib.coursework.sandbox.Cancelled` is raised).
 
     Returns
     -------
@@ -416,7 +450,9 @@ def grade_notebook(
         nb = None
     if nb is not None:
         with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
-            record, note = _execute(nb, timeout, sandbox, limits or Limits(), workdir or Path(tmp))
+            record, note = _execute(
+                nb, timeout, sandbox, limits or Limits(), workdir or Path(tmp), cancel
+            )
         if note:
             sub.notes.append(note)
         sub.status = record["status"] if record["status"] in _STATUSES else "could not run"
@@ -440,16 +476,105 @@ def grade_notebook(
         if isinstance(record.get("error"), str):
             sub.notes.append(f"execution failed ({printable(record['error'], 120)})")
         _note_space(sub, record.get("space"), limits or Limits(), sandbox)
-        plain = _plain_payload(record.get("payload"))
-        if plain is not None:
-            answers, declared = plain
-        else:
-            answers, declared = static_answers(nb), static_student(nb)
-            sub.notes.append("answers read from the answer cells' source, not from running it")
+        answers, declared = _answers_of(sub, nb, record)
         _note_declared(sub, sid, declared)
-    for qid in PROBLEMS:
-        sub.results[qid] = check_in_time(qid, (answers or {}).get(qid), sid)
+    sub.answers = dict(answers or {})
+    sub.graded_as = sid
+    if score:
+        score_submission(sub)
     sub.seconds = time.monotonic() - started
+    return sub
+
+
+def stopped_cell(record: dict[str, Any], cells: int) -> int | None:
+    """The code cell (index from 0) a run stopped at, from the runner's record, if valid.
+
+    Parameters
+    ----------
+    record : dict
+        The runner's record (untrusted: any shape).
+    cells : int
+        How many code cells the notebook has.
+
+    Returns
+    -------
+    int or None
+        None when the record names no cell, or one the notebook does not have.
+    """
+    at = record.get("stopped_at")
+    if isinstance(at, int) and not isinstance(at, bool) and 0 <= at < cells:
+        return at
+    return None
+
+
+def source_note(cell_index: int) -> str:
+    """What an answer read from the source after a stop says, ``cell_index`` from 0.
+
+    Parameters
+    ----------
+    cell_index : int
+        The code cell the notebook stopped at, counted from 0.
+
+    Returns
+    -------
+    str
+        ``"read from source: the notebook stopped at code cell N"``, N counted from 1.
+    """
+    return f"read from source: the notebook stopped at code cell {cell_index + 1}"
+
+
+def _answers_of(
+    sub: Submission, nb: dict, record: dict[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """The answers and declared ``STUDENT`` of a run, and the notes on where they came from.
+
+    A notebook that timed out and one whose kernel died at the same cell are
+    treated alike for the cells from that one on: they did not run, so the
+    answers typed in them as plain values are read from the source, each
+    marked (:func:`source_note`). Answers the kernel held before the stop
+    are kept; when no kernel answered (it died), every answer is read from
+    the source.
+    """
+    stopped = stopped_cell(record, len(code_sources(nb)))
+    plain = _plain_payload(record.get("payload"))
+    if plain is None:
+        answers, declared = static_answers(nb), static_student(nb)
+        sub.notes.append("answers read from the answer cells' source, not from running it")
+        why = source_note(stopped) if stopped is not None else "read from source: it did not run"
+        sub.from_source = dict.fromkeys(answers, why)
+        if stopped is not None:
+            later = static_answers(nb, stopped)
+            if later:
+                sub.notes.append(f"{why}: {', '.join(later)}")
+        return answers, declared
+    answers, declared = plain
+    if stopped is not None:
+        later = static_answers(nb, stopped)
+        if later:
+            answers = {**answers, **later}
+            sub.from_source = dict.fromkeys(later, source_note(stopped))
+            sub.notes.append(f"{source_note(stopped)}: {', '.join(later)}")
+    return answers, declared
+
+
+def score_submission(sub: Submission) -> Submission:
+    """Check every problem's answer of ``sub`` (:func:`check_in_time`), filling its results.
+
+    Run in the main thread, so each check has its time limit; a parallel
+    grader runs the sandboxes in worker threads and scores here.
+
+    Parameters
+    ----------
+    sub : Submission
+        A run's answers (``answers``) and the ID they are checked against (``graded_as``).
+
+    Returns
+    -------
+    Submission
+        ``sub`` itself, its ``results`` set.
+    """
+    for qid in PROBLEMS:
+        sub.results[qid] = check_in_time(qid, sub.answers.get(qid), sub.graded_as)
     return sub
 
 
@@ -559,19 +684,21 @@ def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submiss
 
 def grade_folder(
     folder: Path,
-    timeout: float = 120.0,
+    timeout: float = DEFAULT_TIMEOUT_S,
     *,
     sandbox: bool = True,
     limits: Limits | None = None,
     progress: TextIO | None = None,
+    jobs: int = 1,
+    students: Collection[str] | None = None,
 ) -> list[Submission]:
-    """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`), one at a time.
+    """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`).
 
     Parameters
     ----------
     folder : Path
         The folder of submissions.
-    timeout : float, default 120
+    timeout : float, default :data:`DEFAULT_TIMEOUT_S`
         Seconds each notebook may run.
     sandbox : bool, default True
         False: no bubblewrap (see :func:`grade_notebook`).
@@ -579,6 +706,13 @@ def grade_folder(
         Resource limits of each run.
     progress : text stream, optional
         Where to print one line per graded notebook.
+    jobs : int, default 1
+        Sandboxes run at once (:mod:`~lesson_lib.coursework.parallel`), each
+        with its own limits; the rows are the same, in the same order, whatever it is.
+    students : collection of str, optional
+        Grade only the entries whose name gives one of these IDs (case
+        ignored): a regrade, merged into the class's file by
+        :func:`~lesson_lib.coursework.regrade.merge_rows`.
 
     Returns
     -------
@@ -587,14 +721,20 @@ def grade_folder(
         duplicates and imitations flagged.
     """
     folder = Path(folder)
+    jobs = require_jobs(jobs)
     if sandbox:
         require_sandbox()
+    entries = find_submissions(folder)
+    if students is not None:
+        wanted = {s.casefold() for s in students}
+        entries = [e for e in entries if _entry_id(e).casefold() in wanted]
     subs = []
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
         os.chmod(work, 0o700)
-        for entry in find_submissions(folder):
+
+        def run(entry: Entry, cancel: threading.Event) -> Submission:
             try:
-                sub = grade_notebook(
+                return grade_notebook(
                     entry.stem,
                     entry.path,
                     timeout,
@@ -602,11 +742,16 @@ def grade_folder(
                     limits=limits,
                     workdir=Path(work),
                     entry=entry,
+                    score=False,
+                    cancel=cancel,
                 )
             except Exception as err:  # never stop the run for one submission
                 sub = Submission(entry.stem, entry.path, "could not run", file=entry.file)
                 sub.notes.append(f"the grader failed on this file ({_describe(err)})")
-                sub.results = {q: check(q, None) for q in PROBLEMS}
+                return sub
+
+        for sub in run_in_order(run, entries, jobs):
+            score_submission(sub)
             if progress is not None:
                 # one line per row, whatever the name holds (a newline would forge another)
                 progress.write(
@@ -618,6 +763,14 @@ def grade_folder(
     flag_duplicates(subs)
     flag_imitations(subs)
     return subs
+
+
+def _entry_id(entry: Entry) -> str:
+    """The normalised ID an entry's name gives, or its name as found when it gives none."""
+    try:
+        return normalize_student(entry.stem) or entry.stem
+    except (TypeError, ValueError):
+        return entry.stem
 
 
 def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
@@ -650,12 +803,25 @@ def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
 
 
 def _write_csv_atomically(
-    path: Path, header: list[str], rows: list[list[tuple[object, int]]]
+    path: Path,
+    header: list[str],
+    rows: list[list[tuple[object, int]]],
+    merge: Collection[str] | None = None,
 ) -> Path | None:
     """Write a CSV by a temporary file and a rename; keep a different earlier file first.
 
-    Each cell is given with its longest length.
+    Each cell is given with its longest length. With ``merge`` (the regraded
+    students) the rows replace only those students' rows of the existing
+    file (:func:`~lesson_lib.coursework.regrade.merge_rows`).
     """
+    cells = [[spreadsheet_safe(c, limit) for c, limit in row] for row in rows]
+    if merge is not None:
+        cells = merge_rows(read_rows(path, header), cells, merge)
+    return _write_rows_atomically(path, header, cells)
+
+
+def _write_rows_atomically(path: Path, header: list[str], rows: list[list[str]]) -> Path | None:
+    """Write rows of cells already made safe by a temporary file and a rename."""
     path = require_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -664,7 +830,7 @@ def _write_csv_atomically(
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(header)
-            writer.writerows([[spreadsheet_safe(c, limit) for c, limit in row] for row in rows])
+            writer.writerows(rows)
         os.chmod(tmp, 0o644)
         require_output_file(path)  # again: it may have been replaced meanwhile
         if path.exists() and not filecmp.cmp(path, tmp, shallow=False):
@@ -676,7 +842,15 @@ def _write_csv_atomically(
     return kept
 
 
-def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
+#: The scores CSV's columns.
+SCORES_HEADER = ["student", "file", *PROBLEMS, "total", "max", "status", "notes"]
+#: The details CSV's columns.
+DETAILS_HEADER = ["student", "file", "problem", "answer", "status", "score", "message"]
+
+
+def write_scores(
+    submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
+) -> Path | None:
     """Write one row per notebook: student, file, one column per problem, total, max, status, notes.
 
     Written atomically (a temporary file, then a rename): an existing file is
@@ -690,6 +864,9 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
         Graded notebooks.
     path : Path
         CSV file to write (its folder is created).
+    merge : collection of str, optional
+        The students regraded (``--student``): their rows replace theirs in
+        the existing file, every other row is kept as it is.
 
     Returns
     -------
@@ -699,7 +876,8 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file.
+        If ``path`` exists and is not a regular file, or (merging) is not
+        this grader's file (:class:`~lesson_lib.coursework.regrade.RegradeRefused`).
     """
     rows = [
         [
@@ -713,11 +891,12 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
         ]
         for sub in submissions
     ]
-    header = ["student", "file", *PROBLEMS, "total", "max", "status", "notes"]
-    return _write_csv_atomically(path, header, rows)
+    return _write_csv_atomically(path, SCORES_HEADER, rows, merge)
 
 
-def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
+def write_details(
+    submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
+) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict and its message.
 
     Written atomically, keeping a different earlier file, like :func:`write_scores`.
@@ -728,6 +907,8 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
         Graded notebooks.
     path : Path
         CSV file to write (its folder is created).
+    merge : collection of str, optional
+        The students regraded, as for :func:`write_scores`.
 
     Returns
     -------
@@ -737,7 +918,7 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file.
+        If ``path`` exists and is not a regular file, or (merging) is not this grader's file.
     """
     rows = [
         [
@@ -752,9 +933,7 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
         for sub in submissions
         for qid, result in sub.results.items()
     ]
-    return _write_csv_atomically(
-        path, ["student", "file", "problem", "answer", "status", "score", "message"], rows
-    )
+    return _write_csv_atomically(path, DETAILS_HEADER, rows, merge)
 
 
 def _timeout_arg(text: str) -> float:
@@ -790,6 +969,76 @@ def _output_problem(out: Path, details: Path | None) -> str:
     return ""
 
 
+def compile_lesson_lib() -> bool:
+    """Write ``lesson_lib``'s bytecode cache before grading, if it is missing or stale.
+
+    Every sandbox mounts ``lesson_lib`` read-only, so a kernel there cannot
+    cache what it compiles and would compile the package's source again in
+    each notebook (a quarter of a second per notebook measured with
+    ``benchmarks/grading.py``). Written once here, outside, every kernel
+    reads it. A checkout that cannot be written is left as it is.
+
+    Returns
+    -------
+    bool
+        True when every module compiled (or was already up to date).
+    """
+    import compileall
+
+    import lesson_lib
+
+    package = Path(lesson_lib.__file__).parent
+    try:
+        return bool(compileall.compile_dir(package, quiet=2, workers=1))
+    except OSError:
+        return False
+
+
+def _jobs_arg(text: str) -> int:
+    try:
+        return require_jobs(int(text))
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of sandboxes from 1 to {MAX_JOBS}, got {text!r}"
+        ) from None
+
+
+def _regrade_problem(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | str | None:
+    """The IDs of ``--student`` (None for a full run), or what is wrong, as a message."""
+    if args.student is None:
+        if args.replace:
+            return None
+        graded = {_entry_id(e) for e in found}
+        return shrink_problem(args.out, SCORES_HEADER, graded) or None
+    wanted: set[str] = set()
+    for raw in args.student:
+        try:
+            sid = normalize_student(raw)
+        except (TypeError, ValueError) as err:
+            return f"--student {printable(raw, 80)!r} is not a valid student ID ({err})"
+        if sid is None:
+            return "--student needs an ID, got an empty one"
+        wanted.add(sid)
+    have = {_entry_id(e).casefold() for e in found}
+    missing = sorted(w for w in wanted if w.casefold() not in have)
+    if missing:
+        return (
+            f"--student: no submission in {args.folder} for {', '.join(missing)}; "
+            "nothing graded, the grades files are as they were"
+        )
+    for option, path, header in (
+        ("--out", args.out, SCORES_HEADER),
+        ("--details", args.details, DETAILS_HEADER),
+    ):
+        if path is None:
+            continue
+        try:
+            read_rows(path, header)
+        except RegradeRefused as err:
+            return f"{option}: cannot merge the regrade: {err}"
+    return wanted
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; see the module docstring.
 
@@ -818,8 +1067,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--timeout",
         type=_timeout_arg,
-        default=120.0,
-        help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default 120)",
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT_S:g}: "
+        f"ten times a clean run of the problem set, {CLEAN_RUN_S:g} s, and at least "
+        f"{MIN_TIMEOUT_S:g} s)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs_arg,
+        default=available_cpus(),
+        help=f"sandboxes run at once, 1 to {MAX_JOBS} (default: the CPUs this process may use, "
+        f"{available_cpus()} here); the CSV is the same whatever it is",
+    )
+    parser.add_argument(
+        "--student",
+        action="append",
+        metavar="ID",
+        help="regrade only this student (repeatable); the new rows replace theirs in --out "
+        "and --details, every other row is kept as it was",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="let a full run replace a grades file holding students it has no submission for",
+    )
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        help="folder for one HTML feedback file per student (default: feedback/ beside --out)",
     )
     parser.add_argument(
         "--no-sandbox",
@@ -842,11 +1117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not found:
         print(f"error: no submissions in {args.folder}", file=sys.stderr)
         return 2
+    regraded = _regrade_problem(args, found)
+    if isinstance(regraded, str):
+        print(f"error: {regraded}", file=sys.stderr)
+        return 2
     hidden = hidden_names(args.folder)
     if hidden:
         shown = ", ".join(printable(h, 40) for h in hidden[:5])
         more = f" and {len(hidden) - 5} more" if len(hidden) > 5 else ""
         print(f"note: names starting with '.' are not submissions, left out: {shown}{more}")
+    compile_lesson_lib()
     if not args.no_sandbox:
         try:
             require_sandbox()
@@ -858,7 +1138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with stop_on_signals():
             submissions = grade_folder(
-                args.folder, args.timeout, sandbox=not args.no_sandbox, progress=sys.stdout
+                args.folder,
+                args.timeout,
+                sandbox=not args.no_sandbox,
+                progress=sys.stdout,
+                jobs=args.jobs,
+                students=regraded,
             )
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: the sandbox and copies are gone
         signum = getattr(stop, "signum", signal.SIGINT)
@@ -871,8 +1156,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signum
     for path, write in ((args.out, write_scores), (args.details, write_details)):
         if path is not None:
-            kept = write(submissions, path)
-            print(f"wrote {path}" + (f" (the previous one is kept as {kept})" if kept else ""))
+            try:
+                kept = write(submissions, path, regraded)
+            except RegradeRefused as err:  # checked before grading; changed meanwhile
+                print(f"error: {err}; nothing written", file=sys.stderr)
+                return 2
+            merged = ""
+            if regraded is not None:
+                merged = f" ({len(regraded)} regraded student(s) merged in)"
+            print(
+                f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
+            )
+    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
+    try:
+        handed = write_feedback(submissions, feedback)
+    except (OSError, ValueError) as err:
+        print(f"warning: no feedback written ({err})", file=sys.stderr)
+    else:
+        print(f"wrote {len(handed)} feedback file(s) into {feedback}")
     counts: dict[str, int] = {}
     for sub in submissions:
         counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
