@@ -21,13 +21,13 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.model._safe_io import printable, require_output_file
 
-if TYPE_CHECKING:
-    from lesson_lib.coursework.grade import Submission
+# A grade.Submission; not imported, since the grader imports this module.
+_Submission = Any
 
 #: Points a problem is worth in the feedback (the scores CSV's ``max`` counts one per problem).
 POINTS_PER_PROBLEM = 1.0
@@ -64,7 +64,7 @@ def _text(value: object, limit: int = 2000) -> str:
     return html.escape(printable(value, limit), quote=True)
 
 
-def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
+def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
     """One student's feedback page.
 
     Parameters
@@ -125,7 +125,7 @@ def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
+def write_feedback(submissions: Sequence[_Submission], folder: Path) -> list[Path]:
     """Write ``folder/<ID>.html`` for every student with a valid ID; files for others are left alone.
 
     A submission whose name is not a valid ID has no student to hand it to,
@@ -152,7 +152,7 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise ValueError(f"--feedback {folder} must be a folder, not a link or a file")
     folder.mkdir(parents=True, exist_ok=True)
-    by_student: dict[str, list[Submission]] = {}
+    by_student: dict[str, list[_Submission]] = {}
     for sub in submissions:
         if sub.graded_as is not None:
             by_student.setdefault(sub.graded_as, []).append(sub)

@@ -62,6 +62,16 @@ from lesson_lib.coursework.check import (
     check,
 )
 from lesson_lib.coursework.feedback import write_feedback
+from lesson_lib.coursework.manual_grading import (
+    EXPORT_HEADER,
+    MANUAL_PARTS,
+    MAX_REASONING_CHARS,
+    ManualImportError,
+    export_rows,
+    import_into,
+    read_folder,
+    reasoning_answers,
+)
 from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_jobs, run_in_order
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.regrade import RegradeRefused, merge_rows, read_rows, shrink_problem
@@ -150,6 +160,9 @@ class Submission:
     from_source : dict
         Problem id -> why its answer was read from the notebook's source
         rather than from the kernel (the notebook stopped, or could not run).
+    reasoning : dict
+        Problem id -> the reasoning typed for a part a person grades
+        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
     """
 
     student: str
@@ -163,6 +176,7 @@ class Submission:
     looks_like: str = ""
     graded_as: str | None = None
     from_source: dict[str, str] = field(default_factory=dict)
+    reasoning: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -449,6 +463,7 @@ def grade_notebook(
         _note_declared(sub, None, static_student(nb))
         nb = None
     if nb is not None:
+        sub.reasoning = reasoning_answers(nb)
         with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
             record, note = _execute(
                 nb, timeout, sandbox, limits or Limits(), workdir or Path(tmp), cancel
@@ -842,8 +857,17 @@ def _write_rows_atomically(path: Path, header: list[str], rows: list[list[str]])
     return kept
 
 
-#: The scores CSV's columns.
-SCORES_HEADER = ["student", "file", *PROBLEMS, "total", "max", "status", "notes"]
+#: The scores CSV's columns: the parts a person grades last, blank until imported.
+SCORES_HEADER = [
+    "student",
+    "file",
+    *PROBLEMS,
+    "total",
+    "max",
+    "status",
+    "notes",
+    *[part.column for part in MANUAL_PARTS.values()],
+]
 #: The details CSV's columns.
 DETAILS_HEADER = ["student", "file", "problem", "answer", "status", "score", "message"]
 
@@ -888,6 +912,7 @@ def write_scores(
             (len(PROBLEMS), 8),
             (sub.status, MAX_CELL_TEXT),
             ("; ".join(sub.notes), MAX_NOTES_CHARS),
+            *[("", 8) for _ in MANUAL_PARTS],
         ]
         for sub in submissions
     ]
@@ -967,6 +992,47 @@ def _output_problem(out: Path, details: Path | None) -> str:
                 "the scores; give two names"
             )
     return ""
+
+
+def write_manual_export(
+    submissions: Sequence[Submission], folder: Path, merge: Collection[str] | None = None
+) -> list[Path]:
+    """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
+
+    Every submission with a valid ID gets a row, a blank answer too (the TA
+    gives it 0). Written atomically, keeping a different earlier file; with
+    ``merge`` (a regrade) only those students' rows are replaced, so points
+    a TA already typed for the others stay.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks.
+    folder : Path
+        Where the files go (created).
+    merge : collection of str, optional
+        The regraded students.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    graded = [
+        (sub.student, sub.file or sub.path.name, sub.reasoning)
+        for sub in submissions
+        if sub.graded_as is not None
+    ]
+    written = []
+    for part in MANUAL_PARTS.values():
+        rows = [
+            [(cell, MAX_REASONING_CHARS if i == 2 else MAX_CELL_TEXT) for i, cell in enumerate(r)]
+            for r in export_rows(graded, part)
+        ]
+        target = Path(folder) / part.file_name
+        _write_csv_atomically(target, EXPORT_HEADER, rows, merge)
+        written.append(target)
+    return written
 
 
 def compile_lesson_lib() -> bool:
@@ -1092,6 +1158,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="let a full run replace a grades file holding students it has no submission for",
     )
     parser.add_argument(
+        "--manual-export",
+        type=Path,
+        metavar="DIR",
+        help="write one CSV per part a person grades (q12's reasoning) for a TA to fill in",
+    )
+    parser.add_argument(
+        "--manual-import",
+        type=Path,
+        metavar="DIR",
+        help="merge the TA's filled-in files into --out; total and max then count them",
+    )
+    parser.add_argument(
         "--feedback",
         type=Path,
         help="folder for one HTML feedback file per student (default: feedback/ beside --out)",
@@ -1121,6 +1199,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(regraded, str):
         print(f"error: {regraded}", file=sys.stderr)
         return 2
+    if args.manual_import is not None:
+        try:
+            read_folder(args.manual_import)
+        except (OSError, ValueError) as err:
+            print(f"error: --manual-import: {err}", file=sys.stderr)
+            return 2
     hidden = hidden_names(args.folder)
     if hidden:
         shown = ", ".join(printable(h, 40) for h in hidden[:5])
@@ -1167,6 +1251,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
             )
+    if args.manual_export is not None:
+        for path in write_manual_export(submissions, args.manual_export, regraded):
+            print(f"wrote {path}")
+    if args.manual_import is not None:
+        try:
+            filled, _ = import_into(
+                args.out, args.manual_import, SCORES_HEADER, list(PROBLEMS), _write_rows_atomically
+            )
+        except (OSError, ManualImportError, RegradeRefused) as err:
+            print(
+                f"error: --manual-import: {err}; the grades are written without it", file=sys.stderr
+            )
+            return 2
+        print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
     feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
     try:
         handed = write_feedback(submissions, feedback)

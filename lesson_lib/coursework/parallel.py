@@ -95,10 +95,10 @@ def run_in_order(
     jobs : int
         Items worked on at once, 1 .. :data:`MAX_JOBS`.
 
-    Yields
-    ------
-    object
-        Each item's result, in order.
+    Returns
+    -------
+    iterator
+        Each item's result, in order (a generator: the work starts at the first ``next``).
 
     Raises
     ------
