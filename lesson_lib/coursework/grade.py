@@ -21,9 +21,20 @@ the time, and only to a new path or a regular file (``--out`` and
 ``--details`` two different ones). Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
 ``s1/problems.ipynb``) are all graded and flagged, never silently merged.
 
+Up to ``--jobs`` sandboxes run at once (default: the CPUs this process may
+use; :mod:`~lesson_lib.coursework.parallel`), with the rows in the same
+order and the files the same as one at a time. ``--student ID``
+(repeatable) regrades those students and merges their rows into the
+existing files (:mod:`~lesson_lib.coursework.regrade`). One HTML feedback
+page per student is written beside the CSV
+(:mod:`~lesson_lib.coursework.feedback`), and ``--manual-export`` /
+``--manual-import`` hand the reasoning a person grades to a TA and back
+(:mod:`~lesson_lib.coursework.manual_grading`).
+
 Command line::
 
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
+    python -m lesson_lib.coursework.grade submissions/ --out grades.csv --student s017
 
 Exit status: 0 the CSV was written (whatever the submissions contained),
 2 bad options or no submissions, 3 no sandbox available (install
