@@ -868,7 +868,7 @@ def _write_rows_atomically(path: Path, header: list[str], rows: list[list[str]])
     return kept
 
 
-#: The scores CSV's columns: the parts a person grades last, blank until imported.
+#: The scores CSV's columns; the parts a person grades come last, blank until imported.
 SCORES_HEADER = [
     "student",
     "file",

@@ -20,12 +20,9 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TypeVar
+from typing import Any
 
 from lesson_lib.model._validate import require_int
-
-Item = TypeVar("Item")
-Result = TypeVar("Result")
 
 #: Most sandboxes run at once (each takes a kernel's memory, a few hundred MiB).
 MAX_JOBS = 64
@@ -75,10 +72,10 @@ def require_jobs(jobs: object) -> int:
 
 
 def run_in_order(
-    work: Callable[[Item, threading.Event], Result],
-    items: Sequence[Item],
+    work: Callable[[Any, threading.Event], Any],
+    items: Sequence[Any],
     jobs: int,
-) -> Iterator[Result]:
+) -> Iterator[Any]:
     """Yield ``work(item, cancel)`` for each item, in the items' order, ``jobs`` at a time.
 
     With ``jobs`` 1 everything runs in the calling thread, one item after
@@ -112,7 +109,7 @@ def run_in_order(
             yield work(item, cancel)
         return
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade")
-    futures: list[Future[Result]] = []
+    futures: list[Future[Any]] = []
     try:
         futures = [pool.submit(work, item, cancel) for item in items]
         for future in futures:
@@ -128,7 +125,7 @@ def run_in_order(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _wait_for(future: Future[Result]) -> None:
+def _wait_for(future: Future[Any]) -> None:
     """Wait for ``future`` in short slices, so the main thread still sees signals."""
     while not future.done():
         wait([future], timeout=_POLL_S, return_when=FIRST_COMPLETED)
