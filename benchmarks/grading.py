@@ -119,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
                     "met" if scaled <= CLASS_GOAL_S else "missed"
                 )
             print(f"| {jobs} | {wall:.1f} s | {wall / args.students:.2f} s | {verdict} |")
+            if len(seconds) != args.students:
+                print(
+                    f"  only {len(seconds)} of {args.students} notebooks ran clean (see statuses)"
+                )
         same = all(
             filecmp.cmp(outs[0] / name, other / name, shallow=False)
             for other in outs[1:]
