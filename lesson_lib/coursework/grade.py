@@ -1052,8 +1052,9 @@ def compile_lesson_lib() -> bool:
 
     Every sandbox mounts ``lesson_lib`` read-only, so a kernel there cannot
     cache what it compiles and would compile the package's source again in
-    each notebook (a quarter of a second per notebook measured with
-    ``benchmarks/grading.py``). Written once here, outside, every kernel
+    each notebook (importing the self-check took about three times longer
+    without the cache, measured side by side in the sandbox; see
+    ``benchmarks/README.md``). Written once here, outside, every kernel
     reads it. A checkout that cannot be written is left as it is.
 
     Returns
