@@ -80,8 +80,8 @@ book-nosolutions: setup assets  ## the site with every solution removed, into _b
 	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src $(EDITION_FLAGS)
 	$(BIN)/python tools/build_site.py _build/nosolutions-src --path-output _build/nosolutions
 
-grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv
-	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)
+grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder [STUDENTS="s001 s002"] -> _build/grades.csv
+	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(foreach s,$(STUDENTS),--student $(s)) $(GRADE_FLAGS)
 
 gradescope: setup  ## Gradescope autograder zip (setup.sh, run_autograder, pinned lesson_lib) -> _build/gradescope/autograder.zip
 	$(BIN)/python -m lesson_lib.coursework.gradescope build --out _build/gradescope/autograder.zip $(GRADESCOPE_FLAGS)
