@@ -61,6 +61,7 @@ from lesson_lib.coursework.check import (
     CheckTimeout,
     check,
 )
+from lesson_lib.coursework.lookups import find_lookups, lookup_note
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
@@ -79,7 +80,14 @@ from lesson_lib.coursework.submissions import (
     read_notebook,
     static_student,
 )
-from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.coursework.variants import (
+    DEFAULT_SALT_FILE,
+    SALT_FILE_ENV,
+    normalize_student,
+    read_salt_file,
+    salt_file_in_use,
+    set_course_salt,
+)
 from lesson_lib.model._safe_io import (
     keep_previous,
     printable,
@@ -121,7 +129,9 @@ class Submission:
         The notebook.
     status : str
         ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``,
-        ``"kernel died"``, ``"could not run"``, ``"not a notebook"`` or ``"invalid ID"``.
+        ``"kernel died"``, ``"could not run"``, ``"not a notebook"``, ``"invalid ID"``
+        or ``"answer lookup"`` (it ran, and its code calls ``reference(`` or
+        imports the problem bank: :mod:`~lesson_lib.coursework.lookups`).
     answers : dict
         ``answer_q...`` values found, by problem id.
     results : dict
@@ -447,13 +457,25 @@ def grade_notebook(
             answers, declared = static_answers(nb), static_student(nb)
             sub.notes.append("answers read from the answer cells' source, not from running it")
         _note_declared(sub, sid, declared)
+        _flag_lookups(sub, nb)
     for qid in PROBLEMS:
         sub.results[qid] = check_in_time(qid, (answers or {}).get(qid), sid)
     sub.seconds = time.monotonic() - started
     return sub
 
 
+def _flag_lookups(sub: Submission, nb: dict) -> None:
+    """Flag a notebook whose code asks the package for answers (see :mod:`.lookups`)."""
+    note = lookup_note(find_lookups(nb))
+    if note:
+        sub.notes.insert(0, note)
+        if sub.status in ("ran", "ran with errors"):
+            sub.status = ANSWER_LOOKUP
+
+
 _STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
+#: The status of a notebook that ran and calls ``reference(`` or imports the problem bank.
+ANSWER_LOOKUP = "answer lookup"
 #: The status of a file whose name is not a valid student ID (not run, no score).
 INVALID_ID = "invalid ID"
 #: The status of a notebook that filled a writable folder or wrote a file at the size limit.
@@ -827,10 +849,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run notebooks without bubblewrap: only for submissions you trust "
         "(every row then carries a warning)",
     )
+    parser.add_argument(
+        "--salt-file",
+        type=Path,
+        default=None,
+        help=f"the course salt the student edition was made with (default: ${SALT_FILE_ENV}, "
+        f"else {DEFAULT_SALT_FILE} when it exists; without one the public variants are graded)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    salt_file = salt_file_in_use(args.salt_file)
+    try:
+        set_course_salt(read_salt_file(salt_file) if salt_file else None)
+    except (OSError, ValueError) as err:
+        print(f"error: --salt-file: {err}", file=sys.stderr)
+        return 2
+    print(
+        f"variants: the course salt in {salt_file}"
+        if salt_file
+        else "variants: public (no course salt; see --salt-file)"
+    )
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
@@ -881,6 +921,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"warning: duplicate student IDs, every copy graded and flagged in the notes: "
             f"{', '.join(sorted(duplicates))}",
+            file=sys.stderr,
+        )
+    looked_up = [
+        sub for sub in submissions if any(n.startswith("ANSWER LOOKUP") for n in sub.notes)
+    ]
+    if looked_up:
+        names = ", ".join(printable(ascii(sub.file), 80) for sub in looked_up[:10])
+        print(
+            f"warning: {len(looked_up)} submission(s) call reference(), solution_text() or the "
+            f"problem bank (see the notes): {names}",
             file=sys.stderr,
         )
     invalid = [sub for sub in submissions if sub.status == INVALID_ID]
