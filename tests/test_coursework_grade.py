@@ -642,7 +642,7 @@ def test_a_lookup_sets_the_status_and_heads_the_notes():
         sub = Submission("s001", Path("s001.ipynb"), status=status, notes=["earlier"])
         _flag_lookups(sub, nb)
         assert sub.status == after
-        assert sub.notes[0].startswith("ANSWER LOOKUP: reference( in cell 1")
+        assert sub.notes[0].startswith("ANSWER LOOKUP: reference( in code cell 1")
         assert sub.notes[1] == "earlier"
     clean = Submission("s001", Path("s001.ipynb"))
     _flag_lookups(clean, nbformat.v4.new_notebook())
@@ -688,6 +688,6 @@ def test_reference_in_a_salted_class_is_flagged_and_scores_what_chance_gives(tmp
     flagged = rows["s402"]
     assert flagged["status"] == "answer lookup"
     assert flagged["notes"].startswith("ANSWER LOOKUP: ")
-    assert "reference( in cell" in flagged["notes"] and "problem bank" in flagged["notes"]
+    assert "reference( in code cell" in flagged["notes"] and "problem bank" in flagged["notes"]
     # a few problems draw from so few values that the public and salted answers coincide
     assert float(flagged["total"]) <= len(PROBLEMS) / 2

@@ -67,7 +67,9 @@ def test_the_note_names_cells_and_says_what_to_do():
     """One note, at most ten lookups named, the rest counted."""
     assert lookup_note([]) == ""
     note = lookup_note([Lookup(5, "reference("), Lookup(7, "solution_text(")])
-    assert note.startswith("ANSWER LOOKUP: reference( in cell 5; solution_text( in cell 7")
+    assert note.startswith(
+        "ANSWER LOOKUP: reference( in code cell 5; solution_text( in code cell 7"
+    )
     assert "check the work yourself" in note
     many = lookup_note([Lookup(i, "reference(") for i in range(1, 13)])
-    assert many.count("in cell") == 10 and "and 2 more" in many
+    assert many.count("in code cell") == 10 and "and 2 more" in many

@@ -107,10 +107,10 @@ def lookup_note(lookups: list[Lookup]) -> str:
     Returns
     -------
     str
-        ``"ANSWER LOOKUP: reference( in cell 5; ..."``, at most ten named.
+        ``"ANSWER LOOKUP: reference( in code cell 5; ..."``, at most ten named.
     """
     if not lookups:
         return ""
-    named = "; ".join(f"{lookup.what} in cell {lookup.cell}" for lookup in lookups[:10])
+    named = "; ".join(f"{lookup.what} in code cell {lookup.cell}" for lookup in lookups[:10])
     more = f"; and {len(lookups) - 10} more" if len(lookups) > 10 else ""
     return f"ANSWER LOOKUP: {named}{more}: scored as handed in, check the work yourself"

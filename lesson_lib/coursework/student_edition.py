@@ -24,6 +24,7 @@ Command line::
 
     python -m lesson_lib.coursework.student_edition --out _build/student
     python -m lesson_lib.coursework.student_edition --out handout --ids s001 s002
+    python -m lesson_lib.coursework.student_edition --out handout --ids s001 --salt-file salt
     python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
 """
 
@@ -52,6 +53,7 @@ from lesson_lib.coursework.output_folder import (
     files_in,
     write_manifest,
 )
+from lesson_lib.coursework.problems import overview_table, show
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
     SALT_FILE_ENV,
@@ -404,8 +406,6 @@ def _baked_cell(cell: nbformat.NotebookNode, sid: str | None) -> nbformat.Notebo
     """A statement or overview cell as the Markdown it shows (None for any other cell)."""
     if cell.cell_type != "code":
         return None
-    from lesson_lib.coursework.problems import overview_table, show
-
     match = _SHOW_CELL.match(cell.source)
     if match:
         return nbformat.v4.new_markdown_cell(str(show(match["qid"], sid)))

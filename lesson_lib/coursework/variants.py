@@ -76,7 +76,7 @@ def create_salt_file(path: Path) -> str:
     path = Path(path)
     if path.exists():
         return read_salt_file(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new folder: the owner's only
     salt = secrets.token_hex(SALT_BYTES)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as fh:
