@@ -754,3 +754,66 @@ def test_a_stopped_run_leaves_nothing_and_keeps_the_old_grades(tmp_path, signum)
     assert list(tmp_path.glob("grades.*")) == [out]
     time.sleep(0.5)
     assert _processes_mounting(str(scratch)) == []
+
+
+def test_a_lookup_sets_the_status_and_heads_the_notes():
+    """A notebook that ran and calls reference() gets the status 'answer lookup' and the
+    note first; one that could not run keeps its status, with the note."""
+    from lesson_lib.coursework.grade import ANSWER_LOOKUP, Submission, _flag_lookups
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("answer_q1 = reference('q1', 's001')")]
+    cases = [("ran", ANSWER_LOOKUP), ("ran with errors", ANSWER_LOOKUP), ("timed out", "timed out")]
+    for status, after in cases:
+        sub = Submission("s001", Path("s001.ipynb"), status=status, notes=["earlier"])
+        _flag_lookups(sub, nb)
+        assert sub.status == after
+        assert sub.notes[0].startswith("ANSWER LOOKUP: reference( in code cell 1")
+        assert sub.notes[1] == "earlier"
+    clean = Submission("s001", Path("s001.ipynb"))
+    _flag_lookups(clean, nbformat.v4.new_notebook())
+    assert clean.status == "ran" and clean.notes == []
+
+
+@pytest.mark.slow
+def test_reference_in_a_salted_class_is_flagged_and_scores_what_chance_gives(tmp_path, capsys):
+    """Two students of an edition made with a course salt: one types the answers worked out
+    for their own (salted) numbers, one fills every answer with reference(q, STUDENT) in a
+    cell of its own. The grader, given the salt, scores the first fully; the second is
+    flagged 'answer lookup' with a note naming the cell, and since the student's package has
+    no salt, reference() computed a variant no one was given."""
+    from lesson_lib.coursework.student_edition import main as edition
+    from lesson_lib.coursework.variants import read_salt_file, salted, set_course_salt
+
+    folder, salt_file = tmp_path / "class", tmp_path / "instructor" / "salt"
+    args = ["--root", str(ROOT), "--pages", "problems", "--salt-file", str(salt_file)]
+    assert edition([*args, "--out", str(folder), "--ids", "s401", "s402"]) == 0
+    with salted(read_salt_file(salt_file)):
+        own = {q: reference(q, "s401") for q in PROBLEMS}
+    _fill(folder / "s401" / "problems.ipynb", own)
+    lookup = (
+        "from lesson_lib.coursework.problems import PROBLEMS, reference\n"
+        "for q in PROBLEMS:\n"
+        "    globals()[f'answer_{q}'] = reference(q, STUDENT)"
+    )
+    cheat = folder / "s402" / "problems.ipynb"
+    _fill(cheat, {}, extra=lookup, at=len(nbformat.read(cheat, as_version=4).cells) - 1)
+    out = tmp_path / "grades.csv"
+    try:
+        status = main(
+            [str(folder), "--out", str(out), "--salt-file", str(salt_file), "--timeout", "600"]
+        )
+    finally:
+        set_course_salt(None)
+    assert status == 0
+    captured = capsys.readouterr()
+    assert f"variants: the course salt in {salt_file}" in captured.out
+    assert "1 submission(s) call reference()" in captured.err
+    rows = _rows(out)
+    assert rows["s401"]["status"] == "ran" and rows["s401"]["total"] == str(len(PROBLEMS))
+    flagged = rows["s402"]
+    assert flagged["status"] == "answer lookup"
+    assert flagged["notes"].startswith("ANSWER LOOKUP: ")
+    assert "reference( in code cell" in flagged["notes"] and "problem bank" in flagged["notes"]
+    # a few problems draw from so few values that the public and salted answers coincide
+    assert float(flagged["total"]) <= len(PROBLEMS) / 2

@@ -86,6 +86,7 @@ from lesson_lib.coursework.feedback import write_feedback
 from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, Identity, identify
 from lesson_lib.coursework.late_policy import KEEP_CHOICES, LatePolicy, apply_policy, parse_due
 from lesson_lib.coursework.lms_names import read_gradescope_export
+from lesson_lib.coursework.lookups import find_lookups, lookup_note
 from lesson_lib.coursework.manual_grading import (
     EXPORT_HEADER,
     MANUAL_PARTS,
@@ -117,7 +118,14 @@ from lesson_lib.coursework.submissions import (
     read_notebook,
     static_student,
 )
-from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.coursework.variants import (
+    DEFAULT_SALT_FILE,
+    SALT_FILE_ENV,
+    normalize_student,
+    read_salt_file,
+    salt_file_in_use,
+    set_course_salt,
+)
 from lesson_lib.model._safe_io import (
     keep_previous,
     printable,
@@ -168,7 +176,8 @@ class Submission:
     status : str
         ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``,
         ``"kernel died"``, ``"could not run"``, ``"not a notebook"``, ``"invalid ID"``,
-        ``"ID mismatch"`` or ``"unknown ID"``.
+        ``"ID mismatch"``, ``"unknown ID"`` or ``"answer lookup"`` (it ran, and its code calls ``reference(`` or
+        imports the problem bank: :mod:`~lesson_lib.coursework.lookups`).
     answers : dict
         ``answer_q...`` values found, by problem id.
     results : dict
@@ -545,6 +554,7 @@ def grade_notebook(
         _note_space(sub, record.get("space"), limits or Limits(), sandbox)
         answers, declared = _answers_of(sub, nb, record)
         _note_declared(sub, sid, declared)
+        _flag_lookups(sub, nb)
     sub.answers = dict(answers or {})
     sub.graded_as = sid
     if score:
@@ -645,7 +655,18 @@ def score_submission(sub: Submission) -> Submission:
     return sub
 
 
+def _flag_lookups(sub: Submission, nb: dict) -> None:
+    """Flag a notebook whose code asks the package for answers (see :mod:`.lookups`)."""
+    note = lookup_note(find_lookups(nb))
+    if note:
+        sub.notes.insert(0, note)
+        if sub.status in ("ran", "ran with errors"):
+            sub.status = ANSWER_LOOKUP
+
+
 _STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
+#: The status of a notebook that ran and calls ``reference(`` or imports the problem bank.
+ANSWER_LOOKUP = "answer lookup"
 #: The status of a file whose name is not a valid student ID (not run, no score).
 INVALID_ID = "invalid ID"
 #: The status of a notebook that filled a writable folder or wrote a file at the size limit.
@@ -1354,10 +1375,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(every row then carries a warning)",
     )
     _add_course_options(parser)
+    parser.add_argument(
+        "--salt-file",
+        type=Path,
+        default=None,
+        help=f"the course salt the student edition was made with (default: ${SALT_FILE_ENV}, "
+        f"else {DEFAULT_SALT_FILE} when it exists; without one the public variants are graded)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    salt_file = salt_file_in_use(args.salt_file)
+    try:
+        set_course_salt(read_salt_file(salt_file) if salt_file else None)
+    except (OSError, ValueError) as err:
+        print(f"error: --salt-file: {err}", file=sys.stderr)
+        return 2
+    print(
+        f"variants: the course salt in {salt_file}"
+        if salt_file
+        else "variants: public (no course salt; see --salt-file)"
+    )
     try:
         course = _course_options(args)
     except (OSError, ValueError) as err:
@@ -1463,6 +1502,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"warning: duplicate student IDs, every copy graded and flagged in the notes: "
             f"{', '.join(sorted(duplicates))}",
+            file=sys.stderr,
+        )
+    looked_up = [
+        sub for sub in submissions if any(n.startswith("ANSWER LOOKUP") for n in sub.notes)
+    ]
+    if looked_up:
+        names = ", ".join(printable(ascii(sub.file), 80) for sub in looked_up[:10])
+        print(
+            f"warning: {len(looked_up)} submission(s) call reference(), solution_text() or the "
+            f"problem bank (see the notes): {names}",
             file=sys.stderr,
         )
     invalid = [sub for sub in submissions if sub.status == INVALID_ID]
