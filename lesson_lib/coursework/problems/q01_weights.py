@@ -43,6 +43,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     m = _model(p)
     return [
         Mistake(
+            "params-as-gb",
             m.params / GB,
             "That is the number of parameters in billions: each bf16 weight takes "
             f"{m.dtype_bytes} bytes.",

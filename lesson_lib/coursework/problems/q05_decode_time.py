@@ -54,21 +54,25 @@ def _mistakes(p: Params) -> list[Mistake]:
     one = decode_step(m, card_of(p["card"]), fabric_of(p["latency_us"]), 1)
     return [
         Mistake(
+            "compute-only",
             step.compute_s / MS,
             "That is the weight-streaming time alone: every token also waits for "
             f"{m.allreduces_per_token} all-reduces, each costing the fabric's latency.",
         ),
         Mistake(
+            "comm-only",
             step.latency_s / MS,
             "That is the communication alone: add the time to stream this GPU's share of "
             "the weights from HBM.",
         ),
         Mistake(
+            "one-per-layer",
             (step.compute_s + step.latency_s / m.allreduces_per_layer) / MS,
             f"There are {m.allreduces_per_layer} all-reduces per layer, "
             f"{m.allreduces_per_token} per token, not one per layer.",
         ),
         Mistake(
+            "full-weights",
             (one.compute_s + step.latency_s) / MS,
             "With tensor parallelism each GPU streams only its 1/N share of the weights.",
         ),

@@ -49,16 +49,19 @@ def _mistakes(p: Params) -> list[Mistake]:
     n = p["n"]
     return [
         Mistake(
+            "alpha-b-only",
             f.latency * f.bandwidth / MB,
             "That is alpha x B, right for 2 GPUs only: with N ranks the wire carries "
             "2(N-1)/N times the payload, so divide by that factor.",
         ),
         Mistake(
+            "factor-multiplied",
             f.latency * f.bandwidth * ring_allreduce_factor(n) / MB,
             "The factor 2(N-1)/N multiplies the payload on the wire, so the crossover "
             "payload is alpha x B divided by it, not multiplied.",
         ),
         Mistake(
+            "us-as-ms",
             crossover_bytes(f, n) * 1e3 / MB,
             "1000 times too large: a microsecond is 1e-6 s, not 1e-3 s.",
         ),

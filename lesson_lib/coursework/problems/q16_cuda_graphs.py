@@ -62,15 +62,18 @@ def _mistakes(p: Params) -> list[Mistake]:
         _reference(p),
         [
             Mistake(
+                "no-graph",
                 two / four,
                 "CUDA graphs lower the fixed cost of every all-reduce, so the speed-up changes.",
             ),
             Mistake(
+                "once-per-token",
                 (two - once) / (four - once),
                 "The launch overhead is saved on every one of the 128 all-reduces per token, "
                 "not once per token.",
             ),
             Mistake(
+                "inverted",
                 four / two,
                 "Upside down: the speed-up is the 2-GPU time divided by the 4-GPU time.",
             ),

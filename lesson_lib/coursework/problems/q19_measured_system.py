@@ -68,15 +68,18 @@ def _mistakes(p: Params) -> list[Mistake]:
         _reference(p),
         [
             Mistake(
+                "ms-as-us",
                 _line(alpha * 1e-3),
                 "The table's latencies are in milliseconds: a thousandth of a second each, "
                 "not a millionth.",
             ),
             Mistake(
+                "one-allreduce",
                 _line(alpha) - (MODEL.allreduces_per_token - 1) * alpha * 1e3,
                 "Each token waits on every one of its all-reduces, one after another, not on one.",
             ),
             Mistake(
+                "two-gpu-table",
                 _line(_alpha(p["system"], 2)),
                 "That is the two-GPU table's alpha; four GPUs have a table of their own, and "
                 "their latency is higher.",

@@ -44,15 +44,18 @@ def _mistakes(p: Params) -> list[Mistake]:
     kv = MODEL.kv_bytes(p["context"])
     return [
         Mistake(
+            "bits-as-bytes",
             (nic.latency + total / (8 * nic.bandwidth)) / MS,
             "A NIC's rate is in bits per second: divide it by 8 to get bytes per second.",
         ),
         Mistake(
+            "state-forgotten",
             (nic.latency + kv / nic.bandwidth) / MS,
             f"The {MODEL.num_linear_layers} Gated DeltaNet layers' recurrent state crosses too, "
             "whatever the prompt's length.",
         ),
         Mistake(
+            "binary-as-decimal",
             (nic.latency + total * GB / GiB / nic.bandwidth) / MS,
             "The cache is in binary units (MiB, GiB) and the NIC's rate in decimal ones "
             "(GB/s): convert the cache to bytes first.",

@@ -52,15 +52,18 @@ def _mistakes(p: Params) -> list[Mistake]:
     kv_each = MODEL.kv_bytes(ctx) / MODEL.num_kv_heads / dcp
     out = [
         Mistake(
+            "kv-head-replication",
             math.floor(free / (MODEL.kv_bytes(ctx) / TP / dcp + state_each)),
             f"Only {MODEL.num_kv_heads} KV heads for {TP} GPUs: each GPU holds a whole head, "
             f"1/{MODEL.num_kv_heads} of the cache, before DCP shards it.",
         ),
         Mistake(
+            "weights-not-split",
             math.floor((GPU.memory_bytes - MODEL.weight_bytes) / (kv_each + state_each)),
             f"Each GPU holds 1/{TP} of the weights, not all of them.",
         ),
         Mistake(
+            "state-forgotten",
             math.floor(free / kv_each),
             "Each sequence also keeps its share of the Gated DeltaNet state.",
         ),
@@ -68,6 +71,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     if dcp > 1:
         out.append(
             Mistake(
+                "state-sharded-by-dcp",
                 math.floor(free / (kv_each + state_each / dcp)),
                 "DCP shards the attention layers' KV cache along the tokens; the DeltaNet "
                 "state is split by tensor parallelism only.",
