@@ -85,7 +85,9 @@ PROBLEM = Problem(
     ),
     defaults={"context": 8192, "gbits": 400},
     sample=lambda rng: {
-        "context": pick(rng, (2048, 4096, 8192, 16384, 32768)),
+        # Not 32,768: there the state is 6.7 % of the cache, and leaving it out gives the
+        # same time as reading GiB as GB (6.9 % less).
+        "context": pick(rng, (1024, 2048, 4096, 8192, 16384, 65536)),
         "gbits": pick(rng, (100, 200, 400, 800)),
     },
     facts=_facts,
