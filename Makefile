@@ -71,7 +71,7 @@ lock:  ## recompile requirements.txt from requirements.in in a scratch venv
 
 # Coursework (see the "For instructors" page). IDS="s001 s002" makes one folder per student;
 # EDITION_FLAGS=--force writes over a folder or notebooks the edition did not make.
-.PHONY: student book-nosolutions grade
+.PHONY: student book-nosolutions grade report
 
 student: setup  ## notebooks without solutions into _build/student (IDS="..." for per-student copies)
 	$(BIN)/python -m lesson_lib.coursework.student_edition --out _build/student $(if $(IDS),--ids $(IDS)) $(EDITION_FLAGS)
@@ -82,6 +82,9 @@ book-nosolutions: setup assets  ## the site with every solution removed, into _b
 
 grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv
 	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)
+
+report: setup  ## per-problem means, verdicts and common mistakes of make grade's details -> _build/report (REPORT_FLAGS="--close-credit 0.25")
+	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report $(REPORT_FLAGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis mutants

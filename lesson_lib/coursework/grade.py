@@ -718,7 +718,12 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
 
 
 def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
-    """Write one row per notebook and problem: the answer, the verdict and its message.
+    """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
+
+    The ``mistake`` column holds the stable id of the named mistake the
+    answer was taken for (``q07.us-as-ms``, see ``mistake`` of
+    :class:`~lesson_lib.coursework.check.CheckResult`), empty otherwise; the
+    class report (:mod:`lesson_lib.coursework.class_report`) counts by it.
 
     Written atomically, keeping a different earlier file, like :func:`write_scores`.
 
@@ -748,12 +753,15 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
             (result.status, MAX_CELL_TEXT),
             (f"{result.score:g}", 8),
             (result.message, MAX_MESSAGE_CHARS),
+            (result.mistake, MAX_CELL_TEXT),
         ]
         for sub in submissions
         for qid, result in sub.results.items()
     ]
     return _write_csv_atomically(
-        path, ["student", "file", "problem", "answer", "status", "score", "message"], rows
+        path,
+        ["student", "file", "problem", "answer", "status", "score", "message", "mistake"],
+        rows,
     )
 
 
