@@ -229,8 +229,10 @@ _MESSAGES: dict[str, str] = {
     ),
     "coincide": " Another mistake gives the same number here: {hint}",
     "unanswered": "Write your answer in answer_{qid} as {expected}, then run this cell again.",
-    "page_unanswered": "Type your answer ({expected}), then press Check.",
-    "page_choice_expected": "one letter from {letters}",
+    "page_unanswered": "Type your answer, then press Check. Expected: {expected}.",
+    "page_choice_expected": "one letter: {letters}",
+    "page_number_expected": "a number in {unit}{places}{with_unit}",
+    "page_with_unit": ", or a number with a unit such as {example} (converted)",
     "page_reads_number": "a plain number, optionally followed by {units}",
     "page_unreadable": (
         'This box reads only {reads}. For any other answer, use check("{qid}", answer) '
@@ -680,6 +682,27 @@ def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, s
     }
 
 
+def _in_words(items: str) -> str:
+    """``"abcd"`` as ``"a, b, c or d"``."""
+    return ", ".join(items[:-1]) + f" or {items[-1]}" if len(items) > 1 else items
+
+
+def _page_number_expected(problem: Problem, sizes: Mapping[str, float]) -> str:
+    """How to type a number into the page's box, in the page's words (no Python strings)."""
+    if problem.kind == "count":
+        return f"a whole number of {problem.unit}, e.g. 3"
+    if problem.unit == "x":
+        return "a ratio, e.g. 1.5"
+    places = ""
+    if problem.decimals is not None:
+        places = f" to {problem.decimals} decimal place{'' if problem.decimals == 1 else 's'}"
+    example = _TWINS.get(problem.unit) or next((u for u in sizes if u != problem.unit), "")
+    with_unit = _MESSAGES["page_with_unit"].format(example=example) if example else ""
+    return _MESSAGES["page_number_expected"].format(
+        unit=problem.unit, places=places, with_unit=with_unit
+    )
+
+
 def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]) -> dict[str, Any]:
     sizes = _unit_sizes(problem)
     ref = float(problem.reference(p)) * sizes[problem.unit]
@@ -687,7 +710,7 @@ def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]
         rules = _count_rules(problem, ref, known)
     else:
         rules = _number_rules(problem, ref, known, sizes)
-    expected = problem.answer_format()
+    expected = _page_number_expected(problem, sizes)
     units = (
         f"the unit {problem.unit}" if len(sizes) == 1 else "one of the units " + ", ".join(sizes)
     )
@@ -719,7 +742,7 @@ def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
         why = re.sub(r"^(Right|No): ", "", option.why)
         status = RIGHT if option.correct else WRONG
         choices[letter] = _verdict(status, f"choice {letter}", why[:1].upper() + why[1:])
-    expected = _MESSAGES["page_choice_expected"].format(letters=", ".join(letters))
+    expected = _MESSAGES["page_choice_expected"].format(letters=_in_words(letters))
     return {
         "kind": problem.kind,
         "unit": problem.unit,

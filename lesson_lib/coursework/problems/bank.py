@@ -207,7 +207,7 @@ class Problem:
     def answer_format(self) -> str:
         """How the answer should be written, in words (for messages and statements)."""
         if self.kind == "choice":
-            return "one letter as a string, e.g. 'b'"
+            return 'one letter, e.g. b (in a notebook, the string "b")'
         if self.kind == "count":
             return f"a whole number of {self.unit}, e.g. 3"
         if self.unit == "x":
