@@ -71,10 +71,16 @@ def test_rows_of_no_problem_or_no_verdict_are_skipped():
 
 
 def test_split_by_variant_when_the_class_drew_few():
-    """q1 draws 731 sizes, so 4 students give 4 groups of one: split (2 to 12 groups)."""
-    report = class_report(ROWS)
-    labels = [v.label for v in report.problems[0].variants]
-    assert len(labels) == 4 and all(label.startswith("billions=") for label in labels)
+    """q19 draws one of about ten measured systems: 30 students meet each about three times.
+
+    q1 draws 731 sizes, so 4 students are 4 groups of one: no split.
+    """
+    rows = [_row(f"s{i:03d}", "q19", "right" if i % 3 else "wrong", "") for i in range(30)]
+    (q19,) = class_report(rows).problems
+    assert 2 <= len(q19.variants) <= 12
+    assert sum(v.students for v in q19.variants) == 30
+    assert all(v.label.startswith("system=") for v in q19.variants)
+    assert class_report(ROWS).problems[0].variants == []
 
 
 def test_the_markdown_names_the_common_mistakes():

@@ -52,6 +52,10 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("student", "problem", "status")
 #: A problem is split by variant when the class drew at most this many of them.
 MAX_VARIANT_GROUPS = 12
 
+#: ... and when on average at least this many students met each one: a split
+#: into groups of one student says nothing a row per student does not.
+MIN_PER_VARIANT = 2
+
 
 @dataclass(frozen=True)
 class VariantSummary:
@@ -92,14 +96,15 @@ class ProblemSummary:
         Rows read for it.
     mean_points : float
         Mean points per answer.
-    statuses : dict of str to int
-        How many answers got each status, in :data:`STATUSES` order.
+    statuses : dict
+        Status -> how many answers got it, in :data:`STATUSES` order.
     mistakes : list of (str, int)
         Named mistakes by count, most common first (a verdict naming two
         coinciding mistakes counts under its joined id).
     variants : list of VariantSummary
         One per variant when the class drew between 2 and
-        :data:`MAX_VARIANT_GROUPS` of them; empty otherwise.
+        :data:`MAX_VARIANT_GROUPS` of them, each met by :data:`MIN_PER_VARIANT`
+        students on average; empty otherwise.
     """
 
     qid: str
@@ -119,7 +124,7 @@ class ClassReport:
     ----------
     problems : list of ProblemSummary
         In the set's order.
-    points : dict of str to dict of str to float
+    points : dict
         Student -> problem -> points.
     close_credit : float
         The close credit the points were computed with.
@@ -187,7 +192,7 @@ def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list
     groups: dict[str, list[int]] = collections.defaultdict(list)
     for i, row in enumerate(rows):
         groups[_variant_label(qid, row["student"])].append(i)
-    if not 2 <= len(groups) <= MAX_VARIANT_GROUPS:
+    if not 2 <= len(groups) <= min(MAX_VARIANT_GROUPS, len(rows) // MIN_PER_VARIANT):
         return []
     out = []
     for label, members in sorted(groups.items()):

@@ -189,7 +189,7 @@ class Problem:
 
     @property
     def max_points(self) -> float:
-        """What a right answer earns: ``points``, else the default of its difficulty."""
+        """The points a right answer earns (``points``, else the default of its difficulty)."""
         if self.points is not None:
             return float(self.points)
         return POINTS_BY_DIFFICULTY[self.difficulty]
