@@ -950,7 +950,7 @@ SCORES_HEADER = [
     *[part.column for part in MANUAL_PARTS.values()],
 ]
 #: The details CSV's columns.
-DETAILS_HEADER = ["student", "file", "problem", "answer", "status", "score", "message"]
+DETAILS_HEADER = ["student", "file", "problem", "answer", "status", "score", "message", "mistake"]
 
 
 def write_scores(
@@ -1003,7 +1003,12 @@ def write_scores(
 def write_details(
     submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
 ) -> Path | None:
-    """Write one row per notebook and problem: the answer, the verdict and its message.
+    """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
+
+    The ``mistake`` column holds the stable id of the named mistake the
+    answer was taken for (``q07.us-as-ms``, see ``mistake`` of
+    :class:`~lesson_lib.coursework.check.CheckResult`), empty otherwise; the
+    class report (:mod:`lesson_lib.coursework.class_report`) counts by it.
 
     Written atomically, keeping a different earlier file, like :func:`write_scores`.
 
@@ -1035,6 +1040,7 @@ def write_details(
             (result.status, MAX_CELL_TEXT),
             (f"{result.score:g}", 8),
             (result.message, MAX_MESSAGE_CHARS),
+            (result.mistake, MAX_CELL_TEXT),
         ]
         for sub in submissions
         for qid, result in sub.results.items()
