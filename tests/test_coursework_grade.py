@@ -108,7 +108,7 @@ def graded(tmp_path_factory):
         {"q1": reference("q1", "s104"), "q12": reference("q12", "s104")},
         extra="raise RuntimeError('my notebook is broken')",
     )
-    _explain(folder / "s101" / "problems.ipynb", "TP stays on NVLink")
+    _explain(folder / "s101" / "s101_problems.ipynb", "TP stays on NVLink")
     (folder / "broken.ipynb").write_text("this is not a notebook")
     outdir = tmp_path_factory.mktemp("graded")
     out, details = outdir / "grades.csv", outdir / "details.csv"
@@ -197,13 +197,13 @@ def test_a_one_student_regrade_changes_that_row_alone(tmp_path, capsys):
     ids = ["s301", "s302", "s303"]
     write_edition(folder, ROOT, ids, ["problems"])
     for sid in ids:
-        _fill(folder / sid / "problems.ipynb", {"q2": reference("q2", sid)})
+        _fill(folder / sid / f"{sid}_problems.ipynb", {"q2": reference("q2", sid)})
     out, details = tmp_path / "out" / "grades.csv", tmp_path / "out" / "details.csv"
     args = [str(folder), "--out", str(out), "--details", str(details), "--timeout", "600"]
     assert main(args) == 0
     before = out.read_bytes().splitlines(keepends=True)
     before_details = details.read_bytes().splitlines(keepends=True)
-    _fill(folder / "s302" / "problems.ipynb", {"q1": reference("q1", "s302")})
+    _fill(folder / "s302" / "s302_problems.ipynb", {"q1": reference("q1", "s302")})
     assert main([*args, "--student", "S302"]) == 0
     after = out.read_bytes().splitlines(keepends=True)
     after_details = details.read_bytes().splitlines(keepends=True)
@@ -218,7 +218,7 @@ def test_a_one_student_regrade_changes_that_row_alone(tmp_path, capsys):
     assert before_details[s302] != after_details[s302]
     only = tmp_path / "only"
     only.mkdir()
-    (folder / "s302" / "problems.ipynb").rename(only / "s302.ipynb")
+    (folder / "s302" / "s302_problems.ipynb").rename(only / "s302.ipynb")
     capsys.readouterr()
     assert main([str(only), "--out", str(out), "--timeout", "600"]) == 2
     assert "s301, s303" in capsys.readouterr().err
@@ -790,13 +790,13 @@ def test_reference_in_a_salted_class_is_flagged_and_scores_what_chance_gives(tmp
     assert edition([*args, "--out", str(folder), "--ids", "s401", "s402"]) == 0
     with salted(read_salt_file(salt_file)):
         own = {q: reference(q, "s401") for q in PROBLEMS}
-    _fill(folder / "s401" / "problems.ipynb", own)
+    _fill(folder / "s401" / "s401_problems.ipynb", own)
     lookup = (
         "from lesson_lib.coursework.problems import PROBLEMS, reference\n"
         "for q in PROBLEMS:\n"
         "    globals()[f'answer_{q}'] = reference(q, STUDENT)"
     )
-    cheat = folder / "s402" / "problems.ipynb"
+    cheat = folder / "s402" / "s402_problems.ipynb"
     _fill(cheat, {}, extra=lookup, at=len(nbformat.read(cheat, as_version=4).cells) - 1)
     out = tmp_path / "grades.csv"
     try:
