@@ -71,7 +71,7 @@ lock:  ## recompile requirements.txt from requirements.in in a scratch venv
 
 # Coursework (see the "For instructors" page). IDS="s001 s002" makes one folder per student;
 # EDITION_FLAGS=--force writes over a folder or notebooks the edition did not make.
-.PHONY: student book-nosolutions grade gradescope
+.PHONY: student book-nosolutions grade gradescope report
 
 student: setup  ## notebooks without solutions into _build/student (IDS="..." for per-student copies)
 	$(BIN)/python -m lesson_lib.coursework.student_edition --out _build/student $(if $(IDS),--ids $(IDS)) $(EDITION_FLAGS)
@@ -80,11 +80,14 @@ book-nosolutions: setup assets  ## the site with every solution removed, into _b
 	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src $(EDITION_FLAGS)
 	$(BIN)/python tools/build_site.py _build/nosolutions-src --path-output _build/nosolutions
 
-grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder -> _build/grades.csv
-	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(GRADE_FLAGS)
+grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder [STUDENTS="s001 s002"] -> _build/grades.csv
+	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(foreach s,$(STUDENTS),--student $(s)) $(GRADE_FLAGS)
 
 gradescope: setup  ## Gradescope autograder zip (setup.sh, run_autograder, pinned lesson_lib) -> _build/gradescope/autograder.zip
 	$(BIN)/python -m lesson_lib.coursework.gradescope build --out _build/gradescope/autograder.zip $(GRADESCOPE_FLAGS)
+
+report: setup  ## per-problem means, verdicts and common mistakes of make grade's details -> _build/report (REPORT_FLAGS="--close-credit 0.25")
+	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report $(REPORT_FLAGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis mutants

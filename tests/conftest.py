@@ -3,6 +3,7 @@ book build (once per run, however many pytest-xdist workers); an early start for
 the hostile submissions' grading run."""
 
 import contextlib
+import os
 import shutil
 import tempfile
 import threading
@@ -13,6 +14,10 @@ import psutil
 import pytest
 from hypothesis import settings
 from shared_once import WORKER_KEY, once_per_run, one_at_a_time, use_folder
+
+# The tests grade the public variants: an instructor's course salt in _build/instructor/
+# (made by `make student IDS=...`) must not change them. A test that wants one names it.
+os.environ["LESSON_COURSE_SALT_FILE"] = ""
 
 settings.register_profile("lesson", max_examples=60, deadline=None, derandomize=True)
 settings.load_profile("lesson")

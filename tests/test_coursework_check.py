@@ -521,3 +521,104 @@ def test_the_page_contract_ships_the_cap_and_a_too_long_verdict():
     for entry in contract["problems"].values():
         assert entry["too_long"]["status"] == UNREADABLE
         assert "200 characters" in entry["too_long"]["message"]
+
+
+# ------------------------------------------------- mistake ids, points, units
+
+
+def test_verdicts_carry_stable_mistake_ids():
+    """q1 (book, 140.0 GB): 70 is the parameter count; 140e9 / 2**30 = 130.39 is GiB."""
+    assert check("q1", 70).mistake == "q01.params-as-gb"
+    assert check("q1", 130.39).mistake == "q01.unit-gib"
+    assert check("q1", 140).mistake == check("q1", 150).mistake == ""
+
+
+def test_points_follow_difficulty_and_the_close_credit():
+    """q1 is one star (1 point), q5 two (2), q16 three (3); close earns the close credit.
+
+    q5's book answer is 7.22985 ms (pinned): 7.4 ms is 2.4 % off, outside
+    its 1 % but inside its 5 % close band.
+    """
+    assert check("q1", 140).points == 1.0
+    assert check("q5", 7.22985).points == 2.0
+    assert check("q16", reference("q16")).points == 3.0
+    assert check("q5", 7.4).status == CLOSE
+    assert check("q5", 7.4).points == 1.0  # half of 2
+    assert check("q5", 7.4, close_credit=0.25).points == 0.5
+    assert check("q5", 7.4, close_credit=0.25).score == 0.25
+    assert check("q5", 9.0).points == 0.0
+
+
+@pytest.mark.parametrize("bad", [-0.5, 2, float("inf"), "half"])
+def test_a_close_credit_outside_0_to_1_is_the_instructors_error(bad):
+    with pytest.raises((ValueError, TypeError), match="close_credit"):
+        check("q5", 7.4, close_credit=bad)
+
+
+def test_report_sums_points():
+    """q1 right (1 of 1) and q5 close (1 of 2): 2 of 3 points."""
+    report = check_all({"q1": 140, "q5": 7.4})
+    one_five = {q: report.results[q] for q in ("q1", "q5")}
+    assert sum(r.points for r in one_five.values()) == 2.0
+    assert report.max_points == sum(get_problem(q).max_points for q in PROBLEMS)
+
+
+def test_the_right_number_with_a_wrong_unit_is_told_so():
+    """q5 (book): 7.23 is the answer in ms; written '7.23 us' it is 7.23e-6 s.
+
+    That value is the answer's number taken in ms when the answer is in s
+    (0.00723 ms), so the bare-number rule would say "your number is the
+    answer in s"; the verdict says the number is the answer in ms and us was
+    written after it.
+    """
+    for text in ("7.23 us", "7.23 \u00b5s", "7.23 \u03bcs", "7.23us"):
+        result = check("q5", text)
+        assert (result.status, result.rule) == (WRONG, "written in us"), text
+        assert "answer in ms, but you wrote us" in result.message
+        assert result.mistake == "q05.unit-written"
+    result = check("q5", "7229.85 ns")
+    assert result.rule == "written in ns" and "answer in us" in result.message
+    assert check("q5", "7229.85 us").status == RIGHT
+
+
+@pytest.mark.parametrize(
+    ("qid", "text"),
+    [
+        # q5 (book): 7.22985 ms = 0.00722985 s = 7229.85 us = 7,229,850 ns
+        ("q5", "7.22985 ms"),
+        ("q5", "0.00722985 s"),
+        ("q5", "7229.85 us"),
+        ("q5", "7229.85 \u00b5s"),
+        ("q5", "7229.85 \u03bcs"),
+        ("q5", "7229850 ns"),
+        ("q5", "7.22985 MS"),
+        # q1 (book): 140 GB = 1.4e11 B; / 2**30 = 130.385 GiB; / 2**20 = 133,514.4 MiB;
+        # / 2**10 = 136,718,750 KiB; 140,000 MB; 140,000,000 KB; 0.14 TB
+        ("q1", "140 GB"),
+        ("q1", "1.4e11 B"),
+        ("q1", "140000000 KB"),
+        ("q1", "140000000 kB"),
+        ("q1", "140000 MB"),
+        ("q1", "0.14 TB"),
+        ("q1", "130.385 GiB"),
+        ("q1", "133514.4 MiB"),
+        ("q1", "136718750 KiB"),
+        ("q1", "1.4e11 bytes"),
+    ],
+)
+def test_every_unit_is_read_and_converted(qid, text):
+    assert check(qid, text).status == RIGHT, check(qid, text)
+
+
+def test_coinciding_mistakes_get_one_verdict_naming_both():
+    """q17 at k = 2 experts: one all-to-all instead of two, or k = 1, both halve the bytes."""
+    from lesson_lib.coursework.check import _separated
+
+    right = {"value": 1.0, "tolerance": 0.01}
+    a = {"value": 0.5, "tolerance": 0.005, "message": "A.", "mistake": "q17.one-alltoall"}
+    b = {"value": 0.5002, "tolerance": 0.005, "message": "B.", "mistake": "q17.k-one"}
+    c = {"value": 0.995, "tolerance": 0.00995, "message": "C.", "mistake": "q17.near"}
+    (merged,) = _separated(right, [a, b, c])
+    assert merged["mistake"] == "q17.one-alltoall+q17.k-one"
+    assert merged["message"].startswith("A. Another mistake gives the same number here: B.")
+    assert a["message"] == "A."  # the inputs are left as they were

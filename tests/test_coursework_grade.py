@@ -38,6 +38,14 @@ def _fill(path: Path, answers: dict, extra: str | None = None, at: int = 4) -> N
     nbformat.write(nb, path)
 
 
+def _explain(path: Path, why: str) -> None:
+    """Type q12's reasoning into its own cell (marked ``coursework: reasoning``)."""
+    nb = nbformat.read(path, as_version=4)
+    (cell,) = [c for c in nb.cells if c.metadata.get("coursework") == "reasoning"]
+    cell.source = f"why_q12 = {why!r}"
+    nbformat.write(nb, path)
+
+
 def _rows(path: Path) -> dict[str, dict[str, str]]:
     with path.open() as f:
         return {row["student"]: row for row in csv.DictReader(f)}
@@ -100,12 +108,14 @@ def graded(tmp_path_factory):
         {"q1": reference("q1", "s104"), "q12": reference("q12", "s104")},
         extra="raise RuntimeError('my notebook is broken')",
     )
+    _explain(folder / "s101" / "s101_problems.ipynb", "TP stays on NVLink")
     (folder / "broken.ipynb").write_text("this is not a notebook")
-    out, details = folder / "grades.csv", folder / "details.csv"
-    assert (
-        main([str(folder), "--out", str(out), "--details", str(details), "--timeout", "600"]) == 0
-    )
-    return out, details
+    outdir = tmp_path_factory.mktemp("graded")
+    out, details = outdir / "grades.csv", outdir / "details.csv"
+    args = [str(folder), "--details", str(details), "--timeout", "600"]
+    manual = outdir / "manual"
+    assert main([*args, "--out", str(out), "--jobs", "2", "--manual-export", str(manual)]) == 0
+    return out, details, folder
 
 
 @pytest.mark.slow
@@ -136,6 +146,119 @@ def test_details_csv_explains_each_verdict(graded):
     assert q5["status"] == "unreadable" and "list" in q5["message"]
     empty = next(r for r in rows if r["student"] == "s103" and r["problem"] == "q1")
     assert empty["status"] == "not answered yet"
+
+
+@pytest.mark.slow
+def test_serial_grading_writes_the_same_files_as_two_sandboxes_at_once(graded, tmp_path):
+    """The fixture graded with --jobs 2; the same folder graded one at a time gives the
+    same bytes in both CSVs (rows in the same order, the same notes)."""
+    out, details, folder = graded
+    serial = tmp_path / "serial"
+    args = [str(folder), "--out", str(serial / "g.csv"), "--details", str(serial / "d.csv")]
+    assert main([*args, "--timeout", "600", "--jobs", "1"]) == 0
+    assert (serial / "g.csv").read_bytes() == out.read_bytes()
+    assert (serial / "d.csv").read_bytes() == details.read_bytes()
+
+
+@pytest.mark.slow
+def test_feedback_files_say_each_students_verdicts(graded):
+    """feedback/ beside the grades: one page per valid ID ("broken" is one: its page says
+    the file could not be read), each problem's verdict and points as the CSV has them."""
+    feedback = graded[0].parent / "feedback"
+    names = sorted(p.name for p in feedback.iterdir())
+    assert names == ["broken.html", "s101.html", "s102.html", "s103.html", "s104.html"]
+    right = (feedback / "s101.html").read_text()
+    assert right.count('class="right">right<') == len(PROBLEMS)
+    assert f"<strong>{len(PROBLEMS)} / {len(PROBLEMS)}</strong>" in right
+    partly = (feedback / "s102.html").read_text()
+    q2 = partly.split("<td>q2: ")[1].split("</tr>")[0]
+    assert 'class="close">close<' in q2 and "<td>0.5 / 1</td>" in q2
+    q5 = partly.split("<td>q5: ")[1].split("</tr>")[0]
+    assert 'class="unreadable">unreadable<' in q5
+    assert "could not be read as a notebook" in (feedback / "broken.html").read_text()
+
+
+@pytest.mark.slow
+def test_the_reasoning_is_exported_for_a_ta(graded):
+    """q12-reasoning.csv: a row per graded ID, s101's typed reasoning, points blank."""
+    with (graded[0].parent / "manual" / "q12-reasoning.csv").open() as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert sorted(rows) == ["broken", "s101", "s102", "s103", "s104"]
+    assert rows["s101"]["answer"] == "TP stays on NVLink" and rows["s101"]["points"] == ""
+    assert rows["s102"]["answer"] == "" and rows["s101"]["max"] == "1"
+
+
+@pytest.mark.slow
+def test_a_one_student_regrade_changes_that_row_alone(tmp_path, capsys):
+    """Three students graded; s302 then fixes q1 and is regraded with --student: in both
+    CSVs every other line is byte for byte what it was and in its place, s302's lines are
+    new; a full run of the folder holding only s302 is refused (it would drop two)."""
+    folder = tmp_path / "subs"
+    ids = ["s301", "s302", "s303"]
+    write_edition(folder, ROOT, ids, ["problems"])
+    for sid in ids:
+        _fill(folder / sid / f"{sid}_problems.ipynb", {"q2": reference("q2", sid)})
+    out, details = tmp_path / "out" / "grades.csv", tmp_path / "out" / "details.csv"
+    args = [str(folder), "--out", str(out), "--details", str(details), "--timeout", "600"]
+    assert main(args) == 0
+    before = out.read_bytes().splitlines(keepends=True)
+    before_details = details.read_bytes().splitlines(keepends=True)
+    _fill(folder / "s302" / "s302_problems.ipynb", {"q1": reference("q1", "s302")})
+    assert main([*args, "--student", "S302"]) == 0
+    after = out.read_bytes().splitlines(keepends=True)
+    after_details = details.read_bytes().splitlines(keepends=True)
+    assert len(after) == len(before) == 4
+    assert [after[i] for i in (0, 1, 3)] == [before[i] for i in (0, 1, 3)]
+    assert after[2] != before[2] and after[2].startswith(b"s302,")
+    assert _rows(out)["s302"]["q1"] == "1" and _rows(out)["s302"]["total"] == "2"
+    rows_of = len(PROBLEMS)
+    s302 = slice(1 + rows_of, 1 + 2 * rows_of)
+    assert before_details[: s302.start] == after_details[: s302.start]
+    assert before_details[s302.stop :] == after_details[s302.stop :]
+    assert before_details[s302] != after_details[s302]
+    only = tmp_path / "only"
+    only.mkdir()
+    (folder / "s302" / "s302_problems.ipynb").rename(only / "s302.ipynb")
+    capsys.readouterr()
+    assert main([str(only), "--out", str(out), "--timeout", "600"]) == 2
+    assert "s301, s303" in capsys.readouterr().err
+    assert out.read_bytes().splitlines(keepends=True) == after
+
+
+def test_a_regrade_of_a_student_without_a_submission_grades_nothing(tmp_path, capsys):
+    folder = _broken_folder(tmp_path, 2)
+    out = tmp_path / "grades.csv"
+    assert main([str(folder), "--out", str(out), "--no-sandbox", "--student", "s7"]) == 2
+    assert "no submission" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.slow
+def test_a_timeout_and_a_crash_at_the_same_cell_read_later_answers_alike(tmp_path):
+    """The same notebook twice, cell 3 of 4 hanging in one and killing its kernel in the
+    other: q2, typed in cell 4 after it, is right in both and marked as read from the
+    source (code cell 3); q1, typed before it, is right in both."""
+    results = {}
+    for kind, stop in (("hang", "while True:\n    pass"), ("crash", "import os\nos._exit(3)")):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [
+            nbformat.v4.new_code_cell('STUDENT = "s401"'),
+            nbformat.v4.new_code_cell(f"answer_q1 = {reference('q1', 's401')!r}"),
+            nbformat.v4.new_code_cell(stop),
+            nbformat.v4.new_code_cell(f"answer_q2 = {reference('q2', 's401')!r}"),
+        ]
+        path = tmp_path / kind / "s401.ipynb"
+        path.parent.mkdir()
+        nbformat.write(nb, path)
+        results[kind] = grade_notebook("s401", path, timeout=10)
+    hang, crash = results["hang"], results["crash"]
+    assert (hang.status, crash.status) == ("timed out", "kernel died")
+    for sub in (hang, crash):
+        assert sub.results["q1"].score == sub.results["q2"].score == 1.0, sub.notes
+        assert sub.from_source["q2"] == "read from source: the notebook stopped at code cell 3"
+    assert {q: r.status for q, r in hang.results.items()} == {
+        q: r.status for q, r in crash.results.items()
+    }
+    assert "read from source: the notebook stopped at code cell 3: q2" in hang.notes
 
 
 @pytest.mark.slow
@@ -631,3 +754,66 @@ def test_a_stopped_run_leaves_nothing_and_keeps_the_old_grades(tmp_path, signum)
     assert list(tmp_path.glob("grades.*")) == [out]
     time.sleep(0.5)
     assert _processes_mounting(str(scratch)) == []
+
+
+def test_a_lookup_sets_the_status_and_heads_the_notes():
+    """A notebook that ran and calls reference() gets the status 'answer lookup' and the
+    note first; one that could not run keeps its status, with the note."""
+    from lesson_lib.coursework.grade import ANSWER_LOOKUP, Submission, _flag_lookups
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("answer_q1 = reference('q1', 's001')")]
+    cases = [("ran", ANSWER_LOOKUP), ("ran with errors", ANSWER_LOOKUP), ("timed out", "timed out")]
+    for status, after in cases:
+        sub = Submission("s001", Path("s001.ipynb"), status=status, notes=["earlier"])
+        _flag_lookups(sub, nb)
+        assert sub.status == after
+        assert sub.notes[0].startswith("ANSWER LOOKUP: reference( in code cell 1")
+        assert sub.notes[1] == "earlier"
+    clean = Submission("s001", Path("s001.ipynb"))
+    _flag_lookups(clean, nbformat.v4.new_notebook())
+    assert clean.status == "ran" and clean.notes == []
+
+
+@pytest.mark.slow
+def test_reference_in_a_salted_class_is_flagged_and_scores_what_chance_gives(tmp_path, capsys):
+    """Two students of an edition made with a course salt: one types the answers worked out
+    for their own (salted) numbers, one fills every answer with reference(q, STUDENT) in a
+    cell of its own. The grader, given the salt, scores the first fully; the second is
+    flagged 'answer lookup' with a note naming the cell, and since the student's package has
+    no salt, reference() computed a variant no one was given."""
+    from lesson_lib.coursework.student_edition import main as edition
+    from lesson_lib.coursework.variants import read_salt_file, salted, set_course_salt
+
+    folder, salt_file = tmp_path / "class", tmp_path / "instructor" / "salt"
+    args = ["--root", str(ROOT), "--pages", "problems", "--salt-file", str(salt_file)]
+    assert edition([*args, "--out", str(folder), "--ids", "s401", "s402"]) == 0
+    with salted(read_salt_file(salt_file)):
+        own = {q: reference(q, "s401") for q in PROBLEMS}
+    _fill(folder / "s401" / "s401_problems.ipynb", own)
+    lookup = (
+        "from lesson_lib.coursework.problems import PROBLEMS, reference\n"
+        "for q in PROBLEMS:\n"
+        "    globals()[f'answer_{q}'] = reference(q, STUDENT)"
+    )
+    cheat = folder / "s402" / "s402_problems.ipynb"
+    _fill(cheat, {}, extra=lookup, at=len(nbformat.read(cheat, as_version=4).cells) - 1)
+    out = tmp_path / "grades.csv"
+    try:
+        status = main(
+            [str(folder), "--out", str(out), "--salt-file", str(salt_file), "--timeout", "600"]
+        )
+    finally:
+        set_course_salt(None)
+    assert status == 0
+    captured = capsys.readouterr()
+    assert f"variants: the course salt in {salt_file}" in captured.out
+    assert "1 submission(s) call reference()" in captured.err
+    rows = _rows(out)
+    assert rows["s401"]["status"] == "ran" and rows["s401"]["total"] == str(len(PROBLEMS))
+    flagged = rows["s402"]
+    assert flagged["status"] == "answer lookup"
+    assert flagged["notes"].startswith("ANSWER LOOKUP: ")
+    assert "reference( in code cell" in flagged["notes"] and "problem bank" in flagged["notes"]
+    # a few problems draw from so few values that the public and salted answers coincide
+    assert float(flagged["total"]) <= len(PROBLEMS) / 2

@@ -95,6 +95,9 @@ class HostileRun:
                 str(self.details),
                 "--timeout",
                 str(TIMEOUT),
+                # two sandboxes at once: one submission must not spoil another beside it
+                "--jobs",
+                "2",
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -74,6 +74,9 @@ class SecondHostileRun:
                 str(self.outdir / "details.csv"),
                 "--timeout",
                 str(TIMEOUT),
+                # two sandboxes at once: one submission must not spoil another beside it
+                "--jobs",
+                "2",
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

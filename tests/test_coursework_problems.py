@@ -75,7 +75,7 @@ def test_crossover_balances_latency_and_bytes(student):
     """q7: at the reference payload the wire time equals the fixed latency."""
     p = params("q7", student)
     fabric = Fabric("f", p["latency_us"] * 1e-6, p["bandwidth_gbs"] * 1e9)
-    m = reference("q7", student) * 1e6
+    m = reference("q7", student) * 2**20  # the answer is in MiB
     assert_allclose(allreduce_wire_bytes(m, p["n"]) / fabric.bandwidth, fabric.latency)
 
 
@@ -221,3 +221,29 @@ def test_q19_reads_the_measured_table_by_hand():
     assert abs(reference("q19") / 1e3 - by_hand) / by_hand < 0.01  # reference in ms
     assert check("q19", "5.55 ms").status == "right"
     assert check("q19", by_hand).status != "right"  # seconds typed where ms are asked
+
+
+def test_a_mistake_slug_is_a_short_lower_case_name():
+    from lesson_lib.coursework.problems.bank import Mistake, mistake_id
+
+    assert mistake_id("q7", "us-as-ms") == "q07.us-as-ms"
+    assert mistake_id("q16", "inverted") == "q16.inverted"
+    for bad in ("Us as ms", "us_as_ms", "", "-x", "x-"):
+        with pytest.raises(ValueError, match="slug"):
+            Mistake(bad, 1.0, "hint")
+
+
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_each_problems_mistake_slugs_are_distinct_in_every_variant(qid):
+    for student in [None, *IDS[:30]]:
+        slugs = [m.slug for m in mistakes(qid, student)]
+        assert len(slugs) == len(set(slugs)), (student, slugs)
+
+
+def test_points_default_to_the_difficulty_and_a_problem_may_set_its_own():
+    """One, two and three stars are worth 1, 2 and 3 points unless the module says otherwise."""
+    from dataclasses import replace
+
+    by_stars = {p.difficulty: p.max_points for p in PROBLEMS.values()}
+    assert by_stars == {1: 1.0, 2: 2.0, 3: 3.0}
+    assert replace(get_problem("q1"), points=4).max_points == 4.0

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sandbox_support import need_sandbox
+from sandbox_support import need_sandbox, sandbox_processes
 
 from lesson_lib.coursework import sandbox
 from lesson_lib.coursework.sandbox import (
@@ -133,6 +133,33 @@ def test_wall_clock_limit_kills_everything(tmp_path):
     result = run_isolated([sys.executable, f"{SANDBOX_HOME}/probe.py"], scratch, timeout=5)
     assert result.timed_out
     assert result.uid is not None and processes_of(result.uid) == []
+
+
+@pytest.mark.slow
+def test_a_cancelled_run_is_killed_at_once_with_everything_it_started(tmp_path):
+    """Another thread sets ``cancel`` 1 s into a 600 s sleep with a daemon: Cancelled is
+    raised within a few seconds, and no process of the sandbox's user id is left."""
+    import threading
+    import time
+
+    need_sandbox()
+    code = (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(600)\n"
+        "time.sleep(600)\n"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "probe.py").write_text(code)
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    started = time.monotonic()
+    with pytest.raises(sandbox.Cancelled):
+        run_isolated(
+            [sys.executable, f"{SANDBOX_HOME}/probe.py"], scratch, timeout=600, cancel=cancel
+        )
+    assert time.monotonic() - started < 60
+    time.sleep(0.5)
+    assert sandbox_processes(tmp_path.name) == []
 
 
 @pytest.mark.slow

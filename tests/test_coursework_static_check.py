@@ -150,8 +150,20 @@ def test_page_messages_say_what_the_box_reads(qid):
     unreadable = entry["unreadable"]
     assert unreadable["status"] == "unreadable"
     assert f'check("{qid}", answer) in a notebook' in unreadable["message"]
-    listed = entry["units"] if "units" in entry else [", ".join(entry["letters"])]
+    letters = entry.get("letters", "")
+    # the letters in words, as the page speaks: "a, b, c or d"
+    in_words = ", ".join(letters[:-1]) + " or " + letters[-1] if letters else ""
+    listed = entry["units"] if "units" in entry else [in_words]
     assert all(name in unreadable["message"] for name in listed)
+
+
+@pytest.mark.parametrize("qid", list(PROBLEMS))
+def test_the_box_speaks_of_typing_not_of_python(qid):
+    """The page's own words never ask for a string or a variable: it is a text box."""
+    entry = ENTRIES[qid]
+    for verdict in (entry["unanswered"], entry["too_long"]):
+        assert "string" not in verdict["message"] and "answer_" not in verdict["message"]
+    assert "string" not in entry["expected"] and "'" not in entry["expected"]
 
 
 @pytest.mark.parametrize("qid", list(PROBLEMS))
@@ -211,3 +223,20 @@ def test_problem_page_has_one_box_per_problem():
     text = (ROOT / "book" / "problems.md").read_text()
     marked = re.findall(r'<div class="lesson-selfcheck" data-qid="(q\d+)"></div>', text)
     assert marked == list(PROBLEMS)
+
+
+def test_the_notebooks_check_output_stays_off_the_static_page():
+    """Each check cell's output ("not answered yet ... run this cell again") is for a notebook.
+
+    On the website the box under the cell checks the answer; the cell's own
+    output, made when the book is built with no answer, would tell a reader
+    to run a cell they cannot run. The cells keep their source.
+    """
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).parents[1] / "book" / "problems.md").read_text(encoding="utf-8")
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", source, flags=re.S)
+    checking = [c for c in cells if re.search(r"^check(_all)?\(", c, flags=re.M)]
+    assert len(checking) == len(PROBLEMS) + 1  # one per problem, and check_all
+    assert all(c.startswith(":tags: [remove-output]\n") for c in checking), checking

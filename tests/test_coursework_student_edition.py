@@ -9,8 +9,12 @@ import pytest
 import yaml
 from build_site import MYST_NOTEBOOK_FRONT_MATTER
 
+from lesson_lib.coursework.lookups import find_lookups
 from lesson_lib.coursework.problems import PROBLEMS, solution_text, statement
 from lesson_lib.coursework.student_edition import (
+    ANSWER_FUNCTIONS,
+    DEFAULT_TIME_LIMIT_S,
+    EXAMPLE_PREFIX,
     main,
     page_notebook,
     strip_solutions,
@@ -176,11 +180,14 @@ def test_problem_set_has_no_solution_text(student):
 
 
 def test_problem_set_keeps_answers_and_checks():
-    """Every problem keeps its statement cell, an empty answer cell and its check cell."""
+    """Every problem keeps its statement (written in as text), an empty answer cell and
+    its check cell."""
     nb = page_notebook(PAGE, "s001")
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    texts = [c.source for c in nb.cells if c.cell_type == "markdown"]
     for qid in PROBLEMS:
-        assert f'show("{qid}", STUDENT)' in sources
+        assert not any("show(" in s for s in sources)
+        assert any(statement(qid, "s001") in t for t in texts), qid
         assert f"answer_{qid} = None" in sources
         assert f'check("{qid}", answer_{qid}, STUDENT)' in sources
     assert 'STUDENT = "s001"' in "\n".join(sources)
@@ -229,11 +236,16 @@ def test_cli_reads_an_id_file(tmp_path, capsys):
     assert "wrote 2 notebooks" in capsys.readouterr().out
 
 
+def student_site_pages(root: Path) -> list[Path]:
+    """The book's pages but the instructor's (which the site without solutions leaves out)."""
+    return [p for p in toc_pages(root) if p.stem != "instructor"]
+
+
 def test_site_sources_without_solutions(tmp_path):
     """--site copies the book with every page stripped and hide_solutions switched on."""
     dest = tmp_path / "site"
     pages = write_site_sources(dest, ROOT)
-    assert {p.name for p in pages} == {p.name for p in toc_pages(ROOT)}
+    assert {p.name for p in pages} == {p.name for p in student_site_pages(ROOT)}
     for page in pages:
         assert not _has_solution_fence(page.read_text()), page.name
     config = yaml.safe_load((dest / "_config.yml").read_text())
@@ -262,8 +274,7 @@ def test_student_notebook_runs_top_to_bottom_with_empty_answers(tmp_path):
     for cell in checks:
         plain = cell.outputs[0]["data"]["text/plain"]
         assert "not answered yet" in plain, plain
-    shown = [c for c in nb.cells if c.source.startswith("show(")]
-    assert statement("q3", "s002").split("\n")[0] in shown[2].outputs[0]["data"]["text/markdown"]
+    assert json.dumps(statement("q3", "s002"))[1:-1] in text
     for qid in PROBLEMS:
         assert solution_text(qid, "s002")[:60] not in text
 
@@ -371,3 +382,138 @@ def test_out_into_a_foreign_folder_needs_force(tmp_path, capsys):
     assert main(["--root", str(ROOT), "--out", str(out), "--pages", "problems"]) == 2
     assert "notebooks (a student's work?)" in capsys.readouterr().err
     assert (out / "problems.ipynb").read_text() == '{"mine": true}'
+
+
+SALT = "0123456789abcdef" * 4  # a course salt of the form create_salt_file writes
+
+
+def test_a_salted_notebook_holds_its_own_statements_not_the_public_ones():
+    """With a course salt the statements written in are the salted variant's; the public
+    variant of the same ID (what the student's package computes) differs for most problems."""
+    from lesson_lib.coursework.variants import salted
+
+    nb = page_notebook(PAGE, "s002", salt=SALT)
+    texts = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    with salted(SALT):
+        own = {q: statement(q, "s002") for q in PROBLEMS}
+    public = {q: statement(q, "s002") for q in PROBLEMS}
+    assert all(own[q] in texts for q in PROBLEMS)
+    differ = [q for q in PROBLEMS if own[q] != public[q]]
+    # each problem draws from a few values, so a few coincide by chance; most must not
+    assert len(differ) >= len(PROBLEMS) // 2, differ
+    assert all(public[q] not in texts for q in differ)
+
+
+def test_a_salted_notebook_checks_form_only_and_names_nothing_the_grader_flags():
+    """The check cells import the form-only self-check; no code cell calls reference(),
+    solution_text() or imports the problem bank, so an honest notebook is never flagged."""
+    nb = page_notebook(PAGE, "s002", salt=SALT)
+    setup = next(c.source for c in nb.cells if c.metadata.get("coursework") == "student-id")
+    assert "from lesson_lib.coursework.own_check import check, check_all" in setup
+    assert find_lookups(nb) == []
+    assert find_lookups(page_notebook(PAGE)) == []
+    unsalted = page_notebook(PAGE, "s002")
+    assert "own_check" not in json.dumps(unsalted)
+
+
+def test_the_banner_says_how_to_hand_in():
+    """The problem set's first cell names the notebook's own file, restart and run all,
+    the grader's time limit and what happens past it, what the check cells can tell, and
+    what is flagged."""
+    nb = page_notebook(PAGE, "s002", salt=SALT, file_name="s002_problems.ipynb", time_limit=90)
+    banner = nb.cells[0].source
+    assert "`s002_problems.ipynb`" in banner
+    assert "Restart Kernel and Run All Cells" in banner
+    assert "90 seconds" in banner and "timed out" in banner
+    assert "not whether it is right" in banner
+    assert "`reference()`" in banner and "lesson_lib.coursework.problems" in banner
+    # the default limit is the grader's own default (30 s in grade_folder's signature)
+    assert DEFAULT_TIME_LIMIT_S == 30.0
+    assert "30 seconds" in page_notebook(PAGE, "s002", salt=SALT).cells[0].source
+    public = page_notebook(PAGE, "s002").cells[0].source
+    assert "Right, close or wrong" in public and "`s002_problems.ipynb`" in public
+
+
+def test_the_edition_names_the_file_it_writes_in_the_banner(tmp_path):
+    """write_edition tells page_notebook the name it writes, so the banner cannot name another."""
+    (path,) = write_edition(tmp_path, ROOT, ["s003"], ["problems"], salt=SALT)
+    nb = nbformat.read(path, as_version=4)
+    assert f"`{path.name}`" in nb.cells[0].source
+
+
+def test_example_ids_are_never_issued(tmp_path):
+    """IDs starting with the documentation's prefix are refused, so a printed example is no
+    student's."""
+    with pytest.raises(ValueError, match=f"must not start with '{EXAMPLE_PREFIX}'"):
+        write_edition(tmp_path, ROOT, ["s001", f"{EXAMPLE_PREFIX}s001"], ["problems"])
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_makes_the_salt_once_and_the_grader_reads_it(tmp_path, monkeypatch, capsys):
+    """make student with IDs: a salt file readable by its owner only, reused on the next run;
+    the notebooks are the salted ones. --no-salt gives the public variants."""
+    salt_file = tmp_path / "instructor" / "salt"
+    args = ["--root", str(ROOT), "--pages", "problems", "--salt-file", str(salt_file)]
+    assert main([*args, "--out", str(tmp_path / "a"), "--ids", "s005"]) == 0
+    mode = salt_file.stat().st_mode & 0o777
+    assert mode == 0o600
+    first = salt_file.read_text()
+    assert main([*args, "--out", str(tmp_path / "b"), "--ids", "s005"]) == 0
+    assert salt_file.read_text() == first
+    a = (tmp_path / "a" / "s005" / "s005_problems.ipynb").read_text()
+    assert a == (tmp_path / "b" / "s005" / "s005_problems.ipynb").read_text()
+    assert "own_check" in a
+    assert main([*args, "--out", str(tmp_path / "c"), "--ids", "s005", "--no-salt"]) == 0
+    assert "own_check" not in (tmp_path / "c" / "s005" / "s005_problems.ipynb").read_text()
+    assert main([*args, "--out", str(tmp_path / "d"), "--ids", "s5", "--time-limit", "0"]) == 2
+    assert "--time-limit" in capsys.readouterr().err
+
+
+def test_site_without_solutions_leaves_out_the_instructor_page(tmp_path):
+    """--site: no instructor page, no toc entry, no link to it left, and the API page does
+    not document the functions that give answers."""
+    dest = tmp_path / "site"
+    write_site_sources(dest, ROOT)
+    assert not (dest / "book" / "instructor.md").exists()
+    assert "instructor" not in (dest / "_toc.yml").read_text()
+    assert all(p.stem != "instructor" for p in toc_pages(dest))
+    for page in toc_pages(dest):
+        text = page.read_text()
+        assert "`instructor`" not in text and "<instructor" not in text, page.name
+    assert "*For instructors* (not on this site)" in (dest / "book" / "overview.md").read_text()
+    api = (dest / "book" / "api" / "coursework.md").read_text()
+    assert f":exclude-members: {', '.join(ANSWER_FUNCTIONS)}" in api
+    assert "reference" in ANSWER_FUNCTIONS and "solution_text" in ANSWER_FUNCTIONS
+    # the book itself keeps the page
+    assert any(p.stem == "instructor" for p in toc_pages(ROOT))
+
+
+@pytest.mark.slow
+def test_student_package_cannot_reproduce_a_salted_reference(tmp_path):
+    """A fresh Python with the student's package and no salt (as in a student's kernel)
+    computes reference(q, ID): for most problems it is not what the salted edition graded."""
+    import subprocess
+    import sys
+
+    from lesson_lib.coursework.problems import reference
+    from lesson_lib.coursework.variants import salted
+
+    code = (
+        "import json\n"
+        "from lesson_lib.coursework.problems import PROBLEMS, reference\n"
+        "print(json.dumps({q: reference(q, 's002') for q in PROBLEMS}))\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    theirs = json.loads(out)
+    with salted(SALT):
+        graded = {q: reference(q, "s002") for q in PROBLEMS}
+    same = [q for q in PROBLEMS if theirs[q] == graded[q]]
+    assert len(same) <= len(PROBLEMS) // 2, same

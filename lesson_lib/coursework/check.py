@@ -45,9 +45,10 @@ from lesson_lib.coursework.answers import (
     type_name,
 )
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
-from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem
+from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem, mistake_id
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model._safe_io import printable
+from lesson_lib.model._validate import require_number
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 RIGHT = "right"
@@ -56,8 +57,46 @@ WRONG = "wrong"
 UNANSWERED = "not answered yet"
 UNREADABLE = "unreadable"
 
-#: Points per status; "close" earns half.
-SCORES: dict[str, float] = {RIGHT: 1.0, CLOSE: 0.5, WRONG: 0.0, UNANSWERED: 0.0, UNREADABLE: 0.0}
+#: Credit of a close answer, as a fraction of the problem's points, unless the
+#: caller sets another (``close_credit`` of :func:`check` and of the class report).
+CLOSE_CREDIT = 0.5
+
+#: Credit per status, as a fraction of the problem's points, at the default
+#: close credit (see :func:`credit`).
+SCORES: dict[str, float] = {
+    RIGHT: 1.0,
+    CLOSE: CLOSE_CREDIT,
+    WRONG: 0.0,
+    UNANSWERED: 0.0,
+    UNREADABLE: 0.0,
+}
+
+
+def credit(status: str, close_credit: float = CLOSE_CREDIT) -> float:
+    """The fraction of a problem's points a verdict earns.
+
+    Parameters
+    ----------
+    status : str
+        A verdict's status (``"right"``, ``"close"`` ...).
+    close_credit : float, default :data:`CLOSE_CREDIT`
+        What a close answer earns, from 0 (nothing) to 1 (as much as a right one).
+
+    Returns
+    -------
+    float
+        1 for right, ``close_credit`` for close, 0 otherwise.
+
+    Raises
+    ------
+    ValueError
+        If ``close_credit`` is outside 0 to 1, or ``status`` is not a status.
+    """
+    close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
+    if status not in SCORES:
+        raise ValueError(f"status must be one of {', '.join(SCORES)}, got {status!r}")
+    return close_credit if status == CLOSE else SCORES[status]
+
 
 # Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA),
 # which the plain palette's green, orange and grey miss. A symbol goes with
@@ -184,9 +223,16 @@ _MESSAGES: dict[str, str] = {
         "(1 s = 1000 ms = 1,000,000 us)."
     ),
     "other_unit": "Your number is the answer in {other}; the question asks for {unit}.",
+    "unit_written": (
+        "Your number is the answer in {other}, but you wrote {written} after it: the "
+        "arithmetic is right, the unit is not."
+    ),
+    "coincide": " Another mistake gives the same number here: {hint}",
     "unanswered": "Write your answer in answer_{qid} as {expected}, then run this cell again.",
-    "page_unanswered": "Type your answer ({expected}), then press Check.",
-    "page_choice_expected": "one letter from {letters}",
+    "page_unanswered": "Type your answer, then press Check. Expected: {expected}.",
+    "page_choice_expected": "one letter: {letters}",
+    "page_number_expected": "a number in {unit}{places}{with_unit}",
+    "page_with_unit": ", or a number with a unit such as {example} (converted)",
     "page_reads_number": "a plain number, optionally followed by {units}",
     "page_unreadable": (
         'This box reads only {reads}. For any other answer, use check("{qid}", answer) '
@@ -217,6 +263,15 @@ class CheckResult:
         answer in another unit), ``"mistake 2"`` (the problem's second known
         mistake), ``"round down"``, ``"off by one"`` or ``"choice b"``;
         empty when the answer was blank or could not be read.
+    mistake : str
+        The stable id of the mistake the answer was taken for
+        (``"q07.us-as-ms"``, ``"q07.unit-kb"`` for the answer in KB, two
+        ids joined by ``+`` when the numbers of two mistakes coincide in
+        this variant and the checker cannot tell which was made); empty
+        when the verdict names no mistake.
+    points : float
+        The points the answer earns: ``score`` times the problem's
+        :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
 
     qid: str
@@ -225,6 +280,8 @@ class CheckResult:
     score: float
     given: str = ""
     rule: str = ""
+    mistake: str = ""
+    points: float = 0.0
 
     @property
     def right(self) -> bool:
@@ -265,8 +322,18 @@ class Report:
 
     @property
     def max_score(self) -> float:
-        """Number of problems checked (1 point each)."""
+        """Number of problems checked (a score of 1 each)."""
         return float(len(self.results))
+
+    @property
+    def points(self) -> float:
+        """Sum of the points earned."""
+        return sum(r.points for r in self.results.values())
+
+    @property
+    def max_points(self) -> float:
+        """Sum of the checked problems' points."""
+        return sum(get_problem(q).max_points for q in self.results if q in PROBLEMS)
 
     def __str__(self) -> str:
         lines = [str(r) for r in self.results.values()]
@@ -331,12 +398,15 @@ def _unit_spellings(problem: Problem, sizes: Mapping[str, float]) -> dict[str, s
 
 def _read_number(
     problem: Problem, contract: Mapping[str, Any], reading: Reading
-) -> tuple[float, str]:
-    """The answer in SI units, and a note when it was given in another unit than the one asked."""
+) -> tuple[float, str, str]:
+    """The answer in SI units, a note when it was given in another unit, and that unit.
+
+    The unit is empty when the answer carries none or carries the one asked.
+    """
     expected = problem.answer_format()
     size = contract["units"][problem.unit]
     if reading.kind == NUMBER:
-        return float(reading.value) * size, ""
+        return float(reading.value) * size, "", ""
     if reading.kind == TEXT:
         return _read_number_text(problem, contract, reading.value, expected)
     raise _Unreadable(_not_read(reading, expected))
@@ -385,7 +455,7 @@ def _read_number_text(
         raise _Unreadable(_MESSAGES["text_not_finite"].format(text=quoted, expected=expected))
     sizes = contract["units"]
     if not written:
-        return value * sizes[problem.unit], ""
+        return value * sizes[problem.unit], "", ""
     unit = contract["spellings"].get(written.casefold())
     if unit is None:
         other = _UNIT_ALIASES.get(written.casefold())
@@ -399,14 +469,35 @@ def _read_number_text(
             _MESSAGES["wrong_dimension"].format(text=quoted, unit=other, expected=expected)
         )
     value_si = value * sizes[unit]
-    note = (
-        ""
-        if unit == problem.unit
-        else _MESSAGES["converted"].format(
-            text=_quote(stripped), value=value_si / sizes[problem.unit], unit=problem.unit
-        )
+    if unit == problem.unit:
+        return value_si, "", ""
+    note = _MESSAGES["converted"].format(
+        text=_quote(stripped), value=value_si / sizes[problem.unit], unit=problem.unit
     )
-    return value_si, note
+    return value_si, note, unit
+
+
+def _written_unit_verdict(
+    problem: Problem, contract: Mapping[str, Any], value_si: float, written: str
+) -> dict[str, str]:
+    """The verdict on an answer whose number is right in one unit but written with another.
+
+    ``"7.23 us"`` for an answer of 7.23 ms falls on the rule of the answer
+    given in s (its value, 7.23e-6 s, is the answer's number taken in ms).
+    That rule speaks of a bare number; this one says what happened: the
+    number is the answer in ms, and the unit written after it is not ms.
+    Without a unit whose size makes the number right, the general hint.
+    """
+    sizes = contract["units"]
+    number = value_si / sizes[written]
+    ref = contract["reference"]
+    for other, size in sizes.items():
+        if other != written and abs(number * size - ref) <= _MATCH_RTOL * abs(ref):
+            message = _MESSAGES["unit_written"].format(other=other, written=written)
+            return _verdict(
+                WRONG, f"written in {written}", message, _mistake_id(problem, "unit-written")
+            )
+    return contract["otherwise"]
 
 
 def _choice_expected(letters: str) -> str:
@@ -431,19 +522,59 @@ def _read_letter(reading: Reading, letters: str) -> str:
 # ---------------------------------------------------------------- the rules
 
 
-def _verdict(status: str, name: str, message: str) -> dict[str, str]:
+def _verdict(status: str, name: str, message: str, mistake: str = "") -> dict[str, str]:
     """A verdict as :func:`page_contract` ships it."""
-    return {"status": status, "name": name, "message": message}
+    return {"status": status, "name": name, "message": message, "mistake": mistake}
 
 
-def _rule(status: str, name: str, message: str, value: float, tolerance: float) -> dict[str, Any]:
+def _rule(
+    status: str, name: str, message: str, value: float, tolerance: float, mistake: str = ""
+) -> dict[str, Any]:
     """A verdict given to any answer (in SI units) within ``tolerance`` of ``value``."""
-    return {**_verdict(status, name, message), "value": value, "tolerance": tolerance}
+    return {**_verdict(status, name, message, mistake), "value": value, "tolerance": tolerance}
 
 
-def _near(status: str, name: str, message: str, value: float, rtol: float) -> dict[str, Any]:
+def _near(
+    status: str, name: str, message: str, value: float, rtol: float, mistake: str = ""
+) -> dict[str, Any]:
     """A verdict given to any answer within ``rtol`` of ``value``, relative to ``value``."""
-    return _rule(status, name, message, value, rtol * abs(value))
+    return _rule(status, name, message, value, rtol * abs(value), mistake)
+
+
+def _mistake_id(problem: Problem, slug: str) -> str:
+    """The stable id of a mistake or a unit mix-up of ``problem`` (``"q07.unit-kb"``)."""
+    return mistake_id(problem.qid, slug)
+
+
+def _overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """True when either rule's value lies within the other's tolerance."""
+    return abs(a["value"] - b["value"]) <= max(a["tolerance"], b["tolerance"])
+
+
+def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The wrong rules of one variant, none within another's tolerance or the right answer's.
+
+    A rule whose value the right answer's tolerance takes in is left out: in
+    this variant that mistake is graded right, so it is no mistake. (A
+    mistake's own tolerance may take in the right answer, when a problem asks
+    for more precision than the mistake is off by: the right rule comes
+    first, so the right answer stays right.) A rule whose value meets an
+    earlier one's is folded into it: its hint is added to the earlier
+    message and its id joined to the earlier one with ``+``, so the verdict
+    never names one mistake when two give the same number.
+    """
+    kept: list[dict[str, Any]] = []
+    for rule in wrong:
+        if abs(rule["value"] - right["value"]) <= right["tolerance"]:
+            continue
+        twin = next((i for i, other in enumerate(kept) if _overlap(rule, other)), None)
+        if twin is None:
+            kept.append(dict(rule))
+            continue
+        earlier = kept[twin]
+        earlier["message"] += _MESSAGES["coincide"].format(hint=rule["message"])
+        earlier["mistake"] += "+" + rule["mistake"]
+    return kept
 
 
 def _right_tolerance(problem: Problem, ref: float, size: float) -> float:
@@ -479,6 +610,7 @@ def _unit_mixups(problem: Problem, ref: float, sizes: Mapping[str, float]) -> li
             _unit_mixup_hint(problem, other),
             ref / other_size * size,
             _MATCH_RTOL,
+            _mistake_id(problem, f"unit-{other.casefold()}"),
         )
         for other, other_size in sizes.items()
         if other != problem.unit
@@ -492,13 +624,19 @@ def _number_rules(
     size = sizes[problem.unit]
     right = _MESSAGES["right"].format(ref=f"{ref / size:.6g}", unit=problem.unit)
     within = max(problem.rtol, _MATCH_RTOL)
-    return [
-        _rule(RIGHT, "right", right, ref, _right_tolerance(problem, ref, size)),
+    right_rule = _rule(RIGHT, "right", right, ref, _right_tolerance(problem, ref, size))
+    wrong = [
         *_unit_mixups(problem, ref, sizes),
         *(
-            _near(WRONG, f"mistake {i}", m.hint, m.value * size, within)
+            _near(
+                WRONG, f"mistake {i}", m.hint, m.value * size, within, _mistake_id(problem, m.slug)
+            )
             for i, m in enumerate(known, start=1)
         ),
+    ]
+    return [
+        right_rule,
+        *_separated(right_rule, wrong),
         _near(CLOSE, "close", _MESSAGES["close"], ref, problem.close_rtol),
     ]
 
@@ -507,16 +645,25 @@ def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dic
     """In order: right, each known mistake, one off, and a fraction above the answer (close)."""
     right = _MESSAGES["right"].format(ref=int(ref), unit=problem.unit)
     off_by_one = _MESSAGES["off_by_one"]
+    right_rule = _rule(RIGHT, "right", right, ref, 0.0)
+    wrong = [
+        _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0, _mistake_id(problem, m.slug))
+        for i, m in enumerate(known, 1)
+    ]
     return [
-        _rule(RIGHT, "right", right, ref, 0.0),
-        *(
-            _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0)
-            for i, m in enumerate(known, 1)
-        ),
-        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0),
-        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0),
+        right_rule,
+        *_separated(right_rule, wrong),
+        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0, _mistake_id(problem, "off-by-one")),
+        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0, _mistake_id(problem, "off-by-one")),
         # Anything strictly between ref and ref + 1 (both ends are taken above).
-        _rule(CLOSE, "round down", _MESSAGES["round_down"], ref + 0.5, 0.5),
+        _rule(
+            CLOSE,
+            "round down",
+            _MESSAGES["round_down"],
+            ref + 0.5,
+            0.5,
+            _mistake_id(problem, "round-down"),
+        ),
     ]
 
 
@@ -535,6 +682,27 @@ def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, s
     }
 
 
+def _in_words(items: str) -> str:
+    """``"abcd"`` as ``"a, b, c or d"``."""
+    return ", ".join(items[:-1]) + f" or {items[-1]}" if len(items) > 1 else items
+
+
+def _page_number_expected(problem: Problem, sizes: Mapping[str, float]) -> str:
+    """How to type a number into the page's box, in the page's words (no Python strings)."""
+    if problem.kind == "count":
+        return f"a whole number of {problem.unit}, e.g. 3"
+    if problem.unit == "x":
+        return "a ratio, e.g. 1.5"
+    places = ""
+    if problem.decimals is not None:
+        places = f" to {problem.decimals} decimal place{'' if problem.decimals == 1 else 's'}"
+    example = _TWINS.get(problem.unit) or next((u for u in sizes if u != problem.unit), "")
+    with_unit = _MESSAGES["page_with_unit"].format(example=example) if example else ""
+    return _MESSAGES["page_number_expected"].format(
+        unit=problem.unit, places=places, with_unit=with_unit
+    )
+
+
 def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]) -> dict[str, Any]:
     sizes = _unit_sizes(problem)
     ref = float(problem.reference(p)) * sizes[problem.unit]
@@ -542,7 +710,7 @@ def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]
         rules = _count_rules(problem, ref, known)
     else:
         rules = _number_rules(problem, ref, known, sizes)
-    expected = problem.answer_format()
+    expected = _page_number_expected(problem, sizes)
     units = (
         f"the unit {problem.unit}" if len(sizes) == 1 else "one of the units " + ", ".join(sizes)
     )
@@ -555,6 +723,12 @@ def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]
         "units": sizes,
         "spellings": _unit_spellings(problem, sizes),
         "rules": rules,
+        "unit_written": {
+            "message": _MESSAGES["unit_written"],
+            "name": "written in {written}",
+            "mistake": _mistake_id(problem, "unit-written"),
+            "rtol": _MATCH_RTOL,
+        },
         "otherwise": _verdict(WRONG, "hint", _MESSAGES["hint"].format(hint=problem.hint)),
         **_page_verdicts(qid, expected, reads),
     }
@@ -568,7 +742,7 @@ def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
         why = re.sub(r"^(Right|No): ", "", option.why)
         status = RIGHT if option.correct else WRONG
         choices[letter] = _verdict(status, f"choice {letter}", why[:1].upper() + why[1:])
-    expected = _MESSAGES["page_choice_expected"].format(letters=", ".join(letters))
+    expected = _MESSAGES["page_choice_expected"].format(letters=_in_words(letters))
     return {
         "kind": problem.kind,
         "unit": problem.unit,
@@ -643,7 +817,9 @@ def page_contract() -> dict[str, Any]:
     }
 
 
-def check(qid: object, answer: object, student: object = None) -> CheckResult:
+def check(
+    qid: object, answer: object, student: object = None, *, close_credit: float = CLOSE_CREDIT
+) -> CheckResult:
     """Check one answer against the reference for this student's variant.
 
     Never raises: a missing, odd or unreadable answer gets a result that says
@@ -659,11 +835,19 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
         or a letter for multiple choice. None or ``...`` mean not answered yet.
     student : str, optional
         Student ID; None checks against the book's version.
+    close_credit : float, default :data:`CLOSE_CREDIT`
+        The share of the problem's points a close answer earns, 0 to 1 (the
+        instructor's setting; bad values raise, unlike bad answers).
 
     Returns
     -------
     CheckResult
         Status, message and score; shows itself nicely in a notebook.
+
+    Raises
+    ------
+    ValueError
+        If ``close_credit`` is outside 0 to 1.
 
     Examples
     --------
@@ -672,6 +856,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     >>> check("q1", "lots").status
     'unreadable'
     """
+    close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     label = _label(qid)
     try:
         reading = answer if type(answer) is Reading else read_answer(answer)
@@ -681,7 +866,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
         reading = Reading(OTHER, shown="<?>", why="object", type_name="?")
     given = reading.shown
     try:
-        return _judge(label, qid, reading, student, given)
+        return _judge(label, qid, reading, student, given, close_credit)
     except (KeyboardInterrupt, CheckTimeout):
         raise
     except BaseException as err:  # the checker must never crash a student's notebook
@@ -694,12 +879,29 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
         )
 
 
-def _result(qid: str, status: str, message: str, given: str, rule: str = "") -> CheckResult:
-    """A verdict whose message is capped at :data:`MAX_MESSAGE_CHARS`."""
-    return CheckResult(qid, status, _capped(message), SCORES[status], given, rule)
+def _result(
+    qid: str,
+    status: str,
+    message: str,
+    given: str,
+    rule: str = "",
+    mistake: str = "",
+    close_credit: float = CLOSE_CREDIT,
+) -> CheckResult:
+    """A verdict whose message is capped at :data:`MAX_MESSAGE_CHARS`, with its points."""
+    score = credit(status, close_credit)
+    points = score * PROBLEMS[qid].max_points if qid in PROBLEMS else 0.0
+    return CheckResult(qid, status, _capped(message), score, given, rule, mistake, points)
 
 
-def _judge(label: str, qid: object, reading: Reading, student: object, given: str) -> CheckResult:
+def _judge(
+    label: str,
+    qid: object,
+    reading: Reading,
+    student: object,
+    given: str,
+    close_credit: float = CLOSE_CREDIT,
+) -> CheckResult:
     """The verdict on one reading (see :func:`check`)."""
     key = _normalize_qid(qid)
     if key is None:
@@ -725,11 +927,21 @@ def _judge(label: str, qid: object, reading: Reading, student: object, given: st
             verdict = contract["choices"][_read_letter(reading, contract["letters"])]
             note = ""
         else:
-            value, note = _read_number(problem, contract, reading)
+            value, note, written = _read_number(problem, contract, reading)
             verdict = _first_match(contract, value)
+            if written and verdict["name"].startswith("in "):
+                verdict = _written_unit_verdict(problem, contract, value, written)
     except _Unreadable as err:
         return _result(key, UNREADABLE, str(err)[:1].upper() + str(err)[1:], given)
-    return _result(key, verdict["status"], verdict["message"] + note, given, verdict["name"])
+    return _result(
+        key,
+        verdict["status"],
+        verdict["message"] + note,
+        given,
+        verdict["name"],
+        verdict.get("mistake", ""),
+        close_credit,
+    )
 
 
 class CheckTimeout(BaseException):

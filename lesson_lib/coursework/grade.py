@@ -30,10 +30,20 @@ when they disagree, or give no ID, or one off the roster, the row is
 policy (:mod:`~lesson_lib.coursework.late_policy`); ``--canvas-gradebook``
 writes Canvas's import file from its gradebook export
 (:mod:`~lesson_lib.coursework.canvas`).
+Up to ``--jobs`` sandboxes run at once (default: the CPUs this process may
+use; :mod:`~lesson_lib.coursework.parallel`), with the rows in the same
+order and the files the same as one at a time. ``--student ID``
+(repeatable) regrades those students and merges their rows into the
+existing files (:mod:`~lesson_lib.coursework.regrade`). One HTML feedback
+page per student is written beside the CSV
+(:mod:`~lesson_lib.coursework.feedback`), and ``--manual-export`` /
+``--manual-import`` hand the reasoning a person grades to a TA and back
+(:mod:`~lesson_lib.coursework.manual_grading`).
 
 Command line::
 
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
+    python -m lesson_lib.coursework.grade submissions/ --out grades.csv --student s017
 
 Exit status: 0 the CSV was written (whatever the submissions contained),
 2 bad options or no submissions, 3 no sandbox available (install
@@ -58,7 +68,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -72,10 +82,24 @@ from lesson_lib.coursework.check import (
     CheckTimeout,
     check,
 )
+from lesson_lib.coursework.feedback import write_feedback
 from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, Identity, identify
 from lesson_lib.coursework.late_policy import KEEP_CHOICES, LatePolicy, apply_policy, parse_due
 from lesson_lib.coursework.lms_names import read_gradescope_export
+from lesson_lib.coursework.lookups import find_lookups, lookup_note
+from lesson_lib.coursework.manual_grading import (
+    EXPORT_HEADER,
+    MANUAL_PARTS,
+    MAX_REASONING_CHARS,
+    ManualImportError,
+    export_rows,
+    import_into,
+    read_folder,
+    reasoning_answers,
+)
+from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_jobs, run_in_order
 from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.regrade import RegradeRefused, merge_rows, read_rows, shrink_problem
 from lesson_lib.coursework.roster import Roster, read_roster
 from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
@@ -94,7 +118,14 @@ from lesson_lib.coursework.submissions import (
     read_notebook,
     static_student,
 )
-from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.coursework.variants import (
+    DEFAULT_SALT_FILE,
+    SALT_FILE_ENV,
+    normalize_student,
+    read_salt_file,
+    salt_file_in_use,
+    set_course_salt,
+)
 from lesson_lib.model._safe_io import (
     keep_previous,
     printable,
@@ -106,6 +137,14 @@ from lesson_lib.model._safe_io import (
 MAX_CELL_CHARS = 20_000
 #: Longest ``--timeout`` accepted, seconds.
 MAX_TIMEOUT = 3600.0
+#: Seconds a clean submission of the problem set takes to grade, kernel start included:
+#: the median of six clean notebooks graded one at a time on the two-CPU build machine at a
+#: load average of about 3 (``benchmarks/grading.py`` measures it on any machine).
+CLEAN_RUN_S = 2.1
+#: Shortest default ``--timeout``: room for a loaded machine's slow kernel start, seconds.
+MIN_TIMEOUT_S = 30.0
+#: Default ``--timeout``: ten clean runs, at least :data:`MIN_TIMEOUT_S`, seconds.
+DEFAULT_TIMEOUT_S = max(MIN_TIMEOUT_S, 10 * CLEAN_RUN_S)
 #: Seconds allowed after the notebook's own limit for the kernel to start, stop and report.
 GRACE_S = 60.0
 #: Note added to every row graded with ``--no-sandbox``.
@@ -137,7 +176,8 @@ class Submission:
     status : str
         ``"ran"``, ``"ran with errors"``, ``"out of space"``, ``"timed out"``,
         ``"kernel died"``, ``"could not run"``, ``"not a notebook"``, ``"invalid ID"``,
-        ``"ID mismatch"`` or ``"unknown ID"``.
+        ``"ID mismatch"``, ``"unknown ID"`` or ``"answer lookup"`` (it ran, and its code calls ``reference(`` or
+        imports the problem bank: :mod:`~lesson_lib.coursework.lookups`).
     answers : dict
         ``answer_q...`` values found, by problem id.
     results : dict
@@ -159,6 +199,14 @@ class Submission:
         :mod:`~lesson_lib.coursework.late_policy`).
     counted : bool
         False for a resubmission the ``--keep`` policy did not pick.
+    graded_as : str or None
+        The normalised student ID the answers are checked against (None: no valid ID).
+    from_source : dict
+        Problem id -> why its answer was read from the notebook's source
+        rather than from the kernel (the notebook stopped, or could not run).
+    reasoning : dict
+        Problem id -> the reasoning typed for a part a person grades
+        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
     """
 
     student: str
@@ -173,6 +221,9 @@ class Submission:
     identity: Identity | None = None
     late_factor: float = 1.0
     counted: bool = True
+    graded_as: str | None = None
+    from_source: dict[str, str] = field(default_factory=dict)
+    reasoning: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -180,7 +231,7 @@ class Submission:
         return sum(r.score for r in self.results.values()) * self.late_factor
 
 
-def static_answers(nb: object) -> dict[str, Any]:
+def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
     """Answers typed as plain values (``answer_q3 = 1.5``) in a notebook's code cells.
 
     Never raises: cells that are not text, too long (over
@@ -190,6 +241,9 @@ def static_answers(nb: object) -> dict[str, Any]:
     ----------
     nb : dict
         The notebook as parsed JSON or ``nbformat.NotebookNode`` (not executed).
+    first : int, default 0
+        Index, among the code cells, of the first one read (the cell a
+        notebook stopped at: the ones before it ran).
 
     Returns
     -------
@@ -202,7 +256,7 @@ def static_answers(nb: object) -> dict[str, Any]:
         sources = code_sources(nb)
     except ValueError:
         return answers
-    for source in sources:
+    for source in sources[max(first, 0) :]:
         if len(source) > MAX_CELL_CHARS or "answer_q" not in source:
             continue
         try:
@@ -306,7 +360,12 @@ def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
 
 
 def _execute(
-    nb: dict, timeout: float, sandbox: bool, limits: Limits, workdir: Path
+    nb: dict,
+    timeout: float,
+    sandbox: bool,
+    limits: Limits,
+    workdir: Path,
+    cancel: threading.Event | None = None,
 ) -> tuple[dict[str, Any] | None, str]:
     """Run the notebook ``nb`` (as read) through the runner in a throwaway copy; (record, note).
 
@@ -336,6 +395,7 @@ def _execute(
                 limits=limits,
                 sandbox=sandbox,
                 pass_fds=(result_fd,),
+                cancel=cancel,
             )
         finally:
             os.close(result_fd)
@@ -364,13 +424,15 @@ def _execute(
 def grade_notebook(
     name: str,
     path: Path,
-    timeout: float = 120.0,
+    timeout: float = DEFAULT_TIMEOUT_S,
     *,
     sandbox: bool = True,
     limits: Limits | None = None,
     workdir: Path | None = None,
     entry: Entry | None = None,
     identity: Identity | None = None,
+    score: bool = True,
+    cancel: threading.Event | None = None,
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
@@ -385,7 +447,7 @@ def grade_notebook(
         The ID the file system gives it (file stem or folder name, tails taken off).
     path : Path
         The notebook.
-    timeout : float, default 120
+    timeout : float, default :data:`DEFAULT_TIMEOUT_S`
         Seconds the notebook's cells may run, counted once its kernel is ready;
         the sandbox is killed :data:`GRACE_S` seconds later whatever happens.
     sandbox : bool, default True
@@ -402,6 +464,12 @@ def grade_notebook(
         Who it belongs to (:func:`~lesson_lib.coursework.identity.identify`):
         its ID replaces ``name``, and an ``ID mismatch`` or ``unknown ID`` is
         not run and scores nothing.
+    score : bool, default True
+        False leaves ``results`` empty, for :func:`score_submission` to fill
+        in the main thread (where each check has its time limit).
+    cancel : threading.Event, optional
+        Set by another thread to stop the run
+        (:class:`~lesson_lib.coursework.sandbox.Cancelled` is raised).
 
     Returns
     -------
@@ -456,8 +524,11 @@ def grade_notebook(
         _note_declared(sub, None, static_student(nb))
         nb = None
     if nb is not None:
+        sub.reasoning = reasoning_answers(nb)
         with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
-            record, note = _execute(nb, timeout, sandbox, limits or Limits(), workdir or Path(tmp))
+            record, note = _execute(
+                nb, timeout, sandbox, limits or Limits(), workdir or Path(tmp), cancel
+            )
         if note:
             sub.notes.append(note)
         sub.status = record["status"] if record["status"] in _STATUSES else "could not run"
@@ -481,20 +552,121 @@ def grade_notebook(
         if isinstance(record.get("error"), str):
             sub.notes.append(f"execution failed ({printable(record['error'], 120)})")
         _note_space(sub, record.get("space"), limits or Limits(), sandbox)
-        plain = _plain_payload(record.get("payload"))
-        if plain is not None:
-            answers, declared = plain
-        else:
-            answers, declared = static_answers(nb), static_student(nb)
-            sub.notes.append("answers read from the answer cells' source, not from running it")
+        answers, declared = _answers_of(sub, nb, record)
         _note_declared(sub, sid, declared)
-    for qid in PROBLEMS:
-        sub.results[qid] = check_in_time(qid, (answers or {}).get(qid), sid)
+        _flag_lookups(sub, nb)
+    sub.answers = dict(answers or {})
+    sub.graded_as = sid
+    if score:
+        score_submission(sub)
     sub.seconds = time.monotonic() - started
     return sub
 
 
+def stopped_cell(record: dict[str, Any], cells: int) -> int | None:
+    """The code cell (index from 0) a run stopped at, from the runner's record, if valid.
+
+    Parameters
+    ----------
+    record : dict
+        The runner's record (untrusted: any shape).
+    cells : int
+        How many code cells the notebook has.
+
+    Returns
+    -------
+    int or None
+        None when the record names no cell, or one the notebook does not have.
+    """
+    at = record.get("stopped_at")
+    if isinstance(at, int) and not isinstance(at, bool) and 0 <= at < cells:
+        return at
+    return None
+
+
+def source_note(cell_index: int) -> str:
+    """What an answer read from the source after a stop says, ``cell_index`` from 0.
+
+    Parameters
+    ----------
+    cell_index : int
+        The code cell the notebook stopped at, counted from 0.
+
+    Returns
+    -------
+    str
+        ``"read from source: the notebook stopped at code cell N"``, N counted from 1.
+    """
+    return f"read from source: the notebook stopped at code cell {cell_index + 1}"
+
+
+def _answers_of(
+    sub: Submission, nb: dict, record: dict[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """The answers and declared ``STUDENT`` of a run, and the notes on where they came from.
+
+    A notebook that timed out and one whose kernel died at the same cell are
+    treated alike for the cells from that one on: they did not run, so the
+    answers typed in them as plain values are read from the source, each
+    marked (:func:`source_note`). Answers the kernel held before the stop
+    are kept; when no kernel answered (it died), every answer is read from
+    the source.
+    """
+    stopped = stopped_cell(record, len(code_sources(nb)))
+    plain = _plain_payload(record.get("payload"))
+    if plain is None:
+        answers, declared = static_answers(nb), static_student(nb)
+        sub.notes.append("answers read from the answer cells' source, not from running it")
+        why = source_note(stopped) if stopped is not None else "read from source: it did not run"
+        sub.from_source = dict.fromkeys(answers, why)
+        if stopped is not None:
+            later = static_answers(nb, stopped)
+            if later:
+                sub.notes.append(f"{why}: {', '.join(later)}")
+        return answers, declared
+    answers, declared = plain
+    if stopped is not None:
+        later = static_answers(nb, stopped)
+        if later:
+            answers = {**answers, **later}
+            sub.from_source = dict.fromkeys(later, source_note(stopped))
+            sub.notes.append(f"{source_note(stopped)}: {', '.join(later)}")
+    return answers, declared
+
+
+def score_submission(sub: Submission) -> Submission:
+    """Check every problem's answer of ``sub`` (:func:`check_in_time`), filling its results.
+
+    Run in the main thread, so each check has its time limit; a parallel
+    grader runs the sandboxes in worker threads and scores here.
+
+    Parameters
+    ----------
+    sub : Submission
+        A run's answers (``answers``) and the ID they are checked against (``graded_as``).
+
+    Returns
+    -------
+    Submission
+        ``sub`` itself, its ``results`` set.
+    """
+    for qid in PROBLEMS:
+        sub.results[qid] = check_in_time(qid, sub.answers.get(qid), sub.graded_as)
+    return sub
+
+
+def _flag_lookups(sub: Submission, nb: dict) -> None:
+    """Flag a notebook whose code asks the package for answers (see :mod:`.lookups`)."""
+    note = lookup_note(find_lookups(nb))
+    if note:
+        sub.notes.insert(0, note)
+        if sub.status in ("ran", "ran with errors"):
+            sub.status = ANSWER_LOOKUP
+
+
 _STATUSES = ("ran", "timed out", "kernel died", "could not run", "not a notebook")
+#: The status of a notebook that ran and calls ``reference(`` or imports the problem bank.
+ANSWER_LOOKUP = "answer lookup"
 #: The status of a file whose name is not a valid student ID (not run, no score).
 INVALID_ID = "invalid ID"
 #: The status of a notebook that filled a writable folder or wrote a file at the size limit.
@@ -602,20 +774,22 @@ def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submiss
 
 def grade_folder(
     folder: Path,
-    timeout: float = 120.0,
+    timeout: float = DEFAULT_TIMEOUT_S,
     *,
     sandbox: bool = True,
     limits: Limits | None = None,
     progress: TextIO | None = None,
     roster: Roster | None = None,
+    jobs: int = 1,
+    students: Collection[str] | None = None,
 ) -> list[Submission]:
-    """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`), one at a time.
+    """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`).
 
     Parameters
     ----------
     folder : Path
         The folder of submissions.
-    timeout : float, default 120
+    timeout : float, default :data:`DEFAULT_TIMEOUT_S`
         Seconds each notebook may run.
     sandbox : bool, default True
         False: no bubblewrap (see :func:`grade_notebook`).
@@ -626,6 +800,13 @@ def grade_folder(
     roster : Roster, optional
         The class roster (:mod:`~lesson_lib.coursework.roster`): each ID must
         be on it, and agree with the platform's user.
+    jobs : int, default 1
+        Sandboxes run at once (:mod:`~lesson_lib.coursework.parallel`), each
+        with its own limits; the rows are the same, in the same order, whatever it is.
+    students : collection of str, optional
+        Grade only the entries whose name gives one of these IDs (case
+        ignored): a regrade, merged into the class's file by
+        :func:`~lesson_lib.coursework.regrade.merge_rows`.
 
     Returns
     -------
@@ -634,15 +815,21 @@ def grade_folder(
         duplicates and imitations flagged.
     """
     folder = Path(folder)
+    jobs = require_jobs(jobs)
     if sandbox:
         require_sandbox()
     export = read_gradescope_export(folder)
+    entries = find_submissions(folder)
+    if students is not None:
+        wanted = {s.casefold() for s in students}
+        entries = [e for e in entries if _entry_id(e).casefold() in wanted]
     subs = []
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
         os.chmod(work, 0o700)
-        for entry in find_submissions(folder):
+
+        def run(entry: Entry, cancel: threading.Event) -> Submission:
             try:
-                sub = grade_notebook(
+                return grade_notebook(
                     entry.stem,
                     entry.path,
                     timeout,
@@ -651,11 +838,16 @@ def grade_folder(
                     workdir=Path(work),
                     entry=entry,
                     identity=identify(entry, roster=roster, export=export),
+                    score=False,
+                    cancel=cancel,
                 )
             except Exception as err:  # never stop the run for one submission
                 sub = Submission(entry.stem, entry.path, "could not run", file=entry.file)
                 sub.notes.append(f"the grader failed on this file ({_describe(err)})")
-                sub.results = {q: check(q, None) for q in PROBLEMS}
+                return sub
+
+        for sub in run_in_order(run, entries, jobs):
+            score_submission(sub)
             if progress is not None:
                 # one line per row, whatever the name holds (a newline would forge another)
                 progress.write(
@@ -667,6 +859,14 @@ def grade_folder(
     flag_duplicates(subs)
     flag_imitations(subs)
     return subs
+
+
+def _entry_id(entry: Entry) -> str:
+    """The normalised ID an entry's name gives, or its name as found when it gives none."""
+    try:
+        return normalize_student(entry.stem) or entry.stem
+    except (TypeError, ValueError):
+        return entry.stem
 
 
 def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
@@ -699,12 +899,25 @@ def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
 
 
 def _write_csv_atomically(
-    path: Path, header: list[str], rows: list[list[tuple[object, int]]]
+    path: Path,
+    header: list[str],
+    rows: list[list[tuple[object, int]]],
+    merge: Collection[str] | None = None,
 ) -> Path | None:
     """Write a CSV by a temporary file and a rename; keep a different earlier file first.
 
-    Each cell is given with its longest length.
+    Each cell is given with its longest length. With ``merge`` (the regraded
+    students) the rows replace only those students' rows of the existing
+    file (:func:`~lesson_lib.coursework.regrade.merge_rows`).
     """
+    cells = [[spreadsheet_safe(c, limit) for c, limit in row] for row in rows]
+    if merge is not None:
+        cells = merge_rows(read_rows(path, header), cells, merge)
+    return _write_rows_atomically(path, header, cells)
+
+
+def _write_rows_atomically(path: Path, header: list[str], rows: list[list[str]]) -> Path | None:
+    """Write rows of cells already made safe by a temporary file and a rename."""
     path = require_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -713,7 +926,7 @@ def _write_csv_atomically(
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(header)
-            writer.writerows([[spreadsheet_safe(c, limit) for c, limit in row] for row in rows])
+            writer.writerows(rows)
         os.chmod(tmp, 0o644)
         require_output_file(path)  # again: it may have been replaced meanwhile
         if path.exists() and not filecmp.cmp(path, tmp, shallow=False):
@@ -725,7 +938,24 @@ def _write_csv_atomically(
     return kept
 
 
-def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
+#: The scores CSV's columns; the parts a person grades come last, blank until imported.
+SCORES_HEADER = [
+    "student",
+    "file",
+    *PROBLEMS,
+    "total",
+    "max",
+    "status",
+    "notes",
+    *[part.column for part in MANUAL_PARTS.values()],
+]
+#: The details CSV's columns.
+DETAILS_HEADER = ["student", "file", "problem", "answer", "status", "score", "message", "mistake"]
+
+
+def write_scores(
+    submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
+) -> Path | None:
     """Write one row per notebook: student, file, one column per problem, total, max, status, notes.
 
     Written atomically (a temporary file, then a rename): an existing file is
@@ -739,6 +969,9 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
         Graded notebooks.
     path : Path
         CSV file to write (its folder is created).
+    merge : collection of str, optional
+        The students regraded (``--student``): their rows replace theirs in
+        the existing file, every other row is kept as it is.
 
     Returns
     -------
@@ -748,7 +981,8 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file.
+        If ``path`` exists and is not a regular file, or (merging) is not
+        this grader's file (:class:`~lesson_lib.coursework.regrade.RegradeRefused`).
     """
     rows = [
         [
@@ -759,15 +993,22 @@ def write_scores(submissions: Sequence[Submission], path: Path) -> Path | None:
             (len(PROBLEMS), 8),
             (sub.status, MAX_CELL_TEXT),
             ("; ".join(sub.notes), MAX_NOTES_CHARS),
+            *[("", 8) for _ in MANUAL_PARTS],
         ]
         for sub in submissions
     ]
-    header = ["student", "file", *PROBLEMS, "total", "max", "status", "notes"]
-    return _write_csv_atomically(path, header, rows)
+    return _write_csv_atomically(path, SCORES_HEADER, rows, merge)
 
 
-def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
-    """Write one row per notebook and problem: the answer, the verdict and its message.
+def write_details(
+    submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
+) -> Path | None:
+    """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
+
+    The ``mistake`` column holds the stable id of the named mistake the
+    answer was taken for (``q07.us-as-ms``, see ``mistake`` of
+    :class:`~lesson_lib.coursework.check.CheckResult`), empty otherwise; the
+    class report (:mod:`lesson_lib.coursework.class_report`) counts by it.
 
     Written atomically, keeping a different earlier file, like :func:`write_scores`.
 
@@ -777,6 +1018,8 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
         Graded notebooks.
     path : Path
         CSV file to write (its folder is created).
+    merge : collection of str, optional
+        The students regraded, as for :func:`write_scores`.
 
     Returns
     -------
@@ -786,7 +1029,7 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file.
+        If ``path`` exists and is not a regular file, or (merging) is not this grader's file.
     """
     rows = [
         [
@@ -797,13 +1040,12 @@ def write_details(submissions: Sequence[Submission], path: Path) -> Path | None:
             (result.status, MAX_CELL_TEXT),
             (f"{result.score:g}", 8),
             (result.message, MAX_MESSAGE_CHARS),
+            (result.mistake, MAX_CELL_TEXT),
         ]
         for sub in submissions
         for qid, result in sub.results.items()
     ]
-    return _write_csv_atomically(
-        path, ["student", "file", "problem", "answer", "status", "score", "message"], rows
-    )
+    return _write_csv_atomically(path, DETAILS_HEADER, rows, merge)
 
 
 def _timeout_arg(text: str) -> float:
@@ -951,6 +1193,118 @@ def _write_canvas(submissions: Sequence[Submission], args: argparse.Namespace, r
         )
 
 
+def write_manual_export(
+    submissions: Sequence[Submission], folder: Path, merge: Collection[str] | None = None
+) -> list[Path]:
+    """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
+
+    Every submission with a valid ID gets a row, a blank answer too (the TA
+    gives it 0). Written atomically, keeping a different earlier file; with
+    ``merge`` (a regrade) only those students' rows are replaced, so points
+    a TA already typed for the others stay.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks.
+    folder : Path
+        Where the files go (created).
+    merge : collection of str, optional
+        The regraded students.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    graded = [
+        (sub.student, sub.file or sub.path.name, sub.reasoning)
+        for sub in submissions
+        if sub.graded_as is not None
+    ]
+    written = []
+    for part in MANUAL_PARTS.values():
+        rows = [
+            [(cell, MAX_REASONING_CHARS if i == 2 else MAX_CELL_TEXT) for i, cell in enumerate(r)]
+            for r in export_rows(graded, part)
+        ]
+        target = Path(folder) / part.file_name
+        _write_csv_atomically(target, EXPORT_HEADER, rows, merge)
+        written.append(target)
+    return written
+
+
+def compile_lesson_lib() -> bool:
+    """Write ``lesson_lib``'s bytecode cache before grading, if it is missing or stale.
+
+    Every sandbox mounts ``lesson_lib`` read-only, so a kernel there cannot
+    cache what it compiles and would compile the package's source again in
+    each notebook (importing the self-check took about three times longer
+    without the cache, measured side by side in the sandbox; see
+    ``benchmarks/README.md``). Written once here, outside, every kernel
+    reads it. A checkout that cannot be written is left as it is.
+
+    Returns
+    -------
+    bool
+        True when every module compiled (or was already up to date).
+    """
+    import compileall
+
+    import lesson_lib
+
+    package = Path(lesson_lib.__file__).parent
+    try:
+        return bool(compileall.compile_dir(package, quiet=2, workers=1))
+    except OSError:
+        return False
+
+
+def _jobs_arg(text: str) -> int:
+    try:
+        return require_jobs(int(text))
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of sandboxes from 1 to {MAX_JOBS}, got {text!r}"
+        ) from None
+
+
+def _regrade_problem(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | str | None:
+    """The IDs of ``--student`` (None for a full run), or what is wrong, as a message."""
+    if args.student is None:
+        if args.replace:
+            return None
+        graded = {_entry_id(e) for e in found}
+        return shrink_problem(args.out, SCORES_HEADER, graded) or None
+    wanted: set[str] = set()
+    for raw in args.student:
+        try:
+            sid = normalize_student(raw)
+        except (TypeError, ValueError) as err:
+            return f"--student {printable(raw, 80)!r} is not a valid student ID ({err})"
+        if sid is None:
+            return "--student needs an ID, got an empty one"
+        wanted.add(sid)
+    have = {_entry_id(e).casefold() for e in found}
+    missing = sorted(w for w in wanted if w.casefold() not in have)
+    if missing:
+        return (
+            f"--student: no submission in {args.folder} for {', '.join(missing)}; "
+            "nothing graded, the grades files are as they were"
+        )
+    for option, path, header in (
+        ("--out", args.out, SCORES_HEADER),
+        ("--details", args.details, DETAILS_HEADER),
+    ):
+        if path is None:
+            continue
+        try:
+            read_rows(path, header)
+        except RegradeRefused as err:
+            return f"{option}: cannot merge the regrade: {err}"
+    return wanted
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; see the module docstring.
 
@@ -979,8 +1333,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--timeout",
         type=_timeout_arg,
-        default=120.0,
-        help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default 120)",
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT_S:g}: "
+        f"ten times a clean run of the problem set, {CLEAN_RUN_S:g} s, and at least "
+        f"{MIN_TIMEOUT_S:g} s)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs_arg,
+        default=available_cpus(),
+        help=f"sandboxes run at once, 1 to {MAX_JOBS} (default: the CPUs this process may use, "
+        f"{available_cpus()} here); the CSV is the same whatever it is",
+    )
+    parser.add_argument(
+        "--student",
+        action="append",
+        metavar="ID",
+        help="regrade only this student (repeatable); the new rows replace theirs in --out "
+        "and --details, every other row is kept as it was",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="let a full run replace a grades file holding students it has no submission for",
+    )
+    parser.add_argument(
+        "--manual-export",
+        type=Path,
+        metavar="DIR",
+        help="write one CSV per part a person grades (q12's reasoning) for a TA to fill in",
+    )
+    parser.add_argument(
+        "--manual-import",
+        type=Path,
+        metavar="DIR",
+        help="merge the TA's filled-in files into --out; total and max then count them",
+    )
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        help="folder for one HTML feedback file per student (default: feedback/ beside --out)",
     )
     parser.add_argument(
         "--no-sandbox",
@@ -989,10 +1381,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(every row then carries a warning)",
     )
     _add_course_options(parser)
+    parser.add_argument(
+        "--salt-file",
+        type=Path,
+        default=None,
+        help=f"the course salt the student edition was made with (default: ${SALT_FILE_ENV}, "
+        f"else {DEFAULT_SALT_FILE} when it exists; without one the public variants are graded)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    salt_file = salt_file_in_use(args.salt_file)
+    try:
+        set_course_salt(read_salt_file(salt_file) if salt_file else None)
+    except (OSError, ValueError) as err:
+        print(f"error: --salt-file: {err}", file=sys.stderr)
+        return 2
+    print(
+        f"variants: the course salt in {salt_file}"
+        if salt_file
+        else "variants: public (no course salt; see --salt-file)"
+    )
     try:
         course = _course_options(args)
     except (OSError, ValueError) as err:
@@ -1009,11 +1419,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not found:
         print(f"error: no submissions in {args.folder}", file=sys.stderr)
         return 2
+    regraded = _regrade_problem(args, found)
+    if isinstance(regraded, str):
+        print(f"error: {regraded}", file=sys.stderr)
+        return 2
+    if args.manual_import is not None:
+        try:
+            read_folder(args.manual_import)
+        except (OSError, ValueError) as err:
+            print(f"error: --manual-import: {err}", file=sys.stderr)
+            return 2
     hidden = hidden_names(args.folder)
     if hidden:
         shown = ", ".join(printable(h, 40) for h in hidden[:5])
         more = f" and {len(hidden) - 5} more" if len(hidden) > 5 else ""
         print(f"note: names starting with '.' are not submissions, left out: {shown}{more}")
+    compile_lesson_lib()
     if not args.no_sandbox:
         try:
             require_sandbox()
@@ -1030,6 +1451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sandbox=not args.no_sandbox,
                 progress=sys.stdout,
                 roster=course.roster,
+                jobs=args.jobs,
+                students=regraded,
             )
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: the sandbox and copies are gone
         signum = getattr(stop, "signum", signal.SIGINT)
@@ -1043,10 +1466,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     apply_policy(submissions, course.policy)
     for path, write in ((args.out, write_scores), (args.details, write_details)):
         if path is not None:
-            kept = write(submissions, path)
-            print(f"wrote {path}" + (f" (the previous one is kept as {kept})" if kept else ""))
+            try:
+                kept = write(submissions, path, regraded)
+            except RegradeRefused as err:  # checked before grading; changed meanwhile
+                print(f"error: {err}; nothing written", file=sys.stderr)
+                return 2
+            merged = ""
+            if regraded is not None:
+                merged = f" ({len(regraded)} regraded student(s) merged in)"
+            print(
+                f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
+            )
     if args.canvas_gradebook is not None:
         _write_canvas(submissions, args, course.roster)
+    if args.manual_export is not None:
+        for path in write_manual_export(submissions, args.manual_export, regraded):
+            print(f"wrote {path}")
+    if args.manual_import is not None:
+        try:
+            filled, _ = import_into(
+                args.out, args.manual_import, SCORES_HEADER, list(PROBLEMS), _write_rows_atomically
+            )
+        except (OSError, ManualImportError, RegradeRefused) as err:
+            print(
+                f"error: --manual-import: {err}; the grades are written without it", file=sys.stderr
+            )
+            return 2
+        print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
+    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
+    try:
+        handed = write_feedback(submissions, feedback)
+    except (OSError, ValueError) as err:
+        print(f"warning: no feedback written ({err})", file=sys.stderr)
+    else:
+        print(f"wrote {len(handed)} feedback file(s) into {feedback}")
     counts: dict[str, int] = {}
     for sub in submissions:
         counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
@@ -1055,6 +1508,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"warning: duplicate student IDs, every copy graded and flagged in the notes: "
             f"{', '.join(sorted(duplicates))}",
+            file=sys.stderr,
+        )
+    looked_up = [
+        sub for sub in submissions if any(n.startswith("ANSWER LOOKUP") for n in sub.notes)
+    ]
+    if looked_up:
+        names = ", ".join(printable(ascii(sub.file), 80) for sub in looked_up[:10])
+        print(
+            f"warning: {len(looked_up)} submission(s) call reference(), solution_text() or the "
+            f"problem bank (see the notes): {names}",
             file=sys.stderr,
         )
     invalid = [sub for sub in submissions if sub.status == INVALID_ID]

@@ -314,7 +314,9 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     -------
     dict
         ``status`` (``"ran"``, ``"timed out"``, ``"kernel died"``), ``raised``
-        (cells that raised) and ``payload`` (the extraction cell's JSON, or None).
+        (cells that raised), ``payload`` (the extraction cell's JSON, or None)
+        and, when the notebook stopped before its last code cell had run,
+        ``stopped_at`` (that cell's index among the code cells, from 0).
     """
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -342,10 +344,13 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     client.cleared = 0
     client.pollers = []
     status = "ran"
+    # the code cell that was running when the kernel timed out or died (None: all ran)
+    running: int | None = None
     try:
         with client.setup_kernel():
             deadline = time.monotonic() + timeout
             for index, cell in enumerate(nb.cells[:-1]):
+                running = index
                 remaining = deadline - time.monotonic()
                 if remaining < 1:
                     status = "timed out"
@@ -360,6 +365,8 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
                     # started, so the answers can be read.
                     client.cleared = stop_runaway_cell(client)
                     break
+            else:
+                running = None
             client.timeout = 30
             client.execute_cell(extract, client.keep_index)
     except DeadKernelError:
@@ -367,6 +374,8 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     except CellTimeoutError:
         status, extract = "timed out", None
     record: dict[str, Any] = {"status": status, "raised": len(client.raised), "payload": None}
+    if status != "ran" and running is not None:
+        record["stopped_at"] = running
     if client.flooded:
         record["flooded"] = len(client.flooded)
     if client.cleared:

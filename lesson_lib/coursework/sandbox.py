@@ -421,6 +421,7 @@ def run_isolated(
     readonly: Sequence[Path] = (),
     keep_output: int = 64 * 1024,
     pass_fds: Sequence[int] = (),
+    cancel: threading.Event | None = None,
 ) -> RunResult:
     """Run ``argv`` in the sandbox, its files in ``scratch``, limited and timed.
 
@@ -450,6 +451,9 @@ def run_isolated(
         Open file descriptors the command inherits under the same numbers
         (the grader's result file: the command writes there, and a process it
         starts cannot open it by any path).
+    cancel : threading.Event, optional
+        Set by another thread to stop the run (a parallel grader stopped by
+        Ctrl-C): everything is killed and :class:`Cancelled` raised.
 
     Returns
     -------
@@ -459,6 +463,8 @@ def run_isolated(
     ------
     SandboxUnavailable
         If ``sandbox`` is True and bubblewrap cannot run here.
+    Cancelled
+        If ``cancel`` was set before the command ended.
     """
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
@@ -510,9 +516,7 @@ def run_isolated(
             os.close(write_end)
         drain.start()
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            timed_out = _wait(proc, start + timeout, cancel)
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): leave nothing running
             _kill(proc, uid)
             if uid is not None:
@@ -540,6 +544,32 @@ def run_isolated(
             leftovers=leftovers,
             uid=uid,
         )
+
+
+class Cancelled(KeyboardInterrupt):
+    """A run stopped from another thread (:func:`run_isolated`'s ``cancel``)."""
+
+
+#: Seconds between looks at the ``cancel`` event while a sandbox runs.
+_CANCEL_POLL_S = 0.2
+
+
+def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event | None) -> bool:
+    """Wait for ``proc`` until the monotonic ``deadline``; True if it was reached.
+
+    With a ``cancel`` event the wait is cut into short slices (the process's
+    end is still seen at once), so another thread can stop the run.
+    """
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return proc.poll() is None
+        try:
+            proc.wait(timeout=left if cancel is None else min(left, _CANCEL_POLL_S))
+            return False
+        except subprocess.TimeoutExpired:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled from None
 
 
 class _Drain(threading.Thread):

@@ -8,6 +8,15 @@ problems, answer cells and self-checks, and writes ``.ipynb`` notebooks with
 jupytext. With student IDs, each student gets a folder whose problem set
 shows that student's numbers.
 
+Every problem's statement is written into the notebook as text, computed
+here, and so is the set's overview: the notebook itself needs nothing from
+the problem bank. With IDs the variants are drawn with the course salt
+(:mod:`lesson_lib.coursework.variants`; made in ``--salt-file`` the first
+time, kept for the grader), and the notebook's check cells call
+:mod:`lesson_lib.coursework.own_check`, which says whether an answer can be
+read, not whether it is right. The first cell of the problem set tells the
+student how to hand it in (:func:`instructions`).
+
 Nothing is written over or deleted that the edition did not make: see
 :mod:`lesson_lib.coursework.output_folder` (``--force`` lifts part of that).
 
@@ -15,6 +24,7 @@ Command line::
 
     python -m lesson_lib.coursework.student_edition --out _build/student
     python -m lesson_lib.coursework.student_edition --out handout --ids s001 s002
+    python -m lesson_lib.coursework.student_edition --out handout --ids s001 --salt-file salt
     python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
 """
 
@@ -22,6 +32,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
+import math
 import os
 import re
 import shutil
@@ -34,6 +46,7 @@ import jupytext
 import nbformat
 import yaml
 
+from lesson_lib.coursework.grade import grade_folder
 from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
 from lesson_lib.coursework.output_folder import (
@@ -42,10 +55,31 @@ from lesson_lib.coursework.output_folder import (
     files_in,
     write_manifest,
 )
-from lesson_lib.coursework.variants import normalize_student
+from lesson_lib.coursework.problems import overview_table, show
+from lesson_lib.coursework.variants import (
+    DEFAULT_SALT_FILE,
+    SALT_FILE_ENV,
+    create_salt_file,
+    normalize_student,
+    salted,
+)
 
-#: Pages never handed to students.
+#: Pages never handed to students, nor put in the site without solutions.
 INSTRUCTOR_ONLY = ("instructor",)
+
+#: IDs starting with this are the documentation's examples, which the edition never issues.
+EXAMPLE_PREFIX = "example-"
+
+#: Seconds the grader gives a notebook unless the instructor says otherwise (its ``--timeout``),
+#: read from the grader itself so the instructions cannot say another number.
+DEFAULT_TIME_LIMIT_S: float = inspect.signature(grade_folder).parameters["timeout"].default
+
+#: A problem's statement cell, written into the notebook as text by the edition.
+_SHOW_CELL = re.compile(r'^\s*show\(\s*"(?P<qid>q\d+)"\s*,\s*STUDENT\s*\)\s*$')
+#: The cell showing the set's overview table.
+_OVERVIEW_CELL = re.compile(r"^\s*overview_table\(\)\s*$", re.MULTILINE)
+#: The setup cell's import of the book's self-check, replaced in a salted edition.
+_SETUP_IMPORT = re.compile(r"^from lesson_lib\.coursework import [^\n]*$", re.MULTILINE)
 
 #: Metadata key marking coursework cells (values "student-id", "answer", "solution").
 META_KEY = "coursework"
@@ -298,8 +332,99 @@ def student_pages(root: Path, only: Iterable[str] | None = None) -> list[Path]:
     return [known[w] for w in wanted]
 
 
-def page_notebook(path: Path, student: str | None = None) -> nbformat.NotebookNode:
-    """One page as a student notebook: solutions removed, self-checks kept.
+def instructions(
+    student: str | None,
+    file_name: str,
+    *,
+    own_check: bool,
+    time_limit: float = DEFAULT_TIME_LIMIT_S,
+) -> str:
+    """The problem set's first cell: what the notebook is and how to hand it in.
+
+    Parameters
+    ----------
+    student : str or None
+        The student ID the notebook was made for (None: the book's numbers).
+    file_name : str
+        The notebook's own file name, the one to hand in.
+    own_check : bool
+        True when the check cells only say whether an answer can be read
+        (:mod:`~lesson_lib.coursework.own_check`).
+    time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
+        Seconds the grader gives the notebook.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    if student is None:
+        head = (
+            "**Student edition.** Solutions are not included; the problems show the book's own "
+            "numbers, and each check cell checks an answer against them."
+        )
+    else:
+        head = (
+            f"**Student edition for student ID `{student}`.** Solutions are not included; the "
+            "problems show your own numbers."
+        )
+    if own_check:
+        checking = (
+            "**What the check cells tell you.** Whether the grader can read your answer (a "
+            "number in the unit asked for, a text with a unit of that kind, or a letter), not "
+            "whether it is right: the answers to your numbers are not in this notebook. To "
+            "practise with feedback, solve the book's version (the Problem set page of the "
+            'website) and check it with `check("q3", answer)`, without your ID.'
+        )
+    else:
+        checking = (
+            "**What the check cells tell you.** Right, close or wrong against the numbers shown, "
+            "with a hint when the answer looks like a usual mistake."
+        )
+    return "\n\n".join(
+        (
+            head,
+            "**Before you hand in**",
+            f"1. Hand in this file under the name it has now, `{file_name}`: do not rename it "
+            "or hand in a copy under another name.\n"
+            "2. Restart and run all: in JupyterLab, *Kernel > Restart Kernel and Run All "
+            "Cells...*, then check that no cell shows an error and every answer cell holds "
+            "your answer, and save (*File > Save Notebook*). The grader runs the notebook the "
+            "same way, top to bottom in a fresh kernel: an answer that only a deleted or "
+            "reordered cell made is lost.\n"
+            f"3. The grader gives the whole notebook {time_limit:g} seconds, counted once its "
+            "kernel has started; the problem set alone runs in a few seconds. A notebook "
+            "still running at the limit is stopped there and marked *timed out*: the cells "
+            "it had not reached do not run, so take long experiments out before you hand in.",
+            checking,
+            "Work the answers out: a notebook that calls `reference()` or `solution_text()`, "
+            "or imports the problem bank (`lesson_lib.coursework.problems`), is flagged for "
+            "your instructor.",
+        )
+    )
+
+
+def _baked_cell(cell: nbformat.NotebookNode, sid: str | None) -> nbformat.NotebookNode | None:
+    """A statement or overview cell as the Markdown it shows (None for any other cell)."""
+    if cell.cell_type != "code":
+        return None
+    match = _SHOW_CELL.match(cell.source)
+    if match:
+        return nbformat.v4.new_markdown_cell(str(show(match["qid"], sid)))
+    if _OVERVIEW_CELL.search(cell.source):
+        return nbformat.v4.new_markdown_cell(str(overview_table()))
+    return None
+
+
+def page_notebook(
+    path: Path,
+    student: str | None = None,
+    *,
+    salt: str | None = None,
+    file_name: str | None = None,
+    time_limit: float = DEFAULT_TIME_LIMIT_S,
+) -> nbformat.NotebookNode:
+    """One page as a student notebook: solutions removed, statements written in, checks kept.
 
     Parameters
     ----------
@@ -308,6 +433,16 @@ def page_notebook(path: Path, student: str | None = None) -> nbformat.NotebookNo
     student : str, optional
         Student ID written into the ``STUDENT`` cell (the cell marked
         ``coursework: student-id``); None leaves the book's ``STUDENT = None``.
+    salt : str, optional
+        The course salt the student's numbers are drawn with; with a student,
+        the check cells then only say whether an answer can be read
+        (:mod:`~lesson_lib.coursework.own_check`). None: the public variants
+        and the full check.
+    file_name : str, optional
+        The name the notebook is written under, said in its instructions
+        (default: the name :func:`notebook_path` gives it).
+    time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
+        The grader's time limit, said in the instructions.
 
     Returns
     -------
@@ -315,29 +450,35 @@ def page_notebook(path: Path, student: str | None = None) -> nbformat.NotebookNo
         A version 4.5 notebook with deterministic cell ids.
     """
     sid = normalize_student(student)
+    own_check = sid is not None and salt is not None
     nb = jupytext.reads(strip_solutions(path.read_text()), fmt="md:myst")
     cells = []
-    for cell in nb.cells:
-        if cell.metadata.get(META_KEY) == "solution":
-            continue
-        if cell.cell_type == "markdown":
-            cell.source = _plain_markdown(cell.source).strip("\n")
-            if not cell.source.strip():
+    with salted(salt):
+        for cell in nb.cells:
+            if cell.metadata.get(META_KEY) == "solution":
                 continue
-        if cell.metadata.get(META_KEY) == "student-id" and sid is not None:
-            cell.source = re.sub(
-                r"^STUDENT\s*=.*$",
-                f'STUDENT = "{sid}"  # your student ID: leave it as it is',
-                cell.source,
-                flags=re.MULTILINE,
-            )
-        cells.append(cell)
-    note = "*Student edition: solutions are not included.*"
-    if sid is not None:
-        note = (
-            f"*Student edition for student ID `{sid}`: solutions are not included, and the "
-            "problems show your own numbers. Keep the file name when you hand it in.*"
+            if cell.cell_type == "markdown":
+                cell.source = _plain_markdown(cell.source).strip("\n")
+                if not cell.source.strip():
+                    continue
+            baked = _baked_cell(cell, sid)
+            if baked is not None:
+                cells.append(baked)
+                continue
+            if cell.metadata.get(META_KEY) == "student-id":
+                cell.source = _setup_source(cell.source, sid, own_check)
+            cells.append(cell)
+    if path.stem == "problems":
+        note = instructions(
+            sid,
+            file_name or Path(notebook_path(sid, path.stem)).name,
+            own_check=own_check,
+            time_limit=time_limit,
         )
+    elif sid is not None:
+        note = f"*Student edition for student ID `{sid}`: solutions are not included.*"
+    else:
+        note = "*Student edition: solutions are not included.*"
     cells.insert(0, nbformat.v4.new_markdown_cell(note))
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
@@ -376,6 +517,26 @@ def notebook_path(student: str | None, page: str) -> str:
     return f"{student}/{name}.ipynb"
 
 
+def _setup_source(source: str, sid: str | None, own_check: bool) -> str:
+    """The setup cell: the student's ID, and the self-check that can run without answers."""
+    if own_check:
+        source = _SETUP_IMPORT.sub(
+            "from lesson_lib.coursework.own_check import check, check_all", source, count=1
+        )
+    else:
+        source = _SETUP_IMPORT.sub(
+            "from lesson_lib.coursework import check, check_all", source, count=1
+        )
+    if sid is None:
+        return source
+    return re.sub(
+        r"^STUDENT\s*=.*$",
+        f'STUDENT = "{sid}"  # your student ID: leave it as it is',
+        source,
+        flags=re.MULTILINE,
+    )
+
+
 def write_edition(
     out: Path,
     root: Path,
@@ -383,6 +544,8 @@ def write_edition(
     pages: Iterable[str] | None = None,
     *,
     force: bool = False,
+    salt: str | None = None,
+    time_limit: float = DEFAULT_TIME_LIMIT_S,
 ) -> list[Path]:
     """Write the student edition's notebooks.
 
@@ -407,6 +570,11 @@ def write_edition(
     force : bool, default False
         Write even into a folder the edition did not make, over files it did
         not write or that changed (never into the book's folder or a checkout).
+    salt : str, optional
+        The course salt the students' numbers are drawn with (see
+        :func:`page_notebook`); None gives the public variants.
+    time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
+        The grader's time limit, said in the problem set's instructions.
 
     Returns
     -------
@@ -416,7 +584,8 @@ def write_edition(
     Raises
     ------
     ValueError
-        If an ID is malformed or given twice, or a page is unknown.
+        If an ID is malformed, given twice or starts with :data:`EXAMPLE_PREFIX`
+        (kept for the documentation's examples), or a page is unknown.
     FolderRefused
         If ``out`` may not be written into (a ``ValueError`` too).
     """
@@ -426,6 +595,12 @@ def write_edition(
         raise ValueError("ids must not be empty strings")
     if len(set(students)) != len(students):
         raise ValueError(f"ids must be unique (compared without case), got {list(ids)}")
+    examples = [s for s in students if s is not None and s.startswith(EXAMPLE_PREFIX)]
+    if examples:
+        raise ValueError(
+            f"ids must not start with {EXAMPLE_PREFIX!r}, kept for the documentation's "
+            f"examples; got {examples}"
+        )
     out = Path(out)
     planned = {
         notebook_path(sid, page.stem): (sid, page) for sid in students or [None] for page in chosen
@@ -436,7 +611,8 @@ def write_edition(
         for rel, (sid, page) in planned.items():
             target = out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            data = nbformat.writes(page_notebook(page, sid)).encode("utf-8")
+            nb = page_notebook(page, sid, salt=salt, file_name=target.name, time_limit=time_limit)
+            data = nbformat.writes(nb).encode("utf-8")
             _write_atomically(target, data)
             manifest[rel] = hashlib.sha256(data).hexdigest()
             written.append(target)
@@ -506,12 +682,84 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     # Its own execution cache: a relative path would share the main book's.
     config.setdefault("execute", {})["cache"] = str((dest / "_build" / ".jupyter_cache").resolve())
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    _drop_instructor_pages(dest)
     rewritten = []
     for page in toc_pages(dest):
         page.write_text(strip_solutions(page.read_text()))
         rewritten.append(page)
+    _hide_answer_functions(dest / "book" / "api" / "coursework.md")
+    # docstrings elsewhere still name them; unresolved there, plain text on this site
+    names = "|".join(ANSWER_FUNCTIONS)
+    config["sphinx"]["config"].setdefault("nitpick_ignore_regex", []).append(
+        ["py:func", rf"(~?lesson_lib\.coursework\.problems\.)?({names})"]
+    )
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
     write_manifest(dest, {rel: digest(dest / rel) for rel in files_in(dest)})
     return rewritten
+
+
+#: The problem bank's functions that give answers, left out of the API page of the site
+#: without solutions.
+ANSWER_FUNCTIONS = ("reference", "solution", "solution_text", "get_problem")
+
+
+def _drop_instructor_pages(dest: Path) -> None:
+    """Take the instructor pages out of a copy of the book: their files, toc entries and links.
+
+    A link to one becomes the page's title in italics, so the strict build
+    has nothing left to resolve and a reader still sees what was meant.
+    """
+    toc_path = dest / "_toc.yml"
+    toc = yaml.safe_load(toc_path.read_text())
+    dropped = {f"book/{stem}" for stem in INSTRUCTOR_ONLY}
+
+    def prune(node: object) -> None:
+        if isinstance(node, dict):
+            for key in ("parts", "chapters", "sections"):
+                children = node.get(key)
+                if isinstance(children, list):
+                    node[key] = [c for c in children if not _is_dropped(c, dropped)]
+                    for child in node[key]:
+                        prune(child)
+
+    prune(toc)
+    toc_path.write_text(yaml.safe_dump(toc, sort_keys=False))
+    titles: dict[str, str] = {}
+    for stem in INSTRUCTOR_ONLY:
+        page = dest / "book" / f"{stem}.md"
+        if not page.exists():
+            continue
+        text = page.read_text()
+        heading = re.search(r"^# (.+)$", text, re.MULTILINE)
+        title = heading[1].strip() if heading else stem
+        for label in re.findall(r"^\(([\w.:-]+)\)=\s*$", text, re.MULTILINE):
+            titles[label] = title
+        page.unlink()
+    if not titles:
+        return
+    labels = "|".join(re.escape(label) for label in titles)
+    link = re.compile(rf"\{{(?:ref|doc)\}}`(?:(?P<text>[^`<]*?)\s*<)?(?P<label>{labels})>?`")
+    for page in toc_pages(dest):
+        text = page.read_text()
+        page.write_text(
+            link.sub(
+                lambda m: f"*{(m['text'] or titles[m['label']]).strip()}* (not on this site)", text
+            )
+        )
+
+
+def _is_dropped(node: object, dropped: set[str]) -> bool:
+    return isinstance(node, dict) and str(node.get("file", "")).removesuffix(".md") in dropped
+
+
+def _hide_answer_functions(api_page: Path) -> None:
+    """Leave :data:`ANSWER_FUNCTIONS` out of the problem bank's entry on the API page."""
+    if not api_page.exists():
+        return
+    directive = ".. automodule:: lesson_lib.coursework.problems\n"
+    text = api_page.read_text()
+    excluded = f"{directive}   :exclude-members: {', '.join(ANSWER_FUNCTIONS)}\n"
+    api_page.write_text(text.replace(directive, excluded, 1))
 
 
 def _default_root() -> Path:
@@ -519,6 +767,16 @@ def _default_root() -> Path:
     if (here / "_toc.yml").exists():
         return here
     return Path(__file__).resolve().parents[2]
+
+
+def _salt_file_to_make(given: Path | None) -> Path | None:
+    """``given``, else the file :data:`SALT_FILE_ENV` names ("" for none), else the default."""
+    if given is not None:
+        return given
+    named = os.environ.get(SALT_FILE_ENV)
+    if named is not None:
+        return Path(named) if named.strip() else None
+    return DEFAULT_SALT_FILE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -547,6 +805,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--site", type=Path, help="instead: copy the book's sources here without solutions"
     )
     parser.add_argument(
+        "--salt-file",
+        type=Path,
+        default=None,
+        help="with --ids: the course salt, made here the first time and read by the grader; "
+        f"keep it from students (default: ${SALT_FILE_ENV}, else {DEFAULT_SALT_FILE})",
+    )
+    parser.add_argument(
+        "--no-salt",
+        action="store_true",
+        help="with --ids: public variants, which any copy of lesson_lib computes (the check "
+        "cells then say right or wrong)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT_S,
+        help=f"the grader's --timeout, said in the instructions (default {DEFAULT_TIME_LIMIT_S:g})",
+    )
+    parser.add_argument(
         "--force",
         action="store_true",
         help="write into (--out) or replace (--site) a folder the edition did not make, or "
@@ -567,7 +844,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for line in args.ids_file.read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")
             ]
-        written = write_edition(args.out, root, ids, args.pages, force=args.force)
+        if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+            raise ValueError(
+                f"--time-limit must be a finite number of seconds > 0, got {args.time_limit}"
+            )
+        salt = None
+        salt_file = _salt_file_to_make(args.salt_file)
+        if ids and not args.no_salt and salt_file is not None:
+            salt = create_salt_file(salt_file)
+            print(f"course salt: {salt_file} (the grader reads it; keep it from students)")
+        written = write_edition(
+            args.out, root, ids, args.pages, force=args.force, salt=salt, time_limit=args.time_limit
+        )
     except (OSError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

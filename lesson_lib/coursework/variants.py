@@ -1,15 +1,27 @@
 """Per-student variants: a student ID picks each problem's numbers, always the same way.
 
-The ID is hashed (SHA-256) together with the problem's id and a fixed salt,
-and the hash seeds a NumPy ``Generator``. The same ID therefore gives the same
-numbers on every machine and in every run, different IDs give (almost always)
-different numbers, and no ID at all gives the book's own numbers.
+The ID is hashed (SHA-256) together with the problem's id, a fixed salt and,
+when one is in use, the course's own salt, and the hash seeds a NumPy
+``Generator``. The same ID therefore gives the same numbers on every machine
+and in every run, different IDs give (almost always) different numbers, and
+no ID at all gives the book's own numbers.
+
+The course salt is the instructor's secret: ``make student`` creates it in
+:data:`DEFAULT_SALT_FILE` and bakes each student's statements into their
+notebook, and the grader reads it back. The package students have never
+reads it by itself, so ``reference("q3", "s002")`` in a student's notebook
+computes a variant nobody was given. Without a course salt (the book, the
+tests, a course that does not make one) the variants are the public ones.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import os
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +30,158 @@ from lesson_lib.coursework.student_ids import normalize_student as normalize_stu
 
 #: Changing this reshuffles every student's numbers; bump it only between cohorts.
 SALT = "interconnects-and-clusters/coursework/v1"
+
+#: Where ``make student`` keeps the course salt, relative to the repository's root.
+DEFAULT_SALT_FILE = Path("_build/instructor/salt")
+#: An environment variable naming the salt file instead (set but empty means none, so the
+#: public variants).
+SALT_FILE_ENV = "LESSON_COURSE_SALT_FILE"
+#: A course salt is this many random bytes, written as hex.
+SALT_BYTES = 32
+_SALT_CHARS = frozenset("0123456789abcdef")
+
+#: The course salt in use in this process (None means the public variants).
+_course_salt: str | None = None
+
+
+def _valid_salt(salt: object) -> str:
+    """``salt`` itself if it is a course salt as :func:`create_salt_file` writes one."""
+    if not isinstance(salt, str) or len(salt) != 2 * SALT_BYTES or not set(salt) <= _SALT_CHARS:
+        raise ValueError(
+            f"course salt must be {2 * SALT_BYTES} lower-case hex digits "
+            f"(as create_salt_file writes it), got {type(salt).__name__} of "
+            f"{len(salt) if isinstance(salt, str) else '?'} characters"
+        )
+    return salt
+
+
+def create_salt_file(path: Path) -> str:
+    """Make a new course salt in ``path``, readable by its owner only; keep one already there.
+
+    Parameters
+    ----------
+    path : Path
+        The instructor's salt file (its folder is created).
+
+    Returns
+    -------
+    str
+        The salt in the file.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and does not hold a course salt.
+    """
+    path = Path(path)
+    if path.exists():
+        return read_salt_file(path)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # a new folder: the owner's only
+    salt = secrets.token_hex(SALT_BYTES)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(salt + "\n")
+    return salt
+
+
+def read_salt_file(path: Path) -> str:
+    """The course salt kept in ``path``.
+
+    Parameters
+    ----------
+    path : Path
+        A file written by :func:`create_salt_file`.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If the file does not hold a course salt (the message names the file).
+    OSError
+        If it cannot be read.
+    """
+    text = Path(path).read_text(encoding="ascii", errors="replace")[: 4 * SALT_BYTES].strip()
+    try:
+        return _valid_salt(text)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
+def salt_file_in_use(given: Path | None = None) -> Path | None:
+    """The salt file the grader reads: ``given``, else :data:`SALT_FILE_ENV`, else the default.
+
+    Parameters
+    ----------
+    given : Path, optional
+        A file named on the command line (``--salt-file``).
+
+    Returns
+    -------
+    Path or None
+        ``given`` if set; else the file :data:`SALT_FILE_ENV` names (None if
+        it is set but empty); else :data:`DEFAULT_SALT_FILE` if it exists
+        (relative to the working folder), or None.
+    """
+    if given is not None:
+        return Path(given)
+    named = os.environ.get(SALT_FILE_ENV)
+    if named is not None:
+        return Path(named) if named.strip() else None
+    return DEFAULT_SALT_FILE if DEFAULT_SALT_FILE.exists() else None
+
+
+def set_course_salt(salt: str | None) -> None:
+    """Use ``salt`` for every variant this process draws from now on (None: the public ones).
+
+    The grader calls it once before it scores; threads share it.
+
+    Parameters
+    ----------
+    salt : str or None
+        A salt from :func:`read_salt_file`.
+
+    Raises
+    ------
+    ValueError
+        If ``salt`` is not a course salt.
+    """
+    global _course_salt
+    _course_salt = None if salt is None else _valid_salt(salt)
+
+
+def course_salt() -> str | None:
+    """The course salt in use, or None for the public variants.
+
+    Returns
+    -------
+    str or None
+    """
+    return _course_salt
+
+
+@contextmanager
+def salted(salt: str | None) -> Iterator[None]:
+    """Draw variants with ``salt`` inside the ``with`` block, then restore the one before.
+
+    Parameters
+    ----------
+    salt : str or None
+        A course salt, or None for the public variants.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Used as ``with salted(salt): ...``; it yields None.
+    """
+    before = _course_salt
+    set_course_salt(salt)
+    try:
+        yield
+    finally:
+        set_course_salt(before)
 
 
 def rng_for(student: str, qid: str) -> np.random.Generator:
@@ -34,9 +198,12 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
-        Seeded from the first 16 bytes of ``sha256(SALT / student / qid)``.
+        Seeded from the first 16 bytes of ``sha256(SALT / student / qid)``,
+        or of ``sha256(SALT / course salt / student / qid)`` while a course
+        salt is in use (:func:`set_course_salt`).
     """
-    digest = hashlib.sha256(f"{SALT}/{student}/{qid}".encode()).digest()
+    key = SALT if _course_salt is None else f"{SALT}/{_course_salt}"
+    digest = hashlib.sha256(f"{key}/{student}/{qid}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:16], "big"))
 
 

@@ -98,6 +98,8 @@ def answers(qid: str) -> tuple[list[str], list[str]]:
         f"{ref * size / entry['units'][u]!r} {spelling_in_capitals(s)}"
         for s, u in entry["spellings"].items()
     ]
+    # The right number with another unit written after it ("7.23 us" for 7.23 ms).
+    more += [f"{ref!r} {other}" for other in entry["units"] if other != unit]
     return typed, more
 
 
@@ -182,6 +184,16 @@ def shipped_message(qid: str, status: str, rule: str, message_text: str = "") ->
         *([entry["otherwise"]] if "otherwise" in entry else []),
     ]
     found = [v["message"] for v in verdicts if (v["status"], v["name"]) == (status, rule)]
+    if not found and rule.startswith("written in ") and "unit_written" in entry:
+        # The one verdict the page fills in: the unit written, and the unit whose
+        # answer the number is; any unit of the problem's may be the latter.
+        written = rule.removeprefix("written in ")
+        template = entry["unit_written"]["message"]
+        found = [
+            template.format(other=other, written=written)
+            for other in entry["units"]
+            if template.format(other=other, written=written) == message_text
+        ]
     return found[0] if found else None
 
 

@@ -51,7 +51,31 @@
     var unit = problem.unit;
     if (spelling) { unit = own(problem.spellings, spelling) ? problem.spellings[spelling] : null; }
     if (unit === null || !Number.isFinite(value)) { return problem.unreadable; }
-    return firstMatch(problem, value * problem.units[unit]);
+    var verdict = firstMatch(problem, value * problem.units[unit]);
+    if (unit !== problem.unit && verdict.name.indexOf("in ") === 0) {
+      return writtenUnitVerdict(problem, value, unit);
+    }
+    return verdict;
+  }
+
+  // A number that is the answer in one unit, written with another ("7.23 us"
+  // for 7.23 ms): the contract's unit_written verdict, as check() gives it.
+  function writtenUnitVerdict(problem, number, written) {
+    var entry = problem.unit_written;
+    var units = Object.keys(problem.units);
+    for (var i = 0; i < units.length; i++) {
+      var other = units[i];
+      var off = Math.abs(number * problem.units[other] - problem.reference);
+      if (other !== written && off <= entry.rtol * Math.abs(problem.reference)) {
+        return {
+          status: "wrong",
+          name: entry.name.replace("{written}", written),
+          message: entry.message.replace("{other}", other).replace("{written}", written),
+          mistake: entry.mistake
+        };
+      }
+    }
+    return problem.otherwise;
   }
 
   function choiceVerdict(problem, text) {

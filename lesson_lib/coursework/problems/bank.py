@@ -10,6 +10,7 @@ every problem module formats numbers the same way.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,14 +46,54 @@ class Mistake:
 
     Attributes
     ----------
+    slug : str
+        A short name of the mistake, stable across variants and releases
+        (``"us-as-ms"``): lower-case letters, digits and hyphens. With the
+        problem's number it makes the mistake's id (``"q07.us-as-ms"``, see
+        :func:`mistake_id`), which the grader's details CSV and the class
+        report count by.
     value : float
         The wrong answer, in the problem's unit.
     hint : str
         What probably went wrong.
     """
 
+    slug: str
     value: float
     hint: str
+
+    def __post_init__(self) -> None:
+        if not _SLUG.fullmatch(self.slug):
+            raise ValueError(
+                f"Mistake slug must be lower-case letters, digits and hyphens, got {self.slug!r}"
+            )
+
+
+#: What a mistake's slug may hold.
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def mistake_id(qid: str, slug: str) -> str:
+    """The stable id of one named mistake of one problem: ``"q07.us-as-ms"``.
+
+    Parameters
+    ----------
+    qid : str
+        The problem's id (``"q7"``).
+    slug : str
+        The mistake's slug, or a rule's own name (``"unit-kb"``).
+
+    Returns
+    -------
+    str
+        The problem's number in two digits, a dot, the slug; sorts in the
+        set's order.
+    """
+    return f"q{int(qid[1:]):02d}.{slug}"
+
+
+#: Points of a problem by its difficulty (1 to 3 stars), unless it sets its own.
+POINTS_BY_DIFFICULTY: dict[int, float] = {1: 1.0, 2: 2.0, 3: 3.0}
 
 
 @dataclass(frozen=True)
@@ -120,6 +161,10 @@ class Problem:
         Relative distance still called "close".
     hint : str
         General advice when an answer is wrong and matches no known mistake.
+    points : float, optional
+        What a right answer earns when graded; None (the default) gives
+        :data:`POINTS_BY_DIFFICULTY` of its difficulty (read it as
+        :attr:`max_points`).
     """
 
     qid: str
@@ -140,6 +185,14 @@ class Problem:
     rtol: float = 0.01
     close_rtol: float = 0.05
     hint: str = ""
+    points: float | None = None
+
+    @property
+    def max_points(self) -> float:
+        """The points a right answer earns (``points``, else the default of its difficulty)."""
+        if self.points is not None:
+            return float(self.points)
+        return POINTS_BY_DIFFICULTY[self.difficulty]
 
     @property
     def number(self) -> int:
@@ -154,7 +207,7 @@ class Problem:
     def answer_format(self) -> str:
         """How the answer should be written, in words (for messages and statements)."""
         if self.kind == "choice":
-            return "one letter as a string, e.g. 'b'"
+            return 'one letter, e.g. b (in a notebook, the string "b")'
         if self.kind == "count":
             return f"a whole number of {self.unit}, e.g. 3"
         if self.unit == "x":

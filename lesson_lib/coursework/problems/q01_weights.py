@@ -8,9 +8,9 @@ usual mistakes and worked solution in one place; registered in
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from lesson_lib.coursework.problems.bank import (
-    PURE_ATTENTION_SHAPES,
     Mistake,
     Params,
     Problem,
@@ -22,15 +22,24 @@ from lesson_lib.model.specimen import GPU
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import GB, format_count
 
+#: Sizes a variant draws from: 7.0 to 80.0 billion parameters in steps of 0.1 billion,
+#: so that 150 students get well over 100 different answers. Only the parameter
+#: count enters the answer; the 70B shape stands in for the rest of the model.
+BILLIONS_TENTHS = range(70, 801)
+
 
 def _model(p: Params) -> ModelSpec:
-    return pure_attention_model(p["billions"])
+    return replace(
+        pure_attention_model(70),
+        name=f"{p['billions']:g}B pure-attention model",
+        params=p["billions"] * 1e9,
+    )
 
 
 def _facts(p: Params) -> dict[str, str]:
     m = _model(p)
     return {
-        "params": format_count(m.params / 1e9) + " billion",
+        "params": format_count(m.params / 1e9, decimals=1) + " billion",
         "dtype": str(m.dtype_bytes),
         "weights_gb": fmt_bytes(m.weight_bytes, "GB"),
         "weights_gib": fmt_bytes(m.weight_bytes, "GiB"),
@@ -43,6 +52,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     m = _model(p)
     return [
         Mistake(
+            "params-as-gb",
             m.params / GB,
             "That is the number of parameters in billions: each bf16 weight takes "
             f"{m.dtype_bytes} bytes.",
@@ -70,7 +80,7 @@ PROBLEM = Problem(
         "weights alone need at least {gpus_needed} GPU(s), before any KV cache."
     ),
     defaults={"billions": 70},
-    sample=lambda rng: {"billions": pick(rng, list(PURE_ATTENTION_SHAPES))},
+    sample=lambda rng: {"billions": pick(rng, BILLIONS_TENTHS) / 10},
     facts=_facts,
     reference=lambda p: _model(p).weight_bytes / GB,
     mistakes=_mistakes,

@@ -47,11 +47,13 @@ def _mistakes(p: Params) -> list[Mistake]:
     full = m.kv_bytes(m.max_context) / GiB
     out = [
         Mistake(
+            "kv-half",
             full / 2,
             "Half the right size: the cache keeps both K and V, and each element takes "
             f"{m.dtype_bytes} bytes in bf16. Did you drop one of the two factors of 2?",
         ),
         Mistake(
+            "kv-double",
             full * 2,
             "Twice the right size: count K and V once each, and bf16 is 2 bytes per element.",
         ),
@@ -59,6 +61,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     if m.num_query_heads and m.num_query_heads != m.num_kv_heads:
         out.append(
             Mistake(
+                "query-heads",
                 full * m.num_query_heads / m.num_kv_heads,
                 "Only the KV heads are cached; with grouped-query attention there are fewer "
                 "of them than query heads.",

@@ -52,20 +52,24 @@ def _mistakes(p: Params) -> list[Mistake]:
     m = _model(p)
     return [
         Mistake(
+            "payload-not-wire",
             payload / MiB,
             "That is the payload, not the bytes on the wire: a ring all-reduce makes each rank "
             "send 2(N-1)/N times the payload.",
         ),
         Mistake(
+            "factor-two",
             2 * payload / MiB,
             "The ring factor is 2(N-1)/N, not 2: each phase sends (N-1)/N of the payload.",
         ),
         Mistake(
+            "one-phase",
             (n - 1) / n * payload / MiB,
             "(N-1)/N is one phase only: reduce-scatter and all-gather each send that much, "
             "so the factor is 2(N-1)/N.",
         ),
         Mistake(
+            "one-allreduce",
             allreduce_wire_bytes(m.hidden_vector_bytes, n) / MiB,
             "That is one all-reduce; a token needs one per reconciliation point, "
             f"{m.allreduces_per_layer} per layer.",

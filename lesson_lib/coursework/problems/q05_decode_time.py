@@ -54,21 +54,25 @@ def _mistakes(p: Params) -> list[Mistake]:
     one = decode_step(m, card_of(p["card"]), fabric_of(p["latency_us"]), 1)
     return [
         Mistake(
+            "compute-only",
             step.compute_s / MS,
             "That is the weight-streaming time alone: every token also waits for "
             f"{m.allreduces_per_token} all-reduces, each costing the fabric's latency.",
         ),
         Mistake(
+            "comm-only",
             step.latency_s / MS,
             "That is the communication alone: add the time to stream this GPU's share of "
             "the weights from HBM.",
         ),
         Mistake(
+            "one-per-layer",
             (step.compute_s + step.latency_s / m.allreduces_per_layer) / MS,
             f"There are {m.allreduces_per_layer} all-reduces per layer, "
             f"{m.allreduces_per_token} per token, not one per layer.",
         ),
         Mistake(
+            "full-weights",
             (one.compute_s + step.latency_s) / MS,
             "With tensor parallelism each GPU streams only its 1/N share of the weights.",
         ),
@@ -97,7 +101,10 @@ PROBLEM = Problem(
     defaults={"n": 4, "latency_us": 25, "card": "h100"},
     sample=lambda rng: {
         "n": pick(rng, (2, 4)),
-        "latency_us": pick(rng, (2, 5, 8, 15, 20, 25, 30, 40)),
+        # From 5 us up: at 2 us on two A100s the 128 latencies are 2 % of the step, and
+        # leaving them out (or counting one per layer) fell within the right answer's
+        # tolerance.
+        "latency_us": pick(rng, (5, 8, 10, 15, 20, 25, 30, 40)),
         "card": pick(rng, list(ACCELERATORS)),
     },
     facts=_facts,

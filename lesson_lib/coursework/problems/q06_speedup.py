@@ -51,11 +51,13 @@ def _mistakes(p: Params) -> list[Mistake]:
     two, four = _steps(p)
     return [
         Mistake(
+            "perfect-scaling",
             2.0,
             "Twice the GPUs halves only the weight-streaming time; the all-reduce latency "
             "per token stays the same, so the speed-up is below 2.",
         ),
         Mistake(
+            "inverted",
             1 / speedup(two, four),
             "Upside down: the speed-up is the 2-GPU time divided by the 4-GPU time (above 1).",
         ),

@@ -20,7 +20,7 @@ from lesson_lib.model.collectives import crossover_bytes, ring_allreduce_factor
 from lesson_lib.model.specimen import MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
 from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.units import GB, MB, US, format_count, format_rate
+from lesson_lib.model.units import GB, US, MiB, format_count, format_rate
 
 
 def _wire(p: Params) -> Fabric:
@@ -49,17 +49,20 @@ def _mistakes(p: Params) -> list[Mistake]:
     n = p["n"]
     return [
         Mistake(
-            f.latency * f.bandwidth / MB,
+            "alpha-b-only",
+            f.latency * f.bandwidth / MiB,
             "That is alpha x B, right for 2 GPUs only: with N ranks the wire carries "
             "2(N-1)/N times the payload, so divide by that factor.",
         ),
         Mistake(
-            f.latency * f.bandwidth * ring_allreduce_factor(n) / MB,
+            "factor-multiplied",
+            f.latency * f.bandwidth * ring_allreduce_factor(n) / MiB,
             "The factor 2(N-1)/N multiplies the payload on the wire, so the crossover "
             "payload is alpha x B divided by it, not multiplied.",
         ),
         Mistake(
-            crossover_bytes(f, n) * 1e3 / MB,
+            "us-as-ms",
+            crossover_bytes(f, n) * 1e3 / MiB,
             "1000 times too large: a microsecond is 1e-6 s, not 1e-3 s.",
         ),
     ]
@@ -71,18 +74,18 @@ PROBLEM = Problem(
     chapter="prefill",
     difficulty=2,
     kind="number",
-    unit="MB",
+    unit="MiB",
     close_rtol=0.03,
     template=(
         "A fabric has a fixed cost of **{latency}** per all-reduce and "
         "**{bandwidth}** per rank and direction. For a ring all-reduce over **N = {n}** "
         "ranks, at what payload size does the bandwidth term (wire bytes / B) equal the "
-        "latency term? Answer in **MB** (10\u2076 bytes)."
+        "latency term? Answer in **MiB** (2\u00b2\u2070 bytes)."
     ),
     solution_template=(
         "Set alpha = 2(N-1)/N x m / B and solve for the payload m: m = alpha x B / "
         "(2(N-1)/N). alpha x B = {latency} x {bandwidth} = {alpha_b}; the factor is "
-        "{factor}; so m = **{crossover}** ({crossover_mib}). A decode message "
+        "{factor}; so m = {crossover} = **{crossover_mib}**. A decode message "
         "({vector}) is far below it: latency-bound. A {prompt}-token prefill message "
         "({prompt_payload}) is far above: bandwidth-bound."
     ),
@@ -97,7 +100,7 @@ PROBLEM = Problem(
         "n": pick(rng, (2, 4, 8)),
     },
     facts=_facts,
-    reference=lambda p: crossover_bytes(_wire(p), p["n"]) / MB,
+    reference=lambda p: crossover_bytes(_wire(p), p["n"]) / MiB,
     mistakes=_mistakes,
-    hint="alpha = 2(N-1)/N x m / B; keep seconds and bytes/s, then convert bytes to MB.",
+    hint="alpha = 2(N-1)/N x m / B; keep seconds and bytes/s, then convert bytes to MiB (2**20 bytes).",
 )

@@ -50,14 +50,17 @@ def _mistakes(p: Params) -> list[Mistake]:
     bandwidth = p["bandwidth_gbs"] * GB
     return [
         Mistake(
+            "payload-not-wire",
             m.allreduces_per_token * payload / bandwidth / MS,
             "You used the payload, not the wire bytes: each rank sends 2(N-1)/N times it.",
         ),
         Mistake(
+            "one-allreduce",
             step.bandwidth_s / m.allreduces_per_token / MS,
             f"That is one all-reduce; the prompt goes through all {m.allreduces_per_token}.",
         ),
         Mistake(
+            "gib-as-gb",
             step.bandwidth_s * GiB / GB / MS,
             "GB/s is 1e9 bytes per second; convert GiB of traffic to bytes (x 2**30) first.",
         ),

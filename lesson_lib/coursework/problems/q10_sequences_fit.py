@@ -72,6 +72,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     if m.num_kv_heads < n:
         out.append(
             Mistake(
+                "kv-head-replication",
                 math.floor(empty.free_bytes / (m.kv_bytes(ctx) / n + state)),
                 f"Only {m.num_kv_heads} KV heads: past that many GPUs the heads are replicated, "
                 "so each GPU keeps a whole head's cache, not 1/N of the cache.",
@@ -79,19 +80,23 @@ def _mistakes(p: Params) -> list[Mistake]:
         )
     out += [
         Mistake(
+            "weights-not-split",
             math.floor((GPU.memory_bytes - m.weight_bytes) / per_seq),
             "Tensor parallelism splits the weights too: each GPU holds 1/N of them.",
         ),
         Mistake(
+            "label-gb",
             max_sequences(m, replace(GPU, memory_bytes=80 * GB), n, ctx),
             "The card exposes 79.1 GiB as PyTorch counts it, about 84.9 GB; reading its "
             "'80 GB' label as 80 x 10^9 bytes undercounts.",
         ),
         Mistake(
+            "label-gib",
             max_sequences(m, replace(GPU, memory_bytes=80 * GiB), n, ctx),
             "Use the memory the card exposes (79.1 GiB), not the 80 GiB on its label.",
         ),
         Mistake(
+            "state-forgotten",
             math.floor(empty.free_bytes / (per_seq - state)),
             "Each sequence also keeps the DeltaNet layers' fixed state beside its KV cache.",
         ),

@@ -56,11 +56,13 @@ def _mistakes(p: Params) -> list[Mistake]:
     two, four_free = _parts(p)
     return [
         Mistake(
+            "whole-budget",
             (two.total_s - four_free.total_s) / US,
             f"That is the whole time budget per token; it is shared by "
             f"{MODEL.allreduces_per_token} all-reduces, so divide by that.",
         ),
         Mistake(
+            "own-latency",
             float(p["latency_us"]),
             "That is the 2-GPU fabric's own latency. The question is how slow the 4-GPU "
             f"fabric may be before it loses: solve compute_4 + {MODEL.allreduces_per_token} x "

@@ -66,16 +66,19 @@ def _mistakes(p: Params) -> list[Mistake]:
         _saving_us(p),
         [
             Mistake(
+                "ring-one-pass",
                 (n - 1 - 1) * hop - bytes_extra,
                 "A ring all-reduce is two passes around the ring, a reduce-scatter and an "
                 "all-gather: 2(N-1) steps, not N-1.",
             ),
             Mistake(
+                "oneshot-steps",
                 (2 * (n - 1) - (n - 1)) * hop - bytes_extra,
                 "One-shot reads every peer's buffer at once: one step on the critical path, "
                 "not N-1.",
             ),
             Mistake(
+                "ring-steps",
                 (2 * n - 1) * hop - bytes_extra,
                 "The ring of N GPUs makes 2(N-1) steps: N-1 to reduce-scatter and N-1 to "
                 "all-gather.",

@@ -48,15 +48,18 @@ def _mistakes(p: Params) -> list[Mistake]:
         _reference(p),
         [
             Mistake(
+                "factor-forgotten",
                 alpha_b / vector,
                 "Each GPU sends 2(N-1)/N of the payload in a ring all-reduce, so the bytes term "
                 "is 2(N-1)/N x b x the hidden vector / B.",
             ),
             Mistake(
+                "kib-as-kb",
                 alpha_b / (allreduce_factor(n) * 10_000),
                 "A hidden vector of 5,120 bf16 values is 10,240 bytes (10 KiB), not 10,000.",
             ),
             Mistake(
+                "bytes-not-sequences",
                 alpha_b,
                 "alpha x B is the crossover in bytes; the question asks for sequences, each "
                 "adding one hidden vector to every all-reduce.",

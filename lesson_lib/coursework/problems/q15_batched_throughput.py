@@ -42,16 +42,19 @@ def _mistakes(p: Params) -> list[Mistake]:
         plan.tokens_per_s_total,
         [
             Mistake(
+                "one-sequence-each",
                 2 / plan.token_time_s,
                 "That is two replicas decoding one sequence each. Each replica decodes its "
                 "whole batch per step: throughput is batch / step time per replica.",
             ),
             Mistake(
+                "kv-reads-forgotten",
                 2 * p["batch"] / no_reads.total_s,
                 "Each step also reads every sequence's KV cache and DeltaNet state: at long "
                 "contexts that is most of the step.",
             ),
             Mistake(
+                "one-replica",
                 plan.tokens_per_s_replica,
                 "That is one replica; DP 2 runs two, each with its own batch.",
             ),

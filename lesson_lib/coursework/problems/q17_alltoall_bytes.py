@@ -63,6 +63,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     whole = 2 * _moe_layers(p) * k * hidden * 2
     everyone = [
         Mistake(
+            "all-ranks",
             _per_token(p) * n / MiB,
             "That is all ranks together; the question asks for one rank, which sends only "
             "its own tokens' vectors.",
@@ -72,16 +73,19 @@ def _mistakes(p: Params) -> list[Mistake]:
         _reference(p),
         [
             Mistake(
+                "one-alltoall",
                 _per_token(p, alltoalls_per_layer=1) / MiB,
                 "Each MoE layer has two all-to-alls: the dispatch sends the token's vectors to its "
                 "experts, the combine brings the results back.",
             ),
             Mistake(
+                "k-one",
                 _per_token(p, k=1) / MiB,
                 f"Each token goes to k = {k} experts, so the dispatch carries k hidden vectors "
                 "per token, and the combine k results.",
             ),
             Mistake(
+                "local-share-sent",
                 whole / MiB,
                 f"Under uniform routing 1/{n} of the vectors are for the rank's own experts and "
                 f"never leave it: only ({n}-1)/{n} of the payload goes on the wire.",

@@ -62,20 +62,25 @@ def _mistakes(p: Params) -> list[Mistake]:
         _reference(p),
         [
             Mistake(
+                "one-alltoall",
                 (_ep(p, per_layer=1) - tp) / MS,
                 "Two all-to-alls per MoE layer, not one: the dispatch, then the combine.",
             ),
             Mistake(
+                "dense-layers",
                 (_ep(p, layers=p["layers"]) - tp) / MS,
                 f"The first {p['dense']} layers are dense: their FFN has no experts and no "
                 "all-to-all.",
             ),
             Mistake(
+                "tp-one-allreduce",
                 (ep - _tp(p, per_layer=1)) / MS,
                 "Tensor parallelism needs two all-reduces in every layer, after the attention "
                 "and after the FFN.",
             ),
-            Mistake(ep / MS, "That is EP's wait alone; subtract TP's all-reduce latency."),
+            Mistake(
+                "ep-only", ep / MS, "That is EP's wait alone; subtract TP's all-reduce latency."
+            ),
         ],
     )
 

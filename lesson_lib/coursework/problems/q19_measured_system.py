@@ -67,16 +67,18 @@ def _mistakes(p: Params) -> list[Mistake]:
     return keep_distinct(
         _reference(p),
         [
+            # Reading the table's milliseconds as microseconds and paying alpha once per
+            # token both leave about the weight streaming alone: one number, one hint.
             Mistake(
-                _line(alpha * 1e-3),
-                "The table's latencies are in milliseconds: a thousandth of a second each, "
-                "not a millionth.",
-            ),
-            Mistake(
+                "alpha-barely-counted",
                 _line(alpha) - (MODEL.allreduces_per_token - 1) * alpha * 1e3,
-                "Each token waits on every one of its all-reduces, one after another, not on one.",
+                "That is about the weight streaming alone: each token waits on every one of its "
+                f"{MODEL.allreduces_per_token} all-reduces, one after another, each costing "
+                "alpha, and the table's latencies are in milliseconds (a thousandth of a second "
+                "each, not a millionth).",
             ),
             Mistake(
+                "two-gpu-table",
                 _line(_alpha(p["system"], 2)),
                 "That is the two-GPU table's alpha; four GPUs have a table of their own, and "
                 "their latency is higher.",

@@ -55,25 +55,30 @@ def _mistakes(p: Params) -> list[Mistake]:
     kv_each = MODEL.kv_bytes(ctx) * kv_share(MODEL, n)
     return [
         Mistake(
+            "one-nic",
             (alpha + total / bw) / MS,
             "Each GPU sends its own shard through its own NIC: the shards cross at once, "
             "not one after another through a single NIC.",
         ),
         Mistake(
+            "node-bandwidth",
             (alpha + total / (GPUS_PER_NODE * bw)) / MS,
             f"Only the {n} GPUs that hold the cache send it; the node's other NICs belong "
             "to other GPUs. Count bandwidth per GPU, not per node.",
         ),
         Mistake(
+            "kv-head-replication",
             (alpha + MODEL.kv_bytes(ctx) / n / bw + MODEL.state_bytes / n / bw) / MS,
             f"There are only {MODEL.num_kv_heads} KV heads: past that many GPUs each one "
             "holds a whole head, so its share of the KV cache stops shrinking.",
         ),
         Mistake(
+            "state-forgotten",
             (alpha + kv_each / bw) / MS,
             "Each GPU also sends its share of the Gated DeltaNet state.",
         ),
         Mistake(
+            "bits-twice",
             (alpha + (kv_each + MODEL.state_bytes * state_share(MODEL, n)) / (8 * bw)) / MS,
             "50 GB/s is already bytes per second (400 Gb/s / 8): do not divide by 8 again.",
         ),

@@ -52,15 +52,18 @@ def _mistakes(p: Params) -> list[Mistake]:
     kv_each = MODEL.kv_bytes(ctx) / MODEL.num_kv_heads / dcp
     out = [
         Mistake(
+            "kv-head-replication",
             math.floor(free / (MODEL.kv_bytes(ctx) / TP / dcp + state_each)),
             f"Only {MODEL.num_kv_heads} KV heads for {TP} GPUs: each GPU holds a whole head, "
             f"1/{MODEL.num_kv_heads} of the cache, before DCP shards it.",
         ),
         Mistake(
+            "weights-not-split",
             math.floor((GPU.memory_bytes - MODEL.weight_bytes) / (kv_each + state_each)),
             f"Each GPU holds 1/{TP} of the weights, not all of them.",
         ),
         Mistake(
+            "state-forgotten",
             math.floor(free / kv_each),
             "Each sequence also keeps its share of the Gated DeltaNet state.",
         ),
@@ -68,6 +71,7 @@ def _mistakes(p: Params) -> list[Mistake]:
     if dcp > 1:
         out.append(
             Mistake(
+                "state-sharded-by-dcp",
                 math.floor(free / (kv_each + state_each / dcp)),
                 "DCP shards the attention layers' KV cache along the tokens; the DeltaNet "
                 "state is split by tensor parallelism only.",
@@ -99,7 +103,12 @@ PROBLEM = Problem(
     ),
     defaults={"context": MODEL.max_context, "dcp": 2},
     sample=lambda rng: {
-        "context": pick(rng, (32_768, 65_536, 131_072, MODEL.max_context)),
+        # Nine lengths from 16,384 tokens to the longest: half the context at DCP 1 fits
+        # as many as the whole at DCP 2, so fewer lengths gave five answers in all.
+        "context": pick(
+            rng,
+            (16_384, 24_576, 32_768, 49_152, 65_536, 98_304, 131_072, 196_608, MODEL.max_context),
+        ),
         "dcp": pick(rng, (1, 2)),
     },
     facts=_facts,

@@ -1,0 +1,414 @@
+"""The class report: how a class did on each problem, and which mistakes were common.
+
+Read from the grader's details CSV (one row per student and problem, with the
+stable id of the mistake each wrong answer was taken for, see
+:func:`~lesson_lib.coursework.grade.write_details`), it gives for every
+problem the mean points, how many answers were right, close, wrong, blank or
+unreadable, and the most common named mistakes, split by variant where the
+class drew few enough variants for the split to mean something. Points are
+each problem's own (:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`),
+and a close answer earns the close credit the instructor sets.
+
+From the command line::
+
+    python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
+
+writes ``class_report.md`` (the tables), ``class_report.png`` (the plot) and
+``class_points.csv`` (every student's points per problem and total at that
+close credit). ``make report`` does the same for ``make grade``'s details.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from lesson_lib.coursework.check import (
+    _LOOK,
+    CLOSE,
+    CLOSE_CREDIT,
+    RIGHT,
+    UNANSWERED,
+    UNREADABLE,
+    WRONG,
+    credit,
+)
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
+from lesson_lib.model._validate import require_int, require_number
+
+#: The statuses counted, in the order the report shows them.
+STATUSES: tuple[str, ...] = (RIGHT, CLOSE, WRONG, UNANSWERED, UNREADABLE)
+
+#: The columns a details CSV must have (the grader writes more).
+REQUIRED_COLUMNS: tuple[str, ...] = ("student", "problem", "status")
+
+#: A problem is split by variant when the class drew at most this many of them.
+MAX_VARIANT_GROUPS = 12
+
+#: A problem is split by variant only when on average at least this many students
+#: met each of its variants (groups of one student say nothing a row per student
+#: does not).
+MIN_PER_VARIANT = 2
+
+
+@dataclass(frozen=True)
+class VariantSummary:
+    """One variant of a problem, as the class met it.
+
+    Attributes
+    ----------
+    label : str
+        The variant's parameters, e.g. ``"n=2, latency_us=5"``.
+    students : int
+        Students who drew it.
+    mean_points : float
+        Their mean points.
+    top_mistake : str
+        The named mistake most of them made (empty when none was named).
+    top_count : int
+        How many made it.
+    """
+
+    label: str
+    students: int
+    mean_points: float
+    top_mistake: str
+    top_count: int
+
+
+@dataclass(frozen=True)
+class ProblemSummary:
+    """How the class did on one problem.
+
+    Attributes
+    ----------
+    qid : str
+        The problem.
+    max_points : float
+        Its points.
+    answers : int
+        Rows read for it.
+    mean_points : float
+        Mean points per answer.
+    statuses : dict
+        Status -> how many answers got it, in :data:`STATUSES` order.
+    mistakes : list of (str, int)
+        Named mistakes by count, most common first (a verdict naming two
+        coinciding mistakes counts under its joined id).
+    variants : list of VariantSummary
+        One per variant when the class drew between 2 and
+        :data:`MAX_VARIANT_GROUPS` of them, each met by :data:`MIN_PER_VARIANT`
+        students on average; empty otherwise.
+    """
+
+    qid: str
+    max_points: float
+    answers: int
+    mean_points: float
+    statuses: dict[str, int]
+    mistakes: list[tuple[str, int]]
+    variants: list[VariantSummary] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ClassReport:
+    """The class report (see :func:`class_report`).
+
+    Attributes
+    ----------
+    problems : list of ProblemSummary
+        In the set's order.
+    points : dict
+        Student -> problem -> points.
+    close_credit : float
+        The close credit the points were computed with.
+    """
+
+    problems: list[ProblemSummary]
+    points: dict[str, dict[str, float]]
+    close_credit: float
+
+    @property
+    def max_points(self) -> float:
+        """The points of the whole set."""
+        return sum(p.max_points for p in self.problems)
+
+    def totals(self) -> dict[str, float]:
+        """Every student's total points."""
+        return {student: sum(by_q.values()) for student, by_q in self.points.items()}
+
+
+def read_details(path: Path) -> list[dict[str, str]]:
+    """The rows of a details CSV.
+
+    Parameters
+    ----------
+    path : Path
+        A CSV written by the grader's ``--details``.
+
+    Returns
+    -------
+    list of dict
+        One per row; a file without the ``mistake`` column reads as if every
+        cell of it were empty.
+
+    Raises
+    ------
+    ValueError
+        If a required column (:data:`REQUIRED_COLUMNS`) is missing.
+    """
+    with Path(path).open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(
+                f"details CSV {path} lacks the column(s) {', '.join(missing)}; "
+                "write it with the grader's --details"
+            )
+        return [{**row, "mistake": row.get("mistake") or ""} for row in reader]
+
+
+def _variant_label(qid: str, student: str) -> str:
+    """The student's parameters of ``qid``, as ``name=value`` pairs ("?" if the ID is not valid)."""
+    try:
+        p = params(qid, student)
+    except (TypeError, ValueError):
+        return "?"
+    return ", ".join(f"{k}={v}" for k, v in sorted(p.items()))
+
+
+def _top(counter: collections.Counter[str]) -> tuple[str, int]:
+    named = [(m, n) for m, n in counter.most_common() if m]
+    return named[0] if named else ("", 0)
+
+
+def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list[VariantSummary]:
+    groups: dict[str, list[int]] = collections.defaultdict(list)
+    for i, row in enumerate(rows):
+        groups[_variant_label(qid, row["student"])].append(i)
+    if not 2 <= len(groups) <= min(MAX_VARIANT_GROUPS, len(rows) // MIN_PER_VARIANT):
+        return []
+    out = []
+    for label, members in sorted(groups.items()):
+        top, count = _top(collections.Counter(rows[i]["mistake"] for i in members))
+        mean = sum(points[i] for i in members) / len(members)
+        out.append(VariantSummary(label, len(members), mean, top, count))
+    return out
+
+
+def class_report(rows: Iterable[dict[str, str]], close_credit: float = CLOSE_CREDIT) -> ClassReport:
+    """Summarise a class's answers, problem by problem.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        Rows of a details CSV (:func:`read_details`): ``student``,
+        ``problem``, ``status`` and ``mistake``.
+    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
+        The share of a problem's points a close answer earns, 0 to 1.
+
+    Returns
+    -------
+    ClassReport
+        Problems the rows do not mention are left out; rows of a problem the
+        set does not have, or with a status that is not a verdict, are skipped.
+
+    Raises
+    ------
+    ValueError
+        If ``close_credit`` is outside 0 to 1.
+    """
+    close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
+    by_problem: dict[str, list[dict[str, str]]] = collections.defaultdict(list)
+    for row in rows:
+        if row.get("problem") in PROBLEMS and row.get("status") in STATUSES:
+            by_problem[row["problem"]].append(row)
+    points: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    summaries = []
+    for qid in PROBLEMS:
+        answers = by_problem.get(qid)
+        if not answers:
+            continue
+        top_points = get_problem(qid).max_points
+        earned = [credit(r["status"], close_credit) * top_points for r in answers]
+        for row, got in zip(answers, earned, strict=True):
+            points[row["student"]][qid] = got
+        statuses = collections.Counter(r["status"] for r in answers)
+        named = collections.Counter(r["mistake"] for r in answers if r["mistake"])
+        summaries.append(
+            ProblemSummary(
+                qid=qid,
+                max_points=top_points,
+                answers=len(answers),
+                mean_points=sum(earned) / len(answers),
+                statuses={s: statuses.get(s, 0) for s in STATUSES},
+                mistakes=named.most_common(),
+                variants=_variants(qid, answers, earned),
+            )
+        )
+    return ClassReport(summaries, dict(points), close_credit)
+
+
+def render_markdown(report: ClassReport, top: int = 3) -> str:
+    """The report as Markdown tables: the problems, then each problem's variants.
+
+    Parameters
+    ----------
+    report : ClassReport
+        From :func:`class_report`.
+    top : int, default 3
+        How many named mistakes to list per problem (1 to 20).
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    top = require_int("top", top, minimum=1, maximum=20)
+    totals = report.totals()
+    lines = [
+        "# Class report",
+        "",
+        f"{len(totals)} students; close answers earn {report.close_credit:g} of a "
+        f"problem's points; the set is worth {report.max_points:g} points.",
+    ]
+    if totals:
+        mean_total = sum(totals.values()) / len(totals)
+        lines.append(f"Mean total: {mean_total:.2f} of {report.max_points:g}.")
+    lines += [
+        "",
+        "| problem | points | mean | " + " | ".join(STATUSES) + " | most common mistakes |",
+        "|---|---|---|" + "---|" * len(STATUSES) + "---|",
+    ]
+    for p in report.problems:
+        common = "; ".join(f"`{m}` ({n})" for m, n in p.mistakes[:top]) or "none named"
+        counts = " | ".join(str(p.statuses[s]) for s in STATUSES)
+        lines.append(f"| {p.qid} | {p.max_points:g} | {p.mean_points:.2f} | {counts} | {common} |")
+    split = [p for p in report.problems if p.variants]
+    if split:
+        lines += ["", "## By variant", ""]
+        lines += ["| problem | variant | students | mean | most common mistake |"]
+        lines += ["|---|---|---|---|---|"]
+        for p in split:
+            for v in p.variants:
+                common = f"`{v.top_mistake}` ({v.top_count})" if v.top_mistake else "none named"
+                lines.append(
+                    f"| {p.qid} | {v.label} | {v.students} | {v.mean_points:.2f} | {common} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: ClassReport, top: int = 10) -> Figure:
+    """Two panels: each problem's answers by status, and the class's most common mistakes.
+
+    Parameters
+    ----------
+    report : ClassReport
+        From :func:`class_report`.
+    top : int, default 10
+        How many named mistakes the right panel shows (1 to 30).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Made without ``pyplot``; the status colours are the self-check's.
+    """
+    top = require_int("top", top, minimum=1, maximum=30)
+    fig = Figure(figsize=(11.0, 5.0), layout="constrained")
+    by_status, common = fig.subplots(1, 2, width_ratios=[3, 2])
+    qids = [p.qid for p in report.problems]
+    left = [0.0] * len(qids)
+    for status in STATUSES:
+        share = [p.statuses[status] / p.answers for p in report.problems]
+        by_status.barh(qids, share, left=left, color=_LOOK[status][0], label=status)
+        left = [a + b for a, b in zip(left, share, strict=True)]
+    by_status.invert_yaxis()
+    by_status.set_xlim(0, 1)
+    by_status.set_xlabel("share of the class's answers")
+    by_status.set_title("Answers by verdict")
+    by_status.legend(loc="lower center", bbox_to_anchor=(0.5, 1.06), ncol=len(STATUSES))
+    counts = collections.Counter()
+    for p in report.problems:
+        counts.update(dict(p.mistakes))
+    named = counts.most_common(top)
+    if named:
+        common.barh([m for m, _ in named], [n for _, n in named], color=_LOOK[WRONG][0])
+        common.invert_yaxis()
+    else:
+        common.text(0.5, 0.5, "no named mistakes", ha="center", va="center")
+    common.set_xlabel("answers")
+    common.set_title("Most common named mistakes")
+    return fig
+
+
+def write_points(report: ClassReport, path: Path) -> None:
+    """Every student's points per problem and in total, at the report's close credit.
+
+    Parameters
+    ----------
+    report : ClassReport
+        From :func:`class_report`.
+    path : Path
+        CSV to write (its folder is created).
+    """
+    qids = [p.qid for p in report.problems]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["student", *qids, "total", "max"])
+        for student, by_q in sorted(report.points.items()):
+            row = [f"{by_q.get(q, 0.0):g}" for q in qids]
+            out.writerow([student, *row, f"{sum(by_q.values()):g}", f"{report.max_points:g}"])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: write the report, the plot and the points beside each other.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 when the details cannot be read.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m lesson_lib.coursework.class_report",
+        description="Per-problem means, verdicts and common mistakes from the grader's details.",
+    )
+    parser.add_argument("details", type=Path, help="details CSV written by the grader")
+    parser.add_argument("--out", type=Path, default=Path("report"), help="folder to write into")
+    parser.add_argument(
+        "--close-credit",
+        type=float,
+        default=CLOSE_CREDIT,
+        help=f"share of a problem's points a close answer earns, 0 to 1 (default {CLOSE_CREDIT})",
+    )
+    parser.add_argument("--top", type=int, default=3, help="mistakes listed per problem")
+    args = parser.parse_args(argv)
+    try:
+        report = class_report(read_details(args.details), args.close_credit)
+        text = render_markdown(report, args.top)
+    except (OSError, ValueError) as err:
+        print(f"class_report: {err}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "class_report.md").write_text(text, encoding="utf-8")
+    plot(report).savefig(args.out / "class_report.png", dpi=120)
+    write_points(report, args.out / "class_points.csv")
+    print(f"class_report: {len(report.points)} students -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

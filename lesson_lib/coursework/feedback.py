@@ -1,0 +1,172 @@
+"""Feedback to hand back: one self-contained HTML file per student, beside the grades.
+
+Each file (``feedback/s001.html``) says, for every problem, the answer as
+graded, the verdict, the points and the checker's message, which names the
+usual mistake when the answer matches one. It is one page with its style
+inline and no script, so it opens from an e-mail, an LMS upload or a
+``file://`` link alike. Everything a submission put in it (its answers, its
+file name) is escaped: a student's text cannot add markup or script to
+another student's page, or to their own.
+
+Only what concerns the student is shown: the grader's notes that name other
+files (duplicates, imitations) stay in the instructor's CSV. An answer read
+from the notebook's source, because the notebook stopped before that cell
+ran (a time-out or a kernel crash), says so beside its verdict.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.model._safe_io import printable, require_output_file
+
+# A grade.Submission; not imported, since the grader imports this module.
+_Submission = Any
+
+#: Points a problem is worth in the feedback (the scores CSV's ``max`` counts one per problem).
+POINTS_PER_PROBLEM = 1.0
+
+_STYLE = """
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto;
+       padding: 0 1rem; color: #1a1a1a; background: #fff; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border-bottom: 1px solid #ccc; padding: .4rem .5rem; text-align: left;
+         vertical-align: top; }
+td.answer { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+.right { color: #0b6b2e; } .close { color: #8a5a00; } .wrong, .unreadable { color: #a11a1a; }
+.source { font-size: .9em; color: #444; }
+@media (prefers-color-scheme: dark) {
+  body { color: #eee; background: #121212; } th, td { border-color: #444; }
+  .right { color: #6fd08c; } .close { color: #f0c05a; }
+  .wrong, .unreadable { color: #ff8a8a; } .source { color: #bbb; }
+}
+"""
+
+#: The statuses a student is shown, worded for them.
+STATUS_WORDS = {
+    "ran": "Your notebook ran to the end.",
+    "ran with errors": "Your notebook ran to the end; some cells raised an error.",
+    "timed out": "Your notebook was stopped at the time limit.",
+    "kernel died": "Your notebook's kernel crashed.",
+    "out of space": "Your notebook filled the space it may write.",
+    "could not run": "Your notebook could not be run.",
+    "not a notebook": "The file handed in could not be read as a notebook.",
+}
+
+
+def _text(value: object, limit: int = 2000) -> str:
+    return html.escape(printable(value, limit), quote=True)
+
+
+def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
+    """One student's feedback page.
+
+    Parameters
+    ----------
+    student : str
+        The student's ID.
+    submissions : sequence of Submission
+        That student's graded notebooks (more than one when a duplicate was
+        handed in; each gets its own section).
+
+    Returns
+    -------
+    str
+        A complete HTML document, style inline, no script.
+    """
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Feedback for {_text(student, 80)}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>Feedback for {_text(student, 80)}</h1>",
+    ]
+    if len(submissions) > 1:
+        parts.append(
+            f"<p>{len(submissions)} notebooks were handed in under this ID; each is graded "
+            "below, and your instructor decides which one counts.</p>"
+        )
+    for sub in submissions:
+        total = sum(r.score for r in sub.results.values())
+        most = POINTS_PER_PROBLEM * len(PROBLEMS)
+        parts.append(f"<h2>{_text(sub.file or sub.path.name, 200)}</h2>")
+        parts.append(
+            f"<p>{_text(STATUS_WORDS.get(sub.status, sub.status))} "
+            f"Score: <strong>{total:g} / {most:g}</strong> points.</p>"
+        )
+        parts.append(
+            "<table><thead><tr><th>Problem</th><th>Your answer</th><th>Verdict</th>"
+            "<th>Points</th><th>What it means</th></tr></thead><tbody>"
+        )
+        for qid in PROBLEMS:
+            result = sub.results.get(qid)
+            if result is None:
+                continue
+            source = sub.from_source.get(qid)
+            marked = f'<br><span class="source">({_text(source)})</span>' if source else ""
+            status = result.status
+            css = status if status in ("right", "close", "wrong", "unreadable") else ""
+            parts.append(
+                f"<tr><td>{_text(qid, 16)}: {_text(PROBLEMS[qid].title, 120)}</td>"
+                f'<td class="answer">{_text(result.given or "(none)", 300)}</td>'
+                f'<td class="{css}">{_text(status, 40)}{marked}</td>'
+                f"<td>{result.score:g} / {POINTS_PER_PROBLEM:g}</td>"
+                f"<td>{_text(result.message)}</td></tr>"
+            )
+        parts.append("</tbody></table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_feedback(submissions: Sequence[_Submission], folder: Path) -> list[Path]:
+    """Write ``folder/<ID>.html`` for every student with a valid ID; files for others are left alone.
+
+    A submission whose name is not a valid ID has no student to hand it to,
+    and gets no file. Each file is written by a temporary file and a rename.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks (a regrade's: only those students' files are rewritten).
+    folder : Path
+        Where the files go (created); not a symbolic link.
+
+    Returns
+    -------
+    list of Path
+        The files written, in the submissions' order.
+
+    Raises
+    ------
+    ValueError
+        If ``folder`` is a symbolic link or not a folder, or a target is not a regular file.
+    """
+    folder = Path(folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise ValueError(f"--feedback {folder} must be a folder, not a link or a file")
+    folder.mkdir(parents=True, exist_ok=True)
+    by_student: dict[str, list[_Submission]] = {}
+    for sub in submissions:
+        if sub.graded_as is not None:
+            by_student.setdefault(sub.graded_as, []).append(sub)
+    written = []
+    for student, subs in by_student.items():
+        target = require_output_file(folder / f"{student}.html", "--feedback")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{student}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(feedback_html(student, subs))
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written.append(target)
+    return written

@@ -1,0 +1,333 @@
+"""The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
+
+A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`;
+the reasoning behind it is not. A problem listed in :data:`MANUAL_PARTS`
+asks for it in a variable of its own (``why_q12 = "..."``, typed in the
+cell under the answer). The grader reads that text from the notebook's
+source (a plain string, as a student types it; nothing is run for it) and
+``--manual-export DIR`` writes one CSV per part, ``DIR/q12-reasoning.csv``:
+student, file, the text, a blank ``points`` column for the TA, the most
+points and the rubric. ``--manual-import DIR`` (or
+:mod:`~lesson_lib.coursework.manual_import`, to merge without regrading) reads the filled files back into the
+grades CSV: the part's column gets the points, and ``total`` and ``max``
+then count them. A blank ``points`` cell is a part not graded yet: it
+counts nothing and its column stays blank.
+
+To merge without grading again, :mod:`~lesson_lib.coursework.manual_import`::
+
+    python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lesson_lib.coursework.runner import code_sources
+
+#: Longest reasoning kept, characters (a few sentences are asked for).
+MAX_REASONING_CHARS = 2000
+#: Largest cell parsed for the reasoning, characters.
+_MAX_CELL_CHARS = 20_000
+#: The columns of an exported part's CSV.
+EXPORT_HEADER = ["student", "file", "answer", "points", "max", "rubric"]
+
+
+@dataclass(frozen=True)
+class ManualPart:
+    """A part of a problem graded by a person.
+
+    Attributes
+    ----------
+    qid : str
+        The problem it belongs to.
+    variable : str
+        The notebook variable holding the student's text (``why_q12``).
+    column : str
+        Its column in the grades CSV (``q12 reasoning``).
+    points : float
+        The most points a TA may give.
+    rubric : str
+        What the TA looks for, copied into every exported row.
+    """
+
+    qid: str
+    variable: str
+    column: str
+    points: float
+    rubric: str
+
+    @property
+    def file_name(self) -> str:
+        """The exported CSV's name, ``q12-reasoning.csv``."""
+        return f"{self.column.replace(' ', '-')}.csv"
+
+
+#: The parts graded by a person, by problem id. The instructor page says q12's "why"
+#: needs a person; its rubric follows the problem's worked solution.
+MANUAL_PARTS: dict[str, ManualPart] = {
+    "q12": ManualPart(
+        qid="q12",
+        variable="why_q12",
+        column="q12 reasoning",
+        points=1.0,
+        rubric=(
+            "1: keeps every tensor-parallel group on one node's NVLink AND counts the copies "
+            "of the weights (pipeline stages store them once, data-parallel replicas once "
+            "each); 0.5: one of the two; 0: neither, or no reasoning"
+        ),
+    ),
+}
+
+
+def reasoning_answers(nb: object) -> dict[str, str]:
+    """The reasoning typed in a notebook's source, by problem id (plain strings only).
+
+    Never raises: a cell that is not text, too long or not Python is
+    skipped, and a value that is not a string literal is left out (the last
+    assignment wins, as in the notebook).
+
+    Parameters
+    ----------
+    nb : dict
+        The notebook as parsed JSON or ``nbformat.NotebookNode``.
+
+    Returns
+    -------
+    dict
+        Problem id -> text, at most :data:`MAX_REASONING_CHARS` characters.
+    """
+    by_variable = {part.variable: part.qid for part in MANUAL_PARTS.values()}
+    found: dict[str, str] = {}
+    try:
+        sources = code_sources(nb)
+    except ValueError:
+        return found
+    for source in sources:
+        if len(source) > _MAX_CELL_CHARS or not any(v in source for v in by_variable):
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        for node in tree.body:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id in by_variable:
+                value = node.value
+                qid = by_variable[target.id]
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found[qid] = value.value[:MAX_REASONING_CHARS]
+                else:
+                    found.pop(qid, None)
+    return found
+
+
+def export_rows(
+    graded: Sequence[tuple[str, str, Mapping[str, str]]], part: ManualPart
+) -> list[list[object]]:
+    """One part's rows for the TA: student, file, text, blank points, most points, rubric.
+
+    Parameters
+    ----------
+    graded : sequence of (student, file, reasoning by problem id)
+        Every graded notebook with a valid ID, in the grades' order.
+    part : ManualPart
+        The part exported.
+
+    Returns
+    -------
+    list of list
+    """
+    return [
+        [student, file, texts.get(part.qid, ""), "", f"{part.points:g}", part.rubric]
+        for student, file, texts in graded
+    ]
+
+
+class ManualImportError(ValueError):
+    """A filled-in file cannot be merged; the message names the file, the row and the range."""
+
+
+def read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
+    """The points a TA gave in one exported file, by student (None: not graded yet).
+
+    Parameters
+    ----------
+    path : Path
+        A file :func:`export_rows` wrote, filled in.
+    part : ManualPart
+        Its part.
+
+    Returns
+    -------
+    dict
+        Student (case-folded) -> points.
+
+    Raises
+    ------
+    ManualImportError
+        A different header, a student twice, or points that are not a number
+        from 0 to ``part.points``.
+    """
+    with Path(path).open(newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.reader(fh))
+    if not rows or rows[0][: len(EXPORT_HEADER)] != EXPORT_HEADER:
+        raise ManualImportError(
+            f"{path}: the first row must be the exported header {', '.join(EXPORT_HEADER)}"
+        )
+    points: dict[str, float | None] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not row or not row[0].strip():
+            continue
+        student = row[0].strip().lstrip("'").casefold()
+        if student in points:
+            raise ManualImportError(f"{path}, row {number}: student {row[0]!r} appears twice")
+        cell = row[3].strip() if len(row) > 3 else ""
+        if not cell:
+            points[student] = None
+            continue
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and 0 <= value <= part.points):
+            raise ManualImportError(
+                f"{path}, row {number} ({row[0]}): points must be a number from 0 to "
+                f"{part.points:g}, got {cell!r}"
+            )
+        points[student] = value
+    return points
+
+
+def merge_points(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    points: Mapping[str, Mapping[str, float | None]],
+    automatic: Sequence[str],
+) -> list[list[str]]:
+    """The grades rows with each part's points in its column, ``total`` and ``max`` counting them.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The grades CSV's header (holding ``total``, ``max`` and each part's column).
+    rows : sequence of rows
+        Its rows.
+    points : mapping
+        Problem id -> student (case-folded) -> points or None (:func:`read_points`).
+    automatic : sequence of str
+        The automatically graded problems' columns, summed into ``total``.
+
+    Returns
+    -------
+    list of list of str
+        ``total`` is the automatic scores plus the parts' points given;
+        ``max`` the problems plus every imported part's most points.
+    """
+    at = {name: i for i, name in enumerate(header)}
+    merged = []
+    for row in rows:
+        row = list(row)
+        student = row[0].casefold()
+        extra_points = 0.0
+        extra_max = 0.0
+        for qid, given in points.items():
+            part = MANUAL_PARTS[qid]
+            extra_max += part.points
+            value = given.get(student)
+            row[at[part.column]] = "" if value is None else f"{value:g}"
+            extra_points += value or 0.0
+        auto = sum(float(row[at[q]]) for q in automatic)
+        row[at["total"]] = f"{auto + extra_points:g}"
+        row[at["max"]] = f"{len(automatic) + extra_max:g}"
+        merged.append(row)
+    return merged
+
+
+def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
+    """Every part's filled-in file found in ``folder``, read (:func:`read_points`).
+
+    Parameters
+    ----------
+    folder : Path
+        Where ``--manual-export`` wrote the files (a part whose file is absent is left out).
+
+    Returns
+    -------
+    dict
+        Problem id -> student -> points.
+
+    Raises
+    ------
+    ManualImportError
+        If no part's file is there, or one cannot be read.
+    """
+    folder = Path(folder)
+    found = {
+        qid: read_points(folder / part.file_name, part)
+        for qid, part in MANUAL_PARTS.items()
+        if (folder / part.file_name).is_file()
+    }
+    if not found:
+        names = ", ".join(p.file_name for p in MANUAL_PARTS.values())
+        raise ManualImportError(f"{folder} holds none of the exported files ({names})")
+    return found
+
+
+def import_into(
+    grades: Path,
+    folder: Path,
+    header: Sequence[str],
+    automatic: Sequence[str],
+    write: Callable[[Path, list[str], list[list[str]]], Path | None],
+) -> tuple[int, Path | None]:
+    """Merge the filled-in files of ``folder`` into the grades CSV ``grades``.
+
+    Parameters
+    ----------
+    grades : Path
+        A grades CSV the grader wrote.
+    folder : Path
+        The filled-in exported files.
+    header : sequence of str
+        The grades CSV's columns (the grader's ``SCORES_HEADER``).
+    automatic : sequence of str
+        The automatically graded problems' columns.
+    write : callable
+        ``write(path, header, rows)``, writing the rows atomically and
+        returning where the previous file was kept (the grader's writer).
+
+    Returns
+    -------
+    (int, Path or None)
+        How many points cells were filled, and where the previous grades file was kept.
+
+    Raises
+    ------
+    ManualImportError
+        If a file cannot be read, or names a student the grades do not have.
+    RegradeRefused
+        If ``grades`` is not this grader's file.
+    """
+    from lesson_lib.coursework.regrade import read_rows
+
+    points = read_folder(folder)
+    rows = read_rows(grades, header)
+    have = {row[0].casefold() for row in rows if row}
+    for qid, given in points.items():
+        unknown = sorted(s for s in given if s not in have)
+        if unknown:
+            raise ManualImportError(
+                f"{folder / MANUAL_PARTS[qid].file_name} names students the grades do not "
+                f"have: {', '.join(unknown[:5])}"
+            )
+    merged = merge_points(header, rows, points, automatic)
+    kept = write(grades, list(header), merged)
+    filled = sum(1 for given in points.values() for v in given.values() if v is not None)
+    return filled, kept

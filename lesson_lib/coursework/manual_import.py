@@ -1,0 +1,71 @@
+"""Merge a TA's filled-in reasoning files into a grades CSV, without grading again.
+
+The grader's ``--manual-import DIR`` does the same at the end of a run;
+this command merges into a grades file already written::
+
+    python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv
+
+See :mod:`~lesson_lib.coursework.manual_grading` for the files and the rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from lesson_lib.coursework.grade import SCORES_HEADER, _write_rows_atomically
+from lesson_lib.coursework.manual_grading import import_into
+from lesson_lib.coursework.problems import PROBLEMS
+
+
+def merge(grades: Path, folder: Path) -> tuple[int, Path | None]:
+    """Merge ``folder``'s filled-in files into the grader's CSV ``grades``, atomically.
+
+    Parameters
+    ----------
+    grades : Path
+        The grades CSV.
+    folder : Path
+        The filled-in files of ``--manual-export``.
+
+    Returns
+    -------
+    (int, Path or None)
+        Points cells filled, and where the previous grades file was kept.
+    """
+    return import_into(grades, folder, SCORES_HEADER, list(PROBLEMS), _write_rows_atomically)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; see the module docstring.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 merged, 2 a file could not be merged (nothing written).
+    """
+    parser = argparse.ArgumentParser(prog="python -m lesson_lib.coursework.manual_import")
+    parser.add_argument("folder", type=Path, help="the filled-in files of --manual-export")
+    parser.add_argument("--out", type=Path, default=Path("grades.csv"), help="grades CSV")
+    args = parser.parse_args(argv)
+    try:
+        filled, kept = merge(args.out, args.folder)
+    except (OSError, ValueError) as err:
+        print(f"error: {err}; nothing written", file=sys.stderr)
+        return 2
+    print(
+        f"merged {filled} points cell(s) into {args.out}"
+        + (f" (the previous one is kept as {kept})" if kept else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

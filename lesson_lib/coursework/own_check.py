@@ -1,0 +1,130 @@
+"""The self-check of a student's own notebook: whether an answer can be read, not whether it is right.
+
+A student edition made with a course salt
+(:mod:`lesson_lib.coursework.variants`) writes each student's statements
+into their notebook; the answers to those numbers are in no file the student
+has. The notebook's check cells call this module's :func:`check` instead of
+:func:`lesson_lib.coursework.check.check`: with the student's ID it says
+whether the grader will be able to read the answer (a number in the unit
+asked for, a text with a unit of the right kind, a letter), with no ID it is
+the full check against the book's own numbers, which are public.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lesson_lib.coursework.check import UNANSWERED, UNREADABLE, CheckResult, Report
+from lesson_lib.coursework.check import check as check_book
+from lesson_lib.coursework.check import check_all as check_all_book
+from lesson_lib.coursework.problems import PROBLEMS
+
+#: The status of an answer the grader can read (its score is given after hand-in).
+READABLE = "readable"
+
+_READABLE_MESSAGE = (
+    "The grader can read this answer. Whether it is right is known after hand-in: the "
+    "answers to your numbers are not in this notebook. To practise with feedback, solve the "
+    "book's version and check it with check({qid!r}, answer), without your ID."
+)
+
+
+def check(qid: object, answer: object, student: object = None) -> CheckResult:
+    """Check one answer: its form for a student's own numbers, fully for the book's.
+
+    Never raises, like :func:`lesson_lib.coursework.check.check`.
+
+    Parameters
+    ----------
+    qid : str
+        Problem id (``"q3"``; ``3`` or ``"Q3"`` work too).
+    answer : object
+        The answer, as for :func:`lesson_lib.coursework.check.check`.
+    student : str, optional
+        The notebook's student ID. With one, the result is ``"readable"``,
+        ``"not answered yet"`` or ``"unreadable"`` and scores nothing here;
+        None checks against the book's version (right, close, wrong ...).
+
+    Returns
+    -------
+    CheckResult
+
+    Examples
+    --------
+    >>> check("q1", 54.0, "s001").status
+    'readable'
+    >>> check("q1", "lots", "s001").status
+    'unreadable'
+    """
+    book = check_book(qid, answer)
+    if student is None or book.status in (UNANSWERED, UNREADABLE):
+        return book
+    message = _READABLE_MESSAGE.format(qid=book.qid)
+    return CheckResult(book.qid, READABLE, message, 0.0, book.given, "")
+
+
+@dataclass(frozen=True)
+class FormatReport:
+    """Every problem's :func:`check` in one table (what ``check_all`` shows in a notebook).
+
+    Attributes
+    ----------
+    results : dict
+        Problem id -> CheckResult.
+    """
+
+    results: dict[str, CheckResult]
+
+    @property
+    def readable(self) -> int:
+        """How many answers the grader can read."""
+        return sum(r.status == READABLE for r in self.results.values())
+
+    def __str__(self) -> str:
+        lines = [f"{qid}: {r.status}" for qid, r in self.results.items()]
+        lines.append(f"{self.readable} of {len(self.results)} answers can be read by the grader")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{html.escape(qid)}</td><td>{html.escape(r.status)}</td></tr>"
+            for qid, r in self.results.items()
+        )
+        return (
+            "<table><thead><tr><th>problem</th><th>answer</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table><p>{self.readable} of {len(self.results)} "
+            "answers can be read by the grader; they are scored after hand-in.</p>"
+        )
+
+
+def check_all(answers: Mapping[str, Any], student: object = None) -> FormatReport | Report:
+    """:func:`check` for every problem, e.g. ``check_all(globals(), STUDENT)``.
+
+    Parameters
+    ----------
+    answers : mapping
+        Answers keyed by ``"answer_q3"`` or ``"q3"``; missing ones are not answered yet.
+    student : str, optional
+        The notebook's student ID (None: the book's version).
+
+    Returns
+    -------
+    FormatReport or Report
+        The form of each answer; without a student, the book's full report.
+    """
+    if student is None:
+        return check_all_book(answers)
+    results = {}
+    for qid in PROBLEMS:
+        answer = None
+        try:
+            answer = answers.get(f"answer_{qid}", answers.get(qid))
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # a namespace that is not a plain mapping
+            answer = None
+        results[qid] = check(qid, answer, student)
+    return FormatReport(results)

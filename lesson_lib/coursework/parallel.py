@@ -1,0 +1,131 @@
+"""Run the grader's sandboxes side by side, results kept in the order they were asked for.
+
+Each submission's run is a bubblewrap sandbox with its own limits (memory,
+processes, disk, time) and its own spare user id
+(:func:`~lesson_lib.coursework.sandbox.reserved_uid`), so several can run
+at once without sharing a limit. The work of this process is only waiting
+for them, so worker threads suffice. What must stay in the main thread (the
+answers' checks, whose time limit is a ``SIGALRM`` timer) is done by the
+caller as each result comes back, in order.
+
+Stopped by Ctrl-C (or SIGTERM) while workers run, :func:`run_in_order`
+sets the shared ``cancel`` event, which every running sandbox watches
+(:func:`~lesson_lib.coursework.sandbox.run_isolated`): each is killed and
+its copies removed before the interrupt goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from lesson_lib.model._validate import require_int
+
+#: Most sandboxes run at once (each takes a kernel's memory, a few hundred MiB).
+MAX_JOBS = 64
+#: Seconds the main thread waits at a time, so that a signal is handled promptly.
+_POLL_S = 0.5
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask, not the machine's count).
+
+    ``os.process_cpu_count`` (Python 3.13) where it exists, else the size of
+    ``os.sched_getaffinity(0)``, else ``os.cpu_count()``; at least 1.
+
+    Returns
+    -------
+    int
+    """
+    counter = getattr(os, "process_cpu_count", None)
+    if counter is not None:
+        return max(1, counter() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def require_jobs(jobs: object) -> int:
+    """``jobs`` as a number of parallel sandboxes, refused outside 1 .. :data:`MAX_JOBS`.
+
+    Parameters
+    ----------
+    jobs : int
+        Requested number of sandboxes at once.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``jobs`` is not an integer.
+    ValueError
+        If it is outside 1 .. :data:`MAX_JOBS` (``jobs must be an integer from 1 to 64``).
+    """
+    return require_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
+
+
+def run_in_order(
+    work: Callable[[Any, threading.Event], Any],
+    items: Sequence[Any],
+    jobs: int,
+) -> Iterator[Any]:
+    """Yield ``work(item, cancel)`` for each item, in the items' order, ``jobs`` at a time.
+
+    With ``jobs`` 1 everything runs in the calling thread, one item after
+    another. Otherwise up to ``jobs`` items run in worker threads while
+    the results are yielded in order as soon as each is ready; an exception
+    from ``work`` comes out where its result would have.
+
+    Parameters
+    ----------
+    work : callable
+        ``work(item, cancel)``; it should stop early once ``cancel`` is set.
+    items : sequence
+        What to work on.
+    jobs : int
+        Items worked on at once, 1 .. :data:`MAX_JOBS`.
+
+    Returns
+    -------
+    iterator
+        Each item's result, in order (a generator: the work starts at the first ``next``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``jobs`` is not an integer from 1 to :data:`MAX_JOBS`.
+    """
+    jobs = require_jobs(jobs)
+    cancel = threading.Event()
+    if jobs == 1:
+        for item in items:
+            yield work(item, cancel)
+        return
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="grade")
+    futures: list[Future[Any]] = []
+    try:
+        futures = [pool.submit(work, item, cancel) for item in items]
+        for future in futures:
+            _wait_for(future)
+            yield future.result()
+    except BaseException:
+        # Ctrl-C, SIGTERM, or the caller gave up: stop every sandbox, wait for them
+        cancel.set()
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _wait_for(future: Future[Any]) -> None:
+    """Wait for ``future`` in short slices, so the main thread still sees signals."""
+    while not future.done():
+        wait([future], timeout=_POLL_S, return_when=FIRST_COMPLETED)

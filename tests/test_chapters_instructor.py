@@ -1,0 +1,29 @@
+"""The instructor page's numbers: the set's size, the grader's limit, the example ID."""
+
+from pathlib import Path
+
+from lesson_lib.chapters import instructor
+from lesson_lib.coursework.student_edition import write_edition
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_numbers_by_hand():
+    """The bank's folder holds one qNN_<topic>.py per problem (counted here from the files,
+    not the registry); the grader's default --timeout is 30 s (grade_folder's signature: ten times
+    a clean run of 2.1 s is 21 s, under the 30 s floor);
+    the example ID carries the reserved prefix."""
+    files = sorted((ROOT / "lesson_lib" / "coursework" / "problems").glob("q[0-9][0-9]_*.py"))
+    assert instructor.numbers() == {
+        "problem_count": str(len(files)),
+        "time_limit": "30 s",
+        "example_id": "example-s001",
+    }
+
+
+def test_the_example_id_cannot_be_issued(tmp_path):
+    """The ID the page prints is refused by the edition, so it is no student's."""
+    import pytest
+
+    with pytest.raises(ValueError, match="must not start with"):
+        write_edition(tmp_path, ROOT, [instructor.numbers()["example_id"]], ["problems"])

@@ -1,0 +1,86 @@
+"""lesson_lib.coursework.feedback: one escaped HTML page per student with verdicts and points."""
+
+from pathlib import Path
+
+import pytest
+
+from lesson_lib.coursework.check import CheckResult
+from lesson_lib.coursework.feedback import feedback_html, write_feedback
+from lesson_lib.coursework.grade import Submission
+from lesson_lib.coursework.problems import PROBLEMS
+
+
+def _sub(student, graded_as, results, file="x.ipynb", **kw):
+    sub = Submission(student=student, path=Path(file), file=file, graded_as=graded_as, **kw)
+    blank = {q: CheckResult(q, "not answered yet", "Put your answer in.", 0.0) for q in PROBLEMS}
+    sub.results = {**blank, **results}
+    return sub
+
+
+def test_each_problem_shows_its_verdict_points_and_hint():
+    """q1 right (1 point), q2 wrong with its hint (0), the rest blank: 1 of 22 points."""
+    sub = _sub(
+        "s001",
+        "s001",
+        {
+            "q1": CheckResult("q1", "right", "Right.", 1.0, "54.0", "right"),
+            "q2": CheckResult("q2", "wrong", "Did you count bits as bytes?", 0.0, "128", "x"),
+        },
+    )
+    page = feedback_html("s001", [sub])
+    assert "<title>Feedback for s001</title>" in page
+    q1 = page.split("<td>q1: ")[1].split("</tr>")[0]
+    assert 'class="right">right<' in q1 and "<td>1 / 1</td>" in q1 and "54.0" in q1
+    q2 = page.split("<td>q2: ")[1].split("</tr>")[0]
+    assert 'class="wrong">wrong<' in q2 and "<td>0 / 1</td>" in q2
+    assert "Did you count bits as bytes?" in q2
+    assert f"<strong>1 / {len(PROBLEMS)}</strong>" in page
+    assert "<script" not in page
+
+
+def test_what_a_student_typed_is_escaped():
+    sub = _sub(
+        "s001",
+        "s001",
+        {"q1": CheckResult("q1", "wrong", "No.", 0.0, "'<script>alert(1)</script>'")},
+        file="s001/<b>x.ipynb",
+    )
+    page = feedback_html("s001", [sub])
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "<b>x" not in page
+
+
+def test_an_answer_read_from_source_says_where_the_notebook_stopped():
+    sub = _sub(
+        "s001",
+        "s001",
+        {"q5": CheckResult("q5", "right", "Right.", 1.0, "3.2")},
+        status="timed out",
+        from_source={"q5": "read from source: the notebook stopped at code cell 7"},
+    )
+    page = feedback_html("s001", [sub])
+    q5 = page.split("<td>q5: ")[1].split("</tr>")[0]
+    assert "(read from source: the notebook stopped at code cell 7)" in q5
+    assert "stopped at the time limit" in page
+
+
+def test_files_for_valid_ids_only_one_per_student(tmp_path):
+    """s001 twice (a duplicate) gives one file with two sections; an invalid name gets none."""
+    subs = [
+        _sub("s001", "s001", {}, file="s001.ipynb"),
+        _sub("bad\\u200bname", None, {}, file="bad.ipynb", status="invalid ID"),
+        _sub("s001", "s001", {}, file="S001.ipynb"),
+        _sub("s002", "s002", {}, file="s002.ipynb"),
+    ]
+    written = write_feedback(subs, tmp_path / "fb")
+    assert [p.name for p in written] == ["s001.html", "s002.html"]
+    assert sorted(p.name for p in (tmp_path / "fb").iterdir()) == ["s001.html", "s002.html"]
+    page = (tmp_path / "fb" / "s001.html").read_text()
+    assert page.count("<h2>") == 2 and "2 notebooks were handed in under this ID" in page
+
+
+def test_a_link_as_the_feedback_folder_is_refused(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with pytest.raises(ValueError, match="must be a folder, not a link"):
+        write_feedback([_sub("s001", "s001", {})], tmp_path / "link")

@@ -1,0 +1,64 @@
+"""lesson_lib.coursework.manual_grading: reasoning exported for a TA, points merged back."""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lesson_lib.coursework.manual_grading import (
+    EXPORT_HEADER,
+    MANUAL_PARTS,
+    ManualImportError,
+    merge_points,
+    read_points,
+    reasoning_answers,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _nb(*sources):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    return nb
+
+
+def test_the_reasoning_is_the_last_string_typed_and_nothing_else():
+    assert reasoning_answers(_nb('why_q12 = "first"', 'why_q12 = "TP stays on NVLink"')) == {
+        "q12": "TP stays on NVLink"
+    }
+    assert reasoning_answers(_nb('why_q12 = "x"', "why_q12 = open('f').read()")) == {}
+    assert reasoning_answers(_nb("why_q12 = (", "why_q12 = 3")) == {}
+    assert reasoning_answers({"cells": "not a list"}) == {}
+
+
+def test_the_problem_page_asks_for_every_manual_part():
+    """Each part's variable has a cell of its own in book/problems.md, marked as reasoning."""
+    page = (ROOT / "book" / "problems.md").read_text()
+    for part in MANUAL_PARTS.values():
+        at = page.index(f'{part.variable} = ""')
+        assert "coursework: reasoning" in page[at - 80 : at]
+
+
+def test_points_out_of_range_are_refused_naming_the_row_and_range(tmp_path):
+    part = MANUAL_PARTS["q12"]
+    path = tmp_path / part.file_name
+    path.write_text(",".join(EXPORT_HEADER) + "\ns1,f,why,1.5,1,r\n")
+    with pytest.raises(
+        ManualImportError, match=r"row 2 \(s1\): points must be a number from 0 to 1"
+    ):
+        read_points(path, part)
+    path.write_text(",".join(EXPORT_HEADER) + "\ns1,f,why,half,1,r\n")
+    with pytest.raises(ManualImportError, match="got 'half'"):
+        read_points(path, part)
+    path.write_text(",".join(EXPORT_HEADER) + "\ns1,f,a,1,1,r\nS1,f,b,0,1,r\n")
+    with pytest.raises(ManualImportError, match="appears twice"):
+        read_points(path, part)
+
+
+def test_merge_points_counts_only_given_points():
+    """Automatic 1 + 0.5 = 1.5; with 1 manual point 2.5 of 2 + 1 = 3."""
+    header = ["student", "qa", "qb", "total", "max", "q12 reasoning"]
+    rows = [["s1", "1", "0.5", "1.5", "2", ""], ["s2", "0", "0", "0", "2", ""]]
+    merged = merge_points(header, rows, {"q12": {"s1": 1.0, "s2": None}}, ["qa", "qb"])
+    assert merged == [["s1", "1", "0.5", "2.5", "3", "1"], ["s2", "0", "0", "0", "3", ""]]
