@@ -817,3 +817,23 @@ def test_reference_in_a_salted_class_is_flagged_and_scores_what_chance_gives(tmp
     assert "reference( in code cell" in flagged["notes"] and "problem bank" in flagged["notes"]
     # a few problems draw from so few values that the public and salted answers coincide
     assert float(flagged["total"]) <= len(PROBLEMS) / 2
+
+
+def test_a_regrade_finds_a_canvas_download_by_its_students_id(tmp_path):
+    """``--student s001`` names the student, not the file: Canvas's download name
+    ``smithjane_12345_6789012_s001_problems.ipynb`` (user 12345, file 6789012) is s001's,
+    and the plain ``s002_problems.ipynb`` is s002's."""
+    import nbformat
+
+    from lesson_lib.coursework.grade import _entry_id
+    from lesson_lib.coursework.submissions import find_submissions
+
+    for name, sid in (
+        ("smithjane_12345_6789012_s001_problems.ipynb", "s001"),
+        ("s002_problems.ipynb", "s002"),
+    ):
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["lesson"] = {"student_id": sid}
+        nbformat.write(nb, tmp_path / name)
+    ids = sorted(_entry_id(e) for e in find_submissions(tmp_path))
+    assert ids == ["s001", "s002"]

@@ -68,7 +68,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -822,7 +822,7 @@ def grade_folder(
     entries = find_submissions(folder)
     if students is not None:
         wanted = {s.casefold() for s in students}
-        entries = [e for e in entries if _entry_id(e).casefold() in wanted]
+        entries = [e for e in entries if _entry_id(e, export).casefold() in wanted]
     subs = []
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
         os.chmod(work, 0o700)
@@ -861,12 +861,18 @@ def grade_folder(
     return subs
 
 
-def _entry_id(entry: Entry) -> str:
-    """The normalised ID an entry's name gives, or its name as found when it gives none."""
+def _entry_id(entry: Entry, export: Mapping[str, Any] | None = None) -> str:
+    """The normalised ID an entry belongs to, or its name as found when none is given.
+
+    The ID is :func:`~lesson_lib.coursework.identity.identify`'s, so a Canvas
+    download name or a Gradescope export folder is found by its student's ID
+    (``--student s001``), as the grades' rows are keyed.
+    """
+    sid = identify(entry, export=export).student or entry.stem
     try:
-        return normalize_student(entry.stem) or entry.stem
+        return normalize_student(sid) or sid
     except (TypeError, ValueError):
-        return entry.stem
+        return sid
 
 
 def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
@@ -1274,7 +1280,7 @@ def _regrade_problem(args: argparse.Namespace, found: Sequence[Entry]) -> set[st
     if args.student is None:
         if args.replace:
             return None
-        graded = {_entry_id(e) for e in found}
+        graded = {_entry_id(e, read_gradescope_export(args.folder)) for e in found}
         return shrink_problem(args.out, SCORES_HEADER, graded) or None
     wanted: set[str] = set()
     for raw in args.student:
@@ -1285,7 +1291,8 @@ def _regrade_problem(args: argparse.Namespace, found: Sequence[Entry]) -> set[st
         if sid is None:
             return "--student needs an ID, got an empty one"
         wanted.add(sid)
-    have = {_entry_id(e).casefold() for e in found}
+    export = read_gradescope_export(args.folder)
+    have = {_entry_id(e, export).casefold() for e in found}
     missing = sorted(w for w in wanted if w.casefold() not in have)
     if missing:
         return (
