@@ -18,13 +18,15 @@ def _sub(student, graded_as, results, file="x.ipynb", **kw):
 
 
 def test_each_problem_shows_its_verdict_points_and_hint():
-    """q1 right (1 point), q2 wrong with its hint (0), the rest blank: 1 of 22 points."""
+    """q1 right (1 point of 1), q2 wrong with its hint (0), q12 close (1.5 of 3), the rest
+    blank: 2.5 of the set's 53 points."""
     sub = _sub(
         "s001",
         "s001",
         {
-            "q1": CheckResult("q1", "right", "Right.", 1.0, "54.0", "right"),
+            "q1": CheckResult("q1", "right", "Right.", 1.0, "54.0", "right", points=1.0),
             "q2": CheckResult("q2", "wrong", "Did you count bits as bytes?", 0.0, "128", "x"),
+            "q12": CheckResult("q12", "close", "Nearly.", 0.5, "b", points=1.5),
         },
     )
     page = feedback_html("s001", [sub])
@@ -34,8 +36,27 @@ def test_each_problem_shows_its_verdict_points_and_hint():
     q2 = page.split("<td>q2: ")[1].split("</tr>")[0]
     assert 'class="wrong">wrong<' in q2 and "<td>0 / 1</td>" in q2
     assert "Did you count bits as bytes?" in q2
-    assert f"<strong>1 / {len(PROBLEMS)}</strong>" in page
+    assert "<td>1.5 / 3</td>" in page.split("<td>q12: ")[1].split("</tr>")[0]
+    assert "<strong>2.5 of 53</strong>" in page and "Handed in late" not in page
     assert "<script" not in page
+
+
+def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_points():
+    """q10 right (3 points) and the TA's 0.5 of q12's reasoning: 3.5 earned; late, 0.5
+    kept: 1.75 of 53 + 1 = 54. A part not graded yet says so."""
+    sub = _sub(
+        "s002",
+        "s002",
+        {"q10": CheckResult("q10", "right", "Right.", 1.0, "32", points=3.0)},
+        late_factor=0.5,
+        manual={"q12": 0.5},
+    )
+    page = feedback_html("s002", [sub])
+    assert "<strong>1.75 of 54</strong>" in page
+    assert "the late policy keeps 0.5 of the 3.5 points earned" in page
+    assert "<td>0.5 / 1</td>" in page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
+    sub.manual = {"q12": None}
+    assert "not graded yet" in feedback_html("s002", [sub])
 
 
 def test_what_a_student_typed_is_escaped():

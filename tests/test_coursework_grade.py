@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.grade import (
     find_submissions,
@@ -120,20 +121,23 @@ def graded(tmp_path_factory):
 
 @pytest.mark.slow
 def test_batch_csv_scores_every_kind_of_submission(graded):
-    """Right: all; partly right: 2.5; empty: 0; raising: its two answers; broken: zeros."""
+    """Right: all 53 points; partly right: 2.5 (q1-q4 are worth a point each, q2 is
+    close: 1 + 0.5 + 0 + 1); empty: 0; raising: its two answers, q1's 1 point and
+    q12's 3; broken: zeros. Every problem's cell holds its points."""
     rows = _rows(graded[0])
     assert list(rows) == ["broken", "s101", "s102", "s103", "s104"]
-    assert rows["s101"]["total"] == str(len(PROBLEMS)) and rows["s101"]["status"] == "ran"
-    assert all(rows["s101"][q] == "1" for q in PROBLEMS)
+    assert rows["s101"]["total"] == str(SET_POINTS) and rows["s101"]["status"] == "ran"
+    assert {q: rows["s101"][q] for q in PROBLEMS} == {q: str(p) for q, p in POINTS.items()}
     partly = rows["s102"]
     assert [partly[q] for q in ("q1", "q2", "q3", "q4", "q5")] == ["1", "0.5", "0", "1", "0"]
     assert partly["total"] == "2.5"
     assert rows["s103"]["total"] == "0" and rows["s103"]["status"] == "ran"
     raising = rows["s104"]
     assert raising["status"] == "ran with errors" and "raised an error" in raising["notes"]
-    assert raising["q1"] == raising["q12"] == "1" and raising["total"] == "2"
+    assert (raising["q1"], raising["q12"], raising["total"]) == ("1", "3", "4")
     assert rows["broken"]["status"] == "not a notebook" and rows["broken"]["total"] == "0"
-    assert rows["s101"]["max"] == str(len(PROBLEMS))
+    assert {row["max"] for row in rows.values()} == {str(SET_POINTS)}
+    assert {row["late factor"] for row in rows.values()} == {"1"}
 
 
 @pytest.mark.slow
@@ -169,7 +173,8 @@ def test_feedback_files_say_each_students_verdicts(graded):
     assert names == ["broken.html", "s101.html", "s102.html", "s103.html", "s104.html"]
     right = (feedback / "s101.html").read_text()
     assert right.count('class="right">right<') == len(PROBLEMS)
-    assert f"<strong>{len(PROBLEMS)} / {len(PROBLEMS)}</strong>" in right
+    assert f"<strong>{SET_POINTS} of {SET_POINTS}</strong>" in right
+    assert "<td>3 / 3</td>" in right.split("<td>q12: ")[1].split("</tr>")[0]
     partly = (feedback / "s102.html").read_text()
     q2 = partly.split("<td>q2: ")[1].split("</tr>")[0]
     assert 'class="close">close<' in q2 and "<td>0.5 / 1</td>" in q2
@@ -309,7 +314,7 @@ def test_grading_uses_the_file_name_not_the_notebooks_student(tmp_path):
     (sub,) = grade_folder(tmp_path, timeout=600)
     assert sub.student == "s301"
     assert "s999" in " ".join(sub.notes)
-    assert sub.total < len(PROBLEMS)
+    assert sub.total < SET_POINTS
 
 
 def test_static_answers_survive_hostile_sources():
@@ -419,7 +424,7 @@ def test_no_sandbox_grades_and_warns_in_every_row(tmp_path, monkeypatch):
     out = tmp_path / "g.csv"
     assert main([str(tmp_path / "in"), "--out", str(out), "--no-sandbox", "--timeout", "90"]) == 0
     row = _rows(out)["s401"]
-    assert row["total"] == str(len(PROBLEMS))
+    assert row["total"] == str(SET_POINTS)
     assert "WARNING: graded without the sandbox" in row["notes"]
 
 
@@ -439,10 +444,10 @@ def test_every_problem_is_graded_up_to_the_last(tmp_path):
     assert sub.status == "ran"
     assert list(sub.results) == list(PROBLEMS)
     assert sub.results["q1"].score == 1.0 and sub.results[last].score == 1.0
-    assert sub.total == 2
+    assert sub.total == 1 + 3  # q1 is worth 1 point, q22 3
     write_scores([sub], tmp_path / "g.csv")
     row = _rows(tmp_path / "g.csv")["s777"]
-    assert row[last] == "1" and row["total"] == "2" and row["max"] == str(len(PROBLEMS))
+    assert (row[last], row["total"], row["max"]) == ("3", "4", str(SET_POINTS))
     write_details([sub], tmp_path / "d.csv")
     with (tmp_path / "d.csv").open() as f:
         assert [r["problem"] for r in csv.DictReader(f)] == list(PROBLEMS)
@@ -687,7 +692,7 @@ def test_a_name_with_a_newline_prints_one_escaped_progress_line(tmp_path, capsys
     (folder / "bob.ipynb").write_text("not a notebook")
     out = tmp_path / "g.csv"
     assert main([str(folder), "--out", str(out), "--no-sandbox"]) == 0
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if f"/ {len(PROBLEMS)} (" in ln]
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if f"/ {SET_POINTS} points (" in ln]
     assert len(lines) == 2
     assert not any(ln.startswith("alice") for ln in lines)
     assert any(ln.startswith("x\\nalice: 16") for ln in lines)
@@ -810,13 +815,13 @@ def test_reference_in_a_salted_class_is_flagged_and_scores_what_chance_gives(tmp
     assert f"variants: the course salt in {salt_file}" in captured.out
     assert "1 submission(s) call reference()" in captured.err
     rows = _rows(out)
-    assert rows["s401"]["status"] == "ran" and rows["s401"]["total"] == str(len(PROBLEMS))
+    assert rows["s401"]["status"] == "ran" and rows["s401"]["total"] == str(SET_POINTS)
     flagged = rows["s402"]
     assert flagged["status"] == "answer lookup"
     assert flagged["notes"].startswith("ANSWER LOOKUP: ")
     assert "reference( in code cell" in flagged["notes"] and "problem bank" in flagged["notes"]
     # a few problems draw from so few values that the public and salted answers coincide
-    assert float(flagged["total"]) <= len(PROBLEMS) / 2
+    assert float(flagged["total"]) <= SET_POINTS / 2
 
 
 def test_a_regrade_finds_a_canvas_download_by_its_students_id(tmp_path):
@@ -837,3 +842,72 @@ def test_a_regrade_finds_a_canvas_download_by_its_students_id(tmp_path):
         nbformat.write(nb, tmp_path / name)
     ids = sorted(_entry_id(e) for e in find_submissions(tmp_path))
     assert ids == ["s001", "s002"]
+
+
+def test_the_csvs_hold_each_problems_points_and_the_total_counts_the_late_factor(tmp_path):
+    """No kernel: s900 answers q11 (3 points) and q5 (2 points) 3 % off, close, and q1
+    (1 point) right, graded at a close credit of 0.25 and handed in late with 0.75 kept.
+    By hand: q11 3 x 0.25 = 0.75, q5 2 x 0.25 = 0.5, q1 1; earned 2.25; total
+    2.25 x 0.75 = 1.6875 of 53."""
+    from lesson_lib.coursework.check import check
+    from lesson_lib.coursework.grade import Submission
+
+    answers = {
+        "q1": reference("q1", "s900"),
+        "q5": reference("q5", "s900") * 1.03,
+        "q11": reference("q11", "s900") * 1.03,
+    }
+    sub = Submission("s900", tmp_path / "s900.ipynb", file="s900.ipynb", graded_as="s900")
+    sub.results = {q: check(q, answers.get(q), "s900", close_credit=0.25) for q in PROBLEMS}
+    sub.late_factor = 0.75
+    write_scores([sub], tmp_path / "g.csv")
+    row = _rows(tmp_path / "g.csv")["s900"]
+    assert (row["q1"], row["q5"], row["q11"], row["q2"]) == ("1", "0.5", "0.75", "0")
+    assert (row["total"], row["max"], row["late factor"]) == ("1.6875", "53", "0.75")
+    write_details([sub], tmp_path / "d.csv")
+    with (tmp_path / "d.csv").open() as f:
+        by_q = {r["problem"]: r for r in csv.DictReader(f)}
+    assert [by_q["q11"][c] for c in ("status", "score", "points", "max")] == [
+        "close",
+        "0.25",
+        "0.75",
+        "3",
+    ]
+
+
+def test_a_bad_close_credit_is_refused_before_anything_runs(tmp_path, capsys):
+    """--close-credit takes 0 to 1; 1.5 and "half" stop the run with a message naming it."""
+    (tmp_path / "s1.ipynb").write_text("{}")
+    for bad in ("1.5", "half", "nan"):
+        assert main([str(tmp_path), "--out", str(tmp_path / "g.csv"), "--close-credit", bad]) == 2
+        err = capsys.readouterr().err
+        assert "--close-credit" in err and "from 0 to 1" in err
+    assert not (tmp_path / "g.csv").exists()
+
+
+@pytest.mark.slow
+def test_a_regrade_with_the_tas_points_counts_them_in_every_total(graded, tmp_path):
+    """The TA gives s101 0.5 and s104 1 for q12's reasoning; s101 is regraded with
+    --manual-import. By hand: s101 53 + 0.5 = 53.5, s104 4 + 1 = 5, s103 0 (blank, not
+    graded yet); every row's max 53 + 1 = 54; s101's feedback page says 53.5 of 54."""
+    import shutil
+
+    out, _, folder = graded
+    work = tmp_path / "out"
+    work.mkdir()
+    shutil.copy(out, work / "grades.csv")
+    with (out.parent / "manual" / "q12-reasoning.csv").open() as fh:
+        sheet = list(csv.reader(fh))
+    for row in sheet[1:]:
+        row[3] = {"s101": "0.5", "s104": "1"}.get(row[0], "")
+    (tmp_path / "ta").mkdir()
+    with (tmp_path / "ta" / "q12-reasoning.csv").open("w", newline="") as fh:
+        csv.writer(fh).writerows(sheet)
+    args = [str(folder), "--out", str(work / "grades.csv"), "--timeout", "600"]
+    assert main([*args, "--student", "s101", "--manual-import", str(tmp_path / "ta")]) == 0
+    rows = _rows(work / "grades.csv")
+    got = {s: (r["q12 reasoning"], r["total"], r["max"]) for s, r in rows.items()}
+    assert got["s101"] == ("0.5", "53.5", "54") and got["s104"] == ("1", "5", "54")
+    assert got["s103"] == ("", "0", "54")
+    page = (work / "feedback" / "s101.html").read_text()
+    assert "<strong>53.5 of 54</strong>" in page and "<td>0.5 / 1</td>" in page

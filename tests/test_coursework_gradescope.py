@@ -11,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.check import check
 from lesson_lib.coursework.grade import Submission
@@ -39,7 +40,12 @@ def test_the_zip_holds_both_scripts_at_its_root_and_the_pinned_package(autograde
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     assert "-e ." not in requirements and "nbclient==" in requirements
     assert "bubblewrap" in setup and "--python 3.11" in setup
-    assert config == {"visibility": "after_due_date", "timeout": 120.0, "require_sandbox": False}
+    assert config == {
+        "visibility": "after_due_date",
+        "timeout": 120.0,
+        "require_sandbox": False,
+        "close_credit": 0.5,
+    }
 
 
 def test_bad_settings_are_refused(tmp_path):
@@ -47,19 +53,23 @@ def test_bad_settings_are_refused(tmp_path):
         build_zip(tmp_path / "a.zip", ROOT, visibility="sometimes")
     with pytest.raises(ValueError, match="timeout must be > 0"):
         build_zip(tmp_path / "a.zip", ROOT, timeout=0)
+    with pytest.raises(ValueError, match="close_credit"):
+        build_zip(tmp_path / "a.zip", ROOT, close_credit=2)
 
 
 def test_results_have_one_test_per_problem_with_its_points_and_visibility():
-    """q1 right, q2 wrong: 1 + 0 points, every other problem 0; each test named and shown
-    after the due date."""
-    answers = {"q1": reference("q1", "s001"), "q2": -1.0}
+    """q1 right (1 point), q2 wrong, q10 right (3 points): 1 + 0 + 3 = 4, every other
+    problem 0; each test named, worth its problem's points, shown after the due date."""
+    answers = {"q1": reference("q1", "s001"), "q2": -1.0, "q10": reference("q10", "s001")}
     sub = Submission("s001", Path("s001_problems.ipynb"), "ran", answers, notes=["a note"])
     sub.results = {q: check(q, answers.get(q), "s001") for q in PROBLEMS}
     results = results_json(sub, "after_due_date", ["first line"])
-    assert results["score"] == 1.0
+    assert results["score"] == 4.0
     assert len(results["tests"]) == len(PROBLEMS)
-    first, second = results["tests"][:2]
-    assert first["name"].startswith("q1: ") and first["score"] == 1.0
+    by_q = {t["name"].split(":")[0]: t for t in results["tests"]}
+    assert [t["max_score"] for t in by_q.values()] == list(POINTS.values())
+    first, second = by_q["q1"], by_q["q2"]
+    assert first["score"] == 1.0 and by_q["q10"]["score"] == 3.0
     assert first["max_score"] == 1.0 and first["visibility"] == "after_due_date"
     assert second["score"] == 0.0 and second["output"]
     assert results["output"].splitlines()[0] == "first line"
@@ -107,8 +117,8 @@ def _run_autograder(root: Path) -> dict:
 @pytest.mark.slow
 def test_the_run_script_grades_a_right_submission_in_full(tmp_path, autograder_zip):
     results = _run_autograder(_fake_root(tmp_path, autograder_zip, "s001"))
-    assert results["score"] == len(PROBLEMS)
-    assert [t["score"] for t in results["tests"]] == [1.0] * len(PROBLEMS)
+    assert results["score"] == SET_POINTS
+    assert [t["score"] for t in results["tests"]] == list(POINTS.values())
     assert {t["visibility"] for t in results["tests"]} == {"after_due_date"}
     assert results["extra_data"] == {"student_id": "s001", "status": "ran"}
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from sandbox_support import need_sandbox, sandbox_processes
+from set_points import POINTS, SET_POINTS
 
 import lesson_lib
 from lesson_lib.coursework.grade import find_submissions
@@ -198,9 +199,9 @@ def test_every_submission_gets_a_row_and_honest_ones_keep_their_scores(hostile_r
     for rel, scores in hostile_run["expected"].items():
         row = by_file[rel]
         for qid in PROBLEMS:
-            assert float(row[qid]) == scores.get(qid, 0.0), (rel, qid, row)
+            assert float(row[qid]) == scores.get(qid, 0.0) * POINTS[qid], (rel, qid, row)
     for rel in ("honest1/problems.ipynb", "honest2.ipynb", "honest3.ipynb"):
-        assert by_file[rel]["total"] == str(len(PROBLEMS)) and by_file[rel]["status"] == "ran"
+        assert by_file[rel]["total"] == str(SET_POINTS) and by_file[rel]["status"] == "ran"
 
 
 @pytest.mark.slow
@@ -252,7 +253,9 @@ def test_issue_cases_are_reported_not_hidden(hostile_run):
 @pytest.mark.slow
 def test_grading_time_per_notebook_is_reported(hostile_run, capsys):
     """Each progress line gives the seconds a notebook took (printed for the record)."""
-    lines = [ln for ln in hostile_run["proc"].stdout.splitlines() if f" / {len(PROBLEMS)} (" in ln]
+    lines = [
+        ln for ln in hostile_run["proc"].stdout.splitlines() if f" / {SET_POINTS} points (" in ln
+    ]
     assert len(lines) == len(hostile_run["expected"])
     with capsys.disabled():
         print(f"\nhostile folder graded in {hostile_run['elapsed']:.0f} s:")

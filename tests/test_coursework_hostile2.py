@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 from sandbox_support import need_sandbox, sandbox_processes
+from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
@@ -166,7 +167,7 @@ def test_every_name_gets_one_row_with_its_status_scores_and_notes(graded):
         assert row is not None, (name, sorted(by_file))
         assert row["status"] == want["status"], (name, row)
         for qid in PROBLEMS:
-            assert float(row[qid]) == want["scores"].get(qid, 0.0), (name, qid, row)
+            assert float(row[qid]) == want["scores"].get(qid, 0.0) * POINTS[qid], (name, qid, row)
         if "student" in want:
             assert row["student"] == want["student"], (name, row)
         for note in want.get("notes", []):
@@ -198,7 +199,7 @@ def test_what_the_instructor_reads_is_one_escaped_line_per_row(graded):
     """A progress line per row, none forged by the name with a newline; no raw control,
     invisible or bidirectional character in the terminal output or either CSV."""
     proc, run = graded["proc"], graded["run"]
-    lines = [ln for ln in proc.stdout.splitlines() if f" / {len(PROBLEMS)} (" in ln]
+    lines = [ln for ln in proc.stdout.splitlines() if f" / {SET_POINTS} points (" in ln]
     assert len(lines) == len(run.expected)
     assert not any(ln.startswith("alice") for ln in lines)
     texts = [
@@ -236,7 +237,7 @@ def test_earlier_grades_are_kept_and_nothing_outside_changes(graded):
 @pytest.mark.slow
 def test_grading_time_is_reported(graded, capsys):
     """Each progress line gives the seconds a notebook took (printed for the record)."""
-    lines = [ln for ln in graded["proc"].stdout.splitlines() if f" / {len(PROBLEMS)} (" in ln]
+    lines = [ln for ln in graded["proc"].stdout.splitlines() if f" / {SET_POINTS} points (" in ln]
     with capsys.disabled():
         print(f"\nsecond hostile folder graded in {graded['elapsed']:.0f} s:")
         print("\n".join("  " + ln for ln in lines))

@@ -11,11 +11,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from sandbox_support import need_sandbox
+from set_points import SET_POINTS
 
 from lesson_lib.coursework.grade import main
 from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, identify
 from lesson_lib.coursework.lms_names import read_gradescope_export
-from lesson_lib.coursework.problems import PROBLEMS, reference
+from lesson_lib.coursework.problems import reference
 from lesson_lib.coursework.roster import read_roster
 from lesson_lib.coursework.student_edition import write_edition
 from lesson_lib.coursework.submissions import find_submissions
@@ -185,7 +186,7 @@ def simulated_class(tmp_path_factory):
 @pytest.mark.slow
 def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_class):
     rows, _ = simulated_class
-    full = len(PROBLEMS)
+    full = SET_POINTS
     expected = {
         "smithjane_12345_6789012_s001_problems.ipynb": ("s001", "ran", full),
         "doejohn_12346_6789010_s002_problems.ipynb": ("s002", "ran", 0),
@@ -213,12 +214,12 @@ def test_the_canvas_import_file_matches_the_gradebook_export(simulated_class):
     """The export's five identity columns and points row, one column filled by Canvas ID;
     the mismatched s005 and the test student are left empty."""
     _, canvas = simulated_class
-    full = f"{len(PROBLEMS):g}"
+    full = f"{SET_POINTS:g}"
     assert canvas == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set (987654)"],
         ["    Points Possible", "", "", "", "", full],
         ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", full],
-        ["Doe, John", "12346", "A0002", "jdoe", "Section 01", f"{len(PROBLEMS) * 0.5:g}"],
+        ["Doe, John", "12346", "A0002", "jdoe", "Section 01", "26.5"],
         ["Lee, Anna", "12347", "A0003", "alee", "Section 02", full],
         ["Roe, Bob", "12348", "A0004", "broe", "Section 02", full],
         ["Poe, Carl", "12349", "A0005", "cpoe", "Section 01", ""],

@@ -57,8 +57,18 @@ def test_points_out_of_range_are_refused_naming_the_row_and_range(tmp_path):
 
 
 def test_merge_points_counts_only_given_points():
-    """Automatic 1 + 0.5 = 1.5; with 1 manual point 2.5 of 2 + 1 = 3."""
-    header = ["student", "qa", "qb", "total", "max", "q12 reasoning"]
-    rows = [["s1", "1", "0.5", "1.5", "2", ""], ["s2", "0", "0", "0", "2", ""]]
-    merged = merge_points(header, rows, {"q12": {"s1": 1.0, "s2": None}}, ["qa", "qb"])
-    assert merged == [["s1", "1", "0.5", "2.5", "3", "1"], ["s2", "0", "0", "0", "3", ""]]
+    """qa is worth 1 point, qb 3: automatic 1 + 0.5 = 1.5; with 1 manual point 2.5 of
+    1 + 3 + 1 = 5. s2 has nothing. s3 was late, 0.5 kept: (1 + 3 + 1) x 0.5 = 2.5."""
+    header = ["student", "qa", "qb", "total", "max", "late factor", "q12 reasoning"]
+    rows = [
+        ["s1", "1", "0.5", "1.5", "4", "1", ""],
+        ["s2", "0", "0", "0", "4", "1", ""],
+        ["s3", "1", "3", "2", "4", "0.5", ""],
+    ]
+    given = {"q12": {"s1": 1.0, "s2": None, "s3": 1.0}}
+    merged = merge_points(header, rows, given, {"qa": 1.0, "qb": 3.0})
+    assert merged == [
+        ["s1", "1", "0.5", "2.5", "5", "1", "1"],
+        ["s2", "0", "0", "0", "5", "1", ""],
+        ["s3", "1", "3", "2.5", "5", "0.5", "1"],
+    ]

@@ -12,10 +12,16 @@ from lesson_lib.coursework.manual_import import main, merge
 from lesson_lib.coursework.problems import PROBLEMS
 
 
-def _sub(student, scores, reasoning=None):
+def _sub(student, points, reasoning=None):
+    """A graded submission earning ``points`` (problem id -> points) on right answers."""
     sub = Submission(student=student, path=Path(f"{student}.ipynb"), graded_as=student)
     sub.file = f"{student}.ipynb"
-    sub.results = {q: CheckResult(q, "right", "", scores.get(q, 0.0)) for q in PROBLEMS}
+    sub.results = {
+        q: CheckResult(q, "right", "", 1.0, points=points[q])
+        if q in points
+        else CheckResult(q, "wrong", "", 0.0)
+        for q in PROBLEMS
+    }
     sub.reasoning = reasoning or {}
     return sub
 
@@ -26,9 +32,9 @@ def _rows(path):
 
 
 def test_export_then_import_round_trip(tmp_path):
-    """s1 scored q1 and q2 (2 points) and explains; s2 scored nothing and wrote nothing.
-    The TA gives s1 0.5 and leaves s2 blank: s1's total is 2 + 0.5 = 2.5 of 22 + 1 = 23;
-    s2's is 0 of 23 with a blank reasoning cell."""
+    """s1 answered q1 and q2 right (a point each) and explains; s2 scored nothing and
+    wrote nothing. The TA gives s1 0.5 and leaves s2 blank: s1's total is 2 + 0.5 = 2.5
+    of the set's 53 + the part's 1 = 54; s2's is 0 of 54 with a blank reasoning cell."""
     subs = [_sub("s1", {"q1": 1.0, "q2": 1.0}, {"q12": "=TP on NVLink"}), _sub("s2", {})]
     grades = tmp_path / "grades.csv"
     write_scores(subs, grades)
@@ -44,8 +50,8 @@ def test_export_then_import_round_trip(tmp_path):
         csv.writer(fh).writerows(rows)
     assert main([str(tmp_path / "manual"), "--out", str(grades)]) == 0
     s1, s2 = _rows(grades)
-    assert (s1["q12 reasoning"], s1["total"], s1["max"]) == ("0.5", "2.5", "23")
-    assert (s2["q12 reasoning"], s2["total"], s2["max"]) == ("", "0", "23")
+    assert (s1["q12 reasoning"], s1["total"], s1["max"]) == ("0.5", "2.5", "54")
+    assert (s2["q12 reasoning"], s2["total"], s2["max"]) == ("", "0", "54")
 
 
 def test_an_import_naming_an_unknown_student_writes_nothing(tmp_path):

@@ -247,3 +247,12 @@ def test_points_default_to_the_difficulty_and_a_problem_may_set_its_own():
     by_stars = {p.difficulty: p.max_points for p in PROBLEMS.values()}
     assert by_stars == {1: 1.0, 2: 2.0, 3: 3.0}
     assert replace(get_problem("q1"), points=4).max_points == 4.0
+
+
+def test_the_graders_tests_hand_table_of_points_is_the_problems_own():
+    """tests/set_points.py (written by hand, used by the grader's tests) agrees with
+    every problem's module, and its 53 with 4 x 1 + 5 x 2 + 13 x 3."""
+    from set_points import POINTS, SET_POINTS
+
+    assert {q: p.max_points for q, p in PROBLEMS.items()} == POINTS
+    assert sum(POINTS.values()) == SET_POINTS == 4 * 1 + 5 * 2 + 13 * 3

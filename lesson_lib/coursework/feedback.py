@@ -8,6 +8,11 @@ inline and no script, so it opens from an e-mail, an LMS upload or a
 file name) is escaped: a student's text cannot add markup or script to
 another student's page, or to their own.
 
+The points are the grades CSV's: each problem's own
+(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a
+person grades once its points are imported, and the late policy's factor
+said beside the total when it took anything off.
+
 Only what concerns the student is shown: the grader's notes that name other
 files (duplicates, imitations) stay in the instructor's CSV. An answer read
 from the notebook's source, because the notebook stopped before that cell
@@ -23,14 +28,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lesson_lib.coursework.manual_grading import MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.model._safe_io import printable, require_output_file
 
 # A grade.Submission; not imported, since the grader imports this module.
 _Submission = Any
-
-#: Points a problem is worth in the feedback (the scores CSV's ``max`` counts one per problem).
-POINTS_PER_PROBLEM = 1.0
 
 _STYLE = """
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto;
@@ -94,13 +97,16 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
             "below, and your instructor decides which one counts.</p>"
         )
     for sub in submissions:
-        total = sum(r.score for r in sub.results.values())
-        most = POINTS_PER_PROBLEM * len(PROBLEMS)
         parts.append(f"<h2>{_text(sub.file or sub.path.name, 200)}</h2>")
         parts.append(
             f"<p>{_text(STATUS_WORDS.get(sub.status, sub.status))} "
-            f"Score: <strong>{total:g} / {most:g}</strong> points.</p>"
+            f"Score: <strong>{sub.total:g} of {sub.max_points:g}</strong> points.</p>"
         )
+        if sub.late_factor < 1:
+            parts.append(
+                f"<p>Handed in late: the late policy keeps {sub.late_factor:g} of the "
+                f"{sub.earned:g} points earned.</p>"
+            )
         parts.append(
             "<table><thead><tr><th>Problem</th><th>Your answer</th><th>Verdict</th>"
             "<th>Points</th><th>What it means</th></tr></thead><tbody>"
@@ -117,8 +123,16 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
                 f"<tr><td>{_text(qid, 16)}: {_text(PROBLEMS[qid].title, 120)}</td>"
                 f'<td class="answer">{_text(result.given or "(none)", 300)}</td>'
                 f'<td class="{css}">{_text(status, 40)}{marked}</td>'
-                f"<td>{result.score:g} / {POINTS_PER_PROBLEM:g}</td>"
+                f"<td>{result.points:g} / {PROBLEMS[qid].max_points:g}</td>"
                 f"<td>{_text(result.message)}</td></tr>"
+            )
+        for qid, given in sub.manual.items():
+            part = MANUAL_PARTS[qid]
+            shown = "not graded yet" if given is None else f"{given:g} / {part.points:g}"
+            parts.append(
+                f"<tr><td>{_text(part.column, 40)}</td><td>(your written reasoning)</td>"
+                f"<td>graded by a person</td><td>{_text(shown, 40)}</td>"
+                f"<td>{_text(part.rubric)}</td></tr>"
             )
         parts.append("</tbody></table>")
     parts.append("</body></html>")

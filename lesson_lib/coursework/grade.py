@@ -76,6 +76,7 @@ from typing import Any, TextIO
 from lesson_lib.coursework.answers import MAX_SHOWN_CHARS, Reading, plain_text
 from lesson_lib.coursework.canvas import fill_gradebook
 from lesson_lib.coursework.check import (
+    CLOSE_CREDIT,
     MAX_MESSAGE_CHARS,
     UNREADABLE,
     CheckResult,
@@ -89,6 +90,7 @@ from lesson_lib.coursework.lms_names import read_gradescope_export
 from lesson_lib.coursework.lookups import find_lookups, lookup_note
 from lesson_lib.coursework.manual_grading import (
     EXPORT_HEADER,
+    LATE_FACTOR_COLUMN,
     MANUAL_PARTS,
     MAX_REASONING_CHARS,
     ManualImportError,
@@ -132,6 +134,7 @@ from lesson_lib.model._safe_io import (
     require_output_file,
     stop_on_signals,
 )
+from lesson_lib.model._validate import require_number
 
 #: Largest code cell whose source is parsed for plain answers, characters.
 MAX_CELL_CHARS = 20_000
@@ -160,6 +163,33 @@ MAX_NOTES_CHARS = 2000
 
 _COPY = "submission.ipynb"
 _MAX_RESULT_BYTES = 2**20
+
+
+def problem_points() -> dict[str, float]:
+    """Every automatically graded problem's points, by id, in the set's order.
+
+    Returns
+    -------
+    dict
+        Problem id -> :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
+    """
+    return {qid: problem.max_points for qid, problem in PROBLEMS.items()}
+
+
+def total_points(manual_parts: Collection[str] = ()) -> float:
+    """The most points of the set: its problems', plus those of the parts a person grades given.
+
+    Parameters
+    ----------
+    manual_parts : collection of str
+        Problem ids of the parts a person grades that count
+        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`, imported).
+
+    Returns
+    -------
+    float
+    """
+    return sum(problem_points().values()) + sum(MANUAL_PARTS[q].points for q in manual_parts)
 
 
 @dataclass
@@ -207,6 +237,9 @@ class Submission:
     reasoning : dict
         Problem id -> the reasoning typed for a part a person grades
         (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
+    manual : dict
+        Problem id -> the points a TA gave its part a person grades (None:
+        not graded yet), for the parts imported with ``--manual-import``.
     """
 
     student: str
@@ -224,11 +257,23 @@ class Submission:
     graded_as: str | None = None
     from_source: dict[str, str] = field(default_factory=dict)
     reasoning: dict[str, str] = field(default_factory=dict)
+    manual: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def earned(self) -> float:
+        """Points earned before the late policy: every problem's, and the TA's given."""
+        automatic = sum(r.points for r in self.results.values())
+        return automatic + sum(v for v in self.manual.values() if v is not None)
 
     @property
     def total(self) -> float:
-        """Sum of the scores, times the late policy's ``late_factor``."""
-        return sum(r.score for r in self.results.values()) * self.late_factor
+        """The points that count: :attr:`earned` times the late policy's ``late_factor``."""
+        return round(self.earned * self.late_factor, 4)
+
+    @property
+    def max_points(self) -> float:
+        """The most points: every problem's, and each imported part a person grades."""
+        return total_points(self.manual)
 
 
 def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
@@ -313,7 +358,9 @@ def _plain_payload(payload: object) -> tuple[dict[str, Reading], str | None] | N
     return answers, plain_text(payload.get("student"))
 
 
-def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
+def check_in_time(
+    qid: str, answer: object, student: str | None, close_credit: float = CLOSE_CREDIT
+) -> CheckResult:
     """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS`.
 
     In the main thread a timer (``SIGALRM``) interrupts a check that runs
@@ -329,13 +376,15 @@ def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
         A :class:`~lesson_lib.coursework.answers.Reading`, or a literal read from the source.
     student : str or None
         The normalised student ID.
+    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
+        The share of the problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
     CheckResult
     """
     if threading.current_thread() is not threading.main_thread():
-        return check(qid, answer, student=student)
+        return check(qid, answer, student=student, close_credit=close_credit)
 
     def stop(signum: int, frame: object) -> None:
         raise CheckTimeout
@@ -344,7 +393,7 @@ def check_in_time(qid: str, answer: object, student: str | None) -> CheckResult:
     try:
         signal.setitimer(signal.ITIMER_REAL, CHECK_SECONDS)
         try:
-            return check(qid, answer, student=student)
+            return check(qid, answer, student=student, close_credit=close_credit)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except CheckTimeout:
@@ -433,6 +482,7 @@ def grade_notebook(
     identity: Identity | None = None,
     score: bool = True,
     cancel: threading.Event | None = None,
+    close_credit: float = CLOSE_CREDIT,
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
@@ -470,6 +520,8 @@ def grade_notebook(
     cancel : threading.Event, optional
         Set by another thread to stop the run
         (:class:`~lesson_lib.coursework.sandbox.Cancelled` is raised).
+    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
+        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
@@ -558,7 +610,7 @@ def grade_notebook(
     sub.answers = dict(answers or {})
     sub.graded_as = sid
     if score:
-        score_submission(sub)
+        score_submission(sub, close_credit)
     sub.seconds = time.monotonic() - started
     return sub
 
@@ -634,7 +686,7 @@ def _answers_of(
     return answers, declared
 
 
-def score_submission(sub: Submission) -> Submission:
+def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
     """Check every problem's answer of ``sub`` (:func:`check_in_time`), filling its results.
 
     Run in the main thread, so each check has its time limit; a parallel
@@ -644,6 +696,8 @@ def score_submission(sub: Submission) -> Submission:
     ----------
     sub : Submission
         A run's answers (``answers``) and the ID they are checked against (``graded_as``).
+    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
+        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
@@ -651,7 +705,7 @@ def score_submission(sub: Submission) -> Submission:
         ``sub`` itself, its ``results`` set.
     """
     for qid in PROBLEMS:
-        sub.results[qid] = check_in_time(qid, sub.answers.get(qid), sub.graded_as)
+        sub.results[qid] = check_in_time(qid, sub.answers.get(qid), sub.graded_as, close_credit)
     return sub
 
 
@@ -782,6 +836,7 @@ def grade_folder(
     roster: Roster | None = None,
     jobs: int = 1,
     students: Collection[str] | None = None,
+    close_credit: float = CLOSE_CREDIT,
 ) -> list[Submission]:
     """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`).
 
@@ -807,6 +862,8 @@ def grade_folder(
         Grade only the entries whose name gives one of these IDs (case
         ignored): a regrade, merged into the class's file by
         :func:`~lesson_lib.coursework.regrade.merge_rows`.
+    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
+        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
@@ -816,6 +873,7 @@ def grade_folder(
     """
     folder = Path(folder)
     jobs = require_jobs(jobs)
+    close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     if sandbox:
         require_sandbox()
     export = read_gradescope_export(folder)
@@ -847,11 +905,11 @@ def grade_folder(
                 return sub
 
         for sub in run_in_order(run, entries, jobs):
-            score_submission(sub)
+            score_submission(sub, close_credit)
             if progress is not None:
                 # one line per row, whatever the name holds (a newline would forge another)
                 progress.write(
-                    f"{printable(sub.student, 80)}: {sub.total:g} / {len(PROBLEMS)} "
+                    f"{printable(sub.student, 80)}: {sub.total:g} / {sub.max_points:g} points "
                     f"({sub.status}, {sub.seconds:.1f} s)\n"
                 )
                 progress.flush()
@@ -945,24 +1003,45 @@ def _write_rows_atomically(path: Path, header: list[str], rows: list[list[str]])
 
 
 #: The scores CSV's columns; the parts a person grades come last, blank until imported.
+#: A problem's column holds its points (its share times the problem's points), ``max`` the
+#: set's points and ``total`` the points that count: the sum times ``late factor``.
 SCORES_HEADER = [
     "student",
     "file",
     *PROBLEMS,
     "total",
     "max",
+    LATE_FACTOR_COLUMN,
     "status",
     "notes",
     *[part.column for part in MANUAL_PARTS.values()],
 ]
-#: The details CSV's columns.
-DETAILS_HEADER = ["student", "file", "problem", "answer", "status", "score", "message", "mistake"]
+#: The details CSV's columns: ``score`` is the share of the problem's points earned (1
+#: right, the close credit for close, 0 otherwise), ``points`` that share of ``max``.
+DETAILS_HEADER = [
+    "student",
+    "file",
+    "problem",
+    "answer",
+    "status",
+    "score",
+    "points",
+    "max",
+    "message",
+    "mistake",
+]
 
 
 def write_scores(
     submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
 ) -> Path | None:
-    """Write one row per notebook: student, file, one column per problem, total, max, status, notes.
+    """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
+
+    A problem's cell holds the points its answer earned (see
+    :data:`SCORES_HEADER`), ``late factor`` what the late policy keeps
+    (1 on time), ``total`` the points times that factor and ``max`` the
+    set's points; a part a person grades imported (``manual``) counts in
+    both.
 
     Written atomically (a temporary file, then a rename): an existing file is
     replaced only by a complete one, and only after it is copied to a name
@@ -994,16 +1073,22 @@ def write_scores(
         [
             (sub.student, MAX_CELL_TEXT),
             (sub.file or sub.path.name, MAX_CELL_TEXT),
-            *[(f"{sub.results[q].score:g}", 8) for q in PROBLEMS],
+            *[(f"{sub.results[q].points:g}", 8) for q in PROBLEMS],
             (f"{sub.total:g}", 8),
-            (len(PROBLEMS), 8),
+            (f"{sub.max_points:g}", 8),
+            (f"{sub.late_factor:g}", 8),
             (sub.status, MAX_CELL_TEXT),
             ("; ".join(sub.notes), MAX_NOTES_CHARS),
-            *[("", 8) for _ in MANUAL_PARTS],
+            *[(_manual_cell(sub.manual.get(q)), 8) for q in MANUAL_PARTS],
         ]
         for sub in submissions
     ]
     return _write_csv_atomically(path, SCORES_HEADER, rows, merge)
+
+
+def _manual_cell(value: float | None) -> str:
+    """A part a person grades, as its grades cell: blank until a TA gives points."""
+    return "" if value is None else f"{value:g}"
 
 
 def write_details(
@@ -1045,6 +1130,8 @@ def write_details(
             (result.given, MAX_SHOWN_CHARS),
             (result.status, MAX_CELL_TEXT),
             (f"{result.score:g}", 8),
+            (f"{result.points:g}", 8),
+            (f"{PROBLEMS[qid].max_points:g}", 8),
             (result.message, MAX_MESSAGE_CHARS),
             (result.mistake, MAX_CELL_TEXT),
         ]
@@ -1176,12 +1263,32 @@ def canvas_scores(submissions: Sequence[Submission], roster: Roster | None) -> d
     return {user: totals[0] for user, totals in found.items() if len(totals) == 1}
 
 
+def given_manual_points(
+    submissions: Sequence[Submission], points: Mapping[str, Mapping[str, float | None]]
+) -> None:
+    """Give each graded submission the points a TA gave its parts, so its total counts them.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded rows; ``manual`` is set on those with a valid ID.
+    points : mapping
+        Problem id -> student (case-folded) -> points or None
+        (:func:`~lesson_lib.coursework.manual_grading.read_folder`).
+    """
+    for sub in submissions:
+        if sub.graded_as is None:
+            continue
+        student = sub.student.casefold()
+        sub.manual = {qid: given.get(student) for qid, given in points.items()}
+
+
 def _write_canvas(submissions: Sequence[Submission], args: argparse.Namespace, roster) -> None:
     summary = fill_gradebook(
         args.canvas_gradebook,
         args.canvas_out,
         canvas_scores(submissions, roster),
-        float(len(PROBLEMS)),
+        max((sub.max_points for sub in submissions), default=total_points()),
         args.canvas_assignment,
     )
     print(
@@ -1266,6 +1373,16 @@ def compile_lesson_lib() -> bool:
         return False
 
 
+def _close_credit_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
 def _jobs_arg(text: str) -> int:
     try:
         return require_jobs(int(text))
@@ -1344,6 +1461,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT_S:g}: "
         f"ten times a clean run of the problem set, {CLEAN_RUN_S:g} s, and at least "
         f"{MIN_TIMEOUT_S:g} s)",
+    )
+    parser.add_argument(
+        "--close-credit",
+        type=_close_credit_arg,
+        default=CLOSE_CREDIT,
+        help=f"share of a problem's points a close answer earns, 0 to 1 (default {CLOSE_CREDIT:g})",
     )
     parser.add_argument(
         "--jobs",
@@ -1430,9 +1553,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(regraded, str):
         print(f"error: {regraded}", file=sys.stderr)
         return 2
+    manual = None
     if args.manual_import is not None:
         try:
-            read_folder(args.manual_import)
+            manual = read_folder(args.manual_import)
         except (OSError, ValueError) as err:
             print(f"error: --manual-import: {err}", file=sys.stderr)
             return 2
@@ -1460,6 +1584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 roster=course.roster,
                 jobs=args.jobs,
                 students=regraded,
+                close_credit=args.close_credit,
             )
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: the sandbox and copies are gone
         signum = getattr(stop, "signum", signal.SIGINT)
@@ -1471,6 +1596,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 128 + signum
     apply_policy(submissions, course.policy)
+    if manual is not None:
+        given_manual_points(submissions, manual)
     for path, write in ((args.out, write_scores), (args.details, write_details)):
         if path is not None:
             try:
@@ -1484,15 +1611,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
             )
-    if args.canvas_gradebook is not None:
-        _write_canvas(submissions, args, course.roster)
     if args.manual_export is not None:
         for path in write_manual_export(submissions, args.manual_export, regraded):
             print(f"wrote {path}")
     if args.manual_import is not None:
         try:
             filled, _ = import_into(
-                args.out, args.manual_import, SCORES_HEADER, list(PROBLEMS), _write_rows_atomically
+                args.out,
+                args.manual_import,
+                SCORES_HEADER,
+                problem_points(),
+                _write_rows_atomically,
             )
         except (OSError, ManualImportError, RegradeRefused) as err:
             print(
@@ -1500,6 +1629,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
         print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
+    if args.canvas_gradebook is not None:
+        _write_canvas(submissions, args, course.roster)
     feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
     try:
         handed = write_feedback(submissions, feedback)

@@ -52,6 +52,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from lesson_lib.coursework.check import CLOSE_CREDIT
 from lesson_lib.coursework.grade import MAX_TIMEOUT, Submission, grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
@@ -60,6 +61,7 @@ from lesson_lib.coursework.roster import read_roster
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
 from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.model._validate import require_number
 
 #: Gradescope's visibility settings for a test or the whole result.
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
@@ -132,6 +134,7 @@ def build_zip(
     timeout: float = 120.0,
     roster: Path | None = None,
     require_sandbox_in_container: bool = False,
+    close_credit: float = CLOSE_CREDIT,
 ) -> Path:
     """Write the autograder zip.
 
@@ -149,6 +152,8 @@ def build_zip(
         A roster CSV to ship (checked here); Gradescope's users are matched on it.
     require_sandbox_in_container : bool, default False
         True: where the sandbox cannot run, grade nothing (see the module).
+    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
+        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
@@ -158,8 +163,10 @@ def build_zip(
     Raises
     ------
     ValueError
-        If ``visibility`` or ``timeout`` is out of range, or the roster is invalid.
+        If ``visibility``, ``timeout`` or ``close_credit`` is out of range, or
+        the roster is invalid.
     """
+    close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {VISIBILITIES}, got {visibility!r}")
     if not (isinstance(timeout, int | float) and 0 < timeout <= MAX_TIMEOUT):
@@ -172,6 +179,7 @@ def build_zip(
         "visibility": visibility,
         "timeout": timeout,
         "require_sandbox": require_sandbox_in_container,
+        "close_credit": close_credit,
     }
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     os.close(fd)
@@ -218,8 +226,8 @@ def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] =
     tests = [
         {
             "name": f"{qid}: {PROBLEMS[qid].title}",
-            "score": sub.results[qid].score if qid in sub.results else 0.0,
-            "max_score": 1.0,
+            "score": sub.results[qid].points if qid in sub.results else 0.0,
+            "max_score": PROBLEMS[qid].max_points,
             "output": sub.results[qid].message if qid in sub.results else "",
             "visibility": visibility,
         }
@@ -228,7 +236,7 @@ def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] =
     lines = [*extra_output, f"Graded as student ID {sub.student!r}: status {sub.status}."]
     lines += [printable(note, 300) for note in sub.notes]
     return {
-        "score": round(sum(t["score"] for t in tests), 4),
+        "score": sub.total,
         "output": "\n".join(lines),
         "visibility": visibility,
         "stdout_visibility": "hidden",
@@ -263,7 +271,7 @@ def _write_results(root: Path, results: dict) -> Path:
 
 def _nothing_graded(message: str, visibility: str) -> dict:
     tests = [
-        {"name": f"{q}: {p.title}", "score": 0.0, "max_score": 1.0, "output": "",
+        {"name": f"{q}: {p.title}", "score": 0.0, "max_score": p.max_points, "output": "",
          "visibility": visibility}
         for q, p in PROBLEMS.items()
     ]  # fmt: skip
@@ -285,8 +293,9 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         Gradescope's autograder folder (``submission/``,
         ``submission_metadata.json``, ``source/``), or a fake one for a test.
     config : dict, optional
-        ``visibility``, ``timeout``, ``require_sandbox`` (as :func:`build_zip`
-        writes them); default ``after_due_date``, 120 s, False.
+        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as
+        :func:`build_zip` writes them); default ``after_due_date``, 120 s,
+        False, :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
 
     Returns
     -------
@@ -299,6 +308,9 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     if visibility not in VISIBILITIES:
         visibility = "after_due_date"
     timeout = float(config.get("timeout", 120.0))
+    close_credit = config.get("close_credit", CLOSE_CREDIT)
+    if not (isinstance(close_credit, int | float) and 0 <= close_credit <= 1):
+        close_credit = CLOSE_CREDIT
     found = _problem_set_entries(root / "submission") if (root / "submission").is_dir() else []
     if not found:
         results = _nothing_graded(
@@ -341,10 +353,11 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
             workdir=Path(work),
             entry=entry,
             identity=identity,
+            close_credit=float(close_credit),
         )
     results = results_json(sub, visibility, extra)
     _write_results(root, results)
-    print(f"{printable(sub.student, 80)}: {results['score']:g} / {len(PROBLEMS)} ({sub.status})")
+    print(f"{printable(sub.student, 80)}: {sub.total:g} / {sub.max_points:g} points ({sub.status})")
     return results
 
 
@@ -374,6 +387,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="grade nothing where the sandbox cannot run (default: grade without it, noted)",
     )
+    build.add_argument(
+        "--close-credit",
+        type=float,
+        default=CLOSE_CREDIT,
+        help=f"share of a problem's points a close answer earns, 0 to 1 (default {CLOSE_CREDIT:g})",
+    )
     grade = commands.add_parser("run", help="grade /autograder/submission (run_autograder)")
     grade.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     grade.add_argument("--config", type=Path, help="config.json written by build")
@@ -387,6 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 timeout=args.timeout,
                 roster=args.roster,
                 require_sandbox_in_container=args.require_sandbox,
+                close_credit=args.close_credit,
             )
         except (OSError, ValueError) as err:
             print(f"error: {err}", file=sys.stderr)

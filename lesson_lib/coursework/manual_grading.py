@@ -10,7 +10,8 @@ student, file, the text, a blank ``points`` column for the TA, the most
 points and the rubric. ``--manual-import DIR`` (or
 :mod:`~lesson_lib.coursework.manual_import`, to merge without regrading) reads the filled files back into the
 grades CSV: the part's column gets the points, and ``total`` and ``max``
-then count them. A blank ``points`` cell is a part not graded yet: it
+then count them (the late policy's ``late factor`` applies to them as to the
+rest). A blank ``points`` cell is a part not graded yet: it
 counts nothing and its column stays blank.
 
 To merge without grading again, :mod:`~lesson_lib.coursework.manual_import`::
@@ -35,6 +36,8 @@ MAX_REASONING_CHARS = 2000
 _MAX_CELL_CHARS = 20_000
 #: The columns of an exported part's CSV.
 EXPORT_HEADER = ["student", "file", "answer", "points", "max", "rubric"]
+#: The grades CSV's column of what the late policy keeps of a row's points (1 on time).
+LATE_FACTOR_COLUMN = "late factor"
 
 
 @dataclass(frozen=True)
@@ -209,28 +212,32 @@ def merge_points(
     header: Sequence[str],
     rows: Sequence[Sequence[str]],
     points: Mapping[str, Mapping[str, float | None]],
-    automatic: Sequence[str],
+    automatic: Mapping[str, float],
 ) -> list[list[str]]:
     """The grades rows with each part's points in its column, ``total`` and ``max`` counting them.
 
     Parameters
     ----------
     header : sequence of str
-        The grades CSV's header (holding ``total``, ``max`` and each part's column).
+        The grades CSV's header (holding ``total``, ``max``, each part's column
+        and, if the late policy is recorded, :data:`LATE_FACTOR_COLUMN`).
     rows : sequence of rows
         Its rows.
     points : mapping
         Problem id -> student (case-folded) -> points or None (:func:`read_points`).
-    automatic : sequence of str
-        The automatically graded problems' columns, summed into ``total``.
+    automatic : mapping
+        The automatically graded problems' columns (each cell the points its
+        answer earned) -> the problem's most points.
 
     Returns
     -------
     list of list of str
-        ``total`` is the automatic scores plus the parts' points given;
-        ``max`` the problems plus every imported part's most points.
+        ``total`` is the problems' points plus the parts' points given, times
+        the row's late factor (1 when blank or absent); ``max`` the problems'
+        most points plus every imported part's.
     """
     at = {name: i for i, name in enumerate(header)}
+    most = sum(automatic.values())
     merged = []
     for row in rows:
         row = list(row)
@@ -244,8 +251,10 @@ def merge_points(
             row[at[part.column]] = "" if value is None else f"{value:g}"
             extra_points += value or 0.0
         auto = sum(float(row[at[q]]) for q in automatic)
-        row[at["total"]] = f"{auto + extra_points:g}"
-        row[at["max"]] = f"{len(automatic) + extra_max:g}"
+        late = row[at[LATE_FACTOR_COLUMN]] if LATE_FACTOR_COLUMN in at else ""
+        factor = float(late) if late.strip() else 1.0
+        row[at["total"]] = f"{round((auto + extra_points) * factor, 4):g}"
+        row[at["max"]] = f"{most + extra_max:g}"
         merged.append(row)
     return merged
 
@@ -284,7 +293,7 @@ def import_into(
     grades: Path,
     folder: Path,
     header: Sequence[str],
-    automatic: Sequence[str],
+    automatic: Mapping[str, float],
     write: Callable[[Path, list[str], list[list[str]]], Path | None],
 ) -> tuple[int, Path | None]:
     """Merge the filled-in files of ``folder`` into the grades CSV ``grades``.
@@ -297,8 +306,8 @@ def import_into(
         The filled-in exported files.
     header : sequence of str
         The grades CSV's columns (the grader's ``SCORES_HEADER``).
-    automatic : sequence of str
-        The automatically graded problems' columns.
+    automatic : mapping
+        The automatically graded problems' columns -> their most points.
     write : callable
         ``write(path, header, rows)``, writing the rows atomically and
         returning where the previous file was kept (the grader's writer).

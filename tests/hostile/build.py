@@ -3,8 +3,8 @@
     .venv/bin/python tests/hostile/build.py
 
 Each notebook is a submission as a hostile or careless student could hand it
-in. ``expected.json`` lists, for each file, the scores the grader must still
-give: the honest notebooks' answers were computed with ``lesson_lib`` when
+in. ``expected.json`` lists, for each file, the share of each problem's points
+the grader must still give (1: all of them): the honest notebooks' answers were computed with ``lesson_lib`` when
 this folder was written and are typed in as literals, so a grader that lets
 one submission spoil another (or a changed variant) shows up as a lost point.
 

@@ -8,7 +8,8 @@ links, names with a newline or a zero-width space), so it is written at
 test time, from ``answers.json``: the honest answers, computed with
 ``lesson_lib`` once and kept as literals, so a grader that picks the wrong
 variant (a browser's ``s002 (1)`` read as the book's) shows up as a lost
-point. ``expected.json`` gives each entry's status, scores and the notes
+point. ``expected.json`` gives each entry's status, scores (the share of each
+problem's points) and the notes
 its row must carry. The cases:
 
 * renamed notebooks: ``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``, a
