@@ -261,18 +261,18 @@ class Submission:
 
     @property
     def earned(self) -> float:
-        """Points earned before the late policy: every problem's, and the TA's given."""
+        """Points earned before the late policy, every problem's and the TA's given."""
         automatic = sum(r.points for r in self.results.values())
         return automatic + sum(v for v in self.manual.values() if v is not None)
 
     @property
     def total(self) -> float:
-        """The points that count: :attr:`earned` times the late policy's ``late_factor``."""
+        """The points that count, :attr:`earned` times the late policy's ``late_factor``."""
         return round(self.earned * self.late_factor, 4)
 
     @property
     def max_points(self) -> float:
-        """The most points: every problem's, and each imported part a person grades."""
+        """The most points, every problem's and each imported part's a person grades."""
         return total_points(self.manual)
 
 
@@ -1016,8 +1016,8 @@ SCORES_HEADER = [
     "notes",
     *[part.column for part in MANUAL_PARTS.values()],
 ]
-#: The details CSV's columns: ``score`` is the share of the problem's points earned (1
-#: right, the close credit for close, 0 otherwise), ``points`` that share of ``max``.
+#: The details CSV's columns. ``score`` is the share of the problem's points earned (1
+#: right, the close credit for close, 0 otherwise) and ``points`` that share of ``max``.
 DETAILS_HEADER = [
     "student",
     "file",
