@@ -105,3 +105,16 @@ def test_a_link_as_the_feedback_folder_is_refused(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "real")
     with pytest.raises(ValueError, match="must be a folder, not a link"):
         write_feedback([_sub("s001", "s001", {})], tmp_path / "link")
+
+
+def test_a_copy_the_keep_policy_dropped_is_marked_and_a_blank_answer_says_so():
+    """Two copies, the second counted by --keep: each heading says whether it counts; a
+    blank answer reads as none found, not as "run this cell again"; q12's reasoning,
+    not imported, is to be graded and not in the score."""
+    first = _sub("s003", "s003", {}, file="a.ipynb", counted=False)
+    second = _sub("s003", "s003", {}, file="b.ipynb")
+    page = feedback_html("s003", [first, second])
+    assert "<h2>a.ipynb (not counted)</h2>" in page and "<h2>b.ipynb (counts)</h2>" in page
+    assert "the one marked as counting is your grade" in page
+    assert "run this cell again" not in page and "No answer was found" in page
+    assert "to be graded (1 point(s), not in the score yet)" in page

@@ -911,3 +911,34 @@ def test_a_regrade_with_the_tas_points_counts_them_in_every_total(graded, tmp_pa
     assert got["s103"] == ("", "0", "54")
     page = (work / "feedback" / "s101.html").read_text()
     assert "<strong>53.5 of 54</strong>" in page and "<td>0.5 / 1</td>" in page
+
+
+@pytest.mark.slow
+def test_a_regrade_given_no_options_keeps_the_late_penalty_of_the_full_run(tmp_path, capsys):
+    """s501 hands in q1 right (1 point) 24 h after --due, at 0.25 a day: one started day,
+    1 x (1 - 0.25) = 0.75; an hour later it is two started days, 1 x (1 - 2 x 0.25) = 0.5.
+    A regrade of s501 with no options still gives 0.5 (and says which options it took);
+    one with another penalty is refused, the file as it was."""
+    folder = tmp_path / "subs"
+    write_edition(folder, ROOT, ["s501", "s502"], ["problems"])
+    path = folder / "s501" / "s501_problems.ipynb"
+    _fill(path, {"q1": reference("q1", "s501")})
+    handed_in = 1_772_409_600  # 2026-03-02 00:00 UTC
+    os.utime(path, (handed_in, handed_in))
+    out = tmp_path / "out" / "grades.csv"
+    args = [str(folder), "--out", str(out), "--timeout", "600", "--no-salt"]
+    policy = ["--due", "2026-03-01T00:00:00Z", "--late-penalty-per-day", "0.25"]
+    assert main([*args, *policy]) == 0
+    rows = _rows(out)
+    assert (rows["s501"]["total"], rows["s501"]["late factor"]) == ("0.75", "0.75")
+    os.utime(path, (handed_in + 3600, handed_in + 3600))  # one hour more: 2 started days
+    assert main([*args, *policy, "--replace"]) == 0
+    assert _rows(out)["s501"]["total"] == "0.5"
+    capsys.readouterr()
+    assert main([*args, "--student", "s501"]) == 0
+    assert "regrade: scored as the run that wrote" in capsys.readouterr().out
+    assert (_rows(out)["s501"]["total"], _rows(out)["s501"]["late factor"]) == ("0.5", "0.5")
+    before = out.read_bytes()
+    assert main([*args, "--student", "s501", "--late-penalty-per-day", "0.1"]) == 2
+    assert "--late-penalty-per-day 0.25 and this regrade has" in capsys.readouterr().err
+    assert out.read_bytes() == before

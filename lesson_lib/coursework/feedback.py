@@ -51,6 +51,8 @@ td.answer { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 }
 """
 
+#: What a problem with no answer says (the checker's own message asks to run the cell again).
+NO_ANSWER = "No answer was found for this problem in the notebook handed in."
 #: The statuses a student is shown, worded for them.
 STATUS_WORDS = {
     "ran": "Your notebook ran to the end.",
@@ -91,21 +93,30 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>Feedback for {_text(student, 80)}</h1>",
     ]
+    decided = any(not sub.counted for sub in submissions)
     if len(submissions) > 1:
         parts.append(
             f"<p>{len(submissions)} notebooks were handed in under this ID; each is graded "
-            "below, and your instructor decides which one counts.</p>"
+            + (
+                "below, and the one marked as counting is your grade.</p>"
+                if decided
+                else "below, and your instructor decides which one counts.</p>"
+            )
         )
     for sub in submissions:
-        parts.append(f"<h2>{_text(sub.file or sub.path.name, 200)}</h2>")
+        counts = ""
+        if decided:
+            counts = " (counts)" if sub.counted else " (not counted)"
+        parts.append(f"<h2>{_text(sub.file or sub.path.name, 200)}{counts}</h2>")
         parts.append(
             f"<p>{_text(STATUS_WORDS.get(sub.status, sub.status))} "
             f"Score: <strong>{sub.total:g} of {sub.max_points:g}</strong> points.</p>"
         )
         if sub.late_factor < 1:
+            when = next((n for n in sub.notes if n.startswith("LATE ")), "")
             parts.append(
                 f"<p>Handed in late: the late policy keeps {sub.late_factor:g} of the "
-                f"{sub.earned:g} points earned.</p>"
+                f"{sub.earned:g} points earned. {_text(when.split('; total x')[0], 300)}</p>"
             )
         parts.append(
             "<table><thead><tr><th>Problem</th><th>Your answer</th><th>Verdict</th>"
@@ -119,19 +130,25 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
             marked = f'<br><span class="source">({_text(source)})</span>' if source else ""
             status = result.status
             css = status if status in ("right", "close", "wrong", "unreadable") else ""
+            message = NO_ANSWER if status == "not answered yet" else result.message
             parts.append(
                 f"<tr><td>{_text(qid, 16)}: {_text(PROBLEMS[qid].title, 120)}</td>"
                 f'<td class="answer">{_text(result.given or "(none)", 300)}</td>'
                 f'<td class="{css}">{_text(status, 40)}{marked}</td>'
                 f"<td>{result.points:g} / {PROBLEMS[qid].max_points:g}</td>"
-                f"<td>{_text(result.message)}</td></tr>"
+                f"<td>{_text(message)}</td></tr>"
             )
-        for qid, given in sub.manual.items():
-            part = MANUAL_PARTS[qid]
-            shown = "not graded yet" if given is None else f"{given:g} / {part.points:g}"
+        for qid, part in MANUAL_PARTS.items():
+            given = sub.manual.get(qid)
+            if qid not in sub.manual:
+                shown = f"to be graded ({part.points:g} point(s), not in the score yet)"
+            elif given is None:
+                shown = "not graded yet"
+            else:
+                shown = f"{given:g} / {part.points:g}"
             parts.append(
                 f"<tr><td>{_text(part.column, 40)}</td><td>(your written reasoning)</td>"
-                f"<td>graded by a person</td><td>{_text(shown, 40)}</td>"
+                f"<td>graded by a person</td><td>{_text(shown, 80)}</td>"
                 f"<td>{_text(part.rubric)}</td></tr>"
             )
         parts.append("</tbody></table>")

@@ -103,6 +103,15 @@ from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_job
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.regrade import RegradeRefused, merge_rows, read_rows, shrink_problem
 from lesson_lib.coursework.roster import Roster, read_roster
+from lesson_lib.coursework.run_options import (
+    DEFAULTS,
+    OptionsDiffer,
+    describe,
+    read_options,
+    reconcile,
+    record_options,
+    salt_fingerprint,
+)
 from lesson_lib.coursework.runner import MAX_OUTPUT, code_sources
 from lesson_lib.coursework.sandbox import (
     SANDBOX_HOME,
@@ -112,6 +121,7 @@ from lesson_lib.coursework.sandbox import (
     require_sandbox,
     run_isolated,
 )
+from lesson_lib.coursework.shared_ids import flag_shared_ids
 from lesson_lib.coursework.student_ids import id_problem, skeleton
 from lesson_lib.coursework.submissions import (
     Entry,
@@ -869,7 +879,8 @@ def grade_folder(
     -------
     list of Submission
         In the order of :func:`~lesson_lib.coursework.submissions.find_submissions`,
-        duplicates and imitations flagged.
+        duplicates, imitations and IDs two platform users handed in
+        (:mod:`~lesson_lib.coursework.shared_ids`) flagged.
     """
     folder = Path(folder)
     jobs = require_jobs(jobs)
@@ -904,16 +915,18 @@ def grade_folder(
                 sub.notes.append(f"the grader failed on this file ({_describe(err)})")
                 return sub
 
-        for sub in run_in_order(run, entries, jobs):
+        for done, sub in enumerate(run_in_order(run, entries, jobs), start=1):
             score_submission(sub, close_credit)
             if progress is not None:
-                # one line per row, whatever the name holds (a newline would forge another)
+                # one line per row, whatever the name holds (a newline would forge another);
+                # the points before any late policy, which is applied once all are graded
                 progress.write(
                     f"{printable(sub.student, 80)}: {sub.total:g} / {sub.max_points:g} points "
-                    f"({sub.status}, {sub.seconds:.1f} s)\n"
+                    f"({sub.status}, {sub.seconds:.1f} s; {done} of {len(entries)})\n"
                 )
                 progress.flush()
             subs.append(sub)
+    flag_shared_ids(subs)
     flag_duplicates(subs)
     flag_imitations(subs)
     return subs
@@ -1191,7 +1204,7 @@ def _add_course_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--late-penalty-per-day",
         type=float,
-        default=0.0,
+        default=None,
         help="fraction of the score taken off per started day late, 0 to 1 (default 0)",
     )
     parser.add_argument(
@@ -1214,6 +1227,34 @@ def _add_course_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _scoring_options(args: argparse.Namespace, salt: str | None) -> dict[str, Any]:
+    """The options that change scores, a regrade's taken from the run that wrote the grades.
+
+    ``args`` is updated in place (the roster, the late policy, the close
+    credit); a full run gets the defaults of the options it was not given.
+    Raises :class:`~lesson_lib.coursework.run_options.OptionsDiffer`.
+    """
+    given = {
+        "roster": str(args.roster.resolve()) if args.roster is not None else None,
+        "due": args.due,
+        "late_penalty_per_day": args.late_penalty_per_day,
+        "keep": args.keep,
+        "close_credit": args.close_credit,
+        "salt": salt,
+    }
+    recorded = read_options(args.out) if args.student is not None else None
+    if recorded is None:
+        used = {key: DEFAULTS[key] if value is None else value for key, value in given.items()}
+    else:
+        used = reconcile(recorded, given)
+        print(f"regrade: scored as the run that wrote {args.out}: {describe(used)}")
+    args.roster = Path(used["roster"]) if used["roster"] else None
+    args.due, args.keep = used["due"], used["keep"]
+    args.late_penalty_per_day = float(used["late_penalty_per_day"])
+    args.close_credit = float(used["close_credit"])
+    return used
+
+
 def _course_options(args: argparse.Namespace) -> _Course:
     """Read the roster and the policy before anything is graded (ValueError, OSError)."""
     roster = read_roster(args.roster) if args.roster is not None else None
@@ -1230,37 +1271,107 @@ def _course_options(args: argparse.Namespace) -> _Course:
     return _Course(roster, policy)
 
 
-def canvas_scores(submissions: Sequence[Submission], roster: Roster | None) -> dict[str, float]:
-    """Canvas user id -> total of the counted, graded submission of that student.
+def canvas_scores(rows: Sequence[Mapping[str, str]], users: Mapping[str, str]) -> dict[str, float]:
+    """Canvas user id -> total of the counted, graded row of that student in the grades file.
 
-    The user id is the one in the Canvas name, else the roster's for the ID.
+    Read from the grades file as written (a regrade's merged rows and a TA's
+    imported points included), so the Canvas file always agrees with it.
     Rows not run for their identity (``ID mismatch``, ``unknown ID``,
     ``invalid ID``), not notebooks, and copies the ``--keep`` policy did not
-    pick give nothing; an ID with two counted copies (no ``--keep``) gives
-    nothing either, for you to decide.
+    pick (``NOT COUNTED``) give nothing; a user with two counted rows (no
+    ``--keep``) gives nothing either, for you to decide.
 
     Parameters
     ----------
-    submissions : sequence of Submission
-        Graded rows, the late policy applied.
-    roster : Roster or None
-        The class roster.
+    rows : sequence of mapping
+        The grades CSV's rows, by column name.
+    users : mapping
+        A row's ``file`` cell -> the Canvas user id of that submission
+        (:func:`canvas_users`).
 
     Returns
     -------
     dict
     """
     found: dict[str, list[float]] = {}
-    for sub in submissions:
-        if not sub.counted or sub.status in (ID_MISMATCH, UNKNOWN_ID, INVALID_ID, "not a notebook"):
+    for row in rows:
+        if "NOT COUNTED" in row["notes"] or row["status"] in (
+            ID_MISMATCH,
+            UNKNOWN_ID,
+            INVALID_ID,
+            "not a notebook",
+        ):
             continue
-        user = sub.identity.lms_user if sub.identity is not None else ""
-        if not user and roster is not None:
-            entry = roster.student(sub.student)
-            user = entry.lms_user_id if entry is not None else ""
+        user = users.get(row["file"], "")
         if user:
-            found.setdefault(user, []).append(sub.total)
+            found.setdefault(user, []).append(float(row["total"]))
     return {user: totals[0] for user, totals in found.items() if len(totals) == 1}
+
+
+def canvas_users(
+    found: Sequence[Entry], roster: Roster | None, export: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """The Canvas user id of every submission in the folder, by its grades ``file`` cell.
+
+    The user id is the one in the Canvas name, else the roster's for the ID
+    :func:`~lesson_lib.coursework.identity.identify` gives (nothing is run).
+
+    Parameters
+    ----------
+    found : sequence of Entry
+        :func:`~lesson_lib.coursework.submissions.find_submissions` of the folder.
+    roster : Roster or None
+        The class roster.
+    export : mapping, optional
+        A Gradescope export's metadata (:func:`~lesson_lib.coursework.lms_names.read_gradescope_export`).
+
+    Returns
+    -------
+    dict
+    """
+    users: dict[str, str] = {}
+    for entry in found:
+        ident = identify(entry, roster=roster, export=export)
+        user = ident.lms_user
+        if not user and roster is not None and ident.student:
+            listed = roster.student(ident.student)
+            user = listed.lms_user_id if listed is not None else ""
+        if user:
+            users[spreadsheet_safe(entry.file)] = user
+    return users
+
+
+def _report_policy(submissions: Sequence[Submission], policy: LatePolicy) -> None:
+    """Say what the late policy and ``--keep`` did, and which IDs still need a decision."""
+    late = [s for s in submissions if s.late_factor < 1]
+    if late:
+        shown = "; ".join(f"{printable(s.student, 40)} x {s.late_factor:g}" for s in late[:10])
+        more = f" and {len(late) - 10} more" if len(late) > 10 else ""
+        print(
+            f"late policy: {len(late)} late submission(s), total after the penalty: {shown}{more}"
+        )
+    dropped = [s for s in submissions if not s.counted]
+    if dropped:
+        print(f"--keep {policy.keep}: {len(dropped)} earlier or lower copy(ies) not counted")
+    counts: dict[str, int] = {}
+    for sub in submissions:
+        if sub.counted and sub.status not in (ID_MISMATCH, UNKNOWN_ID, INVALID_ID):
+            counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
+    duplicates = {printable(key, 80) for key, n in counts.items() if n > 1}
+    if duplicates:
+        print(
+            "warning: duplicate student IDs, every copy graded and flagged in the notes "
+            f"(--keep latest or best picks one): {'; '.join(sorted(duplicates))}",
+            file=sys.stderr,
+        )
+    shared = [s for s in submissions if any(n.startswith("ID SHARED") for n in s.notes)]
+    if shared:
+        names = "; ".join(printable(ascii(s.file), 80) for s in shared[:10])
+        print(
+            f"warning: {len(shared)} submission(s) of an ID that two platform users handed in, "
+            f"not graded (see the notes): {names}",
+            file=sys.stderr,
+        )
 
 
 def given_manual_points(
@@ -1283,12 +1394,15 @@ def given_manual_points(
         sub.manual = {qid: given.get(student) for qid, given in points.items()}
 
 
-def _write_canvas(submissions: Sequence[Submission], args: argparse.Namespace, roster) -> None:
+def _write_canvas(found: Sequence[Entry], args: argparse.Namespace, roster) -> None:
+    rows = read_rows(args.out, SCORES_HEADER)
+    table = [dict(zip(SCORES_HEADER, row, strict=False)) for row in rows]
+    users = canvas_users(found, roster, read_gradescope_export(args.folder))
     summary = fill_gradebook(
         args.canvas_gradebook,
         args.canvas_out,
-        canvas_scores(submissions, roster),
-        max((sub.max_points for sub in submissions), default=total_points()),
+        canvas_scores(table, users),
+        max((float(row["max"]) for row in table), default=total_points()),
         args.canvas_assignment,
     )
     print(
@@ -1296,12 +1410,12 @@ def _write_canvas(submissions: Sequence[Submission], args: argparse.Namespace, r
         f"{len(summary.empty)} left empty"
     )
     if summary.empty:
-        shown = ", ".join(printable(s, 40) for s in summary.empty[:10])
+        shown = "; ".join(printable(s, 40) for s in summary.empty[:10])
         print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
     if summary.unmatched:
         print(
             f"warning: Canvas user(s) not in the gradebook export: "
-            f"{', '.join(printable(u, 40) for u in summary.unmatched[:10])}",
+            f"{'; '.join(printable(u, 40) for u in summary.unmatched[:10])}",
             file=sys.stderr,
         )
 
@@ -1465,7 +1579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--close-credit",
         type=_close_credit_arg,
-        default=CLOSE_CREDIT,
+        default=None,
         help=f"share of a problem's points a close answer earns, 0 to 1 (default {CLOSE_CREDIT:g})",
     )
     parser.add_argument(
@@ -1518,21 +1632,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"the course salt the student edition was made with (default: ${SALT_FILE_ENV}, "
         f"else {DEFAULT_SALT_FILE} when it exists; without one the public variants are graded)",
     )
+    parser.add_argument(
+        "--no-salt",
+        action="store_true",
+        help="grade against the public variants even where a course salt is found "
+        "(notebooks made without one, such as tests/hostile)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    salt_file = salt_file_in_use(args.salt_file)
+    if args.no_salt and args.salt_file is not None:
+        print("error: --no-salt and --salt-file contradict each other", file=sys.stderr)
+        return 2
+    salt_file = None if args.no_salt else salt_file_in_use(args.salt_file)
     try:
-        set_course_salt(read_salt_file(salt_file) if salt_file else None)
+        salt = read_salt_file(salt_file) if salt_file else None
     except (OSError, ValueError) as err:
         print(f"error: --salt-file: {err}", file=sys.stderr)
         return 2
+    set_course_salt(salt)
     print(
         f"variants: the course salt in {salt_file}"
         if salt_file
         else "variants: public (no course salt; see --salt-file)"
     )
+    try:
+        scoring = _scoring_options(args, salt_fingerprint(salt))
+    except OptionsDiffer as err:
+        print(f"error: {err}; nothing graded", file=sys.stderr)
+        return 2
     try:
         course = _course_options(args)
     except (OSError, ValueError) as err:
@@ -1611,6 +1740,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
             )
+    if regraded is None:
+        record_options(args.out, scoring)
     if args.manual_export is not None:
         for path in write_manual_export(submissions, args.manual_export, regraded):
             print(f"wrote {path}")
@@ -1630,7 +1761,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
     if args.canvas_gradebook is not None:
-        _write_canvas(submissions, args, course.roster)
+        _write_canvas(found, args, course.roster)
     feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
     try:
         handed = write_feedback(submissions, feedback)
@@ -1638,16 +1769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warning: no feedback written ({err})", file=sys.stderr)
     else:
         print(f"wrote {len(handed)} feedback file(s) into {feedback}")
-    counts: dict[str, int] = {}
-    for sub in submissions:
-        counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
-    duplicates = {printable(key, 80) for key, n in counts.items() if n > 1}
-    if duplicates:
-        print(
-            f"warning: duplicate student IDs, every copy graded and flagged in the notes: "
-            f"{', '.join(sorted(duplicates))}",
-            file=sys.stderr,
-        )
+    _report_policy(submissions, course.policy)
     looked_up = [
         sub for sub in submissions if any(n.startswith("ANSWER LOOKUP") for n in sub.notes)
     ]

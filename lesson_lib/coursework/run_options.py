@@ -1,0 +1,200 @@
+"""The options a grading run scored with, kept beside the grades so a regrade scores alike.
+
+A regrade (``--student``) merges new rows into a grades file a full run
+wrote. If it scored with other options (no ``--due``, another
+``--late-penalty-per-day``, another course salt), its rows would not be
+comparable with the others: a late student would lose the penalty the rest
+of the class kept. So a full run writes the options that change scores into
+``grades.options.json`` beside ``grades.csv`` (:func:`options_path`), and a
+regrade takes each option it is not given from there; one it is given that
+differs is refused (:func:`reconcile`), naming both values.
+
+What is kept: the roster's path, ``--due``, ``--late-penalty-per-day``,
+``--keep``, ``--close-credit`` and a fingerprint of the course salt (the
+first 16 hex digits of its SHA-256, never the salt itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from lesson_lib.model._safe_io import printable, require_output_file
+
+#: The options that change scores, as ``grades.options.json`` keys, with their flags.
+FLAGS: dict[str, str] = {
+    "roster": "--roster",
+    "due": "--due",
+    "late_penalty_per_day": "--late-penalty-per-day",
+    "keep": "--keep",
+    "close_credit": "--close-credit",
+    "salt": "--salt-file",
+}
+#: The values an option takes when a full run was not given it.
+DEFAULTS: dict[str, Any] = {
+    "roster": None,
+    "due": None,
+    "late_penalty_per_day": 0.0,
+    "keep": None,
+    "close_credit": 0.5,
+    "salt": None,
+}
+
+
+class OptionsDiffer(ValueError):
+    """A regrade was given an option that differs from the run that wrote the grades."""
+
+
+def options_path(grades: Path) -> Path:
+    """Where the options of the run that wrote ``grades`` are kept (``grades.options.json``).
+
+    Parameters
+    ----------
+    grades : Path
+        The grades CSV.
+
+    Returns
+    -------
+    Path
+    """
+    grades = Path(grades)
+    return grades.with_name(f"{grades.stem}.options.json")
+
+
+def salt_fingerprint(salt: str | None) -> str | None:
+    """The first 16 hex digits of the salt's SHA-256 (None for the public variants).
+
+    Parameters
+    ----------
+    salt : str or None
+        The course salt.
+
+    Returns
+    -------
+    str or None
+    """
+    return None if salt is None else hashlib.sha256(salt.encode()).hexdigest()[:16]
+
+
+def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
+    """Write the options of a full run beside its grades file, atomically.
+
+    Parameters
+    ----------
+    grades : Path
+        The grades CSV just written.
+    options : mapping
+        Each of :data:`FLAGS`' keys -> its value (JSON-serialisable).
+
+    Returns
+    -------
+    Path
+        The options file.
+    """
+    target = require_output_file(options_path(grades))
+    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(kept, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def read_options(grades: Path) -> dict[str, Any] | None:
+    """The options kept beside ``grades``, or None when there are none (or they are unreadable).
+
+    Parameters
+    ----------
+    grades : Path
+        The grades CSV.
+
+    Returns
+    -------
+    dict or None
+        Each of :data:`FLAGS`' keys -> its value.
+    """
+    try:
+        found = json.loads(options_path(grades).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(found, dict):
+        return None
+    return {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
+
+
+def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a regrade scores with: each one given, else the one recorded.
+
+    Parameters
+    ----------
+    recorded : mapping
+        :func:`read_options` of the grades file.
+    given : mapping
+        Each of :data:`FLAGS`' keys -> the value this run was given, or None
+        when it was not given (the salt: the fingerprint of the salt in use).
+
+    Returns
+    -------
+    dict
+        Each key -> the value to use.
+
+    Raises
+    ------
+    OptionsDiffer
+        If an option is given with another value than the recorded one.
+    """
+    used: dict[str, Any] = {}
+    for key, flag in FLAGS.items():
+        kept, now = recorded.get(key, DEFAULTS[key]), given.get(key)
+        if now is None and key != "salt":
+            used[key] = kept
+        elif now != kept:
+            what = "another course salt" if key == "salt" else f"{flag} {_shown(now)}"
+            raise OptionsDiffer(
+                f"the grades were written with {flag} {_shown(kept)} and this regrade has "
+                f"{what}: give the same options, or grade the whole class again"
+            )
+        else:
+            used[key] = now
+    return used
+
+
+def describe(options: Mapping[str, Any]) -> str:
+    """The options as flags, for the regrade's first line (``--due ... --keep latest``).
+
+    Parameters
+    ----------
+    options : mapping
+        Each of :data:`FLAGS`' keys -> its value.
+
+    Returns
+    -------
+    str
+    """
+    parts = []
+    for key, flag in FLAGS.items():
+        value = options.get(key)
+        if key == "salt":
+            parts.append("the course salt" if value else "public variants")
+        elif value is not None:
+            parts.append(f"{flag} {_shown(value)}")
+    return ", ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    return (
+        "(none)"
+        if value is None
+        else printable(f"{value:g}" if isinstance(value, float) else value, 200)
+    )
