@@ -543,3 +543,8 @@ def test_editions_keep_the_list_of_issued_ids_beside_the_salt(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "b"), "--ids", "s005", "--no-salt"]) == 0
     assert "no list of issued IDs is kept" in capsys.readouterr().out
     assert roster_file.read_bytes() == before
+    # a new salt beside the old list would mix two cohorts: refused, nothing drawn
+    salt_file.unlink()
+    assert main([*args, "--out", str(tmp_path / "c"), "--ids", "s006"]) == 2
+    assert "lists IDs issued with a course salt that is no longer in" in capsys.readouterr().err
+    assert not salt_file.exists() and roster_file.read_bytes() == before

@@ -805,6 +805,21 @@ def _salt_file_to_make(given: Path | None) -> Path | None:
     return DEFAULT_SALT_FILE
 
 
+def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
+    """Stop before a new salt is drawn beside a list of IDs issued with an earlier one.
+
+    Those IDs' notebooks were drawn with the salt that is gone: listing new
+    IDs under them would mix two cohorts' rows (and their platform users)
+    in one roster.
+    """
+    listed = issued_roster_file(salt_file)
+    if not salt_file.exists() and listed.exists():
+        raise ValueError(
+            f"{listed} lists IDs issued with a course salt that is no longer in {salt_file}; "
+            "restore that salt, or for a new cohort move the list away first"
+        )
+
+
 def _list_issued(roster_file: Path, students: Sequence[str]) -> None:
     """Add ``students`` to the issued IDs' roster and say what it holds and lacks."""
     added = add_issued_ids(roster_file, students)
@@ -895,6 +910,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         salt_file = _salt_file_to_make(args.salt_file)
         students = issued_students(ids)  # refused before a salt or a list is made
         if students and not args.no_salt and salt_file is not None:
+            _refuse_a_list_without_its_salt(salt_file)
             salt = create_salt_file(salt_file)
             print(f"course salt: {salt_file} (the grader reads it; keep it from students)")
             # Listed before the notebooks are written: an ID on the list that nobody got is
