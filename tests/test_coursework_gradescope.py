@@ -49,7 +49,9 @@ def test_bad_settings_are_refused(tmp_path):
         build_zip(tmp_path / "a.zip", ROOT, timeout=0)
 
 
-def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(tmp_path, monkeypatch):
+def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(
+    tmp_path, monkeypatch, capsys
+):
     """The build command ships what make grade would read: with a salt whose folder holds
     the edition's roster.csv, that file, byte for byte; --no-roster, or no salt in use
     (LESSON_COURSE_SALT_FILE empty), ships none; a named --roster wins."""
@@ -71,6 +73,7 @@ def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(tmp_path,
 
     monkeypatch.setenv("LESSON_COURSE_SALT_FILE", str(salt))
     assert shipped() == b"lms_user_id,name,section,student_id,email\n,,,s001,\n,,,s002,\n"
+    assert "shipped as roster.csv (where the sandbox cannot run" in capsys.readouterr().out
     assert shipped("--no-roster") is None
     assert shipped("--roster", str(named)) == named.read_bytes()
     monkeypatch.setenv("LESSON_COURSE_SALT_FILE", "")

@@ -404,7 +404,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 2
         print(f"wrote {out}: upload it as the assignment's autograder on Gradescope")
-        print(f"roster: {roster}" if roster is not None else "roster: none (any valid ID)")
+        if roster is None:
+            print("roster: none (any valid ID)")
+        else:  # its names and e-mails travel with the zip (see the module on the sandbox)
+            print(
+                f"roster: {roster}, shipped as roster.csv (where the sandbox cannot run in "
+                "Gradescope's container, a submission can read it; --no-roster ships none)"
+            )
         return 0
     config = _read_json(args.config) if args.config is not None else None
     run(args.root, config if isinstance(config, dict) else None)
