@@ -1,4 +1,5 @@
-"""The roster CSV: read, looked up by issued ID and by platform user, refused when wrong."""
+"""The roster CSV: read, looked up by issued ID and by platform user, refused when wrong; the
+issued IDs the student edition lists, and the grader reading them by default."""
 
 import csv
 import shutil
