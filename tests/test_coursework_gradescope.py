@@ -57,6 +57,37 @@ def test_bad_settings_are_refused(tmp_path):
         build_zip(tmp_path / "a.zip", ROOT, close_credit=2)
 
 
+def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(
+    tmp_path, monkeypatch, capsys
+):
+    """The build command ships what make grade would read: with a salt whose folder holds
+    the edition's roster.csv, that file, byte for byte; --no-roster, or no salt in use
+    (LESSON_COURSE_SALT_FILE empty), ships none; a named --roster wins."""
+    from lesson_lib.coursework.gradescope import main
+    from lesson_lib.coursework.roster import add_issued_ids
+    from lesson_lib.coursework.variants import create_salt_file
+
+    salt = tmp_path / "instructor" / "salt"
+    create_salt_file(salt)
+    add_issued_ids(tmp_path / "instructor" / "roster.csv", ["s001", "s002"])
+    named = tmp_path / "class.csv"
+    named.write_text("lms_user_id,name,section,student_id\n7,Ann,S1,s009\n")
+
+    def shipped(*args: str) -> bytes | None:
+        out = tmp_path / "autograder.zip"
+        assert main(["build", "--root", str(ROOT), "--out", str(out), *args]) == 0
+        with zipfile.ZipFile(out) as zf:
+            return zf.read("roster.csv") if "roster.csv" in zf.namelist() else None
+
+    monkeypatch.setenv("LESSON_COURSE_SALT_FILE", str(salt))
+    assert shipped() == b"lms_user_id,name,section,student_id,email\n,,,s001,\n,,,s002,\n"
+    assert "shipped as roster.csv (where the sandbox cannot run" in capsys.readouterr().out
+    assert shipped("--no-roster") is None
+    assert shipped("--roster", str(named)) == named.read_bytes()
+    monkeypatch.setenv("LESSON_COURSE_SALT_FILE", "")
+    assert shipped() is None
+
+
 def test_results_have_one_test_per_problem_with_its_points_and_visibility():
     """q1 right (1 point), q2 wrong, q10 right (3 points): 1 + 0 + 3 = 4, every other
     problem 0; each test named, worth its problem's points, shown after the due date."""

@@ -517,3 +517,34 @@ def test_student_package_cannot_reproduce_a_salted_reference(tmp_path):
         graded = {q: reference(q, "s002") for q in PROBLEMS}
     same = [q for q in PROBLEMS if theirs[q] == graded[q]]
     assert len(same) <= len(PROBLEMS) // 2, same
+
+
+def test_editions_keep_the_list_of_issued_ids_beside_the_salt(tmp_path, capsys):
+    """An edition of 3 IDs, then one for a late student: the roster beside the salt lists
+    4 IDs (3 + 1), in the order issued, and the salt is the one the first run made. An ID
+    given again is not listed twice; a refused ID lists nothing; --no-salt keeps no list."""
+    from lesson_lib.coursework.roster import read_roster
+
+    salt_file = tmp_path / "instructor" / "salt"
+    roster_file = tmp_path / "instructor" / "roster.csv"
+    args = ["--root", str(ROOT), "--pages", "problems", "--salt-file", str(salt_file)]
+    assert main([*args, "--out", str(tmp_path / "a"), "--ids", "s001", "s002", "s003"]) == 0
+    salt = salt_file.read_text()
+    assert "issued IDs: " in capsys.readouterr().out
+    assert main([*args, "--out", str(tmp_path / "a"), "--ids", "s004", "S001"]) == 0
+    said = capsys.readouterr().out
+    assert f"issued IDs: {roster_file} lists 4 ID(s), 1 new" in said
+    assert "4 row(s) have no lms_user_id yet" in said
+    assert salt_file.read_text() == salt
+    issued = [e.student_id for e in read_roster(roster_file).entries]
+    assert issued == ["s001", "s002", "s003", "s004"]
+    before = roster_file.read_bytes()
+    assert main([*args, "--out", str(tmp_path / "b"), "--ids", "s005", "s005"]) == 2
+    assert main([*args, "--out", str(tmp_path / "b"), "--ids", "s005", "--no-salt"]) == 0
+    assert "no list of issued IDs is kept" in capsys.readouterr().out
+    assert roster_file.read_bytes() == before
+    # a new salt beside the old list would mix two cohorts: refused, nothing drawn
+    salt_file.unlink()
+    assert main([*args, "--out", str(tmp_path / "c"), "--ids", "s006"]) == 2
+    assert "lists IDs issued with a course salt that is no longer in" in capsys.readouterr().err
+    assert not salt_file.exists() and roster_file.read_bytes() == before

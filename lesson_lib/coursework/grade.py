@@ -22,10 +22,13 @@ the time, and only to a new path or a regular file (``--out`` and
 ``s1/problems.ipynb``) are all graded and flagged, never silently merged.
 
 Whose a notebook is comes from its file or folder name (Canvas's and
-Gradescope's download names included), its metadata and, with
-``--roster``, the platform's user (:mod:`~lesson_lib.coursework.identity`):
+Gradescope's download names included), its metadata and, with a
+roster, the platform's user (:mod:`~lesson_lib.coursework.identity`):
 when they disagree, or give no ID, or one off the roster, the row is
-``ID mismatch`` or ``unknown ID`` and scores nothing. ``--due``,
+``ID mismatch`` or ``unknown ID`` and scores nothing. The roster is
+``--roster``, else the IDs the student edition issued, kept beside the
+course salt in use (:func:`~lesson_lib.coursework.roster.roster_file_in_use`;
+``--no-roster`` turns that off). ``--due``,
 ``--late-penalty-per-day`` and ``--keep`` apply a late and resubmission
 policy (:mod:`~lesson_lib.coursework.late_policy`); ``--canvas-gradebook``
 writes Canvas's import file from its gradebook export
@@ -102,7 +105,7 @@ from lesson_lib.coursework.manual_grading import (
 from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_jobs, run_in_order
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.regrade import RegradeRefused, merge_rows, read_rows, shrink_problem
-from lesson_lib.coursework.roster import Roster, read_roster
+from lesson_lib.coursework.roster import Roster, read_roster, roster_file_in_use
 from lesson_lib.coursework.run_options import (
     DEFAULTS,
     OptionsDiffer,
@@ -1195,8 +1198,17 @@ class _Course:
 
 def _add_course_options(parser: argparse.ArgumentParser) -> None:
     """The roster, late-policy and Canvas options (see the instructor page)."""
-    parser.add_argument(
-        "--roster", type=Path, help="CSV: lms_user_id, name, section, student_id (issued IDs)"
+    issued = parser.add_mutually_exclusive_group()
+    issued.add_argument(
+        "--roster",
+        type=Path,
+        help="CSV: lms_user_id, name, section, student_id (issued IDs); default: the "
+        "student edition's roster.csv beside the course salt in use, when it exists",
+    )
+    issued.add_argument(
+        "--no-roster",
+        action="store_true",
+        help="read no roster unless --roster names one: any valid ID is graded",
     )
     parser.add_argument(
         "--due", help="due time, ISO 8601 (2026-03-01T23:59-05:00; without a zone, UTC)"
@@ -1227,15 +1239,21 @@ def _add_course_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _scoring_options(args: argparse.Namespace, salt: str | None) -> dict[str, Any]:
+def _scoring_options(
+    args: argparse.Namespace, salt: str | None, salt_file: Path | None
+) -> dict[str, Any]:
     """The options that change scores, a regrade's taken from the run that wrote the grades.
 
     ``args`` is updated in place (the roster, the late policy, the close
     credit); a full run gets the defaults of the options it was not given.
-    Raises :class:`~lesson_lib.coursework.run_options.OptionsDiffer`.
+    The roster kept is the file read (``--roster``, else the issued IDs
+    beside the salt), "" for none. Raises
+    :class:`~lesson_lib.coursework.run_options.OptionsDiffer`.
     """
+    in_use = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
+    roster = str(in_use.resolve()) if in_use is not None else ""
     given = {
-        "roster": str(args.roster.resolve()) if args.roster is not None else None,
+        "roster": roster if args.roster is not None or args.no_roster else None,
         "due": args.due,
         "late_penalty_per_day": args.late_penalty_per_day,
         "keep": args.keep,
@@ -1245,19 +1263,28 @@ def _scoring_options(args: argparse.Namespace, salt: str | None) -> dict[str, An
     recorded = read_options(args.out) if args.student is not None else None
     if recorded is None:
         used = {key: DEFAULTS[key] if value is None else value for key, value in given.items()}
+        used["roster"] = roster
     else:
         used = reconcile(recorded, given)
         print(f"regrade: scored as the run that wrote {args.out}: {describe(used)}")
-    args.roster = Path(used["roster"]) if used["roster"] else None
+        args.roster = Path(used["roster"]) if used["roster"] else None
+        args.no_roster = not used["roster"]
     args.due, args.keep = used["due"], used["keep"]
     args.late_penalty_per_day = float(used["late_penalty_per_day"])
     args.close_credit = float(used["close_credit"])
     return used
 
 
-def _course_options(args: argparse.Namespace) -> _Course:
-    """Read the roster and the policy before anything is graded (ValueError, OSError)."""
-    roster = read_roster(args.roster) if args.roster is not None else None
+def _course_options(args: argparse.Namespace, salt_file: Path | None = None) -> _Course:
+    """Read the roster and the policy before anything is graded (ValueError, OSError).
+
+    The roster is ``--roster``, else the issued IDs beside ``salt_file``
+    (:func:`~lesson_lib.coursework.roster.roster_file_in_use`).
+    """
+    roster_file = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
+    roster = read_roster(roster_file) if roster_file is not None else None
+    if roster is not None:
+        _say_roster(roster_file, roster, named=args.roster is not None)
     due = parse_due(args.due) if args.due else None
     policy = LatePolicy(due, args.late_penalty_per_day, args.keep)
     read_gradescope_export(args.folder)  # a broken export stops here, not after grading
@@ -1269,6 +1296,22 @@ def _course_options(args: argparse.Namespace) -> _Course:
             args.canvas_out = args.out.parent / "canvas-import.csv"
         require_output_file(args.canvas_out, "--canvas-out")
     return _Course(roster, policy)
+
+
+def _say_roster(path: Path, roster: Roster, *, named: bool) -> None:
+    """One line on the roster in use, and what its blank platform columns leave unchecked."""
+    source = "" if named else " (the IDs the student edition issued; --no-roster reads none)"
+    print(
+        f"roster: {path}{source}: {len(roster.entries)} ID(s); an ID not on it is "
+        "'unknown ID', not run"
+    )
+    blank = roster.without_platform_user()
+    if blank:
+        print(
+            f"note: {len(blank)} roster row(s) have no lms_user_id or email: for them the "
+            "platform's user is not compared with the ID, and Canvas's gradebook is filled "
+            "only from a Canvas download name"
+        )
 
 
 def canvas_scores(rows: Sequence[Mapping[str, str]], users: Mapping[str, str]) -> dict[str, float]:
@@ -1658,12 +1701,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         else "variants: public (no course salt; see --salt-file)"
     )
     try:
-        scoring = _scoring_options(args, salt_fingerprint(salt))
+        scoring = _scoring_options(args, salt_fingerprint(salt), salt_file)
     except OptionsDiffer as err:
         print(f"error: {err}; nothing graded", file=sys.stderr)
         return 2
     try:
-        course = _course_options(args)
+        course = _course_options(args, salt_file)
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -13,7 +13,9 @@ https://gradescope-autograders.readthedocs.io/en/latest/specs/.
 
 :func:`build_zip` packs the lesson's pinned environment (``requirements.txt``
 without the editable line), the ``lesson_lib`` source, the two scripts, a
-``config.json`` (visibility, time limit) and optionally the roster. Its
+``config.json`` (visibility, time limit) and optionally the roster (the
+command line's default is the one ``make grade`` reads: ``--roster``, else
+the student edition's issued IDs beside the course salt). Its
 ``setup.sh`` installs bubblewrap and Python 3.11 (with uv, at the version
 the ``Makefile`` pins) and the pinned packages into ``/autograder/venv``.
 
@@ -57,9 +59,10 @@ from lesson_lib.coursework.grade import MAX_TIMEOUT, Submission, grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
-from lesson_lib.coursework.roster import read_roster
+from lesson_lib.coursework.roster import read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
+from lesson_lib.coursework.variants import salt_file_in_use
 from lesson_lib.model._safe_io import printable, require_output_file
 from lesson_lib.model._validate import require_number
 
@@ -381,7 +384,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("--root", type=Path, default=Path.cwd(), help="the repository")
     build.add_argument("--visibility", default="after_due_date", choices=VISIBILITIES)
     build.add_argument("--timeout", type=float, default=120.0, help="seconds per notebook")
-    build.add_argument("--roster", type=Path, help="roster CSV to ship with the autograder")
+    shipped = build.add_mutually_exclusive_group()
+    shipped.add_argument(
+        "--roster",
+        type=Path,
+        help="roster CSV to ship with the autograder (default: the student edition's "
+        "roster.csv beside the course salt in use, when it exists)",
+    )
+    shipped.add_argument("--no-roster", action="store_true", help="ship no roster")
     build.add_argument(
         "--require-sandbox",
         action="store_true",
@@ -398,13 +408,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     grade.add_argument("--config", type=Path, help="config.json written by build")
     args = parser.parse_args(argv)
     if args.command == "build":
+        # the same roster make grade would read: named, else the issued IDs beside the salt
+        roster = roster_file_in_use(args.roster, salt_file_in_use(None), off=args.no_roster)
         try:
             out = build_zip(
                 args.out,
                 args.root,
                 visibility=args.visibility,
                 timeout=args.timeout,
-                roster=args.roster,
+                roster=roster,
                 require_sandbox_in_container=args.require_sandbox,
                 close_credit=args.close_credit,
             )
@@ -412,6 +424,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {err}", file=sys.stderr)
             return 2
         print(f"wrote {out}: upload it as the assignment's autograder on Gradescope")
+        if roster is None:
+            print("roster: none (any valid ID)")
+        else:  # its names and e-mails travel with the zip (see the module on the sandbox)
+            print(
+                f"roster: {roster}, shipped as roster.csv (where the sandbox cannot run in "
+                "Gradescope's container, a submission can read it; --no-roster ships none)"
+            )
         return 0
     config = _read_json(args.config) if args.config is not None else None
     run(args.root, config if isinstance(config, dict) else None)

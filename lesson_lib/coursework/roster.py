@@ -11,14 +11,27 @@ that its downloaded file names and the gradebook export's ``ID`` column
 carry; on Gradescope the submitter's ``sid`` (Student ID) or ``email``. An
 optional ``email`` column is matched too. ``student_id`` is the ID the
 student edition was made with (``make student IDS=...``). With a roster the
-grader (``--roster``) grades a file only as an ID on it, checks that the
-platform's user and the notebook agree, and fills the gradebook.
+grader grades a file only as an ID on it, checks that the platform's user
+and the notebook agree, and fills the gradebook.
+
+**The issued IDs.** A student edition made with a course salt keeps the
+list of IDs it issued as a roster beside the salt
+(:func:`issued_roster_file`, ``_build/instructor/roster.csv``): each ID in
+``student_id``, the platform's columns blank for the instructor to fill in
+(:func:`add_issued_ids`; a later edition adds its IDs and keeps every row).
+A blank ``lms_user_id`` is allowed: that student's ID is still checked, but
+their platform user is not matched (:meth:`Roster.without_platform_user`).
+The grader reads that file by default when it grades with that salt
+(:func:`roster_file_in_use`).
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+import io
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +41,11 @@ from lesson_lib.coursework.student_ids import normalize_student
 REQUIRED_COLUMNS = ("lms_user_id", "name", "section", "student_id")
 #: Largest roster file read, bytes.
 MAX_ROSTER_BYTES = 8 * 2**20
+#: The issued IDs' roster is this file in the folder of the course salt.
+ISSUED_ROSTER_NAME = "roster.csv"
+#: The header of a roster the student edition starts (``email`` is optional, matched on
+#: Gradescope).
+SKELETON_HEADER = ("lms_user_id", "name", "section", "student_id", "email")
 
 
 @dataclass(frozen=True)
@@ -37,7 +55,8 @@ class RosterEntry:
     Attributes
     ----------
     lms_user_id : str
-        The platform's id of the student (as written, surrounding spaces taken off).
+        The platform's id of the student (as written, surrounding spaces taken
+        off); "" while the instructor has not filled it in.
     name : str
         The student's name.
     section : str
@@ -61,7 +80,8 @@ class Roster:
     Parameters
     ----------
     entries : iterable of RosterEntry
-        The students; IDs, user ids and e-mail addresses must each be unique.
+        The students; IDs, user ids and e-mail addresses must each be unique
+        (blank user ids are not compared).
 
     Raises
     ------
@@ -75,7 +95,8 @@ class Roster:
         self.by_user: dict[str, RosterEntry] = {}
         for entry in self.entries:
             keys = [(self.by_student, entry.student_id, "student_id")]
-            keys.append((self.by_user, entry.lms_user_id.casefold(), "lms_user_id"))
+            if entry.lms_user_id:  # blank: not filled in yet, matches no platform user
+                keys.append((self.by_user, entry.lms_user_id.casefold(), "lms_user_id"))
             if entry.email:
                 keys.append((self.by_user, entry.email, "email"))
             for table, key, column in keys:
@@ -110,10 +131,26 @@ class Roster:
         RosterEntry or None
         """
         for user in users:
-            found = self.by_user.get(str(user).strip().casefold())
+            key = str(user).strip().casefold()
+            found = self.by_user.get(key) if key else None
             if found is not None:
                 return found
         return None
+
+    def without_platform_user(self) -> list[RosterEntry]:
+        """The entries with neither an ``lms_user_id`` nor an ``email``.
+
+        Their ID is still checked, but no platform user can be matched to
+        them: Canvas's user id in a download name and Gradescope's
+        submitters are not compared with the notebook's ID, and the Canvas
+        gradebook gets their score only from a Canvas download name.
+
+        Returns
+        -------
+        list of RosterEntry
+            In the roster's order.
+        """
+        return [e for e in self.entries if not e.lms_user_id and not e.email]
 
 
 def read_roster(path: Path) -> Roster:
@@ -131,9 +168,10 @@ def read_roster(path: Path) -> Roster:
     Raises
     ------
     ValueError
-        If a required column is missing, a row has no ``lms_user_id`` or an
-        invalid ``student_id``, or a value is given twice; the message names
-        the file, the row and the column.
+        If a required column is missing, a row has an empty or invalid
+        ``student_id``, or a value is given twice; the message names the
+        file, the row and the column. An empty ``lms_user_id`` (or name,
+        section, e-mail) is allowed: see :meth:`Roster.without_platform_user`.
     OSError
         If the file cannot be read.
     """
@@ -162,8 +200,6 @@ def read_roster(path: Path) -> Roster:
                 return row[index].strip() if index is not None and index < len(row) else ""
 
             user = cell("lms_user_id")
-            if not user:
-                raise ValueError(f"roster {path}, row {number}: lms_user_id must not be empty")
             try:
                 sid = normalize_student(cell("student_id"))
             except (TypeError, ValueError) as err:
@@ -177,3 +213,133 @@ def read_roster(path: Path) -> Roster:
         return Roster(entries)
     except ValueError as err:
         raise ValueError(f"{err} (in {path})") from None
+
+
+def issued_roster_file(salt_file: Path) -> Path:
+    """Where the student edition keeps the IDs it issued with a course salt: beside it.
+
+    Parameters
+    ----------
+    salt_file : Path
+        The course salt's file (``_build/instructor/salt`` by default).
+
+    Returns
+    -------
+    Path
+        :data:`ISSUED_ROSTER_NAME` in the salt's folder
+        (``_build/instructor/roster.csv``).
+    """
+    return Path(salt_file).parent / ISSUED_ROSTER_NAME
+
+
+def roster_file_in_use(
+    given: Path | None, salt_file: Path | None, *, off: bool = False
+) -> Path | None:
+    """The roster the grader reads: ``given``, else the issued IDs beside the salt in use.
+
+    The issued list belongs to its salt: IDs drawn with one salt mean nothing
+    with another, and the public variants (no salt: the book, its tests and
+    sample folders) have no list, so without a salt no roster is read unless
+    one is named.
+
+    Parameters
+    ----------
+    given : Path or None
+        A roster named on the command line (``--roster``); it always wins.
+    salt_file : Path or None
+        The course salt the grader uses
+        (:func:`~lesson_lib.coursework.variants.salt_file_in_use`), or None
+        for the public variants.
+    off : bool, default False
+        True (``--no-roster``): no roster unless ``given``.
+
+    Returns
+    -------
+    Path or None
+        ``given``; else :func:`issued_roster_file` of ``salt_file`` if that
+        file exists and ``off`` is False; else None (any valid ID is graded).
+    """
+    if given is not None:
+        return Path(given)
+    if off or salt_file is None:
+        return None
+    beside = issued_roster_file(salt_file)
+    return beside if beside.is_file() else None
+
+
+def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
+    """Add the IDs an edition issues to the roster at ``path``, keeping every row there.
+
+    A new file gets :data:`SKELETON_HEADER` and one row per ID with only
+    ``student_id`` filled in. An existing one (perhaps filled in from the
+    platform since) is kept byte for byte, and the IDs not yet on it are
+    appended with the other columns blank. The file is replaced atomically
+    and left readable by its owner only: once filled in it holds names.
+
+    Parameters
+    ----------
+    path : Path
+        The roster (its folder is created, for its owner only).
+    students : sequence of str
+        The IDs issued; normalised here (case and spaces do not make a new ID).
+
+    Returns
+    -------
+    list of str
+        The IDs added, normalised, in the order given.
+
+    Raises
+    ------
+    ValueError
+        If an ID is not valid, or the existing file is not a roster
+        (:func:`read_roster`'s message); nothing is written then.
+    OSError
+        If the file cannot be read or written.
+    """
+    path = Path(path)
+    wanted: list[str] = []
+    for raw in students:
+        try:
+            sid = normalize_student(raw)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"issued ID {raw!r}: {err}") from None
+        if sid is None:
+            raise ValueError("issued IDs must not be empty")
+        if sid not in wanted:
+            wanted.append(sid)
+    if path.exists():
+        on_file = read_roster(path)
+        old = path.read_bytes()
+        text = old.decode("utf-8-sig")
+        header = next(csv.reader(io.StringIO(text)))
+    else:
+        on_file, old = Roster([]), b""
+        header = list(SKELETON_HEADER)
+    added = [sid for sid in wanted if on_file.student(sid) is None]
+    if not added and old:
+        return []
+    # the column read_roster reads (the last of that name, as its dict keeps it)
+    index = {name.strip().casefold(): i for i, name in enumerate(header)}["student_id"]
+    rows = io.StringIO()
+    writer = csv.writer(rows, lineterminator="\n")
+    if not old:
+        writer.writerow(header)
+    for sid in added:
+        writer.writerow(["" if i != index else sid for i in range(len(header))])
+    joint = b"" if not old or old.endswith((b"\n", b"\r")) else b"\n"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _replace_file(path, old + joint + rows.getvalue().encode("utf-8"))
+    return added
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all, mode 600 (a reader never sees half a roster)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

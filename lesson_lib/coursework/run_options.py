@@ -9,7 +9,7 @@ of the class kept. So a full run writes the options that change scores into
 regrade takes each option it is not given from there; one it is given that
 differs is refused (:func:`reconcile`), naming both values.
 
-What is kept: the roster's path, ``--due``, ``--late-penalty-per-day``,
+What is kept: the path of the roster read ("" for none), ``--due``, ``--late-penalty-per-day``,
 ``--keep``, ``--close-credit`` and a fingerprint of the course salt (the
 first 16 hex digits of its SHA-256, never the salt itself).
 """
@@ -37,7 +37,7 @@ FLAGS: dict[str, str] = {
 }
 #: The values an option takes when a full run was not given it.
 DEFAULTS: dict[str, Any] = {
-    "roster": None,
+    "roster": "",
     "due": None,
     "late_penalty_per_day": 0.0,
     "keep": None,
@@ -187,6 +187,8 @@ def describe(options: Mapping[str, Any]) -> str:
         value = options.get(key)
         if key == "salt":
             parts.append("the course salt" if value else "public variants")
+        elif key == "roster" and not value:
+            parts.append("no roster")
         elif value is not None:
             parts.append(f"{flag} {_shown(value)}")
     return ", ".join(parts)

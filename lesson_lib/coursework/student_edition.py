@@ -15,7 +15,10 @@ the problem bank. With IDs the variants are drawn with the course salt
 time, kept for the grader), and the notebook's check cells call
 :mod:`lesson_lib.coursework.own_check`, which says whether an answer can be
 read, not whether it is right. The first cell of the problem set tells the
-student how to hand it in (:func:`instructions`).
+student how to hand it in (:func:`instructions`). The IDs issued with a
+salt are added to a roster beside it (``_build/instructor/roster.csv``,
+:func:`~lesson_lib.coursework.roster.add_issued_ids`), which the grader
+reads with that salt: an ID no edition issued is graded ``unknown ID``.
 
 Nothing is written over or deleted that the edition did not make: see
 :mod:`lesson_lib.coursework.output_folder` (``--force`` lifts part of that).
@@ -56,6 +59,7 @@ from lesson_lib.coursework.output_folder import (
     write_manifest,
 )
 from lesson_lib.coursework.problems import overview_table, show
+from lesson_lib.coursework.roster import add_issued_ids, issued_roster_file, read_roster
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
     SALT_FILE_ENV,
@@ -590,17 +594,7 @@ def write_edition(
         If ``out`` may not be written into (a ``ValueError`` too).
     """
     chosen = student_pages(root, pages)
-    students = [normalize_student(i) for i in ids]
-    if any(s is None for s in students):
-        raise ValueError("ids must not be empty strings")
-    if len(set(students)) != len(students):
-        raise ValueError(f"ids must be unique (compared without case), got {list(ids)}")
-    examples = [s for s in students if s is not None and s.startswith(EXAMPLE_PREFIX)]
-    if examples:
-        raise ValueError(
-            f"ids must not start with {EXAMPLE_PREFIX!r}, kept for the documentation's "
-            f"examples; got {examples}"
-        )
+    students = issued_students(ids)
     out = Path(out)
     planned = {
         notebook_path(sid, page.stem): (sid, page) for sid in students or [None] for page in chosen
@@ -620,6 +614,38 @@ def write_edition(
         if written:
             write_manifest(out, manifest)
     return written
+
+
+def issued_students(ids: Sequence[str]) -> list[str]:
+    """The IDs an edition may issue, normalised, in the order given.
+
+    Parameters
+    ----------
+    ids : sequence of str
+        Student IDs; see :func:`~lesson_lib.coursework.student_ids.normalize_student`.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        If an ID is empty, malformed, given twice (compared without case) or
+        starts with :data:`EXAMPLE_PREFIX` (kept for the documentation's examples).
+    """
+    students = [normalize_student(i) for i in ids]
+    if any(s is None for s in students):
+        raise ValueError("ids must not be empty strings")
+    if len(set(students)) != len(students):
+        raise ValueError(f"ids must be unique (compared without case), got {list(ids)}")
+    examples = [s for s in students if s is not None and s.startswith(EXAMPLE_PREFIX)]
+    if examples:
+        raise ValueError(
+            f"ids must not start with {EXAMPLE_PREFIX!r}, kept for the documentation's "
+            f"examples; got {examples}"
+        )
+    return [s for s in students if s is not None]
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -779,6 +805,38 @@ def _salt_file_to_make(given: Path | None) -> Path | None:
     return DEFAULT_SALT_FILE
 
 
+def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
+    """Stop before a new salt is drawn beside a list of IDs issued with an earlier one.
+
+    Those IDs' notebooks were drawn with the salt that is gone: listing new
+    IDs under them would mix two cohorts' rows (and their platform users)
+    in one roster.
+    """
+    listed = issued_roster_file(salt_file)
+    if not salt_file.exists() and listed.exists():
+        raise ValueError(
+            f"{listed} lists IDs issued with a course salt that is no longer in {salt_file}; "
+            "restore that salt, or for a new cohort move the list away first"
+        )
+
+
+def _list_issued(roster_file: Path, students: Sequence[str]) -> None:
+    """Add ``students`` to the issued IDs' roster and say what it holds and lacks."""
+    added = add_issued_ids(roster_file, students)
+    roster = read_roster(roster_file)
+    print(
+        f"issued IDs: {roster_file} lists {len(roster.entries)} ID(s), {len(added)} new "
+        "(the grader reads it with the salt: an ID not on it is graded 'unknown ID')"
+    )
+    blank = roster.without_platform_user()
+    if blank:
+        print(
+            f"  {len(blank)} row(s) have no lms_user_id yet: fill it in from the platform "
+            "(Canvas user id or Gradescope Student ID) so each student's platform user is "
+            "checked and Canvas's gradebook can be filled"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; see the module docstring.
 
@@ -850,9 +908,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         salt = None
         salt_file = _salt_file_to_make(args.salt_file)
-        if ids and not args.no_salt and salt_file is not None:
+        students = issued_students(ids)  # refused before a salt or a list is made
+        if students and not args.no_salt and salt_file is not None:
+            _refuse_a_list_without_its_salt(salt_file)
             salt = create_salt_file(salt_file)
             print(f"course salt: {salt_file} (the grader reads it; keep it from students)")
+            # Listed before the notebooks are written: an ID on the list that nobody got is
+            # harmless, a student's ID missing from it would be graded "unknown ID".
+            _list_issued(issued_roster_file(salt_file), students)
+        elif students:
+            print(
+                "variants: public, so no list of issued IDs is kept (the grader takes any "
+                "valid ID unless it is given --roster)"
+            )
         written = write_edition(
             args.out, root, ids, args.pages, force=args.force, salt=salt, time_limit=args.time_limit
         )
