@@ -110,6 +110,38 @@ def test_canvas_late_marker_and_resubmission_are_kept(tmp_path):
     assert ident.time_source == "file time"
 
 
+def test_a_canvas_upload_named_as_the_student_liked_is_identified_by_metadata_and_user(tmp_path):
+    """Canvas user 12349 is s005 on the roster; the metadata says s005; the uploaded part
+    ('My problems FINAL', 'Untitled') is the student's own file name, not an ID."""
+    roster = read_roster(DATA / "roster.csv")
+    _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb", "s005")
+    _notebook(tmp_path / "poecarl_12349_6789100_Untitled.ipynb", "s005")
+    _notebook(tmp_path / "poecarl_12349_6789101_Untitled-1.ipynb", "s004")  # someone else's
+    _notebook(tmp_path / "roebob_12348_6789102_s004.ipynb")  # older edition: no metadata
+    found = _identities(tmp_path, roster)
+    final = found["petrovivan_12349_6789099_My problems FINAL.ipynb"]
+    assert (final.student, final.status, final.lms_user) == ("s005", "", "12349")
+    notes = " ".join(final.notes)
+    assert "'My problems FINAL', which holds no student ID" in notes
+    assert "identified by the notebook's metadata and the roster (user 12349) as 's005'" in notes
+    assert (found["poecarl_12349_6789100_Untitled.ipynb"].student, "") == ("s005", "")
+    assert found["poecarl_12349_6789100_Untitled.ipynb"].status == ""
+    assert found["poecarl_12349_6789101_Untitled-1.ipynb"].status == ID_MISMATCH
+    bare = found["roebob_12348_6789102_s004.ipynb"]  # the roster names 12348 as s004 too
+    assert (bare.student, bare.status) == ("s004", "")
+    without_roster = _identities(tmp_path)
+    assert without_roster["petrovivan_12349_6789099_My problems FINAL.ipynb"].student == "s005"
+    alone = without_roster["roebob_12348_6789102_s004.ipynb"]  # nothing else names anyone
+    assert (alone.student, alone.status) == ("s004", "")
+    assert "the uploaded name 's004' is the ID" in " ".join(alone.notes)
+
+
+def test_a_canvas_upload_with_no_id_anywhere_is_unknown_not_invalid(tmp_path):
+    _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb")
+    (ident,) = _identities(tmp_path).values()
+    assert (ident.student, ident.status) == ("", UNKNOWN_ID)
+
+
 # --- a simulated class, graded as make grade does -------------------------------------------
 
 DUE = "2026-03-02T23:59:00-08:00"
