@@ -85,7 +85,13 @@ from lesson_lib.coursework.check import (
 )
 from lesson_lib.coursework.feedback import write_feedback
 from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, Identity, identify
-from lesson_lib.coursework.late_policy import KEEP_CHOICES, LatePolicy, apply_policy, parse_due
+from lesson_lib.coursework.late_policy import (
+    KEEP_CHOICES,
+    LatePolicy,
+    apply_policy,
+    implausible_times_warning,
+    parse_due,
+)
 from lesson_lib.coursework.lms_names import read_gradescope_export
 from lesson_lib.coursework.lookups import find_lookups, lookup_note
 from lesson_lib.coursework.manual_grading import (
@@ -1595,7 +1601,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 128 + signum
-    apply_policy(submissions, course.policy)
+    odd_times = implausible_times_warning(apply_policy(submissions, course.policy))
+    if odd_times:
+        print(odd_times, file=sys.stderr)
     if manual is not None:
         given_manual_points(submissions, manual)
     for path, write in ((args.out, write_scores), (args.details, write_details)):
