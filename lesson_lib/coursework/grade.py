@@ -1216,7 +1216,13 @@ def _add_course_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--canvas-assignment",
         default="Problem set",
-        help="the assignment's name in Canvas (default 'Problem set')",
+        help="the assignment's name in Canvas (default 'Problem set'), matched without case",
+    )
+    parser.add_argument(
+        "--canvas-new-assignment",
+        action="store_true",
+        help="write --canvas-assignment as a new column (Canvas creates a new assignment) when "
+        "the export has no such column; without it that is refused",
     )
 
 
@@ -1227,9 +1233,9 @@ def _course_options(args: argparse.Namespace) -> _Course:
     policy = LatePolicy(due, args.late_penalty_per_day, args.keep)
     read_gradescope_export(args.folder)  # a broken export stops here, not after grading
     if args.canvas_gradebook is not None:
-        from lesson_lib.coursework.canvas import read_gradebook
+        from lesson_lib.coursework.canvas import check_gradebook
 
-        read_gradebook(args.canvas_gradebook)
+        check_gradebook(args.canvas_gradebook, args.canvas_assignment, args.canvas_new_assignment)
         if args.canvas_out is None:
             args.canvas_out = args.out.parent / "canvas-import.csv"
         require_output_file(args.canvas_out, "--canvas-out")
@@ -1296,11 +1302,14 @@ def _write_canvas(submissions: Sequence[Submission], args: argparse.Namespace, r
         canvas_scores(submissions, roster),
         max((sub.max_points for sub in submissions), default=total_points()),
         args.canvas_assignment,
+        args.canvas_new_assignment,
     )
     print(
         f"wrote {args.canvas_out}: column {summary.column!r}, {summary.filled} score(s), "
         f"{len(summary.empty)} left empty"
     )
+    for warning in summary.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if summary.empty:
         shown = ", ".join(printable(s, 40) for s in summary.empty[:10])
         print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
