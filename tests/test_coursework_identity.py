@@ -164,8 +164,8 @@ def _at(path: Path, when: str) -> None:
 
 @pytest.fixture(scope="module")
 def simulated_class(tmp_path_factory):
-    """Six students handed in through Canvas's and Gradescope's names, plain problems.ipynb,
-    a resubmission, a mismatched and two unknown IDs; graded with the roster, a late policy
+    """Six students handed in through Canvas's and Gradescope's names (one under the student's
+    own file name), plain problems.ipynb, a resubmission, a mismatched and two unknown IDs; graded with the roster, a late policy
     and the Canvas gradebook export."""
     need_sandbox()
     edition = tmp_path_factory.mktemp("edition")
@@ -188,6 +188,9 @@ def simulated_class(tmp_path_factory):
     copy("s002", "doejohn_LATE_12346_6789013_s002_problems-1.ipynb", when="2026-03-04T09:00:00Z")
     copy("s003", "leeanna_12347_6789014_problems.ipynb")  # uploaded as plain problems.ipynb
     copy("s004", "problems.ipynb")  # collected by hand, renamed by the student
+    # uploaded under the student's own file name, copied with cp days after the due time;
+    # Canvas did not mark it LATE, so it is on time
+    copy("s005", "poecarl_12349_6789099_My problems FINAL.ipynb", when="2026-03-05T00:00:00Z")
     mismatch = copy("s005", "s005_problems.ipynb")
     nb = json.loads(mismatch.read_text())
     nb["metadata"]["lesson"]["student_id"] = "s006"  # someone else's notebook, renamed
@@ -227,6 +230,7 @@ def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_cla
         "doejohn_LATE_12346_6789013_s002_problems-1.ipynb": ("s002", "ran", full * 0.5),
         "leeanna_12347_6789014_problems.ipynb": ("s003", "ran", full),
         "problems.ipynb": ("s004", "ran", full),
+        "poecarl_12349_6789099_My problems FINAL.ipynb": ("s005", "ran", full),
         "s005_problems.ipynb": ("s005", ID_MISMATCH, 0),
         "problems (1).ipynb": ("problems", UNKNOWN_ID, 0),
         "s999_problems.ipynb": ("s999", ID_MISMATCH, 0),
@@ -239,12 +243,15 @@ def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_cla
     first = rows["doejohn_12346_6789010_s002_problems.ipynb"]["notes"]
     assert first.startswith("NOT COUNTED (--keep latest)")
     assert "on time" in rows["submission_301245/s006_problems.ipynb"]["notes"]
+    final = rows["poecarl_12349_6789099_My problems FINAL.ipynb"]["notes"]
+    assert "on time per Canvas's name" in final and "holds no student ID" in final
 
 
 @pytest.mark.slow
 def test_the_canvas_import_file_matches_the_gradebook_export(simulated_class):
     """The export's five identity columns and points row, one column filled by Canvas ID;
-    the mismatched s005 and the test student are left empty."""
+    the test student is left empty (s005's mismatched copy counts for nothing, his Canvas
+    upload fills his cell)."""
     _, canvas = simulated_class
     full = f"{SET_POINTS:g}"
     assert canvas == [
@@ -254,7 +261,7 @@ def test_the_canvas_import_file_matches_the_gradebook_export(simulated_class):
         ["Doe, John", "12346", "A0002", "jdoe", "Section 01", "26.5"],
         ["Lee, Anna", "12347", "A0003", "alee", "Section 02", full],
         ["Roe, Bob", "12348", "A0004", "broe", "Section 02", full],
-        ["Poe, Carl", "12349", "A0005", "cpoe", "Section 01", ""],
+        ["Poe, Carl", "12349", "A0005", "cpoe", "Section 01", full],
         ["Fox, Dana", "12350", "A0006", "dfox", "Section 02", full],
         ["Student, Test", "99999", "", "8f3c2a9e1b7d4c6a", "Section 01", ""],
     ]
