@@ -1,11 +1,19 @@
 """The Canvas import file, written from a hand-made sample of Canvas's gradebook export."""
 
+import argparse
 import csv
 from pathlib import Path
 
 import pytest
 
-from lesson_lib.coursework.canvas import assignment_column, fill_gradebook, read_gradebook
+from lesson_lib.coursework.canvas import (
+    assignment_column,
+    assignment_columns,
+    check_gradebook,
+    fill_gradebook,
+    read_gradebook,
+)
+from lesson_lib.coursework.grade import _write_canvas, main
 
 DATA = Path(__file__).parent / "data" / "lms"
 EXPORT = DATA / "canvas_gradebook_export.csv"
@@ -20,12 +28,12 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
     """Three scores by Canvas ID; the others empty; a user not in the export is reported."""
     out = tmp_path / "import.csv"
     summary = fill_gradebook(
-        EXPORT, out, {"12345": 16.0, "12347": 12.5, "12350": 3.25, "55555": 1.0}, 16.0
+        EXPORT, out, {"12345": 53.0, "12347": 12.5, "12350": 3.25, "55555": 1.0}, 53.0
     )
     assert _read(out) == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set (987654)"],
-        ["    Points Possible", "", "", "", "", "16"],
-        ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", "16"],
+        ["    Points Possible", "", "", "", "", "53"],
+        ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", "53"],
         ["Doe, John", "12346", "A0002", "jdoe", "Section 01", ""],
         ["Lee, Anna", "12347", "A0003", "alee", "Section 02", "12.5"],
         ["Roe, Bob", "12348", "A0004", "broe", "Section 02", ""],
@@ -36,15 +44,56 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
     assert summary.column == "Problem set (987654)" and summary.filled == 3
     assert summary.empty == ["Doe, John", "Roe, Bob", "Poe, Carl", "Student, Test"]
     assert summary.unmatched == ["55555"]
+    assert summary.warnings == []  # the export's 53.00 is the set's 53
 
 
-def test_the_assignment_column_is_found_by_name_or_made_new():
+def test_the_assignment_column_is_found_by_name_without_case_or_outer_spaces():
     header = read_gradebook(EXPORT)[0]
+    assert assignment_columns(header) == ["Problem set (987654)", "Lab report (987655)"]
     assert assignment_column(header, "Problem set") == "Problem set (987654)"
-    assert assignment_column(header, "Lab report (987655)") == "Lab report (987655)"
-    assert assignment_column(header, "Problem set 2") == "Problem set 2"  # a new assignment
+    assert assignment_column(header, "Problem Set") == "Problem set (987654)"
+    assert assignment_column(header, "  PROBLEM SET ") == "Problem set (987654)"
+    assert assignment_column(header, "lab report (987655)") == "Lab report (987655)"
     with pytest.raises(ValueError, match="matches 2 columns"):
         assignment_column(["Quiz (1)", "Quiz (2)"], "Quiz")
+
+
+def test_a_name_no_column_has_is_refused_unless_a_new_assignment_is_asked_for():
+    header = read_gradebook(EXPORT)[0]
+    with pytest.raises(ValueError) as refused:
+        assignment_column(header, "Problem set 2")
+    message = str(refused.value)
+    assert "canvas_assignment 'Problem set 2' is not a column of the gradebook export" in message
+    assert "'Problem set (987654)', 'Lab report (987655)'" in message
+    assert "--canvas-new-assignment" in message
+    assert assignment_column(header, " Problem set 2 ", new_assignment=True) == "Problem set 2"
+    assert check_gradebook(EXPORT, "problem set") == "Problem set (987654)"
+
+
+def test_the_grader_refuses_an_unknown_assignment_before_grading(tmp_path, capsys):
+    """Exit status 2, the export's columns named, nothing written."""
+    (tmp_path / "s001.ipynb").write_text("{}")
+    out = tmp_path / "grades.csv"
+    args = [str(tmp_path), "--out", str(out), "--no-sandbox", "--canvas-gradebook", str(EXPORT)]
+    assert main([*args, "--canvas-assignment", "Homework 1"]) == 2
+    assert "'Homework 1' is not a column of the gradebook export" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "canvas-import.csv").exists()
+
+
+def test_points_possible_that_differ_keep_canvass_and_say_both(tmp_path):
+    """The export says 50.00, the set is worth 53: the file keeps 50 and the warning names both."""
+    export = tmp_path / "export.csv"
+    lines = EXPORT.read_text().splitlines()
+    lines[1] = lines[1].replace(",53.00,", ",50.00,", 1)
+    export.write_text("\n".join(lines) + "\n")
+    summary = fill_gradebook(export, tmp_path / "out.csv", {"12345": 53.0}, 53.0)
+    assert _read(tmp_path / "out.csv")[1] == ["    Points Possible", "", "", "", "", "50"]
+    assert summary.points_possible == 50.0
+    (warning,) = summary.warnings
+    assert "Points Possible for 'Problem set (987654)' is 50" in warning
+    assert "the problem set's points are 53" in warning and "keeps Canvas's 50" in warning
+    new = fill_gradebook(export, tmp_path / "new.csv", {}, 53.0, "Problem set 2", True)
+    assert new.warnings == [] and _read(tmp_path / "new.csv")[1][-1] == "53"  # nothing to keep
 
 
 def test_an_export_without_the_identity_columns_is_refused(tmp_path):
@@ -57,5 +106,24 @@ def test_an_export_without_the_identity_columns_is_refused(tmp_path):
 def test_a_formula_in_a_name_is_written_as_text(tmp_path):
     export = tmp_path / "export.csv"
     export.write_text("Student,ID,SIS User ID,SIS Login ID,Section\n=HYPERLINK(1),7,,,S1\n")
-    fill_gradebook(export, tmp_path / "out.csv", {"7": 2.0}, 16.0)
+    fill_gradebook(export, tmp_path / "out.csv", {"7": 2.0}, 16.0, new_assignment=True)
     assert _read(tmp_path / "out.csv")[1] == ["'=HYPERLINK(1)", "7", "", "", "S1", "2"]
+
+
+def test_the_grader_prints_the_points_warning(tmp_path, capsys):
+    """The grader's Canvas step passes the summary's warnings to stderr (no submissions: the
+    set's own points, 53, against the export's 50)."""
+    export = tmp_path / "export.csv"
+    lines = EXPORT.read_text().splitlines()
+    lines[1] = lines[1].replace(",53.00,", ",50.00,", 1)
+    export.write_text("\n".join(lines) + "\n")
+    args = argparse.Namespace(
+        canvas_gradebook=export,
+        canvas_out=tmp_path / "canvas-import.csv",
+        canvas_assignment="problem set",
+        canvas_new_assignment=False,
+    )
+    _write_canvas([], args, None)
+    err = capsys.readouterr().err
+    assert "warning: the export's Points Possible for 'Problem set (987654)' is 50" in err
+    assert "the problem set's points are 53" in err

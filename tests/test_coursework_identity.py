@@ -110,6 +110,38 @@ def test_canvas_late_marker_and_resubmission_are_kept(tmp_path):
     assert ident.time_source == "file time"
 
 
+def test_a_canvas_upload_named_as_the_student_liked_is_identified_by_metadata_and_user(tmp_path):
+    """Canvas user 12349 is s005 on the roster; the metadata says s005; the uploaded part
+    ('My problems FINAL', 'Untitled') is the student's own file name, not an ID."""
+    roster = read_roster(DATA / "roster.csv")
+    _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb", "s005")
+    _notebook(tmp_path / "poecarl_12349_6789100_Untitled.ipynb", "s005")
+    _notebook(tmp_path / "poecarl_12349_6789101_Untitled-1.ipynb", "s004")  # someone else's
+    _notebook(tmp_path / "roebob_12348_6789102_s004.ipynb")  # older edition: no metadata
+    found = _identities(tmp_path, roster)
+    final = found["petrovivan_12349_6789099_My problems FINAL.ipynb"]
+    assert (final.student, final.status, final.lms_user) == ("s005", "", "12349")
+    notes = " ".join(final.notes)
+    assert "'My problems FINAL', which holds no student ID" in notes
+    assert "identified by the notebook's metadata and the roster (user 12349) as 's005'" in notes
+    assert (found["poecarl_12349_6789100_Untitled.ipynb"].student, "") == ("s005", "")
+    assert found["poecarl_12349_6789100_Untitled.ipynb"].status == ""
+    assert found["poecarl_12349_6789101_Untitled-1.ipynb"].status == ID_MISMATCH
+    bare = found["roebob_12348_6789102_s004.ipynb"]  # the roster names 12348 as s004 too
+    assert (bare.student, bare.status) == ("s004", "")
+    without_roster = _identities(tmp_path)
+    assert without_roster["petrovivan_12349_6789099_My problems FINAL.ipynb"].student == "s005"
+    alone = without_roster["roebob_12348_6789102_s004.ipynb"]  # nothing else names anyone
+    assert (alone.student, alone.status) == ("s004", "")
+    assert "the uploaded name 's004' is the ID" in " ".join(alone.notes)
+
+
+def test_a_canvas_upload_with_no_id_anywhere_is_unknown_not_invalid(tmp_path):
+    _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb")
+    (ident,) = _identities(tmp_path).values()
+    assert (ident.student, ident.status) == ("", UNKNOWN_ID)
+
+
 # --- a simulated class, graded as make grade does -------------------------------------------
 
 DUE = "2026-03-02T23:59:00-08:00"
@@ -132,8 +164,8 @@ def _at(path: Path, when: str) -> None:
 
 @pytest.fixture(scope="module")
 def simulated_class(tmp_path_factory):
-    """Six students handed in through Canvas's and Gradescope's names, plain problems.ipynb,
-    a resubmission, a mismatched and two unknown IDs; graded with the roster, a late policy
+    """Six students handed in through Canvas's and Gradescope's names (one under the student's
+    own file name), plain problems.ipynb, a resubmission, a mismatched and two unknown IDs; graded with the roster, a late policy
     and the Canvas gradebook export."""
     need_sandbox()
     edition = tmp_path_factory.mktemp("edition")
@@ -156,6 +188,9 @@ def simulated_class(tmp_path_factory):
     copy("s002", "doejohn_LATE_12346_6789013_s002_problems-1.ipynb", when="2026-03-04T09:00:00Z")
     copy("s003", "leeanna_12347_6789014_problems.ipynb")  # uploaded as plain problems.ipynb
     copy("s004", "problems.ipynb")  # collected by hand, renamed by the student
+    # uploaded under the student's own file name, copied with cp days after the due time;
+    # Canvas did not mark it LATE, so it is on time
+    copy("s005", "poecarl_12349_6789099_My problems FINAL.ipynb", when="2026-03-05T00:00:00Z")
     mismatch = copy("s005", "s005_problems.ipynb")
     nb = json.loads(mismatch.read_text())
     nb["metadata"]["lesson"]["student_id"] = "s006"  # someone else's notebook, renamed
@@ -195,6 +230,7 @@ def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_cla
         "doejohn_LATE_12346_6789013_s002_problems-1.ipynb": ("s002", "ran", full * 0.5),
         "leeanna_12347_6789014_problems.ipynb": ("s003", "ran", full),
         "problems.ipynb": ("s004", "ran", full),
+        "poecarl_12349_6789099_My problems FINAL.ipynb": ("s005", "ran", full),
         "s005_problems.ipynb": ("s005", ID_MISMATCH, 0),
         "problems (1).ipynb": ("problems", UNKNOWN_ID, 0),
         "s999_problems.ipynb": ("s999", ID_MISMATCH, 0),
@@ -207,12 +243,15 @@ def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_cla
     first = rows["doejohn_12346_6789010_s002_problems.ipynb"]["notes"]
     assert first.startswith("NOT COUNTED (--keep latest)")
     assert "on time" in rows["submission_301245/s006_problems.ipynb"]["notes"]
+    final = rows["poecarl_12349_6789099_My problems FINAL.ipynb"]["notes"]
+    assert "on time per Canvas's name" in final and "holds no student ID" in final
 
 
 @pytest.mark.slow
 def test_the_canvas_import_file_matches_the_gradebook_export(simulated_class):
     """The export's five identity columns and points row, one column filled by Canvas ID;
-    the mismatched s005 and the test student are left empty."""
+    the test student is left empty (s005's mismatched copy counts for nothing, his Canvas
+    upload fills his cell)."""
     _, canvas = simulated_class
     full = f"{SET_POINTS:g}"
     assert canvas == [
@@ -222,7 +261,7 @@ def test_the_canvas_import_file_matches_the_gradebook_export(simulated_class):
         ["Doe, John", "12346", "A0002", "jdoe", "Section 01", "26.5"],
         ["Lee, Anna", "12347", "A0003", "alee", "Section 02", full],
         ["Roe, Bob", "12348", "A0004", "broe", "Section 02", full],
-        ["Poe, Carl", "12349", "A0005", "cpoe", "Section 01", ""],
+        ["Poe, Carl", "12349", "A0005", "cpoe", "Section 01", full],
         ["Fox, Dana", "12350", "A0006", "dfox", "Section 02", full],
         ["Student, Test", "99999", "", "8f3c2a9e1b7d4c6a", "Section 01", ""],
     ]

@@ -11,6 +11,7 @@ from lesson_lib.coursework.late_policy import (
     LatePolicy,
     apply_policy,
     days_late,
+    implausible_times_warning,
     late_factor,
     parse_due,
 )
@@ -107,6 +108,40 @@ def test_a_canvas_late_marker_without_a_late_time_counts_one_day():
     unpolicied = _row("y.ipynb", 10, None, late_marker=True)
     apply_policy([unpolicied], LatePolicy())
     assert unpolicied.total == 10 and "no --due given" in " ".join(unpolicied.notes)
+
+
+def test_a_canvas_name_without_late_is_on_time_whatever_its_file_time():
+    """Copied with cp two days after the due time: Canvas did not mark it LATE, so on time."""
+    copied = _row("x_1_2_s001_problems.ipynb", 10, DUE + dt.timedelta(days=2), canvas_named=True)
+    assert apply_policy([copied], LatePolicy(DUE, 0.25)) == []
+    assert copied.total == 10
+    assert copied.notes[-1].startswith("on time per Canvas's name (no LATE marker)")
+    plain = _row("s001_problems.ipynb", 10, DUE + dt.timedelta(days=2))  # no Canvas name
+    apply_policy([plain], LatePolicy(DUE, 0.25))
+    assert plain.total == pytest.approx(5.0)  # 2 started days x 0.25 off: 10 x 0.5
+
+
+def test_a_late_file_whose_time_cannot_be_the_hand_in_is_noted_and_counted_for_the_warning():
+    """LATE with a file time after the run started (30 h after due: 2 days, 10 x 0.5 = 5),
+    LATE before --due (1 day: 10 x 0.75 = 7.5), LATE 25 h after due and before the run (kept,
+    not flagged: 2 days)."""
+    started = DUE + dt.timedelta(hours=26)
+    policy = LatePolicy(DUE, 0.25, run_started=started)
+    future = _row("a_LATE_1_2_s001_problems.ipynb", 10, DUE + dt.timedelta(hours=30),
+                  canvas_named=True, late_marker=True)  # fmt: skip
+    early = _row("b_LATE_1_3_s002_problems.ipynb", 10, DUE - dt.timedelta(hours=1),
+                 student="s002", canvas_named=True, late_marker=True)  # fmt: skip
+    fine = _row("c_LATE_1_4_s003_problems.ipynb", 10, DUE + dt.timedelta(hours=25),
+                student="s003", canvas_named=True, late_marker=True)  # fmt: skip
+    odd = apply_policy([future, early, fine], policy)
+    assert odd == [future.file, early.file]
+    assert (future.total, early.total, fine.total) == (5.0, 7.5, 5.0)
+    assert "after this grading run started" in future.notes[-1]
+    assert "before --due although Canvas marked it LATE" in early.notes[-1]
+    assert "not when it was handed in" not in fine.notes[-1]
+    warning = implausible_times_warning(odd)
+    assert warning.startswith("warning: 2 file(s) Canvas marked LATE")
+    assert future.file in warning and implausible_times_warning([]) == ""
 
 
 def test_rows_not_graded_for_their_identity_are_left_alone():

@@ -5,7 +5,10 @@ Canvas imports a gradebook CSV whose first columns identify the student,
 whose other columns are assignments, named as in the export
 (``Problem set (123456)``, the number being Canvas's assignment id; a new
 name makes a new assignment). A second row ``Points Possible`` may give each
-column's points. Instructure's guide: "How do I import grades in the
+column's points; Canvas's importer reads that row and sets each imported
+assignment's points possible from it (``check_for_non_student_row`` and
+``process_pp`` in ``lib/gradebook_importer.rb``,
+https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb). Instructure's guide: "How do I import grades in the
 Gradebook?",
 https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook
 (formerly https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807);
@@ -19,12 +22,26 @@ and one assignment column: the student's total from the grader, found by the
 Canvas user id (``ID``), which Canvas's download names carry, or through the
 roster. A student with no counted, graded submission gets an empty cell,
 which Canvas's import leaves as it is, and is listed in the summary.
+
+The assignment is found by its name, without regard to case or surrounding
+spaces, among the export's assignment columns ``<name> (<id>)``
+(:func:`assignment_column`). A name no column has is refused, naming the
+columns there are, unless a new assignment is asked for
+(``new_assignment=True``, the grader's ``--canvas-new-assignment``): a typo
+would otherwise make Canvas create a second assignment. When the export's
+``Points Possible`` for the column differs from the set's points, the file
+keeps the export's value, so the import does not change the assignment's
+points in Canvas behind your back, and the summary warns with both numbers:
+the scores are out of the set's points, so change the assignment's points in
+Canvas, or expect the scores to read as out of Canvas's.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +55,8 @@ IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "Points Possible"
 #: Largest gradebook export read, bytes.
 MAX_GRADEBOOK_BYTES = 32 * 2**20
+#: How Canvas names an assignment's column in its export: ``<name> (<assignment id>)``.
+_ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s*\((?P<id>\d{1,20})\)$")
 
 
 @dataclass
@@ -54,12 +73,18 @@ class GradebookSummary:
         Students (``Student`` cell) left empty: no counted, graded submission.
     unmatched : list of str
         Canvas user ids with a score that are not in the export.
+    points_possible : float
+        The points written in the ``Points Possible`` row.
+    warnings : list of str
+        What the instructor must know before importing (points that differ).
     """
 
     column: str
     filled: int = 0
     empty: list[str] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
+    points_possible: float = 0.0
+    warnings: list[str] = field(default_factory=list)
 
 
 def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -96,38 +121,103 @@ def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
     return header, rows[1:]
 
 
-def assignment_column(header: list[str], assignment: str) -> str:
-    """The export's column for ``assignment``: its exact name, or ``<name> (<id>)``; else new.
+def assignment_columns(header: list[str]) -> list[str]:
+    """The export's assignment columns, ``<name> (<id>)``, in its order.
+
+    Parameters
+    ----------
+    header : list of str
+        The export's header.
+
+    Returns
+    -------
+    list of str
+    """
+    return [h for h in header if h not in IDENTITY_COLUMNS and _ASSIGNMENT.match(h)]
+
+
+def assignment_column(header: list[str], assignment: str, new_assignment: bool = False) -> str:
+    """The export's column for ``assignment``, matched without regard to case or outer spaces.
 
     Parameters
     ----------
     header : list of str
         The export's header.
     assignment : str
-        The assignment's name in Canvas (``Problem set``), or the column's full name.
+        The assignment's name in Canvas (``Problem set``), or the column's full
+        name (``Problem set (987654)``).
+    new_assignment : bool, default False
+        True: a name no column has is written as a new column, which Canvas
+        imports as a new assignment.
 
     Returns
     -------
     str
-        The column name to write (``assignment`` itself when no column matches,
-        which Canvas imports as a new assignment).
+        The export's column name as it stands, or ``assignment`` (stripped) for
+        a new assignment.
 
     Raises
     ------
     ValueError
-        If two columns match the name.
+        If two columns match, or none does and ``new_assignment`` is False.
     """
     wanted = assignment.strip()
-    exact = [h for h in header if h == wanted]
+    key = wanted.casefold()
+    columns = assignment_columns(header)
+    exact = [h for h in columns if h.strip().casefold() == key]
     if exact:
         return exact[0]
-    found = [h for h in header if h.startswith(f"{wanted} (") and h.endswith(")")]
+    found = [h for h in columns if _ASSIGNMENT.match(h)["name"].strip().casefold() == key]
     if len(found) > 1:
         raise ValueError(
             f"canvas_assignment {wanted!r} matches {len(found)} columns ({found}): give the "
             "full column name"
         )
-    return found[0] if found else wanted
+    if found:
+        return found[0]
+    if new_assignment:
+        return wanted
+    shown = ", ".join(repr(c) for c in columns[:20]) or "none"
+    raise ValueError(
+        f"canvas_assignment {wanted!r} is not a column of the gradebook export (its assignment "
+        f"columns: {shown}); give one of them, or pass --canvas-new-assignment to make Canvas "
+        "create a new assignment"
+    )
+
+
+def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -> str:
+    """Read the export and find the assignment's column, before anything is graded.
+
+    Parameters
+    ----------
+    path : Path
+        The gradebook CSV exported from Canvas.
+    assignment : str
+        The assignment's name (see :func:`assignment_column`).
+    new_assignment : bool, default False
+        Whether a name no column has makes a new assignment.
+
+    Returns
+    -------
+    str
+        The column that will be written.
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_gradebook` and :func:`assignment_column` do.
+    """
+    header, _ = read_gradebook(path)
+    return assignment_column(header, assignment, new_assignment)
+
+
+def _points(text: str) -> float | None:
+    """A ``Points Possible`` cell as a number (``50.00``), or None (empty, ``(read only)``)."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _cell(text: object) -> str:
@@ -142,6 +232,7 @@ def fill_gradebook(
     scores: Mapping[str, float],
     points_possible: float,
     assignment: str = "Problem set",
+    new_assignment: bool = False,
 ) -> GradebookSummary:
     """Write Canvas's import CSV from its export, with one assignment column filled.
 
@@ -158,6 +249,8 @@ def fill_gradebook(
         The assignment's points, for the ``Points Possible`` row.
     assignment : str, default "Problem set"
         The assignment's name (see :func:`assignment_column`).
+    new_assignment : bool, default False
+        Whether a name no column has makes a new assignment.
 
     Returns
     -------
@@ -166,20 +259,33 @@ def fill_gradebook(
     Raises
     ------
     ValueError
-        If the export lacks a required column, or ``out`` is not a new path or
-        regular file.
+        If the export lacks a required column, the assignment is not one of its
+        columns (and ``new_assignment`` is False), or ``out`` is not a new path
+        or regular file.
     """
     header, rows = read_gradebook(exported)
-    column = assignment_column(header, assignment)
+    column = assignment_column(header, assignment, new_assignment)
     index = {name: header.index(name) for name in IDENTITY_COLUMNS}
-    summary = GradebookSummary(column)
+    summary = GradebookSummary(column, points_possible=points_possible)
+    at = header.index(column) if column in header else None
     out_rows: list[list[str]] = []
     seen: set[str] = set()
     for row in rows:
         ident = [row[index[c]].strip() if index[c] < len(row) else "" for c in IDENTITY_COLUMNS]
         student, canvas_id = ident[0], ident[1]
         if student.strip().startswith(POINTS_POSSIBLE):
-            out_rows.append([POINTS_POSSIBLE.rjust(19), "", "", "", "", f"{points_possible:g}"])
+            theirs = _points(row[at]) if at is not None and at < len(row) else None
+            if theirs is not None and not math.isclose(theirs, points_possible):
+                summary.points_possible = theirs
+                summary.warnings.append(
+                    f"the export's Points Possible for {column!r} is {theirs:g}, the problem "
+                    f"set's points are {points_possible:g}: the import file keeps Canvas's "
+                    f"{theirs:g} (an import would set the assignment's points to the file's), "
+                    f"so the scores, out of {points_possible:g}, read as out of {theirs:g} "
+                    f"until you set the assignment's points in Canvas to {points_possible:g}"
+                )
+            shown = f"{summary.points_possible:g}"
+            out_rows.append([POINTS_POSSIBLE.rjust(19), "", "", "", "", shown])
             continue
         if not canvas_id:
             continue  # Canvas's other header rows (posting policy, "read only")

@@ -88,7 +88,13 @@ from lesson_lib.coursework.check import (
 )
 from lesson_lib.coursework.feedback import write_feedback
 from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, Identity, identify
-from lesson_lib.coursework.late_policy import KEEP_CHOICES, LatePolicy, apply_policy, parse_due
+from lesson_lib.coursework.late_policy import (
+    KEEP_CHOICES,
+    LatePolicy,
+    apply_policy,
+    implausible_times_warning,
+    parse_due,
+)
 from lesson_lib.coursework.lms_names import read_gradescope_export
 from lesson_lib.coursework.lookups import find_lookups, lookup_note
 from lesson_lib.coursework.manual_grading import (
@@ -1235,7 +1241,13 @@ def _add_course_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--canvas-assignment",
         default="Problem set",
-        help="the assignment's name in Canvas (default 'Problem set')",
+        help="the assignment's name in Canvas (default 'Problem set'), matched without case",
+    )
+    parser.add_argument(
+        "--canvas-new-assignment",
+        action="store_true",
+        help="write --canvas-assignment as a new column (Canvas creates a new assignment) when "
+        "the export has no such column; without it that is refused",
     )
 
 
@@ -1289,9 +1301,9 @@ def _course_options(args: argparse.Namespace, salt_file: Path | None = None) -> 
     policy = LatePolicy(due, args.late_penalty_per_day, args.keep)
     read_gradescope_export(args.folder)  # a broken export stops here, not after grading
     if args.canvas_gradebook is not None:
-        from lesson_lib.coursework.canvas import read_gradebook
+        from lesson_lib.coursework.canvas import check_gradebook
 
-        read_gradebook(args.canvas_gradebook)
+        check_gradebook(args.canvas_gradebook, args.canvas_assignment, args.canvas_new_assignment)
         if args.canvas_out is None:
             args.canvas_out = args.out.parent / "canvas-import.csv"
         require_output_file(args.canvas_out, "--canvas-out")
@@ -1447,11 +1459,14 @@ def _write_canvas(found: Sequence[Entry], args: argparse.Namespace, roster) -> N
         canvas_scores(table, users),
         max((float(row["max"]) for row in table), default=total_points()),
         args.canvas_assignment,
+        args.canvas_new_assignment,
     )
     print(
         f"wrote {args.canvas_out}: column {summary.column!r}, {summary.filled} score(s), "
         f"{len(summary.empty)} left empty"
     )
+    for warning in summary.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if summary.empty:
         shown = "; ".join(printable(s, 40) for s in summary.empty[:10])
         print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
@@ -1767,7 +1782,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 128 + signum
-    apply_policy(submissions, course.policy)
+    odd_times = implausible_times_warning(apply_policy(submissions, course.policy))
+    if odd_times:
+        print(odd_times, file=sys.stderr)
     if manual is not None:
         given_manual_points(submissions, manual)
     for path, write in ((args.out, write_scores), (args.details, write_details)):

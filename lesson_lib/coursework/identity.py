@@ -17,7 +17,13 @@ whichever are there:
   ID``, nothing scored, never the book's own variant.
 
 A name that is not a valid ID (a Cyrillic letter, a formula) is left to the
-grader's own ``invalid ID`` check, unchanged. It also says when the
+grader's own ``invalid ID`` check, unchanged, except in a Canvas name with a
+user id: there the uploaded part is whatever the student called the file
+(``Untitled``, ``My problems FINAL``), so it names the student only in the
+edition's form ``<ID>_problems``; otherwise the metadata and the roster's
+user decide, as for a plain ``problems.ipynb``, and a bare valid ID
+(``..._s001.ipynb``) counts only when neither names anyone. The notes say
+which. It also says when the
 submission was handed in (``Identity.submitted_at``): Gradescope's
 ``created_at``, else the file's modification time; Canvas's ``LATE`` marker
 is kept beside it (:mod:`~lesson_lib.coursework.late_policy`).
@@ -69,6 +75,9 @@ class Identity:
         Where ``submitted_at`` comes from ("Gradescope created_at", "file time").
     late_marker : bool
         True when Canvas marked the file ``LATE``.
+    canvas_named : bool
+        True when the file has a Canvas download name, so Canvas's ``LATE``
+        marker, not the file time, says whether it was late.
     resubmission : int
         Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
     """
@@ -80,6 +89,7 @@ class Identity:
     submitted_at: dt.datetime | None = None
     time_source: str = ""
     late_marker: bool = False
+    canvas_named: bool = False
     resubmission: int = 0
 
 
@@ -92,6 +102,35 @@ def _valid(raw: str | None) -> tuple[str | None, bool]:
     except (TypeError, ValueError):
         return None, False
     return sid, sid is not None
+
+
+def _canvas_upload_claim(
+    raw: str, names_set: bool, ident: Identity
+) -> tuple[str | None, str | None]:
+    """What the uploaded part of a Canvas name (a known Canvas user) says: (claim, fallback).
+
+    ``<ID>_problems`` with a valid ID is a claim, as outside Canvas. Any other
+    uploaded name is what the student called the file (``Untitled``, ``My
+    problems FINAL``): not a claim, so the metadata and the roster's user decide;
+    a bare valid ID (``s001``) is the fallback when neither names anyone.
+    """
+    if raw is None:  # plain problems.ipynb: no ID in the name, as outside Canvas
+        return None, None
+    sid, ok = _valid(raw)
+    if names_set and ok and sid is not None:
+        return raw, None
+    shown = printable(ascii(raw)[1:-1], 60)
+    if ok and sid is not None:
+        ident.notes.append(
+            f"uploaded as {shown!r}: the name is not read as an ID while the "
+            "notebook's metadata or the roster's user names one"
+        )
+        return None, sid
+    ident.notes.append(
+        f"uploaded as {shown!r}, which holds no student ID: the ID is taken from "
+        "the notebook's metadata and the roster's user"
+    )
+    return None, None
 
 
 def _file_time(entry: Entry) -> dt.datetime | None:
@@ -141,6 +180,7 @@ def identify(
     if canvas is not None:
         file_stem = canvas.original
         ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
+        ident.canvas_named = True
         ident.resubmission = canvas.resubmission
         if canvas.user_id:
             users.append(canvas.user_id)
@@ -154,7 +194,10 @@ def identify(
         if record.names:
             who = ", ".join(printable(n, 60) for n in record.names[:3])
             ident.notes.append(f"Gradescope submission of {who}")
-    file_raw, _ = id_in_file_stem(file_stem)
+    file_raw, names_set = id_in_file_stem(file_stem)
+    fallback: str | None = None  # a bare uploaded name, used only when nothing else names one
+    if canvas is not None and canvas.user_id:
+        file_raw, fallback = _canvas_upload_claim(file_raw, names_set, ident)
     folder_raw = None if gradescope_folder or not in_folder else entry.stem
     claims: list[tuple[str, str]] = []
     for where, raw in (("the folder name", folder_raw), ("the file name", file_raw)):
@@ -179,6 +222,11 @@ def identify(
         ident.submitted_at, ident.time_source = record.created_at, "Gradescope created_at"
     else:
         ident.submitted_at, ident.time_source = _file_time(entry), "file time"
+    if not claims and fallback is not None:
+        claims.append(("the uploaded file name", fallback))
+        ident.notes.append(
+            f"no other source names the student: the uploaded name {fallback!r} is the ID"
+        )
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
@@ -205,4 +253,7 @@ def identify(
         ident.lms_user = ident.lms_user or entry_on_roster.lms_user_id
     if meta is not None and len(claims) == 1:
         ident.notes.append(f"identified by the notebook's metadata as {meta!r}")
+    elif canvas is not None and file_raw is None and len(claims) > 1:
+        sources = " and ".join(where for where, _ in claims)
+        ident.notes.append(f"identified by {sources} as {ident.student!r}")
     return ident

@@ -9,8 +9,14 @@ touches (the notes column of ``grades.csv``):
   modification time (when it was written on this disk, unless the unzip kept
   the archive's times). It is late by every started day after the due time:
   1 second to 24 hours late is 1 day. Canvas names carry no time, only a
-  ``LATE`` marker; a file Canvas marked ``LATE`` whose time is not after
-  ``--due`` counts as 1 day late, and its note says so.
+  ``LATE`` marker, which Canvas writes when it counts the submission late
+  (:mod:`~lesson_lib.coursework.lms_names`). So a Canvas-named file without
+  ``LATE`` is on time whatever its file time (a plain ``cp`` or an unzip
+  sets that to when it was copied), and its note says so. A file Canvas
+  marked ``LATE`` is late by its file time when that is after ``--due``,
+  else 1 day. A ``LATE`` file whose time is after the grading run started,
+  or before ``--due``, has a time that is not when it was handed in: its
+  note says so, and the grader warns once, with how many files it found.
 * ``--late-penalty-per-day 0.1``: each day late takes that fraction of the
   score off, down to nothing: 2 days at 0.1 leave 0.8 of it. The problem
   columns keep the points as graded; ``total`` is after the penalty.
@@ -26,7 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 #: The ``--keep`` choices.
@@ -47,6 +53,10 @@ class LatePolicy:
         Fraction of the score taken off per started day late, 0 to 1.
     keep : str or None
         ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
+    run_started : datetime, optional
+        When the grading run started (aware; default: when the policy is
+        made, which the grader does before grading); a file time after it is
+        not when the file was handed in.
 
     Raises
     ------
@@ -58,6 +68,7 @@ class LatePolicy:
     due: dt.datetime | None = None
     penalty_per_day: float = 0.0
     keep: str | None = None
+    run_started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC), compare=False)
 
     def __post_init__(self) -> None:
         if self.due is not None and self.due.tzinfo is None:
@@ -165,27 +176,72 @@ def _stamp(when: dt.datetime | None) -> str:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%SZ") if when else "unknown"
 
 
-def _apply_lateness(sub: Graded, policy: LatePolicy) -> None:
+def _apply_lateness(sub: Graded, policy: LatePolicy) -> bool:
+    """Set ``sub``'s late factor and note; True when its file time cannot be its hand-in time."""
     ident = sub.identity
     if ident is None:
-        return
-    days = days_late(ident.submitted_at, policy.due)
-    why = ""
-    if ident.late_marker and days == 0 and policy.due is not None:
-        days, why = 1, "Canvas marked it LATE and its time is not after --due: counted as 1 day"
+        return False
     if policy.due is None:
         if ident.late_marker:
             sub.notes.append("Canvas marked it LATE; no --due given, no penalty")
-        return
+        return False
     when = f"handed in {_stamp(ident.submitted_at)} ({ident.time_source or 'no time'})"
+    due = f"due {_stamp(policy.due)}"
+    if ident.canvas_named and not ident.late_marker:
+        sub.notes.append(
+            f"on time per Canvas's name (no LATE marker), {due}; its file time "
+            f"{_stamp(ident.submitted_at)} is when it was copied or unzipped, not used"
+        )
+        return False
+    days = days_late(ident.submitted_at, policy.due)
+    why = ""
+    odd = ""
+    if ident.late_marker and ident.submitted_at is not None:
+        if ident.submitted_at > policy.run_started:
+            odd = (
+                f"its file time is after this grading run started ({_stamp(policy.run_started)}), "
+                "so it is not when it was handed in"
+            )
+        elif ident.submitted_at < policy.due:
+            odd = (
+                "its file time is before --due although Canvas marked it LATE, so it is not "
+                "when it was handed in"
+            )
+    if ident.late_marker and days == 0:
+        days, why = 1, "Canvas marked it LATE and its time is not after --due: counted as 1 day"
     if days == 0:
-        sub.notes.append(f"on time: {when}, due {_stamp(policy.due)}")
-        return
+        sub.notes.append(f"on time: {when}, {due}")
+        return False
     sub.late_factor = late_factor(days, policy.penalty_per_day)
     sub.notes.append(
-        f"LATE {days} day(s): {when}, due {_stamp(policy.due)}"
+        f"LATE {days} day(s): {when}, {due}"
         + (f"; {why}" if why else "")
+        + (f"; {odd}" if odd else "")
         + f"; total x {sub.late_factor:g} (--late-penalty-per-day {policy.penalty_per_day:g})"
+    )
+    return bool(odd)
+
+
+def implausible_times_warning(files: Sequence[str]) -> str:
+    """The run's one warning for the LATE files whose file time cannot be their hand-in time.
+
+    Parameters
+    ----------
+    files : sequence of str
+        Those files (:func:`apply_policy` returns them).
+
+    Returns
+    -------
+    str
+        "" when there are none.
+    """
+    if not files:
+        return ""
+    shown = ", ".join(files[:5]) + (", ..." if len(files) > 5 else "")
+    return (
+        f"warning: {len(files)} file(s) Canvas marked LATE have a file time after this run "
+        f"started or before --due ({shown}): that time is not when they were handed in, so "
+        "their days late rest on the LATE marker alone (see their notes)"
     )
 
 
@@ -196,7 +252,7 @@ def _order_key(sub: Graded) -> tuple:
     return (stamp, ident.resubmission if ident is not None else 0, sub.file)
 
 
-def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> None:
+def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]:
     """Apply the late penalty and the ``--keep`` choice to graded rows, noting both in each.
 
     Parameters
@@ -206,12 +262,17 @@ def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> None:
         ``late_factor``, ``counted`` and ``notes`` are set.
     policy : LatePolicy
         The stated policy.
+
+    Returns
+    -------
+    list of str
+        The files marked LATE whose file time cannot be when they were handed
+        in (see the module), for :func:`implausible_times_warning`.
     """
     graded = [s for s in submissions if s.status not in _NOT_GRADED]
-    for sub in graded:
-        _apply_lateness(sub, policy)
+    implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]
     if policy.keep is None:
-        return
+        return implausible
     groups: dict[str, list[Graded]] = {}
     for sub in graded:
         groups.setdefault(sub.student.casefold(), []).append(sub)
@@ -234,3 +295,4 @@ def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> None:
                 sub.notes.insert(
                     0, f"NOT COUNTED (--keep {policy.keep}): {chosen.file} counts for this ID"
                 )
+    return implausible
