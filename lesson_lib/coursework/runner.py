@@ -126,12 +126,13 @@ _GRACE_S = 0.5
 #: for stopping the cell and the extraction cell together.
 AFTER_TIMEOUT_S = 30
 #: Most seconds spent waiting for a timed-out cell to be reported over (its kernel's
-#: "idle"), interrupting it again each :data:`_ROUND_S`, before the answers are asked for.
+#: "idle"), interrupting it again each ``_ROUND_S``, before the answers are asked for.
 SETTLE_S = 10.0
 #: Seconds the kernel gets to report the interrupted cell over before it is interrupted
-#: again. An interrupt that reached the main thread ends ``time.sleep`` and prints the
-#: traceback in well under a second on a busy two-CPU machine; a second interrupt sent
-#: while the kernel is still in its own code after the cell would land there.
+#: again: four times the longest wait seen once the interrupt had reached the main thread
+#: (0.48 s, 80 runs of the fork-and-sleep cell on the two-CPU build machine at a load
+#: average of 100 to 150). Much shorter, a second interrupt could reach the kernel while
+#: it is still in its own code after the cell, and land there.
 _ROUND_S = 2.0
 
 
@@ -278,7 +279,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     is killed with the group stopped (:func:`clear_kernel_group`), so a fork
     bomb cannot outrun it. The kernel is then continued, and until it reports
     the cell over (:func:`cell_reported_over`, for at most ``settle``
-    seconds) its main thread is interrupted again each :data:`_ROUND_S`
+    seconds) its main thread is interrupted again each ``_ROUND_S``
     (:func:`interrupt_main_thread`: on a busy machine the group's SIGINT can
     reach a thread that is not the main one, and the cell then sleeps on) and
     the group cleared again. Processes that left the group (``setsid``) are
