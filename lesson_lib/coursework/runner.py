@@ -131,7 +131,7 @@ SETTLE_S = 10.0
 #: Seconds the kernel gets to report the interrupted cell over before it is interrupted
 #: again: four times the longest wait seen once the interrupt had reached the main thread
 #: (0.48 s, 80 runs of the fork-and-sleep cell on the two-CPU build machine at a load
-#: average of 100 to 150). Much shorter, a second interrupt could reach the kernel while
+#: average of about 100). Much shorter, a second interrupt could reach the kernel while
 #: it is still in its own code after the cell, and land there.
 _ROUND_S = 2.0
 
