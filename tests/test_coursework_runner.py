@@ -13,7 +13,11 @@ from sandbox_support import need_sandbox
 
 from lesson_lib.coursework.grade import grade_notebook
 from lesson_lib.coursework.problems import reference
-from lesson_lib.coursework.runner import clear_kernel_group, group_members
+from lesson_lib.coursework.runner import (
+    clear_kernel_group,
+    group_members,
+    interrupt_main_thread,
+)
 
 #: A session leader (standing in for the kernel) with three children that never end.
 LEADER = """
@@ -71,6 +75,49 @@ def test_clearing_kills_the_children_and_leaves_the_kernel_stopped(leader):
     assert group_members(proc.pid) == [proc.pid]  # the dead children are not listed
     os.kill(proc.pid, signal.SIGCONT)
     assert proc.poll() is None
+
+
+#: A process like a kernel: threads waiting in system calls, the main thread asleep in one
+#: long ``time.sleep`` with Python's SIGINT handler (KeyboardInterrupt) installed.
+SLEEPER = """
+import os, threading, time
+r, w = os.pipe()
+for _ in range(12):
+    threading.Thread(target=os.read, args=(r, 1), daemon=True).start()
+print("ready", flush=True)
+try:
+    time.sleep(1000)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread():
+    """SIGINT sent while the process is stopped ends the main thread's sleep once continued.
+
+    This is the kernel's state when the runner interrupts it again after
+    clearing its group (stopped, then continued). A SIGINT sent to the
+    process then goes to whichever of its 13 threads takes it first; taken by
+    another thread, it only sets Python's flag, and the main thread sleeps on
+    (with ``os.kill`` instead of :func:`interrupt_main_thread`, 15 of 20 such
+    processes slept on, and this test fails). Sent to the main thread, it
+    always ends the sleep: five processes in a row are all interrupted.
+    """
+    for _ in range(5):
+        proc = subprocess.Popen([sys.executable, "-c", SLEEPER], stdout=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout.readline().strip() == "ready"
+            os.kill(proc.pid, signal.SIGSTOP)
+            interrupt_main_thread(proc.pid)
+            os.kill(proc.pid, signal.SIGCONT)
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            out = "asleep after 30 s"
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+        assert out.strip() == "interrupted"
 
 
 @pytest.mark.slow
@@ -131,6 +178,22 @@ def test_the_cells_time_limit_starts_once_the_kernel_is_ready(tmp_path, monkeypa
     assert record["raised"] == 0
 
 
+#: The answer printed by the extraction cell when ``answer_q1 = float('54.0')`` ran.
+ANSWER_54 = {
+    "answers": {
+        "answer_q1": {
+            "kind": "number",
+            "value": 54.0,
+            "shown": "54.0",
+            "why": "",
+            "type_name": "",
+            "count": -1,
+        }
+    },
+    "student": "s301",
+}
+
+
 @pytest.mark.slow
 def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monkeypatch):
     """The answers printed after a time-out reach the runner, however fast it moves on.
@@ -141,7 +204,8 @@ def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monke
     answers are lost whenever the timed-out cell's reader gets them first:
     now and then on a busy machine, and almost every time when the runner
     kills the cell's processes at once (a grace of 0.02 s instead of 0.5 s,
-    as here).
+    as here). The answers also need the interrupt to end the cell: the
+    next two tests force the ways it could not.
     Run in this process, without the sandbox, to reach the runner's timing.
     """
     import lesson_lib.coursework.runner as runner
@@ -157,19 +221,74 @@ def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monke
         record = runner.execute(sources, tmp_path, timeout=5)
         assert record["status"] == "timed out"
         assert record["cleared"] == 3
-        assert record["payload"] == {
-            "answers": {
-                "answer_q1": {
-                    "kind": "number",
-                    "value": 54.0,
-                    "shown": "54.0",
-                    "why": "",
-                    "type_name": "",
-                    "count": -1,
-                }
-            },
-            "student": "s301",
-        }
+        assert record["payload"] == ANSWER_54
+
+
+#: A cell whose kernel is stopped when its time limit (2 s here) comes: 40 threads wait in
+#: ``os.read`` beside the main thread's sleep, and a child it forks stops the kernel after
+#: 1 s (the child is killed when the runner clears the group).
+STOPPED_AT_THE_LIMIT = """
+import os, signal, threading, time
+r, w = os.pipe()
+for _ in range(40):
+    threading.Thread(target=os.read, args=(r, 1), daemon=True).start()
+kernel = os.getpid()
+if os.fork() == 0:
+    time.sleep(1)
+    os.kill(kernel, signal.SIGSTOP)
+    while True:
+        time.sleep(1)
+time.sleep(1000)
+"""
+
+
+@pytest.mark.slow
+def test_the_answers_are_read_when_the_interrupt_reaches_a_stopped_kernel(tmp_path, monkeypatch):
+    """A kernel that does not run between the interrupt and the clearing still gives its answers.
+
+    On a busy machine the kernel may not get the CPU between the runner's
+    interrupt and the stop of its group; here the cell forces that, its
+    kernel stopped from 1 s before the limit. The group's SIGINT is then taken
+    by any of the kernel's threads once it is continued, and only one of 42
+    is the main thread, whose sleep it must end. With the group's SIGINT sent
+    twice and no wait for the cell's end (before :func:`interrupt_main_thread`
+    and the wait), 5 of 8 such runs lost the answers (payload None, the
+    extraction cell timed out behind the sleeping cell); the three runs here
+    all pass only if every one is read.
+    """
+    import lesson_lib.coursework.runner as runner
+
+    monkeypatch.setattr(runner, "_GRACE_S", 0.02)
+    sources = ['STUDENT = "s301"', "answer_q1 = float('54.0')", STOPPED_AT_THE_LIMIT]
+    for _ in range(3):
+        record = runner.execute(sources, tmp_path, timeout=3)
+        assert record["status"] == "timed out"
+        assert record["stopped_at"] == 2
+        assert record["payload"] == ANSWER_54
+
+
+@pytest.mark.slow
+def test_a_cell_that_catches_two_interrupts_is_interrupted_until_it_ends(tmp_path, monkeypatch):
+    """The runner interrupts again each round until the kernel reports the cell over.
+
+    The cell catches the first two KeyboardInterrupts and sleeps on; the
+    third ends it. The group's interrupt is the first, the main thread's
+    interrupts after a round of :data:`~lesson_lib.coursework.runner._ROUND_S`
+    without the cell's end are the second and the third, so the answers are
+    read (with two interrupts in all, as before the wait, they were not).
+    """
+    import lesson_lib.coursework.runner as runner
+
+    monkeypatch.setattr(runner, "_GRACE_S", 0.02)
+    stubborn = (
+        "import time\ntry:\n    time.sleep(1000)\nexcept KeyboardInterrupt:\n"
+        "    try:\n        time.sleep(1000)\n    except KeyboardInterrupt:\n"
+        "        time.sleep(1000)"
+    )
+    sources = ['STUDENT = "s301"', "answer_q1 = float('54.0')", stubborn]
+    record = runner.execute(sources, tmp_path, timeout=3)
+    assert record["status"] == "timed out"
+    assert record["payload"] == ANSWER_54
 
 
 REACH_PARENT = r'''
