@@ -14,7 +14,7 @@ import pytest
 
 from lesson_lib.coursework.check import check
 from lesson_lib.coursework.grade import Submission
-from lesson_lib.coursework.gradescope import build_zip, results_json
+from lesson_lib.coursework.gradescope import PYTHON_REQUEST, build_zip, results_json
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.student_edition import write_edition
 
@@ -38,8 +38,32 @@ def test_the_zip_holds_both_scripts_at_its_root_and_the_pinned_package(autograde
     assert not any("__pycache__" in n for n in names)
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     assert "-e ." not in requirements and "nbclient==" in requirements
-    assert "bubblewrap" in setup and "--python 3.11" in setup
+    assert "bubblewrap" in setup and '--python ">=3.11.5,<3.12"' in setup
+    assert "venv --clear" in setup  # setup.sh can run again over an earlier venv
     assert config == {"visibility": "after_due_date", "timeout": 120.0, "require_sandbox": False}
+
+
+def test_the_python_setup_sh_asks_for_installs_every_pin():
+    """Every package pinned (installed here from requirements.txt) accepts 3.11.5, the
+    lowest Python setup.sh takes; soupsieve 4.1.3 declares Requires-Python >=3.11.5, so
+    3.11.4 (and Debian 12's 3.11.2, Ubuntu 22.04's 3.10) must be refused."""
+    from importlib.metadata import distributions
+
+    from packaging.specifiers import SpecifierSet
+
+    accepted = SpecifierSet(PYTHON_REQUEST)
+    assert "3.11.5" in accepted and "3.11.4" not in accepted and "3.12.0" not in accepted
+    pinned = {
+        line.split("==")[0].strip().lower()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if "==" in line
+    }
+    for dist in distributions():
+        needs = dist.metadata.get("Requires-Python")
+        if needs and dist.metadata["Name"].lower().replace("_", "-") in pinned:
+            assert "3.11.5" in SpecifierSet(needs), (dist.metadata["Name"], needs)
+    soupsieve = next(d for d in distributions() if d.metadata["Name"] == "soupsieve")
+    assert "3.11.4" not in SpecifierSet(soupsieve.metadata["Requires-Python"])
 
 
 def test_bad_settings_are_refused(tmp_path):

@@ -14,8 +14,10 @@ https://gradescope-autograders.readthedocs.io/en/latest/specs/.
 :func:`build_zip` packs the lesson's pinned environment (``requirements.txt``
 without the editable line), the ``lesson_lib`` source, the two scripts, a
 ``config.json`` (visibility, time limit) and optionally the roster. Its
-``setup.sh`` installs bubblewrap and Python 3.11 (with uv, at the version
-the ``Makefile`` pins) and the pinned packages into ``/autograder/venv``.
+``setup.sh`` installs bubblewrap, uv (at the version the ``Makefile``
+pins), a Python that fits :data:`PYTHON_REQUEST` and the pinned packages
+into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs both scripts
+in a clean Debian root, as Gradescope would.
 
 :func:`run` is what ``run_autograder`` calls: it finds the problem set in
 the submission, identifies it (:func:`~lesson_lib.coursework.identity.identify`:
@@ -65,6 +67,9 @@ from lesson_lib.model._safe_io import printable, require_output_file
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 #: The uv release ``setup.sh`` installs (the one the Makefile pins).
 UV_VERSION = "0.13.9"
+#: The Pythons ``setup.sh`` accepts: 3.11 at the lowest patch release every pin installs on
+#: (soupsieve 4.1.3 requires 3.11.5, so Debian 12's 3.11.2 is refused as well).
+PYTHON_REQUEST = ">=3.11.5,<3.12"
 #: Root of the autograder inside Gradescope's container.
 DEFAULT_ROOT = Path("/autograder")
 
@@ -76,8 +81,11 @@ apt-get install -y --no-install-recommends python3 python3-venv bubblewrap
 python3 -m venv /autograder/bootstrap
 /autograder/bootstrap/bin/pip install --quiet "uv=={uv}"
 UV=/autograder/bootstrap/bin/uv
-# The lesson's pins are for Python 3.11: uv fetches it if the image has another one.
-"$UV" venv --python 3.11 /autograder/venv
+# The pins need Python {python}: uv takes an interpreter on PATH that fits, or downloads a
+# CPython build into /autograder/python (Ubuntu's python3 is too old). --clear lets the
+# script run again (over SSH, or in tools/try_gradescope_zip.py).
+export UV_PYTHON_INSTALL_DIR=/autograder/python
+"$UV" venv --clear --python "{python}" /autograder/venv
 "$UV" pip install --python /autograder/venv/bin/python --compile-bytecode \\
   -r /autograder/source/lesson/requirements.txt
 "$UV" pip install --python /autograder/venv/bin/python --compile-bytecode --no-deps \\
@@ -94,6 +102,17 @@ cd "$ROOT"
 exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
   --config "$ROOT/source/config.json"
 """
+
+
+def setup_script() -> str:
+    """``setup.sh`` as the zip ships it: :data:`SETUP_SH` with the uv and Python versions.
+
+    Returns
+    -------
+    str
+    """
+    return SETUP_SH.replace("{uv}", UV_VERSION).replace("{python}", PYTHON_REQUEST)
+
 
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache"}
 
@@ -177,7 +196,7 @@ def build_zip(
     os.close(fd)
     try:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, text in (("setup.sh", SETUP_SH.replace("{uv}", UV_VERSION)),
+            for name, text in (("setup.sh", setup_script()),
                                ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                 info.external_attr = 0o755 << 16
