@@ -145,3 +145,61 @@ def test_the_run_script_scores_nothing_when_file_name_and_metadata_disagree(
     assert results["score"] == 0
     assert results["extra_data"]["status"] == "ID mismatch"
     assert "ID MISMATCH" in results["output"]
+
+
+def test_the_course_salt_is_shipped_when_given_and_checked(tmp_path, monkeypatch):
+    """A salt file made by create_salt_file goes into the zip as `salt`, as written; a file
+    that holds no salt is refused with its name; the command line finds the salt as
+    make grade does (here through LESSON_COURSE_SALT_FILE)."""
+    from lesson_lib.coursework.gradescope import main
+    from lesson_lib.coursework.variants import SALT_FILE_ENV, create_salt_file
+
+    salt = create_salt_file(tmp_path / "salt")
+    with zipfile.ZipFile(build_zip(tmp_path / "a.zip", ROOT, salt_file=tmp_path / "salt")) as zf:
+        assert zf.read("salt").decode().strip() == salt
+    with zipfile.ZipFile(build_zip(tmp_path / "b.zip", ROOT)) as zf:
+        assert "salt" not in zf.namelist()
+    (tmp_path / "bad").write_text("not a salt\n")
+    with pytest.raises(ValueError, match="bad"):
+        build_zip(tmp_path / "c.zip", ROOT, salt_file=tmp_path / "bad")
+    monkeypatch.setenv(SALT_FILE_ENV, str(tmp_path / "salt"))
+    assert main(["build", "--out", str(tmp_path / "d.zip"), "--root", str(ROOT)]) == 0
+    with zipfile.ZipFile(tmp_path / "d.zip") as zf:
+        assert zf.read("salt").decode().strip() == salt
+
+
+@pytest.mark.slow
+def test_a_salted_class_is_graded_on_its_own_variants(tmp_path):
+    """The edition made with a course salt, answered with that salt's references: with the
+    salt in the zip every problem is right (without it the public variants were graded and
+    the same notebook scored 3.5 of 22)."""
+    from lesson_lib.coursework.gradescope import run
+    from lesson_lib.coursework.variants import (
+        course_salt,
+        create_salt_file,
+        salted,
+        set_course_salt,
+    )
+
+    salt = create_salt_file(tmp_path / "salt")
+    zip_path = build_zip(tmp_path / "autograder.zip", ROOT, salt_file=tmp_path / "salt")
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+    write_edition(tmp_path / "edition", ROOT, ["s001"], ["problems"], salt=salt)
+    nb = nbformat.read(tmp_path / "edition" / "s001" / "s001_problems.ipynb", as_version=4)
+    with salted(salt):
+        for cell in nb.cells:
+            if cell.metadata.get("coursework") == "answer":
+                qid = cell.source.split("=")[0].strip()[len("answer_") :]
+                cell.source = f"answer_{qid} = {reference(qid, 's001')!r}"
+    (root / "submission").mkdir(parents=True)
+    nbformat.write(nb, root / "submission" / "s001_problems.ipynb")
+    try:
+        results = run(root, {})
+        salt_in_use = course_salt()
+    finally:
+        set_course_salt(None)  # the public variants again for the other tests
+    assert salt_in_use == salt
+    assert results["score"] == sum(t["max_score"] for t in results["tests"])
+    assert results["extra_data"]["status"] == "ran"

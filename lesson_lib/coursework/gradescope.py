@@ -13,7 +13,11 @@ https://gradescope-autograders.readthedocs.io/en/latest/specs/.
 
 :func:`build_zip` packs the lesson's pinned environment (``requirements.txt``
 without the editable line), the ``lesson_lib`` source, the two scripts, a
-``config.json`` (visibility, time limit) and optionally the roster. Its
+``config.json`` (visibility, time limit), optionally the roster, and the
+course salt the student edition was made with (``make student`` makes one;
+without it every student would be graded on the public variants). The salt
+sits in ``/autograder/source``, which a sandboxed notebook cannot see; a
+notebook graded without the sandbox could read it. Its
 ``setup.sh`` installs bubblewrap, uv (at the version the ``Makefile``
 pins), a Python that fits :data:`PYTHON_REQUEST` and the pinned packages
 into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs both scripts
@@ -61,6 +65,7 @@ from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.roster import read_roster
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
+from lesson_lib.coursework.variants import read_salt_file, salt_file_in_use, set_course_salt
 from lesson_lib.model._safe_io import printable, require_output_file
 
 #: Gradescope's visibility settings for a test or the whole result.
@@ -151,6 +156,7 @@ def build_zip(
     timeout: float = 120.0,
     roster: Path | None = None,
     require_sandbox_in_container: bool = False,
+    salt_file: Path | None = None,
 ) -> Path:
     """Write the autograder zip.
 
@@ -168,6 +174,10 @@ def build_zip(
         A roster CSV to ship (checked here); Gradescope's users are matched on it.
     require_sandbox_in_container : bool, default False
         True: where the sandbox cannot run, grade nothing (see the module).
+    salt_file : Path, optional
+        The course salt the student edition was made with (checked here),
+        shipped as ``salt`` so the variants graded are the students' own;
+        without one the public variants are graded.
 
     Returns
     -------
@@ -185,6 +195,7 @@ def build_zip(
         raise ValueError(f"timeout must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {timeout!r}")
     if roster is not None:
         read_roster(roster)
+    salt = read_salt_file(salt_file) if salt_file is not None else None
     root, out = Path(root), require_output_file(out, "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
     config = {
@@ -209,6 +220,8 @@ def build_zip(
                 zf.write(root / rel, f"lesson/{rel.as_posix()}")
             if roster is not None:
                 zf.write(roster, "roster.csv")
+            if salt is not None:
+                zf.writestr("salt", salt + "\n")
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -332,6 +345,8 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         others = ", ".join(printable(e.name, 60) for e in found[1:4])
         extra.append(f"Several notebooks were uploaded; graded {entry.name}, not {others}.")
     meta = read_gradescope_metadata(_read_json(root / "submission_metadata.json"))
+    salt_path = root / "source" / "salt"
+    set_course_salt(read_salt_file(salt_path) if salt_path.is_file() else None)
     roster_path = root / "source" / "roster.csv"
     roster = read_roster(roster_path) if roster_path.is_file() else None
     identity = identify(entry, roster=roster, submitters=meta)
@@ -389,6 +404,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("--timeout", type=float, default=120.0, help="seconds per notebook")
     build.add_argument("--roster", type=Path, help="roster CSV to ship with the autograder")
     build.add_argument(
+        "--salt-file",
+        type=Path,
+        help="the course salt the student edition was made with (default: as make grade "
+        "finds it; without one the public variants are graded)",
+    )
+    build.add_argument(
         "--require-sandbox",
         action="store_true",
         help="grade nothing where the sandbox cannot run (default: grade without it, noted)",
@@ -398,6 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     grade.add_argument("--config", type=Path, help="config.json written by build")
     args = parser.parse_args(argv)
     if args.command == "build":
+        salt_file = salt_file_in_use(args.salt_file)
         try:
             out = build_zip(
                 args.out,
@@ -405,12 +427,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 visibility=args.visibility,
                 timeout=args.timeout,
                 roster=args.roster,
+                salt_file=salt_file,
                 require_sandbox_in_container=args.require_sandbox,
             )
         except (OSError, ValueError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        print(f"wrote {out}: upload it as the assignment's autograder on Gradescope")
+        variants = f"the course salt in {salt_file}" if salt_file else "public (no course salt)"
+        print(f"wrote {out} (variants: {variants}): upload it as the assignment's autograder")
         return 0
     config = _read_json(args.config) if args.config is not None else None
     run(args.root, config if isinstance(config, dict) else None)
