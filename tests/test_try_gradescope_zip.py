@@ -29,6 +29,9 @@ def test_the_root_is_entered_as_slash_with_only_the_given_environment(tmp_path):
     i = argv.index("--chdir")
     assert argv[i + 1] == "/autograder"
     assert argv[i + 2 :] == ["env", "-i", "PATH=/usr/bin", "HOME=/root"]
+    assert "--cap-drop" not in argv
+    dropped = tool.bwrap_argv(tmp_path, "/", env, drop_caps=True)
+    assert dropped[dropped.index("--cap-drop") + 1] == "ALL"
 
 
 def test_the_roots_path_puts_the_stand_in_python_first():
@@ -51,9 +54,10 @@ def test_the_zip_is_laid_out_as_gradescope_does_it(tmp_path):
     assert (autograder / "run_autograder").read_text() == same
 
 
-def _results(score: float, status: str, tests: int = 3) -> dict:
+def _results(score: float, status: str, tests: int = 3, output: str = "") -> dict:
     return {
         "score": score,
+        "output": output,
         "tests": [{"score": 0, "max_score": 1.0}] * tests,
         "extra_data": {"status": status},
     }
@@ -69,6 +73,14 @@ def test_a_right_case_needs_full_marks_and_status_ran():
         "status 'ID mismatch', expected 'ran'",
         "score 3.0, expected 2.0",
     ]
+
+
+def test_the_no_sandbox_case_needs_the_results_to_say_so():
+    said = "Graded without the grader's sandbox (it cannot run in this container)."
+    assert tool.check_results(_results(3.0, "ran", output=said), "no-sandbox", 3) == []
+    assert tool.check_results(_results(3.0, "ran"), "no-sandbox", 3) == ["graded in the sandbox"]
+    wrong = tool.check_results(_results(3.0, "ran", output=said), "right", 3)
+    assert wrong == ["graded without the sandbox"]
 
 
 def test_a_mismatched_case_needs_nothing_scored():
@@ -94,6 +106,24 @@ def test_the_sample_submission_is_right_for_its_student_and_says_the_id_asked(tm
         assert check(qid, ast.literal_eval(value), "s001").status == "right", source
     metadata = json.loads((autograder / "submission_metadata.json").read_text())
     assert metadata["users"][0]["name"] == "Jane Smith"
+
+
+def test_a_salted_sample_is_right_for_its_student_on_the_salted_variants(tmp_path):
+    """With a course salt the answers are the salted references: right under that salt,
+    and (for some problem at least) not the public variant's answer."""
+    from lesson_lib.coursework.variants import create_salt_file, salted
+
+    salt = create_salt_file(tmp_path / "salt")
+    notebook = tool.write_submission(tmp_path / "autograder", "s001", None, salt)
+    nb = nbformat.read(notebook, as_version=4)
+    answers = {}
+    for cell in nb.cells:
+        if cell.metadata.get("coursework") == "answer":
+            name, _, value = cell.source.partition(" = ")
+            answers[name[len("answer_") :]] = ast.literal_eval(value)
+    with salted(salt):
+        assert all(check(q, a, "s001").status == "right" for q, a in answers.items())
+    assert any(check(q, a, "s001").status != "right" for q, a in answers.items())
 
 
 def test_only_a_python_outside_usr_and_in_setup_shs_range_stands_in(monkeypatch, tmp_path):

@@ -10,16 +10,21 @@ does the same in a fresh Debian root made by ``mmdebstrap`` (Debian's
 mirrors are what this machine reaches; Ubuntu's are not), entered with
 bubblewrap as root with ``/proc``, ``/dev`` and the network:
 
-1. build the zip (:func:`lesson_lib.coursework.gradescope.build_zip`);
+1. build the zip (:func:`lesson_lib.coursework.gradescope.build_zip`) with a
+   course salt of the tool's own (``salt`` in the work folder), as a class's
+   edition made with ``make student`` has one;
 2. make the root (``minbase`` with ``ca-certificates``), or unpack the one a
    previous run kept as a tarball in the work folder (``--fresh-root``
    makes it again);
 3. lay out ``/autograder`` and run ``setup.sh`` (output in ``setup.log``);
-4. grade two submissions made from the student edition for one ID, its
-   answers the reference ones: one whose file name and notebook ID agree
-   (every problem right, status ``ran``) and one whose notebook says
-   another ID (nothing scored, status ``ID mismatch``), each checked and
-   kept as ``results-<case>.json``;
+4. grade submissions made from the student edition for one ID, drawn with
+   that salt, its answers the reference ones: one whose file name and notebook ID agree
+   (every problem right, status ``ran``, graded in the sandbox), one whose
+   notebook says another ID (nothing scored, status ``ID mismatch``), and
+   the first again with every capability dropped, so that the grader's
+   sandbox cannot start, as in a container that refuses it (every problem
+   right, and the output says it was graded without the sandbox); each is
+   checked and kept as ``results-<case>.json``;
 5. delete the root (``--keep`` leaves it for a look inside).
 
 Where this machine differs from Gradescope's, the tool bridges it and says
@@ -31,7 +36,8 @@ so when it runs:
 * no route to GitHub, where uv downloads Python builds from: the
   interpreter running this tool (3.11, at least the patch release
   ``setup.sh`` asks for) is shown read-only in the root at its own path and
-  put first on ``PATH``, standing in for uv's download (``--uv-download``
+  its ``python3.11`` put first on ``PATH`` (``python3`` stays Debian's),
+  standing in for uv's download (``--uv-download``
   lets uv download instead, as on Gradescope).
 
 Needs root, Linux, bubblewrap and mmdebstrap (installed with apt-get when
@@ -60,6 +66,8 @@ DEFAULT_SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 #: PATH inside the root (Debian's default for root).
 ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: The folder on the root's PATH holding ``python3.11``, the stand-in for uv's download.
+STAND_IN_BIN = Path("/opt/try-gradescope-python/bin")
 #: Where the host keeps extra CA certificates (a TLS proxy's).
 HOST_CA_DIR = Path("/usr/local/share/ca-certificates")
 #: Gradescope's metadata for the sample submissions (its documented fields).
@@ -70,11 +78,21 @@ METADATA = {
     "submission_method": "upload",
     "users": [{"email": "jane.smith@example.edu", "id": 1234, "name": "Jane Smith"}],
 }
-#: The two cases: the ID in the notebook's metadata, and what results.json must say.
+#: The cases: the ID in the notebook's metadata, whether run_autograder runs with every
+#: capability dropped (as in a container that refuses bubblewrap its namespaces), and what
+#: results.json must say.
 CASES = {
-    "right": {"metadata_id": None, "status": "ran", "full_marks": True},
-    "mismatch": {"metadata_id": "s002", "status": "ID mismatch", "full_marks": False},
+    "right": {"metadata_id": None, "drop_caps": False, "status": "ran", "full_marks": True},
+    "mismatch": {
+        "metadata_id": "s002",
+        "drop_caps": False,
+        "status": "ID mismatch",
+        "full_marks": False,
+    },
+    "no-sandbox": {"metadata_id": None, "drop_caps": True, "status": "ran", "full_marks": True},
 }
+#: What results.json's output says when the grader's sandbox could not start.
+NO_SANDBOX_NOTE = "Graded without the grader's sandbox"
 
 
 class Clock:
@@ -104,7 +122,14 @@ class Clock:
         self.marks[name] = seconds
 
 
-def bwrap_argv(root: Path, cwd: str, env: dict[str, str], binds: Sequence[Path] = ()) -> list[str]:
+def bwrap_argv(
+    root: Path,
+    cwd: str,
+    env: dict[str, str],
+    binds: Sequence[Path] = (),
+    *,
+    drop_caps: bool = False,
+) -> list[str]:
     """bubblewrap's command line that enters ``root`` as root, like a container's shell.
 
     Parameters
@@ -117,6 +142,10 @@ def bwrap_argv(root: Path, cwd: str, env: dict[str, str], binds: Sequence[Path] 
         The whole environment of the command (nothing of the host's is passed on).
     binds : sequence of Path
         Host folders shown read-only at their own paths.
+    drop_caps : bool, default False
+        True: the command runs with no capability, so bubblewrap inside it
+        cannot make the grader's sandbox (Docker's default profile refuses
+        it too, for its own reasons: see the module).
 
     Returns
     -------
@@ -127,6 +156,8 @@ def bwrap_argv(root: Path, cwd: str, env: dict[str, str], binds: Sequence[Path] 
     argv += ["--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf"]
     for folder in binds:
         argv += ["--ro-bind", str(folder), str(folder)]
+    if drop_caps:
+        argv += ["--cap-drop", "ALL"]
     argv += ["--unshare-pid", "--die-with-parent", "--chdir", cwd, "env", "-i"]
     return argv + [f"{key}={value}" for key, value in env.items()]
 
@@ -178,11 +209,14 @@ def unpack_autograder(zip_path: Path, autograder: Path) -> None:
     shutil.copy2(source / "run_autograder", autograder / "run_autograder")
 
 
-def write_submission(autograder: Path, student: str, metadata_id: str | None) -> Path:
+def write_submission(
+    autograder: Path, student: str, metadata_id: str | None, salt: str | None = None
+) -> Path:
     """A student's problem set with every answer right, and Gradescope's metadata.
 
-    The student edition is written for ``student``; each answer cell gets the
-    reference answer of that student's variant.
+    The student edition is written for ``student`` (with ``salt``, as
+    ``make student`` does); each answer cell gets the reference answer of
+    that student's variant.
 
     Parameters
     ----------
@@ -192,6 +226,8 @@ def write_submission(autograder: Path, student: str, metadata_id: str | None) ->
         The ID in the file name (``<student>_problems.ipynb``).
     metadata_id : str, optional
         The ID written in the notebook's metadata (default ``student``).
+    salt : str, optional
+        The course salt of the edition (None: the public variants).
 
     Returns
     -------
@@ -204,18 +240,20 @@ def write_submission(autograder: Path, student: str, metadata_id: str | None) ->
 
     from lesson_lib.coursework.problems import reference
     from lesson_lib.coursework.student_edition import write_edition
+    from lesson_lib.coursework.variants import salted
 
     submission = autograder / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     submission.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="try-gradescope-edition-") as edition:
-        write_edition(Path(edition), REPO, [student], ["problems"])
+        write_edition(Path(edition), REPO, [student], ["problems"], salt=salt)
         notebook = Path(edition) / student / f"{student}_problems.ipynb"
         nb = nbformat.read(notebook, as_version=4)
-    for cell in nb.cells:
-        if cell.metadata.get("coursework") == "answer":
-            qid = cell.source.split("=")[0].strip()[len("answer_") :]
-            cell.source = f"answer_{qid} = {reference(qid, student)!r}"
+    with salted(salt):
+        for cell in nb.cells:
+            if cell.metadata.get("coursework") == "answer":
+                qid = cell.source.split("=")[0].strip()[len("answer_") :]
+                cell.source = f"answer_{qid} = {reference(qid, student)!r}"
     nb.metadata["lesson"]["student_id"] = metadata_id or student
     target = submission / f"{student}_problems.ipynb"
     nbformat.write(nb, target)
@@ -252,6 +290,9 @@ def check_results(results: dict, case: str, problems: int) -> list[str]:
     expected = full if want["full_marks"] else 0
     if not isinstance(score, int | float) or abs(score - expected) > 1e-6:
         wrong.append(f"score {score!r}, expected {expected!r}")
+    unsandboxed = NO_SANDBOX_NOTE in results.get("output", "")
+    if unsandboxed != want["drop_caps"]:
+        wrong.append("graded without the sandbox" if unsandboxed else "graded in the sandbox")
     return wrong
 
 
@@ -329,12 +370,14 @@ def try_zip(args: argparse.Namespace) -> int:
     """
     from lesson_lib.coursework.gradescope import build_zip
     from lesson_lib.coursework.problems import PROBLEMS
+    from lesson_lib.coursework.variants import create_salt_file
 
     clock = Clock()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    zip_path = build_zip(work / "autograder.zip", REPO)
-    clock.step(f"built {zip_path.relative_to(work.parent)}")
+    salt = create_salt_file(work / "salt")  # a course salt of its own, as make student makes
+    zip_path = build_zip(work / "autograder.zip", REPO, salt_file=work / "salt")
+    clock.step(f"built {zip_path.relative_to(work.parent)} with the course salt in salt")
     tarball = work / f"debian-{args.suite}.tar"
     if args.fresh_root or not tarball.is_file():
         make_base_root(tarball, args.suite, args.mirror, clock)
@@ -344,7 +387,7 @@ def try_zip(args: argparse.Namespace) -> int:
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     try:
-        return _in_root(args, clock, zip_path, tarball, root, len(PROBLEMS))
+        return _in_root(args, clock, zip_path, tarball, root, len(PROBLEMS), salt)
     finally:
         if args.keep:
             clock.step(f"kept the root in {root}")
@@ -354,7 +397,13 @@ def try_zip(args: argparse.Namespace) -> int:
 
 
 def _in_root(
-    args: argparse.Namespace, clock: Clock, zip_path: Path, tarball: Path, root: Path, n: int
+    args: argparse.Namespace,
+    clock: Clock,
+    zip_path: Path,
+    tarball: Path,
+    root: Path,
+    n: int,
+    salt: str,
 ) -> int:
     subprocess.run(["tar", "-xf", str(tarball), "-C", str(root)], check=True)
     autograder = root / "autograder"
@@ -377,10 +426,15 @@ def _in_root(
     if python is not None:
         (root / python.relative_to("/")).mkdir(parents=True, exist_ok=True)
         binds.append(python)
-        extra_path.append(str(python / "bin"))
+        # Only the name uv looks for goes on PATH: setup.sh's python3 stays Debian's.
+        stand_in = root / STAND_IN_BIN.relative_to("/")
+        stand_in.mkdir(parents=True, exist_ok=True)
+        (stand_in / "python3.11").symlink_to(python / "bin" / "python3.11")
+        extra_path.append(str(STAND_IN_BIN))
         clock.step(
             f"no route to uv's Python downloads here: {python} (Python "
-            f"{sys.version.split()[0]}) shown read-only in the root, first on PATH"
+            f"{sys.version.split()[0]}) shown read-only in the root, as "
+            f"{STAND_IN_BIN}/python3.11 first on PATH"
         )
     env = root_environment(extra_path, bridges)
     clock.step("setup.sh: apt-get, uv, the pinned packages into /autograder/venv")
@@ -395,13 +449,14 @@ def _in_root(
     clock.step(f"setup.sh done in {clock.marks['setup.sh']:.0f} s (output in {log.name})")
     failures = 0
     for case, want in CASES.items():
-        write_submission(autograder, args.student, want["metadata_id"])
+        write_submission(autograder, args.student, want["metadata_id"], salt)
         results_dir = autograder / "results"
         shutil.rmtree(results_dir, ignore_errors=True)
         results_dir.mkdir()
         started = time.monotonic()
         run = "/autograder/run_autograder > /autograder/results/stdout 2>&1"
-        code = _run([*bwrap_argv(root, "/autograder", env, binds), "bash", "-c", run])
+        entry = bwrap_argv(root, "/autograder", env, binds, drop_caps=want["drop_caps"])
+        code = _run([*entry, "bash", "-c", run])
         clock.timed(f"run_autograder ({case})", time.monotonic() - started)
         results_file = results_dir / "results.json"
         if not results_file.is_file():
@@ -423,7 +478,7 @@ def _in_root(
         failures += bool(wrong)
     for name, seconds in clock.marks.items():
         print(f"  {name}: {seconds:.1f} s")
-    print("both cases as expected" if not failures else f"{failures} case(s) not as expected")
+    print("every case as expected" if not failures else f"{failures} case(s) not as expected")
     return 1 if failures else 0
 
 
