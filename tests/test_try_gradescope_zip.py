@@ -141,3 +141,13 @@ def test_without_root_it_says_so_and_does_nothing(monkeypatch, capsys):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert tool.main([]) == 2
     assert "needs Linux and root" in capsys.readouterr().out
+
+
+def test_the_peak_memory_counts_the_children_of_the_command():
+    """A shell whose child Python holds 200 MiB, touched: the peak is at least 200 MiB
+    (and an interpreter's own few tens of MiB on top leave it well under 400)."""
+    child = "b = bytearray(200 * 2**20); import time; time.sleep(1.0)"
+    code, peak = tool.run_measured(["bash", "-c", f"{sys.executable} -c '{child}'; true"])
+    assert code == 0
+    assert 200 * 2**20 <= peak < 400 * 2**20
+    assert tool.tree_rss_bytes(2**22 + 1) == 0  # no such process

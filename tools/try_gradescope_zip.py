@@ -66,6 +66,9 @@ DEFAULT_SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 #: PATH inside the root (Debian's default for root).
 ROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: Gradescope's default memory limit for one container, bytes ("768MB" on its
+#: troubleshooting page; taken here as MiB, the stricter reading).
+GRADESCOPE_MEMORY_BYTES = 768 * 2**20
 #: The folder on the root's PATH holding ``python3.11``, the stand-in for uv's download.
 STAND_IN_BIN = Path("/opt/try-gradescope-python/bin")
 #: Where the host keeps extra CA certificates (a TLS proxy's).
@@ -296,6 +299,63 @@ def check_results(results: dict, case: str, problems: int) -> list[str]:
     return wrong
 
 
+def tree_rss_bytes(pid: int) -> int:
+    """Resident memory of ``pid`` and every process below it, bytes (Linux ``/proc``).
+
+    Parameters
+    ----------
+    pid : int
+        The top process.
+
+    Returns
+    -------
+    int
+        The sum of their ``VmRSS``; 0 once they have all ended.
+    """
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path("/proc", entry, "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        children.setdefault(int(fields.get("PPid", "0").strip()), []).append(int(entry))
+        kib = fields.get("VmRSS", "0 kB").split()[0]
+        rss[int(entry)] = int(kib) * 1024
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += rss.get(current, 0)
+        todo += children.get(current, [])
+    return total
+
+
+def run_measured(argv: list[str], interval_s: float = 0.1) -> tuple[int, int]:
+    """Run ``argv``; its exit status and the peak resident memory of its process tree.
+
+    Parameters
+    ----------
+    argv : list of str
+        The command.
+    interval_s : float, default 0.1
+        Seconds between samples (a shorter peak can be missed).
+
+    Returns
+    -------
+    (int, int)
+        Exit status, and peak memory in bytes.
+    """
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_rss_bytes(proc.pid))
+        time.sleep(interval_s)
+    return proc.returncode, peak
+
+
 def _run(argv: list[str], log: Path | None = None) -> int:
     if log is None:
         return subprocess.run(argv, stdin=subprocess.DEVNULL, check=False).returncode
@@ -456,7 +516,7 @@ def _in_root(
         started = time.monotonic()
         run = "/autograder/run_autograder > /autograder/results/stdout 2>&1"
         entry = bwrap_argv(root, "/autograder", env, binds, drop_caps=want["drop_caps"])
-        code = _run([*entry, "bash", "-c", run])
+        code, peak = run_measured([*entry, "bash", "-c", run])
         clock.timed(f"run_autograder ({case})", time.monotonic() - started)
         results_file = results_dir / "results.json"
         if not results_file.is_file():
@@ -471,8 +531,11 @@ def _in_root(
         clock.step(
             f"{case}: score {results.get('score')} of {n}, status "
             f"{results.get('extra_data', {}).get('status')!r}, in "
-            f"{clock.marks[f'run_autograder ({case})']:.1f} s; output: " + " | ".join(first[:4])
+            f"{clock.marks[f'run_autograder ({case})']:.1f} s, peak memory "
+            f"{peak / 2**20:.0f} MiB; output: " + " | ".join(first[:4])
         )
+        if peak > GRADESCOPE_MEMORY_BYTES:
+            wrong.append(f"peak memory {peak / 2**20:.0f} MiB is over Gradescope's default 768")
         for line in wrong:
             clock.step(f"{case}: UNEXPECTED {line}")
         failures += bool(wrong)
