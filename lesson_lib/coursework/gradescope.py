@@ -110,7 +110,7 @@ exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
 
 
 def setup_script() -> str:
-    """``setup.sh`` as the zip ships it: :data:`SETUP_SH` with the uv and Python versions.
+    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions.
 
     Returns
     -------
