@@ -71,7 +71,7 @@ lock:  ## recompile requirements.txt from requirements.in in a scratch venv
 
 # Coursework (see the "For instructors" page). IDS="s001 s002" makes one folder per student;
 # EDITION_FLAGS=--force writes over a folder or notebooks the edition did not make.
-.PHONY: student book-nosolutions grade gradescope report
+.PHONY: student book-nosolutions grade gradescope try-gradescope report
 
 student: setup  ## notebooks without solutions into _build/student (IDS="..." for per-student copies)
 	$(BIN)/python -m lesson_lib.coursework.student_edition --out _build/student $(if $(IDS),--ids $(IDS)) $(EDITION_FLAGS)
@@ -85,6 +85,10 @@ grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grad
 
 gradescope: setup  ## Gradescope autograder zip (setup.sh, run_autograder, pinned lesson_lib) -> _build/gradescope/autograder.zip
 	$(BIN)/python -m lesson_lib.coursework.gradescope build --out _build/gradescope/autograder.zip $(GRADESCOPE_FLAGS)
+
+# Not part of make test: it needs root, the network and several minutes.
+try-gradescope: setup  ## run the Gradescope zip's setup.sh and run_autograder in a clean Debian root (TRY_FLAGS="--keep")
+	$(BIN)/python tools/try_gradescope_zip.py $(TRY_FLAGS)
 
 report: setup  ## per-problem means, verdicts and common mistakes of make grade's details -> _build/report (REPORT_FLAGS="--close-credit 0.25")
 	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report $(REPORT_FLAGS)

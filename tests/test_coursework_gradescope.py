@@ -15,7 +15,7 @@ from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.check import check
 from lesson_lib.coursework.grade import Submission
-from lesson_lib.coursework.gradescope import build_zip, results_json
+from lesson_lib.coursework.gradescope import PYTHON_REQUEST, build_zip, results_json
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.student_edition import write_edition
 
@@ -39,13 +39,37 @@ def test_the_zip_holds_both_scripts_at_its_root_and_the_pinned_package(autograde
     assert not any("__pycache__" in n for n in names)
     assert modes["run_autograder"] & stat.S_IXUSR and modes["setup.sh"] & stat.S_IXUSR
     assert "-e ." not in requirements and "nbclient==" in requirements
-    assert "bubblewrap" in setup and "--python 3.11" in setup
+    assert "bubblewrap" in setup and '--python ">=3.11.5,<3.12"' in setup
+    assert "venv --clear" in setup  # setup.sh can run again over an earlier venv
     assert config == {
         "visibility": "after_due_date",
         "timeout": 120.0,
         "require_sandbox": False,
         "close_credit": 0.5,
     }
+
+
+def test_the_python_setup_sh_asks_for_installs_every_pin():
+    """Every package pinned (installed here from requirements.txt) accepts 3.11.5, the
+    lowest Python setup.sh takes; soupsieve 4.1.3 declares Requires-Python >=3.11.5, so
+    3.11.4 (and Debian 12's 3.11.2, Ubuntu 22.04's 3.10) must be refused."""
+    from importlib.metadata import distributions
+
+    from packaging.specifiers import SpecifierSet
+
+    accepted = SpecifierSet(PYTHON_REQUEST)
+    assert "3.11.5" in accepted and "3.11.4" not in accepted and "3.12.0" not in accepted
+    pinned = {
+        line.split("==")[0].strip().lower()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if "==" in line
+    }
+    for dist in distributions():
+        needs = dist.metadata.get("Requires-Python")
+        if needs and dist.metadata["Name"].lower().replace("_", "-") in pinned:
+            assert "3.11.5" in SpecifierSet(needs), (dist.metadata["Name"], needs)
+    soupsieve = next(d for d in distributions() if d.metadata["Name"] == "soupsieve")
+    assert "3.11.4" not in SpecifierSet(soupsieve.metadata["Requires-Python"])
 
 
 def test_bad_settings_are_refused(tmp_path):
@@ -162,3 +186,61 @@ def test_the_run_script_scores_nothing_when_file_name_and_metadata_disagree(
     assert results["score"] == 0
     assert results["extra_data"]["status"] == "ID mismatch"
     assert "ID MISMATCH" in results["output"]
+
+
+def test_the_course_salt_is_shipped_when_given_and_checked(tmp_path, monkeypatch):
+    """A salt file made by create_salt_file goes into the zip as `salt`, as written; a file
+    that holds no salt is refused with its name; the command line finds the salt as
+    make grade does (here through LESSON_COURSE_SALT_FILE)."""
+    from lesson_lib.coursework.gradescope import main
+    from lesson_lib.coursework.variants import SALT_FILE_ENV, create_salt_file
+
+    salt = create_salt_file(tmp_path / "salt")
+    with zipfile.ZipFile(build_zip(tmp_path / "a.zip", ROOT, salt_file=tmp_path / "salt")) as zf:
+        assert zf.read("salt").decode().strip() == salt
+    with zipfile.ZipFile(build_zip(tmp_path / "b.zip", ROOT)) as zf:
+        assert "salt" not in zf.namelist()
+    (tmp_path / "bad").write_text("not a salt\n")
+    with pytest.raises(ValueError, match="bad"):
+        build_zip(tmp_path / "c.zip", ROOT, salt_file=tmp_path / "bad")
+    monkeypatch.setenv(SALT_FILE_ENV, str(tmp_path / "salt"))
+    assert main(["build", "--out", str(tmp_path / "d.zip"), "--root", str(ROOT)]) == 0
+    with zipfile.ZipFile(tmp_path / "d.zip") as zf:
+        assert zf.read("salt").decode().strip() == salt
+
+
+@pytest.mark.slow
+def test_a_salted_class_is_graded_on_its_own_variants(tmp_path):
+    """The edition made with a course salt, answered with that salt's references: with the
+    salt in the zip every problem is right (without it the public variants were graded and
+    the same notebook scored 3.5 of 22)."""
+    from lesson_lib.coursework.gradescope import run
+    from lesson_lib.coursework.variants import (
+        course_salt,
+        create_salt_file,
+        salted,
+        set_course_salt,
+    )
+
+    salt = create_salt_file(tmp_path / "salt")
+    zip_path = build_zip(tmp_path / "autograder.zip", ROOT, salt_file=tmp_path / "salt")
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+    write_edition(tmp_path / "edition", ROOT, ["s001"], ["problems"], salt=salt)
+    nb = nbformat.read(tmp_path / "edition" / "s001" / "s001_problems.ipynb", as_version=4)
+    with salted(salt):
+        for cell in nb.cells:
+            if cell.metadata.get("coursework") == "answer":
+                qid = cell.source.split("=")[0].strip()[len("answer_") :]
+                cell.source = f"answer_{qid} = {reference(qid, 's001')!r}"
+    (root / "submission").mkdir(parents=True)
+    nbformat.write(nb, root / "submission" / "s001_problems.ipynb")
+    try:
+        results = run(root, {})
+        salt_in_use = course_salt()
+    finally:
+        set_course_salt(None)  # the public variants again for the other tests
+    assert salt_in_use == salt
+    assert results["score"] == sum(t["max_score"] for t in results["tests"])
+    assert results["extra_data"]["status"] == "ran"

@@ -7,7 +7,13 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from lesson_lib.coursework.sandbox_mounts import Mount, _outermost, python_mounts, wanted_paths
+from lesson_lib.coursework.sandbox_mounts import (
+    Mount,
+    _outermost,
+    executable_chain,
+    python_mounts,
+    wanted_paths,
+)
 
 
 def test_no_mount_of_the_whole_python_installation():
@@ -59,3 +65,33 @@ def test_outermost_keeps_the_outer_of_two_nested_mounts():
     mounts = [Mount(Path("/a/b"), Path("/a/b")), Mount(Path("/a"), Path("/a"))]
     mounts.append(Mount(Path("/ab"), Path("/ab")))
     assert [m.dest for m in _outermost(mounts)] == [Path("/a"), Path("/ab")]
+
+
+def _uv_like_venv(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A venv as uv makes it: venv/bin/python -> inst/bin/python3 -> python3.11 (a file)."""
+    real = tmp_path / "inst" / "bin" / "python3.11"
+    real.parent.mkdir(parents=True)
+    real.write_bytes(b"")
+    middle = real.parent / "python3"
+    middle.symlink_to("python3.11")
+    venv_python = tmp_path / "venv" / "bin" / "python"
+    venv_python.parent.mkdir(parents=True)
+    venv_python.symlink_to(middle)
+    return venv_python, middle, real
+
+
+def test_the_executable_chain_names_every_link_on_the_way_to_the_file(tmp_path):
+    """Three names by hand: the venv's python, the absolute link it holds, and the relative
+    link's target beside it."""
+    venv_python, middle, real = _uv_like_venv(tmp_path)
+    assert executable_chain(venv_python) == [venv_python, middle, real]
+    assert executable_chain(real) == [real]
+
+
+def test_the_middle_link_of_a_uv_venv_is_shown_as_the_real_interpreter(tmp_path, monkeypatch):
+    """The sandbox must show inst/bin/python3 too (bound to the file python3.11), or
+    venv/bin/python dangles there and the kernel cannot start (exit status 127)."""
+    venv_python, middle, real = _uv_like_venv(tmp_path)
+    monkeypatch.setattr(sys, "executable", str(venv_python))
+    mounts = {m.dest: m.source for m in python_mounts() if not m.hide}
+    assert mounts[middle] == real and mounts[real] == real

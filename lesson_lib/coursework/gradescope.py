@@ -13,11 +13,18 @@ https://gradescope-autograders.readthedocs.io/en/latest/specs/.
 
 :func:`build_zip` packs the lesson's pinned environment (``requirements.txt``
 without the editable line), the ``lesson_lib`` source, the two scripts, a
-``config.json`` (visibility, time limit) and optionally the roster (the
-command line's default is the one ``make grade`` reads: ``--roster``, else
-the student edition's issued IDs beside the course salt). Its
-``setup.sh`` installs bubblewrap and Python 3.11 (with uv, at the version
-the ``Makefile`` pins) and the pinned packages into ``/autograder/venv``.
+``config.json`` (visibility, time limit, close credit), optionally the
+roster (the command line's default is the one ``make grade`` reads:
+``--roster``, else the student edition's issued IDs beside the course
+salt), and the
+course salt the student edition was made with (``make student`` makes one;
+without it every student would be graded on the public variants). The salt
+sits in ``/autograder/source``, which a sandboxed notebook cannot see; a
+notebook graded without the sandbox could read it. Its
+``setup.sh`` installs bubblewrap, uv (at the version the ``Makefile``
+pins), a Python that fits :data:`PYTHON_REQUEST` and the pinned packages
+into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs both scripts
+in a clean Debian root, as Gradescope would.
 
 :func:`run` is what ``run_autograder`` calls: it finds the problem set in
 the submission, identifies it (:func:`~lesson_lib.coursework.identity.identify`:
@@ -62,7 +69,7 @@ from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.roster import read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
-from lesson_lib.coursework.variants import salt_file_in_use
+from lesson_lib.coursework.variants import read_salt_file, salt_file_in_use, set_course_salt
 from lesson_lib.model._safe_io import printable, require_output_file
 from lesson_lib.model._validate import require_number
 
@@ -70,6 +77,9 @@ from lesson_lib.model._validate import require_number
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 #: The uv release ``setup.sh`` installs (the one the Makefile pins).
 UV_VERSION = "0.13.9"
+#: The Pythons ``setup.sh`` accepts: 3.11 at the lowest patch release every pin installs on
+#: (soupsieve 4.1.3 requires 3.11.5, so Debian 12's 3.11.2 is refused as well).
+PYTHON_REQUEST = ">=3.11.5,<3.12"
 #: Root of the autograder inside Gradescope's container.
 DEFAULT_ROOT = Path("/autograder")
 
@@ -81,8 +91,11 @@ apt-get install -y --no-install-recommends python3 python3-venv bubblewrap
 python3 -m venv /autograder/bootstrap
 /autograder/bootstrap/bin/pip install --quiet "uv=={uv}"
 UV=/autograder/bootstrap/bin/uv
-# The lesson's pins are for Python 3.11: uv fetches it if the image has another one.
-"$UV" venv --python 3.11 /autograder/venv
+# The pins need Python {python}: uv takes an interpreter on PATH that fits, or downloads a
+# CPython build into /autograder/python (Ubuntu's python3 is too old). --clear lets the
+# script run again (over SSH, or in tools/try_gradescope_zip.py).
+export UV_PYTHON_INSTALL_DIR=/autograder/python
+"$UV" venv --clear --python "{python}" /autograder/venv
 "$UV" pip install --python /autograder/venv/bin/python --compile-bytecode \\
   -r /autograder/source/lesson/requirements.txt
 "$UV" pip install --python /autograder/venv/bin/python --compile-bytecode --no-deps \\
@@ -99,6 +112,17 @@ cd "$ROOT"
 exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
   --config "$ROOT/source/config.json"
 """
+
+
+def setup_script() -> str:
+    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions.
+
+    Returns
+    -------
+    str
+    """
+    return SETUP_SH.replace("{uv}", UV_VERSION).replace("{python}", PYTHON_REQUEST)
+
 
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache"}
 
@@ -138,6 +162,7 @@ def build_zip(
     roster: Path | None = None,
     require_sandbox_in_container: bool = False,
     close_credit: float = CLOSE_CREDIT,
+    salt_file: Path | None = None,
 ) -> Path:
     """Write the autograder zip.
 
@@ -157,6 +182,10 @@ def build_zip(
         True: where the sandbox cannot run, grade nothing (see the module).
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
+    salt_file : Path, optional
+        The course salt the student edition was made with (checked here),
+        shipped as ``salt`` so the variants graded are the students' own;
+        without one the public variants are graded.
 
     Returns
     -------
@@ -176,6 +205,7 @@ def build_zip(
         raise ValueError(f"timeout must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {timeout!r}")
     if roster is not None:
         read_roster(roster)
+    salt = read_salt_file(salt_file) if salt_file is not None else None
     root, out = Path(root), require_output_file(out, "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
     config = {
@@ -188,7 +218,7 @@ def build_zip(
     os.close(fd)
     try:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, text in (("setup.sh", SETUP_SH.replace("{uv}", UV_VERSION)),
+            for name, text in (("setup.sh", setup_script()),
                                ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                 info.external_attr = 0o755 << 16
@@ -201,6 +231,8 @@ def build_zip(
                 zf.write(root / rel, f"lesson/{rel.as_posix()}")
             if roster is not None:
                 zf.write(roster, "roster.csv")
+            if salt is not None:
+                zf.writestr("salt", salt + "\n")
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -328,6 +360,8 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         others = ", ".join(printable(e.name, 60) for e in found[1:4])
         extra.append(f"Several notebooks were uploaded; graded {entry.name}, not {others}.")
     meta = read_gradescope_metadata(_read_json(root / "submission_metadata.json"))
+    salt_path = root / "source" / "salt"
+    set_course_salt(read_salt_file(salt_path) if salt_path.is_file() else None)
     roster_path = root / "source" / "roster.csv"
     roster = read_roster(roster_path) if roster_path.is_file() else None
     identity = identify(entry, roster=roster, submitters=meta)
@@ -393,6 +427,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     shipped.add_argument("--no-roster", action="store_true", help="ship no roster")
     build.add_argument(
+        "--salt-file",
+        type=Path,
+        help="the course salt the student edition was made with (default: as make grade "
+        "finds it; without one the public variants are graded)",
+    )
+    build.add_argument(
         "--require-sandbox",
         action="store_true",
         help="grade nothing where the sandbox cannot run (default: grade without it, noted)",
@@ -408,8 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     grade.add_argument("--config", type=Path, help="config.json written by build")
     args = parser.parse_args(argv)
     if args.command == "build":
+        salt_file = salt_file_in_use(args.salt_file)
         # the same roster make grade would read: named, else the issued IDs beside the salt
-        roster = roster_file_in_use(args.roster, salt_file_in_use(None), off=args.no_roster)
+        roster = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
         try:
             out = build_zip(
                 args.out,
@@ -417,13 +458,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 visibility=args.visibility,
                 timeout=args.timeout,
                 roster=roster,
+                salt_file=salt_file,
                 require_sandbox_in_container=args.require_sandbox,
                 close_credit=args.close_credit,
             )
         except (OSError, ValueError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-        print(f"wrote {out}: upload it as the assignment's autograder on Gradescope")
+        variants = f"the course salt in {salt_file}" if salt_file else "public (no course salt)"
+        print(f"wrote {out} (variants: {variants}): upload it as the assignment's autograder")
         if roster is None:
             print("roster: none (any valid ID)")
         else:  # its names and e-mails travel with the zip (see the module on the sandbox)

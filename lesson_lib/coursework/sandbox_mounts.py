@@ -8,8 +8,11 @@ its own ``site-packages`` with whatever was ever installed into it (tens of
 thousands of files), headers, scripts. So instead of the installation
 folder, :func:`python_mounts` lists only:
 
-* the interpreter's executable (the real file the virtual environment's
-  ``python`` points to);
+* the interpreter's executable: the real file the virtual environment's
+  ``python`` points to, and every link on the way there under its own name
+  (a venv made by uv points to ``bin/python3``, itself a link to
+  ``python3.11``; without that middle name the kernel's ``python`` would be
+  a dangling link in the sandbox);
 * its standard library (``sysconfig``'s ``stdlib`` and ``platstdlib``), with
   the installation's own ``site-packages`` inside it covered by an empty,
   read-only folder when a virtual environment without system packages runs
@@ -85,6 +88,31 @@ def _system_site_packages() -> bool:
     return False
 
 
+def executable_chain(executable: str | os.PathLike[str]) -> list[Path]:
+    """The links from ``executable`` to the real file, each by the name it is reached under.
+
+    Parameters
+    ----------
+    executable : str or path-like
+        A file, often ``sys.executable``: a virtual environment's ``python``.
+
+    Returns
+    -------
+    list of Path
+        ``executable`` (absolute), each link it leads through, and last the
+        file itself (as its last link names it); at most 40 links are
+        followed, as the kernel does.
+    """
+    path = Path(os.path.abspath(executable))
+    chain = [path]
+    for _ in range(40):  # the kernel's own limit on nested links (ELOOP)
+        if not path.is_symlink():
+            break
+        path = Path(os.path.normpath(path.parent / os.readlink(path)))
+        chain.append(path)
+    return chain
+
+
 def wanted_paths() -> tuple[list[Path], list[Path]]:
     """The paths the kernel needs, and the ones to cover inside them.
 
@@ -98,7 +126,7 @@ def wanted_paths() -> tuple[list[Path], list[Path]]:
     base = _base_vars()
     stdlib = Path(sysconfig.get_path("stdlib", vars=base))
     platstdlib = Path(sysconfig.get_path("platstdlib", vars=base))
-    show = [Path(os.path.realpath(sys.executable)), stdlib, platstdlib]
+    show = [*executable_chain(sys.executable), stdlib, platstdlib]
     libdir = Path(sys.base_prefix) / "lib"
     if libdir.is_dir():
         show += sorted(p for p in libdir.glob("lib*.so*") if p.is_file())
