@@ -122,6 +122,8 @@ def test_the_grader_prints_the_points_warning(tmp_path, capsys):
         canvas_out=tmp_path / "canvas-import.csv",
         canvas_assignment="problem set",
         canvas_new_assignment=False,
+        out=tmp_path / "grades.csv",  # none written: no rows
+        folder=tmp_path,
     )
     _write_canvas([], args, None)
     err = capsys.readouterr().err
