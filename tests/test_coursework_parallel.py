@@ -10,12 +10,16 @@ from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_job
 
 
 def test_results_come_in_the_items_order_when_later_items_finish_first():
-    """Item 0 sleeps longest, so with 3 workers it finishes last; it is still yielded first."""
+    """Each item waits for the next one to finish (item 2 first, then 1, then 0), which only
+    workers running side by side can do; item 0, finished last, is still yielded first."""
     finished = []
+    done = [threading.Event() for _ in range(3)]
 
     def work(item, cancel):
-        time.sleep(0.3 - 0.1 * item)
+        if item < 2:
+            assert done[item + 1].wait(30), "the items did not run side by side"
         finished.append(item)
+        done[item].set()
         return item * 10
 
     assert list(run_in_order(work, [0, 1, 2], 3)) == [0, 10, 20]
