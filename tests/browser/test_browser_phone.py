@@ -96,9 +96,10 @@ CLUSTER_STATES = [
 def test_cluster_explorer_text_is_readable_on_a_phone(browser, site):
     """At 390 px no text of the cluster explorer is under PHONE_TEXT_FLOOR_PX, in five states.
 
-    Scaled down whole, the 656 px chart drew its smallest text ("idle", 8 px)
-    at 3.8 px and its labels at about 5 px; on a phone it is drawn again
-    320 px wide with text at its own size. The lesson's layout keeps its GPU
+    Scaled down whole into the 340 px column, the chart (709 px with the
+    longest line of its list) drew its smallest text ("idle", 8 px) at
+    3.8 px; on a phone it is drawn again 320 px wide, its text at its own
+    size, and what does not fit a GPU's square at 9 px is left out. The lesson's layout keeps its GPU
     labels (TP0 to TP3), and the problems and flags are listed as page text,
     one item each, as lesson_lib lists them.
     """
