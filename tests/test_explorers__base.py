@@ -198,3 +198,20 @@ def test_template_otherwise_reads_the_rows_it_is_for():
         Template(("x",), otherwise=other)
     with pytest.raises(ValueError, match="go together"):
         Template(("x",), when="bad")
+
+
+def test_extra_params_and_narrow_layout_go_into_the_spec():
+    """Params follow the controls' (unbound); ``narrow`` lands in usermeta beside embedOptions.
+
+    Without them the spec has neither: the other explorers' specs are unchanged.
+    """
+    plain = small().spec()
+    assert "narrow" not in plain["usermeta"]
+    assert [p["name"] for p in plain["params"]] == ["n", "kind"]
+    narrow = {"params": {"phone": True}, "views": {"chart": {"width": 300}}}
+    e = small(params=({"name": "phone", "value": False},), narrow=narrow)
+    spec = e.spec()
+    assert spec["params"][-1] == {"name": "phone", "value": False}
+    assert [p["name"] for p in spec["params"]] == ["n", "kind", "phone"]
+    assert spec["usermeta"]["narrow"] == narrow
+    assert spec["usermeta"]["embedOptions"] == {"renderer": "svg", "actions": False}

@@ -19,12 +19,19 @@ from lesson_lib.chapters.cluster import cluster_numbers, plan_cluster
 from lesson_lib.explorers.cluster import (
     CONTROLS,
     FLAG,
+    GPUS_PER_NODE_VALUES,
+    NODE_VALUES,
     NOT_PRICED,
     NOTHING,
+    PHONE_WIDTH,
     PROBLEM,
     VIEW_HEIGHT,
     VIEW_WIDTH,
     cluster_explorer,
+    key_height,
+    phone_layout,
+    phone_transform,
+    view_transforms,
 )
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
@@ -251,7 +258,10 @@ def test_ep_refusals_name_their_reason(explorer):
 
 
 def test_the_diagram_keeps_one_frame(explorer):
-    """Its scales are the view's pixels in every state: nothing rescales between states."""
+    """Its scales are the view's pixels in every state: nothing rescales between states.
+
+    Marks sit at ``vx``, ``vy``: the tables' pixels, moved only on a phone.
+    """
     diagram = explorer.spec()["vconcat"][1]["vconcat"][0]
     domains = []
 
@@ -266,8 +276,8 @@ def test_the_diagram_keeps_one_frame(explorer):
                 walk(value)
 
     walk(diagram)
-    fixed = {("x", (0, VIEW_WIDTH)), ("mid", (0, VIEW_WIDTH))}
-    fixed |= {("y", (0, VIEW_HEIGHT)), ("mid_y", (0, VIEW_HEIGHT))}
+    fixed = {("vx", (0, VIEW_WIDTH)), ("mid", (0, VIEW_WIDTH))}
+    fixed |= {("vy", (0, VIEW_HEIGHT)), ("mid_y", (0, VIEW_HEIGHT)), ("text_y", (0, VIEW_HEIGHT))}
     assert domains and set(domains) <= fixed
 
 
@@ -413,7 +423,7 @@ HEADERS = {
     "tp_links": [*STATE, "x", "y", "x2", "y2"],
     "pp_paths": [*STATE, "path", "point", "across_nodes", "head_angle", "x", "y"],
     "dp_paths": [*STATE, "path", "point", "x", "y"],
-    "notes": [*STATE, "line", "note", "note_kind"],
+    "notes": [*STATE, "line", "note", "note_kind", "para"],
 }
 
 
@@ -446,3 +456,95 @@ def test_builds_fast():
     start = time.perf_counter()
     cluster_explorer().spec()
     assert time.perf_counter() - start < 3.0  # about 0.15 s on a quiet machine
+
+
+def test_phone_transform_of_the_lessons_layout_by_hand():
+    """Two nodes of four GPUs: the phone draws the wide view's pixels 0.574 times as large.
+
+    In cells the layout is 2 x (4 + 2 x 0.35) + 1.3 = 10.7 wide, 11.1 with the
+    margins, and 4.5 tall (2.1 over the GPUs' base, 2.4 under it with the
+    network band); the view keeps 250 - 24 = 226 px of height.
+    Wide: min(60, 640 / 11.1 = 57.66, 226 / 4.5 = 50.22) = 50.22 px a cell.
+    Phone: min(60, 320 / 11.1 = 28.83, 50.22) = 28.83 px a cell; k = 0.5740.
+    Offsets centre the cells' middle, 5.35 along x and -0.15 along y:
+    x: 320 - 50.22 x 5.35 = 51.31 wide, 160 - 28.83 x 5.35 = 5.76 phone,
+    b = 5.76 - 0.5740 x 51.31 = -23.69; y: 137 + 50.22 x 0.15 = 144.53 wide,
+    137 + 28.83 x 0.15 = 141.32 phone, b = 141.32 - 0.5740 x 144.53 = 58.36.
+    """
+    k, bx, by = phone_transform(4, 2)
+    assert k == pytest.approx(0.5740, abs=1e-4)
+    assert bx == pytest.approx(-23.69, abs=0.01)
+    assert by == pytest.approx(58.36, abs=0.01)
+    # One GPU on one node is as tall-limited on the phone as wide (60 px a cell):
+    # same size, moved left by half the difference of the widths, (640 - 320) / 2.
+    assert phone_transform(1, 1) == pytest.approx((1.0, -160.0, 0.0))
+
+
+def test_every_cluster_size_fits_the_phone_view(explorer):
+    """Every node box, cell and band, moved by its size's phone transform, lies in 0..320 px."""
+    frames = _shipped(explorer)["frames"][1]
+    transforms = view_transforms()
+    assert len(transforms) == len(GPUS_PER_NODE_VALUES)
+    for f in frames:
+        g, n = int(f["gpus_per_node"]), int(f["nodes"])
+        k, bx, by = phone_transform(g, n)
+        for x in (f["x"], f["x2"]):
+            assert 0 <= k * x + bx <= PHONE_WIDTH, f
+        for y in (f["y"], f["y2"]):
+            assert 0 <= k * y + by <= VIEW_HEIGHT, f
+        # the chart's row: x in the x scale's domain, 640 wide drawn 320 wide (x 2)
+        row = transforms[GPUS_PER_NODE_VALUES.index(g)][NODE_VALUES.index(n)]
+        assert row == pytest.approx([2 * k, 2 * bx, k, by], abs=2e-3)
+
+
+def test_key_rows_on_a_phone_by_hand():
+    """The key's five entries, 40 px + 6.2 px a character each, in 640 and in 320 px.
+
+    Widths 176.4, 232.2, 219.8, 170.2 and 89.6 px: 640 px holds the first
+    three (628.4) then the last two, 2 rows, 40 px tall; 320 px holds one a
+    row but the last two (259.8), 4 rows, 80 px tall.
+    """
+    assert key_height(VIEW_WIDTH) == 40
+    assert key_height(PHONE_WIDTH) == 80
+    assert phone_layout()["views"]["key"] == {"width": PHONE_WIDTH, "height": 80}
+
+
+def test_the_phone_layout_names_views_and_params_the_spec_has(explorer):
+    """What explorers.js sets on a phone exists in the spec: the views by name, the param."""
+    spec = explorer.spec()
+    names = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("name"), str) and ("mark" in node or "layer" in node):
+                names.append(node["name"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    narrow = spec["usermeta"]["narrow"]
+    assert narrow == phone_layout()
+    for view in [*narrow["views"], *(a["view"] for a in narrow["asText"])]:
+        assert names.count(view) == 1, view
+    params = {p["name"]: p for p in spec["params"]}
+    assert params["phone"] == {"name": "phone", "value": False}
+    assert set(narrow["params"]) == {"phone"}
+    assert params["view_t"]["expr"].startswith("phone ? ")
+
+
+def test_notes_paragraphs_are_one_problem_or_flag_each(explorer):
+    """A phone joins a note's lines by ``para``: each paragraph is one whole problem or flag."""
+    for state in [{**explorer.defaults, "group": 3, "pp": 3}, {**explorer.defaults, "group": 8,
+                                                                 "pp": 1}]:  # fmt: skip
+        plan = _plan(state)
+        rows = sorted(_table(explorer, "notes", state), key=lambda d: d["line"])
+        texts = _note_texts(explorer)
+        paragraphs: dict[float, list[str]] = {}
+        for d in rows:
+            paragraphs.setdefault(d["para"], []).append(texts[d["note"]])
+        joined = [" ".join(lines) for _, lines in sorted(paragraphs.items())]
+        want = [f"Problem: {p}" for p in plan.problems] + [f"Flag: {f}" for f in plan.flags]
+        assert joined == want and len(want) >= 2

@@ -272,6 +272,18 @@ class Explorer:
         distinct values, decoded by the spec's first transform: a table of
         thousands of states that repeats a few words ("Fits", "latency")
         then weighs a fraction as much. ``rows`` and the message are the same.
+    params : sequence of dict
+        Vega-Lite variable parameters the chart reads besides the controls
+        (``{"name": "phone", "value": False}``); they are not bound to any input.
+    narrow : dict, optional
+        How a chart laid out in fixed pixels is drawn on a column narrower
+        than it (a phone), for ``tools/site/explorers.js``: ``params``, the
+        values of those ``params`` there; ``views``, the ``width`` and
+        ``height`` of named views there; ``asText``, views whose text the
+        page shows as wrapped text under the controls instead (each
+        ``{"view": name, "text": field, "join": field}``, lines with one
+        ``join`` value make one paragraph). Without it such a chart is
+        scaled down whole.
     """
 
     title: str
@@ -285,6 +297,8 @@ class Explorer:
     details: list[dict[str, Any]] | None = None
     detail_numeric: tuple[str, ...] = ()
     compact_text: bool = False
+    params: tuple[dict[str, Any], ...] = ()
+    narrow: dict[str, Any] | None = None
     _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -432,7 +446,7 @@ class Explorer:
             "$schema": SCHEMA,
             "title": {"text": self.title, "anchor": "start", "fontSize": 14},
             "description": self.description,
-            "params": [c.param() for c in self.controls],
+            "params": [c.param() for c in self.controls] + list(self.params),
             "data": data,
             "vconcat": [message, chart],
             "spacing": 8,
@@ -443,6 +457,8 @@ class Explorer:
             # keeps the message readable as text; no export menu.
             "usermeta": {"embedOptions": {"renderer": "svg", "actions": False}},
         }
+        if self.narrow is not None:
+            spec["usermeta"]["narrow"] = self.narrow
         if decode:
             spec["transform"] = decode
         return spec

@@ -23,6 +23,7 @@ the network band under the nodes.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import textwrap
 from collections.abc import Sequence
@@ -32,7 +33,7 @@ from typing import Any
 
 from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.explorers._base import Control, Explorer, Template, csv_data, states
-from lesson_lib.figures._style import PALETTE
+from lesson_lib.figures._style import PALETTE, PHONE_TEXT_FLOOR_PX
 from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
@@ -116,6 +117,28 @@ _BAND = -_PAD - _FOOT - 0.9  # top of the network band
 VIEW_WIDTH = 640
 #: The diagram's height in pixels.
 VIEW_HEIGHT = 250
+#: The diagram's width on a phone, pixels: a 390 px phone's explorer column
+#: (340 px in Chromium) less the chart's padding. There each cluster size is
+#: drawn again at the zoom this width allows, text at its own size.
+PHONE_WIDTH = 320
+#: Smallest text the diagram draws on a phone, pixels: the figures' phone floor.
+PHONE_TEXT_PX: float = PHONE_TEXT_FLOOR_PX
+#: The chart's parameter holding the phone's move of the wide view's pixels,
+#: ``[kx, bx, ky, by]`` (x in the x scale's domain, 0..VIEW_WIDTH), and the
+#: one saying the chart is drawn on a phone (``tools/site/explorers.js`` sets it).
+VIEW_TRANSFORM = "view_t"
+PHONE_PARAM = "phone"
+#: Width of a GPU label's character, in ems: wide enough for "TP", "S", "R"
+#: and digits in a sans-serif face (Helvetica's T is 0.61 em, R 0.72, digits 0.56).
+LABEL_EM = 0.62
+#: Room a GPU label keeps to the edges of its square, pixels, across and down
+#: (its group's outline is drawn just outside the square).
+LABEL_MARGIN_PX = 3
+#: Size of the network band's label, pixels.
+BAND_TEXT_PX = 11
+#: Side of a GPU's square, pixels, below which a phone leaves out "idle"
+#: (four letters of PHONE_TEXT_PX text are about 14 px wide).
+IDLE_ROOM_PX = 16
 #: The most pixels per GPU cell; each cluster size is drawn as large as fits, up to this.
 ZOOM_MAX = 60.0
 #: Pixels at the bottom of the view kept for the key of pipeline stages.
@@ -137,17 +160,116 @@ def _width(gpus_per_node: int, nodes: int) -> float:
 
 
 @functools.cache
-def _zoom(g: int, nodes: int) -> tuple[float, float, float]:
-    """Pixels per cell and the offsets that centre a cluster of this size in the view."""
+def _zoom(g: int, nodes: int, width: float = VIEW_WIDTH) -> tuple[float, float, float]:
+    """Pixels per cell and the offsets that centre a cluster of this size in a view ``width`` wide."""
     left, right = -0.2, _width(g, nodes) + 0.2
     bottom = _BAND - 0.6 if nodes > 1 else -_PAD - _FOOT - 0.2
     top = _rows(g) * _CELL + _ARC_MAX / 2 + 0.1  # room for the arcs over the GPUs
     height = VIEW_HEIGHT - STAGE_KEY
-    zoom = min(ZOOM_MAX, VIEW_WIDTH / (right - left), height / (top - bottom))
+    zoom = min(ZOOM_MAX, width / (right - left), height / (top - bottom))
     return (
         zoom,
-        VIEW_WIDTH / 2 - zoom * (left + right) / 2,
+        width / 2 - zoom * (left + right) / 2,
         STAGE_KEY + height / 2 - zoom * (bottom + top) / 2,
+    )
+
+
+def phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
+    """How the phone's drawing of a cluster size follows from the wide one's pixels.
+
+    Both views draw the same layout in cells, ``pixel = offset + zoom * cell``,
+    so a wide pixel ``p`` lands at ``k * p + b`` on the phone, with ``k`` the
+    ratio of the zooms and ``b = offset_phone - k * offset_wide``, one ``k``
+    for both axes so nothing is stretched.
+
+    Parameters
+    ----------
+    g : int
+        GPUs per node.
+    nodes : int
+        Nodes.
+
+    Returns
+    -------
+    tuple of float
+        ``k``, ``b`` along x and ``b`` along y, in pixels of the phone's view.
+    """
+    zoom, ox, oy = _zoom(g, nodes)
+    phone_zoom, phone_ox, phone_oy = _zoom(g, nodes, PHONE_WIDTH)
+    k = phone_zoom / zoom
+    return k, phone_ox - k * ox, phone_oy - k * oy
+
+
+def _label_fits() -> list[dict[str, Any]]:
+    """``shown_label``: as much of a GPU's label as fits inside its square on a phone.
+
+    A line is at most ``LABEL_EM`` ems a character wide and Vega's lines are
+    ``font + 2`` pixels apart, with ``LABEL_MARGIN_PX`` to spare across and
+    down; the square is ``_GPU`` cells at the view's zoom. A phone leaves out
+    what does not fit rather than shrink it: the stage and replica line first
+    (the stage is also the GPU's colour), then the rank. The wide view shows
+    the whole label.
+    """
+    parts = "split(datum.label, '|')"
+    square = f"{_GPU} * toNumber(datum._cell_zoom) * {VIEW_TRANSFORM}[2]"
+
+    def fits(lines: int, chars: str) -> str:
+        width = f"{LABEL_EM} * datum.font * {chars} + {LABEL_MARGIN_PX}"
+        return f"{square} >= {width} && {square} >= {lines} * (datum.font + 2) + {LABEL_MARGIN_PX}"
+
+    both = fits(2, f"max(length({parts}[0]), length({parts}[1] || ''))")
+    first = fits(1, f"length({parts}[0])")
+    return [
+        {"calculate": f"length({parts}) == 1 ? {first} : {both}", "as": "whole_fits"},
+        {
+            "calculate": f"!{PHONE_PARAM} || datum.whole_fits ? datum.label : "
+            f"({first} ? {parts}[0] : '')",
+            "as": "shown_label",
+        },
+    ]
+
+
+def view_transforms() -> list[list[list[float]]]:
+    """:func:`phone_transform` of every cluster size as the chart reads it, in the x scale's domain.
+
+    Returns
+    -------
+    list of list of list of float
+        ``[kx, bx, ky, by]`` for each GPUs per node (rows, in
+        ``GPUS_PER_NODE_VALUES`` order) and nodes (columns): x in the x
+        scale's domain (0..VIEW_WIDTH drawn PHONE_WIDTH wide), y in pixels.
+    """
+    to_domain = VIEW_WIDTH / PHONE_WIDTH
+    table = []
+    for g in GPUS_PER_NODE_VALUES:
+        row = []
+        for nodes in NODE_VALUES:
+            k, bx, by = phone_transform(g, nodes)
+            row.append(
+                [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
+            )
+        table.append(row)
+    return table
+
+
+def chart_params() -> tuple[dict[str, Any], ...]:
+    """The chart's parameters besides the controls: :data:`PHONE_PARAM` and :data:`VIEW_TRANSFORM`.
+
+    Returns
+    -------
+    tuple of dict
+        Vega-Lite variable parameters: ``phone`` (False; True on a phone)
+        and ``view_t``, the identity, or on a phone the current cluster
+        size's row of :func:`view_transforms`.
+    """
+    pick = (
+        f"{json.dumps(view_transforms(), separators=(',', ':'))}"
+        f"[indexof({list(GPUS_PER_NODE_VALUES)}, gpus_per_node)]"
+        f"[indexof({list(NODE_VALUES)}, nodes)]"
+    )
+    return (
+        {"name": PHONE_PARAM, "value": False},
+        {"name": VIEW_TRANSFORM, "expr": f"{PHONE_PARAM} ? {pick} : [1, 0, 1, 0]"},
     )
 
 
@@ -382,8 +504,32 @@ def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
     return rank + ("|" + " ".join(second) if second else "")
 
 
+def note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The list under the diagram: every problem, then every flag, each wrapped into lines.
+
+    Parameters
+    ----------
+    state : dict
+        Holds each control's value under its name.
+
+    Returns
+    -------
+    list of (str, list of str)
+        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the lines of
+        one problem or flag; a choice the explorer does not place has one
+        problem, its :func:`refusal`.
+    """
+    plan = plan_at(state)
+    if plan is None:
+        why = refusal(MODELS[state["model"]], state["pp"])
+        return [(PROBLEM, _wrap(f"{why}.", "Not placed: "))]
+    paragraphs = [(PROBLEM, _wrap(p, "Problem: ")) for p in plan.problems]
+    paragraphs += [(FLAG, _wrap(f, "Flag: ")) for f in plan.flags]
+    return paragraphs or [(NOTHING, ["No problems and no flags."])]
+
+
 def notes_of(state: dict[str, Any]) -> list[tuple[str, str]]:
-    """The list under the diagram: every problem, then every flag, wrapped; kind and line.
+    """The list under the diagram line by line: kind and line (:func:`note_paragraphs`).
 
     Parameters
     ----------
@@ -393,17 +539,9 @@ def notes_of(state: dict[str, Any]) -> list[tuple[str, str]]:
     Returns
     -------
     list of (str, str)
-        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the line's text;
-        a choice the explorer does not place has one problem, its
-        :func:`refusal`.
+        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the line's text.
     """
-    plan = plan_at(state)
-    if plan is None:
-        why = refusal(MODELS[state["model"]], state["pp"])
-        return [(PROBLEM, line) for line in _wrap(f"{why}.", "Not placed: ")]
-    lines = [(PROBLEM, line) for p in plan.problems for line in _wrap(p, "Problem: ")]
-    lines += [(FLAG, line) for f in plan.flags for line in _wrap(f, "Flag: ")]
-    return lines or [(NOTHING, "No problems and no flags.")]
+    return [(kind, line) for kind, lines in note_paragraphs(state) for line in lines]
 
 
 @dataclass
@@ -441,8 +579,10 @@ class DiagramTables:
         nodes: ``path``, ``point``, ``x`` and ``y``.
     notes : list of dict
         The lines of the list under the diagram: ``line`` (its place in the
-        list), ``note`` (its text's index in :attr:`note_texts`) and
-        ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`).
+        list), ``note`` (its text's index in :attr:`note_texts`),
+        ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
+        ``para`` (which problem or flag it belongs to, from 0; a phone shows
+        each one's lines as one paragraph).
     """
 
     gpus: list[dict[str, Any]] = field(default_factory=list)
@@ -472,9 +612,14 @@ class DiagramTables:
             ``group``, ``pp``).
         """
         g, nodes = state["gpus_per_node"], state["nodes"]
-        for i, (kind, line) in enumerate(notes_of(state)):
+        lines = [
+            (para, kind, line)
+            for para, (kind, wrapped) in enumerate(note_paragraphs(state))
+            for line in wrapped
+        ]
+        for i, (para, kind, line) in enumerate(lines):
             note = self._note_ids.setdefault(line, len(self._note_ids))
-            self.notes.append({**state, "line": i, "note": note, "note_kind": kind})
+            self.notes.append({**state, "line": i, "note": note, "note_kind": kind, "para": para})
         plan = plan_at(state)
         if plan is None or plan.problems:
             return
@@ -631,7 +776,7 @@ TABLE_NUMBERS: dict[str, tuple[str, ...]] = {
     "tp_links": ("x", "y", "x2", "y2"),
     "pp_paths": ("path", "point", "across_nodes", "head_angle", "x", "y"),
     "dp_paths": ("path", "point", "x", "y"),
-    "notes": ("line", "note"),
+    "notes": ("line", "note", "para"),
 }
 
 
@@ -656,22 +801,32 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
         [{k: c[k] for k in ("key", "x", "y", "x2", "y2", "zoom")} for c in cells], ()
     )
     key_of = "datum.gpus_per_node + '-' + datum.nodes + '-' + datum"
+    # Marks are placed at (vx, vy): the wide view's pixels x, y as they are, or
+    # on a phone moved by phone_transform (VIEW_TRANSFORM), into a view
+    # PHONE_WIDTH wide whose x scale keeps the domain 0..VIEW_WIDTH.
+    to_view = [
+        {"calculate": f"{VIEW_TRANSFORM}[0] * datum.{c} + {VIEW_TRANSFORM}[1]", "as": f"v{c}"}
+        for c in ("x", "x2")
+    ] + [
+        {"calculate": f"{VIEW_TRANSFORM}[2] * datum.{c} + {VIEW_TRANSFORM}[3]", "as": f"v{c}"}
+        for c in ("y", "y2")
+    ]
     x = {
-        "field": "x",
+        "field": "vx",
         "type": "quantitative",
         "axis": None,
         "scale": {"domain": [0, VIEW_WIDTH], "nice": False, "zero": False},
     }
     y = {
-        "field": "y",
+        "field": "vy",
         "type": "quantitative",
         "axis": None,
         "scale": {"domain": [0, VIEW_HEIGHT], "nice": False, "zero": False},
     }
-    box = {"x": x, "y": y, "x2": {"field": "x2"}, "y2": {"field": "y2"}}
+    box = {"x": x, "y": y, "x2": {"field": "vx2"}, "y2": {"field": "vy2"}}
 
     def on_frame(kind: str) -> list[dict[str, Any]]:
-        return [{"filter": f"{size} && datum.kind == '{kind}'"}]
+        return [{"filter": f"{size} && datum.kind == '{kind}'"}, *to_view]
 
     def cell_lookup(
         column: str, corners: list[str], grow: dict[str, float] | None = None
@@ -699,8 +854,8 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
         ]
 
     mid = [
-        {"calculate": "(datum.x + datum.x2) / 2", "as": "mid"},
-        {"calculate": "(datum.y + datum.y2) / 2", "as": "mid_y"},
+        {"calculate": "(datum.vx + datum.vx2) / 2", "as": "mid"},
+        {"calculate": "(datum.vy + datum.vy2) / 2", "as": "mid_y"},
     ]
     at_mid = {"x": {**x, "field": "mid"}, "y": {**y, "field": "mid_y"}}
     grow = round((_CELL - _GPU) / 2 - 0.04, 3)  # a TP outline sits just outside its GPUs
@@ -735,15 +890,34 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
             "encoding": box,
         },
         {
-            "transform": [*on_frame("band"), *mid],
+            # On a phone a band thinner than its text has the text under it, in ink.
+            "transform": [
+                *on_frame("band"),
+                *mid,
+                {
+                    "calculate": f"{PHONE_PARAM} && datum.vy2 - datum.vy < {BAND_TEXT_PX} + 2",
+                    "as": "thin",
+                },
+                {
+                    "calculate": f"datum.thin ? datum.vy - {BAND_TEXT_PX} : datum.mid_y",
+                    "as": "text_y",
+                },
+            ],
             "mark": {
                 "type": "text",
-                "color": "white",
                 "fontWeight": "bold",
-                "fontSize": 11,
+                "fontSize": BAND_TEXT_PX,
                 "baseline": "middle",
             },
-            "encoding": {**at_mid, "text": {"value": "network (InfiniBand / RoCE)"}},
+            "encoding": {
+                "x": at_mid["x"],
+                "y": {**y, "field": "text_y"},
+                "color": {
+                    "condition": {"test": "datum.thin", "value": "#1a1a1a"},
+                    "value": "white",
+                },
+                "text": {"value": "network (InfiniBand / RoCE)"},
+            },
         },
         {
             "transform": on_frame("cell"),
@@ -751,8 +925,20 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
             "encoding": box,
         },
         {
-            "transform": [*on_frame("cell"), *mid],
-            "mark": {"type": "text", "color": "#595959", "fontSize": 8, "baseline": "middle"},
+            # On a phone "idle" is drawn at PHONE_TEXT_PX where its GPU's square has room.
+            "transform": [
+                *on_frame("cell"),
+                *mid,
+                {
+                    "filter": f"!{PHONE_PARAM} || {_GPU} * datum.zoom * {VIEW_TRANSFORM}[2] >= {IDLE_ROOM_PX}"
+                },
+            ],
+            "mark": {
+                "type": "text",
+                "color": "#595959",
+                "fontSize": {"expr": f"{PHONE_PARAM} ? {PHONE_TEXT_PX} : 8"},
+                "baseline": "middle",
+            },
             "encoding": {**at_mid, "text": {"value": "idle"}},
         },
     ]
@@ -779,6 +965,7 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
             },
         },
         {
+            "transform": [{"filter": "datum.shown_label != ''"}],
             "mark": {
                 "type": "text",
                 "lineBreak": "|",
@@ -787,7 +974,7 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
             },
             "encoding": {
                 **at_mid,
-                "text": {"field": "label"},
+                "text": {"field": "shown_label"},
                 "size": {"field": "font", "type": "quantitative", "scale": None},
             },
         },
@@ -799,8 +986,14 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
             "transform": [
                 *state,
                 *cell_lookup("cell", ["x", "y", "x2", "y2"]),
+                *to_view,
                 *mid,
-                {"calculate": "clamp(toNumber(datum._cell_zoom) / 4.5, 7, 12)", "as": "font"},
+                {
+                    "calculate": f"clamp(toNumber(datum._cell_zoom) * {VIEW_TRANSFORM}[2] / 4.5, "
+                    f"{PHONE_PARAM} ? {PHONE_TEXT_PX} : 7, 12)",
+                    "as": "font",
+                },
+                *_label_fits(),
             ],
             "layer": gpu_layers,
         },
@@ -810,6 +1003,7 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
                 *state,
                 *cell_lookup("first_cell", ["x", "y", "y2"], {"x": -grow, "y": -grow, "y2": grow}),
                 *cell_lookup("last_cell", ["x2"], {"x2": grow}),
+                *to_view,
             ],
             "encoding": box,
             "layer": [
@@ -827,14 +1021,14 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
         },
         {
             "data": _table_data(tables, "tp_links"),
-            "transform": state,
+            "transform": [*state, *to_view],
             "mark": {"type": "rule", "stroke": TP_NETWORK_COLOR, "strokeWidth": 1.5,
                      "strokeDash": [6, 3]},
             "encoding": box,
         },
         {
             "data": _table_data(tables, "pp_paths"),
-            "transform": state,
+            "transform": [*state, *to_view],
             "layer": [
                 {
                     "mark": {"type": "line", "interpolate": "basis", "color": "black"},
@@ -896,7 +1090,7 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
         },
         {
             "data": _table_data(tables, "dp_paths"),
-            "transform": state,
+            "transform": [*state, *to_view],
             "mark": {"type": "line", "interpolate": "basis", "color": "black",
                      "strokeWidth": 1.2, "strokeDash": [3, 3]},
             "encoding": {
@@ -905,9 +1099,10 @@ def _chart(frames: list[dict[str, Any]], tables: DiagramTables, note_lines: int)
             },
         },
     ]  # fmt: skip
-    diagram = {"width": VIEW_WIDTH, "height": VIEW_HEIGHT, "layer": layers}
-    key = _key_view(VIEW_WIDTH)
+    diagram = {"name": "diagram", "width": VIEW_WIDTH, "height": VIEW_HEIGHT, "layer": layers}
+    key = _key_view(VIEW_WIDTH, PHONE_WIDTH)
     notes_view = {
+        "name": "notes",
         "width": VIEW_WIDTH,
         "height": 16 * note_lines,
         "data": _table_data(tables, "notes"),
@@ -958,16 +1153,45 @@ def _hidden(view: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _key_view(width: int) -> dict[str, Any]:
-    """The static key: a swatch and a label per kind of line or box (the figure's key)."""
+def _key_entries(width: int, layout: str) -> list[dict[str, Any]]:
+    """The key's entries laid out in rows at most ``width`` pixels wide, tagged ``layout``."""
     entries, x, y = [], 0.0, 10
     for kind, label in KEY:
         size = 40 + 6.2 * len(label)
         if x and x + size > width:
             x, y = 0.0, y + 20
-        entries.append({"kind": kind, "label": label, "x": x, "x2": x + 20, "tx": x + 26, "y": y})
+        entries.append(
+            {"layout": layout, "kind": kind, "label": label, "x": x, "x2": x + 20, "tx": x + 26,
+             "y": y}
+        )  # fmt: skip
         x += size
-    height = y + 10
+    return entries
+
+
+def key_height(width: int) -> int:
+    """Height of the key laid out ``width`` pixels wide: 20 px a row of entries.
+
+    Parameters
+    ----------
+    width : int
+        The key's width, pixels.
+
+    Returns
+    -------
+    int
+        Pixels.
+    """
+    return int(max(e["y"] for e in _key_entries(width, "")) + 10)
+
+
+def _key_view(width: int, phone_width: int) -> dict[str, Any]:
+    """The static key: a swatch and a label per kind of line or box (the figure's key).
+
+    It holds the entries laid out ``width`` wide and ``phone_width`` wide; the
+    chart's ``phone`` parameter picks one.
+    """
+    entries = _key_entries(width, "wide") + _key_entries(phone_width, "phone")
+    height = key_height(width)
     at = {
         "x": {"field": "x", "type": "quantitative", "scale": None},
         "y": {"field": "y", "type": "quantitative", "scale": None},
@@ -1010,7 +1234,36 @@ def _key_view(width: int) -> dict[str, Any]:
                          "y": at["y"], "text": {"field": "label"}},
         }
     )  # fmt: skip
-    return {"width": width, "height": height, "data": {"values": entries}, "layer": layers}
+    return {
+        "name": "key",
+        "width": width,
+        "height": height,
+        "data": {"values": entries},
+        "transform": [{"filter": f"datum.layout == ({PHONE_PARAM} ? 'phone' : 'wide')"}],
+        "layer": layers,
+    }
+
+
+def phone_layout() -> dict[str, Any]:
+    """How ``tools/site/explorers.js`` draws the chart on a column narrower than it (a phone).
+
+    Returns
+    -------
+    dict
+        The ``narrow`` of :class:`~lesson_lib.explorers._base.Explorer`:
+        ``phone`` set, the diagram and key :data:`PHONE_WIDTH` wide (the key
+        in as many rows as that takes), and the list of problems and flags
+        shown as page text, one paragraph each, instead of drawn lines.
+    """
+    return {
+        "params": {PHONE_PARAM: True},
+        "views": {
+            "diagram": {"width": PHONE_WIDTH},
+            "key": {"width": PHONE_WIDTH, "height": key_height(PHONE_WIDTH)},
+            "notes": {"width": PHONE_WIDTH},
+        },
+        "asText": [{"view": "notes", "text": "text", "join": "para"}],
+    }
 
 
 def cluster_explorer() -> Explorer:
@@ -1045,6 +1298,8 @@ def cluster_explorer() -> Explorer:
         chart=_chart(_frames(), tables, note_lines),
         numeric=("gpus_per_node", "nodes", "group", "pp"),
         message_lines=5,
+        params=chart_params(),
+        narrow=phone_layout(),
     )
     return explorer
 

@@ -9,6 +9,12 @@
 // every width in the spec scaled down until it fits, the message leaves the
 // chart and the live region shows it as wrapped text under the controls
 // (the box gets the class lesson-explorer-narrow): nothing scrolls sideways.
+// A chart laid out in fixed pixels says in its spec how it is drawn there
+// (usermeta.narrow, written by lesson_lib: parameters to set, sizes of named
+// views, views whose text is shown as page text); without that it is scaled
+// down whole. When the column's width changes (a phone turned sideways, a
+// resized window) every explorer is drawn again for the new width, keeping
+// the state of its controls.
 (function () {
   "use strict";
 
@@ -16,8 +22,29 @@
   var MESSAGE_FIELD = "_message";
   var NARROW = "lesson-explorer-narrow";
   var SCALED = "lesson-explorer-scaled";
+  var NOTES = "lesson-explorer-notes";
   var MIN_WIDTH = 120;
   var TRIES = 4;
+  // Wait this long after the last resize event before drawing again.
+  var RESIZE_DELAY_MS = 150;
+
+  function narrowHints(spec) {
+    return (spec.usermeta && spec.usermeta.narrow) || null;
+  }
+
+  // The mark items of a view's marks (Vega names them <view>_marks), in order.
+  function markItems(view, name) {
+    var found = [];
+    (function walk(node) {
+      if (!node) { return; }
+      if (node.marktype && node.name === name) {
+        found = found.concat(node.items || []);
+        return;
+      }
+      (node.items || []).forEach(walk);
+    })(view.scenegraph().root);
+    return found;
+  }
 
   // The message of the current state, from the message mark's data (lines
   // joined by spaces), whether or not the chart draws it.
@@ -36,22 +63,75 @@
     return found || "";
   }
 
+  // The paragraphs of a view drawn as lines of text: consecutive lines with
+  // one value of the join field make one paragraph, in the colour drawn.
+  function viewParagraphs(view, asText) {
+    var paragraphs = [];
+    markItems(view, asText.view + "_marks").forEach(function (item) {
+      var d = item.datum || {};
+      var last = paragraphs[paragraphs.length - 1];
+      var text = String(d[asText.text] === undefined ? "" : d[asText.text]);
+      if (last && last.join === d[asText.join]) {
+        last.text += " " + text;
+      } else {
+        paragraphs.push({ join: d[asText.join], text: text, color: item.fill });
+      }
+    });
+    return paragraphs;
+  }
+
+  // On a narrow column, the views the spec names as text, under the message.
+  function showViewsAsText(box, view, hints) {
+    var old = box.querySelector("." + NOTES);
+    if (old) { old.remove(); }
+    if (!hints || !box.classList.contains(NARROW)) { return; }
+    var list = document.createElement("ul");
+    list.className = NOTES;
+    (hints.asText || []).forEach(function (asText) {
+      viewParagraphs(view, asText).forEach(function (p) {
+        var li = document.createElement("li");
+        li.textContent = p.text;
+        if (typeof p.color === "string") { li.style.color = p.color; }
+        list.appendChild(li);
+      });
+    });
+    box.querySelector(".lesson-explorer-status").after(list);
+  }
+
+  // A copy of the spec with each bound parameter's value set from values.
+  function withValues(spec, values) {
+    var copy = JSON.parse(JSON.stringify(spec));
+    (copy.params || []).forEach(function (p) {
+      if (p.bind && Object.prototype.hasOwnProperty.call(values, p.name)) {
+        p.value = values[p.name];
+      }
+    });
+    return copy;
+  }
+
   // A copy of the spec with every width scaled by factor (at least MIN_WIDTH
   // pixels), legends one entry per line, and the message's text left out of
-  // the drawing.
+  // the drawing; then the spec's own narrow layout, if it has one.
   function narrowSpec(spec, factor) {
     var copy = JSON.parse(JSON.stringify(spec));
+    var hints = narrowHints(spec);
+    var views = (hints && hints.views) || {};
+    var asText = ((hints && hints.asText) || []).map(function (a) { return a.view; });
     (function walk(node) {
       if (Array.isArray(node)) { node.forEach(walk); return; }
       if (!node || typeof node !== "object") { return; }
-      if (typeof node.width === "number") {
+      var isView = ["mark", "layer", "vconcat", "hconcat", "concat"].some(function (k) { return k in node; });
+      if (isView && typeof node.width === "number") {
         node.width = Math.max(MIN_WIDTH, Math.floor(node.width * factor));
       }
       if (node.legend && typeof node.legend === "object") {
         node.legend.direction = "vertical";
         node.legend.columns = 1;
       }
-      if (node.name === "message" && node.encoding) {
+      if (typeof node.name === "string" && Object.prototype.hasOwnProperty.call(views, node.name)) {
+        Object.keys(views[node.name]).forEach(function (k) { node[k] = views[node.name][k]; });
+      }
+      if ((node.name === "message" || asText.indexOf(node.name) >= 0) && node.encoding) {
         node.encoding.text = { value: "" };
         node.height = 1;
       }
@@ -59,7 +139,18 @@
         if (k !== "data" && k !== "legend") { walk(node[k]); }
       });
     })(copy);
+    var params = (hints && hints.params) || {};
+    (copy.params || []).forEach(function (p) {
+      if (Object.prototype.hasOwnProperty.call(params, p.name)) { p.value = params[p.name]; }
+    });
     return copy;
+  }
+
+  // The width the box offers its chart, CSS px. The chart's own element is an
+  // inline block (vega-embed's style) as wide as what it holds, so it cannot say.
+  function roomOf(box) {
+    var s = getComputedStyle(box);
+    return box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
   }
 
   function drawnWidth(chart) {
@@ -85,54 +176,116 @@
       spec = JSON.parse(box.querySelector(".lesson-explorer-spec").textContent);
     } catch (e) {
       fail(box, "its data is unreadable");
-      return;
+      return null;
     }
     if (typeof window.vegaEmbed !== "function") {
       fail(box, "the Vega scripts did not load");
-      return;
+      return null;
     }
+    var hints = narrowHints(spec);
     var options = { actions: false, renderer: "svg" };
+    var current = null; // the drawn view
+    var drawnFor = -1; // the column width it was drawn for
+    var pending = false;
+
     // Draw the spec; while the drawing is wider than the column, draw it again
     // narrower. A chart laid out in fixed pixels does not get narrower with its
-    // widths: after TRIES it is drawn at its own width and scaled down whole.
-    function embed(current, factor, tries) {
-      return window.vegaEmbed(chart, current, options).then(function (result) {
-        var room = chart.clientWidth;
+    // widths: its own narrow layout is drawn once, else after TRIES it is drawn
+    // at its own width, and either is scaled down whole if still too wide.
+    function embed(base, attempt, factor, tries) {
+      return window.vegaEmbed(chart, attempt, options).then(function (result) {
+        var room = roomOf(box);
         var width = drawnWidth(chart);
         if (width <= room + 0.5 || box.classList.contains(SCALED)) { return result; }
         result.view.finalize();
+        var first = !box.classList.contains(NARROW);
         box.classList.add(NARROW);
+        if (hints && !first) {
+          box.classList.add(SCALED);
+          return embed(base, attempt, factor, tries);
+        }
+        if (hints) {
+          return embed(base, narrowSpec(base, (room - 2) / width), 1, tries);
+        }
         if (tries >= TRIES) {
           box.classList.add(SCALED);
-          return embed(narrowSpec(spec, 1), 1, tries);
+          return embed(base, narrowSpec(base, 1), 1, tries);
         }
         var next = factor * Math.max(0.5, (room - 2) / width);
-        return embed(narrowSpec(spec, next), next, tries + 1);
+        return embed(base, narrowSpec(base, next), next, tries + 1);
       });
     }
-    embed(spec, 1, 0).then(function (result) {
-      var view = result.view;
-      var pending = false;
-      function update() {
-        pending = false;
-        status.textContent = messageText(view);
-        box.setAttribute("data-state-serial", String(Number(box.getAttribute("data-state-serial") || 0) + 1));
-      }
-      function changed() {
-        if (pending) { return; }
-        pending = true;
-        view.runAsync().then(update);
-      }
+
+    function update() {
+      pending = false;
+      if (!current) { return; }
+      status.textContent = messageText(current);
+      showViewsAsText(box, current, hints);
+      box.setAttribute("data-state-serial", String(Number(box.getAttribute("data-state-serial") || 0) + 1));
+    }
+
+    // The bound parameters' values of the drawn view (the controls' state).
+    function values() {
+      var out = {};
+      if (!current) { return out; }
       (spec.params || []).forEach(function (p) {
-        if (p.bind) { view.addSignalListener(p.name, changed); }
+        if (p.bind) { out[p.name] = current.signal(p.name); }
       });
-      update();
-      box.classList.add("lesson-explorer-ready");
-    }).catch(function (e) { fail(box, String(e && e.message || e)); });
+      return out;
+    }
+
+    function render(state) {
+      var base = withValues(spec, state);
+      box.classList.remove(NARROW, SCALED);
+      var old = box.querySelector("." + NOTES);
+      if (old) { old.remove(); }
+      return embed(base, base, 1, 0).then(function (result) {
+        var view = result.view;
+        current = view;
+        // The room as the drawing left it (a page scroll bar may have come or gone).
+        drawnFor = roomOf(box);
+        function changed() {
+          if (pending || current !== view) { return; }
+          pending = true;
+          view.runAsync().then(update);
+        }
+        (spec.params || []).forEach(function (p) {
+          if (p.bind) { view.addSignalListener(p.name, changed); }
+        });
+        update();
+        box.setAttribute("data-drawn-width", String(drawnFor));
+        box.classList.add("lesson-explorer-ready");
+      }).catch(function (e) { fail(box, String(e && e.message || e)); });
+    }
+
+    render({});
+    return {
+      // Draw again when the column's width changed, in the same state.
+      refit: function () {
+        if (!current || Math.abs(roomOf(box) - drawnFor) < 1) { return; }
+        var state = values();
+        current.finalize();
+        current = null;
+        render(state);
+      },
+    };
   }
 
   function start() {
-    document.querySelectorAll("div.lesson-explorer").forEach(draw);
+    var drawn = [];
+    document.querySelectorAll("div.lesson-explorer").forEach(function (box) {
+      var explorer = draw(box);
+      if (explorer) { drawn.push(explorer); }
+    });
+    var timer = null;
+    function resized() {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        drawn.forEach(function (explorer) { explorer.refit(); });
+      }, RESIZE_DELAY_MS);
+    }
+    window.addEventListener("resize", resized);
+    window.addEventListener("orientationchange", resized);
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,364 @@
+"""The site on a 390 px phone: readable explorer text, equations and tables that fit, rotation.
+
+At 390 px (an iPhone 12-15 held upright, in CSS pixels):
+
+- the cluster explorer's text is drawn at no less than the figures' phone
+  floor (``PHONE_TEXT_FLOOR_PX``) in the states a reader meets first, and its
+  list of problems and flags is page text;
+- no display equation makes the page wider than the article: a long one
+  scrolls sideways inside its own box (pydata-sphinx-theme's rule for
+  ``div.math mjx-container``), which a keyboard can focus (MathJax's menu
+  gives each equation ``tabindex="0"``);
+- every page says it is in English (``<html lang="en">``), which CSS
+  hyphenation needs, and whether Chromium then hyphenates is recorded;
+- turning the phone (a resize to 844 x 390 and back) draws every explorer
+  again for the new width, in the state its controls were left in.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from build_site import toc_files
+from probe import ACTION_TIMEOUT_MS, WAIT_FOR_MATHJAX
+
+from lesson_lib.explorers.catalog import EXPLORERS
+from lesson_lib.explorers.cluster import cluster_explorer, note_paragraphs
+from lesson_lib.figures._style import PHONE_TEXT_FLOOR_PX
+
+pytestmark = pytest.mark.slow
+
+#: A phone held upright, and turned sideways.
+UPRIGHT = {"width": 390, "height": 844}
+SIDEWAYS = {"width": 844, "height": 390}
+
+#: Each visible text of an explorer's SVG: its rendered size in CSS px (the
+#: font size times the SVG's scale on the screen) and its text.
+SVG_TEXT_SIZES = """(box) => {
+  const out = [];
+  box.querySelectorAll('svg text').forEach(t => {
+    if (!t.textContent.trim() || !t.getClientRects().length) { return; }
+    const m = t.getScreenCTM();
+    out.push({size: parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b),
+              text: t.textContent.slice(0, 40)});
+  });
+  return out;
+}"""
+
+#: The page's width against the viewport's, and the chart's against its column.
+WIDTHS = """(box) => ({
+  page: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth,
+  svg: box.querySelector('svg').getBoundingClientRect().width,
+  column: box.querySelector('.lesson-explorer-chart').clientWidth,
+  narrow: box.classList.contains('lesson-explorer-narrow'),
+  scaled: box.classList.contains('lesson-explorer-scaled'),
+  drawnFor: Number(box.dataset.drawnWidth || -1),
+})"""
+
+
+def _shown(message: str) -> str:
+    return message.replace("\n", " ")
+
+
+def _open(browser: Any, site: str, doc: str, viewport: dict[str, int]) -> tuple[Any, Any]:
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    page = context.new_page()
+    page.goto(f"{site}{doc}.html", wait_until="load")
+    return context, page
+
+
+def _wait_drawn(page: Any, box: Any) -> None:
+    """Until the explorer is drawn for its column's present width."""
+    page.wait_for_function(
+        """(b) => { const s = getComputedStyle(b);
+             const room = e => e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+             return b.classList.contains('lesson-explorer-ready') &&
+             Math.abs(Number(b.dataset.drawnWidth) - room(b)) < 1; }""",
+        arg=box.element_handle(),
+    )
+
+
+#: States of the cluster explorer checked on the phone: the lesson's layout,
+#: one GPU, the largest cluster (32 GPUs, TP 8 x PP 4), an MoE across nodes,
+#: and a layout that cannot exist (its list of problems).
+CLUSTER_STATES = [
+    {},
+    {"gpus_per_node": 1, "nodes": 1, "group": 1, "pp": 1},
+    {"gpus_per_node": 8, "nodes": 4, "group": 8, "pp": 4},
+    {"model": "qwen3_235b", "gpus_per_node": 8, "nodes": 2, "group": 16, "pp": 1},
+    {"group": 3, "pp": 3},
+]
+
+
+def test_cluster_explorer_text_is_readable_on_a_phone(browser, site):
+    """At 390 px no text of the cluster explorer is under PHONE_TEXT_FLOOR_PX, in five states.
+
+    Scaled down whole into the 340 px column, the chart (709 px with the
+    longest line of its list) drew its smallest text ("idle", 8 px) at
+    3.8 px; on a phone it is drawn again 320 px wide, its text at its own
+    size, and what does not fit a GPU's square at 9 px is left out. The lesson's layout keeps its GPU
+    labels (TP0 to TP3), and the problems and flags are listed as page text,
+    one item each, as lesson_lib lists them.
+    """
+    explorer = cluster_explorer()
+    context, page = _open(browser, site, "book/cluster", UPRIGHT)
+    try:
+        box = page.locator(f'div.lesson-explorer[aria-label="{explorer.title}"]')
+        _wait_drawn(page, box)
+        widths = page.evaluate(WIDTHS, box.element_handle())
+        assert widths["page"] <= widths["viewport"], widths
+        assert widths["narrow"] and not widths["scaled"], widths
+        assert widths["svg"] <= widths["column"] + 0.5, widths
+        state = explorer.defaults
+        for change in CLUSTER_STATES:
+            for name, value in change.items():
+                if state[name] == value:
+                    continue
+                before = int(box.get_attribute("data-state-serial") or 0)
+                box.locator(f'input[type="radio"][name="{name}"][value="{value}"]').check()
+                page.wait_for_function(
+                    "([el, n]) => Number(el.dataset.stateSerial || 0) > n",
+                    arg=[box.element_handle(), before],
+                )
+                state[name] = value
+            texts = page.evaluate(SVG_TEXT_SIZES, box.element_handle())
+            small = [t for t in texts if t["size"] < PHONE_TEXT_FLOOR_PX - 0.01]
+            assert texts and small == [], (state, small[:5])
+            status = box.locator(".lesson-explorer-status").inner_text()
+            assert status == _shown(explorer.message_for(**state))
+            items = box.locator("ul.lesson-explorer-notes li").all_inner_texts()
+            want = [" ".join(lines) for _, lines in note_paragraphs(state)]
+            assert items == want, state
+            if change == {}:
+                labels = {t["text"] for t in texts}
+                assert {"TP0", "TP3"} <= {label[:3] for label in labels}, labels
+            widths = page.evaluate(WIDTHS, box.element_handle())
+            assert widths["page"] <= widths["viewport"], (state, widths)
+            assert widths["svg"] <= widths["column"] + 0.5, (state, widths)
+    finally:
+        context.close()
+
+
+#: Each typeset display equation of the article: its box against the article's
+#: text column, whether it scrolls inside its box, and whether a keyboard can
+#: focus that box.
+DISPLAY_MATH = """() => {
+  const art = document.querySelector('article.bd-article');
+  const a = art.getBoundingClientRect();
+  const s = getComputedStyle(art);
+  const left = a.left + parseFloat(s.paddingLeft), right = a.right - parseFloat(s.paddingRight);
+  return Array.from(art.querySelectorAll('mjx-container[display="true"]')).map(m => {
+    const r = m.getBoundingClientRect();
+    return {tex: (m.closest('.math') || m).textContent.slice(0, 50),
+            fits: r.left >= left - 1 && r.right <= right + 1,
+            scrolls: m.scrollWidth > m.clientWidth + 1,
+            overflow: getComputedStyle(m).overflowX,
+            focusable: m.tabIndex >= 0, width: m.scrollWidth, column: right - left};
+  });
+}"""
+
+
+def pages_with_display_math(html_dir) -> list[str]:
+    """Pages whose built HTML holds a display equation (Sphinx's ``div.math``)."""
+    found = []
+    for doc in toc_files():
+        if re.search(r'<div class="math[ "]', (html_dir / f"{doc}.html").read_text()):
+            found.append(doc)
+    return found
+
+
+def test_no_display_equation_widens_the_page_on_a_phone(browser, site, built_book):
+    """At 390 px every display equation fits the article or scrolls in its own focusable box.
+
+    The latency chapter's t_token(N) and S(N) equations (463 and 479 px of
+    MathJax in a 358 px column) and the sizing and all-reduce chapters' byte
+    counts (583 px) are wider than a phone's column; the theme makes each
+    scroll inside its box. Were that rule lost (``overflow: visible``), the
+    pages would be wider than the phone.
+    """
+    docs = pages_with_display_math(built_book.html_dir)
+    assert "book/latency" in docs
+    context = browser.new_context(viewport=UPRIGHT)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    page = context.new_page()
+    bad, seen, scrolling = [], 0, []
+    try:
+        for doc in docs:
+            page.goto(f"{site}{doc}.html", wait_until="load")
+            assert page.evaluate(WAIT_FOR_MATHJAX) == "typeset", doc
+            page_width = page.evaluate(
+                "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            if page_width[0] > page_width[1]:
+                bad.append(f"{doc}: the page is {page_width[0]} px wide in {page_width[1]}")
+            for m in page.evaluate(DISPLAY_MATH):
+                seen += 1
+                if m["scrolls"]:
+                    scrolling.append(f"{doc}: {m['tex']!r} {m['width']} px")
+                if not m["fits"] or (m["scrolls"] and not m["focusable"]):
+                    bad.append(f"{doc}: {m}")
+    finally:
+        context.close()
+    assert seen >= 5
+    assert bad == []
+    # The long ones scroll (they are still wider than the column), not shrink.
+    assert any(s.startswith("book/latency: ") and "S(N)" in s for s in scrolling), scrolling
+
+
+#: A probe of the browser's hyphenation: a long English word in a box far
+#: narrower than it, hyphens auto, no other way to break. With a dictionary the
+#: word breaks over lines; without one it stays on one line and overflows.
+HYPHENATES = """() => {
+  const p = document.createElement('p');
+  p.lang = 'en';
+  p.style.cssText = 'width: 4em; hyphens: auto; overflow-wrap: normal; word-break: normal;' +
+                    'position: absolute; visibility: hidden; font-size: 16px';
+  p.textContent = 'characteristically';
+  document.body.appendChild(p);
+  const lines = p.getClientRects().length && Math.round(p.offsetHeight /
+                parseFloat(getComputedStyle(p).lineHeight || 20));
+  const wide = p.scrollWidth > p.clientWidth + 1;
+  p.remove();
+  return {lines: lines, overflows: wide};
+}"""
+
+#: For each table of the article: whether tables.js kept its words whole, and
+#: each word (letters only, 6 or more) of its cells, outside code, that the
+#: browser drew over more than one line.
+SPLIT_WORDS = """() => Array.from(document.querySelectorAll('article table')).map(table => {
+  const out = [];
+  table.querySelectorAll('td, th').forEach(cell => {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT, {
+      acceptNode: n => n.parentElement.closest('code, mjx-container')
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (const m of node.textContent.matchAll(/[A-Za-z]{6,}/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index);
+        r.setEnd(node, m.index + m[0].length);
+        const tops = new Set(Array.from(r.getClientRects()).map(q => Math.round(q.top)));
+        if (tops.size > 1) { out.push(m[0]); }
+      }
+    }
+  });
+  return {head: table.innerText.slice(0, 30), whole: table.classList.contains('lesson-words-whole'),
+          split: out};
+})"""
+
+#: Whether table ``i`` of the article, with its words kept whole, would be
+#: wider than the article's text (the class is put back as it was).
+WIDER_WITH_WHOLE_WORDS = """(i) => {
+  const art = document.querySelector('article');
+  const s = getComputedStyle(art);
+  const inner = art.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  const t = document.querySelectorAll('article table')[i];
+  const had = t.classList.contains('lesson-words-whole');
+  t.classList.add('lesson-words-whole');
+  const wide = Math.max(t.scrollWidth, t.parentElement.scrollWidth) > inner + 1;
+  if (!had) { t.classList.remove('lesson-words-whole'); }
+  return wide;
+}"""
+
+
+def test_pages_are_english_and_words_in_tables_break_only_where_allowed(browser, site, built_book):
+    """Every page is ``<html lang="en">``; at 390 px a table splits a word only when it must.
+
+    ``hyphens: auto`` needs the page's language and a dictionary for it.
+    Debian's Chromium here has none (Chromium on Linux gets them from its
+    component updater, off in a test): the probe word stays on one line. So
+    a table that fits the article with whole words must keep every word of
+    six or more letters whole, and one that splits a word must be one that
+    would be wider than the article with whole words (checked here by
+    putting the class on it). Where the browser hyphenates, a split word is
+    a hyphenated one and is allowed anywhere.
+    """
+    for doc in toc_files():
+        head = (built_book.html_dir / f"{doc}.html").read_text()[:400]
+        assert re.search(r'<html[^>]* lang="en"', head), doc
+    docs = [
+        doc for doc in toc_files() if "<table" in (built_book.html_dir / f"{doc}.html").read_text()
+    ]
+    context = browser.new_context(viewport=UPRIGHT)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    page = context.new_page()
+    whole, split, unjustified = 0, [], []
+    try:
+        page.goto(f"{site}{docs[0]}.html", wait_until="load")
+        hyphenates = page.evaluate(HYPHENATES)
+        for doc in docs:
+            page.goto(f"{site}{doc}.html", wait_until="load")
+            page.wait_for_load_state("networkidle")
+            for i, t in enumerate(page.evaluate(SPLIT_WORDS)):
+                whole += t["whole"]
+                if not t["split"]:
+                    continue
+                split.append(f"{doc}: {t['head']!r} {t['split'][:4]}")
+                if t["whole"] or not page.evaluate(WIDER_WITH_WHOLE_WORDS, i):
+                    unjustified.append(f"{doc}: {t}")
+    finally:
+        context.close()
+    print(f"hyphenation probe: {hyphenates}; {whole} tables keep words whole; split: {split}")
+    assert whole > 10
+    if hyphenates["lines"] > 1 and not hyphenates["overflows"]:
+        return  # the browser hyphenates: a split word is a hyphenated one
+    assert unjustified == []
+
+
+def _second_value(control: Any) -> Any:
+    """A value of the control other than its default (the last one)."""
+    return next(v for v in reversed(control.values) if v != control.default)
+
+
+def _set(page: Any, box: Any, control: Any, value: Any) -> None:
+    before = int(box.get_attribute("data-state-serial") or 0)
+    if control.input == "radio":
+        box.locator(f'input[type="radio"][name="{control.name}"][value="{value}"]').check()
+    elif control.input == "select":
+        box.locator(f'select[name="{control.name}"]').select_option(str(value))
+    else:
+        box.locator(f'input[type="range"][name="{control.name}"]').fill(str(value))
+    page.wait_for_function(
+        "([el, n]) => Number(el.dataset.stateSerial || 0) > n", arg=[box.element_handle(), before]
+    )
+
+
+@pytest.mark.parametrize("entry", EXPLORERS, ids=lambda e: e.builder.rpartition(":")[2])
+def test_explorer_redraws_when_the_phone_is_turned(browser, site, entry):
+    """390 -> 844 px wide and back: drawn again for each width, the controls' state kept.
+
+    Upright the chart is drawn narrow; sideways its column (about 790 px) holds
+    it at its own width, so it is drawn wide again; upright once more it is
+    narrow and fits. After each turn the message is lesson_lib's for the state
+    the reader left, and nothing scrolls sideways.
+    """
+    explorer = entry.build()
+    context, page = _open(browser, site, entry.doc, UPRIGHT)
+    try:
+        box = page.locator(f'div.lesson-explorer[aria-label="{explorer.title}"]')
+        _wait_drawn(page, box)
+        control = explorer.controls[0]
+        value = _second_value(control)
+        _set(page, box, control, value)
+        state = {**explorer.defaults, control.name: value}
+        seen = []
+        for viewport in (SIDEWAYS, UPRIGHT):
+            page.set_viewport_size(viewport)
+            _wait_drawn(page, box)
+            widths = page.evaluate(WIDTHS, box.element_handle())
+            seen.append(widths)
+            assert widths["page"] <= widths["viewport"], (viewport, widths)
+            assert widths["svg"] <= widths["column"] + 0.5, (viewport, widths)
+            status = box.locator(".lesson-explorer-status").inner_text()
+            assert status == _shown(explorer.message_for(**state)), viewport
+            checked = box.locator(f'[name="{control.name}"]:checked, select[name="{control.name}"]')
+            if control.input == "radio":
+                assert checked.first.get_attribute("value") == str(value)
+        sideways, upright = seen
+        assert sideways["drawnFor"] > 600 and not sideways["narrow"], sideways
+        assert upright["drawnFor"] < 400 and upright["narrow"], upright
+    finally:
+        context.close()
