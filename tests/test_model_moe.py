@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lesson_lib.model.moe import (
+    MoEStep,
     alltoall_crossover_tokens,
     expert_weight_bytes,
     experts_touched,
@@ -140,3 +141,41 @@ def test_bad_arguments_name_themselves(call, message):
     """A dense model, more ranks than experts, an unknown layout or a bad factor is refused."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _step(weights_s, flops_s, latency_s, bandwidth_s, batch=4):
+    """An MoE step on 8 GPUs with the four timed terms given, the rest placeholders."""
+    return MoEStep(
+        parallelism="ep",
+        n=8,
+        batch=batch,
+        weights_s=weights_s,
+        flops_s=flops_s,
+        latency_s=latency_s,
+        bandwidth_s=bandwidth_s,
+        collectives=64,
+        wire_bytes=0.0,
+        total_wire_bytes=0.0,
+        weights_per_gpu_bytes=0.0,
+    )
+
+
+def test_moe_step_adds_its_terms_by_hand():
+    """Weights 3 ms against FLOPs 1 ms: compute 3 ms; 640 us + 2 us of communication; total
+    3.642 ms; 4 sequences on the 8 GPUs decode 4 tokens, 4 / 3.642 ms = 1,098.3 tokens/s;
+    compute-bound."""
+    step = _step(3e-3, 1e-3, 640e-6, 2e-6)
+    assert step.compute_s == 3e-3
+    assert step.communication_s == pytest.approx(642e-6)
+    assert step.total_s == pytest.approx(3.642e-3)
+    assert step.tokens == 4
+    assert step.tokens_per_s == pytest.approx(1098.298, rel=1e-6)
+    assert step.bound == "compute"
+
+
+def test_moe_step_bound_follows_the_largest_term():
+    """FLOPs 1 ms over weights 0.5 ms is the compute; 2 ms of latency beats it, and 3 ms of
+    bandwidth beats both."""
+    assert _step(0.5e-3, 1e-3, 2e-3, 0.0).bound == "latency"
+    assert _step(0.5e-3, 1e-3, 2e-3, 3e-3).bound == "bandwidth"
+    assert _step(0.5e-3, 1e-3, 0.0, 0.0).compute_s == 1e-3

@@ -39,9 +39,66 @@ MAX_BATCH: int = 65_536
 STATE_PASSES: int = 2
 
 
+class StepTerms:
+    """What every priced step derives from its three terms: the sum, and the largest term.
+
+    A step is compute, then communication, with no overlap: the lesson's
+    tensor-parallel step (:class:`StepBreakdown`) and an MoE step under TP or
+    EP (:class:`~lesson_lib.model.moe.MoEStep`) both add up this way. A
+    subclass provides the attributes below, as fields or properties.
+
+    Attributes
+    ----------
+    compute_s : float
+        Compute time of the busiest rank, seconds.
+    latency_s : float
+        Sum of the collectives' fixed latencies, seconds.
+    bandwidth_s : float
+        Sum of the collectives' bytes over the fabric's bandwidth, seconds.
+    tokens : int
+        Tokens the step processes over all ranks.
+    """
+
+    compute_s: float
+    latency_s: float
+    bandwidth_s: float
+    tokens: int
+
+    @property
+    def communication_s(self) -> float:
+        """Latency + bandwidth terms, seconds."""
+        return self.latency_s + self.bandwidth_s
+
+    @property
+    def total_s(self) -> float:
+        """Compute + communication, seconds (no overlap assumed)."""
+        return self.compute_s + self.communication_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens processed per second of this step, over the whole batch."""
+        return self.tokens / self.total_s
+
+    @property
+    def bound(self) -> str:
+        """Name of the largest term (``"compute"``, ``"latency"`` or ``"bandwidth"``).
+
+        A tie goes to the term named first.
+        """
+        terms = {
+            "compute": self.compute_s,
+            "latency": self.latency_s,
+            "bandwidth": self.bandwidth_s,
+        }
+        return max(terms, key=terms.__getitem__)
+
+
 @dataclass(frozen=True)
-class StepBreakdown:
+class StepBreakdown(StepTerms):
     """Where the time of one step goes, in seconds.
+
+    The sum, the communication and the largest term come from
+    :class:`StepTerms`.
 
     Attributes
     ----------
@@ -102,34 +159,9 @@ class StepBreakdown:
         return max(self.kv_read_s, self.attention_flops_s)
 
     @property
-    def communication_s(self) -> float:
-        """Latency + bandwidth terms, seconds."""
-        return self.latency_s + self.bandwidth_s
-
-    @property
-    def total_s(self) -> float:
-        """Compute + communication, seconds (no overlap assumed)."""
-        return self.compute_s + self.communication_s
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Tokens processed per second of this step, over the whole batch."""
-        return self.tokens / self.total_s
-
-    @property
     def tokens_per_s_per_sequence(self) -> float:
         """Tokens per second one sequence of the step sees."""
         return self.tokens_per_s / self.sequences
-
-    @property
-    def bound(self) -> str:
-        """Name of the largest term (``"compute"``, ``"latency"`` or ``"bandwidth"``)."""
-        terms = {
-            "compute": self.compute_s,
-            "latency": self.latency_s,
-            "bandwidth": self.bandwidth_s,
-        }
-        return max(terms, key=terms.__getitem__)
 
     @property
     def communication_bound(self) -> str:
