@@ -266,6 +266,17 @@ def test_include_bandwidth_is_true_or_false(flag):
     assert str(info.value) == f"include_bandwidth must be a bool, got {type(flag).__name__}"
 
 
+def test_attention_pair_flops_by_hand():
+    """One query-key pair of one layer: 2 x 2 x 24 query heads x 256 = 24,576 FLOPs for the
+    specimen; a model that names no query heads counts its 8 KV heads: 4 x 8 x 128 = 4,096."""
+    from lesson_lib import ModelSpec
+    from lesson_lib.model.step_time import attention_pair_flops
+
+    assert attention_pair_flops(MODEL) == 24_576
+    dense = ModelSpec("dense", 70e9, 8192, 80, 80, 8, 128, 131072)
+    assert attention_pair_flops(dense) == 4_096
+
+
 @pytest.mark.parametrize(
     ("compute", "latency", "bandwidth", "bound"),
     [

@@ -169,6 +169,38 @@ class StepBreakdown(StepTerms):
         return "latency" if self.latency_s >= self.bandwidth_s else "bandwidth"
 
 
+def attention_pair_flops(model: ModelSpec) -> float:
+    """FLOPs of one query-key pair in one attention layer, all query heads.
+
+    The score (query dot key) and the weighted value (the key's value scaled
+    and added) each take a multiply and an add per head dimension, for every
+    query head: ``2 x 2 x query heads x head_dim``. A model that names no
+    query heads has as many as its KV heads. Decode attends each cached token
+    once per sequence (:func:`decode_step`); a prefill's causal attention
+    attends ``L (L + 1) / 2`` pairs
+    (:func:`~lesson_lib.model.kv_transfer.causal_attention_flops`).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+
+    Returns
+    -------
+    float
+        FLOPs.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import MODEL
+    >>> attention_pair_flops(MODEL)  # 4 x 24 query heads x 256 dimensions
+    24576.0
+    """
+    require_instance("model", model, ModelSpec)
+    heads = model.num_query_heads or model.num_kv_heads
+    return 4.0 * heads * model.head_dim
+
+
 def _step(
     model: ModelSpec,
     accel: Accelerator,
@@ -196,11 +228,9 @@ def _step(
             STATE_PASSES * model.state_bytes * state_share(model, n)
         )
         kv_read_s = sequences * per_sequence / accel.hbm_bandwidth
-        # Attention scores and weighted values: 2 x 2 FLOPs per query head,
-        # head dimension and cached token, in every attention layer.
-        heads = model.num_query_heads or model.num_kv_heads
+        # Every sequence's query meets each cached token once, in every attention layer.
         attention_flops = (
-            4.0 * model.num_attention_layers * heads * model.head_dim * context * sequences
+            model.num_attention_layers * attention_pair_flops(model) * context * sequences
         )
     flops_s = (gemm_flops + attention_flops) / (n * accel.peak_flops)
     attention_flops_s = attention_flops / (n * accel.peak_flops)
