@@ -179,3 +179,14 @@ def test_moe_step_bound_follows_the_largest_term():
     assert _step(0.5e-3, 1e-3, 2e-3, 0.0).bound == "latency"
     assert _step(0.5e-3, 1e-3, 2e-3, 3e-3).bound == "bandwidth"
     assert _step(0.5e-3, 1e-3, 0.0, 0.0).compute_s == 1e-3
+
+
+def test_gqa_sequences_fit_under_tp_by_hand():
+    """Mixtral's 8 KV heads split over TP 8: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B
+    a token, an eighth per GPU, 536,870,912 B per GPU for 32,768 tokens. The H100-class card's
+    84,932,978,278.4 B less 11,675,698,176 B of weights leaves 73,257,280,102.4 B: 136.45, so
+    136 sequences. TP 4: (84,932,978,278.4 - 23,351,396,352) / 1,073,741,824 = 57.35, 57. TP 1:
+    93.4 GB of weights do not fit, none."""
+    assert sequences_that_fit(MIXTRAL, GPU, 8, "tp", 32_768) == 136
+    assert sequences_that_fit(MIXTRAL, GPU, 4, "tp", 32_768) == 57
+    assert sequences_that_fit(MIXTRAL, GPU, 1, "tp", 32_768) == 0

@@ -54,7 +54,7 @@ from lesson_lib.model.collectives import (
     alltoall_wire_bytes,
     collective_time,
 )
-from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.kv_transfer import context_parallel_max_sequences
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, StepTerms
 
@@ -386,9 +386,11 @@ def sequences_that_fit(
 
     Under TP each sequence's KV cache is split over the ranks as far as its
     KV heads go (:func:`~lesson_lib.model.memory.kv_share`, and the recurrent
-    state likewise; MLA's one latent
-    is copied to every rank). Under EP with data-parallel attention each
-    rank keeps the whole cache of its own sequences.
+    state likewise; MLA's one latent is copied to every rank), as in any
+    tensor-parallel decode instance
+    (:func:`~lesson_lib.model.kv_transfer.context_parallel_max_sequences`
+    without DCP). Under EP with data-parallel attention each rank keeps the
+    whole cache of its own sequences.
 
     Parameters
     ----------
@@ -412,10 +414,10 @@ def sequences_that_fit(
     require_instance("accel", accel, Accelerator)
     n = _degree(model, n, parallelism)
     context_tokens = require_int("context_tokens", context_tokens, maximum=model.max_context)
+    if parallelism == "tp":
+        # As any tensor-parallel decode instance: the one of kv_transfer, without DCP.
+        return context_parallel_max_sequences(model, accel, context_tokens, n)
     free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
     if free <= 0:
         return 0
-    kv, state = model.kv_bytes(context_tokens), model.state_bytes
-    if parallelism == "tp":
-        return int(free // (kv * kv_share(model, n) + state * state_share(model, n)))
-    return n * int(free // (kv + state))
+    return n * int(free // (model.kv_bytes(context_tokens) + model.state_bytes))
