@@ -183,12 +183,12 @@ def attention_pair_flops(model: ModelSpec) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
+        The model, whose query heads (or KV heads) and head dimension count.
 
     Returns
     -------
     float
-        FLOPs.
+        FLOPs per pair and attention layer.
 
     Examples
     --------
