@@ -115,7 +115,7 @@ class MoEStep(StepTerms):
 
     @property
     def tokens(self) -> int:
-        """Tokens the step decodes over all GPUs, one per sequence: ``batch``."""
+        """Tokens the step decodes over all GPUs, ``batch`` (one per sequence)."""
         return self.batch
 
     @property
