@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lesson_lib.model.hf_config import count_params, layer_kinds, load_config, moe_layers
+from lesson_lib.model.hf_config import (
+    count_params,
+    layer_kinds,
+    load_config,
+    moe_layers,
+    num_shared_experts,
+)
 from lesson_lib.model.presets import config_path
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specs import ModelSpec
@@ -258,3 +264,42 @@ def test_a_file_that_is_not_a_json_object_is_refused(tmp_path):
         ModelSpec.from_hf_config(bad)
     with pytest.raises(TypeError, match="config must be"):
         ModelSpec.from_hf_config(42)
+
+
+@pytest.mark.parametrize(
+    ("fields", "dtype_bytes"),
+    [
+        ({"dtype": "float32"}, 4),  # dtype, no torch_dtype
+        ({"dtype": "float32", "torch_dtype": "bfloat16"}, 4),  # dtype first
+        ({"dtype": None, "torch_dtype": "float32"}, 4),  # a null dtype leaves torch_dtype
+        ({}, 2),  # neither: bf16's 2 bytes
+    ],
+)
+def test_activations_take_dtype_then_torch_dtype_then_bf16(fields, dtype_bytes):
+    """The element size of activations (and of weights when not quantized): the config's
+    ``dtype`` when set, else its ``torch_dtype``, else 2 bytes."""
+    config = {k: v for k, v in TINY_LLAMA.items() if k != "torch_dtype"}
+    m = ModelSpec.from_hf_config({**config, **fields})
+    assert m.dtype_bytes == dtype_bytes
+
+
+@pytest.mark.parametrize(
+    ("quantization", "got"), [({"quant_method": "awq"}, "'awq'"), ("int4", "'int4'")]
+)
+def test_an_unsupported_quantization_is_named_in_the_message(quantization, got):
+    """Only FP8 is read; anything else is refused with the method it names, or the value."""
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**TINY_LLAMA, "quantization_config": quantization})
+    assert str(info.value) == (
+        "config field 'quantization_config' is supported only with quant_method 'fp8' "
+        f"(one byte per weight), got {got}"
+    )
+
+
+def test_shared_experts_are_none_unless_counted_and_may_be_zero():
+    """No ``n_shared_experts``: none; 0 is a valid count; 2 is 2; a sized Qwen shared
+    expert is one."""
+    assert num_shared_experts({}) == 0
+    assert num_shared_experts({"n_shared_experts": 0}) == 0
+    assert num_shared_experts({"n_shared_experts": 2}) == 2
+    assert num_shared_experts({"shared_expert_intermediate_size": 48, "n_shared_experts": 2}) == 1
