@@ -285,3 +285,40 @@ def test_context_parallel_prefill_pays_an_exposed_ring():
     fast_ring = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 2, tp=4)
     slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 2, tp=4)
     assert slow_ring - fast_ring == pytest.approx(16 * (2048 * 1024 / 1e3 - step.compute_s))
+
+
+def test_ring_attention_defaults_to_one_gpu_a_position():
+    """Without ``tp`` each ring position is one GPU holding all 4 KV heads: the 2,048-token
+    chunk of a 4,096-token prompt over CP 2 sends 2,048 x 2 x 4 x 256 x 2 B = 8,388,608 B,
+    and attends with 4 x 24 x 256 / 2 = 12,288 FLOPs per pair: x 2,048**2 / 989e12."""
+    step = ring_attention_step(MODEL, GPU, INTER_NODE, 4096, 2)
+    assert step.block_bytes == 8_388_608
+    assert step.compute_s == pytest.approx(12_288 * 2048**2 / 989e12)
+    c = ring_attention_min_chunk(MODEL, GPU, INTER_NODE)
+    assert 25e-6 + c * 4096 / 50e9 == pytest.approx(12_288 * c**2 / 989e12)
+
+
+def test_context_parallel_prefill_defaults_to_one_gpu_a_position():
+    """CP 2 of single GPUs on the fast wire, 4,096 tokens: each prefills 2,048 tokens,
+    2 x 27e9 x 2,048 / 989e12 of GEMMs (above 54e9 / 3.35e12 of weights) and no all-reduce;
+    the attention, 16 x 24,576 x 4,096 x 4,097 / 2 FLOPs, over the 2 GPUs; the ring is hidden
+    (10 us + 8,388,608 B / 450e9 = 28.6 us against 52.1 us of attention)."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    gemm = 2 * 27e9 * 2048 / 989e12
+    attention = 16 * 24_576 * 4096 * 4097 / 2 / (2 * 989e12)
+    got = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 2)
+    assert got == pytest.approx(gemm + attention)
+
+
+def test_an_exposed_ring_is_paid_at_every_step_of_every_layer():
+    """CP 4 of TP 4 at 1 kB/s: chunks of 1,024 tokens, blocks of 1,024 x 4,096 B / 4 =
+    1,048,576 B; each of 16 layers x (4 - 1) steps adds 1,048.576 s less its attention,
+    3,072 x 1,024**2 / 989e12."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    crawl = Fabric("crawl", 0.0, 1e3)
+    fast_ring = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 4, tp=4)
+    slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 4, tp=4)
+    exposed = 1_048_576 / 1e3 - 3_072 * 1024**2 / 989e12
+    assert slow_ring - fast_ring == pytest.approx(16 * 3 * exposed)
