@@ -190,3 +190,17 @@ def test_gqa_sequences_fit_under_tp_by_hand():
     assert sequences_that_fit(MIXTRAL, GPU, 8, "tp", 32_768) == 136
     assert sequences_that_fit(MIXTRAL, GPU, 4, "tp", 32_768) == 57
     assert sequences_that_fit(MIXTRAL, GPU, 1, "tp", 32_768) == 0
+
+
+def test_moe_flops_by_hand():
+    """Mixtral's 12,879,925,248 active parameters a token, of which routed 2 x 176,160,768 x
+    32 = 11,274,289,152 and the rest 1,605,636,096. TP 8, batch 4: 2 x 12,879,925,248 x 4 / 8
+    = 12,879,925,248 FLOPs a rank. EP 8, batch 16 (2 sequences a rank), imbalance 1.5: the
+    rank's own 2 tokens through the rest, 1.5 x the mean 2 tokens through its experts:
+    2 x (1,605,636,096 x 2 + 1.5 x 11,274,289,152 x 2) = 74,068,279,296 FLOPs; over 989e12."""
+    tp = moe_decode_step(MIXTRAL, GPU, FAST, 8, parallelism="tp", batch=4)
+    assert tp.flops_s == pytest.approx(12_879_925_248 / 989e12)
+    assert (tp.parallelism, tp.n, tp.batch) == ("tp", 8, 4)
+    ep = moe_decode_step(MIXTRAL, GPU, FAST, 8, batch=16, imbalance=1.5)
+    assert ep.flops_s == pytest.approx(74_068_279_296 / 989e12)
+    assert (ep.parallelism, ep.n, ep.batch) == ("ep", 8, 16)
