@@ -322,3 +322,36 @@ def test_an_exposed_ring_is_paid_at_every_step_of_every_layer():
     slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 4, tp=4)
     exposed = 1_048_576 / 1e3 - 3_072 * 1024**2 / 989e12
     assert slow_ring - fast_ring == pytest.approx(16 * 3 * exposed)
+
+
+def test_overlap_stream_by_hand():
+    """Layers of 1 s; pieces of 0.5, 0.25 and 2 s; 0.25 s of latency. Layer 1 is done at 1 s,
+    its piece crosses to 1.5 s; layer 2 at 2 s, its piece to 2.25 s; layer 3 at 3 s, its piece
+    to 5 s; the last byte lands at 5.25 s, 2.25 s after the computation."""
+    got = overlap_stream([1.0, 1.0, 1.0], [0.5, 0.25, 2.0], latency_s=0.25)
+    assert (got.compute_s, got.transfer_s, got.latency_s) == (3.0, 2.75, 0.25)
+    assert (got.finish_s, got.last_piece_s, got.exposed_s) == (5.25, 2.0, 2.25)
+    assert got.keeps_up
+
+
+def test_a_port_free_just_as_the_next_layer_ends_keeps_up():
+    """Pieces exactly as long as the layers: each crosses as the next layer finishes, so the
+    port is never behind (keeps up), and only the last piece, 1 s, is exposed."""
+    got = overlap_stream([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    assert got.keeps_up and got.exposed_s == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([1.0, -1.0], [0.0, 0.0]), "compute_s must be >= 0 s, got -1"),
+        (([1.0], [-1.0]), "transfer_s must be >= 0 s, got -1"),
+        (([1.0], [0.0], -1.0), "latency_s must be >= 0 s, got -1"),
+        (([0.0] * 4097, [0.0] * 4097), "layers must be an integer from 1 to 4096, got 4097"),
+    ],
+)
+def test_overlap_stream_refusals_name_the_argument_and_range(args, message):
+    """Times of at least 0 s, in seconds; 1 to MAX_LAYERS (4,096) layers."""
+    with pytest.raises(ValueError) as info:
+        overlap_stream(*args)
+    assert str(info.value) == message
