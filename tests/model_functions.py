@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
+from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, MODEL
 
 #: A valid value for parameters by name, then by annotation.
@@ -40,13 +41,24 @@ BY_TYPE: dict[str, Any] = {
 }
 
 
-def valid(param: inspect.Parameter) -> object:
-    """A valid argument for ``param``, or ``inspect.Parameter.empty`` if unknown."""
+#: Valid values of one module's functions, by name then by annotation, before the above:
+#: the MoE functions refuse a dense model, and three of them take a layout with no default.
+BY_MODULE: dict[str, dict[str, Any]] = {
+    "model.moe": {"ModelSpec": PRESETS["Mixtral-8x7B"], "parallelism": "ep"},
+}
+
+
+def valid(param: inspect.Parameter, module_name: str = "") -> object:
+    """A valid argument for ``param`` of a function of ``module_name``, or ``Parameter.empty``."""
+    own = BY_MODULE.get(module_name, {})
+    if param.name in own:
+        return own[param.name]
     if param.name in BY_NAME:
         return BY_NAME[param.name]
     if param.default is not inspect.Parameter.empty:
         return param.default  # a default, None included, is always a valid argument
-    return BY_TYPE.get(str(param.annotation), inspect.Parameter.empty)
+    annotation = str(param.annotation)
+    return own.get(annotation, BY_TYPE.get(annotation, inspect.Parameter.empty))
 
 
 def model_functions(
@@ -66,7 +78,7 @@ def model_functions(
                 continue
             original = getattr(module, f"x_{name}__mutmut_orig", function)
             params = list(inspect.signature(original).parameters.values())
-            args = {p.name: valid(p) for p in params}
+            args = {p.name: valid(p, module_name) for p in params}
             if any(v is inspect.Parameter.empty for v in args.values()):
                 continue
             yield name, function, params, args

@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lesson_lib.model.hf_config import count_params, layer_kinds, load_config, moe_layers
+from lesson_lib.model.hf_config import (
+    count_params,
+    layer_kinds,
+    load_config,
+    moe_layers,
+    num_shared_experts,
+)
 from lesson_lib.model.presets import config_path
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specs import ModelSpec
@@ -258,3 +264,172 @@ def test_a_file_that_is_not_a_json_object_is_refused(tmp_path):
         ModelSpec.from_hf_config(bad)
     with pytest.raises(TypeError, match="config must be"):
         ModelSpec.from_hf_config(42)
+
+
+@pytest.mark.parametrize(
+    ("fields", "dtype_bytes"),
+    [
+        ({"dtype": "float32"}, 4),  # dtype, no torch_dtype
+        ({"dtype": "float32", "torch_dtype": "bfloat16"}, 4),  # dtype first
+        ({"dtype": None, "torch_dtype": "float32"}, 4),  # a null dtype leaves torch_dtype
+        ({}, 2),  # neither: bf16's 2 bytes
+    ],
+)
+def test_activations_take_dtype_then_torch_dtype_then_bf16(fields, dtype_bytes):
+    """The element size of activations (and of weights when not quantized): the config's
+    ``dtype`` when set, else its ``torch_dtype``, else 2 bytes."""
+    config = {k: v for k, v in TINY_LLAMA.items() if k != "torch_dtype"}
+    m = ModelSpec.from_hf_config({**config, **fields})
+    assert m.dtype_bytes == dtype_bytes
+
+
+@pytest.mark.parametrize(
+    ("quantization", "got"), [({"quant_method": "awq"}, "'awq'"), ("int4", "'int4'")]
+)
+def test_an_unsupported_quantization_is_named_in_the_message(quantization, got):
+    """Only FP8 is read; anything else is refused with the method it names, or the value."""
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**TINY_LLAMA, "quantization_config": quantization})
+    assert str(info.value) == (
+        "config field 'quantization_config' is supported only with quant_method 'fp8' "
+        f"(one byte per weight), got {got}"
+    )
+
+
+def test_shared_experts_are_none_unless_counted_and_may_be_zero():
+    """No ``n_shared_experts``: none; 0 is a valid count; 2 is 2; a sized Qwen shared
+    expert is one."""
+    assert num_shared_experts({}) == 0
+    assert num_shared_experts({"n_shared_experts": 0}) == 0
+    assert num_shared_experts({"n_shared_experts": 2}) == 2
+    assert num_shared_experts({"shared_expert_intermediate_size": 48, "n_shared_experts": 2}) == 1
+
+
+def test_without_kv_heads_every_head_has_its_own():
+    """No ``num_key_value_heads``: multi-head attention, 4 KV heads. k and v grow to
+    64 x 64 = 4,096 each: attention 4 x 4,096 = 16,384, + FFN 33,792 + norms 128 = 50,304
+    per layer, 100,608 for two, + embeddings 12,800 + final norm 64 = 113,472."""
+    config = {k: v for k, v in TINY_LLAMA.items() if k != "num_key_value_heads"}
+    m = ModelSpec.from_hf_config(config)
+    assert m.num_kv_heads == 4
+    assert m.params == 113_472
+
+
+#: Tiny Llama with MLA: a 16-wide latent, 8 rotary and 16 other query-key dims, values of 16.
+TINY_MLA = {
+    **TINY_LLAMA,
+    "kv_lora_rank": 16,
+    "qk_rope_head_dim": 8,
+    "qk_nope_head_dim": 16,
+    "v_head_dim": 16,
+}
+
+
+@pytest.mark.parametrize("q_lora_rank", ["absent", None, 0])
+def test_mla_without_a_query_latent_projects_the_query_in_full(q_lora_rank):
+    """No query latent (absent, null or 0): q is 64 x 4 heads x (16 + 8) = 6,144; kv
+    64 x (16 + 8) + 16 (its norm) + 16 x 4 x (16 + 16) = 3,600; o 4 x 16 x 64 = 4,096:
+    attention 13,840, + FFN 33,792 + norms 128 = 47,760 per layer; 95,520 for two, + 12,800
+    + 64 = 108,384."""
+    config = dict(TINY_MLA) if q_lora_rank == "absent" else {**TINY_MLA, "q_lora_rank": q_lora_rank}
+    assert ModelSpec.from_hf_config(config).params == 108_384
+
+
+def test_mla_with_a_query_latent():
+    """A 32-wide query latent: q is 64 x 32 + 32 (its norm) + 32 x 96 = 5,152 instead of
+    6,144, so 108,384 - 2 x 992 = 106,400."""
+    assert ModelSpec.from_hf_config({**TINY_MLA, "q_lora_rank": 32}).params == 106_400
+
+
+def test_the_name_is_the_path_else_the_model_type_else_model():
+    """``_name_or_path`` first, then ``model_type``, then the word "model"."""
+    assert ModelSpec.from_hf_config({**TINY_LLAMA, "_name_or_path": "org/tiny"}).name == "org/tiny"
+    assert ModelSpec.from_hf_config(TINY_LLAMA).name == "llama"
+    no_type = {k: v for k, v in TINY_LLAMA.items() if k != "model_type"}
+    assert ModelSpec.from_hf_config(no_type).name == "model"
+
+
+@pytest.mark.parametrize(("dtype", "state_bytes"), [("absent", 4), ("bfloat16", 2)])
+def test_the_recurrent_state_is_float32_unless_the_config_says(dtype, state_bytes):
+    """The DeltaNet state's element: ``mamba_ssm_dtype`` (the specimen's float32 written
+    out), 4 bytes when the config is silent, 2 for bfloat16."""
+    config = load_config(config_path("Qwen3.5-27B"))
+    text = {k: v for k, v in config["text_config"].items() if k != "mamba_ssm_dtype"}
+    if dtype != "absent":
+        text["mamba_ssm_dtype"] = dtype
+    m = ModelSpec.from_hf_config({**config, "text_config": text})
+    assert m.state_dtype_bytes == state_bytes
+
+
+@pytest.mark.parametrize(
+    ("fields", "mtp"),
+    [
+        ({}, 0),
+        ({"num_nextn_predict_layers": 0, "mtp_num_hidden_layers": 0}, 0),
+        ({"num_nextn_predict_layers": 1}, 1),  # DeepSeek's name
+        ({"mtp_num_hidden_layers": 2}, 2),  # Qwen's
+    ],
+)
+def test_mtp_layers_may_be_absent_or_zero(fields, mtp):
+    """Multi-token-prediction layers under either name; 0 is a count, not an error."""
+    assert ModelSpec.from_hf_config({**TINY_LLAMA, **fields}).mtp_layers == mtp
+
+
+def test_a_moe_config_with_dense_layers_splits_the_dense_ffn():
+    """DeepSeek-V3 keeps its first 3 layers dense, 18,432 wide: TP cuts those, so the
+    FFN size is theirs, not an expert's 2,048."""
+    assert ModelSpec.from_hf_config(config_path("DeepSeek-V3")).ffn_size == 18_432
+
+
+def test_a_dense_config_has_no_shared_experts_or_super_blocks():
+    """``n_shared_experts`` means nothing without routed experts; an attention interval of 1
+    makes every layer full attention, with no hybrid blocks."""
+    assert ModelSpec.from_hf_config({**TINY_LLAMA, "n_shared_experts": 2}).num_shared_experts == 0
+    m = ModelSpec.from_hf_config({**TINY_LLAMA, "full_attention_interval": 1})
+    assert m.num_attention_layers == 2 and m.num_super_blocks is None
+
+
+@pytest.mark.parametrize("experts", [0, 1])
+def test_zero_or_one_expert_is_a_dense_ffn(experts):
+    """An expert count of 0 or 1 is a dense model: no routed experts, no MoE layer."""
+    config = {**TINY_LLAMA, "num_local_experts": experts, "num_experts_per_tok": 1}
+    m = ModelSpec.from_hf_config(config)
+    assert m.num_experts == 0 and m.num_moe_layers == 0
+
+
+def test_layer_types_of_the_wrong_length_or_kind_are_named():
+    """The message says how many kinds were given, or what was given instead of a list, and
+    lists the unknown kinds sorted as text (a number among them too)."""
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**TINY_LLAMA, "layer_types": ["full_attention"]})
+    assert str(info.value).endswith("must list one kind per layer (2), got 1")
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**TINY_LLAMA, "layer_types": "full_attention"})
+    assert str(info.value).endswith("must list one kind per layer (2), got 'full_attention'")
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**TINY_LLAMA, "layer_types": ["sliding_attention", 3]})
+    assert "does not model: [3, 'sliding_attention']" in str(info.value)
+
+
+def test_mlp_only_layers_name_the_last_layer_index():
+    """Six layers are 0 to 5: index 6 is refused, and the message says 5."""
+    config = {**TINY_LLAMA, "num_hidden_layers": 6, "num_experts": 4, "num_experts_per_tok": 1}
+    config["moe_intermediate_size"] = 32
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**config, "mlp_only_layers": [6]})
+    assert "layer indices from 0 to 5, got [6]" in str(info.value)
+
+
+def test_untied_unless_the_config_ties():
+    """No ``tie_word_embeddings``: the LM head is its own matrix, 105,280 as for False."""
+    config = {k: v for k, v in TINY_LLAMA.items() if k != "tie_word_embeddings"}
+    assert ModelSpec.from_hf_config(config).params == 105_280
+
+
+def test_an_all_moe_config_needs_no_dense_ffn_size():
+    """Every layer MoE with ``moe_intermediate_size``: no ``intermediate_size`` is read, and
+    the count is the shared-expert test's 105,920 without the shared expert's 2 x 9,280:
+    87,360."""
+    config = {k: v for k, v in TINY_LLAMA.items() if k != "intermediate_size"}
+    config.update(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32)
+    assert ModelSpec.from_hf_config(config).params == 87_360

@@ -285,3 +285,73 @@ def test_context_parallel_prefill_pays_an_exposed_ring():
     fast_ring = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 2, tp=4)
     slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 2, tp=4)
     assert slow_ring - fast_ring == pytest.approx(16 * (2048 * 1024 / 1e3 - step.compute_s))
+
+
+def test_ring_attention_defaults_to_one_gpu_a_position():
+    """Without ``tp`` each ring position is one GPU holding all 4 KV heads: the 2,048-token
+    chunk of a 4,096-token prompt over CP 2 sends 2,048 x 2 x 4 x 256 x 2 B = 8,388,608 B,
+    and attends with 4 x 24 x 256 / 2 = 12,288 FLOPs per pair: x 2,048**2 / 989e12."""
+    step = ring_attention_step(MODEL, GPU, INTER_NODE, 4096, 2)
+    assert step.block_bytes == 8_388_608
+    assert step.compute_s == pytest.approx(12_288 * 2048**2 / 989e12)
+    c = ring_attention_min_chunk(MODEL, GPU, INTER_NODE)
+    assert 25e-6 + c * 4096 / 50e9 == pytest.approx(12_288 * c**2 / 989e12)
+
+
+def test_context_parallel_prefill_defaults_to_one_gpu_a_position():
+    """CP 2 of single GPUs on the fast wire, 4,096 tokens: each prefills 2,048 tokens,
+    2 x 27e9 x 2,048 / 989e12 of GEMMs (above 54e9 / 3.35e12 of weights) and no all-reduce;
+    the attention, 16 x 24,576 x 4,096 x 4,097 / 2 FLOPs, over the 2 GPUs; the ring is hidden
+    (10 us + 8,388,608 B / 450e9 = 28.6 us against 52.1 us of attention)."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    gemm = 2 * 27e9 * 2048 / 989e12
+    attention = 16 * 24_576 * 4096 * 4097 / 2 / (2 * 989e12)
+    got = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 2)
+    assert got == pytest.approx(gemm + attention)
+
+
+def test_an_exposed_ring_is_paid_at_every_step_of_every_layer():
+    """CP 4 of TP 4 at 1 kB/s: chunks of 1,024 tokens, blocks of 1,024 x 4,096 B / 4 =
+    1,048,576 B; each of 16 layers x (4 - 1) steps adds 1,048.576 s less its attention,
+    3,072 x 1,024**2 / 989e12."""
+    from lesson_lib.model.kv_transfer import context_parallel_prefill
+
+    crawl = Fabric("crawl", 0.0, 1e3)
+    fast_ring = context_parallel_prefill(MODEL, GPU, FAST, FAST, 4096, 4, tp=4)
+    slow_ring = context_parallel_prefill(MODEL, GPU, FAST, crawl, 4096, 4, tp=4)
+    exposed = 1_048_576 / 1e3 - 3_072 * 1024**2 / 989e12
+    assert slow_ring - fast_ring == pytest.approx(16 * 3 * exposed)
+
+
+def test_overlap_stream_by_hand():
+    """Layers of 1 s; pieces of 0.5, 0.25 and 2 s; 0.25 s of latency. Layer 1 is done at 1 s,
+    its piece crosses to 1.5 s; layer 2 at 2 s, its piece to 2.25 s; layer 3 at 3 s, its piece
+    to 5 s; the last byte lands at 5.25 s, 2.25 s after the computation."""
+    got = overlap_stream([1.0, 1.0, 1.0], [0.5, 0.25, 2.0], latency_s=0.25)
+    assert (got.compute_s, got.transfer_s, got.latency_s) == (3.0, 2.75, 0.25)
+    assert (got.finish_s, got.last_piece_s, got.exposed_s) == (5.25, 2.0, 2.25)
+    assert got.keeps_up
+
+
+def test_a_port_free_just_as_the_next_layer_ends_keeps_up():
+    """Pieces exactly as long as the layers: each crosses as the next layer finishes, so the
+    port is never behind (keeps up), and only the last piece, 1 s, is exposed."""
+    got = overlap_stream([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    assert got.keeps_up and got.exposed_s == 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([1.0, -1.0], [0.0, 0.0]), "compute_s must be >= 0 s, got -1"),
+        (([1.0], [-1.0]), "transfer_s must be >= 0 s, got -1"),
+        (([1.0], [0.0], -1.0), "latency_s must be >= 0 s, got -1"),
+        (([0.0] * 4097, [0.0] * 4097), "layers must be an integer from 1 to 4096, got 4097"),
+    ],
+)
+def test_overlap_stream_refusals_name_the_argument_and_range(args, message):
+    """Times of at least 0 s, in seconds; 1 to MAX_LAYERS (4,096) layers."""
+    with pytest.raises(ValueError) as info:
+        overlap_stream(*args)
+    assert str(info.value) == message

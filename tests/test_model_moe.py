@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lesson_lib.model.moe import (
+    MoEStep,
     alltoall_crossover_tokens,
     expert_weight_bytes,
     experts_touched,
@@ -140,3 +141,66 @@ def test_bad_arguments_name_themselves(call, message):
     """A dense model, more ranks than experts, an unknown layout or a bad factor is refused."""
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _step(weights_s, flops_s, latency_s, bandwidth_s, batch=4):
+    """An MoE step on 8 GPUs with the four timed terms given, the rest placeholders."""
+    return MoEStep(
+        parallelism="ep",
+        n=8,
+        batch=batch,
+        weights_s=weights_s,
+        flops_s=flops_s,
+        latency_s=latency_s,
+        bandwidth_s=bandwidth_s,
+        collectives=64,
+        wire_bytes=0.0,
+        total_wire_bytes=0.0,
+        weights_per_gpu_bytes=0.0,
+    )
+
+
+def test_moe_step_adds_its_terms_by_hand():
+    """Weights 3 ms against FLOPs 1 ms: compute 3 ms; 640 us + 2 us of communication; total
+    3.642 ms; 4 sequences on the 8 GPUs decode 4 tokens, 4 / 3.642 ms = 1,098.3 tokens/s;
+    compute-bound."""
+    step = _step(3e-3, 1e-3, 640e-6, 2e-6)
+    assert step.compute_s == 3e-3
+    assert step.communication_s == pytest.approx(642e-6)
+    assert step.total_s == pytest.approx(3.642e-3)
+    assert step.tokens == 4
+    assert step.tokens_per_s == pytest.approx(1098.298, rel=1e-6)
+    assert step.bound == "compute"
+
+
+def test_moe_step_bound_follows_the_largest_term():
+    """FLOPs 1 ms over weights 0.5 ms is the compute; 2 ms of latency beats it, and 3 ms of
+    bandwidth beats both."""
+    assert _step(0.5e-3, 1e-3, 2e-3, 0.0).bound == "latency"
+    assert _step(0.5e-3, 1e-3, 2e-3, 3e-3).bound == "bandwidth"
+    assert _step(0.5e-3, 1e-3, 0.0, 0.0).compute_s == 1e-3
+
+
+def test_gqa_sequences_fit_under_tp_by_hand():
+    """Mixtral's 8 KV heads split over TP 8: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B
+    a token, an eighth per GPU, 536,870,912 B per GPU for 32,768 tokens. The H100-class card's
+    84,932,978,278.4 B less 11,675,698,176 B of weights leaves 73,257,280,102.4 B: 136.45, so
+    136 sequences. TP 4: (84,932,978,278.4 - 23,351,396,352) / 1,073,741,824 = 57.35, 57. TP 1:
+    93.4 GB of weights do not fit, none."""
+    assert sequences_that_fit(MIXTRAL, GPU, 8, "tp", 32_768) == 136
+    assert sequences_that_fit(MIXTRAL, GPU, 4, "tp", 32_768) == 57
+    assert sequences_that_fit(MIXTRAL, GPU, 1, "tp", 32_768) == 0
+
+
+def test_moe_flops_by_hand():
+    """Mixtral's 12,879,925,248 active parameters a token, of which routed 2 x 176,160,768 x
+    32 = 11,274,289,152 and the rest 1,605,636,096. TP 8, batch 4: 2 x 12,879,925,248 x 4 / 8
+    = 12,879,925,248 FLOPs a rank. EP 8, batch 16 (2 sequences a rank), imbalance 1.5: the
+    rank's own 2 tokens through the rest, 1.5 x the mean 2 tokens through its experts:
+    2 x (1,605,636,096 x 2 + 1.5 x 11,274,289,152 x 2) = 74,068,279,296 FLOPs; over 989e12."""
+    tp = moe_decode_step(MIXTRAL, GPU, FAST, 8, parallelism="tp", batch=4)
+    assert tp.flops_s == pytest.approx(12_879_925_248 / 989e12)
+    assert (tp.parallelism, tp.n, tp.batch) == ("tp", 8, 4)
+    ep = moe_decode_step(MIXTRAL, GPU, FAST, 8, batch=16, imbalance=1.5)
+    assert ep.flops_s == pytest.approx(74_068_279_296 / 989e12)
+    assert (ep.parallelism, ep.n, ep.batch) == ("ep", 8, 16)

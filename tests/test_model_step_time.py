@@ -264,3 +264,49 @@ def test_include_bandwidth_is_true_or_false(flag):
     with pytest.raises(TypeError) as info:
         decode_step(MODEL, GPU, FAST, 2, include_bandwidth=flag)
     assert str(info.value) == f"include_bandwidth must be a bool, got {type(flag).__name__}"
+
+
+def test_attention_pair_flops_by_hand():
+    """One query-key pair of one layer: 2 x 2 x 24 query heads x 256 = 24,576 FLOPs for the
+    specimen; a model that names no query heads counts its 8 KV heads: 4 x 8 x 128 = 4,096."""
+    from lesson_lib import ModelSpec
+    from lesson_lib.model.step_time import attention_pair_flops
+
+    assert attention_pair_flops(MODEL) == 24_576
+    dense = ModelSpec("dense", 70e9, 8192, 80, 80, 8, 128, 131072)
+    assert attention_pair_flops(dense) == 4_096
+
+
+@pytest.mark.parametrize(
+    ("compute", "latency", "bandwidth", "bound"),
+    [
+        (3e-3, 1e-3, 2e-3, "compute"),
+        (1e-3, 3e-3, 2e-3, "latency"),
+        (1e-3, 2e-3, 3e-3, "bandwidth"),
+        (2e-3, 2e-3, 1e-3, "compute"),  # a tie goes to the term named first
+        (1e-3, 2e-3, 2e-3, "latency"),
+    ],
+)
+def test_bound_is_the_largest_term_and_a_tie_the_first(compute, latency, bandwidth, bound):
+    """Three terms made by hand: the bound names the largest, and of two equal ones the first
+    of compute, latency, bandwidth; communication is latency + bandwidth (1 + 2 = 3 ms ...)."""
+    from lesson_lib.model.step_time import StepBreakdown
+
+    step = StepBreakdown(
+        compute_s=compute,
+        latency_s=latency,
+        bandwidth_s=bandwidth,
+        tokens=1,
+        weights_s=compute,
+        flops_s=0.0,
+    )
+    assert step.bound == bound
+    assert step.communication_s == latency + bandwidth
+
+
+def test_both_step_kinds_share_one_sum():
+    """The lesson's step and the MoE step are StepTerms: one definition of total and bound."""
+    from lesson_lib.model.moe import MoEStep
+    from lesson_lib.model.step_time import StepBreakdown, StepTerms
+
+    assert issubclass(StepBreakdown, StepTerms) and issubclass(MoEStep, StepTerms)

@@ -87,6 +87,15 @@ from lesson_lib.model.layout import (
     stage_layers,
 )
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget, state_share
+from lesson_lib.model.moe import (
+    alltoall_crossover_tokens,
+    experts_touched,
+    local_batch,
+    moe_decode_step,
+    sequences_that_fit,
+    weights_per_gpu,
+)
+from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.ring import simulate_ring_allreduce
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
@@ -106,6 +115,7 @@ MODULES = [
     "model.step_time",
     "model.layout",
     "model.kv_transfer",
+    "model.moe",
     "chapters.payloads",
     "chapters.prefill",
     "chapters.latency",
@@ -194,6 +204,11 @@ class Edge:
     high: Any = None
     above: Any = None
 
+
+#: An MoE model with 8 experts of which each token visits 2, 32,768 tokens of context.
+MIXTRAL = PRESETS["Mixtral-8x7B"]
+EXPERTS = "an integer from 1 to 8"  # EP holds at least one of Mixtral's 8 experts a rank
+BATCH = "an integer from 1 to 65536"  # MAX_BATCH
 
 #: Pure attention (every layer full attention), so the linear-attention fields may be 0.
 PURE = ModelSpec(**{**vars(MODEL), "num_attention_layers": MODEL.num_layers})
@@ -959,6 +974,151 @@ EDGES = [
         0,
         262_144,
         262_145,
+    ),
+    # moe: Mixtral, 8 experts, top-2; under EP each rank holds at least one expert
+    Edge(
+        "experts_touched",
+        "num_experts",
+        lambda v: experts_touched(v, 1, 1),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "experts_touched",
+        "experts_per_token",
+        lambda v: experts_touched(8, v, 1),
+        EXPERTS,
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "experts_touched",
+        "tokens",
+        lambda v: experts_touched(8, 2, v),
+        "an integer from 0 to 65536",
+        0,
+        -1,
+        65_536,
+        65_537,
+    ),
+    Edge("local_batch", "batch", lambda v: local_batch(v, 8, "ep"), BATCH, 1, 0, 65_536, 65_537),
+    Edge("local_batch", "n", lambda v: local_batch(8, v, "ep"), RANKS, 1, 0, 4096, 4097),
+    Edge("weights_per_gpu", "n", lambda v: weights_per_gpu(MIXTRAL, v, "ep"), EXPERTS, 1, 0, 8, 9),
+    Edge(
+        "weights_per_gpu",
+        "n",
+        lambda v: weights_per_gpu(MIXTRAL, v, "tp"),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "moe_decode_step",
+        "n",
+        lambda v: moe_decode_step(MIXTRAL, GPU, FAST, v),
+        EXPERTS,
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "moe_decode_step",
+        "n",
+        lambda v: moe_decode_step(MIXTRAL, GPU, FAST, v, parallelism="tp"),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "moe_decode_step",
+        "batch",
+        lambda v: moe_decode_step(MIXTRAL, GPU, FAST, 1, batch=v),
+        BATCH,
+        1,
+        0,
+        65_536,
+        65_537,
+    ),
+    Edge(
+        "moe_decode_step",
+        "dispatch_bytes",
+        lambda v: moe_decode_step(MIXTRAL, GPU, FAST, 8, dispatch_bytes=v),
+        "an integer from 1 to 8",
+        1,
+        0,
+        8,
+        9,
+    ),
+    # the busiest rank's load over the mean, from 1 to n (here 8 ranks)
+    Edge(
+        "moe_decode_step",
+        "imbalance",
+        lambda v: moe_decode_step(MIXTRAL, GPU, FAST, 8, imbalance=v),
+        ">= 1 and <= 8",
+        1.0,
+        1.0 - 1e-9,
+        8.0,
+        8.0 + 1e-9,
+    ),
+    Edge(
+        "alltoall_crossover_tokens",
+        "n",
+        lambda v: alltoall_crossover_tokens(MIXTRAL, FAST, v),
+        "an integer from 2 to 8",
+        2,
+        1,
+        8,
+        9,
+    ),
+    Edge(
+        "alltoall_crossover_tokens",
+        "dispatch_bytes",
+        lambda v: alltoall_crossover_tokens(MIXTRAL, FAST, 8, dispatch_bytes=v),
+        "an integer from 1 to 8",
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "sequences_that_fit",
+        "n",
+        lambda v: sequences_that_fit(MIXTRAL, GPU, v, "ep", 1),
+        EXPERTS,
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "sequences_that_fit",
+        "n",
+        lambda v: sequences_that_fit(MIXTRAL, GPU, v, "tp", 1),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "sequences_that_fit",
+        "context_tokens",
+        lambda v: sequences_that_fit(MIXTRAL, GPU, 8, "ep", v),
+        "an integer from 1 to 32768",
+        1,
+        0,
+        32_768,
+        32_769,
     ),
     # scaling
     Edge(

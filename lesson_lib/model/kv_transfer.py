@@ -38,7 +38,7 @@ from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int,
 from lesson_lib.model.layout import layer_kinds
 from lesson_lib.model.memory import kv_share, state_share
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import StepBreakdown, prefill_step
+from lesson_lib.model.step_time import StepBreakdown, attention_pair_flops, prefill_step
 
 #: Most layers :func:`overlap_stream` accepts (a bound on input, not on models).
 MAX_LAYERS: int = 4096
@@ -130,9 +130,9 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
     """FLOPs of causal attention over a prompt of ``tokens`` tokens, all attention layers.
 
     Query ``i`` attends to keys ``0..i``, so a prompt of ``L`` tokens has
-    ``L (L + 1) / 2`` query-key pairs per layer; each pair costs 2 x 2 FLOPs
-    per query head and head dimension (the score, then the weighted value), as
-    in :func:`~lesson_lib.model.step_time.decode_step`.
+    ``L (L + 1) / 2`` query-key pairs per layer; each pair costs
+    :func:`~lesson_lib.model.step_time.attention_pair_flops`, as in
+    :func:`~lesson_lib.model.step_time.decode_step`.
 
     Parameters
     ----------
@@ -148,9 +148,8 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
     """
     require_instance("model", model, ModelSpec)
     length = _context(model, tokens, "tokens")
-    heads = model.num_query_heads or model.num_kv_heads
     pairs = length * (length + 1) / 2
-    return 4.0 * model.num_attention_layers * heads * model.head_dim * pairs
+    return model.num_attention_layers * attention_pair_flops(model) * pairs
 
 
 @dataclass(frozen=True)
@@ -588,10 +587,9 @@ class RingAttentionStep:
 
 def _ring_terms(model: ModelSpec, accel: Accelerator, tp: int) -> tuple[float, float]:
     """(bytes per token of a block, seconds per token^2 of attention) for one GPU."""
-    heads = model.num_query_heads or model.num_kv_heads
     per_token = 2 * model.num_kv_heads * model.head_dim * model.dtype_bytes * kv_share(model, tp)
-    # 4 FLOPs per query head and head dimension per pair, half the pairs (causal), 1/tp of heads
-    per_pair = 4.0 * heads * model.head_dim / 2 / (tp * accel.peak_flops)
+    # Half the pairs (causal), 1/tp of the query heads.
+    per_pair = attention_pair_flops(model) / 2 / (tp * accel.peak_flops)
     return per_token, per_pair
 
 

@@ -54,18 +54,21 @@ from lesson_lib.model.collectives import (
     alltoall_wire_bytes,
     collective_time,
 )
-from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.kv_transfer import context_parallel_max_sequences
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import MAX_BATCH, StepTerms
 
 #: The two layouts :func:`moe_decode_step` prices.
 PARALLELISMS: tuple[str, ...] = ("tp", "ep")
-#: Largest batch the functions accept (a bound on input).
-MAX_BATCH: int = 65_536
 
 
 @dataclass(frozen=True)
-class MoEStep:
+class MoEStep(StepTerms):
     """One decode step of an MoE model on ``n`` GPUs, seconds and bytes per rank.
+
+    The sum, the communication, the tokens per second and the largest term
+    come from :class:`~lesson_lib.model.step_time.StepTerms`; the step
+    decodes one token per sequence, so its ``tokens`` are its ``batch``.
 
     Attributes
     ----------
@@ -111,34 +114,14 @@ class MoEStep:
         return max(self.weights_s, self.flops_s)
 
     @property
-    def communication_s(self) -> float:
-        """Latency and bandwidth terms of the collectives, seconds."""
-        return self.latency_s + self.bandwidth_s
-
-    @property
-    def total_s(self) -> float:
-        """Compute plus communication (no overlap assumed), seconds per token of each sequence."""
-        return self.compute_s + self.communication_s
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Tokens per second over the whole batch."""
-        return self.batch / self.total_s
+    def tokens(self) -> int:
+        """Tokens the step decodes over all GPUs, ``batch`` (one per sequence)."""
+        return self.batch
 
     @property
     def wire_bytes_per_token(self) -> float:
         """Bytes all ranks together send per decoded token."""
         return self.total_wire_bytes / self.batch
-
-    @property
-    def bound(self) -> str:
-        """The largest term, ``"compute"``, ``"latency"`` or ``"bandwidth"``."""
-        terms = {
-            "compute": self.compute_s,
-            "latency": self.latency_s,
-            "bandwidth": self.bandwidth_s,
-        }
-        return max(terms, key=terms.__getitem__)
 
 
 def _moe_model(model: ModelSpec) -> ModelSpec:
@@ -403,9 +386,11 @@ def sequences_that_fit(
 
     Under TP each sequence's KV cache is split over the ranks as far as its
     KV heads go (:func:`~lesson_lib.model.memory.kv_share`, and the recurrent
-    state likewise; MLA's one latent
-    is copied to every rank). Under EP with data-parallel attention each
-    rank keeps the whole cache of its own sequences.
+    state likewise; MLA's one latent is copied to every rank), as in any
+    tensor-parallel decode instance
+    (:func:`~lesson_lib.model.kv_transfer.context_parallel_max_sequences`
+    without DCP). Under EP with data-parallel attention each rank keeps the
+    whole cache of its own sequences.
 
     Parameters
     ----------
@@ -429,10 +414,10 @@ def sequences_that_fit(
     require_instance("accel", accel, Accelerator)
     n = _degree(model, n, parallelism)
     context_tokens = require_int("context_tokens", context_tokens, maximum=model.max_context)
+    if parallelism == "tp":
+        # As any tensor-parallel decode instance: the one of kv_transfer, without DCP.
+        return context_parallel_max_sequences(model, accel, context_tokens, n)
     free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
     if free <= 0:
         return 0
-    kv, state = model.kv_bytes(context_tokens), model.state_bytes
-    if parallelism == "tp":
-        return int(free // (kv * kv_share(model, n) + state * state_share(model, n)))
-    return n * int(free // (kv + state))
+    return n * int(free // (model.kv_bytes(context_tokens) + model.state_bytes))

@@ -39,9 +39,66 @@ MAX_BATCH: int = 65_536
 STATE_PASSES: int = 2
 
 
+class StepTerms:
+    """What every priced step derives from its three terms: the sum, and the largest term.
+
+    A step is compute, then communication, with no overlap: the lesson's
+    tensor-parallel step (:class:`StepBreakdown`) and an MoE step under TP or
+    EP (:class:`~lesson_lib.model.moe.MoEStep`) both add up this way. A
+    subclass provides the attributes below, as fields or properties.
+
+    Attributes
+    ----------
+    compute_s : float
+        Compute time of the busiest rank, seconds.
+    latency_s : float
+        Sum of the collectives' fixed latencies, seconds.
+    bandwidth_s : float
+        Sum of the collectives' bytes over the fabric's bandwidth, seconds.
+    tokens : int
+        Tokens the step processes over all ranks.
+    """
+
+    compute_s: float
+    latency_s: float
+    bandwidth_s: float
+    tokens: int
+
+    @property
+    def communication_s(self) -> float:
+        """Latency + bandwidth terms, seconds."""
+        return self.latency_s + self.bandwidth_s
+
+    @property
+    def total_s(self) -> float:
+        """Compute + communication, seconds (no overlap assumed)."""
+        return self.compute_s + self.communication_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens processed per second of this step, over the whole batch."""
+        return self.tokens / self.total_s
+
+    @property
+    def bound(self) -> str:
+        """Name of the largest term (``"compute"``, ``"latency"`` or ``"bandwidth"``).
+
+        A tie goes to the term named first.
+        """
+        terms = {
+            "compute": self.compute_s,
+            "latency": self.latency_s,
+            "bandwidth": self.bandwidth_s,
+        }
+        return max(terms, key=terms.__getitem__)
+
+
 @dataclass(frozen=True)
-class StepBreakdown:
+class StepBreakdown(StepTerms):
     """Where the time of one step goes, in seconds.
+
+    The sum, the communication and the largest term come from
+    :class:`StepTerms`.
 
     Attributes
     ----------
@@ -102,39 +159,46 @@ class StepBreakdown:
         return max(self.kv_read_s, self.attention_flops_s)
 
     @property
-    def communication_s(self) -> float:
-        """Latency + bandwidth terms, seconds."""
-        return self.latency_s + self.bandwidth_s
-
-    @property
-    def total_s(self) -> float:
-        """Compute + communication, seconds (no overlap assumed)."""
-        return self.compute_s + self.communication_s
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Tokens processed per second of this step, over the whole batch."""
-        return self.tokens / self.total_s
-
-    @property
     def tokens_per_s_per_sequence(self) -> float:
         """Tokens per second one sequence of the step sees."""
         return self.tokens_per_s / self.sequences
 
     @property
-    def bound(self) -> str:
-        """Name of the largest term (``"compute"``, ``"latency"`` or ``"bandwidth"``)."""
-        terms = {
-            "compute": self.compute_s,
-            "latency": self.latency_s,
-            "bandwidth": self.bandwidth_s,
-        }
-        return max(terms, key=terms.__getitem__)
-
-    @property
     def communication_bound(self) -> str:
         """Name of the larger communication term (``"latency"`` or ``"bandwidth"``)."""
         return "latency" if self.latency_s >= self.bandwidth_s else "bandwidth"
+
+
+def attention_pair_flops(model: ModelSpec) -> float:
+    """FLOPs of one query-key pair in one attention layer, all query heads.
+
+    The score (query dot key) and the weighted value (the key's value scaled
+    and added) each take a multiply and an add per head dimension, for every
+    query head: ``2 x 2 x query heads x head_dim``. A model that names no
+    query heads has as many as its KV heads. Decode attends each cached token
+    once per sequence (:func:`decode_step`); a prefill's causal attention
+    attends ``L (L + 1) / 2`` pairs
+    (:func:`~lesson_lib.model.kv_transfer.causal_attention_flops`).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model, whose query heads (or KV heads) and head dimension count.
+
+    Returns
+    -------
+    float
+        FLOPs per pair and attention layer.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import MODEL
+    >>> attention_pair_flops(MODEL)  # 4 x 24 query heads x 256 dimensions
+    24576.0
+    """
+    require_instance("model", model, ModelSpec)
+    heads = model.num_query_heads or model.num_kv_heads
+    return 4.0 * heads * model.head_dim
 
 
 def _step(
@@ -164,11 +228,9 @@ def _step(
             STATE_PASSES * model.state_bytes * state_share(model, n)
         )
         kv_read_s = sequences * per_sequence / accel.hbm_bandwidth
-        # Attention scores and weighted values: 2 x 2 FLOPs per query head,
-        # head dimension and cached token, in every attention layer.
-        heads = model.num_query_heads or model.num_kv_heads
+        # Every sequence's query meets each cached token once, in every attention layer.
         attention_flops = (
-            4.0 * model.num_attention_layers * heads * model.head_dim * context * sequences
+            model.num_attention_layers * attention_pair_flops(model) * context * sequences
         )
     flops_s = (gemm_flops + attention_flops) / (n * accel.peak_flops)
     attention_flops_s = attention_flops / (n * accel.peak_flops)
