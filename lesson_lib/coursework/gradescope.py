@@ -62,7 +62,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lesson_lib.coursework.check import CLOSE_CREDIT
-from lesson_lib.coursework.grade import MAX_TIMEOUT, Submission, grade_notebook
+from lesson_lib.coursework.grade import DEFAULT_TIMEOUT_S, MAX_TIMEOUT, Submission, grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
@@ -158,7 +158,7 @@ def build_zip(
     root: Path,
     *,
     visibility: str = "after_due_date",
-    timeout: float = 120.0,
+    timeout: float = DEFAULT_TIMEOUT_S,
     roster: Path | None = None,
     require_sandbox_in_container: bool = False,
     close_credit: float = CLOSE_CREDIT,
@@ -174,7 +174,7 @@ def build_zip(
         The repository (``requirements.txt``, ``pyproject.toml``, ``lesson_lib/``).
     visibility : str, default "after_due_date"
         When students see each problem's result: one of :data:`VISIBILITIES`.
-    timeout : float, default 120
+    timeout : float, default :data:`~lesson_lib.coursework.grade.DEFAULT_TIMEOUT_S`
         Seconds the notebook may run, > 0 and at most the grader's maximum.
     roster : Path, optional
         A roster CSV to ship (checked here); Gradescope's users are matched on it.
@@ -329,7 +329,8 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         ``submission_metadata.json``, ``source/``), or a fake one for a test.
     config : dict, optional
         ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as
-        :func:`build_zip` writes them); default ``after_due_date``, 120 s,
+        :func:`build_zip` writes them); default ``after_due_date``, the grader's
+        :data:`~lesson_lib.coursework.grade.DEFAULT_TIMEOUT_S`,
         False, :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
 
     Returns
@@ -342,7 +343,7 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     visibility = config.get("visibility", "after_due_date")
     if visibility not in VISIBILITIES:
         visibility = "after_due_date"
-    timeout = float(config.get("timeout", 120.0))
+    timeout = float(config.get("timeout", DEFAULT_TIMEOUT_S))
     close_credit = config.get("close_credit", CLOSE_CREDIT)
     if not (isinstance(close_credit, int | float) and 0 <= close_credit <= 1):
         close_credit = CLOSE_CREDIT
@@ -417,7 +418,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("--out", type=Path, default=Path("_build/gradescope/autograder.zip"))
     build.add_argument("--root", type=Path, default=Path.cwd(), help="the repository")
     build.add_argument("--visibility", default="after_due_date", choices=VISIBILITIES)
-    build.add_argument("--timeout", type=float, default=120.0, help="seconds per notebook")
+    build.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds per notebook (default {DEFAULT_TIMEOUT_S:g}, as make grade's)",
+    )
     shipped = build.add_mutually_exclusive_group()
     shipped.add_argument(
         "--roster",
