@@ -314,7 +314,8 @@ def library_kernel(system: str) -> str:
     str
         ``"nccl"``, or ``"oneccl"`` on Intel's Arc Pro B60.
     """
-    kernels = {r.kernel for r in load_collectives() if r.system == _require_system(system)}
+    _require_system(system)
+    kernels = {r.kernel for r in load_collectives() if r.system == system}
     for kernel in LIBRARY_KERNELS:
         if kernel in kernels:
             return kernel

@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 from hypothesis import settings
-from shared_once import WORKER_KEY, once_per_run, one_at_a_time, use_folder
+from shared_once import WORKER_KEY, once_per_run, one_at_a_time, shared_folder, use_folder
 
 # The tests grade the public variants: an instructor's course salt in _build/instructor/
 # (made by `make student IDS=...`) must not change them. A test that wants one names it.
@@ -68,6 +68,51 @@ def built_book():
     from build_site import build_site
 
     return once_per_run("built_book", build_site)
+
+
+@pytest.fixture(scope="session")
+def site_without_solutions() -> dict:
+    """The site without solutions, built once per run as ``make book-nosolutions`` builds it.
+
+    Every page runs (minutes). Two modules read it: ``test_nosolutions_site.py``
+    its HTML, and ``test_coursework_student_edition.py`` its execution cache,
+    where each chapter notebook of the student edition finds the run of its
+    very code cells (jupyter-cache matches a notebook by them and its kernel).
+
+    Returns
+    -------
+    dict
+        ``html`` and ``cache`` (folders), ``returncode`` and ``output`` of the build.
+    """
+    return once_per_run("site_without_solutions", _build_site_without_solutions)
+
+
+def _build_site_without_solutions() -> dict:
+    import subprocess
+    import sys
+
+    from build_site import ROOT, execution_cache
+
+    from lesson_lib.coursework.student_edition import write_site_sources
+
+    # In the run's shared folder, so it is removed with it when the run ends.
+    folder = Path(tempfile.mkdtemp(prefix="nosolutions-", dir=shared_folder()))
+    src, out = folder / "src", folder / "out"
+    write_site_sources(src, ROOT)
+    build = [sys.executable, str(ROOT / "tools" / "build_site.py"), str(src)]
+    proc = subprocess.run(
+        [*build, "--path-output", str(out)],
+        cwd=ROOT,
+        timeout=3000,
+        capture_output=True,
+        text=True,
+    )
+    return {
+        "html": out / "_build" / "html",
+        "cache": execution_cache(src),
+        "returncode": proc.returncode,
+        "output": proc.stdout + proc.stderr,
+    }
 
 
 #: Modules run first, in this order: the hostile folders' minute is mostly

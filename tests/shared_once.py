@@ -36,6 +36,11 @@ def use_folder(folder: Path | None) -> None:
     _folder = folder
 
 
+def shared_folder() -> Path | None:
+    """The folder this run's processes share (removed when the run ends), or None."""
+    return _folder
+
+
 def once_per_run(name: str, make: Callable[[], T]) -> T:
     """``make()``, computed by the first worker of the run that asks; the rest read it.
 

@@ -1,37 +1,23 @@
 """The site without solutions, built as ``make book-nosolutions`` builds it: no instructor
-page, no link to one, no answer-giving function on the API page, no solution note."""
+page, no link to one, no answer-giving function on the API page, no solution note.
 
-import subprocess
-import sys
+The site is built once per run by the ``site_without_solutions`` fixture
+(``tests/conftest.py``), whose execution cache the student edition's tests read too.
+"""
+
 from pathlib import Path
 
 import pytest
 
-from lesson_lib.coursework.student_edition import ANSWER_FUNCTIONS, write_site_sources
-
-ROOT = Path(__file__).resolve().parents[1]
+from lesson_lib.coursework.student_edition import ANSWER_FUNCTIONS
 
 
 @pytest.fixture(scope="module")
-def nosolutions_html(tmp_path_factory) -> Path:
-    """The built HTML of the site without solutions (several minutes: every page runs)."""
-    folder = tmp_path_factory.mktemp("nosolutions")
-    src, out = folder / "src", folder / "out"
-    write_site_sources(src, ROOT)
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "tools" / "build_site.py"),
-            str(src),
-            "--path-output",
-            str(out),
-        ],
-        cwd=ROOT,
-        check=True,
-        timeout=3000,
-        capture_output=True,
-    )
-    return out / "_build" / "html"
+def nosolutions_html(site_without_solutions) -> Path:
+    """The built HTML of the site without solutions; its strict build must have passed."""
+    built = site_without_solutions
+    assert built["returncode"] == 0, built["output"][-3000:]
+    return built["html"]
 
 
 @pytest.mark.slow

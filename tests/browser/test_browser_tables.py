@@ -53,19 +53,12 @@ def test_tables_fit_or_scroll_with_a_cue_at_390(browser, site, built_book):
     """At a phone width, each page that has a table."""
     docs = pages_with_tables(built_book.html_dir)
     assert "book/sizing" in docs and "book/glossary" not in docs
-    context = browser.new_context(viewport={"width": 390, "height": 900})
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    page = context.new_page()
+    found = _every_page(browser, site, docs, 390)
     bad, seen = [], 0
-    try:
-        for doc in docs:
-            page.goto(f"{site}{doc}.html", wait_until="load")
-            page.wait_for_load_state("networkidle")
-            tables = page.evaluate(TABLES)
-            seen += len(tables)
-            bad += tables_neither_fitting_nor_cued(doc, tables)
-    finally:
-        context.close()
+    for doc in docs:
+        tables = found[doc]["tables"]
+        seen += len(tables)
+        bad += tables_neither_fitting_nor_cued(doc, tables)
     assert seen > 0
     assert bad == []
 
@@ -133,22 +126,47 @@ def test_contrast_ratio_by_hand():
     assert contrast_ratio("rgb(119, 119, 119)", "rgba(255, 255, 255, 1)") < 4.5
 
 
-def _every_page(browser, site, docs, width: int, script: str, theme: str = "light"):
-    """``script``'s result on each page of ``docs`` at ``width`` px in ``theme``."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    page = context.new_page()
-    found = {}
-    try:
-        for doc in docs:
-            page.goto(f"{site}{doc}.html", wait_until="load")
-            page.wait_for_load_state("networkidle")
-            if theme != "light":
-                page.evaluate(f"() => {{ document.documentElement.dataset.theme = '{theme}'; }}")
-            found[doc] = page.evaluate(script)
-    finally:
-        context.close()
-    return found
+#: What each width's visit reads, in this order, after the page has loaded:
+#: ``(key, script, theme)``; the dark theme is set as a reader's toggle sets it.
+#: The scripts only read the page, so one load serves every test of this module.
+READINGS: dict[int, tuple[tuple[str, str, str], ...]] = {
+    390: (("tables", TABLES, "light"), ("widths", TABLE_WIDTHS, "light")),
+    1280: (
+        ("widths", TABLE_WIDTHS, "light"),
+        ("captions-light", CAPTION_COLOURS, "light"),
+        ("captions-dark", CAPTION_COLOURS, "dark"),
+    ),
+}
+
+#: ``(width, doc)`` -> what :data:`READINGS` read there, one load per page and width.
+_visits: dict[tuple[int, str], dict[str, list[dict]]] = {}
+
+
+def _every_page(browser, site, docs, width: int) -> dict[str, dict[str, list[dict]]]:
+    """:data:`READINGS` of ``width`` on each page of ``docs``, each page loaded once per run.
+
+    A page a test of this module already loaded at ``width`` is not loaded again.
+    """
+    missing = [doc for doc in docs if (width, doc) not in _visits]
+    if missing:
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        page = context.new_page()
+        try:
+            for doc in missing:
+                page.goto(f"{site}{doc}.html", wait_until="load")
+                page.wait_for_load_state("networkidle")
+                read = {}
+                for key, script, theme in READINGS[width]:
+                    if theme != "light":
+                        page.evaluate(
+                            f"() => {{ document.documentElement.dataset.theme = '{theme}'; }}"
+                        )
+                    read[key] = page.evaluate(script)
+                _visits[width, doc] = read
+        finally:
+            context.close()
+    return {doc: _visits[width, doc] for doc in docs}
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -160,7 +178,7 @@ def test_no_table_is_wider_than_the_article(browser, site, built_book, width):
     a phone shrinks their text and lets a word break, so none scrolls sideways.
     """
     docs = pages_with_tables(built_book.html_dir)
-    found = _every_page(browser, site, docs, width, TABLE_WIDTHS)
+    found = {doc: read["widths"] for doc, read in _every_page(browser, site, docs, width).items()}
     assert sum(len(t) for t in found.values()) > 10
     wide = [
         f"{doc}: {t}"
@@ -174,7 +192,8 @@ def test_no_table_is_wider_than_the_article(browser, site, built_book, width):
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_captions_meet_wcag_aa_contrast(browser, site, built_book, theme):
     """Every figure and table caption is at least 4.5:1 against its background."""
-    found = _every_page(browser, site, toc_files(), 1280, CAPTION_COLOURS, theme)
+    visits = _every_page(browser, site, toc_files(), 1280)
+    found = {doc: read[f"captions-{theme}"] for doc, read in visits.items()}
     captions = [(doc, c) for doc, cs in found.items() for c in cs]
     assert len(captions) > 15
     low = [

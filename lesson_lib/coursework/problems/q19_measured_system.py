@@ -13,6 +13,7 @@ usual mistakes and worked solution in one place; registered in
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms, keep_distinct
 from lesson_lib.coursework.variants import pick
@@ -24,6 +25,7 @@ from lesson_lib.model.step_time import decode_step
 SYSTEMS: tuple[str, ...] = tuple(sorted(systems()))
 
 
+@cache  # a fit of a shipped table: the same float for every variant that draws the system
 def _alpha(system: str, gpus: int = 4) -> float:
     return measured_fabric(system, gpus, library_kernel(system)).fabric.latency
 
