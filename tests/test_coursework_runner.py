@@ -84,12 +84,22 @@ import os, threading, time
 r, w = os.pipe()
 for _ in range(12):
     threading.Thread(target=os.read, args=(r, 1), daemon=True).start()
-print("ready", flush=True)
 try:
+    print("ready", flush=True)
     time.sleep(1000)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
 """
+
+
+def _wait_until_asleep(pid: int) -> None:
+    """Wait (up to 10 s) until the main thread of ``pid`` sleeps, so the race is the one meant."""
+    stat = Path(f"/proc/{pid}/task/{pid}/stat")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if stat.read_text().rsplit(")", 1)[1].split()[0] == "S":
+            return
+        time.sleep(0.01)
 
 
 def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread():
@@ -107,6 +117,7 @@ def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread
         proc = subprocess.Popen([sys.executable, "-c", SLEEPER], stdout=subprocess.PIPE, text=True)
         try:
             assert proc.stdout.readline().strip() == "ready"
+            _wait_until_asleep(proc.pid)
             os.kill(proc.pid, signal.SIGSTOP)
             interrupt_main_thread(proc.pid)
             os.kill(proc.pid, signal.SIGCONT)
