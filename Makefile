@@ -86,8 +86,8 @@ grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grad
 gradescope: setup  ## Gradescope autograder zip (setup.sh, run_autograder, pinned lesson_lib) -> _build/gradescope/autograder.zip
 	$(BIN)/python -m lesson_lib.coursework.gradescope build --out _build/gradescope/autograder.zip $(GRADESCOPE_FLAGS)
 
-report: setup  ## per-problem means, verdicts and common mistakes of make grade's details -> _build/report (REPORT_FLAGS="--close-credit 0.25")
-	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report $(REPORT_FLAGS)
+report: setup  ## per-problem means, verdicts and common mistakes of make grade's counted rows -> _build/report (REPORT_FLAGS="--close-credit 0.25")
+	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --grades _build/grades.csv --out _build/report $(REPORT_FLAGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis mutants

@@ -157,7 +157,7 @@ class ClassReport:
         TA gave); empty when the report was made from points alone.
     left_out : dict
         Why -> how many notebooks were left out for it
-        (:attr:`~lesson_lib.coursework.report_rows.CountedRows.left_out`).
+        (see :class:`~lesson_lib.coursework.report_rows.CountedRows`).
     two_copies : dict
         Student -> the files of an ID counted more than once, none counted.
     """

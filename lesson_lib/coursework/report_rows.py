@@ -37,7 +37,7 @@ NOT_GRADED: tuple[str, ...] = (ID_MISMATCH, UNKNOWN_ID, "invalid ID", "not a not
 NOT_COUNTED = "NOT COUNTED"
 
 #: Why a row is left out when an ID has two counted copies (no ``--keep``).
-TWO_COPIES = "a second counted copy of its ID (no --keep)"
+TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
 
 #: Why a details row is left out when the grades CSV has no row for it.
 NOT_IN_GRADES = "in the details but not in the grades CSV"
