@@ -90,8 +90,8 @@ gradescope: setup  ## Gradescope autograder zip (setup.sh, run_autograder, pinne
 try-gradescope: setup  ## run the Gradescope zip's setup.sh and run_autograder in a clean Debian root (TRY_FLAGS="--keep")
 	$(BIN)/python tools/try_gradescope_zip.py $(TRY_FLAGS)
 
-report: setup  ## per-problem means, verdicts and common mistakes of make grade's details -> _build/report (REPORT_FLAGS="--close-credit 0.25")
-	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report $(REPORT_FLAGS)
+report: setup  ## per-problem means, verdicts and common mistakes of make grade's counted rows -> _build/report (REPORT_FLAGS="--close-credit 0.25")
+	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --grades _build/grades.csv --out _build/report $(REPORT_FLAGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis mutants

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from lesson_lib.coursework.check import check
+from lesson_lib.coursework.check import CLOSE_CREDIT, check
 from lesson_lib.coursework.class_report import (
     class_report,
     main,
@@ -14,6 +14,7 @@ from lesson_lib.coursework.class_report import (
     read_details,
     render_markdown,
 )
+from lesson_lib.coursework.report_rows import read_grades
 
 
 def _row(student: str, qid: str, status: str, mistake: str = "") -> dict[str, str]:
@@ -87,7 +88,7 @@ def test_the_markdown_names_the_common_mistakes():
     text = render_markdown(class_report(ROWS), top=1)
     line = next(x for x in text.splitlines() if x.startswith("| q7 "))
     assert "`q07.us-as-ms` (2)" in line and "unit-kib" not in line
-    assert "4 students; close answers earn 0.5" in text and "worth 3 points" in text
+    assert "4 students counted; close answers earn 0.5" in text and "worth 3 points" in text
 
 
 def test_real_verdicts_carry_the_ids_the_report_counts():
@@ -106,6 +107,10 @@ def test_the_command_writes_report_plot_and_points(tmp_path):
         out = csv.DictWriter(handle, ["student", "file", "problem", "status", "mistake"])
         out.writeheader()
         out.writerows({**r, "file": r["student"] + ".ipynb"} for r in ROWS)
+    (tmp_path / "grades.csv").write_text(
+        "student,file,late factor,status,notes\n"
+        + "".join(f"s00{i},s00{i}.ipynb,1,ran,\n" for i in range(1, 5))
+    )
     assert main([str(details), "--out", str(tmp_path / "r"), "--close-credit", "1"]) == 0
     assert (tmp_path / "r" / "class_report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "q07.us-as-ms" in (tmp_path / "r" / "class_report.md").read_text()
@@ -131,3 +136,150 @@ def test_the_plot_has_a_bar_per_problem_and_mistake():
     labels = [t.get_text() for t in common.get_yticklabels()]
     assert labels == ["q07.us-as-ms", "q01.params-as-gb", "q07.unit-kib"]
     assert len(by_status.patches) == 2 * 5  # two problems, five statuses
+
+
+# A class graded with --due, a late penalty and --keep best, written by hand as the
+# grader writes it (only the columns the report reads, plus the problems q1 and q7):
+# s001 on time; s002 two days late (late factor 0.8); s003 handed in twice, the first
+# copy better and counted; s004 an ID mismatch and s999 an unknown ID (nobody's answers).
+GRADES_CSV = """\
+student,file,q1,q7,total,max,late factor,status,notes,q12 reasoning
+s001,s001.ipynb,1,2,3,3,1,ran,on time,
+s002,s002.ipynb,1,1,1.6,3,0.8,ran,LATE 2 day(s); total x 0.8,
+s003,s003-1.ipynb,1,2,3,3,1,ran,COUNTED (--keep best): 1 of 2 submissions of this ID,
+s003,s003-2.ipynb,0,0,0,3,1,ran,NOT COUNTED (--keep best): s003-1.ipynb counts for this ID,
+s004,s004.ipynb,0,0,0,3,1,ID mismatch,the notebook says s005,
+s999,s999.ipynb,0,0,0,3,1,unknown ID,not on the roster,
+"""
+DETAILS_CSV = """\
+student,file,problem,answer,status,score,points,max,message,mistake
+s001,s001.ipynb,q1,x,right,1,1,1,,
+s001,s001.ipynb,q7,x,right,1,2,2,,
+s002,s002.ipynb,q1,x,right,1,1,1,,
+s002,s002.ipynb,q7,x,close,0.5,1,2,,
+s003,s003-1.ipynb,q1,x,right,1,1,1,,
+s003,s003-1.ipynb,q7,x,right,1,2,2,,
+s003,s003-2.ipynb,q1,x,wrong,0,0,1,,q01.params-as-gb
+s003,s003-2.ipynb,q7,x,wrong,0,0,2,,q07.us-as-ms
+s004,s004.ipynb,q1,,not answered yet,0,0,1,,
+s004,s004.ipynb,q7,,not answered yet,0,0,2,,
+s999,s999.ipynb,q1,,not answered yet,0,0,1,,
+s999,s999.ipynb,q7,,not answered yet,0,0,2,,
+"""
+
+
+def _class(tmp_path, grades=GRADES_CSV, details=DETAILS_CSV):
+    (tmp_path / "grades.csv").write_text(grades)
+    (tmp_path / "grades-details.csv").write_text(details)
+    return tmp_path / "grades-details.csv"
+
+
+def _late_class(tmp_path, close_credit=CLOSE_CREDIT):
+    path = _class(tmp_path)
+    return class_report(read_details(path), close_credit, read_grades(tmp_path / "grades.csv"))
+
+
+def test_the_report_counts_what_the_grades_count(tmp_path):
+    """Counted: s001, s002 and s003's first copy, 3 students (not 6 rows' 5 IDs).
+
+    q1: all three right, mean 1. q7: 2 + 1 (close, 0.5 x 2) + 2 = 5, mean 5 / 3.
+    Totals after the late factor: s001 3; s002 (1 + 1) x 0.8 = 1.6; s003 3 (the counted
+    first copy, not the last row's 0). Mean total (3 + 1.6 + 3) / 3 = 7.6 / 3 = 2.5333.
+    """
+    report = _late_class(tmp_path)
+    q1, q7 = report.problems
+    assert (q1.answers, q1.mean_points, q1.statuses["right"]) == (3, 1.0, 3)
+    assert (q7.answers, q7.statuses["close"], q7.mistakes) == (3, 1, [])
+    assert q7.mean_points == pytest.approx(5 / 3)
+    assert report.totals() == {"s001": 3.0, "s002": 1.6, "s003": 3.0}
+    assert report.left_out == {"ID mismatch": 1, "unknown ID": 1, "NOT COUNTED": 1}
+    text = render_markdown(report)
+    assert text.count("3 students counted") == 1
+    assert "Mean total: 2.53 of 3, after each student's late factor" in text
+    assert "1 notebook of status 'ID mismatch'" in text and "1 notebook marked NOT" in text
+
+
+def test_the_close_credit_what_if_keeps_the_late_factor(tmp_path):
+    """Close credit 1: s002's close q7 earns 2, so (1 + 2) x 0.8 = 2.4; q7's mean 6 / 3 = 2."""
+    report = _late_class(tmp_path, close_credit=1.0)
+    assert report.totals()["s002"] == pytest.approx(2.4)
+    assert report.problems[1].mean_points == 2.0
+
+
+def test_class_points_match_the_grades_csv(tmp_path):
+    """The report's totals at the grader's close credit (0.5) are the grades CSV's total."""
+    path = _class(tmp_path)
+    assert main([str(path), "--out", str(tmp_path / "r")]) == 0
+    with (tmp_path / "r" / "class_points.csv").open() as handle:
+        points = {row["student"]: row for row in csv.DictReader(handle)}
+    assert sorted(points) == ["s001", "s002", "s003"]
+    assert (points["s002"]["late factor"], points["s002"]["total"]) == ("0.8", "1.6")
+    assert (points["s003"]["file"], points["s003"]["total"]) == ("s003-1.ipynb", "3")
+    assert points["s001"]["max"] == "3"
+
+
+def test_two_counted_copies_of_an_id_are_listed_not_merged(tmp_path):
+    """No --keep: s005 has two counted copies (right and wrong q1); s006 one, right.
+
+    Neither of s005's copies is counted: 1 student, q1 1 answer, mean 1; 2 notebooks left out.
+    """
+    grades = (
+        "student,file,q1,total,max,late factor,status,notes\n"
+        "s005,s005-a.ipynb,1,1,1,1,ran,DUPLICATE student ID\n"
+        "s005,s005-b.ipynb,0,0,1,1,ran,DUPLICATE student ID\n"
+        "s006,s006.ipynb,1,1,1,1,ran,\n"
+    )
+    details = (
+        "student,file,problem,status,mistake\n"
+        "s005,s005-a.ipynb,q1,right,\n"
+        "s005,s005-b.ipynb,q1,wrong,q01.params-as-gb\n"
+        "s006,s006.ipynb,q1,right,\n"
+    )
+    path = _class(tmp_path, grades, details)
+    for report in (
+        class_report(read_details(path), grades=read_grades(tmp_path / "grades.csv")),
+        class_report(read_details(path)),  # the details alone do not merge them either
+    ):
+        assert report.totals() == {"s006": 1.0}
+        assert report.problems[0].answers == 1
+        assert report.two_copies == {"s005": ["s005-a.ipynb", "s005-b.ipynb"]}
+        text = render_markdown(report)
+        assert "1 student counted" in text
+        assert "s005 has 2 counted copies (s005-a.ipynb, s005-b.ipynb), none counted" in text
+
+
+def test_a_ta_s_points_count_before_the_late_factor(tmp_path):
+    """s001: q1 right (1) and 0.5 for q12's reasoning, late factor 0.8: (1 + 0.5) x 0.8 = 1.2.
+
+    Its most: q1's 1 and the reasoning's 1, 2 points.
+    """
+    grades = (
+        "student,file,q1,total,max,late factor,status,notes,q12 reasoning\n"
+        "s001,s001.ipynb,1,1.2,2,0.8,ran,LATE 2 day(s),0.5\n"
+    )
+    details = "student,file,problem,status,mistake\ns001,s001.ipynb,q1,right,\n"
+    path = _class(tmp_path, grades, details)
+    report = class_report(read_details(path), grades=read_grades(tmp_path / "grades.csv"))
+    assert report.totals() == {"s001": 1.2}
+    assert report.student_max("s001") == 2.0
+    assert "Mean total: 1.20 of 2" in render_markdown(report)
+
+
+def test_a_details_row_the_grades_do_not_list_is_left_out(tmp_path):
+    details = DETAILS_CSV + "s007,s007.ipynb,q1,x,right,1,1,1,,\n"
+    report = class_report(
+        read_details(_class(tmp_path, details=details)),
+        grades=read_grades(tmp_path / "grades.csv"),
+    )
+    assert "s007" not in report.points
+    assert report.left_out["in the details but not in the grades CSV"] == 1
+
+
+def test_without_a_grades_csv_the_command_says_so(tmp_path, capsys):
+    path = _class(tmp_path)
+    (tmp_path / "grades.csv").unlink()
+    assert main([str(path), "--out", str(tmp_path / "r")]) == 2
+    assert "--grades" in capsys.readouterr().err
+    # named elsewhere, it is found
+    (tmp_path / "other.csv").write_text(GRADES_CSV)
+    assert main([str(path), "--grades", str(tmp_path / "other.csv"), "--out", str(tmp_path)]) == 0

@@ -2,20 +2,32 @@
 
 Read from the grader's details CSV (one row per student and problem, with the
 stable id of the mistake each wrong answer was taken for, see
-:func:`~lesson_lib.coursework.grade.write_details`), it gives for every
+:func:`~lesson_lib.coursework.grade.write_details`) and its grades CSV (which
+rows count, and each row's late factor, see
+:mod:`~lesson_lib.coursework.report_rows`), it gives for every
 problem the mean points, how many answers were right, close, wrong, blank or
 unreadable, and the most common named mistakes, split by variant where the
 class drew few enough variants for the split to mean something. Points are
 each problem's own (:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`),
 and a close answer earns the close credit the instructor sets.
 
+It counts what the grades count: one row per student graded, not the rows of
+an identity failure or a file that is not a notebook, not the copies the
+``--keep`` policy did not pick, and none of the copies of an ID counted
+twice (no ``--keep``), which it lists. The per-problem means are before the
+late penalty; each student's total, and the mean total, are after it (the
+grades CSV's ``late factor``), with the points a TA gave added before it, as
+the grades CSV's ``total`` has them.
+
 From the command line::
 
     python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
 
-writes ``class_report.md`` (the tables), ``class_report.png`` (the plot) and
-``class_points.csv`` (every student's points per problem and total at that
-close credit). ``make report`` does the same for ``make grade``'s details.
+(the grades CSV is ``grades.csv`` beside the details unless ``--grades``
+names another) writes ``class_report.md`` (the tables), ``class_report.png``
+(the plot) and ``class_points.csv`` (every student's points per problem and
+total at that close credit). ``make report`` does the same for
+``make grade``'s files.
 """
 
 from __future__ import annotations
@@ -40,7 +52,18 @@ from lesson_lib.coursework.check import (
     WRONG,
     credit,
 )
+from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
+from lesson_lib.coursework.report_rows import (
+    NOT_COUNTED,
+    NOT_IN_GRADES,
+    TWO_COPIES,
+    CountedRow,
+    CountedRows,
+    counted_rows,
+    read_grades,
+    rows_of_details,
+)
 from lesson_lib.model._validate import require_int, require_number
 
 #: The statuses counted, in the order the report shows them.
@@ -126,23 +149,50 @@ class ClassReport:
     problems : list of ProblemSummary
         In the set's order.
     points : dict
-        Student -> problem -> points.
+        Student -> problem -> points, before the late penalty.
     close_credit : float
         The close credit the points were computed with.
+    rows : dict
+        Student -> the counted row (its file, late factor and the points a
+        TA gave); empty when the report was made from points alone.
+    left_out : dict
+        Why -> how many notebooks were left out for it
+        (see :class:`~lesson_lib.coursework.report_rows.CountedRows`).
+    two_copies : dict
+        Student -> the files of an ID counted more than once, none counted.
     """
 
     problems: list[ProblemSummary]
     points: dict[str, dict[str, float]]
     close_credit: float
+    rows: dict[str, CountedRow] = field(default_factory=dict)
+    left_out: dict[str, int] = field(default_factory=dict)
+    two_copies: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def max_points(self) -> float:
-        """The points of the whole set."""
+        """The points of the problems in the report."""
         return sum(p.max_points for p in self.problems)
 
+    def _row(self, student: str) -> CountedRow:
+        return self.rows.get(student) or CountedRow(student, "")
+
+    def student_max(self, student: str) -> float:
+        """The most points of one student: the problems', plus each part a TA graded."""
+        row = self._row(student)
+        return self.max_points + sum(MANUAL_PARTS[q].points for q in row.manual)
+
     def totals(self) -> dict[str, float]:
-        """Every student's total points."""
-        return {student: sum(by_q.values()) for student, by_q in self.points.items()}
+        """Every student's total: the points and a TA's, times the late factor.
+
+        Rounded to 4 decimals, as the grader rounds its ``total``.
+        """
+        out = {}
+        for student, by_q in self.points.items():
+            row = self._row(student)
+            earned = sum(by_q.values()) + sum(row.manual.values())
+            out[student] = round(earned * row.late_factor, 4)
+        return out
 
 
 def read_details(path: Path) -> list[dict[str, str]]:
@@ -203,16 +253,28 @@ def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list
     return out
 
 
-def class_report(rows: Iterable[dict[str, str]], close_credit: float = CLOSE_CREDIT) -> ClassReport:
+def class_report(
+    rows: Iterable[dict[str, str]],
+    close_credit: float = CLOSE_CREDIT,
+    grades: Iterable[dict[str, str]] | None = None,
+) -> ClassReport:
     """Summarise a class's answers, problem by problem.
 
     Parameters
     ----------
     rows : iterable of dict
         Rows of a details CSV (:func:`read_details`): ``student``,
-        ``problem``, ``status`` and ``mistake``.
+        ``file``, ``problem``, ``status`` and ``mistake``.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
+    grades : iterable of dict, optional
+        Rows of the same run's grades CSV
+        (:func:`~lesson_lib.coursework.report_rows.read_grades`): only the
+        details of its counted rows count
+        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), and its
+        late factors and a TA's points enter the totals. Without it every
+        notebook of the details counts, on time, except the files of an ID
+        handed in more than once, which are left out and listed.
 
     Returns
     -------
@@ -223,14 +285,30 @@ def class_report(rows: Iterable[dict[str, str]], close_credit: float = CLOSE_CRE
     Raises
     ------
     ValueError
-        If ``close_credit`` is outside 0 to 1.
+        If ``close_credit`` is outside 0 to 1, or a grades row's late factor
+        or a TA's points are out of range.
     """
     close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
+    rows = list(rows)
+    if grades is None:
+        chosen: CountedRows = rows_of_details(rows)
+        graded = set(chosen.counted)
+    else:
+        grades = list(grades)
+        chosen = counted_rows(grades)
+        graded = {(g["student"], g["file"]) for g in grades}
+    left_out = collections.Counter(chosen.left_out)
+    # a notebook in the details the grades CSV does not list: another run's, most likely
+    strays = {(r["student"], r.get("file", "")) for r in rows} - graded
+    if strays:
+        left_out[NOT_IN_GRADES] += len(strays)
     by_problem: dict[str, list[dict[str, str]]] = collections.defaultdict(list)
     for row in rows:
+        if (row["student"], row.get("file", "")) not in chosen.counted:
+            continue
         if row.get("problem") in PROBLEMS and row.get("status") in STATUSES:
             by_problem[row["problem"]].append(row)
-    points: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    points: dict[str, dict[str, float]] = {r.student: {} for r in chosen.counted.values()}
     summaries = []
     for qid in PROBLEMS:
         answers = by_problem.get(qid)
@@ -253,7 +331,14 @@ def class_report(rows: Iterable[dict[str, str]], close_credit: float = CLOSE_CRE
                 variants=_variants(qid, answers, earned),
             )
         )
-    return ClassReport(summaries, dict(points), close_credit)
+    return ClassReport(
+        summaries,
+        points,
+        close_credit,
+        rows={r.student: r for r in chosen.counted.values()},
+        left_out=dict(left_out),
+        two_copies=chosen.two_copies,
+    )
 
 
 def render_markdown(report: ClassReport, top: int = 3) -> str:
@@ -276,12 +361,28 @@ def render_markdown(report: ClassReport, top: int = 3) -> str:
     lines = [
         "# Class report",
         "",
-        f"{len(totals)} students; close answers earn {report.close_credit:g} of a "
-        f"problem's points; the set is worth {report.max_points:g} points.",
+        f"{_count(len(totals), 'student')} counted; close answers earn "
+        f"{report.close_credit:g} of a problem's points; the set is worth "
+        f"{report.max_points:g} points.",
     ]
     if totals:
         mean_total = sum(totals.values()) / len(totals)
-        lines.append(f"Mean total: {mean_total:.2f} of {report.max_points:g}.")
+        most = sorted({report.student_max(s) for s in totals})
+        of = f"{most[0]:g}" if len(most) == 1 else f"{most[0]:g} to {most[-1]:g}"
+        lines.append(
+            f"Mean total: {mean_total:.2f} of {of}, after each student's late factor "
+            "(the grades CSV's total); the means per problem below are before it."
+        )
+    if report.left_out:
+        why = "; ".join(
+            f"{_count(n, 'notebook')} {_reason(r)}" for r, n in sorted(report.left_out.items())
+        )
+        lines += ["", f"Left out: {why}."]
+    for student, files in sorted(report.two_copies.items()):
+        lines.append(
+            f"{student} has {len(files)} counted copies ({', '.join(files)}), none counted here; "
+            "grade with --keep latest or --keep best to count one."
+        )
     lines += [
         "",
         "| problem | points | mean | " + " | ".join(STATUSES) + " | most common mistakes |",
@@ -303,6 +404,20 @@ def render_markdown(report: ClassReport, top: int = 3) -> str:
                     f"| {p.qid} | {v.label} | {v.students} | {v.mean_points:.2f} | {common} |"
                 )
     return "\n".join(lines) + "\n"
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 student``, ``2 students``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _reason(why: str) -> str:
+    """A reason of ``left_out`` as the report says it."""
+    if why == NOT_COUNTED:
+        return f"marked {NOT_COUNTED} by --keep"
+    if why in (TWO_COPIES, NOT_IN_GRADES):
+        return why
+    return f"of status {why!r} (nobody's answers)"
 
 
 def plot(report: ClassReport, top: int = 10) -> Figure:
@@ -351,6 +466,11 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
 def write_points(report: ClassReport, path: Path) -> None:
     """Every student's points per problem and in total, at the report's close credit.
 
+    The columns are the grades CSV's: ``student``, ``file``, each problem's
+    points, each part a person grades (blank until a TA gives points),
+    ``late factor``, ``total`` (all the points times the late factor) and
+    ``max``.
+
     Parameters
     ----------
     report : ClassReport
@@ -359,14 +479,27 @@ def write_points(report: ClassReport, path: Path) -> None:
         CSV to write (its folder is created).
     """
     qids = [p.qid for p in report.problems]
+    totals = report.totals()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
-        out.writerow(["student", *qids, "total", "max"])
+        manual = [part.column for part in MANUAL_PARTS.values()]
+        out.writerow(["student", "file", *qids, *manual, LATE_FACTOR_COLUMN, "total", "max"])
         for student, by_q in sorted(report.points.items()):
-            row = [f"{by_q.get(q, 0.0):g}" for q in qids]
-            out.writerow([student, *row, f"{sum(by_q.values()):g}", f"{report.max_points:g}"])
+            row = report.rows.get(student) or CountedRow(student, "")
+            given = ["" if q not in row.manual else f"{row.manual[q]:g}" for q in MANUAL_PARTS]
+            out.writerow(
+                [
+                    student,
+                    row.file,
+                    *[f"{by_q.get(q, 0.0):g}" for q in qids],
+                    *given,
+                    f"{row.late_factor:g}",
+                    f"{totals[student]:g}",
+                    f"{report.student_max(student):g}",
+                ]
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -380,13 +513,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 when the details cannot be read.
+        0 on success, 2 when the details or the grades cannot be read.
     """
     parser = argparse.ArgumentParser(
         prog="python -m lesson_lib.coursework.class_report",
         description="Per-problem means, verdicts and common mistakes from the grader's details.",
     )
     parser.add_argument("details", type=Path, help="details CSV written by the grader")
+    parser.add_argument(
+        "--grades",
+        type=Path,
+        default=None,
+        help="the same run's grades CSV (default: grades.csv beside the details)",
+    )
     parser.add_argument("--out", type=Path, default=Path("report"), help="folder to write into")
     parser.add_argument(
         "--close-credit",
@@ -397,7 +536,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=3, help="mistakes listed per problem")
     args = parser.parse_args(argv)
     try:
-        report = class_report(read_details(args.details), args.close_credit)
+        grades = args.grades or args.details.with_name("grades.csv")
+        if not grades.is_file():
+            raise ValueError(
+                f"no grades CSV at {grades}: give --grades the grader's --out file "
+                "of the same run (the report counts only its counted rows)"
+            )
+        report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
         text = render_markdown(report, args.top)
     except (OSError, ValueError) as err:
         print(f"class_report: {err}", file=sys.stderr)
@@ -406,7 +551,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     (args.out / "class_report.md").write_text(text, encoding="utf-8")
     plot(report).savefig(args.out / "class_report.png", dpi=120)
     write_points(report, args.out / "class_points.csv")
-    print(f"class_report: {len(report.points)} students -> {args.out}")
+    left = sum(report.left_out.values())
+    print(
+        f"class_report: {_count(len(report.points), 'student')} counted, "
+        f"{_count(left, 'notebook')} left out -> {args.out}"
+    )
     return 0
 
 

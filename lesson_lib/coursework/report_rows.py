@@ -1,0 +1,208 @@
+"""Which graded rows the class report counts, read from the grader's grades CSV.
+
+The grades CSV (:data:`~lesson_lib.coursework.grade.SCORES_HEADER`) holds a
+row per notebook handed in, and not all of them are a student's answers:
+
+* a row not run for its identity (``ID mismatch``, ``unknown ID``,
+  ``invalid ID``) or not a notebook (``not a notebook``) is nobody's work;
+* a copy the ``--keep`` policy did not pick has notes starting
+  ``NOT COUNTED``;
+* without ``--keep``, an ID handed in twice has two counted copies, and the
+  grader does not choose between them (its Canvas file gives such an ID
+  nothing, for the instructor to decide).
+
+:func:`counted_rows` keeps the rest, one row per student, with the row's
+``late factor`` and the points a TA gave its parts a person grades, so that
+the report's totals are the grades CSV's. The copies of an ID counted twice
+are left out of the report too, and listed.
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID
+from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
+
+#: The ``status`` of rows that are nobody's answers: not run for their identity, or
+#: not a notebook (the late policy leaves the same rows alone).
+NOT_GRADED: tuple[str, ...] = (ID_MISMATCH, UNKNOWN_ID, "invalid ID", "not a notebook")
+
+#: How the notes of a copy the ``--keep`` policy did not pick begin.
+NOT_COUNTED = "NOT COUNTED"
+
+#: Why a row is left out when an ID has two counted copies (no ``--keep``).
+TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
+
+#: Why a details row is left out when the grades CSV has no row for it.
+NOT_IN_GRADES = "in the details but not in the grades CSV"
+
+#: The columns a grades CSV must have for the report (the grader writes more).
+GRADES_COLUMNS: tuple[str, ...] = ("student", "file", "status", "notes", LATE_FACTOR_COLUMN)
+
+
+@dataclass(frozen=True)
+class CountedRow:
+    """One student's counted row.
+
+    Attributes
+    ----------
+    student : str
+        The ID.
+    file : str
+        The notebook that counts.
+    late_factor : float
+        What the late policy keeps of its points, 0 to 1 (1 on time).
+    manual : dict
+        Problem id -> the points a TA gave its part a person grades (parts
+        not graded yet are absent).
+    """
+
+    student: str
+    file: str
+    late_factor: float = 1.0
+    manual: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CountedRows:
+    """The rows the report counts, and those it leaves out.
+
+    Attributes
+    ----------
+    counted : dict
+        ``(student, file)`` -> :class:`CountedRow`, one per student.
+    left_out : dict
+        Why -> how many rows were left out for it: a status of
+        :data:`NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
+        :data:`NOT_IN_GRADES`.
+    two_copies : dict
+        Student -> the files of an ID with two or more counted copies, none
+        of which is counted.
+    """
+
+    counted: dict[tuple[str, str], CountedRow]
+    left_out: dict[str, int] = field(default_factory=dict)
+    two_copies: dict[str, list[str]] = field(default_factory=dict)
+
+
+def read_grades(path: Path) -> list[dict[str, str]]:
+    """The rows of a grades CSV.
+
+    Parameters
+    ----------
+    path : Path
+        A CSV written by the grader's ``--out``.
+
+    Returns
+    -------
+    list of dict
+        One per row.
+
+    Raises
+    ------
+    ValueError
+        If a column of :data:`GRADES_COLUMNS` is missing.
+    """
+    with Path(path).open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in GRADES_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(
+                f"grades CSV {path} lacks the column(s) {', '.join(missing)}; "
+                "give --grades the grader's --out file (grades.csv)"
+            )
+        return list(reader)
+
+
+def _number(row: dict[str, str], column: str, top: float) -> float | None:
+    """A cell as a number from 0 to ``top`` (None when blank), or a clear error."""
+    text = (row.get(column) or "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= top:
+        raise ValueError(
+            f"grades CSV: {column!r} of {row.get('student')!r} ({row.get('file')!r}) "
+            f"is {text!r}, not a number from 0 to {top:g}"
+        )
+    return value
+
+
+def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
+    """The graded, counted rows of a grades CSV, one per student.
+
+    Parameters
+    ----------
+    grades : iterable of dict
+        Rows of :func:`read_grades`.
+
+    Returns
+    -------
+    CountedRows
+        Rows of :data:`NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
+        every copy of an ID counted more than once (IDs compared without
+        case, as the late policy does) are left out, each under its reason.
+
+    Raises
+    ------
+    ValueError
+        If a ``late factor`` is not a number from 0 to 1 (a blank one is 1),
+        or a part a person grades holds points outside 0 to its most.
+    """
+    left_out: collections.Counter[str] = collections.Counter()
+    by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
+    for row in grades:
+        status = row.get("status", "")
+        if status in NOT_GRADED:
+            left_out[status] += 1
+            continue
+        if (row.get("notes") or "").startswith(NOT_COUNTED):
+            left_out[NOT_COUNTED] += 1
+            continue
+        factor = _number(row, LATE_FACTOR_COLUMN, 1.0)
+        manual = {}
+        for qid, part in MANUAL_PARTS.items():
+            given = _number(row, part.column, part.points)
+            if given is not None:
+                manual[qid] = given
+        by_id[row["student"].casefold()].append(
+            CountedRow(row["student"], row["file"], 1.0 if factor is None else factor, manual)
+        )
+    counted: dict[tuple[str, str], CountedRow] = {}
+    two_copies: dict[str, list[str]] = {}
+    for copies in by_id.values():
+        if len(copies) > 1:
+            two_copies[copies[0].student] = sorted(c.file for c in copies)
+            left_out[TWO_COPIES] += len(copies)
+        else:
+            counted[(copies[0].student, copies[0].file)] = copies[0]
+    return CountedRows(counted, dict(left_out), two_copies)
+
+
+def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
+    """Every notebook of a details CSV counted, late factor 1, when there is no grades CSV.
+
+    Without the grades CSV the report cannot tell the identity failures or
+    the ``--keep`` choice; it still refuses to merge two files of one ID.
+
+    Parameters
+    ----------
+    details : iterable of dict
+        Rows of a details CSV (``student`` and, when the grader wrote it, ``file``).
+
+    Returns
+    -------
+    CountedRows
+    """
+    seen = dict.fromkeys((r["student"], r.get("file", "")) for r in details)
+    grades = [{"student": s, "file": f, "status": "", "notes": ""} for s, f in seen]
+    return counted_rows(grades)
