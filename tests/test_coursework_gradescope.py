@@ -127,6 +127,7 @@ def test_results_have_one_test_per_problem_with_its_points_and_visibility():
     assert first["score"] == 1.0 and by_q["q10"]["score"] == 3.0
     assert first["max_score"] == 1.0 and first["visibility"] == "after_due_date"
     assert second["score"] == 0.0 and second["output"]
+    assert by_q["q3"]["output"] == "No answer was found for this problem in the notebook handed in."
     assert results["output"].splitlines()[0] == "first line"
     assert "a note" in results["output"]
     assert results["extra_data"] == {"student_id": "s001", "status": "ran"}

@@ -60,8 +60,10 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from lesson_lib.coursework.check import CLOSE_CREDIT
+from lesson_lib.coursework.feedback import NO_ANSWER
 from lesson_lib.coursework.grade import DEFAULT_TIMEOUT_S, MAX_TIMEOUT, Submission, grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
@@ -240,6 +242,11 @@ def build_zip(
     return out
 
 
+def _shown_message(result: Any) -> str:
+    """The checker's message, but none found for a blank answer (not "run this cell again")."""
+    return NO_ANSWER if result.status == "not answered yet" else result.message
+
+
 def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
     """Gradescope's ``results.json`` for one graded submission: one test per problem.
 
@@ -263,7 +270,7 @@ def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] =
             "name": f"{qid}: {PROBLEMS[qid].title}",
             "score": sub.results[qid].points if qid in sub.results else 0.0,
             "max_score": PROBLEMS[qid].max_points,
-            "output": sub.results[qid].message if qid in sub.results else "",
+            "output": _shown_message(sub.results[qid]) if qid in sub.results else "",
             "visibility": visibility,
         }
         for qid in PROBLEMS
