@@ -66,3 +66,16 @@ def test_an_import_naming_an_unknown_student_writes_nothing(tmp_path):
     with pytest.raises(ManualImportError, match="students the grades do not have: s9"):
         merge(grades, folder)
     assert grades.read_bytes() == before
+
+
+def test_a_copy_the_keep_policy_did_not_count_gets_no_row_for_the_ta(tmp_path):
+    """s3 handed in twice and --keep counted the second: the TA's sheet has one s3 row,
+    the counted file's, so filling it in and importing it cannot name s3 twice."""
+    first = _sub("s3", {}, {"q12": "first try"})
+    first.file, first.counted = "s3_problems.ipynb", False
+    second = _sub("s3", {}, {"q12": "second try"})
+    second.file = "s3_problems-1.ipynb"
+    (exported,) = write_manual_export([first, second], tmp_path / "manual")
+    with exported.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))[1:]
+    assert [r[:3] for r in rows] == [["s3", "s3_problems-1.ipynb", "second try"]]

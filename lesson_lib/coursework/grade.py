@@ -902,6 +902,11 @@ def grade_folder(
         wanted = {s.casefold() for s in students}
         entries = [e for e in entries if _entry_id(e, export).casefold() in wanted]
     subs = []
+    if progress is not None and entries:
+        progress.write(
+            f"grading {len(entries)} submission(s), {min(jobs, len(entries))} at a time; each "
+            "line's points are before any late policy, applied once all are graded\n"
+        )
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:
         os.chmod(work, 0o700)
 
@@ -1483,8 +1488,9 @@ def write_manual_export(
 ) -> list[Path]:
     """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
 
-    Every submission with a valid ID gets a row, a blank answer too (the TA
-    gives it 0). Written atomically, keeping a different earlier file; with
+    Every counted submission with a valid ID gets a row, a blank answer too
+    (the TA gives it 0); a copy the ``--keep`` policy did not count gets none,
+    so each student has one row to grade. Written atomically, keeping a different earlier file; with
     ``merge`` (a regrade) only those students' rows are replaced, so points
     a TA already typed for the others stay.
 
@@ -1505,7 +1511,7 @@ def write_manual_export(
     graded = [
         (sub.student, sub.file or sub.path.name, sub.reasoning)
         for sub in submissions
-        if sub.graded_as is not None
+        if sub.graded_as is not None and sub.counted
     ]
     written = []
     for part in MANUAL_PARTS.values():
@@ -1822,6 +1828,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
     if args.canvas_gradebook is not None:
         _write_canvas(found, args, course.roster)
+    elif regraded is not None and (args.out.parent / "canvas-import.csv").exists():
+        print(
+            f"warning: {args.out.parent / 'canvas-import.csv'} was written before this regrade "
+            "and does not have its scores: pass --canvas-gradebook again to rewrite it",
+            file=sys.stderr,
+        )
     feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
     try:
         handed = write_feedback(submissions, feedback)
