@@ -87,7 +87,13 @@ from lesson_lib.coursework.check import (
     check,
 )
 from lesson_lib.coursework.feedback import write_feedback
-from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, Identity, identify
+from lesson_lib.coursework.identity import (
+    ID_MISMATCH,
+    NOT_GRADED,
+    UNKNOWN_ID,
+    Identity,
+    identify,
+)
 from lesson_lib.coursework.late_policy import (
     KEEP_CHOICES,
     LatePolicy,
@@ -1355,12 +1361,7 @@ def canvas_scores(rows: Sequence[Mapping[str, str]], users: Mapping[str, str]) -
     """
     found: dict[str, list[float]] = {}
     for row in rows:
-        if "NOT COUNTED" in row["notes"] or row["status"] in (
-            ID_MISMATCH,
-            UNKNOWN_ID,
-            INVALID_ID,
-            "not a notebook",
-        ):
+        if "NOT COUNTED" in row["notes"] or row["status"] in NOT_GRADED:
             continue
         user = users.get(row["file"], "")
         if user:

@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from lesson_lib.coursework.identity import NOT_GRADED
+
 #: The ``--keep`` choices.
 KEEP_CHOICES = ("latest", "best")
 #: Seconds in a day.
@@ -168,10 +170,6 @@ class Graded(Protocol):
         """The score after the penalty."""
 
 
-#: Rows the policy leaves alone: not run, or not known whose they are.
-_NOT_GRADED = ("ID mismatch", "unknown ID", "invalid ID", "not a notebook")
-
-
 def _stamp(when: dt.datetime | None) -> str:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%SZ") if when else "unknown"
 
@@ -269,7 +267,7 @@ def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]
         The files marked LATE whose file time cannot be when they were handed
         in (see the module), for :func:`implausible_times_warning`.
     """
-    graded = [s for s in submissions if s.status not in _NOT_GRADED]
+    graded = [s for s in submissions if s.status not in NOT_GRADED]
     implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]
     if policy.keep is None:
         return implausible

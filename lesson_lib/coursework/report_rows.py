@@ -26,12 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID
+from lesson_lib.coursework.identity import NOT_GRADED
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
-
-#: The ``status`` of rows that are nobody's answers: not run for their identity, or
-#: not a notebook (the late policy leaves the same rows alone).
-NOT_GRADED: tuple[str, ...] = (ID_MISMATCH, UNKNOWN_ID, "invalid ID", "not a notebook")
 
 #: How the notes of a copy the ``--keep`` policy did not pick begin.
 NOT_COUNTED = "NOT COUNTED"
@@ -79,7 +75,7 @@ class CountedRows:
         ``(student, file)`` -> :class:`CountedRow`, one per student.
     left_out : dict
         Why -> how many rows were left out for it: a status of
-        :data:`NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
+        :data:`~lesson_lib.coursework.identity.NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
         :data:`NOT_IN_GRADES`.
     two_copies : dict
         Student -> the files of an ID with two or more counted copies, none
@@ -148,7 +144,7 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     Returns
     -------
     CountedRows
-        Rows of :data:`NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
+        Rows of :data:`~lesson_lib.coursework.identity.NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
         every copy of an ID counted more than once (IDs compared without
         case, as the late policy does) are left out, each under its reason.
 
