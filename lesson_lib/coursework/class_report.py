@@ -61,6 +61,7 @@ from lesson_lib.coursework.report_rows import (
     CountedRow,
     CountedRows,
     counted_rows,
+    read_csv_with,
     read_grades,
     rows_of_details,
 )
@@ -214,15 +215,8 @@ def read_details(path: Path) -> list[dict[str, str]]:
     ValueError
         If a required column (:data:`REQUIRED_COLUMNS`) is missing.
     """
-    with Path(path).open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(
-                f"details CSV {path} lacks the column(s) {', '.join(missing)}; "
-                "write it with the grader's --details"
-            )
-        return [{**row, "mistake": row.get("mistake") or ""} for row in reader]
+    rows = read_csv_with(path, REQUIRED_COLUMNS, "details", "write it with the grader's --details")
+    return [{**row, "mistake": row.get("mistake") or ""} for row in rows]
 
 
 def _variant_label(qid: str, student: str) -> str:

@@ -105,14 +105,40 @@ def read_grades(path: Path) -> list[dict[str, str]]:
     ValueError
         If a column of :data:`GRADES_COLUMNS` is missing.
     """
+    return read_csv_with(
+        path, GRADES_COLUMNS, "grades", "give --grades the grader's --out file (grades.csv)"
+    )
+
+
+def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> list[dict[str, str]]:
+    """The rows of a CSV the grader wrote, refused with ``hint`` if a column is missing.
+
+    Parameters
+    ----------
+    path : Path
+        The CSV.
+    columns : iterable of str
+        The columns it must have.
+    what : str
+        Its kind, for the message ("grades", "details").
+    hint : str
+        What to do about it, for the message.
+
+    Returns
+    -------
+    list of dict
+        One per row.
+
+    Raises
+    ------
+    ValueError
+        If a column is missing.
+    """
     with Path(path).open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
-        missing = [c for c in GRADES_COLUMNS if c not in (reader.fieldnames or [])]
+        missing = [c for c in columns if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(
-                f"grades CSV {path} lacks the column(s) {', '.join(missing)}; "
-                "give --grades the grader's --out file (grades.csv)"
-            )
+            raise ValueError(f"{what} CSV {path} lacks the column(s) {', '.join(missing)}; {hint}")
         return list(reader)
 
 
