@@ -52,8 +52,8 @@ from lesson_lib.model._safe_io import printable
 ID_MISMATCH = "ID mismatch"
 #: Status of a submission with no student ID, or one not on the roster (not run, no score).
 UNKNOWN_ID = "unknown ID"
-#: The statuses of rows that are nobody's answers: not run for their identity (the two
-#: above, and the grader's ``invalid ID``), or not a notebook. The late policy, the Canvas
+#: The statuses of rows that are nobody's answers, not run for their identity (the two
+#: above, and the grader's ``invalid ID``) or not a notebook. The late policy, the Canvas
 #: file and the class report all leave them out.
 NOT_GRADED: tuple[str, ...] = (ID_MISMATCH, UNKNOWN_ID, "invalid ID", "not a notebook")
 
