@@ -8,7 +8,7 @@ wall-clock time, the time per notebook, whether every run wrote the same
 CSV files, and the median time one clean notebook takes to grade (from the
 grader's progress lines of the serial run), with the ``--timeout`` that
 follows from it (ten clean runs, at least 30 s;
-``lesson_lib.coursework.grade.DEFAULT_TIMEOUT_S``).
+``lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S``).
 
 Goal: a class of 150 graded on two CPUs in at most 3 minutes when nothing
 hangs (``CLASS_GOAL_S``). Run from the repository's root::
@@ -93,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--students", type=int, default=CLASS_SIZE)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args(argv)
-    from lesson_lib.coursework.grade import MIN_TIMEOUT_S
     from lesson_lib.coursework.parallel import available_cpus
+    from lesson_lib.coursework.time_limits import MIN_TIMEOUT_S
 
     with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
         work = Path(tmp)

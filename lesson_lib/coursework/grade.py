@@ -145,6 +145,13 @@ from lesson_lib.coursework.submissions import (
     read_notebook,
     static_student,
 )
+from lesson_lib.coursework.time_limits import (
+    CLEAN_RUN_S,
+    DEFAULT_TIMEOUT_S,
+    GRACE_S,
+    MAX_TIMEOUT,
+    MIN_TIMEOUT_S,
+)
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
     SALT_FILE_ENV,
@@ -163,18 +170,6 @@ from lesson_lib.model._validate import require_number
 
 #: Largest code cell whose source is parsed for plain answers, characters.
 MAX_CELL_CHARS = 20_000
-#: Longest ``--timeout`` accepted, seconds.
-MAX_TIMEOUT = 3600.0
-#: Seconds a clean submission of the problem set takes to grade, kernel start included:
-#: the median of six clean notebooks graded one at a time on the two-CPU build machine at a
-#: load average of about 3 (``benchmarks/grading.py`` measures it on any machine).
-CLEAN_RUN_S = 2.1
-#: Shortest default ``--timeout``: room for a loaded machine's slow kernel start, seconds.
-MIN_TIMEOUT_S = 30.0
-#: Default ``--timeout``: ten clean runs, at least :data:`MIN_TIMEOUT_S`, seconds.
-DEFAULT_TIMEOUT_S = max(MIN_TIMEOUT_S, 10 * CLEAN_RUN_S)
-#: Seconds allowed after the notebook's own limit for the kernel to start, stop and report.
-GRACE_S = 60.0
 #: Note added to every row graded with ``--no-sandbox``.
 NO_SANDBOX_NOTE = "WARNING: graded without the sandbox (--no-sandbox)"
 #: Exit status when no sandbox can be made.

@@ -64,13 +64,14 @@ from typing import Any
 
 from lesson_lib.coursework.check import CLOSE_CREDIT
 from lesson_lib.coursework.feedback import NO_ANSWER
-from lesson_lib.coursework.grade import DEFAULT_TIMEOUT_S, MAX_TIMEOUT, Submission, grade_notebook
+from lesson_lib.coursework.grade import Submission, grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.roster import read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
+from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S, MAX_TIMEOUT
 from lesson_lib.coursework.variants import read_salt_file, salt_file_in_use, set_course_salt
 from lesson_lib.model._safe_io import printable, require_output_file
 from lesson_lib.model._validate import require_number
@@ -176,7 +177,7 @@ def build_zip(
         The repository (``requirements.txt``, ``pyproject.toml``, ``lesson_lib/``).
     visibility : str, default "after_due_date"
         When students see each problem's result: one of :data:`VISIBILITIES`.
-    timeout : float, default :data:`~lesson_lib.coursework.grade.DEFAULT_TIMEOUT_S`
+    timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
         Seconds the notebook may run, > 0 and at most the grader's maximum.
     roster : Path, optional
         A roster CSV to ship (checked here); Gradescope's users are matched on it.
@@ -337,7 +338,7 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     config : dict, optional
         ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as
         :func:`build_zip` writes them); default ``after_due_date``, the grader's
-        :data:`~lesson_lib.coursework.grade.DEFAULT_TIMEOUT_S`,
+        :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`,
         False, :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
 
     Returns

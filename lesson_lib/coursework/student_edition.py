@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import math
 import os
 import re
@@ -49,7 +48,6 @@ import jupytext
 import nbformat
 import yaml
 
-from lesson_lib.coursework.grade import grade_folder
 from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
 from lesson_lib.coursework.output_folder import (
@@ -60,6 +58,7 @@ from lesson_lib.coursework.output_folder import (
 )
 from lesson_lib.coursework.problems import overview_table, show
 from lesson_lib.coursework.roster import add_issued_ids, issued_roster_file, read_roster
+from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
     SALT_FILE_ENV,
@@ -75,8 +74,8 @@ INSTRUCTOR_ONLY = ("instructor",)
 EXAMPLE_PREFIX = "example-"
 
 #: Seconds the grader gives a notebook unless the instructor says otherwise (its ``--timeout``),
-#: read from the grader itself so the instructions cannot say another number.
-DEFAULT_TIME_LIMIT_S: float = inspect.signature(grade_folder).parameters["timeout"].default
+#: the grader's own default, so the instructions cannot say another number.
+DEFAULT_TIME_LIMIT_S: float = DEFAULT_TIMEOUT_S
 
 #: A problem's statement cell, written into the notebook as text by the edition.
 _SHOW_CELL = re.compile(r'^\s*show\(\s*"(?P<qid>q\d+)"\s*,\s*STUDENT\s*\)\s*$')
