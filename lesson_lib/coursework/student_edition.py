@@ -38,7 +38,6 @@ import hashlib
 import math
 import os
 import re
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -46,18 +45,22 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-import yaml
 
 from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
-from lesson_lib.coursework.output_folder import (
-    check_folder,
-    digest,
-    files_in,
-    write_manifest,
+from lesson_lib.coursework.myst_pages import INSTRUCTOR_ONLY as INSTRUCTOR_ONLY
+from lesson_lib.coursework.myst_pages import (
+    META_KEY,
+    plain_markdown,
+    strip_solutions,
+    student_pages,
 )
+from lesson_lib.coursework.myst_pages import toc_pages as toc_pages
+from lesson_lib.coursework.output_folder import check_folder, write_manifest
 from lesson_lib.coursework.problems import overview_table, show
 from lesson_lib.coursework.roster import add_issued_ids, issued_roster_file, read_roster
+from lesson_lib.coursework.student_site import ANSWER_FUNCTIONS as ANSWER_FUNCTIONS
+from lesson_lib.coursework.student_site import write_site_sources
 from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
@@ -66,9 +69,6 @@ from lesson_lib.coursework.variants import (
     normalize_student,
     salted,
 )
-
-#: Pages never handed to students, nor put in the site without solutions.
-INSTRUCTOR_ONLY = ("instructor",)
 
 #: IDs starting with this are the documentation's examples, which the edition never issues.
 EXAMPLE_PREFIX = "example-"
@@ -84,162 +84,10 @@ _OVERVIEW_CELL = re.compile(r"^\s*overview_table\(\)\s*$", re.MULTILINE)
 #: The setup cell's import of the book's self-check, replaced in a salted edition.
 _SETUP_IMPORT = re.compile(r"^from lesson_lib\.coursework import [^\n]*$", re.MULTILINE)
 
-#: Metadata key marking coursework cells (values "student-id", "answer", "solution").
-META_KEY = "coursework"
-
-_FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|:{3,})\s*(?P<info>.*?)\s*$")
-_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
-#: A self-check box of the static site (its data would reveal the answers).
-_SELFCHECK_BOX = re.compile(r'^\s*<div class="lesson-selfcheck"[^>]*>\s*</div>\s*$')
-_SOLUTION_TITLES = re.compile(r"^(solution|answer)s?\b", re.IGNORECASE)
-_LABEL_LINE = re.compile(r"^\(([\w.:-]+)\)=\s*$")
-
-
-def _closing(lines: Sequence[str], start: int, fence: str) -> int:
-    """Index of the line closing the fence opened at ``start`` (or len(lines))."""
-    char, size = fence[0], len(fence)
-    pattern = re.compile(rf"^ {{0,3}}{re.escape(char)}{{{size},}}\s*$")
-    for i in range(start + 1, len(lines)):
-        if pattern.match(lines[i]):
-            return i
-    return len(lines)
-
-
-def _is_solution(name: str, arg: str) -> bool:
-    """A ``{solution}`` directive, or an admonition/dropdown titled "Solution" or "Answer"."""
-    return name == "solution" or (
-        name in ("admonition", "dropdown") and bool(_SOLUTION_TITLES.match(arg))
-    )
-
-
-def _front_matter(body: Sequence[str]) -> list[str]:
-    """A code cell's option lines: a ``---`` YAML block, or ``:key: value`` lines."""
-    if body and body[0].strip() == "---":
-        for j in range(1, len(body)):
-            if body[j].strip() == "---":
-                return list(body[1:j])
-        return []
-    return [line for line in body if line.startswith(":")]
-
-
-def _marked_solution(body: Sequence[str]) -> bool:
-    pattern = re.compile(rf"^:?{META_KEY}:?\s*:?\s*solution\s*$")
-    return any(pattern.match(line.strip()) for line in _front_matter(body))
-
-
-def strip_solutions(text: str) -> str:
-    """Remove every solution from a MyST Markdown page.
-
-    Parameters
-    ----------
-    text : str
-        The page's source.
-
-    Returns
-    -------
-    str
-        The same page without gated solutions (``solution-start`` through
-        ``solution-end``, code cells included), ``{solution}`` directives,
-        admonitions or dropdowns titled "Solution"/"Answer", and code cells
-        whose options say ``coursework: solution``, and the static site's
-        self-check boxes (``<div class="lesson-selfcheck" ...>``, whose page
-        data holds the book's answers). Everything else is kept verbatim;
-        directives nested in other directives are searched too.
-
-    Raises
-    ------
-    ValueError
-        If a ``solution-start`` has no ``solution-end`` after it.
-    """
-    lines = [line for line in text.split("\n") if not _SELFCHECK_BOX.match(line)]
-    return "\n".join(_strip_lines(lines))
-
-
-def _strip_lines(lines: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    i = 0
-    in_front_matter = bool(lines) and lines[0].strip() == "---"
-    if in_front_matter:
-        end = next((j for j in range(1, len(lines)) if lines[j].strip() == "---"), 0)
-        out.extend(lines[: end + 1])
-        i = end + 1
-    while i < len(lines):
-        match = _FENCE.match(lines[i])
-        if not match:
-            out.append(lines[i])
-            i += 1
-            continue
-        fence, info = match["fence"], match["info"]
-        close = _closing(lines, i, fence)
-        body = lines[i + 1 : close]
-        directive = _DIRECTIVE.match(info)
-        name, arg = (directive["name"], directive["arg"]) if directive else ("", info)
-        if name == "solution-start":
-            end = _find_gated_end(lines, close + 1)
-            if end is None:
-                raise ValueError(f"solution-start at line {i + 1} has no solution-end after it")
-            i = end + 1
-            continue
-        if _is_solution(name, arg) or (name == "code-cell" and _marked_solution(body)):
-            i = close + 1
-            continue
-        out.append(lines[i])
-        if directive and name != "code-cell":
-            out.extend(_strip_lines(body))
-        else:
-            out.extend(body)
-        if close < len(lines):
-            out.append(lines[close])
-        i = close + 1
-    return out
-
-
-def _find_gated_end(lines: Sequence[str], start: int) -> int | None:
-    """Index of the last line of the ``{solution-end}`` fence at or after ``start``."""
-    i = start
-    while i < len(lines):
-        match = _FENCE.match(lines[i])
-        if not match:
-            i += 1
-            continue
-        close = _closing(lines, i, match["fence"])
-        directive = _DIRECTIVE.match(match["info"])
-        if directive and directive["name"] == "solution-end":
-            return min(close, len(lines) - 1)
-        i = close + 1
-    return None
-
 
 def _plain_markdown(text: str) -> str:
-    """Turn MyST-only constructs of a Markdown cell into something Jupyter shows well."""
-    lines = text.split("\n")
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if _LABEL_LINE.match(line):
-            i += 1
-            continue
-        match = _FENCE.match(line)
-        directive = _DIRECTIVE.match(match["info"]) if match else None
-        if match and directive and directive["name"] in ("exercise", "exercise-start"):
-            close = _closing(lines, i, match["fence"])
-            body = [b for b in lines[i + 1 : close] if not re.match(r"^:[\w-]+:", b)]
-            title = directive["arg"].strip()
-            out.append(f"**Exercise{f' ({title})' if title else ''}.**")
-            if directive["name"] == "exercise":
-                out.extend(body)
-            i = close + 1
-            continue
-        if match and directive and directive["name"] == "exercise-end":
-            i = _closing(lines, i, match["fence"]) + 1
-            continue
-        out.append(line)
-        i += 1
-    text = "\n".join(out)
-    text = re.sub(r"\{(?:ref|numref|doc)\}`([^`<]*?)\s*(?:<[^`]*>)?`", r"*\1*", text)
-    text = re.sub(r"\{term\}`([^`<]*?)\s*(?:<[^`]*>)?`", r"\1", text)
-    return _fill_glue(text)
+    """A Markdown cell as Jupyter shows it well, the worked example's numbers written in."""
+    return _fill_glue(plain_markdown(text))
 
 
 def _fill_glue(text: str) -> str:
@@ -255,84 +103,6 @@ def _fill_glue(text: str) -> str:
         return values.get(key, match.group(0))
 
     return re.sub(r"\{glue(?::text|:md|:any)?\}`([^`]+)`", sub, text)
-
-
-def toc_pages(root: Path) -> list[Path]:
-    """Every page of ``_toc.yml``, in order, as paths of their ``.md`` sources.
-
-    Parameters
-    ----------
-    root : Path
-        Folder holding ``_toc.yml``.
-
-    Returns
-    -------
-    list of Path
-        Root page first, then the chapters.
-    """
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key, []) or []:
-                    walk(child)
-
-    walk(toc)
-    return [root / f"{f}.md" for f in files]
-
-
-def is_notebook_page(path: Path) -> bool:
-    """Whether a MyST page has a jupytext header with a kernel (it runs code).
-
-    Parameters
-    ----------
-    path : Path
-        A ``.md`` page.
-
-    Returns
-    -------
-    bool
-        True for a MyST notebook, False for a plain Markdown page.
-    """
-    head = path.read_text().split("\n", 40)[:40]
-    return bool(head) and head[0].strip() == "---" and any("kernelspec:" in h for h in head)
-
-
-def student_pages(root: Path, only: Iterable[str] | None = None) -> list[Path]:
-    """The pages a student edition contains.
-
-    Parameters
-    ----------
-    root : Path
-        Book root (holding ``_toc.yml``).
-    only : iterable of str, optional
-        Page names (file stems such as ``"problems"``) to keep; default all.
-
-    Returns
-    -------
-    list of Path
-        Notebook pages of the table of contents, minus the instructor page.
-
-    Raises
-    ------
-    ValueError
-        If a name in ``only`` is not a notebook page of the book.
-    """
-    pages = [p for p in toc_pages(root) if p.stem not in INSTRUCTOR_ONLY and is_notebook_page(p)]
-    if only is None:
-        return pages
-    wanted = list(only)
-    known = {p.stem: p for p in pages}
-    unknown = [w for w in wanted if w not in known]
-    if unknown:
-        raise ValueError(
-            f"pages {unknown} are not notebook pages of the book; known: {list(known)}"
-        )
-    return [known[w] for w in wanted]
 
 
 def instructions(
@@ -658,133 +428,6 @@ def _write_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
-    skip = {"_build", "node_modules", "__pycache__"}
-    return {n for n in names if n.startswith(".") or n in skip or n.endswith(".egg-info")}
-
-
-def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[Path]:
-    """Copy the book's sources to ``dest`` with every solution removed.
-
-    ``jupyter-book build <dest>`` then builds the site without solutions.
-    The copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``.
-    An existing ``dest`` is replaced only if this function made it and
-    nothing in it changed since, apart from what the build adds
-    (:mod:`~lesson_lib.coursework.output_folder`).
-
-    Parameters
-    ----------
-    dest : Path
-        Target folder; replaced if it exists and may be (see above).
-    root : Path
-        Book root (holding ``_config.yml`` and ``_toc.yml``).
-    force : bool, default False
-        Replace ``dest`` even if the edition did not make it or it changed;
-        never the book's own folder, a folder holding it, a checkout, the
-        home folder or a folder inside the book.
-
-    Returns
-    -------
-    list of Path
-        The pages rewritten.
-
-    Raises
-    ------
-    FolderRefused
-        If ``dest`` may not be replaced (a ``ValueError``).
-    """
-    dest = Path(dest)
-    check_folder(dest, root, writes=None, force=force)
-    if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(root, dest, ignore=_ignore_for_site)
-    config_path = dest / "_config.yml"
-    config = yaml.safe_load(config_path.read_text())
-    config["title"] = f"{config.get('title', '')} (without solutions)".strip()
-    config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
-    # Its own execution cache: a relative path would share the main book's.
-    config.setdefault("execute", {})["cache"] = str((dest / "_build" / ".jupyter_cache").resolve())
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
-    _drop_instructor_pages(dest)
-    rewritten = []
-    for page in toc_pages(dest):
-        page.write_text(strip_solutions(page.read_text()))
-        rewritten.append(page)
-    _hide_answer_functions(dest / "book" / "api" / "coursework.md")
-    # docstrings elsewhere still name them; unresolved there, plain text on this site
-    names = "|".join(ANSWER_FUNCTIONS)
-    config["sphinx"]["config"].setdefault("nitpick_ignore_regex", []).append(
-        ["py:func", rf"(~?lesson_lib\.coursework\.problems\.)?({names})"]
-    )
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
-    write_manifest(dest, {rel: digest(dest / rel) for rel in files_in(dest)})
-    return rewritten
-
-
-#: The problem bank's functions that give answers, left out of the API page of the site
-#: without solutions.
-ANSWER_FUNCTIONS = ("reference", "solution", "solution_text", "get_problem")
-
-
-def _drop_instructor_pages(dest: Path) -> None:
-    """Take the instructor pages out of a copy of the book: their files, toc entries and links.
-
-    A link to one becomes the page's title in italics, so the strict build
-    has nothing left to resolve and a reader still sees what was meant.
-    """
-    toc_path = dest / "_toc.yml"
-    toc = yaml.safe_load(toc_path.read_text())
-    dropped = {f"book/{stem}" for stem in INSTRUCTOR_ONLY}
-
-    def prune(node: object) -> None:
-        if isinstance(node, dict):
-            for key in ("parts", "chapters", "sections"):
-                children = node.get(key)
-                if isinstance(children, list):
-                    node[key] = [c for c in children if not _is_dropped(c, dropped)]
-                    for child in node[key]:
-                        prune(child)
-
-    prune(toc)
-    toc_path.write_text(yaml.safe_dump(toc, sort_keys=False))
-    titles: dict[str, str] = {}
-    for stem in INSTRUCTOR_ONLY:
-        page = dest / "book" / f"{stem}.md"
-        if not page.exists():
-            continue
-        text = page.read_text()
-        heading = re.search(r"^# (.+)$", text, re.MULTILINE)
-        title = heading[1].strip() if heading else stem
-        for label in re.findall(r"^\(([\w.:-]+)\)=\s*$", text, re.MULTILINE):
-            titles[label] = title
-        page.unlink()
-    if not titles:
-        return
-    labels = "|".join(re.escape(label) for label in titles)
-    link = re.compile(rf"\{{(?:ref|doc)\}}`(?:(?P<text>[^`<]*?)\s*<)?(?P<label>{labels})>?`")
-    for page in toc_pages(dest):
-        text = page.read_text()
-        page.write_text(
-            link.sub(
-                lambda m: f"*{(m['text'] or titles[m['label']]).strip()}* (not on this site)", text
-            )
-        )
-
-
-def _is_dropped(node: object, dropped: set[str]) -> bool:
-    return isinstance(node, dict) and str(node.get("file", "")).removesuffix(".md") in dropped
-
-
-def _hide_answer_functions(api_page: Path) -> None:
-    """Leave :data:`ANSWER_FUNCTIONS` out of the problem bank's entry on the API page."""
-    if not api_page.exists():
-        return
-    directive = ".. automodule:: lesson_lib.coursework.problems\n"
-    text = api_page.read_text()
-    excluded = f"{directive}   :exclude-members: {', '.join(ANSWER_FUNCTIONS)}\n"
-    api_page.write_text(text.replace(directive, excluded, 1))
 
 
 def _default_root() -> Path:
