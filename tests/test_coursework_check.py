@@ -612,7 +612,7 @@ def test_every_unit_is_read_and_converted(qid, text):
 
 def test_coinciding_mistakes_get_one_verdict_naming_both():
     """q17 at k = 2 experts: one all-to-all instead of two, or k = 1, both halve the bytes."""
-    from lesson_lib.coursework.check import _separated
+    from lesson_lib.coursework.check_rules import _separated
 
     right = {"value": 1.0, "tolerance": 0.01}
     a = {"value": 0.5, "tolerance": 0.005, "message": "A.", "mistake": "q17.one-alltoall"}

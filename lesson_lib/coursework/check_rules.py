@@ -1,0 +1,362 @@
+"""Each problem's verdicts as one table of rules, which the static site's self-check shares.
+
+An answer read as a number in SI units gets the first rule whose value it
+matches within that rule's tolerance, and that rule's status and message:
+right, the answer in another unit, each known mistake, close (for a count:
+right, each known mistake, one off, a fraction above). :func:`page_contract`
+gives the book's version of every table to the static page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from lesson_lib.coursework.answers import (
+    MAX_ANSWER_CHARS,
+)
+from lesson_lib.coursework.check_messages import (
+    CLOSE,
+    LOOK,
+    MESSAGES,
+    RIGHT,
+    UNANSWERED,
+    UNREADABLE,
+    WRONG,
+)
+from lesson_lib.coursework.check_reading import _unit_sizes, _unit_spellings
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
+from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem, mistake_id
+
+_TWINS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
+_TWINS.update({v: k for k, v in _TWINS.items()})
+#: Multiple-choice options are lettered in this order (the problem bank's letters).
+_LETTERS = LETTERS
+
+#: An answer rounded to the decimals asked for is right within half a unit in
+#: the last place, widened by this relative slack for floating-point error ...
+_HALF_UNIT_SLACK = 1e-9
+#: ... or within this relative distance of the reference.
+_DECIMALS_RTOL = 1e-3
+#: Relative distance within which an answer is taken for a unit mix-up or a
+#: known mistake (at least; a problem's own tolerance may be wider).
+_MATCH_RTOL = 0.01
+
+
+def _written_unit_verdict(
+    problem: Problem, contract: Mapping[str, Any], value_si: float, written: str
+) -> dict[str, str]:
+    """The verdict on an answer whose number is right in one unit but written with another.
+
+    ``"7.23 us"`` for an answer of 7.23 ms falls on the rule of the answer
+    given in s (its value, 7.23e-6 s, is the answer's number taken in ms).
+    That rule speaks of a bare number; this one says what happened: the
+    number is the answer in ms, and the unit written after it is not ms.
+    Without a unit whose size makes the number right, the general hint.
+    """
+    sizes = contract["units"]
+    number = value_si / sizes[written]
+    ref = contract["reference"]
+    for other, size in sizes.items():
+        if other != written and abs(number * size - ref) <= _MATCH_RTOL * abs(ref):
+            message = MESSAGES["unit_written"].format(other=other, written=written)
+            return _verdict(
+                WRONG, f"written in {written}", message, _mistake_id(problem, "unit-written")
+            )
+    return contract["otherwise"]
+
+
+def _verdict(status: str, name: str, message: str, mistake: str = "") -> dict[str, str]:
+    """A verdict as :func:`page_contract` ships it."""
+    return {"status": status, "name": name, "message": message, "mistake": mistake}
+
+
+def _rule(
+    status: str, name: str, message: str, value: float, tolerance: float, mistake: str = ""
+) -> dict[str, Any]:
+    """A verdict given to any answer (in SI units) within ``tolerance`` of ``value``."""
+    return {**_verdict(status, name, message, mistake), "value": value, "tolerance": tolerance}
+
+
+def _near(
+    status: str, name: str, message: str, value: float, rtol: float, mistake: str = ""
+) -> dict[str, Any]:
+    """A verdict given to any answer within ``rtol`` of ``value``, relative to ``value``."""
+    return _rule(status, name, message, value, rtol * abs(value), mistake)
+
+
+def _mistake_id(problem: Problem, slug: str) -> str:
+    """The stable id of a mistake or a unit mix-up of ``problem`` (``"q07.unit-kb"``)."""
+    return mistake_id(problem.qid, slug)
+
+
+def _overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """True when either rule's value lies within the other's tolerance."""
+    return abs(a["value"] - b["value"]) <= max(a["tolerance"], b["tolerance"])
+
+
+def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The wrong rules of one variant, none within another's tolerance or the right answer's.
+
+    A rule whose value the right answer's tolerance takes in is left out: in
+    this variant that mistake is graded right, so it is no mistake. (A
+    mistake's own tolerance may take in the right answer, when a problem asks
+    for more precision than the mistake is off by: the right rule comes
+    first, so the right answer stays right.) A rule whose value meets an
+    earlier one's is folded into it: its hint is added to the earlier
+    message and its id joined to the earlier one with ``+``, so the verdict
+    never names one mistake when two give the same number.
+    """
+    kept: list[dict[str, Any]] = []
+    for rule in wrong:
+        if abs(rule["value"] - right["value"]) <= right["tolerance"]:
+            continue
+        twin = next((i for i, other in enumerate(kept) if _overlap(rule, other)), None)
+        if twin is None:
+            kept.append(dict(rule))
+            continue
+        earlier = kept[twin]
+        earlier["message"] += MESSAGES["coincide"].format(hint=rule["message"])
+        earlier["mistake"] += "+" + rule["mistake"]
+    return kept
+
+
+def _right_tolerance(problem: Problem, ref: float, size: float) -> float:
+    """How far from the reference (SI units) an answer is right.
+
+    With decimals asked: half a unit in the last place (widened by a hair for
+    floating-point error) or 0.1 % of the reference, whichever is wider.
+    """
+    if problem.decimals is None:
+        return problem.rtol * abs(ref)
+    half_unit = 0.5 * 10.0 ** (-problem.decimals) * (1 + _HALF_UNIT_SLACK) * size
+    return max(half_unit, _DECIMALS_RTOL * abs(ref))
+
+
+def _unit_mixup_hint(problem: Problem, other: str) -> str:
+    """What to tell a student whose number is the answer in ``other`` (bytes or time)."""
+    if other == _TWINS.get(problem.unit):
+        template = "twin_unit"
+    elif units_of(problem.unit)[0] == "time":
+        template = "time_unit"
+    else:
+        template = "other_unit"
+    return MESSAGES[template].format(other=other, unit=problem.unit)
+
+
+def _unit_mixups(problem: Problem, ref: float, sizes: Mapping[str, float]) -> list[dict[str, Any]]:
+    """The answer given in another unit of the same kind, its number taken in the asked unit."""
+    size = sizes[problem.unit]
+    return [
+        _near(
+            WRONG,
+            f"in {other}",
+            _unit_mixup_hint(problem, other),
+            ref / other_size * size,
+            _MATCH_RTOL,
+            _mistake_id(problem, f"unit-{other.casefold()}"),
+        )
+        for other, other_size in sizes.items()
+        if other != problem.unit
+    ]
+
+
+def _number_rules(
+    problem: Problem, ref: float, known: list[Mistake], sizes: Mapping[str, float]
+) -> list[dict[str, Any]]:
+    """In order: right, the answer in another unit, each known mistake, close."""
+    size = sizes[problem.unit]
+    right = MESSAGES["right"].format(ref=f"{ref / size:.6g}", unit=problem.unit)
+    within = max(problem.rtol, _MATCH_RTOL)
+    right_rule = _rule(RIGHT, "right", right, ref, _right_tolerance(problem, ref, size))
+    wrong = [
+        *_unit_mixups(problem, ref, sizes),
+        *(
+            _near(
+                WRONG, f"mistake {i}", m.hint, m.value * size, within, _mistake_id(problem, m.slug)
+            )
+            for i, m in enumerate(known, start=1)
+        ),
+    ]
+    return [
+        right_rule,
+        *_separated(right_rule, wrong),
+        _near(CLOSE, "close", MESSAGES["close"], ref, problem.close_rtol),
+    ]
+
+
+def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dict[str, Any]]:
+    """In order: right, each known mistake, one off, and a fraction above the answer (close)."""
+    right = MESSAGES["right"].format(ref=int(ref), unit=problem.unit)
+    off_by_one = MESSAGES["off_by_one"]
+    right_rule = _rule(RIGHT, "right", right, ref, 0.0)
+    wrong = [
+        _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0, _mistake_id(problem, m.slug))
+        for i, m in enumerate(known, 1)
+    ]
+    return [
+        right_rule,
+        *_separated(right_rule, wrong),
+        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0, _mistake_id(problem, "off-by-one")),
+        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0, _mistake_id(problem, "off-by-one")),
+        # Anything strictly between ref and ref + 1 (both ends are taken above).
+        _rule(
+            CLOSE,
+            "round down",
+            MESSAGES["round_down"],
+            ref + 0.5,
+            0.5,
+            _mistake_id(problem, "round-down"),
+        ),
+    ]
+
+
+def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, str]]:
+    """What the static page says to a blank answer, to one it cannot read, and to a long one."""
+    return {
+        "unanswered": _verdict(
+            UNANSWERED, "", MESSAGES["page_unanswered"].format(expected=expected)
+        ),
+        "unreadable": _verdict(
+            UNREADABLE, "", MESSAGES["page_unreadable"].format(reads=reads, qid=qid)
+        ),
+        "too_long": _verdict(
+            UNREADABLE, "", MESSAGES["page_too_long"].format(limit=MAX_ANSWER_CHARS)
+        ),
+    }
+
+
+def _in_words(items: str) -> str:
+    """``"abcd"`` as ``"a, b, c or d"``."""
+    return ", ".join(items[:-1]) + f" or {items[-1]}" if len(items) > 1 else items
+
+
+def _page_number_expected(problem: Problem, sizes: Mapping[str, float]) -> str:
+    """How to type a number into the page's box, in the page's words (no Python strings)."""
+    if problem.kind == "count":
+        return f"a whole number of {problem.unit}, e.g. 3"
+    if problem.unit == "x":
+        return "a ratio, e.g. 1.5"
+    places = ""
+    if problem.decimals is not None:
+        places = f" to {problem.decimals} decimal place{'' if problem.decimals == 1 else 's'}"
+    example = _TWINS.get(problem.unit) or next((u for u in sizes if u != problem.unit), "")
+    with_unit = MESSAGES["page_with_unit"].format(example=example) if example else ""
+    return MESSAGES["page_number_expected"].format(
+        unit=problem.unit, places=places, with_unit=with_unit
+    )
+
+
+def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]) -> dict[str, Any]:
+    sizes = _unit_sizes(problem)
+    ref = float(problem.reference(p)) * sizes[problem.unit]
+    if problem.kind == "count":
+        rules = _count_rules(problem, ref, known)
+    else:
+        rules = _number_rules(problem, ref, known, sizes)
+    expected = _page_number_expected(problem, sizes)
+    units = (
+        f"the unit {problem.unit}" if len(sizes) == 1 else "one of the units " + ", ".join(sizes)
+    )
+    reads = MESSAGES["page_reads_number"].format(units=units)
+    return {
+        "kind": problem.kind,
+        "unit": problem.unit,
+        "expected": expected,
+        "reference": ref,
+        "units": sizes,
+        "spellings": _unit_spellings(problem, sizes),
+        "rules": rules,
+        "unit_written": {
+            "message": MESSAGES["unit_written"],
+            "name": "written in {written}",
+            "mistake": _mistake_id(problem, "unit-written"),
+            "rtol": _MATCH_RTOL,
+        },
+        "otherwise": _verdict(WRONG, "hint", MESSAGES["hint"].format(hint=problem.hint)),
+        **_page_verdicts(qid, expected, reads),
+    }
+
+
+def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
+    options = problem.choices(p) if problem.choices else []
+    letters = _LETTERS[: len(options)]
+    choices = {}
+    for letter, option in zip(letters, options, strict=True):
+        why = re.sub(r"^(Right|No): ", "", option.why)
+        status = RIGHT if option.correct else WRONG
+        choices[letter] = _verdict(status, f"choice {letter}", why[:1].upper() + why[1:])
+    expected = MESSAGES["page_choice_expected"].format(letters=_in_words(letters))
+    return {
+        "kind": problem.kind,
+        "unit": problem.unit,
+        "expected": expected,
+        "letters": letters,
+        "choices": choices,
+        **_page_verdicts(qid, expected, expected),
+    }
+
+
+def _problem_contract(qid: str, student: object) -> dict[str, Any]:
+    """Every verdict problem ``qid`` can give one student, and when (see :func:`page_contract`)."""
+    problem = get_problem(qid)
+    p = params(qid, student)
+    if problem.kind == "choice":
+        return _choice_contract(qid, problem, p)
+    return _number_contract(qid, problem, p, mistakes(qid, student))
+
+
+def _first_match(contract: Mapping[str, Any], value: float) -> dict[str, str]:
+    """The first of the contract's rules that ``value`` (SI units) meets, else its fallback."""
+    for rule in contract["rules"]:
+        if abs(value - rule["value"]) <= rule["tolerance"]:
+            return rule
+    return contract["otherwise"]
+
+
+def page_contract() -> dict[str, Any]:
+    """Everything the static site's self-check needs to give :func:`check`'s verdicts.
+
+    For the book's version of every problem (no student ID), as JSON-able
+    data: the page reads a number and a unit, or a letter, and shows the
+    verdict found here. Every message is written out in full; :func:`check`
+    gives the same verdicts from the same rules.
+
+    Returns
+    -------
+    dict
+        ``look``: status -> ``[colour, symbol]``, how a verdict is shown.
+        ``max_chars``: the longest answer read (:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS`);
+        a longer one gets the problem's ``too_long`` verdict, whatever it holds.
+        ``problems``: problem id -> its entry, with ``kind`` (``"number"``,
+        ``"count"`` or ``"choice"``), ``unit``, ``expected`` (how to write
+        the answer, in words), and the page's own verdicts ``unanswered``
+        (a blank answer), ``unreadable`` (an answer the page cannot read:
+        use ``check()`` in a notebook) and ``too_long``. A verdict is a dict of ``status``,
+        ``name`` (the rule: see ``rule`` of :class:`CheckResult`) and ``message``.
+
+        Numbers and counts add ``reference`` (the answer in SI units: bytes,
+        seconds, or the count or ratio itself), ``units`` (unit -> its size
+        in SI units, the units an answer may carry), ``spellings``
+        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value``
+        and a ``tolerance`` in SI units: an answer gets the first rule it is
+        within ``tolerance`` of, in order: right, the answer in another unit,
+        each known mistake, close; for a count: right, each known mistake,
+        one off, a fraction above) and ``otherwise`` (the verdict when no
+        rule matches). Multiple choice adds ``letters`` and ``choices``
+        (letter -> verdict).
+
+    Examples
+    --------
+    >>> contract = page_contract()
+    >>> contract["problems"]["q1"]["units"]["GB"]
+    1000000000.0
+    >>> contract["problems"]["q4"]["choices"]["c"]["status"]
+    'right'
+    """
+    return {
+        "look": {status: list(look) for status, look in LOOK.items()},
+        "max_chars": MAX_ANSWER_CHARS,
+        "problems": {qid: _problem_contract(qid, None) for qid in PROBLEMS},
+    }
