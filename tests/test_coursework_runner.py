@@ -12,12 +12,12 @@ import pytest
 from sandbox_support import need_sandbox
 
 from lesson_lib.coursework.grade import grade_notebook
-from lesson_lib.coursework.problems import reference
-from lesson_lib.coursework.runner import (
+from lesson_lib.coursework.kernel_stop import (
     clear_kernel_group,
     group_members,
     interrupt_main_thread,
 )
+from lesson_lib.coursework.problems import reference
 
 #: A session leader (standing in for the kernel) with three children that never end.
 LEADER = """
@@ -219,9 +219,10 @@ def test_a_timed_out_cells_output_reader_cannot_take_the_answers(tmp_path, monke
     next two tests force the ways it could not.
     Run in this process, without the sandbox, to reach the runner's timing.
     """
+    import lesson_lib.coursework.kernel_stop as kernel_stop
     import lesson_lib.coursework.runner as runner
 
-    monkeypatch.setattr(runner, "_GRACE_S", 0.02)
+    monkeypatch.setattr(kernel_stop, "_GRACE_S", 0.02)
     sources = [
         'STUDENT = "s301"',
         "answer_q1 = float('54.0')",
@@ -267,9 +268,10 @@ def test_the_answers_are_read_when_the_interrupt_reaches_a_stopped_kernel(tmp_pa
     extraction cell timed out behind the sleeping cell); the three runs here
     all pass only if every one is read.
     """
+    import lesson_lib.coursework.kernel_stop as kernel_stop
     import lesson_lib.coursework.runner as runner
 
-    monkeypatch.setattr(runner, "_GRACE_S", 0.02)
+    monkeypatch.setattr(kernel_stop, "_GRACE_S", 0.02)
     sources = ['STUDENT = "s301"', "answer_q1 = float('54.0')", STOPPED_AT_THE_LIMIT]
     for _ in range(3):
         record = runner.execute(sources, tmp_path, timeout=3)
@@ -284,13 +286,14 @@ def test_a_cell_that_catches_two_interrupts_is_interrupted_until_it_ends(tmp_pat
 
     The cell catches the first two KeyboardInterrupts and sleeps on; the
     third ends it. The group's interrupt is the first, the main thread's
-    interrupts after a round of :data:`~lesson_lib.coursework.runner._ROUND_S`
+    interrupts after a round of :data:`~lesson_lib.coursework.kernel_stop._ROUND_S`
     without the cell's end are the second and the third, so the answers are
     read (with two interrupts in all, as before the wait, they were not).
     """
+    import lesson_lib.coursework.kernel_stop as kernel_stop
     import lesson_lib.coursework.runner as runner
 
-    monkeypatch.setattr(runner, "_GRACE_S", 0.02)
+    monkeypatch.setattr(kernel_stop, "_GRACE_S", 0.02)
     stubborn = (
         "import time\ntry:\n    time.sleep(1000)\nexcept KeyboardInterrupt:\n"
         "    try:\n        time.sleep(1000)\n    except KeyboardInterrupt:\n"

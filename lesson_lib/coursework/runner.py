@@ -18,13 +18,10 @@ untrusted input, keeps only plain data of the expected shapes, and scores
 outside the sandbox.
 
 A cell that times out may have started processes (a fork bomb, children
-that loop). After the interrupt, every process of the kernel's process group
-but the kernel is stopped and killed (:func:`stop_runaway_cell`), so the
-kernel gets the CPU back, and the kernel's main thread is interrupted again
-until the kernel reports the cell over; only then are the answers asked for.
-A cell that cannot be stopped (it catches every interrupt, or ignores
-SIGINT) costs :data:`SETTLE_S` and then the extraction cell's own limit, both
-inside :data:`AFTER_TIMEOUT_S`.
+that loop): :func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell`
+stops it and them before the answers are asked for. A cell that cannot be
+stopped costs :data:`~lesson_lib.coursework.kernel_stop.SETTLE_S` and then
+the extraction cell's own limit, both inside :data:`AFTER_TIMEOUT_S`.
 
 Only what the grader needs is kept: whether each cell raised, and the output
 of the extraction cell. Everything else a cell prints is dropped as it
@@ -39,14 +36,14 @@ import contextlib
 import json
 import logging
 import os
-import queue
-import signal
 import sys
 import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from lesson_lib.coursework.kernel_stop import stop_runaway_cell
 
 #: Characters the student's cells may print in all before the printing cell is interrupted.
 MAX_OUTPUT = 16 * 2**20
@@ -118,222 +115,9 @@ def code_sources(raw: object) -> list[str]:
     return sources
 
 
-#: Rounds of stop-and-kill before giving up on a group that keeps growing.
-_CLEAR_ROUNDS = 200
-#: Seconds a cell's processes get to end on the interrupt before they are killed.
-_GRACE_S = 0.5
 #: Seconds the extraction cell may take when every cell ran; after a time-out, seconds
 #: for stopping the cell and the extraction cell together.
 AFTER_TIMEOUT_S = 30
-#: Most seconds spent waiting for a timed-out cell to be reported over (its kernel's
-#: "idle"), interrupting it again each ``_ROUND_S``, before the answers are asked for.
-SETTLE_S = 10.0
-#: Seconds the kernel gets to report the interrupted cell over before it is interrupted
-#: again: four times the longest wait seen once the interrupt had reached the main thread
-#: (0.48 s, 80 runs of the fork-and-sleep cell on the two-CPU build machine at a load
-#: average of about 100). Much shorter, a second interrupt could reach the kernel while
-#: it is still in its own code after the cell, and land there.
-_ROUND_S = 2.0
-
-
-def group_members(pgid: int) -> list[int]:
-    """Process ids of the process group ``pgid``, read from ``/proc``.
-
-    Parameters
-    ----------
-    pgid : int
-        The process group.
-
-    Returns
-    -------
-    list of int
-        Members that have not ended (zombies, ended but not yet reaped by
-        their parent, are left out: they cannot run or be killed again).
-    """
-    members = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path("/proc", entry, "stat").read_text()
-        except OSError:
-            continue
-        # after "pid (comm)": state, ppid, pgrp, ...; comm may hold spaces or ")"
-        fields = stat.rpartition(")")[2].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
-            members.append(int(entry))
-    return members
-
-
-def clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
-    """Stop the process group ``pgid`` and kill every member but the kernel.
-
-    The whole group is stopped (SIGSTOP) before each round, so processes that
-    fork without end cannot outrun the killing; the kernel is left stopped,
-    and the caller continues it (SIGCONT) when it is ready.
-
-    Parameters
-    ----------
-    kernel_pid : int
-        The kernel's process id, spared.
-    pgid : int
-        The kernel's process group (the kernel leads its own session).
-
-    Returns
-    -------
-    set of int
-        The processes killed.
-    """
-    killed: set[int] = set()
-    for _ in range(_CLEAR_ROUNDS):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGSTOP)
-        others = [pid for pid in group_members(pgid) if pid != kernel_pid and pid not in killed]
-        if not others:
-            break
-        for pid in others:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        killed.update(others)
-    return killed
-
-
-def interrupt_main_thread(pid: int) -> None:
-    """Send SIGINT to the main thread of process ``pid`` (``tgkill``), not to the process.
-
-    A signal sent to a process (``kill``, ``killpg``) may be taken by any of
-    its threads that does not block it, and Linux gives it to another thread
-    when the main thread is stopped, or has a signal pending and is not on a
-    CPU: a kernel just continued after :func:`clear_kernel_group` is in that
-    state. Python only sets a flag in that other thread; the handler runs in
-    the main thread, and a main thread asleep in one system call
-    (``time.sleep``, restarted by Linux after the stop) never sees it, so the
-    cell runs on. A signal sent to the main thread can only be taken by it,
-    and ends its sleep.
-
-    Parameters
-    ----------
-    pid : int
-        The process; its main thread's id is the same number.
-    """
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    tgkill = getattr(libc, "tgkill", None)
-    if tgkill is None or tgkill(pid, pid, signal.SIGINT) != 0:
-        # no tgkill (glibc before 2.30, not Linux): the process at least
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGINT)
-
-
-def cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
-    """Read the kernel's IOPub messages until it reports the cell ``msg_id`` over.
-
-    The kernel publishes the status "idle" with the cell's request as parent
-    once it has handled the request, after it has put SIGINT back to ignored;
-    every other message (the cell's own traceback, a thread's prints) is
-    dropped, as the cell's cancelled reader would have dropped them.
-
-    Parameters
-    ----------
-    client : nbclient.NotebookClient
-        The client whose kernel ran the cell.
-    msg_id : str or None
-        The cell's execute request (None: not known, reported as not over).
-    timeout : float
-        Most seconds to read for.
-
-    Returns
-    -------
-    bool
-        True once the "idle" arrived, False if ``timeout`` passed first.
-    """
-    from jupyter_core.utils import run_sync
-
-    if msg_id is None or client.kc is None:
-        return False
-    get_msg = run_sync(client.kc.iopub_channel.get_msg)
-    end = time.monotonic() + timeout
-    while (left := end - time.monotonic()) > 0:
-        try:
-            msg = get_msg(timeout=left)
-        except queue.Empty:
-            return False
-        parent = msg.get("parent_header") or {}
-        content = msg.get("content") or {}
-        if (
-            parent.get("msg_id") == msg_id
-            and msg.get("msg_type") == "status"
-            and content.get("execution_state") == "idle"
-        ):
-            return True
-    return False
-
-
-def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
-    """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
-
-    First the usual interrupt, SIGINT to the kernel's whole process group
-    while it runs, so a ``multiprocessing`` pool or a child process can stop
-    cleanly; half a second later every process of the group but the kernel
-    is killed with the group stopped (:func:`clear_kernel_group`), so a fork
-    bomb cannot outrun it. The kernel is then continued, and until it reports
-    the cell over (:func:`cell_reported_over`, for at most ``settle``
-    seconds) its main thread is interrupted again each ``_ROUND_S``
-    (:func:`interrupt_main_thread`: on a busy machine the group's SIGINT can
-    reach a thread that is not the main one, and the cell then sleeps on) and
-    the group cleared again. Processes that left the group (``setsid``) are
-    not found here; the sandbox kills them when the run ends.
-
-    Parameters
-    ----------
-    client : nbclient.NotebookClient
-        The client whose kernel ran the cell.
-    msg_id : str, optional
-        The timed-out cell's execute request, whose end is waited for (None:
-        not waited for, the main thread interrupted once).
-    settle : float, default :data:`SETTLE_S`
-        Most seconds to wait for the cell to be reported over.
-
-    Returns
-    -------
-    int
-        How many processes were killed.
-    """
-    from jupyter_core.utils import run_sync
-
-    interrupt = run_sync(client.km.interrupt_kernel)
-    interrupt()
-    provisioner = client.km.provisioner
-    kernel_pid = getattr(provisioner, "pid", None)
-    pgid = getattr(provisioner, "pgid", None)
-    # Only a kernel leading its own process group (jupyter_client starts it
-    # in a new session) can be cleared without touching anything else.
-    if kernel_pid is None or pgid != kernel_pid or pgid == os.getpgrp():
-        return 0
-
-    def clear() -> set[int]:
-        killed = clear_kernel_group(kernel_pid, pgid)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(kernel_pid, signal.SIGCONT)
-        return killed
-
-    alive = run_sync(client.km.is_alive)
-    time.sleep(_GRACE_S)
-    killed = clear()
-    deadline = time.monotonic() + settle
-    while True:
-        wait = min(_ROUND_S, deadline - time.monotonic())
-        if cell_reported_over(client, msg_id, wait) or not alive():
-            break
-        interrupt_main_thread(kernel_pid)  # ignored by a kernel that is idle
-        time.sleep(_GRACE_S / 2)
-        killed |= clear()
-        if msg_id is None or time.monotonic() >= deadline:
-            break
-    # what the main thread started after the first clearing, before its interrupt
-    killed |= clear()
-    return len(killed)
 
 
 def _size(content: object) -> int:
