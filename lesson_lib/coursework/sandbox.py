@@ -43,77 +43,31 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.sandbox_mounts import Mount, python_mounts
-
-#: The home folder inside the sandbox (a sized tmpfs with the input files read-only in it).
-SANDBOX_HOME = "/home/student"
-#: The Debian/Ubuntu package that provides ``bwrap``.
-PACKAGE = "bubblewrap"
-#: What to tell someone without a sandbox.
-HOW_TO_INSTALL = (
-    "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap', Fedora: "
-    "'sudo dnf install bubblewrap'; `make grade` does it when run as root), or pass "
-    "--no-sandbox to grade without one (only for submissions you trust)"
+from lesson_lib.coursework.sandbox_bwrap import BASE_UID as BASE_UID
+from lesson_lib.coursework.sandbox_bwrap import HOW_TO_INSTALL as HOW_TO_INSTALL
+from lesson_lib.coursework.sandbox_bwrap import (
+    SANDBOX_HOME,
+    _bwrap_argv,
+    processes_of,
+    require_sandbox,
+    reserved_uid,
 )
-#: First user id tried for the sandboxed command; ids above it are tried if it is in use.
-BASE_UID = 2_000_000_000
-
-MiB = 2**20
-GiB = 2**30
-
-
-class SandboxUnavailable(RuntimeError):
-    """bubblewrap is missing or cannot create a sandbox on this machine."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one sandboxed run.
-
-    Parameters
-    ----------
-    memory_bytes : int, default 3 GiB
-        Address space of each process (``RLIMIT_AS``), bytes. A larger
-        allocation fails with ``MemoryError`` in the student's cell.
-    processes : int, default 200
-        Processes and threads the sandbox user may have at once
-        (``RLIMIT_NPROC``; a Jupyter kernel and its runner use about 30).
-        Enforced only in the sandbox (root ignores it).
-    file_bytes : int, default 64 MiB
-        Largest file the command may write (``RLIMIT_FSIZE``), bytes.
-    open_files : int, default 1024
-        Open files per process (``RLIMIT_NOFILE``).
-    tmp_bytes : int, default 256 MiB
-        Size of the tmpfs at ``/tmp`` (memory of the host), bytes.
-    home_bytes : int, default 256 MiB
-        Size of the tmpfs at the home folder (memory of the host), bytes.
-        With ``tmp_bytes``, :attr:`writable_bytes` is all a submission can
-        write, on top of the memory its processes use.
-    """
-
-    memory_bytes: int = 3 * GiB
-    processes: int = 200
-    file_bytes: int = 64 * MiB
-    open_files: int = 1024
-    tmp_bytes: int = 256 * MiB
-    home_bytes: int = 256 * MiB
-
-    @property
-    def writable_bytes(self) -> int:
-        """All the space a sandboxed run can write (``/tmp`` and the home folder), bytes."""
-        return self.tmp_bytes + self.home_bytes
+from lesson_lib.coursework.sandbox_bwrap import SandboxUnavailable as SandboxUnavailable
+from lesson_lib.coursework.sandbox_bwrap import find_bwrap as find_bwrap
+from lesson_lib.coursework.sandbox_limits import GiB as GiB
+from lesson_lib.coursework.sandbox_limits import Limits, _limiter
+from lesson_lib.coursework.sandbox_limits import MiB as MiB
+from lesson_lib.coursework.sandbox_mounts import python_mounts
 
 
 @dataclass
@@ -147,221 +101,6 @@ class RunResult:
     uid: int | None = None
 
 
-def find_bwrap() -> str | None:
-    """Path of the ``bwrap`` executable, or None.
-
-    Returns
-    -------
-    str or None
-        ``$LESSON_BWRAP`` if set, else ``bwrap`` on ``PATH``.
-    """
-    explicit = os.environ.get("LESSON_BWRAP")
-    if explicit:
-        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
-    return shutil.which("bwrap")
-
-
-def require_sandbox() -> str:
-    """Check that a sandbox can be made here; return the ``bwrap`` path.
-
-    Runs ``true`` in a sandbox with the same options as a real run.
-
-    Returns
-    -------
-    str
-        The ``bwrap`` executable.
-
-    Raises
-    ------
-    SandboxUnavailable
-        Not Linux, bubblewrap missing, not root, or bwrap fails here; the
-        message says what to install or do.
-    """
-    if not sys.platform.startswith("linux"):
-        raise SandboxUnavailable(
-            f"the sandbox needs Linux (this is {sys.platform}); grade on a Linux machine, or "
-            "pass --no-sandbox to grade without one (only for submissions you trust)"
-        )
-    bwrap = find_bwrap()
-    if bwrap is None:
-        raise SandboxUnavailable(f"bubblewrap ('bwrap') is not installed: {HOW_TO_INSTALL}")
-    if os.geteuid() != 0:
-        raise SandboxUnavailable(
-            "the grader's sandbox runs bubblewrap as root (it switches each submission to a "
-            "spare unprivileged user so the process limit applies): run the grader as root, "
-            "for example in a container or CI job, or pass --no-sandbox"
-        )
-    true = shutil.which("true") or "/usr/bin/true"
-    with _scratch_probe() as scratch, reserved_uid() as uid:
-        try:
-            proc = subprocess.run(
-                [*_bwrap_argv(bwrap, scratch, python_mounts(), uid, Limits()), true],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise SandboxUnavailable(
-                f"bubblewrap could not start ({exc}): {HOW_TO_INSTALL}"
-            ) from None
-    if proc.returncode != 0:
-        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
-        raise SandboxUnavailable(
-            f"bubblewrap is installed but cannot make a sandbox here ({why[0]}); in a container "
-            "it needs to run as root with user and network namespaces allowed, or pass "
-            "--no-sandbox"
-        )
-    return bwrap
-
-
-@contextlib.contextmanager
-def _scratch_probe() -> Iterator[Path]:
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as folder:
-        yield Path(folder)
-
-
-def _uids_in_use() -> set[int]:
-    used = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                used.add(os.stat(f"/proc/{entry}").st_uid)
-    return used
-
-
-@contextlib.contextmanager
-def reserved_uid() -> Iterator[int]:
-    """A user id no process uses, held for this process until the context ends.
-
-    The id must be spare so that its process count (``RLIMIT_NPROC``) starts
-    at zero and so that killing every process of it afterwards (``_reap``)
-    touches this sandbox alone. Seeing no process of an id in ``/proc`` is
-    not enough when two graders start at once: both could choose it before
-    either sandbox has switched to it, then share one process limit, and one
-    grader's clean-up could kill the other's kernel. So the id is also
-    claimed, by binding a Unix socket in the abstract namespace named after
-    it: the bind is atomic, a second one fails while the first is held, and
-    it is released when the context ends or the process dies, with no file
-    left behind. (Abstract names belong to a network namespace: graders on
-    one host, or in one container, see each other's claims.)
-
-    Returns
-    -------
-    contextlib.AbstractContextManager of int
-        A context manager (use it in ``with``) whose value is the user id.
-
-    Raises
-    ------
-    SandboxUnavailable
-        If no spare id is found among the thousand tried.
-    """
-    used = _uids_in_use()
-    start = os.getpid() % 100_000
-    for offset in range(start, start + 1000):
-        uid = BASE_UID + offset
-        if uid in used:
-            continue
-        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            claim.bind(f"\0lesson-sandbox-uid-{uid}")
-        except OSError:  # another grader holds it
-            claim.close()
-            continue
-        try:
-            yield uid
-        finally:
-            claim.close()
-        return
-    raise SandboxUnavailable("no spare user id found for the sandbox")
-
-
-def processes_of(uid: int) -> list[int]:
-    """Process ids owned by ``uid``.
-
-    Parameters
-    ----------
-    uid : int
-        User id.
-
-    Returns
-    -------
-    list of int
-    """
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    found.append(int(entry))
-    return found
-
-
-def _bwrap_argv(
-    bwrap: str, scratch: Path, mounts: Sequence[Mount], uid: int, limits: Limits
-) -> list[str]:
-    """bubblewrap's options: system read-only, Python's mounts, two sized tmpfs, the inputs."""
-    argv = [
-        bwrap,
-        "--unshare-ipc",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--clearenv",
-        "--hostname",
-        "sandbox",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--ro-bind",
-        "/etc",
-        "/etc",
-    ]
-    for name in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
-        top = Path("/", name)
-        if top.is_symlink():
-            argv += ["--symlink", os.readlink(top), str(top)]
-        elif top.is_dir():
-            argv += ["--ro-bind", str(top), str(top)]
-    argv += ["--dev", "/dev", "--proc", "/proc"]
-    argv += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
-    made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc"), Path("/dev")}
-    for mount in [*mounts, Mount(scratch, Path(SANDBOX_HOME))]:
-        for parent in reversed(mount.dest.parents):
-            if parent not in made:
-                argv += ["--perms", "0755", "--dir", str(parent)]
-                made.add(parent)
-        made.add(mount.dest)
-        if mount.dest == Path(SANDBOX_HOME):
-            argv += ["--perms", "1777", "--size", str(limits.home_bytes), "--tmpfs", SANDBOX_HOME]
-        elif mount.hide:
-            argv += ["--perms", "0555", "--size", "4096", "--tmpfs", str(mount.dest)]
-        else:
-            argv += ["--ro-bind", str(mount.source), str(mount.dest)]
-    # the inputs, read-only, inside the home folder's tmpfs
-    for entry in sorted(scratch.iterdir()):
-        if entry.is_file() and not entry.is_symlink():
-            argv += ["--ro-bind", str(entry), f"{SANDBOX_HOME}/{entry.name}"]
-    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-    argv += [
-        "--chdir",
-        SANDBOX_HOME,
-        setpriv,
-        f"--reuid={uid}",
-        f"--regid={uid}",
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        "--",
-    ]
-    return argv
-
-
 def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)
     env = {
@@ -390,32 +129,12 @@ def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def _limiter(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
-    def apply() -> None:
-        import resource
-
-        os.umask(0o022)
-        for which, value in (
-            (resource.RLIMIT_AS, limits.memory_bytes),
-            (resource.RLIMIT_NPROC, limits.processes),
-            (resource.RLIMIT_FSIZE, limits.file_bytes),
-            (resource.RLIMIT_NOFILE, limits.open_files),
-            (resource.RLIMIT_CPU, cpu_seconds),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(which, (value, value))
-        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-
-    return apply
-
-
 def run_isolated(
     argv: Sequence[str],
     scratch: Path,
     *,
     timeout: float,
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     sandbox: bool = True,
     env: Mapping[str, str] | None = None,
     readonly: Sequence[Path] = (),
@@ -438,7 +157,7 @@ def run_isolated(
     timeout : float
         Wall-clock seconds before everything is killed (> 0).
     limits : Limits, optional
-        Memory, process, file-size and open-file limits.
+        Memory, process, file-size and open-file limits (default :class:`Limits`).
     sandbox : bool, default True
         False: no bubblewrap (clean environment, limits and timeout only).
     env : mapping, optional
@@ -468,6 +187,7 @@ def run_isolated(
     """
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
+    limits = Limits() if limits is None else limits
     # the user id stays claimed until its processes are reaped (reserved_uid)
     with contextlib.ExitStack() as held:
         scratch = Path(scratch).resolve()
