@@ -1,29 +1,18 @@
 """The problem set: problems each answered by ``lesson_lib`` itself.
 
-Every problem has an id (``"q1"``, ``"q2"`` ..., in the order of
+Every problem has an id (``"q1"`` ..., in the order of
 :data:`~lesson_lib.coursework.problems.registry.PROBLEMS`), a statement
 template, a parameter sampler for per-student variants, a reference-answer
-function that calls the lesson's model (``memory_budget``, ``allreduce_wire_bytes``,
-``decode_step``, ``crossover_bytes``, ``check_layout`` ...) and never a typed
-answer, the usual mistakes with a hint for each, and a worked solution.
+function that calls the lesson's model and never a typed answer, the usual
+mistakes with a hint for each, and a worked solution. Without a student ID a
+problem uses the book's version: the lesson's specimen and assumptions.
 
-Without a student ID a problem uses the book's version: the lesson's specimen
-and assumptions, changed only where the problem asks about something else
-(another model, another N, another fabric).
-
-Layout (one question, one place, as in PrairieLearn's question folders):
-
-* ``qNN_<topic>.py``: one problem each, its statement, sampler, reference,
-  mistakes and solution together, as a module-level ``PROBLEM``;
-* :mod:`~lesson_lib.coursework.problems.registry`: the one list of problem
-  modules, in order (a new problem is one file and one line there);
-* :mod:`~lesson_lib.coursework.problems.bank`:
-  :class:`~lesson_lib.coursework.problems.bank.Problem`,
-  :class:`~lesson_lib.coursework.problems.bank.Mistake`,
-  :class:`~lesson_lib.coursework.problems.bank.Choice` and the helpers
-  problems share;
-* this module: what students, the checker and the grader call
-  (:func:`show`, :func:`reference`, :func:`statement` ...).
+One problem is one module ``qNN_<topic>.py`` defining ``PROBLEM``, listed in
+:mod:`~lesson_lib.coursework.problems.registry`; what problems are made of is
+in :mod:`~lesson_lib.coursework.problems.bank`; this module is what students,
+the checker and the grader call (:func:`show`, :func:`reference` ...).
+In every function here ``qid`` is a problem id and ``student`` a student ID
+(None, or an empty string, gives the book's version).
 """
 
 from __future__ import annotations
@@ -60,13 +49,11 @@ def get_problem(qid: str) -> Problem:
     Parameters
     ----------
     qid : str
-        A key of :data:`~lesson_lib.coursework.problems.registry.PROBLEMS`
-        (``"q1"``, ``"q2"`` ...).
+        A key of :data:`~lesson_lib.coursework.problems.registry.PROBLEMS`.
 
     Returns
     -------
     Problem
-        The problem.
 
     Raises
     ------
@@ -83,10 +70,7 @@ def params(qid: str, student: object = None) -> Params:
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID; None (or an empty string) gives the book's version.
+    qid, student : str
 
     Returns
     -------
@@ -105,16 +89,12 @@ def reference(qid: str, student: object = None) -> Any:
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID; None gives the book's version.
+    qid, student : str
 
     Returns
     -------
     float, int or str
-        A float in ``Problem.unit``, an int for counts, a letter for
-        multiple choice.
+        A float in ``Problem.unit``, an int for counts, a letter for multiple choice.
     """
     return get_problem(qid).reference(params(qid, student))
 
@@ -124,10 +104,7 @@ def mistakes(qid: str, student: object = None) -> list[Mistake]:
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID.
+    qid, student : str
 
     Returns
     -------
@@ -135,9 +112,9 @@ def mistakes(qid: str, student: object = None) -> list[Mistake]:
         Problem-specific mistakes (the checker adds unit mix-ups itself).
     """
     problem = get_problem(qid)
-    p = params(qid, student)
     if problem.kind == "choice":
         return []
+    p = params(qid, student)
     return keep_distinct(float(problem.reference(p)), problem.mistakes(p))
 
 
@@ -146,10 +123,7 @@ def statement(qid: str, student: object = None) -> str:
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID; None gives the book's version.
+    qid, student : str
 
     Returns
     -------
@@ -157,8 +131,7 @@ def statement(qid: str, student: object = None) -> str:
         Markdown: the question, then how to write the answer.
     """
     problem = get_problem(qid)
-    p = params(qid, student)
-    text = problem.template.format(**problem.facts(p))
+    text = problem.template.format(**problem.facts(params(qid, student)))
     return f"{text}\n\n*Answer with {problem.answer_format()}.*"
 
 
@@ -167,15 +140,11 @@ def solution_text(qid: str, student: object = None) -> str:
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID; None gives the book's version.
+    qid, student : str
 
     Returns
     -------
     str
-        Markdown.
     """
     problem = get_problem(qid)
     return problem.solution_template.format(**problem.facts(params(qid, student)))
@@ -189,14 +158,11 @@ class MarkdownText(str):
 
 
 def show(qid: str, student: object = None) -> MarkdownText:
-    """Display problem ``qid`` in a notebook (the statement, as Markdown).
+    """Display problem ``qid`` in a notebook: its header and statement.
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID; None gives the book's version.
+    qid, student : str
 
     Returns
     -------
@@ -215,15 +181,11 @@ def solution(qid: str, student: object = None) -> MarkdownText:
 
     Parameters
     ----------
-    qid : str
-        Problem id.
-    student : str, optional
-        Student ID; None gives the book's version.
+    qid, student : str
 
     Returns
     -------
     MarkdownText
-        Rendered as Markdown when it is a cell's last expression.
     """
     return MarkdownText(solution_text(qid, student))
 
@@ -246,9 +208,7 @@ def units_of(name: str) -> tuple[str, float] | None:
         return "bytes", BYTE_UNITS[name]
     if name in TIME_UNITS:
         return "time", TIME_UNITS[name]
-    if name == "x":
-        return "ratio", 1.0
-    return None
+    return ("ratio", 1.0) if name == "x" else None
 
 
 def overview_table() -> MarkdownText:
@@ -269,21 +229,17 @@ def overview_table() -> MarkdownText:
     return _Table("\n".join(lines), header, rows)
 
 
+def _html_row(cells: tuple[str, ...], tag: str) -> str:
+    return "<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>"
+
+
 class _Table(MarkdownText):
     """Markdown text with an HTML twin, for renderers without Markdown tables."""
 
     def __new__(cls, text: str, header: tuple[str, ...], rows: list[tuple[str, ...]]):
         obj = super().__new__(cls, text)
-        obj._html = (
-            "<table><thead><tr>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in header)
-            + "</tr></thead><tbody>"
-            + "".join(
-                "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                for row in rows
-            )
-            + "</tbody></table>"
-        )
+        body = "".join(_html_row(row, "td") for row in rows)
+        obj._html = f"<table><thead>{_html_row(header, 'th')}</thead><tbody>{body}</tbody></table>"
         return obj
 
     def _repr_html_(self) -> str:

@@ -1,10 +1,6 @@
-"""Building blocks of the problem bank: what a problem is, and the shared helpers.
-
-:class:`Problem` holds one problem (statement and solution templates, sampler,
-reference, mistakes); :class:`Mistake` and :class:`Choice` are its usual
-wrong answers and multiple-choice options. The models, cards and fabrics the
-variants draw from, and small formatters for the templates, live here too so
-every problem module formats numbers the same way.
+"""What a problem is (:class:`Problem`, :class:`Mistake`, :class:`Choice`), and what the
+problems share: the models, cards and fabrics variants draw from, and the formatters
+that make every problem write numbers the same way.
 """
 
 from __future__ import annotations
@@ -18,21 +14,9 @@ from typing import Any
 import numpy as np
 
 from lesson_lib.coursework.variants import shuffled
-from lesson_lib.model.specimen import (
-    A100,
-    GPU,
-    H200,
-    MODEL,
-    NVLINK_BANDWIDTH,
-)
+from lesson_lib.model.specimen import A100, GPU, H200, MODEL, NVLINK_BANDWIDTH
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.units import (
-    GB,
-    US,
-    format_bytes,
-    format_rate,
-    format_seconds,
-)
+from lesson_lib.model.units import GB, US, format_bytes, format_rate, format_seconds
 
 Params = dict[str, Any]
 
@@ -47,11 +31,8 @@ class Mistake:
     Attributes
     ----------
     slug : str
-        A short name of the mistake, stable across variants and releases
-        (``"us-as-ms"``): lower-case letters, digits and hyphens. With the
-        problem's number it makes the mistake's id (``"q07.us-as-ms"``, see
-        :func:`mistake_id`), which the grader's details CSV and the class
-        report count by.
+        Short name, stable across variants and releases (``"us-as-ms"``): lower-case
+        letters, digits and hyphens; :func:`mistake_id` makes the id the grader counts by.
     value : float
         The wrong answer, in the problem's unit.
     hint : str
@@ -86,8 +67,7 @@ def mistake_id(qid: str, slug: str) -> str:
     Returns
     -------
     str
-        The problem's number in two digits, a dot, the slug; sorts in the
-        set's order.
+        Sorts in the set's order.
     """
     return f"q{int(qid[1:]):02d}.{slug}"
 
@@ -121,50 +101,33 @@ class Problem:
 
     Attributes
     ----------
-    qid : str
-        Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
-    title : str
-        Short title.
-    chapter : str
-        Slug of the chapter the problem practises.
+    qid, title, chapter : str
+        Id (``"q3"``), short title, and slug of the chapter the problem practises.
     difficulty : int
         1 (one step) to 3 (several steps or a trap).
     kind : str
-        How the answer is compared: ``"number"`` within a tolerance,
-        ``"count"`` exactly, ``"choice"`` by letter.
+        ``"number"`` (within a tolerance), ``"count"`` (exactly) or ``"choice"`` (by letter).
     unit : str
-        Unit of the answer (``"GB"``, ``"MiB"``, ``"ms"``, ``"us"``, ``"x"`` ...);
-        empty for multiple choice.
-    template : str
-        Statement in Markdown, filled in with ``facts`` by ``str.format``.
-    solution_template : str
-        Worked solution in Markdown, filled in the same way.
+        Unit of the answer (``"GB"``, ``"ms"``, ``"x"`` ...); empty for multiple choice.
+    template, solution_template : str
+        Statement and worked solution in Markdown, filled in with ``facts`` by ``str.format``.
     defaults : dict
         Parameters of the book's version (no student ID).
-    sample : callable
-        ``sample(rng) -> params`` draws one student's parameters.
-    facts : callable
-        ``facts(params) -> dict of str``: formatted values for the templates.
-    reference : callable
-        ``reference(params)``: the answer in ``unit`` (a float, an int, or
-        a letter for multiple choice), computed by ``lesson_lib``.
-    mistakes : callable
-        ``mistakes(params) -> list of Mistake``: problem-specific wrong answers.
+    sample, facts, reference, mistakes : callable
+        ``sample(rng)`` draws one student's parameters; ``facts(params)`` formats values
+        for the templates; ``reference(params)`` computes the answer in ``unit`` (a float,
+        an int, or a letter) with ``lesson_lib``; ``mistakes(params)`` lists :class:`Mistake`.
     choices : callable, optional
         ``choices(params) -> list of Choice`` in display order (multiple choice).
     decimals : int, optional
-        For byte counts: an answer rounded to this many decimals in
-        ``unit`` is right.
-    rtol : float
-        Relative tolerance of a right answer (times, speed-ups, rates).
-    close_rtol : float
-        Relative distance still called "close".
+        For byte counts: an answer rounded to this many decimals in ``unit`` is right.
+    rtol, close_rtol : float
+        Relative tolerance of a right answer, and relative distance still called "close".
     hint : str
         General advice when an answer is wrong and matches no known mistake.
     points : float, optional
-        What a right answer earns when graded; None (the default) gives
-        :data:`POINTS_BY_DIFFICULTY` of its difficulty (read it as
-        :attr:`max_points`).
+        What a right answer earns; None gives :data:`POINTS_BY_DIFFICULTY` of its
+        difficulty (read it as :attr:`max_points`).
     """
 
     qid: str
@@ -219,9 +182,6 @@ class Problem:
         return f"a plain number in {self.unit}{places}, e.g. 1.5"
 
 
-# ---------------------------------------------------------------------------
-# Models, cards and fabrics the variants draw from.
-
 #: Shapes of pure-attention models, by size in billions of parameters. They are
 #: shaped like public dense models of those sizes (grouped-query attention,
 #: head dim 128); the 13B one has as many KV heads as query heads.
@@ -240,11 +200,7 @@ CONTEXTS = (32_768, 65_536, 131_072)
 #: H200 SXM (HBM3e 4.8 TB/s, the H100's dense bf16 peak). Memory is what CUDA
 #: exposes: the specimen's 79.1 GiB for a card sold as 80 GB; for the H200, sold as
 #: 141 GB, an assumed 140 GiB.
-ACCELERATORS: dict[str, Accelerator] = {
-    "a100": A100,
-    "h100": GPU,
-    "h200": H200,
-}
+ACCELERATORS: dict[str, Accelerator] = {"a100": A100, "h100": GPU, "h200": H200}
 
 
 def pure_attention_model(billions: int, context: int = 131_072) -> ModelSpec:
@@ -278,10 +234,9 @@ def hybrid_model(attention_layers: int, kv_heads: int, head_dim: int) -> ModelSp
 
     Parameters
     ----------
-    attention_layers : int
-        Full-attention layers among the 64 (the rest stay Gated DeltaNet).
-    kv_heads, head_dim : int
-        KV heads per attention layer and their dimension.
+    attention_layers, kv_heads, head_dim : int
+        Full-attention layers among the 64 (the rest stay Gated DeltaNet), KV heads per
+        attention layer and their dimension.
 
     Returns
     -------
@@ -318,17 +273,15 @@ def fabric_of(latency_us: float, bandwidth_gbs: float = NVLINK_BANDWIDTH / GB) -
 
 
 def card_of(key: str) -> Accelerator:
-    """The accelerator of :data:`ACCELERATORS` named ``key``.
+    """The accelerator of :data:`ACCELERATORS` named ``key`` (``"a100"``, ``"h100"``, ``"h200"``).
 
     Parameters
     ----------
     key : str
-        ``"a100"``, ``"h100"`` or ``"h200"``.
 
     Returns
     -------
     Accelerator
-        The card.
     """
     return ACCELERATORS[key]
 
@@ -356,11 +309,9 @@ def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
     Parameters
     ----------
     nbytes : float
-        Bytes.
     unit : str
         ``"GB"``, ``"GiB"``, ``"MiB"`` ...
     decimals : int, default 2
-        Places after the point.
 
     Returns
     -------
@@ -371,33 +322,29 @@ def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
 
 
 def fmt_ms(seconds: float) -> str:
-    """Seconds written in milliseconds.
+    """Seconds written in milliseconds, e.g. ``"9.34 ms"``.
 
     Parameters
     ----------
     seconds : float
-        A time, seconds.
 
     Returns
     -------
     str
-        E.g. ``"9.34 ms"``.
     """
     return format_seconds(seconds, "ms")
 
 
 def fmt_us(seconds: float) -> str:
-    """Seconds written in microseconds.
+    """Seconds written in microseconds, e.g. ``"25 us"``.
 
     Parameters
     ----------
     seconds : float
-        A time, seconds.
 
     Returns
     -------
     str
-        E.g. ``"25 us"``.
     """
     return format_seconds(seconds, "us")
 
@@ -419,11 +366,8 @@ def keep_distinct(reference: float, mistakes: list[Mistake], rtol: float = 0.005
     list of Mistake
         The finite mistakes farther than ``rtol`` from ``reference``.
     """
-    out = []
-    for m in mistakes:
-        if math.isfinite(m.value) and abs(m.value - reference) > rtol * abs(reference):
-            out.append(m)
-    return out
+    far = rtol * abs(reference)
+    return [m for m in mistakes if math.isfinite(m.value) and abs(m.value - reference) > far]
 
 
 def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], str]:
@@ -478,13 +422,11 @@ def sample_order_of(count: int) -> Callable[[np.random.Generator], Params]:
     Parameters
     ----------
     count : int
-        How many options the problem has.
 
     Returns
     -------
     callable
-        ``sample(rng) -> {"order": [...]}``, a shuffled permutation of
-        ``0..count-1``.
+        ``sample(rng) -> {"order": [...]}``, a shuffled permutation of ``0..count-1``.
     """
 
     def sample(rng: np.random.Generator) -> Params:
@@ -499,11 +441,10 @@ def sample_order(rng: np.random.Generator) -> Params:
     Parameters
     ----------
     rng : numpy.random.Generator
-        The student's generator.
 
     Returns
     -------
     dict
         ``{"order": [...]}``, a permutation of 0..3.
     """
-    return {"order": shuffled(rng, 4)}
+    return sample_order_of(4)(rng)

@@ -44,8 +44,7 @@ def load(modules: Iterable[str] = MODULES) -> dict[str, Problem]:
 
     Parameters
     ----------
-    modules : iterable of str, optional
-        Module names inside this package (default :data:`MODULES`).
+    modules : iterable of str, default :data:`MODULES`
 
     Returns
     -------
