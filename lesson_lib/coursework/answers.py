@@ -4,26 +4,18 @@
 :class:`Reading`: plain, small data saying what the answer is (blank, a
 number, a text, or something else and what), in time that does not depend
 on how large the answer is. :func:`~lesson_lib.coursework.check.check` judges
-only the reading. The grader's runner makes the same reading inside the
-student's kernel and hands it out as JSON (:meth:`Reading.to_json`); the
-grader reads it back with :meth:`Reading.from_json`, which accepts only the
-shapes :func:`read_answer` makes, so a ``fractions.Fraction`` or a NumPy
-scalar gets the same verdict in the notebook and in the grades.
+only the reading; the grader's runner makes it inside the student's kernel
+and hands it out as JSON (:meth:`Reading.to_json`), read back by
+:meth:`Reading.from_json`, so an answer gets the same verdict in the notebook
+and in the grades.
 
-What is read, and how the answer's own code is kept out:
-
-* ``None`` and ``...`` are blank; so is a string of white space;
-* ``int``, ``float`` (NumPy's floats included), ``fractions.Fraction``,
-  ``decimal.Decimal`` and NumPy's scalars and 0-d arrays are numbers, read
-  with the base types' own methods, never a subclass's overrides;
-* a string is text, read only if it has at most :data:`MAX_ANSWER_CHARS`
-  characters (its length is known at once, so a longer one is refused
-  without looking at it);
-* any other ``numbers.Real`` is converted with ``float()``, and anything it
-  raises (``SystemExit`` included; ``KeyboardInterrupt`` is let through) is
-  noted instead;
-* everything else is described by its type's name and, for the built-in
-  containers, its length: never by calling its ``repr`` or ``str``.
+The answer's own code is kept out: ``None``, ``...`` and white space are
+blank; ints, floats, Fractions, Decimals and NumPy's scalars and 0-d arrays
+are numbers, read with the base types' own methods; a string of at most
+:data:`MAX_ANSWER_CHARS` characters is text (a longer one is refused unread);
+another ``numbers.Real`` goes through ``float()``, whatever it raises noted;
+anything else is described by its type's name and, for the built-in
+containers, its length: never by its ``repr`` or ``str``.
 """
 
 from __future__ import annotations
@@ -33,7 +25,7 @@ import fractions
 import math
 import numbers
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from lesson_lib.model._safe_io import printable
@@ -95,21 +87,12 @@ class Reading:
         -------
         dict
         """
-        return {
-            "kind": self.kind,
-            "value": self.value,
-            "shown": self.shown,
-            "why": self.why,
-            "type_name": self.type_name,
-            "count": self.count,
-        }
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: object) -> Reading:
-        """Read back :meth:`to_json`'s output; anything else becomes an unreadable object.
-
-        Every field is checked for its type and size, so what comes out of a
-        sandbox cannot be more than a reading.
+        """Read back :meth:`to_json`'s output (each field's type and size checked, so what
+        comes out of a sandbox cannot be more than a reading); anything else is an object.
 
         Parameters
         ----------
@@ -166,7 +149,6 @@ def type_name(value: object) -> str:
     Parameters
     ----------
     value : object
-        Anything.
 
     Returns
     -------
@@ -332,16 +314,15 @@ def _container_shown(value: object, base: type, count: int) -> str:
         items = base.__iter__(value)
         parts = []
         for item in items:
-            if (
+            kind = type(item)
+            if not (
                 item is None
-                or type(item) in (bool, float)
-                or (type(item) is int and item.bit_length() <= 64)
+                or kind in (bool, float)
+                or (kind is int and item.bit_length() <= 64)
+                or (kind is str and len(item) <= MAX_SHOWN_CHARS)
             ):
-                parts.append(repr(item))
-            elif type(item) is str and len(item) <= MAX_SHOWN_CHARS:
-                parts.append(repr(item))
-            else:
                 break
+            parts.append(repr(item))
         else:
             if base is tuple and count == 1:
                 return f"({parts[0]},)"
@@ -362,16 +343,13 @@ def _read_real(value: numbers.Real) -> Reading:
 
 
 def plain_text(value: object, limit: int = MAX_ANSWER_CHARS) -> str | None:
-    """A string of at most ``limit`` characters as a plain ``str``; None for anything else.
-
-    Used for the notebook's ``STUDENT`` as the runner hands it out.
+    """A string of at most ``limit`` characters as a plain ``str`` (the notebook's
+    ``STUDENT`` as the runner hands it out); None for anything else.
 
     Parameters
     ----------
     value : object
-        Anything.
     limit : int, default :data:`MAX_ANSWER_CHARS`
-        Longest string accepted.
 
     Returns
     -------

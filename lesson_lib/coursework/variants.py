@@ -1,17 +1,14 @@
 """Per-student variants: a student ID picks each problem's numbers, always the same way.
 
-The ID is hashed (SHA-256) together with the problem's id, a fixed salt and,
-when one is in use, the course's own salt, and the hash seeds a NumPy
-``Generator``. The same ID therefore gives the same numbers on every machine
-and in every run, different IDs give (almost always) different numbers, and
-no ID at all gives the book's own numbers.
+The ID is hashed (SHA-256) with the problem's id, a fixed salt and, when one
+is in use, the course's own salt, and the hash seeds a NumPy ``Generator``:
+the same ID gives the same numbers on every machine, no ID the book's own.
 
 The course salt is the instructor's secret: ``make student`` creates it in
 :data:`DEFAULT_SALT_FILE` and bakes each student's statements into their
-notebook, and the grader reads it back. The package students have never
-reads it by itself, so ``reference("q3", "s002")`` in a student's notebook
-computes a variant nobody was given. Without a course salt (the book, the
-tests, a course that does not make one) the variants are the public ones.
+notebook, and the grader reads it back. The package students have never reads
+it by itself, so ``reference("q3", "s002")`` in a student's notebook computes
+a variant nobody was given. Without a course salt the variants are public.
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-# where the ID rules live; kept importable from here, where it always was
 from lesson_lib.coursework.student_ids import normalize_student as normalize_student
 
 #: Changing this reshuffles every student's numbers; bump it only between cohorts.
@@ -33,8 +29,7 @@ SALT = "interconnects-and-clusters/coursework/v1"
 
 #: Where ``make student`` keeps the course salt, relative to the repository's root.
 DEFAULT_SALT_FILE = Path("_build/instructor/salt")
-#: An environment variable naming the salt file instead (set but empty means none, so the
-#: public variants).
+#: An environment variable naming the salt file instead (set but empty: the public variants).
 SALT_FILE_ENV = "LESSON_COURSE_SALT_FILE"
 #: A course salt is this many random bytes, written as hex.
 SALT_BYTES = 32
@@ -100,8 +95,6 @@ def read_salt_file(path: Path) -> str:
     ------
     ValueError
         If the file does not hold a course salt (the message names the file).
-    OSError
-        If it cannot be read.
     """
     text = Path(path).read_text(encoding="ascii", errors="replace")[: 4 * SALT_BYTES].strip()
     try:
@@ -121,9 +114,7 @@ def salt_file_in_use(given: Path | None = None) -> Path | None:
     Returns
     -------
     Path or None
-        ``given`` if set; else the file :data:`SALT_FILE_ENV` names (None if
-        it is set but empty); else :data:`DEFAULT_SALT_FILE` if it exists
-        (relative to the working folder), or None.
+        None when :data:`SALT_FILE_ENV` is set but empty, or no default file exists.
     """
     if given is not None:
         return Path(given)
@@ -136,12 +127,10 @@ def salt_file_in_use(given: Path | None = None) -> Path | None:
 def set_course_salt(salt: str | None) -> None:
     """Use ``salt`` for every variant this process draws from now on (None: the public ones).
 
-    The grader calls it once before it scores; threads share it.
-
     Parameters
     ----------
     salt : str or None
-        A salt from :func:`read_salt_file`.
+        A salt from :func:`read_salt_file`; the grader sets it once, its threads share it.
 
     Raises
     ------
@@ -174,7 +163,6 @@ def salted(salt: str | None) -> Iterator[None]:
     Returns
     -------
     contextlib.AbstractContextManager
-        Used as ``with salted(salt): ...``; it yields None.
     """
     before = _course_salt
     set_course_salt(salt)
@@ -189,11 +177,8 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
 
     Parameters
     ----------
-    student : str
-        A student ID, already normalized by
-        :func:`~lesson_lib.coursework.student_ids.normalize_student`.
-    qid : str
-        The problem's id, e.g. ``"q3"``.
+    student, qid : str
+        A normalized student ID (:func:`normalize_student`) and a problem id (``"q3"``).
 
     Returns
     -------
@@ -213,14 +198,13 @@ def pick(rng: np.random.Generator, choices: Sequence[object]) -> object:
     Parameters
     ----------
     rng : numpy.random.Generator
-        The student's generator.
     choices : sequence
         The allowed values, in a fixed order.
 
     Returns
     -------
     object
-        The element itself (a plain Python value, not a NumPy scalar).
+        The element itself, not a NumPy scalar.
     """
     return choices[int(rng.integers(len(choices)))]
 
@@ -231,13 +215,10 @@ def shuffled(rng: np.random.Generator, n: int) -> list[int]:
     Parameters
     ----------
     rng : numpy.random.Generator
-        The student's generator.
     n : int
-        Number of items.
 
     Returns
     -------
     list of int
-        A permutation of ``0 .. n-1``.
     """
     return [int(i) for i in rng.permutation(n)]
