@@ -1,10 +1,9 @@
 """Stopping a notebook cell that ran past its time, and everything it started.
 
 After the interrupt, every process of the kernel's process group but the
-kernel is stopped and killed (:func:`stop_runaway_cell`), so the kernel gets
-the CPU back, and the kernel's main thread is interrupted again until the
-kernel reports the cell over. A cell that cannot be stopped (it catches every
-interrupt, or ignores SIGINT) costs :data:`SETTLE_S`.
+kernel is stopped and killed, so the kernel gets the CPU back, and the
+kernel's main thread is interrupted again until the kernel reports the cell
+over (:func:`stop_runaway_cell`).
 """
 
 from __future__ import annotations
@@ -33,18 +32,16 @@ _ROUND_S = 2.0
 
 
 def group_members(pgid: int) -> list[int]:
-    """Process ids of the process group ``pgid``, read from ``/proc``.
+    """Process ids of the process group ``pgid`` that can still run, read from ``/proc``.
 
     Parameters
     ----------
     pgid : int
-        The process group.
 
     Returns
     -------
     list of int
-        Members that have not ended (zombies, ended but not yet reaped by
-        their parent, are left out: they cannot run or be killed again).
+        Zombies (ended, not yet reaped) are left out: they cannot be killed again.
     """
     members = []
     for entry in os.listdir("/proc"):
@@ -65,15 +62,13 @@ def clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
     """Stop the process group ``pgid`` and kill every member but the kernel.
 
     The whole group is stopped (SIGSTOP) before each round, so processes that
-    fork without end cannot outrun the killing; the kernel is left stopped,
-    and the caller continues it (SIGCONT) when it is ready.
+    fork without end cannot outrun the killing; the kernel is left stopped for
+    the caller to continue (SIGCONT).
 
     Parameters
     ----------
-    kernel_pid : int
-        The kernel's process id, spared.
-    pgid : int
-        The kernel's process group (the kernel leads its own session).
+    kernel_pid, pgid : int
+        The kernel's process id, spared, and its process group.
 
     Returns
     -------
@@ -97,15 +92,12 @@ def clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
 def interrupt_main_thread(pid: int) -> None:
     """Send SIGINT to the main thread of process ``pid`` (``tgkill``), not to the process.
 
-    A signal sent to a process (``kill``, ``killpg``) may be taken by any of
-    its threads that does not block it, and Linux gives it to another thread
-    when the main thread is stopped, or has a signal pending and is not on a
-    CPU: a kernel just continued after :func:`clear_kernel_group` is in that
-    state. Python only sets a flag in that other thread; the handler runs in
-    the main thread, and a main thread asleep in one system call
-    (``time.sleep``, restarted by Linux after the stop) never sees it, so the
-    cell runs on. A signal sent to the main thread can only be taken by it,
-    and ends its sleep.
+    Linux may give a signal sent to a process to any thread that does not
+    block it, and to another thread when the main thread is stopped or has a
+    signal pending off a CPU, as a kernel just continued after
+    :func:`clear_kernel_group` has. Python then only sets a flag; a main
+    thread asleep in one system call never sees it, and the cell runs on. A
+    signal sent to the main thread can only be taken by it, and ends its sleep.
 
     Parameters
     ----------
@@ -126,9 +118,8 @@ def cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
     """Read the kernel's IOPub messages until it reports the cell ``msg_id`` over.
 
     The kernel publishes the status "idle" with the cell's request as parent
-    once it has handled the request, after it has put SIGINT back to ignored;
-    every other message (the cell's own traceback, a thread's prints) is
-    dropped, as the cell's cancelled reader would have dropped them.
+    once it has handled it, after it has put SIGINT back to ignored; every
+    other message is dropped, as the cell's cancelled reader would have.
 
     Parameters
     ----------
@@ -169,25 +160,22 @@ def cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
 def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
     """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
 
-    First the usual interrupt, SIGINT to the kernel's whole process group
-    while it runs, so a ``multiprocessing`` pool or a child process can stop
-    cleanly; half a second later every process of the group but the kernel
-    is killed with the group stopped (:func:`clear_kernel_group`), so a fork
-    bomb cannot outrun it. The kernel is then continued, and until it reports
-    the cell over (:func:`cell_reported_over`, for at most ``settle``
+    First SIGINT to the kernel's whole process group, so a ``multiprocessing``
+    pool or a child can stop cleanly; half a second later every process of the
+    group but the kernel is killed with the group stopped
+    (:func:`clear_kernel_group`). The kernel is then continued, and until it
+    reports the cell over (:func:`cell_reported_over`, at most ``settle``
     seconds) its main thread is interrupted again each ``_ROUND_S``
-    (:func:`interrupt_main_thread`: on a busy machine the group's SIGINT can
-    reach a thread that is not the main one, and the cell then sleeps on) and
-    the group cleared again. Processes that left the group (``setsid``) are
-    not found here; the sandbox kills them when the run ends.
+    (:func:`interrupt_main_thread`) and the group cleared again. Processes that
+    left the group (``setsid``) are the sandbox's to kill when the run ends.
 
     Parameters
     ----------
     client : nbclient.NotebookClient
         The client whose kernel ran the cell.
     msg_id : str, optional
-        The timed-out cell's execute request, whose end is waited for (None:
-        not waited for, the main thread interrupted once).
+        The timed-out cell's execute request (None: the main thread is
+        interrupted once, the cell's end not waited for).
     settle : float, default :data:`SETTLE_S`
         Most seconds to wait for the cell to be reported over.
 
