@@ -1,27 +1,18 @@
 """The student edition: the book's pages as notebooks, with every solution removed.
 
-Reads the MyST Markdown sources listed in ``_toc.yml``, removes every
-solution (gated ``solution-start`` ... ``solution-end`` regions with the code
-cells inside them, ``{solution}`` directives, "Solution" dropdowns and
-admonitions, and code cells marked ``coursework: solution``), keeps the
-problems, answer cells and self-checks, and writes ``.ipynb`` notebooks with
-jupytext. With student IDs, each student gets a folder whose problem set
-shows that student's numbers.
-
-Every problem's statement is written into the notebook as text, computed
-here, and so is the set's overview: the notebook itself needs nothing from
-the problem bank. With IDs the variants are drawn with the course salt
-(:mod:`lesson_lib.coursework.variants`; made in ``--salt-file`` the first
-time, kept for the grader), and the notebook's check cells call
-:mod:`lesson_lib.coursework.own_check`, which says whether an answer can be
-read, not whether it is right. The first cell of the problem set tells the
-student how to hand it in (:func:`instructions`). The IDs issued with a
-salt are added to a roster beside it (``_build/instructor/roster.csv``,
-:func:`~lesson_lib.coursework.roster.add_issued_ids`), which the grader
-reads with that salt: an ID no edition issued is graded ``unknown ID``.
-
-Nothing is written over or deleted that the edition did not make: see
-:mod:`lesson_lib.coursework.output_folder` (``--force`` lifts part of that).
+Reads the MyST pages listed in ``_toc.yml``, removes every solution
+(:mod:`~lesson_lib.coursework.myst_pages`), keeps the problems, answer cells
+and self-checks, and writes ``.ipynb`` notebooks with jupytext. Every
+statement, and the set's overview, is written in as text: the notebook needs
+nothing from the problem bank. With student IDs each student gets a folder
+whose problem set shows their numbers, drawn with the course salt
+(:mod:`~lesson_lib.coursework.variants`; made in ``--salt-file`` the first
+time), and check cells that only say whether an answer can be read
+(:mod:`~lesson_lib.coursework.own_check`). The IDs issued with a salt are
+added to a roster beside it, which the grader reads: an ID no edition issued
+is graded ``unknown ID``. Nothing is written over or deleted that the edition
+did not make (:mod:`~lesson_lib.coursework.output_folder`; ``--force`` lifts
+part of that).
 
 Command line::
 
@@ -204,16 +195,12 @@ def page_notebook(
     path : Path
         The page's MyST Markdown source.
     student : str, optional
-        Student ID written into the ``STUDENT`` cell (the cell marked
-        ``coursework: student-id``); None leaves the book's ``STUDENT = None``.
+        Student ID written into the cell marked ``coursework: student-id``.
     salt : str, optional
-        The course salt the student's numbers are drawn with; with a student,
-        the check cells then only say whether an answer can be read
-        (:mod:`~lesson_lib.coursework.own_check`). None: the public variants
-        and the full check.
+        The course salt the student's numbers are drawn with; with a student, the check
+        cells then only say whether an answer can be read. None: the public variants.
     file_name : str, optional
-        The name the notebook is written under, said in its instructions
-        (default: the name :func:`notebook_path` gives it).
+        The name said in the instructions (default: :func:`notebook_path`'s).
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         The grader's time limit, said in the instructions.
 
@@ -279,10 +266,8 @@ def notebook_path(student: str | None, page: str) -> str:
     Returns
     -------
     str
-        ``s001/s001_problems.ipynb`` for the problem set (the ID in the file
-        name too, so it survives a platform that collects files without their
-        folder), ``s001/sizing.ipynb`` for a chapter, ``problems.ipynb``
-        without an ID.
+        ``s001/s001_problems.ipynb`` (the ID survives a platform that drops folders),
+        ``s001/sizing.ipynb``, or ``problems.ipynb`` without an ID.
     """
     if student is None:
         return f"{page}.ipynb"
@@ -292,14 +277,8 @@ def notebook_path(student: str | None, page: str) -> str:
 
 def _setup_source(source: str, sid: str | None, own_check: bool) -> str:
     """The setup cell: the student's ID, and the self-check that can run without answers."""
-    if own_check:
-        source = _SETUP_IMPORT.sub(
-            "from lesson_lib.coursework.own_check import check, check_all", source, count=1
-        )
-    else:
-        source = _SETUP_IMPORT.sub(
-            "from lesson_lib.coursework import check, check_all", source, count=1
-        )
+    module = "lesson_lib.coursework.own_check" if own_check else "lesson_lib.coursework"
+    source = _SETUP_IMPORT.sub(f"from {module} import check, check_all", source, count=1)
     if sid is None:
         return source
     return re.sub(
@@ -322,18 +301,14 @@ def write_edition(
 ) -> list[Path]:
     """Write the student edition's notebooks.
 
-    Only into a new or empty folder, or one the edition made: a notebook it
-    would overwrite must be one it wrote, unchanged since (see
-    :mod:`~lesson_lib.coursework.output_folder`). Notebooks already there
-    for other IDs are kept.
+    Only into a new or empty folder, or one the edition made: a notebook it would
+    overwrite must be one it wrote, unchanged since. Other IDs' notebooks are kept.
 
     Parameters
     ----------
     out : Path
-        Output folder (created). Without IDs the notebooks go straight into
-        it; with IDs each student gets ``out/<id>/``, the problem set named
-        ``<id>_problems.ipynb`` and every notebook holding the ID in its
-        metadata (``metadata.lesson.student_id``).
+        Output folder (created); with IDs each student gets ``out/<id>/`` (named by
+        :func:`notebook_path`), every notebook holding the ID in its metadata.
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional
@@ -341,11 +316,10 @@ def write_edition(
     pages : iterable of str, optional
         Page names to include (default: every notebook page but the instructor's).
     force : bool, default False
-        Write even into a folder the edition did not make, over files it did
-        not write or that changed (never into the book's folder or a checkout).
+        Write even into a folder the edition did not make, over files it did not
+        write or that changed (never into the book's folder or a checkout).
     salt : str, optional
-        The course salt the students' numbers are drawn with (see
-        :func:`page_notebook`); None gives the public variants.
+        The course salt (see :func:`page_notebook`); None gives the public variants.
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         The grader's time limit, said in the problem set's instructions.
 
@@ -357,8 +331,7 @@ def write_edition(
     Raises
     ------
     ValueError
-        If an ID is malformed, given twice or starts with :data:`EXAMPLE_PREFIX`
-        (kept for the documentation's examples), or a page is unknown.
+        If an ID is refused (:func:`issued_students`) or a page is unknown.
     FolderRefused
         If ``out`` may not be written into (a ``ValueError`` too).
     """
