@@ -1,19 +1,12 @@
 """The self-checker: ``check("q3", answer)`` says right, close or wrong, and why.
 
-It reads plain numbers, fractions, decimals, NumPy scalars and strings with
-a unit ("1.875 MiB", "9.3 ms", "1.76x", "b") through
-:func:`~lesson_lib.coursework.answers.read_answer`, the one reading the
-grader uses too, compares them with the reference answer computed by
+It reads an answer with :func:`~lesson_lib.coursework.answers.read_answer`,
+as the grader does (:mod:`~lesson_lib.coursework.check_reading` reads its
+number and unit, or letter), compares it with the reference answer computed by
 ``lesson_lib`` for the student's variant, and recognises the usual mistakes
 (GB for GiB, payload for wire bytes, ms for us, a forgotten 2(N-1)/N ...).
-It never raises on a student's input: None, NaN, lists, gibberish, an
-answer of ten million spaces or an object whose methods raise
-``SystemExit`` or never return get a message explaining what was expected.
-A text answer is read only up to
-:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS` characters and every
-pattern reads it in one pass, so a verdict takes the same short time
-whatever the answer holds; messages are at most :data:`MAX_MESSAGE_CHARS`
-long.
+It never raises on a student's input, and a verdict takes the same short time
+whatever the answer holds; messages are at most :data:`MAX_MESSAGE_CHARS` long.
 
 Tolerances: byte counts are right when they match to the decimals asked for
 (or within 0.1 %); times, rates and speed-ups within the problem's relative
@@ -109,19 +102,16 @@ class CheckResult:
     given : str
         The answer as received (its ``repr``, shortened).
     rule : str
-        Which of the problem's rules gave the verdict: ``"right"``,
-        ``"close"``, ``"hint"`` (wrong, no known mistake), ``"in GiB"`` (the
-        answer in another unit), ``"mistake 2"`` (the problem's second known
-        mistake), ``"round down"``, ``"off by one"`` or ``"choice b"``;
+        Which of the problem's rules gave the verdict: ``"right"``, ``"close"``,
+        ``"hint"`` (wrong, no known mistake), ``"in GiB"`` (another unit),
+        ``"mistake 2"``, ``"round down"``, ``"off by one"`` or ``"choice b"``;
         empty when the answer was blank or could not be read.
     mistake : str
-        The stable id of the mistake the answer was taken for
-        (``"q07.us-as-ms"``, ``"q07.unit-kb"`` for the answer in KB, two
-        ids joined by ``+`` when the numbers of two mistakes coincide in
-        this variant and the checker cannot tell which was made); empty
-        when the verdict names no mistake.
+        The stable id of the mistake the answer was taken for (``"q07.us-as-ms"``,
+        ``"q07.unit-kb"``; two joined by ``+`` when two mistakes give the same
+        number in this variant); empty when the verdict names no mistake.
     points : float
-        The points the answer earns: ``score`` times the problem's
+        ``score`` times the problem's
         :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
 
@@ -225,16 +215,15 @@ def check(
     Parameters
     ----------
     qid : str
-        Problem id, ``"q1"`` .. ``"q12"`` (``3`` or ``"Q3"`` work too).
+        Problem id, ``"q1"`` ... (``3`` or ``"Q3"`` work too).
     answer : object
-        A number in the unit the problem asks for, a string with a unit
-        (``"1.875 MiB"``, converted if it is another unit of the same kind),
-        or a letter for multiple choice. None or ``...`` mean not answered yet.
+        A number in the unit asked for, a string with a unit (``"1.875 MiB"``,
+        converted), or a letter for multiple choice; None or ``...``: not answered yet.
     student : str, optional
         Student ID; None checks against the book's version.
     close_credit : float, default :data:`CLOSE_CREDIT`
         The share of the problem's points a close answer earns, 0 to 1 (the
-        instructor's setting; bad values raise, unlike bad answers).
+        instructor's setting: bad values raise, unlike bad answers).
 
     Returns
     -------

@@ -6,16 +6,13 @@ the submission's sandbox, kernel included::
     python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
 
 It runs the notebook's code cells top to bottom in a fresh kernel (a cell
-that raises does not stop it; the time limit does, and interrupts the
-running cell), then one extra cell that prints the ``answer_q...``
-variables as JSON (each read by
-:func:`~lesson_lib.coursework.answers.read_answer`, as the self-check reads
-it), and writes ``{"status", "raised", "payload", "space"}`` to the result
-file descriptor the grader opened outside the sandbox
-(:func:`keep_to_myself` keeps it from the kernel, which runs as the same
-user). Nothing here scores anything: the grader treats the record as
-untrusted input, keeps only plain data of the expected shapes, and scores
-outside the sandbox.
+that raises does not stop it; the time limit does), then one extra cell that
+prints the ``answer_q...`` variables' readings
+(:func:`~lesson_lib.coursework.answers.read_answer`) as JSON, and writes
+``{"status", "raised", "payload", "space"}`` to the result file descriptor
+the grader opened outside the sandbox (:func:`keep_to_myself` keeps it from
+the kernel). Nothing here scores anything: the grader treats the record as
+untrusted input and scores outside the sandbox.
 
 A cell that times out may have started processes (a fork bomb, children
 that loop): :func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell`
@@ -23,9 +20,8 @@ stops it and them before the answers are asked for. A cell that cannot be
 stopped costs :data:`~lesson_lib.coursework.kernel_stop.SETTLE_S` and then
 the extraction cell's own limit, both inside :data:`AFTER_TIMEOUT_S`.
 
-Only what the grader needs is kept: whether each cell raised, and the output
-of the extraction cell. Everything else a cell prints is dropped as it
-arrives, so a notebook that prints without end cannot fill the memory.
+Only whether each cell raised, and the extraction cell's output, are kept:
+everything else a cell prints is dropped as it arrives.
 """
 
 from __future__ import annotations
@@ -76,8 +72,7 @@ def extract_code() -> str:
     Returns
     -------
     str
-        Python source; it reads only the variables ``answer_q1`` ... of the
-        problem set and ``STUDENT``.
+        Python source reading only the variables ``answer_q1`` ... and ``STUDENT``.
     """
     from lesson_lib.coursework.problems import PROBLEMS
 
@@ -88,9 +83,6 @@ def extract_code() -> str:
 def code_sources(raw: object) -> list[str]:
     """The code cells' sources of a notebook read as plain JSON, whatever their shape.
 
-    A source may be a string or a list of strings (both valid nbformat);
-    anything else (a number, a dict) counts as an empty cell.
-
     Parameters
     ----------
     raw : object
@@ -99,7 +91,8 @@ def code_sources(raw: object) -> list[str]:
     Returns
     -------
     list of str
-        One entry per code cell, in order.
+        One entry per code cell, in order; a source that is neither a string nor a
+        list of strings counts as an empty cell.
     """
     cells = raw.get("cells") if isinstance(raw, dict) else None
     if not isinstance(cells, list):
@@ -156,15 +149,10 @@ def _client_class() -> type:
         def stop_reading_output(self) -> None:
             """Cancel the output readers of cells that are over.
 
-            When a cell times out, nbclient leaves the task that reads its
-            IOPub output running (it cancels it for other errors). That task
-            goes on taking messages from the same socket as the next cell's
-            reader and drops every one that is not its cell's; if the timed-out
-            cell's last message reaches the other reader first, it never
-            stops, and it can take the extraction cell's printed answers: on a
-            busy machine the grade then read "not answered" for answers the
-            kernel held. A reader that has already ended saw its cell end:
-            there is then no end left to wait for (``running_msg_id`` None).
+            nbclient leaves a timed-out cell's IOPub reader running; it takes
+            messages from the socket the next cell's reader uses and drops those
+            not its cell's, the extraction cell's printed answers among them. A
+            reader that has already ended saw its cell end (``running_msg_id`` None).
             """
             if self.pollers and self.pollers[-1].done():
                 self.running_msg_id = None
@@ -203,10 +191,9 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     cwd : Path
         The kernel's working folder.
     timeout : float
-        Seconds for the student's cells, counted from the moment the kernel
-        is ready: a slow start on a busy grading machine is not the
-        student's time (nbclient's ``startup_timeout``, 60 s, bounds it, and
-        the grader's ``GRACE_S`` allows for it).
+        Seconds for the student's cells, counted once the kernel is ready: a slow
+        start on a busy machine is not the student's time (nbclient's
+        ``startup_timeout`` bounds it, the grader's ``GRACE_S`` allows for it).
 
     Returns
     -------
@@ -322,12 +309,9 @@ def keep_to_myself(fd: int | None) -> None:
     """Keep the result descriptor from the kernel: not inherited, and this process not
     inspectable by another process of the same user (``PR_SET_DUMPABLE`` 0).
 
-    The kernel runs as the same user as this runner. A dumpable process's
-    ``/proc/<pid>/fd`` can be opened, and the process traced, by any other
-    process of its user; a non-dumpable one's only by root. So the student's
-    code can neither write to the grader's result file nor change what this
-    process writes there; it can only kill it, which the grader sees as a
-    missing result.
+    The kernel runs as the same user, and could otherwise open this process's
+    ``/proc/<pid>/fd`` or trace it. The student's code can then only kill the
+    runner, which the grader sees as a missing result.
 
     Parameters
     ----------
@@ -355,9 +339,8 @@ def space_report(folders: Sequence[Path]) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``full``: the folders with less than :data:`FULL_MARGIN` free;
-        ``file_limit``: True if some file there is as large as ``RLIMIT_FSIZE``
-        allows (the search stops after 10,000 entries).
+        ``full``: the folders with less than :data:`FULL_MARGIN` free; ``file_limit``:
+        True if some file there is as large as ``RLIMIT_FSIZE`` allows.
     """
     import resource
 

@@ -1,42 +1,35 @@
 """Run one untrusted command in an operating-system sandbox, with resource limits.
 
-The batch grader executes code written by students. Each submission runs
-through :func:`run_isolated`, which with ``sandbox=True`` wraps the command
-in bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
-``bubblewrap``):
+The batch grader runs each submission through :func:`run_isolated`, which
+with ``sandbox=True`` wraps the command in bubblewrap (``bwrap``, the sandbox
+Flatpak uses; :mod:`~lesson_lib.coursework.sandbox_bwrap`):
 
-* a new network namespace: no network at all (its own loopback only);
-* a read-only view of just what Python needs (``/usr``, ``/etc``, and from
-  the Python installation, the virtual environment and the ``lesson_lib``
-  package only the files the kernel imports:
-  :mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission, no
-  grader output and nothing else of the grader's home folder, wherever
-  Python lives;
+* no network (a new network namespace with its own loopback only);
+* a read-only view of just what Python needs (``/usr``, ``/etc``, and the
+  files of Python, the virtual environment and ``lesson_lib`` the kernel
+  imports: :mod:`~lesson_lib.coursework.sandbox_mounts`): no other
+  submission, no grader output, nothing else of the grader's home folder;
 * writable space of a fixed size, in memory: ``/tmp`` and the home folder
-  ``/home/student`` are each a size-limited tmpfs (:class:`Limits`), the
-  input files (the submission's copy) are shown read-only inside the home
-  folder, and nothing the submission writes reaches the host's disk;
+  ``/home/student`` are each a sized tmpfs, the input files shown read-only
+  in the home folder; nothing written reaches the host's disk;
 * a clean environment (``--clearenv``) with a few fixed variables;
 * a new PID namespace with ``--die-with-parent``: when the command ends, or
   the grader stops or dies, every process it started is killed;
-* an unprivileged user: bwrap starts as root, then the command runs under a
-  spare user id with no capabilities (``setpriv``). Resource limits that
-  Linux counts per user (``RLIMIT_NPROC``) do not apply to root, so this is
-  what makes the process limit work;
-* limits on address space per process (``RLIMIT_AS``), processes and
-  threads of that user (``RLIMIT_NPROC``), file size (``RLIMIT_FSIZE``), CPU
-  seconds and open files, and a wall-clock timeout after which everything
-  is killed; what it prints is read through a pipe, its first
-  ``keep_output`` bytes kept in memory and the rest dropped;
+* a spare unprivileged user id with no capabilities (``setpriv``), so the
+  per-user process limit applies (root ignores it);
+* limits on address space, processes, file size, CPU seconds and open files
+  (:class:`~lesson_lib.coursework.sandbox_limits.Limits`), and a wall-clock
+  timeout; its output is read through a pipe, the first ``keep_output``
+  bytes kept;
 * a private channel out: file descriptors passed with ``pass_fds`` (the
-  grader's result file, opened outside) reach the command and nothing else
-  can name them from inside.
+  grader's result file, opened outside) reach the command, nothing else can
+  name them from inside.
 
 Where bubblewrap cannot run, :func:`require_sandbox` raises
 :class:`SandboxUnavailable` naming what to install. ``sandbox=False`` keeps
 only the throwaway copy, the clean environment, the limits that work for the
-current user and the timeout; it is for machines without the sandbox, with
-the risks the instructor page lists.
+current user and the timeout, for machines without the sandbox and with the
+risks the instructor page lists.
 """
 
 from __future__ import annotations
@@ -147,13 +140,10 @@ def run_isolated(
     Parameters
     ----------
     argv : sequence of str
-        The command. Inside the sandbox, the files of ``scratch`` are in
-        ``/home/student`` (use :data:`SANDBOX_HOME` in the arguments),
-        read-only, in a home folder of ``limits.home_bytes``; without the
-        sandbox, ``scratch`` itself is the home folder.
+        The command. Inside the sandbox the files of ``scratch`` are read-only in
+        :data:`SANDBOX_HOME`; without it, ``scratch`` itself is the home folder.
     scratch : Path
-        A throwaway folder holding the command's input files; without the
-        sandbox, its content may be anything afterwards.
+        A throwaway folder holding the command's input files.
     timeout : float
         Wall-clock seconds before everything is killed (> 0).
     limits : Limits, optional
@@ -167,12 +157,10 @@ def run_isolated(
     keep_output : int, default 64 KiB
         Bytes of the command's output kept in ``RunResult.output``.
     pass_fds : sequence of int, optional
-        Open file descriptors the command inherits under the same numbers
-        (the grader's result file: the command writes there, and a process it
-        starts cannot open it by any path).
+        Open file descriptors the command inherits under the same numbers.
     cancel : threading.Event, optional
-        Set by another thread to stop the run (a parallel grader stopped by
-        Ctrl-C): everything is killed and :class:`Cancelled` raised.
+        Set by another thread to stop the run: everything is killed and
+        :class:`Cancelled` raised.
 
     Returns
     -------
