@@ -112,42 +112,37 @@ def _scratch_probe() -> Iterator[Path]:
         yield Path(folder)
 
 
-def _uids_in_use() -> set[int]:
-    used = set()
+def _owners() -> dict[int, int]:
+    """Every process id in ``/proc``, with the user id that owns it."""
+    owners = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             with contextlib.suppress(OSError):
-                used.add(os.stat(f"/proc/{entry}").st_uid)
-    return used
+                owners[int(entry)] = os.stat(f"/proc/{entry}").st_uid
+    return owners
 
 
 @contextlib.contextmanager
 def reserved_uid() -> Iterator[int]:
     """A user id no process uses, held for this process until the context ends.
 
-    The id must be spare so that its process count (``RLIMIT_NPROC``) starts
-    at zero and so that killing every process of it afterwards (``_reap``)
-    touches this sandbox alone. Seeing no process of an id in ``/proc`` is
-    not enough when two graders start at once: both could choose it before
-    either sandbox has switched to it, then share one process limit, and one
-    grader's clean-up could kill the other's kernel. So the id is also
-    claimed, by binding a Unix socket in the abstract namespace named after
-    it: the bind is atomic, a second one fails while the first is held, and
-    it is released when the context ends or the process dies, with no file
-    left behind. (Abstract names belong to a network namespace: graders on
-    one host, or in one container, see each other's claims.)
+    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing
+    its processes afterwards touches this sandbox alone. No process in ``/proc``
+    is not enough when two graders start at once, so the id is also claimed by
+    binding an abstract Unix socket named after it: atomic, refused while held,
+    released when the context ends or the process dies (graders in one network
+    namespace see each other's claims).
 
     Returns
     -------
     contextlib.AbstractContextManager of int
-        A context manager (use it in ``with``) whose value is the user id.
 
     Raises
     ------
     SandboxUnavailable
         If no spare id is found among the thousand tried.
     """
-    used = _uids_in_use()
+    used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):
         uid = BASE_UID + offset
@@ -173,19 +168,12 @@ def processes_of(uid: int) -> list[int]:
     Parameters
     ----------
     uid : int
-        User id.
 
     Returns
     -------
     list of int
     """
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    found.append(int(entry))
-    return found
+    return [pid for pid, owner in _owners().items() if owner == uid]
 
 
 def _bwrap_argv(

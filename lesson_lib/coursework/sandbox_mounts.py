@@ -1,33 +1,23 @@
 """What of the host a grading sandbox sees: the files Python needs to run the kernel, no more.
 
-``/usr`` and ``/etc`` are shown whole (read-only); they hold the system, not
+``/usr`` and ``/etc`` are shown whole (read-only): they hold the system, not
 anyone's files. Python may live elsewhere, often in the instructor's home
-(pyenv under ``~/.pyenv``, uv under ``~/.local/share/uv``, conda under
-``~/miniconda3``), and that installation folder also holds other things:
-its own ``site-packages`` with whatever was ever installed into it (tens of
-thousands of files), headers, scripts. So instead of the installation
-folder, :func:`python_mounts` lists only:
+(pyenv, uv, conda), beside other things (its own ``site-packages``, headers,
+scripts). So instead of the installation folder, :func:`python_mounts` lists
+only:
 
-* the interpreter's executable: the real file the virtual environment's
-  ``python`` points to, and every link on the way there under its own name
-  (a venv made by uv points to ``bin/python3``, itself a link to
-  ``python3.11``; without that middle name the kernel's ``python`` would be
-  a dangling link in the sandbox);
-* its standard library (``sysconfig``'s ``stdlib`` and ``platstdlib``), with
-  the installation's own ``site-packages`` inside it covered by an empty,
-  read-only folder when a virtual environment without system packages runs
-  (the kernel never imports from it);
+* the interpreter's executable, and every link on the way there under its
+  own name (a uv venv's ``python`` points to ``bin/python3``, a link to
+  ``python3.11``: without the middle name the kernel's ``python`` dangles);
+* its standard library, with the installation's own ``site-packages`` in it
+  covered by an empty folder when a venv without system packages runs;
 * the shared libraries directly in the installation's ``lib`` folder
-  (``libpython3.11.so`` of a ``--enable-shared`` build, conda's
-  ``libssl``...), files only;
-* the virtual environment (its ``site-packages``, ``bin`` and
-  ``pyvenv.cfg``), or without one the installation's ``site-packages``;
+  (``libpython3.11.so``, conda's ``libssl``...), files only;
+* the virtual environment, or without one the installation's ``site-packages``;
 * the ``lesson_lib`` package itself (an editable install points there).
 
-Each is shown at its own path, read-only. Binding these few paths was
-chosen over copying the environment into each sandbox (hundreds of MB per
-submission) or an overlay (which would still show the whole installation
-folder underneath): the kernel sees exactly what it imports.
+Each is shown read-only at its own path: cheaper than copying the
+environment into each sandbox, and unlike an overlay it shows nothing else.
 """
 
 from __future__ import annotations

@@ -24,22 +24,19 @@ def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
 def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[Path]:
     """Copy the book's sources to ``dest`` with every solution removed.
 
-    ``jupyter-book build <dest>`` then builds the site without solutions.
-    The copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``.
-    An existing ``dest`` is replaced only if this function made it and
-    nothing in it changed since, apart from what the build adds
-    (:mod:`~lesson_lib.coursework.output_folder`).
+    ``jupyter-book build <dest>`` then builds the site without solutions (the
+    copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``).
 
     Parameters
     ----------
     dest : Path
-        Target folder; replaced if it exists and may be (see above).
+        Target folder, replaced only if this function made it and nothing in it
+        changed since but what the build adds.
     root : Path
         Book root (holding ``_config.yml`` and ``_toc.yml``).
     force : bool, default False
-        Replace ``dest`` even if the edition did not make it or it changed;
-        never the book's own folder, a folder holding it, a checkout, the
-        home folder or a folder inside the book.
+        Replace ``dest`` even if the edition did not make it or it changed (never
+        the book's folder, one holding it or inside it, a checkout or the home folder).
 
     Returns
     -------
