@@ -32,36 +32,24 @@ from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 #: case-folded text; the static page, which folds only A-Z, finds the micro
 #: sign (\u00b5) under its own key.
 _UNIT_ALIASES: dict[str, str] = {
-    "b": "B",
-    "byte": "B",
-    "bytes": "B",
-    "kb": "KB",
-    "mb": "MB",
-    "gb": "GB",
-    "tb": "TB",
-    "kib": "KiB",
-    "mib": "MiB",
-    "gib": "GiB",
-    "tib": "TiB",
-    "s": "s",
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "ms": "ms",
-    "msec": "ms",
-    "millisecond": "ms",
-    "milliseconds": "ms",
-    "us": "us",
-    "\u00b5s": "us",
-    "\u03bcs": "us",
-    "usec": "us",
-    "microsecond": "us",
-    "microseconds": "us",
-    "ns": "ns",
-    "x": "x",
-    "\u00d7": "x",
-    "times": "x",
+    spelling: unit
+    for unit, spellings in {
+        "B": "b byte bytes",
+        "KB": "kb",
+        "MB": "mb",
+        "GB": "gb",
+        "TB": "tb",
+        "KiB": "kib",
+        "MiB": "mib",
+        "GiB": "gib",
+        "TiB": "tib",
+        "s": "s sec secs second seconds",
+        "ms": "ms msec millisecond milliseconds",
+        "us": "us \u00b5s \u03bcs usec microsecond microseconds",
+        "ns": "ns",
+        "x": "x \u00d7 times",
+    }.items()
+    for spelling in spellings.split()
 }
 
 _NUMBER = r"[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
