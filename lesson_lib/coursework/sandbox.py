@@ -18,7 +18,7 @@ Flatpak uses; :mod:`~lesson_lib.coursework.sandbox_bwrap`):
 * a spare unprivileged user id with no capabilities (``setpriv``), so the
   per-user process limit applies (root ignores it);
 * limits on address space, processes, file size, CPU seconds and open files
-  (:class:`~lesson_lib.coursework.sandbox_limits.Limits`), and a wall-clock
+  (:class:`Limits`), and a wall-clock
   timeout; its output is read through a pipe, the first ``keep_output``
   bytes kept;
 * a private channel out: file descriptors passed with ``pass_fds`` (the
@@ -36,31 +36,76 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
+import shutil
+import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.sandbox_bwrap import BASE_UID as BASE_UID
-from lesson_lib.coursework.sandbox_bwrap import HOW_TO_INSTALL as HOW_TO_INSTALL
-from lesson_lib.coursework.sandbox_bwrap import (
-    SANDBOX_HOME,
-    _bwrap_argv,
-    processes_of,
-    require_sandbox,
-    reserved_uid,
-)
-from lesson_lib.coursework.sandbox_bwrap import SandboxUnavailable as SandboxUnavailable
-from lesson_lib.coursework.sandbox_bwrap import find_bwrap as find_bwrap
-from lesson_lib.coursework.sandbox_limits import GiB as GiB
-from lesson_lib.coursework.sandbox_limits import Limits, _limiter
-from lesson_lib.coursework.sandbox_limits import MiB as MiB
+from lesson_lib.coursework.sandbox_bwrap import SANDBOX_HOME as SANDBOX_HOME
+from lesson_lib.coursework.sandbox_bwrap import _bwrap_argv, _environment
 from lesson_lib.coursework.sandbox_mounts import python_mounts
+from lesson_lib.coursework.sandbox_process import _Drain, _kill, _limiter, _owners, _reap
+from lesson_lib.coursework.sandbox_process import processes_of as processes_of
+
+#: What to tell someone without a sandbox.
+HOW_TO_INSTALL = (
+    "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap', Fedora: "
+    "'sudo dnf install bubblewrap'; `make grade` does it when run as root), or pass "
+    "--no-sandbox to grade without one (only for submissions you trust)"
+)
+#: First user id tried for the sandboxed command; ids above it are tried if it is in use.
+BASE_UID = 2_000_000_000
+
+MiB = 2**20
+GiB = 2**30
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create a sandbox on this machine."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed run.
+
+    Parameters
+    ----------
+    memory_bytes : int, default 3 GiB
+        Address space of each process (``RLIMIT_AS``), bytes. A larger
+        allocation fails with ``MemoryError`` in the student's cell.
+    processes : int, default 200
+        Processes and threads the sandbox user may have at once
+        (``RLIMIT_NPROC``; a Jupyter kernel and its runner use about 30).
+        Enforced only in the sandbox (root ignores it).
+    file_bytes : int, default 64 MiB
+        Largest file the command may write (``RLIMIT_FSIZE``), bytes.
+    open_files : int, default 1024
+        Open files per process (``RLIMIT_NOFILE``).
+    tmp_bytes : int, default 256 MiB
+        Size of the tmpfs at ``/tmp`` (memory of the host), bytes.
+    home_bytes : int, default 256 MiB
+        Size of the tmpfs at the home folder (memory of the host), bytes.
+        With ``tmp_bytes``, :attr:`writable_bytes` is all a submission can
+        write, on top of the memory its processes use.
+    """
+
+    memory_bytes: int = 3 * GiB
+    processes: int = 200
+    file_bytes: int = 64 * MiB
+    open_files: int = 1024
+    tmp_bytes: int = 256 * MiB
+    home_bytes: int = 256 * MiB
+
+    @property
+    def writable_bytes(self) -> int:
+        """All the space a sandboxed run can write (``/tmp`` and the home folder), bytes."""
+        return self.tmp_bytes + self.home_bytes
 
 
 @dataclass
@@ -94,32 +139,120 @@ class RunResult:
     uid: int | None = None
 
 
-def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
-    bindir = str(Path(sys.executable).parent)
-    env = {
-        "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": home,
-        "USER": "student",
-        "LOGNAME": "student",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "TMPDIR": "/tmp" if home == SANDBOX_HOME else home,
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": f"{home}/.matplotlib",
-        "IPYTHONDIR": f"{home}/.ipython",
-        "JUPYTER_CONFIG_DIR": f"{home}/.jupyter",
-        "JUPYTER_DATA_DIR": f"{home}/.local/share/jupyter",
-        "JUPYTER_RUNTIME_DIR": f"{home}/.local/share/jupyter/runtime",
-        "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONNOUSERSITE": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
-    env.update(extra)
-    return env
+def find_bwrap() -> str | None:
+    """Path of the ``bwrap`` executable, or None.
+
+    Returns
+    -------
+    str or None
+        ``$LESSON_BWRAP`` if set, else ``bwrap`` on ``PATH``.
+    """
+    explicit = os.environ.get("LESSON_BWRAP")
+    if explicit:
+        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
+    return shutil.which("bwrap")
+
+
+def require_sandbox() -> str:
+    """Check that a sandbox can be made here; return the ``bwrap`` path.
+
+    Runs ``true`` in a sandbox with the same options as a real run.
+
+    Returns
+    -------
+    str
+        The ``bwrap`` executable.
+
+    Raises
+    ------
+    SandboxUnavailable
+        Not Linux, bubblewrap missing, not root, or bwrap fails here; the
+        message says what to install or do.
+    """
+    if not sys.platform.startswith("linux"):
+        raise SandboxUnavailable(
+            f"the sandbox needs Linux (this is {sys.platform}); grade on a Linux machine, or "
+            "pass --no-sandbox to grade without one (only for submissions you trust)"
+        )
+    bwrap = find_bwrap()
+    if bwrap is None:
+        raise SandboxUnavailable(f"bubblewrap ('bwrap') is not installed: {HOW_TO_INSTALL}")
+    if os.geteuid() != 0:
+        raise SandboxUnavailable(
+            "the grader's sandbox runs bubblewrap as root (it switches each submission to a "
+            "spare unprivileged user so the process limit applies): run the grader as root, "
+            "for example in a container or CI job, or pass --no-sandbox"
+        )
+    true = shutil.which("true") or "/usr/bin/true"
+    with _scratch_probe() as scratch, reserved_uid() as uid:
+        try:
+            proc = subprocess.run(
+                [*_bwrap_argv(bwrap, scratch, python_mounts(), uid, Limits()), true],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxUnavailable(
+                f"bubblewrap could not start ({exc}): {HOW_TO_INSTALL}"
+            ) from None
+    if proc.returncode != 0:
+        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise SandboxUnavailable(
+            f"bubblewrap is installed but cannot make a sandbox here ({why[0]}); in a container "
+            "it needs to run as root with user and network namespaces allowed, or pass "
+            "--no-sandbox"
+        )
+    return bwrap
+
+
+@contextlib.contextmanager
+def _scratch_probe() -> Iterator[Path]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as folder:
+        yield Path(folder)
+
+
+@contextlib.contextmanager
+def reserved_uid() -> Iterator[int]:
+    """A user id no process uses, held for this process until the context ends.
+
+    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing
+    its processes afterwards touches this sandbox alone. No process in ``/proc``
+    is not enough when two graders start at once, so the id is also claimed by
+    binding an abstract Unix socket named after it: atomic, refused while held,
+    released when the context ends or the process dies (graders in one network
+    namespace see each other's claims).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager of int
+
+    Raises
+    ------
+    SandboxUnavailable
+        If no spare id is found among the thousand tried.
+    """
+    used = set(_owners().values())
+    start = os.getpid() % 100_000
+    for offset in range(start, start + 1000):
+        uid = BASE_UID + offset
+        if uid in used:
+            continue
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            claim.bind(f"\0lesson-sandbox-uid-{uid}")
+        except OSError:  # another grader holds it
+            claim.close()
+            continue
+        try:
+            yield uid
+        finally:
+            claim.close()
+        return
+    raise SandboxUnavailable("no spare user id found for the sandbox")
 
 
 def run_isolated(
@@ -127,7 +260,7 @@ def run_isolated(
     scratch: Path,
     *,
     timeout: float,
-    limits: Limits | None = None,
+    limits: Limits = Limits(),
     sandbox: bool = True,
     env: Mapping[str, str] | None = None,
     readonly: Sequence[Path] = (),
@@ -141,13 +274,13 @@ def run_isolated(
     ----------
     argv : sequence of str
         The command. Inside the sandbox the files of ``scratch`` are read-only in
-        :data:`SANDBOX_HOME`; without it, ``scratch`` itself is the home folder.
+        :data:`~lesson_lib.coursework.sandbox_bwrap.SANDBOX_HOME`; without it, ``scratch`` itself is the home folder.
     scratch : Path
         A throwaway folder holding the command's input files.
     timeout : float
         Wall-clock seconds before everything is killed (> 0).
     limits : Limits, optional
-        Memory, process, file-size and open-file limits (default :class:`Limits`).
+        Memory, process, file-size and open-file limits.
     sandbox : bool, default True
         False: no bubblewrap (clean environment, limits and timeout only).
     env : mapping, optional
@@ -175,7 +308,6 @@ def run_isolated(
     """
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    limits = Limits() if limits is None else limits
     # the user id stays claimed until its processes are reaped (reserved_uid)
     with contextlib.ExitStack() as held:
         scratch = Path(scratch).resolve()
@@ -278,69 +410,3 @@ def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event | Non
         except subprocess.TimeoutExpired:
             if cancel is not None and cancel.is_set():
                 raise Cancelled from None
-
-
-class _Drain(threading.Thread):
-    """Read a pipe to its end, keeping the first ``keep`` bytes and dropping the rest."""
-
-    def __init__(self, fd: int, keep: int) -> None:
-        super().__init__(name="sandbox output", daemon=True)
-        self.fd = fd
-        self.keep = keep
-        self.kept = bytearray()
-
-    def run(self) -> None:
-        try:
-            while True:
-                chunk = os.read(self.fd, 1 << 16)
-                if not chunk:
-                    return
-                room = self.keep - len(self.kept)
-                if room > 0:
-                    self.kept += chunk[:room]
-        except OSError:
-            return
-        finally:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-
-    def result(self, wait_s: float = 10.0) -> str:
-        """What was kept, once every writer has gone (or ``wait_s`` later)."""
-        self.join(wait_s)
-        return bytes(self.kept).decode("utf-8", "replace")
-
-
-def _kill(proc: subprocess.Popen, uid: int | None) -> None:
-    """Kill the command's process group (bwrap kills the sandbox with it)."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        proc.wait()
-    if uid is None:  # no sandbox: the session may still hold children
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _reap(uid: int, grace_s: float = 2.0, wait_s: float = 5.0) -> list[int]:
-    """Kill any process of the sandbox user alive ``grace_s`` after the run; returns them."""
-    deadline = time.monotonic() + grace_s
-    while processes_of(uid) and time.monotonic() < deadline:
-        time.sleep(0.05)  # the kernel is still tearing down the PID namespace
-    deadline = time.monotonic() + wait_s
-    found: list[int] = []
-    while True:
-        alive = processes_of(uid)
-        if not alive:
-            return found
-        found = sorted(set(found) | set(alive))
-        for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            return found
-        time.sleep(0.05)

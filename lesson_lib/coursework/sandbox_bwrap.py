@@ -1,179 +1,27 @@
-"""The bubblewrap sandbox: whether it can run here, the spare user it runs as, and its options.
+"""The bubblewrap command line of a sandboxed run, and the environment its command sees.
 
-The ``bwrap`` command line gives a command no network, a PID namespace that
-dies with the grader, the system and Python's files read-only
+The options give the command no network, a PID namespace that dies with the
+grader, the system and Python's files read-only
 (:mod:`~lesson_lib.coursework.sandbox_mounts`), two sized tmpfs with the input
-files, and a spare unprivileged user to run as (:func:`reserved_uid`).
+files read-only in the home folder, and a spare unprivileged user to run as.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lesson_lib.coursework.sandbox_limits import Limits
-from lesson_lib.coursework.sandbox_mounts import Mount, python_mounts
+from lesson_lib.coursework.sandbox_mounts import Mount
+
+if TYPE_CHECKING:
+    from lesson_lib.coursework.sandbox import Limits
 
 #: The home folder inside the sandbox (a sized tmpfs with the input files read-only in it).
 SANDBOX_HOME = "/home/student"
-#: What to tell someone without a sandbox.
-HOW_TO_INSTALL = (
-    "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap', Fedora: "
-    "'sudo dnf install bubblewrap'; `make grade` does it when run as root), or pass "
-    "--no-sandbox to grade without one (only for submissions you trust)"
-)
-#: First user id tried for the sandboxed command; ids above it are tried if it is in use.
-BASE_UID = 2_000_000_000
-
-
-class SandboxUnavailable(RuntimeError):
-    """bubblewrap is missing or cannot create a sandbox on this machine."""
-
-
-def find_bwrap() -> str | None:
-    """Path of the ``bwrap`` executable, or None.
-
-    Returns
-    -------
-    str or None
-        ``$LESSON_BWRAP`` if set, else ``bwrap`` on ``PATH``.
-    """
-    explicit = os.environ.get("LESSON_BWRAP")
-    if explicit:
-        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
-    return shutil.which("bwrap")
-
-
-def require_sandbox() -> str:
-    """Check that a sandbox can be made here; return the ``bwrap`` path.
-
-    Runs ``true`` in a sandbox with the same options as a real run.
-
-    Returns
-    -------
-    str
-        The ``bwrap`` executable.
-
-    Raises
-    ------
-    SandboxUnavailable
-        Not Linux, bubblewrap missing, not root, or bwrap fails here; the
-        message says what to install or do.
-    """
-    if not sys.platform.startswith("linux"):
-        raise SandboxUnavailable(
-            f"the sandbox needs Linux (this is {sys.platform}); grade on a Linux machine, or "
-            "pass --no-sandbox to grade without one (only for submissions you trust)"
-        )
-    bwrap = find_bwrap()
-    if bwrap is None:
-        raise SandboxUnavailable(f"bubblewrap ('bwrap') is not installed: {HOW_TO_INSTALL}")
-    if os.geteuid() != 0:
-        raise SandboxUnavailable(
-            "the grader's sandbox runs bubblewrap as root (it switches each submission to a "
-            "spare unprivileged user so the process limit applies): run the grader as root, "
-            "for example in a container or CI job, or pass --no-sandbox"
-        )
-    true = shutil.which("true") or "/usr/bin/true"
-    with _scratch_probe() as scratch, reserved_uid() as uid:
-        try:
-            proc = subprocess.run(
-                [*_bwrap_argv(bwrap, scratch, python_mounts(), uid, Limits()), true],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise SandboxUnavailable(
-                f"bubblewrap could not start ({exc}): {HOW_TO_INSTALL}"
-            ) from None
-    if proc.returncode != 0:
-        why = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
-        raise SandboxUnavailable(
-            f"bubblewrap is installed but cannot make a sandbox here ({why[0]}); in a container "
-            "it needs to run as root with user and network namespaces allowed, or pass "
-            "--no-sandbox"
-        )
-    return bwrap
-
-
-@contextlib.contextmanager
-def _scratch_probe() -> Iterator[Path]:
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as folder:
-        yield Path(folder)
-
-
-def _owners() -> dict[int, int]:
-    """Every process id in ``/proc``, with the user id that owns it."""
-    owners = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                owners[int(entry)] = os.stat(f"/proc/{entry}").st_uid
-    return owners
-
-
-@contextlib.contextmanager
-def reserved_uid() -> Iterator[int]:
-    """A user id no process uses, held for this process until the context ends.
-
-    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing
-    its processes afterwards touches this sandbox alone. No process in ``/proc``
-    is not enough when two graders start at once, so the id is also claimed by
-    binding an abstract Unix socket named after it: atomic, refused while held,
-    released when the context ends or the process dies (graders in one network
-    namespace see each other's claims).
-
-    Returns
-    -------
-    contextlib.AbstractContextManager of int
-
-    Raises
-    ------
-    SandboxUnavailable
-        If no spare id is found among the thousand tried.
-    """
-    used = set(_owners().values())
-    start = os.getpid() % 100_000
-    for offset in range(start, start + 1000):
-        uid = BASE_UID + offset
-        if uid in used:
-            continue
-        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            claim.bind(f"\0lesson-sandbox-uid-{uid}")
-        except OSError:  # another grader holds it
-            claim.close()
-            continue
-        try:
-            yield uid
-        finally:
-            claim.close()
-        return
-    raise SandboxUnavailable("no spare user id found for the sandbox")
-
-
-def processes_of(uid: int) -> list[int]:
-    """Process ids owned by ``uid``.
-
-    Parameters
-    ----------
-    uid : int
-
-    Returns
-    -------
-    list of int
-    """
-    return [pid for pid, owner in _owners().items() if owner == uid]
 
 
 def _bwrap_argv(
@@ -237,3 +85,31 @@ def _bwrap_argv(
         "--",
     ]
     return argv
+
+
+def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
+    bindir = str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "USER": "student",
+        "LOGNAME": "student",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TMPDIR": "/tmp" if home == SANDBOX_HOME else home,
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.matplotlib",
+        "IPYTHONDIR": f"{home}/.ipython",
+        "JUPYTER_CONFIG_DIR": f"{home}/.jupyter",
+        "JUPYTER_DATA_DIR": f"{home}/.local/share/jupyter",
+        "JUPYTER_RUNTIME_DIR": f"{home}/.local/share/jupyter/runtime",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    env.update(extra)
+    return env
