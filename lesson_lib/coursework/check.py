@@ -26,6 +26,7 @@ from typing import Any
 
 from lesson_lib.coursework.answers import (
     BLANK,
+    MAX_ANSWER_CHARS,
     OTHER,
     Reading,
     read_answer,
@@ -33,16 +34,19 @@ from lesson_lib.coursework.answers import (
 )
 from lesson_lib.coursework.check_messages import CLOSE as CLOSE
 from lesson_lib.coursework.check_messages import LOOK as _LOOK
-from lesson_lib.coursework.check_messages import MAX_MESSAGE_CHARS, MESSAGES, UNANSWERED, UNREADABLE
+from lesson_lib.coursework.check_messages import MESSAGES, UNANSWERED, UNREADABLE
 from lesson_lib.coursework.check_messages import RIGHT as RIGHT
 from lesson_lib.coursework.check_messages import WRONG as WRONG
 from lesson_lib.coursework.check_reading import _read_letter, _read_number, _Unreadable
 from lesson_lib.coursework.check_rules import _first_match, _problem_contract, _written_unit_verdict
-from lesson_lib.coursework.check_rules import page_contract as page_contract
 from lesson_lib.coursework.problems import PROBLEMS, get_problem
 from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model._safe_io import printable
 from lesson_lib.model._validate import require_number
+
+#: Longest message a verdict carries, characters (the longest the problems write is
+#: about 250).
+MAX_MESSAGE_CHARS = 500
 
 #: Credit of a close answer, as a fraction of the problem's points, unless the
 #: caller sets another (``close_credit`` of :func:`check` and of the class report).
@@ -202,6 +206,53 @@ def _capped(message: str) -> str:
     return (
         message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 3] + "..."
     )
+
+
+def page_contract() -> dict[str, Any]:
+    """Everything the static site's self-check needs to give :func:`check`'s verdicts.
+
+    For the book's version of every problem (no student ID), as JSON-able
+    data: the page reads a number and a unit, or a letter, and shows the
+    verdict found here. Every message is written out in full; :func:`check`
+    gives the same verdicts from the same rules.
+
+    Returns
+    -------
+    dict
+        ``look``: status -> ``[colour, symbol]``, how a verdict is shown.
+        ``max_chars``: the longest answer read (:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS`);
+        a longer one gets the problem's ``too_long`` verdict, whatever it holds.
+        ``problems``: problem id -> its entry, with ``kind`` (``"number"``,
+        ``"count"`` or ``"choice"``), ``unit``, ``expected`` (how to write
+        the answer, in words), and the page's own verdicts ``unanswered``
+        (a blank answer), ``unreadable`` (an answer the page cannot read:
+        use ``check()`` in a notebook) and ``too_long``. A verdict is a dict of ``status``,
+        ``name`` (the rule: see ``rule`` of :class:`CheckResult`) and ``message``.
+
+        Numbers and counts add ``reference`` (the answer in SI units: bytes,
+        seconds, or the count or ratio itself), ``units`` (unit -> its size
+        in SI units, the units an answer may carry), ``spellings``
+        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value``
+        and a ``tolerance`` in SI units: an answer gets the first rule it is
+        within ``tolerance`` of, in order: right, the answer in another unit,
+        each known mistake, close; for a count: right, each known mistake,
+        one off, a fraction above) and ``otherwise`` (the verdict when no
+        rule matches). Multiple choice adds ``letters`` and ``choices``
+        (letter -> verdict).
+
+    Examples
+    --------
+    >>> contract = page_contract()
+    >>> contract["problems"]["q1"]["units"]["GB"]
+    1000000000.0
+    >>> contract["problems"]["q4"]["choices"]["c"]["status"]
+    'right'
+    """
+    return {
+        "look": {status: list(look) for status, look in _LOOK.items()},
+        "max_chars": MAX_ANSWER_CHARS,
+        "problems": {qid: _problem_contract(qid, None) for qid in PROBLEMS},
+    }
 
 
 def check(

@@ -1,7 +1,7 @@
 """What the self-check says: its statuses, how each is shown, and the words of its messages.
 
 The notebook's :func:`~lesson_lib.coursework.check.check` and the static
-page's self-check (through :func:`~lesson_lib.coursework.check_rules.page_contract`)
+page's self-check (through :func:`~lesson_lib.coursework.check.page_contract`)
 say the same things from these templates.
 """
 
@@ -25,10 +25,7 @@ LOOK = {
     UNREADABLE: ("#005A8C", "?"),
 }
 
-#: about 250).
-MAX_MESSAGE_CHARS = 500
-
-#: What :func:`check` and the static page say, as ``str.format`` templates.
+#: What :func:`~lesson_lib.coursework.check.check` and the static page say, as ``str.format`` templates.
 MESSAGES: dict[str, str] = {
     "no_number": "could not read a number in {text}; expected {expected}.",
     "decimal_comma": (

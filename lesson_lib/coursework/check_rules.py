@@ -3,8 +3,9 @@
 An answer read as a number in SI units gets the first rule whose value it
 matches within that rule's tolerance, and that rule's status and message:
 right, the answer in another unit, each known mistake, close (for a count:
-right, each known mistake, one off, a fraction above). :func:`page_contract`
-gives the book's version of every table to the static page.
+right, each known mistake, one off, a fraction above).
+:func:`~lesson_lib.coursework.check.page_contract` gives the book's version
+of every table to the static page.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from lesson_lib.coursework.answers import (
 )
 from lesson_lib.coursework.check_messages import (
     CLOSE,
-    LOOK,
     MESSAGES,
     RIGHT,
     UNANSWERED,
@@ -26,7 +26,7 @@ from lesson_lib.coursework.check_messages import (
     WRONG,
 )
 from lesson_lib.coursework.check_reading import _unit_sizes, _unit_spellings
-from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, params, units_of
+from lesson_lib.coursework.problems import get_problem, mistakes, params, units_of
 from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem, mistake_id
 
 _TWINS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
@@ -68,7 +68,7 @@ def _written_unit_verdict(
 
 
 def _verdict(status: str, name: str, message: str, mistake: str = "") -> dict[str, str]:
-    """A verdict as :func:`page_contract` ships it."""
+    """A verdict as :func:`~lesson_lib.coursework.check.page_contract` ships it."""
     return {"status": status, "name": name, "message": message, "mistake": mistake}
 
 
@@ -313,50 +313,3 @@ def _first_match(contract: Mapping[str, Any], value: float) -> dict[str, str]:
         if abs(value - rule["value"]) <= rule["tolerance"]:
             return rule
     return contract["otherwise"]
-
-
-def page_contract() -> dict[str, Any]:
-    """Everything the static site's self-check needs to give :func:`check`'s verdicts.
-
-    For the book's version of every problem (no student ID), as JSON-able
-    data: the page reads a number and a unit, or a letter, and shows the
-    verdict found here. Every message is written out in full; :func:`check`
-    gives the same verdicts from the same rules.
-
-    Returns
-    -------
-    dict
-        ``look``: status -> ``[colour, symbol]``, how a verdict is shown.
-        ``max_chars``: the longest answer read (:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS`);
-        a longer one gets the problem's ``too_long`` verdict, whatever it holds.
-        ``problems``: problem id -> its entry, with ``kind`` (``"number"``,
-        ``"count"`` or ``"choice"``), ``unit``, ``expected`` (how to write
-        the answer, in words), and the page's own verdicts ``unanswered``
-        (a blank answer), ``unreadable`` (an answer the page cannot read:
-        use ``check()`` in a notebook) and ``too_long``. A verdict is a dict of ``status``,
-        ``name`` (the rule: see ``rule`` of :class:`CheckResult`) and ``message``.
-
-        Numbers and counts add ``reference`` (the answer in SI units: bytes,
-        seconds, or the count or ratio itself), ``units`` (unit -> its size
-        in SI units, the units an answer may carry), ``spellings``
-        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value``
-        and a ``tolerance`` in SI units: an answer gets the first rule it is
-        within ``tolerance`` of, in order: right, the answer in another unit,
-        each known mistake, close; for a count: right, each known mistake,
-        one off, a fraction above) and ``otherwise`` (the verdict when no
-        rule matches). Multiple choice adds ``letters`` and ``choices``
-        (letter -> verdict).
-
-    Examples
-    --------
-    >>> contract = page_contract()
-    >>> contract["problems"]["q1"]["units"]["GB"]
-    1000000000.0
-    >>> contract["problems"]["q4"]["choices"]["c"]["status"]
-    'right'
-    """
-    return {
-        "look": {status: list(look) for status, look in LOOK.items()},
-        "max_chars": MAX_ANSWER_CHARS,
-        "problems": {qid: _problem_contract(qid, None) for qid in PROBLEMS},
-    }

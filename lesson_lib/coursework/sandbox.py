@@ -37,20 +37,21 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lesson_lib.coursework.sandbox_bwrap import SANDBOX_HOME as SANDBOX_HOME
 from lesson_lib.coursework.sandbox_bwrap import _bwrap_argv, _environment
 from lesson_lib.coursework.sandbox_mounts import python_mounts
-from lesson_lib.coursework.sandbox_process import _Drain, _kill, _limiter, _owners, _reap
+from lesson_lib.coursework.sandbox_process import _Drain, _kill, _owners, _reap
 from lesson_lib.coursework.sandbox_process import processes_of as processes_of
 
 #: What to tell someone without a sandbox.
@@ -187,7 +188,17 @@ def require_sandbox() -> str:
     with _scratch_probe() as scratch, reserved_uid() as uid:
         try:
             proc = subprocess.run(
-                [*_bwrap_argv(bwrap, scratch, python_mounts(), uid, Limits()), true],
+                [
+                    *_bwrap_argv(
+                        bwrap,
+                        scratch,
+                        python_mounts(),
+                        uid,
+                        Limits().tmp_bytes,
+                        Limits().home_bytes,
+                    ),
+                    true,
+                ],
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=60,
@@ -253,6 +264,26 @@ def reserved_uid() -> Iterator[int]:
             claim.close()
         return
     raise SandboxUnavailable("no spare user id found for the sandbox")
+
+
+def _limiter(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
+    def apply() -> None:
+        import resource
+
+        os.umask(0o022)
+        for which, value in (
+            (resource.RLIMIT_AS, limits.memory_bytes),
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_FSIZE, limits.file_bytes),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+            (resource.RLIMIT_CPU, cpu_seconds),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(which, (value, value))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+    return apply
 
 
 def run_isolated(
@@ -323,7 +354,9 @@ def run_isolated(
                 for key, value in _environment(home, env or {}).items()
                 for arg in ("--setenv", key, value)
             ]
-            wrapper = _bwrap_argv(bwrap, scratch, python_mounts(readonly), uid, limits)
+            wrapper = _bwrap_argv(
+                bwrap, scratch, python_mounts(readonly), uid, limits.tmp_bytes, limits.home_bytes
+            )
             # --clearenv empties the environment; --setenv (before the command) refills it.
             at = wrapper.index("--chdir")
             command = [*wrapper[:at], *argv_env, *wrapper[at:], *command]

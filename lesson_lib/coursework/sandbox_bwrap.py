@@ -13,19 +13,15 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lesson_lib.coursework.sandbox_mounts import Mount
-
-if TYPE_CHECKING:
-    from lesson_lib.coursework.sandbox import Limits
 
 #: The home folder inside the sandbox (a sized tmpfs with the input files read-only in it).
 SANDBOX_HOME = "/home/student"
 
 
 def _bwrap_argv(
-    bwrap: str, scratch: Path, mounts: Sequence[Mount], uid: int, limits: Limits
+    bwrap: str, scratch: Path, mounts: Sequence[Mount], uid: int, tmp_bytes: int, home_bytes: int
 ) -> list[str]:
     """bubblewrap's options: system read-only, Python's mounts, two sized tmpfs, the inputs."""
     argv = [
@@ -54,7 +50,7 @@ def _bwrap_argv(
         elif top.is_dir():
             argv += ["--ro-bind", str(top), str(top)]
     argv += ["--dev", "/dev", "--proc", "/proc"]
-    argv += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    argv += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc"), Path("/dev")}
     for mount in [*mounts, Mount(scratch, Path(SANDBOX_HOME))]:
         for parent in reversed(mount.dest.parents):
@@ -63,7 +59,7 @@ def _bwrap_argv(
                 made.add(parent)
         made.add(mount.dest)
         if mount.dest == Path(SANDBOX_HOME):
-            argv += ["--perms", "1777", "--size", str(limits.home_bytes), "--tmpfs", SANDBOX_HOME]
+            argv += ["--perms", "1777", "--size", str(home_bytes), "--tmpfs", SANDBOX_HOME]
         elif mount.hide:
             argv += ["--perms", "0555", "--size", "4096", "--tmpfs", str(mount.dest)]
         else:

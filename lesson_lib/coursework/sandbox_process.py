@@ -1,9 +1,8 @@
-"""The sandboxed command's process: its resource limits, its output, and its end.
+"""The sandboxed command's process: its output, and its end.
 
-The limits are set in the child before it runs the command; what it prints
-is read through a pipe, the first bytes kept and the rest dropped; when it
-ends, its process group is killed and so is any process of the sandbox user
-still alive.
+What it prints is read through a pipe, the first bytes kept and the rest
+dropped; when it ends, its process group is killed and so is any process of
+the sandbox user still alive.
 """
 
 from __future__ import annotations
@@ -14,31 +13,6 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from lesson_lib.coursework.sandbox import Limits
-
-
-def _limiter(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
-    def apply() -> None:
-        import resource
-
-        os.umask(0o022)
-        for which, value in (
-            (resource.RLIMIT_AS, limits.memory_bytes),
-            (resource.RLIMIT_NPROC, limits.processes),
-            (resource.RLIMIT_FSIZE, limits.file_bytes),
-            (resource.RLIMIT_NOFILE, limits.open_files),
-            (resource.RLIMIT_CPU, cpu_seconds),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(which, (value, value))
-        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-
-    return apply
 
 
 class _Drain(threading.Thread):
