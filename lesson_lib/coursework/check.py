@@ -440,17 +440,18 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> Report:
     Report
         One result per problem and the total; shows itself as a table.
     """
-    results = {}
-    for qid in PROBLEMS:
-        answer = None
-        try:
-            if f"answer_{qid}" in answers:
-                answer = answers[f"answer_{qid}"]
-            elif qid in answers:
-                answer = answers[qid]
-        except KeyboardInterrupt:
-            raise
-        except BaseException:  # a namespace that is not a plain mapping
-            answer = None
-        results[qid] = check(qid, answer, student)
-    return Report(results)
+    return Report({qid: check(qid, _answer_to(qid, answers), student) for qid in PROBLEMS})
+
+
+def _answer_to(qid: str, answers: Mapping[str, Any]) -> object:
+    """The answer to ``qid`` in a notebook's variables (``answer_q3``) or by id; None if none."""
+    try:
+        if f"answer_{qid}" in answers:
+            return answers[f"answer_{qid}"]
+        if qid in answers:
+            return answers[qid]
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a namespace that is not a plain mapping
+        pass
+    return None

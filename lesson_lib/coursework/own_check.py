@@ -1,13 +1,10 @@
 """The self-check of a student's own notebook: whether an answer can be read, not whether it is right.
 
-A student edition made with a course salt
-(:mod:`lesson_lib.coursework.variants`) writes each student's statements
-into their notebook; the answers to those numbers are in no file the student
-has. The notebook's check cells call this module's :func:`check` instead of
-:func:`lesson_lib.coursework.check.check`: with the student's ID it says
-whether the grader will be able to read the answer (a number in the unit
-asked for, a text with a unit of the right kind, a letter), with no ID it is
-the full check against the book's own numbers, which are public.
+A student edition made with a course salt writes each student's statements
+into their notebook, and the answers to those numbers are in no file the
+student has. Its check cells call this module's :func:`check`: with the
+student's ID it says whether the grader can read the answer, with no ID it is
+the full :func:`~lesson_lib.coursework.check.check` against the book's numbers.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lesson_lib.coursework.check import UNANSWERED, UNREADABLE, CheckResult, Report
+from lesson_lib.coursework.check import UNANSWERED, UNREADABLE, CheckResult, Report, _answer_to
 from lesson_lib.coursework.check import check as check_book
 from lesson_lib.coursework.check import check_all as check_all_book
 from lesson_lib.coursework.problems import PROBLEMS
@@ -33,9 +30,7 @@ _READABLE_MESSAGE = (
 
 
 def check(qid: object, answer: object, student: object = None) -> CheckResult:
-    """Check one answer: its form for a student's own numbers, fully for the book's.
-
-    Never raises, like :func:`lesson_lib.coursework.check.check`.
+    """Check one answer: its form for a student's own numbers, fully for the book's (never raises).
 
     Parameters
     ----------
@@ -117,14 +112,4 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> FormatRepor
     """
     if student is None:
         return check_all_book(answers)
-    results = {}
-    for qid in PROBLEMS:
-        answer = None
-        try:
-            answer = answers.get(f"answer_{qid}", answers.get(qid))
-        except KeyboardInterrupt:
-            raise
-        except BaseException:  # a namespace that is not a plain mapping
-            answer = None
-        results[qid] = check(qid, answer, student)
-    return FormatReport(results)
+    return FormatReport({qid: check(qid, _answer_to(qid, answers), student) for qid in PROBLEMS})
