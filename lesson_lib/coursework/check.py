@@ -211,34 +211,22 @@ def _capped(message: str) -> str:
 def page_contract() -> dict[str, Any]:
     """Everything the static site's self-check needs to give :func:`check`'s verdicts.
 
-    For the book's version of every problem (no student ID), as JSON-able
-    data: the page reads a number and a unit, or a letter, and shows the
-    verdict found here. Every message is written out in full; :func:`check`
-    gives the same verdicts from the same rules.
+    For the book's version of every problem, as JSON-able data, every message
+    written out in full: the page reads a number and a unit, or a letter, and
+    shows the verdict found here, which :func:`check` gives from the same rules.
 
     Returns
     -------
     dict
-        ``look``: status -> ``[colour, symbol]``, how a verdict is shown.
-        ``max_chars``: the longest answer read (:data:`~lesson_lib.coursework.answers.MAX_ANSWER_CHARS`);
-        a longer one gets the problem's ``too_long`` verdict, whatever it holds.
-        ``problems``: problem id -> its entry, with ``kind`` (``"number"``,
-        ``"count"`` or ``"choice"``), ``unit``, ``expected`` (how to write
-        the answer, in words), and the page's own verdicts ``unanswered``
-        (a blank answer), ``unreadable`` (an answer the page cannot read:
-        use ``check()`` in a notebook) and ``too_long``. A verdict is a dict of ``status``,
-        ``name`` (the rule: see ``rule`` of :class:`CheckResult`) and ``message``.
-
-        Numbers and counts add ``reference`` (the answer in SI units: bytes,
-        seconds, or the count or ratio itself), ``units`` (unit -> its size
-        in SI units, the units an answer may carry), ``spellings``
-        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value``
-        and a ``tolerance`` in SI units: an answer gets the first rule it is
-        within ``tolerance`` of, in order: right, the answer in another unit,
-        each known mistake, close; for a count: right, each known mistake,
-        one off, a fraction above) and ``otherwise`` (the verdict when no
-        rule matches). Multiple choice adds ``letters`` and ``choices``
-        (letter -> verdict).
+        ``look`` (status -> ``[colour, symbol]``), ``max_chars`` (longer answers get
+        ``too_long``) and ``problems``: id -> ``kind``, ``unit``, ``expected`` (in
+        words) and the page's own verdicts ``unanswered``, ``unreadable`` and
+        ``too_long``. A verdict is a dict of ``status``, ``name`` (the rule, as
+        :attr:`CheckResult.rule`) and ``message``. Numbers and counts add
+        ``reference`` and ``units`` (unit -> size, in SI units), ``spellings``
+        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value`` and a
+        ``tolerance``: an answer gets the first it is within) and ``otherwise``;
+        multiple choice adds ``letters`` and ``choices`` (letter -> verdict).
 
     Examples
     --------

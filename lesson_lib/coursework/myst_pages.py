@@ -69,8 +69,7 @@ def _fences(lines: Sequence[str], start: int = 0, stop: int | None = None) -> It
 
 
 def _is_solution(fence: _Fence, lines: Sequence[str]) -> bool:
-    """A ``{solution}`` directive, a "Solution"/"Answer" admonition or dropdown, or a
-    code cell whose options say ``coursework: solution``."""
+    """Whether a fence is a solution directive or a code cell marked ``coursework: solution``."""
     if fence.name == "code-cell":
         return any(_SOLUTION_OPTION.match(line.strip()) for line in _options(fence.body(lines)))
     return fence.name == "solution" or (
@@ -97,13 +96,11 @@ def strip_solutions(text: str) -> str:
     Returns
     -------
     str
-        The same page without gated solutions (``solution-start`` through
-        ``solution-end``, code cells included), ``{solution}`` directives,
-        admonitions or dropdowns titled "Solution"/"Answer", and code cells
-        whose options say ``coursework: solution``, and the static site's
-        self-check boxes (``<div class="lesson-selfcheck" ...>``, whose page
-        data holds the book's answers). Everything else is kept verbatim;
-        directives nested in other directives are searched too.
+        The page without gated solutions (``solution-start`` through ``solution-end``,
+        code cells included), ``{solution}`` directives, admonitions or dropdowns
+        titled "Solution"/"Answer", code cells whose options say ``coursework:
+        solution``, and the static site's self-check boxes (whose data holds the
+        answers); the rest verbatim. Directives nested in directives are searched too.
 
     Raises
     ------

@@ -198,10 +198,9 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     Returns
     -------
     dict
-        ``status`` (``"ran"``, ``"timed out"``, ``"kernel died"``), ``raised``
-        (cells that raised), ``payload`` (the extraction cell's JSON, or None)
-        and, when the notebook stopped before its last code cell had run,
-        ``stopped_at`` (that cell's index among the code cells, from 0).
+        ``status`` (``"ran"``, ``"timed out"``, ``"kernel died"``), ``raised`` (cells
+        that raised), ``payload`` (the extraction cell's JSON, or None) and, when the
+        notebook stopped early, ``stopped_at`` (the code cell's index, from 0).
     """
     import nbformat
     from nbclient.exceptions import CellTimeoutError, DeadKernelError

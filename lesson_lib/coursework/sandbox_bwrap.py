@@ -26,22 +26,9 @@ def _bwrap_argv(
     """bubblewrap's options: system read-only, Python's mounts, two sized tmpfs, the inputs."""
     argv = [
         bwrap,
-        "--unshare-ipc",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--clearenv",
-        "--hostname",
-        "sandbox",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--ro-bind",
-        "/etc",
-        "/etc",
+        *"--unshare-ipc --unshare-pid --unshare-net --unshare-uts --unshare-cgroup-try".split(),
+        *"--die-with-parent --new-session --clearenv --hostname sandbox".split(),
+        *"--ro-bind /usr /usr --ro-bind /etc /etc".split(),
     ]
     for name in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
         top = Path("/", name)
@@ -69,18 +56,8 @@ def _bwrap_argv(
         if entry.is_file() and not entry.is_symlink():
             argv += ["--ro-bind", str(entry), f"{SANDBOX_HOME}/{entry.name}"]
     setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-    argv += [
-        "--chdir",
-        SANDBOX_HOME,
-        setpriv,
-        f"--reuid={uid}",
-        f"--regid={uid}",
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        "--",
-    ]
-    return argv
+    argv += ["--chdir", SANDBOX_HOME, setpriv, f"--reuid={uid}", f"--regid={uid}"]
+    return [*argv, *"--clear-groups --inh-caps=-all --bounding-set=-all --".split()]
 
 
 def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:

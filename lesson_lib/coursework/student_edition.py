@@ -58,6 +58,7 @@ from lesson_lib.coursework.variants import (
     SALT_FILE_ENV,
     create_salt_file,
     normalize_student,
+    salt_file_in_use,
     salted,
 )
 
@@ -412,12 +413,9 @@ def _default_root() -> Path:
 
 def _salt_file_to_make(given: Path | None) -> Path | None:
     """``given``, else the file :data:`SALT_FILE_ENV` names ("" for none), else the default."""
-    if given is not None:
-        return given
-    named = os.environ.get(SALT_FILE_ENV)
-    if named is not None:
-        return Path(named) if named.strip() else None
-    return DEFAULT_SALT_FILE
+    if given is None and SALT_FILE_ENV not in os.environ:
+        return DEFAULT_SALT_FILE
+    return salt_file_in_use(given)
 
 
 def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
