@@ -13,16 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lesson_lib.coursework.answers import (
-    MAX_ANSWER_CHARS,
-    NUMBER,
-    OTHER,
-    TEXT,
-    Reading,
-)
-from lesson_lib.coursework.check_messages import (
-    MESSAGES,
-)
+from lesson_lib.coursework.answers import MAX_ANSWER_CHARS, NUMBER, OTHER, TEXT, Reading
+from lesson_lib.coursework.check_messages import MESSAGES
 from lesson_lib.coursework.problems import units_of
 from lesson_lib.coursework.problems.bank import Problem
 from lesson_lib.model._safe_io import printable

@@ -14,9 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lesson_lib.coursework.answers import (
-    MAX_ANSWER_CHARS,
-)
+from lesson_lib.coursework.answers import MAX_ANSWER_CHARS
 from lesson_lib.coursework.check_messages import (
     CLOSE,
     MESSAGES,
@@ -31,8 +29,6 @@ from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Proble
 
 _TWINS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
 _TWINS.update({v: k for k, v in _TWINS.items()})
-#: Multiple-choice options are lettered in this order (the problem bank's letters).
-_LETTERS = LETTERS
 
 #: An answer rounded to the decimals asked for is right within half a unit in
 #: the last place, widened by this relative slack for floating-point error ...
@@ -281,7 +277,7 @@ def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]
 
 def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
     options = problem.choices(p) if problem.choices else []
-    letters = _LETTERS[: len(options)]
+    letters = LETTERS[: len(options)]
     choices = {}
     for letter, option in zip(letters, options, strict=True):
         why = re.sub(r"^(Right|No): ", "", option.why)
