@@ -559,3 +559,17 @@ def test_editions_keep_the_list_of_issued_ids_beside_the_salt(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "c"), "--ids", "s006"]) == 2
     assert "lists IDs issued with a course salt that is no longer in" in capsys.readouterr().err
     assert not salt_file.exists() and roster_file.read_bytes() == before
+
+
+def test_an_unclosed_solution_fence_runs_to_the_end_of_the_page():
+    """As in Markdown, a fence never closed takes the rest of the page with it."""
+    text = "# Page\n\nkept\n\n````{solution} ex-1\nsecret\n```{code-cell} ipython3\nx = 1\n```\n"
+    assert strip_solutions(text) == "# Page\n\nkept\n"
+
+
+def test_exercises_and_labels_become_plain_markdown():
+    """An exercise directive becomes a bold line, its options dropped; labels go."""
+    from lesson_lib.coursework.myst_pages import plain_markdown
+
+    text = "(ex-label)=\n```{exercise} Sizing\n:label: ex-1\nHow many GPUs?\n```\nSee {ref}`ex-1`."
+    assert plain_markdown(text) == "**Exercise (Sizing).**\nHow many GPUs?\nSee *ex-1*."
