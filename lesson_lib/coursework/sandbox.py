@@ -41,6 +41,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -49,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lesson_lib.coursework.sandbox_bwrap import SANDBOX_HOME as SANDBOX_HOME
-from lesson_lib.coursework.sandbox_bwrap import _bwrap_argv, _environment
+from lesson_lib.coursework.sandbox_bwrap import _bwrap_argv, _environment, _sandboxed
 from lesson_lib.coursework.sandbox_mounts import python_mounts
 from lesson_lib.coursework.sandbox_process import _Drain, _kill, _owners, _reap
 from lesson_lib.coursework.sandbox_process import processes_of as processes_of
@@ -185,24 +186,15 @@ def require_sandbox() -> str:
             "for example in a container or CI job, or pass --no-sandbox"
         )
     true = shutil.which("true") or "/usr/bin/true"
-    with _scratch_probe() as scratch, reserved_uid() as uid:
+    sizes = Limits().tmp_bytes, Limits().home_bytes
+    with (
+        tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as scratch,
+        reserved_uid() as uid,
+    ):
+        probe = [*_bwrap_argv(bwrap, Path(scratch), python_mounts(), uid, *sizes), true]
         try:
             proc = subprocess.run(
-                [
-                    *_bwrap_argv(
-                        bwrap,
-                        scratch,
-                        python_mounts(),
-                        uid,
-                        Limits().tmp_bytes,
-                        Limits().home_bytes,
-                    ),
-                    true,
-                ],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=60,
-                check=False,
+                probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, check=False
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SandboxUnavailable(
@@ -216,14 +208,6 @@ def require_sandbox() -> str:
             "--no-sandbox"
         )
     return bwrap
-
-
-@contextlib.contextmanager
-def _scratch_probe() -> Iterator[Path]:
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as folder:
-        yield Path(folder)
 
 
 @contextlib.contextmanager
@@ -343,32 +327,23 @@ def run_isolated(
     with contextlib.ExitStack() as held:
         scratch = Path(scratch).resolve()
         uid = None
-        home = str(scratch)
         command = list(argv)
+        tag = uuid.uuid4().hex
         if sandbox:
             bwrap = require_sandbox()
             uid = held.enter_context(reserved_uid())
-            home = SANDBOX_HOME
-            argv_env = [
-                arg
-                for key, value in _environment(home, env or {}).items()
-                for arg in ("--setenv", key, value)
-            ]
-            wrapper = _bwrap_argv(
-                bwrap, scratch, python_mounts(readonly), uid, limits.tmp_bytes, limits.home_bytes
-            )
-            # --clearenv empties the environment; --setenv (before the command) refills it.
-            at = wrapper.index("--chdir")
-            command = [*wrapper[:at], *argv_env, *wrapper[at:], *command]
+            sizes = limits.tmp_bytes, limits.home_bytes
+            mounts = python_mounts(readonly)
+            command = _sandboxed(command, bwrap, scratch, mounts, uid, env or {}, *sizes)
         else:
             # No PID namespace: tag every process so leftovers can be found afterwards.
             from lesson_lib.lab.launch import JOB_ENV
 
-            tag = uuid.uuid4().hex
             env = {**(env or {}), JOB_ENV: tag}
+        # inside bubblewrap, --setenv gives the command its environment
+        child_env = {"PATH": "/usr/bin:/bin"} if sandbox else _environment(str(scratch), env or {})
         cpu = int(timeout) + 30
         start = time.monotonic()
-        timed_out = False
         # what it prints goes through a pipe: kept up to keep_output, the rest dropped,
         # nothing of it on the host's disk
         read_end, write_end = os.pipe()
@@ -380,7 +355,7 @@ def run_isolated(
                 stdout=write_end,
                 stderr=subprocess.STDOUT,
                 cwd=str(scratch),
-                env=_environment(home, env or {}) if uid is None else {"PATH": "/usr/bin:/bin"},
+                env=child_env,
                 preexec_fn=_limiter(limits, cpu),
                 start_new_session=True,
                 pass_fds=tuple(pass_fds),
@@ -392,31 +367,23 @@ def run_isolated(
             timed_out = _wait(proc, start + timeout, cancel)
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): leave nothing running
             _kill(proc, uid)
-            if uid is not None:
-                _reap(uid)
-            else:
-                from lesson_lib.lab.launch import stop_job
-
-                stop_job(tag)
+            _left_behind(uid, tag)
             raise
         finally:
             _kill(proc, uid)
-        if uid is not None:
-            leftovers = _reap(uid)
-        else:
-            from lesson_lib.lab.launch import stop_job
+        leftovers = _left_behind(uid, tag)
+        returncode = proc.returncode if proc.returncode is not None else -9
+        elapsed = time.monotonic() - start
+        return RunResult(returncode, timed_out, elapsed, drain.result(), sandbox, leftovers, uid)
 
-            leftovers = stop_job(tag)
-        output = drain.result()
-        return RunResult(
-            returncode=proc.returncode if proc.returncode is not None else -9,
-            timed_out=timed_out,
-            elapsed_s=time.monotonic() - start,
-            output=output,
-            sandboxed=sandbox,
-            leftovers=leftovers,
-            uid=uid,
-        )
+
+def _left_behind(uid: int | None, tag: str) -> list[int]:
+    """Kill and list what a run left: the sandbox user's processes, or those ``tag`` marks."""
+    if uid is not None:
+        return _reap(uid)
+    from lesson_lib.lab.launch import stop_job
+
+    return stop_job(tag)
 
 
 class Cancelled(KeyboardInterrupt):

@@ -86,3 +86,22 @@ def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
     }
     env.update(extra)
     return env
+
+
+def _sandboxed(
+    command: Sequence[str],
+    bwrap: str,
+    scratch: Path,
+    mounts: Sequence[Mount],
+    uid: int,
+    env: Mapping[str, str],
+    tmp_bytes: int,
+    home_bytes: int,
+) -> list[str]:
+    """``command`` inside bubblewrap, with :func:`_environment`'s variables and ``env``."""
+    wrapper = _bwrap_argv(bwrap, scratch, mounts, uid, tmp_bytes, home_bytes)
+    variables = _environment(SANDBOX_HOME, env).items()
+    setenv = [arg for key, value in variables for arg in ("--setenv", key, value)]
+    # --clearenv empties the environment; --setenv (before the command) refills it.
+    at = wrapper.index("--chdir")
+    return [*wrapper[:at], *setenv, *wrapper[at:], *command]
