@@ -573,3 +573,9 @@ def test_exercises_and_labels_become_plain_markdown():
 
     text = "(ex-label)=\n```{exercise} Sizing\n:label: ex-1\nHow many GPUs?\n```\nSee {ref}`ex-1`."
     assert plain_markdown(text) == "**Exercise (Sizing).**\nHow many GPUs?\nSee *ex-1*."
+
+
+def test_an_unclosed_solution_inside_a_directive_ends_with_it():
+    """A solution fence left open inside a note takes the rest of the note, not the page."""
+    text = "`````{note}\nkeep-a\n````{solution} x\nsecret\n`````\nafter\n"
+    assert strip_solutions(text) == "`````{note}\nkeep-a\n`````\nafter\n"

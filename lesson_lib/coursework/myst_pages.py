@@ -42,16 +42,16 @@ _SOLUTION_OPTION = re.compile(rf"^:?{META_KEY}:?\s*:?\s*solution\s*$")
 class _Fence:
     """One fence of a page: its directive (if any) and where it starts, closes and ends."""
 
-    def __init__(self, token: Token, lines: Sequence[str], offset: int) -> None:
+    def __init__(self, token: Token, lines: Sequence[str], offset: int, stop: int) -> None:
         assert token.map is not None
         self.start = token.map[0] + offset
         end = token.map[1] + offset
         char, size = token.markup[0], len(token.markup)
         closing = re.compile(rf"^ {{0,3}}{re.escape(char)}{{{size},}}\s*$")
-        self.closed = end - 1 > self.start and bool(closing.match(lines[end - 1]))
-        # an unclosed fence runs to the end of the page, as in Markdown
-        self.body_end = end - 1 if self.closed else len(lines)
-        self.end = end if self.closed else len(lines)
+        closed = end - 1 > self.start and bool(closing.match(lines[end - 1]))
+        # an unclosed fence runs to the end of what holds it, as in Markdown
+        self.body_end = end - 1 if closed else stop
+        self.end = end if closed else stop
         directive = _DIRECTIVE.match(token.info)
         self.name, self.arg = (directive["name"], directive["arg"]) if directive else ("", "")
 
@@ -62,10 +62,10 @@ class _Fence:
 
 def _fences(lines: Sequence[str], start: int = 0, stop: int | None = None) -> Iterator[_Fence]:
     """The fences of ``lines[start:stop]`` (not those nested in another fence), in order."""
-    text = "\n".join(lines[start:stop])
-    for token in _PARSER.parse(text):
+    stop = len(lines) if stop is None else stop
+    for token in _PARSER.parse("\n".join(lines[start:stop])):
         if token.type in ("fence", "colon_fence") and token.map is not None:
-            yield _Fence(token, lines, start)
+            yield _Fence(token, lines, start, stop)
 
 
 def _is_solution(fence: _Fence, lines: Sequence[str]) -> bool:
