@@ -450,19 +450,7 @@ def _list_issued(roster_file: Path, students: Sequence[str]) -> None:
         )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; see the module docstring.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments (default ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        Exit status: 0 on success, 2 on a usage error.
-    """
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m lesson_lib.coursework.student_edition",
         description="Write the lesson's notebooks without solutions, optionally per student.",
@@ -500,7 +488,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="write into (--out) or replace (--site) a folder the edition did not make, or "
         "over files that changed since it wrote them; never the book's folder or a checkout",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; see the module docstring.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on a usage error.
+    """
+    args = _parser().parse_args(argv)
     root = args.root or _default_root()
     try:
         if args.site:
