@@ -136,8 +136,7 @@ class CheckResult:
     def __str__(self) -> str:
         return f"{self.qid}: {self.status}. {self.message}"
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         color, symbol = _LOOK.get(self.status, ("#000000", ""))
@@ -185,8 +184,7 @@ class Report:
         lines.append(f"score: {self.score:g} / {self.max_score:g}")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
     def _repr_html_(self) -> str:
         rows = "".join(

@@ -186,8 +186,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     """
     from jupyter_core.utils import run_sync
 
-    interrupt = run_sync(client.km.interrupt_kernel)
-    interrupt()
+    run_sync(client.km.interrupt_kernel)()
     provisioner = client.km.provisioner
     kernel_pid = getattr(provisioner, "pid", None)
     pgid = getattr(provisioner, "pgid", None)

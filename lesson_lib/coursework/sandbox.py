@@ -79,22 +79,18 @@ class Limits:
     Parameters
     ----------
     memory_bytes : int, default 3 GiB
-        Address space of each process (``RLIMIT_AS``), bytes. A larger
-        allocation fails with ``MemoryError`` in the student's cell.
+        Address space of each process (``RLIMIT_AS``): a larger allocation fails
+        with ``MemoryError`` in the student's cell.
     processes : int, default 200
-        Processes and threads the sandbox user may have at once
-        (``RLIMIT_NPROC``; a Jupyter kernel and its runner use about 30).
-        Enforced only in the sandbox (root ignores it).
+        Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and
+        its runner use about 30); enforced only in the sandbox (root ignores it).
     file_bytes : int, default 64 MiB
-        Largest file the command may write (``RLIMIT_FSIZE``), bytes.
+        Largest file the command may write (``RLIMIT_FSIZE``).
     open_files : int, default 1024
         Open files per process (``RLIMIT_NOFILE``).
-    tmp_bytes : int, default 256 MiB
-        Size of the tmpfs at ``/tmp`` (memory of the host), bytes.
-    home_bytes : int, default 256 MiB
-        Size of the tmpfs at the home folder (memory of the host), bytes.
-        With ``tmp_bytes``, :attr:`writable_bytes` is all a submission can
-        write, on top of the memory its processes use.
+    tmp_bytes, home_bytes : int, default 256 MiB
+        Sizes of the tmpfs at ``/tmp`` and at the home folder (the host's memory):
+        together, :attr:`writable_bytes`, all a submission can write.
     """
 
     memory_bytes: int = 3 * GiB
@@ -118,14 +114,12 @@ class RunResult:
     ----------
     returncode : int
         Exit status of the command (negative: killed by that signal).
-    timed_out : bool
-        True if it was killed at the wall-clock limit.
+    timed_out, sandboxed : bool
+        True if it was killed at the wall-clock limit; if it ran inside bubblewrap.
     elapsed_s : float
         Wall-clock seconds.
     output : str
         The start of what it printed (stdout and stderr), at most ``keep_output`` bytes.
-    sandboxed : bool
-        True if it ran inside bubblewrap.
     leftovers : list of int
         Process ids of the sandbox user still alive after the run, which were killed.
     uid : int or None

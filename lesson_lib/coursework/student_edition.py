@@ -113,15 +113,13 @@ def instructions(
     file_name : str
         The notebook's own file name, the one to hand in.
     own_check : bool
-        True when the check cells only say whether an answer can be read
-        (:mod:`~lesson_lib.coursework.own_check`).
+        True when the check cells only say whether an answer can be read.
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         Seconds the grader gives the notebook.
 
     Returns
     -------
     str
-        Markdown.
     """
     if student is None:
         head = (
