@@ -1,9 +1,5 @@
-"""What the self-check says: its statuses, how each is shown, and the words of its messages.
-
-The notebook's :func:`~lesson_lib.coursework.check.check` and the static
-page's self-check (through :func:`~lesson_lib.coursework.check.page_contract`)
-say the same things from these templates.
-"""
+"""What the self-check says: its statuses, how each is shown, and the words of its messages,
+the same in the notebook and on the static page."""
 
 from __future__ import annotations
 

@@ -232,7 +232,7 @@ def student_pages(root: Path, only: Iterable[str] | None = None) -> list[Path]:
     Returns
     -------
     list of Path
-        Notebook pages of the table of contents, minus the instructor page.
+        Notebook pages of the table of contents but the instructor's.
 
     Raises
     ------

@@ -117,13 +117,12 @@ def _drop_instructor_pages(dest: Path) -> None:
         return
     labels = "|".join(re.escape(label) for label in titles)
     link = re.compile(rf"\{{(?:ref|doc)\}}`(?:(?P<text>[^`<]*?)\s*<)?(?P<label>{labels})>?`")
+
+    def title_of(m: re.Match[str]) -> str:
+        return f"*{(m['text'] or titles[m['label']]).strip()}* (not on this site)"
+
     for page in toc_pages(dest):
-        text = page.read_text()
-        page.write_text(
-            link.sub(
-                lambda m: f"*{(m['text'] or titles[m['label']]).strip()}* (not on this site)", text
-            )
-        )
+        page.write_text(link.sub(title_of, page.read_text()))
 
 
 def _is_dropped(node: object, dropped: set[str]) -> bool:

@@ -216,7 +216,7 @@ def pure_attention_model(billions: int, context: int = 131_072) -> ModelSpec:
     Returns
     -------
     ModelSpec
-        Every layer is full attention, head dim 128, bf16.
+        Every layer full attention, head dim 128, bf16.
     """
     shape = PURE_ATTENTION_SHAPES[billions]
     return ModelSpec(
@@ -355,9 +355,7 @@ def keep_distinct(reference: float, mistakes: list[Mistake], rtol: float = 0.005
     Parameters
     ----------
     reference : float
-        The right answer.
     mistakes : list of Mistake
-        Candidate wrong answers.
     rtol : float, default 0.005
         Relative distance below which a mistake counts as the right answer.
 
