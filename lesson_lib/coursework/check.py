@@ -220,7 +220,7 @@ def page_contract() -> dict[str, Any]:
         ``too_long``) and ``problems``: id -> ``kind``, ``unit``, ``expected`` (in
         words) and the page's own verdicts ``unanswered``, ``unreadable`` and
         ``too_long``. A verdict is a dict of ``status``, ``name`` (the rule, as
-        :attr:`CheckResult.rule`) and ``message``. Numbers and counts add
+        ``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts add
         ``reference`` and ``units`` (unit -> size, in SI units), ``spellings``
         (lower-case spelling -> unit), ``rules`` (verdicts with a ``value`` and a
         ``tolerance``: an answer gets the first it is within) and ``otherwise``;

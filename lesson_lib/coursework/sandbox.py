@@ -114,12 +114,14 @@ class RunResult:
     ----------
     returncode : int
         Exit status of the command (negative: killed by that signal).
-    timed_out, sandboxed : bool
-        True if it was killed at the wall-clock limit; if it ran inside bubblewrap.
+    timed_out : bool
+        True if it was killed at the wall-clock limit.
     elapsed_s : float
         Wall-clock seconds.
     output : str
         The start of what it printed (stdout and stderr), at most ``keep_output`` bytes.
+    sandboxed : bool
+        True if it ran inside bubblewrap.
     leftovers : list of int
         Process ids of the sandbox user still alive after the run, which were killed.
     uid : int or None

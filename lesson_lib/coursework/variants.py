@@ -29,7 +29,8 @@ SALT = "interconnects-and-clusters/coursework/v1"
 
 #: Where ``make student`` keeps the course salt, relative to the repository's root.
 DEFAULT_SALT_FILE = Path("_build/instructor/salt")
-#: An environment variable naming the salt file instead (set but empty: the public variants).
+#: An environment variable naming the salt file instead (set but empty means none, so the
+#: public variants).
 SALT_FILE_ENV = "LESSON_COURSE_SALT_FILE"
 #: A course salt is this many random bytes, written as hex.
 SALT_BYTES = 32
@@ -178,7 +179,7 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
     Parameters
     ----------
     student, qid : str
-        A normalized student ID (:func:`normalize_student`) and a problem id (``"q3"``).
+        A normalized student ID (:func:`~lesson_lib.coursework.student_ids.normalize_student`) and a problem id (``"q3"``).
 
     Returns
     -------

@@ -101,28 +101,41 @@ class Problem:
 
     Attributes
     ----------
-    qid, title, chapter : str
-        Id (``"q3"``), short title, and slug of the chapter the problem practises.
+    qid : str
+        Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
+    title : str
+        Short title.
+    chapter : str
+        Slug of the chapter the problem practises.
     difficulty : int
         1 (one step) to 3 (several steps or a trap).
     kind : str
         ``"number"`` (within a tolerance), ``"count"`` (exactly) or ``"choice"`` (by letter).
     unit : str
         Unit of the answer (``"GB"``, ``"ms"``, ``"x"`` ...); empty for multiple choice.
-    template, solution_template : str
-        Statement and worked solution in Markdown, filled in with ``facts`` by ``str.format``.
+    template : str
+        Statement in Markdown, filled in with ``facts`` by ``str.format``.
+    solution_template : str
+        Worked solution in Markdown, filled in the same way.
     defaults : dict
         Parameters of the book's version (no student ID).
-    sample, facts, reference, mistakes : callable
-        ``sample(rng)`` draws one student's parameters; ``facts(params)`` formats values
-        for the templates; ``reference(params)`` computes the answer in ``unit`` (a float,
-        an int, or a letter) with ``lesson_lib``; ``mistakes(params)`` lists :class:`Mistake`.
+    sample : callable
+        ``sample(rng) -> params`` draws one student's parameters.
+    facts : callable
+        ``facts(params) -> dict of str``: formatted values for the templates.
+    reference : callable
+        ``reference(params)``: the answer in ``unit`` (a float, an int, or a letter),
+        computed by ``lesson_lib``.
+    mistakes : callable
+        ``mistakes(params) -> list of Mistake``: problem-specific wrong answers.
     choices : callable, optional
         ``choices(params) -> list of Choice`` in display order (multiple choice).
     decimals : int, optional
         For byte counts: an answer rounded to this many decimals in ``unit`` is right.
-    rtol, close_rtol : float
-        Relative tolerance of a right answer, and relative distance still called "close".
+    rtol : float
+        Relative tolerance of a right answer (times, speed-ups, rates).
+    close_rtol : float
+        Relative distance still called "close".
     hint : str
         General advice when an answer is wrong and matches no known mistake.
     points : float, optional
