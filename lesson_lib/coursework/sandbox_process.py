@@ -1,9 +1,5 @@
-"""The sandboxed command's process: its output, and its end.
-
-What it prints is read through a pipe, the first bytes kept and the rest
-dropped; when it ends, its process group is killed and so is any process of
-the sandbox user still alive.
-"""
+"""The sandboxed command's process: its output kept up to a size, and everything it started
+killed when it ends (its process group, and any process of the sandbox user still alive)."""
 
 from __future__ import annotations
 
