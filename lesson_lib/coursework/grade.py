@@ -517,9 +517,9 @@ def grade_notebook(
         The ID the file system gives it (file stem or folder name, tails taken off).
     path : Path
         The notebook.
-    timeout : float, default :data:`DEFAULT_TIMEOUT_S`
+    timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
         Seconds the notebook's cells may run, counted once its kernel is ready;
-        the sandbox is killed :data:`GRACE_S` seconds later whatever happens.
+        the sandbox is killed :data:`~lesson_lib.coursework.time_limits.GRACE_S` seconds later whatever happens.
     sandbox : bool, default True
         False runs it without bubblewrap (``--no-sandbox``; a warning is noted).
     limits : Limits, optional
@@ -864,7 +864,7 @@ def grade_folder(
     ----------
     folder : Path
         The folder of submissions.
-    timeout : float, default :data:`DEFAULT_TIMEOUT_S`
+    timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
         Seconds each notebook may run.
     sandbox : bool, default True
         False: no bubblewrap (see :func:`grade_notebook`).
