@@ -8,7 +8,7 @@ the all-reduce kernels of vLLM, SGLang and TensorRT-LLM, from 2 to 8 GPUs (16
 on GB300), in bytes and seconds.
 
 :func:`measured_fabric` fits the lesson's alpha-beta model to one table with
-the lab's fit (:func:`lesson_lib.lab.fit.fit_alpha_beta`), so any system can
+the lab's fit (:func:`lesson_lib.model.alpha_beta_fit.fit_alpha_beta`), so any system can
 stand in for the lesson's stated fabrics. :func:`evaluate_claims` asks, of each
 of the lesson's claims, on how many measured systems it holds and which
 systems break it: a claim is a sentence the data can contradict.
@@ -32,7 +32,7 @@ from importlib.resources import files
 
 import numpy as np
 
-from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_alpha_beta
+from lesson_lib.model.alpha_beta_fit import AlphaBetaFit, fabric_from_fit, fit_alpha_beta
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step
