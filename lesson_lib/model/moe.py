@@ -54,7 +54,7 @@ from lesson_lib.model.collectives import (
     alltoall_wire_bytes,
     collective_time,
 )
-from lesson_lib.model.kv_transfer import context_parallel_max_sequences
+from lesson_lib.model.context_parallel import context_parallel_max_sequences
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, StepTerms
 
@@ -388,7 +388,7 @@ def sequences_that_fit(
     KV heads go (:func:`~lesson_lib.model.memory.kv_share`, and the recurrent
     state likewise; MLA's one latent is copied to every rank), as in any
     tensor-parallel decode instance
-    (:func:`~lesson_lib.model.kv_transfer.context_parallel_max_sequences`
+    (:func:`~lesson_lib.model.context_parallel.context_parallel_max_sequences`
     without DCP). Under EP with data-parallel attention each rank keeps the
     whole cache of its own sequences.
 
@@ -415,7 +415,7 @@ def sequences_that_fit(
     n = _degree(model, n, parallelism)
     context_tokens = require_int("context_tokens", context_tokens, maximum=model.max_context)
     if parallelism == "tp":
-        # As any tensor-parallel decode instance: the one of kv_transfer, without DCP.
+        # As any tensor-parallel decode instance, without DCP.
         return context_parallel_max_sequences(model, accel, context_tokens, n)
     free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
     if free <= 0:

@@ -178,7 +178,7 @@ def attention_pair_flops(model: ModelSpec) -> float:
     query heads has as many as its KV heads. Decode attends each cached token
     once per sequence (:func:`decode_step`); a prefill's causal attention
     attends ``L (L + 1) / 2`` pairs
-    (:func:`~lesson_lib.model.kv_transfer.causal_attention_flops`).
+    (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`).
 
     Parameters
     ----------
