@@ -284,27 +284,11 @@ def parse_all_reduce_perf(
         except ValueError as exc:
             problems.append(ParseProblem(number, line, str(exc)))
             continue
-        if size <= last_size:
-            if size == 0:
-                continue
-            problems.append(
-                ParseProblem(
-                    number,
-                    line,
-                    f"the size {size} is not larger than the one before it (line {last_line}: "
-                    f"{last_size}); were two runs pasted together?",
-                )
-            )
+        if size == 0:  # nccl-tests' zero-byte row times no transfer
             continue
-        if seconds * scale < MIN_SECONDS:
-            problems.append(
-                ParseProblem(
-                    number,
-                    line,
-                    f"the time {seconds:g} {'us' if scale == 1e-6 else 'ms'} is below "
-                    f"{MIN_SECONDS:g} s, not a measured time",
-                )
-            )
+        reason = _out_of_order(size, seconds, scale, last_size, last_line)
+        if reason:
+            problems.append(ParseProblem(number, line, reason))
             continue
         last_size, last_line = size, number
         rows.append((size, seconds * scale, dtype, redop))
@@ -326,6 +310,23 @@ def parse_all_reduce_perf(
     if ranks is None:
         ranks = len(rank_hosts) or _ranks_from_ratio(ratios)
     ranks = require_int("ranks", ranks, minimum=2, maximum=MAX_RANKS)
+    machine = {
+        "devices": devices,
+        "hosts": sorted(set(rank_hosts.values())),
+        "nodes": len(set(rank_hosts.values())) or None,
+    }
+    config = {
+        "in_place": in_place,
+        "time_statistic": "mean",
+        "skipped_lines": [p.line for p in problems],
+    }
+    return _measurement(rows, ranks, machine, config)
+
+
+def _measurement(
+    rows: list[tuple[int, float, str, str]], ranks: int, machine: dict, config: dict
+) -> Measurement:
+    """The Measurement of the table's rows (size, seconds, type, redop)."""
     records = []
     for size, seconds, dtype, redop in rows:
         algbw = size / seconds
@@ -348,19 +349,24 @@ def parse_all_reduce_perf(
         "complete": True,
         "ranks": ranks,
         "started": "",
-        "machine": {
-            "devices": devices,
-            "hosts": sorted(set(rank_hosts.values())),
-            "nodes": len(set(rank_hosts.values())) or None,
-        },
-        "config": {
-            "in_place": in_place,
-            "time_statistic": "mean",
-            "skipped_lines": [p.line for p in problems],
-        },
+        "machine": machine,
+        "config": config,
         "records": records,
     }
     return measurement_from_dict(data)
+
+
+def _out_of_order(size: int, seconds: float, scale: float, last_size: int, last_line: int) -> str:
+    """Why a row (its time in units of ``scale`` seconds) cannot be read, or ``""``."""
+    if size <= last_size:
+        return (
+            f"the size {size} is not larger than the one before it (line {last_line}: "
+            f"{last_size}); were two runs pasted together?"
+        )
+    if seconds * scale < MIN_SECONDS:
+        unit = "us" if scale == 1e-6 else "ms"
+        return f"the time {seconds:g} {unit} is below {MIN_SECONDS:g} s, not a measured time"
+    return ""
 
 
 def _ranks_from_ratio(ratios: list[tuple[float, float]]) -> int:
