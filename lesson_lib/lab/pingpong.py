@@ -156,7 +156,6 @@ def pingpong_from_dict(data: dict) -> PingPong:
     Parameters
     ----------
     data : dict
-        Parsed JSON.
 
     Returns
     -------
@@ -184,7 +183,6 @@ def read_pingpong(path: str | os.PathLike) -> PingPong:
     Parameters
     ----------
     path : str or path-like
-        The file.
 
     Returns
     -------
@@ -289,9 +287,7 @@ def write_pingpong(path: str | os.PathLike, pingpong: PingPong) -> Path:
     Parameters
     ----------
     path : str or path-like
-        Destination.
     pingpong : PingPong
-        The measurement.
 
     Returns
     -------

@@ -25,7 +25,6 @@ def regime(nbytes: float, fit: AlphaBetaFit) -> str:
     nbytes : float
         Message size, bytes.
     fit : AlphaBetaFit
-        The fit.
 
     Returns
     -------
@@ -75,7 +74,6 @@ def alpha_reading(fit: AlphaBetaFit, fabric: Fabric = FAST) -> str:
     Parameters
     ----------
     fit : AlphaBetaFit
-        The measured fit.
     fabric : Fabric, default FAST
         The fabric to compare with.
 
@@ -139,7 +137,6 @@ def split_verdict(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) 
     Parameters
     ----------
     fit : AlphaBetaFit
-        The measured fit.
     decode_bytes, prefill_bytes : float
         The two messages, bytes.
 
@@ -186,9 +183,7 @@ def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str
     Parameters
     ----------
     m : Measurement
-        A sweep.
     fit : AlphaBetaFit
-        Its fit.
     nbytes : float
         The message size of interest, bytes.
 
@@ -208,9 +203,7 @@ def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
     Parameters
     ----------
     m : Measurement
-        A sweep.
     fit : AlphaBetaFit
-        Its fit.
     nbytes : float
         The message size the prediction is for, bytes.
 
@@ -239,7 +232,6 @@ def oversubscription(m: Measurement) -> str:
     Parameters
     ----------
     m : Measurement
-        The sweep.
 
     Returns
     -------

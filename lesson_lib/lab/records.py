@@ -184,9 +184,7 @@ def write_results(path: str | os.PathLike, data: dict) -> Path:
     Parameters
     ----------
     path : str or path-like
-        Destination.
     data : dict
-        Results content.
 
     Returns
     -------
@@ -205,7 +203,6 @@ def read_text_file(
     Parameters
     ----------
     path : str or path-like
-        The file.
     what : str
         How to name it in messages ("results file", "nccl-tests output").
     error : type of Exception
@@ -264,7 +261,6 @@ def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     Parameters
     ----------
     path : str or path-like
-        The file.
     what : str, default "results file"
         How to name it in messages.
 
@@ -355,7 +351,6 @@ def validate(data: dict, where: str = "results") -> None:
     Parameters
     ----------
     data : dict
-        Parsed content.
     where : str, default "results"
         Name used in messages (usually the path).
 
@@ -411,7 +406,6 @@ def measurement_from_dict(data: dict, path: str = "") -> Measurement:
     Parameters
     ----------
     data : dict
-        Results content.
     path : str, optional
         Where it came from, for messages and labels.
 
@@ -475,7 +469,6 @@ def reference_path(name: str) -> Path:
     Parameters
     ----------
     name : str
-        File name.
 
     Returns
     -------

@@ -58,7 +58,6 @@ class LabRun:
     Attributes
     ----------
     measurement : Measurement
-        The sweep.
     fit : AlphaBetaFit or None
         Its alpha-beta fit (default method, all sizes); None when the sweep
         has no sizes to fit B from and no fit was required.
@@ -184,7 +183,6 @@ def small_message_time(m: Measurement, max_bytes: float = 1024) -> float:
     Parameters
     ----------
     m : Measurement
-        A sweep.
     max_bytes : float, default 1024
         Upper end of "small".
 
@@ -215,7 +213,6 @@ def provenance(run: LabRun) -> str:
     Parameters
     ----------
     run : LabRun
-        The run shown.
 
     Returns
     -------

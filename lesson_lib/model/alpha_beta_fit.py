@@ -300,7 +300,6 @@ def fabric_from_fit(fit: AlphaBetaFit, name: str | None = None) -> Fabric:
     Parameters
     ----------
     fit : AlphaBetaFit
-        The fit.
     name : str, optional
         Display name; defaults to one naming the rank count.
 

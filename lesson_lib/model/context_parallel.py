@@ -57,7 +57,6 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     tokens : int
         Prompt length, from 1 to ``model.max_context``.
 
@@ -135,12 +134,8 @@ def ring_attention_step(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between neighbours on the ring.
+    model, accel, fabric
+        The model, one card and the wire between neighbours on the ring.
     context : int
         Prompt length, from 1 to ``model.max_context``.
     cp : int
@@ -185,12 +180,8 @@ def ring_attention_min_chunk(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model (with attention layers).
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between neighbours.
+    model, accel, fabric
+        The model (with attention layers), one card and the wire between neighbours.
     tp : int, default 1
         Tensor-parallel degree inside each ring position, from 1 to 4096.
 
@@ -229,14 +220,10 @@ def context_parallel_prefill(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    tp_fabric : Fabric
-        The wire of each position's all-reduces.
-    ring_fabric : Fabric
-        The wire between ring neighbours.
+    model, accel
+        The model and one card.
+    tp_fabric, ring_fabric : Fabric
+        The wire of each position's all-reduces, and the one between ring neighbours.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
     cp : int
@@ -271,7 +258,6 @@ def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp
     Parameters
     ----------
     model : ModelSpec
-        The model.
     context : int
         Tokens of the sequence, from 1 to ``model.max_context``.
     tp : int
@@ -302,10 +288,8 @@ def context_parallel_max_sequences(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card (its whole visible memory is used, no runtime reserve).
+    model, accel
+        The model and one card (its whole visible memory is used, no runtime reserve).
     context : int
         Tokens per sequence, from 1 to ``model.max_context``.
     tp : int

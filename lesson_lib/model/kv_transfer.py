@@ -62,7 +62,6 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     context : int
         Tokens in the sequence, from 1 to ``model.max_context``.
 
@@ -72,13 +71,6 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
         ``model.kv_bytes(context) + model.state_bytes``: for the specimen
         16 GiB + 146.8 MiB at full context, 4,096 x 64 KiB + 146.8 MiB at the
         lesson's prompt.
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a ModelSpec or ``context`` not an integer.
-    ValueError
-        If ``context`` is outside 1 to ``model.max_context``.
 
     Examples
     --------
@@ -96,10 +88,8 @@ def kv_transfer_time(model: ModelSpec, context: int, fabric: Fabric) -> float:
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    context : int
-        Tokens in the sequence, from 1 to ``model.max_context``.
+    model, context
+        As for :func:`kv_transfer_bytes`.
     fabric : Fabric
         The port: its ``latency`` is paid once, its ``bandwidth`` (bytes/s
         in one direction) carries :func:`kv_transfer_bytes`.
@@ -119,12 +109,8 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    context : int
-        Tokens of each request's cache, from 1 to ``model.max_context``.
-    fabric : Fabric
-        The port.
+    model, context, fabric
+        As for :func:`kv_transfer_time`, the tokens those of each request.
 
     Returns
     -------
@@ -164,12 +150,8 @@ def prefill_time(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire of the prefill's tensor-parallel all-reduces.
+    model, accel, fabric
+        The model, one card and the wire of the prefill's all-reduces.
     n : int
         Tensor-parallel degree of the prefill instance, from 1 to 4096
         (``MAX_RANKS``).
@@ -258,7 +240,6 @@ def sharded_transfer(
     Parameters
     ----------
     model : ModelSpec
-        The model.
     context : int
         Tokens of the sequence, from 1 to ``model.max_context``.
     fabric : Fabric
@@ -462,14 +443,10 @@ def handoff(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card (both instances alike).
-    tp_fabric : Fabric
-        The wire of the prefill instance's all-reduces.
-    link : Fabric
-        One port between the instances.
+    model, accel
+        The model and one card (both instances alike).
+    tp_fabric, link : Fabric
+        The wire of the prefill instance's all-reduces; one port between the instances.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
     prefill_gpus : int
