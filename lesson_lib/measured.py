@@ -85,6 +85,15 @@ def _data_file(name: str):  # type: ignore[no-untyped-def]
     return files("lesson_lib") / "data" / "measured" / name
 
 
+#: The table's numeric columns; every other column is text.
+_COLUMN_TYPES: dict[str, type] = {
+    "gpus": int,
+    "message_bytes": int,
+    "latency_s": float,
+    "samples": int,
+}
+
+
 @functools.cache
 def load_collectives() -> tuple[MeasuredCollective, ...]:
     """Every shipped measurement (``lesson_lib/data/measured/collectives.csv``).
@@ -96,17 +105,8 @@ def load_collectives() -> tuple[MeasuredCollective, ...]:
     """
     with _data_file("collectives.csv").open() as f:
         return tuple(
-            MeasuredCollective(
-                system=r["system"],
-                runtime=r["runtime"],
-                kernel=r["kernel"],
-                op=r["op"],
-                gpus=int(r["gpus"]),
-                message_bytes=int(r["message_bytes"]),
-                latency_s=float(r["latency_s"]),
-                samples=int(r["samples"]),
-            )
-            for r in csv.DictReader(f)
+            MeasuredCollective(**{k: _COLUMN_TYPES.get(k, str)(v) for k, v in row.items()})
+            for row in csv.DictReader(f)
         )
 
 
