@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.model._safe_io import printable, require_output_file, special_kind
 from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Format tag written into every results file.
@@ -228,31 +228,19 @@ def read_text_file(
     # a FIFO or a device would block or never end: refused before it is opened, and
     # checked again on what was opened (without waiting), in case it was swapped
     if not stat.S_ISREG(p.stat().st_mode):
-        raise error(f"{what} {str(p)!r} is {_special(p.stat().st_mode)}, not a regular file")
+        raise error(f"{what} {str(p)!r} is {special_kind(p.stat().st_mode)}, not a regular file")
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
             mode = os.fstat(fh.fileno()).st_mode
             if not stat.S_ISREG(mode):
-                raise error(f"{what} {str(p)!r} is {_special(mode)}, not a regular file")
+                raise error(f"{what} {str(p)!r} is {special_kind(mode)}, not a regular file")
             data = fh.read(limit + 1)
     except OSError as exc:
         raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise error(f"{what} {str(p)!r} is larger than {limit // 2**20} MiB: is it the right file?")
     return data.decode("utf-8", errors="replace")
-
-
-def _special(mode: int) -> str:
-    for test, kind in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return kind
-    return "a special file"
 
 
 def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
