@@ -52,19 +52,16 @@ class MeasuredCollective:
 
     Attributes
     ----------
-    system : str
-        The table's system folder, e.g. ``"h100_sxm"``.
-    runtime : str
-        What ran it and its version, e.g. ``"nccl 2.27.3"``, ``"vllm 0.19.0"``.
+    system, runtime : str
+        The table's system folder (``"h100_sxm"``) and what ran it, with its
+        version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
         ``"nccl"``, ``"oneccl"`` or an engine kernel: ``"vllm_graph"``,
         ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
-    gpus : int
-        GPUs taking part.
-    message_bytes : int
-        The message, bytes (16-bit elements x 2).
+    gpus, message_bytes : int
+        GPUs taking part, and the message in bytes (16-bit elements x 2).
     latency_s : float
         Time of one collective, seconds (the median of repeated rows).
     samples : int
@@ -248,14 +245,8 @@ class FittedFabric:
 
     Attributes
     ----------
-    system : str
-        The measured system.
-    runtime : str
-        What measured the table.
-    kernel : str
-        The kernel it timed.
-    gpus : int
-        Its GPUs.
+    system, runtime, kernel, gpus
+        The measured system, what measured the table, the kernel it timed and its GPUs.
     fit : AlphaBetaFit
         The lab's fit, with the sizes it used and every residual.
     fabric : Fabric

@@ -64,22 +64,16 @@ class AlphaBetaFit:
         ``B``, algorithm bandwidth, bytes/second (payload / time, large messages).
     ranks : int
         Ranks of the measurement.
-    bytes : numpy.ndarray
-        Every measured size, bytes.
-    measured_s : numpy.ndarray
-        Measured (median) seconds at each size.
+    bytes, measured_s : numpy.ndarray
+        Every measured size (bytes) and its measured (median) seconds.
     used : numpy.ndarray
         Boolean mask: which sizes the fit used.
-    min_bytes : float
-        The smallest size used, bytes.
-    max_bytes : float
-        The largest size used, bytes.
+    min_bytes, max_bytes : float
+        The smallest and largest sizes used, bytes.
     method : str
         ``"ranges"`` or ``"wls"``.
-    small_max : float, optional
-        For ``"ranges"``, sizes up to this gave alpha.
-    large_min : float, optional
-        For ``"ranges"``, sizes from this gave B.
+    small_max, large_min : float, optional
+        For ``"ranges"``, sizes up to ``small_max`` gave alpha, from ``large_min`` B.
     """
 
     alpha: float
@@ -215,14 +209,10 @@ def fit_alpha_beta(
         Ranks of the measurement (for the bus bandwidth).
     method : {"ranges", "wls"}, default "ranges"
         See :data:`METHODS` and the module docstring.
-    min_bytes : float, optional
-        Smallest size used; all sizes by default.
-    max_bytes : float, optional
-        Largest size used; all sizes by default.
-    small_max : float, default 4 KiB
-        ``"ranges"``: sizes up to this give alpha.
-    large_min : float, default 1 MiB
-        ``"ranges"``: sizes from this give B.
+    min_bytes, max_bytes : float, optional
+        Smallest and largest sizes used; all sizes by default.
+    small_max, large_min : float, default 4 KiB and 1 MiB
+        ``"ranges"``: sizes up to ``small_max`` give alpha, from ``large_min`` B.
 
     Returns
     -------
