@@ -11,7 +11,8 @@ import numpy as np
 
 from lesson_lib.lab.records import Measurement
 from lesson_lib.model.alpha_beta_fit import LARGE_MIN, SMALL_MAX, AlphaBetaFit, fit_alpha_beta
-from lesson_lib.model.alpha_beta_fit import fabric_from_fit as fabric_from_fit  # read here too
+from lesson_lib.model.alpha_beta_fit import METHODS as METHODS  # the fit, read here too
+from lesson_lib.model.alpha_beta_fit import fabric_from_fit as fabric_from_fit
 from lesson_lib.model.units import format_bytes
 
 

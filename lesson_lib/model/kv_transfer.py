@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.model.context_parallel import RingAttentionStep as RingAttentionStep
 from lesson_lib.model.context_parallel import causal_attention_flops, max_dcp
 
 # Context parallelism is priced in its own module; the chapters, the coursework and
