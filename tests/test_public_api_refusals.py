@@ -22,6 +22,7 @@ MODULES = [
     "model.step_time",
     "model.layout",
     "model.kv_transfer",
+    "model.context_parallel",
     "model.moe",
     "chapters.payloads",
     "chapters.prefill",

@@ -66,6 +66,7 @@ from lesson_lib.model.collectives import (
     sendrecv_time,
     sendrecv_wire_bytes,
 )
+from lesson_lib.model.context_parallel import max_dcp
 from lesson_lib.model.kv_transfer import (
     causal_attention_flops,
     context_parallel_max_sequences,
@@ -115,6 +116,7 @@ MODULES = [
     "model.step_time",
     "model.layout",
     "model.kv_transfer",
+    "model.context_parallel",
     "model.moe",
     "chapters.payloads",
     "chapters.prefill",
@@ -822,6 +824,7 @@ EDGES = [
         2,
         3,
     ),
+    Edge("max_dcp", "tp", lambda v: max_dcp(MODEL, v), RANKS, 1, 0, 4096, 4097),
     Edge(
         "context_parallel_sequence_bytes",
         "context",
