@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from lesson_lib.chapters.cluster import cluster_numbers, plan_cluster
+from lesson_lib.chapters.cluster import cluster_numbers
 from lesson_lib.explorers.cluster import (
     CONTROLS,
     FLAG,
@@ -33,6 +33,7 @@ from lesson_lib.explorers.cluster import (
     phone_transform,
     view_transforms,
 )
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.units import format_count, format_seconds

@@ -5,7 +5,6 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from lesson_lib.chapters.cluster import plan_cluster
 from lesson_lib.figures.cluster import (
     STAGE_COLORS,
     TP_NETWORK_COLOR,
@@ -14,6 +13,7 @@ from lesson_lib.figures.cluster import (
     legend_handles,
     recommended_plans,
 )
+from lesson_lib.model.cluster_planner import plan_cluster
 
 
 def _gpu_squares(ax):

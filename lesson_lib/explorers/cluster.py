@@ -1,6 +1,6 @@
 """The cluster explorer: a model, GPUs per node, nodes, TP, PP and EP, checked and priced.
 
-Every state is one :func:`lesson_lib.chapters.cluster.plan_cluster` call on the
+Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on the
 chosen model (the specimen, or the Qwen3-235B-A22B mixture of experts), the
 lesson's card, NVLink-class fabric inside a node and assumed network between
 nodes. One control sets the size of the group that splits each layer: TP for
@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.explorers._base import Control, Explorer, Template, csv_data, states
 from lesson_lib.figures._style import PALETTE, PHONE_TEXT_FLOOR_PX
 from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
+from lesson_lib.model.cluster_plan import ClusterPlan, GpuSlot
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.specs import ModelSpec

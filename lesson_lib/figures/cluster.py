@@ -1,6 +1,6 @@
 """Figure of the cluster chapter: where each GPU's share of the model sits.
 
-:func:`layout_figure` draws one or more :class:`~lesson_lib.chapters.cluster.ClusterPlan`
+:func:`layout_figure` draws one or more :class:`~lesson_lib.model.cluster_plan.ClusterPlan`
 one above the other: nodes as boxes, GPUs inside coloured by pipeline stage, each
 tensor-parallel group outlined (in the fast fabric's colour inside a node on
 NVLink, in the network's and dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
@@ -18,7 +18,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
-from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.figures._style import (
     FIGURE_WIDTH_IN,
     INK,
@@ -27,6 +26,8 @@ from lesson_lib.figures._style import (
     ROLE_COLORS,
     draw_key,
 )
+from lesson_lib.model.cluster_plan import ClusterPlan, GpuSlot
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.units import format_count
 
 #: Fill of the GPUs of each pipeline stage, cycling past the fourth.
