@@ -16,20 +16,17 @@ import time
 import pytest
 
 from lesson_lib.chapters.cluster import cluster_numbers
-from lesson_lib.explorers.cluster import (
-    CONTROLS,
+from lesson_lib.explorers.cluster import CONTROLS, NOT_PRICED, cluster_explorer
+from lesson_lib.explorers.cluster_chart import key_height, phone_layout
+from lesson_lib.explorers.cluster_diagram import (
     FLAG,
     GPUS_PER_NODE_VALUES,
     NODE_VALUES,
-    NOT_PRICED,
     NOTHING,
     PHONE_WIDTH,
     PROBLEM,
     VIEW_HEIGHT,
     VIEW_WIDTH,
-    cluster_explorer,
-    key_height,
-    phone_layout,
     phone_transform,
     view_transforms,
 )
