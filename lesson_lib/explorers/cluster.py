@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from collections.abc import Sequence
 from typing import Any
 
 from lesson_lib.explorers._base import Control, Explorer, Template, states
@@ -107,22 +106,8 @@ NOT_PRICED = "Nothing priced: this layout cannot be built."
 LINE_WIDTH: int = 104
 
 
-def refusal(model: ModelSpec, pp: int) -> str | None:
-    """Why the explorer does not place this choice at all, or None when it does.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The chosen model.
-    pp : int
-        The chosen pipeline degree.
-
-    Returns
-    -------
-    str or None
-        A sentence for PP on a mixture of experts, which ``plan_cluster``
-        places by EP with TP 1 and PP 1.
-    """
+def _refusal(model: ModelSpec, pp: int) -> str | None:
+    """Why the explorer does not place PP on a mixture of experts (placed by EP alone); else None."""
     if model.is_moe and pp > 1:
         return (
             f"PP is not modelled with EP: {model.name} is placed by EP alone with "
@@ -131,49 +116,21 @@ def refusal(model: ModelSpec, pp: int) -> str | None:
     return None
 
 
-def degrees_of(state: dict[str, Any]) -> dict[str, int]:
-    """The ``tp``, ``pp`` and ``ep`` a state asks ``plan_cluster`` for.
-
-    Parameters
-    ----------
-    state : dict
-        Holds each control's value under its name.
-
-    Returns
-    -------
-    dict of str to int
-        The group is TP for a dense model (EP 1) and EP for an MoE (TP 1).
-    """
-    moe = MODELS[state["model"]].is_moe
-    group = state["group"]
-    return {"tp": 1 if moe else group, "pp": state["pp"], "ep": group if moe else 1}
-
-
 @functools.cache
-def _plan(model: str, gpus_per_node: int, nodes: int, tp: int, pp: int, ep: int) -> ClusterPlan:
+def _plan(model: str, gpus_per_node: int, nodes: int, group: int, pp: int) -> ClusterPlan:
+    """The plan of a choice: the group is TP for a dense model (EP 1), EP for an MoE (TP 1)."""
     spec = MODELS[model]
+    tp, ep = (1, group) if spec.is_moe else (group, 1)
     return plan_cluster(
         spec, GPU, gpus_per_node, nodes, tp, pp, intra=FAST, inter=INTER_NODE, ep=ep
     )
 
 
-def plan_at(state: dict[str, Any]) -> ClusterPlan | None:
-    """The plan of a state (a row or a dict of the controls' values); None if not placed.
-
-    Parameters
-    ----------
-    state : dict
-        Holds each control's value under its name.
-
-    Returns
-    -------
-    ClusterPlan or None
-        ``plan_cluster``'s plan, or None when :func:`refusal` refuses the choice.
-    """
-    if refusal(MODELS[state["model"]], state["pp"]):
+def _plan_at(state: dict[str, Any]) -> ClusterPlan | None:
+    """The plan of a state (a row or a dict of the controls' values); None if not placed."""
+    if _refusal(MODELS[state["model"]], state["pp"]):
         return None
-    d = degrees_of(state)
-    return _plan(state["model"], state["gpus_per_node"], state["nodes"], d["tp"], d["pp"], d["ep"])
+    return _plan(*(state[c.name] for c in CONTROLS))
 
 
 def _count(n: int, word: str) -> str:
@@ -242,7 +199,7 @@ def _priced(plan: ClusterPlan) -> str:
 def _state(**state: Any) -> dict[str, Any]:
     model = MODELS[state["model"]]
     gpus = _count(state["gpus_per_node"] * state["nodes"], "GPU")
-    plan = plan_at(state)
+    plan = _plan_at(state)
     if plan is None:
         degrees = f"EP {state['group']} x PP {state['pp']}"
         return {"model_name": model.name, "gpus": gpus, "dp": -1, "degrees": degrees,
@@ -269,52 +226,16 @@ def note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
     -------
     list of (str, list of str)
         :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the lines of
-        one problem or flag; a choice the explorer does not place has one
-        problem, its :func:`refusal`.
+        one problem or flag; a choice the explorer does not place (PP on a
+        mixture of experts) has one problem, why not.
     """
-    plan = plan_at(state)
+    plan = _plan_at(state)
     if plan is None:
-        why = refusal(MODELS[state["model"]], state["pp"])
+        why = _refusal(MODELS[state["model"]], state["pp"])
         return [(PROBLEM, _wrap(f"{why}.", "Not placed: "))]
     paragraphs = [(PROBLEM, _wrap(p, "Problem: ")) for p in plan.problems]
     paragraphs += [(FLAG, _wrap(f, "Flag: ")) for f in plan.flags]
     return paragraphs or [(NOTHING, ["No problems and no flags."])]
-
-
-def notes_of(state: dict[str, Any]) -> list[tuple[str, str]]:
-    """The list under the diagram line by line: kind and line (:func:`note_paragraphs`).
-
-    Parameters
-    ----------
-    state : dict
-        Holds each control's value under its name.
-
-    Returns
-    -------
-    list of (str, str)
-        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the line's text.
-    """
-    return [(kind, line) for kind, lines in note_paragraphs(state) for line in lines]
-
-
-def diagram_tables(rows: Sequence[dict[str, Any]]) -> DiagramTables:
-    """The diagram's tables for every state of ``rows`` (the explorer's states).
-
-    Parameters
-    ----------
-    rows : sequence of dict
-        One per state, holding the controls' values.
-
-    Returns
-    -------
-    DiagramTables
-        The marks of every state, in the order of ``rows``.
-    """
-    tables = DiagramTables()
-    for row in rows:
-        state = {c.name: row[c.name] for c in CONTROLS}
-        tables.add_state(state, plan_at(state), note_paragraphs(state))
-    return tables
 
 
 def cluster_explorer() -> Explorer:
@@ -329,8 +250,12 @@ def cluster_explorer() -> Explorer:
         ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
-    tables = diagram_tables(rows)
-    note_lines = max(len(notes_of(row)) for row in rows)
+    tables, note_lines = DiagramTables(), 0
+    for row in rows:
+        state = {c.name: row[c.name] for c in CONTROLS}
+        paragraphs = note_paragraphs(state)
+        note_lines = max(note_lines, sum(len(lines) for _, lines in paragraphs))
+        tables.add_state(state, _plan_at(state), paragraphs)
     explorer = Explorer(
         title="Cluster explorer: where TP, PP, EP and DP sit",
         description=(

@@ -29,6 +29,7 @@ Every quantity is SI: bytes, seconds, bytes/second.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.cluster_memory import memory_problems, stage_memory
@@ -42,7 +43,7 @@ from lesson_lib.model.cluster_plan import (
 )
 from lesson_lib.model.collectives import get_algorithm
 from lesson_lib.model.layout import check_layout, layout_cautions
-from lesson_lib.model.moe import moe_decode_step, sequences_that_fit, weights_per_gpu
+from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, decode_step
@@ -142,12 +143,24 @@ def plan_cluster(
     ep = require_int("ep", ep, maximum=MAX_RANKS)
     if ep > 1 and not model.is_moe:
         raise ValueError(f"ep must be 1 for a dense model ({model.name}), got {ep}")
-    cluster = (model, accel, gpus_per_node, nodes, intra, inter, context_tokens)
+    cluster = _Cluster(model, accel, gpus_per_node, nodes, intra, inter, context_tokens)
     if model.is_moe:
         # decode_step would read every expert's weights each token; an MoE
         # reads only the routed ones, which moe_decode_step prices.
-        return _plan_moe(*cluster, tp, pp, ep, batch)
-    return _plan_dense(*cluster, tp, pp, batch, algorithm)
+        return _plan_moe(cluster, tp, pp, ep, batch)
+    return _plan_dense(cluster, tp, pp, batch, algorithm)
+
+
+class _Cluster(NamedTuple):
+    """The cluster, its wires and the sequence length: what every plan on it shares."""
+
+    model: ModelSpec
+    accel: Accelerator
+    gpus_per_node: int
+    nodes: int
+    intra: Fabric
+    inter: Fabric
+    context_tokens: int
 
 
 def _placed(group: int, dp: int, stages: int, gpus_per_node: int) -> list[GpuSlot]:
@@ -210,63 +223,46 @@ def _boundary_wires(groups: Groups, intra: Fabric, inter: Fabric) -> list[Fabric
     return max(by_replica.values(), key=lambda ws: sum(w is inter for w in ws), default=[])
 
 
-def _plan_dense(
-    model: ModelSpec,
-    accel: Accelerator,
-    gpus_per_node: int,
-    nodes: int,
-    intra: Fabric,
-    inter: Fabric,
-    context_tokens: int,
-    tp: int,
-    pp: int,
-    batch: int | None,
-    algorithm: str,
-) -> ClusterPlan:
+def _plan_dense(c: _Cluster, tp: int, pp: int, batch: int | None, algorithm: str) -> ClusterPlan:
     """:func:`plan_cluster` for a dense model: ``dp`` replicas of ``pp`` stages of TP ``tp``."""
-    dp = gpus_per_node * nodes // (tp * pp)
-    slots = _placed(tp, dp, pp, gpus_per_node)
+    model, accel = c.model, c.accel
+    dp = c.gpus_per_node * c.nodes // (tp * pp)
+    slots = _placed(tp, dp, pp, c.gpus_per_node)
     groups = tp_groups(slots)
     tp_crosses = any(spans_nodes(g) for g in groups.values())
-    tp_fabric = inter if tp_crosses else intra
-    wires = _boundary_wires(groups, intra, inter)
+    tp_fabric = c.inter if tp_crosses else c.intra
+    wires = _boundary_wires(groups, c.intra, c.inter)
 
     def sends(vectors: int) -> float:
         return sum(w.latency + vectors * model.hidden_vector_bytes / w.bandwidth for w in wires)
 
-    weights, sequences, imbalance = stage_memory(model, accel, tp, pp, context_tokens)
+    weights, sequences, imbalance = stage_memory(model, accel, tp, pp, c.context_tokens)
     batch, memory = memory_problems(weights, accel, batch, sequences)
     problems = list(check_layout(model, tp, pp))
-    problems += _count_problems("TP x PP", tp * pp, gpus_per_node, nodes)
+    problems += _count_problems("TP x PP", tp * pp, c.gpus_per_node, c.nodes)
     micro = math.ceil(batch / pp)
     batched = (
         decode_step(
-            model, accel, tp_fabric, tp, batch=micro, context=context_tokens, algorithm=algorithm
+            model, accel, tp_fabric, tp, batch=micro, context=c.context_tokens, algorithm=algorithm
         )
         if batch
         else None
     )
     fits = weights > accel.memory_bytes or sequences > 0
     flags = list(layout_cautions(model, tp, min(pp, model.num_layers)))
-    flags += _flags(model, "tp" if tp_crosses else None, fits, context_tokens)
+    flags += _flags(model, "tp" if tp_crosses else None, fits, c.context_tokens)
     return ClusterPlan(
-        model=model,
-        accel=accel,
-        gpus_per_node=gpus_per_node,
-        nodes=nodes,
+        **c._asdict(),
         tp=tp,
         pp=pp,
         dp=dp,
-        intra=intra,
-        inter=inter,
-        context_tokens=context_tokens,
         problems=tuple(problems + memory),
         flags=tuple(flags),
         placement=tuple(s for s in slots if s.rank < dp * tp * pp),
         tp_fabric=tp_fabric,
         step=decode_step(model, accel, tp_fabric, tp, algorithm=algorithm),
         pp_send_s=sends(1),
-        pp_network_boundaries=sum(w is inter for w in wires),
+        pp_network_boundaries=sum(w is c.inter for w in wires),
         weights_per_gpu_bytes=weights,
         sequences_per_replica=sequences,
         batch=batch,
@@ -276,20 +272,9 @@ def _plan_dense(
     )
 
 
-def _plan_moe(
-    model: ModelSpec,
-    accel: Accelerator,
-    gpus_per_node: int,
-    nodes: int,
-    intra: Fabric,
-    inter: Fabric,
-    context_tokens: int,
-    tp: int,
-    pp: int,
-    ep: int,
-    batch: int | None,
-) -> ClusterPlan:
+def _plan_moe(c: _Cluster, tp: int, pp: int, ep: int, batch: int | None) -> ClusterPlan:
     """:func:`plan_cluster` for an MoE model: one EP group (``ep > 1``) or TP group per replica."""
+    model, accel = c.model, c.accel
     if ep > 1:
         ep = require_int("ep", ep, maximum=min(model.num_experts, MAX_RANKS))
         if tp != 1 or pp != 1:
@@ -300,48 +285,41 @@ def _plan_moe(
     elif pp != 1:
         raise ValueError(f"an MoE model is modelled with pp = 1, got pp = {pp}")
     parallelism, n = ("ep", ep) if ep > 1 else ("tp", tp)
-    dp = gpus_per_node * nodes // n
+    dp = c.gpus_per_node * c.nodes // n
     problems = [] if ep > 1 else list(check_layout(model, tp, 1))
     if ep > 1 and model.num_experts % ep:
         problems.append(
             f"EP = {ep} does not divide the {model.num_experts} experts: the ranks would hold "
             "unequal shares"
         )
-    problems += _count_problems(parallelism.upper(), n, gpus_per_node, nodes)
-    slots = _placed(n, dp, 1, gpus_per_node)
+    problems += _count_problems(parallelism.upper(), n, c.gpus_per_node, c.nodes)
+    slots = _placed(n, dp, 1, c.gpus_per_node)
     crosses = any(spans_nodes(g) for g in tp_groups(slots).values())
-    fabric = inter if crosses else intra
+    fabric = c.inter if crosses else c.intra
     weights = weights_per_gpu(model, n, parallelism)
-    fit = sequences_that_fit(model, accel, n, parallelism, context_tokens)
+    fit = sequences_that_fit(model, accel, n, parallelism, c.context_tokens)
     batch, memory = memory_problems(weights, accel, batch, fit)
     fits = weights > accel.memory_bytes or fit > 0
-    step = moe_decode_step(model, accel, fabric, n, parallelism=parallelism)
+
+    def step(batch: int = 1) -> MoEStep:
+        return moe_decode_step(model, accel, fabric, n, parallelism=parallelism, batch=batch)
+
     return ClusterPlan(
-        model=model,
-        accel=accel,
-        gpus_per_node=gpus_per_node,
-        nodes=nodes,
+        **c._asdict(),
         tp=tp,
         pp=1,
         dp=dp,
-        intra=intra,
-        inter=inter,
-        context_tokens=context_tokens,
         problems=tuple(problems + memory),
-        flags=tuple(_flags(model, parallelism if crosses else None, fits, context_tokens)),
+        flags=tuple(_flags(model, parallelism if crosses else None, fits, c.context_tokens)),
         placement=tuple(s for s in slots if s.rank < dp * n),
         tp_fabric=fabric,
-        step=step,
+        step=step(),
         pp_send_s=0.0,
         pp_network_boundaries=0,
         weights_per_gpu_bytes=weights,
         sequences_per_replica=fit,
         batch=batch,
-        batched_step=(
-            moe_decode_step(model, accel, fabric, n, parallelism=parallelism, batch=batch)
-            if batch
-            else None
-        ),
+        batched_step=step(batch) if batch else None,
         batched_send_s=0.0,
         ep=ep,
     )
