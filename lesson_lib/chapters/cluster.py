@@ -31,17 +31,9 @@ from lesson_lib.model.units import format_bytes, format_count, format_ratio, for
 
 #: The layouts lesson 9.10 prices; (gpus_per_node, nodes, tp, pp).
 CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
-    (1, 1, 1, 1),
-    (2, 1, 2, 1),
-    (4, 1, 4, 1),
-    (8, 1, 4, 1),
-    (8, 1, 8, 1),
-    (4, 2, 4, 2),
-    (4, 2, 4, 1),
-    (2, 2, 4, 1),
-    (4, 2, 8, 1),
-    (4, 3, 4, 3),
-)
+    (1, 1, 1, 1), (2, 1, 2, 1), (4, 1, 4, 1), (8, 1, 4, 1), (8, 1, 8, 1),
+    (4, 2, 4, 2), (4, 2, 4, 1), (2, 2, 4, 1), (4, 2, 8, 1), (4, 3, 4, 3),
+)  # fmt: skip
 
 
 def candidate_configurations(
