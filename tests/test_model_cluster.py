@@ -6,6 +6,7 @@ from numpy.testing import assert_allclose
 
 from lesson_lib import GB, Fabric, decode_step
 from lesson_lib.model.cluster_disaggregated import plan_disaggregated
+from lesson_lib.model.cluster_plan import dp_neighbours, spans_nodes, stage_hand_offs, tp_groups
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, SLOW
 
@@ -298,3 +299,24 @@ def test_planners_refuse_a_wrong_object_or_an_absurd_size_naming_it(
     """A wrong object is a TypeError, a 400-digit integer a ValueError, each naming the parameter."""
     with pytest.raises(error, match=rf"^{name} must be"):
         function(**{**args, name: bad})
+
+
+def test_groups_hand_offs_and_replicas_read_from_the_placement():
+    """Two nodes of four: TP 4 x PP 2 hands stage 0 (ranks 0-3, node 0) to stage 1 (ranks
+    4-7, node 1) over the network; TP 4 x DP 2 puts its replicas on the two nodes; TP 8
+    spans both."""
+    pp2 = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
+    groups = tp_groups(pp2.placement)
+    assert list(groups) == [(0, 0), (0, 1)]
+    assert [s.rank for s in groups[(0, 1)]] == [4, 5, 6, 7]
+    ((replica, here, there, across),) = stage_hand_offs(groups)
+    assert (replica, [s.node for s in here], [s.node for s in there], across) == (
+        0, [0] * 4, [1] * 4, True,
+    )  # fmt: skip
+    assert dp_neighbours(pp2) == []
+    dp2 = plan_cluster(MODEL, GPU, 4, 2, 4, 1)
+    ((first, second),) = dp_neighbours(dp2)
+    assert (first[0].node, second[0].node) == (0, 1)
+    assert stage_hand_offs(tp_groups(dp2.placement)) == []
+    tp8 = plan_cluster(MODEL, GPU, 4, 2, 8)
+    assert [spans_nodes(g) for g in tp_groups(tp8.placement).values()] == [True]

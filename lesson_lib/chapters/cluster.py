@@ -401,7 +401,7 @@ DISAGGREGATED_HEADER: tuple[str, ...] = (
 
 
 def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[str, ...]]:
-    """Each placement of :data:`PLACEMENTS`: what the hand-off adds to a request's first token.
+    """Each placement of :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`: what the hand-off adds to a request's first token.
 
     Parameters
     ----------

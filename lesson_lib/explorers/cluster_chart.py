@@ -35,6 +35,7 @@ from lesson_lib.figures.cluster_geometry import CELL, GPU
 
 #: Text colour of a problem in the list (the explorers' error colour, AA on white).
 PROBLEM_COLOR = "#a14a00"
+#: Text colour of the diagram's names, keys and notes.
 INK = "#1a1a1a"
 #: Columns of each diagram table read as numbers, besides the controls'.
 TABLE_NUMBERS: dict[str, tuple[str, ...]] = {
@@ -56,7 +57,6 @@ KEY: tuple[tuple[str, str], ...] = (
 )
 
 
-# ------------------------------------------------------------------ Vega-Lite pieces
 def _calc(expression: str, name: str) -> dict[str, str]:
     return {"calculate": expression, "as": name}
 
