@@ -401,7 +401,7 @@ DISAGGREGATED_HEADER: tuple[str, ...] = (
 
 
 def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[str, ...]]:
-    """Each placement of :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`: what the hand-off adds to a request's first token.
+    """What the hand-off adds to a request's first token, for each placement of the instances.
 
     Parameters
     ----------
@@ -411,8 +411,9 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
     Returns
     -------
     list of tuple of str
-        Rows in :data:`DISAGGREGATED_HEADER` order, in ms, at the lesson's
-        prompt and at the specimen's full context.
+        Rows in :data:`DISAGGREGATED_HEADER` order, one per key of
+        :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`, in ms, at
+        the lesson's prompt and at the specimen's full context.
     """
     rows = []
     for key, label in PLACEMENTS.items():
