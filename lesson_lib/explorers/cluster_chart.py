@@ -13,12 +13,7 @@ from typing import Any
 
 from lesson_lib.explorers._base import csv_data
 from lesson_lib.explorers.cluster_diagram import (
-    BAND_TEXT_PX,
-    IDLE_ROOM_PX,
-    LABEL_EM,
-    LABEL_MARGIN_PX,
     PHONE_PARAM,
-    PHONE_TEXT_PX,
     PHONE_WIDTH,
     PP_VALUES,
     PROBLEM,
@@ -29,10 +24,23 @@ from lesson_lib.explorers.cluster_diagram import (
     DiagramTables,
     frames,
 )
-from lesson_lib.figures._style import PALETTE
+from lesson_lib.figures._style import PALETTE, PHONE_TEXT_FLOOR_PX
 from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
 from lesson_lib.figures.cluster_geometry import CELL, GPU
 
+#: Smallest text the diagram draws on a phone, pixels: the figures' phone floor.
+PHONE_TEXT_PX: float = PHONE_TEXT_FLOOR_PX
+#: Width of a GPU label's character, in ems: wide enough for "TP", "S", "R"
+#: and digits in a sans-serif face (Helvetica's T is 0.61 em, R 0.72, digits 0.56).
+LABEL_EM = 0.62
+#: Room a GPU label keeps to the edges of its square, pixels, across and down
+#: (its group's outline is drawn just outside the square).
+LABEL_MARGIN_PX = 3
+#: Size of the network band's label, pixels.
+BAND_TEXT_PX = 11
+#: Side of a GPU's square, pixels, below which a phone leaves out "idle"
+#: (four letters of PHONE_TEXT_PX text are about 14 px wide).
+IDLE_ROOM_PX = 16
 #: Text colour of a problem in the list (the explorers' error colour, AA on white).
 PROBLEM_COLOR = "#a14a00"
 #: Text colour of the diagram's names, keys and notes.

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from lesson_lib.figures._style import PHONE_TEXT_FLOOR_PX
 from lesson_lib.figures.cluster_geometry import BAND, CELL, FOOT, GPU, PAD, ClusterGrid, Point
 from lesson_lib.model.cluster_plan import (
     ClusterPlan,
@@ -39,24 +38,11 @@ VIEW_HEIGHT = 250
 #: (340 px in Chromium) less the chart's padding. There each cluster size is
 #: drawn again at the zoom this width allows, text at its own size.
 PHONE_WIDTH = 320
-#: Smallest text the diagram draws on a phone, pixels: the figures' phone floor.
-PHONE_TEXT_PX: float = PHONE_TEXT_FLOOR_PX
 #: The chart's parameter holding the phone's move of the wide view's pixels,
 #: ``[kx, bx, ky, by]`` (x in the x scale's domain, 0..VIEW_WIDTH), and the
 #: one saying the chart is drawn on a phone (``tools/site/explorers.js`` sets it).
 VIEW_TRANSFORM = "view_t"
 PHONE_PARAM = "phone"
-#: Width of a GPU label's character, in ems: wide enough for "TP", "S", "R"
-#: and digits in a sans-serif face (Helvetica's T is 0.61 em, R 0.72, digits 0.56).
-LABEL_EM = 0.62
-#: Room a GPU label keeps to the edges of its square, pixels, across and down
-#: (its group's outline is drawn just outside the square).
-LABEL_MARGIN_PX = 3
-#: Size of the network band's label, pixels.
-BAND_TEXT_PX = 11
-#: Side of a GPU's square, pixels, below which a phone leaves out "idle"
-#: (four letters of PHONE_TEXT_PX text are about 14 px wide).
-IDLE_ROOM_PX = 16
 #: The most pixels per GPU cell; each cluster size is drawn as large as fits, up to this.
 ZOOM_MAX = 60.0
 #: Pixels at the bottom of the view kept for the key of pipeline stages.
