@@ -3,13 +3,8 @@
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.algorithms import (
-    VLLM_PR_2192,
-    algorithm_numbers,
-    algorithm_rows,
-    cuda_graph_fabric,
-    tie_payload,
-)
+from lesson_lib.chapters.algorithms import algorithm_numbers, algorithm_rows
+from lesson_lib.model.algorithms import VLLM_PR_2192, cuda_graph_fabric, tie_payload
 from lesson_lib.model.specimen import FAST, FAST_RING, SLOW
 
 

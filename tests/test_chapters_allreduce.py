@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.allreduce import (
-    allreduce_numbers,
+from lesson_lib.chapters.allreduce import allreduce_numbers
+from lesson_lib.model.ring import simulate_ring_allreduce
+from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.tensor_parallel import (
     column_row_partials,
     hidden_vector_partials,
     simulate_hidden_allreduce,
 )
-from lesson_lib.model.ring import simulate_ring_allreduce
-from lesson_lib.model.specimen import MODEL
-from lesson_lib.model.specs import ModelSpec
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_chapter_numbers():
 
 def test_edge_collectives_by_hand():
     """Embedding all-reduce: 10 KiB, ring factor; logits: 248,320 x 2 B, each of 4 ranks sends 3/4."""
-    from lesson_lib.chapters.allreduce import edge_collectives
+    from lesson_lib.model.tensor_parallel import edge_collectives
 
     (name1, embed, embed_wire), (name2, logits, logits_wire) = edge_collectives(MODEL, 4)
     assert "embedding" in name1 and "logits" in name2
@@ -130,7 +130,7 @@ def test_edge_collectives_need_a_vocabulary():
     """A model without vocab_size says which field to give."""
     import dataclasses
 
-    from lesson_lib.chapters.allreduce import edge_collectives
+    from lesson_lib.model.tensor_parallel import edge_collectives
 
     with pytest.raises(ValueError, match="vocab_size"):
         edge_collectives(dataclasses.replace(MODEL, vocab_size=None), 4)

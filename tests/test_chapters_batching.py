@@ -5,12 +5,14 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.batching import (
     BATCH_HEADER,
-    batch_curve,
     batch_rows,
     batching_numbers,
+    speculative_numbers,
+)
+from lesson_lib.model.batching import (
+    batch_curve,
     mtp_head_params,
     speculative_crossover_sequences,
-    speculative_numbers,
     speculative_tokens_per_collective,
 )
 from lesson_lib.model.specimen import FAST, GPU, MODEL

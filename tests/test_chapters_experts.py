@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.chapters import experts
 from lesson_lib.chapters.experts import (
     collective_rows,
-    comparison,
     comparison_rows,
     experts_numbers,
     measured_rows,
     preset_rows,
 )
+from lesson_lib.chapters.glue import chapter_numbers
+from lesson_lib.model.experts import comparison
 from lesson_lib.model.specimen import FAST
 
 
@@ -78,6 +78,6 @@ def test_exercise_numbers_by_hand():
 
 def test_numbers_include_the_worked_example_and_glue_refuses_nothing():
     """numbers() holds the overview's values and the chapter's own."""
-    values = experts.numbers()
+    values = chapter_numbers("experts")
     assert values["allreduces_per_token"] == "128"
     assert values["ep"] == "8"

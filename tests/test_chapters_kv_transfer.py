@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.chapters import kv_transfer
+from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.chapters.kv_transfer import (
     LINK_HEADER,
-    LINKS_BY_KEY,
     WORKLOAD_HEADER,
-    collective_latency_per_token,
-    colocated_stall_per_token,
     decode_parallel_rows,
-    link_handoff,
     link_rows,
     workload_rows,
+)
+from lesson_lib.model.kv_links import (
+    LINKS_BY_KEY,
+    collective_latency_per_token,
+    colocated_stall_per_token,
+    link_handoff,
 )
 from lesson_lib.model.specimen import MODEL
 
@@ -23,7 +25,7 @@ def test_the_glued_headline_numbers():
     """Full-length request over one 400 Gb/s NIC: 17,333,813,248 B / 50e9 B/s = 0.347 s;
     per GPU of four, 4,333,453,312 B = 4.04 GiB in 86.69 ms; the state 146.8 MiB is worth
     153,944,064 / 65,536 = 2,349 tokens of KV; NVLink's 450 GB/s is 9x a NIC's 50 GB/s."""
-    n = kv_transfer.numbers()
+    n = chapter_numbers("kv_transfer")
     assert n["full_one_nic"] == "0.347 s"
     assert n["full_per_gpu_gib"] == "4.04 GiB"
     assert n["full_nic"] == "86.69 ms"
@@ -39,7 +41,7 @@ def test_the_glued_headline_numbers():
 def test_dcp_numbers_by_hand():
     """TP 8 copies each of the 4 KV heads twice: 16 GiB / 4 = 4 GiB per GPU, DCP 2 makes it
     2 GiB; 2 x 16 attention layers = 32 more collectives per token, 0.32 ms at 10 us."""
-    n = kv_transfer.numbers()
+    n = chapter_numbers("kv_transfer")
     assert (n["tp8_copies"], n["tp4_kv_per_gpu"], n["dcp_kv_per_gpu"]) == ("2", "4 GiB", "2 GiB")
     assert (n["tp4_sequences"], n["tp8_sequences"], n["dcp_sequences"]) == ("16", "18", "36")
     assert n["dcp_extra_collectives"] == "32" and n["dcp_extra_latency"] == "0.32 ms"

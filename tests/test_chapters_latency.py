@@ -7,19 +7,17 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.latency import (
+from lesson_lib.chapters.latency import buyer_numbers, scaling_numbers, timeline_numbers
+from lesson_lib.model.collectives import allreduce_time
+from lesson_lib.model.latency import (
     allreduce_anatomy,
     break_even_latency,
     buyer_answers,
-    buyer_numbers,
     peak_n,
-    scaling_numbers,
     speedup_curve,
     speedup_limit,
-    timeline_numbers,
     token_timeline,
 )
-from lesson_lib.model.collectives import allreduce_time
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step

@@ -19,7 +19,8 @@ from lesson_lib import (
     prefill_step,
     speedup,
 )
-from lesson_lib.chapters.overview import decode_lines, numbers
+from lesson_lib.chapters.overview import numbers
+from lesson_lib.model.latency import decode_lines
 from lesson_lib.model.specimen import (
     FAST,
     FAST_RING,

@@ -3,12 +3,12 @@
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.payloads import (
+from lesson_lib.chapters.payloads import payload_numbers
+from lesson_lib.model.payloads import (
     FABRIC_BANDWIDTHS,
     decode_wire_bytes,
     decode_wire_rate,
     headroom,
-    payload_numbers,
     token_payload_bytes,
     tokens_to_fill,
 )

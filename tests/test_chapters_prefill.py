@@ -4,14 +4,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib import GB, MB, MS, US, Fabric, KiB, MiB, decode_step, prefill_step
-from lesson_lib.chapters.prefill import (
-    crossover_tokens,
-    per_token,
-    place_on_curve,
-    prefill_message_bytes,
-    prefill_numbers,
-    regime_rows,
-)
+from lesson_lib.chapters.prefill import crossover_tokens, prefill_numbers, regime_rows
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 
 

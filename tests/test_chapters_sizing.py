@@ -4,7 +4,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib import GB, GiB, memory_budget
-from lesson_lib.chapters.sizing import DEGREES, fits_by_degree, pure_attention_twin, sizing_numbers
+from lesson_lib.chapters.sizing import sizing_numbers
+from lesson_lib.model.sizing import DEGREES, fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL
 
 

@@ -6,15 +6,15 @@ import re
 import pytest
 
 from lesson_lib.chapters.overview import numbers
-from lesson_lib.chapters.sizing import fits_by_degree
 from lesson_lib.chapters.tables import (
     KEY_NUMBERS,
     assumptions_table,
     budget_table,
-    html_table,
     key_numbers_table,
 )
+from lesson_lib.model.sizing import fits_by_degree
 from lesson_lib.model.specimen import ASSUMPTIONS, Assumption
+from lesson_lib.model.tables import html_table
 
 
 def body_rows(table: str) -> list[str]:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lesson_lib.chapters import latency, overview
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.chapters.tables import html_table
+from lesson_lib.chapters.glue import GlueTable
 from lesson_lib.measured import (
     PCIE_CLASS_BUS_BANDWIDTH,
     REFERENCE_SYSTEM,
@@ -28,6 +27,7 @@ from lesson_lib.measured import (
 from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.step_time import decode_step, speedup
+from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
 
@@ -237,28 +237,5 @@ def measured_numbers() -> dict[str, str]:
     return out
 
 
-def numbers() -> dict[str, str]:
-    """Every value the measured page glues: the worked example's and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {
-        **overview.numbers(),
-        **published_numbers(),
-        **latency.scaling_numbers(),
-        **measured_numbers(),
-    }
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/measured.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/measured.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, published_numbers, latency.scaling_numbers, measured_numbers)

@@ -22,12 +22,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE
 from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.model.ring import RingResult
 from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB, format_bytes, format_count
 
 #: Range of the ranks slider.

@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import ROLE_COLORS
 from lesson_lib.figures.kv_transfer import LINK_COLORS
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.model.kv_transfer import kv_transfer_bytes
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_bytes, format_count, format_seconds

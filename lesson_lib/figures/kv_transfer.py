@@ -15,9 +15,9 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_count, format_seconds
 

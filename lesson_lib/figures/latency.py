@@ -8,17 +8,17 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.latency import (
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import allreduce_latency
+from lesson_lib.model.latency import (
     SEGMENT_KINDS,
     allreduce_anatomy,
+    decode_lines,
     speedup_curve,
     speedup_limit,
     token_timeline,
 )
-from lesson_lib.chapters.overview import decode_lines
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
-from lesson_lib.model._validate import require_int
-from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED, PublishedLatency
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec

@@ -654,7 +654,7 @@ def fabric_table(
     str
         HTML (:func:`lesson_lib.chapters.tables.html_table`), one row per fabric.
     """
-    from lesson_lib.chapters.tables import html_table
+    from lesson_lib.model.tables import html_table
 
     header = [
         "fabric",

@@ -188,7 +188,7 @@ def published_table(
     str
         An HTML table (see :func:`lesson_lib.chapters.tables.html_table`).
     """
-    from lesson_lib.chapters.tables import html_table
+    from lesson_lib.model.tables import html_table
 
     header = (
         "system",
