@@ -13,10 +13,7 @@ from lesson_lib.chapters.kv_transfer import (
     workload_rows,
 )
 from lesson_lib.model.kv_links import (
-    LINKS_BY_KEY,
     collective_latency_per_token,
-    colocated_stall_per_token,
-    link_handoff,
 )
 from lesson_lib.model.specimen import MODEL
 
@@ -59,12 +56,6 @@ def test_link_rows_at_the_lesson_prompt():
     assert shared[1] == "402.81 MiB" and shared[2] == "16.95 ms"
 
 
-def test_colocated_stall_by_hand():
-    """64 sequences, each 256 tokens long, behind a 75.92 ms prefill: 64 x 75.92 / 256 ms."""
-    assert colocated_stall_per_token(75.92e-3, 64, 256) == pytest.approx(18.98e-3)
-    assert colocated_stall_per_token(0.0, 64, 256) == 0.0
-
-
 def test_workload_rows_short_prompts_long_outputs_gain_little():
     """The row for a 512-token prompt and 4,096-token output adds well under a tenth of the
     step alone per token, colocated; a 4,096-token prompt with 256 output tokens doubles it."""
@@ -88,9 +79,3 @@ def test_decode_parallel_rows_by_hand():
     assert [r[2] for r in rows] == ["16", "18", "36"]
     assert [r[3] for r in rows] == ["1.28 ms", "1.28 ms", "1.6 ms"]
     assert collective_latency_per_token(MODEL, 8, 2) == pytest.approx(160 * 10e-6)
-
-
-def test_link_handoff_refuses_a_fabric_for_a_link():
-    """A Fabric is not a Link (it lacks the shared-port flag): TypeError naming the parameter."""
-    with pytest.raises(TypeError, match=r"^link must be a Link, got Fabric$"):
-        link_handoff(LINKS_BY_KEY["nic"].fabric, 4096)
