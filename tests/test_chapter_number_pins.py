@@ -15,10 +15,13 @@ import hashlib
 import pytest
 
 from lesson_lib.chapters.experts import (
-    collective_table,
+    COLLECTIVE_HEADER,
+    MEASURED_HEADER,
+    PRESET_HEADER,
+    collective_rows,
     comparison_rows,
-    measured_table,
-    preset_table,
+    measured_rows,
+    preset_rows,
 )
 from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.chapters.kv_transfer import decode_parallel_rows, link_rows, workload_rows
@@ -26,6 +29,7 @@ from lesson_lib.chapters.latency import decode_lines_table
 from lesson_lib.chapters.payloads import payload_table
 from lesson_lib.chapters.prefill import regime_rows
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
+from lesson_lib.model.tables import html_table
 
 
 def digest(text: str) -> str:
@@ -38,9 +42,9 @@ def tables() -> dict[str, str]:
     out = {
         "decode_lines_table": digest(decode_lines_table()),
         "payload_table": digest(payload_table()),
-        "collective_table": digest(collective_table()),
-        "measured_table": digest(measured_table()),
-        "preset_table": digest(preset_table()),
+        "collective_table": digest(html_table(COLLECTIVE_HEADER, collective_rows())),
+        "measured_table": digest(html_table(MEASURED_HEADER, measured_rows())),
+        "preset_table": digest(html_table(PRESET_HEADER, preset_rows())),
         "comparison_rows": digest(repr(comparison_rows())),
     }
     for name, fabric in (("FAST", FAST), ("SLOW", SLOW)):

@@ -1,17 +1,6 @@
-"""The all-reduces decode really uses: ring, two-shot and one-shot side by side.
+"""The algorithms page: ring, two-shot and one-shot side by side, and the engines' limits.
 
-The ring of :mod:`lesson_lib.chapters.payloads` is the textbook all-reduce and what
-NCCL's bandwidth figures describe. For decode's small messages on GPUs that
-all reach each other over NVLink or NVSwitch, serving engines run their own
-kernels: vLLM's custom all-reduce picks a one-stage (one-shot) kernel for two
-GPUs and for small messages on up to eight fully connected GPUs, and a
-two-stage (two-shot) kernel otherwise, and switches itself off on more than
-two GPUs that are not fully connected; TensorRT-LLM offers ``ONESHOT``,
-``TWOSHOT``, ``MIN_LATENCY``, ``LOWPRECISION``, ``MNNVL`` and
-``NCCL_SYMMETRIC`` strategies beside ``NCCL``. This module prices ring,
-two-shot and one-shot in the same alpha-beta-per-hop model
-(:mod:`lesson_lib.model.collectives`), holds the engines' published limits
-with their sources, and gathers the numbers the chapter glues.
+The arithmetic and the sources are :mod:`lesson_lib.model.algorithms`'s.
 """
 
 from __future__ import annotations
@@ -76,18 +65,16 @@ def algorithm_rows(
     """
     payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
-    rows = []
-    for name, algo in ALGORITHMS.items():
-        rows.append(
-            (
-                algo.description,
-                str(allreduce_steps(n, name)),
-                format_bytes(allreduce_factor(n, name) * payload_bytes, "KiB", decimals=1),
-                format_seconds(allreduce_latency(n, fabric, name), "us", decimals=1),
-                format_seconds(allreduce_time(payload_bytes, n, fabric, name), "us", decimals=1),
-            )
+    return [
+        (
+            algo.description,
+            str(allreduce_steps(n, name)),
+            format_bytes(allreduce_factor(n, name) * payload_bytes, "KiB", decimals=1),
+            format_seconds(allreduce_latency(n, fabric, name), "us", decimals=1),
+            format_seconds(allreduce_time(payload_bytes, n, fabric, name), "us", decimals=1),
         )
-    return rows
+        for name, algo in ALGORITHMS.items()
+    ]
 
 
 def algorithm_numbers() -> dict[str, str]:
@@ -96,8 +83,7 @@ def algorithm_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        For example ``"alg_ring_latency_8": "30.7 us"`` and
-        ``"alg_speedup_one_shot_2_to_4": "1.79x"``.
+        Glue name -> formatted text.
     """
     m = MODEL
     out: dict[str, str] = {}

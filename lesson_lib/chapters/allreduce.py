@@ -1,12 +1,6 @@
-"""Tensor parallelism in miniature: where a layer's partial sums come from.
+"""The all-reduce page: the specimen's all-reduces and their partial sums, in numbers.
 
-A tensor-parallel block splits its input projection by columns (each rank
-keeps whole heads, or whole FFN channels) and its output projection by rows.
-Each rank then holds a full-width *partial sum* of the block's output, and an
-all-reduce adds the ``n`` partials before the residual stream continues. This
-module builds those partials with NumPy, so the book can feed them to the ring
-all-reduce of :mod:`lesson_lib.model.ring` and check the sum against the unsplit
-product.
+The partial sums are :mod:`lesson_lib.model.tensor_parallel`'s.
 """
 
 from __future__ import annotations

@@ -1,20 +1,6 @@
-"""Batched decode: the tokens in flight per collective set the regime, not the phase.
+"""The batching page: batched decode, chunked prefill and speculative verification, in numbers.
 
-A serving engine decodes many sequences in one step. The weights are read
-once per step however many sequences share it, so the step's time grows
-slowly with the batch while its tokens grow in proportion: throughput rises.
-Each all-reduce of the step carries one hidden vector per sequence, so a
-large enough batch moves decode's all-reduces from latency-bound to
-bandwidth-bound, exactly as a long prompt does for prefill
-(:func:`~lesson_lib.model.collectives.crossover_tokens` gives the point). At long
-contexts memory usually stops the batch first: every sequence's KV cache
-must fit beside the weights, and every step reads all of it.
-
-The chapter ends with speculative decoding with the specimen's own one-layer
-multi-token-prediction head: a step then verifies several tokens per
-sequence, and each collective carries that many hidden vectors per sequence,
-so a batch reaches the crossover sooner. The module sizes the head from the
-model's shapes and counts the tokens per collective.
+The step times per batch are :mod:`lesson_lib.model.batching`'s.
 """
 
 from __future__ import annotations
@@ -81,19 +67,17 @@ def batch_rows(
         context = require_int("context", context, maximum=model.max_context)
         fit = max_sequences(model, accel, n, context)
         batches = [b for b in (1, 16, 64, 256) if b < fit] + [fit]
-    rows = []
-    for step in batch_curve(model, accel, fabric, n, batches, context=context):
-        rows.append(
-            (
-                format_count(step.sequences),
-                f"{step.compute_s * 1e3:.2f}",
-                f"{step.latency_s * 1e3:.2f}",
-                f"{step.bandwidth_s * 1e3:.2f}",
-                f"{step.total_s * 1e3:.2f}",
-                format_count(step.tokens_per_s),
-            )
+    return [
+        (
+            format_count(step.sequences),
+            f"{step.compute_s * 1e3:.2f}",
+            f"{step.latency_s * 1e3:.2f}",
+            f"{step.bandwidth_s * 1e3:.2f}",
+            f"{step.total_s * 1e3:.2f}",
+            format_count(step.tokens_per_s),
         )
-    return rows
+        for step in batch_curve(model, accel, fabric, n, batches, context=context)
+    ]
 
 
 #: Columns of :func:`batch_rows`.
@@ -113,9 +97,7 @@ def batching_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        For example ``"batch_crossover_2": "439"`` (sequences per step at
-        which two GPUs' decode all-reduces turn bandwidth-bound on the fast
-        fabric) and ``"kv_read_full_4": "1.29 ms"``.
+        Glue name -> formatted text.
     """
     m = MODEL
     out: dict[str, str] = {}
@@ -206,14 +188,7 @@ def speculative_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``spec_draft_tokens`` and ``spec_tokens_per_sequence`` (k and k + 1),
-        ``spec_bytes_per_sequence`` (one sequence's share of each all-reduce),
-        ``spec_crossover_4`` (sequences at which four fast GPUs turn
-        bandwidth-bound, against ``batch_crossover_4`` without drafts),
-        ``spec_one_stage_sequences`` (the smallest batch whose all-reduces
-        pass vLLM's one-stage limit on four GPUs) and ``spec_one_stage_limit``;
-        ``mtp_params`` / ``mtp_bytes`` / ``mtp_share`` (the one-layer head's
-        size, in bf16 and as a share of the lesson's 27 billion).
+        Glue name -> formatted text.
     """
     m, k = MODEL, SPEC_DRAFT_TOKENS
     per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes

@@ -1,12 +1,6 @@
-"""Experts on the wire: the cost of every collective, and MoE decode under TP and EP.
+"""The experts page: every collective's cost, measured all-to-alls, and MoE decode under TP and EP.
 
-The chapter's worked example is DeepSeek-V3 (:data:`EXAMPLE`), built from its
-public config, on one node of :data:`EP` H200-class cards (the H100-class
-card of the lesson holds too little for its weights under EP), on the
-lesson's fast fabric. :func:`comparison` prices tensor parallelism and
-expert parallelism with data-parallel attention side by side with
-:func:`~lesson_lib.model.moe.moe_decode_step`; :func:`collective_rows`
-tabulates every collective of :mod:`lesson_lib.model.collectives`.
+The example's layouts are :mod:`lesson_lib.model.experts`'s.
 """
 
 from __future__ import annotations
@@ -34,7 +28,6 @@ from lesson_lib.model.moe import (
 from lesson_lib.model.presets import PRESETS, SOURCES
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, PROMPT_TOKENS
 from lesson_lib.model.specs import Fabric, ModelSpec
-from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
 #: Columns of :func:`comparison_rows`.
@@ -78,6 +71,17 @@ def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str,
     ]
 
 
+#: Columns of :func:`collective_rows` (the payloads those of its defaults).
+COLLECTIVE_HEADER: tuple[str, ...] = (
+    "collective",
+    "the payload is",
+    f"steps ({EP} ranks)",
+    "bytes per rank (x payload)",
+    f"time, {format_bytes(MODEL.hidden_vector_bytes, 'KiB')}",
+    f"time, {format_bytes(PROMPT_TOKENS * MODEL.hidden_vector_bytes, 'MiB')}",
+)
+
+
 def collective_rows(
     n: int = EP, payloads: tuple[float, float] | None = None, fabric: Fabric = FAST
 ) -> list[tuple[str, ...]]:
@@ -104,45 +108,28 @@ def collective_rows(
         MODEL.hidden_vector_bytes,
         PROMPT_TOKENS * MODEL.hidden_vector_bytes,
     )
-    rows = []
-    for kind, c in COLLECTIVES.items():
-        rows.append(
-            (
-                c.description.partition(":")[0],
-                c.payload,
-                format_count(collective_steps(kind, n)),
-                format_ratio(collective_wire_bytes(kind, 1.0, n), decimals=3),
-                format_seconds(collective_time(kind, small, n, fabric), "us", decimals=2),
-                format_seconds(collective_time(kind, large, n, fabric), "us", decimals=1),
-            )
+    return [
+        (
+            c.description.partition(":")[0],
+            c.payload,
+            format_count(collective_steps(kind, n)),
+            format_ratio(collective_wire_bytes(kind, 1.0, n), decimals=3),
+            format_seconds(collective_time(kind, small, n, fabric), "us", decimals=2),
+            format_seconds(collective_time(kind, large, n, fabric), "us", decimals=1),
         )
-    return rows
+        for kind, c in COLLECTIVES.items()
+    ]
 
 
-def collective_table(caption: str | None = None) -> str:
-    """:func:`collective_rows` as an HTML table.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        An HTML table.
-    """
-    small = format_bytes(MODEL.hidden_vector_bytes, "KiB")
-    large = format_bytes(PROMPT_TOKENS * MODEL.hidden_vector_bytes, "MiB")
-    header = (
-        "collective",
-        "the payload is",
-        f"steps ({EP} ranks)",
-        "bytes per rank (x payload)",
-        f"time, {small}",
-        f"time, {large}",
-    )
-    return html_table(header, collective_rows(), caption)
+#: Columns of :func:`measured_rows`.
+MEASURED_HEADER: tuple[str, ...] = (
+    "collective",
+    "GPUs",
+    "message",
+    "measured (NCCL)",
+    "model, fast fabric",
+    "model / measured",
+)
 
 
 def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
@@ -174,28 +161,17 @@ def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
     return rows
 
 
-def measured_table(caption: str | None = None) -> str:
-    """:func:`measured_rows` as an HTML table.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        An HTML table.
-    """
-    header = (
-        "collective",
-        "GPUs",
-        "message",
-        "measured (NCCL)",
-        "model, fast fabric",
-        "model / measured",
-    )
-    return html_table(header, measured_rows(), caption)
+#: Columns of :func:`preset_rows`.
+PRESET_HEADER: tuple[str, ...] = (
+    "model",
+    "parameters",
+    "active per token",
+    "routed experts' share",
+    "experts / top-k",
+    "MoE layers",
+    "all-to-alls per token",
+    "KV cache per token",
+)
 
 
 def preset_rows() -> list[tuple[str, ...]]:
@@ -223,32 +199,6 @@ def preset_rows() -> list[tuple[str, ...]]:
             )
         )
     return rows
-
-
-def preset_table(caption: str | None = None) -> str:
-    """:func:`preset_rows` as an HTML table.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        An HTML table.
-    """
-    header = (
-        "model",
-        "parameters",
-        "active per token",
-        "routed experts' share",
-        "experts / top-k",
-        "MoE layers",
-        "all-to-alls per token",
-        "KV cache per token",
-    )
-    return html_table(header, preset_rows(), caption)
 
 
 def experts_numbers() -> dict[str, str]:

@@ -105,8 +105,7 @@ def chapter_numbers(name: str) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> text, a fresh copy of the cached reading of the
-        chapter's ``GLUE``.
+        Glue name -> text, a fresh copy of the cached reading of ``GLUE``.
 
     Raises
     ------

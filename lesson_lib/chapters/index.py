@@ -1,9 +1,7 @@
 """The landing page: the worked example's numbers, the buyer's two answers and the caveat.
 
-The page quotes the PCIe bandwidth (payloads chapter), three comparisons of
-the decode lines and the buyer's boxes (latency chapter), and how the
-headline fares on measured fabrics (measured chapter): the one published
-PCIe-only latency and the claim's count on the measured PCIe-class systems.
+It quotes the PCIe bandwidth (payloads), three comparisons of the decode
+lines (latency) and how the headline fares on measured fabrics (measured).
 """
 
 from __future__ import annotations

@@ -14,10 +14,7 @@ def instructor_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``problem_count`` (problems in the set), ``time_limit`` (the grader's
-        default ``--timeout``, as the students' instructions say it) and
-        ``example_id`` (the ID the page's examples use, which the edition
-        never issues).
+        Glue name -> formatted text.
     """
     return {
         "problem_count": str(len(PROBLEMS)),

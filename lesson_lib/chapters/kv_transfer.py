@@ -1,14 +1,7 @@
-"""The KV cache on the wire: what disaggregated serving sends, on which link, and when it hides.
+"""The KV-transfer page: a request's hand-off between prefill and decode GPUs, and context parallelism.
 
-The chapter prices one request's hand-off from a prefill instance to a
-decode instance on three links: both instances inside one NVLink domain, a
-NIC per GPU on the compute fabric between nodes, and one port of each node's
-converged Ethernet, shared by its GPUs. It then asks when separating the
-phases pays (a prefill stalls every sequence decoding beside it; the stall,
-spread over each request's output tokens, is what disaggregation removes)
-and turns to context parallelism for the specimen's long context, which
-runs out of KV heads at TP 4. Every number comes from
-:mod:`lesson_lib.model.kv_transfer`.
+The links are :mod:`lesson_lib.model.kv_links`'s, the costs
+:mod:`lesson_lib.model.kv_transfer`'s.
 """
 
 from __future__ import annotations

@@ -1,18 +1,6 @@
-"""The latency chapter: one decoded token's timeline, and how decode speed scales with N.
+"""The latency page: how decode speed scales with N, a token's timeline and the buyer's answers.
 
-:func:`~lesson_lib.model.step_time.decode_step` prices one configuration; this
-module asks the latency chapter's questions of it: how the speed-up over one
-GPU grows with ``n`` (:func:`speedup_curve`), where it stops growing
-(:func:`speedup_limit`), and how slow a fabric may be before more GPUs stop
-paying (:func:`break_even_latency`). Times are seconds.
-
-Decode under tensor parallelism is a chain: a slice of compute, then an
-all-reduce every rank waits for, twice per layer. :func:`token_timeline`
-lays a token's :func:`~lesson_lib.model.step_time.decode_step` out as that chain,
-and :func:`allreduce_anatomy` splits the fixed latency of one small
-all-reduce into illustrative parts: an assumed launch overhead, the rest of
-the fixed cost and the hops of a two-point fit. It is a picture of the
-model, not a measured breakdown of how NCCL spends the time.
+The arithmetic is :mod:`lesson_lib.model.latency`'s.
 """
 
 from __future__ import annotations
@@ -51,20 +39,7 @@ def scaling_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``limit_fast`` / ``limit_slow`` (speed-up ceilings over one GPU),
-        ``break_even_4_vs_2`` (latency at which 4 GPUs tie 2 on the fast
-        fabric), ``break_even_2_vs_1`` (latency at which 2 GPUs tie 1),
-        ``speedup_fast_16`` / ``speedup_slow_16`` (16 GPUs over 1),
-        ``ring_hop`` and ``ring_base`` (the per-hop fit's two terms),
-        ``ring_latency_8`` (its prediction at 8 GPUs), ``ring_peak_n`` and
-        ``ring_peak_speedup`` (where a per-hop ring stops paying);
-        ``hbm_bandwidth``, ``weights_share_2`` / ``weights_share_4`` (the
-        heuristic's inputs); ``bandwidth_2_fast`` / ``bandwidth_4_slow`` (the
-        left-out wire-bytes term); ``speedup_1_to_4_fast`` /
-        ``speedup_1_to_4_slow`` (4 GPUs over 1) and ``slow_4_vs_fast_2``;
-        ``ceiling_tokens_per_s_slow`` (the most tokens per second one sequence
-        can reach on the slow fabric with any number of GPUs) and
-        ``gpus_to_90_percent_slow`` (the fewest GPUs that reach 90 % of it).
+        Glue name -> formatted text.
     """
 
     # The lesson's three lines (compute + latency): 2 fast, 4 fast, 4 slow GPUs.
@@ -161,8 +136,7 @@ def timeline_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Compute slice and wait per all-reduce on 2 fast and 4 slow GPUs, and
-        the four parts of one 2-GPU all-reduce on the fast fabric.
+        Glue name -> formatted text.
     """
 
     def us(seconds: float, decimals: int = 1) -> str:
@@ -226,12 +200,7 @@ def buyer_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``box_1_*``, ``box_2_*`` and ``box_4_*`` (``_stream``, ``_stream_full``,
-        ``_sequences``, ``_tokens_per_s``) for one GPU, two fast and four
-        slow; ``stream_winner``, ``stream_full_winner`` and
-        ``throughput_winner`` (the boxes);
-        ``throughput_4_vs_1`` and ``throughput_4_vs_2`` (the four slow GPUs'
-        throughput over the others').
+        Glue name -> formatted text.
     """
     one, two, four = buyer_answers()
     out: dict[str, str] = {}
@@ -255,8 +224,7 @@ def embedding_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``embedding_gb`` (vocabulary x hidden size x bytes per weight, the
-        whole matrix) and ``embedding_row`` (the one row a token looks up).
+        Glue name -> formatted text.
     """
     rows = MODEL.vocab_size or 0
     return {

@@ -1,10 +1,7 @@
-"""The measured chapter: the lesson's latencies and claims against ten measured GPU systems.
+"""The measured page: the lesson's latencies and claims against ten measured GPU systems.
 
-Every number here is computed from :mod:`lesson_lib.measured`, the
-communication tables NVIDIA's aiconfigurator ships. The decode lines use
-the lesson's card (H100 SXM-class compute) and change only the fabric, so
-each row asks what that system's measured all-reduce would do to the
-worked example.
+Every decode line keeps the lesson's card and takes one system's fitted
+fabric from :mod:`lesson_lib.measured` (aiconfigurator's tables).
 """
 
 from __future__ import annotations
@@ -177,11 +174,7 @@ def measured_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``measured_systems``, ``measured_rows``, ``measured_tables``; per claim
-        ``claim_<key>`` (``"holds on k of n"``); the measured alpha ranges
-        ``nvlink_alpha_2_low/high`` and ``pcie_alpha_4_low/high``; and
-        ``pcie_line_4_best`` / ``reference_line_2`` (the fastest PCIe-class
-        four-GPU line against the H100 SXM's two-GPU line).
+        Glue name -> formatted text.
     """
     rows = load_collectives()
     lines = measured_lines()

@@ -1,8 +1,4 @@
-"""The worked example's numbers, computed once and formatted for the book.
-
-Chapters glue these strings instead of typing numbers into prose, and the
-tests pin them, so the text and the arithmetic cannot drift apart.
-"""
+"""The overview page: the worked example's numbers, which most pages glue too."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Decode's bytes on the wire: how much each rank sends, and how fast.
+"""The payloads page: decode's bytes per rank at an interactive rate, against the fabrics.
 
-The ring-payloads chapter asks one question: at an interactive decode rate,
-how much bandwidth does tensor parallelism actually need? This module
-answers it with :mod:`lesson_lib.model.collectives` and sets the answer against
-the fabrics' bandwidths. Every quantity is bytes or bytes/second; the
-``payload_numbers`` strings say their unit aloud (MiB/s is binary, GB/s
-decimal).
+The arithmetic is :mod:`lesson_lib.model.payloads`'s; each string says its
+unit aloud (MiB/s is binary, GB/s decimal).
 """
 
 from __future__ import annotations
@@ -49,21 +45,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     Returns
     -------
     dict of str to str
-        ``rate_4_mb`` and ``rate_4_gb`` (the ring-of-4 rate in decimal units),
-        ``mib_bytes`` and ``gb_bytes`` (the two units, in bytes);
-        ``headroom_nvlink_4``, ``headroom_pcie_4`` and ``headroom_ib_4``
-        (bandwidth / rate); ``pcie_share_4`` (percent of PCIe used);
-        ``fill_pcie_4`` (tokens/s whose bytes would fill PCIe);
-        ``nvlink_bandwidth``, ``pcie_bandwidth``, ``ib_bandwidth``;
-        ``nvlink_both_directions`` (NVLink's headline figure, both directions
-        added);
-        ``wire_8`` (bytes per rank per token on a ring of 8);
-        ``wire_time_8_slow`` and ``latency_8_slow`` (a token's bytes and its
-        all-reduces' fixed latency on 8 GPUs over the slow fabric) and
-        ``latency_over_bytes_8_slow`` (how many times larger the latency is);
-        ``bytes_4_slow_batch_1`` and ``bytes_4_slow_batch_64`` (a decode
-        step's all-reduce bytes on 4 slow GPUs, one sequence and 64);
-        ``rate_yardstick`` (the round 100 MiB/s the traffic stays under).
+        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")

@@ -1,11 +1,6 @@
-"""Prefill against decode: where a message sits on the alpha-beta curve.
+"""The prefill page: decode and prefill on the alpha-beta curve, on the chip and on the wire.
 
-Decode sends one hidden vector per all-reduce; prefill sends one per prompt
-token, all at once. The alpha-beta model ``t(m) = alpha + f m / B`` (``f``
-the ring factor ``2(n-1)/n``, 1 for two ranks) has a crossover payload
-where its two terms are equal; a message far below it is latency-bound, far
-above it bandwidth-bound. Everything here is built on
-:mod:`lesson_lib.model.collectives` and :mod:`lesson_lib.model.step_time`.
+The arithmetic is :mod:`lesson_lib.model.prefill`'s.
 """
 
 from __future__ import annotations

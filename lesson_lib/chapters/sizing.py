@@ -1,10 +1,6 @@
-"""The sizing chapter's quantities: what fits on each GPU at each TP degree.
+"""The sizing page: what fits on each GPU at each TP degree, in numbers.
 
-:mod:`lesson_lib.model.memory` does the arithmetic; this module asks it the
-chapter's questions (how many full-length sequences fit at TP = 1, 2, 4?
-what would a pure-attention model of the same shape need?) and formats the
-answers the chapter glues, so the figure, the table, the explorer and the
-prose all read the same numbers.
+The fits are :mod:`lesson_lib.model.sizing`'s.
 """
 
 from __future__ import annotations
@@ -34,13 +30,7 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
     Returns
     -------
     dict of str to str
-        Keys start with ``sizing_``: the architecture counts behind the
-        KV-cache product, the pure-attention factor, the fixed state as a
-        percentage of one full-length KV cache, the room one card has beside
-        the weights (GB), and per degree ``n`` in :data:`DEGREES` and 8 the
-        per-GPU weights (GB), one full-length sequence's KV cache per GPU
-        (GiB), the most full-length sequences that fit and what is left free
-        with them resident (GB).
+        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
