@@ -17,23 +17,9 @@ from dataclasses import dataclass
 from functools import cache
 
 #: Every chapter page, by the name of its ``book/<name>.md`` and its module here.
-CHAPTERS: tuple[str, ...] = (
-    "index",
-    "overview",
-    "sizing",
-    "allreduce",
-    "payloads",
-    "latency",
-    "algorithms",
-    "measured",
-    "prefill",
-    "batching",
-    "kv_transfer",
-    "cluster",
-    "experts",
-    "summary",
-    "lab",
-    "instructor",
+CHAPTERS: tuple[str, ...] = tuple(
+    "index overview sizing allreduce payloads latency algorithms measured prefill batching"
+    " kv_transfer cluster experts summary lab instructor".split()
 )
 
 #: A function of no arguments returning glue name -> formatted text.

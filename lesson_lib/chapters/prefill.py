@@ -33,12 +33,8 @@ def regime_rows(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the cards.
     n : int
         Tensor-parallel degree, from 2 to 4096 (``MAX_RANKS``).
     prompt_tokens : int

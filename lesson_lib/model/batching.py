@@ -41,12 +41,8 @@ def batch_curve(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the cards.
     n : int
         Tensor-parallel degree.
     batches : iterable of int, default BATCHES

@@ -95,12 +95,8 @@ def speedup_curve(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between the cards.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the cards.
     ns : iterable of int
         Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
     include_bandwidth : bool, default False
@@ -153,12 +149,8 @@ def speedup_limit(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the cards.
     include_bandwidth : bool, default False
         Add the limit of the bandwidth term.
 
@@ -189,10 +181,8 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card.
     n : int
         Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096
         (``MAX_RANKS``).
@@ -241,12 +231,8 @@ def peak_n(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire; with ``hop_latency > 0`` the answer is finite.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire; with ``hop_latency > 0`` the answer is finite.
     max_n : int, default 64
         Largest degree tried, from 1 to 4096.
     algorithm : str, default "ring"
@@ -300,12 +286,8 @@ def token_timeline(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the cards.
     n : int
         Tensor-parallel degree, at least 2 (one GPU has no all-reduce).
     allreduces : int, optional

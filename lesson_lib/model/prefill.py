@@ -161,12 +161,8 @@ def per_token(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between the ``n`` cards.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the ``n`` cards.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     prompt_tokens : int
