@@ -4,7 +4,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib import MS, prefill_step
-from lesson_lib.chapters.prefill import crossover_tokens, prefill_numbers, regime_rows
+from lesson_lib.chapters.prefill import prefill_numbers, regime_rows
+from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 
 
