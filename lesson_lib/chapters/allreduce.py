@@ -20,7 +20,7 @@ def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
 
     The shared worked-example numbers (``allreduces_per_token``,
     ``hidden_vector``, ``factor_4`` ...) come from
-    :func:`lesson_lib.chapters.overview.numbers`; these are the extra ones the
+    :func:`lesson_lib.chapters.overview.worked_example_numbers`; these are the extra ones the
     chapter needs. Ring byte counts come from the simulator.
 
     Parameters

@@ -47,7 +47,7 @@ def batch_rows(
     Parameters
     ----------
     model, accel, fabric, n
-        As for :func:`batch_curve`.
+        As for :func:`~lesson_lib.model.batching.batch_curve`.
     batches : iterable of int, optional
         Sequences per step; default 1, 16, 64, 256 and the most that fit in
         memory at ``context``.

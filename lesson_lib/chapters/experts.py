@@ -43,12 +43,12 @@ COMPARISON_HEADER: tuple[str, ...] = (
 
 
 def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str, ...]]:
-    """The two layouts of :func:`comparison` as table rows.
+    """The two layouts of :func:`~lesson_lib.model.experts.comparison` as table rows.
 
     Parameters
     ----------
     layouts : dict of str to Layout, optional
-        Default :func:`comparison` at its defaults.
+        Default :func:`~lesson_lib.model.experts.comparison` at its defaults.
 
     Returns
     -------

@@ -34,7 +34,7 @@ from lesson_lib.model.units import (
 
 
 def scaling_numbers() -> dict[str, str]:
-    """The latency chapter's numbers beyond :func:`~lesson_lib.chapters.overview.numbers`.
+    """The latency chapter's numbers beyond :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Returns
     -------
@@ -96,7 +96,7 @@ def decode_lines_table(caption: str | None = None) -> str:
     Returns
     -------
     str
-        One row per line of :func:`lesson_lib.chapters.overview.decode_lines`:
+        One row per line of :func:`lesson_lib.model.latency.decode_lines`:
         compute, latency, the lesson's total (compute + latency) and its
         tokens/s, then the bandwidth term and the total with it, all in ms.
     """
@@ -169,7 +169,7 @@ BUYER_HEADER: tuple[str, ...] = (
 
 
 def buyer_table(caption: str | None = None) -> str:
-    """HTML table of :func:`buyer_answers`: both questions for each box.
+    """HTML table of :func:`~lesson_lib.model.latency.buyer_answers`: both questions for each box.
 
     Parameters
     ----------

@@ -33,7 +33,7 @@ RATE_YARDSTICK: float = 100 * MiB
 
 
 def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S) -> dict[str, str]:
-    """The payloads chapter's numbers beyond :func:`~lesson_lib.chapters.overview.numbers`.
+    """The payloads chapter's numbers beyond :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------

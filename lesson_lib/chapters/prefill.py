@@ -68,7 +68,7 @@ def regime_rows(
 
 
 def prefill_numbers() -> dict[str, str]:
-    """Numbers the prefill chapter glues beyond :func:`~lesson_lib.chapters.overview.numbers`.
+    """Numbers the prefill chapter glues beyond :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Returns
     -------

@@ -18,7 +18,7 @@ from lesson_lib.model.units import format_bytes, format_count, format_ratio
 
 
 def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[str, str]:
-    """Formatted numbers the sizing chapter glues beside :func:`~lesson_lib.chapters.overview.numbers`.
+    """Formatted numbers the sizing chapter glues beside :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------

@@ -70,7 +70,7 @@ def assumptions_table(
 
 
 def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | None = None) -> str:
-    """The summary's key numbers, each read from :func:`~lesson_lib.chapters.overview.numbers`.
+    """The summary's key numbers, each read from :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen at
+        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen at
         full context on TP = 1, 2, 4.
     caption : str, optional
         Table caption.

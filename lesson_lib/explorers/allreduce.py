@@ -1,6 +1,6 @@
 """The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
 
-Every state is read from :func:`lesson_lib.chapters.allreduce.simulate_hidden_allreduce`,
+Every state is read from :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`,
 the record of a real simulated all-reduce: who holds which partial sum after
 each step, and the bytes each rank has sent so far. The chart shows a rank
 by chunk grid coloured by how many ranks' contributions each copy holds, as

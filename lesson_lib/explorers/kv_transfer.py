@@ -7,7 +7,7 @@ draws the three as bars on one time axis. At its defaults (the lesson's
 4,096-token prompt, a NIC per GPU, four GPUs on each side) it is the chapter's
 arithmetic, and :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`
 is its static twin. Every number comes from
-:func:`lesson_lib.chapters.kv_transfer.link_handoff`.
+:func:`lesson_lib.model.kv_links.link_handoff`.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def handoff_timeline_figure(
     prompt_tokens : int, default PROMPT_TOKENS
         Prompt length, from 1 to the specimen's context.
     link : str, default "nic"
-        A key of :data:`~lesson_lib.chapters.kv_transfer.LINKS_BY_KEY`.
+        A key of :data:`~lesson_lib.model.kv_links.LINKS_BY_KEY`.
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
 

@@ -71,7 +71,7 @@ def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, Step
     -------
     list of tuple
         ``(label, StepBreakdown)`` from
-        :func:`lesson_lib.chapters.overview.decode_lines`, in the lesson's order.
+        :func:`lesson_lib.model.latency.decode_lines`, in the lesson's order.
     """
     return [(line.label, line.step) for line in decode_lines(include_bandwidth=include_bandwidth)]
 
@@ -151,7 +151,7 @@ def speedup_curves_figure(
 
     Each fixed-latency fabric gets a dashed line at its ceiling,
     ``compute_1 / (allreduces_per_token x latency)``
-    (:func:`lesson_lib.chapters.latency.speedup_limit`); the dotted diagonal is perfect
+    (:func:`lesson_lib.model.latency.speedup_limit`); the dotted diagonal is perfect
     scaling.
 
     Parameters

@@ -44,7 +44,7 @@ def payload_vs_bandwidth_figure(
         Decode rate, tokens/second (> 0).
     fabrics : mapping of str to float, optional
         Label -> bandwidth in bytes/second per direction; default
-        :data:`lesson_lib.chapters.payloads.FABRIC_BANDWIDTHS`. Labels containing
+        :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`. Labels containing
         ``"illustrative"`` are drawn hollow.
 
     Returns

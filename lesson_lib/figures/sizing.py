@@ -151,7 +151,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen on
+        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen on
         cards sold as 80 GB (79.1 GiB visible) at its full context.
 
     Returns
