@@ -1,6 +1,6 @@
 """The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
 
-Every state is read from :func:`lesson_lib.chapters.allreduce.simulate_hidden_allreduce`,
+Every state is read from :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`,
 the record of a real simulated all-reduce: who holds which partial sum after
 each step, and the bytes each rank has sent so far. The chart shows a rank
 by chunk grid coloured by how many ranks' contributions each copy holds, as
@@ -22,12 +22,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE
 from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.model.ring import RingResult
 from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB, format_bytes, format_count
 
 #: Range of the ranks slider.

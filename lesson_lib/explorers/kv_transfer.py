@@ -7,7 +7,7 @@ draws the three as bars on one time axis. At its defaults (the lesson's
 4,096-token prompt, a NIC per GPU, four GPUs on each side) it is the chapter's
 arithmetic, and :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`
 is its static twin. Every number comes from
-:func:`lesson_lib.chapters.kv_transfer.link_handoff`.
+:func:`lesson_lib.model.kv_links.link_handoff`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import ROLE_COLORS
 from lesson_lib.figures.kv_transfer import LINK_COLORS
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.model.kv_transfer import kv_transfer_bytes
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_bytes, format_count, format_seconds

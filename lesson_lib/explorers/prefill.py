@@ -19,11 +19,11 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.prefill import TERMS
 from lesson_lib.model.collectives import allreduce_time, crossover_tokens
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import MS, US, format_bytes, format_count, format_rate, format_ratio

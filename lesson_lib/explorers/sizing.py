@@ -21,12 +21,12 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.chapters.sizing import fits_by_degree
 from lesson_lib.explorers._base import Control, Explorer, Template, states
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.sizing import SEGMENTS
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
 from lesson_lib.model.presets import PRESETS
+from lesson_lib.model.sizing import fits_by_degree
 from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
 from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import GB, GiB, format_bytes, format_count

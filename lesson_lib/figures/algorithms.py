@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.model.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
 from lesson_lib.model.collectives import ALGORITHMS, allreduce_latency, allreduce_time
 from lesson_lib.model.specimen import FAST_RING, MODEL
 from lesson_lib.model.specs import Fabric

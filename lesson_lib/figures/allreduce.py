@@ -13,13 +13,13 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import RingResult
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB
 
 #: Colour of the border around a chunk that arrived in the step shown.

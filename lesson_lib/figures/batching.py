@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.batching import CONTEXT, batch_curve
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS
+from lesson_lib.model.batching import CONTEXT, batch_curve
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.experts import comparison
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import COLLECTIVES, collective_time, collective_wire_bytes
+from lesson_lib.model.experts import comparison
 from lesson_lib.model.specimen import FAST_RING
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import MS, US, KiB

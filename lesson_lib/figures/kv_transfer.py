@@ -15,9 +15,9 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_count, format_seconds
 
@@ -120,7 +120,7 @@ def handoff_timeline_figure(
     prompt_tokens : int, default PROMPT_TOKENS
         Prompt length, from 1 to the specimen's context.
     link : str, default "nic"
-        A key of :data:`~lesson_lib.chapters.kv_transfer.LINKS_BY_KEY`.
+        A key of :data:`~lesson_lib.model.kv_links.LINKS_BY_KEY`.
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
 

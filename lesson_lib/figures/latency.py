@@ -8,17 +8,17 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.latency import (
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import allreduce_latency
+from lesson_lib.model.latency import (
     SEGMENT_KINDS,
     allreduce_anatomy,
+    decode_lines,
     speedup_curve,
     speedup_limit,
     token_timeline,
 )
-from lesson_lib.chapters.overview import decode_lines
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
-from lesson_lib.model._validate import require_int
-from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED, PublishedLatency
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
@@ -71,7 +71,7 @@ def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, Step
     -------
     list of tuple
         ``(label, StepBreakdown)`` from
-        :func:`lesson_lib.chapters.overview.decode_lines`, in the lesson's order.
+        :func:`lesson_lib.model.latency.decode_lines`, in the lesson's order.
     """
     return [(line.label, line.step) for line in decode_lines(include_bandwidth=include_bandwidth)]
 
@@ -151,7 +151,7 @@ def speedup_curves_figure(
 
     Each fixed-latency fabric gets a dashed line at its ceiling,
     ``compute_1 / (allreduces_per_token x latency)``
-    (:func:`lesson_lib.chapters.latency.speedup_limit`); the dotted diagonal is perfect
+    (:func:`lesson_lib.model.latency.speedup_limit`); the dotted diagonal is perfect
     scaling.
 
     Parameters

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-from lesson_lib.chapters.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int, require_number
+from lesson_lib.model.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.model.specimen import MODEL, TOKENS_PER_S
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import MB, TB, format_count, format_rate
@@ -44,7 +44,7 @@ def payload_vs_bandwidth_figure(
         Decode rate, tokens/second (> 0).
     fabrics : mapping of str to float, optional
         Label -> bandwidth in bytes/second per direction; default
-        :data:`lesson_lib.chapters.payloads.FABRIC_BANDWIDTHS`. Labels containing
+        :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`. Labels containing
         ``"illustrative"`` are drawn hollow.
 
     Returns

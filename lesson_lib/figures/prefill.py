@@ -15,10 +15,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
-from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_time, ring_allreduce_factor
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import StepBreakdown

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree, pure_attention_twin
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
 from lesson_lib.model.memory import MemoryBudget
+from lesson_lib.model.sizing import DegreeFit, fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL
 from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import GB, GiB, format_bytes, format_count
@@ -151,7 +151,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen on
+        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen on
         cards sold as 80 GB (79.1 GiB visible) at its full context.
 
     Returns

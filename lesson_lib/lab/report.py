@@ -388,9 +388,9 @@ def fabric_table(
     Returns
     -------
     str
-        HTML (:func:`lesson_lib.chapters.tables.html_table`), one row per fabric.
+        HTML (:func:`lesson_lib.model.tables.html_table`), one row per fabric.
     """
-    from lesson_lib.chapters.tables import html_table
+    from lesson_lib.model.tables import html_table
 
     header = [
         "fabric",
