@@ -128,6 +128,6 @@ def test_cluster_numbers_pinned():
 
 def test_the_cluster_page_quotes_the_experts_all_to_alls():
     """The rule's experts line: DeepSeek-V3's 2 x (61 - 3) = 116 all-to-alls per token."""
-    from lesson_lib.chapters import cluster
+    from lesson_lib.chapters.glue import chapter_numbers
 
-    assert cluster.numbers()["ds_alltoalls"] == "116"
+    assert chapter_numbers("cluster")["ds_alltoalls"] == "116"

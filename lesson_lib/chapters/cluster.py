@@ -11,8 +11,7 @@ from collections.abc import Sequence
 
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.experts import experts_numbers
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.chapters.tables import html_table
+from lesson_lib.chapters.glue import GlueTable, Quote
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.cluster_disaggregated import PLACEMENTS, plan_disaggregated
 from lesson_lib.model.cluster_plan import ClusterPlan
@@ -27,6 +26,7 @@ from lesson_lib.model.specimen import (
     PROMPT_TOKENS,
 )
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
 #: The layouts lesson 9.10 prices; (gpus_per_node, nodes, tp, pp).
@@ -212,7 +212,7 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     Returns
     -------
     str
-        An HTML ``<table>`` (see :func:`lesson_lib.chapters.tables.html_table`)
+        An HTML ``<table>`` (see :func:`lesson_lib.model.tables.html_table`)
         whose footer is an ``<ol>`` of :func:`candidate_notes`, numbered as
         the verdict column says.
     """
@@ -364,32 +364,6 @@ def cluster_numbers() -> dict[str, str]:
     }
 
 
-def numbers() -> dict[str, str]:
-    """Every value the cluster page glues: the worked example's numbers and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {
-        **overview.numbers(),
-        **cluster_numbers(),
-        "ds_alltoalls": experts_numbers()["ds_alltoalls"],
-    }
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/cluster.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
-
-
 #: Columns of :func:`disaggregated_rows`.
 DISAGGREGATED_HEADER: tuple[str, ...] = (
     "where the two instances sit",
@@ -433,3 +407,7 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
             )
         )
     return rows
+
+
+#: What ``book/cluster.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, cluster_numbers, Quote(experts_numbers, ("ds_alltoalls",)))

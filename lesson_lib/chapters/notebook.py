@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib
 import posixpath
 import re
 import shutil
@@ -34,6 +33,8 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from lesson_lib.chapters.glue import CHAPTERS, chapter_numbers
 
 #: The book's sources, beside the package in a checkout.
 BOOK = Path(__file__).resolve().parents[2] / "book"
@@ -60,24 +61,19 @@ class Target:
 
 
 def page_numbers(page: str) -> dict[str, str]:
-    """Every value a page glues, name -> formatted text (empty for a page without numbers).
+    """Every value a page glues, name -> formatted text (empty for a page without a table).
 
     Parameters
     ----------
     page : str
-        The page's file stem (``"latency"``).
+        The page's name relative to ``book/`` (``"latency"``).
 
     Returns
     -------
     dict of str to str
-        The page's glue table, evaluated.
+        The page's glue table, read (:func:`lesson_lib.chapters.glue.chapter_numbers`).
     """
-    try:
-        module = importlib.import_module(f"lesson_lib.chapters.{page}")
-    except ModuleNotFoundError:
-        return {}
-    numbers = getattr(module, "numbers", None)
-    return dict(numbers()) if callable(numbers) else {}
+    return chapter_numbers(page) if page in CHAPTERS else {}
 
 
 def book_targets(book: Path) -> dict[str, Target]:

@@ -129,6 +129,3 @@ def worked_example_numbers() -> dict[str, str]:
 
 #: What ``book/overview.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(worked_example_numbers)
-
-#: The worked example's values under the name the cluster chapter's own ``numbers()`` reads.
-numbers = worked_example_numbers
