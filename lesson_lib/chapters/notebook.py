@@ -350,7 +350,18 @@ def page_as_notebook_text(
 
 
 def toc_chapters(root: Path) -> list[tuple[str, str]]:
-    """The chapters of ``_toc.yml`` in order, as (file stem, title of the page)."""
+    """The chapters of ``_toc.yml`` in order, with their titles.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The checkout with ``_toc.yml`` and ``book/``.
+
+    Returns
+    -------
+    list of (str, str)
+        (file stem, the page's first heading) for each page of ``book/``.
+    """
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
@@ -415,7 +426,18 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m lesson_lib.chapters.notebook --out DIR`` (or ``--in-place``)."""
+    """``python -m lesson_lib.chapters.notebook --out DIR`` (or ``--in-place``).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command line after the module name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0, or 2 when a page names a value or label the book does not have.
+    """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--out", type=Path, help="folder to write book/ into")
