@@ -1,15 +1,17 @@
-"""Shown code runs where it stands: every visible code cell of a chapter runs on its own.
+"""Shown code runs where it stands: every visible code cell imports what it uses.
 
 A reader of the site copies one cell; a student runs one cell of the student
 edition, which has no removed cells; a notebook reader reruns a cell after a
-restart. Each must find every name it uses imported in it or in a visible cell
-above it that it needs, never only in a cell the site removes.
+restart. Each must find every name it imports in itself (or in the page's
+first shown cell), never only in another cell, least of all one the site
+removes. Values a shown cell above computed (a sweep's results, the answer
+typed above a check) may be used: a reader has that cell in front of them.
 
 For each notebook page, one fresh kernel runs the first visible code cell (a
-chapter's shown setup, if it has one); then, for every later visible cell,
-every name made since is deleted and the cell runs alone. Modules stay
-imported (a cell that does not import one still fails on its name), and
-removed cells (``remove-cell``, ``remove-input``) never run.
+chapter's shown setup, if it has one); then every later visible cell runs in
+order, after every name that an earlier cell (other than the first) bound by
+an ``import`` is deleted. Removed cells (``remove-cell``, ``remove-input``)
+never run.
 """
 
 from __future__ import annotations
@@ -24,8 +26,30 @@ HIDDEN = {"remove-cell", "remove-input"}
 
 #: Run after the first visible cell: what the kernel holds then.
 SNAPSHOT = "_shown_names = set(globals()) | {'_shown_names'}"
-#: Run before each later cell: forget every name made since the snapshot.
-FORGET = "for _n in [n for n in globals() if n not in _shown_names]:\n    del globals()[_n]"
+
+
+def forget(names: set[str]) -> str:
+    """Code that deletes ``names`` from the kernel's globals, except the first cell's."""
+    return (
+        f"for _n in {sorted(names)!r}:\n"
+        "    if _n not in _shown_names:\n"
+        "        globals().pop(_n, None)"
+    )
+
+
+def imported_names(source: str) -> set[str]:
+    """The names a cell binds with ``import`` statements."""
+    import ast
+
+    names: set[str] = set()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython syntax (a shell escape): no import statement to read
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
 
 
 def notebook_pages() -> list[str]:
@@ -50,13 +74,16 @@ def visible_cells(doc: str) -> list[str]:
 
 
 def test_forget_makes_a_missing_import_fail():
-    """The harness itself: a cell that relies on an earlier cell's import raises NameError."""
+    """The harness itself: a cell that relies on an earlier cell's import raises NameError,
+    one that uses a value an earlier cell computed does not."""
     scope: dict = {}
     exec("import math\nx = 1", scope)
     exec(SNAPSHOT, scope)
-    exec("import os", scope)
-    exec(FORGET, scope)
-    assert "os" not in scope and "math" in scope
+    earlier = "import os\nfrom os import path as p\ny = 2"
+    exec(earlier, scope)
+    assert imported_names(earlier) == {"os", "p"}
+    exec(forget(imported_names(earlier)), scope)
+    assert "os" not in scope and "p" not in scope and "math" in scope and scope["y"] == 2
     with pytest.raises(NameError):
         exec("os.getcwd()", scope)
 
@@ -82,7 +109,10 @@ def test_each_visible_cell_runs_alone(doc, tmp_path):
     )
     failures = []
     with client.setup_kernel():
-        steps = [cells[0], SNAPSHOT] + [s for cell in cells[1:] for s in (FORGET, cell)]
+        steps, seen = [cells[0], SNAPSHOT], set()
+        for cell_source in cells[1:]:
+            steps += [forget(seen), cell_source]
+            seen |= imported_names(cell_source)
         for index, source in enumerate(steps):
             cell = nbformat.v4.new_code_cell(source)
             nb.cells.append(cell)
