@@ -6,7 +6,7 @@ import pytest
 
 from lesson_lib.coursework.check import CheckResult
 from lesson_lib.coursework.feedback import feedback_html, write_feedback
-from lesson_lib.coursework.grade import Submission
+from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.problems import PROBLEMS
 
 

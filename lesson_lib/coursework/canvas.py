@@ -40,14 +40,19 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 import re
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
-from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.grades_csv import GradesRow, spreadsheet_safe
+from lesson_lib.coursework.identity import identify
+from lesson_lib.coursework.lms_names import GradescopeSubmission
+from lesson_lib.coursework.roster import Roster
+from lesson_lib.coursework.submissions import Entry
+from lesson_lib.model._safe_io import require_output_file
 
 #: The columns that identify a student in Canvas's gradebook CSV, in its order.
 IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -220,12 +225,6 @@ def _points(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _cell(text: object) -> str:
-    """One cell as plain text a spreadsheet does not run (a formula gets an apostrophe)."""
-    value = printable(text, 200)
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
-
-
 def fill_gradebook(
     exported: Path,
     out: Path,
@@ -300,15 +299,76 @@ def fill_gradebook(
     summary.unmatched = sorted(set(scores) - seen)
     target = require_output_file(out, "--canvas-out")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow([*IDENTITY_COLUMNS, column])
-            writer.writerows([[_cell(c) for c in row] for row in out_rows])
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(fh: IO) -> None:
+        writer = csv.writer(fh)
+        writer.writerow([*IDENTITY_COLUMNS, column])
+        writer.writerows([[spreadsheet_safe(c) for c in row] for row in out_rows])
+
+    write_atomically(target, write)
     return summary
+
+
+def canvas_scores(rows: Sequence[GradesRow], users: Mapping[str, str]) -> dict[str, float]:
+    """Canvas user id -> total of the counted, graded row of that student in the grades file.
+
+    Read from the grades file as written (a regrade's merged rows and a TA's
+    imported points included), so the Canvas file always agrees with it.
+    Rows that are nobody's answers and copies the ``--keep`` policy did not
+    pick give nothing (:attr:`~lesson_lib.coursework.grades_csv.GradesRow.graded`);
+    a user with two counted rows (no ``--keep``) gives nothing either, for
+    you to decide.
+
+    Parameters
+    ----------
+    rows : sequence of GradesRow
+        The grades CSV's rows (:func:`~lesson_lib.coursework.grades_csv.read_scores`).
+    users : mapping
+        A row's ``file`` cell -> the Canvas user id of that submission
+        (:func:`canvas_users`).
+
+    Returns
+    -------
+    dict
+    """
+    found: dict[str, list[float]] = {}
+    for row in rows:
+        user = users.get(row.file, "") if row.graded else ""
+        if user:
+            found.setdefault(user, []).append(float(row.cells["total"]))
+    return {user: totals[0] for user, totals in found.items() if len(totals) == 1}
+
+
+def canvas_users(
+    found: Sequence[Entry],
+    roster: Roster | None,
+    export: Mapping[str, GradescopeSubmission] | None = None,
+) -> dict[str, str]:
+    """The Canvas user id of every submission in the folder, by its grades ``file`` cell.
+
+    The user id is the one in the Canvas name, else the roster's for the ID
+    :func:`~lesson_lib.coursework.identity.identify` gives (nothing is run).
+
+    Parameters
+    ----------
+    found : sequence of Entry
+        :func:`~lesson_lib.coursework.submissions.find_submissions` of the folder.
+    roster : Roster or None
+        The class roster.
+    export : mapping, optional
+        A Gradescope export's metadata.
+
+    Returns
+    -------
+    dict
+    """
+    users: dict[str, str] = {}
+    for entry in found:
+        ident = identify(entry, roster=roster, export=export)
+        user = ident.lms_user
+        if not user and roster is not None and ident.student:
+            listed = roster.student(ident.student)
+            user = listed.lms_user_id if listed is not None else ""
+        if user:
+            users[spreadsheet_safe(entry.file)] = user
+    return users

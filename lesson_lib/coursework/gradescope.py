@@ -54,17 +54,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from lesson_lib.coursework.check import CLOSE_CREDIT
-from lesson_lib.coursework.feedback import NO_ANSWER
-from lesson_lib.coursework.grade import Submission, grade_notebook
+from lesson_lib.coursework.feedback import shown_message
+from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.grading import grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
@@ -217,10 +218,9 @@ def build_zip(
         "require_sandbox": require_sandbox_in_container,
         "close_credit": close_credit,
     }
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+
+    def write(fh: IO) -> None:
+        with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
             for name, text in (("setup.sh", setup_script()),
                                ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
@@ -236,16 +236,9 @@ def build_zip(
                 zf.write(roster, "roster.csv")
             if salt is not None:
                 zf.writestr("salt", salt + "\n")
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    write_atomically(out, write, binary=True, mode=0o600)
     return out
-
-
-def _shown_message(result: Any) -> str:
-    """The checker's message, but none found for a blank answer (not "run this cell again")."""
-    return NO_ANSWER if result.status == "not answered yet" else result.message
 
 
 def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
@@ -271,7 +264,7 @@ def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] =
             "name": f"{qid}: {PROBLEMS[qid].title}",
             "score": sub.results[qid].points if qid in sub.results else 0.0,
             "max_score": PROBLEMS[qid].max_points,
-            "output": _shown_message(sub.results[qid]) if qid in sub.results else "",
+            "output": shown_message(sub.results[qid]) if qid in sub.results else "",
             "visibility": visibility,
         }
         for qid in PROBLEMS
@@ -305,10 +298,7 @@ def _write_results(root: Path, results: dict) -> Path:
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "results.json"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".results.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(results, fh, indent=2)
-    os.replace(tmp, target)
+    write_atomically(target, lambda fh: json.dump(results, fh, indent=2), mode=0o600)
     return target
 
 

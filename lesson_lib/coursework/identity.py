@@ -44,18 +44,10 @@ from lesson_lib.coursework.lms_names import (
     parse_canvas_name,
 )
 from lesson_lib.coursework.roster import Roster
+from lesson_lib.coursework.status import Status
 from lesson_lib.coursework.student_ids import normalize_student
 from lesson_lib.coursework.submissions import Entry, notebook_name, read_notebook
 from lesson_lib.model._safe_io import printable
-
-#: Status of a submission whose file name, metadata and roster disagree (not run, no score).
-ID_MISMATCH = "ID mismatch"
-#: Status of a submission with no student ID, or one not on the roster (not run, no score).
-UNKNOWN_ID = "unknown ID"
-#: The statuses of rows that are nobody's answers, not run for their identity (the two
-#: above, and the grader's ``invalid ID``) or not a notebook. The late policy, the Canvas
-#: file and the class report all leave them out.
-NOT_GRADED: tuple[str, ...] = (ID_MISMATCH, UNKNOWN_ID, "invalid ID", "not a notebook")
 
 
 @dataclass
@@ -67,8 +59,8 @@ class Identity:
     student : str
         The ID to grade it as (for a name that is not a valid ID, the name as
         it stands, for the grader's own check).
-    status : str
-        ``""`` (grade it), :data:`ID_MISMATCH` or :data:`UNKNOWN_ID`.
+    status : Status or None
+        None (grade it), ``Status.ID_MISMATCH`` or ``Status.UNKNOWN_ID``.
     notes : list of str
         Where the ID came from, and any disagreement.
     lms_user : str
@@ -87,7 +79,7 @@ class Identity:
     """
 
     student: str
-    status: str = ""
+    status: Status | None = None
     notes: list[str] = field(default_factory=list)
     lms_user: str = ""
     submitted_at: dt.datetime | None = None
@@ -234,11 +226,11 @@ def identify(
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
-        ident.student, ident.status = claims[0][1], ID_MISMATCH
+        ident.student, ident.status = claims[0][1], Status.ID_MISMATCH
         ident.notes.append(f"ID MISMATCH: {said}; not run, nothing graded: check whose it is")
         return ident
     if not ids:
-        ident.student, ident.status = "", UNKNOWN_ID
+        ident.student, ident.status = "", Status.UNKNOWN_ID
         ident.notes.append(
             "UNKNOWN ID: neither the name nor the notebook's metadata gives a student ID; "
             "not run, nothing graded"
@@ -248,7 +240,7 @@ def identify(
     if roster is not None:
         entry_on_roster = roster.student(ident.student)
         if entry_on_roster is None:
-            ident.status = UNKNOWN_ID
+            ident.status = Status.UNKNOWN_ID
             ident.notes.append(
                 f"UNKNOWN ID: {ident.student!r} ({said}) is not on the roster; not run, "
                 "nothing graded"

@@ -33,9 +33,9 @@ import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
-from lesson_lib.coursework.identity import NOT_GRADED
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.status import NOT_GRADED
 
 #: The ``--keep`` choices.
 KEEP_CHOICES = ("latest", "best")
@@ -154,27 +154,11 @@ def late_factor(days: int, penalty_per_day: float) -> float:
     return max(0.0, 1.0 - days * penalty_per_day)
 
 
-class Graded(Protocol):
-    """What the policy reads and sets on a graded row (a grader's ``Submission``)."""
-
-    student: str
-    status: str
-    file: str
-    notes: list[str]
-    identity: Any
-    late_factor: float
-    counted: bool
-
-    @property
-    def total(self) -> float:
-        """The score after the penalty."""
-
-
 def _stamp(when: dt.datetime | None) -> str:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%SZ") if when else "unknown"
 
 
-def _apply_lateness(sub: Graded, policy: LatePolicy) -> bool:
+def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
     """Set ``sub``'s late factor and note; True when its file time cannot be its hand-in time."""
     ident = sub.identity
     if ident is None:
@@ -211,12 +195,11 @@ def _apply_lateness(sub: Graded, policy: LatePolicy) -> bool:
         sub.notes.append(f"on time: {when}, {due}")
         return False
     sub.late_factor = late_factor(days, policy.penalty_per_day)
-    sub.notes.append(
-        f"LATE {days} day(s): {when}, {due}"
-        + (f"; {why}" if why else "")
-        + (f"; {odd}" if odd else "")
-        + f"; total x {sub.late_factor:g} (--late-penalty-per-day {policy.penalty_per_day:g})"
+    sub.late_note = f"LATE {days} day(s): {when}, {due}" + "".join(
+        f"; {text}" for text in (why, odd) if text
     )
+    penalty = f"total x {sub.late_factor:g} (--late-penalty-per-day {policy.penalty_per_day:g})"
+    sub.notes.append(f"{sub.late_note}; {penalty}")
     return bool(odd)
 
 
@@ -243,21 +226,20 @@ def implausible_times_warning(files: Sequence[str]) -> str:
     )
 
 
-def _order_key(sub: Graded) -> tuple:
+def _order_key(sub: Submission) -> tuple:
     ident = sub.identity
     when = ident.submitted_at if ident is not None and ident.submitted_at else None
     stamp = when.timestamp() if when else float("-inf")
     return (stamp, ident.resubmission if ident is not None else 0, sub.file)
 
 
-def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]:
+def apply_policy(submissions: Sequence[Submission], policy: LatePolicy) -> list[str]:
     """Apply the late penalty and the ``--keep`` choice to graded rows, noting both in each.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded rows (:class:`~lesson_lib.coursework.grade.Submission`); their
-        ``late_factor``, ``counted`` and ``notes`` are set.
+        Graded rows; their ``late_factor``, ``late_note``, ``counted`` and ``notes`` are set.
     policy : LatePolicy
         The stated policy.
 
@@ -271,7 +253,7 @@ def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]
     implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]
     if policy.keep is None:
         return implausible
-    groups: dict[str, list[Graded]] = {}
+    groups: dict[str, list[Submission]] = {}
     for sub in graded:
         groups.setdefault(sub.student.casefold(), []).append(sub)
     for subs in groups.values():
@@ -283,7 +265,8 @@ def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]
         else:  # the highest total; the later one on a tie
             chosen = max(enumerate(ordered), key=lambda pair: (pair[1].total, pair[0]))[1]
         for sub in subs:
-            sub.notes[:] = [n for n in sub.notes if not n.startswith("DUPLICATE student ID")]
+            if sub.duplicate_note and sub.duplicate_note in sub.notes:
+                sub.notes.remove(sub.duplicate_note)
             if sub is chosen:
                 sub.notes.insert(
                     0, f"COUNTED (--keep {policy.keep}): 1 of {len(subs)} submissions of this ID"

@@ -27,13 +27,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from lesson_lib.coursework.runner import code_sources
+from lesson_lib.coursework.extract import assignments
 
 #: Longest reasoning kept, characters (a few sentences are asked for).
 MAX_REASONING_CHARS = 2000
-#: Largest cell parsed for the reasoning, characters.
-_MAX_CELL_CHARS = 20_000
 #: The columns of an exported part's CSV.
 EXPORT_HEADER = ["student", "file", "answer", "points", "max", "rubric"]
 #: The grades CSV's column of what the late policy keeps of a row's points (1 on time).
@@ -106,29 +105,30 @@ def reasoning_answers(nb: object) -> dict[str, str]:
     """
     by_variable = {part.variable: part.qid for part in MANUAL_PARTS.values()}
     found: dict[str, str] = {}
-    try:
-        sources = code_sources(nb)
-    except ValueError:
-        return found
-    for source in sources:
-        if len(source) > _MAX_CELL_CHARS or not any(v in source for v in by_variable):
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
-        for node in tree.body:
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-                continue
-            target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in by_variable:
-                value = node.value
-                qid = by_variable[target.id]
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    found[qid] = value.value[:MAX_REASONING_CHARS]
-                else:
-                    found.pop(qid, None)
+    for name, value in assignments(nb, by_variable.__contains__, by_variable):
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found[by_variable[name]] = value.value[:MAX_REASONING_CHARS]
+        else:
+            found.pop(by_variable[name], None)
     return found
+
+
+def given_manual_points(
+    submissions: Sequence[Any], points: Mapping[str, Mapping[str, float | None]]
+) -> None:
+    """Give each graded submission the points a TA gave its parts, so its total counts them.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded rows; ``manual`` is set on those with a valid ID (``graded_as``).
+    points : mapping
+        Problem id -> student (case-folded) -> points or None (:func:`read_folder`).
+    """
+    for sub in submissions:
+        if sub.graded_as is not None:
+            student = sub.student.casefold()
+            sub.manual = {qid: given.get(student) for qid, given in points.items()}
 
 
 def export_rows(

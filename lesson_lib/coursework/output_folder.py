@@ -24,9 +24,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import IO
+
+from lesson_lib.coursework.files import write_atomically
 
 #: The manifest the student edition writes into each folder it makes.
 MANIFEST = ".lesson-student-edition.json"
@@ -101,16 +103,12 @@ def write_manifest(folder: Path, files: Mapping[str, str]) -> None:
     """
     folder = Path(folder)
     data = {"made_by": MADE_BY, "files": dict(sorted(files.items()))}
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{MANIFEST}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, folder / MANIFEST)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(fh: IO) -> None:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+
+    write_atomically(folder / MANIFEST, write)
 
 
 def files_in(folder: Path, skip: Iterable[str] = ()) -> list[str]:

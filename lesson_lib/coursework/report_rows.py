@@ -1,6 +1,6 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
-The grades CSV (:data:`~lesson_lib.coursework.grade.SCORES_HEADER`) holds a
+The grades CSV (:data:`~lesson_lib.coursework.grades_csv.SCORES_HEADER`) holds a
 row per notebook handed in, and not all of them are a student's answers:
 
 * a row not run for its identity (``ID mismatch``, ``unknown ID``,
@@ -26,11 +26,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.identity import NOT_GRADED
+from lesson_lib.coursework.grades_csv import NOT_COUNTED, read_grades_row
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
-
-#: How the notes of a copy the ``--keep`` policy did not pick begin.
-NOT_COUNTED = "NOT COUNTED"
+from lesson_lib.coursework.status import NOT_GRADED
 
 #: Why a row is left out when an ID has two counted copies (no ``--keep``).
 TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
@@ -75,7 +73,7 @@ class CountedRows:
         ``(student, file)`` -> :class:`CountedRow`, one per student.
     left_out : dict
         Why -> how many rows were left out for it: a status of
-        :data:`~lesson_lib.coursework.identity.NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
+        :data:`~lesson_lib.coursework.status.NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
         :data:`NOT_IN_GRADES`.
     two_copies : dict
         Student -> the files of an ID with two or more counted copies, none
@@ -170,7 +168,7 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     Returns
     -------
     CountedRows
-        Rows of :data:`~lesson_lib.coursework.identity.NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
+        Rows of :data:`~lesson_lib.coursework.status.NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
         every copy of an ID counted more than once (IDs compared without
         case, as the late policy does) are left out, each under its reason.
 
@@ -182,22 +180,19 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     """
     left_out: collections.Counter[str] = collections.Counter()
     by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
-    for row in grades:
-        status = row.get("status", "")
-        if status in NOT_GRADED:
-            left_out[status] += 1
+    for cells in grades:
+        row = read_grades_row(cells)
+        if row.status in NOT_GRADED or not row.counted:
+            left_out[row.status if row.status in NOT_GRADED else NOT_COUNTED] += 1
             continue
-        if (row.get("notes") or "").startswith(NOT_COUNTED):
-            left_out[NOT_COUNTED] += 1
-            continue
-        factor = _number(row, LATE_FACTOR_COLUMN, 1.0)
+        factor = _number(cells, LATE_FACTOR_COLUMN, 1.0)
         manual = {}
         for qid, part in MANUAL_PARTS.items():
-            given = _number(row, part.column, part.points)
+            given = _number(cells, part.column, part.points)
             if given is not None:
                 manual[qid] = given
-        by_id[row["student"].casefold()].append(
-            CountedRow(row["student"], row["file"], 1.0 if factor is None else factor, manual)
+        by_id[row.student.casefold()].append(
+            CountedRow(row.student, row.file, 1.0 if factor is None else factor, manual)
         )
     counted: dict[tuple[str, str], CountedRow] = {}
     two_copies: dict[str, list[str]] = {}

@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lesson_lib.coursework.files import write_atomically
 from lesson_lib.coursework.student_ids import normalize_student
 
 #: Columns a roster must have (header, case ignored).
@@ -328,18 +327,7 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
         writer.writerow(["" if i != index else sid for i in range(len(header))])
     joint = b"" if not old or old.endswith((b"\n", b"\r")) else b"\n"
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _replace_file(path, old + joint + rows.getvalue().encode("utf-8"))
+    data = old + joint + rows.getvalue().encode("utf-8")
+    # whole or not at all, for its owner only: a reader never sees half a roster
+    write_atomically(path, lambda fh: fh.write(data), binary=True, mode=0o600)
     return added
-
-
-def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all, mode 600 (a reader never sees half a roster)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

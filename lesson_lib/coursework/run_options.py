@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from lesson_lib.coursework.files import write_atomically
 from lesson_lib.model._safe_io import printable, require_output_file
 
 #: The options that change scores, as ``grades.options.json`` keys, with their flags.
@@ -98,16 +97,12 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
     """
     target = require_output_file(options_path(grades))
     kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(kept, fh, indent=1, sort_keys=True)
-            fh.write("\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(fh: IO) -> None:
+        json.dump(kept, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+
+    write_atomically(target, write)
     return target
 
 

@@ -26,16 +26,14 @@ special file, and converts an older nbformat (3 and before) to version 4.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.answers import plain_text
+from lesson_lib.coursework.files import read_regular_file
 from lesson_lib.coursework.runner import code_sources
 from lesson_lib.model._safe_io import printable
 
@@ -256,18 +254,6 @@ def hidden_names(folder: Path) -> list[str]:
         return sorted(e.name for e in entries if e.name.startswith("."))
 
 
-def _read_bytes(path: Path, limit: int) -> bytes:
-    """At most ``limit`` bytes of a regular file, never through a link, never blocking."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit // 2**20} MiB")
-    return data
-
-
 def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, str]:
     """A notebook as version-4 JSON, and a note if it was converted from an older nbformat.
 
@@ -288,7 +274,7 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
     OSError, ValueError, RecursionError, MemoryError
         If it is not a regular file, too large, not JSON or not a notebook.
     """
-    raw = json.loads(_read_bytes(path, limit).decode("utf-8", "replace"))
+    raw = json.loads(read_regular_file(path, limit).decode("utf-8", "replace"))
     version = raw.get("nbformat") if isinstance(raw, dict) else None
     note = ""
     if type(version) is int and version < 4:
@@ -301,44 +287,3 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
         note = f"an nbformat {version} notebook, converted to version 4"
     code_sources(raw)  # raises ValueError if there is no list of cells
     return raw, note
-
-
-def static_student(nb: object) -> str | None:
-    """The ``STUDENT = "..."`` a notebook's code cells assign (the last one), read from source.
-
-    Parameters
-    ----------
-    nb : dict
-        The notebook as parsed JSON.
-
-    Returns
-    -------
-    str or None
-        The string assigned, if a plain string literal of a sensible length.
-    """
-    found = None
-    for tree in _trees(nb):
-        for node in tree.body:
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "STUDENT"
-                and isinstance(node.value, ast.Constant)
-            ):
-                found = plain_text(node.value.value)
-    return found
-
-
-def _trees(nb: object, limit: int = 20_000) -> Iterator[ast.Module]:
-    try:
-        sources = code_sources(nb)
-    except ValueError:
-        return
-    for source in sources:
-        if len(source) > limit or "STUDENT" not in source:
-            continue
-        try:
-            yield ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
