@@ -1,47 +1,18 @@
-"""Batch grading: run every submitted problem-set notebook in a sandbox and score its answers.
+"""Batch grading from the command line: every submitted notebook run in a sandbox and scored.
 
-Submissions are code written by students, so each one runs in its own
-throwaway copy inside an operating-system sandbox (bubblewrap, see
-:mod:`lesson_lib.coursework.sandbox`): no network, nothing writable but the
-copy, no other submission and no grader output in sight, a clean
-environment, limits on memory, processes, output and time, and every
-process it started killed when it ends. The steps, each its own module, are
-those of :mod:`~lesson_lib.coursework.grading`: read the submission, find
-whose it is, run it, extract its answers and score them outside the
-sandbox, against the variant of the student named by the file, so nothing
-a submission does can change another's grade or pick its own variant. If a
-notebook cannot run the answers typed as plain values in its answer cells
-are read from the source instead, and the notes column says so. This module
-is the command line: it applies the course's policy and writes the outputs.
-
-Whatever a submission contains, it gets a row; both CSV files are written
-atomically at the end (:mod:`~lesson_lib.coursework.grades_csv`), an
-earlier file that differs kept under a name with the time, and only to a
-new path or a regular file (``--out`` and ``--details`` two different
-ones). Duplicate student IDs (``s1.ipynb``, ``S1.ipynb`` and
-``s1/problems.ipynb``) are all graded and flagged, never silently merged.
-
-Whose a notebook is comes from its file or folder name (Canvas's and
-Gradescope's download names included), its metadata and, with a
-roster, the platform's user (:mod:`~lesson_lib.coursework.identity`):
-when they disagree, or give no ID, or one off the roster, the row is
-``ID mismatch`` or ``unknown ID`` and scores nothing. The roster is
-``--roster``, else the IDs the student edition issued, kept beside the
-course salt in use (:func:`~lesson_lib.coursework.roster.roster_file_in_use`;
-``--no-roster`` turns that off). ``--due``,
-``--late-penalty-per-day`` and ``--keep`` apply a late and resubmission
-policy (:mod:`~lesson_lib.coursework.late_policy`); ``--canvas-gradebook``
-writes Canvas's import file from its gradebook export
-(:mod:`~lesson_lib.coursework.canvas`).
-Up to ``--jobs`` sandboxes run at once (default: the CPUs this process may
-use; :mod:`~lesson_lib.coursework.parallel`), with the rows in the same
-order and the files the same as one at a time. ``--student ID``
-(repeatable) regrades those students and merges their rows into the
-existing files (:mod:`~lesson_lib.coursework.regrade`). One HTML feedback
-page per student is written beside the CSV
-(:mod:`~lesson_lib.coursework.feedback`), and ``--manual-export`` /
-``--manual-import`` hand the reasoning a person grades to a TA and back
-(:mod:`~lesson_lib.coursework.manual_grading`).
+Submissions are code written by students, so each runs in its own throwaway
+copy inside an operating-system sandbox (bubblewrap,
+:mod:`lesson_lib.coursework.sandbox`), and its answers are scored outside
+it, against the variant of the student it belongs to. The steps are
+:mod:`~lesson_lib.coursework.grading`'s; this module applies the course's
+policy (:mod:`~lesson_lib.coursework.late_policy`, the TA's points of
+:mod:`~lesson_lib.coursework.manual_grading`) and writes the outputs: the
+CSV files (:mod:`~lesson_lib.coursework.grades_csv`), Canvas's import file
+(:mod:`~lesson_lib.coursework.canvas`), one feedback page per student
+(:mod:`~lesson_lib.coursework.feedback`). Whatever a submission contains, it
+gets a row. ``--student ID`` regrades some students and merges their rows
+into the existing files (:mod:`~lesson_lib.coursework.regrade`), scored with
+the options the full run recorded (:mod:`~lesson_lib.coursework.run_options`).
 
 Command line::
 
@@ -67,60 +38,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lesson_lib.coursework.canvas import (
-    canvas_scores,
-    canvas_users,
-    check_gradebook,
-    fill_gradebook,
+from lesson_lib.coursework import (
+    canvas,
+    grades_csv,
+    late_policy,
+    manual_grading,
+    run_options,
+    time_limits,
 )
 from lesson_lib.coursework.check import CLOSE_CREDIT
 from lesson_lib.coursework.feedback import write_feedback
 from lesson_lib.coursework.graded import Submission, problem_points, total_points
-from lesson_lib.coursework.grades_csv import (
-    DETAILS_HEADER,
-    SCORES_HEADER,
-    read_scores,
-    write_details,
-    write_manual_export,
-    write_rows,
-    write_scores,
-)
 from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folder, grade_notebook
-from lesson_lib.coursework.late_policy import (
-    KEEP_CHOICES,
-    LatePolicy,
-    apply_policy,
-    implausible_times_warning,
-    parse_due,
-)
+from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.lms_names import read_gradescope_export
-from lesson_lib.coursework.manual_grading import (
-    ManualImportError,
-    given_manual_points,
-    import_into,
-    read_folder,
-)
 from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_jobs
 from lesson_lib.coursework.regrade import RegradeRefused, read_rows, shrink_problem
 from lesson_lib.coursework.roster import Roster, read_roster, roster_file_in_use
-from lesson_lib.coursework.run_options import (
-    DEFAULTS,
-    OptionsDiffer,
-    describe,
-    read_options,
-    reconcile,
-    record_options,
-    salt_fingerprint,
-)
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.status import IDENTITY_FAILURES, Status
 from lesson_lib.coursework.submissions import Entry, find_submissions, hidden_names
-from lesson_lib.coursework.time_limits import (
-    CLEAN_RUN_S,
-    DEFAULT_TIMEOUT_S,
-    MAX_TIMEOUT,
-    MIN_TIMEOUT_S,
-)
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
     SALT_FILE_ENV,
@@ -143,14 +80,14 @@ class UsageError(Exception):
 
 
 def _timeout_arg(text: str) -> float:
-    """``--timeout``: seconds, finite, > 0 and at most ``MAX_TIMEOUT``."""
+    """``--timeout``: seconds, finite, > 0 and at most ``time_limits.MAX_TIMEOUT``."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+    if not math.isfinite(value) or not 0 < value <= time_limits.MAX_TIMEOUT:
         raise argparse.ArgumentTypeError(
-            f"must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}, got {text!r}"
+            f"must be a number of seconds > 0 and <= {time_limits.MAX_TIMEOUT:g}, got {text!r}"
         )
     return value
 
@@ -176,131 +113,8 @@ def _jobs_arg(text: str) -> int:
         ) from None
 
 
-def _add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The folder, the outputs and how each notebook runs."""
-    add = parser.add_argument
-    add("folder", type=Path, help="folder of submissions")
-    add("--out", type=Path, default=Path("grades.csv"), help="scores CSV")
-    add("--details", type=Path, help="optional CSV: one row per answer")
-    add(
-        "--timeout",
-        type=_timeout_arg,
-        default=DEFAULT_TIMEOUT_S,
-        help=f"seconds per notebook, > 0 and <= {MAX_TIMEOUT:g} (default {DEFAULT_TIMEOUT_S:g}: "
-        f"ten times a clean run of the problem set, {CLEAN_RUN_S:g} s, and at least "
-        f"{MIN_TIMEOUT_S:g} s)",
-    )
-    add(
-        "--close-credit",
-        type=_close_credit_arg,
-        default=None,
-        help=f"share of a problem's points a close answer earns, 0 to 1 (default {CLOSE_CREDIT:g})",
-    )
-    add(
-        "--jobs",
-        type=_jobs_arg,
-        default=available_cpus(),
-        help=f"sandboxes run at once, 1 to {MAX_JOBS} (default: the CPUs this process may use, "
-        f"{available_cpus()} here); the CSV is the same whatever it is",
-    )
-    add(
-        "--student",
-        action="append",
-        metavar="ID",
-        help="regrade only this student (repeatable); the new rows replace theirs in --out "
-        "and --details, every other row is kept as it was",
-    )
-    add(
-        "--replace",
-        action="store_true",
-        help="let a full run replace a grades file holding students it has no submission for",
-    )
-    add(
-        "--manual-export",
-        type=Path,
-        metavar="DIR",
-        help="write one CSV per part a person grades (q12's reasoning) for a TA to fill in",
-    )
-    add(
-        "--manual-import",
-        type=Path,
-        metavar="DIR",
-        help="merge the TA's filled-in files into --out; total and max then count them",
-    )
-    add(
-        "--feedback",
-        type=Path,
-        help="folder for one HTML feedback file per student (default: feedback/ beside --out)",
-    )
-    add(
-        "--no-sandbox",
-        action="store_true",
-        help="run notebooks without bubblewrap: only for submissions you trust "
-        "(every row then carries a warning)",
-    )
-
-
-def _add_course_options(parser: argparse.ArgumentParser) -> None:
-    """The roster, late-policy, Canvas and salt options (see the instructor page)."""
-    issued = parser.add_mutually_exclusive_group()
-    issued.add_argument(
-        "--roster",
-        type=Path,
-        help="CSV: lms_user_id, name, section, student_id (issued IDs); default: the "
-        "student edition's roster.csv beside the course salt in use, when it exists",
-    )
-    issued.add_argument(
-        "--no-roster",
-        action="store_true",
-        help="read no roster unless --roster names one: any valid ID is graded",
-    )
-    add = parser.add_argument
-    add("--due", help="due time, ISO 8601 (2026-03-01T23:59-05:00; without a zone, UTC)")
-    add(
-        "--late-penalty-per-day",
-        type=float,
-        default=None,
-        help="fraction of the score taken off per started day late, 0 to 1 (default 0)",
-    )
-    add(
-        "--keep",
-        choices=KEEP_CHOICES,
-        help="of several submissions of one ID, count the latest or the best (default: flag all)",
-    )
-    add("--canvas-gradebook", type=Path, help="the gradebook CSV exported from Canvas")
-    add(
-        "--canvas-out",
-        type=Path,
-        help="the Canvas import CSV to write (default: canvas-import.csv beside --out)",
-    )
-    add(
-        "--canvas-assignment",
-        default="Problem set",
-        help="the assignment's name in Canvas (default 'Problem set'), matched without case",
-    )
-    add(
-        "--canvas-new-assignment",
-        action="store_true",
-        help="write --canvas-assignment as a new column (Canvas creates a new assignment) when "
-        "the export has no such column; without it that is refused",
-    )
-    add(
-        "--salt-file",
-        type=Path,
-        default=None,
-        help=f"the course salt the student edition was made with (default: ${SALT_FILE_ENV}, "
-        f"else {DEFAULT_SALT_FILE} when it exists; without one the public variants are graded)",
-    )
-    add(
-        "--no-salt",
-        action="store_true",
-        help="grade against the public variants even where a course salt is found "
-        "(notebooks made without one, such as tests/hostile)",
-    )
-
-
 def _parser() -> argparse.ArgumentParser:
-    """The command line's parser."""
+    """The command line's parser: every flag ``make grade`` passes, and the course's options."""
     parser = argparse.ArgumentParser(
         prog="python -m lesson_lib.coursework.grade",
         description="Run submitted problem-set notebooks, each in a sandbox, and write a CSV "
@@ -308,8 +122,60 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 CSV written, 2 bad options or no submissions, 3 no sandbox, "
         "128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM; nothing written).",
     )
-    _add_run_options(parser)
-    _add_course_options(parser)
+    add = parser.add_argument
+    # fmt: off
+    add("folder", type=Path, help="folder of submissions")
+    add("--out", type=Path, default=Path("grades.csv"), help="scores CSV")
+    add("--details", type=Path, help="optional CSV: one row per answer")
+    add("--timeout", type=_timeout_arg, default=time_limits.DEFAULT_TIMEOUT_S,
+        help=f"seconds per notebook, > 0 and <= {time_limits.MAX_TIMEOUT:g} (default {time_limits.DEFAULT_TIMEOUT_S:g}: "
+        f"ten times a clean run of the problem set, {time_limits.CLEAN_RUN_S:g} s, and at least "
+        f"{time_limits.MIN_TIMEOUT_S:g} s)")
+    add("--close-credit", type=_close_credit_arg, default=None,
+        help=f"share of a problem's points a close answer earns, 0 to 1 (default {CLOSE_CREDIT:g})")
+    add("--jobs", type=_jobs_arg, default=available_cpus(),
+        help=f"sandboxes run at once, 1 to {MAX_JOBS} (default: the CPUs this process may use, "
+        f"{available_cpus()} here); the CSV is the same whatever it is")
+    add("--student", action="append", metavar="ID",
+        help="regrade only this student (repeatable); the new rows replace theirs in --out "
+        "and --details, every other row is kept as it was")
+    add("--replace", action="store_true",
+        help="let a full run replace a grades file holding students it has no submission for")
+    add("--manual-export", type=Path, metavar="DIR",
+        help="write one CSV per part a person grades (q12's reasoning) for a TA to fill in")
+    add("--manual-import", type=Path, metavar="DIR",
+        help="merge the TA's filled-in files into --out; total and max then count them")
+    add("--feedback", type=Path,
+        help="folder for one HTML feedback file per student (default: feedback/ beside --out)")
+    add("--no-sandbox", action="store_true",
+        help="run notebooks without bubblewrap: only for submissions you trust "
+        "(every row then carries a warning)")
+    issued = parser.add_mutually_exclusive_group()
+    issued.add_argument("--roster", type=Path,
+        help="CSV: lms_user_id, name, section, student_id (issued IDs); default: the "
+        "student edition's roster.csv beside the course salt in use, when it exists")
+    issued.add_argument("--no-roster", action="store_true",
+        help="read no roster unless --roster names one: any valid ID is graded")
+    add("--due", help="due time, ISO 8601 (2026-03-01T23:59-05:00; without a zone, UTC)")
+    add("--late-penalty-per-day", type=float, default=None,
+        help="fraction of the score taken off per started day late, 0 to 1 (default 0)")
+    add("--keep", choices=late_policy.KEEP_CHOICES,
+        help="of several submissions of one ID, count the latest or the best (default: flag all)")
+    add("--canvas-gradebook", type=Path, help="the gradebook CSV exported from Canvas")
+    add("--canvas-out", type=Path,
+        help="the Canvas import CSV to write (default: canvas-import.csv beside --out)")
+    add("--canvas-assignment", default="Problem set",
+        help="the assignment's name in Canvas (default 'Problem set'), matched without case")
+    add("--canvas-new-assignment", action="store_true",
+        help="write --canvas-assignment as a new column (Canvas creates a new assignment) when "
+        "the export has no such column; without it that is refused")
+    add("--salt-file", type=Path, default=None,
+        help=f"the course salt the student edition was made with (default: ${SALT_FILE_ENV}, "
+        f"else {DEFAULT_SALT_FILE} when it exists; without one the public variants are graded)")
+    add("--no-salt", action="store_true",
+        help="grade against the public variants even where a course salt is found "
+        "(notebooks made without one, such as tests/hostile)")
+    # fmt: on
     return parser
 
 
@@ -368,16 +234,19 @@ def _scoring_options(
         "close_credit": args.close_credit,
         "salt": salt,
     }
-    recorded = read_options(args.out) if args.student is not None else None
+    recorded = run_options.read_options(args.out) if args.student is not None else None
     if recorded is None:
-        used = {key: DEFAULTS[key] if value is None else value for key, value in given.items()}
+        used = {
+            key: run_options.DEFAULTS[key] if value is None else value
+            for key, value in given.items()
+        }
         used["roster"] = roster
     else:
         try:
-            used = reconcile(recorded, given)
-        except OptionsDiffer as err:
+            used = run_options.reconcile(recorded, given)
+        except run_options.OptionsDiffer as err:
             raise UsageError(f"{err}; nothing graded") from None
-        print(f"regrade: scored as the run that wrote {args.out}: {describe(used)}")
+        print(f"regrade: scored as the run that wrote {args.out}: {run_options.describe(used)}")
         args.roster = Path(used["roster"]) if used["roster"] else None
         args.no_roster = not used["roster"]
     args.due, args.keep = used["due"], used["keep"]
@@ -393,11 +262,11 @@ def _course(args: argparse.Namespace, salt_file: Path | None) -> tuple[Roster | 
         roster = read_roster(roster_file) if roster_file is not None else None
         if roster is not None:
             _say_roster(roster_file, roster, named=args.roster is not None)
-        policy = LatePolicy(parse_due(args.due) if args.due else None,
+        policy = LatePolicy(late_policy.parse_due(args.due) if args.due else None,
                             args.late_penalty_per_day, args.keep)  # fmt: skip
         read_gradescope_export(args.folder)  # a broken export stops here, not after grading
         if args.canvas_gradebook is not None:
-            check_gradebook(
+            canvas.check_gradebook(
                 args.canvas_gradebook, args.canvas_assignment, args.canvas_new_assignment
             )
             if args.canvas_out is None:
@@ -430,7 +299,7 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
     if args.student is None:
         if not args.replace:
             graded = {entry_id(e, export) for e in found}
-            problem = shrink_problem(args.out, SCORES_HEADER, graded)
+            problem = shrink_problem(args.out, grades_csv.SCORES_HEADER, graded)
             if problem:
                 raise UsageError(problem)
         return None
@@ -453,8 +322,8 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
             "nothing graded, the grades files are as they were"
         )
     for option, path, header in (
-        ("--out", args.out, SCORES_HEADER),
-        ("--details", args.details, DETAILS_HEADER),
+        ("--out", args.out, grades_csv.SCORES_HEADER),
+        ("--details", args.details, grades_csv.DETAILS_HEADER),
     ):
         try:
             if path is not None:
@@ -496,7 +365,7 @@ class _Run:
 def _prepare(args: argparse.Namespace) -> _Run:
     """Every check that can refuse the run, before anything is graded."""
     salt, salt_file = _salt(args)
-    scoring = _scoring_options(args, salt_fingerprint(salt), salt_file)
+    scoring = _scoring_options(args, run_options.salt_fingerprint(salt), salt_file)
     roster, policy = _course(args, salt_file)
     if not args.folder.is_dir():
         raise UsageError(f"{args.folder} is not a folder")
@@ -508,7 +377,7 @@ def _prepare(args: argparse.Namespace) -> _Run:
     manual = None
     if args.manual_import is not None:
         try:
-            manual = read_folder(args.manual_import)
+            manual = manual_grading.read_folder(args.manual_import)
         except (OSError, ValueError) as err:
             raise UsageError(f"--manual-import: {err}") from None
     hidden = hidden_names(args.folder)
@@ -531,12 +400,15 @@ def _grade(args: argparse.Namespace, run: _Run) -> list[Submission]:
 
 def _write_grades(args: argparse.Namespace, run: _Run, subs: list[Submission]) -> None:
     """The policy applied, then the scores, details, options and the TA's files written."""
-    odd_times = implausible_times_warning(apply_policy(subs, run.policy))
+    odd_times = late_policy.implausible_times_warning(late_policy.apply_policy(subs, run.policy))
     if odd_times:
         print(odd_times, file=sys.stderr)
     if run.manual is not None:
-        given_manual_points(subs, run.manual)
-    for path, write in ((args.out, write_scores), (args.details, write_details)):
+        manual_grading.given_manual_points(subs, run.manual)
+    for path, write in (
+        (args.out, grades_csv.write_scores),
+        (args.details, grades_csv.write_details),
+    ):
         if path is not None:
             try:
                 kept = write(subs, path, run.regraded)
@@ -549,28 +421,32 @@ def _write_grades(args: argparse.Namespace, run: _Run, subs: list[Submission]) -
                 f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
             )
     if run.regraded is None:
-        record_options(args.out, run.scoring)
+        run_options.record_options(args.out, run.scoring)
     if args.manual_export is not None:
-        for path in write_manual_export(subs, args.manual_export, run.regraded):
+        for path in grades_csv.write_manual_export(subs, args.manual_export, run.regraded):
             print(f"wrote {path}")
     if args.manual_import is not None:
         try:
-            filled, _ = import_into(
-                args.out, args.manual_import, SCORES_HEADER, problem_points(), write_rows
+            filled, _ = manual_grading.import_into(
+                args.out,
+                args.manual_import,
+                grades_csv.SCORES_HEADER,
+                problem_points(),
+                grades_csv.write_rows,
             )
-        except (OSError, ManualImportError, RegradeRefused) as err:
+        except (OSError, manual_grading.ManualImportError, RegradeRefused) as err:
             raise UsageError(f"--manual-import: {err}; the grades are written without it") from None
         print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
 
 
 def _write_canvas(found: Sequence[Entry], args: argparse.Namespace, roster: Roster | None) -> None:
     """Write Canvas's import file from the grades file as written, and say what it holds."""
-    rows = read_scores(args.out)
-    users = canvas_users(found, roster, read_gradescope_export(args.folder))
-    summary = fill_gradebook(
+    rows = grades_csv.read_scores(args.out)
+    users = canvas.canvas_users(found, roster, read_gradescope_export(args.folder))
+    summary = canvas.fill_gradebook(
         args.canvas_gradebook,
         args.canvas_out,
-        canvas_scores(rows, users),
+        canvas.canvas_scores(rows, users),
         max((float(row.cells["max"]) for row in rows), default=total_points()),
         args.canvas_assignment,
         args.canvas_new_assignment,
