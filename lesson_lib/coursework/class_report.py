@@ -1,24 +1,21 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-Read from the grader's details CSV (a row per student and problem, with the
-stable id of the mistake each wrong answer was taken for) and its grades CSV
-(which rows count, and each row's late factor:
-:mod:`~lesson_lib.coursework.report_rows`), it gives for every problem the
-mean points, how many answers were right, close, wrong, blank or
-unreadable, and the most common named mistakes, split by variant where the
-class drew few enough variants for the split to mean something. It counts
-what the grades count, one row per student; the per-problem means are
-before the late penalty, each student's total after it, with the points a
-TA gave, as the grades CSV's ``total`` has them.
+Read from the grader's details CSV (a row per student and problem, with the stable id of the mistake
+each wrong answer was taken for) and its grades CSV (which rows count, and each row's late factor:
+:mod:`~lesson_lib.coursework.report_rows`), it gives for every problem the mean points, how many
+answers were right, close, wrong, blank or unreadable, and the most common named mistakes, split by
+variant where the class drew few enough variants for the split to mean something. It counts what the
+grades count, one row per student; the per-problem means are before the late penalty, each student's
+total after it, with the points a TA gave, as the grades CSV's ``total`` has them.
 
 From the command line::
 
     python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
 
-(the grades CSV is ``grades.csv`` beside the details unless ``--grades``
-names another) writes ``class_report.md`` (the tables), ``class_report.png``
-(the plot) and ``class_points.csv`` (every student's points per problem and
-total at that close credit); ``make report`` does it for ``make grade``'s files.
+(the grades CSV is ``grades.csv`` beside the details unless ``--grades`` names another) writes
+``class_report.md`` (the tables), ``class_report.png`` (the plot) and ``class_points.csv`` (every
+student's points per problem and total at that close credit); ``make report`` does it for ``make
+grade``'s files.
 """
 
 from __future__ import annotations
@@ -117,8 +114,8 @@ class ProblemSummary:
     mistakes : list of (str, int)
         Named mistakes by count, most common first.
     variants : list of VariantSummary
-        One per variant when the class drew between 2 and :data:`MAX_VARIANT_GROUPS`
-        of them, each met by :data:`MIN_PER_VARIANT` students on average; else empty.
+        One per variant when the class drew between 2 and :data:`MAX_VARIANT_GROUPS` of them, each
+        met by :data:`MIN_PER_VARIANT` students on average; else empty.
     """
 
     qid: str
@@ -244,15 +241,15 @@ def class_report(
         The share of a problem's points a close answer earns, 0 to 1.
     grades : iterable of dict, optional
         Rows of the same run's grades CSV: only its counted rows count
-        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), with their late
-        factors and a TA's points. Without it every notebook of the details
-        counts, on time, except the files of an ID handed in twice.
+        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), with their late factors and a
+        TA's points. Without it every notebook of the details counts, on time, except the files of
+        an ID handed in twice.
 
     Returns
     -------
     ClassReport
-        Rows of a problem the set does not have, or with a status that is not a
-        verdict, are skipped.
+        Rows of a problem the set does not have, or with a status that is not a verdict, are
+        skipped.
 
     Raises
     ------

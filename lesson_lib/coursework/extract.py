@@ -1,13 +1,11 @@
 """Grader step: the answers of a run, from the kernel or, where it did not run, from the source.
 
-Inside the sandbox the runner saves the ``answer_q...`` variables as
-readings (:class:`~lesson_lib.coursework.answers.Reading`); only the
-problems' ids are looked up, and anything else from the sandbox is dropped.
-A notebook that timed out and one whose kernel died at the same cell are
-treated alike for the cells from that one on: they did not run, so the
-answers typed in them as plain values (``answer_q3 = 1.5``) are read from
-the source, each marked (:func:`source_note`). When no kernel answered,
-every answer is read from the source.
+Inside the sandbox the runner saves the ``answer_q...`` variables as readings
+(:class:`~lesson_lib.coursework.answers.Reading`); only the problems' ids are looked up, and
+anything else from the sandbox is dropped. A notebook that timed out and one whose kernel died at
+the same cell are treated alike for the cells from that one on: they did not run, so the answers
+typed in them as plain values (``answer_q3 = 1.5``) are read from the source, each marked
+(:func:`source_note`). When no kernel answered, every answer is read from the source.
 """
 
 from __future__ import annotations
@@ -34,8 +32,8 @@ def assignments(
 ) -> Iterator[tuple[str, ast.expr]]:
     """Every top-level ``name = value`` of a wanted name in a notebook's code cells, in order.
 
-    Never raises: cells that are not text, too long (over
-    :data:`MAX_CELL_CHARS`), without any of ``hints`` or not Python are skipped.
+    Never raises: cells that are not text, too long (over :data:`MAX_CELL_CHARS`), without any of
+    ``hints`` or not Python are skipped.
 
     Parameters
     ----------
@@ -79,14 +77,14 @@ def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
     nb : dict
         The notebook as parsed JSON or ``nbformat.NotebookNode`` (not executed).
     first : int, default 0
-        Index, among the code cells, of the first one read (the cell a
-        notebook stopped at: the ones before it ran).
+        Index, among the code cells, of the first one read (the cell a notebook stopped at: the ones
+        before it ran).
 
     Returns
     -------
     dict
-        By problem id; the last assignment wins. Anything that is not a
-        literal (an expression, a function call) is left out.
+        By problem id; the last assignment wins. Anything that is not a literal (an expression, a
+        function call) is left out.
     """
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):

@@ -1,22 +1,18 @@
 """Feedback to hand back: one self-contained HTML file per student, beside the grades.
 
-Each file (``feedback/s001.html``) says, for every problem, the answer as
-graded, the verdict, the points and the checker's message, which names the
-usual mistake when the answer matches one. It is one page with its style
-inline and no script, so it opens from an e-mail, an LMS upload or a
-``file://`` link alike. Everything a submission put in it (its answers, its
-file name) is escaped: a student's text cannot add markup or script to
-another student's page, or to their own.
+Each file (``feedback/s001.html``) says, for every problem, the answer as graded, the verdict, the
+points and the checker's message, which names the usual mistake when the answer matches one. It is
+one page with its style inline and no script, so it opens from an e-mail, an LMS upload or a
+``file://`` link alike. Everything a submission put in it (its answers, its file name) is escaped: a
+student's text cannot add markup or script to another student's page, or to their own.
 
 The points are the grades CSV's: each problem's own
-(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a
-person grades once its points are imported, and the late policy's factor
-said beside the total when it took anything off.
+(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a person grades once its
+points are imported, and the late policy's factor said beside the total when it took anything off.
 
-Only what concerns the student is shown: the grader's notes that name other
-files (duplicates, imitations) stay in the instructor's CSV. An answer read
-from the notebook's source, because the notebook stopped before that cell
-ran (a time-out or a kernel crash), says so beside its verdict.
+Only what concerns the student is shown: the grader's notes that name other files (duplicates,
+imitations) stay in the instructor's CSV. An answer read from the notebook's source, because the
+notebook stopped before that cell ran (a time-out or a kernel crash), says so beside its verdict.
 """
 
 from __future__ import annotations
@@ -90,8 +86,8 @@ def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
     student : str
         The student's ID.
     submissions : sequence of Submission
-        That student's graded notebooks (more than one when a duplicate was
-        handed in; each gets its own section).
+        That student's graded notebooks (more than one when a duplicate was handed in; each gets its
+        own section).
 
     Returns
     -------
@@ -171,8 +167,8 @@ def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
 def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
     """Write ``folder/<ID>.html`` for every student with a valid ID; files for others are left alone.
 
-    A submission whose name is not a valid ID has no student to hand it to,
-    and gets no file. Each file is written by a temporary file and a rename.
+    A submission whose name is not a valid ID has no student to hand it to, and gets no file. Each
+    file is written by a temporary file and a rename.
 
     Parameters
     ----------

@@ -54,15 +54,15 @@ def write_atomically(
     target : Path
         The file to write (its folder must exist).
     write : callable
-        ``write(handle)`` writes the content into the open temporary file
-        (text, UTF-8, ``newline=""``, unless ``binary``).
+        ``write(handle)`` writes the content into the open temporary file (text, UTF-8,
+        ``newline=""``, unless ``binary``).
     binary : bool, default False
         Open the temporary file in binary mode.
     mode : int, default 0o644
         The file's permissions.
     before_replace : callable, optional
-        ``before_replace(temporary)`` runs after the content is written, just
-        before the rename (to keep an earlier file that differs).
+        ``before_replace(temporary)`` runs after the content is written, just before the rename (to
+        keep an earlier file that differs).
     """
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

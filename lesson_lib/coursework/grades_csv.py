@@ -1,16 +1,14 @@
 """Grader step: the grades CSV files, written whole and read back in one place.
 
-The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details
-CSV (:data:`DETAILS_HEADER`) a row per notebook and problem, and
-``--manual-export`` a CSV per part a person grades. Each is written
-atomically, an earlier file that differs kept under a name with the time,
-and only to a new path or a regular file; every cell is one line of text a
-spreadsheet shows, never runs (:func:`spreadsheet_safe`). A regrade's rows
-replace only its students' rows (:mod:`~lesson_lib.coursework.regrade`).
+The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
+(:data:`DETAILS_HEADER`) a row per notebook and problem, and ``--manual-export`` a CSV per part a
+person grades. Each is written atomically, an earlier file that differs kept under a name with the
+time, and only to a new path or a regular file; every cell is one line of text a spreadsheet shows,
+never runs (:func:`spreadsheet_safe`). A regrade's rows replace only its students' rows
+(:mod:`~lesson_lib.coursework.regrade`).
 
-A grades file read back (the Canvas file, the class report) is read by
-:func:`read_grades_row`, which turns its ``status`` and ``notes`` cells into
-the flags every reader decides on.
+A grades file read back (the Canvas file, the class report) is read by :func:`read_grades_row`,
+which turns its ``status`` and ``notes`` cells into the flags every reader decides on.
 """
 
 from __future__ import annotations
@@ -63,11 +61,10 @@ DETAILS_HEADER = [
 def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
     """A CSV cell that a spreadsheet shows as text, never runs as a formula.
 
-    Control characters, newlines and invisible characters are written as
-    escapes (``\\n``, ``\\x1b``, ``\\u200b``), so a cell is one line of
-    visible text; cells starting with ``=``, ``+``, ``-`` or ``@`` get a
-    leading apostrophe (OWASP's advice on CSV injection); the text is cut at
-    ``limit`` characters.
+    Control characters, newlines and invisible characters are written as escapes (``\\n``,
+    ``\\x1b``, ``\\u200b``), so a cell is one line of visible text; cells starting with ``=``,
+    ``+``, ``-`` or ``@`` get a leading apostrophe (OWASP's advice on CSV injection); the text is
+    cut at ``limit`` characters.
 
     Parameters
     ----------
@@ -104,8 +101,8 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     Returns
     -------
     Path or None
-        Where the previous file was kept (``grades.20260101-120000.csv``, UTC),
-        if there was one that differs.
+        Where the previous file was kept (``grades.20260101-120000.csv``, UTC), if there was one
+        that differs.
 
     Raises
     ------
@@ -148,10 +145,9 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    A problem's cell holds the points its answer earned, ``late factor``
-    what the late policy keeps (1 on time), ``total`` the points times that
-    factor and ``max`` the set's points; a part a person grades imported
-    (``manual``) counts in both. Written as :func:`write_rows` writes.
+    A problem's cell holds the points its answer earned, ``late factor`` what the late policy keeps
+    (1 on time), ``total`` the points times that factor and ``max`` the set's points; a part a
+    person grades imported (``manual``) counts in both. Written as :func:`write_rows` writes.
 
     Parameters
     ----------
@@ -160,8 +156,8 @@ def write_scores(
     path : Path
         CSV file to write (its folder is created).
     merge : collection of str, optional
-        The students regraded (``--student``): their rows replace theirs in
-        the existing file, every other row is kept as it is.
+        The students regraded (``--student``): their rows replace theirs in the existing file, every
+        other row is kept as it is.
 
     Returns
     -------
@@ -171,8 +167,8 @@ def write_scores(
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file, or (merging) is not
-        this grader's file (:class:`~lesson_lib.coursework.regrade.RegradeRefused`).
+        If ``path`` exists and is not a regular file, or (merging) is not this grader's file
+        (:class:`~lesson_lib.coursework.regrade.RegradeRefused`).
     """
     rows = [
         [
@@ -196,9 +192,9 @@ def write_details(
 ) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
 
-    The ``mistake`` column holds the stable id of the named mistake the
-    answer was taken for (``q07.us-as-ms``), empty otherwise; the class
-    report counts by it. Written as :func:`write_scores` writes.
+    The ``mistake`` column holds the stable id of the named mistake the answer was taken for
+    (``q07.us-as-ms``), empty otherwise; the class report counts by it. Written as
+    :func:`write_scores` writes.
 
     Parameters
     ----------
@@ -243,10 +239,9 @@ def write_manual_export(
 ) -> list[Path]:
     """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
 
-    Every counted submission with a valid ID gets a row, a blank answer too
-    (the TA gives it 0); a copy the ``--keep`` policy did not count gets
-    none, so each student has one row to grade. With ``merge`` (a regrade)
-    only those students' rows are replaced, so points a TA already typed for
+    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0); a
+    copy the ``--keep`` policy did not count gets none, so each student has one row to grade. With
+    ``merge`` (a regrade) only those students' rows are replaced, so points a TA already typed for
     the others stay.
 
     Parameters
@@ -313,8 +308,8 @@ class GradesRow:
 def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
     """A grades CSV row, by column, with its flags.
 
-    The notes of a copy the ``--keep`` policy did not pick begin with
-    :data:`NOT_COUNTED` (the policy puts it first, once every other note is there).
+    The notes of a copy the ``--keep`` policy did not pick begin with :data:`NOT_COUNTED` (the
+    policy puts it first, once every other note is there).
 
     Parameters
     ----------

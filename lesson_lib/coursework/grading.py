@@ -1,16 +1,13 @@
 """The grader's pipeline: read, identify, run, extract, score, flag, for one notebook or a folder.
 
-Each step is a module with a typed input and output:
-:mod:`~lesson_lib.coursework.submissions` reads the folder and the notebook,
-:mod:`~lesson_lib.coursework.identity` says whose it is,
+Each step is a module with a typed input and output: :mod:`~lesson_lib.coursework.submissions` reads
+the folder and the notebook, :mod:`~lesson_lib.coursework.identity` says whose it is,
 :mod:`~lesson_lib.coursework.sandbox_run` runs it in its sandbox,
-:mod:`~lesson_lib.coursework.extract` reads its answers and
-:mod:`~lesson_lib.coursework.scoring` scores them, each step filling in one
-:class:`~lesson_lib.coursework.graded.Submission`. Whatever a submission
-contains, it gets a row. Across the folder, IDs handed in twice, by two
-platform users (:mod:`~lesson_lib.coursework.shared_ids`) or imitated by an
-invalid name are flagged; the course's policy and the outputs follow in
-:mod:`lesson_lib.coursework.grade`.
+:mod:`~lesson_lib.coursework.extract` reads its answers and :mod:`~lesson_lib.coursework.scoring`
+scores them, each step filling in one :class:`~lesson_lib.coursework.graded.Submission`. Whatever a
+submission contains, it gets a row. Across the folder, IDs handed in twice, by two platform users
+(:mod:`~lesson_lib.coursework.shared_ids`) or imitated by an invalid name are flagged; the course's
+policy and the outputs follow in :mod:`lesson_lib.coursework.grade`.
 """
 
 from __future__ import annotations
@@ -138,9 +135,9 @@ def grade_notebook(
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
     A name that is not a valid student ID
-    (:func:`~lesson_lib.coursework.student_ids.normalize_student`) is not
-    run: its row has the status ``invalid ID`` and scores nothing, so no
-    one can pick a variant, or the book's, by how a file is named.
+    (:func:`~lesson_lib.coursework.student_ids.normalize_student`) is not run: its row has the
+    status ``invalid ID`` and scores nothing, so no one can pick a variant, or the book's, by how a
+    file is named.
 
     Parameters
     ----------
@@ -157,16 +154,14 @@ def grade_notebook(
     workdir : Path, optional
         Private folder for the throwaway copies (default: a temporary one).
     entry : Entry, optional
-        What :func:`~lesson_lib.coursework.submissions.find_submissions` found;
-        default: ``path`` as a notebook file named ``name``.
+        What :func:`~lesson_lib.coursework.submissions.find_submissions` found; default: ``path`` as
+        a notebook file named ``name``.
     identity : Identity, optional
-        Who it belongs to (:func:`~lesson_lib.coursework.identity.identify`):
-        its ID replaces ``name``, and an ``ID mismatch`` or ``unknown ID`` is
-        not run and scores nothing.
+        Who it belongs to (:func:`~lesson_lib.coursework.identity.identify`): its ID replaces
+        ``name``, and an ``ID mismatch`` or ``unknown ID`` is not run and scores nothing.
     score : bool, default True
-        False leaves ``results`` empty, for
-        :func:`~lesson_lib.coursework.scoring.score_submission` to fill in
-        the main thread (where each check has its time limit).
+        False leaves ``results`` empty, for :func:`~lesson_lib.coursework.scoring.score_submission`
+        to fill in the main thread (where each check has its time limit).
     cancel : threading.Event, optional
         Set by another thread to stop the run.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
@@ -251,9 +246,9 @@ def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submiss
 def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
     """Note on every invalid-ID row which valid ID it looks like, and on that ID's row too.
 
-    A name with a Cyrillic a (U+0430) for a Latin ``a``, or a zero-width space,
-    is an invalid ID (:func:`grade_notebook`); it is flagged beside the row
-    of the ID it imitates (:func:`~lesson_lib.coursework.student_ids.skeleton`).
+    A name with a Cyrillic a (U+0430) for a Latin ``a``, or a zero-width space, is an invalid ID
+    (:func:`grade_notebook`); it is flagged beside the row of the ID it imitates
+    (:func:`~lesson_lib.coursework.student_ids.skeleton`).
 
     Parameters
     ----------
@@ -287,9 +282,9 @@ def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submiss
 def entry_id(entry: Entry, export: Mapping[str, Any] | None = None) -> str:
     """The normalised ID an entry belongs to, or its name as found when none is given.
 
-    The ID is :func:`~lesson_lib.coursework.identity.identify`'s, so a Canvas
-    download name or a Gradescope export folder is found by its student's ID
-    (``--student s001``), as the grades' rows are keyed.
+    The ID is :func:`~lesson_lib.coursework.identity.identify`'s, so a Canvas download name or a
+    Gradescope export folder is found by its student's ID (``--student s001``), as the grades' rows
+    are keyed.
 
     Parameters
     ----------
@@ -335,20 +330,19 @@ def grade_folder(
     roster : Roster, optional
         The class roster: each ID must be on it, and agree with the platform's user.
     jobs : int, default 1
-        Sandboxes run at once (:mod:`~lesson_lib.coursework.parallel`); the rows
-        are the same, in the same order, whatever it is.
+        Sandboxes run at once (:mod:`~lesson_lib.coursework.parallel`); the rows are the same, in
+        the same order, whatever it is.
     students : collection of str, optional
-        Grade only the entries whose name gives one of these IDs (case
-        ignored): a regrade, merged into the class's file by
-        :func:`~lesson_lib.coursework.regrade.merge_rows`.
+        Grade only the entries whose name gives one of these IDs (case ignored): a regrade, merged
+        into the class's file by :func:`~lesson_lib.coursework.regrade.merge_rows`.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
     list of Submission
-        In the order of :func:`~lesson_lib.coursework.submissions.find_submissions`,
-        duplicates, imitations and IDs two platform users handed in flagged.
+        In the order of :func:`~lesson_lib.coursework.submissions.find_submissions`, duplicates,
+        imitations and IDs two platform users handed in flagged.
     """
     folder = Path(folder)
     jobs = require_jobs(jobs)

@@ -1,13 +1,11 @@
 """Whose notebook is it: the ID from the file name, the notebook's metadata and the roster.
 
-A submission can name its student in up to four places: the folder
-(``s001/``), the file (``s001_problems.ipynb``, or inside a Canvas name
-``smithjane_12345_6789012_s001_problems.ipynb``), the notebook's metadata
-(``metadata.lesson.student_id``, written by the student edition), and the
-platform's user (the Canvas user id in the name, the Gradescope submitters)
-looked up in the roster (:mod:`~lesson_lib.coursework.roster`). The names are
-read by :mod:`~lesson_lib.coursework.lms_names`. :func:`identify` compares
-whichever are there:
+A submission can name its student in up to four places: the folder (``s001/``), the file
+(``s001_problems.ipynb``, or inside a Canvas name ``smithjane_12345_6789012_s001_problems.ipynb``),
+the notebook's metadata (``metadata.lesson.student_id``, written by the student edition), and the
+platform's user (the Canvas user id in the name, the Gradescope submitters) looked up in the roster
+(:mod:`~lesson_lib.coursework.roster`). The names are read by
+:mod:`~lesson_lib.coursework.lms_names`. :func:`identify` compares whichever are there:
 
 * they agree: that ID is graded (a plain ``problems.ipynb`` is identified
   by its metadata alone);
@@ -16,17 +14,14 @@ whichever are there:
 * none is there, or a roster is given and the ID is not on it: ``unknown
   ID``, nothing scored, never the book's own variant.
 
-A name that is not a valid ID (a Cyrillic letter, a formula) is left to the
-grader's own ``invalid ID`` check, unchanged, except in a Canvas name with a
-user id: there the uploaded part is whatever the student called the file
-(``Untitled``, ``My problems FINAL``), so it names the student only in the
-edition's form ``<ID>_problems``; otherwise the metadata and the roster's
-user decide, as for a plain ``problems.ipynb``, and a bare valid ID
-(``..._s001.ipynb``) counts only when neither names anyone. The notes say
-which. It also says when the
-submission was handed in (``Identity.submitted_at``): Gradescope's
-``created_at``, else the file's modification time; Canvas's ``LATE`` marker
-is kept beside it (:mod:`~lesson_lib.coursework.late_policy`).
+A name that is not a valid ID (a Cyrillic letter, a formula) is left to the grader's own ``invalid
+ID`` check, unchanged, except in a Canvas name with a user id: there the uploaded part is whatever
+the student called the file (``Untitled``, ``My problems FINAL``), so it names the student only in
+the edition's form ``<ID>_problems``; otherwise the metadata and the roster's user decide, as for a
+plain ``problems.ipynb``, and a bare valid ID (``..._s001.ipynb``) counts only when neither names
+anyone. The notes say which. It also says when the submission was handed in
+(``Identity.submitted_at``): Gradescope's ``created_at``, else the file's modification time;
+Canvas's ``LATE`` marker is kept beside it (:mod:`~lesson_lib.coursework.late_policy`).
 """
 
 from __future__ import annotations
@@ -57,8 +52,8 @@ class Identity:
     Attributes
     ----------
     student : str
-        The ID to grade it as (for a name that is not a valid ID, the name as
-        it stands, for the grader's own check).
+        The ID to grade it as (for a name that is not a valid ID, the name as it stands, for the
+        grader's own check).
     status : Status or None
         None (grade it), ``Status.ID_MISMATCH`` or ``Status.UNKNOWN_ID``.
     notes : list of str
@@ -72,8 +67,8 @@ class Identity:
     late_marker : bool
         True when Canvas marked the file ``LATE``.
     canvas_named : bool
-        True when the file has a Canvas download name, so Canvas's ``LATE``
-        marker, not the file time, says whether it was late.
+        True when the file has a Canvas download name, so Canvas's ``LATE`` marker, not the file
+        time, says whether it was late.
     resubmission : int
         Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
     """
@@ -105,10 +100,10 @@ def _canvas_upload_claim(
 ) -> tuple[str | None, str | None]:
     """What the uploaded part of a Canvas name (a known Canvas user) says: (claim, fallback).
 
-    ``<ID>_problems`` with a valid ID is a claim, as outside Canvas. Any other
-    uploaded name is what the student called the file (``Untitled``, ``My
-    problems FINAL``): not a claim, so the metadata and the roster's user decide;
-    a bare valid ID (``s001``) is the fallback when neither names anyone.
+    ``<ID>_problems`` with a valid ID is a claim, as outside Canvas. Any other uploaded name is what
+    the student called the file (``Untitled``, ``My problems FINAL``): not a claim, so the metadata
+    and the roster's user decide; a bare valid ID (``s001``) is the fallback when neither names
+    anyone.
     """
     if raw is None:  # plain problems.ipynb: no ID in the name, as outside Canvas
         return None, None

@@ -1,40 +1,33 @@
 """How learning platforms name what students hand in, read back into IDs, users and times.
 
 **The student edition** names each student's problem set ``<ID>_problems.ipynb``
-(``s001_problems.ipynb``) inside the folder ``<ID>/``, and writes the ID into the
-notebook's metadata as well (``metadata.lesson.student_id``, see
-:func:`metadata_student`), so the ID survives a platform that renames the
-file and a student who saves it as plain ``problems.ipynb``.
+(``s001_problems.ipynb``) inside the folder ``<ID>/``, and writes the ID into the notebook's
+metadata as well (``metadata.lesson.student_id``, see :func:`metadata_student`), so the ID survives
+a platform that renames the file and a student who saves it as plain ``problems.ipynb``.
 
-**Canvas** ("Download Submissions" of an assignment) puts every file in one
-zip under the name ``<name>_<user id>_<attachment id>_<file name as uploaded>``,
-with ``LATE`` after the name when Canvas counts the submission late, and
-``anon_<anonymous id>`` instead of the name and user id when the assignment
-is graded anonymously: ``smithjane_12345_6789012_s001_problems.ipynb``,
-``smithjane_LATE_12345_6789013_s001_problems.ipynb``. The ``<name>`` is the
-student's sortable name, lower case, word characters only; the user id is
-the one in the gradebook export's ``ID`` column. This is how Canvas's own
-source builds the name (``get_filename`` and ``add_upload_submission`` in
+**Canvas** ("Download Submissions" of an assignment) puts every file in one zip under the name
+``<name>_<user id>_<attachment id>_<file name as uploaded>``, with ``LATE`` after the name when
+Canvas counts the submission late, and ``anon_<anonymous id>`` instead of the name and user id when
+the assignment is graded anonymously: ``smithjane_12345_6789012_s001_problems.ipynb``,
+``smithjane_LATE_12345_6789013_s001_problems.ipynb``. The ``<name>`` is the student's sortable name,
+lower case, word characters only; the user id is the one in the gradebook export's ``ID`` column.
+This is how Canvas's own source builds the name (``get_filename`` and ``add_upload_submission`` in
 ``lib/content_zipper.rb``,
 https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb);
 otter-grader's ``CanvasParser`` reads the same pattern
 (https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py).
-A student who uploads a file of the same name again gets ``-1``, ``-2`` ...
-before its extension (``s001_problems-1.ipynb``), as
-https://github.com/TimHanneman/Canvas_submission_sort describes (README and
-``sub_name.awk``). The name carries no time, only the LATE marker.
+A student who uploads a file of the same name again gets ``-1``, ``-2`` ... before its extension
+(``s001_problems-1.ipynb``), as https://github.com/TimHanneman/Canvas_submission_sort describes
+(README and ``sub_name.awk``). The name carries no time, only the LATE marker.
 
-**Gradescope** has two forms. Its "Export Submissions" zip holds one folder
-per submission (``submission_123456/`` with the uploaded files) and one
-``submission_metadata.yml`` mapping each folder to its ``:submitters:`` (each
-with ``:name:``, ``:sid:`` and ``:email:``) and its ``:created_at:`` time
-(the keys are Ruby symbols written as strings; read by otter-grader's
-``GradescopeParser`` in the same file). Inside an autograder, Gradescope
-gives the one submission in ``/autograder/submission/`` and
-``/autograder/submission_metadata.json`` with ``created_at``, the
-``assignment`` (``due_date``, ``title``) and the ``users`` (``email``, ``id``,
-``name``), as its documentation says:
-https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
+**Gradescope** has two forms. Its "Export Submissions" zip holds one folder per submission
+(``submission_123456/`` with the uploaded files) and one ``submission_metadata.yml`` mapping each
+folder to its ``:submitters:`` (each with ``:name:``, ``:sid:`` and ``:email:``) and its
+``:created_at:`` time (the keys are Ruby symbols written as strings; read by otter-grader's
+``GradescopeParser`` in the same file). Inside an autograder, Gradescope gives the one submission in
+``/autograder/submission/`` and ``/autograder/submission_metadata.json`` with ``created_at``, the
+``assignment`` (``due_date``, ``title``) and the ``users`` (``email``, ``id``, ``name``), as its
+documentation says: https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
 """
 
 from __future__ import annotations
@@ -79,8 +72,7 @@ class CanvasName:
     attachment_id : str
         Canvas's id of the uploaded file.
     original : str
-        The stem as the student uploaded it, resubmission number taken off
-        (``s001_problems``).
+        The stem as the student uploaded it, resubmission number taken off (``s001_problems``).
     resubmission : int
         The ``-N`` Canvas added for the N-th file of the same name (0 if none).
     anonymous_id : str
@@ -141,9 +133,8 @@ def id_in_file_stem(stem: str) -> tuple[str | None, bool]:
     Returns
     -------
     (str or None, bool)
-        ``("s001", True)``, ``(None, True)`` (plain ``problems``: no ID in the
-        name) or ``("s001", False)``; the ID is returned as written, not
-        normalised.
+        ``("s001", True)``, ``(None, True)`` (plain ``problems``: no ID in the name) or ``("s001",
+        False)``; the ID is returned as written, not normalised.
     """
     if stem.casefold() == PROBLEM_SET:
         return None, True
@@ -179,8 +170,8 @@ def metadata_student(nb: object) -> str | None:
     Returns
     -------
     str or None
-        None if there is none or it is not a valid ID (a forged or broken
-        value is treated as absent; the file name and the roster still count).
+        None if there is none or it is not a valid ID (a forged or broken value is treated as
+        absent; the file name and the roster still count).
     """
     meta = nb.get("metadata") if isinstance(nb, dict) else None
     lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
@@ -200,8 +191,8 @@ class GradescopeSubmission:
     Attributes
     ----------
     users : tuple of str
-        What identifies each submitter to the LMS: ``sid``, ``email`` and ``id``,
-        as given, lower-cased (empty strings left out).
+        What identifies each submitter to the LMS: ``sid``, ``email`` and ``id``, as given,
+        lower-cased (empty strings left out).
     names : tuple of str
         The submitters' names.
     created_at : datetime or None
@@ -222,9 +213,9 @@ def parse_time(value: object) -> dt.datetime | None:
     Parameters
     ----------
     value : object
-        An ISO 8601 string (``2018-07-01T14:22:32.365935-07:00``), a YAML
-        timestamp (``2018-07-01 14:22:32.365935000 -07:00``, which PyYAML may
-        already have made a datetime), or anything else (None).
+        An ISO 8601 string (``2018-07-01T14:22:32.365935-07:00``), a YAML timestamp (``2018-07-01
+        14:22:32.365935000 -07:00``, which PyYAML may already have made a datetime), or anything
+        else (None).
 
     Returns
     -------
@@ -275,8 +266,7 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
     Returns
     -------
     dict
-        Folder name -> :class:`GradescopeSubmission`; empty when there is no
-        such file.
+        Folder name -> :class:`GradescopeSubmission`; empty when there is no such file.
 
     Raises
     ------

@@ -1,18 +1,15 @@
 """The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
 
-A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`;
-the reasoning behind it is not. A problem listed in :data:`MANUAL_PARTS`
-asks for it in a variable of its own (``why_q12 = "..."``, typed in the
-cell under the answer). The grader reads that text from the notebook's
-source (a plain string, as a student types it; nothing is run for it) and
-``--manual-export DIR`` writes one CSV per part, ``DIR/q12-reasoning.csv``:
-student, file, the text, a blank ``points`` column for the TA, the most
-points and the rubric. ``--manual-import DIR`` (or
-:mod:`~lesson_lib.coursework.manual_import`, to merge without regrading) reads the filled files back into the
-grades CSV: the part's column gets the points, and ``total`` and ``max``
-then count them (the late policy's ``late factor`` applies to them as to the
-rest). A blank ``points`` cell is a part not graded yet: it
-counts nothing and its column stays blank.
+A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`; the reasoning behind
+it is not. A problem listed in :data:`MANUAL_PARTS` asks for it in a variable of its own (``why_q12
+= "..."``, typed in the cell under the answer). The grader reads that text from the notebook's
+source (a plain string, as a student types it; nothing is run for it) and ``--manual-export DIR``
+writes one CSV per part, ``DIR/q12-reasoning.csv``: student, file, the text, a blank ``points``
+column for the TA, the most points and the rubric. ``--manual-import DIR`` (or
+:mod:`~lesson_lib.coursework.manual_import`, to merge without regrading) reads the filled files back
+into the grades CSV: the part's column gets the points, and ``total`` and ``max`` then count them
+(the late policy's ``late factor`` applies to them as to the rest). A blank ``points`` cell is a
+part not graded yet: it counts nothing and its column stays blank.
 
 To merge without grading again, :mod:`~lesson_lib.coursework.manual_import`::
 
@@ -89,9 +86,8 @@ MANUAL_PARTS: dict[str, ManualPart] = {
 def reasoning_answers(nb: object) -> dict[str, str]:
     """The reasoning typed in a notebook's source, by problem id (plain strings only).
 
-    Never raises: a cell that is not text, too long or not Python is
-    skipped, and a value that is not a string literal is left out (the last
-    assignment wins, as in the notebook).
+    Never raises: a cell that is not text, too long or not Python is skipped, and a value that is
+    not a string literal is left out (the last assignment wins, as in the notebook).
 
     Parameters
     ----------
@@ -175,8 +171,8 @@ def read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
     Raises
     ------
     ManualImportError
-        A different header, a student twice, or points that are not a number
-        from 0 to ``part.points``.
+        A different header, a student twice, or points that are not a number from 0 to
+        ``part.points``.
     """
     with Path(path).open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.reader(fh))
@@ -219,22 +215,21 @@ def merge_points(
     Parameters
     ----------
     header : sequence of str
-        The grades CSV's header (holding ``total``, ``max``, each part's column
-        and, if the late policy is recorded, :data:`LATE_FACTOR_COLUMN`).
+        The grades CSV's header (holding ``total``, ``max``, each part's column and, if the late
+        policy is recorded, :data:`LATE_FACTOR_COLUMN`).
     rows : sequence of rows
         Its rows.
     points : mapping
         Problem id -> student (case-folded) -> points or None (:func:`read_points`).
     automatic : mapping
-        The automatically graded problems' columns (each cell the points its
-        answer earned) -> the problem's most points.
+        The automatically graded problems' columns (each cell the points its answer earned) -> the
+        problem's most points.
 
     Returns
     -------
     list of list of str
-        ``total`` is the problems' points plus the parts' points given, times
-        the row's late factor (1 when blank or absent); ``max`` the problems'
-        most points plus every imported part's.
+        ``total`` is the problems' points plus the parts' points given, times the row's late factor
+        (1 when blank or absent); ``max`` the problems' most points plus every imported part's.
     """
     at = {name: i for i, name in enumerate(header)}
     most = sum(automatic.values())
@@ -309,8 +304,8 @@ def import_into(
     automatic : mapping
         The automatically graded problems' columns -> their most points.
     write : callable
-        ``write(path, header, rows)``, writing the rows atomically and
-        returning where the previous file was kept (the grader's writer).
+        ``write(path, header, rows)``, writing the rows atomically and returning where the previous
+        file was kept (the grader's writer).
 
     Returns
     -------

@@ -1,22 +1,19 @@
 """Which folders the student edition may write into or replace, and the record that says so.
 
-The student edition writes notebooks into ``--out`` and replaces ``--site``
-as a whole. Both may be pointed anywhere, by a typo too (``--site .`` from
-the book's root), so nothing is written over or deleted that the edition did
-not make itself. Every folder it makes gets a manifest, :data:`MANIFEST`,
-listing each file it wrote with its SHA-256. Then:
+The student edition writes notebooks into ``--out`` and replaces ``--site`` as a whole. Both may be
+pointed anywhere, by a typo too (``--site .`` from the book's root), so nothing is written over or
+deleted that the edition did not make itself. Every folder it makes gets a manifest,
+:data:`MANIFEST`, listing each file it wrote with its SHA-256. Then:
 
 * never, not even with ``--force``: the book's own folder or a folder
-  holding it, a folder holding ``.git`` (a checkout), the home folder, the
-  file system's root, a symbolic link, or (for ``--site``) a folder inside
-  the book that the copy would copy into itself;
+  holding it, a folder holding ``.git`` (a checkout), the home folder, the file system's root, a
+  symbolic link, or (for ``--site``) a folder inside the book that the copy would copy into itself;
 * only with ``--force``: a non-empty folder without a manifest, a file the
-  edition would overwrite that it did not write or that changed since (a
-  student's filled-in notebook), and for ``--site`` any such file anywhere
-  in the folder, since the whole folder is replaced.
+  edition would overwrite that it did not write or that changed since (a student's filled-in
+  notebook), and for ``--site`` any such file anywhere in the folder, since the whole folder is
+  replaced.
 
-Files the book's build adds under a copy (``_build``, ``__pycache__``) do
-not count as changes.
+Files the book's build adds under a copy (``_build``, ``__pycache__``) do not count as changes.
 """
 
 from __future__ import annotations
@@ -204,8 +201,8 @@ def force_reasons(
     folder : Path
         The ``--out`` or ``--site`` folder.
     writes : iterable of str or None
-        Relative paths the edition is about to write (``--out``); None when
-        the whole folder is replaced (``--site``).
+        Relative paths the edition is about to write (``--out``); None when the whole folder is
+        replaced (``--site``).
     replaces : bool
         True for ``--site``.
 

@@ -1,17 +1,14 @@
 """Run the grader's sandboxes side by side, results kept in the order they were asked for.
 
-Each submission's run is a bubblewrap sandbox with its own limits (memory,
-processes, disk, time) and its own spare user id
-(:func:`~lesson_lib.coursework.sandbox.reserved_uid`), so several can run
-at once without sharing a limit. The work of this process is only waiting
-for them, so worker threads suffice. What must stay in the main thread (the
-answers' checks, whose time limit is a ``SIGALRM`` timer) is done by the
-caller as each result comes back, in order.
+Each submission's run is a bubblewrap sandbox with its own limits (memory, processes, disk, time)
+and its own spare user id (:func:`~lesson_lib.coursework.sandbox.reserved_uid`), so several can run
+at once without sharing a limit. The work of this process is only waiting for them, so worker
+threads suffice. What must stay in the main thread (the answers' checks, whose time limit is a
+``SIGALRM`` timer) is done by the caller as each result comes back, in order.
 
-Stopped by Ctrl-C (or SIGTERM) while workers run, :func:`run_in_order`
-sets the shared ``cancel`` event, which every running sandbox watches
-(:func:`~lesson_lib.coursework.sandbox.run_isolated`): each is killed and
-its copies removed before the interrupt goes on.
+Stopped by Ctrl-C (or SIGTERM) while workers run, :func:`run_in_order` sets the shared ``cancel``
+event, which every running sandbox watches (:func:`~lesson_lib.coursework.sandbox.run_isolated`):
+each is killed and its copies removed before the interrupt goes on.
 """
 
 from __future__ import annotations
@@ -78,10 +75,9 @@ def run_in_order(
 ) -> Iterator[Any]:
     """Yield ``work(item, cancel)`` for each item, in the items' order, ``jobs`` at a time.
 
-    With ``jobs`` 1 everything runs in the calling thread, one item after
-    another. Otherwise up to ``jobs`` items run in worker threads while
-    the results are yielded in order as soon as each is ready; an exception
-    from ``work`` comes out where its result would have.
+    With ``jobs`` 1 everything runs in the calling thread, one item after another. Otherwise up to
+    ``jobs`` items run in worker threads while the results are yielded in order as soon as each is
+    ready; an exception from ``work`` comes out where its result would have.
 
     Parameters
     ----------

@@ -1,17 +1,14 @@
 """Regrading some students: their new rows merged into the class's CSV files, never a subset replacing the class.
 
-``--student ID`` (repeatable) grades only those students' submissions;
-then each CSV the grader writes (the scores and the details) is read back,
-every row of those students is replaced by the new ones, at the place of
-that student's first row, and every other row is written again exactly as
-it was, cell for cell (the cells were made spreadsheet-safe when they were
-first written, and are not escaped twice). A student graded for the first
-time is added at the end.
+``--student ID`` (repeatable) grades only those students' submissions; then each CSV the grader
+writes (the scores and the details) is read back, every row of those students is replaced by the new
+ones, at the place of that student's first row, and every other row is written again exactly as it
+was, cell for cell (the cells were made spreadsheet-safe when they were first written, and are not
+escaped twice). A student graded for the first time is added at the end.
 
-A full run (no ``--student``) into a grades file of this grader that holds
-students the run does not have is refused unless ``--replace`` is given:
-regrading one student by pointing the grader at a folder holding only that
-student's notebook would otherwise leave a one-row class file.
+A full run (no ``--student``) into a grades file of this grader that holds students the run does not
+have is refused unless ``--replace`` is given: regrading one student by pointing the grader at a
+folder holding only that student's notebook would otherwise leave a one-row class file.
 """
 
 from __future__ import annotations
@@ -46,8 +43,8 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
     Raises
     ------
     RegradeRefused
-        If the file is too large, is not UTF-8 CSV, or has another header
-        (another problem set, or not this grader's file).
+        If the file is too large, is not UTF-8 CSV, or has another header (another problem set, or
+        not this grader's file).
     """
     path = Path(path)
     if not path.exists():
@@ -105,9 +102,8 @@ def merge_rows(
     Returns
     -------
     list of list of str
-        Other students' rows unchanged and in place; each regraded student's
-        new rows where that student's first old row was, or at the end for a
-        student not in ``old``.
+        Other students' rows unchanged and in place; each regraded student's new rows where that
+        student's first old row was, or at the end for a student not in ``old``.
 
     Examples
     --------
@@ -148,8 +144,8 @@ def shrink_problem(path: Path, header: Sequence[str], graded: Collection[str]) -
     Returns
     -------
     str
-        Empty when ``path`` is absent, not this grader's file (it is then
-        kept under a name with the time), or holds no student the run lacks.
+        Empty when ``path`` is absent, not this grader's file (it is then kept under a name with the
+        time), or holds no student the run lacks.
     """
     try:
         old = read_rows(path, header)

@@ -1,20 +1,19 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
-The grades CSV (:data:`~lesson_lib.coursework.grades_csv.SCORES_HEADER`) holds a
-row per notebook handed in, and not all of them are a student's answers:
+The grades CSV (:data:`~lesson_lib.coursework.grades_csv.SCORES_HEADER`) holds a row per notebook
+handed in, and not all of them are a student's answers:
 
 * a row not run for its identity (``ID mismatch``, ``unknown ID``,
   ``invalid ID``) or not a notebook (``not a notebook``) is nobody's work;
 * a copy the ``--keep`` policy did not pick has notes starting
   ``NOT COUNTED``;
 * without ``--keep``, an ID handed in twice has two counted copies, and the
-  grader does not choose between them (its Canvas file gives such an ID
-  nothing, for the instructor to decide).
+  grader does not choose between them (its Canvas file gives such an ID nothing, for the instructor
+  to decide).
 
-:func:`counted_rows` keeps the rest, one row per student, with the row's
-``late factor`` and the points a TA gave its parts a person grades, so that
-the report's totals are the grades CSV's. The copies of an ID counted twice
-are left out of the report too, and listed.
+:func:`counted_rows` keeps the rest, one row per student, with the row's ``late factor`` and the
+points a TA gave its parts a person grades, so that the report's totals are the grades CSV's. The
+copies of an ID counted twice are left out of the report too, and listed.
 """
 
 from __future__ import annotations
@@ -53,8 +52,8 @@ class CountedRow:
     late_factor : float
         What the late policy keeps of its points, 0 to 1 (1 on time).
     manual : dict
-        Problem id -> the points a TA gave its part a person grades (parts
-        not graded yet are absent).
+        Problem id -> the points a TA gave its part a person grades (parts not graded yet are
+        absent).
     """
 
     student: str
@@ -76,8 +75,7 @@ class CountedRows:
         :data:`~lesson_lib.coursework.status.NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
         :data:`NOT_IN_GRADES`.
     two_copies : dict
-        Student -> the files of an ID with two or more counted copies, none
-        of which is counted.
+        Student -> the files of an ID with two or more counted copies, none of which is counted.
     """
 
     counted: dict[tuple[str, str], CountedRow]
@@ -168,15 +166,15 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     Returns
     -------
     CountedRows
-        Rows of :data:`~lesson_lib.coursework.status.NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
-        every copy of an ID counted more than once (IDs compared without
-        case, as the late policy does) are left out, each under its reason.
+        Rows of :data:`~lesson_lib.coursework.status.NOT_GRADED` statuses, :data:`NOT_COUNTED`
+        copies and every copy of an ID counted more than once (IDs compared without case, as the
+        late policy does) are left out, each under its reason.
 
     Raises
     ------
     ValueError
-        If a ``late factor`` is not a number from 0 to 1 (a blank one is 1),
-        or a part a person grades holds points outside 0 to its most.
+        If a ``late factor`` is not a number from 0 to 1 (a blank one is 1), or a part a person
+        grades holds points outside 0 to its most.
     """
     left_out: collections.Counter[str] = collections.Counter()
     by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
@@ -208,8 +206,8 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
 def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
     """Every notebook of a details CSV counted, late factor 1, when there is no grades CSV.
 
-    Without the grades CSV the report cannot tell the identity failures or
-    the ``--keep`` choice; it still refuses to merge two files of one ID.
+    Without the grades CSV the report cannot tell the identity failures or the ``--keep`` choice; it
+    still refuses to merge two files of one ID.
 
     Parameters
     ----------

@@ -6,23 +6,19 @@ A roster is a CSV file with one row per student and at least these columns
     lms_user_id,name,section,student_id
     12345,"Smith, Jane",Section 01,s001
 
-``lms_user_id`` is the student's id on the platform: on Canvas the user id
-that its downloaded file names and the gradebook export's ``ID`` column
-carry; on Gradescope the submitter's ``sid`` (Student ID) or ``email``. An
-optional ``email`` column is matched too. ``student_id`` is the ID the
-student edition was made with (``make student IDS=...``). With a roster the
-grader grades a file only as an ID on it, checks that the platform's user
-and the notebook agree, and fills the gradebook.
+``lms_user_id`` is the student's id on the platform: on Canvas the user id that its downloaded file
+names and the gradebook export's ``ID`` column carry; on Gradescope the submitter's ``sid`` (Student
+ID) or ``email``. An optional ``email`` column is matched too. ``student_id`` is the ID the student
+edition was made with (``make student IDS=...``). With a roster the grader grades a file only as an
+ID on it, checks that the platform's user and the notebook agree, and fills the gradebook.
 
-**The issued IDs.** A student edition made with a course salt keeps the
-list of IDs it issued as a roster beside the salt
-(:func:`issued_roster_file`, ``_build/instructor/roster.csv``): each ID in
-``student_id``, the platform's columns blank for the instructor to fill in
-(:func:`add_issued_ids`; a later edition adds its IDs and keeps every row).
-A blank ``lms_user_id`` is allowed: that student's ID is still checked, but
-their platform user is not matched (:meth:`Roster.without_platform_user`).
-The grader reads that file by default when it grades with that salt
-(:func:`roster_file_in_use`).
+**The issued IDs.** A student edition made with a course salt keeps the list of IDs it issued as a
+roster beside the salt (:func:`issued_roster_file`, ``_build/instructor/roster.csv``): each ID in
+``student_id``, the platform's columns blank for the instructor to fill in (:func:`add_issued_ids`;
+a later edition adds its IDs and keeps every row). A blank ``lms_user_id`` is allowed: that
+student's ID is still checked, but their platform user is not matched
+(:meth:`Roster.without_platform_user`). The grader reads that file by default when it grades with
+that salt (:func:`roster_file_in_use`).
 """
 
 from __future__ import annotations
@@ -54,8 +50,8 @@ class RosterEntry:
     Attributes
     ----------
     lms_user_id : str
-        The platform's id of the student (as written, surrounding spaces taken
-        off); "" while the instructor has not filled it in.
+        The platform's id of the student (as written, surrounding spaces taken off); "" while the
+        instructor has not filled it in.
     name : str
         The student's name.
     section : str
@@ -79,8 +75,8 @@ class Roster:
     Parameters
     ----------
     entries : iterable of RosterEntry
-        The students; IDs, user ids and e-mail addresses must each be unique
-        (blank user ids are not compared).
+        The students; IDs, user ids and e-mail addresses must each be unique (blank user ids are not
+        compared).
 
     Raises
     ------
@@ -139,10 +135,9 @@ class Roster:
     def without_platform_user(self) -> list[RosterEntry]:
         """The entries with neither an ``lms_user_id`` nor an ``email``.
 
-        Their ID is still checked, but no platform user can be matched to
-        them: Canvas's user id in a download name and Gradescope's
-        submitters are not compared with the notebook's ID, and the Canvas
-        gradebook gets their score only from a Canvas download name.
+        Their ID is still checked, but no platform user can be matched to them: Canvas's user id in
+        a download name and Gradescope's submitters are not compared with the notebook's ID, and the
+        Canvas gradebook gets their score only from a Canvas download name.
 
         Returns
         -------
@@ -167,10 +162,9 @@ def read_roster(path: Path) -> Roster:
     Raises
     ------
     ValueError
-        If a required column is missing, a row has an empty or invalid
-        ``student_id``, or a value is given twice; the message names the
-        file, the row and the column. An empty ``lms_user_id`` (or name,
-        section, e-mail) is allowed: see :meth:`Roster.without_platform_user`.
+        If a required column is missing, a row has an empty or invalid ``student_id``, or a value is
+        given twice; the message names the file, the row and the column. An empty ``lms_user_id``
+        (or name, section, e-mail) is allowed: see :meth:`Roster.without_platform_user`.
     OSError
         If the file cannot be read.
     """
@@ -225,8 +219,7 @@ def issued_roster_file(salt_file: Path) -> Path:
     Returns
     -------
     Path
-        :data:`ISSUED_ROSTER_NAME` in the salt's folder
-        (``_build/instructor/roster.csv``).
+        :data:`ISSUED_ROSTER_NAME` in the salt's folder (``_build/instructor/roster.csv``).
     """
     return Path(salt_file).parent / ISSUED_ROSTER_NAME
 
@@ -236,27 +229,25 @@ def roster_file_in_use(
 ) -> Path | None:
     """The roster the grader reads: ``given``, else the issued IDs beside the salt in use.
 
-    The issued list belongs to its salt: IDs drawn with one salt mean nothing
-    with another, and the public variants (no salt: the book, its tests and
-    sample folders) have no list, so without a salt no roster is read unless
-    one is named.
+    The issued list belongs to its salt: IDs drawn with one salt mean nothing with another, and the
+    public variants (no salt: the book, its tests and sample folders) have no list, so without a
+    salt no roster is read unless one is named.
 
     Parameters
     ----------
     given : Path or None
         A roster named on the command line (``--roster``); it always wins.
     salt_file : Path or None
-        The course salt the grader uses
-        (:func:`~lesson_lib.coursework.variants.salt_file_in_use`), or None
-        for the public variants.
+        The course salt the grader uses (:func:`~lesson_lib.coursework.variants.salt_file_in_use`),
+        or None for the public variants.
     off : bool, default False
         True (``--no-roster``): no roster unless ``given``.
 
     Returns
     -------
     Path or None
-        ``given``; else :func:`issued_roster_file` of ``salt_file`` if that
-        file exists and ``off`` is False; else None (any valid ID is graded).
+        ``given``; else :func:`issued_roster_file` of ``salt_file`` if that file exists and ``off``
+        is False; else None (any valid ID is graded).
     """
     if given is not None:
         return Path(given)
@@ -269,11 +260,10 @@ def roster_file_in_use(
 def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     """Add the IDs an edition issues to the roster at ``path``, keeping every row there.
 
-    A new file gets :data:`SKELETON_HEADER` and one row per ID with only
-    ``student_id`` filled in. An existing one (perhaps filled in from the
-    platform since) is kept byte for byte, and the IDs not yet on it are
-    appended with the other columns blank. The file is replaced atomically
-    and left readable by its owner only: once filled in it holds names.
+    A new file gets :data:`SKELETON_HEADER` and one row per ID with only ``student_id`` filled in.
+    An existing one (perhaps filled in from the platform since) is kept byte for byte, and the IDs
+    not yet on it are appended with the other columns blank. The file is replaced atomically and
+    left readable by its owner only: once filled in it holds names.
 
     Parameters
     ----------
@@ -290,8 +280,8 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     Raises
     ------
     ValueError
-        If an ID is not valid, or the existing file is not a roster
-        (:func:`read_roster`'s message); nothing is written then.
+        If an ID is not valid, or the existing file is not a roster (:func:`read_roster`'s message);
+        nothing is written then.
     OSError
         If the file cannot be read or written.
     """

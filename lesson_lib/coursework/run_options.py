@@ -1,17 +1,15 @@
 """The options a grading run scored with, kept beside the grades so a regrade scores alike.
 
-A regrade (``--student``) merges new rows into a grades file a full run
-wrote. If it scored with other options (no ``--due``, another
-``--late-penalty-per-day``, another course salt), its rows would not be
-comparable with the others: a late student would lose the penalty the rest
-of the class kept. So a full run writes the options that change scores into
-``grades.options.json`` beside ``grades.csv`` (:func:`options_path`), and a
-regrade takes each option it is not given from there; one it is given that
-differs is refused (:func:`reconcile`), naming both values.
+A regrade (``--student``) merges new rows into a grades file a full run wrote. If it scored with
+other options (no ``--due``, another ``--late-penalty-per-day``, another course salt), its rows
+would not be comparable with the others: a late student would lose the penalty the rest of the class
+kept. So a full run writes the options that change scores into ``grades.options.json`` beside
+``grades.csv`` (:func:`options_path`), and a regrade takes each option it is not given from there;
+one it is given that differs is refused (:func:`reconcile`), naming both values.
 
 What is kept: the path of the roster read ("" for none), ``--due``, ``--late-penalty-per-day``,
-``--keep``, ``--close-credit`` and a fingerprint of the course salt (the
-first 16 hex digits of its SHA-256, never the salt itself).
+``--keep``, ``--close-credit`` and a fingerprint of the course salt (the first 16 hex digits of its
+SHA-256, never the salt itself).
 """
 
 from __future__ import annotations
@@ -136,8 +134,8 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     recorded : mapping
         :func:`read_options` of the grades file.
     given : mapping
-        Each of :data:`FLAGS`' keys -> the value this run was given, or None
-        when it was not given (the salt: the fingerprint of the salt in use).
+        Each of :data:`FLAGS`' keys -> the value this run was given, or None when it was not given
+        (the salt: the fingerprint of the salt in use).
 
     Returns
     -------

@@ -1,11 +1,10 @@
 """Grader step: run one notebook in its sandbox and read back what the runner recorded.
 
 The notebook runs in a throwaway copy inside the operating-system sandbox
-(:mod:`lesson_lib.coursework.sandbox`), through
-:mod:`lesson_lib.coursework.runner`, kernel included. The runner's record
-comes back through a file opened here, outside the sandbox, and passed as a
-file descriptor, so nothing inside can write it by a path; it is untrusted
-all the same, and :class:`RunRecord` keeps only fields of the right type.
+(:mod:`lesson_lib.coursework.sandbox`), through :mod:`lesson_lib.coursework.runner`, kernel
+included. The runner's record comes back through a file opened here, outside the sandbox, and passed
+as a file descriptor, so nothing inside can write it by a path; it is untrusted all the same, and
+:class:`RunRecord` keeps only fields of the right type.
 """
 
 from __future__ import annotations
@@ -191,8 +190,8 @@ def run_outcome(
     Returns
     -------
     (Status, list of str)
-        ``ran with errors`` when a cell raised, ``out of space`` when it
-        filled a folder or wrote a file at the limit.
+        ``ran with errors`` when a cell raised, ``out of space`` when it filled a folder or wrote a
+        file at the limit.
     """
     status, notes = record.status, []
     if record.leftovers:

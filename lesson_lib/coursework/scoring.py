@@ -1,8 +1,7 @@
 """Grader step: score a run's answers, each check stopped after :data:`CHECK_SECONDS`.
 
-The answers are scored here, outside the sandbox, with
-:func:`~lesson_lib.coursework.check.check` against the variant of the
-student the submission is graded as, so nothing a submission does can
+The answers are scored here, outside the sandbox, with :func:`~lesson_lib.coursework.check.check`
+against the variant of the student the submission is graded as, so nothing a submission does can
 change another's grade or pick its own variant.
 """
 
@@ -24,10 +23,9 @@ def check_in_time(
 ) -> CheckResult:
     """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS`.
 
-    In the main thread a timer (``SIGALRM``) interrupts a check that runs
-    too long; the answer then scores nothing and the message says why. In
-    other threads no timer can be set and the check runs unbounded (it only
-    ever sees readings or literals of bounded size).
+    In the main thread a timer (``SIGALRM``) interrupts a check that runs too long; the answer then
+    scores nothing and the message says why. In other threads no timer can be set and the check runs
+    unbounded (it only ever sees readings or literals of bounded size).
 
     Parameters
     ----------
@@ -67,8 +65,8 @@ def check_in_time(
 def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
     """Check every problem's answer of ``sub`` (:func:`check_in_time`), filling its results.
 
-    Run in the main thread, so each check has its time limit; a parallel
-    grader runs the sandboxes in worker threads and scores here.
+    Run in the main thread, so each check has its time limit; a parallel grader runs the sandboxes
+    in worker threads and scores here.
 
     Parameters
     ----------

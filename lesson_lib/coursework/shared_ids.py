@@ -1,15 +1,13 @@
 """One student ID handed in by two platform users: neither copy is graded.
 
-Two Canvas (or Gradescope) users who hand in notebooks under the same ID are
-not a resubmission: one of them handed in the other's notebook, or typed the
-other's ID. The ``--keep`` policy must not pick one of them, and the Canvas
-file must not give the grade to whichever came last. :func:`flag_shared_ids`
-finds such IDs among the graded rows, by the platform's user each row's
-identity names (``lms_user`` of :class:`~lesson_lib.coursework.identity.Identity`),
-and makes every copy an ``ID mismatch`` that scores nothing, with a note
-naming the users, for the instructor to decide whose it is. A roster that
-gives each ID its LMS user catches the same case earlier, as a mismatch
-with the roster; this check needs no roster.
+Two Canvas (or Gradescope) users who hand in notebooks under the same ID are not a resubmission: one
+of them handed in the other's notebook, or typed the other's ID. The ``--keep`` policy must not pick
+one of them, and the Canvas file must not give the grade to whichever came last.
+:func:`flag_shared_ids` finds such IDs among the graded rows, by the platform's user each row's
+identity names (``lms_user`` of :class:`~lesson_lib.coursework.identity.Identity`), and makes every
+copy an ``ID mismatch`` that scores nothing, with a note naming the users, for the instructor to
+decide whose it is. A roster that gives each ID its LMS user catches the same case earlier, as a
+mismatch with the roster; this check needs no roster.
 """
 
 from __future__ import annotations
@@ -28,9 +26,8 @@ def flag_shared_ids(submissions: Sequence[Submission]) -> dict[str, list[str]]:
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded rows; the shared ones get the status, ``id_shared``, blank
-        results, no ``graded_as`` (no feedback page, no TA row) and a note
-        first in their notes.
+        Graded rows; the shared ones get the status, ``id_shared``, blank results, no ``graded_as``
+        (no feedback page, no TA row) and a note first in their notes.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """What became of a submission: one status per graded row, as the grades CSV writes it.
 
-:class:`Status` is a ``str`` enum, so a status is written and compared as its
-text (``"ran"``, ``"ID mismatch"``), the words the instructor page uses.
+:class:`Status` is a ``str`` enum, so a status is written and compared as its text (``"ran"``, ``"ID
+mismatch"``), the words the instructor page uses.
 """
 
 from __future__ import annotations

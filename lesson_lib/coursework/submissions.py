@@ -1,27 +1,24 @@
 """What a folder of submissions holds: one entry for every name in it, graded or not.
 
-Students hand in notebooks through a learning platform or a browser, which
-rename them (``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``), and a
-folder can hold anything (a link, a named pipe, a folder called
-``x.ipynb``). The grader promises every submission a row, so
-:func:`find_submissions` turns every name in the folder that does not start
-with ``.`` into exactly one :class:`Entry`:
+Students hand in notebooks through a learning platform or a browser, which rename them
+(``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``), and a folder can hold anything (a link, a
+named pipe, a folder called ``x.ipynb``). The grader promises every submission a row, so
+:func:`find_submissions` turns every name in the folder that does not start with ``.`` into exactly
+one :class:`Entry`:
 
 * ``<ID>.ipynb``, the extension in any case, possibly followed by ``.txt`` or
-  ``.json`` (added by a platform or a browser), and the ID possibly followed
-  by `` (1)`` (a browser's second download), is that student's notebook;
+  ``.json`` (added by a platform or a browser), and the ID possibly followed by `` (1)`` (a
+  browser's second download), is that student's notebook;
 * a folder ``<ID>/`` is that student's, graded by its ``<ID>_problems.ipynb``
-  (as the student edition names it) or ``problems.ipynb`` (spelled as above;
-  other notebooks there are the edition's chapters); a Gradescope export's
-  ``submission_<n>/`` folders are read the same way, and its
-  ``submission_metadata.yml`` is left out (:data:`LMS_METADATA`);
+  (as the student edition names it) or ``problems.ipynb`` (spelled as above; other notebooks there
+  are the edition's chapters); a Gradescope export's ``submission_<n>/`` folders are read the same
+  way, and its ``submission_metadata.yml`` is left out (:data:`LMS_METADATA`);
 * anything else gets an entry that says why it cannot be graded: a symbolic
-  link (never followed, wherever it points), a FIFO, a device or a socket
-  (never opened), a folder named like a notebook, a folder without a problem
-  set, a file that is not a notebook.
+  link (never followed, wherever it points), a FIFO, a device or a socket (never opened), a folder
+  named like a notebook, a folder without a problem set, a file that is not a notebook.
 
-:func:`read_notebook` reads one without following links or blocking on a
-special file, and converts an older nbformat (3 and before) to version 4.
+:func:`read_notebook` reads one without following links or blocking on a special file, and converts
+an older nbformat (3 and before) to version 4.
 """
 
 from __future__ import annotations
@@ -220,8 +217,8 @@ def find_submissions(folder: Path) -> list[Entry]:
     Parameters
     ----------
     folder : Path
-        The folder of submissions (a symbolic link to it is followed: it is
-        the instructor's own choice).
+        The folder of submissions (a symbolic link to it is followed: it is the instructor's own
+        choice).
 
     Returns
     -------
