@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.coursework.canvas import (
+    _assignment_columns,
     assignment_column,
-    assignment_columns,
     check_gradebook,
     fill_gradebook,
     read_gradebook,
@@ -49,7 +49,7 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
 
 def test_the_assignment_column_is_found_by_name_without_case_or_outer_spaces():
     header = read_gradebook(EXPORT)[0]
-    assert assignment_columns(header) == ["Problem set (987654)", "Lab report (987655)"]
+    assert _assignment_columns(header) == ["Problem set (987654)", "Lab report (987655)"]
     assert assignment_column(header, "Problem set") == "Problem set (987654)"
     assert assignment_column(header, "Problem Set") == "Problem set (987654)"
     assert assignment_column(header, "  PROBLEM SET ") == "Problem set (987654)"

@@ -4,10 +4,10 @@ import pytest
 
 from lesson_lib.coursework.regrade import (
     RegradeRefused,
+    _students_in,
     merge_rows,
     read_rows,
     shrink_problem,
-    students_in,
 )
 
 HEADER = ["student", "file", "q1", "total"]
@@ -48,7 +48,7 @@ def test_rows_are_read_back_as_written_and_a_foreign_header_is_refused(tmp_path)
 
 
 def test_students_in_keeps_the_order_of_first_rows():
-    assert students_in([["s2"], ["s1"], ["S2"], []]) == ["s2", "s1"]
+    assert _students_in([["s2"], ["s1"], ["S2"], []]) == ["s2", "s1"]
 
 
 def test_a_full_run_of_fewer_students_than_the_file_is_refused(tmp_path):

@@ -122,18 +122,8 @@ def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
     return header, rows[1:]
 
 
-def assignment_columns(header: list[str]) -> list[str]:
-    """The export's assignment columns, ``<name> (<id>)``, in its order.
-
-    Parameters
-    ----------
-    header : list of str
-        The export's header.
-
-    Returns
-    -------
-    list of str
-    """
+def _assignment_columns(header: list[str]) -> list[str]:
+    """The export's assignment columns, ``<name> (<id>)``, in its order."""
     return [h for h in header if h not in IDENTITY_COLUMNS and _ASSIGNMENT.match(h)]
 
 
@@ -163,7 +153,7 @@ def assignment_column(header: list[str], assignment: str, new_assignment: bool =
     """
     wanted = assignment.strip()
     key = wanted.casefold()
-    columns = assignment_columns(header)
+    columns = _assignment_columns(header)
     exact = [h for h in columns if h.strip().casefold() == key]
     if exact:
         return exact[0]

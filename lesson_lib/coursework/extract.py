@@ -5,7 +5,7 @@ Inside the sandbox the runner saves the ``answer_q...`` variables as readings
 anything else from the sandbox is dropped. A notebook that timed out and one whose kernel died at
 the same cell are treated alike for the cells from that one on: they did not run, so the answers
 typed in them as plain values (``answer_q3 = 1.5``) are read from the source, each marked
-(:func:`source_note`). When no kernel answered, every answer is read from the source.
+(:func:`_source_note`). When no kernel answered, every answer is read from the source.
 """
 
 from __future__ import annotations
@@ -116,19 +116,8 @@ def static_student(nb: object) -> str | None:
     return found
 
 
-def source_note(cell_index: int) -> str:
-    """What an answer read from the source after a stop says, ``cell_index`` from 0.
-
-    Parameters
-    ----------
-    cell_index : int
-        The code cell the notebook stopped at, counted from 0.
-
-    Returns
-    -------
-    str
-        ``"read from source: the notebook stopped at code cell N"``, N counted from 1.
-    """
+def _source_note(cell_index: int) -> str:
+    """What an answer read from the source after a stop says, ``cell_index`` from 0."""
     return f"read from source: the notebook stopped at code cell {cell_index + 1}"
 
 
@@ -187,7 +176,7 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
     if plain is None:
         got = Extracted(static_answers(nb), static_student(nb))
         got.notes.append("answers read from the answer cells' source, not from running it")
-        why = source_note(stopped) if stopped is not None else "read from source: it did not run"
+        why = _source_note(stopped) if stopped is not None else "read from source: it did not run"
         got.from_source = dict.fromkeys(got.answers, why)
         if later:
             got.notes.append(f"{why}: {', '.join(later)}")
@@ -195,8 +184,8 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
     got = Extracted(*plain)
     if later:
         got.answers = {**got.answers, **later}
-        got.from_source = dict.fromkeys(later, source_note(stopped))
-        got.notes.append(f"{source_note(stopped)}: {', '.join(later)}")
+        got.from_source = dict.fromkeys(later, _source_note(stopped))
+        got.notes.append(f"{_source_note(stopped)}: {', '.join(later)}")
     return got
 
 

@@ -109,13 +109,8 @@ exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
 """
 
 
-def setup_script() -> str:
-    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions.
-
-    Returns
-    -------
-    str
-    """
+def _setup_script() -> str:
+    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions."""
     return SETUP_SH.replace("{uv}", UV_VERSION).replace("{python}", PYTHON_REQUEST)
 
 
@@ -132,18 +127,8 @@ def _package_files(root: Path) -> list[Path]:
     return found
 
 
-def pinned_requirements(root: Path) -> str:
-    """``requirements.txt`` without its editable line (``-e .``): the pins the zip installs.
-
-    Parameters
-    ----------
-    root : Path
-        The repository (holding ``requirements.txt``).
-
-    Returns
-    -------
-    str
-    """
+def _pinned_requirements(root: Path) -> str:
+    """``requirements.txt`` without its editable line (``-e .``): the pins the zip installs."""
     lines = (root / "requirements.txt").read_text().splitlines()
     return "\n".join(line for line in lines if not line.strip().startswith("-e")) + "\n"
 
@@ -211,13 +196,13 @@ def build_zip(
 
     def write(fh: IO) -> None:
         with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, text in (("setup.sh", setup_script()),
+            for name, text in (("setup.sh", _setup_script()),
                                ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                 info.external_attr = 0o755 << 16
                 zf.writestr(info, text)
             zf.writestr("config.json", json.dumps(config, indent=2) + "\n")
-            zf.writestr("lesson/requirements.txt", pinned_requirements(root))
+            zf.writestr("lesson/requirements.txt", _pinned_requirements(root))
             zf.write(root / "pyproject.toml", "lesson/pyproject.toml")
             zf.write(root / "README.md", "lesson/README.md")  # pyproject's readme
             for rel in _package_files(root):

@@ -45,18 +45,8 @@ from lesson_lib.model._validate import require_number
 NO_SANDBOX_NOTE = "WARNING: graded without the sandbox (--no-sandbox)"
 
 
-def describe_error(err: BaseException) -> str:
-    """An exception as a short note: its type, and its message when short and plain.
-
-    Parameters
-    ----------
-    err : BaseException
-        What was raised.
-
-    Returns
-    -------
-    str
-    """
+def _describe_error(err: BaseException) -> str:
+    """An exception as a short note: its type, and its message when short and plain."""
     kind = type(err).__name__
     if isinstance(err, OSError) and err.strerror:
         return f"{kind}: {err.strerror}"
@@ -84,7 +74,7 @@ def _read(entry: Entry, path: Path, sub: Submission) -> dict | None:
         nb, converted = read_notebook(path)
     except (OSError, ValueError, RecursionError, MemoryError) as err:
         sub.status = Status.NOT_A_NOTEBOOK
-        sub.notes.append(f"could not read the notebook ({describe_error(err)})")
+        sub.notes.append(f"could not read the notebook ({_describe_error(err)})")
         return None
     if converted:
         sub.notes.append(converted)
@@ -372,7 +362,7 @@ def grade_folder(
                 )  # fmt: skip
             except Exception as err:  # never stop the run for one submission
                 sub = Submission(entry.stem, entry.path, Status.COULD_NOT_RUN, file=entry.file)
-                sub.notes.append(f"the grader failed on this file ({describe_error(err)})")
+                sub.notes.append(f"the grader failed on this file ({_describe_error(err)})")
                 return sub
 
         for done, sub in enumerate(run_in_order(run, entries, jobs), start=1):

@@ -207,21 +207,8 @@ class GradescopeSubmission:
     due: dt.datetime | None = field(default=None)
 
 
-def parse_time(value: object) -> dt.datetime | None:
-    """A timestamp as Gradescope writes it, as an aware datetime, or None.
-
-    Parameters
-    ----------
-    value : object
-        An ISO 8601 string (``2018-07-01T14:22:32.365935-07:00``), a YAML timestamp (``2018-07-01
-        14:22:32.365935000 -07:00``, which PyYAML may already have made a datetime), or anything
-        else (None).
-
-    Returns
-    -------
-    datetime or None
-        Aware; a time without a zone is taken as UTC.
-    """
+def _parse_time(value: object) -> dt.datetime | None:
+    """A timestamp as Gradescope writes it, as an aware datetime, or None."""
     if isinstance(value, dt.datetime):
         when = value
     elif isinstance(value, str) and len(value) < 64:
@@ -290,7 +277,7 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
             continue
         users, names = _submitters(_symbol(record, "submitters"))
         found[str(name)] = GradescopeSubmission(
-            users, names, parse_time(_symbol(record, "created_at"))
+            users, names, _parse_time(_symbol(record, "created_at"))
         )
     return found
 
@@ -313,5 +300,5 @@ def read_gradescope_metadata(data: object) -> GradescopeSubmission:
     users, names = _submitters(data.get("users"))
     assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
     return GradescopeSubmission(
-        users, names, parse_time(data.get("created_at")), parse_time(assignment.get("due_date"))
+        users, names, _parse_time(data.get("created_at")), _parse_time(assignment.get("due_date"))
     )

@@ -153,27 +153,8 @@ class ManualImportError(ValueError):
     """A filled-in file cannot be merged; the message names the file, the row and the range."""
 
 
-def read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
-    """The points a TA gave in one exported file, by student (None: not graded yet).
-
-    Parameters
-    ----------
-    path : Path
-        A file :func:`export_rows` wrote, filled in.
-    part : ManualPart
-        Its part.
-
-    Returns
-    -------
-    dict
-        Student (case-folded) -> points.
-
-    Raises
-    ------
-    ManualImportError
-        A different header, a student twice, or points that are not a number from 0 to
-        ``part.points``.
-    """
+def _read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
+    """The points a TA gave in one exported file, by student (None: not graded yet)."""
     with Path(path).open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.reader(fh))
     if not rows or rows[0][: len(EXPORT_HEADER)] != EXPORT_HEADER:
@@ -204,33 +185,13 @@ def read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
     return points
 
 
-def merge_points(
+def _merge_points(
     header: Sequence[str],
     rows: Sequence[Sequence[str]],
     points: Mapping[str, Mapping[str, float | None]],
     automatic: Mapping[str, float],
 ) -> list[list[str]]:
-    """The grades rows with each part's points in its column, ``total`` and ``max`` counting them.
-
-    Parameters
-    ----------
-    header : sequence of str
-        The grades CSV's header (holding ``total``, ``max``, each part's column and, if the late
-        policy is recorded, :data:`LATE_FACTOR_COLUMN`).
-    rows : sequence of rows
-        Its rows.
-    points : mapping
-        Problem id -> student (case-folded) -> points or None (:func:`read_points`).
-    automatic : mapping
-        The automatically graded problems' columns (each cell the points its answer earned) -> the
-        problem's most points.
-
-    Returns
-    -------
-    list of list of str
-        ``total`` is the problems' points plus the parts' points given, times the row's late factor
-        (1 when blank or absent); ``max`` the problems' most points plus every imported part's.
-    """
+    """The grades rows with each part's points in its column, ``total`` and ``max`` counting them."""
     at = {name: i for i, name in enumerate(header)}
     most = sum(automatic.values())
     merged = []
@@ -255,7 +216,7 @@ def merge_points(
 
 
 def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
-    """Every part's filled-in file found in ``folder``, read (:func:`read_points`).
+    """Every part's filled-in file found in ``folder``, read (:func:`_read_points`).
 
     Parameters
     ----------
@@ -274,7 +235,7 @@ def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
     """
     folder = Path(folder)
     found = {
-        qid: read_points(folder / part.file_name, part)
+        qid: _read_points(folder / part.file_name, part)
         for qid, part in MANUAL_PARTS.items()
         if (folder / part.file_name).is_file()
     }
@@ -331,7 +292,7 @@ def import_into(
                 f"{folder / MANUAL_PARTS[qid].file_name} names students the grades do not "
                 f"have: {', '.join(unknown[:5])}"
             )
-    merged = merge_points(header, rows, points, automatic)
+    merged = _merge_points(header, rows, points, automatic)
     kept = write(grades, list(header), merged)
     filled = sum(1 for given in points.values() for v in given.values() if v is not None)
     return filled, kept

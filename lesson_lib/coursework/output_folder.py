@@ -63,19 +63,8 @@ def digest(path: Path) -> str:
     return sha.hexdigest()
 
 
-def read_manifest(folder: Path) -> dict[str, str] | None:
-    """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None.
-
-    Parameters
-    ----------
-    folder : Path
-        A folder the edition may have made.
-
-    Returns
-    -------
-    dict or None
-        None when there is no manifest, or one the edition did not write.
-    """
+def _read_manifest(folder: Path) -> dict[str, str] | None:
+    """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None."""
     try:
         data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -151,22 +140,8 @@ def _contains(outer: Path, inner: Path) -> bool:
     return outer == inner or outer in inner.parents
 
 
-def never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
-    """Why ``folder`` may not be used even with ``--force`` (empty list: it may).
-
-    Parameters
-    ----------
-    folder : Path
-        The ``--out`` or ``--site`` folder.
-    root : Path
-        The book's root.
-    replaces : bool
-        True for ``--site``, which copies the book into the folder and replaces it.
-
-    Returns
-    -------
-    list of str
-    """
+def _never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
+    """Why ``folder`` may not be used even with ``--force`` (empty list: it may)."""
     folder = Path(folder)
     if folder.is_symlink():
         return [f"{folder} is a symbolic link; give the folder itself"]
@@ -191,26 +166,10 @@ def never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
     return reasons
 
 
-def force_reasons(
+def _force_reasons(
     folder: Path, writes: Iterable[str] | None, *, replaces: bool
 ) -> tuple[list[str], dict[str, str]]:
-    """Why writing into ``folder`` needs ``--force``, and the manifest found there.
-
-    Parameters
-    ----------
-    folder : Path
-        The ``--out`` or ``--site`` folder.
-    writes : iterable of str or None
-        Relative paths the edition is about to write (``--out``); None when the whole folder is
-        replaced (``--site``).
-    replaces : bool
-        True for ``--site``.
-
-    Returns
-    -------
-    (list of str, dict)
-        The reasons (empty: go ahead) and the manifest's files (empty if none).
-    """
+    """Why writing into ``folder`` needs ``--force``, and the manifest found there."""
     folder = Path(folder)
     if not folder.exists():
         return [], {}
@@ -220,7 +179,7 @@ def force_reasons(
         empty = next(entries, None) is None
     if empty:
         return [], {}
-    manifest = read_manifest(folder)
+    manifest = _read_manifest(folder)
     if manifest is None:
         notable = []
         if os.path.lexists(folder / "_config.yml"):
@@ -263,7 +222,7 @@ def check_folder(
     writes : iterable of str or None
         What ``--out`` is about to write (relative paths), or None for ``--site``.
     force : bool
-        ``--force``: go ahead where only :func:`force_reasons` object.
+        ``--force``: go ahead where only :func:`_force_reasons` object.
 
     Returns
     -------
@@ -276,12 +235,12 @@ def check_folder(
         Naming every reason, and whether ``--force`` would help.
     """
     option = "--site" if writes is None else "--out"
-    never = never_reasons(folder, root, replaces=writes is None)
+    never = _never_reasons(folder, root, replaces=writes is None)
     if never:
         raise FolderRefused(
             f"{option} {folder}: refused, nothing was written or deleted: " + "; ".join(never)
         )
-    reasons, manifest = force_reasons(folder, writes, replaces=writes is None)
+    reasons, manifest = _force_reasons(folder, writes, replaces=writes is None)
     if reasons and not force:
         action = "replace" if writes is None else "write into"
         raise FolderRefused(

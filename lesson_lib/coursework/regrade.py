@@ -65,19 +65,8 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
     return rows[1:]
 
 
-def students_in(rows: Sequence[Sequence[str]]) -> list[str]:
-    """The distinct students (first column, case ignored) of some rows, in order of first row.
-
-    Parameters
-    ----------
-    rows : sequence of sequence of str
-        CSV rows whose first cell is the student.
-
-    Returns
-    -------
-    list of str
-        Case-folded IDs.
-    """
+def _students_in(rows: Sequence[Sequence[str]]) -> list[str]:
+    """The distinct students (first column, case ignored) of some rows, in order of first row."""
     seen: dict[str, None] = {}
     for row in rows:
         if row:
@@ -152,7 +141,7 @@ def shrink_problem(path: Path, header: Sequence[str], graded: Collection[str]) -
     except (RegradeRefused, OSError):
         return ""
     have = {s.casefold() for s in graded}
-    missing = [s for s in students_in(old) if s not in have]
+    missing = [s for s in _students_in(old) if s not in have]
     if not missing:
         return ""
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")

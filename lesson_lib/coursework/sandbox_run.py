@@ -211,28 +211,14 @@ def run_outcome(
         )
     if record.error is not None:
         notes.append(f"execution failed ({printable(record.error, 120)})")
-    space = space_notes(record, limits, sandbox)
+    space = _space_notes(record, limits, sandbox)
     if space and status in RAN_TO_END:
         status = Status.OUT_OF_SPACE
     return status, notes + space
 
 
-def space_notes(record: RunRecord, limits: Limits, sandbox: bool) -> list[str]:
-    """The notes for the space limits the runner saw reached.
-
-    Parameters
-    ----------
-    record : RunRecord
-        The run.
-    limits : Limits
-        Its resource limits.
-    sandbox : bool
-        Whether it ran in the sandbox (only there are the folders limited).
-
-    Returns
-    -------
-    list of str
-    """
+def _space_notes(record: RunRecord, limits: Limits, sandbox: bool) -> list[str]:
+    """The notes for the space limits the runner saw reached."""
     sizes = {"/tmp": limits.tmp_bytes, SANDBOX_HOME: limits.home_bytes} if sandbox else {}
     hit = [
         f"filled {folder} (its {size // MiB} MiB limit)"
