@@ -1,35 +1,23 @@
 """Grades into Canvas: the course's own gradebook export, with the problem set's column filled.
 
-Canvas imports a gradebook CSV whose first columns identify the student, ``Student``, ``ID``, ``SIS
-User ID``, ``SIS Login ID`` and ``Section``, and whose other columns are assignments, named as in
+Canvas imports a gradebook CSV whose first columns identify the student (``Student``, ``ID``,
+``SIS User ID``, ``SIS Login ID``, ``Section``) and whose other columns are assignments, named as in
 the export (``Problem set (123456)``, the number being Canvas's assignment id; a new name makes a
-new assignment). A second row ``Points Possible`` may give each column's points; Canvas's importer
-reads that row and sets each imported assignment's points possible from it
+new assignment). A ``Points Possible`` row sets each imported assignment's points
 (``check_for_non_student_row`` and ``process_pp`` in ``lib/gradebook_importer.rb``,
-https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb).
-Instructure's guide: "How do I import grades in the Gradebook?",
-https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook
-(formerly
-https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807);
-the Ohio State University's guide lists the same required columns:
-https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/calculating-final-grades/import-csv-file-carmen-grades.
+https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb;
+Instructure's guide "How do I import grades in the Gradebook?",
+https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook).
 
-:func:`fill_gradebook` reads the export you download from Canvas (Grades, Export, "Export Entire
-Gradebook") and writes a file with those five columns of every student row as exported, the ``Points
-Possible`` row, and one assignment column: the student's total from the grader, found by the Canvas
-user id (``ID``), which Canvas's download names carry, or through the roster. A student with no
-counted, graded submission gets an empty cell, which Canvas's import leaves as it is, and is listed
-in the summary.
-
-The assignment is found by its name, without regard to case or surrounding spaces, among the
-export's assignment columns ``<name> (<id>)`` (:func:`assignment_column`). A name no column has is
-refused, naming the columns there are, unless a new assignment is asked for
-(``new_assignment=True``, the grader's ``--canvas-new-assignment``): a typo would otherwise make
-Canvas create a second assignment. When the export's ``Points Possible`` for the column differs from
-the set's points, the file keeps the export's value, so the import does not change the assignment's
-points in Canvas behind your back, and the summary warns with both numbers: the scores are out of
-the set's points, so change the assignment's points in Canvas, or expect the scores to read as out
-of Canvas's.
+:func:`fill_gradebook` reads the export (Grades, Export, "Export Entire Gradebook") and writes
+those five columns of every student row, the ``Points Possible`` row and one assignment column:
+the student's total, found by the Canvas user id, which Canvas's download names carry, or through
+the roster. A student with no counted, graded submission gets an empty cell (Canvas's import
+leaves it as it is) and is listed in the summary. The assignment is found by its name, without
+regard to case (:func:`assignment_column`); a name no column has is refused unless a new
+assignment is asked for (``--canvas-new-assignment``), since a typo would make a second
+assignment. When the export's ``Points Possible`` differs from the set's points, the file keeps
+Canvas's, so the import does not change them behind your back, and the summary warns.
 """
 
 from __future__ import annotations
@@ -77,7 +65,7 @@ class GradebookSummary:
     points_possible : float
         The points written in the ``Points Possible`` row.
     warnings : list of str
-        What the instructor must know before importing (points that differ).
+        What to know before importing (points that differ).
     """
 
     column: str
@@ -135,16 +123,14 @@ def assignment_column(header: list[str], assignment: str, new_assignment: bool =
     header : list of str
         The export's header.
     assignment : str
-        The assignment's name in Canvas (``Problem set``), or the column's full name (``Problem set
-        (987654)``).
+        The assignment's name in Canvas (``Problem set``), or the column's full name.
     new_assignment : bool, default False
-        True: a name no column has is written as a new column, which Canvas imports as a new
-        assignment.
+        True: a name no column has is written as a new column (a new assignment).
 
     Returns
     -------
     str
-        The export's column name as it stands, or ``assignment`` (stripped) for a new assignment.
+        The export's column name as it stands, or ``assignment`` for a new assignment.
 
     Raises
     ------
@@ -191,11 +177,6 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
     -------
     str
         The column that will be written.
-
-    Raises
-    ------
-    ValueError
-        As :func:`read_gradebook` and :func:`assignment_column` do.
     """
     header, _ = read_gradebook(path)
     return assignment_column(header, assignment, new_assignment)
@@ -225,7 +206,7 @@ def fill_gradebook(
     exported : Path
         The gradebook CSV exported from Canvas.
     out : Path
-        Where to write the import file (a new path or a regular file; written atomically).
+        The import file to write (a new path or a regular file; written atomically).
     scores : mapping
         Canvas user id (the export's ``ID``) -> the score to import.
     points_possible : float
@@ -242,8 +223,8 @@ def fill_gradebook(
     Raises
     ------
     ValueError
-        If the export lacks a required column, the assignment is not one of its columns (and
-        ``new_assignment`` is False), or ``out`` is not a new path or regular file.
+        A required column is missing, the assignment is not a column (and not new), or
+        ``out`` is not a new path or regular file.
     """
     header, rows = read_gradebook(exported)
     column = assignment_column(header, assignment, new_assignment)
@@ -293,20 +274,18 @@ def fill_gradebook(
 
 
 def canvas_scores(rows: Sequence[GradesRow], users: Mapping[str, str]) -> dict[str, float]:
-    """Canvas user id -> total of the counted, graded row of that student in the grades file.
+    """Canvas user id -> total of that student's counted, graded row of the grades file.
 
-    Read from the grades file as written (a regrade's merged rows and a TA's imported points
-    included), so the Canvas file always agrees with it. Rows that are nobody's answers and copies
-    the ``--keep`` policy did not pick give nothing
-    (:attr:`~lesson_lib.coursework.grades_csv.GradesRow.graded`); a user with two counted rows (no
-    ``--keep``) gives nothing either, for you to decide.
+    Read from the grades file as written (a regrade's rows and a TA's points included), so the
+    Canvas file agrees with it; a user with two counted rows (no ``--keep``) gets nothing, for you
+    to decide.
 
     Parameters
     ----------
     rows : sequence of GradesRow
         The grades CSV's rows (:func:`~lesson_lib.coursework.grades_csv.read_scores`).
     users : mapping
-        A row's ``file`` cell -> the Canvas user id of that submission (:func:`canvas_users`).
+        A row's ``file`` cell -> the Canvas user id of that submission.
 
     Returns
     -------
@@ -327,13 +306,13 @@ def canvas_users(
 ) -> dict[str, str]:
     """The Canvas user id of every submission in the folder, by its grades ``file`` cell.
 
-    The user id is the one in the Canvas name, else the roster's for the ID
+    The one in the Canvas name, else the roster's for the ID that
     :func:`~lesson_lib.coursework.identity.identify` gives (nothing is run).
 
     Parameters
     ----------
     found : sequence of Entry
-        :func:`~lesson_lib.coursework.submissions.find_submissions` of the folder.
+        The folder's entries.
     roster : Roster or None
         The class roster.
     export : mapping, optional

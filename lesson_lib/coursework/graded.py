@@ -50,7 +50,7 @@ def total_points(manual_parts: Collection[str] = ()) -> float:
 
 @dataclass
 class Submission:
-    """One graded notebook.
+    """One graded notebook, filled in by the grader's steps.
 
     Attributes
     ----------
@@ -59,13 +59,11 @@ class Submission:
     path : Path
         The notebook.
     status : Status
-        What became of it (:class:`~lesson_lib.coursework.status.Status`).
-    answers : dict
-        ``answer_q...`` values found, by problem id.
-    results : dict
-        Problem id -> CheckResult, the verdict per problem.
+        What became of it.
+    answers, results : dict
+        Problem id -> the answer found, and its verdict (CheckResult).
     notes : list of str
-        Anything the instructor should know about it (the CSV's ``notes``).
+        What the instructor should know (the CSV's ``notes``).
     file : str
         The notebook's path relative to the submissions folder.
     seconds : float
@@ -77,23 +75,17 @@ class Submission:
     late_factor : float
         What the late policy leaves of its score (1 on time).
     counted : bool
-        False for a resubmission the ``--keep`` policy did not pick.
+        False for a copy the ``--keep`` policy did not pick.
     graded_as : str or None
-        The normalised student ID the answers are checked against (None: no valid ID).
-    from_source : dict
-        Problem id -> why its answer was read from the notebook's source.
-    reasoning : dict
-        Problem id -> the reasoning typed for a part a person grades.
+        The normalised ID the answers are checked against (None: no valid ID).
+    from_source, reasoning : dict
+        Problem id -> why its answer was read from the source; the reasoning typed.
     manual : dict
         Problem id -> the points a TA gave its part (None: not graded yet).
-    id_shared : bool
-        Two platform users handed in this ID (:mod:`~lesson_lib.coursework.shared_ids`).
-    answer_lookup : bool
-        Its code asks the package for answers (:mod:`~lesson_lib.coursework.lookups`).
-    duplicate_note : str
-        The note flagging its ID as handed in more than once ("" if not).
-    late_note : str
-        How late it was handed in, for the student ("" on time).
+    id_shared, answer_lookup : bool
+        Two platform users handed in this ID; its code asks the package for answers.
+    duplicate_note, late_note : str
+        The note flagging its ID as handed in twice; how late it was ("" if not).
     """
 
     student: str

@@ -1,14 +1,12 @@
 """Grader step: the grades CSV files, written whole and read back in one place.
 
 The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
-(:data:`DETAILS_HEADER`) a row per notebook and problem, and ``--manual-export`` a CSV per part a
+(:data:`DETAILS_HEADER`) a row per notebook and problem, ``--manual-export`` a CSV per part a
 person grades. Each is written atomically, an earlier file that differs kept under a name with the
-time, and only to a new path or a regular file; every cell is one line of text a spreadsheet shows,
-never runs (:func:`spreadsheet_safe`). A regrade's rows replace only its students' rows
-(:mod:`~lesson_lib.coursework.regrade`).
-
-A grades file read back (the Canvas file, the class report) is read by :func:`read_grades_row`,
-which turns its ``status`` and ``notes`` cells into the flags every reader decides on.
+time, only to a new path or a regular file, every cell one line of text a spreadsheet shows and
+never runs (:func:`spreadsheet_safe`); a regrade's rows replace only its students' rows
+(:mod:`~lesson_lib.coursework.regrade`). A grades file read back (the Canvas file, the class
+report) is read by :func:`read_grades_row`, which turns its cells into the flags readers decide on.
 """
 
 from __future__ import annotations
@@ -59,12 +57,11 @@ DETAILS_HEADER = [
 
 
 def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
-    """A CSV cell that a spreadsheet shows as text, never runs as a formula.
+    """A CSV cell a spreadsheet shows as one line of text, never runs as a formula.
 
-    Control characters, newlines and invisible characters are written as escapes (``\\n``,
-    ``\\x1b``, ``\\u200b``), so a cell is one line of visible text; cells starting with ``=``,
-    ``+``, ``-`` or ``@`` get a leading apostrophe (OWASP's advice on CSV injection); the text is
-    cut at ``limit`` characters.
+    Control and invisible characters are written as escapes (``\\n``, ``\\x1b``, ``\\u200b``), a
+    cell starting with ``=``, ``+``, ``-`` or ``@`` gets a leading apostrophe (OWASP's advice on CSV
+    injection), and the text is cut at ``limit`` characters.
 
     Parameters
     ----------
@@ -101,8 +98,7 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     Returns
     -------
     Path or None
-        Where the previous file was kept (``grades.20260101-120000.csv``, UTC), if there was one
-        that differs.
+        Where the previous file was kept (``grades.20260101-120000.csv``, UTC), if it differed.
 
     Raises
     ------
@@ -145,19 +141,17 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    A problem's cell holds the points its answer earned, ``late factor`` what the late policy keeps
-    (1 on time), ``total`` the points times that factor and ``max`` the set's points; a part a
-    person grades imported (``manual``) counts in both. Written as :func:`write_rows` writes.
+    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
+    the set's points; an imported part a person grades counts in both.
 
     Parameters
     ----------
     submissions : sequence of Submission
         Graded notebooks.
     path : Path
-        CSV file to write (its folder is created).
+        CSV file to write, as :func:`write_rows` writes.
     merge : collection of str, optional
-        The students regraded (``--student``): their rows replace theirs in the existing file, every
-        other row is kept as it is.
+        The students regraded (``--student``): only their rows are replaced.
 
     Returns
     -------
@@ -167,8 +161,7 @@ def write_scores(
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file, or (merging) is not this grader's file
-        (:class:`~lesson_lib.coursework.regrade.RegradeRefused`).
+        If ``path`` is not a regular file, or (merging) not this grader's file.
     """
     rows = [
         [
@@ -192,16 +185,12 @@ def write_details(
 ) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
 
-    The ``mistake`` column holds the stable id of the named mistake the answer was taken for
-    (``q07.us-as-ms``), empty otherwise; the class report counts by it. Written as
-    :func:`write_scores` writes.
-
     Parameters
     ----------
     submissions : sequence of Submission
         Graded notebooks.
     path : Path
-        CSV file to write (its folder is created).
+        CSV file to write, as :func:`write_rows` writes.
     merge : collection of str, optional
         The students regraded, as for :func:`write_scores`.
 
@@ -213,7 +202,7 @@ def write_details(
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file, or (merging) is not this grader's file.
+        If ``path`` is not a regular file, or (merging) not this grader's file.
     """
     rows = [
         [
@@ -239,10 +228,9 @@ def write_manual_export(
 ) -> list[Path]:
     """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
 
-    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0); a
-    copy the ``--keep`` policy did not count gets none, so each student has one row to grade. With
-    ``merge`` (a regrade) only those students' rows are replaced, so points a TA already typed for
-    the others stay.
+    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0), so
+    each student has one row to grade; with ``merge`` only those students' rows are replaced, so
+    points a TA already typed for the others stay.
 
     Parameters
     ----------
@@ -256,7 +244,6 @@ def write_manual_export(
     Returns
     -------
     list of Path
-        The files written.
     """
     graded = [
         (sub.student, sub.file or sub.path.name, sub.reasoning)
@@ -281,12 +268,8 @@ class GradesRow:
 
     Attributes
     ----------
-    student : str
-        The ``student`` cell.
-    file : str
-        The ``file`` cell.
-    status : str
-        The ``status`` cell.
+    student, file, status : str
+        Its cells.
     counted : bool
         False for a copy the ``--keep`` policy did not pick.
     cells : dict
@@ -306,15 +289,15 @@ class GradesRow:
 
 
 def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
-    """A grades CSV row, by column, with its flags.
+    """A grades CSV row, by column, with its flags (a missing cell is blank).
 
-    The notes of a copy the ``--keep`` policy did not pick begin with :data:`NOT_COUNTED` (the
-    policy puts it first, once every other note is there).
+    A copy the ``--keep`` policy did not pick has notes beginning :data:`NOT_COUNTED`: the policy
+    puts it first, once every other note is there.
 
     Parameters
     ----------
     cells : mapping
-        Column -> cell (a missing ``student``, ``file``, ``status`` or ``notes`` is blank).
+        Column -> cell.
 
     Returns
     -------
@@ -331,7 +314,7 @@ def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
 
 
 def read_scores(path: Path) -> list[GradesRow]:
-    """The rows of a scores CSV this grader wrote (:data:`SCORES_HEADER`), read back.
+    """The rows of a scores CSV this grader wrote, read back.
 
     Parameters
     ----------

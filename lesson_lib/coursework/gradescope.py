@@ -1,39 +1,25 @@
 """A Gradescope autograder: the zip ``make gradescope`` builds, and the script it runs.
 
-Gradescope's autograder is a zip with ``setup.sh`` and ``run_autograder`` at its root. ``setup.sh``
-runs once, as root, while Gradescope builds the autograder's Docker image (Ubuntu);
-``run_autograder`` runs for each submission with the student's files in ``/autograder/submission/``,
-its metadata in ``/autograder/submission_metadata.json``, and must write
-``/autograder/results/results.json``: a ``score``, an ``output``, and ``tests``, each with ``name``,
-``score``, ``max_score``, ``output`` and a ``visibility`` (``hidden``, ``after_due_date``,
-``after_published`` or ``visible``). Gradescope's specification:
+Gradescope's autograder is a zip with ``setup.sh`` (run once, as root, while Gradescope builds
+the autograder's Docker image) and ``run_autograder`` (run for each submission, with the files
+in ``/autograder/submission/`` and ``/autograder/submission_metadata.json``), which must write
+``/autograder/results/results.json``:
 https://gradescope-autograders.readthedocs.io/en/latest/specs/.
 
-:func:`build_zip` packs the lesson's pinned environment (``requirements.txt`` without the editable
-line), the ``lesson_lib`` source, the two scripts, a ``config.json`` (visibility, time limit, close
-credit), optionally the roster (the command line's default is the one ``make grade`` reads:
-``--roster``, else the student edition's issued IDs beside the course salt), and the course salt the
-student edition was made with (``make student`` makes one; without it every student would be graded
-on the public variants). The salt sits in ``/autograder/source``, which a sandboxed notebook cannot
-see; a notebook graded without the sandbox could read it. Its ``setup.sh`` installs bubblewrap, uv
-(at the version the ``Makefile`` pins), a Python that fits :data:`PYTHON_REQUEST` and the pinned
-packages into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs both scripts in a clean
-Debian root, as Gradescope would.
+:func:`build_zip` packs the pinned environment, the ``lesson_lib`` source, the two scripts, a
+``config.json`` (visibility, time limit, close credit), optionally the roster (by default the one
+``make grade`` reads) and the course salt; ``setup.sh`` installs bubblewrap, uv, a Python that fits
+:data:`PYTHON_REQUEST` and the pins into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs
+both scripts in a clean Debian root, as Gradescope would. :func:`run` is what ``run_autograder``
+calls: it identifies the submission (file name, metadata, the roster with Gradescope's users),
+grades it with the same grader as ``make grade`` and writes one test per problem.
 
-:func:`run` is what ``run_autograder`` calls: it finds the problem set in the submission, identifies
-it (:func:`~lesson_lib.coursework.identity.identify`: file name, notebook metadata, the roster with
-Gradescope's users), grades it with the same grader as ``make grade``, and writes one test per
-problem. The root folder is a parameter (``--root``, ``LESSON_AUTOGRADER_ROOT`` for the script), so
-the script runs locally against a fake ``/autograder``.
-
-**The sandbox inside Gradescope.** The grader's bubblewrap sandbox needs Linux namespaces, which a
-Docker container's default security profile usually refuses. Where
-:func:`~lesson_lib.coursework.sandbox.require_sandbox` fails, the submission is graded without the
-sandbox (``config.json`` ``"require_sandbox": false``, the default) and the results' output says so:
-the notebook then runs as Gradescope's root user inside that submission's own throwaway container,
-with the grader's time and memory limits, where it can see no other student's work but could
-overwrite its own ``results.json``. With ``"require_sandbox": true`` it is not run and scores
-nothing, and the output says why.
+**The sandbox inside Gradescope.** Bubblewrap needs Linux namespaces, which a Docker container
+usually refuses. Where the sandbox cannot run, the notebook is graded without it (the default,
+said in the output): it then runs as root inside that submission's own throwaway container, where
+it sees no other student's work but could read the course salt in ``/autograder/source`` (hidden
+from a sandboxed notebook) and overwrite its own ``results.json``. With ``--require-sandbox`` it is not run and scores
+nothing.
 
 Command line::
 
@@ -155,16 +141,15 @@ def build_zip(
     visibility : str, default "after_due_date"
         When students see each problem's result: one of :data:`VISIBILITIES`.
     timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
-        Seconds the notebook may run, > 0 and at most the grader's maximum.
+        Seconds the notebook may run.
     roster : Path, optional
-        A roster CSV to ship (checked here); Gradescope's users are matched on it.
+        A roster CSV to ship (checked here).
     require_sandbox_in_container : bool, default False
-        True: where the sandbox cannot run, grade nothing (see the module).
+        True: where the sandbox cannot run, grade nothing.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
     salt_file : Path, optional
-        The course salt the student edition was made with (checked here), shipped as ``salt`` so the
-        variants graded are the students' own; without one the public variants are graded.
+        The course salt (checked here), shipped so the students' own variants are graded.
 
     Returns
     -------
@@ -174,8 +159,7 @@ def build_zip(
     Raises
     ------
     ValueError
-        If ``visibility``, ``timeout`` or ``close_credit`` is out of range, or the roster is
-        invalid.
+        If an option is out of range, or the roster is invalid.
     """
     close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     if visibility not in VISIBILITIES:
@@ -231,8 +215,6 @@ def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] =
     Returns
     -------
     dict
-        ``score``, ``output``, ``visibility``, ``stdout_visibility`` (``hidden``), ``tests`` and
-        ``extra_data`` (student ID and status).
     """
     tests = [
         {

@@ -124,10 +124,8 @@ def grade_notebook(
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
-    A name that is not a valid student ID
-    (:func:`~lesson_lib.coursework.student_ids.normalize_student`) is not run: its row has the
-    status ``invalid ID`` and scores nothing, so no one can pick a variant, or the book's, by how a
-    file is named.
+    A name that is not a valid student ID is not run: its row is ``invalid ID`` and scores
+    nothing, so no one picks a variant, or the book's, by how a file is named.
 
     Parameters
     ----------
@@ -136,22 +134,20 @@ def grade_notebook(
     path : Path
         The notebook.
     timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
-        Seconds the notebook's cells may run, counted once its kernel is ready.
+        Seconds its cells may run, counted once its kernel is ready.
     sandbox : bool, default True
-        False runs it without bubblewrap (``--no-sandbox``; a warning is noted).
+        False runs it without bubblewrap (``--no-sandbox``, noted in the row).
     limits : Limits, optional
         Resource limits (:class:`~lesson_lib.coursework.sandbox.Limits` defaults).
     workdir : Path, optional
         Private folder for the throwaway copies (default: a temporary one).
     entry : Entry, optional
-        What :func:`~lesson_lib.coursework.submissions.find_submissions` found; default: ``path`` as
-        a notebook file named ``name``.
+        What :func:`~lesson_lib.coursework.submissions.find_submissions` found.
     identity : Identity, optional
-        Who it belongs to (:func:`~lesson_lib.coursework.identity.identify`): its ID replaces
-        ``name``, and an ``ID mismatch`` or ``unknown ID`` is not run and scores nothing.
+        Who it belongs to: its ID replaces ``name``; an ``ID mismatch`` or ``unknown ID`` is not run.
     score : bool, default True
-        False leaves ``results`` empty, for :func:`~lesson_lib.coursework.scoring.score_submission`
-        to fill in the main thread (where each check has its time limit).
+        False leaves ``results`` for :func:`~lesson_lib.coursework.scoring.score_submission`
+        to fill in the main thread.
     cancel : threading.Event, optional
         Set by another thread to stop the run.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
@@ -160,7 +156,6 @@ def grade_notebook(
     Returns
     -------
     Submission
-        Status, answers, one result per problem, notes.
     """
     started = time.monotonic()
     entry = entry or Entry(path.name, name, path)
@@ -234,11 +229,7 @@ def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submiss
 
 
 def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
-    """Note on every invalid-ID row which valid ID it looks like, and on that ID's row too.
-
-    A name with a Cyrillic a (U+0430) for a Latin ``a``, or a zero-width space, is an invalid ID
-    (:func:`grade_notebook`); it is flagged beside the row of the ID it imitates
-    (:func:`~lesson_lib.coursework.student_ids.skeleton`).
+    """Note on every invalid-ID row the valid ID it looks like, and on that ID's row too.
 
     Parameters
     ----------
@@ -270,11 +261,7 @@ def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submiss
 
 
 def entry_id(entry: Entry, export: Mapping[str, Any] | None = None) -> str:
-    """The normalised ID an entry belongs to, or its name as found when none is given.
-
-    The ID is :func:`~lesson_lib.coursework.identity.identify`'s, so a Canvas download name or a
-    Gradescope export folder is found by its student's ID (``--student s001``), as the grades' rows
-    are keyed.
+    """The normalised ID an entry belongs to (as ``identify`` gives it), else its name as found.
 
     Parameters
     ----------
@@ -303,7 +290,7 @@ def grade_folder(
     students: Collection[str] | None = None,
     close_credit: float = CLOSE_CREDIT,
 ) -> list[Submission]:
-    """Grade every entry of ``folder`` (see :func:`~lesson_lib.coursework.submissions.find_submissions`).
+    """Grade every entry of ``folder``, ``jobs`` sandboxes at a time, rows in the folder's order.
 
     Parameters
     ----------
@@ -312,7 +299,7 @@ def grade_folder(
     timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
         Seconds each notebook may run.
     sandbox : bool, default True
-        False: no bubblewrap (see :func:`grade_notebook`).
+        False: no bubblewrap.
     limits : Limits, optional
         Resource limits of each run.
     progress : text stream, optional
@@ -320,19 +307,16 @@ def grade_folder(
     roster : Roster, optional
         The class roster: each ID must be on it, and agree with the platform's user.
     jobs : int, default 1
-        Sandboxes run at once (:mod:`~lesson_lib.coursework.parallel`); the rows are the same, in
-        the same order, whatever it is.
+        Sandboxes run at once; the rows are the same whatever it is.
     students : collection of str, optional
-        Grade only the entries whose name gives one of these IDs (case ignored): a regrade, merged
-        into the class's file by :func:`~lesson_lib.coursework.regrade.merge_rows`.
+        Grade only these IDs' entries (case ignored): a regrade.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
     list of Submission
-        In the order of :func:`~lesson_lib.coursework.submissions.find_submissions`, duplicates,
-        imitations and IDs two platform users handed in flagged.
+        Duplicates, imitations and IDs two platform users handed in flagged.
     """
     folder = Path(folder)
     jobs = require_jobs(jobs)

@@ -1,28 +1,19 @@
 """The late and resubmission policy: days late, what is left of a late score, which copy counts.
 
-The policy is stated on the command line and written into every row it touches (the notes column of
-``grades.csv``):
+The policy is stated on the command line and written into the notes of every row it touches:
 
-* ``--due 2026-03-01T23:59-05:00``: the due time (ISO 8601; without a zone
-  it is UTC). A submission's time (:class:`~lesson_lib.coursework.identity.Identity`) is
-  Gradescope's ``created_at`` when the export gives one, else the file's modification time (when it
-  was written on this disk, unless the unzip kept the archive's times). It is late by every started
-  day after the due time: 1 second to 24 hours late is 1 day. Canvas names carry no time, only a
-  ``LATE`` marker, which Canvas writes when it counts the submission late
-  (:mod:`~lesson_lib.coursework.lms_names`). So a Canvas-named file without ``LATE`` is on time
-  whatever its file time (a plain ``cp`` or an unzip sets that to when it was copied), and its note
-  says so. A file Canvas marked ``LATE`` is late by its file time when that is after ``--due``, else
-  1 day. A ``LATE`` file whose time is after the grading run started, or before ``--due``, has a
-  time that is not when it was handed in: its note says so, and the grader warns once, with how many
-  files it found.
-* ``--late-penalty-per-day 0.1``: each day late takes that fraction of the
-  score off, down to nothing: 2 days at 0.1 leave 0.8 of it. The problem columns keep the points as
-  graded; ``total`` is after the penalty.
-* ``--keep latest`` or ``--keep best``: of several submissions of one
-  student ID (Canvas's resubmissions ``-1``, ``-2``; two uploads), the one handed in last, or the
-  one with the highest total after the penalty (the later on a tie), counts; every other row is
-  marked ``NOT COUNTED``. Without ``--keep`` every copy stays flagged ``DUPLICATE`` for you to
-  decide.
+* ``--due 2026-03-01T23:59-05:00`` (ISO 8601; without a zone, UTC). A submission's time is
+  Gradescope's ``created_at`` when the export gives one, else the file's modification time. It is
+  late by every started day after the due time (1 second to 24 hours is 1 day). Canvas names carry
+  no time, only a ``LATE`` marker: a Canvas-named file without it is on time whatever its file time
+  (a copy or an unzip sets that), and a ``LATE`` one is late by its file time when that is after
+  ``--due``, else 1 day. A ``LATE`` file whose time is after the run started, or before ``--due``,
+  has a time that is not when it was handed in: its note says so, and the grader warns once.
+* ``--late-penalty-per-day 0.1``: each day late takes that fraction of the score off, down to
+  nothing; the problem columns keep the points as graded, ``total`` is after the penalty.
+* ``--keep latest`` or ``--keep best``: of several submissions of one ID, the one handed in last,
+  or the one with the highest total after the penalty (the later on a tie), counts; every other
+  row is marked ``NOT COUNTED``. Without ``--keep`` every copy stays flagged ``DUPLICATE``.
 """
 
 from __future__ import annotations
@@ -54,14 +45,12 @@ class LatePolicy:
     keep : str or None
         ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
     run_started : datetime, optional
-        When the grading run started (aware; default: when the policy is made, which the grader does
-        before grading); a file time after it is not when the file was handed in.
+        When the grading run started (default: when the policy is made, before grading).
 
     Raises
     ------
     ValueError
-        If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or ``keep`` is not a
-        choice.
+        If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or ``keep`` is not a choice.
     """
 
     due: dt.datetime | None = None

@@ -135,14 +135,12 @@ class Roster:
     def without_platform_user(self) -> list[RosterEntry]:
         """The entries with neither an ``lms_user_id`` nor an ``email``.
 
-        Their ID is still checked, but no platform user can be matched to them: Canvas's user id in
-        a download name and Gradescope's submitters are not compared with the notebook's ID, and the
-        Canvas gradebook gets their score only from a Canvas download name.
+        Their ID is still checked, but no platform user is compared with it, and Canvas's gradebook
+        gets their score only from a Canvas download name.
 
         Returns
         -------
         list of RosterEntry
-            In the roster's order.
         """
         return [e for e in self.entries if not e.lms_user_id and not e.email]
 
@@ -162,9 +160,8 @@ def read_roster(path: Path) -> Roster:
     Raises
     ------
     ValueError
-        If a required column is missing, a row has an empty or invalid ``student_id``, or a value is
-        given twice; the message names the file, the row and the column. An empty ``lms_user_id``
-        (or name, section, e-mail) is allowed: see :meth:`Roster.without_platform_user`.
+        A required column is missing, a ``student_id`` is empty or invalid, or a value is given
+        twice; the message names the file, the row and the column.
     OSError
         If the file cannot be read.
     """
@@ -219,7 +216,7 @@ def issued_roster_file(salt_file: Path) -> Path:
     Returns
     -------
     Path
-        :data:`ISSUED_ROSTER_NAME` in the salt's folder (``_build/instructor/roster.csv``).
+        :data:`ISSUED_ROSTER_NAME` in the salt's folder.
     """
     return Path(salt_file).parent / ISSUED_ROSTER_NAME
 
@@ -229,25 +226,22 @@ def roster_file_in_use(
 ) -> Path | None:
     """The roster the grader reads: ``given``, else the issued IDs beside the salt in use.
 
-    The issued list belongs to its salt: IDs drawn with one salt mean nothing with another, and the
-    public variants (no salt: the book, its tests and sample folders) have no list, so without a
-    salt no roster is read unless one is named.
+    IDs drawn with one salt mean nothing with another, and the public variants have no list, so
+    without a salt no roster is read unless one is named.
 
     Parameters
     ----------
     given : Path or None
         A roster named on the command line (``--roster``); it always wins.
     salt_file : Path or None
-        The course salt the grader uses (:func:`~lesson_lib.coursework.variants.salt_file_in_use`),
-        or None for the public variants.
+        The course salt in use, or None for the public variants.
     off : bool, default False
         True (``--no-roster``): no roster unless ``given``.
 
     Returns
     -------
     Path or None
-        ``given``; else :func:`issued_roster_file` of ``salt_file`` if that file exists and ``off``
-        is False; else None (any valid ID is graded).
+        None: any valid ID is graded.
     """
     if given is not None:
         return Path(given)
@@ -260,17 +254,16 @@ def roster_file_in_use(
 def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     """Add the IDs an edition issues to the roster at ``path``, keeping every row there.
 
-    A new file gets :data:`SKELETON_HEADER` and one row per ID with only ``student_id`` filled in.
-    An existing one (perhaps filled in from the platform since) is kept byte for byte, and the IDs
-    not yet on it are appended with the other columns blank. The file is replaced atomically and
-    left readable by its owner only: once filled in it holds names.
+    A new file gets :data:`SKELETON_HEADER` and a row per ID with only ``student_id`` filled in; an
+    existing one (perhaps filled in since) is kept byte for byte, the new IDs appended. The file is
+    replaced atomically, readable by its owner only: once filled in it holds names.
 
     Parameters
     ----------
     path : Path
         The roster (its folder is created, for its owner only).
     students : sequence of str
-        The IDs issued; normalised here (case and spaces do not make a new ID).
+        The IDs issued; normalised here.
 
     Returns
     -------
@@ -280,8 +273,7 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     Raises
     ------
     ValueError
-        If an ID is not valid, or the existing file is not a roster (:func:`read_roster`'s message);
-        nothing is written then.
+        If an ID is not valid, or the existing file is not a roster; nothing is written then.
     OSError
         If the file cannot be read or written.
     """
