@@ -42,24 +42,18 @@ class RunRecord:
     ----------
     status : Status
         ``ran``, ``timed out``, ``kernel died``, ``could not run`` or ``not a notebook``.
-    raised : int
-        Cells that raised an error.
-    flooded : bool
-        A cell printed more than the runner's output limit.
-    cleared : int
-        Processes the stopped cell had started, killed.
+    raised, cleared, leftovers : int
+        Cells that raised; processes the stopped cell had started, killed; processes left after.
+    flooded, file_limit : bool
+        A cell printed past the output limit; it wrote a file at the size limit.
     error : str or None
         Why the run failed, if it says.
     full : tuple of str
         The writable folders it filled.
-    file_limit : bool
-        It wrote a file at the size limit.
     stopped_at : int or None
         The code cell (from 0) the run stopped at.
     payload : object
         The answers the kernel held (read by :mod:`~lesson_lib.coursework.extract`).
-    leftovers : int
-        Processes still alive after the run, killed.
     """
 
     status: Status
@@ -114,12 +108,12 @@ def run_notebook(
     workdir: Path,
     cancel: threading.Event | None = None,
 ) -> RunRecord:
-    """Run the notebook ``nb`` (as read) through the runner in a throwaway copy.
+    """Run the notebook ``nb`` (as read and checked, not the file again) in a throwaway copy.
 
     Parameters
     ----------
     nb : dict
-        The notebook as read and checked by the grader (not the file again).
+        The notebook.
     timeout : float
         Seconds its cells may run; the sandbox is killed ``GRACE_S`` later.
     sandbox : bool
@@ -134,7 +128,7 @@ def run_notebook(
     Returns
     -------
     RunRecord
-        A run without a readable record is ``timed out`` or ``could not run``.
+        ``timed out`` or ``could not run`` when no readable record came back.
     """
     scratch = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
     result_fd, result = tempfile.mkstemp(prefix="result-", suffix=".json", dir=workdir)
@@ -185,13 +179,12 @@ def run_outcome(
     limits : Limits
         Its resource limits.
     sandbox : bool
-        Whether it ran in the sandbox (the folder limits are the sandbox's).
+        Whether it ran in the sandbox (only there are the folders limited).
 
     Returns
     -------
     (Status, list of str)
-        ``ran with errors`` when a cell raised, ``out of space`` when it filled a folder or wrote a
-        file at the limit.
+        ``ran with errors`` when a cell raised, ``out of space`` when it hit a space limit.
     """
     status, notes = record.status, []
     if record.leftovers:

@@ -21,11 +21,10 @@ CHECK_SECONDS = 2.0
 def check_in_time(
     qid: str, answer: object, student: str | None, close_credit: float = CLOSE_CREDIT
 ) -> CheckResult:
-    """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS`.
+    """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS` in the main thread.
 
-    In the main thread a timer (``SIGALRM``) interrupts a check that runs too long; the answer then
-    scores nothing and the message says why. In other threads no timer can be set and the check runs
-    unbounded (it only ever sees readings or literals of bounded size).
+    There a ``SIGALRM`` timer interrupts a check that runs too long, and the answer scores nothing;
+    in other threads no timer can be set (it only ever sees readings or literals of bounded size).
 
     Parameters
     ----------
@@ -63,15 +62,12 @@ def check_in_time(
 
 
 def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
-    """Check every problem's answer of ``sub`` (:func:`check_in_time`), filling its results.
-
-    Run in the main thread, so each check has its time limit; a parallel grader runs the sandboxes
-    in worker threads and scores here.
+    """Check every problem's answer of ``sub`` (:func:`check_in_time`) against ``graded_as``.
 
     Parameters
     ----------
     sub : Submission
-        A run's answers (``answers``) and the ID they are checked against (``graded_as``).
+        A run's answers and the ID they are checked against.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
 

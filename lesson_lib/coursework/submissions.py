@@ -1,24 +1,13 @@
 """What a folder of submissions holds: one entry for every name in it, graded or not.
 
-Students hand in notebooks through a learning platform or a browser, which rename them
-(``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``), and a folder can hold anything (a link, a
-named pipe, a folder called ``x.ipynb``). The grader promises every submission a row, so
-:func:`find_submissions` turns every name in the folder that does not start with ``.`` into exactly
-one :class:`Entry`:
-
-* ``<ID>.ipynb``, the extension in any case, possibly followed by ``.txt`` or
-  ``.json`` (added by a platform or a browser), and the ID possibly followed by `` (1)`` (a
-  browser's second download), is that student's notebook;
-* a folder ``<ID>/`` is that student's, graded by its ``<ID>_problems.ipynb``
-  (as the student edition names it) or ``problems.ipynb`` (spelled as above; other notebooks there
-  are the edition's chapters); a Gradescope export's ``submission_<n>/`` folders are read the same
-  way, and its ``submission_metadata.yml`` is left out (:data:`LMS_METADATA`);
-* anything else gets an entry that says why it cannot be graded: a symbolic
-  link (never followed, wherever it points), a FIFO, a device or a socket (never opened), a folder
-  named like a notebook, a folder without a problem set, a file that is not a notebook.
-
-:func:`read_notebook` reads one without following links or blocking on a special file, and converts
-an older nbformat (3 and before) to version 4.
+Platforms and browsers rename notebooks (``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``),
+and a folder can hold anything. :func:`find_submissions` turns every name not starting with ``.``
+into exactly one :class:`Entry`: ``<ID>.ipynb`` (any case, a ``.txt`` or ``.json`` tail, a
+browser's `` (1)``) is that student's notebook; a folder ``<ID>/`` (or a Gradescope export's
+``submission_<n>/``) is graded by its ``<ID>_problems.ipynb`` or ``problems.ipynb``; anything else
+(a symbolic link, never followed; a FIFO, device or socket, never opened; a folder named like a
+notebook or without a problem set; another file) gets an entry saying why it cannot be graded.
+:func:`read_notebook` reads one without following links or blocking, converting nbformat 3 to 4.
 """
 
 from __future__ import annotations
@@ -264,7 +253,6 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
     Returns
     -------
     (dict, str)
-        The notebook (with a list of ``cells``) and ``""`` or a note.
 
     Raises
     ------
