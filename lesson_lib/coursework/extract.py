@@ -32,8 +32,8 @@ def assignments(
 ) -> Iterator[tuple[str, ast.expr]]:
     """Every top-level ``name = value`` of a wanted name in a notebook's code cells, in order.
 
-    Never raises: cells that are not text, too long (over :data:`MAX_CELL_CHARS`), without any of
-    ``hints`` or not Python are skipped.
+    Never raises: cells that are not text, over :data:`MAX_CELL_CHARS`, without any of ``hints`` or
+    not Python are skipped.
 
     Parameters
     ----------
@@ -49,7 +49,6 @@ def assignments(
     Returns
     -------
     iterator of (str, ast.expr)
-        The name and the value's syntax tree.
     """
     try:
         sources = code_sources(nb)
@@ -75,16 +74,14 @@ def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
     Parameters
     ----------
     nb : dict
-        The notebook as parsed JSON or ``nbformat.NotebookNode`` (not executed).
+        The notebook (not executed).
     first : int, default 0
-        Index, among the code cells, of the first one read (the cell a notebook stopped at: the ones
-        before it ran).
+        Index, among the code cells, of the first one read (where a notebook stopped).
 
     Returns
     -------
     dict
-        By problem id; the last assignment wins. Anything that is not a literal (an expression, a
-        function call) is left out.
+        By problem id, the last assignment winning; what is not a literal is left out.
     """
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
@@ -107,7 +104,7 @@ def static_student(nb: object) -> str | None:
     Returns
     -------
     str or None
-        The string assigned, if a plain string literal of a sensible length.
+        The string, if a plain string literal of a sensible length.
     """
     found = None
     for _, value in assignments(nb, lambda n: n == "STUDENT", ["STUDENT"]):
@@ -190,7 +187,7 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
 
 
 def declared_note(sid: str | None, declared: str | None) -> str:
-    """The note on a notebook's own ``STUDENT`` when it is not the ID its name gives ("" if it is).
+    """The note on a notebook's own ``STUDENT`` when it is not the ID it is graded as ("" if it is).
 
     Parameters
     ----------

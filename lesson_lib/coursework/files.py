@@ -27,7 +27,7 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     Raises
     ------
     OSError, ValueError
-        If it cannot be opened, is not a regular file or is larger than ``limit``.
+        It cannot be opened, is not a regular file or is larger than ``limit``.
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as fh:
@@ -54,15 +54,13 @@ def write_atomically(
     target : Path
         The file to write (its folder must exist).
     write : callable
-        ``write(handle)`` writes the content into the open temporary file (text, UTF-8,
-        ``newline=""``, unless ``binary``).
+        ``write(handle)`` fills the temporary file (UTF-8 text, ``newline=""``, unless ``binary``).
     binary : bool, default False
-        Open the temporary file in binary mode.
+        Open it in binary mode.
     mode : int, default 0o644
         The file's permissions.
     before_replace : callable, optional
-        ``before_replace(temporary)`` runs after the content is written, just before the rename (to
-        keep an earlier file that differs).
+        ``before_replace(temporary)``, run just before the rename (to keep an earlier file).
     """
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

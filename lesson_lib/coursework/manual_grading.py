@@ -1,19 +1,13 @@
 """The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
 
-A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`; the reasoning behind
-it is not. A problem listed in :data:`MANUAL_PARTS` asks for it in a variable of its own (``why_q12
-= "..."``, typed in the cell under the answer). The grader reads that text from the notebook's
-source (a plain string, as a student types it; nothing is run for it) and ``--manual-export DIR``
-writes one CSV per part, ``DIR/q12-reasoning.csv``: student, file, the text, a blank ``points``
-column for the TA, the most points and the rubric. ``--manual-import DIR`` (or
-:mod:`~lesson_lib.coursework.manual_import`, to merge without regrading) reads the filled files back
-into the grades CSV: the part's column gets the points, and ``total`` and ``max`` then count them
-(the late policy's ``late factor`` applies to them as to the rest). A blank ``points`` cell is a
-part not graded yet: it counts nothing and its column stays blank.
-
-To merge without grading again, :mod:`~lesson_lib.coursework.manual_import`::
-
-    python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv
+A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`, the reasoning behind
+it by a person. A problem of :data:`MANUAL_PARTS` asks for it in a variable of its own
+(``why_q12 = "..."``), read from the notebook's source (a plain string; nothing is run for it).
+``--manual-export DIR`` writes one CSV per part (``DIR/q12-reasoning.csv``: student, file, the
+text, a blank ``points`` column, the most points, the rubric); ``--manual-import DIR``, or
+``python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv`` without grading
+again, merges the filled files into the grades CSV, where ``total`` and ``max`` then count them
+(times the ``late factor``, as the rest). A blank ``points`` cell is a part not graded yet.
 """
 
 from __future__ import annotations
@@ -84,10 +78,7 @@ MANUAL_PARTS: dict[str, ManualPart] = {
 
 
 def reasoning_answers(nb: object) -> dict[str, str]:
-    """The reasoning typed in a notebook's source, by problem id (plain strings only).
-
-    Never raises: a cell that is not text, too long or not Python is skipped, and a value that is
-    not a string literal is left out (the last assignment wins, as in the notebook).
+    """The reasoning typed in a notebook's source, by problem id (plain strings only, the last wins).
 
     Parameters
     ----------
@@ -135,7 +126,7 @@ def export_rows(
     Parameters
     ----------
     graded : sequence of (student, file, reasoning by problem id)
-        Every graded notebook with a valid ID, in the grades' order.
+        Every counted notebook with a valid ID, in the grades' order.
     part : ManualPart
         The part exported.
 
@@ -216,17 +207,17 @@ def _merge_points(
 
 
 def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
-    """Every part's filled-in file found in ``folder``, read (:func:`_read_points`).
+    """Every part's filled-in file found in ``folder``, read (a part whose file is absent left out).
 
     Parameters
     ----------
     folder : Path
-        Where ``--manual-export`` wrote the files (a part whose file is absent is left out).
+        Where ``--manual-export`` wrote the files.
 
     Returns
     -------
     dict
-        Problem id -> student -> points.
+        Problem id -> student (case-folded) -> points, None for not graded yet.
 
     Raises
     ------
@@ -261,12 +252,11 @@ def import_into(
     folder : Path
         The filled-in exported files.
     header : sequence of str
-        The grades CSV's columns (the grader's ``SCORES_HEADER``).
+        The grades CSV's columns.
     automatic : mapping
         The automatically graded problems' columns -> their most points.
     write : callable
-        ``write(path, header, rows)``, writing the rows atomically and returning where the previous
-        file was kept (the grader's writer).
+        ``write(path, header, rows)``: writes the rows atomically, returns where the old file is kept.
 
     Returns
     -------

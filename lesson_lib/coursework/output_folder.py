@@ -222,7 +222,7 @@ def check_folder(
     writes : iterable of str or None
         What ``--out`` is about to write (relative paths), or None for ``--site``.
     force : bool
-        ``--force``: go ahead where only :func:`_force_reasons` object.
+        ``--force``: go ahead where only overwriting files objects.
 
     Returns
     -------

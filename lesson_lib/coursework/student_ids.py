@@ -121,11 +121,9 @@ def normalize_student(student: object) -> str | None:
     Parameters
     ----------
     student : object
-        ``None`` or an empty string mean "no ID: use the book's numbers". Otherwise a string (or an
-        integer, converted with ``str``) of 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting
-        with a letter or digit, after Unicode's NFKC normalisation (see the module). Surrounding
-        spaces are ignored and letters are compared without case, so ``" S123 "`` and ``"s123"`` are
-        the same student.
+        None or "" ("no ID: use the book's numbers"), else a string (or an integer) of 1 to 64
+        letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, after NFKC;
+        surrounding spaces are ignored and case too (``" S123 "`` is ``"s123"``).
 
     Returns
     -------
@@ -137,8 +135,8 @@ def normalize_student(student: object) -> str | None:
     TypeError
         If ``student`` is neither None, a string nor an integer.
     ValueError
-        If the ID has characters outside the allowed set (it also names a folder), invisible,
-        bidirectional or non-ASCII ones included, or is a name Windows reserves.
+        If the ID has other characters (invisible, bidirectional, non-ASCII included) or is a
+        name Windows reserves.
 
     Examples
     --------
