@@ -942,3 +942,23 @@ def test_a_regrade_given_no_options_keeps_the_late_penalty_of_the_full_run(tmp_p
     assert main([*args, "--student", "s501", "--late-penalty-per-day", "0.1"]) == 2
     assert "--late-penalty-per-day 0.25 and this regrade has" in capsys.readouterr().err
     assert out.read_bytes() == before
+
+
+def test_a_status_is_written_as_its_text_and_read_back_as_it(tmp_path):
+    """The status enum's members are the CSV's words: an ID mismatch is written 'ID mismatch'
+    and, read back, is nobody's answers; a row whose notes begin NOT COUNTED is not counted,
+    one that only mentions it later is."""
+    from lesson_lib.coursework.graded import Submission
+    from lesson_lib.coursework.grades_csv import read_grades_row, read_scores
+    from lesson_lib.coursework.scoring import score_nothing
+    from lesson_lib.coursework.status import Status
+
+    sub = score_nothing(Submission("s1", tmp_path / "s1.ipynb", Status.ID_MISMATCH))
+    write_scores([sub], tmp_path / "g.csv")
+    assert _rows(tmp_path / "g.csv")["s1"]["status"] == "ID mismatch"
+    (row,) = read_scores(tmp_path / "g.csv")
+    assert (row.status, row.counted, row.graded) == ("ID mismatch", True, False)
+    dropped = read_grades_row({"status": "ran", "notes": "NOT COUNTED (--keep best): b.ipynb"})
+    assert (dropped.counted, dropped.graded) == (False, False)
+    said = read_grades_row({"status": "ran", "notes": "STUDENT = 'NOT COUNTED'; graded as 's1'"})
+    assert (said.counted, said.graded) == (True, True)

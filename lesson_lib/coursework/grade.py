@@ -51,7 +51,7 @@ from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folde
 from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.lms_names import read_gradescope_export
 from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_jobs
-from lesson_lib.coursework.regrade import RegradeRefused, read_rows, shrink_problem
+from lesson_lib.coursework.regrade import RegradeRefused, WouldShrink, read_rows, refuse_shrinking
 from lesson_lib.coursework.roster import Roster, read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.status import IDENTITY_FAILURES, Status
@@ -297,9 +297,10 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
     if args.student is None:
         if not args.replace:
             graded = {entry_id(e, export) for e in found}
-            problem = shrink_problem(args.out, grades_csv.SCORES_HEADER, graded)
-            if problem:
-                raise UsageError(problem)
+            try:
+                refuse_shrinking(args.out, grades_csv.SCORES_HEADER, graded)
+            except WouldShrink as err:
+                raise UsageError(str(err)) from None
         return None
     wanted: set[str] = set()
     for raw in args.student:

@@ -109,9 +109,15 @@ def merge_rows(
     return merged
 
 
-def shrink_problem(path: Path, header: Sequence[str], graded: Collection[str]) -> str:
-    """Why a full run must not replace ``path`` ("" when it may: absent, another program's, or
-    holding no student the run lacks).
+class WouldShrink(ValueError):
+    """A full run would replace a grades file holding students it has no submission for."""
+
+
+def refuse_shrinking(path: Path, header: Sequence[str], graded: Collection[str]) -> None:
+    """Refuse a full run that would replace ``path`` and lose students' grades.
+
+    A file that is absent, not this grader's (it is kept under a name with the time) or holds
+    no student the run lacks may be replaced.
 
     Parameters
     ----------
@@ -122,20 +128,21 @@ def shrink_problem(path: Path, header: Sequence[str], graded: Collection[str]) -
     graded : collection of str
         The students this run grades.
 
-    Returns
-    -------
-    str
+    Raises
+    ------
+    WouldShrink
+        Naming the students the file would lose, and ``--student`` and ``--replace``.
     """
     try:
         old = read_rows(path, header)
     except (RegradeRefused, OSError):
-        return ""
+        return
     have = {s.casefold() for s in graded}
     missing = [s for s in _students_in(old) if s not in have]
     if not missing:
-        return ""
+        return
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-    return (
+    raise WouldShrink(
         f"{path} holds {len(missing)} student(s) this folder has no submission for ({shown}): "
         "replacing it would lose their grades. To regrade some students, pass --student ID "
         "for each (their rows are merged in); to replace the file anyway, pass --replace"
