@@ -91,19 +91,25 @@ def _flag_lookups(sub: Submission, nb: dict) -> None:
             sub.status = Status.ANSWER_LOOKUP
 
 
-def _run(sub: Submission, nb: dict, sid: str, timeout: float, options: dict) -> None:
-    """Run ``nb`` in its sandbox and read its answers into ``sub``."""
+def _run(
+    sub: Submission,
+    nb: dict,
+    timeout: float,
+    sandbox: bool,
+    limits: Limits,
+    workdir: Path | None,
+    cancel: threading.Event | None,
+) -> None:
+    """Run ``nb`` in its sandbox and read its answers into ``sub`` (graded as ``sub.student``)."""
     sub.reasoning = reasoning_answers(nb)
-    limits, sandbox = options["limits"] or Limits(), options["sandbox"]
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
-        workdir = options["workdir"] or Path(tmp)
-        record = run_notebook(nb, timeout, sandbox, limits, workdir, options["cancel"])
+        record = run_notebook(nb, timeout, sandbox, limits, workdir or Path(tmp), cancel)
     sub.status, notes = run_outcome(record, timeout, len(code_sources(nb)), limits, sandbox)
     sub.notes.extend(notes)
     got = extract_answers(nb, record)
     sub.answers, sub.from_source = got.answers, got.from_source
     sub.notes.extend(got.notes)
-    if note := declared_note(sid, got.declared):
+    if note := declared_note(sub.student, got.declared):
         sub.notes.append(note)
     _flag_lookups(sub, nb)
 
@@ -189,8 +195,7 @@ def grade_notebook(
         if note := declared_note(None, static_student(nb)):
             sub.notes.append(note)
     elif nb is not None:
-        options = {"limits": limits, "sandbox": sandbox, "workdir": workdir, "cancel": cancel}
-        _run(sub, nb, sid, timeout, options)
+        _run(sub, nb, timeout, sandbox, limits or Limits(), workdir, cancel)
     sub.graded_as = sid
     if score:
         score_submission(sub, close_credit)
