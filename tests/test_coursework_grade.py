@@ -351,7 +351,7 @@ def test_spreadsheet_formulas_are_neutralised():
 def test_duplicate_ids_are_flagged_on_every_copy():
     """s1, S1 and s1/problems are one student: each row says so, none is dropped."""
     from lesson_lib.coursework.graded import Submission
-    from lesson_lib.coursework.grading import flag_duplicates
+    from lesson_lib.coursework.grading import _flag_duplicates
 
     subs = [
         Submission("s1", Path("s1.ipynb"), file="s1.ipynb"),
@@ -359,7 +359,7 @@ def test_duplicate_ids_are_flagged_on_every_copy():
         Submission("s1", Path("s1/problems.ipynb"), file="s1/problems.ipynb"),
         Submission("s2", Path("s2.ipynb"), file="s2.ipynb"),
     ]
-    assert set(flag_duplicates(subs)) == {"s1"}
+    assert set(_flag_duplicates(subs)) == {"s1"}
     assert all(s.notes[0].startswith("DUPLICATE student ID 's1': 3 submissions") for s in subs[:3])
     assert subs[3].notes == []
 

@@ -76,23 +76,8 @@ class GradebookSummary:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
-    """A Canvas gradebook export: its header and its rows (points row included).
-
-    Parameters
-    ----------
-    path : Path
-        The exported CSV (UTF-8, a byte-order mark allowed).
-
-    Returns
-    -------
-    (list of str, list of list of str)
-
-    Raises
-    ------
-    ValueError
-        If it is larger than 32 MiB, empty, or lacks one of :data:`IDENTITY_COLUMNS`.
-    """
+def _read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A Canvas gradebook export: its header and its rows (points row included)."""
     path = Path(path)
     if path.stat().st_size > MAX_GRADEBOOK_BYTES:
         raise ValueError(f"canvas_gradebook {path} must be at most 32 MiB")
@@ -178,7 +163,7 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
     str
         The column that will be written.
     """
-    header, _ = read_gradebook(path)
+    header, _ = _read_gradebook(path)
     return assignment_column(header, assignment, new_assignment)
 
 
@@ -226,7 +211,7 @@ def fill_gradebook(
         A required column is missing, the assignment is not a column (and not new), or
         ``out`` is not a new path or regular file.
     """
-    header, rows = read_gradebook(exported)
+    header, rows = _read_gradebook(exported)
     column = assignment_column(header, assignment, new_assignment)
     index = {name: header.index(name) for name in IDENTITY_COLUMNS}
     summary = GradebookSummary(column, points_possible=points_possible)

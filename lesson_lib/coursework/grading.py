@@ -203,19 +203,8 @@ def grade_notebook(
     return sub
 
 
-def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
-    """Note on every row whose student ID appears more than once (case ignored).
-
-    Parameters
-    ----------
-    submissions : sequence of Submission
-        Graded notebooks; their ``notes`` and ``duplicate_note`` are set.
-
-    Returns
-    -------
-    dict
-        Duplicated ID -> its submissions (empty when every ID is unique).
-    """
+def _flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
+    """Note on every row whose student ID appears more than once (case ignored)."""
     groups: dict[str, list[Submission]] = {}
     for sub in submissions:
         if sub.status in (Status.ID_MISMATCH, Status.UNKNOWN_ID):
@@ -233,19 +222,8 @@ def flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submiss
     return duplicated
 
 
-def flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
-    """Note on every invalid-ID row the valid ID it looks like, and on that ID's row too.
-
-    Parameters
-    ----------
-    submissions : sequence of Submission
-        Graded notebooks; their ``notes`` are extended.
-
-    Returns
-    -------
-    dict
-        Imitated ID -> the rows that imitate it.
-    """
+def _flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
+    """Note on every invalid-ID row the valid ID it looks like, and on that ID's row too."""
     valid = {s.student.casefold(): s for s in submissions if s.status != Status.INVALID_ID}
     found: dict[str, list[Submission]] = {}
     for sub in submissions:
@@ -365,6 +343,6 @@ def grade_folder(
                 progress.flush()
             subs.append(sub)
     flag_shared_ids(subs)
-    flag_duplicates(subs)
-    flag_imitations(subs)
+    _flag_duplicates(subs)
+    _flag_imitations(subs)
     return subs

@@ -4,7 +4,7 @@ A regrade (``--student``) merges new rows into a grades file a full run wrote. I
 other options (no ``--due``, another ``--late-penalty-per-day``, another course salt), its rows
 would not be comparable with the others: a late student would lose the penalty the rest of the class
 kept. So a full run writes the options that change scores into ``grades.options.json`` beside
-``grades.csv`` (:func:`options_path`), and a regrade takes each option it is not given from there;
+``grades.csv`` (:func:`_options_path`), and a regrade takes each option it is not given from there;
 one it is given that differs is refused (:func:`reconcile`), naming both values.
 
 What is kept: the path of the roster read ("" for none), ``--due``, ``--late-penalty-per-day``,
@@ -47,18 +47,8 @@ class OptionsDiffer(ValueError):
     """A regrade was given an option that differs from the run that wrote the grades."""
 
 
-def options_path(grades: Path) -> Path:
-    """Where the options of the run that wrote ``grades`` are kept (``grades.options.json``).
-
-    Parameters
-    ----------
-    grades : Path
-        The grades CSV.
-
-    Returns
-    -------
-    Path
-    """
+def _options_path(grades: Path) -> Path:
+    """Where the options of the run that wrote ``grades`` are kept (``grades.options.json``)."""
     grades = Path(grades)
     return grades.with_name(f"{grades.stem}.options.json")
 
@@ -93,7 +83,7 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
     Path
         The options file.
     """
-    target = require_output_file(options_path(grades))
+    target = require_output_file(_options_path(grades))
     kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
 
     def write(fh: IO) -> None:
@@ -118,7 +108,7 @@ def read_options(grades: Path) -> dict[str, Any] | None:
         Each of :data:`FLAGS`' keys -> its value.
     """
     try:
-        found = json.loads(options_path(grades).read_text(encoding="utf-8"))
+        found = json.loads(_options_path(grades).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(found, dict):
