@@ -637,6 +637,8 @@ def test_space_limits_become_the_status_and_notes():
     )
     for odd in (None, "full", {"full": "/tmp", "file_limit": "yes"}):
         assert outcome({"status": "ran", "space": odd}) == ("ran", [])
+    for forged in (["ran"], {"ran": 1}, "finished", None):
+        assert outcome({"status": forged}) == ("could not run", [])
     assert outcome({"status": "timed out", "space": {"full": ["/home/student"]}}) == (
         "timed out",
         ["stopped at the 60 s limit", "filled /home/student (its 256 MiB limit)"],

@@ -45,8 +45,8 @@ def write_atomically(
     *,
     binary: bool = False,
     mode: int = 0o644,
-    before_replace: Callable[[Path], object] | None = None,
-) -> None:
+    before_replace: Callable[[Path], Path | None] | None = None,
+) -> Path | None:
     """Write ``target`` by a temporary file beside it and a rename: whole or not at all.
 
     Parameters
@@ -61,18 +61,23 @@ def write_atomically(
         The file's permissions.
     before_replace : callable, optional
         ``before_replace(temporary)``, run just before the rename (to keep an earlier file).
+
+    Returns
+    -------
+    Path or None
+        What ``before_replace`` returned (where an earlier file was kept).
     """
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else _TEXT)) as fh:
             write(fh)
         os.chmod(tmp, mode)
-        if before_replace is not None:
-            before_replace(Path(tmp))
+        kept = before_replace(Path(tmp)) if before_replace is not None else None
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return kept
 
 
 _TEXT = {"encoding": "utf-8", "newline": ""}

@@ -107,20 +107,19 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     """
     path = require_output_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    kept: list[Path | None] = [None]
 
     def write(fh: IO) -> None:
         writer = csv.writer(fh)
         writer.writerow(header)
         writer.writerows(rows)
 
-    def keep(tmp: Path) -> None:
+    def keep(tmp: Path) -> Path | None:
         require_output_file(path)  # again: it may have been replaced meanwhile
         if path.exists() and not filecmp.cmp(path, tmp, shallow=False):
-            kept[0] = keep_previous(path)
+            return keep_previous(path)
+        return None
 
-    write_atomically(path, write, before_replace=keep)
-    return kept[0]
+    return write_atomically(path, write, before_replace=keep)
 
 
 def _write_cells(

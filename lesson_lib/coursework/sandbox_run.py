@@ -87,7 +87,9 @@ class RunRecord:
         full = space.get("full") if isinstance(space.get("full"), list) else []
         at = record.get("stopped_at")
         return cls(
-            Status(status) if status in RUN_STATUSES else Status.COULD_NOT_RUN,
+            Status(status)
+            if isinstance(status, str) and status in RUN_STATUSES
+            else Status.COULD_NOT_RUN,
             raised=_count(record.get("raised")),
             flooded=bool(record.get("flooded")),
             cleared=_count(record.get("cleared")),
