@@ -1,24 +1,20 @@
 """The class roster: who each issued student ID belongs to on the learning platform.
 
-A roster is a CSV file with one row per student and at least these columns
-(header names without case; any others are kept out of the way)::
+A roster is a CSV file with one row per student and at least these columns (header names without
+case; any others are kept out of the way)::
 
     lms_user_id,name,section,student_id
     12345,"Smith, Jane",Section 01,s001
 
-``lms_user_id`` is the student's id on the platform: on Canvas the user id that its downloaded file
-names and the gradebook export's ``ID`` column carry; on Gradescope the submitter's ``sid`` (Student
-ID) or ``email``. An optional ``email`` column is matched too. ``student_id`` is the ID the student
-edition was made with (``make student IDS=...``). With a roster the grader grades a file only as an
-ID on it, checks that the platform's user and the notebook agree, and fills the gradebook.
-
-**The issued IDs.** A student edition made with a course salt keeps the list of IDs it issued as a
-roster beside the salt (:func:`issued_roster_file`, ``_build/instructor/roster.csv``): each ID in
-``student_id``, the platform's columns blank for the instructor to fill in (:func:`add_issued_ids`;
-a later edition adds its IDs and keeps every row). A blank ``lms_user_id`` is allowed: that
-student's ID is still checked, but their platform user is not matched
-(:meth:`Roster.without_platform_user`). The grader reads that file by default when it grades with
-that salt (:func:`roster_file_in_use`).
+``lms_user_id`` is the student's id on the platform (Canvas's user id, as its download names and
+gradebook export carry it; Gradescope's submitter ``sid`` or ``email``); an optional ``email``
+column is matched too. ``student_id`` is the ID the student edition issued. With a roster the
+grader grades a file only as an ID on it, checks the platform's user agrees, and fills the
+gradebook. An edition made with a course salt keeps the IDs it issued as a roster beside the salt
+(:func:`issued_roster_file`), the platform's columns blank for the instructor to fill in
+(:func:`add_issued_ids`); a blank ``lms_user_id`` leaves that student's platform user unmatched
+(:meth:`Roster.without_platform_user`). The grader reads it by default with that salt
+(:func:`roster_file_in_use`).
 """
 
 from __future__ import annotations
@@ -50,12 +46,9 @@ class RosterEntry:
     Attributes
     ----------
     lms_user_id : str
-        The platform's id of the student (as written, surrounding spaces taken off); "" while the
-        instructor has not filled it in.
-    name : str
-        The student's name.
-    section : str
-        The section.
+        The platform's id of the student ("" until the instructor fills it in).
+    name, section : str
+        The student's name and section.
     student_id : str
         The issued student ID, normalised.
     email : str

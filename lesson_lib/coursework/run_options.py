@@ -1,15 +1,12 @@
 """The options a grading run scored with, kept beside the grades so a regrade scores alike.
 
-A regrade (``--student``) merges new rows into a grades file a full run wrote. If it scored with
-other options (no ``--due``, another ``--late-penalty-per-day``, another course salt), its rows
-would not be comparable with the others: a late student would lose the penalty the rest of the class
-kept. So a full run writes the options that change scores into ``grades.options.json`` beside
-``grades.csv`` (:func:`_options_path`), and a regrade takes each option it is not given from there;
-one it is given that differs is refused (:func:`reconcile`), naming both values.
-
-What is kept: the path of the roster read ("" for none), ``--due``, ``--late-penalty-per-day``,
-``--keep``, ``--close-credit`` and a fingerprint of the course salt (the first 16 hex digits of its
-SHA-256, never the salt itself).
+A regrade (``--student``) scored with other options (no ``--due``, another course salt) would not
+be comparable with the other rows: a late student would lose the penalty the class kept. So a
+full run writes the options that change scores into ``grades.options.json`` beside
+``grades.csv``: the roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``,
+``--close-credit`` and a fingerprint of the course salt (16 hex digits of its SHA-256, never the
+salt). A regrade takes each option it is not given from there; one given that differs is
+refused (:func:`reconcile`), naming both values.
 """
 
 from __future__ import annotations

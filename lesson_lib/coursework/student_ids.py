@@ -1,16 +1,11 @@
 """Student IDs: plain ASCII names that pick a variant, name a folder and head a row of grades.
 
 An ID is 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, compared
-without case. Before it is checked, it is put in Unicode's compatibility normal form (NFKC), so the
-full-width letters and digits some keyboards type (U+FF53 U+FF10 U+FF10 U+FF11) are ``s001``.
-Anything that is not plain ASCII then, a Cyrillic a (U+0430) that looks like a Latin ``a``, a
-zero-width space, a right-to-left override, is refused with a message naming the character: such an
-ID would look like another student's in the grades, and would not even be the same file name. Names
-Windows reserves for devices (``con``, ``nul``, ``com1`` ...) and a name ending in ``.`` are refused
-too: the edition's folder of that name could not be unpacked there.
-
-:func:`skeleton` says which plain ID a refused one imitates, so the grader can flag the two side by
-side.
+without case, after Unicode's NFKC (the full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Anything else that is
+not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming the
+character: it would look like another student's ID in the grades. Names Windows reserves for
+devices (``con``, ``nul``, ``com1`` ...) and a name ending in ``.`` are refused too: the edition's
+folder could not be unpacked there. :func:`skeleton` says which plain ID a refused one imitates.
 """
 
 from __future__ import annotations
