@@ -37,6 +37,17 @@ def forget(names: set[str]) -> str:
     )
 
 
+def used_names(source: str) -> set[str]:
+    """The names a cell reads."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
 def imported_names(source: str) -> set[str]:
     """The names a cell binds with ``import`` statements."""
     import ast
@@ -82,6 +93,7 @@ def test_forget_makes_a_missing_import_fail():
     earlier = "import os\nfrom os import path as p\ny = 2"
     exec(earlier, scope)
     assert imported_names(earlier) == {"os", "p"}
+    assert used_names("os.getcwd(); q = p") == {"os", "p"}
     exec(forget(imported_names(earlier)), scope)
     assert "os" not in scope and "p" not in scope and "math" in scope and scope["y"] == 2
     with pytest.raises(NameError):
@@ -111,7 +123,8 @@ def test_each_visible_cell_runs_alone(doc, tmp_path):
     with client.setup_kernel():
         steps, seen = [cells[0], SNAPSHOT], set()
         for cell_source in cells[1:]:
-            steps += [forget(seen), cell_source]
+            # only the imports this cell uses: a function defined above keeps its own
+            steps += [forget(seen & used_names(cell_source)), cell_source]
             seen |= imported_names(cell_source)
         for index, source in enumerate(steps):
             cell = nbformat.v4.new_code_cell(source)
