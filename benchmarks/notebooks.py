@@ -2,9 +2,11 @@
 
 A reader who opens a chapter in JupyterLab or Binder and picks Run All waits
 for its code cells in a fresh kernel. This script times exactly that for each
-chapter: the page read as a notebook, executed by nbclient in a fresh
-``python3`` kernel (no MyST-NB build around it), from the first cell's start
-to the last cell's end. Beside it runs a **floor** notebook that imports numpy
+chapter: the page as ``make lab`` and Binder write it
+(:mod:`lesson_lib.chapters.notebook`), read by jupytext, executed by nbclient
+in a fresh ``python3`` kernel (no MyST-NB build around it), from the first
+cell's start to the last cell's end. ``--source`` times the book's own pages
+instead, glue cell included. Beside it runs a **floor** notebook that imports numpy
 and matplotlib and draws one line chart, the least a notebook with a figure
 costs on the same machine in the same minute. The table gives each chapter's
 seconds and its ratio to the floor, and checks the goals:
@@ -25,6 +27,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -85,13 +88,13 @@ def run_all_seconds(notebook, cwd: Path) -> float:  # type: ignore[no-untyped-de
     return seconds
 
 
-def chapters() -> list[Path]:
-    """The book's notebook pages, in the table of contents' order."""
+def chapters(root: Path = ROOT) -> list[Path]:
+    """The notebook pages under ``root``, in the table of contents' order."""
     import jupytext  # noqa: F401 (fail early when the environment is missing)
 
     pages = []
     for doc in toc_files(ROOT):
-        path = ROOT / f"{doc}.md"
+        path = root / f"{doc}.md"
         if path.exists() and path.read_text(encoding="utf-8").startswith("---\njupytext:"):
             if "code-cell" in path.read_text(encoding="utf-8"):
                 pages.append(path)
@@ -102,8 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="runs of each notebook (median kept)")
     parser.add_argument("--only", nargs="*", default=None, help="page names to time (default: all)")
+    parser.add_argument(
+        "--source", action="store_true", help="time book/ itself, not make lab's copy"
+    )
     args = parser.parse_args(argv)
-    pages = chapters()
+    if args.source:
+        pages = chapters()
+    else:
+        from lesson_lib.chapters.notebook import write_notebook_book
+
+        written = Path(tempfile.mkdtemp(prefix="lesson-notebooks-"))
+        write_notebook_book(written)
+        pages = chapters(written)
     if args.only:
         pages = [p for p in pages if p.stem in args.only]
     samples: dict[str, list[float]] = {}

@@ -14,7 +14,8 @@ already resolved, from the same sources the site uses:
 * ``{literalinclude}`` becomes the code it includes, ``{tableofcontents}`` a
   list of the chapters;
 * cells the site hides keep their code collapsed (``source_hidden``), and the
-  site's glue-only first cell, which nothing in a notebook reads, is dropped.
+  site's ``glue_chapter`` call, which nothing in a notebook reads, is dropped
+  (with its cell, when that is all the cell does).
 
 ``make lab`` runs JupyterLab on such a copy in ``_build/lab``; Binder's
 ``postBuild`` rewrites the image's own ``book/`` in place. Run it as
@@ -282,19 +283,16 @@ def expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]]) -
     return "\n".join(out)
 
 
-def _is_glue_only(cell) -> bool:  # type: ignore[no-untyped-def]
-    """The site's first cell, which only glues the page's numbers."""
-    code = [x for x in cell.source.splitlines() if x.strip()]
-    return (
-        bool(code)
-        and all(
-            x.startswith(("from lesson_lib.chapters import", "import "))
-            or x.strip().endswith(".glue()")
-            or x.strip().startswith("glue_chapter(")
-            for x in code
-        )
-        and any(".glue()" in x or "glue_chapter(" in x for x in code)
-    )
+#: The site's glue call and its import, which nothing in a notebook reads.
+_GLUE_LINES = re.compile(
+    r"^(from lesson_lib\.chapters\.glue import glue_chapter|glue_chapter\(\"[\w/]+\"\))\s*$\n?",
+    re.MULTILINE,
+)
+
+
+def _without_glue_call(source: str) -> str:
+    """A code cell without the page's glue call (the numbers are already in the text)."""
+    return _GLUE_LINES.sub("", source).strip("\n")
 
 
 def page_as_notebook_text(
@@ -339,7 +337,8 @@ def page_as_notebook_text(
             source = fill_glue(cell.source, values, page, live["name"] if live else None)
             cell.source = expand_directives(resolve_roles(source, page, targets), path, toc)
         elif cell.cell_type == "code":
-            if _is_glue_only(cell):
+            cell.source = _without_glue_call(cell.source)
+            if not cell.source.strip():
                 continue
             tags = set(cell.metadata.get("tags", []))
             if tags & {"hide-input", "remove-input", "remove-cell"}:
