@@ -15,7 +15,7 @@ from typing import Any
 
 from lesson_lib.chapters.experts import FP8
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.explorers._time_bars import fold_terms, time_bars
+from lesson_lib.explorers._layers import fold_terms, time_bars
 from lesson_lib.model.moe import MoEStep, moe_decode_step
 from lesson_lib.model.presets import MOE_PRESETS
 from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE

@@ -25,7 +25,7 @@ from typing import Any
 from lesson_lib.chapters.algorithms import cuda_graph_fabric
 from lesson_lib.chapters.latency import speedup_limit
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.explorers._time_bars import fold_terms, time_bars
+from lesson_lib.explorers._layers import fold_terms, time_bars
 from lesson_lib.model.memory import memory_budget
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS

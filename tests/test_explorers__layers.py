@@ -1,6 +1,6 @@
 """The shared stacked-time bar pieces: each term folded, labelled and coloured by its role."""
 
-from lesson_lib.explorers._time_bars import fold_terms, time_bars
+from lesson_lib.explorers._layers import fold_terms, time_bars
 from lesson_lib.figures._style import ROLE_COLORS
 
 TERMS = (("a_ms", "first", "compute"), ("b_ms", "second", "latency"))
