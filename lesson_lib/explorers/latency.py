@@ -25,7 +25,7 @@ from typing import Any
 from lesson_lib.chapters.algorithms import cuda_graph_fabric
 from lesson_lib.chapters.latency import speedup_limit
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.explorers._layers import fold_terms, time_bars
+from lesson_lib.explorers._layers import fold_terms, layer, time_bars
 from lesson_lib.model.memory import memory_budget
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
@@ -139,59 +139,22 @@ CONTROLS: tuple[Control, ...] = (
 
 #: The message of a state that does not fit: nothing is priced.
 NO_FIT_MESSAGE = Template(
-    (
-        "{model}",
-        ", N = ",
-        "{n}",
-        ", batch ",
-        "{batch}",
-        ": does not fit, nothing priced;\n",
-        "{used_gb}",
-        " GB per GPU of ",
-        "{held}",
-        " against ",
-        "{card_gb}",
-        " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
-        "speed-up: none to give\n",
-        "{ceiling}",
-        "\n",
-        "{note}",
-    )
-)
+    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": does not fit, nothing priced;\n",
+     "{used_gb}", " GB per GPU of ", "{held}", " against ", "{card_gb}",
+     " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
+     "speed-up: none to give\n", "{ceiling}", "\n", "{note}")
+)  # fmt: skip
 
 MESSAGE = Template(
-    (
-        "{model}",
-        ", N = ",
-        "{n}",
-        ", batch ",
-        "{batch}",
-        ": ",
-        "{total_ms}",
-        " ms per token for each sequence, ",
-        "{tokens_per_s}",
-        " tokens/s in all;\n",
-        "compute ",
-        "{compute_ms}",
-        " ms (KV and state traffic ",
-        "{kv_ms}",
-        " ms) + all-reduce latency ",
-        "{latency_ms}",
-        " ms + bytes ",
-        "{bandwidth_ms}",
-        " ms;\nlargest term: ",
-        "{bound}",
-        "\nspeed-up over one such card: ",
-        "{speedup}",
-        "{speedup_note}",
-        "\n",
-        "{ceiling}",
-        "\n",
-        "{note}",
-    ),
+    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": ", "{total_ms}",
+     " ms per token for each sequence, ", "{tokens_per_s}", " tokens/s in all;\n",
+     "compute ", "{compute_ms}", " ms (KV and state traffic ", "{kv_ms}",
+     " ms) + all-reduce latency ", "{latency_ms}", " ms + bytes ", "{bandwidth_ms}",
+     " ms;\nlargest term: ", "{bound}", "\nspeed-up over one such card: ", "{speedup}",
+     "{speedup_note}", "\n", "{ceiling}", "\n", "{note}"),
     otherwise=NO_FIT_MESSAGE,
     when="no_fit",
-)
+)  # fmt: skip
 
 _TERMS = (
     ("compute_ms", "compute (weights and KV / HBM)", "compute"),
@@ -380,19 +343,19 @@ def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str,
     bar_layer = time_bars(_TERMS, {"field": "_order", "op": "min"}, "bar")
     x_scale = {"domain": [0, axis_max], "clamp": True, "nice": False}
     bar_layer["encoding"]["x"] = {**bar_layer["encoding"]["x"], "scale": x_scale}
-    past = {
-        "transform": [
-            {"filter": f"datum.total_ms > {axis_max}"},
-            {"calculate": "'past the axis: ' + datum.total_ms + ' ms →'", "as": "_past"},
-        ],
-        "mark": {"type": "text", "align": "right", "dx": -4, "baseline": "middle",
-                 "fontSize": 11, "fontWeight": "bold", "color": "white"},
-        "encoding": {
+    past = layer(
+        "text",
+        {
             "y": {"field": "_bar", "type": "nominal", "sort": {"field": "_order", "op": "min"}},
             "x": {"datum": axis_max, "type": "quantitative", "scale": x_scale},
             "text": {"field": "_past"},
         },
-    }  # fmt: skip
+        [
+            {"filter": f"datum.total_ms > {axis_max}"},
+            {"calculate": "'past the axis: ' + datum.total_ms + ' ms →'", "as": "_past"},
+        ],
+        align="right", dx=-4, baseline="middle", fontSize=11, fontWeight="bold", color="white",
+    )  # fmt: skip
     return {
         "width": 560,
         "height": 150,
