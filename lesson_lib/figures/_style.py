@@ -8,12 +8,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from PIL import Image
+
+from lesson_lib.model.specimen import FAST, SLOW
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import format_bytes, format_seconds
 
 #: Okabe-Ito palette, distinguishable with the common colour-vision
 #: deficiencies (Okabe and Ito, "Color Universal Design", 2008), with four
@@ -269,6 +274,78 @@ def new_figure(
     ax = fig.add_subplot(**subplot_kw)
     ax.grid(True, alpha=0.3)
     return fig, ax
+
+
+def two_panels(
+    height: float, width: float = FIGURE_WIDTH_IN, **subplots_kw: object
+) -> tuple[Figure, Axes, Axes]:
+    """A figure with two axes, one above the other, without ``pyplot``.
+
+    Stacked, not side by side: each panel keeps the column's width and its
+    labels stay legible.
+
+    Parameters
+    ----------
+    height : float
+        Height in inches.
+    width : float, default FIGURE_WIDTH_IN
+        Width in inches.
+    **subplots_kw
+        Passed to :meth:`~matplotlib.figure.Figure.subplots` (``sharex``,
+        ``height_ratios``).
+
+    Returns
+    -------
+    tuple
+        ``(figure, top axes, bottom axes)``.
+    """
+    fig = Figure(figsize=(width, height), layout="constrained")
+    top, bottom = fig.subplots(2, 1, **subplots_kw)
+    return fig, top, bottom
+
+
+def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:]) -> str:
+    """The colour of a fabric's line: the fast or the slow fabric's own, else one of ``others``.
+
+    Parameters
+    ----------
+    fabric : Fabric
+        The fabric drawn.
+    index : int
+        Its place among the fabrics drawn, which picks from ``others``.
+    others : sequence of str, default the three darker greys
+        Colours of fabrics that are not one of the lesson's two, cycled.
+
+    Returns
+    -------
+    str
+        A colour.
+    """
+    known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"]}
+    return known.get(fabric, others[index % len(others)])
+
+
+def seconds_tick(value: float, _pos: object = None) -> str:
+    """A time axis's tick label: the time in its own unit, no decimals."""
+    return format_seconds(value, decimals=0)
+
+
+def bytes_tick(value: float, _pos: object = None) -> str:
+    """A bytes axis's tick label in binary units, no decimals."""
+    return format_bytes(value, system="binary", decimals=0)
+
+
+def legend_below(ax: Axes, y: float, **kw: object) -> None:
+    """The axes' key centred under it at ``y`` (axes fraction), 10 pt, no frame.
+
+    Under the axes, a key hides none of the lines or points.
+    """
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, y), frameon=False, **kw)
+
+
+def note(ax: Axes, text: str, xy: tuple[float, float], dx: float, dy: float, **kw: object) -> None:
+    """A text ``(dx, dy)`` points from the point ``xy``, 10 pt unless ``kw`` says otherwise."""
+    ax.annotate(text, xy, xytext=(dx, dy), textcoords="offset points", **{"fontsize": 10, **kw})
 
 
 def draw_key(
