@@ -71,7 +71,18 @@ def lookup(mapping: Mapping[Any, Any], key: str, value: Callable[[Any], str] = r
 
 
 def bottom_legend(**extra: Any) -> Spec:
-    """A horizontal legend under the chart."""
+    """A horizontal legend under the chart.
+
+    Parameters
+    ----------
+    **extra
+        Further properties of the legend.
+
+    Returns
+    -------
+    dict
+        A Vega-Lite legend.
+    """
     return {"orient": "bottom", "direction": "horizontal", **extra}
 
 
@@ -107,6 +118,16 @@ def labels_above(offset: int) -> Spec:
     """A band axis whose labels sit above their bars, inside the plot.
 
     The message above the chart then starts at the card's left edge.
+
+    Parameters
+    ----------
+    offset : int
+        How far above the band's middle a label sits, px.
+
+    Returns
+    -------
+    dict
+        A Vega-Lite axis.
     """
     return {
         "labelAlign": "left",

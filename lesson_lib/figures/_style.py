@@ -326,25 +326,72 @@ def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:
 
 
 def seconds_tick(value: float, _pos: object = None) -> str:
-    """A time axis's tick label: the time in its own unit, no decimals."""
+    """A time axis's tick label (a ``FuncFormatter`` function): the time, no decimals.
+
+    Parameters
+    ----------
+    value : float
+        Seconds.
+    _pos : object
+        The tick's position, which matplotlib passes (unused).
+
+    Returns
+    -------
+    str
+        ``10 us``, ``2 ms`` ...
+    """
     return format_seconds(value, decimals=0)
 
 
 def bytes_tick(value: float, _pos: object = None) -> str:
-    """A bytes axis's tick label in binary units, no decimals."""
+    """A bytes axis's tick label (a ``FuncFormatter`` function): binary units, no decimals.
+
+    Parameters
+    ----------
+    value : float
+        Bytes.
+    _pos : object
+        The tick's position, which matplotlib passes (unused).
+
+    Returns
+    -------
+    str
+        ``64 B``, ``16 KiB`` ...
+    """
     return format_bytes(value, system="binary", decimals=0)
 
 
 def legend_below(ax: Axes, y: float, **kw: object) -> None:
-    """The axes' key centred under it at ``y`` (axes fraction), 10 pt, no frame.
+    """The axes' key centred under it, 10 pt, no frame: a key there hides no line or point.
 
-    Under the axes, a key hides none of the lines or points.
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Whose key.
+    y : float
+        Top of the key, axes fraction (negative: under the axes).
+    **kw
+        Passed to :meth:`~matplotlib.axes.Axes.legend` (``ncols``, ``handles``).
     """
     ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, y), frameon=False, **kw)
 
 
 def note(ax: Axes, text: str, xy: tuple[float, float], dx: float, dy: float, **kw: object) -> None:
-    """A text ``(dx, dy)`` points from the point ``xy``, 10 pt unless ``kw`` says otherwise."""
+    """A text ``(dx, dy)`` points from the point ``xy``, 10 pt unless ``kw`` says otherwise.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to write.
+    text : str
+        What to write.
+    xy : tuple of float
+        The point, in data coordinates unless ``xycoords`` says otherwise.
+    dx, dy : float
+        Offset from the point, points.
+    **kw
+        Passed to :meth:`~matplotlib.axes.Axes.annotate` (``ha``, ``color``).
+    """
     ax.annotate(text, xy, xytext=(dx, dy), textcoords="offset points", **{"fontsize": 10, **kw})
 
 
