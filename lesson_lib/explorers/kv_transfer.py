@@ -39,21 +39,11 @@ def _prompt_label(tokens: int) -> str:
     return text
 
 
+_PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)
+_LINK_KEYS, _LINK_LABELS = tuple(link.key for link in LINKS), tuple(link.label for link in LINKS)
 CONTROLS: tuple[Control, ...] = (
-    Control(
-        "prompt",
-        "prompt (tokens)",
-        PROMPT_VALUES,
-        PROMPT_TOKENS,
-        tuple(_prompt_label(t) for t in PROMPT_VALUES),
-    ),
-    Control(
-        "link",
-        "link",
-        tuple(link.key for link in LINKS),
-        "nic",
-        tuple(link.label for link in LINKS),
-    ),
+    Control("prompt", "prompt (tokens)", PROMPT_VALUES, PROMPT_TOKENS, _PROMPT_LABELS),
+    Control("link", "link", _LINK_KEYS, "nic", _LINK_LABELS),
     Control("prefill_gpus", "prefill GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
     Control("decode_gpus", "decode GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
 )
@@ -102,12 +92,8 @@ def _state(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> dict[
 def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> list[dict[str, Any]]:
     """The three bars of one state: start and end in ms, and the label beside each."""
     h = _handoff(prompt, link, prefill_gpus, decode_gpus)
-    state = {
-        "prompt": prompt,
-        "link": link,
-        "prefill_gpus": prefill_gpus,
-        "decode_gpus": decode_gpus,
-    }
+    state = {"prompt": prompt, "link": link, "prefill_gpus": prefill_gpus,
+             "decode_gpus": decode_gpus}  # fmt: skip
     spans = (
         (0.0, h.prefill.total_s, format_seconds(h.prefill.total_s)),
         (h.prefill.total_s, h.ttft_bulk_s, "+ " + format_seconds(h.bulk.time_s)),

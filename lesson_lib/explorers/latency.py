@@ -39,13 +39,8 @@ MODELS: dict[str, ModelSpec] = dict(PRESETS)
 
 #: The fabrics offered, by key (the lesson's two, CUDA graphs on the fast one, a
 #: ring whose latency grows per hop, and a network between nodes).
-FABRICS: dict[str, Fabric] = {
-    "fast": FAST,
-    "graphs": cuda_graph_fabric(FAST),
-    "hops": FAST_RING,
-    "slow": SLOW,
-    "network": INTER_NODE,
-}
+FABRICS: dict[str, Fabric] = {"fast": FAST, "graphs": cuda_graph_fabric(FAST), "hops": FAST_RING,
+                               "slow": SLOW, "network": INTER_NODE}  # fmt: skip
 
 
 def _us(seconds: float) -> str:
@@ -117,15 +112,8 @@ ALGORITHMS: tuple[str, ...] = ("ring", "two_shot", "one_shot")
 ALGORITHM_LABELS: tuple[str, ...] = ("ring (lesson)", "two-shot", "one-shot")
 
 #: The lesson's own setting, drawn as the reference bar.
-LESSON = {
-    "model": MODEL.name,
-    "fabric": "fast",
-    "card": "h100",
-    "n": 2,
-    "batch": 1,
-    "context": 0,
-    "algorithm": "ring",
-}
+LESSON = {"model": MODEL.name, "fabric": "fast", "card": "h100", "n": 2, "batch": 1, "context": 0,
+          "algorithm": "ring"}  # fmt: skip
 
 CONTROLS: tuple[Control, ...] = (
     Control("model", "model", tuple(MODELS), MODEL.name),
@@ -202,16 +190,12 @@ def _step(
     spec, accel, wire = MODELS[model], CARDS[card], FABRICS[fabric]
     if spec.is_moe:
         moe = moe_decode_step(spec, accel, wire, n, parallelism="tp", batch=batch)
-        return _Step(
-            moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s, moe.tokens_per_s, moe.bound
-        )
+        return _Step(moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s, moe.tokens_per_s, moe.bound)  # fmt: skip
     tokens = context_tokens(model, context)
     setting = {"batch": batch, "context": tokens if context else None, "algorithm": algorithm}
     step = decode_step(spec, accel, wire, n, **setting)
-    return _Step(
-        step.compute_s, step.kv_read_s, step.latency_s, step.bandwidth_s, step.tokens_per_s,
-        step.bound,
-    )  # fmt: skip
+    return _Step(step.compute_s, step.kv_read_s, step.latency_s, step.bandwidth_s,
+                 step.tokens_per_s, step.bound)  # fmt: skip
 
 
 def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: int,
@@ -318,12 +302,10 @@ def axis_max_ms(rows: list[dict[str, Any]]) -> int:
     int
         Milliseconds, a multiple of 10.
     """
-    lesson_regime = [
-        r["total_ms"]
-        for r in rows
-        if r["model"] == MODEL.name and r["batch"] == 1 and not r["context"]
+    lesson = [
+        r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
     ]
-    return 10 * math.ceil(max(lesson_regime) / 10)
+    return 10 * math.ceil(max(lesson) / 10)
 
 
 def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str, Any]:

@@ -49,23 +49,16 @@ FABRIC_LABELS: dict[str, str] = {
     ),
 }
 #: Each fabric's curve colour, the lesson's two as in every figure and the others distinct.
-FABRIC_COLORS: dict[str, str] = {
-    "fast": ROLE_COLORS["fast"],
-    "slow": ROLE_COLORS["slow"],
-    "network": PALETTE["blue"],
-    "hops": PALETTE["purple"],
-}
+FABRIC_COLORS: dict[str, str] = {"fast": ROLE_COLORS["fast"], "slow": ROLE_COLORS["slow"],
+                                  "network": PALETTE["blue"], "hops": PALETTE["purple"]}  # fmt: skip
 #: Tensor-parallel degrees offered (an all-reduce needs two ranks).
 N_VALUES: tuple[int, ...] = (2, 4, 8)
 #: The prompt that puts the message at the fast fabric's two-GPU crossover.
 CROSSOVER_PROMPT: int = round(crossover_tokens(MODEL, FAST, 2))
 #: Prompt lengths offered in tokens, the powers of two up to the model's context,
 #: the lesson's prompt and the fast fabric's crossover.
-PROMPT_VALUES: tuple[int, ...] = tuple(
-    sorted(
-        {2**k for k in range(40) if 2**k <= MODEL.max_context} | {PROMPT_TOKENS, CROSSOVER_PROMPT}
-    )
-)
+_POWERS_OF_TWO = {2**k for k in range(40) if 2**k <= MODEL.max_context}
+PROMPT_VALUES: tuple[int, ...] = tuple(sorted(_POWERS_OF_TWO | {PROMPT_TOKENS, CROSSOVER_PROMPT}))
 
 
 def _prompt_label(tokens: int) -> str:
@@ -79,14 +72,9 @@ def _prompt_label(tokens: int) -> str:
     return text
 
 
+_PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)
 CONTROLS: tuple[Control, ...] = (
-    Control(
-        "prompt",
-        "prompt (tokens)",
-        PROMPT_VALUES,
-        PROMPT_TOKENS,
-        tuple(_prompt_label(t) for t in PROMPT_VALUES),
-    ),
+    Control("prompt", "prompt (tokens)", PROMPT_VALUES, PROMPT_TOKENS, _PROMPT_LABELS),
     Control("n", "GPUs (TP)", N_VALUES, 4, input="radio"),
     Control("fabric", "fabric", tuple(FABRICS), "fast", tuple(FABRIC_LABELS.values())),
 )
@@ -171,21 +159,13 @@ def _curves() -> list[dict[str, Any]]:
     rows = []
     for fabric, wire in FABRICS.items():
         for n in N_VALUES:
-            for payload in _PAYLOADS:
-                rows.append(
-                    {"fabric": fabric, "n": n, "series": _CURVE, "b": payload,
-                     "us": _us(allreduce_time(payload, n, wire))}
-                )  # fmt: skip
-            for payload in (_PAYLOADS[0], _PAYLOADS[-1]):
-                point = place_on_curve(payload, n, wire)
-                rows.append(
-                    {"fabric": fabric, "n": n, "series": _ALPHA, "b": payload,
-                     "us": _us(point.latency_s)}
-                )  # fmt: skip
-                rows.append(
-                    {"fabric": fabric, "n": n, "series": _BETA, "b": payload,
-                     "us": _us(point.bandwidth_s)}
-                )  # fmt: skip
+            rows += [{"fabric": fabric, "n": n, "series": _CURVE, "b": b,
+                      "us": _us(allreduce_time(b, n, wire))} for b in _PAYLOADS]  # fmt: skip
+            for b in (_PAYLOADS[0], _PAYLOADS[-1]):
+                point = place_on_curve(b, n, wire)
+                for series, seconds in ((_ALPHA, point.latency_s), (_BETA, point.bandwidth_s)):
+                    rows.append({"fabric": fabric, "n": n, "series": series, "b": b,
+                                 "us": _us(seconds)})  # fmt: skip
     return rows
 
 
