@@ -195,10 +195,7 @@ DETAIL_COLUMNS: tuple[str, ...] = (
 
 
 def _details(n: int, step: int) -> list[dict[str, Any]]:
-    """The state's marks: one row per (rank, chunk) copy, one per rank's bar.
-
-    Columns a row does not use are empty strings (read as missing by the chart).
-    """
+    """The state's marks: one row per (rank, chunk) copy, one per rank's bar ('' where unused)."""
     result = _result(n)
     whole = allreduce_wire_bytes(float(sum(result.chunk_bytes)), n)
     at = shown_step(n, step)

@@ -200,9 +200,9 @@ def _step(
 
 def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: int,
              algorithm: str, step: _Step) -> tuple[str, str]:  # fmt: skip
-    """Speed-up over one card with the bytes, and a note; for a dense model's lesson
-    setting the note gives the chapters' count, which leaves the bytes out (so the bars'
-    3.03x and the chapter's 3.04x are both said)."""
+    """Speed-up over one card with the bytes, and a note (the chapters' count without them)."""
+    # The lesson's dense setting says both, so that the bars' 3.03x and the chapter's 3.04x
+    # (which leaves the bytes out) are both on the page.
     one = _step(model, fabric, card, 1, batch, context, algorithm)
     if one is None:
         return "none", " (one card cannot hold the model)"

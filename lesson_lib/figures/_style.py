@@ -18,7 +18,6 @@ from PIL import Image
 
 from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.units import format_bytes, format_seconds
 
 #: Okabe-Ito palette, distinguishable with the common colour-vision
 #: deficiencies (Okabe and Ito, "Color Universal Design", 2008), with four
@@ -323,42 +322,6 @@ def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:
     """
     known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"]}
     return known.get(fabric, others[index % len(others)])
-
-
-def seconds_tick(value: float, _pos: object = None) -> str:
-    """A time axis's tick label (a ``FuncFormatter`` function): the time, no decimals.
-
-    Parameters
-    ----------
-    value : float
-        Seconds.
-    _pos : object
-        The tick's position, which matplotlib passes (unused).
-
-    Returns
-    -------
-    str
-        ``10 us``, ``2 ms`` ...
-    """
-    return format_seconds(value, decimals=0)
-
-
-def bytes_tick(value: float, _pos: object = None) -> str:
-    """A bytes axis's tick label (a ``FuncFormatter`` function): binary units, no decimals.
-
-    Parameters
-    ----------
-    value : float
-        Bytes.
-    _pos : object
-        The tick's position, which matplotlib passes (unused).
-
-    Returns
-    -------
-    str
-        ``64 B``, ``16 KiB`` ...
-    """
-    return format_bytes(value, system="binary", decimals=0)
 
 
 def legend_below(ax: Axes, y: float, **kw: object) -> None:

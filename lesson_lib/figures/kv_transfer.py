@@ -22,7 +22,6 @@ from lesson_lib.figures._style import (
     NEUTRALS,
     ROLE_COLORS,
     new_figure,
-    seconds_tick,
 )
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
@@ -87,7 +86,7 @@ def handoff_vs_context_figure(
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
     decades = [10.0**k for k in range(-5, 2)]
     ax.yaxis.set_major_locator(FixedLocator(decades))
-    ax.yaxis.set_major_formatter(FuncFormatter(seconds_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_seconds(v, decimals=0)))
     ax.set_ylim(5e-5, 20)
     ax.tick_params(labelsize=10)
     ax.set_xlabel(f"prompt (tokens), {decode_gpus} decode GPUs", fontsize=10)

@@ -14,7 +14,6 @@ from lesson_lib.figures._style import (
     INK,
     NEUTRALS,
     ROLE_COLORS,
-    bytes_tick,
     legend_below,
     new_figure,
     two_panels,
@@ -41,7 +40,9 @@ def _bytes_axis(ax: Axes, lo: float, hi: float) -> None:
     first, last = int(np.floor(np.log2(lo))), int(np.ceil(np.log2(hi)))
     ticks = [2.0**e for e in range(first - first % 3, last + 1, 3)]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FuncFormatter(bytes_tick))
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(lambda x, _: format_bytes(x, system="binary", decimals=0))
+    )
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlim(lo / 1.6, hi * 1.6)
 

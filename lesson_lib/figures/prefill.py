@@ -20,11 +20,9 @@ from lesson_lib.figures._style import (
     FIGURE_WIDTH_IN,
     NEUTRALS,
     ROLE_COLORS,
-    bytes_tick,
     fabric_color,
     new_figure,
     note,
-    seconds_tick,
     two_panels,
 )
 from lesson_lib.model._validate import require_int
@@ -124,13 +122,15 @@ def draw_alpha_beta(
     highest = max(allreduce_time(high, n, f) for f in fabrics)
     ax.set_ylim(lowest / 10, highest * 4)
     ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1, 4)]))
-    ax.xaxis.set_major_formatter(FuncFormatter(bytes_tick))
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(lambda v, _: format_bytes(v, system="binary", decimals=0))
+    )
     # A tick mark at every power of two, labelled every fourth: the decode
     # message (10 KiB) then sits visibly between 8 and 16 KiB, not on a label.
     ax.xaxis.set_minor_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1)]))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.tick_params(axis="x", which="minor", length=4)
-    ax.yaxis.set_major_formatter(FuncFormatter(seconds_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_seconds(v, decimals=0)))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("payload of one all-reduce (bytes, binary units, log scale)")
     ax.set_ylabel("time of one all-reduce (log scale)")
