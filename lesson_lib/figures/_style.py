@@ -95,9 +95,8 @@ ROLE_COLORS: dict[str, str] = {name: m.colour for name, m in MEANINGS.items()}
 #: its own; none is the colour of a meaning.
 NEUTRALS: tuple[str, ...] = ("#D9D9D9", "#B3B3B3", "#808080", "#595959", "#333333")
 
-#: Colours for text, edges and backgrounds, which carry no meaning.
+#: Colour of text and edges, which carries no meaning.
 INK: str = PALETTE["black"]
-PAPER: str = "#FFFFFF"
 
 #: Fill of a node's box in a cluster drawing, a shade behind its GPUs.
 NODE_FILL: str = "#F4F4F4"
