@@ -378,6 +378,10 @@ class Explorer:
         tests = [f"datum.{c.name} == {c.name}" for c in self.controls if c.name not in free]
         return " && ".join(tests) or "true"
 
+    def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+        """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
+        return csv_text(self.rows if rows is None else rows)
+
     def _numbers(self, numeric: Iterable[str]) -> set[str]:
         """``numeric`` and the controls whose values are all numbers."""
         controls = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
