@@ -1,6 +1,14 @@
-"""The shared stacked-time bar pieces: each term folded, labelled and coloured by its role."""
+"""The shared Vega-Lite layers: marks, lookups, scales, and the stacked time bars."""
 
-from lesson_lib.explorers._layers import fold_terms, time_bars
+from lesson_lib.explorers._layers import (
+    bottom_legend,
+    fold_terms,
+    labels_above,
+    layer,
+    lookup,
+    nominal_scale,
+    time_bars,
+)
 from lesson_lib.figures._style import ROLE_COLORS
 
 TERMS = (("a_ms", "first", "compute"), ("b_ms", "second", "latency"))
@@ -24,3 +32,37 @@ def test_bars_colour_each_term_by_its_role():
     }
     assert layer["encoding"]["y"]["sort"] == ["x", "y"]
     assert layer["encoding"]["tooltip"][0] == {"field": "_bar", "title": "layout"}
+
+
+def test_a_layer_leaves_out_what_it_does_not_have():
+    """The mark's type and properties; encoding and transforms only when given."""
+    assert layer("rule", strokeWidth=2) == {"mark": {"type": "rule", "strokeWidth": 2}}
+    assert layer("text", {"text": {"field": "t"}}, [{"filter": "true"}], fontSize=11) == {
+        "mark": {"type": "text", "fontSize": 11},
+        "encoding": {"text": {"field": "t"}},
+        "transform": [{"filter": "true"}],
+    }
+
+
+def test_lookup_writes_a_literal_object_indexed_by_the_key():
+    """Keys quoted as text, values as Python writes them unless told otherwise."""
+    assert lookup({"a": "x", 2: "y"}, "datum.k") == "{'a': 'x', '2': 'y'}[datum.k]"
+    assert lookup({"p": 2.0}, "prompt", value=lambda v: f"{v:g}") == "{'p': 2}[prompt]"
+
+
+def test_nominal_scale_and_legends():
+    """A titleless nominal channel with its domain and range; legends under the chart."""
+    assert nominal_scale("f", ("a", "b"), ("red", "blue"), None) == {
+        "field": "f",
+        "type": "nominal",
+        "title": None,
+        "scale": {"domain": ["a", "b"], "range": ["red", "blue"]},
+        "legend": None,
+    }
+    assert bottom_legend(labelLimit=260) == {
+        "orient": "bottom",
+        "direction": "horizontal",
+        "labelLimit": 260,
+    }
+    axis = labels_above(14)
+    assert axis["labelOffset"] == -14 and axis["labelAlign"] == "left" and not axis["ticks"]

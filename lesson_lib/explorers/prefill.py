@@ -221,8 +221,8 @@ def _curves_layer(curve_state: str, curves: list[dict[str, Any]], x: Spec, y: Sp
                  "value": 1.2},
         "strokeDash": dash,
     }  # fmt: skip
-    return {"data": {"values": curves}, **layer("line", encoding, [{"filter": curve_state}],
-                                                clip=True)}  # fmt: skip
+    line = layer("line", encoding, [{"filter": curve_state}], clip=True)
+    return {"data": {"values": curves}, **line}
 
 
 def _both(state: str, columns: list[str], value: str) -> list[Spec]:
