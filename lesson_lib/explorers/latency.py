@@ -190,7 +190,8 @@ def _step(
     spec, accel, wire = MODELS[model], CARDS[card], FABRICS[fabric]
     if spec.is_moe:
         moe = moe_decode_step(spec, accel, wire, n, parallelism="tp", batch=batch)
-        return _Step(moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s, moe.tokens_per_s, moe.bound)  # fmt: skip
+        terms = (moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s)
+        return _Step(*terms, moe.tokens_per_s, moe.bound)
     tokens = context_tokens(model, context)
     setting = {"batch": batch, "context": tokens if context else None, "algorithm": algorithm}
     step = decode_step(spec, accel, wire, n, **setting)

@@ -49,8 +49,10 @@ FABRIC_LABELS: dict[str, str] = {
     ),
 }
 #: Each fabric's curve colour, the lesson's two as in every figure and the others distinct.
-FABRIC_COLORS: dict[str, str] = {"fast": ROLE_COLORS["fast"], "slow": ROLE_COLORS["slow"],
-                                  "network": PALETTE["blue"], "hops": PALETTE["purple"]}  # fmt: skip
+FABRIC_COLORS: dict[str, str] = {
+    "fast": ROLE_COLORS["fast"], "slow": ROLE_COLORS["slow"],
+    "network": PALETTE["blue"], "hops": PALETTE["purple"],
+}  # fmt: skip
 #: Tensor-parallel degrees offered (an all-reduce needs two ranks).
 N_VALUES: tuple[int, ...] = (2, 4, 8)
 #: The prompt that puts the message at the fast fabric's two-GPU crossover.
@@ -307,7 +309,8 @@ def _bar_chart(state: str, x_max_ms: float) -> Spec:
         {"field": "term"},
         {"field": "_ms", "title": "ms", "type": "quantitative", "format": ".4f"},
     ]
-    ms = {"field": "_ms", "type": "quantitative", "stack": "zero", "title": "time per token (ms, linear)",
+    ms = {"field": "_ms", "type": "quantitative", "stack": "zero",
+          "title": "time per token (ms, linear)",
           "scale": {"domain": [0, x_max_ms], "nice": False}}  # fmt: skip
     bars = {"y": y, "x": ms, "color": term, "order": {"field": "_stack", "type": "quantitative"},
             "tooltip": tooltip}  # fmt: skip

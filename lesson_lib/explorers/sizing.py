@@ -286,7 +286,8 @@ def _card_label(test: str, align: str, dx: int) -> Spec:
 def _card(state: str) -> Spec:
     """The card's capacity: a dashed line and its label on the side where there is room."""
     line = layer("rule", {"x": {"field": "card", **_X}, "color": {"value": "black"}},
-                 strokeDash=[6, 3], strokeWidth=1.5, y=_BAR_TOP - 6, y2=_BAR_BOTTOM + 6)  # fmt: skip
+                 strokeDash=[6, 3], strokeWidth=1.5,
+                 y=_BAR_TOP - 6, y2=_BAR_BOTTOM + 6)  # fmt: skip
     return {
         "transform": [
             {"filter": state},

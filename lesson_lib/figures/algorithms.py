@@ -90,8 +90,8 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
     )
     for x, color, style, label, side in marks:
         ax.axvline(x / KiB, color=color, ls=style, lw=1.2)
-        note(ax, label, (x / KiB, 0.98), 3 if side == "left" else -3, 0,
-             xycoords=("data", "axes fraction"), rotation=90, ha=side, va="top", color=color)  # fmt: skip
+        note(ax, label, (x / KiB, 0.98), 3 if side == "left" else -3, 0, rotation=90,
+             xycoords=("data", "axes fraction"), ha=side, va="top", color=color)  # fmt: skip
     ax.set_xlabel("payload of one all-reduce (KiB, log scale)")
     ax.set_ylabel("time of one all-reduce (us, log scale)")
     fig.legend(loc="outside lower center", fontsize=10, frameon=False)

@@ -277,8 +277,9 @@ def ring_topology_figure(n: int = 4) -> Figure:
         width = (box_w - 0.08) / n
         for c in range(n):
             left = x - box_w / 2 + 0.04 + c * width
-            ax.add_patch(Rectangle((left, y - box_h * 0.42), width, box_h * 0.42,
-                                   facecolor=chunk_colors(0), edgecolor="white", zorder=3))  # fmt: skip
+            chunk = Rectangle((left, y - box_h * 0.42), width, box_h * 0.42,
+                              facecolor=chunk_colors(0), edgecolor="white", zorder=3)  # fmt: skip
+            ax.add_patch(chunk)
             if n <= 5:  # past five, the chunks are too narrow for a name
                 ax.text(left + width / 2, y - box_h * 0.21, f"c{c}", ha="center", va="center",
                         fontsize=chunk_size, zorder=4)  # fmt: skip

@@ -206,8 +206,8 @@ def compare_ranks(
                     alpha=0.9, label=label)  # fmt: skip
         if fit is not None:
             grid = np.geomspace(lo, hi, 100)
-            ax.plot(grid, fit.predict(grid), ls="--", color=color, lw=1,
-                    label=f"{m.ranks} ranks, fitted alpha = {format_seconds(fit.alpha)}")  # fmt: skip
+            fitted = f"{m.ranks} ranks, fitted alpha = {format_seconds(fit.alpha)}"
+            ax.plot(grid, fit.predict(grid), ls="--", color=color, lw=1, label=fitted)
     _mark_sizes(ax, lo, hi)
     _time_axis(ax)
     bottom, top = ax.get_ylim()

@@ -82,8 +82,9 @@ def memory_bars_figure(
     capacity = max(b.capacity_bytes for b in budgets) / GB
     for attr, label, role in SEGMENTS:
         values = np.array([max(getattr(b, attr), 0.0) for b in budgets]) / GB
+        alpha = 0.45 if role == "free" else 1.0
         bars = ax.bar(x, values, 0.55, bottom=bottom, color=ROLE_COLORS[role], label=label,
-                      edgecolor="white", linewidth=0.8, alpha=0.45 if role == "free" else 1.0)  # fmt: skip
+                      edgecolor="white", linewidth=0.8, alpha=alpha)  # fmt: skip
         for rect, value in zip(bars, values, strict=True):
             if value >= _LABEL_MIN_SHARE * capacity:
                 text = format_bytes(value * GB, "GB", decimals=1)
