@@ -84,13 +84,7 @@ CARDS: dict[int | float, Accelerator] = {
     _card_gb(memory): (
         GPU if memory == GPU.memory_bytes else dataclasses.replace(GPU, memory_bytes=memory)
     )
-    for memory in (
-        24 * GB,
-        48 * GB,
-        GPU.memory_bytes,
-        BIG_CARD_BYTES,
-        192 * GB,
-    )
+    for memory in (24 * GB, 48 * GB, GPU.memory_bytes, BIG_CARD_BYTES, 192 * GB)
 }
 LESSON_CARD: int | float = _card_gb(GPU.memory_bytes)
 
@@ -116,19 +110,14 @@ SEQUENCE_VALUES: tuple[int, ...] = tuple(
     )
 )
 
+_CONTEXT_LABELS = tuple(
+    f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)" if d > 1 else "full"
+    for d in CONTEXT_DIVISORS
+)
 CONTROLS: tuple[Control, ...] = (
     Control("model", "model", tuple(MODELS), MODEL.name),
     Control(
-        "context",
-        "context (share of the model's longest)",
-        CONTEXT_DIVISORS,
-        1,
-        tuple(
-            "full"
-            if d == 1
-            else f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)"
-            for d in CONTEXT_DIVISORS
-        ),
+        "context", "context (share of the model's longest)", CONTEXT_DIVISORS, 1, _CONTEXT_LABELS
     ),
     Control("sequences", "sequences", SEQUENCE_VALUES, 1),
     Control("n", "TP degree (GPUs)", TP_VALUES, 1, input="radio"),

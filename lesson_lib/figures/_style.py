@@ -431,17 +431,10 @@ def draw_key(
     top = y if loc == "upper left" else y + tall * em_y
     if frame:  # a legend's borderaxespad and borderpad
         left, top = left + 0.9 * em_x, top - 0.9 * em_y
-        box = Rectangle(
-            (left - 0.4 * em_x, top - (tall + 0.4) * em_y),
-            (span + 0.8) * em_x,
-            (tall + 0.8) * em_y,
-            transform=fig.transFigure,
-            facecolor="white",
-            edgecolor="0.8",
-            alpha=0.8,
-            linewidth=1.0,
-        )
-        fig.add_artist(box)
+        corner = (left - 0.4 * em_x, top - (tall + 0.4) * em_y)
+        size = ((span + 0.8) * em_x, (tall + 0.8) * em_y)
+        fig.add_artist(Rectangle(corner, *size, transform=fig.transFigure, facecolor="white",
+                                 edgecolor="0.8", alpha=0.8, linewidth=1.0))  # fmt: skip
     texts = []  # the columns hold consecutive entries, so this is the order of handles
     for c, col in enumerate(columns):
         x0 = left + (sum(widths[:c]) + 2 * c) * em_x
