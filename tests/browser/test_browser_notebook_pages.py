@@ -31,7 +31,7 @@ VISIBLE_TEXT = """() => {
   const w = window.jupyterapp.shell.currentWidget;
   const parts = [];
   w.content.widgets.forEach(c => {
-    if (c.model.type === 'markdown') { parts.push(c.node.innerText); }
+    if (c.model.type === 'markdown') { parts.push(c.node.textContent); }
     else if (c.model.type === 'code') {
       const out = c.node.querySelector('.jp-OutputArea');
       parts.push(out ? out.innerText : '');
