@@ -108,6 +108,15 @@ def load_collectives() -> tuple[MeasuredCollective, ...]:
 
 
 @functools.cache
+def _tables() -> dict[tuple[str, int, str, str], tuple[MeasuredCollective, ...]]:
+    """The measurements grouped by (system, GPUs, kernel, op): one scan, read by every lookup."""
+    grouped: dict[tuple[str, int, str, str], list[MeasuredCollective]] = {}
+    for r in load_collectives():
+        grouped.setdefault((r.system, r.gpus, r.kernel, r.op), []).append(r)
+    return {key: tuple(rows) for key, rows in grouped.items()}
+
+
+@functools.cache
 def systems() -> dict[str, str]:
     """Each measured system and the device its tables name.
 
@@ -159,11 +168,7 @@ def measured_table(
         If the system is unknown or no table matches, naming what exists.
     """
     _require_system(system)
-    rows = [
-        r
-        for r in load_collectives()
-        if (r.system, r.gpus, r.kernel, r.op) == (system, gpus, kernel, op)
-    ]
+    rows = list(_tables().get((system, gpus, kernel, op), ()))
     runtimes = sorted({r.runtime for r in rows}, key=_version)
     if runtime is None and runtimes:
         runtime = runtimes[-1]
@@ -305,7 +310,7 @@ def library_kernel(system: str) -> str:
         ``"nccl"``, or ``"oneccl"`` on Intel's Arc Pro B60.
     """
     _require_system(system)
-    kernels = {r.kernel for r in load_collectives() if r.system == system}
+    kernels = {key[2] for key in _tables() if key[0] == system}
     for kernel in LIBRARY_KERNELS:
         if kernel in kernels:
             return kernel

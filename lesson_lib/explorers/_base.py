@@ -330,14 +330,15 @@ class Explorer:
             covered = {tuple(d[n] for n in names) for d in self.details}
             if covered != set(self._index):
                 raise ValueError(f"{self.title}: details must cover exactly the explorer's states")
-        missing = set(self.message.fields) - set(self.rows[0])
+        fields = self.message.fields  # a property that parses the template: read it once
+        missing = set(fields) - set(self.rows[0])
         if missing:
             raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
         for table in (self.rows, self.details or []):
             if table and any(row.keys() != table[0].keys() for row in table):
                 raise ValueError(f"{self.title}: every row of a table needs the same columns")
         # The browser reads an empty CSV text field as null and would show "null".
-        empty = {f for row in self.rows for f in self.message.fields if row[f] == ""}
+        empty = {f for row in self.rows for f in fields if row[f] == ""}
         if empty:
             raise ValueError(
                 f"{self.title}: message fields {sorted(empty)} are empty in some state"
