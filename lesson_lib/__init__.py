@@ -1,27 +1,30 @@
 """lesson_lib: every number, figure and explorer of "Interconnects and clusters".
 
-Two layers: :mod:`lesson_lib.model` (specs, units, the specimen, the cost
-laws) and :mod:`lesson_lib.chapters` (one module per chapter, named as its
-page), beside :mod:`lesson_lib.figures`, :mod:`lesson_lib.explorers`,
-:mod:`lesson_lib.coursework` and :mod:`lesson_lib.lab`.
+Layers that import one way, downwards: :mod:`lesson_lib.model` (specs,
+units, the specimen, the cost laws) at the bottom; :mod:`lesson_lib.figures`,
+:mod:`lesson_lib.explorers`, :mod:`lesson_lib.lab` and
+:mod:`lesson_lib.coursework` above it; :mod:`lesson_lib.chapters` (one module
+per chapter page, each with its glue table) on top.
 
 Quantities are plain SI floats (bytes, seconds, bytes/second, FLOP/second);
 :mod:`lesson_lib.model.units` is the one place that formats them for people.
 The worked example's inputs live in :mod:`lesson_lib.model.specimen`.
 
-The model's modules keep their short paths too: ``lesson_lib.model.specimen`` is
-:mod:`lesson_lib.model.specimen`, and so for ``specs``, ``units``,
-``collectives``, ``ring``, ``memory``, ``step_time``, ``layout``, ``hf_config`` and
-``presets``; the presets are also ``lesson_lib.models`` (``lesson_lib.models.PRESETS``).
+The model's most used modules also have short paths, small modules that
+re-export the same objects: ``lesson_lib.specimen`` holds the public names of
+:mod:`lesson_lib.model.specimen` (``from lesson_lib.specimen import MODEL``),
+and so do ``collectives``, ``ring``, ``memory``, ``step_time``, ``layout``,
+``specs``, ``units``, ``hf_config`` and ``presets``; the presets are also
+``lesson_lib.models`` (``lesson_lib.models.PRESETS``).
 """
 
-import sys as _sys
-
-from lesson_lib.model import (
+# Imported so that ``import lesson_lib`` alone reaches ``lesson_lib.specimen.MODEL``.
+from lesson_lib import (  # noqa: F401
     collectives,
     hf_config,
     layout,
     memory,
+    models,
     presets,
     ring,
     specimen,
@@ -68,25 +71,6 @@ from lesson_lib.model.units import (
     format_ratio,
     format_seconds,
 )
-
-# The same module objects under their short names, so `import lesson_lib.model.specimen`
-# and `from lesson_lib.model.collectives import ...` keep working in readers' notebooks.
-for _module in (
-    collectives,
-    hf_config,
-    layout,
-    memory,
-    presets,
-    ring,
-    specimen,
-    specs,
-    step_time,
-    units,
-):
-    _sys.modules[f"lesson_lib.{_module.__name__.rpartition('.')[2]}"] = _module
-# The presets also answer to lesson_lib.models, as in ``lesson_lib.models.PRESETS``.
-models = presets
-_sys.modules["lesson_lib.models"] = presets
 
 __all__ = [
     "ALGORITHMS",

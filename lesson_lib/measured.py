@@ -8,7 +8,7 @@ the all-reduce kernels of vLLM, SGLang and TensorRT-LLM, from 2 to 8 GPUs (16
 on GB300), in bytes and seconds.
 
 :func:`measured_fabric` fits the lesson's alpha-beta model to one table with
-the lab's fit (:func:`lesson_lib.lab.fit.fit_alpha_beta`), so any system can
+the lab's fit (:func:`lesson_lib.model.alpha_beta_fit.fit_alpha_beta`), so any system can
 stand in for the lesson's stated fabrics. :func:`evaluate_claims` asks, of each
 of the lesson's claims, on how many measured systems it holds and which
 systems break it: a claim is a sentence the data can contradict.
@@ -24,15 +24,14 @@ from __future__ import annotations
 import csv
 import functools
 import itertools
-import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 
 import numpy as np
 
-from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_alpha_beta
+from lesson_lib.model.alpha_beta_fit import AlphaBetaFit, fabric_from_fit, fit_alpha_beta
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step
@@ -53,19 +52,16 @@ class MeasuredCollective:
 
     Attributes
     ----------
-    system : str
-        The table's system folder, e.g. ``"h100_sxm"``.
-    runtime : str
-        What ran it and its version, e.g. ``"nccl 2.27.3"``, ``"vllm 0.19.0"``.
+    system, runtime : str
+        The table's system folder (``"h100_sxm"``) and what ran it, with its
+        version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
         ``"nccl"``, ``"oneccl"`` or an engine kernel: ``"vllm_graph"``,
         ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
-    gpus : int
-        GPUs taking part.
-    message_bytes : int
-        The message, bytes (16-bit elements x 2).
+    gpus, message_bytes : int
+        GPUs taking part, and the message in bytes (16-bit elements x 2).
     latency_s : float
         Time of one collective, seconds (the median of repeated rows).
     samples : int
@@ -86,6 +82,15 @@ def _data_file(name: str):  # type: ignore[no-untyped-def]
     return files("lesson_lib") / "data" / "measured" / name
 
 
+#: The table's numeric columns; every other column is text.
+_COLUMN_TYPES: dict[str, type] = {
+    "gpus": int,
+    "message_bytes": int,
+    "latency_s": float,
+    "samples": int,
+}
+
+
 @functools.cache
 def load_collectives() -> tuple[MeasuredCollective, ...]:
     """Every shipped measurement (``lesson_lib/data/measured/collectives.csv``).
@@ -97,18 +102,18 @@ def load_collectives() -> tuple[MeasuredCollective, ...]:
     """
     with _data_file("collectives.csv").open() as f:
         return tuple(
-            MeasuredCollective(
-                system=r["system"],
-                runtime=r["runtime"],
-                kernel=r["kernel"],
-                op=r["op"],
-                gpus=int(r["gpus"]),
-                message_bytes=int(r["message_bytes"]),
-                latency_s=float(r["latency_s"]),
-                samples=int(r["samples"]),
-            )
-            for r in csv.DictReader(f)
+            MeasuredCollective(**{k: _COLUMN_TYPES.get(k, str)(v) for k, v in row.items()})
+            for row in csv.DictReader(f)
         )
+
+
+@functools.cache
+def _tables() -> dict[tuple[str, int, str, str], tuple[MeasuredCollective, ...]]:
+    """The measurements grouped by (system, GPUs, kernel, op): one scan, read by every lookup."""
+    grouped: dict[tuple[str, int, str, str], list[MeasuredCollective]] = {}
+    for r in load_collectives():
+        grouped.setdefault((r.system, r.gpus, r.kernel, r.op), []).append(r)
+    return {key: tuple(rows) for key, rows in grouped.items()}
 
 
 @functools.cache
@@ -163,11 +168,7 @@ def measured_table(
         If the system is unknown or no table matches, naming what exists.
     """
     _require_system(system)
-    rows = [
-        r
-        for r in load_collectives()
-        if (r.system, r.gpus, r.kernel, r.op) == (system, gpus, kernel, op)
-    ]
+    rows = list(_tables().get((system, gpus, kernel, op), ()))
     runtimes = sorted({r.runtime for r in rows}, key=_version)
     if runtime is None and runtimes:
         runtime = runtimes[-1]
@@ -249,14 +250,8 @@ class FittedFabric:
 
     Attributes
     ----------
-    system : str
-        The measured system.
-    runtime : str
-        What measured the table.
-    kernel : str
-        The kernel it timed.
-    gpus : int
-        Its GPUs.
+    system, runtime, kernel, gpus
+        The measured system, what measured the table, the kernel it timed and its GPUs.
     fit : AlphaBetaFit
         The lab's fit, with the sizes it used and every residual.
     fabric : Fabric
@@ -315,7 +310,7 @@ def library_kernel(system: str) -> str:
         ``"nccl"``, or ``"oneccl"`` on Intel's Arc Pro B60.
     """
     _require_system(system)
-    kernels = {r.kernel for r in load_collectives() if r.system == system}
+    kernels = {key[2] for key in _tables() if key[0] == system}
     for kernel in LIBRARY_KERNELS:
         if kernel in kernels:
             return kernel
@@ -350,18 +345,39 @@ def _library_tables() -> list[tuple[str, int]]:
     )
 
 
+#: One case a claim is tested on: what was compared, with its numbers, and whether it holds.
+_Case = tuple[str, bool]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One of the lesson's claims, as a sentence the measurements can contradict.
+
+    Attributes
+    ----------
+    key, statement : str
+        Short name; the claim, as the lesson makes it.
+    tested : str
+        What is compared on each case.
+    cases : callable
+        ``cases()``: every case the shipped measurements offer, each a
+        description with its numbers and whether the claim holds there.
+    """
+
+    key: str
+    statement: str
+    tested: str
+    cases: Callable[[], Iterator[_Case]]
+
+
 @dataclass(frozen=True)
 class ClaimResult:
     """How one of the lesson's claims fares on the measured systems.
 
     Attributes
     ----------
-    key : str
-        Short name.
-    statement : str
-        The claim, as the lesson makes it.
-    tested : str
-        What was compared on each case.
+    key, statement, tested : str
+        As the :class:`Claim`'s.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
     breaks : tuple of str
@@ -395,168 +411,144 @@ DECODE_MESSAGE_BYTES: float = MODEL.hidden_vector_bytes
 PREFILL_MESSAGE_BYTES: float = PROMPT_TOKENS * MODEL.hidden_vector_bytes
 
 
-def _four_slow_lose() -> tuple[list[str], list[str]]:
+def _of_class(link: str) -> Iterator[str]:
+    """The measured systems of one link class, by name."""
+    return (system for system in sorted(systems()) if link_class(system) == link)
+
+
+def _library_fit(system: str, gpus: int) -> FittedFabric:
+    return measured_fabric(system, gpus, library_kernel(system))
+
+
+def _four_slow_lose() -> Iterator[_Case]:
     fast = measured_fabric(REFERENCE_SYSTEM, 2).fabric
     two_fast = decode_step(MODEL, GPU, fast, 2, include_bandwidth=False).total_s
-    holds, breaks = [], []
-    for system in sorted(systems()):
-        if link_class(system) != "PCIe-class":
-            continue
-        slow = measured_fabric(system, 4, library_kernel(system)).fabric
+    for system in _of_class("PCIe-class"):
+        slow = _library_fit(system, 4).fabric
         four = decode_step(MODEL, GPU, slow, 4, include_bandwidth=False).total_s
-        case = f"{system}: {four * 1e3:.2f} ms against {two_fast * 1e3:.2f} ms"
-        (holds if four > two_fast else breaks).append(case)
-    return holds, breaks
+        yield f"{system}: {four * 1e3:.2f} ms against {two_fast * 1e3:.2f} ms", four > two_fast
 
 
-def _decode_latency_bound() -> tuple[list[str], list[str]]:
-    holds, breaks = [], []
+def _decode_latency_bound() -> Iterator[_Case]:
     for system, gpus in _library_tables():
-        fit = measured_fabric(system, gpus, library_kernel(system)).fit
+        fit = _library_fit(system, gpus).fit
         wire = DECODE_MESSAGE_BYTES / fit.bandwidth
-        case = f"{system} x{gpus}: alpha {_us(fit.alpha)}, bytes {_us(wire)}"
-        (holds if fit.alpha > wire else breaks).append(case)
-    return holds, breaks
+        yield f"{system} x{gpus}: alpha {_us(fit.alpha)}, bytes {_us(wire)}", fit.alpha > wire
 
 
-def _prefill_bandwidth_bound() -> tuple[list[str], list[str]]:
-    holds, breaks = [], []
+def _prefill_bandwidth_bound() -> Iterator[_Case]:
     for system, gpus in _library_tables():
-        fit = measured_fabric(system, gpus, library_kernel(system)).fit
+        fit = _library_fit(system, gpus).fit
         wire = PREFILL_MESSAGE_BYTES / fit.bandwidth
-        case = f"{system} x{gpus}: bytes {_us(wire)}, alpha {_us(fit.alpha)}"
-        (holds if wire > fit.alpha else breaks).append(case)
-    return holds, breaks
+        yield f"{system} x{gpus}: bytes {_us(wire)}, alpha {_us(fit.alpha)}", wire > fit.alpha
 
 
-def _engine_kernel_beats_library() -> tuple[list[str], list[str]]:
-    holds, breaks = [], []
-    pairs = sorted(
-        {
-            (r.system, r.gpus)
-            for r in load_collectives()
-            if r.op == "all_reduce" and r.kernel not in LIBRARY_KERNELS
-        }
-    )
-    for system, gpus in pairs:
+def _decode_latency(system: str, gpus: int, kernel: str) -> float:
+    _, sizes, times = measured_table(system, gpus, kernel)
+    return latency_at(sizes, times, DECODE_MESSAGE_BYTES)
+
+
+def _engine_kernel_beats_library() -> Iterator[_Case]:
+    rows = load_collectives()
+    engine = {
+        (r.system, r.gpus) for r in rows if r.op == "all_reduce" and r.kernel not in LIBRARY_KERNELS
+    }
+    for system, gpus in sorted(engine):
         try:
-            _, m, t = measured_table(system, gpus, library_kernel(system))
+            library = _decode_latency(system, gpus, library_kernel(system))
         except ValueError:
             continue
-        library = latency_at(m, t, DECODE_MESSAGE_BYTES)
-        best, name = math.inf, ""
-        for kernel in sorted(
-            {r.kernel for r in load_collectives() if (r.system, r.gpus) == (system, gpus)}
-            - set(LIBRARY_KERNELS)
-        ):
-            _, mk, tk = measured_table(system, gpus, kernel)
-            value = latency_at(mk, tk, DECODE_MESSAGE_BYTES)
-            if value < best:
-                best, name = value, kernel
-        case = f"{system} x{gpus}: {name} {_us(best)}, library {_us(library)}"
-        (holds if best < library else breaks).append(case)
-    return holds, breaks
+        kernels = {r.kernel for r in rows if (r.system, r.gpus) == (system, gpus)}
+        best, name = min(
+            (_decode_latency(system, gpus, k), k) for k in sorted(kernels - set(LIBRARY_KERNELS))
+        )
+        yield f"{system} x{gpus}: {name} {_us(best)}, library {_us(library)}", best < library
 
 
-def _graph_cuts_latency() -> tuple[list[str], list[str]]:
-    holds, breaks = [], []
+def _graph_cuts_latency() -> Iterator[_Case]:
     rows = load_collectives()
-    graphs = sorted(
-        {(r.system, r.runtime, r.kernel, r.gpus) for r in rows if r.kernel.endswith("_graph")}
-    )
-    for system, runtime, kernel, gpus in graphs:
+    graphs = {(r.system, r.runtime, r.kernel, r.gpus) for r in rows if r.kernel.endswith("_graph")}
+    for system, runtime, kernel, gpus in sorted(graphs):
         eager = kernel.replace("_graph", "_eager")
         try:
-            _, _, t_graph = measured_table(system, gpus, kernel, runtime=runtime)
-            _, _, t_eager = measured_table(system, gpus, eager, runtime=runtime)
+            g = float(measured_table(system, gpus, kernel, runtime=runtime)[2][0])
+            e = float(measured_table(system, gpus, eager, runtime=runtime)[2][0])
         except ValueError:
             continue
-        g, e = float(t_graph[0]), float(t_eager[0])
-        case = f"{system} {runtime} x{gpus}: {_us(g)} in a graph, {_us(e)} eager"
-        (holds if g < e else breaks).append(case)
-    return holds, breaks
+        yield f"{system} {runtime} x{gpus}: {_us(g)} in a graph, {_us(e)} eager", g < e
 
 
-def _latency_grows_with_gpus() -> tuple[list[str], list[str]]:
-    holds, breaks = [], []
+def _latency_grows_with_gpus() -> Iterator[_Case]:
     for system in sorted(systems()):
         counts = sorted(g for s, g in _library_tables() if s == system)
         if len(counts) < 2:
             continue
-        kernel = library_kernel(system)
-        alphas = [measured_fabric(system, g, kernel).fabric.latency for g in counts]
-        case = f"{system}: " + ", ".join(
-            f"{_us(a)} on {g}" for a, g in zip(alphas, counts, strict=True)
-        )
-        grows = all(b > a for a, b in itertools.pairwise(alphas))
-        (holds if grows else breaks).append(case)
-    return holds, breaks
+        alphas = [_library_fit(system, g).fabric.latency for g in counts]
+        case = ", ".join(f"{_us(a)} on {g}" for a, g in zip(alphas, counts, strict=True))
+        yield f"{system}: {case}", all(b > a for a, b in itertools.pairwise(alphas))
 
 
-def _stated_latency(fabric: Fabric, gpus: int, link: str) -> Callable[[], tuple[list, list]]:
-    def check() -> tuple[list[str], list[str]]:
-        holds, breaks = [], []
-        for system in sorted(systems()):
-            if link_class(system) != link:
-                continue
+def _stated_latency(fabric: Fabric, gpus: int, link: str) -> Callable[[], Iterator[_Case]]:
+    """The cases of "the stated latency is no better than a measured system's"."""
+
+    def cases() -> Iterator[_Case]:
+        for system in _of_class(link):
             try:
-                alpha = measured_fabric(system, gpus, library_kernel(system)).fabric.latency
+                alpha = _library_fit(system, gpus).fabric.latency
             except ValueError:
                 continue
-            case = f"{system}: {_us(alpha)}"
-            (holds if alpha <= fabric.latency else breaks).append(case)
-        return holds, breaks
+            yield f"{system}: {_us(alpha)}", alpha <= fabric.latency
 
-    return check
+    return cases
 
 
-#: The claims scored, each (key, the lesson's statement, what is compared, the check).
-CLAIMS: tuple[tuple[str, str, str, Callable[[], tuple[list, list]]], ...] = (
-    (
+#: The claims scored, in the order the page lists them.
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
         "four_slow_lose",
         "Four GPUs on the slow link decode one stream slower than two on the fast one.",
         "each PCIe-class system's 4-GPU fitted fabric against the H100 SXM's 2-GPU one, "
         "the H100's compute in both",
         _four_slow_lose,
     ),
-    (
+    Claim(
         "decode_latency_bound",
         "A decode all-reduce at batch 1 is latency-bound.",
         "each library all-reduce table: fitted alpha against one hidden vector's bytes",
         _decode_latency_bound,
     ),
-    (
+    Claim(
         "prefill_bandwidth_bound",
         "A prefill all-reduce is bandwidth-bound.",
         "each library all-reduce table: the prompt's bytes against fitted alpha",
         _prefill_bandwidth_bound,
     ),
-    (
+    Claim(
         "engine_kernel_beats_library",
         "An engine's one-shot or two-shot all-reduce beats the library's at decode sizes.",
         "each system and GPU count: the fastest engine kernel against the library at one "
         "hidden vector",
         _engine_kernel_beats_library,
     ),
-    (
+    Claim(
         "graph_cuts_latency",
         "A CUDA graph cuts a small all-reduce's latency.",
         "each engine kernel measured both ways: the smallest message in a graph and eager",
         _graph_cuts_latency,
     ),
-    (
+    Claim(
         "latency_grows_with_gpus",
         "The library's small-message latency grows with the number of GPUs.",
         "each system: fitted alpha at 2, 4 and 8 GPUs",
         _latency_grows_with_gpus,
     ),
-    (
+    Claim(
         "fast_latency_upper",
         "The fast fabric's stated latency is no better than a measured NVLink system's.",
         f"each NVLink-class system's 2-GPU fitted alpha against {_us(FAST.latency)}",
         _stated_latency(FAST, 2, "NVLink-class"),
     ),
-    (
+    Claim(
         "slow_latency_upper",
         "The slow fabric's stated latency is no better than a measured PCIe system's.",
         f"each PCIe-class system's 4-GPU fitted alpha against {_us(SLOW.latency)}",
@@ -567,7 +559,7 @@ CLAIMS: tuple[tuple[str, str, str, Callable[[], tuple[list, list]]], ...] = (
 
 @functools.cache
 def evaluate_claims() -> tuple[ClaimResult, ...]:
-    """Score every claim of :data:`CLAIMS` on the shipped measurements.
+    """Score every claim of :data:`CLAIMS` on the shipped measurements, one loop for all.
 
     Returns
     -------
@@ -575,7 +567,9 @@ def evaluate_claims() -> tuple[ClaimResult, ...]:
         In the order of :data:`CLAIMS`.
     """
     results = []
-    for key, statement, tested, check in CLAIMS:
-        holds, breaks = check()
-        results.append(ClaimResult(key, statement, tested, tuple(holds), tuple(breaks)))
+    for claim in CLAIMS:
+        cases = list(claim.cases())
+        holds = tuple(case for case, held in cases if held)
+        breaks = tuple(case for case, held in cases if not held)
+        results.append(ClaimResult(claim.key, claim.statement, claim.tested, holds, breaks))
     return tuple(results)

@@ -84,7 +84,8 @@ def test_build_environment_has_the_pinned_versions():
 
 
 def test_post_build_sets_the_jupytext_viewer(tmp_path):
-    """Running postBuild makes JupyterLab open MyST .md files as notebooks."""
+    """Running postBuild makes JupyterLab open MyST .md files as notebooks, and writes the
+    chapters with their numbers filled in (here into a scratch folder, not over book/)."""
     script = ROOT / "postBuild"
     assert os.access(script, os.X_OK), "postBuild must be executable"
     env = {
@@ -92,8 +93,12 @@ def test_post_build_sets_the_jupytext_viewer(tmp_path):
         "HOME": str(tmp_path),
         "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter"),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "LESSON_NOTEBOOKS_OUT": str(tmp_path / "notebooks"),
     }
     subprocess.run(["bash", str(script)], check=True, cwd=ROOT, env=env, capture_output=True)
+    latency = (tmp_path / "notebooks" / "book" / "latency.md").read_text()
+    assert "{glue" not in latency and "{ref}" not in latency and "{term}" not in latency
+    assert "\n128 [all-reduces](glossary.md#term-all-reduce) in a row" in latency
     overrides = json.loads(
         (tmp_path / "jupyter" / "labconfig" / "default_setting_overrides.json").read_text()
     )
@@ -185,7 +190,8 @@ def test_make_lab_keeps_its_settings_in_the_project(tmp_path):
     assert viewers == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
     assert not home.exists()
     cmd = tool.command(["--no-browser"])
-    assert cmd[1] == "lab" and f"--ServerApp.root_dir={ROOT}" in cmd and cmd[-1] == "--no-browser"
+    assert cmd[1] == "lab" and f"--ServerApp.root_dir={tool.LAB_ROOT}" in cmd
+    assert cmd[-1] == "--no-browser" and tool.LAB_ROOT == ROOT / "_build" / "lab"
     assert (
         "lab:" in (ROOT / "Makefile").read_text()
         and "tools/lab.py" in (ROOT / "Makefile").read_text()
@@ -221,7 +227,11 @@ def test_make_lab_writes_nothing_into_the_home_folder(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log_path = tmp_path / "lab.log"
-    cmd = tool.command(["--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.token=t"])
+    (tmp_path / "root").mkdir()
+    cmd = tool.command(
+        ["--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.token=t"],
+        root=tmp_path / "root",
+    )
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

@@ -5,12 +5,13 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.batching import (
     BATCH_HEADER,
-    batch_curve,
     batch_rows,
     batching_numbers,
+    speculative_numbers,
+)
+from lesson_lib.model.batching import (
     mtp_head_params,
     speculative_crossover_sequences,
-    speculative_numbers,
     speculative_tokens_per_collective,
 )
 from lesson_lib.model.specimen import FAST, GPU, MODEL
@@ -32,13 +33,6 @@ def test_full_context_kv_read_matches_latency_term():
     assert v["fit_full_4"] == "16"
 
 
-def test_throughput_grows_and_wait_grows_slower():
-    """64 sequences: far more tokens/s than 1, each sequence waits less than 2x as long."""
-    one, many = batch_curve(MODEL, GPU, FAST, 4, [1, 64])
-    assert many.tokens_per_s > 30 * one.tokens_per_s
-    assert one.total_s < many.total_s < 2 * one.total_s
-
-
 def test_rows_stop_at_memory():
     """The table's last row is the most sequences of 4,096 tokens that fit on 4 GPUs."""
     rows = batch_rows()
@@ -46,21 +40,6 @@ def test_rows_stop_at_memory():
     # (84.93 GB - 13.5 GB) / (4,096 x 64 KiB / 4 + state / 4) = 676 sequences.
     per = 4096 * 65536 / 4 + 153_944_064 / 4
     assert rows[-1][0] == f"{int((79.1 * 2**30 - 13.5e9) // per):,}"
-
-
-def test_bad_batch_named():
-    """A batch of 0 or a float names the parameter."""
-    with pytest.raises(ValueError, match="batch"):
-        batch_curve(MODEL, GPU, FAST, 4, [0])
-    with pytest.raises(TypeError, match="batch"):
-        batch_curve(MODEL, GPU, FAST, 4, [2.5])
-
-
-def test_one_sequence_row_is_lesson_plus_reads():
-    """Batch 1 at 4,096 tokens: the lesson's 5.31 ms plus a small KV read."""
-    (step,) = batch_curve(MODEL, GPU, FAST, 4, [1], context=4096)
-    assert_allclose(step.latency_s, 1.28e-3)
-    assert 5.31e-3 < step.total_s < 5.40e-3
 
 
 def test_chunked_prefill_numbers_by_hand():

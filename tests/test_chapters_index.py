@@ -3,7 +3,7 @@
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
-from lesson_lib.chapters import index, overview
+from lesson_lib.chapters.glue import chapter_numbers, glue_chapter
 
 
 def test_the_landing_page_quotes_the_worked_example_and_both_answers():
@@ -12,8 +12,10 @@ def test_the_landing_page_quotes_the_worked_example_and_both_answers():
     One GPU reads 54 GB of weights at 3.35 TB/s: 16.12 ms a token; the four
     slow GPUs take 10.43 ms and the two fast ones 9.34 ms (the worked example).
     """
-    values = index.numbers()
-    assert {k: v for k, v in values.items() if k in overview.numbers()} == overview.numbers()
+    values = chapter_numbers("index")
+    assert {k: v for k, v in values.items() if k in chapter_numbers("overview")} == chapter_numbers(
+        "overview"
+    )
     assert values["pcie_bandwidth"] == "64 GB/s"
     assert values["speedup_1_to_4_slow"] == "1.55x"
     assert values["slow_4_vs_fast_2"] == "1.12x"
@@ -32,7 +34,7 @@ def test_the_landing_page_carries_the_caveat_from_measured_fabrics():
     (the worst line is 4.03 + 128 x 0.01809 = 6.35 ms < 9.34 ms), so the
     claim that four slow GPUs lose holds on none of the three.
     """
-    values = index.numbers()
+    values = chapter_numbers("index")
     assert values["pub_pcie_8"] == "43.47 us" and values["pub_pcie_ranks"] == "8"
     assert values["pub_pcie_vs_fast_2"] == "1.03x"
     assert values["pcie_alpha_4_low"] == "11.7 us" and values["pcie_alpha_4_high"] == "18.09 us"
@@ -46,7 +48,7 @@ def test_glue_glues_every_number_hidden():
     """Each value of numbers() is glued once, under its name, with no visible output."""
     InteractiveShell.instance()
     with capture_output() as captured:
-        names = index.glue()
-    assert names == list(index.numbers())
+        names = glue_chapter("index")
+    assert names == list(chapter_numbers("index"))
     assert [out.metadata["scrapbook"]["name"] for out in captured.outputs] == names
     assert all(not any(k.startswith("text/") for k in out.data) for out in captured.outputs)

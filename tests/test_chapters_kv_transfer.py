@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.chapters import kv_transfer
+from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.chapters.kv_transfer import (
     LINK_HEADER,
-    LINKS_BY_KEY,
     WORKLOAD_HEADER,
-    collective_latency_per_token,
-    colocated_stall_per_token,
     decode_parallel_rows,
-    link_handoff,
     link_rows,
     workload_rows,
+)
+from lesson_lib.model.kv_links import (
+    collective_latency_per_token,
 )
 from lesson_lib.model.specimen import MODEL
 
@@ -23,7 +22,7 @@ def test_the_glued_headline_numbers():
     """Full-length request over one 400 Gb/s NIC: 17,333,813,248 B / 50e9 B/s = 0.347 s;
     per GPU of four, 4,333,453,312 B = 4.04 GiB in 86.69 ms; the state 146.8 MiB is worth
     153,944,064 / 65,536 = 2,349 tokens of KV; NVLink's 450 GB/s is 9x a NIC's 50 GB/s."""
-    n = kv_transfer.numbers()
+    n = chapter_numbers("kv_transfer")
     assert n["full_one_nic"] == "0.347 s"
     assert n["full_per_gpu_gib"] == "4.04 GiB"
     assert n["full_nic"] == "86.69 ms"
@@ -39,7 +38,7 @@ def test_the_glued_headline_numbers():
 def test_dcp_numbers_by_hand():
     """TP 8 copies each of the 4 KV heads twice: 16 GiB / 4 = 4 GiB per GPU, DCP 2 makes it
     2 GiB; 2 x 16 attention layers = 32 more collectives per token, 0.32 ms at 10 us."""
-    n = kv_transfer.numbers()
+    n = chapter_numbers("kv_transfer")
     assert (n["tp8_copies"], n["tp4_kv_per_gpu"], n["dcp_kv_per_gpu"]) == ("2", "4 GiB", "2 GiB")
     assert (n["tp4_sequences"], n["tp8_sequences"], n["dcp_sequences"]) == ("16", "18", "36")
     assert n["dcp_extra_collectives"] == "32" and n["dcp_extra_latency"] == "0.32 ms"
@@ -55,12 +54,6 @@ def test_link_rows_at_the_lesson_prompt():
     assert nic[1] == "100.7 MiB" and nic[2] == "2.14 ms"
     shared = rows["the node's shared Ethernet port"]
     assert shared[1] == "402.81 MiB" and shared[2] == "16.95 ms"
-
-
-def test_colocated_stall_by_hand():
-    """64 sequences, each 256 tokens long, behind a 75.92 ms prefill: 64 x 75.92 / 256 ms."""
-    assert colocated_stall_per_token(75.92e-3, 64, 256) == pytest.approx(18.98e-3)
-    assert colocated_stall_per_token(0.0, 64, 256) == 0.0
 
 
 def test_workload_rows_short_prompts_long_outputs_gain_little():
@@ -86,9 +79,3 @@ def test_decode_parallel_rows_by_hand():
     assert [r[2] for r in rows] == ["16", "18", "36"]
     assert [r[3] for r in rows] == ["1.28 ms", "1.28 ms", "1.6 ms"]
     assert collective_latency_per_token(MODEL, 8, 2) == pytest.approx(160 * 10e-6)
-
-
-def test_link_handoff_refuses_a_fabric_for_a_link():
-    """A Fabric is not a Link (it lacks the shared-port flag): TypeError naming the parameter."""
-    with pytest.raises(TypeError, match=r"^link must be a Link, got Fabric$"):
-        link_handoff(LINKS_BY_KEY["nic"].fabric, 4096)

@@ -1,6 +1,7 @@
 """The summary's numbers: the worked example's, and three it quotes from other chapters."""
 
-from lesson_lib.chapters import batching, overview, summary
+from lesson_lib.chapters import batching
+from lesson_lib.chapters.glue import chapter_numbers
 
 
 def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
@@ -10,8 +11,10 @@ def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
     the specimen's; the batch crossover is the batching chapter's own value,
     the all-to-alls the experts chapter's.
     """
-    values = summary.numbers()
-    assert {k: v for k, v in values.items() if k in overview.numbers()} == overview.numbers()
+    values = chapter_numbers("summary")
+    assert {k: v for k, v in values.items() if k in chapter_numbers("overview")} == chapter_numbers(
+        "overview"
+    )
     assert values["rate_4_gb"] == "0.0983 GB/s"
     assert values["sizing_kv_heads"] == "4"
     assert values["batch_crossover_4"] == batching.batching_numbers()["batch_crossover_4"]

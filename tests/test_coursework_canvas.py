@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.coursework.canvas import (
+    _assignment_columns,
+    _read_gradebook,
     assignment_column,
-    assignment_columns,
     check_gradebook,
     fill_gradebook,
-    read_gradebook,
 )
 from lesson_lib.coursework.grade import _write_canvas, main
 
@@ -48,8 +48,8 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
 
 
 def test_the_assignment_column_is_found_by_name_without_case_or_outer_spaces():
-    header = read_gradebook(EXPORT)[0]
-    assert assignment_columns(header) == ["Problem set (987654)", "Lab report (987655)"]
+    header = _read_gradebook(EXPORT)[0]
+    assert _assignment_columns(header) == ["Problem set (987654)", "Lab report (987655)"]
     assert assignment_column(header, "Problem set") == "Problem set (987654)"
     assert assignment_column(header, "Problem Set") == "Problem set (987654)"
     assert assignment_column(header, "  PROBLEM SET ") == "Problem set (987654)"
@@ -59,7 +59,7 @@ def test_the_assignment_column_is_found_by_name_without_case_or_outer_spaces():
 
 
 def test_a_name_no_column_has_is_refused_unless_a_new_assignment_is_asked_for():
-    header = read_gradebook(EXPORT)[0]
+    header = _read_gradebook(EXPORT)[0]
     with pytest.raises(ValueError) as refused:
         assignment_column(header, "Problem set 2")
     message = str(refused.value)

@@ -6,7 +6,7 @@ import pytest
 
 from lesson_lib.coursework.check import CheckResult
 from lesson_lib.coursework.feedback import feedback_html, write_feedback
-from lesson_lib.coursework.grade import Submission
+from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.problems import PROBLEMS
 
 
@@ -50,10 +50,11 @@ def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_poi
         {"q10": CheckResult("q10", "right", "Right.", 1.0, "32", points=3.0)},
         late_factor=0.5,
         manual={"q12": 0.5},
+        late_note="LATE 2 day(s): handed in 2026-03-03 10:00:00Z (file time), due 2026-03-01",
     )
     page = feedback_html("s002", [sub])
     assert "<strong>1.75 of 54</strong>" in page
-    assert "the late policy keeps 0.5 of the 3.5 points earned" in page
+    assert "the late policy keeps 0.5 of the 3.5 points earned. LATE 2 day(s): handed in" in page
     assert "<td>0.5 / 1</td>" in page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
     sub.manual = {"q12": None}
     assert "not graded yet" in feedback_html("s002", [sub])

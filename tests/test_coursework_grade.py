@@ -11,17 +11,13 @@ import nbformat
 import pytest
 from set_points import POINTS, SET_POINTS
 
-from lesson_lib.coursework.grade import (
-    find_submissions,
-    grade_folder,
-    grade_notebook,
-    main,
-    static_answers,
-    write_details,
-    write_scores,
-)
+from lesson_lib.coursework.extract import static_answers
+from lesson_lib.coursework.grade import main
+from lesson_lib.coursework.grades_csv import write_details, write_scores
+from lesson_lib.coursework.grading import grade_folder, grade_notebook
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.student_edition import write_edition
+from lesson_lib.coursework.submissions import find_submissions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -338,7 +334,7 @@ def test_static_answers_survive_hostile_sources():
 
 def test_spreadsheet_formulas_are_neutralised():
     """Cells starting with = + - @ get an apostrophe; others and control characters."""
-    from lesson_lib.coursework.grade import spreadsheet_safe
+    from lesson_lib.coursework.grades_csv import spreadsheet_safe
 
     assert [spreadsheet_safe(x) for x in ("=1+1", "+1", "-2", "@SUM(A1)", "s001", 3)] == [
         "'=1+1",
@@ -354,7 +350,8 @@ def test_spreadsheet_formulas_are_neutralised():
 
 def test_duplicate_ids_are_flagged_on_every_copy():
     """s1, S1 and s1/problems are one student: each row says so, none is dropped."""
-    from lesson_lib.coursework.grade import Submission, flag_duplicates
+    from lesson_lib.coursework.graded import Submission
+    from lesson_lib.coursework.grading import _flag_duplicates
 
     subs = [
         Submission("s1", Path("s1.ipynb"), file="s1.ipynb"),
@@ -362,7 +359,7 @@ def test_duplicate_ids_are_flagged_on_every_copy():
         Submission("s1", Path("s1/problems.ipynb"), file="s1/problems.ipynb"),
         Submission("s2", Path("s2.ipynb"), file="s2.ipynb"),
     ]
-    assert set(flag_duplicates(subs)) == {"s1"}
+    assert set(_flag_duplicates(subs)) == {"s1"}
     assert all(s.notes[0].startswith("DUPLICATE student ID 's1': 3 submissions") for s in subs[:3])
     assert subs[3].notes == []
 
@@ -370,7 +367,7 @@ def test_duplicate_ids_are_flagged_on_every_copy():
 def test_csv_is_replaced_only_by_a_complete_one(tmp_path):
     """A write that fails midway leaves the earlier CSV as it was, and no temporary file."""
     from lesson_lib.coursework.check import check
-    from lesson_lib.coursework.grade import Submission
+    from lesson_lib.coursework.graded import Submission
 
     good = Submission("s1", Path("s1.ipynb"), file="s1.ipynb")
     good.results = {q: check(q, None) for q in PROBLEMS}
@@ -524,28 +521,28 @@ def test_each_answer_is_checked_with_a_time_limit(monkeypatch):
     """A check that never returns is stopped after CHECK_SECONDS: unreadable, scores nothing."""
     import time
 
-    from lesson_lib.coursework import grade
+    from lesson_lib.coursework import scoring
 
     def forever(*args, **kwargs):
         while True:
             time.sleep(0.01)
 
-    monkeypatch.setattr(grade, "CHECK_SECONDS", 0.2)
-    monkeypatch.setattr(grade, "check", forever)
+    monkeypatch.setattr(scoring, "CHECK_SECONDS", 0.2)
+    monkeypatch.setattr(scoring, "check", forever)
     started = time.monotonic()
-    result = grade.check_in_time("q1", 140, None)
+    result = scoring.check_in_time("q1", 140, None)
     assert time.monotonic() - started < 5
     assert result.status == "unreadable" and result.score == 0
     assert "longer than 0.2 s" in result.message
     monkeypatch.undo()
-    assert grade.check_in_time("q1", reference("q1"), None).status == "right"
+    assert scoring.check_in_time("q1", reference("q1"), None).status == "right"
 
 
 def test_only_readings_of_the_problems_answers_leave_the_sandbox():
     """The grader keeps a reading per problem from the runner's payload; extra keys, forged
     fields and a long STUDENT are dropped."""
     from lesson_lib.coursework.answers import read_answer
-    from lesson_lib.coursework.grade import _plain_payload
+    from lesson_lib.coursework.extract import _plain_payload
 
     good = read_answer(reference("q1")).to_json()
     payload = {
@@ -571,7 +568,7 @@ def test_a_long_answer_typed_in_the_source_is_too_long_and_its_message_short():
     """An answer cell of 15,000 spaces read from the source (the notebook could not run)
     gets 'too long' and a message within the cap, so the details CSV stays small."""
     from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
-    from lesson_lib.coursework.grade import check_in_time
+    from lesson_lib.coursework.scoring import check_in_time
 
     nb = {"cells": [{"cell_type": "code", "source": "answer_q1 = '1 a" + " " * 15_000 + "b'"}]}
     result = check_in_time("q1", static_answers(nb)["q1"], None)
@@ -623,26 +620,29 @@ def test_a_kernel_cannot_write_the_graders_result_or_its_notes(tmp_path):
 def test_space_limits_become_the_status_and_notes():
     """The runner's report of a full /tmp and a file at the limit: status 'out of space' and
     the grader's own notes with the limits; unknown folders and odd values are ignored."""
-    from lesson_lib.coursework.grade import Submission, _note_space
     from lesson_lib.coursework.sandbox import Limits
+    from lesson_lib.coursework.sandbox_run import RunRecord, run_outcome
 
-    sub = Submission("s1", Path("s1.ipynb"), status="ran with errors")
+    def outcome(record: dict) -> tuple:
+        return run_outcome(RunRecord.from_json(record), 60, 3, Limits(), sandbox=True)
+
     space = {"full": ["/tmp", "/elsewhere", 3], "file_limit": True}
-    _note_space(sub, space, Limits(), sandbox=True)
-    assert sub.status == "out of space"
-    assert sub.notes == [
-        "filled /tmp (its 256 MiB limit)",
-        "wrote a file of 64 MiB, the file-size limit",
-    ]
+    assert outcome({"status": "ran", "raised": 1, "space": space}) == (
+        "out of space",
+        [
+            "1 cell(s) raised an error",
+            "filled /tmp (its 256 MiB limit)",
+            "wrote a file of 64 MiB, the file-size limit",
+        ],
+    )
     for odd in (None, "full", {"full": "/tmp", "file_limit": "yes"}):
-        quiet = Submission("s2", Path("s2.ipynb"))
-        _note_space(quiet, odd, Limits(), sandbox=True)
-        assert (quiet.status, quiet.notes) == ("ran", [])
-    timed = Submission("s3", Path("s3.ipynb"), status="timed out")
-    _note_space(timed, {"full": ["/home/student"]}, Limits(), sandbox=True)
-    assert timed.status == "timed out" and timed.notes == [
-        "filled /home/student (its 256 MiB limit)"
-    ]
+        assert outcome({"status": "ran", "space": odd}) == ("ran", [])
+    for forged in (["ran"], {"ran": 1}, "finished", None):
+        assert outcome({"status": forged}) == ("could not run", [])
+    assert outcome({"status": "timed out", "space": {"full": ["/home/student"]}}) == (
+        "timed out",
+        ["stopped at the 60 s limit", "filled /home/student (its 256 MiB limit)"],
+    )
 
 
 def _notebook_json(student: str, answers: dict) -> str:
@@ -764,20 +764,22 @@ def test_a_stopped_run_leaves_nothing_and_keeps_the_old_grades(tmp_path, signum)
 def test_a_lookup_sets_the_status_and_heads_the_notes():
     """A notebook that ran and calls reference() gets the status 'answer lookup' and the
     note first; one that could not run keeps its status, with the note."""
-    from lesson_lib.coursework.grade import ANSWER_LOOKUP, Submission, _flag_lookups
+    from lesson_lib.coursework.graded import Submission
+    from lesson_lib.coursework.grading import _flag_lookups
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("answer_q1 = reference('q1', 's001')")]
-    cases = [("ran", ANSWER_LOOKUP), ("ran with errors", ANSWER_LOOKUP), ("timed out", "timed out")]
+    lookup = "answer lookup"
+    cases = [("ran", lookup), ("ran with errors", lookup), ("timed out", "timed out")]
     for status, after in cases:
         sub = Submission("s001", Path("s001.ipynb"), status=status, notes=["earlier"])
         _flag_lookups(sub, nb)
-        assert sub.status == after
+        assert sub.status == after and sub.answer_lookup
         assert sub.notes[0].startswith("ANSWER LOOKUP: reference( in code cell 1")
         assert sub.notes[1] == "earlier"
     clean = Submission("s001", Path("s001.ipynb"))
     _flag_lookups(clean, nbformat.v4.new_notebook())
-    assert clean.status == "ran" and clean.notes == []
+    assert clean.status == "ran" and clean.notes == [] and not clean.answer_lookup
 
 
 @pytest.mark.slow
@@ -830,7 +832,7 @@ def test_a_regrade_finds_a_canvas_download_by_its_students_id(tmp_path):
     and the plain ``s002_problems.ipynb`` is s002's."""
     import nbformat
 
-    from lesson_lib.coursework.grade import _entry_id
+    from lesson_lib.coursework.grading import entry_id
     from lesson_lib.coursework.submissions import find_submissions
 
     for name, sid in (
@@ -840,7 +842,7 @@ def test_a_regrade_finds_a_canvas_download_by_its_students_id(tmp_path):
         nb = nbformat.v4.new_notebook()
         nb.metadata["lesson"] = {"student_id": sid}
         nbformat.write(nb, tmp_path / name)
-    ids = sorted(_entry_id(e) for e in find_submissions(tmp_path))
+    ids = sorted(entry_id(e) for e in find_submissions(tmp_path))
     assert ids == ["s001", "s002"]
 
 
@@ -850,7 +852,7 @@ def test_the_csvs_hold_each_problems_points_and_the_total_counts_the_late_factor
     By hand: q11 3 x 0.25 = 0.75, q5 2 x 0.25 = 0.5, q1 1; earned 2.25; total
     2.25 x 0.75 = 1.6875 of 53."""
     from lesson_lib.coursework.check import check
-    from lesson_lib.coursework.grade import Submission
+    from lesson_lib.coursework.graded import Submission
 
     answers = {
         "q1": reference("q1", "s900"),
@@ -942,3 +944,23 @@ def test_a_regrade_given_no_options_keeps_the_late_penalty_of_the_full_run(tmp_p
     assert main([*args, "--student", "s501", "--late-penalty-per-day", "0.1"]) == 2
     assert "--late-penalty-per-day 0.25 and this regrade has" in capsys.readouterr().err
     assert out.read_bytes() == before
+
+
+def test_a_status_is_written_as_its_text_and_read_back_as_it(tmp_path):
+    """The status enum's members are the CSV's words: an ID mismatch is written 'ID mismatch'
+    and, read back, is nobody's answers; a row whose notes begin NOT COUNTED is not counted,
+    one that only mentions it later is."""
+    from lesson_lib.coursework.graded import Submission
+    from lesson_lib.coursework.grades_csv import read_grades_row, read_scores
+    from lesson_lib.coursework.scoring import score_nothing
+    from lesson_lib.coursework.status import Status
+
+    sub = score_nothing(Submission("s1", tmp_path / "s1.ipynb", Status.ID_MISMATCH))
+    write_scores([sub], tmp_path / "g.csv")
+    assert _rows(tmp_path / "g.csv")["s1"]["status"] == "ID mismatch"
+    (row,) = read_scores(tmp_path / "g.csv")
+    assert (row.status, row.counted, row.graded) == ("ID mismatch", True, False)
+    dropped = read_grades_row({"status": "ran", "notes": "NOT COUNTED (--keep best): b.ipynb"})
+    assert (dropped.counted, dropped.graded) == (False, False)
+    said = read_grades_row({"status": "ran", "notes": "STUDENT = 'NOT COUNTED'; graded as 's1'"})
+    assert (said.counted, said.graded) == (True, True)

@@ -14,7 +14,7 @@ import pytest
 from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.check import check
-from lesson_lib.coursework.grade import Submission
+from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.gradescope import PYTHON_REQUEST, build_zip, results_json
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.student_edition import write_edition

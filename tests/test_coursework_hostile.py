@@ -27,9 +27,9 @@ from sandbox_support import need_sandbox, sandbox_processes
 from set_points import POINTS, SET_POINTS
 
 import lesson_lib
-from lesson_lib.coursework.grade import find_submissions
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
+from lesson_lib.coursework.submissions import find_submissions
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 SECRET = "planted-secret-5b1e9d"

@@ -147,7 +147,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 def _shown(name: str) -> str:
     """A file name as the CSV writes it: escaped, and ASCII if it is not a valid ID."""
-    from lesson_lib.coursework.grade import spreadsheet_safe
+    from lesson_lib.coursework.grades_csv import spreadsheet_safe
 
     return spreadsheet_safe(name)
 

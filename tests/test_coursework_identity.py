@@ -14,10 +14,11 @@ from sandbox_support import need_sandbox
 from set_points import SET_POINTS
 
 from lesson_lib.coursework.grade import main
-from lesson_lib.coursework.identity import ID_MISMATCH, UNKNOWN_ID, identify
+from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import read_gradescope_export
 from lesson_lib.coursework.problems import reference
 from lesson_lib.coursework.roster import read_roster
+from lesson_lib.coursework.status import Status
 from lesson_lib.coursework.student_edition import write_edition
 from lesson_lib.coursework.submissions import find_submissions
 
@@ -48,10 +49,10 @@ def test_names_and_metadata_that_agree_give_the_id(tmp_path):
     _notebook(tmp_path / "problems.ipynb", "s004")  # renamed by the student
     found = _identities(tmp_path)
     assert {f: (i.student, i.status) for f, i in found.items()} == {
-        "s001/s001_problems.ipynb": ("s001", ""),
-        "s002.ipynb": ("s002", ""),
-        "smithjane_12345_6789012_s003_problems.ipynb": ("s003", ""),
-        "problems.ipynb": ("s004", ""),
+        "s001/s001_problems.ipynb": ("s001", None),
+        "s002.ipynb": ("s002", None),
+        "smithjane_12345_6789012_s003_problems.ipynb": ("s003", None),
+        "problems.ipynb": ("s004", None),
     }
     assert found["smithjane_12345_6789012_s003_problems.ipynb"].lms_user == "12345"
     assert "identified by the notebook's metadata as 's004'" in found["problems.ipynb"].notes
@@ -63,7 +64,7 @@ def test_disagreeing_names_metadata_or_roster_are_an_id_mismatch(tmp_path):
     _notebook(tmp_path / "s003" / "s004_problems.ipynb")
     _notebook(tmp_path / "leeanna_12347_6789014_s001_problems.ipynb", "s001")  # 12347 is s003
     found = _identities(tmp_path, read_roster(DATA / "roster.csv"))
-    assert {f: i.status for f, i in found.items()} == dict.fromkeys(found, ID_MISMATCH)
+    assert {f: i.status for f, i in found.items()} == dict.fromkeys(found, Status.ID_MISMATCH)
     notes = " ".join(found["leeanna_12347_6789014_s001_problems.ipynb"].notes)
     assert "the roster (user 12347) says 's003'" in notes and "file name says 's001'" in notes
 
@@ -72,19 +73,19 @@ def test_no_id_anywhere_or_an_id_off_the_roster_is_unknown(tmp_path):
     _notebook(tmp_path / "problems.ipynb")
     _notebook(tmp_path / "s999_problems.ipynb", "s999")
     found = _identities(tmp_path, read_roster(DATA / "roster.csv"))
-    assert found["problems.ipynb"].status == UNKNOWN_ID
+    assert found["problems.ipynb"].status == Status.UNKNOWN_ID
     assert found["problems.ipynb"].student == ""
-    assert found["s999_problems.ipynb"].status == UNKNOWN_ID
+    assert found["s999_problems.ipynb"].status == Status.UNKNOWN_ID
     assert "'s999'" in " ".join(found["s999_problems.ipynb"].notes)
     without_roster = _identities(tmp_path)
-    assert without_roster["s999_problems.ipynb"].status == ""  # no roster: any valid ID
+    assert without_roster["s999_problems.ipynb"].status is None  # no roster: any valid ID
 
 
 def test_a_name_that_is_not_an_id_is_left_to_the_graders_own_check(tmp_path):
     """The Cyrillic impostor keeps its raw name (the grader marks it invalid ID)."""
     _notebook(tmp_path / "\u0430001.ipynb", "a001")
     (ident,) = _identities(tmp_path).values()
-    assert (ident.student, ident.status) == ("\u0430001", "")
+    assert (ident.student, ident.status) == ("\u0430001", None)
 
 
 def test_a_gradescope_export_is_identified_by_its_metadata_and_the_roster(tmp_path):
@@ -94,11 +95,11 @@ def test_a_gradescope_export_is_identified_by_its_metadata_and_the_roster(tmp_pa
     _notebook(tmp_path / "submission_301246" / "s005_problems.ipynb", "s005")
     found = _identities(tmp_path, read_roster(DATA / "roster.csv"))
     dana = found["submission_301245/problems.ipynb"]
-    assert (dana.student, dana.status, dana.lms_user) == ("s006", "", "12350")
+    assert (dana.student, dana.status, dana.lms_user) == ("s006", None, "12350")
     assert dana.submitted_at == dt.datetime(2026, 3, 1, 17, 15, 42, 123456, tzinfo=dt.UTC)
     assert dana.time_source == "Gradescope created_at"
     carl = found["submission_301246/s005_problems.ipynb"]
-    assert (carl.student, carl.status) == ("s005", "")  # by e-mail: his sid is not the LMS id
+    assert (carl.student, carl.status) == ("s005", None)  # by e-mail: his sid is not the LMS id
 
 
 def test_canvas_late_marker_and_resubmission_are_kept(tmp_path):
@@ -120,26 +121,26 @@ def test_a_canvas_upload_named_as_the_student_liked_is_identified_by_metadata_an
     _notebook(tmp_path / "roebob_12348_6789102_s004.ipynb")  # older edition: no metadata
     found = _identities(tmp_path, roster)
     final = found["petrovivan_12349_6789099_My problems FINAL.ipynb"]
-    assert (final.student, final.status, final.lms_user) == ("s005", "", "12349")
+    assert (final.student, final.status, final.lms_user) == ("s005", None, "12349")
     notes = " ".join(final.notes)
     assert "'My problems FINAL', which holds no student ID" in notes
     assert "identified by the notebook's metadata and the roster (user 12349) as 's005'" in notes
     assert (found["poecarl_12349_6789100_Untitled.ipynb"].student, "") == ("s005", "")
-    assert found["poecarl_12349_6789100_Untitled.ipynb"].status == ""
-    assert found["poecarl_12349_6789101_Untitled-1.ipynb"].status == ID_MISMATCH
+    assert found["poecarl_12349_6789100_Untitled.ipynb"].status is None
+    assert found["poecarl_12349_6789101_Untitled-1.ipynb"].status == Status.ID_MISMATCH
     bare = found["roebob_12348_6789102_s004.ipynb"]  # the roster names 12348 as s004 too
-    assert (bare.student, bare.status) == ("s004", "")
+    assert (bare.student, bare.status) == ("s004", None)
     without_roster = _identities(tmp_path)
     assert without_roster["petrovivan_12349_6789099_My problems FINAL.ipynb"].student == "s005"
     alone = without_roster["roebob_12348_6789102_s004.ipynb"]  # nothing else names anyone
-    assert (alone.student, alone.status) == ("s004", "")
+    assert (alone.student, alone.status) == ("s004", None)
     assert "the uploaded name 's004' is the ID" in " ".join(alone.notes)
 
 
 def test_a_canvas_upload_with_no_id_anywhere_is_unknown_not_invalid(tmp_path):
     _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb")
     (ident,) = _identities(tmp_path).values()
-    assert (ident.student, ident.status) == ("", UNKNOWN_ID)
+    assert (ident.student, ident.status) == ("", Status.UNKNOWN_ID)
 
 
 # --- a simulated class, graded as make grade does -------------------------------------------
@@ -231,9 +232,9 @@ def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_cla
         "leeanna_12347_6789014_problems.ipynb": ("s003", "ran", full),
         "problems.ipynb": ("s004", "ran", full),
         "poecarl_12349_6789099_My problems FINAL.ipynb": ("s005", "ran", full),
-        "s005_problems.ipynb": ("s005", ID_MISMATCH, 0),
-        "problems (1).ipynb": ("problems", UNKNOWN_ID, 0),
-        "s999_problems.ipynb": ("s999", ID_MISMATCH, 0),
+        "s005_problems.ipynb": ("s005", Status.ID_MISMATCH, 0),
+        "problems (1).ipynb": ("problems", Status.UNKNOWN_ID, 0),
+        "s999_problems.ipynb": ("s999", Status.ID_MISMATCH, 0),
         "submission_301245/s006_problems.ipynb": ("s006", "ran", full),
     }
     got = {f: (r["student"], r["status"], float(r["total"])) for f, r in rows.items()}

@@ -65,6 +65,8 @@ class _Row:
     notes: list[str] = field(default_factory=list)
     late_factor: float = 1.0
     counted: bool = True
+    duplicate_note: str = ""
+    late_note: str = ""
 
     @property
     def total(self) -> float:
@@ -73,7 +75,8 @@ class _Row:
 
 def _row(file: str, raw: float, at: dt.datetime | None, student: str = "s001", **extra) -> _Row:
     ident = Identity(student, submitted_at=at, time_source="file time", **extra)
-    return _Row(student, file, raw, ident, notes=["DUPLICATE student ID 's001': ..."])
+    duplicate = "DUPLICATE student ID 's001': ..."
+    return _Row(student, file, raw, ident, notes=[duplicate], duplicate_note=duplicate)
 
 
 def test_keep_latest_counts_the_last_one_handed_in_and_penalises_it():

@@ -8,11 +8,11 @@ import pytest
 
 from lesson_lib.coursework.lms_names import (
     CanvasName,
+    _parse_time,
     id_in_file_stem,
     is_gradescope_folder,
     metadata_student,
     parse_canvas_name,
-    parse_time,
     read_gradescope_export,
     read_gradescope_metadata,
 )
@@ -93,15 +93,15 @@ def test_the_metadata_id_is_read_only_when_it_is_a_valid_id(metadata, expected):
 def test_times_as_gradescope_writes_them():
     """ISO 8601 with microseconds, the YAML export's nanoseconds and spaced zone, no zone = UTC."""
     minus7 = dt.timezone(dt.timedelta(hours=-7))
-    assert parse_time("2018-07-01T14:22:32.365935-07:00") == dt.datetime(
+    assert _parse_time("2018-07-01T14:22:32.365935-07:00") == dt.datetime(
         2018, 7, 1, 14, 22, 32, 365935, minus7
     )
-    assert parse_time("2018-07-01 14:22:32.365935000 -07:00") == dt.datetime(
+    assert _parse_time("2018-07-01 14:22:32.365935000 -07:00") == dt.datetime(
         2018, 7, 1, 14, 22, 32, 365935, minus7
     )
-    assert parse_time("2018-07-01T21:22:32Z") == dt.datetime(2018, 7, 1, 21, 22, 32, tzinfo=dt.UTC)
-    assert parse_time("2018-07-01 21:22:32") == dt.datetime(2018, 7, 1, 21, 22, 32, tzinfo=dt.UTC)
-    assert parse_time("yesterday") is None and parse_time(12) is None
+    assert _parse_time("2018-07-01T21:22:32Z") == dt.datetime(2018, 7, 1, 21, 22, 32, tzinfo=dt.UTC)
+    assert _parse_time("2018-07-01 21:22:32") == dt.datetime(2018, 7, 1, 21, 22, 32, tzinfo=dt.UTC)
+    assert _parse_time("yesterday") is None and _parse_time(12) is None
 
 
 def test_a_gradescope_export_maps_folders_to_submitters_and_times(tmp_path):

@@ -9,8 +9,8 @@ from lesson_lib.coursework.manual_grading import (
     EXPORT_HEADER,
     MANUAL_PARTS,
     ManualImportError,
-    merge_points,
-    read_points,
+    _merge_points,
+    _read_points,
     reasoning_answers,
 )
 
@@ -47,13 +47,13 @@ def test_points_out_of_range_are_refused_naming_the_row_and_range(tmp_path):
     with pytest.raises(
         ManualImportError, match=r"row 2 \(s1\): points must be a number from 0 to 1"
     ):
-        read_points(path, part)
+        _read_points(path, part)
     path.write_text(",".join(EXPORT_HEADER) + "\ns1,f,why,half,1,r\n")
     with pytest.raises(ManualImportError, match="got 'half'"):
-        read_points(path, part)
+        _read_points(path, part)
     path.write_text(",".join(EXPORT_HEADER) + "\ns1,f,a,1,1,r\nS1,f,b,0,1,r\n")
     with pytest.raises(ManualImportError, match="appears twice"):
-        read_points(path, part)
+        _read_points(path, part)
 
 
 def test_merge_points_counts_only_given_points():
@@ -66,7 +66,7 @@ def test_merge_points_counts_only_given_points():
         ["s3", "1", "3", "2", "4", "0.5", ""],
     ]
     given = {"q12": {"s1": 1.0, "s2": None, "s3": 1.0}}
-    merged = merge_points(header, rows, given, {"qa": 1.0, "qb": 3.0})
+    merged = _merge_points(header, rows, given, {"qa": 1.0, "qb": 3.0})
     assert merged == [
         ["s1", "1", "0.5", "2.5", "5", "1", "1"],
         ["s2", "0", "0", "0", "5", "1", ""],

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.coursework.check import CheckResult
-from lesson_lib.coursework.grade import Submission, write_manual_export, write_scores
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.grades_csv import write_manual_export, write_scores
 from lesson_lib.coursework.manual_grading import EXPORT_HEADER, MANUAL_PARTS, ManualImportError
 from lesson_lib.coursework.manual_import import main, merge
 from lesson_lib.coursework.problems import PROBLEMS

@@ -12,11 +12,11 @@ import pytest
 from lesson_lib.coursework.output_folder import (
     MANIFEST,
     FolderRefused,
+    _force_reasons,
+    _never_reasons,
+    _read_manifest,
     check_folder,
     files_in,
-    force_reasons,
-    never_reasons,
-    read_manifest,
     write_manifest,
 )
 
@@ -49,9 +49,9 @@ def test_the_book_a_folder_holding_it_and_a_checkout_are_never_used(tmp_path):
 def test_a_site_inside_the_book_must_be_under_build(tmp_path):
     """--site book-root/copy would copy itself; book-root/_build/copy is fine."""
     root = _book(tmp_path)
-    assert never_reasons(root / "copy", root, replaces=True)
-    assert never_reasons(root / "_build" / "copy", root, replaces=True) == []
-    assert never_reasons(root / "copy", root, replaces=False) == []
+    assert _never_reasons(root / "copy", root, replaces=True)
+    assert _never_reasons(root / "_build" / "copy", root, replaces=True) == []
+    assert _never_reasons(root / "copy", root, replaces=False) == []
 
 
 def test_home_and_file_system_root_are_never_used(tmp_path, monkeypatch):
@@ -60,9 +60,9 @@ def test_home_and_file_system_root_are_never_used(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    assert any("home folder" in r for r in never_reasons(home, root, replaces=True))
+    assert any("home folder" in r for r in _never_reasons(home, root, replaces=True))
     assert any(
-        "root of the file system" in r for r in never_reasons(Path("/"), root, replaces=True)
+        "root of the file system" in r for r in _never_reasons(Path("/"), root, replaces=True)
     )
 
 
@@ -79,9 +79,9 @@ def test_a_foreign_non_empty_folder_needs_force(tmp_path):
     assert "_config.yml" in message and "notebooks" in message and "--force" in message
     assert "nothing was written or deleted" in message
     assert check_folder(other, root, writes=None, force=True) == {}
-    assert force_reasons(tmp_path / "new", None, replaces=True) == ([], {})
+    assert _force_reasons(tmp_path / "new", None, replaces=True) == ([], {})
     (tmp_path / "empty").mkdir()
-    assert force_reasons(tmp_path / "empty", None, replaces=True) == ([], {})
+    assert _force_reasons(tmp_path / "empty", None, replaces=True) == ([], {})
 
 
 def test_a_changed_or_unknown_file_in_a_folder_the_edition_made_needs_force(tmp_path):
@@ -91,17 +91,17 @@ def test_a_changed_or_unknown_file_in_a_folder_the_edition_made_needs_force(tmp_
     (folder / "s1" / "problems.ipynb").write_bytes(b"as written")
     write_manifest(folder, {"s1/problems.ipynb": hashlib.sha256(b"as written").hexdigest()})
     assert (
-        force_reasons(folder, ["s1/problems.ipynb", "s2/problems.ipynb"], replaces=False)[0] == []
+        _force_reasons(folder, ["s1/problems.ipynb", "s2/problems.ipynb"], replaces=False)[0] == []
     )
     (folder / "s1" / "problems.ipynb").write_bytes(b"answer_q1 = 140")
     (folder / "s1" / "notes.txt").write_text("mine")
-    reasons, manifest = force_reasons(folder, ["s1/problems.ipynb"], replaces=False)
-    assert manifest == read_manifest(folder)
+    reasons, manifest = _force_reasons(folder, ["s1/problems.ipynb"], replaces=False)
+    assert manifest == _read_manifest(folder)
     assert reasons == [
         "s1/problems.ipynb changed since the student edition wrote it (a student's work?)"
     ]
     # replacing the whole folder also looks at files the edition would not write
-    reasons, _ = force_reasons(folder, None, replaces=True)
+    reasons, _ = _force_reasons(folder, None, replaces=True)
     assert "s1/notes.txt was not written by the student edition" in reasons
 
 
@@ -115,7 +115,7 @@ def test_build_output_inside_a_site_copy_is_not_a_change(tmp_path):
     (folder / "_build" / ".jupyter_cache" / "db").write_text("cache")
     (folder / "tools" / "__pycache__").mkdir(parents=True)
     (folder / "tools" / "__pycache__" / "x.pyc").write_bytes(b"\0")
-    assert force_reasons(folder, None, replaces=True)[0] == []
+    assert _force_reasons(folder, None, replaces=True)[0] == []
     assert sorted(files_in(folder)) == [
         "_build/.jupyter_cache/db",
         "a.md",
@@ -126,10 +126,10 @@ def test_build_output_inside_a_site_copy_is_not_a_change(tmp_path):
 def test_a_manifest_not_written_by_the_edition_is_not_one(tmp_path):
     """A JSON file with another maker, or broken JSON, does not make a folder the edition's."""
     (tmp_path / MANIFEST).write_text(json.dumps({"made_by": "someone", "files": {}}))
-    assert read_manifest(tmp_path) is None
+    assert _read_manifest(tmp_path) is None
     (tmp_path / MANIFEST).write_text("{")
-    assert read_manifest(tmp_path) is None
-    assert force_reasons(tmp_path, ["x"], replaces=False)[0]
+    assert _read_manifest(tmp_path) is None
+    assert _force_reasons(tmp_path, ["x"], replaces=False)[0]
 
 
 def test_many_reasons_are_listed_up_to_five(tmp_path):
@@ -139,5 +139,5 @@ def test_many_reasons_are_listed_up_to_five(tmp_path):
     for i in range(7):
         (folder / f"n{i}.ipynb").write_text("changed")
     write_manifest(folder, {f"n{i}.ipynb": "0" * 64 for i in range(7)})
-    reasons, _ = force_reasons(folder, [f"n{i}.ipynb" for i in range(7)], replaces=False)
+    reasons, _ = _force_reasons(folder, [f"n{i}.ipynb" for i in range(7)], replaces=False)
     assert len(reasons) == 6 and reasons[-1] == "... and 2 more"

@@ -192,7 +192,7 @@ def test_an_id_no_edition_issued_is_unknown_with_no_roster_flag(tmp_path, monkey
     made by another edition (its own salt) with name and metadata agreeing. Graded with no
     roster or salt flag from this folder: s001 runs, s999 is 'unknown ID', 0, not run. A
     roster named on the command line wins: with one listing only s999 the roles swap."""
-    from lesson_lib.coursework.identity import UNKNOWN_ID
+    from lesson_lib.coursework.status import Status
     from lesson_lib.coursework.student_edition import main as edition
     from lesson_lib.coursework.variants import set_course_salt
 
@@ -214,10 +214,10 @@ def test_an_id_no_edition_issued_is_unknown_with_no_roster_flag(tmp_path, monkey
         set_course_salt(None)
     by_default, named = rows["default.csv"], rows["named.csv"]
     assert by_default["s001"]["status"] == "ran"
-    assert by_default["s999"]["status"] == UNKNOWN_ID
+    assert by_default["s999"]["status"] == Status.UNKNOWN_ID
     assert float(by_default["s999"]["total"]) == 0
     assert (
         "'s999'" in by_default["s999"]["notes"]
         and "not on the roster" in by_default["s999"]["notes"]
     )
-    assert named["s999"]["status"] == "ran" and named["s001"]["status"] == UNKNOWN_ID
+    assert named["s999"]["status"] == "ran" and named["s001"]["status"] == Status.UNKNOWN_ID

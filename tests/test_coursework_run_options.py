@@ -4,8 +4,8 @@ import pytest
 
 from lesson_lib.coursework.run_options import (
     OptionsDiffer,
+    _options_path,
     describe,
-    options_path,
     read_options,
     reconcile,
     record_options,
@@ -25,7 +25,7 @@ NOTHING_GIVEN = dict.fromkeys(FULL_RUN) | {"salt": "0123456789abcdef"}
 
 def test_the_options_are_kept_beside_the_grades_and_read_back(tmp_path):
     grades = tmp_path / "grades.csv"
-    assert options_path(grades) == tmp_path / "grades.options.json"
+    assert _options_path(grades) == tmp_path / "grades.options.json"
     assert read_options(grades) is None
     record_options(grades, FULL_RUN)
     assert read_options(grades) == FULL_RUN

@@ -3,10 +3,11 @@
 from pathlib import Path
 
 from lesson_lib.coursework.check import check
-from lesson_lib.coursework.grade import Submission
-from lesson_lib.coursework.identity import ID_MISMATCH, Identity
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.identity import Identity
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.shared_ids import flag_shared_ids
+from lesson_lib.coursework.status import Status
 
 
 def _sub(sid: str, file: str, user: str) -> Submission:
@@ -28,7 +29,7 @@ def test_two_canvas_users_under_one_id_are_a_mismatch_and_score_nothing():
     shared = flag_shared_ids([jane, tom, *again, plain])
     assert shared == {"s001": ["12345", "12351"]}
     for sub in (jane, tom, plain):
-        assert sub.status == ID_MISMATCH and sub.total == 0 and sub.graded_as is None
+        assert sub.status == Status.ID_MISMATCH and sub.total == 0 and sub.graded_as is None
         assert sub.notes[0].startswith(
             "ID SHARED: s001 was handed in by platform users 12345, 12351"
         )

@@ -10,12 +10,12 @@ import stat
 
 import pytest
 
+from lesson_lib.coursework.extract import static_student
 from lesson_lib.coursework.submissions import (
     find_submissions,
     hidden_names,
     notebook_name,
     read_notebook,
-    static_student,
 )
 
 NOTEBOOK = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []})

@@ -7,7 +7,6 @@ import time
 
 import pytest
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
 from lesson_lib.explorers.allreduce import (
     CELL_FORM_EXPR,
     CONTROLS,
@@ -18,6 +17,7 @@ from lesson_lib.explorers.allreduce import (
 )
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB
 
 N_VALUES = CONTROLS[0].values

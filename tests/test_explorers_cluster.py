@@ -15,24 +15,22 @@ import time
 
 import pytest
 
-from lesson_lib.chapters.cluster import cluster_numbers, plan_cluster
-from lesson_lib.explorers.cluster import (
-    CONTROLS,
+from lesson_lib.chapters.cluster import cluster_numbers
+from lesson_lib.explorers.cluster import CONTROLS, NOT_PRICED, cluster_explorer
+from lesson_lib.explorers.cluster_chart import key_height, phone_layout
+from lesson_lib.explorers.cluster_diagram import (
     FLAG,
     GPUS_PER_NODE_VALUES,
     NODE_VALUES,
-    NOT_PRICED,
     NOTHING,
     PHONE_WIDTH,
     PROBLEM,
     VIEW_HEIGHT,
     VIEW_WIDTH,
-    cluster_explorer,
-    key_height,
-    phone_layout,
     phone_transform,
     view_transforms,
 )
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.units import format_count, format_seconds

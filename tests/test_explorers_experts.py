@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lesson_lib.chapters.experts import numbers
+from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.explorers.experts import CONTROLS, axis_ms, experts_explorer
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
@@ -19,7 +19,7 @@ def explorer():
 def test_the_default_is_the_chapter_example(explorer):
     """DeepSeek-V3, EP 8, fast fabric, H200-class, one sequence: 116 all-to-alls, 1.16 ms."""
     message = explorer.message_for()
-    glued = numbers()  # the chapter's prose rounds the same numbers the same way
+    glued = chapter_numbers("experts")  # the chapter's prose rounds the same numbers the same way
     assert message.startswith(f"EP 8 + DP attention, batch 1: {glued['ep_one_ms']} per token")
     assert glued["ep_one_ms"] == "5.28 ms" and glued["tp_one_ms"] == "2.2 ms"
     assert f"weights {glued['ep_one_weights_ms']} + 116 all-to-alls" in message

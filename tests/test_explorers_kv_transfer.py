@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lesson_lib.chapters.kv_transfer import LINKS_BY_KEY, kv_transfer_numbers, link_handoff
+from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.explorers.kv_transfer import (
     BARS,
     CONTROLS,
@@ -14,6 +14,7 @@ from lesson_lib.explorers.kv_transfer import (
     axis_ms,
     kv_transfer_explorer,
 )
+from lesson_lib.model.kv_links import LINKS_BY_KEY, link_handoff
 from lesson_lib.model.units import format_seconds
 
 
@@ -25,7 +26,7 @@ def explorer():
 def test_defaults_are_the_lesson_prompt_over_a_nic_per_gpu(explorer):
     """4,096 tokens: 256 MiB of KV + 146.8 MiB of state = 402.8 MiB; a quarter, 100.7 MiB, per
     NIC; the chapter's glued prefill and hand-off times."""
-    glued = kv_transfer_numbers()
+    glued = chapter_numbers("kv_transfer")
     assert explorer.defaults == {"prompt": 4096, "link": "nic", "prefill_gpus": 4, "decode_gpus": 4}
     first, second, third, fourth = explorer.message_for().split("\n")
     assert first == (

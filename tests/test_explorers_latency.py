@@ -6,7 +6,6 @@ import json
 import random
 
 import pytest
-from lesson_lib.models import PRESETS
 from numpy.testing import assert_allclose
 
 from lesson_lib.explorers.latency import (
@@ -24,6 +23,7 @@ from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.units import GB, MS
+from lesson_lib.models import PRESETS
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,7 @@ import re
 
 import pytest
 
-from lesson_lib.chapters.prefill import (
-    per_token,
-    place_on_curve,
-    prefill_message_bytes,
-    prefill_numbers,
-)
+from lesson_lib.chapters.prefill import prefill_numbers
 from lesson_lib.explorers.prefill import (
     CONTROLS,
     CROSSOVER_PROMPT,
@@ -25,6 +20,7 @@ from lesson_lib.explorers.prefill import (
     prefill_explorer,
 )
 from lesson_lib.model.collectives import allreduce_time, crossover_tokens
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.units import US, format_bytes, format_rate, format_seconds
 

@@ -6,9 +6,7 @@ import json
 import random
 
 import pytest
-from lesson_lib.models import PRESETS
 
-from lesson_lib.chapters.sizing import fits_by_degree
 from lesson_lib.explorers.sizing import (
     AXIS_MAX_GB,
     BIG_CARD_BYTES,
@@ -23,8 +21,10 @@ from lesson_lib.explorers.sizing import (
     sizing_explorer,
 )
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
+from lesson_lib.model.sizing import fits_by_degree
 from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
 from lesson_lib.model.units import GB, format_bytes
+from lesson_lib.models import PRESETS
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,13 @@ from lesson_lib.figures._style import (
     ROLE_COLORS,
     SAME_IDEA,
     draw_key,
+    fabric_color,
+    legend_below,
     new_figure,
+    note,
+    two_panels,
 )
+from lesson_lib.model.specimen import FAST, FAST_RING, INTER_NODE, SLOW
 
 
 def test_new_figure_returns_figure_and_axes():
@@ -27,6 +32,37 @@ def test_new_figure_returns_figure_and_axes():
     assert isinstance(fig, Figure)
     assert fig.axes == [ax]
     assert tuple(fig.get_size_inches()) == (5, 3)
+
+
+def test_two_panels_stack_two_axes():
+    """Two axes, the first above the second, on a figure of the asked height."""
+    fig, top, bottom = two_panels(6.0, sharex=True)
+    assert fig.axes == [top, bottom]
+    assert tuple(fig.get_size_inches())[1] == 6.0
+    assert top.get_position().y0 > bottom.get_position().y0
+
+
+def test_fabric_colours_name_the_lesson_fabrics_and_cycle_the_others():
+    """The fast and slow fabrics keep their meaning's colour; others cycle through ``others``."""
+    assert fabric_color(FAST, 5) == PALETTE["green"]
+    assert fabric_color(SLOW, 0) == PALETTE["purple"]
+    assert fabric_color(INTER_NODE, 0) == NEUTRALS[2]
+    assert fabric_color(FAST_RING, 3, ("#111111", "#222222")) == "#222222"
+
+
+def test_note_and_legend_below():
+    """A note sits at its offset in points, 10 pt; the key hangs under the axes without a frame."""
+    _fig, ax = new_figure()
+    ax.plot([0, 1], [0, 1], label="line")
+    note(ax, "here", (0.5, 0.5), 4, -3, ha="right")
+    (text,) = ax.texts
+    assert text.get_text() == "here" and text.get_fontsize() == 10
+    assert text.xyann == (4, -3) and text.anncoords == "offset points"
+    legend_below(ax, -0.2, ncols=2)
+    legend = ax.get_legend()
+    assert not legend.get_frame_on()
+    assert [t.get_text() for t in legend.get_texts()] == ["line"]
+    assert legend.get_texts()[0].get_fontsize() == 10
 
 
 def test_roles_use_the_colour_blind_safe_palette():

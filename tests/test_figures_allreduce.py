@@ -6,7 +6,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
 from lesson_lib.figures.allreduce import (
     RECEIVED_COLOR,
     draw_holdings,
@@ -17,6 +16,7 @@ from lesson_lib.figures.allreduce import (
 )
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB
 
 

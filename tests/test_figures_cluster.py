@@ -5,7 +5,6 @@ import pytest
 from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
-from lesson_lib.chapters.cluster import plan_cluster
 from lesson_lib.figures.cluster import (
     STAGE_COLORS,
     TP_NETWORK_COLOR,
@@ -14,6 +13,9 @@ from lesson_lib.figures.cluster import (
     legend_handles,
     recommended_plans,
 )
+from lesson_lib.figures.cluster_geometry import ClusterGrid
+from lesson_lib.model.cluster_plan import tp_groups
+from lesson_lib.model.cluster_planner import plan_cluster
 
 
 def _gpu_squares(ax):
@@ -118,3 +120,19 @@ def test_layout_figure_key_sits_under_the_panels():
     assert [t.get_text() for t in fig.texts] == [h.get_label() for h in legend_handles([plan])]
     panel_bottom = fig.axes[0].get_position().y0
     assert all(0 < t.get_position()[1] < panel_bottom for t in fig.texts)
+
+
+def test_the_grid_places_nodes_cells_and_hand_offs():
+    """Cells 1.0 wide, nodes padded 0.35 and 1.3 apart: with four GPUs a node, node 1 starts
+    at 4 + 0.7 + 1.3 = 6.0 and two nodes are 10.7 wide; eight a node take two rows, row 0
+    on top. PP 2 stacked in one node of eight loops out on the right (x 4.35)."""
+    four, eight = ClusterGrid(4), ClusterGrid(8)
+    assert (four.cols, four.rows, eight.cols, eight.rows) == (4, 1, 4, 2)
+    assert four.node_x(1) == pytest.approx(6.0) and four.width(2) == pytest.approx(10.7)
+    assert four.cell(1, 2) == pytest.approx((8.35, 0.0))
+    assert eight.cell(0, 1) == pytest.approx((1.35, 1.0))
+    assert eight.cell(0, 5) == pytest.approx((1.35, 0.0))
+    plan = plan_cluster(gpus_per_node=8, nodes=1, tp=4, pp=2)
+    top, bottom = (g for g in tp_groups(plan.placement).values())
+    a, b, rad = eight.pp_ends(top, bottom)
+    assert a == pytest.approx((4.35, 1.5)) and b == pytest.approx((4.35, 0.5)) and rad == -0.6

@@ -2,8 +2,8 @@
 
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.experts import comparison
 from lesson_lib.figures.experts import collectives_figure, tp_vs_ep_figure
+from lesson_lib.model.experts import comparison
 
 
 def test_collectives_figure_lines():

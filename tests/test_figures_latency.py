@@ -5,8 +5,6 @@ import pytest
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.latency import speedup_curve, speedup_limit
-from lesson_lib.chapters.overview import decode_lines
 from lesson_lib.figures.latency import (
     breakdown_figure,
     fixed_vs_hop_figure,
@@ -14,6 +12,7 @@ from lesson_lib.figures.latency import (
     speedup_curves_figure,
     token_timeline_figure,
 )
+from lesson_lib.model.latency import decode_lines, speedup_curve, speedup_limit
 from lesson_lib.model.published import PUBLISHED
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.units import MS

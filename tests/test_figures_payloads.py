@@ -4,8 +4,8 @@ import pytest
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.figures.payloads import payload_vs_bandwidth_figure
+from lesson_lib.model.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.model.specimen import MODEL
 
 

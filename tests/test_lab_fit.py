@@ -1,4 +1,5 @@
-"""Tests of lesson_lib.lab.fit: the alpha-beta fit and the Fabric built from it."""
+"""The alpha-beta fit (lesson_lib.model.alpha_beta_fit), the Fabric built from it, and the lab's
+fit of a measurement (lesson_lib.lab.fit)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.lab.fit import fabric_from_fit, fit_alpha_beta, fit_measurement
+from lesson_lib.lab.fit import fit_measurement
 from lesson_lib.lab.records import load_reference
+from lesson_lib.model.alpha_beta_fit import fabric_from_fit, fit_alpha_beta
 from lesson_lib.model.collectives import allreduce_time, crossover_bytes
 
 ALPHA, BANDWIDTH = 4e-6, 3e9

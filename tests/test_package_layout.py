@@ -1,4 +1,4 @@
-"""The package's shape: two layers, old paths kept, no import cycle, no build machinery.
+"""The package's shape: its layers, short paths kept, no import cycle, no build machinery.
 
 A newcomer finds a chapter's numbers, figures and explorer by the chapter's
 name; a reader's notebook written against the short paths keeps working;
@@ -78,26 +78,30 @@ def imported_modules(path: Path, name: str) -> set[str]:
     return found
 
 
-def test_every_chapter_page_has_a_chapter_module_with_the_same_entry_points():
-    """``book/latency.md`` -> ``lesson_lib.chapters.latency``, with ``numbers()`` and ``glue()``."""
+def test_every_chapter_page_declares_a_glue_table_its_first_cell_glues():
+    """``book/latency.md`` -> ``lesson_lib.chapters.latency.GLUE``, glued by ``glue_chapter("latency")``."""
+    from lesson_lib.chapters.glue import CHAPTERS, GlueTable
+
     pages = chapter_pages()
-    assert {"index", "sizing", "latency", "cluster", "summary"} <= set(pages)
+    assert {"index", "sizing", "latency", "cluster", "summary"} <= set(pages) <= set(CHAPTERS)
     for page in pages:
         module = importlib.import_module(f"lesson_lib.chapters.{page}")
-        assert callable(module.numbers) and callable(module.glue), page
+        assert isinstance(module.GLUE, GlueTable), page
         text = (ROOT / "book" / f"{page}.md").read_text()
-        assert f"from lesson_lib.chapters import {page}\n" in text, page
-        assert f"\n{page}.glue()\n" in text, page
+        assert "from lesson_lib.chapters.glue import " in text, page
+        assert f'\nglue_chapter("{page}")\n' in text, page
 
 
-def test_the_model_layer_holds_the_model_and_the_short_paths_are_the_same_modules():
-    """``lesson_lib.specimen`` is ``lesson_lib.model.specimen``, in a fresh interpreter too."""
+def test_the_model_layer_holds_the_model_and_the_short_paths_reexport_it():
+    """``lesson_lib.specimen.MODEL`` is ``lesson_lib.model.specimen.MODEL``, in a fresh interpreter too."""
     for short in MODEL_MODULES:
         assert (PACKAGE / "model" / f"{short}.py").is_file(), short
-        assert not (PACKAGE / f"{short}.py").exists(), short
-        assert importlib.import_module(f"lesson_lib.{short}") is importlib.import_module(
-            f"lesson_lib.model.{short}"
-        )
+        home = importlib.import_module(f"lesson_lib.model.{short}")
+        alias = importlib.import_module(f"lesson_lib.{short}")
+        public = [name for name in vars(home) if not name.startswith("_")]
+        assert all(getattr(alias, name) is getattr(home, name) for name in public), short
+    assert importlib.import_module("lesson_lib.models").PRESETS is lesson_lib.model.presets.PRESETS
+    assert "sys.modules" not in (PACKAGE / "__init__.py").read_text()
     code = (
         "from lesson_lib.specimen import MODEL; from lesson_lib.collectives import "
         "allreduce_wire_bytes; from lesson_lib.step_time import decode_step; "

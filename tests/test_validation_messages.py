@@ -18,33 +18,9 @@ import numpy as np
 import pytest
 from model_functions import model_functions
 
-from lesson_lib.chapters.kv_transfer import (
-    collective_latency_per_token,
-    colocated_stall_per_token,
-    link_rows,
-    workload_rows,
-)
-from lesson_lib.chapters.latency import (
-    allreduce_anatomy,
-    break_even_latency,
-    peak_n,
-    speedup_curve,
-    token_timeline,
-)
-from lesson_lib.chapters.payloads import (
-    decode_wire_bytes,
-    decode_wire_rate,
-    headroom,
-    payload_numbers,
-    payload_table,
-    tokens_to_fill,
-)
-from lesson_lib.chapters.prefill import (
-    per_token,
-    place_on_curve,
-    prefill_message_bytes,
-    regime_rows,
-)
+from lesson_lib.chapters.kv_transfer import link_rows, workload_rows
+from lesson_lib.chapters.payloads import payload_numbers, payload_table
+from lesson_lib.chapters.prefill import regime_rows
 from lesson_lib.model.collectives import (
     all_gather_time,
     all_gather_wire_bytes,
@@ -66,6 +42,8 @@ from lesson_lib.model.collectives import (
     sendrecv_time,
     sendrecv_wire_bytes,
 )
+from lesson_lib.model.context_parallel import max_dcp
+from lesson_lib.model.kv_links import collective_latency_per_token, colocated_stall_per_token
 from lesson_lib.model.kv_transfer import (
     causal_attention_flops,
     context_parallel_max_sequences,
@@ -79,6 +57,13 @@ from lesson_lib.model.kv_transfer import (
     ring_attention_min_chunk,
     ring_attention_step,
     sharded_transfer,
+)
+from lesson_lib.model.latency import (
+    allreduce_anatomy,
+    break_even_latency,
+    peak_n,
+    speedup_curve,
+    token_timeline,
 )
 from lesson_lib.model.layout import (
     check_layout,
@@ -95,6 +80,8 @@ from lesson_lib.model.moe import (
     sequences_that_fit,
     weights_per_gpu,
 )
+from lesson_lib.model.payloads import decode_wire_bytes, decode_wire_rate, headroom, tokens_to_fill
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.ring import simulate_ring_allreduce
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL
@@ -115,11 +102,16 @@ MODULES = [
     "model.step_time",
     "model.layout",
     "model.kv_transfer",
+    "model.context_parallel",
     "model.moe",
     "chapters.payloads",
+    "model.payloads",
     "chapters.prefill",
+    "model.prefill",
     "chapters.latency",
+    "model.latency",
     "chapters.kv_transfer",
+    "model.kv_links",
 ]
 
 
@@ -822,6 +814,7 @@ EDGES = [
         2,
         3,
     ),
+    Edge("max_dcp", "tp", lambda v: max_dcp(MODEL, v), RANKS, 1, 0, 4096, 4097),
     Edge(
         "context_parallel_sequence_bytes",
         "context",

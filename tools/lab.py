@@ -10,7 +10,13 @@ directories (``XDG_CACHE_HOME``, ``XDG_CONFIG_HOME``, ``XDG_DATA_HOME``,
 ``book/*.md`` open as notebooks (the same one Binder's ``postBuild``
 writes) is copied from ``tools/jupyter/default_setting_overrides.json``
 into that folder's ``labconfig``. Nothing is read from or written to
-``~/.jupyter``.
+``~/.jupyter``. The folder is private (0700): its runtime files hold the
+server's login token.
+
+JupyterLab opens on ``_build/lab``, where the chapters are written afresh
+each time with their numbers filled in and their cross-references as links
+(:mod:`lesson_lib.chapters.notebook`), so a chapter reads as it does on the
+site before any cell runs. Edit the chapters themselves in ``book/``.
 
 Usage::
 
@@ -29,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OVERRIDES = ROOT / "tools" / "jupyter" / "default_setting_overrides.json"
 DEFAULT_STATE = ROOT / "_build" / "jupyter"
+#: Where ``make lab`` writes the chapters it opens.
+LAB_ROOT = ROOT / "_build" / "lab"
 
 
 def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -51,6 +59,8 @@ def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
         ``PATH`` (so the kernel and ``mpiexec`` are the venv's).
     """
     state = state.resolve()
+    state.mkdir(parents=True, exist_ok=True)
+    state.chmod(0o700)  # the runtime files hold the login token
     folders = {
         "JUPYTER_CONFIG_DIR": state / "config",
         "JUPYTER_DATA_DIR": state / "data",
@@ -77,13 +87,15 @@ def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def command(args: list[str]) -> list[str]:
-    """The ``jupyter lab`` command line, on the repository unless ``args`` name a root.
+def command(args: list[str], root: Path = LAB_ROOT) -> list[str]:
+    """The ``jupyter lab`` command line, on ``root`` unless ``args`` name a root.
 
     Parameters
     ----------
     args : list of str
         Extra ``jupyter lab`` options.
+    root : pathlib.Path, optional
+        The folder JupyterLab serves (default the written chapters, :data:`LAB_ROOT`).
 
     Returns
     -------
@@ -93,7 +105,7 @@ def command(args: list[str]) -> list[str]:
     exe = str(Path(sys.executable).with_name("jupyter"))
     cmd = [exe, "lab"]
     if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir")) for a in args):
-        cmd.append(f"--ServerApp.root_dir={ROOT}")
+        cmd.append(f"--ServerApp.root_dir={root}")
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
         cmd.append("--allow-root")
     return cmd + args
@@ -156,7 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     env = lab_env(state)
     cmd = command(args)
-    print(f"lab: JupyterLab with its settings in {state} (chapters open as notebooks)", flush=True)
+    sys.path.insert(0, str(ROOT))
+    from lesson_lib.chapters.notebook import write_notebook_book
+
+    pages = write_notebook_book(LAB_ROOT)
+    print(
+        f"lab: {len(pages)} pages written to {LAB_ROOT / 'book'} with their numbers filled in;\n"
+        f"lab: JupyterLab with its settings in {state} (chapters open as notebooks)",
+        flush=True,
+    )
     os.execve(cmd[0], cmd, env)
     return 1  # pragma: no cover - execve does not return
 

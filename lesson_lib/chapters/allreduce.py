@@ -1,203 +1,18 @@
-"""Tensor parallelism in miniature: where a layer's partial sums come from.
+"""The all-reduce page: the specimen's all-reduces and their partial sums, in numbers.
 
-A tensor-parallel block splits its input projection by columns (each rank
-keeps whole heads, or whole FFN channels) and its output projection by rows.
-Each rank then holds a full-width *partial sum* of the block's output, and an
-all-reduce adds the ``n`` partials before the residual stream continues. This
-module builds those partials with NumPy, so the book can feed them to the ring
-all-reduce of :mod:`lesson_lib.model.ring` and check the sum against the unsplit
-product.
+The partial sums are :mod:`lesson_lib.model.tensor_parallel`'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
-
 from lesson_lib.chapters import overview
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
+from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.model._validate import require_instance
 from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
-from lesson_lib.model.ring import MAX_SIMULATED_RANKS, RingResult, simulate_ring_allreduce
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.tensor_parallel import edge_collectives, simulate_hidden_allreduce
 from lesson_lib.model.units import format_bytes, format_count
-
-#: NumPy dtype standing in for each element size. NumPy has no bfloat16; float16
-#: has the same two bytes, which is all the byte counts depend on.
-_DTYPES: dict[int, type[np.floating]] = {2: np.float16, 4: np.float32, 8: np.float64}
-
-
-def column_row_partials(
-    x: np.ndarray,
-    w_in: np.ndarray,
-    w_out: np.ndarray,
-    n: int,
-    activation: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> list[np.ndarray]:
-    """Each rank's partial output of ``activation(x @ w_in) @ w_out`` split over ``n`` ranks.
-
-    ``w_in`` is split by columns (column-parallel) and ``w_out`` by the
-    matching rows (row-parallel), with ``numpy.array_split``. Rank ``r``
-    computes ``activation(x @ w_in[:, cols_r]) @ w_out[cols_r, :]`` without
-    talking to anyone: an element-wise activation only needs the columns the
-    rank owns. The result has the full output width but is only rank ``r``'s
-    share of the sum; adding the ``n`` partials (an all-reduce) gives the
-    unsplit product.
-
-    Parameters
-    ----------
-    x : array_like
-        Input, shape ``(d,)`` for one token or ``(tokens, d)``.
-    w_in : array_like
-        Input projection, shape ``(d, k)``; ``k`` is split across ranks
-        (attention or DeltaNet heads, FFN channels).
-    w_out : array_like
-        Output projection, shape ``(k, d_out)``.
-    n : int
-        Number of ranks, from 1 to ``k``.
-    activation : callable, optional
-        Element-wise function applied between the two projections (identity
-        if omitted).
-
-    Returns
-    -------
-    list of numpy.ndarray
-        ``n`` arrays shaped like ``x @ w_in @ w_out``.
-
-    Raises
-    ------
-    ValueError
-        If the shapes do not chain or ``n`` exceeds ``k``.
-    TypeError
-        If ``n`` is not an integer.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x, a, b = rng.normal(size=3), rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
-    >>> parts = column_row_partials(x, a, b, 2)
-    >>> bool(np.allclose(sum(parts), x @ a @ b))
-    True
-    """
-    x, w_in, w_out = np.asarray(x), np.asarray(w_in), np.asarray(w_out)
-    if x.ndim not in (1, 2) or w_in.ndim != 2 or w_out.ndim != 2:
-        raise ValueError(
-            "x must be 1-D or 2-D and w_in, w_out 2-D, got shapes "
-            f"{x.shape}, {w_in.shape}, {w_out.shape}"
-        )
-    if x.shape[-1] != w_in.shape[0] or w_in.shape[1] != w_out.shape[0]:
-        raise ValueError(
-            "shapes must chain as x (..., d) @ w_in (d, k) @ w_out (k, d_out), got "
-            f"{x.shape}, {w_in.shape}, {w_out.shape}"
-        )
-    n = require_int("n", n, minimum=1, maximum=w_in.shape[1])
-    act = activation if activation is not None else (lambda h: h)
-    cols = np.array_split(np.arange(w_in.shape[1]), n)
-    return [act(x @ w_in[:, c]) @ w_out[c, :] for c in cols]
-
-
-def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.ndarray]:
-    """``n`` random partial hidden vectors, one per rank, at the model's element size.
-
-    Stand-ins for what each rank holds after a row-parallel projection: one
-    token's hidden vector (``model.hidden_size`` values of
-    ``model.dtype_bytes`` bytes each), so a ring all-reduce over them moves
-    exactly the bytes the model's all-reduce moves. Two-byte elements use
-    ``numpy.float16`` (NumPy has no bfloat16; the size is the same).
-
-    Parameters
-    ----------
-    model : ModelSpec
-        Supplies ``hidden_size`` and ``dtype_bytes`` (2, 4 or 8).
-    n : int
-        Number of ranks, from 1 to :data:`~lesson_lib.model.ring.MAX_SIMULATED_RANKS`.
-    seed : int, default 0
-        Seed of the random values, from 0 to 2**32 - 1.
-
-    Returns
-    -------
-    list of numpy.ndarray
-        ``n`` 1-D arrays of ``model.hidden_size`` elements.
-
-    Raises
-    ------
-    ValueError
-        If ``model.dtype_bytes`` is not 2, 4 or 8, or ``n`` < 1.
-    """
-    require_instance("model", model, ModelSpec)
-    n = require_int("n", n, minimum=1, maximum=MAX_SIMULATED_RANKS)
-    seed = require_int("seed", seed, minimum=0, maximum=2**32 - 1)
-    if model.dtype_bytes not in _DTYPES:
-        raise ValueError(
-            f"model.dtype_bytes must be one of {sorted(_DTYPES)}, got {model.dtype_bytes}"
-        )
-    rng = np.random.default_rng(seed)
-    values = rng.standard_normal((n, model.hidden_size))
-    return list(values.astype(_DTYPES[model.dtype_bytes]))
-
-
-def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingResult:
-    """Ring all-reduce of one token's hidden vector over ``n`` ranks.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model whose hidden vector is summed.
-    n : int
-        Number of ranks (>= 1).
-    seed : int, default 0
-        Seed of the random partial vectors.
-
-    Returns
-    -------
-    RingResult
-        The simulated schedule; ``bytes_sent`` is in bytes per rank.
-    """
-    return simulate_ring_allreduce(hidden_vector_partials(model, n, seed))
-
-
-def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]:
-    """The two collectives per decoded token outside the layers, with their bytes.
-
-    A vocabulary-parallel embedding gives each rank a slice of the table's
-    rows: a rank looks up the tokens it holds, zeroes the rest, and an
-    all-reduce sums the hidden vector (vLLM's ``VocabParallelEmbedding``). A
-    vocabulary-parallel LM head leaves each rank with a slice of the logits,
-    which are gathered before sampling (an all-gather in current vLLM's
-    ``LogitsProcessor``; older versions gathered to one rank).
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model; needs ``vocab_size``.
-    n : int
-        Tensor-parallel degree, from 1 to 4096.
-
-    Returns
-    -------
-    list of (str, float, float)
-        ``(what, payload bytes per token, bytes each rank sends per token)``:
-        the embedding all-reduce (one hidden vector, ring factor) and the
-        logits all-gather (``vocab_size`` values of ``dtype_bytes``; each rank
-        sends ``(n-1)/n`` of them in a ring all-gather).
-
-    Raises
-    ------
-    ValueError
-        If the model has no ``vocab_size``.
-    """
-    require_instance("model", model, ModelSpec)
-    if model.vocab_size is None:
-        raise ValueError(f"model {model.name!r} has no vocab_size: give ModelSpec(vocab_size=...)")
-    n = require_int("n", n, maximum=MAX_RANKS)
-    hidden = model.hidden_vector_bytes
-    logits = float(model.vocab_size * model.dtype_bytes)
-    return [
-        ("embedding all-reduce", hidden, allreduce_wire_bytes(hidden, n)),
-        ("logits all-gather", logits, logits * (n - 1) / n),
-    ]
 
 
 def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
@@ -205,7 +20,7 @@ def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
 
     The shared worked-example numbers (``allreduces_per_token``,
     ``hidden_vector``, ``factor_4`` ...) come from
-    :func:`lesson_lib.chapters.overview.numbers`; these are the extra ones the
+    :func:`lesson_lib.chapters.overview.worked_example_numbers`; these are the extra ones the
     chapter needs. Ring byte counts come from the simulator.
 
     Parameters
@@ -255,23 +70,5 @@ def _edge_numbers(model: ModelSpec) -> dict[str, str]:
     }
 
 
-def numbers() -> dict[str, str]:
-    """Every value the allreduce page glues: the worked example's numbers and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {**overview.numbers(), **allreduce_numbers()}
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/allreduce.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/allreduce.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, allreduce_numbers)

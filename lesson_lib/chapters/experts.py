@@ -1,20 +1,13 @@
-"""Experts on the wire: the cost of every collective, and MoE decode under TP and EP.
+"""The experts page: every collective's cost, measured all-to-alls, and MoE decode under TP and EP.
 
-The chapter's worked example is DeepSeek-V3 (:data:`EXAMPLE`), built from its
-public config, on one node of :data:`EP` H200-class cards (the H100-class
-card of the lesson holds too little for its weights under EP), on the
-lesson's fast fabric. :func:`comparison` prices tensor parallelism and
-expert parallelism with data-parallel attention side by side with
-:func:`~lesson_lib.model.moe.moe_decode_step`; :func:`collective_rows`
-tabulates every collective of :mod:`lesson_lib.model.collectives`.
+The example's layouts are :mod:`lesson_lib.model.experts`'s.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.chapters import overview
+from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import (
     COLLECTIVES,
     allreduce_wire_bytes,
@@ -23,9 +16,9 @@ from lesson_lib.model.collectives import (
     collective_time,
     collective_wire_bytes,
 )
+from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, Layout, comparison
 from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100, SOURCE_URL
 from lesson_lib.model.moe import (
-    MoEStep,
     alltoall_crossover_tokens,
     expert_weight_bytes,
     moe_decode_step,
@@ -33,90 +26,9 @@ from lesson_lib.model.moe import (
     weights_per_gpu,
 )
 from lesson_lib.model.presets import PRESETS, SOURCES
-from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE, MODEL, PROMPT_TOKENS
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.units import (
-    format_bytes,
-    format_count,
-    format_ratio,
-    format_seconds,
-)
-
-#: The chapter's MoE model.
-EXAMPLE: ModelSpec = PRESETS["DeepSeek-V3"]
-#: GPUs of one node, the EP (and TP) degree of the worked example.
-EP: int = 8
-#: The example's card, H200-class, sold as 141 GB (DeepSeek-V3's FP8 weights need it under EP).
-CARD: Accelerator = H200
-#: Context of every sequence when counting what fits, tokens.
-CONTEXT: int = 32_768
-#: Bytes per element of DeepEP's low-latency dispatch (FP8); the combine stays bf16.
-FP8: int = 1
-
-
-@dataclass(frozen=True)
-class Layout:
-    """One layout of the example, priced alone and at its full batch.
-
-    Attributes
-    ----------
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
-    one : MoEStep
-        One sequence.
-    sequences : int
-        Sequences of :data:`CONTEXT` tokens that fit on the node.
-    full : MoEStep
-        All of them decoded together.
-    """
-
-    parallelism: str
-    one: MoEStep
-    sequences: int
-    full: MoEStep
-
-
-def comparison(
-    model: ModelSpec = EXAMPLE,
-    accel: Accelerator = CARD,
-    fabric: Fabric = FAST,
-    n: int = EP,
-    context_tokens: int = CONTEXT,
-) -> dict[str, Layout]:
-    """TP and EP of one MoE model on ``n`` GPUs, one sequence and a full node.
-
-    Parameters
-    ----------
-    model : ModelSpec, default EXAMPLE
-        An MoE model.
-    accel : Accelerator, default CARD
-        One card.
-    fabric : Fabric, default FAST
-        The wire between the cards.
-    n : int, default EP
-        GPUs, from 1 to ``model.num_experts``.
-    context_tokens : int, default CONTEXT
-        Tokens per sequence when counting what fits, from 1 to ``model.max_context``.
-
-    Returns
-    -------
-    dict of str to Layout
-        ``"tp"`` and ``"ep"``; EP dispatches in FP8 (DeepEP's low-latency
-        kernels), TP all-reduces in bf16.
-    """
-    require_instance("model", model, ModelSpec)
-    n = require_int("n", n)
-    out = {}
-    for parallelism in ("tp", "ep"):
-        dispatch = {"dispatch_bytes": FP8} if parallelism == "ep" else {}
-        fit = sequences_that_fit(model, accel, n, parallelism, context_tokens)
-        one = moe_decode_step(model, accel, fabric, n, parallelism=parallelism, **dispatch)
-        full = moe_decode_step(
-            model, accel, fabric, n, parallelism=parallelism, batch=max(fit, 1), **dispatch
-        )
-        out[parallelism] = Layout(parallelism, one, fit, full)
-    return out
-
+from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, PROMPT_TOKENS
+from lesson_lib.model.specs import Fabric, ModelSpec
+from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
 #: Columns of :func:`comparison_rows`.
 COMPARISON_HEADER: tuple[str, ...] = (
@@ -131,12 +43,12 @@ COMPARISON_HEADER: tuple[str, ...] = (
 
 
 def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str, ...]]:
-    """The two layouts of :func:`comparison` as table rows.
+    """The two layouts of :func:`~lesson_lib.model.experts.comparison` as table rows.
 
     Parameters
     ----------
     layouts : dict of str to Layout, optional
-        Default :func:`comparison` at its defaults.
+        Default :func:`~lesson_lib.model.experts.comparison` at its defaults.
 
     Returns
     -------
@@ -157,6 +69,17 @@ def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str,
         )
         for key, lay in layouts.items()
     ]
+
+
+#: Columns of :func:`collective_rows` (the payloads those of its defaults).
+COLLECTIVE_HEADER: tuple[str, ...] = (
+    "collective",
+    "the payload is",
+    f"steps ({EP} ranks)",
+    "bytes per rank (x payload)",
+    f"time, {format_bytes(MODEL.hidden_vector_bytes, 'KiB')}",
+    f"time, {format_bytes(PROMPT_TOKENS * MODEL.hidden_vector_bytes, 'MiB')}",
+)
 
 
 def collective_rows(
@@ -185,47 +108,28 @@ def collective_rows(
         MODEL.hidden_vector_bytes,
         PROMPT_TOKENS * MODEL.hidden_vector_bytes,
     )
-    rows = []
-    for kind, c in COLLECTIVES.items():
-        rows.append(
-            (
-                c.description.partition(":")[0],
-                c.payload,
-                format_count(collective_steps(kind, n)),
-                format_ratio(collective_wire_bytes(kind, 1.0, n), decimals=3),
-                format_seconds(collective_time(kind, small, n, fabric), "us", decimals=2),
-                format_seconds(collective_time(kind, large, n, fabric), "us", decimals=1),
-            )
+    return [
+        (
+            c.description.partition(":")[0],
+            c.payload,
+            format_count(collective_steps(kind, n)),
+            format_ratio(collective_wire_bytes(kind, 1.0, n), decimals=3),
+            format_seconds(collective_time(kind, small, n, fabric), "us", decimals=2),
+            format_seconds(collective_time(kind, large, n, fabric), "us", decimals=1),
         )
-    return rows
+        for kind, c in COLLECTIVES.items()
+    ]
 
 
-def collective_table(caption: str | None = None) -> str:
-    """:func:`collective_rows` as an HTML table.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        An HTML table.
-    """
-    from lesson_lib.chapters.tables import html_table
-
-    small = format_bytes(MODEL.hidden_vector_bytes, "KiB")
-    large = format_bytes(PROMPT_TOKENS * MODEL.hidden_vector_bytes, "MiB")
-    header = (
-        "collective",
-        "the payload is",
-        f"steps ({EP} ranks)",
-        "bytes per rank (x payload)",
-        f"time, {small}",
-        f"time, {large}",
-    )
-    return html_table(header, collective_rows(), caption)
+#: Columns of :func:`measured_rows`.
+MEASURED_HEADER: tuple[str, ...] = (
+    "collective",
+    "GPUs",
+    "message",
+    "measured (NCCL)",
+    "model, fast fabric",
+    "model / measured",
+)
 
 
 def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
@@ -257,30 +161,17 @@ def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
     return rows
 
 
-def measured_table(caption: str | None = None) -> str:
-    """:func:`measured_rows` as an HTML table.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        An HTML table.
-    """
-    from lesson_lib.chapters.tables import html_table
-
-    header = (
-        "collective",
-        "GPUs",
-        "message",
-        "measured (NCCL)",
-        "model, fast fabric",
-        "model / measured",
-    )
-    return html_table(header, measured_rows(), caption)
+#: Columns of :func:`preset_rows`.
+PRESET_HEADER: tuple[str, ...] = (
+    "model",
+    "parameters",
+    "active per token",
+    "routed experts' share",
+    "experts / top-k",
+    "MoE layers",
+    "all-to-alls per token",
+    "KV cache per token",
+)
 
 
 def preset_rows() -> list[tuple[str, ...]]:
@@ -308,34 +199,6 @@ def preset_rows() -> list[tuple[str, ...]]:
             )
         )
     return rows
-
-
-def preset_table(caption: str | None = None) -> str:
-    """:func:`preset_rows` as an HTML table.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        An HTML table.
-    """
-    from lesson_lib.chapters.tables import html_table
-
-    header = (
-        "model",
-        "parameters",
-        "active per token",
-        "routed experts' share",
-        "experts / top-k",
-        "MoE layers",
-        "all-to-alls per token",
-        "KV cache per token",
-    )
-    return html_table(header, preset_rows(), caption)
 
 
 def experts_numbers() -> dict[str, str]:
@@ -484,25 +347,5 @@ def _exercise_three(m: ModelSpec) -> dict[str, str]:
     }
 
 
-def numbers() -> dict[str, str]:
-    """Every value the experts page glues.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    from lesson_lib.chapters import overview
-
-    return {**overview.numbers(), **experts_numbers()}
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/experts.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/experts.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, experts_numbers)

@@ -1,29 +1,30 @@
-"""The KV cache on the wire: what disaggregated serving sends, on which link, and when it hides.
+"""The KV-transfer page: a request's hand-off between prefill and decode GPUs, and context parallelism.
 
-The chapter prices one request's hand-off from a prefill instance to a
-decode instance on three links: both instances inside one NVLink domain, a
-NIC per GPU on the compute fabric between nodes, and one port of each node's
-converged Ethernet, shared by its GPUs. It then asks when separating the
-phases pays (a prefill stalls every sequence decoding beside it; the stall,
-spread over each request's output tokens, is what disaggregation removes)
-and turns to context parallelism for the specimen's long context, which
-runs out of KV heads at TP 4. Every number comes from
-:mod:`lesson_lib.model.kv_transfer`.
+The links are :mod:`lesson_lib.model.kv_links`'s, the costs
+:mod:`lesson_lib.model.kv_transfer`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import cache
 
 from lesson_lib.chapters import overview
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.model._validate import require_instance
+from lesson_lib.model.kv_links import (
+    GPUS,
+    LINKS,
+    LINKS_BY_KEY,
+    Link,
+    collective_latency_per_token,
+    colocated_stall_per_token,
+    link_handoff,
+)
 from lesson_lib.model.kv_transfer import (
     Handoff,
     context_parallel_max_sequences,
     context_parallel_prefill,
-    handoff,
     kv_transfer_bytes,
     kv_transfer_time,
     requests_per_second,
@@ -46,7 +47,7 @@ from lesson_lib.model.specimen import (
     PROMPT_TOKENS,
 )
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import MAX_BATCH, decode_step
+from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.units import (
     format_bytes,
     format_count,
@@ -55,45 +56,10 @@ from lesson_lib.model.units import (
     format_seconds,
 )
 
-
-@dataclass(frozen=True)
-class Link:
-    """One way for a KV cache to travel from the prefill to the decode GPUs.
-
-    Attributes
-    ----------
-    key : str
-        Short name (the explorer's control value).
-    label : str
-        What the reader sees.
-    fabric : Fabric
-        One port's latency and bandwidth.
-    shared_port : bool
-        True when each side's GPUs share that one port.
-    """
-
-    key: str
-    label: str
-    fabric: Fabric
-    shared_port: bool
-
-
-#: The chapter's three links, fastest first.
-LINKS: tuple[Link, ...] = (
-    Link("nvlink", "NVLink, one NVLink domain", FAST, False),
-    Link("nic", "a NIC per GPU, compute fabric", INTER_NODE, False),
-    Link("ethernet", "the node's shared Ethernet port", NODE_ETHERNET, True),
-)
-#: The links by key.
-LINKS_BY_KEY: dict[str, Link] = {link.key: link for link in LINKS}
-#: Tensor-parallel degree of both instances in the chapter's examples.
-GPUS: int = 4
 #: The short prompt of the chapter's examples, tokens.
 SHORT_PROMPT: int = 128
 #: Sequences decoding together on the decode instance in the interference examples.
 DECODE_BATCH: int = 64
-#: Most output tokens per request the functions accept (a bound on input).
-MAX_OUTPUT_TOKENS: int = 10_000_000
 #: (prompt tokens, output tokens) of the interference table.
 WORKLOADS: tuple[tuple[int, int], ...] = (
     (PROMPT_TOKENS, 256),
@@ -101,48 +67,6 @@ WORKLOADS: tuple[tuple[int, int], ...] = (
     (512, 4096),
     (32_768, 512),
 )
-
-
-def link_handoff(
-    link: Link,
-    prompt_tokens: int,
-    prefill_gpus: int = GPUS,
-    decode_gpus: int = GPUS,
-    *,
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-) -> Handoff:
-    """One request's prefill and hand-off on ``link``, prefill all-reduces on the fast fabric.
-
-    Parameters
-    ----------
-    link : Link
-        One of :data:`LINKS` (or your own).
-    prompt_tokens : int
-        Prompt length, from 1 to ``model.max_context``.
-    prefill_gpus, decode_gpus : int, default 4
-        Tensor-parallel degrees of the two instances, from 1 to 4096.
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
-
-    Returns
-    -------
-    Handoff
-        See :func:`lesson_lib.model.kv_transfer.handoff`.
-    """
-    require_instance("link", link, Link)
-    return handoff(
-        model,
-        accel,
-        FAST,
-        link.fabric,
-        prompt_tokens,
-        prefill_gpus,
-        decode_gpus,
-        shared_port=link.shared_port,
-    )
 
 
 #: Columns of :func:`link_rows`.
@@ -183,36 +107,6 @@ def link_rows(prompt_tokens: int, links: Sequence[Link] = LINKS) -> list[tuple[s
             )
         )
     return rows
-
-
-def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) -> float:
-    """Seconds a colocated prefill adds to each decoded token, on average.
-
-    In steady state a decode batch of ``batch`` sequences, each producing
-    ``output_tokens`` tokens, finishes ``batch / output_tokens`` requests per
-    step and admits as many; each admitted prompt's prefill stalls the whole
-    batch for ``prefill_s``. Averaged over the steps, each token waits
-    ``batch x prefill_s / output_tokens`` more; each stall itself is the
-    whole ``prefill_s``.
-
-    Parameters
-    ----------
-    prefill_s : float
-        One prompt's prefill on the shared GPUs, seconds (>= 0).
-    batch : int
-        Sequences decoding together, from 1 to 65536 (``MAX_BATCH``).
-    output_tokens : int
-        Tokens each request generates, from 1 to :data:`MAX_OUTPUT_TOKENS`.
-
-    Returns
-    -------
-    float
-        Seconds per decoded token.
-    """
-    prefill_s = require_number("prefill_s", prefill_s, unit="s")
-    batch = require_int("batch", batch, maximum=MAX_BATCH)
-    output_tokens = require_int("output_tokens", output_tokens, maximum=MAX_OUTPUT_TOKENS)
-    return batch * prefill_s / output_tokens
 
 
 #: Columns of :func:`workload_rows`.
@@ -314,61 +208,29 @@ def decode_parallel_rows(
     return rows
 
 
-def collective_latency_per_token(model: ModelSpec, tp: int, dcp: int = 1) -> float:
-    """Fixed latency of a decoded token's collectives on the fast fabric, with DCP's added.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    tp : int
-        Tensor-parallel degree, from 2 to 4096.
-    dcp : int, default 1
-        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)``.
-
-    Returns
-    -------
-    float
-        ``(allreduces_per_token + DCP's collectives) x FAST.latency``, seconds;
-        DCP adds ``DCP_COLLECTIVES_PER_ATTENTION_LAYER x num_attention_layers``
-        when ``dcp > 1``.
-    """
-    require_instance("model", model, ModelSpec)
-    tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)
-    dcp = require_int("dcp", dcp, maximum=max(1, tp // model.num_kv_heads))
-    extra = DCP_COLLECTIVES_PER_ATTENTION_LAYER * model.num_attention_layers if dcp > 1 else 0
-    return (model.allreduces_per_token + extra) * FAST.latency
+@cache
+def _handoffs() -> tuple[dict[str, Handoff], dict[str, Handoff]]:
+    # Every link's hand-off at the lesson's prompt and at full context, read by two formatters.
+    return (
+        {link.key: link_handoff(link, PROMPT_TOKENS) for link in LINKS},
+        {link.key: link_handoff(link, MODEL.max_context) for link in LINKS},
+    )
 
 
-def kv_transfer_numbers() -> dict[str, str]:
-    """Numbers the chapter glues beyond :func:`~lesson_lib.chapters.overview.numbers`.
+def handoff_numbers() -> dict[str, str]:
+    """What a request carries, the links, and its hand-off shipped whole or streamed by layer.
 
     Returns
     -------
     dict of str to str
-        Formatted values, e.g. ``"full_one_nic": "0.347 s"``.
+        Glue name -> text, e.g. ``"full_one_nic": "0.347 s"``.
     """
     m, full, prompt = MODEL, MODEL.max_context, PROMPT_TOKENS
-    ethernet = LINKS_BY_KEY["ethernet"]
-    at_prompt = {link.key: link_handoff(link, prompt) for link in LINKS}
-    at_full = {link.key: link_handoff(link, full) for link in LINKS}
-    short = link_handoff(ethernet, SHORT_PROMPT)
-    ring_full = ring_attention_step(m, GPU, INTER_NODE, full, 2, tp=GPUS)
-    cp2 = context_parallel_prefill(m, GPU, FAST, INTER_NODE, full, 2, tp=GPUS)
+    at_prompt, at_full = _handoffs()
+    short = link_handoff(LINKS_BY_KEY["ethernet"], SHORT_PROMPT)
     one_gpu_nic = sharded_transfer(m, full, INTER_NODE, 1, 1)
-    tp8_copies = max(1, 8 // m.num_kv_heads)
     decode_rate = requests_per_second(m, prompt, INTER_NODE)
-    # exercise 4: one attention layer's shard of the prompt's KV, against one layer's compute
-    piece = m.kv_bytes(prompt) / m.num_attention_layers / GPUS
-    layer_s = at_prompt["nic"].prefill.step.total_s / m.num_layers
-    # exercise 5: the ring's chunk without latency, and the most two-power groups that hide it
-    per_token_gpu = 2 * m.num_kv_heads * m.head_dim * m.dtype_bytes / GPUS
-    no_latency = Fabric("no latency", 0.0, INTER_NODE.bandwidth)
-    no_latency_chunk = ring_attention_min_chunk(m, GPU, no_latency, tp=GPUS)
-    min_chunk = ring_attention_min_chunk(m, GPU, INTER_NODE, tp=GPUS)
-    max_groups = max(cp for cp in (2**k for k in range(1, 20)) if full / cp >= min_chunk)
     return {
-        # what a request carries
         "state_mib_1": format_bytes(m.state_bytes, "MiB", decimals=1),
         "full_request_gb": format_bytes(kv_transfer_bytes(m, full), "GB"),
         "prompt_kv_mib": format_bytes(m.kv_bytes(prompt), "MiB", decimals=0),
@@ -378,7 +240,6 @@ def kv_transfer_numbers() -> dict[str, str]:
         "short_prompt": format_count(SHORT_PROMPT),
         "short_kv_mib": format_bytes(m.kv_bytes(SHORT_PROMPT), "MiB", decimals=0),
         "short_state_share": f"{100 * m.state_bytes / kv_transfer_bytes(m, SHORT_PROMPT):.0f} %",
-        # the links
         "nic_bits": f"{NIC_LINE_RATE_BITS / 1e9:g} Gb/s",
         "nic_bandwidth": format_rate(NIC_BANDWIDTH),
         "nvlink_bandwidth": format_rate(NVLINK_BANDWIDTH),
@@ -407,7 +268,6 @@ def kv_transfer_numbers() -> dict[str, str]:
         "prompt_ethernet_share": f"{100 * at_prompt['ethernet'].ratio:.0f} %",
         "nic_requests_prompt": format_count(decode_rate),
         "nic_requests_full": format_count(requests_per_second(m, full, INTER_NODE), decimals=1),
-        # streaming
         "stream_prompt_nic": format_seconds(at_prompt["nic"].streamed.exposed_s, "ms", decimals=3),
         "stream_full_nic": format_seconds(at_full["nic"].streamed.exposed_s, "ms"),
         "stream_full_ethernet": format_seconds(at_full["ethernet"].streamed.exposed_s, "ms"),
@@ -421,7 +281,22 @@ def kv_transfer_numbers() -> dict[str, str]:
         "short_stream": format_seconds(short.streamed.exposed_s, "ms"),
         "decode_batch": str(DECODE_BATCH),
         "prompt_sequences_tp4": format_count(max_sequences(m, GPU, GPUS, prompt)),
-        # context parallelism
+    }
+
+
+def context_parallel_numbers() -> dict[str, str]:
+    """Context parallelism for the long context: KV heads, DCP, ring attention.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> text, e.g. ``"tp4_sequences"``.
+    """
+    m, full = MODEL, MODEL.max_context
+    ring_full = ring_attention_step(m, GPU, INTER_NODE, full, 2, tp=GPUS)
+    cp2 = context_parallel_prefill(m, GPU, FAST, INTER_NODE, full, 2, tp=GPUS)
+    tp8_copies = max(1, 8 // m.num_kv_heads)
+    return {
         "kv_heads": str(m.num_kv_heads),
         "tp8_copies": str(tp8_copies),
         "tp4_kv_per_gpu": format_bytes(m.kv_bytes(full) / m.num_kv_heads, "GiB"),
@@ -441,7 +316,28 @@ def kv_transfer_numbers() -> dict[str, str]:
         "ring_compute_full": format_seconds(ring_full.compute_s, "ms"),
         "ring_margin_full": format_ratio(ring_full.compute_s / ring_full.send_s, decimals=0),
         "cp2_prefill": format_seconds(cp2, "s"),
-        # the exercises' hand arithmetic
+    }
+
+
+def exercise_numbers() -> dict[str, str]:
+    """The exercises' hand arithmetic: units, a layer's piece of the prompt, ring-attention chunks.
+
+    Returns
+    -------
+    dict of str to str
+        Glue name -> text.
+    """
+    m, full, prompt = MODEL, MODEL.max_context, PROMPT_TOKENS
+    # exercise 4: one attention layer's shard of the prompt's KV, against one layer's compute
+    piece = m.kv_bytes(prompt) / m.num_attention_layers / GPUS
+    layer_s = _handoffs()[0]["nic"].prefill.step.total_s / m.num_layers
+    # exercise 5: the ring's chunk without latency, and the most two-power groups that hide it
+    per_token_gpu = 2 * m.num_kv_heads * m.head_dim * m.dtype_bytes / GPUS
+    no_latency = Fabric("no latency", 0.0, INTER_NODE.bandwidth)
+    no_latency_chunk = ring_attention_min_chunk(m, GPU, no_latency, tp=GPUS)
+    min_chunk = ring_attention_min_chunk(m, GPU, INTER_NODE, tp=GPUS)
+    max_groups = max(cp for cp in (2**k for k in range(1, 20)) if full / cp >= min_chunk)
+    return {
         "gib_gb_error": f"{100 * (1 - 1e9 / 2**30):.0f} %",
         "state_share_full": f"{100 * m.state_bytes / kv_transfer_bytes(m, full):.1f} %",
         "layer_compute_prompt": format_seconds(layer_s, "ms"),
@@ -462,23 +358,5 @@ def kv_transfer_numbers() -> dict[str, str]:
     }
 
 
-def numbers() -> dict[str, str]:
-    """Every value the chapter glues: the worked example's numbers and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {**overview.numbers(), **kv_transfer_numbers()}
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/kv_transfer.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, handoff_numbers, context_parallel_numbers, exercise_numbers)

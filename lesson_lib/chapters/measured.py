@@ -1,10 +1,7 @@
-"""The measured chapter: the lesson's latencies and claims against ten measured GPU systems.
+"""The measured page: the lesson's latencies and claims against ten measured GPU systems.
 
-Every number here is computed from :mod:`lesson_lib.measured`, the
-communication tables NVIDIA's aiconfigurator ships. The decode lines use
-the lesson's card (H100 SXM-class compute) and change only the fabric, so
-each row asks what that system's measured all-reduce would do to the
-worked example.
+Every decode line keeps the lesson's card and takes one system's fitted
+fabric from :mod:`lesson_lib.measured` (aiconfigurator's tables).
 """
 
 from __future__ import annotations
@@ -12,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lesson_lib.chapters import latency, overview
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.chapters.tables import html_table
+from lesson_lib.chapters.glue import GlueTable
 from lesson_lib.measured import (
     PCIE_CLASS_BUS_BANDWIDTH,
     REFERENCE_SYSTEM,
@@ -27,7 +23,8 @@ from lesson_lib.measured import (
 )
 from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
-from lesson_lib.model.step_time import decode_step, speedup
+from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
 
@@ -115,33 +112,26 @@ def measured_lines_table(caption: str | None = None) -> str:
     str
         Columns :data:`LINES_HEADER`.
     """
-    rows = []
+    named = []  # the lesson's stated fabrics first, as lines of the same kind
     for label, fabric in (("the lesson: fast", FAST), ("the lesson: slow", SLOW)):
-        two = decode_step(MODEL, GPU, fabric, 2, include_bandwidth=False)
-        four = decode_step(MODEL, GPU, fabric, 4, include_bandwidth=False)
-        rows.append(
-            (
-                label,
-                "stated",
-                f"{fabric.latency * 1e6:.1f}",
-                f"{fabric.latency * 1e6:.1f}",
-                f"{two.total_s * 1e3:.2f}",
-                f"{four.total_s * 1e3:.2f}",
-                format_ratio(speedup(two, four)),
-            )
+        two, four = (decode_step(MODEL, GPU, fabric, n, include_bandwidth=False) for n in (2, 4))
+        alpha = fabric.latency
+        named.append(
+            (label, MeasuredLines(label, "stated", alpha, alpha, two.total_s, four.total_s))
         )
-    for r in measured_lines():
-        rows.append(
-            (
-                systems()[r.system],
-                r.link,
-                f"{r.alpha_2 * 1e6:.1f}",
-                f"{r.alpha_4 * 1e6:.1f}",
-                f"{r.line_2 * 1e3:.2f}",
-                f"{r.line_4 * 1e3:.2f}",
-                format_ratio(r.speedup_2_to_4),
-            )
+    named += [(systems()[r.system], r) for r in measured_lines()]
+    rows = [
+        (
+            name,
+            r.link,
+            f"{r.alpha_2 * 1e6:.1f}",
+            f"{r.alpha_4 * 1e6:.1f}",
+            f"{r.line_2 * 1e3:.2f}",
+            f"{r.line_4 * 1e3:.2f}",
+            format_ratio(r.speedup_2_to_4),
         )
+        for name, r in named
+    ]
     return html_table(LINES_HEADER, rows, caption=caption)
 
 
@@ -177,11 +167,7 @@ def measured_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``measured_systems``, ``measured_rows``, ``measured_tables``; per claim
-        ``claim_<key>`` (``"holds on k of n"``); the measured alpha ranges
-        ``nvlink_alpha_2_low/high`` and ``pcie_alpha_4_low/high``; and
-        ``pcie_line_4_best`` / ``reference_line_2`` (the fastest PCIe-class
-        four-GPU line against the H100 SXM's two-GPU line).
+        Glue name -> formatted text.
     """
     rows = load_collectives()
     lines = measured_lines()
@@ -237,28 +223,5 @@ def measured_numbers() -> dict[str, str]:
     return out
 
 
-def numbers() -> dict[str, str]:
-    """Every value the measured page glues: the worked example's and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {
-        **overview.numbers(),
-        **published_numbers(),
-        **latency.scaling_numbers(),
-        **measured_numbers(),
-    }
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/measured.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/measured.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, published_numbers, latency.scaling_numbers, measured_numbers)

@@ -1,20 +1,15 @@
-"""The worked example's numbers, computed once and formatted for the book.
-
-Chapters glue these strings instead of typing numbers into prose, and the
-tests pin them, so the text and the arithmetic cannot drift apart.
-"""
+"""The overview page: the worked example's numbers, which most pages glue too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from lesson_lib.chapters.glue import glue_numbers
+from lesson_lib.chapters.glue import GlueTable
 from lesson_lib.model.collectives import (
     allreduce_latency,
     allreduce_wire_bytes,
     crossover_bytes,
     ring_allreduce_factor,
 )
+from lesson_lib.model.latency import decode_lines
 from lesson_lib.model.memory import max_sequences, memory_budget
 from lesson_lib.model.specimen import (
     FAST,
@@ -28,8 +23,7 @@ from lesson_lib.model.specimen import (
     TOKENS_PER_S,
     VLLM_GPU_MEMORY_UTILIZATION,
 )
-from lesson_lib.model.specs import Fabric
-from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step, speedup
+from lesson_lib.model.step_time import decode_step, prefill_step, speedup
 from lesson_lib.model.units import (
     format_bytes,
     format_count,
@@ -39,60 +33,11 @@ from lesson_lib.model.units import (
 )
 
 
-@dataclass(frozen=True)
-class DecodeLine:
-    """One configuration of the lesson's decode comparison.
-
-    Attributes
-    ----------
-    label : str
-        For example ``"4 GPUs, fast fabric"``.
-    n : int
-        Tensor-parallel degree.
-    fabric : Fabric
-        The wire.
-    step : StepBreakdown
-        Time of one decoded token.
-    """
-
-    label: str
-    n: int
-    fabric: Fabric
-    step: StepBreakdown
-
-
-def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
-    """The lesson's three decode configurations: 2 fast, 4 fast, 4 slow.
-
-    Parameters
-    ----------
-    include_bandwidth : bool, default False
-        False is the lesson's own arithmetic (compute + latency); True adds
-        the wire-bytes term, which barely moves the totals.
-
-    Returns
-    -------
-    list of DecodeLine
-        In the lesson's order.
-    """
-    configs = [("2 GPUs, fast fabric", 2, FAST), ("4 GPUs, fast fabric", 4, FAST)]
-    configs.append(("4 GPUs, slow fabric", 4, SLOW))
-    return [
-        DecodeLine(
-            label,
-            n,
-            fabric,
-            decode_step(MODEL, GPU, fabric, n, include_bandwidth=include_bandwidth),
-        )
-        for label, n, fabric in configs
-    ]
-
-
 def _ms(seconds: float) -> str:
     return format_seconds(seconds, "ms")
 
 
-def numbers() -> dict[str, str]:
+def worked_example_numbers() -> dict[str, str]:
     """Every worked-example number, formatted, keyed by the name chapters glue.
 
     Returns
@@ -182,12 +127,5 @@ def numbers() -> dict[str, str]:
     return out
 
 
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/overview.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/overview.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(worked_example_numbers)

@@ -1,11 +1,7 @@
-"""Decode's bytes on the wire: how much each rank sends, and how fast.
+"""The payloads page: decode's bytes per rank at an interactive rate, against the fabrics.
 
-The ring-payloads chapter asks one question: at an interactive decode rate,
-how much bandwidth does tensor parallelism actually need? This module
-answers it with :mod:`lesson_lib.model.collectives` and sets the answer against
-the fabrics' bandwidths. Every quantity is bytes or bytes/second; the
-``payload_numbers`` strings say their unit aloud (MiB/s is binary, GB/s
-decimal).
+The arithmetic is :mod:`lesson_lib.model.payloads`'s; each string says its
+unit aloud (MiB/s is binary, GB/s decimal).
 """
 
 from __future__ import annotations
@@ -13,13 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lesson_lib.chapters import allreduce, overview
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
-from lesson_lib.model.collectives import (
-    allreduce_latency,
-    allreduce_wire_bytes,
-    ring_allreduce_factor,
-)
+from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.model._validate import require_instance, require_number
+from lesson_lib.model.collectives import allreduce_latency, ring_allreduce_factor
+from lesson_lib.model.payloads import decode_wire_bytes, decode_wire_rate, headroom, tokens_to_fill
 from lesson_lib.model.specimen import (
     GPU,
     INFINIBAND_NDR_BANDWIDTH,
@@ -31,134 +24,16 @@ from lesson_lib.model.specimen import (
 )
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import GB, MiB, format_bytes, format_count, format_rate, format_seconds
 
 #: The round figure decode traffic per rank stays under ("under 100 MiB per
 #: second"), a rounding error next to any fabric; it is not a limit of any wire.
 RATE_YARDSTICK: float = 100 * MiB
 
-#: The fabrics the chapter draws the decode traffic against, bytes/second
-#: per direction; labels say which figures are illustrative.
-FABRIC_BANDWIDTHS: dict[str, float] = {
-    "NVLink 4 (per GPU, vendor figure)": NVLINK_BANDWIDTH,
-    "PCIe Gen5 x16 (vendor figure)": PCIE_BANDWIDTH,
-    "InfiniBand NDR port (illustrative)": INFINIBAND_NDR_BANDWIDTH,
-}
-
-
-def token_payload_bytes(model: ModelSpec) -> float:
-    """Payload of all the all-reduces of one decoded token, bytes.
-
-    One hidden vector per all-reduce, ``model.allreduces_per_token`` of them
-    (128 x 10 KiB = 1.25 MiB for the specimen). This is what is summed, not
-    what each rank sends: see :func:`decode_wire_bytes`.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-
-    Returns
-    -------
-    float
-        Bytes per token.
-    """
-    require_instance("model", model, ModelSpec)
-    return model.allreduces_per_token * model.hidden_vector_bytes
-
-
-def decode_wire_bytes(model: ModelSpec, n: int) -> float:
-    """Bytes each rank sends per decoded token over a ring of ``n`` GPUs.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``); one GPU sends nothing.
-
-    Returns
-    -------
-    float
-        ``2(n-1)/n`` times :func:`token_payload_bytes`, bytes per rank per token.
-    """
-    require_instance("model", model, ModelSpec)
-    return allreduce_wire_bytes(token_payload_bytes(model), n)
-
-
-def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
-    """Bytes per second each rank sends while decoding at ``tokens_per_s``.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
-    tokens_per_s : float
-        Decode rate of the sequence, tokens/second (>= 0).
-
-    Returns
-    -------
-    float
-        Bytes/second per rank, one direction.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> decode_wire_rate(MODEL, 4, 50) / 2**20
-    93.75
-    """
-    require_instance("model", model, ModelSpec)
-    tokens_per_s = require_number("tokens_per_s", tokens_per_s, unit="tokens/s")
-    return decode_wire_bytes(model, n) * tokens_per_s
-
-
-def headroom(bandwidth: float, rate: float) -> float:
-    """How many times a fabric's bandwidth covers a traffic rate.
-
-    Parameters
-    ----------
-    bandwidth : float
-        The fabric, bytes/second per direction (> 0).
-    rate : float
-        The traffic, bytes/second (> 0).
-
-    Returns
-    -------
-    float
-        ``bandwidth / rate``; 1 means the wire is exactly full.
-    """
-    bandwidth = require_number("bandwidth", bandwidth, strict=True, unit="bytes/s")
-    rate = require_number("rate", rate, strict=True, unit="bytes/s")
-    return bandwidth / rate
-
-
-def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
-    """Decode rate at which the all-reduce bytes alone would fill a wire.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    n : int
-        Tensor-parallel degree, from 2 (one GPU sends nothing) to 4096 (``MAX_RANKS``).
-    bandwidth : float
-        The fabric, bytes/second per direction (> 0).
-
-    Returns
-    -------
-    float
-        Tokens/second of one sequence; latency is ignored, which is the
-        point: decode never gets near this rate.
-    """
-    require_instance("model", model, ModelSpec)
-    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
-    return headroom(bandwidth, decode_wire_bytes(model, n))
-
 
 def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S) -> dict[str, str]:
-    """The payloads chapter's numbers beyond :func:`~lesson_lib.chapters.overview.numbers`.
+    """The payloads chapter's numbers beyond :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------
@@ -170,21 +45,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     Returns
     -------
     dict of str to str
-        ``rate_4_mb`` and ``rate_4_gb`` (the ring-of-4 rate in decimal units),
-        ``mib_bytes`` and ``gb_bytes`` (the two units, in bytes);
-        ``headroom_nvlink_4``, ``headroom_pcie_4`` and ``headroom_ib_4``
-        (bandwidth / rate); ``pcie_share_4`` (percent of PCIe used);
-        ``fill_pcie_4`` (tokens/s whose bytes would fill PCIe);
-        ``nvlink_bandwidth``, ``pcie_bandwidth``, ``ib_bandwidth``;
-        ``nvlink_both_directions`` (NVLink's headline figure, both directions
-        added);
-        ``wire_8`` (bytes per rank per token on a ring of 8);
-        ``wire_time_8_slow`` and ``latency_8_slow`` (a token's bytes and its
-        all-reduces' fixed latency on 8 GPUs over the slow fabric) and
-        ``latency_over_bytes_8_slow`` (how many times larger the latency is);
-        ``bytes_4_slow_batch_1`` and ``bytes_4_slow_batch_64`` (a decode
-        step's all-reduce bytes on 4 slow GPUs, one sequence and 64);
-        ``rate_yardstick`` (the round 100 MiB/s the traffic stays under).
+        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
@@ -241,8 +102,6 @@ def payload_table(
         One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, and
         the rate at ``tokens_per_s`` in MiB/s and in MB/s.
     """
-    from lesson_lib.chapters.tables import html_table
-
     rows = []
     for n in ns:
         rate = decode_wire_rate(model, n, tokens_per_s)
@@ -265,23 +124,5 @@ def payload_table(
     return html_table(header, rows, caption)
 
 
-def numbers() -> dict[str, str]:
-    """Every value the payloads page glues: the worked example's numbers, the all-reduce chapter's and its own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {**overview.numbers(), **allreduce.allreduce_numbers(), **payload_numbers()}
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/payloads.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/payloads.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, allreduce.allreduce_numbers, payload_numbers)

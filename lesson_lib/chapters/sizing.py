@@ -1,118 +1,24 @@
-"""The sizing chapter's quantities: what fits on each GPU at each TP degree.
+"""The sizing page: what fits on each GPU at each TP degree, in numbers.
 
-:mod:`lesson_lib.model.memory` does the arithmetic; this module asks it the
-chapter's questions (how many full-length sequences fit at TP = 1, 2, 4?
-what would a pure-attention model of the same shape need?) and formats the
-answers the chapter glues, so the figure, the table, the explorer and the
-prose all read the same numbers.
+The fits are :mod:`lesson_lib.model.sizing`'s.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from lesson_lib.chapters import overview
-from lesson_lib.chapters.glue import glue_numbers
-from lesson_lib.model._validate import require_instance, require_int
-from lesson_lib.model.memory import MemoryBudget, kv_share, max_sequences, memory_budget
+from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.model._validate import require_instance
+from lesson_lib.model.memory import kv_share, max_sequences
+from lesson_lib.model.sizing import DEGREES, fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL, NCCL_BUFFER_BYTES
 from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import format_bytes, format_count, format_ratio
 
-#: The tensor-parallel degrees the chapter compares.
-DEGREES: tuple[int, ...] = (1, 2, 4)
-
-
-@dataclass(frozen=True)
-class DegreeFit:
-    """How one tensor-parallel degree fills each GPU.
-
-    Attributes
-    ----------
-    n : int
-        Tensor-parallel degree.
-    context_tokens : int
-        Tokens per sequence.
-    sequences : int
-        The most sequences of ``context_tokens`` tokens that fit.
-    budget : MemoryBudget
-        Per-GPU bytes with ``sequences`` sequences resident.
-    """
-
-    n: int
-    context_tokens: int
-    sequences: int
-    budget: MemoryBudget
-
-
-def pure_attention_twin(model: ModelSpec) -> ModelSpec:
-    """The same model with every layer full attention (a KV cache in each).
-
-    Parameters
-    ----------
-    model : ModelSpec
-        A hybrid model.
-
-    Returns
-    -------
-    ModelSpec
-        Same parameters, width, heads and context, but
-        ``num_attention_layers == num_layers`` and no linear-attention state.
-    """
-    require_instance("model", model, ModelSpec)
-    return dataclasses.replace(
-        model,
-        name=f"{model.name}, all layers attention",
-        num_attention_layers=model.num_layers,
-        linear_num_key_heads=0,
-        linear_num_value_heads=0,
-        linear_key_head_dim=0,
-        linear_value_head_dim=0,
-        linear_conv_kernel=0,
-    )
-
-
-def fits_by_degree(
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    degrees: Sequence[int] = DEGREES,
-    context_tokens: int | None = None,
-) -> list[DegreeFit]:
-    """Fill each GPU with as many sequences as fit, for each TP degree.
-
-    Parameters
-    ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card (sold as 80 GB)
-        One card.
-    degrees : sequence of int, default (1, 2, 4)
-        Tensor-parallel degrees (each >= 1).
-    context_tokens : int, optional
-        Tokens per sequence, 1 to ``model.max_context``; default the full
-        context.
-
-    Returns
-    -------
-    list of DegreeFit
-        One per degree, in the order given.
-    """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    tokens = model.max_context if context_tokens is None else context_tokens
-    tokens = require_int("context_tokens", tokens, minimum=1, maximum=model.max_context)
-    out = []
-    for n in degrees:
-        n = require_int("n", n)
-        count = max_sequences(model, accel, n, tokens)
-        out.append(DegreeFit(n, tokens, count, memory_budget(model, accel, n, tokens, count)))
-    return out
-
 
 def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[str, str]:
-    """Formatted numbers the sizing chapter glues beside :func:`~lesson_lib.chapters.overview.numbers`.
+    """Formatted numbers the sizing chapter glues beside :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------
@@ -124,13 +30,7 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
     Returns
     -------
     dict of str to str
-        Keys start with ``sizing_``: the architecture counts behind the
-        KV-cache product, the pure-attention factor, the fixed state as a
-        percentage of one full-length KV cache, the room one card has beside
-        the weights (GB), and per degree ``n`` in :data:`DEGREES` and 8 the
-        per-GPU weights (GB), one full-length sequence's KV cache per GPU
-        (GiB), the most full-length sequences that fit and what is left free
-        with them resident (GB).
+        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
@@ -166,23 +66,5 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
     return out
 
 
-def numbers() -> dict[str, str]:
-    """Every value the sizing page glues: the worked example's numbers and the chapter's own.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
-    return {**overview.numbers(), **sizing_numbers()}
-
-
-def glue() -> list[str]:
-    """Glue :func:`numbers` into the page being executed (``book/sizing.md``).
-
-    Returns
-    -------
-    list of str
-        The names glued.
-    """
-    return glue_numbers(numbers())
+#: What ``book/sizing.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+GLUE = GlueTable(overview.GLUE, sizing_numbers)

@@ -1,21 +1,20 @@
-"""Tables the chapters print, as HTML strings built from lesson_lib's numbers.
+"""Tables several pages print: the stated inputs, the summary's key numbers, the memory budget.
 
-A chapter shows one with ``IPython.display.HTML(...)`` in a hide-input cell.
-Every cell is escaped here, so a ``<`` or ``&`` in a name or a source note
-shows as text. :func:`html_table` is the generic builder the other tables
-(and other chapters) reuse.
+A page shows one with ``IPython.display.HTML(...)`` in a hide-input cell;
+each is built with :func:`lesson_lib.model.tables.html_table`.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
-from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree
+from lesson_lib.chapters.glue import chapter_numbers
+from lesson_lib.model.sizing import DegreeFit, fits_by_degree
 from lesson_lib.model.specimen import ASSUMPTIONS, Assumption
+from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count
 
-#: The summary's key numbers; (glue key of ``numbers()``, what it is, chapter slug).
+#: The summary's key numbers; (the worked example's glue name, what it is, chapter slug).
 KEY_NUMBERS: tuple[tuple[str, str, str], ...] = (
     ("weights_gb", "bf16 weights of the model", "sizing"),
     ("kv_per_token", "KV cache added by one token", "sizing"),
@@ -49,66 +48,6 @@ KEY_NUMBERS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def html_table(
-    header: Sequence[object],
-    rows: Sequence[Sequence[object]],
-    caption: str | None = None,
-) -> str:
-    """An accessible HTML table with every cell escaped.
-
-    Parameters
-    ----------
-    header : sequence
-        Column titles; each becomes a ``<th scope="col">``.
-    rows : sequence of sequences
-        Body rows, each as long as ``header``; cells are converted with
-        ``str`` and escaped.
-    caption : str, optional
-        Shown above the table (escaped).
-
-    Returns
-    -------
-    str
-        A ``<table>`` element, styled by the book's theme.
-
-    Raises
-    ------
-    ValueError
-        If ``header`` is empty or a row has a different number of cells.
-
-    Examples
-    --------
-    >>> print(html_table(["n"], [["x < y"]]))
-    <table class="table lesson-table">
-    <thead><tr><th scope="col">n</th></tr></thead>
-    <tbody>
-    <tr><td>x &lt; y</td></tr>
-    </tbody>
-    </table>
-    """
-    if len(header) == 0:
-        raise ValueError("header must name at least one column")
-    for i, row in enumerate(rows):
-        if len(row) != len(header):
-            raise ValueError(
-                f"rows[{i}] must have {len(header)} cells (one per header column), got {len(row)}"
-            )
-
-    def cells(tag: str, values: Sequence[object], attrs: str = "") -> str:
-        return "".join(f"<{tag}{attrs}>{html.escape(str(v))}</{tag}>" for v in values)
-
-    parts = ['<table class="table lesson-table">']
-    if caption:
-        parts.append(f"<caption>{html.escape(caption)}</caption>")
-    head = cells("th", header, ' scope="col"')
-    parts.append(f"<thead><tr>{head}</tr></thead>")
-    parts.append("<tbody>")
-    parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
-    parts.append("</tbody>")
-    parts.append("</table>")
-    return "\n".join(parts)
-
-
 def assumptions_table(
     assumptions: Sequence[Assumption] = ASSUMPTIONS, caption: str | None = None
 ) -> str:
@@ -131,7 +70,7 @@ def assumptions_table(
 
 
 def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | None = None) -> str:
-    """The summary's key numbers, each read from :func:`~lesson_lib.chapters.overview.numbers`.
+    """The summary's key numbers, each read from :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------
@@ -151,9 +90,7 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
         If ``values`` lacks a key of :data:`KEY_NUMBERS`.
     """
     if values is None:
-        from lesson_lib.chapters.overview import numbers
-
-        values = numbers()
+        values = chapter_numbers("overview")
     missing = [key for key, _, _ in KEY_NUMBERS if key not in values]
     if missing:
         raise KeyError(f"values lacks the key numbers {missing}")
@@ -167,7 +104,7 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen at
+        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen at
         full context on TP = 1, 2, 4.
     caption : str, optional
         Table caption.

@@ -1,53 +1,42 @@
 """Grades into Canvas: the course's own gradebook export, with the problem set's column filled.
 
-Canvas imports a gradebook CSV whose first columns identify the student,
-``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID`` and ``Section``, and
-whose other columns are assignments, named as in the export
-(``Problem set (123456)``, the number being Canvas's assignment id; a new
-name makes a new assignment). A second row ``Points Possible`` may give each
-column's points; Canvas's importer reads that row and sets each imported
-assignment's points possible from it (``check_for_non_student_row`` and
-``process_pp`` in ``lib/gradebook_importer.rb``,
-https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb). Instructure's guide: "How do I import grades in the
-Gradebook?",
-https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook
-(formerly https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807);
-the Ohio State University's guide lists the same required columns:
-https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/calculating-final-grades/import-csv-file-carmen-grades.
+Canvas imports a gradebook CSV whose first columns identify the student (``Student``, ``ID``,
+``SIS User ID``, ``SIS Login ID``, ``Section``) and whose other columns are assignments, named as in
+the export (``Problem set (123456)``, the number being Canvas's assignment id; a new name makes a
+new assignment). A ``Points Possible`` row sets each imported assignment's points
+(``check_for_non_student_row`` and ``process_pp`` in ``lib/gradebook_importer.rb``,
+https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb;
+Instructure's guide "How do I import grades in the Gradebook?",
+https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook).
 
-:func:`fill_gradebook` reads the export you download from Canvas
-(Grades, Export, "Export Entire Gradebook") and writes a file with those
-five columns of every student row as exported, the ``Points Possible`` row,
-and one assignment column: the student's total from the grader, found by the
-Canvas user id (``ID``), which Canvas's download names carry, or through the
-roster. A student with no counted, graded submission gets an empty cell,
-which Canvas's import leaves as it is, and is listed in the summary.
-
-The assignment is found by its name, without regard to case or surrounding
-spaces, among the export's assignment columns ``<name> (<id>)``
-(:func:`assignment_column`). A name no column has is refused, naming the
-columns there are, unless a new assignment is asked for
-(``new_assignment=True``, the grader's ``--canvas-new-assignment``): a typo
-would otherwise make Canvas create a second assignment. When the export's
-``Points Possible`` for the column differs from the set's points, the file
-keeps the export's value, so the import does not change the assignment's
-points in Canvas behind your back, and the summary warns with both numbers:
-the scores are out of the set's points, so change the assignment's points in
-Canvas, or expect the scores to read as out of Canvas's.
+:func:`fill_gradebook` reads the export (Grades, Export, "Export Entire Gradebook") and writes
+those five columns of every student row, the ``Points Possible`` row and one assignment column:
+the student's total, found by the Canvas user id, which Canvas's download names carry, or through
+the roster. A student with no counted, graded submission gets an empty cell (Canvas's import
+leaves it as it is) and is listed in the summary. The assignment is found by its name, without
+regard to case (:func:`assignment_column`); a name no column has is refused unless a new
+assignment is asked for (``--canvas-new-assignment``), since a typo would make a second
+assignment. When the export's ``Points Possible`` differs from the set's points, the file keeps
+Canvas's, so the import does not change them behind your back, and the summary warns.
 """
 
 from __future__ import annotations
 
 import csv
 import math
-import os
 import re
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
-from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.grades_csv import GradesRow, spreadsheet_safe
+from lesson_lib.coursework.identity import identify
+from lesson_lib.coursework.lms_names import GradescopeSubmission
+from lesson_lib.coursework.roster import Roster
+from lesson_lib.coursework.submissions import Entry
+from lesson_lib.model._safe_io import require_output_file
 
 #: The columns that identify a student in Canvas's gradebook CSV, in its order.
 IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -76,7 +65,7 @@ class GradebookSummary:
     points_possible : float
         The points written in the ``Points Possible`` row.
     warnings : list of str
-        What the instructor must know before importing (points that differ).
+        What to know before importing (points that differ).
     """
 
     column: str
@@ -87,23 +76,8 @@ class GradebookSummary:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
-    """A Canvas gradebook export: its header and its rows (points row included).
-
-    Parameters
-    ----------
-    path : Path
-        The exported CSV (UTF-8, a byte-order mark allowed).
-
-    Returns
-    -------
-    (list of str, list of list of str)
-
-    Raises
-    ------
-    ValueError
-        If it is larger than 32 MiB, empty, or lacks one of :data:`IDENTITY_COLUMNS`.
-    """
+def _read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
+    """A Canvas gradebook export: its header and its rows (points row included)."""
     path = Path(path)
     if path.stat().st_size > MAX_GRADEBOOK_BYTES:
         raise ValueError(f"canvas_gradebook {path} must be at most 32 MiB")
@@ -121,18 +95,8 @@ def read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
     return header, rows[1:]
 
 
-def assignment_columns(header: list[str]) -> list[str]:
-    """The export's assignment columns, ``<name> (<id>)``, in its order.
-
-    Parameters
-    ----------
-    header : list of str
-        The export's header.
-
-    Returns
-    -------
-    list of str
-    """
+def _assignment_columns(header: list[str]) -> list[str]:
+    """The export's assignment columns, ``<name> (<id>)``, in its order."""
     return [h for h in header if h not in IDENTITY_COLUMNS and _ASSIGNMENT.match(h)]
 
 
@@ -144,17 +108,14 @@ def assignment_column(header: list[str], assignment: str, new_assignment: bool =
     header : list of str
         The export's header.
     assignment : str
-        The assignment's name in Canvas (``Problem set``), or the column's full
-        name (``Problem set (987654)``).
+        The assignment's name in Canvas (``Problem set``), or the column's full name.
     new_assignment : bool, default False
-        True: a name no column has is written as a new column, which Canvas
-        imports as a new assignment.
+        True: a name no column has is written as a new column (a new assignment).
 
     Returns
     -------
     str
-        The export's column name as it stands, or ``assignment`` (stripped) for
-        a new assignment.
+        The export's column name as it stands, or ``assignment`` for a new assignment.
 
     Raises
     ------
@@ -163,7 +124,7 @@ def assignment_column(header: list[str], assignment: str, new_assignment: bool =
     """
     wanted = assignment.strip()
     key = wanted.casefold()
-    columns = assignment_columns(header)
+    columns = _assignment_columns(header)
     exact = [h for h in columns if h.strip().casefold() == key]
     if exact:
         return exact[0]
@@ -201,13 +162,8 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
     -------
     str
         The column that will be written.
-
-    Raises
-    ------
-    ValueError
-        As :func:`read_gradebook` and :func:`assignment_column` do.
     """
-    header, _ = read_gradebook(path)
+    header, _ = _read_gradebook(path)
     return assignment_column(header, assignment, new_assignment)
 
 
@@ -218,12 +174,6 @@ def _points(text: str) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
-
-
-def _cell(text: object) -> str:
-    """One cell as plain text a spreadsheet does not run (a formula gets an apostrophe)."""
-    value = printable(text, 200)
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
 def fill_gradebook(
@@ -241,8 +191,7 @@ def fill_gradebook(
     exported : Path
         The gradebook CSV exported from Canvas.
     out : Path
-        Where to write the import file (a new path or a regular file;
-        written atomically).
+        The import file to write (a new path or a regular file; written atomically).
     scores : mapping
         Canvas user id (the export's ``ID``) -> the score to import.
     points_possible : float
@@ -259,11 +208,10 @@ def fill_gradebook(
     Raises
     ------
     ValueError
-        If the export lacks a required column, the assignment is not one of its
-        columns (and ``new_assignment`` is False), or ``out`` is not a new path
-        or regular file.
+        A required column is missing, the assignment is not a column (and not new), or
+        ``out`` is not a new path or regular file.
     """
-    header, rows = read_gradebook(exported)
+    header, rows = _read_gradebook(exported)
     column = assignment_column(header, assignment, new_assignment)
     index = {name: header.index(name) for name in IDENTITY_COLUMNS}
     summary = GradebookSummary(column, points_possible=points_possible)
@@ -300,15 +248,72 @@ def fill_gradebook(
     summary.unmatched = sorted(set(scores) - seen)
     target = require_output_file(out, "--canvas-out")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow([*IDENTITY_COLUMNS, column])
-            writer.writerows([[_cell(c) for c in row] for row in out_rows])
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(fh: IO) -> None:
+        writer = csv.writer(fh)
+        writer.writerow([*IDENTITY_COLUMNS, column])
+        writer.writerows([[spreadsheet_safe(c) for c in row] for row in out_rows])
+
+    write_atomically(target, write)
     return summary
+
+
+def canvas_scores(rows: Sequence[GradesRow], users: Mapping[str, str]) -> dict[str, float]:
+    """Canvas user id -> total of that student's counted, graded row of the grades file.
+
+    Read from the grades file as written (a regrade's rows and a TA's points included), so the
+    Canvas file agrees with it; a user with two counted rows (no ``--keep``) gets nothing, for you
+    to decide.
+
+    Parameters
+    ----------
+    rows : sequence of GradesRow
+        The grades CSV's rows (:func:`~lesson_lib.coursework.grades_csv.read_scores`).
+    users : mapping
+        A row's ``file`` cell -> the Canvas user id of that submission.
+
+    Returns
+    -------
+    dict
+    """
+    found: dict[str, list[float]] = {}
+    for row in rows:
+        user = users.get(row.file, "") if row.graded else ""
+        if user:
+            found.setdefault(user, []).append(float(row.cells["total"]))
+    return {user: totals[0] for user, totals in found.items() if len(totals) == 1}
+
+
+def canvas_users(
+    found: Sequence[Entry],
+    roster: Roster | None,
+    export: Mapping[str, GradescopeSubmission] | None = None,
+) -> dict[str, str]:
+    """The Canvas user id of every submission in the folder, by its grades ``file`` cell.
+
+    The one in the Canvas name, else the roster's for the ID that
+    :func:`~lesson_lib.coursework.identity.identify` gives (nothing is run).
+
+    Parameters
+    ----------
+    found : sequence of Entry
+        The folder's entries.
+    roster : Roster or None
+        The class roster.
+    export : mapping, optional
+        A Gradescope export's metadata.
+
+    Returns
+    -------
+    dict
+    """
+    users: dict[str, str] = {}
+    for entry in found:
+        ident = identify(entry, roster=roster, export=export)
+        user = ident.lms_user
+        if not user and roster is not None and ident.student:
+            listed = roster.student(ident.student)
+            user = listed.lms_user_id if listed is not None else ""
+        if user:
+            users[spreadsheet_safe(entry.file)] = user
+    return users

@@ -1,33 +1,21 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-Read from the grader's details CSV (one row per student and problem, with the
-stable id of the mistake each wrong answer was taken for, see
-:func:`~lesson_lib.coursework.grade.write_details`) and its grades CSV (which
-rows count, and each row's late factor, see
-:mod:`~lesson_lib.coursework.report_rows`), it gives for every
-problem the mean points, how many answers were right, close, wrong, blank or
-unreadable, and the most common named mistakes, split by variant where the
-class drew few enough variants for the split to mean something. Points are
-each problem's own (:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`),
-and a close answer earns the close credit the instructor sets.
-
-It counts what the grades count: one row per student graded, not the rows of
-an identity failure or a file that is not a notebook, not the copies the
-``--keep`` policy did not pick, and none of the copies of an ID counted
-twice (no ``--keep``), which it lists. The per-problem means are before the
-late penalty; each student's total, and the mean total, are after it (the
-grades CSV's ``late factor``), with the points a TA gave added before it, as
-the grades CSV's ``total`` has them.
+Read from the grader's details CSV (a row per student and problem, with the stable id of the mistake
+each wrong answer was taken for) and its grades CSV (which rows count, and each row's late factor:
+:mod:`~lesson_lib.coursework.report_rows`), it gives for every problem the mean points, how many
+answers were right, close, wrong, blank or unreadable, and the most common named mistakes, split by
+variant where the class drew few enough variants for the split to mean something. It counts what the
+grades count, one row per student; the per-problem means are before the late penalty, each student's
+total after it, with the points a TA gave, as the grades CSV's ``total`` has them.
 
 From the command line::
 
     python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
 
-(the grades CSV is ``grades.csv`` beside the details unless ``--grades``
-names another) writes ``class_report.md`` (the tables), ``class_report.png``
-(the plot) and ``class_points.csv`` (every student's points per problem and
-total at that close credit). ``make report`` does the same for
-``make grade``'s files.
+(the grades CSV is ``grades.csv`` beside the details unless ``--grades`` names another) writes
+``class_report.md`` (the tables), ``class_report.png`` (the plot) and ``class_points.csv`` (every
+student's points per problem and total at that close credit); ``make report`` does it for ``make
+grade``'s files.
 """
 
 from __future__ import annotations
@@ -95,7 +83,7 @@ class VariantSummary:
     mean_points : float
         Their mean points.
     top_mistake : str
-        The named mistake most of them made (empty when none was named).
+        The named mistake most of them made ("" when none was named).
     top_count : int
         How many made it.
     """
@@ -124,12 +112,10 @@ class ProblemSummary:
     statuses : dict
         Status -> how many answers got it, in :data:`STATUSES` order.
     mistakes : list of (str, int)
-        Named mistakes by count, most common first (a verdict naming two
-        coinciding mistakes counts under its joined id).
+        Named mistakes by count, most common first.
     variants : list of VariantSummary
-        One per variant when the class drew between 2 and
-        :data:`MAX_VARIANT_GROUPS` of them, each met by :data:`MIN_PER_VARIANT`
-        students on average; empty otherwise.
+        One per variant when the class drew between 2 and :data:`MAX_VARIANT_GROUPS` of them, each
+        met by :data:`MIN_PER_VARIANT` students on average; else empty.
     """
 
     qid: str
@@ -154,11 +140,9 @@ class ClassReport:
     close_credit : float
         The close credit the points were computed with.
     rows : dict
-        Student -> the counted row (its file, late factor and the points a
-        TA gave); empty when the report was made from points alone.
+        Student -> the counted row (file, late factor, a TA's points).
     left_out : dict
-        Why -> how many notebooks were left out for it
-        (see :class:`~lesson_lib.coursework.report_rows.CountedRows`).
+        Why -> how many notebooks were left out for it.
     two_copies : dict
         Student -> the files of an ID counted more than once, none counted.
     """
@@ -184,10 +168,7 @@ class ClassReport:
         return self.max_points + sum(MANUAL_PARTS[q].points for q in row.manual)
 
     def totals(self) -> dict[str, float]:
-        """Every student's total: the points and a TA's, times the late factor.
-
-        Rounded to 4 decimals, as the grader rounds its ``total``.
-        """
+        """Every student's total: the points and a TA's, times the late factor, to 4 decimals."""
         out = {}
         for student, by_q in self.points.items():
             row = self._row(student)
@@ -197,7 +178,7 @@ class ClassReport:
 
 
 def read_details(path: Path) -> list[dict[str, str]]:
-    """The rows of a details CSV.
+    """The rows of a details CSV (a file without the ``mistake`` column reads as all blank).
 
     Parameters
     ----------
@@ -207,13 +188,11 @@ def read_details(path: Path) -> list[dict[str, str]]:
     Returns
     -------
     list of dict
-        One per row; a file without the ``mistake`` column reads as if every
-        cell of it were empty.
 
     Raises
     ------
     ValueError
-        If a required column (:data:`REQUIRED_COLUMNS`) is missing.
+        If a column of :data:`REQUIRED_COLUMNS` is missing.
     """
     rows = read_csv_with(path, REQUIRED_COLUMNS, "details", "write it with the grader's --details")
     return [{**row, "mistake": row.get("mistake") or ""} for row in rows]
@@ -257,30 +236,25 @@ def class_report(
     Parameters
     ----------
     rows : iterable of dict
-        Rows of a details CSV (:func:`read_details`): ``student``,
-        ``file``, ``problem``, ``status`` and ``mistake``.
+        Rows of a details CSV (:func:`read_details`).
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
     grades : iterable of dict, optional
-        Rows of the same run's grades CSV
-        (:func:`~lesson_lib.coursework.report_rows.read_grades`): only the
-        details of its counted rows count
-        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), and its
-        late factors and a TA's points enter the totals. Without it every
-        notebook of the details counts, on time, except the files of an ID
-        handed in more than once, which are left out and listed.
+        Rows of the same run's grades CSV: only its counted rows count
+        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), with their late factors and a
+        TA's points. Without it every notebook of the details counts, on time, except the files of
+        an ID handed in twice.
 
     Returns
     -------
     ClassReport
-        Problems the rows do not mention are left out; rows of a problem the
-        set does not have, or with a status that is not a verdict, are skipped.
+        Rows of a problem the set does not have, or with a status that is not a verdict, are
+        skipped.
 
     Raises
     ------
     ValueError
-        If ``close_credit`` is outside 0 to 1, or a grades row's late factor
-        or a TA's points are out of range.
+        If ``close_credit`` is outside 0 to 1, or a grades row's numbers are out of range.
     """
     close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     rows = list(rows)
@@ -348,7 +322,6 @@ def render_markdown(report: ClassReport, top: int = 3) -> str:
     Returns
     -------
     str
-        Markdown.
     """
     top = require_int("top", top, minimum=1, maximum=20)
     totals = report.totals()
@@ -415,7 +388,7 @@ def _reason(why: str) -> str:
 
 
 def plot(report: ClassReport, top: int = 10) -> Figure:
-    """Two panels: each problem's answers by status, and the class's most common mistakes.
+    """Two panels: each problem's answers by verdict, and the class's most common mistakes.
 
     Parameters
     ----------
@@ -427,7 +400,6 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Made without ``pyplot``; the status colours are the self-check's.
     """
     top = require_int("top", top, minimum=1, maximum=30)
     fig = Figure(figsize=(11.0, 5.0), layout="constrained")
@@ -458,12 +430,7 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
 
 
 def write_points(report: ClassReport, path: Path) -> None:
-    """Every student's points per problem and in total, at the report's close credit.
-
-    The columns are the grades CSV's: ``student``, ``file``, each problem's
-    points, each part a person grades (blank until a TA gives points),
-    ``late factor``, ``total`` (all the points times the late factor) and
-    ``max``.
+    """Every student's points per problem, a TA's, ``late factor``, ``total`` and ``max``, as CSV.
 
     Parameters
     ----------

@@ -1,39 +1,33 @@
 """Feedback to hand back: one self-contained HTML file per student, beside the grades.
 
-Each file (``feedback/s001.html``) says, for every problem, the answer as
-graded, the verdict, the points and the checker's message, which names the
-usual mistake when the answer matches one. It is one page with its style
-inline and no script, so it opens from an e-mail, an LMS upload or a
-``file://`` link alike. Everything a submission put in it (its answers, its
-file name) is escaped: a student's text cannot add markup or script to
-another student's page, or to their own.
+Each file (``feedback/s001.html``) says, for every problem, the answer as graded, the verdict, the
+points and the checker's message, which names the usual mistake when the answer matches one. It is
+one page with its style inline and no script, so it opens from an e-mail, an LMS upload or a
+``file://`` link alike. Everything a submission put in it (its answers, its file name) is escaped: a
+student's text cannot add markup or script to another student's page, or to their own.
 
 The points are the grades CSV's: each problem's own
-(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a
-person grades once its points are imported, and the late policy's factor
-said beside the total when it took anything off.
+(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a person grades once its
+points are imported, and the late policy's factor said beside the total when it took anything off.
 
-Only what concerns the student is shown: the grader's notes that name other
-files (duplicates, imitations) stay in the instructor's CSV. An answer read
-from the notebook's source, because the notebook stopped before that cell
-ran (a time-out or a kernel crash), says so beside its verdict.
+Only what concerns the student is shown: the grader's notes that name other files (duplicates,
+imitations) stay in the instructor's CSV. An answer read from the notebook's source, because the
+notebook stopped before that cell ran (a time-out or a kernel crash), says so beside its verdict.
 """
 
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from lesson_lib.coursework.check import UNANSWERED, CheckResult
+from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.manual_grading import MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.status import Status
 from lesson_lib.model._safe_io import printable, require_output_file
-
-# A grade.Submission; not imported, since the grader imports this module.
-_Submission = Any
 
 _STYLE = """
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto;
@@ -55,21 +49,36 @@ td.answer { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 NO_ANSWER = "No answer was found for this problem in the notebook handed in."
 #: The statuses a student is shown, worded for them.
 STATUS_WORDS = {
-    "ran": "Your notebook ran to the end.",
-    "ran with errors": "Your notebook ran to the end; some cells raised an error.",
-    "timed out": "Your notebook was stopped at the time limit.",
-    "kernel died": "Your notebook's kernel crashed.",
-    "out of space": "Your notebook filled the space it may write.",
-    "could not run": "Your notebook could not be run.",
-    "not a notebook": "The file handed in could not be read as a notebook.",
+    Status.RAN: "Your notebook ran to the end.",
+    Status.RAN_WITH_ERRORS: "Your notebook ran to the end; some cells raised an error.",
+    Status.TIMED_OUT: "Your notebook was stopped at the time limit.",
+    Status.KERNEL_DIED: "Your notebook's kernel crashed.",
+    Status.OUT_OF_SPACE: "Your notebook filled the space it may write.",
+    Status.COULD_NOT_RUN: "Your notebook could not be run.",
+    Status.NOT_A_NOTEBOOK: "The file handed in could not be read as a notebook.",
 }
+
+
+def shown_message(result: CheckResult) -> str:
+    """The checker's message for a student; for a blank answer, :data:`NO_ANSWER`.
+
+    Parameters
+    ----------
+    result : CheckResult
+        A verdict.
+
+    Returns
+    -------
+    str
+    """
+    return NO_ANSWER if result.status == UNANSWERED else result.message
 
 
 def _text(value: object, limit: int = 2000) -> str:
     return html.escape(printable(value, limit), quote=True)
 
 
-def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
+def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
     """One student's feedback page.
 
     Parameters
@@ -77,8 +86,8 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
     student : str
         The student's ID.
     submissions : sequence of Submission
-        That student's graded notebooks (more than one when a duplicate was
-        handed in; each gets its own section).
+        That student's graded notebooks (more than one when a duplicate was handed in; each gets its
+        own section).
 
     Returns
     -------
@@ -113,10 +122,9 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
             f"Score: <strong>{sub.total:g} of {sub.max_points:g}</strong> points.</p>"
         )
         if sub.late_factor < 1:
-            when = next((n for n in sub.notes if n.startswith("LATE ")), "")
             parts.append(
                 f"<p>Handed in late: the late policy keeps {sub.late_factor:g} of the "
-                f"{sub.earned:g} points earned. {_text(when.split('; total x')[0], 300)}</p>"
+                f"{sub.earned:g} points earned. {_text(sub.late_note, 300)}</p>"
             )
         parts.append(
             "<table><thead><tr><th>Problem</th><th>Your answer</th><th>Verdict</th>"
@@ -130,7 +138,7 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
             marked = f'<br><span class="source">({_text(source)})</span>' if source else ""
             status = result.status
             css = status if status in ("right", "close", "wrong", "unreadable") else ""
-            message = NO_ANSWER if status == "not answered yet" else result.message
+            message = shown_message(result)
             parts.append(
                 f"<tr><td>{_text(qid, 16)}: {_text(PROBLEMS[qid].title, 120)}</td>"
                 f'<td class="answer">{_text(result.given or "(none)", 300)}</td>'
@@ -156,11 +164,11 @@ def feedback_html(student: str, submissions: Sequence[_Submission]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_feedback(submissions: Sequence[_Submission], folder: Path) -> list[Path]:
+def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
     """Write ``folder/<ID>.html`` for every student with a valid ID; files for others are left alone.
 
-    A submission whose name is not a valid ID has no student to hand it to,
-    and gets no file. Each file is written by a temporary file and a rename.
+    A submission whose name is not a valid ID has no student to hand it to, and gets no file. Each
+    file is written by a temporary file and a rename.
 
     Parameters
     ----------
@@ -183,21 +191,14 @@ def write_feedback(submissions: Sequence[_Submission], folder: Path) -> list[Pat
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise ValueError(f"--feedback {folder} must be a folder, not a link or a file")
     folder.mkdir(parents=True, exist_ok=True)
-    by_student: dict[str, list[_Submission]] = {}
+    by_student: dict[str, list[Submission]] = {}
     for sub in submissions:
         if sub.graded_as is not None:
             by_student.setdefault(sub.graded_as, []).append(sub)
     written = []
     for student, subs in by_student.items():
         target = require_output_file(folder / f"{student}.html", "--feedback")
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{student}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(feedback_html(student, subs))
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        page = feedback_html(student, subs)
+        write_atomically(target, lambda fh, page=page: fh.write(page))
         written.append(target)
     return written

@@ -1,48 +1,25 @@
 """A Gradescope autograder: the zip ``make gradescope`` builds, and the script it runs.
 
-Gradescope's autograder is a zip with ``setup.sh`` and ``run_autograder`` at
-its root. ``setup.sh`` runs once, as root, while Gradescope builds the
-autograder's Docker image (Ubuntu); ``run_autograder`` runs for each
-submission with the student's files in ``/autograder/submission/``, its
-metadata in ``/autograder/submission_metadata.json``, and must write
-``/autograder/results/results.json``: a ``score``, an ``output``, and
-``tests``, each with ``name``, ``score``, ``max_score``, ``output`` and a
-``visibility`` (``hidden``, ``after_due_date``, ``after_published`` or
-``visible``). Gradescope's specification:
+Gradescope's autograder is a zip with ``setup.sh`` (run once, as root, while Gradescope builds
+the autograder's Docker image) and ``run_autograder`` (run for each submission, with the files
+in ``/autograder/submission/`` and ``/autograder/submission_metadata.json``), which must write
+``/autograder/results/results.json``:
 https://gradescope-autograders.readthedocs.io/en/latest/specs/.
 
-:func:`build_zip` packs the lesson's pinned environment (``requirements.txt``
-without the editable line), the ``lesson_lib`` source, the two scripts, a
-``config.json`` (visibility, time limit, close credit), optionally the
-roster (the command line's default is the one ``make grade`` reads:
-``--roster``, else the student edition's issued IDs beside the course
-salt), and the
-course salt the student edition was made with (``make student`` makes one;
-without it every student would be graded on the public variants). The salt
-sits in ``/autograder/source``, which a sandboxed notebook cannot see; a
-notebook graded without the sandbox could read it. Its
-``setup.sh`` installs bubblewrap, uv (at the version the ``Makefile``
-pins), a Python that fits :data:`PYTHON_REQUEST` and the pinned packages
-into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs both scripts
-in a clean Debian root, as Gradescope would.
+:func:`build_zip` packs the pinned environment, the ``lesson_lib`` source, the two scripts, a
+``config.json`` (visibility, time limit, close credit), optionally the roster (by default the one
+``make grade`` reads) and the course salt; ``setup.sh`` installs bubblewrap, uv, a Python that fits
+:data:`PYTHON_REQUEST` and the pins into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs
+both scripts in a clean Debian root, as Gradescope would. :func:`run` is what ``run_autograder``
+calls: it identifies the submission (file name, metadata, the roster with Gradescope's users),
+grades it with the same grader as ``make grade`` and writes one test per problem.
 
-:func:`run` is what ``run_autograder`` calls: it finds the problem set in
-the submission, identifies it (:func:`~lesson_lib.coursework.identity.identify`:
-file name, notebook metadata, the roster with Gradescope's users), grades it
-with the same grader as ``make grade``, and writes one test per problem.
-The root folder is a parameter (``--root``, ``LESSON_AUTOGRADER_ROOT`` for
-the script), so the script runs locally against a fake ``/autograder``.
-
-**The sandbox inside Gradescope.** The grader's bubblewrap sandbox needs
-Linux namespaces, which a Docker container's default security profile
-usually refuses. Where :func:`~lesson_lib.coursework.sandbox.require_sandbox`
-fails, the submission is graded without the sandbox (``config.json``
-``"require_sandbox": false``, the default) and the results' output says so:
-the notebook then runs as Gradescope's root user inside that submission's
-own throwaway container, with the grader's time and memory limits, where it
-can see no other student's work but could overwrite its own
-``results.json``. With ``"require_sandbox": true`` it is not run and scores
-nothing, and the output says why.
+**The sandbox inside Gradescope.** Bubblewrap needs Linux namespaces, which a Docker container
+usually refuses. Where the sandbox cannot run, the notebook is graded without it (the default,
+said in the output): it then runs as root inside that submission's own throwaway container, where
+it sees no other student's work but could read the course salt in ``/autograder/source`` (hidden
+from a sandboxed notebook) and overwrite its own ``results.json``. With ``--require-sandbox`` it is not run and scores
+nothing.
 
 Command line::
 
@@ -54,17 +31,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from lesson_lib.coursework.check import CLOSE_CREDIT
-from lesson_lib.coursework.feedback import NO_ANSWER
-from lesson_lib.coursework.grade import Submission, grade_notebook
+from lesson_lib.coursework.feedback import shown_message
+from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.grading import grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
@@ -117,13 +95,8 @@ exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
 """
 
 
-def setup_script() -> str:
-    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions.
-
-    Returns
-    -------
-    str
-    """
+def _setup_script() -> str:
+    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions."""
     return SETUP_SH.replace("{uv}", UV_VERSION).replace("{python}", PYTHON_REQUEST)
 
 
@@ -140,18 +113,8 @@ def _package_files(root: Path) -> list[Path]:
     return found
 
 
-def pinned_requirements(root: Path) -> str:
-    """``requirements.txt`` without its editable line (``-e .``): the pins the zip installs.
-
-    Parameters
-    ----------
-    root : Path
-        The repository (holding ``requirements.txt``).
-
-    Returns
-    -------
-    str
-    """
+def _pinned_requirements(root: Path) -> str:
+    """``requirements.txt`` without its editable line (``-e .``): the pins the zip installs."""
     lines = (root / "requirements.txt").read_text().splitlines()
     return "\n".join(line for line in lines if not line.strip().startswith("-e")) + "\n"
 
@@ -178,17 +141,15 @@ def build_zip(
     visibility : str, default "after_due_date"
         When students see each problem's result: one of :data:`VISIBILITIES`.
     timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
-        Seconds the notebook may run, > 0 and at most the grader's maximum.
+        Seconds the notebook may run.
     roster : Path, optional
-        A roster CSV to ship (checked here); Gradescope's users are matched on it.
+        A roster CSV to ship (checked here).
     require_sandbox_in_container : bool, default False
-        True: where the sandbox cannot run, grade nothing (see the module).
+        True: where the sandbox cannot run, grade nothing.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
         The share of a problem's points a close answer earns, 0 to 1.
     salt_file : Path, optional
-        The course salt the student edition was made with (checked here),
-        shipped as ``salt`` so the variants graded are the students' own;
-        without one the public variants are graded.
+        The course salt (checked here), shipped so the students' own variants are graded.
 
     Returns
     -------
@@ -198,8 +159,7 @@ def build_zip(
     Raises
     ------
     ValueError
-        If ``visibility``, ``timeout`` or ``close_credit`` is out of range, or
-        the roster is invalid.
+        If an option is out of range, or the roster is invalid.
     """
     close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     if visibility not in VISIBILITIES:
@@ -217,17 +177,16 @@ def build_zip(
         "require_sandbox": require_sandbox_in_container,
         "close_credit": close_credit,
     }
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, text in (("setup.sh", setup_script()),
+
+    def write(fh: IO) -> None:
+        with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, text in (("setup.sh", _setup_script()),
                                ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                 info.external_attr = 0o755 << 16
                 zf.writestr(info, text)
             zf.writestr("config.json", json.dumps(config, indent=2) + "\n")
-            zf.writestr("lesson/requirements.txt", pinned_requirements(root))
+            zf.writestr("lesson/requirements.txt", _pinned_requirements(root))
             zf.write(root / "pyproject.toml", "lesson/pyproject.toml")
             zf.write(root / "README.md", "lesson/README.md")  # pyproject's readme
             for rel in _package_files(root):
@@ -236,16 +195,9 @@ def build_zip(
                 zf.write(roster, "roster.csv")
             if salt is not None:
                 zf.writestr("salt", salt + "\n")
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    write_atomically(out, write, binary=True, mode=0o600)
     return out
-
-
-def _shown_message(result: Any) -> str:
-    """The checker's message, but none found for a blank answer (not "run this cell again")."""
-    return NO_ANSWER if result.status == "not answered yet" else result.message
 
 
 def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
@@ -263,15 +215,13 @@ def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] =
     Returns
     -------
     dict
-        ``score``, ``output``, ``visibility``, ``stdout_visibility``
-        (``hidden``), ``tests`` and ``extra_data`` (student ID and status).
     """
     tests = [
         {
             "name": f"{qid}: {PROBLEMS[qid].title}",
             "score": sub.results[qid].points if qid in sub.results else 0.0,
             "max_score": PROBLEMS[qid].max_points,
-            "output": _shown_message(sub.results[qid]) if qid in sub.results else "",
+            "output": shown_message(sub.results[qid]) if qid in sub.results else "",
             "visibility": visibility,
         }
         for qid in PROBLEMS
@@ -305,10 +255,7 @@ def _write_results(root: Path, results: dict) -> Path:
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "results.json"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".results.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(results, fh, indent=2)
-    os.replace(tmp, target)
+    write_atomically(target, lambda fh: json.dump(results, fh, indent=2), mode=0o600)
     return target
 
 
@@ -333,13 +280,13 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     Parameters
     ----------
     root : Path, default /autograder
-        Gradescope's autograder folder (``submission/``,
-        ``submission_metadata.json``, ``source/``), or a fake one for a test.
+        Gradescope's autograder folder (``submission/``, ``submission_metadata.json``, ``source/``),
+        or a fake one for a test.
     config : dict, optional
-        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as
-        :func:`build_zip` writes them); default ``after_due_date``, the grader's
-        :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`,
-        False, :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
+        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as :func:`build_zip`
+        writes them); default ``after_due_date``, the grader's
+        :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`, False,
+        :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
 
     Returns
     -------

@@ -1,32 +1,17 @@
 """Whose notebook is it: the ID from the file name, the notebook's metadata and the roster.
 
-A submission can name its student in up to four places: the folder
-(``s001/``), the file (``s001_problems.ipynb``, or inside a Canvas name
-``smithjane_12345_6789012_s001_problems.ipynb``), the notebook's metadata
-(``metadata.lesson.student_id``, written by the student edition), and the
-platform's user (the Canvas user id in the name, the Gradescope submitters)
-looked up in the roster (:mod:`~lesson_lib.coursework.roster`). The names are
-read by :mod:`~lesson_lib.coursework.lms_names`. :func:`identify` compares
-whichever are there:
-
-* they agree: that ID is graded (a plain ``problems.ipynb`` is identified
-  by its metadata alone);
-* two disagree: the status is ``ID mismatch`` and nothing is scored: no
-  guess picks a variant;
-* none is there, or a roster is given and the ID is not on it: ``unknown
-  ID``, nothing scored, never the book's own variant.
-
-A name that is not a valid ID (a Cyrillic letter, a formula) is left to the
-grader's own ``invalid ID`` check, unchanged, except in a Canvas name with a
-user id: there the uploaded part is whatever the student called the file
-(``Untitled``, ``My problems FINAL``), so it names the student only in the
-edition's form ``<ID>_problems``; otherwise the metadata and the roster's
-user decide, as for a plain ``problems.ipynb``, and a bare valid ID
-(``..._s001.ipynb``) counts only when neither names anyone. The notes say
-which. It also says when the
-submission was handed in (``Identity.submitted_at``): Gradescope's
-``created_at``, else the file's modification time; Canvas's ``LATE`` marker
-is kept beside it (:mod:`~lesson_lib.coursework.late_policy`).
+A submission can name its student in the folder (``s001/``), the file (``s001_problems.ipynb``,
+also inside a Canvas download name), the notebook's metadata (``metadata.lesson.student_id``, written
+by the student edition) and the platform's user (Canvas's user id, Gradescope's submitters) looked
+up in the roster; :mod:`~lesson_lib.coursework.lms_names` reads the names. :func:`identify`
+compares whichever are there: when they agree that ID is graded; when two disagree the status is
+``ID mismatch``; when none is there, or the ID is not on a given roster, ``unknown ID``. Neither is
+run or scored: no guess picks a variant. A name that is not a valid ID is left to the grader's own
+``invalid ID`` check, except in a Canvas name with a user id, where the uploaded part is whatever
+the student called the file: it names the student only as ``<ID>_problems``, else the metadata and
+the roster's user decide, and a bare valid ID counts only when neither names anyone. The identity
+also says when it was handed in: Gradescope's ``created_at``, else the file's time, with Canvas's
+``LATE`` marker beside it (:mod:`~lesson_lib.coursework.late_policy`).
 """
 
 from __future__ import annotations
@@ -44,18 +29,10 @@ from lesson_lib.coursework.lms_names import (
     parse_canvas_name,
 )
 from lesson_lib.coursework.roster import Roster
+from lesson_lib.coursework.status import Status
 from lesson_lib.coursework.student_ids import normalize_student
 from lesson_lib.coursework.submissions import Entry, notebook_name, read_notebook
 from lesson_lib.model._safe_io import printable
-
-#: Status of a submission whose file name, metadata and roster disagree (not run, no score).
-ID_MISMATCH = "ID mismatch"
-#: Status of a submission with no student ID, or one not on the roster (not run, no score).
-UNKNOWN_ID = "unknown ID"
-#: The statuses of rows that are nobody's answers, not run for their identity (the two
-#: above, and the grader's ``invalid ID``) or not a notebook. The late policy, the Canvas
-#: file and the class report all leave them out.
-NOT_GRADED: tuple[str, ...] = (ID_MISMATCH, UNKNOWN_ID, "invalid ID", "not a notebook")
 
 
 @dataclass
@@ -65,29 +42,25 @@ class Identity:
     Attributes
     ----------
     student : str
-        The ID to grade it as (for a name that is not a valid ID, the name as
-        it stands, for the grader's own check).
-    status : str
-        ``""`` (grade it), :data:`ID_MISMATCH` or :data:`UNKNOWN_ID`.
+        The ID to grade it as (for an invalid name, the name as it stands).
+    status : Status or None
+        None (grade it), ``Status.ID_MISMATCH`` or ``Status.UNKNOWN_ID``.
     notes : list of str
         Where the ID came from, and any disagreement.
     lms_user : str
         The platform's user id (Canvas user id, roster's ``lms_user_id``), or "".
     submitted_at : datetime or None
-        When it was handed in (aware).
+        When it was handed in (aware), from ``time_source`` ("Gradescope created_at", "file time").
     time_source : str
-        Where ``submitted_at`` comes from ("Gradescope created_at", "file time").
-    late_marker : bool
-        True when Canvas marked the file ``LATE``.
-    canvas_named : bool
-        True when the file has a Canvas download name, so Canvas's ``LATE``
-        marker, not the file time, says whether it was late.
+        Where ``submitted_at`` comes from.
+    late_marker, canvas_named : bool
+        Canvas marked the file ``LATE``; the file has a Canvas download name (its marker decides).
     resubmission : int
         Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
     """
 
     student: str
-    status: str = ""
+    status: Status | None = None
     notes: list[str] = field(default_factory=list)
     lms_user: str = ""
     submitted_at: dt.datetime | None = None
@@ -113,10 +86,10 @@ def _canvas_upload_claim(
 ) -> tuple[str | None, str | None]:
     """What the uploaded part of a Canvas name (a known Canvas user) says: (claim, fallback).
 
-    ``<ID>_problems`` with a valid ID is a claim, as outside Canvas. Any other
-    uploaded name is what the student called the file (``Untitled``, ``My
-    problems FINAL``): not a claim, so the metadata and the roster's user decide;
-    a bare valid ID (``s001``) is the fallback when neither names anyone.
+    ``<ID>_problems`` with a valid ID is a claim, as outside Canvas. Any other uploaded name is what
+    the student called the file (``Untitled``, ``My problems FINAL``): not a claim, so the metadata
+    and the roster's user decide; a bare valid ID (``s001``) is the fallback when neither names
+    anyone.
     """
     if raw is None:  # plain problems.ipynb: no ID in the name, as outside Canvas
         return None, None
@@ -160,11 +133,9 @@ def identify(
     roster : Roster, optional
         The class roster; with it every graded ID must be on it.
     export : mapping, optional
-        A Gradescope export's metadata by folder
-        (:func:`~lesson_lib.coursework.lms_names.read_gradescope_export`).
+        A Gradescope export's metadata by folder.
     submitters : GradescopeSubmission, optional
-        This submission's own metadata (inside a Gradescope autograder,
-        :func:`~lesson_lib.coursework.lms_names.read_gradescope_metadata`).
+        This submission's own metadata (inside a Gradescope autograder).
 
     Returns
     -------
@@ -234,11 +205,11 @@ def identify(
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
-        ident.student, ident.status = claims[0][1], ID_MISMATCH
+        ident.student, ident.status = claims[0][1], Status.ID_MISMATCH
         ident.notes.append(f"ID MISMATCH: {said}; not run, nothing graded: check whose it is")
         return ident
     if not ids:
-        ident.student, ident.status = "", UNKNOWN_ID
+        ident.student, ident.status = "", Status.UNKNOWN_ID
         ident.notes.append(
             "UNKNOWN ID: neither the name nor the notebook's metadata gives a student ID; "
             "not run, nothing graded"
@@ -248,7 +219,7 @@ def identify(
     if roster is not None:
         entry_on_roster = roster.student(ident.student)
         if entry_on_roster is None:
-            ident.status = UNKNOWN_ID
+            ident.status = Status.UNKNOWN_ID
             ident.notes.append(
                 f"UNKNOWN ID: {ident.student!r} ({said}) is not on the roster; not run, "
                 "nothing graded"

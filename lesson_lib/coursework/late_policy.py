@@ -1,30 +1,19 @@
 """The late and resubmission policy: days late, what is left of a late score, which copy counts.
 
-The policy is stated on the command line and written into every row it
-touches (the notes column of ``grades.csv``):
+The policy is stated on the command line and written into the notes of every row it touches:
 
-* ``--due 2026-03-01T23:59-05:00``: the due time (ISO 8601; without a zone
-  it is UTC). A submission's time (:class:`~lesson_lib.coursework.identity.Identity`)
-  is Gradescope's ``created_at`` when the export gives one, else the file's
-  modification time (when it was written on this disk, unless the unzip kept
-  the archive's times). It is late by every started day after the due time:
-  1 second to 24 hours late is 1 day. Canvas names carry no time, only a
-  ``LATE`` marker, which Canvas writes when it counts the submission late
-  (:mod:`~lesson_lib.coursework.lms_names`). So a Canvas-named file without
-  ``LATE`` is on time whatever its file time (a plain ``cp`` or an unzip
-  sets that to when it was copied), and its note says so. A file Canvas
-  marked ``LATE`` is late by its file time when that is after ``--due``,
-  else 1 day. A ``LATE`` file whose time is after the grading run started,
-  or before ``--due``, has a time that is not when it was handed in: its
-  note says so, and the grader warns once, with how many files it found.
-* ``--late-penalty-per-day 0.1``: each day late takes that fraction of the
-  score off, down to nothing: 2 days at 0.1 leave 0.8 of it. The problem
-  columns keep the points as graded; ``total`` is after the penalty.
-* ``--keep latest`` or ``--keep best``: of several submissions of one
-  student ID (Canvas's resubmissions ``-1``, ``-2``; two uploads), the one
-  handed in last, or the one with the highest total after the penalty (the
-  later on a tie), counts; every other row is marked ``NOT COUNTED``. Without
-  ``--keep`` every copy stays flagged ``DUPLICATE`` for you to decide.
+* ``--due 2026-03-01T23:59-05:00`` (ISO 8601; without a zone, UTC). A submission's time is
+  Gradescope's ``created_at`` when the export gives one, else the file's modification time. It is
+  late by every started day after the due time (1 second to 24 hours is 1 day). Canvas names carry
+  no time, only a ``LATE`` marker: a Canvas-named file without it is on time whatever its file time
+  (a copy or an unzip sets that), and a ``LATE`` one is late by its file time when that is after
+  ``--due``, else 1 day. A ``LATE`` file whose time is after the run started, or before ``--due``,
+  has a time that is not when it was handed in: its note says so, and the grader warns once.
+* ``--late-penalty-per-day 0.1``: each day late takes that fraction of the score off, down to
+  nothing; the problem columns keep the points as graded, ``total`` is after the penalty.
+* ``--keep latest`` or ``--keep best``: of several submissions of one ID, the one handed in last,
+  or the one with the highest total after the penalty (the later on a tie), counts; every other
+  row is marked ``NOT COUNTED``. Without ``--keep`` every copy stays flagged ``DUPLICATE``.
 """
 
 from __future__ import annotations
@@ -33,9 +22,9 @@ import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
-from lesson_lib.coursework.identity import NOT_GRADED
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.status import NOT_GRADED
 
 #: The ``--keep`` choices.
 KEEP_CHOICES = ("latest", "best")
@@ -56,15 +45,12 @@ class LatePolicy:
     keep : str or None
         ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
     run_started : datetime, optional
-        When the grading run started (aware; default: when the policy is
-        made, which the grader does before grading); a file time after it is
-        not when the file was handed in.
+        When the grading run started (default: when the policy is made, before grading).
 
     Raises
     ------
     ValueError
-        If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or
-        ``keep`` is not a choice.
+        If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or ``keep`` is not a choice.
     """
 
     due: dt.datetime | None = None
@@ -94,8 +80,7 @@ def parse_due(text: str) -> dt.datetime:
     Parameters
     ----------
     text : str
-        ISO 8601: ``2026-03-01T23:59-05:00``, ``2026-03-01 23:59Z``;
-        without a zone it is UTC.
+        ISO 8601: ``2026-03-01T23:59-05:00``, ``2026-03-01 23:59Z``; without a zone it is UTC.
 
     Returns
     -------
@@ -154,27 +139,11 @@ def late_factor(days: int, penalty_per_day: float) -> float:
     return max(0.0, 1.0 - days * penalty_per_day)
 
 
-class Graded(Protocol):
-    """What the policy reads and sets on a graded row (a grader's ``Submission``)."""
-
-    student: str
-    status: str
-    file: str
-    notes: list[str]
-    identity: Any
-    late_factor: float
-    counted: bool
-
-    @property
-    def total(self) -> float:
-        """The score after the penalty."""
-
-
 def _stamp(when: dt.datetime | None) -> str:
     return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%SZ") if when else "unknown"
 
 
-def _apply_lateness(sub: Graded, policy: LatePolicy) -> bool:
+def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
     """Set ``sub``'s late factor and note; True when its file time cannot be its hand-in time."""
     ident = sub.identity
     if ident is None:
@@ -211,12 +180,11 @@ def _apply_lateness(sub: Graded, policy: LatePolicy) -> bool:
         sub.notes.append(f"on time: {when}, {due}")
         return False
     sub.late_factor = late_factor(days, policy.penalty_per_day)
-    sub.notes.append(
-        f"LATE {days} day(s): {when}, {due}"
-        + (f"; {why}" if why else "")
-        + (f"; {odd}" if odd else "")
-        + f"; total x {sub.late_factor:g} (--late-penalty-per-day {policy.penalty_per_day:g})"
+    sub.late_note = f"LATE {days} day(s): {when}, {due}" + "".join(
+        f"; {text}" for text in (why, odd) if text
     )
+    penalty = f"total x {sub.late_factor:g} (--late-penalty-per-day {policy.penalty_per_day:g})"
+    sub.notes.append(f"{sub.late_note}; {penalty}")
     return bool(odd)
 
 
@@ -243,35 +211,34 @@ def implausible_times_warning(files: Sequence[str]) -> str:
     )
 
 
-def _order_key(sub: Graded) -> tuple:
+def _order_key(sub: Submission) -> tuple:
     ident = sub.identity
     when = ident.submitted_at if ident is not None and ident.submitted_at else None
     stamp = when.timestamp() if when else float("-inf")
     return (stamp, ident.resubmission if ident is not None else 0, sub.file)
 
 
-def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]:
+def apply_policy(submissions: Sequence[Submission], policy: LatePolicy) -> list[str]:
     """Apply the late penalty and the ``--keep`` choice to graded rows, noting both in each.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded rows (:class:`~lesson_lib.coursework.grade.Submission`); their
-        ``late_factor``, ``counted`` and ``notes`` are set.
+        Graded rows; their ``late_factor``, ``late_note``, ``counted`` and ``notes`` are set.
     policy : LatePolicy
         The stated policy.
 
     Returns
     -------
     list of str
-        The files marked LATE whose file time cannot be when they were handed
-        in (see the module), for :func:`implausible_times_warning`.
+        The files marked LATE whose file time cannot be when they were handed in (see the module),
+        for :func:`implausible_times_warning`.
     """
     graded = [s for s in submissions if s.status not in NOT_GRADED]
     implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]
     if policy.keep is None:
         return implausible
-    groups: dict[str, list[Graded]] = {}
+    groups: dict[str, list[Submission]] = {}
     for sub in graded:
         groups.setdefault(sub.student.casefold(), []).append(sub)
     for subs in groups.values():
@@ -283,7 +250,8 @@ def apply_policy(submissions: Sequence[Graded], policy: LatePolicy) -> list[str]
         else:  # the highest total; the later one on a tie
             chosen = max(enumerate(ordered), key=lambda pair: (pair[1].total, pair[0]))[1]
         for sub in subs:
-            sub.notes[:] = [n for n in sub.notes if not n.startswith("DUPLICATE student ID")]
+            if sub.duplicate_note and sub.duplicate_note in sub.notes:
+                sub.notes.remove(sub.duplicate_note)
             if sub is chosen:
                 sub.notes.insert(
                     0, f"COUNTED (--keep {policy.keep}): 1 of {len(subs)} submissions of this ID"

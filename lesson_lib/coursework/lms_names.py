@@ -1,40 +1,24 @@
 """How learning platforms name what students hand in, read back into IDs, users and times.
 
-**The student edition** names each student's problem set ``<ID>_problems.ipynb``
-(``s001_problems.ipynb``) inside the folder ``<ID>/``, and writes the ID into the
-notebook's metadata as well (``metadata.lesson.student_id``, see
-:func:`metadata_student`), so the ID survives a platform that renames the
-file and a student who saves it as plain ``problems.ipynb``.
+**The student edition** names each problem set ``<ID>_problems.ipynb`` inside ``<ID>/`` and writes
+the ID into the notebook's metadata (``metadata.lesson.student_id``), which survives a renamed file.
 
-**Canvas** ("Download Submissions" of an assignment) puts every file in one
-zip under the name ``<name>_<user id>_<attachment id>_<file name as uploaded>``,
-with ``LATE`` after the name when Canvas counts the submission late, and
-``anon_<anonymous id>`` instead of the name and user id when the assignment
-is graded anonymously: ``smithjane_12345_6789012_s001_problems.ipynb``,
-``smithjane_LATE_12345_6789013_s001_problems.ipynb``. The ``<name>`` is the
-student's sortable name, lower case, word characters only; the user id is
-the one in the gradebook export's ``ID`` column. This is how Canvas's own
-source builds the name (``get_filename`` and ``add_upload_submission`` in
-``lib/content_zipper.rb``,
-https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb);
-otter-grader's ``CanvasParser`` reads the same pattern
+**Canvas** ("Download Submissions") names every file
+``<name>_<user id>_<attachment id>_<file name as uploaded>``, with ``LATE`` after the name when
+Canvas counts it late and ``anon_<id>`` instead of name and user id when grading anonymously
+(``smithjane_LATE_12345_6789013_s001_problems.ipynb``); the user id is the gradebook export's
+``ID``. So Canvas's own source builds it (``get_filename`` and ``add_upload_submission`` in
+https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb),
+and otter-grader's ``CanvasParser`` reads it
 (https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py).
-A student who uploads a file of the same name again gets ``-1``, ``-2`` ...
-before its extension (``s001_problems-1.ipynb``), as
-https://github.com/TimHanneman/Canvas_submission_sort describes (README and
-``sub_name.awk``). The name carries no time, only the LATE marker.
+An upload of the same name again gets ``-1``, ``-2`` before its extension
+(https://github.com/TimHanneman/Canvas_submission_sort). The name carries no time, only ``LATE``.
 
-**Gradescope** has two forms. Its "Export Submissions" zip holds one folder
-per submission (``submission_123456/`` with the uploaded files) and one
-``submission_metadata.yml`` mapping each folder to its ``:submitters:`` (each
-with ``:name:``, ``:sid:`` and ``:email:``) and its ``:created_at:`` time
-(the keys are Ruby symbols written as strings; read by otter-grader's
-``GradescopeParser`` in the same file). Inside an autograder, Gradescope
-gives the one submission in ``/autograder/submission/`` and
-``/autograder/submission_metadata.json`` with ``created_at``, the
-``assignment`` (``due_date``, ``title``) and the ``users`` (``email``, ``id``,
-``name``), as its documentation says:
-https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
+**Gradescope**'s "Export Submissions" zip holds a folder per submission (``submission_123456/``)
+and a ``submission_metadata.yml`` mapping each to its ``:submitters:`` (``:name:``, ``:sid:``,
+``:email:``) and ``:created_at:`` (read by otter-grader's ``GradescopeParser`` too). Inside an
+autograder, ``/autograder/submission_metadata.json`` gives ``created_at``, the ``assignment`` and
+the ``users``: https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
 """
 
 from __future__ import annotations
@@ -73,14 +57,11 @@ class CanvasName:
     name_key : str
         The student's name as Canvas writes it (``smithjane``).
     late : bool
-        True when the name has Canvas's ``LATE`` marker.
-    user_id : str
-        The Canvas user id (the gradebook export's ``ID`` column); "" when anonymous.
-    attachment_id : str
-        Canvas's id of the uploaded file.
+        The name has Canvas's ``LATE`` marker.
+    user_id, attachment_id : str
+        The Canvas user id ("" when anonymous) and the id of the uploaded file.
     original : str
-        The stem as the student uploaded it, resubmission number taken off
-        (``s001_problems``).
+        The stem as uploaded, resubmission number taken off (``s001_problems``).
     resubmission : int
         The ``-N`` Canvas added for the N-th file of the same name (0 if none).
     anonymous_id : str
@@ -97,23 +78,21 @@ class CanvasName:
 
 
 def parse_canvas_name(stem: str) -> CanvasName | None:
-    """Read a Canvas download name (its stem, ``.ipynb`` already taken off), or None.
+    """Read a Canvas download name (its stem, without ``.ipynb``), or None if it is not one.
 
     Parameters
     ----------
     stem : str
-        A file name without its extension, as
-        :func:`~lesson_lib.coursework.submissions.notebook_name` gives it.
+        A file name without its extension.
 
     Returns
     -------
     CanvasName or None
-        None when the stem is not in Canvas's pattern (see the module).
 
     Examples
     --------
-    >>> parse_canvas_name("smithjane_LATE_12345_6789012_s001_problems-1")
-    CanvasName(name_key='smithjane', late=True, user_id='12345', attachment_id='6789012', original='s001_problems', resubmission=1)
+    >>> parse_canvas_name("smithjane_LATE_12345_6789012_s001_problems-1").resubmission
+    1
     >>> parse_canvas_name("s001_problems") is None
     True
     """
@@ -141,9 +120,8 @@ def id_in_file_stem(stem: str) -> tuple[str | None, bool]:
     Returns
     -------
     (str or None, bool)
-        ``("s001", True)``, ``(None, True)`` (plain ``problems``: no ID in the
-        name) or ``("s001", False)``; the ID is returned as written, not
-        normalised.
+        ``("s001", True)``, ``(None, True)`` (plain ``problems``: no ID in the name) or ``("s001",
+        False)``; the ID is returned as written, not normalised.
     """
     if stem.casefold() == PROBLEM_SET:
         return None, True
@@ -179,8 +157,8 @@ def metadata_student(nb: object) -> str | None:
     Returns
     -------
     str or None
-        None if there is none or it is not a valid ID (a forged or broken
-        value is treated as absent; the file name and the roster still count).
+        None if there is none or it is not a valid ID (a forged or broken value is treated as
+        absent; the file name and the roster still count).
     """
     meta = nb.get("metadata") if isinstance(nb, dict) else None
     lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
@@ -200,14 +178,11 @@ class GradescopeSubmission:
     Attributes
     ----------
     users : tuple of str
-        What identifies each submitter to the LMS: ``sid``, ``email`` and ``id``,
-        as given, lower-cased (empty strings left out).
+        Each submitter's ``sid``, ``email`` and ``id``, lower-cased (empty ones left out).
     names : tuple of str
         The submitters' names.
-    created_at : datetime or None
-        When it was submitted (aware), if the metadata says.
-    due : datetime or None
-        The assignment's due date (aware), if the metadata says (autograder only).
+    created_at, due : datetime or None
+        When it was submitted, and the assignment's due date (autograder only), aware.
     """
 
     users: tuple[str, ...] = ()
@@ -216,21 +191,8 @@ class GradescopeSubmission:
     due: dt.datetime | None = field(default=None)
 
 
-def parse_time(value: object) -> dt.datetime | None:
-    """A timestamp as Gradescope writes it, as an aware datetime, or None.
-
-    Parameters
-    ----------
-    value : object
-        An ISO 8601 string (``2018-07-01T14:22:32.365935-07:00``), a YAML
-        timestamp (``2018-07-01 14:22:32.365935000 -07:00``, which PyYAML may
-        already have made a datetime), or anything else (None).
-
-    Returns
-    -------
-    datetime or None
-        Aware; a time without a zone is taken as UTC.
-    """
+def _parse_time(value: object) -> dt.datetime | None:
+    """A timestamp as Gradescope writes it, as an aware datetime, or None."""
     if isinstance(value, dt.datetime):
         when = value
     elif isinstance(value, str) and len(value) < 64:
@@ -270,13 +232,12 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
     Parameters
     ----------
     folder : Path
-        The export's folder (holding ``submission_metadata.yml``).
+        The export's folder.
 
     Returns
     -------
     dict
-        Folder name -> :class:`GradescopeSubmission`; empty when there is no
-        such file.
+        Folder name -> :class:`GradescopeSubmission`; empty when there is no such file.
 
     Raises
     ------
@@ -300,7 +261,7 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
             continue
         users, names = _submitters(_symbol(record, "submitters"))
         found[str(name)] = GradescopeSubmission(
-            users, names, parse_time(_symbol(record, "created_at"))
+            users, names, _parse_time(_symbol(record, "created_at"))
         )
     return found
 
@@ -323,5 +284,5 @@ def read_gradescope_metadata(data: object) -> GradescopeSubmission:
     users, names = _submitters(data.get("users"))
     assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
     return GradescopeSubmission(
-        users, names, parse_time(data.get("created_at")), parse_time(assignment.get("due_date"))
+        users, names, _parse_time(data.get("created_at")), _parse_time(assignment.get("due_date"))
     )

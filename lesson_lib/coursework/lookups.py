@@ -1,18 +1,15 @@
 """Answer lookups: code in a submission that asks the package for answers instead of working them out.
 
-The package students have holds the problem bank, so a notebook can call
-``reference("q3", ...)`` or ``solution_text(...)``, or import the bank and
-call a problem's own ``reference`` with the numbers of its statement. With a
-course salt (:mod:`lesson_lib.coursework.variants`) the first two compute a
-variant nobody was given; the third still works, since it only needs the
-statement's numbers. The grader therefore reads every code cell's source and
-flags what it finds: the instructor sees the status and a note naming the
-cell and what it calls, and decides.
+The package students have holds the problem bank, so a notebook can call ``reference("q3", ...)`` or
+``solution_text(...)``, or import the bank and call a problem's own ``reference`` with the numbers
+of its statement. With a course salt (:mod:`lesson_lib.coursework.variants`) the first two compute a
+variant nobody was given; the third still works, since it only needs the statement's numbers. The
+grader therefore reads every code cell's source and flags what it finds: the instructor sees the
+status and a note naming the cell and what it calls, and decides.
 
-This is a reading of the source, not a proof: code can hide a name
-(``getattr(m, "ref" + "erence")``, a string passed to ``exec``), and a
-student can compute an answer with the lesson's own model functions, which
-is what the problems teach. What is flagged is the plain use of the answer
+This is a reading of the source, not a proof: code can hide a name (``getattr(m, "ref" +
+"erence")``, a string passed to ``exec``), and a student can compute an answer with the lesson's own
+model functions, which is what the problems teach. What is flagged is the plain use of the answer
 key.
 """
 

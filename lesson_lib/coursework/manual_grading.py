@@ -1,22 +1,13 @@
 """The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
 
-A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`;
-the reasoning behind it is not. A problem listed in :data:`MANUAL_PARTS`
-asks for it in a variable of its own (``why_q12 = "..."``, typed in the
-cell under the answer). The grader reads that text from the notebook's
-source (a plain string, as a student types it; nothing is run for it) and
-``--manual-export DIR`` writes one CSV per part, ``DIR/q12-reasoning.csv``:
-student, file, the text, a blank ``points`` column for the TA, the most
-points and the rubric. ``--manual-import DIR`` (or
-:mod:`~lesson_lib.coursework.manual_import`, to merge without regrading) reads the filled files back into the
-grades CSV: the part's column gets the points, and ``total`` and ``max``
-then count them (the late policy's ``late factor`` applies to them as to the
-rest). A blank ``points`` cell is a part not graded yet: it
-counts nothing and its column stays blank.
-
-To merge without grading again, :mod:`~lesson_lib.coursework.manual_import`::
-
-    python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv
+A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`, the reasoning behind
+it by a person. A problem of :data:`MANUAL_PARTS` asks for it in a variable of its own
+(``why_q12 = "..."``), read from the notebook's source (a plain string; nothing is run for it).
+``--manual-export DIR`` writes one CSV per part (``DIR/q12-reasoning.csv``: student, file, the
+text, a blank ``points`` column, the most points, the rubric); ``--manual-import DIR``, or
+``python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv`` without grading
+again, merges the filled files into the grades CSV, where ``total`` and ``max`` then count them
+(times the ``late factor``, as the rest). A blank ``points`` cell is a part not graded yet.
 """
 
 from __future__ import annotations
@@ -27,13 +18,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from lesson_lib.coursework.runner import code_sources
+from lesson_lib.coursework.extract import assignments
 
 #: Longest reasoning kept, characters (a few sentences are asked for).
 MAX_REASONING_CHARS = 2000
-#: Largest cell parsed for the reasoning, characters.
-_MAX_CELL_CHARS = 20_000
 #: The columns of an exported part's CSV.
 EXPORT_HEADER = ["student", "file", "answer", "points", "max", "rubric"]
 #: The grades CSV's column of what the late policy keeps of a row's points (1 on time).
@@ -88,11 +78,7 @@ MANUAL_PARTS: dict[str, ManualPart] = {
 
 
 def reasoning_answers(nb: object) -> dict[str, str]:
-    """The reasoning typed in a notebook's source, by problem id (plain strings only).
-
-    Never raises: a cell that is not text, too long or not Python is
-    skipped, and a value that is not a string literal is left out (the last
-    assignment wins, as in the notebook).
+    """The reasoning typed in a notebook's source, by problem id (plain strings only, the last wins).
 
     Parameters
     ----------
@@ -106,29 +92,30 @@ def reasoning_answers(nb: object) -> dict[str, str]:
     """
     by_variable = {part.variable: part.qid for part in MANUAL_PARTS.values()}
     found: dict[str, str] = {}
-    try:
-        sources = code_sources(nb)
-    except ValueError:
-        return found
-    for source in sources:
-        if len(source) > _MAX_CELL_CHARS or not any(v in source for v in by_variable):
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
-        for node in tree.body:
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-                continue
-            target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in by_variable:
-                value = node.value
-                qid = by_variable[target.id]
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                    found[qid] = value.value[:MAX_REASONING_CHARS]
-                else:
-                    found.pop(qid, None)
+    for name, value in assignments(nb, by_variable.__contains__, by_variable):
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found[by_variable[name]] = value.value[:MAX_REASONING_CHARS]
+        else:
+            found.pop(by_variable[name], None)
     return found
+
+
+def given_manual_points(
+    submissions: Sequence[Any], points: Mapping[str, Mapping[str, float | None]]
+) -> None:
+    """Give each graded submission the points a TA gave its parts, so its total counts them.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded rows; ``manual`` is set on those with a valid ID (``graded_as``).
+    points : mapping
+        Problem id -> student (case-folded) -> points or None (:func:`read_folder`).
+    """
+    for sub in submissions:
+        if sub.graded_as is not None:
+            student = sub.student.casefold()
+            sub.manual = {qid: given.get(student) for qid, given in points.items()}
 
 
 def export_rows(
@@ -139,7 +126,7 @@ def export_rows(
     Parameters
     ----------
     graded : sequence of (student, file, reasoning by problem id)
-        Every graded notebook with a valid ID, in the grades' order.
+        Every counted notebook with a valid ID, in the grades' order.
     part : ManualPart
         The part exported.
 
@@ -157,27 +144,8 @@ class ManualImportError(ValueError):
     """A filled-in file cannot be merged; the message names the file, the row and the range."""
 
 
-def read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
-    """The points a TA gave in one exported file, by student (None: not graded yet).
-
-    Parameters
-    ----------
-    path : Path
-        A file :func:`export_rows` wrote, filled in.
-    part : ManualPart
-        Its part.
-
-    Returns
-    -------
-    dict
-        Student (case-folded) -> points.
-
-    Raises
-    ------
-    ManualImportError
-        A different header, a student twice, or points that are not a number
-        from 0 to ``part.points``.
-    """
+def _read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
+    """The points a TA gave in one exported file, by student (None: not graded yet)."""
     with Path(path).open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.reader(fh))
     if not rows or rows[0][: len(EXPORT_HEADER)] != EXPORT_HEADER:
@@ -208,34 +176,13 @@ def read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
     return points
 
 
-def merge_points(
+def _merge_points(
     header: Sequence[str],
     rows: Sequence[Sequence[str]],
     points: Mapping[str, Mapping[str, float | None]],
     automatic: Mapping[str, float],
 ) -> list[list[str]]:
-    """The grades rows with each part's points in its column, ``total`` and ``max`` counting them.
-
-    Parameters
-    ----------
-    header : sequence of str
-        The grades CSV's header (holding ``total``, ``max``, each part's column
-        and, if the late policy is recorded, :data:`LATE_FACTOR_COLUMN`).
-    rows : sequence of rows
-        Its rows.
-    points : mapping
-        Problem id -> student (case-folded) -> points or None (:func:`read_points`).
-    automatic : mapping
-        The automatically graded problems' columns (each cell the points its
-        answer earned) -> the problem's most points.
-
-    Returns
-    -------
-    list of list of str
-        ``total`` is the problems' points plus the parts' points given, times
-        the row's late factor (1 when blank or absent); ``max`` the problems'
-        most points plus every imported part's.
-    """
+    """The grades rows with each part's points in its column, ``total`` and ``max`` counting them."""
     at = {name: i for i, name in enumerate(header)}
     most = sum(automatic.values())
     merged = []
@@ -260,17 +207,17 @@ def merge_points(
 
 
 def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
-    """Every part's filled-in file found in ``folder``, read (:func:`read_points`).
+    """Every part's filled-in file found in ``folder``, read (a part whose file is absent left out).
 
     Parameters
     ----------
     folder : Path
-        Where ``--manual-export`` wrote the files (a part whose file is absent is left out).
+        Where ``--manual-export`` wrote the files.
 
     Returns
     -------
     dict
-        Problem id -> student -> points.
+        Problem id -> student (case-folded) -> points, None for not graded yet.
 
     Raises
     ------
@@ -279,7 +226,7 @@ def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
     """
     folder = Path(folder)
     found = {
-        qid: read_points(folder / part.file_name, part)
+        qid: _read_points(folder / part.file_name, part)
         for qid, part in MANUAL_PARTS.items()
         if (folder / part.file_name).is_file()
     }
@@ -305,12 +252,11 @@ def import_into(
     folder : Path
         The filled-in exported files.
     header : sequence of str
-        The grades CSV's columns (the grader's ``SCORES_HEADER``).
+        The grades CSV's columns.
     automatic : mapping
         The automatically graded problems' columns -> their most points.
     write : callable
-        ``write(path, header, rows)``, writing the rows atomically and
-        returning where the previous file was kept (the grader's writer).
+        ``write(path, header, rows)``: writes the rows atomically, returns where the old file is kept.
 
     Returns
     -------
@@ -336,7 +282,7 @@ def import_into(
                 f"{folder / MANUAL_PARTS[qid].file_name} names students the grades do not "
                 f"have: {', '.join(unknown[:5])}"
             )
-    merged = merge_points(header, rows, points, automatic)
+    merged = _merge_points(header, rows, points, automatic)
     kept = write(grades, list(header), merged)
     filled = sum(1 for given in points.values() for v in given.values() if v is not None)
     return filled, kept

@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lesson_lib.coursework.grade import SCORES_HEADER, _write_rows_atomically, problem_points
+from lesson_lib.coursework.graded import problem_points
+from lesson_lib.coursework.grades_csv import SCORES_HEADER, write_rows
 from lesson_lib.coursework.manual_grading import import_into
 
 
@@ -34,7 +35,7 @@ def merge(grades: Path, folder: Path) -> tuple[int, Path | None]:
     (int, Path or None)
         Points cells filled, and where the previous grades file was kept.
     """
-    return import_into(grades, folder, SCORES_HEADER, problem_points(), _write_rows_atomically)
+    return import_into(grades, folder, SCORES_HEADER, problem_points(), write_rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,22 +1,19 @@
 """Which folders the student edition may write into or replace, and the record that says so.
 
-The student edition writes notebooks into ``--out`` and replaces ``--site``
-as a whole. Both may be pointed anywhere, by a typo too (``--site .`` from
-the book's root), so nothing is written over or deleted that the edition did
-not make itself. Every folder it makes gets a manifest, :data:`MANIFEST`,
-listing each file it wrote with its SHA-256. Then:
+The student edition writes notebooks into ``--out`` and replaces ``--site`` as a whole. Both may be
+pointed anywhere, by a typo too (``--site .`` from the book's root), so nothing is written over or
+deleted that the edition did not make itself. Every folder it makes gets a manifest,
+:data:`MANIFEST`, listing each file it wrote with its SHA-256. Then:
 
 * never, not even with ``--force``: the book's own folder or a folder
-  holding it, a folder holding ``.git`` (a checkout), the home folder, the
-  file system's root, a symbolic link, or (for ``--site``) a folder inside
-  the book that the copy would copy into itself;
+  holding it, a folder holding ``.git`` (a checkout), the home folder, the file system's root, a
+  symbolic link, or (for ``--site``) a folder inside the book that the copy would copy into itself;
 * only with ``--force``: a non-empty folder without a manifest, a file the
-  edition would overwrite that it did not write or that changed since (a
-  student's filled-in notebook), and for ``--site`` any such file anywhere
-  in the folder, since the whole folder is replaced.
+  edition would overwrite that it did not write or that changed since (a student's filled-in
+  notebook), and for ``--site`` any such file anywhere in the folder, since the whole folder is
+  replaced.
 
-Files the book's build adds under a copy (``_build``, ``__pycache__``) do
-not count as changes.
+Files the book's build adds under a copy (``_build``, ``__pycache__``) do not count as changes.
 """
 
 from __future__ import annotations
@@ -24,9 +21,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import IO
+
+from lesson_lib.coursework.files import write_atomically
 
 #: The manifest the student edition writes into each folder it makes.
 MANIFEST = ".lesson-student-edition.json"
@@ -64,19 +63,8 @@ def digest(path: Path) -> str:
     return sha.hexdigest()
 
 
-def read_manifest(folder: Path) -> dict[str, str] | None:
-    """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None.
-
-    Parameters
-    ----------
-    folder : Path
-        A folder the edition may have made.
-
-    Returns
-    -------
-    dict or None
-        None when there is no manifest, or one the edition did not write.
-    """
+def _read_manifest(folder: Path) -> dict[str, str] | None:
+    """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None."""
     try:
         data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -101,16 +89,12 @@ def write_manifest(folder: Path, files: Mapping[str, str]) -> None:
     """
     folder = Path(folder)
     data = {"made_by": MADE_BY, "files": dict(sorted(files.items()))}
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{MANIFEST}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, folder / MANIFEST)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(fh: IO) -> None:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+
+    write_atomically(folder / MANIFEST, write)
 
 
 def files_in(folder: Path, skip: Iterable[str] = ()) -> list[str]:
@@ -156,22 +140,8 @@ def _contains(outer: Path, inner: Path) -> bool:
     return outer == inner or outer in inner.parents
 
 
-def never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
-    """Why ``folder`` may not be used even with ``--force`` (empty list: it may).
-
-    Parameters
-    ----------
-    folder : Path
-        The ``--out`` or ``--site`` folder.
-    root : Path
-        The book's root.
-    replaces : bool
-        True for ``--site``, which copies the book into the folder and replaces it.
-
-    Returns
-    -------
-    list of str
-    """
+def _never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
+    """Why ``folder`` may not be used even with ``--force`` (empty list: it may)."""
     folder = Path(folder)
     if folder.is_symlink():
         return [f"{folder} is a symbolic link; give the folder itself"]
@@ -196,26 +166,10 @@ def never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
     return reasons
 
 
-def force_reasons(
+def _force_reasons(
     folder: Path, writes: Iterable[str] | None, *, replaces: bool
 ) -> tuple[list[str], dict[str, str]]:
-    """Why writing into ``folder`` needs ``--force``, and the manifest found there.
-
-    Parameters
-    ----------
-    folder : Path
-        The ``--out`` or ``--site`` folder.
-    writes : iterable of str or None
-        Relative paths the edition is about to write (``--out``); None when
-        the whole folder is replaced (``--site``).
-    replaces : bool
-        True for ``--site``.
-
-    Returns
-    -------
-    (list of str, dict)
-        The reasons (empty: go ahead) and the manifest's files (empty if none).
-    """
+    """Why writing into ``folder`` needs ``--force``, and the manifest found there."""
     folder = Path(folder)
     if not folder.exists():
         return [], {}
@@ -225,7 +179,7 @@ def force_reasons(
         empty = next(entries, None) is None
     if empty:
         return [], {}
-    manifest = read_manifest(folder)
+    manifest = _read_manifest(folder)
     if manifest is None:
         notable = []
         if os.path.lexists(folder / "_config.yml"):
@@ -268,7 +222,7 @@ def check_folder(
     writes : iterable of str or None
         What ``--out`` is about to write (relative paths), or None for ``--site``.
     force : bool
-        ``--force``: go ahead where only :func:`force_reasons` object.
+        ``--force``: go ahead where only overwriting files objects.
 
     Returns
     -------
@@ -281,12 +235,12 @@ def check_folder(
         Naming every reason, and whether ``--force`` would help.
     """
     option = "--site" if writes is None else "--out"
-    never = never_reasons(folder, root, replaces=writes is None)
+    never = _never_reasons(folder, root, replaces=writes is None)
     if never:
         raise FolderRefused(
             f"{option} {folder}: refused, nothing was written or deleted: " + "; ".join(never)
         )
-    reasons, manifest = force_reasons(folder, writes, replaces=writes is None)
+    reasons, manifest = _force_reasons(folder, writes, replaces=writes is None)
     if reasons and not force:
         action = "replace" if writes is None else "write into"
         raise FolderRefused(

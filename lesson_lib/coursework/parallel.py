@@ -1,17 +1,10 @@
 """Run the grader's sandboxes side by side, results kept in the order they were asked for.
 
-Each submission's run is a bubblewrap sandbox with its own limits (memory,
-processes, disk, time) and its own spare user id
-(:func:`~lesson_lib.coursework.sandbox.reserved_uid`), so several can run
-at once without sharing a limit. The work of this process is only waiting
-for them, so worker threads suffice. What must stay in the main thread (the
-answers' checks, whose time limit is a ``SIGALRM`` timer) is done by the
-caller as each result comes back, in order.
-
-Stopped by Ctrl-C (or SIGTERM) while workers run, :func:`run_in_order`
-sets the shared ``cancel`` event, which every running sandbox watches
-(:func:`~lesson_lib.coursework.sandbox.run_isolated`): each is killed and
-its copies removed before the interrupt goes on.
+Each run is a bubblewrap sandbox with its own limits and spare user id, so several run at once
+without sharing a limit; this process only waits for them, so worker threads suffice. What must
+stay in the main thread (each answer's check, timed by ``SIGALRM``) the caller does as each result
+comes back, in order. Stopped by a signal, :func:`run_in_order` sets the shared ``cancel`` event,
+which every running sandbox watches: each is killed and its copies removed first.
 """
 
 from __future__ import annotations
@@ -63,10 +56,8 @@ def require_jobs(jobs: object) -> int:
 
     Raises
     ------
-    TypeError
-        If ``jobs`` is not an integer.
-    ValueError
-        If it is outside 1 .. :data:`MAX_JOBS` (``jobs must be an integer from 1 to 64``).
+    TypeError, ValueError
+        If ``jobs`` is not an integer from 1 to :data:`MAX_JOBS`.
     """
     return require_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
 
@@ -78,10 +69,8 @@ def run_in_order(
 ) -> Iterator[Any]:
     """Yield ``work(item, cancel)`` for each item, in the items' order, ``jobs`` at a time.
 
-    With ``jobs`` 1 everything runs in the calling thread, one item after
-    another. Otherwise up to ``jobs`` items run in worker threads while
-    the results are yielded in order as soon as each is ready; an exception
-    from ``work`` comes out where its result would have.
+    With ``jobs`` 1 everything runs in the calling thread; otherwise in worker threads, each result
+    yielded as soon as it and those before it are ready, an exception where its result would be.
 
     Parameters
     ----------
@@ -95,12 +84,7 @@ def run_in_order(
     Returns
     -------
     iterator
-        Each item's result, in order (a generator: the work starts at the first ``next``).
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``jobs`` is not an integer from 1 to :data:`MAX_JOBS`.
+        Each item's result, in order (the work starts at the first ``next``).
     """
     jobs = require_jobs(jobs)
     cancel = threading.Event()

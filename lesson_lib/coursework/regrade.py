@@ -1,17 +1,10 @@
-"""Regrading some students: their new rows merged into the class's CSV files, never a subset replacing the class.
+"""Regrading some students: their new rows merged into the class's CSV files.
 
-``--student ID`` (repeatable) grades only those students' submissions;
-then each CSV the grader writes (the scores and the details) is read back,
-every row of those students is replaced by the new ones, at the place of
-that student's first row, and every other row is written again exactly as
-it was, cell for cell (the cells were made spreadsheet-safe when they were
-first written, and are not escaped twice). A student graded for the first
-time is added at the end.
-
-A full run (no ``--student``) into a grades file of this grader that holds
-students the run does not have is refused unless ``--replace`` is given:
-regrading one student by pointing the grader at a folder holding only that
-student's notebook would otherwise leave a one-row class file.
+``--student ID`` grades only those students; each CSV the grader writes is read back, every row
+of those students replaced by the new ones at the place of their first row, every other row
+written again cell for cell (not escaped twice); a student graded for the first time is added at
+the end. A full run into a grades file holding students it does not have is refused unless
+``--replace`` is given: a folder holding one notebook would otherwise leave a one-row class file.
 """
 
 from __future__ import annotations
@@ -29,7 +22,7 @@ class RegradeRefused(ValueError):
 
 
 def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
-    """The rows of a CSV this grader wrote, checked to have ``header``.
+    """The rows under the header of a CSV this grader wrote (none for an absent file).
 
     Parameters
     ----------
@@ -41,13 +34,11 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
     Returns
     -------
     list of list of str
-        The rows under the header, as written (an absent file gives none).
 
     Raises
     ------
     RegradeRefused
-        If the file is too large, is not UTF-8 CSV, or has another header
-        (another problem set, or not this grader's file).
+        If it is too large, not UTF-8 CSV, or has another header.
     """
     path = Path(path)
     if not path.exists():
@@ -68,19 +59,8 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
     return rows[1:]
 
 
-def students_in(rows: Sequence[Sequence[str]]) -> list[str]:
-    """The distinct students (first column, case ignored) of some rows, in order of first row.
-
-    Parameters
-    ----------
-    rows : sequence of sequence of str
-        CSV rows whose first cell is the student.
-
-    Returns
-    -------
-    list of str
-        Case-folded IDs.
-    """
+def _students_in(rows: Sequence[Sequence[str]]) -> list[str]:
+    """The distinct students (first column, case ignored) of some rows, in order of first row."""
     seen: dict[str, None] = {}
     for row in rows:
         if row:
@@ -95,19 +75,15 @@ def merge_rows(
 
     Parameters
     ----------
-    old : sequence of rows
-        The class's rows, first cell the student.
-    new : sequence of rows
-        The regraded rows (only of ``students``).
+    old, new : sequence of rows
+        The class's rows and the regraded ones, first cell the student.
     students : collection of str
         The regraded IDs (case ignored).
 
     Returns
     -------
     list of list of str
-        Other students' rows unchanged and in place; each regraded student's
-        new rows where that student's first old row was, or at the end for a
-        student not in ``old``.
+        Each regraded student's rows where its first old row was, or at the end.
 
     Examples
     --------
@@ -133,8 +109,15 @@ def merge_rows(
     return merged
 
 
-def shrink_problem(path: Path, header: Sequence[str], graded: Collection[str]) -> str:
-    """Why a full run must not replace ``path`` ("" when it may).
+class WouldShrink(ValueError):
+    """A full run would replace a grades file holding students it has no submission for."""
+
+
+def refuse_shrinking(path: Path, header: Sequence[str], graded: Collection[str]) -> None:
+    """Refuse a full run that would replace ``path`` and lose students' grades.
+
+    A file that is absent, not this grader's (it is kept under a name with the time) or holds
+    no student the run lacks may be replaced.
 
     Parameters
     ----------
@@ -145,22 +128,21 @@ def shrink_problem(path: Path, header: Sequence[str], graded: Collection[str]) -
     graded : collection of str
         The students this run grades.
 
-    Returns
-    -------
-    str
-        Empty when ``path`` is absent, not this grader's file (it is then
-        kept under a name with the time), or holds no student the run lacks.
+    Raises
+    ------
+    WouldShrink
+        Naming the students the file would lose, and ``--student`` and ``--replace``.
     """
     try:
         old = read_rows(path, header)
     except (RegradeRefused, OSError):
-        return ""
+        return
     have = {s.casefold() for s in graded}
-    missing = [s for s in students_in(old) if s not in have]
+    missing = [s for s in _students_in(old) if s not in have]
     if not missing:
-        return ""
+        return
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-    return (
+    raise WouldShrink(
         f"{path} holds {len(missing)} student(s) this folder has no submission for ({shown}): "
         "replacing it would lose their grades. To regrade some students, pass --student ID "
         "for each (their rows are merged in); to replace the file anyway, pass --replace"

@@ -1,20 +1,11 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
-The grades CSV (:data:`~lesson_lib.coursework.grade.SCORES_HEADER`) holds a
-row per notebook handed in, and not all of them are a student's answers:
-
-* a row not run for its identity (``ID mismatch``, ``unknown ID``,
-  ``invalid ID``) or not a notebook (``not a notebook``) is nobody's work;
-* a copy the ``--keep`` policy did not pick has notes starting
-  ``NOT COUNTED``;
-* without ``--keep``, an ID handed in twice has two counted copies, and the
-  grader does not choose between them (its Canvas file gives such an ID
-  nothing, for the instructor to decide).
-
-:func:`counted_rows` keeps the rest, one row per student, with the row's
-``late factor`` and the points a TA gave its parts a person grades, so that
-the report's totals are the grades CSV's. The copies of an ID counted twice
-are left out of the report too, and listed.
+Not every row of the grades CSV is a student's answers: a row not run for its identity or not a
+notebook is nobody's work, a copy the ``--keep`` policy did not pick is ``NOT COUNTED``, and
+without ``--keep`` the grader does not choose between the copies of an ID handed in twice.
+:func:`counted_rows` keeps the rest, one row per student, with its ``late factor`` and a TA's
+points, so the report's totals are the grades CSV's; the copies of an ID counted twice are left
+out, and listed.
 """
 
 from __future__ import annotations
@@ -26,11 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.identity import NOT_GRADED
+from lesson_lib.coursework.grades_csv import NOT_COUNTED, read_grades_row
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
-
-#: How the notes of a copy the ``--keep`` policy did not pick begin.
-NOT_COUNTED = "NOT COUNTED"
+from lesson_lib.coursework.status import NOT_GRADED
 
 #: Why a row is left out when an ID has two counted copies (no ``--keep``).
 TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
@@ -48,15 +37,12 @@ class CountedRow:
 
     Attributes
     ----------
-    student : str
-        The ID.
-    file : str
-        The notebook that counts.
+    student, file : str
+        The ID, and the notebook that counts.
     late_factor : float
         What the late policy keeps of its points, 0 to 1 (1 on time).
     manual : dict
-        Problem id -> the points a TA gave its part a person grades (parts
-        not graded yet are absent).
+        Problem id -> the points a TA gave its part (parts not graded yet are absent).
     """
 
     student: str
@@ -74,12 +60,9 @@ class CountedRows:
     counted : dict
         ``(student, file)`` -> :class:`CountedRow`, one per student.
     left_out : dict
-        Why -> how many rows were left out for it: a status of
-        :data:`~lesson_lib.coursework.identity.NOT_GRADED`, :data:`NOT_COUNTED`, :data:`TWO_COPIES` or
-        :data:`NOT_IN_GRADES`.
+        Why (a status, :data:`NOT_COUNTED`, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
     two_copies : dict
-        Student -> the files of an ID with two or more counted copies, none
-        of which is counted.
+        Student -> the files of an ID with two or more counted copies, none counted.
     """
 
     counted: dict[tuple[str, str], CountedRow]
@@ -88,17 +71,16 @@ class CountedRows:
 
 
 def read_grades(path: Path) -> list[dict[str, str]]:
-    """The rows of a grades CSV.
+    """The rows of a grades CSV (the grader's ``--out``).
 
     Parameters
     ----------
     path : Path
-        A CSV written by the grader's ``--out``.
+        The CSV.
 
     Returns
     -------
     list of dict
-        One per row.
 
     Raises
     ------
@@ -111,7 +93,7 @@ def read_grades(path: Path) -> list[dict[str, str]]:
 
 
 def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> list[dict[str, str]]:
-    """The rows of a CSV the grader wrote, refused with ``hint`` if a column is missing.
+    """The rows of a CSV the grader wrote, by column; refused with ``hint`` if a column is missing.
 
     Parameters
     ----------
@@ -119,15 +101,12 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
         The CSV.
     columns : iterable of str
         The columns it must have.
-    what : str
-        Its kind, for the message ("grades", "details").
-    hint : str
-        What to do about it, for the message.
+    what, hint : str
+        Its kind ("grades", "details") and what to do about it, for the message.
 
     Returns
     -------
     list of dict
-        One per row.
 
     Raises
     ------
@@ -160,7 +139,7 @@ def _number(row: dict[str, str], column: str, top: float) -> float | None:
 
 
 def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
-    """The graded, counted rows of a grades CSV, one per student.
+    """The graded, counted rows of a grades CSV, one per student (IDs compared without case).
 
     Parameters
     ----------
@@ -170,34 +149,27 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     Returns
     -------
     CountedRows
-        Rows of :data:`~lesson_lib.coursework.identity.NOT_GRADED` statuses, :data:`NOT_COUNTED` copies and
-        every copy of an ID counted more than once (IDs compared without
-        case, as the late policy does) are left out, each under its reason.
 
     Raises
     ------
     ValueError
-        If a ``late factor`` is not a number from 0 to 1 (a blank one is 1),
-        or a part a person grades holds points outside 0 to its most.
+        If a ``late factor`` is not a number from 0 to 1 (blank is 1), or a TA's points are out of range.
     """
     left_out: collections.Counter[str] = collections.Counter()
     by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
-    for row in grades:
-        status = row.get("status", "")
-        if status in NOT_GRADED:
-            left_out[status] += 1
+    for cells in grades:
+        row = read_grades_row(cells)
+        if row.status in NOT_GRADED or not row.counted:
+            left_out[row.status if row.status in NOT_GRADED else NOT_COUNTED] += 1
             continue
-        if (row.get("notes") or "").startswith(NOT_COUNTED):
-            left_out[NOT_COUNTED] += 1
-            continue
-        factor = _number(row, LATE_FACTOR_COLUMN, 1.0)
+        factor = _number(cells, LATE_FACTOR_COLUMN, 1.0)
         manual = {}
         for qid, part in MANUAL_PARTS.items():
-            given = _number(row, part.column, part.points)
+            given = _number(cells, part.column, part.points)
             if given is not None:
                 manual[qid] = given
-        by_id[row["student"].casefold()].append(
-            CountedRow(row["student"], row["file"], 1.0 if factor is None else factor, manual)
+        by_id[row.student.casefold()].append(
+            CountedRow(row.student, row.file, 1.0 if factor is None else factor, manual)
         )
     counted: dict[tuple[str, str], CountedRow] = {}
     two_copies: dict[str, list[str]] = {}
@@ -211,15 +183,13 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
 
 
 def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
-    """Every notebook of a details CSV counted, late factor 1, when there is no grades CSV.
-
-    Without the grades CSV the report cannot tell the identity failures or
-    the ``--keep`` choice; it still refuses to merge two files of one ID.
+    """Every notebook of a details CSV counted, on time: without a grades CSV, only two files of one
+    ID are left out.
 
     Parameters
     ----------
     details : iterable of dict
-        Rows of a details CSV (``student`` and, when the grader wrote it, ``file``).
+        Rows of a details CSV.
 
     Returns
     -------

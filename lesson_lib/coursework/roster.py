@@ -1,27 +1,19 @@
 """The class roster: who each issued student ID belongs to on the learning platform.
 
-A roster is a CSV file with one row per student and at least these columns
-(header names without case; any others are kept out of the way)::
+A roster is a CSV file with one row per student and at least these columns (header names without
+case; any others are kept out of the way)::
 
     lms_user_id,name,section,student_id
     12345,"Smith, Jane",Section 01,s001
 
-``lms_user_id`` is the student's id on the platform: on Canvas the user id
-that its downloaded file names and the gradebook export's ``ID`` column
-carry; on Gradescope the submitter's ``sid`` (Student ID) or ``email``. An
-optional ``email`` column is matched too. ``student_id`` is the ID the
-student edition was made with (``make student IDS=...``). With a roster the
-grader grades a file only as an ID on it, checks that the platform's user
-and the notebook agree, and fills the gradebook.
-
-**The issued IDs.** A student edition made with a course salt keeps the
-list of IDs it issued as a roster beside the salt
-(:func:`issued_roster_file`, ``_build/instructor/roster.csv``): each ID in
-``student_id``, the platform's columns blank for the instructor to fill in
-(:func:`add_issued_ids`; a later edition adds its IDs and keeps every row).
-A blank ``lms_user_id`` is allowed: that student's ID is still checked, but
-their platform user is not matched (:meth:`Roster.without_platform_user`).
-The grader reads that file by default when it grades with that salt
+``lms_user_id`` is the student's id on the platform (Canvas's user id, as its download names and
+gradebook export carry it; Gradescope's submitter ``sid`` or ``email``); an optional ``email``
+column is matched too. ``student_id`` is the ID the student edition issued. With a roster the
+grader grades a file only as an ID on it, checks the platform's user agrees, and fills the
+gradebook. An edition made with a course salt keeps the IDs it issued as a roster beside the salt
+(:func:`issued_roster_file`), the platform's columns blank for the instructor to fill in
+(:func:`add_issued_ids`); a blank ``lms_user_id`` leaves that student's platform user unmatched
+(:meth:`Roster.without_platform_user`). The grader reads it by default with that salt
 (:func:`roster_file_in_use`).
 """
 
@@ -29,12 +21,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lesson_lib.coursework.files import write_atomically
 from lesson_lib.coursework.student_ids import normalize_student
 
 #: Columns a roster must have (header, case ignored).
@@ -55,12 +46,9 @@ class RosterEntry:
     Attributes
     ----------
     lms_user_id : str
-        The platform's id of the student (as written, surrounding spaces taken
-        off); "" while the instructor has not filled it in.
-    name : str
-        The student's name.
-    section : str
-        The section.
+        The platform's id of the student ("" until the instructor fills it in).
+    name, section : str
+        The student's name and section.
     student_id : str
         The issued student ID, normalised.
     email : str
@@ -80,8 +68,8 @@ class Roster:
     Parameters
     ----------
     entries : iterable of RosterEntry
-        The students; IDs, user ids and e-mail addresses must each be unique
-        (blank user ids are not compared).
+        The students; IDs, user ids and e-mail addresses must each be unique (blank user ids are not
+        compared).
 
     Raises
     ------
@@ -140,15 +128,12 @@ class Roster:
     def without_platform_user(self) -> list[RosterEntry]:
         """The entries with neither an ``lms_user_id`` nor an ``email``.
 
-        Their ID is still checked, but no platform user can be matched to
-        them: Canvas's user id in a download name and Gradescope's
-        submitters are not compared with the notebook's ID, and the Canvas
-        gradebook gets their score only from a Canvas download name.
+        Their ID is still checked, but no platform user is compared with it, and Canvas's gradebook
+        gets their score only from a Canvas download name.
 
         Returns
         -------
         list of RosterEntry
-            In the roster's order.
         """
         return [e for e in self.entries if not e.lms_user_id and not e.email]
 
@@ -168,10 +153,8 @@ def read_roster(path: Path) -> Roster:
     Raises
     ------
     ValueError
-        If a required column is missing, a row has an empty or invalid
-        ``student_id``, or a value is given twice; the message names the
-        file, the row and the column. An empty ``lms_user_id`` (or name,
-        section, e-mail) is allowed: see :meth:`Roster.without_platform_user`.
+        A required column is missing, a ``student_id`` is empty or invalid, or a value is given
+        twice; the message names the file, the row and the column.
     OSError
         If the file cannot be read.
     """
@@ -226,8 +209,7 @@ def issued_roster_file(salt_file: Path) -> Path:
     Returns
     -------
     Path
-        :data:`ISSUED_ROSTER_NAME` in the salt's folder
-        (``_build/instructor/roster.csv``).
+        :data:`ISSUED_ROSTER_NAME` in the salt's folder.
     """
     return Path(salt_file).parent / ISSUED_ROSTER_NAME
 
@@ -237,27 +219,22 @@ def roster_file_in_use(
 ) -> Path | None:
     """The roster the grader reads: ``given``, else the issued IDs beside the salt in use.
 
-    The issued list belongs to its salt: IDs drawn with one salt mean nothing
-    with another, and the public variants (no salt: the book, its tests and
-    sample folders) have no list, so without a salt no roster is read unless
-    one is named.
+    IDs drawn with one salt mean nothing with another, and the public variants have no list, so
+    without a salt no roster is read unless one is named.
 
     Parameters
     ----------
     given : Path or None
         A roster named on the command line (``--roster``); it always wins.
     salt_file : Path or None
-        The course salt the grader uses
-        (:func:`~lesson_lib.coursework.variants.salt_file_in_use`), or None
-        for the public variants.
+        The course salt in use, or None for the public variants.
     off : bool, default False
         True (``--no-roster``): no roster unless ``given``.
 
     Returns
     -------
     Path or None
-        ``given``; else :func:`issued_roster_file` of ``salt_file`` if that
-        file exists and ``off`` is False; else None (any valid ID is graded).
+        None: any valid ID is graded.
     """
     if given is not None:
         return Path(given)
@@ -270,18 +247,16 @@ def roster_file_in_use(
 def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     """Add the IDs an edition issues to the roster at ``path``, keeping every row there.
 
-    A new file gets :data:`SKELETON_HEADER` and one row per ID with only
-    ``student_id`` filled in. An existing one (perhaps filled in from the
-    platform since) is kept byte for byte, and the IDs not yet on it are
-    appended with the other columns blank. The file is replaced atomically
-    and left readable by its owner only: once filled in it holds names.
+    A new file gets :data:`SKELETON_HEADER` and a row per ID with only ``student_id`` filled in; an
+    existing one (perhaps filled in since) is kept byte for byte, the new IDs appended. The file is
+    replaced atomically, readable by its owner only: once filled in it holds names.
 
     Parameters
     ----------
     path : Path
         The roster (its folder is created, for its owner only).
     students : sequence of str
-        The IDs issued; normalised here (case and spaces do not make a new ID).
+        The IDs issued; normalised here.
 
     Returns
     -------
@@ -291,8 +266,7 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     Raises
     ------
     ValueError
-        If an ID is not valid, or the existing file is not a roster
-        (:func:`read_roster`'s message); nothing is written then.
+        If an ID is not valid, or the existing file is not a roster; nothing is written then.
     OSError
         If the file cannot be read or written.
     """
@@ -328,18 +302,7 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
         writer.writerow(["" if i != index else sid for i in range(len(header))])
     joint = b"" if not old or old.endswith((b"\n", b"\r")) else b"\n"
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _replace_file(path, old + joint + rows.getvalue().encode("utf-8"))
+    data = old + joint + rows.getvalue().encode("utf-8")
+    # whole or not at all, for its owner only: a reader never sees half a roster
+    write_atomically(path, lambda fh: fh.write(data), binary=True, mode=0o600)
     return added
-
-
-def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all, mode 600 (a reader never sees half a roster)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -1,29 +1,23 @@
 """The options a grading run scored with, kept beside the grades so a regrade scores alike.
 
-A regrade (``--student``) merges new rows into a grades file a full run
-wrote. If it scored with other options (no ``--due``, another
-``--late-penalty-per-day``, another course salt), its rows would not be
-comparable with the others: a late student would lose the penalty the rest
-of the class kept. So a full run writes the options that change scores into
-``grades.options.json`` beside ``grades.csv`` (:func:`options_path`), and a
-regrade takes each option it is not given from there; one it is given that
-differs is refused (:func:`reconcile`), naming both values.
-
-What is kept: the path of the roster read ("" for none), ``--due``, ``--late-penalty-per-day``,
-``--keep``, ``--close-credit`` and a fingerprint of the course salt (the
-first 16 hex digits of its SHA-256, never the salt itself).
+A regrade (``--student``) scored with other options (no ``--due``, another course salt) would not
+be comparable with the other rows: a late student would lose the penalty the class kept. So a
+full run writes the options that change scores into ``grades.options.json`` beside
+``grades.csv``: the roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``,
+``--close-credit`` and a fingerprint of the course salt (16 hex digits of its SHA-256, never the
+salt). A regrade takes each option it is not given from there; one given that differs is
+refused (:func:`reconcile`), naming both values.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from lesson_lib.coursework.files import write_atomically
 from lesson_lib.model._safe_io import printable, require_output_file
 
 #: The options that change scores, as ``grades.options.json`` keys, with their flags.
@@ -50,18 +44,8 @@ class OptionsDiffer(ValueError):
     """A regrade was given an option that differs from the run that wrote the grades."""
 
 
-def options_path(grades: Path) -> Path:
-    """Where the options of the run that wrote ``grades`` are kept (``grades.options.json``).
-
-    Parameters
-    ----------
-    grades : Path
-        The grades CSV.
-
-    Returns
-    -------
-    Path
-    """
+def _options_path(grades: Path) -> Path:
+    """Where the options of the run that wrote ``grades`` are kept (``grades.options.json``)."""
     grades = Path(grades)
     return grades.with_name(f"{grades.stem}.options.json")
 
@@ -96,18 +80,14 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
     Path
         The options file.
     """
-    target = require_output_file(options_path(grades))
+    target = require_output_file(_options_path(grades))
     kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(kept, fh, indent=1, sort_keys=True)
-            fh.write("\n")
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(fh: IO) -> None:
+        json.dump(kept, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+
+    write_atomically(target, write)
     return target
 
 
@@ -125,7 +105,7 @@ def read_options(grades: Path) -> dict[str, Any] | None:
         Each of :data:`FLAGS`' keys -> its value.
     """
     try:
-        found = json.loads(options_path(grades).read_text(encoding="utf-8"))
+        found = json.loads(_options_path(grades).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(found, dict):
@@ -141,8 +121,8 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     recorded : mapping
         :func:`read_options` of the grades file.
     given : mapping
-        Each of :data:`FLAGS`' keys -> the value this run was given, or None
-        when it was not given (the salt: the fingerprint of the salt in use).
+        Each of :data:`FLAGS`' keys -> the value this run was given, or None when it was not given
+        (the salt: the fingerprint of the salt in use).
 
     Returns
     -------

@@ -1,40 +1,33 @@
 """One student ID handed in by two platform users: neither copy is graded.
 
-Two Canvas (or Gradescope) users who hand in notebooks under the same ID are
-not a resubmission: one of them handed in the other's notebook, or typed the
-other's ID. The ``--keep`` policy must not pick one of them, and the Canvas
-file must not give the grade to whichever came last. :func:`flag_shared_ids`
-finds such IDs among the graded rows, by the platform's user each row's
-identity names (``lms_user`` of :class:`~lesson_lib.coursework.identity.Identity`),
-and makes every copy an ``ID mismatch`` that scores nothing, with a note
-naming the users, for the instructor to decide whose it is. A roster that
-gives each ID its LMS user catches the same case earlier, as a mismatch
-with the roster; this check needs no roster.
+Two Canvas (or Gradescope) users who hand in notebooks under the same ID are not a resubmission: one
+of them handed in the other's notebook, or typed the other's ID. The ``--keep`` policy must not pick
+one of them, and the Canvas file must not give the grade to whichever came last.
+:func:`flag_shared_ids` finds such IDs among the graded rows, by the platform's user each row's
+identity names (``lms_user`` of :class:`~lesson_lib.coursework.identity.Identity`), and makes every
+copy an ``ID mismatch`` that scores nothing, with a note naming the users, for the instructor to
+decide whose it is. A roster that gives each ID its LMS user catches the same case earlier, as a
+mismatch with the roster; this check needs no roster.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from lesson_lib.coursework.check import check
-from lesson_lib.coursework.identity import ID_MISMATCH
-from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.scoring import score_nothing
+from lesson_lib.coursework.status import Status
 from lesson_lib.model._safe_io import printable
 
-# A grade.Submission; not imported, since the grader imports this module.
-_Submission = Any
 
-
-def flag_shared_ids(submissions: Sequence[_Submission]) -> dict[str, list[str]]:
+def flag_shared_ids(submissions: Sequence[Submission]) -> dict[str, list[str]]:
     """Make every copy of an ID two platform users handed in an ``ID mismatch``, scoring 0.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded rows (:class:`~lesson_lib.coursework.grade.Submission`); the
-        shared ones get the status, blank results, no ``graded_as`` (no
-        feedback page, no TA row) and a note first in their notes.
+        Graded rows; the shared ones get the status, ``id_shared``, blank results, no ``graded_as``
+        (no feedback page, no TA row) and a note first in their notes.
 
     Returns
     -------
@@ -51,9 +44,8 @@ def flag_shared_ids(submissions: Sequence[_Submission]) -> dict[str, list[str]]:
         if sub.graded_as is None or sub.graded_as.casefold() not in shared:
             continue
         names = ", ".join(printable(u, 40) for u in shared[sub.graded_as.casefold()])
-        sub.status = ID_MISMATCH
-        sub.results = {q: check(q, None) for q in PROBLEMS}
-        sub.manual = {}
+        sub.status, sub.id_shared, sub.manual = Status.ID_MISMATCH, True, {}
+        score_nothing(sub)
         sub.notes.insert(
             0,
             f"ID SHARED: {sub.graded_as} was handed in by platform users {names}; "

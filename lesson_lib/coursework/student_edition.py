@@ -86,9 +86,9 @@ def _fill_glue(text: str) -> str:
     """Replace ``{glue:text}`key``` by the worked example's value when it is known."""
     if "{glue" not in text:
         return text
-    from lesson_lib.chapters.overview import numbers
+    from lesson_lib.chapters.glue import chapter_numbers
 
-    values = numbers()
+    values = chapter_numbers("overview")
 
     def sub(match: re.Match[str]) -> str:
         key = match.group(1).split(":")[0].strip()

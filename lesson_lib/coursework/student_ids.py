@@ -1,19 +1,11 @@
 """Student IDs: plain ASCII names that pick a variant, name a folder and head a row of grades.
 
-An ID is 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting with a
-letter or digit, compared without case. Before it is checked, it is put in
-Unicode's compatibility normal form (NFKC), so the full-width letters and
-digits some keyboards type (U+FF53 U+FF10 U+FF10 U+FF11) are ``s001``.
-Anything that is not plain ASCII then, a Cyrillic a (U+0430) that looks
-like a Latin ``a``, a zero-width space, a
-right-to-left override, is refused with a message naming the character: such
-an ID would look like another student's in the grades, and would not even
-be the same file name. Names Windows reserves for devices (``con``, ``nul``,
-``com1`` ...) and a name ending in ``.`` are refused too: the edition's
-folder of that name could not be unpacked there.
-
-:func:`skeleton` says which plain ID a refused one imitates, so the grader
-can flag the two side by side.
+An ID is 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, compared
+without case, after Unicode's NFKC (the full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Anything else that is
+not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming the
+character: it would look like another student's ID in the grades. Names Windows reserves for
+devices (``con``, ``nul``, ``com1`` ...) and a name ending in ``.`` are refused too: the edition's
+folder could not be unpacked there. :func:`skeleton` says which plain ID a refused one imitates.
 """
 
 from __future__ import annotations
@@ -124,12 +116,9 @@ def normalize_student(student: object) -> str | None:
     Parameters
     ----------
     student : object
-        ``None`` or an empty string mean "no ID: use the book's numbers".
-        Otherwise a string (or an integer, converted with ``str``) of 1 to 64
-        letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit,
-        after Unicode's NFKC normalisation (see the module).
-        Surrounding spaces are ignored and letters are compared without case,
-        so ``" S123 "`` and ``"s123"`` are the same student.
+        None or "" ("no ID: use the book's numbers"), else a string (or an integer) of 1 to 64
+        letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, after NFKC;
+        surrounding spaces are ignored and case too (``" S123 "`` is ``"s123"``).
 
     Returns
     -------
@@ -141,8 +130,7 @@ def normalize_student(student: object) -> str | None:
     TypeError
         If ``student`` is neither None, a string nor an integer.
     ValueError
-        If the ID has characters outside the allowed set (it also names a
-        folder), invisible, bidirectional or non-ASCII ones included, or is a
+        If the ID has other characters (invisible, bidirectional, non-ASCII included) or is a
         name Windows reserves.
 
     Examples
@@ -188,9 +176,8 @@ def skeleton(text: str) -> str:
     Returns
     -------
     str
-        For example ``"a001"`` for ``"a001"`` written with a Cyrillic a
-        (U+0430), or with a zero-width space after it; the text case-folded
-        if nothing is taken away.
+        For example ``"a001"`` for ``"a001"`` written with a Cyrillic a (U+0430), or with a
+        zero-width space after it; the text case-folded if nothing is taken away.
     """
     text = unicodedata.normalize("NFKC", text[:MAX_RAW_CHARS]).strip()
     plain = []

@@ -1,41 +1,25 @@
 """What a folder of submissions holds: one entry for every name in it, graded or not.
 
-Students hand in notebooks through a learning platform or a browser, which
-rename them (``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``), and a
-folder can hold anything (a link, a named pipe, a folder called
-``x.ipynb``). The grader promises every submission a row, so
-:func:`find_submissions` turns every name in the folder that does not start
-with ``.`` into exactly one :class:`Entry`:
-
-* ``<ID>.ipynb``, the extension in any case, possibly followed by ``.txt`` or
-  ``.json`` (added by a platform or a browser), and the ID possibly followed
-  by `` (1)`` (a browser's second download), is that student's notebook;
-* a folder ``<ID>/`` is that student's, graded by its ``<ID>_problems.ipynb``
-  (as the student edition names it) or ``problems.ipynb`` (spelled as above;
-  other notebooks there are the edition's chapters); a Gradescope export's
-  ``submission_<n>/`` folders are read the same way, and its
-  ``submission_metadata.yml`` is left out (:data:`LMS_METADATA`);
-* anything else gets an entry that says why it cannot be graded: a symbolic
-  link (never followed, wherever it points), a FIFO, a device or a socket
-  (never opened), a folder named like a notebook, a folder without a problem
-  set, a file that is not a notebook.
-
-:func:`read_notebook` reads one without following links or blocking on a
-special file, and converts an older nbformat (3 and before) to version 4.
+Platforms and browsers rename notebooks (``S004.IPYNB``, ``s005.ipynb.txt``, ``s002 (1).ipynb``),
+and a folder can hold anything. :func:`find_submissions` turns every name not starting with ``.``
+into exactly one :class:`Entry`: ``<ID>.ipynb`` (any case, a ``.txt`` or ``.json`` tail, a
+browser's `` (1)``) is that student's notebook; a folder ``<ID>/`` (or a Gradescope export's
+``submission_<n>/``) is graded by its ``<ID>_problems.ipynb`` or ``problems.ipynb``; anything else
+(a symbolic link, never followed; a FIFO, device or socket, never opened; a folder named like a
+notebook or without a problem set; another file) gets an entry saying why it cannot be graded.
+:func:`read_notebook` reads one without following links or blocking, converting nbformat 3 to 4.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.answers import plain_text
+from lesson_lib.coursework.files import read_regular_file
 from lesson_lib.coursework.runner import code_sources
 from lesson_lib.model._safe_io import printable
 
@@ -222,8 +206,8 @@ def find_submissions(folder: Path) -> list[Entry]:
     Parameters
     ----------
     folder : Path
-        The folder of submissions (a symbolic link to it is followed: it is
-        the instructor's own choice).
+        The folder of submissions (a symbolic link to it is followed: it is the instructor's own
+        choice).
 
     Returns
     -------
@@ -256,18 +240,6 @@ def hidden_names(folder: Path) -> list[str]:
         return sorted(e.name for e in entries if e.name.startswith("."))
 
 
-def _read_bytes(path: Path, limit: int) -> bytes:
-    """At most ``limit`` bytes of a regular file, never through a link, never blocking."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit // 2**20} MiB")
-    return data
-
-
 def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, str]:
     """A notebook as version-4 JSON, and a note if it was converted from an older nbformat.
 
@@ -281,14 +253,13 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
     Returns
     -------
     (dict, str)
-        The notebook (with a list of ``cells``) and ``""`` or a note.
 
     Raises
     ------
     OSError, ValueError, RecursionError, MemoryError
         If it is not a regular file, too large, not JSON or not a notebook.
     """
-    raw = json.loads(_read_bytes(path, limit).decode("utf-8", "replace"))
+    raw = json.loads(read_regular_file(path, limit).decode("utf-8", "replace"))
     version = raw.get("nbformat") if isinstance(raw, dict) else None
     note = ""
     if type(version) is int and version < 4:
@@ -301,44 +272,3 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
         note = f"an nbformat {version} notebook, converted to version 4"
     code_sources(raw)  # raises ValueError if there is no list of cells
     return raw, note
-
-
-def static_student(nb: object) -> str | None:
-    """The ``STUDENT = "..."`` a notebook's code cells assign (the last one), read from source.
-
-    Parameters
-    ----------
-    nb : dict
-        The notebook as parsed JSON.
-
-    Returns
-    -------
-    str or None
-        The string assigned, if a plain string literal of a sensible length.
-    """
-    found = None
-    for tree in _trees(nb):
-        for node in tree.body:
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "STUDENT"
-                and isinstance(node.value, ast.Constant)
-            ):
-                found = plain_text(node.value.value)
-    return found
-
-
-def _trees(nb: object, limit: int = 20_000) -> Iterator[ast.Module]:
-    try:
-        sources = code_sources(nb)
-    except ValueError:
-        return
-    for source in sources:
-        if len(source) > limit or "STUDENT" not in source:
-            continue
-        try:
-            yield ast.parse(source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise, product
 from typing import Any
 
+from lesson_lib.explorers._layers import layer
 from lesson_lib.model._validate import require_instance
 
 #: The MIME type of the explorers' output (JupyterLab 4 renders it natively).
@@ -329,14 +330,15 @@ class Explorer:
             covered = {tuple(d[n] for n in names) for d in self.details}
             if covered != set(self._index):
                 raise ValueError(f"{self.title}: details must cover exactly the explorer's states")
-        missing = set(self.message.fields) - set(self.rows[0])
+        fields = self.message.fields  # a property that parses the template: read it once
+        missing = set(fields) - set(self.rows[0])
         if missing:
             raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
         for table in (self.rows, self.details or []):
             if table and any(row.keys() != table[0].keys() for row in table):
                 raise ValueError(f"{self.title}: every row of a table needs the same columns")
         # The browser reads an empty CSV text field as null and would show "null".
-        empty = {f for row in self.rows for f in self.message.fields if row[f] == ""}
+        empty = {f for row in self.rows for f in fields if row[f] == ""}
         if empty:
             raise ValueError(
                 f"{self.title}: message fields {sorted(empty)} are empty in some state"
@@ -381,20 +383,22 @@ class Explorer:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
         return csv_text(self.rows if rows is None else rows)
 
+    def _numbers(self, numeric: Iterable[str]) -> set[str]:
+        """``numeric`` and the controls whose values are all numbers."""
+        controls = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
+        return controls | set(numeric)
+
     def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
-        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
-        return csv_data(rows, numbers | set(numeric))
+        return csv_data(rows, self._numbers(numeric))
 
     def _text_columns(self) -> dict[str, list[str]]:
         """Each text column of ``rows`` and its distinct values, in order of first use."""
-        numbers = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
-        numbers |= set(self.numeric)
-        columns: dict[str, list[str]] = {}
-        for name in self.rows[0]:
-            if name in numbers:
-                continue
-            columns[name] = list(dict.fromkeys(_csv_text(row[name]) for row in self.rows))
-        return columns
+        numbers = self._numbers(self.numeric)
+        return {
+            name: list(dict.fromkeys(_csv_text(row[name]) for row in self.rows))
+            for name in self.rows[0]
+            if name not in numbers
+        }
 
     def _compact_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The states with text columns as indices, and the transforms that decode them."""
@@ -419,29 +423,22 @@ class Explorer:
         chart = self.chart
         if self.details is not None:
             chart = {"data": self._data(self.details, self.detail_numeric), **chart}
+        text = {
+            "text": {"field": "_message", "type": "nominal"},
+            "x": {"value": 0},
+            "y": {"value": 0},
+        }
+        pick = [
+            {"filter": self.state_filter()},
+            {"calculate": self.message.expression(), "as": "_message"},
+        ]
         message = {
             "name": MESSAGE_NAME,
             "height": 17 * self.message_lines,
             "width": 600,
-            "transform": [
-                {"filter": self.state_filter()},
-                {"calculate": self.message.expression(), "as": "_message"},
-            ],
-            "mark": {
-                "type": "text",
-                "align": "left",
-                "baseline": "top",
-                "lineBreak": "\n",
-                "fontSize": 13,
-                "lineHeight": 17,
-                "color": "#1a1a1a",
-            },
-            "encoding": {
-                "text": {"field": "_message", "type": "nominal"},
-                "x": {"value": 0},
-                "y": {"value": 0},
-            },
-        }
+            **layer("text", text, pick, align="left", baseline="top", lineBreak="\n", fontSize=13,
+                    lineHeight=17, color="#1a1a1a"),
+        }  # fmt: skip
         spec: dict[str, Any] = {
             "$schema": SCHEMA,
             "title": {"text": self.title, "anchor": "start", "fontSize": 14},

@@ -1,6 +1,6 @@
 """The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
 
-Every state is read from :func:`lesson_lib.chapters.allreduce.simulate_hidden_allreduce`,
+Every state is read from :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`,
 the record of a real simulated all-reduce: who holds which partial sum after
 each step, and the bytes each rank has sent so far. The chart shows a rank
 by chunk grid coloured by how many ranks' contributions each copy holds, as
@@ -22,12 +22,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
 from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._layers import Spec, bottom_legend, layer, lookup, nominal_scale
 from lesson_lib.figures._style import PALETTE
 from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.model.ring import RingResult
 from lesson_lib.model.specimen import MODEL
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB, format_bytes, format_count
 
 #: Range of the ranks slider.
@@ -46,26 +47,11 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    (
-        "N = ",
-        "{n}",
-        ", ",
-        "{head}",
-        "\nSent so far per rank: ",
-        "{so_far}",
-        ", ",
-        "{multiple}",
-        " x the payload of ",
-        "{payload}",
-        "\nWhole all-reduce: 2(N-1)/N = ",
-        "{factor}",
-        " x payload = ",
-        "{total}",
-        " per rank (simulated: ",
-        "{sim_total}",
-        ")",
-    )
-)
+    ("N = ", "{n}", ", ", "{head}",
+     "\nSent so far per rank: ", "{so_far}", ", ", "{multiple}", " x the payload of ", "{payload}",
+     "\nWhole all-reduce: 2(N-1)/N = ", "{factor}", " x payload = ", "{total}",
+     " per rank (simulated: ", "{sim_total}", ")")
+)  # fmt: skip
 
 #: Phases of the step strip, in order, with their colours and legend labels.
 PHASES: tuple[tuple[str, str, str], ...] = (
@@ -209,10 +195,7 @@ DETAIL_COLUMNS: tuple[str, ...] = (
 
 
 def _details(n: int, step: int) -> list[dict[str, Any]]:
-    """The state's marks: one row per (rank, chunk) copy, one per rank's bar.
-
-    Columns a row does not use are empty strings (read as missing by the chart).
-    """
+    """The state's marks: one row per (rank, chunk) copy, one per rank's bar ('' where unused)."""
     result = _result(n)
     whole = allreduce_wire_bytes(float(sum(result.chunk_bytes)), n)
     at = shown_step(n, step)
@@ -246,197 +229,126 @@ def _strip_values() -> list[dict[str, Any]]:
     ]
 
 
-def _chart(payload_kib: float) -> dict[str, Any]:
-    n_only = "datum.n == n"
-    state = "datum.n == n && datum.step == step"
-    cell = {
-        "x": {
-            "field": "chunk",
-            "type": "ordinal",
-            "title": "chunk of the vector",
-            "axis": {"labelExpr": "'c' + datum.value", "labelAngle": 0},
-        },
-        "y": {
-            "field": "rank",
-            "type": "ordinal",
-            "title": "rank",
-        },
-    }
-    strip = {
+def _strip_view() -> Spec:
+    """The strip of the steps offered, coloured by phase, the chosen step outlined."""
+    phase = nominal_scale(
+        "phase",
+        [p for p, _, _ in PHASES],
+        [c for _, c, _ in PHASES],
+        bottom_legend(labelExpr=lookup({p: label for p, _, label in PHASES}, "datum.label"),
+                      labelLimit=260),
+    )  # fmt: skip
+    step_axis = {"field": "step", "type": "ordinal", "axis": {"labelAngle": 0, "orient": "top"},
+                 "title": "step of the all-reduce (the step buttons)"}  # fmt: skip
+    return {
         "data": {"values": _strip_values()},
         "width": 540,
         "height": 26,
-        "transform": [{"filter": n_only}],
-        "encoding": {
-            "x": {
-                "field": "step",
-                "type": "ordinal",
-                "title": "step of the all-reduce (the step buttons)",
-                "axis": {"labelAngle": 0, "orient": "top"},
-            }
-        },
+        "transform": [{"filter": "datum.n == n"}],
+        "encoding": {"x": step_axis},
         "layer": [
-            {
-                "mark": {"type": "rect", "stroke": "#555555", "strokeWidth": 1},
-                "encoding": {
-                    "color": {
-                        "field": "phase",
-                        "type": "nominal",
-                        "title": None,
-                        "scale": {
-                            "domain": [p for p, _, _ in PHASES],
-                            "range": [c for _, c, _ in PHASES],
-                        },
-                        "legend": {
-                            "orient": "bottom",
-                            "direction": "horizontal",
-                            "labelExpr": "{"
-                            + ", ".join(f"{p!r}: {label!r}" for p, _, label in PHASES)
-                            + "}[datum.label]",
-                            "labelLimit": 260,
-                        },
-                    },
-                    "tooltip": [{"field": "step"}, {"field": "phase"}],
-                },
-            },
-            {
-                "transform": [{"filter": "datum.step == step"}],
-                "mark": {"type": "rect", "fill": None, "stroke": "black", "strokeWidth": 3.5},
-            },
+            layer("rect", {"color": phase, "tooltip": [{"field": "step"}, {"field": "phase"}]},
+                  stroke="#555555", strokeWidth=1),
+            layer("rect", transform=[{"filter": "datum.step == step"}], fill=None,
+                  stroke="black", strokeWidth=3.5),
         ],
-    }
-    grid = {
+    }  # fmt: skip
+
+
+def _share_layer() -> Spec:
+    """Each copy's cell, coloured by the share of the contributions it holds."""
+    legend = bottom_legend(
+        gradientLength=220,
+        values=[0, 1],
+        labelExpr="datum.value == 0 ? 'own partial only' : 'all N (complete)'",
+    )
+    share = {"field": "share", "type": "quantitative", "title": "contributions held",
+             "scale": {"domain": [0, 1], "scheme": {"name": "cividis", "extent": [0.92, 0.08]}},
+             "legend": legend}  # fmt: skip
+    tooltip = [{"field": "rank"}, {"field": "chunk"}, {"field": "k", "title": "contributions"},
+               {"field": "label", "title": "ranks"}]  # fmt: skip
+    return layer("rect", {"color": share, "tooltip": tooltip}, stroke="white", strokeWidth=2)
+
+
+def _form_layer() -> Spec:
+    """The line over the grid: which form the cells' text takes, for the N chosen."""
+    pick = [{"filter": "datum.rank == 0 && datum.chunk == 0"},
+            {"calculate": CELL_FORM_EXPR, "as": "_form"}]  # fmt: skip
+    at_corner = {"x": {"value": 0}, "y": {"value": 0}, "text": {"field": "_form"}}
+    return layer("text", at_corner, pick, align="left", baseline="bottom", dy=-4, fontSize=11,
+                 color="#1a1a1a")  # fmt: skip
+
+
+def _grid_view(state: str) -> Spec:
+    """The rank by chunk grid of the state: shares, arrivals, the form line, the cells' text."""
+    chunk = {"field": "chunk", "type": "ordinal", "title": "chunk of the vector",
+             "axis": {"labelExpr": "'c' + datum.value", "labelAngle": 0}}  # fmt: skip
+    text = {
+        "text": {"field": "label"},
+        "size": {"condition": {"test": "n <= 5", "value": 12}, "value": 10},
+        "color": {"condition": {"test": "datum.k > (datum.n + 1) / 2", "value": "white"},
+                  "value": "black"},
+    }  # fmt: skip
+    # No copy arrives at step 0: aria off keeps that empty group unnamed.
+    arrivals = layer("rect", transform=[{"filter": "isValid(datum.src)"}], aria=False, fill=None,
+                     stroke=RECEIVED_COLOR, strokeWidth=3.5)  # fmt: skip
+    return {
         "width": 260,
         "height": 260,
         "transform": [
             {"filter": f"{state} && isValid(datum.chunk)"},
             {"calculate": "(datum.k - 1) / max(datum.n - 1, 1)", "as": "share"},
         ],
-        "encoding": cell,
+        "encoding": {"x": chunk, "y": {"field": "rank", "type": "ordinal", "title": "rank"}},
         "layer": [
-            {
-                "mark": {"type": "rect", "stroke": "white", "strokeWidth": 2},
-                "encoding": {
-                    "color": {
-                        "field": "share",
-                        "type": "quantitative",
-                        "title": "contributions held",
-                        "scale": {
-                            "domain": [0, 1],
-                            "scheme": {"name": "cividis", "extent": [0.92, 0.08]},
-                        },
-                        "legend": {
-                            "orient": "bottom",
-                            "direction": "horizontal",
-                            "gradientLength": 220,
-                            "values": [0, 1],
-                            "labelExpr": "datum.value == 0 ? 'own partial only' : 'all N (complete)'",
-                        },
-                    },
-                    "tooltip": [
-                        {"field": "rank"},
-                        {"field": "chunk"},
-                        {"field": "k", "title": "contributions"},
-                        {"field": "label", "title": "ranks"},
-                    ],
-                },
-            },
-            {
-                "transform": [{"filter": "isValid(datum.src)"}],
-                "mark": {
-                    "type": "rect",
-                    "aria": False,  # no copy arrives at step 0: an empty, unnamed group
-                    "fill": None,
-                    "stroke": RECEIVED_COLOR,
-                    "strokeWidth": 3.5,
-                },
-            },
-            {
-                # Which form the cells' text takes, for the N chosen.
-                "transform": [
-                    {"filter": "datum.rank == 0 && datum.chunk == 0"},
-                    {"calculate": CELL_FORM_EXPR, "as": "_form"},
-                ],
-                "mark": {
-                    "type": "text",
-                    "align": "left",
-                    "baseline": "bottom",
-                    "dy": -4,
-                    "fontSize": 11,
-                    "color": "#1a1a1a",
-                },
-                "encoding": {"x": {"value": 0}, "y": {"value": 0}, "text": {"field": "_form"}},
-            },
-            {
-                "mark": {"type": "text", "lineBreak": "\n", "baseline": "middle"},
-                "encoding": {
-                    "text": {"field": "label"},
-                    "size": {"condition": {"test": "n <= 5", "value": 12}, "value": 10},
-                    "color": {
-                        "condition": {"test": "datum.k > (datum.n + 1) / 2", "value": "white"},
-                        "value": "black",
-                    },
-                },
-            },
+            _share_layer(),
+            arrivals,
+            _form_layer(),
+            layer("text", text, lineBreak="\n", baseline="middle"),
         ],
     }
-    whole = "whole all-reduce: 2(N-1)/N x payload"
-    one = "1 x payload"
-    bars = {
+
+
+_WHOLE_LINE, _ONE_LINE = "whole all-reduce: 2(N-1)/N x payload", "1 x payload"
+
+
+def _reference_rule(line: str, y: Spec, **props: Any) -> Spec:
+    """A horizontal line across the bars named ``line`` in the legend (one row of rank 0)."""
+    pick = [{"filter": "datum.rank == 0"}, {"calculate": f"'{line}'", "as": "line"}]
+    return layer("rule", {"y": y, "stroke": {"field": "line", "type": "nominal"}}, pick, **props)
+
+
+def _bars_view(state: str, payload_kib: float) -> Spec:
+    """Bars of the bytes each rank has sent so far, against the whole all-reduce and 1 payload."""
+    rank = {"field": "rank", "type": "ordinal", "title": "rank", "axis": {"labelAngle": 0}}
+    kib = {"field": "kib", "type": "quantitative", "title": "bytes sent so far (KiB)",
+           "scale": {"domain": [0, round(2.05 * payload_kib, 4)]}}  # fmt: skip
+    tooltip = [{"field": "rank"}, {"field": "kib", "title": "KiB sent"}]
+    whole = _reference_rule(_WHOLE_LINE, {"field": "whole", "type": "quantitative"},
+                            strokeWidth=2)  # fmt: skip
+    whole["encoding"]["stroke"] = nominal_scale(
+        "line", [_WHOLE_LINE, _ONE_LINE], [WHOLE_COLOR, PAYLOAD_COLOR],
+        {"orient": "bottom", "direction": "vertical", "labelLimit": 260},
+    )  # fmt: skip
+    one = _reference_rule(_ONE_LINE, {"datum": payload_kib, "type": "quantitative"},
+                          strokeWidth=1.5, strokeDash=[2, 3])  # fmt: skip
+    sent = layer("bar", {"x": rank, "y": kib, "tooltip": tooltip}, color=SENT_COLOR,
+                 stroke="black", strokeWidth=1)  # fmt: skip
+    return {
         "width": 200,
         "height": 260,
         "transform": [{"filter": f"{state} && isValid(datum.kib)"}],
-        "layer": [
-            {
-                "mark": {"type": "bar", "color": SENT_COLOR, "stroke": "black", "strokeWidth": 1},
-                "encoding": {
-                    "x": {
-                        "field": "rank",
-                        "type": "ordinal",
-                        "title": "rank",
-                        "axis": {"labelAngle": 0},
-                    },
-                    "y": {
-                        "field": "kib",
-                        "type": "quantitative",
-                        "title": "bytes sent so far (KiB)",
-                        "scale": {"domain": [0, round(2.05 * payload_kib, 4)]},
-                    },
-                    "tooltip": [{"field": "rank"}, {"field": "kib", "title": "KiB sent"}],
-                },
-            },
-            {
-                "transform": [
-                    {"filter": "datum.rank == 0"},
-                    {"calculate": f"'{whole}'", "as": "line"},
-                ],
-                "mark": {"type": "rule", "strokeWidth": 2},
-                "encoding": {
-                    "y": {"field": "whole", "type": "quantitative"},
-                    "stroke": {
-                        "field": "line",
-                        "type": "nominal",
-                        "title": None,
-                        "scale": {"domain": [whole, one], "range": [WHOLE_COLOR, PAYLOAD_COLOR]},
-                        "legend": {"orient": "bottom", "direction": "vertical", "labelLimit": 260},
-                    },
-                },
-            },
-            {
-                "transform": [
-                    {"filter": "datum.rank == 0"},
-                    {"calculate": f"'{one}'", "as": "line"},
-                ],
-                "mark": {"type": "rule", "strokeWidth": 1.5, "strokeDash": [2, 3]},
-                "encoding": {
-                    "y": {"datum": payload_kib, "type": "quantitative"},
-                    "stroke": {"field": "line", "type": "nominal"},
-                },
-            },
-        ],
+        "layer": [sent, whole, one],
     }
+
+
+def _chart(payload_kib: float) -> Spec:
+    state = "datum.n == n && datum.step == step"
     return {
-        "vconcat": [strip, {"hconcat": [grid, bars], "spacing": 24}],
+        "vconcat": [
+            _strip_view(),
+            {"hconcat": [_grid_view(state), _bars_view(state, payload_kib)], "spacing": 24},
+        ],
         "spacing": 14,
         "resolve": {"scale": {"color": "independent"}, "legend": {"color": "independent"}},
     }

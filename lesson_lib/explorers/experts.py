@@ -13,9 +13,9 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.chapters.experts import FP8
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.explorers._time_bars import fold_terms, time_bars
+from lesson_lib.explorers._layers import fold_terms, lookup, time_bars
+from lesson_lib.model.experts import FP8
 from lesson_lib.model.moe import MoEStep, moe_decode_step
 from lesson_lib.model.presets import MOE_PRESETS
 from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE
@@ -47,35 +47,12 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    (
-        "{layout}",
-        ", batch ",
-        "{batch}",
-        ": ",
-        "{total}",
-        " per token, ",
-        "{tokens}",
-        " tokens/s in all;\nweights ",
-        "{compute}",
-        " + ",
-        "{collectives}",
-        " ",
-        "{kind}",
-        " per token: latency ",
-        "{latency}",
-        " + bytes ",
-        "{bandwidth}",
-        ";\n",
-        "{wire}",
-        " on the wire per decoded token (all GPUs); weights ",
-        "{weights}",
-        " per GPU (",
-        "{fits}",
-        ");\nthe other layout: ",
-        "{other}",
-        " per token (the faded bar)",
-    )
-)
+    ("{layout}", ", batch ", "{batch}", ": ", "{total}", " per token, ", "{tokens}",
+     " tokens/s in all;\nweights ", "{compute}", " + ", "{collectives}", " ", "{kind}",
+     " per token: latency ", "{latency}", " + bytes ", "{bandwidth}", ";\n",
+     "{wire}", " on the wire per decoded token (all GPUs); weights ", "{weights}", " per GPU (",
+     "{fits}", ");\nthe other layout: ", "{other}", " per token (the faded bar)")
+)  # fmt: skip
 
 _TERMS = (
     ("compute_ms", "weights / HBM (roofline)", "compute"),
@@ -158,11 +135,12 @@ def axis_ms(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
 
 def _chart(both: str, axis: dict[tuple[str, int], float]) -> dict[str, Any]:
     bars = time_bars(_TERMS, ["TP", "EP + DP attention"], "layout")
-    table = "{" + ", ".join(f"'{m}|{b}': {ms:g}" for (m, b), ms in axis.items()) + "}"
+    by_key = {f"{m}|{b}": ms for (m, b), ms in axis.items()}
+    domain_max = lookup(by_key, "model + '|' + batch", value=lambda ms: f"{ms:g}")
     bars["encoding"]["x"] = {
         **bars["encoding"]["x"],
         "title": "time per decoded token (ms; one scale per model and batch)",
-        "scale": {"domainMin": 0, "domainMax": {"expr": f"{table}[model + '|' + batch]"},
+        "scale": {"domainMin": 0, "domainMax": {"expr": domain_max},
                   "nice": False},
     }  # fmt: skip
     # The layout chosen is drawn solid, the other faded: the layout control changes the chart.

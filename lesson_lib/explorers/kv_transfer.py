@@ -7,7 +7,7 @@ draws the three as bars on one time axis. At its defaults (the lesson's
 4,096-token prompt, a NIC per GPU, four GPUs on each side) it is the chapter's
 arithmetic, and :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`
 is its static twin. Every number comes from
-:func:`lesson_lib.chapters.kv_transfer.link_handoff`.
+:func:`lesson_lib.model.kv_links.link_handoff`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._layers import Spec, labels_above, layer, lookup
 from lesson_lib.figures._style import ROLE_COLORS
 from lesson_lib.figures.kv_transfer import LINK_COLORS
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.model.kv_transfer import kv_transfer_bytes
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
@@ -38,54 +39,24 @@ def _prompt_label(tokens: int) -> str:
     return text
 
 
+_PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)
+_LINK_KEYS, _LINK_LABELS = tuple(link.key for link in LINKS), tuple(link.label for link in LINKS)
 CONTROLS: tuple[Control, ...] = (
-    Control(
-        "prompt",
-        "prompt (tokens)",
-        PROMPT_VALUES,
-        PROMPT_TOKENS,
-        tuple(_prompt_label(t) for t in PROMPT_VALUES),
-    ),
-    Control(
-        "link",
-        "link",
-        tuple(link.key for link in LINKS),
-        "nic",
-        tuple(link.label for link in LINKS),
-    ),
+    Control("prompt", "prompt (tokens)", PROMPT_VALUES, PROMPT_TOKENS, _PROMPT_LABELS),
+    Control("link", "link", _LINK_KEYS, "nic", _LINK_LABELS),
     Control("prefill_gpus", "prefill GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
     Control("decode_gpus", "decode GPUs (TP)", GPU_VALUES, GPUS, input="radio"),
 )
 
 MESSAGE = Template(
-    (
-        "{request}",
-        " per request (",
-        "{kv}",
-        " of KV + ",
-        "{state}",
-        " of state); busiest port ",
-        "{port}",
-        "\nPrefill ",
-        "{prefill}",
-        "; shipped after it + ",
-        "{bulk}",
-        " (",
-        "{share}",
-        " of the prefill)",
-        "\nStreamed by layer + ",
-        "{exposed}",
-        ", ",
-        "{keeps}",
-        "\n",
-        "{rate}",
-        " requests/s through these ports; first token ",
-        "{ttft}",
-        " streamed, ",
-        "{ttft_bulk}",
-        " shipped",
-    )
-)
+    ("{request}", " per request (", "{kv}", " of KV + ", "{state}", " of state); busiest port ",
+     "{port}",
+     "\nPrefill ", "{prefill}", "; shipped after it + ", "{bulk}", " (", "{share}",
+     " of the prefill)",
+     "\nStreamed by layer + ", "{exposed}", ", ", "{keeps}", "\n",
+     "{rate}", " requests/s through these ports; first token ", "{ttft}", " streamed, ",
+     "{ttft_bulk}", " shipped")
+)  # fmt: skip
 
 #: The chart's bars, top to bottom.
 BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
@@ -121,12 +92,8 @@ def _state(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> dict[
 def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> list[dict[str, Any]]:
     """The three bars of one state: start and end in ms, and the label beside each."""
     h = _handoff(prompt, link, prefill_gpus, decode_gpus)
-    state = {
-        "prompt": prompt,
-        "link": link,
-        "prefill_gpus": prefill_gpus,
-        "decode_gpus": decode_gpus,
-    }
+    state = {"prompt": prompt, "link": link, "prefill_gpus": prefill_gpus,
+             "decode_gpus": decode_gpus}  # fmt: skip
     spans = (
         (0.0, h.prefill.total_s, format_seconds(h.prefill.total_s)),
         (h.prefill.total_s, h.ttft_bulk_s, "+ " + format_seconds(h.bulk.time_s)),
@@ -169,71 +136,34 @@ def _nice_up(ms: float) -> float:
     return next(float(f"{k * decade:.6g}") for k in steps if k * decade >= ms)
 
 
-def _chart(state: str, axis: dict[int, float]) -> dict[str, Any]:
-    y = {
-        "field": "bar",
-        "type": "nominal",
-        "title": None,
-        "sort": BARS,
-        "scale": {"paddingInner": 0.55},
-        # Labels sit above their bars, inside the plot: the message above the chart
-        # then starts at the card's left edge.
-        "axis": {
-            "labelAlign": "left",
-            "labelBaseline": "bottom",
-            "labelPadding": -2,
-            "labelOffset": -14,
-            "labelFontSize": 12,
-            "labelLimit": 400,
-            "ticks": False,
-            "domain": False,
-        },
-    }
-    domain_max = "{" + ", ".join(f"'{p}': {ms:g}" for p, ms in axis.items()) + "}[prompt]"
-    link_color = "{" + ", ".join(f"{k!r}: {v!r}" for k, v in LINK_COLORS.items()) + "}[datum.link]"
+def _chart(state: str, axis: dict[int, float]) -> Spec:
+    y = {"field": "bar", "type": "nominal", "title": None, "sort": BARS,
+         "scale": {"paddingInner": 0.55}, "axis": labels_above(14)}  # fmt: skip
+    domain_max = lookup(axis, "prompt", value=lambda ms: f"{ms:g}")
+    link_color = lookup(LINK_COLORS, "datum.link")
+    x = {"field": "start_ms", "type": "quantitative",
+         "title": "ms from the prompt's arrival (one scale per prompt length)",
+         "scale": {"domainMin": 0, "domainMax": {"expr": domain_max}, "nice": False}}  # fmt: skip
+    tooltip = [{"field": "bar"}, {"field": "start_ms", "title": "from (ms)"},
+               {"field": "end_ms", "title": "to (ms)"}]  # fmt: skip
+    spans = {
+        "y": y, "x": x, "x2": {"field": "end_ms"},
+        "color": {"field": "_color", "type": "nominal", "scale": None},
+        "opacity": {"condition": {"test": "datum.bar == 'streamed by layer'", "value": 0.55},
+                    "value": 1},
+        "tooltip": tooltip,
+    }  # fmt: skip
+    notes = {"y": y, "x": {"field": "end_ms", "type": "quantitative"}, "text": {"field": "note"}}
+    color = f"datum.bar == 'prefill' ? {ROLE_COLORS['prefill']!r} : {link_color}"
     return {
         "width": 560,
         "height": 170,
-        "transform": [
-            {"filter": state},
-            {
-                "calculate": f"datum.bar == 'prefill' ? {ROLE_COLORS['prefill']!r} : {link_color}",
-                "as": "_color",
-            },
-        ],
+        "transform": [{"filter": state}, {"calculate": color, "as": "_color"}],
         "layer": [
-            {
-                "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
-                "encoding": {
-                    "y": y,
-                    "x": {
-                        "field": "start_ms",
-                        "type": "quantitative",
-                        "title": "ms from the prompt's arrival (one scale per prompt length)",
-                        "scale": {"domainMin": 0, "domainMax": {"expr": domain_max},
-                                  "nice": False},
-                    },
-                    "x2": {"field": "end_ms"},
-                    "color": {"field": "_color", "type": "nominal", "scale": None},
-                    "opacity": {
-                        "condition": {"test": "datum.bar == 'streamed by layer'", "value": 0.55},
-                        "value": 1,
-                    },
-                    "tooltip": [
-                        {"field": "bar"},
-                        {"field": "start_ms", "title": "from (ms)"},
-                        {"field": "end_ms", "title": "to (ms)"},
-                    ],
-                },
-            },
-            {
-                "mark": {"type": "text", "align": "right", "baseline": "bottom", "dy": -9,
-                         "fontSize": 12},
-                "encoding": {"y": y, "x": {"field": "end_ms", "type": "quantitative"},
-                             "text": {"field": "note"}},
-            },
+            layer("bar", spans, stroke="white", strokeWidth=1),
+            layer("text", notes, align="right", baseline="bottom", dy=-9, fontSize=12),
         ],
-    }  # fmt: skip
+    }
 
 
 def kv_transfer_explorer() -> Explorer:

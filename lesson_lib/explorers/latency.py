@@ -22,10 +22,10 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.chapters.algorithms import cuda_graph_fabric
-from lesson_lib.chapters.latency import speedup_limit
 from lesson_lib.explorers._base import Control, Explorer, Template, states
-from lesson_lib.explorers._time_bars import fold_terms, time_bars
+from lesson_lib.explorers._layers import fold_terms, layer, time_bars
+from lesson_lib.model.algorithms import cuda_graph_fabric
+from lesson_lib.model.latency import speedup_limit
 from lesson_lib.model.memory import memory_budget
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
@@ -39,13 +39,8 @@ MODELS: dict[str, ModelSpec] = dict(PRESETS)
 
 #: The fabrics offered, by key (the lesson's two, CUDA graphs on the fast one, a
 #: ring whose latency grows per hop, and a network between nodes).
-FABRICS: dict[str, Fabric] = {
-    "fast": FAST,
-    "graphs": cuda_graph_fabric(FAST),
-    "hops": FAST_RING,
-    "slow": SLOW,
-    "network": INTER_NODE,
-}
+FABRICS: dict[str, Fabric] = {"fast": FAST, "graphs": cuda_graph_fabric(FAST), "hops": FAST_RING,
+                               "slow": SLOW, "network": INTER_NODE}  # fmt: skip
 
 
 def _us(seconds: float) -> str:
@@ -117,15 +112,8 @@ ALGORITHMS: tuple[str, ...] = ("ring", "two_shot", "one_shot")
 ALGORITHM_LABELS: tuple[str, ...] = ("ring (lesson)", "two-shot", "one-shot")
 
 #: The lesson's own setting, drawn as the reference bar.
-LESSON = {
-    "model": MODEL.name,
-    "fabric": "fast",
-    "card": "h100",
-    "n": 2,
-    "batch": 1,
-    "context": 0,
-    "algorithm": "ring",
-}
+LESSON = {"model": MODEL.name, "fabric": "fast", "card": "h100", "n": 2, "batch": 1, "context": 0,
+          "algorithm": "ring"}  # fmt: skip
 
 CONTROLS: tuple[Control, ...] = (
     Control("model", "model", tuple(MODELS), MODEL.name),
@@ -139,59 +127,22 @@ CONTROLS: tuple[Control, ...] = (
 
 #: The message of a state that does not fit: nothing is priced.
 NO_FIT_MESSAGE = Template(
-    (
-        "{model}",
-        ", N = ",
-        "{n}",
-        ", batch ",
-        "{batch}",
-        ": does not fit, nothing priced;\n",
-        "{used_gb}",
-        " GB per GPU of ",
-        "{held}",
-        " against ",
-        "{card_gb}",
-        " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
-        "speed-up: none to give\n",
-        "{ceiling}",
-        "\n",
-        "{note}",
-    )
-)
+    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": does not fit, nothing priced;\n",
+     "{used_gb}", " GB per GPU of ", "{held}", " against ", "{card_gb}",
+     " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
+     "speed-up: none to give\n", "{ceiling}", "\n", "{note}")
+)  # fmt: skip
 
 MESSAGE = Template(
-    (
-        "{model}",
-        ", N = ",
-        "{n}",
-        ", batch ",
-        "{batch}",
-        ": ",
-        "{total_ms}",
-        " ms per token for each sequence, ",
-        "{tokens_per_s}",
-        " tokens/s in all;\n",
-        "compute ",
-        "{compute_ms}",
-        " ms (KV and state traffic ",
-        "{kv_ms}",
-        " ms) + all-reduce latency ",
-        "{latency_ms}",
-        " ms + bytes ",
-        "{bandwidth_ms}",
-        " ms;\nlargest term: ",
-        "{bound}",
-        "\nspeed-up over one such card: ",
-        "{speedup}",
-        "{speedup_note}",
-        "\n",
-        "{ceiling}",
-        "\n",
-        "{note}",
-    ),
+    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": ", "{total_ms}",
+     " ms per token for each sequence, ", "{tokens_per_s}", " tokens/s in all;\n",
+     "compute ", "{compute_ms}", " ms (KV and state traffic ", "{kv_ms}",
+     " ms) + all-reduce latency ", "{latency_ms}", " ms + bytes ", "{bandwidth_ms}",
+     " ms;\nlargest term: ", "{bound}", "\nspeed-up over one such card: ", "{speedup}",
+     "{speedup_note}", "\n", "{ceiling}", "\n", "{note}"),
     otherwise=NO_FIT_MESSAGE,
     when="no_fit",
-)
+)  # fmt: skip
 
 _TERMS = (
     ("compute_ms", "compute (weights and KV / HBM)", "compute"),
@@ -239,23 +190,20 @@ def _step(
     spec, accel, wire = MODELS[model], CARDS[card], FABRICS[fabric]
     if spec.is_moe:
         moe = moe_decode_step(spec, accel, wire, n, parallelism="tp", batch=batch)
-        return _Step(
-            moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s, moe.tokens_per_s, moe.bound
-        )
+        terms = (moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s)
+        return _Step(*terms, moe.tokens_per_s, moe.bound)
     tokens = context_tokens(model, context)
     setting = {"batch": batch, "context": tokens if context else None, "algorithm": algorithm}
     step = decode_step(spec, accel, wire, n, **setting)
-    return _Step(
-        step.compute_s, step.kv_read_s, step.latency_s, step.bandwidth_s, step.tokens_per_s,
-        step.bound,
-    )  # fmt: skip
+    return _Step(step.compute_s, step.kv_read_s, step.latency_s, step.bandwidth_s,
+                 step.tokens_per_s, step.bound)  # fmt: skip
 
 
 def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: int,
              algorithm: str, step: _Step) -> tuple[str, str]:  # fmt: skip
-    """Speed-up over one card with the bytes, and a note; for a dense model's lesson
-    setting the note gives the chapters' count, which leaves the bytes out (so the bars'
-    3.03x and the chapter's 3.04x are both said)."""
+    """Speed-up over one card with the bytes, and a note (the chapters' count without them)."""
+    # The lesson's dense setting says both, so that the bars' 3.03x and the chapter's 3.04x
+    # (which leaves the bytes out) are both on the page.
     one = _step(model, fabric, card, 1, batch, context, algorithm)
     if one is None:
         return "none", " (one card cannot hold the model)"
@@ -355,12 +303,10 @@ def axis_max_ms(rows: list[dict[str, Any]]) -> int:
     int
         Milliseconds, a multiple of 10.
     """
-    lesson_regime = [
-        r["total_ms"]
-        for r in rows
-        if r["model"] == MODEL.name and r["batch"] == 1 and not r["context"]
+    lesson = [
+        r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
     ]
-    return 10 * math.ceil(max(lesson_regime) / 10)
+    return 10 * math.ceil(max(lesson) / 10)
 
 
 def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str, Any]:
@@ -380,19 +326,19 @@ def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str,
     bar_layer = time_bars(_TERMS, {"field": "_order", "op": "min"}, "bar")
     x_scale = {"domain": [0, axis_max], "clamp": True, "nice": False}
     bar_layer["encoding"]["x"] = {**bar_layer["encoding"]["x"], "scale": x_scale}
-    past = {
-        "transform": [
-            {"filter": f"datum.total_ms > {axis_max}"},
-            {"calculate": "'past the axis: ' + datum.total_ms + ' ms →'", "as": "_past"},
-        ],
-        "mark": {"type": "text", "align": "right", "dx": -4, "baseline": "middle",
-                 "fontSize": 11, "fontWeight": "bold", "color": "white"},
-        "encoding": {
+    past = layer(
+        "text",
+        {
             "y": {"field": "_bar", "type": "nominal", "sort": {"field": "_order", "op": "min"}},
             "x": {"datum": axis_max, "type": "quantitative", "scale": x_scale},
             "text": {"field": "_past"},
         },
-    }  # fmt: skip
+        [
+            {"filter": f"datum.total_ms > {axis_max}"},
+            {"calculate": "'past the axis: ' + datum.total_ms + ' ms →'", "as": "_past"},
+        ],
+        align="right", dx=-4, baseline="middle", fontSize=11, fontWeight="bold", color="white",
+    )  # fmt: skip
     return {
         "width": 560,
         "height": 150,

@@ -9,7 +9,7 @@ axis that every state shares (a prompt token's few microseconds then show as
 the sliver they are beside a decoded token's milliseconds). Both charts keep
 their axes in every state. At its defaults (the
 lesson's 4,096-token prompt on four GPUs on the fast fabric) it is the
-chapter's arithmetic. Every number comes from :mod:`lesson_lib.chapters.prefill` and
+chapter's arithmetic. Every number comes from :mod:`lesson_lib.model.prefill` and
 :mod:`lesson_lib.model.collectives`.
 """
 
@@ -19,11 +19,12 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._layers import Spec, bottom_legend, layer, lookup, nominal_scale
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.prefill import TERMS
 from lesson_lib.model.collectives import allreduce_time, crossover_tokens
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import MS, US, format_bytes, format_count, format_rate, format_ratio
@@ -49,22 +50,17 @@ FABRIC_LABELS: dict[str, str] = {
 }
 #: Each fabric's curve colour, the lesson's two as in every figure and the others distinct.
 FABRIC_COLORS: dict[str, str] = {
-    "fast": ROLE_COLORS["fast"],
-    "slow": ROLE_COLORS["slow"],
-    "network": PALETTE["blue"],
-    "hops": PALETTE["purple"],
-}
+    "fast": ROLE_COLORS["fast"], "slow": ROLE_COLORS["slow"],
+    "network": PALETTE["blue"], "hops": PALETTE["purple"],
+}  # fmt: skip
 #: Tensor-parallel degrees offered (an all-reduce needs two ranks).
 N_VALUES: tuple[int, ...] = (2, 4, 8)
 #: The prompt that puts the message at the fast fabric's two-GPU crossover.
 CROSSOVER_PROMPT: int = round(crossover_tokens(MODEL, FAST, 2))
 #: Prompt lengths offered in tokens, the powers of two up to the model's context,
 #: the lesson's prompt and the fast fabric's crossover.
-PROMPT_VALUES: tuple[int, ...] = tuple(
-    sorted(
-        {2**k for k in range(40) if 2**k <= MODEL.max_context} | {PROMPT_TOKENS, CROSSOVER_PROMPT}
-    )
-)
+_POWERS_OF_TWO = {2**k for k in range(40) if 2**k <= MODEL.max_context}
+PROMPT_VALUES: tuple[int, ...] = tuple(sorted(_POWERS_OF_TWO | {PROMPT_TOKENS, CROSSOVER_PROMPT}))
 
 
 def _prompt_label(tokens: int) -> str:
@@ -78,14 +74,9 @@ def _prompt_label(tokens: int) -> str:
     return text
 
 
+_PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)
 CONTROLS: tuple[Control, ...] = (
-    Control(
-        "prompt",
-        "prompt (tokens)",
-        PROMPT_VALUES,
-        PROMPT_TOKENS,
-        tuple(_prompt_label(t) for t in PROMPT_VALUES),
-    ),
+    Control("prompt", "prompt (tokens)", PROMPT_VALUES, PROMPT_TOKENS, _PROMPT_LABELS),
     Control("n", "GPUs (TP)", N_VALUES, 4, input="radio"),
     Control("fabric", "fabric", tuple(FABRICS), "fast", tuple(FABRIC_LABELS.values())),
 )
@@ -93,36 +84,13 @@ CONTROLS: tuple[Control, ...] = (
 _DECODE_PAYLOAD = format_bytes(MODEL.hidden_vector_bytes, "KiB")
 
 MESSAGE = Template(
-    (
-        "{vectors}",
-        " = ",
-        "{payload}",
-        " per all-reduce, ",
-        "{where}",
-        " the crossover (",
-        "{crossover}",
-        "): ",
-        "{bound_text}",
-        "\n",
-        f"Each of the {MODEL.allreduces_per_token} all-reduces: ",
-        "{latency}",
-        " latency + ",
-        "{bytes}",
-        f" bytes (decode's {_DECODE_PAYLOAD}: ",
-        "{decode_bound}",
-        "-bound)\nPer token: decode ",
-        "{decode_s}",
-        ", prefill ",
-        "{prefill_s}",
-        " (",
-        "{cheaper}",
-        "). Prompt: ",
-        "{total}",
-        ", ",
-        "{wire}",
-        " on the wire",
-    )
-)
+    ("{vectors}", " = ", "{payload}", " per all-reduce, ", "{where}", " the crossover (",
+     "{crossover}", "): ", "{bound_text}", "\n",
+     f"Each of the {MODEL.allreduces_per_token} all-reduces: ", "{latency}", " latency + ",
+     "{bytes}", f" bytes (decode's {_DECODE_PAYLOAD}: ", "{decode_bound}",
+     "-bound)\nPer token: decode ", "{decode_s}", ", prefill ", "{prefill_s}", " (", "{cheaper}",
+     "). Prompt: ", "{total}", ", ", "{wire}", " on the wire")
+)  # fmt: skip
 
 #: Time columns of the bars in ms, (column, step, StepBreakdown attribute, term label), in order.
 _SHARES: tuple[tuple[str, str, str, str], ...] = tuple(
@@ -193,21 +161,13 @@ def _curves() -> list[dict[str, Any]]:
     rows = []
     for fabric, wire in FABRICS.items():
         for n in N_VALUES:
-            for payload in _PAYLOADS:
-                rows.append(
-                    {"fabric": fabric, "n": n, "series": _CURVE, "b": payload,
-                     "us": _us(allreduce_time(payload, n, wire))}
-                )  # fmt: skip
-            for payload in (_PAYLOADS[0], _PAYLOADS[-1]):
-                point = place_on_curve(payload, n, wire)
-                rows.append(
-                    {"fabric": fabric, "n": n, "series": _ALPHA, "b": payload,
-                     "us": _us(point.latency_s)}
-                )  # fmt: skip
-                rows.append(
-                    {"fabric": fabric, "n": n, "series": _BETA, "b": payload,
-                     "us": _us(point.bandwidth_s)}
-                )  # fmt: skip
+            rows += [{"fabric": fabric, "n": n, "series": _CURVE, "b": b,
+                      "us": _us(allreduce_time(b, n, wire))} for b in _PAYLOADS]  # fmt: skip
+            for b in (_PAYLOADS[0], _PAYLOADS[-1]):
+                point = place_on_curve(b, n, wire)
+                for series, seconds in ((_ALPHA, point.latency_s), (_BETA, point.bandwidth_s)):
+                    rows.append({"fabric": fabric, "n": n, "series": series, "b": b,
+                                 "us": _us(seconds)})  # fmt: skip
     return rows
 
 
@@ -215,7 +175,8 @@ def _decades(low: float, high: float) -> list[float]:
     return [10.0**k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
 
 
-def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> dict[str, Any]:
+def _log_axes(curves: list[dict[str, Any]]) -> tuple[Spec, Spec]:
+    """The curve's log axes: payload in binary units, time from a decade under the fastest."""
     x_ticks = [2.0**k for k in range(6, 33, 4)]
     x_labels = {int(b): format_bytes(b, system="binary", decimals=0) for b in x_ticks}
     times = [r["us"] for r in curves if r["series"] == _CURVE]
@@ -223,126 +184,137 @@ def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> 
     # axis rather than the axis itself.
     y_ticks = _decades(min(times) / 10, max(times))
     y_labels = {int(t): _seconds(t * US, decimals=0) for t in y_ticks}
-
-    def lookup(labels: dict[int, str]) -> str:
-        return "{" + ", ".join(f"'{k}': {v!r}" for k, v in labels.items()) + "}[datum.value]"
-
+    grid = {"grid": True, "gridOpacity": 0.3}
     x = {
         "type": "quantitative",
         "title": "payload of one all-reduce (bytes, binary units, log scale)",
         "scale": {"type": "log", "base": 2, "domain": [_PAYLOADS[0], _PAYLOADS[-1]], "nice": False},
-        "axis": {"values": x_ticks, "labelExpr": lookup(x_labels), "grid": True,
-                 "gridOpacity": 0.3},
-    }  # fmt: skip
+        "axis": {"values": x_ticks, "labelExpr": lookup(x_labels, "datum.value"), **grid},
+    }
     y = {
         "type": "quantitative",
         "title": "time of one all-reduce (log scale)",
         "scale": {"type": "log", "domain": [y_ticks[0], y_ticks[-1]], "nice": False},
-        "axis": {"values": y_ticks, "labelExpr": lookup(y_labels), "grid": True,
-                 "gridOpacity": 0.3, "orient": "right"},
+        "axis": {"values": y_ticks, "labelExpr": lookup(y_labels, "datum.value"), **grid,
+                 "orient": "right"},
     }  # fmt: skip
-    fabric_color = {
-        "field": "fabric",
-        "type": "nominal",
-        "scale": {"domain": list(FABRIC_COLORS), "range": list(FABRIC_COLORS.values())},
-        "legend": None,
-    }
+    return x, y
+
+
+_FABRIC_COLOR: Spec = {
+    "field": "fabric",
+    "type": "nominal",
+    "scale": {"domain": list(FABRIC_COLORS), "range": list(FABRIC_COLORS.values())},
+    "legend": None,
+}
+
+
+def _curves_layer(curve_state: str, curves: list[dict[str, Any]], x: Spec, y: Spec) -> Spec:
+    """The chosen fabric's curve for the chosen degree, thick, and its two terms alone, thin."""
+    dash = nominal_scale("series", [_CURVE, _ALPHA, _BETA],
+                         [[1, 0], [2, 3], [6, 3]],
+                         bottom_legend(symbolStrokeColor="black"))  # fmt: skip
+    encoding = {
+        "x": {"field": "b", **x},
+        "y": {"field": "us", **y},
+        "color": _FABRIC_COLOR,
+        "detail": {"field": "series"},
+        "size": {"condition": {"test": f"datum.series == '{_CURVE}'", "value": 2.5},
+                 "value": 1.2},
+        "strokeDash": dash,
+    }  # fmt: skip
+    line = layer("line", encoding, [{"filter": curve_state}], clip=True)
+    return {"data": {"values": curves}, **line}
+
+
+def _both(state: str, columns: list[str], value: str) -> list[Spec]:
+    """The state's row twice, once per message, with the message's payload as ``_b``."""
+    first = columns[0]
+    pick = f"datum._k == '{first}' ? {MODEL.hidden_vector_bytes} : datum.payload_b"
+    return [{"filter": state}, {"fold": columns, "as": ["_k", value]},
+            {"calculate": pick, "as": "_b"}]  # fmt: skip
+
+
+def _message_label(state: str, x: Spec, test: str, align: str, dy: int, text: str,
+                   at: str) -> Spec:  # fmt: skip
+    """A message's label at the top of the plot, beside its line."""
+    pick = [{"filter": f"({state}) && ({test})"}, {"calculate": text, "as": "_t"},
+            {"calculate": at, "as": "_x"}]  # fmt: skip
+    return layer("text", {"x": {"field": "_x", **x}, "text": {"field": "_t"}}, pick, align=align,
+                 baseline="top", dx=4 if align == "left" else -4, y=dy, fontSize=11)  # fmt: skip
+
+
+def _message_layers(state: str, x: Spec, y: Spec) -> list[Spec]:
+    """The decode and prefill messages: a line at each payload, its label and its point."""
     decode_b = MODEL.hidden_vector_bytes
     middle = math.sqrt(_PAYLOADS[0] * _PAYLOADS[-1])
-
-    def label(test: str, align: str, dy: int, text: str, at: str) -> dict[str, Any]:
-        return {
-            "transform": [
-                {"filter": f"({state}) && ({test})"},
-                {"calculate": text, "as": "_t"},
-                {"calculate": at, "as": "_x"},
-            ],
-            "mark": {"type": "text", "align": align, "baseline": "top", "dx": 4 if align ==
-                     "left" else -4, "y": dy, "fontSize": 11},
-            "encoding": {"x": {"field": "_x", **x}, "text": {"field": "_t"}},
-        }  # fmt: skip
-
-    decode_text = f"'decode: 1 vector, {_DECODE_PAYLOAD}'"
     prefill_text = "'prefill: ' + datum.vectors + ', ' + datum.payload"
+    at = {"x": {"field": "_b", **x}}
+    points = {**at, "y": {"field": "_us", **y}, "color": _FABRIC_COLOR}
+    return [
+        layer("rule", at, _both(state, ["d", "p"], "_v"), color=PALETTE["grey"],
+              strokeDash=[6, 2, 2, 2]),
+        _message_label(state, x, "true", "left", 4, f"'decode: 1 vector, {_DECODE_PAYLOAD}'",
+                       str(decode_b)),
+        _message_label(state, x, f"datum.payload_b < {middle}", "left", 22, prefill_text,
+                       "datum.payload_b"),
+        _message_label(state, x, f"datum.payload_b >= {middle}", "right", 22, prefill_text,
+                       "datum.payload_b"),
+        layer("point", points, _both(state, ["decode_us", "prefill_us"], "_us"), filled=True,
+              size=70, stroke="black", strokeWidth=1, opacity=1),
+    ]  # fmt: skip
+
+
+def _crossover_layers(state: str, x: Spec, y: Spec) -> list[Spec]:
+    """The crossover, where the two terms are equal: a diamond and its size."""
+    at = {"x": {"field": "crossover_b", **x}, "y": {"field": "crossover_us", **y}}
+    label = [{"filter": state}, {"calculate": "'crossover ' + datum.crossover", "as": "_t"}]
+    return [
+        layer("point", {**at, "color": _FABRIC_COLOR}, [{"filter": state}], shape="diamond",
+              filled=True, size=110, stroke="black", strokeWidth=1, opacity=1),
+        layer("text", {**at, "text": {"field": "_t"}}, label, align="right", dx=-9, dy=-9,
+              fontSize=11),
+    ]  # fmt: skip
+
+
+def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> Spec:
+    """One all-reduce's time against its payload, the state's messages and crossover on it."""
+    x, y = _log_axes(curves)
     return {
         "width": 540,
         "height": 250,
         "title": {"text": "One all-reduce on the chosen fabric and ring", "fontSize": 12,
                   "anchor": "start"},
         "layer": [
-            {
-                "data": {"values": curves},
-                "transform": [{"filter": curve_state}],
-                "mark": {"type": "line", "clip": True},
-                "encoding": {
-                    "x": {"field": "b", **x},
-                    "y": {"field": "us", **y},
-                    "color": fabric_color,
-                    "detail": {"field": "series"},
-                    "size": {"condition": {"test": f"datum.series == '{_CURVE}'", "value": 2.5},
-                             "value": 1.2},
-                    "strokeDash": {
-                        "field": "series",
-                        "type": "nominal",
-                        "title": None,
-                        "scale": {"domain": [_CURVE, _ALPHA, _BETA],
-                                  "range": [[1, 0], [2, 3], [6, 3]]},
-                        "legend": {"orient": "bottom", "direction": "horizontal",
-                                   "symbolStrokeColor": "black"},
-                    },
-                },
-            },
-            {
-                "transform": [{"filter": state}, {"fold": ["d", "p"], "as": ["_k", "_v"]},
-                              {"calculate": f"datum._k == 'd' ? {decode_b} : datum.payload_b",
-                               "as": "_b"}],
-                "mark": {"type": "rule", "color": PALETTE["grey"], "strokeDash": [6, 2, 2, 2]},
-                "encoding": {"x": {"field": "_b", **x}},
-            },
-            label("true", "left", 4, decode_text, str(decode_b)),
-            label(f"datum.payload_b < {middle}", "left", 22, prefill_text, "datum.payload_b"),
-            label(f"datum.payload_b >= {middle}", "right", 22, prefill_text, "datum.payload_b"),
-            {
-                "transform": [{"filter": state}, {"fold": ["decode_us", "prefill_us"],
-                                                  "as": ["_k", "_us"]},
-                              {"calculate": f"datum._k == 'decode_us' ? {decode_b} : "
-                               "datum.payload_b", "as": "_b"}],
-                "mark": {"type": "point", "filled": True, "size": 70, "stroke": "black",
-                         "strokeWidth": 1, "opacity": 1},
-                "encoding": {"x": {"field": "_b", **x}, "y": {"field": "_us", **y},
-                             "color": fabric_color},
-            },
-            {
-                "transform": [{"filter": state}],
-                "mark": {"type": "point", "shape": "diamond", "filled": True, "size": 110,
-                         "stroke": "black", "strokeWidth": 1, "opacity": 1},
-                "encoding": {"x": {"field": "crossover_b", **x},
-                             "y": {"field": "crossover_us", **y}, "color": fabric_color},
-            },
-            {
-                "transform": [{"filter": state},
-                              {"calculate": "'crossover ' + datum.crossover", "as": "_t"}],
-                "mark": {"type": "text", "align": "right", "dx": -9, "dy": -9, "fontSize": 11},
-                "encoding": {"x": {"field": "crossover_b", **x},
-                             "y": {"field": "crossover_us", **y}, "text": {"field": "_t"}},
-            },
+            _curves_layer(curve_state, curves, x, y),
+            *_message_layers(state, x, y),
+            *_crossover_layers(state, x, y),
         ],
     }  # fmt: skip
 
 
-def _bar_chart(state: str, x_max_ms: float) -> dict[str, Any]:
+def _bar_chart(state: str, x_max_ms: float) -> Spec:
     """Each kind of token's time, term by term, on one linear axis from 0 to ``x_max_ms``."""
     columns = [c for c, _, _, _ in _SHARES]
-    terms = {c: label for c, _, _, label in _SHARES}
     # Each bar's label sits above it (a label beside it would push the message right).
-    y = {
-        "field": "_step",
-        "type": "nominal",
-        "title": None,
-        "sort": None,
-        "axis": None,
-        "scale": {"paddingInner": 0.5, "paddingOuter": 0.1},
-    }
+    y = {"field": "_step", "type": "nominal", "title": None, "sort": None, "axis": None,
+         "scale": {"paddingInner": 0.5, "paddingOuter": 0.1}}  # fmt: skip
+    step = ("indexof(datum._column, 'decode') == 0 ? 'decode: ' + datum.decode_s + ' per token' "
+            ": 'prefill: ' + datum.prefill_s + ' per token (' + datum.cheaper + ')'")  # fmt: skip
+    term = nominal_scale("term", [label for _, label, _ in TERMS],
+                         [ROLE_COLORS[role] for _, _, role in TERMS],
+                         bottom_legend(labelLimit=260))  # fmt: skip
+    tooltip = [
+        {"field": "_step", "title": "step"},
+        {"field": "term"},
+        {"field": "_ms", "title": "ms", "type": "quantitative", "format": ".4f"},
+    ]
+    ms = {"field": "_ms", "type": "quantitative", "stack": "zero",
+          "title": "time per token (ms, linear)",
+          "scale": {"domain": [0, x_max_ms], "nice": False}}  # fmt: skip
+    bars = {"y": y, "x": ms, "color": term, "order": {"field": "_stack", "type": "quantitative"},
+            "tooltip": tooltip}  # fmt: skip
+    label = {"y": {**y, "bandPosition": 0}, "x": {"value": 0}, "text": {"field": "_step"}}
     return {
         "width": 600,
         "height": 84,
@@ -351,60 +323,14 @@ def _bar_chart(state: str, x_max_ms: float) -> dict[str, Any]:
         "transform": [
             {"filter": state},
             {"fold": columns, "as": ["_column", "_ms"]},
-            {
-                "calculate": "{" + ", ".join(f"{c!r}: {t!r}" for c, t in terms.items()) + "}"
-                "[datum._column]",
-                "as": "term",
-            },
-            {
-                "calculate": "indexof(datum._column, 'decode') == 0 ? "
-                "'decode: ' + datum.decode_s + ' per token' : "
-                "'prefill: ' + datum.prefill_s + ' per token (' + datum.cheaper + ')'",
-                "as": "_step",
-            },
+            {"calculate": lookup({c: t for c, _, _, t in _SHARES}, "datum._column"), "as": "term"},
+            {"calculate": step, "as": "_step"},
             {"calculate": f"indexof({columns!r}, datum._column) % 3", "as": "_stack"},
         ],
         "layer": [
-            {
-                "mark": {"type": "bar", "stroke": "white", "strokeWidth": 1},
-                "encoding": {
-                    "y": y,
-                    "x": {
-                        "field": "_ms",
-                        "type": "quantitative",
-                        "stack": "zero",
-                        "scale": {"domain": [0, x_max_ms], "nice": False},
-                        "title": "time per token (ms, linear)",
-                    },
-                    "color": {
-                        "field": "term",
-                        "type": "nominal",
-                        "title": None,
-                        "scale": {
-                            "domain": [label for _, label, _ in TERMS],
-                            "range": [ROLE_COLORS[role] for _, _, role in TERMS],
-                        },
-                        "legend": {
-                            "orient": "bottom",
-                            "direction": "horizontal",
-                            "labelLimit": 260,
-                        },
-                    },
-                    "order": {"field": "_stack", "type": "quantitative"},
-                    "tooltip": [
-                        {"field": "_step", "title": "step"},
-                        {"field": "term"},
-                        {"field": "_ms", "title": "ms", "type": "quantitative", "format": ".4f"},
-                    ],
-                },
-            },
-            {
-                "transform": [{"filter": "datum._stack == 0"}],
-                "mark": {"type": "text", "align": "left", "baseline": "bottom", "dy": -2,
-                         "fontSize": 12},
-                "encoding": {"y": {**y, "bandPosition": 0}, "x": {"value": 0},
-                             "text": {"field": "_step"}},
-            },
+            layer("bar", bars, stroke="white", strokeWidth=1),
+            layer("text", label, [{"filter": "datum._stack == 0"}], align="left",
+                  baseline="bottom", dy=-2, fontSize=12),
         ],
     }  # fmt: skip
 

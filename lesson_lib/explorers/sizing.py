@@ -21,12 +21,13 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.chapters.sizing import fits_by_degree
 from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._layers import Spec, bottom_legend, layer, lookup, nominal_scale
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.sizing import SEGMENTS
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
 from lesson_lib.model.presets import PRESETS
+from lesson_lib.model.sizing import fits_by_degree
 from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
 from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import GB, GiB, format_bytes, format_count
@@ -83,13 +84,7 @@ CARDS: dict[int | float, Accelerator] = {
     _card_gb(memory): (
         GPU if memory == GPU.memory_bytes else dataclasses.replace(GPU, memory_bytes=memory)
     )
-    for memory in (
-        24 * GB,
-        48 * GB,
-        GPU.memory_bytes,
-        BIG_CARD_BYTES,
-        192 * GB,
-    )
+    for memory in (24 * GB, 48 * GB, GPU.memory_bytes, BIG_CARD_BYTES, 192 * GB)
 }
 LESSON_CARD: int | float = _card_gb(GPU.memory_bytes)
 
@@ -115,19 +110,14 @@ SEQUENCE_VALUES: tuple[int, ...] = tuple(
     )
 )
 
+_CONTEXT_LABELS = tuple(
+    f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)" if d > 1 else "full"
+    for d in CONTEXT_DIVISORS
+)
 CONTROLS: tuple[Control, ...] = (
     Control("model", "model", tuple(MODELS), MODEL.name),
     Control(
-        "context",
-        "context (share of the model's longest)",
-        CONTEXT_DIVISORS,
-        1,
-        tuple(
-            "full"
-            if d == 1
-            else f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)"
-            for d in CONTEXT_DIVISORS
-        ),
+        "context", "context (share of the model's longest)", CONTEXT_DIVISORS, 1, _CONTEXT_LABELS
     ),
     Control("sequences", "sequences", SEQUENCE_VALUES, 1),
     Control("n", "TP degree (GPUs)", TP_VALUES, 1, input="radio"),
@@ -135,36 +125,13 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    (
-        "{model}",
-        ": ",
-        "{context_text}",
-        "\n",
-        "{fit}",
-        ": ",
-        "{margin_gb}",
-        " GB ",
-        "{margin_word}",
-        " per GPU",
-        "{why}",
-        "\nPer GPU: ",
-        "{weights_gb}",
-        " GB weights + ",
-        "{kv_gb}",
-        " GB KV cache + ",
-        "{state_gb}",
-        "{state_phrase}",
-        " = ",
-        "{used_gb}",
-        " GB of ",
-        "{card}",
-        " GB\nSequences of this length that fit: ",
-        "{most}",
-        ", each ",
-        "{per_sequence_gb}",
-        " GB per GPU",
-    )
-)
+    ("{model}", ": ", "{context_text}", "\n",
+     "{fit}", ": ", "{margin_gb}", " GB ", "{margin_word}", " per GPU", "{why}",
+     "\nPer GPU: ", "{weights_gb}", " GB weights + ", "{kv_gb}", " GB KV cache + ", "{state_gb}",
+     "{state_phrase}", " = ", "{used_gb}", " GB of ", "{card}",
+     " GB\nSequences of this length that fit: ", "{most}", ", each ", "{per_sequence_gb}",
+     " GB per GPU")
+)  # fmt: skip
 
 #: The bar's segments, bottom to top: (column, legend label, role), as in the figure.
 _SEGMENT_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
@@ -236,113 +203,104 @@ def _state(model: str, context: int, sequences: int, n: int, card: int | float) 
 AXIS_MAX_GB: int = 50 * math.ceil(max(CARDS) / 50)
 
 
-def _chart(state: str) -> dict[str, Any]:
+#: Vertical layout of the chart in pixels: the card's label, the bar, then the overflow's label.
+_BAR_TOP, _BAR_BOTTOM = 22, 62
+_BAR_MIDDLE = (_BAR_TOP + _BAR_BOTTOM) / 2
+_X: Spec = {
+    "type": "quantitative",
+    "title": "memory per GPU (GB, 10⁹ bytes)",
+    "scale": {"domain": [0, AXIS_MAX_GB], "clamp": True, "nice": False},
+}
+
+
+def _segment_bars() -> Spec:
+    """The stacked segments, each in its role's colour, what is free faded."""
+    segment = nominal_scale("segment", [label for _, label, _ in _SEGMENT_COLUMNS],
+                            [ROLE_COLORS[role] for _, _, role in _SEGMENT_COLUMNS],
+                            bottom_legend())  # fmt: skip
+    encoding = {
+        "x": {"field": "_gb", "stack": "zero", **_X},
+        "y": {"value": _BAR_MIDDLE},
+        "color": segment,
+        "opacity": {"condition": {"test": "datum._column == 'free_gb'", "value": 0.45},
+                    "value": 1},
+        "order": {"field": "_stack", "type": "quantitative"},
+        "tooltip": [{"field": "segment"},
+                    {"field": "_gb", "title": "GB per GPU", "type": "quantitative"}],
+    }  # fmt: skip
+    return layer("bar", encoding, height=_BAR_BOTTOM - _BAR_TOP, stroke="white", strokeWidth=1)
+
+
+def _segment_labels() -> Spec:
+    """Each segment's size in its middle, if the segment is wide enough for it."""
+    middle = [
+        {"stack": "_gb", "groupby": [], "sort": [{"field": "_stack"}], "as": ["_a", "_b"]},
+        {"calculate": "(datum._a + datum._b) / 2", "as": "_mid"},
+        {"filter": f"datum._gb >= {_LABEL_MIN_SHARE} * max(datum.card, datum.used_gb)"},
+    ]
+    encoding = {
+        "x": {"field": "_mid", "type": "quantitative"},
+        "text": {"field": "_label"},
+        "color": {"condition": {"test": "datum._column == 'weights_gb'", "value": "white"},
+                  "value": "black"},
+    }  # fmt: skip
+    return layer("text", encoding, middle, fontSize=11, baseline="middle", y=_BAR_MIDDLE)
+
+
+def _segments(state: str) -> Spec:
+    """The bar: the state's segments folded into one stack, with their labels."""
     columns = [c for c, _, _ in _SEGMENT_COLUMNS]
     labels = {c: label for c, label, _ in _SEGMENT_COLUMNS}
-    x = {
-        "type": "quantitative",
-        "title": "memory per GPU (GB, 10⁹ bytes)",
-        "scale": {"domain": [0, AXIS_MAX_GB], "clamp": True, "nice": False},
-    }
-    # Vertical layout in pixels: the card's label, the bar, then the overflow's label.
-    bar = {"y": 22, "y2": 62}
-    segments = {
+    return {
         "transform": [
             {"filter": state},
             *_FREE_AND_OVER,
             {"fold": columns, "as": ["_column", "_gb"]},
-            {
-                "calculate": "{" + ", ".join(f"{c!r}: {labels[c]!r}" for c in columns) + "}"
-                "[datum._column]",
-                "as": "segment",
-            },
+            {"calculate": lookup(labels, "datum._column"), "as": "segment"},
             {"calculate": f"indexof({columns!r}, datum._column)", "as": "_stack"},
             {"calculate": "datum._gb + ' GB'", "as": "_label"},
         ],
-        "layer": [
-            {
-                "mark": {"type": "bar", "height": bar["y2"] - bar["y"], "stroke": "white",
-                         "strokeWidth": 1},
-                "encoding": {
-                    "x": {"field": "_gb", "stack": "zero", **x},
-                    "y": {"value": (bar["y"] + bar["y2"]) / 2},
-                    "color": {
-                        "field": "segment",
-                        "type": "nominal",
-                        "title": None,
-                        "scale": {
-                            "domain": [label for _, label, _ in _SEGMENT_COLUMNS],
-                            "range": [ROLE_COLORS[role] for _, _, role in _SEGMENT_COLUMNS],
-                        },
-                        "legend": {"orient": "bottom", "direction": "horizontal"},
-                    },
-                    "opacity": {
-                        "condition": {"test": "datum._column == 'free_gb'", "value": 0.45},
-                        "value": 1,
-                    },
-                    "order": {"field": "_stack", "type": "quantitative"},
-                    "tooltip": [
-                        {"field": "segment"},
-                        {"field": "_gb", "title": "GB per GPU", "type": "quantitative"},
-                    ],
-                },
-            },
-            {
-                "transform": [
-                    {"stack": "_gb", "groupby": [], "sort": [{"field": "_stack"}],
-                     "as": ["_a", "_b"]},
-                    {"calculate": "(datum._a + datum._b) / 2", "as": "_mid"},
-                    {"filter": f"datum._gb >= {_LABEL_MIN_SHARE} * max(datum.card, datum.used_gb)"},
-                ],
-                "mark": {"type": "text", "fontSize": 11, "baseline": "middle",
-                         "y": (bar["y"] + bar["y2"]) / 2},
-                "encoding": {
-                    "x": {"field": "_mid", "type": "quantitative"},
-                    "text": {"field": "_label"},
-                    "color": {
-                        "condition": {"test": "datum._column == 'weights_gb'", "value": "white"},
-                        "value": "black",
-                    },
-                },
-            },
-        ],
-    }  # fmt: skip
-    card = {
+        "layer": [_segment_bars(), _segment_labels()],
+    }
+
+
+def _card_label(test: str, align: str, dx: int) -> Spec:
+    """The card's label beside its line, shown when ``test`` of a wide card holds."""
+    text = f"{test}(datum.card > 0.5 * datum.used_gb) ? datum._card : ''"
+    encoding = {"x": {"field": "card", **_X}, "text": {"field": "_text"}}
+    return layer("text", encoding, [{"calculate": text, "as": "_text"}], align=align, dx=dx, y=0,
+                 baseline="top", fontSize=11)  # fmt: skip
+
+
+def _card(state: str) -> Spec:
+    """The card's capacity: a dashed line and its label on the side where there is room."""
+    line = layer("rule", {"x": {"field": "card", **_X}, "color": {"value": "black"}},
+                 strokeDash=[6, 3], strokeWidth=1.5,
+                 y=_BAR_TOP - 6, y2=_BAR_BOTTOM + 6)  # fmt: skip
+    return {
         "transform": [
             {"filter": state},
             {"calculate": "'card: ' + datum.card + ' GB'", "as": "_card"},
         ],
-        "layer": [
-            {
-                "mark": {"type": "rule", "strokeDash": [6, 3], "strokeWidth": 1.5,
-                         "y": bar["y"] - 6, "y2": bar["y2"] + 6},
-                "encoding": {"x": {"field": "card", **x}, "color": {"value": "black"}},
-            },
-            *(
-                {
-                    "transform": [{"calculate": f"{test}(datum.card > 0.5 * datum.used_gb) ? "
-                                   "datum._card : ''", "as": "_text"}],
-                    "mark": {"type": "text", "align": align, "dx": dx, "y": 0,
-                             "baseline": "top", "fontSize": 11},
-                    "encoding": {"x": {"field": "card", **x}, "text": {"field": "_text"}},
-                }
-                # The label sits on the side of the line where there is room.
-                for test, align, dx in (("", "right", -3), ("!", "left", 3))
-            ),
-        ],
-    }  # fmt: skip
-    over = {
-        "transform": [
-            {"filter": state},
-            *_FREE_AND_OVER,
-            {"calculate": "datum.over_gb > 0 ? 'over by ' + datum.over_gb + ' GB' : ''",
-             "as": "_over"},
-        ],
-        "mark": {"type": "text", "align": "right", "y": bar["y2"] + 4, "baseline": "top",
-                 "fontSize": 11, "fontWeight": "bold", "color": PALETTE["vermillion"]},
-        "encoding": {"x": {"field": "used_gb", **x}, "text": {"field": "_over"}},
-    }  # fmt: skip
-    return {"width": 600, "height": bar["y2"] + 18, "layer": [segments, card, over]}
+        "layer": [line, _card_label("", "right", -3), _card_label("!", "left", 3)],
+    }
+
+
+def _over(state: str) -> Spec:
+    """What does not fit, said under the bar's end."""
+    text = "datum.over_gb > 0 ? 'over by ' + datum.over_gb + ' GB' : ''"
+    pick = [{"filter": state}, *_FREE_AND_OVER, {"calculate": text, "as": "_over"}]
+    encoding = {"x": {"field": "used_gb", **_X}, "text": {"field": "_over"}}
+    return layer("text", encoding, pick, align="right", y=_BAR_BOTTOM + 4, baseline="top",
+                 fontSize=11, fontWeight="bold", color=PALETTE["vermillion"])  # fmt: skip
+
+
+def _chart(state: str) -> Spec:
+    return {
+        "width": 600,
+        "height": _BAR_BOTTOM + 18,
+        "layer": [_segments(state), _card(state), _over(state)],
+    }
 
 
 def sizing_explorer() -> Explorer:

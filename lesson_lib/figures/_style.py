@@ -8,12 +8,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 from PIL import Image
+
+from lesson_lib.model.specimen import FAST, SLOW
+from lesson_lib.model.specs import Fabric
 
 #: Okabe-Ito palette, distinguishable with the common colour-vision
 #: deficiencies (Okabe and Ito, "Color Universal Design", 2008), with four
@@ -91,9 +95,8 @@ ROLE_COLORS: dict[str, str] = {name: m.colour for name, m in MEANINGS.items()}
 #: its own; none is the colour of a meaning.
 NEUTRALS: tuple[str, ...] = ("#D9D9D9", "#B3B3B3", "#808080", "#595959", "#333333")
 
-#: Colours for text, edges and backgrounds, which carry no meaning.
+#: Colour of text and edges, which carries no meaning.
 INK: str = PALETTE["black"]
-PAPER: str = "#FFFFFF"
 
 #: Fill of a node's box in a cluster drawing, a shade behind its GPUs.
 NODE_FILL: str = "#F4F4F4"
@@ -271,6 +274,89 @@ def new_figure(
     return fig, ax
 
 
+def two_panels(
+    height: float, width: float = FIGURE_WIDTH_IN, **subplots_kw: object
+) -> tuple[Figure, Axes, Axes]:
+    """A figure with two axes, one above the other, without ``pyplot``.
+
+    Stacked, not side by side: each panel keeps the column's width and its
+    labels stay legible.
+
+    Parameters
+    ----------
+    height : float
+        Height in inches.
+    width : float, default FIGURE_WIDTH_IN
+        Width in inches.
+    **subplots_kw
+        Passed to :meth:`~matplotlib.figure.Figure.subplots` (``sharex``,
+        ``height_ratios``).
+
+    Returns
+    -------
+    tuple
+        ``(figure, top axes, bottom axes)``.
+    """
+    fig = Figure(figsize=(width, height), layout="constrained")
+    top, bottom = fig.subplots(2, 1, **subplots_kw)
+    return fig, top, bottom
+
+
+def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:]) -> str:
+    """The colour of a fabric's line: the fast or the slow fabric's own, else one of ``others``.
+
+    Parameters
+    ----------
+    fabric : Fabric
+        The fabric drawn.
+    index : int
+        Its place among the fabrics drawn, which picks from ``others``.
+    others : sequence of str, default the three darker greys
+        Colours of fabrics that are not one of the lesson's two, cycled.
+
+    Returns
+    -------
+    str
+        A colour.
+    """
+    known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"]}
+    return known.get(fabric, others[index % len(others)])
+
+
+def legend_below(ax: Axes, y: float, **kw: object) -> None:
+    """The axes' key centred under it, 10 pt, no frame: a key there hides no line or point.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Whose key.
+    y : float
+        Top of the key, axes fraction (negative: under the axes).
+    **kw
+        Passed to :meth:`~matplotlib.axes.Axes.legend` (``ncols``, ``handles``).
+    """
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, y), frameon=False, **kw)
+
+
+def note(ax: Axes, text: str, xy: tuple[float, float], dx: float, dy: float, **kw: object) -> None:
+    """A text ``(dx, dy)`` points from the point ``xy``, 10 pt unless ``kw`` says otherwise.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to write.
+    text : str
+        What to write.
+    xy : tuple of float
+        The point, in data coordinates unless ``xycoords`` says otherwise.
+    dx, dy : float
+        Offset from the point, points.
+    **kw
+        Passed to :meth:`~matplotlib.axes.Axes.annotate` (``ha``, ``color``).
+    """
+    ax.annotate(text, xy, xytext=(dx, dy), textcoords="offset points", **{"fontsize": 10, **kw})
+
+
 def draw_key(
     fig: Figure,
     handles: Sequence[Artist],
@@ -345,17 +431,10 @@ def draw_key(
     top = y if loc == "upper left" else y + tall * em_y
     if frame:  # a legend's borderaxespad and borderpad
         left, top = left + 0.9 * em_x, top - 0.9 * em_y
-        box = Rectangle(
-            (left - 0.4 * em_x, top - (tall + 0.4) * em_y),
-            (span + 0.8) * em_x,
-            (tall + 0.8) * em_y,
-            transform=fig.transFigure,
-            facecolor="white",
-            edgecolor="0.8",
-            alpha=0.8,
-            linewidth=1.0,
-        )
-        fig.add_artist(box)
+        corner = (left - 0.4 * em_x, top - (tall + 0.4) * em_y)
+        size = ((span + 0.8) * em_x, (tall + 0.8) * em_y)
+        fig.add_artist(Rectangle(corner, *size, transform=fig.transFigure, facecolor="white",
+                                 edgecolor="0.8", alpha=0.8, linewidth=1.0))  # fmt: skip
     texts = []  # the columns hold consecutive entries, so this is the order of handles
     for c, col in enumerate(columns):
         x0 = left + (sum(widths[:c]) + 2 * c) * em_x

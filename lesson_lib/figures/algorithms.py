@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure, note
+from lesson_lib.model.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
 from lesson_lib.model.collectives import ALGORITHMS, allreduce_latency, allreduce_time
 from lesson_lib.model.specimen import FAST_RING, MODEL
 from lesson_lib.model.specs import Fabric
@@ -90,18 +90,8 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
     )
     for x, color, style, label, side in marks:
         ax.axvline(x / KiB, color=color, ls=style, lw=1.2)
-        ax.annotate(
-            label,
-            (x / KiB, 0.98),
-            xycoords=("data", "axes fraction"),
-            xytext=(3 if side == "left" else -3, 0),
-            textcoords="offset points",
-            rotation=90,
-            ha=side,
-            va="top",
-            fontsize=10,
-            color=color,
-        )
+        note(ax, label, (x / KiB, 0.98), 3 if side == "left" else -3, 0, rotation=90,
+             xycoords=("data", "axes fraction"), ha=side, va="top", color=color)  # fmt: skip
     ax.set_xlabel("payload of one all-reduce (KiB, log scale)")
     ax.set_ylabel("time of one all-reduce (us, log scale)")
     fig.legend(loc="outside lower center", fontsize=10, frameon=False)

@@ -13,13 +13,13 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from lesson_lib.chapters.allreduce import simulate_hidden_allreduce
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure, note
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import RingResult
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB
 
 #: Colour of the border around a chunk that arrived in the step shown.
@@ -97,27 +97,12 @@ def draw_holdings(
                 if n <= 5:
                     text += f"\n\u2190r{received[rank, chunk]}"
                 # add_artist, not add_patch: the image has set the limits already.
-                ax.add_artist(
-                    Rectangle(
-                        (chunk - 0.46, rank - 0.46),
-                        0.92,
-                        0.92,
-                        fill=False,
-                        edgecolor=RECEIVED_COLOR,
-                        linewidth=2.5,
-                    )
-                )
+                outline = Rectangle((chunk - 0.46, rank - 0.46), 0.92, 0.92, fill=False,
+                                    edgecolor=RECEIVED_COLOR, linewidth=2.5)  # fmt: skip
+                ax.add_artist(outline)
             dark = k > (n + 1) / 2
-            ax.text(
-                chunk,
-                rank,
-                text,
-                ha="center",
-                va="center",
-                fontsize=fontsize,
-                linespacing=1.1,
-                color="white" if dark else "black",
-            )
+            ax.text(chunk, rank, text, ha="center", va="center", fontsize=fontsize,
+                    linespacing=1.1, color="white" if dark else "black")  # fmt: skip
     ax.set_xticks(range(n), [f"c{c}" for c in range(n)])
     ax.set_yticks(range(n), [f"rank {r}" for r in range(n)])
     ax.tick_params(length=0, labelsize=fontsize)
@@ -148,14 +133,8 @@ def holdings_legend_handles(n: int) -> list[Patch]:
     handles += [Patch(facecolor=cmap(k - 1), label=f"sum of {k} ranks") for k in range(2, n)]
     if n > 1:
         handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
-    handles.append(
-        Patch(
-            facecolor="white",
-            edgecolor=RECEIVED_COLOR,
-            linewidth=2,
-            label="arrived this step\n(\u2190r3: sent by rank 3)",
-        )
-    )
+    arrived = "arrived this step\n(\u2190r3: sent by rank 3)"
+    handles.append(Patch(facecolor="white", edgecolor=RECEIVED_COLOR, linewidth=2, label=arrived))
     return handles
 
 
@@ -197,14 +176,8 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
             ax.set_xlabel("chunk of the vector", fontsize=10)
     legend_ax = fig.add_subplot(grid[n - 1, 1])
     legend_ax.axis("off")
-    legend_ax.legend(
-        handles=holdings_legend_handles(n),
-        loc="center",
-        fontsize=10,
-        title="each cell holds",
-        title_fontsize=10,
-        frameon=False,
-    )
+    legend_ax.legend(handles=holdings_legend_handles(n), loc="center", fontsize=10,
+                     title="each cell holds", title_fontsize=10, frameon=False)  # fmt: skip
     chunk = result.chunk_bytes[0] / KiB
     fig.suptitle(
         f"Ring all-reduce over {n} ranks: each step, rank r sends one chunk\n"
@@ -245,35 +218,15 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
         for sent in sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)):
             sim_n.append(n)
             sim_bytes.append(sent / KiB)
-    ax.plot(
-        sim_n,
-        sim_bytes,
-        "o",
-        color=ROLE_COLORS["ring"],
-        markeredgecolor="black",
-        markersize=6,
-        label="simulated ring: bytes each rank sent",
-        zorder=3,
-    )
-    ax.axhline(
-        2 * payload / KiB,
-        color=ROLE_COLORS["free"],
-        ls="--",
-        label="2 x payload: approached, never reached",
-    )
-    ax.axhline(
-        payload / KiB, color=ROLE_COLORS["free"], ls=":", label="1 x payload (one hidden vector)"
-    )
+    ax.plot(sim_n, sim_bytes, "o", color=ROLE_COLORS["ring"], markeredgecolor="black",
+            markersize=6, label="simulated ring: bytes each rank sent", zorder=3)  # fmt: skip
+    for times, ls, label in ((2, "--", "2 x payload: approached, never reached"),
+                             (1, ":", "1 x payload (one hidden vector)")):  # fmt: skip
+        ax.axhline(times * payload / KiB, color=ROLE_COLORS["free"], ls=ls, label=label)
     for n in (2, 4, max_n):
         y = allreduce_wire_bytes(payload, n) / KiB
-        ax.annotate(
-            f"N={n}: {y:.4g} KiB",
-            (n, y),
-            xytext=(6, -14) if n < max_n else (-20, -18),
-            textcoords="offset points",
-            ha="left" if n < max_n else "right",
-            fontsize=10,
-        )
+        dx, dy = (6, -14) if n < max_n else (-20, -18)
+        note(ax, f"N={n}: {y:.4g} KiB", (n, y), dx, dy, ha="left" if n < max_n else "right")
     ax.set_xlabel("ranks in the ring, N")
     ax.set_ylabel("bytes sent per rank (KiB)")
     ax.set_xticks(ns if max_n <= 16 else np.linspace(1, max_n, 9).round())
@@ -307,8 +260,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
         (r + 1) mod n.
     """
     n = require_int("n", n, minimum=2, maximum=8)
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, 4.8), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = new_figure(height=4.8)
     ax.set_aspect("equal")
     ax.axis("off")
     box_w, box_h = 0.84, 0.48
@@ -319,52 +271,25 @@ def ring_topology_figure(n: int = 4) -> Figure:
     chunk_colors = holdings_colors(n)
     chunk_size = 10 if n <= 4 else 8.5
     for r, (x, y) in enumerate(centres):
-        ax.add_patch(
-            Rectangle(
-                (x - box_w / 2, y - box_h / 2),
-                box_w,
-                box_h,
-                facecolor="white",
-                edgecolor=INK,
-                linewidth=1.2,
-                zorder=2,
-            )
-        )
+        ax.add_patch(Rectangle((x - box_w / 2, y - box_h / 2), box_w, box_h, facecolor="white",
+                               edgecolor=INK, linewidth=1.2, zorder=2))  # fmt: skip
         ax.text(x, y + box_h * 0.22, f"GPU {r}", ha="center", va="center", fontsize=11, zorder=3)
         width = (box_w - 0.08) / n
         for c in range(n):
             left = x - box_w / 2 + 0.04 + c * width
-            ax.add_patch(
-                Rectangle(
-                    (left, y - box_h * 0.42),
-                    width,
-                    box_h * 0.42,
-                    facecolor=chunk_colors(0),
-                    edgecolor="white",
-                    zorder=3,
-                )
-            )
+            chunk = Rectangle((left, y - box_h * 0.42), width, box_h * 0.42,
+                              facecolor=chunk_colors(0), edgecolor="white", zorder=3)  # fmt: skip
+            ax.add_patch(chunk)
             if n <= 5:  # past five, the chunks are too narrow for a name
-                ax.text(
-                    left + width / 2,
-                    y - box_h * 0.21,
-                    f"c{c}",
-                    ha="center",
-                    va="center",
-                    fontsize=chunk_size,
-                    zorder=4,
-                )
+                ax.text(left + width / 2, y - box_h * 0.21, f"c{c}", ha="center", va="center",
+                        fontsize=chunk_size, zorder=4)  # fmt: skip
     for r in range(n):
         start, end = centres[r], centres[(r + 1) % n]
         direction = (end - start) / np.linalg.norm(end - start)
         shrink = 0.44
-        ax.annotate(
-            "",
-            xy=end - direction * shrink,
-            xytext=start + direction * shrink,
-            arrowprops={"arrowstyle": "-|>", "color": ROLE_COLORS["ring"], "lw": 2},
-            zorder=1,
-        )
+        arrow = {"arrowstyle": "-|>", "color": ROLE_COLORS["ring"], "lw": 2}
+        ax.annotate("", xy=end - direction * shrink, xytext=start + direction * shrink,
+                    arrowprops=arrow, zorder=1)  # fmt: skip
     ax.set_xlim(-radius - 0.5, radius + 0.5)
     ax.set_ylim(-radius - 0.32, radius + 0.32)
     ax.set_title(

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.batching import CONTEXT, batch_curve
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS
+from lesson_lib.figures._style import INK, ROLE_COLORS, two_panels
+from lesson_lib.model.batching import CONTEXT, batch_curve
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
@@ -53,15 +53,13 @@ def batch_figure(
         Two axes sharing a log2 batch axis, throughput on top: stacked, each
         keeps the book's column width and legible labels.
     """
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, 7.0), layout="constrained")
-    left, right = fig.subplots(2, 1, sharex=True)
+    fig, left, right = two_panels(7.0, sharex=True)
     for label, n, fabric, color, style in configs:
         fit = max_sequences(model, accel, n, context)
         batches = np.unique(np.round(np.geomspace(1, fit, 40)).astype(int))
         steps = batch_curve(model, accel, fabric, n, batches.tolist(), context=context)
-        left.plot(
-            batches, [s.tokens_per_s for s in steps], color=color, ls=style, lw=2, label=label
-        )
+        rates = [s.tokens_per_s for s in steps]
+        left.plot(batches, rates, color=color, ls=style, lw=2, label=label)
         right.plot(batches, [s.total_s * 1e3 for s in steps], color=color, ls=style, lw=2)
         # The memory-full mark sits on the curve's own last point, in its
         # colour, on both panels: a tall bar there crossed the other curves
@@ -85,13 +83,6 @@ def batch_figure(
     right.set_ylabel("ms per token each sequence waits")
     right.set_title("Each sequence waits longer, slowly", fontsize=11)
     left.legend(loc="upper left", fontsize=10, frameon=False)
-    right.text(
-        0.02,
-        0.97,
-        "dot: all-reduces turn bandwidth-bound\nsquare, where a curve ends: memory full",
-        transform=right.transAxes,
-        va="top",
-        fontsize=10,
-        color=INK,
-    )
+    marks = "dot: all-reduces turn bandwidth-bound\nsquare, where a curve ends: memory full"
+    right.text(0.02, 0.97, marks, transform=right.transAxes, va="top", fontsize=10, color=INK)
     return fig

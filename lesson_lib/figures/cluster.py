@@ -1,6 +1,6 @@
 """Figure of the cluster chapter: where each GPU's share of the model sits.
 
-:func:`layout_figure` draws one or more :class:`~lesson_lib.chapters.cluster.ClusterPlan`
+:func:`layout_figure` draws one or more :class:`~lesson_lib.model.cluster_plan.ClusterPlan`
 one above the other: nodes as boxes, GPUs inside coloured by pipeline stage, each
 tensor-parallel group outlined (in the fast fabric's colour inside a node on
 NVLink, in the network's and dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
@@ -9,16 +9,13 @@ replicas joined by dashed arcs, above the network that links the nodes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
 
-from lesson_lib.chapters.cluster import ClusterPlan, GpuSlot, plan_cluster
 from lesson_lib.figures._style import (
     FIGURE_WIDTH_IN,
     INK,
@@ -27,6 +24,16 @@ from lesson_lib.figures._style import (
     ROLE_COLORS,
     draw_key,
 )
+from lesson_lib.figures.cluster_geometry import BAND, CELL, FOOT, GPU, PAD, ClusterGrid
+from lesson_lib.model.cluster_plan import (
+    ClusterPlan,
+    GpuSlot,
+    dp_neighbours,
+    spans_nodes,
+    stage_hand_offs,
+    tp_groups,
+)
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.units import format_count
 
 #: Fill of the GPUs of each pipeline stage, cycling past the fourth.
@@ -36,89 +43,6 @@ STAGE_COLORS: tuple[str, ...] = NEUTRALS[:4]
 #: Outline of a TP group inside a node (NVLink) and across nodes (network).
 TP_NVLINK_COLOR = ROLE_COLORS["fast"]
 TP_NETWORK_COLOR = ROLE_COLORS["network"]
-
-_CELL = 1.0  # one GPU cell, data units
-_GPU = 0.78  # drawn square inside the cell
-_PAD = 0.35  # node box padding
-_FOOT = 0.55  # extra room at the bottom of a node box for its name
-_GAP = 1.3  # between node boxes
-_MAX_COLS = 4
-
-
-def _cols(plan: ClusterPlan) -> int:
-    return min(plan.gpus_per_node, _MAX_COLS)
-
-
-def _rows(plan: ClusterPlan) -> int:
-    return math.ceil(plan.gpus_per_node / _cols(plan))
-
-
-def _node_x(plan: ClusterPlan, node: int) -> float:
-    return node * (_cols(plan) * _CELL + 2 * _PAD + _GAP)
-
-
-def _cell(plan: ClusterPlan, node: int, slot: int) -> tuple[float, float]:
-    """Lower-left corner of a GPU cell; row 0 is the top row."""
-    col, row = slot % _cols(plan), slot // _cols(plan)
-    x = _node_x(plan, node) + _PAD + col * _CELL
-    y = (_rows(plan) - 1 - row) * _CELL
-    return x, y
-
-
-def _center(plan: ClusterPlan, slots: Sequence[GpuSlot]) -> tuple[float, float]:
-    points = [_cell(plan, s.node, s.slot) for s in slots]
-    return (
-        float(np.mean([p[0] for p in points])) + _CELL / 2,
-        float(np.mean([p[1] for p in points])) + _CELL / 2,
-    )
-
-
-def _edge(plan: ClusterPlan, slots: Sequence[GpuSlot], side: str) -> tuple[float, float]:
-    """Middle of the ``"top"``, ``"left"`` or ``"right"`` edge of a group's cells."""
-    x, y = _center(plan, slots)
-    xs = [_cell(plan, s.node, s.slot)[0] for s in slots]
-    ys = [_cell(plan, s.node, s.slot)[1] for s in slots]
-    if side == "left":
-        return min(xs), y
-    if side == "right":
-        return max(xs) + _CELL, y
-    return x, max(ys) + _CELL
-
-
-def _pp_ends(
-    plan: ClusterPlan, here: Sequence[GpuSlot], there: Sequence[GpuSlot]
-) -> tuple[tuple[float, float], tuple[float, float], float]:
-    """Ends and curvature of a PP arrow: straight between side-by-side groups, else an arc."""
-    same_row = len({_cell(plan, s.node, s.slot)[1] for s in [*here, *there]}) == 1
-    if same_row and here[0].node < there[0].node:
-        return _edge(plan, here, "right"), _edge(plan, there, "left"), 0.0
-    a, b = _edge(plan, here, "top"), _edge(plan, there, "top")
-    if abs(a[0] - b[0]) < _CELL:  # stacked in one node: loop out on the right
-        return _edge(plan, here, "right"), _edge(plan, there, "right"), -0.6
-    return a, b, -0.3
-
-
-def _groups(plan: ClusterPlan) -> dict[tuple[int, int], list[GpuSlot]]:
-    """The placed GPUs by (replica, stage): one TP group each."""
-    groups: dict[tuple[int, int], list[GpuSlot]] = {}
-    for s in plan.placement:
-        groups.setdefault((s.replica, s.stage), []).append(s)
-    return groups
-
-
-def _group_spans(plan: ClusterPlan) -> list[bool]:
-    """For each placed TP group, whether it spans more than one node."""
-    return [len({s.node for s in g}) > 1 for g in _groups(plan).values()]
-
-
-def _dp_links(plan: ClusterPlan) -> list[tuple[list[GpuSlot], list[GpuSlot]]]:
-    """Stage-0 groups of consecutive replicas that sit on different nodes."""
-    groups = _groups(plan)
-    return [
-        (groups[(d, 0)], groups[(d + 1, 0)])
-        for d in range(plan.dp - 1)
-        if groups[(d, 0)][0].node != groups[(d + 1, 0)][0].node
-    ]
 
 
 def _label_size(plan: ClusterPlan) -> float:
@@ -139,6 +63,103 @@ def _gpu_text(plan: ClusterPlan, s: GpuSlot) -> str:
     return "\n".join(parts)
 
 
+def _draw_nodes(ax: Axes, plan: ClusterPlan, grid: ClusterGrid, size: float) -> None:
+    """Each node's box and name, and every GPU: stage-coloured with its ranks, or idle."""
+    top = grid.rows * CELL
+    inset = (CELL - GPU) / 2
+    used = {(s.node, s.slot): s for s in plan.placement}
+    for node in range(plan.nodes):
+        x0 = grid.node_x(node)
+        ax.add_patch(
+            FancyBboxPatch(
+                (x0, -PAD - FOOT), grid.cols * CELL + 2 * PAD, top + 2 * PAD + FOOT,
+                boxstyle="round,pad=0,rounding_size=0.2", facecolor=NODE_FILL,
+                edgecolor="black", lw=1.2,
+            )
+        )  # fmt: skip
+        ax.text(
+            x0 + 0.15, -PAD - FOOT + 0.12, f"node {node}", ha="left", va="bottom",
+            fontsize=size + 1, fontweight="bold",
+        )  # fmt: skip
+    for node in range(plan.nodes):
+        for slot in range(plan.gpus_per_node):
+            x, y = grid.cell(node, slot)
+            s = used.get((node, slot))
+            if s is None:
+                ax.add_patch(
+                    Rectangle((x + inset, y + inset), GPU, GPU, facecolor="white",
+                              edgecolor=ROLE_COLORS["free"], hatch="///")
+                )  # fmt: skip
+                continue
+            ax.add_patch(
+                Rectangle((x + inset, y + inset), GPU, GPU, edgecolor="black", lw=0.6,
+                          facecolor=STAGE_COLORS[s.stage % len(STAGE_COLORS)])
+            )  # fmt: skip
+            ax.text(
+                x + CELL / 2, y + CELL / 2, _gpu_text(plan, s), ha="center", va="center",
+                fontsize=size - 1, linespacing=1.0,
+            )  # fmt: skip
+
+
+def _draw_tp_groups(ax: Axes, plan: ClusterPlan, grid: ClusterGrid) -> None:
+    """Outline each TP group's GPUs, row by row; join the pieces of one split by the network."""
+    if plan.tp == 1:
+        return
+    for group in tp_groups(plan.placement).values():
+        spans = spans_nodes(group)
+        color = TP_NETWORK_COLOR if spans else TP_NVLINK_COLOR
+        runs = grid.runs(group)
+        for run in runs:
+            xs = [grid.cell(s.node, s.slot)[0] for s in run]
+            y = grid.cell(run[0].node, run[0].slot)[1]
+            ax.add_patch(
+                Rectangle(
+                    (min(xs) + 0.04, y + 0.04), max(xs) - min(xs) + CELL - 0.08, CELL - 0.08,
+                    fill=False, edgecolor=color, lw=2.2, ls="--" if spans else "-",
+                )
+            )  # fmt: skip
+        if spans:
+            ends = [grid.center(run) for run in runs]
+            ax.plot(*zip(*ends, strict=True), color=TP_NETWORK_COLOR, lw=1.5, ls="--")
+
+
+def _draw_links(ax: Axes, plan: ClusterPlan, grid: ClusterGrid) -> None:
+    """The pipeline hand-offs (thicker across the network) and the arcs between replicas."""
+    for _, here, there, across in stage_hand_offs(tp_groups(plan.placement)):
+        a, b, rad = grid.pp_ends(here, there)
+        ax.add_patch(
+            FancyArrowPatch(
+                a, b, arrowstyle="-|>", mutation_scale=12, color="black",
+                lw=2.0 if across else 1.2, connectionstyle=f"arc3,rad={rad}", zorder=4,
+            )
+        )  # fmt: skip
+    for here, there in dp_neighbours(plan):
+        ax.add_patch(
+            FancyArrowPatch(
+                grid.edge(here, "top"), grid.edge(there, "top"), arrowstyle="-",
+                color=INK, lw=1.2, ls=(0, (2, 2)),
+                connectionstyle="arc3,rad=-0.45", zorder=3,
+            )
+        )  # fmt: skip
+
+
+def _draw_network(ax: Axes, plan: ClusterPlan, grid: ClusterGrid, size: float) -> float:
+    """The network band under the nodes and each node's wire to it; the drawing's bottom."""
+    if plan.nodes == 1:
+        return -PAD - FOOT - 0.2
+    right = grid.width(plan.nodes)
+    network = ROLE_COLORS["network"]
+    ax.add_patch(Rectangle((0, BAND - 0.45), right, 0.45, facecolor=network, edgecolor="none"))
+    ax.text(
+        right / 2, BAND - 0.225, "network (InfiniBand / RoCE)", ha="center", va="center",
+        fontsize=size - 0.5, color="white", fontweight="bold",
+    )  # fmt: skip
+    for node in range(plan.nodes):
+        cx = grid.node_x(node) + grid.cols * CELL / 2 + PAD
+        ax.plot([cx, cx], [-PAD - FOOT, BAND], color=network, lw=3)
+    return BAND - 0.6
+
+
 def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
     """Draw one plan on ``ax``: nodes, GPUs, TP groups, PP and DP links, network.
 
@@ -152,136 +173,13 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
         Panel title; default the plan's label and its time per token.
     """
     size = _label_size(plan)
-    rows = _rows(plan)
-    top = rows * _CELL
-    for node in range(plan.nodes):
-        x0 = _node_x(plan, node)
-        width = _cols(plan) * _CELL + 2 * _PAD
-        ax.add_patch(
-            FancyBboxPatch(
-                (x0, -_PAD - _FOOT),
-                width,
-                top + 2 * _PAD + _FOOT,
-                boxstyle="round,pad=0,rounding_size=0.2",
-                facecolor=NODE_FILL,
-                edgecolor="black",
-                lw=1.2,
-            )
-        )
-        ax.text(
-            x0 + 0.15, -_PAD - _FOOT + 0.12, f"node {node}", ha="left", va="bottom",
-            fontsize=size + 1, fontweight="bold",
-        )  # fmt: skip
-
-    used = {(s.node, s.slot): s for s in plan.placement}
-    for node in range(plan.nodes):
-        for slot in range(plan.gpus_per_node):
-            x, y = _cell(plan, node, slot)
-            inset = (_CELL - _GPU) / 2
-            s = used.get((node, slot))
-            if s is None:
-                ax.add_patch(
-                    Rectangle(
-                        (x + inset, y + inset),
-                        _GPU,
-                        _GPU,
-                        facecolor="white",
-                        edgecolor=ROLE_COLORS["free"],
-                        hatch="///",
-                    )
-                )
-                continue
-            ax.add_patch(
-                Rectangle(
-                    (x + inset, y + inset),
-                    _GPU,
-                    _GPU,
-                    facecolor=STAGE_COLORS[s.stage % len(STAGE_COLORS)],
-                    edgecolor="black",
-                    lw=0.6,
-                )
-            )
-            ax.text(
-                x + _CELL / 2, y + _CELL / 2, _gpu_text(plan, s), ha="center", va="center",
-                fontsize=size - 1, linespacing=1.0,
-            )  # fmt: skip
-
-    groups = _groups(plan)
-    for group in groups.values():
-        if plan.tp == 1:
-            continue
-        spans = len({s.node for s in group}) > 1
-        color = TP_NETWORK_COLOR if spans else TP_NVLINK_COLOR
-        runs: dict[tuple[int, int], list[GpuSlot]] = {}
-        for s in group:
-            runs.setdefault((s.node, s.slot // _cols(plan)), []).append(s)
-        for run in runs.values():
-            xs = [_cell(plan, s.node, s.slot)[0] for s in run]
-            y = _cell(plan, run[0].node, run[0].slot)[1]
-            ax.add_patch(
-                Rectangle(
-                    (min(xs) + 0.04, y + 0.04),
-                    max(xs) - min(xs) + _CELL - 0.08,
-                    _CELL - 0.08,
-                    fill=False,
-                    edgecolor=color,
-                    lw=2.2,
-                    ls="--" if spans else "-",
-                )
-            )
-        if spans:
-            ends = [_center(plan, run) for run in runs.values()]
-            ax.plot(*zip(*ends, strict=True), color=TP_NETWORK_COLOR, lw=1.5, ls="--")
-
-    for d in range(plan.dp):
-        for p in range(plan.pp - 1):
-            if (d, p) not in groups or (d, p + 1) not in groups:
-                continue
-            a, b, rad = _pp_ends(plan, groups[(d, p)], groups[(d, p + 1)])
-            across = any(
-                x.node != y.node for x, y in zip(groups[(d, p)], groups[(d, p + 1)], strict=True)
-            )
-            ax.add_patch(
-                FancyArrowPatch(
-                    a, b, arrowstyle="-|>", mutation_scale=12, color="black",
-                    lw=2.0 if across else 1.2, connectionstyle=f"arc3,rad={rad}", zorder=4,
-                )
-            )  # fmt: skip
-    for here, there in _dp_links(plan):
-        ax.add_patch(
-            FancyArrowPatch(
-                _edge(plan, here, "top"), _edge(plan, there, "top"), arrowstyle="-",
-                color=INK, lw=1.2, ls=(0, (2, 2)),
-                connectionstyle="arc3,rad=-0.45", zorder=3,
-            )
-        )  # fmt: skip
-
-    right = _node_x(plan, plan.nodes - 1) + _cols(plan) * _CELL + 2 * _PAD
-    if plan.nodes > 1:
-        band = -_PAD - _FOOT - 0.9
-        ax.add_patch(
-            Rectangle(
-                (0, band - 0.45), right, 0.45, facecolor=ROLE_COLORS["network"], edgecolor="none"
-            )
-        )
-        ax.text(
-            right / 2,
-            band - 0.225,
-            "network (InfiniBand / RoCE)",
-            ha="center",
-            va="center",
-            fontsize=size - 0.5,
-            color="white",
-            fontweight="bold",
-        )
-        for node in range(plan.nodes):
-            cx = _node_x(plan, node) + _cols(plan) * _CELL / 2 + _PAD
-            ax.plot([cx, cx], [-_PAD - _FOOT, band], color=ROLE_COLORS["network"], lw=3)
-        bottom = band - 0.6
-    else:
-        bottom = -_PAD - _FOOT - 0.2
-    ax.set_xlim(-0.2, right + 0.2)
-    ax.set_ylim(bottom, top + _PAD + 1.2)
+    grid = ClusterGrid(plan.gpus_per_node)
+    _draw_nodes(ax, plan, grid, size)
+    _draw_tp_groups(ax, plan, grid)
+    _draw_links(ax, plan, grid)
+    bottom = _draw_network(ax, plan, grid, size)
+    ax.set_xlim(-0.2, grid.width(plan.nodes) + 0.2)
+    ax.set_ylim(bottom, grid.rows * CELL + PAD + 1.2)
     ax.set_aspect("equal")
     ax.axis("off")
     if title is None:
@@ -317,7 +215,7 @@ def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
                   label=f"pipeline stage S{s}" + (" (every GPU without PP)" if s == 0 and single else ""))
             for s in range(min(stages, len(STAGE_COLORS)))
         ]  # fmt: skip
-    spans = [span for p in plans if p.tp > 1 for span in _group_spans(p)]
+    spans = [spans_nodes(g) for p in plans if p.tp > 1 for g in tp_groups(p.placement).values()]
     if not all(spans):
         handles.append(Line2D([], [], color=TP_NVLINK_COLOR, lw=2.2, label="TP group, NVLink"))
     if any(spans):
@@ -330,7 +228,7 @@ def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
         handles.append(
             Line2D([], [], color="black", lw=2, marker=">", label="PP: 1 hidden vector per token")
         )
-    if any(_dp_links(p) for p in plans):
+    if any(dp_neighbours(p) for p in plans):
         handles.append(
             Line2D([], [], color="black", lw=1.2, ls=(0, (2, 2)), label="DP: nothing per token")
         )

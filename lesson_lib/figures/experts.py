@@ -7,10 +7,10 @@ from collections.abc import Iterable
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.experts import comparison
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import NEUTRALS, ROLE_COLORS, two_panels
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import COLLECTIVES, collective_time, collective_wire_bytes
+from lesson_lib.model.experts import comparison
 from lesson_lib.model.specimen import FAST_RING
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import MS, US, KiB
@@ -54,29 +54,14 @@ def collectives_figure(
     """
     n = require_int("n", n, minimum=2)
     ns = list(ns)
-    fig, left = new_figure(FIGURE_WIDTH_IN, 8.0)
-    fig.clear()
-    left, right = fig.subplots(2, 1)
+    fig, left, right = two_panels(8.0)
     sizes = np.logspace(np.log10(1 * KiB), np.log10(256 * 2**20), 120)
     for kind in COLLECTIVES:
         color, marker, style = COLLECTIVE_STYLE[kind]
-        left.plot(
-            ns,
-            [collective_wire_bytes(kind, 1.0, k) for k in ns],
-            marker=marker,
-            ls=style,
-            color=color,
-            lw=2,
-            ms=5,
-            label=_label(kind),
-        )
-        right.loglog(
-            sizes / KiB,
-            [collective_time(kind, s, n, fabric) / US for s in sizes],
-            ls=style,
-            color=color,
-            lw=2,
-        )
+        wire = [collective_wire_bytes(kind, 1.0, k) for k in ns]
+        left.plot(ns, wire, marker=marker, ls=style, color=color, lw=2, ms=5, label=_label(kind))
+        times = [collective_time(kind, s, n, fabric) / US for s in sizes]
+        right.loglog(sizes / KiB, times, ls=style, color=color, lw=2)
     left.set_xlabel("ranks (n)")
     left.set_ylabel("bytes each rank sends (x payload)")
     left.set_ylim(0, 2.1)
@@ -102,9 +87,7 @@ def tp_vs_ep_figure() -> Figure:
     """
     layouts = comparison()
     names = {"tp": "TP 8", "ep": "EP 8"}
-    fig, left = new_figure(FIGURE_WIDTH_IN, 5.6)
-    fig.clear()
-    left, right = fig.subplots(2, 1)
+    fig, left, right = two_panels(5.6)
     ys = np.arange(len(layouts))
     for y, lay in zip(ys, layouts.values(), strict=True):
         start = 0.0
@@ -114,14 +97,8 @@ def tp_vs_ep_figure() -> Figure:
             ("bandwidth_s", "bandwidth", "collectives' bytes"),
         ):
             width = getattr(lay.one, term) / MS
-            left.barh(
-                y,
-                width,
-                left=start,
-                color=ROLE_COLORS[role],
-                height=0.6,
-                label=label if y == 0 else None,
-            )
+            key = label if y == 0 else None
+            left.barh(y, width, left=start, color=ROLE_COLORS[role], height=0.6, label=key)
             start += width
         left.text(start + 0.1, y, f"{lay.one.total_s / MS:.2f} ms", va="center", fontsize=11)
     left.set_yticks(ys, [names[k] for k in layouts])
@@ -132,13 +109,8 @@ def tp_vs_ep_figure() -> Figure:
     rates = [lay.full.tokens_per_s for lay in layouts.values()]
     right.barh(ys, rates, color=NEUTRALS[2], height=0.6)
     for y, lay in zip(ys, layouts.values(), strict=True):
-        right.text(
-            lay.full.tokens_per_s,
-            y,
-            f" {lay.full.tokens_per_s:,.0f}\n {lay.sequences} sequences",
-            va="center",
-            fontsize=11,
-        )
+        rate = f" {lay.full.tokens_per_s:,.0f}\n {lay.sequences} sequences"
+        right.text(lay.full.tokens_per_s, y, rate, va="center", fontsize=11)
     right.set_yticks(ys, [names[k] for k in layouts])
     right.set_xlim(0, max(rates) * 1.6)
     right.set_xlabel("full node: tokens/s")

@@ -15,9 +15,15 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from lesson_lib.chapters.kv_transfer import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import (
+    FIGURE_WIDTH_IN,
+    INK,
+    NEUTRALS,
+    ROLE_COLORS,
+    new_figure,
+)
 from lesson_lib.model._validate import require_instance, require_int
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_count, format_seconds
 
@@ -27,10 +33,6 @@ LINK_COLORS: dict[str, str] = {
     "nic": ROLE_COLORS["network"],
     "ethernet": ROLE_COLORS["slow"],
 }
-
-
-def _time_label(value: float, _pos: object = None) -> str:
-    return format_seconds(value, decimals=0)
 
 
 def handoff_vs_context_figure(
@@ -65,30 +67,17 @@ def handoff_vs_context_figure(
         for link in links
     }
     first = next(iter(handoffs.values()))
-    ax.plot(
-        contexts,
-        [h.prefill.total_s for h in first],
-        color=ROLE_COLORS["prefill"],
-        lw=2.6,
-        label=f"prefill on {prefill_gpus} GPUs",
-    )
+    prefill = [h.prefill.total_s for h in first]
+    ax.plot(contexts, prefill, color=ROLE_COLORS["prefill"], lw=2.6,
+            label=f"prefill on {prefill_gpus} GPUs")  # fmt: skip
     for link in links:
-        ax.plot(
-            contexts,
-            [h.bulk.time_s for h in handoffs[link.key]],
-            color=LINK_COLORS.get(link.key, NEUTRALS[3]),
-            lw=2,
-            label=f"shipped after it: {link.label}",
-        )
+        bulk = [h.bulk.time_s for h in handoffs[link.key]]
+        ax.plot(contexts, bulk, color=LINK_COLORS.get(link.key, NEUTRALS[3]), lw=2,
+                label=f"shipped after it: {link.label}")  # fmt: skip
     if "ethernet" in handoffs:
-        ax.plot(
-            contexts,
-            [h.streamed.exposed_s for h in handoffs["ethernet"]],
-            color=LINK_COLORS["ethernet"],
-            lw=1.6,
-            ls="--",
-            label="streamed by layer, shared port: what it adds",
-        )
+        exposed = [h.streamed.exposed_s for h in handoffs["ethernet"]]
+        ax.plot(contexts, exposed, color=LINK_COLORS["ethernet"], lw=1.6, ls="--",
+                label="streamed by layer, shared port: what it adds")  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ticks = [128, 1024, 8192, 65_536, MODEL.max_context]
@@ -97,7 +86,7 @@ def handoff_vs_context_figure(
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_count(v)))
     decades = [10.0**k for k in range(-5, 2)]
     ax.yaxis.set_major_locator(FixedLocator(decades))
-    ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_seconds(v, decimals=0)))
     ax.set_ylim(5e-5, 20)
     ax.tick_params(labelsize=10)
     ax.set_xlabel(f"prompt (tokens), {decode_gpus} decode GPUs", fontsize=10)
@@ -120,7 +109,7 @@ def handoff_timeline_figure(
     prompt_tokens : int, default PROMPT_TOKENS
         Prompt length, from 1 to the specimen's context.
     link : str, default "nic"
-        A key of :data:`~lesson_lib.chapters.kv_transfer.LINKS_BY_KEY`.
+        A key of :data:`~lesson_lib.model.kv_links.LINKS_BY_KEY`.
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
 
@@ -137,29 +126,15 @@ def handoff_timeline_figure(
     prefill_ms = h.prefill.total_s * 1e3
     bulk_ms = h.bulk.time_s * 1e3
     streamed_end = h.streamed.finish_s * 1e3
-    bars = (
-        (
-            "prefill",
-            0.0,
-            prefill_ms,
-            ROLE_COLORS["prefill"],
-            f"{format_seconds(h.prefill.total_s, 'ms')}",
-        ),
-        (
-            "shipped after it",
-            prefill_ms,
-            bulk_ms,
-            LINK_COLORS[link],
-            f"+ {format_seconds(h.bulk.time_s, 'ms')}",
-        ),
-        (
-            "streamed by layer",
-            0.0,
-            streamed_end,
-            LINK_COLORS[link],
-            f"+ {format_seconds(h.streamed.exposed_s, 'ms', decimals=3)} after the prefill",
-        ),
-    )
+    exposed = format_seconds(h.streamed.exposed_s, "ms", decimals=3)
+    bars = (  # label, start, width, colour, note
+        ("prefill", 0.0, prefill_ms, ROLE_COLORS["prefill"],
+         f"{format_seconds(h.prefill.total_s, 'ms')}"),
+        ("shipped after it", prefill_ms, bulk_ms, LINK_COLORS[link],
+         f"+ {format_seconds(h.bulk.time_s, 'ms')}"),
+        ("streamed by layer", 0.0, streamed_end, LINK_COLORS[link],
+         f"+ {exposed} after the prefill"),
+    )  # fmt: skip
     fig, ax = new_figure(FIGURE_WIDTH_IN, 3.4)
     for row, (label, start, width, color, note) in enumerate(bars):
         y = len(bars) - 1 - row

@@ -6,10 +6,18 @@ import textwrap
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS
+from lesson_lib.figures._style import (
+    INK,
+    NEUTRALS,
+    ROLE_COLORS,
+    legend_below,
+    new_figure,
+    two_panels,
+)
 from lesson_lib.lab.fit import AlphaBetaFit
 from lesson_lib.lab.records import Measurement
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
@@ -23,9 +31,10 @@ PREFILL_BYTES: float = PROMPT_TOKENS * MODEL.hidden_vector_bytes
 _MEASURED = NEUTRALS[3]
 _MODEL = INK
 _SERIES = (INK, NEUTRALS[2], NEUTRALS[4], NEUTRALS[1])
+_SIZE_AXIS = "message size m (payload per rank, binary units, log scale)"
 
 
-def _bytes_axis(ax: object, lo: float, hi: float) -> None:
+def _bytes_axis(ax: Axes, lo: float, hi: float) -> None:
     """Log x axis with ticks every factor of 8, labelled in binary units."""
     ax.set_xscale("log", base=2)
     first, last = int(np.floor(np.log2(lo))), int(np.ceil(np.log2(hi)))
@@ -38,7 +47,7 @@ def _bytes_axis(ax: object, lo: float, hi: float) -> None:
     ax.set_xlim(lo / 1.6, hi * 1.6)
 
 
-def _time_axis(ax: object) -> None:
+def _time_axis(ax: Axes) -> None:
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: format_seconds(y, decimals=1)))
     ax.yaxis.set_minor_formatter(NullFormatter())
@@ -52,23 +61,69 @@ def _spread(m: Measurement) -> np.ndarray | None:
     return np.vstack([m.median_s - lo, hi - m.median_s])
 
 
-def _mark_sizes(ax: object, lo: float, hi: float) -> None:
-    for nbytes, name, role in (
-        (DECODE_BYTES, "decode", "decode"),
-        (PREFILL_BYTES, "prefill", "prefill"),
-    ):
+def _mark_sizes(ax: Axes, lo: float, hi: float) -> None:
+    for nbytes, name in ((DECODE_BYTES, "decode"), (PREFILL_BYTES, "prefill")):
         if lo / 1.6 <= nbytes <= hi * 1.6:
-            ax.axvline(nbytes, color=ROLE_COLORS[role], lw=1.6, ls=":", zorder=1)
-            ax.annotate(
-                f"{name}\n{format_bytes(nbytes, system='binary')}",
-                (nbytes, 0.97),
-                xycoords=("data", "axes fraction"),
-                ha="center",
-                va="top",
-                fontsize=10,
-                color=ROLE_COLORS[role],
-                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85},
-            )
+            ax.axvline(nbytes, color=ROLE_COLORS[name], lw=1.6, ls=":", zorder=1)
+            ax.annotate(f"{name}\n{format_bytes(nbytes, system='binary')}", (nbytes, 0.97),
+                        xycoords=("data", "axes fraction"), ha="center", va="top", fontsize=10,
+                        color=ROLE_COLORS[name],
+                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none",
+                              "alpha": 0.85})  # fmt: skip
+
+
+def _measured(ax: Axes, m: Measurement, used: np.ndarray, ys: np.ndarray, ms: float,
+              labels: tuple[str | None, str | None] = (None, None)) -> None:  # fmt: skip
+    """The measured points: filled where the fit used them, hollow where it did not."""
+    ax.plot(m.bytes[used], ys[used], "o", color=_MEASURED, ms=ms, label=labels[0])
+    if (~used).any():
+        ax.plot(m.bytes[~used], ys[~used], "o", mfc="white", mec=_MEASURED, ms=ms,
+                label=labels[1])  # fmt: skip
+
+
+def _fit_panel(ax: Axes, m: Measurement, fit: AlphaBetaFit, pingpong: float | None) -> None:
+    """Medians with their spread, the fitted line, its asymptotes, the crossover, the messages."""
+    lo, hi = float(m.bytes.min()), float(max(m.bytes.max(), PREFILL_BYTES))
+    grid = np.geomspace(lo / 1.6, hi * 1.6, 200)
+    ax.errorbar(m.bytes, m.median_s, yerr=_spread(m), fmt="none", ecolor=_MEASURED, alpha=0.5,
+                lw=1.2)  # fmt: skip
+    _measured(ax, m, fit.used, m.median_s, 5, ("measured (median; bars p10-p90), used by the fit",
+                                                "measured, not used by the fit"))  # fmt: skip
+    model = (f"model t = alpha + m/B: alpha = {format_seconds(fit.alpha)}, "
+             f"B = {format_bytes(fit.bandwidth, 'GB')}/s")  # fmt: skip
+    ax.plot(grid, fit.predict(grid), color=_MODEL, lw=1.8, label=model)
+    ax.plot(grid, np.full_like(grid, fit.alpha), color=ROLE_COLORS["latency"], ls="--", lw=1,
+            label="alpha alone (latency term)")  # fmt: skip
+    ax.plot(grid, grid / fit.bandwidth, color=ROLE_COLORS["bandwidth"], ls="--", lw=1,
+            label="m/B alone (bandwidth term)")  # fmt: skip
+    if pingpong is not None:
+        ax.axhline(pingpong, color=ROLE_COLORS["free"], ls="-.", lw=1,
+                   label=f"pingpong one-way latency = {format_seconds(pingpong)}")  # fmt: skip
+    cross = fit.crossover_bytes
+    ax.plot([cross], [2 * fit.alpha], "D", color=_MODEL, ms=6,
+            label=f"crossover alpha x B = {format_bytes(cross, system='binary')}")  # fmt: skip
+    _mark_sizes(ax, lo, hi)
+    tmin = min(float(np.nanmin(m.median_s)), fit.alpha) / 2
+    tmax = max(float(np.nanmax(m.median_s)), float(fit.predict(hi))) * 8  # room for labels
+    ax.set_ylim(tmin, tmax)
+    _time_axis(ax)
+    ax.set_ylabel("time per all-reduce (log scale)")
+
+
+def _residual_panel(ax: Axes, m: Measurement, fit: AlphaBetaFit) -> None:
+    """Measured / model for each size on a log axis, 1 the exact fit."""
+    ratio = 1.0 + fit.residuals
+    ax.axhline(1.0, color=_MODEL, lw=1)
+    _measured(ax, m, fit.used, ratio, 4)
+    ax.set_yscale("log", base=2)
+    span = max(2.0, float(np.max(np.maximum(ratio, 1 / ratio))) * 1.3)
+    ax.set_ylim(1 / span, span)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylabel("measured / model\n(log scale)")
+    ax.set_xlabel(_SIZE_AXIS)
+    ax.grid(True, which="major", alpha=0.3)
+    _bytes_axis(ax, float(m.bytes.min()), float(max(m.bytes.max(), PREFILL_BYTES)))
 
 
 def measured_vs_model(
@@ -101,94 +156,15 @@ def measured_vs_model(
     -------
     matplotlib.figure.Figure
     """
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, 7.4), layout="constrained")
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.1])
-    m = measurement
-    lo, hi = float(m.bytes.min()), float(max(m.bytes.max(), PREFILL_BYTES))
-    grid = np.geomspace(lo / 1.6, hi * 1.6, 200)
-    spread = _spread(m)
-    used = fit.used
-    top.errorbar(m.bytes, m.median_s, yerr=spread, fmt="none", ecolor=_MEASURED, alpha=0.5, lw=1.2)
-    top.plot(
-        m.bytes[used],
-        m.median_s[used],
-        "o",
-        color=_MEASURED,
-        ms=5,
-        label="measured (median; bars p10-p90), used by the fit",
-    )
-    if (~used).any():
-        top.plot(
-            m.bytes[~used], m.median_s[~used], "o", mfc="white", mec=_MEASURED, ms=5,
-            label="measured, not used by the fit",
-        )  # fmt: skip
-    top.plot(grid, fit.predict(grid), color=_MODEL, lw=1.8, label=(
-        f"model t = alpha + m/B: alpha = {format_seconds(fit.alpha)}, "
-        f"B = {format_bytes(fit.bandwidth, 'GB')}/s"
-    ))  # fmt: skip
-    top.plot(
-        grid,
-        np.full_like(grid, fit.alpha),
-        color=ROLE_COLORS["latency"],
-        ls="--",
-        lw=1,
-        label="alpha alone (latency term)",
-    )
-    top.plot(
-        grid,
-        grid / fit.bandwidth,
-        color=ROLE_COLORS["bandwidth"],
-        ls="--",
-        lw=1,
-        label="m/B alone (bandwidth term)",
-    )
-    if pingpong_latency is not None:
-        top.axhline(
-            pingpong_latency, color=ROLE_COLORS["free"], ls="-.", lw=1,
-            label=f"pingpong one-way latency = {format_seconds(pingpong_latency)}",
-        )  # fmt: skip
-    cross = fit.crossover_bytes
-    top.plot(
-        [cross],
-        [2 * fit.alpha],
-        "D",
-        color=_MODEL,
-        ms=6,
-        label=f"crossover alpha x B = {format_bytes(cross, system='binary')}",
-    )
-    _mark_sizes(top, lo, hi)
-    tmin = min(float(np.nanmin(m.median_s)), fit.alpha) / 2
-    tmax = max(float(np.nanmax(m.median_s)), float(fit.predict(hi))) * 8  # room for labels
-    top.set_ylim(tmin, tmax)
-    _time_axis(top)
-    top.set_ylabel("time per all-reduce (log scale)")
-    top.set_title(
-        textwrap.fill(title if title is not None else m.label(), 52), fontsize=10, loc="left"
-    )
+    fig, top, bottom = two_panels(7.4, sharex=True, height_ratios=[3, 1.1])
+    _fit_panel(top, measurement, fit, pingpong_latency)
+    title = title if title is not None else measurement.label()
+    top.set_title(textwrap.fill(title, 52), fontsize=10, loc="left")
     top.grid(True, which="major", alpha=0.3)
-
-    ratio = 1.0 + fit.residuals
-    bottom.axhline(1.0, color=_MODEL, lw=1)
-    bottom.plot(m.bytes[used], ratio[used], "o", color=_MEASURED, ms=4)
-    if (~used).any():
-        bottom.plot(m.bytes[~used], ratio[~used], "o", mfc="white", mec=_MEASURED, ms=4)
-    bottom.set_yscale("log", base=2)
-    span = max(2.0, float(np.max(np.maximum(ratio, 1 / ratio))) * 1.3)
-    bottom.set_ylim(1 / span, span)
-    bottom.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}x"))
-    bottom.yaxis.set_minor_formatter(NullFormatter())
-    bottom.set_ylabel("measured / model\n(log scale)")
-    bottom.set_xlabel("message size m (payload per rank, binary units, log scale)")
-    bottom.grid(True, which="major", alpha=0.3)
-    _bytes_axis(bottom, lo, hi)
+    _residual_panel(bottom, measurement, fit)
     # The key of the top panel sits under the figure: inside, it hid measured points.
-    bottom.legend(
-        *top.get_legend_handles_labels(),
-        fontsize=10,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.36),
-        frameon=False,
-    )
+    handles, labels = top.get_legend_handles_labels()
+    legend_below(bottom, -0.36, handles=handles, labels=labels)
     return fig
 
 
@@ -218,8 +194,7 @@ def compare_ranks(
     fits = list(fits) if fits is not None else [None] * len(measurements)
     if len(fits) != len(measurements):
         raise ValueError("fits must be as long as measurements")
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, 4.4), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = new_figure(height=4.4)
     lo = min(float(m.bytes.min()) for m in measurements)
     hi = max(float(m.bytes.max()) for m in measurements)
     for i, (m, fit) in enumerate(zip(measurements, fits, strict=True)):
@@ -227,35 +202,19 @@ def compare_ranks(
         label = f"{m.ranks} ranks"
         if m.machine.get("oversubscribed"):
             label += f" (oversubscribed: {cores or m.machine.get('usable_cores', '?')} cores)"
-        ax.errorbar(
-            m.bytes,
-            m.median_s,
-            yerr=_spread(m),
-            fmt="o-",
-            color=color,
-            ms=4,
-            lw=1,
-            alpha=0.9,
-            label=label,
-        )
+        ax.errorbar(m.bytes, m.median_s, yerr=_spread(m), fmt="o-", color=color, ms=4, lw=1,
+                    alpha=0.9, label=label)  # fmt: skip
         if fit is not None:
             grid = np.geomspace(lo, hi, 100)
-            ax.plot(
-                grid,
-                fit.predict(grid),
-                ls="--",
-                color=color,
-                lw=1,
-                label=f"{m.ranks} ranks, fitted alpha = {format_seconds(fit.alpha)}",
-            )
+            fitted = f"{m.ranks} ranks, fitted alpha = {format_seconds(fit.alpha)}"
+            ax.plot(grid, fit.predict(grid), ls="--", color=color, lw=1, label=fitted)
     _mark_sizes(ax, lo, hi)
     _time_axis(ax)
     bottom, top = ax.get_ylim()
     ax.set_ylim(bottom, top * 6)  # room above the data for the size labels
     _bytes_axis(ax, lo, hi)
-    ax.set_xlabel("message size m (payload per rank, binary units, log scale)")
+    ax.set_xlabel(_SIZE_AXIS)
     ax.set_ylabel("time per all-reduce (median; log scale)")
     # Under the axes: inside, the key hid measured points wherever it sat.
-    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
-    ax.grid(True, which="major", alpha=0.3)
+    legend_below(ax, -0.14)
     return fig

@@ -6,19 +6,28 @@ import textwrap
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.latency import (
+from lesson_lib.figures._style import (
+    FIGURE_WIDTH_IN,
+    NEUTRALS,
+    ROLE_COLORS,
+    fabric_color,
+    legend_below,
+    new_figure,
+    two_panels,
+)
+from lesson_lib.model._validate import require_int
+from lesson_lib.model.collectives import allreduce_latency
+from lesson_lib.model.latency import (
     SEGMENT_KINDS,
     allreduce_anatomy,
+    decode_lines,
     speedup_curve,
     speedup_limit,
     token_timeline,
 )
-from lesson_lib.chapters.overview import decode_lines
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
-from lesson_lib.model._validate import require_int
-from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED, PublishedLatency
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
@@ -32,11 +41,7 @@ _TERMS = (
 )
 _CLASS_MARKERS = dict(zip(FABRIC_CLASSES, ("o", "s", "^"), strict=True))
 _CLASS_COLORS = dict(
-    zip(
-        FABRIC_CLASSES,
-        (ROLE_COLORS["fast"], ROLE_COLORS["slow"], ROLE_COLORS["network"]),
-        strict=True,
-    )
+    zip(FABRIC_CLASSES, (ROLE_COLORS[r] for r in ("fast", "slow", "network")), strict=True)
 )
 
 #: Largest GPU count the per-hop ring is drawn to. The fit's own measurements
@@ -53,10 +58,7 @@ PER_HOP_FIT_SOURCE: str = "https://github.com/NVIDIA/nccl-tests/issues/123"
 def _fabric_color(fabric: Fabric, index: int) -> str:
     # The per-hop ring is the fast fabric with another latency model: the
     # fast fabric's colour, drawn dashed where it is used.
-    known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"], FAST_RING: ROLE_COLORS["fast"]}
-    if fabric in known:
-        return known[fabric]
-    return NEUTRALS[2:][index % len(NEUTRALS[2:])]
+    return ROLE_COLORS["fast"] if fabric == FAST_RING else fabric_color(fabric, index)
 
 
 def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, StepBreakdown]]:
@@ -71,7 +73,7 @@ def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, Step
     -------
     list of tuple
         ``(label, StepBreakdown)`` from
-        :func:`lesson_lib.chapters.overview.decode_lines`, in the lesson's order.
+        :func:`lesson_lib.model.latency.decode_lines`, in the lesson's order.
     """
     return [(line.label, line.step) for line in decode_lines(include_bandwidth=include_bandwidth)]
 
@@ -151,7 +153,7 @@ def speedup_curves_figure(
 
     Each fixed-latency fabric gets a dashed line at its ceiling,
     ``compute_1 / (allreduces_per_token x latency)``
-    (:func:`lesson_lib.chapters.latency.speedup_limit`); the dotted diagonal is perfect
+    (:func:`lesson_lib.model.latency.speedup_limit`); the dotted diagonal is perfect
     scaling.
 
     Parameters
@@ -180,15 +182,8 @@ def speedup_curves_figure(
         limit = speedup_limit(model, accel, fabric)
         if 0 < limit < 1e6:
             ax.axhline(limit, color=colour, ls="--", lw=1)
-            ax.text(
-                max(ns),
-                limit,
-                f"ceiling {format_ratio(limit, decimals=1)}",
-                color=colour,
-                ha="right",
-                va="bottom",
-                fontsize=10,
-            )
+            ceiling = f"ceiling {format_ratio(limit, decimals=1)}"
+            ax.text(max(ns), limit, ceiling, color=colour, ha="right", va="bottom", fontsize=10)
     ax.set_xlim(min(ns) - 0.3, max(ns) + 0.3)
     ax.set_ylim(0, max(ns) + 0.5)
     ax.set_xlabel("GPUs (tensor-parallel degree N)")
@@ -239,29 +234,33 @@ def fixed_vs_hop_figure(
         Two axes, the top one first.
     """
     max_n = require_int("max_n", max_n, minimum=2)
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, 9.6), layout="constrained")
-    left, right = fig.subplots(2, 1, height_ratios=[1.9, 1])
-    for ax in (left, right):
+    fig, top, bottom = two_panels(9.6, height_ratios=[1.9, 1])
+    for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
+    _latency_panel(top, fixed, ring, records, max_n)
+    _doubling_panel(bottom, model, accel, fixed, ring)
+    return fig
 
+
+def _latency_panel(
+    ax: Axes, fixed: Fabric, ring: Fabric, records: Sequence[PublishedLatency], max_n: int
+) -> None:
+    """Latency per all-reduce against N: the fixed and per-hop models and the published points."""
     ns = np.arange(2, max_n + 1)
     # The per-hop ring stops where its fit's measurements stop (one node).
     ring_ns = ns[ns <= PER_HOP_MAX_N]
+    hops = (
+        f"per hop, to {PER_HOP_MAX_N} GPUs (one node):\n"
+        f"{format_seconds(ring.latency, 'us')} + 2(N-1) x "
+        f"{format_seconds(ring.hop_latency, 'us', decimals=3)}"
+    )
     for fabric, label, xs, style in (
         (fixed, f"fixed: {fixed.name}", ns, "-"),
-        (
-            ring,
-            f"per hop, to {PER_HOP_MAX_N} GPUs (one node):\n"
-            f"{format_seconds(ring.latency, 'us')} + 2(N-1) x "
-            f"{format_seconds(ring.hop_latency, 'us', decimals=3)}",
-            ring_ns,
-            "--",
-        ),
+        (ring, hops, ring_ns, "--"),
         (SLOW, f"fixed: {SLOW.name}", ns, "-"),
     ):
-        colour = _fabric_color(fabric, 0)
         lat = [allreduce_latency(int(n), fabric) / US for n in xs]
-        left.plot(xs, lat, color=colour, lw=2, ls=style, label=label)
+        ax.plot(xs, lat, color=_fabric_color(fabric, 0), lw=2, ls=style, label=label)
     shown = set()
     for r in records:
         if r.ranks > max_n:
@@ -269,61 +268,44 @@ def fixed_vs_hop_figure(
         cls = r.fabric_class
         fitted = r.source == PER_HOP_FIT_SOURCE
         kind = "one-channel ring, the per-hop fit" if fitted else "other settings"
-        left.plot(
-            r.ranks,
-            r.latency_s / US,
-            marker=_CLASS_MARKERS[cls],
-            ls="none",
-            ms=7,
-            mfc=_CLASS_COLORS[cls] if fitted else "none",
-            mec=_CLASS_COLORS[cls],
-            mew=1.6,
-            label=f"published, {cls}: {kind}" if (cls, fitted) not in shown else None,
-        )
+        label = f"published, {cls}: {kind}" if (cls, fitted) not in shown else None
+        ax.plot(r.ranks, r.latency_s / US, marker=_CLASS_MARKERS[cls], ls="none", ms=7,
+                mfc=_CLASS_COLORS[cls] if fitted else "none", mec=_CLASS_COLORS[cls], mew=1.6,
+                label=label)  # fmt: skip
         shown.add((cls, fitted))
-    left.set_xlabel("GPUs in the all-reduce (N)")
-    left.set_ylabel("time of one small all-reduce (us)")
-    left.set_xlim(1.5, max_n + 0.5)
-    left.set_ylim(0, None)
-    # y=1.0: no x tick labels on top, so matplotlib's search for them can be skipped.
-    left.set_title("Latency per all-reduce: assumed and reported", fontsize=11, y=1.0)
-    # Under the axes: inside, it would hide lines or published points.
-    left.legend(
-        fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=1, frameon=False
-    )
+    ax.set_xlabel("GPUs in the all-reduce (N)")
+    ax.set_ylabel("time of one small all-reduce (us)")
+    ax.set_xlim(1.5, max_n + 0.5)
+    ax.set_ylim(0, None)
+    ax.set_title("Latency per all-reduce: assumed and reported", fontsize=11, y=1.0)
+    legend_below(ax, -0.16, ncols=1)
+
+
+def _doubling_panel(
+    ax: Axes, model: ModelSpec, accel: Accelerator, fixed: Fabric, ring: Fabric
+) -> None:
+    """Time per token on 2 and 4 GPUs under the fixed and the per-hop model, with the speed-up."""
+    groups = (("fixed latency", fixed), ("latency grows per hop", ring))
+
+    def step(fabric: Fabric, n: int) -> StepBreakdown:
+        return decode_step(model, accel, fabric, n, include_bandwidth=False)
 
     width = 0.38
-    groups = (("fixed latency", fixed), ("latency grows per hop", ring))
     for j, n in enumerate((2, 4)):
-        times = [
-            decode_step(model, accel, fab, n, include_bandwidth=False).total_s / MS
-            for _, fab in groups
-        ]
+        times = [step(fab, n).total_s / MS for _, fab in groups]
         xs = np.arange(len(groups)) + (j - 0.5) * width
-        bars = right.bar(xs, times, width, color=(NEUTRALS[1], NEUTRALS[3])[j], label=f"{n} GPUs")
-        right.bar_label(bars, [format_seconds(t * MS, "ms") for t in times], fontsize=10)
+        bars = ax.bar(xs, times, width, color=(NEUTRALS[1], NEUTRALS[3])[j], label=f"{n} GPUs")
+        ax.bar_label(bars, [format_seconds(t * MS, "ms") for t in times], fontsize=10)
     for i, (_, fab) in enumerate(groups):
-        two = decode_step(model, accel, fab, 2, include_bandwidth=False)
-        four = decode_step(model, accel, fab, 4, include_bandwidth=False)
-        right.text(
-            i,
-            two.total_s / MS * 1.12,
-            f"2 -> 4: {format_ratio(speedup(two, four))}",
-            ha="center",
-            fontsize=10,
-            weight="bold",
-        )
-    right.set_xticks(np.arange(len(groups)), [g[0] for g in groups])
-    right.set_ylabel("time per decoded token (ms)")
-    right.set_ylim(
-        0, decode_step(model, accel, fixed, 2, include_bandwidth=False).total_s / MS * 1.3
-    )
-    right.set_title("Doubling from 2 to 4 GPUs under each model", fontsize=11, y=1.0)
-    right.legend(
-        fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=2, frameon=False
-    )
-    right.grid(False, axis="x")
-    return fig
+        two, four = step(fab, 2), step(fab, 4)
+        ax.text(i, two.total_s / MS * 1.12, f"2 -> 4: {format_ratio(speedup(two, four))}",
+                ha="center", fontsize=10, weight="bold")  # fmt: skip
+    ax.set_xticks(np.arange(len(groups)), [g[0] for g in groups])
+    ax.set_ylabel("time per decoded token (ms)")
+    ax.set_ylim(0, step(fixed, 2).total_s / MS * 1.3)
+    ax.set_title("Doubling from 2 to 4 GPUs under each model", fontsize=11, y=1.0)
+    legend_below(ax, -0.12, ncols=2)
+    ax.grid(False, axis="x")
 
 
 _KIND_LABELS = {
@@ -369,77 +351,57 @@ def token_timeline_figure(
     allreduces = require_int(
         "allreduces", allreduces, minimum=1, maximum=MODEL.allreduces_per_token
     )
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, 6.3), layout="constrained")
-    top, bottom = fig.subplots(2, 1, height_ratios=[2.2, 1.0])
+    fig, top, bottom = two_panels(6.3, height_ratios=[2.2, 1.0])
+    _timelines(top, lines, allreduces)
+    handles, labels = top.get_legend_handles_labels()
+    order = [labels.index(_KIND_LABELS[k]) for k in SEGMENT_KINDS if _KIND_LABELS[k] in labels]
+    fig.legend([handles[i] for i in order], [labels[i] for i in order],
+               loc="outside upper center", ncol=1, fontsize=10, frameon=False)  # fmt: skip
+    top.grid(True, axis="x", alpha=0.3)
+    _anatomy(bottom)
+    return fig
+
+
+def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: int) -> None:
+    """Each line's compute slices and all-reduce waits, labelled with its token's time."""
     seen: set[str] = set()
     longest = 0.0
     for row, (_label, fabric, n) in enumerate(lines):
         whole = decode_step(MODEL, GPU, fabric, n).total_s
-        for seg in token_timeline(MODEL, GPU, fabric, n, allreduces=allreduces):
-            top.barh(
-                row,
-                seg.duration_s / US,
-                left=seg.start_s / US,
-                color=ROLE_COLORS[seg.kind],
-                edgecolor="white",
-                height=0.6,
-                label=None if seg.kind in seen else _KIND_LABELS[seg.kind],
-            )
+        segments = token_timeline(MODEL, GPU, fabric, n, allreduces=allreduces)
+        for seg in segments:
+            label = None if seg.kind in seen else _KIND_LABELS[seg.kind]
+            ax.barh(row, seg.duration_s / US, left=seg.start_s / US, color=ROLE_COLORS[seg.kind],
+                    edgecolor="white", height=0.6, label=label)  # fmt: skip
             seen.add(seg.kind)
-        end = sum(
-            s.duration_s for s in token_timeline(MODEL, GPU, fabric, n, allreduces=allreduces)
-        )
+        end = sum(s.duration_s for s in segments)
         longest = max(longest, end / US)
-        top.text(
-            end / US + 4,
-            row,
-            f"... x{MODEL.allreduces_per_token // allreduces}:\n"
-            f"{format_seconds(whole, 'ms')} per token",
-            va="center",
-            fontsize=10,
-        )
-    top.set_yticks(range(len(lines)), [label for label, _, _ in lines], fontsize=10)
-    top.invert_yaxis()
-    top.set_xlabel(
+        total = f"... x{MODEL.allreduces_per_token // allreduces}:\n"
+        total += f"{format_seconds(whole, 'ms')} per token"
+        ax.text(end / US + 4, row, total, va="center", fontsize=10)
+    ax.set_yticks(range(len(lines)), [label for label, _, _ in lines], fontsize=10)
+    ax.invert_yaxis()
+    ax.set_xlabel(
         f"time from the token's start (us),\nfirst {allreduces} of its "
         f"{MODEL.allreduces_per_token} all-reduces",
         fontsize=10,
     )
-    top.set_xlim(-0.02 * longest, longest * 1.5)  # room for the totals after the bars
-    handles, labels = top.get_legend_handles_labels()
-    order = [labels.index(_KIND_LABELS[k]) for k in SEGMENT_KINDS if _KIND_LABELS[k] in labels]
-    fig.legend(
-        [handles[i] for i in order],
-        [labels[i] for i in order],
-        loc="outside upper center",
-        ncol=1,
-        fontsize=10,
-        frameon=False,
-    )
-    top.grid(True, axis="x", alpha=0.3)
+    ax.set_xlim(-0.02 * longest, longest * 1.5)  # room for the totals after the bars
 
-    parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
+
+def _anatomy(ax: Axes) -> None:
+    """One 2-GPU all-reduce on the fast fabric: launch, fixed cost, hops and bytes."""
     left = 0.0
-    for part, (color, hatch) in zip(parts, _ANATOMY_STYLE, strict=True):
+    for part, (color, hatch) in zip(
+        allreduce_anatomy(MODEL.hidden_vector_bytes), _ANATOMY_STYLE, strict=True
+    ):
         width = part.seconds / US
-        bottom.barh(
-            0,
-            width,
-            left=left,
-            color=color,
-            hatch=hatch,
-            edgecolor="white",
-            height=0.6,
-            # Wrapped: the longest label would widen the figure past a phone's column.
-            label=textwrap.fill(
-                f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}", 44
-            ),
-        )
+        # Wrapped: the longest label would widen the figure past a phone's column.
+        label = textwrap.fill(f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}", 44)
+        ax.barh(0, width, left=left, color=color, hatch=hatch, edgecolor="white", height=0.6,
+                label=label)  # fmt: skip
         left += width
-    bottom.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
-    bottom.set_xlabel("microseconds (us)", fontsize=10)
-    bottom.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=1, fontsize=10, frameon=False
-    )
-    bottom.grid(True, axis="x", alpha=0.3)
-    return fig
+    ax.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
+    ax.set_xlabel("microseconds (us)", fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=1, fontsize=10, frameon=False)
+    ax.grid(True, axis="x", alpha=0.3)

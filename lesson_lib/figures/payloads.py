@@ -8,22 +8,15 @@ from collections.abc import Mapping, Sequence
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-from lesson_lib.chapters.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_int, require_number
+from lesson_lib.model.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.model.specimen import MODEL, TOKENS_PER_S
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import MB, TB, format_count, format_rate
 
-_DECADES = {
-    MB: "1 MB/s",
-    10 * MB: "10 MB/s",
-    100 * MB: "100 MB/s",
-    1e9: "1 GB/s",
-    1e10: "10 GB/s",
-    1e11: "100 GB/s",
-    TB: "1 TB/s",
-}
+_DECADES = {MB: "1 MB/s", 10 * MB: "10 MB/s", 100 * MB: "100 MB/s", 1e9: "1 GB/s",
+            1e10: "10 GB/s", 1e11: "100 GB/s", TB: "1 TB/s"}  # fmt: skip
 
 
 def payload_vs_bandwidth_figure(
@@ -44,7 +37,7 @@ def payload_vs_bandwidth_figure(
         Decode rate, tokens/second (> 0).
     fabrics : mapping of str to float, optional
         Label -> bandwidth in bytes/second per direction; default
-        :data:`lesson_lib.chapters.payloads.FABRIC_BANDWIDTHS`. Labels containing
+        :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`. Labels containing
         ``"illustrative"`` are drawn hollow.
 
     Returns
@@ -76,24 +69,12 @@ def payload_vs_bandwidth_figure(
     # the axis's start, so a decode bar would look a third of PCIe's when
     # PCIe carries it hundreds of times over. A dot's place is its value.
     for y, (_label, value, colour, hatch, note) in zip(ys, rows, strict=True):
-        ax.plot(
-            value,
-            y,
-            "o",
-            ms=11,
-            color=colour,
-            mfc="white" if hatch else colour,  # hollow: an illustrative figure
-            mec=colour if colour != ROLE_COLORS["decode"] else "black",
-            mew=2,
-        )
-        ax.text(
-            value * 1.6,
-            y,
-            note,
-            va="center",
-            fontsize=10,
-            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
-        )
+        edge = colour if colour != ROLE_COLORS["decode"] else "black"
+        # Hollow: an illustrative figure.
+        ax.plot(value, y, "o", ms=11, color=colour, mfc="white" if hatch else colour, mec=edge,
+                mew=2)  # fmt: skip
+        ax.text(value * 1.6, y, note, va="center", fontsize=10,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # fmt: skip
     ax.set_xscale("log")
     # Labels on two lines leave the bars most of the book's column.
     ax.set_yticks(ys, [_two_lines(r[0]) for r in rows])
@@ -108,10 +89,8 @@ def payload_vs_bandwidth_figure(
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xticklabels([_DECADES[t] for t in ticks[::2]])
     ax.set_xlabel("bytes per second, one direction\n(log scale, decimal units)")
-    ax.set_title(
-        f"Decode at {format_count(tokens_per_s)} tokens/s\nneeds a sliver of any fabric",
-        fontsize=11,
-    )
+    title = f"Decode at {format_count(tokens_per_s)} tokens/s\nneeds a sliver of any fabric"
+    ax.set_title(title, fontsize=11)
     ax.grid(True, axis="x", which="both", alpha=0.3)
     ax.grid(False, axis="y")
     return fig

@@ -15,10 +15,18 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
-from lesson_lib.chapters.prefill import per_token, place_on_curve, prefill_message_bytes
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import (
+    FIGURE_WIDTH_IN,
+    NEUTRALS,
+    ROLE_COLORS,
+    fabric_color,
+    new_figure,
+    note,
+    two_panels,
+)
 from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_time, ring_allreduce_factor
+from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import StepBreakdown
@@ -34,23 +42,8 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("bandwidth_s", "all-reduce bytes / bandwidth", "bandwidth"),
 )
 
+#: Colours of fabrics other than the lesson's two, darkest first.
 _EXTRA_COLORS = (NEUTRALS[4], NEUTRALS[3], NEUTRALS[2])
-
-
-def _fabric_color(fabric: Fabric, index: int) -> str:
-    if fabric == FAST:
-        return ROLE_COLORS["fast"]
-    if fabric == SLOW:
-        return ROLE_COLORS["slow"]
-    return _EXTRA_COLORS[index % len(_EXTRA_COLORS)]
-
-
-def _bytes_label(value: float, _pos: object = None) -> str:
-    return format_bytes(value, system="binary", decimals=0)
-
-
-def _time_label(value: float, _pos: object = None) -> str:
-    return format_seconds(value, decimals=0)
 
 
 def draw_alpha_beta(
@@ -92,60 +85,32 @@ def draw_alpha_beta(
     sizes = np.geomspace(low, high, 200)
     factor = ring_allreduce_factor(n)
     for i, fabric in enumerate(fabrics):
-        color = _fabric_color(fabric, i)
+        color = fabric_color(fabric, i, _EXTRA_COLORS)
         times = np.array([allreduce_time(float(m), n, fabric) for m in sizes])
         ax.plot(sizes, times, color=color, lw=2.2, label=fabric.name)
         point = place_on_curve(low, n, fabric)
         if asymptotes:
             ax.axhline(point.latency_s, color=color, lw=1, ls=":")
             ax.plot(sizes, factor * sizes / fabric.bandwidth, color=color, lw=1, ls="--")
-        ax.plot(
-            [point.crossover_bytes],
-            [2 * point.latency_s],
-            marker="D",
-            ms=8,
-            color=color,
-            markeredgecolor="black",
-            zorder=5,
-        )
-        ax.annotate(
-            # Binary first, as the ticks are; the decimal value is the text's.
-            f"crossover {format_bytes(point.crossover_bytes, 'MiB')}\n"
-            f"= {format_bytes(point.crossover_bytes, 'MB')}",
-            (point.crossover_bytes, 2 * point.latency_s),
-            xytext=(-9, 7),
-            textcoords="offset points",
-            ha="right",
-            fontsize=fontsize,
-            color="black",
-            # Another fabric's asymptote may pass behind the label.
-            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
-        )
+        cross = (point.crossover_bytes, 2 * point.latency_s)
+        ax.plot(*cross, marker="D", ms=8, color=color, markeredgecolor="black", zorder=5)
+        # Binary first, as the ticks are; the decimal value is the text's. Another
+        # fabric's asymptote may pass behind the label: a white box keeps it legible.
+        crossover = f"crossover {format_bytes(cross[0], 'MiB')}\n= {format_bytes(cross[0], 'MB')}"
+        note(ax, crossover, cross, -9, 7, ha="right", fontsize=fontsize, color="black",
+             bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})  # fmt: skip
         for _label, payload in messages:
-            ax.plot(
-                [payload],
-                [allreduce_time(payload, n, fabric)],
-                "o",
-                color=color,
-                markeredgecolor="black",
-                zorder=6,
-            )
+            ax.plot([payload], [allreduce_time(payload, n, fabric)], "o", color=color,
+                    markeredgecolor="black", zorder=6)  # fmt: skip
     middle = np.sqrt(low * high) * 64
     for i, (label, payload) in enumerate(messages):
         kind = label.partition(":")[0]
         colour = ROLE_COLORS[kind] if kind in ("decode", "prefill") else ROLE_COLORS["free"]
         ax.axvline(payload, color=colour, lw=1.2, ls="-.", zorder=1)
         right_side = payload < middle
-        ax.annotate(
-            label,
-            (payload, 1.0),
-            xycoords=("data", "axes fraction"),
-            xytext=(4 if right_side else -4, -4 - 3.2 * fontsize * i),
-            textcoords="offset points",
-            ha="left" if right_side else "right",
-            va="top",
-            fontsize=fontsize,
-        )
+        note(ax, label, (payload, 1.0), 4 if right_side else -4, -4 - 3.2 * fontsize * i,
+             xycoords=("data", "axes fraction"), ha="left" if right_side else "right", va="top",
+             fontsize=fontsize)  # fmt: skip
     if asymptotes:
         ax.plot([], [], color="black", lw=1, ls=":", label="latency term alone (alpha)")
         ax.plot([], [], color="black", lw=1, ls="--", label="bandwidth term alone")
@@ -157,13 +122,15 @@ def draw_alpha_beta(
     highest = max(allreduce_time(high, n, f) for f in fabrics)
     ax.set_ylim(lowest / 10, highest * 4)
     ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1, 4)]))
-    ax.xaxis.set_major_formatter(FuncFormatter(_bytes_label))
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(lambda v, _: format_bytes(v, system="binary", decimals=0))
+    )
     # A tick mark at every power of two, labelled every fourth: the decode
     # message (10 KiB) then sits visibly between 8 and 16 KiB, not on a label.
     ax.xaxis.set_minor_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1)]))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.tick_params(axis="x", which="minor", length=4)
-    ax.yaxis.set_major_formatter(FuncFormatter(_time_label))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_seconds(v, decimals=0)))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("payload of one all-reduce (bytes, binary units, log scale)")
     ax.set_ylabel("time of one all-reduce (log scale)")
@@ -171,11 +138,9 @@ def draw_alpha_beta(
 
 def _messages(model: ModelSpec, prompt_tokens: int) -> list[tuple[str, float]]:
     prompt = prefill_message_bytes(model, prompt_tokens)
+    decode = model.hidden_vector_bytes
     return [
-        (
-            f"decode: 1 vector\n{format_bytes(model.hidden_vector_bytes, 'KiB')}",
-            model.hidden_vector_bytes,
-        ),
+        (f"decode: 1 vector\n{format_bytes(decode, 'KiB')}", decode),
         (f"prefill: {prompt_tokens:,} vectors\n{format_bytes(prompt, 'MiB')}", prompt),
     ]
 
@@ -227,14 +192,7 @@ def _draw_breakdown(ax: Axes, steps: Sequence[StepBreakdown], labels: Sequence[s
         ax.barh(y, values, left=left, color=ROLE_COLORS[role], label=label, height=0.6)
         left += values
     for yi, step, total in zip(y, steps, left, strict=True):
-        ax.annotate(
-            f"{format_seconds(step.total_s, 'ms')}",
-            (total, yi),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=10,
-        )
+        note(ax, f"{format_seconds(step.total_s, 'ms')}", (total, yi), 4, 0, va="center")
     ax.set_yticks(y, labels)
     ax.set_xlim(0, left.max() * 1.3)
     ax.grid(False, axis="y")
@@ -276,10 +234,7 @@ def prefill_breakdown_figure(
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
-    fig, ax_decode = new_figure(width, height)
-    ax_decode.remove()
-    # Stacked, not side by side: each panel keeps the column's width and its labels.
-    ax_decode, ax_prefill = fig.subplots(2, 1)
+    fig, ax_decode, ax_prefill = two_panels(height, width)
     labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
     per = [per_token(model, accel, f, n, prompt_tokens) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)

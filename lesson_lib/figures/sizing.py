@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.chapters.sizing import DegreeFit, fits_by_degree, pure_attention_twin
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure, note
 from lesson_lib.model.memory import MemoryBudget
+from lesson_lib.model.sizing import DegreeFit, fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL
 from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import GB, GiB, format_bytes, format_count
@@ -82,57 +82,28 @@ def memory_bars_figure(
     capacity = max(b.capacity_bytes for b in budgets) / GB
     for attr, label, role in SEGMENTS:
         values = np.array([max(getattr(b, attr), 0.0) for b in budgets]) / GB
-        bars = ax.bar(
-            x,
-            values,
-            0.55,
-            bottom=bottom,
-            color=ROLE_COLORS[role],
-            label=label,
-            edgecolor="white",
-            linewidth=0.8,
-            alpha=0.45 if role == "free" else 1.0,
-        )
+        alpha = 0.45 if role == "free" else 1.0
+        bars = ax.bar(x, values, 0.55, bottom=bottom, color=ROLE_COLORS[role], label=label,
+                      edgecolor="white", linewidth=0.8, alpha=alpha)  # fmt: skip
         for rect, value in zip(bars, values, strict=True):
             if value >= _LABEL_MIN_SHARE * capacity:
-                ax.text(
-                    rect.get_x() + rect.get_width() / 2,
-                    rect.get_y() + value / 2,
-                    # The KV cache is quoted in GiB in the text and tables beside
-                    # this figure: give both, so the two do not seem to disagree.
-                    format_bytes(value * GB, "GB", decimals=1)
-                    + (
-                        f"\n= {format_bytes(value * GB, 'GiB', decimals=1)}" if role == "kv" else ""
-                    ),
-                    ha="center",
-                    va="center",
-                    fontsize=10,
-                    color="white" if role == "weights" else "black",
-                )
+                text = format_bytes(value * GB, "GB", decimals=1)
+                # The KV cache is quoted in GiB in the text and tables beside
+                # this figure: give both, so the two do not seem to disagree.
+                if role == "kv":
+                    text += f"\n= {format_bytes(value * GB, 'GiB', decimals=1)}"
+                ax.text(rect.get_x() + rect.get_width() / 2, rect.get_y() + value / 2, text,
+                        ha="center", va="center", fontsize=10,
+                        color="white" if role == "weights" else "black")  # fmt: skip
         bottom = bottom + values
     for i, b in enumerate(budgets):
         if not b.fits:
-            ax.annotate(
-                f"over by {format_bytes(b.shortfall_bytes, 'GB', decimals=1)}",
-                (x[i], bottom[i]),
-                xytext=(0, 4),
-                textcoords="offset points",
-                ha="center",
-                fontsize=10,
-                color=INK,
-                fontweight="bold",
-            )
+            over = f"over by {format_bytes(b.shortfall_bytes, 'GB', decimals=1)}"
+            note(ax, over, (x[i], bottom[i]), 0, 4, ha="center", color=INK, fontweight="bold")
     ax.axhline(capacity, color=INK, linestyle="--", linewidth=1.2)
-    ax.annotate(
-        f"card: {format_bytes(capacity * GB, 'GB', decimals=2)} "
-        f"= {format_bytes(capacity * GB, 'GiB', decimals=1)}",
-        (x[-1] + 0.4, capacity),
-        xytext=(0, 3),
-        textcoords="offset points",
-        ha="right",
-        va="bottom",
-        fontsize=10,
-    )
+    card = (f"card: {format_bytes(capacity * GB, 'GB', decimals=2)} "
+            f"= {format_bytes(capacity * GB, 'GiB', decimals=1)}")  # fmt: skip
+    note(ax, card, (x[-1] + 0.4, capacity), 0, 3, ha="right", va="bottom")
     ax.set_xticks(x, labels)
     ax.set_xlim(-0.6, len(budgets) - 0.4)
     ax.set_ylim(0, max(capacity, float(bottom.max())) * 1.12)
@@ -151,7 +122,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.chapters.sizing.fits_by_degree`: the specimen on
+        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen on
         cards sold as 80 GB (79.1 GiB visible) at its full context.
 
     Returns
@@ -163,11 +134,8 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     fits = fits_by_degree() if fits is None else fits
     labels = [f"TP = {f.n}\n{f.sequences} sequence{'' if f.sequences == 1 else 's'}" for f in fits]
     tokens = format_count(fits[0].context_tokens) if fits else ""
-    return memory_bars_figure(
-        [f.budget for f in fits],
-        labels,
-        title=f"Each GPU, filled with sequences of {tokens} tokens",
-    )
+    title = f"Each GPU, filled with sequences of {tokens} tokens"
+    return memory_bars_figure([f.budget for f in fits], labels, title=title)
 
 
 def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Figure:
@@ -210,34 +178,16 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
         linewidth=2.5,
         label=f"KV cache, hybrid ({model.num_attention_layers} attention layers)",
     )
-    ax.plot(
-        k,
-        state,
-        color=ROLE_COLORS["state"],
-        linewidth=2,
-        label=f"DeltaNet state, hybrid ({model.num_linear_layers} layers, fixed)",
-    )
+    ax.plot(k, state, color=ROLE_COLORS["state"], linewidth=2,
+            label=f"DeltaNet state, hybrid ({model.num_linear_layers} layers, fixed)")  # fmt: skip
     room = (accel.memory_bytes - model.weight_bytes) / GiB
     ax.axhline(room, color=INK, linestyle=":", linewidth=1.2)
     right = model.max_context / 1024
-    ax.annotate(
-        f"room beside the weights\non one card: {format_bytes(room * GiB, 'GiB', decimals=1)}",
-        (right, room),
-        xytext=(-4, -3),  # under the line, where the steep dashed line has passed
-        textcoords="offset points",
-        ha="right",
-        va="top",
-        fontsize=10,
-    )
-    ax.annotate(
-        f"{format_bytes(model.state_bytes, 'MiB', decimals=0)} at any length",
-        (right, float(state[-1])),
-        xytext=(-4, 3),
-        textcoords="offset points",
-        ha="right",
-        va="bottom",
-        fontsize=10,
-    )
+    beside = f"room beside the weights\non one card: {format_bytes(room * GiB, 'GiB', decimals=1)}"
+    # Under the line, where the steep dashed line has passed.
+    note(ax, beside, (right, room), -4, -3, ha="right", va="top")
+    fixed = f"{format_bytes(model.state_bytes, 'MiB', decimals=0)} at any length"
+    note(ax, fixed, (right, float(state[-1])), -4, 3, ha="right", va="bottom")
     ax.set_xlim(0, right)
     ax.set_ylim(0, float(pure.max()) * 1.08)
     ax.set_xticks(np.linspace(0, right, 9))

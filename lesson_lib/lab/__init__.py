@@ -7,8 +7,9 @@ Modules, one concept each:
 * :mod:`~lesson_lib.lab.cli` the command line, ``python -m lesson_lib.lab``;
 * :mod:`~lesson_lib.lab.records` results files and the shipped reference data;
 * :mod:`~lesson_lib.lab.nccl_tests` importing nccl-tests' ``all_reduce_perf`` output;
-* :mod:`~lesson_lib.lab.fit` the alpha-beta fit and :func:`fabric_from_fit`;
-* :mod:`~lesson_lib.lab.pingpong` MPI's own latency probe, for comparison.
+* :mod:`~lesson_lib.lab.fit` fitting a measurement with the model's alpha-beta fit;
+* :mod:`~lesson_lib.lab.pingpong` MPI's own latency probe, for comparison;
+* :mod:`~lesson_lib.lab.report` and :mod:`~lesson_lib.lab.reading` the lab page's numbers and sentences.
 
 Importing this package does not import :mod:`mpi4py` or start MPI.
 """

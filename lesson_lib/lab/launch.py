@@ -71,10 +71,9 @@ class LaunchResult:
         Wall-clock seconds from start to end.
     rank_notes : dict
         Failure notes ranks left in the status folder, by rank.
-    stopped : list of int
-        Process ids still alive after ``mpiexec`` ended, which were stopped.
-    removed_shm : list of str
-        Leftover shared-memory files that were removed.
+    stopped, removed_shm : list
+        Process ids still alive after ``mpiexec`` ended, which were stopped,
+        and leftover shared-memory files, which were removed.
     """
 
     command: list[str]

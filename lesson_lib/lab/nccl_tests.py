@@ -34,7 +34,6 @@ from lesson_lib.lab.records import (
     measurement_from_dict,
 )
 from lesson_lib.model._validate import require_int
-from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Longest line read, characters (a line of the table or a rank line is about 100-200).
 MAX_LINE_CHARS = 4096
@@ -100,9 +99,6 @@ class _Layout:
 
     width: int
     size: int = 0
-    count: int = 1
-    type: int = 2
-    redop: int | None = 3
     times: tuple[int, ...] = (5, 9)
     algbw: tuple[int, ...] = (6, 10)
     busbw: tuple[int, ...] = (7, 11)
@@ -119,9 +115,6 @@ class _Layout:
         return cls(
             width=len(names),
             size=lowered.index("size"),
-            count=lowered.index("count") if "count" in lowered else 1,
-            type=lowered.index("type") if "type" in lowered else 2,
-            redop=lowered.index("redop") if "redop" in lowered else None,
             times=times,
             algbw=algbw,
             busbw=busbw,
@@ -135,7 +128,7 @@ class _Layout:
         if width == 12:  # size count type redop | time algbw busbw error (x2)
             return cls(width=12, times=(4, 8), algbw=(5, 9), busbw=(6, 10))
         # size count type | time algbw busbw error (x2): no redop column
-        return cls(width=11, redop=None, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
+        return cls(width=11, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
 
 
 def rank_line(body: str) -> tuple[int, str, str] | None:
@@ -180,8 +173,8 @@ def _number(tokens: list[str], col: int, name: str) -> float:
     return float(text)
 
 
-def _row(tokens: list[str], layout: _Layout, block: int) -> tuple[int, float, float, str, str]:
-    """(size, time, busbw/algbw ratio, type, redop) of one data line, using one block of columns."""
+def _row(tokens: list[str], layout: _Layout, block: int) -> tuple[int, float, float]:
+    """(size, time, busbw/algbw ratio) of one data line, using one block of columns."""
     need = max(layout.times[block], layout.algbw[block], layout.busbw[block]) + 1
     if len(tokens) < need:
         raise ValueError(
@@ -195,10 +188,8 @@ def _row(tokens: list[str], layout: _Layout, block: int) -> tuple[int, float, fl
     busbw = _number(tokens, layout.busbw[block], "busbw")
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError("the time should be a positive number")
-    dtype = tokens[layout.type] if layout.type < len(tokens) else ""
-    redop = tokens[layout.redop] if layout.redop is not None and layout.redop < len(tokens) else ""
     ratio = busbw / algbw if algbw > 0 else math.nan
-    return int(tokens[layout.size]), seconds, ratio, dtype, redop
+    return int(tokens[layout.size]), seconds, ratio
 
 
 def parse_all_reduce_perf(
@@ -237,7 +228,7 @@ def parse_all_reduce_perf(
         when no data line is found at all.
     """
     problems: list[ParseProblem] = []
-    rows: list[tuple[int, float, str, str]] = []
+    rows: list[tuple[int, float]] = []
     rank_hosts: dict[int, str] = {}
     devices: list[str] = []
     layout: _Layout | None = None
@@ -280,34 +271,18 @@ def parse_all_reduce_perf(
             problems.append(ParseProblem(number, line, "the table has no in-place columns"))
             continue
         try:
-            size, seconds, ratio, dtype, redop = _row(tokens, table, block)
+            size, seconds, ratio = _row(tokens, table, block)
         except ValueError as exc:
             problems.append(ParseProblem(number, line, str(exc)))
             continue
-        if size <= last_size:
-            if size == 0:
-                continue
-            problems.append(
-                ParseProblem(
-                    number,
-                    line,
-                    f"the size {size} is not larger than the one before it (line {last_line}: "
-                    f"{last_size}); were two runs pasted together?",
-                )
-            )
+        if size == 0:  # nccl-tests' zero-byte row times no transfer
             continue
-        if seconds * scale < MIN_SECONDS:
-            problems.append(
-                ParseProblem(
-                    number,
-                    line,
-                    f"the time {seconds:g} {'us' if scale == 1e-6 else 'ms'} is below "
-                    f"{MIN_SECONDS:g} s, not a measured time",
-                )
-            )
+        reason = _out_of_order(size, seconds, scale, last_size, last_line)
+        if reason:
+            problems.append(ParseProblem(number, line, reason))
             continue
         last_size, last_line = size, number
-        rows.append((size, seconds * scale, dtype, redop))
+        rows.append((size, seconds * scale))
         algbw = size / (seconds * scale)
         ratios.append((algbw, ratio))
     if problems and strict:
@@ -326,41 +301,47 @@ def parse_all_reduce_perf(
     if ranks is None:
         ranks = len(rank_hosts) or _ranks_from_ratio(ratios)
     ranks = require_int("ranks", ranks, minimum=2, maximum=MAX_RANKS)
-    records = []
-    for size, seconds, dtype, redop in rows:
-        algbw = size / seconds
-        records.append(
-            {
-                "bytes": size,
-                "dtype": dtype,
-                "redop": redop,
-                "ranks": ranks,
-                "median_s": seconds,
-                "p10_s": None,
-                "p90_s": None,
-                "algbw": algbw,
-                "busbw": algbw * ring_allreduce_factor(ranks),
-            }
-        )
+    machine = {
+        "devices": devices,
+        "hosts": sorted(set(rank_hosts.values())),
+        "nodes": len(set(rank_hosts.values())) or None,
+    }
+    config = {
+        "in_place": in_place,
+        "time_statistic": "mean",
+        "skipped_lines": [p.line for p in problems],
+    }
+    return _measurement(rows, ranks, machine, config)
+
+
+def _measurement(
+    rows: list[tuple[int, float]], ranks: int, machine: dict, config: dict
+) -> Measurement:
+    """The Measurement of the table's (size, seconds) rows; its bandwidths follow from them."""
     data = {
         "format": FORMAT,
         "source": "nccl-tests",
         "complete": True,
         "ranks": ranks,
         "started": "",
-        "machine": {
-            "devices": devices,
-            "hosts": sorted(set(rank_hosts.values())),
-            "nodes": len(set(rank_hosts.values())) or None,
-        },
-        "config": {
-            "in_place": in_place,
-            "time_statistic": "mean",
-            "skipped_lines": [p.line for p in problems],
-        },
-        "records": records,
+        "machine": machine,
+        "config": config,
+        "records": [{"bytes": size, "median_s": seconds} for size, seconds in rows],
     }
     return measurement_from_dict(data)
+
+
+def _out_of_order(size: int, seconds: float, scale: float, last_size: int, last_line: int) -> str:
+    """Why a row (its time in units of ``scale`` seconds) cannot be read, or ``""``."""
+    if size <= last_size:
+        return (
+            f"the size {size} is not larger than the one before it (line {last_line}: "
+            f"{last_size}); were two runs pasted together?"
+        )
+    if seconds * scale < MIN_SECONDS:
+        unit = "us" if scale == 1e-6 else "ms"
+        return f"the time {seconds:g} {unit} is below {MIN_SECONDS:g} s, not a measured time"
+    return ""
 
 
 def _ranks_from_ratio(ratios: list[tuple[float, float]]) -> int:

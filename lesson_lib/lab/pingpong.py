@@ -49,16 +49,12 @@ class PingPong:
     ----------
     bytes : numpy.ndarray
         Message sizes, bytes.
-    mean_s : numpy.ndarray
-        Mean one-way time (half a round trip), seconds.
-    std_s : numpy.ndarray
-        Standard deviation of the one-way time, seconds.
+    mean_s, std_s : numpy.ndarray
+        Mean one-way time (half a round trip) and its standard deviation, seconds.
     samples : numpy.ndarray
         Round trips timed per size.
-    started : str
-        ISO 8601 time of the run (UTC), or ``""``.
-    machine : dict
-        Where it ran.
+    started, machine
+        ISO 8601 time of the run (UTC) or ``""``, and where it ran.
     """
 
     bytes: np.ndarray
@@ -156,7 +152,6 @@ def pingpong_from_dict(data: dict) -> PingPong:
     Parameters
     ----------
     data : dict
-        Parsed JSON.
 
     Returns
     -------
@@ -184,7 +179,6 @@ def read_pingpong(path: str | os.PathLike) -> PingPong:
     Parameters
     ----------
     path : str or path-like
-        The file.
 
     Returns
     -------
@@ -241,10 +235,8 @@ def run_pingpong(
 
     Parameters
     ----------
-    max_bytes : int, default 4 MiB
-        Largest message.
-    loop : int, default 2000
-        Round trips per small size.
+    max_bytes, loop
+        As for :func:`pingpong_args`.
     timeout : float, default 60
         Seconds before the job is stopped.
     mpiexec : str, optional
@@ -289,9 +281,7 @@ def write_pingpong(path: str | os.PathLike, pingpong: PingPong) -> Path:
     Parameters
     ----------
     path : str or path-like
-        Destination.
     pingpong : PingPong
-        The measurement.
 
     Returns
     -------

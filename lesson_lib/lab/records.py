@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.model._safe_io import printable, require_output_file, special_kind
 from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Format tag written into every results file.
@@ -71,26 +71,19 @@ class Measurement:
         ``"mpi-allreduce"`` or ``"nccl-tests"``.
     ranks : int
         Ranks (GPUs or processes) in the all-reduce.
-    bytes : numpy.ndarray
-        Message sizes, bytes, ascending.
-    median_s : numpy.ndarray
-        Median (MPI) or average (nccl-tests) seconds per all-reduce.
-    p10_s : numpy.ndarray
-        10th percentile of the timed batches, seconds (NaN where unknown).
-    p90_s : numpy.ndarray
-        90th percentile of the timed batches, seconds (NaN where unknown).
-    algbw : numpy.ndarray
-        Algorithm bandwidth, bytes/second.
-    busbw : numpy.ndarray
-        Bus bandwidth (algorithm bandwidth x 2(N-1)/N), bytes/second.
+    bytes, median_s : numpy.ndarray
+        Message sizes (bytes, ascending) and the median (MPI) or average
+        (nccl-tests) seconds per all-reduce.
+    p10_s, p90_s : numpy.ndarray
+        10th and 90th percentiles of the timed batches, seconds (NaN where unknown).
+    algbw, busbw : numpy.ndarray
+        Algorithm and bus bandwidth (x 2(N-1)/N), bytes/second.
     complete : bool
         False if the sweep stopped before its last size.
     started : str
         ISO 8601 start time (UTC), or ``""``.
-    machine : dict
-        Facts about where it ran (CPU, cores, MPI library, ...).
-    config : dict
-        The sweep's settings.
+    machine, config : dict
+        Facts about where it ran (CPU, cores, MPI library, ...), and the sweep's settings.
     stop_reason : str, optional
         Why an incomplete sweep stopped.
     path : str
@@ -184,9 +177,7 @@ def write_results(path: str | os.PathLike, data: dict) -> Path:
     Parameters
     ----------
     path : str or path-like
-        Destination.
     data : dict
-        Results content.
 
     Returns
     -------
@@ -205,7 +196,6 @@ def read_text_file(
     Parameters
     ----------
     path : str or path-like
-        The file.
     what : str
         How to name it in messages ("results file", "nccl-tests output").
     error : type of Exception
@@ -231,13 +221,13 @@ def read_text_file(
     # a FIFO or a device would block or never end: refused before it is opened, and
     # checked again on what was opened (without waiting), in case it was swapped
     if not stat.S_ISREG(p.stat().st_mode):
-        raise error(f"{what} {str(p)!r} is {_special(p.stat().st_mode)}, not a regular file")
+        raise error(f"{what} {str(p)!r} is {special_kind(p.stat().st_mode)}, not a regular file")
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as fh:
             mode = os.fstat(fh.fileno()).st_mode
             if not stat.S_ISREG(mode):
-                raise error(f"{what} {str(p)!r} is {_special(mode)}, not a regular file")
+                raise error(f"{what} {str(p)!r} is {special_kind(mode)}, not a regular file")
             data = fh.read(limit + 1)
     except OSError as exc:
         raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
@@ -246,25 +236,12 @@ def read_text_file(
     return data.decode("utf-8", errors="replace")
 
 
-def _special(mode: int) -> str:
-    for test, kind in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return kind
-    return "a special file"
-
-
 def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     """Read a JSON object, turning every way it can be broken into a clear error.
 
     Parameters
     ----------
     path : str or path-like
-        The file.
     what : str, default "results file"
         How to name it in messages.
 
@@ -355,7 +332,6 @@ def validate(data: dict, where: str = "results") -> None:
     Parameters
     ----------
     data : dict
-        Parsed content.
     where : str, default "results"
         Name used in messages (usually the path).
 
@@ -411,7 +387,6 @@ def measurement_from_dict(data: dict, path: str = "") -> Measurement:
     Parameters
     ----------
     data : dict
-        Results content.
     path : str, optional
         Where it came from, for messages and labels.
 
@@ -475,7 +450,6 @@ def reference_path(name: str) -> Path:
     Parameters
     ----------
     name : str
-        File name.
 
     Returns
     -------

@@ -125,13 +125,29 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
             f"{option} {str(p)!r} is a symbolic link; give the path of a regular file "
             "(a new one, or one to replace)"
         )
-    for test, kind in _KINDS:
-        if test(mode):
-            raise ValueError(
-                f"{option} {str(p)!r} is {kind}, not a regular file; give a file name such "
-                "as results.csv"
-            )
+    if not stat.S_ISREG(mode):
+        raise ValueError(
+            f"{option} {str(p)!r} is {special_kind(mode)}, not a regular file; give a file name "
+            "such as results.csv"
+        )
     return p
+
+
+def special_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, in words, when it is not a regular file.
+
+    Parameters
+    ----------
+    mode : int
+        ``os.stat(...).st_mode``.
+
+    Returns
+    -------
+    str
+        ``"a folder"``, ``"a FIFO (named pipe)"``, ``"a character device"``,
+        ``"a block device"``, ``"a socket"``, else ``"a special file"``.
+    """
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
 
 
 def keep_previous(path: str | os.PathLike) -> Path | None:

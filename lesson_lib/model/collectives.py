@@ -1,35 +1,28 @@
 """The cost of a collective: bytes on the wire and time (alpha-beta), the all-reduce first.
 
-The textbook algorithm is the **ring**: a reduce-scatter followed by an
-all-gather. Each of the ``n`` ranks sends ``(n - 1) / n`` of the payload in
-each phase, so ``2 (n - 1) / n`` of it in all, the factor nccl-tests uses to
-turn algorithm bandwidth into "bus bandwidth" (nccl-tests,
-doc/PERFORMANCE.md). No all-reduce algorithm can make a rank send less: the
-factor is a lower bound, which is what "bandwidth-optimal" means. The price is
-``2 (n - 1)`` steps one after another, so the ring's latency grows with ``n``.
+The textbook all-reduce is the **ring**, a reduce-scatter then an all-gather:
+each of ``n`` ranks sends ``2 (n - 1) / n`` of the payload, the factor
+nccl-tests uses to turn algorithm bandwidth into "bus bandwidth" (nccl-tests,
+doc/PERFORMANCE.md) and a lower bound for any all-reduce ("bandwidth-optimal"),
+in ``2 (n - 1)`` steps one after another, so its latency grows with ``n``.
+For decode's small messages vLLM's and TensorRT-LLM's custom all-reduces over
+NVLink use **one-shot** (every rank reads every peer's whole buffer and sums
+locally: one step, ``n - 1`` payloads per rank) or **two-shot** (reduce-scatter
+and all-gather directly between all peers: two steps, the ring's bytes).
 
-Serving engines do not use the ring for decode's small messages. vLLM's and
-TensorRT-LLM's custom all-reduces over NVLink use:
-
-- **one-shot**: every rank reads every other rank's whole buffer and sums
-  locally; one step, but ``(n - 1)`` payloads per rank;
-- **two-shot**: a reduce-scatter and an all-gather done directly between all
-  peers; two steps and the ring's ``2 (n - 1) / n`` payloads.
-
-In the model a fabric's fixed ``latency`` is paid once per all-reduce
-(launch, synchronisation) and its ``hop_latency`` once per step on the
-critical path. With ``hop_latency = 0`` (the lesson's assumption) the three
-algorithms cost the same latency.
-
-The other collectives (:data:`COLLECTIVES`) are priced the same way:
-reduce-scatter and all-gather are the ring's halves, the all-to-all of
-expert parallelism sends ``(n - 1) / n`` of each rank's buffer to all peers
-at once, and a send/recv passes a whole buffer to one peer.
+A fabric's fixed ``latency`` is paid once per collective (launch,
+synchronisation) and its ``hop_latency`` once per step on the critical path;
+with ``hop_latency = 0`` (the lesson's assumption) the three all-reduce
+algorithms cost the same latency. Every collective is one entry of
+:data:`COLLECTIVES` with the algorithms that run it (:data:`ALGORITHMS` is the
+all-reduce's): reduce-scatter and all-gather are the ring's halves, the
+all-to-all of expert parallelism sends ``(n - 1) / n`` of each rank's buffer
+to all peers at once, and a send/recv passes a whole buffer to one peer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
@@ -37,15 +30,13 @@ from lesson_lib.model.specs import Fabric, ModelSpec
 
 
 @dataclass(frozen=True)
-class AllReduceAlgorithm:
-    """How one all-reduce algorithm scales with the number of ranks ``n``.
+class Algorithm:
+    """How one algorithm of a collective scales with the number of ranks ``n``.
 
     Attributes
     ----------
-    name : str
-        Key used by every ``algorithm=`` argument.
-    description : str
-        One line for tables and legends.
+    name, description : str
+        Key used by every ``algorithm=`` argument; one line for tables and legends.
     steps : callable
         ``steps(n)``: communication steps on the critical path (0 for n = 1).
     factor : callable
@@ -58,60 +49,244 @@ class AllReduceAlgorithm:
     factor: Callable[[int], float]
 
 
-#: The all-reduce algorithms the model knows, by name.
-ALGORITHMS: dict[str, AllReduceAlgorithm] = {
-    a.name: a
-    for a in (
-        AllReduceAlgorithm(
-            "ring",
-            "ring: reduce-scatter + all-gather around a ring",
-            lambda n: 2 * (n - 1),
-            lambda n: 2.0 * (n - 1) / n,
+@dataclass(frozen=True)
+class Collective:
+    """One collective: what it does, what its payload is, and the algorithms that run it.
+
+    Attributes
+    ----------
+    name, description : str
+        Key used by every ``kind=`` argument; one line for tables and legends.
+    payload : str
+        What ``payload_bytes`` measures for this collective.
+    algorithms : mapping of str to Algorithm
+        The algorithms by name; the first is the one priced by default.
+    """
+
+    name: str
+    description: str
+    payload: str
+    algorithms: Mapping[str, Algorithm]
+
+
+def _one_step(n: int) -> int:
+    return 1 if n > 1 else 0
+
+
+def _ring(n: int) -> float:
+    return 2.0 * (n - 1) / n
+
+
+def _by_name(*algorithms: Algorithm) -> dict[str, Algorithm]:
+    return {a.name: a for a in algorithms}
+
+
+#: Reduce-scatter and all-gather, each a half of the ring all-reduce.
+_RING_HALF = Algorithm("ring", "ring: n - 1 steps", lambda n: n - 1, lambda n: (n - 1) / n)
+#: The all-reduce's algorithms; the ring, first, is the default.
+_ALL_REDUCE = (
+    Algorithm(
+        "ring", "ring: reduce-scatter + all-gather around a ring", lambda n: 2 * (n - 1), _ring
+    ),
+    Algorithm(
+        "two_shot",
+        "two-shot: reduce-scatter + all-gather, all peers at once",
+        lambda n: 2 * _one_step(n),
+        _ring,
+    ),
+    Algorithm(
+        "one_shot",
+        "one-shot: read every peer's buffer, sum locally",
+        _one_step,
+        lambda n: float(n - 1),
+    ),
+)
+
+#: The collectives the model prices, by name. The byte factors are the ones
+#: nccl-tests uses to turn algorithm bandwidth into bus bandwidth
+#: (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter,
+#: all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather
+#: are the ring's two halves, n - 1 steps each; the all-to-all sends to every
+#: peer at once, as NCCL groups one send and one receive per peer.
+COLLECTIVES: dict[str, Collective] = {
+    c.name: c
+    for c in (
+        Collective(
+            "all_reduce",
+            "all-reduce: every rank ends with the sum (ring: reduce-scatter + all-gather)",
+            "the vector summed, held whole on every rank",
+            _by_name(*_ALL_REDUCE),
         ),
-        AllReduceAlgorithm(
-            "two_shot",
-            "two-shot: reduce-scatter + all-gather, all peers at once",
-            lambda n: 2 if n > 1 else 0,
-            lambda n: 2.0 * (n - 1) / n,
+        Collective(
+            "reduce_scatter",
+            "reduce-scatter: every rank ends with 1/n of the sum (ring)",
+            "each rank's input vector; it keeps 1/n of the sum",
+            _by_name(_RING_HALF),
         ),
-        AllReduceAlgorithm(
-            "one_shot",
-            "one-shot: read every peer's buffer, sum locally",
-            lambda n: 1 if n > 1 else 0,
-            lambda n: float(n - 1),
+        Collective(
+            "all_gather",
+            "all-gather: every rank ends with every rank's piece (ring)",
+            "the gathered vector; each rank brings 1/n of it",
+            _by_name(_RING_HALF),
+        ),
+        Collective(
+            "all_to_all",
+            "all-to-all: every rank sends a different 1/n of its buffer to each rank",
+            "each rank's send buffer, 1/n of it for each rank (itself included)",
+            _by_name(
+                Algorithm("direct", "direct: all peers at once", _one_step, _RING_HALF.factor)
+            ),
+        ),
+        Collective(
+            "send_recv",
+            "send/recv: one rank sends its buffer to one other",
+            "the buffer sent",
+            _by_name(Algorithm("direct", "direct: one send", _one_step, lambda n: float(n > 1))),
         ),
     )
 }
 
+#: The all-reduce algorithms the model knows, by name: the all-reduce's entry of
+#: :data:`COLLECTIVES`.
+ALGORITHMS: Mapping[str, Algorithm] = COLLECTIVES["all_reduce"].algorithms
 
-def get_algorithm(algorithm: str) -> AllReduceAlgorithm:
+
+def _lookup(registry: Mapping[str, object], name: str, key: object) -> object:
+    try:
+        return registry[key]  # type: ignore[index]
+    except (KeyError, TypeError):
+        valid = ", ".join(repr(k) for k in registry)
+        raise ValueError(f"{name} must be one of {valid}, got {key!r}") from None
+
+
+def get_collective(kind: str) -> Collective:
+    """Look up a collective by name.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"reduce_scatter"``,
+        ``"all_gather"``, ``"all_to_all"``, ``"send_recv"``).
+
+    Returns
+    -------
+    Collective
+        What it does and its algorithms; an unknown name raises ValueError
+        listing the valid ones.
+    """
+    return _lookup(COLLECTIVES, "kind", kind)  # type: ignore[return-value]
+
+
+def get_algorithm(algorithm: str) -> Algorithm:
     """Look up an all-reduce algorithm by name.
 
     Parameters
     ----------
     algorithm : str
-        One of the keys of :data:`ALGORITHMS` (``"ring"``, ``"two_shot"``,
-        ``"one_shot"``).
+        A key of :data:`ALGORITHMS` (``"ring"``, ``"two_shot"``, ``"one_shot"``).
 
     Returns
     -------
-    AllReduceAlgorithm
-        Its steps and bytes as functions of ``n``.
-
-    Raises
-    ------
-    ValueError
-        If the name is unknown; the message lists the valid ones.
+    Algorithm
+        Its steps and bytes as functions of ``n``; an unknown name raises
+        ValueError listing the valid ones.
     """
-    try:
-        return ALGORITHMS[algorithm]
-    except (KeyError, TypeError):
-        valid = ", ".join(repr(k) for k in ALGORITHMS)
-        raise ValueError(f"algorithm must be one of {valid}, got {algorithm!r}") from None
+    return _lookup(ALGORITHMS, "algorithm", algorithm)  # type: ignore[return-value]
+
+
+def _schedule(kind: str, algorithm: str | None) -> Algorithm:
+    """The named algorithm of a collective, or its first when none is named."""
+    algorithms = get_collective(kind).algorithms
+    if algorithm is None:
+        return next(iter(algorithms.values()))
+    return _lookup(algorithms, "algorithm", algorithm)  # type: ignore[return-value]
+
+
+def _named(algorithm: str) -> str:
+    """The all-reduce algorithm's name; None and unknown names are refused."""
+    return get_algorithm(algorithm).name
 
 
 def _ranks(n: int) -> int:
     return require_int("n", n, maximum=MAX_RANKS)
+
+
+def collective_steps(kind: str, n: int, algorithm: str | None = None) -> int:
+    """Steps one collective over ``n`` ranks puts on the critical path.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES`.
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    algorithm : str, optional
+        A key of the collective's ``algorithms``; its first by default.
+
+    Returns
+    -------
+    int
+        ``2(n-1)`` for the ring all-reduce, ``n - 1`` for reduce-scatter and
+        all-gather, 1 for all-to-all and send/recv, 0 for one rank.
+    """
+    schedule = _schedule(kind, algorithm)
+    return schedule.steps(_ranks(n))
+
+
+def collective_wire_bytes(
+    kind: str, payload_bytes: float, n: int, algorithm: str | None = None
+) -> float:
+    """Bytes each rank sends in one collective over ``n`` ranks.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`COLLECTIVES`.
+    payload_bytes : float
+        The collective's payload (what ``Collective.payload`` says), bytes (>= 0).
+    n : int
+        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    algorithm : str, optional
+        A key of the collective's ``algorithms``; its first by default.
+
+    Returns
+    -------
+    float
+        ``factor(n) * payload_bytes``, bytes per rank.
+    """
+    schedule = _schedule(kind, algorithm)
+    payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
+    return schedule.factor(_ranks(n)) * payload_bytes
+
+
+def _latency(kind: str, n: int, fabric: Fabric, algorithm: str | None) -> float:
+    """``latency + steps * hop_latency`` of one collective, 0 for one rank."""
+    require_instance("fabric", fabric, Fabric)
+    steps = collective_steps(kind, n, algorithm)
+    return fabric.latency + steps * fabric.hop_latency if steps else 0.0
+
+
+def collective_time(
+    kind: str, payload_bytes: float, n: int, fabric: Fabric, algorithm: str | None = None
+) -> float:
+    """Time of one collective: ``latency + steps * hop_latency + wire bytes / bandwidth``.
+
+    Parameters
+    ----------
+    kind, payload_bytes, n, algorithm
+        As for :func:`collective_wire_bytes`; one rank costs 0.
+    fabric : Fabric
+        The interconnect.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    require_instance("fabric", fabric, Fabric)
+    wire = collective_wire_bytes(kind, payload_bytes, n, algorithm)
+    # One rank sends nothing and waits for no one: both terms are 0.
+    return _latency(kind, n, fabric, algorithm) + wire / fabric.bandwidth
 
 
 def allreduce_factor(n: int, algorithm: str = "ring") -> float:
@@ -134,27 +309,7 @@ def allreduce_factor(n: int, algorithm: str = "ring") -> float:
     >>> allreduce_factor(8, "one_shot"), allreduce_factor(8)
     (7.0, 1.75)
     """
-    algo = get_algorithm(algorithm)
-    return algo.factor(_ranks(n))
-
-
-def allreduce_steps(n: int, algorithm: str = "ring") -> int:
-    """Communication steps one all-reduce over ``n`` ranks puts on the critical path.
-
-    Parameters
-    ----------
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
-
-    Returns
-    -------
-    int
-        ``2(n-1)`` for the ring, 2 for two-shot, 1 for one-shot, 0 for one rank.
-    """
-    algo = get_algorithm(algorithm)
-    return algo.steps(_ranks(n))
+    return get_algorithm(algorithm).factor(_ranks(n))
 
 
 def ring_allreduce_factor(n: int) -> float:
@@ -163,7 +318,7 @@ def ring_allreduce_factor(n: int) -> float:
     Parameters
     ----------
     n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+        Number of ranks, from 1 to 4096.
 
     Returns
     -------
@@ -175,7 +330,23 @@ def ring_allreduce_factor(n: int) -> float:
     >>> ring_allreduce_factor(4)
     1.5
     """
-    return ALGORITHMS["ring"].factor(_ranks(n))
+    return allreduce_factor(n, "ring")
+
+
+def allreduce_steps(n: int, algorithm: str = "ring") -> int:
+    """Communication steps one all-reduce over ``n`` ranks puts on the critical path.
+
+    Parameters
+    ----------
+    n, algorithm
+        Ranks (1 to 4096) and a key of :data:`ALGORITHMS`, default ``"ring"``.
+
+    Returns
+    -------
+    int
+        ``2(n-1)`` for the ring, 2 for two-shot, 1 for one-shot, 0 for one rank.
+    """
+    return collective_steps("all_reduce", n, _named(algorithm))
 
 
 def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") -> float:
@@ -183,20 +354,16 @@ def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") 
 
     Parameters
     ----------
-    payload_bytes : float
-        Size of the vector being summed, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
+    payload_bytes, n, algorithm
+        The vector summed (bytes, >= 0), the ranks (1 to 4096) and a key of
+        :data:`ALGORITHMS`, default ``"ring"``.
 
     Returns
     -------
     float
         ``allreduce_factor(n, algorithm) * payload_bytes``, bytes per rank.
     """
-    payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
-    return allreduce_factor(n, algorithm) * payload_bytes
+    return collective_wire_bytes("all_reduce", payload_bytes, n, _named(algorithm))
 
 
 def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
@@ -204,12 +371,9 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
 
     Parameters
     ----------
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    fabric : Fabric
-        The interconnect.
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`; ``steps`` is :func:`allreduce_steps`.
+    n, fabric, algorithm
+        Ranks (1 to 4096), the interconnect and a key of :data:`ALGORITHMS`,
+        default ``"ring"``; ``steps`` is :func:`allreduce_steps`.
 
     Returns
     -------
@@ -217,11 +381,7 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
         Seconds. On a fabric without per-hop latency every algorithm pays
         the same ``fabric.latency``.
     """
-    require_instance("fabric", fabric, Fabric)
-    steps = allreduce_steps(n, algorithm)
-    if steps == 0:
-        return 0.0
-    return fabric.latency + steps * fabric.hop_latency
+    return _latency("all_reduce", n, fabric, _named(algorithm))
 
 
 def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str = "ring") -> float:
@@ -232,22 +392,16 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
 
     Parameters
     ----------
-    payload_bytes : float
-        Size of the vector being summed, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    fabric : Fabric
-        The interconnect.
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
+    payload_bytes, n, fabric, algorithm
+        The vector summed (bytes, >= 0), the ranks (1 to 4096), the
+        interconnect and a key of :data:`ALGORITHMS`, default ``"ring"``.
 
     Returns
     -------
     float
         Seconds.
     """
-    wire = allreduce_wire_bytes(payload_bytes, n, algorithm)
-    return allreduce_latency(n, fabric, algorithm) + wire / fabric.bandwidth
+    return collective_time("all_reduce", payload_bytes, n, fabric, _named(algorithm))
 
 
 def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
@@ -259,13 +413,9 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
 
     Parameters
     ----------
-    fabric : Fabric
-        The interconnect.
-    n : int
-        Number of ranks, from 2 (one rank has no communication to balance) to
-        4096 (``MAX_RANKS``).
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
+    fabric, n, algorithm
+        The interconnect, the ranks from 2 (one rank has no communication to
+        balance) to 4096, and a key of :data:`ALGORITHMS`, default ``"ring"``.
 
     Returns
     -------
@@ -290,12 +440,8 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
     ----------
     model : ModelSpec
         The model (its hidden vector is the payload per token).
-    fabric : Fabric
-        The wire.
-    n : int
-        Ranks, from 2 to 4096 (``MAX_RANKS``).
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
+    fabric, n, algorithm
+        As for :func:`crossover_bytes`.
 
     Returns
     -------
@@ -312,179 +458,6 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
     return crossover_bytes(fabric, n, algorithm) / model.hidden_vector_bytes
 
 
-# ---------------------------------------------------------------------------
-# Every collective, in the same alpha-beta(-per-hop) model.
-
-
-@dataclass(frozen=True)
-class Collective:
-    """How one collective scales with the number of ranks ``n``.
-
-    Attributes
-    ----------
-    name : str
-        Key used by every ``kind=`` argument.
-    description : str
-        One line for tables and legends: what it does and how it is scheduled.
-    payload : str
-        What ``payload_bytes`` measures for this collective.
-    steps : callable
-        ``steps(n)``: communication steps on the critical path (0 for n = 1).
-    factor : callable
-        ``factor(n)``: payloads each rank sends (0 for n = 1).
-    """
-
-    name: str
-    description: str
-    payload: str
-    steps: Callable[[int], int]
-    factor: Callable[[int], float]
-
-
-#: The collectives the model prices, by name. The byte factors are the ones
-#: nccl-tests uses to turn algorithm bandwidth into bus bandwidth
-#: (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter,
-#: all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather
-#: are the ring's two halves, n - 1 steps each; the all-to-all sends to every
-#: peer at once, as NCCL groups one send and one receive per peer.
-COLLECTIVES: dict[str, Collective] = {
-    c.name: c
-    for c in (
-        Collective(
-            "all_reduce",
-            "all-reduce: every rank ends with the sum (ring: reduce-scatter + all-gather)",
-            "the vector summed, held whole on every rank",
-            ALGORITHMS["ring"].steps,
-            ALGORITHMS["ring"].factor,
-        ),
-        Collective(
-            "reduce_scatter",
-            "reduce-scatter: every rank ends with 1/n of the sum (ring)",
-            "each rank's input vector; it keeps 1/n of the sum",
-            lambda n: n - 1,
-            lambda n: (n - 1) / n,
-        ),
-        Collective(
-            "all_gather",
-            "all-gather: every rank ends with every rank's piece (ring)",
-            "the gathered vector; each rank brings 1/n of it",
-            lambda n: n - 1,
-            lambda n: (n - 1) / n,
-        ),
-        Collective(
-            "all_to_all",
-            "all-to-all: every rank sends a different 1/n of its buffer to each rank",
-            "each rank's send buffer, 1/n of it for each rank (itself included)",
-            lambda n: 1 if n > 1 else 0,
-            lambda n: (n - 1) / n,
-        ),
-        Collective(
-            "send_recv",
-            "send/recv: one rank sends its buffer to one other",
-            "the buffer sent",
-            lambda n: 1 if n > 1 else 0,
-            lambda n: 1.0 if n > 1 else 0.0,
-        ),
-    )
-}
-
-
-def get_collective(kind: str) -> Collective:
-    """Look up a collective by name.
-
-    Parameters
-    ----------
-    kind : str
-        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"reduce_scatter"``,
-        ``"all_gather"``, ``"all_to_all"``, ``"send_recv"``).
-
-    Returns
-    -------
-    Collective
-        Its steps and bytes as functions of ``n``.
-
-    Raises
-    ------
-    ValueError
-        If the name is unknown; the message lists the valid ones.
-    """
-    try:
-        return COLLECTIVES[kind]
-    except (KeyError, TypeError):
-        valid = ", ".join(repr(k) for k in COLLECTIVES)
-        raise ValueError(f"kind must be one of {valid}, got {kind!r}") from None
-
-
-def collective_steps(kind: str, n: int) -> int:
-    """Steps one collective over ``n`` ranks puts on the critical path.
-
-    Parameters
-    ----------
-    kind : str
-        A key of :data:`COLLECTIVES`.
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-
-    Returns
-    -------
-    int
-        ``2(n-1)`` for the ring all-reduce, ``n - 1`` for reduce-scatter and
-        all-gather, 1 for all-to-all and send/recv, 0 for one rank.
-    """
-    collective = get_collective(kind)
-    return collective.steps(_ranks(n))
-
-
-def collective_wire_bytes(kind: str, payload_bytes: float, n: int) -> float:
-    """Bytes each rank sends in one collective over ``n`` ranks.
-
-    Parameters
-    ----------
-    kind : str
-        A key of :data:`COLLECTIVES`.
-    payload_bytes : float
-        The collective's payload (what ``Collective.payload`` says), bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-
-    Returns
-    -------
-    float
-        ``factor(n) * payload_bytes``, bytes per rank.
-    """
-    collective = get_collective(kind)
-    payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
-    return collective.factor(_ranks(n)) * payload_bytes
-
-
-def collective_time(kind: str, payload_bytes: float, n: int, fabric: Fabric) -> float:
-    """Time of one collective: ``latency + steps * hop_latency + wire bytes / bandwidth``.
-
-    Parameters
-    ----------
-    kind : str
-        A key of :data:`COLLECTIVES`.
-    payload_bytes : float
-        The collective's payload, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``); one rank costs 0.
-    fabric : Fabric
-        The interconnect: its ``latency`` is paid once, its ``hop_latency``
-        once per step.
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    require_instance("fabric", fabric, Fabric)
-    wire = collective_wire_bytes(kind, payload_bytes, n)
-    steps = collective_steps(kind, n)
-    if steps == 0:
-        return 0.0
-    return fabric.latency + steps * fabric.hop_latency + wire / fabric.bandwidth
-
-
 def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
     """Bytes each rank sends in an all-to-all: ``(n-1)/n`` of its buffer.
 
@@ -493,11 +466,9 @@ def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        The rank's send buffer, bytes (>= 0): for expert parallelism's
-        dispatch, its tokens x top-k x one hidden vector.
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    payload_bytes, n
+        The rank's send buffer (for expert parallelism's dispatch, its tokens
+        x top-k x one hidden vector) and the ranks.
 
     Returns
     -------
@@ -517,12 +488,8 @@ def alltoall_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        Each rank's send buffer, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    fabric : Fabric
-        The interconnect.
+    payload_bytes, n, fabric
+        Each rank's send buffer, the ranks and the interconnect.
 
     Returns
     -------
@@ -538,10 +505,8 @@ def reduce_scatter_wire_bytes(payload_bytes: float, n: int) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        Each rank's input vector, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    payload_bytes, n
+        Each rank's input vector and the ranks.
 
     Returns
     -------
@@ -556,12 +521,8 @@ def reduce_scatter_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        Each rank's input vector, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    fabric : Fabric
-        The interconnect.
+    payload_bytes, n, fabric
+        Each rank's input vector, the ranks and the interconnect.
 
     Returns
     -------
@@ -576,10 +537,8 @@ def all_gather_wire_bytes(payload_bytes: float, n: int) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        The gathered vector, bytes (>= 0); each rank brings ``1/n`` of it.
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
+    payload_bytes, n
+        The gathered vector (each rank brings ``1/n`` of it) and the ranks.
 
     Returns
     -------
@@ -594,12 +553,8 @@ def all_gather_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        The gathered vector, bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    fabric : Fabric
-        The interconnect.
+    payload_bytes, n, fabric
+        The gathered vector, the ranks and the interconnect.
 
     Returns
     -------
@@ -614,10 +569,8 @@ def sendrecv_wire_bytes(payload_bytes: float, n: int = 2) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        The buffer, bytes (>= 0).
-    n : int, default 2
-        Ranks taking part, from 1 (nothing to send) to 4096 (``MAX_RANKS``).
+    payload_bytes, n
+        The buffer and the ranks taking part, default 2 (1: nothing to send).
 
     Returns
     -------
@@ -632,12 +585,9 @@ def sendrecv_time(payload_bytes: float, fabric: Fabric, n: int = 2) -> float:
 
     Parameters
     ----------
-    payload_bytes : float
-        The buffer, bytes (>= 0).
-    fabric : Fabric
-        The wire between the two ranks.
-    n : int, default 2
-        Ranks taking part, from 1 (nothing to send) to 4096 (``MAX_RANKS``).
+    payload_bytes, fabric, n
+        The buffer, the wire between the two ranks and the ranks taking part,
+        default 2 (1: nothing to send).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""The KV cache on the wire: disaggregated prefill and decode, and context parallelism.
+"""The KV cache on the wire: disaggregated prefill and decode.
 
 A serving system that runs prefill and decode on different GPUs must move each
 request's cache from the first to the second: the KV cache of its attention
@@ -16,12 +16,8 @@ alpha-beta terms (a fixed ``latency`` plus bytes over ``bandwidth``):
   over the prompt, which the lesson's prefill leaves out), and the transfer
   streamed layer by layer behind it (:func:`overlap_stream`,
   :func:`handoff`);
-- context parallelism: one step of ring attention for a long prefill
-  (:func:`ring_attention_step`, :func:`ring_attention_min_chunk`,
-  :func:`context_parallel_prefill`) and decode
-  context parallelism's memory per GPU against KV-head replication
-  (:func:`context_parallel_sequence_bytes`,
-  :func:`context_parallel_max_sequences`).
+- context parallelism, the alternative for a long prompt, priced in
+  :mod:`lesson_lib.model.context_parallel` and importable from here too.
 
 A GPU's shard follows :mod:`lesson_lib.model.memory`: KV heads split while
 there are enough of them and are copied past that; the recurrent state splits
@@ -30,22 +26,35 @@ by value heads. Every quantity is SI: bytes, seconds, bytes/second.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.model.context_parallel import RingAttentionStep as RingAttentionStep
+from lesson_lib.model.context_parallel import causal_attention_flops, max_dcp
+
+# Context parallelism is priced in its own module; the chapters, the coursework and
+# the book also import it from here, beside the hand-off it is an alternative to.
+from lesson_lib.model.context_parallel import (
+    context_parallel_max_sequences as context_parallel_max_sequences,
+)
+from lesson_lib.model.context_parallel import (
+    context_parallel_prefill as context_parallel_prefill,
+)
+from lesson_lib.model.context_parallel import (
+    context_parallel_sequence_bytes as context_parallel_sequence_bytes,
+)
+from lesson_lib.model.context_parallel import (
+    ring_attention_min_chunk as ring_attention_min_chunk,
+)
+from lesson_lib.model.context_parallel import ring_attention_step as ring_attention_step
 from lesson_lib.model.layout import layer_kinds
 from lesson_lib.model.memory import kv_share, state_share
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import StepBreakdown, attention_pair_flops, prefill_step
+from lesson_lib.model.step_time import StepBreakdown, prefill_step
 
 #: Most layers :func:`overlap_stream` accepts (a bound on input, not on models).
 MAX_LAYERS: int = 4096
-
-
-def _context(model: ModelSpec, context: int, name: str = "context") -> int:
-    return require_int(name, context, minimum=1, maximum=model.max_context)
 
 
 def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
@@ -54,7 +63,6 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     context : int
         Tokens in the sequence, from 1 to ``model.max_context``.
 
@@ -65,13 +73,6 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
         16 GiB + 146.8 MiB at full context, 4,096 x 64 KiB + 146.8 MiB at the
         lesson's prompt.
 
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a ModelSpec or ``context`` not an integer.
-    ValueError
-        If ``context`` is outside 1 to ``model.max_context``.
-
     Examples
     --------
     >>> from lesson_lib.model.specimen import MODEL
@@ -79,7 +80,7 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
     422379520.0
     """
     require_instance("model", model, ModelSpec)
-    tokens = _context(model, context)
+    tokens = require_int("context", context, maximum=model.max_context)
     return model.kv_bytes(tokens) + model.state_bytes
 
 
@@ -88,10 +89,8 @@ def kv_transfer_time(model: ModelSpec, context: int, fabric: Fabric) -> float:
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    context : int
-        Tokens in the sequence, from 1 to ``model.max_context``.
+    model, context
+        As for :func:`kv_transfer_bytes`.
     fabric : Fabric
         The port: its ``latency`` is paid once, its ``bandwidth`` (bytes/s
         in one direction) carries :func:`kv_transfer_bytes`.
@@ -111,12 +110,8 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    context : int
-        Tokens of each request's cache, from 1 to ``model.max_context``.
-    fabric : Fabric
-        The port.
+    model, context, fabric
+        As for :func:`kv_transfer_time`, the tokens those of each request.
 
     Returns
     -------
@@ -124,32 +119,6 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
         ``1 / kv_transfer_time(model, context, fabric)``.
     """
     return 1.0 / kv_transfer_time(model, context, fabric)
-
-
-def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
-    """FLOPs of causal attention over a prompt of ``tokens`` tokens, all attention layers.
-
-    Query ``i`` attends to keys ``0..i``, so a prompt of ``L`` tokens has
-    ``L (L + 1) / 2`` query-key pairs per layer; each pair costs
-    :func:`~lesson_lib.model.step_time.attention_pair_flops`, as in
-    :func:`~lesson_lib.model.step_time.decode_step`.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    tokens : int
-        Prompt length, from 1 to ``model.max_context``.
-
-    Returns
-    -------
-    float
-        FLOPs (0 for a model without attention layers).
-    """
-    require_instance("model", model, ModelSpec)
-    length = _context(model, tokens, "tokens")
-    pairs = length * (length + 1) / 2
-    return model.num_attention_layers * attention_pair_flops(model) * pairs
 
 
 @dataclass(frozen=True)
@@ -182,12 +151,8 @@ def prefill_time(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire of the prefill's tensor-parallel all-reduces.
+    model, accel, fabric
+        The model, one card and the wire of the prefill's all-reduces.
     n : int
         Tensor-parallel degree of the prefill instance, from 1 to 4096
         (``MAX_RANKS``).
@@ -237,11 +202,6 @@ class ShardedTransfer:
         return self.fabric.latency + self.port_bytes / self.fabric.bandwidth
 
 
-def _dcp(model: ModelSpec, tp: int, dcp: int) -> int:
-    # vLLM bounds the DCP size by the KV-head copies it removes: 1 to tp / kv_heads.
-    return require_int("dcp", dcp, maximum=max(1, tp // model.num_kv_heads))
-
-
 def _split(
     model: ModelSpec, context: int, decode_gpus: int, dcp: int
 ) -> tuple[float, float, float, float]:
@@ -281,7 +241,6 @@ def sharded_transfer(
     Parameters
     ----------
     model : ModelSpec
-        The model.
     context : int
         Tokens of the sequence, from 1 to ``model.max_context``.
     fabric : Fabric
@@ -312,10 +271,10 @@ def sharded_transfer(
     require_instance("model", model, ModelSpec)
     require_instance("fabric", fabric, Fabric)
     require_instance("shared_port", shared_port, bool)
-    tokens = _context(model, context)
+    tokens = require_int("context", context, maximum=model.max_context)
     senders = require_int("prefill_gpus", prefill_gpus, maximum=MAX_RANKS)
     receivers = require_int("decode_gpus", decode_gpus, maximum=MAX_RANKS)
-    dcp = _dcp(model, receivers, dcp)
+    dcp = require_int("dcp", dcp, maximum=max_dcp(model, receivers))
     kv_all, state_all, kv_each, state_each = _split(model, tokens, receivers, dcp)
     total = kv_all + state_all
     sender, receiver = total / senders, kv_each + state_each
@@ -485,14 +444,10 @@ def handoff(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card (both instances alike).
-    tp_fabric : Fabric
-        The wire of the prefill instance's all-reduces.
-    link : Fabric
-        One port between the instances.
+    model, accel
+        The model and one card (both instances alike).
+    tp_fabric, link : Fabric
+        The wire of the prefill instance's all-reduces; one port between the instances.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
     prefill_gpus : int
@@ -515,7 +470,7 @@ def handoff(
     require_instance("accel", accel, Accelerator)
     require_instance("tp_fabric", tp_fabric, Fabric)
     require_instance("link", link, Fabric)
-    prompt_tokens = _context(model, prompt_tokens, "prompt_tokens")
+    prompt_tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
     bulk = sharded_transfer(
         model,
         prompt_tokens,
@@ -544,255 +499,3 @@ def handoff(
     return Handoff(
         prefill=prefill, bulk=bulk, streamed=overlap_stream(computes, pieces, link.latency)
     )
-
-
-@dataclass(frozen=True)
-class RingAttentionStep:
-    """One step of ring attention in a context-parallel prefill, one attention layer.
-
-    Each of ``cp`` GPUs holds a chunk of the prompt; at every step it sends
-    the KV block it holds to the next GPU while computing its queries'
-    attention against the block it received.
-
-    Attributes
-    ----------
-    chunk_tokens : int
-        Tokens of each GPU's chunk, ``ceil(context / cp)``.
-    block_bytes : float
-        The KV block one GPU sends per step: its chunk's keys and values for
-        one attention layer and its share of the KV heads, bytes.
-    send_s : float
-        Latency + block bytes / bandwidth, seconds.
-    compute_s : float
-        The attention of the chunk's queries against one received block,
-        seconds: half of the chunk x chunk pairs, as a causal mask leaves
-        them with the chunks balanced across the ring.
-    """
-
-    chunk_tokens: int
-    block_bytes: float
-    send_s: float
-    compute_s: float
-
-    @property
-    def hidden(self) -> bool:
-        """True when the block crosses before the attention against the last one is done."""
-        return self.send_s <= self.compute_s
-
-    @property
-    def exposed_s(self) -> float:
-        """Seconds per step the send outlasts the attention (0 when hidden)."""
-        return max(0.0, self.send_s - self.compute_s)
-
-
-def _ring_terms(model: ModelSpec, accel: Accelerator, tp: int) -> tuple[float, float]:
-    """(bytes per token of a block, seconds per token^2 of attention) for one GPU."""
-    per_token = 2 * model.num_kv_heads * model.head_dim * model.dtype_bytes * kv_share(model, tp)
-    # Half the pairs (causal), 1/tp of the query heads.
-    per_pair = attention_pair_flops(model) / 2 / (tp * accel.peak_flops)
-    return per_token, per_pair
-
-
-def ring_attention_step(
-    model: ModelSpec,
-    accel: Accelerator,
-    fabric: Fabric,
-    context: int,
-    cp: int,
-    *,
-    tp: int = 1,
-) -> RingAttentionStep:
-    """One ring-attention step of a prefill of ``context`` tokens over ``cp`` GPUs.
-
-    The model covers the attention layers; the linear-attention layers hand
-    a fixed-size state from chunk to chunk instead, which it leaves out.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between neighbours on the ring.
-    context : int
-        Prompt length, from 1 to ``model.max_context``.
-    cp : int
-        Context-parallel degree (GPUs on the ring), from 2 to 4096.
-    tp : int, default 1
-        Tensor-parallel degree inside each ring position, from 1 to 4096:
-        each GPU holds and sends its share of the KV heads and computes its
-        share of the query heads.
-
-    Returns
-    -------
-    RingAttentionStep
-        The block, its send and the attention it hides behind.
-    """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("fabric", fabric, Fabric)
-    tokens = _context(model, context)
-    ranks = require_int("cp", cp, minimum=2, maximum=MAX_RANKS)
-    tp = require_int("tp", tp, maximum=MAX_RANKS)
-    chunk = math.ceil(tokens / ranks)
-    per_token, per_pair = _ring_terms(model, accel, tp)
-    block = chunk * per_token
-    return RingAttentionStep(
-        chunk_tokens=chunk,
-        block_bytes=block,
-        send_s=fabric.latency + block / fabric.bandwidth,
-        compute_s=per_pair * chunk**2,
-    )
-
-
-def ring_attention_min_chunk(
-    model: ModelSpec, accel: Accelerator, fabric: Fabric, *, tp: int = 1
-) -> float:
-    """Tokens per GPU at which a ring-attention step's send takes as long as its attention.
-
-    The send grows with the chunk ``c`` (``alpha + c b / B``), the attention
-    with its square (``k c^2``), so a chunk longer than the root of
-    ``k c^2 = alpha + c b / B`` hides the ring: about ``b F / (B * 2 h d)``
-    tokens without latency (``b`` the block's bytes per token, ``F`` the
-    peak, ``h`` the query heads and ``d`` the head dimension per GPU).
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model (with attention layers).
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between neighbours.
-    tp : int, default 1
-        Tensor-parallel degree inside each ring position, from 1 to 4096.
-
-    Returns
-    -------
-    float
-        Tokens (not rounded).
-    """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("fabric", fabric, Fabric)
-    tp = require_int("tp", tp, maximum=MAX_RANKS)
-    per_token, per_pair = _ring_terms(model, accel, tp)
-    linear = per_token / fabric.bandwidth
-    return (linear + math.sqrt(linear**2 + 4 * per_pair * fabric.latency)) / (2 * per_pair)
-
-
-def context_parallel_prefill(
-    model: ModelSpec,
-    accel: Accelerator,
-    tp_fabric: Fabric,
-    ring_fabric: Fabric,
-    prompt_tokens: int,
-    cp: int,
-    *,
-    tp: int = 1,
-) -> float:
-    """Seconds to prefill a prompt split over ``cp`` ring positions of ``tp`` GPUs each.
-
-    Each position runs the GEMMs and all-reduces of its chunk
-    (:func:`~lesson_lib.model.step_time.prefill_step` on ``ceil(L / cp)``
-    tokens, its ``tp`` GPUs on ``tp_fabric``) and a ``1 / (cp tp)`` share
-    of the whole prompt's causal attention; every attention layer's ring of
-    ``cp - 1`` steps adds whatever of its sends the attention does not hide
-    (:func:`ring_attention_step`).
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    tp_fabric : Fabric
-        The wire of each position's all-reduces.
-    ring_fabric : Fabric
-        The wire between ring neighbours.
-    prompt_tokens : int
-        Prompt length, from 1 to ``model.max_context``.
-    cp : int
-        Context-parallel degree, from 2 to 4096.
-    tp : int, default 1
-        Tensor-parallel degree of each position, from 1 to 4096.
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    require_instance("model", model, ModelSpec)
-    require_instance("tp_fabric", tp_fabric, Fabric)
-    require_instance("ring_fabric", ring_fabric, Fabric)
-    prompt_tokens = _context(model, prompt_tokens, "prompt_tokens")
-    step = ring_attention_step(model, accel, ring_fabric, prompt_tokens, cp, tp=tp)
-    chunk = prefill_step(model, accel, tp_fabric, tp, step.chunk_tokens)
-    attention = causal_attention_flops(model, prompt_tokens) / (cp * tp * accel.peak_flops)
-    ring = model.num_attention_layers * (cp - 1) * step.exposed_s
-    return chunk.total_s + attention + ring
-
-
-def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp: int = 1) -> float:
-    """Bytes one sequence takes on the busiest GPU of a decode instance with DCP.
-
-    Tensor parallelism splits the KV heads until there is one per GPU and
-    copies them past that; decode context parallelism shards each head's
-    tokens over ``dcp`` of the GPUs that would hold copies. It does not touch
-    the linear-attention state, which splits by value heads as before.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    context : int
-        Tokens of the sequence, from 1 to ``model.max_context``.
-    tp : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
-    dcp : int, default 1
-        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)`` (vLLM's
-        bound: the KV-head copies it can remove).
-
-    Returns
-    -------
-    float
-        ``kv_bytes x kv_share(tp) / dcp + state_bytes x state_share(tp)``:
-        at TP 8 on the specimen's full context 4 GiB of KV per GPU without
-        DCP, 2 GiB with DCP 2.
-    """
-    require_instance("model", model, ModelSpec)
-    tokens = _context(model, context)
-    tp = require_int("tp", tp, maximum=MAX_RANKS)
-    dcp = _dcp(model, tp, dcp)
-    kv = model.kv_bytes(tokens) * kv_share(model, tp) / dcp
-    return kv + model.state_bytes * state_share(model, tp)
-
-
-def context_parallel_max_sequences(
-    model: ModelSpec, accel: Accelerator, context: int, tp: int, dcp: int = 1
-) -> int:
-    """Sequences of ``context`` tokens that fit beside the weights at TP ``tp`` and DCP ``dcp``.
-
-    Parameters
-    ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card (its whole visible memory is used, no runtime reserve).
-    context : int
-        Tokens per sequence, from 1 to ``model.max_context``.
-    tp : int
-        Tensor-parallel degree, from 1 to 4096.
-    dcp : int, default 1
-        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)``.
-
-    Returns
-    -------
-    int
-        Whole sequences (0 if the weights alone do not fit).
-    """
-    require_instance("accel", accel, Accelerator)
-    per_sequence = context_parallel_sequence_bytes(model, context, tp, dcp)
-    free = accel.memory_bytes - model.weight_bytes / tp
-    return max(0, int(free // per_sequence))

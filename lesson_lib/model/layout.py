@@ -33,7 +33,6 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     tp : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     pp : int, default 1
@@ -94,7 +93,6 @@ def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     pp : int
         Pipeline-parallel degree, from 1 to ``model.num_layers``.
 
@@ -130,7 +128,6 @@ def layer_kinds(model: ModelSpec) -> tuple[str, ...]:
     Parameters
     ----------
     model : ModelSpec
-        The model.
 
     Returns
     -------
@@ -149,7 +146,6 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     pp : int
         Pipeline-parallel degree, from 1 to ``model.num_layers``.
 
@@ -180,7 +176,6 @@ def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     tp : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     pp : int, default 1

@@ -64,7 +64,6 @@ def kv_share(model: ModelSpec, n: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
 
@@ -85,7 +84,6 @@ def state_share(model: ModelSpec, n: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
 
@@ -118,7 +116,6 @@ def memory_budget(
     Parameters
     ----------
     model : ModelSpec
-        The model.
     accel : Accelerator
         One card.
     n : int
@@ -164,7 +161,6 @@ def max_sequences(
     Parameters
     ----------
     model : ModelSpec
-        The model.
     accel : Accelerator
         One card.
     n : int

@@ -54,7 +54,7 @@ from lesson_lib.model.collectives import (
     alltoall_wire_bytes,
     collective_time,
 )
-from lesson_lib.model.kv_transfer import context_parallel_max_sequences
+from lesson_lib.model.context_parallel import context_parallel_max_sequences
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, StepTerms
 
@@ -66,26 +66,19 @@ PARALLELISMS: tuple[str, ...] = ("tp", "ep")
 class MoEStep(StepTerms):
     """One decode step of an MoE model on ``n`` GPUs, seconds and bytes per rank.
 
-    The sum, the communication, the tokens per second and the largest term
-    come from :class:`~lesson_lib.model.step_time.StepTerms`; the step
-    decodes one token per sequence, so its ``tokens`` are its ``batch``.
+    Its sums and largest term come from
+    :class:`~lesson_lib.model.step_time.StepTerms`; the step decodes one
+    token per sequence, so its ``tokens`` are its ``batch``.
 
     Attributes
     ----------
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
-    n : int
-        GPUs.
-    batch : int
-        Sequences decoded together over all ``n`` GPUs.
-    weights_s : float
-        Reading the weights the step touches on the busiest rank.
-    flops_s : float
-        The arithmetic side of the roofline on the busiest rank.
-    latency_s : float
-        Sum of the collectives' fixed latencies.
-    bandwidth_s : float
-        Sum of the collectives' bytes per rank over the fabric's bandwidth.
+    parallelism, n, batch
+        ``"tp"`` or ``"ep"``, the GPUs, and the sequences over all of them.
+    weights_s, flops_s : float
+        The roofline's memory side (the weights the step touches) and its
+        arithmetic side, on the busiest rank.
+    latency_s, bandwidth_s : float
+        As for :class:`~lesson_lib.model.step_time.StepTerms`.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
     wire_bytes : float
@@ -173,10 +166,8 @@ def local_batch(batch: int, n: int, parallelism: str) -> int:
 
     Parameters
     ----------
-    batch : int
-        Sequences over all GPUs, from 1 to 65536 (``MAX_BATCH``).
-    n : int
-        GPUs, from 1 to 4096 (``MAX_RANKS``).
+    batch, n : int
+        Sequences over all GPUs (1 to 65536) and the GPUs (1 to 4096).
     parallelism : str
         ``"tp"`` or ``"ep"``.
 
@@ -254,12 +245,8 @@ def moe_decode_step(
 
     Parameters
     ----------
-    model : ModelSpec
-        An MoE model.
-    accel : Accelerator
-        One card (all ``n`` alike).
-    fabric : Fabric
-        The wire between them.
+    model, accel, fabric
+        An MoE model, one card (all ``n`` alike) and the wire between them.
     n : int
         GPUs, from 1 to 4096 (``MAX_RANKS``); under EP at most
         ``model.num_experts`` (each rank holds at least one expert).
@@ -355,10 +342,8 @@ def alltoall_crossover_tokens(
 
     Parameters
     ----------
-    model : ModelSpec
-        An MoE model.
-    fabric : Fabric
-        The wire.
+    model, fabric
+        An MoE model and the wire.
     n : int
         EP degree, from 2 to ``model.num_experts``.
     dispatch_bytes : int, optional
@@ -388,16 +373,14 @@ def sequences_that_fit(
     KV heads go (:func:`~lesson_lib.model.memory.kv_share`, and the recurrent
     state likewise; MLA's one latent is copied to every rank), as in any
     tensor-parallel decode instance
-    (:func:`~lesson_lib.model.kv_transfer.context_parallel_max_sequences`
+    (:func:`~lesson_lib.model.context_parallel.context_parallel_max_sequences`
     without DCP). Under EP with data-parallel attention each rank keeps the
     whole cache of its own sequences.
 
     Parameters
     ----------
-    model : ModelSpec
-        An MoE model.
-    accel : Accelerator
-        One card; all of ``accel.memory_bytes`` is available.
+    model, accel
+        An MoE model and one card, all of whose ``memory_bytes`` is available.
     n : int
         GPUs, from 1 to 4096 (under EP at most ``num_experts``).
     parallelism : str
@@ -415,7 +398,7 @@ def sequences_that_fit(
     n = _degree(model, n, parallelism)
     context_tokens = require_int("context_tokens", context_tokens, maximum=model.max_context)
     if parallelism == "tp":
-        # As any tensor-parallel decode instance: the one of kv_transfer, without DCP.
+        # As any tensor-parallel decode instance, without DCP.
         return context_parallel_max_sequences(model, accel, context_tokens, n)
     free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
     if free <= 0:

@@ -186,9 +186,9 @@ def published_table(
     Returns
     -------
     str
-        An HTML table (see :func:`lesson_lib.chapters.tables.html_table`).
+        An HTML table (see :func:`lesson_lib.model.tables.html_table`).
     """
-    from lesson_lib.chapters.tables import html_table
+    from lesson_lib.model.tables import html_table
 
     header = (
         "system",

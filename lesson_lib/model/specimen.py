@@ -213,186 +213,148 @@ class Assumption:
 
 _LESSON = "lesson text"
 _CONFIG = "public Qwen3.5-27B config (same shape)"
+_STATED_FABRIC = "assumption (lesson), not a vendor figure"
+#: How a value is shown by default, by its unit.
+_SHOWN_BY_UNIT = {"count": format_count, "bytes/s": format_rate, "s": format_seconds}
+
+
+def _stated(name: str, value: float, unit: str, source: str, shown: str = "") -> Assumption:
+    """One assumption, shown as its unit's formatter shows it unless ``shown`` is given."""
+    return Assumption(name, value, unit, shown or _SHOWN_BY_UNIT[unit](value), source)
+
 
 #: Every stated value the worked example rests on, in the order the lesson uses them.
 ASSUMPTIONS: tuple[Assumption, ...] = (
-    Assumption(
-        "parameters", MODEL.params, "count", "27 billion", _LESSON + " (54 GB of bf16 weights)"
+    _stated(
+        "parameters", MODEL.params, "count", _LESSON + " (54 GB of bf16 weights)", "27 billion"
     ),
-    Assumption(
-        "bytes per weight (bf16)", MODEL.dtype_bytes, "bytes", f"{MODEL.dtype_bytes} B", _LESSON
+    _stated(
+        "bytes per weight (bf16)", MODEL.dtype_bytes, "bytes", _LESSON, f"{MODEL.dtype_bytes} B"
     ),
-    Assumption("hidden size", MODEL.hidden_size, "count", format_count(MODEL.hidden_size), _LESSON),
-    Assumption(
+    _stated("hidden size", MODEL.hidden_size, "count", _LESSON),
+    _stated(
         "layers",
         MODEL.num_layers,
         "count",
-        f"{MODEL.num_layers} = {MODEL.super_blocks} super-blocks x 4",
         _LESSON + " (16 super-blocks); " + _CONFIG,
+        f"{MODEL.num_layers} = {MODEL.super_blocks} super-blocks x 4",
     ),
-    Assumption(
-        "attention layers (keep a KV cache)",
-        MODEL.num_attention_layers,
-        "count",
-        str(MODEL.num_attention_layers),
-        _CONFIG,
-    ),
-    Assumption(
+    _stated("attention layers (keep a KV cache)", MODEL.num_attention_layers, "count", _CONFIG),
+    _stated(
         "KV heads x head dim",
         MODEL.num_kv_heads * MODEL.head_dim,
         "count",
-        f"{MODEL.num_kv_heads} x {MODEL.head_dim}",
         _CONFIG,
+        f"{MODEL.num_kv_heads} x {MODEL.head_dim}",
     ),
-    Assumption(
-        "query heads", MODEL.num_query_heads or 0, "count", str(MODEL.num_query_heads), _CONFIG
-    ),
-    Assumption(
+    _stated("query heads", MODEL.num_query_heads or 0, "count", _CONFIG),
+    _stated(
         "Gated DeltaNet heads (key / value), head dim",
         MODEL.linear_num_value_heads,
         "count",
+        _CONFIG + "; state kept in fp32 as vLLM does",
         f"{MODEL.linear_num_key_heads} / {MODEL.linear_num_value_heads}, "
         f"{MODEL.linear_key_head_dim}",
-        _CONFIG + "; state kept in fp32 as vLLM does",
     ),
-    Assumption(
-        "FFN intermediate size",
-        MODEL.ffn_size or 0,
-        "count",
-        format_count(MODEL.ffn_size or 0),
-        _CONFIG,
-    ),
-    Assumption(
-        "vocabulary (embedding and LM-head rows)",
-        MODEL.vocab_size or 0,
-        "count",
-        format_count(MODEL.vocab_size or 0),
-        _CONFIG,
-    ),
-    Assumption(
+    _stated("FFN intermediate size", MODEL.ffn_size or 0, "count", _CONFIG),
+    _stated("vocabulary (embedding and LM-head rows)", MODEL.vocab_size or 0, "count", _CONFIG),
+    _stated(
         "maximum context",
         MODEL.max_context,
         "tokens",
-        format_count(MODEL.max_context) + " tokens",
         _CONFIG,
+        format_count(MODEL.max_context) + " tokens",
     ),
-    Assumption(
-        "all-reduces per layer (tensor parallel)",
-        MODEL.allreduces_per_layer,
-        "count",
-        str(MODEL.allreduces_per_layer),
-        _LESSON,
+    _stated(
+        "all-reduces per layer (tensor parallel)", MODEL.allreduces_per_layer, "count", _LESSON
     ),
-    Assumption(
+    _stated(
         "accelerator memory",
         GPU.memory_bytes,
         "bytes",
+        _LESSON + " (80 GB); capacity PyTorch reports on 80 GB H100/A100 cards",
         f"{format_bytes(GPU.memory_bytes, 'GiB', decimals=1)} visible to CUDA "
         f"(sold as {GPU_LABEL})",
-        _LESSON + " (80 GB); capacity PyTorch reports on 80 GB H100/A100 cards",
     ),
-    Assumption(
+    _stated(
         "runtime reserve (only where stated)",
         VLLM_GPU_MEMORY_UTILIZATION,
         "fraction",
-        f"{VLLM_GPU_MEMORY_UTILIZATION:g} (share of the card usable)",
         "vLLM's default gpu_memory_utilization; an assumption, applied only where the text says so",
+        f"{VLLM_GPU_MEMORY_UTILIZATION:g} (share of the card usable)",
     ),
-    Assumption(
+    _stated(
         "HBM bandwidth",
         GPU.hbm_bandwidth,
         "bytes/s",
-        format_rate(GPU.hbm_bandwidth),
         "H100 SXM vendor figure; the value that reproduces the lesson's 1.76x",
     ),
-    Assumption(
-        "dense bf16 peak", GPU.peak_flops, "FLOP/s", "989 TFLOP/s", "H100 SXM vendor figure"
-    ),
-    Assumption(
-        "fast fabric: one small all-reduce",
-        FAST.latency,
-        "s",
-        format_seconds(FAST.latency),
-        "assumption (lesson), not a vendor figure",
-    ),
-    Assumption(
-        "slow fabric: one small all-reduce",
-        SLOW.latency,
-        "s",
-        format_seconds(SLOW.latency),
-        "assumption (lesson), not a vendor figure",
-    ),
-    Assumption(
+    _stated("dense bf16 peak", GPU.peak_flops, "FLOP/s", "H100 SXM vendor figure", "989 TFLOP/s"),
+    _stated("fast fabric: one small all-reduce", FAST.latency, "s", _STATED_FABRIC),
+    _stated("slow fabric: one small all-reduce", SLOW.latency, "s", _STATED_FABRIC),
+    _stated(
         "NVLink 4 bandwidth per direction per GPU",
         NVLINK_BANDWIDTH,
         "bytes/s",
-        format_rate(NVLINK_BANDWIDTH),
         "vendor figure; illustrative",
     ),
-    Assumption(
+    _stated(
         "PCIe Gen5 x16 bandwidth per direction",
         PCIE_BANDWIDTH,
         "bytes/s",
-        format_rate(PCIE_BANDWIDTH),
         "vendor figure (about 64 GB/s); illustrative",
     ),
-    Assumption(
+    _stated(
         "InfiniBand NDR bandwidth per port and direction",
         INFINIBAND_NDR_BANDWIDTH,
         "bytes/s",
-        format_rate(INFINIBAND_NDR_BANDWIDTH),
         "vendor figure (400 Gb/s); illustrative",
     ),
-    Assumption(
+    _stated(
         "inter-node network: one small all-reduce or send",
         INTER_NODE.latency,
         "s",
-        format_seconds(INTER_NODE.latency),
         "assumption: NCCL's tuner estimate for 24 H100s on 3 nodes; the same run measured "
         f"about {format_seconds(INTER_NODE_MEASURED_LATENCY)} (NVIDIA/nccl issue 1453)",
     ),
-    Assumption(
+    _stated(
         "NIC per GPU on the compute fabric, per direction",
         NIC_BANDWIDTH,
         "bytes/s",
-        f"{format_rate(NIC_BANDWIDTH)} ({NIC_LINE_RATE_BITS / 1e9:g} Gb/s), {NICS_PER_GPU} per GPU",
         "vendor figure: NVIDIA HGX AI Factory reference architecture (400 Gb/s per GPU)",
+        f"{format_rate(NIC_BANDWIDTH)} ({NIC_LINE_RATE_BITS / 1e9:g} Gb/s), {NICS_PER_GPU} per GPU",
     ),
-    Assumption(
+    _stated(
         "node's converged Ethernet port, shared by its GPUs",
         NODE_ETHERNET.bandwidth,
         "bytes/s",
-        format_rate(NODE_ETHERNET.bandwidth),
         "vendor figure (one of two 200 GbE ports per node, NVIDIA HGX AI Factory reference "
         f"architecture); its {format_seconds(NODE_ETHERNET.latency)} latency is an assumption",
     ),
-    Assumption(
+    _stated(
         "decode context parallelism: collectives per attention layer",
         DCP_COLLECTIVES_PER_ATTENTION_LAYER,
         "count",
-        str(DCP_COLLECTIVES_PER_ATTENTION_LAYER),
         "assumption: a query gather and an output exchange, as the AWS Neuron port of vLLM "
         "describes its DCP decode",
     ),
-    Assumption(
+    _stated(
         "tiny all-reduce, 4 GPUs (per-hop ring model)",
         MEASURED_4GPU_LATENCY,
         "s",
-        format_seconds(MEASURED_4GPU_LATENCY),
         "measured 16.88 us, rounded (DGX-A100, NVIDIA/nccl-tests issue 123); with 10 us on 2 GPUs it fixes the per-hop ring model",
     ),
-    Assumption(
+    _stated(
         "launch overhead CUDA graphs remove, per all-reduce",
         CUDA_GRAPH_LAUNCH_SAVING,
         "s",
-        format_seconds(CUDA_GRAPH_LAUNCH_SAVING),
         "assumption; NVIDIA/nccl issue 1984's 3.5 -> 0.5 us is per operation over 100 "
         "aggregated all-reduces (-m 100), not one dependent all-reduce",
     ),
-    Assumption(
-        "interactive decode rate", TOKENS_PER_S, "tokens/s", f"{TOKENS_PER_S} tokens/s", _LESSON
+    _stated(
+        "interactive decode rate", TOKENS_PER_S, "tokens/s", _LESSON, f"{TOKENS_PER_S} tokens/s"
     ),
-    Assumption(
-        "prefill prompt", PROMPT_TOKENS, "tokens", format_count(PROMPT_TOKENS) + " tokens", _LESSON
+    _stated(
+        "prefill prompt", PROMPT_TOKENS, "tokens", _LESSON, format_count(PROMPT_TOKENS) + " tokens"
     ),
 )

@@ -95,23 +95,15 @@ class StepTerms:
 
 @dataclass(frozen=True)
 class StepBreakdown(StepTerms):
-    """Where the time of one step goes, in seconds.
-
-    The sum, the communication and the largest term come from
-    :class:`StepTerms`.
+    """Where the time of one step goes, in seconds; its sums come from :class:`StepTerms`.
 
     Attributes
     ----------
-    compute_s : float
-        Compute time per rank: the GEMM phase's roofline plus the attention
-        phase's (:attr:`gemm_s` + :attr:`attention_s`).
-    latency_s : float
-        Sum of the all-reduces' fixed latencies.
-    bandwidth_s : float
-        Sum of the all-reduces' wire bytes / bandwidth (0 when excluded).
-    tokens : int
-        Tokens processed by the step (the batch for decode, the prompt for
-        prefill).
+    compute_s, latency_s, bandwidth_s, tokens
+        As for :class:`StepTerms`: compute is the GEMM phase's roofline plus
+        the attention phase's (:attr:`gemm_s` + :attr:`attention_s`), the
+        collectives are all-reduces (``bandwidth_s`` 0 when excluded), the
+        tokens the batch for decode and the prompt for prefill.
     weights_s : float
         Streaming this rank's weights from HBM.
     flops_s : float
@@ -178,7 +170,7 @@ def attention_pair_flops(model: ModelSpec) -> float:
     query heads has as many as its KV heads. Decode attends each cached token
     once per sequence (:func:`decode_step`); a prefill's causal attention
     attends ``L (L + 1) / 2`` pairs
-    (:func:`~lesson_lib.model.kv_transfer.causal_attention_flops`).
+    (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`).
 
     Parameters
     ----------
@@ -206,13 +198,13 @@ def _step(
     accel: Accelerator,
     fabric: Fabric,
     n: int,
-    *,
     tokens: int,
     sequences: int,
     context: int | None,
     algorithm: str,
     include_bandwidth: bool,
 ) -> StepBreakdown:
+    """One step of ``tokens`` tokens over ``sequences`` sequences, each with ``context`` cached."""
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
     require_instance("fabric", fabric, Fabric)
@@ -270,12 +262,8 @@ def decode_step(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card (all ``n`` are alike).
-    fabric : Fabric
-        The wire between them.
+    model, accel, fabric
+        The model, one card (all ``n`` are alike) and the wire between them.
     n : int
         Tensor-parallel degree, from 1 (no communication) to
         4096 (``MAX_RANKS``).
@@ -287,8 +275,7 @@ def decode_step(
         integer adds reading each sequence's KV cache and recurrent state,
         and the attention FLOPs over that context.
     algorithm : str, default "ring"
-        All-reduce algorithm, a key of
-        :data:`~lesson_lib.model.collectives.ALGORITHMS`.
+        A key of :data:`~lesson_lib.model.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
         False reproduces the lesson's arithmetic, compute + latency only
         (``True`` or ``False``; anything else is refused).
@@ -308,17 +295,7 @@ def decode_step(
     6718
     """
     batch = require_int("batch", batch, maximum=MAX_BATCH)
-    return _step(
-        model,
-        accel,
-        fabric,
-        n,
-        tokens=batch,
-        sequences=batch,
-        context=context,
-        algorithm=algorithm,
-        include_bandwidth=include_bandwidth,
-    )
+    return _step(model, accel, fabric, n, batch, batch, context, algorithm, include_bandwidth)
 
 
 def prefill_step(
@@ -338,19 +315,10 @@ def prefill_step(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    accel : Accelerator
-        One card.
-    fabric : Fabric
-        The wire between them.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    model, accel, fabric, n, algorithm
+        As for :func:`decode_step`.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
-    algorithm : str, default "ring"
-        All-reduce algorithm, a key of
-        :data:`~lesson_lib.model.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
         False leaves the bandwidth term out (``True`` or ``False`` only).
 
@@ -361,17 +329,7 @@ def prefill_step(
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
-    return _step(
-        model,
-        accel,
-        fabric,
-        n,
-        tokens=tokens,
-        sequences=1,
-        context=None,
-        algorithm=algorithm,
-        include_bandwidth=include_bandwidth,
-    )
+    return _step(model, accel, fabric, n, tokens, 1, None, algorithm, include_bandwidth)
 
 
 def speedup(before: StepBreakdown, after: StepBreakdown) -> float:

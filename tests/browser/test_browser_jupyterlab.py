@@ -1,8 +1,9 @@
 """The live explorers in a real JupyterLab, driven by Chromium.
 
-JupyterLab is started on a copy of the chapters the way ``make lab`` starts
-it (``tools/lab.py``: project-local settings that open ``.md`` files as
-notebooks, nothing from the user's home). For each chapter with an explorer
+JupyterLab is started on the chapters the way ``make lab`` starts it
+(``tools/lab.py``: the chapters written with their numbers filled in,
+project-local settings that open ``.md`` files as notebooks, nothing from the
+user's home; ``lab_support.py``). For each chapter with an explorer
 (:data:`lesson_lib.explorers.catalog.EXPLORERS`) the test opens the ``.md``
 file (it must open as a notebook), runs all cells, finds the explorer drawn
 by JupyterLab's own Vega-Lite renderer, moves every control to another value
@@ -12,20 +13,14 @@ for that state (:meth:`Explorer.message_for`) and that the chart changed.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import signal
-import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from build_site import ROOT
 from ci import cannot_run
-from probe import ACTION_TIMEOUT_MS, free_port
+from lab_support import close_chapter, open_chapter, run_all, start_lab
+from probe import ACTION_TIMEOUT_MS
 
 from lesson_lib.explorers._base import Control, Explorer
 from lesson_lib.explorers.catalog import EXPLORERS
@@ -67,133 +62,11 @@ def set_control(out: Any, control: Control, value: Any) -> None:
         out.locator(f'input[type="range"][name="{control.name}"]').fill(str(value))
 
 
-# --------------------------------------------------------------------------- JupyterLab
-
-
-def _lab_tool():
-    """``tools/lab.py``, the launcher behind ``make lab``."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("lesson_lab_tool", ROOT / "tools" / "lab.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, chromium_path) -> Iterator[dict[str, Any]]:
-    """JupyterLab as ``make lab`` starts it (tools/lab.py), on a copy of book/.
-
-    The launcher's project-local settings make ``.md`` open as notebooks; its
-    state folder and HOME are in a scratch directory, so the test shows that
-    nothing from the user's home is needed.
-    """
-    tmp = tmp_path_factory.mktemp("lab")
-    root = tmp / "root"
-    shutil.copytree(ROOT / "book", root / "book")
-    tool = _lab_tool()
-    env = tool.lab_env(tmp / "state", {**os.environ, "HOME": str(tmp / "home")})
-    overrides = tmp / "state" / "config" / "labconfig" / "default_setting_overrides.json"
-    settings = json.loads(overrides.read_text())
-    # every cell in the DOM, so the test can find the explorers' outputs
-    settings["@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
-    overrides.write_text(json.dumps(settings))
-    port, token = free_port(), "lessontoken"
-    log = (tmp / "lab.log").open("w")
-    proc = subprocess.Popen(
-        tool.command(
-            [
-                "--no-browser",
-                "--ip=127.0.0.1",
-                f"--port={port}",
-                f"--ServerApp.token={token}",
-                "--LabApp.expose_app_in_browser=True",
-                f"--ServerApp.root_dir={root}",
-            ]
-        ),
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start:\n{(tmp / 'lab.log').read_text()}")
-                time.sleep(0.3)
-        yield {"base": base, "token": token, "log": tmp / "lab.log"}
-    finally:
-        # the whole process group: the server and every kernel it started
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=15)
-        except ProcessLookupError:
-            proc.wait()
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
-
-
-KERNEL_STATE = """() => {
-  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-  return k ? k.connectionStatus + '/' + k.status : 'none';
-}"""
-
-CELLS_STATE = """() => {
-  const w = window.jupyterapp.shell.currentWidget;
-  const code = w.content.widgets.filter(c => c.model.type === 'code');
-  const errors = [];
-  code.forEach((c, i) => {
-    for (let j = 0; j < c.model.outputs.length; j++) {
-      const o = c.model.outputs.get(j);
-      if (o.type === 'error') { errors.push(o.toJSON().ename + ': ' + o.toJSON().evalue); }
-    }
-  });
-  return {total: code.length, done: code.filter(c => c.model.executionCount !== null).length,
-          errors};
-}"""
-
-
-def wait_for(page: Any, script: str, ok: Any, timeout: float, what: str) -> Any:
-    """Poll ``script`` in the page until ``ok(result)``; fail with ``what`` on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = page.evaluate(script)
-        if ok(result):
-            return result
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}; last state {result!r}", pytrace=False)
-        time.sleep(0.25)
-
-
-def run_all(page: Any) -> dict[str, Any]:
-    """Run every cell of the open notebook and wait until all have run."""
-    wait_for(page, KERNEL_STATE, lambda s: s == "connected/idle", 180, "an idle kernel")
-    for _attempt in range(3):
-        # fire and forget: awaiting the command's promise can hang evaluate()
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and page.evaluate(CELLS_STATE)["done"] == 0:
-            time.sleep(0.25)
-        if page.evaluate(CELLS_STATE)["done"] > 0:
-            break
-    state = wait_for(
-        page,
-        CELLS_STATE,
-        lambda s: s["errors"] or s["done"] == s["total"],
-        600,
-        "all cells to run",
-    )
-    wait_for(page, KERNEL_STATE, lambda s: s == "connected/idle", 180, "the kernel to finish")
-    return state
+    """JupyterLab as ``make lab`` starts it, on the chapters it writes."""
+    with start_lab(tmp_path_factory.mktemp("lab")) as server:
+        yield server
 
 
 DOCS = list(dict.fromkeys(entry.doc for entry in EXPLORERS))
@@ -242,32 +115,12 @@ def drive(page: Any, doc: str, explorer: Explorer) -> None:
 def test_explorers_in_jupyterlab(lab, browser, doc):
     """In JupyterLab, every control of the chapter's explorers shows lesson_lib's numbers."""
     explorers = [entry.build() for entry in EXPLORERS if entry.doc == doc]
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, page, errors = open_chapter(browser, lab, doc)
     try:
-        # ?reset: a fresh workspace, so only this chapter is open
-        url = f"{lab['base']}/lab/tree/{doc}.md?reset&token={lab['token']}"
-        page.goto(url, wait_until="load")
-        page.wait_for_function(
-            "() => window.jupyterapp && window.jupyterapp.shell", timeout=ACTION_TIMEOUT_MS
-        )
-        page.locator(".jp-Notebook:visible, .jp-FileEditor:visible").first.wait_for(
-            timeout=ACTION_TIMEOUT_MS
-        )
-        assert page.locator(".jp-FileEditor:visible").count() == 0, f"{doc}.md opened as text"
         state = run_all(page)
         assert state["errors"] == [], f"cells raised: {state['errors']}"
         for explorer in explorers:
             drive(page, doc, explorer)
         assert errors == []
     finally:
-        # stop this chapter's kernel before the next chapter starts its own
-        page.evaluate(
-            "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-            " if (w && w.sessionContext) { w.sessionContext.shutdown(); } }"
-        )
-        page.wait_for_timeout(500)
-        context.close()
+        close_chapter(context, page)

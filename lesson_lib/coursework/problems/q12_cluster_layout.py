@@ -7,7 +7,6 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.chapters.cluster import plan_cluster
 from lesson_lib.coursework.problems.bank import (
     Choice,
     Params,
@@ -16,6 +15,7 @@ from lesson_lib.coursework.problems.bank import (
     choice_reference,
     sample_order_of,
 )
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.layout import check_layout
 from lesson_lib.model.specimen import MODEL
 

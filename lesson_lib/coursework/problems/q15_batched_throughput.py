@@ -7,9 +7,9 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.chapters.cluster import plan_cluster
 from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms, keep_distinct
 from lesson_lib.coursework.variants import pick
+from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.specimen import FAST, GPU, MODEL
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.units import format_count

@@ -7,7 +7,6 @@ usual mistakes and worked solution in one place; registered in
 
 from __future__ import annotations
 
-from lesson_lib.chapters.algorithms import cuda_graph_fabric
 from lesson_lib.coursework.problems.bank import (
     ACCELERATORS,
     Mistake,
@@ -20,6 +19,7 @@ from lesson_lib.coursework.problems.bank import (
     keep_distinct,
 )
 from lesson_lib.coursework.variants import pick
+from lesson_lib.model.algorithms import cuda_graph_fabric
 from lesson_lib.model.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, MODEL
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.units import US, format_ratio

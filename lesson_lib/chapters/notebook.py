@@ -1,0 +1,456 @@
+"""The chapters as notebooks that read like the site, for JupyterLab and Binder.
+
+The site is built by Jupyter Book, which fills ``{glue:text}`` roles, resolves
+``{ref}``, ``{numref}`` and ``{term}`` across pages and includes source with
+``{literalinclude}``. JupyterLab renders MyST with jupyterlab-myst, one
+notebook at a time and with no book around it, so those four would show as
+names or dead links. This module writes a copy of the book in which they are
+already resolved, from the same sources the site uses:
+
+* every ``{glue:text}`name``` becomes the text the page's glue table gives
+  (the numbers read right before any cell runs);
+* ``{ref}`` and ``{numref}`` become Markdown links to the page (and anchor)
+  they name, ``{term}`` a link to the glossary;
+* ``{literalinclude}`` becomes the code it includes, ``{tableofcontents}`` a
+  list of the chapters;
+* cells the site hides keep their code collapsed (``source_hidden``), and the
+  site's ``glue_chapter`` call, which nothing in a notebook reads, is dropped
+  (with its cell, when that is all the cell does).
+
+``make lab`` runs JupyterLab on such a copy in ``_build/lab``; Binder's
+``postBuild`` rewrites the image's own ``book/`` in place. Run it as
+``python -m lesson_lib.chapters.notebook --out DIR`` (or ``--in-place``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import posixpath
+import re
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lesson_lib.chapters.glue import CHAPTERS, chapter_numbers
+
+#: The book's sources, beside the package in a checkout.
+BOOK = Path(__file__).resolve().parents[2] / "book"
+
+_LABEL = re.compile(r"^\((?P<label>[\w.:-]+)\)=\s*$")
+_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*$")
+_NAME = re.compile(r"^\s*(?:name|:name:|:label:)\s*:?\s*(?P<label>[\w.:-]+)\s*$")
+_GLUE = re.compile(r"\{glue(?::text|:md|:any)?\}`(?P<key>[^`]+)`")
+_ROLE = re.compile(r"\{(?P<role>ref|numref|term|doc)\}`(?P<body>[^`]+)`")
+_EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+_INCLUDE = re.compile(r"^(?P<fence>`{3,})\{literalinclude\}\s+(?P<path>\S+)\s*$")
+#: A code cell gluing a dict its page measured as it ran (``glue_numbers(numbers)``).
+_LIVE = re.compile(r"^glue_numbers\((?P<name>[A-Za-z_]\w*)\)\s*$", re.MULTILINE)
+_TOC = re.compile(r"^(?P<fence>`{3,})\{tableofcontents\}\s*$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a label points: its page (file stem), its title and what kind of thing it is."""
+
+    page: str
+    title: str
+    kind: str  # "section", "figure" or "exercise"
+
+
+def page_numbers(page: str) -> dict[str, str]:
+    """Every value a page glues, name -> formatted text (empty for a page without a table).
+
+    Parameters
+    ----------
+    page : str
+        The page's name relative to ``book/`` (``"latency"``).
+
+    Returns
+    -------
+    dict of str to str
+        The page's glue table, read (:func:`lesson_lib.chapters.glue.chapter_numbers`).
+    """
+    return chapter_numbers(page) if page in CHAPTERS else {}
+
+
+def book_targets(book: Path) -> dict[str, Target]:
+    """Every label of the book's pages: section labels, figure names and exercise labels.
+
+    Parameters
+    ----------
+    book : pathlib.Path
+        The folder of the book's ``.md`` pages.
+
+    Returns
+    -------
+    dict of str to Target
+        Label -> where it points.
+    """
+    targets: dict[str, Target] = {}
+    for path in sorted(book.rglob("*.md")):
+        page = path.relative_to(book).with_suffix("").as_posix()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines):
+            label = _LABEL.match(line)
+            if label:
+                title = next(
+                    (m["title"] for m in map(_HEADING.match, lines[i + 1 : i + 4]) if m), ""
+                )
+                targets[label["label"]] = Target(page, title or label["label"], "section")
+                continue
+            name = _NAME.match(line)
+            if name and (name["label"].startswith(("fig-", "ex-")) or ":label:" in line):
+                kind = "figure" if name["label"].startswith("fig-") else "exercise"
+                targets.setdefault(name["label"], Target(page, "", kind))
+    return targets
+
+
+def _link(page: str, here: str, anchor: str = "") -> str:
+    """A relative link from page ``here`` to ``page`` (and ``anchor``), both relative to book/."""
+    hash_ = f"#{anchor}" if anchor else ""
+    if page == here:
+        return hash_ or "#"
+    return f"{posixpath.relpath(page, posixpath.dirname(here) or '.')}.md{hash_}"
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether position ``start`` of ``text`` begins a sentence."""
+    before = text[:start].rstrip(" (")
+    return (
+        not before or before.endswith((".", "!", "?", ":", "\n")) or text[start - 1 : start] == "("
+    )
+
+
+def resolve_roles(text: str, page: str, targets: Mapping[str, Target]) -> str:
+    """Cross-page roles of one Markdown cell as plain Markdown links.
+
+    Parameters
+    ----------
+    text : str
+        The cell's Markdown.
+    page : str
+        The page it is on (file stem), so same-page links stay anchors.
+    targets : mapping of str to Target
+        The book's labels (:func:`book_targets`).
+
+    Returns
+    -------
+    str
+        The text with ``{ref}``, ``{numref}``, ``{doc}`` and ``{term}`` as links.
+
+    Raises
+    ------
+    KeyError
+        When a ``{ref}`` or ``{numref}`` names no label of the book.
+    """
+
+    def sub(match: re.Match[str]) -> str:
+        role, body = match["role"], match["body"].strip()
+        explicit = _EXPLICIT.match(body)
+        shown, target = (explicit["text"], explicit["target"]) if explicit else ("", body)
+        if role == "term":
+            anchor = "term-" + re.sub(r"[^\w]+", "-", target.strip()).strip("-")
+            return f"[{shown or target}]({_link('glossary', page, anchor)})"
+        if role == "doc":
+            stem = Path(target).stem
+            return f"[{shown or stem}]({_link(stem, page)})"
+        if target not in targets:
+            raise KeyError(f"{page}.md: {{{role}}}`{body}` names no label of the book")
+        where = targets[target]
+        if not shown:
+            noun = {"figure": "figure", "exercise": "exercise"}.get(where.kind)
+            if noun and role == "numref":
+                shown = ("This " if _sentence_start(text, match.start()) else "the ") + noun
+            else:
+                shown = where.title
+        return f"[{shown}]({_link(where.page, page, target)})"
+
+    return _ROLE.sub(sub, text)
+
+
+def fill_glue(text: str, numbers: Mapping[str, str], page: str, live: str | None = None) -> str:
+    """Every ``{glue:text}`name``` of ``text`` replaced by the page's value.
+
+    A page that measures something as it runs (the lab's MPI sweep) glues
+    values no table can know in advance: its code keeps them in a dict named
+    ``live``, and those placeholders become ``{eval}`live["name"]``` roles,
+    which jupyterlab-myst fills from the kernel once the cells have run.
+
+    Parameters
+    ----------
+    text : str
+        Markdown.
+    numbers : mapping of str to str
+        The page's glue table (:func:`page_numbers`).
+    page : str
+        The page's name, for the message.
+    live : str, optional
+        Name of the dict the page's code glues measured values from; None when
+        the page measures nothing.
+
+    Returns
+    -------
+    str
+        The text with every placeholder filled (or, for a measured value, evaluated).
+
+    Raises
+    ------
+    KeyError
+        When a placeholder names a value the page's table does not have.
+    """
+
+    def sub(match: re.Match[str]) -> str:
+        key = match["key"].split(":")[0].strip()
+        if key not in numbers and live is not None:
+            return f'{{eval}}`{live}["{key}"]`'
+        if key not in numbers:
+            raise KeyError(f"{page}.md glues {key!r}, which its glue table does not give")
+        return str(numbers[key])
+
+    return _GLUE.sub(sub, text)
+
+
+def _included(path: Path, options: Mapping[str, str]) -> tuple[str, str]:
+    """The code a ``{literalinclude}`` shows, and its language."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    if "pyobject" in options:
+        scope: list[ast.stmt] = ast.parse(source).body
+        node: ast.stmt | None = None
+        for name in options["pyobject"].split("."):  # "ModelSpec.kv_bytes_per_token"
+            node = next(
+                n
+                for n in scope
+                if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name
+            )
+            scope = node.body
+        assert isinstance(node, (ast.FunctionDef, ast.ClassDef))
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        lines = lines[first - 1 : node.end_lineno]
+    if "start-at" in options:
+        lines = lines[next(i for i, x in enumerate(lines) if options["start-at"] in x) :]
+    if "end-at" in options:
+        lines = lines[: next(i for i, x in enumerate(lines) if options["end-at"] in x) + 1]
+    code = "\n".join(lines)
+    if "dedent" in options:
+        code = "\n".join(x[int(options["dedent"]) :] for x in lines)
+    return textwrap.dedent(code).rstrip("\n"), options.get("language", "python")
+
+
+def expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]]) -> str:
+    """``{literalinclude}`` as the code it includes, ``{tableofcontents}`` as a list.
+
+    Parameters
+    ----------
+    text : str
+        One Markdown cell.
+    source : pathlib.Path
+        The page's file, against which included paths are resolved.
+    toc : sequence of (str, str)
+        The chapters in order, (file stem, title).
+
+    Returns
+    -------
+    str
+        The cell with both directives expanded.
+    """
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        include, contents = _INCLUDE.match(lines[i]), _TOC.match(lines[i])
+        if not (include or contents):
+            out.append(lines[i])
+            i += 1
+            continue
+        fence = (include or contents)["fence"]
+        close = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == fence)
+        if include:
+            options = dict(
+                m.groups()
+                for m in (re.match(r"^:([\w-]+):\s*(.*)$", x) for x in lines[i + 1 : close])
+                if m
+            )
+            code, language = _included((source.parent / include["path"]).resolve(), options)
+            out += [f"```{language}", code, "```"]
+        else:
+            out += [f"1. [{title}]({stem}.md)" for stem, title in toc]
+        i = close + 1
+    return "\n".join(out)
+
+
+#: The site's glue call and its import, which nothing in a notebook reads.
+_GLUE_LINES = re.compile(
+    r"^(from lesson_lib\.chapters\.glue import glue_chapter|glue_chapter\(\"[\w/]+\"\))\s*$\n?",
+    re.MULTILINE,
+)
+
+
+def _without_glue_call(source: str) -> str:
+    """A code cell without the page's glue call (the numbers are already in the text)."""
+    return _GLUE_LINES.sub("", source).strip("\n")
+
+
+def page_as_notebook_text(
+    path: Path,
+    targets: Mapping[str, Target],
+    toc: Sequence[tuple[str, str]],
+    book: Path = BOOK,
+    numbers: Callable[[str], Mapping[str, str]] = page_numbers,
+) -> str:
+    """One page rewritten for JupyterLab: numbers filled, roles linked, directives expanded.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The page's MyST Markdown source.
+    targets : mapping of str to Target
+        The book's labels (:func:`book_targets`).
+    toc : sequence of (str, str)
+        The chapters in order, (file stem, title).
+    book : pathlib.Path, optional
+        The book's folder, against which page names are taken (``api/model``).
+    numbers : callable, optional
+        Page name -> its glue table (default :func:`page_numbers`).
+
+    Returns
+    -------
+    str
+        The page as MyST Markdown that jupytext opens as a notebook.
+    """
+    import jupytext
+
+    text = path.read_text(encoding="utf-8")
+    page = path.relative_to(book).with_suffix("").as_posix()
+    if "{code-cell}" not in text:  # a plain page: roles only
+        return expand_directives(resolve_roles(text, page, targets), path, toc)
+    nb = jupytext.reads(text, fmt="md:myst")
+    values = numbers(page) if "{glue" in text else {}
+    live = _LIVE.search(text)
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            source = fill_glue(cell.source, values, page, live["name"] if live else None)
+            cell.source = expand_directives(resolve_roles(source, page, targets), path, toc)
+        elif cell.cell_type == "code":
+            cell.source = _without_glue_call(cell.source)
+            if not cell.source.strip():
+                continue
+            tags = set(cell.metadata.get("tags", []))
+            if tags & {"hide-input", "remove-input", "remove-cell"}:
+                cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+        cells.append(cell)
+    nb.cells = cells
+    return jupytext.writes(nb, fmt="md:myst")
+
+
+def toc_chapters(root: Path) -> list[tuple[str, str]]:
+    """The chapters of ``_toc.yml`` in order, with their titles.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The checkout with ``_toc.yml`` and ``book/``.
+
+    Returns
+    -------
+    list of (str, str)
+        (file stem, the page's first heading) for each page of ``book/``.
+    """
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(str(node["file"]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc.get("parts", toc.get("chapters", [])))
+    chapters = []
+    for doc in found:
+        path = root / f"{doc}.md"
+        if path.exists() and path.parent.name == "book":
+            title = next(
+                (
+                    m["title"]
+                    for m in map(_HEADING.match, path.read_text(encoding="utf-8").splitlines())
+                    if m
+                ),
+                path.stem,
+            )
+            chapters.append((path.stem, title))
+    return chapters
+
+
+def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
+    """Write the book's pages, rewritten for JupyterLab, into ``dest/book``.
+
+    Parameters
+    ----------
+    dest : pathlib.Path
+        Folder to write into (``dest/book/*.md`` and the page's other files);
+        it may be the checkout itself, which rewrites ``book/`` in place.
+    root : pathlib.Path, optional
+        The checkout with ``book/`` and ``_toc.yml``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The pages written.
+    """
+    book, out = root / "book", dest / "book"
+    targets, toc = book_targets(book), toc_chapters(root)
+    texts = {
+        path: page_as_notebook_text(path, targets, toc, book) for path in sorted(book.rglob("*.md"))
+    }
+    if out.resolve() != book.resolve():
+        shutil.copytree(book, out, dirs_exist_ok=True)
+    written = []
+    for path, text in texts.items():
+        target = out / path.relative_to(book)
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lesson_lib.chapters.notebook --out DIR`` (or ``--in-place``).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command line after the module name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0, or 2 when a page names a value or label the book does not have.
+    """
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", type=Path, help="folder to write book/ into")
+    where.add_argument("--in-place", action="store_true", help="rewrite book/ itself (Binder)")
+    args = parser.parse_args(argv)
+    dest = BOOK.parent if args.in_place else args.out
+    try:
+        pages = write_notebook_book(dest)
+    except (KeyError, OSError, StopIteration) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(pages)} pages written to {dest / 'book'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

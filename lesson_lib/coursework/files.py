@@ -1,0 +1,83 @@
+"""Files the grader reads from submissions and writes for people: never half, never through a link."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file, never through a link, never blocking.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    limit : int
+        Largest file read, bytes.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    OSError, ValueError
+        It cannot be opened, is not a regular file or is larger than ``limit``.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit // 2**20} MiB")
+    return data
+
+
+def write_atomically(
+    target: Path,
+    write: Callable[[IO], object],
+    *,
+    binary: bool = False,
+    mode: int = 0o644,
+    before_replace: Callable[[Path], Path | None] | None = None,
+) -> Path | None:
+    """Write ``target`` by a temporary file beside it and a rename: whole or not at all.
+
+    Parameters
+    ----------
+    target : Path
+        The file to write (its folder must exist).
+    write : callable
+        ``write(handle)`` fills the temporary file (UTF-8 text, ``newline=""``, unless ``binary``).
+    binary : bool, default False
+        Open it in binary mode.
+    mode : int, default 0o644
+        The file's permissions.
+    before_replace : callable, optional
+        ``before_replace(temporary)``, run just before the rename (to keep an earlier file).
+
+    Returns
+    -------
+    Path or None
+        What ``before_replace`` returned (where an earlier file was kept).
+    """
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else _TEXT)) as fh:
+            write(fh)
+        os.chmod(tmp, mode)
+        kept = before_replace(Path(tmp)) if before_replace is not None else None
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return kept
+
+
+_TEXT = {"encoding": "utf-8", "newline": ""}

@@ -1,0 +1,333 @@
+"""Grader step: the grades CSV files, written whole and read back in one place.
+
+The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
+(:data:`DETAILS_HEADER`) a row per notebook and problem, ``--manual-export`` a CSV per part a
+person grades. Each is written atomically, an earlier file that differs kept under a name with the
+time, only to a new path or a regular file, every cell one line of text a spreadsheet shows and
+never runs (:func:`spreadsheet_safe`); a regrade's rows replace only its students' rows
+(:mod:`~lesson_lib.coursework.regrade`). A grades file read back (the Canvas file, the class
+report) is read by :func:`read_grades_row`, which turns its cells into the flags readers decide on.
+"""
+
+from __future__ import annotations
+
+import csv
+import filecmp
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from lesson_lib.coursework.answers import MAX_SHOWN_CHARS
+from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
+from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.manual_grading import (
+    EXPORT_HEADER,
+    LATE_FACTOR_COLUMN,
+    MANUAL_PARTS,
+    MAX_REASONING_CHARS,
+    export_rows,
+)
+from lesson_lib.coursework.problems import PROBLEMS
+from lesson_lib.coursework.regrade import merge_rows, read_rows
+from lesson_lib.coursework.status import NOT_GRADED
+from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
+
+#: Longest student, file or status cell of a CSV, characters.
+MAX_CELL_TEXT = 200
+#: Longest notes cell of the scores CSV, characters.
+MAX_NOTES_CHARS = 2000
+#: How the notes of a copy the ``--keep`` policy did not pick begin.
+NOT_COUNTED = "NOT COUNTED"
+
+#: The scores CSV's columns; the parts a person grades come last, blank until imported.
+#: A problem's column holds its points, ``max`` the set's points and ``total`` the points
+#: that count: the sum times ``late factor``.
+SCORES_HEADER = [
+    "student", "file", *PROBLEMS, "total", "max", LATE_FACTOR_COLUMN, "status", "notes",
+    *[part.column for part in MANUAL_PARTS.values()],
+]  # fmt: skip
+#: The details CSV's columns. ``score`` is the share of the problem's points earned (1
+#: right, the close credit for close, 0 otherwise) and ``points`` that share of ``max``.
+DETAILS_HEADER = [
+    "student", "file", "problem", "answer", "status", "score", "points", "max", "message",
+    "mistake",
+]  # fmt: skip
+
+
+def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
+    """A CSV cell a spreadsheet shows as one line of text, never runs as a formula.
+
+    Control and invisible characters are written as escapes (``\\n``, ``\\x1b``, ``\\u200b``), a
+    cell starting with ``=``, ``+``, ``-`` or ``@`` gets a leading apostrophe (OWASP's advice on CSV
+    injection), and the text is cut at ``limit`` characters.
+
+    Parameters
+    ----------
+    value : object
+        The cell's content (a string or a number).
+    limit : int, default :data:`MAX_CELL_TEXT`
+        Longest cell, characters, before ``...``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("s001"), spreadsheet_safe("a\\nb")
+    ("'=1+1", 's001', 'a\\\\nb')
+    """
+    text = printable(value, limit)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Path | None:
+    """Write rows of cells already made safe, whole; keep a different earlier file first.
+
+    Parameters
+    ----------
+    path : Path
+        The CSV (a new path or a regular file; its folder is created).
+    header : sequence of str
+        Its first row.
+    rows : sequence of rows
+        The cells.
+
+    Returns
+    -------
+    Path or None
+        Where the previous file was kept (``grades.20260101-120000.csv``, UTC), if it differed.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` exists and is not a regular file (a device, a link, a FIFO).
+    """
+    path = require_output_file(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(fh: IO) -> None:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+    def keep(tmp: Path) -> Path | None:
+        require_output_file(path)  # again: it may have been replaced meanwhile
+        if path.exists() and not filecmp.cmp(path, tmp, shallow=False):
+            return keep_previous(path)
+        return None
+
+    return write_atomically(path, write, before_replace=keep)
+
+
+def _write_cells(
+    path: Path,
+    header: list[str],
+    rows: list[list[tuple[object, int]]],
+    merge: Collection[str] | None,
+) -> Path | None:
+    """Write cells given with their longest lengths; with ``merge``, into the existing rows."""
+    cells = [[spreadsheet_safe(c, limit) for c, limit in row] for row in rows]
+    if merge is not None:
+        cells = merge_rows(read_rows(path, header), cells, merge)
+    return write_rows(path, header, cells)
+
+
+def write_scores(
+    submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
+) -> Path | None:
+    """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
+
+    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
+    the set's points; an imported part a person grades counts in both.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks.
+    path : Path
+        CSV file to write, as :func:`write_rows` writes.
+    merge : collection of str, optional
+        The students regraded (``--student``): only their rows are replaced.
+
+    Returns
+    -------
+    Path or None
+        Where the previous file was kept, if there was one to keep.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is not a regular file, or (merging) not this grader's file.
+    """
+    rows = [
+        [
+            (sub.student, MAX_CELL_TEXT),
+            (sub.file or sub.path.name, MAX_CELL_TEXT),
+            *[(f"{sub.results[q].points:g}", 8) for q in PROBLEMS],
+            (f"{sub.total:g}", 8),
+            (f"{sub.max_points:g}", 8),
+            (f"{sub.late_factor:g}", 8),
+            (sub.status, MAX_CELL_TEXT),
+            ("; ".join(sub.notes), MAX_NOTES_CHARS),
+            *[("" if sub.manual.get(q) is None else f"{sub.manual[q]:g}", 8) for q in MANUAL_PARTS],
+        ]
+        for sub in submissions
+    ]
+    return _write_cells(path, SCORES_HEADER, rows, merge)
+
+
+def write_details(
+    submissions: Sequence[Submission], path: Path, merge: Collection[str] | None = None
+) -> Path | None:
+    """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks.
+    path : Path
+        CSV file to write, as :func:`write_rows` writes.
+    merge : collection of str, optional
+        The students regraded, as for :func:`write_scores`.
+
+    Returns
+    -------
+    Path or None
+        Where the previous file was kept, if there was one to keep.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is not a regular file, or (merging) not this grader's file.
+    """
+    rows = [
+        [
+            (sub.student, MAX_CELL_TEXT),
+            (sub.file or sub.path.name, MAX_CELL_TEXT),
+            (qid, MAX_CELL_TEXT),
+            (result.given, MAX_SHOWN_CHARS),
+            (result.status, MAX_CELL_TEXT),
+            (f"{result.score:g}", 8),
+            (f"{result.points:g}", 8),
+            (f"{PROBLEMS[qid].max_points:g}", 8),
+            (result.message, MAX_MESSAGE_CHARS),
+            (result.mistake, MAX_CELL_TEXT),
+        ]
+        for sub in submissions
+        for qid, result in sub.results.items()
+    ]
+    return _write_cells(path, DETAILS_HEADER, rows, merge)
+
+
+def write_manual_export(
+    submissions: Sequence[Submission], folder: Path, merge: Collection[str] | None = None
+) -> list[Path]:
+    """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
+
+    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0), so
+    each student has one row to grade; with ``merge`` only those students' rows are replaced, so
+    points a TA already typed for the others stay.
+
+    Parameters
+    ----------
+    submissions : sequence of Submission
+        Graded notebooks.
+    folder : Path
+        Where the files go (created).
+    merge : collection of str, optional
+        The regraded students.
+
+    Returns
+    -------
+    list of Path
+    """
+    graded = [
+        (sub.student, sub.file or sub.path.name, sub.reasoning)
+        for sub in submissions
+        if sub.graded_as is not None and sub.counted
+    ]
+    written = []
+    for part in MANUAL_PARTS.values():
+        rows = [
+            [(cell, MAX_REASONING_CHARS if i == 2 else MAX_CELL_TEXT) for i, cell in enumerate(r)]
+            for r in export_rows(graded, part)
+        ]
+        target = Path(folder) / part.file_name
+        _write_cells(target, EXPORT_HEADER, rows, merge)
+        written.append(target)
+    return written
+
+
+@dataclass(frozen=True)
+class GradesRow:
+    """A row of a grades CSV read back, its flags parsed from its cells.
+
+    Attributes
+    ----------
+    student, file, status : str
+        Its cells.
+    counted : bool
+        False for a copy the ``--keep`` policy did not pick.
+    cells : dict
+        Every cell, by column.
+    """
+
+    student: str
+    file: str
+    status: str
+    counted: bool
+    cells: Mapping[str, str]
+
+    @property
+    def graded(self) -> bool:
+        """Whether the row is someone's counted answers (not an identity failure, not a copy)."""
+        return self.counted and self.status not in NOT_GRADED
+
+
+def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
+    """A grades CSV row, by column, with its flags (a missing cell is blank).
+
+    A copy the ``--keep`` policy did not pick has notes beginning :data:`NOT_COUNTED`: the policy
+    puts it first, once every other note is there.
+
+    Parameters
+    ----------
+    cells : mapping
+        Column -> cell.
+
+    Returns
+    -------
+    GradesRow
+    """
+    notes = cells.get("notes") or ""
+    return GradesRow(
+        cells.get("student", ""),
+        cells.get("file", ""),
+        cells.get("status", ""),
+        counted=not notes.startswith(NOT_COUNTED),
+        cells=dict(cells),
+    )
+
+
+def read_scores(path: Path) -> list[GradesRow]:
+    """The rows of a scores CSV this grader wrote, read back.
+
+    Parameters
+    ----------
+    path : Path
+        The ``--out`` file.
+
+    Returns
+    -------
+    list of GradesRow
+
+    Raises
+    ------
+    RegradeRefused
+        If it is not this grader's file.
+    """
+    rows = read_rows(path, SCORES_HEADER)
+    return [read_grades_row(dict(zip(SCORES_HEADER, row, strict=False))) for row in rows]

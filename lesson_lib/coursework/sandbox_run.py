@@ -1,0 +1,225 @@
+"""Grader step: run one notebook in its sandbox and read back what the runner recorded.
+
+The notebook runs in a throwaway copy inside the operating-system sandbox
+(:mod:`lesson_lib.coursework.sandbox`), through :mod:`lesson_lib.coursework.runner`, kernel
+included. The runner's record comes back through a file opened here, outside the sandbox, and passed
+as a file descriptor, so nothing inside can write it by a path; it is untrusted all the same, and
+:class:`RunRecord` keeps only fields of the right type.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from lesson_lib.coursework.files import read_regular_file
+from lesson_lib.coursework.runner import MAX_OUTPUT
+from lesson_lib.coursework.sandbox import SANDBOX_HOME, Limits, MiB, run_isolated
+from lesson_lib.coursework.status import RAN_TO_END, RUN_STATUSES, Status
+from lesson_lib.coursework.time_limits import GRACE_S
+from lesson_lib.model._safe_io import printable
+
+_COPY = "submission.ipynb"
+_MAX_RESULT_BYTES = 2**20
+
+
+def _count(value: object) -> int:
+    """A count from the record: a non-negative int (a bool or anything else is 0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What the runner recorded of one run, each field checked for its type.
+
+    Attributes
+    ----------
+    status : Status
+        ``ran``, ``timed out``, ``kernel died``, ``could not run`` or ``not a notebook``.
+    raised, cleared, leftovers : int
+        Cells that raised; processes the stopped cell had started, killed; processes left after.
+    flooded, file_limit : bool
+        A cell printed past the output limit; it wrote a file at the size limit.
+    error : str or None
+        Why the run failed, if it says.
+    full : tuple of str
+        The writable folders it filled.
+    stopped_at : int or None
+        The code cell (from 0) the run stopped at.
+    payload : object
+        The answers the kernel held (read by :mod:`~lesson_lib.coursework.extract`).
+    """
+
+    status: Status
+    raised: int = 0
+    flooded: bool = False
+    cleared: int = 0
+    error: str | None = None
+    full: tuple[str, ...] = ()
+    file_limit: bool = False
+    stopped_at: int | None = None
+    payload: object = None
+    leftovers: int = 0
+
+    @classmethod
+    def from_json(cls, record: dict, leftovers: int = 0) -> RunRecord:
+        """The record as the runner wrote it (any shape), its fields of the wrong type dropped.
+
+        Parameters
+        ----------
+        record : dict
+            The runner's parsed JSON.
+        leftovers : int, default 0
+            Processes killed after the run.
+
+        Returns
+        -------
+        RunRecord
+        """
+        status = record.get("status")
+        space = record.get("space") if isinstance(record.get("space"), dict) else {}
+        full = space.get("full") if isinstance(space.get("full"), list) else []
+        at = record.get("stopped_at")
+        return cls(
+            Status(status)
+            if isinstance(status, str) and status in RUN_STATUSES
+            else Status.COULD_NOT_RUN,
+            raised=_count(record.get("raised")),
+            flooded=bool(record.get("flooded")),
+            cleared=_count(record.get("cleared")),
+            error=record["error"] if isinstance(record.get("error"), str) else None,
+            full=tuple(f for f in full if isinstance(f, str)),
+            file_limit=space.get("file_limit") is True,
+            stopped_at=at if isinstance(at, int) and not isinstance(at, bool) else None,
+            payload=record.get("payload"),
+            leftovers=leftovers,
+        )
+
+
+def run_notebook(
+    nb: dict,
+    timeout: float,
+    sandbox: bool,
+    limits: Limits,
+    workdir: Path,
+    cancel: threading.Event | None = None,
+) -> RunRecord:
+    """Run the notebook ``nb`` (as read and checked, not the file again) in a throwaway copy.
+
+    Parameters
+    ----------
+    nb : dict
+        The notebook.
+    timeout : float
+        Seconds its cells may run; the sandbox is killed ``GRACE_S`` later.
+    sandbox : bool
+        False runs it without bubblewrap.
+    limits : Limits
+        The run's resource limits.
+    workdir : Path
+        Private folder for the copy and the record.
+    cancel : threading.Event, optional
+        Set by another thread to stop the run.
+
+    Returns
+    -------
+    RunRecord
+        ``timed out`` or ``could not run`` when no readable record came back.
+    """
+    scratch = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
+    result_fd, result = tempfile.mkstemp(prefix="result-", suffix=".json", dir=workdir)
+    try:
+        (scratch / _COPY).write_text(json.dumps(nb), encoding="utf-8")
+        home = SANDBOX_HOME if sandbox else str(scratch)
+        command = [sys.executable, "-m", "lesson_lib.coursework.runner", f"{home}/{_COPY}"]
+        command += ["--timeout", repr(timeout), "--result-fd", str(result_fd)]
+        try:
+            run = run_isolated(
+                command, scratch, timeout=timeout + GRACE_S, limits=limits,
+                sandbox=sandbox, pass_fds=(result_fd,), cancel=cancel,
+            )  # fmt: skip
+        finally:
+            os.close(result_fd)
+        try:
+            data = read_regular_file(Path(result), _MAX_RESULT_BYTES)
+            record = json.loads(data.decode("utf-8", "replace"))
+        except (OSError, ValueError, RecursionError, MemoryError):
+            record = None
+        if not isinstance(record, dict) or not isinstance(record.get("status"), str):
+            if run.timed_out:
+                return RunRecord(Status.TIMED_OUT, leftovers=len(run.leftovers))
+            code = run.returncode
+            why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+            return RunRecord(
+                Status.COULD_NOT_RUN, error=f"no result ({why})", leftovers=len(run.leftovers)
+            )
+        return RunRecord.from_json(record, len(run.leftovers))
+    finally:
+        Path(result).unlink(missing_ok=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_outcome(
+    record: RunRecord, timeout: float, cells: int, limits: Limits, sandbox: bool
+) -> tuple[Status, list[str]]:
+    """The status of a run and its notes, in the order the grades CSV gives them.
+
+    Parameters
+    ----------
+    record : RunRecord
+        The run.
+    timeout : float
+        Its time limit, seconds.
+    cells : int
+        The notebook's code cells.
+    limits : Limits
+        Its resource limits.
+    sandbox : bool
+        Whether it ran in the sandbox (only there are the folders limited).
+
+    Returns
+    -------
+    (Status, list of str)
+        ``ran with errors`` when a cell raised, ``out of space`` when it hit a space limit.
+    """
+    status, notes = record.status, []
+    if record.leftovers:
+        notes.append(f"{record.leftovers} leftover process(es) killed after the run")
+    if status is Status.TIMED_OUT:
+        notes.append(f"stopped at the {timeout:g} s limit")
+    if record.raised:
+        status = Status.RAN_WITH_ERRORS if status is Status.RAN else status
+        notes.append(f"{min(record.raised, cells)} cell(s) raised an error")
+    if record.flooded:
+        notes.append(
+            f"printed more than {MAX_OUTPUT // 2**20} MiB: the printing cell was interrupted"
+        )
+    if record.cleared:
+        notes.append(
+            f"{min(record.cleared, 10**6)} process(es) the stopped cell had started were killed"
+        )
+    if record.error is not None:
+        notes.append(f"execution failed ({printable(record.error, 120)})")
+    space = _space_notes(record, limits, sandbox)
+    if space and status in RAN_TO_END:
+        status = Status.OUT_OF_SPACE
+    return status, notes + space
+
+
+def _space_notes(record: RunRecord, limits: Limits, sandbox: bool) -> list[str]:
+    """The notes for the space limits the runner saw reached."""
+    sizes = {"/tmp": limits.tmp_bytes, SANDBOX_HOME: limits.home_bytes} if sandbox else {}
+    hit = [
+        f"filled {folder} (its {size // MiB} MiB limit)"
+        for folder, size in sizes.items()
+        if folder in record.full
+    ]
+    if record.file_limit:
+        hit.append(f"wrote a file of {limits.file_bytes // MiB} MiB, the file-size limit")
+    return hit

@@ -1,0 +1,198 @@
+"""Vega-Lite layers and pieces the explorers' charts share.
+
+A chart is a list of layers, each a mark with its encoding and the
+transforms that pick its rows; the builders here write the common ones so
+that each explorer names its layers and says only what is its own. The
+stacked time bars of the latency and experts explorers are here too: each
+state row carries one column per term (milliseconds), folded into stacked
+segments coloured by role, each bar's label above it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from lesson_lib.figures._style import ROLE_COLORS
+
+#: A term of the bar: (state column in ms, legend label, role in ROLE_COLORS).
+Term = tuple[str, str, str]
+Spec = dict[str, Any]
+
+
+def layer(
+    mark: str, encoding: Spec | None = None, transform: Sequence[Spec] = (), **props: Any
+) -> Spec:
+    """One layer: a mark of type ``mark`` with ``props``, its encoding and transforms.
+
+    Parameters
+    ----------
+    mark : str
+        The mark's type (``"bar"``, ``"rule"``, ``"text"`` ...).
+    encoding : dict, optional
+        The layer's encoding; left out when None.
+    transform : sequence of dict
+        Transforms of the layer's own rows; left out when empty.
+    **props
+        The mark's properties.
+
+    Returns
+    -------
+    dict
+        A Vega-Lite layer.
+    """
+    out: Spec = {"mark": {"type": mark, **props}}
+    if encoding is not None:
+        out["encoding"] = encoding
+    if transform:
+        out["transform"] = list(transform)
+    return out
+
+
+def lookup(mapping: Mapping[Any, Any], key: str, value: Callable[[Any], str] = repr) -> str:
+    """A Vega expression: the literal object ``mapping`` indexed by the expression ``key``.
+
+    Parameters
+    ----------
+    mapping : mapping
+        Its keys are written as quoted text, its values by ``value``.
+    key : str
+        A Vega expression (``datum.label``).
+    value : callable, default repr
+        How a value is written.
+
+    Returns
+    -------
+    str
+        ``{'a': 1, ...}[key]``.
+    """
+    pairs = ", ".join(f"{str(k)!r}: {value(v)}" for k, v in mapping.items())
+    return "{" + pairs + "}" + f"[{key}]"
+
+
+def bottom_legend(**extra: Any) -> Spec:
+    """A horizontal legend under the chart.
+
+    Parameters
+    ----------
+    **extra
+        Further properties of the legend.
+
+    Returns
+    -------
+    dict
+        A Vega-Lite legend.
+    """
+    return {"orient": "bottom", "direction": "horizontal", **extra}
+
+
+def nominal_scale(
+    field: str, domain: Sequence[Any], colors: Sequence[Any], legend: Spec | None
+) -> Spec:
+    """A nominal channel of ``field`` with a fixed domain, its own range and no title.
+
+    Parameters
+    ----------
+    field : str
+        The column.
+    domain, colors : sequence
+        The scale's domain and range, in the same order.
+    legend : dict or None
+        Its legend (None: none).
+
+    Returns
+    -------
+    dict
+        The channel's definition.
+    """
+    return {
+        "field": field,
+        "type": "nominal",
+        "title": None,
+        "scale": {"domain": list(domain), "range": list(colors)},
+        "legend": legend,
+    }
+
+
+def labels_above(offset: int) -> Spec:
+    """A band axis whose labels sit above their bars, inside the plot.
+
+    The message above the chart then starts at the card's left edge.
+
+    Parameters
+    ----------
+    offset : int
+        How far above the band's middle a label sits, px.
+
+    Returns
+    -------
+    dict
+        A Vega-Lite axis.
+    """
+    return {
+        "labelAlign": "left",
+        "labelBaseline": "bottom",
+        "labelPadding": -2,
+        "labelOffset": -offset,
+        "labelFontSize": 12,
+        "labelLimit": 400,
+        "ticks": False,
+        "domain": False,
+    }
+
+
+def fold_terms(terms: Sequence[Term]) -> list[Spec]:
+    """Transforms that turn the terms' columns into one segment each.
+
+    Parameters
+    ----------
+    terms : sequence of Term
+        The bar's terms, in stacking order.
+
+    Returns
+    -------
+    list of dict
+        A ``fold`` into ``_term`` / ``_ms``, then the legend label as ``term``
+        and the stacking position as ``_stack``.
+    """
+    columns = [t for t, _, _ in terms]
+    return [
+        {"fold": columns, "as": ["_term", "_ms"]},
+        {"calculate": lookup({t: label for t, label, _ in terms}, "datum._term"), "as": "term"},
+        {"calculate": f"indexof({columns!r}, datum._term)", "as": "_stack"},
+    ]
+
+
+def time_bars(terms: Sequence[Term], y_sort: Any, bar_title: str) -> Spec:
+    """The mark and encoding of the bars: one per ``_bar``, labels above, segments stacked.
+
+    Parameters
+    ----------
+    terms : sequence of Term
+        The bar's terms, as given to :func:`fold_terms`.
+    y_sort : object
+        Vega-Lite ``sort`` of the bars.
+    bar_title : str
+        The tooltip's title for the bar's name.
+
+    Returns
+    -------
+    dict
+        ``{"mark": ..., "encoding": ...}`` to merge into a layer.
+    """
+    y = {"field": "_bar", "type": "nominal", "title": None, "sort": y_sort,
+         "scale": {"paddingInner": 0.5}, "axis": labels_above(17)}  # fmt: skip
+    x = {"field": "_ms", "type": "quantitative", "stack": "zero",
+         "title": "time per decoded token (ms)"}  # fmt: skip
+    colors = [ROLE_COLORS[role] for _, _, role in terms]
+    legend = bottom_legend(labelLimit=260)
+    tooltip = [{"field": "_bar", "title": bar_title}, {"field": "term"},
+               {"field": "_ms", "title": "ms", "format": ".3f"}]  # fmt: skip
+    encoding = {
+        "y": y,
+        "x": x,
+        "color": nominal_scale("term", [label for _, label, _ in terms], colors, legend),
+        "order": {"field": "_stack", "type": "quantitative"},
+        "tooltip": tooltip,
+    }
+    return layer("bar", encoding, stroke="white", strokeWidth=1)

@@ -1,0 +1,350 @@
+"""The cluster explorer's diagram as tables: every state's marks, placed in the view's pixels.
+
+Every cluster size is laid out once in
+:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells (the figure's)
+and moved into the view's pixels (y up), as large as fits; on a phone
+(:data:`PHONE_PARAM`) each size is drawn again at the zoom a narrower view
+allows (:func:`phone_transform`). :class:`DiagramTables` holds the marks of
+every state, which :mod:`lesson_lib.explorers.cluster_chart` draws.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from lesson_lib.figures.cluster_geometry import BAND, CELL, FOOT, GPU, PAD, ClusterGrid, Point
+from lesson_lib.model.cluster_plan import (
+    ClusterPlan,
+    GpuSlot,
+    dp_neighbours,
+    spans_nodes,
+    stage_hand_offs,
+    tp_groups,
+)
+
+#: Cluster sizes drawn, and pipeline degrees coloured: up to 8 GPUs per node, 4 nodes, PP 4.
+GPUS_PER_NODE_VALUES: tuple[int, ...] = (1, 2, 4, 8)
+NODE_VALUES: tuple[int, ...] = (1, 2, 3, 4)
+PP_VALUES: tuple[int, ...] = (1, 2, 3, 4)
+#: The diagram's width and height in pixels.
+VIEW_WIDTH = 640
+VIEW_HEIGHT = 250
+#: The diagram's width on a phone, pixels: a 390 px phone's explorer column
+#: (340 px in Chromium) less the chart's padding. There each cluster size is
+#: drawn again at the zoom this width allows, text at its own size.
+PHONE_WIDTH = 320
+#: The chart's parameter holding the phone's move of the wide view's pixels,
+#: ``[kx, bx, ky, by]`` (x in the x scale's domain, 0..VIEW_WIDTH), and the
+#: one saying the chart is drawn on a phone (``tools/site/explorers.js`` sets it).
+VIEW_TRANSFORM = "view_t"
+PHONE_PARAM = "phone"
+#: The most pixels per GPU cell; each cluster size is drawn as large as fits, up to this.
+ZOOM_MAX = 60.0
+#: Pixels at the bottom of the view kept for the key of pipeline stages.
+STAGE_KEY = 24
+#: Tallest arc over the GPUs (its control point's height), in cells.
+ARC_MAX = 2.0
+#: Kinds of line in the list under the diagram (``note_kind`` of :attr:`DiagramTables.notes`).
+PROBLEM, FLAG, NOTHING = "problem", "flag", "none"
+
+
+@functools.cache
+def _zoom(g: int, nodes: int, width: float = VIEW_WIDTH) -> tuple[float, float, float]:
+    """Pixels per cell and the offsets that centre a cluster of this size in a view ``width`` wide."""
+    left, right = -0.2, ClusterGrid(g).width(nodes) + 0.2
+    bottom = BAND - 0.6 if nodes > 1 else -PAD - FOOT - 0.2
+    top = ClusterGrid(g).rows * CELL + ARC_MAX / 2 + 0.1  # room for the arcs over the GPUs
+    height = VIEW_HEIGHT - STAGE_KEY
+    zoom = min(ZOOM_MAX, width / (right - left), height / (top - bottom))
+    return (
+        zoom,
+        width / 2 - zoom * (left + right) / 2,
+        STAGE_KEY + height / 2 - zoom * (bottom + top) / 2,
+    )
+
+
+def _at(g: int, nodes: int, point: Point) -> Point:
+    """A point of the layout, in cells, in the wide view's pixels (y up), to 0.1."""
+    zoom, ox, oy = _zoom(g, nodes)
+    return round(ox + zoom * point[0], 1), round(oy + zoom * point[1], 1)
+
+
+def _arc(a: Point, b: Point, rad: float) -> list[Point]:
+    """The figure's ``arc3`` connection as its ends and the curve's control point, if curved.
+
+    The chart draws them with basis interpolation, a curve from ``a`` to ``b``
+    pulled towards the control point, no higher than :data:`ARC_MAX`.
+    """
+    if rad == 0:
+        return [a, b]
+    (x1, y1), (x2, y2) = a, b
+    rad = math.copysign(min(abs(rad), ARC_MAX / math.hypot(x2 - x1, y2 - y1)), rad)
+    return [a, ((x1 + x2) / 2 + rad * (y2 - y1), (y1 + y2) / 2 - rad * (x2 - x1)), b]
+
+
+def phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
+    """How the phone's drawing of a cluster size follows from the wide one's pixels.
+
+    Both views draw the same layout in cells, ``pixel = offset + zoom * cell``,
+    so a wide pixel ``p`` lands at ``k * p + b`` on the phone, with ``k`` the
+    ratio of the zooms and ``b = offset_phone - k * offset_wide``, one ``k``
+    for both axes so nothing is stretched.
+
+    Parameters
+    ----------
+    g : int
+        GPUs per node.
+    nodes : int
+        Nodes.
+
+    Returns
+    -------
+    tuple of float
+        ``k``, ``b`` along x and ``b`` along y, in pixels of the phone's view.
+    """
+    zoom, ox, oy = _zoom(g, nodes)
+    phone_zoom, phone_ox, phone_oy = _zoom(g, nodes, PHONE_WIDTH)
+    k = phone_zoom / zoom
+    return k, phone_ox - k * ox, phone_oy - k * oy
+
+
+def view_transforms() -> list[list[list[float]]]:
+    """:func:`phone_transform` of every cluster size as the chart reads it, in the x scale's domain.
+
+    Returns
+    -------
+    list of list of list of float
+        ``[kx, bx, ky, by]`` for each GPUs per node (rows, in
+        ``GPUS_PER_NODE_VALUES`` order) and nodes (columns): x in the x
+        scale's domain (0..VIEW_WIDTH drawn PHONE_WIDTH wide), y in pixels.
+    """
+    to_domain = VIEW_WIDTH / PHONE_WIDTH
+    table = []
+    for g in GPUS_PER_NODE_VALUES:
+        row = []
+        for nodes in NODE_VALUES:
+            k, bx, by = phone_transform(g, nodes)
+            row.append(
+                [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
+            )
+        table.append(row)
+    return table
+
+
+def chart_params() -> tuple[dict[str, Any], ...]:
+    """The chart's parameters besides the controls: :data:`PHONE_PARAM` and :data:`VIEW_TRANSFORM`.
+
+    Returns
+    -------
+    tuple of dict
+        Vega-Lite variable parameters: ``phone`` (False; True on a phone)
+        and ``view_t``, the identity, or on a phone the current cluster
+        size's row of :func:`view_transforms`.
+    """
+    pick = (
+        f"{json.dumps(view_transforms(), separators=(',', ':'))}"
+        f"[indexof({list(GPUS_PER_NODE_VALUES)}, gpus_per_node)]"
+        f"[indexof({list(NODE_VALUES)}, nodes)]"
+    )
+    return (
+        {"name": PHONE_PARAM, "value": False},
+        {"name": VIEW_TRANSFORM, "expr": f"{PHONE_PARAM} ? {pick} : [1, 0, 1, 0]"},
+    )
+
+
+def _frame(
+    g: int,
+    nodes: int,
+    kind: str,
+    corners: tuple[Point, Point],
+    node: Any = "",
+    cell: Any = "",
+    zoom: Any = "",
+) -> dict[str, Any]:
+    """One box, cell or wire of a cluster size, its corners moved into the view's pixels."""
+    (x, y), (x2, y2) = _at(g, nodes, corners[0]), _at(g, nodes, corners[1])
+    return {"gpus_per_node": g, "nodes": nodes, "kind": kind, "node": node, "cell": cell,
+            "x": x, "y": y, "x2": x2, "y2": y2, "zoom": zoom}  # fmt: skip
+
+
+def frames() -> list[dict[str, Any]]:
+    """Node boxes, GPU cells and the network band of every cluster size, in pixels.
+
+    Returns
+    -------
+    list of dict
+        ``kind`` is ``"node"`` (a node's box), ``"cell"`` (a GPU's place),
+        ``"band"`` (the network) or ``"wire"`` (a node's link to it);
+        ``node`` is the node of a box, cell or wire, ``cell`` a cell's index
+        and ``zoom`` the pixels per cell of its cluster size.
+    """
+    rows: list[dict[str, Any]] = []
+    inset = (CELL - GPU) / 2
+    for g in GPUS_PER_NODE_VALUES:
+        grid = ClusterGrid(g)
+        for nodes in NODE_VALUES:
+            top, zoom = grid.rows * CELL, round(_zoom(g, nodes)[0], 2)
+            for node in range(nodes):
+                x0 = grid.node_x(node)
+                box = ((x0, -PAD - FOOT), (x0 + grid.cols * CELL + 2 * PAD, top + PAD))
+                rows.append(_frame(g, nodes, "node", box, node=node))
+                for slot in range(g):
+                    x, y = grid.cell(node, slot)
+                    square = ((x + inset, y + inset), (x + CELL - inset, y + CELL - inset))
+                    cell = node * g + slot
+                    rows.append(_frame(g, nodes, "cell", square, node=node, cell=cell, zoom=zoom))
+            if nodes > 1:
+                band = ((0.0, BAND - 0.45), (grid.width(nodes), BAND))
+                rows.append(_frame(g, nodes, "band", band))
+                for node in range(nodes):
+                    cx = grid.node_x(node) + PAD + grid.cols * CELL / 2
+                    rows.append(
+                        _frame(g, nodes, "wire", ((cx, -PAD - FOOT), (cx, BAND)), node=node)
+                    )
+    return rows
+
+
+def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
+    """A GPU's text, lines split by ``|``: its TP or EP rank, then its stage and replica if any."""
+    second = [f"S{s.stage}"] if plan.pp > 1 else []
+    second += [f"R{s.replica}"] if plan.dp > 1 else []
+    rank = f"EP{s.tp_rank}" if plan.ep > 1 else f"TP{s.tp_rank}"
+    return rank + ("|" + " ".join(second) if second else "")
+
+
+@dataclass
+class DiagramTables:
+    """The diagram's data: one table per kind of mark, rows keyed by their state.
+
+    Every row starts with the controls' values (``model``, ``gpus_per_node``,
+    ``nodes``, ``group``, ``pp``) of the state it belongs to; the chart keeps the rows of
+    the state chosen. A cell is a GPU's index in its cluster, ``node x
+    gpus_per_node + slot``; places are pixels of the view (y up).
+
+    Attributes
+    ----------
+    gpus : list of dict
+        One row per placed GPU: ``cell``, ``stage`` (``"S0"`` ...) and
+        ``label`` (its text, lines split by ``|``).
+    stages : list of dict
+        The pipeline stages the GPUs belong to, for the key under the
+        diagram: ``stage``, in order.
+    tp_outlines : list of dict
+        One row per run of a TP group's GPUs along one row of a node:
+        ``first_cell``, ``last_cell`` and ``across_nodes`` (1 when the group
+        is split by the network, else 0).
+    tp_links : list of dict
+        The line joining two pieces of a TP group split by the network:
+        from ``x``, ``y`` to ``x2``, ``y2``.
+    pp_paths : list of dict
+        The points of each pipeline hand-off: ``path`` (which hand-off),
+        ``point`` (its order along the path), ``across_nodes`` (1 when the
+        hand-off crosses the network, else 0), ``head_angle`` (the
+        arrowhead's angle in degrees at the last point; empty elsewhere),
+        ``x`` and ``y``.
+    dp_paths : list of dict
+        The points of each arc between data-parallel replicas on different
+        nodes: ``path``, ``point``, ``x`` and ``y``.
+    notes : list of dict
+        The lines of the list under the diagram: ``line`` (its place in the
+        list), ``note`` (its text's index in :attr:`note_texts`),
+        ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
+        ``para`` (which problem or flag it belongs to, from 0; a phone shows
+        each one's lines as one paragraph).
+    """
+
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    stages: list[dict[str, Any]] = field(default_factory=list)
+    tp_outlines: list[dict[str, Any]] = field(default_factory=list)
+    tp_links: list[dict[str, Any]] = field(default_factory=list)
+    pp_paths: list[dict[str, Any]] = field(default_factory=list)
+    dp_paths: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    _note_ids: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def note_texts(self) -> list[str]:
+        """Each line of the notes once, in order of first use (many states share a line)."""
+        return list(self._note_ids)
+
+    def add_state(
+        self,
+        state: dict[str, Any],
+        plan: ClusterPlan | None,
+        paragraphs: list[tuple[str, list[str]]],
+    ) -> None:
+        """Append every mark of one state to the tables.
+
+        A layout that cannot exist, or is not placed, gets its notes only:
+        the node boxes are drawn empty.
+
+        Parameters
+        ----------
+        state : dict
+            The controls' values (``model``, ``gpus_per_node``, ``nodes``,
+            ``group``, ``pp``).
+        plan : ClusterPlan or None
+            The state's plan; None when the explorer does not place it.
+        paragraphs : list of (str, list of str)
+            The list under the diagram: each problem's or flag's kind and lines.
+        """
+        lines = [
+            (p, kind, line) for p, (kind, wrapped) in enumerate(paragraphs) for line in wrapped
+        ]
+        for i, (para, kind, line) in enumerate(lines):
+            note = self._note_ids.setdefault(line, len(self._note_ids))
+            self.notes.append({**state, "line": i, "note": note, "note_kind": kind, "para": para})
+        if plan is None or plan.problems:
+            return
+        g = plan.gpus_per_node
+        for s in plan.placement:
+            gpu = {
+                "cell": s.node * g + s.slot,
+                "stage": f"S{s.stage}",
+                "label": _gpu_label(plan, s),
+            }
+            self.gpus.append({**state, **gpu})
+        for stage in sorted({s.stage for s in plan.placement}):
+            self.stages.append({**state, "stage": f"S{stage}"})
+        if plan.tp > 1 or plan.ep > 1:
+            self._add_groups(state, plan)
+        self._add_links(state, plan)
+
+    def _add_groups(self, state: dict[str, Any], plan: ClusterPlan) -> None:
+        """Outline each TP or EP group row by row; join the pieces of one split by the network."""
+        g, nodes, grid = plan.gpus_per_node, plan.nodes, ClusterGrid(plan.gpus_per_node)
+        for group in tp_groups(plan.placement).values():
+            across = spans_nodes(group)
+            runs = grid.runs(group)
+            for run in runs:
+                cells = [s.node * g + s.slot for s in run]
+                outline = {"first_cell": min(cells), "last_cell": max(cells)}
+                self.tp_outlines.append({**state, **outline, "across_nodes": int(across)})
+            if across:
+                for start, end in pairwise(grid.center(run) for run in runs):
+                    (x, y), (x2, y2) = _at(g, nodes, start), _at(g, nodes, end)
+                    self.tp_links.append({**state, "x": x, "y": y, "x2": x2, "y2": y2})
+
+    def _add_links(self, state: dict[str, Any], plan: ClusterPlan) -> None:
+        """The pipeline hand-offs, their arrowheads' angles, and the arcs between replicas."""
+        g, nodes, grid = plan.gpus_per_node, plan.nodes, ClusterGrid(plan.gpus_per_node)
+        hand_offs = stage_hand_offs(tp_groups(plan.placement))
+        for path, (_, here, there, across) in enumerate(hand_offs, start=1):
+            route = _arc(*grid.pp_ends(here, there))
+            (ax, ay), (bx, by) = route[-2], route[-1]
+            angle = round(math.degrees(math.atan2(bx - ax, by - ay)), 3)
+            for i, point in enumerate(route):
+                x, y = _at(g, nodes, point)
+                head = angle if i == len(route) - 1 else ""
+                mark = {"across_nodes": int(across), "head_angle": head, "x": x, "y": y}
+                self.pp_paths.append({**state, "path": path, "point": i, **mark})
+        for path, (here, there) in enumerate(dp_neighbours(plan), start=1):
+            route = _arc(grid.edge(here, "top"), grid.edge(there, "top"), -0.45)
+            for i, point in enumerate(route):
+                x, y = _at(g, nodes, point)
+                self.dp_paths.append({**state, "path": path, "point": i, "x": x, "y": y})

@@ -1,0 +1,287 @@
+"""The lab page's sentences: what a measurement and its fit say, in words.
+
+Each function turns numbers of :mod:`lesson_lib.lab.report` into a clause or
+a sentence that follows the measurement: where a message sits against the
+crossover, how the measured alpha compares with the fabric the lesson assumes,
+how far to trust the fitted line, and what the cache does to B.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lesson_lib.lab.records import Measurement
+from lesson_lib.model.alpha_beta_fit import AlphaBetaFit
+from lesson_lib.model.specimen import FAST
+from lesson_lib.model.specs import Fabric
+from lesson_lib.model.units import format_ratio, format_seconds
+
+
+def regime(nbytes: float, fit: AlphaBetaFit) -> str:
+    """Where a message sits against the fit's crossover, in words.
+
+    Parameters
+    ----------
+    nbytes : float
+        Message size, bytes.
+    fit : AlphaBetaFit
+
+    Returns
+    -------
+    str
+        For example ``"well below it (0.2x): latency-bound"``.
+    """
+    ratio = nbytes / fit.crossover_bytes
+    shown = format_ratio(ratio, decimals=2 if ratio < 10 else 0)
+    if ratio < 0.5:
+        return f"well below it ({shown}): latency-bound"
+    if ratio <= 2:
+        return f"close to it ({shown}): both terms count"
+    return f"far above it ({shown}): bandwidth-bound"
+
+
+def compare(value: float, reference: float, tolerance: float = 0.1) -> str:
+    """How ``value`` compares with ``reference``, in words for a sentence.
+
+    Parameters
+    ----------
+    value, reference : float
+        Two quantities of the same unit (``reference`` > 0).
+    tolerance : float, default 0.1
+        Relative difference below which the two count as about the same.
+
+    Returns
+    -------
+    str
+        ``"smaller than"``, ``"larger than"`` or ``"about the same as"``.
+    """
+    if reference <= 0:
+        raise ValueError(f"reference must be > 0, got {reference!r}")
+    ratio = value / reference
+    if abs(ratio - 1) <= tolerance:
+        return "about the same as"
+    return "smaller than" if ratio < 1 else "larger than"
+
+
+def alpha_reading(fit: AlphaBetaFit, fabric: Fabric = FAST) -> str:
+    """One sentence setting the measured alpha beside a fabric's assumed latency.
+
+    A CPU "rank" is a process on the same chip and its all-reduce a copy
+    through shared memory: no GPU kernel to launch, no physical link to
+    cross. Whether that makes its alpha smaller than a GPU fabric's depends on
+    the machine and its load, so the sentence follows the measurement.
+
+    Parameters
+    ----------
+    fit : AlphaBetaFit
+    fabric : Fabric, default FAST
+        The fabric to compare with.
+
+    Returns
+    -------
+    str
+        A sentence naming both latencies and the comparison.
+    """
+    word = compare(fit.alpha, fabric.latency)
+    said = (
+        f"This machine's alpha, {format_seconds(fit.alpha)}, is {word} the "
+        f"{format_seconds(fabric.latency)} the lesson assumes for the fast fabric."
+    )
+    if word == "smaller than":
+        return (
+            f"{said} A CPU can get there because a rank is a process on the same chip and "
+            "the all-reduce a copy through shared memory: there is no GPU kernel to launch "
+            "and no physical link to cross."
+        )
+    return (
+        f"{said} A rank here is a process on the same chip and the all-reduce a copy "
+        "through shared memory, with no GPU kernel to launch and no link to cross, and "
+        "still the fixed cost is not smaller: what remains of it is MPI's and the "
+        "operating system's, which this lab does not take apart."
+    )
+
+
+def _split(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """``"clean"``, ``"prefill"`` (only prefill far from the crossover) or ``"neither"``."""
+    decode = decode_bytes / fit.crossover_bytes
+    prefill = prefill_bytes / fit.crossover_bytes
+    if prefill > 2:
+        return "clean" if decode < 0.5 else "prefill"
+    return "neither"
+
+
+#: What :func:`split_verdict` says of each split, and :func:`split_summary` in a clause.
+_SPLIT_WORDS: dict[str, tuple[str, str]] = {
+    "clean": (
+        "That is the lesson's split, now in your own numbers: decode is latency-bound "
+        "and forgiving of a slow but nimble wire, prefill is bandwidth-bound and is not.",
+        "decode feels the wire's latency, prefill its bandwidth",
+    ),
+    "prefill": (
+        "Prefill is bandwidth-bound here as in the lesson, but the decode message is not "
+        "far enough below this machine's crossover to be latency-bound: both terms count, "
+        "so on this wire decode feels its bandwidth too.",
+        "prefill feels the wire's bandwidth, and here decode feels both its terms",
+    ),
+    "neither": (
+        "On this machine the split is not clean: neither message is far from the crossover "
+        "on both sides, so both terms count for both.",
+        "both messages feel both terms of the wire",
+    ),
+}
+
+
+def split_verdict(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """The lesson's decode/prefill split, as far as this machine's fit shows it.
+
+    Parameters
+    ----------
+    fit : AlphaBetaFit
+    decode_bytes, prefill_bytes : float
+        The two messages, bytes.
+
+    Returns
+    -------
+    str
+        A sentence that says "latency-bound" or "bandwidth-bound" only for a
+        message well below or far above the crossover (the thresholds of
+        :func:`regime`).
+    """
+    return _SPLIT_WORDS[_split(fit, decode_bytes, prefill_bytes)][0]
+
+
+def split_summary(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """The summary's clause for :func:`split_verdict`, without its explanation.
+
+    Parameters
+    ----------
+    fit, decode_bytes, prefill_bytes
+        As for :func:`split_verdict`.
+
+    Returns
+    -------
+    str
+        For example ``"decode feels the wire's latency, prefill its bandwidth"``.
+    """
+    return _SPLIT_WORDS[_split(fit, decode_bytes, prefill_bytes)][1]
+
+
+def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float | None:
+    """Measured over fitted time at the measured size nearest ``nbytes``.
+
+    None when the sweep's nearest size is more than a factor of two away.
+    """
+    i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
+    if not 0.5 <= m.bytes[i] / nbytes <= 2:
+        return None
+    return float(m.median_s[i] / fit.predict(m.bytes[i]))
+
+
+def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
+    """Measured time over the fit's, at the measured size nearest ``nbytes``, in words.
+
+    Parameters
+    ----------
+    m : Measurement
+    fit : AlphaBetaFit
+    nbytes : float
+        The message size of interest, bytes.
+
+    Returns
+    -------
+    str
+        A ratio such as ``"2.4x"``, or ``"not measured"`` when the sweep
+        stops more than a factor of two short of ``nbytes``.
+    """
+    ratio = _measured_ratio(m, fit, nbytes)
+    return "not measured" if ratio is None else format_ratio(ratio, decimals=1)
+
+
+def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
+    """How far to trust the fitted line at ``nbytes``, in one clause.
+
+    Parameters
+    ----------
+    m : Measurement
+    fit : AlphaBetaFit
+    nbytes : float
+        The message size the prediction is for, bytes.
+
+    Returns
+    -------
+    str
+        For example ``"a lower bound: at that message this machine measured
+        2.6x the line's time"``.
+    """
+    ratio = _measured_ratio(m, fit, nbytes)
+    if ratio is None:
+        return "an extrapolation: the sweep did not reach that message size"
+    said = (
+        f"at that message this machine measured {format_ratio(ratio, decimals=1)} the line's time"
+    )
+    if ratio > 1.2:
+        return f"a lower bound: {said}"
+    if ratio < 1 / 1.2:
+        return f"an upper bound: {said}"
+    return f"close to what was measured: {said}"
+
+
+def oversubscription(m: Measurement) -> str:
+    """One sentence on whether a sweep had more ranks than cores.
+
+    Parameters
+    ----------
+    m : Measurement
+
+    Returns
+    -------
+    str
+    """
+    cores = m.machine.get("usable_cores") or m.machine.get("logical_cores")
+    per_node = m.machine.get("ranks_per_node", m.ranks)
+    if m.machine.get("oversubscribed"):
+        return (
+            f"Here {per_node} ranks shared {cores} cores: the machine was oversubscribed, "
+            "more ranks than cores."
+        )
+    return f"Here {per_node} ranks had {cores} cores, one each at least: not oversubscribed."
+
+
+def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBetaFit | None) -> str:
+    """Where the page's B sits against the in-cache and beyond-cache fits, in words.
+
+    Parameters
+    ----------
+    main : AlphaBetaFit
+        The page's fit, whose B is a median over all the large sizes.
+    inside, beyond : AlphaBetaFit or None
+        :func:`cache_fits`'s two fits.
+
+    Returns
+    -------
+    str
+        A clause such as ``"agrees with both: on this machine the cache
+        changes the bandwidth little"`` (the two fits within 10 % of each
+        other), ``"lands on the in-cache value: ..."``, ``"falls between the
+        two, ..."`` or ``"lies outside both, ..."``.
+    """
+    if inside is None or beyond is None:
+        return "comes from the large sizes this sweep measured"
+    if abs(inside.bandwidth / beyond.bandwidth - 1) <= 0.1:
+        return "agrees with both: on this machine the cache changes the bandwidth little"
+    near_in = abs(main.bandwidth / inside.bandwidth - 1) <= 0.1
+    near_out = abs(main.bandwidth / beyond.bandwidth - 1) <= 0.1
+    if near_in and not near_out:
+        return (
+            "lands on the in-cache value: most of the large sizes fit in the cache, "
+            "and one straight line cannot match both"
+        )
+    if near_out and not near_in:
+        return (
+            "lands on the beyond-cache value: most of the large sizes exceed the cache, "
+            "and one straight line cannot match both"
+        )
+    low, high = sorted((inside.bandwidth, beyond.bandwidth))
+    if low < main.bandwidth < high:
+        return "falls between the two, which no single straight line can match"
+    return "lies outside both, a sign that the large sizes were noisy"

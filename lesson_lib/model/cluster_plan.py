@@ -1,0 +1,342 @@
+"""A cluster plan: where each GPU sits, what the layout costs, and the groups it forms.
+
+:func:`~lesson_lib.model.cluster_planner.plan_cluster` builds a
+:class:`ClusterPlan`; the helpers here read its placement the same way for the
+planner, the figure and the explorer: the GPUs of each TP (or EP) group, the
+pipeline hand-offs between a replica's stages, and the data-parallel replicas
+that sit on different nodes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lesson_lib.model.layout import layout_cautions, stage_layers
+from lesson_lib.model.moe import MoEStep
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import StepBreakdown
+
+
+@dataclass(frozen=True)
+class GpuSlot:
+    """Where one GPU sits and what it holds.
+
+    Attributes
+    ----------
+    rank : int
+        Global rank, 0-based.
+    node : int
+        Node index.
+    slot : int
+        Position inside the node.
+    replica : int
+        Data-parallel replica (DP rank).
+    stage : int
+        Pipeline stage (PP rank).
+    tp_rank : int
+        Rank inside its tensor-parallel group.
+    """
+
+    rank: int
+    node: int
+    slot: int
+    replica: int
+    stage: int
+    tp_rank: int
+
+
+#: The GPUs of each TP (or EP) group, keyed by (replica, stage).
+Groups = dict[tuple[int, int], list[GpuSlot]]
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """A layout of one model on a cluster, checked and priced.
+
+    Attributes
+    ----------
+    model : ModelSpec
+        The model.
+    accel : Accelerator
+        One card.
+    gpus_per_node : int
+        GPUs in each node.
+    nodes : int
+        Nodes in the cluster.
+    tp : int
+        Tensor-parallel degree.
+    pp : int
+        Pipeline-parallel degree.
+    dp : int
+        Data-parallel degree, ``gpus // (tp * pp)`` (0 when one replica
+        needs more GPUs than there are).
+    intra : Fabric
+        The wire inside a node.
+    inter : Fabric
+        The network between nodes.
+    context_tokens : int
+        Sequence length used to count the sequences that fit.
+    problems : tuple of str
+        Why the layout is invalid; empty when it is valid.
+    flags : tuple of str
+        Cautions that do not forbid the layout (e.g. TP across nodes).
+    placement : tuple of GpuSlot
+        The GPUs in use, in rank order (idle GPUs are left out).
+    tp_fabric : Fabric
+        The wire the TP all-reduces (or, under EP, the all-to-alls) run on:
+        ``inter`` if any TP or EP group spans two nodes, else ``intra``.
+    step : StepBreakdown or MoEStep
+        One sequence alone, one decoded token on a TP group, all layers, on
+        ``tp_fabric``, weights only (the lesson's heuristic); under EP the
+        :class:`~lesson_lib.model.moe.MoEStep` of the EP group.
+    pp_send_s : float
+        Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
+        vector each), each on ``inter`` if it crosses nodes, else ``intra``.
+    pp_network_boundaries : int
+        Stage boundaries that cross the network.
+    weights_per_gpu_bytes : float
+        The busiest GPU's share of the weights, bytes.
+    sequences_per_replica : int
+        Sequences of ``context_tokens`` tokens that fit beside the weights.
+    batch : int
+        Sequences each replica decodes together (0 when none fits).
+    batched_step : StepBreakdown or MoEStep or None
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
+        through all layers, KV reads included (under EP, the whole batch over
+        the EP group, weights only); None when ``batch`` is 0.
+    batched_send_s : float
+        The stage-boundary sends of one micro-batch, seconds.
+    stage_imbalance : float
+        The largest stage's layers over an even share, ``max(stage_layers) *
+        pp / num_layers``: 1 when PP divides the layers, 22 x 3 / 64 = 1.03
+        for the specimen at PP 3.
+    ep : int
+        Expert-parallel degree: 1, or the GPUs of each replica's EP group
+        (then ``tp`` and ``pp`` are 1 and attention is data-parallel).
+    """
+
+    model: ModelSpec
+    accel: Accelerator
+    gpus_per_node: int
+    nodes: int
+    tp: int
+    pp: int
+    dp: int
+    intra: Fabric
+    inter: Fabric
+    context_tokens: int
+    problems: tuple[str, ...]
+    flags: tuple[str, ...]
+    placement: tuple[GpuSlot, ...]
+    tp_fabric: Fabric
+    step: StepBreakdown | MoEStep
+    pp_send_s: float
+    pp_network_boundaries: int
+    weights_per_gpu_bytes: float
+    sequences_per_replica: int
+    batch: int = 0
+    batched_step: StepBreakdown | MoEStep | None = None
+    batched_send_s: float = 0.0
+    stage_imbalance: float = 1.0
+    ep: int = 1
+
+    @property
+    def gpus(self) -> int:
+        """GPUs in the cluster, ``gpus_per_node * nodes``."""
+        return self.gpus_per_node * self.nodes
+
+    @property
+    def idle_gpus(self) -> int:
+        """GPUs no replica uses."""
+        return self.gpus - len(self.placement)
+
+    @property
+    def valid(self) -> bool:
+        """True when ``problems`` is empty."""
+        return not self.problems
+
+    @property
+    def tp_crosses_nodes(self) -> bool:
+        """True when a TP group spans more than one node."""
+        return self.tp_fabric is self.inter and self.tp > 1
+
+    @property
+    def ep_crosses_nodes(self) -> bool:
+        """True when an EP group spans more than one node."""
+        return self.tp_fabric is self.inter and self.ep > 1
+
+    @property
+    def weights_fit(self) -> bool:
+        """True when the weights alone fit on each GPU."""
+        return self.weights_per_gpu_bytes <= self.accel.memory_bytes
+
+    @property
+    def token_time_s(self) -> float:
+        """Seconds per decoded token of one sequence (TP step plus PP sends)."""
+        return self.step.total_s + self.pp_send_s
+
+    @property
+    def batched_token_time_s(self) -> float:
+        """Seconds per token each sequence sees with ``batch`` sequences in flight.
+
+        One micro-batch's pass over all stages, stretched by
+        ``stage_imbalance`` when the stages are uneven (the ``pp``
+        micro-batches then advance at the pace of the largest stage), plus its
+        hand-offs; ``inf`` when no sequence fits.
+        """
+        if self.batched_step is None:
+            return math.inf
+        return self.batched_step.total_s * self.stage_imbalance + self.batched_send_s
+
+    @property
+    def tokens_per_s_replica(self) -> float:
+        """One replica's decode throughput with ``batch`` sequences, tokens/second.
+
+        ``batch / batched_token_time_s``: the ``pp`` micro-batches in flight
+        each advance one token per pass. 0 when no sequence fits.
+        """
+        if self.batch == 0:
+            return 0.0
+        return self.batch / self.batched_token_time_s
+
+    @property
+    def tokens_per_s_total(self) -> float:
+        """``dp`` replicas' throughput, tokens/second."""
+        return self.dp * self.tokens_per_s_replica
+
+    @property
+    def sequences_total(self) -> int:
+        """Sequences in flight over all replicas, ``dp * batch``."""
+        return self.dp * self.batch
+
+    @property
+    def label(self) -> str:
+        """Short name, e.g. ``"2 nodes x 4 GPUs: TP 4 x PP 2"``."""
+        nodes = f"{self.nodes} node{'s' if self.nodes > 1 else ''}"
+        degrees = [f"TP {self.tp}"] if self.ep == 1 else [f"EP {self.ep}"]
+        degrees += [f"PP {self.pp}"] if self.pp > 1 else []
+        degrees += [f"DP {self.dp}"] if self.dp > 1 else []
+        gpus = f"{self.gpus_per_node} GPU{'s' if self.gpus_per_node > 1 else ''}"
+        return f"{nodes} x {gpus}: {' x '.join(degrees)}"
+
+    @property
+    def verdict(self) -> str:
+        """``"valid"``, ``"valid, flagged: ..."`` or ``"invalid: ..."`` (first reason)."""
+        if self.problems:
+            return f"invalid: {self.problems[0]}"
+        if self.flags:
+            return f"valid, flagged: {self.flags[0]}"
+        return "valid"
+
+    @property
+    def short_verdict(self) -> str:
+        """The verdict for a table cell, with the first problem or every flag in a few words.
+
+        ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
+        the network"`` or ``"invalid: ..."`` (the first problem, as in
+        :attr:`verdict`).
+        """
+        if self.problems:
+            return self.verdict
+        notes = self.flag_summaries
+        if len(notes) != len(self.flags):  # a flag without a short form: say it in full
+            return self.verdict
+        return f"valid, flagged: {'; '.join(notes)}" if notes else "valid"
+
+    @property
+    def flag_summaries(self) -> list[str]:
+        """Each flag in a few words (``"TP all-reduces on the network"``), as far as known."""
+        notes = []
+        if layout_cautions(self.model, self.tp):
+            notes.append(f"each KV head on {self.tp // self.model.num_kv_heads} GPUs")
+        if self.stage_imbalance > 1:
+            stages = stage_layers(self.model, self.pp)
+            notes.append(f"stages of {', '.join(str(s) for s in stages)} layers")
+        if self.tp_crosses_nodes:
+            notes.append("TP all-reduces on the network")
+        if self.ep_crosses_nodes:
+            notes.append("EP all-to-alls on the network")
+        if self.weights_fit and self.sequences_per_replica == 0:
+            notes.append("no sequence fits beside the weights")
+        return notes
+
+
+def tp_groups(slots: Iterable[GpuSlot]) -> Groups:
+    """The GPUs of each tensor-parallel (or expert-parallel) group, in rank order.
+
+    Parameters
+    ----------
+    slots : iterable of GpuSlot
+        Placed GPUs, e.g. a plan's ``placement``.
+
+    Returns
+    -------
+    dict of (int, int) to list of GpuSlot
+        One group per ``(replica, stage)``.
+    """
+    groups: Groups = {}
+    for s in slots:
+        groups.setdefault((s.replica, s.stage), []).append(s)
+    return groups
+
+
+def spans_nodes(group: Iterable[GpuSlot]) -> bool:
+    """Whether a group of GPUs sits on more than one node.
+
+    Parameters
+    ----------
+    group : iterable of GpuSlot
+        The GPUs.
+
+    Returns
+    -------
+    bool
+        True when the network joins them.
+    """
+    return len({s.node for s in group}) > 1
+
+
+def stage_hand_offs(groups: Groups) -> list[tuple[int, list[GpuSlot], list[GpuSlot], bool]]:
+    """Each pipeline hand-off, replica by replica and stage by stage.
+
+    Parameters
+    ----------
+    groups : dict of (int, int) to list of GpuSlot
+        The TP groups, as :func:`tp_groups` gives them.
+
+    Returns
+    -------
+    list of (int, list of GpuSlot, list of GpuSlot, bool)
+        The replica, the sending and the receiving stage's GPUs, and whether
+        a GPU sends to one on another node (the send then crosses the network).
+    """
+    hand_offs = []
+    for d, p in sorted(groups):
+        if (d, p + 1) in groups:
+            here, there = groups[(d, p)], groups[(d, p + 1)]
+            across = any(a.node != b.node for a, b in zip(here, there, strict=True))
+            hand_offs.append((d, here, there, across))
+    return hand_offs
+
+
+def dp_neighbours(plan: ClusterPlan) -> list[tuple[list[GpuSlot], list[GpuSlot]]]:
+    """The first stages of consecutive replicas that start on different nodes.
+
+    Parameters
+    ----------
+    plan : ClusterPlan
+        The layout.
+
+    Returns
+    -------
+    list of (list of GpuSlot, list of GpuSlot)
+        Stage-0 TP groups of replicas ``d`` and ``d + 1``.
+    """
+    groups = tp_groups(plan.placement)
+    return [
+        (groups[(d, 0)], groups[(d + 1, 0)])
+        for d in range(plan.dp - 1)
+        if groups[(d, 0)][0].node != groups[(d + 1, 0)][0].node
+    ]

@@ -1,0 +1,308 @@
+"""Context parallelism: ring attention for a long prefill, and decode context parallelism.
+
+A prefill too long for one instance can be split along the prompt over ``cp``
+ring positions: each holds a chunk of it and, once per step, passes the KV
+block it holds to its neighbour while it computes its queries' attention
+against the block it received (:func:`ring_attention_step`,
+:func:`ring_attention_min_chunk`, :func:`context_parallel_prefill`). Decode
+context parallelism (DCP) instead shards each KV head's tokens over the GPUs
+that tensor parallelism would fill with copies of it
+(:func:`context_parallel_sequence_bytes`, :func:`context_parallel_max_sequences`).
+The causal attention of a prompt (:func:`causal_attention_flops`) is priced
+here for both, and for the disaggregated prefill of
+:mod:`lesson_lib.model.kv_transfer`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
+from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import attention_pair_flops, prefill_step
+
+
+def max_dcp(model: ModelSpec, tp: int) -> int:
+    """Largest decode context parallelism a decode instance of ``tp`` GPUs allows.
+
+    vLLM bounds the DCP size by the KV-head copies it removes: past one KV
+    head per GPU, tensor parallelism holds ``tp / kv_heads`` copies of each.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model (its KV heads count).
+    tp : int
+        Tensor-parallel degree of the decode instance, from 1 to 4096 (``MAX_RANKS``).
+
+    Returns
+    -------
+    int
+        ``max(1, tp // kv_heads)``.
+    """
+    require_instance("model", model, ModelSpec)
+    return max(1, require_int("tp", tp, maximum=MAX_RANKS) // model.num_kv_heads)
+
+
+def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
+    """FLOPs of causal attention over a prompt of ``tokens`` tokens, all attention layers.
+
+    Query ``i`` attends to keys ``0..i``, so a prompt of ``L`` tokens has
+    ``L (L + 1) / 2`` query-key pairs per layer; each pair costs
+    :func:`~lesson_lib.model.step_time.attention_pair_flops`, as in
+    :func:`~lesson_lib.model.step_time.decode_step`.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    float
+        FLOPs (0 for a model without attention layers).
+    """
+    require_instance("model", model, ModelSpec)
+    length = require_int("tokens", tokens, maximum=model.max_context)
+    pairs = length * (length + 1) / 2
+    return model.num_attention_layers * attention_pair_flops(model) * pairs
+
+
+@dataclass(frozen=True)
+class RingAttentionStep:
+    """One step of ring attention in a context-parallel prefill, one attention layer.
+
+    Each of ``cp`` GPUs holds a chunk of the prompt; at every step it sends
+    the KV block it holds to the next GPU while computing its queries'
+    attention against the block it received.
+
+    Attributes
+    ----------
+    chunk_tokens : int
+        Tokens of each GPU's chunk, ``ceil(context / cp)``.
+    block_bytes : float
+        The KV block one GPU sends per step: its chunk's keys and values for
+        one attention layer and its share of the KV heads, bytes.
+    send_s : float
+        Latency + block bytes / bandwidth, seconds.
+    compute_s : float
+        The attention of the chunk's queries against one received block,
+        seconds: half of the chunk x chunk pairs, as a causal mask leaves
+        them with the chunks balanced across the ring.
+    """
+
+    chunk_tokens: int
+    block_bytes: float
+    send_s: float
+    compute_s: float
+
+    @property
+    def hidden(self) -> bool:
+        """True when the block crosses before the attention against the last one is done."""
+        return self.send_s <= self.compute_s
+
+    @property
+    def exposed_s(self) -> float:
+        """Seconds per step the send outlasts the attention (0 when hidden)."""
+        return max(0.0, self.send_s - self.compute_s)
+
+
+def _ring_terms(model: ModelSpec, accel: Accelerator, tp: int) -> tuple[float, float]:
+    """(bytes per token of a block, seconds per token^2 of attention) for one GPU."""
+    per_token = 2 * model.num_kv_heads * model.head_dim * model.dtype_bytes * kv_share(model, tp)
+    # Half the pairs (causal), 1/tp of the query heads.
+    per_pair = attention_pair_flops(model) / 2 / (tp * accel.peak_flops)
+    return per_token, per_pair
+
+
+def ring_attention_step(
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    context: int,
+    cp: int,
+    *,
+    tp: int = 1,
+) -> RingAttentionStep:
+    """One ring-attention step of a prefill of ``context`` tokens over ``cp`` GPUs.
+
+    The model covers the attention layers; the linear-attention layers hand
+    a fixed-size state from chunk to chunk instead, which it leaves out.
+
+    Parameters
+    ----------
+    model, accel, fabric
+        The model, one card and the wire between neighbours on the ring.
+    context : int
+        Prompt length, from 1 to ``model.max_context``.
+    cp : int
+        Context-parallel degree (GPUs on the ring), from 2 to 4096.
+    tp : int, default 1
+        Tensor-parallel degree inside each ring position, from 1 to 4096:
+        each GPU holds and sends its share of the KV heads and computes its
+        share of the query heads.
+
+    Returns
+    -------
+    RingAttentionStep
+        The block, its send and the attention it hides behind.
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    require_instance("fabric", fabric, Fabric)
+    tokens = require_int("context", context, maximum=model.max_context)
+    ranks = require_int("cp", cp, minimum=2, maximum=MAX_RANKS)
+    tp = require_int("tp", tp, maximum=MAX_RANKS)
+    chunk = math.ceil(tokens / ranks)
+    per_token, per_pair = _ring_terms(model, accel, tp)
+    block = chunk * per_token
+    return RingAttentionStep(
+        chunk_tokens=chunk,
+        block_bytes=block,
+        send_s=fabric.latency + block / fabric.bandwidth,
+        compute_s=per_pair * chunk**2,
+    )
+
+
+def ring_attention_min_chunk(
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, *, tp: int = 1
+) -> float:
+    """Tokens per GPU at which a ring-attention step's send takes as long as its attention.
+
+    The send grows with the chunk ``c`` (``alpha + c b / B``), the attention
+    with its square (``k c^2``), so a chunk longer than the root of
+    ``k c^2 = alpha + c b / B`` hides the ring: about ``b F / (B * 2 h d)``
+    tokens without latency (``b`` the block's bytes per token, ``F`` the
+    peak, ``h`` the query heads and ``d`` the head dimension per GPU).
+
+    Parameters
+    ----------
+    model, accel, fabric
+        The model (with attention layers), one card and the wire between neighbours.
+    tp : int, default 1
+        Tensor-parallel degree inside each ring position, from 1 to 4096.
+
+    Returns
+    -------
+    float
+        Tokens (not rounded).
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    require_instance("fabric", fabric, Fabric)
+    tp = require_int("tp", tp, maximum=MAX_RANKS)
+    per_token, per_pair = _ring_terms(model, accel, tp)
+    linear = per_token / fabric.bandwidth
+    return (linear + math.sqrt(linear**2 + 4 * per_pair * fabric.latency)) / (2 * per_pair)
+
+
+def context_parallel_prefill(
+    model: ModelSpec,
+    accel: Accelerator,
+    tp_fabric: Fabric,
+    ring_fabric: Fabric,
+    prompt_tokens: int,
+    cp: int,
+    *,
+    tp: int = 1,
+) -> float:
+    """Seconds to prefill a prompt split over ``cp`` ring positions of ``tp`` GPUs each.
+
+    Each position runs the GEMMs and all-reduces of its chunk
+    (:func:`~lesson_lib.model.step_time.prefill_step` on ``ceil(L / cp)``
+    tokens, its ``tp`` GPUs on ``tp_fabric``) and a ``1 / (cp tp)`` share
+    of the whole prompt's causal attention; every attention layer's ring of
+    ``cp - 1`` steps adds whatever of its sends the attention does not hide
+    (:func:`ring_attention_step`).
+
+    Parameters
+    ----------
+    model, accel
+        The model and one card.
+    tp_fabric, ring_fabric : Fabric
+        The wire of each position's all-reduces, and the one between ring neighbours.
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+    cp : int
+        Context-parallel degree, from 2 to 4096.
+    tp : int, default 1
+        Tensor-parallel degree of each position, from 1 to 4096.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    require_instance("model", model, ModelSpec)
+    require_instance("tp_fabric", tp_fabric, Fabric)
+    require_instance("ring_fabric", ring_fabric, Fabric)
+    prompt_tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
+    step = ring_attention_step(model, accel, ring_fabric, prompt_tokens, cp, tp=tp)
+    chunk = prefill_step(model, accel, tp_fabric, tp, step.chunk_tokens)
+    attention = causal_attention_flops(model, prompt_tokens) / (cp * tp * accel.peak_flops)
+    ring = model.num_attention_layers * (cp - 1) * step.exposed_s
+    return chunk.total_s + attention + ring
+
+
+def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp: int = 1) -> float:
+    """Bytes one sequence takes on the busiest GPU of a decode instance with DCP.
+
+    Tensor parallelism splits the KV heads until there is one per GPU and
+    copies them past that; decode context parallelism shards each head's
+    tokens over ``dcp`` of the GPUs that would hold copies. It does not touch
+    the linear-attention state, which splits by value heads as before.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    context : int
+        Tokens of the sequence, from 1 to ``model.max_context``.
+    tp : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    dcp : int, default 1
+        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)`` (vLLM's
+        bound: the KV-head copies it can remove).
+
+    Returns
+    -------
+    float
+        ``kv_bytes x kv_share(tp) / dcp + state_bytes x state_share(tp)``:
+        at TP 8 on the specimen's full context 4 GiB of KV per GPU without
+        DCP, 2 GiB with DCP 2.
+    """
+    require_instance("model", model, ModelSpec)
+    tokens = require_int("context", context, maximum=model.max_context)
+    tp = require_int("tp", tp, maximum=MAX_RANKS)
+    dcp = require_int("dcp", dcp, maximum=max_dcp(model, tp))
+    kv = model.kv_bytes(tokens) * kv_share(model, tp) / dcp
+    return kv + model.state_bytes * state_share(model, tp)
+
+
+def context_parallel_max_sequences(
+    model: ModelSpec, accel: Accelerator, context: int, tp: int, dcp: int = 1
+) -> int:
+    """Sequences of ``context`` tokens that fit beside the weights at TP ``tp`` and DCP ``dcp``.
+
+    Parameters
+    ----------
+    model, accel
+        The model and one card (its whole visible memory is used, no runtime reserve).
+    context : int
+        Tokens per sequence, from 1 to ``model.max_context``.
+    tp : int
+        Tensor-parallel degree, from 1 to 4096.
+    dcp : int, default 1
+        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)``.
+
+    Returns
+    -------
+    int
+        Whole sequences (0 if the weights alone do not fit).
+    """
+    require_instance("accel", accel, Accelerator)
+    per_sequence = context_parallel_sequence_bytes(model, context, tp, dcp)
+    free = accel.memory_bytes - model.weight_bytes / tp
+    return max(0, int(free // per_sequence))

@@ -1,0 +1,179 @@
+"""Prefill against decode: where a message sits on the alpha-beta curve, and time per token.
+
+Decode sends one hidden vector per all-reduce; prefill sends one per prompt
+token, all at once. The alpha-beta model ``t(m) = alpha + f m / B`` (``f``
+the ring factor ``2(n-1)/n``, 1 for two ranks) has a crossover payload
+where its two terms are equal; a message far below it is latency-bound, far
+above it bandwidth-bound.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
+from lesson_lib.model.collectives import allreduce_latency, allreduce_wire_bytes, crossover_bytes
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One all-reduce placed on the alpha-beta curve.
+
+    Attributes
+    ----------
+    payload_bytes : float
+        Size of the vector being summed, bytes.
+    n : int
+        Ranks in the ring.
+    fabric : Fabric
+        The wire.
+    latency_s : float
+        The fixed term (alpha), seconds.
+    bandwidth_s : float
+        The bytes term, wire bytes / bandwidth, seconds.
+    crossover_bytes : float
+        Payload at which the two terms are equal, bytes.
+    """
+
+    payload_bytes: float
+    n: int
+    fabric: Fabric
+    latency_s: float
+    bandwidth_s: float
+    crossover_bytes: float
+
+    @property
+    def total_s(self) -> float:
+        """Time of the all-reduce, latency + bandwidth terms, seconds."""
+        return self.latency_s + self.bandwidth_s
+
+    @property
+    def bound(self) -> str:
+        """``"latency"`` or ``"bandwidth"``: the larger term."""
+        return "latency" if self.latency_s >= self.bandwidth_s else "bandwidth"
+
+    @property
+    def ratio_to_crossover(self) -> float:
+        """``payload_bytes / crossover_bytes``; below 1 latency-bound, above 1 bandwidth-bound.
+
+        A fabric without latency has a crossover of 0 bytes: every message is
+        bandwidth-bound and the ratio is infinite.
+        """
+        if self.crossover_bytes == 0:
+            return math.inf
+        return self.payload_bytes / self.crossover_bytes
+
+
+def place_on_curve(payload_bytes: float, n: int, fabric: Fabric) -> CurvePoint:
+    """Split one all-reduce of ``payload_bytes`` into its latency and bandwidth terms.
+
+    Parameters
+    ----------
+    payload_bytes : float
+        Size of the vector being summed, bytes (> 0).
+    n : int
+        Ranks in the ring, from 2 to 4096 (``MAX_RANKS``).
+    fabric : Fabric
+        The wire.
+
+    Returns
+    -------
+    CurvePoint
+        Both terms in seconds and the crossover payload in bytes.
+
+    Examples
+    --------
+    >>> from lesson_lib.model.specimen import FAST, MODEL
+    >>> place_on_curve(MODEL.hidden_vector_bytes, 2, FAST).bound
+    'latency'
+    """
+    payload_bytes = require_number("payload_bytes", payload_bytes, strict=True, unit="bytes")
+    n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
+    require_instance("fabric", fabric, Fabric)
+    return CurvePoint(
+        payload_bytes=payload_bytes,
+        n=n,
+        fabric=fabric,
+        latency_s=allreduce_latency(n, fabric),
+        bandwidth_s=allreduce_wire_bytes(payload_bytes, n) / fabric.bandwidth,
+        crossover_bytes=crossover_bytes(fabric, n),
+    )
+
+
+def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
+    """Payload of one prefill all-reduce: one hidden vector per prompt token.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    float
+        Bytes (40 MiB for the specimen's 4,096-token prompt).
+    """
+    require_instance("model", model, ModelSpec)
+    tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
+    return tokens * model.hidden_vector_bytes
+
+
+@dataclass(frozen=True)
+class PerToken:
+    """Decode and prefill on the same GPUs, each per token.
+
+    Attributes
+    ----------
+    decode : StepBreakdown
+        One decoded token.
+    prefill : StepBreakdown
+        The whole prompt.
+    """
+
+    decode: StepBreakdown
+    prefill: StepBreakdown
+
+    @property
+    def decode_s(self) -> float:
+        """Seconds per decoded token."""
+        return self.decode.total_s
+
+    @property
+    def prefill_s(self) -> float:
+        """Seconds per prompt token (the prefill's total divided by its tokens)."""
+        return self.prefill.total_s / self.prefill.tokens
+
+    @property
+    def ratio(self) -> float:
+        """How many times cheaper a prompt token is than a decoded one."""
+        return self.decode_s / self.prefill_s
+
+
+def per_token(
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, n: int, prompt_tokens: int
+) -> PerToken:
+    """Time per token of decode and of a prefill of ``prompt_tokens`` tokens.
+
+    Parameters
+    ----------
+    model, accel, fabric : ModelSpec, Accelerator, Fabric
+        The model, one card and the wire between the ``n`` cards.
+    n : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    prompt_tokens : int
+        Prompt length, from 1 to ``model.max_context``.
+
+    Returns
+    -------
+    PerToken
+        Both steps, with the bandwidth term included.
+    """
+    return PerToken(
+        decode=decode_step(model, accel, fabric, n),
+        prefill=prefill_step(model, accel, fabric, n, prompt_tokens),
+    )

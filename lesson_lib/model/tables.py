@@ -1,0 +1,68 @@
+"""HTML tables of lesson_lib's numbers, every cell escaped.
+
+A page shows one with ``IPython.display.HTML(...)`` in a hide-input cell; a
+``<`` or ``&`` in a name or a source note shows as text.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+
+def html_table(
+    header: Sequence[object], rows: Sequence[Sequence[object]], caption: str | None = None
+) -> str:
+    """An accessible HTML table with every cell escaped.
+
+    Parameters
+    ----------
+    header : sequence
+        Column titles; each becomes a ``<th scope="col">``.
+    rows : sequence of sequences
+        Body rows, each as long as ``header``; cells are converted with
+        ``str`` and escaped.
+    caption : str, optional
+        Shown above the table (escaped).
+
+    Returns
+    -------
+    str
+        A ``<table>`` element, styled by the book's theme.
+
+    Raises
+    ------
+    ValueError
+        If ``header`` is empty or a row has a different number of cells.
+
+    Examples
+    --------
+    >>> print(html_table(["n"], [["x < y"]]))
+    <table class="table lesson-table">
+    <thead><tr><th scope="col">n</th></tr></thead>
+    <tbody>
+    <tr><td>x &lt; y</td></tr>
+    </tbody>
+    </table>
+    """
+    if len(header) == 0:
+        raise ValueError("header must name at least one column")
+    for i, row in enumerate(rows):
+        if len(row) != len(header):
+            raise ValueError(
+                f"rows[{i}] must have {len(header)} cells (one per header column), got {len(row)}"
+            )
+
+    def cells(tag: str, values: Sequence[object], attrs: str = "") -> str:
+        return "".join(f"<{tag}{attrs}>{html.escape(str(v))}</{tag}>" for v in values)
+
+    parts = ['<table class="table lesson-table">']
+    if caption:
+        parts.append(f"<caption>{html.escape(caption)}</caption>")
+    head = cells("th", header, ' scope="col"')
+    parts.append(f"<thead><tr>{head}</tr></thead>")
+    parts.append("<tbody>")
+    parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    parts.append("</tbody>")
+    parts.append("</table>")
+    return "\n".join(parts)
