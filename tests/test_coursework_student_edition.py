@@ -579,3 +579,24 @@ def test_an_unclosed_solution_inside_a_directive_ends_with_it():
     """A solution fence left open inside a note takes the rest of the note, not the page."""
     text = "`````{note}\nkeep-a\n````{solution} x\nsecret\n`````\nafter\n"
     assert strip_solutions(text) == "`````{note}\nkeep-a\n`````\nafter\n"
+
+
+def test_every_glued_number_is_written_in():
+    """No ``{glue`` placeholder is left in any page; the numbers are the page's own table's,
+    and the lab's measured values become ``{eval}`` roles on the dict its code glues."""
+    from lesson_lib.chapters.glue import chapter_numbers
+
+    for page in student_pages(ROOT):
+        nb = page_notebook(page)
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "{glue" not in text, page.name
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        assert "glue_chapter(" not in code, page.name
+    latency = page_notebook(ROOT / "book" / "latency.md")
+    prose = "\n".join(c.source for c in latency.cells if c.cell_type == "markdown")
+    # the chapter's headline, "They get 1.55x." on the site
+    assert f"They get {chapter_numbers('latency')['speedup_1_to_4_slow']}." in prose
+    lab = page_notebook(ROOT / "book" / "lab.md")
+    lab_prose = "\n".join(c.source for c in lab.cells if c.cell_type == "markdown")
+    assert '{eval}`numbers["lab_alpha"]`' in lab_prose
+    assert "numbers it finds appear in the text" in lab.cells[0].source

@@ -172,6 +172,23 @@ def resolve_roles(text: str, page: str, targets: Mapping[str, Target]) -> str:
     return _ROLE.sub(sub, text)
 
 
+def live_values_name(text: str) -> str | None:
+    """The dict a page glues its measured values from (``glue_numbers(numbers)``), if any.
+
+    Parameters
+    ----------
+    text : str
+        The page's MyST source.
+
+    Returns
+    -------
+    str or None
+        The dict's name (``"numbers"`` on the lab page), None on a page that measures nothing.
+    """
+    live = _LIVE.search(text)
+    return live["name"] if live else None
+
+
 def fill_glue(text: str, numbers: Mapping[str, str], page: str, live: str | None = None) -> str:
     """Every ``{glue:text}`name``` of ``text`` replaced by the page's value.
 
@@ -290,8 +307,19 @@ _GLUE_LINES = re.compile(
 )
 
 
-def _without_glue_call(source: str) -> str:
-    """A code cell without the page's glue call (the numbers are already in the text)."""
+def without_glue_call(source: str) -> str:
+    """A code cell without the page's glue call, for a route whose text has the numbers.
+
+    Parameters
+    ----------
+    source : str
+        A code cell's source.
+
+    Returns
+    -------
+    str
+        The source without ``glue_chapter("...")`` and its import.
+    """
     return _GLUE_LINES.sub("", source).strip("\n")
 
 
@@ -330,14 +358,14 @@ def page_as_notebook_text(
         return expand_directives(resolve_roles(text, page, targets), path, toc)
     nb = jupytext.reads(text, fmt="md:myst")
     values = numbers(page) if "{glue" in text else {}
-    live = _LIVE.search(text)
+    live = live_values_name(text)
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            source = fill_glue(cell.source, values, page, live["name"] if live else None)
+            source = fill_glue(cell.source, values, page, live)
             cell.source = expand_directives(resolve_roles(source, page, targets), path, toc)
         elif cell.cell_type == "code":
-            cell.source = _without_glue_call(cell.source)
+            cell.source = without_glue_call(cell.source)
             if not cell.source.strip():
                 continue
             tags = set(cell.metadata.get("tags", []))

@@ -37,6 +37,12 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from lesson_lib.chapters.notebook import (
+    fill_glue,
+    live_values_name,
+    page_numbers,
+    without_glue_call,
+)
 from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
 from lesson_lib.coursework.myst_pages import INSTRUCTOR_ONLY as INSTRUCTOR_ONLY
@@ -77,24 +83,9 @@ _OVERVIEW_CELL = re.compile(r"^\s*overview_table\(\)\s*$", re.MULTILINE)
 _SETUP_IMPORT = re.compile(r"^from lesson_lib\.coursework import [^\n]*$", re.MULTILINE)
 
 
-def _plain_markdown(text: str) -> str:
-    """A Markdown cell as Jupyter shows it well, the worked example's numbers written in."""
-    return _fill_glue(plain_markdown(text))
-
-
-def _fill_glue(text: str) -> str:
-    """Replace ``{glue:text}`key``` by the worked example's value when it is known."""
-    if "{glue" not in text:
-        return text
-    from lesson_lib.chapters.glue import chapter_numbers
-
-    values = chapter_numbers("overview")
-
-    def sub(match: re.Match[str]) -> str:
-        key = match.group(1).split(":")[0].strip()
-        return values.get(key, match.group(0))
-
-    return re.sub(r"\{glue(?::text|:md|:any)?\}`([^`]+)`", sub, text)
+def _plain_markdown(text: str, page: str, live: str | None) -> str:
+    """A Markdown cell as Jupyter shows it well, the page's glued numbers written in."""
+    return fill_glue(plain_markdown(text), page_numbers(page), page, live)
 
 
 def instructions(
@@ -210,14 +201,20 @@ def page_notebook(
     """
     sid = normalize_student(student)
     own_check = sid is not None and salt is not None
-    nb = jupytext.reads(strip_solutions(path.read_text()), fmt="md:myst")
+    text = strip_solutions(path.read_text())
+    nb = jupytext.reads(text, fmt="md:myst")
+    live = live_values_name(text)
     cells = []
     with salted(salt):
         for cell in nb.cells:
             if cell.metadata.get(META_KEY) == "solution":
                 continue
             if cell.cell_type == "markdown":
-                cell.source = _plain_markdown(cell.source).strip("\n")
+                cell.source = _plain_markdown(cell.source, path.stem, live).strip("\n")
+                if not cell.source.strip():
+                    continue
+            elif cell.cell_type == "code":  # the text has the numbers: no glue call to run
+                cell.source = without_glue_call(cell.source)
                 if not cell.source.strip():
                     continue
             baked = _baked_cell(cell, sid)
@@ -238,6 +235,12 @@ def page_notebook(
         note = f"*Student edition for student ID `{sid}`: solutions are not included.*"
     else:
         note = "*Student edition: solutions are not included.*"
+    if live is not None:  # the lab: what it measures cannot be written in before it runs
+        note += (
+            "\n\n*This page measures your machine: the numbers it finds appear in the text"
+            " once its cells have run, in JupyterLab with jupyterlab-myst (as `make lab` and"
+            " Binder give you); elsewhere, read them in the cells' output.*"
+        )
     cells.insert(0, nbformat.v4.new_markdown_cell(note))
     nb.cells = cells
     nb.metadata.pop("jupytext", None)
