@@ -151,7 +151,9 @@ def run_all(page: Any) -> dict[str, Any]:
     return state
 
 
-def open_chapter(browser: Any, lab: dict[str, Any], doc: str) -> tuple[Any, Any, list[str]]:
+def open_chapter(
+    browser: Any, lab: dict[str, Any], doc: str, suffix: str = ".md"
+) -> tuple[Any, Any, list[str]]:
     """A new page with chapter ``doc`` open as a notebook: (context, page, page errors)."""
     from probe import ACTION_TIMEOUT_MS
 
@@ -161,14 +163,14 @@ def open_chapter(browser: Any, lab: dict[str, Any], doc: str) -> tuple[Any, Any,
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     # ?reset: a fresh workspace, so only this chapter is open
-    page.goto(f"{lab['base']}/lab/tree/{doc}.md?reset&token={lab['token']}", wait_until="load")
+    page.goto(f"{lab['base']}/lab/tree/{doc}{suffix}?reset&token={lab['token']}", wait_until="load")
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell", timeout=ACTION_TIMEOUT_MS
     )
     page.locator(".jp-Notebook:visible, .jp-FileEditor:visible").first.wait_for(
         timeout=ACTION_TIMEOUT_MS
     )
-    assert page.locator(".jp-FileEditor:visible").count() == 0, f"{doc}.md opened as text"
+    assert page.locator(".jp-FileEditor:visible").count() == 0, f"{doc}{suffix} opened as text"
     return context, page, errors
 
 

@@ -77,6 +77,21 @@ def lab(tmp_path_factory, chromium_path) -> Iterator[dict[str, Any]]:
         yield server
 
 
+def check_reads_like_the_site(page, doc: str, values: list[str], errors: list[str]) -> None:
+    """Run every cell of the open notebook and check what a reader sees."""
+    state = run_all(page)
+    assert state["errors"] == [], f"{doc}: cells raised {state['errors']}"
+    page.wait_for_timeout(1000)  # jupyterlab-myst renders after the last cell
+    shown = page.evaluate(VISIBLE_TEXT)
+    raw = [shown[max(0, m.start() - 60) : m.end() + 60] for m in RAW_MYST.finditer(shown)]
+    assert raw == [], f"{doc}: raw MyST on the page: {raw[:5]}"
+    if values:
+        missing = [v for v in values if v not in shown]
+        assert len(missing) < len(values), f"{doc}: none of its glued numbers shows"
+        assert missing == [], f"{doc}: glued numbers not shown: {missing[:5]}"
+    assert errors == [], f"{doc}: page errors {errors}"
+
+
 def glued_values(doc: str) -> list[str]:
     """The page's glued values that its prose shows and that are long enough to be telling."""
     text = (ROOT / f"{doc}.md").read_text(encoding="utf-8")
@@ -89,17 +104,23 @@ def test_chapter_reads_like_the_site(lab, browser, doc):
     """After Run All the page shows its numbers and terms, and no MyST markup or error."""
     context, page, errors = open_chapter(browser, lab, doc)
     try:
-        state = run_all(page)
-        assert state["errors"] == [], f"{doc}: cells raised {state['errors']}"
-        page.wait_for_timeout(1000)  # jupyterlab-myst renders after the last cell
-        shown = page.evaluate(VISIBLE_TEXT)
-        raw = [shown[max(0, m.start() - 60) : m.end() + 60] for m in RAW_MYST.finditer(shown)]
-        assert raw == [], f"{doc}: raw MyST on the page: {raw[:5]}"
-        values = glued_values(doc)
-        if values:
-            missing = [v for v in values if v not in shown]
-            assert len(missing) < len(values), f"{doc}: none of its glued numbers shows"
-            assert missing == [], f"{doc}: glued numbers not shown: {missing[:5]}"
-        assert errors == [], f"{doc}: page errors {errors}"
+        check_reads_like_the_site(page, doc, glued_values(doc), errors)
+    finally:
+        close_chapter(context, page)
+
+
+def test_student_edition_notebook_reads_like_the_site(lab, browser):
+    """The student edition's latency notebook, written as an instructor hands it out, opened
+    in the same JupyterLab: its numbers are in the text and it runs from top to bottom."""
+    import nbformat
+
+    from lesson_lib.coursework.student_edition import page_notebook
+
+    folder = lab["root"] / "student"
+    folder.mkdir(exist_ok=True)
+    nbformat.write(page_notebook(ROOT / "book" / "latency.md"), folder / "latency.ipynb")
+    context, page, errors = open_chapter(browser, lab, "student/latency", suffix=".ipynb")
+    try:
+        check_reads_like_the_site(page, "student/latency", glued_values("book/latency"), errors)
     finally:
         close_chapter(context, page)
