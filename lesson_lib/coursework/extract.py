@@ -5,7 +5,7 @@ Inside the sandbox the runner saves the ``answer_q...`` variables as readings
 anything else from the sandbox is dropped. A notebook that timed out and one whose kernel died at
 the same cell are treated alike for the cells from that one on: they did not run, so the answers
 typed in them as plain values (``answer_q3 = 1.5``) are read from the source, each marked
-(:func:`_source_note`). When no kernel answered, every answer is read from the source.
+(its note names the cell). When no kernel answered, every answer is read from the source.
 """
 
 from __future__ import annotations

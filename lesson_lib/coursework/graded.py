@@ -60,8 +60,10 @@ class Submission:
         The notebook.
     status : Status
         What became of it.
-    answers, results : dict
-        Problem id -> the answer found, and its verdict (CheckResult).
+    answers : dict
+        Problem id -> the answer found.
+    results : dict
+        Problem id -> its verdict (CheckResult).
     notes : list of str
         What the instructor should know (the CSV's ``notes``).
     file : str
@@ -78,14 +80,20 @@ class Submission:
         False for a copy the ``--keep`` policy did not pick.
     graded_as : str or None
         The normalised ID the answers are checked against (None: no valid ID).
-    from_source, reasoning : dict
-        Problem id -> why its answer was read from the source; the reasoning typed.
+    from_source : dict
+        Problem id -> why its answer was read from the source.
+    reasoning : dict
+        Problem id -> the reasoning typed.
     manual : dict
         Problem id -> the points a TA gave its part (None: not graded yet).
-    id_shared, answer_lookup : bool
-        Two platform users handed in this ID; its code asks the package for answers.
-    duplicate_note, late_note : str
-        The note flagging its ID as handed in twice; how late it was ("" if not).
+    id_shared : bool
+        Two platform users handed in this ID.
+    answer_lookup : bool
+        Its code asks the package for answers.
+    duplicate_note : str
+        The note flagging its ID as handed in twice ("" if not).
+    late_note : str
+        How late it was ("" if on time).
     """
 
     student: str

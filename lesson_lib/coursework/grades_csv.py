@@ -267,8 +267,12 @@ class GradesRow:
 
     Attributes
     ----------
-    student, file, status : str
-        Its cells.
+    student : str
+        The row's ``student`` cell.
+    file : str
+        The row's ``file`` cell.
+    status : str
+        The row's ``status`` cell.
     counted : bool
         False for a copy the ``--keep`` policy did not pick.
     cells : dict

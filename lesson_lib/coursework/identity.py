@@ -53,8 +53,10 @@ class Identity:
         When it was handed in (aware), from ``time_source`` ("Gradescope created_at", "file time").
     time_source : str
         Where ``submitted_at`` comes from.
-    late_marker, canvas_named : bool
-        Canvas marked the file ``LATE``; the file has a Canvas download name (its marker decides).
+    late_marker : bool
+        Canvas marked the file ``LATE``.
+    canvas_named : bool
+        The file has a Canvas download name (so its marker decides lateness).
     resubmission : int
         Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
     """

@@ -58,8 +58,10 @@ class CanvasName:
         The student's name as Canvas writes it (``smithjane``).
     late : bool
         The name has Canvas's ``LATE`` marker.
-    user_id, attachment_id : str
-        The Canvas user id ("" when anonymous) and the id of the uploaded file.
+    user_id : str
+        The Canvas user id ("" when anonymous).
+    attachment_id : str
+        The id of the uploaded file.
     original : str
         The stem as uploaded, resubmission number taken off (``s001_problems``).
     resubmission : int
@@ -181,8 +183,10 @@ class GradescopeSubmission:
         Each submitter's ``sid``, ``email`` and ``id``, lower-cased (empty ones left out).
     names : tuple of str
         The submitters' names.
-    created_at, due : datetime or None
-        When it was submitted, and the assignment's due date (autograder only), aware.
+    created_at : datetime or None
+        When it was submitted, time-zone aware.
+    due : datetime or None
+        The assignment's due date (autograder only), time-zone aware.
     """
 
     users: tuple[str, ...] = ()

@@ -37,8 +37,10 @@ class CountedRow:
 
     Attributes
     ----------
-    student, file : str
-        The ID, and the notebook that counts.
+    student : str
+        The ID.
+    file : str
+        The notebook that counts.
     late_factor : float
         What the late policy keeps of its points, 0 to 1 (1 on time).
     manual : dict
@@ -60,7 +62,7 @@ class CountedRows:
     counted : dict
         ``(student, file)`` -> :class:`CountedRow`, one per student.
     left_out : dict
-        Why (a status, :data:`NOT_COUNTED`, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
+        Why (a status, :data:`~lesson_lib.coursework.grades_csv.NOT_COUNTED`, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
     two_copies : dict
         Student -> the files of an ID with two or more counted copies, none counted.
     """

@@ -47,8 +47,10 @@ class RosterEntry:
     ----------
     lms_user_id : str
         The platform's id of the student ("" until the instructor fills it in).
-    name, section : str
-        The student's name and section.
+    name : str
+        The student's name.
+    section : str
+        The student's section.
     student_id : str
         The issued student ID, normalised.
     email : str

@@ -42,10 +42,16 @@ class RunRecord:
     ----------
     status : Status
         ``ran``, ``timed out``, ``kernel died``, ``could not run`` or ``not a notebook``.
-    raised, cleared, leftovers : int
-        Cells that raised; processes the stopped cell had started, killed; processes left after.
-    flooded, file_limit : bool
-        A cell printed past the output limit; it wrote a file at the size limit.
+    raised : int
+        Cells that raised.
+    cleared : int
+        Processes the stopped cell had started, killed.
+    leftovers : int
+        Processes left after the run.
+    flooded : bool
+        A cell printed past the output limit.
+    file_limit : bool
+        A cell wrote a file at the size limit.
     error : str or None
         Why the run failed, if it says.
     full : tuple of str
