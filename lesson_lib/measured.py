@@ -186,26 +186,8 @@ def measured_table(
     return str(runtime), sizes, times
 
 
-def latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> float:
-    """A table's latency at ``message_bytes``, interpolated on log-log axes.
-
-    Parameters
-    ----------
-    sizes, times : numpy.ndarray
-        A table from :func:`measured_table`.
-    message_bytes : float
-        Inside the table's range of sizes.
-
-    Returns
-    -------
-    float
-        Seconds.
-
-    Raises
-    ------
-    ValueError
-        If ``message_bytes`` lies outside the measured sizes.
-    """
+def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> float:
+    """A table's latency at ``message_bytes``, interpolated on log-log axes."""
     if not sizes[0] <= message_bytes <= sizes[-1]:
         raise ValueError(
             f"message_bytes must be within the measured {sizes[0]:g}..{sizes[-1]:g} bytes, "
@@ -445,7 +427,7 @@ def _prefill_bandwidth_bound() -> Iterator[_Case]:
 
 def _decode_latency(system: str, gpus: int, kernel: str) -> float:
     _, sizes, times = measured_table(system, gpus, kernel)
-    return latency_at(sizes, times, DECODE_MESSAGE_BYTES)
+    return _latency_at(sizes, times, DECODE_MESSAGE_BYTES)
 
 
 def _engine_kernel_beats_library() -> Iterator[_Case]:

@@ -193,19 +193,8 @@ def _csv_text(value: Any) -> str:
     return str(value)
 
 
-def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them.
-
-    Parameters
-    ----------
-    rows : sequence of dict
-        The table; the first row's keys are the columns.
-
-    Returns
-    -------
-    str
-        A header line, then one line per row.
-    """
+def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
     columns = list(rows[0])
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -233,7 +222,7 @@ def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> 
     """
     numeric = set(numeric)
     parse = {c: ("number" if c in numeric else "string") for c in rows[0]}
-    return {"values": csv_text(rows), "format": {"type": "csv", "parse": parse}}
+    return {"values": _csv_table(rows), "format": {"type": "csv", "parse": parse}}
 
 
 @dataclass
@@ -381,7 +370,7 @@ class Explorer:
 
     def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
-        return csv_text(self.rows if rows is None else rows)
+        return _csv_table(self.rows if rows is None else rows)
 
     def _numbers(self, numeric: Iterable[str]) -> set[str]:
         """``numeric`` and the controls whose values are all numbers."""

@@ -77,21 +77,8 @@ def _result(n: int) -> RingResult:
     return simulate_hidden_allreduce(MODEL, n)
 
 
-def shown_step(n: int, step: int) -> int:
-    """The step whose state is drawn: ``step``, or the last one of a ring that has finished.
-
-    Parameters
-    ----------
-    n : int
-        Ranks in the ring.
-    step : int
-        The step control's value.
-
-    Returns
-    -------
-    int
-        ``min(step, len(steps))`` of the simulated ring of ``n`` ranks.
-    """
+def _shown_step(n: int, step: int) -> int:
+    """The step whose state is drawn: ``step``, or the last one of a ring that has finished."""
     return min(step, len(_result(n).steps))
 
 
@@ -126,7 +113,7 @@ def _head(result: RingResult, step: int) -> str:
 
 def _state(n: int, step: int) -> dict[str, Any]:
     result = _result(n)
-    at = shown_step(n, step)
+    at = _shown_step(n, step)
     payload = float(sum(result.chunk_bytes))
     sent = result.bytes_sent_after(at)
     lo, hi = min(sent), max(sent)
@@ -141,20 +128,8 @@ def _state(n: int, step: int) -> dict[str, Any]:
     }
 
 
-def cell_form(n: int) -> str:
-    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks.
-
-    Parameters
-    ----------
-    n : int
-        Ranks in the ring.
-
-    Returns
-    -------
-    str
-        The ranks listed (``0+1+2``) up to ``LIST_CONTRIBUTORS_UP_TO``
-        ranks, counted (``4/8``) above.
-    """
+def _cell_form(n: int) -> str:
+    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks."""
     if n <= LIST_CONTRIBUTORS_UP_TO:
         return "each cell lists the ranks whose parts it holds (0+1+2); all: complete"
     return (
@@ -163,9 +138,9 @@ def cell_form(n: int) -> str:
     )
 
 
-#: :func:`cell_form` as a Vega expression of the ranks control ``n``.
+#: ``_cell_form`` as a Vega expression of the ranks control ``n``.
 CELL_FORM_EXPR: str = (
-    f"n <= {LIST_CONTRIBUTORS_UP_TO} ? {cell_form(MIN_RANKS)!r} : {cell_form(MAX_RANKS)!r}"
+    f"n <= {LIST_CONTRIBUTORS_UP_TO} ? {_cell_form(MIN_RANKS)!r} : {_cell_form(MAX_RANKS)!r}"
 )
 
 
@@ -198,7 +173,7 @@ def _details(n: int, step: int) -> list[dict[str, Any]]:
     """The state's marks: one row per (rank, chunk) copy, one per rank's bar ('' where unused)."""
     result = _result(n)
     whole = allreduce_wire_bytes(float(sum(result.chunk_bytes)), n)
-    at = shown_step(n, step)
+    at = _shown_step(n, step)
     held = result.holdings[at]
     received = {(t.dst, t.chunk): t.src for t in result.steps[at - 1]} if at else {}
     blank = dict.fromkeys(DETAIL_COLUMNS, "")

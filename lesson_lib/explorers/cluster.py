@@ -214,21 +214,8 @@ def _state(**state: Any) -> dict[str, Any]:
             "verdict": _verdict(plan), "priced": priced}  # fmt: skip
 
 
-def note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The list under the diagram: every problem, then every flag, each wrapped into lines.
-
-    Parameters
-    ----------
-    state : dict
-        Holds each control's value under its name.
-
-    Returns
-    -------
-    list of (str, list of str)
-        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the lines of
-        one problem or flag; a choice the explorer does not place (PP on a
-        mixture of experts) has one problem, why not.
-    """
+def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The list under the diagram: every problem, then every flag, each wrapped into lines."""
     plan = _plan_at(state)
     if plan is None:
         why = _refusal(MODELS[state["model"]], state["pp"])
@@ -253,7 +240,7 @@ def cluster_explorer() -> Explorer:
     tables, note_lines = DiagramTables(), 0
     for row in rows:
         state = {c.name: row[c.name] for c in CONTROLS}
-        paragraphs = note_paragraphs(state)
+        paragraphs = _note_paragraphs(state)
         note_lines = max(note_lines, sum(len(lines) for _, lines in paragraphs))
         tables.add_state(state, _plan_at(state), paragraphs)
     explorer = Explorer(

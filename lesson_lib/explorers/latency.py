@@ -286,22 +286,9 @@ def _state(
     }
 
 
-def axis_max_ms(rows: list[dict[str, Any]]) -> int:
-    """The time axis's fixed right end: the specimen's slowest state of one sequence
-    with no context (the lesson's regime), rounded up to 10 ms.
-
-    Longer bars (another model, a large batch, a long context) are cut at the
-    edge and say their total, so no setting rescales the axis.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The explorer's states.
-
-    Returns
-    -------
-    int
-        Milliseconds, a multiple of 10.
+def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
+    """The time axis's fixed right end: the specimen's slowest state of one sequence with no
+    context (the lesson's regime), rounded up to 10 ms.
     """
     lesson = [
         r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
@@ -387,6 +374,6 @@ def decode_explorer() -> Explorer:
         compact_text=True,
     )
     explorer.chart = _chart(
-        explorer.state_filter(), explorer.state_filter(free=["n"]), axis_max_ms(rows)
+        explorer.state_filter(), explorer.state_filter(free=["n"]), _axis_max_ms(rows)
     )
     return explorer

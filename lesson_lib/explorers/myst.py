@@ -19,19 +19,8 @@ from typing import Any, ClassVar
 from lesson_lib.explorers._base import MIME_TYPE
 
 
-def explorer_html(spec: dict[str, Any]) -> str:
-    """The HTML of one explorer: its spec, a chart slot and a live region.
-
-    Parameters
-    ----------
-    spec : dict
-        The Vega-Lite spec.
-
-    Returns
-    -------
-    str
-        A ``<div class="lesson-explorer">``.
-    """
+def _explorer_html(spec: dict[str, Any]) -> str:
+    """The HTML of one explorer: its spec, a chart slot and a live region."""
     text = json.dumps(spec, separators=(",", ":")).replace("</", "<\\/")
     title = spec.get("title", {})
     name = title.get("text", "Explorer") if isinstance(title, dict) else str(title)
@@ -78,4 +67,4 @@ class VegaLiteRenderer:
         from docutils import nodes
 
         spec = data.content if isinstance(data.content, dict) else json.loads(data.content)
-        return [nodes.raw("", explorer_html(spec), format="html")]
+        return [nodes.raw("", _explorer_html(spec), format="html")]

@@ -335,19 +335,8 @@ def _bar_chart(state: str, x_max_ms: float) -> Spec:
     }  # fmt: skip
 
 
-def bar_axis_ms(rows: list[dict[str, Any]]) -> float:
-    """The bars' fixed axis: the longest decoded token of any state, up to a whole ms.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The explorer's states.
-
-    Returns
-    -------
-    float
-        Milliseconds, the next whole number above the longest bar.
-    """
+def _bar_axis_ms(rows: list[dict[str, Any]]) -> float:
+    """The bars' fixed axis: the longest decoded token of any state, up to a whole ms."""
     decode = [c for c, step, _, _ in _SHARES if step == "decode"]
     return float(math.ceil(max(sum(r[c] for c in decode) for r in rows)))
 
@@ -394,7 +383,7 @@ def prefill_explorer() -> Explorer:
             _curve_chart(
                 explorer.state_filter(), explorer.state_filter(free=["prompt"]), _curves()
             ),
-            _bar_chart(explorer.state_filter(), bar_axis_ms(rows)),
+            _bar_chart(explorer.state_filter(), _bar_axis_ms(rows)),
         ],
         "spacing": 14,
         "resolve": {

@@ -131,22 +131,8 @@ class _Layout:
         return cls(width=11, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
 
 
-def rank_line(body: str) -> tuple[int, str, str] | None:
-    """(rank, host, device) of a line ``Rank 0 Group 0 Pid 1234 on node1 device 0 [0x07] GPU``.
-
-    Read by its words, each looked at once (a pattern with a lazy gap and a
-    bracket search took seconds on a long line of repeated words).
-
-    Parameters
-    ----------
-    body : str
-        The line without its leading ``#`` and spaces.
-
-    Returns
-    -------
-    (int, str, str) or None
-        None if it is not a rank line.
-    """
+def _rank_line(body: str) -> tuple[int, str, str] | None:
+    """(rank, host, device) of a line ``Rank 0 Group 0 Pid 1234 on node1 device 0 [0x07] GPU``."""
     words = body.split()
     if len(words) < 2 or words[0] != "Rank" or not (words[1].isascii() and words[1].isdigit()):
         return None
@@ -256,7 +242,7 @@ def parse_all_reduce_perf(
         if tokens[0] == "(B)":
             scale = 1e-3 if "(ms)" in tokens else 1e-6
             continue
-        rank = rank_line(body)
+        rank = _rank_line(body)
         if rank is not None:
             rank_hosts[rank[0]] = rank[1]
             devices.append(rank[2])

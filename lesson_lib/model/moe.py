@@ -23,7 +23,7 @@ Stated assumptions, each the simplest that shows the shape of the problem:
 - routing is uniform and independent: a token's k experts are any k of the
   ``num_experts``, so ``(n - 1) / n`` of the dispatched vectors leave their
   rank, and a batch of ``b`` tokens touches ``E (1 - (1 - k/E)^b)`` distinct
-  experts of a layer on average (:func:`experts_touched`);
+  experts of a layer on average (``_experts_touched``);
 - load imbalance is one stated factor (``imbalance`` >= 1, the busiest
   rank's expert load over the mean) applied to the busiest rank's expert
   FLOPs and all-to-all bytes; 1 is perfect balance;
@@ -130,30 +130,9 @@ def _parallelism(parallelism: str) -> str:
     return parallelism
 
 
-def experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> float:
-    """Distinct experts of one layer that ``tokens`` tokens visit, on average.
-
-    Under uniform, independent routing an expert escapes one token with
-    probability ``1 - k/E``, so it escapes them all with ``(1 - k/E)^tokens``.
-
-    Parameters
-    ----------
-    num_experts : int
-        Routed experts per layer, from 1 to 4096.
-    experts_per_token : int
-        Top-k, from 1 to ``num_experts``.
-    tokens : int
-        Tokens in the step, from 0 to 65536 (``MAX_BATCH``).
-
-    Returns
-    -------
-    float
-        ``E (1 - (1 - k/E)^tokens)``: k for one token, approaching E.
-
-    Examples
-    --------
-    >>> experts_touched(8, 2, 1), round(experts_touched(8, 2, 16), 3)
-    (2.0, 7.92)
+def _experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> float:
+    """Distinct experts of one layer that ``tokens`` tokens visit, on average, under uniform
+    routing: ``E (1 - (1 - k/E)^tokens)``.
     """
     experts = require_int("num_experts", num_experts, maximum=MAX_RANKS)
     k = require_int("experts_per_token", experts_per_token, maximum=experts)
@@ -161,21 +140,8 @@ def experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> fl
     return experts * (1.0 - (1.0 - k / experts) ** tokens)
 
 
-def local_batch(batch: int, n: int, parallelism: str) -> int:
-    """Sequences the busiest rank decodes: all of them under TP, ``ceil(batch / n)`` under EP.
-
-    Parameters
-    ----------
-    batch, n : int
-        Sequences over all GPUs (1 to 65536) and the GPUs (1 to 4096).
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
-
-    Returns
-    -------
-    int
-        Sequences.
-    """
+def _local_batch(batch: int, n: int, parallelism: str) -> int:
+    """Sequences the busiest rank decodes: all of them under TP, ``ceil(batch / n)`` under EP."""
     batch = require_int("batch", batch, maximum=MAX_BATCH)
     n = require_int("n", n, maximum=MAX_RANKS)
     return batch if _parallelism(parallelism) == "tp" else math.ceil(batch / n)
@@ -291,8 +257,8 @@ def moe_decode_step(
     k = model.experts_per_token
     routed_active = k * model.expert_params * model.num_moe_layers  # per token
     other_active = model.active_params - routed_active
-    touched = experts_touched(model.num_experts, k, batch)
-    local = local_batch(batch, n, parallelism)
+    touched = _experts_touched(model.num_experts, k, batch)
+    local = _local_batch(batch, n, parallelism)
     vector = model.hidden_size
     if parallelism == "tp":
         read = (dense_bytes + touched * expert_bytes * model.num_moe_layers) / n
