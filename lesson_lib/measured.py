@@ -1,22 +1,12 @@
 """Measured collectives from ten GPU systems, and the lesson's claims scored against them.
 
 The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0,
-Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how they
-were converted by ``tools/fetch_measured.py``): all-reduce, all-gather,
-reduce-scatter and all-to-all latencies of NCCL (oneCCL on Intel's B60) and
-the all-reduce kernels of vLLM, SGLang and TensorRT-LLM, from 2 to 8 GPUs (16
-on GB300), in bytes and seconds.
-
-:func:`measured_fabric` fits the lesson's alpha-beta model to one table with
-the lab's fit (:func:`lesson_lib.model.alpha_beta_fit.fit_alpha_beta`), so any system can
-stand in for the lesson's stated fabrics. :func:`evaluate_claims` asks, of each
-of the lesson's claims, on how many measured systems it holds and which
-systems break it: a claim is a sentence the data can contradict.
-
-The systems' links are not in the tables. A system is called PCIe-class here
-when its two-GPU NCCL all-reduce reaches less than
-:data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth (L40S, RTX PRO 6000 Server
-and Arc Pro B60 measure 19-36 GB/s; every NVLink system 149 GB/s or more).
+Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how
+``tools/fetch_measured.py`` converted them): NCCL (oneCCL on B60), vLLM, SGLang
+and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300), bytes and seconds.
+:func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
+scores each claim on every system. A system is PCIe-class when its two-GPU NCCL
+all-reduce reaches less than :data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """What every live explorer shares: discrete controls, a table of states, a message.
 
-An explorer is a Vega-Lite chart whose inputs are bound parameters. Every
-number it shows is computed here, by ``lesson_lib``, for every combination of
-the controls' values, and shipped with the chart as a CSV table; the browser
-only picks the row of the current choice and draws it. Nothing of the model
-is written in JavaScript.
-
-The same object renders in JupyterLab (which draws Vega-Lite natively) and on
-the static site (the MyST-NB renderer in :mod:`lesson_lib.explorers.myst`
-and ``tools/site/explorers.js``), with no kernel behind it either way.
-
-The message under the controls is a :class:`Template`: literal text and
-fields of the state's row. Python renders it (:meth:`Explorer.message_for`, what
-the tests compare the page with) and writes the Vega expression that renders
-it in the browser, so the two cannot drift apart.
+An explorer is a Vega-Lite chart with bound parameters; every number it shows
+is computed here for every combination of the controls' values and shipped as
+a CSV table, so the browser only picks and draws a row (no model in
+JavaScript). The message is a :class:`Template` that Python renders
+(:meth:`Explorer.message_for`) and also writes as the Vega expression the
+browser renders, so the two cannot drift apart.
 """
 
 from __future__ import annotations

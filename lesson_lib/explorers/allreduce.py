@@ -1,20 +1,11 @@
 """The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
 
-Every state is read from :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`,
-the record of a real simulated all-reduce: who holds which partial sum after
-each step, and the bytes each rank has sent so far. The chart shows a rank
-by chunk grid coloured by how many ranks' contributions each copy holds, as
-:func:`lesson_lib.figures.allreduce.draw_holdings` does, and bars of the bytes
-sent so far against ``2 (N - 1) / N`` times the payload.
-
-The step buttons have one fixed range, the steps of the largest ring (one
-button per step, which a phone's screen wraps and a finger can hit). A
-smaller ring finishes earlier: a step past its last one shows the finished
-all-reduce (the state after its last step), and the message says so.
-
-Rings of up to ``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's
-contributors (``0+1+2``); larger ones count them (``4/8``), and the line
-over the grid says which form is shown.
+Every state is read from
+:func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`: the rank by
+chunk grid as :func:`lesson_lib.figures.allreduce.draw_holdings` colours it, and
+bars of the bytes sent so far against ``2 (N - 1) / N`` payloads. A step past a
+smaller ring's last one shows the finished all-reduce. Rings of up to
+``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's contributors, larger ones count them.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """The cluster explorer: a model, GPUs per node, nodes, TP, PP and EP, checked and priced.
 
-Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on the
-chosen model (the specimen, or the Qwen3-235B-A22B mixture of experts), the
-lesson's card, NVLink-class fabric inside a node and assumed network between
-nodes. One control sets the size of the group that splits each layer: TP for
-the dense specimen, EP for the mixture of experts (``plan_cluster`` places an
-MoE by EP with TP 1 and PP 1 and data-parallel attention; TP for an MoE model
-is compared with EP in the experts explorer, and PP with EP is not placed,
-which the message says). A layout that cannot exist says why in
-``plan_cluster``'s words and is not priced: no time per token, no
-throughput, no GPUs drawn, only the list of its problems under the node
-boxes.
-
-The chart keeps the meaning of :func:`lesson_lib.figures.cluster.layout_figure`:
-nodes as boxes, GPUs coloured by pipeline stage (idle ones left blank), each
-tensor-parallel or expert-parallel group outlined (green inside a node, dashed vermillion when
-split by the network), pipeline hand-offs as arrows (thicker across the
-network), dashed arcs between data-parallel replicas on different nodes, and
-the network band under the nodes.
+Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on
+the specimen or Qwen3-235B-A22B (placed by EP, TP 1, PP 1), the lesson's card
+and fabrics. A layout that cannot exist lists its problems in
+``plan_cluster``'s words and is not priced. The chart draws what
+:func:`lesson_lib.figures.cluster.layout_figure` draws.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The decode explorer: the model, the wire, the card, N, the batch, the context and the all-reduce.
 
-At its defaults (the specimen, the fast fabric, the specimen's card, one
-sequence, no context, the ring) it is the lesson's arithmetic; the other
-choices are the steps beyond the lesson that the chapters on algorithms and
-batching explain. A dense model's numbers come from
-:func:`lesson_lib.model.step_time.decode_step`; a mixture-of-experts preset's
-from :func:`lesson_lib.model.moe.moe_decode_step` under tensor parallelism
-(the weights the batch's tokens touch, not every expert), which models
-neither the context nor the choice of all-reduce: the message says so. A
-model whose weights (and, with a context, KV cache) do not fit on the chosen
-GPUs is not priced: the message says it does not fit.
-
-The time axis is fixed for the whole explorer, so a bar that does not change
-keeps its length whatever else moves.
+A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`,
+a mixture-of-experts preset's from :func:`lesson_lib.model.moe.moe_decode_step`
+under TP (no context or all-reduce choice, as the message says). A model that
+does not fit on the chosen GPUs is not priced. At its defaults it is the
+lesson's arithmetic; the time axis is fixed for the whole explorer.
 """
 
 from __future__ import annotations

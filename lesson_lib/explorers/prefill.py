@@ -1,16 +1,10 @@
 """The prefill explorer: where a prompt's all-reduce sits on the alpha-beta curve.
 
-Three controls (prompt length, tensor-parallel degree, fabric) pick one
-state: the message says which term of one all-reduce dominates and compares
-a prompt token's time with a decoded token's; the chart shows the fabric's
-alpha-beta curve with the decode and prefill messages on it, and the time of
-each kind of token, split into compute, latency and bytes, on one linear
-axis that every state shares (a prompt token's few microseconds then show as
-the sliver they are beside a decoded token's milliseconds). Both charts keep
-their axes in every state. At its defaults (the
-lesson's 4,096-token prompt on four GPUs on the fast fabric) it is the
-chapter's arithmetic. Every number comes from :mod:`lesson_lib.model.prefill` and
-:mod:`lesson_lib.model.collectives`.
+Prompt length, TP degree and fabric pick one state: which term of the
+all-reduce dominates, the fabric's curve with the decode and prefill messages
+on it, and a prompt token's and a decoded token's time on one shared linear
+axis. At its defaults it is the chapter's arithmetic; the numbers come from
+:mod:`lesson_lib.model.prefill` and :mod:`lesson_lib.model.collectives`.
 """
 
 from __future__ import annotations

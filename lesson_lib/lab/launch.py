@@ -1,21 +1,10 @@
 """Start an MPI job safely: find ``mpiexec``, enforce a timeout, leave nothing behind.
 
-Three facts about MPICH's Hydra launcher shape this module:
-
-* Hydra starts every rank in a session of its own, so killing ``mpiexec``'s
-  process group does not reach the ranks. Every process of a job started here
-  carries the environment variable ``LESSON_LAB_JOB=<tag>``; after the job
-  ends (or is stopped) any process still holding the tag is stopped too.
-* A rank that dies, or a job that is killed, leaves its shared-memory segment
-  behind as ``/dev/shm/mpich_shm_*``. Segments that appeared during the job
-  and that no live process still maps are removed afterwards; segments of
-  other people's running jobs are mapped, so they are left alone.
-* Hydra's own ``MPIEXEC_TIMEOUT`` stops a job but its exit status is not
-  always non-zero. The timeout here is enforced by this module; Hydra's is
-  set a little later only as a backstop, and its "APPLICATION TIMED OUT"
-  line is recognised too.
-
-Nothing here imports :mod:`mpi4py`; the launcher runs in an ordinary process.
+MPICH's Hydra starts each rank in its own session, so every process of a job
+carries ``LESSON_LAB_JOB=<tag>`` and any still holding it afterwards is stopped.
+``/dev/shm/mpich_shm_*`` segments that appeared during the job and that no live
+process maps are removed. The timeout is enforced here (Hydra's
+``MPIEXEC_TIMEOUT`` is a later backstop). Nothing here imports :mod:`mpi4py`.
 """
 
 from __future__ import annotations

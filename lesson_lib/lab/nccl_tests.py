@@ -1,21 +1,10 @@
 """Read the text output of nccl-tests' ``all_reduce_perf`` (GPU all-reduce).
 
-A GPU user runs, for example, ``all_reduce_perf -b 8 -e 128M -f 2 -g 4``
-(or the same under ``mpirun`` across nodes), saves what it prints, and gets
-the same :class:`~lesson_lib.lab.records.Measurement`, fit and figures as
-the MPI sweep. The output looks like this (columns since nccl-tests 2.x;
-older versions have no ``root`` column, and ``#wrong`` may read ``N/A``)::
-
-    # nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) ...
-    #  Rank  0 Group  0 Pid  1234 on  node1 device  0 [0x07] NVIDIA A100-SXM4-80GB
-    ...
-    #       size         count      type   redop    root     time   algbw   busbw #wrong ...
-    #        (B)    (elements)                               (us)  (GB/s)  (GB/s)        ...
-               8             2     float     sum      -1    10.48    0.00    0.00      0 ...
-
-Times are in microseconds (the units line says so; ``(ms)`` is honoured
-too) and are *averages* over nccl-tests' iterations, not medians. Each data
-line is checked; a line that cannot be read is reported with its number.
+The saved output of, for example, ``all_reduce_perf -b 8 -e 128M -f 2 -g 4``
+becomes the same :class:`~lesson_lib.lab.records.Measurement` as the MPI sweep.
+Columns as since nccl-tests 2.x (older ones lack ``root``; ``#wrong`` may read
+``N/A``). Times are microseconds (``(ms)`` is honoured) and are averages over
+iterations, not medians. A line that cannot be read is reported with its number.
 """
 
 from __future__ import annotations

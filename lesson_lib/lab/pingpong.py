@@ -1,13 +1,8 @@
 """MPI's own probe, ``python -m mpi4py.bench pingpong``, as a sanity check of the fit.
 
-Rank 0 sends a message to rank 1, which sends it back; mpi4py reports half
-the round trip, the one-way time of a point-to-point message, for sizes
-1 B, 2 B, 4 B, ... A 2-rank all-reduce of a small message is one exchange
-plus the reduction and some bookkeeping, so the fitted ``alpha`` should be a
-small multiple (about 1-3x) of this latency. A much larger ratio says the
-fit's range or the machine's load is off.
-
-Output parsed (mpi4py 4.x)::
+mpi4py reports half a round trip between ranks 0 and 1 (seconds) for sizes
+1 B, 2 B, 4 B, ...; a fitted 2-rank ``alpha`` should be about 1-3x this
+latency. Output parsed (mpi4py 4.x)::
 
     # MPI PingPong Test
     # Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples

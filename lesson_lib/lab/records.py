@@ -1,16 +1,10 @@
 """Results files: write them atomically, read them back with clear errors.
 
-One file holds one measurement: an all-reduce sweep from the MPI benchmark
-or one imported from nccl-tests. It is JSON::
-
-    {"format": "lesson_lib.lab/1", "source": "mpi-allreduce", "complete": true,
-     "ranks": 2, "started": "2026-...", "machine": {...}, "config": {...},
-     "records": [{"bytes": 8, "median_s": 4.1e-06, "p10_s": ..., "p90_s": ...,
-                  "algbw": ..., "busbw": ..., ...}, ...]}
-
-Times are seconds and bandwidths bytes/second. :func:`read_results` turns
-an empty, truncated or malformed file into a :class:`ResultsError` that says
-what is wrong and what to do, never a bare ``JSONDecodeError``.
+One JSON file holds one measurement (an MPI sweep or imported nccl-tests
+output): ``{"format": "lesson_lib.lab/1", "source": ..., "ranks": ...,
+"records": [{"bytes": 8, "median_s": ..., "algbw": ..., ...}, ...]}``, times in
+seconds, bandwidths in bytes/second. :func:`read_results` turns a bad file into
+a :class:`ResultsError` that says what is wrong and what to do.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """The all-reduce benchmark that runs on every rank of an MPI job.
 
-For each message size, from small to large:
-
-1. allocate the send and receive buffers and warm up with a few calls;
-2. choose how many all-reduces one timed batch holds, so a batch lasts about
-   ``batch_time`` seconds (many iterations for small messages, one for huge
-   ones); every rank uses the same count, agreed with a reduction, because
-   ranks that disagree on it deadlock;
-3. time ``reps`` batches, each after a barrier; a batch's time per call is
-   the slowest rank's, since a collective ends when its last rank does;
-4. keep the median and the 10th / 90th percentiles of those times.
-
-Rank 0 checks the time budget before each size and tells the others (a
-broadcast) whether to go on. :mod:`mpi4py` is imported only inside
-:func:`run_rank`, so this module imports anywhere.
+For each size: warm up; agree (by a reduction) on how many calls one timed
+batch of about ``batch_time`` seconds holds; time ``reps`` batches after
+barriers, each as its slowest rank; keep the median and 10th / 90th
+percentiles, in seconds. Rank 0 checks the time budget before each size.
+:mod:`mpi4py` is imported only inside :func:`run_rank`.
 """
 
 from __future__ import annotations

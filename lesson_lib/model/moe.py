@@ -1,40 +1,13 @@
 """Decode of a mixture-of-experts (MoE) model: tensor parallelism or expert parallelism.
 
-An MoE layer replaces the FFN by ``num_experts`` routed experts, of which
-each token visits its top ``experts_per_token`` (k). Two ways to spread such
-a model over ``n`` GPUs are priced here, with the lesson's heuristics:
-
-- **tensor parallelism (TP)**, as for a dense model: every rank holds
-  ``1/n`` of every matrix, expert or not, and every layer ends in the same
-  two all-reduces of one hidden vector per token;
-- **expert parallelism (EP) with data-parallel attention**, as DeepSeek-V3
-  and SGLang's ``--enable-dp-attention`` serve: every rank holds a whole copy
-  of the attention, the dense layers and the shared experts, and
-  ``num_experts / n`` of each MoE layer's routed experts. Each rank decodes
-  its own ``batch / n`` sequences; in every MoE layer a **dispatch**
-  all-to-all sends each token's hidden vector to the ranks of its k experts
-  and a **combine** all-to-all brings the k results back: two all-to-alls per
-  MoE layer, serial and blocking like the all-reduces. All ranks step
-  together, even a rank with no sequence, because every other rank's tokens
-  may need its experts.
-
-Stated assumptions, each the simplest that shows the shape of the problem:
-
-- routing is uniform and independent: a token's k experts are any k of the
-  ``num_experts``, so ``(n - 1) / n`` of the dispatched vectors leave their
-  rank, and a batch of ``b`` tokens touches ``E (1 - (1 - k/E)^b)`` distinct
-  experts of a layer on average (``_experts_touched``);
-- load imbalance is one stated factor (``imbalance`` >= 1, the busiest
-  rank's expert load over the mean) applied to the busiest rank's expert
-  FLOPs and all-to-all bytes; 1 is perfect balance;
-- compute is a roofline per rank: the weights the step touches (every
-  non-expert weight the rank holds, and its experts that some token picks)
-  over HBM bandwidth, against ``2 x`` active parameters per token of FLOPs;
-  KV-cache reads and attention FLOPs are left out, as in the lesson's
-  heuristic;
-- each collective pays the fabric's fixed latency (plus one hop for the
-  all-to-all, which reaches all peers at once) and its bytes per rank over
-  the fabric's bandwidth (:mod:`lesson_lib.model.collectives`).
+TP splits every matrix, expert or not, over ``n`` ranks and ends each layer in
+two all-reduces; EP with data-parallel attention (DeepSeek-V3, SGLang's
+``--enable-dp-attention``) gives each rank ``num_experts / n`` routed experts and
+``batch / n`` sequences, and pays a dispatch and a combine all-to-all per MoE
+layer. Assumptions: uniform, independent routing; load imbalance as one factor
+``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline (KV reads
+and attention FLOPs left out); collectives as in :mod:`lesson_lib.model.collectives`.
+Quantities are SI: bytes, seconds, bytes/second.
 """
 
 from __future__ import annotations
