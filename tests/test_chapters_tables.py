@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from lesson_lib.chapters.overview import numbers
+from lesson_lib.chapters.overview import worked_example_numbers
 from lesson_lib.chapters.tables import (
     KEY_NUMBERS,
     assumptions_table,
@@ -40,8 +40,8 @@ def test_assumptions_table_escapes_custom_rows():
 
 
 def test_key_numbers_table_reads_numbers():
-    """Every key number is a real glue key, shown with its numbers() value."""
-    values = numbers()
+    """Every key number is a real glue key, shown with its worked_example_numbers() value."""
+    values = worked_example_numbers()
     out = key_numbers_table()
     rows = body_rows(out)
     assert len(rows) == len(KEY_NUMBERS)
