@@ -271,7 +271,7 @@ def test_cli_messages_are_for_students(tmp_path):
 
 
 def test_rank_lines_are_read_by_their_words():
-    """rank_line finds rank, host and device as the nccl-tests formats print them."""
+    """_rank_line finds rank, host and device as the nccl-tests formats print them."""
     from lesson_lib.lab.nccl_tests import _rank_line
 
     assert _rank_line("Rank  0 Group  0 Pid  41001 on     node1 device  0 [0x07] NVIDIA A100") == (
