@@ -42,7 +42,8 @@ class MeasuredCollective:
 
     Attributes
     ----------
-    system, runtime : str
+    system : str
+    runtime : str
         The table's system folder (``"h100_sxm"``) and what ran it, with its
         version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
@@ -50,7 +51,8 @@ class MeasuredCollective:
         ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
-    gpus, message_bytes : int
+    gpus : int
+    message_bytes : int
         GPUs taking part, and the message in bytes (16-bit elements x 2).
     latency_s : float
         Time of one collective, seconds (the median of repeated rows).
@@ -327,7 +329,8 @@ class Claim:
 
     Attributes
     ----------
-    key, statement : str
+    key : str
+    statement : str
         Short name; the claim, as the lesson makes it.
     tested : str
         What is compared on each case.
@@ -348,7 +351,9 @@ class ClaimResult:
 
     Attributes
     ----------
-    key, statement, tested : str
+    key : str
+    statement : str
+    tested : str
         As the :class:`Claim`'s.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.

@@ -60,7 +60,8 @@ class LaunchResult:
         Wall-clock seconds from start to end.
     rank_notes : dict
         Failure notes ranks left in the status folder, by rank.
-    stopped, removed_shm : list
+    stopped : list
+    removed_shm : list
         Process ids still alive after ``mpiexec`` ended, which were stopped,
         and leftover shared-memory files, which were removed.
     """

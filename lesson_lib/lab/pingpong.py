@@ -44,7 +44,8 @@ class PingPong:
     ----------
     bytes : numpy.ndarray
         Message sizes, bytes.
-    mean_s, std_s : numpy.ndarray
+    mean_s : numpy.ndarray
+    std_s : numpy.ndarray
         Mean one-way time (half a round trip) and its standard deviation, seconds.
     samples : numpy.ndarray
         Round trips timed per size.

@@ -65,18 +65,22 @@ class Measurement:
         ``"mpi-allreduce"`` or ``"nccl-tests"``.
     ranks : int
         Ranks (GPUs or processes) in the all-reduce.
-    bytes, median_s : numpy.ndarray
+    bytes : numpy.ndarray
+    median_s : numpy.ndarray
         Message sizes (bytes, ascending) and the median (MPI) or average
         (nccl-tests) seconds per all-reduce.
-    p10_s, p90_s : numpy.ndarray
+    p10_s : numpy.ndarray
+    p90_s : numpy.ndarray
         10th and 90th percentiles of the timed batches, seconds (NaN where unknown).
-    algbw, busbw : numpy.ndarray
+    algbw : numpy.ndarray
+    busbw : numpy.ndarray
         Algorithm and bus bandwidth (x 2(N-1)/N), bytes/second.
     complete : bool
         False if the sweep stopped before its last size.
     started : str
         ISO 8601 start time (UTC), or ``""``.
-    machine, config : dict
+    machine : dict
+    config : dict
         Facts about where it ran (CPU, cores, MPI library, ...), and the sweep's settings.
     stop_reason : str, optional
         Why an incomplete sweep stopped.

@@ -50,15 +50,18 @@ class AlphaBetaFit:
         ``B``, algorithm bandwidth, bytes/second (payload / time, large messages).
     ranks : int
         Ranks of the measurement.
-    bytes, measured_s : numpy.ndarray
+    bytes : numpy.ndarray
+    measured_s : numpy.ndarray
         Every measured size (bytes) and its measured (median) seconds.
     used : numpy.ndarray
         Boolean mask: which sizes the fit used.
-    min_bytes, max_bytes : float
+    min_bytes : float
+    max_bytes : float
         The smallest and largest sizes used, bytes.
     method : str
         ``"ranges"`` or ``"wls"``.
-    small_max, large_min : float, optional
+    small_max : float, optional
+    large_min : float, optional
         For ``"ranges"``, sizes up to ``small_max`` gave alpha, from ``large_min`` B.
     """
 

@@ -23,7 +23,8 @@ class Algorithm:
 
     Attributes
     ----------
-    name, description : str
+    name : str
+    description : str
         Key used by every ``algorithm=`` argument; one line for tables and legends.
     steps : callable
         ``steps(n)``: communication steps on the critical path (0 for n = 1).
@@ -43,7 +44,8 @@ class Collective:
 
     Attributes
     ----------
-    name, description : str
+    name : str
+    description : str
         Key used by every ``kind=`` argument; one line for tables and legends.
     payload : str
         What ``payload_bytes`` measures for this collective.
@@ -134,8 +136,8 @@ COLLECTIVES: dict[str, Collective] = {
     )
 }
 
-#: The all-reduce algorithms the model knows, by name: the all-reduce's entry of
-#: :data:`COLLECTIVES`.
+#: The all-reduce algorithms the model knows, by name (the all-reduce's entry of
+#: :data:`COLLECTIVES`).
 ALGORITHMS: Mapping[str, Algorithm] = COLLECTIVES["all_reduce"].algorithms
 
 

@@ -118,7 +118,7 @@ class PrefillTime:
         the weight GEMMs' roofline and the all-reduces.
     attention_s : float
         The causal attention over the prompt at the card's peak, split over
-        the ``n`` GPUs (:func:`causal_attention_flops`), seconds.
+        the ``n`` GPUs (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`), seconds.
     """
 
     step: StepBreakdown

@@ -47,10 +47,12 @@ class MoEStep(StepTerms):
     ----------
     parallelism, n, batch
         ``"tp"`` or ``"ep"``, the GPUs, and the sequences over all of them.
-    weights_s, flops_s : float
+    weights_s : float
+    flops_s : float
         The roofline's memory side (the weights the step touches) and its
         arithmetic side, on the busiest rank.
-    latency_s, bandwidth_s : float
+    latency_s : float
+    bandwidth_s : float
         As for :class:`~lesson_lib.model.step_time.StepTerms`.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
