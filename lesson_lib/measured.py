@@ -1,22 +1,12 @@
 """Measured collectives from ten GPU systems, and the lesson's claims scored against them.
 
 The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0,
-Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how they
-were converted by ``tools/fetch_measured.py``): all-reduce, all-gather,
-reduce-scatter and all-to-all latencies of NCCL (oneCCL on Intel's B60) and
-the all-reduce kernels of vLLM, SGLang and TensorRT-LLM, from 2 to 8 GPUs (16
-on GB300), in bytes and seconds.
-
-:func:`measured_fabric` fits the lesson's alpha-beta model to one table with
-the lab's fit (:func:`lesson_lib.model.alpha_beta_fit.fit_alpha_beta`), so any system can
-stand in for the lesson's stated fabrics. :func:`evaluate_claims` asks, of each
-of the lesson's claims, on how many measured systems it holds and which
-systems break it: a claim is a sentence the data can contradict.
-
-The systems' links are not in the tables. A system is called PCIe-class here
-when its two-GPU NCCL all-reduce reaches less than
-:data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth (L40S, RTX PRO 6000 Server
-and Arc Pro B60 measure 19-36 GB/s; every NVLink system 149 GB/s or more).
+Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how
+``tools/fetch_measured.py`` converted them): NCCL (oneCCL on B60), vLLM, SGLang
+and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300), bytes and seconds.
+:func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
+scores each claim on every system. A system is PCIe-class when its two-GPU NCCL
+all-reduce reaches less than :data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth.
 """
 
 from __future__ import annotations
@@ -52,7 +42,8 @@ class MeasuredCollective:
 
     Attributes
     ----------
-    system, runtime : str
+    system : str
+    runtime : str
         The table's system folder (``"h100_sxm"``) and what ran it, with its
         version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
@@ -60,7 +51,8 @@ class MeasuredCollective:
         ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
-    gpus, message_bytes : int
+    gpus : int
+    message_bytes : int
         GPUs taking part, and the message in bytes (16-bit elements x 2).
     latency_s : float
         Time of one collective, seconds (the median of repeated rows).
@@ -186,26 +178,8 @@ def measured_table(
     return str(runtime), sizes, times
 
 
-def latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> float:
-    """A table's latency at ``message_bytes``, interpolated on log-log axes.
-
-    Parameters
-    ----------
-    sizes, times : numpy.ndarray
-        A table from :func:`measured_table`.
-    message_bytes : float
-        Inside the table's range of sizes.
-
-    Returns
-    -------
-    float
-        Seconds.
-
-    Raises
-    ------
-    ValueError
-        If ``message_bytes`` lies outside the measured sizes.
-    """
+def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> float:
+    """A table's latency at ``message_bytes``, interpolated on log-log axes."""
     if not sizes[0] <= message_bytes <= sizes[-1]:
         raise ValueError(
             f"message_bytes must be within the measured {sizes[0]:g}..{sizes[-1]:g} bytes, "
@@ -355,7 +329,8 @@ class Claim:
 
     Attributes
     ----------
-    key, statement : str
+    key : str
+    statement : str
         Short name; the claim, as the lesson makes it.
     tested : str
         What is compared on each case.
@@ -376,7 +351,9 @@ class ClaimResult:
 
     Attributes
     ----------
-    key, statement, tested : str
+    key : str
+    statement : str
+    tested : str
         As the :class:`Claim`'s.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
@@ -445,7 +422,7 @@ def _prefill_bandwidth_bound() -> Iterator[_Case]:
 
 def _decode_latency(system: str, gpus: int, kernel: str) -> float:
     _, sizes, times = measured_table(system, gpus, kernel)
-    return latency_at(sizes, times, DECODE_MESSAGE_BYTES)
+    return _latency_at(sizes, times, DECODE_MESSAGE_BYTES)
 
 
 def _engine_kernel_beats_library() -> Iterator[_Case]:

@@ -25,7 +25,7 @@ from lesson_lib.chapters.experts import (
 )
 from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.chapters.kv_transfer import decode_parallel_rows, link_rows, workload_rows
-from lesson_lib.chapters.latency import decode_lines_table
+from lesson_lib.chapters.latency import _decode_lines_table
 from lesson_lib.chapters.payloads import payload_table
 from lesson_lib.chapters.prefill import regime_rows
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
@@ -40,7 +40,7 @@ def digest(text: str) -> str:
 def tables() -> dict[str, str]:
     """Digest of each table a chapter shows."""
     out = {
-        "decode_lines_table": digest(decode_lines_table()),
+        "decode_lines_table": digest(_decode_lines_table()),
         "payload_table": digest(payload_table()),
         "collective_table": digest(html_table(COLLECTIVE_HEADER, collective_rows())),
         "measured_table": digest(html_table(MEASURED_HEADER, measured_rows())),

@@ -6,11 +6,11 @@ from lesson_lib import Fabric
 from lesson_lib.chapters.cluster import (
     CANDIDATE_HEADER,
     CANDIDATES,
-    candidate_configurations,
-    candidate_notes,
-    candidate_rows,
+    _candidate_configurations,
+    _candidate_notes,
+    _candidate_rows,
+    _cluster_numbers,
     candidate_table,
-    cluster_numbers,
     communication_per_token,
 )
 from lesson_lib.model.cluster_planner import plan_cluster
@@ -19,14 +19,14 @@ from lesson_lib.model.specimen import GPU, INTER_NODE, MODEL
 
 def test_candidates_cover_valid_flagged_and_invalid():
     """The table lesson 9.10 prices: valid rows, flagged TP 8 and TP-across-nodes rows, PP 3 invalid."""
-    plans = candidate_configurations()
+    plans = _candidate_configurations()
     assert len(plans) == len(CANDIDATES)
     verdicts = [p.verdict for p in plans]
     assert sum(v == "valid" for v in verdicts) >= 5
     assert any(v.startswith("valid, flagged") for v in verdicts)
     assert sum(v.startswith("invalid") for v in verdicts) == 0
     assert sum(v.startswith("valid, flagged") for v in verdicts) == 4
-    rows = candidate_rows(plans)
+    rows = _candidate_rows(plans)
     assert all(len(r) == len(CANDIDATE_HEADER) for r in rows)
     assert rows[2][2] == "5.31"  # 1 node x 4, TP 4, one sequence alone: the lesson's line
 
@@ -37,14 +37,14 @@ def test_the_tables_verdicts_are_short_and_numbered_as_the_notes():
     Written out from the candidates' order: rows 5, 8, 9 and 10 are the flagged
     TP 8, TP 4 across two nodes of two, TP 8 across two nodes of four and PP 3.
     """
-    plans = candidate_configurations()
-    verdicts = [r[-1].replace("\u00a0", " ") for r in candidate_rows(plans)]
+    plans = _candidate_configurations()
+    verdicts = [r[-1].replace("\u00a0", " ") for r in _candidate_rows(plans)]
     assert verdicts == ["valid"] * 4 + ["flagged, note 1"] + ["valid"] * 2 + [
         "flagged, note 2",
         "flagged, note 3",
         "flagged, note 4",
     ]
-    notes = candidate_notes(plans)
+    notes = _candidate_notes(plans)
     assert len(notes) == 4
     assert notes[0] == "1 node x 8 GPUs: TP 8: each KV head on 2 GPUs."
     assert notes[3] == "3 nodes x 4 GPUs: TP 4 x PP 3: stages of 21, 22, 21 layers."
@@ -63,7 +63,7 @@ def test_the_note_of_tp_8_across_nodes_says_why_it_looks_fast():
     the weights, slower batched (614 against 1,219 tokens/s in the table).
     At twice the network's latency, 128 x 25 us more = 3.2 ms more, it is slower.
     """
-    note = candidate_notes(candidate_configurations())[2]
+    note = _candidate_notes(_candidate_configurations())[2]
     assert note.startswith("2 nodes x 4 GPUs: TP 8: each KV head on 2 GPUs; TP all-reduces on")
     assert "5.26 ms per token against 5.31 ms for TP 4 x DP 2 inside each node" in note
     assert "(2.01 ms instead of 4.03 ms)" in note and "(3.25 ms instead of 1.28 ms)" in note
@@ -77,7 +77,7 @@ def test_the_note_of_tp_8_across_nodes_says_why_it_looks_fast():
 
 def test_worse_network_hurts_tp_across_nodes_not_pp():
     """Five times the latency, a fifth of the bandwidth: PP 2 gains 0.1 ms, TP across nodes 13 ms."""
-    v = cluster_numbers()
+    v = _cluster_numbers()
     assert (v["worse_latency"], v["worse_bandwidth"]) == ("125 us", "10 GB/s")
     assert (v["pp2_token_time"], v["worse_pp2_token_time"]) == ("5.34 ms", "5.44 ms")
     # 128 all-reduces at 125 us = 16 ms of latency on top of TP 4's compute: slower than one GPU.
@@ -102,7 +102,7 @@ def test_communication_per_token():
 
 def test_cluster_numbers_pinned():
     """The glued strings: model dimensions, network assumption, PP vs DP on 2 x 4."""
-    values = cluster_numbers()
+    values = _cluster_numbers()
     assert (values["kv_heads"], values["query_heads"], values["ffn_size"]) == ("4", "24", "17,408")
     assert (values["inter_latency"], values["inter_bandwidth"]) == ("25 us", "50 GB/s")
     assert values["in_node_token_time"] == "5.31 ms"

@@ -4,7 +4,7 @@ import math
 
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.latency import buyer_numbers, scaling_numbers, timeline_numbers
+from lesson_lib.chapters.latency import _timeline_numbers, buyer_numbers, scaling_numbers
 from lesson_lib.model.latency import (
     buyer_answers,
     speedup_curve,
@@ -36,9 +36,9 @@ def test_scaling_numbers_for_the_story():
 
 def test_decode_lines_table():
     """Three rows: the lesson's totals, then the bandwidth term and the total with it."""
-    from lesson_lib.chapters.latency import decode_lines_table
+    from lesson_lib.chapters.latency import _decode_lines_table
 
-    html = decode_lines_table()
+    html = _decode_lines_table()
     assert html.count("<tr>") == 4
     assert "<td>4 GPUs, slow fabric</td><td>4.03 ms</td><td>6.4 ms</td><td>10.43 ms</td>" in html
     assert "<td>0.031 ms</td><td>10.46 ms</td>" in html
@@ -59,13 +59,13 @@ def test_slow_ceiling_in_tokens_per_second_by_hand():
 
 def test_decode_lines_table_caption():
     """The caption is passed to the table."""
-    from lesson_lib.chapters.latency import decode_lines_table
+    from lesson_lib.chapters.latency import _decode_lines_table
 
-    assert "<caption>Decode lines</caption>" in decode_lines_table("Decode lines")
+    assert "<caption>Decode lines</caption>" in _decode_lines_table("Decode lines")
 
 
 def test_timeline_numbers_read_like_the_chapter():
-    numbers = timeline_numbers()
+    numbers = _timeline_numbers()
     assert numbers["wait_2_fast"] == "10 us"
     assert numbers["anatomy_launch"] == "3 us"
     assert float(numbers["wait_4_slow"].split()[0]) > float(numbers["slice_4_slow"].split()[0])
@@ -117,8 +117,8 @@ def test_at_full_context_even_one_stream_prefers_four_slow_gpus():
 
 def test_embedding_is_not_read_whole_by_hand():
     """248,320 rows x 5,120 x 2 bytes = 2,542,796,800 bytes, 2.54 GB; a token reads 10 KiB."""
-    from lesson_lib.chapters.latency import embedding_numbers
+    from lesson_lib.chapters.latency import _embedding_numbers
 
-    v = embedding_numbers()
+    v = _embedding_numbers()
     assert v["embedding_gb"] == f"{248_320 * 5_120 * 2 / 1e9:.2f} GB" == "2.54 GB"
     assert v["embedding_row"] == "10 KiB"

@@ -5,8 +5,8 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.measured import (
     LINES_HEADER,
+    _measured_lines,
     claims_table,
-    measured_lines,
     measured_lines_table,
     measured_numbers,
 )
@@ -15,7 +15,7 @@ from lesson_lib.measured import measured_fabric
 
 def test_l40s_line_is_the_lessons_compute_plus_128_alphas():
     """Four GPUs: 54e9 / 4 / 3.35e12 = 4.0299 ms + 128 x the fitted 4-GPU alpha."""
-    row = next(r for r in measured_lines() if r.system == "l40s")
+    row = next(r for r in _measured_lines() if r.system == "l40s")
     alpha = measured_fabric("l40s", 4).fabric.latency
     assert row.link == "PCIe-class" and row.alpha_4 == alpha
     assert_allclose(row.line_4, 54e9 / 4 / 3.35e12 + 128 * alpha, rtol=1e-12)
@@ -25,7 +25,7 @@ def test_l40s_line_is_the_lessons_compute_plus_128_alphas():
 
 def test_rows_put_nvlink_systems_first_and_the_lessons_lines_on_top():
     """Seven NVLink-class systems, then three PCIe-class; the table starts with 9.34 / 5.31 ms."""
-    links = [r.link for r in measured_lines()]
+    links = [r.link for r in _measured_lines()]
     assert links == ["NVLink-class"] * 7 + ["PCIe-class"] * 3
     html = measured_lines_table()
     assert html.count("<tr>") == 1 + 2 + 10

@@ -12,7 +12,7 @@ from lesson_lib.explorers.allreduce import (
     CONTROLS,
     DETAIL_COLUMNS,
     MAX_STEP,
-    cell_form,
+    _cell_form,
     ring_explorer,
 )
 from lesson_lib.model.collectives import allreduce_wire_bytes
@@ -141,8 +141,8 @@ def test_the_cells_form_is_said_where_it_changes(explorer):
     (the ring sends chunk c from rank c onwards), so the listing reads 0+1+2; at
     N = 6 the same copy reads 3/6.
     """
-    assert "(0+1+2)" in cell_form(5) and "(4/8)" in cell_form(6)
-    assert "above 5 ranks" in cell_form(8)
+    assert "(0+1+2)" in _cell_form(5) and "(4/8)" in _cell_form(6)
+    assert "above 5 ranks" in _cell_form(8)
     assert CELL_FORM_EXPR.startswith("n <= 5 ? ")
     small = {d["label"].split("\n")[0] for d in _details(explorer, 5, 2) if d["chunk"] != ""}
     large = {d["label"].split("\n")[0] for d in _details(explorer, 6, 2) if d["chunk"] != ""}

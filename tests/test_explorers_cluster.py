@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from lesson_lib.chapters.cluster import cluster_numbers
+from lesson_lib.chapters.cluster import _cluster_numbers
 from lesson_lib.explorers.cluster import CONTROLS, NOT_PRICED, cluster_explorer
-from lesson_lib.explorers.cluster_chart import key_height, phone_layout
+from lesson_lib.explorers.cluster_chart import _key_height, phone_layout
 from lesson_lib.explorers.cluster_diagram import (
     FLAG,
     GPUS_PER_NODE_VALUES,
@@ -27,8 +27,8 @@ from lesson_lib.explorers.cluster_diagram import (
     PROBLEM,
     VIEW_HEIGHT,
     VIEW_WIDTH,
+    _view_transforms,
     phone_transform,
-    view_transforms,
 )
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
@@ -125,7 +125,7 @@ def test_worked_example_at_the_defaults(explorer):
         "pp": 2,
     }
     text = explorer.message_for()
-    glued = cluster_numbers()
+    glued = _cluster_numbers()
     assert text.startswith("Qwen3.8-27B, 8 GPUs (2 x 4), TP 4 x PP 2 x DP 1: valid;")
     assert "5.34 ms per token" in text and glued["pp2_token_time"] == "5.34 ms"
     assert f"1 PP send {glued['pp_send']}, 1 across nodes" in text
@@ -481,7 +481,7 @@ def test_phone_transform_of_the_lessons_layout_by_hand():
 def test_every_cluster_size_fits_the_phone_view(explorer):
     """Every node box, cell and band, moved by its size's phone transform, lies in 0..320 px."""
     frames = _shipped(explorer)["frames"][1]
-    transforms = view_transforms()
+    transforms = _view_transforms()
     assert len(transforms) == len(GPUS_PER_NODE_VALUES)
     for f in frames:
         g, n = int(f["gpus_per_node"]), int(f["nodes"])
@@ -502,8 +502,8 @@ def test_key_rows_on_a_phone_by_hand():
     three (628.4) then the last two, 2 rows, 40 px tall; 320 px holds one a
     row but the last two (259.8), 4 rows, 80 px tall.
     """
-    assert key_height(VIEW_WIDTH) == 40
-    assert key_height(PHONE_WIDTH) == 80
+    assert _key_height(VIEW_WIDTH) == 40
+    assert _key_height(PHONE_WIDTH) == 80
     assert phone_layout()["views"]["key"] == {"width": PHONE_WIDTH, "height": 80}
 
 

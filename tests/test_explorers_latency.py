@@ -14,7 +14,7 @@ from lesson_lib.explorers.latency import (
     FABRICS,
     LESSON,
     MODELS,
-    axis_max_ms,
+    _axis_max_ms,
     context_tokens,
     decode_explorer,
 )
@@ -161,7 +161,7 @@ def test_each_model_gets_its_own_contexts():
 def test_the_time_axis_is_fixed(explorer):
     """0 to 30 ms in every state: the specimen's slowest lesson setting is one A100
     reading 54 GB at 2.039 TB/s, 26.48 ms, rounded up to 10 ms."""
-    assert axis_max_ms(explorer.rows) == 30
+    assert _axis_max_ms(explorer.rows) == 30
     chart = json.dumps(explorer.chart)
     assert chart.count('"domain": [0, 30]') == 2 and '"clamp": true' in chart
 

@@ -7,12 +7,12 @@ import re
 from types import SimpleNamespace
 
 from lesson_lib.explorers._base import MIME_TYPE
-from lesson_lib.explorers.myst import VegaLiteRenderer, explorer_html
+from lesson_lib.explorers.myst import VegaLiteRenderer, _explorer_html
 
 
 def test_html_carries_the_spec_and_a_live_region():
     spec = {"title": {"text": "T <b>"}, "description": "</script><script>alert(1)</script>"}
-    html = explorer_html(spec)
+    html = _explorer_html(spec)
     assert html.startswith('<div class="lesson-explorer" role="group" aria-label="T &lt;b&gt;">')
     assert html.count("</script>") == 1  # the spec's own "</script>" is escaped
     body = re.search(r'class="lesson-explorer-spec">(.*?)</script>', html).group(1)

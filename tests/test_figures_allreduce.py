@@ -8,9 +8,9 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.figures.allreduce import (
     RECEIVED_COLOR,
+    _holdings_colors,
+    _holdings_legend_handles,
     draw_holdings,
-    holdings_colors,
-    holdings_legend_handles,
     ring_bytes_figure,
     ring_schedule_figure,
 )
@@ -157,11 +157,11 @@ def test_bad_arguments_raise(ring4):
 
 def test_colours_and_legend():
     """N colours, light to dark; the legend has N count entries plus the border entry."""
-    cmap = holdings_colors(4)
+    cmap = _holdings_colors(4)
     assert cmap.N == 4
     lum = [sum(cmap(k)[:3]) for k in range(4)]
     assert lum == sorted(lum, reverse=True)
-    assert len(holdings_legend_handles(4)) == 5
+    assert len(_holdings_legend_handles(4)) == 5
 
 
 def test_ring_topology_has_a_box_and_an_arrow_per_gpu():

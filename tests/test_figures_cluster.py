@@ -9,9 +9,9 @@ from lesson_lib.figures.cluster import (
     STAGE_COLORS,
     TP_NETWORK_COLOR,
     TP_NVLINK_COLOR,
+    _legend_handles,
+    _recommended_plans,
     layout_figure,
-    legend_handles,
-    recommended_plans,
 )
 from lesson_lib.figures.cluster_geometry import ClusterGrid
 from lesson_lib.model.cluster_plan import tp_groups
@@ -48,7 +48,7 @@ def test_recommended_figure_has_two_panels():
     assert fig.axes[0].get_position().y0 > fig.axes[1].get_position().y1
     titles = [ax.get_title() for ax in fig.axes]
     assert "TP 4 x PP 2" in titles[0] and "TP 4 x DP 2" in titles[1]
-    assert [p.label for p in recommended_plans()] == [t.split("\n")[0] for t in titles]
+    assert [p.label for p in _recommended_plans()] == [t.split("\n")[0] for t in titles]
 
 
 def test_nodes_and_gpus_are_drawn():
@@ -73,7 +73,7 @@ def test_tp_across_nodes_outlined_in_vermillion():
     plan = plan_cluster(gpus_per_node=2, nodes=2, tp=4)
     ax = layout_figure([plan]).axes[0]
     assert len(_outlines(ax, TP_NETWORK_COLOR)) == 2
-    labels = [h.get_label() for h in legend_handles([plan])]
+    labels = [h.get_label() for h in _legend_handles([plan])]
     assert "TP group split by network" in labels and "TP group, NVLink" not in labels
 
 
@@ -82,7 +82,7 @@ def test_pp_and_dp_links():
     pp_ax, dp_ax = layout_figure().axes
     assert (len(_links(pp_ax, dashed=False)), len(_links(pp_ax, dashed=True))) == (1, 0)
     assert (len(_links(dp_ax, dashed=False)), len(_links(dp_ax, dashed=True))) == (0, 1)
-    labels = [h.get_label() for h in legend_handles(recommended_plans())]
+    labels = [h.get_label() for h in _legend_handles(_recommended_plans())]
     assert "PP: 1 hidden vector per token" in labels and "DP: nothing per token" in labels
 
 
@@ -92,7 +92,7 @@ def test_idle_gpus_are_hatched():
     ax = layout_figure([plan]).axes[0]
     hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch()]
     assert len(hatched) == plan.idle_gpus == 2
-    assert "idle GPU" in [h.get_label() for h in legend_handles([plan])]
+    assert "idle GPU" in [h.get_label() for h in _legend_handles([plan])]
 
 
 def test_network_band_only_with_several_nodes():
@@ -108,7 +108,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="plans"):
         layout_figure([])
     with pytest.raises(ValueError, match="titles"):
-        layout_figure(recommended_plans(), titles=["only one"])
+        layout_figure(_recommended_plans(), titles=["only one"])
 
 
 def test_layout_figure_key_sits_under_the_panels():
@@ -117,7 +117,7 @@ def test_layout_figure_key_sits_under_the_panels():
     fig = layout_figure([plan], width=5.5)
     assert fig.get_size_inches()[0] == 5.5
     assert fig.get_size_inches()[1] > 2.9  # a 2.9 in panel and the key's rows under it
-    assert [t.get_text() for t in fig.texts] == [h.get_label() for h in legend_handles([plan])]
+    assert [t.get_text() for t in fig.texts] == [h.get_label() for h in _legend_handles([plan])]
     panel_bottom = fig.axes[0].get_position().y0
     assert all(0 < t.get_position()[1] < panel_bottom for t in fig.texts)
 

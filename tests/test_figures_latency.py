@@ -6,9 +6,9 @@ from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
 from lesson_lib.figures.latency import (
+    _lesson_breakdowns,
     breakdown_figure,
     fixed_vs_hop_figure,
-    lesson_breakdowns,
     speedup_curves_figure,
     token_timeline_figure,
 )
@@ -20,7 +20,7 @@ from lesson_lib.model.units import MS
 
 def test_lesson_breakdowns_follow_decode_lines():
     """Labels and steps come from worked_example.decode_lines, in order."""
-    pairs = lesson_breakdowns(include_bandwidth=False)
+    pairs = _lesson_breakdowns(include_bandwidth=False)
     lines = decode_lines(include_bandwidth=False)
     assert [label for label, _ in pairs] == [line.label for line in lines]
     assert [step for _, step in pairs] == [line.step for line in lines]
@@ -31,7 +31,7 @@ def test_breakdown_bars_stack_to_the_totals():
     fig = breakdown_figure()
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
-    pairs = lesson_breakdowns()
+    pairs = _lesson_breakdowns()
     assert len(ax.patches) == 3 * len(pairs)
     ends = [p.get_x() + p.get_width() for p in ax.patches[-len(pairs) :]]
     assert_allclose(ends, [step.total_s / MS for _, step in pairs])

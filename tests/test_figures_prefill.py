@@ -8,8 +8,8 @@ from lesson_lib import MS, allreduce_time, crossover_bytes
 from lesson_lib.figures._style import new_figure
 from lesson_lib.figures.prefill import (
     PAYLOAD_RANGE,
+    _draw_alpha_beta,
     alpha_beta_figure,
-    draw_alpha_beta,
     prefill_breakdown_figure,
 )
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
@@ -60,7 +60,7 @@ def test_asymptotes_can_be_left_out():
     """Without asymptotes only the curves and markers remain."""
     with_lines = len(alpha_beta_figure().axes[0].get_lines())
     _fig, ax = new_figure()
-    draw_alpha_beta(ax, [FAST, SLOW], 2, [("m", 1e3)], asymptotes=False)
+    _draw_alpha_beta(ax, [FAST, SLOW], 2, [("m", 1e3)], asymptotes=False)
     assert len(ax.get_lines()) < with_lines
 
 
@@ -103,7 +103,7 @@ def test_x_axis_reaches_past_the_largest_message():
     """A message beyond the default 1 GiB edge widens the axis to a power of two past it."""
     _fig, ax = new_figure()
     payload = 262_144 * MODEL.hidden_vector_bytes
-    draw_alpha_beta(ax, [FAST], 4, [("long prompt", payload)])
+    _draw_alpha_beta(ax, [FAST], 4, [("long prompt", payload)])
     _low, high = ax.get_xlim()
     assert high >= 4 * payload
     assert high == 2.0 ** round(np.log2(high))

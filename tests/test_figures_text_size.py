@@ -44,9 +44,9 @@ from lesson_lib.figures._style import (
     PHONE_COLUMN_PX,
     PHONE_TEXT_FLOOR_PX,
     TEXT_FLOOR_PX,
+    _shown_texts,
+    _smallest_shown_text_px,
     new_figure,
-    shown_texts,
-    smallest_shown_text_px,
 )
 from lesson_lib.model.specimen import FAST, SLOW
 
@@ -178,7 +178,7 @@ def test_figure_calls_are_found_in_a_cell():
 def test_every_text_is_at_least_the_body_text(key):
     """Once scaled to the column, no text of the figure is smaller than the page's smallest text."""
     fig = BOOK_FIGURES[key]()
-    natural, texts = shown_texts(fig)
+    natural, texts = _shown_texts(fig)
     small = [f"{t.text!r} {t.points:g} pt = {t.px:.1f} px" for t in texts if t.px < TEXT_FLOOR_PX]
     assert not small, (
         f"{key[0]}: {key[1]} is {natural:.0f} px wide, shown at "
@@ -195,7 +195,7 @@ def test_every_text_is_readable_on_a_phone(key):
     width of at most 528 px.
     """
     fig = BOOK_FIGURES[key]()
-    natural, texts = shown_texts(fig, column_px=PHONE_COLUMN_PX)
+    natural, texts = _shown_texts(fig, column_px=PHONE_COLUMN_PX)
     small = [f"{t.text!r} {t.points:g} pt = {t.px:.1f} px" for t in texts]
     small = [s for s, t in zip(small, texts, strict=True) if t.px < PHONE_TEXT_FLOOR_PX]
     assert not small, (
@@ -208,13 +208,13 @@ def test_the_phone_measure_fails_a_book_width_figure():
     """A 6.5 in figure with 10 pt text, 661 px wide, shows it at 13.9 x 342/661 = 7.2 px."""
     fig, ax = new_figure(6.5, 3.0)
     ax.tick_params(labelsize=10)
-    natural, texts = shown_texts(fig, column_px=PHONE_COLUMN_PX)
+    natural, texts = _shown_texts(fig, column_px=PHONE_COLUMN_PX)
     assert 640 < natural < 670
     assert texts[0].px == pytest.approx(10 * 100 / 72 * 342 / natural)
     assert texts[0].px < PHONE_TEXT_FLOOR_PX
     fig, ax = new_figure(5.0, 3.0)  # 10 pt on about 500 px: 9.5 px
     ax.tick_params(labelsize=10)
-    assert smallest_shown_text_px(fig, column_px=PHONE_COLUMN_PX) >= PHONE_TEXT_FLOOR_PX
+    assert _smallest_shown_text_px(fig, column_px=PHONE_COLUMN_PX) >= PHONE_TEXT_FLOOR_PX
 
 
 def test_the_measure_fails_small_text():
@@ -223,25 +223,25 @@ def test_the_measure_fails_small_text():
     ax.set_xticks([])
     ax.set_yticks([])
     ax.text(0.5, 0.5, "tiny", fontsize=6)
-    assert smallest_shown_text_px(fig) == pytest.approx(6 * 100 / 72)
-    assert smallest_shown_text_px(fig) < TEXT_FLOOR_PX
+    assert _smallest_shown_text_px(fig) == pytest.approx(6 * 100 / 72)
+    assert _smallest_shown_text_px(fig) < TEXT_FLOOR_PX
     fig, ax = new_figure(5.0, 3.0)
     ax.set_title("ten", fontsize=10)
     ax.tick_params(labelsize=10)
-    assert smallest_shown_text_px(fig) == pytest.approx(10 * 100 / 72)
-    assert smallest_shown_text_px(fig) >= TEXT_FLOOR_PX
+    assert _smallest_shown_text_px(fig) == pytest.approx(10 * 100 / 72)
+    assert _smallest_shown_text_px(fig) >= TEXT_FLOOR_PX
 
 
 def test_the_measure_fails_a_wide_figure():
     """A 12 in figure is shown at 672 / about 1,200 px, so its 10 pt text falls under the floor."""
     fig, ax = new_figure(12.0, 3.0)
     ax.tick_params(labelsize=10)
-    natural, texts = shown_texts(fig)
+    natural, texts = _shown_texts(fig)
     assert natural > 1150
     assert texts[0].px == pytest.approx(10 * 100 / 72 * COLUMN_PX / natural)
-    assert smallest_shown_text_px(fig) < TEXT_FLOOR_PX
+    assert _smallest_shown_text_px(fig) < TEXT_FLOOR_PX
     # The same figure in a column as wide as itself is not scaled.
-    assert smallest_shown_text_px(fig, column_px=natural) == pytest.approx(10 * 100 / 72)
+    assert _smallest_shown_text_px(fig, column_px=natural) == pytest.approx(10 * 100 / 72)
 
 
 def test_the_measure_counts_only_drawn_text():
@@ -251,10 +251,10 @@ def test_the_measure_counts_only_drawn_text():
     ax.text(0.1, 0.2, " ", fontsize=4)
     ax.set_xticks([0, 0.5, 1, 5], ["0", "0.5", "1", "out"])
     ax.set_xlim(0, 1)
-    _, texts = shown_texts(fig)
+    _, texts = _shown_texts(fig)
     shown = [t.text for t in texts]
     assert "hidden" not in shown and " " not in shown and "out" not in shown
     assert {"0", "0.5", "1"} <= set(shown)
-    assert smallest_shown_text_px(Figure()) == float("inf")
+    assert _smallest_shown_text_px(Figure()) == float("inf")
     with pytest.raises(ValueError, match="column_px and dpi must be > 0"):
-        smallest_shown_text_px(fig, column_px=0)
+        _smallest_shown_text_px(fig, column_px=0)

@@ -30,10 +30,10 @@ def job(monkeypatch):
     """A fresh job tag; afterwards no tagged process and no stale MPICH segment may remain."""
     tag = uuid.uuid4().hex
     monkeypatch.setenv(launch.JOB_ENV, tag)
-    before = launch.shm_files()
+    before = launch._shm_files()
     yield tag
-    assert launch.job_processes(tag) == [], "processes of the job were left running"
-    left = launch.stale_shm_files(before)
+    assert launch._job_processes(tag) == [], "processes of the job were left running"
+    left = launch._stale_shm_files(before)
     assert not left, f"shared-memory files left behind: {left}"
 
 
@@ -425,7 +425,7 @@ def test_sigterm_stops_a_run_cleanly(job, tmp_path):
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
-        while len(launch.job_processes(job)) < 3:  # mpiexec and both ranks
+        while len(launch._job_processes(job)) < 3:  # mpiexec and both ranks
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.2)
         time.sleep(1)

@@ -26,7 +26,7 @@ def test_under_mpi_reads_launcher_variables():
 
 def test_find_mpiexec_prefers_the_one_next_to_python():
     """The mpich wheel's mpiexec sits beside the venv's python and is chosen first."""
-    found = launch.find_mpiexec()
+    found = launch._find_mpiexec()
     assert Path(found).name == "mpiexec"
     assert os.access(found, os.X_OK)
 
@@ -36,7 +36,7 @@ def test_find_mpiexec_explicit_missing_path_is_a_clear_error():
     with pytest.raises(
         launch.MPIUnavailableError, match=r"mpiexec not found at '/no/such/mpiexec'"
     ):
-        launch.find_mpiexec("/no/such/mpiexec")
+        launch._find_mpiexec("/no/such/mpiexec")
 
 
 def test_find_mpiexec_none_installed(monkeypatch, tmp_path):
@@ -45,7 +45,7 @@ def test_find_mpiexec_none_installed(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv(launch.MPIEXEC_ENV, raising=False)
     with pytest.raises(launch.MPIUnavailableError, match="mpich"):
-        launch.find_mpiexec()
+        launch._find_mpiexec()
 
 
 @pytest.fixture
@@ -74,9 +74,9 @@ def test_remove_stale_shm_removes_only_new_unmapped_files(planted):
     """A segment that appeared during the job and nobody maps goes; older ones stay."""
     old, new = planted(), planted()
     old.write_bytes(b"x")
-    before = launch.shm_files()
+    before = launch._shm_files()
     new.write_bytes(b"x")
-    assert launch.remove_stale_shm(before, settle_s=0.05) == [str(new)]
+    assert launch._remove_stale_shm(before, settle_s=0.05) == [str(new)]
     assert old.exists() and not new.exists()
 
 
@@ -89,7 +89,7 @@ def test_stale_shm_spares_another_jobs_segment_mapped_while_it_settles(planted):
     by "let it act and confirm", so the test does not depend on timing.
     """
     mapped_late, appears_late = planted(), planted()
-    before = launch.shm_files()
+    before = launch._shm_files()
     mapped_late.write_bytes(b"x" * 4096)
     code = (
         "import mmap, sys; sys.stdin.readline(); open(sys.argv[2], 'wb').write(b'x'); "
@@ -111,7 +111,7 @@ def test_stale_shm_spares_another_jobs_segment_mapped_while_it_settles(planted):
         assert other_job.stdout.readline() == "mapped\n"
 
     try:
-        assert launch.stale_shm_files(before, sleep=other_job_acts) == []
+        assert launch._stale_shm_files(before, sleep=other_job_acts) == []
         assert settles == [launch.SHM_SETTLE_S]
         assert mapped_late.exists() and appears_late.exists()
     finally:
@@ -131,14 +131,14 @@ def test_stop_job_stops_tagged_processes_in_other_sessions():
     )
     try:
         for _ in range(100):
-            if launch.job_processes(tag):
+            if launch._job_processes(tag):
                 break
             proc.poll()
             __import__("time").sleep(0.02)
-        assert launch.job_processes(tag) == [proc.pid]
+        assert launch._job_processes(tag) == [proc.pid]
         assert launch.stop_job(tag, grace_s=2.0) == [proc.pid]
         proc.wait(timeout=5)
-        assert launch.job_processes(tag) == []
+        assert launch._job_processes(tag) == []
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -159,7 +159,7 @@ def test_run_mpiexec_rejects_bad_arguments():
 def test_run_mpiexec_timeout_stops_every_rank_and_cleans_shm():
     """A job stuck in MPI past its timeout is stopped: no rank or segment is left."""
     tag = uuid.uuid4().hex
-    before = launch.shm_files()
+    before = launch._shm_files()
     code = (
         "from mpi4py import MPI; import time; MPI.COMM_WORLD.Barrier(); "
         "print('ready', flush=True); time.sleep(60)"
@@ -170,13 +170,13 @@ def test_run_mpiexec_timeout_stops_every_rank_and_cleans_shm():
     for timeout in (3, 6, 12, 24, 48):
         result = launch.run_mpiexec(2, ["-c", code], timeout=timeout, tag=tag)
         assert result.timed_out and not result.ok
-        assert launch.job_processes(tag) == []
+        assert launch._job_processes(tag) == []
         if result.output.count("ready") == 2:
             break
     assert result.output.count("ready") == 2, "ranks never started within 48 s"
     assert timeout - 0.5 < result.elapsed_s < timeout + 60
-    assert launch.job_processes(tag) == []
-    assert launch.stale_shm_files(before) == []
+    assert launch._job_processes(tag) == []
+    assert launch._stale_shm_files(before) == []
 
 
 @pytest.mark.slow

@@ -271,21 +271,21 @@ def test_cli_messages_are_for_students(tmp_path):
 
 
 def test_rank_lines_are_read_by_their_words():
-    """rank_line finds rank, host and device as the nccl-tests formats print them."""
-    from lesson_lib.lab.nccl_tests import rank_line
+    """_rank_line finds rank, host and device as the nccl-tests formats print them."""
+    from lesson_lib.lab.nccl_tests import _rank_line
 
-    assert rank_line("Rank  0 Group  0 Pid  41001 on     node1 device  0 [0x07] NVIDIA A100") == (
+    assert _rank_line("Rank  0 Group  0 Pid  41001 on     node1 device  0 [0x07] NVIDIA A100") == (
         0,
         "node1",
         "NVIDIA A100",
     )
-    assert rank_line("Rank 3 Pid 7 on gpu-host-2 device 3 [0000:4c:00] NVIDIA H100 80GB HBM3") == (
+    assert _rank_line("Rank 3 Pid 7 on gpu-host-2 device 3 [0000:4c:00] NVIDIA H100 80GB HBM3") == (
         3,
         "gpu-host-2",
         "NVIDIA H100 80GB HBM3",
     )
-    assert rank_line("Rank x on a device 0 [1] b") is None
-    assert rank_line("Ranking on a device") is None
+    assert _rank_line("Rank x on a device 0 [1] b") is None
+    assert _rank_line("Ranking on a device") is None
 
 
 def test_a_long_line_costs_no_more_than_reading_it():
@@ -294,14 +294,14 @@ def test_a_long_line_costs_no_more_than_reading_it():
     long one is reported as too long, not read as data."""
     import time
 
-    from lesson_lib.lab.nccl_tests import MAX_LINE_CHARS, rank_line
+    from lesson_lib.lab.nccl_tests import MAX_LINE_CHARS, _rank_line
 
     long_line = "#  Rank  0 " + "on x device 0 [" * 20_000
     started = time.thread_time()
     with pytest.raises(NcclTestsFormatError, match="too long"):
         parse_all_reduce_perf(long_line + "\n" + output())
     at_cap = ("Rank 0 " + "on x device 0 [" * 1000)[:MAX_LINE_CHARS]
-    assert rank_line(at_cap) is None
+    assert _rank_line(at_cap) is None
     assert time.thread_time() - started < 0.5
     m = parse_all_reduce_perf(long_line + "\n" + output(), strict=False)
     assert m.config["skipped_lines"] == [1] and len(m.bytes) == len(SIZES)

@@ -7,11 +7,11 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.lab.pingpong import (
     PingPongError,
+    _parse_pingpong,
+    _pingpong_args,
+    _pingpong_from_dict,
+    _read_pingpong,
     load_reference_pingpong,
-    parse_pingpong,
-    pingpong_args,
-    pingpong_from_dict,
-    read_pingpong,
     run_pingpong,
     write_pingpong,
 )
@@ -33,7 +33,7 @@ OUTPUT = """\
 
 def test_parse_table():
     """Every row is read: sizes, one-way mean times, spreads and sample counts."""
-    pp = parse_pingpong("some banner\n" + OUTPUT)
+    pp = _parse_pingpong("some banner\n" + OUTPUT)
     assert_allclose(pp.bytes, [1, 2, 4, 8, 16, 1048576])
     assert_allclose(pp.mean_s[:2], [1.8e-6, 2.0e-6])
     assert pp.samples[-1] == 1000
@@ -41,34 +41,34 @@ def test_parse_table():
 
 def test_latency_is_median_of_tiny_messages():
     """Latency is the median over messages <= 8 B: robust to one slow size."""
-    assert_allclose(parse_pingpong(OUTPUT).latency_s, 1.95e-6)
+    assert_allclose(_parse_pingpong(OUTPUT).latency_s, 1.95e-6)
 
 
 def test_peak_bandwidth():
     """Peak bandwidth is the largest size / one-way time."""
-    assert_allclose(parse_pingpong(OUTPUT).bandwidth, 1048576 / 6.8361111e-05)
+    assert_allclose(_parse_pingpong(OUTPUT).bandwidth, 1048576 / 6.8361111e-05)
 
 
 def test_no_table_is_an_error():
     """Output without a table (MPI failed) raises PingPongError."""
     with pytest.raises(PingPongError, match="no pingpong table"):
-        parse_pingpong("Abort(1) on node 0\n")
+        _parse_pingpong("Abort(1) on node 0\n")
 
 
 def test_json_round_trip_and_bad_content(tmp_path):
     """Saved measurements read back; wrong or broken content is refused clearly."""
-    pp = parse_pingpong(OUTPUT)
-    again = read_pingpong(write_pingpong(tmp_path / "pp.json", pp))
+    pp = _parse_pingpong(OUTPUT)
+    again = _read_pingpong(write_pingpong(tmp_path / "pp.json", pp))
     assert_allclose(again.mean_s, pp.mean_s)
     with pytest.raises(PingPongError, match="not a pingpong file"):
-        pingpong_from_dict({"format": "x"})
+        _pingpong_from_dict({"format": "x"})
     with pytest.raises(PingPongError, match="malformed"):
-        pingpong_from_dict({"format": "lesson_lib.lab.pingpong/1", "bytes": [1], "mean_s": []})
+        _pingpong_from_dict({"format": "lesson_lib.lab.pingpong/1", "bytes": [1], "mean_s": []})
 
 
 def test_arguments_for_a_short_probe():
     """The probe is limited in size and loop counts so it stays quick."""
-    args = pingpong_args(4096, 100)
+    args = _pingpong_args(4096, 100)
     assert args[:3] == ["-m", "mpi4py.bench", "pingpong"]
     assert args[args.index("-n") + 1] == "4096" and args[args.index("-l") + 1] == "100"
 

@@ -7,14 +7,14 @@ import pytest
 from lesson_lib.lab.fit import fabric_from_fit
 from lesson_lib.lab.records import load_reference, measurement_to_dict, write_results
 from lesson_lib.lab.report import (
+    _provenance,
+    _small_message_time,
     fabric_table,
     lab_numbers,
     load_run,
     oversubscription,
     pingpong_or_reference,
-    provenance,
     regime,
-    small_message_time,
 )
 from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.units import format_seconds
@@ -73,15 +73,15 @@ def test_lab_numbers_are_formatted_strings():
 def test_small_message_time():
     """The small-message time is the median of the medians up to 1 KiB."""
     m = load_reference(2)
-    assert m.median_s.min() <= small_message_time(m) <= m.median_s[m.bytes <= 1024].max()
+    assert m.median_s.min() <= _small_message_time(m) <= m.median_s[m.bytes <= 1024].max()
     with pytest.raises(ValueError, match="no size"):
-        small_message_time(m, max_bytes=1)
+        _small_message_time(m, max_bytes=1)
 
 
 def test_provenance_of_a_live_run(tmp_path):
     """A live run's sentence says it was measured now, with machine, date and load."""
     path = write_results(tmp_path / "r.json", measurement_to_dict(load_reference(2)))
-    text = provenance(load_run(path, 0, 2))
+    text = _provenance(load_run(path, 0, 2))
     assert text.startswith("Measured while this page was built: ")
     assert "UTC" in text and "load average" in text
 

@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.lab import launch
 from lesson_lib.lab.records import read_results
-from lesson_lib.lab.sweep import SweepConfig, make_record, message_sizes, summarize
+from lesson_lib.lab.sweep import SweepConfig, _make_record, _message_sizes, _summarize
 from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Each test runs an MPI job or looks at MPICH's segments: one worker at a time.
@@ -29,24 +29,24 @@ def test_message_sizes_powers_of_two():
 
 def test_message_sizes_per_octave_and_whole_elements():
     """Two sizes per doubling add the midpoints, rounded up to whole elements."""
-    assert message_sizes(8, 64, per_octave=2, itemsize=4) == [8, 12, 16, 24, 32, 48, 64]
-    assert all(s % 8 == 0 for s in message_sizes(8, 1000, per_octave=3, itemsize=8))
-    assert message_sizes(8, 1000)[-1] == 1000
+    assert _message_sizes(8, 64, per_octave=2, itemsize=4) == [8, 12, 16, 24, 32, 48, 64]
+    assert all(s % 8 == 0 for s in _message_sizes(8, 1000, per_octave=3, itemsize=8))
+    assert _message_sizes(8, 1000)[-1] == 1000
 
 
 def test_summarize_percentiles():
     """Median and 10th/90th percentiles of the batch times; bad samples raise."""
-    stats = summarize(np.arange(1.0, 12.0))
+    stats = _summarize(np.arange(1.0, 12.0))
     assert stats["median_s"] == 6.0 and stats["min_s"] == 1.0
     assert_allclose([stats["p10_s"], stats["p90_s"]], [2.0, 10.0])
     with pytest.raises(ValueError, match="positive"):
-        summarize(np.array([1.0, -1.0]))
+        _summarize(np.array([1.0, -1.0]))
 
 
 @pytest.mark.parametrize("ranks", [2, 3, 4, 8])
 def test_record_bus_bandwidth_is_ring_factor_times_algbw(ranks):
     """busbw = algbw x 2(N-1)/N and algbw = bytes / median time (nccl-tests' definitions)."""
-    rec = make_record(1024, ranks, "float32", 10, np.array([1e-5, 2e-5, 3e-5]))
+    rec = _make_record(1024, ranks, "float32", 10, np.array([1e-5, 2e-5, 3e-5]))
     assert rec["count"] == 256
     assert_allclose(rec["algbw"], 1024 / 2e-5)
     assert_allclose(rec["busbw"], rec["algbw"] * ring_allreduce_factor(ranks))
@@ -86,7 +86,7 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     """The CLI launches mpiexec, shows progress and writes one sane record per size."""
     out = tmp_path / "results.json"
     tag = uuid.uuid4().hex
-    before = launch.shm_files()
+    before = launch._shm_files()
     cmd = [sys.executable, "-m", "lesson_lib.lab", "run", "-n", str(ranks), "--out", str(out)]
     cmd += ["--max-bytes", max_bytes, "--reps", "7", "--timeout", "600", "--budget", "600"]
     proc = subprocess.run(
@@ -95,7 +95,7 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     assert proc.returncode == 0, proc.stderr
     assert "[lab] all-reduce sweep:" in proc.stderr and "wrote" in proc.stdout
     m = read_results(out)
-    expected = message_sizes(8, 4 * 2**20 if ranks == 2 else 16 * 1024)
+    expected = _message_sizes(8, 4 * 2**20 if ranks == 2 else 16 * 1024)
     assert m.complete and m.ranks == ranks
     assert m.bytes.astype(int).tolist() == expected
     assert np.all(m.median_s > 0) and np.all(m.p10_s <= m.median_s)
@@ -108,5 +108,5 @@ def test_end_to_end_sweep_under_mpiexec(tmp_path, ranks, max_bytes):
     # fixed data (test_lab_fit.py, test_lab_report.py); here the record must be
     # well formed: sizes, sane percentiles, bandwidths consistent with times.
     assert_allclose(m.algbw, m.bytes / m.median_s)
-    assert launch.job_processes(tag) == []
-    assert launch.stale_shm_files(before) == []
+    assert launch._job_processes(tag) == []
+    assert launch._stale_shm_files(before) == []

@@ -16,8 +16,8 @@ from numpy.testing import assert_allclose
 from lesson_lib.measured import (
     DECODE_MESSAGE_BYTES,
     LIBRARY_KERNELS,
+    _latency_at,
     evaluate_claims,
-    latency_at,
     link_class,
     load_collectives,
     measured_fabric,
@@ -88,7 +88,7 @@ def test_fitted_fabric_reproduces_the_table_where_it_fits():
     _, m, t = measured_table("h100_sxm", 2)
     assert 5e-6 < fitted.fabric.latency < 8e-6 and 5e-6 < t[0] < 8e-6
     for size in (4096, 64 * 2**20):
-        assert_allclose(fitted.fit.predict(size), latency_at(m, t, size), rtol=0.2)
+        assert_allclose(fitted.fit.predict(size), _latency_at(m, t, size), rtol=0.2)
     assert fitted.fabric.bandwidth == pytest.approx(fitted.fit.bus_bandwidth)
 
 
@@ -156,8 +156,8 @@ def test_bad_requests_name_what_exists():
         measured_table("h100_sxm", 16)
     _, m, t = measured_table("h100_sxm", 2)
     with pytest.raises(ValueError, match="message_bytes must be within"):
-        latency_at(m, t, 1.0)
-    assert latency_at(m, t, DECODE_MESSAGE_BYTES) == pytest.approx(
+        _latency_at(m, t, 1.0)
+    assert _latency_at(m, t, DECODE_MESSAGE_BYTES) == pytest.approx(
         np.exp(np.interp(np.log(10240), np.log(m), np.log(t)))
     )
 

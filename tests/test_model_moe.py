@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from lesson_lib.model.moe import (
     MoEStep,
+    _experts_touched,
+    _local_batch,
     alltoall_crossover_tokens,
     expert_weight_bytes,
-    experts_touched,
-    local_batch,
     moe_decode_step,
     sequences_that_fit,
     weights_per_gpu,
@@ -25,9 +25,9 @@ DEEPSEEK = PRESETS["DeepSeek-V3"]
 
 def test_experts_touched_by_hand():
     """One token visits k; two visit 8 (1 - (3/4)^2) = 3.5 of 8 experts at top-2."""
-    assert experts_touched(8, 2, 1) == 2
-    assert experts_touched(8, 2, 2) == pytest.approx(3.5)
-    assert experts_touched(8, 2, 0) == 0
+    assert _experts_touched(8, 2, 1) == 2
+    assert _experts_touched(8, 2, 2) == pytest.approx(3.5)
+    assert _experts_touched(8, 2, 0) == 0
 
 
 def test_weights_per_gpu_by_hand():
@@ -115,15 +115,15 @@ def test_alltoall_crossover_by_hand():
 def test_experts_touched_stays_between_k_and_e(experts, k, tokens):
     """Never fewer than k (for a token or more), never more than E."""
     k = min(k, experts)
-    touched = experts_touched(experts, k, tokens)
+    touched = _experts_touched(experts, k, tokens)
     assert k - 1e-9 <= touched <= experts + 1e-9
 
 
 @given(st.integers(1, 65_536), st.integers(1, 64))
 def test_local_batch_covers_the_batch(batch, n):
     """EP's ranks together hold every sequence; TP's each hold all of them."""
-    assert local_batch(batch, n, "ep") * n >= batch
-    assert local_batch(batch, n, "tp") == batch
+    assert _local_batch(batch, n, "ep") * n >= batch
+    assert _local_batch(batch, n, "tp") == batch
 
 
 @pytest.mark.parametrize(

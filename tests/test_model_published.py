@@ -9,8 +9,8 @@ from lesson_lib.model.published import (
     FABRIC_CLASSES,
     PUBLISHED,
     PublishedLatency,
+    _published_rows,
     published_numbers,
-    published_rows,
     published_table,
 )
 from lesson_lib.model.specimen import MEASURED_2GPU_LATENCY, MEASURED_4GPU_LATENCY
@@ -50,7 +50,7 @@ def test_issue_123_matches_the_specimen_ring_fit():
 
 def test_rows_and_table():
     """One row per record, times in us, sources shortened; the table escapes text."""
-    rows = published_rows()
+    rows = _published_rows()
     assert len(rows) == len(PUBLISHED)
     assert rows[0][4] == "10 us"
     assert rows[0][5] == "NVIDIA/nccl-tests/issues/123"

@@ -73,9 +73,9 @@ from lesson_lib.model.layout import (
 )
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget, state_share
 from lesson_lib.model.moe import (
+    _experts_touched,
+    _local_batch,
     alltoall_crossover_tokens,
-    experts_touched,
-    local_batch,
     moe_decode_step,
     sequences_that_fit,
     weights_per_gpu,
@@ -972,7 +972,7 @@ EDGES = [
     Edge(
         "experts_touched",
         "num_experts",
-        lambda v: experts_touched(v, 1, 1),
+        lambda v: _experts_touched(v, 1, 1),
         RANKS,
         1,
         0,
@@ -982,7 +982,7 @@ EDGES = [
     Edge(
         "experts_touched",
         "experts_per_token",
-        lambda v: experts_touched(8, v, 1),
+        lambda v: _experts_touched(8, v, 1),
         EXPERTS,
         1,
         0,
@@ -992,15 +992,15 @@ EDGES = [
     Edge(
         "experts_touched",
         "tokens",
-        lambda v: experts_touched(8, 2, v),
+        lambda v: _experts_touched(8, 2, v),
         "an integer from 0 to 65536",
         0,
         -1,
         65_536,
         65_537,
     ),
-    Edge("local_batch", "batch", lambda v: local_batch(v, 8, "ep"), BATCH, 1, 0, 65_536, 65_537),
-    Edge("local_batch", "n", lambda v: local_batch(8, v, "ep"), RANKS, 1, 0, 4096, 4097),
+    Edge("local_batch", "batch", lambda v: _local_batch(v, 8, "ep"), BATCH, 1, 0, 65_536, 65_537),
+    Edge("local_batch", "n", lambda v: _local_batch(8, v, "ep"), RANKS, 1, 0, 4096, 4097),
     Edge("weights_per_gpu", "n", lambda v: weights_per_gpu(MIXTRAL, v, "ep"), EXPERTS, 1, 0, 8, 9),
     Edge(
         "weights_per_gpu",

@@ -182,14 +182,8 @@ def _promise_numbers() -> dict[str, str]:
 _VLLM_ONE_STAGE_4 = 512 * KiB
 
 
-def speculative_numbers() -> dict[str, str]:
-    """Numbers the speculative-decoding section glues.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
+def _speculative_numbers() -> dict[str, str]:
+    """Numbers the speculative-decoding section glues."""
     m, k = MODEL, SPEC_DRAFT_TOKENS
     per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes
     head = mtp_head_params(m)
@@ -207,4 +201,4 @@ def speculative_numbers() -> dict[str, str]:
 
 
 #: What ``book/batching.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, batching_numbers, speculative_numbers)
+GLUE = GlueTable(overview.GLUE, batching_numbers, _speculative_numbers)

@@ -36,7 +36,7 @@ CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
 )  # fmt: skip
 
 
-def candidate_configurations(
+def _candidate_configurations(
     model: ModelSpec = MODEL,
     accel: Accelerator = GPU,
     *,
@@ -44,26 +44,7 @@ def candidate_configurations(
     inter: Fabric = INTER_NODE,
     candidates: Sequence[tuple[int, int, int, int]] = CANDIDATES,
 ) -> list[ClusterPlan]:
-    """Plan every candidate layout: valid ones, flagged ones and invalid ones.
-
-    Parameters
-    ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
-    intra : Fabric, default FAST
-        The wire inside a node.
-    inter : Fabric, default INTER_NODE
-        The network between nodes.
-    candidates : sequence of (int, int, int, int), default CANDIDATES
-        ``(gpus_per_node, nodes, tp, pp)`` for each layout.
-
-    Returns
-    -------
-    list of ClusterPlan
-        In the order given.
-    """
+    """Plan every candidate layout: valid ones, flagged ones and invalid ones."""
     return [
         plan_cluster(model, accel, g, n, tp, pp, intra=intra, inter=inter)
         for g, n, tp, pp in candidates
@@ -73,7 +54,7 @@ def candidate_configurations(
 # No-break space: keeps "4 x 1 x 2" on one line in a narrow table column.
 _NBSP = "\u00a0"
 
-#: Columns of :func:`candidate_rows`.
+#: Columns of ``_candidate_rows``.
 CANDIDATE_HEADER: tuple[str, ...] = (
     "nodes x GPUs",
     "TP x PP x DP",
@@ -97,23 +78,8 @@ def _table_verdicts(plans: Sequence[ClusterPlan]) -> list[str]:
     return verdicts
 
 
-def candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
-    """One table row per plan, formatted, in :data:`CANDIDATE_HEADER` order.
-
-    Parameters
-    ----------
-    plans : sequence of ClusterPlan
-        The layouts.
-
-    Returns
-    -------
-    list of tuple of str
-        Times per token in ms (numbers only, the header names the unit),
-        rates in tokens/s, sequences over all replicas, and a short verdict,
-        ``"valid"`` or ``"flagged, note 1"`` (the reasons are
-        :func:`candidate_notes`). The degrees are joined by no-break spaces,
-        so each stays on one line.
-    """
+def _candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
+    """One table row per plan, formatted, in :data:`CANDIDATE_HEADER` order."""
     rows = []
     for p, verdict in zip(plans, _table_verdicts(plans), strict=True):
         batched = "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}"
@@ -168,22 +134,8 @@ def _across_note(p: ClusterPlan) -> str:
     return f"{alone}{why}. {batched}"
 
 
-def candidate_notes(plans: Sequence[ClusterPlan]) -> list[str]:
-    """The notes under the candidates' table, one per flagged or invalid row, in order.
-
-    Parameters
-    ----------
-    plans : sequence of ClusterPlan
-        The layouts, as given to :func:`candidate_rows`.
-
-    Returns
-    -------
-    list of str
-        ``"2 nodes x 4 GPUs: TP 8: each KV head on 2 GPUs; ..."``: the
-        layout, its flags in a few words (the first problem of an invalid
-        one) and, for a TP group split by the network, how it compares with
-        TP inside each node on the same GPUs, alone and batched.
-    """
+def _candidate_notes(plans: Sequence[ClusterPlan]) -> list[str]:
+    """The notes under the candidates' table, one per flagged or invalid row, in order."""
     notes = []
     for p in plans:
         if p.valid and not p.flags:
@@ -205,7 +157,7 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     Parameters
     ----------
     plans : sequence of ClusterPlan, optional
-        Default :func:`candidate_configurations`.
+        Default ``_candidate_configurations``.
     caption : str, optional
         Table caption.
 
@@ -213,12 +165,12 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     -------
     str
         An HTML ``<table>`` (see :func:`lesson_lib.model.tables.html_table`)
-        whose footer is an ``<ol>`` of :func:`candidate_notes`, numbered as
+        whose footer is an ``<ol>`` of ``_candidate_notes``, numbered as
         the verdict column says.
     """
-    plans = candidate_configurations() if plans is None else plans
-    table = html_table(CANDIDATE_HEADER, candidate_rows(plans), caption)
-    items = "".join(f"<li>{html.escape(n)}</li>" for n in candidate_notes(plans))
+    plans = _candidate_configurations() if plans is None else plans
+    table = html_table(CANDIDATE_HEADER, _candidate_rows(plans), caption)
+    items = "".join(f"<li>{html.escape(n)}</li>" for n in _candidate_notes(plans))
     if not items:
         return table
     # The notes are the table's own footer: they belong to its rows, as a caption does.
@@ -276,15 +228,8 @@ def communication_per_token(
     ]
 
 
-def cluster_numbers() -> dict[str, str]:
-    """Numbers the cluster chapter glues, formatted.
-
-    Returns
-    -------
-    dict of str to str
-        For example ``"inter_bandwidth": "50 GB/s"`` and
-        ``"pp2_token_time": "5.34 ms"``.
-    """
+def _cluster_numbers() -> dict[str, str]:
+    """Numbers the cluster chapter glues, formatted."""
     m = MODEL
     in_node = plan_cluster(m, GPU, 4, 1, 4)
     pp2 = plan_cluster(m, GPU, 4, 2, 4, 2)
@@ -410,4 +355,4 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
 
 
 #: What ``book/cluster.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, cluster_numbers, Quote(experts_numbers, ("ds_alltoalls",)))
+GLUE = GlueTable(overview.GLUE, _cluster_numbers, Quote(experts_numbers, ("ds_alltoalls",)))

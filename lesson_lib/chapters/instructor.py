@@ -8,14 +8,8 @@ from lesson_lib.coursework.student_edition import DEFAULT_TIME_LIMIT_S, EXAMPLE_
 from lesson_lib.model.units import format_seconds
 
 
-def instructor_numbers() -> dict[str, str]:
-    """Every value the instructor page glues.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
+def _instructor_numbers() -> dict[str, str]:
+    """Every value the instructor page glues."""
     return {
         "problem_count": str(len(PROBLEMS)),
         "time_limit": format_seconds(DEFAULT_TIME_LIMIT_S, "s", decimals=0),
@@ -24,4 +18,4 @@ def instructor_numbers() -> dict[str, str]:
 
 
 #: What ``book/instructor.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(instructor_numbers)
+GLUE = GlueTable(_instructor_numbers)

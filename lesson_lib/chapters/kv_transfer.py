@@ -284,14 +284,8 @@ def handoff_numbers() -> dict[str, str]:
     }
 
 
-def context_parallel_numbers() -> dict[str, str]:
-    """Context parallelism for the long context: KV heads, DCP, ring attention.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> text, e.g. ``"tp4_sequences"``.
-    """
+def _context_parallel_numbers() -> dict[str, str]:
+    """Context parallelism for the long context: KV heads, DCP, ring attention."""
     m, full = MODEL, MODEL.max_context
     ring_full = ring_attention_step(m, GPU, INTER_NODE, full, 2, tp=GPUS)
     cp2 = context_parallel_prefill(m, GPU, FAST, INTER_NODE, full, 2, tp=GPUS)
@@ -319,13 +313,9 @@ def context_parallel_numbers() -> dict[str, str]:
     }
 
 
-def exercise_numbers() -> dict[str, str]:
-    """The exercises' hand arithmetic: units, a layer's piece of the prompt, ring-attention chunks.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> text.
+def _exercise_numbers() -> dict[str, str]:
+    """The exercises' hand arithmetic: units, a layer's piece of the prompt, ring-attention
+    chunks.
     """
     m, full, prompt = MODEL, MODEL.max_context, PROMPT_TOKENS
     # exercise 4: one attention layer's shard of the prompt's KV, against one layer's compute
@@ -359,4 +349,4 @@ def exercise_numbers() -> dict[str, str]:
 
 
 #: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, handoff_numbers, context_parallel_numbers, exercise_numbers)
+GLUE = GlueTable(overview.GLUE, handoff_numbers, _context_parallel_numbers, _exercise_numbers)

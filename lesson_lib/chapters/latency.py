@@ -85,21 +85,8 @@ def scaling_numbers() -> dict[str, str]:
     }
 
 
-def decode_lines_table(caption: str | None = None) -> str:
-    """HTML table of the lesson's three decode lines, without and with the bandwidth term.
-
-    Parameters
-    ----------
-    caption : str, optional
-        Table caption.
-
-    Returns
-    -------
-    str
-        One row per line of :func:`lesson_lib.model.latency.decode_lines`:
-        compute, latency, the lesson's total (compute + latency) and its
-        tokens/s, then the bandwidth term and the total with it, all in ms.
-    """
+def _decode_lines_table(caption: str | None = None) -> str:
+    """HTML table of the three decode lines (ms), without and with the bandwidth term."""
 
     def ms(seconds: float, decimals: int = 2) -> str:
         return format_seconds(seconds, "ms", decimals=decimals)
@@ -130,14 +117,8 @@ def decode_lines_table(caption: str | None = None) -> str:
     return html_table(header, rows, caption)
 
 
-def timeline_numbers() -> dict[str, str]:
-    """The timeline figure's numbers, formatted, keyed by the name the latency chapter glues.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
+def _timeline_numbers() -> dict[str, str]:
+    """The timeline figure's numbers, formatted, keyed by the name the latency chapter glues."""
 
     def us(seconds: float, decimals: int = 1) -> str:
         return format_seconds(seconds, "us", decimals=decimals)
@@ -218,14 +199,8 @@ def buyer_numbers() -> dict[str, str]:
     return out
 
 
-def embedding_numbers() -> dict[str, str]:
-    """The input embedding, which decoding does not read whole.
-
-    Returns
-    -------
-    dict of str to str
-        Glue name -> formatted text.
-    """
+def _embedding_numbers() -> dict[str, str]:
+    """The input embedding, which decoding does not read whole."""
     rows = MODEL.vocab_size or 0
     return {
         "embedding_gb": format_bytes(rows * MODEL.hidden_vector_bytes, "GB"),
@@ -241,6 +216,6 @@ GLUE = GlueTable(
     published_numbers,
     buyer_numbers,
     Quote(batching.batching_numbers, ("kv_read_full_4",)),
-    timeline_numbers,
-    embedding_numbers,
+    _timeline_numbers,
+    _embedding_numbers,
 )

@@ -29,24 +29,8 @@ from lesson_lib.model.units import format_bytes, format_count, format_ratio, for
 
 
 @dataclass(frozen=True)
-class MeasuredLines:
-    """The worked example's decode lines with one system's fitted fabrics.
-
-    Attributes
-    ----------
-    system : str
-        The measured system.
-    link : str
-        ``"NVLink-class"`` or ``"PCIe-class"``.
-    alpha_2 : float
-        Fitted all-reduce latency of its library on 2 GPUs, seconds.
-    alpha_4 : float
-        The same on 4 GPUs.
-    line_2 : float
-        Seconds per token on 2 GPUs, the lesson's compute plus 128 x ``alpha_2``.
-    line_4 : float
-        The same on 4 GPUs with ``alpha_4``.
-    """
+class _MeasuredLines:
+    """The worked example's decode lines with one system's fitted fabrics."""
 
     system: str
     link: str
@@ -61,21 +45,15 @@ class MeasuredLines:
         return self.line_2 / self.line_4
 
 
-def measured_lines() -> list[MeasuredLines]:
-    """Every system with 2- and 4-GPU library all-reduces, NVLink-class first.
-
-    Returns
-    -------
-    list of MeasuredLines
-        The lesson's arithmetic (compute + latency, no bytes), the fabric fitted.
-    """
+def _measured_lines() -> list[_MeasuredLines]:
+    """Every system with 2- and 4-GPU library all-reduces, NVLink-class first."""
     out = []
     for system in sorted(systems()):
         kernel = library_kernel(system)
         two = measured_fabric(system, 2, kernel).fabric
         four = measured_fabric(system, 4, kernel).fabric
         out.append(
-            MeasuredLines(
+            _MeasuredLines(
                 system=system,
                 link=link_class(system),
                 alpha_2=two.latency,
@@ -100,7 +78,7 @@ LINES_HEADER: tuple[str, ...] = (
 
 
 def measured_lines_table(caption: str | None = None) -> str:
-    """HTML table of :func:`measured_lines`, the lesson's own fabrics in the first two rows.
+    """HTML table of ``_measured_lines``, the lesson's own fabrics in the first two rows.
 
     Parameters
     ----------
@@ -117,9 +95,9 @@ def measured_lines_table(caption: str | None = None) -> str:
         two, four = (decode_step(MODEL, GPU, fabric, n, include_bandwidth=False) for n in (2, 4))
         alpha = fabric.latency
         named.append(
-            (label, MeasuredLines(label, "stated", alpha, alpha, two.total_s, four.total_s))
+            (label, _MeasuredLines(label, "stated", alpha, alpha, two.total_s, four.total_s))
         )
-    named += [(systems()[r.system], r) for r in measured_lines()]
+    named += [(systems()[r.system], r) for r in _measured_lines()]
     rows = [
         (
             name,
@@ -170,7 +148,7 @@ def measured_numbers() -> dict[str, str]:
         Glue name -> formatted text.
     """
     rows = load_collectives()
-    lines = measured_lines()
+    lines = _measured_lines()
     nvlink = [r for r in lines if r.link == "NVLink-class"]
     pcie = [r for r in lines if r.link == "PCIe-class"]
     reference = next(r for r in lines if r.system == REFERENCE_SYSTEM)

@@ -1,19 +1,11 @@
 """What every live explorer shares: discrete controls, a table of states, a message.
 
-An explorer is a Vega-Lite chart whose inputs are bound parameters. Every
-number it shows is computed here, by ``lesson_lib``, for every combination of
-the controls' values, and shipped with the chart as a CSV table; the browser
-only picks the row of the current choice and draws it. Nothing of the model
-is written in JavaScript.
-
-The same object renders in JupyterLab (which draws Vega-Lite natively) and on
-the static site (the MyST-NB renderer in :mod:`lesson_lib.explorers.myst`
-and ``tools/site/explorers.js``), with no kernel behind it either way.
-
-The message under the controls is a :class:`Template`: literal text and
-fields of the state's row. Python renders it (:meth:`Explorer.message_for`, what
-the tests compare the page with) and writes the Vega expression that renders
-it in the browser, so the two cannot drift apart.
+An explorer is a Vega-Lite chart with bound parameters; every number it shows
+is computed here for every combination of the controls' values and shipped as
+a CSV table, so the browser only picks and draws a row (no model in
+JavaScript). The message is a :class:`Template` that Python renders
+(:meth:`Explorer.message_for`) and also writes as the Vega expression the
+browser renders, so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -193,19 +185,8 @@ def _csv_text(value: Any) -> str:
     return str(value)
 
 
-def csv_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them.
-
-    Parameters
-    ----------
-    rows : sequence of dict
-        The table; the first row's keys are the columns.
-
-    Returns
-    -------
-    str
-        A header line, then one line per row.
-    """
+def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
     columns = list(rows[0])
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -233,7 +214,7 @@ def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> 
     """
     numeric = set(numeric)
     parse = {c: ("number" if c in numeric else "string") for c in rows[0]}
-    return {"values": csv_text(rows), "format": {"type": "csv", "parse": parse}}
+    return {"values": _csv_table(rows), "format": {"type": "csv", "parse": parse}}
 
 
 @dataclass
@@ -381,7 +362,7 @@ class Explorer:
 
     def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
-        return csv_text(self.rows if rows is None else rows)
+        return _csv_table(self.rows if rows is None else rows)
 
     def _numbers(self, numeric: Iterable[str]) -> set[str]:
         """``numeric`` and the controls whose values are all numbers."""

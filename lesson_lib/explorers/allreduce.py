@@ -1,20 +1,11 @@
 """The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
 
-Every state is read from :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`,
-the record of a real simulated all-reduce: who holds which partial sum after
-each step, and the bytes each rank has sent so far. The chart shows a rank
-by chunk grid coloured by how many ranks' contributions each copy holds, as
-:func:`lesson_lib.figures.allreduce.draw_holdings` does, and bars of the bytes
-sent so far against ``2 (N - 1) / N`` times the payload.
-
-The step buttons have one fixed range, the steps of the largest ring (one
-button per step, which a phone's screen wraps and a finger can hit). A
-smaller ring finishes earlier: a step past its last one shows the finished
-all-reduce (the state after its last step), and the message says so.
-
-Rings of up to ``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's
-contributors (``0+1+2``); larger ones count them (``4/8``), and the line
-over the grid says which form is shown.
+Every state is read from
+:func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`: the rank by
+chunk grid as :func:`lesson_lib.figures.allreduce.draw_holdings` colours it, and
+bars of the bytes sent so far against ``2 (N - 1) / N`` payloads. A step past a
+smaller ring's last one shows the finished all-reduce. Rings of up to
+``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's contributors, larger ones count them.
 """
 
 from __future__ import annotations
@@ -77,21 +68,8 @@ def _result(n: int) -> RingResult:
     return simulate_hidden_allreduce(MODEL, n)
 
 
-def shown_step(n: int, step: int) -> int:
-    """The step whose state is drawn: ``step``, or the last one of a ring that has finished.
-
-    Parameters
-    ----------
-    n : int
-        Ranks in the ring.
-    step : int
-        The step control's value.
-
-    Returns
-    -------
-    int
-        ``min(step, len(steps))`` of the simulated ring of ``n`` ranks.
-    """
+def _shown_step(n: int, step: int) -> int:
+    """The step whose state is drawn: ``step``, or the last one of a ring that has finished."""
     return min(step, len(_result(n).steps))
 
 
@@ -126,7 +104,7 @@ def _head(result: RingResult, step: int) -> str:
 
 def _state(n: int, step: int) -> dict[str, Any]:
     result = _result(n)
-    at = shown_step(n, step)
+    at = _shown_step(n, step)
     payload = float(sum(result.chunk_bytes))
     sent = result.bytes_sent_after(at)
     lo, hi = min(sent), max(sent)
@@ -141,20 +119,8 @@ def _state(n: int, step: int) -> dict[str, Any]:
     }
 
 
-def cell_form(n: int) -> str:
-    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks.
-
-    Parameters
-    ----------
-    n : int
-        Ranks in the ring.
-
-    Returns
-    -------
-    str
-        The ranks listed (``0+1+2``) up to ``LIST_CONTRIBUTORS_UP_TO``
-        ranks, counted (``4/8``) above.
-    """
+def _cell_form(n: int) -> str:
+    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks."""
     if n <= LIST_CONTRIBUTORS_UP_TO:
         return "each cell lists the ranks whose parts it holds (0+1+2); all: complete"
     return (
@@ -163,9 +129,9 @@ def cell_form(n: int) -> str:
     )
 
 
-#: :func:`cell_form` as a Vega expression of the ranks control ``n``.
+#: ``_cell_form`` as a Vega expression of the ranks control ``n``.
 CELL_FORM_EXPR: str = (
-    f"n <= {LIST_CONTRIBUTORS_UP_TO} ? {cell_form(MIN_RANKS)!r} : {cell_form(MAX_RANKS)!r}"
+    f"n <= {LIST_CONTRIBUTORS_UP_TO} ? {_cell_form(MIN_RANKS)!r} : {_cell_form(MAX_RANKS)!r}"
 )
 
 
@@ -198,7 +164,7 @@ def _details(n: int, step: int) -> list[dict[str, Any]]:
     """The state's marks: one row per (rank, chunk) copy, one per rank's bar ('' where unused)."""
     result = _result(n)
     whole = allreduce_wire_bytes(float(sum(result.chunk_bytes)), n)
-    at = shown_step(n, step)
+    at = _shown_step(n, step)
     held = result.holdings[at]
     received = {(t.dst, t.chunk): t.src for t in result.steps[at - 1]} if at else {}
     blank = dict.fromkeys(DETAIL_COLUMNS, "")

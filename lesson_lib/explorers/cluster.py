@@ -1,23 +1,10 @@
 """The cluster explorer: a model, GPUs per node, nodes, TP, PP and EP, checked and priced.
 
-Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on the
-chosen model (the specimen, or the Qwen3-235B-A22B mixture of experts), the
-lesson's card, NVLink-class fabric inside a node and assumed network between
-nodes. One control sets the size of the group that splits each layer: TP for
-the dense specimen, EP for the mixture of experts (``plan_cluster`` places an
-MoE by EP with TP 1 and PP 1 and data-parallel attention; TP for an MoE model
-is compared with EP in the experts explorer, and PP with EP is not placed,
-which the message says). A layout that cannot exist says why in
-``plan_cluster``'s words and is not priced: no time per token, no
-throughput, no GPUs drawn, only the list of its problems under the node
-boxes.
-
-The chart keeps the meaning of :func:`lesson_lib.figures.cluster.layout_figure`:
-nodes as boxes, GPUs coloured by pipeline stage (idle ones left blank), each
-tensor-parallel or expert-parallel group outlined (green inside a node, dashed vermillion when
-split by the network), pipeline hand-offs as arrows (thicker across the
-network), dashed arcs between data-parallel replicas on different nodes, and
-the network band under the nodes.
+Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on
+the specimen or Qwen3-235B-A22B (placed by EP, TP 1, PP 1), the lesson's card
+and fabrics. A layout that cannot exist lists its problems in
+``plan_cluster``'s words and is not priced. The chart draws what
+:func:`lesson_lib.figures.cluster.layout_figure` draws.
 """
 
 from __future__ import annotations
@@ -214,21 +201,8 @@ def _state(**state: Any) -> dict[str, Any]:
             "verdict": _verdict(plan), "priced": priced}  # fmt: skip
 
 
-def note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The list under the diagram: every problem, then every flag, each wrapped into lines.
-
-    Parameters
-    ----------
-    state : dict
-        Holds each control's value under its name.
-
-    Returns
-    -------
-    list of (str, list of str)
-        :data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`, and the lines of
-        one problem or flag; a choice the explorer does not place (PP on a
-        mixture of experts) has one problem, why not.
-    """
+def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The list under the diagram: every problem, then every flag, each wrapped into lines."""
     plan = _plan_at(state)
     if plan is None:
         why = _refusal(MODELS[state["model"]], state["pp"])
@@ -253,7 +227,7 @@ def cluster_explorer() -> Explorer:
     tables, note_lines = DiagramTables(), 0
     for row in rows:
         state = {c.name: row[c.name] for c in CONTROLS}
-        paragraphs = note_paragraphs(state)
+        paragraphs = _note_paragraphs(state)
         note_lines = max(note_lines, sum(len(lines) for _, lines in paragraphs))
         tables.add_state(state, _plan_at(state), paragraphs)
     explorer = Explorer(

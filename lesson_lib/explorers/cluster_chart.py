@@ -334,19 +334,8 @@ def _key_entries(width: int, layout: str) -> list[dict[str, Any]]:
     return entries
 
 
-def key_height(width: int) -> int:
-    """Height of the key laid out ``width`` pixels wide: 20 px a row of entries.
-
-    Parameters
-    ----------
-    width : int
-        The key's width, pixels.
-
-    Returns
-    -------
-    int
-        Pixels.
-    """
+def _key_height(width: int) -> int:
+    """Height of the key laid out ``width`` pixels wide: 20 px a row of entries."""
     return int(max(e["y"] for e in _key_entries(width, "")) + 10)
 
 
@@ -375,7 +364,7 @@ def _key() -> dict[str, Any]:
                    "encoding": {"x": _pixels("tx"), "y": at_["y"], "text": {"field": "label"}}})  # fmt: skip
     entries = _key_entries(VIEW_WIDTH, "wide") + _key_entries(PHONE_WIDTH, "phone")
     return _hidden({
-        "name": "key", "width": VIEW_WIDTH, "height": key_height(VIEW_WIDTH),
+        "name": "key", "width": VIEW_WIDTH, "height": _key_height(VIEW_WIDTH),
         "data": {"values": entries},
         "transform": [_filter(f"datum.layout == ({PHONE_PARAM} ? 'phone' : 'wide')")],
         "layer": layers,
@@ -397,7 +386,7 @@ def phone_layout() -> dict[str, Any]:
         "params": {PHONE_PARAM: True},
         "views": {
             "diagram": {"width": PHONE_WIDTH},
-            "key": {"width": PHONE_WIDTH, "height": key_height(PHONE_WIDTH)},
+            "key": {"width": PHONE_WIDTH, "height": _key_height(PHONE_WIDTH)},
             "notes": {"width": PHONE_WIDTH},
         },
         "asText": [{"view": "notes", "text": "text", "join": "para"}],

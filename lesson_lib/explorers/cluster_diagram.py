@@ -113,15 +113,9 @@ def phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
     return k, phone_ox - k * ox, phone_oy - k * oy
 
 
-def view_transforms() -> list[list[list[float]]]:
-    """:func:`phone_transform` of every cluster size as the chart reads it, in the x scale's domain.
-
-    Returns
-    -------
-    list of list of list of float
-        ``[kx, bx, ky, by]`` for each GPUs per node (rows, in
-        ``GPUS_PER_NODE_VALUES`` order) and nodes (columns): x in the x
-        scale's domain (0..VIEW_WIDTH drawn PHONE_WIDTH wide), y in pixels.
+def _view_transforms() -> list[list[list[float]]]:
+    """:func:`phone_transform` of every cluster size as the chart reads it, in the x scale's
+    domain.
     """
     to_domain = VIEW_WIDTH / PHONE_WIDTH
     table = []
@@ -144,10 +138,10 @@ def chart_params() -> tuple[dict[str, Any], ...]:
     tuple of dict
         Vega-Lite variable parameters: ``phone`` (False; True on a phone)
         and ``view_t``, the identity, or on a phone the current cluster
-        size's row of :func:`view_transforms`.
+        size's row of ``_view_transforms``.
     """
     pick = (
-        f"{json.dumps(view_transforms(), separators=(',', ':'))}"
+        f"{json.dumps(_view_transforms(), separators=(',', ':'))}"
         f"[indexof({list(GPUS_PER_NODE_VALUES)}, gpus_per_node)]"
         f"[indexof({list(NODE_VALUES)}, nodes)]"
     )

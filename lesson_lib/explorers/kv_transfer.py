@@ -1,13 +1,10 @@
 """The KV-transfer explorer: one request's prefill and the hand-off of its cache.
 
-Four controls (prompt length, link, prefill GPUs, decode GPUs) pick one
-state: the message gives the request's bytes, the busiest port's share, the
-prefill, the cache shipped after it and streamed layer by layer; the chart
-draws the three as bars on one time axis. At its defaults (the lesson's
-4,096-token prompt, a NIC per GPU, four GPUs on each side) it is the chapter's
-arithmetic, and :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`
-is its static twin. Every number comes from
-:func:`lesson_lib.model.kv_links.link_handoff`.
+Prompt length, link, prefill GPUs and decode GPUs pick one
+:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped
+after it and streamed layer by layer, as bars on one time axis. At its defaults
+it is the chapter's arithmetic, the live twin of
+:func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """The decode explorer: the model, the wire, the card, N, the batch, the context and the all-reduce.
 
-At its defaults (the specimen, the fast fabric, the specimen's card, one
-sequence, no context, the ring) it is the lesson's arithmetic; the other
-choices are the steps beyond the lesson that the chapters on algorithms and
-batching explain. A dense model's numbers come from
-:func:`lesson_lib.model.step_time.decode_step`; a mixture-of-experts preset's
-from :func:`lesson_lib.model.moe.moe_decode_step` under tensor parallelism
-(the weights the batch's tokens touch, not every expert), which models
-neither the context nor the choice of all-reduce: the message says so. A
-model whose weights (and, with a context, KV cache) do not fit on the chosen
-GPUs is not priced: the message says it does not fit.
-
-The time axis is fixed for the whole explorer, so a bar that does not change
-keeps its length whatever else moves.
+A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`,
+a mixture-of-experts preset's from :func:`lesson_lib.model.moe.moe_decode_step`
+under TP (no context or all-reduce choice, as the message says). A model that
+does not fit on the chosen GPUs is not priced. At its defaults it is the
+lesson's arithmetic; the time axis is fixed for the whole explorer.
 """
 
 from __future__ import annotations
@@ -286,22 +278,9 @@ def _state(
     }
 
 
-def axis_max_ms(rows: list[dict[str, Any]]) -> int:
-    """The time axis's fixed right end: the specimen's slowest state of one sequence
-    with no context (the lesson's regime), rounded up to 10 ms.
-
-    Longer bars (another model, a large batch, a long context) are cut at the
-    edge and say their total, so no setting rescales the axis.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The explorer's states.
-
-    Returns
-    -------
-    int
-        Milliseconds, a multiple of 10.
+def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
+    """The time axis's fixed right end: the specimen's slowest state of one sequence with no
+    context (the lesson's regime), rounded up to 10 ms.
     """
     lesson = [
         r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
@@ -387,6 +366,6 @@ def decode_explorer() -> Explorer:
         compact_text=True,
     )
     explorer.chart = _chart(
-        explorer.state_filter(), explorer.state_filter(free=["n"]), axis_max_ms(rows)
+        explorer.state_filter(), explorer.state_filter(free=["n"]), _axis_max_ms(rows)
     )
     return explorer

@@ -1,13 +1,10 @@
 """MyST-NB renderer for the explorers' Vega-Lite output on the static site.
 
-MyST-NB has no renderer for ``application/vnd.vegalite.v5+json``; this one
-(registered under the ``myst_nb.mime_renderers`` entry point in
-``pyproject.toml``) writes the spec into the page inside a
-``<div class="lesson-explorer">``. ``tools/lesson_site.py`` sees that class
-and adds the vendored Vega scripts and ``explorers.js``, which draws the
-chart, so it responds with no kernel and no network. The div also holds a
-live region that repeats the message for screen readers, and a note shown
-only if the scripts cannot run.
+Registered under the ``myst_nb.mime_renderers`` entry point in
+``pyproject.toml``, it writes the spec into a ``<div class="lesson-explorer">``
+(with a live region for screen readers and a no-script note), which
+``tools/lesson_site.py`` equips with the vendored Vega scripts and
+``explorers.js``: the chart responds with no kernel and no network.
 """
 
 from __future__ import annotations
@@ -19,19 +16,8 @@ from typing import Any, ClassVar
 from lesson_lib.explorers._base import MIME_TYPE
 
 
-def explorer_html(spec: dict[str, Any]) -> str:
-    """The HTML of one explorer: its spec, a chart slot and a live region.
-
-    Parameters
-    ----------
-    spec : dict
-        The Vega-Lite spec.
-
-    Returns
-    -------
-    str
-        A ``<div class="lesson-explorer">``.
-    """
+def _explorer_html(spec: dict[str, Any]) -> str:
+    """The HTML of one explorer: its spec, a chart slot and a live region."""
     text = json.dumps(spec, separators=(",", ":")).replace("</", "<\\/")
     title = spec.get("title", {})
     name = title.get("text", "Explorer") if isinstance(title, dict) else str(title)
@@ -78,4 +64,4 @@ class VegaLiteRenderer:
         from docutils import nodes
 
         spec = data.content if isinstance(data.content, dict) else json.loads(data.content)
-        return [nodes.raw("", explorer_html(spec), format="html")]
+        return [nodes.raw("", _explorer_html(spec), format="html")]

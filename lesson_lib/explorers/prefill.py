@@ -1,16 +1,10 @@
 """The prefill explorer: where a prompt's all-reduce sits on the alpha-beta curve.
 
-Three controls (prompt length, tensor-parallel degree, fabric) pick one
-state: the message says which term of one all-reduce dominates and compares
-a prompt token's time with a decoded token's; the chart shows the fabric's
-alpha-beta curve with the decode and prefill messages on it, and the time of
-each kind of token, split into compute, latency and bytes, on one linear
-axis that every state shares (a prompt token's few microseconds then show as
-the sliver they are beside a decoded token's milliseconds). Both charts keep
-their axes in every state. At its defaults (the
-lesson's 4,096-token prompt on four GPUs on the fast fabric) it is the
-chapter's arithmetic. Every number comes from :mod:`lesson_lib.model.prefill` and
-:mod:`lesson_lib.model.collectives`.
+Prompt length, TP degree and fabric pick one state: which term of the
+all-reduce dominates, the fabric's curve with the decode and prefill messages
+on it, and a prompt token's and a decoded token's time on one shared linear
+axis. At its defaults it is the chapter's arithmetic; the numbers come from
+:mod:`lesson_lib.model.prefill` and :mod:`lesson_lib.model.collectives`.
 """
 
 from __future__ import annotations
@@ -335,19 +329,8 @@ def _bar_chart(state: str, x_max_ms: float) -> Spec:
     }  # fmt: skip
 
 
-def bar_axis_ms(rows: list[dict[str, Any]]) -> float:
-    """The bars' fixed axis: the longest decoded token of any state, up to a whole ms.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The explorer's states.
-
-    Returns
-    -------
-    float
-        Milliseconds, the next whole number above the longest bar.
-    """
+def _bar_axis_ms(rows: list[dict[str, Any]]) -> float:
+    """The bars' fixed axis: the longest decoded token of any state, up to a whole ms."""
     decode = [c for c, step, _, _ in _SHARES if step == "decode"]
     return float(math.ceil(max(sum(r[c] for c in decode) for r in rows)))
 
@@ -394,7 +377,7 @@ def prefill_explorer() -> Explorer:
             _curve_chart(
                 explorer.state_filter(), explorer.state_filter(free=["prompt"]), _curves()
             ),
-            _bar_chart(explorer.state_filter(), bar_axis_ms(rows)),
+            _bar_chart(explorer.state_filter(), _bar_axis_ms(rows)),
         ],
         "spacing": 14,
         "resolve": {

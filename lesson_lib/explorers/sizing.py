@@ -1,17 +1,9 @@
 """The sizing explorer: do this many sequences of this length fit on these cards?
 
-Five controls (the model, the context length, concurrent sequences,
-tensor-parallel degree, card memory) pick one per-GPU budget from
-:func:`lesson_lib.model.memory.memory_budget`: a stacked bar of weights, KV
-cache, DeltaNet state and what is free against the card's capacity, and a
-message that says whether it fits, by how much, and how many sequences of
-that length would. At its defaults (the specimen, one full-length sequence
-on one of the specimen's cards) it is the chapter's first bar.
-
-The model is the specimen or one of :data:`lesson_lib.model.presets.PRESETS`. Each
-model has its own longest context, so the context is offered as a share of
-the chosen model's maximum (the message gives it in tokens): no state prices
-a context the model does not read.
+The model, context (a share of the model's longest), sequences, TP degree and
+card memory pick one :func:`lesson_lib.model.memory.memory_budget`: a stacked
+bar against the card's capacity and a message that says whether it fits and how
+many sequences would. At its defaults it is the chapter's first bar.
 """
 
 from __future__ import annotations

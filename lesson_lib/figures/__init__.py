@@ -1,13 +1,8 @@
 """Figure builders: each returns a :class:`matplotlib.figure.Figure`.
 
-One module per step of the lesson. Builders draw nothing globally (no
-``pyplot`` state), so a figure made for one page never leaks into another.
-
-A bare ``Figure`` has no rich display of its own: IPython shows it as a PNG
-only once a backend has registered the formatter, which normally happens on
-``import matplotlib.pyplot``. Importing this package inside IPython registers
-it, so a chapter cell whose last expression is a built figure shows the
-picture without ``%matplotlib inline``.
+Builders touch no ``pyplot`` state. Importing this package inside IPython
+registers the PNG formatter for a bare ``Figure``, so a chapter cell whose last
+expression is a figure shows it without ``%matplotlib inline``.
 """
 
 

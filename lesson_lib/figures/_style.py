@@ -139,19 +139,8 @@ BOOK_DPI: float = 100.0
 
 
 @dataclass(frozen=True)
-class ShownText:
-    """One text of a figure and the size it is shown at.
-
-    Attributes
-    ----------
-    text : str
-        What it says.
-    points : float
-        Its font size, points.
-    px : float
-        Its font size on the page, CSS px, once the figure is scaled to fit
-        the column.
-    """
+class _ShownText:
+    """One text of a figure and the size it is shown at."""
 
     text: str
     points: float
@@ -176,38 +165,10 @@ def _recording_texts() -> Iterator[list[Text]]:
         Text.draw = original  # type: ignore[method-assign]
 
 
-def shown_texts(
+def _shown_texts(
     fig: Figure, column_px: float = COLUMN_PX, dpi: float = BOOK_DPI
-) -> tuple[float, list[ShownText]]:
-    """Every visible, non-empty text of ``fig`` with the size it is shown at, smallest first.
-
-    The figure is rendered as the book renders it (PNG at ``dpi`` with
-    ``bbox_inches="tight"``); a picture wider than the column is shown
-    scaled down to it, so a text of ``p`` points is shown at
-    ``p x dpi / 72 x min(1, column_px / natural width)`` CSS px. Tick labels
-    outside the axes' limits, empty and invisible texts are not drawn and
-    not counted.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure, as a chapter builds it.
-    column_px : float, default COLUMN_PX
-        Width it is shown in, CSS px (> 0).
-    dpi : float, default BOOK_DPI
-        Resolution of the PNG (> 0).
-
-    Returns
-    -------
-    tuple
-        ``(natural width in px, texts)``: the PNG's width and a
-        :class:`ShownText` for each text drawn, smallest first.
-
-    Raises
-    ------
-    ValueError
-        If ``column_px`` or ``dpi`` is not positive.
-    """
+) -> tuple[float, list[_ShownText]]:
+    """Every visible, non-empty text of ``fig`` with the size it is shown at, smallest first."""
     if not column_px > 0 or not dpi > 0:
         raise ValueError(f"column_px and dpi must be > 0, got {column_px!r} and {dpi!r}")
     buf = io.BytesIO()
@@ -217,37 +178,17 @@ def shown_texts(
     scale = min(1.0, column_px / natural)
     unique = list(dict.fromkeys(drawn))  # a tight bbox draws the figure twice
     texts = [
-        ShownText(t.get_text(), t.get_fontsize(), t.get_fontsize() * dpi / 72 * scale)
+        _ShownText(t.get_text(), t.get_fontsize(), t.get_fontsize() * dpi / 72 * scale)
         for t in unique
     ]
     return natural, sorted(texts, key=lambda t: t.px)
 
 
-def smallest_shown_text_px(
+def _smallest_shown_text_px(
     fig: Figure, column_px: float = COLUMN_PX, dpi: float = BOOK_DPI
 ) -> float:
-    """The smallest visible, non-empty text of ``fig`` in CSS px once shown in the column.
-
-    Font size in points x ``dpi / 72`` x ``min(1, column_px / natural width)``,
-    the natural width being that of the PNG the book makes (``dpi``, tight
-    bounding box); see :func:`shown_texts`. Compare it with
-    :data:`TEXT_FLOOR_PX`.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure, as a chapter builds it.
-    column_px : float, default COLUMN_PX
-        Width it is shown in, CSS px (> 0).
-    dpi : float, default BOOK_DPI
-        Resolution of the PNG (> 0).
-
-    Returns
-    -------
-    float
-        CSS px; ``inf`` for a figure without text.
-    """
-    _, texts = shown_texts(fig, column_px, dpi)
+    """The smallest visible, non-empty text of ``fig`` in CSS px once shown in the column."""
+    _, texts = _shown_texts(fig, column_px, dpi)
     return texts[0].px if texts else float("inf")
 
 

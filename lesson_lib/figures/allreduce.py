@@ -26,22 +26,8 @@ from lesson_lib.model.units import KiB
 RECEIVED_COLOR: str = ROLE_COLORS["ring"]
 
 
-def holdings_colors(n: int) -> ListedColormap:
-    """Colours for "this copy holds k of the n contributions", k = 1 .. n.
-
-    A light-to-dark ramp of the colour-blind-safe ``cividis`` map: a rank's
-    own partial is pale, a complete sum is darkest.
-
-    Parameters
-    ----------
-    n : int
-        Number of ranks (>= 1).
-
-    Returns
-    -------
-    matplotlib.colors.ListedColormap
-        ``n`` colours; colour ``k - 1`` stands for ``k`` contributions.
-    """
+def _holdings_colors(n: int) -> ListedColormap:
+    """Colours for "this copy holds k of the n contributions", k = 1 .. n."""
     n = require_int("n", n)
     ramp = colormaps["cividis_r"]
     return ListedColormap([ramp(0.08 + 0.84 * k / max(n - 1, 1)) for k in range(n)])
@@ -60,7 +46,7 @@ def draw_holdings(
     """Draw the rank x chunk matrix of who holds what after ``step`` steps.
 
     Each cell is one rank's copy of one chunk, coloured by how many ranks'
-    contributions it contains (see :func:`holdings_colors`). Cells written in
+    contributions it contains (see ``_holdings_colors``). Cells written in
     this step get a vermillion border. With up to five ranks a cell lists its
     contributors (``0+3``) and a received cell notes its sender (``\u2190r3``);
     with more ranks a cell shows a count (``3/8``).
@@ -82,7 +68,7 @@ def draw_holdings(
     n = result.n
     held = result.holdings[step]
     counts = np.array([[len(s) for s in row] for row in held])
-    cmap = holdings_colors(n)
+    cmap = _holdings_colors(n)
     ax.imshow(counts, cmap=cmap, vmin=0.5, vmax=n + 0.5, aspect=aspect)
     received = {}
     if step > 0:
@@ -114,21 +100,10 @@ def draw_holdings(
         spine.set_visible(False)
 
 
-def holdings_legend_handles(n: int) -> list[Patch]:
-    """Legend entries for :func:`draw_holdings`: one per contribution count, plus the border.
-
-    Parameters
-    ----------
-    n : int
-        Number of ranks (>= 1).
-
-    Returns
-    -------
-    list of matplotlib.patches.Patch
-        Handles with labels.
-    """
+def _holdings_legend_handles(n: int) -> list[Patch]:
+    """Legend entries for :func:`draw_holdings`: one per contribution count, plus the border."""
     n = require_int("n", n)
-    cmap = holdings_colors(n)
+    cmap = _holdings_colors(n)
     handles = [Patch(facecolor=cmap(0), label="own partial only (1 rank)")]
     handles += [Patch(facecolor=cmap(k - 1), label=f"sum of {k} ranks") for k in range(2, n)]
     if n > 1:
@@ -176,7 +151,7 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
             ax.set_xlabel("chunk of the vector", fontsize=10)
     legend_ax = fig.add_subplot(grid[n - 1, 1])
     legend_ax.axis("off")
-    legend_ax.legend(handles=holdings_legend_handles(n), loc="center", fontsize=10,
+    legend_ax.legend(handles=_holdings_legend_handles(n), loc="center", fontsize=10,
                      title="each cell holds", title_fontsize=10, frameon=False)  # fmt: skip
     chunk = result.chunk_bytes[0] / KiB
     fig.suptitle(
@@ -268,7 +243,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
     radius = max(1.0, 0.7 * box_w / np.sin(np.pi / n))
     angles = np.pi / 2 - 2 * np.pi * np.arange(n) / n  # rank 0 at the top, clockwise
     centres = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
-    chunk_colors = holdings_colors(n)
+    chunk_colors = _holdings_colors(n)
     chunk_size = 10 if n <= 4 else 8.5
     for r, (x, y) in enumerate(centres):
         ax.add_patch(Rectangle((x - box_w / 2, y - box_h / 2), box_w, box_h, facecolor="white",

@@ -160,18 +160,8 @@ def _draw_network(ax: Axes, plan: ClusterPlan, grid: ClusterGrid, size: float) -
     return BAND - 0.6
 
 
-def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
-    """Draw one plan on ``ax``: nodes, GPUs, TP groups, PP and DP links, network.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw; its axis lines are turned off.
-    plan : ClusterPlan
-        The layout.
-    title : str, optional
-        Panel title; default the plan's label and its time per token.
-    """
+def _draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
+    """Draw one plan on ``ax``: nodes, GPUs, TP groups, PP and DP links, network."""
     size = _label_size(plan)
     grid = ClusterGrid(plan.gpus_per_node)
     _draw_nodes(ax, plan, grid, size)
@@ -192,19 +182,8 @@ def draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
     ax.set_title(title, fontsize=size + 0.5, y=1.0)
 
 
-def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
-    """Legend entries for the elements the plans actually use.
-
-    Parameters
-    ----------
-    plans : sequence of ClusterPlan
-        The plans drawn.
-
-    Returns
-    -------
-    list
-        Matplotlib artists with labels.
-    """
+def _legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
+    """Legend entries for the elements the plans actually use."""
     stages = max(p.pp for p in plans)
     handles: list[Patch | Line2D] = []
     if stages > 1:
@@ -239,14 +218,8 @@ def legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
     return handles
 
 
-def recommended_plans() -> list[ClusterPlan]:
-    """The rule applied to two nodes of four GPUs: TP 4 inside, PP 2 or DP 2 across.
-
-    Returns
-    -------
-    list of ClusterPlan
-        ``[TP 4 x PP 2, TP 4 x DP 2]`` on 2 nodes x 4 GPUs.
-    """
+def _recommended_plans() -> list[ClusterPlan]:
+    """The rule applied to two nodes of four GPUs: TP 4 inside, PP 2 or DP 2 across."""
     return [
         plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2),
         plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=1),
@@ -268,7 +241,7 @@ def layout_figure(
     Parameters
     ----------
     plans : sequence of ClusterPlan, optional
-        Default :func:`recommended_plans`.
+        Default ``_recommended_plans``.
     titles : sequence of str or None, optional
         One per plan; ``None`` entries use the plan's label and time.
     width : float, optional
@@ -286,14 +259,14 @@ def layout_figure(
     ValueError
         If ``plans`` is empty or ``titles`` has a different length.
     """
-    plans = recommended_plans() if plans is None else list(plans)
+    plans = _recommended_plans() if plans is None else list(plans)
     if not plans:
         raise ValueError("plans must hold at least one ClusterPlan")
     titles = [None] * len(plans) if titles is None else list(titles)
     if len(titles) != len(plans):
         raise ValueError(f"titles must have {len(plans)} entries (one per plan), got {len(titles)}")
     width = width or FIGURE_WIDTH_IN
-    handles = legend_handles(plans)
+    handles = _legend_handles(plans)
     key_font = 10.0
     ncols = max(1, min(len(handles), int(width // 3.0)))
     key_rows = -(-len(handles) // ncols) if handles else 0
@@ -305,7 +278,7 @@ def layout_figure(
     fig.subplots(len(plans), 1, squeeze=False)
     fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.05 / total, bottom=key / total, hspace=0.3)
     for ax, plan, title in zip(fig.axes, plans, titles, strict=True):
-        draw_layout(ax, plan, title)
+        _draw_layout(ax, plan, title)
     if handles:
         # A key of known height, which the bottom margin above leaves room for.
         draw_key(

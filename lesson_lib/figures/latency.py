@@ -61,20 +61,8 @@ def _fabric_color(fabric: Fabric, index: int) -> str:
     return ROLE_COLORS["fast"] if fabric == FAST_RING else fabric_color(fabric, index)
 
 
-def lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, StepBreakdown]]:
-    """The lesson's three decode lines as ``(label, breakdown)`` pairs.
-
-    Parameters
-    ----------
-    include_bandwidth : bool, default True
-        Add the wire-bytes term to the lesson's compute + latency.
-
-    Returns
-    -------
-    list of tuple
-        ``(label, StepBreakdown)`` from
-        :func:`lesson_lib.model.latency.decode_lines`, in the lesson's order.
-    """
+def _lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, StepBreakdown]]:
+    """The lesson's three decode lines as ``(label, breakdown)`` pairs."""
     return [(line.label, line.step) for line in decode_lines(include_bandwidth=include_bandwidth)]
 
 
@@ -92,7 +80,7 @@ def breakdown_figure(
     ----------
     lines : sequence of (str, StepBreakdown), optional
         Label and breakdown of each bar, top to bottom; default the lesson's
-        three lines (:func:`lesson_breakdowns`).
+        three lines (``_lesson_breakdowns``).
     include_bandwidth : bool, default True
         With the default lines, add the wire-bytes term (a sliver at one
         hidden vector); without it each bar's total is the lesson's compute
@@ -112,7 +100,7 @@ def breakdown_figure(
         One axes; each bar ends with its total in ms and tokens/s.
     """
     if lines is None:
-        lines = lesson_breakdowns(include_bandwidth=include_bandwidth)
+        lines = _lesson_breakdowns(include_bandwidth=include_bandwidth)
     lines = list(lines)
     if not lines:
         raise ValueError("lines must hold at least one (label, StepBreakdown) pair, got none")

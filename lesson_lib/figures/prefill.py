@@ -46,7 +46,7 @@ TERMS: tuple[tuple[str, str, str], ...] = (
 _EXTRA_COLORS = (NEUTRALS[4], NEUTRALS[3], NEUTRALS[2])
 
 
-def draw_alpha_beta(
+def _draw_alpha_beta(
     ax: Axes,
     fabrics: Sequence[Fabric],
     n: int,
@@ -55,25 +55,7 @@ def draw_alpha_beta(
     asymptotes: bool = True,
     fontsize: float = 10,
 ) -> None:
-    """Draw the alpha-beta curve of each fabric on ``ax`` (log-log).
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    fabrics : sequence of Fabric
-        One curve each.
-    n : int
-        Ranks in the ring (>= 2).
-    messages : sequence of (str, float)
-        Labelled payloads (bytes) marked by a vertical line and a dot on
-        every curve.
-    asymptotes : bool, default True
-        Draw each curve's latency (flat, dotted) and bandwidth (sloped,
-        dashed) asymptotes.
-    fontsize : float, default 10
-        Size of the crossover and message labels, points.
-    """
+    """Draw the alpha-beta curve of each fabric on ``ax`` (log-log)."""
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
@@ -177,7 +159,7 @@ def alpha_beta_figure(
     """
     messages = _messages(model, prompt_tokens)
     fig, ax = new_figure(width, height)
-    draw_alpha_beta(ax, fabrics, n, messages)
+    _draw_alpha_beta(ax, fabrics, n, messages)
     ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
     # Under the axes: inside, the key would cover the decode message's line and label.
     fig.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)

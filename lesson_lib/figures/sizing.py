@@ -1,6 +1,6 @@
 """Figures of the sizing chapter: what fills one GPU's memory.
 
-:func:`memory_bars_figure` draws per-GPU stacked bars (weights, KV cache,
+``_memory_bars_figure`` draws per-GPU stacked bars (weights, KV cache,
 DeltaNet state, free) against the card's capacity; the chapter's static
 figure (:func:`tp_budget_figure`) uses it, and the sizing explorer
 (:mod:`lesson_lib.explorers.sizing`) draws the same bar live.
@@ -35,7 +35,7 @@ SEGMENTS: tuple[tuple[str, str, str], ...] = (
 _LABEL_MIN_SHARE = 0.06
 
 
-def memory_bars_figure(
+def _memory_bars_figure(
     budgets: Sequence[MemoryBudget],
     labels: Sequence[str],
     *,
@@ -43,32 +43,7 @@ def memory_bars_figure(
     width: float = FIGURE_WIDTH_IN,
     height: float = 4.4,
 ) -> Figure:
-    """Stacked per-GPU memory bars with the card's capacity as a dashed line.
-
-    Parameters
-    ----------
-    budgets : sequence of MemoryBudget
-        One bar each; sizes in bytes, drawn in GB (10**9 bytes). A negative
-        ``free_bytes`` (does not fit) draws no free segment, and the bar
-        rises above the capacity line.
-    labels : sequence of str
-        Tick label under each bar.
-    title : str, optional
-        Axes title.
-    width, height : float
-        Figure size in inches.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        One axes with four bar containers (weights, KV cache, DeltaNet
-        state, free), in that order.
-
-    Raises
-    ------
-    ValueError
-        If ``budgets`` is empty or ``labels`` has a different length.
-    """
+    """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
     if len(budgets) == 0:
         raise ValueError("budgets must hold at least one MemoryBudget")
     if len(labels) != len(budgets):
@@ -135,7 +110,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     labels = [f"TP = {f.n}\n{f.sequences} sequence{'' if f.sequences == 1 else 's'}" for f in fits]
     tokens = format_count(fits[0].context_tokens) if fits else ""
     title = f"Each GPU, filled with sequences of {tokens} tokens"
-    return memory_bars_figure([f.budget for f in fits], labels, title=title)
+    return _memory_bars_figure([f.budget for f in fits], labels, title=title)
 
 
 def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Figure:

@@ -1,18 +1,10 @@
 """The lab's command line: ``python -m lesson_lib.lab <command> ...``.
 
-One command measures, in a terminal or a notebook cell alike::
-
-    python -m lesson_lib.lab run -n 2 --out results.json      # terminal
-    lesson_lib.lab.main("run -n 2 --out results.json")         # notebook cell
-
-Run outside MPI, ``run`` starts ``mpiexec`` itself (in its own session, with
-a timeout, cleaning up after it) and relays the ranks' progress; run under
-``mpiexec`` (``mpiexec -n 4 -f hosts python -m lesson_lib.lab run ...``) it
-is one rank of the sweep. Other commands: ``show`` (table and fit of a
-results file), ``nccl`` (import nccl-tests output) and ``pingpong`` (MPI's
-own latency probe).
-
-Exit statuses: :data:`EXIT_MEANINGS` (also printed by ``--help``).
+``run`` measures (``lesson_lib.lab.main("run -n 2 --out results.json")`` in a
+notebook cell): outside MPI it starts ``mpiexec`` itself, with a timeout and
+clean-up; under ``mpiexec`` it is one rank of the sweep. ``show`` prints a
+results file's table and fit, ``nccl`` imports nccl-tests output, ``pingpong``
+runs MPI's latency probe. Exit statuses: :data:`EXIT_MEANINGS`.
 """
 
 from __future__ import annotations

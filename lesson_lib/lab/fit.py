@@ -1,6 +1,6 @@
 """Fit a lab measurement with the alpha-beta fit of :mod:`lesson_lib.model.alpha_beta_fit`.
 
-The fit itself, its methods and :func:`fabric_from_fit` are the model's; this
+The fit itself, its methods and :func:`~lesson_lib.model.alpha_beta_fit.fabric_from_fit` are the model's; this
 module applies them to a :class:`~lesson_lib.lab.records.Measurement` and picks
 the method its sizes allow.
 """
@@ -25,7 +25,7 @@ def fit_measurement(measurement: Measurement, **kwargs: object) -> AlphaBetaFit:
         From the sweep or nccl-tests.
     **kwargs
         ``method``, ``min_bytes``, ``max_bytes``, ``small_max``, ``large_min``
-        as in :func:`fit_alpha_beta`.
+        as in :func:`~lesson_lib.model.alpha_beta_fit.fit_alpha_beta`.
 
     Returns
     -------

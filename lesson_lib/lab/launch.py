@@ -1,21 +1,10 @@
 """Start an MPI job safely: find ``mpiexec``, enforce a timeout, leave nothing behind.
 
-Three facts about MPICH's Hydra launcher shape this module:
-
-* Hydra starts every rank in a session of its own, so killing ``mpiexec``'s
-  process group does not reach the ranks. Every process of a job started here
-  carries the environment variable ``LESSON_LAB_JOB=<tag>``; after the job
-  ends (or is stopped) any process still holding the tag is stopped too.
-* A rank that dies, or a job that is killed, leaves its shared-memory segment
-  behind as ``/dev/shm/mpich_shm_*``. Segments that appeared during the job
-  and that no live process still maps are removed afterwards; segments of
-  other people's running jobs are mapped, so they are left alone.
-* Hydra's own ``MPIEXEC_TIMEOUT`` stops a job but its exit status is not
-  always non-zero. The timeout here is enforced by this module; Hydra's is
-  set a little later only as a backstop, and its "APPLICATION TIMED OUT"
-  line is recognised too.
-
-Nothing here imports :mod:`mpi4py`; the launcher runs in an ordinary process.
+MPICH's Hydra starts each rank in its own session, so every process of a job
+carries ``LESSON_LAB_JOB=<tag>`` and any still holding it afterwards is stopped.
+``/dev/shm/mpich_shm_*`` segments that appeared during the job and that no live
+process maps are removed. The timeout is enforced here (Hydra's
+``MPIEXEC_TIMEOUT`` is a later backstop). Nothing here imports :mod:`mpi4py`.
 """
 
 from __future__ import annotations
@@ -71,7 +60,8 @@ class LaunchResult:
         Wall-clock seconds from start to end.
     rank_notes : dict
         Failure notes ranks left in the status folder, by rank.
-    stopped, removed_shm : list
+    stopped : list
+    removed_shm : list
         Process ids still alive after ``mpiexec`` ended, which were stopped,
         and leftover shared-memory files, which were removed.
     """
@@ -110,28 +100,8 @@ def under_mpi(environ: dict[str, str] | None = None) -> bool:
     return any(k in env for k in ("PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK"))
 
 
-def find_mpiexec(explicit: str | None = None) -> str:
-    """Path of the ``mpiexec`` to use.
-
-    Looks, in order, at ``explicit``, the ``LESSON_LAB_MPIEXEC`` environment
-    variable, the folder of the running Python (a virtual environment's
-    ``bin``, where the ``mpich`` wheel puts it) and ``PATH``.
-
-    Parameters
-    ----------
-    explicit : str, optional
-        A path or command name given by the user.
-
-    Returns
-    -------
-    str
-        An executable path.
-
-    Raises
-    ------
-    MPIUnavailableError
-        If none is found; the message says how to install one.
-    """
+def _find_mpiexec(explicit: str | None = None) -> str:
+    """Path of the ``mpiexec`` to use."""
     wanted = explicit or os.environ.get(MPIEXEC_ENV)
     if wanted:
         found = shutil.which(wanted)
@@ -169,14 +139,8 @@ def require_mpi4py() -> None:
         )
 
 
-def shm_files() -> set[str]:
-    """Paths of MPICH shared-memory segments that exist now.
-
-    Returns
-    -------
-    set of str
-        Empty where ``/dev/shm`` does not exist.
-    """
+def _shm_files() -> set[str]:
+    """Paths of MPICH shared-memory segments that exist now."""
     if not SHM_DIR.is_dir():
         return set()
     return {str(p) for p in SHM_DIR.glob(SHM_PATTERN)}
@@ -186,14 +150,8 @@ def _pids() -> list[int]:
     return [int(p) for p in os.listdir("/proc") if p.isdigit()] if os.path.isdir("/proc") else []
 
 
-def mapped_shm_files() -> set[str]:
-    """MPICH shared-memory files that some live process has mapped.
-
-    Returns
-    -------
-    set of str
-        Paths read from ``/proc/<pid>/maps`` of every readable process.
-    """
+def _mapped_shm_files() -> set[str]:
+    """MPICH shared-memory files that some live process has mapped."""
     mapped: set[str] = set()
     marker = str(SHM_DIR / SHM_PATTERN.rstrip("*"))
     for pid in _pids():
@@ -208,19 +166,8 @@ def mapped_shm_files() -> set[str]:
     return mapped
 
 
-def job_processes(tag: str) -> list[int]:
-    """Process ids whose environment holds ``LESSON_LAB_JOB=<tag>``.
-
-    Parameters
-    ----------
-    tag : str
-        The job's tag.
-
-    Returns
-    -------
-    list of int
-        Live processes of that job (zombies included until reaped).
-    """
+def _job_processes(tag: str) -> list[int]:
+    """Process ids whose environment holds ``LESSON_LAB_JOB=<tag>``."""
     needle = f"{JOB_ENV}={tag}".encode()
     found = []
     for pid in _pids():
@@ -259,71 +206,37 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
     list of int
         The process ids that were signalled.
     """
-    pids = job_processes(tag)
+    pids = _job_processes(tag)
     if not pids:
         return []
     _signal_all(pids, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
-        left = [p for p in job_processes(tag) if p in pids]
+        left = [p for p in _job_processes(tag) if p in pids]
         if not left:
             break
         time.sleep(0.05)
-    _signal_all(job_processes(tag), signal.SIGKILL)
+    _signal_all(_job_processes(tag), signal.SIGKILL)
     return pids
 
 
-def stale_shm_files(
+def _stale_shm_files(
     before: set[str],
     settle_s: float = SHM_SETTLE_S,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[str]:
-    """MPICH segments created since ``before`` that no live process maps, and stay so.
-
-    Ask once the job's own processes are gone. A segment nobody maps is not
-    necessarily stale: another MPI job on this host may have just created it
-    and not mapped it yet. So the unmapped ones are looked at twice,
-    ``settle_s`` apart, and only those still unmapped the second time count;
-    segments that appeared in between are not this job's.
-
-    Parameters
-    ----------
-    before : set of str
-        :func:`shm_files` taken before the job started.
-    settle_s : float, default SHM_SETTLE_S
-        Seconds between the two looks (spent only when there is a candidate).
-    sleep : callable, default time.sleep
-        Waits ``settle_s`` seconds.
-
-    Returns
-    -------
-    list of str
-        The stale files, sorted.
-    """
-    candidates = (shm_files() - before) - mapped_shm_files()
+    """MPICH segments created since ``before`` that no live process maps, and stay so."""
+    candidates = (_shm_files() - before) - _mapped_shm_files()
     if not candidates:
         return []
     sleep(settle_s)
-    return sorted((candidates & shm_files()) - mapped_shm_files())
+    return sorted((candidates & _shm_files()) - _mapped_shm_files())
 
 
-def remove_stale_shm(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[str]:
-    """Remove the segments :func:`stale_shm_files` finds.
-
-    Parameters
-    ----------
-    before : set of str
-        :func:`shm_files` taken before the job started.
-    settle_s : float, default SHM_SETTLE_S
-        Passed to :func:`stale_shm_files`.
-
-    Returns
-    -------
-    list of str
-        The files removed.
-    """
+def _remove_stale_shm(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[str]:
+    """Remove the segments ``_stale_shm_files`` finds."""
     removed = []
-    for path in stale_shm_files(before, settle_s):
+    for path in _stale_shm_files(before, settle_s):
         try:
             os.unlink(path)
             removed.append(path)
@@ -372,7 +285,7 @@ def run_mpiexec(
         Hydra host file (one host name per line, ``host:slots`` allowed),
         passed as ``-f``; without it every rank runs on this machine.
     mpiexec : str, optional
-        The ``mpiexec`` to use (see :func:`find_mpiexec`).
+        The ``mpiexec`` to use (see ``_find_mpiexec``).
     relay : text stream, optional
         Where to copy the job's output as it arrives (e.g. ``sys.stderr``).
     tag : str, optional
@@ -392,7 +305,7 @@ def run_mpiexec(
 
     n = require_int("n", n)
     timeout = require_number("timeout", timeout, strict=True, unit="s")
-    exe = find_mpiexec(mpiexec)
+    exe = _find_mpiexec(mpiexec)
     tag = tag or os.environ.get(JOB_ENV) or uuid.uuid4().hex
     command = [exe, "-n", str(n)]
     if hostfile is not None:
@@ -400,7 +313,7 @@ def run_mpiexec(
             raise FileNotFoundError(f"hostfile {hostfile!r} does not exist")
         command += ["-f", str(hostfile)]
     command += [sys.executable, *args]
-    before = shm_files()
+    before = _shm_files()
     status_dir = Path(tempfile.mkdtemp(prefix="lesson-lab-"))
     env = dict(os.environ)
     env.update(
@@ -461,7 +374,7 @@ def run_mpiexec(
     except BaseException:  # Ctrl-C, SIGTERM: nothing of the job is left behind
         _terminate(proc)
         stop_job(tag)
-        remove_stale_shm(before)
+        _remove_stale_shm(before)
         shutil.rmtree(status_dir, ignore_errors=True)
         raise
     finally:
@@ -472,7 +385,7 @@ def run_mpiexec(
     if "APPLICATION TIMED OUT" in output:
         timed_out = True
     stopped = stop_job(tag)
-    removed = remove_stale_shm(before)
+    removed = _remove_stale_shm(before)
     notes = _read_notes(status_dir)
     shutil.rmtree(status_dir, ignore_errors=True)
     return LaunchResult(

@@ -1,21 +1,10 @@
 """Read the text output of nccl-tests' ``all_reduce_perf`` (GPU all-reduce).
 
-A GPU user runs, for example, ``all_reduce_perf -b 8 -e 128M -f 2 -g 4``
-(or the same under ``mpirun`` across nodes), saves what it prints, and gets
-the same :class:`~lesson_lib.lab.records.Measurement`, fit and figures as
-the MPI sweep. The output looks like this (columns since nccl-tests 2.x;
-older versions have no ``root`` column, and ``#wrong`` may read ``N/A``)::
-
-    # nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) ...
-    #  Rank  0 Group  0 Pid  1234 on  node1 device  0 [0x07] NVIDIA A100-SXM4-80GB
-    ...
-    #       size         count      type   redop    root     time   algbw   busbw #wrong ...
-    #        (B)    (elements)                               (us)  (GB/s)  (GB/s)        ...
-               8             2     float     sum      -1    10.48    0.00    0.00      0 ...
-
-Times are in microseconds (the units line says so; ``(ms)`` is honoured
-too) and are *averages* over nccl-tests' iterations, not medians. Each data
-line is checked; a line that cannot be read is reported with its number.
+The saved output of, for example, ``all_reduce_perf -b 8 -e 128M -f 2 -g 4``
+becomes the same :class:`~lesson_lib.lab.records.Measurement` as the MPI sweep.
+Columns as since nccl-tests 2.x (older ones lack ``root``; ``#wrong`` may read
+``N/A``). Times are microseconds (``(ms)`` is honoured) and are averages over
+iterations, not medians. A line that cannot be read is reported with its number.
 """
 
 from __future__ import annotations
@@ -131,22 +120,8 @@ class _Layout:
         return cls(width=11, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
 
 
-def rank_line(body: str) -> tuple[int, str, str] | None:
-    """(rank, host, device) of a line ``Rank 0 Group 0 Pid 1234 on node1 device 0 [0x07] GPU``.
-
-    Read by its words, each looked at once (a pattern with a lazy gap and a
-    bracket search took seconds on a long line of repeated words).
-
-    Parameters
-    ----------
-    body : str
-        The line without its leading ``#`` and spaces.
-
-    Returns
-    -------
-    (int, str, str) or None
-        None if it is not a rank line.
-    """
+def _rank_line(body: str) -> tuple[int, str, str] | None:
+    """(rank, host, device) of a line ``Rank 0 Group 0 Pid 1234 on node1 device 0 [0x07] GPU``."""
     words = body.split()
     if len(words) < 2 or words[0] != "Rank" or not (words[1].isascii() and words[1].isdigit()):
         return None
@@ -256,7 +231,7 @@ def parse_all_reduce_perf(
         if tokens[0] == "(B)":
             scale = 1e-3 if "(ms)" in tokens else 1e-6
             continue
-        rank = rank_line(body)
+        rank = _rank_line(body)
         if rank is not None:
             rank_hosts[rank[0]] = rank[1]
             devices.append(rank[2])

@@ -1,13 +1,8 @@
 """MPI's own probe, ``python -m mpi4py.bench pingpong``, as a sanity check of the fit.
 
-Rank 0 sends a message to rank 1, which sends it back; mpi4py reports half
-the round trip, the one-way time of a point-to-point message, for sizes
-1 B, 2 B, 4 B, ... A 2-rank all-reduce of a small message is one exchange
-plus the reduction and some bookkeeping, so the fitted ``alpha`` should be a
-small multiple (about 1-3x) of this latency. A much larger ratio says the
-fit's range or the machine's load is off.
-
-Output parsed (mpi4py 4.x)::
+mpi4py reports half a round trip between ranks 0 and 1 (seconds) for sizes
+1 B, 2 B, 4 B, ...; a fitted 2-rank ``alpha`` should be about 1-3x this
+latency. Output parsed (mpi4py 4.x)::
 
     # MPI PingPong Test
     # Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples
@@ -49,7 +44,8 @@ class PingPong:
     ----------
     bytes : numpy.ndarray
         Message sizes, bytes.
-    mean_s, std_s : numpy.ndarray
+    mean_s : numpy.ndarray
+    std_s : numpy.ndarray
         Mean one-way time (half a round trip) and its standard deviation, seconds.
     samples : numpy.ndarray
         Round trips timed per size.
@@ -78,7 +74,7 @@ class PingPong:
         return float(np.max(self.bytes / self.mean_s))
 
     def to_dict(self) -> dict:
-        """JSON-ready content (see :func:`pingpong_from_dict`)."""
+        """JSON-ready content (see ``_pingpong_from_dict``)."""
         return {
             "format": FORMAT,
             "started": self.started,
@@ -108,23 +104,8 @@ def _row(line: str) -> tuple[int, str, str, int] | None:
     return int(size), second[0], second[2], int(n)
 
 
-def parse_pingpong(text: str) -> PingPong:
-    """Read the table ``python -m mpi4py.bench pingpong`` prints.
-
-    Parameters
-    ----------
-    text : str
-        The output; other lines are ignored.
-
-    Returns
-    -------
-    PingPong
-
-    Raises
-    ------
-    PingPongError
-        If no table row is found.
-    """
+def _parse_pingpong(text: str) -> PingPong:
+    """Read the table ``python -m mpi4py.bench pingpong`` prints."""
     sizes, means, stds, counts = [], [], [], []
     for line in text.splitlines():
         row = _row(line)
@@ -146,22 +127,8 @@ def parse_pingpong(text: str) -> PingPong:
     return PingPong(np.array(sizes, float), np.array(means), np.array(stds), np.array(counts))
 
 
-def pingpong_from_dict(data: dict) -> PingPong:
-    """Rebuild a :class:`PingPong` from :meth:`PingPong.to_dict` content.
-
-    Parameters
-    ----------
-    data : dict
-
-    Returns
-    -------
-    PingPong
-
-    Raises
-    ------
-    PingPongError
-        If the content is not a pingpong record.
-    """
+def _pingpong_from_dict(data: dict) -> PingPong:
+    """Rebuild a :class:`PingPong` from :meth:`PingPong.to_dict` content."""
     if data.get("format") != FORMAT:
         raise PingPongError(f"not a pingpong file: format is {data.get('format')!r}")
     try:
@@ -173,20 +140,11 @@ def pingpong_from_dict(data: dict) -> PingPong:
     return PingPong(*arrays, started=str(data.get("started", "")), machine=data.get("machine"))
 
 
-def read_pingpong(path: str | os.PathLike) -> PingPong:
-    """Read a pingpong JSON file (empty or corrupt files raise a clear error).
-
-    Parameters
-    ----------
-    path : str or path-like
-
-    Returns
-    -------
-    PingPong
-    """
+def _read_pingpong(path: str | os.PathLike) -> PingPong:
+    """Read a pingpong JSON file (empty or corrupt files raise a clear error)."""
     from lesson_lib.lab.records import read_json
 
-    return pingpong_from_dict(read_json(path, what="pingpong file"))
+    return _pingpong_from_dict(read_json(path, what="pingpong file"))
 
 
 def load_reference_pingpong() -> PingPong:
@@ -198,23 +156,11 @@ def load_reference_pingpong() -> PingPong:
     """
     from lesson_lib.lab.records import REFERENCE_PINGPONG, reference_path
 
-    return read_pingpong(reference_path(REFERENCE_PINGPONG))
+    return _read_pingpong(reference_path(REFERENCE_PINGPONG))
 
 
-def pingpong_args(max_bytes: int = 1 << 22, loop: int = 2000) -> list[str]:
-    """Arguments after the Python interpreter for a short pingpong run.
-
-    Parameters
-    ----------
-    max_bytes : int, default 4 MiB
-        Largest message.
-    loop : int, default 2000
-        Round trips per small size (mpi4py uses fewer above 16 KiB and 1 MiB).
-
-    Returns
-    -------
-    list of str
-    """
+def _pingpong_args(max_bytes: int = 1 << 22, loop: int = 2000) -> list[str]:
+    """Arguments after the Python interpreter for a short pingpong run."""
     max_bytes = require_int("max_bytes", max_bytes)
     loop = require_int("loop", loop)
     return [
@@ -236,7 +182,7 @@ def run_pingpong(
     Parameters
     ----------
     max_bytes, loop
-        As for :func:`pingpong_args`.
+        As for ``_pingpong_args``.
     timeout : float, default 60
         Seconds before the job is stopped.
     mpiexec : str, optional
@@ -262,14 +208,14 @@ def run_pingpong(
     timeout = require_number("timeout", timeout, strict=True, unit="s")
     started = datetime.now(UTC).isoformat(timespec="seconds")
     result: LaunchResult = run_mpiexec(
-        2, pingpong_args(max_bytes, loop), timeout=timeout, mpiexec=mpiexec, relay=relay
+        2, _pingpong_args(max_bytes, loop), timeout=timeout, mpiexec=mpiexec, relay=relay
     )
     if result.timed_out:
         raise PingPongError(f"pingpong did not finish within {timeout:g} s and was stopped")
     if result.returncode != 0:
         tail = "\n".join(result.output.strip().splitlines()[-5:])
         raise PingPongError(f"pingpong failed (mpiexec exit status {result.returncode}):\n{tail}")
-    pp = parse_pingpong(result.output)
+    pp = _parse_pingpong(result.output)
     return PingPong(
         pp.bytes, pp.mean_s, pp.std_s, pp.samples, started=started, machine=local_facts()
     )

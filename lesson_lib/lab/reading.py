@@ -255,7 +255,7 @@ def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBet
     main : AlphaBetaFit
         The page's fit, whose B is a median over all the large sizes.
     inside, beyond : AlphaBetaFit or None
-        :func:`cache_fits`'s two fits.
+        :func:`~lesson_lib.lab.report.cache_fits`'s two fits.
 
     Returns
     -------

@@ -1,16 +1,10 @@
 """Results files: write them atomically, read them back with clear errors.
 
-One file holds one measurement: an all-reduce sweep from the MPI benchmark
-or one imported from nccl-tests. It is JSON::
-
-    {"format": "lesson_lib.lab/1", "source": "mpi-allreduce", "complete": true,
-     "ranks": 2, "started": "2026-...", "machine": {...}, "config": {...},
-     "records": [{"bytes": 8, "median_s": 4.1e-06, "p10_s": ..., "p90_s": ...,
-                  "algbw": ..., "busbw": ..., ...}, ...]}
-
-Times are seconds and bandwidths bytes/second. :func:`read_results` turns
-an empty, truncated or malformed file into a :class:`ResultsError` that says
-what is wrong and what to do, never a bare ``JSONDecodeError``.
+One JSON file holds one measurement (an MPI sweep or imported nccl-tests
+output): ``{"format": "lesson_lib.lab/1", "source": ..., "ranks": ...,
+"records": [{"bytes": 8, "median_s": ..., "algbw": ..., ...}, ...]}``, times in
+seconds, bandwidths in bytes/second. :func:`read_results` turns a bad file into
+a :class:`ResultsError` that says what is wrong and what to do.
 """
 
 from __future__ import annotations
@@ -71,18 +65,22 @@ class Measurement:
         ``"mpi-allreduce"`` or ``"nccl-tests"``.
     ranks : int
         Ranks (GPUs or processes) in the all-reduce.
-    bytes, median_s : numpy.ndarray
+    bytes : numpy.ndarray
+    median_s : numpy.ndarray
         Message sizes (bytes, ascending) and the median (MPI) or average
         (nccl-tests) seconds per all-reduce.
-    p10_s, p90_s : numpy.ndarray
+    p10_s : numpy.ndarray
+    p90_s : numpy.ndarray
         10th and 90th percentiles of the timed batches, seconds (NaN where unknown).
-    algbw, busbw : numpy.ndarray
+    algbw : numpy.ndarray
+    busbw : numpy.ndarray
         Algorithm and bus bandwidth (x 2(N-1)/N), bytes/second.
     complete : bool
         False if the sweep stopped before its last size.
     started : str
         ISO 8601 start time (UTC), or ``""``.
-    machine, config : dict
+    machine : dict
+    config : dict
         Facts about where it ran (CPU, cores, MPI library, ...), and the sweep's settings.
     stop_reason : str, optional
         Why an incomplete sweep stopped.

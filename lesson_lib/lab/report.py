@@ -177,20 +177,8 @@ def cache_fits(m: Measurement) -> tuple[AlphaBetaFit | None, AlphaBetaFit | None
     return fits[0], fits[1]
 
 
-def small_message_time(m: Measurement, max_bytes: float = 1024) -> float:
-    """Median over sizes <= ``max_bytes`` of the median times, seconds.
-
-    Parameters
-    ----------
-    m : Measurement
-    max_bytes : float, default 1024
-        Upper end of "small".
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
+def _small_message_time(m: Measurement, max_bytes: float = 1024) -> float:
+    """Median over sizes <= ``max_bytes`` of the median times, seconds."""
     small = m.bytes <= max_bytes
     if not small.any():
         raise ValueError(f"no size <= {max_bytes:g} bytes in the measurement")
@@ -207,18 +195,8 @@ def _machine_text(m: Measurement) -> str:
     return ", ".join(parts)
 
 
-def provenance(run: LabRun) -> str:
-    """One sentence saying where and when the shown measurement was made.
-
-    Parameters
-    ----------
-    run : LabRun
-
-    Returns
-    -------
-    str
-        Says plainly when MPI could not start and the reference is shown.
-    """
+def _provenance(run: LabRun) -> str:
+    """One sentence saying where and when the shown measurement was made."""
     m = run.measurement
     when = (m.started[:16].replace("T", " ") + " UTC") if m.started else "an unknown date"
     where = _machine_text(m)
@@ -268,8 +246,8 @@ def lab_numbers(
     prefill_bytes = PROMPT_TOKENS * model.hidden_vector_bytes
     load = mach.get("load_1min")
     out = {
-        "lab_provenance": provenance(run2),
-        "lab_provenance_4": provenance(run4) if run4 is not None else "",
+        "lab_provenance": _provenance(run2),
+        "lab_provenance_4": _provenance(run4) if run4 is not None else "",
         "lab_machine": _machine_text(m),
         "lab_date": (m.started[:16].replace("T", " ") + " UTC") if m.started else "unknown date",
         "lab_cores": str(mach.get("logical_cores", "?")),
@@ -323,8 +301,8 @@ def lab_numbers(
         "lab_prefill_line_verdict": line_verdict(m, fit, prefill_bytes),
     }
     if run4 is not None:
-        t2 = small_message_time(m)
-        t4 = small_message_time(run4.measurement)
+        t2 = _small_message_time(m)
+        t4 = _small_message_time(run4.measurement)
         out.update(
             {
                 "lab_small_2": format_seconds(t2),

@@ -1,19 +1,10 @@
 """The all-reduce benchmark that runs on every rank of an MPI job.
 
-For each message size, from small to large:
-
-1. allocate the send and receive buffers and warm up with a few calls;
-2. choose how many all-reduces one timed batch holds, so a batch lasts about
-   ``batch_time`` seconds (many iterations for small messages, one for huge
-   ones); every rank uses the same count, agreed with a reduction, because
-   ranks that disagree on it deadlock;
-3. time ``reps`` batches, each after a barrier; a batch's time per call is
-   the slowest rank's, since a collective ends when its last rank does;
-4. keep the median and the 10th / 90th percentiles of those times.
-
-Rank 0 checks the time budget before each size and tells the others (a
-broadcast) whether to go on. :mod:`mpi4py` is imported only inside
-:func:`run_rank`, so this module imports anywhere.
+For each size: warm up; agree (by a reduction) on how many calls one timed
+batch of about ``batch_time`` seconds holds; time ``reps`` batches after
+barriers, each as its slowest rank; keep the median and 10th / 90th
+percentiles, in seconds. Rank 0 checks the time budget before each size.
+:mod:`mpi4py` is imported only inside :func:`run_rank`.
 """
 
 from __future__ import annotations
@@ -116,8 +107,8 @@ class SweepConfig:
 
     @property
     def sizes(self) -> list[int]:
-        """The message sizes of the sweep, bytes (see :func:`message_sizes`)."""
-        return message_sizes(self.min_bytes, self.max_bytes, self.per_octave, DTYPES[self.dtype])
+        """The message sizes of the sweep, bytes (see ``_message_sizes``)."""
+        return _message_sizes(self.min_bytes, self.max_bytes, self.per_octave, DTYPES[self.dtype])
 
 
 def incomplete_path(out: str | os.PathLike) -> str:
@@ -143,30 +134,10 @@ def incomplete_path(out: str | os.PathLike) -> str:
     return str(p.with_name(f"{stem}.incomplete.json"))
 
 
-def message_sizes(
+def _message_sizes(
     min_bytes: int, max_bytes: int, per_octave: int = 1, itemsize: int = 4
 ) -> list[int]:
-    """Log-spaced message sizes from ``min_bytes`` to ``max_bytes``, whole elements.
-
-    Parameters
-    ----------
-    min_bytes, max_bytes : int
-        Range, bytes; both ends are included (rounded up to whole elements).
-    per_octave : int, default 1
-        Sizes per doubling.
-    itemsize : int, default 4
-        Bytes per element.
-
-    Returns
-    -------
-    list of int
-        Distinct sizes in bytes, ascending.
-
-    Examples
-    --------
-    >>> message_sizes(8, 64)
-    [8, 16, 32, 64]
-    """
+    """Log-spaced message sizes from ``min_bytes`` to ``max_bytes``, whole elements."""
     min_bytes = require_int("min_bytes", min_bytes)
     max_bytes = require_int("max_bytes", max_bytes, minimum=min_bytes)
     per_octave = require_int("per_octave", per_octave)
@@ -178,19 +149,8 @@ def message_sizes(
     return sorted({int(s) for s in whole})
 
 
-def summarize(samples: np.ndarray) -> dict[str, float]:
-    """Median, 10th and 90th percentiles and minimum of per-call times.
-
-    Parameters
-    ----------
-    samples : numpy.ndarray
-        Seconds per call, one per timed batch.
-
-    Returns
-    -------
-    dict
-        Keys ``median_s``, ``p10_s``, ``p90_s``, ``min_s`` (seconds).
-    """
+def _summarize(samples: np.ndarray) -> dict[str, float]:
+    """Median, 10th and 90th percentiles and minimum of per-call times."""
     s = np.asarray(samples, dtype=float)
     if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("samples must be a non-empty array of positive, finite seconds")
@@ -203,32 +163,9 @@ def summarize(samples: np.ndarray) -> dict[str, float]:
     }
 
 
-def make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray) -> dict:
-    """One result row: size, statistics and bandwidths (nccl-tests' definitions).
-
-    Algorithm bandwidth is ``bytes / median time``; bus bandwidth multiplies it
-    by the ring factor ``2(N-1)/N`` (:func:`lesson_lib.model.collectives.ring_allreduce_factor`),
-    so it can be compared with a link's speed whatever the rank count.
-
-    Parameters
-    ----------
-    nbytes : int
-        Message size, bytes.
-    ranks : int
-        Ranks in the job.
-    dtype : str
-        Element type.
-    iterations : int
-        All-reduces per timed batch.
-    samples : numpy.ndarray
-        Seconds per call, one per batch.
-
-    Returns
-    -------
-    dict
-        JSON-ready record.
-    """
-    stats = summarize(samples)
+def _make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray) -> dict:
+    """One result row: size, statistics and bandwidths (nccl-tests' definitions)."""
+    stats = _summarize(samples)
     algbw = nbytes / stats["median_s"]
     return {
         "bytes": int(nbytes),
@@ -243,14 +180,8 @@ def make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: n
     }
 
 
-def cpu_model() -> str:
-    """This machine's CPU model name.
-
-    Returns
-    -------
-    str
-        From ``/proc/cpuinfo`` on Linux, else :func:`platform.processor`.
-    """
+def _cpu_model() -> str:
+    """This machine's CPU model name."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -261,14 +192,8 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def last_level_cache_bytes() -> int | None:
-    """Size of this CPU's largest cache.
-
-    Returns
-    -------
-    int or None
-        Bytes (from Linux sysfs), or None if unknown.
-    """
+def _last_level_cache_bytes() -> int | None:
+    """Size of this CPU's largest cache."""
     best = None
     for size_file in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
         try:
@@ -299,10 +224,10 @@ def local_facts() -> dict:
         usable = os.cpu_count() or 1
     return {
         "host": platform.node() or "unknown",
-        "cpu": cpu_model(),
+        "cpu": _cpu_model(),
         "logical_cores": os.cpu_count() or 1,
         "usable_cores": usable,
-        "llc_bytes": last_level_cache_bytes(),
+        "llc_bytes": _last_level_cache_bytes(),
         "load_1min": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
@@ -341,28 +266,10 @@ def _inject(config: SweepConfig, rank: int, size: int) -> None:
         time.sleep(3600)
 
 
-def time_size(
+def _time_size(
     comm: object, mpi: object, nbytes: int, config: SweepConfig
 ) -> tuple[int, np.ndarray]:
-    """Time all-reduces of ``nbytes`` on ``comm``; returns (iterations, seconds per call).
-
-    Parameters
-    ----------
-    comm : mpi4py.MPI.Intracomm
-        The communicator.
-    mpi : module
-        :mod:`mpi4py.MPI`.
-    nbytes : int
-        Message size, bytes.
-    config : SweepConfig
-        Settings.
-
-    Returns
-    -------
-    tuple
-        Iterations per batch and an array of ``config.reps`` per-call times,
-        each the slowest rank's.
-    """
+    """Time all-reduces of ``nbytes`` on ``comm``; returns (iterations, seconds per call)."""
     itemsize = DTYPES[config.dtype]
     send = np.ones(nbytes // itemsize, dtype=config.dtype)
     recv = np.empty_like(send)
@@ -471,8 +378,8 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
             if comm.bcast(stop, root=0):
                 stopped_early = True
                 break
-            iterations, samples = time_size(comm, MPI, nbytes, config)
-            record = make_record(nbytes, size, config.dtype, iterations, samples)
+            iterations, samples = _time_size(comm, MPI, nbytes, config)
+            record = _make_record(nbytes, size, config.dtype, iterations, samples)
             records.append(record)
             if rank == 0 and not config.quiet:
                 _progress(

@@ -1,20 +1,9 @@
 """What the lesson's commands print and where they write, made safe.
 
-The grader and the lab print text that comes from files anyone could have
-written (student file names, results files), and write files where they are
-told to. Three guards shared by both:
-
-* :func:`printable` escapes every character a terminal or a spreadsheet
-  could act on (newlines, escape sequences, bidirectional overrides) and
-  caps the length, so a field can neither forge a line nor run a command;
-* :func:`require_output_file` accepts a new path or an existing regular
-  file only: an atomic rename over ``/dev/stdout``, a device node, a FIFO
-  or a symbolic link would replace that special file by a regular one;
-* :func:`keep_previous` keeps the file a command is about to replace, under
-  a name with the time, so an earlier result is never lost;
-* :func:`stop_on_signals` turns SIGTERM and SIGHUP into the same clean stop
-  as Ctrl-C, so a command's clean-up (its ``finally`` blocks and temporary
-  folders) runs whichever way it is stopped.
+:func:`printable` escapes what a terminal or spreadsheet could act on and caps
+the length; :func:`require_output_file` accepts a new path or a regular file
+only; :func:`keep_previous` keeps the file about to be replaced;
+:func:`stop_on_signals` makes SIGTERM and SIGHUP stop as cleanly as Ctrl-C.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The all-reduces decode really uses: ties between algorithms, engines' limits, CUDA graphs.
 
-For decode's small messages on GPUs that all reach each other over NVLink or
-NVSwitch, serving engines run their own kernels: vLLM's custom all-reduce
-picks a one-stage (one-shot) kernel for two GPUs and for small messages on
-up to eight fully connected GPUs, and a two-stage (two-shot) kernel
-otherwise; TensorRT-LLM offers ``ONESHOT``, ``TWOSHOT``, ``MIN_LATENCY``,
-``LOWPRECISION``, ``MNNVL`` and ``NCCL_SYMMETRIC`` strategies beside
-``NCCL``. This module holds the engines' published limits with their
-sources, prices where two algorithms of :mod:`lesson_lib.model.collectives`
-tie (:func:`tie_payload`), and what CUDA graphs take off the fixed latency
+Holds vLLM's and TensorRT-LLM's published custom all-reduce limits with their
+sources, where two algorithms of :mod:`lesson_lib.model.collectives` tie
+(:func:`tie_payload`), and what CUDA graphs take off the fixed latency
 (:func:`cuda_graph_fabric`).
 """
 

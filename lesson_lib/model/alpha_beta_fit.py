@@ -1,27 +1,13 @@
 """Fit the lesson's model, t(m) = alpha + m / B, to measured all-reduce times.
 
-Two methods, both stated in :data:`METHODS`:
-
-``"ranges"`` (default): alpha from the small sizes, B from the large ones.
-    ``alpha`` is the median over sizes <= ``small_max`` of ``t - m/B``, and
-    ``B`` the median over sizes >= ``large_min`` of ``m / (t - alpha)``; the
-    two are iterated to agreement. Medians make it robust to the outliers a
-    busy, shared machine produces, and the middle sizes, where MPICH switches
-    algorithm (near 8 KiB), are left out on purpose.
-``"wls"``: weighted least squares over every size in range. The model is
-    linear in ``alpha`` and ``beta = 1/B``; each residual is divided by the
-    measured time, so it minimises ``sum(((t_i - alpha - m_i beta) / t_i)**2)``
-    and every size counts by its relative error, as on log-log axes. One
-    disturbed size pulls it more than the ``"ranges"`` fit.
-
-``m`` is the payload (the vector being summed), so ``B`` is the algorithm
-bandwidth; the bus bandwidth a :class:`~lesson_lib.model.specs.Fabric` wants is
-``B x 2(N-1)/N`` (nccl-tests' definition, :func:`lesson_lib.model.collectives.ring_allreduce_factor`).
-
-Caveats the residuals show: the algorithm switch, and large messages that
-fall out of the CPU's last-level cache (slower beyond it), so one straight
-line rarely fits 8 B .. 64 MiB to a few percent. The fit reports the size
-ranges it used and every point's residual.
+Two methods (:data:`METHODS`): ``"ranges"`` (default) takes alpha as the
+median of ``t - m/B`` over sizes <= ``small_max`` and B as the median of
+``m / (t - alpha)`` over sizes >= ``large_min``, iterated to agreement (the
+middle sizes, where MPICH switches algorithm, are left out); ``"wls"`` is
+least squares over every size weighted by relative error. ``m`` is the payload,
+so ``B`` is the algorithm bandwidth; a :class:`~lesson_lib.model.specs.Fabric`
+wants the bus bandwidth ``B x 2(N-1)/N`` (nccl-tests' definition). The fit
+reports the size ranges it used and every point's residual.
 """
 
 from __future__ import annotations
@@ -64,15 +50,18 @@ class AlphaBetaFit:
         ``B``, algorithm bandwidth, bytes/second (payload / time, large messages).
     ranks : int
         Ranks of the measurement.
-    bytes, measured_s : numpy.ndarray
+    bytes : numpy.ndarray
+    measured_s : numpy.ndarray
         Every measured size (bytes) and its measured (median) seconds.
     used : numpy.ndarray
         Boolean mask: which sizes the fit used.
-    min_bytes, max_bytes : float
+    min_bytes : float
+    max_bytes : float
         The smallest and largest sizes used, bytes.
     method : str
         ``"ranges"`` or ``"wls"``.
-    small_max, large_min : float, optional
+    small_max : float, optional
+    large_min : float, optional
         For ``"ranges"``, sizes up to ``small_max`` gave alpha, from ``large_min`` B.
     """
 

@@ -1,28 +1,10 @@
 """Designing the cluster: place TP, PP and DP on the wires and price the layout.
 
-The rule: the more often a form of parallelism must synchronise, the faster the
-link it needs.
-Tensor parallelism (TP) all-reduces twice per layer for every token, so it
-belongs inside a node on NVLink; pipeline parallelism (PP) passes one
-activation point to point at each stage boundary per token, and data
-parallelism (DP) needs no per-token communication when serving (once per
-step when training), so both can cross the network between nodes.
-
 GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
-order) and filled into nodes in order: a TP group stays inside a node
-whenever its degree divides the GPUs per node, and PP stages are the first
-to spill onto the network.
-
-Throughput is batched. Decode streams a replica's weights once per step
-whatever the batch, so a replica decodes many sequences together and its
-tokens/s is ``batch / time per step``. A pipeline keeps one micro-batch in
-flight per stage (``pp`` of them, ``batch / pp`` sequences each), so every
-stage is always busy: each micro-batch's token takes one full pass over the
-layers, and the replica delivers ``batch`` tokens per pass. With the same
-sequences, PP 2 and DP 2 then reach the same tokens/s; PP stores the weights
-once, so it holds more sequences. Pipeline bubbles at start-up and uneven
-stages are not modelled.
-
+order) and filled into nodes in order, so a TP group stays inside a node
+whenever its degree divides the GPUs per node. Throughput is batched: a
+replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
+micro-batches in flight; bubbles and uneven stages are not modelled.
 Every quantity is SI: bytes, seconds, bytes/second.
 """
 

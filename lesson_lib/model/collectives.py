@@ -1,23 +1,11 @@
 """The cost of a collective: bytes on the wire and time (alpha-beta), the all-reduce first.
 
-The textbook all-reduce is the **ring**, a reduce-scatter then an all-gather:
-each of ``n`` ranks sends ``2 (n - 1) / n`` of the payload, the factor
-nccl-tests uses to turn algorithm bandwidth into "bus bandwidth" (nccl-tests,
-doc/PERFORMANCE.md) and a lower bound for any all-reduce ("bandwidth-optimal"),
-in ``2 (n - 1)`` steps one after another, so its latency grows with ``n``.
-For decode's small messages vLLM's and TensorRT-LLM's custom all-reduces over
-NVLink use **one-shot** (every rank reads every peer's whole buffer and sums
-locally: one step, ``n - 1`` payloads per rank) or **two-shot** (reduce-scatter
-and all-gather directly between all peers: two steps, the ring's bytes).
-
-A fabric's fixed ``latency`` is paid once per collective (launch,
-synchronisation) and its ``hop_latency`` once per step on the critical path;
-with ``hop_latency = 0`` (the lesson's assumption) the three all-reduce
-algorithms cost the same latency. Every collective is one entry of
-:data:`COLLECTIVES` with the algorithms that run it (:data:`ALGORITHMS` is the
-all-reduce's): reduce-scatter and all-gather are the ring's halves, the
-all-to-all of expert parallelism sends ``(n - 1) / n`` of each rank's buffer
-to all peers at once, and a send/recv passes a whole buffer to one peer.
+The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in
+``2 (n - 1)`` steps (nccl-tests' bus-bandwidth factor); one-shot sends
+``n - 1`` payloads in one step, two-shot the ring's bytes in two. A fabric's
+``latency`` is paid once per collective and its ``hop_latency`` once per step.
+Every collective is one entry of :data:`COLLECTIVES` with its algorithms
+(:data:`ALGORITHMS` is the all-reduce's). Bytes and seconds.
 """
 
 from __future__ import annotations
@@ -35,7 +23,8 @@ class Algorithm:
 
     Attributes
     ----------
-    name, description : str
+    name : str
+    description : str
         Key used by every ``algorithm=`` argument; one line for tables and legends.
     steps : callable
         ``steps(n)``: communication steps on the critical path (0 for n = 1).
@@ -55,7 +44,8 @@ class Collective:
 
     Attributes
     ----------
-    name, description : str
+    name : str
+    description : str
         Key used by every ``kind=`` argument; one line for tables and legends.
     payload : str
         What ``payload_bytes`` measures for this collective.
@@ -146,8 +136,8 @@ COLLECTIVES: dict[str, Collective] = {
     )
 }
 
-#: The all-reduce algorithms the model knows, by name: the all-reduce's entry of
-#: :data:`COLLECTIVES`.
+#: The all-reduce algorithms the model knows, by name (the all-reduce's entry of
+#: :data:`COLLECTIVES`).
 ALGORITHMS: Mapping[str, Algorithm] = COLLECTIVES["all_reduce"].algorithms
 
 

@@ -1,16 +1,10 @@
 """Context parallelism: ring attention for a long prefill, and decode context parallelism.
 
-A prefill too long for one instance can be split along the prompt over ``cp``
-ring positions: each holds a chunk of it and, once per step, passes the KV
-block it holds to its neighbour while it computes its queries' attention
-against the block it received (:func:`ring_attention_step`,
-:func:`ring_attention_min_chunk`, :func:`context_parallel_prefill`). Decode
-context parallelism (DCP) instead shards each KV head's tokens over the GPUs
-that tensor parallelism would fill with copies of it
-(:func:`context_parallel_sequence_bytes`, :func:`context_parallel_max_sequences`).
-The causal attention of a prompt (:func:`causal_attention_flops`) is priced
-here for both, and for the disaggregated prefill of
-:mod:`lesson_lib.model.kv_transfer`.
+Ring attention splits a prompt over ``cp`` positions that pass KV blocks around
+while computing (:func:`ring_attention_step`, :func:`context_parallel_prefill`);
+decode context parallelism (DCP) shards each KV head's tokens over the GPUs TP
+would fill with copies (:func:`context_parallel_max_sequences`). The causal
+attention of a prompt is :func:`causal_attention_flops`. SI units.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """Any model from its Hugging Face ``config.json``: the fields the lesson needs, counted.
 
-A config says a model's shape, not its size: the parameter count is worked
-out here from the shape, matrix by matrix. What is counted:
-
-- the token embedding and, unless ``tie_word_embeddings``, the output (LM
-  head) matrix, ``vocab_size x hidden_size`` each;
-- every projection of every layer's sequence mixer: grouped-query attention
-  (Llama, Mixtral, Qwen; with the output gate of ``attn_output_gate``),
-  multi-head latent attention (DeepSeek: the low-rank query and key/value
-  projections and their norms), or a Gated DeltaNet layer (its input and
-  output projections, short convolution and per-head decay terms);
-- every FFN, a gated (SwiGLU) MLP of three matrices: dense layers of
-  ``intermediate_size``, MoE layers of ``num_experts`` routed experts of
-  ``moe_intermediate_size`` (or ``intermediate_size`` where that is all the
-  config gives, as in Mixtral), their router and any shared experts;
-- the two RMSNorm vectors of every layer and the final one.
-
-Left out, each far below a thousandth of any preset's count: biases (none of
-the presets has any), per-head query/key norms and routing bias terms. Not
-counted at all: the vision tower of a multimodal config (only its
-``text_config`` is read) and multi-token-prediction (MTP) layers, which are
-recorded in ``ModelSpec.mtp_layers`` instead.
+The parameter count is worked out from the shape, matrix by matrix: embedding
+and (unless tied) LM head; every sequence mixer's projections (grouped-query
+attention, DeepSeek's multi-head latent attention or Gated DeltaNet); every
+gated FFN, dense or MoE (routed and shared experts, router); the RMSNorm vectors.
+Left out, each below a thousandth of any preset's count: biases, per-head
+query/key norms, routing bias terms. Not counted: a multimodal config's vision
+tower (only ``text_config`` is read) and MTP layers (``ModelSpec.mtp_layers``).
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """The KV cache on the wire: disaggregated prefill and decode.
 
-A serving system that runs prefill and decode on different GPUs must move each
-request's cache from the first to the second: the KV cache of its attention
-layers at the prompt's length, and the fixed recurrent state of its
-linear-attention layers. Everything here prices that move in the lesson's
-alpha-beta terms (a fixed ``latency`` plus bytes over ``bandwidth``):
-
-- one sequence over one port (:func:`kv_transfer_bytes`,
-  :func:`kv_transfer_time`, :func:`requests_per_second`);
-- a prefill instance of ``P`` tensor-parallel GPUs handing its shards to a
-  decode instance of ``D`` (:func:`sharded_transfer`): with one NIC per GPU
-  the shards cross in parallel, through one shared port they queue;
-- the prefill it follows (:func:`prefill_time`, the lesson's
-  :func:`~lesson_lib.model.step_time.prefill_step` plus the causal attention
-  over the prompt, which the lesson's prefill leaves out), and the transfer
-  streamed layer by layer behind it (:func:`overlap_stream`,
-  :func:`handoff`);
-- context parallelism, the alternative for a long prompt, priced in
-  :mod:`lesson_lib.model.context_parallel` and importable from here too.
-
-A GPU's shard follows :mod:`lesson_lib.model.memory`: KV heads split while
-there are enough of them and are copied past that; the recurrent state splits
-by value heads. Every quantity is SI: bytes, seconds, bytes/second.
+Prices moving a request's cache (attention KV at the prompt's length and the
+linear-attention layers' recurrent state) from prefill GPUs to decode GPUs in
+alpha-beta terms: one sequence over one port (:func:`kv_transfer_time`), ``P``
+tensor-parallel shards to ``D`` (:func:`sharded_transfer`), the prefill it
+follows (:func:`prefill_time`) and the transfer streamed behind it
+(:func:`handoff`). A GPU's shard follows :mod:`lesson_lib.model.memory`.
+Context parallelism lives in :mod:`lesson_lib.model.context_parallel`.
+Every quantity is SI: bytes, seconds, bytes/second.
 """
 
 from __future__ import annotations
@@ -132,7 +118,7 @@ class PrefillTime:
         the weight GEMMs' roofline and the all-reduces.
     attention_s : float
         The causal attention over the prompt at the card's peak, split over
-        the ``n`` GPUs (:func:`causal_attention_flops`), seconds.
+        the ``n`` GPUs (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`), seconds.
     """
 
     step: StepBreakdown

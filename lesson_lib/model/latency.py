@@ -1,19 +1,11 @@
 """Decode latency: the lesson's decode lines, the speed-up with N and one token's timeline.
 
-:func:`~lesson_lib.model.step_time.decode_step` prices one configuration;
-this module asks the latency questions of it: how the speed-up over one GPU
-grows with ``n`` (:func:`speedup_curve`), where it stops growing
-(:func:`speedup_limit`), how slow a fabric may be before more GPUs stop
-paying (:func:`break_even_latency`), and what the buyer's three boxes answer
-(:func:`buyer_answers`). Times are seconds.
-
-Decode under tensor parallelism is a chain: a slice of compute, then an
-all-reduce every rank waits for, twice per layer. :func:`token_timeline`
-lays a token's step out as that chain, and :func:`allreduce_anatomy` splits
-the fixed latency of one small all-reduce into illustrative parts: an
-assumed launch overhead, the rest of the fixed cost and the hops of a
-two-point fit. It is a picture of the model, not a measured breakdown of how
-NCCL spends the time.
+Asks the latency questions of :func:`~lesson_lib.model.step_time.decode_step`:
+the speed-up with ``n`` (:func:`speedup_curve`, :func:`speedup_limit`), the
+slowest fabric worth more GPUs (:func:`break_even_latency`), the buyer's boxes
+(:func:`buyer_answers`), a token's chain of compute and all-reduces
+(:func:`token_timeline`) and an illustrative split of one small all-reduce's
+fixed latency (:func:`allreduce_anatomy`, not a measured breakdown). Seconds.
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """Where a model may be cut: the divisibility rule for TP, and how PP splits the layers.
 
-Tensor parallelism gives each rank an equal slice of every head group and of
-the FFN, so its degree must divide each of them: serving engines refuse any
-other split when they load the model (vLLM's ``divide()`` asserts that the
-heads and channels divide by the TP degree).
-
-Pipeline parallelism hands each stage a run of whole layers, and the layer
-count need not divide by the degree: vLLM gives every stage
-``num_layers // pp`` layers and one more to as many stages as are left over,
-counting back from the second-to-last (``get_pp_indices`` in
-``vllm/distributed/utils.py``), so 64 layers over 3 stages are 21, 22 and 21.
-The largest stage sets the pipeline's pace: :func:`stage_layers` gives the
-split, :func:`layout_cautions` says when it is uneven.
-
-KV heads are the exception that serving engines make legal: with more ranks
-than KV heads, each head is copied to the ranks that share it (vLLM's
-``QKVParallelLinear`` keeps ``num_kv_head_replicas = tp_size / num_kv_heads``).
-That works whenever one of the two counts divides the other, and wastes KV
-memory: :func:`layout_cautions` says so, :func:`check_layout` does not
-forbid it.
+TP's degree must divide every head group and the FFN (vLLM's ``divide()``),
+except that KV heads may be copied when one count divides the other (vLLM's
+``num_kv_head_replicas``): :func:`layout_cautions` says so, :func:`check_layout`
+does not forbid it. PP gives each stage ``num_layers // pp`` layers and one
+more to as many stages as are left over, counting back from the second-to-last
+(vLLM's ``get_pp_indices``): :func:`stage_layers`.
 """
 
 from __future__ import annotations

@@ -1,25 +1,12 @@
 """Measured collectives beside the all-reduce: NCCL on one H100 node and DeepEP's all-to-all.
 
-The records are an extract of the measurement tables NVIDIA ships in its
-aiconfigurator-core 0.12.0 package on PyPI (Apache-2.0), read from two of its
-Parquet files and typed here as the tables give them:
-
-- ``systems/data/h100_sxm/comm/nccl/2.27.3/nccl_perf.parquet``: NCCL's
-  all-reduce, all-gather, reduce-scatter and all-to-all on 8 "NVIDIA H100
-  80GB HBM3" GPUs, message sizes in fp16 elements, latency in ms. The
-  extract keeps the smallest size (256 elements) and a large one
-  (67,108,864 elements).
-- ``systems/data/h100_sxm/comm/sglang/0.5.12/wideep_deepep_ll_perf.parquet``:
-  DeepEP's low-latency dispatch and combine kernels as SGLang 0.5.12 runs
-  them on one node of the same GPUs (``node_num`` 1; the table gives no GPU
-  count), for DeepSeek-V3's shape: hidden size 7168, top-8 of 256 experts.
-  ``num_token`` is the tokens each rank dispatches.
-
-The NCCL records are read from the lesson's shipped copy of the tables
-(:mod:`lesson_lib.measured`, repeated measurements merged into their median);
-the DeepEP records, whose table the copy does not hold, are typed here.
-Nothing here is a vendor figure or the lesson's assumption; the tables do not
-say how each time was taken (mean or median, CUDA graphs or not).
+Source: NVIDIA's aiconfigurator-core 0.12.0 on PyPI (Apache-2.0), two Parquet
+tables under ``systems/data/h100_sxm/comm/``: ``nccl/2.27.3/nccl_perf.parquet``
+(NCCL collectives on 8 H100 80GB HBM3, sizes in fp16 elements, latency in ms;
+read from the shipped copy, :mod:`lesson_lib.measured`) and
+``sglang/0.5.12/wideep_deepep_ll_perf.parquet`` (DeepEP low-latency dispatch and
+combine for DeepSeek-V3's shape, hidden 7168, top-8 of 256; typed here).
+The tables do not say how each time was taken.
 """
 
 from __future__ import annotations

@@ -1,40 +1,13 @@
 """Decode of a mixture-of-experts (MoE) model: tensor parallelism or expert parallelism.
 
-An MoE layer replaces the FFN by ``num_experts`` routed experts, of which
-each token visits its top ``experts_per_token`` (k). Two ways to spread such
-a model over ``n`` GPUs are priced here, with the lesson's heuristics:
-
-- **tensor parallelism (TP)**, as for a dense model: every rank holds
-  ``1/n`` of every matrix, expert or not, and every layer ends in the same
-  two all-reduces of one hidden vector per token;
-- **expert parallelism (EP) with data-parallel attention**, as DeepSeek-V3
-  and SGLang's ``--enable-dp-attention`` serve: every rank holds a whole copy
-  of the attention, the dense layers and the shared experts, and
-  ``num_experts / n`` of each MoE layer's routed experts. Each rank decodes
-  its own ``batch / n`` sequences; in every MoE layer a **dispatch**
-  all-to-all sends each token's hidden vector to the ranks of its k experts
-  and a **combine** all-to-all brings the k results back: two all-to-alls per
-  MoE layer, serial and blocking like the all-reduces. All ranks step
-  together, even a rank with no sequence, because every other rank's tokens
-  may need its experts.
-
-Stated assumptions, each the simplest that shows the shape of the problem:
-
-- routing is uniform and independent: a token's k experts are any k of the
-  ``num_experts``, so ``(n - 1) / n`` of the dispatched vectors leave their
-  rank, and a batch of ``b`` tokens touches ``E (1 - (1 - k/E)^b)`` distinct
-  experts of a layer on average (:func:`experts_touched`);
-- load imbalance is one stated factor (``imbalance`` >= 1, the busiest
-  rank's expert load over the mean) applied to the busiest rank's expert
-  FLOPs and all-to-all bytes; 1 is perfect balance;
-- compute is a roofline per rank: the weights the step touches (every
-  non-expert weight the rank holds, and its experts that some token picks)
-  over HBM bandwidth, against ``2 x`` active parameters per token of FLOPs;
-  KV-cache reads and attention FLOPs are left out, as in the lesson's
-  heuristic;
-- each collective pays the fabric's fixed latency (plus one hop for the
-  all-to-all, which reaches all peers at once) and its bytes per rank over
-  the fabric's bandwidth (:mod:`lesson_lib.model.collectives`).
+TP splits every matrix, expert or not, over ``n`` ranks and ends each layer in
+two all-reduces; EP with data-parallel attention (DeepSeek-V3, SGLang's
+``--enable-dp-attention``) gives each rank ``num_experts / n`` routed experts and
+``batch / n`` sequences, and pays a dispatch and a combine all-to-all per MoE
+layer. Assumptions: uniform, independent routing; load imbalance as one factor
+``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline (KV reads
+and attention FLOPs left out); collectives as in :mod:`lesson_lib.model.collectives`.
+Quantities are SI: bytes, seconds, bytes/second.
 """
 
 from __future__ import annotations
@@ -74,10 +47,12 @@ class MoEStep(StepTerms):
     ----------
     parallelism, n, batch
         ``"tp"`` or ``"ep"``, the GPUs, and the sequences over all of them.
-    weights_s, flops_s : float
+    weights_s : float
+    flops_s : float
         The roofline's memory side (the weights the step touches) and its
         arithmetic side, on the busiest rank.
-    latency_s, bandwidth_s : float
+    latency_s : float
+    bandwidth_s : float
         As for :class:`~lesson_lib.model.step_time.StepTerms`.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
@@ -130,30 +105,9 @@ def _parallelism(parallelism: str) -> str:
     return parallelism
 
 
-def experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> float:
-    """Distinct experts of one layer that ``tokens`` tokens visit, on average.
-
-    Under uniform, independent routing an expert escapes one token with
-    probability ``1 - k/E``, so it escapes them all with ``(1 - k/E)^tokens``.
-
-    Parameters
-    ----------
-    num_experts : int
-        Routed experts per layer, from 1 to 4096.
-    experts_per_token : int
-        Top-k, from 1 to ``num_experts``.
-    tokens : int
-        Tokens in the step, from 0 to 65536 (``MAX_BATCH``).
-
-    Returns
-    -------
-    float
-        ``E (1 - (1 - k/E)^tokens)``: k for one token, approaching E.
-
-    Examples
-    --------
-    >>> experts_touched(8, 2, 1), round(experts_touched(8, 2, 16), 3)
-    (2.0, 7.92)
+def _experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> float:
+    """Distinct experts of one layer that ``tokens`` tokens visit, on average, under uniform
+    routing: ``E (1 - (1 - k/E)^tokens)``.
     """
     experts = require_int("num_experts", num_experts, maximum=MAX_RANKS)
     k = require_int("experts_per_token", experts_per_token, maximum=experts)
@@ -161,21 +115,8 @@ def experts_touched(num_experts: int, experts_per_token: int, tokens: int) -> fl
     return experts * (1.0 - (1.0 - k / experts) ** tokens)
 
 
-def local_batch(batch: int, n: int, parallelism: str) -> int:
-    """Sequences the busiest rank decodes: all of them under TP, ``ceil(batch / n)`` under EP.
-
-    Parameters
-    ----------
-    batch, n : int
-        Sequences over all GPUs (1 to 65536) and the GPUs (1 to 4096).
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
-
-    Returns
-    -------
-    int
-        Sequences.
-    """
+def _local_batch(batch: int, n: int, parallelism: str) -> int:
+    """Sequences the busiest rank decodes: all of them under TP, ``ceil(batch / n)`` under EP."""
     batch = require_int("batch", batch, maximum=MAX_BATCH)
     n = require_int("n", n, maximum=MAX_RANKS)
     return batch if _parallelism(parallelism) == "tp" else math.ceil(batch / n)
@@ -291,8 +232,8 @@ def moe_decode_step(
     k = model.experts_per_token
     routed_active = k * model.expert_params * model.num_moe_layers  # per token
     other_active = model.active_params - routed_active
-    touched = experts_touched(model.num_experts, k, batch)
-    local = local_batch(batch, n, parallelism)
+    touched = _experts_touched(model.num_experts, k, batch)
+    local = _local_batch(batch, n, parallelism)
     vector = model.hidden_size
     if parallelism == "tp":
         read = (dense_bytes + touched * expert_bytes * model.num_moe_layers) / n

@@ -1,18 +1,10 @@
 """Models beside the specimen, each built from a copy of its public ``config.json``.
 
-Each preset's config is a small JSON file shipped in
-``lesson_lib/model/configs/``: the fields of the public config that
-:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>` reads, copied as
-they are (the rest, tokenizer ids and rotary scaling among them, left out).
-:data:`SOURCES` links the public config each file copies; the copies were
-read from the ``model_configs`` folder of NVIDIA's aiconfigurator-core
-0.12.0 package on PyPI, which ships them under those names.
-
-The specimen is the one preset whose parameter count is stated rather than
-counted: the lesson gives 27 billion (54 GB of bf16 weights); counted from
-its config it is within half a percent of that.
-
-This module is also reachable as ``lesson_lib.models`` and
+Each config in ``lesson_lib/model/configs/`` holds the fields
+:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
+reads, copied from the ``model_configs`` folder of NVIDIA's aiconfigurator-core
+0.12.0 on PyPI; :data:`SOURCES` links each public config. The specimen's count
+is stated (27 billion), not counted. Also reachable as ``lesson_lib.models`` and
 ``lesson_lib.presets``.
 """
 

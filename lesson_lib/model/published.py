@@ -140,23 +140,10 @@ PUBLISHED: tuple[PublishedLatency, ...] = (
 )
 
 
-def published_rows(
+def _published_rows(
     records: tuple[PublishedLatency, ...] = PUBLISHED,
 ) -> list[tuple[str, str, str, str, str, str, str]]:
-    """The records as display strings, one tuple per record.
-
-    Parameters
-    ----------
-    records : tuple of PublishedLatency, default :data:`PUBLISHED`
-        The records to show.
-
-    Returns
-    -------
-    list of tuple of str
-        ``(system, fabric, ranks, message, latency, source, note)`` with
-        the message in bytes, the latency in microseconds and the source as
-        ``owner/repo/issues/number``.
-    """
+    """The records as display strings, one tuple per record."""
     return [
         (
             r.system,
@@ -199,7 +186,7 @@ def published_table(
         "source (GitHub)",
         "conditions",
     )
-    return html_table(header, published_rows(records), caption)
+    return html_table(header, _published_rows(records), caption)
 
 
 def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict[str, str]:

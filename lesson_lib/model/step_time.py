@@ -1,23 +1,13 @@
 """Time of one decode step or one prefill: compute plus communication.
 
-Compute is a roofline taken per phase, because a step's matrix multiplies
-and its attention are separate kernels that run one after the other: the
-weight GEMMs take the larger of streaming this rank's share of the weights
-(the lesson's checkpoint-size heuristic, a planning estimate, not measured
-traffic) and their FLOPs; then, when a context length is given, attention
-takes the larger of its memory traffic and its FLOPs. That traffic is this
-rank's share of every sequence's KV cache, read in full, and of its
-recurrent state, which the Gated DeltaNet decode kernel reads and writes
-back in place every token (:data:`STATE_PASSES`). A large batch can make
-the GEMMs compute-bound while attention stays memory-bound; one roofline
-over the whole step would let one phase hide behind the other. Communication is
-``model.allreduces_per_token`` serial, blocking all-reduces, each carrying
-one hidden vector per token in flight: one per sequence of a decode batch,
-one per prompt token of a prefill.
-
-The lesson's own arithmetic is one sequence, weights only, compute +
-latency; ``decode_step(..., include_bandwidth=False)`` with the defaults
-reproduces it exactly. Everything else is opt-in.
+Compute is a roofline per phase: the weight GEMMs take the larger of streaming
+this rank's share of the weights and their FLOPs; attention (when a context is
+given) the larger of its KV-cache and recurrent-state traffic
+(:data:`STATE_PASSES`) and its FLOPs. Communication is
+``model.allreduces_per_token`` serial all-reduces of one hidden vector per token
+in flight. ``decode_step(..., include_bandwidth=False)`` with the defaults is the
+lesson's arithmetic (one sequence, weights only, compute + latency).
+Times are seconds.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from build_site import toc_files
 from probe import ACTION_TIMEOUT_MS, WAIT_FOR_MATHJAX
 
 from lesson_lib.explorers.catalog import EXPLORERS
-from lesson_lib.explorers.cluster import cluster_explorer, note_paragraphs
+from lesson_lib.explorers.cluster import _note_paragraphs, cluster_explorer
 from lesson_lib.figures._style import PHONE_TEXT_FLOOR_PX
 
 pytestmark = pytest.mark.slow
@@ -130,7 +130,7 @@ def test_cluster_explorer_text_is_readable_on_a_phone(browser, site):
             status = box.locator(".lesson-explorer-status").inner_text()
             assert status == _shown(explorer.message_for(**state))
             items = box.locator("ul.lesson-explorer-notes li").all_inner_texts()
-            want = [" ".join(lines) for _, lines in note_paragraphs(state)]
+            want = [" ".join(lines) for _, lines in _note_paragraphs(state)]
             assert items == want, state
             if change == {}:
                 labels = {t["text"] for t in texts}
