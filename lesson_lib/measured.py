@@ -43,17 +43,18 @@ class MeasuredCollective:
     Attributes
     ----------
     system : str
+        The table's system folder (``"h100_sxm"``).
     runtime : str
-        The table's system folder (``"h100_sxm"``) and what ran it, with its
-        version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
+        What ran it, with its version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
         ``"nccl"``, ``"oneccl"`` or an engine kernel: ``"vllm_graph"``,
         ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
     gpus : int
+        GPUs taking part.
     message_bytes : int
-        GPUs taking part, and the message in bytes (16-bit elements x 2).
+        The message, bytes (16-bit elements x 2).
     latency_s : float
         Time of one collective, seconds (the median of repeated rows).
     samples : int
@@ -224,8 +225,14 @@ class FittedFabric:
 
     Attributes
     ----------
-    system, runtime, kernel, gpus
-        The measured system, what measured the table, the kernel it timed and its GPUs.
+    system : str
+        The measured system.
+    runtime : str
+        What measured the table.
+    kernel : str
+        The kernel it timed.
+    gpus : int
+        Its GPUs.
     fit : AlphaBetaFit
         The lab's fit, with the sizes it used and every residual.
     fabric : Fabric
@@ -330,8 +337,9 @@ class Claim:
     Attributes
     ----------
     key : str
+        Short name.
     statement : str
-        Short name; the claim, as the lesson makes it.
+        The claim, as the lesson makes it.
     tested : str
         What is compared on each case.
     cases : callable
@@ -352,9 +360,11 @@ class ClaimResult:
     Attributes
     ----------
     key : str
+        The :class:`Claim`'s short name.
     statement : str
+        The :class:`Claim`'s statement.
     tested : str
-        As the :class:`Claim`'s.
+        What the :class:`Claim` compares.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
     breaks : tuple of str

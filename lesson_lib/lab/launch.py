@@ -61,9 +61,9 @@ class LaunchResult:
     rank_notes : dict
         Failure notes ranks left in the status folder, by rank.
     stopped : list
+        Process ids still alive after ``mpiexec`` ended, which were stopped.
     removed_shm : list
-        Process ids still alive after ``mpiexec`` ended, which were stopped,
-        and leftover shared-memory files, which were removed.
+        Leftover shared-memory files, which were removed.
     """
 
     command: list[str]

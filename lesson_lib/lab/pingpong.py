@@ -45,12 +45,15 @@ class PingPong:
     bytes : numpy.ndarray
         Message sizes, bytes.
     mean_s : numpy.ndarray
+        Mean one-way time (half a round trip), seconds.
     std_s : numpy.ndarray
-        Mean one-way time (half a round trip) and its standard deviation, seconds.
+        Its standard deviation, seconds.
     samples : numpy.ndarray
         Round trips timed per size.
-    started, machine
-        ISO 8601 time of the run (UTC) or ``""``, and where it ran.
+    started : str
+        ISO 8601 time of the run (UTC) or ``""``.
+    machine : dict or None
+        Where it ran.
     """
 
     bytes: np.ndarray

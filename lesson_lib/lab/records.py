@@ -66,22 +66,25 @@ class Measurement:
     ranks : int
         Ranks (GPUs or processes) in the all-reduce.
     bytes : numpy.ndarray
+        Message sizes, bytes, ascending.
     median_s : numpy.ndarray
-        Message sizes (bytes, ascending) and the median (MPI) or average
-        (nccl-tests) seconds per all-reduce.
+        The median (MPI) or average (nccl-tests) seconds per all-reduce.
     p10_s : numpy.ndarray
+        10th percentile of the timed batches, seconds (NaN where unknown).
     p90_s : numpy.ndarray
-        10th and 90th percentiles of the timed batches, seconds (NaN where unknown).
+        90th percentile of the timed batches, seconds (NaN where unknown).
     algbw : numpy.ndarray
+        Algorithm bandwidth, bytes/second.
     busbw : numpy.ndarray
-        Algorithm and bus bandwidth (x 2(N-1)/N), bytes/second.
+        Bus bandwidth (algorithm bandwidth x 2(N-1)/N), bytes/second.
     complete : bool
         False if the sweep stopped before its last size.
     started : str
         ISO 8601 start time (UTC), or ``""``.
     machine : dict
+        Facts about where it ran (CPU, cores, MPI library, ...).
     config : dict
-        Facts about where it ran (CPU, cores, MPI library, ...), and the sweep's settings.
+        The sweep's settings.
     stop_reason : str, optional
         Why an incomplete sweep stopped.
     path : str

@@ -58,6 +58,7 @@ class LabRun:
     Attributes
     ----------
     measurement : Measurement
+        The sweep as read from its results file.
     fit : AlphaBetaFit or None
         Its alpha-beta fit (default method, all sizes); None when the sweep
         has no sizes to fit B from and no fit was required.

@@ -51,18 +51,21 @@ class AlphaBetaFit:
     ranks : int
         Ranks of the measurement.
     bytes : numpy.ndarray
+        Every measured size, bytes.
     measured_s : numpy.ndarray
-        Every measured size (bytes) and its measured (median) seconds.
+        Its measured (median) time, seconds.
     used : numpy.ndarray
         Boolean mask: which sizes the fit used.
     min_bytes : float
+        The smallest size used, bytes.
     max_bytes : float
-        The smallest and largest sizes used, bytes.
+        The largest size used, bytes.
     method : str
         ``"ranges"`` or ``"wls"``.
     small_max : float, optional
+        For ``"ranges"``, the largest size that gave alpha, bytes.
     large_min : float, optional
-        For ``"ranges"``, sizes up to ``small_max`` gave alpha, from ``large_min`` B.
+        For ``"ranges"``, the smallest size that gave B, bytes.
     """
 
     alpha: float

@@ -24,8 +24,9 @@ class Algorithm:
     Attributes
     ----------
     name : str
+        Key used by every ``algorithm=`` argument.
     description : str
-        Key used by every ``algorithm=`` argument; one line for tables and legends.
+        One line for tables and legends.
     steps : callable
         ``steps(n)``: communication steps on the critical path (0 for n = 1).
     factor : callable
@@ -45,12 +46,13 @@ class Collective:
     Attributes
     ----------
     name : str
+        Key used by every ``kind=`` argument.
     description : str
-        Key used by every ``kind=`` argument; one line for tables and legends.
+        One line for tables and legends.
     payload : str
         What ``payload_bytes`` measures for this collective.
-    algorithms : mapping of str to Algorithm
-        The algorithms by name; the first is the one priced by default.
+    algorithms : dict
+        Name -> Algorithm, every algorithm that runs it; the first is the one priced by default.
     """
 
     name: str

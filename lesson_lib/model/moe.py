@@ -45,15 +45,22 @@ class MoEStep(StepTerms):
 
     Attributes
     ----------
-    parallelism, n, batch
-        ``"tp"`` or ``"ep"``, the GPUs, and the sequences over all of them.
+    parallelism : str
+        ``"tp"`` or ``"ep"``.
+    n : int
+        The GPUs.
+    batch : int
+        The sequences over all of them.
     weights_s : float
+        The roofline's memory side (the weights the step touches) on the busiest rank, seconds.
     flops_s : float
-        The roofline's memory side (the weights the step touches) and its
-        arithmetic side, on the busiest rank.
+        The roofline's arithmetic side on the busiest rank, seconds.
     latency_s : float
+        Fixed latency of the step's collectives, as for
+        :class:`~lesson_lib.model.step_time.StepTerms`, seconds.
     bandwidth_s : float
-        As for :class:`~lesson_lib.model.step_time.StepTerms`.
+        Bytes of the step's collectives over the fabric, as for
+        :class:`~lesson_lib.model.step_time.StepTerms`, seconds.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
     wire_bytes : float

@@ -89,11 +89,15 @@ class StepBreakdown(StepTerms):
 
     Attributes
     ----------
-    compute_s, latency_s, bandwidth_s, tokens
-        As for :class:`StepTerms`: compute is the GEMM phase's roofline plus
-        the attention phase's (:attr:`gemm_s` + :attr:`attention_s`), the
-        collectives are all-reduces (``bandwidth_s`` 0 when excluded), the
-        tokens the batch for decode and the prompt for prefill.
+    compute_s : float
+        As for :class:`StepTerms`: the GEMM phase's roofline plus the attention
+        phase's (:attr:`gemm_s` + :attr:`attention_s`), seconds.
+    latency_s : float
+        As for :class:`StepTerms`; the collectives are all-reduces, seconds.
+    bandwidth_s : float
+        As for :class:`StepTerms` (0 when excluded), seconds.
+    tokens : int
+        The batch for decode, the prompt for prefill.
     weights_s : float
         Streaming this rank's weights from HBM.
     flops_s : float
