@@ -82,7 +82,7 @@ def site_without_solutions() -> dict:
     Returns
     -------
     dict
-        ``html`` and ``cache`` (folders), ``returncode`` and ``output`` of the build.
+        ``html``, ``src`` and ``cache`` (folders), ``returncode`` and ``output`` of the build.
     """
     return once_per_run("site_without_solutions", _build_site_without_solutions)
 
@@ -109,6 +109,7 @@ def _build_site_without_solutions() -> dict:
     )
     return {
         "html": out / "_build" / "html",
+        "src": src,
         "cache": execution_cache(src),
         "returncode": proc.returncode,
         "output": proc.stdout + proc.stderr,
