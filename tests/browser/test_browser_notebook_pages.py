@@ -6,20 +6,28 @@ cross-references as links, rendered by jupyterlab-myst. For every notebook
 page of the table of contents the test runs all cells and then reads what a
 reader sees: no raw MyST (``{glue``, ``{term}``, ``{ref}``, ``{numref}``, a
 directive fence), no error output, and the page's own glued numbers in its
-prose. One student-edition notebook is opened the same way.
+prose. On a chapter with live explorers it then moves every control of each
+explorer, drawn by JupyterLab's own Vega-Lite renderer, and checks that the
+message in the chart equals what ``lesson_lib`` gives for that state
+(:meth:`Explorer.message_for`) and that the chart changed. One student-edition
+notebook is opened the same way.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from build_site import ROOT, toc_files
 from lab_support import close_chapter, open_chapter, run_all, start_lab
+from probe import ACTION_TIMEOUT_MS
 
 from lesson_lib.chapters.notebook import page_numbers
+from lesson_lib.explorers._base import Control, Explorer
+from lesson_lib.explorers.catalog import EXPLORERS
 
 pytestmark = pytest.mark.slow
 
@@ -56,6 +64,74 @@ def notebook_pages() -> list[str]:
 
 
 PAGES = notebook_pages()
+#: The chapters with a live explorer, and the explorers each shows.
+EXPLORER_DOCS = list(dict.fromkeys(entry.doc for entry in EXPLORERS))
+
+
+def other_value(control: Control) -> Any:
+    """A value of ``control`` other than its default: the far end of its range."""
+    far = control.values[-1]
+    return control.values[0] if far == control.default else far
+
+
+def test_other_value_can_fail():
+    """The helper moves away from the default, to the far end."""
+    assert other_value(Control("n", "N", (1, 2, 3), 1)) == 3
+    assert other_value(Control("n", "N", (1, 2, 3), 3)) == 1
+
+
+#: The message drawn in the chart, lines joined by spaces (as on the site).
+MESSAGE_TEXT = """(out) => {
+  const lines = [];
+  out.querySelectorAll('g.message_marks text').forEach(t => {
+    const spans = t.querySelectorAll('tspan');
+    if (spans.length) { spans.forEach(s => lines.push(s.textContent)); }
+    else { lines.push(t.textContent); }
+  });
+  return lines.join(' ');
+}"""
+
+
+def set_control(out: Any, control: Control, value: Any) -> None:
+    """Set one bound input of a Vega-Lite output the way a reader would."""
+    if control.input == "radio":
+        out.locator(f'input[type="radio"][name="{control.name}"][value="{value}"]').check()
+    elif control.input == "select":
+        out.locator(f'select[name="{control.name}"]').select_option(str(value))
+    else:
+        out.locator(f'input[type="range"][name="{control.name}"]').fill(str(value))
+
+
+def drive(page: Any, doc: str, explorer: Explorer) -> None:
+    """Move every control of one explorer in JupyterLab and check the message."""
+    out = (
+        page.locator(".jp-Notebook:visible .jp-OutputArea-output")
+        .filter(has=page.locator("g.message_marks"))
+        .filter(has_text=explorer.title)
+        .first
+    )
+    out.wait_for(state="visible", timeout=ACTION_TIMEOUT_MS)
+    state = explorer.defaults
+
+    def shown() -> str:
+        return page.evaluate(MESSAGE_TEXT, out.element_handle())
+
+    assert shown() == explorer.message_for(**state).replace("\n", " ")
+    for control in explorer.controls:
+        if len(control.values) < 2:
+            continue
+        value = other_value(control)
+        before_text = shown()
+        before_svg = out.locator("svg").first.inner_html()
+        set_control(out, control, value)
+        state[control.name] = value
+        expected = explorer.message_for(**state).replace("\n", " ")
+        deadline = time.monotonic() + 60
+        while shown() != expected and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert shown() == expected, f"{doc}: {control.name} -> {value!r}"
+        if expected != before_text:
+            assert out.locator("svg").first.inner_html() != before_svg, control.name
 
 
 def test_raw_myst_pattern_can_fail():
@@ -68,6 +144,7 @@ def test_raw_myst_pattern_can_fail():
 def test_every_chapter_is_a_notebook_page():
     """The parametrisation is not empty, and holds the chapters with the most numbers."""
     assert {"book/latency", "book/kv_transfer", "book/lab"} <= set(PAGES)
+    assert "book/latency" in EXPLORER_DOCS and set(EXPLORER_DOCS) <= set(PAGES)
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +178,15 @@ def glued_values(doc: str) -> list[str]:
 
 @pytest.mark.parametrize("doc", PAGES)
 def test_chapter_reads_like_the_site(lab, browser, doc):
-    """After Run All the page shows its numbers and terms, and no MyST markup or error."""
+    """After Run All the page shows its numbers and terms, and no MyST markup or error;
+    every control of its explorers, moved in JupyterLab, shows lesson_lib's numbers."""
+    explorers = [entry.build() for entry in EXPLORERS if entry.doc == doc]
     context, page, errors = open_chapter(browser, lab, doc)
     try:
         check_reads_like_the_site(page, doc, glued_values(doc), errors)
+        for explorer in explorers:
+            drive(page, doc, explorer)
+        assert errors == [], f"{doc}: page errors {errors}"
     finally:
         close_chapter(context, page)
 
