@@ -372,6 +372,22 @@ NUMBERS = {
         "gpus_to_90_percent_slow": "23",
         "graph_speedup_high": "3x",
         "graph_speedup_low": "1.2x",
+        # Quickest engine all-reduce of collectives.csv in each launch mode, at any size:
+        # l40s 4 GPUs sglang_graph 12.0218 us, sglang_eager 50.3898 us; h100_sxm 2 GPUs
+        # sglang_graph 2.41664 us, vllm_eager 19.6762 us. Lines: compute 4.0297 ms on
+        # four, 8.0594 ms on two, plus 128 x alpha: 4.0297 + 1.5388 = 5.57 ms,
+        # 8.0594 + 0.3093 = 8.37 ms (8.37 / 5.57 = 1.50x); eager 4.0297 + 6.4499 = 10.48
+        # ms, 8.0594 + 2.5186 = 10.58 ms (10.578 / 10.480 = 1.009, 1.01x).
+        "graph_l40s_alpha_4": "12.02 us",
+        "graph_reference_alpha_2": "2.42 us",
+        "graph_l40s_line_4": "5.57 ms",
+        "graph_reference_line_2": "8.37 ms",
+        "graph_four_over_two": "1.5x",
+        "eager_l40s_alpha_4": "50.39 us",
+        "eager_reference_alpha_2": "19.68 us",
+        "eager_l40s_line_4": "10.48 ms",
+        "eager_reference_line_2": "10.58 ms",
+        "eager_four_over_two": "1.01x",
         "hbm_bandwidth": "3.35 TB/s",
         "l40s_alpha_4": "11.7 us",
         "l40s_latency_total": "1.5 ms",

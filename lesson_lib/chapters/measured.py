@@ -23,6 +23,7 @@ from lesson_lib.measured import (
 )
 from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
+from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
@@ -196,8 +197,29 @@ def measured_numbers() -> dict[str, str]:
             "l40s_line_4": format_seconds(l40s.line_4, "ms"),
         }
     )
+    out.update(_launch_numbers())
     for c in evaluate_claims():
         out[f"claim_{c.key}"] = c.verdict
+    return out
+
+
+def _launch_numbers() -> dict[str, str]:
+    """Four L40S against two of the reference system, both in a CUDA graph or both eager.
+
+    Each per-token line is the card's compute plus one engine all-reduce per
+    layer step at the quickest smallest-message time of that launch mode
+    (:func:`~lesson_lib.measured.smallest_engine_latency`), no bandwidth term.
+    """
+    out = {}
+    for mode in ("graph", "eager"):
+        lines = {}
+        for name, system, gpus in (("l40s", "l40s", 4), ("reference", REFERENCE_SYSTEM, 2)):
+            alpha = smallest_engine_latency(system, gpus, mode)
+            fabric = Fabric(f"{system} {mode}", latency=alpha, bandwidth=FAST.bandwidth)
+            lines[name] = decode_step(MODEL, GPU, fabric, gpus, include_bandwidth=False).total_s
+            out[f"{mode}_{name}_alpha_{gpus}"] = format_seconds(alpha, "us")
+            out[f"{mode}_{name}_line_{gpus}"] = format_seconds(lines[name], "ms")
+        out[f"{mode}_four_over_two"] = format_ratio(lines["reference"] / lines["l40s"])
     return out
 
 
