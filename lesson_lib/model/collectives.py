@@ -152,25 +152,22 @@ def _lookup(registry: Mapping[str, object], name: str, key: object) -> object:
 
 
 def get_collective(kind: str) -> Collective:
-    """Look up a collective by name.
+    """Look up a collective by name; an unknown name raises ValueError listing the valid ones.
 
     Parameters
     ----------
     kind : str
-        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"reduce_scatter"``,
-        ``"all_gather"``, ``"all_to_all"``, ``"send_recv"``).
+        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"all_to_all"`` ...).
 
     Returns
     -------
     Collective
-        What it does and its algorithms; an unknown name raises ValueError
-        listing the valid ones.
     """
     return _lookup(COLLECTIVES, "kind", kind)  # type: ignore[return-value]
 
 
 def get_algorithm(algorithm: str) -> Algorithm:
-    """Look up an all-reduce algorithm by name.
+    """Look up an all-reduce algorithm by name; an unknown name raises ValueError listing them.
 
     Parameters
     ----------
@@ -180,8 +177,6 @@ def get_algorithm(algorithm: str) -> Algorithm:
     Returns
     -------
     Algorithm
-        Its steps and bytes as functions of ``n``; an unknown name raises
-        ValueError listing the valid ones.
     """
     return _lookup(ALGORITHMS, "algorithm", algorithm)  # type: ignore[return-value]
 
@@ -232,14 +227,10 @@ def collective_wire_bytes(
 
     Parameters
     ----------
-    kind : str
-        A key of :data:`COLLECTIVES`.
+    kind, n, algorithm
+        As for :func:`collective_steps`.
     payload_bytes : float
         The collective's payload (what ``Collective.payload`` says), bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    algorithm : str, optional
-        A key of the collective's ``algorithms``; its first by default.
 
     Returns
     -------
@@ -294,12 +285,7 @@ def allreduce_factor(n: int, algorithm: str = "ring") -> float:
     Returns
     -------
     float
-        ``2(n-1)/n`` for the ring and two-shot, ``n - 1`` for one-shot.
-
-    Examples
-    --------
-    >>> allreduce_factor(8, "one_shot"), allreduce_factor(8)
-    (7.0, 1.75)
+        ``2(n-1)/n`` for the ring and two-shot (1.75 at 8), ``n - 1`` for one-shot.
     """
     return get_algorithm(algorithm).factor(_ranks(n))
 
@@ -316,11 +302,6 @@ def ring_allreduce_factor(n: int) -> float:
     -------
     float
         0 for one rank, 1 for two, 1.5 for four; below 2 for any ``n``.
-
-    Examples
-    --------
-    >>> ring_allreduce_factor(4)
-    1.5
     """
     return allreduce_factor(n, "ring")
 
@@ -377,10 +358,7 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
 
 
 def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str = "ring") -> float:
-    """Time of one all-reduce in the alpha-beta(-per-hop) model.
-
-    ``t = latency + steps * hop_latency + wire_bytes / bandwidth``, and 0 for
-    a single rank, which has nothing to exchange.
+    """Time of one all-reduce: ``latency + steps * hop_latency + wire_bytes / bandwidth``.
 
     Parameters
     ----------
@@ -391,7 +369,7 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
     Returns
     -------
     float
-        Seconds.
+        Seconds; 0 for one rank, which has nothing to exchange.
     """
     return collective_time("all_reduce", payload_bytes, n, fabric, _named(algorithm))
 
@@ -438,13 +416,7 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
     Returns
     -------
     float
-        Tokens (not rounded); about 439 for two GPUs on the fast fabric.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL, FAST
-    >>> round(crossover_tokens(MODEL, FAST, 2)), round(crossover_tokens(MODEL, FAST, 4))
-    (439, 293)
+        Tokens (not rounded); about 439 for two GPUs on the fast fabric, 293 for four.
     """
     require_instance("model", model, ModelSpec)
     return crossover_bytes(fabric, n, algorithm) / model.hidden_vector_bytes
@@ -466,11 +438,6 @@ def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
     -------
     float
         Bytes per rank; 0 for one rank, never more than the payload.
-
-    Examples
-    --------
-    >>> alltoall_wire_bytes(8 * 7168 * 2, 8)
-    100352.0
     """
     return collective_wire_bytes("all_to_all", payload_bytes, n)
 

@@ -68,35 +68,22 @@ class ParamCount:
     @property
     def total(self) -> float:
         """Every counted parameter."""
-        return (
-            self.embeddings
-            + self.mixers
-            + self.dense_ffn
-            + self.routed_experts
-            + self.shared
-            + self.norms
-        )
+        kinds = (self.embeddings, self.mixers, self.dense_ffn, self.routed_experts, self.shared)
+        return sum(kinds) + self.norms
 
 
 def load_config(config: object) -> dict[str, Any]:
-    """The config as a dict, read from ``config`` or from the file it names.
+    """The config as a dict (a copy when a dict is given), read from ``config`` or its file.
 
     Parameters
     ----------
     config : dict or str or os.PathLike
-        A parsed config, or the path of a ``config.json``.
+        A parsed config, or the path of a ``config.json``; anything else is a
+        TypeError, a file without a JSON object a ValueError.
 
     Returns
     -------
     dict
-        The parsed config (a copy when a dict was given).
-
-    Raises
-    ------
-    TypeError
-        If ``config`` is neither a mapping nor a path.
-    ValueError
-        If the file does not hold a JSON object.
     """
     if isinstance(config, Mapping):
         return dict(config)
@@ -117,9 +104,6 @@ def load_config(config: object) -> dict[str, Any]:
 def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
     """The language model's part of a config: ``text_config`` if there is one.
 
-    Fields the outer config sets and ``text_config`` does not (a multimodal
-    config's ``tie_word_embeddings``, say) are kept.
-
     Parameters
     ----------
     config : dict
@@ -128,7 +112,8 @@ def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
     Returns
     -------
     dict
-        The fields to read.
+        The fields to read; what the outer config sets and ``text_config`` does
+        not (a multimodal config's ``tie_word_embeddings``, say) is kept.
     """
     inner = config.get("text_config")
     if inner is None:
@@ -182,9 +167,10 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
 def layer_kinds(c: Mapping[str, Any]) -> list[str]:
     """Each layer's sequence mixer, ``"full_attention"`` or ``"linear_attention"``.
 
-    From ``layer_types`` when the config lists them, else from
-    ``full_attention_interval`` (every ``interval``-th layer is full
-    attention, the rest Gated DeltaNet), else every layer full attention.
+    From ``layer_types`` when the config lists them (a wrong length, or a kind
+    the lesson does not model such as sliding-window attention, is a
+    ValueError), else from ``full_attention_interval`` (every ``interval``-th
+    layer is full attention, the rest Gated DeltaNet), else all full attention.
 
     Parameters
     ----------
@@ -195,12 +181,6 @@ def layer_kinds(c: Mapping[str, Any]) -> list[str]:
     -------
     list of str
         One entry per layer.
-
-    Raises
-    ------
-    ValueError
-        If ``layer_types`` has the wrong length or a kind the lesson does not
-        model (sliding-window attention, say).
     """
     layers = _int(c, "num_hidden_layers")
     kinds = c.get("layer_types")
@@ -228,7 +208,7 @@ def layer_kinds(c: Mapping[str, Any]) -> list[str]:
 
 
 def num_routed_experts(c: Mapping[str, Any]) -> int:
-    """Routed experts per MoE layer, whichever name the config uses (0 if dense).
+    """Routed experts per MoE layer, whichever name the config uses (ValueError if two disagree).
 
     Parameters
     ----------
@@ -239,13 +219,7 @@ def num_routed_experts(c: Mapping[str, Any]) -> int:
     -------
     int
         ``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or
-        ``n_routed_experts`` (DeepSeek); 0 when none is set or it is 1 or
-        less.
-
-    Raises
-    ------
-    ValueError
-        If two of the names disagree.
+        ``n_routed_experts`` (DeepSeek); 0 when none is set or it is 1 or less.
     """
     given = {k: _int(c, k, minimum=0) for k in EXPERT_COUNT_KEYS if c.get(k) is not None}
     if len(set(given.values())) > 1:
@@ -258,10 +232,9 @@ def moe_layers(c: Mapping[str, Any]) -> list[bool]:
     """Whether each layer's FFN is an MoE layer.
 
     DeepSeek keeps its first ``first_k_dense_replace`` layers dense and makes
-    every ``moe_layer_freq``-th layer after them MoE; Qwen's MoE configs list
-    dense layers in ``mlp_only_layers`` and make every
-    ``decoder_sparse_step``-th layer MoE; otherwise every layer of an MoE
-    config is MoE.
+    every ``moe_layer_freq``-th layer after them MoE; Qwen lists dense layers in
+    ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE;
+    otherwise every layer of an MoE config is MoE.
 
     Parameters
     ----------
@@ -354,7 +327,7 @@ def num_shared_experts(c: Mapping[str, Any]) -> int:
     Returns
     -------
     int
-        The count; 0 when there are none.
+        0 when there are none.
     """
     if c.get("shared_expert_intermediate_size"):
         return 1
@@ -362,7 +335,7 @@ def num_shared_experts(c: Mapping[str, Any]) -> int:
 
 
 def count_params(config: object) -> ParamCount:
-    """Count a config's parameters by kind (see the module's docstring for what is counted).
+    """Count a config's parameters by kind (the module's docstring says what is counted).
 
     Parameters
     ----------
@@ -372,7 +345,7 @@ def count_params(config: object) -> ParamCount:
     Returns
     -------
     ParamCount
-        The counts; ``total`` is what :func:`model_fields` gives as ``params``.
+        ``total`` is what :func:`model_fields` gives as ``params``.
     """
     c = text_config(load_config(config))
     hidden = _int(c, "hidden_size")
@@ -408,16 +381,12 @@ def model_fields(
     """The :class:`~lesson_lib.model.specs.ModelSpec` fields a Hugging Face config describes.
 
     :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
-    builds the model from them (this module does not import the class, which
-    imports it).
-
-    Reads the language model's fields (``text_config`` of a multimodal
-    config) and counts the parameters with :func:`count_params`. MLA models
-    get one latent "KV head" per layer (every query head reads the same
-    cached latent, so tensor parallelism copies it instead of splitting it)
-    and a head dimension of ``qk_nope_head_dim + qk_rope_head_dim``; their
-    cache per token is ``kv_lora_rank + qk_rope_head_dim`` elements per
-    layer.
+    builds the model from them. The parameters are counted with
+    :func:`count_params`. MLA models get one latent "KV head" per layer (every
+    query head reads the same cached latent, so tensor parallelism copies it
+    instead of splitting it) and a head dimension of ``qk_nope_head_dim +
+    qk_rope_head_dim``; they cache ``kv_lora_rank + qk_rope_head_dim`` elements
+    per token and layer.
 
     Parameters
     ----------
@@ -432,13 +401,9 @@ def model_fields(
     -------
     dict
         Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP
-        layers left out, see ``mtp_layers``); the MoE fields are set for an
-        MoE config.
+        layers left out, see ``mtp_layers``). A missing, malformed or
+        unsupported field is a ValueError naming it.
 
-    Raises
-    ------
-    ValueError
-        If a field is missing, malformed or unsupported; the message names it.
 
     Examples
     --------

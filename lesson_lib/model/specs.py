@@ -196,11 +196,8 @@ class ModelSpec:
             )
 
     def __repr__(self) -> str:
-        """Every field the lesson had before MLA and MoE, then those of them that are set.
+        """A dense model's fields, then the MLA and MoE ones that are set (short for the API)."""
 
-        A dense model's repr stays as short as it was, short enough for the API
-        pages to show the specimen's value.
-        """
         shown = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
@@ -246,30 +243,23 @@ class ModelSpec:
         """Build a model from a Hugging Face ``config.json`` (a dict or a path).
 
         :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
-        counts the parameters: dense and grouped-query attention, MLA, the
-        hybrid Gated DeltaNet layout and mixture-of-experts layers.
+        counts the parameters (dense and grouped-query attention, MLA, Gated
+        DeltaNet, MoE); a field missing, malformed or not modelled is a
+        ValueError naming it.
 
         Parameters
         ----------
         config : dict or str or os.PathLike
             The parsed config, or the path of a ``config.json``.
         name : str, optional
-            Display name (default: the config's ``_name_or_path``, else its
-            ``model_type``).
+            Display name (default: ``_name_or_path``, else ``model_type``).
         params : float, optional
-            A stated parameter count to use instead of the one counted from
-            the config (the specimen's 27 billion, say).
+            A stated parameter count to use instead of the counted one (the
+            specimen's 27 billion, say).
 
         Returns
         -------
         ModelSpec
-            The model.
-
-        Raises
-        ------
-        ValueError
-            If a field is missing, malformed or describes something the lesson
-            does not model; the message names the field.
         """
         return cls(**model_fields(config, name=name, params=params))
 
@@ -285,11 +275,8 @@ class ModelSpec:
 
     @property
     def active_params(self) -> float:
-        """Parameters one token uses, all but the routed experts it does not visit.
+        """Parameters one token uses: ``params`` less the routed experts beyond its top-k."""
 
-        ``params`` for a dense model; for an MoE model the routed experts
-        beyond each token's top-k are left out.
-        """
         idle = (self.num_experts - self.experts_per_token) * self.num_moe_layers
         return float(self.params) - idle * self.expert_params
 
@@ -310,10 +297,8 @@ class ModelSpec:
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes of weights, ``params * weight_dtype_bytes`` (54e9 for the specimen).
+        """``params * weight_dtype_bytes`` (or ``dtype_bytes``) bytes: 54e9 in the specimen."""
 
-        ``weight_dtype_bytes`` defaults to ``dtype_bytes``.
-        """
         per_weight = (
             self.dtype_bytes if self.weight_dtype_bytes is None else self.weight_dtype_bytes
         )
@@ -380,10 +365,7 @@ class ModelSpec:
 
     @property
     def state_bytes(self) -> float:
-        """Fixed per-sequence state of all linear-attention layers, in bytes.
-
-        It does not grow with context; 0 for a pure-attention model.
-        """
+        """Per-sequence state of all linear-attention layers, bytes; fixed, 0 without them."""
         per_layer = self.recurrent_state_bytes_per_layer + self.conv_state_bytes_per_layer
         return self.num_linear_layers * per_layer
 
