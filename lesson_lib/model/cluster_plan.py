@@ -88,9 +88,8 @@ class ClusterPlan:
         The wire the TP all-reduces (or, under EP, the all-to-alls) run on:
         ``inter`` if any TP or EP group spans two nodes, else ``intra``.
     step : StepBreakdown or MoEStep
-        One sequence alone, one decoded token on a TP group, all layers, on
-        ``tp_fabric``, weights only (the lesson's heuristic); under EP the
-        :class:`~lesson_lib.model.moe.MoEStep` of the EP group.
+        One sequence's decoded token on a TP (or EP) group, all layers, on
+        ``tp_fabric``, weights only (the lesson's heuristic).
     pp_send_s : float
         Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
         vector each), each on ``inter`` if it crosses nodes, else ``intra``.
@@ -109,9 +108,8 @@ class ClusterPlan:
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float
-        The largest stage's layers over an even share, ``max(stage_layers) *
-        pp / num_layers``: 1 when PP divides the layers, 22 x 3 / 64 = 1.03
-        for the specimen at PP 3.
+        The largest stage's layers over an even share, ``max(stage_layers) * pp
+        / num_layers``: 22 x 3 / 64 = 1.03 for the specimen at PP 3.
     ep : int
         Expert-parallel degree: 1, or the GPUs of each replica's EP group
         (then ``tp`` and ``pp`` are 1 and attention is data-parallel).
@@ -181,9 +179,8 @@ class ClusterPlan:
     def batched_token_time_s(self) -> float:
         """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
-        One micro-batch's pass over all stages, stretched by
-        ``stage_imbalance`` when the stages are uneven (the ``pp``
-        micro-batches then advance at the pace of the largest stage), plus its
+        One micro-batch's pass over all stages, stretched by ``stage_imbalance``
+        (the ``pp`` micro-batches advance at the largest stage's pace), plus its
         hand-offs; ``inf`` when no sequence fits.
         """
         if self.batched_step is None:
@@ -192,11 +189,7 @@ class ClusterPlan:
 
     @property
     def tokens_per_s_replica(self) -> float:
-        """One replica's decode throughput with ``batch`` sequences, tokens/second.
-
-        ``batch / batched_token_time_s``: the ``pp`` micro-batches in flight
-        each advance one token per pass. 0 when no sequence fits.
-        """
+        """``batch / batched_token_time_s`` (0 when none fits): one replica's tokens/second."""
         if self.batch == 0:
             return 0.0
         return self.batch / self.batched_token_time_s
@@ -232,12 +225,12 @@ class ClusterPlan:
 
     @property
     def short_verdict(self) -> str:
-        """The verdict for a table cell, with the first problem or every flag in a few words.
+        """The verdict for a table cell: the first problem, or every flag in a few words.
 
         ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
-        the network"`` or ``"invalid: ..."`` (the first problem, as in
-        :attr:`verdict`).
+        the network"`` or :attr:`verdict`'s ``"invalid: ..."``.
         """
+
         if self.problems:
             return self.verdict
         notes = self.flag_summaries
@@ -283,17 +276,15 @@ def tp_groups(slots: Iterable[GpuSlot]) -> Groups:
 
 
 def spans_nodes(group: Iterable[GpuSlot]) -> bool:
-    """Whether a group of GPUs sits on more than one node.
+    """Whether a group of GPUs sits on more than one node, joined by the network.
 
     Parameters
     ----------
     group : iterable of GpuSlot
-        The GPUs.
 
     Returns
     -------
     bool
-        True when the network joins them.
     """
     return len({s.node for s in group}) > 1
 
@@ -327,7 +318,6 @@ def dp_neighbours(plan: ClusterPlan) -> list[tuple[list[GpuSlot], list[GpuSlot]]
     Parameters
     ----------
     plan : ClusterPlan
-        The layout.
 
     Returns
     -------

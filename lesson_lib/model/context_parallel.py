@@ -27,7 +27,6 @@ def max_dcp(model: ModelSpec, tp: int) -> int:
     Parameters
     ----------
     model : ModelSpec
-        The model (its KV heads count).
     tp : int
         Tensor-parallel degree of the decode instance, from 1 to 4096 (``MAX_RANKS``).
 
@@ -142,7 +141,6 @@ def ring_attention_step(
     Returns
     -------
     RingAttentionStep
-        The block, its send and the attention it hides behind.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
@@ -177,13 +175,14 @@ def ring_attention_min_chunk(
     model, accel, fabric
         The model (with attention layers), one card and the wire between neighbours.
     tp : int, default 1
-        Tensor-parallel degree inside each ring position, from 1 to 4096.
+        As for :func:`ring_attention_step`.
 
     Returns
     -------
     float
         Tokens (not rounded).
     """
+
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
     require_instance("fabric", fabric, Fabric)
@@ -284,12 +283,8 @@ def context_parallel_max_sequences(
     ----------
     model, accel
         The model and one card (its whole visible memory is used, no runtime reserve).
-    context : int
-        Tokens per sequence, from 1 to ``model.max_context``.
-    tp : int
-        Tensor-parallel degree, from 1 to 4096.
-    dcp : int, default 1
-        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)``.
+    context, tp, dcp
+        As for :func:`context_parallel_sequence_bytes`.
 
     Returns
     -------

@@ -72,19 +72,8 @@ class ParamCount:
         return sum(kinds) + self.norms
 
 
-def load_config(config: object) -> dict[str, Any]:
-    """The config as a dict (a copy when a dict is given), read from ``config`` or its file.
-
-    Parameters
-    ----------
-    config : dict or str or os.PathLike
-        A parsed config, or the path of a ``config.json``; anything else is a
-        TypeError, a file without a JSON object a ValueError.
-
-    Returns
-    -------
-    dict
-    """
+def _load_config(config: object) -> dict[str, Any]:
+    """The config as a dict: a copy of a mapping, or the JSON object in the file it names."""
     if isinstance(config, Mapping):
         return dict(config)
     if not isinstance(config, str | os.PathLike):
@@ -101,19 +90,9 @@ def load_config(config: object) -> dict[str, Any]:
     return data
 
 
-def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The language model's part of a config: ``text_config`` if there is one.
-
-    Parameters
-    ----------
-    config : dict
-        A parsed config.
-
-    Returns
-    -------
-    dict
-        The fields to read; what the outer config sets and ``text_config`` does
-        not (a multimodal config's ``tie_word_embeddings``, say) is kept.
+def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``text_config`` if there is one, with what only the outer config sets (its
+    ``tie_word_embeddings``, say); else the whole config.
     """
     inner = config.get("text_config")
     if inner is None:
@@ -164,23 +143,12 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
     return 1
 
 
-def layer_kinds(c: Mapping[str, Any]) -> list[str]:
-    """Each layer's sequence mixer, ``"full_attention"`` or ``"linear_attention"``.
+def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
+    """Each layer's mixer, ``"full_attention"`` or ``"linear_attention"``.
 
-    From ``layer_types`` when the config lists them (a wrong length, or a kind
-    the lesson does not model such as sliding-window attention, is a
-    ValueError), else from ``full_attention_interval`` (every ``interval``-th
-    layer is full attention, the rest Gated DeltaNet), else all full attention.
-
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    list of str
-        One entry per layer.
+    From ``layer_types`` when listed (only kinds the lesson models, not
+    sliding-window attention), else ``full_attention_interval`` (every
+    ``interval``-th layer full attention, the rest Gated DeltaNet), else all attention.
     """
     layers = _int(c, "num_hidden_layers")
     kinds = c.get("layer_types")
@@ -207,19 +175,9 @@ def layer_kinds(c: Mapping[str, Any]) -> list[str]:
     return ["full_attention"] * layers
 
 
-def num_routed_experts(c: Mapping[str, Any]) -> int:
-    """Routed experts per MoE layer, whichever name the config uses (ValueError if two disagree).
-
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    int
-        ``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or
-        ``n_routed_experts`` (DeepSeek); 0 when none is set or it is 1 or less.
+def _num_routed_experts(c: Mapping[str, Any]) -> int:
+    """``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or ``n_routed_experts``
+    (DeepSeek), which must agree; 0 when none is set or it is 1 or less.
     """
     given = {k: _int(c, k, minimum=0) for k in EXPERT_COUNT_KEYS if c.get(k) is not None}
     if len(set(given.values())) > 1:
@@ -228,26 +186,15 @@ def num_routed_experts(c: Mapping[str, Any]) -> int:
     return count if count > 1 else 0
 
 
-def moe_layers(c: Mapping[str, Any]) -> list[bool]:
-    """Whether each layer's FFN is an MoE layer.
+def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
+    """Whether each layer's FFN is an MoE layer (all False for a dense model).
 
     DeepSeek keeps its first ``first_k_dense_replace`` layers dense and makes
     every ``moe_layer_freq``-th layer after them MoE; Qwen lists dense layers in
-    ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE;
-    otherwise every layer of an MoE config is MoE.
-
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    list of bool
-        One entry per layer; all False for a dense model.
+    ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE.
     """
     layers = _int(c, "num_hidden_layers")
-    if not num_routed_experts(c):
+    if not _num_routed_experts(c):
         return [False] * layers
     first_dense = _int(c, "first_k_dense_replace", 0, minimum=0)
     every = _int(c, "moe_layer_freq", 1)
@@ -316,19 +263,9 @@ def _shared_expert_params(c: Mapping[str, Any]) -> float:
     return float(_int(c, "n_shared_experts", 0, minimum=0) * 3 * hidden * _expert_size(c))
 
 
-def num_shared_experts(c: Mapping[str, Any]) -> int:
-    """Shared experts per MoE layer (DeepSeek's ``n_shared_experts``; Qwen's one if sized).
+def _num_shared_experts(c: Mapping[str, Any]) -> int:
+    """Shared experts per MoE layer: DeepSeek's ``n_shared_experts``, Qwen's one if sized."""
 
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    int
-        0 when there are none.
-    """
     if c.get("shared_expert_intermediate_size"):
         return 1
     return _int(c, "n_shared_experts", 0, minimum=0)
@@ -347,12 +284,12 @@ def count_params(config: object) -> ParamCount:
     ParamCount
         ``total`` is what :func:`model_fields` gives as ``params``.
     """
-    c = text_config(load_config(config))
+    c = _text_config(_load_config(config))
     hidden = _int(c, "hidden_size")
     vocab = _int(c, "vocab_size")
-    kinds = layer_kinds(c)
-    moe = moe_layers(c)
-    experts = num_routed_experts(c)
+    kinds = _layer_kinds(c)
+    moe = _moe_layers(c)
+    experts = _num_routed_experts(c)
     tied = bool(c.get("tie_word_embeddings", False))
     embeddings = vocab * hidden * (1 if tied else 2)
     mixers = sum(
@@ -413,12 +350,12 @@ def model_fields(
     >>> round(m.params / 1e9, 1), round(m.active_params / 1e9, 1), m.alltoalls_per_token
     (46.7, 12.9, 64)
     """
-    raw = load_config(config)
-    c = text_config(raw)
+    raw = _load_config(config)
+    c = _text_config(raw)
     counted = count_params(c)
-    kinds = layer_kinds(c)
-    moe = moe_layers(c)
-    experts = num_routed_experts(c)
+    kinds = _layer_kinds(c)
+    moe = _moe_layers(c)
+    experts = _num_routed_experts(c)
     layers = len(kinds)
     hidden = _int(c, "hidden_size")
     heads = _int(c, "num_attention_heads")
@@ -474,7 +411,7 @@ def model_fields(
         qk_rope_head_dim=_int(c, "qk_rope_head_dim") if mla else 0,
         num_experts=experts,
         experts_per_token=top_k,
-        num_shared_experts=num_shared_experts(c) if experts else 0,
+        num_shared_experts=_num_shared_experts(c) if experts else 0,
         num_moe_layers=sum(moe),
         expert_params=counted.per_expert,
         mtp_layers=mtp,

@@ -24,15 +24,11 @@ from lesson_lib.model.context_parallel import causal_attention_flops, max_dcp
 from lesson_lib.model.context_parallel import (
     context_parallel_max_sequences as context_parallel_max_sequences,
 )
-from lesson_lib.model.context_parallel import (
-    context_parallel_prefill as context_parallel_prefill,
-)
+from lesson_lib.model.context_parallel import context_parallel_prefill as context_parallel_prefill
 from lesson_lib.model.context_parallel import (
     context_parallel_sequence_bytes as context_parallel_sequence_bytes,
 )
-from lesson_lib.model.context_parallel import (
-    ring_attention_min_chunk as ring_attention_min_chunk,
-)
+from lesson_lib.model.context_parallel import ring_attention_min_chunk as ring_attention_min_chunk
 from lesson_lib.model.context_parallel import ring_attention_step as ring_attention_step
 from lesson_lib.model.layout import layer_kinds
 from lesson_lib.model.memory import kv_share, state_share
@@ -58,12 +54,6 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
         ``model.kv_bytes(context) + model.state_bytes``: for the specimen
         16 GiB + 146.8 MiB at full context, 4,096 x 64 KiB + 146.8 MiB at the
         lesson's prompt.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> kv_transfer_bytes(MODEL, 4096)
-    422379520.0
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("context", context, maximum=model.max_context)
@@ -102,8 +92,9 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
     Returns
     -------
     float
-        ``1 / kv_transfer_time(model, context, fabric)``.
+        ``1 / kv_transfer_time(...)``, requests/second.
     """
+
     return 1.0 / kv_transfer_time(model, context, fabric)
 
 
@@ -140,15 +131,13 @@ def prefill_time(
     model, accel, fabric
         The model, one card and the wire of the prefill's all-reduces.
     n : int
-        Tensor-parallel degree of the prefill instance, from 1 to 4096
-        (``MAX_RANKS``).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
 
     Returns
     -------
     PrefillTime
-        The lesson's step and the attention phase, seconds.
     """
     step = prefill_step(model, accel, fabric, n, prompt_tokens)
     attention = causal_attention_flops(model, prompt_tokens) / (n * accel.peak_flops)
@@ -246,13 +235,8 @@ def sharded_transfer(
     Returns
     -------
     ShardedTransfer
-        Bytes per GPU and port, and the time.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import INTER_NODE, MODEL
-    >>> round(sharded_transfer(MODEL, MODEL.max_context, INTER_NODE, 4, 4).time_s * 1e3, 1)
-    86.7
+        Bytes per GPU and port, and the time: 86.7 ms for the specimen's full
+        context from 4 GPUs to 4 over ``INTER_NODE``.
     """
     require_instance("model", model, ModelSpec)
     require_instance("fabric", fabric, Fabric)
@@ -436,20 +420,12 @@ def handoff(
         The wire of the prefill instance's all-reduces; one port between the instances.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
-    prefill_gpus : int
-        Tensor-parallel degree of the prefill instance, from 1 to 4096.
-    decode_gpus : int
-        Tensor-parallel degree of the decode instance, from 1 to 4096.
-    shared_port : bool, default False
-        True when each side's GPUs share one port.
-    dcp : int, default 1
-        Decode context parallelism of the decode instance (see
-        :func:`sharded_transfer`).
+    prefill_gpus, decode_gpus, shared_port, dcp
+        As for :func:`sharded_transfer` (degrees from 1 to 4096).
 
     Returns
     -------
     Handoff
-        The prefill, the bulk transfer and the streamed one.
     """
     # Checked here first, so a bad argument is named as the caller wrote it.
     require_instance("model", model, ModelSpec)
