@@ -143,22 +143,17 @@ def measured_table(
         A key of :func:`systems`.
     gpus : int
         GPUs taking part.
-    kernel : str, default "nccl"
-        The kernel, as :class:`MeasuredCollective` names it.
-    op : str, default "all_reduce"
-        The collective.
+    kernel, op : str, default "nccl", "all_reduce"
+        The kernel and the collective, as :class:`MeasuredCollective` names them.
     runtime : str, optional
         ``"nccl 2.27.3"`` ...; the newest that measured it by default.
 
     Returns
     -------
     tuple of (str, numpy.ndarray, numpy.ndarray)
-        The runtime, the sizes in bytes (ascending) and the latencies in seconds.
-
-    Raises
-    ------
-    ValueError
-        If the system is unknown or no table matches, naming what exists.
+        The runtime, the sizes in bytes (ascending) and the latencies in
+        seconds; an unknown system, or no matching table, is a ValueError
+        naming what exists.
     """
     _require_system(system)
     rows = list(_tables().get((system, gpus, kernel, op), ()))
@@ -194,10 +189,8 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
 
     Parameters
     ----------
-    system : str
-        A key of :func:`systems`.
-    gpus : int
-        GPUs taking part.
+    system, gpus
+        As for :func:`measured_table`.
     mode : {"graph", "eager"}
         Inside a CUDA graph (kernels named ``*_graph``) or launched eagerly.
 
@@ -264,12 +257,7 @@ def measured_fabric(
     Returns
     -------
     FittedFabric
-
-    Examples
-    --------
-    >>> f = measured_fabric("h100_sxm", 2)
-    >>> round(f.fabric.latency * 1e6, 1)
-    6.2
+        6.2 us of latency for ``measured_fabric("h100_sxm", 2)``.
     """
     runtime, sizes, times = measured_table(system, gpus, kernel, op, runtime)
     fit = fit_alpha_beta(sizes, times, ranks=max(gpus, 2))
@@ -362,9 +350,9 @@ class ClaimResult:
     key : str
         The :class:`Claim`'s short name.
     statement : str
-        The :class:`Claim`'s statement.
+        Its statement.
     tested : str
-        What the :class:`Claim` compares.
+        What it compares.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
     breaks : tuple of str
@@ -546,12 +534,11 @@ CLAIMS: tuple[Claim, ...] = (
 
 @functools.cache
 def evaluate_claims() -> tuple[ClaimResult, ...]:
-    """Score every claim of :data:`CLAIMS` on the shipped measurements, one loop for all.
+    """Score every claim of :data:`CLAIMS` on the shipped measurements, in their order.
 
     Returns
     -------
     tuple of ClaimResult
-        In the order of :data:`CLAIMS`.
     """
     results = []
     for claim in CLAIMS:

@@ -193,7 +193,6 @@ def stop_on_signals(
     -------
     contextlib.AbstractContextManager
     """
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -104,7 +104,6 @@ def require_instance(name: str, value: object, kind: type) -> None:
     kind : type
         The class it must be, e.g. :class:`~lesson_lib.model.specs.Fabric`.
     """
-
     if not isinstance(value, kind):
         article = "an" if kind.__name__[0] in "AEIOU" else "a"
         raise TypeError(f"{name} must be {article} {kind.__name__}, got {type(value).__name__}")

@@ -148,7 +148,6 @@ def speculative_crossover_sequences(
     draft_tokens : int, default SPEC_DRAFT_TOKENS
         Drafted tokens per sequence and step, from 0 to 64.
 
-
     Returns
     -------
     float

@@ -230,7 +230,6 @@ class ClusterPlan:
         ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
         the network"`` or :attr:`verdict`'s ``"invalid: ..."``.
         """
-
         if self.problems:
             return self.verdict
         notes = self.flag_summaries

@@ -82,7 +82,6 @@ def plan_cluster(
         nodes, no sequence fits), placement, time per token and memory.
 
     Examples
-
     --------
     >>> plan = plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)
     >>> plan.valid, plan.dp, plan.pp_network_boundaries

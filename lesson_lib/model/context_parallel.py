@@ -182,7 +182,6 @@ def ring_attention_min_chunk(
     float
         Tokens (not rounded).
     """
-
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
     require_instance("fabric", fabric, Fabric)

@@ -94,7 +94,6 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
     float
         ``1 / kv_transfer_time(...)``, requests/second.
     """
-
     return 1.0 / kv_transfer_time(model, context, fabric)
 
 

@@ -148,7 +148,6 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     The lesson's compute + ``allreduces_per_token`` x latency (no bandwidth
     term), solved for the latency.
 
-
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator

@@ -161,7 +161,6 @@ def max_sequences(
     context_tokens : int
         Tokens per sequence, from 1 to ``model.max_context``.
 
-
     Returns
     -------
     int

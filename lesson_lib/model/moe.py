@@ -154,7 +154,6 @@ def weights_per_gpu(model: ModelSpec, n: int, parallelism: str) -> float:
         ``"tp"``: ``1/n`` of everything; ``"ep"``: every non-expert weight and
         ``1/n`` of the routed experts.
 
-
     Returns
     -------
     float

@@ -299,7 +299,6 @@ def prefill_step(
     include_bandwidth : bool, default True
         False leaves the bandwidth term out.
 
-
     Returns
     -------
     StepBreakdown

@@ -146,7 +146,6 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
     ----------
     model : ModelSpec
         The model; needs ``vocab_size`` (else a ValueError).
-
     n : int
         Tensor-parallel degree, from 1 to 4096.
 
