@@ -19,7 +19,6 @@ from lesson_lib.model.step_time import StepBreakdown, decode_step
 #: Batches the chapter's figure and table walk through.
 BATCHES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 
-
 #: The context length of the batching examples, the lesson's prompt.
 CONTEXT: int = PROMPT_TOKENS
 
@@ -61,7 +60,6 @@ def batch_curve(
 #: depth and not a recommendation (vLLM's MTP guide suggests starting at 1, and
 #: engines let the operator choose).
 SPEC_DRAFT_TOKENS: int = 3
-
 
 #: The specimen's multi-token-prediction head has one layer (the 15 ``mtp.*``
 #: tensors of Qwen/Qwen3.8-27B: a fusion projection, one transformer layer, norms).
