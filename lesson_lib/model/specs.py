@@ -32,14 +32,12 @@ _SHOWN_WHEN_SET: frozenset[str] = frozenset(
 class ModelSpec:
     """Shape of a decoder-only model, enough to size memory and communication.
 
-    A hybrid model mixes full-attention layers (which keep a KV cache that
-    grows with context) with linear-attention layers such as Gated DeltaNet
-    (which keep a fixed-size recurrent state). A pure-attention model has
-    ``num_attention_layers == num_layers`` and no linear-attention fields.
-
-    A mixture-of-experts (MoE) model also sets ``num_experts``,
+    A hybrid model mixes full-attention layers (a KV cache that grows with
+    context) with linear-attention layers such as Gated DeltaNet (a fixed-size
+    recurrent state); a pure-attention model has ``num_attention_layers ==
+    num_layers``. A mixture-of-experts (MoE) model also sets ``num_experts``,
     ``experts_per_token``, ``num_moe_layers`` and ``expert_params``; a dense
-    model leaves them at 0, and every number it gives is unchanged by them.
+    model leaves them at 0.
 
     Every count is a whole number >= 1, except ``num_attention_layers`` (from
     0 to ``num_layers``), ``allreduces_per_layer``, the linear-attention,
@@ -67,7 +65,7 @@ class ModelSpec:
     dtype_bytes : int, default 2
         Bytes per weight, activation and KV element (2 for bf16).
     num_query_heads : int, optional
-        Query heads per attention layer; used by the layout check.
+        Query heads per attention layer (the layout check).
     linear_num_key_heads, linear_num_value_heads : int, default 0
         Heads of each linear-attention (DeltaNet) layer.
     linear_key_head_dim, linear_value_head_dim : int, default 0
@@ -78,7 +76,7 @@ class ModelSpec:
     state_dtype_bytes : int, default 4
         Bytes per element of the recurrent state (fp32 in vLLM).
     ffn_size : int, optional
-        FFN intermediate size; used by the layout check.
+        FFN intermediate size (the layout check).
     num_super_blocks : int, optional
         Repeating groups of layers (pipeline stages must hold whole ones);
         defaults to ``num_layers``.
@@ -86,35 +84,31 @@ class ModelSpec:
         Tensor-parallel reconciliation points per layer: after the mixer's
         output projection and after the FFN down projection.
     vocab_size : int, optional
-        Rows of the embedding and of the output (LM head) matrix; sizes the
-        two collectives outside the layers.
+        Rows of the embedding and the LM head; sizes the two collectives
+        outside the layers.
     weight_dtype_bytes : int, optional
-        Bytes per weight when the checkpoint stores weights narrower than
-        activations (1 for DeepSeek-V3's FP8 weights); defaults to
-        ``dtype_bytes``.
+        Bytes per stored weight when narrower than ``dtype_bytes`` (1 for
+        DeepSeek-V3's FP8 weights).
     kv_lora_rank : int, default 0
         Multi-head latent attention (MLA, DeepSeek): the width of the latent
-        each attention layer caches per token instead of K and V heads. 0
-        for K/V-head attention.
+        each attention layer caches per token instead of K and V heads.
     qk_rope_head_dim : int, default 0
         MLA's rotary key, cached per token and layer beside the latent.
     num_experts : int, default 0
-        Routed experts in each mixture-of-experts (MoE) layer; 0 for a dense
-        model.
+        Routed experts in each MoE layer.
     experts_per_token : int, default 0
         Routed experts each token visits in an MoE layer (top-k), from 1 to
         ``num_experts`` in an MoE model.
     num_shared_experts : int, default 0
-        Experts every token visits besides its top-k (counted with the dense
-        weights: they are not routed).
+        Experts every token visits besides its top-k (counted as dense weights).
     num_moe_layers : int, default 0
         Layers whose FFN is an MoE layer, from 1 to ``num_layers`` in an MoE
         model (DeepSeek-V3 keeps its first three layers dense).
     expert_params : float, default 0.0
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
-        Multi-token-prediction layers the checkpoint ships for speculative
-        decoding. Stated, never counted in ``params``.
+        Multi-token-prediction layers shipped for speculative decoding; never
+        counted in ``params``.
     """
 
     name: str
@@ -365,7 +359,7 @@ class ModelSpec:
 
     @property
     def state_bytes(self) -> float:
-        """Per-sequence state of all linear-attention layers, bytes; fixed, 0 without them."""
+        """Per-sequence state of the linear-attention layers, bytes (fixed; 0 without them)."""
         per_layer = self.recurrent_state_bytes_per_layer + self.conv_state_bytes_per_layer
         return self.num_linear_layers * per_layer
 
@@ -382,7 +376,6 @@ class Accelerator:
     Parameters
     ----------
     name : str
-        Display name.
     memory_bytes : float
         Device memory the runtime can see, bytes (> 0; about 79.1 GiB,
         84.9e9 bytes, for a card sold as "80 GB").
@@ -410,7 +403,6 @@ class Fabric:
     Parameters
     ----------
     name : str
-        Display name.
     latency : float
         Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
     bandwidth : float
