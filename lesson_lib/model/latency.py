@@ -109,12 +109,10 @@ def speedup_limit(
 ) -> float:
     """The speed-up over one GPU that no number of GPUs can exceed.
 
-    As ``n`` grows the compute term shrinks as ``1/n`` but the
-    ``allreduces_per_token`` latencies do not, so the speed-up tends to
-    ``compute_1 / (allreduces_per_token * latency)`` (plus, if included, the
-    bandwidth term, whose wire bytes tend to twice the payload). If the
-    fabric's latency grows per hop the step time grows without bound and the
-    limit is 0: the curve rises, peaks and falls.
+    As ``n`` grows the compute shrinks as ``1/n`` but the latencies do not, so
+    the speed-up tends to ``compute_1 / (allreduces_per_token * latency)`` (its
+    bandwidth term's wire bytes tending to twice the payload). A latency that
+    grows per hop makes the limit 0: the curve rises, peaks and falls.
 
     Parameters
     ----------
@@ -238,9 +236,8 @@ def token_timeline(
 ) -> list[Segment]:
     """The chain of one decoded token: compute slice, all-reduce, repeated.
 
-    The token's compute is spread evenly over the slices between its
-    all-reduces (the lesson's heuristic has no per-layer detail), and nothing
-    overlaps: each all-reduce blocks the compute after it.
+    The compute is spread evenly between the all-reduces (the lesson's heuristic
+    has no per-layer detail); each all-reduce blocks the compute after it.
 
     Parameters
     ----------
@@ -304,10 +301,9 @@ def allreduce_anatomy(
 ) -> list[LatencyPart]:
     """Split one small ring all-reduce into launch, fixed cost, hops and bytes, as an illustration.
 
-    The split is the model's, not a measurement: the hops and the fixed cost
-    come from a per-hop line drawn through two published times (2 and 4
-    GPUs, nccl-tests issue 123), and the launch share is an assumption. No
-    source times these parts of one NCCL all-reduce separately.
+    The model's split, not a measurement (no source times these parts
+    separately): hops and fixed cost from a per-hop line through two published
+    times (2 and 4 GPUs, nccl-tests issue 123), the launch share an assumption.
 
     Parameters
     ----------
@@ -386,8 +382,7 @@ class BoxAnswer:
         traffic and the all-reduces' bytes.
     sequences : int
         Full-length sequences that fit beside the weights (an upper bound:
-        activations, CUDA graphs and the communication library's buffers
-        also take memory).
+        activations, CUDA graphs and communication buffers also take memory).
     tokens_per_s : float
         The box's throughput decoding all of them together, tokens/second.
     """
@@ -412,10 +407,8 @@ def buyer_answers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> list[Bo
     Returns
     -------
     list of BoxAnswer
-        In the order of :data:`BUYER_BOXES`. The fixed latency decides the
-        first question (one stream waits on every all-reduce); memory that
-        grows with the GPU count decides the second (more cards hold more
-        sequences' KV cache).
+        In the order of :data:`BUYER_BOXES`: the fixed latency decides the first
+        question, the memory more cards add (more sequences' KV) the second.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

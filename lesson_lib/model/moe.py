@@ -34,9 +34,7 @@ PARALLELISMS: tuple[str, ...] = ("tp", "ep")
 class MoEStep(StepTerms):
     """One decode step of an MoE model on ``n`` GPUs, seconds and bytes per rank.
 
-    Its sums and largest term come from
-    :class:`~lesson_lib.model.step_time.StepTerms`; the step decodes one
-    token per sequence, so its ``tokens`` are its ``batch``.
+    Sums and largest term as in :class:`~lesson_lib.model.step_time.StepTerms`.
 
     Attributes
     ----------
@@ -51,11 +49,9 @@ class MoEStep(StepTerms):
     flops_s : float
         The roofline's arithmetic side on the busiest rank, seconds.
     latency_s : float
-        Fixed latency of the step's collectives, as for
-        :class:`~lesson_lib.model.step_time.StepTerms`, seconds.
+        Fixed latency of the step's collectives, seconds.
     bandwidth_s : float
-        Bytes of the step's collectives over the fabric, as for
-        :class:`~lesson_lib.model.step_time.StepTerms`, seconds.
+        Their bytes over the fabric's bandwidth, seconds.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
     wire_bytes : float
@@ -271,10 +267,9 @@ def alltoall_crossover_tokens(
 ) -> float:
     """Tokens per rank at which an EP dispatch's latency and bandwidth terms are equal.
 
-    Each token a rank holds adds k hidden vectors to its dispatch, of which
-    ``(n - 1) / n`` leave it. Below this many tokens per rank the all-to-alls
-    are latency-bound (decode), above it bandwidth-bound (prefill), as for
-    the all-reduce.
+    Each token a rank holds adds k hidden vectors to its dispatch, ``(n - 1) /
+    n`` of them leaving it; below this many tokens the all-to-alls are
+    latency-bound (decode), above it bandwidth-bound (prefill).
 
     Parameters
     ----------

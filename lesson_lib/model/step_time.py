@@ -236,8 +236,7 @@ def decode_step(
 ) -> StepBreakdown:
     """Time to decode one token for each of ``batch`` sequences on ``n`` tensor-parallel GPUs.
 
-    The weights are streamed once per step for the whole batch; each
-    all-reduce carries one hidden vector per sequence.
+    The weights stream once per step; each all-reduce carries a hidden vector per sequence.
 
     Parameters
     ----------
@@ -248,10 +247,9 @@ def decode_step(
     batch : int, default 1
         Sequences decoded together, from 1 to :data:`MAX_BATCH`.
     context : int, optional
-        Tokens already in each sequence, from 0 to ``model.max_context``.
-        ``None`` (the default) is the lesson's heuristic: weights only. An
-        integer adds reading each sequence's KV cache and recurrent state,
-        and the attention FLOPs over that context.
+        Tokens already in each sequence, from 0 to ``model.max_context``, whose
+        KV and state reads and attention FLOPs are added; ``None`` (the
+        default) is the lesson's heuristic, weights only.
     algorithm : str, default "ring"
         A key of :data:`~lesson_lib.model.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
@@ -260,8 +258,8 @@ def decode_step(
     Returns
     -------
     StepBreakdown
-        Seconds per term. ``total_s`` is the time per token each sequence
-        sees; ``tokens_per_s`` is the total over the batch.
+        ``total_s`` is the time per token each sequence sees, ``tokens_per_s``
+        the total over the batch.
 
     Examples
     --------
@@ -285,10 +283,7 @@ def prefill_step(
     algorithm: str = "ring",
     include_bandwidth: bool = True,
 ) -> StepBreakdown:
-    """Time to prefill a prompt of ``prompt_tokens`` tokens on ``n`` GPUs.
-
-    All positions run at once, so each of the all-reduces carries
-    ``prompt_tokens`` hidden vectors.
+    """Time to prefill ``prompt_tokens`` tokens on ``n`` GPUs, each all-reduce carrying them all.
 
     Parameters
     ----------
@@ -315,11 +310,10 @@ def speedup(before: StepBreakdown, after: StepBreakdown) -> float:
     Parameters
     ----------
     before, after : StepBreakdown
-        Two configurations of the same step.
 
     Returns
     -------
     float
-        The ratio; 1.76 for the lesson's 2 -> 4 GPUs on the fast fabric.
+        1.76 for the lesson's 2 -> 4 GPUs on the fast fabric.
     """
     return before.total_s / after.total_s

@@ -88,12 +88,8 @@ def format_bytes(
 
     Examples
     --------
-    >>> format_bytes(54e9)
-    '54 GB'
-    >>> format_bytes(54e9, system="binary")
-    '50.29 GiB'
-    >>> format_bytes(1.875 * MiB, "MiB", decimals=3)
-    '1.875 MiB'
+    >>> format_bytes(54e9), format_bytes(54e9, system="binary")
+    ('54 GB', '50.29 GiB')
     """
     nbytes = require_number("nbytes", nbytes, unit="bytes")
     if unit is None:
