@@ -5,8 +5,7 @@ Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how
 ``tools/fetch_measured.py`` converted them): NCCL (oneCCL on B60), vLLM, SGLang
 and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300), bytes and seconds.
 :func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
-scores each claim on every system. A system is PCIe-class when its two-GPU NCCL
-all-reduce reaches less than :data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth.
+scores each claim on every system.
 """
 
 from __future__ import annotations
@@ -47,8 +46,7 @@ class MeasuredCollective:
     runtime : str
         What ran it, with its version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
-        ``"nccl"``, ``"oneccl"`` or an engine kernel: ``"vllm_graph"``,
-        ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
+        ``"nccl"``, ``"oneccl"`` or an engine kernel (``"vllm_graph"``, ``"trtllm"`` ...).
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
     gpus : int
@@ -185,7 +183,7 @@ def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> f
 
 
 def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
-    """The quickest smallest-message all-reduce of a system's engine kernels in one launch mode.
+    """The quickest smallest-message all-reduce of a system's engine kernels in a launch mode.
 
     Parameters
     ----------
@@ -331,8 +329,8 @@ class Claim:
     tested : str
         What is compared on each case.
     cases : callable
-        ``cases()``: every case the shipped measurements offer, each a
-        description with its numbers and whether the claim holds there.
+        ``cases()``: every case the measurements offer, each a description with
+        its numbers and whether the claim holds there.
     """
 
     key: str

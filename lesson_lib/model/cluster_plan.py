@@ -1,10 +1,7 @@
 """A cluster plan: where each GPU sits, what the layout costs, and the groups it forms.
 
-:func:`~lesson_lib.model.cluster_planner.plan_cluster` builds a
-:class:`ClusterPlan`; the helpers here read its placement the same way for the
-planner, the figure and the explorer: the GPUs of each TP (or EP) group, the
-pipeline hand-offs between a replica's stages, and the data-parallel replicas
-that sit on different nodes.
+:func:`~lesson_lib.model.cluster_planner.plan_cluster` builds a :class:`ClusterPlan`;
+the helpers read its placement alike for the planner, the figure and the explorer.
 """
 
 from __future__ import annotations
@@ -70,8 +67,7 @@ class ClusterPlan:
     pp : int
         Pipeline-parallel degree.
     dp : int
-        Data-parallel degree, ``gpus // (tp * pp)`` (0 when one replica
-        needs more GPUs than there are).
+        Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
     intra : Fabric
         The wire inside a node.
     inter : Fabric
@@ -85,14 +81,14 @@ class ClusterPlan:
     placement : tuple of GpuSlot
         The GPUs in use, in rank order (idle GPUs are left out).
     tp_fabric : Fabric
-        The wire the TP all-reduces (or, under EP, the all-to-alls) run on:
-        ``inter`` if any TP or EP group spans two nodes, else ``intra``.
+        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group
+        spans two nodes, else ``intra``.
     step : StepBreakdown or MoEStep
         One sequence's decoded token on a TP (or EP) group, all layers, on
         ``tp_fabric``, weights only (the lesson's heuristic).
     pp_send_s : float
-        Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
-        vector each), each on ``inter`` if it crosses nodes, else ``intra``.
+        Seconds per token of the ``pp - 1`` stage-boundary sends of one hidden
+        vector, each on the wire it crosses.
     pp_network_boundaries : int
         Stage boundaries that cross the network.
     weights_per_gpu_bytes : float
@@ -102,17 +98,16 @@ class ClusterPlan:
     batch : int
         Sequences each replica decodes together (0 when none fits).
     batched_step : StepBreakdown or MoEStep or None
-        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
-        through all layers, KV reads included (under EP, the whole batch over
-        the EP group, weights only); None when ``batch`` is 0.
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``,
+        KV reads included; under EP the whole batch, weights only) through all
+        layers; None when ``batch`` is 0.
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float
         The largest stage's layers over an even share, ``max(stage_layers) * pp
         / num_layers``: 22 x 3 / 64 = 1.03 for the specimen at PP 3.
     ep : int
-        Expert-parallel degree: 1, or the GPUs of each replica's EP group
-        (then ``tp`` and ``pp`` are 1 and attention is data-parallel).
+        Expert-parallel degree: 1, or the GPUs of each replica's EP group.
     """
 
     model: ModelSpec
@@ -300,7 +295,7 @@ def stage_hand_offs(groups: Groups) -> list[tuple[int, list[GpuSlot], list[GpuSl
     -------
     list of (int, list of GpuSlot, list of GpuSlot, bool)
         The replica, the sending and the receiving stage's GPUs, and whether
-        a GPU sends to one on another node (the send then crosses the network).
+        a send crosses the network.
     """
     hand_offs = []
     for d, p in sorted(groups):

@@ -1,11 +1,10 @@
-"""The cost of a collective: bytes on the wire and time (alpha-beta), the all-reduce first.
+"""The cost of a collective: bytes on the wire and time (alpha-beta), bytes and seconds.
 
-The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in
-``2 (n - 1)`` steps (nccl-tests' bus-bandwidth factor); one-shot sends
-``n - 1`` payloads in one step, two-shot the ring's bytes in two. A fabric's
-``latency`` is paid once per collective and its ``hop_latency`` once per step.
-Every collective is one entry of :data:`COLLECTIVES` with its algorithms
-(:data:`ALGORITHMS` is the all-reduce's). Bytes and seconds.
+The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in ``2 (n -
+1)`` steps (nccl-tests' bus-bandwidth factor); one-shot ``n - 1`` payloads in
+one step, two-shot the ring's bytes in two. A fabric's ``latency`` is paid once
+per collective, its ``hop_latency`` once per step. :data:`COLLECTIVES` holds
+each collective and its algorithms (:data:`ALGORITHMS`, the all-reduce's).
 """
 
 from __future__ import annotations
@@ -377,9 +376,8 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
 def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     """Payload at which an all-reduce's latency and bandwidth terms are equal.
 
-    Below it the fixed latency dominates (latency-bound, like decode); above
-    it the bytes dominate (bandwidth-bound, like prefill). For two ranks the
-    wire carries the payload once, so this is ``alpha * B``.
+    Below it latency-bound (like decode), above it bandwidth-bound (like
+    prefill); for two ranks the wire carries the payload once: ``alpha * B``.
 
     Parameters
     ----------
@@ -401,10 +399,8 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
 def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     """Tokens per collective at which an all-reduce's latency and bandwidth terms are equal.
 
-    Each token in flight adds one hidden vector to every all-reduce: a
-    prompt token in prefill, a sequence of the batch in decode. Below this
-    many tokens a step's all-reduces are latency-bound, above it
-    bandwidth-bound, whichever phase the step belongs to.
+    Each token in flight (a prompt token in prefill, a sequence in decode) adds
+    one hidden vector to every all-reduce, whichever phase the step is in.
 
     Parameters
     ----------
@@ -423,10 +419,7 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
 
 
 def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
-    """Bytes each rank sends in an all-to-all: ``(n-1)/n`` of its buffer.
-
-    Under uniform routing one ``n``-th of each rank's buffer is for itself
-    and never leaves it; the rest goes to the ``n - 1`` peers.
+    """Bytes each rank sends in an all-to-all: ``(n-1)/n`` of its buffer (uniform routing).
 
     Parameters
     ----------
