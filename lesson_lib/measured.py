@@ -5,8 +5,7 @@ Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how
 ``tools/fetch_measured.py`` converted them): NCCL (oneCCL on B60), vLLM, SGLang
 and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300), bytes and seconds.
 :func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
-scores each claim on every system. A system is PCIe-class when its two-GPU NCCL
-all-reduce reaches less than :data:`PCIE_CLASS_BUS_BANDWIDTH` of bus bandwidth.
+scores each claim on every system.
 """
 
 from __future__ import annotations
@@ -47,8 +46,7 @@ class MeasuredCollective:
     runtime : str
         What ran it, with its version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
     kernel : str
-        ``"nccl"``, ``"oneccl"`` or an engine kernel: ``"vllm_graph"``,
-        ``"vllm_eager"``, ``"sglang_graph"``, ``"trtllm"`` ...
+        ``"nccl"``, ``"oneccl"`` or an engine kernel (``"vllm_graph"``, ``"trtllm"`` ...).
     op : str
         ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
     gpus : int
@@ -143,22 +141,17 @@ def measured_table(
         A key of :func:`systems`.
     gpus : int
         GPUs taking part.
-    kernel : str, default "nccl"
-        The kernel, as :class:`MeasuredCollective` names it.
-    op : str, default "all_reduce"
-        The collective.
+    kernel, op : str, default "nccl", "all_reduce"
+        The kernel and the collective, as :class:`MeasuredCollective` names them.
     runtime : str, optional
         ``"nccl 2.27.3"`` ...; the newest that measured it by default.
 
     Returns
     -------
     tuple of (str, numpy.ndarray, numpy.ndarray)
-        The runtime, the sizes in bytes (ascending) and the latencies in seconds.
-
-    Raises
-    ------
-    ValueError
-        If the system is unknown or no table matches, naming what exists.
+        The runtime, the sizes in bytes (ascending) and the latencies in
+        seconds; an unknown system, or no matching table, is a ValueError
+        naming what exists.
     """
     _require_system(system)
     rows = list(_tables().get((system, gpus, kernel, op), ()))
@@ -190,14 +183,12 @@ def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> f
 
 
 def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
-    """The quickest smallest-message all-reduce of a system's engine kernels in one launch mode.
+    """The quickest smallest-message all-reduce of a system's engine kernels in a launch mode.
 
     Parameters
     ----------
-    system : str
-        A key of :func:`systems`.
-    gpus : int
-        GPUs taking part.
+    system, gpus
+        As for :func:`measured_table`.
     mode : {"graph", "eager"}
         Inside a CUDA graph (kernels named ``*_graph``) or launched eagerly.
 
@@ -264,12 +255,7 @@ def measured_fabric(
     Returns
     -------
     FittedFabric
-
-    Examples
-    --------
-    >>> f = measured_fabric("h100_sxm", 2)
-    >>> round(f.fabric.latency * 1e6, 1)
-    6.2
+        6.2 us of latency for ``measured_fabric("h100_sxm", 2)``.
     """
     runtime, sizes, times = measured_table(system, gpus, kernel, op, runtime)
     fit = fit_alpha_beta(sizes, times, ranks=max(gpus, 2))
@@ -343,8 +329,8 @@ class Claim:
     tested : str
         What is compared on each case.
     cases : callable
-        ``cases()``: every case the shipped measurements offer, each a
-        description with its numbers and whether the claim holds there.
+        ``cases()``: every case the measurements offer, each a description with
+        its numbers and whether the claim holds there.
     """
 
     key: str
@@ -362,9 +348,9 @@ class ClaimResult:
     key : str
         The :class:`Claim`'s short name.
     statement : str
-        The :class:`Claim`'s statement.
+        Its statement.
     tested : str
-        What the :class:`Claim` compares.
+        What it compares.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
     breaks : tuple of str
@@ -546,12 +532,11 @@ CLAIMS: tuple[Claim, ...] = (
 
 @functools.cache
 def evaluate_claims() -> tuple[ClaimResult, ...]:
-    """Score every claim of :data:`CLAIMS` on the shipped measurements, one loop for all.
+    """Score every claim of :data:`CLAIMS` on the shipped measurements, in their order.
 
     Returns
     -------
     tuple of ClaimResult
-        In the order of :data:`CLAIMS`.
     """
     results = []
     for claim in CLAIMS:

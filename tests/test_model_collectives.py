@@ -17,8 +17,6 @@ from lesson_lib.model.collectives import (
     ALGORITHMS,
     COLLECTIVES,
     MAX_RANKS,
-    all_gather_time,
-    all_gather_wire_bytes,
     allreduce_factor,
     allreduce_steps,
     alltoall_time,
@@ -27,10 +25,6 @@ from lesson_lib.model.collectives import (
     collective_time,
     collective_wire_bytes,
     get_collective,
-    reduce_scatter_time,
-    reduce_scatter_wire_bytes,
-    sendrecv_time,
-    sendrecv_wire_bytes,
 )
 from lesson_lib.model.specimen import FAST, FAST_RING, SLOW
 
@@ -227,10 +221,10 @@ def test_times_in_the_alpha_beta_per_hop_model_by_hand():
     14 us; send/recv 5 + 1 + 10 = 16 us; all-reduce 5 + 8 x 1 + 16 = 29 us.
     """
     fabric = Fabric("test", latency=5e-6, bandwidth=100e9, hop_latency=1e-6)
-    assert_allclose(all_gather_time(1e6, 5, fabric), 17e-6)
-    assert_allclose(reduce_scatter_time(1e6, 5, fabric), 17e-6)
+    assert_allclose(collective_time("all_gather", 1e6, 5, fabric), 17e-6)
+    assert_allclose(collective_time("reduce_scatter", 1e6, 5, fabric), 17e-6)
     assert_allclose(alltoall_time(1e6, 5, fabric), 14e-6)
-    assert_allclose(sendrecv_time(1e6, fabric, 5), 16e-6)
+    assert_allclose(collective_time("send_recv", 1e6, 5, fabric), 16e-6)
     assert_allclose(collective_time("all_reduce", 1e6, 5, fabric), 29e-6)
     assert collective_time("all_to_all", 1e6, 1, fabric) == 0.0
 
@@ -239,9 +233,10 @@ def test_the_named_functions_are_the_table_rows():
     """alltoall_wire_bytes is (n-1)/n of the payload: 8 tokens' DeepSeek vectors over 8 ranks
     are 8 x 7168 x 2 = 114,688 B, of which 7/8, 100,352 B, leave the rank."""
     assert alltoall_wire_bytes(114_688, 8) == 100_352
-    assert reduce_scatter_wire_bytes(800, 8) == 700
-    assert all_gather_wire_bytes(800, 8) == 700
-    assert sendrecv_wire_bytes(800) == 800 and sendrecv_wire_bytes(800, 1) == 0
+    assert collective_wire_bytes("reduce_scatter", 800, 8) == 700
+    assert collective_wire_bytes("all_gather", 800, 8) == 700
+    assert collective_wire_bytes("send_recv", 800, 2) == 800
+    assert collective_wire_bytes("send_recv", 800, 1) == 0
 
 
 @given(st.floats(0, 1e12), st.integers(1, MAX_RANKS))
@@ -257,7 +252,8 @@ def test_alltoall_never_sends_more_than_its_payload(payload, n):
 def test_reduce_scatter_and_all_gather_make_the_ring_all_reduce(payload, n):
     """The ring all-reduce is a reduce-scatter then an all-gather: bytes and steps add up."""
     assert_allclose(
-        reduce_scatter_wire_bytes(payload, n) + all_gather_wire_bytes(payload, n),
+        collective_wire_bytes("reduce_scatter", payload, n)
+        + collective_wire_bytes("all_gather", payload, n),
         allreduce_wire_bytes(payload, n),
         rtol=1e-12,
     )

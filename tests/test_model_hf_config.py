@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lesson_lib.model.hf_config import (
+    _layer_kinds,
+    _load_config,
+    _moe_layers,
+    _num_shared_experts,
     count_params,
-    layer_kinds,
-    load_config,
-    moe_layers,
-    num_shared_experts,
 )
 from lesson_lib.model.presets import config_path
 from lesson_lib.model.specimen import MODEL
@@ -94,9 +94,9 @@ def test_the_specimen_config_counts_close_to_27_billion():
 
 def test_the_hybrid_layout_is_read_from_layer_types_or_the_interval():
     """Every fourth layer is full attention, listed or implied by full_attention_interval 4."""
-    text = load_config(config_path("Qwen3.5-27B"))["text_config"]
-    listed = layer_kinds(text)
-    implied = layer_kinds({k: v for k, v in text.items() if k != "layer_types"})
+    text = _load_config(config_path("Qwen3.5-27B"))["text_config"]
+    listed = _layer_kinds(text)
+    implied = _layer_kinds({k: v for k, v in text.items() if k != "layer_types"})
     assert listed == implied
     assert [i for i, k in enumerate(listed) if k == "full_attention"] == list(range(3, 64, 4))
 
@@ -172,11 +172,11 @@ def test_qwen3_moe_by_hand():
 def test_dense_layers_of_an_moe_config():
     """first_k_dense_replace, moe_layer_freq, mlp_only_layers and decoder_sparse_step."""
     base = {"num_hidden_layers": 6, "n_routed_experts": 4}
-    assert moe_layers({**base, "first_k_dense_replace": 2}) == [False] * 2 + [True] * 4
-    assert moe_layers({**base, "moe_layer_freq": 2}) == [True, False] * 3
-    assert moe_layers({**base, "mlp_only_layers": [0, 5]}) == [False] + [True] * 4 + [False]
-    assert moe_layers({**base, "decoder_sparse_step": 3}) == [False, False, True] * 2
-    assert moe_layers({"num_hidden_layers": 3}) == [False] * 3
+    assert _moe_layers({**base, "first_k_dense_replace": 2}) == [False] * 2 + [True] * 4
+    assert _moe_layers({**base, "moe_layer_freq": 2}) == [True, False] * 3
+    assert _moe_layers({**base, "mlp_only_layers": [0, 5]}) == [False] + [True] * 4 + [False]
+    assert _moe_layers({**base, "decoder_sparse_step": 3}) == [False, False, True] * 2
+    assert _moe_layers({"num_hidden_layers": 3}) == [False] * 3
 
 
 def test_shared_expert_of_qwen_moe_style_configs():
@@ -299,10 +299,10 @@ def test_an_unsupported_quantization_is_named_in_the_message(quantization, got):
 def test_shared_experts_are_none_unless_counted_and_may_be_zero():
     """No ``n_shared_experts``: none; 0 is a valid count; 2 is 2; a sized Qwen shared
     expert is one."""
-    assert num_shared_experts({}) == 0
-    assert num_shared_experts({"n_shared_experts": 0}) == 0
-    assert num_shared_experts({"n_shared_experts": 2}) == 2
-    assert num_shared_experts({"shared_expert_intermediate_size": 48, "n_shared_experts": 2}) == 1
+    assert _num_shared_experts({}) == 0
+    assert _num_shared_experts({"n_shared_experts": 0}) == 0
+    assert _num_shared_experts({"n_shared_experts": 2}) == 2
+    assert _num_shared_experts({"shared_expert_intermediate_size": 48, "n_shared_experts": 2}) == 1
 
 
 def test_without_kv_heads_every_head_has_its_own():
@@ -353,7 +353,7 @@ def test_the_name_is_the_path_else_the_model_type_else_model():
 def test_the_recurrent_state_is_float32_unless_the_config_says(dtype, state_bytes):
     """The DeltaNet state's element: ``mamba_ssm_dtype`` (the specimen's float32 written
     out), 4 bytes when the config is silent, 2 for bfloat16."""
-    config = load_config(config_path("Qwen3.5-27B"))
+    config = _load_config(config_path("Qwen3.5-27B"))
     text = {k: v for k, v in config["text_config"].items() if k != "mamba_ssm_dtype"}
     if dtype != "absent":
         text["mamba_ssm_dtype"] = dtype

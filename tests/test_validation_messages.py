@@ -22,8 +22,6 @@ from lesson_lib.chapters.kv_transfer import link_rows, workload_rows
 from lesson_lib.chapters.payloads import payload_numbers, payload_table
 from lesson_lib.chapters.prefill import regime_rows
 from lesson_lib.model.collectives import (
-    all_gather_time,
-    all_gather_wire_bytes,
     allreduce_factor,
     allreduce_latency,
     allreduce_steps,
@@ -36,11 +34,7 @@ from lesson_lib.model.collectives import (
     collective_wire_bytes,
     crossover_bytes,
     crossover_tokens,
-    reduce_scatter_time,
-    reduce_scatter_wire_bytes,
     ring_allreduce_factor,
-    sendrecv_time,
-    sendrecv_wire_bytes,
 )
 from lesson_lib.model.context_parallel import max_dcp
 from lesson_lib.model.kv_links import collective_latency_per_token, colocated_stall_per_token
@@ -391,32 +385,6 @@ EDGES = [
                 "alltoall_time",
                 lambda v: alltoall_time(v, 2, FAST),
                 lambda n: alltoall_time(1.0, n, FAST),
-            ),
-            (
-                "reduce_scatter_wire_bytes",
-                lambda v: reduce_scatter_wire_bytes(v, 2),
-                lambda n: reduce_scatter_wire_bytes(1.0, n),
-            ),
-            (
-                "reduce_scatter_time",
-                lambda v: reduce_scatter_time(v, 2, FAST),
-                lambda n: reduce_scatter_time(1.0, n, FAST),
-            ),
-            (
-                "all_gather_wire_bytes",
-                lambda v: all_gather_wire_bytes(v, 2),
-                lambda n: all_gather_wire_bytes(1.0, n),
-            ),
-            (
-                "all_gather_time",
-                lambda v: all_gather_time(v, 2, FAST),
-                lambda n: all_gather_time(1.0, n, FAST),
-            ),
-            ("sendrecv_wire_bytes", sendrecv_wire_bytes, lambda n: sendrecv_wire_bytes(1.0, n)),
-            (
-                "sendrecv_time",
-                lambda v: sendrecv_time(v, FAST),
-                lambda n: sendrecv_time(1.0, FAST, n),
             ),
             (
                 "collective_wire_bytes",

@@ -48,11 +48,6 @@ def printable(value: object, limit: int = 200) -> str:
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> printable("alice\\n: 16 / 16")
-    'alice\\\\n: 16 / 16'
     """
     if not isinstance(value, str):
         if type(value) in (bool, float) or (type(value) is int and value.bit_length() < 1000):
@@ -97,12 +92,8 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
     Returns
     -------
     pathlib.Path
-
-    Raises
-    ------
-    ValueError
-        If it is a symbolic link, a folder, a FIFO, a device or a socket, or
-        its folder does not exist and cannot be one (a file stands in the way).
+        The path; a symbolic link, a folder, a FIFO, a device or a socket is a
+        ValueError.
     """
     p = Path(path)
     try:
@@ -123,7 +114,7 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
 
 
 def special_kind(mode: int) -> str:
-    """What a file of this ``st_mode`` is, in words, when it is not a regular file.
+    """What a file of this ``st_mode`` is in words, ``"a folder"`` ... ``"a special file"``.
 
     Parameters
     ----------
@@ -133,8 +124,6 @@ def special_kind(mode: int) -> str:
     Returns
     -------
     str
-        ``"a folder"``, ``"a FIFO (named pipe)"``, ``"a character device"``,
-        ``"a block device"``, ``"a socket"``, else ``"a special file"``.
     """
     return next((kind for test, kind in _KINDS if test(mode)), "a special file")
 
@@ -203,7 +192,6 @@ def stop_on_signals(
     Returns
     -------
     contextlib.AbstractContextManager
-        A context manager (use it in ``with``).
     """
     if threading.current_thread() is not threading.main_thread():
         yield

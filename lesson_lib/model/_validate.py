@@ -23,21 +23,13 @@ def require_int(name: str, value: object, minimum: int = 1, maximum: int | None 
     name : str
         Parameter name used in the error message.
     value : object
-        The value to check. ``bool`` is rejected even though it is an ``int``.
+        The value to check; TypeError unless an integer (not ``bool``, not ``2.0``).
     minimum, maximum : int, optional
-        Inclusive bounds; ``maximum=None`` means no upper bound.
+        Inclusive bounds (ValueError outside); ``maximum=None`` means no upper bound.
 
     Returns
     -------
     int
-        The validated value.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not an integer (floats such as ``2.0`` included).
-    ValueError
-        If ``value`` is outside ``[minimum, maximum]``.
     """
     allowed = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -66,11 +58,12 @@ def require_number(
     name : str
         Parameter name used in the error message.
     value : object
-        A real number (``int``, ``float`` or NumPy scalar); ``bool`` is rejected.
+        A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else
+        TypeError); NaN, infinity or a value out of range is a ValueError.
     minimum : float, default 0.0
-        Lower bound.
+        Lower bound, exclusive (``> minimum``) if ``strict``.
     strict : bool, default False
-        If True the lower bound is exclusive (``> minimum``).
+        Whether the lower bound is exclusive.
     maximum : float, optional
         Inclusive upper bound.
     unit : str, optional
@@ -79,14 +72,6 @@ def require_number(
     Returns
     -------
     float
-        The validated value.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number.
-    ValueError
-        If ``value`` is NaN, infinite or out of range.
     """
     op = ">" if strict else ">="
     allowed = f"{op} {minimum:g}" + ("" if maximum is None else f" and <= {maximum:g}")
@@ -118,11 +103,6 @@ def require_instance(name: str, value: object, kind: type) -> None:
         The value to check.
     kind : type
         The class it must be, e.g. :class:`~lesson_lib.model.specs.Fabric`.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a ``kind``.
     """
     if not isinstance(value, kind):
         article = "an" if kind.__name__[0] in "AEIOU" else "a"

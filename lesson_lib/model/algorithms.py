@@ -1,14 +1,13 @@
 """The all-reduces decode really uses: ties between algorithms, engines' limits, CUDA graphs.
 
-Holds vLLM's and TensorRT-LLM's published custom all-reduce limits with their
-sources, where two algorithms of :mod:`lesson_lib.model.collectives` tie
-(:func:`tie_payload`), and what CUDA graphs take off the fixed latency
-(:func:`cuda_graph_fabric`).
+vLLM's and TensorRT-LLM's custom all-reduce limits with their sources, where
+two algorithms tie (:func:`tie_payload`) and what CUDA graphs take off the
+fixed latency (:func:`cuda_graph_fabric`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lesson_lib.model._validate import require_instance, require_int, require_number
 from lesson_lib.model.collectives import MAX_RANKS, allreduce_factor, allreduce_latency
@@ -20,11 +19,9 @@ from lesson_lib.model.units import KiB, MiB
 #: (``csrc/custom_all_reduce.cuh``, ``REDUCE_CASE``).
 VLLM_ONE_STAGE_LIMITS: tuple[tuple[int, int], ...] = ((4, 512 * 1024), (8, 256 * 1024))
 
-
 #: The custom all-reduce's buffer, beyond which messages go elsewhere
 #: (``CustomAllreduce(max_size=8192 * 1024)`` in ``custom_all_reduce.py``).
 VLLM_CUSTOM_BUFFER_BYTES: float = 8 * MiB
-
 
 #: On Hopper (compute capability 9.0) with PyTorch symmetric memory enabled, the
 #: custom kernel is held to these sizes per GPU count and PyTorch's
@@ -58,7 +55,7 @@ class PublishedEndToEnd:
     before_s : float
         Reported latency of the whole run before the change, seconds.
     after_s : float
-        Reported latency of the whole run after the change, seconds.
+        The same after the change, seconds.
     source : str
         URL.
     """
@@ -91,12 +88,8 @@ VLLM_PR_2192 = PublishedEndToEnd(
     source="https://github.com/vllm-project/vllm/pull/2192",
 )
 
-
 _VLLM = "https://github.com/vllm-project/vllm/blob/"
-
-
 _VLLM_COMM = "00d618aab60448acdf3fac3e9c4e2e22d0c6c753/vllm/distributed/device_communicators/"
-
 
 #: Where each claim about real systems comes from (source files at the commit read).
 SOURCES: dict[str, str] = {
@@ -141,23 +134,14 @@ def tie_payload(fabric: Fabric, n: int, first: str, second: str) -> float:
     n : int
         Ranks, from 2 to 4096 (``MAX_RANKS``).
     first, second : str
-        Two keys of :data:`~lesson_lib.model.collectives.ALGORITHMS`.
+        Two keys of :data:`~lesson_lib.model.collectives.ALGORITHMS` that send
+        different bytes per rank at ``n`` (else they never tie, or always do).
 
     Returns
     -------
     float
-        Payload bytes (>= 0).
-
-    Raises
-    ------
-    ValueError
-        If the two algorithms send the same bytes per rank at ``n`` (they
-        never tie, or always do).
-
-    Examples
-    --------
-    >>> round(tie_payload(FAST_RING, 4, "one_shot", "two_shot") / 1024)
-    505
+        Payload bytes (>= 0): 505 KiB for one-shot against two-shot on 4 GPUs
+        of ``FAST_RING``.
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     extra = allreduce_factor(n, first) - allreduce_factor(n, second)
@@ -176,7 +160,6 @@ def cuda_graph_fabric(fabric: Fabric, saving_s: float = CUDA_GRAPH_LAUNCH_SAVING
     Parameters
     ----------
     fabric : Fabric
-        The wire.
     saving_s : float, default CUDA_GRAPH_LAUNCH_SAVING
         Seconds saved per all-reduce, from 0 to ``fabric.latency``.
 
@@ -187,9 +170,5 @@ def cuda_graph_fabric(fabric: Fabric, saving_s: float = CUDA_GRAPH_LAUNCH_SAVING
     """
     require_instance("fabric", fabric, Fabric)
     saving_s = require_number("saving_s", saving_s, maximum=fabric.latency, unit="s")
-    return Fabric(
-        f"{fabric.name} with CUDA graphs",
-        fabric.latency - saving_s,
-        fabric.bandwidth,
-        fabric.hop_latency,
-    )
+    name = f"{fabric.name} with CUDA graphs"
+    return replace(fabric, name=name, latency=fabric.latency - saving_s)

@@ -59,7 +59,7 @@ class AlphaBetaFit:
     min_bytes : float
         The smallest size used, bytes.
     max_bytes : float
-        The largest size used, bytes.
+        The largest, bytes.
     method : str
         ``"ranges"`` or ``"wls"``.
     small_max : float, optional
@@ -95,7 +95,7 @@ class AlphaBetaFit:
         return f"{METHODS['wls']}; sizes {b(self.min_bytes)} .. {b(self.max_bytes)}"
 
     def predict(self, nbytes: float | np.ndarray) -> np.ndarray:
-        """Model time ``alpha + m / B`` in seconds for payloads ``nbytes``.
+        """Model time ``alpha + m / B`` for payloads ``nbytes``.
 
         Parameters
         ----------
@@ -131,10 +131,7 @@ class AlphaBetaFit:
 
     @property
     def crossover_bytes(self) -> float:
-        """Payload where the two terms are equal, ``alpha x B``, bytes.
-
-        Smaller messages are latency-bound, larger ones bandwidth-bound.
-        """
+        """Payload where the two terms are equal, ``alpha x B`` bytes: below it latency-bound."""
         return self.alpha * self.bandwidth
 
 
@@ -193,29 +190,24 @@ def fit_alpha_beta(
 
     Parameters
     ----------
-    nbytes : numpy.ndarray
-        Payload sizes, bytes (> 0).
-    seconds : numpy.ndarray
-        Measured time per all-reduce at each size, seconds (> 0).
+    nbytes, seconds : numpy.ndarray
+        Payload sizes, bytes, and the measured time per all-reduce at each,
+        seconds: 1-D, as long, all > 0.
     ranks : int, default 2
         Ranks of the measurement (for the bus bandwidth).
     method : {"ranges", "wls"}, default "ranges"
         See :data:`METHODS` and the module docstring.
     min_bytes, max_bytes : float, optional
-        Smallest and largest sizes used; all sizes by default.
+        Smallest and largest sizes used; all sizes by default. ``"wls"`` needs
+        two sizes between them.
     small_max, large_min : float, default 4 KiB and 1 MiB
-        ``"ranges"``: sizes up to ``small_max`` give alpha, from ``large_min`` B.
+        ``"ranges"``: sizes up to ``small_max`` give alpha, from ``large_min`` B;
+        each range needs a size.
 
     Returns
     -------
     AlphaBetaFit
-
-    Raises
-    ------
-    ValueError
-        If the arrays disagree or hold non-positive values, a range holds no
-        size (``"ranges"``) or fewer than two (``"wls"``), or the times do not
-        grow with size, so no bandwidth can be fitted.
+        Times that do not grow with size fit no bandwidth: a ValueError.
 
     Examples
     --------
@@ -289,8 +281,5 @@ def fabric_from_fit(fit: AlphaBetaFit, name: str | None = None) -> Fabric:
     -------
     Fabric
     """
-    return Fabric(
-        name=name or f"measured ({fit.ranks} ranks)",
-        latency=fit.alpha,
-        bandwidth=fit.bus_bandwidth,
-    )
+    name = name or f"measured ({fit.ranks} ranks)"
+    return Fabric(name=name, latency=fit.alpha, bandwidth=fit.bus_bandwidth)

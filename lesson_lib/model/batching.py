@@ -1,12 +1,9 @@
 """Batched decode and speculative verification: step times per batch, tokens per collective.
 
-The weights are read once per step however many sequences share it, so a
-step's time grows slowly with the batch while its tokens grow in proportion.
-Each all-reduce of the step carries one hidden vector per sequence (times
-``draft_tokens + 1`` when a step verifies drafted tokens), so a large enough
-batch turns decode's all-reduces bandwidth-bound
-(:func:`~lesson_lib.model.collectives.crossover_tokens`). The specimen's
-multi-token-prediction head is sized from the model's shapes.
+The weights are read once per step for the whole batch, and each all-reduce
+carries one hidden vector per sequence (``draft_tokens + 1`` when a step
+verifies drafts), so a large enough batch turns decode's all-reduces
+bandwidth-bound (:func:`~lesson_lib.model.collectives.crossover_tokens`).
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ from lesson_lib.model.step_time import StepBreakdown, decode_step
 
 #: Batches the chapter's figure and table walk through.
 BATCHES: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
-
 
 #: The context length of the batching examples, the lesson's prompt.
 CONTEXT: int = PROMPT_TOKENS
@@ -41,18 +37,13 @@ def batch_curve(
 
     Parameters
     ----------
-    model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire between the cards.
-    n : int
-        Tensor-parallel degree.
+    model, accel, fabric, n, algorithm
+        As for :func:`~lesson_lib.model.step_time.decode_step`.
     batches : iterable of int, default BATCHES
         Sequences per step, each from 1 to
         :data:`~lesson_lib.model.step_time.MAX_BATCH`.
     context : int or None, default CONTEXT
-        Tokens in each sequence's cache (None: weights only, the lesson's
-        heuristic).
-    algorithm : str, default "ring"
-        The all-reduce algorithm.
+        Tokens in each sequence's cache (None: weights only, the lesson's heuristic).
 
     Returns
     -------
@@ -60,25 +51,15 @@ def batch_curve(
         In the order of ``batches``; ``total_s`` is what each sequence waits
         per token, ``tokens_per_s`` the step's throughput.
     """
-    return [
-        decode_step(
-            model,
-            accel,
-            fabric,
-            n,
-            batch=b,  # decode_step checks it against MAX_BATCH
-            context=context,
-            algorithm=algorithm,
-        )
-        for b in batches
-    ]
+    options = {"context": context, "algorithm": algorithm}
+    # decode_step checks each batch against MAX_BATCH
+    return [decode_step(model, accel, fabric, n, batch=b, **options) for b in batches]
 
 
 #: Draft tokens per step in the speculative-decoding section, an illustrative
 #: depth and not a recommendation (vLLM's MTP guide suggests starting at 1, and
 #: engines let the operator choose).
 SPEC_DRAFT_TOKENS: int = 3
-
 
 #: The specimen's multi-token-prediction head has one layer (the 15 ``mtp.*``
 #: tensors of Qwen/Qwen3.8-27B: a fusion projection, one transformer layer, norms).
@@ -98,26 +79,16 @@ def mtp_head_params(model: ModelSpec = MODEL, layers: int = MTP_LAYERS) -> float
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        Needs ``num_query_heads`` and ``ffn_size``.
+        Needs ``num_query_heads`` and ``ffn_size`` (else a ValueError).
     layers : int, default MTP_LAYERS
         Transformer layers in the head, from 1 to 64.
 
     Returns
     -------
     float
-        Parameters: projection, attention (query and gate, key, value,
-        output), FFN (gate, up, down) and norms (five of width ``h``, the
-        query and key norms of width ``head_dim``).
-
-    Raises
-    ------
-    ValueError
-        If the model does not give its query heads or FFN size.
-
-    Examples
-    --------
-    >>> round(mtp_head_params() / 1e6)
-    425
+        Parameters (425 million for the specimen): projection, attention
+        (query and gate, key, value, output), FFN (gate, up, down) and norms
+        (five of width ``h``, the query and key norms of width ``head_dim``).
     """
     require_instance("model", model, ModelSpec)
     layers = require_int("layers", layers, maximum=64)
@@ -170,12 +141,8 @@ def speculative_crossover_sequences(
 
     Parameters
     ----------
-    model : ModelSpec
-        The model (its hidden vector sets the bytes per token).
-    fabric : Fabric
-        The wire.
-    n : int
-        Tensor-parallel degree, from 2 to 4096.
+    model, fabric, n
+        As for :func:`~lesson_lib.model.collectives.crossover_tokens` (``n`` from 2 to 4096).
     draft_tokens : int, default SPEC_DRAFT_TOKENS
         Drafted tokens per sequence and step, from 0 to 64.
 

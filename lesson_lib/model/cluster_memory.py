@@ -21,14 +21,11 @@ def stage_memory(
 
     Parameters
     ----------
-    model : ModelSpec
-        A dense model.
-    accel : Accelerator
-        One card.
-    tp : int
-        Tensor-parallel degree.
-    pp : int
-        Pipeline-parallel degree; more stages than layers count as one per layer.
+    model, accel : ModelSpec, Accelerator
+        A dense model and one card.
+    tp, pp : int
+        Tensor- and pipeline-parallel degrees; more stages than layers count as
+        one per layer.
     context_tokens : int
         Length of each sequence.
 
@@ -67,7 +64,6 @@ def memory_problems(
     weights : float
         Weight bytes on the busiest GPU.
     accel : Accelerator
-        One card.
     batch : int or None
         The batch asked for; None for as many as fit, up to
         :data:`~lesson_lib.model.step_time.MAX_BATCH`.

@@ -1,10 +1,7 @@
 """A cluster plan: where each GPU sits, what the layout costs, and the groups it forms.
 
-:func:`~lesson_lib.model.cluster_planner.plan_cluster` builds a
-:class:`ClusterPlan`; the helpers here read its placement the same way for the
-planner, the figure and the explorer: the GPUs of each TP (or EP) group, the
-pipeline hand-offs between a replica's stages, and the data-parallel replicas
-that sit on different nodes.
+:func:`~lesson_lib.model.cluster_planner.plan_cluster` builds a :class:`ClusterPlan`;
+the helpers read its placement alike for the planner, the figure and the explorer.
 """
 
 from __future__ import annotations
@@ -70,8 +67,7 @@ class ClusterPlan:
     pp : int
         Pipeline-parallel degree.
     dp : int
-        Data-parallel degree, ``gpus // (tp * pp)`` (0 when one replica
-        needs more GPUs than there are).
+        Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
     intra : Fabric
         The wire inside a node.
     inter : Fabric
@@ -85,15 +81,14 @@ class ClusterPlan:
     placement : tuple of GpuSlot
         The GPUs in use, in rank order (idle GPUs are left out).
     tp_fabric : Fabric
-        The wire the TP all-reduces (or, under EP, the all-to-alls) run on:
-        ``inter`` if any TP or EP group spans two nodes, else ``intra``.
+        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group
+        spans two nodes, else ``intra``.
     step : StepBreakdown or MoEStep
-        One sequence alone, one decoded token on a TP group, all layers, on
-        ``tp_fabric``, weights only (the lesson's heuristic); under EP the
-        :class:`~lesson_lib.model.moe.MoEStep` of the EP group.
+        One sequence's decoded token on a TP (or EP) group, all layers, on
+        ``tp_fabric``, weights only (the lesson's heuristic).
     pp_send_s : float
-        Seconds per token of the ``pp - 1`` stage-boundary sends (one hidden
-        vector each), each on ``inter`` if it crosses nodes, else ``intra``.
+        Seconds per token of the ``pp - 1`` stage-boundary sends of one hidden
+        vector, each on the wire it crosses.
     pp_network_boundaries : int
         Stage boundaries that cross the network.
     weights_per_gpu_bytes : float
@@ -103,18 +98,16 @@ class ClusterPlan:
     batch : int
         Sequences each replica decodes together (0 when none fits).
     batched_step : StepBreakdown or MoEStep or None
-        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``)
-        through all layers, KV reads included (under EP, the whole batch over
-        the EP group, weights only); None when ``batch`` is 0.
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``,
+        KV reads included; under EP the whole batch, weights only) through all
+        layers; None when ``batch`` is 0.
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float
-        The largest stage's layers over an even share, ``max(stage_layers) *
-        pp / num_layers``: 1 when PP divides the layers, 22 x 3 / 64 = 1.03
-        for the specimen at PP 3.
+        The largest stage's layers over an even share, ``max(stage_layers) * pp
+        / num_layers``: 22 x 3 / 64 = 1.03 for the specimen at PP 3.
     ep : int
-        Expert-parallel degree: 1, or the GPUs of each replica's EP group
-        (then ``tp`` and ``pp`` are 1 and attention is data-parallel).
+        Expert-parallel degree: 1, or the GPUs of each replica's EP group.
     """
 
     model: ModelSpec
@@ -181,9 +174,8 @@ class ClusterPlan:
     def batched_token_time_s(self) -> float:
         """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
-        One micro-batch's pass over all stages, stretched by
-        ``stage_imbalance`` when the stages are uneven (the ``pp``
-        micro-batches then advance at the pace of the largest stage), plus its
+        One micro-batch's pass over all stages, stretched by ``stage_imbalance``
+        (the ``pp`` micro-batches advance at the largest stage's pace), plus its
         hand-offs; ``inf`` when no sequence fits.
         """
         if self.batched_step is None:
@@ -192,11 +184,7 @@ class ClusterPlan:
 
     @property
     def tokens_per_s_replica(self) -> float:
-        """One replica's decode throughput with ``batch`` sequences, tokens/second.
-
-        ``batch / batched_token_time_s``: the ``pp`` micro-batches in flight
-        each advance one token per pass. 0 when no sequence fits.
-        """
+        """``batch / batched_token_time_s`` (0 when none fits): one replica's tokens/second."""
         if self.batch == 0:
             return 0.0
         return self.batch / self.batched_token_time_s
@@ -232,11 +220,10 @@ class ClusterPlan:
 
     @property
     def short_verdict(self) -> str:
-        """The verdict for a table cell, with the first problem or every flag in a few words.
+        """The verdict for a table cell: the first problem, or every flag in a few words.
 
         ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
-        the network"`` or ``"invalid: ..."`` (the first problem, as in
-        :attr:`verdict`).
+        the network"`` or :attr:`verdict`'s ``"invalid: ..."``.
         """
         if self.problems:
             return self.verdict
@@ -283,17 +270,15 @@ def tp_groups(slots: Iterable[GpuSlot]) -> Groups:
 
 
 def spans_nodes(group: Iterable[GpuSlot]) -> bool:
-    """Whether a group of GPUs sits on more than one node.
+    """Whether a group of GPUs sits on more than one node, joined by the network.
 
     Parameters
     ----------
     group : iterable of GpuSlot
-        The GPUs.
 
     Returns
     -------
     bool
-        True when the network joins them.
     """
     return len({s.node for s in group}) > 1
 
@@ -310,7 +295,7 @@ def stage_hand_offs(groups: Groups) -> list[tuple[int, list[GpuSlot], list[GpuSl
     -------
     list of (int, list of GpuSlot, list of GpuSlot, bool)
         The replica, the sending and the receiving stage's GPUs, and whether
-        a GPU sends to one on another node (the send then crosses the network).
+        a send crosses the network.
     """
     hand_offs = []
     for d, p in sorted(groups):
@@ -327,7 +312,6 @@ def dp_neighbours(plan: ClusterPlan) -> list[tuple[list[GpuSlot], list[GpuSlot]]
     Parameters
     ----------
     plan : ClusterPlan
-        The layout.
 
     Returns
     -------

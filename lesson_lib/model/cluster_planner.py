@@ -51,22 +51,13 @@ def plan_cluster(
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card (all alike).
-    gpus_per_node : int, default 4
-        GPUs in each node (>= 1).
-    nodes : int, default 1
-        Nodes (>= 1).
-    tp : int, default 4
-        Tensor-parallel degree (>= 1).
-    pp : int, default 1
-        Pipeline-parallel degree (>= 1).
-    intra : Fabric, default FAST
-        The wire inside a node.
-    inter : Fabric, default INTER_NODE
-        The network between nodes.
+    model, accel : ModelSpec, Accelerator, default MODEL, GPU
+        The model and one card (all alike).
+    gpus_per_node, nodes, tp, pp : int, default 4, 1, 4, 1
+        GPUs in each node, nodes, tensor- and pipeline-parallel degrees, each
+        from 1 to 4096 (``MAX_RANKS``), as are ``gpus_per_node x nodes`` and ``tp x pp``.
+    intra, inter : Fabric, default FAST, INTER_NODE
+        The wire inside a node and the network between nodes.
     context_tokens : int, optional
         Sequence length for counting sequences that fit and for the KV reads
         of the batched step, from 1 to ``model.max_context`` (the default).
@@ -78,24 +69,17 @@ def plan_cluster(
         The TP all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
     ep : int, default 1
         Expert-parallel degree, from 1 to the model's routed experts. Above 1
-        (an MoE model only, with ``tp = pp = 1``) each replica is an EP group
-        of ``ep`` GPUs with data-parallel attention, priced by
-        :func:`~lesson_lib.model.moe.moe_decode_step`; ranks are numbered as
-        for TP, so a group stays inside a node when ``ep`` divides the GPUs
-        per node. An MoE model with ``ep = 1`` is a TP group of ``tp`` GPUs
-        (``pp = 1``), priced by the same function under TP, which reads only
-        the routed experts' weights.
+        (an MoE model only, ``tp = pp = 1``) each replica is an EP group with
+        data-parallel attention, its ranks numbered as for TP; an MoE model
+        with ``ep = 1`` is a TP group (``pp = 1``). Both are priced by
+        :func:`~lesson_lib.model.moe.moe_decode_step`, which reads only the
+        routed experts' weights.
 
     Returns
     -------
     ClusterPlan
         Problems (``check_layout``, GPU count, memory), flags (TP or EP across
         nodes, no sequence fits), placement, time per token and memory.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If an argument has the wrong type or range; the message names it.
 
     Examples
     --------

@@ -1,11 +1,10 @@
-"""The cost of a collective: bytes on the wire and time (alpha-beta), the all-reduce first.
+"""The cost of a collective: bytes on the wire and time (alpha-beta), bytes and seconds.
 
-The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in
-``2 (n - 1)`` steps (nccl-tests' bus-bandwidth factor); one-shot sends
-``n - 1`` payloads in one step, two-shot the ring's bytes in two. A fabric's
-``latency`` is paid once per collective and its ``hop_latency`` once per step.
-Every collective is one entry of :data:`COLLECTIVES` with its algorithms
-(:data:`ALGORITHMS` is the all-reduce's). Bytes and seconds.
+The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in ``2 (n -
+1)`` steps (nccl-tests' bus-bandwidth factor); one-shot ``n - 1`` payloads in
+one step, two-shot the ring's bytes in two. A fabric's ``latency`` is paid once
+per collective, its ``hop_latency`` once per step. :data:`COLLECTIVES` holds
+each collective and its algorithms (:data:`ALGORITHMS`, the all-reduce's).
 """
 
 from __future__ import annotations
@@ -152,25 +151,22 @@ def _lookup(registry: Mapping[str, object], name: str, key: object) -> object:
 
 
 def get_collective(kind: str) -> Collective:
-    """Look up a collective by name.
+    """Look up a collective by name; an unknown name raises ValueError listing the valid ones.
 
     Parameters
     ----------
     kind : str
-        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"reduce_scatter"``,
-        ``"all_gather"``, ``"all_to_all"``, ``"send_recv"``).
+        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"all_to_all"`` ...).
 
     Returns
     -------
     Collective
-        What it does and its algorithms; an unknown name raises ValueError
-        listing the valid ones.
     """
     return _lookup(COLLECTIVES, "kind", kind)  # type: ignore[return-value]
 
 
 def get_algorithm(algorithm: str) -> Algorithm:
-    """Look up an all-reduce algorithm by name.
+    """Look up an all-reduce algorithm by name; an unknown name raises ValueError listing them.
 
     Parameters
     ----------
@@ -180,8 +176,6 @@ def get_algorithm(algorithm: str) -> Algorithm:
     Returns
     -------
     Algorithm
-        Its steps and bytes as functions of ``n``; an unknown name raises
-        ValueError listing the valid ones.
     """
     return _lookup(ALGORITHMS, "algorithm", algorithm)  # type: ignore[return-value]
 
@@ -232,14 +226,10 @@ def collective_wire_bytes(
 
     Parameters
     ----------
-    kind : str
-        A key of :data:`COLLECTIVES`.
+    kind, n, algorithm
+        As for :func:`collective_steps`.
     payload_bytes : float
         The collective's payload (what ``Collective.payload`` says), bytes (>= 0).
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    algorithm : str, optional
-        A key of the collective's ``algorithms``; its first by default.
 
     Returns
     -------
@@ -294,12 +284,7 @@ def allreduce_factor(n: int, algorithm: str = "ring") -> float:
     Returns
     -------
     float
-        ``2(n-1)/n`` for the ring and two-shot, ``n - 1`` for one-shot.
-
-    Examples
-    --------
-    >>> allreduce_factor(8, "one_shot"), allreduce_factor(8)
-    (7.0, 1.75)
+        ``2(n-1)/n`` for the ring and two-shot (1.75 at 8), ``n - 1`` for one-shot.
     """
     return get_algorithm(algorithm).factor(_ranks(n))
 
@@ -316,11 +301,6 @@ def ring_allreduce_factor(n: int) -> float:
     -------
     float
         0 for one rank, 1 for two, 1.5 for four; below 2 for any ``n``.
-
-    Examples
-    --------
-    >>> ring_allreduce_factor(4)
-    1.5
     """
     return allreduce_factor(n, "ring")
 
@@ -377,10 +357,7 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
 
 
 def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str = "ring") -> float:
-    """Time of one all-reduce in the alpha-beta(-per-hop) model.
-
-    ``t = latency + steps * hop_latency + wire_bytes / bandwidth``, and 0 for
-    a single rank, which has nothing to exchange.
+    """Time of one all-reduce: ``latency + steps * hop_latency + wire_bytes / bandwidth``.
 
     Parameters
     ----------
@@ -391,7 +368,7 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
     Returns
     -------
     float
-        Seconds.
+        Seconds; 0 for one rank, which has nothing to exchange.
     """
     return collective_time("all_reduce", payload_bytes, n, fabric, _named(algorithm))
 
@@ -399,9 +376,8 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
 def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     """Payload at which an all-reduce's latency and bandwidth terms are equal.
 
-    Below it the fixed latency dominates (latency-bound, like decode); above
-    it the bytes dominate (bandwidth-bound, like prefill). For two ranks the
-    wire carries the payload once, so this is ``alpha * B``.
+    Below it latency-bound (like decode), above it bandwidth-bound (like
+    prefill); for two ranks the wire carries the payload once: ``alpha * B``.
 
     Parameters
     ----------
@@ -423,10 +399,8 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
 def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     """Tokens per collective at which an all-reduce's latency and bandwidth terms are equal.
 
-    Each token in flight adds one hidden vector to every all-reduce: a
-    prompt token in prefill, a sequence of the batch in decode. Below this
-    many tokens a step's all-reduces are latency-bound, above it
-    bandwidth-bound, whichever phase the step belongs to.
+    Each token in flight (a prompt token in prefill, a sequence in decode) adds
+    one hidden vector to every all-reduce, whichever phase the step is in.
 
     Parameters
     ----------
@@ -438,23 +412,14 @@ def crossover_tokens(model: ModelSpec, fabric: Fabric, n: int, algorithm: str = 
     Returns
     -------
     float
-        Tokens (not rounded); about 439 for two GPUs on the fast fabric.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL, FAST
-    >>> round(crossover_tokens(MODEL, FAST, 2)), round(crossover_tokens(MODEL, FAST, 4))
-    (439, 293)
+        Tokens (not rounded); about 439 for two GPUs on the fast fabric, 293 for four.
     """
     require_instance("model", model, ModelSpec)
     return crossover_bytes(fabric, n, algorithm) / model.hidden_vector_bytes
 
 
 def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
-    """Bytes each rank sends in an all-to-all: ``(n-1)/n`` of its buffer.
-
-    Under uniform routing one ``n``-th of each rank's buffer is for itself
-    and never leaves it; the rest goes to the ``n - 1`` peers.
+    """Bytes each rank sends in an all-to-all: ``(n-1)/n`` of its buffer (uniform routing).
 
     Parameters
     ----------
@@ -466,11 +431,6 @@ def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
     -------
     float
         Bytes per rank; 0 for one rank, never more than the payload.
-
-    Examples
-    --------
-    >>> alltoall_wire_bytes(8 * 7168 * 2, 8)
-    100352.0
     """
     return collective_wire_bytes("all_to_all", payload_bytes, n)
 
@@ -490,100 +450,3 @@ def alltoall_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
         fabric's bandwidth.
     """
     return collective_time("all_to_all", payload_bytes, n, fabric)
-
-
-def reduce_scatter_wire_bytes(payload_bytes: float, n: int) -> float:
-    """Bytes each rank sends in a ring reduce-scatter: ``(n-1)/n`` of its input.
-
-    Parameters
-    ----------
-    payload_bytes, n
-        Each rank's input vector and the ranks.
-
-    Returns
-    -------
-    float
-        Bytes per rank.
-    """
-    return collective_wire_bytes("reduce_scatter", payload_bytes, n)
-
-
-def reduce_scatter_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
-    """Time of one ring reduce-scatter (``n - 1`` steps).
-
-    Parameters
-    ----------
-    payload_bytes, n, fabric
-        Each rank's input vector, the ranks and the interconnect.
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    return collective_time("reduce_scatter", payload_bytes, n, fabric)
-
-
-def all_gather_wire_bytes(payload_bytes: float, n: int) -> float:
-    """Bytes each rank sends in a ring all-gather: ``(n-1)/n`` of the gathered vector.
-
-    Parameters
-    ----------
-    payload_bytes, n
-        The gathered vector (each rank brings ``1/n`` of it) and the ranks.
-
-    Returns
-    -------
-    float
-        Bytes per rank.
-    """
-    return collective_wire_bytes("all_gather", payload_bytes, n)
-
-
-def all_gather_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
-    """Time of one ring all-gather (``n - 1`` steps).
-
-    Parameters
-    ----------
-    payload_bytes, n, fabric
-        The gathered vector, the ranks and the interconnect.
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    return collective_time("all_gather", payload_bytes, n, fabric)
-
-
-def sendrecv_wire_bytes(payload_bytes: float, n: int = 2) -> float:
-    """Bytes a rank sends to pass ``payload_bytes`` to one peer: all of them.
-
-    Parameters
-    ----------
-    payload_bytes, n
-        The buffer and the ranks taking part, default 2 (1: nothing to send).
-
-    Returns
-    -------
-    float
-        ``payload_bytes`` (0 for one rank).
-    """
-    return collective_wire_bytes("send_recv", payload_bytes, n)
-
-
-def sendrecv_time(payload_bytes: float, fabric: Fabric, n: int = 2) -> float:
-    """Time of one point-to-point send: one latency, one hop, the whole buffer.
-
-    Parameters
-    ----------
-    payload_bytes, fabric, n
-        The buffer, the wire between the two ranks and the ranks taking part,
-        default 2 (1: nothing to send).
-
-    Returns
-    -------
-    float
-        Seconds.
-    """
-    return collective_time("send_recv", payload_bytes, n, fabric)

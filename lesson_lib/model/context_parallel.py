@@ -27,7 +27,6 @@ def max_dcp(model: ModelSpec, tp: int) -> int:
     Parameters
     ----------
     model : ModelSpec
-        The model (its KV heads count).
     tp : int
         Tensor-parallel degree of the decode instance, from 1 to 4096 (``MAX_RANKS``).
 
@@ -69,9 +68,8 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
 class RingAttentionStep:
     """One step of ring attention in a context-parallel prefill, one attention layer.
 
-    Each of ``cp`` GPUs holds a chunk of the prompt; at every step it sends
-    the KV block it holds to the next GPU while computing its queries'
-    attention against the block it received.
+    Each of ``cp`` GPUs sends the KV block it holds to the next while computing
+    its queries' attention against the block it received.
 
     Attributes
     ----------
@@ -142,7 +140,6 @@ def ring_attention_step(
     Returns
     -------
     RingAttentionStep
-        The block, its send and the attention it hides behind.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
@@ -177,7 +174,7 @@ def ring_attention_min_chunk(
     model, accel, fabric
         The model (with attention layers), one card and the wire between neighbours.
     tp : int, default 1
-        Tensor-parallel degree inside each ring position, from 1 to 4096.
+        As for :func:`ring_attention_step`.
 
     Returns
     -------
@@ -205,12 +202,10 @@ def context_parallel_prefill(
 ) -> float:
     """Seconds to prefill a prompt split over ``cp`` ring positions of ``tp`` GPUs each.
 
-    Each position runs the GEMMs and all-reduces of its chunk
-    (:func:`~lesson_lib.model.step_time.prefill_step` on ``ceil(L / cp)``
-    tokens, its ``tp`` GPUs on ``tp_fabric``) and a ``1 / (cp tp)`` share
-    of the whole prompt's causal attention; every attention layer's ring of
-    ``cp - 1`` steps adds whatever of its sends the attention does not hide
-    (:func:`ring_attention_step`).
+    Each position runs :func:`~lesson_lib.model.step_time.prefill_step` on its
+    ``ceil(L / cp)`` tokens (on ``tp_fabric``) and a ``1 / (cp tp)`` share of
+    the prompt's causal attention; each attention layer's ``cp - 1`` ring steps
+    add what their sends do not hide (:func:`ring_attention_step`).
 
     Parameters
     ----------
@@ -220,10 +215,8 @@ def context_parallel_prefill(
         The wire of each position's all-reduces, and the one between ring neighbours.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
-    cp : int
-        Context-parallel degree, from 2 to 4096.
-    tp : int, default 1
-        Tensor-parallel degree of each position, from 1 to 4096.
+    cp, tp
+        As for :func:`ring_attention_step`.
 
     Returns
     -------
@@ -244,10 +237,8 @@ def context_parallel_prefill(
 def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp: int = 1) -> float:
     """Bytes one sequence takes on the busiest GPU of a decode instance with DCP.
 
-    Tensor parallelism splits the KV heads until there is one per GPU and
-    copies them past that; decode context parallelism shards each head's
-    tokens over ``dcp`` of the GPUs that would hold copies. It does not touch
-    the linear-attention state, which splits by value heads as before.
+    Tensor parallelism copies KV heads past one per GPU; DCP shards each head's
+    tokens over ``dcp`` of the GPUs that would hold copies (not the state).
 
     Parameters
     ----------
@@ -284,12 +275,8 @@ def context_parallel_max_sequences(
     ----------
     model, accel
         The model and one card (its whole visible memory is used, no runtime reserve).
-    context : int
-        Tokens per sequence, from 1 to ``model.max_context``.
-    tp : int
-        Tensor-parallel degree, from 1 to 4096.
-    dcp : int, default 1
-        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)``.
+    context, tp, dcp
+        As for :func:`context_parallel_sequence_bytes`.
 
     Returns
     -------

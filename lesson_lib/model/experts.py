@@ -1,10 +1,8 @@
 """MoE decode of the experts chapter's example: tensor against expert parallelism on one node.
 
-The example is DeepSeek-V3 (:data:`EXAMPLE`), built from its public config, on
-one node of :data:`EP` H200-class cards (the H100-class card of the lesson
-holds too little for its weights under EP), on the lesson's fast fabric.
-:func:`comparison` prices both layouts with
-:func:`~lesson_lib.model.moe.moe_decode_step`.
+DeepSeek-V3 (:data:`EXAMPLE`) on one node of :data:`EP` H200-class cards (the
+lesson's H100-class card holds too little for its weights under EP), on the fast
+fabric; :func:`comparison` prices both layouts.
 """
 
 from __future__ import annotations
@@ -20,18 +18,14 @@ from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 #: The chapter's MoE model.
 EXAMPLE: ModelSpec = PRESETS["DeepSeek-V3"]
 
-
 #: GPUs of one node, the EP (and TP) degree of the worked example.
 EP: int = 8
-
 
 #: The example's card, H200-class, sold as 141 GB (DeepSeek-V3's FP8 weights need it under EP).
 CARD: Accelerator = H200
 
-
 #: Context of every sequence when counting what fits, tokens.
 CONTEXT: int = 32_768
-
 
 #: Bytes per element of DeepEP's low-latency dispatch (FP8); the combine stays bf16.
 FP8: int = 1
@@ -70,12 +64,8 @@ def comparison(
 
     Parameters
     ----------
-    model : ModelSpec, default EXAMPLE
-        An MoE model.
-    accel : Accelerator, default CARD
-        One card.
-    fabric : Fabric, default FAST
-        The wire between the cards.
+    model, accel, fabric : ModelSpec, Accelerator, Fabric, default EXAMPLE, CARD, FAST
+        An MoE model, one card and the wire between the cards.
     n : int, default EP
         GPUs, from 1 to ``model.num_experts``.
     context_tokens : int, default CONTEXT

@@ -68,36 +68,12 @@ class ParamCount:
     @property
     def total(self) -> float:
         """Every counted parameter."""
-        return (
-            self.embeddings
-            + self.mixers
-            + self.dense_ffn
-            + self.routed_experts
-            + self.shared
-            + self.norms
-        )
+        kinds = (self.embeddings, self.mixers, self.dense_ffn, self.routed_experts, self.shared)
+        return sum(kinds) + self.norms
 
 
-def load_config(config: object) -> dict[str, Any]:
-    """The config as a dict, read from ``config`` or from the file it names.
-
-    Parameters
-    ----------
-    config : dict or str or os.PathLike
-        A parsed config, or the path of a ``config.json``.
-
-    Returns
-    -------
-    dict
-        The parsed config (a copy when a dict was given).
-
-    Raises
-    ------
-    TypeError
-        If ``config`` is neither a mapping nor a path.
-    ValueError
-        If the file does not hold a JSON object.
-    """
+def _load_config(config: object) -> dict[str, Any]:
+    """The config as a dict: a copy of a mapping, or the JSON object in the file it names."""
     if isinstance(config, Mapping):
         return dict(config)
     if not isinstance(config, str | os.PathLike):
@@ -114,21 +90,9 @@ def load_config(config: object) -> dict[str, Any]:
     return data
 
 
-def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The language model's part of a config: ``text_config`` if there is one.
-
-    Fields the outer config sets and ``text_config`` does not (a multimodal
-    config's ``tie_word_embeddings``, say) are kept.
-
-    Parameters
-    ----------
-    config : dict
-        A parsed config.
-
-    Returns
-    -------
-    dict
-        The fields to read.
+def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``text_config`` if there is one, with what only the outer config sets (its
+    ``tie_word_embeddings``, say); else the whole config.
     """
     inner = config.get("text_config")
     if inner is None:
@@ -179,28 +143,12 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
     return 1
 
 
-def layer_kinds(c: Mapping[str, Any]) -> list[str]:
-    """Each layer's sequence mixer, ``"full_attention"`` or ``"linear_attention"``.
+def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
+    """Each layer's mixer, ``"full_attention"`` or ``"linear_attention"``.
 
-    From ``layer_types`` when the config lists them, else from
-    ``full_attention_interval`` (every ``interval``-th layer is full
-    attention, the rest Gated DeltaNet), else every layer full attention.
-
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    list of str
-        One entry per layer.
-
-    Raises
-    ------
-    ValueError
-        If ``layer_types`` has the wrong length or a kind the lesson does not
-        model (sliding-window attention, say).
+    From ``layer_types`` when listed (only kinds the lesson models, not
+    sliding-window attention), else ``full_attention_interval`` (every
+    ``interval``-th layer full attention, the rest Gated DeltaNet), else all attention.
     """
     layers = _int(c, "num_hidden_layers")
     kinds = c.get("layer_types")
@@ -227,25 +175,9 @@ def layer_kinds(c: Mapping[str, Any]) -> list[str]:
     return ["full_attention"] * layers
 
 
-def num_routed_experts(c: Mapping[str, Any]) -> int:
-    """Routed experts per MoE layer, whichever name the config uses (0 if dense).
-
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    int
-        ``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or
-        ``n_routed_experts`` (DeepSeek); 0 when none is set or it is 1 or
-        less.
-
-    Raises
-    ------
-    ValueError
-        If two of the names disagree.
+def _num_routed_experts(c: Mapping[str, Any]) -> int:
+    """``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or ``n_routed_experts``
+    (DeepSeek), which must agree; 0 when none is set or it is 1 or less.
     """
     given = {k: _int(c, k, minimum=0) for k in EXPERT_COUNT_KEYS if c.get(k) is not None}
     if len(set(given.values())) > 1:
@@ -254,27 +186,15 @@ def num_routed_experts(c: Mapping[str, Any]) -> int:
     return count if count > 1 else 0
 
 
-def moe_layers(c: Mapping[str, Any]) -> list[bool]:
-    """Whether each layer's FFN is an MoE layer.
+def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
+    """Whether each layer's FFN is an MoE layer (all False for a dense model).
 
     DeepSeek keeps its first ``first_k_dense_replace`` layers dense and makes
-    every ``moe_layer_freq``-th layer after them MoE; Qwen's MoE configs list
-    dense layers in ``mlp_only_layers`` and make every
-    ``decoder_sparse_step``-th layer MoE; otherwise every layer of an MoE
-    config is MoE.
-
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    list of bool
-        One entry per layer; all False for a dense model.
+    every ``moe_layer_freq``-th layer after them MoE; Qwen lists dense layers in
+    ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE.
     """
     layers = _int(c, "num_hidden_layers")
-    if not num_routed_experts(c):
+    if not _num_routed_experts(c):
         return [False] * layers
     first_dense = _int(c, "first_k_dense_replace", 0, minimum=0)
     every = _int(c, "moe_layer_freq", 1)
@@ -343,26 +263,16 @@ def _shared_expert_params(c: Mapping[str, Any]) -> float:
     return float(_int(c, "n_shared_experts", 0, minimum=0) * 3 * hidden * _expert_size(c))
 
 
-def num_shared_experts(c: Mapping[str, Any]) -> int:
-    """Shared experts per MoE layer (DeepSeek's ``n_shared_experts``; Qwen's one if sized).
+def _num_shared_experts(c: Mapping[str, Any]) -> int:
+    """Shared experts per MoE layer: DeepSeek's ``n_shared_experts``, Qwen's one if sized."""
 
-    Parameters
-    ----------
-    c : dict
-        The text config.
-
-    Returns
-    -------
-    int
-        The count; 0 when there are none.
-    """
     if c.get("shared_expert_intermediate_size"):
         return 1
     return _int(c, "n_shared_experts", 0, minimum=0)
 
 
 def count_params(config: object) -> ParamCount:
-    """Count a config's parameters by kind (see the module's docstring for what is counted).
+    """Count a config's parameters by kind (the module's docstring says what is counted).
 
     Parameters
     ----------
@@ -372,14 +282,14 @@ def count_params(config: object) -> ParamCount:
     Returns
     -------
     ParamCount
-        The counts; ``total`` is what :func:`model_fields` gives as ``params``.
+        ``total`` is what :func:`model_fields` gives as ``params``.
     """
-    c = text_config(load_config(config))
+    c = _text_config(_load_config(config))
     hidden = _int(c, "hidden_size")
     vocab = _int(c, "vocab_size")
-    kinds = layer_kinds(c)
-    moe = moe_layers(c)
-    experts = num_routed_experts(c)
+    kinds = _layer_kinds(c)
+    moe = _moe_layers(c)
+    experts = _num_routed_experts(c)
     tied = bool(c.get("tie_word_embeddings", False))
     embeddings = vocab * hidden * (1 if tied else 2)
     mixers = sum(
@@ -408,16 +318,12 @@ def model_fields(
     """The :class:`~lesson_lib.model.specs.ModelSpec` fields a Hugging Face config describes.
 
     :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
-    builds the model from them (this module does not import the class, which
-    imports it).
-
-    Reads the language model's fields (``text_config`` of a multimodal
-    config) and counts the parameters with :func:`count_params`. MLA models
-    get one latent "KV head" per layer (every query head reads the same
-    cached latent, so tensor parallelism copies it instead of splitting it)
-    and a head dimension of ``qk_nope_head_dim + qk_rope_head_dim``; their
-    cache per token is ``kv_lora_rank + qk_rope_head_dim`` elements per
-    layer.
+    builds the model from them. The parameters are counted with
+    :func:`count_params`. MLA models get one latent "KV head" per layer (every
+    query head reads the same cached latent, so tensor parallelism copies it
+    instead of splitting it) and a head dimension of ``qk_nope_head_dim +
+    qk_rope_head_dim``; they cache ``kv_lora_rank + qk_rope_head_dim`` elements
+    per token and layer.
 
     Parameters
     ----------
@@ -432,13 +338,9 @@ def model_fields(
     -------
     dict
         Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP
-        layers left out, see ``mtp_layers``); the MoE fields are set for an
-        MoE config.
+        layers left out, see ``mtp_layers``). A missing, malformed or
+        unsupported field is a ValueError naming it.
 
-    Raises
-    ------
-    ValueError
-        If a field is missing, malformed or unsupported; the message names it.
 
     Examples
     --------
@@ -448,12 +350,12 @@ def model_fields(
     >>> round(m.params / 1e9, 1), round(m.active_params / 1e9, 1), m.alltoalls_per_token
     (46.7, 12.9, 64)
     """
-    raw = load_config(config)
-    c = text_config(raw)
+    raw = _load_config(config)
+    c = _text_config(raw)
     counted = count_params(c)
-    kinds = layer_kinds(c)
-    moe = moe_layers(c)
-    experts = num_routed_experts(c)
+    kinds = _layer_kinds(c)
+    moe = _moe_layers(c)
+    experts = _num_routed_experts(c)
     layers = len(kinds)
     hidden = _int(c, "hidden_size")
     heads = _int(c, "num_attention_heads")
@@ -509,7 +411,7 @@ def model_fields(
         qk_rope_head_dim=_int(c, "qk_rope_head_dim") if mla else 0,
         num_experts=experts,
         experts_per_token=top_k,
-        num_shared_experts=num_shared_experts(c) if experts else 0,
+        num_shared_experts=_num_shared_experts(c) if experts else 0,
         num_moe_layers=sum(moe),
         expert_params=counted.per_expert,
         mtp_layers=mtp,

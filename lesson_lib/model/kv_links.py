@@ -1,9 +1,8 @@
 """The links a KV cache can take from prefill to decode GPUs, and what disaggregation costs.
 
-Three links: both instances inside one NVLink domain, a NIC per GPU on the
-compute fabric between nodes, and one port of each node's converged
-Ethernet, shared by its GPUs. :func:`link_handoff` prices one request's
-hand-off on each with :func:`lesson_lib.model.kv_transfer.handoff`.
+One NVLink domain, a NIC per GPU on the compute fabric, or one port of each
+node's converged Ethernet shared by its GPUs; :func:`link_handoff` prices a
+request's hand-off on each with :func:`lesson_lib.model.kv_transfer.handoff`.
 """
 
 from __future__ import annotations
@@ -53,14 +52,11 @@ LINKS: tuple[Link, ...] = (
     Link("ethernet", "the node's shared Ethernet port", NODE_ETHERNET, True),
 )
 
-
 #: The links by key.
 LINKS_BY_KEY: dict[str, Link] = {link.key: link for link in LINKS}
 
-
 #: Tensor-parallel degree of both instances in the chapter's examples.
 GPUS: int = 4
-
 
 #: Most output tokens per request the functions accept (a bound on input).
 MAX_OUTPUT_TOKENS: int = 10_000_000
@@ -85,10 +81,8 @@ def link_handoff(
         Prompt length, from 1 to ``model.max_context``.
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
+    model, accel : ModelSpec, Accelerator, default MODEL, GPU
+        The model and one card.
 
     Returns
     -------
@@ -111,12 +105,10 @@ def link_handoff(
 def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) -> float:
     """Seconds a colocated prefill adds to each decoded token, on average.
 
-    In steady state a decode batch of ``batch`` sequences, each producing
-    ``output_tokens`` tokens, finishes ``batch / output_tokens`` requests per
-    step and admits as many; each admitted prompt's prefill stalls the whole
-    batch for ``prefill_s``. Averaged over the steps, each token waits
-    ``batch x prefill_s / output_tokens`` more; each stall itself is the
-    whole ``prefill_s``.
+    In steady state a batch of ``batch`` sequences of ``output_tokens`` tokens
+    each finishes and admits ``batch / output_tokens`` requests per step, and
+    each admitted prefill stalls the whole batch for ``prefill_s``: on average
+    each token waits ``batch x prefill_s / output_tokens`` more.
 
     Parameters
     ----------
@@ -144,7 +136,6 @@ def collective_latency_per_token(model: ModelSpec, tp: int, dcp: int = 1) -> flo
     Parameters
     ----------
     model : ModelSpec
-        The model.
     tp : int
         Tensor-parallel degree, from 2 to 4096.
     dcp : int, default 1

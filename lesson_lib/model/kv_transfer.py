@@ -24,15 +24,11 @@ from lesson_lib.model.context_parallel import causal_attention_flops, max_dcp
 from lesson_lib.model.context_parallel import (
     context_parallel_max_sequences as context_parallel_max_sequences,
 )
-from lesson_lib.model.context_parallel import (
-    context_parallel_prefill as context_parallel_prefill,
-)
+from lesson_lib.model.context_parallel import context_parallel_prefill as context_parallel_prefill
 from lesson_lib.model.context_parallel import (
     context_parallel_sequence_bytes as context_parallel_sequence_bytes,
 )
-from lesson_lib.model.context_parallel import (
-    ring_attention_min_chunk as ring_attention_min_chunk,
-)
+from lesson_lib.model.context_parallel import ring_attention_min_chunk as ring_attention_min_chunk
 from lesson_lib.model.context_parallel import ring_attention_step as ring_attention_step
 from lesson_lib.model.layout import layer_kinds
 from lesson_lib.model.memory import kv_share, state_share
@@ -58,12 +54,6 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
         ``model.kv_bytes(context) + model.state_bytes``: for the specimen
         16 GiB + 146.8 MiB at full context, 4,096 x 64 KiB + 146.8 MiB at the
         lesson's prompt.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> kv_transfer_bytes(MODEL, 4096)
-    422379520.0
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("context", context, maximum=model.max_context)
@@ -102,7 +92,7 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
     Returns
     -------
     float
-        ``1 / kv_transfer_time(model, context, fabric)``.
+        ``1 / kv_transfer_time(...)``, requests/second.
     """
     return 1.0 / kv_transfer_time(model, context, fabric)
 
@@ -114,11 +104,10 @@ class PrefillTime:
     Attributes
     ----------
     step : StepBreakdown
-        The lesson's prefill (:func:`~lesson_lib.model.step_time.prefill_step`):
-        the weight GEMMs' roofline and the all-reduces.
+        The lesson's prefill (:func:`~lesson_lib.model.step_time.prefill_step`).
     attention_s : float
-        The causal attention over the prompt at the card's peak, split over
-        the ``n`` GPUs (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`), seconds.
+        The causal attention over the prompt at the card's peak over ``n`` GPUs
+        (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`), seconds.
     """
 
     step: StepBreakdown
@@ -140,15 +129,13 @@ def prefill_time(
     model, accel, fabric
         The model, one card and the wire of the prefill's all-reduces.
     n : int
-        Tensor-parallel degree of the prefill instance, from 1 to 4096
-        (``MAX_RANKS``).
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
 
     Returns
     -------
     PrefillTime
-        The lesson's step and the attention phase, seconds.
     """
     step = prefill_step(model, accel, fabric, n, prompt_tokens)
     attention = causal_attention_flops(model, prompt_tokens) / (n * accel.peak_flops)
@@ -162,8 +149,7 @@ class ShardedTransfer:
     Attributes
     ----------
     total_bytes : float
-        Bytes the decode GPUs receive in all, KV heads copied to several of
-        them counted each time.
+        Bytes the decode GPUs receive in all, copied KV heads counted each time.
     sender_bytes : float
         Bytes each prefill GPU sends, ``total_bytes / P``.
     receiver_bytes : float
@@ -217,27 +203,21 @@ def sharded_transfer(
 ) -> ShardedTransfer:
     """Hand one sequence's cache from a prefill instance to a decode instance.
 
-    Each side holds the cache sharded as tensor parallelism leaves it. The
-    decode GPUs each receive their share; the prefill GPUs split the sending
-    evenly (a KV head held by several of them is sent in parts). With a port
-    per GPU (one NIC each, or each GPU's NVLink) every shard crosses at
-    once and the busiest port sets the time; through one port shared by each
-    side's node (``shared_port``) everything queues on it.
+    Each side holds the cache sharded as tensor parallelism leaves it: each
+    decode GPU receives its share, the prefill GPUs split the sending evenly.
+    With a port per GPU (a NIC, or NVLink) the busiest port sets the time;
+    through one port per node (``shared_port``) everything queues on it.
 
     Parameters
     ----------
-    model : ModelSpec
-    context : int
-        Tokens of the sequence, from 1 to ``model.max_context``.
+    model, context
+        As for :func:`kv_transfer_bytes`.
     fabric : Fabric
         One port: latency and bandwidth per direction.
-    prefill_gpus : int
-        Tensor-parallel degree ``P`` of the prefill instance, from 1 to 4096
-        (``MAX_RANKS``).
-    decode_gpus : int
-        Tensor-parallel degree ``D`` of the decode instance, from 1 to 4096.
+    prefill_gpus, decode_gpus : int
+        Tensor-parallel degrees ``P`` and ``D`` of the instances, from 1 to 4096.
     shared_port : bool, default False
-        True when each side's GPUs share one port (``True`` or ``False``).
+        True when each side's GPUs share one port.
     dcp : int, default 1
         Decode context parallelism of the decode instance, from 1 to
         ``max(1, D // kv_heads)``: it shards the KV heads' copies along the
@@ -246,13 +226,8 @@ def sharded_transfer(
     Returns
     -------
     ShardedTransfer
-        Bytes per GPU and port, and the time.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import INTER_NODE, MODEL
-    >>> round(sharded_transfer(MODEL, MODEL.max_context, INTER_NODE, 4, 4).time_s * 1e3, 1)
-    86.7
+        Bytes per GPU and port, and the time: 86.7 ms for the specimen's full
+        context from 4 GPUs to 4 over ``INTER_NODE``.
     """
     require_instance("model", model, ModelSpec)
     require_instance("fabric", fabric, Fabric)
@@ -290,9 +265,8 @@ class StreamedTransfer:
         When the last byte has arrived, counted from the start of the
         computation, seconds.
     keeps_up : bool
-        True when the port is idle each time a layer finishes: each piece
-        has crossed before the next one is ready, so only the last piece
-        remains when the computation ends.
+        True when the port is idle each time a layer finishes, so only the last
+        piece remains when the computation ends.
     last_piece_s : float
         The last layer's piece, seconds.
     """
@@ -422,11 +396,9 @@ def handoff(
 ) -> Handoff:
     """Prefill a prompt on ``P`` GPUs and hand its cache to ``D``, in bulk and streamed.
 
-    For streaming the prefill is cut into its layers: the GEMMs and
-    all-reduces evenly (each layer has its mixer and FFN), the causal
-    attention over the attention layers only. An attention layer's piece is
-    its KV cache, a linear-attention layer's its state, each sized as in
-    :func:`sharded_transfer`.
+    Streaming cuts the prefill into its layers (GEMMs and all-reduces evenly,
+    the causal attention over the attention layers only); a layer's piece is
+    its KV cache or its state, sized as in :func:`sharded_transfer`.
 
     Parameters
     ----------
@@ -436,20 +408,12 @@ def handoff(
         The wire of the prefill instance's all-reduces; one port between the instances.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
-    prefill_gpus : int
-        Tensor-parallel degree of the prefill instance, from 1 to 4096.
-    decode_gpus : int
-        Tensor-parallel degree of the decode instance, from 1 to 4096.
-    shared_port : bool, default False
-        True when each side's GPUs share one port.
-    dcp : int, default 1
-        Decode context parallelism of the decode instance (see
-        :func:`sharded_transfer`).
+    prefill_gpus, decode_gpus, shared_port, dcp
+        As for :func:`sharded_transfer` (degrees from 1 to 4096).
 
     Returns
     -------
     Handoff
-        The prefill, the bulk transfer and the streamed one.
     """
     # Checked here first, so a bad argument is named as the caller wrote it.
     require_instance("model", model, ModelSpec)

@@ -63,13 +63,9 @@ def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
     """
     configs = [("2 GPUs, fast fabric", 2, FAST), ("4 GPUs, fast fabric", 4, FAST)]
     configs.append(("4 GPUs, slow fabric", 4, SLOW))
+    options = {"include_bandwidth": include_bandwidth}
     return [
-        DecodeLine(
-            label,
-            n,
-            fabric,
-            decode_step(MODEL, GPU, fabric, n, include_bandwidth=include_bandwidth),
-        )
+        DecodeLine(label, n, fabric, decode_step(MODEL, GPU, fabric, n, **options))
         for label, n, fabric in configs
     ]
 
@@ -99,32 +95,13 @@ def speedup_curve(
     Returns
     -------
     numpy.ndarray
-        ``decode_step(n=1).total_s / decode_step(n).total_s`` per ``n``; 1 at ``n = 1``.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL, GPU, FAST
-    >>> speedup_curve(MODEL, GPU, FAST, [1, 2]).round(2).tolist()
-    [1.0, 1.73]
+        ``decode_step(n=1).total_s / decode_step(n).total_s`` per ``n``: 1 at
+        ``n = 1``, 1.73 at 2 for the specimen on the fast fabric.
     """
     ns = [require_int("n", n, maximum=MAX_RANKS) for n in ns]
     one = decode_step(model, accel, fabric, 1)  # one GPU sends no bytes, whatever the flag
-    return np.array(
-        [
-            speedup(
-                one,
-                decode_step(
-                    model,
-                    accel,
-                    fabric,
-                    n,
-                    include_bandwidth=include_bandwidth,
-                    algorithm=algorithm,
-                ),
-            )
-            for n in ns
-        ]
-    )
+    options = {"include_bandwidth": include_bandwidth, "algorithm": algorithm}
+    return np.array([speedup(one, decode_step(model, accel, fabric, n, **options)) for n in ns])
 
 
 def speedup_limit(
@@ -132,12 +109,10 @@ def speedup_limit(
 ) -> float:
     """The speed-up over one GPU that no number of GPUs can exceed.
 
-    As ``n`` grows the compute term shrinks as ``1/n`` but the
-    ``allreduces_per_token`` latencies do not, so the speed-up tends to
-    ``compute_1 / (allreduces_per_token * latency)`` (plus, if included, the
-    bandwidth term, whose wire bytes tend to twice the payload). If the
-    fabric's latency grows per hop the step time grows without bound and the
-    limit is 0: the curve rises, peaks and falls.
+    As ``n`` grows the compute shrinks as ``1/n`` but the latencies do not, so
+    the speed-up tends to ``compute_1 / (allreduces_per_token * latency)`` (its
+    bandwidth term's wire bytes tending to twice the payload). A latency that
+    grows per hop makes the limit 0: the curve rises, peaks and falls.
 
     Parameters
     ----------
@@ -168,8 +143,8 @@ def speedup_limit(
 def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: float) -> float:
     """Largest per-all-reduce latency at which ``n`` GPUs still decode a token in ``target_s``.
 
-    The lesson's model, compute + ``allreduces_per_token`` x latency with a
-    fixed latency and no bandwidth term, solved for the latency.
+    The lesson's compute + ``allreduces_per_token`` x latency (no bandwidth
+    term), solved for the latency.
 
     Parameters
     ----------
@@ -180,25 +155,14 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
         (``MAX_RANKS``).
     target_s : float
         Time per token to match, seconds (> 0), e.g. another configuration's
-        ``decode_step(...).total_s``.
+        ``decode_step(...).total_s``. It must exceed the compute time of ``n``
+        GPUs, or no fabric, even one without latency, leaves time for the all-reduces.
 
     Returns
     -------
     float
-        Seconds per all-reduce; any faster fabric beats ``target_s``.
-
-    Raises
-    ------
-    ValueError
-        If ``target_s`` does not exceed the compute time of ``n`` GPUs: no
-        fabric, even one without latency, would leave time for the all-reduces.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL, GPU, FAST
-    >>> two_fast = decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False).total_s
-    >>> round(break_even_latency(MODEL, GPU, 4, two_fast) * 1e6, 1)
-    41.5
+        Seconds per all-reduce; any faster fabric beats ``target_s`` (41.5 us
+        for the specimen's 4 GPUs to match its 2 on the fast fabric).
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     target_s = require_number("target_s", target_s, strict=True, unit="s")
@@ -272,9 +236,8 @@ def token_timeline(
 ) -> list[Segment]:
     """The chain of one decoded token: compute slice, all-reduce, repeated.
 
-    The token's compute is spread evenly over the slices between its
-    all-reduces (the lesson's heuristic has no per-layer detail), and nothing
-    overlaps: each all-reduce blocks the compute after it.
+    The compute is spread evenly between the all-reduces (the lesson's heuristic
+    has no per-layer detail); each all-reduce blocks the compute after it.
 
     Parameters
     ----------
@@ -291,11 +254,6 @@ def token_timeline(
     list of Segment
         In time order; the durations over the whole token add up to
         ``decode_step(model, accel, fabric, n).total_s``.
-
-    Raises
-    ------
-    ValueError
-        If ``n`` is below 2 or ``allreduces`` is out of range.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -343,23 +301,22 @@ def allreduce_anatomy(
 ) -> list[LatencyPart]:
     """Split one small ring all-reduce into launch, fixed cost, hops and bytes, as an illustration.
 
-    The split is the model's, not a measurement: the hops and the fixed cost
-    come from a per-hop line drawn through two published times (2 and 4
-    GPUs, nccl-tests issue 123), and the launch share is an assumption. No
-    source times these parts of one NCCL all-reduce separately.
+    The model's split, not a measurement (no source times these parts
+    separately): hops and fixed cost from a per-hop line through two published
+    times (2 and 4 GPUs, nccl-tests issue 123), the launch share an assumption.
 
     Parameters
     ----------
     payload_bytes : float
         The message, bytes (one token's hidden vector in decode).
     n : int, default 2
-        Ranks.
+        Ranks, from 2 to 4096.
     fabric : Fabric, default FAST_RING
         A fabric whose latency grows per hop; the default is fitted so that a
         2-GPU all-reduce costs the lesson's fast 10 us.
     launch_s : float, default CUDA_GRAPH_LAUNCH_SAVING
-        The kernel-launch and host overhead assumed inside the fixed cost (the
-        lesson's assumption; it must not exceed the fixed cost).
+        The kernel-launch and host overhead assumed inside the fixed cost, at
+        most ``fabric.latency`` (the lesson's assumption).
 
     Returns
     -------
@@ -367,11 +324,6 @@ def allreduce_anatomy(
         Launch, the rest of the fixed cost (synchronisation and protocol),
         the ring's hops and the bytes; their seconds add up to
         ``allreduce_time(payload_bytes, n, fabric)``.
-
-    Raises
-    ------
-    ValueError
-        If ``launch_s`` exceeds the fabric's fixed latency or an input is out of range.
     """
     require_instance("fabric", fabric, Fabric)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -430,8 +382,7 @@ class BoxAnswer:
         traffic and the all-reduces' bytes.
     sequences : int
         Full-length sequences that fit beside the weights (an upper bound:
-        activations, CUDA graphs and the communication library's buffers
-        also take memory).
+        activations, CUDA graphs and communication buffers also take memory).
     tokens_per_s : float
         The box's throughput decoding all of them together, tokens/second.
     """
@@ -450,18 +401,14 @@ def buyer_answers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> list[Bo
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card; every box uses the same card.
+    model, accel : ModelSpec, Accelerator, default MODEL, GPU
+        The model and one card, the same in every box.
 
     Returns
     -------
     list of BoxAnswer
-        In the order of :data:`BUYER_BOXES`. The fixed latency decides the
-        first question (one stream waits on every all-reduce); memory that
-        grows with the GPU count decides the second (more cards hold more
-        sequences' KV cache).
+        In the order of :data:`BUYER_BOXES`: the fixed latency decides the first
+        question, the memory more cards add (more sequences' KV) the second.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

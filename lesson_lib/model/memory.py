@@ -1,8 +1,7 @@
-"""Does the model fit? Per-GPU memory under tensor parallelism.
+"""Does the model fit? Per-GPU memory under tensor parallelism, bytes.
 
-Tensor parallelism splits every weight matrix, and the attention KV heads
-with it, across ``n`` ranks. KV heads split only while there are enough of
-them: with more ranks than KV heads each rank still holds one whole head
+Tensor parallelism splits every weight matrix, and the KV heads with it, over
+``n`` ranks; with more ranks than KV heads each still holds one whole head
 (the heads are replicated), so the KV cache stops shrinking.
 """
 
@@ -58,6 +57,14 @@ class MemoryBudget:
         return max(-self.free_bytes, 0.0)
 
 
+def _share(model: ModelSpec, n: int, field: str) -> float:
+    """``ceil(heads / n) / heads`` of the heads ``model.<field>`` counts (0 without heads)."""
+    require_instance("model", model, ModelSpec)
+    n = require_int("n", n, maximum=MAX_RANKS)
+    heads = getattr(model, field)
+    return math.ceil(heads / n) / heads if heads else 0.0
+
+
 def kv_share(model: ModelSpec, n: int) -> float:
     """Fraction of the KV cache the busiest of ``n`` tensor-parallel ranks holds.
 
@@ -73,9 +80,7 @@ def kv_share(model: ModelSpec, n: int) -> float:
         ``ceil(kv_heads / n) / kv_heads``: ``1/n`` while ``n`` divides the KV
         heads, never below one head's worth (heads are replicated past that).
     """
-    require_instance("model", model, ModelSpec)
-    n = require_int("n", n, maximum=MAX_RANKS)
-    return math.ceil(model.num_kv_heads / n) / model.num_kv_heads
+    return _share(model, n, "num_kv_heads")
 
 
 def state_share(model: ModelSpec, n: int) -> float:
@@ -83,19 +88,15 @@ def state_share(model: ModelSpec, n: int) -> float:
 
     Parameters
     ----------
-    model : ModelSpec
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    model, n
+        As for :func:`kv_share`.
 
     Returns
     -------
     float
         ``ceil(value_heads / n) / value_heads``; 0 for a pure-attention model.
     """
-    require_instance("model", model, ModelSpec)
-    n = require_int("n", n, maximum=MAX_RANKS)
-    heads = model.linear_num_value_heads
-    return math.ceil(heads / n) / heads if heads else 0.0
+    return _share(model, n, "linear_num_value_heads")
 
 
 def memory_budget(
@@ -109,15 +110,10 @@ def memory_budget(
 ) -> MemoryBudget:
     """Per-GPU memory for ``sequences`` sequences of ``context_tokens`` tokens.
 
-    By default the whole of ``accel.memory_bytes`` (what the card exposes)
-    is available; a serving runtime keeps some back, and ``utilization``
-    says how much it lets the model use.
-
     Parameters
     ----------
-    model : ModelSpec
-    accel : Accelerator
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     context_tokens : int
@@ -126,9 +122,9 @@ def memory_budget(
         Concurrent sequences, from 0 to :data:`MAX_SEQUENCES`.
     utilization : float, default 1.0
         Fraction of the card's memory the runtime may use, in (0, 1]; vLLM's
-        ``gpu_memory_utilization`` (default 0.9 there,
-        :data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`). The rest is
-        left out of ``capacity_bytes``.
+        ``gpu_memory_utilization``
+        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`). By
+        default all of ``accel.memory_bytes`` (what the card exposes).
 
     Returns
     -------
@@ -160,15 +156,10 @@ def max_sequences(
 
     Parameters
     ----------
-    model : ModelSpec
-    accel : Accelerator
-        One card.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    model, accel, n, utilization
+        As for :func:`memory_budget`.
     context_tokens : int
         Tokens per sequence, from 1 to ``model.max_context``.
-    utilization : float, default 1.0
-        Fraction of the card the runtime may use (see :func:`memory_budget`).
 
     Returns
     -------

@@ -21,21 +21,17 @@ FABRIC_BANDWIDTHS: dict[str, float] = {
 
 
 def token_payload_bytes(model: ModelSpec) -> float:
-    """Payload of all the all-reduces of one decoded token, bytes.
-
-    One hidden vector per all-reduce, ``model.allreduces_per_token`` of them
-    (128 x 10 KiB = 1.25 MiB for the specimen). This is what is summed, not
-    what each rank sends: see :func:`decode_wire_bytes`.
+    """Payload of all the all-reduces of one decoded token: what is summed, not what is sent.
 
     Parameters
     ----------
     model : ModelSpec
-        The model.
 
     Returns
     -------
     float
-        Bytes per token.
+        Bytes per token: one hidden vector per all-reduce (128 x 10 KiB = 1.25 MiB
+        for the specimen); :func:`decode_wire_bytes` is what each rank sends.
     """
     require_instance("model", model, ModelSpec)
     return model.allreduces_per_token * model.hidden_vector_bytes
@@ -47,7 +43,6 @@ def decode_wire_bytes(model: ModelSpec, n: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``); one GPU sends nothing.
 
@@ -65,23 +60,16 @@ def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
 
     Parameters
     ----------
-    model : ModelSpec
-        The model.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    model, n
+        As for :func:`decode_wire_bytes`.
     tokens_per_s : float
         Decode rate of the sequence, tokens/second (>= 0).
 
     Returns
     -------
     float
-        Bytes/second per rank, one direction.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> decode_wire_rate(MODEL, 4, 50) / 2**20
-    93.75
+        Bytes/second per rank, one direction: 93.75 MiB/s for the specimen on
+        4 GPUs at 50 tokens/s.
     """
     require_instance("model", model, ModelSpec)
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, unit="tokens/s")
@@ -114,7 +102,6 @@ def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     n : int
         Tensor-parallel degree, from 2 (one GPU sends nothing) to 4096 (``MAX_RANKS``).
     bandwidth : float

@@ -1,10 +1,8 @@
 """Prefill against decode: where a message sits on the alpha-beta curve, and time per token.
 
-Decode sends one hidden vector per all-reduce; prefill sends one per prompt
-token, all at once. The alpha-beta model ``t(m) = alpha + f m / B`` (``f``
-the ring factor ``2(n-1)/n``, 1 for two ranks) has a crossover payload
-where its two terms are equal; a message far below it is latency-bound, far
-above it bandwidth-bound.
+Decode sends one hidden vector per all-reduce, prefill one per prompt token.
+``t(m) = alpha + f m / B`` (``f = 2(n-1)/n``, 1 for two ranks) has a crossover
+payload where its terms are equal: below it latency-bound, above bandwidth-bound.
 """
 
 from __future__ import annotations
@@ -57,10 +55,8 @@ class CurvePoint:
 
     @property
     def ratio_to_crossover(self) -> float:
-        """``payload_bytes / crossover_bytes``; below 1 latency-bound, above 1 bandwidth-bound.
-
-        A fabric without latency has a crossover of 0 bytes: every message is
-        bandwidth-bound and the ratio is infinite.
+        """``payload_bytes / crossover_bytes``: below 1 latency-bound, above 1 (or ``inf`` on a
+        fabric without latency, whose crossover is 0 bytes) bandwidth-bound.
         """
         if self.crossover_bytes == 0:
             return math.inf
@@ -77,18 +73,11 @@ def place_on_curve(payload_bytes: float, n: int, fabric: Fabric) -> CurvePoint:
     n : int
         Ranks in the ring, from 2 to 4096 (``MAX_RANKS``).
     fabric : Fabric
-        The wire.
 
     Returns
     -------
     CurvePoint
         Both terms in seconds and the crossover payload in bytes.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import FAST, MODEL
-    >>> place_on_curve(MODEL.hidden_vector_bytes, 2, FAST).bound
-    'latency'
     """
     payload_bytes = require_number("payload_bytes", payload_bytes, strict=True, unit="bytes")
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -109,7 +98,6 @@ def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
     Parameters
     ----------
     model : ModelSpec
-        The model.
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
 
@@ -171,7 +159,7 @@ def per_token(
     Returns
     -------
     PerToken
-        Both steps, with the bandwidth term included.
+        Both steps, bandwidth term included.
     """
     return PerToken(
         decode=decode_step(model, accel, fabric, n),

@@ -103,18 +103,12 @@ def config_path(name: str) -> Path:
     Parameters
     ----------
     name : str
-        A key of :data:`SOURCES`, or the file's stem (``"Mixtral-8x7B"``,
-        ``"Qwen3.5-27B"``).
+        A key of :data:`SOURCES`, or the file's stem (``"Qwen3.5-27B"``); any
+        other name is a ValueError listing them.
 
     Returns
     -------
     pathlib.Path
-        The JSON file.
-
-    Raises
-    ------
-    ValueError
-        If no preset has that name; the message lists them.
     """
     if name in SOURCES:
         return _CONFIG_DIR / SOURCES[name].file
@@ -144,17 +138,11 @@ def preset(name: str) -> ModelSpec:
     Parameters
     ----------
     name : str
-        A key of :data:`PRESETS`.
+        A key of :data:`PRESETS`; any other is a ValueError listing them.
 
     Returns
     -------
     ModelSpec
-        The model.
-
-    Raises
-    ------
-    ValueError
-        If there is no such preset; the message lists them.
     """
     try:
         return PRESETS[name]

@@ -1,12 +1,10 @@
-"""Small-message all-reduce latencies that people have published, with sources.
+"""Small-message all-reduce latencies that public GitHub threads report, with sources.
 
-The lesson's 10 us and 50 us are assumptions chosen to show the shape of
-the problem. This module holds what public GitHub threads actually report,
-so the book can set the assumptions beside measurements. Each record was
-read in its thread; times are as the reporter printed them (nccl-tests'
-``all_reduce_perf`` out-of-place time unless the note says otherwise) and
-conditions differ from row to row (algorithm forced or not, CUDA graphs,
-NCCL version), which the notes name. Nothing here is a vendor figure.
+The book sets the lesson's assumed 10 us and 50 us beside them. Each record
+was read in its thread; times are as the reporter printed them (nccl-tests'
+``all_reduce_perf`` out-of-place time unless the note says otherwise), under
+conditions the notes name (algorithm forced, CUDA graphs, NCCL version).
+Nothing here is a vendor figure.
 """
 
 from __future__ import annotations
@@ -166,9 +164,7 @@ def published_table(
     Parameters
     ----------
     records : tuple of PublishedLatency, default :data:`PUBLISHED`
-        The records to show.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
@@ -195,24 +191,16 @@ def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict
     Parameters
     ----------
     records : tuple of PublishedLatency, default :data:`PUBLISHED`
-        The records.
 
     Returns
     -------
     dict of str to str
-        ``pub_2gpu_low`` / ``pub_2gpu_high`` (range over the 2-GPU NVLink
-        records), ``pub_ring_2``, ``pub_ring_4``, ``pub_ring_8`` (nccl-tests issue
-        123 at 2, 4 and 8 GPUs), ``pub_pcie_8`` (the 8-GPU PCIe box), ``pub_network``
-        (the cross-node run) and ``pub_network_ranks``, ``pub_fastest`` (the
-        lowest time reported), ``pub_count`` (number of records);
-        ``pub_pcie_line_4`` (the lesson's four-GPU decode line with the 8-GPU
-        PCIe record's latency in place of the assumed one, bytes left out as
-        in the lesson), ``pub_pcie_vs_fast_2`` (that line over two GPUs on
-        the fast fabric) and ``pub_pcie_speedup_1_to_4`` (one GPU's time over
-        that line); ``pub_tuned_hopper`` (:data:`TUNED_HOPPER_LATENCY`) and
-        ``pub_fastest_speedup_2_to_4`` / ``pub_tuned_hopper_speedup_2_to_4``
-        (the lesson's two-to-four fast speed-up, bytes left out, with the
-        fastest record's or the tuned Hopper latency in place of the assumed one).
+        The 2-GPU NVLink range, nccl-tests issue 123 at 2, 4 and 8 GPUs, the
+        PCIe box, the cross-node run, the fastest time and the count; the
+        lesson's decode lines re-priced with the PCIe record's latency in place
+        of the slow fabric's, and its two-to-four fast speed-up with the
+        fastest or the tuned Hopper latency in place of the fast one's (bytes
+        left out, as in the lesson).
     """
 
     def us(seconds: float) -> str:
@@ -268,7 +256,6 @@ def source_links(records: tuple[PublishedLatency, ...] = PUBLISHED) -> str:
     Parameters
     ----------
     records : tuple of PublishedLatency, default :data:`PUBLISHED`
-        The records.
 
     Returns
     -------

@@ -61,16 +61,13 @@ class RingResult:
     bytes_sent : list of int
         Bytes each rank sent over the whole all-reduce.
     steps : list of list of Transfer
-        The schedule: ``steps[k]`` holds the ``n`` transfers of step ``k + 1``,
-        which all happen at the same time.
+        The schedule: ``steps[k]`` holds the ``n`` simultaneous transfers of step ``k + 1``.
     holdings : list of tuple
-        ``holdings[k][rank][chunk]`` is the frozenset of ranks whose
-        contributions that rank's copy of that chunk contains after ``k``
-        steps (``k = 0`` is the start). A chunk is complete when the set
-        holds every rank.
+        ``holdings[k][rank][chunk]``: the frozenset of ranks whose contributions
+        that rank's copy of that chunk holds after ``k`` steps (``k = 0`` is the
+        start); complete when it holds every rank.
     chunk_bytes : list of int
-        Size of each chunk in bytes (chunks differ by at most one element
-        when the length is not divisible by ``n``).
+        Bytes of each chunk (they differ by at most one element).
     """
 
     outputs: list[np.ndarray]
@@ -95,7 +92,6 @@ class RingResult:
         Returns
         -------
         list of int
-            Bytes per rank.
         """
         step = require_int("step", step, minimum=0, maximum=len(self.steps))
         sent = [0] * self.n
@@ -117,20 +113,14 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Parameters
     ----------
     arrays : sequence of array_like, or 2-D array
-        One 1-D array per rank, all of the same length; arrays of different
-        dtypes are summed in their common one (``numpy.result_type``).
+        One 1-D array per rank (1 to :data:`MAX_SIMULATED_RANKS` of them), all of
+        the same length, at most :data:`MAX_SIMULATED_ELEMENTS`; different dtypes
+        are summed in their common one (``numpy.result_type``).
 
     Returns
     -------
     RingResult
         Outputs, bytes sent per rank, the schedule and who holds what.
-
-    Raises
-    ------
-    ValueError
-        If no arrays are given, their shapes differ or are not 1-D, or there
-        are more than :data:`MAX_SIMULATED_RANKS` of them or more than
-        :data:`MAX_SIMULATED_ELEMENTS` elements in each.
 
     Examples
     --------

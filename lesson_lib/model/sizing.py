@@ -1,8 +1,7 @@
 """What fits on each GPU at each tensor-parallel degree, and the model's pure-attention twin.
 
-:mod:`lesson_lib.model.memory` does the arithmetic; this module asks it the
-sizing chapter's questions, so its figure, table and explorer read the same
-fits.
+The sizing chapter's questions to :mod:`lesson_lib.model.memory`, for its figure,
+table and explorer alike.
 """
 
 from __future__ import annotations
@@ -53,8 +52,7 @@ def pure_attention_twin(model: ModelSpec) -> ModelSpec:
     Returns
     -------
     ModelSpec
-        Same parameters, width, heads and context, but
-        ``num_attention_layers == num_layers`` and no linear-attention state.
+        Its parameters, width, heads and context, no linear-attention state.
     """
     require_instance("model", model, ModelSpec)
     return dataclasses.replace(
@@ -79,15 +77,12 @@ def fits_by_degree(
 
     Parameters
     ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card (sold as 80 GB)
-        One card.
+    model, accel : ModelSpec, Accelerator, default the specimen and its card
+        The model and one card.
     degrees : sequence of int, default (1, 2, 4)
         Tensor-parallel degrees (each >= 1).
     context_tokens : int, optional
-        Tokens per sequence, 1 to ``model.max_context``; default the full
-        context.
+        Tokens per sequence, 1 to ``model.max_context`` (the default).
 
     Returns
     -------

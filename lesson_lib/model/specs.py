@@ -32,14 +32,12 @@ _SHOWN_WHEN_SET: frozenset[str] = frozenset(
 class ModelSpec:
     """Shape of a decoder-only model, enough to size memory and communication.
 
-    A hybrid model mixes full-attention layers (which keep a KV cache that
-    grows with context) with linear-attention layers such as Gated DeltaNet
-    (which keep a fixed-size recurrent state). A pure-attention model has
-    ``num_attention_layers == num_layers`` and no linear-attention fields.
-
-    A mixture-of-experts (MoE) model also sets ``num_experts``,
+    A hybrid model mixes full-attention layers (a KV cache that grows with
+    context) with linear-attention layers such as Gated DeltaNet (a fixed-size
+    recurrent state); a pure-attention model has ``num_attention_layers ==
+    num_layers``. A mixture-of-experts (MoE) model also sets ``num_experts``,
     ``experts_per_token``, ``num_moe_layers`` and ``expert_params``; a dense
-    model leaves them at 0, and every number it gives is unchanged by them.
+    model leaves them at 0.
 
     Every count is a whole number >= 1, except ``num_attention_layers`` (from
     0 to ``num_layers``), ``allreduces_per_layer``, the linear-attention,
@@ -67,7 +65,7 @@ class ModelSpec:
     dtype_bytes : int, default 2
         Bytes per weight, activation and KV element (2 for bf16).
     num_query_heads : int, optional
-        Query heads per attention layer; used by the layout check.
+        Query heads per attention layer (the layout check).
     linear_num_key_heads, linear_num_value_heads : int, default 0
         Heads of each linear-attention (DeltaNet) layer.
     linear_key_head_dim, linear_value_head_dim : int, default 0
@@ -78,7 +76,7 @@ class ModelSpec:
     state_dtype_bytes : int, default 4
         Bytes per element of the recurrent state (fp32 in vLLM).
     ffn_size : int, optional
-        FFN intermediate size; used by the layout check.
+        FFN intermediate size (the layout check).
     num_super_blocks : int, optional
         Repeating groups of layers (pipeline stages must hold whole ones);
         defaults to ``num_layers``.
@@ -86,35 +84,31 @@ class ModelSpec:
         Tensor-parallel reconciliation points per layer: after the mixer's
         output projection and after the FFN down projection.
     vocab_size : int, optional
-        Rows of the embedding and of the output (LM head) matrix; sizes the
-        two collectives outside the layers.
+        Rows of the embedding and the LM head; sizes the two collectives
+        outside the layers.
     weight_dtype_bytes : int, optional
-        Bytes per weight when the checkpoint stores weights narrower than
-        activations (1 for DeepSeek-V3's FP8 weights); defaults to
-        ``dtype_bytes``.
+        Bytes per stored weight when narrower than ``dtype_bytes`` (1 for
+        DeepSeek-V3's FP8 weights).
     kv_lora_rank : int, default 0
         Multi-head latent attention (MLA, DeepSeek): the width of the latent
-        each attention layer caches per token instead of K and V heads. 0
-        for K/V-head attention.
+        each attention layer caches per token instead of K and V heads.
     qk_rope_head_dim : int, default 0
         MLA's rotary key, cached per token and layer beside the latent.
     num_experts : int, default 0
-        Routed experts in each mixture-of-experts (MoE) layer; 0 for a dense
-        model.
+        Routed experts in each MoE layer.
     experts_per_token : int, default 0
         Routed experts each token visits in an MoE layer (top-k), from 1 to
         ``num_experts`` in an MoE model.
     num_shared_experts : int, default 0
-        Experts every token visits besides its top-k (counted with the dense
-        weights: they are not routed).
+        Experts every token visits besides its top-k (counted as dense weights).
     num_moe_layers : int, default 0
         Layers whose FFN is an MoE layer, from 1 to ``num_layers`` in an MoE
         model (DeepSeek-V3 keeps its first three layers dense).
     expert_params : float, default 0.0
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
-        Multi-token-prediction layers the checkpoint ships for speculative
-        decoding. Stated, never counted in ``params``.
+        Multi-token-prediction layers shipped for speculative decoding; never
+        counted in ``params``.
     """
 
     name: str
@@ -196,11 +190,8 @@ class ModelSpec:
             )
 
     def __repr__(self) -> str:
-        """Every field the lesson had before MLA and MoE, then those of them that are set.
+        """A dense model's fields, then the MLA and MoE ones that are set (short for the API)."""
 
-        A dense model's repr stays as short as it was, short enough for the API
-        pages to show the specimen's value.
-        """
         shown = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
@@ -246,30 +237,23 @@ class ModelSpec:
         """Build a model from a Hugging Face ``config.json`` (a dict or a path).
 
         :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
-        counts the parameters: dense and grouped-query attention, MLA, the
-        hybrid Gated DeltaNet layout and mixture-of-experts layers.
+        counts the parameters (dense and grouped-query attention, MLA, Gated
+        DeltaNet, MoE); a field missing, malformed or not modelled is a
+        ValueError naming it.
 
         Parameters
         ----------
         config : dict or str or os.PathLike
             The parsed config, or the path of a ``config.json``.
         name : str, optional
-            Display name (default: the config's ``_name_or_path``, else its
-            ``model_type``).
+            Display name (default: ``_name_or_path``, else ``model_type``).
         params : float, optional
-            A stated parameter count to use instead of the one counted from
-            the config (the specimen's 27 billion, say).
+            A stated parameter count to use instead of the counted one (the
+            specimen's 27 billion, say).
 
         Returns
         -------
         ModelSpec
-            The model.
-
-        Raises
-        ------
-        ValueError
-            If a field is missing, malformed or describes something the lesson
-            does not model; the message names the field.
         """
         return cls(**model_fields(config, name=name, params=params))
 
@@ -285,11 +269,8 @@ class ModelSpec:
 
     @property
     def active_params(self) -> float:
-        """Parameters one token uses, all but the routed experts it does not visit.
+        """Parameters one token uses: ``params`` less the routed experts beyond its top-k."""
 
-        ``params`` for a dense model; for an MoE model the routed experts
-        beyond each token's top-k are left out.
-        """
         idle = (self.num_experts - self.experts_per_token) * self.num_moe_layers
         return float(self.params) - idle * self.expert_params
 
@@ -310,10 +291,8 @@ class ModelSpec:
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes of weights, ``params * weight_dtype_bytes`` (54e9 for the specimen).
+        """``params * weight_dtype_bytes`` (or ``dtype_bytes``) bytes: 54e9 in the specimen."""
 
-        ``weight_dtype_bytes`` defaults to ``dtype_bytes``.
-        """
         per_weight = (
             self.dtype_bytes if self.weight_dtype_bytes is None else self.weight_dtype_bytes
         )
@@ -380,10 +359,7 @@ class ModelSpec:
 
     @property
     def state_bytes(self) -> float:
-        """Fixed per-sequence state of all linear-attention layers, in bytes.
-
-        It does not grow with context; 0 for a pure-attention model.
-        """
+        """Per-sequence state of the linear-attention layers, bytes (fixed; 0 without them)."""
         per_layer = self.recurrent_state_bytes_per_layer + self.conv_state_bytes_per_layer
         return self.num_linear_layers * per_layer
 
@@ -400,7 +376,6 @@ class Accelerator:
     Parameters
     ----------
     name : str
-        Display name.
     memory_bytes : float
         Device memory the runtime can see, bytes (> 0; about 79.1 GiB,
         84.9e9 bytes, for a card sold as "80 GB").
@@ -428,7 +403,6 @@ class Fabric:
     Parameters
     ----------
     name : str
-        Display name.
     latency : float
         Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
     bandwidth : float

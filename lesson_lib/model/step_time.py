@@ -1,13 +1,10 @@
-"""Time of one decode step or one prefill: compute plus communication.
+"""Time of one decode step or one prefill, seconds: compute plus communication.
 
 Compute is a roofline per phase: the weight GEMMs take the larger of streaming
-this rank's share of the weights and their FLOPs; attention (when a context is
-given) the larger of its KV-cache and recurrent-state traffic
-(:data:`STATE_PASSES`) and its FLOPs. Communication is
+this rank's weights and their FLOPs; attention (given a context) the larger of
+its KV and state traffic (:data:`STATE_PASSES`) and its FLOPs. Communication is
 ``model.allreduces_per_token`` serial all-reduces of one hidden vector per token
-in flight. ``decode_step(..., include_bandwidth=False)`` with the defaults is the
-lesson's arithmetic (one sequence, weights only, compute + latency).
-Times are seconds.
+in flight. ``decode_step(..., include_bandwidth=False)`` is the lesson's arithmetic.
 """
 
 from __future__ import annotations
@@ -30,12 +27,10 @@ STATE_PASSES: int = 2
 
 
 class StepTerms:
-    """What every priced step derives from its three terms: the sum, and the largest term.
+    """What a priced step derives from its three terms: the sum, and the largest term.
 
-    A step is compute, then communication, with no overlap: the lesson's
-    tensor-parallel step (:class:`StepBreakdown`) and an MoE step under TP or
-    EP (:class:`~lesson_lib.model.moe.MoEStep`) both add up this way. A
-    subclass provides the attributes below, as fields or properties.
+    Compute, then communication, no overlap: :class:`StepBreakdown` and
+    :class:`~lesson_lib.model.moe.MoEStep` provide the attributes below.
 
     Attributes
     ----------
@@ -71,10 +66,7 @@ class StepTerms:
 
     @property
     def bound(self) -> str:
-        """Name of the largest term (``"compute"``, ``"latency"`` or ``"bandwidth"``).
-
-        A tie goes to the term named first.
-        """
+        """The largest term: ``"compute"``, ``"latency"`` or ``"bandwidth"`` (first on a tie)."""
         terms = {
             "compute": self.compute_s,
             "latency": self.latency_s,
@@ -90,12 +82,11 @@ class StepBreakdown(StepTerms):
     Attributes
     ----------
     compute_s : float
-        As for :class:`StepTerms`: the GEMM phase's roofline plus the attention
-        phase's (:attr:`gemm_s` + :attr:`attention_s`), seconds.
+        :attr:`gemm_s` + :attr:`attention_s`, seconds.
     latency_s : float
-        As for :class:`StepTerms`; the collectives are all-reduces, seconds.
+        The all-reduces' fixed latencies, seconds.
     bandwidth_s : float
-        As for :class:`StepTerms` (0 when excluded), seconds.
+        Their bytes over the bandwidth (0 when excluded), seconds.
     tokens : int
         The batch for decode, the prompt for prefill.
     weights_s : float
@@ -103,15 +94,13 @@ class StepBreakdown(StepTerms):
     flops_s : float
         All the step's arithmetic, GEMMs and attention, at the card's peak.
     kv_read_s : float
-        Attention's memory traffic: reading this rank's share of every
-        sequence's KV cache, and reading and writing its recurrent state
-        (0, the default, when no context length was given).
+        Reading this rank's share of every sequence's KV cache, and reading and
+        writing its recurrent state (0 when no context length was given).
     sequences : int
-        Sequences in the step (the decode batch; 1, the default, for a prefill).
+        Sequences in the step (the decode batch; 1 for a prefill).
     attention_flops_s : float
-        The part of ``flops_s`` spent in attention over the cached context
-        (0, the default, when no context length was given); the rest is the
-        weight GEMMs.
+        The part of ``flops_s`` spent in attention over the cached context (0
+        when no context length was given).
     """
 
     compute_s: float
@@ -161,15 +150,11 @@ def attention_pair_flops(model: ModelSpec) -> float:
     The score (query dot key) and the weighted value (the key's value scaled
     and added) each take a multiply and an add per head dimension, for every
     query head: ``2 x 2 x query heads x head_dim``. A model that names no
-    query heads has as many as its KV heads. Decode attends each cached token
-    once per sequence (:func:`decode_step`); a prefill's causal attention
-    attends ``L (L + 1) / 2`` pairs
-    (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`).
+    query heads has as many as its KV heads.
 
     Parameters
     ----------
     model : ModelSpec
-        The model, whose query heads (or KV heads) and head dimension count.
 
     Returns
     -------
@@ -251,34 +236,30 @@ def decode_step(
 ) -> StepBreakdown:
     """Time to decode one token for each of ``batch`` sequences on ``n`` tensor-parallel GPUs.
 
-    The weights are streamed once per step for the whole batch; each
-    all-reduce carries one hidden vector per sequence.
+    The weights stream once per step; each all-reduce carries a hidden vector per sequence.
 
     Parameters
     ----------
     model, accel, fabric
         The model, one card (all ``n`` are alike) and the wire between them.
     n : int
-        Tensor-parallel degree, from 1 (no communication) to
-        4096 (``MAX_RANKS``).
+        Tensor-parallel degree, from 1 (no communication) to 4096 (``MAX_RANKS``).
     batch : int, default 1
         Sequences decoded together, from 1 to :data:`MAX_BATCH`.
     context : int, optional
-        Tokens already in each sequence, from 0 to ``model.max_context``.
-        ``None`` (the default) is the lesson's heuristic: weights only. An
-        integer adds reading each sequence's KV cache and recurrent state,
-        and the attention FLOPs over that context.
+        Tokens already in each sequence, from 0 to ``model.max_context``, whose
+        KV and state reads and attention FLOPs are added; ``None`` (the
+        default) is the lesson's heuristic, weights only.
     algorithm : str, default "ring"
         A key of :data:`~lesson_lib.model.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
-        False reproduces the lesson's arithmetic, compute + latency only
-        (``True`` or ``False``; anything else is refused).
+        False reproduces the lesson's arithmetic, compute + latency only.
 
     Returns
     -------
     StepBreakdown
-        Seconds per term. ``total_s`` is the time per token each sequence
-        sees; ``tokens_per_s`` is the total over the batch.
+        ``total_s`` is the time per token each sequence sees, ``tokens_per_s``
+        the total over the batch.
 
     Examples
     --------
@@ -302,10 +283,7 @@ def prefill_step(
     algorithm: str = "ring",
     include_bandwidth: bool = True,
 ) -> StepBreakdown:
-    """Time to prefill a prompt of ``prompt_tokens`` tokens on ``n`` GPUs.
-
-    All positions run at once, so each of the all-reduces carries
-    ``prompt_tokens`` hidden vectors.
+    """Time to prefill ``prompt_tokens`` tokens on ``n`` GPUs, each all-reduce carrying them all.
 
     Parameters
     ----------
@@ -314,7 +292,7 @@ def prefill_step(
     prompt_tokens : int
         Prompt length, from 1 to ``model.max_context``.
     include_bandwidth : bool, default True
-        False leaves the bandwidth term out (``True`` or ``False`` only).
+        False leaves the bandwidth term out.
 
     Returns
     -------
@@ -332,11 +310,10 @@ def speedup(before: StepBreakdown, after: StepBreakdown) -> float:
     Parameters
     ----------
     before, after : StepBreakdown
-        Two configurations of the same step.
 
     Returns
     -------
     float
-        The ratio; 1.76 for the lesson's 2 -> 4 GPUs on the fast fabric.
+        1.76 for the lesson's 2 -> 4 GPUs on the fast fabric.
     """
     return before.total_s / after.total_s

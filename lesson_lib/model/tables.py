@@ -1,8 +1,4 @@
-"""HTML tables of lesson_lib's numbers, every cell escaped.
-
-A page shows one with ``IPython.display.HTML(...)`` in a hide-input cell; a
-``<`` or ``&`` in a name or a source note shows as text.
-"""
+"""HTML tables of lesson_lib's numbers, every cell escaped (a ``<`` in a note shows as text)."""
 
 from __future__ import annotations
 
@@ -18,7 +14,7 @@ def html_table(
     Parameters
     ----------
     header : sequence
-        Column titles; each becomes a ``<th scope="col">``.
+        Column titles (at least one); each becomes a ``<th scope="col">``.
     rows : sequence of sequences
         Body rows, each as long as ``header``; cells are converted with
         ``str`` and escaped.
@@ -29,11 +25,6 @@ def html_table(
     -------
     str
         A ``<table>`` element, styled by the book's theme.
-
-    Raises
-    ------
-    ValueError
-        If ``header`` is empty or a row has a different number of cells.
 
     Examples
     --------
@@ -60,9 +51,6 @@ def html_table(
     if caption:
         parts.append(f"<caption>{html.escape(caption)}</caption>")
     head = cells("th", header, ' scope="col"')
-    parts.append(f"<thead><tr>{head}</tr></thead>")
-    parts.append("<tbody>")
-    parts.extend(f"<tr>{cells('td', row)}</tr>" for row in rows)
-    parts.append("</tbody>")
-    parts.append("</table>")
-    return "\n".join(parts)
+    parts += [f"<thead><tr>{head}</tr></thead>", "<tbody>"]
+    parts += [f"<tr>{cells('td', row)}</tr>" for row in rows]
+    return "\n".join([*parts, "</tbody>", "</table>"])

@@ -1,12 +1,9 @@
 """Tensor parallelism in miniature: where a layer's partial sums come from.
 
-A tensor-parallel block splits its input projection by columns (each rank
-keeps whole heads, or whole FFN channels) and its output projection by rows.
-Each rank then holds a full-width *partial sum* of the block's output, and an
-all-reduce adds the ``n`` partials before the residual stream continues. This
-module builds those partials with NumPy, so they can be fed to the ring
-all-reduce of :mod:`lesson_lib.model.ring` and the sum checked against the
-unsplit product.
+A tensor-parallel block splits its input projection by columns (whole heads or
+FFN channels per rank) and its output projection by rows, so each rank holds a
+full-width *partial sum* that an all-reduce adds up. This module builds those
+partials with NumPy for the ring all-reduce of :mod:`lesson_lib.model.ring`.
 """
 
 from __future__ import annotations
@@ -34,13 +31,10 @@ def column_row_partials(
 ) -> list[np.ndarray]:
     """Each rank's partial output of ``activation(x @ w_in) @ w_out`` split over ``n`` ranks.
 
-    ``w_in`` is split by columns (column-parallel) and ``w_out`` by the
-    matching rows (row-parallel), with ``numpy.array_split``. Rank ``r``
-    computes ``activation(x @ w_in[:, cols_r]) @ w_out[cols_r, :]`` without
-    talking to anyone: an element-wise activation only needs the columns the
-    rank owns. The result has the full output width but is only rank ``r``'s
-    share of the sum; adding the ``n`` partials (an all-reduce) gives the
-    unsplit product.
+    ``w_in`` is split by columns and ``w_out`` by the matching rows
+    (``numpy.array_split``). Rank ``r`` computes ``activation(x @ w_in[:,
+    cols_r]) @ w_out[cols_r, :]`` alone: an element-wise activation needs only
+    the columns the rank owns. Adding the ``n`` partials gives the unsplit product.
 
     Parameters
     ----------
@@ -60,14 +54,8 @@ def column_row_partials(
     Returns
     -------
     list of numpy.ndarray
-        ``n`` arrays shaped like ``x @ w_in @ w_out``.
-
-    Raises
-    ------
-    ValueError
-        If the shapes do not chain or ``n`` exceeds ``k``.
-    TypeError
-        If ``n`` is not an integer.
+        ``n`` arrays shaped like ``x @ w_in @ w_out``; shapes that do not chain
+        are a ValueError.
 
     Examples
     --------
@@ -97,11 +85,10 @@ def column_row_partials(
 def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.ndarray]:
     """``n`` random partial hidden vectors, one per rank, at the model's element size.
 
-    Stand-ins for what each rank holds after a row-parallel projection: one
-    token's hidden vector (``model.hidden_size`` values of
-    ``model.dtype_bytes`` bytes each), so a ring all-reduce over them moves
-    exactly the bytes the model's all-reduce moves. Two-byte elements use
-    ``numpy.float16`` (NumPy has no bfloat16; the size is the same).
+    Stand-ins for what each rank holds after a row-parallel projection, so a
+    ring all-reduce over them moves exactly the bytes the model's all-reduce
+    moves. Two-byte elements use ``numpy.float16`` (NumPy has no bfloat16; the
+    size is the same).
 
     Parameters
     ----------
@@ -116,11 +103,6 @@ def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.n
     -------
     list of numpy.ndarray
         ``n`` 1-D arrays of ``model.hidden_size`` elements.
-
-    Raises
-    ------
-    ValueError
-        If ``model.dtype_bytes`` is not 2, 4 or 8, or ``n`` < 1.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=1, maximum=MAX_SIMULATED_RANKS)
@@ -139,12 +121,8 @@ def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingRe
 
     Parameters
     ----------
-    model : ModelSpec
-        The model whose hidden vector is summed.
-    n : int
-        Number of ranks (>= 1).
-    seed : int, default 0
-        Seed of the random partial vectors.
+    model, n, seed
+        As for :func:`hidden_vector_partials`.
 
     Returns
     -------
@@ -167,7 +145,7 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
     Parameters
     ----------
     model : ModelSpec
-        The model; needs ``vocab_size``.
+        The model; needs ``vocab_size`` (else a ValueError).
     n : int
         Tensor-parallel degree, from 1 to 4096.
 
@@ -178,11 +156,6 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
         the embedding all-reduce (one hidden vector, ring factor) and the
         logits all-gather (``vocab_size`` values of ``dtype_bytes``; each rank
         sends ``(n-1)/n`` of them in a ring all-gather).
-
-    Raises
-    ------
-    ValueError
-        If the model has no ``vocab_size``.
     """
     require_instance("model", model, ModelSpec)
     if model.vocab_size is None:

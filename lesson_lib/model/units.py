@@ -1,10 +1,9 @@
 """Units and the one place where numbers are formatted for people.
 
-Every quantity in ``lesson_lib`` is a plain SI float: bytes, seconds,
-bytes per second, FLOP per second. The lesson itself mixes unit systems on
-purpose (54 GB of weights, 16 GiB of KV cache, MiB payloads), so the
-formatters here always print the unit they used: ``GB`` is decimal
-(10**9 bytes), ``GiB`` binary (2**30 bytes).
+Every quantity in ``lesson_lib`` is a plain SI float: bytes, seconds, bytes
+per second, FLOP per second. The lesson mixes unit systems on purpose (54 GB
+of weights, 16 GiB of KV cache), so the formatters always print the unit they
+used: ``GB`` is decimal (10**9 bytes), ``GiB`` binary (2**30 bytes).
 """
 
 from __future__ import annotations
@@ -49,7 +48,8 @@ _BINARY = ("B", "KiB", "MiB", "GiB", "TiB")
 
 
 def _number(value: float, decimals: int) -> str:
-    """Round to ``decimals`` places, drop trailing zeros, group thousands."""
+    """Round to ``decimals`` places (0 to 12), drop trailing zeros, group thousands."""
+    decimals = require_int("decimals", decimals, minimum=0, maximum=12)
     text = f"{value:,.{decimals}f}"
     if "." in text:
         text = re.sub(r"\.?0+$", "", text)  # "1.250" -> "1.25", "54.00" -> "54"
@@ -88,15 +88,10 @@ def format_bytes(
 
     Examples
     --------
-    >>> format_bytes(54e9)
-    '54 GB'
-    >>> format_bytes(54e9, system="binary")
-    '50.29 GiB'
-    >>> format_bytes(1.875 * MiB, "MiB", decimals=3)
-    '1.875 MiB'
+    >>> format_bytes(54e9), format_bytes(54e9, system="binary")
+    ('54 GB', '50.29 GiB')
     """
     nbytes = require_number("nbytes", nbytes, unit="bytes")
-    require_int("decimals", decimals, minimum=0, maximum=12)
     if unit is None:
         if system not in ("decimal", "binary"):
             raise ValueError(f"system must be 'decimal' or 'binary', got {system!r}")
@@ -115,12 +110,8 @@ def format_rate(
     ----------
     bytes_per_s : float
         Rate in bytes/second (>= 0).
-    unit : str, optional
-        Byte unit as in :func:`format_bytes`; ``"/s"`` is appended.
-    system : {"decimal", "binary"}, default "decimal"
-        Unit family used when ``unit`` is omitted.
-    decimals : int, default 2
-        Decimal places before trailing zeros are dropped, from 0 to 12.
+    unit, system, decimals
+        As for :func:`format_bytes`; ``"/s"`` is appended to the unit.
 
     Returns
     -------
@@ -149,7 +140,6 @@ def format_seconds(seconds: float, unit: str | None = None, *, decimals: int = 2
         The number and its unit. Microseconds are written ``us``.
     """
     seconds = require_number("seconds", seconds, unit="s")
-    require_int("decimals", decimals, minimum=0, maximum=12)
     if unit is None:
         unit = _auto_unit(seconds, ("ns", "us", "ms", "s"), TIME_UNITS)
     if unit not in TIME_UNITS:
@@ -172,9 +162,7 @@ def format_ratio(ratio: float, *, decimals: int = 2) -> str:
     str
         The number followed by ``x``.
     """
-    ratio = require_number("ratio", ratio)
-    require_int("decimals", decimals, minimum=0, maximum=12)
-    return f"{_number(ratio, decimals)}x"
+    return f"{_number(require_number('ratio', ratio), decimals)}x"
 
 
 def format_count(value: float, *, decimals: int = 0) -> str:
@@ -192,6 +180,4 @@ def format_count(value: float, *, decimals: int = 0) -> str:
     str
         The formatted number, without a unit.
     """
-    value = require_number("value", value, minimum=-math.inf)
-    require_int("decimals", decimals, minimum=0, maximum=12)
-    return _number(value, decimals)
+    return _number(require_number("value", value, minimum=-math.inf), decimals)
