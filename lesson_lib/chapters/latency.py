@@ -85,38 +85,6 @@ def scaling_numbers() -> dict[str, str]:
     }
 
 
-def _decode_lines_table(caption: str | None = None) -> str:
-    """HTML table of the three decode lines (ms), without and with the bandwidth term."""
-
-    def ms(seconds: float, decimals: int = 2) -> str:
-        return format_seconds(seconds, "ms", decimals=decimals)
-
-    rows = []
-    for line in decode_lines():  # the lesson's arithmetic, compute + latency
-        full = decode_step(MODEL, GPU, line.fabric, line.n)  # the same GPUs, with the bytes
-        rows.append(
-            (
-                line.label,
-                ms(line.step.compute_s),
-                ms(line.step.latency_s),
-                ms(line.step.total_s),
-                format_count(line.step.tokens_per_s),
-                ms(full.bandwidth_s, 3),
-                ms(full.total_s),
-            )
-        )
-    header = (
-        "configuration",
-        "compute (heuristic)",
-        "latency (assumed)",
-        "lesson's total",
-        "tokens/s",
-        "+ bandwidth term",
-        "total with it",
-    )
-    return html_table(header, rows, caption)
-
-
 def _timeline_numbers() -> dict[str, str]:
     """The timeline figure's numbers, formatted, keyed by the name the latency chapter glues."""
 

@@ -32,7 +32,7 @@ from lesson_lib.lab.sweep import (
     incomplete_path,
 )
 from lesson_lib.model._safe_io import printable, require_output_file
-from lesson_lib.model.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
+from lesson_lib.model.units import KiB, format_bytes, format_rate, format_seconds
 
 if TYPE_CHECKING:
     from lesson_lib.lab.launch import LaunchResult
@@ -69,19 +69,9 @@ __all__ = [
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*$")
 #: Longest size text read (a longer one is not a size, whatever it holds).
 _MAX_SIZE_CHARS = 1000
-_SUFFIX = {
-    "": 1.0,
-    "B": 1.0,
-    "K": KiB,
-    "KiB": KiB,
-    "M": MiB,
-    "MiB": MiB,
-    "G": GiB,
-    "GiB": GiB,
-    "KB": 1e3,
-    "MB": 1e6,
-    "GB": 1e9,
-}
+_SUFFIX = {"": 1.0, "B": 1.0}
+_SUFFIX |= {p + i: KiB ** (n + 1) for n, p in enumerate("KMG") for i in ("", "iB")}
+_SUFFIX |= {"KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 
 def parse_size(text: str) -> int:
@@ -132,30 +122,15 @@ def _size_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors return instead of exiting the process."""
-
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
-        if message:
-            sys.stderr.write(message)
-        raise _Exit(status)
-
-
-class _Exit(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = argparse.ArgumentParser(
         prog="python -m lesson_lib.lab",
         description="Measure an all-reduce on this machine and fit t(m) = alpha + m/B to it.",
         epilog="Exit status: "
         + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items())
         + ".",
     )
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the all-reduce sweep (starts mpiexec if needed)")
     run.add_argument("-n", "--ranks", type=int, default=2, help="ranks to start (default 2)")
@@ -278,16 +253,12 @@ def _fit_lines(
 def _table(measurement: object) -> list[str]:
     m = measurement
     lines = [f"{'size':>10} {'median':>10} {'p10':>10} {'p90':>10} {'algbw':>12} {'busbw':>12}"]
-    for b, t, lo, hi, a, bb in zip(
+    for b, *times, a, bb in zip(
         m.bytes, m.median_s, m.p10_s, m.p90_s, m.algbw, m.busbw, strict=True
     ):
-
-        def sec(x: float) -> str:
-            return "-" if x != x else format_seconds(x)
-
+        shown = "".join(f"{'-' if math.isnan(t) else format_seconds(t):>10} " for t in times)
         lines.append(
-            f"{format_bytes(b, system='binary'):>10} {sec(t):>10} {sec(lo):>10} {sec(hi):>10} "
-            f"{format_rate(a):>12} {format_rate(bb):>12}"
+            f"{format_bytes(b, system='binary'):>10} {shown}{format_rate(a):>12} {format_rate(bb):>12}"
         )
     return lines
 
@@ -511,8 +482,8 @@ def main(
             args = parser.parse_args(argv)
         finally:
             sys.stderr = old_err
-    except _Exit as exc:
-        return exc.status
+    except SystemExit as exc:  # a usage error or --help: a status, not the process's end
+        return int(exc.code or 0)
     try:
         if args.command == "run":
             return _run(args, out, err)
