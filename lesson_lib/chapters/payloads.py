@@ -1,8 +1,4 @@
-"""The payloads page: decode's bytes per rank at an interactive rate, against the fabrics.
-
-The arithmetic is :mod:`lesson_lib.model.payloads`'s; each string says its
-unit aloud (MiB/s is binary, GB/s decimal).
-"""
+"""The payloads page: decode's bytes per rank at an interactive rate, against the fabrics."""
 
 from __future__ import annotations
 
@@ -99,21 +95,18 @@ def payload_table(
     Returns
     -------
     str
-        One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, and
-        the rate at ``tokens_per_s`` in MiB/s and in MB/s.
+        One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, MiB/s and MB/s.
     """
-    rows = []
-    for n in ns:
-        rate = decode_wire_rate(model, n, tokens_per_s)
-        rows.append(
-            (
-                format_count(n),
-                format_count(ring_allreduce_factor(n), decimals=3),
-                format_bytes(decode_wire_bytes(model, n), "MiB", decimals=4),
-                format_rate(rate, "MiB"),
-                format_rate(rate, "MB", decimals=1),
-            )
+    rows = [
+        (
+            format_count(n),
+            format_count(ring_allreduce_factor(n), decimals=3),
+            format_bytes(decode_wire_bytes(model, n), "MiB", decimals=4),
+            format_rate(decode_wire_rate(model, n, tokens_per_s), "MiB"),
+            format_rate(decode_wire_rate(model, n, tokens_per_s), "MB", decimals=1),
         )
+        for n in ns
+    ]
     header = (
         "GPUs (N)",
         "ring factor 2(N-1)/N",

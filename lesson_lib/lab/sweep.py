@@ -51,15 +51,13 @@ class SweepConfig:
     max_bytes : int, default 64 MiB
         Largest message, bytes.
     per_octave : int, default 1
-        Sizes per doubling: 1 gives powers of two, 2 adds the geometric
-        midpoints, and so on.
+        Sizes per doubling: 1 gives powers of two, 2 adds the midpoints, ...
     dtype : str, default "float32"
         Element type summed, one of :data:`DTYPES`.
     reps : int, default 21
-        Timed batches per size; the statistics are over these.
+        Timed batches per size, which the statistics are over.
     batch_time : float, default 0.001
-        Target seconds per timed batch, which sets iterations per batch;
-        from 1e-5 (10 us, a few all-reduces) to 10 s.
+        Target seconds per timed batch, from 1e-5 to 10 s; sets the iterations.
     max_iterations : int, default 10000
         Upper bound on all-reduces per batch.
     warmup : int, default 2
@@ -154,13 +152,8 @@ def _summarize(samples: np.ndarray) -> dict[str, float]:
     s = np.asarray(samples, dtype=float)
     if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("samples must be a non-empty array of positive, finite seconds")
-    p10, med, p90 = np.percentile(s, [10, 50, 90])
-    return {
-        "median_s": float(med),
-        "p10_s": float(p10),
-        "p90_s": float(p90),
-        "min_s": float(s.min()),
-    }
+    p10, med, p90 = (float(x) for x in np.percentile(s, [10, 50, 90]))
+    return {"median_s": med, "p10_s": p10, "p90_s": p90, "min_s": float(s.min())}
 
 
 def _make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray) -> dict:
@@ -215,8 +208,7 @@ def local_facts() -> dict:
     -------
     dict
         ``host``, ``cpu``, ``logical_cores``, ``usable_cores``, ``llc_bytes``
-        (last-level cache, bytes, or None), ``load_1min`` (load average when
-        it started: runnable processes, compare with the cores), ``os``, ``python``.
+        (last-level cache, or None), ``load_1min`` (load average), ``os``, ``python``.
     """
     try:
         usable = len(os.sched_getaffinity(0))
@@ -345,9 +337,8 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
     Returns
     -------
     int
-        Exit status: 0 done, 3 time budget exceeded (partial results written
-        and marked incomplete). A rank that hits an error calls ``MPI_Abort``
-        with status 4 after leaving a note, so the job never hangs.
+        0 done, 3 time budget exceeded (partial results written, marked
+        incomplete). A rank that fails leaves a note and calls ``MPI_Abort`` (4).
     """
     from mpi4py import MPI
 
