@@ -1,7 +1,4 @@
-"""The latency page: how decode speed scales with N, a token's timeline and the buyer's answers.
-
-The arithmetic is :mod:`lesson_lib.model.latency`'s.
-"""
+"""The latency page: how decode speed scales with N, a token's timeline and the buyer's answers."""
 
 from __future__ import annotations
 
@@ -41,7 +38,6 @@ def scaling_numbers() -> dict[str, str]:
     dict of str to str
         Glue name -> formatted text.
     """
-
     # The lesson's three lines (compute + latency): 2 fast, 4 fast, 4 slow GPUs.
     fast_2, fast_4, slow_4 = (line.step for line in decode_lines())
     one = decode_step(MODEL, GPU, FAST, 1)  # one GPU: no all-reduce, no bandwidth term
@@ -128,7 +124,7 @@ def buyer_table(caption: str | None = None) -> str:
     Returns
     -------
     str
-        One row per box, columns :data:`BUYER_HEADER`.
+        A row per box, columns :data:`BUYER_HEADER`.
     """
     rows = [
         (

@@ -1,7 +1,6 @@
 """The measured page: the lesson's latencies and claims against ten measured GPU systems.
 
-Every decode line keeps the lesson's card and takes one system's fitted
-fabric from :mod:`lesson_lib.measured` (aiconfigurator's tables).
+Each decode line keeps the lesson's card on one system's fitted fabric (:mod:`lesson_lib.measured`).
 """
 
 from __future__ import annotations
@@ -128,7 +127,7 @@ def claims_table(caption: str | None = None) -> str:
     Returns
     -------
     str
-        Columns :data:`CLAIMS_HEADER`; at most four counter-examples a row, then how many more.
+        Columns :data:`CLAIMS_HEADER`, at most four counter-examples a row.
     """
     rows = []
     for c in evaluate_claims():

@@ -49,7 +49,7 @@ class Target:
 
 
 def page_numbers(page: str) -> dict[str, str]:
-    """Every value a page glues, name -> formatted text (empty for a page without a table).
+    """Every value a page glues (:func:`~lesson_lib.chapters.glue.chapter_numbers`), or none.
 
     Parameters
     ----------
@@ -59,7 +59,6 @@ def page_numbers(page: str) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        The page's glue table, read (:func:`lesson_lib.chapters.glue.chapter_numbers`).
     """
     return chapter_numbers(page) if page in CHAPTERS else {}
 
@@ -139,7 +138,7 @@ def live_values_name(text: str) -> str | None:
     Returns
     -------
     str or None
-        The dict's name (``"numbers"`` on the lab page), None on a page that measures nothing.
+        The dict's name (``"numbers"`` on the lab page).
     """
     live = _LIVE.search(text)
     return live["name"] if live else None
@@ -250,7 +249,6 @@ def without_glue_call(source: str) -> str:
     Returns
     -------
     str
-        The source without ``glue_chapter("...")`` and its import.
     """
     return _GLUE_LINES.sub("", source).strip("\n")
 
@@ -316,8 +314,7 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
     Parameters
     ----------
     dest : pathlib.Path
-        Folder to write into (``dest/book/*.md`` and the page's other files);
-        it may be the checkout itself, which rewrites ``book/`` in place.
+        Folder to write into; the checkout itself rewrites ``book/`` in place.
     root : pathlib.Path, optional
         The checkout with ``book/`` and ``_toc.yml``.
 

@@ -149,46 +149,41 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per timed batch, 1e-5 to 10 (default 0.001)",
     )
     run.add_argument("--budget", type=float, default=60.0, help="sweep time budget, s (default 60)")
-    run.add_argument(
-        "--timeout", type=float, default=None, help="hard limit for the job, s (default budget+30)"
-    )
-    run.add_argument("--hostfile", default=None, help="Hydra host file, to run across nodes")
-    run.add_argument("--mpiexec", default=None, help="mpiexec to use (default: next to python)")
+    run.add_argument("--timeout", type=float, help="hard limit for the job, s (default budget+30)")
+    run.add_argument("--hostfile", help="Hydra host file, to run across nodes")
+    run.add_argument("--mpiexec", help="mpiexec to use (default: next to python)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     run.add_argument(
         "--simulate-failure",
         choices=FAILURES,
-        default=None,
         help="make the last rank exit, raise or hang after the first size (to see the handling)",
     )
 
     show = sub.add_parser("show", help="print a results file and its fit")
     show.add_argument("file")
-    show.add_argument("--min-bytes", type=_size_arg, default=None, help="fit from this size")
-    show.add_argument("--max-bytes", type=_size_arg, default=None, help="fit up to this size")
+    show.add_argument("--min-bytes", type=_size_arg, help="fit from this size")
+    show.add_argument("--max-bytes", type=_size_arg, help="fit up to this size")
 
     nccl = sub.add_parser("nccl", help="import nccl-tests all_reduce_perf output")
     nccl.add_argument("file", help="saved all_reduce_perf output")
     nccl.add_argument("--out", required=True, help="results file to write (JSON)")
-    nccl.add_argument("--ranks", type=int, default=None, help="GPUs (default: from the output)")
+    nccl.add_argument("--ranks", type=int, help="GPUs (default: from the output)")
     nccl.add_argument("--in-place", action="store_true", help="use the in-place times")
     nccl.add_argument("--lenient", action="store_true", help="skip malformed lines")
 
     ping = sub.add_parser("pingpong", help="run mpiexec -n 2 python -m mpi4py.bench pingpong")
     ping.add_argument("--max-bytes", type=_size_arg, default=4 * 2**20)
-    ping.add_argument("--out", default=None, help="save the measurement (JSON)")
+    ping.add_argument("--out", help="save the measurement (JSON)")
     ping.add_argument("--timeout", type=float, default=60.0)
-    ping.add_argument("--mpiexec", default=None)
+    ping.add_argument("--mpiexec")
     return p
 
 
 def _say(stream: TextIO, text: str) -> None:
-    """Print ``text``: its own line breaks kept, every other control character escaped.
+    """Print ``text``, its line breaks kept and every other control character escaped.
 
-    What is printed often comes from a file (a results file's facts, a
-    rank's output); an escape sequence in it must not reach the terminal.
-    Fields that come from files are escaped where they are read, line breaks
-    included, so they cannot start a line of their own either.
+    Text from a file (a results file's facts, a rank's output) must not reach
+    the terminal as escape sequences; its fields were escaped, line breaks too, when read.
     """
     lines = text.rstrip("\n").split("\n")
     stream.write("\n".join(printable(line, 20_000) for line in lines) + "\n")
@@ -196,18 +191,9 @@ def _say(stream: TextIO, text: str) -> None:
 
 
 def _config(args: argparse.Namespace) -> SweepConfig:
-    return SweepConfig(
-        min_bytes=args.min_bytes,
-        max_bytes=args.max_bytes,
-        per_octave=args.per_octave,
-        dtype=args.dtype,
-        reps=args.reps,
-        batch_time=args.batch_time,
-        budget=args.budget,
-        out=args.out,
-        quiet=args.quiet,
-        fail=args.simulate_failure,
-    )
+    same = ("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget", "out")
+    options = {name: getattr(args, name) for name in same}
+    return SweepConfig(**options, quiet=args.quiet, fail=args.simulate_failure)
 
 
 def _rank_args(config: SweepConfig) -> list[str]:
@@ -393,7 +379,7 @@ def _after_run(
     return EXIT_OK
 
 
-def _show(args: argparse.Namespace, out: TextIO) -> int:
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lesson_lib.lab.records import read_results
 
     m = read_results(args.file)
@@ -405,7 +391,7 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _nccl(args: argparse.Namespace, out: TextIO) -> int:
+def _nccl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lesson_lib.lab.nccl_tests import read_all_reduce_perf
     from lesson_lib.lab.records import measurement_to_dict, write_results
 
@@ -485,13 +471,8 @@ def main(
     except SystemExit as exc:  # a usage error or --help: a status, not the process's end
         return int(exc.code or 0)
     try:
-        if args.command == "run":
-            return _run(args, out, err)
-        if args.command == "show":
-            return _show(args, out)
-        if args.command == "nccl":
-            return _nccl(args, out)
-        return _pingpong(args, out, err)
+        command = {"run": _run, "show": _show, "nccl": _nccl, "pingpong": _pingpong}
+        return command[args.command](args, out, err)
     except (ResultsError, NcclTestsFormatError, FileNotFoundError) as exc:
         _say(err, f"lab: {exc}")
         return EXIT_BAD_FILE

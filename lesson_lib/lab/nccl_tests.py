@@ -101,13 +101,7 @@ class _Layout:
         busbw = tuple(i for i, n in enumerate(lowered) if n == "busbw")
         if "size" not in lowered or not times or len(algbw) < len(times) or len(busbw) < len(times):
             return None
-        return cls(
-            width=len(names),
-            size=lowered.index("size"),
-            times=times,
-            algbw=algbw,
-            busbw=busbw,
-        )
+        return cls(len(names), lowered.index("size"), times, algbw, busbw)
 
     @classmethod
     def guess(cls, width: int) -> _Layout:
