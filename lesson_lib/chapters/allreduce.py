@@ -18,7 +18,6 @@ def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
 
     Returns
     -------

@@ -165,8 +165,7 @@ def communication_per_token(
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
+    model : ModelSpec, default the specimen
     tp : int, default 4
         Tensor-parallel degree, from 2 to 4096.
     pp : int, default 2

@@ -172,10 +172,8 @@ def decode_parallel_rows(
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
 
     Returns
     -------

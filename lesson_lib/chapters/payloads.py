@@ -34,7 +34,6 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
     tokens_per_s : float, default the lesson's 50
         Interactive decode rate, tokens/second (> 0).
 
@@ -84,7 +83,6 @@ def payload_table(
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
     ns : sequence of int, default (2, 4, 8)
         Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
     tokens_per_s : float, default the lesson's 50

@@ -117,7 +117,6 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
     """
     n = require_int("n", n, minimum=2, maximum=6)
     result = simulate_hidden_allreduce(model, n)

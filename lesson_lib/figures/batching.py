@@ -37,10 +37,8 @@ def batch_figure(
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
     configs : sequence of (label, n, fabric, colour, line style), default CONFIGS
         The curves.
     context : int, default CONTEXT

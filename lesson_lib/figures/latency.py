@@ -136,10 +136,8 @@ def speedup_curves_figure(
 
     Parameters
     ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
     fabrics : sequence of Fabric, default (FAST, SLOW)
         One curve each, labelled with the fabric's name.
     ns : iterable of int, default 1..16
@@ -190,10 +188,8 @@ def fixed_vs_hop_figure(
 
     Parameters
     ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
     fixed : Fabric, default FAST
         The fixed-latency fabric.
     ring : Fabric, default FAST_RING

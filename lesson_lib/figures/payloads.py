@@ -30,7 +30,6 @@ def payload_vs_bandwidth_figure(
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
     ns : sequence of int, default (2, 4)
         Tensor-parallel degrees (>= 2) whose traffic is drawn.
     tokens_per_s : float, default the lesson's 50

@@ -148,7 +148,6 @@ def alpha_beta_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
     """
     messages = _messages(model, prompt_tokens)
     fig, ax = new_figure(width, height)

@@ -77,8 +77,8 @@ _SUFFIX |= {"KB": 1e3, "MB": 1e6, "GB": 1e9}
 def parse_size(text: str) -> int:
     """Parse a message size such as ``"8"``, ``"10KiB"``, ``"64M"`` or ``"1MB"``.
 
-    ``K``, ``M`` and ``G`` alone are binary (as nccl-tests' ``-e 128M``);
-    ``KB``, ``MB``, ``GB`` are decimal.
+    ``K``, ``M`` and ``G`` alone are binary (as nccl-tests' ``-e 128M``), ``KB``, ``MB``,
+    ``GB`` decimal: ``"10K"`` is 10,240 bytes, ``"1MB"`` 1,000,000.
 
     Parameters
     ----------
@@ -94,11 +94,6 @@ def parse_size(text: str) -> int:
     ------
     ValueError
         If the text is not a size.
-
-    Examples
-    --------
-    >>> parse_size("64MiB"), parse_size("10K"), parse_size("1MB")
-    (67108864, 10240, 1000000)
     """
     text = str(text)
     match = _SIZE.match(text) if len(text) <= _MAX_SIZE_CHARS else None

@@ -120,12 +120,7 @@ def incomplete_path(out: str | os.PathLike) -> str:
     Returns
     -------
     str
-        ``results.json`` -> ``results.incomplete.json``.
-
-    Examples
-    --------
-    >>> incomplete_path("lab/results.json")
-    'lab/results.incomplete.json'
+        ``lab/results.json`` -> ``lab/results.incomplete.json``.
     """
     p = Path(out)
     stem = p.stem if p.suffix == ".json" else p.name
@@ -267,13 +262,16 @@ def _time_size(
     recv = np.empty_like(send)
     allreduce, barrier, wtime = comm.Allreduce, comm.Barrier, mpi.Wtime
 
-    def batch(iterations: int) -> float:
+    def timed(iterations: int) -> float:
         barrier()
         t0 = wtime()
         for _ in range(iterations):
             allreduce(send, recv)
+        return wtime() - t0
+
+    def batch(iterations: int) -> float:
         # The slowest rank's time: identical on every rank, so all agree below.
-        return comm.allreduce(wtime() - t0, op=mpi.MAX)
+        return comm.allreduce(timed(iterations), op=mpi.MAX)
 
     for _ in range(config.warmup):
         allreduce(send, recv)
@@ -289,13 +287,7 @@ def _time_size(
             break
         grow = config.batch_time / max(elapsed, 1e-9)
         iterations = min(config.max_iterations, max(2 * iterations, int(iterations * grow)))
-    samples = np.empty(config.reps)
-    for i in range(config.reps):
-        barrier()
-        t0 = wtime()
-        for _ in range(iterations):
-            allreduce(send, recv)
-        samples[i] = (wtime() - t0) / iterations
+    samples = np.array([timed(iterations) / iterations for _ in range(config.reps)])
     comm.Allreduce(mpi.IN_PLACE, samples, op=mpi.MAX)
     return iterations, samples
 
