@@ -137,7 +137,6 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     plans : sequence of ClusterPlan, optional
         Default ``_candidate_configurations``.
     caption : str, optional
-        Table caption.
 
     Returns
     -------

@@ -91,7 +91,6 @@ def collective_rows(
     payloads : (float, float), optional
         A small and a large payload, bytes; default one hidden vector and a prefill's.
     fabric : Fabric, default FAST
-        The wire.
 
     Returns
     -------

@@ -83,7 +83,6 @@ def link_rows(prompt_tokens: int, links: Sequence[Link] = LINKS) -> list[tuple[s
     prompt_tokens : int
         Prompt length, from 1 to the specimen's context.
     links : sequence of Link, default LINKS
-        The links.
 
     Returns
     -------

@@ -119,7 +119,6 @@ def buyer_table(caption: str | None = None) -> str:
     Parameters
     ----------
     caption : str, optional
-        Table caption.
 
     Returns
     -------

@@ -82,7 +82,6 @@ def measured_lines_table(caption: str | None = None) -> str:
     Parameters
     ----------
     caption : str, optional
-        Table caption.
 
     Returns
     -------
@@ -122,7 +121,6 @@ def claims_table(caption: str | None = None) -> str:
     Parameters
     ----------
     caption : str, optional
-        Table caption.
 
     Returns
     -------

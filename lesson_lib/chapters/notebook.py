@@ -153,7 +153,6 @@ def fill_glue(text: str, numbers: Mapping[str, str], page: str, live: str | None
     Parameters
     ----------
     text : str
-        Markdown.
     numbers : mapping of str to str
         The page's glue table (:func:`page_numbers`).
     page : str

@@ -88,7 +88,6 @@ def payload_table(
     tokens_per_s : float, default the lesson's 50
         Decode rate, tokens/second (>= 0).
     caption : str, optional
-        Table caption.
 
     Returns
     -------

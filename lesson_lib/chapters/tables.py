@@ -54,7 +54,6 @@ def assumptions_table(
     assumptions : sequence of Assumption, default :data:`lesson_lib.model.specimen.ASSUMPTIONS`
         The inputs to list, in order.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
@@ -73,7 +72,6 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     values : mapping of str to str, optional
         Glue key -> formatted value; default the overview's.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
@@ -103,7 +101,6 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
         Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen at
         full context on TP = 1, 2, 4.
     caption : str, optional
-        Table caption.
 
     Returns
     -------

@@ -240,7 +240,6 @@ def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:
     Parameters
     ----------
     fabric : Fabric
-        The fabric drawn.
     index : int
         Its place among the fabrics drawn, which picks (cycling) from ``others``.
     others : sequence of str, default the three darker greys
@@ -276,9 +275,7 @@ def note(ax: Axes, text: str, xy: tuple[float, float], dx: float, dy: float, **k
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-        Where to write.
     text : str
-        What to write.
     xy : tuple of float
         The point, in data coordinates unless ``xycoords`` says otherwise.
     dx, dy : float

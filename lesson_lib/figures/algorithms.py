@@ -60,7 +60,6 @@ def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
     Parameters
     ----------
     fabric : Fabric, default FAST_RING
-        The wire.
     n : int, default 8
         Number of GPUs (3 to 8, where vLLM's rule is defined).
 

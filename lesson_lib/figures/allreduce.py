@@ -42,7 +42,6 @@ def draw_holdings(
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-        Where to draw.
     result : RingResult
         A simulated ring all-reduce.
     step : int

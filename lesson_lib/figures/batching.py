@@ -40,7 +40,6 @@ def batch_figure(
     model, accel : ModelSpec, Accelerator
         The model and one card; default the specimen's.
     configs : sequence of (label, n, fabric, colour, line style), default CONFIGS
-        The curves.
     context : int, default CONTEXT
         Tokens in each sequence's cache.
 

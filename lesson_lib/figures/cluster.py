@@ -206,10 +206,7 @@ def _line(colour: str, label: str, **style: object) -> Line2D:
 
 def _recommended_plans() -> list[ClusterPlan]:
     """The rule applied to two nodes of four GPUs: TP 4 inside, PP 2 or DP 2 across."""
-    return [
-        plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2),
-        plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=1),
-    ]
+    return [plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=pp) for pp in (2, 1)]
 
 
 def layout_figure(
@@ -217,7 +214,6 @@ def layout_figure(
     titles: Sequence[str | None] | None = None,
     *,
     width: float | None = None,
-    height: float = 2.9,
 ) -> Figure:
     """Draw plans one above the other (each the whole width) with one shared key.
 
@@ -229,8 +225,6 @@ def layout_figure(
         One per plan; ``None`` entries use the plan's label and time.
     width : float, optional
         Figure width in inches; default FIGURE_WIDTH_IN.
-    height : float, default 2.9
-        Height of each plan's panel, inches; the key adds its own rows.
 
     Returns
     -------
@@ -254,7 +248,7 @@ def layout_figure(
     ncols = max(1, min(len(handles), int(width // 3.0)))
     key_rows = -(-len(handles) // ncols) if handles else 0
     key = (1.7 * key_rows + 0.8) * key_font / 72  # inches: rows of a draw_key, and a margin
-    total = height * len(plans) + key
+    total = 2.9 * len(plans) + key  # inches: 2.9 a plan, and the key's rows
     # A bare Figure with fixed margins, not new_figure(): constrained layout
     # lets the titles of these equal-aspect axes run off the top.
     fig = Figure(figsize=(width, total))

@@ -32,7 +32,6 @@ def handoff_vs_context_figure(
     Parameters
     ----------
     links : sequence of Link, default LINKS
-        One line each.
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
 

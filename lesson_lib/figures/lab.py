@@ -142,7 +142,6 @@ def measured_vs_model(
     Parameters
     ----------
     measurement : Measurement
-        The sweep.
     fit : AlphaBetaFit
         A fit of it (:func:`lesson_lib.lab.fit.fit_measurement`).
     pingpong_latency : float, optional

@@ -65,8 +65,6 @@ def breakdown_figure(
     lines: Sequence[tuple[str, StepBreakdown]] | None = None,
     *,
     include_bandwidth: bool = True,
-    width: float = FIGURE_WIDTH_IN,
-    height: float | None = None,
     title: str | None = "Time per decoded token:\ncompute shrinks with N, latency does not",
 ) -> Figure:
     """Stacked horizontal bars: compute, latency and bandwidth terms of each step, in ms.
@@ -79,10 +77,6 @@ def breakdown_figure(
     include_bandwidth : bool, default True
         With the default lines, add the wire-bytes term; a term that is zero
         draws nothing and has no key.
-    width : float, default FIGURE_WIDTH_IN
-        Figure width, inches.
-    height : float, optional
-        Figure height, inches; by default it grows with the number of bars.
     title : str or None
         Axes title.
 
@@ -97,8 +91,8 @@ def breakdown_figure(
     if not lines:
         raise ValueError("lines must hold at least one (label, StepBreakdown) pair, got none")
     # The totals after the bars reach past the axes: 0.2 in less than the
-    # asked width keeps the picture inside it.
-    fig, ax = new_figure(width - 0.2, height if height is not None else 0.7 * len(lines) + 1.9)
+    # column's width keeps the picture inside it.
+    fig, ax = new_figure(FIGURE_WIDTH_IN - 0.2, 0.7 * len(lines) + 1.9)
     ys = np.arange(len(lines))
     left = np.zeros(len(lines))
     for attr, label, role in _TERMS:

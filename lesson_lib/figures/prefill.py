@@ -127,8 +127,6 @@ def alpha_beta_figure(
     *,
     model: ModelSpec = MODEL,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = FIGURE_WIDTH_IN,
-    height: float = 5.6,
 ) -> Figure:
     """Time of one all-reduce against its payload (log-log), with decode and prefill marked.
 
@@ -142,15 +140,13 @@ def alpha_beta_figure(
         Whose hidden vector the messages carry.
     prompt_tokens : int, default PROMPT_TOKENS
         Prompt length of the prefill message.
-    width, height : float
-        Figure size in inches.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     messages = _messages(model, prompt_tokens)
-    fig, ax = new_figure(width, height)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
     _draw_alpha_beta(ax, fabrics, n, messages)
     ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
     # Under the axes: inside, the key would cover the decode message's line and label.
@@ -179,8 +175,6 @@ def prefill_breakdown_figure(
     model: ModelSpec = MODEL,
     accel: Accelerator = GPU,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = FIGURE_WIDTH_IN,
-    height: float = 5.2,
 ) -> Figure:
     """Compute, latency and bandwidth of a decoded token (top) and of a whole prompt, in ms.
 
@@ -192,8 +186,6 @@ def prefill_breakdown_figure(
         Tensor-parallel degree (>= 2).
     model, accel, prompt_tokens
         The model, one card and the prompt's length.
-    width, height : float
-        Figure size in inches.
 
     Returns
     -------
@@ -203,7 +195,7 @@ def prefill_breakdown_figure(
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
-    fig, ax_decode, ax_prefill = two_panels(height, width)
+    fig, ax_decode, ax_prefill = two_panels(5.2)
     labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
     per = [per_token(model, accel, f, n, prompt_tokens) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)

@@ -31,8 +31,6 @@ def _memory_bars_figure(
     labels: Sequence[str],
     *,
     title: str | None = None,
-    width: float = FIGURE_WIDTH_IN,
-    height: float = 4.4,
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
     if len(budgets) == 0:
@@ -41,7 +39,7 @@ def _memory_bars_figure(
         raise ValueError(
             f"labels must have {len(budgets)} entries (one per bar), got {len(labels)}"
         )
-    fig, ax = new_figure(width, height)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))

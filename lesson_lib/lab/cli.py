@@ -83,7 +83,6 @@ def parse_size(text: str) -> int:
     Parameters
     ----------
     text : str
-        The size.
 
     Returns
     -------

@@ -173,7 +173,6 @@ def parse_all_reduce_perf(
     Parameters
     ----------
     text : str
-        The whole output.
     ranks : int, optional
         GPUs in the all-reduce; default counted from the ``Rank`` lines, or
         inferred from busbw / algbw = 2(N-1)/N.
@@ -334,7 +333,6 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
     Parameters
     ----------
     path : str or path-like
-        The text file.
     **kwargs
         Passed to :func:`parse_all_reduce_perf`.
 

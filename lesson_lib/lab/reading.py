@@ -161,25 +161,6 @@ def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float |
     return float(m.median_s[i] / fit.predict(m.bytes[i]))
 
 
-def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
-    """Measured time over the fit's, at the measured size nearest ``nbytes``, in words.
-
-    Parameters
-    ----------
-    m : Measurement
-    fit : AlphaBetaFit
-    nbytes : float
-        The message size of interest, bytes.
-
-    Returns
-    -------
-    str
-        A ratio such as ``"2.4x"``, or ``"not measured"`` with no size within a factor of two.
-    """
-    ratio = _measured_ratio(m, fit, nbytes)
-    return "not measured" if ratio is None else format_ratio(ratio, decimals=1)
-
-
 def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
     """How far to trust the fitted line at ``nbytes``, in one clause.
 

@@ -443,7 +443,6 @@ def load_reference(ranks: int = 2) -> Measurement:
     Parameters
     ----------
     ranks : {2, 4}
-        Which sweep.
 
     Returns
     -------

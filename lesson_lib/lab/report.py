@@ -14,7 +14,6 @@ from lesson_lib.lab.reading import (
     b_relation,
     compare,
     line_verdict,
-    measured_over_model,
     oversubscription,
     regime,
     split_summary,
@@ -230,27 +229,19 @@ def lab_numbers(
     pre_fast = prefill_step(model, accel, FAST, m.ranks, PROMPT_TOKENS)
     decode_bytes = model.hidden_vector_bytes
     prefill_bytes = PROMPT_TOKENS * model.hidden_vector_bytes
-    load = mach.get("load_1min")
     out = {
         "lab_provenance": _provenance(run2),
         "lab_provenance_4": _provenance(run4) if run4 is not None else "",
         "lab_machine": _machine_text(m),
-        "lab_date": (m.started[:16].replace("T", " ") + " UTC") if m.started else "unknown date",
         "lab_cores": str(mach.get("logical_cores", "?")),
-        "lab_load": "unknown" if load is None else f"{load:.1f}",
         "lab_llc": "unknown"
         if not mach.get("llc_bytes")
         else format_bytes(mach["llc_bytes"], system="binary", decimals=0),
-        "lab_sizes": format_count(len(m.bytes)),
-        "lab_min_size": format_bytes(m.bytes.min(), system="binary"),
-        "lab_max_size": format_bytes(m.bytes.max(), system="binary"),
         "lab_alpha": format_seconds(fit.alpha),
         "lab_bandwidth": format_rate(fit.bandwidth, "GB"),
         "lab_busbw": format_rate(fit.bus_bandwidth, "GB"),
         "lab_alpha_over_fast": format_ratio(fit.alpha / FAST.latency, decimals=2),
-        "lab_alpha_vs_fast": compare(fit.alpha, FAST.latency),
         "lab_alpha_reading": alpha_reading(fit),
-        "lab_nvlink_over_busbw": format_ratio(NVLINK_BANDWIDTH / fit.bus_bandwidth, decimals=0),
         "lab_busbw_vs_nvlink": compare(fit.bus_bandwidth, NVLINK_BANDWIDTH),
         "lab_busbw_nvlink_factor": format_ratio(
             max(fit.bus_bandwidth, NVLINK_BANDWIDTH) / min(fit.bus_bandwidth, NVLINK_BANDWIDTH),
@@ -258,7 +249,6 @@ def lab_numbers(
         ),
         "lab_nvlink": format_rate(NVLINK_BANDWIDTH, "GB"),
         **_cache_numbers(m, fit),
-        "lab_method": fit.description,
         "lab_crossover": format_bytes(fit.crossover_bytes, system="binary"),
         "lab_small_range": f"{format_bytes(fit.min_bytes, system='binary')} to "
         f"{format_bytes(fit.small_max, system='binary')}",
@@ -268,12 +258,9 @@ def lab_numbers(
         "lab_max_residual": f"{100 * fit.max_residual:.0f}%",
         "lab_pingpong": format_seconds(pingpong_latency),
         "lab_alpha_over_pingpong": format_ratio(fit.alpha / pingpong_latency, decimals=1),
-        "lab_t_decode": format_seconds(float(fit.predict(decode_bytes))),
-        "lab_t_prefill": format_seconds(float(fit.predict(prefill_bytes))),
         "lab_decode_latency_total": format_seconds(dec.latency_s, "ms"),
         "lab_decode_bandwidth_total": format_seconds(dec.bandwidth_s, "ms"),
         "lab_decode_total": format_seconds(dec.total_s, "ms"),
-        "lab_decode_fast_total": format_seconds(dec_fast.total_s, "ms"),
         "lab_prefill_bandwidth": format_seconds(pre.bandwidth_s),
         "lab_prefill_fast_bandwidth": format_seconds(pre_fast.bandwidth_s),
         "lab_prefill_total": format_seconds(pre.total_s),
@@ -283,7 +270,6 @@ def lab_numbers(
         "lab_prefill_regime": regime(prefill_bytes, fit),
         "lab_split_verdict": split_verdict(fit, decode_bytes, prefill_bytes),
         "lab_split_summary": split_summary(fit, decode_bytes, prefill_bytes),
-        "lab_prefill_measured_over_model": measured_over_model(m, fit, prefill_bytes),
         "lab_prefill_line_verdict": line_verdict(m, fit, prefill_bytes),
     }
     if run4 is not None:
@@ -294,7 +280,6 @@ def lab_numbers(
                 "lab_small_2": format_seconds(t2),
                 "lab_small_4": format_seconds(t4),
                 "lab_small_4_over_2": format_ratio(t4 / t2, decimals=1),
-                "lab_4_max_size": format_bytes(run4.measurement.bytes.max(), system="binary"),
                 "lab_oversubscription_4": oversubscription(run4.measurement),
             }
         )
