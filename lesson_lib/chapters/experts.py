@@ -200,7 +200,6 @@ def experts_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> text.
     """
     m = EXAMPLE
     k = m.experts_per_token

@@ -36,7 +36,6 @@ def scaling_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     # The lesson's three lines (compute + latency): 2 fast, 4 fast, 4 slow GPUs.
     fast_2, fast_4, slow_4 = (line.step for line in decode_lines())
@@ -144,7 +143,6 @@ def buyer_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     one, two, four = buyer_answers()
     out: dict[str, str] = {}

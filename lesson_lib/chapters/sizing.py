@@ -25,7 +25,6 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

@@ -53,18 +53,6 @@ EXIT_MEANINGS: dict[int, str] = {
     EXIT_NO_MPI: "no mpiexec (or mpi4py) was found",
     EXIT_BAD_FILE: "a results or nccl-tests file was empty, corrupt or malformed",
 }
-__all__ = [
-    "EXIT_BAD_FILE",
-    "EXIT_BUDGET",
-    "EXIT_MEANINGS",
-    "EXIT_NO_MPI",
-    "EXIT_OK",
-    "EXIT_RANK_FAILED",
-    "EXIT_TIMEOUT",
-    "EXIT_USAGE",
-    "main",
-    "parse_size",
-]
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*$")
 #: Longest size text read (a longer one is not a size, whatever it holds).
