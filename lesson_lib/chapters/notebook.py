@@ -116,13 +116,9 @@ def _resolve_roles(text: str, page: str, targets: Mapping[str, Target]) -> str:
         if target not in targets:
             raise KeyError(f"{page}.md: {{{role}}}`{body}` names no label of the book")
         where = targets[target]
-        if not shown:
-            noun = {"figure": "figure", "exercise": "exercise"}.get(where.kind)
-            if noun and role == "numref":
-                shown = ("This " if _sentence_start(text, match.start()) else "the ") + noun
-            else:
-                shown = where.title
-        return f"[{shown}]({_link(where.page, page, target)})"
+        if not shown and role == "numref" and where.kind != "section":  # "the figure"
+            shown = ("This " if _sentence_start(text, match.start()) else "the ") + where.kind
+        return f"[{shown or where.title}]({_link(where.page, page, target)})"
 
     return _ROLE.sub(sub, text)
 

@@ -75,11 +75,6 @@ class LaunchResult:
     stopped: list[int] = field(default_factory=list)
     removed_shm: list[str] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        """True if the job finished in time with exit status 0."""
-        return self.returncode == 0 and not self.timed_out
-
 
 def under_mpi(environ: dict[str, str] | None = None) -> bool:
     """True if this process is a rank of a running MPI job (Hydra's, Open MPI's or PMIx's).
