@@ -1,21 +1,10 @@
 """lesson_lib: every number, figure and explorer of "Interconnects and clusters".
 
-Layers that import one way, downwards: :mod:`lesson_lib.model` (specs,
-units, the specimen, the cost laws) at the bottom; :mod:`lesson_lib.figures`,
-:mod:`lesson_lib.explorers`, :mod:`lesson_lib.lab` and
-:mod:`lesson_lib.coursework` above it; :mod:`lesson_lib.chapters` (one module
-per chapter page, each with its glue table) on top.
-
-Quantities are plain SI floats (bytes, seconds, bytes/second, FLOP/second);
-:mod:`lesson_lib.model.units` is the one place that formats them for people.
-The worked example's inputs live in :mod:`lesson_lib.model.specimen`.
-
-The model's most used modules also have short paths, small modules that
-re-export the same objects: ``lesson_lib.specimen`` holds the public names of
-:mod:`lesson_lib.model.specimen` (``from lesson_lib.specimen import MODEL``),
-and so do ``collectives``, ``ring``, ``memory``, ``step_time``, ``layout``,
-``specs``, ``units``, ``hf_config`` and ``presets``; the presets are also
-``lesson_lib.models`` (``lesson_lib.models.PRESETS``).
+Layers import downwards: :mod:`lesson_lib.model` at the bottom; figures,
+explorers, the lab and coursework above it; :mod:`lesson_lib.chapters` on top.
+Quantities are plain SI floats, formatted only by :mod:`lesson_lib.model.units`.
+The model's most used modules have short paths re-exporting them
+(``from lesson_lib.specimen import MODEL``; ``lesson_lib.models`` for the presets).
 """
 
 # Imported so that ``import lesson_lib`` alone reaches ``lesson_lib.specimen.MODEL``.

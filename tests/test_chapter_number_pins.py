@@ -25,7 +25,6 @@ from lesson_lib.chapters.experts import (
 )
 from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.chapters.kv_transfer import decode_parallel_rows, link_rows, workload_rows
-from lesson_lib.chapters.latency import _decode_lines_table
 from lesson_lib.chapters.payloads import payload_table
 from lesson_lib.chapters.prefill import regime_rows
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
@@ -40,7 +39,6 @@ def digest(text: str) -> str:
 def tables() -> dict[str, str]:
     """Digest of each table a chapter shows."""
     out = {
-        "decode_lines_table": digest(_decode_lines_table()),
         "payload_table": digest(payload_table()),
         "collective_table": digest(html_table(COLLECTIVE_HEADER, collective_rows())),
         "measured_table": digest(html_table(MEASURED_HEADER, measured_rows())),
@@ -786,7 +784,6 @@ WITH_WORKED_EXAMPLE = (
     "lab",
 )
 TABLES = {
-    "decode_lines_table": "a9f77c2ee6967b80",
     "payload_table": "a720e3c474e0a4d1",
     "collective_table": "54f22b1845cd7fe0",
     "measured_table": "93ef33ba551bd967",

@@ -34,16 +34,6 @@ def test_scaling_numbers_for_the_story():
     assert out["bandwidth_4_slow"] == "0.031 ms"
 
 
-def test_decode_lines_table():
-    """Three rows: the lesson's totals, then the bandwidth term and the total with it."""
-    from lesson_lib.chapters.latency import _decode_lines_table
-
-    html = _decode_lines_table()
-    assert html.count("<tr>") == 4
-    assert "<td>4 GPUs, slow fabric</td><td>4.03 ms</td><td>6.4 ms</td><td>10.43 ms</td>" in html
-    assert "<td>0.031 ms</td><td>10.46 ms</td>" in html
-
-
 def test_slow_ceiling_in_tokens_per_second_by_hand():
     """1 / (128 x 50 us) = 156.25 tokens/s; 90 % of the ceiling needs 16.12 ms / N <= 6.4 ms x (1/0.9 - 1)."""
     numbers = scaling_numbers()
@@ -55,13 +45,6 @@ def test_slow_ceiling_in_tokens_per_second_by_hand():
     ceiling = speedup_limit(MODEL, GPU, SLOW)
     curve = speedup_curve(MODEL, GPU, SLOW, range(1, 64))
     assert next(n for n, s in enumerate(curve, start=1) if s >= 0.9 * ceiling) == 23
-
-
-def test_decode_lines_table_caption():
-    """The caption is passed to the table."""
-    from lesson_lib.chapters.latency import _decode_lines_table
-
-    assert "<caption>Decode lines</caption>" in _decode_lines_table("Decode lines")
 
 
 def test_timeline_numbers_read_like_the_chapter():

@@ -6,7 +6,6 @@ from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
 from lesson_lib.figures.latency import (
-    _lesson_breakdowns,
     breakdown_figure,
     fixed_vs_hop_figure,
     speedup_curves_figure,
@@ -18,23 +17,16 @@ from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.units import MS
 
 
-def test_lesson_breakdowns_follow_decode_lines():
-    """Labels and steps come from worked_example.decode_lines, in order."""
-    pairs = _lesson_breakdowns(include_bandwidth=False)
-    lines = decode_lines(include_bandwidth=False)
-    assert [label for label, _ in pairs] == [line.label for line in lines]
-    assert [step for _, step in pairs] == [line.step for line in lines]
-
-
 def test_breakdown_bars_stack_to_the_totals():
-    """Three stacked terms per line; each bar ends at the line's total, labelled in ms."""
+    """The lesson's decode lines in order, three stacked terms each, ending at the line's total."""
     fig = breakdown_figure()
     assert isinstance(fig, Figure)
     (ax,) = fig.axes
-    pairs = _lesson_breakdowns()
-    assert len(ax.patches) == 3 * len(pairs)
-    ends = [p.get_x() + p.get_width() for p in ax.patches[-len(pairs) :]]
-    assert_allclose(ends, [step.total_s / MS for _, step in pairs])
+    lines = decode_lines(include_bandwidth=True)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [line.label for line in lines]
+    assert len(ax.patches) == 3 * len(lines)
+    ends = [p.get_x() + p.get_width() for p in ax.patches[-len(lines) :]]
+    assert_allclose(ends, [line.step.total_s / MS for line in lines])
     texts = " ".join(t.get_text() for t in ax.texts)
     for total in ("9.34 ms", "5.31 ms", "10.46 ms", "188 tokens/s"):
         assert total in texts

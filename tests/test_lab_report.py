@@ -149,18 +149,6 @@ def test_b_relation_says_which_fit_the_page_b_lands_on():
     assert b_relation(fit(12.0), fit(10.0), fit(3.0)).startswith("lies outside both")
 
 
-def test_measured_over_model_at_the_prefill_size():
-    """The ratio is read at the nearest measured size, and only near a measured one."""
-    from lesson_lib.lab.report import measured_over_model
-
-    run2 = load_run("/nonexistent", 6, 2)
-    m, fit = run2.measurement, run2.fit
-    i = len(m.bytes) - 1
-    expected = m.median_s[i] / fit.predict(m.bytes[i])
-    assert measured_over_model(m, fit, float(m.bytes[i])) == f"{expected:.1f}x"
-    assert measured_over_model(m, fit, float(m.bytes.max()) * 100) == "not measured"
-
-
 def test_line_verdict_follows_the_measured_ratio():
     from lesson_lib.lab.report import line_verdict
 

@@ -83,7 +83,6 @@ def algorithm_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     m = MODEL
     out: dict[str, str] = {}

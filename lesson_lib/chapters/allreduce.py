@@ -1,7 +1,4 @@
-"""The all-reduce page: the specimen's all-reduces and their partial sums, in numbers.
-
-The partial sums are :mod:`lesson_lib.model.tensor_parallel`'s.
-"""
+"""The all-reduce page: the specimen's all-reduces and partial sums (:mod:`lesson_lib.model.tensor_parallel`)."""
 
 from __future__ import annotations
 
@@ -16,17 +13,11 @@ from lesson_lib.model.units import format_bytes, format_count
 
 
 def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
-    """The allreduce chapter's own numbers, formatted, keyed by glue name.
-
-    The shared worked-example numbers (``allreduces_per_token``,
-    ``hidden_vector``, ``factor_4`` ...) come from
-    :func:`lesson_lib.chapters.overview.worked_example_numbers`; these are the extra ones the
-    chapter needs. Ring byte counts come from the simulator.
+    """The allreduce chapter's numbers beyond :func:`~lesson_lib.chapters.overview.worked_example_numbers`.
 
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
 
     Returns
     -------

@@ -97,7 +97,6 @@ def batching_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     m = MODEL
     out: dict[str, str] = {}

@@ -1,8 +1,4 @@
-"""The cluster page: the candidate layouts' table, what each parallelism sends, and its numbers.
-
-The layouts are planned and priced by :mod:`lesson_lib.model.cluster_planner`;
-this page lays them out and glues their numbers.
-"""
+"""The cluster page: the candidate layouts (:mod:`lesson_lib.model.cluster_planner`), what each parallelism sends."""
 
 from __future__ import annotations
 
@@ -18,14 +14,13 @@ from lesson_lib.model.cluster_plan import ClusterPlan
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.layout import stage_layers
 from lesson_lib.model.specimen import (
-    FAST,
     GPU,
     INTER_NODE,
     INTER_NODE_MEASURED_LATENCY,
     MODEL,
     PROMPT_TOKENS,
 )
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Fabric, ModelSpec
 from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
@@ -36,19 +31,9 @@ CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
 )  # fmt: skip
 
 
-def _candidate_configurations(
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    *,
-    intra: Fabric = FAST,
-    inter: Fabric = INTER_NODE,
-    candidates: Sequence[tuple[int, int, int, int]] = CANDIDATES,
-) -> list[ClusterPlan]:
+def _candidate_configurations() -> list[ClusterPlan]:
     """Plan every candidate layout: valid ones, flagged ones and invalid ones."""
-    return [
-        plan_cluster(model, accel, g, n, tp, pp, intra=intra, inter=inter)
-        for g, n, tp, pp in candidates
-    ]
+    return [plan_cluster(MODEL, GPU, g, n, tp, pp) for g, n, tp, pp in CANDIDATES]
 
 
 # No-break space: keeps "4 x 1 x 2" on one line in a narrow table column.
@@ -98,34 +83,27 @@ def _candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
 
 
 def _across_note(p: ClusterPlan) -> str:
-    """Why a TP group split by the network is as fast as it is, against TP inside each node.
-
-    The comparison is the rule's layout on the same GPUs: TP over each node's
-    GPUs, one replica per node.
-    """
+    """Why a TP group split by the network is as fast as it is, against TP inside each node."""
     rule = plan_cluster(
         p.model, p.accel, p.gpus_per_node, p.nodes, p.gpus_per_node, 1, intra=p.intra,
         inter=p.inter, context_tokens=p.context_tokens,
     )  # fmt: skip
-    ms = "ms"
-    rule_name = f"TP {rule.tp} x DP {rule.dp} inside each node"
     alone = (
-        f"Alone, {format_seconds(p.token_time_s, ms)} per token against "
-        f"{format_seconds(rule.token_time_s, ms)} for {rule_name}"
+        f"Alone, {_ms(p.token_time_s)} per token against {_ms(rule.token_time_s)} for "
+        f"TP {rule.tp} x DP {rule.dp} inside each node"
     )
     if p.token_time_s < rule.token_time_s:
         why = (
             f": with {p.tp} GPUs each reads 1/{p.tp} of the weights "
-            f"({format_seconds(p.step.compute_s, ms)} instead of "
-            f"{format_seconds(rule.step.compute_s, ms)}), more than paying for its all-reduces "
-            f"on the network ({format_seconds(p.step.communication_s, ms)} instead of "
-            f"{format_seconds(rule.step.communication_s, ms)}) at the assumed "
+            f"({_ms(p.step.compute_s)} instead of {_ms(rule.step.compute_s)}), more than "
+            f"paying for its all-reduces on the network ({_ms(p.step.communication_s)} "
+            f"instead of {_ms(rule.step.communication_s)}) at the assumed "
             f"{format_seconds(p.inter.latency, 'us')} per message; more network latency narrows and then reverses it"
         )
     else:
         why = (
-            f": its all-reduces on the network take {format_seconds(p.step.communication_s, ms)} "
-            f"instead of {format_seconds(rule.step.communication_s, ms)}"
+            f": its all-reduces on the network take {_ms(p.step.communication_s)} "
+            f"instead of {_ms(rule.step.communication_s)}"
         )
     batched = (
         f"Batched, {format_count(p.tokens_per_s_total)} tokens/s against "
@@ -159,14 +137,11 @@ def candidate_table(plans: Sequence[ClusterPlan] | None = None, caption: str | N
     plans : sequence of ClusterPlan, optional
         Default ``_candidate_configurations``.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
     str
-        An HTML ``<table>`` (see :func:`lesson_lib.model.tables.html_table`)
-        whose footer is an ``<ol>`` of ``_candidate_notes``, numbered as
-        the verdict column says.
+        An HTML ``<table>`` whose footer lists the notes the verdict column numbers.
     """
     plans = _candidate_configurations() if plans is None else plans
     table = html_table(CANDIDATE_HEADER, _candidate_rows(plans), caption)
@@ -189,8 +164,7 @@ def communication_per_token(
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
+    model : ModelSpec, default the specimen
     tp : int, default 4
         Tensor-parallel degree, from 2 to 4096.
     pp : int, default 2
@@ -199,8 +173,7 @@ def communication_per_token(
     Returns
     -------
     list of (str, str, str, str)
-        Rows ``(form, events per token, bytes per event, kind)`` for TP,
-        PP and DP, formatted.
+        Rows ``(form, events per token, bytes per event, kind)`` for TP, PP and DP.
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)
@@ -247,7 +220,7 @@ def _cluster_numbers() -> dict[str, str]:
     )
     worse_pp2 = plan_cluster(m, GPU, 4, 2, 4, 2, inter=worse)
     worse_across = plan_cluster(m, GPU, 2, 2, 4, inter=worse)
-    ms = "ms"
+    ms = "ms"  # the unit of most of the page's times
     tp4_only = plan_cluster(m, GPU, 4, 1, 4, batch=1)
     sixteen_pp = plan_cluster(m, GPU, 4, 2, 4, 2, batch=16)
     sixteen_dp = plan_cluster(m, GPU, 4, 2, 4, 1, batch=8)
@@ -330,28 +303,23 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
     Returns
     -------
     list of tuple of str
-        Rows in :data:`DISAGGREGATED_HEADER` order, one per key of
-        :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`, in ms, at
-        the lesson's prompt and at the specimen's full context.
+        Rows in :data:`DISAGGREGATED_HEADER` order, one per placement of
+        :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`.
     """
     rows = []
     for key, label in PLACEMENTS.items():
-        short, full = (
-            plan_disaggregated(
+        row = [label]
+        for tokens in (PROMPT_TOKENS, MODEL.max_context):
+            plan = plan_disaggregated(
                 prefill_tp=prefill_tp, decode_tp=decode_tp, placement=key, prompt_tokens=tokens
             )
-            for tokens in (PROMPT_TOKENS, MODEL.max_context)
-        )
-        rows.append(
-            (
-                label,
-                format_seconds(short.shipped_s, "ms"),
-                format_seconds(short.streamed_s, "ms", decimals=3),
-                format_seconds(full.shipped_s, "ms"),
-                format_seconds(full.streamed_s, "ms", decimals=3),
-            )
-        )
+            row += [_ms(plan.shipped_s), format_seconds(plan.streamed_s, "ms", decimals=3)]
+        rows.append(tuple(row))
     return rows
+
+
+def _ms(seconds: float) -> str:
+    return format_seconds(seconds, "ms")
 
 
 #: What ``book/cluster.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).

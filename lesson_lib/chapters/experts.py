@@ -1,7 +1,4 @@
-"""The experts page: every collective's cost, measured all-to-alls, and MoE decode under TP and EP.
-
-The example's layouts are :mod:`lesson_lib.model.experts`'s.
-"""
+"""The experts page: every collective's cost, measured all-to-alls, and MoE decode under TP and EP."""
 
 from __future__ import annotations
 
@@ -92,16 +89,13 @@ def collective_rows(
     n : int, default EP
         Ranks, from 2 to 4096.
     payloads : (float, float), optional
-        A small and a large payload, bytes; default one of the specimen's
-        hidden vectors and a prefill's 4,096 of them.
+        A small and a large payload, bytes; default one hidden vector and a prefill's.
     fabric : Fabric, default FAST
-        The wire.
 
     Returns
     -------
     list of tuple of str
-        ``(collective, payload means, steps, bytes per rank, time small,
-        time large)``; bytes per rank as a multiple of the payload.
+        Rows in :data:`COLLECTIVE_HEADER` order.
     """
     n = require_int("n", n, minimum=2)
     small, large = payloads or (
@@ -143,7 +137,7 @@ def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
     Returns
     -------
     list of tuple of str
-        ``(collective, GPUs, message, measured, model, model / measured)``.
+        Rows in :data:`MEASURED_HEADER` order.
     """
     rows = []
     for r in NCCL_H100:
@@ -180,8 +174,7 @@ def preset_rows() -> list[tuple[str, ...]]:
     Returns
     -------
     list of tuple of str
-        ``(model, total, active, experts' share, routed experts / top-k,
-        MoE layers, all-to-alls per token, KV bytes per token)``.
+        Rows in :data:`PRESET_HEADER` order.
     """
     rows = []
     for name, m in PRESETS.items():
@@ -207,7 +200,6 @@ def experts_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> text.
     """
     m = EXAMPLE
     k = m.experts_per_token

@@ -1,12 +1,7 @@
-"""Each chapter's glue table, and the one reader every page, test and edition uses.
+"""Each chapter's glue table (``GLUE``, a :class:`GlueTable`), read by :func:`chapter_numbers`.
 
-A chapter module declares what its page pastes as ``GLUE``, a
-:class:`GlueTable` of the functions that compute and format its values, the
-tables of chapters it reuses whole and :class:`Quote` s of single values from
-others. :func:`chapter_numbers` reads a table by the page's name (cached, so
-a page, a test and the student edition pay for it once) and
 :func:`glue_chapter`, the first cell of every page, glues it, so the prose
-writes ``{glue:text}`name``` and no number is ever typed by hand.
+writes ``{glue:text}`name``` and no number is typed by hand.
 """
 
 from __future__ import annotations
@@ -91,17 +86,12 @@ def chapter_numbers(name: str) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> text, a fresh copy of the cached reading of ``GLUE``.
+        Glue name -> text, a copy of the cached reading of its ``GLUE``.
 
     Raises
     ------
     KeyError
         If ``name`` is not a chapter page; the message lists the known ones.
-
-    Examples
-    --------
-    >>> chapter_numbers("overview")["line_2_fast"]
-    '9.34 ms'
     """
     if name not in CHAPTERS:
         raise KeyError(f"unknown chapter {name!r}; known: {list(CHAPTERS)}")
@@ -117,9 +107,7 @@ def glue_numbers(values: Mapping[str, str], names: Iterable[str] | None = None) 
     values : mapping of str to str
         Name -> formatted text (a chapter's :func:`chapter_numbers`).
     names : iterable of str, optional
-        Only these names (all by default). An unknown name raises ``KeyError``
-        listing the known ones, so a typo fails the build instead of
-        leaving a blank in the text.
+        Only these names (all by default); an unknown one raises ``KeyError``.
 
     Returns
     -------

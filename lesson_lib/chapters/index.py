@@ -1,8 +1,4 @@
-"""The landing page: the worked example's numbers, the buyer's two answers and the caveat.
-
-It quotes the PCIe bandwidth (payloads), three comparisons of the decode
-lines (latency) and how the headline fares on measured fabrics (measured).
-"""
+"""The landing page: the worked example's numbers, the buyer's two answers and the caveat."""
 
 from __future__ import annotations
 

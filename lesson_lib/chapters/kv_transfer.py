@@ -1,8 +1,4 @@
-"""The KV-transfer page: a request's hand-off between prefill and decode GPUs, and context parallelism.
-
-The links are :mod:`lesson_lib.model.kv_links`'s, the costs
-:mod:`lesson_lib.model.kv_transfer`'s.
-"""
+"""The KV-transfer page: a request's hand-off between prefill and decode GPUs, and context parallelism."""
 
 from __future__ import annotations
 
@@ -87,7 +83,6 @@ def link_rows(prompt_tokens: int, links: Sequence[Link] = LINKS) -> list[tuple[s
     prompt_tokens : int
         Prompt length, from 1 to the specimen's context.
     links : sequence of Link, default LINKS
-        The links.
 
     Returns
     -------
@@ -136,10 +131,8 @@ def workload_rows(
     Returns
     -------
     list of tuple of str
-        Rows in :data:`WORKLOAD_HEADER` order: the stall each prefill causes,
-        its average per output token, the decode step without it (each
-        sequence at its prompt's length), the prefill's share of the GPU
-        time per request, and the hand-off streamed over a NIC per GPU.
+        Rows in :data:`WORKLOAD_HEADER` order (the decode step at the prompt's
+        length, the hand-off streamed over a NIC per GPU).
     """
     nic = LINKS_BY_KEY["nic"]
     rows = []
@@ -178,17 +171,14 @@ def decode_parallel_rows(
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
 
     Returns
     -------
     list of tuple of str
-        Rows in :data:`DECODE_PARALLEL_HEADER` order. The latency column is
-        the TP all-reduces at the fast fabric's latency plus, with DCP, the
-        collectives it adds per attention layer
+        Rows in :data:`DECODE_PARALLEL_HEADER` order; the latency counts the TP
+        all-reduces and DCP's collectives
         (:data:`~lesson_lib.model.specimen.DCP_COLLECTIVES_PER_ATTENTION_LAYER`).
     """
     require_instance("model", model, ModelSpec)
@@ -314,9 +304,7 @@ def _context_parallel_numbers() -> dict[str, str]:
 
 
 def _exercise_numbers() -> dict[str, str]:
-    """The exercises' hand arithmetic: units, a layer's piece of the prompt, ring-attention
-    chunks.
-    """
+    """The exercises' arithmetic: units, a layer's piece of the prompt, ring-attention chunks."""
     m, full, prompt = MODEL, MODEL.max_context, PROMPT_TOKENS
     # exercise 4: one attention layer's shard of the prompt's KV, against one layer's compute
     piece = m.kv_bytes(prompt) / m.num_attention_layers / GPUS
@@ -338,9 +326,7 @@ def _exercise_numbers() -> dict[str, str]:
         "ring_heads_per_gpu": str((m.num_query_heads or m.num_kv_heads) // GPUS),
         "head_dim": str(m.head_dim),
         "ring_chunk_nic_no_latency": format_count(no_latency_chunk),
-        "ring_groups_ratio": format_count(
-            full / ring_attention_min_chunk(m, GPU, INTER_NODE, tp=GPUS)
-        ),
+        "ring_groups_ratio": format_count(full / min_chunk),
         "ring_max_groups": str(max_groups),
         "attention_layers": str(m.num_attention_layers),
         "num_layers": str(m.num_layers),

@@ -1,7 +1,4 @@
-"""The latency page: how decode speed scales with N, a token's timeline and the buyer's answers.
-
-The arithmetic is :mod:`lesson_lib.model.latency`'s.
-"""
+"""The latency page: how decode speed scales with N, a token's timeline and the buyer's answers."""
 
 from __future__ import annotations
 
@@ -39,9 +36,7 @@ def scaling_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
-
     # The lesson's three lines (compute + latency): 2 fast, 4 fast, 4 slow GPUs.
     fast_2, fast_4, slow_4 = (line.step for line in decode_lines())
     one = decode_step(MODEL, GPU, FAST, 1)  # one GPU: no all-reduce, no bandwidth term
@@ -85,38 +80,6 @@ def scaling_numbers() -> dict[str, str]:
     }
 
 
-def _decode_lines_table(caption: str | None = None) -> str:
-    """HTML table of the three decode lines (ms), without and with the bandwidth term."""
-
-    def ms(seconds: float, decimals: int = 2) -> str:
-        return format_seconds(seconds, "ms", decimals=decimals)
-
-    rows = []
-    for line in decode_lines():  # the lesson's arithmetic, compute + latency
-        full = decode_step(MODEL, GPU, line.fabric, line.n)  # the same GPUs, with the bytes
-        rows.append(
-            (
-                line.label,
-                ms(line.step.compute_s),
-                ms(line.step.latency_s),
-                ms(line.step.total_s),
-                format_count(line.step.tokens_per_s),
-                ms(full.bandwidth_s, 3),
-                ms(full.total_s),
-            )
-        )
-    header = (
-        "configuration",
-        "compute (heuristic)",
-        "latency (assumed)",
-        "lesson's total",
-        "tokens/s",
-        "+ bandwidth term",
-        "total with it",
-    )
-    return html_table(header, rows, caption)
-
-
 def _timeline_numbers() -> dict[str, str]:
     """The timeline figure's numbers, formatted, keyed by the name the latency chapter glues."""
 
@@ -155,12 +118,11 @@ def buyer_table(caption: str | None = None) -> str:
     Parameters
     ----------
     caption : str, optional
-        Table caption.
 
     Returns
     -------
     str
-        One row per box, columns :data:`BUYER_HEADER`.
+        A row per box, columns :data:`BUYER_HEADER`.
     """
     rows = [
         (
@@ -181,7 +143,6 @@ def buyer_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     one, two, four = buyer_answers()
     out: dict[str, str] = {}

@@ -1,7 +1,6 @@
 """The measured page: the lesson's latencies and claims against ten measured GPU systems.
 
-Every decode line keeps the lesson's card and takes one system's fitted
-fabric from :mod:`lesson_lib.measured` (aiconfigurator's tables).
+Each decode line keeps the lesson's card on one system's fitted fabric (:mod:`lesson_lib.measured`).
 """
 
 from __future__ import annotations
@@ -39,11 +38,6 @@ class _MeasuredLines:
     alpha_4: float
     line_2: float
     line_4: float
-
-    @property
-    def speedup_2_to_4(self) -> float:
-        """``line_2 / line_4``: what doubling the GPUs buys on this system's wire."""
-        return self.line_2 / self.line_4
 
 
 def _measured_lines() -> list[_MeasuredLines]:
@@ -84,7 +78,6 @@ def measured_lines_table(caption: str | None = None) -> str:
     Parameters
     ----------
     caption : str, optional
-        Table caption.
 
     Returns
     -------
@@ -107,7 +100,7 @@ def measured_lines_table(caption: str | None = None) -> str:
             f"{r.alpha_4 * 1e6:.1f}",
             f"{r.line_2 * 1e3:.2f}",
             f"{r.line_4 * 1e3:.2f}",
-            format_ratio(r.speedup_2_to_4),
+            format_ratio(r.line_2 / r.line_4),  # what doubling the GPUs buys on this wire
         )
         for name, r in named
     ]
@@ -124,12 +117,11 @@ def claims_table(caption: str | None = None) -> str:
     Parameters
     ----------
     caption : str, optional
-        Table caption.
 
     Returns
     -------
     str
-        Columns :data:`CLAIMS_HEADER`; at most four counter-examples a row, then how many more.
+        Columns :data:`CLAIMS_HEADER`, at most four counter-examples a row.
     """
     rows = []
     for c in evaluate_claims():
@@ -146,7 +138,6 @@ def measured_numbers() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     rows = load_collectives()
     lines = _measured_lines()

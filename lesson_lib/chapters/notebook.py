@@ -1,25 +1,12 @@
 """The chapters as notebooks that read like the site, for JupyterLab and Binder.
 
-The site is built by Jupyter Book, which fills ``{glue:text}`` roles, resolves
-``{ref}``, ``{numref}`` and ``{term}`` across pages and includes source with
-``{literalinclude}``. JupyterLab renders MyST with jupyterlab-myst, one
-notebook at a time and with no book around it, so those four would show as
-names or dead links. This module writes a copy of the book in which they are
-already resolved, from the same sources the site uses:
-
-* every ``{glue:text}`name``` becomes the text the page's glue table gives
-  (the numbers read right before any cell runs);
-* ``{ref}`` and ``{numref}`` become Markdown links to the page (and anchor)
-  they name, ``{term}`` a link to the glossary;
-* ``{literalinclude}`` becomes the code it includes, ``{tableofcontents}`` a
-  list of the chapters;
-* cells the site hides keep their code collapsed (``source_hidden``), and the
-  site's ``glue_chapter`` call, which nothing in a notebook reads, is dropped
-  (with its cell, when that is all the cell does).
-
-``make lab`` runs JupyterLab on such a copy in ``_build/lab``; Binder's
-``postBuild`` rewrites the image's own ``book/`` in place. Run it as
-``python -m lesson_lib.chapters.notebook --out DIR`` (or ``--in-place``).
+jupyterlab-myst renders one notebook with no book around it, so this writes a
+copy of the book with ``{glue:text}`` filled from the glue tables, ``{ref}``,
+``{numref}``, ``{doc}`` and ``{term}`` as Markdown links, ``{literalinclude}``
+and ``{tableofcontents}`` expanded, hidden cells collapsed and the site's
+``glue_chapter`` call dropped. ``make lab`` writes it to ``_build/lab``;
+Binder's ``postBuild`` rewrites ``book/`` in place
+(``python -m lesson_lib.chapters.notebook --out DIR`` or ``--in-place``).
 """
 
 from __future__ import annotations
@@ -31,7 +18,7 @@ import re
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +49,7 @@ class Target:
 
 
 def page_numbers(page: str) -> dict[str, str]:
-    """Every value a page glues, name -> formatted text (empty for a page without a table).
+    """Every value a page glues (:func:`~lesson_lib.chapters.glue.chapter_numbers`), or none.
 
     Parameters
     ----------
@@ -72,24 +59,12 @@ def page_numbers(page: str) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        The page's glue table, read (:func:`lesson_lib.chapters.glue.chapter_numbers`).
     """
     return chapter_numbers(page) if page in CHAPTERS else {}
 
 
-def book_targets(book: Path) -> dict[str, Target]:
-    """Every label of the book's pages: section labels, figure names and exercise labels.
-
-    Parameters
-    ----------
-    book : pathlib.Path
-        The folder of the book's ``.md`` pages.
-
-    Returns
-    -------
-    dict of str to Target
-        Label -> where it points.
-    """
+def _book_targets(book: Path) -> dict[str, Target]:
+    """Every label of the book's pages: section labels, figure names and exercise labels."""
     targets: dict[str, Target] = {}
     for path in sorted(book.rglob("*.md")):
         page = path.relative_to(book).with_suffix("").as_posix()
@@ -125,28 +100,8 @@ def _sentence_start(text: str, start: int) -> bool:
     )
 
 
-def resolve_roles(text: str, page: str, targets: Mapping[str, Target]) -> str:
-    """Cross-page roles of one Markdown cell as plain Markdown links.
-
-    Parameters
-    ----------
-    text : str
-        The cell's Markdown.
-    page : str
-        The page it is on (file stem), so same-page links stay anchors.
-    targets : mapping of str to Target
-        The book's labels (:func:`book_targets`).
-
-    Returns
-    -------
-    str
-        The text with ``{ref}``, ``{numref}``, ``{doc}`` and ``{term}`` as links.
-
-    Raises
-    ------
-    KeyError
-        When a ``{ref}`` or ``{numref}`` names no label of the book.
-    """
+def _resolve_roles(text: str, page: str, targets: Mapping[str, Target]) -> str:
+    """Cross-page roles of one cell as Markdown links; KeyError for an unknown label."""
 
     def sub(match: re.Match[str]) -> str:
         role, body = match["role"], match["body"].strip()
@@ -161,13 +116,9 @@ def resolve_roles(text: str, page: str, targets: Mapping[str, Target]) -> str:
         if target not in targets:
             raise KeyError(f"{page}.md: {{{role}}}`{body}` names no label of the book")
         where = targets[target]
-        if not shown:
-            noun = {"figure": "figure", "exercise": "exercise"}.get(where.kind)
-            if noun and role == "numref":
-                shown = ("This " if _sentence_start(text, match.start()) else "the ") + noun
-            else:
-                shown = where.title
-        return f"[{shown}]({_link(where.page, page, target)})"
+        if not shown and role == "numref" and where.kind != "section":  # "the figure"
+            shown = ("This " if _sentence_start(text, match.start()) else "the ") + where.kind
+        return f"[{shown or where.title}]({_link(where.page, page, target)})"
 
     return _ROLE.sub(sub, text)
 
@@ -183,7 +134,7 @@ def live_values_name(text: str) -> str | None:
     Returns
     -------
     str or None
-        The dict's name (``"numbers"`` on the lab page), None on a page that measures nothing.
+        The dict's name (``"numbers"`` on the lab page).
     """
     live = _LIVE.search(text)
     return live["name"] if live else None
@@ -192,27 +143,23 @@ def live_values_name(text: str) -> str | None:
 def fill_glue(text: str, numbers: Mapping[str, str], page: str, live: str | None = None) -> str:
     """Every ``{glue:text}`name``` of ``text`` replaced by the page's value.
 
-    A page that measures something as it runs (the lab's MPI sweep) glues
-    values no table can know in advance: its code keeps them in a dict named
-    ``live``, and those placeholders become ``{eval}`live["name"]``` roles,
-    which jupyterlab-myst fills from the kernel once the cells have run.
+    A value the page measures as it runs (the lab's MPI sweep) becomes an
+    ``{eval}`live["name"]``` role, which jupyterlab-myst fills once the cells have run.
 
     Parameters
     ----------
     text : str
-        Markdown.
     numbers : mapping of str to str
         The page's glue table (:func:`page_numbers`).
     page : str
         The page's name, for the message.
     live : str, optional
-        Name of the dict the page's code glues measured values from; None when
-        the page measures nothing.
+        The dict the page glues measured values from (:func:`live_values_name`).
 
     Returns
     -------
     str
-        The text with every placeholder filled (or, for a measured value, evaluated).
+        The text with every placeholder filled.
 
     Raises
     ------
@@ -237,15 +184,9 @@ def _included(path: Path, options: Mapping[str, str]) -> tuple[str, str]:
     lines = source.splitlines()
     if "pyobject" in options:
         scope: list[ast.stmt] = ast.parse(source).body
-        node: ast.stmt | None = None
         for name in options["pyobject"].split("."):  # "ModelSpec.kv_bytes_per_token"
-            node = next(
-                n
-                for n in scope
-                if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name
-            )
+            node = next(n for n in scope if getattr(n, "name", None) == name)
             scope = node.body
-        assert isinstance(node, (ast.FunctionDef, ast.ClassDef))
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         lines = lines[first - 1 : node.end_lineno]
     if "start-at" in options:
@@ -258,23 +199,8 @@ def _included(path: Path, options: Mapping[str, str]) -> tuple[str, str]:
     return textwrap.dedent(code).rstrip("\n"), options.get("language", "python")
 
 
-def expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]]) -> str:
-    """``{literalinclude}`` as the code it includes, ``{tableofcontents}`` as a list.
-
-    Parameters
-    ----------
-    text : str
-        One Markdown cell.
-    source : pathlib.Path
-        The page's file, against which included paths are resolved.
-    toc : sequence of (str, str)
-        The chapters in order, (file stem, title).
-
-    Returns
-    -------
-    str
-        The cell with both directives expanded.
-    """
+def _expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]]) -> str:
+    """``{literalinclude}`` as the code it includes, ``{tableofcontents}`` as a list."""
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -318,52 +244,28 @@ def without_glue_call(source: str) -> str:
     Returns
     -------
     str
-        The source without ``glue_chapter("...")`` and its import.
     """
     return _GLUE_LINES.sub("", source).strip("\n")
 
 
-def page_as_notebook_text(
-    path: Path,
-    targets: Mapping[str, Target],
-    toc: Sequence[tuple[str, str]],
-    book: Path = BOOK,
-    numbers: Callable[[str], Mapping[str, str]] = page_numbers,
+def _page_as_notebook_text(
+    path: Path, targets: Mapping[str, Target], toc: Sequence[tuple[str, str]], book: Path
 ) -> str:
-    """One page rewritten for JupyterLab: numbers filled, roles linked, directives expanded.
-
-    Parameters
-    ----------
-    path : pathlib.Path
-        The page's MyST Markdown source.
-    targets : mapping of str to Target
-        The book's labels (:func:`book_targets`).
-    toc : sequence of (str, str)
-        The chapters in order, (file stem, title).
-    book : pathlib.Path, optional
-        The book's folder, against which page names are taken (``api/model``).
-    numbers : callable, optional
-        Page name -> its glue table (default :func:`page_numbers`).
-
-    Returns
-    -------
-    str
-        The page as MyST Markdown that jupytext opens as a notebook.
-    """
+    """One page rewritten for JupyterLab: numbers filled, roles linked, directives expanded."""
     import jupytext
 
     text = path.read_text(encoding="utf-8")
     page = path.relative_to(book).with_suffix("").as_posix()
     if "{code-cell}" not in text:  # a plain page: roles only
-        return expand_directives(resolve_roles(text, page, targets), path, toc)
+        return _expand_directives(_resolve_roles(text, page, targets), path, toc)
     nb = jupytext.reads(text, fmt="md:myst")
-    values = numbers(page) if "{glue" in text else {}
+    values = page_numbers(page) if "{glue" in text else {}
     live = live_values_name(text)
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             source = fill_glue(cell.source, values, page, live)
-            cell.source = expand_directives(resolve_roles(source, page, targets), path, toc)
+            cell.source = _expand_directives(_resolve_roles(source, page, targets), path, toc)
         elif cell.cell_type == "code":
             cell.source = without_glue_call(cell.source)
             if not cell.source.strip():
@@ -376,19 +278,8 @@ def page_as_notebook_text(
     return jupytext.writes(nb, fmt="md:myst")
 
 
-def toc_chapters(root: Path) -> list[tuple[str, str]]:
-    """The chapters of ``_toc.yml`` in order, with their titles.
-
-    Parameters
-    ----------
-    root : pathlib.Path
-        The checkout with ``_toc.yml`` and ``book/``.
-
-    Returns
-    -------
-    list of (str, str)
-        (file stem, the page's first heading) for each page of ``book/``.
-    """
+def _toc_chapters(root: Path) -> list[tuple[str, str]]:
+    """(file stem, first heading) of each page of ``book/`` in ``_toc.yml``'s order."""
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
@@ -398,26 +289,17 @@ def toc_chapters(root: Path) -> list[tuple[str, str]]:
         if isinstance(node, dict):
             if "file" in node:
                 found.append(str(node["file"]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
+            node = list(node.values())
+        for item in node if isinstance(node, list) else ():
+            walk(item)
 
     walk(toc.get("parts", toc.get("chapters", [])))
     chapters = []
     for doc in found:
         path = root / f"{doc}.md"
         if path.exists() and path.parent.name == "book":
-            title = next(
-                (
-                    m["title"]
-                    for m in map(_HEADING.match, path.read_text(encoding="utf-8").splitlines())
-                    if m
-                ),
-                path.stem,
-            )
-            chapters.append((path.stem, title))
+            headings = map(_HEADING.match, path.read_text(encoding="utf-8").splitlines())
+            chapters.append((path.stem, next((m["title"] for m in headings if m), path.stem)))
     return chapters
 
 
@@ -427,8 +309,7 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
     Parameters
     ----------
     dest : pathlib.Path
-        Folder to write into (``dest/book/*.md`` and the page's other files);
-        it may be the checkout itself, which rewrites ``book/`` in place.
+        Folder to write into; the checkout itself rewrites ``book/`` in place.
     root : pathlib.Path, optional
         The checkout with ``book/`` and ``_toc.yml``.
 
@@ -438,10 +319,9 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
         The pages written.
     """
     book, out = root / "book", dest / "book"
-    targets, toc = book_targets(book), toc_chapters(root)
-    texts = {
-        path: page_as_notebook_text(path, targets, toc, book) for path in sorted(book.rglob("*.md"))
-    }
+    targets, toc = _book_targets(book), _toc_chapters(root)
+    pages = sorted(book.rglob("*.md"))
+    texts = {path: _page_as_notebook_text(path, targets, toc, book) for path in pages}
     if out.resolve() != book.resolve():
         shutil.copytree(book, out, dirs_exist_ok=True)
     written = []

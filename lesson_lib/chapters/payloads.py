@@ -1,8 +1,4 @@
-"""The payloads page: decode's bytes per rank at an interactive rate, against the fabrics.
-
-The arithmetic is :mod:`lesson_lib.model.payloads`'s; each string says its
-unit aloud (MiB/s is binary, GB/s decimal).
-"""
+"""The payloads page: decode's bytes per rank at an interactive rate, against the fabrics."""
 
 from __future__ import annotations
 
@@ -38,14 +34,12 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
     tokens_per_s : float, default the lesson's 50
         Interactive decode rate, tokens/second (> 0).
 
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
@@ -88,32 +82,27 @@ def payload_table(
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
     ns : sequence of int, default (2, 4, 8)
         Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
     tokens_per_s : float, default the lesson's 50
         Decode rate, tokens/second (>= 0).
     caption : str, optional
-        Table caption.
 
     Returns
     -------
     str
-        One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, and
-        the rate at ``tokens_per_s`` in MiB/s and in MB/s.
+        One row per ``n``: GPUs, ``2(n-1)/n``, MiB per rank per token, MiB/s and MB/s.
     """
-    rows = []
-    for n in ns:
-        rate = decode_wire_rate(model, n, tokens_per_s)
-        rows.append(
-            (
-                format_count(n),
-                format_count(ring_allreduce_factor(n), decimals=3),
-                format_bytes(decode_wire_bytes(model, n), "MiB", decimals=4),
-                format_rate(rate, "MiB"),
-                format_rate(rate, "MB", decimals=1),
-            )
+    rows = [
+        (
+            format_count(n),
+            format_count(ring_allreduce_factor(n), decimals=3),
+            format_bytes(decode_wire_bytes(model, n), "MiB", decimals=4),
+            format_rate(decode_wire_rate(model, n, tokens_per_s), "MiB"),
+            format_rate(decode_wire_rate(model, n, tokens_per_s), "MB", decimals=1),
         )
+        for n in ns
+    ]
     header = (
         "GPUs (N)",
         "ring factor 2(N-1)/N",

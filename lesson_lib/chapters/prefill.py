@@ -1,7 +1,4 @@
-"""The prefill page: decode and prefill on the alpha-beta curve, on the chip and on the wire.
-
-The arithmetic is :mod:`lesson_lib.model.prefill`'s.
-"""
+"""The prefill page: decode and prefill on the alpha-beta curve, on the chip and on the wire."""
 
 from __future__ import annotations
 
@@ -25,11 +22,9 @@ def regime_rows(
 ) -> list[tuple[str, str, str]]:
     """Decode and prefill, each classified on the chip and on the wire.
 
-    On the chip the larger roofline side names the regime (streaming the
-    weights: memory-bound; arithmetic: compute-bound, lesson 7.3's split; a
-    step exactly at the ridge, both sides equal, is called memory-bound). On
-    the wire the larger all-reduce term names it (latency- or bandwidth-bound,
-    a tie latency-bound, as ``StepBreakdown.communication_bound`` says).
+    The larger side names the regime: on the chip the weights' streaming
+    (memory-bound, a tie too) or the arithmetic (compute-bound); on the wire
+    latency or bytes (``StepBreakdown.communication_bound``).
 
     Parameters
     ----------
@@ -43,8 +38,7 @@ def regime_rows(
     Returns
     -------
     list of (str, str, str)
-        Rows ``(step, on the chip, on the wire)`` for decode and prefill,
-        each cell naming the regime and the two competing times.
+        ``(step, on the chip, on the wire)``, each naming the regime and both times.
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     rows = []

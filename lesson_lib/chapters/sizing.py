@@ -1,7 +1,4 @@
-"""The sizing page: what fits on each GPU at each TP degree, in numbers.
-
-The fits are :mod:`lesson_lib.model.sizing`'s.
-"""
+"""The sizing page: what fits on each GPU at each TP degree (:mod:`lesson_lib.model.sizing`)."""
 
 from __future__ import annotations
 
@@ -22,15 +19,12 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
 
     Parameters
     ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card (sold as 80 GB)
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
 
     Returns
     -------
     dict of str to str
-        Glue name -> formatted text.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

@@ -1,8 +1,4 @@
-"""Tables several pages print: the stated inputs, the summary's key numbers, the memory budget.
-
-A page shows one with ``IPython.display.HTML(...)`` in a hide-input cell;
-each is built with :func:`lesson_lib.model.tables.html_table`.
-"""
+"""Tables several pages print (:func:`lesson_lib.model.tables.html_table`): inputs, key numbers, memory."""
 
 from __future__ import annotations
 
@@ -58,12 +54,11 @@ def assumptions_table(
     assumptions : sequence of Assumption, default :data:`lesson_lib.model.specimen.ASSUMPTIONS`
         The inputs to list, in order.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
     str
-        An HTML table with one row per assumption, showing its ``shown`` text.
+        An HTML table, a row per assumption.
     """
     rows = [(a.name, a.shown, a.source) for a in assumptions]
     return html_table(("quantity", "value", "source"), rows, caption)
@@ -75,9 +70,8 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     Parameters
     ----------
     values : mapping of str to str, optional
-        Glue key -> formatted value; default ``numbers()``.
+        Glue key -> formatted value; default the overview's.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
@@ -107,15 +101,11 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
         Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen at
         full context on TP = 1, 2, 4.
     caption : str, optional
-        Table caption.
 
     Returns
     -------
     str
-        An HTML table: TP degree, sequences that fit, then per GPU the
-        weights, their KV cache, their state, what is free and the card, all in
-        GB so a row adds up by eye (the KV cache also in GiB, as the text
-        quotes it).
+        An HTML table, all in GB so that a row adds up by eye (the KV cache also in GiB).
     """
     fits = fits_by_degree() if fits is None else fits
     rows = [
@@ -130,13 +120,5 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
         )
         for f in fits
     ]
-    header = (
-        "TP degree",
-        "sequences",
-        "weights / GPU",
-        "KV cache / GPU",
-        "DeltaNet state / GPU",
-        "free / GPU",
-        "= card",
-    )
-    return html_table(header, rows, caption)
+    header = ("TP degree", "sequences", "weights / GPU", "KV cache / GPU", "DeltaNet state / GPU")
+    return html_table((*header, "free / GPU", "= card"), rows, caption)

@@ -57,13 +57,11 @@ class Meaning:
     means: str
 
 
-#: The book's legend of colours. A colour stands for one idea in every
-#: figure, and explorers may use the same table. Names that share a colour
-#: are one idea under several names (the GPU's own work: the compute, the
-#: weights it reads, a compute-bound prefill). The ring all-reduce and its
-#: two halves share the ring's colour and are told apart by line style. Anything else a figure tells apart without a meaning
-#: of its own (GPU counts, pipeline stages, kinds of measurement) is drawn
-#: in the neutral greys of :data:`NEUTRALS`, with markers or labels.
+#: The book's legend of colours: a colour stands for one idea in every figure
+#: and explorer. Names that share a colour are one idea (:data:`SAME_IDEA`);
+#: the ring all-reduce's halves take its colour with other line styles. What
+#: has no meaning of its own (GPU counts, pipeline stages) is drawn in
+#: :data:`NEUTRALS`, with markers or labels.
 MEANINGS: dict[str, Meaning] = {
     "compute": Meaning(PALETTE["blue"], "the GPU's own work: reading the weights from HBM"),
     "weights": Meaning(PALETTE["blue"], "the weights, which each step's compute reads"),
@@ -129,8 +127,7 @@ PHONE_TEXT_FLOOR_PX: float = 9.0
 #: Default width of a figure, inches. With 10 pt text, the smallest the
 #: figures use, a figure stays readable on a phone up to a natural width of
 #: 10 x 100 / 72 x 342 / 9 = 528 px; 5.1 in at 100 dpi is 510 px, some 520 px
-#: with the tight box's margins. On a
-#: desktop it is shown at that natural width, its text at 13.9 px.
+#: with the tight box's margins (on a desktop, its text at 13.9 px).
 FIGURE_WIDTH_IN: float = 5.1
 
 #: Resolution of the book's PNGs in dots per inch. IPython renders a figure
@@ -218,20 +215,14 @@ def new_figure(
 def two_panels(
     height: float, width: float = FIGURE_WIDTH_IN, **subplots_kw: object
 ) -> tuple[Figure, Axes, Axes]:
-    """A figure with two axes, one above the other, without ``pyplot``.
-
-    Stacked, not side by side: each panel keeps the column's width and its
-    labels stay legible.
+    """A figure with two axes, one above the other (each keeps the column's width), no ``pyplot``.
 
     Parameters
     ----------
-    height : float
-        Height in inches.
-    width : float, default FIGURE_WIDTH_IN
-        Width in inches.
+    height, width : float
+        Size in inches; the width by default :data:`FIGURE_WIDTH_IN`.
     **subplots_kw
-        Passed to :meth:`~matplotlib.figure.Figure.subplots` (``sharex``,
-        ``height_ratios``).
+        Passed to :meth:`~matplotlib.figure.Figure.subplots` (``sharex``, ``height_ratios``).
 
     Returns
     -------
@@ -249,11 +240,10 @@ def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:
     Parameters
     ----------
     fabric : Fabric
-        The fabric drawn.
     index : int
-        Its place among the fabrics drawn, which picks from ``others``.
+        Its place among the fabrics drawn, which picks (cycling) from ``others``.
     others : sequence of str, default the three darker greys
-        Colours of fabrics that are not one of the lesson's two, cycled.
+        Colours of fabrics other than the lesson's two.
 
     Returns
     -------
@@ -285,9 +275,7 @@ def note(ax: Axes, text: str, xy: tuple[float, float], dx: float, dy: float, **k
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-        Where to write.
     text : str
-        What to write.
     xy : tuple of float
         The point, in data coordinates unless ``xycoords`` says otherwise.
     dx, dy : float
@@ -311,32 +299,26 @@ def draw_key(
 ) -> list[Text]:
     """A legend laid out by arithmetic instead of measuring its texts.
 
-    Looks like ``fig.legend(handles=...)`` with matplotlib's default
-    spacing, entries filling the columns top to bottom, but each entry is a
-    plain swatch and a plain text at a place computed from the font size
-    and the number of characters, so the key's size is known before it is
-    drawn and a figure with fixed margins can leave room for it.
+    It looks like ``fig.legend(handles=...)``, but each entry's place comes
+    from the font size and the number of characters, so a figure with fixed
+    margins knows the key's size before it is drawn.
 
     Parameters
     ----------
     fig : Figure
         Where to draw (in figure coordinates).
     handles : sequence of Patch, Line2D or BarContainer
-        Legend proxies, as for ``legend(handles=...)``, or what
-        ``Axes.get_legend_handles_labels`` returns; each one's label is its
-        text (a label may have several lines).
+        Legend proxies, each one's label its text (which may have several lines).
     x, y : float
         The anchor point, figure fraction.
     loc : {"upper left", "lower center"}, default "upper left"
         Which point of the key sits at ``(x, y)``.
     ncols : int, default 1
-        Columns; the first ones get one entry more when they cannot all be
-        equal, as in a legend.
+        Columns, filled top to bottom as a legend fills them.
     fontsize : float, default 8
         Size of the labels, points; the spacing follows it.
     frame : bool, default False
-        Draw a legend's frame: a translucent white box with a light edge,
-        sized from the labels' estimated widths.
+        Draw a legend's translucent white frame.
 
     Returns
     -------
@@ -346,8 +328,7 @@ def draw_key(
     Raises
     ------
     ValueError
-        If ``loc`` is not one of the two anchors or a handle is of another
-        kind.
+        If ``loc`` is not one of the two anchors or a handle is of another kind.
     """
     if loc not in ("upper left", "lower center"):
         raise ValueError(f"loc must be 'upper left' or 'lower center', got {loc!r}")

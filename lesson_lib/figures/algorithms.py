@@ -28,8 +28,7 @@ def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2,
     Parameters
     ----------
     fabric : Fabric, default FAST_RING
-        The wire, with a per-hop latency (the fit to a published ring
-        measurement) so that steps cost something.
+        The wire, with a per-hop latency so that steps cost something.
     ns : iterable of int, default 2 to 16
         Numbers of GPUs.
 
@@ -56,14 +55,11 @@ def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2,
 def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
     """Time of one all-reduce against its payload over ``n`` GPUs, one line per algorithm.
 
-    Marks the decode message (one hidden vector), the payload where one-shot
-    and two-shot tie in the model, and the size below which vLLM uses its
-    one-stage kernel at this ``n``.
+    Marks the decode message, the one-shot/two-shot tie and vLLM's one-stage limit.
 
     Parameters
     ----------
     fabric : Fabric, default FAST_RING
-        The wire.
     n : int, default 8
         Number of GPUs (3 to 8, where vLLM's rule is defined).
 

@@ -1,8 +1,4 @@
-"""Figures of the ring all-reduce: who holds which partial sum, and bytes per rank.
-
-Everything drawn here is read from a :class:`lesson_lib.model.ring.RingResult`, the
-record of a real simulated all-reduce; no schedule is typed by hand.
-"""
+"""Figures of the ring all-reduce, read from a simulated one (:class:`lesson_lib.model.ring.RingResult`)."""
 
 from __future__ import annotations
 
@@ -33,28 +29,19 @@ def _holdings_colors(n: int) -> ListedColormap:
     return ListedColormap([ramp(0.08 + 0.84 * k / max(n - 1, 1)) for k in range(n)])
 
 
-def _step_title(result: RingResult, step: int) -> str:
-    if step == 0:
-        return "start: own partial only"
-    phase = result.steps[step - 1][0].phase
-    return f"step {step}: {phase}"
-
-
 def draw_holdings(
     ax: Axes, result: RingResult, step: int, *, fontsize: float = 8, aspect: str = "equal"
 ) -> None:
     """Draw the rank x chunk matrix of who holds what after ``step`` steps.
 
-    Each cell is one rank's copy of one chunk, coloured by how many ranks'
-    contributions it contains (see ``_holdings_colors``). Cells written in
-    this step get a vermillion border. With up to five ranks a cell lists its
-    contributors (``0+3``) and a received cell notes its sender (``\u2190r3``);
-    with more ranks a cell shows a count (``3/8``).
+    A cell, one rank's copy of one chunk, is coloured by how many ranks'
+    contributions it holds and outlined when it arrived in this step; up to
+    five ranks it lists them (``0+3``) and its sender (``\u2190r3``), past
+    five it shows a count (``3/8``).
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-        Where to draw.
     result : RingResult
         A simulated ring all-reduce.
     step : int
@@ -114,15 +101,10 @@ def _holdings_legend_handles(n: int) -> list[Patch]:
 
 
 def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
-    """Every state of a ring all-reduce over ``n`` ranks, one panel per step.
+    """Every state of a ring all-reduce over ``n`` ranks, one :func:`draw_holdings` panel per step.
 
-    Two columns, one per phase, read top to bottom: on the left the start
-    and the ``n - 1`` reduce-scatter steps, on the right the ``n - 1``
-    all-gather steps and the legend. Two panels a row leave the cells wide
-    enough for their labels at the book's column width. Each panel is
-    :func:`draw_holdings` of a simulated all-reduce of the model's hidden
-    vector (the schedule does not depend on the payload); ``fig.axes[step]``
-    is the panel of that step and the last axes holds the legend.
+    Left column: the start and the reduce-scatter steps; right: the
+    all-gather steps and the legend. ``fig.axes[step]`` is that step's panel.
 
     Parameters
     ----------
@@ -134,7 +116,6 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        The figure.
     """
     n = require_int("n", n, minimum=2, maximum=6)
     result = simulate_hidden_allreduce(model, n)
@@ -145,8 +126,11 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
         row, col = (step, 0) if step < n else (step - n, 1)
         ax = fig.add_subplot(grid[row, col])
         draw_holdings(ax, result, step, fontsize=fontsize, aspect="auto")
+        title = (
+            f"step {step}: {result.steps[step - 1][0].phase}" if step else "start: own partial only"
+        )
         # y=1.0: no x tick labels on top, so matplotlib's search for them can be skipped.
-        ax.set_title(_step_title(result, step), fontsize=10.5, y=1.0)
+        ax.set_title(title, fontsize=10.5, y=1.0)
         if row == n - 1:
             ax.set_xlabel("chunk of the vector", fontsize=10)
     legend_ax = fig.add_subplot(grid[n - 1, 1])
@@ -165,10 +149,8 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
 def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
     """Bytes each rank sends to all-reduce one hidden vector, for 1 .. ``max_n`` ranks.
 
-    Dots: every rank's ``bytes_sent`` from a simulated ring all-reduce. Line:
-    ``2 (n - 1) / n`` times the payload
-    (:func:`lesson_lib.model.collectives.allreduce_wire_bytes`). The dashed line at
-    twice the payload is the limit the factor approaches and never reaches.
+    Dots: each rank's bytes in a simulated ring; line: ``2 (n - 1) / n`` times
+    the payload (:func:`lesson_lib.model.collectives.allreduce_wire_bytes`).
 
     Parameters
     ----------
@@ -230,9 +212,7 @@ def ring_topology_figure(n: int = 4) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Each GPU is a box with its vector cut into ``n`` chunks, named c0,
-        c1, ... up to five ranks; an arrow runs from rank r to rank
-        (r + 1) mod n.
+        A box per GPU with its vector in ``n`` chunks, an arrow from each rank to the next.
     """
     n = require_int("n", n, minimum=2, maximum=8)
     fig, ax = new_figure(height=4.8)

@@ -32,26 +32,21 @@ def batch_figure(
 ) -> Figure:
     """Two stacked panels against the batch: tokens/s over all sequences, and ms each sequence waits.
 
-    Each curve stops at the most sequences of ``context`` tokens that fit in
-    memory; a dot marks, on each fast-fabric curve, the batch at which the
-    all-reduces turn bandwidth-bound.
+    Each curve stops where memory is full; a dot marks where the all-reduces turn
+    bandwidth-bound.
 
     Parameters
     ----------
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
     configs : sequence of (label, n, fabric, colour, line style), default CONFIGS
-        The curves.
     context : int, default CONTEXT
         Tokens in each sequence's cache.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes sharing a log2 batch axis, throughput on top: stacked, each
-        keeps the book's column width and legible labels.
+        Two axes sharing a log2 batch axis, throughput on top.
     """
     fig, left, right = two_panels(7.0, sharex=True)
     for label, n, fabric, color, style in configs:
@@ -61,9 +56,7 @@ def batch_figure(
         rates = [s.tokens_per_s for s in steps]
         left.plot(batches, rates, color=color, ls=style, lw=2, label=label)
         right.plot(batches, [s.total_s * 1e3 for s in steps], color=color, ls=style, lw=2)
-        # The memory-full mark sits on the curve's own last point, in its
-        # colour, on both panels: a tall bar there crossed the other curves
-        # and read as theirs.
+        # Memory full: a mark on the curve's own last point (a bar read as another curve's).
         for ax, y in ((left, steps[-1].tokens_per_s), (right, steps[-1].total_s * 1e3)):
             ax.plot(batches[-1], y, "s", color=color, ms=8, mec="black", mew=1, zorder=4)
         star = crossover_tokens(model, fabric, n)

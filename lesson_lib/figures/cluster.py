@@ -1,11 +1,4 @@
-"""Figure of the cluster chapter: where each GPU's share of the model sits.
-
-:func:`layout_figure` draws one or more :class:`~lesson_lib.model.cluster_plan.ClusterPlan`
-one above the other: nodes as boxes, GPUs inside coloured by pipeline stage, each
-tensor-parallel group outlined (in the fast fabric's colour inside a node on
-NVLink, in the network's and dashed when it spans nodes), pipeline hand-offs as arrows and data-parallel
-replicas joined by dashed arcs, above the network that links the nodes.
-"""
+"""Figure of the cluster chapter: nodes, GPUs by pipeline stage, TP groups, PP and DP links."""
 
 from __future__ import annotations
 
@@ -46,11 +39,7 @@ TP_NETWORK_COLOR = ROLE_COLORS["network"]
 
 
 def _label_size(plan: ClusterPlan) -> float:
-    """Base size of a panel's labels: a GPU's label is one point smaller.
-
-    Up to eight GPUs every label is at least 10 pt, legible at the book's
-    column width when a panel takes the whole width.
-    """
+    """Base size of a panel's labels (a GPU's is one point smaller): 10 pt up to eight GPUs."""
     return 11.0 if plan.gpus <= 8 else 8.5 if plan.gpus <= 16 else 6.5
 
 
@@ -196,34 +185,28 @@ def _legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
         ]  # fmt: skip
     spans = [spans_nodes(g) for p in plans if p.tp > 1 for g in tp_groups(p.placement).values()]
     if not all(spans):
-        handles.append(Line2D([], [], color=TP_NVLINK_COLOR, lw=2.2, label="TP group, NVLink"))
+        handles.append(_line(TP_NVLINK_COLOR, "TP group, NVLink", lw=2.2))
     if any(spans):
-        handles.append(
-            Line2D(
-                [], [], color=TP_NETWORK_COLOR, lw=2.2, ls="--", label="TP group split by network"
-            )
-        )
+        handles.append(_line(TP_NETWORK_COLOR, "TP group split by network", lw=2.2, ls="--"))
     if stages > 1:
-        handles.append(
-            Line2D([], [], color="black", lw=2, marker=">", label="PP: 1 hidden vector per token")
-        )
+        handles.append(_line("black", "PP: 1 hidden vector per token", lw=2, marker=">"))
     if any(dp_neighbours(p) for p in plans):
-        handles.append(
-            Line2D([], [], color="black", lw=1.2, ls=(0, (2, 2)), label="DP: nothing per token")
-        )
+        handles.append(_line("black", "DP: nothing per token", lw=1.2, ls=(0, (2, 2))))
     if any(p.idle_gpus for p in plans):
-        handles.append(
-            Patch(facecolor="white", edgecolor=ROLE_COLORS["free"], hatch="///", label="idle GPU")
+        idle = Patch(
+            facecolor="white", edgecolor=ROLE_COLORS["free"], hatch="///", label="idle GPU"
         )
+        handles.append(idle)
     return handles
+
+
+def _line(colour: str, label: str, **style: object) -> Line2D:
+    return Line2D([], [], color=colour, label=label, **style)
 
 
 def _recommended_plans() -> list[ClusterPlan]:
     """The rule applied to two nodes of four GPUs: TP 4 inside, PP 2 or DP 2 across."""
-    return [
-        plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2),
-        plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=1),
-    ]
+    return [plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=pp) for pp in (2, 1)]
 
 
 def layout_figure(
@@ -231,23 +214,17 @@ def layout_figure(
     titles: Sequence[str | None] | None = None,
     *,
     width: float | None = None,
-    height: float = 2.9,
 ) -> Figure:
-    """Draw plans one above the other with one shared key.
-
-    Stacked, not side by side: each plan takes the whole width, so a plan of
-    up to eight GPUs keeps its labels legible at the book's column width.
+    """Draw plans one above the other (each the whole width) with one shared key.
 
     Parameters
     ----------
     plans : sequence of ClusterPlan, optional
-        Default ``_recommended_plans``.
+        Default: TP 4 in each of two nodes of four GPUs, with PP 2 and with DP 2.
     titles : sequence of str or None, optional
         One per plan; ``None`` entries use the plan's label and time.
     width : float, optional
         Figure width in inches; default FIGURE_WIDTH_IN.
-    height : float, default 2.9
-        Height of each plan's panel, inches; the key adds its own rows.
 
     Returns
     -------
@@ -271,7 +248,7 @@ def layout_figure(
     ncols = max(1, min(len(handles), int(width // 3.0)))
     key_rows = -(-len(handles) // ncols) if handles else 0
     key = (1.7 * key_rows + 0.8) * key_font / 72  # inches: rows of a draw_key, and a margin
-    total = height * len(plans) + key
+    total = 2.9 * len(plans) + key  # inches: 2.9 a plan, and the key's rows
     # A bare Figure with fixed margins, not new_figure(): constrained layout
     # lets the titles of these equal-aspect axes run off the top.
     fig = Figure(figsize=(width, total))

@@ -62,11 +62,8 @@ class ClusterGrid:
 
     def center(self, slots: Sequence[GpuSlot]) -> Point:
         """Middle of a group's cells."""
-        points = [self.cell(s.node, s.slot) for s in slots]
-        return (
-            sum(p[0] for p in points) / len(points) + CELL / 2,
-            sum(p[1] for p in points) / len(points) + CELL / 2,
-        )
+        xs, ys = zip(*(self.cell(s.node, s.slot) for s in slots), strict=True)
+        return sum(xs) / len(xs) + CELL / 2, sum(ys) / len(ys) + CELL / 2
 
     def edge(self, slots: Sequence[GpuSlot], side: str) -> Point:
         """Middle of the ``"top"``, ``"left"`` or ``"right"`` edge of a group's cells."""

@@ -39,18 +39,16 @@ def collectives_figure(
     Parameters
     ----------
     fabric : Fabric, default FAST_RING
-        The wire for the right panel; its per-hop latency makes steps cost
-        something.
+        The wire of the time panel; its per-hop latency makes steps cost something.
     n : int, default 8
-        Ranks for the right panel, from 2 to 4096.
+        Ranks of the time panel, from 2 to 4096.
     ns : iterable of int, default 1 to 16
-        Ranks for the left panel.
+        Ranks of the bytes panel.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes, one above the other: payloads per rank against ranks;
-        microseconds against KiB (log-log) at ``n`` ranks.
+        Two axes, the bytes panel on top, then microseconds against KiB (log-log).
     """
     n = require_int("n", n, minimum=2)
     ns = list(ns)
@@ -81,9 +79,7 @@ def tp_vs_ep_figure() -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes, one above the other: stacked bars of milliseconds per token
-        for one sequence (weights, collectives' latency, their bytes), and bars
-        of tokens per second with every sequence that fits.
+        Two axes: one sequence's ms per token by term, then a full node's tokens/s.
     """
     layouts = comparison()
     names = {"tp": "TP 8", "ep": "EP 8"}

@@ -1,11 +1,4 @@
-"""Figures of the KV-transfer chapter: the hand-off against the prefill, and its timeline.
-
-:func:`handoff_vs_context_figure` draws, against the prompt's length, the
-prefill on four GPUs and the time to ship its cache to four decode GPUs over
-each of the chapter's links. :func:`handoff_timeline_figure` draws one
-request's prefill, the cache shipped after it and the cache streamed layer by
-layer: the static twin of the chapter's explorer at its defaults.
-"""
+"""Figures of the KV-transfer chapter: the hand-off against the prefill, and one request's timeline."""
 
 from __future__ import annotations
 
@@ -15,13 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from lesson_lib.figures._style import (
-    FIGURE_WIDTH_IN,
-    INK,
-    NEUTRALS,
-    ROLE_COLORS,
-    new_figure,
-)
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS, new_figure
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
@@ -45,16 +32,13 @@ def handoff_vs_context_figure(
     Parameters
     ----------
     links : sequence of Link, default LINKS
-        One line each.
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Log-log axes: prompt tokens (128 to the specimen's context) against
-        seconds; the prefill in black, each link's transfer in its colour, and
-        the shared port's transfer streamed by layer dashed.
+        Log-log: seconds against prompt tokens (128 to the specimen's context).
     """
     prefill_gpus = require_int("prefill_gpus", prefill_gpus, maximum=4096)
     decode_gpus = require_int("decode_gpus", decode_gpus, maximum=4096)
@@ -116,8 +100,7 @@ def handoff_timeline_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        Three horizontal bars on one time axis in milliseconds, each labelled
-        with its span.
+        Three bars on one time axis (ms), each labelled with its span.
     """
     if link not in LINKS_BY_KEY:
         raise ValueError(f"link must be one of {', '.join(map(repr, LINKS_BY_KEY))}, got {link!r}")

@@ -135,20 +135,17 @@ def measured_vs_model(
 ) -> Figure:
     """Measured all-reduce time per size (log-log) against ``alpha + m/B``, with residuals.
 
-    Top: medians with their 10th-90th percentile spread (filled markers: sizes
-    the fit used), the fitted line, its two asymptotes (``alpha`` and ``m/B``),
-    the crossover ``alpha x B`` and the lesson's decode (10 KiB) and prefill
-    (40 MiB) messages. Bottom: the residuals as measured / model (1 = exact).
+    Top: medians with their p10-p90 spread (filled: sizes the fit used), the
+    line, its asymptotes, the crossover and the lesson's two messages.
+    Bottom: measured / model.
 
     Parameters
     ----------
     measurement : Measurement
-        The sweep.
     fit : AlphaBetaFit
         A fit of it (:func:`lesson_lib.lab.fit.fit_measurement`).
     pingpong_latency : float, optional
-        One-way point-to-point latency from ``mpi4py.bench pingpong``, seconds;
-        drawn as a horizontal line for comparison with ``alpha``.
+        One-way latency from ``mpi4py.bench pingpong``, seconds, drawn beside ``alpha``.
     title : str, optional
         Defaults to the measurement's label (what, where, when).
 

@@ -61,17 +61,10 @@ def _fabric_color(fabric: Fabric, index: int) -> str:
     return ROLE_COLORS["fast"] if fabric == FAST_RING else fabric_color(fabric, index)
 
 
-def _lesson_breakdowns(*, include_bandwidth: bool = True) -> list[tuple[str, StepBreakdown]]:
-    """The lesson's three decode lines as ``(label, breakdown)`` pairs."""
-    return [(line.label, line.step) for line in decode_lines(include_bandwidth=include_bandwidth)]
-
-
 def breakdown_figure(
     lines: Sequence[tuple[str, StepBreakdown]] | None = None,
     *,
     include_bandwidth: bool = True,
-    width: float = FIGURE_WIDTH_IN,
-    height: float | None = None,
     title: str | None = "Time per decoded token:\ncompute shrinks with N, latency does not",
 ) -> Figure:
     """Stacked horizontal bars: compute, latency and bandwidth terms of each step, in ms.
@@ -80,17 +73,10 @@ def breakdown_figure(
     ----------
     lines : sequence of (str, StepBreakdown), optional
         Label and breakdown of each bar, top to bottom; default the lesson's
-        three lines (``_lesson_breakdowns``).
+        three lines (:func:`lesson_lib.model.latency.decode_lines`).
     include_bandwidth : bool, default True
-        With the default lines, add the wire-bytes term (a sliver at one
-        hidden vector); without it each bar's total is the lesson's compute
-        plus latency, the figure a table of those totals shows. Bars of
-        ``lines`` are drawn as given; a term that is zero draws nothing and
-        has no key.
-    width : float, default FIGURE_WIDTH_IN
-        Figure width, inches.
-    height : float, optional
-        Figure height, inches; by default it grows with the number of bars.
+        With the default lines, add the wire-bytes term; a term that is zero
+        draws nothing and has no key.
     title : str or None
         Axes title.
 
@@ -100,13 +86,13 @@ def breakdown_figure(
         One axes; each bar ends with its total in ms and tokens/s.
     """
     if lines is None:
-        lines = _lesson_breakdowns(include_bandwidth=include_bandwidth)
+        lines = [(ln.label, ln.step) for ln in decode_lines(include_bandwidth=include_bandwidth)]
     lines = list(lines)
     if not lines:
         raise ValueError("lines must hold at least one (label, StepBreakdown) pair, got none")
     # The totals after the bars reach past the axes: 0.2 in less than the
-    # asked width keeps the picture inside it.
-    fig, ax = new_figure(width - 0.2, height if height is not None else 0.7 * len(lines) + 1.9)
+    # column's width keeps the picture inside it.
+    fig, ax = new_figure(FIGURE_WIDTH_IN - 0.2, 0.7 * len(lines) + 1.9)
     ys = np.arange(len(lines))
     left = np.zeros(len(lines))
     for attr, label, role in _TERMS:
@@ -139,17 +125,13 @@ def speedup_curves_figure(
 ) -> Figure:
     """Decode speed-up over one GPU against the number of GPUs, one curve per fabric.
 
-    Each fixed-latency fabric gets a dashed line at its ceiling,
-    ``compute_1 / (allreduces_per_token x latency)``
-    (:func:`lesson_lib.model.latency.speedup_limit`); the dotted diagonal is perfect
-    scaling.
+    A dashed line marks each fixed-latency fabric's ceiling
+    (:func:`lesson_lib.model.latency.speedup_limit`), the dotted diagonal perfect scaling.
 
     Parameters
     ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
     fabrics : sequence of Fabric, default (FAST, SLOW)
         One curve each, labelled with the fabric's name.
     ns : iterable of int, default 1..16
@@ -194,19 +176,14 @@ def fixed_vs_hop_figure(
 ) -> Figure:
     """Two stacked panels: latency per all-reduce against N, and the 2 -> 4 GPU step under both models.
 
-    Top: the fixed latency, the per-hop ring model and the published
-    measurements (:data:`lesson_lib.model.published.PUBLISHED`) up to ``max_n``
-    GPUs, with the lesson's slow-fabric assumption for scale; its legend
-    sits under it. Bottom: time per token on 2 and 4 GPUs under each model,
-    with the speed-up. Stacked, not side by side, so that the figure keeps
-    its text legible at the book's column width.
+    Top: the fixed and per-hop latencies and the published measurements, with
+    the slow fabric for scale. Bottom: time per token on 2 and 4 GPUs under
+    each model, with the speed-up.
 
     Parameters
     ----------
-    model : ModelSpec, default the specimen
-        The model.
-    accel : Accelerator, default the specimen's card
-        One card.
+    model, accel : ModelSpec, Accelerator
+        The model and one card; default the specimen's.
     fixed : Fabric, default FAST
         The fixed-latency fabric.
     ring : Fabric, default FAST_RING
@@ -332,9 +309,8 @@ def token_timeline_figure(
     Returns
     -------
     matplotlib.figure.Figure
-        Top: compute slices and all-reduce waits in microseconds, each line
-        labelled with its whole token's time. Bottom: one 2-GPU all-reduce on
-        the fast fabric split into launch, fixed cost, hops and bytes.
+        Top: compute slices and all-reduce waits (us), each line labelled with
+        its token's time. Bottom: one 2-GPU all-reduce on the fast fabric, by part.
     """
     allreduces = require_int(
         "allreduces", allreduces, minimum=1, maximum=MODEL.allreduces_per_token

@@ -30,22 +30,19 @@ def payload_vs_bandwidth_figure(
     Parameters
     ----------
     model : ModelSpec, default the specimen
-        The model.
     ns : sequence of int, default (2, 4)
         Tensor-parallel degrees (>= 2) whose traffic is drawn.
     tokens_per_s : float, default the lesson's 50
         Decode rate, tokens/second (> 0).
     fabrics : mapping of str to float, optional
-        Label -> bandwidth in bytes/second per direction; default
+        Label -> bytes/second per direction; default
         :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`. Labels containing
         ``"illustrative"`` are drawn hollow.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One axes; the x axis is bytes/second on a log scale, labelled in
-        decimal units (MB/s, GB/s, TB/s). Each row is a dot at its rate
-        (no bar: on a log axis a bar's length misleads), annotated with it.
+        One axes, a dot per row at its rate, bytes/second on a log scale.
     """
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
     ns = [require_int("n", n, minimum=2) for n in ns]
@@ -63,16 +60,14 @@ def payload_vs_bandwidth_figure(
         rows.append((label, bandwidth, ROLE_COLORS["bandwidth"], hatch, format_rate(bandwidth)))
 
     fig, ax = new_figure(FIGURE_WIDTH_IN, 0.55 * len(rows) + 1.8)
-    base = MB
     ys = list(range(len(rows)))
     # Dots, not bars: on a log axis a bar's length is the log of a ratio to
     # the axis's start, so a decode bar would look a third of PCIe's when
     # PCIe carries it hundreds of times over. A dot's place is its value.
     for y, (_label, value, colour, hatch, note) in zip(ys, rows, strict=True):
         edge = colour if colour != ROLE_COLORS["decode"] else "black"
-        # Hollow: an illustrative figure.
-        ax.plot(value, y, "o", ms=11, color=colour, mfc="white" if hatch else colour, mec=edge,
-                mew=2)  # fmt: skip
+        hollow = "white" if hatch else colour  # an illustrative figure is hollow
+        ax.plot(value, y, "o", ms=11, color=colour, mfc=hollow, mec=edge, mew=2)
         ax.text(value * 1.6, y, note, va="center", fontsize=10,
                 bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # fmt: skip
     ax.set_xscale("log")
@@ -80,10 +75,10 @@ def payload_vs_bandwidth_figure(
     ax.set_yticks(ys, [_two_lines(r[0]) for r in rows])
     ax.invert_yaxis()
     top = max(r[1] for r in rows)
-    ax.set_xlim(base, top * 30)
+    ax.set_xlim(MB, top * 30)
     # Every decade gets a tick and a grid line, every other one a label:
     # side by side, the labels would touch at the book's column width.
-    ticks = [t for t in _DECADES if base <= t <= top * 30]
+    ticks = [t for t in _DECADES if MB <= t <= top * 30]
     ax.xaxis.set_major_locator(FixedLocator(ticks[::2]))
     ax.xaxis.set_minor_locator(FixedLocator(ticks[1::2]))
     ax.xaxis.set_minor_formatter(NullFormatter())

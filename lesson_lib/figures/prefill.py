@@ -1,10 +1,4 @@
-"""Figures of the prefill chapter: the alpha-beta curve and where time goes.
-
-:func:`alpha_beta_figure` draws the time of one all-reduce against its
-payload on log-log axes, with both asymptotes, the crossover and the decode
-and prefill messages placed on it. :func:`prefill_breakdown_figure` splits a
-decoded token and a whole prompt into compute, latency and bandwidth.
-"""
+"""Figures of the prefill chapter: the alpha-beta curve with both messages, and where time goes."""
 
 from __future__ import annotations
 
@@ -133,32 +127,26 @@ def alpha_beta_figure(
     *,
     model: ModelSpec = MODEL,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = FIGURE_WIDTH_IN,
-    height: float = 5.6,
 ) -> Figure:
-    """Time of one all-reduce against its payload, with decode and prefill marked.
+    """Time of one all-reduce against its payload (log-log), with decode and prefill marked.
 
     Parameters
     ----------
     fabrics : sequence of Fabric, default (FAST, SLOW)
-        One curve each.
+        One curve each, with its asymptotes and crossover.
     n : int, default 2
-        Ranks; with two the wire carries the payload once and the curve is
-        exactly ``alpha + m / B``.
+        Ranks; with two the curve is exactly ``alpha + m / B``.
     model : ModelSpec, default MODEL
-        Sets the decode message (one hidden vector) and the prefill message.
+        Whose hidden vector the messages carry.
     prompt_tokens : int, default PROMPT_TOKENS
-        Prompt length for the prefill message.
-    width, height : float
-        Figure size in inches.
+        Prompt length of the prefill message.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One log-log axes.
     """
     messages = _messages(model, prompt_tokens)
-    fig, ax = new_figure(width, height)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
     _draw_alpha_beta(ax, fabrics, n, messages)
     ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
     # Under the axes: inside, the key would cover the decode message's line and label.
@@ -187,10 +175,8 @@ def prefill_breakdown_figure(
     model: ModelSpec = MODEL,
     accel: Accelerator = GPU,
     prompt_tokens: int = PROMPT_TOKENS,
-    width: float = FIGURE_WIDTH_IN,
-    height: float = 5.2,
 ) -> Figure:
-    """Compute, latency and bandwidth of a decoded token and of a whole prompt.
+    """Compute, latency and bandwidth of a decoded token (top) and of a whole prompt, in ms.
 
     Parameters
     ----------
@@ -198,25 +184,18 @@ def prefill_breakdown_figure(
         One bar per fabric in each panel.
     n : int, default 4
         Tensor-parallel degree (>= 2).
-    model : ModelSpec, default MODEL
-        The model.
-    accel : Accelerator, default GPU
-        One card.
-    prompt_tokens : int, default PROMPT_TOKENS
-        Prompt length.
-    width, height : float
-        Figure size in inches.
+    model, accel, prompt_tokens
+        The model, one card and the prompt's length.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes, stacked: decode (one token) on top, prefill (the prompt)
-        below, each in milliseconds on its own scale.
+        Two axes, each on its own scale.
     """
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
-    fig, ax_decode, ax_prefill = two_panels(height, width)
+    fig, ax_decode, ax_prefill = two_panels(5.2)
     labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
     per = [per_token(model, accel, f, n, prompt_tokens) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)

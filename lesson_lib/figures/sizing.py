@@ -1,13 +1,4 @@
-"""Figures of the sizing chapter: what fills one GPU's memory.
-
-``_memory_bars_figure`` draws per-GPU stacked bars (weights, KV cache,
-DeltaNet state, free) against the card's capacity; the chapter's static
-figure (:func:`tp_budget_figure`) uses it, and the sizing explorer
-(:mod:`lesson_lib.explorers.sizing`) draws the same bar live.
-:func:`kv_context_figure` shows how one sequence's KV cache grows with its
-length, for the hybrid specimen and for a pure-attention model of the same
-shape.
-"""
+"""Figures of the sizing chapter: what fills one GPU's memory, and one sequence's KV cache."""
 
 from __future__ import annotations
 
@@ -40,8 +31,6 @@ def _memory_bars_figure(
     labels: Sequence[str],
     *,
     title: str | None = None,
-    width: float = FIGURE_WIDTH_IN,
-    height: float = 4.4,
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
     if len(budgets) == 0:
@@ -50,7 +39,7 @@ def _memory_bars_figure(
         raise ValueError(
             f"labels must have {len(budgets)} entries (one per bar), got {len(labels)}"
         )
-    fig, ax = new_figure(width, height)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))
@@ -103,8 +92,7 @@ def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One stacked bar per degree, labelled with the degree and the
-        number of sequences.
+        One stacked bar per degree, labelled with it and the sequences.
     """
     fits = fits_by_degree() if fits is None else fits
     labels = [f"TP = {f.n}\n{f.sequences} sequence{'' if f.sequences == 1 else 's'}" for f in fits]
@@ -127,9 +115,8 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
     Returns
     -------
     matplotlib.figure.Figure
-        Three lines in GiB (hybrid KV cache, pure-attention KV cache, the
-        fixed DeltaNet state) and one dotted reference line, against
-        context length in thousands of tokens.
+        The two KV caches and the fixed DeltaNet state in GiB, and the room
+        beside the weights dotted, against thousands of tokens.
     """
     twin = pure_attention_twin(model)
     tokens = np.linspace(0, model.max_context, 65).astype(int)
@@ -138,21 +125,11 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
     state = np.full(tokens.shape, model.state_bytes / GiB)
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
     k = tokens / 1024
-    ax.plot(
-        k,
-        pure,
-        color=ROLE_COLORS["kv"],
-        linestyle="--",
-        linewidth=2,
-        label=f"KV cache, all {twin.num_attention_layers} layers attention",
-    )
-    ax.plot(
-        k,
-        hybrid,
-        color=ROLE_COLORS["kv"],
-        linewidth=2.5,
-        label=f"KV cache, hybrid ({model.num_attention_layers} attention layers)",
-    )
+    for values, style, width, label in (
+        (pure, "--", 2, f"KV cache, all {twin.num_attention_layers} layers attention"),
+        (hybrid, "-", 2.5, f"KV cache, hybrid ({model.num_attention_layers} attention layers)"),
+    ):
+        ax.plot(k, values, color=ROLE_COLORS["kv"], linestyle=style, linewidth=width, label=label)
     ax.plot(k, state, color=ROLE_COLORS["state"], linewidth=2,
             label=f"DeltaNet state, hybrid ({model.num_linear_layers} layers, fixed)")  # fmt: skip
     room = (accel.memory_bytes - model.weight_bytes) / GiB

@@ -1,16 +1,6 @@
 """The lab: measure a real all-reduce, fit t(m) = alpha + m/B, use it as a fabric.
 
-Modules, one concept each:
-
-* :mod:`~lesson_lib.lab.sweep` the benchmark every MPI rank runs;
-* :mod:`~lesson_lib.lab.launch` starting ``mpiexec`` with a timeout and clean-up;
-* :mod:`~lesson_lib.lab.cli` the command line, ``python -m lesson_lib.lab``;
-* :mod:`~lesson_lib.lab.records` results files and the shipped reference data;
-* :mod:`~lesson_lib.lab.nccl_tests` importing nccl-tests' ``all_reduce_perf`` output;
-* :mod:`~lesson_lib.lab.fit` fitting a measurement with the model's alpha-beta fit;
-* :mod:`~lesson_lib.lab.pingpong` MPI's own latency probe, for comparison;
-* :mod:`~lesson_lib.lab.report` and :mod:`~lesson_lib.lab.reading` the lab page's numbers and sentences.
-
+The command line is :mod:`~lesson_lib.lab.cli` (``python -m lesson_lib.lab``).
 Importing this package does not import :mod:`mpi4py` or start MPI.
 """
 

@@ -32,7 +32,7 @@ from lesson_lib.lab.sweep import (
     incomplete_path,
 )
 from lesson_lib.model._safe_io import printable, require_output_file
-from lesson_lib.model.units import GiB, KiB, MiB, format_bytes, format_rate, format_seconds
+from lesson_lib.model.units import KiB, format_bytes, format_rate, format_seconds
 
 if TYPE_CHECKING:
     from lesson_lib.lab.launch import LaunchResult
@@ -53,47 +53,24 @@ EXIT_MEANINGS: dict[int, str] = {
     EXIT_NO_MPI: "no mpiexec (or mpi4py) was found",
     EXIT_BAD_FILE: "a results or nccl-tests file was empty, corrupt or malformed",
 }
-__all__ = [
-    "EXIT_BAD_FILE",
-    "EXIT_BUDGET",
-    "EXIT_MEANINGS",
-    "EXIT_NO_MPI",
-    "EXIT_OK",
-    "EXIT_RANK_FAILED",
-    "EXIT_TIMEOUT",
-    "EXIT_USAGE",
-    "main",
-    "parse_size",
-]
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([A-Za-z]*)\s*$")
 #: Longest size text read (a longer one is not a size, whatever it holds).
 _MAX_SIZE_CHARS = 1000
-_SUFFIX = {
-    "": 1.0,
-    "B": 1.0,
-    "K": KiB,
-    "KiB": KiB,
-    "M": MiB,
-    "MiB": MiB,
-    "G": GiB,
-    "GiB": GiB,
-    "KB": 1e3,
-    "MB": 1e6,
-    "GB": 1e9,
-}
+_SUFFIX = {"": 1.0, "B": 1.0}
+_SUFFIX |= {p + i: KiB ** (n + 1) for n, p in enumerate("KMG") for i in ("", "iB")}
+_SUFFIX |= {"KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 
 def parse_size(text: str) -> int:
     """Parse a message size such as ``"8"``, ``"10KiB"``, ``"64M"`` or ``"1MB"``.
 
-    ``K``, ``M`` and ``G`` alone are binary (as nccl-tests' ``-e 128M``);
-    ``KB``, ``MB``, ``GB`` are decimal.
+    ``K``, ``M`` and ``G`` alone are binary (as nccl-tests' ``-e 128M``), ``KB``, ``MB``,
+    ``GB`` decimal: ``"10K"`` is 10,240 bytes, ``"1MB"`` 1,000,000.
 
     Parameters
     ----------
     text : str
-        The size.
 
     Returns
     -------
@@ -104,11 +81,6 @@ def parse_size(text: str) -> int:
     ------
     ValueError
         If the text is not a size.
-
-    Examples
-    --------
-    >>> parse_size("64MiB"), parse_size("10K"), parse_size("1MB")
-    (67108864, 10240, 1000000)
     """
     text = str(text)
     match = _SIZE.match(text) if len(text) <= _MAX_SIZE_CHARS else None
@@ -132,30 +104,15 @@ def _size_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors return instead of exiting the process."""
-
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
-        if message:
-            sys.stderr.write(message)
-        raise _Exit(status)
-
-
-class _Exit(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = argparse.ArgumentParser(
         prog="python -m lesson_lib.lab",
         description="Measure an all-reduce on this machine and fit t(m) = alpha + m/B to it.",
         epilog="Exit status: "
         + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items())
         + ".",
     )
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the all-reduce sweep (starts mpiexec if needed)")
     run.add_argument("-n", "--ranks", type=int, default=2, help="ranks to start (default 2)")
@@ -174,46 +131,41 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per timed batch, 1e-5 to 10 (default 0.001)",
     )
     run.add_argument("--budget", type=float, default=60.0, help="sweep time budget, s (default 60)")
-    run.add_argument(
-        "--timeout", type=float, default=None, help="hard limit for the job, s (default budget+30)"
-    )
-    run.add_argument("--hostfile", default=None, help="Hydra host file, to run across nodes")
-    run.add_argument("--mpiexec", default=None, help="mpiexec to use (default: next to python)")
+    run.add_argument("--timeout", type=float, help="hard limit for the job, s (default budget+30)")
+    run.add_argument("--hostfile", help="Hydra host file, to run across nodes")
+    run.add_argument("--mpiexec", help="mpiexec to use (default: next to python)")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     run.add_argument(
         "--simulate-failure",
         choices=FAILURES,
-        default=None,
         help="make the last rank exit, raise or hang after the first size (to see the handling)",
     )
 
     show = sub.add_parser("show", help="print a results file and its fit")
     show.add_argument("file")
-    show.add_argument("--min-bytes", type=_size_arg, default=None, help="fit from this size")
-    show.add_argument("--max-bytes", type=_size_arg, default=None, help="fit up to this size")
+    show.add_argument("--min-bytes", type=_size_arg, help="fit from this size")
+    show.add_argument("--max-bytes", type=_size_arg, help="fit up to this size")
 
     nccl = sub.add_parser("nccl", help="import nccl-tests all_reduce_perf output")
     nccl.add_argument("file", help="saved all_reduce_perf output")
     nccl.add_argument("--out", required=True, help="results file to write (JSON)")
-    nccl.add_argument("--ranks", type=int, default=None, help="GPUs (default: from the output)")
+    nccl.add_argument("--ranks", type=int, help="GPUs (default: from the output)")
     nccl.add_argument("--in-place", action="store_true", help="use the in-place times")
     nccl.add_argument("--lenient", action="store_true", help="skip malformed lines")
 
     ping = sub.add_parser("pingpong", help="run mpiexec -n 2 python -m mpi4py.bench pingpong")
     ping.add_argument("--max-bytes", type=_size_arg, default=4 * 2**20)
-    ping.add_argument("--out", default=None, help="save the measurement (JSON)")
+    ping.add_argument("--out", help="save the measurement (JSON)")
     ping.add_argument("--timeout", type=float, default=60.0)
-    ping.add_argument("--mpiexec", default=None)
+    ping.add_argument("--mpiexec")
     return p
 
 
 def _say(stream: TextIO, text: str) -> None:
-    """Print ``text``: its own line breaks kept, every other control character escaped.
+    """Print ``text``, its line breaks kept and every other control character escaped.
 
-    What is printed often comes from a file (a results file's facts, a
-    rank's output); an escape sequence in it must not reach the terminal.
-    Fields that come from files are escaped where they are read, line breaks
-    included, so they cannot start a line of their own either.
+    Text from a file (a results file's facts, a rank's output) must not reach
+    the terminal as escape sequences; its fields were escaped, line breaks too, when read.
     """
     lines = text.rstrip("\n").split("\n")
     stream.write("\n".join(printable(line, 20_000) for line in lines) + "\n")
@@ -221,18 +173,9 @@ def _say(stream: TextIO, text: str) -> None:
 
 
 def _config(args: argparse.Namespace) -> SweepConfig:
-    return SweepConfig(
-        min_bytes=args.min_bytes,
-        max_bytes=args.max_bytes,
-        per_octave=args.per_octave,
-        dtype=args.dtype,
-        reps=args.reps,
-        batch_time=args.batch_time,
-        budget=args.budget,
-        out=args.out,
-        quiet=args.quiet,
-        fail=args.simulate_failure,
-    )
+    same = ("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget", "out")
+    options = {name: getattr(args, name) for name in same}
+    return SweepConfig(**options, quiet=args.quiet, fail=args.simulate_failure)
 
 
 def _rank_args(config: SweepConfig) -> list[str]:
@@ -278,16 +221,12 @@ def _fit_lines(
 def _table(measurement: object) -> list[str]:
     m = measurement
     lines = [f"{'size':>10} {'median':>10} {'p10':>10} {'p90':>10} {'algbw':>12} {'busbw':>12}"]
-    for b, t, lo, hi, a, bb in zip(
+    for b, *times, a, bb in zip(
         m.bytes, m.median_s, m.p10_s, m.p90_s, m.algbw, m.busbw, strict=True
     ):
-
-        def sec(x: float) -> str:
-            return "-" if x != x else format_seconds(x)
-
+        shown = "".join(f"{'-' if math.isnan(t) else format_seconds(t):>10} " for t in times)
         lines.append(
-            f"{format_bytes(b, system='binary'):>10} {sec(t):>10} {sec(lo):>10} {sec(hi):>10} "
-            f"{format_rate(a):>12} {format_rate(bb):>12}"
+            f"{format_bytes(b, system='binary'):>10} {shown}{format_rate(a):>12} {format_rate(bb):>12}"
         )
     return lines
 
@@ -422,7 +361,7 @@ def _after_run(
     return EXIT_OK
 
 
-def _show(args: argparse.Namespace, out: TextIO) -> int:
+def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lesson_lib.lab.records import read_results
 
     m = read_results(args.file)
@@ -434,7 +373,7 @@ def _show(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def _nccl(args: argparse.Namespace, out: TextIO) -> int:
+def _nccl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from lesson_lib.lab.nccl_tests import read_all_reduce_perf
     from lesson_lib.lab.records import measurement_to_dict, write_results
 
@@ -511,16 +450,11 @@ def main(
             args = parser.parse_args(argv)
         finally:
             sys.stderr = old_err
-    except _Exit as exc:
-        return exc.status
+    except SystemExit as exc:  # a usage error or --help: a status, not the process's end
+        return int(exc.code or 0)
     try:
-        if args.command == "run":
-            return _run(args, out, err)
-        if args.command == "show":
-            return _show(args, out)
-        if args.command == "nccl":
-            return _nccl(args, out)
-        return _pingpong(args, out, err)
+        command = {"run": _run, "show": _show, "nccl": _nccl, "pingpong": _pingpong}
+        return command[args.command](args, out, err)
     except (ResultsError, NcclTestsFormatError, FileNotFoundError) as exc:
         _say(err, f"lab: {exc}")
         return EXIT_BAD_FILE

@@ -1,9 +1,4 @@
-"""Fit a lab measurement with the alpha-beta fit of :mod:`lesson_lib.model.alpha_beta_fit`.
-
-The fit itself, its methods and :func:`~lesson_lib.model.alpha_beta_fit.fabric_from_fit` are the model's; this
-module applies them to a :class:`~lesson_lib.lab.records.Measurement` and picks
-the method its sizes allow.
-"""
+"""Fit a lab measurement with the model's alpha-beta fit (:mod:`lesson_lib.model.alpha_beta_fit`)."""
 
 from __future__ import annotations
 
@@ -39,12 +34,10 @@ def fit_measurement(measurement: Measurement, **kwargs: object) -> AlphaBetaFit:
 def fit_what_the_sizes_allow(
     measurement: Measurement, min_bytes: float | None = None, max_bytes: float | None = None
 ) -> tuple[AlphaBetaFit, list[str]]:
-    """Fit with ``"ranges"`` when the sizes allow it, else a plain weighted fit, and say so.
+    """Fit with ``"ranges"`` when the sizes allow it, else with ``"wls"``, and say so.
 
-    ``"ranges"`` needs small sizes (up to 4 KiB) for alpha and large ones (from
-    1 MiB) for B. An output that starts at 32 KiB, or stops at 64 KiB, is
-    fitted with ``"wls"`` over all its sizes instead, and a note says which
-    number is extrapolated.
+    ``"ranges"`` needs sizes up to 4 KiB for alpha and from 1 MiB for B;
+    without them a note says which number is extrapolated.
 
     Parameters
     ----------

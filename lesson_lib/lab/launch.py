@@ -75,17 +75,9 @@ class LaunchResult:
     stopped: list[int] = field(default_factory=list)
     removed_shm: list[str] = field(default_factory=list)
 
-    @property
-    def ok(self) -> bool:
-        """True if the job finished in time with exit status 0."""
-        return self.returncode == 0 and not self.timed_out
-
 
 def under_mpi(environ: dict[str, str] | None = None) -> bool:
-    """True if this process is a rank of a running MPI job.
-
-    Checks the variables MPICH's Hydra (``PMI_RANK``), Open MPI
-    (``OMPI_COMM_WORLD_SIZE``) and PMIx launchers (``PMIX_RANK``) set.
+    """True if this process is a rank of a running MPI job (Hydra's, Open MPI's or PMIx's).
 
     Parameters
     ----------
@@ -126,10 +118,7 @@ def _find_mpiexec(explicit: str | None = None) -> str:
 
 
 def require_mpi4py() -> None:
-    """Raise :class:`MPIUnavailableError` if :mod:`mpi4py` is not importable here.
-
-    Only looks the package up; MPI itself is not started.
-    """
+    """Raise :class:`MPIUnavailableError` if :mod:`mpi4py` is not importable (MPI is not started)."""
     import importlib.util
 
     if importlib.util.find_spec("mpi4py") is None:
@@ -267,11 +256,9 @@ def run_mpiexec(
 ) -> LaunchResult:
     """Run ``mpiexec -n <n> <python> <args...>`` with a hard timeout and clean-up.
 
-    ``mpiexec`` runs in a new session. Its output is read here, line by line,
-    in the calling thread (so a notebook shows it in the running cell), and
-    copied to ``relay``. When the job ends, times out or is interrupted,
-    leftover tagged processes are stopped and stale shared-memory segments
-    removed.
+    The output is read line by line in the calling thread (a notebook shows
+    it in the running cell). However the job ends, leftover tagged processes
+    are stopped and stale shared-memory segments removed.
 
     Parameters
     ----------
@@ -282,10 +269,10 @@ def run_mpiexec(
     timeout : float
         Seconds before the whole job is stopped (> 0).
     hostfile : str, optional
-        Hydra host file (one host name per line, ``host:slots`` allowed),
-        passed as ``-f``; without it every rank runs on this machine.
+        Hydra host file (``host`` or ``host:slots`` per line), passed as ``-f``.
     mpiexec : str, optional
-        The ``mpiexec`` to use (see ``_find_mpiexec``).
+        The ``mpiexec`` to use; default ``$LESSON_LAB_MPIEXEC``, the one beside
+        Python, or the one on ``PATH``.
     relay : text stream, optional
         Where to copy the job's output as it arrives (e.g. ``sys.stderr``).
     tag : str, optional
@@ -315,16 +302,8 @@ def run_mpiexec(
     command += [sys.executable, *args]
     before = _shm_files()
     status_dir = Path(tempfile.mkdtemp(prefix="lesson-lab-"))
-    env = dict(os.environ)
-    env.update(
-        {
-            JOB_ENV: tag,
-            STATUS_ENV: str(status_dir),
-            "PYTHONUNBUFFERED": "1",
-            # Backstop only: if this process dies, Hydra still stops the job.
-            "MPIEXEC_TIMEOUT": str(int(timeout) + 15),
-        }
-    )
+    env = {**os.environ, JOB_ENV: tag, STATUS_ENV: str(status_dir), "PYTHONUNBUFFERED": "1"}
+    env["MPIEXEC_TIMEOUT"] = str(int(timeout) + 15)  # a backstop, should this process die
     start = time.monotonic()
     timed_out = False
     chunks: list[str] = []

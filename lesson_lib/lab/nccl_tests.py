@@ -101,13 +101,7 @@ class _Layout:
         busbw = tuple(i for i, n in enumerate(lowered) if n == "busbw")
         if "size" not in lowered or not times or len(algbw) < len(times) or len(busbw) < len(times):
             return None
-        return cls(
-            width=len(names),
-            size=lowered.index("size"),
-            times=times,
-            algbw=algbw,
-            busbw=busbw,
-        )
+        return cls(len(names), lowered.index("size"), times, algbw, busbw)
 
     @classmethod
     def guess(cls, width: int) -> _Layout:
@@ -172,24 +166,21 @@ def parse_all_reduce_perf(
 ) -> Measurement:
     """Parse ``all_reduce_perf`` output into a :class:`~lesson_lib.lab.records.Measurement`.
 
-    The columns are read from the table's header line, so every layout
-    nccl-tests has printed works: with or without the ``redop`` and ``root``
-    columns, with or without the leading ``#`` on the comment lines (as
-    people often paste it), and with log lines mixed in. Without any header
-    the layout is guessed from the number of values on a line.
+    Columns are read from the header line (with or without ``redop``,
+    ``root`` or the leading ``#``, log lines mixed in), else guessed from
+    the number of values on a line.
 
     Parameters
     ----------
     text : str
-        The whole output (comment and log lines are fine).
     ranks : int, optional
-        GPUs in the all-reduce. By default counted from the ``Rank`` lines,
-        or else inferred from busbw / algbw = 2(N-1)/N.
+        GPUs in the all-reduce; default counted from the ``Rank`` lines, or
+        inferred from busbw / algbw = 2(N-1)/N.
     in_place : bool, default False
         Use the in-place times instead of the out-of-place ones.
     strict : bool, default True
-        True: any malformed data line raises. False: such lines are skipped
-        and their numbers kept in ``measurement.config["skipped_lines"]``.
+        False: malformed data lines are skipped, their numbers kept in
+        ``measurement.config["skipped_lines"]``.
 
     Returns
     -------
@@ -199,8 +190,7 @@ def parse_all_reduce_perf(
     Raises
     ------
     NcclTestsFormatError
-        Listing the malformed lines with their numbers (``strict``), or
-        when no data line is found at all.
+        Listing the malformed lines (``strict``), or when no data line is found.
     """
     problems: list[ParseProblem] = []
     rows: list[tuple[int, float]] = []
@@ -320,11 +310,7 @@ def _out_of_order(size: int, seconds: float, scale: float, last_size: int, last_
 
 
 def _ranks_from_ratio(ratios: list[tuple[float, float]]) -> int:
-    """Invert busbw / algbw = 2(N-1)/N, using the row with the largest bandwidth.
-
-    nccl-tests prints bandwidths with two decimals, so only rows of at least
-    1 GB/s give the ratio precisely enough.
-    """
+    """Invert busbw / algbw = 2(N-1)/N at the fastest row (two decimals need >= 1 GB/s)."""
     usable = [(a, r) for a, r in ratios if a >= 1e9 and math.isfinite(r)]
     if not usable:
         raise NcclTestsFormatError(
@@ -342,12 +328,11 @@ def _ranks_from_ratio(ratios: list[tuple[float, float]]) -> int:
 
 
 def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measurement:
-    """Read a saved ``all_reduce_perf`` output file.
+    """Read a saved ``all_reduce_perf`` output file (:func:`parse_all_reduce_perf`).
 
     Parameters
     ----------
     path : str or path-like
-        The text file.
     **kwargs
         Passed to :func:`parse_all_reduce_perf`.
 
@@ -359,9 +344,7 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
     Raises
     ------
     NcclTestsFormatError
-        As :func:`parse_all_reduce_perf`, the message naming the file.
-    FileNotFoundError
-        If the file does not exist.
+        As :func:`parse_all_reduce_perf` (naming the file), or if it cannot be read.
     """
     from lesson_lib.lab.records import read_text_file
 

@@ -90,11 +90,7 @@ class PingPong:
 
 
 def _row(line: str) -> tuple[int, str, str, int] | None:
-    """(size, mean, std, samples) of a table row ``size bw | mean ± std n``, by its words.
-
-    Split on white space rather than matched by a pattern, so a line of any
-    length is read in one pass.
-    """
+    """(size, mean, std, samples) of a row ``size bw | mean ± std n``, split on white space."""
     if len(line) > MAX_LINE_CHARS:
         return None
     left, bar, right = line.partition("|")
@@ -109,7 +105,7 @@ def _row(line: str) -> tuple[int, str, str, int] | None:
 
 def _parse_pingpong(text: str) -> PingPong:
     """Read the table ``python -m mpi4py.bench pingpong`` prints."""
-    sizes, means, stds, counts = [], [], [], []
+    rows = []
     for line in text.splitlines():
         row = _row(line)
         if row is None:
@@ -119,14 +115,11 @@ def _parse_pingpong(text: str) -> PingPong:
             mean, std = float(mean_text), float(std_text)
         except ValueError:
             continue
-        if not math.isfinite(mean) or mean < MIN_SECONDS:
-            continue
-        sizes.append(size)
-        means.append(mean)
-        stds.append(std)
-        counts.append(n)
-    if not sizes:
+        if math.isfinite(mean) and mean >= MIN_SECONDS:
+            rows.append((size, mean, std, n))
+    if not rows:
         raise PingPongError("no pingpong table found in the output of mpi4py.bench pingpong")
+    sizes, means, stds, counts = zip(*rows, strict=True)
     return PingPong(np.array(sizes, float), np.array(means), np.array(stds), np.array(counts))
 
 
@@ -184,8 +177,8 @@ def run_pingpong(
 
     Parameters
     ----------
-    max_bytes, loop
-        As for ``_pingpong_args``.
+    max_bytes, loop : int
+        Largest message, bytes, and round trips per size (fewer for large ones).
     timeout : float, default 60
         Seconds before the job is stopped.
     mpiexec : str, optional
@@ -200,9 +193,8 @@ def run_pingpong(
     Raises
     ------
     PingPongError
-        If the job fails, times out or prints no table.
-    lesson_lib.lab.launch.MPIUnavailableError
-        If no ``mpiexec`` is found.
+        If the job fails, times out or prints no table
+        (:class:`~lesson_lib.lab.launch.MPIUnavailableError` without ``mpiexec``).
     """
     from datetime import UTC, datetime
 
@@ -225,7 +217,7 @@ def run_pingpong(
 
 
 def write_pingpong(path: str | os.PathLike, pingpong: PingPong) -> Path:
-    """Save a pingpong measurement as JSON (atomically).
+    """Save a pingpong measurement as JSON, atomically.
 
     Parameters
     ----------

@@ -1,10 +1,4 @@
-"""The lab page's sentences: what a measurement and its fit say, in words.
-
-Each function turns numbers of :mod:`lesson_lib.lab.report` into a clause or
-a sentence that follows the measurement: where a message sits against the
-crossover, how the measured alpha compares with the fabric the lesson assumes,
-how far to trust the fitted line, and what the cache does to B.
-"""
+"""The lab page's sentences: what a measurement and its fit say, in words that follow the numbers."""
 
 from __future__ import annotations
 
@@ -65,11 +59,6 @@ def compare(value: float, reference: float, tolerance: float = 0.1) -> str:
 
 def alpha_reading(fit: AlphaBetaFit, fabric: Fabric = FAST) -> str:
     """One sentence setting the measured alpha beside a fabric's assumed latency.
-
-    A CPU "rank" is a process on the same chip and its all-reduce a copy
-    through shared memory: no GPU kernel to launch, no physical link to
-    cross. Whether that makes its alpha smaller than a GPU fabric's depends on
-    the machine and its load, so the sentence follows the measurement.
 
     Parameters
     ----------
@@ -143,9 +132,7 @@ def split_verdict(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) 
     Returns
     -------
     str
-        A sentence that says "latency-bound" or "bandwidth-bound" only for a
-        message well below or far above the crossover (the thresholds of
-        :func:`regime`).
+        A sentence calling a message latency- or bandwidth-bound only as :func:`regime` does.
     """
     return _SPLIT_WORDS[_split(fit, decode_bytes, prefill_bytes)][0]
 
@@ -167,34 +154,11 @@ def split_summary(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) 
 
 
 def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float | None:
-    """Measured over fitted time at the measured size nearest ``nbytes``.
-
-    None when the sweep's nearest size is more than a factor of two away.
-    """
+    """Measured over fitted time at the size nearest ``nbytes``; None if over 2x away."""
     i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
     if not 0.5 <= m.bytes[i] / nbytes <= 2:
         return None
     return float(m.median_s[i] / fit.predict(m.bytes[i]))
-
-
-def measured_over_model(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
-    """Measured time over the fit's, at the measured size nearest ``nbytes``, in words.
-
-    Parameters
-    ----------
-    m : Measurement
-    fit : AlphaBetaFit
-    nbytes : float
-        The message size of interest, bytes.
-
-    Returns
-    -------
-    str
-        A ratio such as ``"2.4x"``, or ``"not measured"`` when the sweep
-        stops more than a factor of two short of ``nbytes``.
-    """
-    ratio = _measured_ratio(m, fit, nbytes)
-    return "not measured" if ratio is None else format_ratio(ratio, decimals=1)
 
 
 def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
@@ -210,8 +174,7 @@ def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
     Returns
     -------
     str
-        For example ``"a lower bound: at that message this machine measured
-        2.6x the line's time"``.
+        For example ``"a lower bound: at that message this machine measured 2.6x the line's time"``.
     """
     ratio = _measured_ratio(m, fit, nbytes)
     if ratio is None:
@@ -260,10 +223,8 @@ def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBet
     Returns
     -------
     str
-        A clause such as ``"agrees with both: on this machine the cache
-        changes the bandwidth little"`` (the two fits within 10 % of each
-        other), ``"lands on the in-cache value: ..."``, ``"falls between the
-        two, ..."`` or ``"lies outside both, ..."``.
+        A clause: ``"agrees with both: ..."`` (the fits within 10 %), ``"lands on
+        the in-cache value: ..."``, ``"falls between the two, ..."``, ...
     """
     if inside is None or beyond is None:
         return "comes from the large sizes this sweep measured"

@@ -112,8 +112,7 @@ class Measurement:
         Returns
         -------
         str
-            For example ``"MPI all-reduce, 2 ranks, Intel Xeon ... (2 cores), MPICH 5.0.2,
-            2026-01-01 12:00 UTC"``.
+            For example ``"MPI all-reduce, 2 ranks, Intel Xeon ..., MPICH 5.0.2, 2026-01-01 12:00 UTC"``.
         """
         m = self.machine
         what = "MPI all-reduce" if self.source == "mpi-allreduce" else "nccl-tests all_reduce_perf"
@@ -134,9 +133,7 @@ class Measurement:
 
 
 def write_json(path: str | os.PathLike, data: dict) -> Path:
-    """Write ``data`` as JSON atomically (a temporary file, then a rename).
-
-    A reader never sees a half-written file, even if the writer is killed.
+    """Write ``data`` as JSON atomically (a temporary file, then a rename): never half-written.
 
     Parameters
     ----------
@@ -153,8 +150,7 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
     Raises
     ------
     ValueError
-        If ``path`` exists and is not a regular file (a device, a FIFO,
-        ``/dev/stdout``, a symbolic link): a rename would replace it.
+        If ``path`` exists and is not a regular file, which a rename would replace.
     """
     dest = require_output_file(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -173,7 +169,7 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
 
 
 def write_results(path: str | os.PathLike, data: dict) -> Path:
-    """Validate results content (:func:`validate`) and write it atomically.
+    """Validate results content (:func:`validate`) and write it atomically (:func:`write_json`).
 
     Parameters
     ----------
@@ -183,7 +179,6 @@ def write_results(path: str | os.PathLike, data: dict) -> Path:
     Returns
     -------
     pathlib.Path
-        The path written.
     """
     validate(data, where=str(path))
     return write_json(path, data)
@@ -192,15 +187,16 @@ def write_results(path: str | os.PathLike, data: dict) -> Path:
 def read_text_file(
     path: str | os.PathLike, what: str, error: type[Exception], limit: int = MAX_FILE_BYTES
 ) -> str:
-    """Read a text file of at most ``limit`` bytes, turning every OS problem into ``error``.
+    """Read a text file of at most ``limit`` bytes, raising ``error`` for every OS problem.
 
     Parameters
     ----------
     path : str or path-like
     what : str
-        How to name it in messages ("results file", "nccl-tests output").
+        How messages name it ("results file", "nccl-tests output").
     error : type of Exception
-        The exception raised with a one-line message.
+        Raised with a one-line message when the path is missing, a folder,
+        not a regular file, unreadable or too large.
     limit : int, default 64 MiB
         Largest size read, bytes.
 
@@ -208,11 +204,6 @@ def read_text_file(
     -------
     str
         The text (undecodable bytes replaced).
-
-    Raises
-    ------
-    Exception
-        ``error``, when the path is missing, a folder, unreadable or too large.
     """
     p = Path(path)
     if not p.exists():
@@ -238,22 +229,17 @@ def read_text_file(
 
 
 def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
-    """Read a JSON object, turning every way it can be broken into a clear error.
+    """Read a JSON object; a missing, empty or corrupt file raises a :class:`ResultsError`.
 
     Parameters
     ----------
     path : str or path-like
     what : str, default "results file"
-        How to name it in messages.
+        How messages name it.
 
     Returns
     -------
     dict
-
-    Raises
-    ------
-    ResultsError
-        If the file is missing, empty, not JSON or not a JSON object.
     """
     p = Path(path)
     text = read_text_file(p, what, ResultsError)
@@ -339,7 +325,7 @@ def validate(data: dict, where: str = "results") -> None:
     Raises
     ------
     ResultsError
-        Naming the first problem found (record index and field included).
+        Naming the first problem found (record and field included).
     """
     if data.get("format") != FORMAT:
         raise ResultsError(
@@ -380,10 +366,7 @@ def validate(data: dict, where: str = "results") -> None:
 
 
 def measurement_from_dict(data: dict, path: str = "") -> Measurement:
-    """Build a :class:`Measurement` from validated results content.
-
-    Missing bandwidths are computed (algbw = bytes / time, busbw = algbw x
-    2(N-1)/N); missing spreads become NaN.
+    """Build a :class:`Measurement` from results content, once :func:`validate` passes it.
 
     Parameters
     ----------
@@ -394,6 +377,7 @@ def measurement_from_dict(data: dict, path: str = "") -> Measurement:
     Returns
     -------
     Measurement
+        Bandwidths from bytes and times (busbw = algbw x 2(N-1)/N), missing spreads NaN.
     """
     validate(data, where=path or "results")
     recs = data["records"]
@@ -424,7 +408,7 @@ def measurement_from_dict(data: dict, path: str = "") -> Measurement:
 
 
 def read_results(path: str | os.PathLike) -> Measurement:
-    """Read and validate a results file.
+    """Read and validate a results file (:class:`ResultsError` if it cannot be used).
 
     Parameters
     ----------
@@ -434,13 +418,7 @@ def read_results(path: str | os.PathLike) -> Measurement:
     Returns
     -------
     Measurement
-        Check ``.complete``: a sweep stopped by its time budget is readable
-        but partial.
-
-    Raises
-    ------
-    ResultsError
-        If the file is missing, empty, corrupt or inconsistent.
+        Check ``.complete``: a sweep stopped by its time budget is partial.
     """
     return measurement_from_dict(read_json(path), path=str(path))
 
@@ -465,7 +443,6 @@ def load_reference(ranks: int = 2) -> Measurement:
     Parameters
     ----------
     ranks : {2, 4}
-        Which sweep.
 
     Returns
     -------
@@ -477,17 +454,15 @@ def load_reference(ranks: int = 2) -> Measurement:
 
 
 def measurement_to_dict(measurement: Measurement) -> dict:
-    """Results-file content for a measurement (to save an import with ``write_results``).
+    """Results-file content for a measurement, as :func:`write_results` takes it.
 
     Parameters
     ----------
     measurement : Measurement
-        Any measurement.
 
     Returns
     -------
     dict
-        Content accepted by :func:`lesson_lib.lab.records.write_results`.
     """
     m = measurement
 

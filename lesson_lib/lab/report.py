@@ -1,12 +1,4 @@
-"""What the lab chapter shows: a run (live or the shipped reference), its numbers, a table.
-
-The chapter measures with the command line (``lesson_lib.lab.main``)
-and hands the exit status here. :func:`load_run` reads the results, or,
-where MPI could not start, says so and falls back to the reference
-measurement shipped in ``lesson_lib/lab/data``. :func:`lab_numbers` formats
-every number the page's prose quotes, and :func:`fabric_table` recomputes
-the lesson's decode and prefill steps with the measured machine as the wire.
-"""
+"""What the lab chapter shows: a run (live, or the shipped reference where MPI failed), its numbers, a table."""
 
 from __future__ import annotations
 
@@ -22,7 +14,6 @@ from lesson_lib.lab.reading import (
     b_relation,
     compare,
     line_verdict,
-    measured_over_model,
     oversubscription,
     regime,
     split_summary,
@@ -60,8 +51,7 @@ class LabRun:
     measurement : Measurement
         The sweep as read from its results file.
     fit : AlphaBetaFit or None
-        Its alpha-beta fit (default method, all sizes); None when the sweep
-        has no sizes to fit B from and no fit was required.
+        Its alpha-beta fit; None when it could not be fitted and none was required.
     live : bool
         True if measured by this run; False if the shipped reference.
     note : str
@@ -88,14 +78,12 @@ def load_run(
     ranks : {2, 4}
         Which reference to use if needed.
     require_fit : bool, default True
-        True: a sweep that cannot be fitted (for example one without large
-        messages) is not used. False: it is used with ``fit=None``.
+        False: a sweep that cannot be fitted is used, with ``fit=None``.
 
     Returns
     -------
     LabRun
-        Never raises for a failed or missing measurement: ``note`` says what
-        happened and the reference is used.
+        For a failed or missing measurement, the reference, ``note`` saying why.
     """
     note = ""
     if status == 0:
@@ -132,8 +120,7 @@ def pingpong_or_reference(max_bytes: int = 1 << 20, timeout: float = 60.0) -> tu
     Returns
     -------
     tuple
-        The :class:`~lesson_lib.lab.pingpong.PingPong` and a note: empty if
-        measured now, else why the reference is used.
+        The :class:`~lesson_lib.lab.pingpong.PingPong` and why the reference is used (or "").
     """
     from lesson_lib.lab.launch import MPIUnavailableError
     from lesson_lib.lab.pingpong import PingPongError, load_reference_pingpong, run_pingpong
@@ -147,11 +134,9 @@ def pingpong_or_reference(max_bytes: int = 1 << 20, timeout: float = 60.0) -> tu
 def cache_fits(m: Measurement) -> tuple[AlphaBetaFit | None, AlphaBetaFit | None]:
     """Two fits whose B comes from messages inside and beyond the last-level cache.
 
-    In cache: B from 1 MiB up to an eighth of the last-level cache (each rank
-    holds a send and a receive buffer, and MPICH copies through a shared
-    segment, so a message occupies several times its size). Beyond: B from
-    messages at least as large as the cache. Alpha comes from the small sizes
-    in both. The page's main fit uses all large sizes, mixing the two.
+    In cache: from 1 MiB to an eighth of the cache (each rank holds two
+    buffers and MPICH copies through a shared segment, so a message occupies
+    several times its size). Beyond: from the cache's size up.
 
     Parameters
     ----------
@@ -161,8 +146,7 @@ def cache_fits(m: Measurement) -> tuple[AlphaBetaFit | None, AlphaBetaFit | None
     Returns
     -------
     tuple
-        ``(in_cache, beyond)``; either is None when the sweep has no such
-        sizes or the cache size is unknown.
+        ``(in_cache, beyond)``, None where no size or no cache size is known.
     """
     from lesson_lib.lab.fit import LARGE_MIN
 
@@ -230,7 +214,7 @@ def lab_numbers(
     run4 : LabRun, optional
         The 4-rank sweep.
     model, accel : optional
-        The lesson's model and GPU for "your machine as the interconnect".
+        The lesson's model and GPU, on "your machine as the interconnect".
 
     Returns
     -------
@@ -245,27 +229,19 @@ def lab_numbers(
     pre_fast = prefill_step(model, accel, FAST, m.ranks, PROMPT_TOKENS)
     decode_bytes = model.hidden_vector_bytes
     prefill_bytes = PROMPT_TOKENS * model.hidden_vector_bytes
-    load = mach.get("load_1min")
     out = {
         "lab_provenance": _provenance(run2),
         "lab_provenance_4": _provenance(run4) if run4 is not None else "",
         "lab_machine": _machine_text(m),
-        "lab_date": (m.started[:16].replace("T", " ") + " UTC") if m.started else "unknown date",
         "lab_cores": str(mach.get("logical_cores", "?")),
-        "lab_load": "unknown" if load is None else f"{load:.1f}",
         "lab_llc": "unknown"
         if not mach.get("llc_bytes")
         else format_bytes(mach["llc_bytes"], system="binary", decimals=0),
-        "lab_sizes": format_count(len(m.bytes)),
-        "lab_min_size": format_bytes(m.bytes.min(), system="binary"),
-        "lab_max_size": format_bytes(m.bytes.max(), system="binary"),
         "lab_alpha": format_seconds(fit.alpha),
         "lab_bandwidth": format_rate(fit.bandwidth, "GB"),
         "lab_busbw": format_rate(fit.bus_bandwidth, "GB"),
         "lab_alpha_over_fast": format_ratio(fit.alpha / FAST.latency, decimals=2),
-        "lab_alpha_vs_fast": compare(fit.alpha, FAST.latency),
         "lab_alpha_reading": alpha_reading(fit),
-        "lab_nvlink_over_busbw": format_ratio(NVLINK_BANDWIDTH / fit.bus_bandwidth, decimals=0),
         "lab_busbw_vs_nvlink": compare(fit.bus_bandwidth, NVLINK_BANDWIDTH),
         "lab_busbw_nvlink_factor": format_ratio(
             max(fit.bus_bandwidth, NVLINK_BANDWIDTH) / min(fit.bus_bandwidth, NVLINK_BANDWIDTH),
@@ -273,7 +249,6 @@ def lab_numbers(
         ),
         "lab_nvlink": format_rate(NVLINK_BANDWIDTH, "GB"),
         **_cache_numbers(m, fit),
-        "lab_method": fit.description,
         "lab_crossover": format_bytes(fit.crossover_bytes, system="binary"),
         "lab_small_range": f"{format_bytes(fit.min_bytes, system='binary')} to "
         f"{format_bytes(fit.small_max, system='binary')}",
@@ -283,12 +258,9 @@ def lab_numbers(
         "lab_max_residual": f"{100 * fit.max_residual:.0f}%",
         "lab_pingpong": format_seconds(pingpong_latency),
         "lab_alpha_over_pingpong": format_ratio(fit.alpha / pingpong_latency, decimals=1),
-        "lab_t_decode": format_seconds(float(fit.predict(decode_bytes))),
-        "lab_t_prefill": format_seconds(float(fit.predict(prefill_bytes))),
         "lab_decode_latency_total": format_seconds(dec.latency_s, "ms"),
         "lab_decode_bandwidth_total": format_seconds(dec.bandwidth_s, "ms"),
         "lab_decode_total": format_seconds(dec.total_s, "ms"),
-        "lab_decode_fast_total": format_seconds(dec_fast.total_s, "ms"),
         "lab_prefill_bandwidth": format_seconds(pre.bandwidth_s),
         "lab_prefill_fast_bandwidth": format_seconds(pre_fast.bandwidth_s),
         "lab_prefill_total": format_seconds(pre.total_s),
@@ -298,7 +270,6 @@ def lab_numbers(
         "lab_prefill_regime": regime(prefill_bytes, fit),
         "lab_split_verdict": split_verdict(fit, decode_bytes, prefill_bytes),
         "lab_split_summary": split_summary(fit, decode_bytes, prefill_bytes),
-        "lab_prefill_measured_over_model": measured_over_model(m, fit, prefill_bytes),
         "lab_prefill_line_verdict": line_verdict(m, fit, prefill_bytes),
     }
     if run4 is not None:
@@ -309,7 +280,6 @@ def lab_numbers(
                 "lab_small_2": format_seconds(t2),
                 "lab_small_4": format_seconds(t4),
                 "lab_small_4_over_2": format_ratio(t4 / t2, decimals=1),
-                "lab_4_max_size": format_bytes(run4.measurement.bytes.max(), system="binary"),
                 "lab_oversubscription_4": oversubscription(run4.measurement),
             }
         )
@@ -332,11 +302,12 @@ def _cache_numbers(m: Measurement, main: AlphaBetaFit) -> dict[str, str]:
             f"{format_bytes(used.max(), system='binary')}"
         )
 
+    def rate(f: AlphaBetaFit | None) -> str:
+        return "not measured" if f is None else format_rate(f.bandwidth, "GB")
+
     return {
-        "lab_b_in_cache": "not measured" if inside is None else format_rate(inside.bandwidth, "GB"),
-        "lab_b_beyond_cache": "not measured"
-        if beyond is None
-        else format_rate(beyond.bandwidth, "GB"),
+        "lab_b_in_cache": rate(inside),
+        "lab_b_beyond_cache": rate(beyond),
         "lab_in_cache_sizes": sizes(inside),
         "lab_beyond_cache_sizes": sizes(beyond),
         "lab_b_relation": b_relation(main, inside, beyond),
@@ -351,50 +322,33 @@ def fabric_table(
     accel: Accelerator = GPU,
     prompt_tokens: int = PROMPT_TOKENS,
 ) -> str:
-    """An HTML table: the lesson's decode and prefill steps on each fabric.
+    """An HTML table (:func:`lesson_lib.model.tables.html_table`): decode and prefill on each fabric.
 
     Parameters
     ----------
     fabrics : list of Fabric
-        For example ``[FAST, SLOW, fabric_from_fit(fit)]``.
+        For example ``[FAST, SLOW, fabric_from_fit(fit)]``, a row each.
     n : int
         Tensor-parallel degree (GPUs).
-    model, accel : optional
-        The lesson's model and GPU.
-    prompt_tokens : int, optional
-        Prefill prompt length.
+    model, accel, prompt_tokens : optional
+        The lesson's model, GPU and prompt length.
 
     Returns
     -------
     str
-        HTML (:func:`lesson_lib.model.tables.html_table`), one row per fabric.
     """
     from lesson_lib.model.tables import html_table
 
-    header = [
-        "fabric",
-        "alpha: one small all-reduce",
-        "bus bandwidth",
-        "decode: all-reduce latency per token",
-        "decode: time per token",
-        "prefill: wire time",
-        "prefill: total",
-    ]
+    header = ["fabric", "alpha: one small all-reduce", "bus bandwidth"]
+    header += ["decode: all-reduce latency per token", "decode: time per token"]
+    header += ["prefill: wire time", "prefill: total"]
     rows = []
     for fab in fabrics:
         dec = decode_step(model, accel, fab, n)
         pre = prefill_step(model, accel, fab, n, prompt_tokens)
-        rows.append(
-            [
-                fab.name,
-                format_seconds(fab.latency),
-                format_rate(fab.bandwidth, "GB"),
-                format_seconds(dec.latency_s, "ms"),
-                format_seconds(dec.total_s, "ms"),
-                format_seconds(pre.bandwidth_s, "ms"),
-                format_seconds(pre.total_s, "ms"),
-            ]
-        )
+        row = [fab.name, format_seconds(fab.latency), format_rate(fab.bandwidth, "GB")]
+        times = (dec.latency_s, dec.total_s, pre.bandwidth_s, pre.total_s)
+        rows.append(row + [format_seconds(t, "ms") for t in times])
     caption = (
         f"The lesson's model on {n} GPUs: decode (one token) and prefill "
         f"({format_count(prompt_tokens)}-token prompt) with each fabric."

@@ -51,15 +51,13 @@ class SweepConfig:
     max_bytes : int, default 64 MiB
         Largest message, bytes.
     per_octave : int, default 1
-        Sizes per doubling: 1 gives powers of two, 2 adds the geometric
-        midpoints, and so on.
+        Sizes per doubling: 1 gives powers of two, 2 adds the midpoints, ...
     dtype : str, default "float32"
         Element type summed, one of :data:`DTYPES`.
     reps : int, default 21
-        Timed batches per size; the statistics are over these.
+        Timed batches per size, which the statistics are over.
     batch_time : float, default 0.001
-        Target seconds per timed batch, which sets iterations per batch;
-        from 1e-5 (10 us, a few all-reduces) to 10 s.
+        Target seconds per timed batch, from 1e-5 to 10 s; sets the iterations.
     max_iterations : int, default 10000
         Upper bound on all-reduces per batch.
     warmup : int, default 2
@@ -122,12 +120,7 @@ def incomplete_path(out: str | os.PathLike) -> str:
     Returns
     -------
     str
-        ``results.json`` -> ``results.incomplete.json``.
-
-    Examples
-    --------
-    >>> incomplete_path("lab/results.json")
-    'lab/results.incomplete.json'
+        ``lab/results.json`` -> ``lab/results.incomplete.json``.
     """
     p = Path(out)
     stem = p.stem if p.suffix == ".json" else p.name
@@ -154,13 +147,8 @@ def _summarize(samples: np.ndarray) -> dict[str, float]:
     s = np.asarray(samples, dtype=float)
     if s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
         raise ValueError("samples must be a non-empty array of positive, finite seconds")
-    p10, med, p90 = np.percentile(s, [10, 50, 90])
-    return {
-        "median_s": float(med),
-        "p10_s": float(p10),
-        "p90_s": float(p90),
-        "min_s": float(s.min()),
-    }
+    p10, med, p90 = (float(x) for x in np.percentile(s, [10, 50, 90]))
+    return {"median_s": med, "p10_s": p10, "p90_s": p90, "min_s": float(s.min())}
 
 
 def _make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray) -> dict:
@@ -215,8 +203,7 @@ def local_facts() -> dict:
     -------
     dict
         ``host``, ``cpu``, ``logical_cores``, ``usable_cores``, ``llc_bytes``
-        (last-level cache, bytes, or None), ``load_1min`` (load average when
-        it started: runnable processes, compare with the cores), ``os``, ``python``.
+        (last-level cache, or None), ``load_1min`` (load average), ``os``, ``python``.
     """
     try:
         usable = len(os.sched_getaffinity(0))
@@ -275,13 +262,16 @@ def _time_size(
     recv = np.empty_like(send)
     allreduce, barrier, wtime = comm.Allreduce, comm.Barrier, mpi.Wtime
 
-    def batch(iterations: int) -> float:
+    def timed(iterations: int) -> float:
         barrier()
         t0 = wtime()
         for _ in range(iterations):
             allreduce(send, recv)
+        return wtime() - t0
+
+    def batch(iterations: int) -> float:
         # The slowest rank's time: identical on every rank, so all agree below.
-        return comm.allreduce(wtime() - t0, op=mpi.MAX)
+        return comm.allreduce(timed(iterations), op=mpi.MAX)
 
     for _ in range(config.warmup):
         allreduce(send, recv)
@@ -297,13 +287,7 @@ def _time_size(
             break
         grow = config.batch_time / max(elapsed, 1e-9)
         iterations = min(config.max_iterations, max(2 * iterations, int(iterations * grow)))
-    samples = np.empty(config.reps)
-    for i in range(config.reps):
-        barrier()
-        t0 = wtime()
-        for _ in range(iterations):
-            allreduce(send, recv)
-        samples[i] = (wtime() - t0) / iterations
+    samples = np.array([timed(iterations) / iterations for _ in range(config.reps)])
     comm.Allreduce(mpi.IN_PLACE, samples, op=mpi.MAX)
     return iterations, samples
 
@@ -345,9 +329,8 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
     Returns
     -------
     int
-        Exit status: 0 done, 3 time budget exceeded (partial results written
-        and marked incomplete). A rank that hits an error calls ``MPI_Abort``
-        with status 4 after leaving a note, so the job never hangs.
+        0 done, 3 time budget exceeded (partial results written, marked
+        incomplete). A rank that fails leaves a note and calls ``MPI_Abort`` (4).
     """
     from mpi4py import MPI
 
