@@ -21,8 +21,8 @@ from lesson_lib.model.specimen import FAST, SLOW
 _KINDS: dict[str, tuple[str, str, str]] = {
     "library2": ("o", INK, "library all-reduce, 2 GPUs (fitted alpha)"),
     "library4": ("s", NEUTRALS[2], "library all-reduce, 4 GPUs (fitted alpha)"),
-    "graph": ("^", NEUTRALS[4], "engine kernel in a CUDA graph, 2 GPUs, smallest size"),
-    "eager": ("v", NEUTRALS[3], "engine kernel eager, 2 GPUs, smallest size"),
+    "graph": ("^", NEUTRALS[4], "engine kernel in a CUDA graph, 2 GPUs, quickest"),
+    "eager": ("v", NEUTRALS[3], "engine kernel eager, 2 GPUs, quickest"),
 }
 
 
