@@ -183,7 +183,7 @@ def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> f
 
 
 def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
-    """The quickest smallest-message all-reduce of a system's engine kernels in a launch mode.
+    """The quickest all-reduce of any message size by a system's engine kernels in one launch mode.
 
     Parameters
     ----------
@@ -195,7 +195,8 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
     Returns
     -------
     float or None
-        Seconds; None when no engine kernel of that mode was measured there.
+        Seconds: the floor of that launch mode, the minimum over every size
+        of every such table; None when none was measured there.
     """
     _require_system(system)
     values = [
@@ -217,7 +218,6 @@ class FittedFabric:
     Attributes
     ----------
     system : str
-        The measured system.
     runtime : str
         What measured the table.
     kernel : str
@@ -323,7 +323,6 @@ class Claim:
     Attributes
     ----------
     key : str
-        Short name.
     statement : str
         The claim, as the lesson makes it.
     tested : str
@@ -348,7 +347,6 @@ class ClaimResult:
     key : str
         The :class:`Claim`'s short name.
     statement : str
-        Its statement.
     tested : str
         What it compares.
     holds : tuple of str
@@ -402,18 +400,14 @@ def _four_slow_lose() -> Iterator[_Case]:
         yield f"{system}: {four * 1e3:.2f} ms against {two_fast * 1e3:.2f} ms", four > two_fast
 
 
-def _decode_latency_bound() -> Iterator[_Case]:
+def _bound(message_bytes: float, by_latency: bool) -> Iterator[_Case]:
+    """Cases of "an all-reduce of ``message_bytes`` is latency- (else bandwidth-) bound"."""
     for system, gpus in _library_tables():
         fit = _library_fit(system, gpus).fit
-        wire = DECODE_MESSAGE_BYTES / fit.bandwidth
-        yield f"{system} x{gpus}: alpha {_us(fit.alpha)}, bytes {_us(wire)}", fit.alpha > wire
-
-
-def _prefill_bandwidth_bound() -> Iterator[_Case]:
-    for system, gpus in _library_tables():
-        fit = _library_fit(system, gpus).fit
-        wire = PREFILL_MESSAGE_BYTES / fit.bandwidth
-        yield f"{system} x{gpus}: bytes {_us(wire)}, alpha {_us(fit.alpha)}", wire > fit.alpha
+        terms = [("alpha", fit.alpha), ("bytes", message_bytes / fit.bandwidth)]
+        (bound, bound_s), (other, other_s) = terms if by_latency else terms[::-1]
+        text = f"{bound} {_us(bound_s)}, {other} {_us(other_s)}"
+        yield f"{system} x{gpus}: {text}", bound_s > other_s
 
 
 def _decode_latency(system: str, gpus: int, kernel: str) -> float:
@@ -488,13 +482,13 @@ CLAIMS: tuple[Claim, ...] = (
         "decode_latency_bound",
         "A decode all-reduce at batch 1 is latency-bound.",
         "each library all-reduce table: fitted alpha against one hidden vector's bytes",
-        _decode_latency_bound,
+        functools.partial(_bound, DECODE_MESSAGE_BYTES, by_latency=True),
     ),
     Claim(
         "prefill_bandwidth_bound",
         "A prefill all-reduce is bandwidth-bound.",
         "each library all-reduce table: the prompt's bytes against fitted alpha",
-        _prefill_bandwidth_bound,
+        functools.partial(_bound, PREFILL_MESSAGE_BYTES, by_latency=False),
     ),
     Claim(
         "engine_kernel_beats_library",

@@ -207,15 +207,8 @@ def fit_alpha_beta(
     Returns
     -------
     AlphaBetaFit
-        Times that do not grow with size fit no bandwidth: a ValueError.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> m = 2.0 ** np.arange(3, 27)
-    >>> f = fit_alpha_beta(m, 5e-6 + m / 2e9)
-    >>> round(f.alpha * 1e6, 3), round(f.bandwidth / 1e9, 3)
-    (5.0, 2.0)
+        Times that do not grow with size fit no bandwidth: a ValueError. Times
+        of exactly 5 us + m / (2 GB/s) fit alpha 5 us and 2 GB/s.
     """
     ranks = require_int("ranks", ranks, minimum=2)
     if method not in METHODS:

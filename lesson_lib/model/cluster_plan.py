@@ -25,7 +25,6 @@ class GpuSlot:
     rank : int
         Global rank, 0-based.
     node : int
-        Node index.
     slot : int
         Position inside the node.
     replica : int
@@ -55,13 +54,9 @@ class ClusterPlan:
     Attributes
     ----------
     model : ModelSpec
-        The model.
     accel : Accelerator
-        One card.
     gpus_per_node : int
-        GPUs in each node.
     nodes : int
-        Nodes in the cluster.
     tp : int
         Tensor-parallel degree.
     pp : int

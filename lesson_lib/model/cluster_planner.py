@@ -79,13 +79,8 @@ def plan_cluster(
     -------
     ClusterPlan
         Problems (``check_layout``, GPU count, memory), flags (TP or EP across
-        nodes, no sequence fits), placement, time per token and memory.
-
-    Examples
-    --------
-    >>> plan = plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)
-    >>> plan.valid, plan.dp, plan.pp_network_boundaries
-    (True, 1, 1)
+        nodes, no sequence fits), placement, time per token and memory. Two
+        nodes of 4 at TP 4 x PP 2: valid, DP 1, one stage boundary on the network.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

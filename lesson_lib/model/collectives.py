@@ -258,7 +258,6 @@ def collective_time(
     kind, payload_bytes, n, algorithm
         As for :func:`collective_wire_bytes`; one rank costs 0.
     fabric : Fabric
-        The interconnect.
 
     Returns
     -------

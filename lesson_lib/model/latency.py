@@ -36,7 +36,6 @@ class DecodeLine:
     n : int
         Tensor-parallel degree.
     fabric : Fabric
-        The wire.
     step : StepBreakdown
         Time of one decoded token.
     """

@@ -27,7 +27,6 @@ class CurvePoint:
     n : int
         Ranks in the ring.
     fabric : Fabric
-        The wire.
     latency_s : float
         The fixed term (alpha), seconds.
     bandwidth_s : float

@@ -120,15 +120,9 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Returns
     -------
     RingResult
-        Outputs, bytes sent per rank, the schedule and who holds what.
-
-    Examples
-    --------
-    >>> r = simulate_ring_allreduce([np.arange(4.0), np.ones(4)])
-    >>> r.outputs[1]
-    array([1., 2., 3., 4.])
-    >>> r.bytes_sent
-    [32, 32]
+        Outputs, bytes sent per rank, the schedule and who holds what: two ranks
+        holding ``[0, 1, 2, 3]`` and ``[1, 1, 1, 1]`` both end with ``[1, 2, 3, 4]``,
+        each having sent 32 bytes.
     """
     if len(arrays) > MAX_SIMULATED_RANKS:
         raise ValueError(

@@ -54,16 +54,8 @@ def column_row_partials(
     Returns
     -------
     list of numpy.ndarray
-        ``n`` arrays shaped like ``x @ w_in @ w_out``; shapes that do not chain
-        are a ValueError.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x, a, b = rng.normal(size=3), rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
-    >>> parts = column_row_partials(x, a, b, 2)
-    >>> bool(np.allclose(sum(parts), x @ a @ b))
-    True
+        ``n`` arrays shaped like ``x @ w_in @ w_out``, whose sum is that product;
+        shapes that do not chain are a ValueError.
     """
     x, w_in, w_out = np.asarray(x), np.asarray(w_in), np.asarray(w_out)
     if x.ndim not in (1, 2) or w_in.ndim != 2 or w_out.ndim != 2:

@@ -84,12 +84,8 @@ def format_bytes(
     Returns
     -------
     str
-        The number and its unit, separated by a space.
-
-    Examples
-    --------
-    >>> format_bytes(54e9), format_bytes(54e9, system="binary")
-    ('54 GB', '50.29 GiB')
+        The number and its unit, separated by a space: ``"54 GB"`` for
+        ``54e9``, ``"50.29 GiB"`` with ``system="binary"``.
     """
     nbytes = require_number("nbytes", nbytes, unit="bytes")
     if unit is None:
