@@ -239,11 +239,7 @@ class FittedFabric:
 
 
 def measured_fabric(
-    system: str,
-    gpus: int,
-    kernel: str = "nccl",
-    op: str = "all_reduce",
-    runtime: str | None = None,
+    system: str, gpus: int, kernel: str = "nccl", op: str = "all_reduce", runtime: str | None = None
 ) -> FittedFabric:
     """Fit the lesson's alpha-beta model to one measured table.
 

@@ -111,13 +111,7 @@ def _ring_terms(model: ModelSpec, accel: Accelerator, tp: int) -> tuple[float, f
 
 
 def ring_attention_step(
-    model: ModelSpec,
-    accel: Accelerator,
-    fabric: Fabric,
-    context: int,
-    cp: int,
-    *,
-    tp: int = 1,
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, context: int, cp: int, *, tp: int = 1
 ) -> RingAttentionStep:
     """One ring-attention step of a prefill of ``context`` tokens over ``cp`` GPUs.
 

@@ -418,13 +418,7 @@ def handoff(
     require_instance("link", link, Fabric)
     prompt_tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
     bulk = sharded_transfer(
-        model,
-        prompt_tokens,
-        link,
-        prefill_gpus,
-        decode_gpus,
-        shared_port=shared_port,
-        dcp=dcp,
+        model, prompt_tokens, link, prefill_gpus, decode_gpus, shared_port=shared_port, dcp=dcp
     )
     prefill = prefill_time(model, accel, tp_fabric, prefill_gpus, prompt_tokens)
     kv_all, state_all, kv_each, state_each = _split(model, prompt_tokens, decode_gpus, dcp)

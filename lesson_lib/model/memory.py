@@ -145,12 +145,7 @@ def memory_budget(
 
 
 def max_sequences(
-    model: ModelSpec,
-    accel: Accelerator,
-    n: int,
-    context_tokens: int,
-    *,
-    utilization: float = 1.0,
+    model: ModelSpec, accel: Accelerator, n: int, context_tokens: int, *, utilization: float = 1.0
 ) -> int:
     """How many sequences of ``context_tokens`` tokens fit beside the weights.
 

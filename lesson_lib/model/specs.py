@@ -215,11 +215,7 @@ class ModelSpec:
 
     @classmethod
     def from_hf_config(
-        cls,
-        config: object,
-        *,
-        name: str | None = None,
-        params: float | None = None,
+        cls, config: object, *, name: str | None = None, params: float | None = None
     ) -> ModelSpec:
         """Build a model from a Hugging Face ``config.json`` (a dict or a path).
 
