@@ -83,7 +83,6 @@ def plan_disaggregated(
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator, default MODEL, GPU
-        The model and one card.
     gpus_per_node : int, default 8
         GPUs in each node, from 1 to 4096.
     prefill_tp, decode_tp : int, default 4

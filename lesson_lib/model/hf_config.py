@@ -265,7 +265,6 @@ def _shared_expert_params(c: Mapping[str, Any]) -> float:
 
 def _num_shared_experts(c: Mapping[str, Any]) -> int:
     """Shared experts per MoE layer: DeepSeek's ``n_shared_experts``, Qwen's one if sized."""
-
     if c.get("shared_expert_intermediate_size"):
         return 1
     return _int(c, "n_shared_experts", 0, minimum=0)

@@ -82,7 +82,6 @@ def link_handoff(
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
     model, accel : ModelSpec, Accelerator, default MODEL, GPU
-        The model and one card.
 
     Returns
     -------

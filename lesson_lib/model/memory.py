@@ -113,7 +113,6 @@ def memory_budget(
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator
-        The model and one card.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     context_tokens : int

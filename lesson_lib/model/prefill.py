@@ -149,7 +149,6 @@ def per_token(
     Parameters
     ----------
     model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire between the ``n`` cards.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     prompt_tokens : int

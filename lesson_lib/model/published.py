@@ -138,9 +138,7 @@ PUBLISHED: tuple[PublishedLatency, ...] = (
 )
 
 
-def _published_rows(
-    records: tuple[PublishedLatency, ...] = PUBLISHED,
-) -> list[tuple[str, str, str, str, str, str, str]]:
+def _published_rows(records: tuple[PublishedLatency, ...]) -> list[tuple[str, ...]]:
     """The records as display strings, one tuple per record."""
     return [
         (

@@ -78,7 +78,6 @@ def fits_by_degree(
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator, default the specimen and its card
-        The model and one card.
     degrees : sequence of int, default (1, 2, 4)
         Tensor-parallel degrees (each >= 1).
     context_tokens : int, optional

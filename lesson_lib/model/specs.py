@@ -178,7 +178,6 @@ class ModelSpec:
 
     def __repr__(self) -> str:
         """A dense model's fields, then the MLA and MoE ones that are set (short for the API)."""
-
         shown = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
@@ -221,18 +220,13 @@ class ModelSpec:
 
         :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
         counts the parameters (dense and grouped-query attention, MLA, Gated
-        DeltaNet, MoE); a field missing, malformed or not modelled is a
-        ValueError naming it.
+        DeltaNet, MoE).
 
         Parameters
         ----------
-        config : dict or str or os.PathLike
-            The parsed config, or the path of a ``config.json``.
-        name : str, optional
-            Display name (default: ``_name_or_path``, else ``model_type``).
-        params : float, optional
-            A stated parameter count to use instead of the counted one (the
-            specimen's 27 billion, say).
+        config, name, params
+            As for :func:`~lesson_lib.model.hf_config.model_fields` (a stated
+            ``params``, such as the specimen's 27 billion, replaces the count).
 
         Returns
         -------
@@ -253,7 +247,6 @@ class ModelSpec:
     @property
     def active_params(self) -> float:
         """Parameters one token uses: ``params`` less the routed experts beyond its top-k."""
-
         idle = (self.num_experts - self.experts_per_token) * self.num_moe_layers
         return float(self.params) - idle * self.expert_params
 
@@ -275,11 +268,8 @@ class ModelSpec:
     @property
     def weight_bytes(self) -> float:
         """``params * weight_dtype_bytes`` (or ``dtype_bytes``) bytes: 54e9 in the specimen."""
-
-        per_weight = (
-            self.dtype_bytes if self.weight_dtype_bytes is None else self.weight_dtype_bytes
-        )
-        return float(self.params) * per_weight
+        # weight_dtype_bytes is None or >= 1, checked when the model is built
+        return float(self.params) * (self.weight_dtype_bytes or self.dtype_bytes)
 
     @property
     def hidden_vector_bytes(self) -> float:
