@@ -202,9 +202,7 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
     values = [
         r.latency_s
         for r in load_collectives()
-        if r.system == system
-        and r.gpus == gpus
-        and r.op == "all_reduce"
+        if (r.system, r.gpus, r.op) == (system, gpus, "all_reduce")
         and r.kernel not in LIBRARY_KERNELS
         and r.kernel.endswith(f"_{mode}")
     ]
@@ -219,11 +217,8 @@ class FittedFabric:
     ----------
     system : str
     runtime : str
-        What measured the table.
     kernel : str
-        The kernel it timed.
     gpus : int
-        Its GPUs.
     fit : AlphaBetaFit
         The lab's fit, with the sizes it used and every residual.
     fabric : Fabric
@@ -299,13 +294,8 @@ def link_class(system: str) -> str:
 
 def _library_tables() -> list[tuple[str, int]]:
     """(system, GPUs) of every communication-library all-reduce table."""
-    return sorted(
-        {
-            (r.system, r.gpus)
-            for r in load_collectives()
-            if r.op == "all_reduce" and r.kernel in LIBRARY_KERNELS
-        }
-    )
+    keys = [key for key in _tables() if key[3] == "all_reduce" and key[2] in LIBRARY_KERNELS]
+    return sorted({(system, gpus) for system, gpus, _, _ in keys})
 
 
 #: One case a claim is tested on: what was compared, with its numbers, and whether it holds.
@@ -341,10 +331,8 @@ class ClaimResult:
     Attributes
     ----------
     key : str
-        The :class:`Claim`'s short name.
     statement : str
     tested : str
-        What it compares.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
     breaks : tuple of str

@@ -1,8 +1,7 @@
 """Input checks shared by every module: one clear error per bad argument.
 
-Each checker names the parameter and the allowed range in its message, so a
-student who passes ``n=0`` or ``bandwidth=-1`` learns what was expected
-instead of getting a NaN or a silently wrong number.
+Each names the parameter and the allowed range, so a student who passes ``n=0``
+learns what was expected instead of getting a NaN or a silently wrong number.
 """
 
 from __future__ import annotations
@@ -100,7 +99,6 @@ def require_instance(name: str, value: object, kind: type) -> None:
     name : str
         Parameter name used in the error message.
     value : object
-        The value to check.
     kind : type
         The class it must be, e.g. :class:`~lesson_lib.model.specs.Fabric`.
     """

@@ -58,9 +58,7 @@ class ClusterPlan:
     gpus_per_node : int
     nodes : int
     tp : int
-        Tensor-parallel degree.
     pp : int
-        Pipeline-parallel degree.
     dp : int
         Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
     intra : Fabric

@@ -25,7 +25,6 @@ class CurvePoint:
     payload_bytes : float
         Size of the vector being summed, bytes.
     n : int
-        Ranks in the ring.
     fabric : Fabric
     latency_s : float
         The fixed term (alpha), seconds.

@@ -40,7 +40,6 @@ class PublishedLatency:
     fabric_class : str
         One of :data:`FABRIC_CLASSES`.
     ranks : int
-        GPUs taking part in the all-reduce.
     message_bytes : int
         Size of the all-reduced buffer, bytes.
     latency_s : float

@@ -33,13 +33,11 @@ class Transfer:
     step : int
         Global step, 1-based, from 1 to ``2 (n - 1)``.
     src : int
-        Sending rank.
     dst : int
         Receiving rank, ``(src + 1) % n``.
     chunk : int
         Index of the chunk sent.
     nbytes : int
-        Bytes in the message.
     """
 
     phase: str

@@ -26,7 +26,6 @@ class DegreeFit:
     Attributes
     ----------
     n : int
-        Tensor-parallel degree.
     context_tokens : int
         Tokens per sequence.
     sequences : int

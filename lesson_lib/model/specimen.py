@@ -194,7 +194,6 @@ class Assumption:
     value : float
         The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
     unit : str
-        Unit of ``value``.
     shown : str
         The value as the book prints it.
     source : str
