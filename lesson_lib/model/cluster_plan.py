@@ -62,9 +62,7 @@ class ClusterPlan:
     dp : int
         Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
     intra : Fabric
-        The wire inside a node.
     inter : Fabric
-        The network between nodes.
     context_tokens : int
         Sequence length used to count the sequences that fit.
     problems : tuple of str

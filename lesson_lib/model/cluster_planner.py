@@ -96,11 +96,8 @@ def plan_cluster(
     if batch is not None:
         batch = require_int("batch", batch, maximum=MAX_BATCH)
     get_algorithm(algorithm)
-    if context_tokens is None:
-        context_tokens = model.max_context
-    context_tokens = require_int(
-        "context_tokens", context_tokens, minimum=1, maximum=model.max_context
-    )
+    tokens = model.max_context if context_tokens is None else context_tokens
+    context_tokens = require_int("context_tokens", tokens, maximum=model.max_context)
     ep = require_int("ep", ep, maximum=MAX_RANKS)
     if ep > 1 and not model.is_moe:
         raise ValueError(f"ep must be 1 for a dense model ({model.name}), got {ep}")
@@ -202,13 +199,8 @@ def _plan_dense(c: _Cluster, tp: int, pp: int, batch: int | None, algorithm: str
     problems = list(check_layout(model, tp, pp))
     problems += _count_problems("TP x PP", tp * pp, c.gpus_per_node, c.nodes)
     micro = math.ceil(batch / pp)
-    batched = (
-        decode_step(
-            model, accel, tp_fabric, tp, batch=micro, context=c.context_tokens, algorithm=algorithm
-        )
-        if batch
-        else None
-    )
+    options = {"context": c.context_tokens, "algorithm": algorithm}
+    batched = decode_step(model, accel, tp_fabric, tp, batch=micro, **options) if batch else None
     fits = weights > accel.memory_bytes or sequences > 0
     flags = list(layout_cautions(model, tp, min(pp, model.num_layers)))
     flags += _flags(model, "tp" if tp_crosses else None, fits, c.context_tokens)

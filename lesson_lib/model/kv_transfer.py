@@ -121,12 +121,8 @@ def prefill_time(
 
     Parameters
     ----------
-    model, accel, fabric
-        The model, one card and the wire of the prefill's all-reduces.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
-    prompt_tokens : int
-        Prompt length, from 1 to ``model.max_context``.
+    model, accel, fabric, n, prompt_tokens
+        As for :func:`~lesson_lib.model.step_time.prefill_step`.
 
     Returns
     -------

@@ -1,11 +1,8 @@
 """Where a model may be cut: the divisibility rule for TP, and how PP splits the layers.
 
-TP's degree must divide every head group and the FFN (vLLM's ``divide()``),
-except that KV heads may be copied when one count divides the other (vLLM's
-``num_kv_head_replicas``): :func:`layout_cautions` says so, :func:`check_layout`
-does not forbid it. PP gives each stage ``num_layers // pp`` layers and one
-more to as many stages as are left over, counting back from the second-to-last
-(vLLM's ``get_pp_indices``): :func:`stage_layers`.
+TP's degree must divide every head group and the FFN (vLLM's ``divide()``), except
+that KV heads may be copied when one count divides the other (vLLM's
+``num_kv_head_replicas``); PP splits the layers as vLLM's ``get_pp_indices`` does.
 """
 
 from __future__ import annotations
@@ -57,7 +54,7 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
 
 
 def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
-    """Layers per pipeline stage, as vLLM splits them when not told otherwise.
+    """Layers per pipeline stage, as vLLM's ``get_pp_indices`` splits them by default.
 
     Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left over go
     one each to the stages before the last (which holds the final norm and LM

@@ -46,9 +46,6 @@ class MoEStep(StepTerms):
         The roofline's memory side (the weights the step touches) on the busiest rank, seconds.
     flops_s : float
         The roofline's arithmetic side on the busiest rank, seconds.
-    latency_s, bandwidth_s : float
-        Fixed latency of the step's collectives, and their bytes over the
-        fabric's bandwidth, seconds.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
     wire_bytes : float

@@ -147,11 +147,8 @@ def per_token(
 
     Parameters
     ----------
-    model, accel, fabric : ModelSpec, Accelerator, Fabric
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
-    prompt_tokens : int
-        Prompt length, from 1 to ``model.max_context``.
+    model, accel, fabric, n, prompt_tokens
+        As for :func:`~lesson_lib.model.step_time.prefill_step`.
 
     Returns
     -------

@@ -83,10 +83,8 @@ class StepBreakdown(StepTerms):
     ----------
     compute_s : float
         :attr:`gemm_s` + :attr:`attention_s`, seconds.
-    latency_s : float
-        The all-reduces' fixed latencies, seconds.
     bandwidth_s : float
-        Their bytes over the bandwidth (0 when excluded), seconds.
+        The all-reduces' bytes over the bandwidth (0 when excluded), seconds.
     tokens : int
         The batch for decode, the prompt for prefill.
     weights_s : float

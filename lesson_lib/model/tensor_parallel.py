@@ -17,8 +17,7 @@ from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import MAX_SIMULATED_RANKS, RingResult, simulate_ring_allreduce
 from lesson_lib.model.specs import ModelSpec
 
-#: NumPy dtype standing in for each element size. NumPy has no bfloat16; float16
-#: has the same two bytes, which is all the byte counts depend on.
+#: NumPy dtype for each element size (float16 stands in for bfloat16: the same two bytes).
 _DTYPES: dict[int, type[np.floating]] = {2: np.float16, 4: np.float32, 8: np.float64}
 
 
