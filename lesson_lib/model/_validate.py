@@ -59,10 +59,8 @@ def require_number(
     value : object
         A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else
         TypeError); NaN, infinity or a value out of range is a ValueError.
-    minimum : float, default 0.0
+    minimum, strict : float, bool, default 0.0, False
         Lower bound, exclusive (``> minimum``) if ``strict``.
-    strict : bool, default False
-        Whether the lower bound is exclusive.
     maximum : float, optional
         Inclusive upper bound.
     unit : str, optional

@@ -72,8 +72,7 @@ class ClusterPlan:
     placement : tuple of GpuSlot
         The GPUs in use, in rank order (idle GPUs are left out).
     tp_fabric : Fabric
-        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group
-        spans two nodes, else ``intra``.
+        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group spans nodes.
     step : StepBreakdown or MoEStep
         One sequence's decoded token on a TP (or EP) group, all layers, on
         ``tp_fabric``, weights only (the lesson's heuristic).

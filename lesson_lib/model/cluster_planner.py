@@ -4,8 +4,7 @@ GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
 order) and filled into nodes in order, so a TP group stays inside a node
 whenever its degree divides the GPUs per node. Throughput is batched: a
 replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
-micro-batches in flight; bubbles and uneven stages are not modelled.
-Every quantity is SI: bytes, seconds, bytes/second.
+micro-batches in flight; bubbles and uneven stages are not modelled. SI units.
 """
 
 from __future__ import annotations
@@ -70,10 +69,8 @@ def plan_cluster(
     ep : int, default 1
         Expert-parallel degree, from 1 to the model's routed experts. Above 1
         (an MoE model only, ``tp = pp = 1``) each replica is an EP group with
-        data-parallel attention, its ranks numbered as for TP; an MoE model
-        with ``ep = 1`` is a TP group (``pp = 1``). Both are priced by
-        :func:`~lesson_lib.model.moe.moe_decode_step`, which reads only the
-        routed experts' weights.
+        data-parallel attention; an MoE model with ``ep = 1`` is a TP group
+        (``pp = 1``). Both are priced by :func:`~lesson_lib.model.moe.moe_decode_step`.
 
     Returns
     -------

@@ -20,15 +20,9 @@ from pathlib import Path
 from typing import Any
 
 #: Bytes per element of the dtype names configs use.
-DTYPE_BYTES: dict[str, int] = {
-    "float32": 4,
-    "float": 4,
-    "bfloat16": 2,
-    "float16": 2,
-    "half": 2,
-    "float8_e4m3fn": 1,
-    "float8": 1,
-}
+DTYPE_BYTES: dict[str, int] = dict(
+    float32=4, float=4, bfloat16=2, float16=2, half=2, float8_e4m3fn=1, float8=1
+)
 #: The layer kinds of ``layer_types`` the lesson models.
 LAYER_KINDS: tuple[str, ...] = ("full_attention", "linear_attention")
 #: The names configs give the number of routed experts.
@@ -91,9 +85,7 @@ def _load_config(config: object) -> dict[str, Any]:
 
 
 def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``text_config`` if there is one, with what only the outer config sets (its
-    ``tie_word_embeddings``, say); else the whole config.
-    """
+    """``text_config`` over what only the outer config sets (``tie_word_embeddings``), or all."""
     inner = config.get("text_config")
     if inner is None:
         return dict(config)
@@ -380,9 +372,8 @@ def model_fields(
             "linear_conv_kernel": _int(c, "linear_conv_kernel_dim"),
             "state_dtype_bytes": _dtype_bytes(c, "mamba_ssm_dtype", 4),
         }
-    mtp = _int(c, "num_nextn_predict_layers", 0, minimum=0) + _int(
-        c, "mtp_num_hidden_layers", 0, minimum=0
-    )
+    mtp_keys = ("num_nextn_predict_layers", "mtp_num_hidden_layers")  # DeepSeek's, Qwen's
+    mtp = sum(_int(c, key, 0, minimum=0) for key in mtp_keys)
     return dict(
         name=name or str(raw.get("_name_or_path") or c.get("model_type") or "model"),
         params=counted.total if params is None else params,

@@ -355,10 +355,7 @@ class Handoff:
 
     @property
     def required_bandwidth(self) -> float:
-        """Port bandwidth at which the whole transfer takes as long as the prefill, bytes/s.
-
-        Below it the transfer cannot hide, however it is streamed.
-        """
+        """Port bandwidth, bytes/s, below which the transfer cannot hide behind the prefill."""
         return self.bulk.port_bytes / self.prefill.total_s
 
 

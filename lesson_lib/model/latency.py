@@ -81,10 +81,8 @@ def speedup_curve(
     model, accel, fabric : ModelSpec, Accelerator, Fabric
     ns : iterable of int
         Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
-    include_bandwidth : bool, default False
-        False is the lesson's arithmetic (compute + latency).
-    algorithm : str, default "ring"
-        The all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
+    include_bandwidth, algorithm : bool, str, default False, "ring"
+        As for :func:`~lesson_lib.model.step_time.decode_step`; False is the lesson's arithmetic.
 
     Returns
     -------
@@ -251,11 +249,7 @@ def token_timeline(
     total = model.allreduces_per_token
     count = total if allreduces is None else require_int("allreduces", allreduces, maximum=total)
     step = decode_step(model, accel, fabric, n)
-    durations = {
-        "compute": step.compute_s / total,
-        "latency": step.latency_s / total,
-        "bandwidth": step.bandwidth_s / total,
-    }
+    durations = {kind: getattr(step, f"{kind}_s") / total for kind in SEGMENT_KINDS}
     segments = []
     clock = 0.0
     for index in range(count):

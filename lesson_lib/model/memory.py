@@ -120,10 +120,9 @@ def memory_budget(
     sequences : int
         Concurrent sequences, from 0 to :data:`MAX_SEQUENCES`.
     utilization : float, default 1.0
-        Fraction of the card's memory the runtime may use, in (0, 1]; vLLM's
-        ``gpu_memory_utilization``
-        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`). By
-        default all of ``accel.memory_bytes`` (what the card exposes).
+        Fraction of ``accel.memory_bytes`` (what the card exposes) the runtime
+        may use, in (0, 1]: vLLM's ``gpu_memory_utilization``
+        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`).
 
     Returns
     -------

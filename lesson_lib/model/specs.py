@@ -14,17 +14,8 @@ from lesson_lib.model.hf_config import model_fields
 
 #: ModelSpec fields its repr shows only when they differ from their defaults.
 _SHOWN_WHEN_SET: frozenset[str] = frozenset(
-    (
-        "weight_dtype_bytes",
-        "kv_lora_rank",
-        "qk_rope_head_dim",
-        "num_experts",
-        "experts_per_token",
-        "num_shared_experts",
-        "num_moe_layers",
-        "expert_params",
-        "mtp_layers",
-    )
+    "weight_dtype_bytes kv_lora_rank qk_rope_head_dim num_experts experts_per_token "
+    "num_shared_experts num_moe_layers expert_params mtp_layers".split()
 )
 
 
@@ -70,16 +61,14 @@ class ModelSpec:
     state_dtype_bytes : int, default 4
         Bytes per element of the recurrent state (fp32 in vLLM).
     num_super_blocks : int, optional
-        Repeating groups of layers (pipeline stages hold whole ones); defaults
-        to ``num_layers``.
+        Repeating groups of layers, whole in each pipeline stage (default ``num_layers``).
     allreduces_per_layer : int, default 2
         Tensor-parallel reconciliation points per layer: after the mixer's
         output projection and after the FFN down projection.
     vocab_size : int, optional
         Rows of the embedding and the LM head (the two collectives outside the layers).
     weight_dtype_bytes : int, optional
-        Bytes per stored weight when narrower than ``dtype_bytes`` (1 for
-        DeepSeek-V3's FP8 weights).
+        Bytes per stored weight, if narrower than ``dtype_bytes`` (1 for DeepSeek-V3's FP8).
     kv_lora_rank, qk_rope_head_dim : int, default 0
         Multi-head latent attention (MLA, DeepSeek): the latent each attention
         layer caches per token instead of K and V heads, and the rotary key
@@ -94,8 +83,7 @@ class ModelSpec:
     expert_params : float, default 0.0
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
-        Multi-token-prediction layers shipped for speculative decoding; never
-        counted in ``params``.
+        Multi-token-prediction layers for speculative decoding, never counted in ``params``.
     """
 
     name: str
@@ -280,9 +268,8 @@ class ModelSpec:
     def kv_bytes_per_token(self) -> float:
         """KV-cache bytes one token adds (K and V, per attention layer and KV head).
 
-        Under MLA (``kv_lora_rank > 0``) each attention layer caches the
-        latent and the rotary key instead: ``(kv_lora_rank +
-        qk_rope_head_dim) * dtype_bytes`` per layer.
+        Under MLA (``kv_lora_rank > 0``) each attention layer caches the latent
+        and the rotary key instead, ``kv_lora_rank + qk_rope_head_dim`` elements.
         """
         if self.kv_lora_rank:
             latent = self.kv_lora_rank + self.qk_rope_head_dim

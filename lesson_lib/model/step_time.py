@@ -29,8 +29,8 @@ STATE_PASSES: int = 2
 class StepTerms:
     """What a priced step derives from its three terms: the sum, and the largest term.
 
-    Compute, then communication, no overlap: :class:`StepBreakdown` and
-    :class:`~lesson_lib.model.moe.MoEStep` provide the attributes below.
+    Compute, then communication, no overlap; :class:`StepBreakdown` and
+    :class:`~lesson_lib.model.moe.MoEStep` provide the attributes.
 
     Attributes
     ----------
@@ -67,11 +67,7 @@ class StepTerms:
     @property
     def bound(self) -> str:
         """The largest term: ``"compute"``, ``"latency"`` or ``"bandwidth"`` (first on a tie)."""
-        terms = {
-            "compute": self.compute_s,
-            "latency": self.latency_s,
-            "bandwidth": self.bandwidth_s,
-        }
+        terms = {kind: getattr(self, f"{kind}_s") for kind in ("compute", "latency", "bandwidth")}
         return max(terms, key=terms.__getitem__)
 
 

@@ -31,9 +31,8 @@ def column_row_partials(
     """Each rank's partial output of ``activation(x @ w_in) @ w_out`` split over ``n`` ranks.
 
     ``w_in`` is split by columns and ``w_out`` by the matching rows
-    (``numpy.array_split``). Rank ``r`` computes ``activation(x @ w_in[:,
-    cols_r]) @ w_out[cols_r, :]`` alone: an element-wise activation needs only
-    the columns the rank owns. Adding the ``n`` partials gives the unsplit product.
+    (``numpy.array_split``); an element-wise activation needs only the columns
+    a rank owns, so each rank computes its partial alone.
 
     Parameters
     ----------
@@ -47,8 +46,7 @@ def column_row_partials(
     n : int
         Number of ranks, from 1 to ``k``.
     activation : callable, optional
-        Element-wise function applied between the two projections (identity
-        if omitted).
+        Element-wise function between the two projections (default identity).
 
     Returns
     -------
@@ -78,8 +76,7 @@ def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.n
 
     Stand-ins for what each rank holds after a row-parallel projection, so a
     ring all-reduce over them moves exactly the bytes the model's all-reduce
-    moves. Two-byte elements use ``numpy.float16`` (NumPy has no bfloat16; the
-    size is the same).
+    moves (two-byte elements as ``numpy.float16``: NumPy has no bfloat16).
 
     Parameters
     ----------
@@ -136,7 +133,7 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
     Parameters
     ----------
     model : ModelSpec
-        The model; needs ``vocab_size`` (else a ValueError).
+        Needs ``vocab_size`` (else a ValueError).
     n : int
         Tensor-parallel degree, from 1 to 4096.
 
