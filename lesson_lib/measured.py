@@ -183,7 +183,7 @@ def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> f
 
 
 def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
-    """The quickest smallest-message all-reduce of a system's engine kernels in a launch mode.
+    """The quickest all-reduce of any message size by a system's engine kernels in one launch mode.
 
     Parameters
     ----------
@@ -195,15 +195,14 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
     Returns
     -------
     float or None
-        Seconds; None when no engine kernel of that mode was measured there.
+        Seconds: the floor of that launch mode, the minimum over every size
+        of every such table; None when none was measured there.
     """
     _require_system(system)
     values = [
         r.latency_s
         for r in load_collectives()
-        if r.system == system
-        and r.gpus == gpus
-        and r.op == "all_reduce"
+        if (r.system, r.gpus, r.op) == (system, gpus, "all_reduce")
         and r.kernel not in LIBRARY_KERNELS
         and r.kernel.endswith(f"_{mode}")
     ]
@@ -217,13 +216,9 @@ class FittedFabric:
     Attributes
     ----------
     system : str
-        The measured system.
     runtime : str
-        What measured the table.
     kernel : str
-        The kernel it timed.
     gpus : int
-        Its GPUs.
     fit : AlphaBetaFit
         The lab's fit, with the sizes it used and every residual.
     fabric : Fabric
@@ -239,11 +234,7 @@ class FittedFabric:
 
 
 def measured_fabric(
-    system: str,
-    gpus: int,
-    kernel: str = "nccl",
-    op: str = "all_reduce",
-    runtime: str | None = None,
+    system: str, gpus: int, kernel: str = "nccl", op: str = "all_reduce", runtime: str | None = None
 ) -> FittedFabric:
     """Fit the lesson's alpha-beta model to one measured table.
 
@@ -303,13 +294,8 @@ def link_class(system: str) -> str:
 
 def _library_tables() -> list[tuple[str, int]]:
     """(system, GPUs) of every communication-library all-reduce table."""
-    return sorted(
-        {
-            (r.system, r.gpus)
-            for r in load_collectives()
-            if r.op == "all_reduce" and r.kernel in LIBRARY_KERNELS
-        }
-    )
+    keys = [key for key in _tables() if key[3] == "all_reduce" and key[2] in LIBRARY_KERNELS]
+    return sorted({(system, gpus) for system, gpus, _, _ in keys})
 
 
 #: One case a claim is tested on: what was compared, with its numbers, and whether it holds.
@@ -323,7 +309,6 @@ class Claim:
     Attributes
     ----------
     key : str
-        Short name.
     statement : str
         The claim, as the lesson makes it.
     tested : str
@@ -346,11 +331,8 @@ class ClaimResult:
     Attributes
     ----------
     key : str
-        The :class:`Claim`'s short name.
     statement : str
-        Its statement.
     tested : str
-        What it compares.
     holds : tuple of str
         The cases (systems, or system and GPUs) where it holds.
     breaks : tuple of str
@@ -402,18 +384,14 @@ def _four_slow_lose() -> Iterator[_Case]:
         yield f"{system}: {four * 1e3:.2f} ms against {two_fast * 1e3:.2f} ms", four > two_fast
 
 
-def _decode_latency_bound() -> Iterator[_Case]:
+def _bound(message_bytes: float, by_latency: bool) -> Iterator[_Case]:
+    """Cases of "an all-reduce of ``message_bytes`` is latency- (else bandwidth-) bound"."""
     for system, gpus in _library_tables():
         fit = _library_fit(system, gpus).fit
-        wire = DECODE_MESSAGE_BYTES / fit.bandwidth
-        yield f"{system} x{gpus}: alpha {_us(fit.alpha)}, bytes {_us(wire)}", fit.alpha > wire
-
-
-def _prefill_bandwidth_bound() -> Iterator[_Case]:
-    for system, gpus in _library_tables():
-        fit = _library_fit(system, gpus).fit
-        wire = PREFILL_MESSAGE_BYTES / fit.bandwidth
-        yield f"{system} x{gpus}: bytes {_us(wire)}, alpha {_us(fit.alpha)}", wire > fit.alpha
+        terms = [("alpha", fit.alpha), ("bytes", message_bytes / fit.bandwidth)]
+        (bound, bound_s), (other, other_s) = terms if by_latency else terms[::-1]
+        text = f"{bound} {_us(bound_s)}, {other} {_us(other_s)}"
+        yield f"{system} x{gpus}: {text}", bound_s > other_s
 
 
 def _decode_latency(system: str, gpus: int, kernel: str) -> float:
@@ -488,13 +466,13 @@ CLAIMS: tuple[Claim, ...] = (
         "decode_latency_bound",
         "A decode all-reduce at batch 1 is latency-bound.",
         "each library all-reduce table: fitted alpha against one hidden vector's bytes",
-        _decode_latency_bound,
+        functools.partial(_bound, DECODE_MESSAGE_BYTES, by_latency=True),
     ),
     Claim(
         "prefill_bandwidth_bound",
         "A prefill all-reduce is bandwidth-bound.",
         "each library all-reduce table: the prompt's bytes against fitted alpha",
-        _prefill_bandwidth_bound,
+        functools.partial(_bound, PREFILL_MESSAGE_BYTES, by_latency=False),
     ),
     Claim(
         "engine_kernel_beats_library",

@@ -50,7 +50,7 @@ def test_issue_123_matches_the_specimen_ring_fit():
 
 def test_rows_and_table():
     """One row per record, times in us, sources shortened; the table escapes text."""
-    rows = _published_rows()
+    rows = _published_rows(PUBLISHED)
     assert len(rows) == len(PUBLISHED)
     assert rows[0][4] == "10 us"
     assert rows[0][5] == "NVIDIA/nccl-tests/issues/123"

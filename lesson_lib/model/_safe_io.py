@@ -1,9 +1,7 @@
 """What the lesson's commands print and where they write, made safe.
 
-:func:`printable` escapes what a terminal or spreadsheet could act on and caps
-the length; :func:`require_output_file` accepts a new path or a regular file
-only; :func:`keep_previous` keeps the file about to be replaced;
-:func:`stop_on_signals` makes SIGTERM and SIGHUP stop as cleanly as Ctrl-C.
+Text a terminal or spreadsheet could act on is escaped, outputs are new paths or
+regular files (the previous one kept), and SIGTERM and SIGHUP stop as Ctrl-C does.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Input checks shared by every module: one clear error per bad argument.
 
-Each checker names the parameter and the allowed range in its message, so a
-student who passes ``n=0`` or ``bandwidth=-1`` learns what was expected
-instead of getting a NaN or a silently wrong number.
+Each names the parameter and the allowed range, so a student who passes ``n=0``
+learns what was expected instead of getting a NaN or a silently wrong number.
 """
 
 from __future__ import annotations
@@ -60,10 +59,8 @@ def require_number(
     value : object
         A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else
         TypeError); NaN, infinity or a value out of range is a ValueError.
-    minimum : float, default 0.0
+    minimum, strict : float, bool, default 0.0, False
         Lower bound, exclusive (``> minimum``) if ``strict``.
-    strict : bool, default False
-        Whether the lower bound is exclusive.
     maximum : float, optional
         Inclusive upper bound.
     unit : str, optional
@@ -100,7 +97,6 @@ def require_instance(name: str, value: object, kind: type) -> None:
     name : str
         Parameter name used in the error message.
     value : object
-        The value to check.
     kind : type
         The class it must be, e.g. :class:`~lesson_lib.model.specs.Fabric`.
     """

@@ -1,8 +1,6 @@
 """The all-reduces decode really uses: ties between algorithms, engines' limits, CUDA graphs.
 
-vLLM's and TensorRT-LLM's custom all-reduce limits with their sources, where
-two algorithms tie (:func:`tie_payload`) and what CUDA graphs take off the
-fixed latency (:func:`cuda_graph_fabric`).
+The engines' custom all-reduce limits come with their sources (:data:`SOURCES`).
 """
 
 from __future__ import annotations
@@ -45,7 +43,6 @@ class PublishedEndToEnd:
     what : str
         The setup, as the source gives it.
     tp : int
-        Tensor-parallel GPUs.
     batch : int
         Requests in the benchmark's batch.
     prompt_tokens : int
@@ -57,7 +54,6 @@ class PublishedEndToEnd:
     after_s : float
         The same after the change, seconds.
     source : str
-        URL.
     """
 
     what: str

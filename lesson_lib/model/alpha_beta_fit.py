@@ -1,13 +1,9 @@
 """Fit the lesson's model, t(m) = alpha + m / B, to measured all-reduce times.
 
-Two methods (:data:`METHODS`): ``"ranges"`` (default) takes alpha as the
-median of ``t - m/B`` over sizes <= ``small_max`` and B as the median of
-``m / (t - alpha)`` over sizes >= ``large_min``, iterated to agreement (the
-middle sizes, where MPICH switches algorithm, are left out); ``"wls"`` is
-least squares over every size weighted by relative error. ``m`` is the payload,
-so ``B`` is the algorithm bandwidth; a :class:`~lesson_lib.model.specs.Fabric`
-wants the bus bandwidth ``B x 2(N-1)/N`` (nccl-tests' definition). The fit
-reports the size ranges it used and every point's residual.
+Two methods, :data:`METHODS`; the default, ``"ranges"``, leaves out the middle
+sizes, where MPICH switches algorithm. ``m`` is the payload, so ``B`` is the
+algorithm bandwidth; a :class:`~lesson_lib.model.specs.Fabric` wants the bus
+bandwidth ``B x 2(N-1)/N`` (nccl-tests' definition).
 """
 
 from __future__ import annotations
@@ -49,7 +45,6 @@ class AlphaBetaFit:
     bandwidth : float
         ``B``, algorithm bandwidth, bytes/second (payload / time, large messages).
     ranks : int
-        Ranks of the measurement.
     bytes : numpy.ndarray
         Every measured size, bytes.
     measured_s : numpy.ndarray
@@ -61,7 +56,7 @@ class AlphaBetaFit:
     max_bytes : float
         The largest, bytes.
     method : str
-        ``"ranges"`` or ``"wls"``.
+        A key of :data:`METHODS`.
     small_max : float, optional
         For ``"ranges"``, the largest size that gave alpha, bytes.
     large_min : float, optional
@@ -166,9 +161,8 @@ def _ranges(
     for _ in range(50):
         new_alpha = max(float(np.median(t[small] - m[small] * max(beta, 0.0))), 0.0)
         new_beta = float(np.median((t[large] - new_alpha) / m[large]))
-        done = abs(new_alpha - alpha) <= 1e-12 + 1e-9 * alpha and abs(
-            new_beta - beta
-        ) <= 1e-9 * abs(beta)
+        done = abs(new_beta - beta) <= 1e-9 * abs(beta)
+        done = done and abs(new_alpha - alpha) <= 1e-12 + 1e-9 * alpha
         alpha, beta = new_alpha, new_beta
         if done:
             break
@@ -196,7 +190,7 @@ def fit_alpha_beta(
     ranks : int, default 2
         Ranks of the measurement (for the bus bandwidth).
     method : {"ranges", "wls"}, default "ranges"
-        See :data:`METHODS` and the module docstring.
+        See :data:`METHODS`.
     min_bytes, max_bytes : float, optional
         Smallest and largest sizes used; all sizes by default. ``"wls"`` needs
         two sizes between them.
@@ -207,15 +201,8 @@ def fit_alpha_beta(
     Returns
     -------
     AlphaBetaFit
-        Times that do not grow with size fit no bandwidth: a ValueError.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> m = 2.0 ** np.arange(3, 27)
-    >>> f = fit_alpha_beta(m, 5e-6 + m / 2e9)
-    >>> round(f.alpha * 1e6, 3), round(f.bandwidth / 1e9, 3)
-    (5.0, 2.0)
+        Times that do not grow with size fit no bandwidth: a ValueError. Times
+        of exactly 5 us + m / (2 GB/s) fit alpha 5 us and 2 GB/s.
     """
     ranks = require_int("ranks", ranks, minimum=2)
     if method not in METHODS:
@@ -268,8 +255,7 @@ def fabric_from_fit(fit: AlphaBetaFit, name: str | None = None) -> Fabric:
     """A :class:`~lesson_lib.model.specs.Fabric` that reproduces the fitted all-reduce times.
 
     ``latency = alpha`` and ``bandwidth = B x 2(N-1)/N`` (bus bandwidth), so
-    ``allreduce_time(m, N, fabric)`` equals ``fit.predict(m)`` for the
-    measurement's ``N``.
+    ``allreduce_time(m, N, fabric)`` equals ``fit.predict(m)`` at the fit's ``N``.
 
     Parameters
     ----------

@@ -86,9 +86,7 @@ def mtp_head_params(model: ModelSpec = MODEL, layers: int = MTP_LAYERS) -> float
     Returns
     -------
     float
-        Parameters (425 million for the specimen): projection, attention
-        (query and gate, key, value, output), FFN (gate, up, down) and norms
-        (five of width ``h``, the query and key norms of width ``head_dim``).
+        Parameters, norms included: 425 million for the specimen.
     """
     require_instance("model", model, ModelSpec)
     layers = require_int("layers", layers, maximum=64)

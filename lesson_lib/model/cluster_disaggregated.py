@@ -14,8 +14,7 @@ from lesson_lib.model.kv_transfer import Handoff, handoff
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, NODE_ETHERNET, PROMPT_TOKENS
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 
-#: Where a disaggregated server's prefill and decode instances can sit, by key, which
-#: decides the wire their hand-off of each request's KV cache takes (``book/kv_transfer.md``).
+#: Where the prefill and decode instances can sit, by key; each decides the hand-off's wire.
 PLACEMENTS: dict[str, str] = {
     "one node": "both instances in one node, on NVLink",
     "rail": "separate nodes, a NIC per GPU on the compute fabric",
@@ -83,7 +82,6 @@ def plan_disaggregated(
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator, default MODEL, GPU
-        The model and one card.
     gpus_per_node : int, default 8
         GPUs in each node, from 1 to 4096.
     prefill_tp, decode_tp : int, default 4

@@ -25,7 +25,6 @@ class GpuSlot:
     rank : int
         Global rank, 0-based.
     node : int
-        Node index.
     slot : int
         Position inside the node.
     replica : int
@@ -55,23 +54,15 @@ class ClusterPlan:
     Attributes
     ----------
     model : ModelSpec
-        The model.
     accel : Accelerator
-        One card.
     gpus_per_node : int
-        GPUs in each node.
     nodes : int
-        Nodes in the cluster.
     tp : int
-        Tensor-parallel degree.
     pp : int
-        Pipeline-parallel degree.
     dp : int
         Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
     intra : Fabric
-        The wire inside a node.
     inter : Fabric
-        The network between nodes.
     context_tokens : int
         Sequence length used to count the sequences that fit.
     problems : tuple of str
@@ -81,8 +72,7 @@ class ClusterPlan:
     placement : tuple of GpuSlot
         The GPUs in use, in rank order (idle GPUs are left out).
     tp_fabric : Fabric
-        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group
-        spans two nodes, else ``intra``.
+        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group spans nodes.
     step : StepBreakdown or MoEStep
         One sequence's decoded token on a TP (or EP) group, all layers, on
         ``tp_fabric``, weights only (the lesson's heuristic).

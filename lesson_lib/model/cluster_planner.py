@@ -4,8 +4,7 @@ GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
 order) and filled into nodes in order, so a TP group stays inside a node
 whenever its degree divides the GPUs per node. Throughput is batched: a
 replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
-micro-batches in flight; bubbles and uneven stages are not modelled.
-Every quantity is SI: bytes, seconds, bytes/second.
+micro-batches in flight; bubbles and uneven stages are not modelled. SI units.
 """
 
 from __future__ import annotations
@@ -70,22 +69,15 @@ def plan_cluster(
     ep : int, default 1
         Expert-parallel degree, from 1 to the model's routed experts. Above 1
         (an MoE model only, ``tp = pp = 1``) each replica is an EP group with
-        data-parallel attention, its ranks numbered as for TP; an MoE model
-        with ``ep = 1`` is a TP group (``pp = 1``). Both are priced by
-        :func:`~lesson_lib.model.moe.moe_decode_step`, which reads only the
-        routed experts' weights.
+        data-parallel attention; an MoE model with ``ep = 1`` is a TP group
+        (``pp = 1``). Both are priced by :func:`~lesson_lib.model.moe.moe_decode_step`.
 
     Returns
     -------
     ClusterPlan
         Problems (``check_layout``, GPU count, memory), flags (TP or EP across
-        nodes, no sequence fits), placement, time per token and memory.
-
-    Examples
-    --------
-    >>> plan = plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)
-    >>> plan.valid, plan.dp, plan.pp_network_boundaries
-    (True, 1, 1)
+        nodes, no sequence fits), placement, time per token and memory. Two
+        nodes of 4 at TP 4 x PP 2: valid, DP 1, one stage boundary on the network.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
@@ -101,11 +93,8 @@ def plan_cluster(
     if batch is not None:
         batch = require_int("batch", batch, maximum=MAX_BATCH)
     get_algorithm(algorithm)
-    if context_tokens is None:
-        context_tokens = model.max_context
-    context_tokens = require_int(
-        "context_tokens", context_tokens, minimum=1, maximum=model.max_context
-    )
+    tokens = model.max_context if context_tokens is None else context_tokens
+    context_tokens = require_int("context_tokens", tokens, maximum=model.max_context)
     ep = require_int("ep", ep, maximum=MAX_RANKS)
     if ep > 1 and not model.is_moe:
         raise ValueError(f"ep must be 1 for a dense model ({model.name}), got {ep}")
@@ -207,13 +196,8 @@ def _plan_dense(c: _Cluster, tp: int, pp: int, batch: int | None, algorithm: str
     problems = list(check_layout(model, tp, pp))
     problems += _count_problems("TP x PP", tp * pp, c.gpus_per_node, c.nodes)
     micro = math.ceil(batch / pp)
-    batched = (
-        decode_step(
-            model, accel, tp_fabric, tp, batch=micro, context=c.context_tokens, algorithm=algorithm
-        )
-        if batch
-        else None
-    )
+    options = {"context": c.context_tokens, "algorithm": algorithm}
+    batched = decode_step(model, accel, tp_fabric, tp, batch=micro, **options) if batch else None
     fits = weights > accel.memory_bytes or sequences > 0
     flags = list(layout_cautions(model, tp, min(pp, model.num_layers)))
     flags += _flags(model, "tp" if tp_crosses else None, fits, c.context_tokens)

@@ -150,21 +150,6 @@ def _lookup(registry: Mapping[str, object], name: str, key: object) -> object:
         raise ValueError(f"{name} must be one of {valid}, got {key!r}") from None
 
 
-def get_collective(kind: str) -> Collective:
-    """Look up a collective by name; an unknown name raises ValueError listing the valid ones.
-
-    Parameters
-    ----------
-    kind : str
-        A key of :data:`COLLECTIVES` (``"all_reduce"``, ``"all_to_all"`` ...).
-
-    Returns
-    -------
-    Collective
-    """
-    return _lookup(COLLECTIVES, "kind", kind)  # type: ignore[return-value]
-
-
 def get_algorithm(algorithm: str) -> Algorithm:
     """Look up an all-reduce algorithm by name; an unknown name raises ValueError listing them.
 
@@ -181,8 +166,8 @@ def get_algorithm(algorithm: str) -> Algorithm:
 
 
 def _schedule(kind: str, algorithm: str | None) -> Algorithm:
-    """The named algorithm of a collective, or its first when none is named."""
-    algorithms = get_collective(kind).algorithms
+    """The named algorithm of a collective, or its first; unknown names list the valid ones."""
+    algorithms = _lookup(COLLECTIVES, "kind", kind).algorithms  # type: ignore[attr-defined]
     if algorithm is None:
         return next(iter(algorithms.values()))
     return _lookup(algorithms, "algorithm", algorithm)  # type: ignore[return-value]
@@ -258,7 +243,6 @@ def collective_time(
     kind, payload_bytes, n, algorithm
         As for :func:`collective_wire_bytes`; one rank costs 0.
     fabric : Fabric
-        The interconnect.
 
     Returns
     -------

@@ -1,10 +1,8 @@
 """Context parallelism: ring attention for a long prefill, and decode context parallelism.
 
 Ring attention splits a prompt over ``cp`` positions that pass KV blocks around
-while computing (:func:`ring_attention_step`, :func:`context_parallel_prefill`);
-decode context parallelism (DCP) shards each KV head's tokens over the GPUs TP
-would fill with copies (:func:`context_parallel_max_sequences`). The causal
-attention of a prompt is :func:`causal_attention_flops`. SI units.
+while computing; decode context parallelism (DCP) shards each KV head's tokens
+over the GPUs TP would fill with copies. SI units.
 """
 
 from __future__ import annotations
@@ -111,13 +109,7 @@ def _ring_terms(model: ModelSpec, accel: Accelerator, tp: int) -> tuple[float, f
 
 
 def ring_attention_step(
-    model: ModelSpec,
-    accel: Accelerator,
-    fabric: Fabric,
-    context: int,
-    cp: int,
-    *,
-    tp: int = 1,
+    model: ModelSpec, accel: Accelerator, fabric: Fabric, context: int, cp: int, *, tp: int = 1
 ) -> RingAttentionStep:
     """One ring-attention step of a prefill of ``context`` tokens over ``cp`` GPUs.
 
@@ -171,9 +163,7 @@ def ring_attention_min_chunk(
 
     Parameters
     ----------
-    model, accel, fabric
-        The model (with attention layers), one card and the wire between neighbours.
-    tp : int, default 1
+    model, accel, fabric, tp
         As for :func:`ring_attention_step`.
 
     Returns
@@ -209,8 +199,7 @@ def context_parallel_prefill(
 
     Parameters
     ----------
-    model, accel
-        The model and one card.
+    model, accel : ModelSpec, Accelerator
     tp_fabric, ring_fabric : Fabric
         The wire of each position's all-reduces, and the one between ring neighbours.
     prompt_tokens : int
@@ -248,8 +237,7 @@ def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp
     tp : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     dcp : int, default 1
-        Decode context parallelism, from 1 to ``max(1, tp // kv_heads)`` (vLLM's
-        bound: the KV-head copies it can remove).
+        Decode context parallelism, from 1 to :func:`max_dcp`.
 
     Returns
     -------

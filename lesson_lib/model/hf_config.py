@@ -20,15 +20,9 @@ from pathlib import Path
 from typing import Any
 
 #: Bytes per element of the dtype names configs use.
-DTYPE_BYTES: dict[str, int] = {
-    "float32": 4,
-    "float": 4,
-    "bfloat16": 2,
-    "float16": 2,
-    "half": 2,
-    "float8_e4m3fn": 1,
-    "float8": 1,
-}
+DTYPE_BYTES: dict[str, int] = dict(
+    float32=4, float=4, bfloat16=2, float16=2, half=2, float8_e4m3fn=1, float8=1
+)
 #: The layer kinds of ``layer_types`` the lesson models.
 LAYER_KINDS: tuple[str, ...] = ("full_attention", "linear_attention")
 #: The names configs give the number of routed experts.
@@ -91,9 +85,7 @@ def _load_config(config: object) -> dict[str, Any]:
 
 
 def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """``text_config`` if there is one, with what only the outer config sets (its
-    ``tie_word_embeddings``, say); else the whole config.
-    """
+    """``text_config`` over what only the outer config sets (``tie_word_embeddings``), or all."""
     inner = config.get("text_config")
     if inner is None:
         return dict(config)
@@ -265,7 +257,6 @@ def _shared_expert_params(c: Mapping[str, Any]) -> float:
 
 def _num_shared_experts(c: Mapping[str, Any]) -> int:
     """Shared experts per MoE layer: DeepSeek's ``n_shared_experts``, Qwen's one if sized."""
-
     if c.get("shared_expert_intermediate_size"):
         return 1
     return _int(c, "n_shared_experts", 0, minimum=0)
@@ -339,16 +330,8 @@ def model_fields(
     dict
         Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP
         layers left out, see ``mtp_layers``). A missing, malformed or
-        unsupported field is a ValueError naming it.
-
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specs import ModelSpec
-    >>> from lesson_lib.models import config_path
-    >>> m = ModelSpec.from_hf_config(config_path("Mixtral-8x7B"))
-    >>> round(m.params / 1e9, 1), round(m.active_params / 1e9, 1), m.alltoalls_per_token
-    (46.7, 12.9, 64)
+        unsupported field is a ValueError naming it. Mixtral-8x7B: 46.7 billion
+        parameters, 12.9 billion active, 64 all-to-alls per token.
     """
     raw = _load_config(config)
     c = _text_config(raw)
@@ -389,9 +372,8 @@ def model_fields(
             "linear_conv_kernel": _int(c, "linear_conv_kernel_dim"),
             "state_dtype_bytes": _dtype_bytes(c, "mamba_ssm_dtype", 4),
         }
-    mtp = _int(c, "num_nextn_predict_layers", 0, minimum=0) + _int(
-        c, "mtp_num_hidden_layers", 0, minimum=0
-    )
+    mtp_keys = ("num_nextn_predict_layers", "mtp_num_hidden_layers")  # DeepSeek's, Qwen's
+    mtp = sum(_int(c, key, 0, minimum=0) for key in mtp_keys)
     return dict(
         name=name or str(raw.get("_name_or_path") or c.get("model_type") or "model"),
         params=counted.total if params is None else params,

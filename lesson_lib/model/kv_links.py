@@ -1,8 +1,7 @@
 """The links a KV cache can take from prefill to decode GPUs, and what disaggregation costs.
 
 One NVLink domain, a NIC per GPU on the compute fabric, or one port of each
-node's converged Ethernet shared by its GPUs; :func:`link_handoff` prices a
-request's hand-off on each with :func:`lesson_lib.model.kv_transfer.handoff`.
+node's converged Ethernet shared by its GPUs.
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ class Link:
     key : str
         Short name (the explorer's control value).
     label : str
-        What the reader sees.
     fabric : Fabric
         One port's latency and bandwidth.
     shared_port : bool
@@ -82,7 +80,6 @@ def link_handoff(
     prefill_gpus, decode_gpus : int, default 4
         Tensor-parallel degrees of the two instances, from 1 to 4096.
     model, accel : ModelSpec, Accelerator, default MODEL, GPU
-        The model and one card.
 
     Returns
     -------

@@ -1,13 +1,8 @@
-"""The KV cache on the wire: disaggregated prefill and decode.
+"""The KV cache on the wire: disaggregated prefill and decode, in alpha-beta terms.
 
-Prices moving a request's cache (attention KV at the prompt's length and the
-linear-attention layers' recurrent state) from prefill GPUs to decode GPUs in
-alpha-beta terms: one sequence over one port (:func:`kv_transfer_time`), ``P``
-tensor-parallel shards to ``D`` (:func:`sharded_transfer`), the prefill it
-follows (:func:`prefill_time`) and the transfer streamed behind it
-(:func:`handoff`). A GPU's shard follows :mod:`lesson_lib.model.memory`.
-Context parallelism lives in :mod:`lesson_lib.model.context_parallel`.
-Every quantity is SI: bytes, seconds, bytes/second.
+A request's cache (attention KV at the prompt's length and the linear-attention
+layers' recurrent state) goes from ``P`` prefill GPUs to ``D`` decode GPUs, each
+GPU's shard as in :mod:`lesson_lib.model.memory`. SI units.
 """
 
 from __future__ import annotations
@@ -87,7 +82,7 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
     Parameters
     ----------
     model, context, fabric
-        As for :func:`kv_transfer_time`, the tokens those of each request.
+        As for :func:`kv_transfer_time`.
 
     Returns
     -------
@@ -126,12 +121,8 @@ def prefill_time(
 
     Parameters
     ----------
-    model, accel, fabric
-        The model, one card and the wire of the prefill's all-reduces.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
-    prompt_tokens : int
-        Prompt length, from 1 to ``model.max_context``.
+    model, accel, fabric, n, prompt_tokens
+        As for :func:`~lesson_lib.model.step_time.prefill_step`.
 
     Returns
     -------
@@ -159,7 +150,6 @@ class ShardedTransfer:
         Bytes through the busiest port: the larger of the two above with a
         port per GPU, ``total_bytes`` through one shared port.
     fabric : Fabric
-        The port's latency and bandwidth.
     """
 
     total_bytes: float
@@ -210,10 +200,8 @@ def sharded_transfer(
 
     Parameters
     ----------
-    model, context
-        As for :func:`kv_transfer_bytes`.
-    fabric : Fabric
-        One port: latency and bandwidth per direction.
+    model, context, fabric
+        As for :func:`kv_transfer_time`.
     prefill_gpus, decode_gpus : int
         Tensor-parallel degrees ``P`` and ``D`` of the instances, from 1 to 4096.
     shared_port : bool, default False
@@ -257,16 +245,13 @@ class StreamedTransfer:
     compute_s : float
         The computation, all layers, seconds.
     transfer_s : float
-        The pieces' bytes over the bandwidth, all layers, seconds (latency
-        excluded).
+        The pieces' bytes over the bandwidth, all layers, seconds (no latency).
     latency_s : float
         The port's latency, paid once: the pieces are posted back to back.
     finish_s : float
-        When the last byte has arrived, counted from the start of the
-        computation, seconds.
+        Seconds from the start of the computation to the last byte's arrival.
     keeps_up : bool
-        True when the port is idle each time a layer finishes, so only the last
-        piece remains when the computation ends.
+        True when the port is idle each time a layer finishes.
     last_piece_s : float
         The last layer's piece, seconds.
     """
@@ -309,12 +294,8 @@ def overlap_stream(
     Returns
     -------
     StreamedTransfer
-        When the last byte arrives, and whether the port kept up.
-
-    Examples
-    --------
-    >>> overlap_stream([1.0, 1.0, 1.0], [2.0, 2.0, 2.0]).exposed_s
-    4.0
+        When the last byte arrives, and whether the port kept up: three layers
+        of 1 s of compute and 2 s of transfer leave 4.0 s exposed.
     """
     computes = [require_number("compute_s", c, unit="s") for c in compute_s]
     transfers = [require_number("transfer_s", x, unit="s") for x in transfer_s]
@@ -347,7 +328,6 @@ class Handoff:
     Attributes
     ----------
     prefill : PrefillTime
-        The prefill on the prefill instance.
     bulk : ShardedTransfer
         The whole cache sent once the prefill is done.
     streamed : StreamedTransfer
@@ -375,10 +355,7 @@ class Handoff:
 
     @property
     def required_bandwidth(self) -> float:
-        """Port bandwidth at which the whole transfer takes as long as the prefill, bytes/s.
-
-        Below it the transfer cannot hide, however it is streamed.
-        """
+        """Port bandwidth, bytes/s, below which the transfer cannot hide behind the prefill."""
         return self.bulk.port_bytes / self.prefill.total_s
 
 
@@ -403,7 +380,7 @@ def handoff(
     Parameters
     ----------
     model, accel
-        The model and one card (both instances alike).
+        The model and one card, both instances alike.
     tp_fabric, link : Fabric
         The wire of the prefill instance's all-reduces; one port between the instances.
     prompt_tokens : int
@@ -422,13 +399,7 @@ def handoff(
     require_instance("link", link, Fabric)
     prompt_tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
     bulk = sharded_transfer(
-        model,
-        prompt_tokens,
-        link,
-        prefill_gpus,
-        decode_gpus,
-        shared_port=shared_port,
-        dcp=dcp,
+        model, prompt_tokens, link, prefill_gpus, decode_gpus, shared_port=shared_port, dcp=dcp
     )
     prefill = prefill_time(model, accel, tp_fabric, prefill_gpus, prompt_tokens)
     kv_all, state_all, kv_each, state_each = _split(model, prompt_tokens, decode_gpus, dcp)

@@ -1,11 +1,8 @@
 """Decode latency: the lesson's decode lines, the speed-up with N and one token's timeline.
 
-Asks the latency questions of :func:`~lesson_lib.model.step_time.decode_step`:
-the speed-up with ``n`` (:func:`speedup_curve`, :func:`speedup_limit`), the
-slowest fabric worth more GPUs (:func:`break_even_latency`), the buyer's boxes
-(:func:`buyer_answers`), a token's chain of compute and all-reduces
-(:func:`token_timeline`) and an illustrative split of one small all-reduce's
-fixed latency (:func:`allreduce_anatomy`, not a measured breakdown). Seconds.
+The latency questions asked of :func:`~lesson_lib.model.step_time.decode_step`:
+the speed-up with ``n``, the slowest fabric worth more GPUs, the buyer's boxes,
+a token's chain of compute and all-reduces. Seconds.
 """
 
 from __future__ import annotations
@@ -34,9 +31,7 @@ class DecodeLine:
     label : str
         For example ``"4 GPUs, fast fabric"``.
     n : int
-        Tensor-parallel degree.
     fabric : Fabric
-        The wire.
     step : StepBreakdown
         Time of one decoded token.
     """
@@ -84,13 +79,10 @@ def speedup_curve(
     Parameters
     ----------
     model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire between the cards.
     ns : iterable of int
         Tensor-parallel degrees, each from 1 to 4096 (``MAX_RANKS``).
-    include_bandwidth : bool, default False
-        False is the lesson's arithmetic (compute + latency).
-    algorithm : str, default "ring"
-        The all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
+    include_bandwidth, algorithm : bool, str, default False, "ring"
+        As for :func:`~lesson_lib.model.step_time.decode_step`; False is the lesson's arithmetic.
 
     Returns
     -------
@@ -117,7 +109,6 @@ def speedup_limit(
     Parameters
     ----------
     model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire between the cards.
     include_bandwidth : bool, default False
         Add the limit of the bandwidth term.
 
@@ -149,7 +140,6 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator
-        The model and one card.
     n : int
         Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096
         (``MAX_RANKS``).
@@ -188,7 +178,7 @@ def peak_n(
     Parameters
     ----------
     model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire; with ``hop_latency > 0`` the answer is finite.
+        With ``hop_latency > 0`` the answer is finite.
     max_n : int, default 64
         Largest degree tried, from 1 to 4096.
     algorithm : str, default "ring"
@@ -242,7 +232,6 @@ def token_timeline(
     Parameters
     ----------
     model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire between the cards.
     n : int
         Tensor-parallel degree, at least 2 (one GPU has no all-reduce).
     allreduces : int, optional
@@ -260,11 +249,7 @@ def token_timeline(
     total = model.allreduces_per_token
     count = total if allreduces is None else require_int("allreduces", allreduces, maximum=total)
     step = decode_step(model, accel, fabric, n)
-    durations = {
-        "compute": step.compute_s / total,
-        "latency": step.latency_s / total,
-        "bandwidth": step.bandwidth_s / total,
-    }
+    durations = {kind: getattr(step, f"{kind}_s") / total for kind in SEGMENT_KINDS}
     segments = []
     clock = 0.0
     for index in range(count):
@@ -281,9 +266,7 @@ class LatencyPart:
     Attributes
     ----------
     label : str
-        What the part is.
     seconds : float
-        How long it takes.
     source : str
         Where the number comes from (an assumption says so).
     """
@@ -373,7 +356,6 @@ class BoxAnswer:
     n : int
         Tensor-parallel degree (all its GPUs).
     fabric : Fabric
-        The wire between them.
     stream_s : float
         One stream's time per token in the lesson's arithmetic (weights and
         all-reduce latency, no context): 16.12, 9.34 and 10.43 ms.

@@ -1,11 +1,8 @@
 """Where a model may be cut: the divisibility rule for TP, and how PP splits the layers.
 
-TP's degree must divide every head group and the FFN (vLLM's ``divide()``),
-except that KV heads may be copied when one count divides the other (vLLM's
-``num_kv_head_replicas``): :func:`layout_cautions` says so, :func:`check_layout`
-does not forbid it. PP gives each stage ``num_layers // pp`` layers and one
-more to as many stages as are left over, counting back from the second-to-last
-(vLLM's ``get_pp_indices``): :func:`stage_layers`.
+TP's degree must divide every head group and the FFN (vLLM's ``divide()``), except
+that KV heads may be copied when one count divides the other (vLLM's
+``num_kv_head_replicas``); PP splits the layers as vLLM's ``get_pp_indices`` does.
 """
 
 from __future__ import annotations
@@ -27,13 +24,7 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     -------
     list of str
         Plain-English problems; empty when the layout is valid (TP 4 x PP 4,
-        TP 8 and TP 4 x PP 3 for the specimen).
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> check_layout(MODEL, 3)[0]
-    'TP = 3 does not divide the 4 KV heads, nor they it: an engine refuses the split'
+        TP 8 and TP 4 x PP 3 for the specimen; TP 3 does not divide its 4 KV heads).
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
@@ -63,7 +54,7 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
 
 
 def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
-    """Layers per pipeline stage, as vLLM splits them when not told otherwise.
+    """Layers per pipeline stage, as vLLM's ``get_pp_indices`` splits them by default.
 
     Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left over go
     one each to the stages before the last (which holds the final norm and LM
@@ -78,15 +69,8 @@ def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
     Returns
     -------
     tuple of int
-        Layers of each stage, first to last; they add up to ``model.num_layers``.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> stage_layers(MODEL, 3)
-    (21, 22, 21)
-    >>> stage_layers(MODEL, 5)
-    (13, 13, 13, 13, 12)
+        Layers of each stage, first to last; they add up to ``model.num_layers``:
+        (21, 22, 21) for the specimen at PP 3, (13, 13, 13, 13, 12) at PP 5.
     """
     require_instance("model", model, ModelSpec)
     num_layers = model.num_layers
@@ -131,13 +115,8 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
     -------
     tuple of (int, int)
         ``(attention layers, linear layers)`` per stage, as :func:`stage_layers`
-        cuts the layers of :func:`layer_kinds`.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> stage_layer_kinds(MODEL, 3)
-    ((5, 16), (5, 17), (6, 15))
+        cuts the layers of :func:`layer_kinds`: ((5, 16), (5, 17), (6, 15)) for
+        the specimen at PP 3.
     """
     kinds = layer_kinds(model)
     out, start = [], 0

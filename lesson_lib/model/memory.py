@@ -113,7 +113,6 @@ def memory_budget(
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator
-        The model and one card.
     n : int
         Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
     context_tokens : int
@@ -121,10 +120,9 @@ def memory_budget(
     sequences : int
         Concurrent sequences, from 0 to :data:`MAX_SEQUENCES`.
     utilization : float, default 1.0
-        Fraction of the card's memory the runtime may use, in (0, 1]; vLLM's
-        ``gpu_memory_utilization``
-        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`). By
-        default all of ``accel.memory_bytes`` (what the card exposes).
+        Fraction of ``accel.memory_bytes`` (what the card exposes) the runtime
+        may use, in (0, 1]: vLLM's ``gpu_memory_utilization``
+        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`).
 
     Returns
     -------
@@ -145,12 +143,7 @@ def memory_budget(
 
 
 def max_sequences(
-    model: ModelSpec,
-    accel: Accelerator,
-    n: int,
-    context_tokens: int,
-    *,
-    utilization: float = 1.0,
+    model: ModelSpec, accel: Accelerator, n: int, context_tokens: int, *, utilization: float = 1.0
 ) -> int:
     """How many sequences of ``context_tokens`` tokens fit beside the weights.
 

@@ -6,8 +6,7 @@ two all-reduces; EP with data-parallel attention (DeepSeek-V3, SGLang's
 ``batch / n`` sequences, and pays a dispatch and a combine all-to-all per MoE
 layer. Assumptions: uniform, independent routing; load imbalance as one factor
 ``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline (KV reads
-and attention FLOPs left out); collectives as in :mod:`lesson_lib.model.collectives`.
-Quantities are SI: bytes, seconds, bytes/second.
+and attention FLOPs left out). SI units.
 """
 
 from __future__ import annotations
@@ -41,17 +40,12 @@ class MoEStep(StepTerms):
     parallelism : str
         ``"tp"`` or ``"ep"``.
     n : int
-        The GPUs.
     batch : int
-        The sequences over all of them.
+        The sequences over all ``n`` GPUs.
     weights_s : float
         The roofline's memory side (the weights the step touches) on the busiest rank, seconds.
     flops_s : float
         The roofline's arithmetic side on the busiest rank, seconds.
-    latency_s : float
-        Fixed latency of the step's collectives, seconds.
-    bandwidth_s : float
-        Their bytes over the fabric's bandwidth, seconds.
     collectives : int
         Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
     wire_bytes : float
@@ -59,7 +53,6 @@ class MoEStep(StepTerms):
     total_wire_bytes : float
         Bytes all ranks together send per step.
     weights_per_gpu_bytes : float
-        Weights each GPU holds.
     """
 
     parallelism: str
@@ -126,12 +119,12 @@ def expert_weight_bytes(model: ModelSpec) -> float:
     Parameters
     ----------
     model : ModelSpec
-        An MoE model.
 
     Returns
     -------
     float
-        ``routed_expert_params`` at the weights' bytes per parameter.
+        ``routed_expert_params`` at the weights' bytes per parameter; a dense
+        model is a ValueError, as in every function here.
     """
     model = _moe_model(model)
     return model.weight_bytes * model.routed_expert_params / model.params
@@ -143,7 +136,6 @@ def weights_per_gpu(model: ModelSpec, n: int, parallelism: str) -> float:
     Parameters
     ----------
     model : ModelSpec
-        An MoE model.
     n : int
         GPUs, from 1 to 4096 (``MAX_RANKS``); under EP at most ``num_experts``.
     parallelism : str
@@ -307,12 +299,8 @@ def sequences_that_fit(
 
     Parameters
     ----------
-    model, accel
-        An MoE model and one card, all of whose ``memory_bytes`` is available.
-    n : int
-        GPUs, from 1 to 4096 (under EP at most ``num_experts``).
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
+    model, accel, n, parallelism
+        As for :func:`weights_per_gpu`; all of the card's ``memory_bytes`` is available.
     context_tokens : int
         Tokens per sequence, from 1 to ``model.max_context``.
 

@@ -25,9 +25,7 @@ class CurvePoint:
     payload_bytes : float
         Size of the vector being summed, bytes.
     n : int
-        Ranks in the ring.
     fabric : Fabric
-        The wire.
     latency_s : float
         The fixed term (alpha), seconds.
     bandwidth_s : float
@@ -149,12 +147,8 @@ def per_token(
 
     Parameters
     ----------
-    model, accel, fabric : ModelSpec, Accelerator, Fabric
-        The model, one card and the wire between the ``n`` cards.
-    n : int
-        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
-    prompt_tokens : int
-        Prompt length, from 1 to ``model.max_context``.
+    model, accel, fabric, n, prompt_tokens
+        As for :func:`~lesson_lib.model.step_time.prefill_step`.
 
     Returns
     -------

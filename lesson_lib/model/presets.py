@@ -119,10 +119,9 @@ def config_path(name: str) -> Path:
 
 
 def _build(name: str) -> ModelSpec:
-    if name == MODEL.name:
-        # The lesson states the specimen's size; the config gives its shape.
-        return ModelSpec.from_hf_config(config_path(name), name=name, params=MODEL.params)
-    return ModelSpec.from_hf_config(config_path(name), name=name)
+    # The lesson states the specimen's size; the config gives its shape.
+    params = MODEL.params if name == MODEL.name else None
+    return ModelSpec.from_hf_config(config_path(name), name=name, params=params)
 
 
 #: The presets by name, the specimen first, then the models the MoE chapter compares.

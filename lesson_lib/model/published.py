@@ -40,7 +40,6 @@ class PublishedLatency:
     fabric_class : str
         One of :data:`FABRIC_CLASSES`.
     ranks : int
-        GPUs taking part in the all-reduce.
     message_bytes : int
         Size of the all-reduced buffer, bytes.
     latency_s : float
@@ -138,9 +137,7 @@ PUBLISHED: tuple[PublishedLatency, ...] = (
 )
 
 
-def _published_rows(
-    records: tuple[PublishedLatency, ...] = PUBLISHED,
-) -> list[tuple[str, str, str, str, str, str, str]]:
+def _published_rows(records: tuple[PublishedLatency, ...]) -> list[tuple[str, ...]]:
     """The records as display strings, one tuple per record."""
     return [
         (
@@ -197,10 +194,8 @@ def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict
     dict of str to str
         The 2-GPU NVLink range, nccl-tests issue 123 at 2, 4 and 8 GPUs, the
         PCIe box, the cross-node run, the fastest time and the count; the
-        lesson's decode lines re-priced with the PCIe record's latency in place
-        of the slow fabric's, and its two-to-four fast speed-up with the
-        fastest or the tuned Hopper latency in place of the fast one's (bytes
-        left out, as in the lesson).
+        lesson's decode lines at the PCIe record's latency, and its two-to-four
+        fast speed-up at the fastest and the tuned Hopper one (no bytes term).
     """
 
     def us(seconds: float) -> str:

@@ -33,13 +33,11 @@ class Transfer:
     step : int
         Global step, 1-based, from 1 to ``2 (n - 1)``.
     src : int
-        Sending rank.
     dst : int
         Receiving rank, ``(src + 1) % n``.
     chunk : int
         Index of the chunk sent.
     nbytes : int
-        Bytes in the message.
     """
 
     phase: str
@@ -120,15 +118,9 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Returns
     -------
     RingResult
-        Outputs, bytes sent per rank, the schedule and who holds what.
-
-    Examples
-    --------
-    >>> r = simulate_ring_allreduce([np.arange(4.0), np.ones(4)])
-    >>> r.outputs[1]
-    array([1., 2., 3., 4.])
-    >>> r.bytes_sent
-    [32, 32]
+        Outputs, bytes sent per rank, the schedule and who holds what: two ranks
+        holding ``[0, 1, 2, 3]`` and ``[1, 1, 1, 1]`` both end with ``[1, 2, 3, 4]``,
+        each having sent 32 bytes.
     """
     if len(arrays) > MAX_SIMULATED_RANKS:
         raise ValueError(

@@ -26,7 +26,6 @@ class DegreeFit:
     Attributes
     ----------
     n : int
-        Tensor-parallel degree.
     context_tokens : int
         Tokens per sequence.
     sequences : int
@@ -78,7 +77,6 @@ def fits_by_degree(
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator, default the specimen and its card
-        The model and one card.
     degrees : sequence of int, default (1, 2, 4)
         Tensor-parallel degrees (each >= 1).
     context_tokens : int, optional

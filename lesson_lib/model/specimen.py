@@ -1,9 +1,7 @@
 """The lesson's specimen and every stated assumption, each with its source.
 
-This is the one place where the worked example's inputs are typed. Anything
-the book prints about them comes from here, and :data:`ASSUMPTIONS` is the
-table the book shows so a reader can see what is given, what is a vendor
-figure and what is only an assumption made to show the shape of the problem.
+The one place the worked example's inputs are typed; :data:`ASSUMPTIONS` is the
+table the book shows: what is given, what is a vendor figure, what is assumed.
 """
 
 from __future__ import annotations
@@ -193,11 +191,9 @@ class Assumption:
     Attributes
     ----------
     name : str
-        What it is.
     value : float
         The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
     unit : str
-        Unit of ``value``.
     shown : str
         The value as the book prints it.
     source : str

@@ -14,17 +14,8 @@ from lesson_lib.model.hf_config import model_fields
 
 #: ModelSpec fields its repr shows only when they differ from their defaults.
 _SHOWN_WHEN_SET: frozenset[str] = frozenset(
-    (
-        "weight_dtype_bytes",
-        "kv_lora_rank",
-        "qk_rope_head_dim",
-        "num_experts",
-        "experts_per_token",
-        "num_shared_experts",
-        "num_moe_layers",
-        "expert_params",
-        "mtp_layers",
-    )
+    "weight_dtype_bytes kv_lora_rank qk_rope_head_dim num_experts experts_per_token "
+    "num_shared_experts num_moe_layers expert_params mtp_layers".split()
 )
 
 
@@ -35,9 +26,9 @@ class ModelSpec:
     A hybrid model mixes full-attention layers (a KV cache that grows with
     context) with linear-attention layers such as Gated DeltaNet (a fixed-size
     recurrent state); a pure-attention model has ``num_attention_layers ==
-    num_layers``. A mixture-of-experts (MoE) model also sets ``num_experts``,
-    ``experts_per_token``, ``num_moe_layers`` and ``expert_params``; a dense
-    model leaves them at 0.
+    num_layers``. A mixture-of-experts (MoE) model sets the four MoE fields
+    (``num_experts``, ``experts_per_token``, ``num_moe_layers``,
+    ``expert_params``); a dense model leaves them at 0.
 
     Every count is a whole number >= 1, except ``num_attention_layers`` (from
     0 to ``num_layers``), ``allreduces_per_layer``, the linear-attention,
@@ -47,68 +38,52 @@ class ModelSpec:
     Parameters
     ----------
     name : str
-        Display name.
     params : float
         Number of parameters (e.g. ``27e9``).
     hidden_size : int
         Width of the residual stream; one hidden vector per token.
-    num_layers : int
-        Number of layers; each is a sequence mixer followed by an FFN.
-    num_attention_layers : int
-        How many of ``num_layers`` are full attention and keep a KV cache.
-    num_kv_heads : int
-        Key/value heads per attention layer.
-    head_dim : int
-        Dimension of one attention head.
+    num_layers, num_attention_layers : int
+        Layers (each a sequence mixer then an FFN), and how many of them are
+        full attention with a KV cache.
+    num_kv_heads, head_dim : int
+        Key/value heads per attention layer, and one head's dimension.
     max_context : int
         Longest supported sequence, in tokens.
     dtype_bytes : int, default 2
         Bytes per weight, activation and KV element (2 for bf16).
-    num_query_heads : int, optional
-        Query heads per attention layer (the layout check).
-    linear_num_key_heads, linear_num_value_heads : int, default 0
-        Heads of each linear-attention (DeltaNet) layer.
-    linear_key_head_dim, linear_value_head_dim : int, default 0
-        Head dimensions of the linear-attention layers.
+    num_query_heads, ffn_size : int, optional
+        Query heads per attention layer and FFN intermediate size (the layout check).
+    linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim : int
+        Heads and head dimensions of each linear-attention (DeltaNet) layer, default 0.
     linear_conv_kernel : int, default 0
-        Width of the short causal convolution in front of each linear layer;
-        the layer keeps the last ``kernel - 1`` inputs as state.
+        Width of the short causal convolution in front of each linear layer,
+        which keeps the last ``kernel - 1`` inputs as state.
     state_dtype_bytes : int, default 4
         Bytes per element of the recurrent state (fp32 in vLLM).
-    ffn_size : int, optional
-        FFN intermediate size (the layout check).
     num_super_blocks : int, optional
-        Repeating groups of layers (pipeline stages must hold whole ones);
-        defaults to ``num_layers``.
+        Repeating groups of layers, whole in each pipeline stage (default ``num_layers``).
     allreduces_per_layer : int, default 2
         Tensor-parallel reconciliation points per layer: after the mixer's
         output projection and after the FFN down projection.
     vocab_size : int, optional
-        Rows of the embedding and the LM head; sizes the two collectives
-        outside the layers.
+        Rows of the embedding and the LM head (the two collectives outside the layers).
     weight_dtype_bytes : int, optional
-        Bytes per stored weight when narrower than ``dtype_bytes`` (1 for
-        DeepSeek-V3's FP8 weights).
-    kv_lora_rank : int, default 0
-        Multi-head latent attention (MLA, DeepSeek): the width of the latent
-        each attention layer caches per token instead of K and V heads.
-    qk_rope_head_dim : int, default 0
-        MLA's rotary key, cached per token and layer beside the latent.
-    num_experts : int, default 0
-        Routed experts in each MoE layer.
-    experts_per_token : int, default 0
-        Routed experts each token visits in an MoE layer (top-k), from 1 to
-        ``num_experts`` in an MoE model.
-    num_shared_experts : int, default 0
-        Experts every token visits besides its top-k (counted as dense weights).
+        Bytes per stored weight, if narrower than ``dtype_bytes`` (1 for DeepSeek-V3's FP8).
+    kv_lora_rank, qk_rope_head_dim : int, default 0
+        Multi-head latent attention (MLA, DeepSeek): the latent each attention
+        layer caches per token instead of K and V heads, and the rotary key
+        cached beside it.
+    num_experts, experts_per_token, num_shared_experts : int, default 0
+        Routed experts per MoE layer; those each token visits (top-k, from 1 to
+        ``num_experts`` in an MoE model); experts every token visits besides
+        (counted as dense weights).
     num_moe_layers : int, default 0
-        Layers whose FFN is an MoE layer, from 1 to ``num_layers`` in an MoE
-        model (DeepSeek-V3 keeps its first three layers dense).
+        Layers whose FFN is MoE, from 1 to ``num_layers`` in an MoE model
+        (DeepSeek-V3 keeps its first three dense).
     expert_params : float, default 0.0
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
-        Multi-token-prediction layers shipped for speculative decoding; never
-        counted in ``params``.
+        Multi-token-prediction layers for speculative decoding, never counted in ``params``.
     """
 
     name: str
@@ -191,7 +166,6 @@ class ModelSpec:
 
     def __repr__(self) -> str:
         """A dense model's fields, then the MLA and MoE ones that are set (short for the API)."""
-
         shown = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
@@ -228,28 +202,19 @@ class ModelSpec:
 
     @classmethod
     def from_hf_config(
-        cls,
-        config: object,
-        *,
-        name: str | None = None,
-        params: float | None = None,
+        cls, config: object, *, name: str | None = None, params: float | None = None
     ) -> ModelSpec:
         """Build a model from a Hugging Face ``config.json`` (a dict or a path).
 
         :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
         counts the parameters (dense and grouped-query attention, MLA, Gated
-        DeltaNet, MoE); a field missing, malformed or not modelled is a
-        ValueError naming it.
+        DeltaNet, MoE).
 
         Parameters
         ----------
-        config : dict or str or os.PathLike
-            The parsed config, or the path of a ``config.json``.
-        name : str, optional
-            Display name (default: ``_name_or_path``, else ``model_type``).
-        params : float, optional
-            A stated parameter count to use instead of the counted one (the
-            specimen's 27 billion, say).
+        config, name, params
+            As for :func:`~lesson_lib.model.hf_config.model_fields` (a stated
+            ``params``, such as the specimen's 27 billion, replaces the count).
 
         Returns
         -------
@@ -270,7 +235,6 @@ class ModelSpec:
     @property
     def active_params(self) -> float:
         """Parameters one token uses: ``params`` less the routed experts beyond its top-k."""
-
         idle = (self.num_experts - self.experts_per_token) * self.num_moe_layers
         return float(self.params) - idle * self.expert_params
 
@@ -292,11 +256,8 @@ class ModelSpec:
     @property
     def weight_bytes(self) -> float:
         """``params * weight_dtype_bytes`` (or ``dtype_bytes``) bytes: 54e9 in the specimen."""
-
-        per_weight = (
-            self.dtype_bytes if self.weight_dtype_bytes is None else self.weight_dtype_bytes
-        )
-        return float(self.params) * per_weight
+        # weight_dtype_bytes is None or >= 1, checked when the model is built
+        return float(self.params) * (self.weight_dtype_bytes or self.dtype_bytes)
 
     @property
     def hidden_vector_bytes(self) -> float:
@@ -307,9 +268,8 @@ class ModelSpec:
     def kv_bytes_per_token(self) -> float:
         """KV-cache bytes one token adds (K and V, per attention layer and KV head).
 
-        Under MLA (``kv_lora_rank > 0``) each attention layer caches the
-        latent and the rotary key instead: ``(kv_lora_rank +
-        qk_rope_head_dim) * dtype_bytes`` per layer.
+        Under MLA (``kv_lora_rank > 0``) each attention layer caches the latent
+        and the rotary key instead, ``kv_lora_rank + qk_rope_head_dim`` elements.
         """
         if self.kv_lora_rank:
             latent = self.kv_lora_rank + self.qk_rope_head_dim

@@ -29,8 +29,8 @@ STATE_PASSES: int = 2
 class StepTerms:
     """What a priced step derives from its three terms: the sum, and the largest term.
 
-    Compute, then communication, no overlap: :class:`StepBreakdown` and
-    :class:`~lesson_lib.model.moe.MoEStep` provide the attributes below.
+    Compute, then communication, no overlap; :class:`StepBreakdown` and
+    :class:`~lesson_lib.model.moe.MoEStep` provide the attributes.
 
     Attributes
     ----------
@@ -67,11 +67,7 @@ class StepTerms:
     @property
     def bound(self) -> str:
         """The largest term: ``"compute"``, ``"latency"`` or ``"bandwidth"`` (first on a tie)."""
-        terms = {
-            "compute": self.compute_s,
-            "latency": self.latency_s,
-            "bandwidth": self.bandwidth_s,
-        }
+        terms = {kind: getattr(self, f"{kind}_s") for kind in ("compute", "latency", "bandwidth")}
         return max(terms, key=terms.__getitem__)
 
 
@@ -83,10 +79,8 @@ class StepBreakdown(StepTerms):
     ----------
     compute_s : float
         :attr:`gemm_s` + :attr:`attention_s`, seconds.
-    latency_s : float
-        The all-reduces' fixed latencies, seconds.
     bandwidth_s : float
-        Their bytes over the bandwidth (0 when excluded), seconds.
+        The all-reduces' bytes over the bandwidth (0 when excluded), seconds.
     tokens : int
         The batch for decode, the prompt for prefill.
     weights_s : float
@@ -159,13 +153,8 @@ def attention_pair_flops(model: ModelSpec) -> float:
     Returns
     -------
     float
-        FLOPs per pair and attention layer.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL
-    >>> attention_pair_flops(MODEL)  # 4 x 24 query heads x 256 dimensions
-    24576.0
+        FLOPs per pair and attention layer: 4 x 24 query heads x 256 = 24,576
+        for the specimen.
     """
     require_instance("model", model, ModelSpec)
     heads = model.num_query_heads or model.num_kv_heads
@@ -258,16 +247,9 @@ def decode_step(
     Returns
     -------
     StepBreakdown
-        ``total_s`` is the time per token each sequence sees, ``tokens_per_s``
-        the total over the batch.
-
-    Examples
-    --------
-    >>> from lesson_lib.model.specimen import MODEL, GPU, FAST
-    >>> round(decode_step(MODEL, GPU, FAST, 2, include_bandwidth=False).total_s * 1e3, 2)
-    9.34
-    >>> round(decode_step(MODEL, GPU, FAST, 2, batch=64).tokens_per_s)
-    6718
+        ``total_s`` is the time per token each sequence sees (9.34 ms for the
+        specimen on two fast GPUs, lesson's arithmetic), ``tokens_per_s`` the
+        total over the batch (6,718 at batch 64, bandwidth included).
     """
     batch = require_int("batch", batch, maximum=MAX_BATCH)
     return _step(model, accel, fabric, n, batch, batch, context, algorithm, include_bandwidth)

@@ -17,8 +17,7 @@ from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import MAX_SIMULATED_RANKS, RingResult, simulate_ring_allreduce
 from lesson_lib.model.specs import ModelSpec
 
-#: NumPy dtype standing in for each element size. NumPy has no bfloat16; float16
-#: has the same two bytes, which is all the byte counts depend on.
+#: NumPy dtype for each element size (float16 stands in for bfloat16: the same two bytes).
 _DTYPES: dict[int, type[np.floating]] = {2: np.float16, 4: np.float32, 8: np.float64}
 
 
@@ -32,9 +31,8 @@ def column_row_partials(
     """Each rank's partial output of ``activation(x @ w_in) @ w_out`` split over ``n`` ranks.
 
     ``w_in`` is split by columns and ``w_out`` by the matching rows
-    (``numpy.array_split``). Rank ``r`` computes ``activation(x @ w_in[:,
-    cols_r]) @ w_out[cols_r, :]`` alone: an element-wise activation needs only
-    the columns the rank owns. Adding the ``n`` partials gives the unsplit product.
+    (``numpy.array_split``); an element-wise activation needs only the columns
+    a rank owns, so each rank computes its partial alone.
 
     Parameters
     ----------
@@ -48,22 +46,13 @@ def column_row_partials(
     n : int
         Number of ranks, from 1 to ``k``.
     activation : callable, optional
-        Element-wise function applied between the two projections (identity
-        if omitted).
+        Element-wise function between the two projections (default identity).
 
     Returns
     -------
     list of numpy.ndarray
-        ``n`` arrays shaped like ``x @ w_in @ w_out``; shapes that do not chain
-        are a ValueError.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x, a, b = rng.normal(size=3), rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
-    >>> parts = column_row_partials(x, a, b, 2)
-    >>> bool(np.allclose(sum(parts), x @ a @ b))
-    True
+        ``n`` arrays shaped like ``x @ w_in @ w_out``, whose sum is that product;
+        shapes that do not chain are a ValueError.
     """
     x, w_in, w_out = np.asarray(x), np.asarray(w_in), np.asarray(w_out)
     if x.ndim not in (1, 2) or w_in.ndim != 2 or w_out.ndim != 2:
@@ -87,8 +76,7 @@ def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.n
 
     Stand-ins for what each rank holds after a row-parallel projection, so a
     ring all-reduce over them moves exactly the bytes the model's all-reduce
-    moves. Two-byte elements use ``numpy.float16`` (NumPy has no bfloat16; the
-    size is the same).
+    moves (two-byte elements as ``numpy.float16``: NumPy has no bfloat16).
 
     Parameters
     ----------
@@ -145,7 +133,7 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
     Parameters
     ----------
     model : ModelSpec
-        The model; needs ``vocab_size`` (else a ValueError).
+        Needs ``vocab_size`` (else a ValueError).
     n : int
         Tensor-parallel degree, from 1 to 4096.
 

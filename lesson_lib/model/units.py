@@ -30,17 +30,9 @@ US: float = 1e-6
 MS: float = 1e-3
 
 #: Every byte unit the lesson names, with its size in bytes.
-BYTE_UNITS: dict[str, float] = {
-    "B": 1.0,
-    "KB": KB,
-    "MB": MB,
-    "GB": GB,
-    "TB": TB,
-    "KiB": KiB,
-    "MiB": MiB,
-    "GiB": GiB,
-    "TiB": TiB,
-}
+BYTE_UNITS: dict[str, float] = dict(
+    B=1.0, KB=KB, MB=MB, GB=GB, TB=TB, KiB=KiB, MiB=MiB, GiB=GiB, TiB=TiB
+)
 #: Every time unit the lesson names, with its size in seconds.
 TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": MS, "us": US, "ns": 1e-9}
 _DECIMAL = ("B", "KB", "MB", "GB", "TB")
@@ -57,11 +49,9 @@ def _number(value: float, decimals: int) -> str:
 
 
 def _auto_unit(value: float, names: tuple[str, ...], table: dict[str, float]) -> str:
-    chosen = names[0]
-    for name in names:
-        if abs(value) >= table[name]:
-            chosen = name
-    return chosen
+    """The largest of ``names`` (smallest first) that keeps ``value`` >= 1, else the smallest."""
+    fitting = [name for name in names if abs(value) >= table[name]]
+    return fitting[-1] if fitting else names[0]
 
 
 def format_bytes(
@@ -84,12 +74,8 @@ def format_bytes(
     Returns
     -------
     str
-        The number and its unit, separated by a space.
-
-    Examples
-    --------
-    >>> format_bytes(54e9), format_bytes(54e9, system="binary")
-    ('54 GB', '50.29 GiB')
+        The number and its unit, separated by a space: ``"54 GB"`` for
+        ``54e9``, ``"50.29 GiB"`` with ``system="binary"``.
     """
     nbytes = require_number("nbytes", nbytes, unit="bytes")
     if unit is None:
