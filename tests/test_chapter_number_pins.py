@@ -123,9 +123,34 @@ WORKED_EXAMPLE = {
     "wire_4": "1.875 MiB",
 }
 #: Each page's values beside the worked example's (``WITH_WORKED_EXAMPLE`` pages glue those too).
+#: The buyer's boxes per GPU and at shorter contexts, glued by the landing page, the
+#: latency chapter and the summary. Full context: 47 / 1, 240 / 2 = 120 and 503 / 4 =
+#: 125.8 tokens/s per GPU, 125.8 / 119.9 = 1.05x; two 2-GPU boxes 2 x 240 = 480. At 4,096
+#: tokens 676 sequences fit on four GPUs; each all-reduce carries 676 x 10,240 B =
+#: 6.92 MB, a ring moves 2 x 3/4 of it per GPU, 10.38 MB at 64 GB/s = 162 us, x 128 =
+#: 20.77 ms of the 65.47 ms step. The per-GPU ratios at 32,768 and 4,096 tokens (0.93x,
+#: 0.64x) and the 20.8 of 65.5 ms were re-derived from the stated assumptions by an
+#: independent reviewer's own scripts.
+BUYER_PER_GPU = {
+    "box_1_tokens_per_gpu": "47",
+    "box_2_tokens_per_gpu": "120",
+    "box_4_tokens_per_gpu": "126",
+    "per_gpu_4_vs_2": "1.05x",
+    "two_fast_boxes_tokens_per_s": "480",
+    "context_mid": "32,768",
+    "per_gpu_4_vs_2_mid": "0.93x",
+    "box_4_step_mid": "36.96 ms",
+    "box_4_wire_mid": "3.81 ms",
+    "context_short": "4,096",
+    "per_gpu_4_vs_2_short": "0.64x",
+    "box_4_step_short": "65.47 ms",
+    "box_4_wire_short": "20.77 ms",
+}
+
 NUMBERS = {
     "overview": {},
     "index": {
+        **BUYER_PER_GPU,
         "box_1_sequences": "1",
         "box_1_stream": "16.12 ms",
         "box_1_stream_full": "21.34 ms",
@@ -138,14 +163,20 @@ NUMBERS = {
         "box_4_stream": "10.43 ms",
         "box_4_stream_full": "11.77 ms",
         "box_4_tokens_per_s": "503",
-        "break_even_4_vs_2": "41.5 us",
-        "claim_four_slow_lose": "holds on 0 of 3",
+        # 64 layers, 128 all-reduces a token: two a layer
+        "layers": "64",
+        "allreduces_per_layer": "2",
         "pcie_alpha_4_high": "18.09 us",
         "pcie_alpha_4_low": "11.7 us",
+        # one GPU's 16.12 ms over the PCIe-class four-GPU lines: 16.12 / 6.34 = 2.54,
+        # 16.12 / 5.53 = 2.91
+        "pcie_speedup_1_to_4_low": "2.5x",
+        "pcie_speedup_1_to_4_high": "2.9x",
+        "pcie_line_4_best": "5.53 ms",
+        "pcie_line_4_worst": "6.34 ms",
+        "reference_device": "NVIDIA H100 80GB HBM3",
+        "reference_line_2": "8.86 ms",
         "pcie_bandwidth": "64 GB/s",
-        "pub_pcie_8": "43.47 us",
-        "pub_pcie_ranks": "8",
-        "pub_pcie_vs_fast_2": "1.03x",
         "slow_4_vs_fast_2": "1.12x",
         "speedup_1_to_4_slow": "1.55x",
         "stream_full_winner": "four GPUs on the slow fabric",
@@ -250,6 +281,7 @@ NUMBERS = {
         "wire_time_8_slow": "0.036 ms",
     },
     "latency": {
+        **BUYER_PER_GPU,
         "anatomy_bytes": "0.02 us",
         "anatomy_fixed": "3.55 us",
         "anatomy_hops": "3.45 us",
@@ -404,6 +436,8 @@ NUMBERS = {
         "pcie_busbw_low": "19 GB/s",
         "pcie_line_4_best": "5.53 ms",
         "pcie_line_4_worst": "6.34 ms",
+        "pcie_speedup_1_to_4_low": "2.5x",
+        "pcie_speedup_1_to_4_high": "2.9x",
         "pcie_threshold": "100 GB/s",
         "pub_2gpu_high": "10.14 us",
         "pub_2gpu_low": "6 us",
@@ -680,6 +714,7 @@ NUMBERS = {
         "tp_weights_gpu": "83.9 GB",
     },
     "summary": {
+        **BUYER_PER_GPU,
         "batch_crossover_4": "293",
         "box_1_sequences": "1",
         "box_1_stream": "16.12 ms",

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.latency import _timeline_numbers, buyer_numbers, scaling_numbers
@@ -105,3 +106,28 @@ def test_embedding_is_not_read_whole_by_hand():
     v = _embedding_numbers()
     assert v["embedding_gb"] == f"{248_320 * 5_120 * 2 / 1e9:.2f} GB" == "2.54 GB"
     assert v["embedding_row"] == "10 KiB"
+
+
+def test_at_short_context_the_slow_box_is_bound_by_its_wire_too():
+    """4,096-token sequences: 676 fit on four slow GPUs, and their bytes take 20.77 ms a step.
+
+    Per GPU: 84.93 GB - 54 GB / 4 = 71.43 GB free; a sequence holds 16 GiB x 4,096 /
+    262,144 / 4 = 64 MiB of KV and 153,944,064 / 4 = 38,486,016 B of state per GPU,
+    105,594,880 B: 71.43e9 / 105,594,880 = 676.4 -> 676. Each all-reduce carries
+    676 x 10,240 B; a ring moves 1.5 x that per GPU at 64 GB/s, 128 a token:
+    128 x 1.5 x 6,922,240 / 64e9 = 20.77 ms.
+    """
+    _, two, four = buyer_answers(context=4_096)
+    assert four.sequences == 676
+    assert_allclose(four.wire_bytes_s, 128 * 1.5 * 676 * 10_240 / 64e9, rtol=1e-6)
+    assert four.wire_bytes_s / four.step_s > 0.3  # a third of the step on the wire
+    assert four.tokens_per_s_per_gpu < two.tokens_per_s_per_gpu
+    assert (four.context, two.context) == (4_096, 4_096)
+
+
+def test_buyer_answers_refuse_a_context_out_of_range():
+    """The context must be a whole number of tokens up to the model's maximum."""
+    with pytest.raises(ValueError, match=r"context must be an integer from 1 to 262144"):
+        buyer_answers(context=300_000)
+    with pytest.raises(ValueError, match="context"):
+        buyer_answers(context=0)

@@ -137,6 +137,10 @@ def buyer_table(caption: str | None = None) -> str:
     return html_table(BUYER_HEADER, rows, caption=caption)
 
 
+#: Shorter sequences at which the page compares the boxes' throughput per GPU, tokens.
+SHORTER_CONTEXTS: dict[str, int] = {"mid": 32_768, "short": 4_096}
+
+
 def buyer_numbers() -> dict[str, str]:
     """The two answers to the buyer, formatted for the landing page, this chapter and the summary.
 
@@ -157,6 +161,19 @@ def buyer_numbers() -> dict[str, str]:
     out["stream_full_winner"] = min(boxes, key=lambda a: a.stream_full_s).label
     out["throughput_4_vs_1"] = format_ratio(four.tokens_per_s / one.tokens_per_s, decimals=1)
     out["throughput_4_vs_2"] = format_ratio(four.tokens_per_s / two.tokens_per_s, decimals=1)
+    for key, a in (("box_1", one), ("box_2", two), ("box_4", four)):
+        out[f"{key}_tokens_per_gpu"] = format_count(a.tokens_per_s_per_gpu)
+    out["per_gpu_4_vs_2"] = format_ratio(four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu)
+    # the four GPUs spent as two boxes of two fast ones instead
+    out["two_fast_boxes_tokens_per_s"] = format_count(2 * two.tokens_per_s)
+    for name, context in SHORTER_CONTEXTS.items():
+        _, two, four = buyer_answers(context=context)
+        out[f"context_{name}"] = format_count(context)
+        out[f"per_gpu_4_vs_2_{name}"] = format_ratio(
+            four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu
+        )
+        out[f"box_4_step_{name}"] = format_seconds(four.step_s, "ms")
+        out[f"box_4_wire_{name}"] = format_seconds(four.wire_bytes_s, "ms")
     return out
 
 

@@ -144,6 +144,7 @@ def measured_numbers() -> dict[str, str]:
     nvlink = [r for r in lines if r.link == "NVLink-class"]
     pcie = [r for r in lines if r.link == "PCIe-class"]
     reference = next(r for r in lines if r.system == REFERENCE_SYSTEM)
+    one_gpu = decode_step(MODEL, GPU, FAST, 1, include_bandwidth=False).total_s
     out = {
         "measured_systems": format_count(len(systems())),
         "measured_rows": format_count(len(rows)),
@@ -156,6 +157,9 @@ def measured_numbers() -> dict[str, str]:
         "pcie_alpha_4_high": format_seconds(max(r.alpha_4 for r in pcie), "us"),
         "pcie_line_4_best": format_seconds(min(r.line_4 for r in pcie), "ms"),
         "pcie_line_4_worst": format_seconds(max(r.line_4 for r in pcie), "ms"),
+        # one GPU decodes in its compute alone: no all-reduce to wait on
+        "pcie_speedup_1_to_4_low": format_ratio(one_gpu / max(r.line_4 for r in pcie), decimals=1),
+        "pcie_speedup_1_to_4_high": format_ratio(one_gpu / min(r.line_4 for r in pcie), decimals=1),
         "reference_line_2": format_seconds(reference.line_2, "ms"),
         "reference_device": systems()[REFERENCE_SYSTEM],
     }

@@ -356,46 +356,67 @@ class BoxAnswer:
     n : int
         Tensor-parallel degree (all its GPUs).
     fabric : Fabric
+    context : int
+        Tokens each sequence of the full box holds.
     stream_s : float
         One stream's time per token in the lesson's arithmetic (weights and
         all-reduce latency, no context): 16.12, 9.34 and 10.43 ms.
     stream_full_s : float
-        One stream's time per token at full context, with its KV and state
+        One stream's time per token at ``context``, with its KV and state
         traffic and the all-reduces' bytes.
     sequences : int
-        Full-length sequences that fit beside the weights (an upper bound:
-        activations, CUDA graphs and communication buffers also take memory).
+        Sequences of ``context`` tokens that fit beside the weights (an upper
+        bound: activations, CUDA graphs and communication buffers also take memory).
     tokens_per_s : float
         The box's throughput decoding all of them together, tokens/second.
+    step_s : float
+        Seconds of that full batch's step.
+    wire_bytes_s : float
+        Seconds of the step the all-reduces' bytes take on the fabric.
     """
 
     label: str
     n: int
     fabric: Fabric
+    context: int
     stream_s: float
     stream_full_s: float
     sequences: int
     tokens_per_s: float
+    step_s: float
+    wire_bytes_s: float
+
+    @property
+    def tokens_per_s_per_gpu(self) -> float:
+        """The box's throughput shared over its GPUs, tokens/second per GPU."""
+        return self.tokens_per_s / self.n
 
 
-def buyer_answers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> list[BoxAnswer]:
-    """Per-stream latency and full-context throughput of each of the buyer's boxes.
+def buyer_answers(
+    model: ModelSpec = MODEL, accel: Accelerator = GPU, context: int | None = None
+) -> list[BoxAnswer]:
+    """Per-stream latency and full-box throughput of each of the buyer's boxes.
 
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator, default MODEL, GPU
         The model and one card, the same in every box.
+    context : int, optional
+        Tokens per sequence, 1 to ``model.max_context`` (default: the full context).
 
     Returns
     -------
     list of BoxAnswer
         In the order of :data:`BUYER_BOXES`: the fixed latency decides the first
-        question, the memory more cards add (more sequences' KV) the second.
+        question; the second depends on the memory more cards add (more
+        sequences' KV) and, as shorter sequences let the batch grow, on the
+        bytes every all-reduce then carries.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
+    context = model.max_context if context is None else context
+    context = require_int("context", context, 1, model.max_context)
     answers = []
-    context = model.max_context
     for label, fabric, n in BUYER_BOXES:
         fit = max_sequences(model, accel, n, context)
         batched = decode_step(model, accel, fabric, n, batch=max(fit, 1), context=context)
@@ -404,10 +425,13 @@ def buyer_answers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> list[Bo
                 label=label,
                 n=n,
                 fabric=fabric,
+                context=context,
                 stream_s=decode_step(model, accel, fabric, n, include_bandwidth=False).total_s,
                 stream_full_s=decode_step(model, accel, fabric, n, context=context).total_s,
                 sequences=fit,
                 tokens_per_s=batched.tokens_per_s if fit else 0.0,
+                step_s=batched.total_s,
+                wire_bytes_s=batched.bandwidth_s,
             )
         )
     return answers
