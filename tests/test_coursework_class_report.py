@@ -147,7 +147,7 @@ student,file,q1,q7,total,max,late factor,status,notes,q12 reasoning
 s001,s001.ipynb,1,2,3,3,1,ran,on time,
 s002,s002.ipynb,1,1,1.6,3,0.8,ran,LATE 2 day(s); total x 0.8,
 s003,s003-1.ipynb,1,2,3,3,1,ran,COUNTED (--keep best): 1 of 2 submissions of this ID,
-s003,s003-2.ipynb,0,0,0,3,1,ran,NOT COUNTED (--keep best): s003-1.ipynb counts for this ID,
+s003,s003-2.ipynb,0,0,0,3,1,not counted,NOT COUNTED (--keep best): s003-1.ipynb counts for this ID,
 s004,s004.ipynb,0,0,0,3,1,ID mismatch,the notebook says s005,
 s999,s999.ipynb,0,0,0,3,1,unknown ID,not on the roster,
 """
@@ -192,11 +192,14 @@ def test_the_report_counts_what_the_grades_count(tmp_path):
     assert (q7.answers, q7.statuses["close"], q7.mistakes) == (3, 1, [])
     assert q7.mean_points == pytest.approx(5 / 3)
     assert report.totals() == {"s001": 3.0, "s002": 1.6, "s003": 3.0}
-    assert report.left_out == {"ID mismatch": 1, "unknown ID": 1, "NOT COUNTED": 1}
+    assert report.left_out == {"ID mismatch": 1, "unknown ID": 1, "not counted": 1}
     text = render_markdown(report)
     assert text.count("3 students counted") == 1
     assert "Mean total: 2.53 of 3, after each student's late factor" in text
-    assert "1 notebook of status 'ID mismatch'" in text and "1 notebook marked NOT" in text
+    assert (
+        "1 notebook of status 'ID mismatch'" in text
+        and "1 notebook of status 'not counted'" in text
+    )
 
 
 def test_the_close_credit_what_if_keeps_the_late_factor(tmp_path):

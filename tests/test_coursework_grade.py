@@ -948,19 +948,23 @@ def test_a_regrade_given_no_options_keeps_the_late_penalty_of_the_full_run(tmp_p
 
 def test_a_status_is_written_as_its_text_and_read_back_as_it(tmp_path):
     """The status enum's members are the CSV's words: an ID mismatch is written 'ID mismatch'
-    and, read back, is nobody's answers; a row whose notes begin NOT COUNTED is not counted,
-    one that only mentions it later is."""
+    and, read back, is nobody's answers; a copy --keep did not pick is written 'not counted'.
+    Whether a row counts comes from its status, never from its notes: a row whose notes begin
+    NOT COUNTED but whose status is 'ran' counts."""
     from lesson_lib.coursework.graded import Submission
     from lesson_lib.coursework.grades_csv import read_grades_row, read_scores
     from lesson_lib.coursework.scoring import score_nothing
     from lesson_lib.coursework.status import Status
 
     sub = score_nothing(Submission("s1", tmp_path / "s1.ipynb", Status.ID_MISMATCH))
-    write_scores([sub], tmp_path / "g.csv")
+    copy = score_nothing(Submission("s2", tmp_path / "s2.ipynb", counted=False))
+    write_scores([sub, copy], tmp_path / "g.csv")
     assert _rows(tmp_path / "g.csv")["s1"]["status"] == "ID mismatch"
-    (row,) = read_scores(tmp_path / "g.csv")
-    assert (row.status, row.counted, row.graded) == ("ID mismatch", True, False)
-    dropped = read_grades_row({"status": "ran", "notes": "NOT COUNTED (--keep best): b.ipynb"})
+    assert _rows(tmp_path / "g.csv")["s2"]["status"] == "not counted"
+    mismatch, dropped = read_scores(tmp_path / "g.csv")
+    assert (mismatch.status, mismatch.counted, mismatch.graded) == ("ID mismatch", True, False)
     assert (dropped.counted, dropped.graded) == (False, False)
-    said = read_grades_row({"status": "ran", "notes": "STUDENT = 'NOT COUNTED'; graded as 's1'"})
+    said = read_grades_row({"status": "ran", "notes": "NOT COUNTED (--keep best): b.ipynb"})
     assert (said.counted, said.graded) == (True, True)
+    by_status = read_grades_row({"status": "not counted", "notes": "counts, says the TA"})
+    assert (by_status.counted, by_status.graded) == (False, False)

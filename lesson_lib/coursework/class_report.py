@@ -43,7 +43,6 @@ from lesson_lib.coursework.check import (
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
 from lesson_lib.coursework.report_rows import (
-    NOT_COUNTED,
     NOT_IN_GRADES,
     TWO_COPIES,
     CountedRow,
@@ -53,6 +52,7 @@ from lesson_lib.coursework.report_rows import (
     read_grades,
     rows_of_details,
 )
+from lesson_lib.coursework.status import Status
 from lesson_lib.model._validate import require_int, require_number
 
 #: The statuses counted, in the order the report shows them.
@@ -380,8 +380,8 @@ def _count(n: int, noun: str) -> str:
 
 def _reason(why: str) -> str:
     """A reason of ``left_out`` as the report says it."""
-    if why == NOT_COUNTED:
-        return f"marked {NOT_COUNTED} by --keep"
+    if why == Status.NOT_COUNTED:
+        return f"of status {why!r} (copies --keep did not pick)"
     if why in (TWO_COPIES, NOT_IN_GRADES):
         return why
     return f"of status {why!r} (nobody's answers)"

@@ -77,7 +77,7 @@ class Submission:
     late_factor : float
         What the late policy leaves of its score (1 on time).
     counted : bool
-        False for a copy the ``--keep`` policy did not pick.
+        False for a copy the ``--keep`` policy did not pick (its scores CSV status: ``not counted``).
     graded_as : str or None
         The normalised ID the answers are checked against (None: no valid ID).
     from_source : dict

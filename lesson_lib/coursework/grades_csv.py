@@ -6,7 +6,8 @@ person grades. Each is written atomically, an earlier file that differs kept und
 time, only to a new path or a regular file, every cell one line of text a spreadsheet shows and
 never runs (:func:`spreadsheet_safe`); a regrade's rows replace only its students' rows
 (:mod:`~lesson_lib.coursework.regrade`). A grades file read back (the Canvas file, the class
-report) is read by :func:`read_grades_row`, which turns its cells into the flags readers decide on.
+report) is read by :func:`read_grades_row`, which turns its cells into the flags readers decide on:
+from the ``status`` cell, never from the notes, which are written for people.
 """
 
 from __future__ import annotations
@@ -31,15 +32,13 @@ from lesson_lib.coursework.manual_grading import (
 )
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.regrade import merge_rows, read_rows
-from lesson_lib.coursework.status import NOT_GRADED
+from lesson_lib.coursework.status import NOT_GRADED, Status
 from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
 
 #: Longest student, file or status cell of a CSV, characters.
 MAX_CELL_TEXT = 200
 #: Longest notes cell of the scores CSV, characters.
 MAX_NOTES_CHARS = 2000
-#: How the notes of a copy the ``--keep`` policy did not pick begin.
-NOT_COUNTED = "NOT COUNTED"
 
 #: The scores CSV's columns; the parts a person grades come last, blank until imported.
 #: A problem's column holds its points, ``max`` the set's points and ``total`` the points
@@ -140,7 +139,7 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
+    A copy the ``--keep`` policy did not pick has the status ``not counted``. ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
     the set's points; an imported part a person grades counts in both.
 
     Parameters
@@ -170,7 +169,7 @@ def write_scores(
             (f"{sub.total:g}", 8),
             (f"{sub.max_points:g}", 8),
             (f"{sub.late_factor:g}", 8),
-            (sub.status, MAX_CELL_TEXT),
+            (sub.status if sub.counted else Status.NOT_COUNTED, MAX_CELL_TEXT),
             ("; ".join(sub.notes), MAX_NOTES_CHARS),
             *[("" if sub.manual.get(q) is None else f"{sub.manual[q]:g}", 8) for q in MANUAL_PARTS],
         ]
@@ -263,7 +262,7 @@ def write_manual_export(
 
 @dataclass(frozen=True)
 class GradesRow:
-    """A row of a grades CSV read back, its flags parsed from its cells.
+    """A row of a grades CSV read back.
 
     Attributes
     ----------
@@ -273,8 +272,6 @@ class GradesRow:
         The row's ``file`` cell.
     status : str
         The row's ``status`` cell.
-    counted : bool
-        False for a copy the ``--keep`` policy did not pick.
     cells : dict
         Every cell, by column.
     """
@@ -282,8 +279,12 @@ class GradesRow:
     student: str
     file: str
     status: str
-    counted: bool
     cells: Mapping[str, str]
+
+    @property
+    def counted(self) -> bool:
+        """False for a copy the ``--keep`` policy did not pick (status ``not counted``)."""
+        return self.status != Status.NOT_COUNTED
 
     @property
     def graded(self) -> bool:
@@ -292,10 +293,7 @@ class GradesRow:
 
 
 def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
-    """A grades CSV row, by column, with its flags (a missing cell is blank).
-
-    A copy the ``--keep`` policy did not pick has notes beginning :data:`NOT_COUNTED`: the policy
-    puts it first, once every other note is there.
+    """A grades CSV row, by column (a missing cell is blank).
 
     Parameters
     ----------
@@ -306,13 +304,8 @@ def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
     -------
     GradesRow
     """
-    notes = cells.get("notes") or ""
     return GradesRow(
-        cells.get("student", ""),
-        cells.get("file", ""),
-        cells.get("status", ""),
-        counted=not notes.startswith(NOT_COUNTED),
-        cells=dict(cells),
+        cells.get("student", ""), cells.get("file", ""), cells.get("status", ""), dict(cells)
     )
 
 

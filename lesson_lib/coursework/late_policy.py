@@ -13,7 +13,8 @@ The policy is stated on the command line and written into the notes of every row
   nothing; the problem columns keep the points as graded, ``total`` is after the penalty.
 * ``--keep latest`` or ``--keep best``: of several submissions of one ID, the one handed in last,
   or the one with the highest total after the penalty (the later on a tie), counts; every other
-  row is marked ``NOT COUNTED``. Without ``--keep`` every copy stays flagged ``DUPLICATE``.
+  row is not counted (``counted`` False: the scores CSV's status ``not counted``, its notes say
+  which copy counts). Without ``--keep`` every copy stays flagged ``DUPLICATE``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
 Not every row of the grades CSV is a student's answers: a row not run for its identity or not a
-notebook is nobody's work, a copy the ``--keep`` policy did not pick is ``NOT COUNTED``, and
+notebook is nobody's work, a copy the ``--keep`` policy did not pick is ``not counted``, and
 without ``--keep`` the grader does not choose between the copies of an ID handed in twice.
 :func:`counted_rows` keeps the rest, one row per student, with its ``late factor`` and a TA's
 points, so the report's totals are the grades CSV's; the copies of an ID counted twice are left
@@ -17,9 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.grades_csv import NOT_COUNTED, read_grades_row
+from lesson_lib.coursework.grades_csv import read_grades_row
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
-from lesson_lib.coursework.status import NOT_GRADED
 
 #: Why a row is left out when an ID has two counted copies (no ``--keep``).
 TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
@@ -28,7 +27,7 @@ TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
 NOT_IN_GRADES = "in the details but not in the grades CSV"
 
 #: The columns a grades CSV must have for the report (the grader writes more).
-GRADES_COLUMNS: tuple[str, ...] = ("student", "file", "status", "notes", LATE_FACTOR_COLUMN)
+GRADES_COLUMNS: tuple[str, ...] = ("student", "file", "status", LATE_FACTOR_COLUMN)
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class CountedRows:
     counted : dict
         ``(student, file)`` -> :class:`CountedRow`, one per student.
     left_out : dict
-        Why (a status, :data:`~lesson_lib.coursework.grades_csv.NOT_COUNTED`, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
+        Why (a status, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
     two_copies : dict
         Student -> the files of an ID with two or more counted copies, none counted.
     """
@@ -161,8 +160,8 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
     for cells in grades:
         row = read_grades_row(cells)
-        if row.status in NOT_GRADED or not row.counted:
-            left_out[row.status if row.status in NOT_GRADED else NOT_COUNTED] += 1
+        if not row.graded:
+            left_out[row.status] += 1
             continue
         factor = _number(cells, LATE_FACTOR_COLUMN, 1.0)
         manual = {}
@@ -198,5 +197,5 @@ def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
     CountedRows
     """
     seen = dict.fromkeys((r["student"], r.get("file", "")) for r in details)
-    grades = [{"student": s, "file": f, "status": "", "notes": ""} for s, f in seen]
+    grades = [{"student": s, "file": f, "status": ""} for s, f in seen]
     return counted_rows(grades)
