@@ -1,9 +1,4 @@
-"""Problem q4: multiple choice, why decode is latency-bound.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q4: multiple choice, why decode is latency-bound."""
 
 from __future__ import annotations
 

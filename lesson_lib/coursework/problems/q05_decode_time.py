@@ -1,9 +1,4 @@
-"""Problem q5: decode time on another fabric.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q5: decode time on another fabric."""
 
 from __future__ import annotations
 

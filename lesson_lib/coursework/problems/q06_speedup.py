@@ -1,9 +1,4 @@
-"""Problem q6: speed-up from 2 to 4 GPUs on one fabric.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q6: speed-up from 2 to 4 GPUs on one fabric."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q9: multiple choice, why tensor parallelism stays inside a node.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q9: multiple choice, why tensor parallelism stays inside a node."""
 
 from __future__ import annotations
 

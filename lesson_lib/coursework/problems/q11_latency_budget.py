@@ -1,9 +1,4 @@
-"""Problem q11: the largest latency at which 4 GPUs still beat 2.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q11: the largest latency at which 4 GPUs still beat 2."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q12: multiple choice, a layout for 2 nodes x 4 GPUs that holds the most sequences.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q12: multiple choice, a layout for 2 nodes x 4 GPUs that holds the most sequences."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q16: what CUDA graphs do to the 2 -> 4 GPU speed-up.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q16: what CUDA graphs do to the 2 -> 4 GPU speed-up."""
 
 from __future__ import annotations
 
