@@ -1,21 +1,18 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-Read from the grader's details CSV (a row per student and problem, with the stable id of the mistake
-each wrong answer was taken for) and its grades CSV (which rows count, and each row's late factor:
-:mod:`~lesson_lib.coursework.report_rows`), it gives for every problem the mean points, how many
-answers were right, close, wrong, blank or unreadable, and the most common named mistakes, split by
-variant where the class drew few enough variants for the split to mean something. It counts what the
-grades count, one row per student; the per-problem means are before the late penalty, each student's
-total after it, with the points a TA gave, as the grades CSV's ``total`` has them.
+From the grader's details CSV (a row per student and problem, with the stable id of each wrong
+answer's mistake) and its grades CSV (which rows count, with their late factors:
+:mod:`~lesson_lib.coursework.report_rows`): for every problem the mean points, the verdicts and the
+most common named mistakes, split by variant where the class drew few enough variants. The
+per-problem means are before the late penalty, each student's total after it, with a TA's points,
+as the grades CSV's ``total``.
 
-From the command line::
+From the command line (``make report``)::
 
     python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
 
-(the grades CSV is ``grades.csv`` beside the details unless ``--grades`` names another) writes
-``class_report.md`` (the tables), ``class_report.png`` (the plot) and ``class_points.csv`` (every
-student's points per problem and total at that close credit); ``make report`` does it for ``make
-grade``'s files.
+writes ``class_report.md``, ``class_report.png`` and ``class_points.csv`` (every student's points
+at that close credit); the grades CSV is ``grades.csv`` beside the details unless ``--grades``.
 """
 
 from __future__ import annotations
@@ -81,7 +78,6 @@ class VariantSummary:
     students : int
         Students who drew it.
     mean_points : float
-        Their mean points.
     top_mistake : str
         The named mistake most of them made ("" when none was named).
     top_count : int
@@ -102,20 +98,17 @@ class ProblemSummary:
     Attributes
     ----------
     qid : str
-        The problem.
     max_points : float
-        Its points.
     answers : int
         Rows read for it.
     mean_points : float
-        Mean points per answer.
     statuses : dict
         Status -> how many answers got it, in :data:`STATUSES` order.
     mistakes : list of (str, int)
         Named mistakes by count, most common first.
     variants : list of VariantSummary
-        One per variant when the class drew between 2 and :data:`MAX_VARIANT_GROUPS` of them, each
-        met by :data:`MIN_PER_VARIANT` students on average; else empty.
+        One per variant when the class drew from 2 to :data:`MAX_VARIANT_GROUPS` of them, each met by
+        :data:`MIN_PER_VARIANT` students on average; else empty.
     """
 
     qid: str
@@ -183,7 +176,6 @@ def read_details(path: Path) -> list[dict[str, str]]:
     Parameters
     ----------
     path : Path
-        A CSV written by the grader's ``--details``.
 
     Returns
     -------
@@ -241,15 +233,13 @@ def class_report(
         The share of a problem's points a close answer earns, 0 to 1.
     grades : iterable of dict, optional
         Rows of the same run's grades CSV: only its counted rows count
-        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), with their late factors and a
-        TA's points. Without it every notebook of the details counts, on time, except the files of
-        an ID handed in twice.
+        (:func:`~lesson_lib.coursework.report_rows.counted_rows`). Without it every notebook of the
+        details counts, on time, except the files of an ID handed in twice.
 
     Returns
     -------
     ClassReport
-        Rows of a problem the set does not have, or with a status that is not a verdict, are
-        skipped.
+        Rows of another problem, or whose status is not a verdict, are skipped.
 
     Raises
     ------
@@ -429,16 +419,8 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
     return fig
 
 
-def write_points(report: ClassReport, path: Path) -> None:
-    """Every student's points per problem, a TA's, ``late factor``, ``total`` and ``max``, as CSV.
-
-    Parameters
-    ----------
-    report : ClassReport
-        From :func:`class_report`.
-    path : Path
-        CSV to write (its folder is created).
-    """
+def _write_points(report: ClassReport, path: Path) -> None:
+    """Every student's points per problem, a TA's, ``late factor``, ``total`` and ``max``, as CSV."""
     qids = [p.qid for p in report.problems]
     totals = report.totals()
     path = Path(path)
@@ -511,7 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "class_report.md").write_text(text, encoding="utf-8")
     plot(report).savefig(args.out / "class_report.png", dpi=120)
-    write_points(report, args.out / "class_points.csv")
+    _write_points(report, args.out / "class_points.csv")
     left = sum(report.left_out.values())
     print(
         f"class_report: {_count(len(report.points), 'student')} counted, "

@@ -2,12 +2,11 @@
 
 The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
 (:data:`DETAILS_HEADER`) a row per notebook and problem, ``--manual-export`` a CSV per part a
-person grades. Each is written atomically, an earlier file that differs kept under a name with the
-time, only to a new path or a regular file, every cell one line of text a spreadsheet shows and
-never runs (:func:`spreadsheet_safe`); a regrade's rows replace only its students' rows
-(:mod:`~lesson_lib.coursework.regrade`). A grades file read back (the Canvas file, the class
-report) is read by :func:`read_grades_row`, which turns its cells into the flags readers decide on:
-from the ``status`` cell, never from the notes, which are written for people.
+person grades. Each is written atomically, a differing earlier file kept under a name with the
+time, every cell one line of text a spreadsheet never runs (:func:`spreadsheet_safe`); a regrade
+replaces only its students' rows (:mod:`~lesson_lib.coursework.regrade`). Readers (the Canvas file,
+the class report) read a row with :func:`read_grades_row` and decide from its ``status`` cell,
+never from its notes, which are written for people.
 """
 
 from __future__ import annotations
@@ -90,9 +89,7 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     path : Path
         The CSV (a new path or a regular file; its folder is created).
     header : sequence of str
-        Its first row.
     rows : sequence of rows
-        The cells.
 
     Returns
     -------
@@ -139,13 +136,13 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    A copy the ``--keep`` policy did not pick has the status ``not counted``. ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
-    the set's points; an imported part a person grades counts in both.
+    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
+    the set's points (an imported part a person grades counts in both); a copy the ``--keep`` policy
+    did not pick has the status ``not counted``.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded notebooks.
     path : Path
         CSV file to write, as :func:`write_rows` writes.
     merge : collection of str, optional
@@ -183,24 +180,17 @@ def write_details(
 ) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
 
+    Arguments, return value and errors as for :func:`write_scores`.
+
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded notebooks.
     path : Path
-        CSV file to write, as :func:`write_rows` writes.
     merge : collection of str, optional
-        The students regraded, as for :func:`write_scores`.
 
     Returns
     -------
     Path or None
-        Where the previous file was kept, if there was one to keep.
-
-    Raises
-    ------
-    ValueError
-        If ``path`` is not a regular file, or (merging) not this grader's file.
     """
     rows = [
         [
@@ -226,18 +216,14 @@ def write_manual_export(
 ) -> list[Path]:
     """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
 
-    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0), so
-    each student has one row to grade; with ``merge`` only those students' rows are replaced, so
-    points a TA already typed for the others stay.
+    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0); with
+    ``merge`` only those students' rows are replaced, so points a TA already typed stay.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded notebooks.
     folder : Path
-        Where the files go (created).
     merge : collection of str, optional
-        The regraded students.
 
     Returns
     -------
@@ -310,21 +296,15 @@ def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
 
 
 def read_scores(path: Path) -> list[GradesRow]:
-    """The rows of a scores CSV this grader wrote, read back.
+    """The rows of a scores CSV this grader wrote, read back (RegradeRefused if it is not one).
 
     Parameters
     ----------
     path : Path
-        The ``--out`` file.
 
     Returns
     -------
     list of GradesRow
-
-    Raises
-    ------
-    RegradeRefused
-        If it is not this grader's file.
     """
     rows = read_rows(path, SCORES_HEADER)
     return [read_grades_row(dict(zip(SCORES_HEADER, row, strict=False))) for row in rows]

@@ -1,11 +1,10 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
-Not every row of the grades CSV is a student's answers: a row not run for its identity or not a
-notebook is nobody's work, a copy the ``--keep`` policy did not pick is ``not counted``, and
-without ``--keep`` the grader does not choose between the copies of an ID handed in twice.
-:func:`counted_rows` keeps the rest, one row per student, with its ``late factor`` and a TA's
-points, so the report's totals are the grades CSV's; the copies of an ID counted twice are left
-out, and listed.
+A row not run for its identity, not a notebook, or ``not counted`` (a copy ``--keep`` did not
+pick) is nobody's answers; without ``--keep`` the grader does not choose between the copies of an
+ID handed in twice. :func:`counted_rows` keeps the rest, one row per student, with its ``late
+factor`` and a TA's points, so the report's totals are the grades CSV's; the copies of an ID
+counted twice are left out, and listed.
 """
 
 from __future__ import annotations
@@ -37,7 +36,6 @@ class CountedRow:
     Attributes
     ----------
     student : str
-        The ID.
     file : str
         The notebook that counts.
     late_factor : float
@@ -77,7 +75,6 @@ def read_grades(path: Path) -> list[dict[str, str]]:
     Parameters
     ----------
     path : Path
-        The CSV.
 
     Returns
     -------
@@ -99,7 +96,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     Parameters
     ----------
     path : Path
-        The CSV.
     columns : iterable of str
         The columns it must have.
     what, hint : str
@@ -108,11 +104,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     Returns
     -------
     list of dict
-
-    Raises
-    ------
-    ValueError
-        If a column is missing.
     """
     with Path(path).open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -154,7 +145,7 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     Raises
     ------
     ValueError
-        If a ``late factor`` is not a number from 0 to 1 (blank is 1), or a TA's points are out of range.
+        If a ``late factor`` is not from 0 to 1 (blank is 1), or a TA's points are out of range.
     """
     left_out: collections.Counter[str] = collections.Counter()
     by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
@@ -184,13 +175,11 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
 
 
 def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
-    """Every notebook of a details CSV counted, on time: without a grades CSV, only two files of one
-    ID are left out.
+    """Every notebook of a details CSV counted, on time, but two files of one ID.
 
     Parameters
     ----------
     details : iterable of dict
-        Rows of a details CSV.
 
     Returns
     -------

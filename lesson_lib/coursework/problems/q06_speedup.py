@@ -8,7 +8,6 @@ from lesson_lib.coursework.problems.bank import (
     Params,
     Problem,
     card_facts,
-    card_of,
     fabric_of,
     fmt_ms,
     fmt_us,
@@ -21,7 +20,7 @@ from lesson_lib.model.units import US, format_ratio
 
 
 def _steps(p: Params):
-    card, fabric = card_of(p["card"]), fabric_of(p["latency_us"])
+    card, fabric = ACCELERATORS[p["card"]], fabric_of(p["latency_us"])
     two = decode_step(MODEL, card, fabric, 2, include_bandwidth=False)
     four = decode_step(MODEL, card, fabric, 4, include_bandwidth=False)
     return two, four

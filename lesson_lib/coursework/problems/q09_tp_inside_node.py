@@ -8,7 +8,7 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     choice_facts,
     choice_reference,
-    sample_order,
+    sample_order_of,
 )
 from lesson_lib.model.specimen import MODEL
 
@@ -58,7 +58,7 @@ PROBLEM = Problem(
     template="Why is tensor parallelism kept inside one node?\n\n{options}",
     solution_template="The answer is **{letter}**.\n\n{explained}",
     defaults={"order": [2, 0, 3, 1]},
-    sample=sample_order,
+    sample=sample_order_of(4),
     facts=choice_facts(_choices),
     reference=choice_reference(_choices),
     choices=_choices,
