@@ -1,11 +1,9 @@
 """Grader step: the answers of a run, from the kernel or, where it did not run, from the source.
 
-Inside the sandbox the runner saves the ``answer_q...`` variables as readings
-(:class:`~lesson_lib.coursework.answers.Reading`); only the problems' ids are looked up, and
-anything else from the sandbox is dropped. A notebook that timed out and one whose kernel died at
-the same cell are treated alike for the cells from that one on: they did not run, so the answers
-typed in them as plain values (``answer_q3 = 1.5``) are read from the source, each marked
-(its note names the cell). When no kernel answered, every answer is read from the source.
+The runner saves the ``answer_q...`` variables as readings
+(:class:`~lesson_lib.coursework.answers.Reading`); nothing else from the sandbox is kept. Cells a
+time-out or a dead kernel kept from running, or every cell when no kernel answered, have their
+answers typed as plain values (``answer_q3 = 1.5``) read from the source, each marked.
 """
 
 from __future__ import annotations
@@ -30,10 +28,8 @@ _PARSE_ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError)
 def assignments(
     nb: object, wanted: Callable[[str], bool], hints: Collection[str], first: int = 0
 ) -> Iterator[tuple[str, ast.expr]]:
-    """Every top-level ``name = value`` of a wanted name in a notebook's code cells, in order.
-
-    Never raises: cells that are not text, over :data:`MAX_CELL_CHARS`, without any of ``hints`` or
-    not Python are skipped.
+    """Every top-level ``name = value`` of a wanted name in a notebook's code cells, in order; cells
+    that are not text, over :data:`MAX_CELL_CHARS`, without any of ``hints`` or not Python skipped.
 
     Parameters
     ----------
@@ -69,19 +65,17 @@ def assignments(
 
 
 def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
-    """Answers typed as plain values (``answer_q3 = 1.5``) in a notebook's code cells.
+    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first``
+    on, by problem id, the last assignment winning.
 
     Parameters
     ----------
     nb : dict
-        The notebook (not executed).
     first : int, default 0
-        Index, among the code cells, of the first one read (where a notebook stopped).
 
     Returns
     -------
     dict
-        By problem id, the last assignment winning; what is not a literal is left out.
     """
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
@@ -94,17 +88,15 @@ def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
 
 
 def static_student(nb: object) -> str | None:
-    """The ``STUDENT = "..."`` a notebook's code cells assign (the last one), read from source.
+    """The plain string a notebook's code cells last assign to ``STUDENT``, read from source.
 
     Parameters
     ----------
     nb : dict
-        The notebook as parsed JSON.
 
     Returns
     -------
     str or None
-        The string, if a plain string literal of a sensible length.
     """
     found = None
     for _, value in assignments(nb, lambda n: n == "STUDENT", ["STUDENT"]):
@@ -142,7 +134,6 @@ class Extracted:
     from_source : dict
         Problem id -> why its answer was read from the source.
     notes : list of str
-        For the grades CSV.
     """
 
     answers: dict[str, Any]
@@ -157,9 +148,7 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
     Parameters
     ----------
     nb : dict
-        The notebook as run.
     record : RunRecord
-        What the runner recorded.
 
     Returns
     -------
@@ -187,14 +176,11 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
 
 
 def declared_note(sid: str | None, declared: str | None) -> str:
-    """The note on a notebook's own ``STUDENT`` when it is not the ID it is graded as ("" if it is).
+    """The note on a notebook's own ``STUDENT`` when it is not the ID ``sid`` it is graded as ("" if it is).
 
     Parameters
     ----------
-    sid : str or None
-        The ID the notebook is graded as.
-    declared : str or None
-        The ``STUDENT`` it assigns.
+    sid, declared : str or None
 
     Returns
     -------

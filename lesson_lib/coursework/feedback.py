@@ -165,10 +165,8 @@ def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
 
 
 def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
-    """Write ``folder/<ID>.html`` for every student with a valid ID; files for others are left alone.
-
-    A submission whose name is not a valid ID has no student to hand it to, and gets no file. Each
-    file is written by a temporary file and a rename.
+    """Write ``folder/<ID>.html`` for every student with a valid ID (a name that is not one has no one
+    to hand it to), atomically; files for others are left alone.
 
     Parameters
     ----------

@@ -41,12 +41,13 @@ from lesson_lib.coursework import (
     grades_csv,
     late_policy,
     manual_grading,
+    manual_import,
     run_options,
     time_limits,
 )
 from lesson_lib.coursework.check import CLOSE_CREDIT
 from lesson_lib.coursework.feedback import write_feedback
-from lesson_lib.coursework.graded import Submission, problem_points, total_points
+from lesson_lib.coursework.graded import Submission, total_points
 from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folder, grade_notebook
 from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.lms_names import read_gradescope_export
@@ -426,13 +427,7 @@ def _write_grades(args: argparse.Namespace, run: _Run, subs: list[Submission]) -
             print(f"wrote {path}")
     if args.manual_import is not None:
         try:
-            filled, _ = manual_grading.import_into(
-                args.out,
-                args.manual_import,
-                grades_csv.SCORES_HEADER,
-                problem_points(),
-                grades_csv.write_rows,
-            )
+            filled, _ = manual_import.merge(args.out, args.manual_import)
         except (OSError, manual_grading.ManualImportError, RegradeRefused) as err:
             raise UsageError(f"--manual-import: {err}; the grades are written without it") from None
         print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")

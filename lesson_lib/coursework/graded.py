@@ -22,12 +22,11 @@ from lesson_lib.coursework.status import Status
 
 
 def problem_points() -> dict[str, float]:
-    """Every automatically graded problem's points, by id, in the set's order.
+    """Every automatically graded problem's points (``Problem.max_points``), by id, in the set's order.
 
     Returns
     -------
     dict
-        Problem id -> :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
     return {qid: problem.max_points for qid, problem in PROBLEMS.items()}
 
@@ -38,8 +37,8 @@ def total_points(manual_parts: Collection[str] = ()) -> float:
     Parameters
     ----------
     manual_parts : collection of str
-        Problem ids of the parts a person grades that count
-        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`, imported).
+        Problem ids of the imported parts a person grades
+        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
 
     Returns
     -------
