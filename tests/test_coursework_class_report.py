@@ -8,11 +8,11 @@ import pytest
 
 from lesson_lib.coursework.check import CLOSE_CREDIT, check
 from lesson_lib.coursework.class_report import (
+    _render_markdown,
     class_report,
     main,
     plot,
     read_details,
-    render_markdown,
 )
 from lesson_lib.coursework.report_rows import read_grades
 
@@ -85,7 +85,7 @@ def test_split_by_variant_when_the_class_drew_few():
 
 
 def test_the_markdown_names_the_common_mistakes():
-    text = render_markdown(class_report(ROWS), top=1)
+    text = _render_markdown(class_report(ROWS), top=1)
     line = next(x for x in text.splitlines() if x.startswith("| q7 "))
     assert "`q07.us-as-ms` (2)" in line and "unit-kib" not in line
     assert "4 students counted; close answers earn 0.5" in text and "worth 3 points" in text
@@ -193,7 +193,7 @@ def test_the_report_counts_what_the_grades_count(tmp_path):
     assert q7.mean_points == pytest.approx(5 / 3)
     assert report.totals() == {"s001": 3.0, "s002": 1.6, "s003": 3.0}
     assert report.left_out == {"ID mismatch": 1, "unknown ID": 1, "not counted": 1}
-    text = render_markdown(report)
+    text = _render_markdown(report)
     assert text.count("3 students counted") == 1
     assert "Mean total: 2.53 of 3, after each student's late factor" in text
     assert (
@@ -246,7 +246,7 @@ def test_two_counted_copies_of_an_id_are_listed_not_merged(tmp_path):
         assert report.totals() == {"s006": 1.0}
         assert report.problems[0].answers == 1
         assert report.two_copies == {"s005": ["s005-a.ipynb", "s005-b.ipynb"]}
-        text = render_markdown(report)
+        text = _render_markdown(report)
         assert "1 student counted" in text
         assert "s005 has 2 counted copies (s005-a.ipynb, s005-b.ipynb), none counted" in text
 
@@ -265,7 +265,7 @@ def test_a_ta_s_points_count_before_the_late_factor(tmp_path):
     report = class_report(read_details(path), grades=read_grades(tmp_path / "grades.csv"))
     assert report.totals() == {"s001": 1.2}
     assert report.student_max("s001") == 2.0
-    assert "Mean total: 1.20 of 2" in render_markdown(report)
+    assert "Mean total: 1.20 of 2" in _render_markdown(report)
 
 
 def test_a_details_row_the_grades_do_not_list_is_left_out(tmp_path):

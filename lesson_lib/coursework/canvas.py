@@ -94,27 +94,10 @@ def _assignment_columns(header: list[str]) -> list[str]:
     return [h for h in header if h not in IDENTITY_COLUMNS and _ASSIGNMENT.match(h)]
 
 
-def assignment_column(header: list[str], assignment: str, new_assignment: bool = False) -> str:
-    """The export's column for ``assignment``, matched without regard to case or outer spaces.
-
-    Parameters
-    ----------
-    header : list of str
-    assignment : str
-        The assignment's name in Canvas (``Problem set``), or the column's full name.
-    new_assignment : bool, default False
-        True: a name no column has is written as a new column (a new assignment).
-
-    Returns
-    -------
-    str
-        The export's column name as it stands, or ``assignment`` for a new assignment.
-
-    Raises
-    ------
-    ValueError
-        If two columns match, or none does and ``new_assignment`` is False.
-    """
+def _assignment_column(header: list[str], assignment: str, new_assignment: bool = False) -> str:
+    """The export's column for ``assignment`` (its name in Canvas, or the column's full name), matched
+    without case or outer spaces; with ``new_assignment`` a name no column has is itself, else
+    refused, as are two columns that match."""
     wanted = assignment.strip()
     key = wanted.casefold()
     columns = _assignment_columns(header)
@@ -147,14 +130,14 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
     path : Path
     assignment : str
     new_assignment : bool, default False
-        As for :func:`assignment_column`.
+        Whether a name no column has makes a new assignment.
 
     Returns
     -------
     str
     """
     header, _ = _read_gradebook(path)
-    return assignment_column(header, assignment, new_assignment)
+    return _assignment_column(header, assignment, new_assignment)
 
 
 def _points(text: str) -> float | None:
@@ -187,7 +170,6 @@ def fill_gradebook(
     points_possible : float
         The assignment's points, for the ``Points Possible`` row.
     assignment : str, default "Problem set"
-        The assignment's name (see :func:`assignment_column`).
     new_assignment : bool, default False
         Whether a name no column has makes a new assignment.
 
@@ -198,11 +180,11 @@ def fill_gradebook(
     Raises
     ------
     ValueError
-        A required column is missing, the assignment is not a column (and not new), or
-        ``out`` is not a new path or regular file.
+        A required column is missing, the assignment is not a column (and not new), or ``out`` is not
+        a new path or regular file.
     """
     header, rows = _read_gradebook(exported)
-    column = assignment_column(header, assignment, new_assignment)
+    column = _assignment_column(header, assignment, new_assignment)
     index = {name: header.index(name) for name in IDENTITY_COLUMNS}
     summary = GradebookSummary(column, points_possible=points_possible)
     at = header.index(column) if column in header else None

@@ -57,19 +57,17 @@ SCORES: dict[str, float] = {
 
 
 def credit(status: str, close_credit: float = CLOSE_CREDIT) -> float:
-    """The fraction of a problem's points a verdict earns.
+    """The fraction of a problem's points a verdict earns: 1 right, ``close_credit`` close, else 0.
 
     Parameters
     ----------
     status : str
-        A verdict's status (``"right"``, ``"close"`` ...).
     close_credit : float, default :data:`CLOSE_CREDIT`
-        What a close answer earns, from 0 (nothing) to 1 (as much as a right one).
+        What a close answer earns, from 0 to 1.
 
     Returns
     -------
     float
-        1 for right, ``close_credit`` for close, 0 otherwise.
 
     Raises
     ------
@@ -231,33 +229,23 @@ def page_contract() -> dict[str, Any]:
 def check(
     qid: object, answer: object, student: object = None, *, close_credit: float = CLOSE_CREDIT
 ) -> CheckResult:
-    """Check one answer against the reference for this student's variant.
-
-    Never raises: a missing, odd or unreadable answer gets a result that says
-    what was expected.
+    """Check one answer against the reference for this student's variant; never raises on an answer.
 
     Parameters
     ----------
     qid : str
         Problem id, ``"q1"`` ... (``3`` or ``"Q3"`` work too).
     answer : object
-        A number in the unit asked for, a string with a unit (``"1.875 MiB"``,
-        converted), or a letter for multiple choice; None or ``...``: not answered yet.
+        A number in the unit asked for, a string with a unit (``"1.875 MiB"``, converted), or a
+        letter for multiple choice; None or ``...``: not answered yet.
     student : str, optional
         Student ID; None checks against the book's version.
     close_credit : float, default :data:`CLOSE_CREDIT`
-        The share of the problem's points a close answer earns, 0 to 1 (the
-        instructor's setting: bad values raise, unlike bad answers).
+        The share of the problem's points a close answer earns, 0 to 1 (bad values raise ValueError).
 
     Returns
     -------
     CheckResult
-        Status, message and score; shows itself nicely in a notebook.
-
-    Raises
-    ------
-    ValueError
-        If ``close_credit`` is outside 0 to 1.
 
     Examples
     --------
@@ -398,15 +386,13 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> Report:
     Parameters
     ----------
     answers : mapping
-        Answers keyed by ``"answer_q3"`` (a notebook's variables) or ``"q3"``;
-        missing problems count as not answered yet.
+        Answers keyed by ``"answer_q3"`` (a notebook's variables) or ``"q3"``; missing ones are not
+        answered yet.
     student : str, optional
-        Student ID; None checks against the book's version.
 
     Returns
     -------
     Report
-        One result per problem and the total; shows itself as a table.
     """
     return Report({qid: check(qid, _answer_to(qid, answers), student) for qid in PROBLEMS})
 

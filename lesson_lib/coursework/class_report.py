@@ -78,6 +78,7 @@ class VariantSummary:
     students : int
         Students who drew it.
     mean_points : float
+        Their mean points.
     top_mistake : str
         The named mistake most of them made ("" when none was named).
     top_count : int
@@ -98,10 +99,13 @@ class ProblemSummary:
     Attributes
     ----------
     qid : str
+        The problem.
     max_points : float
+        Its points.
     answers : int
         Rows read for it.
     mean_points : float
+        Mean points per answer.
     statuses : dict
         Status -> how many answers got it, in :data:`STATUSES` order.
     mistakes : list of (str, int)
@@ -299,20 +303,9 @@ def class_report(
     )
 
 
-def render_markdown(report: ClassReport, top: int = 3) -> str:
-    """The report as Markdown tables: the problems, then each problem's variants.
-
-    Parameters
-    ----------
-    report : ClassReport
-        From :func:`class_report`.
-    top : int, default 3
-        How many named mistakes to list per problem (1 to 20).
-
-    Returns
-    -------
-    str
-    """
+def _render_markdown(report: ClassReport, top: int = 3) -> str:
+    """The report as Markdown tables: the problems (``top`` named mistakes each, 1 to 20), then each
+    problem's variants."""
     top = require_int("top", top, minimum=1, maximum=20)
     totals = report.totals()
     lines = [
@@ -486,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "of the same run (the report counts only its counted rows)"
             )
         report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
-        text = render_markdown(report, args.top)
+        text = _render_markdown(report, args.top)
     except (OSError, ValueError) as err:
         print(f"class_report: {err}", file=sys.stderr)
         return 2

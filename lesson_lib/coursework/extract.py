@@ -64,19 +64,9 @@ def assignments(
                     yield target.id, node.value
 
 
-def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
-    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first``
-    on, by problem id, the last assignment winning.
-
-    Parameters
-    ----------
-    nb : dict
-    first : int, default 0
-
-    Returns
-    -------
-    dict
-    """
+def _static_answers(nb: object, first: int = 0) -> dict[str, Any]:
+    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first`` on,
+    by problem id, the last assignment winning."""
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
         qid = name[len("answer_") :]
@@ -134,6 +124,7 @@ class Extracted:
     from_source : dict
         Problem id -> why its answer was read from the source.
     notes : list of str
+        For the grades CSV.
     """
 
     answers: dict[str, Any]
@@ -158,9 +149,9 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
     at = record.stopped_at
     stopped = at if at is not None and 0 <= at < cells else None
     plain = _plain_payload(record.payload)
-    later = static_answers(nb, stopped) if stopped is not None else {}
+    later = _static_answers(nb, stopped) if stopped is not None else {}
     if plain is None:
-        got = Extracted(static_answers(nb), static_student(nb))
+        got = Extracted(_static_answers(nb), static_student(nb))
         got.notes.append("answers read from the answer cells' source, not from running it")
         why = _source_note(stopped) if stopped is not None else "read from source: it did not run"
         got.from_source = dict.fromkeys(got.answers, why)

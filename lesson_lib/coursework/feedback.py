@@ -78,22 +78,9 @@ def _text(value: object, limit: int = 2000) -> str:
     return html.escape(printable(value, limit), quote=True)
 
 
-def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
-    """One student's feedback page.
-
-    Parameters
-    ----------
-    student : str
-        The student's ID.
-    submissions : sequence of Submission
-        That student's graded notebooks (more than one when a duplicate was handed in; each gets its
-        own section).
-
-    Returns
-    -------
-    str
-        A complete HTML document, style inline, no script.
-    """
+def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
+    """One student's feedback page, a section per notebook handed in under the ID: a complete HTML
+    document, style inline, no script."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -196,7 +183,7 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
     written = []
     for student, subs in by_student.items():
         target = require_output_file(folder / f"{student}.html", "--feedback")
-        page = feedback_html(student, subs)
+        page = _feedback_html(student, subs)
         write_atomically(target, lambda fh, page=page: fh.write(page))
         written.append(target)
     return written

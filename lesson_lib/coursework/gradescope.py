@@ -202,21 +202,9 @@ def _tests(visibility: str, sub: Submission | None = None) -> list[dict]:
     ]
 
 
-def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
-    """Gradescope's ``results.json`` for one graded submission: one test per problem.
-
-    Parameters
-    ----------
-    sub : Submission
-    visibility : str
-        One of :data:`VISIBILITIES`, for every test and the whole result.
-    extra_output : sequence of str
-        Lines put before the notes in the top-level output.
-
-    Returns
-    -------
-    dict
-    """
+def _results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
+    """Gradescope's ``results.json`` for one graded submission: one test per problem, ``extra_output``
+    before the notes in the top-level output."""
     lines = [*extra_output, f"Graded as student ID {sub.student!r}: status {sub.status}."]
     lines += [printable(note, 300) for note in sub.notes]
     return {
@@ -332,7 +320,7 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
             identity=identity,
             close_credit=float(close_credit),
         )
-    results = results_json(sub, visibility, extra)
+    results = _results_json(sub, visibility, extra)
     _write_results(root, results)
     print(f"{printable(sub.student, 80)}: {sub.total:g} / {sub.max_points:g} points ({sub.status})")
     return results

@@ -36,6 +36,7 @@ class CountedRow:
     Attributes
     ----------
     student : str
+        The ID.
     file : str
         The notebook that counts.
     late_factor : float

@@ -103,9 +103,9 @@ class RunResult:
     sandboxed : bool
         True if it ran inside bubblewrap.
     leftovers : list of int
-        Process ids of the sandbox user still alive after the run, which were killed.
+        Process ids of the sandbox user still alive after the run, killed.
     uid : int or None
-        The spare user id the command ran as (None without the sandbox).
+        The spare user id it ran as (None without the sandbox).
     """
 
     returncode: int
@@ -161,7 +161,7 @@ def require_sandbox() -> str:
     sizes = Limits().tmp_bytes, Limits().home_bytes
     with (
         tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as scratch,
-        reserved_uid() as uid,
+        _reserved_uid() as uid,
     ):
         probe = [*_bwrap_argv(bwrap, Path(scratch), python_mounts(), uid, *sizes), true]
         try:
@@ -183,22 +183,13 @@ def require_sandbox() -> str:
 
 
 @contextlib.contextmanager
-def reserved_uid() -> Iterator[int]:
+def _reserved_uid() -> Iterator[int]:
     """A user id no process uses, held for this process until the context ends.
 
-    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes
-    touches this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so
-    it is also claimed by binding an abstract Unix socket named after it: atomic, released when
-    the context ends or the process dies.
-
-    Returns
-    -------
-    contextlib.AbstractContextManager of int
-
-    Raises
-    ------
-    SandboxUnavailable
-        If no spare id is found among the thousand tried.
+    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
+    this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so it is also
+    claimed by binding an abstract Unix socket named after it: atomic, released when the context ends
+    or the process dies.
     """
     used = set(_owners().values())
     start = os.getpid() % 100_000
@@ -258,7 +249,6 @@ def run_isolated(
     Parameters
     ----------
     argv : sequence of str
-        The command.
     scratch : Path
         A throwaway folder of its input files: read-only in
         :data:`~lesson_lib.coursework.sandbox_bwrap.SANDBOX_HOME`, or without the sandbox the home.
@@ -276,8 +266,7 @@ def run_isolated(
     pass_fds : sequence of int, optional
         Open file descriptors the command inherits under the same numbers.
     cancel : threading.Event, optional
-        Set by another thread to stop the run: everything is killed and
-        :class:`Cancelled` raised.
+        Set by another thread to stop the run: everything is killed and :class:`Cancelled` raised.
 
     Returns
     -------
@@ -287,12 +276,10 @@ def run_isolated(
     ------
     SandboxUnavailable
         If ``sandbox`` is True and bubblewrap cannot run here.
-    Cancelled
-        If ``cancel`` was set before the command ended.
     """
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    # the user id stays claimed until its processes are reaped (reserved_uid)
+    # the user id stays claimed until its processes are reaped (_reserved_uid)
     with contextlib.ExitStack() as held:
         scratch = Path(scratch).resolve()
         uid = None
@@ -300,7 +287,7 @@ def run_isolated(
         tag = uuid.uuid4().hex
         if sandbox:
             bwrap = require_sandbox()
-            uid = held.enter_context(reserved_uid())
+            uid = held.enter_context(_reserved_uid())
             sizes = limits.tmp_bytes, limits.home_bytes
             mounts = python_mounts(readonly)
             command = _sandboxed(command, bwrap, scratch, mounts, uid, env or {}, *sizes)

@@ -19,26 +19,12 @@ from lesson_lib.coursework.problems import PROBLEMS, reference
 CHECK_SECONDS = 2.0
 
 
-def check_in_time(
+def _check_in_time(
     qid: str, answer: object, student: str | None, close_credit: float = CLOSE_CREDIT
 ) -> CheckResult:
-    """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS` by a ``SIGALRM``
-    timer in the main thread (the answer then scores nothing); other threads can set no timer (and
-    only ever see readings or literals of bounded size).
-
-    Parameters
-    ----------
-    qid : str
-    answer : object
-        A :class:`~lesson_lib.coursework.answers.Reading`, or a literal read from the source.
-    student : str or None
-        The normalised student ID.
-    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
-
-    Returns
-    -------
-    CheckResult
-    """
+    """The checker's verdict, stopped after :data:`CHECK_SECONDS` by a ``SIGALRM`` timer in the main
+    thread (the answer then scores nothing); other threads can set no timer, and only ever see
+    readings or literals of bounded size."""
     if threading.current_thread() is not threading.main_thread():
         return check(qid, answer, student=student, close_credit=close_credit)
 
@@ -60,8 +46,8 @@ def check_in_time(
 
 
 def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
-    """Check every problem's answer of ``sub`` (:func:`check_in_time`) against ``graded_as``; set and
-    return ``sub``.
+    """Check every problem's answer of ``sub`` against ``graded_as``, each check stopped after
+    :data:`CHECK_SECONDS`; set and return ``sub``.
 
     Parameters
     ----------
@@ -74,7 +60,7 @@ def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Sub
     """
     _warm_references()
     for qid in PROBLEMS:
-        sub.results[qid] = check_in_time(qid, sub.answers.get(qid), sub.graded_as, close_credit)
+        sub.results[qid] = _check_in_time(qid, sub.answers.get(qid), sub.graded_as, close_credit)
     return sub
 
 
