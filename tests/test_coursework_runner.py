@@ -307,10 +307,10 @@ def test_a_cell_that_catches_two_interrupts_is_interrupted_until_it_ends(tmp_pat
 
 REACH_PARENT = r'''
 import ctypes, json, os, subprocess, sys
-from lesson_lib.coursework.runner import keep_to_myself
+from lesson_lib.coursework.runner import _keep_to_myself
 fd = int(sys.argv[1])
 if sys.argv[2] == "protect":
-    keep_to_myself(fd)
+    _keep_to_myself(fd)
 else:
     os.set_inheritable(fd, False)
 probe = """
@@ -336,7 +336,7 @@ print(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=Tr
 @pytest.mark.slow
 def test_the_kernel_cannot_reach_into_the_runner(tmp_path):
     """Inside the sandbox a process of the same user (the kernel) can neither trace the
-    runner nor read its memory, environment or descriptors once keep_to_myself has run; the
+    runner nor read its memory, environment or descriptors once _keep_to_myself has run; the
     same probe against an unprotected parent shows what it guards against."""
     import json
     import tempfile
