@@ -84,8 +84,8 @@ class Reading:
 
     @classmethod
     def from_json(cls, data: object) -> Reading:
-        """Read back :meth:`to_json`'s output, each field's type and size checked so what comes out of a
-        sandbox cannot be more than a reading; anything else is an object.
+        """Read back :meth:`to_json`'s output, each field's type and size checked so what comes out
+        of a sandbox cannot be more than a reading; anything else is an object.
 
         Parameters
         ----------
@@ -136,8 +136,8 @@ def _is_number(value: object) -> bool:
 
 
 def type_name(value: object) -> str:
-    """The name of ``value``'s type, read from ``type`` itself (a metaclass cannot change it), at most
-    40 characters, control characters escaped.
+    """The name of ``value``'s type, read from ``type`` itself (a metaclass cannot change it), at
+    most 40 characters, control characters escaped.
 
     Parameters
     ----------
@@ -226,8 +226,8 @@ def _numpy_scalars(numpy: Any) -> set[type]:
 
 
 def read_answer(value: object) -> Reading:
-    """Read an answer as :class:`Reading` without running its own code (see the module); never raises
-    but ``KeyboardInterrupt``.
+    """Read an answer as :class:`Reading` without running its own code (see the module); never
+    raises but ``KeyboardInterrupt``.
 
     Parameters
     ----------

@@ -95,9 +95,9 @@ def _assignment_columns(header: list[str]) -> list[str]:
 
 
 def _assignment_column(header: list[str], assignment: str, new_assignment: bool = False) -> str:
-    """The export's column for ``assignment`` (its name in Canvas, or the column's full name), matched
-    without case or outer spaces; with ``new_assignment`` a name no column has is itself, else
-    refused, as are two columns that match."""
+    """The export's column for ``assignment`` (its name in Canvas, or the column's full name),
+    matched without case or outer spaces; with ``new_assignment`` a name no column has is itself,
+    else refused, as are two columns that match."""
     wanted = assignment.strip()
     key = wanted.casefold()
     columns = _assignment_columns(header)

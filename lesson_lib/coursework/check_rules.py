@@ -85,9 +85,8 @@ def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[
 
     A rule the right answer's tolerance takes in is left out (in this variant that mistake is graded
     right; the right rule comes first, so the right answer stays right). A rule whose value meets an
-    earlier one's is folded into it, hint added and id joined with ``+``, so a verdict never names one
-    mistake when two give the same number.
-    """
+    earlier one's is folded into it, hint added and id joined with ``+``, so a verdict never names
+    one mistake when two give the same number."""
     kept: list[dict[str, Any]] = []
     for rule in wrong:
         if abs(rule["value"] - right["value"]) <= right["tolerance"]:
@@ -103,8 +102,8 @@ def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[
 
 
 def _right_tolerance(problem: Problem, ref: float, size: float) -> float:
-    """How far from the reference (SI units) an answer is right: with decimals asked, half a unit in the
-    last place (widened by a hair) or 0.1 % of the reference, whichever is wider."""
+    """How far from the reference (SI units) an answer is right: with decimals asked, half a unit in
+    the last place (widened by a hair) or 0.1 % of the reference, whichever is wider."""
     if problem.decimals is None:
         return problem.rtol * abs(ref)
     half_unit = 0.5 * 10.0 ** (-problem.decimals) * (1 + _HALF_UNIT_SLACK) * size

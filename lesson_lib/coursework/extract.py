@@ -65,8 +65,8 @@ def assignments(
 
 
 def _static_answers(nb: object, first: int = 0) -> dict[str, Any]:
-    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first`` on,
-    by problem id, the last assignment winning."""
+    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first``
+    on, by problem id, the last assignment winning."""
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
         qid = name[len("answer_") :]
@@ -167,7 +167,8 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
 
 
 def declared_note(sid: str | None, declared: str | None) -> str:
-    """The note on a notebook's own ``STUDENT`` when it is not the ID ``sid`` it is graded as ("" if it is).
+    """The note on a notebook's own ``STUDENT`` when it is not the ID ``sid`` it is graded as ("" if
+    it is).
 
     Parameters
     ----------

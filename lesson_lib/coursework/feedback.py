@@ -152,8 +152,8 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
 
 
 def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
-    """Write ``folder/<ID>.html`` for every student with a valid ID (a name that is not one has no one
-    to hand it to), atomically; files for others are left alone.
+    """Write ``folder/<ID>.html`` for every student with a valid ID (a name that is not one has no
+    one to hand it to), atomically; files for others are left alone.
 
     Parameters
     ----------

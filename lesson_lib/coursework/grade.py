@@ -211,8 +211,8 @@ def _salt(args: argparse.Namespace) -> tuple[str | None, Path | None]:
 def _scoring_options(
     args: argparse.Namespace, salt: str | None, salt_file: Path | None
 ) -> dict[str, Any]:
-    """The options that change scores, a regrade's taken from the run that wrote the grades; ``args``
-    is updated in place, a full run's with the defaults of the options it was not given."""
+    """The options that change scores, a regrade's taken from the run that wrote the grades;
+    ``args`` is updated in place, a full run's with the defaults of the options it was not given."""
     in_use = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
     roster = str(in_use.resolve()) if in_use is not None else ""
     given = {
@@ -324,8 +324,9 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
 
 
 def _compile_lesson_lib() -> bool:
-    """Write ``lesson_lib``'s bytecode before grading: a sandbox mounts it read-only, where every kernel
-    would compile the package again (about three times slower, see ``benchmarks/README.md``)."""
+    """Write ``lesson_lib``'s bytecode before grading: a sandbox mounts it read-only, where every
+    kernel would compile the package again (about three times slower, see ``benchmarks/README.md``).
+    """
     import compileall
 
     import lesson_lib

@@ -136,9 +136,9 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
-    the set's points (an imported part a person grades counts in both); a copy the ``--keep`` policy
-    did not pick has the status ``not counted``.
+    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it,
+    ``max`` the set's points (an imported part a person grades counts in both); a copy the
+    ``--keep`` policy did not pick has the status ``not counted``.
 
     Parameters
     ----------
@@ -216,8 +216,8 @@ def write_manual_export(
 ) -> list[Path]:
     """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
 
-    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0); with
-    ``merge`` only those students' rows are replaced, so points a TA already typed stay.
+    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0);
+    with ``merge`` only those students' rows are replaced, so points a TA already typed stay.
 
     Parameters
     ----------

@@ -128,8 +128,8 @@ def grade_notebook(
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
-    A name that is not a valid student ID is not run (``invalid ID``, nothing scored), so no one picks
-    a variant, or the book's, by how a file is named.
+    A name that is not a valid student ID is not run (``invalid ID``, nothing scored), so no one
+    picks a variant, or the book's, by how a file is named.
 
     Parameters
     ----------
@@ -266,8 +266,8 @@ def grade_folder(
     students: Collection[str] | None = None,
     close_credit: float = CLOSE_CREDIT,
 ) -> list[Submission]:
-    """Grade every entry of ``folder``, ``jobs`` sandboxes at a time, rows in the folder's order, with
-    duplicates, imitations and IDs two platform users handed in flagged.
+    """Grade every entry of ``folder``, ``jobs`` sandboxes at a time, rows in the folder's order,
+    with duplicates, imitations and IDs two platform users handed in flagged.
 
     Parameters
     ----------

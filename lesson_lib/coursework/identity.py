@@ -82,8 +82,8 @@ def _valid(raw: str | None) -> tuple[str | None, bool]:
 def _canvas_upload_claim(
     raw: str, names_set: bool, ident: Identity
 ) -> tuple[str | None, str | None]:
-    """What the uploaded part of a known Canvas user's file name says, (claim, fallback): a claim only
-    as ``<ID>_problems``; a bare valid ID is the fallback when nothing else names anyone."""
+    """What the uploaded part of a known Canvas user's file name says, (claim, fallback): a claim
+    only as ``<ID>_problems``; a bare valid ID is the fallback when nothing else names anyone."""
     if raw is None:  # plain problems.ipynb: no ID in the name, as outside Canvas
         return None, None
     sid, ok = _valid(raw)

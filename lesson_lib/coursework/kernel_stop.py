@@ -81,8 +81,8 @@ def _interrupt_main_thread(pid: int) -> None:
 
 
 def _cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
-    """Read the kernel's IOPub messages (dropped, as the cell's cancelled reader would have) until the
-    status "idle" of the cell ``msg_id``; False if ``timeout`` seconds pass first."""
+    """Read the kernel's IOPub messages (dropped, as the cell's cancelled reader would have) until
+    the status "idle" of the cell ``msg_id``; False if ``timeout`` seconds pass first."""
     from jupyter_core.utils import run_sync
 
     if msg_id is None or client.kc is None:
@@ -108,8 +108,8 @@ def _cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool
 def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
     """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
 
-    SIGINT to the kernel's whole process group first, so a ``multiprocessing`` pool or a child can stop
-    cleanly; half a second later every process of the group but the kernel is killed, the group
+    SIGINT to the kernel's whole process group first, so a ``multiprocessing`` pool or a child can
+    stop cleanly; half a second later every process of the group but the kernel is killed, the group
     stopped. Until the kernel reports the cell over (at most ``settle`` seconds) its main thread is
     interrupted again each ``_ROUND_S`` and the group cleared again. Processes that left the group
     (``setsid``) are the sandbox's to kill when the run ends.

@@ -1,4 +1,5 @@
-"""Answer lookups: code in a submission that asks the package for answers instead of working them out.
+"""Answer lookups: code in a submission that asks the package for answers instead of working them
+out.
 
 The package students have holds the problem bank: ``reference("q3", ...)`` or ``solution_text``
 compute a variant nobody was given once there is a course salt, but a problem's own ``reference``
@@ -53,8 +54,8 @@ class Lookup:
 
 
 def find_lookups(nb: object) -> list[Lookup]:
-    """Every use of the answer key in a notebook's code cells, in order, at most one per cell and pattern
-    (none without a list of cells).
+    """Every use of the answer key in a notebook's code cells, in order, at most one per cell and
+    pattern (none without a list of cells).
 
     Parameters
     ----------
@@ -87,8 +88,8 @@ def find_lookups(nb: object) -> list[Lookup]:
 
 
 def lookup_note(lookups: list[Lookup]) -> str:
-    """The grader's note on a submission's lookups (``"ANSWER LOOKUP: reference( in code cell 5; ..."``,
-    at most ten named; "" for none).
+    """The grader's note on a submission's lookups (``"ANSWER LOOKUP: reference( in code cell 5;
+    ..."``, at most ten named; "" for none).
 
     Parameters
     ----------

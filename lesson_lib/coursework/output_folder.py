@@ -86,8 +86,8 @@ def write_manifest(folder: Path, files: Mapping[str, str]) -> None:
 
 
 def files_in(folder: Path, skip: Iterable[str] = ()) -> list[str]:
-    """Every entry under ``folder`` that is not a folder (links not followed) as a relative path with
-    ``/``, the manifest and the folders named in ``skip`` left out.
+    """Every entry under ``folder`` that is not a folder (links not followed) as a relative path
+    with ``/``, the manifest and the folders named in ``skip`` left out.
 
     Parameters
     ----------

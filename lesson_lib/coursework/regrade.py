@@ -71,8 +71,8 @@ def _students_in(rows: Sequence[Sequence[str]]) -> list[str]:
 def merge_rows(
     old: Sequence[Sequence[str]], new: Sequence[Sequence[str]], students: Collection[str]
 ) -> list[list[str]]:
-    """The class's rows ``old``, each regraded student's rows replaced by ``new``'s where its first old
-    row was (or at the end); the first cell of a row is its student, compared without case.
+    """The class's rows ``old``, each regraded student's rows replaced by ``new``'s where its first
+    old row was (or at the end); the first cell of a row is its student, compared without case.
 
     Parameters
     ----------
@@ -112,8 +112,9 @@ class WouldShrink(ValueError):
 
 
 def refuse_shrinking(path: Path, header: Sequence[str], graded: Collection[str]) -> None:
-    """Refuse a full run that would replace ``path`` and lose students' grades; a file that is absent,
-    not this grader's (it is kept under a name with the time) or lacks none of them may be replaced.
+    """Refuse a full run that would replace ``path`` and lose students' grades; a file that is
+    absent, not this grader's (it is kept under a name with the time) or lacks none of them may be
+    replaced.
 
     Parameters
     ----------

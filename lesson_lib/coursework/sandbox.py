@@ -188,9 +188,8 @@ def _reserved_uid() -> Iterator[int]:
 
     A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
     this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so it is also
-    claimed by binding an abstract Unix socket named after it: atomic, released when the context ends
-    or the process dies.
-    """
+    claimed by binding an abstract Unix socket named after it: atomic, released when the context
+    ends or the process dies."""
     used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):

@@ -66,15 +66,16 @@ def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Sub
 
 @functools.cache
 def _warm_references() -> None:
-    """Compute every problem's reference once, untimed, before any check is timed: the first one loads
-    q19's measured tables (seconds on a loaded machine), and the timer bounds the student's answer,
-    not the grader's start-up."""
+    """Compute every problem's reference once, untimed, before any check is timed: the first one
+    loads q19's measured tables (seconds on a loaded machine), and the timer bounds the student's
+    answer, not the grader's start-up."""
     for qid in PROBLEMS:
         reference(qid)
 
 
 def score_nothing(sub: Submission) -> Submission:
-    """Give ``sub`` every problem's verdict of no answer (a row not run, or no longer graded); return it.
+    """Give ``sub`` every problem's verdict of no answer (a row not run, or no longer graded);
+    return it.
 
     Parameters
     ----------

@@ -2,11 +2,10 @@
 
 An ID is 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, compared
 without case after Unicode's NFKC (full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Anything
-else not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming the
-character, as are Windows' device names (``con``, ``nul`` ...) and a trailing ``.``: it would look
-like another student's ID, or not unpack. :func:`skeleton` says which plain ID a refused one
-imitates.
-"""
+else not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming
+the character, as are Windows' device names (``con``, ``nul`` ...) and a trailing ``.``: it would
+look like another student's ID, or not unpack. :func:`skeleton` says which plain ID a refused one
+imitates."""
 
 from __future__ import annotations
 
@@ -164,8 +163,8 @@ def normalize_student(student: object) -> str | None:
 
 def skeleton(text: str) -> str:
     """The plain ID a name looks like: NFKC, accents, invisible characters and lookalike letters of
-    other scripts (:data:`CONFUSABLES`) taken away, case folded (``"a001"`` for ``a001`` written with
-    a Cyrillic a).
+    other scripts (:data:`CONFUSABLES`) taken away, case folded (``"a001"`` for ``a001`` written
+    with a Cyrillic a).
 
     Parameters
     ----------

@@ -199,8 +199,8 @@ def _entry(folder: Path, name: str) -> Entry:
 
 
 def find_submissions(folder: Path) -> list[Entry]:
-    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module), sorted
-    by ID without case, then by name.
+    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module),
+    sorted by ID without case, then by name.
 
     Parameters
     ----------
