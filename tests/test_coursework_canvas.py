@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.coursework.canvas import (
+    _assignment_column,
     _assignment_columns,
     _read_gradebook,
-    assignment_column,
     check_gradebook,
     fill_gradebook,
 )
@@ -50,23 +50,23 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
 def test_the_assignment_column_is_found_by_name_without_case_or_outer_spaces():
     header = _read_gradebook(EXPORT)[0]
     assert _assignment_columns(header) == ["Problem set (987654)", "Lab report (987655)"]
-    assert assignment_column(header, "Problem set") == "Problem set (987654)"
-    assert assignment_column(header, "Problem Set") == "Problem set (987654)"
-    assert assignment_column(header, "  PROBLEM SET ") == "Problem set (987654)"
-    assert assignment_column(header, "lab report (987655)") == "Lab report (987655)"
+    assert _assignment_column(header, "Problem set") == "Problem set (987654)"
+    assert _assignment_column(header, "Problem Set") == "Problem set (987654)"
+    assert _assignment_column(header, "  PROBLEM SET ") == "Problem set (987654)"
+    assert _assignment_column(header, "lab report (987655)") == "Lab report (987655)"
     with pytest.raises(ValueError, match="matches 2 columns"):
-        assignment_column(["Quiz (1)", "Quiz (2)"], "Quiz")
+        _assignment_column(["Quiz (1)", "Quiz (2)"], "Quiz")
 
 
 def test_a_name_no_column_has_is_refused_unless_a_new_assignment_is_asked_for():
     header = _read_gradebook(EXPORT)[0]
     with pytest.raises(ValueError) as refused:
-        assignment_column(header, "Problem set 2")
+        _assignment_column(header, "Problem set 2")
     message = str(refused.value)
     assert "canvas_assignment 'Problem set 2' is not a column of the gradebook export" in message
     assert "'Problem set (987654)', 'Lab report (987655)'" in message
     assert "--canvas-new-assignment" in message
-    assert assignment_column(header, " Problem set 2 ", new_assignment=True) == "Problem set 2"
+    assert _assignment_column(header, " Problem set 2 ", new_assignment=True) == "Problem set 2"
     assert check_gradebook(EXPORT, "problem set") == "Problem set (987654)"
 
 

@@ -8,11 +8,11 @@ import pytest
 
 from lesson_lib.coursework.check import CLOSE_CREDIT, check
 from lesson_lib.coursework.class_report import (
+    _render_markdown,
     class_report,
     main,
     plot,
     read_details,
-    render_markdown,
 )
 from lesson_lib.coursework.report_rows import read_grades
 
@@ -85,7 +85,7 @@ def test_split_by_variant_when_the_class_drew_few():
 
 
 def test_the_markdown_names_the_common_mistakes():
-    text = render_markdown(class_report(ROWS), top=1)
+    text = _render_markdown(class_report(ROWS), top=1)
     line = next(x for x in text.splitlines() if x.startswith("| q7 "))
     assert "`q07.us-as-ms` (2)" in line and "unit-kib" not in line
     assert "4 students counted; close answers earn 0.5" in text and "worth 3 points" in text
@@ -147,7 +147,7 @@ student,file,q1,q7,total,max,late factor,status,notes,q12 reasoning
 s001,s001.ipynb,1,2,3,3,1,ran,on time,
 s002,s002.ipynb,1,1,1.6,3,0.8,ran,LATE 2 day(s); total x 0.8,
 s003,s003-1.ipynb,1,2,3,3,1,ran,COUNTED (--keep best): 1 of 2 submissions of this ID,
-s003,s003-2.ipynb,0,0,0,3,1,ran,NOT COUNTED (--keep best): s003-1.ipynb counts for this ID,
+s003,s003-2.ipynb,0,0,0,3,1,not counted,NOT COUNTED (--keep best): s003-1.ipynb counts for this ID,
 s004,s004.ipynb,0,0,0,3,1,ID mismatch,the notebook says s005,
 s999,s999.ipynb,0,0,0,3,1,unknown ID,not on the roster,
 """
@@ -192,11 +192,14 @@ def test_the_report_counts_what_the_grades_count(tmp_path):
     assert (q7.answers, q7.statuses["close"], q7.mistakes) == (3, 1, [])
     assert q7.mean_points == pytest.approx(5 / 3)
     assert report.totals() == {"s001": 3.0, "s002": 1.6, "s003": 3.0}
-    assert report.left_out == {"ID mismatch": 1, "unknown ID": 1, "NOT COUNTED": 1}
-    text = render_markdown(report)
+    assert report.left_out == {"ID mismatch": 1, "unknown ID": 1, "not counted": 1}
+    text = _render_markdown(report)
     assert text.count("3 students counted") == 1
     assert "Mean total: 2.53 of 3, after each student's late factor" in text
-    assert "1 notebook of status 'ID mismatch'" in text and "1 notebook marked NOT" in text
+    assert (
+        "1 notebook of status 'ID mismatch'" in text
+        and "1 notebook of status 'not counted'" in text
+    )
 
 
 def test_the_close_credit_what_if_keeps_the_late_factor(tmp_path):
@@ -243,7 +246,7 @@ def test_two_counted_copies_of_an_id_are_listed_not_merged(tmp_path):
         assert report.totals() == {"s006": 1.0}
         assert report.problems[0].answers == 1
         assert report.two_copies == {"s005": ["s005-a.ipynb", "s005-b.ipynb"]}
-        text = render_markdown(report)
+        text = _render_markdown(report)
         assert "1 student counted" in text
         assert "s005 has 2 counted copies (s005-a.ipynb, s005-b.ipynb), none counted" in text
 
@@ -262,7 +265,7 @@ def test_a_ta_s_points_count_before_the_late_factor(tmp_path):
     report = class_report(read_details(path), grades=read_grades(tmp_path / "grades.csv"))
     assert report.totals() == {"s001": 1.2}
     assert report.student_max("s001") == 2.0
-    assert "Mean total: 1.20 of 2" in render_markdown(report)
+    assert "Mean total: 1.20 of 2" in _render_markdown(report)
 
 
 def test_a_details_row_the_grades_do_not_list_is_left_out(tmp_path):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.coursework.check import CheckResult
-from lesson_lib.coursework.feedback import feedback_html, write_feedback
+from lesson_lib.coursework.feedback import _feedback_html, write_feedback
 from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.problems import PROBLEMS
 
@@ -29,7 +29,7 @@ def test_each_problem_shows_its_verdict_points_and_hint():
             "q12": CheckResult("q12", "close", "Nearly.", 0.5, "b", points=1.5),
         },
     )
-    page = feedback_html("s001", [sub])
+    page = _feedback_html("s001", [sub])
     assert "<title>Feedback for s001</title>" in page
     q1 = page.split("<td>q1: ")[1].split("</tr>")[0]
     assert 'class="right">right<' in q1 and "<td>1 / 1</td>" in q1 and "54.0" in q1
@@ -52,12 +52,12 @@ def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_poi
         manual={"q12": 0.5},
         late_note="LATE 2 day(s): handed in 2026-03-03 10:00:00Z (file time), due 2026-03-01",
     )
-    page = feedback_html("s002", [sub])
+    page = _feedback_html("s002", [sub])
     assert "<strong>1.75 of 54</strong>" in page
     assert "the late policy keeps 0.5 of the 3.5 points earned. LATE 2 day(s): handed in" in page
     assert "<td>0.5 / 1</td>" in page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
     sub.manual = {"q12": None}
-    assert "not graded yet" in feedback_html("s002", [sub])
+    assert "not graded yet" in _feedback_html("s002", [sub])
 
 
 def test_what_a_student_typed_is_escaped():
@@ -67,7 +67,7 @@ def test_what_a_student_typed_is_escaped():
         {"q1": CheckResult("q1", "wrong", "No.", 0.0, "'<script>alert(1)</script>'")},
         file="s001/<b>x.ipynb",
     )
-    page = feedback_html("s001", [sub])
+    page = _feedback_html("s001", [sub])
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "<b>x" not in page
 
@@ -80,7 +80,7 @@ def test_an_answer_read_from_source_says_where_the_notebook_stopped():
         status="timed out",
         from_source={"q5": "read from source: the notebook stopped at code cell 7"},
     )
-    page = feedback_html("s001", [sub])
+    page = _feedback_html("s001", [sub])
     q5 = page.split("<td>q5: ")[1].split("</tr>")[0]
     assert "(read from source: the notebook stopped at code cell 7)" in q5
     assert "stopped at the time limit" in page
@@ -114,7 +114,7 @@ def test_a_copy_the_keep_policy_dropped_is_marked_and_a_blank_answer_says_so():
     not imported, is to be graded and not in the score."""
     first = _sub("s003", "s003", {}, file="a.ipynb", counted=False)
     second = _sub("s003", "s003", {}, file="b.ipynb")
-    page = feedback_html("s003", [first, second])
+    page = _feedback_html("s003", [first, second])
     assert "<h2>a.ipynb (not counted)</h2>" in page and "<h2>b.ipynb (counts)</h2>" in page
     assert "the one marked as counting is your grade" in page
     assert "run this cell again" not in page and "No answer was found" in page

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from set_points import POINTS, SET_POINTS
 
-from lesson_lib.coursework.extract import static_answers
+from lesson_lib.coursework.extract import _static_answers
 from lesson_lib.coursework.grade import main
 from lesson_lib.coursework.grades_csv import write_details, write_scores
 from lesson_lib.coursework.grading import grade_folder, grade_notebook
@@ -57,7 +57,7 @@ def test_static_answers_reads_literals_only():
         nbformat.v4.new_code_cell("answer_q4 = 'c'\nanswer_q4 = 'b'"),
         nbformat.v4.new_code_cell("this is not python ("),
     ]
-    assert static_answers(nb) == {"q1": 140, "q2": "40 GiB", "q4": "b"}
+    assert _static_answers(nb) == {"q1": 140, "q2": "40 GiB", "q4": "b"}
 
 
 def test_find_submissions_understands_both_layouts(tmp_path):
@@ -326,10 +326,10 @@ def test_static_answers_survive_hostile_sources():
             "not a cell",
         ]
     }
-    answers = static_answers(raw)
+    answers = _static_answers(raw)
     assert answers.get("q1") == 140
     assert "q2" not in answers and "q4" not in answers
-    assert static_answers({"cells": 7}) == {} and static_answers([]) == {}
+    assert _static_answers({"cells": 7}) == {} and _static_answers([]) == {}
 
 
 def test_spreadsheet_formulas_are_neutralised():
@@ -530,12 +530,12 @@ def test_each_answer_is_checked_with_a_time_limit(monkeypatch):
     monkeypatch.setattr(scoring, "CHECK_SECONDS", 0.2)
     monkeypatch.setattr(scoring, "check", forever)
     started = time.monotonic()
-    result = scoring.check_in_time("q1", 140, None)
+    result = scoring._check_in_time("q1", 140, None)
     assert time.monotonic() - started < 5
     assert result.status == "unreadable" and result.score == 0
     assert "longer than 0.2 s" in result.message
     monkeypatch.undo()
-    assert scoring.check_in_time("q1", reference("q1"), None).status == "right"
+    assert scoring._check_in_time("q1", reference("q1"), None).status == "right"
 
 
 def test_only_readings_of_the_problems_answers_leave_the_sandbox():
@@ -568,10 +568,10 @@ def test_a_long_answer_typed_in_the_source_is_too_long_and_its_message_short():
     """An answer cell of 15,000 spaces read from the source (the notebook could not run)
     gets 'too long' and a message within the cap, so the details CSV stays small."""
     from lesson_lib.coursework.check import MAX_MESSAGE_CHARS
-    from lesson_lib.coursework.scoring import check_in_time
+    from lesson_lib.coursework.scoring import _check_in_time
 
     nb = {"cells": [{"cell_type": "code", "source": "answer_q1 = '1 a" + " " * 15_000 + "b'"}]}
-    result = check_in_time("q1", static_answers(nb)["q1"], None)
+    result = _check_in_time("q1", _static_answers(nb)["q1"], None)
     assert result.status == "unreadable" and "too long" in result.message
     assert len(result.message) <= MAX_MESSAGE_CHARS
 
@@ -948,19 +948,23 @@ def test_a_regrade_given_no_options_keeps_the_late_penalty_of_the_full_run(tmp_p
 
 def test_a_status_is_written_as_its_text_and_read_back_as_it(tmp_path):
     """The status enum's members are the CSV's words: an ID mismatch is written 'ID mismatch'
-    and, read back, is nobody's answers; a row whose notes begin NOT COUNTED is not counted,
-    one that only mentions it later is."""
+    and, read back, is nobody's answers; a copy --keep did not pick is written 'not counted'.
+    Whether a row counts comes from its status, never from its notes: a row whose notes begin
+    NOT COUNTED but whose status is 'ran' counts."""
     from lesson_lib.coursework.graded import Submission
     from lesson_lib.coursework.grades_csv import read_grades_row, read_scores
     from lesson_lib.coursework.scoring import score_nothing
     from lesson_lib.coursework.status import Status
 
     sub = score_nothing(Submission("s1", tmp_path / "s1.ipynb", Status.ID_MISMATCH))
-    write_scores([sub], tmp_path / "g.csv")
+    copy = score_nothing(Submission("s2", tmp_path / "s2.ipynb", counted=False))
+    write_scores([sub, copy], tmp_path / "g.csv")
     assert _rows(tmp_path / "g.csv")["s1"]["status"] == "ID mismatch"
-    (row,) = read_scores(tmp_path / "g.csv")
-    assert (row.status, row.counted, row.graded) == ("ID mismatch", True, False)
-    dropped = read_grades_row({"status": "ran", "notes": "NOT COUNTED (--keep best): b.ipynb"})
+    assert _rows(tmp_path / "g.csv")["s2"]["status"] == "not counted"
+    mismatch, dropped = read_scores(tmp_path / "g.csv")
+    assert (mismatch.status, mismatch.counted, mismatch.graded) == ("ID mismatch", True, False)
     assert (dropped.counted, dropped.graded) == (False, False)
-    said = read_grades_row({"status": "ran", "notes": "STUDENT = 'NOT COUNTED'; graded as 's1'"})
+    said = read_grades_row({"status": "ran", "notes": "NOT COUNTED (--keep best): b.ipynb"})
     assert (said.counted, said.graded) == (True, True)
+    by_status = read_grades_row({"status": "not counted", "notes": "counts, says the TA"})
+    assert (by_status.counted, by_status.graded) == (False, False)

@@ -15,7 +15,7 @@ from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.check import check
 from lesson_lib.coursework.graded import Submission
-from lesson_lib.coursework.gradescope import PYTHON_REQUEST, build_zip, results_json
+from lesson_lib.coursework.gradescope import PYTHON_REQUEST, _results_json, build_zip
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.student_edition import write_edition
 
@@ -118,7 +118,7 @@ def test_results_have_one_test_per_problem_with_its_points_and_visibility():
     answers = {"q1": reference("q1", "s001"), "q2": -1.0, "q10": reference("q10", "s001")}
     sub = Submission("s001", Path("s001_problems.ipynb"), "ran", answers, notes=["a note"])
     sub.results = {q: check(q, answers.get(q), "s001") for q in PROBLEMS}
-    results = results_json(sub, "after_due_date", ["first line"])
+    results = _results_json(sub, "after_due_date", ["first line"])
     assert results["score"] == 4.0
     assert len(results["tests"]) == len(PROBLEMS)
     by_q = {t["name"].split(":")[0]: t for t in results["tests"]}

@@ -225,7 +225,8 @@ def test_every_row_of_the_class_has_the_status_and_score_it_should(simulated_cla
     full = SET_POINTS
     expected = {
         "smithjane_12345_6789012_s001_problems.ipynb": ("s001", "ran", full),
-        "doejohn_12346_6789010_s002_problems.ipynb": ("s002", "ran", 0),
+        # the earlier copy, which --keep latest does not pick
+        "doejohn_12346_6789010_s002_problems.ipynb": ("s002", Status.NOT_COUNTED, 0),
         # due 2026-03-03 07:59 UTC, handed in 2026-03-04 09:00 UTC: 25 h late = 2 started days,
         # 1 - 2 x 0.25 = 0.5 of the full score
         "doejohn_LATE_12346_6789013_s002_problems-1.ipynb": ("s002", "ran", full * 0.5),

@@ -127,7 +127,7 @@ def test_a_broken_export_metadata_is_an_error_naming_the_file(tmp_path):
 
 
 def test_an_autograders_submission_metadata():
-    """The fields Gradescope's documentation shows: created_at, assignment.due_date, users."""
+    """The fields Gradescope's documentation shows that the grader reads: created_at, users."""
     record = read_gradescope_metadata(
         {
             "id": 123456,
@@ -138,5 +138,5 @@ def test_an_autograders_submission_metadata():
     )
     assert record.users == ("student@example.com", "1234")
     assert record.names == ("Student User",)
-    assert record.due == dt.datetime(2018, 8, 1, 6, 0, tzinfo=dt.UTC)
+    assert record.created_at == dt.datetime(2018, 7, 1, 21, 22, 32, 365935, tzinfo=dt.UTC)
     assert read_gradescope_metadata(None).users == ()

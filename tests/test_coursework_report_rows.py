@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from lesson_lib.coursework.report_rows import (
-    NOT_COUNTED,
     TWO_COPIES,
     counted_rows,
     read_grades,
@@ -19,19 +18,21 @@ def _grades(student, file, status="ran", notes="", factor="1", **more):
 
 
 def test_identity_failures_and_not_counted_copies_are_left_out():
-    """5 rows: 1 counted, 1 of each identity failure, 1 NOT COUNTED copy of s001."""
+    """6 rows: 1 counted, 1 of each identity failure, 1 not counted copy of s001; s005's notes
+    happen to begin NOT COUNTED, but its status says it ran: it counts."""
     rows = [
         _grades("s001", "s001-2.ipynb", factor="0.8", notes="COUNTED (--keep latest): 1 of 2"),
-        _grades("s001", "s001-1.ipynb", notes="NOT COUNTED (--keep latest): s001-2.ipynb counts"),
+        _grades("s001", "s001-1.ipynb", status="not counted", notes="NOT COUNTED (--keep latest)"),
+        _grades("s005", "s005.ipynb", notes="NOT COUNTED is what the file said"),
         _grades("s002", "s002.ipynb", status="ID mismatch"),
         _grades("s003", "s003.ipynb", status="invalid ID"),
         _grades("x", "x.txt", status="not a notebook"),
     ]
     chosen = counted_rows(rows)
-    assert list(chosen.counted) == [("s001", "s001-2.ipynb")]
+    assert list(chosen.counted) == [("s001", "s001-2.ipynb"), ("s005", "s005.ipynb")]
     assert chosen.counted[("s001", "s001-2.ipynb")].late_factor == 0.8
     assert chosen.left_out == {
-        NOT_COUNTED: 1,
+        "not counted": 1,
         "ID mismatch": 1,
         "invalid ID": 1,
         "not a notebook": 1,

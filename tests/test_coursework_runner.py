@@ -13,9 +13,9 @@ from sandbox_support import need_sandbox
 
 from lesson_lib.coursework.grade import grade_notebook
 from lesson_lib.coursework.kernel_stop import (
-    clear_kernel_group,
-    group_members,
-    interrupt_main_thread,
+    _clear_kernel_group,
+    _group_members,
+    _interrupt_main_thread,
 )
 from lesson_lib.coursework.problems import reference
 
@@ -59,20 +59,20 @@ def leader():
 def test_group_members_lists_the_leader_and_its_children(leader):
     """/proc is read for the group: the leader and the three children, nothing else."""
     proc, children = leader
-    assert sorted(group_members(proc.pid)) == sorted([proc.pid, *children])
+    assert sorted(_group_members(proc.pid)) == sorted([proc.pid, *children])
 
 
 def test_clearing_kills_the_children_and_leaves_the_kernel_stopped(leader):
     """Every member but the kernel is killed; the kernel is stopped, not killed."""
     proc, children = leader
-    killed = clear_kernel_group(proc.pid, proc.pid)
+    killed = _clear_kernel_group(proc.pid, proc.pid)
     assert killed == set(children)
     deadline = time.monotonic() + 60
     while any(_state(pid) not in ("", "Z", "X") for pid in children):
         assert time.monotonic() < deadline, [_state(pid) for pid in children]
         time.sleep(0.05)
     assert _state(proc.pid) == "T"  # stopped, for the caller to continue
-    assert group_members(proc.pid) == [proc.pid]  # the dead children are not listed
+    assert _group_members(proc.pid) == [proc.pid]  # the dead children are not listed
     os.kill(proc.pid, signal.SIGCONT)
     assert proc.poll() is None
 
@@ -109,7 +109,7 @@ def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread
     clearing its group (stopped, then continued). A SIGINT sent to the
     process then goes to whichever of its 13 threads takes it first; taken by
     another thread, it only sets Python's flag, and the main thread sleeps on
-    (with ``os.kill`` instead of :func:`interrupt_main_thread`, 15 of 20 such
+    (with ``os.kill`` instead of :func:`_interrupt_main_thread`, 15 of 20 such
     processes slept on, and this test fails). Sent to the main thread, it
     always ends the sleep: five processes in a row are all interrupted.
     """
@@ -119,7 +119,7 @@ def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread
             assert proc.stdout.readline().strip() == "ready"
             _wait_until_asleep(proc.pid)
             os.kill(proc.pid, signal.SIGSTOP)
-            interrupt_main_thread(proc.pid)
+            _interrupt_main_thread(proc.pid)
             os.kill(proc.pid, signal.SIGCONT)
             out, _ = proc.communicate(timeout=30)
         except subprocess.TimeoutExpired:
@@ -263,7 +263,7 @@ def test_the_answers_are_read_when_the_interrupt_reaches_a_stopped_kernel(tmp_pa
     kernel stopped from 1 s before the limit. The group's SIGINT is then taken
     by any of the kernel's threads once it is continued, and only one of 42
     is the main thread, whose sleep it must end. With the group's SIGINT sent
-    twice and no wait for the cell's end (before :func:`interrupt_main_thread`
+    twice and no wait for the cell's end (before :func:`_interrupt_main_thread`
     and the wait), 5 of 8 such runs lost the answers (payload None, the
     extraction cell timed out behind the sleeping cell); the three runs here
     all pass only if every one is read.
@@ -307,10 +307,10 @@ def test_a_cell_that_catches_two_interrupts_is_interrupted_until_it_ends(tmp_pat
 
 REACH_PARENT = r'''
 import ctypes, json, os, subprocess, sys
-from lesson_lib.coursework.runner import keep_to_myself
+from lesson_lib.coursework.runner import _keep_to_myself
 fd = int(sys.argv[1])
 if sys.argv[2] == "protect":
-    keep_to_myself(fd)
+    _keep_to_myself(fd)
 else:
     os.set_inheritable(fd, False)
 probe = """
@@ -336,7 +336,7 @@ print(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=Tr
 @pytest.mark.slow
 def test_the_kernel_cannot_reach_into_the_runner(tmp_path):
     """Inside the sandbox a process of the same user (the kernel) can neither trace the
-    runner nor read its memory, environment or descriptors once keep_to_myself has run; the
+    runner nor read its memory, environment or descriptors once _keep_to_myself has run; the
     same probe against an unprotected parent shows what it guards against."""
     import json
     import tempfile

@@ -190,11 +190,11 @@ def test_mounts_cover_python_and_the_package_and_not_the_repository():
 
 def test_a_reserved_user_id_is_not_handed_out_twice():
     """Two reservations at once get two ids; a released id is found again."""
-    with sandbox.reserved_uid() as first:
+    with sandbox._reserved_uid() as first:
         assert first >= sandbox.BASE_UID
-        with sandbox.reserved_uid() as second:
+        with sandbox._reserved_uid() as second:
             assert second != first
-    with sandbox.reserved_uid() as again:
+    with sandbox._reserved_uid() as again:
         assert again == first
 
 
@@ -208,7 +208,7 @@ def test_an_id_another_process_has_claimed_is_skipped():
     """
     import subprocess
 
-    with sandbox.reserved_uid() as wanted:
+    with sandbox._reserved_uid() as wanted:
         pass
     holder = subprocess.Popen(
         [
@@ -226,13 +226,13 @@ def test_an_id_another_process_has_claimed_is_skipped():
     )
     try:
         assert holder.stdout.readline().strip() == "held"
-        with sandbox.reserved_uid() as chosen:
+        with sandbox._reserved_uid() as chosen:
             assert chosen != wanted
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
         holder.stdout.close()
-    with sandbox.reserved_uid() as again:
+    with sandbox._reserved_uid() as again:
         assert again == wanted
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from lesson_lib.coursework.sandbox_mounts import (
     Mount,
+    _executable_chain,
     _outermost,
-    executable_chain,
+    _wanted_paths,
     python_mounts,
-    wanted_paths,
 )
 
 
@@ -36,7 +36,7 @@ def test_nothing_under_usr_or_etc_and_no_mount_inside_another():
 
 def test_the_installations_own_packages_are_covered_in_a_virtual_environment():
     """With a venv that does not include system packages, base site-packages is covered."""
-    show, hide = wanted_paths()
+    show, hide = _wanted_paths()
     base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
     site = Path(sysconfig.get_path("purelib", vars=base))
     venv_cfg = Path(sys.prefix, "pyvenv.cfg")
@@ -84,8 +84,8 @@ def test_the_executable_chain_names_every_link_on_the_way_to_the_file(tmp_path):
     """Three names by hand: the venv's python, the absolute link it holds, and the relative
     link's target beside it."""
     venv_python, middle, real = _uv_like_venv(tmp_path)
-    assert executable_chain(venv_python) == [venv_python, middle, real]
-    assert executable_chain(real) == [real]
+    assert _executable_chain(venv_python) == [venv_python, middle, real]
+    assert _executable_chain(real) == [real]
 
 
 def test_the_middle_link_of_a_uv_venv_is_shown_as_the_real_interpreter(tmp_path, monkeypatch):

@@ -1,21 +1,14 @@
 """How an answer is read: one reading, for the notebook's self-check and for the grader.
 
-:func:`read_answer` turns whatever a student assigned to ``answer_q3`` into a
-:class:`Reading`: plain, small data saying what the answer is (blank, a
-number, a text, or something else and what), in time that does not depend
-on how large the answer is. :func:`~lesson_lib.coursework.check.check` judges
-only the reading; the grader's runner makes it inside the student's kernel
-and hands it out as JSON (:meth:`Reading.to_json`), read back by
-:meth:`Reading.from_json`, so an answer gets the same verdict in the notebook
-and in the grades.
-
-The answer's own code is kept out: ``None``, ``...`` and white space are
-blank; ints, floats, Fractions, Decimals and NumPy's scalars and 0-d arrays
-are numbers, read with the base types' own methods; a string of at most
-:data:`MAX_ANSWER_CHARS` characters is text (a longer one is refused unread);
-another ``numbers.Real`` goes through ``float()``, whatever it raises noted;
-anything else is described by its type's name and, for the built-in
-containers, its length: never by its ``repr`` or ``str``.
+:func:`read_answer` turns whatever a student assigned to ``answer_q3`` into a :class:`Reading`,
+plain small data (blank, a number, a text, or something else and what), in time that does not
+depend on the answer's size. The checker judges only the reading; the grader's runner makes it
+inside the student's kernel and hands it out as JSON, so an answer gets the same verdict in the
+notebook and in the grades. The answer's own code is kept out: numbers (ints, floats, Fractions,
+Decimals, NumPy's scalars and 0-d arrays) are read with the base types' own methods, a string of
+at most :data:`MAX_ANSWER_CHARS` is text, another ``numbers.Real`` goes through a guarded
+``float()``, and anything else is described by its type's name (and a built-in container's
+length), never by its ``repr`` or ``str``.
 """
 
 from __future__ import annotations
@@ -91,13 +84,12 @@ class Reading:
 
     @classmethod
     def from_json(cls, data: object) -> Reading:
-        """Read back :meth:`to_json`'s output (each field's type and size checked, so what
-        comes out of a sandbox cannot be more than a reading); anything else is an object.
+        """Read back :meth:`to_json`'s output, each field's type and size checked so what comes out
+        of a sandbox cannot be more than a reading; anything else is an object.
 
         Parameters
         ----------
         data : object
-            Parsed JSON.
 
         Returns
         -------
@@ -144,7 +136,8 @@ def _is_number(value: object) -> bool:
 
 
 def type_name(value: object) -> str:
-    """The name of ``value``'s type, read from ``type`` itself (a metaclass cannot change it).
+    """The name of ``value``'s type, read from ``type`` itself (a metaclass cannot change it), at
+    most 40 characters, control characters escaped.
 
     Parameters
     ----------
@@ -153,7 +146,6 @@ def type_name(value: object) -> str:
     Returns
     -------
     str
-        At most 40 characters, control characters escaped.
     """
     try:
         name = vars(type)["__name__"].__get__(type(value), type)
@@ -234,10 +226,8 @@ def _numpy_scalars(numpy: Any) -> set[type]:
 
 
 def read_answer(value: object) -> Reading:
-    """Read an answer as :class:`Reading` without running the answer's own code (see the module).
-
-    Never raises, except ``KeyboardInterrupt`` (and what the interpreter
-    itself cannot survive, such as ``MemoryError`` while the answer is read).
+    """Read an answer as :class:`Reading` without running its own code (see the module); never
+    raises but ``KeyboardInterrupt``.
 
     Parameters
     ----------

@@ -1,23 +1,17 @@
 """Grades into Canvas: the course's own gradebook export, with the problem set's column filled.
 
-Canvas imports a gradebook CSV whose first columns identify the student (``Student``, ``ID``,
-``SIS User ID``, ``SIS Login ID``, ``Section``) and whose other columns are assignments, named as in
-the export (``Problem set (123456)``, the number being Canvas's assignment id; a new name makes a
-new assignment). A ``Points Possible`` row sets each imported assignment's points
-(``check_for_non_student_row`` and ``process_pp`` in ``lib/gradebook_importer.rb``,
+Canvas imports a gradebook CSV whose first columns identify the student (``Student``, ``ID``, ``SIS
+User ID``, ``SIS Login ID``, ``Section``), the others being assignments named as in the export
+(``Problem set (123456)``; a new name makes a new assignment), and a ``Points Possible`` row that
+sets their points (``check_for_non_student_row`` and ``process_pp`` in
 https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb;
-Instructure's guide "How do I import grades in the Gradebook?",
+"How do I import grades in the Gradebook?",
 https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook).
-
-:func:`fill_gradebook` reads the export (Grades, Export, "Export Entire Gradebook") and writes
-those five columns of every student row, the ``Points Possible`` row and one assignment column:
-the student's total, found by the Canvas user id, which Canvas's download names carry, or through
-the roster. A student with no counted, graded submission gets an empty cell (Canvas's import
-leaves it as it is) and is listed in the summary. The assignment is found by its name, without
-regard to case (:func:`assignment_column`); a name no column has is refused unless a new
-assignment is asked for (``--canvas-new-assignment``), since a typo would make a second
-assignment. When the export's ``Points Possible`` differs from the set's points, the file keeps
-Canvas's, so the import does not change them behind your back, and the summary warns.
+:func:`fill_gradebook` writes those columns, the points row and one assignment column: each
+student's total, found by Canvas user id, or empty (left as it is) without a counted, graded
+submission. An assignment name no column has is refused unless ``--canvas-new-assignment`` (a typo
+would make a second assignment); Canvas's own ``Points Possible`` is kept, with a warning, when it
+differs from the set's.
 """
 
 from __future__ import annotations
@@ -100,28 +94,10 @@ def _assignment_columns(header: list[str]) -> list[str]:
     return [h for h in header if h not in IDENTITY_COLUMNS and _ASSIGNMENT.match(h)]
 
 
-def assignment_column(header: list[str], assignment: str, new_assignment: bool = False) -> str:
-    """The export's column for ``assignment``, matched without regard to case or outer spaces.
-
-    Parameters
-    ----------
-    header : list of str
-        The export's header.
-    assignment : str
-        The assignment's name in Canvas (``Problem set``), or the column's full name.
-    new_assignment : bool, default False
-        True: a name no column has is written as a new column (a new assignment).
-
-    Returns
-    -------
-    str
-        The export's column name as it stands, or ``assignment`` for a new assignment.
-
-    Raises
-    ------
-    ValueError
-        If two columns match, or none does and ``new_assignment`` is False.
-    """
+def _assignment_column(header: list[str], assignment: str, new_assignment: bool = False) -> str:
+    """The export's column for ``assignment`` (its name in Canvas, or the column's full name),
+    matched without case or outer spaces; with ``new_assignment`` a name no column has is itself,
+    else refused, as are two columns that match."""
     wanted = assignment.strip()
     key = wanted.casefold()
     columns = _assignment_columns(header)
@@ -147,24 +123,21 @@ def assignment_column(header: list[str], assignment: str, new_assignment: bool =
 
 
 def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -> str:
-    """Read the export and find the assignment's column, before anything is graded.
+    """The column :func:`fill_gradebook` will write, read from the export before anything is graded.
 
     Parameters
     ----------
     path : Path
-        The gradebook CSV exported from Canvas.
     assignment : str
-        The assignment's name (see :func:`assignment_column`).
     new_assignment : bool, default False
         Whether a name no column has makes a new assignment.
 
     Returns
     -------
     str
-        The column that will be written.
     """
     header, _ = _read_gradebook(path)
-    return assignment_column(header, assignment, new_assignment)
+    return _assignment_column(header, assignment, new_assignment)
 
 
 def _points(text: str) -> float | None:
@@ -191,13 +164,12 @@ def fill_gradebook(
     exported : Path
         The gradebook CSV exported from Canvas.
     out : Path
-        The import file to write (a new path or a regular file; written atomically).
+        The import file to write (a new path or a regular file).
     scores : mapping
         Canvas user id (the export's ``ID``) -> the score to import.
     points_possible : float
         The assignment's points, for the ``Points Possible`` row.
     assignment : str, default "Problem set"
-        The assignment's name (see :func:`assignment_column`).
     new_assignment : bool, default False
         Whether a name no column has makes a new assignment.
 
@@ -208,11 +180,11 @@ def fill_gradebook(
     Raises
     ------
     ValueError
-        A required column is missing, the assignment is not a column (and not new), or
-        ``out`` is not a new path or regular file.
+        A required column is missing, the assignment is not a column (and not new), or ``out`` is not
+        a new path or regular file.
     """
     header, rows = _read_gradebook(exported)
-    column = assignment_column(header, assignment, new_assignment)
+    column = _assignment_column(header, assignment, new_assignment)
     index = {name: header.index(name) for name in IDENTITY_COLUMNS}
     summary = GradebookSummary(column, points_possible=points_possible)
     at = header.index(column) if column in header else None
@@ -259,11 +231,9 @@ def fill_gradebook(
 
 
 def canvas_scores(rows: Sequence[GradesRow], users: Mapping[str, str]) -> dict[str, float]:
-    """Canvas user id -> total of that student's counted, graded row of the grades file.
+    """Canvas user id -> total of that student's counted, graded row of the grades file as written.
 
-    Read from the grades file as written (a regrade's rows and a TA's points included), so the
-    Canvas file agrees with it; a user with two counted rows (no ``--keep``) gets nothing, for you
-    to decide.
+    A user with two counted rows (no ``--keep``) gets nothing, for you to decide.
 
     Parameters
     ----------
@@ -289,17 +259,13 @@ def canvas_users(
     roster: Roster | None,
     export: Mapping[str, GradescopeSubmission] | None = None,
 ) -> dict[str, str]:
-    """The Canvas user id of every submission in the folder, by its grades ``file`` cell.
-
-    The one in the Canvas name, else the roster's for the ID that
-    :func:`~lesson_lib.coursework.identity.identify` gives (nothing is run).
+    """The Canvas user id of every submission in the folder (its Canvas name's, else the roster's
+    for the ID it is identified as), by its grades ``file`` cell.
 
     Parameters
     ----------
     found : sequence of Entry
-        The folder's entries.
     roster : Roster or None
-        The class roster.
     export : mapping, optional
         A Gradescope export's metadata.
 

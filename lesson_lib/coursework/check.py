@@ -1,20 +1,13 @@
 """The self-checker: ``check("q3", answer)`` says right, close or wrong, and why.
 
-It reads an answer with :func:`~lesson_lib.coursework.answers.read_answer`,
-as the grader does (:mod:`~lesson_lib.coursework.check_reading` reads its
-number and unit, or letter), compares it with the reference answer computed by
-``lesson_lib`` for the student's variant, and recognises the usual mistakes
-(GB for GiB, payload for wire bytes, ms for us, a forgotten 2(N-1)/N ...).
-It never raises on a student's input, and a verdict takes the same short time
-whatever the answer holds; messages are at most :data:`MAX_MESSAGE_CHARS` long.
-
-Tolerances: byte counts are right when they match to the decimals asked for
-(or within 0.1 %); times, rates and speed-ups within the problem's relative
-tolerance (1 % unless stated); counts exactly; multiple choice by letter.
-
-Each problem's verdicts are one table of rules
-(:mod:`~lesson_lib.coursework.check_rules`), which the static site's
-self-check shares (:func:`page_contract`).
+The answer is read as the grader reads it (:mod:`~lesson_lib.coursework.answers`,
+:mod:`~lesson_lib.coursework.check_reading`) and compared with the reference computed by
+``lesson_lib`` for the student's variant, through each problem's table of rules
+(:mod:`~lesson_lib.coursework.check_rules`, shared with the static site by :func:`page_contract`):
+byte counts to the decimals asked for (or 0.1 %), other numbers within the problem's relative
+tolerance (1 % unless stated), counts exactly, choices by letter, and the usual mistakes named. It
+never raises on a student's input, takes the same short time whatever the answer holds, and its
+messages are at most :data:`MAX_MESSAGE_CHARS` long.
 """
 
 from __future__ import annotations
@@ -64,19 +57,17 @@ SCORES: dict[str, float] = {
 
 
 def credit(status: str, close_credit: float = CLOSE_CREDIT) -> float:
-    """The fraction of a problem's points a verdict earns.
+    """The fraction of a problem's points a verdict earns: 1 right, ``close_credit`` close, else 0.
 
     Parameters
     ----------
     status : str
-        A verdict's status (``"right"``, ``"close"`` ...).
     close_credit : float, default :data:`CLOSE_CREDIT`
-        What a close answer earns, from 0 (nothing) to 1 (as much as a right one).
+        What a close answer earns, from 0 to 1.
 
     Returns
     -------
     float
-        1 for right, ``close_credit`` for close, 0 otherwise.
 
     Raises
     ------
@@ -200,12 +191,6 @@ class Report:
         )
 
 
-def _capped(message: str) -> str:
-    return (
-        message if len(message) <= MAX_MESSAGE_CHARS else message[: MAX_MESSAGE_CHARS - 3] + "..."
-    )
-
-
 def page_contract() -> dict[str, Any]:
     """Everything the static site's self-check needs to give :func:`check`'s verdicts.
 
@@ -244,33 +229,23 @@ def page_contract() -> dict[str, Any]:
 def check(
     qid: object, answer: object, student: object = None, *, close_credit: float = CLOSE_CREDIT
 ) -> CheckResult:
-    """Check one answer against the reference for this student's variant.
-
-    Never raises: a missing, odd or unreadable answer gets a result that says
-    what was expected.
+    """Check one answer against the reference for this student's variant; never raises on an answer.
 
     Parameters
     ----------
     qid : str
         Problem id, ``"q1"`` ... (``3`` or ``"Q3"`` work too).
     answer : object
-        A number in the unit asked for, a string with a unit (``"1.875 MiB"``,
-        converted), or a letter for multiple choice; None or ``...``: not answered yet.
+        A number in the unit asked for, a string with a unit (``"1.875 MiB"``, converted), or a
+        letter for multiple choice; None or ``...``: not answered yet.
     student : str, optional
         Student ID; None checks against the book's version.
     close_credit : float, default :data:`CLOSE_CREDIT`
-        The share of the problem's points a close answer earns, 0 to 1 (the
-        instructor's setting: bad values raise, unlike bad answers).
+        The share of the problem's points a close answer earns, 0 to 1 (bad values raise ValueError).
 
     Returns
     -------
     CheckResult
-        Status, message and score; shows itself nicely in a notebook.
-
-    Raises
-    ------
-    ValueError
-        If ``close_credit`` is outside 0 to 1.
 
     Examples
     --------
@@ -314,7 +289,9 @@ def _result(
     """A verdict whose message is capped at :data:`MAX_MESSAGE_CHARS`, with its points."""
     score = credit(status, close_credit)
     points = score * PROBLEMS[qid].max_points if qid in PROBLEMS else 0.0
-    return CheckResult(qid, status, _capped(message), score, given, rule, mistake, points)
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[: MAX_MESSAGE_CHARS - 3] + "..."
+    return CheckResult(qid, status, message, score, given, rule, mistake, points)
 
 
 def _judge(
@@ -368,19 +345,12 @@ def _judge(
 
 
 class CheckTimeout(BaseException):
-    """Raised by a caller's timer to stop :func:`check`, which lets it through.
-
-    The grader checks each answer with a time limit (``signal.setitimer``);
-    this is what its handler raises. ``check()`` catches everything else an
-    answer can raise, so it must know this one.
-    """
+    """Raised by a caller's timer (the grader's ``signal.setitimer``) to stop :func:`check`, which
+    catches everything else an answer can raise and lets this through."""
 
 
 def _label(qid: object) -> str:
-    """How to name ``qid`` in a result: itself if a short string or int, else its type.
-
-    Never the object's own ``repr`` or ``str``, which could raise or never return.
-    """
+    """``qid`` if a short string or int, else its type: never its own ``repr`` (it could hang)."""
     kind = type(qid)
     if issubclass(kind, str) and str.__len__(qid) <= 20:
         return printable(str.__getitem__(qid, slice(None)), 20)
@@ -416,15 +386,13 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> Report:
     Parameters
     ----------
     answers : mapping
-        Answers keyed by ``"answer_q3"`` (a notebook's variables) or ``"q3"``;
-        missing problems count as not answered yet.
+        Answers keyed by ``"answer_q3"`` (a notebook's variables) or ``"q3"``; missing ones are not
+        answered yet.
     student : str, optional
-        Student ID; None checks against the book's version.
 
     Returns
     -------
     Report
-        One result per problem and the total; shows itself as a table.
     """
     return Report({qid: check(qid, _answer_to(qid, answers), student) for qid in PROBLEMS})
 

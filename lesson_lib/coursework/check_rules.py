@@ -1,11 +1,9 @@
 """Each problem's verdicts as one table of rules, which the static site's self-check shares.
 
-An answer read as a number in SI units gets the first rule whose value it
-matches within that rule's tolerance, and that rule's status and message:
-right, the answer in another unit, each known mistake, close (for a count:
-right, each known mistake, one off, a fraction above).
-:func:`~lesson_lib.coursework.check.page_contract` gives the book's version
-of every table to the static page.
+An answer read as a number in SI units gets the first rule it matches within that rule's
+tolerance: right, the answer in another unit, each known mistake, close (for a count: right, each
+known mistake, one off, a fraction above). :func:`~lesson_lib.coursework.check.page_contract`
+gives the book's version of every table to the static page.
 """
 
 from __future__ import annotations
@@ -43,14 +41,9 @@ _MATCH_RTOL = 0.01
 def _written_unit_verdict(
     problem: Problem, contract: Mapping[str, Any], value_si: float, written: str
 ) -> dict[str, str]:
-    """The verdict on an answer whose number is right in one unit but written with another.
-
-    ``"7.23 us"`` for an answer of 7.23 ms falls on the rule of the answer
-    given in s (its value, 7.23e-6 s, is the answer's number taken in ms).
-    That rule speaks of a bare number; this one says what happened: the
-    number is the answer in ms, and the unit written after it is not ms.
-    Without a unit whose size makes the number right, the general hint.
-    """
+    """The verdict on a number right in one unit but written with another (``"7.23 us"`` for 7.23 ms
+    falls on the rule of the answer given in s): it says the number is the answer in ms and the unit
+    written is not; without a unit that makes the number right, the general hint."""
     sizes = contract["units"]
     number = value_si / sizes[written]
     ref = contract["reference"]
@@ -58,7 +51,7 @@ def _written_unit_verdict(
         if other != written and abs(number * size - ref) <= _MATCH_RTOL * abs(ref):
             message = MESSAGES["unit_written"].format(other=other, written=written)
             return _verdict(
-                WRONG, f"written in {written}", message, _mistake_id(problem, "unit-written")
+                WRONG, f"written in {written}", message, mistake_id(problem.qid, "unit-written")
             )
     return contract["otherwise"]
 
@@ -82,11 +75,6 @@ def _near(
     return _rule(status, name, message, value, rtol * abs(value), mistake)
 
 
-def _mistake_id(problem: Problem, slug: str) -> str:
-    """The stable id of a mistake or a unit mix-up of ``problem`` (``"q07.unit-kb"``)."""
-    return mistake_id(problem.qid, slug)
-
-
 def _overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """True when either rule's value lies within the other's tolerance."""
     return abs(a["value"] - b["value"]) <= max(a["tolerance"], b["tolerance"])
@@ -95,15 +83,10 @@ def _overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The wrong rules of one variant, none within another's tolerance or the right answer's.
 
-    A rule whose value the right answer's tolerance takes in is left out: in
-    this variant that mistake is graded right, so it is no mistake. (A
-    mistake's own tolerance may take in the right answer, when a problem asks
-    for more precision than the mistake is off by: the right rule comes
-    first, so the right answer stays right.) A rule whose value meets an
-    earlier one's is folded into it: its hint is added to the earlier
-    message and its id joined to the earlier one with ``+``, so the verdict
-    never names one mistake when two give the same number.
-    """
+    A rule the right answer's tolerance takes in is left out (in this variant that mistake is graded
+    right; the right rule comes first, so the right answer stays right). A rule whose value meets an
+    earlier one's is folded into it, hint added and id joined with ``+``, so a verdict never names
+    one mistake when two give the same number."""
     kept: list[dict[str, Any]] = []
     for rule in wrong:
         if abs(rule["value"] - right["value"]) <= right["tolerance"]:
@@ -119,11 +102,8 @@ def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[
 
 
 def _right_tolerance(problem: Problem, ref: float, size: float) -> float:
-    """How far from the reference (SI units) an answer is right.
-
-    With decimals asked: half a unit in the last place (widened by a hair for
-    floating-point error) or 0.1 % of the reference, whichever is wider.
-    """
+    """How far from the reference (SI units) an answer is right: with decimals asked, half a unit in
+    the last place (widened by a hair) or 0.1 % of the reference, whichever is wider."""
     if problem.decimals is None:
         return problem.rtol * abs(ref)
     half_unit = 0.5 * 10.0 ** (-problem.decimals) * (1 + _HALF_UNIT_SLACK) * size
@@ -151,7 +131,7 @@ def _unit_mixups(problem: Problem, ref: float, sizes: Mapping[str, float]) -> li
             _unit_mixup_hint(problem, other),
             ref / other_size * size,
             _MATCH_RTOL,
-            _mistake_id(problem, f"unit-{other.casefold()}"),
+            mistake_id(problem.qid, f"unit-{other.casefold()}"),
         )
         for other, other_size in sizes.items()
         if other != problem.unit
@@ -170,7 +150,12 @@ def _number_rules(
         *_unit_mixups(problem, ref, sizes),
         *(
             _near(
-                WRONG, f"mistake {i}", m.hint, m.value * size, within, _mistake_id(problem, m.slug)
+                WRONG,
+                f"mistake {i}",
+                m.hint,
+                m.value * size,
+                within,
+                mistake_id(problem.qid, m.slug),
             )
             for i, m in enumerate(known, start=1)
         ),
@@ -188,14 +173,14 @@ def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dic
     off_by_one = MESSAGES["off_by_one"]
     right_rule = _rule(RIGHT, "right", right, ref, 0.0)
     wrong = [
-        _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0, _mistake_id(problem, m.slug))
+        _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0, mistake_id(problem.qid, m.slug))
         for i, m in enumerate(known, 1)
     ]
     return [
         right_rule,
         *_separated(right_rule, wrong),
-        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0, _mistake_id(problem, "off-by-one")),
-        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0, _mistake_id(problem, "off-by-one")),
+        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0, mistake_id(problem.qid, "off-by-one")),
+        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0, mistake_id(problem.qid, "off-by-one")),
         # Anything strictly between ref and ref + 1 (both ends are taken above).
         _rule(
             CLOSE,
@@ -203,7 +188,7 @@ def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dic
             MESSAGES["round_down"],
             ref + 0.5,
             0.5,
-            _mistake_id(problem, "round-down"),
+            mistake_id(problem.qid, "round-down"),
         ),
     ]
 
@@ -267,7 +252,7 @@ def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]
         "unit_written": {
             "message": MESSAGES["unit_written"],
             "name": "written in {written}",
-            "mistake": _mistake_id(problem, "unit-written"),
+            "mistake": mistake_id(problem.qid, "unit-written"),
             "rtol": _MATCH_RTOL,
         },
         "otherwise": _verdict(WRONG, "hint", MESSAGES["hint"].format(hint=problem.hint)),

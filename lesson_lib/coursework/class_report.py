@@ -1,21 +1,18 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-Read from the grader's details CSV (a row per student and problem, with the stable id of the mistake
-each wrong answer was taken for) and its grades CSV (which rows count, and each row's late factor:
-:mod:`~lesson_lib.coursework.report_rows`), it gives for every problem the mean points, how many
-answers were right, close, wrong, blank or unreadable, and the most common named mistakes, split by
-variant where the class drew few enough variants for the split to mean something. It counts what the
-grades count, one row per student; the per-problem means are before the late penalty, each student's
-total after it, with the points a TA gave, as the grades CSV's ``total`` has them.
+From the grader's details CSV (a row per student and problem, with the stable id of each wrong
+answer's mistake) and its grades CSV (which rows count, with their late factors:
+:mod:`~lesson_lib.coursework.report_rows`): for every problem the mean points, the verdicts and the
+most common named mistakes, split by variant where the class drew few enough variants. The
+per-problem means are before the late penalty, each student's total after it, with a TA's points,
+as the grades CSV's ``total``.
 
-From the command line::
+From the command line (``make report``)::
 
     python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
 
-(the grades CSV is ``grades.csv`` beside the details unless ``--grades`` names another) writes
-``class_report.md`` (the tables), ``class_report.png`` (the plot) and ``class_points.csv`` (every
-student's points per problem and total at that close credit); ``make report`` does it for ``make
-grade``'s files.
+writes ``class_report.md``, ``class_report.png`` and ``class_points.csv`` (every student's points
+at that close credit); the grades CSV is ``grades.csv`` beside the details unless ``--grades``.
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ from lesson_lib.coursework.check import (
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
 from lesson_lib.coursework.report_rows import (
-    NOT_COUNTED,
     NOT_IN_GRADES,
     TWO_COPIES,
     CountedRow,
@@ -53,6 +49,7 @@ from lesson_lib.coursework.report_rows import (
     read_grades,
     rows_of_details,
 )
+from lesson_lib.coursework.status import Status
 from lesson_lib.model._validate import require_int, require_number
 
 #: The statuses counted, in the order the report shows them.
@@ -114,8 +111,8 @@ class ProblemSummary:
     mistakes : list of (str, int)
         Named mistakes by count, most common first.
     variants : list of VariantSummary
-        One per variant when the class drew between 2 and :data:`MAX_VARIANT_GROUPS` of them, each
-        met by :data:`MIN_PER_VARIANT` students on average; else empty.
+        One per variant when the class drew from 2 to :data:`MAX_VARIANT_GROUPS` of them, each met by
+        :data:`MIN_PER_VARIANT` students on average; else empty.
     """
 
     qid: str
@@ -183,7 +180,6 @@ def read_details(path: Path) -> list[dict[str, str]]:
     Parameters
     ----------
     path : Path
-        A CSV written by the grader's ``--details``.
 
     Returns
     -------
@@ -241,15 +237,13 @@ def class_report(
         The share of a problem's points a close answer earns, 0 to 1.
     grades : iterable of dict, optional
         Rows of the same run's grades CSV: only its counted rows count
-        (:func:`~lesson_lib.coursework.report_rows.counted_rows`), with their late factors and a
-        TA's points. Without it every notebook of the details counts, on time, except the files of
-        an ID handed in twice.
+        (:func:`~lesson_lib.coursework.report_rows.counted_rows`). Without it every notebook of the
+        details counts, on time, except the files of an ID handed in twice.
 
     Returns
     -------
     ClassReport
-        Rows of a problem the set does not have, or with a status that is not a verdict, are
-        skipped.
+        Rows of another problem, or whose status is not a verdict, are skipped.
 
     Raises
     ------
@@ -309,20 +303,9 @@ def class_report(
     )
 
 
-def render_markdown(report: ClassReport, top: int = 3) -> str:
-    """The report as Markdown tables: the problems, then each problem's variants.
-
-    Parameters
-    ----------
-    report : ClassReport
-        From :func:`class_report`.
-    top : int, default 3
-        How many named mistakes to list per problem (1 to 20).
-
-    Returns
-    -------
-    str
-    """
+def _render_markdown(report: ClassReport, top: int = 3) -> str:
+    """The report as Markdown tables: the problems (``top`` named mistakes each, 1 to 20), then each
+    problem's variants."""
     top = require_int("top", top, minimum=1, maximum=20)
     totals = report.totals()
     lines = [
@@ -380,8 +363,8 @@ def _count(n: int, noun: str) -> str:
 
 def _reason(why: str) -> str:
     """A reason of ``left_out`` as the report says it."""
-    if why == NOT_COUNTED:
-        return f"marked {NOT_COUNTED} by --keep"
+    if why == Status.NOT_COUNTED:
+        return f"of status {why!r} (copies --keep did not pick)"
     if why in (TWO_COPIES, NOT_IN_GRADES):
         return why
     return f"of status {why!r} (nobody's answers)"
@@ -429,16 +412,8 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
     return fig
 
 
-def write_points(report: ClassReport, path: Path) -> None:
-    """Every student's points per problem, a TA's, ``late factor``, ``total`` and ``max``, as CSV.
-
-    Parameters
-    ----------
-    report : ClassReport
-        From :func:`class_report`.
-    path : Path
-        CSV to write (its folder is created).
-    """
+def _write_points(report: ClassReport, path: Path) -> None:
+    """Every student's points per problem, a TA's, ``late factor``, ``total`` and ``max``, as CSV."""
     qids = [p.qid for p in report.problems]
     totals = report.totals()
     path = Path(path)
@@ -504,14 +479,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "of the same run (the report counts only its counted rows)"
             )
         report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
-        text = render_markdown(report, args.top)
+        text = _render_markdown(report, args.top)
     except (OSError, ValueError) as err:
         print(f"class_report: {err}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "class_report.md").write_text(text, encoding="utf-8")
     plot(report).savefig(args.out / "class_report.png", dpi=120)
-    write_points(report, args.out / "class_points.csv")
+    _write_points(report, args.out / "class_points.csv")
     left = sum(report.left_out.values())
     print(
         f"class_report: {_count(len(report.points), 'student')} counted, "

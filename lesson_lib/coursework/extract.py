@@ -1,11 +1,9 @@
 """Grader step: the answers of a run, from the kernel or, where it did not run, from the source.
 
-Inside the sandbox the runner saves the ``answer_q...`` variables as readings
-(:class:`~lesson_lib.coursework.answers.Reading`); only the problems' ids are looked up, and
-anything else from the sandbox is dropped. A notebook that timed out and one whose kernel died at
-the same cell are treated alike for the cells from that one on: they did not run, so the answers
-typed in them as plain values (``answer_q3 = 1.5``) are read from the source, each marked
-(its note names the cell). When no kernel answered, every answer is read from the source.
+The runner saves the ``answer_q...`` variables as readings
+(:class:`~lesson_lib.coursework.answers.Reading`); nothing else from the sandbox is kept. Cells a
+time-out or a dead kernel kept from running, or every cell when no kernel answered, have their
+answers typed as plain values (``answer_q3 = 1.5``) read from the source, each marked.
 """
 
 from __future__ import annotations
@@ -30,10 +28,8 @@ _PARSE_ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError)
 def assignments(
     nb: object, wanted: Callable[[str], bool], hints: Collection[str], first: int = 0
 ) -> Iterator[tuple[str, ast.expr]]:
-    """Every top-level ``name = value`` of a wanted name in a notebook's code cells, in order.
-
-    Never raises: cells that are not text, over :data:`MAX_CELL_CHARS`, without any of ``hints`` or
-    not Python are skipped.
+    """Every top-level ``name = value`` of a wanted name in a notebook's code cells, in order; cells
+    that are not text, over :data:`MAX_CELL_CHARS`, without any of ``hints`` or not Python skipped.
 
     Parameters
     ----------
@@ -68,21 +64,9 @@ def assignments(
                     yield target.id, node.value
 
 
-def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
-    """Answers typed as plain values (``answer_q3 = 1.5``) in a notebook's code cells.
-
-    Parameters
-    ----------
-    nb : dict
-        The notebook (not executed).
-    first : int, default 0
-        Index, among the code cells, of the first one read (where a notebook stopped).
-
-    Returns
-    -------
-    dict
-        By problem id, the last assignment winning; what is not a literal is left out.
-    """
+def _static_answers(nb: object, first: int = 0) -> dict[str, Any]:
+    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first``
+    on, by problem id, the last assignment winning."""
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
         qid = name[len("answer_") :]
@@ -94,17 +78,15 @@ def static_answers(nb: object, first: int = 0) -> dict[str, Any]:
 
 
 def static_student(nb: object) -> str | None:
-    """The ``STUDENT = "..."`` a notebook's code cells assign (the last one), read from source.
+    """The plain string a notebook's code cells last assign to ``STUDENT``, read from source.
 
     Parameters
     ----------
     nb : dict
-        The notebook as parsed JSON.
 
     Returns
     -------
     str or None
-        The string, if a plain string literal of a sensible length.
     """
     found = None
     for _, value in assignments(nb, lambda n: n == "STUDENT", ["STUDENT"]):
@@ -157,9 +139,7 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
     Parameters
     ----------
     nb : dict
-        The notebook as run.
     record : RunRecord
-        What the runner recorded.
 
     Returns
     -------
@@ -169,9 +149,9 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
     at = record.stopped_at
     stopped = at if at is not None and 0 <= at < cells else None
     plain = _plain_payload(record.payload)
-    later = static_answers(nb, stopped) if stopped is not None else {}
+    later = _static_answers(nb, stopped) if stopped is not None else {}
     if plain is None:
-        got = Extracted(static_answers(nb), static_student(nb))
+        got = Extracted(_static_answers(nb), static_student(nb))
         got.notes.append("answers read from the answer cells' source, not from running it")
         why = _source_note(stopped) if stopped is not None else "read from source: it did not run"
         got.from_source = dict.fromkeys(got.answers, why)
@@ -187,14 +167,12 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
 
 
 def declared_note(sid: str | None, declared: str | None) -> str:
-    """The note on a notebook's own ``STUDENT`` when it is not the ID it is graded as ("" if it is).
+    """The note on a notebook's own ``STUDENT`` when it is not the ID ``sid`` it is graded as ("" if
+    it is).
 
     Parameters
     ----------
-    sid : str or None
-        The ID the notebook is graded as.
-    declared : str or None
-        The ``STUDENT`` it assigns.
+    sid, declared : str or None
 
     Returns
     -------

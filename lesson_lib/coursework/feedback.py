@@ -78,22 +78,9 @@ def _text(value: object, limit: int = 2000) -> str:
     return html.escape(printable(value, limit), quote=True)
 
 
-def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
-    """One student's feedback page.
-
-    Parameters
-    ----------
-    student : str
-        The student's ID.
-    submissions : sequence of Submission
-        That student's graded notebooks (more than one when a duplicate was handed in; each gets its
-        own section).
-
-    Returns
-    -------
-    str
-        A complete HTML document, style inline, no script.
-    """
+def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
+    """One student's feedback page, a section per notebook handed in under the ID: a complete HTML
+    document, style inline, no script."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -165,10 +152,8 @@ def feedback_html(student: str, submissions: Sequence[Submission]) -> str:
 
 
 def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
-    """Write ``folder/<ID>.html`` for every student with a valid ID; files for others are left alone.
-
-    A submission whose name is not a valid ID has no student to hand it to, and gets no file. Each
-    file is written by a temporary file and a rename.
+    """Write ``folder/<ID>.html`` for every student with a valid ID (a name that is not one has no
+    one to hand it to), atomically; files for others are left alone.
 
     Parameters
     ----------
@@ -198,7 +183,7 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
     written = []
     for student, subs in by_student.items():
         target = require_output_file(folder / f"{student}.html", "--feedback")
-        page = feedback_html(student, subs)
+        page = _feedback_html(student, subs)
         write_atomically(target, lambda fh, page=page: fh.write(page))
         written.append(target)
     return written

@@ -11,23 +11,17 @@ from typing import IO
 
 
 def read_regular_file(path: Path, limit: int) -> bytes:
-    """At most ``limit`` bytes of a regular file, never through a link, never blocking.
+    """At most ``limit`` bytes of a regular file, never through a link, never blocking; OSError or
+    ValueError if it cannot be opened, is not a regular file or is larger.
 
     Parameters
     ----------
     path : Path
-        The file.
     limit : int
-        Largest file read, bytes.
 
     Returns
     -------
     bytes
-
-    Raises
-    ------
-    OSError, ValueError
-        It cannot be opened, is not a regular file or is larger than ``limit``.
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as fh:
@@ -56,16 +50,14 @@ def write_atomically(
     write : callable
         ``write(handle)`` fills the temporary file (UTF-8 text, ``newline=""``, unless ``binary``).
     binary : bool, default False
-        Open it in binary mode.
     mode : int, default 0o644
-        The file's permissions.
     before_replace : callable, optional
         ``before_replace(temporary)``, run just before the rename (to keep an earlier file).
 
     Returns
     -------
     Path or None
-        What ``before_replace`` returned (where an earlier file was kept).
+        What ``before_replace`` returned.
     """
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

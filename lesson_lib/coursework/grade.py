@@ -1,27 +1,20 @@
 """Batch grading from the command line: every submitted notebook run in a sandbox and scored.
 
-Submissions are code written by students, so each runs in its own throwaway copy inside an
-operating-system sandbox (bubblewrap, :mod:`lesson_lib.coursework.sandbox`), and its answers are
-scored outside it, against the variant of the student it belongs to. The steps are
-:mod:`~lesson_lib.coursework.grading`'s; this module applies the course's policy
-(:mod:`~lesson_lib.coursework.late_policy`, the TA's points of
-:mod:`~lesson_lib.coursework.manual_grading`) and writes the outputs: the CSV files
-(:mod:`~lesson_lib.coursework.grades_csv`), Canvas's import file
-(:mod:`~lesson_lib.coursework.canvas`), one feedback page per student
-(:mod:`~lesson_lib.coursework.feedback`). Whatever a submission contains, it gets a row. ``--student
-ID`` regrades some students and merges their rows into the existing files
-(:mod:`~lesson_lib.coursework.regrade`), scored with the options the full run recorded
-(:mod:`~lesson_lib.coursework.run_options`).
+Each submission runs in its own throwaway copy inside bubblewrap
+(:mod:`lesson_lib.coursework.sandbox`) and is scored outside it against its student's variant,
+by :mod:`~lesson_lib.coursework.grading`'s steps; this module applies the course's policy and
+writes the CSV files, Canvas's import file and one feedback page per student. Whatever a
+submission contains, it gets a row. ``--student ID`` regrades some students and merges their rows
+in, scored with the options the full run recorded.
 
 Command line::
 
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv --student s017
 
-Exit status: 0 the CSV was written (whatever the submissions contained), 2 bad options or no
-submissions, 3 no sandbox available (install bubblewrap, or pass ``--no-sandbox`` for submissions
-you trust), 128 + the signal when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP (129): the
-sandbox and every temporary copy are removed first, and no CSV is written.
+Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox (install
+bubblewrap, or ``--no-sandbox`` for submissions you trust), 128 + the signal when stopped (130
+Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, no CSV written.
 """
 
 from __future__ import annotations
@@ -41,12 +34,13 @@ from lesson_lib.coursework import (
     grades_csv,
     late_policy,
     manual_grading,
+    manual_import,
     run_options,
     time_limits,
 )
 from lesson_lib.coursework.check import CLOSE_CREDIT
 from lesson_lib.coursework.feedback import write_feedback
-from lesson_lib.coursework.graded import Submission, problem_points, total_points
+from lesson_lib.coursework.graded import Submission, total_points
 from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folder, grade_notebook
 from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.lms_names import read_gradescope_export
@@ -217,11 +211,8 @@ def _salt(args: argparse.Namespace) -> tuple[str | None, Path | None]:
 def _scoring_options(
     args: argparse.Namespace, salt: str | None, salt_file: Path | None
 ) -> dict[str, Any]:
-    """The options that change scores, a regrade's taken from the run that wrote the grades.
-
-    ``args`` is updated in place (the roster, the late policy, the close credit); a full run gets
-    the defaults of the options it was not given.
-    """
+    """The options that change scores, a regrade's taken from the run that wrote the grades;
+    ``args`` is updated in place, a full run's with the defaults of the options it was not given."""
     in_use = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
     roster = str(in_use.resolve()) if in_use is not None else ""
     given = {
@@ -333,11 +324,8 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
 
 
 def _compile_lesson_lib() -> bool:
-    """Write ``lesson_lib``'s bytecode before grading: each sandbox mounts it read-only.
-
-    A kernel there cannot cache what it compiles, so without the cache every notebook compiles the
-    package again (importing the self-check took about three times longer, see
-    ``benchmarks/README.md``).
+    """Write ``lesson_lib``'s bytecode before grading: a sandbox mounts it read-only, where every
+    kernel would compile the package again (about three times slower, see ``benchmarks/README.md``).
     """
     import compileall
 
@@ -426,13 +414,7 @@ def _write_grades(args: argparse.Namespace, run: _Run, subs: list[Submission]) -
             print(f"wrote {path}")
     if args.manual_import is not None:
         try:
-            filled, _ = manual_grading.import_into(
-                args.out,
-                args.manual_import,
-                grades_csv.SCORES_HEADER,
-                problem_points(),
-                grades_csv.write_rows,
-            )
+            filled, _ = manual_import.merge(args.out, args.manual_import)
         except (OSError, manual_grading.ManualImportError, RegradeRefused) as err:
             raise UsageError(f"--manual-import: {err}; the grades are written without it") from None
         print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
@@ -546,9 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 when the CSV was written (whatever the submissions contained), 2 on a usage error, 3 when
-        no sandbox can be made (see ``--no-sandbox``), 128 + the signal's number when stopped by a
-        signal (nothing written).
+        The exit status.
     """
     try:
         args = _parser().parse_args(argv)

@@ -22,12 +22,12 @@ from lesson_lib.coursework.status import Status
 
 
 def problem_points() -> dict[str, float]:
-    """Every automatically graded problem's points, by id, in the set's order.
+    """Every automatically graded problem's points (``Problem.max_points``), by id, in the set's
+    order.
 
     Returns
     -------
     dict
-        Problem id -> :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
     return {qid: problem.max_points for qid, problem in PROBLEMS.items()}
 
@@ -38,8 +38,8 @@ def total_points(manual_parts: Collection[str] = ()) -> float:
     Parameters
     ----------
     manual_parts : collection of str
-        Problem ids of the parts a person grades that count
-        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`, imported).
+        Problem ids of the imported parts a person grades
+        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
 
     Returns
     -------
@@ -77,7 +77,7 @@ class Submission:
     late_factor : float
         What the late policy leaves of its score (1 on time).
     counted : bool
-        False for a copy the ``--keep`` policy did not pick.
+        False for a copy the ``--keep`` policy did not pick (its scores CSV status: ``not counted``).
     graded_as : str or None
         The normalised ID the answers are checked against (None: no valid ID).
     from_source : dict

@@ -2,11 +2,11 @@
 
 The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
 (:data:`DETAILS_HEADER`) a row per notebook and problem, ``--manual-export`` a CSV per part a
-person grades. Each is written atomically, an earlier file that differs kept under a name with the
-time, only to a new path or a regular file, every cell one line of text a spreadsheet shows and
-never runs (:func:`spreadsheet_safe`); a regrade's rows replace only its students' rows
-(:mod:`~lesson_lib.coursework.regrade`). A grades file read back (the Canvas file, the class
-report) is read by :func:`read_grades_row`, which turns its cells into the flags readers decide on.
+person grades. Each is written atomically, a differing earlier file kept under a name with the
+time, every cell one line of text a spreadsheet never runs (:func:`spreadsheet_safe`); a regrade
+replaces only its students' rows (:mod:`~lesson_lib.coursework.regrade`). Readers (the Canvas file,
+the class report) read a row with :func:`read_grades_row` and decide from its ``status`` cell,
+never from its notes, which are written for people.
 """
 
 from __future__ import annotations
@@ -31,15 +31,13 @@ from lesson_lib.coursework.manual_grading import (
 )
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.regrade import merge_rows, read_rows
-from lesson_lib.coursework.status import NOT_GRADED
+from lesson_lib.coursework.status import NOT_GRADED, Status
 from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
 
 #: Longest student, file or status cell of a CSV, characters.
 MAX_CELL_TEXT = 200
 #: Longest notes cell of the scores CSV, characters.
 MAX_NOTES_CHARS = 2000
-#: How the notes of a copy the ``--keep`` policy did not pick begin.
-NOT_COUNTED = "NOT COUNTED"
 
 #: The scores CSV's columns; the parts a person grades come last, blank until imported.
 #: A problem's column holds its points, ``max`` the set's points and ``total`` the points
@@ -91,9 +89,7 @@ def write_rows(path: Path, header: Sequence[str], rows: Sequence[Sequence[str]])
     path : Path
         The CSV (a new path or a regular file; its folder is created).
     header : sequence of str
-        Its first row.
     rows : sequence of rows
-        The cells.
 
     Returns
     -------
@@ -140,13 +136,13 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it, ``max``
-    the set's points; an imported part a person grades counts in both.
+    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it,
+    ``max`` the set's points (an imported part a person grades counts in both); a copy the
+    ``--keep`` policy did not pick has the status ``not counted``.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded notebooks.
     path : Path
         CSV file to write, as :func:`write_rows` writes.
     merge : collection of str, optional
@@ -170,7 +166,7 @@ def write_scores(
             (f"{sub.total:g}", 8),
             (f"{sub.max_points:g}", 8),
             (f"{sub.late_factor:g}", 8),
-            (sub.status, MAX_CELL_TEXT),
+            (sub.status if sub.counted else Status.NOT_COUNTED, MAX_CELL_TEXT),
             ("; ".join(sub.notes), MAX_NOTES_CHARS),
             *[("" if sub.manual.get(q) is None else f"{sub.manual[q]:g}", 8) for q in MANUAL_PARTS],
         ]
@@ -184,24 +180,17 @@ def write_details(
 ) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
 
+    Arguments, return value and errors as for :func:`write_scores`.
+
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded notebooks.
     path : Path
-        CSV file to write, as :func:`write_rows` writes.
     merge : collection of str, optional
-        The students regraded, as for :func:`write_scores`.
 
     Returns
     -------
     Path or None
-        Where the previous file was kept, if there was one to keep.
-
-    Raises
-    ------
-    ValueError
-        If ``path`` is not a regular file, or (merging) not this grader's file.
     """
     rows = [
         [
@@ -227,18 +216,14 @@ def write_manual_export(
 ) -> list[Path]:
     """Write one CSV per part a person grades into ``folder`` (``q12-reasoning.csv``).
 
-    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0), so
-    each student has one row to grade; with ``merge`` only those students' rows are replaced, so
-    points a TA already typed for the others stay.
+    Every counted submission with a valid ID gets a row, a blank answer too (the TA gives it 0);
+    with ``merge`` only those students' rows are replaced, so points a TA already typed stay.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded notebooks.
     folder : Path
-        Where the files go (created).
     merge : collection of str, optional
-        The regraded students.
 
     Returns
     -------
@@ -263,7 +248,7 @@ def write_manual_export(
 
 @dataclass(frozen=True)
 class GradesRow:
-    """A row of a grades CSV read back, its flags parsed from its cells.
+    """A row of a grades CSV read back.
 
     Attributes
     ----------
@@ -273,8 +258,6 @@ class GradesRow:
         The row's ``file`` cell.
     status : str
         The row's ``status`` cell.
-    counted : bool
-        False for a copy the ``--keep`` policy did not pick.
     cells : dict
         Every cell, by column.
     """
@@ -282,8 +265,12 @@ class GradesRow:
     student: str
     file: str
     status: str
-    counted: bool
     cells: Mapping[str, str]
+
+    @property
+    def counted(self) -> bool:
+        """False for a copy the ``--keep`` policy did not pick (status ``not counted``)."""
+        return self.status != Status.NOT_COUNTED
 
     @property
     def graded(self) -> bool:
@@ -292,10 +279,7 @@ class GradesRow:
 
 
 def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
-    """A grades CSV row, by column, with its flags (a missing cell is blank).
-
-    A copy the ``--keep`` policy did not pick has notes beginning :data:`NOT_COUNTED`: the policy
-    puts it first, once every other note is there.
+    """A grades CSV row, by column (a missing cell is blank).
 
     Parameters
     ----------
@@ -306,32 +290,21 @@ def read_grades_row(cells: Mapping[str, str]) -> GradesRow:
     -------
     GradesRow
     """
-    notes = cells.get("notes") or ""
     return GradesRow(
-        cells.get("student", ""),
-        cells.get("file", ""),
-        cells.get("status", ""),
-        counted=not notes.startswith(NOT_COUNTED),
-        cells=dict(cells),
+        cells.get("student", ""), cells.get("file", ""), cells.get("status", ""), dict(cells)
     )
 
 
 def read_scores(path: Path) -> list[GradesRow]:
-    """The rows of a scores CSV this grader wrote, read back.
+    """The rows of a scores CSV this grader wrote, read back (RegradeRefused if it is not one).
 
     Parameters
     ----------
     path : Path
-        The ``--out`` file.
 
     Returns
     -------
     list of GradesRow
-
-    Raises
-    ------
-    RegradeRefused
-        If it is not this grader's file.
     """
     rows = read_rows(path, SCORES_HEADER)
     return [read_grades_row(dict(zip(SCORES_HEADER, row, strict=False))) for row in rows]

@@ -1,25 +1,12 @@
 """A Gradescope autograder: the zip ``make gradescope`` builds, and the script it runs.
 
-Gradescope's autograder is a zip with ``setup.sh`` (run once, as root, while Gradescope builds
-the autograder's Docker image) and ``run_autograder`` (run for each submission, with the files
-in ``/autograder/submission/`` and ``/autograder/submission_metadata.json``), which must write
-``/autograder/results/results.json``:
-https://gradescope-autograders.readthedocs.io/en/latest/specs/.
-
-:func:`build_zip` packs the pinned environment, the ``lesson_lib`` source, the two scripts, a
-``config.json`` (visibility, time limit, close credit), optionally the roster (by default the one
-``make grade`` reads) and the course salt; ``setup.sh`` installs bubblewrap, uv, a Python that fits
-:data:`PYTHON_REQUEST` and the pins into ``/autograder/venv``. ``tools/try_gradescope_zip.py`` runs
-both scripts in a clean Debian root, as Gradescope would. :func:`run` is what ``run_autograder``
-calls: it identifies the submission (file name, metadata, the roster with Gradescope's users),
-grades it with the same grader as ``make grade`` and writes one test per problem.
-
-**The sandbox inside Gradescope.** Bubblewrap needs Linux namespaces, which a Docker container
-usually refuses. Where the sandbox cannot run, the notebook is graded without it (the default,
-said in the output): it then runs as root inside that submission's own throwaway container, where
-it sees no other student's work but could read the course salt in ``/autograder/source`` (hidden
-from a sandboxed notebook) and overwrite its own ``results.json``. With ``--require-sandbox`` it is not run and scores
-nothing.
+The zip (:func:`build_zip`, the format of https://gradescope-
+autograders.readthedocs.io/en/latest/specs/) holds ``setup.sh`` (bubblewrap, uv, a Python fitting
+:data:`PYTHON_REQUEST` and the pins), ``run_autograder``, a ``config.json``, the ``lesson_lib``
+source, optionally the roster and the course salt. :func:`run` identifies the one submission and
+grades it as ``make grade`` does, one test per problem. Where a container refuses bubblewrap's
+namespaces the notebook runs unsandboxed in its own container (said in the output; it could read the
+salt), or with ``--require-sandbox`` scores nothing.
 
 Command line::
 
@@ -200,40 +187,30 @@ def build_zip(
     return out
 
 
-def results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
-    """Gradescope's ``results.json`` for one graded submission: one test per problem.
-
-    Parameters
-    ----------
-    sub : Submission
-        The graded submission.
-    visibility : str
-        One of :data:`VISIBILITIES`, for every test and the whole result.
-    extra_output : sequence of str
-        Lines put before the notes in the top-level output.
-
-    Returns
-    -------
-    dict
-    """
-    tests = [
+def _tests(visibility: str, sub: Submission | None = None) -> list[dict]:
+    """One Gradescope test per problem, scored from ``sub`` (none: every one 0)."""
+    results = sub.results if sub is not None else {}
+    return [
         {
-            "name": f"{qid}: {PROBLEMS[qid].title}",
-            "score": sub.results[qid].points if qid in sub.results else 0.0,
-            "max_score": PROBLEMS[qid].max_points,
-            "output": shown_message(sub.results[qid]) if qid in sub.results else "",
+            "name": f"{qid}: {problem.title}",
+            "score": results[qid].points if qid in results else 0.0,
+            "max_score": problem.max_points,
+            "output": shown_message(results[qid]) if qid in results else "",
             "visibility": visibility,
         }
-        for qid in PROBLEMS
+        for qid, problem in PROBLEMS.items()
     ]
+
+
+def _results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
+    """Gradescope's ``results.json`` for one graded submission: one test per problem,
+    ``extra_output`` before the notes in the top-level output."""
     lines = [*extra_output, f"Graded as student ID {sub.student!r}: status {sub.status}."]
     lines += [printable(note, 300) for note in sub.notes]
     return {
+        **_nothing_graded("\n".join(lines), visibility),
         "score": sub.total,
-        "output": "\n".join(lines),
-        "visibility": visibility,
-        "stdout_visibility": "hidden",
-        "tests": tests,
+        "tests": _tests(visibility, sub),
         "extra_data": {"student_id": sub.student, "status": sub.status},
     }
 
@@ -260,17 +237,12 @@ def _write_results(root: Path, results: dict) -> Path:
 
 
 def _nothing_graded(message: str, visibility: str) -> dict:
-    tests = [
-        {"name": f"{q}: {p.title}", "score": 0.0, "max_score": p.max_points, "output": "",
-         "visibility": visibility}
-        for q, p in PROBLEMS.items()
-    ]  # fmt: skip
     return {
         "score": 0.0,
         "output": message,
         "visibility": visibility,
         "stdout_visibility": "hidden",
-        "tests": tests,
+        "tests": _tests(visibility),
     }
 
 
@@ -348,7 +320,7 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
             identity=identity,
             close_credit=float(close_credit),
         )
-    results = results_json(sub, visibility, extra)
+    results = _results_json(sub, visibility, extra)
     _write_results(root, results)
     print(f"{printable(sub.student, 80)}: {sub.total:g} / {sub.max_points:g} points ({sub.status})")
     return results

@@ -1,13 +1,11 @@
 """The grader's pipeline: read, identify, run, extract, score, flag, for one notebook or a folder.
 
-Each step is a module with a typed input and output: :mod:`~lesson_lib.coursework.submissions` reads
-the folder and the notebook, :mod:`~lesson_lib.coursework.identity` says whose it is,
-:mod:`~lesson_lib.coursework.sandbox_run` runs it in its sandbox,
-:mod:`~lesson_lib.coursework.extract` reads its answers and :mod:`~lesson_lib.coursework.scoring`
-scores them, each step filling in one :class:`~lesson_lib.coursework.graded.Submission`. Whatever a
-submission contains, it gets a row. Across the folder, IDs handed in twice, by two platform users
-(:mod:`~lesson_lib.coursework.shared_ids`) or imitated by an invalid name are flagged; the course's
-policy and the outputs follow in :mod:`lesson_lib.coursework.grade`.
+Each step (:mod:`~lesson_lib.coursework.submissions`, :mod:`~lesson_lib.coursework.identity`,
+:mod:`~lesson_lib.coursework.sandbox_run`, :mod:`~lesson_lib.coursework.extract`,
+:mod:`~lesson_lib.coursework.scoring`) fills in one :class:`~lesson_lib.coursework.graded.Submission`;
+whatever a submission contains, it gets a row. Across the folder, IDs handed in twice, by two
+platform users or imitated by an invalid name are flagged; :mod:`lesson_lib.coursework.grade`
+applies the course's policy and writes the outputs.
 """
 
 from __future__ import annotations
@@ -130,21 +128,19 @@ def grade_notebook(
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
-    A name that is not a valid student ID is not run: its row is ``invalid ID`` and scores
-    nothing, so no one picks a variant, or the book's, by how a file is named.
+    A name that is not a valid student ID is not run (``invalid ID``, nothing scored), so no one
+    picks a variant, or the book's, by how a file is named.
 
     Parameters
     ----------
     name : str
         The ID the file system gives it (file stem or folder name, tails taken off).
     path : Path
-        The notebook.
     timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
         Seconds its cells may run, counted once its kernel is ready.
     sandbox : bool, default True
         False runs it without bubblewrap (``--no-sandbox``, noted in the row).
     limits : Limits, optional
-        Resource limits (:class:`~lesson_lib.coursework.sandbox.Limits` defaults).
     workdir : Path, optional
         Private folder for the throwaway copies (default: a temporary one).
     entry : Entry, optional
@@ -152,12 +148,10 @@ def grade_notebook(
     identity : Identity, optional
         Who it belongs to: its ID replaces ``name``; an ``ID mismatch`` or ``unknown ID`` is not run.
     score : bool, default True
-        False leaves ``results`` for :func:`~lesson_lib.coursework.scoring.score_submission`
-        to fill in the main thread.
+        False leaves ``results`` for :func:`~lesson_lib.coursework.scoring.score_submission`.
     cancel : threading.Event, optional
         Set by another thread to stop the run.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
-        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
@@ -249,7 +243,6 @@ def entry_id(entry: Entry, export: Mapping[str, Any] | None = None) -> str:
     Parameters
     ----------
     entry : Entry
-        What :func:`~lesson_lib.coursework.submissions.find_submissions` found.
     export : mapping, optional
         A Gradescope export's metadata.
 
@@ -273,18 +266,15 @@ def grade_folder(
     students: Collection[str] | None = None,
     close_credit: float = CLOSE_CREDIT,
 ) -> list[Submission]:
-    """Grade every entry of ``folder``, ``jobs`` sandboxes at a time, rows in the folder's order.
+    """Grade every entry of ``folder``, ``jobs`` sandboxes at a time, rows in the folder's order,
+    with duplicates, imitations and IDs two platform users handed in flagged.
 
     Parameters
     ----------
     folder : Path
-        The folder of submissions.
     timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
-        Seconds each notebook may run.
     sandbox : bool, default True
-        False: no bubblewrap.
     limits : Limits, optional
-        Resource limits of each run.
     progress : text stream, optional
         Where to print one line per graded notebook.
     roster : Roster, optional
@@ -294,12 +284,10 @@ def grade_folder(
     students : collection of str, optional
         Grade only these IDs' entries (case ignored): a regrade.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
-        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
     list of Submission
-        Duplicates, imitations and IDs two platform users handed in flagged.
     """
     folder = Path(folder)
     jobs = require_jobs(jobs)

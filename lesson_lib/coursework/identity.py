@@ -1,17 +1,13 @@
 """Whose notebook is it: the ID from the file name, the notebook's metadata and the roster.
 
-A submission can name its student in the folder (``s001/``), the file (``s001_problems.ipynb``,
-also inside a Canvas download name), the notebook's metadata (``metadata.lesson.student_id``, written
-by the student edition) and the platform's user (Canvas's user id, Gradescope's submitters) looked
-up in the roster; :mod:`~lesson_lib.coursework.lms_names` reads the names. :func:`identify`
-compares whichever are there: when they agree that ID is graded; when two disagree the status is
-``ID mismatch``; when none is there, or the ID is not on a given roster, ``unknown ID``. Neither is
-run or scored: no guess picks a variant. A name that is not a valid ID is left to the grader's own
-``invalid ID`` check, except in a Canvas name with a user id, where the uploaded part is whatever
-the student called the file: it names the student only as ``<ID>_problems``, else the metadata and
-the roster's user decide, and a bare valid ID counts only when neither names anyone. The identity
-also says when it was handed in: Gradescope's ``created_at``, else the file's time, with Canvas's
-``LATE`` marker beside it (:mod:`~lesson_lib.coursework.late_policy`).
+:func:`identify` compares whichever of these name a student: the folder, the file (also inside a
+Canvas download name), the notebook's metadata and the platform's user looked up in the roster
+(:mod:`~lesson_lib.coursework.lms_names` reads the names). If they agree that ID is graded; two
+that disagree give ``ID mismatch``, none (or an ID not on a given roster) ``unknown ID``, neither
+run: no guess picks a variant. In a Canvas name with a user id, the uploaded part names the
+student only as ``<ID>_problems``; a bare valid ID counts only when nothing else names anyone.
+The identity also says when it was handed in: Gradescope's ``created_at``, else the file's time,
+with Canvas's ``LATE`` marker.
 """
 
 from __future__ import annotations
@@ -50,9 +46,9 @@ class Identity:
     lms_user : str
         The platform's user id (Canvas user id, roster's ``lms_user_id``), or "".
     submitted_at : datetime or None
-        When it was handed in (aware), from ``time_source`` ("Gradescope created_at", "file time").
+        When it was handed in (aware).
     time_source : str
-        Where ``submitted_at`` comes from.
+        Where ``submitted_at`` comes from ("Gradescope created_at", "file time").
     late_marker : bool
         Canvas marked the file ``LATE``.
     canvas_named : bool
@@ -86,13 +82,8 @@ def _valid(raw: str | None) -> tuple[str | None, bool]:
 def _canvas_upload_claim(
     raw: str, names_set: bool, ident: Identity
 ) -> tuple[str | None, str | None]:
-    """What the uploaded part of a Canvas name (a known Canvas user) says: (claim, fallback).
-
-    ``<ID>_problems`` with a valid ID is a claim, as outside Canvas. Any other uploaded name is what
-    the student called the file (``Untitled``, ``My problems FINAL``): not a claim, so the metadata
-    and the roster's user decide; a bare valid ID (``s001``) is the fallback when neither names
-    anyone.
-    """
+    """What the uploaded part of a known Canvas user's file name says, (claim, fallback): a claim
+    only as ``<ID>_problems``; a bare valid ID is the fallback when nothing else names anyone."""
     if raw is None:  # plain problems.ipynb: no ID in the name, as outside Canvas
         return None, None
     sid, ok = _valid(raw)
@@ -131,7 +122,6 @@ def identify(
     Parameters
     ----------
     entry : Entry
-        What :func:`~lesson_lib.coursework.submissions.find_submissions` found.
     roster : Roster, optional
         The class roster; with it every graded ID must be on it.
     export : mapping, optional

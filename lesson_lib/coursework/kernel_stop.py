@@ -31,18 +31,8 @@ SETTLE_S = 10.0
 _ROUND_S = 2.0
 
 
-def group_members(pgid: int) -> list[int]:
-    """Process ids of the process group ``pgid`` that can still run, read from ``/proc``.
-
-    Parameters
-    ----------
-    pgid : int
-
-    Returns
-    -------
-    list of int
-        Zombies (ended, not yet reaped) are left out: they cannot be killed again.
-    """
+def _group_members(pgid: int) -> list[int]:
+    """Process ids of the process group ``pgid`` that can still run (no zombies), from ``/proc``."""
     members = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -58,28 +48,15 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-def clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
-    """Stop the process group ``pgid`` and kill every member but the kernel.
-
-    The whole group is stopped (SIGSTOP) before each round, so processes that
-    fork without end cannot outrun the killing; the kernel is left stopped for
-    the caller to continue (SIGCONT).
-
-    Parameters
-    ----------
-    kernel_pid, pgid : int
-        The kernel's process id, spared, and its process group.
-
-    Returns
-    -------
-    set of int
-        The processes killed.
-    """
+def _clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
+    """Kill every member of the process group ``pgid`` but the kernel, and return them; the group is
+    stopped (SIGSTOP) before each round so that processes forking without end cannot outrun the
+    killing, and the kernel is left stopped for the caller to continue."""
     killed: set[int] = set()
     for _ in range(_CLEAR_ROUNDS):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGSTOP)
-        others = [pid for pid in group_members(pgid) if pid != kernel_pid and pid not in killed]
+        others = [pid for pid in _group_members(pgid) if pid != kernel_pid and pid not in killed]
         if not others:
             break
         for pid in others:
@@ -89,21 +66,10 @@ def clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
     return killed
 
 
-def interrupt_main_thread(pid: int) -> None:
-    """Send SIGINT to the main thread of process ``pid`` (``tgkill``), not to the process.
-
-    Linux may give a signal sent to a process to any thread that does not
-    block it, and to another thread when the main thread is stopped or has a
-    signal pending off a CPU, as a kernel just continued after
-    :func:`clear_kernel_group` has. Python then only sets a flag; a main
-    thread asleep in one system call never sees it, and the cell runs on. A
-    signal sent to the main thread can only be taken by it, and ends its sleep.
-
-    Parameters
-    ----------
-    pid : int
-        The process; its main thread's id is the same number.
-    """
+def _interrupt_main_thread(pid: int) -> None:
+    """SIGINT to the main thread of process ``pid`` (``tgkill``), not to the process: Linux may give
+    a process's signal to another thread (when the main thread is stopped, as just continued after
+    :func:`_clear_kernel_group`), and a main thread asleep in a system call would never see it."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -114,27 +80,9 @@ def interrupt_main_thread(pid: int) -> None:
             os.kill(pid, signal.SIGINT)
 
 
-def cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
-    """Read the kernel's IOPub messages until it reports the cell ``msg_id`` over.
-
-    The kernel publishes the status "idle" with the cell's request as parent
-    once it has handled it, after it has put SIGINT back to ignored; every
-    other message is dropped, as the cell's cancelled reader would have.
-
-    Parameters
-    ----------
-    client : nbclient.NotebookClient
-        The client whose kernel ran the cell.
-    msg_id : str or None
-        The cell's execute request (None: not known, reported as not over).
-    timeout : float
-        Most seconds to read for.
-
-    Returns
-    -------
-    bool
-        True once the "idle" arrived, False if ``timeout`` passed first.
-    """
+def _cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
+    """Read the kernel's IOPub messages (dropped, as the cell's cancelled reader would have) until
+    the status "idle" of the cell ``msg_id``; False if ``timeout`` seconds pass first."""
     from jupyter_core.utils import run_sync
 
     if msg_id is None or client.kc is None:
@@ -160,24 +108,20 @@ def cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool:
 def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
     """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
 
-    First SIGINT to the kernel's whole process group, so a ``multiprocessing``
-    pool or a child can stop cleanly; half a second later every process of the
-    group but the kernel is killed with the group stopped
-    (:func:`clear_kernel_group`). The kernel is then continued, and until it
-    reports the cell over (:func:`cell_reported_over`, at most ``settle``
-    seconds) its main thread is interrupted again each ``_ROUND_S``
-    (:func:`interrupt_main_thread`) and the group cleared again. Processes that
-    left the group (``setsid``) are the sandbox's to kill when the run ends.
+    SIGINT to the kernel's whole process group first, so a ``multiprocessing`` pool or a child can
+    stop cleanly; half a second later every process of the group but the kernel is killed, the group
+    stopped. Until the kernel reports the cell over (at most ``settle`` seconds) its main thread is
+    interrupted again each ``_ROUND_S`` and the group cleared again. Processes that left the group
+    (``setsid``) are the sandbox's to kill when the run ends.
 
     Parameters
     ----------
     client : nbclient.NotebookClient
         The client whose kernel ran the cell.
     msg_id : str, optional
-        The timed-out cell's execute request (None: the main thread is
-        interrupted once, the cell's end not waited for).
+        The timed-out cell's execute request (None: the main thread is interrupted once, the cell's
+        end not waited for).
     settle : float, default :data:`SETTLE_S`
-        Most seconds to wait for the cell to be reported over.
 
     Returns
     -------
@@ -196,7 +140,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
         return 0
 
     def clear() -> set[int]:
-        killed = clear_kernel_group(kernel_pid, pgid)
+        killed = _clear_kernel_group(kernel_pid, pgid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(kernel_pid, signal.SIGCONT)
         return killed
@@ -207,9 +151,9 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     deadline = time.monotonic() + settle
     while True:
         wait = min(_ROUND_S, deadline - time.monotonic())
-        if cell_reported_over(client, msg_id, wait) or not alive():
+        if _cell_reported_over(client, msg_id, wait) or not alive():
             break
-        interrupt_main_thread(kernel_pid)  # ignored by a kernel that is idle
+        _interrupt_main_thread(kernel_pid)  # ignored by a kernel that is idle
         time.sleep(_GRACE_S / 2)
         killed |= clear()
         if msg_id is None or time.monotonic() >= deadline:

@@ -1,19 +1,18 @@
 """The late and resubmission policy: days late, what is left of a late score, which copy counts.
 
-The policy is stated on the command line and written into the notes of every row it touches:
+Stated on the command line, and written into the notes of every row it touches:
 
-* ``--due 2026-03-01T23:59-05:00`` (ISO 8601; without a zone, UTC). A submission's time is
-  Gradescope's ``created_at`` when the export gives one, else the file's modification time. It is
-  late by every started day after the due time (1 second to 24 hours is 1 day). Canvas names carry
-  no time, only a ``LATE`` marker: a Canvas-named file without it is on time whatever its file time
-  (a copy or an unzip sets that), and a ``LATE`` one is late by its file time when that is after
-  ``--due``, else 1 day. A ``LATE`` file whose time is after the run started, or before ``--due``,
-  has a time that is not when it was handed in: its note says so, and the grader warns once.
-* ``--late-penalty-per-day 0.1``: each day late takes that fraction of the score off, down to
-  nothing; the problem columns keep the points as graded, ``total`` is after the penalty.
-* ``--keep latest`` or ``--keep best``: of several submissions of one ID, the one handed in last,
-  or the one with the highest total after the penalty (the later on a tie), counts; every other
-  row is marked ``NOT COUNTED``. Without ``--keep`` every copy stays flagged ``DUPLICATE``.
+* ``--due`` (ISO 8601; without a zone, UTC). A submission's time is Gradescope's ``created_at``,
+  else the file's modification time; every started day after ``--due`` is a day late. Canvas
+  names carry only a ``LATE`` marker: without it a Canvas-named file is on time whatever its file
+  time (a copy or an unzip sets that); with it, late by its file time if after ``--due``, else 1
+  day, and a file time after the run started or before ``--due`` is noted and warned about.
+* ``--late-penalty-per-day``: each day takes that fraction of the score off, down to nothing;
+  the problem columns keep the points as graded, ``total`` is after the penalty.
+* ``--keep latest`` or ``best``: of several submissions of one ID, the one handed in last, or the
+  highest total after the penalty (the later on a tie), counts; every other has ``counted``
+  False (status ``not counted`` in the scores CSV, its notes naming the copy that counts).
+  Without ``--keep`` every copy stays flagged ``DUPLICATE``.
 """
 
 from __future__ import annotations
@@ -75,12 +74,12 @@ class LatePolicy:
 
 
 def parse_due(text: str) -> dt.datetime:
-    """A ``--due`` value as an aware datetime.
+    """A ``--due`` value (ISO 8601, ``2026-03-01T23:59-05:00``; without a zone, UTC) as an aware
+    datetime.
 
     Parameters
     ----------
     text : str
-        ISO 8601: ``2026-03-01T23:59-05:00``, ``2026-03-01 23:59Z``; without a zone it is UTC.
 
     Returns
     -------
@@ -101,19 +100,17 @@ def parse_due(text: str) -> dt.datetime:
 
 
 def days_late(submitted: dt.datetime | None, due: dt.datetime | None) -> int:
-    """Started days after ``due``: 0 on time or when either is unknown.
+    """Started days after ``due``, ``ceil(seconds late / 86 400)``: 0 on time or when either is
+    unknown.
 
     Parameters
     ----------
-    submitted : datetime or None
-        When it was handed in (aware).
-    due : datetime or None
-        The due time (aware).
+    submitted, due : datetime or None
+        When it was handed in, and the due time (aware).
 
     Returns
     -------
     int
-        ``ceil(seconds late / 86 400)``, at least 0.
     """
     if submitted is None or due is None:
         return 0
@@ -127,14 +124,12 @@ def late_factor(days: int, penalty_per_day: float) -> float:
     Parameters
     ----------
     days : int
-        Days late, at least 0.
     penalty_per_day : float
         Fraction taken off per day, 0 to 1.
 
     Returns
     -------
     float
-        From 0 to 1.
     """
     return max(0.0, 1.0 - days * penalty_per_day)
 
@@ -189,7 +184,8 @@ def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
 
 
 def implausible_times_warning(files: Sequence[str]) -> str:
-    """The run's one warning for the LATE files whose file time cannot be their hand-in time.
+    """The run's one warning for the LATE files whose file time cannot be their hand-in time ("" if
+    none).
 
     Parameters
     ----------
@@ -199,7 +195,6 @@ def implausible_times_warning(files: Sequence[str]) -> str:
     Returns
     -------
     str
-        "" when there are none.
     """
     if not files:
         return ""
@@ -226,13 +221,12 @@ def apply_policy(submissions: Sequence[Submission], policy: LatePolicy) -> list[
     submissions : sequence of Submission
         Graded rows; their ``late_factor``, ``late_note``, ``counted`` and ``notes`` are set.
     policy : LatePolicy
-        The stated policy.
 
     Returns
     -------
     list of str
-        The files marked LATE whose file time cannot be when they were handed in (see the module),
-        for :func:`implausible_times_warning`.
+        The files marked LATE whose file time cannot be when they were handed in, for
+        :func:`implausible_times_warning`.
     """
     graded = [s for s in submissions if s.status not in NOT_GRADED]
     implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]

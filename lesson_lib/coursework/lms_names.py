@@ -1,24 +1,22 @@
 """How learning platforms name what students hand in, read back into IDs, users and times.
 
-**The student edition** names each problem set ``<ID>_problems.ipynb`` inside ``<ID>/`` and writes
-the ID into the notebook's metadata (``metadata.lesson.student_id``), which survives a renamed file.
+**The student edition** names each problem set ``<ID>/<ID>_problems.ipynb`` and writes the ID into
+the notebook's metadata (``metadata.lesson.student_id``), which survives a renamed file.
 
 **Canvas** ("Download Submissions") names every file
 ``<name>_<user id>_<attachment id>_<file name as uploaded>``, with ``LATE`` after the name when
-Canvas counts it late and ``anon_<id>`` instead of name and user id when grading anonymously
-(``smithjane_LATE_12345_6789013_s001_problems.ipynb``); the user id is the gradebook export's
-``ID``. So Canvas's own source builds it (``get_filename`` and ``add_upload_submission`` in
-https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb),
-and otter-grader's ``CanvasParser`` reads it
-(https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py).
+it counts it late and ``anon_<id>`` for name and user id when grading anonymously; the user id is
+the gradebook export's ``ID`` (``get_filename`` and ``add_upload_submission`` in
+https://github.com/instructure/canvas-lms/blob/05e9653c12ef7afc65815ca84e5da7aa2e4c3bd3/lib/content_zipper.rb;
+otter-grader's ``CanvasParser`` reads it too,
+https://github.com/ucbds-infra/otter-grader/blob/3b7c5b05e60ee4ec62bc3c068ceef3042703f8da/otter/grade/metadata.py).
 An upload of the same name again gets ``-1``, ``-2`` before its extension
-(https://github.com/TimHanneman/Canvas_submission_sort). The name carries no time, only ``LATE``.
+(https://github.com/TimHanneman/Canvas_submission_sort). The name carries no time.
 
 **Gradescope**'s "Export Submissions" zip holds a folder per submission (``submission_123456/``)
-and a ``submission_metadata.yml`` mapping each to its ``:submitters:`` (``:name:``, ``:sid:``,
-``:email:``) and ``:created_at:`` (read by otter-grader's ``GradescopeParser`` too). Inside an
-autograder, ``/autograder/submission_metadata.json`` gives ``created_at``, the ``assignment`` and
-the ``users``: https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
+and a ``submission_metadata.yml`` giving each its ``:submitters:`` and ``:created_at:``; an
+autograder gets ``/autograder/submission_metadata.json``:
+https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from lesson_lib.coursework.student_ids import normalize_student
@@ -85,7 +83,6 @@ def parse_canvas_name(stem: str) -> CanvasName | None:
     Parameters
     ----------
     stem : str
-        A file name without its extension.
 
     Returns
     -------
@@ -139,7 +136,6 @@ def is_gradescope_folder(name: str) -> bool:
     Parameters
     ----------
     name : str
-        A folder name.
 
     Returns
     -------
@@ -149,7 +145,8 @@ def is_gradescope_folder(name: str) -> bool:
 
 
 def metadata_student(nb: object) -> str | None:
-    """The student ID the edition wrote into a notebook's metadata, normalised, or None.
+    """The student ID the edition wrote into a notebook's metadata, normalised; None if there is
+    none or it is not valid (a forged value is absent: the file name and the roster still count).
 
     Parameters
     ----------
@@ -159,8 +156,6 @@ def metadata_student(nb: object) -> str | None:
     Returns
     -------
     str or None
-        None if there is none or it is not a valid ID (a forged or broken value is treated as
-        absent; the file name and the roster still count).
     """
     meta = nb.get("metadata") if isinstance(nb, dict) else None
     lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
@@ -185,14 +180,11 @@ class GradescopeSubmission:
         The submitters' names.
     created_at : datetime or None
         When it was submitted, time-zone aware.
-    due : datetime or None
-        The assignment's due date (autograder only), time-zone aware.
     """
 
     users: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     created_at: dt.datetime | None = None
-    due: dt.datetime | None = field(default=None)
 
 
 def _parse_time(value: object) -> dt.datetime | None:
@@ -231,17 +223,16 @@ def _submitters(people: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
-    """The ``submission_metadata.yml`` of a Gradescope export, by submission folder.
+    """The ``submission_metadata.yml`` of a Gradescope export, by submission folder (empty if none).
 
     Parameters
     ----------
     folder : Path
-        The export's folder.
 
     Returns
     -------
     dict
-        Folder name -> :class:`GradescopeSubmission`; empty when there is no such file.
+        Folder name -> :class:`GradescopeSubmission`.
 
     Raises
     ------
@@ -271,7 +262,7 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
 
 
 def read_gradescope_metadata(data: object) -> GradescopeSubmission:
-    """An autograder's ``/autograder/submission_metadata.json``, parsed JSON, read.
+    """An autograder's ``/autograder/submission_metadata.json``, parsed: users, names, created_at.
 
     Parameters
     ----------
@@ -281,12 +272,8 @@ def read_gradescope_metadata(data: object) -> GradescopeSubmission:
     Returns
     -------
     GradescopeSubmission
-        Users, names, ``created_at`` and the assignment's ``due_date``.
     """
     if not isinstance(data, dict):
         return GradescopeSubmission()
     users, names = _submitters(data.get("users"))
-    assignment = data.get("assignment") if isinstance(data.get("assignment"), dict) else {}
-    return GradescopeSubmission(
-        users, names, _parse_time(data.get("created_at")), _parse_time(assignment.get("due_date"))
-    )
+    return GradescopeSubmission(users, names, _parse_time(data.get("created_at")))

@@ -1,16 +1,12 @@
-"""Answer lookups: code in a submission that asks the package for answers instead of working them out.
+"""Answer lookups: code in a submission that asks the package for answers instead of working them
+out.
 
-The package students have holds the problem bank, so a notebook can call ``reference("q3", ...)`` or
-``solution_text(...)``, or import the bank and call a problem's own ``reference`` with the numbers
-of its statement. With a course salt (:mod:`lesson_lib.coursework.variants`) the first two compute a
-variant nobody was given; the third still works, since it only needs the statement's numbers. The
-grader therefore reads every code cell's source and flags what it finds: the instructor sees the
-status and a note naming the cell and what it calls, and decides.
-
-This is a reading of the source, not a proof: code can hide a name (``getattr(m, "ref" +
-"erence")``, a string passed to ``exec``), and a student can compute an answer with the lesson's own
-model functions, which is what the problems teach. What is flagged is the plain use of the answer
-key.
+The package students have holds the problem bank: ``reference("q3", ...)`` or ``solution_text``
+compute a variant nobody was given once there is a course salt, but a problem's own ``reference``
+called with its statement's numbers still works. So the grader reads every code cell's source and
+flags what it finds (status ``answer lookup`` and a note naming the cell); the instructor decides.
+A reading of the source, not a proof: code can hide a name (``getattr``, ``exec``), and computing
+an answer with the lesson's own model functions is what the problems teach.
 """
 
 from __future__ import annotations
@@ -58,9 +54,8 @@ class Lookup:
 
 
 def find_lookups(nb: object) -> list[Lookup]:
-    """Every use of the answer key in a notebook's code cells, in order.
-
-    Never raises: a notebook without a list of cells has none.
+    """Every use of the answer key in a notebook's code cells, in order, at most one per cell and
+    pattern (none without a list of cells).
 
     Parameters
     ----------
@@ -70,7 +65,6 @@ def find_lookups(nb: object) -> list[Lookup]:
     Returns
     -------
     list of Lookup
-        At most one per cell and pattern.
 
     Examples
     --------
@@ -94,17 +88,16 @@ def find_lookups(nb: object) -> list[Lookup]:
 
 
 def lookup_note(lookups: list[Lookup]) -> str:
-    """The note the grader writes for a submission's lookups ("" for none).
+    """The grader's note on a submission's lookups (``"ANSWER LOOKUP: reference( in code cell 5;
+    ..."``, at most ten named; "" for none).
 
     Parameters
     ----------
     lookups : list of Lookup
-        From :func:`find_lookups`.
 
     Returns
     -------
     str
-        ``"ANSWER LOOKUP: reference( in code cell 5; ..."``, at most ten named.
     """
     if not lookups:
         return ""

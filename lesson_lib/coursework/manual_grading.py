@@ -1,13 +1,11 @@
 """The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
 
-A choice or a number is graded by :func:`~lesson_lib.coursework.check.check`, the reasoning behind
-it by a person. A problem of :data:`MANUAL_PARTS` asks for it in a variable of its own
-(``why_q12 = "..."``), read from the notebook's source (a plain string; nothing is run for it).
-``--manual-export DIR`` writes one CSV per part (``DIR/q12-reasoning.csv``: student, file, the
-text, a blank ``points`` column, the most points, the rubric); ``--manual-import DIR``, or
-``python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv`` without grading
-again, merges the filled files into the grades CSV, where ``total`` and ``max`` then count them
-(times the ``late factor``, as the rest). A blank ``points`` cell is a part not graded yet.
+A problem of :data:`MANUAL_PARTS` asks for its reasoning in a variable of its own (``why_q12 =
+"..."``), read from the notebook's source as a plain string. ``--manual-export DIR`` writes one CSV
+per part (student, file, the text, a blank ``points`` column, the most points, the rubric);
+``--manual-import DIR`` (or :mod:`~lesson_lib.coursework.manual_import` without grading again)
+merges the filled files into the grades CSV, whose ``total`` and ``max`` then count them, times
+the ``late factor``. A blank ``points`` cell is a part not graded yet.
 """
 
 from __future__ import annotations
@@ -78,7 +76,8 @@ MANUAL_PARTS: dict[str, ManualPart] = {
 
 
 def reasoning_answers(nb: object) -> dict[str, str]:
-    """The reasoning typed in a notebook's source, by problem id (plain strings only, the last wins).
+    """The reasoning typed in a notebook's source, by problem id (plain strings only, the last
+    wins).
 
     Parameters
     ----------
@@ -103,12 +102,11 @@ def reasoning_answers(nb: object) -> dict[str, str]:
 def given_manual_points(
     submissions: Sequence[Any], points: Mapping[str, Mapping[str, float | None]]
 ) -> None:
-    """Give each graded submission the points a TA gave its parts, so its total counts them.
+    """Set ``manual`` of each submission with a valid ID to the points a TA gave its parts.
 
     Parameters
     ----------
     submissions : sequence of Submission
-        Graded rows; ``manual`` is set on those with a valid ID (``graded_as``).
     points : mapping
         Problem id -> student (case-folded) -> points or None (:func:`read_folder`).
     """
@@ -128,7 +126,6 @@ def export_rows(
     graded : sequence of (student, file, reasoning by problem id)
         Every counted notebook with a valid ID, in the grades' order.
     part : ManualPart
-        The part exported.
 
     Returns
     -------
@@ -212,7 +209,6 @@ def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
     Parameters
     ----------
     folder : Path
-        Where ``--manual-export`` wrote the files.
 
     Returns
     -------
@@ -247,10 +243,7 @@ def import_into(
 
     Parameters
     ----------
-    grades : Path
-        A grades CSV the grader wrote.
-    folder : Path
-        The filled-in exported files.
+    grades, folder : Path
     header : sequence of str
         The grades CSV's columns.
     automatic : mapping

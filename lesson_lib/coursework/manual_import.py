@@ -1,11 +1,9 @@
-"""Merge a TA's filled-in reasoning files into a grades CSV, without grading again.
-
-The grader's ``--manual-import DIR`` does the same at the end of a run;
-this command merges into a grades file already written::
+"""Merge a TA's filled-in reasoning files into a grades CSV already written, without grading again::
 
     python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv
 
-See :mod:`~lesson_lib.coursework.manual_grading` for the files and the rules.
+as the grader's ``--manual-import DIR`` does at the end of a run
+(:mod:`~lesson_lib.coursework.manual_grading`).
 """
 
 from __future__ import annotations
@@ -25,10 +23,7 @@ def merge(grades: Path, folder: Path) -> tuple[int, Path | None]:
 
     Parameters
     ----------
-    grades : Path
-        The grades CSV.
-    folder : Path
-        The filled-in files of ``--manual-export``.
+    grades, folder : Path
 
     Returns
     -------

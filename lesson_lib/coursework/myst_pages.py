@@ -86,21 +86,20 @@ def _options(body: Sequence[str]) -> list[str]:
 
 
 def strip_solutions(text: str) -> str:
-    """Remove every solution from a MyST Markdown page.
+    """A MyST Markdown page without its solutions, the rest verbatim.
+
+    Gone are gated solutions (``solution-start`` through ``solution-end``), ``{solution}``
+    directives, admonitions or dropdowns titled "Solution"/"Answer", code cells whose options say
+    ``coursework: solution``, and the static site's self-check boxes (whose data holds the answers),
+    nested directives searched too.
 
     Parameters
     ----------
     text : str
-        The page's source.
 
     Returns
     -------
     str
-        The page without gated solutions (``solution-start`` through ``solution-end``,
-        code cells included), ``{solution}`` directives, admonitions or dropdowns
-        titled "Solution"/"Answer", code cells whose options say ``coursework:
-        solution``, and the static site's self-check boxes (whose data holds the
-        answers); the rest verbatim. Directives nested in directives are searched too.
 
     Raises
     ------
@@ -135,19 +134,17 @@ def _mark_solutions(lines: Sequence[str], start: int, stop: int, dropped: set[in
 
 
 def plain_markdown(text: str) -> str:
-    """A Markdown cell's MyST-only markup as something Jupyter shows well.
+    """A Markdown cell's MyST-only markup as Jupyter shows it well: no target labels (``(name)=``),
+    exercises as a bold "Exercise (title)." line, ``{ref}``/``{numref}``/``{doc}`` roles in italics,
+    ``{term}`` roles as their text.
 
     Parameters
     ----------
     text : str
-        The cell's source.
 
     Returns
     -------
     str
-        The cell without target labels (``(name)=``), exercises as a bold
-        "Exercise (title)." line, and ``{ref}``/``{numref}``/``{doc}`` roles
-        in italics, ``{term}`` roles as their text.
     """
     lines = text.split("\n")
     replaced: dict[int, list[str]] = {}
@@ -175,17 +172,15 @@ def plain_markdown(text: str) -> str:
 
 
 def toc_pages(root: Path) -> list[Path]:
-    """Every page of ``_toc.yml``, in order, as paths of their ``.md`` sources.
+    """Every page of ``_toc.yml`` in ``root``, in order (root page first), as their ``.md`` sources.
 
     Parameters
     ----------
     root : Path
-        Folder holding ``_toc.yml``.
 
     Returns
     -------
     list of Path
-        Root page first, then the chapters.
     """
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     files = [toc["root"]]
@@ -202,25 +197,14 @@ def toc_pages(root: Path) -> list[Path]:
     return [root / f"{f}.md" for f in files]
 
 
-def is_notebook_page(path: Path) -> bool:
-    """Whether a MyST page has a jupytext header with a kernel (it runs code).
-
-    Parameters
-    ----------
-    path : Path
-        A ``.md`` page.
-
-    Returns
-    -------
-    bool
-        True for a MyST notebook, False for a plain Markdown page.
-    """
+def _is_notebook_page(path: Path) -> bool:
+    """Whether a MyST page has a jupytext header with a kernel (it runs code)."""
     head = path.read_text().split("\n", 40)[:40]
     return bool(head) and head[0].strip() == "---" and any("kernelspec:" in h for h in head)
 
 
 def student_pages(root: Path, only: Iterable[str] | None = None) -> list[Path]:
-    """The pages a student edition contains.
+    """The notebook pages of the table of contents but the instructor's, or those of ``only``.
 
     Parameters
     ----------
@@ -232,14 +216,13 @@ def student_pages(root: Path, only: Iterable[str] | None = None) -> list[Path]:
     Returns
     -------
     list of Path
-        Notebook pages of the table of contents but the instructor's.
 
     Raises
     ------
     ValueError
         If a name in ``only`` is not a notebook page of the book.
     """
-    pages = [p for p in toc_pages(root) if p.stem not in INSTRUCTOR_ONLY and is_notebook_page(p)]
+    pages = [p for p in toc_pages(root) if p.stem not in INSTRUCTOR_ONLY and _is_notebook_page(p)]
     if only is None:
         return pages
     wanted = list(only)

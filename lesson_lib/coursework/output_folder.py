@@ -1,19 +1,13 @@
 """Which folders the student edition may write into or replace, and the record that says so.
 
-The student edition writes notebooks into ``--out`` and replaces ``--site`` as a whole. Both may be
-pointed anywhere, by a typo too (``--site .`` from the book's root), so nothing is written over or
-deleted that the edition did not make itself. Every folder it makes gets a manifest,
-:data:`MANIFEST`, listing each file it wrote with its SHA-256. Then:
-
-* never, not even with ``--force``: the book's own folder or a folder
-  holding it, a folder holding ``.git`` (a checkout), the home folder, the file system's root, a
-  symbolic link, or (for ``--site``) a folder inside the book that the copy would copy into itself;
-* only with ``--force``: a non-empty folder without a manifest, a file the
-  edition would overwrite that it did not write or that changed since (a student's filled-in
-  notebook), and for ``--site`` any such file anywhere in the folder, since the whole folder is
-  replaced.
-
-Files the book's build adds under a copy (``_build``, ``__pycache__``) do not count as changes.
+``--out`` and ``--site`` may be pointed anywhere, by a typo too (``--site .``), so nothing is
+written over or deleted that the edition did not make: every folder it makes gets a manifest
+(:data:`MANIFEST`) of the files it wrote with their SHA-256. Never, even with ``--force``: the
+book's own folder or one holding it, a checkout (``.git``), the home folder, the root, a symbolic
+link, or (for ``--site``) a folder inside the book. Only with ``--force``: a non-empty folder
+without a manifest, a file the edition did not write or that changed since (a student's
+notebook), anywhere in the folder for ``--site``, which is replaced whole. What the book's build
+adds under a copy (``_build``, ``__pycache__``) is not a change.
 """
 
 from __future__ import annotations
@@ -44,23 +38,18 @@ class FolderRefused(ValueError):
 
 
 def digest(path: Path) -> str:
-    """SHA-256 of a file's bytes, as hex.
+    """SHA-256 of a file's bytes, as 64 hex digits.
 
     Parameters
     ----------
     path : Path
-        A regular file.
 
     Returns
     -------
     str
-        64 hexadecimal digits.
     """
-    sha = hashlib.sha256()
     with Path(path).open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            sha.update(chunk)
-    return sha.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _read_manifest(folder: Path) -> dict[str, str] | None:
@@ -83,7 +72,6 @@ def write_manifest(folder: Path, files: Mapping[str, str]) -> None:
     Parameters
     ----------
     folder : Path
-        The folder.
     files : mapping
         Relative path (with ``/``) -> SHA-256 of what was written.
     """
@@ -98,19 +86,17 @@ def write_manifest(folder: Path, files: Mapping[str, str]) -> None:
 
 
 def files_in(folder: Path, skip: Iterable[str] = ()) -> list[str]:
-    """Every entry under ``folder`` that is not a folder, as relative paths, links not followed.
+    """Every entry under ``folder`` that is not a folder (links not followed) as a relative path
+    with ``/``, the manifest and the folders named in ``skip`` left out.
 
     Parameters
     ----------
     folder : Path
-        The folder.
     skip : iterable of str, optional
-        Folder names whose content is left out wherever they are.
 
     Returns
     -------
     list of str
-        Relative paths with ``/``, the manifest left out.
 
     Raises
     ------
@@ -211,7 +197,7 @@ def _force_reasons(
 def check_folder(
     folder: Path, root: Path, *, writes: Iterable[str] | None, force: bool
 ) -> dict[str, str]:
-    """Refuse ``folder`` unless the edition may write into it; return its manifest.
+    """Refuse ``folder`` unless the edition may write into it; return its manifest's files.
 
     Parameters
     ----------
@@ -227,7 +213,7 @@ def check_folder(
     Returns
     -------
     dict
-        The manifest's files (relative path -> SHA-256; empty if none).
+        Relative path -> SHA-256 (empty if there is no manifest).
 
     Raises
     ------

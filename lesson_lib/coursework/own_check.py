@@ -1,10 +1,9 @@
-"""The self-check of a student's own notebook: whether an answer can be read, not whether it is right.
+"""The self-check of a student's own notebook: whether an answer can be read, not whether it is
+right.
 
-A student edition made with a course salt writes each student's statements
-into their notebook, and the answers to those numbers are in no file the
-student has. Its check cells call this module's :func:`check`: with the
-student's ID it says whether the grader can read the answer, with no ID it is
-the full :func:`~lesson_lib.coursework.check.check` against the book's numbers.
+A salted student edition's statements have answers in no file the student has, so its check
+cells call this module's :func:`check`: with the student's ID it says whether the grader can read
+the answer; with none, it is the full :func:`~lesson_lib.coursework.check.check`.
 """
 
 from __future__ import annotations
@@ -39,9 +38,8 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     answer : object
         The answer, as for :func:`lesson_lib.coursework.check.check`.
     student : str, optional
-        The notebook's student ID. With one, the result is ``"readable"``,
-        ``"not answered yet"`` or ``"unreadable"`` and scores nothing here;
-        None checks against the book's version (right, close, wrong ...).
+        The notebook's student ID: the result is then ``"readable"``, ``"not answered yet"`` or
+        ``"unreadable"`` and scores nothing; None checks against the book's version.
 
     Returns
     -------
@@ -103,12 +101,11 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> FormatRepor
     answers : mapping
         Answers keyed by ``"answer_q3"`` or ``"q3"``; missing ones are not answered yet.
     student : str, optional
-        The notebook's student ID (None: the book's version).
+        The notebook's student ID (None: the book's full report).
 
     Returns
     -------
     FormatReport or Report
-        The form of each answer; without a student, the book's full report.
     """
     if student is None:
         return check_all_book(answers)

@@ -1,10 +1,9 @@
 """Run the grader's sandboxes side by side, results kept in the order they were asked for.
 
-Each run is a bubblewrap sandbox with its own limits and spare user id, so several run at once
-without sharing a limit; this process only waits for them, so worker threads suffice. What must
-stay in the main thread (each answer's check, timed by ``SIGALRM``) the caller does as each result
-comes back, in order. Stopped by a signal, :func:`run_in_order` sets the shared ``cancel`` event,
-which every running sandbox watches: each is killed and its copies removed first.
+Each sandbox has its own limits and spare user id, and this process only waits for them, so
+worker threads suffice; what must stay in the main thread (each answer's check, timed by
+``SIGALRM``) the caller does as each result comes back. Stopped by a signal, :func:`run_in_order`
+sets the shared ``cancel`` event: every running sandbox is killed and its copies removed.
 """
 
 from __future__ import annotations
@@ -24,18 +23,12 @@ _POLL_S = 0.5
 
 
 def available_cpus() -> int:
-    """CPUs this process may run on (its affinity mask, not the machine's count).
-
-    ``os.process_cpu_count`` (Python 3.13) where it exists, else the size of
-    ``os.sched_getaffinity(0)``, else ``os.cpu_count()``; at least 1.
+    """CPUs this process may run on: its affinity mask, else the machine's count; at least 1.
 
     Returns
     -------
     int
     """
-    counter = getattr(os, "process_cpu_count", None)
-    if counter is not None:
-        return max(1, counter() or 1)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -43,21 +36,16 @@ def available_cpus() -> int:
 
 
 def require_jobs(jobs: object) -> int:
-    """``jobs`` as a number of parallel sandboxes, refused outside 1 .. :data:`MAX_JOBS`.
+    """``jobs`` as a number of parallel sandboxes; TypeError or ValueError outside 1 ..
+    :data:`MAX_JOBS`.
 
     Parameters
     ----------
     jobs : int
-        Requested number of sandboxes at once.
 
     Returns
     -------
     int
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``jobs`` is not an integer from 1 to :data:`MAX_JOBS`.
     """
     return require_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
 
@@ -70,21 +58,18 @@ def run_in_order(
     """Yield ``work(item, cancel)`` for each item, in the items' order, ``jobs`` at a time.
 
     With ``jobs`` 1 everything runs in the calling thread; otherwise in worker threads, each result
-    yielded as soon as it and those before it are ready, an exception where its result would be.
+    yielded once it and those before it are ready, an exception where its result would be.
 
     Parameters
     ----------
     work : callable
         ``work(item, cancel)``; it should stop early once ``cancel`` is set.
     items : sequence
-        What to work on.
     jobs : int
-        Items worked on at once, 1 .. :data:`MAX_JOBS`.
 
     Returns
     -------
     iterator
-        Each item's result, in order (the work starts at the first ``next``).
     """
     jobs = require_jobs(jobs)
     cancel = threading.Event()

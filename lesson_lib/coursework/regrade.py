@@ -71,19 +71,17 @@ def _students_in(rows: Sequence[Sequence[str]]) -> list[str]:
 def merge_rows(
     old: Sequence[Sequence[str]], new: Sequence[Sequence[str]], students: Collection[str]
 ) -> list[list[str]]:
-    """The class's rows with every row of ``students`` replaced by ``new``'s rows of them.
+    """The class's rows ``old``, each regraded student's rows replaced by ``new``'s where its first
+    old row was (or at the end); the first cell of a row is its student, compared without case.
 
     Parameters
     ----------
     old, new : sequence of rows
-        The class's rows and the regraded ones, first cell the student.
     students : collection of str
-        The regraded IDs (case ignored).
 
     Returns
     -------
     list of list of str
-        Each regraded student's rows where its first old row was, or at the end.
 
     Examples
     --------
@@ -114,17 +112,14 @@ class WouldShrink(ValueError):
 
 
 def refuse_shrinking(path: Path, header: Sequence[str], graded: Collection[str]) -> None:
-    """Refuse a full run that would replace ``path`` and lose students' grades.
-
-    A file that is absent, not this grader's (it is kept under a name with the time) or holds
-    no student the run lacks may be replaced.
+    """Refuse a full run that would replace ``path`` and lose students' grades; a file that is
+    absent, not this grader's (it is kept under a name with the time) or lacks none of them may be
+    replaced.
 
     Parameters
     ----------
     path : Path
-        The ``--out`` file.
     header : sequence of str
-        The header the grader writes.
     graded : collection of str
         The students this run grades.
 

@@ -1,11 +1,10 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
-Not every row of the grades CSV is a student's answers: a row not run for its identity or not a
-notebook is nobody's work, a copy the ``--keep`` policy did not pick is ``NOT COUNTED``, and
-without ``--keep`` the grader does not choose between the copies of an ID handed in twice.
-:func:`counted_rows` keeps the rest, one row per student, with its ``late factor`` and a TA's
-points, so the report's totals are the grades CSV's; the copies of an ID counted twice are left
-out, and listed.
+A row not run for its identity, not a notebook, or ``not counted`` (a copy ``--keep`` did not
+pick) is nobody's answers; without ``--keep`` the grader does not choose between the copies of an
+ID handed in twice. :func:`counted_rows` keeps the rest, one row per student, with its ``late
+factor`` and a TA's points, so the report's totals are the grades CSV's; the copies of an ID
+counted twice are left out, and listed.
 """
 
 from __future__ import annotations
@@ -17,9 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.grades_csv import NOT_COUNTED, read_grades_row
+from lesson_lib.coursework.grades_csv import read_grades_row
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
-from lesson_lib.coursework.status import NOT_GRADED
 
 #: Why a row is left out when an ID has two counted copies (no ``--keep``).
 TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
@@ -28,7 +26,7 @@ TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
 NOT_IN_GRADES = "in the details but not in the grades CSV"
 
 #: The columns a grades CSV must have for the report (the grader writes more).
-GRADES_COLUMNS: tuple[str, ...] = ("student", "file", "status", "notes", LATE_FACTOR_COLUMN)
+GRADES_COLUMNS: tuple[str, ...] = ("student", "file", "status", LATE_FACTOR_COLUMN)
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class CountedRows:
     counted : dict
         ``(student, file)`` -> :class:`CountedRow`, one per student.
     left_out : dict
-        Why (a status, :data:`~lesson_lib.coursework.grades_csv.NOT_COUNTED`, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
+        Why (a status, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
     two_copies : dict
         Student -> the files of an ID with two or more counted copies, none counted.
     """
@@ -78,7 +76,6 @@ def read_grades(path: Path) -> list[dict[str, str]]:
     Parameters
     ----------
     path : Path
-        The CSV.
 
     Returns
     -------
@@ -100,7 +97,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     Parameters
     ----------
     path : Path
-        The CSV.
     columns : iterable of str
         The columns it must have.
     what, hint : str
@@ -109,11 +105,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     Returns
     -------
     list of dict
-
-    Raises
-    ------
-    ValueError
-        If a column is missing.
     """
     with Path(path).open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -155,14 +146,14 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
     Raises
     ------
     ValueError
-        If a ``late factor`` is not a number from 0 to 1 (blank is 1), or a TA's points are out of range.
+        If a ``late factor`` is not from 0 to 1 (blank is 1), or a TA's points are out of range.
     """
     left_out: collections.Counter[str] = collections.Counter()
     by_id: dict[str, list[CountedRow]] = collections.defaultdict(list)
     for cells in grades:
         row = read_grades_row(cells)
-        if row.status in NOT_GRADED or not row.counted:
-            left_out[row.status if row.status in NOT_GRADED else NOT_COUNTED] += 1
+        if not row.graded:
+            left_out[row.status] += 1
             continue
         factor = _number(cells, LATE_FACTOR_COLUMN, 1.0)
         manual = {}
@@ -185,18 +176,16 @@ def counted_rows(grades: Iterable[dict[str, str]]) -> CountedRows:
 
 
 def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
-    """Every notebook of a details CSV counted, on time: without a grades CSV, only two files of one
-    ID are left out.
+    """Every notebook of a details CSV counted, on time, but two files of one ID.
 
     Parameters
     ----------
     details : iterable of dict
-        Rows of a details CSV.
 
     Returns
     -------
     CountedRows
     """
     seen = dict.fromkeys((r["student"], r.get("file", "")) for r in details)
-    grades = [{"student": s, "file": f, "status": "", "notes": ""} for s, f in seen]
+    grades = [{"student": s, "file": f, "status": ""} for s, f in seen]
     return counted_rows(grades)

@@ -1,20 +1,15 @@
 """The class roster: who each issued student ID belongs to on the learning platform.
 
 A roster is a CSV file with one row per student and at least these columns (header names without
-case; any others are kept out of the way)::
+case; an optional ``email`` is matched too, any others are ignored)::
 
     lms_user_id,name,section,student_id
     12345,"Smith, Jane",Section 01,s001
 
-``lms_user_id`` is the student's id on the platform (Canvas's user id, as its download names and
-gradebook export carry it; Gradescope's submitter ``sid`` or ``email``); an optional ``email``
-column is matched too. ``student_id`` is the ID the student edition issued. With a roster the
-grader grades a file only as an ID on it, checks the platform's user agrees, and fills the
-gradebook. An edition made with a course salt keeps the IDs it issued as a roster beside the salt
-(:func:`issued_roster_file`), the platform's columns blank for the instructor to fill in
-(:func:`add_issued_ids`); a blank ``lms_user_id`` leaves that student's platform user unmatched
-(:meth:`Roster.without_platform_user`). The grader reads it by default with that salt
-(:func:`roster_file_in_use`).
+``lms_user_id`` is the platform's id (Canvas's user id; Gradescope's submitter ``sid`` or
+``email``), ``student_id`` the ID the student edition issued. With a roster the grader grades a
+file only as an ID on it, checks the platform's user agrees, and fills the gradebook. An edition
+made with a course salt keeps the IDs it issued beside the salt, which the grader then reads.
 """
 
 from __future__ import annotations
@@ -100,7 +95,6 @@ class Roster:
         Parameters
         ----------
         student_id : str
-            A normalised student ID.
 
         Returns
         -------
@@ -128,10 +122,8 @@ class Roster:
         return None
 
     def without_platform_user(self) -> list[RosterEntry]:
-        """The entries with neither an ``lms_user_id`` nor an ``email``.
-
-        Their ID is still checked, but no platform user is compared with it, and Canvas's gradebook
-        gets their score only from a Canvas download name.
+        """The entries with neither an ``lms_user_id`` nor an ``email``: no platform user is
+        compared with their ID, and only a Canvas download name fills their gradebook cell.
 
         Returns
         -------
@@ -157,8 +149,6 @@ def read_roster(path: Path) -> Roster:
     ValueError
         A required column is missing, a ``student_id`` is empty or invalid, or a value is given
         twice; the message names the file, the row and the column.
-    OSError
-        If the file cannot be read.
     """
     path = Path(path)
     if path.stat().st_size > MAX_ROSTER_BYTES:
@@ -201,17 +191,15 @@ def read_roster(path: Path) -> Roster:
 
 
 def issued_roster_file(salt_file: Path) -> Path:
-    """Where the student edition keeps the IDs it issued with a course salt: beside it.
+    """Where the edition keeps the IDs it issued with a salt: :data:`ISSUED_ROSTER_NAME` beside it.
 
     Parameters
     ----------
     salt_file : Path
-        The course salt's file (``_build/instructor/salt`` by default).
 
     Returns
     -------
     Path
-        :data:`ISSUED_ROSTER_NAME` in the salt's folder.
     """
     return Path(salt_file).parent / ISSUED_ROSTER_NAME
 
@@ -219,10 +207,8 @@ def issued_roster_file(salt_file: Path) -> Path:
 def roster_file_in_use(
     given: Path | None, salt_file: Path | None, *, off: bool = False
 ) -> Path | None:
-    """The roster the grader reads: ``given``, else the issued IDs beside the salt in use.
-
-    IDs drawn with one salt mean nothing with another, and the public variants have no list, so
-    without a salt no roster is read unless one is named.
+    """The roster the grader reads: ``given``, else the issued IDs beside the salt in use (none
+    without a salt: the public variants keep no list).
 
     Parameters
     ----------
@@ -247,18 +233,15 @@ def roster_file_in_use(
 
 
 def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
-    """Add the IDs an edition issues to the roster at ``path``, keeping every row there.
+    """Append the IDs an edition issues, only ``student_id`` filled in, to the roster at ``path``.
 
-    A new file gets :data:`SKELETON_HEADER` and a row per ID with only ``student_id`` filled in; an
-    existing one (perhaps filled in since) is kept byte for byte, the new IDs appended. The file is
-    replaced atomically, readable by its owner only: once filled in it holds names.
+    A new file gets :data:`SKELETON_HEADER`; an existing one is kept byte for byte. It is replaced
+    atomically, readable by its owner only: once filled in it holds names.
 
     Parameters
     ----------
     path : Path
-        The roster (its folder is created, for its owner only).
     students : sequence of str
-        The IDs issued; normalised here.
 
     Returns
     -------
@@ -269,8 +252,6 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     ------
     ValueError
         If an ID is not valid, or the existing file is not a roster; nothing is written then.
-    OSError
-        If the file cannot be read or written.
     """
     path = Path(path)
     wanted: list[str] = []

@@ -56,7 +56,6 @@ def salt_fingerprint(salt: str | None) -> str | None:
     Parameters
     ----------
     salt : str or None
-        The course salt.
 
     Returns
     -------
@@ -66,19 +65,17 @@ def salt_fingerprint(salt: str | None) -> str | None:
 
 
 def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
-    """Write the options of a full run beside its grades file, atomically.
+    """Write the options of a full run beside its grades file, atomically; return the options file.
 
     Parameters
     ----------
     grades : Path
-        The grades CSV just written.
     options : mapping
         Each of :data:`FLAGS`' keys -> its value (JSON-serialisable).
 
     Returns
     -------
     Path
-        The options file.
     """
     target = require_output_file(_options_path(grades))
     kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
@@ -92,17 +89,16 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
 
 
 def read_options(grades: Path) -> dict[str, Any] | None:
-    """The options kept beside ``grades``, or None when there are none (or they are unreadable).
+    """The options kept beside ``grades`` (each of :data:`FLAGS`' keys -> its value), or None when
+    there are none or they are unreadable.
 
     Parameters
     ----------
     grades : Path
-        The grades CSV.
 
     Returns
     -------
     dict or None
-        Each of :data:`FLAGS`' keys -> its value.
     """
     try:
         found = json.loads(_options_path(grades).read_text(encoding="utf-8"))
@@ -127,7 +123,6 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     Returns
     -------
     dict
-        Each key -> the value to use.
 
     Raises
     ------
@@ -156,7 +151,6 @@ def describe(options: Mapping[str, Any]) -> str:
     Parameters
     ----------
     options : mapping
-        Each of :data:`FLAGS`' keys -> its value.
 
     Returns
     -------

@@ -1,27 +1,16 @@
 """Execute one submitted notebook and save the answers it defines (runs inside the sandbox).
 
-The batch grader (:mod:`lesson_lib.coursework.grade`) starts this module in
-the submission's sandbox, kernel included::
+The grader starts it in the submission's sandbox::
 
     python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
 
-It runs the notebook's code cells top to bottom in a fresh kernel (a cell
-that raises does not stop it; the time limit does), then one extra cell that
-prints the ``answer_q...`` variables' readings
-(:func:`~lesson_lib.coursework.answers.read_answer`) as JSON, and writes
-``{"status", "raised", "payload", "space"}`` to the result file descriptor
-the grader opened outside the sandbox (:func:`keep_to_myself` keeps it from
-the kernel). Nothing here scores anything: the grader treats the record as
-untrusted input and scores outside the sandbox.
-
-A cell that times out may have started processes (a fork bomb, children
-that loop): :func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell`
-stops it and them before the answers are asked for. A cell that cannot be
-stopped costs :data:`~lesson_lib.coursework.kernel_stop.SETTLE_S` and then
-the extraction cell's own limit, both inside :data:`AFTER_TIMEOUT_S`.
-
-Only whether each cell raised, and the extraction cell's output, are kept:
-everything else a cell prints is dropped as it arrives.
+It runs the code cells top to bottom in a fresh kernel (a cell that raises does not stop it, the
+time limit does; a timed-out cell and what it started are stopped by
+:func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell`, within :data:`AFTER_TIMEOUT_S`),
+then one extra cell that prints the ``answer_q...`` variables' readings as JSON, and writes
+``{"status", "raised", "payload", "space"}`` to the descriptor the grader opened outside. Only
+whether each cell raised, and the extra cell's output, are kept. Nothing here scores: the grader
+treats the record as untrusted input.
 """
 
 from __future__ import annotations
@@ -66,14 +55,9 @@ _cw_builtins.print({mark!r} + _cw_json.dumps({{
 """
 
 
-def extract_code() -> str:
-    """The cell run after the student's: prints the answers' readings as JSON after :data:`MARK`.
-
-    Returns
-    -------
-    str
-        Python source reading only the variables ``answer_q1`` ... and ``STUDENT``.
-    """
+def _extract_code() -> str:
+    """The cell run after the student's: the readings of ``answer_q1`` ... and ``STUDENT`` as JSON
+    after :data:`MARK`."""
     from lesson_lib.coursework.problems import PROBLEMS
 
     names = tuple(f"answer_{qid}" for qid in PROBLEMS)
@@ -81,18 +65,16 @@ def extract_code() -> str:
 
 
 def code_sources(raw: object) -> list[str]:
-    """The code cells' sources of a notebook read as plain JSON, whatever their shape.
+    """The code cells' sources of a parsed notebook JSON, in order, whatever their shape (a
+    source that is neither a string nor a list of strings is an empty cell).
 
     Parameters
     ----------
     raw : object
-        The parsed notebook JSON.
 
     Returns
     -------
     list of str
-        One entry per code cell, in order; a source that is neither a string nor a
-        list of strings counts as an empty cell.
     """
     cells = raw.get("cells") if isinstance(raw, dict) else None
     if not isinstance(cells, list):
@@ -147,13 +129,8 @@ def _client_class() -> type:
             return await super()._async_poll_output_msg(parent_msg_id, cell, cell_index)
 
         def stop_reading_output(self) -> None:
-            """Cancel the output readers of cells that are over.
-
-            nbclient leaves a timed-out cell's IOPub reader running; it takes
-            messages from the socket the next cell's reader uses and drops those
-            not its cell's, the extraction cell's printed answers among them. A
-            reader that has already ended saw its cell end (``running_msg_id`` None).
-            """
+            """Cancel the output readers of cells that are over: nbclient leaves a timed-out
+            cell's IOPub reader running, which would drop the extraction cell's answers."""
             if self.pollers and self.pollers[-1].done():
                 self.running_msg_id = None
             for task in self.pollers:
@@ -187,13 +164,11 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     Parameters
     ----------
     sources : sequence of str
-        Code cell sources.
     cwd : Path
         The kernel's working folder.
     timeout : float
-        Seconds for the student's cells, counted once the kernel is ready: a slow
-        start on a busy machine is not the student's time (nbclient's
-        ``startup_timeout`` bounds it, the grader's ``GRACE_S`` allows for it).
+        Seconds for the student's cells, counted once the kernel is ready (a slow start on a busy
+        machine is not the student's time: the grader's ``GRACE_S`` allows for it).
 
     Returns
     -------
@@ -209,7 +184,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     quiet.setLevel(logging.CRITICAL)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    extract = nbformat.v4.new_code_cell(extract_code())
+    extract = nbformat.v4.new_code_cell(_extract_code())
     nb.cells.append(extract)
     client = _client_class()(
         nb,
@@ -304,19 +279,10 @@ def _write(path: Path | None, fd: int | None, record: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def keep_to_myself(fd: int | None) -> None:
-    """Keep the result descriptor from the kernel: not inherited, and this process not
-    inspectable by another process of the same user (``PR_SET_DUMPABLE`` 0).
-
-    The kernel runs as the same user, and could otherwise open this process's
-    ``/proc/<pid>/fd`` or trace it. The student's code can then only kill the
-    runner, which the grader sees as a missing result.
-
-    Parameters
-    ----------
-    fd : int or None
-        The result file descriptor, if any.
-    """
+def _keep_to_myself(fd: int | None) -> None:
+    """Keep the result descriptor from the kernel, which runs as the same user: not inherited,
+    and this process not inspectable (``PR_SET_DUMPABLE`` 0, no ``/proc/<pid>/fd``, no tracing).
+    The student's code can then only kill the runner, which the grader sees as no result."""
     if fd is not None:
         os.set_inheritable(fd, False)
     if sys.platform.startswith("linux"):
@@ -327,20 +293,9 @@ def keep_to_myself(fd: int | None) -> None:
         libc.prctl(pr_set_dumpable, 0, 0, 0, 0)
 
 
-def space_report(folders: Sequence[Path]) -> dict[str, Any]:
-    """Which writable folders are full, and whether a file reached the file-size limit.
-
-    Parameters
-    ----------
-    folders : sequence of Path
-        The folders the notebook could write (``/tmp`` and the home folder).
-
-    Returns
-    -------
-    dict
-        ``full``: the folders with less than :data:`FULL_MARGIN` free; ``file_limit``:
-        True if some file there is as large as ``RLIMIT_FSIZE`` allows.
-    """
+def _space_report(folders: Sequence[Path]) -> dict[str, Any]:
+    """``full``: the writable folders with less than :data:`FULL_MARGIN` free; ``file_limit``:
+    whether a file there is as large as ``RLIMIT_FSIZE`` allows."""
     import resource
 
     full = []
@@ -386,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     where.add_argument("--result", type=Path, help="write the result record to this file")
     where.add_argument("--result-fd", type=int, help="write it to this open file descriptor")
     args = parser.parse_args(argv)
-    keep_to_myself(args.result_fd)
+    _keep_to_myself(args.result_fd)
     warnings.simplefilter("ignore")
     try:
         with args.notebook.open(encoding="utf-8", errors="replace") as fh:
@@ -401,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = {"status": "could not run", "error": "RecursionError"}
     except Exception as err:  # a kernel that cannot start, a broken cell ...
         record = {"status": "could not run", "error": f"{type(err).__name__}: {err}"[:200]}
-    record["space"] = space_report([Path("/tmp"), args.notebook.parent.resolve()])
+    record["space"] = _space_report([Path("/tmp"), args.notebook.parent.resolve()])
     _write(args.result, args.result_fd, record)
     return 0
 

@@ -1,35 +1,15 @@
 """Run one untrusted command in an operating-system sandbox, with resource limits.
 
-The batch grader runs each submission through :func:`run_isolated`, which
-with ``sandbox=True`` wraps the command in bubblewrap (``bwrap``, the sandbox
-Flatpak uses; :mod:`~lesson_lib.coursework.sandbox_bwrap`):
-
-* no network (a new network namespace with its own loopback only);
-* a read-only view of just what Python needs (``/usr``, ``/etc``, and the
-  files of Python, the virtual environment and ``lesson_lib`` the kernel
-  imports: :mod:`~lesson_lib.coursework.sandbox_mounts`): no other
-  submission, no grader output, nothing else of the grader's home folder;
-* writable space of a fixed size, in memory: ``/tmp`` and the home folder
-  ``/home/student`` are each a sized tmpfs, the input files shown read-only
-  in the home folder; nothing written reaches the host's disk;
-* a clean environment (``--clearenv``) with a few fixed variables;
-* a new PID namespace with ``--die-with-parent``: when the command ends, or
-  the grader stops or dies, every process it started is killed;
-* a spare unprivileged user id with no capabilities (``setpriv``), so the
-  per-user process limit applies (root ignores it);
-* limits on address space, processes, file size, CPU seconds and open files
-  (:class:`Limits`), and a wall-clock
-  timeout; its output is read through a pipe, the first ``keep_output``
-  bytes kept;
-* a private channel out: file descriptors passed with ``pass_fds`` (the
-  grader's result file, opened outside) reach the command, nothing else can
-  name them from inside.
-
-Where bubblewrap cannot run, :func:`require_sandbox` raises
-:class:`SandboxUnavailable` naming what to install. ``sandbox=False`` keeps
-only the throwaway copy, the clean environment, the limits that work for the
-current user and the timeout, for machines without the sandbox and with the
-risks the instructor page lists.
+:func:`run_isolated` with ``sandbox=True`` wraps the command in bubblewrap (``bwrap``, Flatpak's
+sandbox; :mod:`~lesson_lib.coursework.sandbox_bwrap`): no network; a read-only view of only what
+Python needs (:mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission and no grader
+output; ``/tmp`` and the home folder as sized tmpfs in memory, the input files read-only there; a
+clean environment; a new PID namespace with ``--die-with-parent``, so every process dies with the
+run; a spare unprivileged user id without capabilities, so the per-user process limit applies;
+:class:`Limits` and a wall-clock timeout; output through a pipe, its start kept; and a private
+channel out (``pass_fds``). Where bubblewrap cannot run, :func:`require_sandbox` says what to
+install; ``sandbox=False`` keeps only the throwaway copy, the clean environment, the limits the
+current user can set and the timeout.
 """
 
 from __future__ import annotations
@@ -123,9 +103,9 @@ class RunResult:
     sandboxed : bool
         True if it ran inside bubblewrap.
     leftovers : list of int
-        Process ids of the sandbox user still alive after the run, which were killed.
+        Process ids of the sandbox user still alive after the run, killed.
     uid : int or None
-        The spare user id the command ran as (None without the sandbox).
+        The spare user id it ran as (None without the sandbox).
     """
 
     returncode: int
@@ -138,12 +118,11 @@ class RunResult:
 
 
 def find_bwrap() -> str | None:
-    """Path of the ``bwrap`` executable, or None.
+    """Path of the ``bwrap`` executable: ``$LESSON_BWRAP`` if set, else ``bwrap`` on ``PATH``.
 
     Returns
     -------
     str or None
-        ``$LESSON_BWRAP`` if set, else ``bwrap`` on ``PATH``.
     """
     explicit = os.environ.get("LESSON_BWRAP")
     if explicit:
@@ -152,20 +131,17 @@ def find_bwrap() -> str | None:
 
 
 def require_sandbox() -> str:
-    """Check that a sandbox can be made here; return the ``bwrap`` path.
-
-    Runs ``true`` in a sandbox with the same options as a real run.
+    """The ``bwrap`` path, once ``true`` ran in a sandbox with a real run's options.
 
     Returns
     -------
     str
-        The ``bwrap`` executable.
 
     Raises
     ------
     SandboxUnavailable
-        Not Linux, bubblewrap missing, not root, or bwrap fails here; the
-        message says what to install or do.
+        Not Linux, bubblewrap missing, not root, or bwrap fails here; the message says what to
+        install or do.
     """
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(
@@ -185,7 +161,7 @@ def require_sandbox() -> str:
     sizes = Limits().tmp_bytes, Limits().home_bytes
     with (
         tempfile.TemporaryDirectory(prefix="lesson-sandbox-probe-") as scratch,
-        reserved_uid() as uid,
+        _reserved_uid() as uid,
     ):
         probe = [*_bwrap_argv(bwrap, Path(scratch), python_mounts(), uid, *sizes), true]
         try:
@@ -207,25 +183,13 @@ def require_sandbox() -> str:
 
 
 @contextlib.contextmanager
-def reserved_uid() -> Iterator[int]:
+def _reserved_uid() -> Iterator[int]:
     """A user id no process uses, held for this process until the context ends.
 
-    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing
-    its processes afterwards touches this sandbox alone. No process in ``/proc``
-    is not enough when two graders start at once, so the id is also claimed by
-    binding an abstract Unix socket named after it: atomic, refused while held,
-    released when the context ends or the process dies (graders in one network
-    namespace see each other's claims).
-
-    Returns
-    -------
-    contextlib.AbstractContextManager of int
-
-    Raises
-    ------
-    SandboxUnavailable
-        If no spare id is found among the thousand tried.
-    """
+    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
+    this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so it is also
+    claimed by binding an abstract Unix socket named after it: atomic, released when the context
+    ends or the process dies."""
     used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):
@@ -284,14 +248,12 @@ def run_isolated(
     Parameters
     ----------
     argv : sequence of str
-        The command. Inside the sandbox the files of ``scratch`` are read-only in
-        :data:`~lesson_lib.coursework.sandbox_bwrap.SANDBOX_HOME`; without it, ``scratch`` itself is the home folder.
     scratch : Path
-        A throwaway folder holding the command's input files.
+        A throwaway folder of its input files: read-only in
+        :data:`~lesson_lib.coursework.sandbox_bwrap.SANDBOX_HOME`, or without the sandbox the home.
     timeout : float
         Wall-clock seconds before everything is killed (> 0).
     limits : Limits, optional
-        Memory, process, file-size and open-file limits.
     sandbox : bool, default True
         False: no bubblewrap (clean environment, limits and timeout only).
     env : mapping, optional
@@ -303,8 +265,7 @@ def run_isolated(
     pass_fds : sequence of int, optional
         Open file descriptors the command inherits under the same numbers.
     cancel : threading.Event, optional
-        Set by another thread to stop the run: everything is killed and
-        :class:`Cancelled` raised.
+        Set by another thread to stop the run: everything is killed and :class:`Cancelled` raised.
 
     Returns
     -------
@@ -314,12 +275,10 @@ def run_isolated(
     ------
     SandboxUnavailable
         If ``sandbox`` is True and bubblewrap cannot run here.
-    Cancelled
-        If ``cancel`` was set before the command ended.
     """
     if not (timeout > 0 and timeout < float("inf")):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    # the user id stays claimed until its processes are reaped (reserved_uid)
+    # the user id stays claimed until its processes are reaped (_reserved_uid)
     with contextlib.ExitStack() as held:
         scratch = Path(scratch).resolve()
         uid = None
@@ -327,7 +286,7 @@ def run_isolated(
         tag = uuid.uuid4().hex
         if sandbox:
             bwrap = require_sandbox()
-            uid = held.enter_context(reserved_uid())
+            uid = held.enter_context(_reserved_uid())
             sizes = limits.tmp_bytes, limits.home_bytes
             mounts = python_mounts(readonly)
             command = _sandboxed(command, bwrap, scratch, mounts, uid, env or {}, *sizes)
@@ -391,11 +350,8 @@ _CANCEL_POLL_S = 0.2
 
 
 def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event | None) -> bool:
-    """Wait for ``proc`` until the monotonic ``deadline``; True if it was reached.
-
-    With a ``cancel`` event the wait is cut into short slices (the process's
-    end is still seen at once), so another thread can stop the run.
-    """
+    """Wait for ``proc`` until the monotonic ``deadline`` (True if reached), in short slices
+    with a ``cancel`` event so that another thread can stop the run."""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:

@@ -1,23 +1,12 @@
 """What of the host a grading sandbox sees: the files Python needs to run the kernel, no more.
 
-``/usr`` and ``/etc`` are shown whole (read-only): they hold the system, not
-anyone's files. Python may live elsewhere, often in the instructor's home
-(pyenv, uv, conda), beside other things (its own ``site-packages``, headers,
-scripts). So instead of the installation folder, :func:`python_mounts` lists
-only:
-
-* the interpreter's executable, and every link on the way there under its
-  own name (a uv venv's ``python`` points to ``bin/python3``, a link to
-  ``python3.11``: without the middle name the kernel's ``python`` dangles);
-* its standard library, with the installation's own ``site-packages`` in it
-  covered by an empty folder when a venv without system packages runs;
-* the shared libraries directly in the installation's ``lib`` folder
-  (``libpython3.11.so``, conda's ``libssl``...), files only;
-* the virtual environment, or without one the installation's ``site-packages``;
-* the ``lesson_lib`` package itself (an editable install points there).
-
-Each is shown read-only at its own path: cheaper than copying the
-environment into each sandbox, and unlike an overlay it shows nothing else.
+``/usr`` and ``/etc`` are shown whole: they hold the system, not anyone's files. Python may live in
+the instructor's home (pyenv, uv, conda) beside other things, so :func:`python_mounts` lists only
+the interpreter and every link to it under its own name (a uv venv's ``python`` -> ``python3`` ->
+``python3.11``), its standard library (the installation's ``site-packages`` covered when a venv
+without system packages runs), the shared libraries directly in its ``lib`` folder, the virtual
+environment (or the installation's ``site-packages``) and ``lesson_lib`` itself. Each is shown
+read-only at its own path: cheaper than a copy, and unlike an overlay it shows nothing else.
 """
 
 from __future__ import annotations
@@ -78,21 +67,9 @@ def _system_site_packages() -> bool:
     return False
 
 
-def executable_chain(executable: str | os.PathLike[str]) -> list[Path]:
-    """The links from ``executable`` to the real file, each by the name it is reached under.
-
-    Parameters
-    ----------
-    executable : str or path-like
-        A file, often ``sys.executable``: a virtual environment's ``python``.
-
-    Returns
-    -------
-    list of Path
-        ``executable`` (absolute), each link it leads through, and last the
-        file itself (as its last link names it); at most 40 links are
-        followed, as the kernel does.
-    """
+def _executable_chain(executable: str | os.PathLike[str]) -> list[Path]:
+    """``executable`` (absolute), each link it leads through and last the file itself, each by the
+    name it is reached under (at most 40 links, as the kernel follows)."""
     path = Path(os.path.abspath(executable))
     chain = [path]
     for _ in range(40):  # the kernel's own limit on nested links (ELOOP)
@@ -103,20 +80,14 @@ def executable_chain(executable: str | os.PathLike[str]) -> list[Path]:
     return chain
 
 
-def wanted_paths() -> tuple[list[Path], list[Path]]:
-    """The paths the kernel needs, and the ones to cover inside them.
-
-    Returns
-    -------
-    (list of Path, list of Path)
-        Paths to show as they are on the host (unresolved), and paths to cover.
-    """
+def _wanted_paths() -> tuple[list[Path], list[Path]]:
+    """The paths the kernel needs as they are on the host (unresolved), and the ones to cover."""
     import lesson_lib
 
     base = _base_vars()
     stdlib = Path(sysconfig.get_path("stdlib", vars=base))
     platstdlib = Path(sysconfig.get_path("platstdlib", vars=base))
-    show = [*executable_chain(sys.executable), stdlib, platstdlib]
+    show = [*_executable_chain(sys.executable), stdlib, platstdlib]
     libdir = Path(sys.base_prefix) / "lib"
     if libdir.is_dir():
         show += sorted(p for p in libdir.glob("lib*.so*") if p.is_file())
@@ -145,11 +116,10 @@ def python_mounts(extra: Sequence[Path] = ()) -> list[Mount]:
     Returns
     -------
     list of Mount
-        Shown paths first, outer before inner, then the covers; none under
-        ``/usr`` or ``/etc``, none inside another shown path unless it comes
-        in under another name.
+        Shown paths first, outer before inner, then the covers; none under ``/usr`` or ``/etc``, none
+        inside another shown path unless it comes in under another name.
     """
-    show, hide = wanted_paths()
+    show, hide = _wanted_paths()
     mounts: list[Mount] = []
     for path in [*show, *extra]:
         path = Path(os.path.abspath(path))

@@ -1,10 +1,9 @@
 """Grader step: run one notebook in its sandbox and read back what the runner recorded.
 
-The notebook runs in a throwaway copy inside the operating-system sandbox
-(:mod:`lesson_lib.coursework.sandbox`), through :mod:`lesson_lib.coursework.runner`, kernel
-included. The runner's record comes back through a file opened here, outside the sandbox, and passed
-as a file descriptor, so nothing inside can write it by a path; it is untrusted all the same, and
-:class:`RunRecord` keeps only fields of the right type.
+The notebook runs in a throwaway copy inside the sandbox (:mod:`lesson_lib.coursework.sandbox`)
+through :mod:`lesson_lib.coursework.runner`. Its record comes back through a file opened here and
+passed as a descriptor, so nothing inside can write it by a path; it is untrusted all the same,
+and :class:`RunRecord` keeps only fields of the right type.
 """
 
 from __future__ import annotations
@@ -80,7 +79,6 @@ class RunRecord:
         Parameters
         ----------
         record : dict
-            The runner's parsed JSON.
         leftovers : int, default 0
             Processes killed after the run.
 
@@ -121,13 +119,10 @@ def run_notebook(
     Parameters
     ----------
     nb : dict
-        The notebook.
     timeout : float
         Seconds its cells may run; the sandbox is killed ``GRACE_S`` later.
     sandbox : bool
-        False runs it without bubblewrap.
     limits : Limits
-        The run's resource limits.
     workdir : Path
         Private folder for the copy and the record.
     cancel : threading.Event, optional
@@ -179,13 +174,11 @@ def run_outcome(
     Parameters
     ----------
     record : RunRecord
-        The run.
     timeout : float
         Its time limit, seconds.
     cells : int
         The notebook's code cells.
     limits : Limits
-        Its resource limits.
     sandbox : bool
         Whether it ran in the sandbox (only there are the folders limited).
 

@@ -19,29 +19,12 @@ from lesson_lib.coursework.problems import PROBLEMS, reference
 CHECK_SECONDS = 2.0
 
 
-def check_in_time(
+def _check_in_time(
     qid: str, answer: object, student: str | None, close_credit: float = CLOSE_CREDIT
 ) -> CheckResult:
-    """:func:`~lesson_lib.coursework.check.check`, stopped after :data:`CHECK_SECONDS` in the main thread.
-
-    There a ``SIGALRM`` timer interrupts a check that runs too long, and the answer scores nothing;
-    in other threads no timer can be set (it only ever sees readings or literals of bounded size).
-
-    Parameters
-    ----------
-    qid : str
-        Problem id.
-    answer : object
-        A :class:`~lesson_lib.coursework.answers.Reading`, or a literal read from the source.
-    student : str or None
-        The normalised student ID.
-    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
-        The share of the problem's points a close answer earns, 0 to 1.
-
-    Returns
-    -------
-    CheckResult
-    """
+    """The checker's verdict, stopped after :data:`CHECK_SECONDS` by a ``SIGALRM`` timer in the main
+    thread (the answer then scores nothing); other threads can set no timer, and only ever see
+    readings or literals of bounded size."""
     if threading.current_thread() is not threading.main_thread():
         return check(qid, answer, student=student, close_credit=close_credit)
 
@@ -63,50 +46,44 @@ def check_in_time(
 
 
 def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
-    """Check every problem's answer of ``sub`` (:func:`check_in_time`) against ``graded_as``.
+    """Check every problem's answer of ``sub`` against ``graded_as``, each check stopped after
+    :data:`CHECK_SECONDS`; set and return ``sub``.
 
     Parameters
     ----------
     sub : Submission
-        A run's answers and the ID they are checked against.
     close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
-        The share of a problem's points a close answer earns, 0 to 1.
 
     Returns
     -------
     Submission
-        ``sub`` itself, its ``results`` set.
     """
     _warm_references()
     for qid in PROBLEMS:
-        sub.results[qid] = check_in_time(qid, sub.answers.get(qid), sub.graded_as, close_credit)
+        sub.results[qid] = _check_in_time(qid, sub.answers.get(qid), sub.graded_as, close_credit)
     return sub
 
 
 @functools.cache
 def _warm_references() -> None:
-    """Compute every problem's reference once, untimed, before any check is timed.
-
-    The first reference of a process loads what the problems read (q19's measured tables take
-    a fraction of a second, several on a loaded machine); the timer bounds the student's
-    answer, not the grader's own start-up, so a right answer is never lost to it.
-    """
+    """Compute every problem's reference once, untimed, before any check is timed: the first one
+    loads q19's measured tables (seconds on a loaded machine), and the timer bounds the student's
+    answer, not the grader's start-up."""
     for qid in PROBLEMS:
         reference(qid)
 
 
 def score_nothing(sub: Submission) -> Submission:
-    """Give ``sub`` every problem's verdict of no answer (a row not run, or no longer graded).
+    """Give ``sub`` every problem's verdict of no answer (a row not run, or no longer graded);
+    return it.
 
     Parameters
     ----------
     sub : Submission
-        The row.
 
     Returns
     -------
     Submission
-        ``sub`` itself, its ``results`` blank.
     """
     sub.results = {q: check(q, None) for q in PROBLEMS}
     return sub

@@ -27,6 +27,8 @@ class Status(StrEnum):
     UNKNOWN_ID = "unknown ID"
     #: It ran, and its code calls ``reference(`` or imports the problem bank.
     ANSWER_LOOKUP = "answer lookup"
+    #: A copy of an ID that the ``--keep`` policy did not pick (graded, not counted).
+    NOT_COUNTED = "not counted"
 
 
 #: The statuses a runner's record may report; anything else is ``could not run``.

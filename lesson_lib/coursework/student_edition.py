@@ -1,18 +1,11 @@
 """The student edition: the book's pages as notebooks, with every solution removed.
 
-Reads the MyST pages listed in ``_toc.yml``, removes every solution
-(:mod:`~lesson_lib.coursework.myst_pages`), keeps the problems, answer cells
-and self-checks, and writes ``.ipynb`` notebooks with jupytext. Every
-statement, and the set's overview, is written in as text: the notebook needs
-nothing from the problem bank. With student IDs each student gets a folder
-whose problem set shows their numbers, drawn with the course salt
-(:mod:`~lesson_lib.coursework.variants`; made in ``--salt-file`` the first
-time), and check cells that only say whether an answer can be read
-(:mod:`~lesson_lib.coursework.own_check`). The IDs issued with a salt are
-added to a roster beside it, which the grader reads: an ID no edition issued
-is graded ``unknown ID``. Nothing is written over or deleted that the edition
-did not make (:mod:`~lesson_lib.coursework.output_folder`; ``--force`` lifts
-part of that).
+The pages of ``_toc.yml`` lose their solutions (:mod:`~lesson_lib.coursework.myst_pages`) and
+become notebooks whose statements are written in as text. With student IDs each student gets a
+folder of their own variants, drawn with the course salt, whose check cells only say whether an
+answer can be read (:mod:`~lesson_lib.coursework.own_check`); the IDs issued are added to the
+roster the grader reads. Nothing the edition did not make is written over
+(:mod:`~lesson_lib.coursework.output_folder`).
 
 Command line::
 
@@ -30,7 +23,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -43,6 +35,7 @@ from lesson_lib.chapters.notebook import (
     page_numbers,
     without_glue_call,
 )
+from lesson_lib.coursework.files import write_atomically
 from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
 from lesson_lib.coursework.myst_pages import INSTRUCTOR_ONLY as INSTRUCTOR_ONLY
@@ -88,30 +81,10 @@ def _plain_markdown(text: str, page: str, live: str | None) -> str:
     return fill_glue(plain_markdown(text), page_numbers(page), page, live)
 
 
-def instructions(
-    student: str | None,
-    file_name: str,
-    *,
-    own_check: bool,
-    time_limit: float = DEFAULT_TIME_LIMIT_S,
+def _instructions(
+    student: str | None, file_name: str, *, own_check: bool, time_limit: float
 ) -> str:
-    """The problem set's first cell: what the notebook is and how to hand it in.
-
-    Parameters
-    ----------
-    student : str or None
-        The student ID the notebook was made for (None: the book's numbers).
-    file_name : str
-        The notebook's own file name, the one to hand in.
-    own_check : bool
-        True when the check cells only say whether an answer can be read.
-    time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
-        Seconds the grader gives the notebook.
-
-    Returns
-    -------
-    str
-    """
+    """The problem set's first cell: what the notebook is and how to hand it in."""
     if student is None:
         head = (
             "**Student edition.** Solutions are not included; the problems show the book's own "
@@ -190,7 +163,7 @@ def page_notebook(
         The course salt the student's numbers are drawn with; with a student, the check
         cells then only say whether an answer can be read. None: the public variants.
     file_name : str, optional
-        The name said in the instructions (default: :func:`notebook_path`'s).
+        The name said in the instructions (default: the one the edition writes).
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         The grader's time limit, said in the instructions.
 
@@ -225,9 +198,9 @@ def page_notebook(
                 cell.source = _setup_source(cell.source, sid, own_check)
             cells.append(cell)
     if path.stem == "problems":
-        note = instructions(
+        note = _instructions(
             sid,
-            file_name or Path(notebook_path(sid, path.stem)).name,
+            file_name or Path(_notebook_path(sid, path.stem)).name,
             own_check=own_check,
             time_limit=time_limit,
         )
@@ -255,22 +228,9 @@ def page_notebook(
     return nb
 
 
-def notebook_path(student: str | None, page: str) -> str:
-    """Where the edition writes one page for one student, relative to its folder.
-
-    Parameters
-    ----------
-    student : str or None
-        A normalised student ID, or None for the book's own numbers.
-    page : str
-        The page's stem (``"problems"``).
-
-    Returns
-    -------
-    str
-        ``s001/s001_problems.ipynb`` (the ID survives a platform that drops folders),
-        ``s001/sizing.ipynb``, or ``problems.ipynb`` without an ID.
-    """
+def _notebook_path(student: str | None, page: str) -> str:
+    """``s001/s001_problems.ipynb`` (the ID survives a platform that drops folders),
+    ``s001/sizing.ipynb``, or ``problems.ipynb`` without an ID."""
     if student is None:
         return f"{page}.ipynb"
     name = f"{student}_{page}" if page == PROBLEM_SET else page
@@ -301,16 +261,13 @@ def write_edition(
     salt: str | None = None,
     time_limit: float = DEFAULT_TIME_LIMIT_S,
 ) -> list[Path]:
-    """Write the student edition's notebooks.
-
-    Only into a new or empty folder, or one the edition made: a notebook it would
-    overwrite must be one it wrote, unchanged since. Other IDs' notebooks are kept.
+    """Write the student edition's notebooks, into a new folder or one the edition made.
 
     Parameters
     ----------
     out : Path
-        Output folder (created); with IDs each student gets ``out/<id>/`` (named by
-        :func:`notebook_path`), every notebook holding the ID in its metadata.
+        Output folder (created); with IDs each student gets ``out/<id>/``, every notebook holding
+        the ID in its metadata.
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional
@@ -318,8 +275,8 @@ def write_edition(
     pages : iterable of str, optional
         Page names to include (default: every notebook page but the instructor's).
     force : bool, default False
-        Write even into a folder the edition did not make, over files it did not
-        write or that changed (never into the book's folder or a checkout).
+        Write even into a folder the edition did not make, over files it did not write or that
+        changed (never into the book's folder or a checkout).
     salt : str, optional
         The course salt (see :func:`page_notebook`); None gives the public variants.
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
@@ -333,15 +290,14 @@ def write_edition(
     Raises
     ------
     ValueError
-        If an ID is refused (:func:`issued_students`) or a page is unknown.
-    FolderRefused
-        If ``out`` may not be written into (a ``ValueError`` too).
+        If an ID is empty, malformed, repeated or starts with :data:`EXAMPLE_PREFIX`, a page is
+        unknown, or ``out`` may not be written into (``FolderRefused``).
     """
     chosen = student_pages(root, pages)
-    students = issued_students(ids)
+    students = _issued_students(ids)
     out = Path(out)
     planned = {
-        notebook_path(sid, page.stem): (sid, page) for sid in students or [None] for page in chosen
+        _notebook_path(sid, page.stem): (sid, page) for sid in students or [None] for page in chosen
     }
     manifest = check_folder(out, root, writes=planned, force=force)
     written = []
@@ -351,7 +307,7 @@ def write_edition(
             target.parent.mkdir(parents=True, exist_ok=True)
             nb = page_notebook(page, sid, salt=salt, file_name=target.name, time_limit=time_limit)
             data = nbformat.writes(nb).encode("utf-8")
-            _write_atomically(target, data)
+            write_atomically(target, lambda fh, data=data: fh.write(data), binary=True)
             manifest[rel] = hashlib.sha256(data).hexdigest()
             written.append(target)
     finally:
@@ -360,24 +316,8 @@ def write_edition(
     return written
 
 
-def issued_students(ids: Sequence[str]) -> list[str]:
-    """The IDs an edition may issue, normalised, in the order given.
-
-    Parameters
-    ----------
-    ids : sequence of str
-        Student IDs; see :func:`~lesson_lib.coursework.student_ids.normalize_student`.
-
-    Returns
-    -------
-    list of str
-
-    Raises
-    ------
-    ValueError
-        If an ID is empty, malformed, given twice (compared without case) or
-        starts with :data:`EXAMPLE_PREFIX` (kept for the documentation's examples).
-    """
+def _issued_students(ids: Sequence[str]) -> list[str]:
+    """The IDs an edition may issue, normalised, in order; refused if repeated or an example's."""
     students = [normalize_student(i) for i in ids]
     if any(s is None for s in students):
         raise ValueError("ids must not be empty strings")
@@ -390,19 +330,6 @@ def issued_students(ids: Sequence[str]) -> list[str]:
             f"examples; got {examples}"
         )
     return [s for s in students if s is not None]
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` by a complete file or not at all (never a symbolic link's target)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _default_root() -> Path:
@@ -420,12 +347,7 @@ def _salt_file_to_make(given: Path | None) -> Path | None:
 
 
 def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
-    """Stop before a new salt is drawn beside a list of IDs issued with an earlier one.
-
-    Those IDs' notebooks were drawn with the salt that is gone: listing new
-    IDs under them would mix two cohorts' rows (and their platform users)
-    in one roster.
-    """
+    """Stop before a new salt is drawn beside IDs issued with an earlier one (two cohorts mixed)."""
     listed = issued_roster_file(salt_file)
     if not salt_file.exists() and listed.exists():
         raise ValueError(
@@ -526,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         salt = None
         salt_file = _salt_file_to_make(args.salt_file)
-        students = issued_students(ids)  # refused before a salt or a list is made
+        students = _issued_students(ids)  # refused before a salt or a list is made
         if students and not args.no_salt and salt_file is not None:
             _refuse_a_list_without_its_salt(salt_file)
             salt = create_salt_file(salt_file)

@@ -1,12 +1,11 @@
 """Student IDs: plain ASCII names that pick a variant, name a folder and head a row of grades.
 
 An ID is 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, compared
-without case, after Unicode's NFKC (the full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Anything else that is
-not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming the
-character: it would look like another student's ID in the grades. Names Windows reserves for
-devices (``con``, ``nul``, ``com1`` ...) and a name ending in ``.`` are refused too: the edition's
-folder could not be unpacked there. :func:`skeleton` says which plain ID a refused one imitates.
-"""
+without case after Unicode's NFKC (full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Anything
+else not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming
+the character, as are Windows' device names (``con``, ``nul`` ...) and a trailing ``.``: it would
+look like another student's ID, or not unpack. :func:`skeleton` says which plain ID a refused one
+imitates."""
 
 from __future__ import annotations
 
@@ -81,17 +80,15 @@ def _describe(ch: str) -> str:
 
 
 def id_problem(text: str) -> str:
-    """Why ``text`` (stripped, NFKC applied) is not a student ID, or "" if it is one.
+    """Why ``text`` (stripped, after NFKC) is not a student ID, naming the character, or "".
 
     Parameters
     ----------
     text : str
-        A candidate ID after ``unicodedata.normalize("NFKC", ...)``.
 
     Returns
     -------
     str
-        The reason, naming the offending character, or "".
     """
     for ch in text:
         if _bidi_control(ch):
@@ -165,19 +162,17 @@ def normalize_student(student: object) -> str | None:
 
 
 def skeleton(text: str) -> str:
-    """The plain ID a name looks like: NFKC, accents, invisible characters and lookalike
-    letters of other scripts (:data:`CONFUSABLES`) taken away, case folded.
+    """The plain ID a name looks like: NFKC, accents, invisible characters and lookalike letters of
+    other scripts (:data:`CONFUSABLES`) taken away, case folded (``"a001"`` for ``a001`` written
+    with a Cyrillic a).
 
     Parameters
     ----------
     text : str
-        Any name.
 
     Returns
     -------
     str
-        For example ``"a001"`` for ``"a001"`` written with a Cyrillic a (U+0430), or with a
-        zero-width space after it; the text case-folded if nothing is taken away.
     """
     text = unicodedata.normalize("NFKC", text[:MAX_RAW_CHARS]).strip()
     plain = []

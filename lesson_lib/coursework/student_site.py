@@ -22,21 +22,19 @@ def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
 
 
 def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[Path]:
-    """Copy the book's sources to ``dest`` with every solution removed.
-
-    ``jupyter-book build <dest>`` then builds the site without solutions (the
-    copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``).
+    """Copy the book's sources to ``dest`` with every solution removed, for ``jupyter-book build
+    <dest>`` (the copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``).
 
     Parameters
     ----------
     dest : Path
-        Target folder, replaced only if this function made it and nothing in it
-        changed since but what the build adds.
+        Target folder, replaced only if the edition made it and nothing in it changed since but what
+        the build adds.
     root : Path
         Book root (holding ``_config.yml`` and ``_toc.yml``).
     force : bool, default False
-        Replace ``dest`` even if the edition did not make it or it changed (never
-        the book's folder, one holding it or inside it, a checkout or the home folder).
+        Replace ``dest`` even if the edition did not make it or it changed (never the book's folder,
+        one holding it or inside it, a checkout or the home folder).
 
     Returns
     -------

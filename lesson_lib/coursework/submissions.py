@@ -83,12 +83,10 @@ def notebook_name(name: str) -> tuple[str, list[str]] | None:
     Parameters
     ----------
     name : str
-        A file name.
 
     Returns
     -------
     (str, list of str) or None
-        ``("s002", [note])`` for ``"s002 (1).ipynb"``; None for ``"notes.txt"``.
 
     Examples
     --------
@@ -201,18 +199,17 @@ def _entry(folder: Path, name: str) -> Entry:
 
 
 def find_submissions(folder: Path) -> list[Entry]:
-    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module).
+    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module),
+    sorted by ID without case, then by name.
 
     Parameters
     ----------
     folder : Path
-        The folder of submissions (a symbolic link to it is followed: it is the instructor's own
-        choice).
+        The folder of submissions (a symbolic link to it is followed: the instructor's own choice).
 
     Returns
     -------
     list of Entry
-        Sorted by ID without case, then by name.
     """
     folder = Path(folder)
     with os.scandir(folder) as entries:
@@ -224,17 +221,15 @@ def find_submissions(folder: Path) -> list[Entry]:
 
 
 def hidden_names(folder: Path) -> list[str]:
-    """Names in ``folder`` starting with ``.``, which :func:`find_submissions` leaves out.
+    """Names in ``folder`` starting with ``.``, which :func:`find_submissions` leaves out, sorted.
 
     Parameters
     ----------
     folder : Path
-        The folder of submissions.
 
     Returns
     -------
     list of str
-        Sorted.
     """
     with os.scandir(folder) as entries:
         return sorted(e.name for e in entries if e.name.startswith("."))
@@ -246,7 +241,6 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
     Parameters
     ----------
     path : Path
-        A notebook file.
     limit : int, default :data:`MAX_NOTEBOOK_BYTES`
         Largest file read, bytes.
 

@@ -1,14 +1,10 @@
 """Per-student variants: a student ID picks each problem's numbers, always the same way.
 
-The ID is hashed (SHA-256) with the problem's id, a fixed salt and, when one
-is in use, the course's own salt, and the hash seeds a NumPy ``Generator``:
-the same ID gives the same numbers on every machine, no ID the book's own.
-
-The course salt is the instructor's secret: ``make student`` creates it in
-:data:`DEFAULT_SALT_FILE` and bakes each student's statements into their
-notebook, and the grader reads it back. The package students have never reads
-it by itself, so ``reference("q3", "s002")`` in a student's notebook computes
-a variant nobody was given. Without a course salt the variants are public.
+SHA-256 of the ID, the problem's id, a fixed salt and, when in use, the course's own secret salt
+seeds a NumPy ``Generator``: the same ID gives the same numbers on every machine, no ID the book's
+own. ``make student`` creates the course salt in :data:`DEFAULT_SALT_FILE` and the grader reads it
+back; the package never reads it by itself, so ``reference("q3", "s002")`` in a student's notebook
+computes a variant nobody was given. Without a course salt the variants are public.
 """
 
 from __future__ import annotations
@@ -52,12 +48,11 @@ def _valid_salt(salt: object) -> str:
 
 
 def create_salt_file(path: Path) -> str:
-    """Make a new course salt in ``path``, readable by its owner only; keep one already there.
+    """Make a new course salt in ``path`` (folder created), owner-only; keep one already there.
 
     Parameters
     ----------
     path : Path
-        The instructor's salt file (its folder is created).
 
     Returns
     -------
@@ -81,21 +76,15 @@ def create_salt_file(path: Path) -> str:
 
 
 def read_salt_file(path: Path) -> str:
-    """The course salt kept in ``path``.
+    """The course salt kept in ``path`` (ValueError naming the file if it holds none).
 
     Parameters
     ----------
     path : Path
-        A file written by :func:`create_salt_file`.
 
     Returns
     -------
     str
-
-    Raises
-    ------
-    ValueError
-        If the file does not hold a course salt (the message names the file).
     """
     text = Path(path).read_text(encoding="ascii", errors="replace")[: 4 * SALT_BYTES].strip()
     try:
@@ -126,17 +115,12 @@ def salt_file_in_use(given: Path | None = None) -> Path | None:
 
 
 def set_course_salt(salt: str | None) -> None:
-    """Use ``salt`` for every variant this process draws from now on (None: the public ones).
+    """Use ``salt`` (from :func:`read_salt_file`; None: the public variants) for every variant this
+    process and its threads draw from now on; ValueError if it is not a course salt.
 
     Parameters
     ----------
     salt : str or None
-        A salt from :func:`read_salt_file`; the grader sets it once, its threads share it.
-
-    Raises
-    ------
-    ValueError
-        If ``salt`` is not a course salt.
     """
     global _course_salt
     _course_salt = None if salt is None else _valid_salt(salt)
@@ -154,12 +138,11 @@ def course_salt() -> str | None:
 
 @contextmanager
 def salted(salt: str | None) -> Iterator[None]:
-    """Draw variants with ``salt`` inside the ``with`` block, then restore the one before.
+    """Draw variants with ``salt`` (None: the public ones) in the ``with`` block, then as before.
 
     Parameters
     ----------
     salt : str or None
-        A course salt, or None for the public variants.
 
     Returns
     -------
@@ -179,14 +162,13 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
     Parameters
     ----------
     student, qid : str
-        A normalized student ID (:func:`~lesson_lib.coursework.student_ids.normalize_student`) and a problem id (``"q3"``).
+        A normalized student ID and a problem id (``"q3"``).
 
     Returns
     -------
     numpy.random.Generator
-        Seeded from the first 16 bytes of ``sha256(SALT / student / qid)``,
-        or of ``sha256(SALT / course salt / student / qid)`` while a course
-        salt is in use (:func:`set_course_salt`).
+        Seeded from the first 16 bytes of ``sha256(SALT / student / qid)``, or of
+        ``sha256(SALT / course salt / student / qid)`` while a course salt is in use.
     """
     key = SALT if _course_salt is None else f"{SALT}/{_course_salt}"
     digest = hashlib.sha256(f"{key}/{student}/{qid}".encode()).digest()
@@ -194,18 +176,16 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
 
 
 def pick(rng: np.random.Generator, choices: Sequence[object]) -> object:
-    """One element of ``choices``, drawn uniformly.
+    """One element of ``choices`` (itself, not a NumPy scalar), drawn uniformly.
 
     Parameters
     ----------
     rng : numpy.random.Generator
     choices : sequence
-        The allowed values, in a fixed order.
 
     Returns
     -------
     object
-        The element itself, not a NumPy scalar.
     """
     return choices[int(rng.integers(len(choices)))]
 

@@ -1,18 +1,12 @@
 """The problem set: problems each answered by ``lesson_lib`` itself.
 
-Every problem has an id (``"q1"`` ..., in the order of
-:data:`~lesson_lib.coursework.problems.registry.PROBLEMS`), a statement
-template, a parameter sampler for per-student variants, a reference-answer
-function that calls the lesson's model and never a typed answer, the usual
-mistakes with a hint for each, and a worked solution. Without a student ID a
-problem uses the book's version: the lesson's specimen and assumptions.
-
-One problem is one module ``qNN_<topic>.py`` defining ``PROBLEM``, listed in
-:mod:`~lesson_lib.coursework.problems.registry`; what problems are made of is
-in :mod:`~lesson_lib.coursework.problems.bank`; this module is what students,
-the checker and the grader call (:func:`show`, :func:`reference` ...).
-In every function here ``qid`` is a problem id and ``student`` a student ID
-(None, or an empty string, gives the book's version).
+Every problem (``"q1"`` ..., in the order of
+:data:`~lesson_lib.coursework.problems.registry.PROBLEMS`) is one module ``qNN_<topic>.py``
+defining a :class:`~lesson_lib.coursework.problems.bank.Problem`: statement, per-student
+variants, a reference answer the lesson's model computes, the usual mistakes and a worked
+solution. This module is what students, the checker and the grader call; in every function
+``qid`` is a problem id and ``student`` a student ID (None, or "", gives the book's version:
+the lesson's specimen and assumptions).
 """
 
 from __future__ import annotations
@@ -44,21 +38,15 @@ __all__ = [
 
 
 def get_problem(qid: str) -> Problem:
-    """The problem with id ``qid``.
+    """The problem with id ``qid``; a KeyError listing the ids if there is none.
 
     Parameters
     ----------
     qid : str
-        A key of :data:`~lesson_lib.coursework.problems.registry.PROBLEMS`.
 
     Returns
     -------
     Problem
-
-    Raises
-    ------
-    KeyError
-        If there is no such problem; the message lists the ids.
     """
     if qid not in PROBLEMS:
         raise KeyError(f"unknown problem {qid!r}; the ids are {', '.join(PROBLEMS)}")
@@ -66,7 +54,7 @@ def get_problem(qid: str) -> Problem:
 
 
 def params(qid: str, student: object = None) -> Params:
-    """The parameters of problem ``qid`` for one student.
+    """The parameters of problem ``qid`` for one student, in a fresh dict (safe to modify).
 
     Parameters
     ----------
@@ -75,7 +63,6 @@ def params(qid: str, student: object = None) -> Params:
     Returns
     -------
     dict
-        A fresh dict (safe to modify).
     """
     problem = get_problem(qid)
     sid = normalize_student(student)
@@ -85,7 +72,7 @@ def params(qid: str, student: object = None) -> Params:
 
 
 def reference(qid: str, student: object = None) -> Any:
-    """The right answer to ``qid`` for one student, in the problem's unit.
+    """The right answer to ``qid`` for one student: a float in the unit, an int, or a letter.
 
     Parameters
     ----------
@@ -94,13 +81,13 @@ def reference(qid: str, student: object = None) -> Any:
     Returns
     -------
     float, int or str
-        A float in ``Problem.unit``, an int for counts, a letter for multiple choice.
     """
     return get_problem(qid).reference(params(qid, student))
 
 
 def mistakes(qid: str, student: object = None) -> list[Mistake]:
-    """The known wrong answers to ``qid`` for one student, minus any equal to the right one.
+    """The problem's own known wrong answers for one student (not unit mix-ups), minus the right
+    one.
 
     Parameters
     ----------
@@ -109,7 +96,6 @@ def mistakes(qid: str, student: object = None) -> list[Mistake]:
     Returns
     -------
     list of Mistake
-        Problem-specific mistakes (the checker adds unit mix-ups itself).
     """
     problem = get_problem(qid)
     if problem.kind == "choice":
@@ -119,7 +105,7 @@ def mistakes(qid: str, student: object = None) -> list[Mistake]:
 
 
 def statement(qid: str, student: object = None) -> str:
-    """The problem's statement in Markdown, with this student's numbers.
+    """The problem's statement in Markdown, with this student's numbers and how to answer.
 
     Parameters
     ----------
@@ -128,7 +114,6 @@ def statement(qid: str, student: object = None) -> str:
     Returns
     -------
     str
-        Markdown: the question, then how to write the answer.
     """
     problem = get_problem(qid)
     text = problem.template.format(**problem.facts(params(qid, student)))
@@ -158,7 +143,7 @@ class MarkdownText(str):
 
 
 def show(qid: str, student: object = None) -> MarkdownText:
-    """Display problem ``qid`` in a notebook: its header and statement.
+    """Display problem ``qid`` in a notebook (a cell's last expression): header and statement.
 
     Parameters
     ----------
@@ -167,7 +152,6 @@ def show(qid: str, student: object = None) -> MarkdownText:
     Returns
     -------
     MarkdownText
-        Rendered as Markdown when it is a cell's last expression.
     """
     problem = get_problem(qid)
     header = (
@@ -191,7 +175,7 @@ def solution(qid: str, student: object = None) -> MarkdownText:
 
 
 def units_of(name: str) -> tuple[str, float] | None:
-    """The dimension and size of a unit a problem may ask for.
+    """The dimension and size of a unit a problem may ask for, None for other names.
 
     Parameters
     ----------
@@ -201,8 +185,7 @@ def units_of(name: str) -> tuple[str, float] | None:
     Returns
     -------
     tuple of (str, float) or None
-        ``("bytes", 2**30)`` for GiB, ``("time", 1e-3)`` for ms,
-        ``("ratio", 1.0)`` for x; None for other names.
+        ``("bytes", 2**30)`` for GiB, ``("time", 1e-3)`` for ms, ``("ratio", 1.0)`` for x.
     """
     if name in BYTE_UNITS:
         return "bytes", BYTE_UNITS[name]
@@ -212,12 +195,11 @@ def units_of(name: str) -> tuple[str, float] | None:
 
 
 def overview_table() -> MarkdownText:
-    """The set at a glance: id, title, chapter practised, difficulty and answer unit.
+    """The set at a glance (id, title, chapter, difficulty, unit), a Markdown and HTML table.
 
     Returns
     -------
     MarkdownText
-        A Markdown table (Jupyter) that also renders as an HTML table (the book).
     """
     header = ("Problem", "Title", "Practises", "Difficulty", "Answer")
     rows = [

@@ -55,7 +55,7 @@ _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def mistake_id(qid: str, slug: str) -> str:
-    """The stable id of one named mistake of one problem: ``"q07.us-as-ms"``.
+    """The stable id of one named mistake of one problem: ``"q07.us-as-ms"``, in the set's order.
 
     Parameters
     ----------
@@ -67,7 +67,6 @@ def mistake_id(qid: str, slug: str) -> str:
     Returns
     -------
     str
-        Sorts in the set's order.
     """
     return f"q{int(qid[1:]):02d}.{slug}"
 
@@ -266,7 +265,7 @@ def hybrid_model(attention_layers: int, kv_heads: int, head_dim: int) -> ModelSp
 
 
 def fabric_of(latency_us: float, bandwidth_gbs: float = NVLINK_BANDWIDTH / GB) -> Fabric:
-    """A fabric named by its latency, for problems that vary the wire.
+    """A fabric named by its latency, in SI units, for problems that vary the wire.
 
     Parameters
     ----------
@@ -278,58 +277,40 @@ def fabric_of(latency_us: float, bandwidth_gbs: float = NVLINK_BANDWIDTH / GB) -
     Returns
     -------
     Fabric
-        In SI units (seconds, bytes/second).
     """
     return Fabric(
         name=f"{latency_us:g} us fabric", latency=latency_us * US, bandwidth=bandwidth_gbs * GB
     )
 
 
-def card_of(key: str) -> Accelerator:
-    """The accelerator of :data:`ACCELERATORS` named ``key`` (``"a100"``, ``"h100"``, ``"h200"``).
-
-    Parameters
-    ----------
-    key : str
-
-    Returns
-    -------
-    Accelerator
-    """
-    return ACCELERATORS[key]
-
-
 def card_facts(key: str) -> dict[str, str]:
-    """The card's name and HBM bandwidth, formatted for a statement.
+    """``{"card": name, "hbm": bandwidth}`` of the card ``key`` of :data:`ACCELERATORS`.
 
     Parameters
     ----------
     key : str
-        A key of :data:`ACCELERATORS`.
 
     Returns
     -------
     dict of str to str
-        ``{"card": ..., "hbm": ...}``.
     """
-    card = card_of(key)
+    card = ACCELERATORS[key]
     return {"card": card.name, "hbm": format_rate(card.hbm_bandwidth, "TB")}
 
 
 def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
-    """Bytes in ``unit`` with ``decimals`` places (see :func:`~lesson_lib.model.units.format_bytes`).
+    """Bytes in ``unit`` with ``decimals`` places, e.g. ``"54 GB"`` (see
+    :func:`~lesson_lib.model.units.format_bytes`).
 
     Parameters
     ----------
     nbytes : float
     unit : str
-        ``"GB"``, ``"GiB"``, ``"MiB"`` ...
     decimals : int, default 2
 
     Returns
     -------
     str
-        E.g. ``"54 GB"``.
     """
     return format_bytes(nbytes, unit, decimals=decimals)
 
@@ -363,26 +344,24 @@ def fmt_us(seconds: float) -> str:
 
 
 def keep_distinct(reference: float, mistakes: list[Mistake], rtol: float = 0.005) -> list[Mistake]:
-    """Drop mistakes that coincide with the right answer (e.g. the ring factor at N = 2).
+    """The finite mistakes farther than ``rtol`` (relative) from the right answer.
 
     Parameters
     ----------
     reference : float
     mistakes : list of Mistake
     rtol : float, default 0.005
-        Relative distance below which a mistake counts as the right answer.
 
     Returns
     -------
     list of Mistake
-        The finite mistakes farther than ``rtol`` from ``reference``.
     """
     far = rtol * abs(reference)
     return [m for m in mistakes if math.isfinite(m.value) and abs(m.value - reference) > far]
 
 
 def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], str]:
-    """The reference function of a multiple-choice problem: the correct option's letter.
+    """A multiple-choice problem's reference: ``reference(params)``, the correct option's letter.
 
     Parameters
     ----------
@@ -392,7 +371,6 @@ def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Par
     Returns
     -------
     callable
-        ``reference(params) -> str``, a letter ``"a"`` .. ``"d"``.
     """
 
     def reference(p: Params) -> str:
@@ -402,7 +380,7 @@ def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Par
 
 
 def choice_facts(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], dict[str, str]]:
-    """The facts function of a multiple-choice problem: options, explanations and the letter.
+    """A multiple-choice problem's facts: ``options``, ``explained`` and the ``letter``.
 
     Parameters
     ----------
@@ -412,23 +390,21 @@ def choice_facts(choices: Callable[[Params], list[Choice]]) -> Callable[[Params]
     Returns
     -------
     callable
-        ``facts(params)`` giving ``options``, ``explained`` and ``letter``.
     """
 
     def facts(p: Params) -> dict[str, str]:
         opts = choices(p)
-        letter = choice_reference(choices)(p)
         return {
             "options": "\n".join(f"- **{LETTERS[i]}.** {c.text}" for i, c in enumerate(opts)),
             "explained": "\n".join(f"- **{LETTERS[i]}.** {c.why}" for i, c in enumerate(opts)),
-            "letter": letter,
+            "letter": choice_reference(choices)(p),
         }
 
     return facts
 
 
 def sample_order_of(count: int) -> Callable[[np.random.Generator], Params]:
-    """Sampler of a multiple-choice problem with ``count`` options.
+    """A multiple-choice problem's sampler: ``{"order": [...]}``, a shuffled ``0..count-1``.
 
     Parameters
     ----------
@@ -437,25 +413,9 @@ def sample_order_of(count: int) -> Callable[[np.random.Generator], Params]:
     Returns
     -------
     callable
-        ``sample(rng) -> {"order": [...]}``, a shuffled permutation of ``0..count-1``.
     """
 
     def sample(rng: np.random.Generator) -> Params:
         return {"order": shuffled(rng, count)}
 
     return sample
-
-
-def sample_order(rng: np.random.Generator) -> Params:
-    """Sampler of a multiple-choice problem: a shuffled order of its four options.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    dict
-        ``{"order": [...]}``, a permutation of 0..3.
-    """
-    return sample_order_of(4)(rng)

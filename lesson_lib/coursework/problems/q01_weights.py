@@ -1,9 +1,4 @@
-"""Problem q1: weights of a pure-attention model.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q1: weights of a pure-attention model."""
 
 from __future__ import annotations
 

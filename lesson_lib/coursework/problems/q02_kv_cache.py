@@ -1,9 +1,4 @@
-"""Problem q2: KV cache of one full-length sequence, pure attention.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q2: KV cache of one full-length sequence, pure attention."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q3: ring wire bytes per rank per token.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q3: ring wire bytes per rank per token."""
 
 from __future__ import annotations
 

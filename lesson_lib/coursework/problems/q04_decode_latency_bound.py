@@ -1,9 +1,4 @@
-"""Problem q4: multiple choice, why decode is latency-bound.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q4: multiple choice, why decode is latency-bound."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ from lesson_lib.coursework.problems.bank import (
     choice_reference,
     fmt_bytes,
     fmt_us,
-    sample_order,
+    sample_order_of,
 )
 from lesson_lib.model.collectives import allreduce_wire_bytes, crossover_bytes
 from lesson_lib.model.specimen import FAST, MODEL, NVLINK_BANDWIDTH, TOKENS_PER_S
@@ -73,7 +68,7 @@ PROBLEM = Problem(
     template="Why is decoding one token latency-bound over the fabric?\n\n{options}",
     solution_template="The answer is **{letter}**.\n\n{explained}",
     defaults={"order": [1, 3, 0, 2]},
-    sample=sample_order,
+    sample=sample_order_of(4),
     facts=choice_facts(_choices),
     reference=choice_reference(_choices),
     choices=_choices,

@@ -1,9 +1,4 @@
-"""Problem q5: decode time on another fabric.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q5: decode time on another fabric."""
 
 from __future__ import annotations
 
@@ -15,7 +10,6 @@ from lesson_lib.coursework.problems.bank import (
     Params,
     Problem,
     card_facts,
-    card_of,
     fabric_of,
     fmt_bytes,
     fmt_ms,
@@ -28,7 +22,7 @@ from lesson_lib.model.units import MS, US, format_count
 
 
 def _step(p: Params, **kw: Any):
-    return decode_step(MODEL, card_of(p["card"]), fabric_of(p["latency_us"]), p["n"], **kw)
+    return decode_step(MODEL, ACCELERATORS[p["card"]], fabric_of(p["latency_us"]), p["n"], **kw)
 
 
 def _facts(p: Params) -> dict[str, str]:
@@ -51,7 +45,7 @@ def _facts(p: Params) -> dict[str, str]:
 def _mistakes(p: Params) -> list[Mistake]:
     step = _step(p, include_bandwidth=False)
     m = MODEL
-    one = decode_step(m, card_of(p["card"]), fabric_of(p["latency_us"]), 1)
+    one = decode_step(m, ACCELERATORS[p["card"]], fabric_of(p["latency_us"]), 1)
     return [
         Mistake(
             "compute-only",

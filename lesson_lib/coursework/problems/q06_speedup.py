@@ -1,9 +1,4 @@
-"""Problem q6: speed-up from 2 to 4 GPUs on one fabric.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q6: speed-up from 2 to 4 GPUs on one fabric."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ from lesson_lib.coursework.problems.bank import (
     Params,
     Problem,
     card_facts,
-    card_of,
     fabric_of,
     fmt_ms,
     fmt_us,
@@ -26,7 +20,7 @@ from lesson_lib.model.units import US, format_ratio
 
 
 def _steps(p: Params):
-    card, fabric = card_of(p["card"]), fabric_of(p["latency_us"])
+    card, fabric = ACCELERATORS[p["card"]], fabric_of(p["latency_us"])
     two = decode_step(MODEL, card, fabric, 2, include_bandwidth=False)
     four = decode_step(MODEL, card, fabric, 4, include_bandwidth=False)
     return two, four

@@ -1,9 +1,4 @@
-"""Problem q7: crossover message size.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q7: crossover message size."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q8: prefill wire time.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q8: prefill wire time."""
 
 from __future__ import annotations
 

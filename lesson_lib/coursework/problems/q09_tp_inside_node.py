@@ -1,9 +1,4 @@
-"""Problem q9: multiple choice, why tensor parallelism stays inside a node.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q9: multiple choice, why tensor parallelism stays inside a node."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     choice_facts,
     choice_reference,
-    sample_order,
+    sample_order_of,
 )
 from lesson_lib.model.specimen import MODEL
 
@@ -63,7 +58,7 @@ PROBLEM = Problem(
     template="Why is tensor parallelism kept inside one node?\n\n{options}",
     solution_template="The answer is **{letter}**.\n\n{explained}",
     defaults={"order": [2, 0, 3, 1]},
-    sample=sample_order,
+    sample=sample_order_of(4),
     facts=choice_facts(_choices),
     reference=choice_reference(_choices),
     choices=_choices,

@@ -1,9 +1,4 @@
-"""Problem q10: how many full-length sequences fit, hybrid variant.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q10: how many full-length sequences fit, hybrid variant."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q11: the largest latency at which 4 GPUs still beat 2.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q11: the largest latency at which 4 GPUs still beat 2."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ from lesson_lib.coursework.problems.bank import (
     Params,
     Problem,
     card_facts,
-    card_of,
     fabric_of,
     fmt_ms,
     fmt_us,
@@ -25,7 +19,7 @@ from lesson_lib.model.units import US, format_seconds
 
 
 def _parts(p: Params):
-    card = card_of(p["card"])
+    card = ACCELERATORS[p["card"]]
     two = decode_step(MODEL, card, fabric_of(p["latency_us"]), 2, include_bandwidth=False)
     four_free = decode_step(MODEL, card, fabric_of(0.0), 4, include_bandwidth=False)
     return two, four_free

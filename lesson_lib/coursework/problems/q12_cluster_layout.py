@@ -1,9 +1,4 @@
-"""Problem q12: multiple choice, a layout for 2 nodes x 4 GPUs that holds the most sequences.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q12: multiple choice, a layout for 2 nodes x 4 GPUs that holds the most sequences."""
 
 from __future__ import annotations
 
@@ -47,22 +42,9 @@ LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
 )
 
 
-def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
-    """What is wrong with a candidate layout of :data:`LAYOUTS` for the specimen.
-
-    Parameters
-    ----------
-    tp, pp : int
-        Tensor- and pipeline-parallel degrees (data parallelism fills the GPUs).
-    crosses_nodes : bool
-        True when a tensor-parallel group spans the node boundary.
-
-    Returns
-    -------
-    list of str
-        :func:`~lesson_lib.model.layout.check_layout`'s divisibility problems, plus
-        the wire problem when TP crosses nodes; empty for a sound layout.
-    """
+def _layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
+    """What is wrong with a candidate layout for the specimen (empty for a sound one): the
+    divisibility problems of :func:`~lesson_lib.model.layout.check_layout`, and TP across nodes."""
     problems = check_layout(MODEL, tp, pp)
     if (NODES * GPUS_PER_NODE) % (tp * pp):
         problems.append(f"TP x PP = {tp * pp} does not divide the {NODES * GPUS_PER_NODE} GPUs")
@@ -74,33 +56,22 @@ def layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
     return problems
 
 
-def sequences_held(tp: int, pp: int) -> int:
-    """Full-length sequences the 2 x 4 GPUs hold in a sound layout.
-
-    Parameters
-    ----------
-    tp, pp : int
-        Tensor- and pipeline-parallel degrees (data parallelism fills the GPUs).
-
-    Returns
-    -------
-    int
-        ``plan_cluster(...).sequences_total`` at the specimen's full context.
-    """
+def _sequences_held(tp: int, pp: int) -> int:
+    """Full-length sequences the 2 x 4 GPUs hold in a sound layout (``plan_cluster``'s total)."""
     plan = plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp)
     return plan.sequences_total
 
 
 def _choices(p: Params) -> list[Choice]:
     sound = {
-        (tp, pp): sequences_held(tp, pp)
+        (tp, pp): _sequences_held(tp, pp)
         for _, tp, pp, crosses in LAYOUTS
-        if not layout_problems(tp, pp, crosses)
+        if not _layout_problems(tp, pp, crosses)
     }
     best = max(sound.values())
     options = []
     for text, tp, pp, crosses in LAYOUTS:
-        problems = layout_problems(tp, pp, crosses)
+        problems = _layout_problems(tp, pp, crosses)
         dp = NODES * GPUS_PER_NODE // (tp * pp)
         if problems:
             why, correct = "No: " + "; ".join(problems) + ".", False

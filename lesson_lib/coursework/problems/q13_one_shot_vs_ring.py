@@ -1,9 +1,4 @@
-"""Problem q13: how much a one-shot all-reduce saves over a ring.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q13: how much a one-shot all-reduce saves over a ring."""
 
 from __future__ import annotations
 

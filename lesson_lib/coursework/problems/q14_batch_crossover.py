@@ -1,9 +1,4 @@
-"""Problem q14: the decode batch at which all-reduces turn bandwidth-bound.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q14: the decode batch at which all-reduces turn bandwidth-bound."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q15: batched throughput of TP 4 x DP 2 on two nodes.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q15: batched throughput of TP 4 x DP 2 on two nodes."""
 
 from __future__ import annotations
 

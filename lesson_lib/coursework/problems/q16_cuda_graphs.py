@@ -1,9 +1,4 @@
-"""Problem q16: what CUDA graphs do to the 2 -> 4 GPU speed-up.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q16: what CUDA graphs do to the 2 -> 4 GPU speed-up."""
 
 from __future__ import annotations
 
@@ -13,7 +8,6 @@ from lesson_lib.coursework.problems.bank import (
     Params,
     Problem,
     card_facts,
-    card_of,
     fabric_of,
     fmt_ms,
     keep_distinct,
@@ -26,7 +20,7 @@ from lesson_lib.model.units import US, format_ratio
 
 
 def _times(p: Params, saving_us: float) -> tuple[float, float]:
-    card = card_of(p["card"])
+    card = ACCELERATORS[p["card"]]
     fabric = cuda_graph_fabric(fabric_of(p["latency_us"]), saving_us * US)
     two, four = (
         decode_step(MODEL, card, fabric, n, include_bandwidth=False).total_s for n in (2, 4)
@@ -57,7 +51,7 @@ def _facts(p: Params) -> dict[str, str]:
 
 def _mistakes(p: Params) -> list[Mistake]:
     two, four = _times(p, 0.0)
-    card = card_of(p["card"])
+    card = ACCELERATORS[p["card"]]
     weights_two, weights_four = (
         decode_step(MODEL, card, fabric_of(p["latency_us"]), n, include_bandwidth=False).compute_s
         for n in (2, 4)

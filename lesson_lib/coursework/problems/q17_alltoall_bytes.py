@@ -1,9 +1,4 @@
-"""Problem q17: the bytes an expert-parallel rank sends per decoded token.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q17: the bytes an expert-parallel rank sends per decoded token."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q18: one decoded token's wait, EP across nodes against TP inside one.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q18: one decoded token's wait, EP across nodes against TP inside one."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""Problem q19: the worked example's four-GPU line on a measured system.
-
-Each student gets a different system of the shipped measured tables
-(:mod:`lesson_lib.measured`): read alpha from its NCCL all-reduce table as
-the table gives it (elements and milliseconds), then price four GPUs of it
-under the lesson's arithmetic and say which box wins.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q19: the worked example's four-GPU line on a measured system."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q20: one request's cache over one NIC.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q20: one request's cache over one NIC."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Problem q21: a sharded cache over a NIC per GPU.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q21: a sharded cache over a NIC per GPU."""
 
 from __future__ import annotations
 

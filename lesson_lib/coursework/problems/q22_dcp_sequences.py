@@ -1,9 +1,4 @@
-"""Problem q22: sequences that fit at TP 8 with decode context parallelism.
-
-Statement, parameter sampler, reference answer (computed by ``lesson_lib``),
-usual mistakes and worked solution in one place; registered in
-:mod:`lesson_lib.coursework.problems.registry`.
-"""
+"""Problem q22: sequences that fit at TP 8 with decode context parallelism."""
 
 from __future__ import annotations
 
