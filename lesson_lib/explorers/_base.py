@@ -14,9 +14,11 @@ import csv
 import io
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise, product
+from operator import itemgetter
 from typing import Any
 
 from lesson_lib.explorers._layers import layer
@@ -174,6 +176,12 @@ class Template:
         return f"({test}) ? ({self.otherwise.expression()}) : ({own})"
 
 
+def _state_of(names: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Value, ...]]:
+    """A row's state: its values of the controls ``names``, as a tuple."""
+    values = itemgetter(*names)
+    return values if len(names) > 1 else lambda row: (values(row),)
+
+
 def _csv_text(value: Any) -> str:
     """How a value reads once it has gone through the CSV table."""
     if isinstance(value, bool):
@@ -185,15 +193,35 @@ def _csv_text(value: Any) -> str:
     return str(value)
 
 
-def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
-    columns = list(rows[0])
+def _texts(values: Sequence[Any]) -> Sequence[str]:
+    """A column's values as :func:`_csv_text` writes them; columns of one type take a short cut."""
+    kinds = set(map(type, values))
+    if kinds == {str}:
+        return values
+    if kinds == {int}:
+        return list(map(str, values))
+    if kinds == {float} and all(map(math.isfinite, values)):
+        return [str(int(v)) if v.is_integer() else repr(v) for v in values]
+    return list(map(_csv_text, values))
+
+
+def _columns(rows: Sequence[Mapping[str, Any]]) -> dict[str, Sequence[str]]:
+    """Each column of ``rows`` (dicts with the same keys), as CSV text."""
+    return {name: _texts([row[name] for row in rows]) for name in rows[0]}
+
+
+def _write(columns: Mapping[str, Sequence[str]]) -> str:
+    """CSV text of columns of text, a header first."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_text(row[c]) for c in columns])
+    writer.writerows(zip(*columns.values(), strict=True))
     return buf.getvalue()
+
+
+def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
+    return _write(_columns(rows))
 
 
 def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> dict[str, Any]:
@@ -212,9 +240,12 @@ def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> 
     dict
         A Vega-Lite ``data`` object with the CSV text and its ``format``.
     """
-    numeric = set(numeric)
-    parse = {c: ("number" if c in numeric else "string") for c in rows[0]}
-    return {"values": _csv_table(rows), "format": {"type": "csv", "parse": parse}}
+    return _data(_columns(rows), set(numeric))
+
+
+def _data(columns: Mapping[str, Sequence[str]], numeric: set[str]) -> dict[str, Any]:
+    parse = {c: ("number" if c in numeric else "string") for c in columns}
+    return {"values": _write(columns), "format": {"type": "csv", "parse": parse}}
 
 
 @dataclass
@@ -292,34 +323,34 @@ class Explorer:
             raise ValueError(f"{self.title}: control names repeat: {names}")
         if len(self.rows) > MAX_STATES:
             raise ValueError(f"{self.title}: {len(self.rows)} states; at most {MAX_STATES}")
-        self._index = {}
-        for row in self.rows:
-            key = tuple(row[n] for n in names)
-            if key in self._index:
-                raise ValueError(f"{self.title}: two rows for the state {key}")
-            self._index[key] = row
-        for key in product(*(c.values for c in self.controls)):
-            if key not in self._index:
-                raise ValueError(
-                    f"{self.title}: no row for the state {dict(zip(names, key, strict=True))}"
-                )
+        state_of = _state_of(names)
+        self._index = dict(zip(map(state_of, self.rows), self.rows, strict=True))
+        if len(self._index) < len(self.rows):
+            twice = next(k for k, count in Counter(map(state_of, self.rows)).items() if count > 1)
+            raise ValueError(f"{self.title}: two rows for the state {twice}")
+        missing = set(product(*(c.values for c in self.controls))) - self._index.keys()
+        if missing:
+            key = next(k for k in product(*(c.values for c in self.controls)) if k in missing)
+            state = dict(zip(names, key, strict=True))
+            raise ValueError(f"{self.title}: no row for the state {state}")
         if self.details is not None:
             if len(self.details) > 4 * MAX_STATES:
                 raise ValueError(
                     f"{self.title}: {len(self.details)} detail rows; at most {4 * MAX_STATES}"
                 )
-            covered = {tuple(d[n] for n in names) for d in self.details}
-            if covered != set(self._index):
+            if set(map(state_of, self.details)) != self._index.keys():
                 raise ValueError(f"{self.title}: details must cover exactly the explorer's states")
         fields = self.message.fields  # a property that parses the template: read it once
-        missing = set(fields) - set(self.rows[0])
-        if missing:
-            raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
+        missing_fields = set(fields) - set(self.rows[0])
+        if missing_fields:
+            raise ValueError(
+                f"{self.title}: the message reads missing columns {sorted(missing_fields)}"
+            )
         for table in (self.rows, self.details or []):
             if table and any(row.keys() != table[0].keys() for row in table):
                 raise ValueError(f"{self.title}: every row of a table needs the same columns")
         # The browser reads an empty CSV text field as null and would show "null".
-        empty = {f for row in self.rows for f in fields if row[f] == ""}
+        empty = [f for f in fields if "" in map(itemgetter(f), self.rows)]
         if empty:
             raise ValueError(
                 f"{self.title}: message fields {sorted(empty)} are empty in some state"
@@ -372,35 +403,23 @@ class Explorer:
     def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
         return csv_data(rows, self._numbers(numeric))
 
-    def _text_columns(self) -> dict[str, list[str]]:
-        """Each text column of ``rows`` and its distinct values, in order of first use."""
-        numbers = self._numbers(self.numeric)
-        return {
-            name: list(dict.fromkeys(_csv_text(row[name]) for row in self.rows))
-            for name in self.rows[0]
-            if name not in numbers
-        }
-
-    def _compact_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The states with text columns as indices, and the transforms that decode them."""
-        columns = self._text_columns()
-        codes = {name: {text: i for i, text in enumerate(texts)} for name, texts in columns.items()}
-        rows = [
-            {k: (codes[k][_csv_text(v)] if k in codes else v) for k, v in row.items()}
-            for row in self.rows
-        ]
-        decode = [
-            {"calculate": f"{json.dumps(texts)}[datum[{json.dumps(name)}]]", "as": name}
-            for name, texts in columns.items()
-        ]
-        return self._data(rows, [*self.numeric, *columns]), decode
+    def _states_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The states' data and, with ``compact_text``, the transforms that decode its text."""
+        numbers, columns = self._numbers(self.numeric), _columns(self.rows)
+        decode = []
+        for name, texts in columns.items():
+            if self.compact_text and name not in numbers:
+                distinct = list(dict.fromkeys(texts))
+                codes = {text: str(i) for i, text in enumerate(distinct)}
+                columns[name] = [codes[t] for t in texts]
+                expression = f"{json.dumps(distinct)}[datum[{json.dumps(name)}]]"
+                decode.append({"calculate": expression, "as": name})
+        numbers |= {d["as"] for d in decode}
+        return _data(columns, numbers), decode
 
     def spec(self) -> dict[str, Any]:
         """The Vega-Lite spec (version 5.6)."""
-        data = self._data(self.rows, self.numeric)
-        decode: list[dict[str, Any]] = []
-        if self.compact_text:
-            data, decode = self._compact_data()
+        data, decode = self._states_data()
         chart = self.chart
         if self.details is not None:
             chart = {"data": self._data(self.details, self.detail_numeric), **chart}

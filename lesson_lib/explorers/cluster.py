@@ -124,8 +124,9 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _wrap(text: str, first: str = "") -> list[str]:
-    return textwrap.wrap(text, LINE_WIDTH, initial_indent=first, break_on_hyphens=False)
+@functools.cache
+def _wrap(text: str, first: str = "") -> tuple[str, ...]:
+    return tuple(textwrap.wrap(text, LINE_WIDTH, initial_indent=first, break_on_hyphens=False))
 
 
 def _verdict(plan: ClusterPlan) -> str:
@@ -142,7 +143,7 @@ def _verdict(plan: ClusterPlan) -> str:
     if not plan.flags:
         return f"valid; {weights}"
     lines = [f"valid, {_count(len(plan.flags), 'flag')} below; {weights}"]
-    return "\n".join(lines + _wrap(plan.flags[0], "Flag: "))
+    return "\n".join([*lines, *_wrap(plan.flags[0], "Flag: ")])
 
 
 def _one_parts(plan: ClusterPlan) -> str:
@@ -201,7 +202,7 @@ def _state(**state: Any) -> dict[str, Any]:
             "verdict": _verdict(plan), "priced": priced}  # fmt: skip
 
 
-def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
+def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
     """The list under the diagram: every problem, then every flag, each wrapped into lines."""
     plan = _plan_at(state)
     if plan is None:

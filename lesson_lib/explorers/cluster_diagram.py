@@ -270,7 +270,7 @@ class DiagramTables:
         self,
         state: dict[str, Any],
         plan: ClusterPlan | None,
-        paragraphs: list[tuple[str, list[str]]],
+        paragraphs: list[tuple[str, tuple[str, ...]]],
     ) -> None:
         """Append every mark of one state to the tables.
 
@@ -284,7 +284,7 @@ class DiagramTables:
             ``group``, ``pp``).
         plan : ClusterPlan or None
             The state's plan; None when the explorer does not place it.
-        paragraphs : list of (str, list of str)
+        paragraphs : list of (str, tuple of str)
             The list under the diagram: each problem's or flag's kind and lines.
         """
         lines = [

@@ -9,6 +9,7 @@ it is the chapter's arithmetic, the live twin of
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -17,7 +18,7 @@ from lesson_lib.explorers._layers import Spec, labels_above, layer, lookup
 from lesson_lib.figures._style import ROLE_COLORS
 from lesson_lib.figures.kv_transfer import LINK_COLORS
 from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, link_handoff
-from lesson_lib.model.kv_transfer import kv_transfer_bytes
+from lesson_lib.model.kv_transfer import Handoff, kv_transfer_bytes
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
 
@@ -63,7 +64,8 @@ def _ms(seconds: float) -> float:
     return float(f"{seconds * 1e3:.6g}")
 
 
-def _handoff(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> Any:
+@functools.cache
+def _handoff(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> Handoff:
     return link_handoff(LINKS_BY_KEY[link], prompt, prefill_gpus, decode_gpus)
 
 

@@ -212,6 +212,7 @@ def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: in
     return ratio, " with the bytes"
 
 
+@functools.cache
 def _ceiling(model: str, fabric: str, card: str, batch: int, context: int, algorithm: str) -> str:
     """The speed-up no N can beat, where the lesson's formula for it holds."""
     spec = MODELS[model]
@@ -242,6 +243,15 @@ def _note(model: str, fabric: str, algorithm: str) -> str:
 
 
 def _state(
+    model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
+) -> dict[str, Any]:
+    if MODELS[model].is_moe:  # neither the context nor the all-reduce applies: one row for all
+        context, algorithm = 0, "ring"
+    return _row(model, fabric, card, n, batch, context, algorithm)
+
+
+@functools.cache
+def _row(
     model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
 ) -> dict[str, Any]:
     setting = {"card": card, "batch": batch, "context": context, "algorithm": algorithm}
