@@ -1,11 +1,10 @@
 """What every live explorer shares: discrete controls, a table of states, a message.
 
-An explorer is a Vega-Lite chart with bound parameters; every number it shows
-is computed here for every combination of the controls' values and shipped as
-a CSV table, so the browser only picks and draws a row (no model in
-JavaScript). The message is a :class:`Template` that Python renders
-(:meth:`Explorer.message_for`) and also writes as the Vega expression the
-browser renders, so the two cannot drift apart.
+Every number an explorer's Vega-Lite chart shows is computed here for every
+combination of the controls' values and shipped as a CSV table: the browser
+only picks and draws a row (no model in JavaScript). The message is a
+:class:`Template` rendered by Python and written as a Vega expression, so the
+two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -39,13 +38,12 @@ Value = int | float | str
 
 @dataclass(frozen=True)
 class Control:
-    """One input of an explorer: a slider or a drop-down over fixed values.
+    """One input of an explorer: a slider, radio buttons or a drop-down over fixed values.
 
     Parameters
     ----------
     name : str
-        The parameter's name, also the column of the states table that holds
-        its value (a JavaScript identifier).
+        The parameter's name and the states table's column of its value (an identifier).
     label : str
         What the reader sees beside the input.
     values : sequence of int, float or str
@@ -53,9 +51,9 @@ class Control:
     default : int, float or str
         The starting value, one of ``values``.
     labels : sequence of str, optional
-        How each value reads in a drop-down (default: the value itself).
+        How each value reads (default: the value itself).
     input : {"select", "range", "radio"}, default "select"
-        ``"range"`` is a slider and needs evenly spaced numeric values.
+        ``"range"`` is a slider and needs evenly spaced numbers.
     """
 
     name: str
@@ -225,15 +223,13 @@ def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> dict[str, Any]:
-    """Inline CSV data for a Vega-Lite view, ``numeric`` columns parsed as numbers.
+    """Inline CSV data for a Vega-Lite view of ``rows``, ``numeric`` columns parsed as numbers.
 
     Parameters
     ----------
-    rows : sequence of dict
-        The table.
-    numeric : iterable of str
-        Columns to read as numbers; every other column is read as text (Vega
-        would otherwise guess each column's type).
+    rows, numeric
+        The table (dicts with the same keys), and the columns read as numbers;
+        the others are read as text (Vega would otherwise guess each column's type).
 
     Returns
     -------
@@ -254,49 +250,39 @@ class Explorer:
 
     Parameters
     ----------
-    title : str
-        A short name (also the chart's accessible title).
-    description : str
-        What the chart shows, in words (its text alternative).
+    title, description : str
+        A short name (also the accessible title) and what the chart shows in words.
     controls : sequence of Control
         The inputs, in the order shown.
     rows : sequence of dict
-        One row per combination of the controls' values, holding each
-        control's value under its name and every number or label the
-        message and the chart show.
+        One row per combination of the controls' values: each control's value
+        under its name, and every number or label the message and chart show.
     message : Template
         The message shown for the current state.
     chart : dict
-        A Vega-Lite unit or layer spec drawing the state (see
-        :meth:`state_filter`); it gets the states table as its data.
+        A Vega-Lite spec drawing the state (see :meth:`state_filter`) from the states table.
     numeric : sequence of str
         Columns the chart reads as numbers.
     message_lines : int, default 3
         Lines of the message, for its height.
     details : sequence of dict, optional
-        Several rows per state for a chart that draws many marks (the ring's
-        chunks, say): each row holds the controls' values like ``rows`` do,
-        and the chart then reads this table instead of ``rows`` (filter it
-        with :meth:`state_filter`). Every state needs at least one row.
+        Several rows per state (at least one each) for a chart of many marks,
+        keyed by the controls' values like ``rows``; the chart reads it instead.
     detail_numeric : sequence of str
         Columns of ``details`` the chart reads as numbers.
     compact_text : bool, default False
-        Ship each text column of ``rows`` as numbers into a list of its
-        distinct values, decoded by the spec's first transform: a table of
-        thousands of states that repeats a few words ("Fits", "latency")
-        then weighs a fraction as much. ``rows`` and the message are the same.
+        Ship each text column as indices into a list of its distinct values,
+        decoded by the spec's first transform: a fraction of the weight for
+        thousands of states repeating a few words.
     params : sequence of dict
-        Vega-Lite variable parameters the chart reads besides the controls
-        (``{"name": "phone", "value": False}``); they are not bound to any input.
+        Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     narrow : dict, optional
-        How a chart laid out in fixed pixels is drawn on a column narrower
-        than it (a phone), for ``tools/site/explorers.js``: ``params``, the
-        values of those ``params`` there; ``views``, the ``width`` and
-        ``height`` of named views there; ``asText``, views whose text the
-        page shows as wrapped text under the controls instead (each
-        ``{"view": name, "text": field, "join": field}``, lines with one
-        ``join`` value make one paragraph). Without it such a chart is
-        scaled down whole.
+        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a
+        phone (without it the chart is scaled down whole): ``params``, those
+        ``params``' values there; ``views``, named views' ``width`` and
+        ``height`` there; ``asText``, views shown as wrapped text under the
+        controls instead (``{"view": name, "text": field, "join": field}``,
+        lines with one ``join`` value making one paragraph).
     """
 
     title: str
@@ -387,9 +373,7 @@ class Explorer:
     # The browser's side.
     def state_filter(self, *, free: Iterable[str] = ()) -> str:
         """A Vega expression true for rows matching the controls, except ``free``."""
-        free = set(free)
-        tests = [f"datum.{c.name} == {c.name}" for c in self.controls if c.name not in free]
-        return " && ".join(tests) or "true"
+        return state_filter(self.controls, free=free)
 
     def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
@@ -470,24 +454,39 @@ class Explorer:
 def states(
     controls: Sequence[Control], compute: Callable[..., Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """One row per combination of the controls' values.
+    """One row per combination of the controls' values: those values, then ``compute``'s columns.
 
     Parameters
     ----------
-    controls : sequence of Control
-        The explorer's inputs.
-    compute : callable
-        ``compute(**values)`` for one combination returns the row's other
-        columns (numbers and labels), computed by ``lesson_lib``.
+    controls, compute
+        The explorer's inputs, and ``compute(**values)``, a combination's
+        other columns (numbers and labels, computed by ``lesson_lib``).
 
     Returns
     -------
     list of dict
-        Each row holds the controls' values and ``compute``'s columns.
+        The rows.
     """
     names = [c.name for c in controls]
-    rows = []
-    for key in product(*(c.values for c in controls)):
-        values = dict(zip(names, key, strict=True))
-        rows.append({**values, **compute(**values)})
-    return rows
+    combinations = (
+        dict(zip(names, key, strict=True)) for key in product(*(c.values for c in controls))
+    )
+    return [{**values, **compute(**values)} for values in combinations]
+
+
+def state_filter(controls: Sequence[Control], *, free: Iterable[str] = ()) -> str:
+    """A Vega expression true for the rows matching the controls' values, except ``free``'s.
+
+    Parameters
+    ----------
+    controls, free
+        The explorer's inputs, and the names of those any row may differ in.
+
+    Returns
+    -------
+    str
+        ``datum.n == n && ...``, or ``true``.
+    """
+    free = set(free)
+    tests = [f"datum.{c.name} == {c.name}" for c in controls if c.name not in free]
+    return " && ".join(tests) or "true"

@@ -210,7 +210,7 @@ def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]
         return [(PROBLEM, _wrap(f"{why}.", "Not placed: "))]
     paragraphs = [(PROBLEM, _wrap(p, "Problem: ")) for p in plan.problems]
     paragraphs += [(FLAG, _wrap(f, "Flag: ")) for f in plan.flags]
-    return paragraphs or [(NOTHING, ["No problems and no flags."])]
+    return paragraphs or [(NOTHING, ("No problems and no flags.",))]
 
 
 def cluster_explorer() -> Explorer:
@@ -219,9 +219,7 @@ def cluster_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed plans, starting at the lesson's
-        two nodes of four GPUs as TP 4 x PP 2; ``row(...)`` and
+        Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2; its ``row(...)`` and
         ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
@@ -231,7 +229,7 @@ def cluster_explorer() -> Explorer:
         paragraphs = _note_paragraphs(state)
         note_lines = max(note_lines, sum(len(lines) for _, lines in paragraphs))
         tables.add_state(state, _plan_at(state), paragraphs)
-    explorer = Explorer(
+    return Explorer(
         title="Cluster explorer: where TP, PP, EP and DP sit",
         description=(
             "The chosen cluster: nodes as boxes with their GPUs inside, coloured by pipeline "
@@ -252,4 +250,3 @@ def cluster_explorer() -> Explorer:
         params=chart_params(),
         narrow=phone_layout(),
     )
-    return explorer
