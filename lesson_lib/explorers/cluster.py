@@ -47,27 +47,13 @@ MODEL_LABELS: tuple[str, ...] = (
 #: the MoE: for the MoE 2 and 4 are too few GPUs for its weights, 3 does not
 #: divide its experts, 8 fills one node of eight, 16 and 32 cross the network.
 GROUP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8, 16, 32)
-#: The lesson's layout, two nodes of four GPUs with TP 4 inside each and PP 2 across.
-DEFAULTS: dict[str, int | str] = {
-    "model": "specimen",
-    "gpus_per_node": 4,
-    "nodes": 2,
-    "group": 4,
-    "pp": 2,
-}
-
+# The defaults are the lesson's layout: two nodes of four GPUs, TP 4 in each and PP 2 across.
 CONTROLS: tuple[Control, ...] = (
-    Control("model", "model", tuple(MODELS), DEFAULTS["model"], MODEL_LABELS, input="radio"),
-    Control(
-        "gpus_per_node",
-        "GPUs per node",
-        GPUS_PER_NODE_VALUES,
-        DEFAULTS["gpus_per_node"],
-        input="radio",
-    ),
-    Control("nodes", "nodes", NODE_VALUES, DEFAULTS["nodes"], input="radio"),
-    Control("group", "TP (dense) or EP (MoE)", GROUP_VALUES, DEFAULTS["group"], input="radio"),
-    Control("pp", "PP", PP_VALUES, DEFAULTS["pp"], input="radio"),
+    Control("model", "model", tuple(MODELS), "specimen", MODEL_LABELS, input="radio"),
+    Control("gpus_per_node", "GPUs per node", GPUS_PER_NODE_VALUES, 4, input="radio"),
+    Control("nodes", "nodes", NODE_VALUES, 2, input="radio"),
+    Control("group", "TP (dense) or EP (MoE)", GROUP_VALUES, 4, input="radio"),
+    Control("pp", "PP", PP_VALUES, 2, input="radio"),
 )
 
 MESSAGE = Template(
