@@ -27,8 +27,8 @@ from lesson_lib.explorers.cluster_diagram import (
     PROBLEM,
     VIEW_HEIGHT,
     VIEW_WIDTH,
+    _phone_transform,
     _view_transforms,
-    phone_transform,
 )
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
@@ -469,13 +469,13 @@ def test_phone_transform_of_the_lessons_layout_by_hand():
     b = 5.76 - 0.5740 x 51.31 = -23.69; y: 137 + 50.22 x 0.15 = 144.53 wide,
     137 + 28.83 x 0.15 = 141.32 phone, b = 141.32 - 0.5740 x 144.53 = 58.36.
     """
-    k, bx, by = phone_transform(4, 2)
+    k, bx, by = _phone_transform(4, 2)
     assert k == pytest.approx(0.5740, abs=1e-4)
     assert bx == pytest.approx(-23.69, abs=0.01)
     assert by == pytest.approx(58.36, abs=0.01)
     # One GPU on one node is as tall-limited on the phone as wide (60 px a cell):
     # same size, moved left by half the difference of the widths, (640 - 320) / 2.
-    assert phone_transform(1, 1) == pytest.approx((1.0, -160.0, 0.0))
+    assert _phone_transform(1, 1) == pytest.approx((1.0, -160.0, 0.0))
 
 
 def test_every_cluster_size_fits_the_phone_view(explorer):
@@ -485,7 +485,7 @@ def test_every_cluster_size_fits_the_phone_view(explorer):
     assert len(transforms) == len(GPUS_PER_NODE_VALUES)
     for f in frames:
         g, n = int(f["gpus_per_node"]), int(f["nodes"])
-        k, bx, by = phone_transform(g, n)
+        k, bx, by = _phone_transform(g, n)
         for x in (f["x"], f["x2"]):
             assert 0 <= k * x + bx <= PHONE_WIDTH, f
         for y in (f["y"], f["y2"]):

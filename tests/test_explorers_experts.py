@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lesson_lib.chapters.glue import chapter_numbers
-from lesson_lib.explorers.experts import CONTROLS, axis_ms, experts_explorer
+from lesson_lib.explorers.experts import CONTROLS, _axis_ms, experts_explorer
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import GPU, INTER_NODE
@@ -82,7 +82,7 @@ def test_the_layout_control_changes_the_chart_and_the_axis_stays(explorer):
     assert opacity["condition"]["test"] == "datum.parallelism == parallelism"
     scale = chart["encoding"]["x"]["scale"]
     assert scale["domainMin"] == 0 and "[model + '|' + batch]" in scale["domainMax"]["expr"]
-    axis = axis_ms(explorer.rows)
+    axis = _axis_ms(explorer.rows)
     assert axis[("DeepSeek-V3", 1)] == 12.0
     assert "'DeepSeek-V3|1': 12" in scale["domainMax"]["expr"]
     for row in explorer.rows:

@@ -11,7 +11,7 @@ from lesson_lib.explorers.kv_transfer import (
     BARS,
     CONTROLS,
     PROMPT_VALUES,
-    axis_ms,
+    _axis_ms,
     kv_transfer_explorer,
 )
 from lesson_lib.model.kv_links import LINKS_BY_KEY, link_handoff
@@ -94,7 +94,7 @@ def test_the_time_axis_stays_put_for_each_prompt(explorer):
     roughly 250 ms plus the slowest link's copy; the axis ends at the next round step,
     300 ms, for every link and GPU count at 4,096 tokens.
     """
-    axis = axis_ms(explorer.details)
+    axis = _axis_ms(explorer.details)
     assert set(axis) == set(PROMPT_VALUES)
     assert axis[4096] == 300.0
     for d in explorer.details:

@@ -15,7 +15,7 @@ from lesson_lib.explorers.latency import (
     LESSON,
     MODELS,
     _axis_max_ms,
-    context_tokens,
+    _context_tokens,
     decode_explorer,
 )
 from lesson_lib.model.memory import memory_budget
@@ -149,12 +149,12 @@ def test_mixtral_under_tp_by_hand(explorer):
 def test_each_model_gets_its_own_contexts():
     """1/64 of the specimen's 262,144 tokens is 4,096 (the batching chapter's);
     Llama-3.1-70B reads at most 131,072, Mixtral 32,768 (1/64: 512)."""
-    assert context_tokens(MODEL.name, 64) == 4096
-    assert context_tokens("Llama-3.1-70B", 1) == 131_072
-    assert context_tokens("Mixtral-8x7B", 64) == 512
-    assert context_tokens("Mixtral-8x7B", 0) == 0
+    assert _context_tokens(MODEL.name, 64) == 4096
+    assert _context_tokens("Llama-3.1-70B", 1) == 131_072
+    assert _context_tokens("Mixtral-8x7B", 64) == 512
+    assert _context_tokens("Mixtral-8x7B", 0) == 0
     with pytest.raises(ValueError, match="divisor must be one of"):
-        context_tokens(MODEL.name, 3)
+        _context_tokens(MODEL.name, 3)
     assert set(MODELS) == set(PRESETS)
 
 

@@ -17,7 +17,7 @@ from lesson_lib.explorers.sizing import (
     MODELS,
     SEQUENCE_VALUES,
     TP_VALUES,
-    context_tokens,
+    _context_tokens,
     sizing_explorer,
 )
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
@@ -133,16 +133,16 @@ def test_each_model_gets_its_own_contexts_never_longer_than_it_reads():
     Llama-3.1-70B reads 131,072 tokens (half the specimen's 262,144), Mixtral
     32,768 (1/32 of it is 1,024), DeepSeek-V3 163,840 (1/8 is 20,480).
     """
-    assert context_tokens("Llama-3.1-70B", 1) == 131_072
-    assert context_tokens("Mixtral-8x7B", 32) == 1_024
-    assert context_tokens("DeepSeek-V3", 8) == 20_480
-    assert context_tokens(MODEL.name, 2) == 131_072
+    assert _context_tokens("Llama-3.1-70B", 1) == 131_072
+    assert _context_tokens("Mixtral-8x7B", 32) == 1_024
+    assert _context_tokens("DeepSeek-V3", 8) == 20_480
+    assert _context_tokens(MODEL.name, 2) == 131_072
     for name, model in PRESETS.items():
-        assert context_tokens(name, CONTEXT_DIVISORS[0]) == model.max_context
+        assert _context_tokens(name, CONTEXT_DIVISORS[0]) == model.max_context
     with pytest.raises(ValueError, match="divisor must be one of"):
-        context_tokens("Mixtral-8x7B", 3)
+        _context_tokens("Mixtral-8x7B", 3)
     with pytest.raises(ValueError, match="model must be one of"):
-        context_tokens("GPT-2", 1)
+        _context_tokens("GPT-2", 1)
 
 
 def test_llama_at_tp4_by_hand(explorer):

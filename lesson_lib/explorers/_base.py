@@ -1,11 +1,10 @@
 """What every live explorer shares: discrete controls, a table of states, a message.
 
-An explorer is a Vega-Lite chart with bound parameters; every number it shows
-is computed here for every combination of the controls' values and shipped as
-a CSV table, so the browser only picks and draws a row (no model in
-JavaScript). The message is a :class:`Template` that Python renders
-(:meth:`Explorer.message_for`) and also writes as the Vega expression the
-browser renders, so the two cannot drift apart.
+Every number an explorer's Vega-Lite chart shows is computed here for every
+combination of the controls' values and shipped as a CSV table: the browser
+only picks and draws a row (no model in JavaScript). The message is a
+:class:`Template` rendered by Python and written as a Vega expression, so the
+two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -14,9 +13,11 @@ import csv
 import io
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise, product
+from operator import itemgetter
 from typing import Any
 
 from lesson_lib.explorers._layers import layer
@@ -37,13 +38,12 @@ Value = int | float | str
 
 @dataclass(frozen=True)
 class Control:
-    """One input of an explorer: a slider or a drop-down over fixed values.
+    """One input of an explorer: a slider, radio buttons or a drop-down over fixed values.
 
     Parameters
     ----------
     name : str
-        The parameter's name, also the column of the states table that holds
-        its value (a JavaScript identifier).
+        The parameter's name and the states table's column of its value (an identifier).
     label : str
         What the reader sees beside the input.
     values : sequence of int, float or str
@@ -51,9 +51,9 @@ class Control:
     default : int, float or str
         The starting value, one of ``values``.
     labels : sequence of str, optional
-        How each value reads in a drop-down (default: the value itself).
+        How each value reads (default: the value itself).
     input : {"select", "range", "radio"}, default "select"
-        ``"range"`` is a slider and needs evenly spaced numeric values.
+        ``"range"`` is a slider and needs evenly spaced numbers.
     """
 
     name: str
@@ -174,6 +174,12 @@ class Template:
         return f"({test}) ? ({self.otherwise.expression()}) : ({own})"
 
 
+def _state_of(names: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Value, ...]]:
+    """A row's state: its values of the controls ``names``, as a tuple."""
+    values = itemgetter(*names)
+    return values if len(names) > 1 else lambda row: (values(row),)
+
+
 def _csv_text(value: Any) -> str:
     """How a value reads once it has gone through the CSV table."""
     if isinstance(value, bool):
@@ -185,36 +191,57 @@ def _csv_text(value: Any) -> str:
     return str(value)
 
 
-def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
-    columns = list(rows[0])
+def _texts(values: Sequence[Any]) -> Sequence[str]:
+    """A column's values as :func:`_csv_text` writes them; columns of one type take a short cut."""
+    kinds = set(map(type, values))
+    if kinds == {str}:
+        return values
+    if kinds == {int}:
+        return list(map(str, values))
+    if kinds == {float} and all(map(math.isfinite, values)):
+        return [str(int(v)) if v.is_integer() else repr(v) for v in values]
+    return list(map(_csv_text, values))
+
+
+def _columns(rows: Sequence[Mapping[str, Any]]) -> dict[str, Sequence[str]]:
+    """Each column of ``rows`` (dicts with the same keys), as CSV text."""
+    return {name: _texts([row[name] for row in rows]) for name in rows[0]}
+
+
+def _write(columns: Mapping[str, Sequence[str]]) -> str:
+    """CSV text of columns of text, a header first."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_text(row[c]) for c in columns])
+    writer.writerows(zip(*columns.values(), strict=True))
     return buf.getvalue()
 
 
+def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
+    return _write(_columns(rows))
+
+
 def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> dict[str, Any]:
-    """Inline CSV data for a Vega-Lite view, ``numeric`` columns parsed as numbers.
+    """Inline CSV data for a Vega-Lite view of ``rows``, ``numeric`` columns parsed as numbers.
 
     Parameters
     ----------
-    rows : sequence of dict
-        The table.
-    numeric : iterable of str
-        Columns to read as numbers; every other column is read as text (Vega
-        would otherwise guess each column's type).
+    rows, numeric
+        The table (dicts with the same keys), and the columns read as numbers;
+        the others are read as text (Vega would otherwise guess each column's type).
 
     Returns
     -------
     dict
         A Vega-Lite ``data`` object with the CSV text and its ``format``.
     """
-    numeric = set(numeric)
-    parse = {c: ("number" if c in numeric else "string") for c in rows[0]}
-    return {"values": _csv_table(rows), "format": {"type": "csv", "parse": parse}}
+    return _data(_columns(rows), set(numeric))
+
+
+def _data(columns: Mapping[str, Sequence[str]], numeric: set[str]) -> dict[str, Any]:
+    parse = {c: ("number" if c in numeric else "string") for c in columns}
+    return {"values": _write(columns), "format": {"type": "csv", "parse": parse}}
 
 
 @dataclass
@@ -223,49 +250,39 @@ class Explorer:
 
     Parameters
     ----------
-    title : str
-        A short name (also the chart's accessible title).
-    description : str
-        What the chart shows, in words (its text alternative).
+    title, description : str
+        A short name (also the accessible title) and what the chart shows in words.
     controls : sequence of Control
         The inputs, in the order shown.
     rows : sequence of dict
-        One row per combination of the controls' values, holding each
-        control's value under its name and every number or label the
-        message and the chart show.
+        One row per combination of the controls' values: each control's value
+        under its name, and every number or label the message and chart show.
     message : Template
         The message shown for the current state.
     chart : dict
-        A Vega-Lite unit or layer spec drawing the state (see
-        :meth:`state_filter`); it gets the states table as its data.
+        A Vega-Lite spec drawing the state (see :meth:`state_filter`) from the states table.
     numeric : sequence of str
         Columns the chart reads as numbers.
     message_lines : int, default 3
         Lines of the message, for its height.
     details : sequence of dict, optional
-        Several rows per state for a chart that draws many marks (the ring's
-        chunks, say): each row holds the controls' values like ``rows`` do,
-        and the chart then reads this table instead of ``rows`` (filter it
-        with :meth:`state_filter`). Every state needs at least one row.
+        Several rows per state (at least one each) for a chart of many marks,
+        keyed by the controls' values like ``rows``; the chart reads it instead.
     detail_numeric : sequence of str
         Columns of ``details`` the chart reads as numbers.
     compact_text : bool, default False
-        Ship each text column of ``rows`` as numbers into a list of its
-        distinct values, decoded by the spec's first transform: a table of
-        thousands of states that repeats a few words ("Fits", "latency")
-        then weighs a fraction as much. ``rows`` and the message are the same.
+        Ship each text column as indices into a list of its distinct values,
+        decoded by the spec's first transform: a fraction of the weight for
+        thousands of states repeating a few words.
     params : sequence of dict
-        Vega-Lite variable parameters the chart reads besides the controls
-        (``{"name": "phone", "value": False}``); they are not bound to any input.
+        Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     narrow : dict, optional
-        How a chart laid out in fixed pixels is drawn on a column narrower
-        than it (a phone), for ``tools/site/explorers.js``: ``params``, the
-        values of those ``params`` there; ``views``, the ``width`` and
-        ``height`` of named views there; ``asText``, views whose text the
-        page shows as wrapped text under the controls instead (each
-        ``{"view": name, "text": field, "join": field}``, lines with one
-        ``join`` value make one paragraph). Without it such a chart is
-        scaled down whole.
+        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a
+        phone (without it the chart is scaled down whole): ``params``, those
+        ``params``' values there; ``views``, named views' ``width`` and
+        ``height`` there; ``asText``, views shown as wrapped text under the
+        controls instead (``{"view": name, "text": field, "join": field}``,
+        lines with one ``join`` value making one paragraph).
     """
 
     title: str
@@ -292,34 +309,34 @@ class Explorer:
             raise ValueError(f"{self.title}: control names repeat: {names}")
         if len(self.rows) > MAX_STATES:
             raise ValueError(f"{self.title}: {len(self.rows)} states; at most {MAX_STATES}")
-        self._index = {}
-        for row in self.rows:
-            key = tuple(row[n] for n in names)
-            if key in self._index:
-                raise ValueError(f"{self.title}: two rows for the state {key}")
-            self._index[key] = row
-        for key in product(*(c.values for c in self.controls)):
-            if key not in self._index:
-                raise ValueError(
-                    f"{self.title}: no row for the state {dict(zip(names, key, strict=True))}"
-                )
+        state_of = _state_of(names)
+        self._index = dict(zip(map(state_of, self.rows), self.rows, strict=True))
+        if len(self._index) < len(self.rows):
+            twice = next(k for k, count in Counter(map(state_of, self.rows)).items() if count > 1)
+            raise ValueError(f"{self.title}: two rows for the state {twice}")
+        missing = set(product(*(c.values for c in self.controls))) - self._index.keys()
+        if missing:
+            key = next(k for k in product(*(c.values for c in self.controls)) if k in missing)
+            state = dict(zip(names, key, strict=True))
+            raise ValueError(f"{self.title}: no row for the state {state}")
         if self.details is not None:
             if len(self.details) > 4 * MAX_STATES:
                 raise ValueError(
                     f"{self.title}: {len(self.details)} detail rows; at most {4 * MAX_STATES}"
                 )
-            covered = {tuple(d[n] for n in names) for d in self.details}
-            if covered != set(self._index):
+            if set(map(state_of, self.details)) != self._index.keys():
                 raise ValueError(f"{self.title}: details must cover exactly the explorer's states")
         fields = self.message.fields  # a property that parses the template: read it once
-        missing = set(fields) - set(self.rows[0])
-        if missing:
-            raise ValueError(f"{self.title}: the message reads missing columns {sorted(missing)}")
+        missing_fields = set(fields) - set(self.rows[0])
+        if missing_fields:
+            raise ValueError(
+                f"{self.title}: the message reads missing columns {sorted(missing_fields)}"
+            )
         for table in (self.rows, self.details or []):
             if table and any(row.keys() != table[0].keys() for row in table):
                 raise ValueError(f"{self.title}: every row of a table needs the same columns")
         # The browser reads an empty CSV text field as null and would show "null".
-        empty = {f for row in self.rows for f in fields if row[f] == ""}
+        empty = [f for f in fields if "" in map(itemgetter(f), self.rows)]
         if empty:
             raise ValueError(
                 f"{self.title}: message fields {sorted(empty)} are empty in some state"
@@ -356,9 +373,7 @@ class Explorer:
     # The browser's side.
     def state_filter(self, *, free: Iterable[str] = ()) -> str:
         """A Vega expression true for rows matching the controls, except ``free``."""
-        free = set(free)
-        tests = [f"datum.{c.name} == {c.name}" for c in self.controls if c.name not in free]
-        return " && ".join(tests) or "true"
+        return state_filter(self.controls, free=free)
 
     def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
@@ -372,35 +387,23 @@ class Explorer:
     def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
         return csv_data(rows, self._numbers(numeric))
 
-    def _text_columns(self) -> dict[str, list[str]]:
-        """Each text column of ``rows`` and its distinct values, in order of first use."""
-        numbers = self._numbers(self.numeric)
-        return {
-            name: list(dict.fromkeys(_csv_text(row[name]) for row in self.rows))
-            for name in self.rows[0]
-            if name not in numbers
-        }
-
-    def _compact_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The states with text columns as indices, and the transforms that decode them."""
-        columns = self._text_columns()
-        codes = {name: {text: i for i, text in enumerate(texts)} for name, texts in columns.items()}
-        rows = [
-            {k: (codes[k][_csv_text(v)] if k in codes else v) for k, v in row.items()}
-            for row in self.rows
-        ]
-        decode = [
-            {"calculate": f"{json.dumps(texts)}[datum[{json.dumps(name)}]]", "as": name}
-            for name, texts in columns.items()
-        ]
-        return self._data(rows, [*self.numeric, *columns]), decode
+    def _states_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The states' data and, with ``compact_text``, the transforms that decode its text."""
+        numbers, columns = self._numbers(self.numeric), _columns(self.rows)
+        decode = []
+        for name, texts in columns.items():
+            if self.compact_text and name not in numbers:
+                distinct = list(dict.fromkeys(texts))
+                codes = {text: str(i) for i, text in enumerate(distinct)}
+                columns[name] = [codes[t] for t in texts]
+                expression = f"{json.dumps(distinct)}[datum[{json.dumps(name)}]]"
+                decode.append({"calculate": expression, "as": name})
+        numbers |= {d["as"] for d in decode}
+        return _data(columns, numbers), decode
 
     def spec(self) -> dict[str, Any]:
         """The Vega-Lite spec (version 5.6)."""
-        data = self._data(self.rows, self.numeric)
-        decode: list[dict[str, Any]] = []
-        if self.compact_text:
-            data, decode = self._compact_data()
+        data, decode = self._states_data()
         chart = self.chart
         if self.details is not None:
             chart = {"data": self._data(self.details, self.detail_numeric), **chart}
@@ -451,24 +454,39 @@ class Explorer:
 def states(
     controls: Sequence[Control], compute: Callable[..., Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """One row per combination of the controls' values.
+    """One row per combination of the controls' values: those values, then ``compute``'s columns.
 
     Parameters
     ----------
-    controls : sequence of Control
-        The explorer's inputs.
-    compute : callable
-        ``compute(**values)`` for one combination returns the row's other
-        columns (numbers and labels), computed by ``lesson_lib``.
+    controls, compute
+        The explorer's inputs, and ``compute(**values)``, a combination's
+        other columns (numbers and labels, computed by ``lesson_lib``).
 
     Returns
     -------
     list of dict
-        Each row holds the controls' values and ``compute``'s columns.
+        The rows.
     """
     names = [c.name for c in controls]
-    rows = []
-    for key in product(*(c.values for c in controls)):
-        values = dict(zip(names, key, strict=True))
-        rows.append({**values, **compute(**values)})
-    return rows
+    combinations = (
+        dict(zip(names, key, strict=True)) for key in product(*(c.values for c in controls))
+    )
+    return [{**values, **compute(**values)} for values in combinations]
+
+
+def state_filter(controls: Sequence[Control], *, free: Iterable[str] = ()) -> str:
+    """A Vega expression true for the rows matching the controls' values, except ``free``'s.
+
+    Parameters
+    ----------
+    controls, free
+        The explorer's inputs, and the names of those any row may differ in.
+
+    Returns
+    -------
+    str
+        ``datum.n == n && ...``, or ``true``.
+    """
+    free = set(free)
+    tests = [f"datum.{c.name} == {c.name}" for c in controls if c.name not in free]
+    return " && ".join(tests) or "true"

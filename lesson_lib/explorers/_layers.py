@@ -1,11 +1,8 @@
-"""Vega-Lite layers and pieces the explorers' charts share.
+"""Vega-Lite pieces the explorers' charts share: layers, lookups, scales, legends.
 
-A chart is a list of layers, each a mark with its encoding and the
-transforms that pick its rows; the builders here write the common ones so
-that each explorer names its layers and says only what is its own. The
-stacked time bars of the latency and experts explorers are here too: each
-state row carries one column per term (milliseconds), folded into stacked
-segments coloured by role, each bar's label above it.
+Also the stacked time bars of the latency and experts explorers: each state
+row carries one column per term (milliseconds), folded into stacked segments
+coloured by role, each bar's label above it.
 """
 
 from __future__ import annotations
@@ -27,14 +24,9 @@ def layer(
 
     Parameters
     ----------
-    mark : str
-        The mark's type (``"bar"``, ``"rule"``, ``"text"`` ...).
-    encoding : dict, optional
-        The layer's encoding; left out when None.
-    transform : sequence of dict
-        Transforms of the layer's own rows; left out when empty.
-    **props
-        The mark's properties.
+    mark, encoding, transform, **props
+        The mark's type (``"bar"`` ...), its encoding and its rows' transforms
+        (each left out when None or empty), and the mark's properties.
 
     Returns
     -------
@@ -54,12 +46,9 @@ def lookup(mapping: Mapping[Any, Any], key: str, value: Callable[[Any], str] = r
 
     Parameters
     ----------
-    mapping : mapping
-        Its keys are written as quoted text, its values by ``value``.
-    key : str
-        A Vega expression (``datum.label``).
-    value : callable, default repr
-        How a value is written.
+    mapping, key, value
+        Keys are written as quoted text, values by ``value``; ``key`` is a
+        Vega expression (``datum.label``).
 
     Returns
     -------
@@ -93,12 +82,9 @@ def nominal_scale(
 
     Parameters
     ----------
-    field : str
-        The column.
-    domain, colors : sequence
-        The scale's domain and range, in the same order.
-    legend : dict or None
-        Its legend (None: none).
+    field, domain, colors, legend
+        The column, the scale's domain and range in the same order, and the
+        legend (None: none).
 
     Returns
     -------
@@ -115,14 +101,14 @@ def nominal_scale(
 
 
 def labels_above(offset: int) -> Spec:
-    """A band axis whose labels sit above their bars, inside the plot.
+    """A band axis whose labels sit ``offset`` px above their bars' middle, inside the plot.
 
     The message above the chart then starts at the card's left edge.
 
     Parameters
     ----------
     offset : int
-        How far above the band's middle a label sits, px.
+        Pixels.
 
     Returns
     -------
@@ -142,18 +128,18 @@ def labels_above(offset: int) -> Spec:
 
 
 def fold_terms(terms: Sequence[Term]) -> list[Spec]:
-    """Transforms that turn the terms' columns into one segment each.
+    """Transforms that turn the terms' columns (in stacking order) into one segment each.
 
     Parameters
     ----------
     terms : sequence of Term
-        The bar's terms, in stacking order.
+        The bar's terms.
 
     Returns
     -------
     list of dict
-        A ``fold`` into ``_term`` / ``_ms``, then the legend label as ``term``
-        and the stacking position as ``_stack``.
+        A ``fold`` into ``_term`` / ``_ms``, the legend label as ``term``, the
+        stacking position as ``_stack``.
     """
     columns = [t for t, _, _ in terms]
     return [
@@ -168,12 +154,9 @@ def time_bars(terms: Sequence[Term], y_sort: Any, bar_title: str) -> Spec:
 
     Parameters
     ----------
-    terms : sequence of Term
-        The bar's terms, as given to :func:`fold_terms`.
-    y_sort : object
-        Vega-Lite ``sort`` of the bars.
-    bar_title : str
-        The tooltip's title for the bar's name.
+    terms, y_sort, bar_title
+        The terms as given to :func:`fold_terms`, the bars' Vega-Lite
+        ``sort``, and the tooltip's title for a bar's name.
 
     Returns
     -------

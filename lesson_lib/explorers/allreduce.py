@@ -4,8 +4,7 @@ Every state is read from
 :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`: the rank by
 chunk grid as :func:`lesson_lib.figures.allreduce.draw_holdings` colours it, and
 bars of the bytes sent so far against ``2 (N - 1) / N`` payloads. A step past a
-smaller ring's last one shows the finished all-reduce. Rings of up to
-``LIST_CONTRIBUTORS_UP_TO`` ranks list each copy's contributors, larger ones count them.
+smaller ring's last one shows the finished all-reduce.
 """
 
 from __future__ import annotations
@@ -147,17 +146,7 @@ def _cell_label(held: frozenset[int], n: int, sender: int | None) -> str:
 
 
 #: Columns of the details table (the state, then a copy's or a rank's numbers).
-DETAIL_COLUMNS: tuple[str, ...] = (
-    "n",
-    "step",
-    "rank",
-    "chunk",
-    "k",
-    "label",
-    "src",
-    "kib",
-    "whole",
-)
+DETAIL_COLUMNS: tuple[str, ...] = tuple("n step rank chunk k label src kib whole".split())
 
 
 def _details(n: int, step: int) -> list[dict[str, Any]]:
@@ -326,9 +315,7 @@ def ring_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed states, starting at the end of
-        the four-rank ring's reduce-scatter; ``row(...)`` and
+        Starting at the end of the four-rank ring's reduce-scatter; its ``row(...)`` and
         ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)

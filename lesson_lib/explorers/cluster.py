@@ -47,27 +47,13 @@ MODEL_LABELS: tuple[str, ...] = (
 #: the MoE: for the MoE 2 and 4 are too few GPUs for its weights, 3 does not
 #: divide its experts, 8 fills one node of eight, 16 and 32 cross the network.
 GROUP_VALUES: tuple[int, ...] = (1, 2, 3, 4, 8, 16, 32)
-#: The lesson's layout, two nodes of four GPUs with TP 4 inside each and PP 2 across.
-DEFAULTS: dict[str, int | str] = {
-    "model": "specimen",
-    "gpus_per_node": 4,
-    "nodes": 2,
-    "group": 4,
-    "pp": 2,
-}
-
+# The defaults are the lesson's layout: two nodes of four GPUs, TP 4 in each and PP 2 across.
 CONTROLS: tuple[Control, ...] = (
-    Control("model", "model", tuple(MODELS), DEFAULTS["model"], MODEL_LABELS, input="radio"),
-    Control(
-        "gpus_per_node",
-        "GPUs per node",
-        GPUS_PER_NODE_VALUES,
-        DEFAULTS["gpus_per_node"],
-        input="radio",
-    ),
-    Control("nodes", "nodes", NODE_VALUES, DEFAULTS["nodes"], input="radio"),
-    Control("group", "TP (dense) or EP (MoE)", GROUP_VALUES, DEFAULTS["group"], input="radio"),
-    Control("pp", "PP", PP_VALUES, DEFAULTS["pp"], input="radio"),
+    Control("model", "model", tuple(MODELS), "specimen", MODEL_LABELS, input="radio"),
+    Control("gpus_per_node", "GPUs per node", GPUS_PER_NODE_VALUES, 4, input="radio"),
+    Control("nodes", "nodes", NODE_VALUES, 2, input="radio"),
+    Control("group", "TP (dense) or EP (MoE)", GROUP_VALUES, 4, input="radio"),
+    Control("pp", "PP", PP_VALUES, 2, input="radio"),
 )
 
 MESSAGE = Template(
@@ -124,8 +110,9 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _wrap(text: str, first: str = "") -> list[str]:
-    return textwrap.wrap(text, LINE_WIDTH, initial_indent=first, break_on_hyphens=False)
+@functools.cache
+def _wrap(text: str, first: str = "") -> tuple[str, ...]:
+    return tuple(textwrap.wrap(text, LINE_WIDTH, initial_indent=first, break_on_hyphens=False))
 
 
 def _verdict(plan: ClusterPlan) -> str:
@@ -142,7 +129,7 @@ def _verdict(plan: ClusterPlan) -> str:
     if not plan.flags:
         return f"valid; {weights}"
     lines = [f"valid, {_count(len(plan.flags), 'flag')} below; {weights}"]
-    return "\n".join(lines + _wrap(plan.flags[0], "Flag: "))
+    return "\n".join([*lines, *_wrap(plan.flags[0], "Flag: ")])
 
 
 def _one_parts(plan: ClusterPlan) -> str:
@@ -201,7 +188,7 @@ def _state(**state: Any) -> dict[str, Any]:
             "verdict": _verdict(plan), "priced": priced}  # fmt: skip
 
 
-def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
+def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
     """The list under the diagram: every problem, then every flag, each wrapped into lines."""
     plan = _plan_at(state)
     if plan is None:
@@ -209,7 +196,7 @@ def _note_paragraphs(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
         return [(PROBLEM, _wrap(f"{why}.", "Not placed: "))]
     paragraphs = [(PROBLEM, _wrap(p, "Problem: ")) for p in plan.problems]
     paragraphs += [(FLAG, _wrap(f, "Flag: ")) for f in plan.flags]
-    return paragraphs or [(NOTHING, ["No problems and no flags."])]
+    return paragraphs or [(NOTHING, ("No problems and no flags.",))]
 
 
 def cluster_explorer() -> Explorer:
@@ -218,9 +205,7 @@ def cluster_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed plans, starting at the lesson's
-        two nodes of four GPUs as TP 4 x PP 2; ``row(...)`` and
+        Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2; its ``row(...)`` and
         ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
@@ -230,7 +215,7 @@ def cluster_explorer() -> Explorer:
         paragraphs = _note_paragraphs(state)
         note_lines = max(note_lines, sum(len(lines) for _, lines in paragraphs))
         tables.add_state(state, _plan_at(state), paragraphs)
-    explorer = Explorer(
+    return Explorer(
         title="Cluster explorer: where TP, PP, EP and DP sit",
         description=(
             "The chosen cluster: nodes as boxes with their GPUs inside, coloured by pipeline "
@@ -251,4 +236,3 @@ def cluster_explorer() -> Explorer:
         params=chart_params(),
         narrow=phone_layout(),
     )
-    return explorer

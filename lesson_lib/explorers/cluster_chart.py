@@ -1,9 +1,8 @@
 """The cluster explorer's chart in Vega-Lite: the diagram, its key and the list of notes.
 
-The diagram's marks are the tables of
-:class:`~lesson_lib.explorers.cluster_diagram.DiagramTables`, one row per mark
-and state; the chart keeps the rows of the state the controls choose, and
-moves them by the phone's transform when drawn on a phone.
+It keeps the chosen state's rows of
+:class:`~lesson_lib.explorers.cluster_diagram.DiagramTables` and, on a phone,
+moves them by the phone's transform.
 """
 
 from __future__ import annotations
@@ -93,7 +92,7 @@ AT_MID = {"x": {**X, "field": "mid"}, "y": {**Y, "field": "mid_y"}}
 PATH = {"x": X, "y": Y, "detail": {"field": "path"},
         "order": {"field": "point", "type": "quantitative"}}  # fmt: skip
 # Marks sit at (vx, vy): the wide view's pixels as they are, or on a phone moved
-# by phone_transform (VIEW_TRANSFORM) into a view PHONE_WIDTH wide whose x scale
+# by _phone_transform (VIEW_TRANSFORM) into a view PHONE_WIDTH wide whose x scale
 # keeps the domain 0..VIEW_WIDTH.
 TO_VIEW = [
     *(_calc(f"{VIEW_TRANSFORM}[0] * datum.{c} + {VIEW_TRANSFORM}[1]", f"v{c}") for c in ("x", "x2")),
@@ -145,10 +144,8 @@ def _frame_layers() -> list[dict[str, Any]]:
 def _cell_lookup(
     cells: dict[str, Any], column: str, corners: list[str], grow: dict[str, float] | None = None
 ) -> list[dict[str, Any]]:
-    """The corners and zoom of the GPU cell named in ``column``, moved out by ``grow`` cells.
-
-    The lookup's inline CSV is not parsed, hence ``toNumber``.
-    """
+    """The corners and zoom of the GPU cell named in ``column``, moved out by ``grow`` cells
+    (``toNumber``: the lookup's inline CSV is not parsed)."""
     names = [f"_{column}_{c}" for c in (*corners, "zoom")]
     key = f"datum.gpus_per_node + '-' + datum.nodes + '-' + datum.{column}"
     found = {"data": cells, "key": "key", "fields": [*corners, "zoom"]}
@@ -165,12 +162,11 @@ def _cell_lookup(
 def _label_fits() -> list[dict[str, Any]]:
     """``shown_label``: as much of a GPU's label as fits inside its square on a phone.
 
-    A line is at most ``LABEL_EM`` ems a character wide and Vega's lines are
-    ``font + 2`` pixels apart, with ``LABEL_MARGIN_PX`` to spare across and
-    down; the square is ``GPU`` cells at the view's zoom. A phone leaves out
-    what does not fit rather than shrink it: the stage and replica line first
-    (the stage is also the GPU's colour), then the rank. The wide view shows
-    the whole label.
+    A character is at most ``LABEL_EM`` ems wide, Vega's lines ``font + 2``
+    pixels apart, ``LABEL_MARGIN_PX`` to spare; the square is ``GPU`` cells at
+    the view's zoom. A phone leaves out what does not fit rather than shrink
+    it: the stage and replica line first (the stage is also the colour), then
+    the rank.
     """
     parts = "split(datum.label, '|')"
     square = f"{GPU} * toNumber(datum._cell_zoom) * {VIEW_TRANSFORM}[2]"
@@ -309,10 +305,9 @@ def _notes(data: dict, texts: Sequence[str], lines: int, state: list) -> dict[st
 def _hidden(view: dict[str, Any]) -> dict[str, Any]:
     """The view with every mark kept out of the accessibility tree.
 
-    The diagram's marks are shapes whose meaning the chart's description and
-    the message give; as ARIA images they would be unnamed, and empty ones
-    (no TP group split by the network, say) are flagged by axe-core. The
-    list of problems and flags stays readable.
+    The description and message say what the shapes mean; as ARIA images
+    they would be unnamed, and axe-core flags empty ones (no TP group split by
+    the network, say). The list of problems and flags stays readable.
     """
     for layer in view.get("layer", []):
         _hidden(layer)
@@ -372,15 +367,14 @@ def _key() -> dict[str, Any]:
 
 
 def phone_layout() -> dict[str, Any]:
-    """How ``tools/site/explorers.js`` draws the chart on a column narrower than it (a phone).
+    """How ``tools/site/explorers.js`` draws the chart on a phone.
 
     Returns
     -------
     dict
         The ``narrow`` of :class:`~lesson_lib.explorers._base.Explorer`:
-        ``phone`` set, the diagram and key :data:`PHONE_WIDTH` wide (the key
-        in as many rows as that takes), and the list of problems and flags
-        shown as page text, one paragraph each, instead of drawn lines.
+        ``phone`` set, the diagram and key :data:`PHONE_WIDTH` wide, and the
+        problems and flags as page text, one paragraph each.
     """
     return {
         "params": {PHONE_PARAM: True},
@@ -398,13 +392,9 @@ def chart(tables: DiagramTables, note_lines: int, controls: Sequence[str]) -> di
 
     Parameters
     ----------
-    tables : DiagramTables
-        The marks of every state.
-    note_lines : int
-        The most lines of notes a state has.
-    controls : sequence of str
-        The controls' names; every table's rows start with their values, and
-        the chart keeps the rows whose values are the controls'.
+    tables, note_lines, controls
+        The marks of every state, the most lines of notes a state has, and
+        the controls' names (the chart keeps the rows holding their values).
 
     Returns
     -------

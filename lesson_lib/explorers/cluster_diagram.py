@@ -1,11 +1,9 @@
-"""The cluster explorer's diagram as tables: every state's marks, placed in the view's pixels.
+"""The cluster explorer's diagram as tables: every state's marks, in the view's pixels.
 
-Every cluster size is laid out once in
-:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells (the figure's)
-and moved into the view's pixels (y up), as large as fits; on a phone
-(:data:`PHONE_PARAM`) each size is drawn again at the zoom a narrower view
-allows (:func:`phone_transform`). :class:`DiagramTables` holds the marks of
-every state, which :mod:`lesson_lib.explorers.cluster_chart` draws.
+Each cluster size is laid out in the figure's
+:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells and moved into
+the view's pixels (y up), as large as fits; a phone redraws it at the zoom its
+narrower view allows (:func:`_phone_transform`).
 """
 
 from __future__ import annotations
@@ -69,17 +67,14 @@ def _zoom(g: int, nodes: int, width: float = VIEW_WIDTH) -> tuple[float, float, 
 
 
 def _at(g: int, nodes: int, point: Point) -> Point:
-    """A point of the layout, in cells, in the wide view's pixels (y up), to 0.1."""
+    """A point of the layout (cells) in the wide view's pixels (y up), to 0.1."""
     zoom, ox, oy = _zoom(g, nodes)
     return round(ox + zoom * point[0], 1), round(oy + zoom * point[1], 1)
 
 
 def _arc(a: Point, b: Point, rad: float) -> list[Point]:
-    """The figure's ``arc3`` connection as its ends and the curve's control point, if curved.
-
-    The chart draws them with basis interpolation, a curve from ``a`` to ``b``
-    pulled towards the control point, no higher than :data:`ARC_MAX`.
-    """
+    """The figure's ``arc3`` connection: its ends and, if curved, a control point at most
+    :data:`ARC_MAX` high, which the chart's basis interpolation pulls the curve towards."""
     if rad == 0:
         return [a, b]
     (x1, y1), (x2, y2) = a, b
@@ -87,25 +82,12 @@ def _arc(a: Point, b: Point, rad: float) -> list[Point]:
     return [a, ((x1 + x2) / 2 + rad * (y2 - y1), (y1 + y2) / 2 - rad * (x2 - x1)), b]
 
 
-def phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
-    """How the phone's drawing of a cluster size follows from the wide one's pixels.
+def _phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
+    """``k``, ``bx``, ``by``: a wide pixel ``p`` of this size lands at ``k * p + b`` on a phone.
 
-    Both views draw the same layout in cells, ``pixel = offset + zoom * cell``,
-    so a wide pixel ``p`` lands at ``k * p + b`` on the phone, with ``k`` the
-    ratio of the zooms and ``b = offset_phone - k * offset_wide``, one ``k``
-    for both axes so nothing is stretched.
-
-    Parameters
-    ----------
-    g : int
-        GPUs per node.
-    nodes : int
-        Nodes.
-
-    Returns
-    -------
-    tuple of float
-        ``k``, ``b`` along x and ``b`` along y, in pixels of the phone's view.
+    Both views draw the layout's cells at ``pixel = offset + zoom * cell``, so
+    ``k`` is the ratio of the zooms (one for both axes, nothing stretched) and
+    ``b = offset_phone - k * offset_wide``, in the phone view's pixels.
     """
     zoom, ox, oy = _zoom(g, nodes)
     phone_zoom, phone_ox, phone_oy = _zoom(g, nodes, PHONE_WIDTH)
@@ -114,15 +96,13 @@ def phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
 
 
 def _view_transforms() -> list[list[list[float]]]:
-    """:func:`phone_transform` of every cluster size as the chart reads it, in the x scale's
-    domain.
-    """
+    """:func:`_phone_transform` of every cluster size, in the x scale's domain."""
     to_domain = VIEW_WIDTH / PHONE_WIDTH
     table = []
     for g in GPUS_PER_NODE_VALUES:
         row = []
         for nodes in NODE_VALUES:
-            k, bx, by = phone_transform(g, nodes)
+            k, bx, by = _phone_transform(g, nodes)
             row.append(
                 [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
             )
@@ -136,9 +116,8 @@ def chart_params() -> tuple[dict[str, Any], ...]:
     Returns
     -------
     tuple of dict
-        Vega-Lite variable parameters: ``phone`` (False; True on a phone)
-        and ``view_t``, the identity, or on a phone the current cluster
-        size's row of ``_view_transforms``.
+        ``phone`` (True on a phone) and ``view_t``: the identity, or on a
+        phone the cluster size's :func:`_phone_transform`.
     """
     pick = (
         f"{json.dumps(_view_transforms(), separators=(',', ':'))}"
@@ -172,10 +151,9 @@ def frames() -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        ``kind`` is ``"node"`` (a node's box), ``"cell"`` (a GPU's place),
-        ``"band"`` (the network) or ``"wire"`` (a node's link to it);
-        ``node`` is the node of a box, cell or wire, ``cell`` a cell's index
-        and ``zoom`` the pixels per cell of its cluster size.
+        ``kind`` (``"node"``, ``"cell"``, ``"band"`` or ``"wire"``, a node's
+        link to the band), a box's, cell's or wire's ``node``, a ``cell``'s
+        index and ``zoom``, its cluster size's pixels per cell.
     """
     rows: list[dict[str, Any]] = []
     inset = (CELL - GPU) / 2
@@ -213,43 +191,33 @@ def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
 
 @dataclass
 class DiagramTables:
-    """The diagram's data: one table per kind of mark, rows keyed by their state.
+    """The diagram's data: one table per kind of mark, each row keyed by its state.
 
-    Every row starts with the controls' values (``model``, ``gpus_per_node``,
-    ``nodes``, ``group``, ``pp``) of the state it belongs to; the chart keeps the rows of
-    the state chosen. A cell is a GPU's index in its cluster, ``node x
-    gpus_per_node + slot``; places are pixels of the view (y up).
+    A row starts with its state's controls' values (``model``,
+    ``gpus_per_node``, ``nodes``, ``group``, ``pp``); a cell is a GPU's index in
+    its cluster, ``node x gpus_per_node + slot``; places are the view's pixels
+    (y up); ``across_nodes`` is 1 for what the network splits or crosses, else 0.
 
     Attributes
     ----------
     gpus : list of dict
-        One row per placed GPU: ``cell``, ``stage`` (``"S0"`` ...) and
-        ``label`` (its text, lines split by ``|``).
+        Each placed GPU's ``cell``, ``stage`` (``"S0"`` ...) and ``label`` (lines split by ``|``).
     stages : list of dict
-        The pipeline stages the GPUs belong to, for the key under the
-        diagram: ``stage``, in order.
+        The pipeline stages in use, in order, for the key: ``stage``.
     tp_outlines : list of dict
-        One row per run of a TP group's GPUs along one row of a node:
-        ``first_cell``, ``last_cell`` and ``across_nodes`` (1 when the group
-        is split by the network, else 0).
+        A TP group's run of GPUs in a row: ``first_cell``, ``last_cell``, ``across_nodes``.
     tp_links : list of dict
-        The line joining two pieces of a TP group split by the network:
-        from ``x``, ``y`` to ``x2``, ``y2``.
+        The line from ``x``, ``y`` to ``x2``, ``y2`` joining a TP group's pieces across the network.
     pp_paths : list of dict
-        The points of each pipeline hand-off: ``path`` (which hand-off),
-        ``point`` (its order along the path), ``across_nodes`` (1 when the
-        hand-off crosses the network, else 0), ``head_angle`` (the
-        arrowhead's angle in degrees at the last point; empty elsewhere),
-        ``x`` and ``y``.
+        Each pipeline hand-off's points: ``path``, ``point`` (its order),
+        ``across_nodes``, ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``.
     dp_paths : list of dict
-        The points of each arc between data-parallel replicas on different
-        nodes: ``path``, ``point``, ``x`` and ``y``.
+        Each arc's points between replicas on different nodes: ``path``, ``point``, ``x``, ``y``.
     notes : list of dict
-        The lines of the list under the diagram: ``line`` (its place in the
-        list), ``note`` (its text's index in :attr:`note_texts`),
-        ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
-        ``para`` (which problem or flag it belongs to, from 0; a phone shows
-        each one's lines as one paragraph).
+        The list's lines under the diagram: ``line`` (its place), ``note`` (its
+        text's index in :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`,
+        :data:`FLAG` or :data:`NOTHING`) and ``para`` (its problem or flag,
+        from 0: a phone shows each as one paragraph).
     """
 
     gpus: list[dict[str, Any]] = field(default_factory=list)
@@ -270,22 +238,16 @@ class DiagramTables:
         self,
         state: dict[str, Any],
         plan: ClusterPlan | None,
-        paragraphs: list[tuple[str, list[str]]],
+        paragraphs: list[tuple[str, tuple[str, ...]]],
     ) -> None:
-        """Append every mark of one state to the tables.
-
-        A layout that cannot exist, or is not placed, gets its notes only:
-        the node boxes are drawn empty.
+        """Append every mark of one state; a layout that cannot exist, or is not placed
+        (``plan`` None), gets its notes only, its node boxes drawn empty.
 
         Parameters
         ----------
-        state : dict
-            The controls' values (``model``, ``gpus_per_node``, ``nodes``,
-            ``group``, ``pp``).
-        plan : ClusterPlan or None
-            The state's plan; None when the explorer does not place it.
-        paragraphs : list of (str, list of str)
-            The list under the diagram: each problem's or flag's kind and lines.
+        state, plan, paragraphs
+            The controls' values, the state's plan, and each problem's or
+            flag's kind and lines for the list under the diagram.
         """
         lines = [
             (p, kind, line) for p, (kind, wrapped) in enumerate(paragraphs) for line in wrapped

@@ -13,7 +13,7 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import fold_terms, lookup, time_bars
 from lesson_lib.model.experts import FP8
 from lesson_lib.model.moe import MoEStep, moe_decode_step
@@ -112,20 +112,9 @@ def _state(
     }
 
 
-def axis_ms(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
-    """The bars' axis for each model and batch: the longest bar of any other choice, in ms.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The explorer's states.
-
-    Returns
-    -------
-    dict of (str, int) to float
-        ``(model, batch)`` to the next whole millisecond above the longest
-        bar of either layout over the GPUs, fabrics and cards offered.
-    """
+def _axis_ms(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
+    """Each ``(model, batch)``'s axis: the next whole ms above the longest bar of either layout
+    over the GPUs, fabrics and cards offered."""
     longest: dict[tuple[str, int], float] = {}
     for r in rows:
         key = (r["model"], r["batch"])
@@ -166,12 +155,10 @@ def experts_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart whose controls pick one of the
-        precomputed states; ``row(...)`` and ``message_for(...)`` give a
-        state's numbers and message.
+        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
-    explorer = Explorer(
+    return Explorer(
         title="Experts explorer: TP or EP for an MoE model",
         description=(
             "Two stacked bars of time per decoded token, tensor parallelism and expert "
@@ -183,9 +170,7 @@ def experts_explorer() -> Explorer:
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
-        chart={},
+        chart=_chart(state_filter(CONTROLS, free=["parallelism"]), _axis_ms(rows)),
         numeric=(*(t for t, _, _ in _TERMS), "n", "batch"),
         message_lines=4,
     )
-    explorer.chart = _chart(explorer.state_filter(free=["parallelism"]), axis_ms(rows))
-    return explorer

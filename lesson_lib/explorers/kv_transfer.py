@@ -9,15 +9,16 @@ it is the chapter's arithmetic, the live twin of
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
-from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import Spec, labels_above, layer, lookup
 from lesson_lib.figures._style import ROLE_COLORS
 from lesson_lib.figures.kv_transfer import LINK_COLORS
 from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, link_handoff
-from lesson_lib.model.kv_transfer import kv_transfer_bytes
+from lesson_lib.model.kv_transfer import Handoff, kv_transfer_bytes
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
 
@@ -63,7 +64,8 @@ def _ms(seconds: float) -> float:
     return float(f"{seconds * 1e3:.6g}")
 
 
-def _handoff(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> Any:
+@functools.cache
+def _handoff(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> Handoff:
     return link_handoff(LINKS_BY_KEY[link], prompt, prefill_gpus, decode_gpus)
 
 
@@ -102,23 +104,11 @@ def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> lis
     ]
 
 
-def axis_ms(details: list[dict[str, Any]]) -> dict[int, float]:
-    """The time axis for each prompt: the latest bar end over every link and GPU count.
+def _axis_ms(details: list[dict[str, Any]]) -> dict[int, float]:
+    """Each prompt's time axis, ms: the latest bar end over every link and GPU count, rounded up.
 
-    A prompt of 128 tokens and one of the full context differ a thousandfold in
-    time, so one axis for all would hide the short ones; for each prompt the axis
-    stays put while the link and the GPUs change.
-
-    Parameters
-    ----------
-    details : list of dict
-        The explorer's bars (``prompt`` and ``end_ms`` of each).
-
-    Returns
-    -------
-    dict of int to float
-        Prompt length to the axis's end in ms: the latest end, rounded up to
-        a round step: 1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten.
+    Prompts of 128 tokens and of the full context differ a thousandfold in
+    time: one axis for all would hide the short ones.
     """
     latest: dict[int, float] = {}
     for d in details:
@@ -169,13 +159,11 @@ def kv_transfer_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed states; ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
     details = [d for row in rows for d in _details(**{c.name: row[c.name] for c in CONTROLS})]
-    explorer = Explorer(
+    return Explorer(
         title="KV-transfer explorer: one request's hand-off",
         description=(
             "Three horizontal bars on one time axis in milliseconds, fixed for each prompt "
@@ -187,10 +175,8 @@ def kv_transfer_explorer() -> Explorer:
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
-        chart={},
+        chart=_chart(state_filter(CONTROLS), _axis_ms(details)),
         message_lines=4,
         details=details,
         detail_numeric=("order", "start_ms", "end_ms"),
     )
-    explorer.chart = _chart(explorer.state_filter(), axis_ms(details))
-    return explorer

@@ -1,10 +1,9 @@
 """The decode explorer: the model, the wire, the card, N, the batch, the context and the all-reduce.
 
 A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`,
-a mixture-of-experts preset's from :func:`lesson_lib.model.moe.moe_decode_step`
-under TP (no context or all-reduce choice, as the message says). A model that
-does not fit on the chosen GPUs is not priced. At its defaults it is the
-lesson's arithmetic; the time axis is fixed for the whole explorer.
+a mixture of experts' from :func:`lesson_lib.model.moe.moe_decode_step` under TP
+(no context or all-reduce choice); a model that does not fit is not priced. At
+its defaults it is the lesson's arithmetic.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import fold_terms, layer, time_bars
 from lesson_lib.model.algorithms import cuda_graph_fabric
 from lesson_lib.model.latency import speedup_limit
@@ -23,7 +22,7 @@ from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.specimen import A100, FAST, FAST_RING, GPU, INTER_NODE, MODEL, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.step_time import StepTerms, decode_step
 from lesson_lib.model.units import GB, MS, format_count, format_rate, format_ratio, format_seconds
 
 #: The models offered, by name: the specimen first, then the other presets.
@@ -78,21 +77,8 @@ CONTEXT_LABELS: tuple[str, ...] = tuple(
 )
 
 
-def context_tokens(model: str, divisor: int) -> int:
-    """Tokens already in each sequence: 0, or ``1 / divisor`` of ``model``'s longest context.
-
-    Parameters
-    ----------
-    model : str
-        A key of :data:`MODELS`.
-    divisor : int
-        One of :data:`CONTEXT_VALUES` (0 for no context).
-
-    Returns
-    -------
-    int
-        Tokens.
-    """
+def _context_tokens(model: str, divisor: int) -> int:
+    """Tokens already in each sequence: 0 (``divisor`` 0), or ``1 / divisor`` of the longest."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}")
     if divisor not in CONTEXT_VALUES:
@@ -147,27 +133,16 @@ def _ms(seconds: float) -> float:
     return round(seconds / MS, 3)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Step:
-    """One priced decode step: the chart's terms in seconds, and what the message adds."""
-
-    compute_s: float
-    kv_s: float
-    latency_s: float
-    bandwidth_s: float
-    tokens_per_s: float
-    bound: str
-
-    @property
-    def total_s(self) -> float:
-        return self.compute_s + self.latency_s + self.bandwidth_s
+def _total_s(step: StepTerms) -> float:
+    """The bar's length: its three terms in the order they are drawn."""
+    return step.compute_s + step.latency_s + step.bandwidth_s
 
 
 @functools.cache
 def _fits(model: str, card: str, n: int, batch: int, context: int) -> tuple[bool, float]:
     """Whether the weights (and, with a context, every sequence's cache) fit; bytes per GPU."""
     spec = MODELS[model]
-    tokens = context_tokens(model, context) if not spec.is_moe else 0
+    tokens = _context_tokens(model, context) if not spec.is_moe else 0
     budget = memory_budget(spec, CARDS[card], n, tokens, batch)
     return budget.fits, budget.used_bytes
 
@@ -175,31 +150,27 @@ def _fits(model: str, card: str, n: int, batch: int, context: int) -> tuple[bool
 @functools.cache
 def _step(
     model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
-) -> _Step | None:
+) -> StepTerms | None:
     """The step, or None when the model does not fit on ``n`` such cards."""
     if not _fits(model, card, n, batch, context)[0]:
         return None
     spec, accel, wire = MODELS[model], CARDS[card], FABRICS[fabric]
     if spec.is_moe:
-        moe = moe_decode_step(spec, accel, wire, n, parallelism="tp", batch=batch)
-        terms = (moe.compute_s, 0.0, moe.latency_s, moe.bandwidth_s)
-        return _Step(*terms, moe.tokens_per_s, moe.bound)
-    tokens = context_tokens(model, context)
+        return moe_decode_step(spec, accel, wire, n, parallelism="tp", batch=batch)
+    tokens = _context_tokens(model, context)
     setting = {"batch": batch, "context": tokens if context else None, "algorithm": algorithm}
-    step = decode_step(spec, accel, wire, n, **setting)
-    return _Step(step.compute_s, step.kv_read_s, step.latency_s, step.bandwidth_s,
-                 step.tokens_per_s, step.bound)  # fmt: skip
+    return decode_step(spec, accel, wire, n, **setting)
 
 
 def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: int,
-             algorithm: str, step: _Step) -> tuple[str, str]:  # fmt: skip
+             algorithm: str, step: StepTerms) -> tuple[str, str]:  # fmt: skip
     """Speed-up over one card with the bytes, and a note (the chapters' count without them)."""
     # The lesson's dense setting says both, so that the bars' 3.03x and the chapter's 3.04x
     # (which leaves the bytes out) are both on the page.
     one = _step(model, fabric, card, 1, batch, context, algorithm)
     if one is None:
         return "none", " (one card cannot hold the model)"
-    ratio = format_ratio(one.total_s / step.total_s)
+    ratio = format_ratio(_total_s(one) / _total_s(step))
     spec = MODELS[model]
     if not spec.is_moe and batch == 1 and context == 0 and algorithm == "ring":
         setting = {"include_bandwidth": False}
@@ -212,6 +183,7 @@ def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: in
     return ratio, " with the bytes"
 
 
+@functools.cache
 def _ceiling(model: str, fabric: str, card: str, batch: int, context: int, algorithm: str) -> str:
     """The speed-up no N can beat, where the lesson's formula for it holds."""
     spec = MODELS[model]
@@ -244,6 +216,15 @@ def _note(model: str, fabric: str, algorithm: str) -> str:
 def _state(
     model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
 ) -> dict[str, Any]:
+    if MODELS[model].is_moe:  # neither the context nor the all-reduce applies: one row for all
+        context, algorithm = 0, "ring"
+    return _row(model, fabric, card, n, batch, context, algorithm)
+
+
+@functools.cache
+def _row(
+    model: str, fabric: str, card: str, n: int, batch: int, context: int, algorithm: str
+) -> dict[str, Any]:
     setting = {"card": card, "batch": batch, "context": context, "algorithm": algorithm}
     step = _step(model, fabric, n=n, **setting)
     fits, used = _fits(model, card, n, batch, context)
@@ -267,10 +248,10 @@ def _state(
     return {
         **row,
         "compute_ms": _ms(step.compute_s),
-        "kv_ms": _ms(step.kv_s),
+        "kv_ms": _ms(getattr(step, "kv_read_s", 0.0)),  # an MoE step reads no KV cache here
         "latency_ms": _ms(step.latency_s),
         "bandwidth_ms": _ms(step.bandwidth_s),
-        "total_ms": _ms(step.total_s),
+        "total_ms": _ms(_total_s(step)),
         "tokens_per_s": round(step.tokens_per_s),
         "bound": step.bound,
         "speedup": speedup,
@@ -279,9 +260,8 @@ def _state(
 
 
 def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
-    """The time axis's fixed right end: the specimen's slowest state of one sequence with no
-    context (the lesson's regime), rounded up to 10 ms.
-    """
+    """The time axis's fixed end: the specimen's slowest state of one sequence and no context
+    (the lesson's regime), rounded up to 10 ms."""
     lesson = [
         r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
     ]
@@ -344,12 +324,10 @@ def decode_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed states; ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
-    explorer = Explorer(
+    return Explorer(
         title="Decode explorer: where a token's time goes",
         description=(
             "Stacked bars of compute, all-reduce latency and all-reduce bandwidth time per "
@@ -360,12 +338,10 @@ def decode_explorer() -> Explorer:
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
-        chart={},
+        chart=_chart(
+            state_filter(CONTROLS), state_filter(CONTROLS, free=["n"]), _axis_max_ms(rows)
+        ),
         numeric=(*(t for t, _, _ in _TERMS), "n", "total_ms", "kv_ms", "tokens_per_s", "used_gb"),
         message_lines=6,
         compact_text=True,
     )
-    explorer.chart = _chart(
-        explorer.state_filter(), explorer.state_filter(free=["n"]), _axis_max_ms(rows)
-    )
-    return explorer

@@ -13,7 +13,7 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import Spec, bottom_legend, layer, lookup, nominal_scale
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.prefill import TERMS
@@ -341,12 +341,12 @@ def prefill_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed states; ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
-    rows = states(CONTROLS, _state)
-    explorer = Explorer(
+    rows, state = states(CONTROLS, _state), state_filter(CONTROLS)
+    curves = _curve_chart(state, state_filter(CONTROLS, free=["prompt"]), _curves())
+    independent = {"color": "independent", "strokeDash": "independent"}
+    return Explorer(
         title="Prefill explorer: where the prompt's all-reduce sits",
         description=(
             "Top: the time of one all-reduce against its payload on log-log axes for the "
@@ -361,7 +361,11 @@ def prefill_explorer() -> Explorer:
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
-        chart={},
+        chart={
+            "vconcat": [curves, _bar_chart(state, _bar_axis_ms(rows))],
+            "spacing": 14,
+            "resolve": {"scale": independent, "legend": independent},
+        },
         numeric=(
             "payload_b",
             "prefill_us",
@@ -372,17 +376,3 @@ def prefill_explorer() -> Explorer:
         ),
         message_lines=3,
     )
-    explorer.chart = {
-        "vconcat": [
-            _curve_chart(
-                explorer.state_filter(), explorer.state_filter(free=["prompt"]), _curves()
-            ),
-            _bar_chart(explorer.state_filter(), _bar_axis_ms(rows)),
-        ],
-        "spacing": 14,
-        "resolve": {
-            "scale": {"color": "independent", "strokeDash": "independent"},
-            "legend": {"color": "independent", "strokeDash": "independent"},
-        },
-    }
-    return explorer

@@ -1,9 +1,8 @@
 """The sizing explorer: do this many sequences of this length fit on these cards?
 
-The model, context (a share of the model's longest), sequences, TP degree and
-card memory pick one :func:`lesson_lib.model.memory.memory_budget`: a stacked
-bar against the card's capacity and a message that says whether it fits and how
-many sequences would. At its defaults it is the chapter's first bar.
+Each state is one :func:`lesson_lib.model.memory.memory_budget`: a stacked bar
+against the card's capacity, and whether it fits and how many sequences would.
+At its defaults it is the chapter's first bar.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import functools
 import math
 from typing import Any
 
-from lesson_lib.explorers._base import Control, Explorer, Template, states
+from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import Spec, bottom_legend, layer, lookup, nominal_scale
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.sizing import SEGMENTS
@@ -33,21 +32,8 @@ MODELS: dict[str, ModelSpec] = dict(PRESETS)
 CONTEXT_DIVISORS: tuple[int, ...] = (1, 2, 8, 32)
 
 
-def context_tokens(model: str, divisor: int) -> int:
-    """Tokens per sequence at ``1 / divisor`` of ``model``'s longest context.
-
-    Parameters
-    ----------
-    model : str
-        A key of :data:`MODELS`.
-    divisor : int
-        One of :data:`CONTEXT_DIVISORS`.
-
-    Returns
-    -------
-    int
-        ``max_context // divisor`` (every preset's maximum divides evenly).
-    """
+def _context_tokens(model: str, divisor: int) -> int:
+    """Tokens per sequence at ``1 / divisor`` of ``model``'s longest context (it divides evenly)."""
     if model not in MODELS:
         raise ValueError(f"model must be one of {list(MODELS)}, got {model!r}")
     if divisor not in CONTEXT_DIVISORS:
@@ -61,11 +47,8 @@ BIG_CARD_BYTES: float = 140 * GiB
 
 
 def _card_gb(memory: float) -> int | float:
-    """A card's memory in GB as the control offers it: two decimals, whole numbers as int.
-
-    Whole numbers are ints so that the value reads the same in Python, in the
-    CSV table and in the browser (``24``, never ``24.0``).
-    """
+    """A card's memory in GB to two decimals, whole numbers as int (``24`` in Python, the CSV
+    table and the browser alike, never ``24.0``)."""
     gb = round(memory / GB, 2)
     return int(gb) if gb == int(gb) else gb
 
@@ -154,8 +137,8 @@ def _per_gpu(model: str, tokens: int, n: int, card: int | float) -> tuple[int, f
 
 
 def _why(spec: ModelSpec, n: int, weights_too_big: bool) -> str:
-    """Why the KV cache or the weights behave as they do; never empty (the browser reads
-    an empty text as a missing value)."""
+    """Why the KV cache or the weights behave as they do; never empty (the browser would read
+    it as missing)."""
     if weights_too_big:
         return "; the weights alone are larger than the card."
     if kv_share(spec, n) * n > 1:
@@ -167,7 +150,7 @@ def _why(spec: ModelSpec, n: int, weights_too_big: bool) -> str:
 
 def _state(model: str, context: int, sequences: int, n: int, card: int | float) -> dict[str, Any]:
     spec = MODELS[model]
-    tokens = context_tokens(model, context)
+    tokens = _context_tokens(model, context)
     budget = memory_budget(spec, CARDS[card], n, tokens, sequences)
     most, per_sequence = _per_gpu(model, tokens, n, card)
     has_state = spec.state_bytes > 0
@@ -188,10 +171,9 @@ def _state(model: str, context: int, sequences: int, n: int, card: int | float) 
     }
 
 
-#: The memory axis's fixed right end, GB: the largest card offered, rounded up to 50 GB.
-#: Fixed, so that a bar keeps its length when another control moves; a bar
-#: longer than that (a big model on few GPUs) is cut at the edge, and its label
-#: and the message say by how much it is over.
+#: The memory axis's fixed right end, GB: the largest card offered, rounded up to 50 GB,
+#: so that a bar keeps its length when another control moves; a longer bar is cut at
+#: the edge, and its label and the message say by how much it is over.
 AXIS_MAX_GB: int = 50 * math.ceil(max(CARDS) / 50)
 
 
@@ -287,26 +269,16 @@ def _over(state: str) -> Spec:
                  fontSize=11, fontWeight="bold", color=PALETTE["vermillion"])  # fmt: skip
 
 
-def _chart(state: str) -> Spec:
-    return {
-        "width": 600,
-        "height": _BAR_BOTTOM + 18,
-        "layer": [_segments(state), _card(state), _over(state)],
-    }
-
-
 def sizing_explorer() -> Explorer:
     """The live sizing explorer: choose the model, the context, the sequences, the degree, the card.
 
     Returns
     -------
     Explorer
-        Displays as a Vega-Lite chart (JupyterLab, the static site) whose
-        controls pick one of the precomputed states; ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
-    rows = states(CONTROLS, _state)
-    explorer = Explorer(
+    state = state_filter(CONTROLS)
+    return Explorer(
         title="Sizing explorer: what each GPU holds",
         description=(
             "A stacked bar of one GPU's memory in GB: weights, KV cache, DeltaNet state and "
@@ -315,12 +287,14 @@ def sizing_explorer() -> Explorer:
             "the numbers and how many sequences of that length fit."
         ),
         controls=CONTROLS,
-        rows=rows,
+        rows=states(CONTROLS, _state),
         message=MESSAGE,
-        chart={},
+        chart={
+            "width": 600,
+            "height": _BAR_BOTTOM + 18,
+            "layer": [_segments(state), _card(state), _over(state)],
+        },
         numeric=(*_SHIPPED_SEGMENTS, "used_gb", "margin_gb", "most", "per_sequence_gb"),
         message_lines=4,
         compact_text=True,
     )
-    explorer.chart = _chart(explorer.state_filter())
-    return explorer
