@@ -172,3 +172,22 @@ def test_smallest_engine_latency_by_mode():
     assert graph is not None and graph <= 4.267e-6
     assert smallest_engine_latency("h100_sxm", 2, "eager") > 17e-6
     assert smallest_engine_latency("b60", 2, "graph") is None
+
+
+def test_engine_kernel_claim_leaves_out_pcie_systems_above_two_gpus():
+    """Engines run NCCL on more than two PCIe-only GPUs, so those tables are not scored.
+
+    Of 28 (system, GPUs) pairs with an engine kernel, six are PCIe-class above two
+    GPUs (b60, l40s and rtx_pro_6000_server at 4 and 8): 22 remain. The one that
+    breaks is the B60 at two GPUs, whose engine kernel runs eagerly: 74.9 us against
+    the library's 16.1 us.
+    """
+    from lesson_lib.measured import evaluate_claims
+
+    claim = next(c for c in evaluate_claims() if c.key == "engine_kernel_beats_library")
+    cases = claim.holds + claim.breaks
+    assert len(cases) == 22 and claim.verdict == "holds on 21 of 22"
+    for system in ("b60", "l40s", "rtx_pro_6000_server"):
+        assert not any(c.startswith((f"{system} x4", f"{system} x8")) for c in cases)
+    assert claim.breaks == ("b60 x2: vllm_eager 74.9 us, library 16.1 us",)
+    assert "left out" in claim.tested
