@@ -57,7 +57,7 @@ class Meaning:
     means: str
 
 
-#: The book's legend of colours: a colour stands for one idea in every figure
+#: The book's legend of colours. A colour stands for one idea in every figure
 #: and explorer. Names that share a colour are one idea (:data:`SAME_IDEA`);
 #: the ring all-reduce's halves take its colour with other line styles. What
 #: has no meaning of its own (GPU counts, pipeline stages) is drawn in

@@ -210,7 +210,7 @@ class ClusterPlan:
 
     @property
     def short_verdict(self) -> str:
-        """The verdict for a table cell: the first problem, or every flag in a few words.
+        """The verdict for a table cell, the first problem or every flag in a few words.
 
         ``"valid"``, ``"valid, flagged: each KV head on 2 GPUs; TP all-reduces on
         the network"`` or :attr:`verdict`'s ``"invalid: ..."``.

@@ -234,7 +234,7 @@ class ModelSpec:
 
     @property
     def active_params(self) -> float:
-        """Parameters one token uses: ``params`` less the routed experts beyond its top-k."""
+        """Parameters one token uses, ``params`` less the routed experts beyond its top-k."""
         idle = (self.num_experts - self.experts_per_token) * self.num_moe_layers
         return float(self.params) - idle * self.expert_params
 

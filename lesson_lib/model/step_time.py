@@ -66,7 +66,7 @@ class StepTerms:
 
     @property
     def bound(self) -> str:
-        """The largest term: ``"compute"``, ``"latency"`` or ``"bandwidth"`` (first on a tie)."""
+        """The largest term, ``"compute"``, ``"latency"`` or ``"bandwidth"`` (first on a tie)."""
         terms = {kind: getattr(self, f"{kind}_s") for kind in ("compute", "latency", "bandwidth")}
         return max(terms, key=terms.__getitem__)
 
