@@ -75,7 +75,7 @@ def worked_example_numbers() -> dict[str, str]:
         "gpu_memory_gib": format_bytes(GPU.memory_bytes, "GiB", decimals=1),
         "gpu_label": GPU_LABEL,
         "gpu_hbm_gib": format_bytes(GPU_HBM_BYTES, "GiB", decimals=0),
-        "vllm_utilization": format_count(VLLM_GPU_MEMORY_UTILIZATION, decimals=1),
+        "vllm_utilization": format_count(VLLM_GPU_MEMORY_UTILIZATION, decimals=2),
         "sequences_4_reserved": str(
             max_sequences(m, GPU, 4, full, utilization=VLLM_GPU_MEMORY_UTILIZATION)
         ),

@@ -83,10 +83,11 @@ A100 = Accelerator(
 H200 = Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12)
 
 #: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
-#: model's weights, KV cache and activations use (0.92 in recent releases). A
-#: separate, explicit assumption; ``memory_budget(..., utilization=...)``
-#: applies it and no function applies it by default.
-VLLM_GPU_MEMORY_UTILIZATION: float = 0.9
+#: model's weights, KV cache and activations use: 0.92 in current releases
+#: (``vllm/config/cache.py`` at 002f10e; 0.9 in older ones). A separate, explicit
+#: assumption; ``memory_budget(..., utilization=...)`` applies it and no function
+#: applies it by default.
+VLLM_GPU_MEMORY_UTILIZATION: float = 0.92
 
 #: Memory NCCL keeps per GPU at each tensor-parallel degree on H100 SXM, as NVIDIA's
 #: aiconfigurator assumes it ("nccl_mem" in aiconfigurator-core 0.12.0's
