@@ -306,6 +306,7 @@ NUMBERS = {
         "break_even_2_vs_1": "63 us",
         "break_even_4_vs_2": "41.5 us",
         "ceiling_tokens_per_s_slow": "156",
+        "compute_2_without_embedding": "7.68 ms",
         "embedding_gb": "2.54 GB",
         "embedding_row": "10 KiB",
         "gpus_to_90_percent_slow": "23",
@@ -476,6 +477,11 @@ NUMBERS = {
         "weights_share_4": "13.5 GB",
     },
     "prefill": {
+        # E = 248,320 x 5,120 = 1,271,398,400 parameters each for the embedding and the
+        # untied head, 2E / 27e9 = 9.4%; 2 x 27e9 x 4,096 / (4 x 989e12) = 55.91 ms less
+        # (2E x 4,096 + 2E x 4,095) / 3.956e15 = 5.265 ms: 50.65 ms
+        "embedding_and_head_share": "9.4%",
+        "prefill_flops_4_engine": "50.65 ms",
         "chip_crossover_tokens": "295",
         "crossover_fast_4": "3 MB",
         "crossover_fast_mib": "4.29 MiB",
