@@ -423,6 +423,10 @@ NUMBERS = {
         "eager_four_over_two": "1.01x",
         "hbm_bandwidth": "3.35 TB/s",
         "l40s_alpha_4": "11.7 us",
+        # fitted bus bandwidth of the L40S's NCCL tables (collectives.csv, nccl 2.27.3)
+        "l40s_busbw_2": "19.9 GB/s",
+        "l40s_busbw_4": "5.1 GB/s",
+        "l40s_busbw_8": "1.5 GB/s",
         "l40s_latency_total": "1.5 ms",
         "l40s_line_4": "5.53 ms",
         "limit_fast": "12.6x",

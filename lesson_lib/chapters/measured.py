@@ -192,6 +192,9 @@ def measured_numbers() -> dict[str, str]:
             "l40s_line_4": format_seconds(l40s.line_4, "ms"),
         }
     )
+    for gpus in (2, 4, 8):  # the L40S's bus bandwidth collapses above two GPUs
+        bandwidth = measured_fabric("l40s", gpus).fabric.bandwidth
+        out[f"l40s_busbw_{gpus}"] = format_bytes(bandwidth, "GB", decimals=1) + "/s"
     out.update(_launch_numbers())
     for c in evaluate_claims():
         out[f"claim_{c.key}"] = c.verdict
