@@ -24,7 +24,13 @@ FROM_MEASURED: tuple[str, ...] = (
 
 
 def layer_numbers() -> dict[str, str]:
-    """Why a token needs its all-reduces: the specimen's layers and the exchanges in each."""
+    """Why a token needs its all-reduces: the specimen's layers and the exchanges in each.
+
+    Returns
+    -------
+    dict of str to str
+        ``layers`` and ``allreduces_per_layer``, formatted.
+    """
     return {
         "layers": format_count(MODEL.num_layers),
         "allreduces_per_layer": format_count(MODEL.allreduces_per_token // MODEL.num_layers),
