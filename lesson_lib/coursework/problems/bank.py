@@ -297,8 +297,7 @@ def card_facts(key: str) -> dict[str, str]:
 
 
 def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
-    """Bytes in ``unit`` with ``decimals`` places, e.g. ``"54 GB"`` (see
-    :func:`~lesson_lib.model.units.format_bytes`).
+    """Bytes in ``unit`` with ``decimals`` places, e.g. ``"54 GB"`` (``units.format_bytes``).
 
     Parameters
     ----------
