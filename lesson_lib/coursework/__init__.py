@@ -2,9 +2,8 @@
 
 Students call :func:`show` to read a problem with their own numbers and
 :func:`check` to test an answer. Instructors use
-``python -m lesson_lib.coursework.student_edition`` to hand out notebooks
-without solutions and ``python -m lesson_lib.coursework.grade`` to score a
-folder of submissions.
+``python -m lesson_lib.coursework.student_edition`` to hand out notebooks without solutions and
+``python -m lesson_lib.coursework.grade`` to score a folder of submissions.
 """
 
 from lesson_lib.coursework.check import CheckResult, Report, check, check_all

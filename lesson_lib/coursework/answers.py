@@ -56,8 +56,7 @@ class Reading:
     value : int, float, str or None
         The number (an ``int`` stays exact) or the text; None otherwise.
     shown : str
-        The answer as it is shown back, at most :data:`MAX_SHOWN_CHARS`
-        characters, control characters escaped.
+        Shown back: at most :data:`MAX_SHOWN_CHARS` characters, control characters escaped.
     why : str
         For ``"other"``: one of :data:`WHY`.
     type_name : str

@@ -97,17 +97,15 @@ class CheckResult:
     given : str
         The answer as received (its ``repr``, shortened).
     rule : str
-        Which of the problem's rules gave the verdict: ``"right"``, ``"close"``,
-        ``"hint"`` (wrong, no known mistake), ``"in GiB"`` (another unit),
-        ``"mistake 2"``, ``"round down"``, ``"off by one"`` or ``"choice b"``;
-        empty when the answer was blank or could not be read.
+        Which of the problem's rules gave the verdict: ``"right"``, ``"close"``, ``"hint"`` (wrong,
+        no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``, ``"off by
+        one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
     mistake : str
         The stable id of the mistake the answer was taken for (``"q07.us-as-ms"``,
         ``"q07.unit-kb"``; two joined by ``+`` when two mistakes give the same
         number in this variant); empty when the verdict names no mistake.
     points : float
-        ``score`` times the problem's
-        :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
+        ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
 
     qid: str
@@ -201,15 +199,14 @@ def page_contract() -> dict[str, Any]:
     Returns
     -------
     dict
-        ``look`` (status -> ``[colour, symbol]``), ``max_chars`` (longer answers get
-        ``too_long``) and ``problems``: id -> ``kind``, ``unit``, ``expected`` (in
-        words) and the page's own verdicts ``unanswered``, ``unreadable`` and
-        ``too_long``. A verdict is a dict of ``status``, ``name`` (the rule, as
-        ``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts add
-        ``reference`` and ``units`` (unit -> size, in SI units), ``spellings``
-        (lower-case spelling -> unit), ``rules`` (verdicts with a ``value`` and a
-        ``tolerance``: an answer gets the first it is within) and ``otherwise``;
-        multiple choice adds ``letters`` and ``choices`` (letter -> verdict).
+        ``look`` (status -> ``[colour, symbol]``), ``max_chars`` (longer answers get ``too_long``)
+        and ``problems``: id -> ``kind``, ``unit``, ``expected`` (in words) and the page's own
+        verdicts ``unanswered``, ``unreadable`` and ``too_long``. A verdict is a dict of ``status``,
+        ``name`` (the rule, as ``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts
+        add ``reference`` and ``units`` (unit -> size, in SI units), ``spellings`` (lower-case
+        spelling -> unit), ``rules`` (verdicts with a ``value`` and a ``tolerance``: an answer gets
+        the first it is within) and ``otherwise``; multiple choice adds ``letters`` and ``choices``
+        (letter -> verdict).
 
     Examples
     --------
@@ -386,8 +383,7 @@ def check_all(answers: Mapping[str, Any], student: object = None) -> Report:
     Parameters
     ----------
     answers : mapping
-        Answers keyed by ``"answer_q3"`` (a notebook's variables) or ``"q3"``; missing ones are not
-        answered yet.
+        Keyed by ``"answer_q3"`` (a notebook's variables) or ``"q3"``; missing: not answered yet.
     student : str, optional
 
     Returns

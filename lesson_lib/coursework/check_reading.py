@@ -1,9 +1,8 @@
 """Reading a typed answer as the kind of value its problem asks for.
 
-A number, with or without a unit ("1.875 MiB", "9.3 ms", "1.76x", "3
-sequences"), or a letter; every pattern reads a text in one pass, so reading
-takes the same short time whatever the answer holds. An answer that cannot be
-read raises ``_Unreadable``, whose message says what was expected.
+A number, with or without a unit ("1.875 MiB", "9.3 ms", "1.76x", "3 sequences"), or a letter; every
+pattern reads a text in one pass, so reading takes the same short time whatever the answer holds. An
+answer that cannot be read raises ``_Unreadable``, whose message says what was expected.
 """
 
 from __future__ import annotations

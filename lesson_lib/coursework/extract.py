@@ -167,8 +167,7 @@ def extract_answers(nb: dict, record: RunRecord) -> Extracted:
 
 
 def declared_note(sid: str | None, declared: str | None) -> str:
-    """The note on a notebook's own ``STUDENT`` when it is not the ID ``sid`` it is graded as ("" if
-    it is).
+    """The note on a notebook's own ``STUDENT`` when it is not the ID ``sid`` graded, or "".
 
     Parameters
     ----------

@@ -523,12 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Parameters
     ----------
     argv : sequence of str, optional
-        Arguments (default ``sys.argv[1:]``).
 
     Returns
     -------
     int
-        The exit status.
     """
     try:
         args = _parser().parse_args(argv)

@@ -22,8 +22,7 @@ from lesson_lib.coursework.status import Status
 
 
 def problem_points() -> dict[str, float]:
-    """Every automatically graded problem's points (``Problem.max_points``), by id, in the set's
-    order.
+    """Every automatically graded problem's points (``Problem.max_points``), by id, in order.
 
     Returns
     -------

@@ -332,7 +332,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     Parameters
     ----------
     argv : sequence of str, optional
-        Arguments (default ``sys.argv[1:]``).
 
     Returns
     -------

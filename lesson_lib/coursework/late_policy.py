@@ -74,8 +74,7 @@ class LatePolicy:
 
 
 def parse_due(text: str) -> dt.datetime:
-    """A ``--due`` value (ISO 8601, ``2026-03-01T23:59-05:00``; without a zone, UTC) as an aware
-    datetime.
+    """A ``--due`` value (ISO 8601, ``2026-03-01T23:59-05:00``; no zone: UTC) as an aware datetime.
 
     Parameters
     ----------
@@ -100,8 +99,7 @@ def parse_due(text: str) -> dt.datetime:
 
 
 def days_late(submitted: dt.datetime | None, due: dt.datetime | None) -> int:
-    """Started days after ``due``, ``ceil(seconds late / 86 400)``: 0 on time or when either is
-    unknown.
+    """Started days after ``due``, ``ceil(seconds late / 86 400)``: 0 on time or either unknown.
 
     Parameters
     ----------
@@ -184,8 +182,7 @@ def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
 
 
 def implausible_times_warning(files: Sequence[str]) -> str:
-    """The run's one warning for the LATE files whose file time cannot be their hand-in time ("" if
-    none).
+    """The one warning for LATE files whose file time cannot be their hand-in time ("" if none).
 
     Parameters
     ----------

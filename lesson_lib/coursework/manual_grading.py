@@ -76,8 +76,7 @@ MANUAL_PARTS: dict[str, ManualPart] = {
 
 
 def reasoning_answers(nb: object) -> dict[str, str]:
-    """The reasoning typed in a notebook's source, by problem id (plain strings only, the last
-    wins).
+    """The reasoning typed in a notebook's source, by problem id (plain strings; the last wins).
 
     Parameters
     ----------

@@ -36,8 +36,7 @@ def available_cpus() -> int:
 
 
 def require_jobs(jobs: object) -> int:
-    """``jobs`` as a number of parallel sandboxes; TypeError or ValueError outside 1 ..
-    :data:`MAX_JOBS`.
+    """``jobs`` as a number of parallel sandboxes; TypeError or ValueError outside 1 .. MAX_JOBS.
 
     Parameters
     ----------

@@ -65,8 +65,7 @@ class Roster:
     Parameters
     ----------
     entries : iterable of RosterEntry
-        The students; IDs, user ids and e-mail addresses must each be unique (blank user ids are not
-        compared).
+        IDs, user ids and e-mail addresses each unique (blank user ids are not compared).
 
     Raises
     ------

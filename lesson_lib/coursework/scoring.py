@@ -74,8 +74,7 @@ def _warm_references() -> None:
 
 
 def score_nothing(sub: Submission) -> Submission:
-    """Give ``sub`` every problem's verdict of no answer (a row not run, or no longer graded);
-    return it.
+    """Give ``sub`` every problem's verdict of no answer (not run, or no longer graded); return it.
 
     Parameters
     ----------

@@ -86,8 +86,7 @@ def reference(qid: str, student: object = None) -> Any:
 
 
 def mistakes(qid: str, student: object = None) -> list[Mistake]:
-    """The problem's own known wrong answers for one student (not unit mix-ups), minus the right
-    one.
+    """The problem's own known wrong answers for one student (no unit mix-ups), minus the right one.
 
     Parameters
     ----------

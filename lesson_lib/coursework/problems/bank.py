@@ -123,8 +123,7 @@ class Problem:
     facts : callable
         ``facts(params) -> dict of str``: formatted values for the templates.
     reference : callable
-        ``reference(params)``: the answer in ``unit`` (a float, an int, or a letter),
-        computed by ``lesson_lib``.
+        ``reference(params)``: the answer in ``unit`` (float, int or letter), by ``lesson_lib``.
     mistakes : callable
         ``mistakes(params) -> list of Mistake``: problem-specific wrong answers.
     choices : callable, optional
@@ -138,8 +137,7 @@ class Problem:
     hint : str
         General advice when an answer is wrong and matches no known mistake.
     points : float, optional
-        What a right answer earns; None gives :data:`POINTS_BY_DIFFICULTY` of its
-        difficulty (read it as :attr:`max_points`).
+        What a right answer earns; None: :data:`POINTS_BY_DIFFICULTY` (see :attr:`max_points`).
     """
 
     qid: str
@@ -299,8 +297,7 @@ def card_facts(key: str) -> dict[str, str]:
 
 
 def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
-    """Bytes in ``unit`` with ``decimals`` places, e.g. ``"54 GB"`` (see
-    :func:`~lesson_lib.model.units.format_bytes`).
+    """Bytes in ``unit`` with ``decimals`` places, e.g. ``"54 GB"`` (``units.format_bytes``).
 
     Parameters
     ----------
@@ -360,62 +357,44 @@ def keep_distinct(reference: float, mistakes: list[Mistake], rtol: float = 0.005
     return [m for m in mistakes if math.isfinite(m.value) and abs(m.value - reference) > far]
 
 
-def choice_reference(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], str]:
-    """A multiple-choice problem's reference: ``reference(params)``, the correct option's letter.
+def choice_problem(options: Callable[[], list[Choice]], **fields: Any) -> Problem:
+    """A multiple-choice problem whose options each student sees in a shuffled order.
 
     Parameters
     ----------
-    choices : callable
-        ``choices(params) -> list of Choice`` in display order.
+    options : callable
+        ``options() -> list of Choice`` in a fixed order; ``params["order"]`` picks the shown one.
+    **fields
+        The other fields of :class:`Problem` (``qid``, ``template`` with ``{options}`` ...).
 
     Returns
     -------
-    callable
+    Problem
+        Its facts are ``options``, ``explained`` and ``letter``; its reference is the letter.
     """
+
+    def choices(p: Params) -> list[Choice]:
+        opts = options()
+        return [opts[i] for i in p["order"]]
 
     def reference(p: Params) -> str:
         return next(LETTERS[i] for i, c in enumerate(choices(p)) if c.correct)
-
-    return reference
-
-
-def choice_facts(choices: Callable[[Params], list[Choice]]) -> Callable[[Params], dict[str, str]]:
-    """A multiple-choice problem's facts: ``options``, ``explained`` and the ``letter``.
-
-    Parameters
-    ----------
-    choices : callable
-        ``choices(params) -> list of Choice`` in display order.
-
-    Returns
-    -------
-    callable
-    """
 
     def facts(p: Params) -> dict[str, str]:
         opts = choices(p)
         return {
             "options": "\n".join(f"- **{LETTERS[i]}.** {c.text}" for i, c in enumerate(opts)),
             "explained": "\n".join(f"- **{LETTERS[i]}.** {c.why}" for i, c in enumerate(opts)),
-            "letter": choice_reference(choices)(p),
+            "letter": reference(p),
         }
 
-    return facts
-
-
-def sample_order_of(count: int) -> Callable[[np.random.Generator], Params]:
-    """A multiple-choice problem's sampler: ``{"order": [...]}``, a shuffled ``0..count-1``.
-
-    Parameters
-    ----------
-    count : int
-
-    Returns
-    -------
-    callable
-    """
-
-    def sample(rng: np.random.Generator) -> Params:
-        return {"order": shuffled(rng, count)}
-
-    return sample
+    return Problem(
+        kind="choice",
+        unit="",
+        solution_template="The answer is **{letter}**.\n\n{explained}",
+        sample=lambda rng: {"order": shuffled(rng, len(options()))},
+        facts=facts,
+        reference=reference,
+        choices=choices,
+        **fields,
+    )

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Choice,
-    Params,
-    Problem,
-    choice_facts,
-    choice_reference,
-    fmt_bytes,
-    fmt_us,
-    sample_order_of,
-)
+from lesson_lib.coursework.problems.bank import Choice, choice_problem, fmt_bytes, fmt_us
 from lesson_lib.model.collectives import allreduce_wire_bytes, crossover_bytes
 from lesson_lib.model.specimen import FAST, MODEL, NVLINK_BANDWIDTH, TOKENS_PER_S
 from lesson_lib.model.units import format_rate
 
 
-def _choices(p: Params) -> list[Choice]:
+def _options() -> list[Choice]:
     m = MODEL
     payload = m.allreduces_per_token * m.hidden_vector_bytes
     wire4 = allreduce_wire_bytes(payload, 4)
     cross = crossover_bytes(FAST, 2)
-    options = [
+    return [
         Choice(
             f"Each of the {m.allreduces_per_token} all-reduces of a token carries a single "
             f"hidden vector ({fmt_bytes(m.hidden_vector_bytes, 'KiB')}), far below the crossover size "
@@ -55,22 +46,15 @@ def _choices(p: Params) -> list[Choice]:
             "when you add GPUs.",
         ),
     ]
-    return [options[i] for i in p["order"]]
 
 
-PROBLEM = Problem(
+PROBLEM = choice_problem(
+    _options,
     qid="q4",
     title="Why decode is latency-bound",
     chapter="latency",
     difficulty=1,
-    kind="choice",
-    unit="",
     template="Why is decoding one token latency-bound over the fabric?\n\n{options}",
-    solution_template="The answer is **{letter}**.\n\n{explained}",
     defaults={"order": [1, 3, 0, 2]},
-    sample=sample_order_of(4),
-    facts=choice_facts(_choices),
-    reference=choice_reference(_choices),
-    choices=_choices,
     hint="Compare one all-reduce's message with the crossover size alpha x B.",
 )

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Choice,
-    Params,
-    Problem,
-    choice_facts,
-    choice_reference,
-    sample_order_of,
-)
+from lesson_lib.coursework.problems.bank import Choice, choice_problem
 from lesson_lib.model.specimen import MODEL
 
 
-def _choices(p: Params) -> list[Choice]:
+def _options() -> list[Choice]:
     m = MODEL
-    options = [
+    return [
         Choice(
             f"It reconciles {m.allreduces_per_layer} times per layer, "
             f"{m.allreduces_per_token} blocking all-reduces for every token, so the wire's "
@@ -45,22 +38,15 @@ def _choices(p: Params) -> list[Choice]:
             "the group runs; a group of 4 could span two nodes and divide evenly.",
         ),
     ]
-    return [options[i] for i in p["order"]]
 
 
-PROBLEM = Problem(
+PROBLEM = choice_problem(
+    _options,
     qid="q9",
     title="Why tensor parallelism stays inside a node",
     chapter="cluster",
     difficulty=2,
-    kind="choice",
-    unit="",
     template="Why is tensor parallelism kept inside one node?\n\n{options}",
-    solution_template="The answer is **{letter}**.\n\n{explained}",
     defaults={"order": [2, 0, 3, 1]},
-    sample=sample_order_of(4),
-    facts=choice_facts(_choices),
-    reference=choice_reference(_choices),
-    choices=_choices,
     hint="Count how often each form of parallelism reconciles.",
 )

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Choice,
-    Params,
-    Problem,
-    choice_facts,
-    choice_reference,
-    sample_order_of,
-)
+from lesson_lib.coursework.problems.bank import Choice, choice_problem
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.layout import check_layout
 from lesson_lib.model.specimen import MODEL
@@ -62,7 +55,7 @@ def _sequences_held(tp: int, pp: int) -> int:
     return plan.sequences_total
 
 
-def _choices(p: Params) -> list[Choice]:
+def _options() -> list[Choice]:
     sound = {
         (tp, pp): _sequences_held(tp, pp)
         for _, tp, pp, crosses in LAYOUTS
@@ -93,16 +86,15 @@ def _choices(p: Params) -> list[Choice]:
                 False,
             )
         options.append(Choice(text, why, correct=correct))
-    return [options[i] for i in p["order"]]
+    return options
 
 
-PROBLEM = Problem(
+PROBLEM = choice_problem(
+    _options,
     qid="q12",
     title="A layout for 2 nodes of 4 GPUs",
     chapter="cluster",
     difficulty=3,
-    kind="choice",
-    unit="",
     template=(
         "You serve the specimen on 2 nodes with 4 GPUs each: NVLink inside a node, a "
         "network between them. You want every token's all-reduces on NVLink and as many "
@@ -111,12 +103,7 @@ PROBLEM = Problem(
         "(Be ready to say why; `check_layout(MODEL, tp, pp)` tells you which degrees "
         "divide the model.)"
     ),
-    solution_template="The answer is **{letter}**.\n\n{explained}",
     defaults={"order": [3, 0, 4, 2, 1]},
-    sample=sample_order_of(len(LAYOUTS)),
-    facts=choice_facts(_choices),
-    reference=choice_reference(_choices),
-    choices=_choices,
     hint="Keep every TP group on one node's NVLink, check that the degrees divide "
     "the model's heads and super-blocks, and count how many copies of the weights each "
     "layout stores.",
