@@ -39,7 +39,8 @@ def test_placement_keeps_tp_inside_nodes_and_pp_across():
     assert {s.node for s in plan.placement if s.stage == 1} == {1}
     assert [s.tp_rank for s in plan.placement] == [0, 1, 2, 3] * 2
     assert plan.pp_network_boundaries == 1
-    send = INTER_NODE.latency + MODEL.hidden_vector_bytes / INTER_NODE.bandwidth
+    # vLLM sends the hidden state and the residual: 2 x 10,240 B a token
+    send = INTER_NODE.latency + 2 * 10_240 / INTER_NODE.bandwidth
     assert_allclose(plan.pp_send_s, send)
     assert_allclose(plan.token_time_s, decode_step(MODEL, GPU, FAST, 4).total_s + send)
 
@@ -48,7 +49,7 @@ def test_pp_inside_one_node_uses_the_intra_fabric():
     """Two stages in one 8-GPU node hand off over NVLink, not the network."""
     plan = plan_cluster(MODEL, GPU, 8, 1, 4, 2)
     assert plan.pp_network_boundaries == 0
-    assert_allclose(plan.pp_send_s, FAST.latency + MODEL.hidden_vector_bytes / FAST.bandwidth)
+    assert_allclose(plan.pp_send_s, FAST.latency + 2 * 10_240 / FAST.bandwidth)
 
 
 def test_pp_halves_weights_and_raises_sequences():

@@ -18,6 +18,7 @@ from lesson_lib.model.specimen import (
     INTER_NODE,
     INTER_NODE_MEASURED_LATENCY,
     MODEL,
+    PP_VECTORS_PER_TOKEN,
     PROMPT_TOKENS,
 )
 from lesson_lib.model.specs import Fabric, ModelSpec
@@ -179,6 +180,7 @@ def communication_per_token(
     tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)
     pp = require_int("pp", pp, minimum=2, maximum=MAX_RANKS)
     vector = format_bytes(model.hidden_vector_bytes, "KiB")
+    message = format_bytes(PP_VECTORS_PER_TOKEN * model.hidden_vector_bytes, "KiB")
     return [
         (
             f"tensor (TP {tp})",
@@ -189,7 +191,7 @@ def communication_per_token(
         (
             f"pipeline (PP {pp})",
             f"{pp - 1} (one per stage boundary)",
-            vector,
+            f"{message} (hidden state and residual)",
             "point-to-point send to the next stage",
         ),
         (
@@ -250,7 +252,8 @@ def _cluster_numbers() -> dict[str, str]:
         "in_node_token_time": format_seconds(in_node.token_time_s, ms),
         "across_token_time": format_seconds(across.token_time_s, ms),
         "across_latency": format_seconds(across.step.latency_s, ms),
-        "pp_send": format_seconds(pp2.pp_send_s, "us"),
+        "pp_send": format_seconds(pp2.pp_send_s, "us", decimals=1),
+        "pp_message": format_bytes(PP_VECTORS_PER_TOKEN * MODEL.hidden_vector_bytes, "KiB"),
         "pp2_token_time": format_seconds(pp2.token_time_s, ms),
         "pp2_tokens_per_s": format_count(pp2.tokens_per_s_total),
         "pp2_weights": format_bytes(pp2.weights_per_gpu_bytes, "GB"),

@@ -25,7 +25,7 @@ from lesson_lib.model.cluster_plan import (
 from lesson_lib.model.collectives import get_algorithm
 from lesson_lib.model.layout import check_layout, layout_cautions
 from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
-from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
+from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, PP_VECTORS_PER_TOKEN
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, decode_step
 from lesson_lib.model.units import format_count
@@ -189,7 +189,8 @@ def _plan_dense(c: _Cluster, tp: int, pp: int, batch: int | None, algorithm: str
     wires = _boundary_wires(groups, c.intra, c.inter)
 
     def sends(vectors: int) -> float:
-        return sum(w.latency + vectors * model.hidden_vector_bytes / w.bandwidth for w in wires)
+        message = vectors * PP_VECTORS_PER_TOKEN * model.hidden_vector_bytes
+        return sum(w.latency + message / w.bandwidth for w in wires)
 
     weights, sequences, imbalance = stage_memory(model, accel, tp, pp, c.context_tokens)
     batch, memory = memory_problems(weights, accel, batch, sequences)

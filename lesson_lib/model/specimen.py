@@ -184,6 +184,10 @@ TOKENS_PER_S: int = 50
 #: The prefill example's prompt, tokens.
 PROMPT_TOKENS: int = 4096
 
+#: Vectors a pipeline stage sends the next per token: the hidden state and the
+#: residual stream beside it, as vLLM's Qwen3.5 model declares its intermediate tensors.
+PP_VECTORS_PER_TOKEN: int = 2
+
 
 @dataclass(frozen=True)
 class Assumption:
@@ -353,5 +357,13 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
     ),
     _stated(
         "prefill prompt", PROMPT_TOKENS, "tokens", _LESSON, format_count(PROMPT_TOKENS) + " tokens"
+    ),
+    _stated(
+        "pipeline message per token",
+        PP_VECTORS_PER_TOKEN,
+        "hidden vectors",
+        "vLLM's Qwen3.5 model sends hidden_states and residual between stages "
+        "(vllm/model_executor/models/qwen3_5.py at 00def4f)",
+        f"{PP_VECTORS_PER_TOKEN} (hidden state and residual)",
     ),
 )
