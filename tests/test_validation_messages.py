@@ -55,6 +55,7 @@ from lesson_lib.model.kv_transfer import (
 from lesson_lib.model.latency import (
     allreduce_anatomy,
     break_even_latency,
+    buyer_answers,
     peak_n,
     speedup_curve,
     token_timeline,
@@ -491,6 +492,16 @@ EDGES = [
         0,
         65_536,
         65_537,
+    ),
+    Edge(
+        "buyer_answers",
+        "context",
+        lambda v: buyer_answers(context=v),
+        "an integer from 1 to 262144",
+        1,
+        0,
+        262_144,
+        262_145,
     ),
     Edge(
         "decode_step",
