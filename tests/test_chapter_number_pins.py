@@ -638,12 +638,39 @@ NUMBERS = {
     },
     "experts": {
         "across_latency_ms": "2.9 ms",
-        "across_one_ms": "7.17 ms",
+        # as before, plus one sequence's latent: 2,302,672,896 B / 4.8 TB/s = 0.48 ms
+        "across_one_ms": "7.74 ms",
         "card": "H200 SXM-class, sold as 141 GB",
         "card_memory_gb": "150.3 GB",
         "context": "32,768",
         "crossover_bf16": "45",
         "crossover_fp8": "90",
+        # 122 + 3 x 61
+        "dcp_collectives": "305",
+        # 230 x 61 x 4,096 x 278,528 FLOPs / 989 TFLOP/s
+        "dcp_full_attention_ms": "16.18 ms",
+        # (703,969,280 + 3,425,564,800) B / 450 GB/s
+        "dcp_full_bandwidth_ms": "9.18 ms",
+        # 230 x 2,302,672,896 B / 8 = 66,201,845,760 B
+        "dcp_full_kv_gb": "66.2 GB",
+        # 66,201,845,760 B / 4.8 TB/s
+        "dcp_full_kv_ms": "13.79 ms",
+        # 17.46 weights + 16.18 attention + 3.05 latency + 9.18 bytes
+        "dcp_full_ms": "45.87 ms",
+        # 230 / 45.87 ms
+        "dcp_full_tokens_per_s": "5,014",
+        # (122 all-reduces + 3 x 61 DCP collectives) x 10 us
+        "dcp_latency_ms": "3.05 ms",
+        # all-gather queries, all-gather log-sum-exps, reduce-scatter outputs
+        "dcp_layer_collectives": "3",
+        # weights 0.98 ms, latent 0.06 ms under 0.07 ms of attention, latency 3.05 ms
+        "dcp_one_ms": "4.14 ms",
+        # (150,323,855,360 - 83,878,300,544) B / 287,834,112 B = 230.8
+        "dcp_sequences": "230",
+        # 23.35 MiB of all-reduces + 8 x 61 x 244,160 B of DCP = 113.6 MiB
+        "dcp_token_mib": "136.98 MiB",
+        # 5,014 / 1,106 tokens/s
+        "dcp_vs_tp_throughput": "4.53x",
         "deepep_128_layer": "103.7 us",
         "deepep_128_tokens": "128",
         "deepep_one_combine": "14.4 us",
@@ -674,17 +701,33 @@ NUMBERS = {
         "ds_rope": "64",
         "ds_shared": "1",
         "ds_vector": "14 KiB",
+        # FP8 weights: quantization_config fp8 in DeepSeek-V3's config.json
+        "ds_weight_bytes": "1 B",
         "ds_weights_gb": "671.03 GB",
         "ep": "8",
+        # 22 x 61 x 32,768 x 278,528 FLOPs / 989 TFLOP/s
+        "ep_full_attention_ms": "12.38 ms",
         "ep_full_bound": "compute",
-        "ep_full_ms": "22.12 ms",
-        "ep_full_tokens_per_s": "7,957",
+        # 22 x 2,302,672,896 B = 50,658,803,712 B
+        "ep_full_kv_gb": "50.7 GB",
+        # 50,658,803,712 B / 4.8 TB/s
+        "ep_full_kv_ms": "10.55 ms",
+        # 20.53 weights + 12.38 attention + 1.16 latency + 0.43 bytes
+        "ep_full_ms": "34.5 ms",
+        # 176 / 34.50 ms
+        "ep_full_tokens_per_s": "5,101",
+        # 176 / 8
+        "ep_gpu_sequences": "22",
         "ep_latency_ms": "1.16 ms",
-        "ep_one_ms": "5.28 ms",
+        # 5.28 ms + max(0.48 ms of latent, 61 x 32,768 x 278,528 / 989e12 = 0.56 ms)
+        "ep_one_ms": "5.84 ms",
         "ep_one_weights_ms": "4.1 ms",
+        # 34.50 / 25.32 ms
+        "ep_per_token_penalty": "1.36x",
         "ep_sequences": "176",
         "ep_token_mib": "8.33 MiB",
-        "ep_vs_tp_throughput": "3.38x",
+        # 5,101 / 1,106 tokens/s
+        "ep_vs_tp_throughput": "4.61x",
         "ep_weights_gpu": "98.9 GB",
         "ex1_combine_off": "100,352 B",
         "ex1_dispatch": "57,344 B",
@@ -716,14 +759,24 @@ NUMBERS = {
         "prefill_tokens": "4,096",
         "qwen_alltoalls": "188",
         "qwen_moe_layers": "94",
-        "tp_full_ms": "11.88 ms",
-        "tp_full_tokens_per_s": "2,356",
+        # 28 x 70,272 B x 32,768 = 64,474,841,088 B per GPU
+        "tp_full_kv_gb": "64.5 GB",
+        # 64,474,841,088 B / 4.8 TB/s
+        "tp_full_kv_ms": "13.43 ms",
+        # 10.47 + 13.43 (latent) + 1.22 + 0.19 ms; FLOPs 0.27 and attention 1.97 below
+        "tp_full_ms": "25.32 ms",
+        # 28 / 25.32 ms
+        "tp_full_tokens_per_s": "1,106",
+        # unchanged by the cache
+        "tp_full_weights_ms": "10.47 ms",
         "tp_latency_ms": "1.22 ms",
-        "tp_one_ms": "2.2 ms",
+        # 2.2 ms + 2,302,672,896 B / 4.8 TB/s = 2.2 + 0.48 ms
+        "tp_one_ms": "2.68 ms",
         "tp_one_weights_ms": "0.98 ms",
         "tp_sequences": "28",
         "tp_token_mib": "23.35 MiB",
         "tp_weights_gpu": "83.9 GB",
+        "vllm_dcp_commit": "90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182",
     },
     "summary": {
         **BUYER_PER_GPU,
@@ -838,7 +891,7 @@ TABLES = {
     "collective_table": "54f22b1845cd7fe0",
     "measured_table": "93ef33ba551bd967",
     "preset_table": "30af2be45aa5ee27",
-    "comparison_rows": "710582ca07e1f473",
+    "comparison_rows": "2304a65e944a8f24",
     "regime_rows FAST 2": "061a4a71a9bdf004",
     "regime_rows FAST 4": "95a7d03015d4c51a",
     "regime_rows SLOW 2": "1915a4a0880f3718",

@@ -25,14 +25,15 @@ def test_collectives_figure_lines():
 
 
 def test_tp_vs_ep_bars_are_the_comparison():
-    """The bars' totals are the two layouts' times and rates."""
+    """The bars' totals are the three layouts' times and rates."""
     layouts = comparison()
     top, bottom = tp_vs_ep_figure().axes
     widths = [p.get_width() for p in top.patches]
-    # three stacked segments per layout, TP first
-    assert_allclose(sum(widths[:3]), layouts["tp"].one.total_s * 1e3, rtol=1e-9)
-    assert_allclose(sum(widths[3:]), layouts["ep"].one.total_s * 1e3, rtol=1e-9)
+    # three stacked segments per layout: TP, EP, then TP with DCP
+    for i, key in enumerate(("tp", "ep", "dcp")):
+        total = sum(widths[3 * i : 3 * i + 3])
+        assert_allclose(total, layouts[key].one.total_s * 1e3, rtol=1e-9)
     assert_allclose(
         [p.get_width() for p in bottom.patches],
-        [layouts["tp"].full.tokens_per_s, layouts["ep"].full.tokens_per_s],
+        [layouts[key].full.tokens_per_s for key in ("tp", "ep", "dcp")],
     )

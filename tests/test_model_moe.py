@@ -11,6 +11,8 @@ from lesson_lib.model.moe import (
     _experts_touched,
     _local_batch,
     alltoall_crossover_tokens,
+    attention_pair_flops_decode,
+    dcp_collectives,
     expert_weight_bytes,
     moe_decode_step,
     sequences_that_fit,
@@ -204,3 +206,105 @@ def test_moe_flops_by_hand():
     ep = moe_decode_step(MIXTRAL, GPU, FAST, 8, batch=16, imbalance=1.5)
     assert ep.flops_s == pytest.approx(74_068_279_296 / 989e12)
     assert (ep.parallelism, ep.n, ep.batch) == ("ep", 8, 16)
+
+
+# DeepSeek-V3 on 8 H200-class cards (4.8 TB/s, 989 TFLOP/s) at 32,768 tokens of context.
+# Its latent per token: (512 + 64) elements x 2 B (bf16) x 61 layers = 70,272 B; a sequence
+# of 32,768 tokens 70,272 x 32,768 = 2,302,672,896 B.
+SEQUENCE = 2_302_672_896
+
+
+def test_mla_pair_flops_by_hand():
+    """Absorbed MLA: 2 x 128 heads x (512 + 64 + 512) = 278,528 FLOPs per pair and layer."""
+    assert attention_pair_flops_decode(DEEPSEEK) == 278_528
+
+
+def test_tp_reads_every_sequences_whole_latent_on_every_rank():
+    """TP 8, 28 sequences: each rank reads 28 x 2,302,672,896 = 64,474,841,088 B, 13.43 ms
+    at 4.8 TB/s. Its attention: 28 x 61 x 32,768 x 278,528 / 8 = 1.9486e12 FLOPs per rank,
+    1.970 ms at 989 TFLOP/s, below the bytes; the step adds 13.43 ms to its weights'."""
+    step = moe_decode_step(DEEPSEEK, H200, FAST, 8, parallelism="tp", batch=28, context=32_768)
+    assert step.kv_read_bytes == 64_474_841_088
+    assert step.kv_read_s == pytest.approx(13.4322e-3, rel=1e-4)
+    assert step.attention_flops_s == pytest.approx(1.9702e-3, rel=1e-4)
+    bare = moe_decode_step(DEEPSEEK, H200, FAST, 8, parallelism="tp", batch=28)
+    assert step.total_s - bare.total_s == pytest.approx(13.4322e-3, rel=1e-4)
+
+
+def test_ep_reads_its_own_sequences_and_attends_with_all_heads():
+    """EP 8, 176 sequences: 22 on the busiest rank, 22 x 2,302,672,896 = 50,658,803,712 B,
+    10.554 ms; all 128 heads: 22 x 61 x 32,768 x 278,528 = 1.22480e13 FLOPs, 12.384 ms at
+    989 TFLOP/s, so attention is arithmetic-bound and takes 12.384 ms."""
+    step = moe_decode_step(DEEPSEEK, H200, FAST, 8, batch=176, context=32_768, dispatch_bytes=1)
+    assert step.kv_read_bytes == 50_658_803_712
+    assert step.kv_read_s == pytest.approx(10.5539e-3, rel=1e-4)
+    assert step.attention_flops_s == pytest.approx(12.3844e-3, rel=1e-4)
+    assert step.attention_s == step.attention_flops_s
+
+
+def test_dcp_splits_each_sequences_tokens():
+    """TP 8 + DCP 8, 230 sequences: each rank reads 230 x 2,302,672,896 / 8 = 66,201,845,760 B,
+    13.79 ms; it attends with all 128 heads to 4,096 tokens of each: 230 x 61 x 4,096 x
+    278,528 = 1.60061e13 FLOPs, 16.184 ms."""
+    step = moe_decode_step(
+        DEEPSEEK, H200, FAST, 8, parallelism="tp", batch=230, context=32_768, dcp=8
+    )
+    assert step.kv_read_bytes == 66_201_845_760
+    assert step.attention_flops_s == pytest.approx(16.1842e-3, rel=1e-4)
+
+
+def test_dcp_collectives_by_hand():
+    """One sequence, DCP 8 inside TP 8: the group gathers 16 x 8 = 128 heads' queries of
+    576 x 2 B, 147,456 B; their log-sum-exps, 128 x 4 = 512 B; and reduce-scatters their
+    outputs of 512 x 2 B, 131,072 B."""
+    assert dcp_collectives(DEEPSEEK, 8, 8, 1) == (
+        ("all_gather", 147_456),
+        ("all_gather", 512),
+        ("reduce_scatter", 131_072),
+    )
+    assert dcp_collectives(DEEPSEEK, 8, 1, 1) == ()
+
+
+def test_dcp_step_latency_and_bytes_by_hand():
+    """One sequence at TP 8 + DCP 8 on the fast fabric (10 us, 450 GB/s): 122 all-reduces and
+    3 x 61 = 183 DCP collectives, 305 x 10 us = 3.05 ms. Bytes per rank: 122 all-reduces of
+    14,336 B at 1.75, 3,060,736 B; DCP 61 x 7/8 x (147,456 + 512 + 131,072) = 61 x 244,160 =
+    14,893,760 B; 17,954,496 B in all."""
+    step = moe_decode_step(DEEPSEEK, H200, FAST, 8, parallelism="tp", context=32_768, dcp=8)
+    assert step.collectives == 305
+    assert step.latency_s == pytest.approx(3.05e-3)
+    assert step.wire_bytes == pytest.approx(17_954_496)
+    assert step.total_wire_bytes == pytest.approx(8 * 17_954_496)
+
+
+def test_no_context_reads_no_cache():
+    """context=0 prices the weights alone, as before the cache was priced."""
+    step = moe_decode_step(MIXTRAL, GPU, FAST, 8, batch=8)
+    assert step.kv_read_s == 0 and step.attention_flops_s == 0
+    assert step.compute_s == max(step.weights_s, step.flops_s)
+
+
+def test_sequences_that_fit_with_dcp_by_hand():
+    """TP 8 + DCP 8 on H200: 150,323,855,360 - 671,026,404,352 / 8 = 66,445,554,816 B free,
+    a sequence 2,302,672,896 / 8 = 287,834,112 B per rank: 230 (230.8)."""
+    assert sequences_that_fit(DEEPSEEK, H200, 8, "tp", 32_768, dcp=8) == 230
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: moe_decode_step(DEEPSEEK, H200, FAST, 8, dcp=2), "dcp must be 1 under EP"),
+        (
+            lambda: moe_decode_step(DEEPSEEK, H200, FAST, 8, parallelism="tp", dcp=3),
+            "dcp must divide",
+        ),
+        (
+            lambda: moe_decode_step(MIXTRAL, GPU, FAST, 8, parallelism="tp", dcp=2),
+            "dcp must be an integer from 1 to 1",
+        ),
+    ],
+)
+def test_dcp_refusals(call, message):
+    """DCP lives in TP, divides it, and removes only copies (Mixtral's 8 KV heads at TP 8: none)."""
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -71,6 +71,7 @@ from lesson_lib.model.moe import (
     _experts_touched,
     _local_batch,
     alltoall_crossover_tokens,
+    dcp_collectives,
     moe_decode_step,
     sequences_that_fit,
     weights_per_gpu,
@@ -79,7 +80,7 @@ from lesson_lib.model.payloads import decode_wire_bytes, decode_wire_rate, headr
 from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.presets import PRESETS
 from lesson_lib.model.ring import simulate_ring_allreduce
-from lesson_lib.model.specimen import FAST, FAST_RING, GPU, INTER_NODE, MODEL
+from lesson_lib.model.specimen import FAST, FAST_RING, GPU, H200, INTER_NODE, MODEL
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import decode_step, prefill_step
 from lesson_lib.model.units import (
@@ -194,6 +195,7 @@ class Edge:
 
 #: An MoE model with 8 experts of which each token visits 2, 32,768 tokens of context.
 MIXTRAL = PRESETS["Mixtral-8x7B"]
+DEEPSEEK = PRESETS["DeepSeek-V3"]
 EXPERTS = "an integer from 1 to 8"  # EP holds at least one of Mixtral's 8 experts a rank
 BATCH = "an integer from 1 to 65536"  # MAX_BATCH
 
@@ -1041,6 +1043,67 @@ EDGES = [
         1.0 - 1e-9,
         8.0,
         8.0 + 1e-9,
+    ),
+    Edge(
+        "moe_decode_step",
+        "context",
+        lambda v: moe_decode_step(MIXTRAL, GPU, FAST, 8, context=v),
+        "an integer from 0 to 32768",
+        0,
+        -1,
+        32_768,
+        32_769,
+    ),
+    # DCP inside TP removes KV-head copies: DeepSeek-V3's one latent at TP 8 allows up to 8
+    Edge(
+        "moe_decode_step",
+        "dcp",
+        lambda v: moe_decode_step(DEEPSEEK, H200, FAST, 8, parallelism="tp", dcp=v),
+        "an integer from 1 to 8",
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "dcp_collectives",
+        "n",
+        lambda v: dcp_collectives(DEEPSEEK, v, 1, 1),
+        RANKS,
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "dcp_collectives",
+        "dcp",
+        lambda v: dcp_collectives(DEEPSEEK, 8, v, 1),
+        "an integer from 1 to 8",
+        1,
+        0,
+        8,
+        9,
+    ),
+    Edge(
+        "dcp_collectives",
+        "batch",
+        lambda v: dcp_collectives(DEEPSEEK, 8, 8, v),
+        BATCH,
+        1,
+        0,
+        65_536,
+        65_537,
+    ),
+    Edge(
+        "sequences_that_fit",
+        "dcp",
+        lambda v: sequences_that_fit(DEEPSEEK, H200, 8, "tp", 1, dcp=v),
+        "an integer from 1 to 8",
+        1,
+        0,
+        8,
+        9,
     ),
     Edge(
         "alltoall_crossover_tokens",

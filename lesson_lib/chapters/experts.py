@@ -16,6 +16,8 @@ from lesson_lib.model.collectives import (
 from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, Layout, comparison
 from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100, SOURCE_URL
 from lesson_lib.model.moe import (
+    DCP_KINDS,
+    VLLM_DCP_COMMIT,
     alltoall_crossover_tokens,
     expert_weight_bytes,
     moe_decode_step,
@@ -35,12 +37,21 @@ COMPARISON_HEADER: tuple[str, ...] = (
     "bytes on the wire per token (all GPUs)",
     "weights per GPU",
     "sequences that fit",
+    "full node: cache each GPU reads per step",
+    "full node: ms per token",
     "full node: tokens/s",
 )
 
+#: Each layout's row name in the table, by :data:`~lesson_lib.model.experts.LAYOUTS` key.
+LAYOUT_NAMES: dict[str, str] = {
+    "tp": f"TP {EP}, all-reduces",
+    "ep": f"EP {EP} + DP attention, all-to-alls",
+    "dcp": f"TP {EP} + DCP {EP}, all-reduces and DCP's collectives",
+}
+
 
 def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str, ...]]:
-    """The two layouts of :func:`~lesson_lib.model.experts.comparison` as table rows.
+    """The layouts of :func:`~lesson_lib.model.experts.comparison` as table rows.
 
     Parameters
     ----------
@@ -53,15 +64,16 @@ def comparison_rows(layouts: dict[str, Layout] | None = None) -> list[tuple[str,
         One row per layout, in :data:`COMPARISON_HEADER` order.
     """
     layouts = comparison() if layouts is None else layouts
-    names = {"tp": f"TP {EP}, all-reduces", "ep": f"EP {EP} + DP attention, all-to-alls"}
     return [
         (
-            names[key],
+            LAYOUT_NAMES[key],
             format_seconds(lay.one.total_s, "ms"),
             format_count(lay.one.collectives),
             format_bytes(lay.one.wire_bytes_per_token, "MiB"),
             format_bytes(lay.one.weights_per_gpu_bytes, "GB", decimals=1),
             format_count(lay.sequences),
+            format_bytes(lay.full.kv_read_bytes, "GB", decimals=1),
+            format_seconds(lay.full.total_s, "ms"),
             format_count(lay.full.tokens_per_s),
         )
         for key, lay in layouts.items()
@@ -214,7 +226,7 @@ def experts_numbers() -> dict[str, str]:
     deepep_one = DEEPEP_LL_H100[0]
     deepep_128 = DEEPEP_LL_H100[-1]
     nccl_small = {r.kind: r.latency_s for r in NCCL_H100 if r.elements == 256}
-    across = moe_decode_step(m, CARD, INTER_NODE, EP, dispatch_bytes=FP8)
+    across = moe_decode_step(m, CARD, INTER_NODE, EP, dispatch_bytes=FP8, context=CONTEXT)
     ex1 = _exercise_one(m)
     ex3 = _exercise_three(m)
     mixtral = PRESETS["Mixtral-8x7B"]
@@ -267,6 +279,7 @@ def experts_numbers() -> dict[str, str]:
         "ep_full_ms": format_seconds(ep.full.total_s, "ms"),
         "ep_vs_tp_throughput": format_ratio(ep.full.tokens_per_s / tp.full.tokens_per_s),
         "ep_full_bound": ep.full.bound,
+        **_cache_numbers(m, layouts),
         "crossover_bf16": format_count(alltoall_crossover_tokens(m, FAST, EP)),
         "crossover_fp8": format_count(alltoall_crossover_tokens(m, FAST, EP, dispatch_bytes=FP8)),
         "prefill_tokens": format_count(PROMPT_TOKENS),
@@ -297,6 +310,36 @@ def experts_numbers() -> dict[str, str]:
         "ex2_sequences": str(EXERCISE_SEQUENCES),
         **ex1,
         **ex3,
+    }
+
+
+def _cache_numbers(m: ModelSpec, layouts: dict[str, Layout]) -> dict[str, str]:
+    """What each layout's full node reads of the cache, and what DCP adds and buys."""
+    tp, ep, dcp = layouts["tp"], layouts["ep"], layouts["dcp"]
+    return {
+        "ds_weight_bytes": format_count(m.weight_dtype_bytes) + " B",
+        "tp_full_kv_gb": format_bytes(tp.full.kv_read_bytes, "GB", decimals=1),
+        "ep_full_kv_gb": format_bytes(ep.full.kv_read_bytes, "GB", decimals=1),
+        "dcp_full_kv_gb": format_bytes(dcp.full.kv_read_bytes, "GB", decimals=1),
+        "tp_full_kv_ms": format_seconds(tp.full.kv_read_s, "ms"),
+        "tp_full_weights_ms": format_seconds(tp.full.weights_s, "ms"),
+        "ep_full_kv_ms": format_seconds(ep.full.kv_read_s, "ms"),
+        "ep_full_attention_ms": format_seconds(ep.full.attention_flops_s, "ms"),
+        "ep_per_token_penalty": format_ratio(ep.full.total_s / tp.full.total_s),
+        "ep_gpu_sequences": format_count(ep.full.batch // EP),
+        "dcp_sequences": format_count(dcp.sequences),
+        "dcp_one_ms": format_seconds(dcp.one.total_s, "ms"),
+        "dcp_latency_ms": format_seconds(dcp.one.latency_s, "ms"),
+        "dcp_collectives": format_count(dcp.one.collectives),
+        "dcp_layer_collectives": str(len(DCP_KINDS)),
+        "dcp_full_ms": format_seconds(dcp.full.total_s, "ms"),
+        "dcp_full_bandwidth_ms": format_seconds(dcp.full.bandwidth_s, "ms"),
+        "dcp_full_kv_ms": format_seconds(dcp.full.kv_read_s, "ms"),
+        "dcp_full_attention_ms": format_seconds(dcp.full.attention_flops_s, "ms"),
+        "dcp_full_tokens_per_s": format_count(dcp.full.tokens_per_s),
+        "dcp_vs_tp_throughput": format_ratio(dcp.full.tokens_per_s / tp.full.tokens_per_s),
+        "dcp_token_mib": format_bytes(dcp.one.wire_bytes_per_token, "MiB"),
+        "vllm_dcp_commit": VLLM_DCP_COMMIT,
     }
 
 

@@ -74,7 +74,7 @@ def collectives_figure(
 
 
 def tp_vs_ep_figure() -> Figure:
-    """TP against EP for the chapter's MoE example: one sequence, and a full node.
+    """TP, EP and TP with DCP for the chapter's MoE example: one sequence, and a full node.
 
     Returns
     -------
@@ -82,13 +82,13 @@ def tp_vs_ep_figure() -> Figure:
         Two axes: one sequence's ms per token by term, then a full node's tokens/s.
     """
     layouts = comparison()
-    names = {"tp": "TP 8", "ep": "EP 8"}
+    names = {"tp": "TP 8", "ep": "EP 8", "dcp": "TP 8 + DCP 8"}
     fig, left, right = two_panels(5.6)
     ys = np.arange(len(layouts))
     for y, lay in zip(ys, layouts.values(), strict=True):
         start = 0.0
         for term, role, label in (
-            ("compute_s", "compute", "weights / HBM"),
+            ("compute_s", "compute", "weights and cache / HBM"),
             ("latency_s", "latency", "collectives' latency"),
             ("bandwidth_s", "bandwidth", "collectives' bytes"),
         ):

@@ -2,7 +2,8 @@
 
 DeepSeek-V3 (:data:`EXAMPLE`) on one node of :data:`EP` H200-class cards (the
 lesson's H100-class card holds too little for its weights under EP), on the fast
-fabric; :func:`comparison` prices both layouts.
+fabric; :func:`comparison` prices the layouts of :data:`LAYOUTS`, every sequence
+holding :data:`CONTEXT` tokens of cache that each step reads.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ EP: int = 8
 #: The example's card, H200-class, sold as 141 GB (DeepSeek-V3's FP8 weights need it under EP).
 CARD: Accelerator = H200
 
-#: Context of every sequence when counting what fits, tokens.
+#: Context of every sequence, tokens: what fits, and what each decode step reads.
 CONTEXT: int = 32_768
 
 #: Bytes per element of DeepEP's low-latency dispatch (FP8); the combine stays bf16.
 FP8: int = 1
+
+#: The layouts compared, by key: (parallelism, DCP degree). TP 8 with DCP 8 is the
+#: case vLLM's context parallel guide gives for an MLA model on one node.
+LAYOUTS: dict[str, tuple[str, int]] = {"tp": ("tp", 1), "ep": ("ep", 1), "dcp": ("tp", EP)}
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ class Layout:
     ----------
     parallelism : str
         ``"tp"`` or ``"ep"``.
+    dcp : int
+        Decode context parallelism inside TP (1 without).
     one : MoEStep
         One sequence.
     sequences : int
@@ -48,6 +55,7 @@ class Layout:
     """
 
     parallelism: str
+    dcp: int
     one: MoEStep
     sequences: int
     full: MoEStep
@@ -60,32 +68,35 @@ def comparison(
     n: int = EP,
     context_tokens: int = CONTEXT,
 ) -> dict[str, Layout]:
-    """TP and EP of one MoE model on ``n`` GPUs, one sequence and a full node.
+    """TP, EP and TP with DCP of one MoE model on ``n`` GPUs, one sequence and a full node.
 
     Parameters
     ----------
     model, accel, fabric : ModelSpec, Accelerator, Fabric, default EXAMPLE, CARD, FAST
         An MoE model, one card and the wire between the cards.
     n : int, default EP
-        GPUs, from 1 to ``model.num_experts``.
+        GPUs, from 1 to ``model.num_experts``; the DCP degree too, so at most
+        ``max_dcp(model, n)`` (any ``n`` for MLA's one latent).
     context_tokens : int, default CONTEXT
-        Tokens per sequence when counting what fits, from 1 to ``model.max_context``.
+        Tokens per sequence, from 1 to ``model.max_context``: what fits, and
+        the cache every step reads.
 
     Returns
     -------
     dict of str to Layout
-        ``"tp"`` and ``"ep"``; EP dispatches in FP8 (DeepEP's low-latency
-        kernels), TP all-reduces in bf16.
+        By the keys of :data:`LAYOUTS`; EP dispatches in FP8 (DeepEP's
+        low-latency kernels), TP all-reduces in bf16.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n)
     out = {}
-    for parallelism in ("tp", "ep"):
-        dispatch = {"dispatch_bytes": FP8} if parallelism == "ep" else {}
-        fit = sequences_that_fit(model, accel, n, parallelism, context_tokens)
-        one = moe_decode_step(model, accel, fabric, n, parallelism=parallelism, **dispatch)
-        full = moe_decode_step(
-            model, accel, fabric, n, parallelism=parallelism, batch=max(fit, 1), **dispatch
-        )
-        out[parallelism] = Layout(parallelism, one, fit, full)
+    for key, (parallelism, dcp) in LAYOUTS.items():
+        degree = n if dcp > 1 else 1
+        options = {"parallelism": parallelism, "context": context_tokens, "dcp": degree}
+        if parallelism == "ep":
+            options["dispatch_bytes"] = FP8
+        fit = sequences_that_fit(model, accel, n, parallelism, context_tokens, dcp=degree)
+        one = moe_decode_step(model, accel, fabric, n, **options)
+        full = moe_decode_step(model, accel, fabric, n, batch=max(fit, 1), **options)
+        out[key] = Layout(parallelism, degree, one, fit, full)
     return out

@@ -5,8 +5,20 @@ two all-reduces; EP with data-parallel attention (DeepSeek-V3, SGLang's
 ``--enable-dp-attention``) gives each rank ``num_experts / n`` routed experts and
 ``batch / n`` sequences, and pays a dispatch and a combine all-to-all per MoE
 layer. Assumptions: uniform, independent routing; load imbalance as one factor
-``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline (KV reads
-and attention FLOPs left out). SI units.
+``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline in two
+phases, the weights' GEMMs and, given a context, attention over each sequence's
+cache (the larger of its bytes and its arithmetic); no overlap. SI units.
+
+Where each layout keeps the cache: TP copies a KV head past one per rank, so
+MLA's single latent is whole on every rank, which reads every sequence's whole
+latent; EP with DP attention keeps each sequence on one rank; decode context
+parallelism (DCP, TP only) splits each sequence's tokens over ``dcp`` ranks of
+the TP group, each reading ``1/dcp``. vLLM's MLA decode with DCP
+(``vllm/model_executor/layers/attention/mla_attention.py`` and
+``vllm/v1/attention/ops/common.py`` at :data:`VLLM_DCP_COMMIT`) then adds three
+collectives per attention layer over the DCP group: an all-gather of the
+queries along the heads, an all-gather of the partial log-sum-exps, and a
+reduce-scatter of the corrected partial outputs (:func:`dcp_collectives`).
 """
 
 from __future__ import annotations
@@ -20,13 +32,32 @@ from lesson_lib.model.collectives import (
     allreduce_wire_bytes,
     alltoall_wire_bytes,
     collective_time,
+    collective_wire_bytes,
 )
-from lesson_lib.model.context_parallel import context_parallel_max_sequences
+from lesson_lib.model.context_parallel import context_parallel_max_sequences, max_dcp
+from lesson_lib.model.memory import kv_share, state_share
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import MAX_BATCH, StepTerms
+from lesson_lib.model.step_time import MAX_BATCH, STATE_PASSES, StepTerms, attention_pair_flops
 
-#: The two layouts :func:`moe_decode_step` prices.
+#: The two layouts :func:`moe_decode_step` prices (DCP is a degree inside TP).
 PARALLELISMS: tuple[str, ...] = ("tp", "ep")
+
+#: vLLM's commit whose MLA decode the DCP collectives follow: ``forward`` of
+#: ``vllm/model_executor/layers/attention/mla_attention.py`` all-gathers the queries
+#: ("decode_q do allgather in head dim") and calls ``cp_lse_ag_out_rs``, which
+#: all-gathers the log-sum-exps and reduce-scatters the outputs
+#: (https://github.com/vllm-project/vllm/blob/90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182/vllm/model_executor/layers/attention/mla_attention.py).
+#: The same ``forward`` refuses an FP8 cache with DCP ("DCP not support fp8 kvcache
+#: now"), so the cache here is at the model's ``dtype_bytes`` (bf16 for DeepSeek-V3).
+VLLM_DCP_COMMIT: str = "90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182"
+
+#: Bytes of one log-sum-exp DCP exchanges per query head (fp32). An assumption: the
+#: kernels return it in fp32; it is 4 B per head against the query's 1,152 B for
+#: DeepSeek-V3, so its bytes hardly matter.
+LSE_BYTES: int = 4
+
+#: The collectives DCP adds per attention layer, in order (:func:`dcp_collectives`).
+DCP_KINDS: tuple[str, ...] = ("all_gather", "all_gather", "reduce_scatter")
 
 
 @dataclass(frozen=True)
@@ -43,16 +74,28 @@ class MoEStep(StepTerms):
     batch : int
         The sequences over all ``n`` GPUs.
     weights_s : float
-        The roofline's memory side (the weights the step touches) on the busiest rank, seconds.
+        The GEMMs' memory side (the weights the step touches) on the busiest rank, seconds.
     flops_s : float
-        The roofline's arithmetic side on the busiest rank, seconds.
+        The GEMMs' arithmetic side on the busiest rank, seconds.
     collectives : int
-        Blocking collectives per step: all-reduces (TP) or all-to-alls (EP).
+        Blocking collectives per step: all-reduces (TP, and DCP's three per
+        attention layer) or all-to-alls (EP).
     wire_bytes : float
         Bytes the busiest rank sends per step, over all its collectives.
     total_wire_bytes : float
         Bytes all ranks together send per step.
     weights_per_gpu_bytes : float
+    context : int, default 0
+        Tokens already cached in every sequence (0: no cache read).
+    dcp : int, default 1
+        Decode context parallelism inside TP (1 without).
+    kv_read_bytes : float, default 0.0
+        The busiest rank's cache of the batch (and its recurrent state, read
+        and written), bytes it moves through HBM per step.
+    kv_read_s : float, default 0.0
+        ``kv_read_bytes`` over the card's HBM bandwidth, seconds.
+    attention_flops_s : float, default 0.0
+        Attention's arithmetic over the cached context on the busiest rank, seconds.
     """
 
     parallelism: str
@@ -66,11 +109,26 @@ class MoEStep(StepTerms):
     wire_bytes: float
     total_wire_bytes: float
     weights_per_gpu_bytes: float
+    context: int = 0
+    dcp: int = 1
+    kv_read_bytes: float = 0.0
+    kv_read_s: float = 0.0
+    attention_flops_s: float = 0.0
+
+    @property
+    def gemm_s(self) -> float:
+        """The GEMM phase, the larger of the weights' bytes and their arithmetic."""
+        return max(self.weights_s, self.flops_s)
+
+    @property
+    def attention_s(self) -> float:
+        """The attention phase, the larger of the cache's bytes and attention's arithmetic."""
+        return max(self.kv_read_s, self.attention_flops_s)
 
     @property
     def compute_s(self) -> float:
-        """Roofline compute, the larger of the memory and arithmetic sides."""
-        return max(self.weights_s, self.flops_s)
+        """Roofline compute, the GEMM phase then the attention phase."""
+        return self.gemm_s + self.attention_s
 
     @property
     def tokens(self) -> int:
@@ -161,6 +219,114 @@ def _degree(model: ModelSpec, n: int, parallelism: str) -> int:
     return require_int("n", n, maximum=MAX_RANKS)
 
 
+def attention_pair_flops_decode(model: ModelSpec) -> float:
+    """FLOPs of one query-key pair in one attention layer at decode, all query heads.
+
+    MLA decodes with the up-projections absorbed, as multi-query attention over
+    the latent (vLLM's ``mla_attention.py`` at :data:`VLLM_DCP_COMMIT`: "MQA
+    with QK headdim = Lkv + R, V headdim = Lkv"): per head a score over
+    ``kv_lora_rank + qk_rope_head_dim`` elements and a weighted sum over
+    ``kv_lora_rank``, a multiply and an add each. Other attention is
+    :func:`~lesson_lib.model.step_time.attention_pair_flops`.
+
+    Parameters
+    ----------
+    model : ModelSpec
+
+    Returns
+    -------
+    float
+        ``2 x heads x (2 kv_lora_rank + qk_rope_head_dim)`` under MLA:
+        278,528 for DeepSeek-V3.
+    """
+    require_instance("model", model, ModelSpec)
+    if not model.kv_lora_rank:
+        return attention_pair_flops(model)
+    heads = model.num_query_heads or model.num_kv_heads
+    return 2.0 * heads * (2 * model.kv_lora_rank + model.qk_rope_head_dim)
+
+
+def dcp_collectives(
+    model: ModelSpec, n: int, dcp: int, batch: int
+) -> tuple[tuple[str, float], ...]:
+    """The collectives DCP adds to one attention layer of a decode step, with their payloads.
+
+    Each of the ``dcp`` ranks of a DCP group holds ``heads / n`` query heads
+    and ``1/dcp`` of every sequence's tokens; it gathers the group's
+    ``heads x dcp / n`` heads' queries, attends to its tokens, gathers the
+    partial log-sum-exps to correct its partial outputs, and reduce-scatters
+    them back to each rank's heads (vLLM at :data:`VLLM_DCP_COMMIT`). Under
+    MLA a query is ``kv_lora_rank + qk_rope_head_dim`` elements and an output
+    ``kv_lora_rank`` (before the value up-projection); otherwise ``head_dim`` both.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    n : int
+        Tensor-parallel degree, from 1 to 4096 (``MAX_RANKS``).
+    dcp : int
+        Decode context parallelism, from 1 to ``max_dcp(model, n)``, dividing ``n``.
+    batch : int
+        Sequences, from 1 to 65536 (``MAX_BATCH``).
+
+    Returns
+    -------
+    tuple of (str, float)
+        ``(kind, payload bytes)`` for :func:`~lesson_lib.model.collectives.collective_time`
+        over ``dcp`` ranks, in :data:`DCP_KINDS` order; empty for ``dcp = 1``.
+    """
+    require_instance("model", model, ModelSpec)
+    n = require_int("n", n, maximum=MAX_RANKS)
+    batch = require_int("batch", batch, maximum=MAX_BATCH)
+    dcp = _dcp_degree(model, n, dcp, "tp")
+    if dcp == 1:
+        return ()
+    heads = (model.num_query_heads or model.num_kv_heads) * dcp / n
+    query = model.kv_lora_rank + model.qk_rope_head_dim if model.kv_lora_rank else model.head_dim
+    out = model.kv_lora_rank or model.head_dim
+    per_head = (query * model.dtype_bytes, LSE_BYTES, out * model.dtype_bytes)
+    return tuple(
+        (kind, batch * heads * nbytes) for kind, nbytes in zip(DCP_KINDS, per_head, strict=True)
+    )
+
+
+def _dcp_degree(model: ModelSpec, n: int, dcp: int, parallelism: str) -> int:
+    if parallelism == "ep":
+        if dcp != 1:
+            raise ValueError(
+                f"dcp must be 1 under EP (each rank keeps whole sequences), got {dcp!r}"
+            )
+        return 1
+    dcp = require_int("dcp", dcp, maximum=max_dcp(model, n))
+    if n % dcp:
+        raise ValueError(f"dcp must divide the TP degree n = {n}, got {dcp}")
+    return dcp
+
+
+def _cache_terms(
+    model: ModelSpec,
+    accel: Accelerator,
+    n: int,
+    dcp: int,
+    batch: int,
+    local: int,
+    context: int,
+    parallelism: str,
+) -> tuple[float, float]:
+    """(bytes of the busiest rank's cache read per step, seconds of its attention arithmetic)."""
+    if context == 0:
+        return 0.0, 0.0
+    pairs = model.num_attention_layers * context * attention_pair_flops_decode(model)
+    if parallelism == "tp":
+        # Every rank holds every sequence: its KV heads' share, 1/dcp of the tokens.
+        per_sequence = model.kv_bytes(context) * kv_share(model, n) / dcp + (
+            STATE_PASSES * model.state_bytes * state_share(model, n)
+        )
+        return batch * per_sequence, batch * pairs / n / accel.peak_flops
+    per_sequence = model.kv_bytes(context) + STATE_PASSES * model.state_bytes
+    return local * per_sequence, local * pairs / accel.peak_flops
+
+
 def moe_decode_step(
     model: ModelSpec,
     accel: Accelerator,
@@ -171,6 +337,8 @@ def moe_decode_step(
     batch: int = 1,
     dispatch_bytes: int | None = None,
     imbalance: float = 1.0,
+    context: int = 0,
+    dcp: int = 1,
 ) -> MoEStep:
     """One decode step of an MoE model on ``n`` GPUs under TP or EP (see the module's docstring).
 
@@ -192,6 +360,13 @@ def moe_decode_step(
         ``dtype_bytes``. The combine is always at ``dtype_bytes``.
     imbalance : float, default 1.0
         The busiest rank's expert load over the mean, from 1 to ``n``.
+    context : int, default 0
+        Tokens already cached in every sequence, from 0 to ``model.max_context``.
+        0 prices the weights alone, the lesson's heuristic: a step whose
+        sequences hold a cache must say how long it is.
+    dcp : int, default 1
+        Decode context parallelism, TP only: from 1 to ``max_dcp(model, n)``
+        (``n`` for MLA's one latent), dividing ``n``; must be 1 under EP.
 
     Returns
     -------
@@ -208,6 +383,8 @@ def moe_decode_step(
         dispatch_bytes = model.dtype_bytes
     dispatch_bytes = require_int("dispatch_bytes", dispatch_bytes, maximum=8)
     imbalance = require_number("imbalance", imbalance, minimum=1.0, maximum=float(n))
+    context = require_int("context", context, minimum=0, maximum=model.max_context)
+    dcp = _dcp_degree(model, n, dcp, parallelism)
 
     per_param = model.weight_bytes / model.params
     expert_bytes = model.expert_params * per_param  # one expert of one layer
@@ -224,6 +401,11 @@ def moe_decode_step(
         collectives = model.allreduces_per_token
         latency = collectives * allreduce_latency(n, fabric)
         wire = collectives * allreduce_wire_bytes(batch * vector * model.dtype_bytes, n)
+        layers = model.num_attention_layers
+        for kind, payload in dcp_collectives(model, n, dcp, batch):
+            collectives += layers
+            latency += layers * collective_time(kind, 0.0, dcp, fabric)
+            wire += layers * collective_wire_bytes(kind, payload, dcp)
         total = n * wire
     else:
         on_rank = touched / n  # uniform routing: each rank's share of the touched experts
@@ -239,6 +421,9 @@ def moe_decode_step(
         )
         wire = imbalance * model.num_moe_layers * local * per_token
         total = model.num_moe_layers * batch * per_token
+    kv_read_bytes, attention_flops_s = _cache_terms(
+        model, accel, n, dcp, batch, local, context, parallelism
+    )
     return MoEStep(
         parallelism=parallelism,
         n=n,
@@ -251,6 +436,11 @@ def moe_decode_step(
         wire_bytes=wire,
         total_wire_bytes=total,
         weights_per_gpu_bytes=weights_per_gpu(model, n, parallelism),
+        context=context,
+        dcp=dcp,
+        kv_read_bytes=kv_read_bytes,
+        kv_read_s=kv_read_bytes / accel.hbm_bandwidth,
+        attention_flops_s=attention_flops_s,
     )
 
 
@@ -288,14 +478,21 @@ def alltoall_crossover_tokens(
 
 
 def sequences_that_fit(
-    model: ModelSpec, accel: Accelerator, n: int, parallelism: str, context_tokens: int
+    model: ModelSpec,
+    accel: Accelerator,
+    n: int,
+    parallelism: str,
+    context_tokens: int,
+    *,
+    dcp: int = 1,
 ) -> int:
     """Sequences of ``context_tokens`` tokens the ``n`` GPUs hold beside the weights.
 
     Under TP the cache splits as in any tensor-parallel decode instance
-    (:func:`~lesson_lib.model.context_parallel.context_parallel_max_sequences`
-    without DCP; MLA's one latent is copied to every rank); under EP with
-    data-parallel attention each rank keeps its own sequences' whole cache.
+    (:func:`~lesson_lib.model.context_parallel.context_parallel_max_sequences`:
+    MLA's one latent is copied to every rank, each holding ``1/dcp`` of its
+    tokens with DCP); under EP with data-parallel attention each rank keeps its
+    own sequences' whole cache.
 
     Parameters
     ----------
@@ -303,6 +500,8 @@ def sequences_that_fit(
         As for :func:`weights_per_gpu`; all of the card's ``memory_bytes`` is available.
     context_tokens : int
         Tokens per sequence, from 1 to ``model.max_context``.
+    dcp : int, default 1
+        As for :func:`moe_decode_step`.
 
     Returns
     -------
@@ -313,9 +512,9 @@ def sequences_that_fit(
     require_instance("accel", accel, Accelerator)
     n = _degree(model, n, parallelism)
     context_tokens = require_int("context_tokens", context_tokens, maximum=model.max_context)
+    dcp = _dcp_degree(model, n, dcp, parallelism)
     if parallelism == "tp":
-        # As any tensor-parallel decode instance, without DCP.
-        return context_parallel_max_sequences(model, accel, context_tokens, n)
+        return context_parallel_max_sequences(model, accel, context_tokens, n, dcp)
     free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
     if free <= 0:
         return 0
