@@ -1,10 +1,11 @@
-"""The experts explorer: an MoE preset under TP or EP, the degree, the fabric, the card, the batch.
+"""The experts explorer: an MoE preset under TP or EP, the degree, the fabric, the card, the batch
+and the context each sequence holds.
 
-Every number comes from :func:`lesson_lib.model.moe.moe_decode_step`: the
-chart draws the chosen layout's time per token beside the other layout's on
-the same GPUs, so TP and EP can be compared at every setting. At its defaults
-it is the chapter's example: DeepSeek-V3 under EP 8 on one node of H200-class
-cards, one sequence, FP8 dispatch.
+Every number comes from :func:`lesson_lib.model.moe.moe_decode_step`, each sequence's
+cache read included: the chart draws the chosen layout's time per token beside the other
+layout's total on the same GPUs. A layout whose weights and caches do not fit the cards is
+not priced and draws no bar. At its defaults it is the chapter's example: DeepSeek-V3 under
+EP 8 on one node of H200-class cards, one sequence of 32,768 tokens, FP8 dispatch.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 
 from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import fold_terms, lookup, time_bars
-from lesson_lib.model.experts import FP8
-from lesson_lib.model.moe import MoEStep, moe_decode_step
+from lesson_lib.figures._style import NEUTRALS
+from lesson_lib.model.experts import CONTEXT, FP8
+from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
 from lesson_lib.model.presets import MOE_PRESETS
 from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE
 from lesson_lib.model.specs import Accelerator, Fabric
@@ -35,6 +37,8 @@ CARD_LABELS: tuple[str, ...] = ("H100-class, sold as 80 GB", "H200-class, sold a
 N_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 #: Sequences decoded together, over all GPUs.
 BATCH_VALUES: tuple[int, ...] = (1, 8, 64, 256)
+#: Tokens each sequence holds (every preset's context reaches the largest).
+CONTEXT_VALUES: tuple[int, ...] = (4_096, CONTEXT)
 PARALLELISM_LABELS: tuple[str, ...] = ("TP: all-reduces", "EP + DP attention: all-to-alls")
 
 CONTROLS: tuple[Control, ...] = (
@@ -44,21 +48,30 @@ CONTROLS: tuple[Control, ...] = (
     Control("fabric", "fabric", tuple(FABRICS), "fast", FABRIC_LABELS),
     Control("card", "card", tuple(CARDS), "h200", CARD_LABELS),
     Control("batch", "batch (sequences)", BATCH_VALUES, 1),
+    Control("context", "context (tokens a sequence)", CONTEXT_VALUES, CONTEXT, input="radio"),
 )
 
 MESSAGE = Template(
     ("{layout}", ", batch ", "{batch}", ": ", "{total}", " per token, ", "{tokens}",
-     " tokens/s in all;\nweights ", "{compute}", " + ", "{collectives}", " ", "{kind}",
+     " tokens/s in all;\nweights and cache ", "{compute}", " + ", "{collectives}", " ", "{kind}",
      " per token: latency ", "{latency}", " + bytes ", "{bandwidth}", ";\n",
      "{wire}", " on the wire per decoded token (all GPUs); weights ", "{weights}", " per GPU (",
-     "{fits}", ");\nthe other layout: ", "{other}", " per token (the faded bar)")
+     "fits the cards", ");\nthe other layout: ", "{other}"),
+    otherwise=Template(
+        ("{layout}", ", batch ", "{batch}", " of ", "{context_tokens}", " tokens: not priced;\n",
+         "weights ", "{weights}", " per GPU and the caches do not fit the cards\n",
+         "(", "{held}", " sequences of this length fit);\nthe other layout: ", "{other}")
+    ),
+    when="unpriced",
 )  # fmt: skip
 
 _TERMS = (
-    ("compute_ms", "weights / HBM (roofline)", "compute"),
+    ("compute_ms", "weights and cache / HBM (roofline)", "compute"),
     ("latency_ms", "collectives' latency", "latency"),
     ("bandwidth_ms", "collectives' bytes / fabric", "bandwidth"),
 )
+#: The other layout, drawn as one bar of its total in a grey that no meaning uses.
+_OTHER_LABEL = "the other layout, its total"
 
 
 def _ms(seconds: float) -> float:
@@ -66,7 +79,17 @@ def _ms(seconds: float) -> float:
 
 
 @functools.cache
-def _step(model: str, parallelism: str, n: int, fabric: str, card: str, batch: int) -> MoEStep:
+def _held(model: str, parallelism: str, n: int, card: str, context: int) -> int:
+    return sequences_that_fit(MOE_PRESETS[model], CARDS[card], n, parallelism, context)
+
+
+@functools.cache
+def _step(
+    model: str, parallelism: str, n: int, fabric: str, card: str, batch: int, context: int
+) -> MoEStep | None:
+    """The layout's step, or None where its weights and ``batch`` caches do not fit."""
+    if batch > _held(model, parallelism, n, card, context):
+        return None
     dispatch = {"dispatch_bytes": FP8} if parallelism == "ep" else {}
     return moe_decode_step(
         MOE_PRESETS[model],
@@ -75,40 +98,58 @@ def _step(model: str, parallelism: str, n: int, fabric: str, card: str, batch: i
         n,
         parallelism=parallelism,
         batch=batch,
+        context=context,
         **dispatch,
     )
 
 
 def _state(
-    model: str, parallelism: str, n: int, fabric: str, card: str, batch: int
+    model: str, parallelism: str, n: int, fabric: str, card: str, batch: int, context: int
 ) -> dict[str, Any]:
-    step = _step(model, parallelism, n, fabric, card, batch)
-    other = _step(model, "ep" if parallelism == "tp" else "tp", n, fabric, card, batch)
-    fits = step.weights_per_gpu_bytes <= CARDS[card].memory_bytes
+    step = _step(model, parallelism, n, fabric, card, batch, context)
+    other_layout = "ep" if parallelism == "tp" else "tp"
+    other = _step(model, other_layout, n, fabric, card, batch, context)
+    layout = f"TP {n}" if parallelism == "tp" else f"EP {n} + DP attention"
+    common = {
+        "layout": layout,
+        "context_tokens": format_count(context),
+        "other": (
+            f"{format_seconds(other.total_s, 'ms')} per token (the grey bar)"
+            if other
+            else "not priced either, it does not fit"
+        ),
+        "other_ms": _ms(other.total_s) if other else 0.0,
+        "held": format_count(_held(model, parallelism, n, card, context)),
+        "weights": format_bytes(
+            weights_per_gpu(MOE_PRESETS[model], n, parallelism), "GB", decimals=1
+        ),
+    }
+    if step is None:
+        # never shown (the other message reads none of them), but the browser needs text
+        blank = dict.fromkeys(("total", "compute", "latency", "bandwidth", "tokens", "wire"), "-")
+        zeros = dict.fromkeys(("compute_ms", "latency_ms", "bandwidth_ms", "total_ms"), 0.0)
+        return {**common, **blank, **zeros, "unpriced": True, "tokens_per_s": 0,
+                "collectives": 0, "kind": "-", "wire_kib": 0.0, "weights_gb": 0.0}  # fmt: skip
     ms = "ms"
     return {
+        **common,
+        "unpriced": False,
         # the message's text, rounded as the chapter's prose rounds (format_seconds)
         "total": format_seconds(step.total_s, ms),
         "compute": format_seconds(step.compute_s, ms),
         "latency": format_seconds(step.latency_s, ms),
         "bandwidth": format_seconds(step.bandwidth_s, ms),
-        "other": format_seconds(other.total_s, ms),
         "tokens": format_count(step.tokens_per_s),
         "wire": format_bytes(step.wire_bytes_per_token, "KiB", decimals=0),
-        "weights": format_bytes(step.weights_per_gpu_bytes, "GB", decimals=1),
-        "layout": (f"TP {n}" if parallelism == "tp" else f"EP {n} + DP attention"),
-        "bar": "your layout",
         "compute_ms": _ms(step.compute_s),
         "latency_ms": _ms(step.latency_s),
         "bandwidth_ms": _ms(step.bandwidth_s),
         "total_ms": _ms(step.total_s),
-        "other_ms": _ms(other.total_s),
         "tokens_per_s": round(step.tokens_per_s),
         "collectives": step.collectives,
         "kind": "all-reduces" if parallelism == "tp" else "all-to-alls",
         "wire_kib": round(step.wire_bytes_per_token / KiB, 1),
         "weights_gb": round(step.weights_per_gpu_bytes / GB, 1),
-        "fits": "fits the card" if fits else "does not fit the card",
     }
 
 
@@ -132,25 +173,26 @@ def _chart(both: str, axis: dict[tuple[str, int], float]) -> dict[str, Any]:
         "scale": {"domainMin": 0, "domainMax": {"expr": domain_max},
                   "nice": False},
     }  # fmt: skip
-    # The layout chosen is drawn solid, the other faded: the layout control changes the chart.
-    bars["encoding"]["opacity"] = {
-        "condition": {"test": "datum.parallelism == parallelism", "value": 1},
-        "value": 0.35,
-    }
+    # The chosen layout shows its terms; the other only its total, in its own grey.
+    color = bars["encoding"]["color"]["scale"]
+    color["domain"].append(_OTHER_LABEL)
+    color["range"].append(NEUTRALS[2])
+    chosen = "datum.parallelism == parallelism"
     return {
         "width": 560,
         "height": 120,
         "transform": [
             {"filter": both},
             {"calculate": "datum.parallelism == 'tp' ? 'TP' : 'EP + DP attention'", "as": "_bar"},
-            *fold_terms(_TERMS),
+            *fold_terms((*_TERMS, ("total_ms", _OTHER_LABEL, "compute"))),
+            {"filter": f"({chosen}) == (datum._term != 'total_ms')"},
         ],
         **bars,
     }
 
 
 def experts_explorer() -> Explorer:
-    """The live experts explorer: model, layout, GPUs, fabric, card and batch.
+    """The live experts explorer: model, layout, GPUs, fabric, card, batch and context.
 
     Returns
     -------
@@ -161,16 +203,18 @@ def experts_explorer() -> Explorer:
     return Explorer(
         title="Experts explorer: TP or EP for an MoE model",
         description=(
-            "Two stacked bars of time per decoded token, tensor parallelism and expert "
-            "parallelism with data-parallel attention, on the same GPUs: reading the weights, "
-            "the collectives' latency and their bytes; the chosen layout solid, the other "
-            "faded, on an axis fixed for each model and batch. The message gives the chosen "
-            "layout's numbers, its bytes on the wire per token and its weights per GPU."
+            "Two bars of time per decoded token, tensor parallelism and expert parallelism "
+            "with data-parallel attention, on the same GPUs: the chosen layout stacked from "
+            "reading the weights and caches, the collectives' latency and their bytes, the "
+            "other layout as one grey bar of its total, on an axis fixed for each model and "
+            "batch. A layout whose weights and caches do not fit draws no bar. The message "
+            "gives the chosen layout's numbers, its bytes on the wire per token and its "
+            "weights per GPU, or why it is not priced."
         ),
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
         chart=_chart(state_filter(CONTROLS, free=["parallelism"]), _axis_ms(rows)),
-        numeric=(*(t for t, _, _ in _TERMS), "n", "batch"),
+        numeric=(*(t for t, _, _ in _TERMS), "total_ms", "n", "batch", "context"),
         message_lines=4,
     )
