@@ -36,6 +36,7 @@ from lesson_lib.model.collectives import (
 )
 from lesson_lib.model.context_parallel import context_parallel_max_sequences, max_dcp
 from lesson_lib.model.memory import kv_share, state_share
+from lesson_lib.model.specimen import DCP_KINDS
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import MAX_BATCH, STATE_PASSES, StepTerms, attention_pair_flops
 
@@ -55,9 +56,6 @@ VLLM_DCP_COMMIT: str = "90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182"
 #: kernels return it in fp32; it is 4 B per head against the query's 1,152 B for
 #: DeepSeek-V3, so its bytes hardly matter.
 LSE_BYTES: int = 4
-
-#: The collectives DCP adds per attention layer, in order (:func:`dcp_collectives`).
-DCP_KINDS: tuple[str, ...] = ("all_gather", "all_gather", "reduce_scatter")
 
 
 @dataclass(frozen=True)
@@ -273,7 +271,7 @@ def dcp_collectives(
     -------
     tuple of (str, float)
         ``(kind, payload bytes)`` for :func:`~lesson_lib.model.collectives.collective_time`
-        over ``dcp`` ranks, in :data:`DCP_KINDS` order; empty for ``dcp = 1``.
+        over ``dcp`` ranks, in :data:`~lesson_lib.model.specimen.DCP_KINDS` order; empty for ``dcp = 1``.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, maximum=MAX_RANKS)

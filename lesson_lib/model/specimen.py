@@ -150,14 +150,14 @@ NODE_ETHERNET = Fabric(
     bandwidth=NODE_ETHERNET_LINE_RATE_BITS / 8,
 )
 
-#: Collectives decode context parallelism adds per attention layer and decoded token:
-#: one gather of the queries across the DCP group, one exchange of the partial
-#: attention outputs with their log-sum-exp, as the AWS Neuron port of vLLM
-#: describes its DCP decode ("gathers Q across DCP peers, computes attention against
-#: each local KV shard, and combines the partial results with LSE correction",
-#: https://awsdocs-neuron.readthedocs-hosted.com/en/latest/vllm-neuron/docs/design/parallelism/dcp.html).
-#: SGLang packs the exchange into one all-to-all; the count is an assumption.
-DCP_COLLECTIVES_PER_ATTENTION_LAYER: int = 2
+#: The collectives decode context parallelism adds per attention layer and decoded token,
+#: in order: an all-gather of the queries across the DCP group, an all-gather of the
+#: partial log-sum-exps and a reduce-scatter of the corrected partial outputs, as vLLM's
+#: MLA decode does (``mla_attention.py`` and ``cp_lse_ag_out_rs`` at 90b0a26; see
+#: :data:`lesson_lib.model.moe.VLLM_DCP_COMMIT`). The lesson assumes the same three for
+#: grouped-query attention; SGLang packs the exchange into one all-to-all.
+DCP_KINDS: tuple[str, ...] = ("all_gather", "all_gather", "reduce_scatter")
+DCP_COLLECTIVES_PER_ATTENTION_LAYER: int = len(DCP_KINDS)
 
 # Beyond the lesson, a ring whose latency grows by hop. Fitted to the two
 # tiny-message latencies nccl-tests issue 123 reports on a DGX-A100
@@ -336,8 +336,8 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "decode context parallelism: collectives per attention layer",
         DCP_COLLECTIVES_PER_ATTENTION_LAYER,
         "count",
-        "assumption: a query gather and an output exchange, as the AWS Neuron port of vLLM "
-        "describes its DCP decode",
+        "vLLM's MLA decode (mla_attention.py at 90b0a26): a query all-gather, a log-sum-exp "
+        "all-gather and an output reduce-scatter; assumed the same for grouped-query attention",
     ),
     _stated(
         "tiny all-reduce, 4 GPUs (per-hop ring model)",
