@@ -253,7 +253,10 @@ def _plan_moe(c: _Cluster, tp: int, pp: int, ep: int, batch: int | None) -> Clus
     fits = weights > accel.memory_bytes or fit > 0
 
     def step(batch: int = 1) -> MoEStep:
-        return moe_decode_step(model, accel, fabric, n, parallelism=parallelism, batch=batch)
+        # each sequence holds the plan's context, as the memory above counts it
+        return moe_decode_step(
+            model, accel, fabric, n, parallelism=parallelism, batch=batch, context=c.context_tokens
+        )
 
     return ClusterPlan(
         **c._asdict(),
