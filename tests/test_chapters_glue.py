@@ -103,4 +103,4 @@ def test_every_chapter_reads_and_glues(monkeypatch):
     monkeypatch.setattr(book, "glue_numbers", lambda values: glued.append(values) or list(values))
     assert book.glue_chapter("index") == list(book.chapter_numbers("index"))
     assert glued == [book.chapter_numbers("index")]
-    assert book.chapter_numbers("index")["break_even_4_vs_2"] == "41.5 us"
+    assert book.chapter_numbers("index")["slow_4_vs_fast_2"] == "1.12x"

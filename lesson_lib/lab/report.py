@@ -232,7 +232,6 @@ def lab_numbers(
     out = {
         "lab_provenance": _provenance(run2),
         "lab_provenance_4": _provenance(run4) if run4 is not None else "",
-        "lab_machine": _machine_text(m),
         "lab_cores": str(mach.get("logical_cores", "?")),
         "lab_llc": "unknown"
         if not mach.get("llc_bytes")
