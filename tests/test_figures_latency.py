@@ -78,4 +78,3 @@ def test_figure_has_two_panels_with_labels():
     assert len(bottom.patches) == 4
     legend = bottom.get_legend()
     assert any("3 us" in t.get_text() for t in legend.get_texts())
-
