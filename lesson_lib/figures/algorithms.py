@@ -45,7 +45,7 @@ def latency_by_n_figure() -> Figure:
 
 
 def time_by_size_figure() -> Figure:
-    """Time of one all-reduce against its payload over 8 GPUs of ``FAST_RING``, one line per algorithm.
+    """Time of one all-reduce against its payload on 8 GPUs of ``FAST_RING``, a line per algorithm.
 
     Marks the decode message, the one-shot/two-shot tie and vLLM's one-stage limit.
 

@@ -28,7 +28,7 @@ def _label(kind: str) -> str:
 
 
 def collectives_figure() -> Figure:
-    """Every collective: bytes per rank against 1 to 16 ranks (top), time against the payload (bottom).
+    """Every collective: bytes per rank against 1-16 ranks (top), time against the payload (bottom).
 
     The time panel is 8 ranks of ``FAST_RING``, whose per-hop latency makes steps cost something.
 

@@ -66,7 +66,7 @@ def handoff_vs_context_figure() -> Figure:
 
 
 def handoff_timeline_figure() -> Figure:
-    """One request: its prefill, the cache shipped after it over the NIC, and the cache streamed by layer.
+    """One request: its prefill, its cache shipped after it over the NIC, and its cache streamed.
 
     The lesson's prompt (``PROMPT_TOKENS``), 4 prefill and 4 decode GPUs (``GPUS``).
 

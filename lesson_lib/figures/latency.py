@@ -65,7 +65,7 @@ def breakdown_figure(
     include_bandwidth: bool = True,
     title: str | None = "Time per decoded token:\ncompute shrinks with N, latency does not",
 ) -> Figure:
-    """Stacked horizontal bars: compute, latency and bandwidth terms of the lesson's three lines, in ms.
+    """Stacked bars: compute, latency and bandwidth terms of the lesson's three lines, in ms.
 
     Parameters
     ----------

@@ -41,7 +41,7 @@ _EXTRA_COLORS = (NEUTRALS[4], NEUTRALS[3], NEUTRALS[2])
 
 
 def _draw_alpha_beta(ax: Axes, fabrics: Sequence[Fabric], n: int) -> None:
-    """Draw the alpha-beta curve of each fabric on ``ax`` (log-log), the lesson's two messages marked."""
+    """Each fabric's alpha-beta curve on ``ax`` (log-log), the lesson's two messages marked."""
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
@@ -110,7 +110,7 @@ def _messages() -> list[tuple[str, float]]:
 
 
 def alpha_beta_figure(fabrics: Sequence[Fabric] = (FAST, SLOW), n: int = 2) -> Figure:
-    """Time of one all-reduce against its payload (log-log), with the specimen's decode and prefill marked.
+    """One all-reduce's time against its payload (log-log), the decode and prefill messages marked.
 
     Parameters
     ----------
