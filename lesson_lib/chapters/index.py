@@ -23,7 +23,7 @@ FROM_MEASURED: tuple[str, ...] = (
 )
 
 
-def layer_numbers() -> dict[str, str]:
+def _layer_numbers() -> dict[str, str]:
     """Why a token needs its all-reduces: the specimen's layers and the exchanges in each."""
     return {
         "layers": format_count(MODEL.num_layers),
@@ -37,6 +37,6 @@ GLUE = GlueTable(
     Quote(payloads.payload_numbers, ("pcie_bandwidth",)),
     Quote(latency.scaling_numbers, FROM_LATENCY),
     latency.buyer_numbers,
-    layer_numbers,
+    _layer_numbers,
     Quote(measured.GLUE, FROM_MEASURED),
 )
