@@ -48,4 +48,3 @@ def test_engine_limits_and_pr_2192_by_hand():
     assert v["alg_pr2192_before"] == "16.37 s" and v["alg_pr2192_after"] == "14.57 s"
     assert v["alg_pr2192_saved"] == "11 %"
     assert_allclose(VLLM_PR_2192.time_saved, 1.80 / 16.37)
-    assert v["alg_nvlink_bandwidth"] == "450 GB/s"

@@ -98,7 +98,7 @@ def test_speculative_tokens_and_crossover_by_hand():
     crossover = 10e-6 * 450e9 / (1.5 * 10240)
     assert_allclose(speculative_crossover_sequences(MODEL, FAST, 4, 3), crossover / 4)
     v = _speculative_numbers()
-    assert v["spec_draft_tokens"] == "3" and v["spec_tokens_per_sequence"] == "4"
+    assert v["spec_draft_tokens"] == "3"
     assert v["spec_bytes_per_sequence"] == "40 KiB"
     assert v["spec_crossover_4"] == "73"
     assert v["spec_one_stage_sequences"] == "13" and v["spec_one_stage_limit"] == "512 KiB"

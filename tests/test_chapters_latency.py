@@ -20,19 +20,17 @@ def test_scaling_numbers():
     assert out["limit_fast"] == "12.6x"
     assert out["limit_slow"] == "2.5x"
     assert out["break_even_4_vs_2"] == "41.5 us"
-    assert out["break_even_2_vs_1"] == "63 us"
     assert out["ring_peak_n"] == "6"
     assert out["ring_latency_8"] == "30.7 us"
 
 
 def test_scaling_numbers_for_the_story():
-    """Four slow GPUs: 1.55x over one card, 1.12x slower than two fast; bytes barely count."""
+    """Four slow GPUs: 1.55x over one card, 1.12x slower than two fast."""
     out = scaling_numbers()
     assert out["speedup_1_to_4_slow"] == "1.55x"
     assert out["slow_4_vs_fast_2"] == "1.12x"
     assert out["weights_share_4"] == "13.5 GB"
     assert out["hbm_bandwidth"] == "3.35 TB/s"
-    assert out["bandwidth_4_slow"] == "0.031 ms"
 
 
 def test_slow_ceiling_in_tokens_per_second_by_hand():
@@ -78,7 +76,7 @@ def test_the_buyer_gets_two_answers_by_hand():
     v = buyer_numbers()
     assert v["stream_winner"] == "two GPUs on the fast fabric"
     assert v["throughput_winner"] == "four GPUs on the slow fabric"
-    assert (v["throughput_4_vs_1"], v["throughput_4_vs_2"]) == ("10.7x", "2.1x")
+    assert v["throughput_4_vs_2"] == "2.1x"
     assert (v["box_4_tokens_per_s"], v["box_2_tokens_per_s"], v["box_1_tokens_per_s"]) == (
         "503",
         "240",

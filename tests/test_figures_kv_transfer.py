@@ -37,9 +37,3 @@ def test_timeline_bars_at_the_defaults():
     assert shipped.get_width() == pytest.approx((25e-6 + 105_594_880 / 50e9) * 1e3)
     end = prefill.get_width() + (4_194_304 / 50e9 + 25e-6) * 1e3
     assert streamed.get_width() == pytest.approx(end)
-
-
-def test_timeline_refuses_an_unknown_link():
-    """The link is named with the keys it accepts."""
-    with pytest.raises(ValueError, match=r"^link must be one of 'nvlink', 'nic', 'ethernet'"):
-        handoff_timeline_figure(link="infiniband")

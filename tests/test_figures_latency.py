@@ -1,7 +1,6 @@
 """The latency chapter's figures: step breakdown, speed-up curves, fixed vs per-hop."""
 
 import numpy as np
-import pytest
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
@@ -13,7 +12,7 @@ from lesson_lib.figures.latency import (
 )
 from lesson_lib.model.latency import decode_lines, speedup_curve, speedup_limit
 from lesson_lib.model.published import PUBLISHED
-from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
+from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.units import MS
 
 
@@ -33,16 +32,10 @@ def test_breakdown_bars_stack_to_the_totals():
     assert ax.get_xlabel() == "time per decoded token (ms)"
 
 
-def test_breakdown_needs_a_line():
-    """An empty list is refused with a message."""
-    with pytest.raises(ValueError, match="at least one"):
-        breakdown_figure([])
-
-
 def test_speedup_curves_match_scaling():
     """Each fabric's line is speedup_curve; its ceiling is drawn at speedup_limit."""
-    ns = range(1, 9)
-    fig = speedup_curves_figure(fabrics=(FAST, SLOW), ns=ns)
+    ns = range(1, 17)
+    fig = speedup_curves_figure()
     (ax,) = fig.axes
     lines = {line.get_label(): line for line in ax.get_lines()}
     for fabric in (FAST, SLOW):
@@ -56,13 +49,6 @@ def test_speedup_curves_match_scaling():
     assert "speed-up" in ax.get_ylabel()
 
 
-def test_speedup_curves_with_a_per_hop_ring_draw_no_ceiling():
-    """A ring whose latency grows has no positive ceiling to draw."""
-    fig = speedup_curves_figure(fabrics=(FAST_RING,), ns=range(1, 5))
-    dashed = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"]
-    assert dashed == []
-
-
 def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
     """Two stacked panels; the bottom one names 1.76x and 1.51x; the top plots every record."""
     fig = fixed_vs_hop_figure()
@@ -74,13 +60,6 @@ def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
     assert len(points) == len([r for r in PUBLISHED if r.ranks <= 16])
     ring = [line for line in top.get_lines() if line.get_label().startswith("per hop")]
     assert_allclose(np.asarray(ring[0].get_ydata())[[0, 2]], [10.0, 16.9])
-
-
-def test_fixed_vs_hop_leaves_out_larger_runs():
-    """Records with more GPUs than max_n are not drawn."""
-    fig = fixed_vs_hop_figure(max_n=4)
-    points = [line for line in fig.axes[0].get_lines() if line.get_linestyle() == "None"]
-    assert len(points) == len([r for r in PUBLISHED if r.ranks <= 4])
 
 
 def test_figure_has_two_panels_with_labels():
@@ -99,8 +78,3 @@ def test_figure_has_two_panels_with_labels():
     assert len(bottom.patches) == 4
     legend = bottom.get_legend()
     assert any("3 us" in t.get_text() for t in legend.get_texts())
-
-
-def test_figure_refuses_bad_count():
-    with pytest.raises(ValueError, match="allreduces"):
-        token_timeline_figure(allreduces=0)

@@ -1,6 +1,5 @@
 """The payloads figure: decode traffic against fabric bandwidth, log scale."""
 
-import pytest
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
@@ -47,23 +46,3 @@ def test_no_reference_line():
     ax = payload_vs_bandwidth_figure().axes[0]
     assert [line for line in ax.get_lines() if line.get_linestyle() == "--"] == []
     assert not any("100 MiB/s" in t.get_text() for t in ax.texts)
-
-
-def test_custom_fabrics_and_rate():
-    """Other fabrics and another decode rate move the bars."""
-    fig = payload_vs_bandwidth_figure(ns=[8], tokens_per_s=100, fabrics={"a wire": 1e9})
-    assert_allclose(_bar_ends(fig), [decode_wire_rate(MODEL, 8, 100), 1e9])
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "name"),
-    [
-        ({"ns": [1]}, "n must be"),
-        ({"tokens_per_s": 0}, "tokens_per_s"),
-        ({"fabrics": {"bad": -5.0}}, "bandwidth of 'bad'"),
-    ],
-)
-def test_bad_inputs_name_the_parameter(kwargs, name):
-    """Out-of-range choices raise ValueError naming what was wrong."""
-    with pytest.raises(ValueError, match=name):
-        payload_vs_bandwidth_figure(**kwargs)

@@ -5,10 +5,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib import MS, allreduce_time, crossover_bytes
-from lesson_lib.figures._style import new_figure
 from lesson_lib.figures.prefill import (
     PAYLOAD_RANGE,
-    _draw_alpha_beta,
     alpha_beta_figure,
     prefill_breakdown_figure,
 )
@@ -56,14 +54,6 @@ def test_decode_and_prefill_messages_marked():
     assert PROMPT_TOKENS * MODEL.hidden_vector_bytes in verticals
 
 
-def test_asymptotes_can_be_left_out():
-    """Without asymptotes only the curves and markers remain."""
-    with_lines = len(alpha_beta_figure().axes[0].get_lines())
-    _fig, ax = new_figure()
-    _draw_alpha_beta(ax, [FAST, SLOW], 2, [("m", 1e3)], asymptotes=False)
-    assert len(ax.get_lines()) < with_lines
-
-
 def test_breakdown_bars_match_step_time():
     """Stacked bars: compute, latency, bandwidth in ms, decode above and prefill below."""
     fig = prefill_breakdown_figure()
@@ -97,13 +87,3 @@ def test_bad_ring_size_names_the_parameter():
     """A ring of one has no curve to draw."""
     with pytest.raises(ValueError, match="n must"):
         alpha_beta_figure(n=1)
-
-
-def test_x_axis_reaches_past_the_largest_message():
-    """A message beyond the default 1 GiB edge widens the axis to a power of two past it."""
-    _fig, ax = new_figure()
-    payload = 262_144 * MODEL.hidden_vector_bytes
-    _draw_alpha_beta(ax, [FAST], 4, [("long prompt", payload)])
-    _low, high = ax.get_xlim()
-    assert high >= 4 * payload
-    assert high == 2.0 ** round(np.log2(high))

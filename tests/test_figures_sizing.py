@@ -1,17 +1,11 @@
-"""Tests of lesson_lib.figures.sizing: bars, labels, units, the not-fits case."""
+"""Tests of lesson_lib.figures.sizing: bars, labels, units."""
 
-import pytest
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
-from lesson_lib import GB, GiB, memory_budget
-from lesson_lib.figures.sizing import (
-    SEGMENTS,
-    _memory_bars_figure,
-    kv_context_figure,
-    tp_budget_figure,
-)
+from lesson_lib import GB, GiB
+from lesson_lib.figures.sizing import SEGMENTS, kv_context_figure, tp_budget_figure
 from lesson_lib.model.specimen import GPU, MODEL
 
 
@@ -46,30 +40,9 @@ def test_tp_budget_figure_heights_are_the_budget_in_gb():
 
 def test_memory_bars_figure_axis_labels_have_units():
     """The y axis says GB and what a GB is."""
-    budget = memory_budget(MODEL, GPU, 1, MODEL.max_context, 1)
-    ax = _memory_bars_figure([budget], ["one"]).axes[0]
+    ax = tp_budget_figure().axes[0]
     assert "GB" in ax.get_ylabel() and "10" in ax.get_ylabel()
     assert ax.get_xlabel()
-
-
-def test_memory_bars_figure_over_capacity_is_annotated():
-    """A budget over capacity draws no free segment and says by how much."""
-    budget = memory_budget(MODEL, GPU, 1, MODEL.max_context, 3)
-    fig = _memory_bars_figure([budget], ["too many"])
-    free = bars(fig)[-1]
-    assert free[0].get_height() == 0
-    texts = [t.get_text() for t in fig.axes[0].texts]
-    assert any(t.startswith("over by 21") for t in texts), texts
-
-
-@pytest.mark.parametrize(
-    ("budgets", "labels", "word"),
-    [([], [], "budgets"), ([memory_budget(MODEL, GPU, 1, 1, 1)], ["a", "b"], "labels")],
-)
-def test_memory_bars_figure_rejects_bad_input(budgets, labels, word):
-    """Empty input or mismatched labels raise ValueError naming the parameter."""
-    with pytest.raises(ValueError, match=word):
-        _memory_bars_figure(budgets, labels)
 
 
 def test_kv_context_figure_lines_and_units():

@@ -256,5 +256,5 @@ def test_the_measure_counts_only_drawn_text():
     assert "hidden" not in shown and " " not in shown and "out" not in shown
     assert {"0", "0.5", "1"} <= set(shown)
     assert _smallest_shown_text_px(Figure()) == float("inf")
-    with pytest.raises(ValueError, match="column_px and dpi must be > 0"):
+    with pytest.raises(ValueError, match="column_px must be > 0"):
         _smallest_shown_text_px(fig, column_px=0)

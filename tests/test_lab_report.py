@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lesson_lib.lab.fit import fabric_from_fit
+from lesson_lib.lab.reading import _oversubscription, _regime
 from lesson_lib.lab.records import load_reference, measurement_to_dict, write_results
 from lesson_lib.lab.report import (
     _provenance,
@@ -12,9 +13,7 @@ from lesson_lib.lab.report import (
     fabric_table,
     lab_numbers,
     load_run,
-    oversubscription,
     pingpong_or_reference,
-    regime,
 )
 from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.units import format_seconds
@@ -67,7 +66,7 @@ def test_lab_numbers_are_formatted_strings():
     assert "reference measurement shipped" in nums["lab_provenance"]
     assert nums["lab_decode_latency_total"].endswith(" ms")
     assert nums["lab_small_4_over_2"].endswith("x")
-    assert "MPICH" in nums["lab_machine"]
+    assert "MPICH" in nums["lab_provenance"]
 
 
 def test_small_message_time():
@@ -107,17 +106,17 @@ def test_regime_words_follow_the_crossover():
     """Messages well below, near and far above alpha x B get the matching words."""
     fit = load_run("/nonexistent", 6, 2).fit
     cross = fit.crossover_bytes
-    assert regime(cross / 10, fit).startswith("well below it") and "latency-bound" in regime(
+    assert _regime(cross / 10, fit).startswith("well below it") and "latency-bound" in _regime(
         cross / 10, fit
     )
-    assert regime(cross, fit).startswith("close to it (1x)")
-    assert regime(cross * 100, fit) == "far above it (100x): bandwidth-bound"
+    assert _regime(cross, fit).startswith("close to it (1x)")
+    assert _regime(cross * 100, fit) == "far above it (100x): bandwidth-bound"
 
 
 def test_oversubscription_sentence():
     """The 4-rank reference on 2 cores is called oversubscribed; the 2-rank one is not."""
-    assert "oversubscribed, more ranks than cores" in oversubscription(load_reference(4))
-    assert "not oversubscribed" in oversubscription(load_reference(2))
+    assert "oversubscribed, more ranks than cores" in _oversubscription(load_reference(4))
+    assert "not oversubscribed" in _oversubscription(load_reference(2))
 
 
 def test_small_sizes_only_run_is_kept_without_a_fit(tmp_path):
@@ -135,73 +134,73 @@ def test_b_relation_says_which_fit_the_page_b_lands_on():
     """Near the in-cache B, near the beyond-cache B, between them, or no cache fits."""
     from types import SimpleNamespace
 
-    from lesson_lib.lab.report import b_relation
+    from lesson_lib.lab.reading import _b_relation
 
     def fit(b):
         return SimpleNamespace(bandwidth=b)
 
-    assert "in-cache" in b_relation(fit(10.0), fit(10.5), fit(3.0))
-    assert "beyond-cache" in b_relation(fit(3.1), fit(10.0), fit(3.0))
-    assert b_relation(fit(6.0), fit(10.0), fit(3.0)).startswith("falls between the two")
-    assert "large sizes" in b_relation(fit(6.0), None, fit(3.0))
+    assert "in-cache" in _b_relation(fit(10.0), fit(10.5), fit(3.0))
+    assert "beyond-cache" in _b_relation(fit(3.1), fit(10.0), fit(3.0))
+    assert _b_relation(fit(6.0), fit(10.0), fit(3.0)).startswith("falls between the two")
+    assert "large sizes" in _b_relation(fit(6.0), None, fit(3.0))
     # This build's case: fits of 1.11 and 1.12 GB/s and a page B of 1.14 agree.
-    assert b_relation(fit(1.14), fit(1.11), fit(1.12)).startswith("agrees with both")
-    assert b_relation(fit(12.0), fit(10.0), fit(3.0)).startswith("lies outside both")
+    assert _b_relation(fit(1.14), fit(1.11), fit(1.12)).startswith("agrees with both")
+    assert _b_relation(fit(12.0), fit(10.0), fit(3.0)).startswith("lies outside both")
 
 
 def test_line_verdict_follows_the_measured_ratio():
-    from lesson_lib.lab.report import line_verdict
+    from lesson_lib.lab.reading import _line_verdict
 
     run2 = load_run("/nonexistent", 6, 2)
     m, fit = run2.measurement, run2.fit
     top = float(m.bytes.max())
     ratio = m.median_s[-1] / fit.predict(m.bytes[-1])
-    verdict = line_verdict(m, fit, top)
+    verdict = _line_verdict(m, fit, top)
     if ratio > 1.2:
         assert verdict.startswith("a lower bound")
     elif ratio < 1 / 1.2:
         assert verdict.startswith("an upper bound")
     else:
         assert verdict.startswith("close to")
-    assert line_verdict(m, fit, top * 100).startswith("an extrapolation")
+    assert _line_verdict(m, fit, top * 100).startswith("an extrapolation")
 
 
 def test_comparison_words_follow_the_numbers():
     """10 % either way is 'about the same'; beyond it the larger side wins."""
-    from lesson_lib.lab.report import compare
+    from lesson_lib.lab.reading import _compare
 
-    assert compare(23.6e-6, 10e-6) == "larger than"  # a measured alpha 2.36x the fast one
-    assert compare(3.4e-6, 10e-6) == "smaller than"
-    assert compare(10.5e-6, 10e-6) == "about the same as"
+    assert _compare(23.6e-6, 10e-6) == "larger than"  # a measured alpha 2.36x the fast one
+    assert _compare(3.4e-6, 10e-6) == "smaller than"
+    assert _compare(10.5e-6, 10e-6) == "about the same as"
     with pytest.raises(ValueError, match="reference"):
-        compare(1.0, 0.0)
+        _compare(1.0, 0.0)
 
 
 def test_alpha_reading_never_claims_a_win_the_fit_does_not_show():
     """A fit slower than the fast fabric's 10 us is not said to match or beat it."""
     from dataclasses import replace
 
-    from lesson_lib.lab.report import alpha_reading
+    from lesson_lib.lab.reading import _alpha_reading
 
     fit = load_run("/nonexistent", 6, 2).fit
-    slow = alpha_reading(replace(fit, alpha=23.6e-6))
+    slow = _alpha_reading(replace(fit, alpha=23.6e-6))
     assert "23.6 us, is larger than the 10 us" in slow and "can get there" not in slow
-    fast = alpha_reading(replace(fit, alpha=3.4e-6))
+    fast = _alpha_reading(replace(fit, alpha=3.4e-6))
     assert "is smaller than the 10 us" in fast and "can get there" in fast
 
 
 def test_split_verdict_says_latency_bound_only_well_below_the_crossover():
     """Decode at 0.77x the crossover is 'both terms count', not 'latency-bound'."""
-    from lesson_lib.lab.report import split_summary, split_verdict
+    from lesson_lib.lab.reading import _split_summary, _split_verdict
 
     fit = load_run("/nonexistent", 6, 2).fit
     cross = fit.crossover_bytes
-    near = split_verdict(fit, 0.77 * cross, 3000 * cross)
+    near = _split_verdict(fit, 0.77 * cross, 3000 * cross)
     assert "decode is latency-bound" not in near and "both terms count" in near
-    clean = split_verdict(fit, 0.1 * cross, 3000 * cross)
+    clean = _split_verdict(fit, 0.1 * cross, 3000 * cross)
     assert "decode is latency-bound" in clean and "prefill is bandwidth-bound" in clean
-    assert split_summary(fit, 0.1 * cross, 3000 * cross).startswith("decode feels")
-    assert "both" in split_summary(fit, cross, cross)
+    assert _split_summary(fit, 0.1 * cross, 3000 * cross).startswith("decode feels")
+    assert "both" in _split_summary(fit, cross, cross)
 
 
 def test_cache_sizes_name_a_single_size_once(tmp_path):

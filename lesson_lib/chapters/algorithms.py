@@ -30,7 +30,6 @@ from lesson_lib.model.specimen import (
     FAST_RING,
     GPU,
     MODEL,
-    NVLINK_BANDWIDTH,
     SLOW,
 )
 from lesson_lib.model.specs import Fabric
@@ -38,7 +37,6 @@ from lesson_lib.model.step_time import decode_step, speedup
 from lesson_lib.model.units import (
     format_bytes,
     format_count,
-    format_rate,
     format_ratio,
     format_seconds,
 )
@@ -103,7 +101,6 @@ def algorithm_numbers() -> dict[str, str]:
     out["alg_vllm_limit_4"] = format_bytes(VLLM_ONE_STAGE_LIMITS[0][1], "KiB", decimals=0)
     out["alg_vllm_limit_8"] = format_bytes(VLLM_ONE_STAGE_LIMITS[1][1], "KiB", decimals=0)
     out["alg_vllm_buffer"] = format_bytes(VLLM_CUSTOM_BUFFER_BYTES, "MiB", decimals=0)
-    out["alg_nvlink_bandwidth"] = format_rate(NVLINK_BANDWIDTH, "GB")
     out["alg_vllm_symm_limit_8"] = format_bytes(
         VLLM_HOPPER_SYMM_MEM_CUSTOM_LIMITS[8], "KiB", decimals=0
     )

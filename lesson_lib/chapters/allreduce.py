@@ -32,7 +32,6 @@ def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
         "ar_per_layer": str(model.allreduces_per_layer),
         "ar_hidden_size": format_count(model.hidden_size),
         "ar_dtype_bytes": str(model.dtype_bytes),
-        "ar_super_blocks": str(model.super_blocks),
         "ar_attention_layers": str(model.num_attention_layers),
         "ar_deltanet_layers": str(model.num_linear_layers),
         "ar_steps_4": str(len(ring4.steps)),
@@ -40,7 +39,6 @@ def allreduce_numbers(model: ModelSpec = MODEL) -> dict[str, str]:
         "ar_sent_4": format_bytes(max(ring4.bytes_sent), "KiB"),
         "ar_sent_4_bytes": format_count(max(ring4.bytes_sent)),
         "ar_factor_16": format_count(ring_allreduce_factor(16), decimals=3),
-        "ar_wire_16": format_bytes(allreduce_wire_bytes(payload, 16), "KiB", decimals=3),
         "ar_limit": format_bytes(2 * payload, "KiB"),
         **_edge_numbers(model),
     }

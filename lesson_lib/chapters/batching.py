@@ -188,7 +188,6 @@ def _speculative_numbers() -> dict[str, str]:
     head = mtp_head_params(m)
     return {
         "spec_draft_tokens": format_count(k),
-        "spec_tokens_per_sequence": format_count(k + 1),
         "spec_bytes_per_sequence": format_bytes(per_sequence, "KiB", decimals=0),
         "spec_crossover_4": format_count(speculative_crossover_sequences(m, FAST, 4, k)),
         "spec_one_stage_sequences": format_count(math.floor(_VLLM_ONE_STAGE_4 / per_sequence) + 1),

@@ -228,7 +228,6 @@ def _cluster_numbers() -> dict[str, str]:
     sixteen_dp = plan_cluster(m, GPU, 4, 2, 4, 1, batch=8)
     return {
         "pp2_batched_time": format_seconds(pp2.batched_token_time_s, ms),
-        "dp2_batched_time": format_seconds(dp2.batched_token_time_s, ms),
         "pp2_vs_dp2": format_ratio(pp2.tokens_per_s_total / dp2.tokens_per_s_total),
         "pp2_sequences_total": format_count(pp2.sequences_total),
         "single_sequence_tokens_per_s": format_count(tp4_only.tokens_per_s_total),
@@ -241,7 +240,6 @@ def _cluster_numbers() -> dict[str, str]:
         "deltanet_key_heads": str(m.linear_num_key_heads),
         "deltanet_value_heads": str(m.linear_num_value_heads),
         "ffn_size": format_count(m.ffn_size or 0),
-        "super_blocks": str(m.super_blocks),
         "num_layers": str(m.num_layers),
         "pp3_stages": ", ".join(str(s) for s in pp3_stages[:-1]) + f" and {pp3_stages[-1]}",
         "pp3_slower": format_count(100 * (pp3.stage_imbalance - 1), decimals=0) + " %",
@@ -258,7 +256,6 @@ def _cluster_numbers() -> dict[str, str]:
         "pp2_tokens_per_s": format_count(pp2.tokens_per_s_total),
         "pp2_weights": format_bytes(pp2.weights_per_gpu_bytes, "GB"),
         "pp2_sequences": format_count(pp2.sequences_per_replica),
-        "dp2_token_time": format_seconds(dp2.token_time_s, ms),
         "dp2_tokens_per_s": format_count(dp2.tokens_per_s_total),
         "dp2_weights": format_bytes(dp2.weights_per_gpu_bytes, "GB"),
         "dp2_sequences": format_count(dp2.sequences_per_replica),
@@ -272,16 +269,6 @@ def _cluster_numbers() -> dict[str, str]:
         "worse_bandwidth": format_bytes(worse.bandwidth, "GB") + "/s",
         "worse_pp2_token_time": format_seconds(worse_pp2.token_time_s, ms),
         "worse_across_token_time": format_seconds(worse_across.token_time_s, ms),
-        # prefill and decode on separate instances: one request's hand-off
-        **{
-            f"handoff_{key.replace(' ', '_')}_full": format_seconds(
-                plan_disaggregated(placement=key, prompt_tokens=m.max_context).shipped_s, ms
-            )
-            for key in PLACEMENTS
-        },
-        "handoff_rail_full_streamed": format_seconds(
-            plan_disaggregated(placement="rail", prompt_tokens=m.max_context).streamed_s, ms
-        ),
     }
 
 

@@ -14,14 +14,12 @@ from lesson_lib.model.collectives import (
     collective_wire_bytes,
 )
 from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, Layout, comparison
-from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100, SOURCE_URL
+from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100
 from lesson_lib.model.moe import (
     DCP_KINDS,
     VLLM_DCP_COMMIT,
     alltoall_crossover_tokens,
-    expert_weight_bytes,
     moe_decode_step,
-    sequences_that_fit,
     weights_per_gpu,
 )
 from lesson_lib.model.presets import PRESETS, SOURCES
@@ -229,13 +227,10 @@ def experts_numbers() -> dict[str, str]:
     across = moe_decode_step(m, CARD, INTER_NODE, EP, dispatch_bytes=FP8, context=CONTEXT)
     ex1 = _exercise_one(m)
     ex3 = _exercise_three(m)
-    mixtral = PRESETS["Mixtral-8x7B"]
-    qwen = PRESETS["Qwen3-235B-A22B"]
     return {
         "ep": str(EP),
         "context": format_count(CONTEXT),
         "card": CARD.name,
-        "ds_layers": str(m.num_layers),
         "ds_dense_layers": str(m.num_layers - m.num_moe_layers),
         "ds_moe_layers": str(m.num_moe_layers),
         "ds_alltoalls": str(m.alltoalls_per_token),
@@ -251,10 +246,7 @@ def experts_numbers() -> dict[str, str]:
         "ds_card_params": format_count(SOURCES["DeepSeek-V3"].card_params / 1e9) + " billion",
         "ds_card_active": format_count(SOURCES["DeepSeek-V3"].card_active / 1e9) + " billion",
         "ds_expert_share": f"{100 * m.routed_expert_params / m.params:.1f} %",
-        "ds_expert_gb": format_bytes(expert_weight_bytes(m), "GB"),
-        "ds_weights_gb": format_bytes(m.weight_bytes, "GB"),
         "ds_kv_token": format_count(m.kv_bytes_per_token) + " B",
-        "ds_mtp": str(m.mtp_layers),
         "dispatch_bf16": format_bytes(dispatch_bf16, "KiB"),
         "dispatch_off": format_bytes(off, "KiB"),
         "dispatch_fp8_off": format_bytes(fp8_off, "KiB"),
@@ -278,7 +270,6 @@ def experts_numbers() -> dict[str, str]:
         "tp_full_ms": format_seconds(tp.full.total_s, "ms"),
         "ep_full_ms": format_seconds(ep.full.total_s, "ms"),
         "ep_vs_tp_throughput": format_ratio(ep.full.tokens_per_s / tp.full.tokens_per_s),
-        "ep_full_bound": ep.full.bound,
         **_cache_numbers(m, layouts),
         "crossover_bf16": format_count(alltoall_crossover_tokens(m, FAST, EP)),
         "crossover_fp8": format_count(alltoall_crossover_tokens(m, FAST, EP, dispatch_bytes=FP8)),
@@ -292,15 +283,10 @@ def experts_numbers() -> dict[str, str]:
         "deepep_128_tokens": format_count(deepep_128.tokens),
         "nccl_alltoall_small": format_seconds(nccl_small["all_to_all"], "us", decimals=2),
         "nccl_allreduce_small": format_seconds(nccl_small["all_reduce"], "us", decimals=2),
-        "measured_source": SOURCE_URL,
         "fast_latency": format_seconds(FAST.latency, "us"),
         "inter_latency": format_seconds(INTER_NODE.latency, "us"),
         "across_latency_ms": format_seconds(across.latency_s, "ms"),
         "across_one_ms": format_seconds(across.total_s, "ms"),
-        "mixtral_alltoalls": str(mixtral.alltoalls_per_token),
-        "qwen_alltoalls": str(qwen.alltoalls_per_token),
-        "qwen_moe_layers": str(qwen.num_moe_layers),
-        "h100_ep_fits": format_count(sequences_that_fit(m, GPU, EP, "ep", CONTEXT)),
         "gpu_memory_gb": format_bytes(GPU.memory_bytes, "GB", decimals=1),
         "card_memory_gb": format_bytes(CARD.memory_bytes, "GB", decimals=1),
         "fast_bandwidth": format_bytes(FAST.bandwidth, "GB") + "/s",
@@ -318,6 +304,7 @@ def _cache_numbers(m: ModelSpec, layouts: dict[str, Layout]) -> dict[str, str]:
     tp, ep, dcp = layouts["tp"], layouts["ep"], layouts["dcp"]
     return {
         "ds_weight_bytes": format_count(m.weight_dtype_bytes) + " B",
+        "ds_weights_gb": format_bytes(m.weight_bytes, "GB"),
         "tp_full_kv_gb": format_bytes(tp.full.kv_read_bytes, "GB", decimals=1),
         "ep_full_kv_gb": format_bytes(ep.full.kv_read_bytes, "GB", decimals=1),
         "dcp_full_kv_gb": format_bytes(dcp.full.kv_read_bytes, "GB", decimals=1),

@@ -23,14 +23,8 @@ FROM_MEASURED: tuple[str, ...] = (
 )
 
 
-def layer_numbers() -> dict[str, str]:
-    """Why a token needs its all-reduces: the specimen's layers and the exchanges in each.
-
-    Returns
-    -------
-    dict of str to str
-        ``layers`` and ``allreduces_per_layer``, formatted.
-    """
+def _layer_numbers() -> dict[str, str]:
+    """Why a token needs its all-reduces: the specimen's layers and the exchanges in each."""
     return {
         "layers": format_count(MODEL.num_layers),
         "allreduces_per_layer": format_count(MODEL.allreduces_per_token // MODEL.num_layers),
@@ -43,6 +37,6 @@ GLUE = GlueTable(
     Quote(payloads.payload_numbers, ("pcie_bandwidth",)),
     Quote(latency.scaling_numbers, FROM_LATENCY),
     latency.buyer_numbers,
-    layer_numbers,
+    _layer_numbers,
     Quote(measured.GLUE, FROM_MEASURED),
 )

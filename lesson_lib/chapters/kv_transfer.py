@@ -28,7 +28,7 @@ from lesson_lib.model.kv_transfer import (
     ring_attention_step,
     sharded_transfer,
 )
-from lesson_lib.model.memory import kv_share, max_sequences
+from lesson_lib.model.memory import kv_share
 from lesson_lib.model.specimen import (
     DCP_COLLECTIVES_PER_ATTENTION_LAYER,
     FAST,
@@ -245,14 +245,12 @@ def handoff_numbers() -> dict[str, str]:
         "prefill_prompt": format_seconds(at_prompt["nic"].prefill.total_s, "ms"),
         "prefill_full": format_seconds(at_full["nic"].prefill.total_s, "s"),
         "attention_full": format_seconds(at_full["nic"].prefill.attention_s, "s"),
-        "attention_prompt": format_seconds(at_prompt["nic"].prefill.attention_s, "ms"),
         **{
             f"{when}_{link.key}": format_seconds(h.bulk.time_s, "ms")
             for when, table in (("prompt", at_prompt), ("full", at_full))
             for link in LINKS
             for h in (table[link.key],)
         },
-        "full_ethernet_s": format_seconds(at_full["ethernet"].bulk.time_s, "s"),
         "full_nic_share": f"{100 * at_full['nic'].ratio:.1f} %",
         "full_ethernet_share": f"{100 * at_full['ethernet'].ratio:.1f} %",
         "prompt_ethernet_share": f"{100 * at_prompt['ethernet'].ratio:.0f} %",
@@ -265,12 +263,9 @@ def handoff_numbers() -> dict[str, str]:
             m.kv_bytes(prompt) / m.num_attention_layers / GPUS, "MiB", decimals=0
         ),
         "required_prompt_nic": format_rate(at_prompt["nic"].required_bandwidth),
-        "required_full_ethernet": format_rate(at_full["ethernet"].required_bandwidth),
         "short_prefill": format_seconds(short.prefill.total_s, "ms"),
         "short_ethernet": format_seconds(short.bulk.time_s, "ms"),
         "short_stream": format_seconds(short.streamed.exposed_s, "ms"),
-        "decode_batch": str(DECODE_BATCH),
-        "prompt_sequences_tp4": format_count(max_sequences(m, GPU, GPUS, prompt)),
     }
 
 

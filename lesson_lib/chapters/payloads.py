@@ -21,7 +21,7 @@ from lesson_lib.model.specimen import (
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.tables import html_table
-from lesson_lib.model.units import GB, MiB, format_bytes, format_count, format_rate, format_seconds
+from lesson_lib.model.units import MiB, format_bytes, format_count, format_rate, format_seconds
 
 #: The round figure decode traffic per rank stays under ("under 100 MiB per
 #: second"), a rounding error next to any fabric; it is not a limit of any wire.
@@ -48,10 +48,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     latency_8 = model.allreduces_per_token * allreduce_latency(8, SLOW)
     batch_bytes = {b: decode_step(model, GPU, SLOW, 4, batch=b).bandwidth_s for b in (1, 64)}
     return {
-        "rate_4_mb": format_rate(rate4, "MB", decimals=1),
         "rate_4_gb": format_rate(rate4, "GB", decimals=4),
-        "mib_bytes": format_count(MiB),
-        "gb_bytes": format_count(GB),
         "headroom_nvlink_4": format_count(headroom(NVLINK_BANDWIDTH, rate4)),
         "headroom_pcie_4": format_count(headroom(PCIE_BANDWIDTH, rate4)),
         "headroom_ib_4": format_count(headroom(INFINIBAND_NDR_BANDWIDTH, rate4)),

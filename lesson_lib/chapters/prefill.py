@@ -94,15 +94,12 @@ def prefill_numbers() -> dict[str, str]:
         "prefill_above_crossover": format_ratio(prefill_fast.ratio_to_crossover, decimals=1),
         "decode_bandwidth_term_fast": format_seconds(decode_fast.bandwidth_s, "ns", decimals=0),
         "prefill_allreduce_fast": format_seconds(prefill_fast.total_s, "us", decimals=0),
-        "prefill_weights_4": ms(fast4.prefill.weights_s),
         "decode_flops_4": format_seconds(fast4.decode.flops_s, "us"),
         "prefill_total_fast_4": ms(fast4.prefill.total_s),
         "prefill_total_slow_4": ms(slow4.prefill.total_s),
         "prefill_per_token_fast_4": format_seconds(fast4.prefill_s, "us", decimals=1),
-        "prefill_per_token_slow_4": format_seconds(slow4.prefill_s, "us", decimals=1),
         "decode_per_token_fast_4": ms(fast4.decode_s),
         "prefill_cheaper_fast_4": format_ratio(fast4.ratio, decimals=0),
-        "prefill_slowdown_slow_4": format_ratio(slow4.prefill.total_s / fast4.prefill.total_s),
         "prefill_tokens_per_s_fast_4": format_count(fast4.prefill.tokens_per_s),
         # Prompt length at which prefill's arithmetic takes as long as streaming
         # the weights, on any number of GPUs: 2 FLOPs per parameter and token.

@@ -49,7 +49,6 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
         n = fit.n
         out[f"sizing_weights_{n}"] = format_bytes(fit.budget.weights_bytes, "GB")
         out[f"sizing_kv_full_{n}"] = format_bytes(model.kv_bytes(full) * kv_share(model, n), "GiB")
-        out[f"sizing_free_{n}"] = format_bytes(fit.budget.free_bytes, "GB")
         out[f"sizing_sequences_{n}"] = str(fit.sequences)
     out["sizing_tp8_extra"] = str(int(out["sizing_sequences_8"]) - int(out["sizing_sequences_4"]))
     # NCCL's buffers (a stated, sourced assumption) taken off the card at TP 4

@@ -162,12 +162,11 @@ def _recording_texts() -> Iterator[list[Text]]:
         Text.draw = original  # type: ignore[method-assign]
 
 
-def _shown_texts(
-    fig: Figure, column_px: float = COLUMN_PX, dpi: float = BOOK_DPI
-) -> tuple[float, list[_ShownText]]:
+def _shown_texts(fig: Figure, column_px: float = COLUMN_PX) -> tuple[float, list[_ShownText]]:
     """Every visible, non-empty text of ``fig`` with the size it is shown at, smallest first."""
-    if not column_px > 0 or not dpi > 0:
-        raise ValueError(f"column_px and dpi must be > 0, got {column_px!r} and {dpi!r}")
+    if not column_px > 0:
+        raise ValueError(f"column_px must be > 0, got {column_px!r}")
+    dpi = BOOK_DPI
     buf = io.BytesIO()
     with _recording_texts() as drawn:
         fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
@@ -181,11 +180,9 @@ def _shown_texts(
     return natural, sorted(texts, key=lambda t: t.px)
 
 
-def _smallest_shown_text_px(
-    fig: Figure, column_px: float = COLUMN_PX, dpi: float = BOOK_DPI
-) -> float:
+def _smallest_shown_text_px(fig: Figure, column_px: float = COLUMN_PX) -> float:
     """The smallest visible, non-empty text of ``fig`` in CSS px once shown in the column."""
-    _, texts = _shown_texts(fig, column_px, dpi)
+    _, texts = _shown_texts(fig, column_px)
     return texts[0].px if texts else float("inf")
 
 
@@ -212,15 +209,13 @@ def new_figure(
     return fig, ax
 
 
-def two_panels(
-    height: float, width: float = FIGURE_WIDTH_IN, **subplots_kw: object
-) -> tuple[Figure, Axes, Axes]:
-    """A figure with two axes, one above the other (each keeps the column's width), no ``pyplot``.
+def two_panels(height: float, **subplots_kw: object) -> tuple[Figure, Axes, Axes]:
+    """A figure with two axes, one above the other, :data:`FIGURE_WIDTH_IN` wide, no ``pyplot``.
 
     Parameters
     ----------
-    height, width : float
-        Size in inches; the width by default :data:`FIGURE_WIDTH_IN`.
+    height : float
+        Size in inches.
     **subplots_kw
         Passed to :meth:`~matplotlib.figure.Figure.subplots` (``sharex``, ``height_ratios``).
 
@@ -229,7 +224,7 @@ def two_panels(
     tuple
         ``(figure, top axes, bottom axes)``.
     """
-    fig = Figure(figsize=(width, height), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
     top, bottom = fig.subplots(2, 1, **subplots_kw)
     return fig, top, bottom
 
@@ -295,7 +290,6 @@ def draw_key(
     loc: str = "upper left",
     ncols: int = 1,
     fontsize: float = 8,
-    frame: bool = False,
 ) -> list[Text]:
     """A legend laid out by arithmetic instead of measuring its texts.
 
@@ -317,8 +311,6 @@ def draw_key(
         Columns, filled top to bottom as a legend fills them.
     fontsize : float, default 8
         Size of the labels, points; the spacing follows it.
-    frame : bool, default False
-        Draw a legend's translucent white frame.
 
     Returns
     -------
@@ -351,12 +343,6 @@ def draw_key(
     tall = max(sum(h) + 0.5 * (len(h) - 1) for h in heights)
     left = x if loc == "upper left" else x - span * em_x / 2
     top = y if loc == "upper left" else y + tall * em_y
-    if frame:  # a legend's borderaxespad and borderpad
-        left, top = left + 0.9 * em_x, top - 0.9 * em_y
-        corner = (left - 0.4 * em_x, top - (tall + 0.4) * em_y)
-        size = ((span + 0.8) * em_x, (tall + 0.8) * em_y)
-        fig.add_artist(Rectangle(corner, *size, transform=fig.transFigure, facecolor="white",
-                                 edgecolor="0.8", alpha=0.8, linewidth=1.0))  # fmt: skip
     texts = []  # the columns hold consecutive entries, so this is the order of handles
     for c, col in enumerate(columns):
         x0 = left + (sum(widths[:c]) + 2 * c) * em_x

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -11,7 +9,6 @@ from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, ne
 from lesson_lib.model.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
 from lesson_lib.model.collectives import ALGORITHMS, allreduce_latency, allreduce_time
 from lesson_lib.model.specimen import FAST_RING, MODEL
-from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import US, KiB
 
 #: One colour and marker per algorithm, the same in every figure.
@@ -22,26 +19,21 @@ ALGORITHM_STYLE: dict[str, tuple[str, str]] = {
 }
 
 
-def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2, 17)) -> Figure:
-    """Latency of one small all-reduce against the number of GPUs, one line per algorithm.
+def latency_by_n_figure() -> Figure:
+    """Latency of one small all-reduce against 2 to 16 GPUs, one line per algorithm.
 
-    Parameters
-    ----------
-    fabric : Fabric, default FAST_RING
-        The wire, with a per-hop latency so that steps cost something.
-    ns : iterable of int, default 2 to 16
-        Numbers of GPUs.
+    The wire is ``FAST_RING``, whose per-hop latency makes each step cost something.
 
     Returns
     -------
     matplotlib.figure.Figure
         One axes, microseconds against GPUs.
     """
-    ns = list(ns)
+    ns = list(range(2, 17))
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.0)
     for name, algo in ALGORITHMS.items():
         color, marker = ALGORITHM_STYLE[name]
-        ys = [allreduce_latency(n, fabric, name) / US for n in ns]
+        ys = [allreduce_latency(n, FAST_RING, name) / US for n in ns]
         ax.plot(ns, ys, marker=marker, color=color, label=algo.description, lw=2, ms=5)
     ax.set_xlabel("GPUs taking part (N)")
     ax.set_ylabel("latency of one small all-reduce (us)")
@@ -52,22 +44,17 @@ def latency_by_n_figure(fabric: Fabric = FAST_RING, ns: Iterable[int] = range(2,
     return fig
 
 
-def time_by_size_figure(fabric: Fabric = FAST_RING, n: int = 8) -> Figure:
-    """Time of one all-reduce against its payload over ``n`` GPUs, one line per algorithm.
+def time_by_size_figure() -> Figure:
+    """Time of one all-reduce against its payload on 8 GPUs of ``FAST_RING``, a line per algorithm.
 
     Marks the decode message, the one-shot/two-shot tie and vLLM's one-stage limit.
-
-    Parameters
-    ----------
-    fabric : Fabric, default FAST_RING
-    n : int, default 8
-        Number of GPUs (3 to 8, where vLLM's rule is defined).
 
     Returns
     -------
     matplotlib.figure.Figure
         One log-log axes, microseconds against KiB.
     """
+    fabric, n = FAST_RING, 8
     sizes = np.logspace(np.log10(1 * KiB), np.log10(64 * 2**20), 200)
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8)
     for name, algo in ALGORITHMS.items():

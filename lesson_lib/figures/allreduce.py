@@ -14,7 +14,6 @@ from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.ring import RingResult
 from lesson_lib.model.specimen import MODEL
-from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.tensor_parallel import simulate_hidden_allreduce
 from lesson_lib.model.units import KiB
 
@@ -100,25 +99,24 @@ def _holdings_legend_handles(n: int) -> list[Patch]:
     return handles
 
 
-def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
+def ring_schedule_figure(n: int = 4) -> Figure:
     """Every state of a ring all-reduce over ``n`` ranks, one :func:`draw_holdings` panel per step.
 
-    Left column: the start and the reduce-scatter steps; right: the
-    all-gather steps and the legend. ``fig.axes[step]`` is that step's panel.
+    The vector summed is the specimen's hidden vector. Left column: the start and
+    the reduce-scatter steps; right: the all-gather steps and the legend.
+    ``fig.axes[step]`` is that step's panel.
 
     Parameters
     ----------
     n : int, default 4
         Number of ranks, from 2 to 6 (more panels would be unreadable).
-    model : ModelSpec, default the specimen
-        Whose hidden vector is summed.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     n = require_int("n", n, minimum=2, maximum=6)
-    result = simulate_hidden_allreduce(model, n)
+    result = simulate_hidden_allreduce(MODEL, n)
     fig = Figure(figsize=(FIGURE_WIDTH_IN, 2.0 * n + 0.8), layout="constrained")
     grid = fig.add_gridspec(n, 2)
     fontsize = 10 if n <= 4 else 8
@@ -146,8 +144,8 @@ def ring_schedule_figure(n: int = 4, model: ModelSpec = MODEL) -> Figure:
     return fig
 
 
-def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
-    """Bytes each rank sends to all-reduce one hidden vector, for 1 .. ``max_n`` ranks.
+def ring_bytes_figure(max_n: int = 16) -> Figure:
+    """Bytes each rank sends to all-reduce the specimen's hidden vector, for 1 .. ``max_n`` ranks.
 
     Dots: each rank's bytes in a simulated ring; line: ``2 (n - 1) / n`` times
     the payload (:func:`lesson_lib.model.collectives.allreduce_wire_bytes`).
@@ -156,8 +154,6 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
     ----------
     max_n : int, default 16
         Largest number of ranks, from 2 to 64.
-    model : ModelSpec, default the specimen
-        Whose hidden vector is summed.
 
     Returns
     -------
@@ -165,6 +161,7 @@ def ring_bytes_figure(max_n: int = 16, model: ModelSpec = MODEL) -> Figure:
         The figure; bytes are shown in KiB (2**10 bytes).
     """
     max_n = require_int("max_n", max_n, minimum=2, maximum=64)
+    model = MODEL
     payload = model.hidden_vector_bytes
     ns = np.arange(1, max_n + 1)
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -12,7 +10,7 @@ from lesson_lib.model.batching import CONTEXT, batch_curve
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import format_count
 
 #: The configurations drawn, as (label, n, fabric, colour, line style).
@@ -23,33 +21,21 @@ CONFIGS: tuple[tuple[str, int, Fabric, str, str], ...] = (
 )
 
 
-def batch_figure(
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    configs: Sequence[tuple[str, int, Fabric, str, str]] = CONFIGS,
-    *,
-    context: int = CONTEXT,
-) -> Figure:
+def batch_figure() -> Figure:
     """Two stacked panels against the batch: tokens/s over all sequences, and ms each sequence waits.
 
-    Each curve stops where memory is full; a dot marks where the all-reduces turn
-    bandwidth-bound.
-
-    Parameters
-    ----------
-    model, accel : ModelSpec, Accelerator
-        The model and one card; default the specimen's.
-    configs : sequence of (label, n, fabric, colour, line style), default CONFIGS
-    context : int, default CONTEXT
-        Tokens in each sequence's cache.
+    One curve per entry of :data:`CONFIGS`, the specimen's model and card, each
+    sequence's cache holding ``CONTEXT`` tokens. Each curve stops where memory is
+    full; a dot marks where the all-reduces turn bandwidth-bound.
 
     Returns
     -------
     matplotlib.figure.Figure
         Two axes sharing a log2 batch axis, throughput on top.
     """
+    model, accel, context = MODEL, GPU, CONTEXT
     fig, left, right = two_panels(7.0, sharex=True)
-    for label, n, fabric, color, style in configs:
+    for label, n, fabric, color, style in CONFIGS:
         fit = max_sequences(model, accel, n, context)
         batches = np.unique(np.round(np.geomspace(1, fit, 40)).astype(int))
         steps = batch_curve(model, accel, fabric, n, batches.tolist(), context=context)

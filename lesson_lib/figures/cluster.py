@@ -149,7 +149,7 @@ def _draw_network(ax: Axes, plan: ClusterPlan, grid: ClusterGrid, size: float) -
     return BAND - 0.6
 
 
-def _draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
+def _draw_layout(ax: Axes, plan: ClusterPlan) -> None:
     """Draw one plan on ``ax``: nodes, GPUs, TP groups, PP and DP links, network."""
     size = _label_size(plan)
     grid = ClusterGrid(plan.gpus_per_node)
@@ -161,11 +161,10 @@ def _draw_layout(ax: Axes, plan: ClusterPlan, title: str | None = None) -> None:
     ax.set_ylim(bottom, grid.rows * CELL + PAD + 1.2)
     ax.set_aspect("equal")
     ax.axis("off")
-    if title is None:
-        title = (
-            f"{plan.label}\n{format_count(plan.sequences_total)} sequences in flight, "
-            f"{format_count(plan.tokens_per_s_total)} tokens/s in all"
-        )
+    title = (
+        f"{plan.label}\n{format_count(plan.sequences_total)} sequences in flight, "
+        f"{format_count(plan.tokens_per_s_total)} tokens/s in all"
+    )
     # An explicit height skips matplotlib's search for tick labels in the way
     # (with the axis off there are none, but the search still makes ticks).
     ax.set_title(title, fontsize=size + 0.5, y=1.0)
@@ -209,22 +208,14 @@ def _recommended_plans() -> list[ClusterPlan]:
     return [plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=pp) for pp in (2, 1)]
 
 
-def layout_figure(
-    plans: Sequence[ClusterPlan] | None = None,
-    titles: Sequence[str | None] | None = None,
-    *,
-    width: float | None = None,
-) -> Figure:
+def layout_figure(plans: Sequence[ClusterPlan] | None = None) -> Figure:
     """Draw plans one above the other (each the whole width) with one shared key.
 
     Parameters
     ----------
     plans : sequence of ClusterPlan, optional
         Default: TP 4 in each of two nodes of four GPUs, with PP 2 and with DP 2.
-    titles : sequence of str or None, optional
-        One per plan; ``None`` entries use the plan's label and time.
-    width : float, optional
-        Figure width in inches; default FIGURE_WIDTH_IN.
+        Each is titled with its label, sequences and tokens/s.
 
     Returns
     -------
@@ -234,15 +225,12 @@ def layout_figure(
     Raises
     ------
     ValueError
-        If ``plans`` is empty or ``titles`` has a different length.
+        If ``plans`` is empty.
     """
     plans = _recommended_plans() if plans is None else list(plans)
     if not plans:
         raise ValueError("plans must hold at least one ClusterPlan")
-    titles = [None] * len(plans) if titles is None else list(titles)
-    if len(titles) != len(plans):
-        raise ValueError(f"titles must have {len(plans)} entries (one per plan), got {len(titles)}")
-    width = width or FIGURE_WIDTH_IN
+    width = FIGURE_WIDTH_IN
     handles = _legend_handles(plans)
     key_font = 10.0
     ncols = max(1, min(len(handles), int(width // 3.0)))
@@ -254,8 +242,8 @@ def layout_figure(
     fig = Figure(figsize=(width, total))
     fig.subplots(len(plans), 1, squeeze=False)
     fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.05 / total, bottom=key / total, hspace=0.3)
-    for ax, plan, title in zip(fig.axes, plans, titles, strict=True):
-        _draw_layout(ax, plan, title)
+    for ax, plan in zip(fig.axes, plans, strict=True):
+        _draw_layout(ax, plan)
     if handles:
         # A key of known height, which the bottom margin above leaves room for.
         draw_key(

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.figures._style import NEUTRALS, ROLE_COLORS, two_panels
-from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import COLLECTIVES, collective_time, collective_wire_bytes
 from lesson_lib.model.experts import comparison
 from lesson_lib.model.specimen import FAST_RING
-from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import MS, US, KiB
 
 #: Colour, marker and line style per collective, the same in both panels:
@@ -31,27 +27,17 @@ def _label(kind: str) -> str:
     return COLLECTIVES[kind].description.partition(":")[0]
 
 
-def collectives_figure(
-    fabric: Fabric = FAST_RING, n: int = 8, ns: Iterable[int] = range(1, 17)
-) -> Figure:
-    """Every collective: bytes per rank against the ranks (top), time against the payload (bottom).
+def collectives_figure() -> Figure:
+    """Every collective: bytes per rank against 1-16 ranks (top), time against the payload (bottom).
 
-    Parameters
-    ----------
-    fabric : Fabric, default FAST_RING
-        The wire of the time panel; its per-hop latency makes steps cost something.
-    n : int, default 8
-        Ranks of the time panel, from 2 to 4096.
-    ns : iterable of int, default 1 to 16
-        Ranks of the bytes panel.
+    The time panel is 8 ranks of ``FAST_RING``, whose per-hop latency makes steps cost something.
 
     Returns
     -------
     matplotlib.figure.Figure
         Two axes, the bytes panel on top, then microseconds against KiB (log-log).
     """
-    n = require_int("n", n, minimum=2)
-    ns = list(ns)
+    fabric, n, ns = FAST_RING, 8, range(1, 17)
     fig, left, right = two_panels(8.0)
     sizes = np.logspace(np.log10(1 * KiB), np.log10(256 * 2**20), 120)
     for kind in COLLECTIVES:

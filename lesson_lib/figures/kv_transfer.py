@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, ROLE_COLORS, new_figure
-from lesson_lib.model._validate import require_instance, require_int
-from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, Link, link_handoff
+from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure
+from lesson_lib.model.kv_links import GPUS, LINKS, LINKS_BY_KEY, link_handoff
 from lesson_lib.model.specimen import MODEL, PROMPT_TOKENS
 from lesson_lib.model.units import format_count, format_seconds
 
@@ -22,46 +19,34 @@ LINK_COLORS: dict[str, str] = {
 }
 
 
-def handoff_vs_context_figure(
-    links: Sequence[Link] = LINKS,
-    prefill_gpus: int = GPUS,
-    decode_gpus: int = GPUS,
-) -> Figure:
-    """The prefill and the cache shipped after it on each link, against the prompt's length.
+def handoff_vs_context_figure() -> Figure:
+    """The prefill and the cache shipped after it on each of ``LINKS``, against the prompt's length.
 
-    Parameters
-    ----------
-    links : sequence of Link, default LINKS
-    prefill_gpus, decode_gpus : int, default 4
-        Tensor-parallel degrees of the two instances, from 1 to 4096.
+    Both instances are 4 GPUs (``GPUS``) of tensor parallelism.
 
     Returns
     -------
     matplotlib.figure.Figure
         Log-log: seconds against prompt tokens (128 to the specimen's context).
     """
-    prefill_gpus = require_int("prefill_gpus", prefill_gpus, maximum=4096)
-    decode_gpus = require_int("decode_gpus", decode_gpus, maximum=4096)
-    for link in links:
-        require_instance("links", link, Link)
+    prefill_gpus = decode_gpus = GPUS
     contexts = [2**k for k in range(7, 19)]
     fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
     handoffs = {
         link.key: [link_handoff(link, c, prefill_gpus, decode_gpus) for c in contexts]
-        for link in links
+        for link in LINKS
     }
     first = next(iter(handoffs.values()))
     prefill = [h.prefill.total_s for h in first]
     ax.plot(contexts, prefill, color=ROLE_COLORS["prefill"], lw=2.6,
             label=f"prefill on {prefill_gpus} GPUs")  # fmt: skip
-    for link in links:
+    for link in LINKS:
         bulk = [h.bulk.time_s for h in handoffs[link.key]]
-        ax.plot(contexts, bulk, color=LINK_COLORS.get(link.key, NEUTRALS[3]), lw=2,
+        ax.plot(contexts, bulk, color=LINK_COLORS[link.key], lw=2,
                 label=f"shipped after it: {link.label}")  # fmt: skip
-    if "ethernet" in handoffs:
-        exposed = [h.streamed.exposed_s for h in handoffs["ethernet"]]
-        ax.plot(contexts, exposed, color=LINK_COLORS["ethernet"], lw=1.6, ls="--",
-                label="streamed by layer, shared port: what it adds")  # fmt: skip
+    exposed = [h.streamed.exposed_s for h in handoffs["ethernet"]]
+    ax.plot(contexts, exposed, color=LINK_COLORS["ethernet"], lw=1.6, ls="--",
+            label="streamed by layer, shared port: what it adds")  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ticks = [128, 1024, 8192, 65_536, MODEL.max_context]
@@ -80,30 +65,17 @@ def handoff_vs_context_figure(
     return fig
 
 
-def handoff_timeline_figure(
-    prompt_tokens: int = PROMPT_TOKENS,
-    link: str = "nic",
-    prefill_gpus: int = GPUS,
-    decode_gpus: int = GPUS,
-) -> Figure:
-    """One request: its prefill, the cache shipped after it, and the cache streamed by layer.
+def handoff_timeline_figure() -> Figure:
+    """One request: its prefill, its cache shipped after it over the NIC, and its cache streamed.
 
-    Parameters
-    ----------
-    prompt_tokens : int, default PROMPT_TOKENS
-        Prompt length, from 1 to the specimen's context.
-    link : str, default "nic"
-        A key of :data:`~lesson_lib.model.kv_links.LINKS_BY_KEY`.
-    prefill_gpus, decode_gpus : int, default 4
-        Tensor-parallel degrees of the two instances, from 1 to 4096.
+    The lesson's prompt (``PROMPT_TOKENS``), 4 prefill and 4 decode GPUs (``GPUS``).
 
     Returns
     -------
     matplotlib.figure.Figure
         Three bars on one time axis (ms), each labelled with its span.
     """
-    if link not in LINKS_BY_KEY:
-        raise ValueError(f"link must be one of {', '.join(map(repr, LINKS_BY_KEY))}, got {link!r}")
+    prompt_tokens, link, prefill_gpus, decode_gpus = PROMPT_TOKENS, "nic", GPUS, GPUS
     chosen = LINKS_BY_KEY[link]
     h = link_handoff(chosen, prompt_tokens, prefill_gpus, decode_gpus)
     prefill_ms = h.prefill.total_s * 1e3

@@ -131,13 +131,12 @@ def measured_vs_model(
     fit: AlphaBetaFit,
     *,
     pingpong_latency: float | None = None,
-    title: str | None = None,
 ) -> Figure:
     """Measured all-reduce time per size (log-log) against ``alpha + m/B``, with residuals.
 
     Top: medians with their p10-p90 spread (filled: sizes the fit used), the
     line, its asymptotes, the crossover and the lesson's two messages.
-    Bottom: measured / model.
+    Bottom: measured / model. Titled with the measurement's label (what, where, when).
 
     Parameters
     ----------
@@ -146,8 +145,6 @@ def measured_vs_model(
         A fit of it (:func:`lesson_lib.lab.fit.fit_measurement`).
     pingpong_latency : float, optional
         One-way latency from ``mpi4py.bench pingpong``, seconds, drawn beside ``alpha``.
-    title : str, optional
-        Defaults to the measurement's label (what, where, when).
 
     Returns
     -------
@@ -155,8 +152,7 @@ def measured_vs_model(
     """
     fig, top, bottom = two_panels(7.4, sharex=True, height_ratios=[3, 1.1])
     _fit_panel(top, measurement, fit, pingpong_latency)
-    title = title if title is not None else measurement.label()
-    top.set_title(textwrap.fill(title, 52), fontsize=10, loc="left")
+    top.set_title(textwrap.fill(measurement.label(), 52), fontsize=10, loc="left")
     top.grid(True, which="major", alpha=0.3)
     _residual_panel(bottom, measurement, fit)
     # The key of the top panel sits under the figure: inside, it hid measured points.
@@ -165,22 +161,14 @@ def measured_vs_model(
     return fig
 
 
-def compare_ranks(
-    measurements: Sequence[Measurement],
-    fits: Sequence[AlphaBetaFit | None] | None = None,
-    *,
-    cores: int | None = None,
-) -> Figure:
+def compare_ranks(measurements: Sequence[Measurement]) -> Figure:
     """All-reduce time per size for several rank counts on one log-log plot.
 
     Parameters
     ----------
     measurements : sequence of Measurement
-        For example the 2-rank and the 4-rank sweep.
-    fits : sequence of AlphaBetaFit or None, optional
-        A fitted line for each measurement (None: no line).
-    cores : int, optional
-        Cores of the machine, named in the legend of oversubscribed runs.
+        For example the 2-rank and the 4-rank sweep; an oversubscribed one's
+        legend entry names the machine's usable cores.
 
     Returns
     -------
@@ -188,23 +176,16 @@ def compare_ranks(
     """
     if not measurements:
         raise ValueError("measurements must hold at least one Measurement")
-    fits = list(fits) if fits is not None else [None] * len(measurements)
-    if len(fits) != len(measurements):
-        raise ValueError("fits must be as long as measurements")
     fig, ax = new_figure(height=4.4)
     lo = min(float(m.bytes.min()) for m in measurements)
     hi = max(float(m.bytes.max()) for m in measurements)
-    for i, (m, fit) in enumerate(zip(measurements, fits, strict=True)):
+    for i, m in enumerate(measurements):
         color = _SERIES[i % len(_SERIES)]
         label = f"{m.ranks} ranks"
         if m.machine.get("oversubscribed"):
-            label += f" (oversubscribed: {cores or m.machine.get('usable_cores', '?')} cores)"
+            label += f" (oversubscribed: {m.machine.get('usable_cores', '?')} cores)"
         ax.errorbar(m.bytes, m.median_s, yerr=_spread(m), fmt="o-", color=color, ms=4, lw=1,
                     alpha=0.9, label=label)  # fmt: skip
-        if fit is not None:
-            grid = np.geomspace(lo, hi, 100)
-            fitted = f"{m.ranks} ranks, fitted alpha = {format_seconds(fit.alpha)}"
-            ax.plot(grid, fit.predict(grid), ls="--", color=color, lw=1, label=fitted)
     _mark_sizes(ax, lo, hi)
     _time_axis(ax)
     bottom, top = ax.get_ylim()

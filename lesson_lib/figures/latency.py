@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -18,7 +18,6 @@ from lesson_lib.figures._style import (
     new_figure,
     two_panels,
 )
-from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.latency import (
     SEGMENT_KINDS,
@@ -28,9 +27,9 @@ from lesson_lib.model.latency import (
     speedup_limit,
     token_timeline,
 )
-from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED, PublishedLatency
+from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import StepBreakdown, decode_step, speedup
 from lesson_lib.model.units import MS, US, format_count, format_ratio, format_seconds
 
@@ -62,21 +61,16 @@ def _fabric_color(fabric: Fabric, index: int) -> str:
 
 
 def breakdown_figure(
-    lines: Sequence[tuple[str, StepBreakdown]] | None = None,
     *,
     include_bandwidth: bool = True,
     title: str | None = "Time per decoded token:\ncompute shrinks with N, latency does not",
 ) -> Figure:
-    """Stacked horizontal bars: compute, latency and bandwidth terms of each step, in ms.
+    """Stacked bars: compute, latency and bandwidth terms of the lesson's three lines, in ms.
 
     Parameters
     ----------
-    lines : sequence of (str, StepBreakdown), optional
-        Label and breakdown of each bar, top to bottom; default the lesson's
-        three lines (:func:`lesson_lib.model.latency.decode_lines`).
     include_bandwidth : bool, default True
-        With the default lines, add the wire-bytes term; a term that is zero
-        draws nothing and has no key.
+        Add the wire-bytes term (:func:`lesson_lib.model.latency.decode_lines`).
     title : str or None
         Axes title.
 
@@ -85,11 +79,7 @@ def breakdown_figure(
     matplotlib.figure.Figure
         One axes; each bar ends with its total in ms and tokens/s.
     """
-    if lines is None:
-        lines = [(ln.label, ln.step) for ln in decode_lines(include_bandwidth=include_bandwidth)]
-    lines = list(lines)
-    if not lines:
-        raise ValueError("lines must hold at least one (label, StepBreakdown) pair, got none")
+    lines = [(ln.label, ln.step) for ln in decode_lines(include_bandwidth=include_bandwidth)]
     # The totals after the bars reach past the axes: 0.2 in less than the
     # column's width keeps the picture inside it.
     fig, ax = new_figure(FIGURE_WIDTH_IN - 0.2, 0.7 * len(lines) + 1.9)
@@ -117,43 +107,28 @@ def breakdown_figure(
     return fig
 
 
-def speedup_curves_figure(
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    fabrics: Sequence[Fabric] = (FAST, SLOW),
-    ns: Iterable[int] = range(1, 17),
-) -> Figure:
-    """Decode speed-up over one GPU against the number of GPUs, one curve per fabric.
+def speedup_curves_figure() -> Figure:
+    """Decode speed-up over one GPU against 1 to 16 GPUs, on the fast and the slow fabric.
 
-    A dashed line marks each fixed-latency fabric's ceiling
+    A dashed line marks each fabric's ceiling
     (:func:`lesson_lib.model.latency.speedup_limit`), the dotted diagonal perfect scaling.
-
-    Parameters
-    ----------
-    model, accel : ModelSpec, Accelerator
-        The model and one card; default the specimen's.
-    fabrics : sequence of Fabric, default (FAST, SLOW)
-        One curve each, labelled with the fabric's name.
-    ns : iterable of int, default 1..16
-        Tensor-parallel degrees (>= 1).
 
     Returns
     -------
     matplotlib.figure.Figure
         One axes: x = GPUs, y = speed-up (x).
     """
-    ns = [require_int("n", n) for n in ns]
+    ns = list(range(1, 17))
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6)
     ax.plot(ns, ns, ls=":", color=ROLE_COLORS["free"], label="perfect scaling (N x)")
-    for i, fabric in enumerate(fabrics):
+    for i, fabric in enumerate((FAST, SLOW)):
         colour = _fabric_color(fabric, i)
-        curve = speedup_curve(model, accel, fabric, ns)
+        curve = speedup_curve(MODEL, GPU, fabric, ns)
         ax.plot(ns, curve, marker="o", ms=4, color=colour, label=fabric.name)
-        limit = speedup_limit(model, accel, fabric)
-        if 0 < limit < 1e6:
-            ax.axhline(limit, color=colour, ls="--", lw=1)
-            ceiling = f"ceiling {format_ratio(limit, decimals=1)}"
-            ax.text(max(ns), limit, ceiling, color=colour, ha="right", va="bottom", fontsize=10)
+        limit = speedup_limit(MODEL, GPU, fabric)
+        ax.axhline(limit, color=colour, ls="--", lw=1)
+        ceiling = f"ceiling {format_ratio(limit, decimals=1)}"
+        ax.text(max(ns), limit, ceiling, color=colour, ha="right", va="bottom", fontsize=10)
     ax.set_xlim(min(ns) - 0.3, max(ns) + 0.3)
     ax.set_ylim(0, max(ns) + 0.5)
     ax.set_xlabel("GPUs (tensor-parallel degree N)")
@@ -166,68 +141,45 @@ def speedup_curves_figure(
     return fig
 
 
-def fixed_vs_hop_figure(
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    fixed: Fabric = FAST,
-    ring: Fabric = FAST_RING,
-    records: Sequence[PublishedLatency] = PUBLISHED,
-    max_n: int = 16,
-) -> Figure:
+def fixed_vs_hop_figure() -> Figure:
     """Two stacked panels: latency per all-reduce against N, and the 2 -> 4 GPU step under both models.
 
-    Top: the fixed and per-hop latencies and the published measurements, with
-    the slow fabric for scale. Bottom: time per token on 2 and 4 GPUs under
-    each model, with the speed-up.
-
-    Parameters
-    ----------
-    model, accel : ModelSpec, Accelerator
-        The model and one card; default the specimen's.
-    fixed : Fabric, default FAST
-        The fixed-latency fabric.
-    ring : Fabric, default FAST_RING
-        The fabric whose latency grows per hop.
-    records : sequence of PublishedLatency, default PUBLISHED
-        Measurements to plot (those with more than ``max_n`` ranks are left out).
-    max_n : int, default 16
-        Largest GPU count on the left panel (>= 2).
+    Top: the fast fabric's fixed latency and the per-hop ring (``FAST_RING``) to 16
+    GPUs, the published measurements of up to 16 ranks, the slow fabric for scale.
+    Bottom: time per token on 2 and 4 GPUs under each model, with the speed-up.
 
     Returns
     -------
     matplotlib.figure.Figure
         Two axes, the top one first.
     """
-    max_n = require_int("max_n", max_n, minimum=2)
     fig, top, bottom = two_panels(9.6, height_ratios=[1.9, 1])
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-    _latency_panel(top, fixed, ring, records, max_n)
-    _doubling_panel(bottom, model, accel, fixed, ring)
+    _latency_panel(top)
+    _doubling_panel(bottom)
     return fig
 
 
-def _latency_panel(
-    ax: Axes, fixed: Fabric, ring: Fabric, records: Sequence[PublishedLatency], max_n: int
-) -> None:
+def _latency_panel(ax: Axes, max_n: int = 16) -> None:
     """Latency per all-reduce against N: the fixed and per-hop models and the published points."""
     ns = np.arange(2, max_n + 1)
     # The per-hop ring stops where its fit's measurements stop (one node).
     ring_ns = ns[ns <= PER_HOP_MAX_N]
     hops = (
         f"per hop, to {PER_HOP_MAX_N} GPUs (one node):\n"
-        f"{format_seconds(ring.latency, 'us')} + 2(N-1) x "
-        f"{format_seconds(ring.hop_latency, 'us', decimals=3)}"
+        f"{format_seconds(FAST_RING.latency, 'us')} + 2(N-1) x "
+        f"{format_seconds(FAST_RING.hop_latency, 'us', decimals=3)}"
     )
     for fabric, label, xs, style in (
-        (fixed, f"fixed: {fixed.name}", ns, "-"),
-        (ring, hops, ring_ns, "--"),
+        (FAST, f"fixed: {FAST.name}", ns, "-"),
+        (FAST_RING, hops, ring_ns, "--"),
         (SLOW, f"fixed: {SLOW.name}", ns, "-"),
     ):
         lat = [allreduce_latency(int(n), fabric) / US for n in xs]
         ax.plot(xs, lat, color=_fabric_color(fabric, 0), lw=2, ls=style, label=label)
     shown = set()
-    for r in records:
+    for r in PUBLISHED:
         if r.ranks > max_n:
             continue
         cls = r.fabric_class
@@ -246,14 +198,12 @@ def _latency_panel(
     legend_below(ax, -0.16, ncols=1)
 
 
-def _doubling_panel(
-    ax: Axes, model: ModelSpec, accel: Accelerator, fixed: Fabric, ring: Fabric
-) -> None:
+def _doubling_panel(ax: Axes) -> None:
     """Time per token on 2 and 4 GPUs under the fixed and the per-hop model, with the speed-up."""
-    groups = (("fixed latency", fixed), ("latency grows per hop", ring))
+    groups = (("fixed latency", FAST), ("latency grows per hop", FAST_RING))
 
     def step(fabric: Fabric, n: int) -> StepBreakdown:
-        return decode_step(model, accel, fabric, n, include_bandwidth=False)
+        return decode_step(MODEL, GPU, fabric, n, include_bandwidth=False)
 
     width = 0.38
     for j, n in enumerate((2, 4)):
@@ -267,7 +217,7 @@ def _doubling_panel(
                 ha="center", fontsize=10, weight="bold")  # fmt: skip
     ax.set_xticks(np.arange(len(groups)), [g[0] for g in groups])
     ax.set_ylabel("time per decoded token (ms)")
-    ax.set_ylim(0, step(fixed, 2).total_s / MS * 1.3)
+    ax.set_ylim(0, step(FAST, 2).total_s / MS * 1.3)
     ax.set_title("Doubling from 2 to 4 GPUs under each model", fontsize=11, y=1.0)
     legend_below(ax, -0.12, ncols=2)
     ax.grid(False, axis="x")
@@ -288,23 +238,16 @@ _ANATOMY_STYLE = (
 )
 
 
-def token_timeline_figure(
-    lines: Sequence[tuple[str, Fabric, int]] = (
-        ("2 GPUs, fast fabric", FAST, 2),
-        ("4 GPUs, fast fabric", FAST, 4),
-        ("4 GPUs, slow fabric", SLOW, 4),
-    ),
-    allreduces: int = 4,
-) -> Figure:
-    """The first all-reduces of a decoded token on each line, and one all-reduce taken apart.
+#: Label, fabric and tensor-parallel degree of each timeline (the specimen's model and card).
+_TIMELINES: tuple[tuple[str, Fabric, int], ...] = (
+    ("2 GPUs, fast fabric", FAST, 2),
+    ("4 GPUs, fast fabric", FAST, 4),
+    ("4 GPUs, slow fabric", SLOW, 4),
+)
 
-    Parameters
-    ----------
-    lines : sequence of (str, Fabric, int)
-        Label, fabric and tensor-parallel degree of each timeline (specimen's
-        model and card).
-    allreduces : int, default 4
-        How many all-reduces of the token to draw (two layers' worth).
+
+def token_timeline_figure() -> Figure:
+    """The first four all-reduces (two layers) of a decoded token on each of the lesson's lines.
 
     Returns
     -------
@@ -312,11 +255,8 @@ def token_timeline_figure(
         Top: compute slices and all-reduce waits (us), each line labelled with
         its token's time. Bottom: one 2-GPU all-reduce on the fast fabric, by part.
     """
-    allreduces = require_int(
-        "allreduces", allreduces, minimum=1, maximum=MODEL.allreduces_per_token
-    )
     fig, top, bottom = two_panels(6.3, height_ratios=[2.2, 1.0])
-    _timelines(top, lines, allreduces)
+    _timelines(top, _TIMELINES, 4)
     handles, labels = top.get_legend_handles_labels()
     order = [labels.index(_KIND_LABELS[k]) for k in SEGMENT_KINDS if _KIND_LABELS[k] in labels]
     fig.legend([handles[i] for i in order], [labels[i] for i in order],

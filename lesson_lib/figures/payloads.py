@@ -3,59 +3,38 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, ROLE_COLORS, new_figure
-from lesson_lib.model._validate import require_int, require_number
 from lesson_lib.model.payloads import FABRIC_BANDWIDTHS, decode_wire_rate
 from lesson_lib.model.specimen import MODEL, TOKENS_PER_S
-from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import MB, TB, format_count, format_rate
 
 _DECADES = {MB: "1 MB/s", 10 * MB: "10 MB/s", 100 * MB: "100 MB/s", 1e9: "1 GB/s",
             1e10: "10 GB/s", 1e11: "100 GB/s", TB: "1 TB/s"}  # fmt: skip
 
 
-def payload_vs_bandwidth_figure(
-    model: ModelSpec = MODEL,
-    ns: Sequence[int] = (2, 4),
-    tokens_per_s: float = TOKENS_PER_S,
-    fabrics: Mapping[str, float] | None = None,
-) -> Figure:
-    """Dots on a log scale: decode wire traffic per rank beside fabric bandwidths.
+def payload_vs_bandwidth_figure() -> Figure:
+    """Dots on a log scale: the specimen's decode wire traffic per rank beside fabric bandwidths.
 
-    Parameters
-    ----------
-    model : ModelSpec, default the specimen
-    ns : sequence of int, default (2, 4)
-        Tensor-parallel degrees (>= 2) whose traffic is drawn.
-    tokens_per_s : float, default the lesson's 50
-        Decode rate, tokens/second (> 0).
-    fabrics : mapping of str to float, optional
-        Label -> bytes/second per direction; default
-        :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`. Labels containing
-        ``"illustrative"`` are drawn hollow.
+    Traffic on 2 and 4 GPUs at the lesson's 50 tokens/s; the fabrics of
+    :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`, those labelled
+    ``"illustrative"`` drawn hollow.
 
     Returns
     -------
     matplotlib.figure.Figure
         One axes, a dot per row at its rate, bytes/second on a log scale.
     """
-    tokens_per_s = require_number("tokens_per_s", tokens_per_s, strict=True, unit="tokens/s")
-    ns = [require_int("n", n, minimum=2) for n in ns]
-    fabrics = dict(FABRIC_BANDWIDTHS if fabrics is None else fabrics)
-    for label, bandwidth in fabrics.items():
-        require_number(f"bandwidth of {label!r}", bandwidth, strict=True, unit="bytes/s")
-
+    model, tokens_per_s = MODEL, TOKENS_PER_S
     rows: list[tuple[str, float, str, str, str]] = []  # label, rate, colour, hatch, note
-    for n in ns:
+    for n in (2, 4):
         rate = decode_wire_rate(model, n, tokens_per_s)
         note = f"{format_rate(rate, 'MiB')} = {format_rate(rate, 'MB', decimals=1)}"
         rows.append((f"decode traffic per rank, {n} GPUs", rate, ROLE_COLORS["decode"], "", note))
-    for label, bandwidth in sorted(fabrics.items(), key=lambda item: item[1]):
+    for label, bandwidth in sorted(FABRIC_BANDWIDTHS.items(), key=lambda item: item[1]):
         hatch = "//" if "illustrative" in label else ""
         rows.append((label, bandwidth, ROLE_COLORS["bandwidth"], hatch, format_rate(bandwidth)))
 

@@ -22,7 +22,7 @@ from lesson_lib.model._validate import require_int
 from lesson_lib.model.collectives import allreduce_time, ring_allreduce_factor
 from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import StepBreakdown
 from lesson_lib.model.units import MS, format_bytes, format_rate, format_seconds
 
@@ -40,24 +40,14 @@ TERMS: tuple[tuple[str, str, str], ...] = (
 _EXTRA_COLORS = (NEUTRALS[4], NEUTRALS[3], NEUTRALS[2])
 
 
-def _draw_alpha_beta(
-    ax: Axes,
-    fabrics: Sequence[Fabric],
-    n: int,
-    messages: Sequence[tuple[str, float]],
-    *,
-    asymptotes: bool = True,
-    fontsize: float = 10,
-) -> None:
-    """Draw the alpha-beta curve of each fabric on ``ax`` (log-log)."""
+def _draw_alpha_beta(ax: Axes, fabrics: Sequence[Fabric], n: int) -> None:
+    """Each fabric's alpha-beta curve on ``ax`` (log-log), the lesson's two messages marked."""
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
-    # The axis reaches past the largest marked message (a long prompt's
-    # payload can exceed PAYLOAD_RANGE), in whole powers of two.
-    low = PAYLOAD_RANGE[0]
-    top_exp = int(np.ceil(np.log2(max([PAYLOAD_RANGE[1], *(4 * p for _, p in messages)]))))
-    high = 2.0**top_exp
+    messages, fontsize = _messages(), 10
+    low, high = PAYLOAD_RANGE
+    top_exp = int(np.log2(high))
     sizes = np.geomspace(low, high, 200)
     factor = ring_allreduce_factor(n)
     for i, fabric in enumerate(fabrics):
@@ -65,9 +55,8 @@ def _draw_alpha_beta(
         times = np.array([allreduce_time(float(m), n, fabric) for m in sizes])
         ax.plot(sizes, times, color=color, lw=2.2, label=fabric.name)
         point = place_on_curve(low, n, fabric)
-        if asymptotes:
-            ax.axhline(point.latency_s, color=color, lw=1, ls=":")
-            ax.plot(sizes, factor * sizes / fabric.bandwidth, color=color, lw=1, ls="--")
+        ax.axhline(point.latency_s, color=color, lw=1, ls=":")
+        ax.plot(sizes, factor * sizes / fabric.bandwidth, color=color, lw=1, ls="--")
         cross = (point.crossover_bytes, 2 * point.latency_s)
         ax.plot(*cross, marker="D", ms=8, color=color, markeredgecolor="black", zorder=5)
         # Binary first, as the ticks are; the decimal value is the text's. Another
@@ -87,9 +76,8 @@ def _draw_alpha_beta(
         note(ax, label, (payload, 1.0), 4 if right_side else -4, -4 - 3.2 * fontsize * i,
              xycoords=("data", "axes fraction"), ha="left" if right_side else "right", va="top",
              fontsize=fontsize)  # fmt: skip
-    if asymptotes:
-        ax.plot([], [], color="black", lw=1, ls=":", label="latency term alone (alpha)")
-        ax.plot([], [], color="black", lw=1, ls="--", label="bandwidth term alone")
+    ax.plot([], [], color="black", lw=1, ls=":", label="latency term alone (alpha)")
+    ax.plot([], [], color="black", lw=1, ls="--", label="bandwidth term alone")
     ax.plot([], [], "D", color="white", markeredgecolor="black", label="crossover (terms equal)")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -112,23 +100,17 @@ def _draw_alpha_beta(
     ax.set_ylabel("time of one all-reduce (log scale)")
 
 
-def _messages(model: ModelSpec, prompt_tokens: int) -> list[tuple[str, float]]:
-    prompt = prefill_message_bytes(model, prompt_tokens)
-    decode = model.hidden_vector_bytes
+def _messages() -> list[tuple[str, float]]:
+    prompt = prefill_message_bytes(MODEL, PROMPT_TOKENS)
+    decode = MODEL.hidden_vector_bytes
     return [
         (f"decode: 1 vector\n{format_bytes(decode, 'KiB')}", decode),
-        (f"prefill: {prompt_tokens:,} vectors\n{format_bytes(prompt, 'MiB')}", prompt),
+        (f"prefill: {PROMPT_TOKENS:,} vectors\n{format_bytes(prompt, 'MiB')}", prompt),
     ]
 
 
-def alpha_beta_figure(
-    fabrics: Sequence[Fabric] = (FAST, SLOW),
-    n: int = 2,
-    *,
-    model: ModelSpec = MODEL,
-    prompt_tokens: int = PROMPT_TOKENS,
-) -> Figure:
-    """Time of one all-reduce against its payload (log-log), with decode and prefill marked.
+def alpha_beta_figure(fabrics: Sequence[Fabric] = (FAST, SLOW), n: int = 2) -> Figure:
+    """One all-reduce's time against its payload (log-log), the decode and prefill messages marked.
 
     Parameters
     ----------
@@ -136,18 +118,13 @@ def alpha_beta_figure(
         One curve each, with its asymptotes and crossover.
     n : int, default 2
         Ranks; with two the curve is exactly ``alpha + m / B``.
-    model : ModelSpec, default MODEL
-        Whose hidden vector the messages carry.
-    prompt_tokens : int, default PROMPT_TOKENS
-        Prompt length of the prefill message.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    messages = _messages(model, prompt_tokens)
     fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
-    _draw_alpha_beta(ax, fabrics, n, messages)
+    _draw_alpha_beta(ax, fabrics, n)
     ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
     # Under the axes: inside, the key would cover the decode message's line and label.
     fig.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)
@@ -168,15 +145,8 @@ def _draw_breakdown(ax: Axes, steps: Sequence[StepBreakdown], labels: Sequence[s
     ax.grid(False, axis="y")
 
 
-def prefill_breakdown_figure(
-    fabrics: Sequence[Fabric] = (FAST, SLOW),
-    n: int = 4,
-    *,
-    model: ModelSpec = MODEL,
-    accel: Accelerator = GPU,
-    prompt_tokens: int = PROMPT_TOKENS,
-) -> Figure:
-    """Compute, latency and bandwidth of a decoded token (top) and of a whole prompt, in ms.
+def prefill_breakdown_figure(fabrics: Sequence[Fabric] = (FAST, SLOW), n: int = 4) -> Figure:
+    """Compute, latency and bandwidth of a decoded token (top) and of the lesson's prompt, in ms.
 
     Parameters
     ----------
@@ -184,8 +154,6 @@ def prefill_breakdown_figure(
         One bar per fabric in each panel.
     n : int, default 4
         Tensor-parallel degree (>= 2).
-    model, accel, prompt_tokens
-        The model, one card and the prompt's length.
 
     Returns
     -------
@@ -197,11 +165,11 @@ def prefill_breakdown_figure(
         raise ValueError("fabrics must hold at least one Fabric")
     fig, ax_decode, ax_prefill = two_panels(5.2)
     labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
-    per = [per_token(model, accel, f, n, prompt_tokens) for f in fabrics]
+    per = [per_token(MODEL, GPU, f, n, PROMPT_TOKENS) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)
     _draw_breakdown(ax_prefill, [p.prefill for p in per], labels)
     ax_decode.set_title("decode: one token", fontsize=11)
-    ax_prefill.set_title(f"prefill: one {prompt_tokens:,}-token prompt", fontsize=11)
+    ax_prefill.set_title(f"prefill: one {PROMPT_TOKENS:,}-token prompt", fontsize=11)
     for ax in (ax_decode, ax_prefill):
         ax.set_xlabel("time (ms)")
         ax.grid(True, axis="x", alpha=0.3)

@@ -9,9 +9,8 @@ from matplotlib.figure import Figure
 
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure, note
 from lesson_lib.model.memory import MemoryBudget
-from lesson_lib.model.sizing import DegreeFit, fits_by_degree, pure_attention_twin
+from lesson_lib.model.sizing import fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL
-from lesson_lib.model.specs import Accelerator, ModelSpec
 from lesson_lib.model.units import GB, GiB, format_bytes, format_count
 
 #: Segments of a memory bar, bottom to top; (MemoryBudget attribute, legend label, role).
@@ -27,18 +26,9 @@ _LABEL_MIN_SHARE = 0.06
 
 
 def _memory_bars_figure(
-    budgets: Sequence[MemoryBudget],
-    labels: Sequence[str],
-    *,
-    title: str | None = None,
+    budgets: Sequence[MemoryBudget], labels: Sequence[str], title: str
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
-    if len(budgets) == 0:
-        raise ValueError("budgets must hold at least one MemoryBudget")
-    if len(labels) != len(budgets):
-        raise ValueError(
-            f"labels must have {len(budgets)} entries (one per bar), got {len(labels)}"
-        )
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
@@ -60,10 +50,6 @@ def _memory_bars_figure(
                         ha="center", va="center", fontsize=10,
                         color="white" if role == "weights" else "black")  # fmt: skip
         bottom = bottom + values
-    for i, b in enumerate(budgets):
-        if not b.fits:
-            over = f"over by {format_bytes(b.shortfall_bytes, 'GB', decimals=1)}"
-            note(ax, over, (x[i], bottom[i]), 0, 4, ha="center", color=INK, fontweight="bold")
     ax.axhline(capacity, color=INK, linestyle="--", linewidth=1.2)
     card = (f"card: {format_bytes(capacity * GB, 'GB', decimals=2)} "
             f"= {format_bytes(capacity * GB, 'GiB', decimals=1)}")  # fmt: skip
@@ -74,43 +60,32 @@ def _memory_bars_figure(
     ax.set_ylabel("memory per GPU (GB, 10$^9$ bytes)")
     # Clear of the two-line tick labels above it.
     ax.set_xlabel("configuration", labelpad=8)
-    if title:
-        ax.set_title(title, fontsize=11)
+    ax.set_title(title, fontsize=11)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=10)
     return fig
 
 
-def tp_budget_figure(fits: Sequence[DegreeFit] | None = None) -> Figure:
+def tp_budget_figure() -> Figure:
     """Per-GPU memory at TP = 1, 2, 4 with as many full-length sequences as fit.
 
-    Parameters
-    ----------
-    fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen on
-        cards sold as 80 GB (79.1 GiB visible) at its full context.
+    The specimen on cards sold as 80 GB (79.1 GiB visible) at its full context
+    (:func:`lesson_lib.model.sizing.fits_by_degree`).
 
     Returns
     -------
     matplotlib.figure.Figure
         One stacked bar per degree, labelled with it and the sequences.
     """
-    fits = fits_by_degree() if fits is None else fits
+    fits = fits_by_degree()
     labels = [f"TP = {f.n}\n{f.sequences} sequence{'' if f.sequences == 1 else 's'}" for f in fits]
-    tokens = format_count(fits[0].context_tokens) if fits else ""
-    title = f"Each GPU, filled with sequences of {tokens} tokens"
-    return _memory_bars_figure([f.budget for f in fits], labels, title=title)
+    title = f"Each GPU, filled with sequences of {format_count(fits[0].context_tokens)} tokens"
+    return _memory_bars_figure([f.budget for f in fits], labels, title)
 
 
-def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Figure:
-    """One sequence's memory against its length: hybrid vs pure attention.
+def kv_context_figure() -> Figure:
+    """One sequence's memory against its length: the hybrid specimen vs its pure-attention twin.
 
-    Parameters
-    ----------
-    model : ModelSpec, default the specimen
-        A hybrid model; its pure-attention twin is drawn beside it.
-    accel : Accelerator, default the specimen's 80 GB card
-        Sets the dotted line: the room one card has beside the whole
-        (unsplit) weights.
+    The dotted line is the room one 80 GB card has beside the whole (unsplit) weights.
 
     Returns
     -------
@@ -118,6 +93,7 @@ def kv_context_figure(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> Fig
         The two KV caches and the fixed DeltaNet state in GiB, and the room
         beside the weights dotted, against thousands of tokens.
     """
+    model, accel = MODEL, GPU
     twin = pure_attention_twin(model)
     tokens = np.linspace(0, model.max_context, 65).astype(int)
     hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB

@@ -7,24 +7,11 @@ import numpy as np
 from lesson_lib.lab.records import Measurement
 from lesson_lib.model.alpha_beta_fit import AlphaBetaFit
 from lesson_lib.model.specimen import FAST
-from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import format_ratio, format_seconds
 
 
-def regime(nbytes: float, fit: AlphaBetaFit) -> str:
-    """Where a message sits against the fit's crossover, in words.
-
-    Parameters
-    ----------
-    nbytes : float
-        Message size, bytes.
-    fit : AlphaBetaFit
-
-    Returns
-    -------
-    str
-        For example ``"well below it (0.2x): latency-bound"``.
-    """
+def _regime(nbytes: float, fit: AlphaBetaFit) -> str:
+    """Where ``nbytes`` sits against the crossover: ``"well below it (0.2x): latency-bound"``."""
     ratio = nbytes / fit.crossover_bytes
     shown = format_ratio(ratio, decimals=2 if ratio < 10 else 0)
     if ratio < 0.5:
@@ -34,47 +21,22 @@ def regime(nbytes: float, fit: AlphaBetaFit) -> str:
     return f"far above it ({shown}): bandwidth-bound"
 
 
-def compare(value: float, reference: float, tolerance: float = 0.1) -> str:
-    """How ``value`` compares with ``reference``, in words for a sentence.
-
-    Parameters
-    ----------
-    value, reference : float
-        Two quantities of the same unit (``reference`` > 0).
-    tolerance : float, default 0.1
-        Relative difference below which the two count as about the same.
-
-    Returns
-    -------
-    str
-        ``"smaller than"``, ``"larger than"`` or ``"about the same as"``.
-    """
+def _compare(value: float, reference: float) -> str:
+    """``value`` is "smaller than", "larger than" or (within 10 %) "about the same as" the other."""
     if reference <= 0:
         raise ValueError(f"reference must be > 0, got {reference!r}")
     ratio = value / reference
-    if abs(ratio - 1) <= tolerance:
+    if abs(ratio - 1) <= 0.1:
         return "about the same as"
     return "smaller than" if ratio < 1 else "larger than"
 
 
-def alpha_reading(fit: AlphaBetaFit, fabric: Fabric = FAST) -> str:
-    """One sentence setting the measured alpha beside a fabric's assumed latency.
-
-    Parameters
-    ----------
-    fit : AlphaBetaFit
-    fabric : Fabric, default FAST
-        The fabric to compare with.
-
-    Returns
-    -------
-    str
-        A sentence naming both latencies and the comparison.
-    """
-    word = compare(fit.alpha, fabric.latency)
+def _alpha_reading(fit: AlphaBetaFit) -> str:
+    """One sentence setting the measured alpha beside the fast fabric's assumed latency."""
+    word = _compare(fit.alpha, FAST.latency)
     said = (
         f"This machine's alpha, {format_seconds(fit.alpha)}, is {word} the "
-        f"{format_seconds(fabric.latency)} the lesson assumes for the fast fabric."
+        f"{format_seconds(FAST.latency)} the lesson assumes for the fast fabric."
     )
     if word == "smaller than":
         return (
@@ -99,7 +61,7 @@ def _split(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
     return "neither"
 
 
-#: What :func:`split_verdict` says of each split, and :func:`split_summary` in a clause.
+# What _split_verdict says of each split, and _split_summary in a clause.
 _SPLIT_WORDS: dict[str, tuple[str, str]] = {
     "clean": (
         "That is the lesson's split, now in your own numbers: decode is latency-bound "
@@ -120,36 +82,13 @@ _SPLIT_WORDS: dict[str, tuple[str, str]] = {
 }
 
 
-def split_verdict(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
-    """The lesson's decode/prefill split, as far as this machine's fit shows it.
-
-    Parameters
-    ----------
-    fit : AlphaBetaFit
-    decode_bytes, prefill_bytes : float
-        The two messages, bytes.
-
-    Returns
-    -------
-    str
-        A sentence calling a message latency- or bandwidth-bound only as :func:`regime` does.
-    """
+def _split_verdict(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """The lesson's decode/prefill split as far as the fit shows it (bound as ``_regime`` says)."""
     return _SPLIT_WORDS[_split(fit, decode_bytes, prefill_bytes)][0]
 
 
-def split_summary(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
-    """The summary's clause for :func:`split_verdict`, without its explanation.
-
-    Parameters
-    ----------
-    fit, decode_bytes, prefill_bytes
-        As for :func:`split_verdict`.
-
-    Returns
-    -------
-    str
-        For example ``"decode feels the wire's latency, prefill its bandwidth"``.
-    """
+def _split_summary(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float) -> str:
+    """The summary's clause for ``_split_verdict``: ``"decode feels the wire's latency, ..."``."""
     return _SPLIT_WORDS[_split(fit, decode_bytes, prefill_bytes)][1]
 
 
@@ -161,21 +100,8 @@ def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float |
     return float(m.median_s[i] / fit.predict(m.bytes[i]))
 
 
-def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
-    """How far to trust the fitted line at ``nbytes``, in one clause.
-
-    Parameters
-    ----------
-    m : Measurement
-    fit : AlphaBetaFit
-    nbytes : float
-        The message size the prediction is for, bytes.
-
-    Returns
-    -------
-    str
-        For example ``"a lower bound: at that message this machine measured 2.6x the line's time"``.
-    """
+def _line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
+    """How far to trust the fitted line at ``nbytes`` bytes: ``"a lower bound: ... 2.6x ..."``."""
     ratio = _measured_ratio(m, fit, nbytes)
     if ratio is None:
         return "an extrapolation: the sweep did not reach that message size"
@@ -189,17 +115,8 @@ def line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
     return f"close to what was measured: {said}"
 
 
-def oversubscription(m: Measurement) -> str:
-    """One sentence on whether a sweep had more ranks than cores.
-
-    Parameters
-    ----------
-    m : Measurement
-
-    Returns
-    -------
-    str
-    """
+def _oversubscription(m: Measurement) -> str:
+    """One sentence on whether a sweep had more ranks than cores."""
     cores = m.machine.get("usable_cores") or m.machine.get("logical_cores")
     per_node = m.machine.get("ranks_per_node", m.ranks)
     if m.machine.get("oversubscribed"):
@@ -210,22 +127,10 @@ def oversubscription(m: Measurement) -> str:
     return f"Here {per_node} ranks had {cores} cores, one each at least: not oversubscribed."
 
 
-def b_relation(main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBetaFit | None) -> str:
-    """Where the page's B sits against the in-cache and beyond-cache fits, in words.
-
-    Parameters
-    ----------
-    main : AlphaBetaFit
-        The page's fit, whose B is a median over all the large sizes.
-    inside, beyond : AlphaBetaFit or None
-        :func:`~lesson_lib.lab.report.cache_fits`'s two fits.
-
-    Returns
-    -------
-    str
-        A clause: ``"agrees with both: ..."`` (the fits within 10 %), ``"lands on
-        the in-cache value: ..."``, ``"falls between the two, ..."``, ...
-    """
+def _b_relation(
+    main: AlphaBetaFit, inside: AlphaBetaFit | None, beyond: AlphaBetaFit | None
+) -> str:
+    """Where the page's B (a median of the large sizes) sits against ``cache_fits``' two fits."""
     if inside is None or beyond is None:
         return "comes from the large sizes this sweep measured"
     if abs(inside.bandwidth / beyond.bandwidth - 1) <= 0.1:

@@ -10,14 +10,14 @@ import numpy as np
 from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_measurement
 from lesson_lib.lab.pingpong import PingPong
 from lesson_lib.lab.reading import (
-    alpha_reading,
-    b_relation,
-    compare,
-    line_verdict,
-    oversubscription,
-    regime,
-    split_summary,
-    split_verdict,
+    _alpha_reading,
+    _b_relation,
+    _compare,
+    _line_verdict,
+    _oversubscription,
+    _regime,
+    _split_summary,
+    _split_verdict,
 )
 from lesson_lib.lab.records import Measurement, ResultsError, load_reference, read_results
 from lesson_lib.model.specimen import FAST, GPU, MODEL, NVLINK_BANDWIDTH, PROMPT_TOKENS
@@ -232,7 +232,6 @@ def lab_numbers(
     out = {
         "lab_provenance": _provenance(run2),
         "lab_provenance_4": _provenance(run4) if run4 is not None else "",
-        "lab_machine": _machine_text(m),
         "lab_cores": str(mach.get("logical_cores", "?")),
         "lab_llc": "unknown"
         if not mach.get("llc_bytes")
@@ -241,8 +240,8 @@ def lab_numbers(
         "lab_bandwidth": format_rate(fit.bandwidth, "GB"),
         "lab_busbw": format_rate(fit.bus_bandwidth, "GB"),
         "lab_alpha_over_fast": format_ratio(fit.alpha / FAST.latency, decimals=2),
-        "lab_alpha_reading": alpha_reading(fit),
-        "lab_busbw_vs_nvlink": compare(fit.bus_bandwidth, NVLINK_BANDWIDTH),
+        "lab_alpha_reading": _alpha_reading(fit),
+        "lab_busbw_vs_nvlink": _compare(fit.bus_bandwidth, NVLINK_BANDWIDTH),
         "lab_busbw_nvlink_factor": format_ratio(
             max(fit.bus_bandwidth, NVLINK_BANDWIDTH) / min(fit.bus_bandwidth, NVLINK_BANDWIDTH),
             decimals=0,
@@ -266,11 +265,11 @@ def lab_numbers(
         "lab_prefill_total": format_seconds(pre.total_s),
         "lab_prefill_vs_fast": format_ratio(pre.total_s / pre_fast.total_s, decimals=1),
         "lab_decode_vs_fast": format_ratio(dec.total_s / dec_fast.total_s, decimals=2),
-        "lab_decode_regime": regime(decode_bytes, fit),
-        "lab_prefill_regime": regime(prefill_bytes, fit),
-        "lab_split_verdict": split_verdict(fit, decode_bytes, prefill_bytes),
-        "lab_split_summary": split_summary(fit, decode_bytes, prefill_bytes),
-        "lab_prefill_line_verdict": line_verdict(m, fit, prefill_bytes),
+        "lab_decode_regime": _regime(decode_bytes, fit),
+        "lab_prefill_regime": _regime(prefill_bytes, fit),
+        "lab_split_verdict": _split_verdict(fit, decode_bytes, prefill_bytes),
+        "lab_split_summary": _split_summary(fit, decode_bytes, prefill_bytes),
+        "lab_prefill_line_verdict": _line_verdict(m, fit, prefill_bytes),
     }
     if run4 is not None:
         t2 = _small_message_time(m)
@@ -280,7 +279,7 @@ def lab_numbers(
                 "lab_small_2": format_seconds(t2),
                 "lab_small_4": format_seconds(t4),
                 "lab_small_4_over_2": format_ratio(t4 / t2, decimals=1),
-                "lab_oversubscription_4": oversubscription(run4.measurement),
+                "lab_oversubscription_4": _oversubscription(run4.measurement),
             }
         )
     return out
@@ -310,7 +309,7 @@ def _cache_numbers(m: Measurement, main: AlphaBetaFit) -> dict[str, str]:
         "lab_b_beyond_cache": rate(beyond),
         "lab_in_cache_sizes": sizes(inside),
         "lab_beyond_cache_sizes": sizes(beyond),
-        "lab_b_relation": b_relation(main, inside, beyond),
+        "lab_b_relation": _b_relation(main, inside, beyond),
     }
 
 
