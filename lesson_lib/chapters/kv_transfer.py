@@ -41,6 +41,7 @@ from lesson_lib.model.specimen import (
     NODE_ETHERNET_LINE_RATE_BITS,
     NVLINK_BANDWIDTH,
     PROMPT_TOKENS,
+    TOKENS_PER_S,
 )
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import decode_step
@@ -330,4 +331,28 @@ def _exercise_numbers() -> dict[str, str]:
 
 
 #: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, handoff_numbers, _context_parallel_numbers, _exercise_numbers)
+def _goodput_numbers() -> dict[str, str]:
+    """The table's long-answer workload against a time-per-output-token target on every token.
+
+    The target is the interactive rate's interval. Colocated, ``batch / output`` of the
+    steps carry a prefill and their token takes the step plus the prefill.
+    """
+    prompt, output = WORKLOADS[1]
+    prefill = link_handoff(LINKS_BY_KEY["nic"], prompt).prefill.total_s
+    step = decode_step(MODEL, GPU, FAST, GPUS, batch=DECODE_BATCH, context=prompt).total_s
+    stall = colocated_stall_per_token(prefill, DECODE_BATCH, output)
+    target = 1 / TOKENS_PER_S
+    return {
+        "goodput_output": format_count(output),
+        "decode_batch": format_count(DECODE_BATCH),
+        "tpot_target": format_seconds(target, "ms"),
+        "goodput_mean_tpot": format_seconds(step + stall, "ms"),
+        "goodput_spike": format_seconds(step + prefill, "ms"),
+        "goodput_spike_over_target": format_ratio((step + prefill) / target, decimals=1),
+        "goodput_spike_share": f"{100 * DECODE_BATCH / output:.1f} %",
+    }
+
+
+GLUE = GlueTable(
+    overview.GLUE, handoff_numbers, _context_parallel_numbers, _exercise_numbers, _goodput_numbers
+)
