@@ -25,14 +25,14 @@ EP: int = 8
 #: The example's card, H200-class, sold as 141 GB (DeepSeek-V3's FP8 weights need it under EP).
 CARD: Accelerator = H200
 
-#: Context of every sequence, tokens: what fits, and what each decode step reads.
+#: Tokens of context every sequence holds, which sets what fits and what each decode step reads.
 CONTEXT: int = 32_768
 
 #: Bytes per element of DeepEP's low-latency dispatch (FP8); the combine stays bf16.
 FP8: int = 1
 
-#: The layouts compared, by key: (parallelism, DCP degree). TP 8 with DCP 8 is the
-#: case vLLM's context parallel guide gives for an MLA model on one node.
+#: The layouts compared by key, each a parallelism and a DCP degree. TP 8 with DCP 8 is
+#: the case vLLM's context parallel guide gives for an MLA model on one node.
 LAYOUTS: dict[str, tuple[str, int]] = {"tp": ("tp", 1), "ep": ("ep", 1), "dcp": ("tp", EP)}
 
 

@@ -43,7 +43,7 @@ from lesson_lib.model.step_time import MAX_BATCH, STATE_PASSES, StepTerms, atten
 #: The two layouts :func:`moe_decode_step` prices (DCP is a degree inside TP).
 PARALLELISMS: tuple[str, ...] = ("tp", "ep")
 
-#: vLLM's commit whose MLA decode the DCP collectives follow: ``forward`` of
+#: vLLM's commit whose MLA decode the DCP collectives follow. Its ``forward`` in
 #: ``vllm/model_executor/layers/attention/mla_attention.py`` all-gathers the queries
 #: ("decode_q do allgather in head dim") and calls ``cp_lse_ag_out_rs``, which
 #: all-gathers the log-sum-exps and reduce-scatters the outputs
@@ -52,9 +52,9 @@ PARALLELISMS: tuple[str, ...] = ("tp", "ep")
 #: now"), so the cache here is at the model's ``dtype_bytes`` (bf16 for DeepSeek-V3).
 VLLM_DCP_COMMIT: str = "90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182"
 
-#: Bytes of one log-sum-exp DCP exchanges per query head (fp32). An assumption: the
-#: kernels return it in fp32; it is 4 B per head against the query's 1,152 B for
-#: DeepSeek-V3, so its bytes hardly matter.
+#: Bytes of the log-sum-exp DCP exchanges per query head, in fp32 as the kernels return
+#: it (an assumption). At 4 B against the query's 1,152 B for DeepSeek-V3 its bytes
+#: hardly matter.
 LSE_BYTES: int = 4
 
 
@@ -83,16 +83,16 @@ class MoEStep(StepTerms):
     total_wire_bytes : float
         Bytes all ranks together send per step.
     weights_per_gpu_bytes : float
-    context : int, default 0
+    context : int
         Tokens already cached in every sequence (0: no cache read).
-    dcp : int, default 1
+    dcp : int
         Decode context parallelism inside TP (1 without).
-    kv_read_bytes : float, default 0.0
+    kv_read_bytes : float
         The busiest rank's cache of the batch (and its recurrent state, read
         and written), bytes it moves through HBM per step.
-    kv_read_s : float, default 0.0
+    kv_read_s : float
         ``kv_read_bytes`` over the card's HBM bandwidth, seconds.
-    attention_flops_s : float, default 0.0
+    attention_flops_s : float
         Attention's arithmetic over the cached context on the busiest rank, seconds.
     """
 

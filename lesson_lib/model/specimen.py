@@ -157,6 +157,7 @@ NODE_ETHERNET = Fabric(
 #: :data:`lesson_lib.model.moe.VLLM_DCP_COMMIT`). The lesson assumes the same three for
 #: grouped-query attention; SGLang packs the exchange into one all-to-all.
 DCP_KINDS: tuple[str, ...] = ("all_gather", "all_gather", "reduce_scatter")
+#: How many collectives decode context parallelism adds per attention layer and token.
 DCP_COLLECTIVES_PER_ATTENTION_LAYER: int = len(DCP_KINDS)
 
 # Beyond the lesson, a ring whose latency grows by hop. Fitted to the two
@@ -184,7 +185,7 @@ TOKENS_PER_S: int = 50
 #: The prefill example's prompt, tokens.
 PROMPT_TOKENS: int = 4096
 
-#: Vectors a pipeline stage sends the next per token: the hidden state and the
+#: Vectors a pipeline stage sends the next per token, the hidden state and the
 #: residual stream beside it, as vLLM's Qwen3.5 model declares its intermediate tensors.
 PP_VECTORS_PER_TOKEN: int = 2
 
