@@ -287,9 +287,8 @@ def draw_key(
 ) -> list[Text]:
     """A legend laid out by arithmetic instead of measuring its texts.
 
-    It looks like ``fig.legend(handles=...)``, but each entry's place comes
-    from the font size and the number of characters, so a figure with fixed
-    margins knows the key's size before it is drawn.
+    Like ``fig.legend(handles=...)``, but each entry's place comes from the font size and the number
+    of characters, so a figure with fixed margins knows the key's size before it is drawn.
 
     Parameters
     ----------
