@@ -1,10 +1,9 @@
 """lesson_lib: every number, figure and explorer of "Interconnects and clusters".
 
-Layers import downwards: :mod:`lesson_lib.model` at the bottom; figures,
-explorers, the lab and coursework above it; :mod:`lesson_lib.chapters` on top.
-Quantities are plain SI floats, formatted only by :mod:`lesson_lib.model.units`.
-The model's most used modules have short paths re-exporting them
-(``from lesson_lib.specimen import MODEL``; ``lesson_lib.models`` for the presets).
+Layers import downwards: :mod:`lesson_lib.model` at the bottom; figures, explorers, the lab and
+coursework above it; :mod:`lesson_lib.chapters` on top. Quantities are plain SI floats, formatted
+only by :mod:`lesson_lib.model.units`. The model's most used modules have short paths re-exporting
+them (``from lesson_lib.specimen import MODEL``; ``lesson_lib.models`` for the presets).
 """
 
 # Imported so that ``import lesson_lib`` alone reaches ``lesson_lib.specimen.MODEL``.

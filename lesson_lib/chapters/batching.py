@@ -49,18 +49,15 @@ def batch_rows(
     model, accel, fabric, n
         As for :func:`~lesson_lib.model.batching.batch_curve`.
     batches : iterable of int, optional
-        Sequences per step; default 1, 16, 64, 256 and the most that fit in
-        memory at ``context``.
+        Sequences per step; default 1, 16, 64, 256 and the most that fit in memory at ``context``.
     context : int, default CONTEXT
-        Tokens in each sequence's cache, from 1 to ``model.max_context`` (0 is
-        allowed too when ``batches`` is given).
+        Tokens cached per sequence, from 1 to ``model.max_context`` (0 too if ``batches`` is given).
 
     Returns
     -------
     list of tuple of str
-        ``(batch, memory reads ms, all-reduce latency ms, all-reduce bytes ms,
-        ms per token per sequence, tokens/s in all)``; times in ms without
-        the unit (the header names it).
+        ``(batch, memory reads ms, all-reduce latency ms, all-reduce bytes ms, ms per token per
+        sequence, tokens/s in all)``; times in ms without the unit (the header names it).
     """
     if batches is None:
         require_instance("model", model, ModelSpec)

@@ -166,10 +166,8 @@ def communication_per_token(
     Parameters
     ----------
     model : ModelSpec, default the specimen
-    tp : int, default 4
-        Tensor-parallel degree, from 2 to 4096.
-    pp : int, default 2
-        Pipeline-parallel degree, from 2 to 4096.
+    tp, pp : int, default 4 and 2
+        Tensor- and pipeline-parallel degrees, each from 2 to 4096.
 
     Returns
     -------

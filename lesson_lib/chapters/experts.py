@@ -142,7 +142,6 @@ def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
     Parameters
     ----------
     fabric : Fabric, default FAST
-        The fabric the model prices them on.
 
     Returns
     -------

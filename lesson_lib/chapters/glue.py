@@ -1,7 +1,7 @@
 """Each chapter's glue table (``GLUE``, a :class:`GlueTable`), read by :func:`chapter_numbers`.
 
-:func:`glue_chapter`, the first cell of every page, glues it, so the prose
-writes ``{glue:text}`name``` and no number is typed by hand.
+:func:`glue_chapter`, the first cell of every page, glues it, so the prose writes
+``{glue:text}`name``` and no number is typed by hand.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ class Quote:
     Attributes
     ----------
     source : callable or GlueTable
-        A formatter, e.g. :func:`lesson_lib.chapters.latency.scaling_numbers`,
-        or a whole page's table.
+        A formatter (e.g. :func:`lesson_lib.chapters.latency.scaling_numbers`) or a page's table.
     names : tuple of str
         The glue names taken from it.
     """
@@ -45,10 +44,9 @@ class GlueTable:
     Attributes
     ----------
     parts : tuple
-        Each a formatter (all its values), another :class:`GlueTable` (all of
-        that page's values) or a :class:`Quote`; a name two parts give must
-        have the same text in both (reading the table raises ``ValueError``
-        otherwise).
+        Each a formatter (all its values), another :class:`GlueTable` (all of that page's values) or
+        a :class:`Quote`; a name two parts give must have the same text in both (reading the table
+        raises ``ValueError`` otherwise).
     """
 
     parts: tuple[Formatter | GlueTable | Quote, ...]
@@ -112,7 +110,6 @@ def glue_numbers(values: Mapping[str, str], names: Iterable[str] | None = None) 
     Returns
     -------
     list of str
-        The names glued.
     """
     chosen = list(values) if names is None else list(names)
     unknown = [n for n in chosen if n not in values]
@@ -136,6 +133,5 @@ def glue_chapter(name: str) -> list[str]:
     Returns
     -------
     list of str
-        The names glued.
     """
     return glue_numbers(chapter_numbers(name))

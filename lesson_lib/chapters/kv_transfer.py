@@ -124,8 +124,7 @@ def workload_rows(
     Parameters
     ----------
     workloads : sequence of (int, int), default WORKLOADS
-        (prompt tokens, output tokens) pairs; prompts from 1 to the
-        specimen's context.
+        (prompt tokens, output tokens) pairs; prompts from 1 to the specimen's context.
     batch : int, default DECODE_BATCH
         Sequences decoding together, from 1 to 65536.
 
@@ -178,9 +177,8 @@ def decode_parallel_rows(
     Returns
     -------
     list of tuple of str
-        Rows in :data:`DECODE_PARALLEL_HEADER` order; the latency counts the TP
-        all-reduces and DCP's collectives
-        (:data:`~lesson_lib.model.specimen.DCP_COLLECTIVES_PER_ATTENTION_LAYER`).
+        Rows in :data:`DECODE_PARALLEL_HEADER` order; the latency counts the TP all-reduces and
+        DCP's collectives (:data:`~lesson_lib.model.specimen.DCP_COLLECTIVES_PER_ATTENTION_LAYER`).
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

@@ -1,12 +1,11 @@
 """The chapters as notebooks that read like the site, for JupyterLab and Binder.
 
-jupyterlab-myst renders one notebook with no book around it, so this writes a
-copy of the book with ``{glue:text}`` filled from the glue tables, ``{ref}``,
-``{numref}``, ``{doc}`` and ``{term}`` as Markdown links, ``{literalinclude}``
-and ``{tableofcontents}`` expanded, hidden cells collapsed and the site's
-``glue_chapter`` call dropped. ``make lab`` writes it to ``_build/lab``;
-Binder's ``postBuild`` rewrites ``book/`` in place
-(``python -m lesson_lib.chapters.notebook --out DIR`` or ``--in-place``).
+jupyterlab-myst renders one notebook with no book around it, so this writes a copy of the book with
+``{glue:text}`` filled from the glue tables, ``{ref}``, ``{numref}``, ``{doc}`` and ``{term}`` as
+Markdown links, ``{literalinclude}`` and ``{tableofcontents}`` expanded, hidden cells collapsed and
+the site's ``glue_chapter`` call dropped. ``make lab`` writes it to ``_build/lab``; Binder's
+``postBuild`` rewrites ``book/`` in place (``python -m lesson_lib.chapters.notebook --out DIR`` or
+``--in-place``).
 """
 
 from __future__ import annotations
@@ -159,7 +158,6 @@ def fill_glue(text: str, numbers: Mapping[str, str], page: str, live: str | None
     Returns
     -------
     str
-        The text with every placeholder filled.
 
     Raises
     ------
@@ -239,7 +237,6 @@ def without_glue_call(source: str) -> str:
     Parameters
     ----------
     source : str
-        A code cell's source.
 
     Returns
     -------
@@ -316,7 +313,6 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
     Returns
     -------
     list of pathlib.Path
-        The pages written.
     """
     book, out = root / "book", dest / "book"
     targets, toc = _book_targets(book), _toc_chapters(root)

@@ -98,8 +98,7 @@ def budget_table(fits: Sequence[DegreeFit] | None = None, caption: str | None = 
     Parameters
     ----------
     fits : sequence of DegreeFit, optional
-        Default :func:`lesson_lib.model.sizing.fits_by_degree`: the specimen at
-        full context on TP = 1, 2, 4.
+        Default :func:`~lesson_lib.model.sizing.fits_by_degree`: specimen, full context, TP 1, 2, 4.
     caption : str, optional
 
     Returns

@@ -19,10 +19,9 @@ from PIL import Image
 from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.specs import Fabric
 
-#: Okabe-Ito palette, distinguishable with the common colour-vision
-#: deficiencies (Okabe and Ito, "Color Universal Design", 2008), with four
-#: dark colours of Paul Tol's colour-blind-safe "muted" scheme
-#: (https://personal.sron.nl/~pault/) for meanings the eight cannot cover.
+#: Okabe-Ito palette, distinguishable with the common colour-vision deficiencies (Okabe and Ito,
+#: "Color Universal Design", 2008), with four dark colours of Paul Tol's colour-blind-safe "muted"
+#: scheme (https://personal.sron.nl/~pault/) for meanings the eight cannot cover.
 PALETTE: dict[str, str] = {
     "orange": "#E69F00",
     "sky": "#56B4E9",
@@ -57,11 +56,10 @@ class Meaning:
     means: str
 
 
-#: The book's legend of colours. A colour stands for one idea in every figure
-#: and explorer. Names that share a colour are one idea (:data:`SAME_IDEA`);
-#: the ring all-reduce's halves take its colour with other line styles. What
-#: has no meaning of its own (GPU counts, pipeline stages) is drawn in
-#: :data:`NEUTRALS`, with markers or labels.
+#: The book's legend of colours. A colour stands for one idea in every figure and explorer. Names
+#: that share a colour are one idea (:data:`SAME_IDEA`); the ring all-reduce's halves take its
+#: colour with other line styles. What has no meaning of its own (GPU counts, pipeline stages) is
+#: drawn in :data:`NEUTRALS`, with markers or labels.
 MEANINGS: dict[str, Meaning] = {
     "compute": Meaning(PALETTE["blue"], "the GPU's own work: reading the weights from HBM"),
     "weights": Meaning(PALETTE["blue"], "the weights, which each step's compute reads"),
@@ -100,23 +98,20 @@ INK: str = PALETTE["black"]
 NODE_FILL: str = "#F4F4F4"
 
 
-#: Width a figure's image can take on the built site, CSS px, at a 1280 px
-#: viewport: the article's 688 px text column less the figure's 8 px padding
-#: each side (measured in Debian's Chromium on ``_build/html``; the browser
-#: test ``tests/browser/test_browser_figure_text.py`` checks it still holds).
-#: A figure wider than this is scaled down to it.
+#: Width a figure's image can take on the built site, CSS px, at a 1280 px viewport: the article's
+#: 688 px text column less the figure's 8 px padding each side (measured in Debian's Chromium on
+#: ``_build/html``; the browser test ``tests/browser/test_browser_figure_text.py`` checks it still
+#: holds). A figure wider than this is scaled down to it.
 COLUMN_PX: float = 672.0
 
-#: The smallest body text of the built site in CSS px, that of table cells
-#: (0.85rem of 16 px in ``tools/site/tables.css``; paragraphs are 16 px),
-#: measured in the same browser and checked by the same test. No text in a
-#: figure should be shown smaller than this.
+#: The smallest body text of the built site in CSS px, that of table cells (0.85rem of 16 px in
+#: ``tools/site/tables.css``; paragraphs are 16 px), measured in the same browser and checked by the
+#: same test. No text in a figure should be shown smaller than this.
 TEXT_FLOOR_PX: float = 13.6
 
-#: Width a figure's image takes on a 390 px phone in CSS px, the article
-#: column less its padding and the figure's (measured in Debian's Chromium
-#: on ``_build/html`` at a 390 x 900 viewport). Every figure is scaled down
-#: to it there.
+#: Width a figure's image takes on a 390 px phone in CSS px, the article column less its padding and
+#: the figure's (measured in Debian's Chromium on ``_build/html`` at a 390 x 900 viewport). Every
+#: figure is scaled down to it there.
 PHONE_COLUMN_PX: float = 342.0
 
 #: The smallest figure text the book shows on a phone, CSS px. A goal of
@@ -124,10 +119,9 @@ PHONE_COLUMN_PX: float = 342.0
 #: (a phone is held nearer than a screen), not a published standard.
 PHONE_TEXT_FLOOR_PX: float = 9.0
 
-#: Default width of a figure, inches. With 10 pt text, the smallest the
-#: figures use, a figure stays readable on a phone up to a natural width of
-#: 10 x 100 / 72 x 342 / 9 = 528 px; 5.1 in at 100 dpi is 510 px, some 520 px
-#: with the tight box's margins (on a desktop, its text at 13.9 px).
+#: Default width of a figure, inches. With 10 pt text, the smallest the figures use, a figure stays
+#: readable on a phone up to a natural width of 10 x 100 / 72 x 342 / 9 = 528 px; 5.1 in at 100 dpi
+#: is 510 px, some 520 px with the tight box's margins (on a desktop, its text at 13.9 px).
 FIGURE_WIDTH_IN: float = 5.1
 
 #: Resolution of the book's PNGs in dots per inch. IPython renders a figure
@@ -293,9 +287,8 @@ def draw_key(
 ) -> list[Text]:
     """A legend laid out by arithmetic instead of measuring its texts.
 
-    It looks like ``fig.legend(handles=...)``, but each entry's place comes
-    from the font size and the number of characters, so a figure with fixed
-    margins knows the key's size before it is drawn.
+    Like ``fig.legend(handles=...)``, but each entry's place comes from the font size and the number
+    of characters, so a figure with fixed margins knows the key's size before it is drawn.
 
     Parameters
     ----------

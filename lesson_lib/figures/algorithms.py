@@ -64,8 +64,7 @@ def time_by_size_figure() -> Figure:
     tie = tie_payload(fabric, n, "one_shot", "two_shot")
     vllm = next(limit for most, limit in VLLM_ONE_STAGE_LIMITS if n <= most)
     decode = MODEL.hidden_vector_bytes
-    # Each mark is named beside its line, at the top, where no curve runs;
-    # the key of the curves sits under the axes.
+    # Marks named beside their lines at the top, where no curve runs; the curves' key under axes.
     marks = (
         (decode, ROLE_COLORS["decode"], ":", "decode: one hidden vector", "left"),
         (tie, NEUTRALS[3], "--", "model: one-shot = two-shot", "right"),

@@ -33,10 +33,9 @@ def draw_holdings(
 ) -> None:
     """Draw the rank x chunk matrix of who holds what after ``step`` steps.
 
-    A cell, one rank's copy of one chunk, is coloured by how many ranks'
-    contributions it holds and outlined when it arrived in this step; up to
-    five ranks it lists them (``0+3``) and its sender (``\u2190r3``), past
-    five it shows a count (``3/8``).
+    A cell, one rank's copy of one chunk, is coloured by how many ranks' contributions it holds and
+    outlined when it arrived in this step; up to five ranks it lists them (``0+3``) and its sender
+    (``\u2190r3``), past five it shows a count (``3/8``).
 
     Parameters
     ----------
@@ -102,9 +101,8 @@ def _holdings_legend_handles(n: int) -> list[Patch]:
 def ring_schedule_figure(n: int = 4) -> Figure:
     """Every state of a ring all-reduce over ``n`` ranks, one :func:`draw_holdings` panel per step.
 
-    The vector summed is the specimen's hidden vector. Left column: the start and
-    the reduce-scatter steps; right: the all-gather steps and the legend.
-    ``fig.axes[step]`` is that step's panel.
+    The vector summed is the specimen's hidden vector. Left column: the start and the reduce-scatter
+    steps; right: the all-gather steps and the legend. ``fig.axes[step]`` is that step's panel.
 
     Parameters
     ----------

@@ -47,16 +47,14 @@ _CLASS_COLORS = dict(
 #: stop at 8 GPUs, one NVLink node, and past a node the ring leaves NVLink.
 PER_HOP_MAX_N: int = 8
 
-#: The one measurement series the per-hop ring is fitted to, NCCL forced to a
-#: one-channel ring (nccl-tests issue 123). Every other record ran other
-#: settings (the default algorithm, CUDA graphs, tuned kernels) and is drawn
-#: hollow, not as a point of the same trend.
+#: The one measurement series the per-hop ring is fitted to, NCCL forced to a one-channel ring
+#: (nccl-tests issue 123). Every other record ran other settings (the default algorithm, CUDA
+#: graphs, tuned kernels) and is drawn hollow, not as a point of the same trend.
 PER_HOP_FIT_SOURCE: str = "https://github.com/NVIDIA/nccl-tests/issues/123"
 
 
 def _fabric_color(fabric: Fabric, index: int) -> str:
-    # The per-hop ring is the fast fabric with another latency model: the
-    # fast fabric's colour, drawn dashed where it is used.
+    # The per-hop ring is the fast fabric with another latency model: its colour, drawn dashed.
     return ROLE_COLORS["fast"] if fabric == FAST_RING else fabric_color(fabric, index)
 
 
@@ -72,7 +70,6 @@ def breakdown_figure(
     include_bandwidth : bool, default True
         Add the wire-bytes term (:func:`lesson_lib.model.latency.decode_lines`).
     title : str or None
-        Axes title.
 
     Returns
     -------

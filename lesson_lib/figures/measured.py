@@ -32,9 +32,8 @@ def measured_latency_figure() -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One axes, a row per system (NVLink-class above PCIe-class), latency in
-        microseconds on a log axis; dashed lines at the lesson's fast and slow
-        latencies.
+        One axes, a row per system (NVLink-class above PCIe-class), latency in microseconds on a log
+        axis; dashed lines at the lesson's fast and slow latencies.
     """
     order = sorted(systems(), key=lambda s: (link_class(s) != "NVLink-class", s), reverse=True)
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8)

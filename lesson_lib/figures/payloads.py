@@ -20,8 +20,7 @@ def payload_vs_bandwidth_figure() -> Figure:
     """Dots on a log scale: the specimen's decode wire traffic per rank beside fabric bandwidths.
 
     Traffic on 2 and 4 GPUs at the lesson's 50 tokens/s; the fabrics of
-    :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`, those labelled
-    ``"illustrative"`` drawn hollow.
+    :data:`lesson_lib.model.payloads.FABRIC_BANDWIDTHS`, those labelled ``"illustrative"`` hollow.
 
     Returns
     -------

@@ -1,10 +1,9 @@
 """The lab's command line: ``python -m lesson_lib.lab <command> ...``.
 
-``run`` measures (``lesson_lib.lab.main("run -n 2 --out results.json")`` in a
-notebook cell): outside MPI it starts ``mpiexec`` itself, with a timeout and
-clean-up; under ``mpiexec`` it is one rank of the sweep. ``show`` prints a
-results file's table and fit, ``nccl`` imports nccl-tests output, ``pingpong``
-runs MPI's latency probe. Exit statuses: :data:`EXIT_MEANINGS`.
+``run`` measures (``lesson_lib.lab.main("run -n 2 --out results.json")`` in a notebook cell):
+outside MPI it starts ``mpiexec`` itself, with a timeout and clean-up; under ``mpiexec`` it is one
+rank of the sweep. ``show`` prints a results file's table and fit, ``nccl`` imports nccl-tests
+output, ``pingpong`` runs MPI's latency probe. Exit statuses: :data:`EXIT_MEANINGS`.
 """
 
 from __future__ import annotations
@@ -424,8 +423,8 @@ def main(
     Parameters
     ----------
     argv : sequence of str or str, optional
-        The arguments after ``python -m lesson_lib.lab``, as a list or as one
-        string (``"run -n 2 --out results.json"``); defaults to ``sys.argv[1:]``.
+        The arguments after ``python -m lesson_lib.lab``, a list or one string (``"run -n 2 --out
+        results.json"``); default ``sys.argv[1:]``.
     stdout, stderr : text stream, optional
         Where results and progress go; default ``sys.stdout`` / ``sys.stderr``.
 

@@ -1,10 +1,9 @@
 """Start an MPI job safely: find ``mpiexec``, enforce a timeout, leave nothing behind.
 
-MPICH's Hydra starts each rank in its own session, so every process of a job
-carries ``LESSON_LAB_JOB=<tag>`` and any still holding it afterwards is stopped.
-``/dev/shm/mpich_shm_*`` segments that appeared during the job and that no live
-process maps are removed. The timeout is enforced here (Hydra's
-``MPIEXEC_TIMEOUT`` is a later backstop). Nothing here imports :mod:`mpi4py`.
+MPICH's Hydra starts each rank in its own session, so every process of a job carries
+``LESSON_LAB_JOB=<tag>`` and any still holding it afterwards is stopped. ``/dev/shm/mpich_shm_*``
+segments that appeared during the job and that no live process maps are removed. The timeout is
+enforced here (Hydra's ``MPIEXEC_TIMEOUT`` is a later backstop). Nothing here imports :mod:`mpi4py`.
 """
 
 from __future__ import annotations
@@ -32,9 +31,8 @@ MPIEXEC_ENV = "LESSON_LAB_MPIEXEC"
 #: Where MPICH keeps its shared-memory segments on Linux.
 SHM_DIR = Path("/dev/shm")
 SHM_PATTERN = "mpich_shm_*"
-#: Seconds an unmapped segment must stay unmapped before it counts as stale:
-#: another job maps a segment right after creating it (MPICH's
-#: ``src/mpl/src/shm/mpl_shm_mmap.c``: create, size, then map).
+#: Seconds an unmapped segment must stay unmapped before it counts as stale: another job maps a
+#: segment right after creating it (MPICH's ``src/mpl/src/shm/mpl_shm_mmap.c``: create, size, map).
 SHM_SETTLE_S = 1.0
 
 
@@ -186,7 +184,6 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
     Parameters
     ----------
     tag : str
-        The job's tag.
     grace_s : float, default 2.0
         Seconds to wait between the two signals.
 
@@ -271,8 +268,7 @@ def run_mpiexec(
     hostfile : str, optional
         Hydra host file (``host`` or ``host:slots`` per line), passed as ``-f``.
     mpiexec : str, optional
-        The ``mpiexec`` to use; default ``$LESSON_LAB_MPIEXEC``, the one beside
-        Python, or the one on ``PATH``.
+        Default ``$LESSON_LAB_MPIEXEC``, else the one beside Python, else the one on ``PATH``.
     relay : text stream, optional
         Where to copy the job's output as it arrives (e.g. ``sys.stderr``).
     tag : str, optional

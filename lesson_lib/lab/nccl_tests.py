@@ -166,21 +166,18 @@ def parse_all_reduce_perf(
 ) -> Measurement:
     """Parse ``all_reduce_perf`` output into a :class:`~lesson_lib.lab.records.Measurement`.
 
-    Columns are read from the header line (with or without ``redop``,
-    ``root`` or the leading ``#``, log lines mixed in), else guessed from
-    the number of values on a line.
+    Columns are read from the header line (with or without ``redop``, ``root`` or the leading ``#``,
+    log lines mixed in), else guessed from the number of values on a line.
 
     Parameters
     ----------
     text : str
     ranks : int, optional
-        GPUs in the all-reduce; default counted from the ``Rank`` lines, or
-        inferred from busbw / algbw = 2(N-1)/N.
+        GPUs; default the ``Rank`` lines' count, or inferred from busbw / algbw = 2(N-1)/N.
     in_place : bool, default False
         Use the in-place times instead of the out-of-place ones.
     strict : bool, default True
-        False: malformed data lines are skipped, their numbers kept in
-        ``measurement.config["skipped_lines"]``.
+        False: malformed data lines are skipped, their numbers in ``config["skipped_lines"]``.
 
     Returns
     -------

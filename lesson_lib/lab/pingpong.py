@@ -1,8 +1,7 @@
 """MPI's own probe, ``python -m mpi4py.bench pingpong``, as a sanity check of the fit.
 
-mpi4py reports half a round trip between ranks 0 and 1 (seconds) for sizes
-1 B, 2 B, 4 B, ...; a fitted 2-rank ``alpha`` should be about 1-3x this
-latency. Output parsed (mpi4py 4.x)::
+mpi4py reports half a round trip between ranks 0 and 1 (seconds) for sizes 1 B, 2 B, 4 B, ...; a
+fitted 2-rank ``alpha`` should be about 1-3x this latency. Output parsed (mpi4py 4.x)::
 
     # MPI PingPong Test
     # Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples
@@ -182,7 +181,6 @@ def run_pingpong(
     timeout : float, default 60
         Seconds before the job is stopped.
     mpiexec : str, optional
-        The ``mpiexec`` to use.
     relay : text stream, optional
         Where to copy the probe's output as it runs.
 

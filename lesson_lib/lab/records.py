@@ -1,10 +1,9 @@
 """Results files: write them atomically, read them back with clear errors.
 
-One JSON file holds one measurement (an MPI sweep or imported nccl-tests
-output): ``{"format": "lesson_lib.lab/1", "source": ..., "ranks": ...,
-"records": [{"bytes": 8, "median_s": ..., "algbw": ..., ...}, ...]}``, times in
-seconds, bandwidths in bytes/second. :func:`read_results` turns a bad file into
-a :class:`ResultsError` that says what is wrong and what to do.
+One JSON file holds one measurement (an MPI sweep or imported nccl-tests output): ``{"format":
+"lesson_lib.lab/1", "source": ..., "ranks": ..., "records": [{"bytes": 8, "median_s": ...,
+"algbw": ..., ...}, ...]}``, times in seconds, bandwidths in bytes/second. :func:`read_results`
+turns a bad file into a :class:`ResultsError` that says what is wrong and what to do.
 """
 
 from __future__ import annotations
@@ -45,9 +44,8 @@ MAX_BYTES = float(2**50)
 MAX_RANKS = 100_000
 #: Largest file the lab reads, bytes.
 MAX_FILE_BYTES = 64 * 2**20
-#: Shortest time a record may hold, in seconds (one picosecond). No collective is
-#: faster, and a smaller (denormal, or zero after rounding) time would make its
-#: bandwidth infinite or divide by zero.
+#: Shortest time a record may hold, in seconds (one picosecond). No collective is faster, and a
+#: smaller (denormal, or zero after rounding) time would make its bandwidth infinite or divide by 0.
 MIN_SECONDS = 1e-12
 
 
@@ -145,7 +143,6 @@ def write_json(path: str | os.PathLike, data: dict) -> Path:
     Returns
     -------
     pathlib.Path
-        The path written.
 
     Raises
     ------

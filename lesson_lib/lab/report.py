@@ -207,12 +207,10 @@ def lab_numbers(
 
     Parameters
     ----------
-    run2 : LabRun
-        The 2-rank sweep.
+    run2, run4 : LabRun
+        The 2-rank sweep and (optional) the 4-rank one.
     pingpong_latency : float
         One-way latency from ``mpi4py.bench pingpong``, seconds.
-    run4 : LabRun, optional
-        The 4-rank sweep.
     model, accel : optional
         The lesson's model and GPU, on "your machine as the interconnect".
 

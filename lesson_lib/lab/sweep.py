@@ -1,10 +1,9 @@
 """The all-reduce benchmark that runs on every rank of an MPI job.
 
-For each size: warm up; agree (by a reduction) on how many calls one timed
-batch of about ``batch_time`` seconds holds; time ``reps`` batches after
-barriers, each as its slowest rank; keep the median and 10th / 90th
-percentiles, in seconds. Rank 0 checks the time budget before each size.
-:mod:`mpi4py` is imported only inside :func:`run_rank`.
+For each size: warm up; agree (by a reduction) on how many calls one timed batch of about
+``batch_time`` seconds holds; time ``reps`` batches after barriers, each as its slowest rank; keep
+the median and 10th / 90th percentiles, in seconds. Rank 0 checks the time budget before each
+size. :mod:`mpi4py` is imported only inside :func:`run_rank`.
 """
 
 from __future__ import annotations
@@ -69,8 +68,7 @@ class SweepConfig:
     quiet : bool, default False
         True: no progress lines.
     fail : str, optional
-        ``"exit"``, ``"raise"`` or ``"hang"``: the last rank fails that way
-        after the first size (for tests and demonstrations).
+        ``"exit"``, ``"raise"`` or ``"hang"``: the last rank fails so after the first size (tests).
     """
 
     min_bytes: int = 8
@@ -275,9 +273,8 @@ def _time_size(
 
     for _ in range(config.warmup):
         allreduce(send, recv)
-    # Iterations per batch: grow until a batch lasts >= half the target. A
-    # long batch is timed twice (keeping the shorter), so one preemption of a
-    # busy machine cannot make a small message look huge.
+    # Iterations per batch: grow until a batch lasts >= half the target. A long batch is timed
+    # twice (keeping the shorter), so one preemption of a busy machine cannot make it look huge.
     iterations = 1
     while True:
         elapsed = batch(iterations)
@@ -322,7 +319,6 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
     Parameters
     ----------
     config : SweepConfig
-        Settings (the same on every rank).
     stream : text stream, optional
         Progress output of rank 0; defaults to ``sys.stderr``.
 
