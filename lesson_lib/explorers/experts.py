@@ -48,7 +48,14 @@ CONTROLS: tuple[Control, ...] = (
     Control("fabric", "fabric", tuple(FABRICS), "fast", FABRIC_LABELS),
     Control("card", "card", tuple(CARDS), "h200", CARD_LABELS),
     Control("batch", "batch (sequences)", BATCH_VALUES, 1),
-    Control("context", "context (tokens a sequence)", CONTEXT_VALUES, CONTEXT, input="radio"),
+    Control(
+        "context",
+        "context (tokens a sequence)",
+        CONTEXT_VALUES,
+        CONTEXT,
+        tuple(format_count(c) for c in CONTEXT_VALUES),
+        input="radio",
+    ),
 )
 
 MESSAGE = Template(
