@@ -149,9 +149,8 @@ def measured_table(
     Returns
     -------
     tuple of (str, numpy.ndarray, numpy.ndarray)
-        The runtime, the sizes in bytes (ascending) and the latencies in
-        seconds; an unknown system, or no matching table, is a ValueError
-        naming what exists.
+        The runtime, the sizes in bytes (ascending) and the latencies in seconds; an unknown system,
+        or no matching table, is a ValueError naming what exists.
     """
     _require_system(system)
     rows = list(_tables().get((system, gpus, kernel, op), ()))

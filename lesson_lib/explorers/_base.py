@@ -271,18 +271,16 @@ class Explorer:
     detail_numeric : sequence of str
         Columns of ``details`` the chart reads as numbers.
     compact_text : bool, default False
-        Ship each text column as indices into a list of its distinct values,
-        decoded by the spec's first transform: a fraction of the weight for
-        thousands of states repeating a few words.
+        Ship each text column as indices into a list of its distinct values, decoded by the spec's
+        first transform: a fraction of the weight for thousands of states repeating a few words.
     params : sequence of dict
         Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     narrow : dict, optional
-        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a
-        phone (without it the chart is scaled down whole): ``params``, those
-        ``params``' values there; ``views``, named views' ``width`` and
-        ``height`` there; ``asText``, views shown as wrapped text under the
-        controls instead (``{"view": name, "text": field, "join": field}``,
-        lines with one ``join`` value making one paragraph).
+        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (without it the
+        chart is scaled down whole): ``params``, those ``params``' values there; ``views``, named
+        views' ``width`` and ``height`` there; ``asText``, views shown as wrapped text under the
+        controls instead (``{"view": name, "text": field, "join": field}``, lines with one ``join``
+        value making one paragraph).
     """
 
     title: str

@@ -1,8 +1,7 @@
 """Vega-Lite pieces the explorers' charts share: layers, lookups, scales, legends.
 
-Also the stacked time bars of the latency and experts explorers: each state
-row carries one column per term (milliseconds), folded into stacked segments
-coloured by role, each bar's label above it.
+Also the stacked time bars of the latency and experts explorers: each state row carries one column
+per term (milliseconds), folded into stacked segments coloured by role, each bar's label above it.
 """
 
 from __future__ import annotations
@@ -83,8 +82,7 @@ def nominal_scale(
     Parameters
     ----------
     field, domain, colors, legend
-        The column, the scale's domain and range in the same order, and the
-        legend (None: none).
+        The column, the scale's domain and range in the same order, and the legend (None: none).
 
     Returns
     -------

@@ -1,9 +1,8 @@
 """The cluster explorer: a model, GPUs per node, nodes, TP, PP and EP, checked and priced.
 
-Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on
-the specimen or Qwen3-235B-A22B (placed by EP, TP 1, PP 1), the lesson's card
-and fabrics. A layout that cannot exist lists its problems in
-``plan_cluster``'s words and is not priced. The chart draws what
+Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on the specimen or
+Qwen3-235B-A22B (placed by EP, TP 1, PP 1), the lesson's card and fabrics. A layout that cannot
+exist lists its problems in ``plan_cluster``'s words and is not priced. The chart draws what
 :func:`lesson_lib.figures.cluster.layout_figure` draws.
 """
 
@@ -40,9 +39,8 @@ MODEL_LABELS: tuple[str, ...] = (
     f"{MODELS['qwen3_235b'].name}, MoE of {MODELS['qwen3_235b'].num_experts} experts",
 )
 
-# GPUs per node, nodes and PP offered are the sizes the diagram draws: the
-# candidate layouts' sizes, up to 8 GPUs per node and 4 nodes, with PP 3 to show
-# why some cuts are refused.
+# GPUs per node, nodes and PP offered are the sizes the diagram draws: the candidate layouts' sizes,
+# up to 8 GPUs per node and 4 nodes, with PP 3 to show why some cuts are refused.
 #: Degrees of the group that splits each layer, TP for the dense model, EP for
 #: the MoE: for the MoE 2 and 4 are too few GPUs for its weights, 3 does not
 #: divide its experts, 8 fills one node of eight, 16 and 32 cross the network.

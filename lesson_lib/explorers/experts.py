@@ -1,10 +1,9 @@
 """The experts explorer: an MoE preset under TP or EP, the degree, the fabric, the card, the batch.
 
-Every number comes from :func:`lesson_lib.model.moe.moe_decode_step`: the
-chart draws the chosen layout's time per token beside the other layout's on
-the same GPUs, so TP and EP can be compared at every setting. At its defaults
-it is the chapter's example: DeepSeek-V3 under EP 8 on one node of H200-class
-cards, one sequence, FP8 dispatch.
+Every number comes from :func:`lesson_lib.model.moe.moe_decode_step`: the chart draws the chosen
+layout's time per token beside the other layout's on the same GPUs, so TP and EP can be compared at
+every setting. At its defaults it is the chapter's example: DeepSeek-V3 under EP 8 on one node of
+H200-class cards, one sequence, FP8 dispatch.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The decode explorer: the model, the wire, the card, N, the batch, the context and the all-reduce.
 
-A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`,
-a mixture of experts' from :func:`lesson_lib.model.moe.moe_decode_step` under TP
-(no context or all-reduce choice); a model that does not fit is not priced. At
-its defaults it is the lesson's arithmetic.
+A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`, a mixture of
+experts' from :func:`lesson_lib.model.moe.moe_decode_step` under TP (no context or all-reduce
+choice); a model that does not fit is not priced. At its defaults it is the lesson's arithmetic.
 """
 
 from __future__ import annotations

@@ -30,16 +30,14 @@ _KINDS = (
 def printable(value: object, limit: int = 200) -> str:
     """``value`` as one line of plain text: control characters escaped, at most ``limit`` long.
 
-    Every character Python does not count as printable (``str.isprintable``:
-    control characters, line and paragraph separators, format characters such
-    as zero-width spaces and bidirectional overrides, spaces other than
-    U+0020) is written as an escape (``\\n``, ``\\x1b``, ``\\u202e``).
+    Every character Python does not count as printable (``str.isprintable``: control characters,
+    line and paragraph separators, format characters such as zero-width spaces and bidirectional
+    overrides, spaces other than U+0020) is written as an escape (``\\n``, ``\\x1b``, ``\\u202e``).
 
     Parameters
     ----------
     value : object
-        A string; anything else is described by its type, never converted
-        with its own ``__str__``.
+        A string; anything else is described by its type, never converted with its own ``__str__``.
     limit : int, default 200
         Characters kept at most; a longer text is cut there and ``...`` added.
 
@@ -90,8 +88,7 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
     Returns
     -------
     pathlib.Path
-        The path; a symbolic link, a folder, a FIFO, a device or a socket is a
-        ValueError.
+        The path; a symbolic link, a folder, a FIFO, a device or a socket is a ValueError.
     """
     p = Path(path)
     try:

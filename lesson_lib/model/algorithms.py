@@ -136,8 +136,7 @@ def tie_payload(fabric: Fabric, n: int, first: str, second: str) -> float:
     Returns
     -------
     float
-        Payload bytes (>= 0): 505 KiB for one-shot against two-shot on 4 GPUs
-        of ``FAST_RING``.
+        Payload bytes (>= 0): 505 KiB for one-shot against two-shot on 4 GPUs of ``FAST_RING``.
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     extra = allreduce_factor(n, first) - allreduce_factor(n, second)

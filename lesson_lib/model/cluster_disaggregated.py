@@ -87,9 +87,8 @@ def plan_disaggregated(
     prefill_tp, decode_tp : int, default 4
         Tensor-parallel degrees of the instances, from 1 to 4096.
     placement : str, default "rail"
-        A key of :data:`PLACEMENTS`: ``"one node"`` hands over on ``intra``,
-        ``"rail"`` on ``inter`` with a NIC per GPU, ``"shared port"`` on
-        ``shared``, one port per node.
+        A key of :data:`PLACEMENTS`: ``"one node"`` hands over on ``intra``, ``"rail"`` on ``inter``
+        with a NIC per GPU, ``"shared port"`` on ``shared``, one port per node.
     prompt_tokens : int, default PROMPT_TOKENS
         The request's prompt, from 1 to ``model.max_context``.
     intra, inter, shared : Fabric

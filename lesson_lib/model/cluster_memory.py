@@ -24,17 +24,15 @@ def stage_memory(
     model, accel : ModelSpec, Accelerator
         A dense model and one card.
     tp, pp : int
-        Tensor- and pipeline-parallel degrees; more stages than layers count as
-        one per layer.
+        Tensor- and pipeline-parallel degrees; more stages than layers count as one per layer.
     context_tokens : int
         Length of each sequence.
 
     Returns
     -------
     tuple of (float, int, float)
-        Weight bytes on the busiest GPU; sequences of ``context_tokens`` that
-        fit on every stage; the largest stage's layers over an even share
-        (1 when ``pp`` divides the layers).
+        Weight bytes on the busiest GPU; sequences of ``context_tokens`` that fit on every stage;
+        the largest stage's layers over an even share (1 when ``pp`` divides the layers).
     """
     pp = min(pp, model.num_layers)
     weights, fits = 0.0, []
@@ -73,8 +71,7 @@ def memory_problems(
     Returns
     -------
     tuple of (int, list of str)
-        The batch, and the problems: weights larger than the card, a batch
-        larger than what fits.
+        The batch, and the problems: weights larger than the card, a batch larger than what fits.
     """
     problems = []
     if weights > accel.memory_bytes:

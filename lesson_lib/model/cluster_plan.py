@@ -88,9 +88,8 @@ class ClusterPlan:
     batch : int
         Sequences each replica decodes together (0 when none fits).
     batched_step : StepBreakdown or MoEStep or None
-        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``,
-        KV reads included; under EP the whole batch, weights only) through all
-        layers; None when ``batch`` is 0.
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``, KV reads included;
+        under EP the whole batch, weights only) through all layers; None when ``batch`` is 0.
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float

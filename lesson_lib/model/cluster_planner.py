@@ -1,9 +1,8 @@
 """Designing the cluster: place TP, PP and DP on the wires and price the layout.
 
-GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
-order) and filled into nodes in order, so a TP group stays inside a node
-whenever its degree divides the GPUs per node. Throughput is batched: a
-replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
+GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp`` order) and filled into
+nodes in order, so a TP group stays inside a node whenever its degree divides the GPUs per node.
+Throughput is batched: a replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
 micro-batches in flight; bubbles and uneven stages are not modelled. SI units.
 """
 

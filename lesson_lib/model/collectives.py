@@ -1,10 +1,9 @@
 """The cost of a collective: bytes on the wire and time (alpha-beta), bytes and seconds.
 
-The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in ``2 (n -
-1)`` steps (nccl-tests' bus-bandwidth factor); one-shot ``n - 1`` payloads in
-one step, two-shot the ring's bytes in two. A fabric's ``latency`` is paid once
-per collective, its ``hop_latency`` once per step. :data:`COLLECTIVES` holds
-each collective and its algorithms (:data:`ALGORITHMS`, the all-reduce's).
+The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in ``2 (n - 1)`` steps
+(nccl-tests' bus-bandwidth factor); one-shot ``n - 1`` payloads in one step, two-shot the ring's
+bytes in two. A fabric's ``latency`` is paid once per collective, its ``hop_latency`` once per step.
+:data:`COLLECTIVES` holds each collective and its algorithms (:data:`ALGORITHMS`, the all-reduce's).
 """
 
 from __future__ import annotations
@@ -93,12 +92,11 @@ _ALL_REDUCE = (
     ),
 )
 
-#: The collectives the model prices, by name. The byte factors are the ones
-#: nccl-tests uses to turn algorithm bandwidth into bus bandwidth
-#: (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter,
-#: all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather
-#: are the ring's two halves, n - 1 steps each; the all-to-all sends to every
-#: peer at once, as NCCL groups one send and one receive per peer.
+#: The collectives the model prices, by name. The byte factors are the ones nccl-tests uses to turn
+#: algorithm bandwidth into bus bandwidth (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for
+#: reduce-scatter, all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather are the
+#: ring's two halves, n - 1 steps each; the all-to-all sends to every peer at once, as NCCL groups
+#: one send and one receive per peer.
 COLLECTIVES: dict[str, Collective] = {
     c.name: c
     for c in (
@@ -430,7 +428,6 @@ def alltoall_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
     Returns
     -------
     float
-        Seconds: one latency, one hop, and ``(n-1)/n`` of the payload at the
-        fabric's bandwidth.
+        Seconds: one latency, one hop, and ``(n-1)/n`` of the payload at the fabric's bandwidth.
     """
     return collective_time("all_to_all", payload_bytes, n, fabric)

@@ -79,9 +79,8 @@ class RingAttentionStep:
     send_s : float
         Latency + block bytes / bandwidth, seconds.
     compute_s : float
-        The attention of the chunk's queries against one received block,
-        seconds: half of the chunk x chunk pairs, as a causal mask leaves
-        them with the chunks balanced across the ring.
+        The attention of the chunk's queries against one received block, seconds: half of the chunk
+        x chunk pairs, as a causal mask leaves them with the chunks balanced across the ring.
     """
 
     chunk_tokens: int
@@ -125,9 +124,8 @@ def ring_attention_step(
     cp : int
         Context-parallel degree (GPUs on the ring), from 2 to 4096.
     tp : int, default 1
-        Tensor-parallel degree inside each ring position, from 1 to 4096:
-        each GPU holds and sends its share of the KV heads and computes its
-        share of the query heads.
+        Tensor-parallel degree inside each ring position, from 1 to 4096: each GPU holds and sends
+        its share of the KV heads and computes its share of the query heads.
 
     Returns
     -------
@@ -155,10 +153,9 @@ def ring_attention_min_chunk(
 ) -> float:
     """Tokens per GPU at which a ring-attention step's send takes as long as its attention.
 
-    The send grows with the chunk ``c`` (``alpha + c b / B``), the attention
-    with its square (``k c^2``), so a chunk longer than the root of
-    ``k c^2 = alpha + c b / B`` hides the ring: about ``b F / (B * 2 h d)``
-    tokens without latency (``b`` the block's bytes per token, ``F`` the
+    The send grows with the chunk ``c`` (``alpha + c b / B``), the attention with its square
+    (``k c^2``), so a chunk longer than the root of ``k c^2 = alpha + c b / B`` hides the ring:
+    about ``b F / (B * 2 h d)`` tokens without latency (``b`` the block's bytes per token, ``F`` the
     peak, ``h`` the query heads and ``d`` the head dimension per GPU).
 
     Parameters
@@ -242,9 +239,8 @@ def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp
     Returns
     -------
     float
-        ``kv_bytes x kv_share(tp) / dcp + state_bytes x state_share(tp)``:
-        at TP 8 on the specimen's full context 4 GiB of KV per GPU without
-        DCP, 2 GiB with DCP 2.
+        ``kv_bytes x kv_share(tp) / dcp + state_bytes x state_share(tp)``: at TP 8 on the specimen's
+        full context 4 GiB of KV per GPU without DCP, 2 GiB with DCP 2.
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("context", context, maximum=model.max_context)

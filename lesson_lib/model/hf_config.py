@@ -1,12 +1,11 @@
 """Any model from its Hugging Face ``config.json``: the fields the lesson needs, counted.
 
-The parameter count is worked out from the shape, matrix by matrix: embedding
-and (unless tied) LM head; every sequence mixer's projections (grouped-query
-attention, DeepSeek's multi-head latent attention or Gated DeltaNet); every
-gated FFN, dense or MoE (routed and shared experts, router); the RMSNorm vectors.
-Left out, each below a thousandth of any preset's count: biases, per-head
-query/key norms, routing bias terms. Not counted: a multimodal config's vision
-tower (only ``text_config`` is read) and MTP layers (``ModelSpec.mtp_layers``).
+The parameter count is worked out from the shape, matrix by matrix: embedding and (unless tied) LM
+head; every sequence mixer's projections (grouped-query attention, DeepSeek's multi-head latent
+attention or Gated DeltaNet); every gated FFN, dense or MoE (routed and shared experts, router); the
+RMSNorm vectors. Left out, each below a thousandth of any preset's count: biases, per-head query/key
+norms, routing bias terms. Not counted: a multimodal config's vision tower (only ``text_config`` is
+read) and MTP layers (``ModelSpec.mtp_layers``).
 """
 
 from __future__ import annotations
@@ -328,10 +327,9 @@ def model_fields(
     Returns
     -------
     dict
-        Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP
-        layers left out, see ``mtp_layers``). A missing, malformed or
-        unsupported field is a ValueError naming it. Mixtral-8x7B: 46.7 billion
-        parameters, 12.9 billion active, 64 all-to-alls per token.
+        Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP layers left out, see
+        ``mtp_layers``). A missing, malformed or unsupported field is a ValueError naming it.
+        Mixtral-8x7B: 46.7 billion parameters, 12.9 billion active, 64 all-to-alls per token.
     """
     raw = _load_config(config)
     c = _text_config(raw)

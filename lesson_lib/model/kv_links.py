@@ -102,10 +102,9 @@ def link_handoff(
 def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) -> float:
     """Seconds a colocated prefill adds to each decoded token, on average.
 
-    In steady state a batch of ``batch`` sequences of ``output_tokens`` tokens
-    each finishes and admits ``batch / output_tokens`` requests per step, and
-    each admitted prefill stalls the whole batch for ``prefill_s``: on average
-    each token waits ``batch x prefill_s / output_tokens`` more.
+    In steady state a batch of ``batch`` sequences of ``output_tokens`` tokens each finishes and
+    admits ``batch / output_tokens`` requests per step, and each admitted prefill stalls the whole
+    batch for ``prefill_s``: on average each token waits ``batch x prefill_s / output_tokens`` more.
 
     Parameters
     ----------
@@ -141,9 +140,8 @@ def collective_latency_per_token(model: ModelSpec, tp: int, dcp: int = 1) -> flo
     Returns
     -------
     float
-        ``(allreduces_per_token + DCP's collectives) x FAST.latency``, seconds;
-        DCP adds ``DCP_COLLECTIVES_PER_ATTENTION_LAYER x num_attention_layers``
-        when ``dcp > 1``.
+        ``(allreduces_per_token + DCP's collectives) x FAST.latency``, seconds; DCP adds
+        ``DCP_COLLECTIVES_PER_ATTENTION_LAYER x num_attention_layers`` when ``dcp > 1``.
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)

@@ -46,9 +46,8 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
     Returns
     -------
     float
-        ``model.kv_bytes(context) + model.state_bytes``: for the specimen
-        16 GiB + 146.8 MiB at full context, 4,096 x 64 KiB + 146.8 MiB at the
-        lesson's prompt.
+        ``model.kv_bytes(context) + model.state_bytes``: for the specimen 16 GiB + 146.8 MiB at full
+        context, 4,096 x 64 KiB + 146.8 MiB at the lesson's prompt.
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("context", context, maximum=model.max_context)
@@ -69,8 +68,7 @@ def kv_transfer_time(model: ModelSpec, context: int, fabric: Fabric) -> float:
     Returns
     -------
     float
-        Seconds; about 0.347 s for the specimen's full-length sequence over one
-        400 Gb/s NIC.
+        Seconds; about 0.347 s for the specimen's full-length sequence over one 400 Gb/s NIC.
     """
     require_instance("fabric", fabric, Fabric)
     return fabric.latency + kv_transfer_bytes(model, context) / fabric.bandwidth
@@ -144,8 +142,7 @@ class ShardedTransfer:
     sender_bytes : float
         Bytes each prefill GPU sends, ``total_bytes / P``.
     receiver_bytes : float
-        Bytes the busiest decode GPU receives: its share of the KV cache and
-        of the state.
+        Bytes the busiest decode GPU receives: its share of the KV cache and of the state.
     port_bytes : float
         Bytes through the busiest port: the larger of the two above with a
         port per GPU, ``total_bytes`` through one shared port.
@@ -193,10 +190,9 @@ def sharded_transfer(
 ) -> ShardedTransfer:
     """Hand one sequence's cache from a prefill instance to a decode instance.
 
-    Each side holds the cache sharded as tensor parallelism leaves it: each
-    decode GPU receives its share, the prefill GPUs split the sending evenly.
-    With a port per GPU (a NIC, or NVLink) the busiest port sets the time;
-    through one port per node (``shared_port``) everything queues on it.
+    Each side holds the cache sharded as tensor parallelism leaves it: each decode GPU receives its
+    share, the prefill GPUs split the sending evenly. With a port per GPU (a NIC, or NVLink) the
+    busiest port sets the time; through one port per node (``shared_port``) everything queues on it.
 
     Parameters
     ----------
@@ -207,9 +203,8 @@ def sharded_transfer(
     shared_port : bool, default False
         True when each side's GPUs share one port.
     dcp : int, default 1
-        Decode context parallelism of the decode instance, from 1 to
-        ``max(1, D // kv_heads)``: it shards the KV heads' copies along the
-        tokens instead of storing them ``D / kv_heads`` times.
+        Decode context parallelism of the decode instance, from 1 to ``max(1, D // kv_heads)``: it
+        shards the KV heads' copies along the tokens instead of storing them ``D / kv_heads`` times.
 
     Returns
     -------
@@ -274,12 +269,11 @@ def overlap_stream(
 ) -> StreamedTransfer:
     """Send each layer's piece as soon as the layer is done, in order, on one port.
 
-    Layer ``i`` finishes at ``C_i``, the sum of the first ``i`` computations;
-    its piece starts when both it and the port are ready and holds the port
-    for ``transfer_s[i]`` (first in, first out). The port keeps up when
-    ``transfer_s[i] <= compute_s[i + 1]`` for every layer but the last; the
-    transfer can hide only if ``sum(transfer_s) <= sum(compute_s)`` as a
-    whole, and is otherwise exposed by at least the difference.
+    Layer ``i`` finishes at ``C_i``, the sum of the first ``i`` computations; its piece starts when
+    both it and the port are ready and holds the port for ``transfer_s[i]`` (first in, first out).
+    The port keeps up when ``transfer_s[i] <= compute_s[i + 1]`` for every layer but the last; the
+    transfer can hide only if ``sum(transfer_s) <= sum(compute_s)`` as a whole, and is otherwise
+    exposed by at least the difference.
 
     Parameters
     ----------

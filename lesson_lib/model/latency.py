@@ -141,8 +141,7 @@ def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: f
     ----------
     model, accel : ModelSpec, Accelerator
     n : int
-        Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096
-        (``MAX_RANKS``).
+        Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096 (``MAX_RANKS``).
     target_s : float
         Time per token to match, seconds (> 0), e.g. another configuration's
         ``decode_step(...).total_s``. It must exceed the compute time of ``n``
@@ -304,9 +303,8 @@ def allreduce_anatomy(
     Returns
     -------
     list of LatencyPart
-        Launch, the rest of the fixed cost (synchronisation and protocol),
-        the ring's hops and the bytes; their seconds add up to
-        ``allreduce_time(payload_bytes, n, fabric)``.
+        Launch, the rest of the fixed cost (synchronisation and protocol), the ring's hops and the
+        bytes; their seconds add up to ``allreduce_time(payload_bytes, n, fabric)``.
     """
     require_instance("fabric", fabric, Fabric)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -407,10 +405,9 @@ def buyer_answers(
     Returns
     -------
     list of BoxAnswer
-        In the order of :data:`BUYER_BOXES`: the fixed latency decides the first
-        question; the second depends on the memory more cards add (more
-        sequences' KV) and, as shorter sequences let the batch grow, on the
-        bytes every all-reduce then carries.
+        In the order of :data:`BUYER_BOXES`: the fixed latency decides the first question; the
+        second depends on the memory more cards add (more sequences' KV) and, as shorter sequences
+        let the batch grow, on the bytes every all-reduce then carries.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

@@ -84,9 +84,8 @@ def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
 def layer_kinds(model: ModelSpec) -> tuple[str, ...]:
     """Each layer's mixer, first to last: ``"attention"`` or ``"linear"``.
 
-    The full-attention layers are spread evenly, each closing its group: in
-    the specimen every fourth layer (Qwen's ``full_attention_interval`` of 4,
-    layers 3, 7, ..., 63 counting from 0).
+    The full-attention layers are spread evenly, each closing its group: in the specimen every
+    fourth layer (Qwen's ``full_attention_interval`` of 4, layers 3, 7, ..., 63 counting from 0).
 
     Parameters
     ----------
@@ -95,8 +94,7 @@ def layer_kinds(model: ModelSpec) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        ``model.num_layers`` entries, ``model.num_attention_layers`` of them
-        ``"attention"``.
+        ``model.num_layers`` entries, ``model.num_attention_layers`` of them ``"attention"``.
     """
     require_instance("model", model, ModelSpec)
     a, n = model.num_attention_layers, model.num_layers
@@ -114,9 +112,8 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
     Returns
     -------
     tuple of (int, int)
-        ``(attention layers, linear layers)`` per stage, as :func:`stage_layers`
-        cuts the layers of :func:`layer_kinds`: ((5, 16), (5, 17), (6, 15)) for
-        the specimen at PP 3.
+        ``(attention layers, linear layers)`` per stage, as :func:`stage_layers` cuts the layers of
+        :func:`layer_kinds`: ((5, 16), (5, 17), (6, 15)) for the specimen at PP 3.
     """
     kinds = layer_kinds(model)
     out, start = [], 0

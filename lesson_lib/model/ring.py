@@ -102,10 +102,9 @@ class RingResult:
 def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingResult:
     """Sum ``n`` arrays with a ring all-reduce, recording every transfer.
 
-    The arrays are cut into ``n`` chunks (``numpy.array_split``, so any length
-    works). In ``n - 1`` reduce-scatter steps each rank passes one partial
-    chunk to its right-hand neighbour, which adds its own; afterwards rank
-    ``r`` holds the complete sum of chunk ``(r + 1) % n``. In ``n - 1``
+    The arrays are cut into ``n`` chunks (``numpy.array_split``, so any length works). In ``n - 1``
+    reduce-scatter steps each rank passes one partial chunk to its right-hand neighbour, which adds
+    its own; afterwards rank ``r`` holds the complete sum of chunk ``(r + 1) % n``. In ``n - 1``
     all-gather steps the complete chunks travel once more round the ring.
 
     Parameters

@@ -23,17 +23,15 @@ _SHOWN_WHEN_SET: frozenset[str] = frozenset(
 class ModelSpec:
     """Shape of a decoder-only model, enough to size memory and communication.
 
-    A hybrid model mixes full-attention layers (a KV cache that grows with
-    context) with linear-attention layers such as Gated DeltaNet (a fixed-size
-    recurrent state); a pure-attention model has ``num_attention_layers ==
-    num_layers``. A mixture-of-experts (MoE) model sets the four MoE fields
-    (``num_experts``, ``experts_per_token``, ``num_moe_layers``,
-    ``expert_params``); a dense model leaves them at 0.
+    A hybrid model mixes full-attention layers (a KV cache that grows with context) with
+    linear-attention layers such as Gated DeltaNet (a fixed-size recurrent state); a pure-attention
+    model has ``num_attention_layers == num_layers``. A mixture-of-experts (MoE) model sets the four
+    MoE fields (``num_experts``, ``experts_per_token``, ``num_moe_layers``, ``expert_params``); a
+    dense model leaves them at 0.
 
-    Every count is a whole number >= 1, except ``num_attention_layers`` (from
-    0 to ``num_layers``), ``allreduces_per_layer``, the linear-attention,
-    MLA, shared-expert and MTP fields (>= 0) and the MoE fields of a dense
-    model (0); ``params`` is a number > 0.
+    Every count is a whole number >= 1, except ``num_attention_layers`` (from 0 to ``num_layers``),
+    ``allreduces_per_layer``, the linear-attention, MLA, shared-expert and MTP fields (>= 0) and the
+    MoE fields of a dense model (0); ``params`` is a number > 0.
 
     Parameters
     ----------
@@ -70,13 +68,11 @@ class ModelSpec:
     weight_dtype_bytes : int, optional
         Bytes per stored weight, if narrower than ``dtype_bytes`` (1 for DeepSeek-V3's FP8).
     kv_lora_rank, qk_rope_head_dim : int, default 0
-        Multi-head latent attention (MLA, DeepSeek): the latent each attention
-        layer caches per token instead of K and V heads, and the rotary key
-        cached beside it.
+        Multi-head latent attention (MLA, DeepSeek): the latent each attention layer caches per
+        token instead of K and V heads, and the rotary key cached beside it.
     num_experts, experts_per_token, num_shared_experts : int, default 0
-        Routed experts per MoE layer; those each token visits (top-k, from 1 to
-        ``num_experts`` in an MoE model); experts every token visits besides
-        (counted as dense weights).
+        Routed experts per MoE layer; those each token visits (top-k, from 1 to ``num_experts`` in
+        an MoE model); experts every token visits besides (counted as dense weights).
     num_moe_layers : int, default 0
         Layers whose FFN is MoE, from 1 to ``num_layers`` in an MoE model
         (DeepSeek-V3 keeps its first three dense).

@@ -153,8 +153,7 @@ def attention_pair_flops(model: ModelSpec) -> float:
     Returns
     -------
     float
-        FLOPs per pair and attention layer: 4 x 24 query heads x 256 = 24,576
-        for the specimen.
+        FLOPs per pair and attention layer: 4 x 24 query heads x 256 = 24,576 for the specimen.
     """
     require_instance("model", model, ModelSpec)
     heads = model.num_query_heads or model.num_kv_heads

@@ -16,8 +16,7 @@ def html_table(
     header : sequence
         Column titles (at least one); each becomes a ``<th scope="col">``.
     rows : sequence of sequences
-        Body rows, each as long as ``header``; cells are converted with
-        ``str`` and escaped.
+        Body rows, each as long as ``header``; cells are converted with ``str`` and escaped.
     caption : str, optional
         Shown above the table (escaped).
 

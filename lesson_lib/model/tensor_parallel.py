@@ -123,12 +123,11 @@ def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingRe
 def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]:
     """The two collectives per decoded token outside the layers, with their bytes.
 
-    A vocabulary-parallel embedding gives each rank a slice of the table's
-    rows: a rank looks up the tokens it holds, zeroes the rest, and an
-    all-reduce sums the hidden vector (vLLM's ``VocabParallelEmbedding``). A
-    vocabulary-parallel LM head leaves each rank with a slice of the logits,
-    which are gathered before sampling (an all-gather in current vLLM's
-    ``LogitsProcessor``; older versions gathered to one rank).
+    A vocabulary-parallel embedding gives each rank a slice of the table's rows: a rank looks up the
+    tokens it holds, zeroes the rest, and an all-reduce sums the hidden vector (vLLM's
+    ``VocabParallelEmbedding``). A vocabulary-parallel LM head leaves each rank with a slice of the
+    logits, which are gathered before sampling (an all-gather in current vLLM's ``LogitsProcessor``;
+    older versions gathered to one rank).
 
     Parameters
     ----------
@@ -140,10 +139,9 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
     Returns
     -------
     list of (str, float, float)
-        ``(what, payload bytes per token, bytes each rank sends per token)``:
-        the embedding all-reduce (one hidden vector, ring factor) and the
-        logits all-gather (``vocab_size`` values of ``dtype_bytes``; each rank
-        sends ``(n-1)/n`` of them in a ring all-gather).
+        ``(what, payload bytes per token, bytes each rank sends per token)``: the embedding
+        all-reduce (one hidden vector, ring factor) and the logits all-gather (``vocab_size`` values
+        of ``dtype_bytes``; each rank sends ``(n-1)/n`` of them in a ring all-gather).
     """
     require_instance("model", model, ModelSpec)
     if model.vocab_size is None:
