@@ -1,10 +1,9 @@
 """Measured collectives from ten GPU systems, and the lesson's claims scored against them.
 
-The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0,
-Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how
-``tools/fetch_measured.py`` converted them): NCCL (oneCCL on B60), vLLM, SGLang
-and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300), bytes and seconds.
-:func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
+The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0, Apache-2.0;
+``lesson_lib/data/measured/NOTICE`` says which files and how ``tools/fetch_measured.py`` converted
+them): NCCL (oneCCL on B60), vLLM, SGLang and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300),
+bytes and seconds. :func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
 scores each claim on every system.
 """
 

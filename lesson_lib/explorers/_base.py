@@ -1,10 +1,9 @@
 """What every live explorer shares: discrete controls, a table of states, a message.
 
-Every number an explorer's Vega-Lite chart shows is computed here for every
-combination of the controls' values and shipped as a CSV table: the browser
-only picks and draws a row (no model in JavaScript). The message is a
-:class:`Template` rendered by Python and written as a Vega expression, so the
-two cannot drift apart.
+Every number an explorer's Vega-Lite chart shows is computed here for every combination of the
+controls' values and shipped as a CSV table: the browser only picks and draws a row (no model in
+JavaScript). The message is a :class:`Template` rendered by Python and written as a Vega expression,
+so the two cannot drift apart.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The cluster explorer's chart in Vega-Lite: the diagram, its key and the list of notes.
 
-It keeps the chosen state's rows of
-:class:`~lesson_lib.explorers.cluster_diagram.DiagramTables` and, on a phone,
-moves them by the phone's transform.
+It keeps the chosen state's rows of :class:`~lesson_lib.explorers.cluster_diagram.DiagramTables`
+and, on a phone, moves them by the phone's transform.
 """
 
 from __future__ import annotations

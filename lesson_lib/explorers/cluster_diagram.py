@@ -214,10 +214,9 @@ class DiagramTables:
     dp_paths : list of dict
         Each arc's points between replicas on different nodes: ``path``, ``point``, ``x``, ``y``.
     notes : list of dict
-        The list's lines under the diagram: ``line`` (its place), ``note`` (its
-        text's index in :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`,
-        :data:`FLAG` or :data:`NOTHING`) and ``para`` (its problem or flag,
-        from 0: a phone shows each as one paragraph).
+        The list's lines under the diagram: ``line`` (its place), ``note`` (its text's index in
+        :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
+        ``para`` (its problem or flag, from 0: a phone shows each as one paragraph).
     """
 
     gpus: list[dict[str, Any]] = field(default_factory=list)

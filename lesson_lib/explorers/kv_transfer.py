@@ -1,10 +1,9 @@
 """The KV-transfer explorer: one request's prefill and the hand-off of its cache.
 
 Prompt length, link, prefill GPUs and decode GPUs pick one
-:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped
-after it and streamed layer by layer, as bars on one time axis. At its defaults
-it is the chapter's arithmetic, the live twin of
-:func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
+:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped after it and streamed
+layer by layer, as bars on one time axis. At its defaults it is the chapter's arithmetic, the live
+twin of :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
 """
 
 from __future__ import annotations

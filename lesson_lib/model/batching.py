@@ -39,8 +39,7 @@ def batch_curve(
     model, accel, fabric, n, algorithm
         As for :func:`~lesson_lib.model.step_time.decode_step`.
     batches : iterable of int, default BATCHES
-        Sequences per step, each from 1 to
-        :data:`~lesson_lib.model.step_time.MAX_BATCH`.
+        Sequences per step, each from 1 to :data:`~lesson_lib.model.step_time.MAX_BATCH`.
     context : int or None, default CONTEXT
         Tokens in each sequence's cache (None: weights only, the lesson's heuristic).
 

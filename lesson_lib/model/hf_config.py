@@ -307,13 +307,11 @@ def model_fields(
 ) -> dict[str, Any]:
     """The :class:`~lesson_lib.model.specs.ModelSpec` fields a Hugging Face config describes.
 
-    :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
-    builds the model from them. The parameters are counted with
-    :func:`count_params`. MLA models get one latent "KV head" per layer (every
-    query head reads the same cached latent, so tensor parallelism copies it
-    instead of splitting it) and a head dimension of ``qk_nope_head_dim +
-    qk_rope_head_dim``; they cache ``kv_lora_rank + qk_rope_head_dim`` elements
-    per token and layer.
+    :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>` builds the
+    model from them. The parameters are counted with :func:`count_params`. MLA models get one latent
+    "KV head" per layer (every query head reads the same cached latent, so tensor parallelism copies
+    it instead of splitting it) and a head dimension of ``qk_nope_head_dim + qk_rope_head_dim``;
+    they cache ``kv_lora_rank + qk_rope_head_dim`` elements per token and layer.
 
     Parameters
     ----------

@@ -278,8 +278,7 @@ def overlap_stream(
     Parameters
     ----------
     compute_s : sequence of float
-        Seconds of each layer's computation, in order (each >= 0; 1 to
-        :data:`MAX_LAYERS` of them).
+        Seconds of each layer's computation, in order (each >= 0; 1 to :data:`MAX_LAYERS` of them).
     transfer_s : sequence of float
         Seconds each layer's piece holds the port (each >= 0), as many.
     latency_s : float, default 0.0

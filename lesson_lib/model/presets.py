@@ -1,11 +1,10 @@
 """Models beside the specimen, each built from a copy of its public ``config.json``.
 
 Each config in ``lesson_lib/model/configs/`` holds the fields
-:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
-reads, copied from the ``model_configs`` folder of NVIDIA's aiconfigurator-core
-0.12.0 on PyPI; :data:`SOURCES` links each public config. The specimen's count
-is stated (27 billion), not counted. Also reachable as ``lesson_lib.models`` and
-``lesson_lib.presets``.
+:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>` reads, copied
+from the ``model_configs`` folder of NVIDIA's aiconfigurator-core 0.12.0 on PyPI; :data:`SOURCES`
+links each public config. The specimen's count is stated (27 billion), not counted. Also reachable
+as ``lesson_lib.models`` and ``lesson_lib.presets``.
 """
 
 from __future__ import annotations

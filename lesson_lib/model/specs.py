@@ -202,9 +202,8 @@ class ModelSpec:
     ) -> ModelSpec:
         """Build a model from a Hugging Face ``config.json`` (a dict or a path).
 
-        :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
-        counts the parameters (dense and grouped-query attention, MLA, Gated
-        DeltaNet, MoE).
+        :func:`lesson_lib.model.hf_config.model_fields` reads the fields and counts the parameters
+        (dense and grouped-query attention, MLA, Gated DeltaNet, MoE).
 
         Parameters
         ----------
