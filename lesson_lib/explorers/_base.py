@@ -110,9 +110,8 @@ class Template:
     Parameters
     ----------
     parts : sequence of str
-        Text in braces, ``"{field}"``, is the row's value of that column;
-        anything else is literal. A part is either wholly a field or wholly
-        text. A newline in a literal starts a new line of the message.
+        Text in braces, ``"{field}"``, is the row's value of that column; anything else is literal.
+        A part is wholly a field or wholly text. A newline in a literal starts a new message line.
     otherwise : Template, optional
         The message of the rows whose column ``when`` is true (a state that
         says it cannot be priced, say, in other words than the rest).

@@ -46,8 +46,7 @@ def lookup(mapping: Mapping[Any, Any], key: str, value: Callable[[Any], str] = r
     Parameters
     ----------
     mapping, key, value
-        Keys are written as quoted text, values by ``value``; ``key`` is a
-        Vega expression (``datum.label``).
+        Keys as quoted text, values by ``value``; ``key`` a Vega expression (``datum.label``).
 
     Returns
     -------
@@ -136,8 +135,7 @@ def fold_terms(terms: Sequence[Term]) -> list[Spec]:
     Returns
     -------
     list of dict
-        A ``fold`` into ``_term`` / ``_ms``, the legend label as ``term``, the
-        stacking position as ``_stack``.
+        A ``fold`` into ``_term`` / ``_ms``, the legend label as ``term``, the stack as ``_stack``.
     """
     columns = [t for t, _, _ in terms]
     return [

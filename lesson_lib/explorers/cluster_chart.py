@@ -369,9 +369,8 @@ def phone_layout() -> dict[str, Any]:
     Returns
     -------
     dict
-        The ``narrow`` of :class:`~lesson_lib.explorers._base.Explorer`:
-        ``phone`` set, the diagram and key :data:`PHONE_WIDTH` wide, and the
-        problems and flags as page text, one paragraph each.
+        The ``narrow`` of :class:`~lesson_lib.explorers._base.Explorer`: ``phone`` set, the diagram
+        and key :data:`PHONE_WIDTH` wide, problems and flags as page text, a paragraph each.
     """
     return {
         "params": {PHONE_PARAM: True},

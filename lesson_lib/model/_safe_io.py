@@ -126,9 +126,8 @@ def special_kind(mode: int) -> str:
 def keep_previous(path: str | os.PathLike) -> Path | None:
     """Keep the regular file at ``path`` under a name with the time, before it is replaced.
 
-    ``grades.csv`` is copied to ``grades.20260101-120000.csv`` (UTC; ``-1``,
-    ``-2`` ... are added if that name is taken; an existing file is never
-    written over). Nothing is done for a missing or empty file.
+    ``grades.csv`` is copied to ``grades.20260101-120000.csv`` (UTC; ``-1``, ``-2`` ... added if
+    that name is taken; no existing file is overwritten). A missing or empty file is left alone.
 
     Parameters
     ----------

@@ -125,8 +125,7 @@ def tie_payload(fabric: Fabric, n: int, first: str, second: str) -> float:
     Parameters
     ----------
     fabric : Fabric
-        The wire; with no per-hop latency every algorithm has the same
-        latency and the tie is at 0 bytes.
+        The wire; with no per-hop latency all algorithms share one latency, tied at 0 bytes.
     n : int
         Ranks, from 2 to 4096 (``MAX_RANKS``).
     first, second : str

@@ -185,18 +185,15 @@ def fit_alpha_beta(
     Parameters
     ----------
     nbytes, seconds : numpy.ndarray
-        Payload sizes, bytes, and the measured time per all-reduce at each,
-        seconds: 1-D, as long, all > 0.
+        Payload sizes (bytes) and measured all-reduce times (seconds): 1-D, as long, all > 0.
     ranks : int, default 2
         Ranks of the measurement (for the bus bandwidth).
     method : {"ranges", "wls"}, default "ranges"
         See :data:`METHODS`.
     min_bytes, max_bytes : float, optional
-        Smallest and largest sizes used; all sizes by default. ``"wls"`` needs
-        two sizes between them.
+        Smallest and largest sizes used (default all); ``"wls"`` needs two sizes between them.
     small_max, large_min : float, default 4 KiB and 1 MiB
-        ``"ranges"``: sizes up to ``small_max`` give alpha, from ``large_min`` B;
-        each range needs a size.
+        ``"ranges"``: alpha from sizes to ``small_max``, B from ``large_min``; neither range empty.
 
     Returns
     -------

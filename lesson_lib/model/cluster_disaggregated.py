@@ -97,8 +97,7 @@ def plan_disaggregated(
     Returns
     -------
     DisaggregatedPlan
-        Both instances' plans, the hand-off (2.14 ms shipped on the default
-        ``"rail"``) and the problems.
+        Both instances' plans, the hand-off (2.14 ms shipped on ``"rail"``) and the problems.
     """
     require_instance("shared", shared, Fabric)
     if placement not in PLACEMENTS:

@@ -63,8 +63,7 @@ def memory_problems(
         Weight bytes on the busiest GPU.
     accel : Accelerator
     batch : int or None
-        The batch asked for; None for as many as fit, up to
-        :data:`~lesson_lib.model.step_time.MAX_BATCH`.
+        The batch; None for as many as fit, to :data:`~lesson_lib.model.step_time.MAX_BATCH`.
     fit : int
         Sequences that fit per replica.
 

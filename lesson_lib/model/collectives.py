@@ -309,8 +309,7 @@ def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") 
     Parameters
     ----------
     payload_bytes, n, algorithm
-        The vector summed (bytes, >= 0), the ranks (1 to 4096) and a key of
-        :data:`ALGORITHMS`, default ``"ring"``.
+        The vector summed (bytes, >= 0), the ranks (1 to 4096), a key of :data:`ALGORITHMS`.
 
     Returns
     -------
@@ -332,8 +331,7 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
     Returns
     -------
     float
-        Seconds. On a fabric without per-hop latency every algorithm pays
-        the same ``fabric.latency``.
+        Seconds; without per-hop latency every algorithm pays the same ``fabric.latency``.
     """
     return _latency("all_reduce", n, fabric, _named(algorithm))
 

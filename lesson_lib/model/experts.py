@@ -1,8 +1,7 @@
 """MoE decode of the experts chapter's example: tensor against expert parallelism on one node.
 
-DeepSeek-V3 (:data:`EXAMPLE`) on one node of :data:`EP` H200-class cards (the
-lesson's H100-class card holds too little for its weights under EP), on the fast
-fabric; :func:`comparison` prices both layouts.
+DeepSeek-V3 (:data:`EXAMPLE`) on one node of :data:`EP` H200-class cards (the lesson's H100-class
+card is too small for them under EP), on the fast fabric; :func:`comparison` prices both layouts.
 """
 
 from __future__ import annotations
@@ -74,8 +73,7 @@ def comparison(
     Returns
     -------
     dict of str to Layout
-        ``"tp"`` and ``"ep"``; EP dispatches in FP8 (DeepEP's low-latency
-        kernels), TP all-reduces in bf16.
+        ``"tp"`` and ``"ep"``; EP dispatches in FP8 (DeepEP's low-latency kernels), TP in bf16.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n)

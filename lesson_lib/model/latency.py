@@ -101,10 +101,9 @@ def speedup_limit(
 ) -> float:
     """The speed-up over one GPU that no number of GPUs can exceed.
 
-    As ``n`` grows the compute shrinks as ``1/n`` but the latencies do not, so
-    the speed-up tends to ``compute_1 / (allreduces_per_token * latency)`` (its
-    bandwidth term's wire bytes tending to twice the payload). A latency that
-    grows per hop makes the limit 0: the curve rises, peaks and falls.
+    As ``n`` grows the compute shrinks as ``1/n`` but the latencies do not, so the speed-up tends to
+    ``compute_1 / (allreduces_per_token * latency)`` (its bandwidth term's wire bytes tending to
+    twice the payload). A per-hop latency makes the limit 0: the curve rises, peaks and falls.
 
     Parameters
     ----------
@@ -134,8 +133,7 @@ def speedup_limit(
 def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: float) -> float:
     """Largest per-all-reduce latency at which ``n`` GPUs still decode a token in ``target_s``.
 
-    The lesson's compute + ``allreduces_per_token`` x latency (no bandwidth
-    term), solved for the latency.
+    The lesson's compute + ``allreduces_per_token`` x latency (no bandwidth term), solved for it.
 
     Parameters
     ----------
@@ -234,14 +232,12 @@ def token_timeline(
     n : int
         Tensor-parallel degree, at least 2 (one GPU has no all-reduce).
     allreduces : int, optional
-        Lay out only the first this many all-reduces (default: all of the
-        token's ``model.allreduces_per_token``).
+        Lay out only the first this many all-reduces (default all ``model.allreduces_per_token``).
 
     Returns
     -------
     list of Segment
-        In time order; the durations over the whole token add up to
-        ``decode_step(model, accel, fabric, n).total_s``.
+        In time order; a whole token's add up to ``decode_step(model, accel, fabric, n).total_s``.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -360,8 +356,7 @@ class BoxAnswer:
         One stream's time per token in the lesson's arithmetic (weights and
         all-reduce latency, no context): 16.12, 9.34 and 10.43 ms.
     stream_full_s : float
-        One stream's time per token at ``context``, with its KV and state
-        traffic and the all-reduces' bytes.
+        One stream's time per token at ``context``, with KV and state traffic and all-reduce bytes.
     sequences : int
         Sequences of ``context`` tokens that fit beside the weights (an upper
         bound: activations, CUDA graphs and communication buffers also take memory).

@@ -138,9 +138,8 @@ def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     Returns
     -------
     list of str
-        One sentence when ``tp`` exceeds the KV heads and each head is
-        therefore stored on several GPUs, one when ``pp`` does not divide the
-        layers and the largest stage sets the pace; empty when neither.
+        One sentence when ``tp`` exceeds the KV heads (each head then stored on several GPUs), one
+        when ``pp`` does not divide the layers (the largest stage sets the pace); else empty.
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, maximum=MAX_RANKS)

@@ -109,8 +109,7 @@ def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
     Returns
     -------
     float
-        Tokens/second of one sequence; latency is ignored, which is the
-        point: decode never gets near this rate.
+        Tokens/second of one sequence, latency ignored: decode never gets near this rate.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)

@@ -102,8 +102,7 @@ def config_path(name: str) -> Path:
     Parameters
     ----------
     name : str
-        A key of :data:`SOURCES`, or the file's stem (``"Qwen3.5-27B"``); any
-        other name is a ValueError listing them.
+        A key of :data:`SOURCES` or a file stem (``"Qwen3.5-27B"``), else a ValueError listing them.
 
     Returns
     -------

@@ -61,9 +61,8 @@ class RingResult:
     steps : list of list of Transfer
         The schedule: ``steps[k]`` holds the ``n`` simultaneous transfers of step ``k + 1``.
     holdings : list of tuple
-        ``holdings[k][rank][chunk]``: the frozenset of ranks whose contributions
-        that rank's copy of that chunk holds after ``k`` steps (``k = 0`` is the
-        start); complete when it holds every rank.
+        ``holdings[k][rank][chunk]``: the frozenset of ranks whose inputs that rank's copy of that
+        chunk holds after ``k`` steps (``k = 0``: the start); complete when it holds every rank.
     chunk_bytes : list of int
         Bytes of each chunk (they differ by at most one element).
     """
@@ -117,9 +116,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Returns
     -------
     RingResult
-        Outputs, bytes sent per rank, the schedule and who holds what: two ranks
-        holding ``[0, 1, 2, 3]`` and ``[1, 1, 1, 1]`` both end with ``[1, 2, 3, 4]``,
-        each having sent 32 bytes.
+        Outputs, bytes sent per rank, the schedule and who holds what: two ranks holding
+        ``[0, 1, 2, 3]`` and ``[1, 1, 1, 1]`` end with ``[1, 2, 3, 4]``, each sent 32 bytes.
     """
     if len(arrays) > MAX_SIMULATED_RANKS:
         raise ValueError(

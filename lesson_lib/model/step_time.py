@@ -93,8 +93,7 @@ class StepBreakdown(StepTerms):
     sequences : int
         Sequences in the step (the decode batch; 1 for a prefill).
     attention_flops_s : float
-        The part of ``flops_s`` spent in attention over the cached context (0
-        when no context length was given).
+        The part of ``flops_s`` spent attending to the cached context (0 with no context length).
     """
 
     compute_s: float
@@ -141,10 +140,9 @@ class StepBreakdown(StepTerms):
 def attention_pair_flops(model: ModelSpec) -> float:
     """FLOPs of one query-key pair in one attention layer, all query heads.
 
-    The score (query dot key) and the weighted value (the key's value scaled
-    and added) each take a multiply and an add per head dimension, for every
-    query head: ``2 x 2 x query heads x head_dim``. A model that names no
-    query heads has as many as its KV heads.
+    The score (query dot key) and the weighted value (the key's value scaled and added) each take a
+    multiply and an add per head dimension, for every query head:
+    ``2 x 2 x query heads x head_dim``. A model naming no query heads has as many as KV heads.
 
     Parameters
     ----------
@@ -235,9 +233,8 @@ def decode_step(
     batch : int, default 1
         Sequences decoded together, from 1 to :data:`MAX_BATCH`.
     context : int, optional
-        Tokens already in each sequence, from 0 to ``model.max_context``, whose
-        KV and state reads and attention FLOPs are added; ``None`` (the
-        default) is the lesson's heuristic, weights only.
+        Tokens already in each sequence, from 0 to ``model.max_context``, whose KV and state reads
+        and attention FLOPs are added; ``None`` (default): the lesson's heuristic, weights only.
     algorithm : str, default "ring"
         A key of :data:`~lesson_lib.model.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True

@@ -30,17 +30,15 @@ def column_row_partials(
 ) -> list[np.ndarray]:
     """Each rank's partial output of ``activation(x @ w_in) @ w_out`` split over ``n`` ranks.
 
-    ``w_in`` is split by columns and ``w_out`` by the matching rows
-    (``numpy.array_split``); an element-wise activation needs only the columns
-    a rank owns, so each rank computes its partial alone.
+    ``w_in`` is split by columns, ``w_out`` by the matching rows (``numpy.array_split``); an
+    element-wise activation needs only its own columns, so ranks compute their partials alone.
 
     Parameters
     ----------
     x : array_like
         Input, shape ``(d,)`` for one token or ``(tokens, d)``.
     w_in : array_like
-        Input projection, shape ``(d, k)``; ``k`` is split across ranks
-        (attention or DeltaNet heads, FFN channels).
+        Input projection ``(d, k)``, ``k`` split over ranks (attention/DeltaNet heads, FFN width).
     w_out : array_like
         Output projection, shape ``(k, d_out)``.
     n : int

@@ -1,9 +1,8 @@
 """Units and the one place where numbers are formatted for people.
 
-Every quantity in ``lesson_lib`` is a plain SI float: bytes, seconds, bytes
-per second, FLOP per second. The lesson mixes unit systems on purpose (54 GB
-of weights, 16 GiB of KV cache), so the formatters always print the unit they
-used: ``GB`` is decimal (10**9 bytes), ``GiB`` binary (2**30 bytes).
+Every quantity in ``lesson_lib`` is a plain SI float: bytes, seconds, bytes per second, FLOP per
+second. The lesson mixes unit systems on purpose (54 GB of weights, 16 GiB of KV cache), so the
+formatters always print their unit: ``GB`` is decimal (10**9 bytes), ``GiB`` binary (2**30 bytes).
 """
 
 from __future__ import annotations
