@@ -312,8 +312,7 @@ class Claim:
     tested : str
         What is compared on each case.
     cases : callable
-        ``cases()``: every case the measurements offer, each a description with
-        its numbers and whether the claim holds there.
+        ``cases()``: every case measured, described with its numbers and whether the claim holds.
     """
 
     key: str

@@ -151,8 +151,7 @@ def time_bars(terms: Sequence[Term], y_sort: Any, bar_title: str) -> Spec:
     Parameters
     ----------
     terms, y_sort, bar_title
-        The terms as given to :func:`fold_terms`, the bars' Vega-Lite
-        ``sort``, and the tooltip's title for a bar's name.
+        The :func:`fold_terms` terms, the bars' Vega-Lite ``sort``, the tooltip's bar title.
 
     Returns
     -------

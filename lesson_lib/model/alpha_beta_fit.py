@@ -1,9 +1,8 @@
 """Fit the lesson's model, t(m) = alpha + m / B, to measured all-reduce times.
 
-Two methods, :data:`METHODS`; the default, ``"ranges"``, leaves out the middle
-sizes, where MPICH switches algorithm. ``m`` is the payload, so ``B`` is the
-algorithm bandwidth; a :class:`~lesson_lib.model.specs.Fabric` wants the bus
-bandwidth ``B x 2(N-1)/N`` (nccl-tests' definition).
+Two methods, :data:`METHODS`; the default ``"ranges"`` skips the middle sizes, where MPICH switches
+algorithm. ``m`` is the payload, so ``B`` is the algorithm bandwidth; a
+:class:`~lesson_lib.model.specs.Fabric` wants the bus bandwidth ``B x 2(N-1)/N`` (nccl-tests').
 """
 
 from __future__ import annotations

@@ -38,8 +38,7 @@ class DisaggregatedPlan:
         One request's prefill and its cache's hand-off, shipped after it and
         streamed (:func:`lesson_lib.model.kv_transfer.handoff`).
     problems : tuple of str
-        Why the plan is invalid: either instance's problems, and instances
-        that do not fit in one node when placed there.
+        Why the plan is invalid: either instance's problems; under ``"one node"``, one not fitting.
     """
 
     prefill: ClusterPlan

@@ -1,8 +1,7 @@
 """What a cluster layout holds per GPU: weights, then as many sequences as fit beside them.
 
-Each pipeline stage holds its own layers' weights, KV cache and recurrent
-state, so the stage that fits the fewest sequences bounds its replica (vLLM's
-uneven split); the pipeline moves at the pace of its largest stage.
+Each pipeline stage holds its layers' weights, KV cache and recurrent state, so the stage fitting
+the fewest sequences bounds its replica (vLLM's uneven split); the largest stage paces the pipeline.
 """
 
 from __future__ import annotations

@@ -404,8 +404,7 @@ def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
     Parameters
     ----------
     payload_bytes, n
-        The rank's send buffer (for expert parallelism's dispatch, its tokens
-        x top-k x one hidden vector) and the ranks.
+        The rank's send buffer (an EP dispatch's: tokens x top-k x a hidden vector) and the ranks.
 
     Returns
     -------

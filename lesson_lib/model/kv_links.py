@@ -1,7 +1,6 @@
 """The links a KV cache can take from prefill to decode GPUs, and what disaggregation costs.
 
-One NVLink domain, a NIC per GPU on the compute fabric, or one port of each
-node's converged Ethernet shared by its GPUs.
+One NVLink domain, a NIC per GPU on the compute fabric, or a node's converged-Ethernet port, shared.
 """
 
 from __future__ import annotations

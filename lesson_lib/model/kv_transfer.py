@@ -62,8 +62,7 @@ def kv_transfer_time(model: ModelSpec, context: int, fabric: Fabric) -> float:
     model, context
         As for :func:`kv_transfer_bytes`.
     fabric : Fabric
-        The port: its ``latency`` is paid once, its ``bandwidth`` (bytes/s
-        in one direction) carries :func:`kv_transfer_bytes`.
+        The port: ``latency`` once, ``bandwidth`` (bytes/s one way) for :func:`kv_transfer_bytes`.
 
     Returns
     -------
@@ -209,8 +208,8 @@ def sharded_transfer(
     Returns
     -------
     ShardedTransfer
-        Bytes per GPU and port, and the time: 86.7 ms for the specimen's full
-        context from 4 GPUs to 4 over ``INTER_NODE``.
+        Bytes per GPU and port, and the time: 86.7 ms for the specimen's full context from 4 GPUs to
+        4 over ``INTER_NODE``.
     """
     require_instance("model", model, ModelSpec)
     require_instance("fabric", fabric, Fabric)

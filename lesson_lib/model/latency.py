@@ -1,8 +1,7 @@
 """Decode latency: the lesson's decode lines, the speed-up with N and one token's timeline.
 
-The latency questions asked of :func:`~lesson_lib.model.step_time.decode_step`:
-the speed-up with ``n``, the slowest fabric worth more GPUs, the buyer's boxes,
-a token's chain of compute and all-reduces. Seconds.
+The latency questions asked of :func:`~lesson_lib.model.step_time.decode_step`: the speed-up with
+``n``, the slowest fabric worth more GPUs, the buyer's boxes, a token's timeline. Seconds.
 """
 
 from __future__ import annotations
@@ -48,8 +47,7 @@ def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
     Parameters
     ----------
     include_bandwidth : bool, default False
-        False is the lesson's own arithmetic (compute + latency); True adds
-        the wire-bytes term, which barely moves the totals.
+        False: the lesson's arithmetic (compute + latency); True adds the small wire-bytes term.
 
     Returns
     -------
@@ -202,8 +200,7 @@ class Segment:
     Attributes
     ----------
     kind : str
-        ``"compute"``, ``"latency"`` (waiting on the all-reduce's fixed cost)
-        or ``"bandwidth"`` (its bytes on the wire).
+        ``"compute"``, ``"latency"`` (all-reduce fixed cost) or ``"bandwidth"`` (its wire bytes).
     start_s : float
         Seconds from the token's start.
     duration_s : float
@@ -290,8 +287,7 @@ def allreduce_anatomy(
     n : int, default 2
         Ranks, from 2 to 4096.
     fabric : Fabric, default FAST_RING
-        A fabric whose latency grows per hop; the default is fitted so that a
-        2-GPU all-reduce costs the lesson's fast 10 us.
+        A fabric with per-hop latency; by default a 2-GPU all-reduce costs the lesson's fast 10 us.
     launch_s : float, default CUDA_GRAPH_LAUNCH_SAVING
         The kernel-launch and host overhead assumed inside the fixed cost, at
         most ``fabric.latency`` (the lesson's assumption).

@@ -1,8 +1,7 @@
 """Does the model fit? Per-GPU memory under tensor parallelism, bytes.
 
-Tensor parallelism splits every weight matrix, and the KV heads with it, over
-``n`` ranks; with more ranks than KV heads each still holds one whole head
-(the heads are replicated), so the KV cache stops shrinking.
+Tensor parallelism splits every weight matrix, and the KV heads with it, over ``n`` ranks; with more
+ranks than KV heads each holds a whole (replicated) head, so the KV cache stops shrinking.
 """
 
 from __future__ import annotations

@@ -190,10 +190,9 @@ def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict
     Returns
     -------
     dict of str to str
-        The 2-GPU NVLink range, nccl-tests issue 123 at 2, 4 and 8 GPUs, the
-        PCIe box, the cross-node run, the fastest time and the count; the
-        lesson's decode lines at the PCIe record's latency, and its two-to-four
-        fast speed-up at the fastest and the tuned Hopper one (no bytes term).
+        The 2-GPU NVLink range, nccl-tests issue 123 at 2, 4 and 8 GPUs, the PCIe box, the
+        cross-node run, the fastest, the count; the lesson's decode lines at the PCIe record's
+        latency; its two-to-four fast speed-up at the fastest and tuned Hopper times (no bytes).
     """
 
     def us(seconds: float) -> str:

@@ -28,8 +28,7 @@ class Transfer:
     Attributes
     ----------
     phase : str
-        ``"reduce-scatter"`` (the receiver adds the chunk to its own) or
-        ``"all-gather"`` (the receiver overwrites its copy).
+        ``"reduce-scatter"`` (the receiver adds) or ``"all-gather"`` (it overwrites).
     step : int
         Global step, 1-based, from 1 to ``2 (n - 1)``.
     src : int

@@ -243,9 +243,8 @@ def decode_step(
     Returns
     -------
     StepBreakdown
-        ``total_s`` is the time per token each sequence sees (9.34 ms for the
-        specimen on two fast GPUs, lesson's arithmetic), ``tokens_per_s`` the
-        total over the batch (6,718 at batch 64, bandwidth included).
+        ``total_s`` is each sequence's time per token (9.34 ms for the specimen on two fast GPUs,
+        lesson's arithmetic), ``tokens_per_s`` the batch's (6,718 at batch 64, bandwidth included).
     """
     batch = require_int("batch", batch, maximum=MAX_BATCH)
     return _step(model, accel, fabric, n, batch, batch, context, algorithm, include_bandwidth)

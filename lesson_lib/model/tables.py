@@ -23,8 +23,7 @@ def html_table(
     Returns
     -------
     str
-        A ``<table class="table lesson-table">`` element, styled by the book's
-        theme, with a ``<thead>`` and a ``<tbody>``.
+        A ``<table class="table lesson-table">`` (book theme) with ``<thead>`` and ``<tbody>``.
     """
     if len(header) == 0:
         raise ValueError("header must name at least one column")

@@ -49,8 +49,7 @@ def column_row_partials(
     Returns
     -------
     list of numpy.ndarray
-        ``n`` arrays shaped like ``x @ w_in @ w_out``, whose sum is that product;
-        shapes that do not chain are a ValueError.
+        ``n`` arrays summing to ``x @ w_in @ w_out``; shapes that do not chain are a ValueError.
     """
     x, w_in, w_out = np.asarray(x), np.asarray(w_in), np.asarray(w_out)
     if x.ndim not in (1, 2) or w_in.ndim != 2 or w_out.ndim != 2:

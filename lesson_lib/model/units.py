@@ -63,8 +63,7 @@ def format_bytes(
     nbytes : float
         Size in bytes (>= 0).
     unit : str, optional
-        One of ``B KB MB GB TB KiB MiB GiB TiB``. If omitted, the largest unit of
-        ``system`` that keeps the number >= 1 is used.
+        One of ``B KB MB GB TB KiB MiB GiB TiB``, else ``system``'s largest keeping it >= 1.
     system : {"decimal", "binary"}, default "decimal"
         Unit family used when ``unit`` is omitted.
     decimals : int, default 2
@@ -73,8 +72,7 @@ def format_bytes(
     Returns
     -------
     str
-        The number and its unit, separated by a space: ``"54 GB"`` for
-        ``54e9``, ``"50.29 GiB"`` with ``system="binary"``.
+        Number, space, unit: ``"54 GB"`` for ``54e9``, ``"50.29 GiB"`` with ``system="binary"``.
     """
     nbytes = require_number("nbytes", nbytes, unit="bytes")
     if unit is None:
