@@ -461,7 +461,6 @@ def states(
     Returns
     -------
     list of dict
-        The rows.
     """
     names = [c.name for c in controls]
     combinations = (

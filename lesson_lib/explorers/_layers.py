@@ -30,7 +30,6 @@ def layer(
     Returns
     -------
     dict
-        A Vega-Lite layer.
     """
     out: Spec = {"mark": {"type": mark, **props}}
     if encoding is not None:
@@ -68,7 +67,6 @@ def bottom_legend(**extra: Any) -> Spec:
     Returns
     -------
     dict
-        A Vega-Lite legend.
     """
     return {"orient": "bottom", "direction": "horizontal", **extra}
 
@@ -86,7 +84,6 @@ def nominal_scale(
     Returns
     -------
     dict
-        The channel's definition.
     """
     return {
         "field": field,
@@ -110,7 +107,6 @@ def labels_above(offset: int) -> Spec:
     Returns
     -------
     dict
-        A Vega-Lite axis.
     """
     return {
         "labelAlign": "left",

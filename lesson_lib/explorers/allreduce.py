@@ -313,8 +313,7 @@ def ring_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Starting at the end of the four-rank ring's reduce-scatter; its ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Starting at the end of the four-rank ring's reduce-scatter.
     """
     rows = states(CONTROLS, _state)
     details = [d for row in rows for d in _details(row["n"], row["step"])]

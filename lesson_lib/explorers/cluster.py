@@ -203,8 +203,7 @@ def cluster_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2; its ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2.
     """
     rows = states(CONTROLS, _state)
     tables, note_lines = DiagramTables(), 0

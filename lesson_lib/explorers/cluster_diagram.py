@@ -193,10 +193,9 @@ def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
 class DiagramTables:
     """The diagram's data: one table per kind of mark, each row keyed by its state.
 
-    A row starts with its state's controls' values (``model``,
-    ``gpus_per_node``, ``nodes``, ``group``, ``pp``); a cell is a GPU's index in
-    its cluster, ``node x gpus_per_node + slot``; places are the view's pixels
-    (y up); ``across_nodes`` is 1 for what the network splits or crosses, else 0.
+    A row starts with its state's controls' values (``model``, ``gpus_per_node``, ``nodes``,
+    ``group``, ``pp``); a cell is a GPU's index, ``node x gpus_per_node + slot``; places are the
+    view's pixels (y up); ``across_nodes`` is 1 for what the network splits or crosses, or 0.
 
     Attributes
     ----------

@@ -158,7 +158,6 @@ def kv_transfer_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
     details = [d for row in rows for d in _details(**{c.name: row[c.name] for c in CONTROLS})]

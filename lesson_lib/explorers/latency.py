@@ -323,7 +323,6 @@ def decode_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
     return Explorer(

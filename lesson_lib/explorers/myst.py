@@ -56,7 +56,6 @@ class VegaLiteRenderer:
         Returns
         -------
         list of docutils.nodes.Element or None
-            The explorer's HTML, or None to leave the output to MyST-NB.
         """
         if inline or data.mime_type != MIME_TYPE:
             return None

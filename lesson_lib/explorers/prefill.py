@@ -340,7 +340,6 @@ def prefill_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows, state = states(CONTROLS, _state), state_filter(CONTROLS)
     curves = _curve_chart(state, state_filter(CONTROLS, free=["prompt"]), _curves())

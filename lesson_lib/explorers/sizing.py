@@ -273,7 +273,6 @@ def sizing_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     state = state_filter(CONTROLS)
     return Explorer(

@@ -66,11 +66,10 @@ MTP_LAYERS: int = 1
 def mtp_head_params(model: ModelSpec = MODEL, layers: int = MTP_LAYERS) -> float:
     """Parameters of a multi-token-prediction head of ``layers`` gated-attention layers.
 
-    The head concatenates a token's embedding with the main model's hidden state and projects
-    ``2h -> h`` (the fusion projection), then runs ``layers`` full-attention layers of the main
-    model's shapes, each followed by its FFN. The attention is gated: the query projection also
-    yields an output gate, so it has twice the query width. Embedding and LM head are shared with
-    the main model and not counted.
+    It concatenates a token's embedding with the main model's hidden state and projects ``2h -> h``
+    (the fusion projection), then runs ``layers`` full-attention layers of the main model's shapes,
+    each with its FFN. The attention is gated: the query projection also yields an output gate,
+    doubling its width. Embedding and LM head are shared, not counted.
 
     Parameters
     ----------

@@ -207,7 +207,6 @@ def context_parallel_prefill(
     Returns
     -------
     float
-        Seconds.
     """
     require_instance("model", model, ModelSpec)
     require_instance("tp_fabric", tp_fabric, Fabric)

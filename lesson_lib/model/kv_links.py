@@ -117,7 +117,6 @@ def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) 
     Returns
     -------
     float
-        Seconds per decoded token.
     """
     prefill_s = require_number("prefill_s", prefill_s, unit="s")
     batch = require_int("batch", batch, maximum=MAX_BATCH)

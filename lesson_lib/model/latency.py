@@ -52,7 +52,6 @@ def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
     Returns
     -------
     list of DecodeLine
-        In the lesson's order.
     """
     configs = [("2 GPUs, fast fabric", 2, FAST), ("4 GPUs, fast fabric", 4, FAST)]
     configs.append(("4 GPUs, slow fabric", 4, SLOW))

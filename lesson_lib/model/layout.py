@@ -56,9 +56,8 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
 def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
     """Layers per pipeline stage, as vLLM's ``get_pp_indices`` splits them by default.
 
-    Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left over go
-    one each to the stages before the last (which holds the final norm and LM
-    head), counting back from the second-to-last.
+    Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left go one each to stages before
+    the last (it holds the final norm and LM head), back from the second-to-last.
 
     Parameters
     ----------

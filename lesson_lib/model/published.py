@@ -164,7 +164,6 @@ def published_table(
     Returns
     -------
     str
-        An HTML table (see :func:`lesson_lib.model.tables.html_table`).
     """
     from lesson_lib.model.tables import html_table
 

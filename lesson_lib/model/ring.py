@@ -108,9 +108,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     Parameters
     ----------
     arrays : sequence of array_like, or 2-D array
-        One 1-D array per rank (1 to :data:`MAX_SIMULATED_RANKS` of them), all of
-        the same length, at most :data:`MAX_SIMULATED_ELEMENTS`; different dtypes
-        are summed in their common one (``numpy.result_type``).
+        One 1-D array per rank (1 to :data:`MAX_SIMULATED_RANKS`), all one length, at most
+        :data:`MAX_SIMULATED_ELEMENTS`; mixed dtypes sum in a common one (``numpy.result_type``).
 
     Returns
     -------

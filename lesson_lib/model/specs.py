@@ -26,8 +26,7 @@ class ModelSpec:
     A hybrid model mixes full-attention layers (a KV cache that grows with context) with
     linear-attention layers such as Gated DeltaNet (a fixed-size recurrent state); a pure-attention
     model has ``num_attention_layers == num_layers``. A mixture-of-experts (MoE) model sets the four
-    MoE fields (``num_experts``, ``experts_per_token``, ``num_moe_layers``, ``expert_params``); a
-    dense model leaves them at 0.
+    MoE fields (``num_experts``, ``experts_per_token``, ``num_moe_layers``, ``expert_params``).
 
     Every count is a whole number >= 1, except ``num_attention_layers`` (from 0 to ``num_layers``),
     ``allreduces_per_layer``, the linear-attention, MLA, shared-expert and MTP fields (>= 0) and the

@@ -99,7 +99,6 @@ def format_rate(
     Returns
     -------
     str
-        For example ``"450 GB/s"``.
     """
     require_number("bytes_per_s", bytes_per_s, unit="bytes/s")
     return format_bytes(bytes_per_s, unit, system=system, decimals=decimals) + "/s"
@@ -143,7 +142,6 @@ def format_ratio(ratio: float, *, decimals: int = 2) -> str:
     Returns
     -------
     str
-        The number followed by ``x``.
     """
     return f"{_number(require_number('ratio', ratio), decimals)}x"
 
@@ -161,6 +159,5 @@ def format_count(value: float, *, decimals: int = 0) -> str:
     Returns
     -------
     str
-        The formatted number, without a unit.
     """
     return _number(require_number("value", value, minimum=-math.inf), decimals)
