@@ -259,15 +259,13 @@ class Explorer:
         The message shown for the current state.
     chart : dict
         A Vega-Lite spec drawing the state (see :meth:`state_filter`) from the states table.
-    numeric : sequence of str
-        Columns the chart reads as numbers.
+    numeric, detail_numeric : sequence of str
+        Columns of ``rows`` and of ``details`` the chart reads as numbers.
     message_lines : int, default 3
         Lines of the message, for its height.
     details : sequence of dict, optional
         Several rows per state (at least one each) for a chart of many marks,
         keyed by the controls' values like ``rows``; the chart reads it instead.
-    detail_numeric : sequence of str
-        Columns of ``details`` the chart reads as numbers.
     compact_text : bool, default False
         Ship each text column as indices into a list of its distinct values, decoded by the spec's
         first transform: a fraction of the weight for thousands of states repeating a few words.

@@ -1,9 +1,8 @@
 """The cluster explorer's diagram as tables: every state's marks, in the view's pixels.
 
 Each cluster size is laid out in the figure's
-:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells and moved into
-the view's pixels (y up), as large as fits; a phone redraws it at the zoom its
-narrower view allows (:func:`_phone_transform`).
+:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells and moved into the view's pixels, as
+large as fits; a phone redraws it at its narrower view's zoom (:func:`_phone_transform`).
 """
 
 from __future__ import annotations

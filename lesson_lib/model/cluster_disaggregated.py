@@ -35,8 +35,7 @@ class DisaggregatedPlan:
     placement : str
         A key of :data:`PLACEMENTS`.
     handoff : Handoff
-        One request's prefill and its cache's hand-off, shipped after it and
-        streamed (:func:`lesson_lib.model.kv_transfer.handoff`).
+        One request's prefill and hand-off (:func:`lesson_lib.model.kv_transfer.handoff`).
     problems : tuple of str
         Why the plan is invalid: either instance's problems; under ``"one node"``, one not fitting.
     """

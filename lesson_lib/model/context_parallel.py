@@ -1,8 +1,7 @@
-"""Context parallelism: ring attention for a long prefill, and decode context parallelism.
+"""Context parallelism: ring attention for a long prefill, and decode context parallelism (DCP).
 
-Ring attention splits a prompt over ``cp`` positions that pass KV blocks around
-while computing; decode context parallelism (DCP) shards each KV head's tokens
-over the GPUs TP would fill with copies. SI units.
+Ring attention splits a prompt over ``cp`` positions that pass KV blocks around while computing; DCP
+shards each KV head's tokens over the GPUs TP would fill with copies. SI units.
 """
 
 from __future__ import annotations

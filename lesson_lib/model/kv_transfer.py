@@ -1,8 +1,7 @@
 """The KV cache on the wire: disaggregated prefill and decode, in alpha-beta terms.
 
-A request's cache (attention KV at the prompt's length and the linear-attention
-layers' recurrent state) goes from ``P`` prefill GPUs to ``D`` decode GPUs, each
-GPU's shard as in :mod:`lesson_lib.model.memory`. SI units.
+A request's cache (the prompt's attention KV and the linear-attention state) goes from ``P`` prefill
+GPUs to ``D`` decode GPUs, each GPU's shard as in :mod:`lesson_lib.model.memory`. SI units.
 """
 
 from __future__ import annotations

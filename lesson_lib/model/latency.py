@@ -275,9 +275,8 @@ def allreduce_anatomy(
 ) -> list[LatencyPart]:
     """Split one small ring all-reduce into launch, fixed cost, hops and bytes, as an illustration.
 
-    The model's split, not a measurement (no source times these parts
-    separately): hops and fixed cost from a per-hop line through two published
-    times (2 and 4 GPUs, nccl-tests issue 123), the launch share an assumption.
+    The model's split, not a measurement (no source times the parts): hops and fixed cost from a
+    line through two published times (2 and 4 GPUs, nccl-tests issue 123), the launch share assumed.
 
     Parameters
     ----------
@@ -288,8 +287,7 @@ def allreduce_anatomy(
     fabric : Fabric, default FAST_RING
         A fabric with per-hop latency; by default a 2-GPU all-reduce costs the lesson's fast 10 us.
     launch_s : float, default CUDA_GRAPH_LAUNCH_SAVING
-        The kernel-launch and host overhead assumed inside the fixed cost, at
-        most ``fabric.latency`` (the lesson's assumption).
+        Launch and host overhead inside the fixed cost (assumed), at most ``fabric.latency``.
 
     Returns
     -------

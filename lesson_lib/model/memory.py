@@ -119,9 +119,8 @@ def memory_budget(
     sequences : int
         Concurrent sequences, from 0 to :data:`MAX_SEQUENCES`.
     utilization : float, default 1.0
-        Fraction of ``accel.memory_bytes`` (what the card exposes) the runtime
-        may use, in (0, 1]: vLLM's ``gpu_memory_utilization``
-        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`).
+        Fraction of ``accel.memory_bytes`` the runtime may use, in (0, 1]: vLLM's
+        ``gpu_memory_utilization`` (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`).
 
     Returns
     -------

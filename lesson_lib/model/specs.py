@@ -1,8 +1,7 @@
 """What the lesson reasons about: a model, an accelerator and a fabric.
 
-All three are frozen dataclasses holding plain SI quantities (bytes,
-seconds, bytes/second, FLOP/second). They check their own fields when built,
-so a bad value fails where it was typed, with the field's name in the message.
+Frozen dataclasses of plain SI quantities (bytes, seconds, bytes/second, FLOP/second) that check
+their fields when built, so a bad value fails where it was typed, naming the field.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Time of one decode step or one prefill, seconds: compute plus communication.
 
-Compute is a roofline per phase: the weight GEMMs take the larger of streaming
-this rank's weights and their FLOPs; attention (given a context) the larger of
-its KV and state traffic (:data:`STATE_PASSES`) and its FLOPs. Communication is
-``model.allreduces_per_token`` serial all-reduces of one hidden vector per token
-in flight. ``decode_step(..., include_bandwidth=False)`` is the lesson's arithmetic.
+Compute is a roofline per phase: weight GEMMs take the larger of streaming this rank's weights and
+their FLOPs; attention (given a context) the larger of KV and state traffic (:data:`STATE_PASSES`)
+and FLOPs. Communication: ``model.allreduces_per_token`` serial all-reduces, a hidden vector per
+token in flight. ``include_bandwidth=False`` is the lesson's arithmetic.
 """
 
 from __future__ import annotations

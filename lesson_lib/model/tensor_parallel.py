@@ -1,9 +1,8 @@
 """Tensor parallelism in miniature: where a layer's partial sums come from.
 
-A tensor-parallel block splits its input projection by columns (whole heads or
-FFN channels per rank) and its output projection by rows, so each rank holds a
-full-width *partial sum* that an all-reduce adds up. This module builds those
-partials with NumPy for the ring all-reduce of :mod:`lesson_lib.model.ring`.
+A TP block splits its input projection by columns (whole heads or FFN channels per rank) and its
+output projection by rows, so each rank holds a full-width *partial sum* that an all-reduce adds up;
+built here with NumPy for the ring all-reduce of :mod:`lesson_lib.model.ring`.
 """
 
 from __future__ import annotations
@@ -35,12 +34,9 @@ def column_row_partials(
 
     Parameters
     ----------
-    x : array_like
-        Input, shape ``(d,)`` for one token or ``(tokens, d)``.
-    w_in : array_like
-        Input projection ``(d, k)``, ``k`` split over ranks (attention/DeltaNet heads, FFN width).
-    w_out : array_like
-        Output projection, shape ``(k, d_out)``.
+    x, w_in, w_out : array_like
+        Input ``(d,)`` for one token or ``(tokens, d)``; projections ``(d, k)`` and ``(k, d_out)``,
+        ``k`` split over ranks (attention/DeltaNet heads, FFN width).
     n : int
         Number of ranks, from 1 to ``k``.
     activation : callable, optional
@@ -71,9 +67,8 @@ def column_row_partials(
 def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.ndarray]:
     """``n`` random partial hidden vectors, one per rank, at the model's element size.
 
-    Stand-ins for what each rank holds after a row-parallel projection, so a
-    ring all-reduce over them moves exactly the bytes the model's all-reduce
-    moves (two-byte elements as ``numpy.float16``: NumPy has no bfloat16).
+    Stand-ins for each rank's data after a row-parallel projection, so a ring all-reduce over them
+    moves the model's exact bytes (two-byte elements as ``numpy.float16``: NumPy has no bfloat16).
 
     Parameters
     ----------
