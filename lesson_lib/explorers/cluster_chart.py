@@ -302,9 +302,8 @@ def _notes(data: dict, texts: Sequence[str], lines: int, state: list) -> dict[st
 def _hidden(view: dict[str, Any]) -> dict[str, Any]:
     """The view with every mark kept out of the accessibility tree.
 
-    The description and message say what the shapes mean; as ARIA images
-    they would be unnamed, and axe-core flags empty ones (no TP group split by
-    the network, say). The list of problems and flags stays readable.
+    Description and message explain the shapes; as ARIA images they would be unnamed, and axe-core
+    flags empty ones (no TP group split by the network). The problem and flag list stays readable.
     """
     for layer in view.get("layer", []):
         _hidden(layer)

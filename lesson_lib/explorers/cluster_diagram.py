@@ -84,9 +84,8 @@ def _arc(a: Point, b: Point, rad: float) -> list[Point]:
 def _phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
     """``k``, ``bx``, ``by``: a wide pixel ``p`` of this size lands at ``k * p + b`` on a phone.
 
-    Both views draw the layout's cells at ``pixel = offset + zoom * cell``, so
-    ``k`` is the ratio of the zooms (one for both axes, nothing stretched) and
-    ``b = offset_phone - k * offset_wide``, in the phone view's pixels.
+    Both views draw cells at ``pixel = offset + zoom * cell``, so ``k`` is the ratio of the zooms
+    (one for both axes) and ``b = offset_phone - k * offset_wide``, in the phone view's pixels.
     """
     zoom, ox, oy = _zoom(g, nodes)
     phone_zoom, phone_ox, phone_oy = _zoom(g, nodes, PHONE_WIDTH)

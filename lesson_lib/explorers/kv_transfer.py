@@ -106,8 +106,7 @@ def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> lis
 def _axis_ms(details: list[dict[str, Any]]) -> dict[int, float]:
     """Each prompt's time axis, ms: the latest bar end over every link and GPU count, rounded up.
 
-    Prompts of 128 tokens and of the full context differ a thousandfold in
-    time: one axis for all would hide the short ones.
+    A 128-token prompt and a full-context one differ a thousandfold: one axis would hide the short.
     """
     latest: dict[int, float] = {}
     for d in details:

@@ -71,7 +71,6 @@ def _by_name(*algorithms: Algorithm) -> dict[str, Algorithm]:
     return {a.name: a for a in algorithms}
 
 
-#: Reduce-scatter and all-gather, each a half of the ring all-reduce.
 _RING_HALF = Algorithm("ring", "ring: n - 1 steps", lambda n: n - 1, lambda n: (n - 1) / n)
 #: The all-reduce's algorithms; the ring, first, is the default.
 _ALL_REDUCE = (
@@ -249,7 +248,6 @@ def collective_time(
     """
     require_instance("fabric", fabric, Fabric)
     wire = collective_wire_bytes(kind, payload_bytes, n, algorithm)
-    # One rank sends nothing and waits for no one: both terms are 0.
     return _latency(kind, n, fabric, algorithm) + wire / fabric.bandwidth
 
 
@@ -258,10 +256,8 @@ def allreduce_factor(n: int, algorithm: str = "ring") -> float:
 
     Parameters
     ----------
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
+    n, algorithm
+        Ranks, from 1 to 4096 (``MAX_RANKS``), and a key of :data:`ALGORITHMS`, default ``"ring"``.
 
     Returns
     -------
@@ -325,8 +321,7 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
     Parameters
     ----------
     n, fabric, algorithm
-        Ranks (1 to 4096), the interconnect and a key of :data:`ALGORITHMS`,
-        default ``"ring"``; ``steps`` is :func:`allreduce_steps`.
+        Ranks (1 to 4096), the fabric, a key of :data:`ALGORITHMS` (steps: :func:`allreduce_steps`).
 
     Returns
     -------
@@ -342,8 +337,7 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
     Parameters
     ----------
     payload_bytes, n, fabric, algorithm
-        The vector summed (bytes, >= 0), the ranks (1 to 4096), the
-        interconnect and a key of :data:`ALGORITHMS`, default ``"ring"``.
+        As for :func:`allreduce_wire_bytes`, and the interconnect.
 
     Returns
     -------
@@ -362,8 +356,7 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     Parameters
     ----------
     fabric, n, algorithm
-        The interconnect, the ranks from 2 (one rank has no communication to
-        balance) to 4096, and a key of :data:`ALGORITHMS`, default ``"ring"``.
+        The fabric, ranks from 2 (one has nothing to balance) to 4096, a key of :data:`ALGORITHMS`.
 
     Returns
     -------
