@@ -136,10 +136,8 @@ def measured_table(
 
     Parameters
     ----------
-    system : str
-        A key of :func:`systems`.
-    gpus : int
-        GPUs taking part.
+    system, gpus : str, int
+        A key of :func:`systems` and the GPUs taking part.
     kernel, op : str, default "nccl", "all_reduce"
         The kernel and the collective, as :class:`MeasuredCollective` names them.
     runtime : str, optional
@@ -193,8 +191,7 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
     Returns
     -------
     float or None
-        Seconds: the floor of that launch mode, the minimum over every size
-        of every such table; None when none was measured there.
+        Seconds, the minimum over every size of every such table; None when none was measured.
     """
     _require_system(system)
     values = [

@@ -272,11 +272,10 @@ class Explorer:
     params : sequence of dict
         Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     narrow : dict, optional
-        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (without it the
-        chart is scaled down whole): ``params``, those ``params``' values there; ``views``, named
-        views' ``width`` and ``height`` there; ``asText``, views shown as wrapped text under the
-        controls instead (``{"view": name, "text": field, "join": field}``, lines with one ``join``
-        value making one paragraph).
+        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (else it is scaled
+        down whole): ``params``, those ``params``' values there; ``views``, named views' ``width``
+        and ``height`` there; ``asText``, views shown as text under the controls instead
+        (``{"view": name, "text": field, "join": field}``, one paragraph per ``join`` value).
     """
 
     title: str

@@ -149,9 +149,8 @@ def frames() -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        ``kind`` (``"node"``, ``"cell"``, ``"band"`` or ``"wire"``, a node's
-        link to the band), a box's, cell's or wire's ``node``, a ``cell``'s
-        index and ``zoom``, its cluster size's pixels per cell.
+        ``kind`` (``"node"``, ``"cell"``, ``"band"`` or ``"wire"``, a node's band link), a box's,
+        cell's or wire's ``node``, a ``cell``'s index and ``zoom``, its size's pixels per cell.
     """
     rows: list[dict[str, Any]] = []
     inset = (CELL - GPU) / 2

@@ -49,7 +49,6 @@ class VegaLiteRenderer:
         renderer : myst_nb.core.render.NbElementRenderer
             MyST-NB's renderer (unused).
         data : myst_nb.core.render.MimeData
-            The output.
         inline : bool
             True for inline outputs (``{glue}`` roles), which are not drawn.
 

@@ -60,9 +60,8 @@ def plan_cluster(
         Sequence length for counting sequences that fit and for the KV reads
         of the batched step, from 1 to ``model.max_context`` (the default).
     batch : int, optional
-        Sequences each replica decodes together, from 1 to
-        :data:`~lesson_lib.model.step_time.MAX_BATCH`; default as many as fit. A
-        batch larger than what fits is listed as a problem.
+        Sequences per replica step, from 1 to :data:`~lesson_lib.model.step_time.MAX_BATCH`; default
+        as many as fit (more is listed as a problem).
     algorithm : str, default "ring"
         The TP all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
     ep : int, default 1

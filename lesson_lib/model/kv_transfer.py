@@ -207,8 +207,7 @@ def sharded_transfer(
     Returns
     -------
     ShardedTransfer
-        Bytes per GPU and port, and the time: 86.7 ms for the specimen's full context from 4 GPUs to
-        4 over ``INTER_NODE``.
+        Its bytes and time: 86.7 ms for the specimen's full context 4 GPUs to 4 over ``INTER_NODE``.
     """
     require_instance("model", model, ModelSpec)
     require_instance("fabric", fabric, Fabric)

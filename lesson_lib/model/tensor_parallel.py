@@ -123,10 +123,8 @@ def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]
 
     Parameters
     ----------
-    model : ModelSpec
-        Needs ``vocab_size`` (else a ValueError).
-    n : int
-        Tensor-parallel degree, from 1 to 4096.
+    model, n : ModelSpec, int
+        A model with ``vocab_size`` (else a ValueError), and the TP degree, from 1 to 4096.
 
     Returns
     -------
