@@ -452,8 +452,7 @@ def states(
     Parameters
     ----------
     controls, compute
-        The explorer's inputs, and ``compute(**values)``, a combination's
-        other columns (numbers and labels, computed by ``lesson_lib``).
+        The inputs, and ``compute(**values)``: a combination's other columns, from ``lesson_lib``.
 
     Returns
     -------

@@ -31,8 +31,7 @@ from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
 
-#: The models offered, by key: the specimen and one mixture of experts whose
-#: 128 experts fit EP 8 on one node of eight cards.
+#: The models offered by key: the specimen and an MoE whose 128 experts fit EP 8 on one 8-GPU node.
 MODELS: dict[str, ModelSpec] = {"specimen": MODEL, "qwen3_235b": PRESETS["Qwen3-235B-A22B"]}
 MODEL_LABELS: tuple[str, ...] = (
     f"{MODEL.name}, dense (the specimen)",

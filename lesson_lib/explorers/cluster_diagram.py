@@ -31,9 +31,8 @@ PP_VALUES: tuple[int, ...] = (1, 2, 3, 4)
 #: The diagram's width and height in pixels.
 VIEW_WIDTH = 640
 VIEW_HEIGHT = 250
-#: The diagram's width on a phone, pixels: a 390 px phone's explorer column
-#: (340 px in Chromium) less the chart's padding. There each cluster size is
-#: drawn again at the zoom this width allows, text at its own size.
+#: The diagram's width on a phone, pixels: a 390 px phone's explorer column (340 px in Chromium)
+#: less padding. There each cluster size is redrawn at this width's zoom, text at its own size.
 PHONE_WIDTH = 320
 #: The chart's parameter holding the phone's move of the wide view's pixels,
 #: ``[kx, bx, ky, by]`` (x in the x scale's domain, 0..VIEW_WIDTH), and the

@@ -62,9 +62,8 @@ CARD_LABELS: dict[str, str] = {
 N_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16)
 #: Batch sizes offered (sequences decoded together).
 BATCH_VALUES: tuple[int, ...] = (1, 4, 16, 64, 256)
-#: Contexts offered, as the divisor of the chosen model's longest context; 0 is the
-#: lesson's weights-only heuristic (no context). For the specimen 1/64 is 4,096 tokens,
-#: the batching chapter's context.
+#: Contexts offered, as the divisor of the chosen model's longest context; 0 is the lesson's
+#: weights-only heuristic. For the specimen 1/64 is 4,096 tokens, the batching chapter's context.
 CONTEXT_VALUES: tuple[int, ...] = (0, 64, 1)
 CONTEXT_LABELS: tuple[str, ...] = tuple(
     "none (lesson: weights only)"

@@ -134,8 +134,7 @@ COLLECTIVES: dict[str, Collective] = {
     )
 }
 
-#: The all-reduce algorithms the model knows, by name (the all-reduce's entry of
-#: :data:`COLLECTIVES`).
+#: The all-reduce algorithms by name (the all-reduce's entry of :data:`COLLECTIVES`).
 ALGORITHMS: Mapping[str, Algorithm] = COLLECTIVES["all_reduce"].algorithms
 
 

@@ -65,8 +65,7 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
 class RingAttentionStep:
     """One step of ring attention in a context-parallel prefill, one attention layer.
 
-    Each of ``cp`` GPUs sends the KV block it holds to the next while computing
-    its queries' attention against the block it received.
+    Each of ``cp`` GPUs passes its KV block on while its queries attend to the one received.
 
     Attributes
     ----------

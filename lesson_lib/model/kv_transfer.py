@@ -142,8 +142,7 @@ class ShardedTransfer:
     receiver_bytes : float
         Bytes the busiest decode GPU receives: its share of the KV cache and of the state.
     port_bytes : float
-        Bytes through the busiest port: the larger of the two above with a
-        port per GPU, ``total_bytes`` through one shared port.
+        The busiest port's bytes: the larger of the two above, or ``total_bytes`` on a shared port.
     fabric : Fabric
     """
 

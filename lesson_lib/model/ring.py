@@ -1,8 +1,7 @@
 """A real ring all-reduce, step by step, over NumPy arrays.
 
-The book draws and animates this schedule, and the tests check it against
-``numpy.sum``: the algorithm, not a formula, is what produces the
-``2 (n - 1) / n`` factor of :mod:`lesson_lib.model.collectives`.
+The book animates this schedule and the tests check it against ``numpy.sum``: the algorithm, not a
+formula, yields the ``2 (n - 1) / n`` factor of :mod:`lesson_lib.model.collectives`.
 """
 
 from __future__ import annotations
@@ -137,9 +136,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     dtype = np.result_type(*inputs)
     n = len(inputs)
 
-    # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype.
-    # Every update below puts a new array in the list, so the callers' arrays,
-    # of which these chunks may be views, are never written to.
+    # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype. Updates put new
+    # arrays in the list, so the callers' arrays (which chunks may view) are never written.
     chunks = [np.array_split(np.asarray(a, dtype=dtype), n) for a in inputs]
     chunk_bytes = [int(c.nbytes) for c in chunks[0]]
     owners = [[frozenset([r]) for _ in range(n)] for r in range(n)]

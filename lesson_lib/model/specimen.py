@@ -20,12 +20,11 @@ from lesson_lib.model.units import (
     format_seconds,
 )
 
-#: Qwen's Qwen/Qwen3.8-27B, a dense hybrid of 16 super-blocks of 3 Gated DeltaNet
-#: layers and 1 gated-attention layer, each layer followed by an FFN; vLLM and
-#: NeMo load it with their Qwen3.5 implementation (Qwen3_5ForConditionalGeneration).
-#: Its checkpoint also holds a vision encoder and a one-layer multi-token-prediction
-#: (MTP) head that the lesson leaves out: ``params`` is the model card's rounded
-#: 27 billion and counts neither on its own (lesson_lib.chapters.batching sizes the head).
+#: Qwen's Qwen/Qwen3.8-27B, a dense hybrid of 16 super-blocks of 3 Gated DeltaNet layers and 1
+#: gated-attention layer, each with an FFN; vLLM and NeMo load it with their Qwen3.5 implementation
+#: (Qwen3_5ForConditionalGeneration). Its checkpoint also holds a vision encoder and a one-layer
+#: multi-token-prediction (MTP) head that the lesson leaves out: ``params`` is the model card's
+#: rounded 27 billion and counts neither on its own (lesson_lib.chapters.batching sizes the head).
 MODEL = ModelSpec(
     name="Qwen3.8-27B",
     params=27e9,
@@ -165,11 +164,10 @@ FAST_RING = Fabric(
     hop_latency=_HOP,
 )
 
-#: The per-all-reduce launch overhead assumed inside alpha, and what CUDA graphs
-#: are assumed to remove: an assumption, not a measurement. NVIDIA/nccl issue 1984
-#: times a 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without graphs
-#: and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces aggregated
-#: into each timed iteration, not one all-reduce that waits for the layer before it.
+#: The per-all-reduce launch overhead inside alpha, which CUDA graphs remove: an assumption, not a
+#: measurement. NVIDIA/nccl issue 1984 times a 1 KiB all-reduce on 4 H800s at about 3.5 us per
+#: operation without graphs and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces
+#: in each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
 
 #: An interactive decode rate, tokens/second.

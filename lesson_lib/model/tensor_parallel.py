@@ -115,11 +115,10 @@ def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingRe
 def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]:
     """The two collectives per decoded token outside the layers, with their bytes.
 
-    A vocabulary-parallel embedding gives each rank a slice of the table's rows: a rank looks up the
-    tokens it holds, zeroes the rest, and an all-reduce sums the hidden vector (vLLM's
-    ``VocabParallelEmbedding``). A vocabulary-parallel LM head leaves each rank with a slice of the
-    logits, which are gathered before sampling (an all-gather in current vLLM's ``LogitsProcessor``;
-    older versions gathered to one rank).
+    A vocab-parallel embedding gives each rank a slice of rows: each looks up the tokens it holds,
+    zeroes the rest, and an all-reduce sums the vectors (vLLM's ``VocabParallelEmbedding``). A
+    vocabulary-parallel LM head leaves each rank a slice of the logits, gathered before sampling (an
+    all-gather in current vLLM's ``LogitsProcessor``; older ones gathered to one rank).
 
     Parameters
     ----------
