@@ -113,8 +113,7 @@ class Template:
         Text in braces, ``"{field}"``, is the row's value of that column; anything else is literal.
         A part is wholly a field or wholly text. A newline in a literal starts a new message line.
     otherwise : Template, optional
-        The message of the rows whose column ``when`` is true (a state that
-        says it cannot be priced, say, in other words than the rest).
+        The message of the rows whose column ``when`` is true (say, a state that cannot be priced).
     when : str, default ""
         The boolean column that picks ``otherwise``; needed with it.
     """

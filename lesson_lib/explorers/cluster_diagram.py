@@ -113,8 +113,7 @@ def chart_params() -> tuple[dict[str, Any], ...]:
     Returns
     -------
     tuple of dict
-        ``phone`` (True on a phone) and ``view_t``: the identity, or on a
-        phone the cluster size's :func:`_phone_transform`.
+        ``phone`` and ``view_t``, the identity or, on a phone, the size's :func:`_phone_transform`.
     """
     pick = (
         f"{json.dumps(_view_transforms(), separators=(',', ':'))}"
@@ -240,8 +239,7 @@ class DiagramTables:
         Parameters
         ----------
         state, plan, paragraphs
-            The controls' values, the state's plan, and each problem's or
-            flag's kind and lines for the list under the diagram.
+            The controls' values, the state's plan, each problem's or flag's kind and list lines.
         """
         lines = [
             (p, kind, line) for p, (kind, wrapped) in enumerate(paragraphs) for line in wrapped

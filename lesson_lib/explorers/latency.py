@@ -258,8 +258,7 @@ def _row(
 
 
 def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
-    """The time axis's fixed end: the specimen's slowest state of one sequence and no context
-    (the lesson's regime), rounded up to 10 ms."""
+    """Time axis end: the specimen's slowest one-sequence, no-context state, rounded up to 10 ms."""
     lesson = [
         r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
     ]

@@ -46,8 +46,7 @@ BIG_CARD_BYTES: float = 140 * GiB
 
 
 def _card_gb(memory: float) -> int | float:
-    """A card's memory in GB to two decimals, whole numbers as int (``24`` in Python, the CSV
-    table and the browser alike, never ``24.0``)."""
+    """Card memory in GB, two decimals, whole numbers as int: ``24`` everywhere, never ``24.0``."""
     gb = round(memory / GB, 2)
     return int(gb) if gb == int(gb) else gb
 

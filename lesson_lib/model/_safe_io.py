@@ -174,9 +174,8 @@ def stop_on_signals(
 ) -> Iterator[None]:
     """Raise :class:`Stopped` (a ``KeyboardInterrupt``) on the first of ``signals``.
 
-    Later signals are ignored until the block ends, so the clean-up the first
-    one started (killing a sandbox, removing temporary folders) is not cut
-    short by a second Ctrl-C. Outside the main thread nothing is changed.
+    Later signals are ignored until the block ends, so a second Ctrl-C cannot cut short the first
+    one's clean-up (killing a sandbox, removing temp folders). Off the main thread nothing changes.
 
     Parameters
     ----------

@@ -72,8 +72,7 @@ class RingAttentionStep:
     chunk_tokens : int
         Tokens of each GPU's chunk, ``ceil(context / cp)``.
     block_bytes : float
-        The KV block one GPU sends per step: its chunk's keys and values for
-        one attention layer and its share of the KV heads, bytes.
+        Bytes one GPU sends per step: its chunk's K and V in one attention layer, its KV heads.
     send_s : float
         Latency + block bytes / bandwidth, seconds.
     compute_s : float

@@ -168,8 +168,7 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
 
 def _num_routed_experts(c: Mapping[str, Any]) -> int:
     """``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or ``n_routed_experts``
-    (DeepSeek), which must agree; 0 when none is set or it is 1 or less.
-    """
+    (DeepSeek), which must agree; 0 when none is set or it is 1 or less."""
     given = {k: _int(c, k, minimum=0) for k in EXPERT_COUNT_KEYS if c.get(k) is not None}
     if len(set(given.values())) > 1:
         raise ValueError(f"config fields {sorted(given)} disagree on the expert count: {given}")
