@@ -341,13 +341,7 @@ class Explorer:
         return {c.name: c.default for c in self.controls}
 
     def row(self, **values: Value) -> dict[str, Any]:
-        """The state's row; controls not given keep their defaults.
-
-        Raises
-        ------
-        ValueError
-            If a name is not a control or a value is not offered.
-        """
+        """The state's row (defaults where unset); an unknown control or value is a ValueError."""
         choice = self.defaults
         for name, value in values.items():
             control = next((c for c in self.controls if c.name == name), None)

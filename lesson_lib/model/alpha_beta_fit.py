@@ -89,18 +89,7 @@ class AlphaBetaFit:
         return f"{METHODS['wls']}; sizes {b(self.min_bytes)} .. {b(self.max_bytes)}"
 
     def predict(self, nbytes: float | np.ndarray) -> np.ndarray:
-        """Model time ``alpha + m / B`` for payloads ``nbytes``.
-
-        Parameters
-        ----------
-        nbytes : float or numpy.ndarray
-            Payload sizes, bytes.
-
-        Returns
-        -------
-        numpy.ndarray
-            Seconds.
-        """
+        """Model time ``alpha + m / B``, seconds, for payload sizes ``nbytes`` in bytes."""
         return self.alpha + np.asarray(nbytes, dtype=float) / self.bandwidth
 
     @property

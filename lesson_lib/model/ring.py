@@ -77,17 +77,7 @@ class RingResult:
         return len(self.outputs)
 
     def bytes_sent_after(self, step: int) -> list[int]:
-        """Bytes each rank has sent after the first ``step`` steps.
-
-        Parameters
-        ----------
-        step : int
-            From 0 to ``len(steps)``.
-
-        Returns
-        -------
-        list of int
-        """
+        """Bytes each rank has sent after the first ``step`` steps (0 to ``len(steps)``)."""
         step = require_int("step", step, minimum=0, maximum=len(self.steps))
         sent = [0] * self.n
         for transfers in self.steps[:step]:
