@@ -1,10 +1,9 @@
 """Measured collectives from ten GPU systems, and the lesson's claims scored against them.
 
-The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0,
-Apache-2.0; ``lesson_lib/data/measured/NOTICE`` says which files and how
-``tools/fetch_measured.py`` converted them): NCCL (oneCCL on B60), vLLM, SGLang
-and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300), bytes and seconds.
-:func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
+The tables come from NVIDIA aiconfigurator (``aiconfigurator-core`` 0.12.0, Apache-2.0;
+``lesson_lib/data/measured/NOTICE`` says which files and how ``tools/fetch_measured.py`` converted
+them): NCCL (oneCCL on B60), vLLM, SGLang and TensorRT-LLM collectives on 2 to 8 GPUs (16 on GB300),
+bytes and seconds. :func:`measured_fabric` fits alpha-beta to one table; :func:`evaluate_claims`
 scores each claim on every system.
 """
 
@@ -137,10 +136,8 @@ def measured_table(
 
     Parameters
     ----------
-    system : str
-        A key of :func:`systems`.
-    gpus : int
-        GPUs taking part.
+    system, gpus : str, int
+        A key of :func:`systems` and the GPUs taking part.
     kernel, op : str, default "nccl", "all_reduce"
         The kernel and the collective, as :class:`MeasuredCollective` names them.
     runtime : str, optional
@@ -149,9 +146,8 @@ def measured_table(
     Returns
     -------
     tuple of (str, numpy.ndarray, numpy.ndarray)
-        The runtime, the sizes in bytes (ascending) and the latencies in
-        seconds; an unknown system, or no matching table, is a ValueError
-        naming what exists.
+        The runtime, the sizes in bytes (ascending) and the latencies in seconds; an unknown system,
+        or no matching table, is a ValueError naming what exists.
     """
     _require_system(system)
     rows = list(_tables().get((system, gpus, kernel, op), ()))
@@ -195,8 +191,7 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
     Returns
     -------
     float or None
-        Seconds: the floor of that launch mode, the minimum over every size
-        of every such table; None when none was measured there.
+        Seconds, the minimum over every size of every such table; None when none was measured.
     """
     _require_system(system)
     values = [
@@ -314,8 +309,7 @@ class Claim:
     tested : str
         What is compared on each case.
     cases : callable
-        ``cases()``: every case the measurements offer, each a description with
-        its numbers and whether the claim holds there.
+        ``cases()``: every case measured, described with its numbers and whether the claim holds.
     """
 
     key: str

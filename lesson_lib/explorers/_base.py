@@ -1,10 +1,9 @@
 """What every live explorer shares: discrete controls, a table of states, a message.
 
-Every number an explorer's Vega-Lite chart shows is computed here for every
-combination of the controls' values and shipped as a CSV table: the browser
-only picks and draws a row (no model in JavaScript). The message is a
-:class:`Template` rendered by Python and written as a Vega expression, so the
-two cannot drift apart.
+Every number an explorer's Vega-Lite chart shows is computed here for every combination of the
+controls' values and shipped as a CSV table: the browser only picks and draws a row (no model in
+JavaScript). The message is a :class:`Template` rendered by Python and written as a Vega expression,
+so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -111,12 +110,10 @@ class Template:
     Parameters
     ----------
     parts : sequence of str
-        Text in braces, ``"{field}"``, is the row's value of that column;
-        anything else is literal. A part is either wholly a field or wholly
-        text. A newline in a literal starts a new line of the message.
+        Text in braces, ``"{field}"``, is the row's value of that column; anything else is literal.
+        A part is wholly a field or wholly text. A newline in a literal starts a new message line.
     otherwise : Template, optional
-        The message of the rows whose column ``when`` is true (a state that
-        says it cannot be priced, say, in other words than the rest).
+        The message of the rows whose column ``when`` is true (say, a state that cannot be priced).
     when : str, default ""
         The boolean column that picks ``otherwise``; needed with it.
     """
@@ -261,28 +258,23 @@ class Explorer:
         The message shown for the current state.
     chart : dict
         A Vega-Lite spec drawing the state (see :meth:`state_filter`) from the states table.
-    numeric : sequence of str
-        Columns the chart reads as numbers.
+    numeric, detail_numeric : sequence of str
+        Columns of ``rows`` and of ``details`` the chart reads as numbers.
     message_lines : int, default 3
         Lines of the message, for its height.
     details : sequence of dict, optional
         Several rows per state (at least one each) for a chart of many marks,
         keyed by the controls' values like ``rows``; the chart reads it instead.
-    detail_numeric : sequence of str
-        Columns of ``details`` the chart reads as numbers.
     compact_text : bool, default False
-        Ship each text column as indices into a list of its distinct values,
-        decoded by the spec's first transform: a fraction of the weight for
-        thousands of states repeating a few words.
+        Ship each text column as indices into a list of its distinct values, decoded by the spec's
+        first transform: a fraction of the weight for thousands of states repeating a few words.
     params : sequence of dict
         Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     narrow : dict, optional
-        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a
-        phone (without it the chart is scaled down whole): ``params``, those
-        ``params``' values there; ``views``, named views' ``width`` and
-        ``height`` there; ``asText``, views shown as wrapped text under the
-        controls instead (``{"view": name, "text": field, "join": field}``,
-        lines with one ``join`` value making one paragraph).
+        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (else it is scaled
+        down whole): ``params``, those ``params``' values there; ``views``, named views' ``width``
+        and ``height`` there; ``asText``, views shown as text under the controls instead
+        (``{"view": name, "text": field, "join": field}``, one paragraph per ``join`` value).
     """
 
     title: str
@@ -349,13 +341,7 @@ class Explorer:
         return {c.name: c.default for c in self.controls}
 
     def row(self, **values: Value) -> dict[str, Any]:
-        """The state's row; controls not given keep their defaults.
-
-        Raises
-        ------
-        ValueError
-            If a name is not a control or a value is not offered.
-        """
+        """The state's row (defaults where unset); an unknown control or value is a ValueError."""
         choice = self.defaults
         for name, value in values.items():
             control = next((c for c in self.controls if c.name == name), None)
@@ -459,13 +445,11 @@ def states(
     Parameters
     ----------
     controls, compute
-        The explorer's inputs, and ``compute(**values)``, a combination's
-        other columns (numbers and labels, computed by ``lesson_lib``).
+        The inputs, and ``compute(**values)``: a combination's other columns, from ``lesson_lib``.
 
     Returns
     -------
     list of dict
-        The rows.
     """
     names = [c.name for c in controls]
     combinations = (

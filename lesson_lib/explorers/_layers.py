@@ -1,8 +1,7 @@
 """Vega-Lite pieces the explorers' charts share: layers, lookups, scales, legends.
 
-Also the stacked time bars of the latency and experts explorers: each state
-row carries one column per term (milliseconds), folded into stacked segments
-coloured by role, each bar's label above it.
+Also the stacked time bars of the latency and experts explorers: each state row carries one column
+per term (milliseconds), folded into stacked segments coloured by role, each bar's label above it.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ def layer(
     Returns
     -------
     dict
-        A Vega-Lite layer.
     """
     out: Spec = {"mark": {"type": mark, **props}}
     if encoding is not None:
@@ -47,8 +45,7 @@ def lookup(mapping: Mapping[Any, Any], key: str, value: Callable[[Any], str] = r
     Parameters
     ----------
     mapping, key, value
-        Keys are written as quoted text, values by ``value``; ``key`` is a
-        Vega expression (``datum.label``).
+        Keys as quoted text, values by ``value``; ``key`` a Vega expression (``datum.label``).
 
     Returns
     -------
@@ -70,7 +67,6 @@ def bottom_legend(**extra: Any) -> Spec:
     Returns
     -------
     dict
-        A Vega-Lite legend.
     """
     return {"orient": "bottom", "direction": "horizontal", **extra}
 
@@ -83,13 +79,11 @@ def nominal_scale(
     Parameters
     ----------
     field, domain, colors, legend
-        The column, the scale's domain and range in the same order, and the
-        legend (None: none).
+        The column, the scale's domain and range in the same order, and the legend (None: none).
 
     Returns
     -------
     dict
-        The channel's definition.
     """
     return {
         "field": field,
@@ -113,7 +107,6 @@ def labels_above(offset: int) -> Spec:
     Returns
     -------
     dict
-        A Vega-Lite axis.
     """
     return {
         "labelAlign": "left",
@@ -138,8 +131,7 @@ def fold_terms(terms: Sequence[Term]) -> list[Spec]:
     Returns
     -------
     list of dict
-        A ``fold`` into ``_term`` / ``_ms``, the legend label as ``term``, the
-        stacking position as ``_stack``.
+        A ``fold`` into ``_term`` / ``_ms``, the legend label as ``term``, the stack as ``_stack``.
     """
     columns = [t for t, _, _ in terms]
     return [
@@ -155,8 +147,7 @@ def time_bars(terms: Sequence[Term], y_sort: Any, bar_title: str) -> Spec:
     Parameters
     ----------
     terms, y_sort, bar_title
-        The terms as given to :func:`fold_terms`, the bars' Vega-Lite
-        ``sort``, and the tooltip's title for a bar's name.
+        The :func:`fold_terms` terms, the bars' Vega-Lite ``sort``, the tooltip's bar title.
 
     Returns
     -------

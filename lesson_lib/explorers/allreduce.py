@@ -1,10 +1,8 @@
 """The ring stepper: N ranks and a step through a ring all-reduce of one hidden vector.
 
-Every state is read from
-:func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`: the rank by
-chunk grid as :func:`lesson_lib.figures.allreduce.draw_holdings` colours it, and
-bars of the bytes sent so far against ``2 (N - 1) / N`` payloads. A step past a
-smaller ring's last one shows the finished all-reduce.
+Each state reads :func:`lesson_lib.model.tensor_parallel.simulate_hidden_allreduce`: the rank by
+chunk grid as :func:`lesson_lib.figures.allreduce.draw_holdings` colours it, and bars of bytes sent
+so far against ``2 (N - 1) / N`` payloads. A step past a smaller ring's last shows it done.
 """
 
 from __future__ import annotations
@@ -315,8 +313,7 @@ def ring_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Starting at the end of the four-rank ring's reduce-scatter; its ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Starting at the end of the four-rank ring's reduce-scatter.
     """
     rows = states(CONTROLS, _state)
     details = [d for row in rows for d in _details(row["n"], row["step"])]

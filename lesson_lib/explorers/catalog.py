@@ -1,7 +1,6 @@
 """Where each live explorer appears: its builder and the chapter that shows it.
 
-The browser tests and the benchmark walk this list, so a new explorer is
-tested on the page the moment it is listed here.
+The browser tests and benchmark walk this list, so a listed explorer is tested on the page.
 """
 
 from __future__ import annotations

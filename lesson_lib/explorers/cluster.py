@@ -1,9 +1,8 @@
 """The cluster explorer: a model, GPUs per node, nodes, TP, PP and EP, checked and priced.
 
-Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on
-the specimen or Qwen3-235B-A22B (placed by EP, TP 1, PP 1), the lesson's card
-and fabrics. A layout that cannot exist lists its problems in
-``plan_cluster``'s words and is not priced. The chart draws what
+Every state is one :func:`lesson_lib.model.cluster_planner.plan_cluster` call on the specimen or
+Qwen3-235B-A22B (placed by EP, TP 1, PP 1), the lesson's card and fabrics. A layout that cannot
+exist lists its problems in ``plan_cluster``'s words and is not priced. The chart draws what
 :func:`lesson_lib.figures.cluster.layout_figure` draws.
 """
 
@@ -32,17 +31,15 @@ from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL
 from lesson_lib.model.specs import ModelSpec
 from lesson_lib.model.units import format_bytes, format_count, format_seconds
 
-#: The models offered, by key: the specimen and one mixture of experts whose
-#: 128 experts fit EP 8 on one node of eight cards.
+#: The models offered by key: the specimen and an MoE whose 128 experts fit EP 8 on one 8-GPU node.
 MODELS: dict[str, ModelSpec] = {"specimen": MODEL, "qwen3_235b": PRESETS["Qwen3-235B-A22B"]}
 MODEL_LABELS: tuple[str, ...] = (
     f"{MODEL.name}, dense (the specimen)",
     f"{MODELS['qwen3_235b'].name}, MoE of {MODELS['qwen3_235b'].num_experts} experts",
 )
 
-# GPUs per node, nodes and PP offered are the sizes the diagram draws: the
-# candidate layouts' sizes, up to 8 GPUs per node and 4 nodes, with PP 3 to show
-# why some cuts are refused.
+# GPUs per node, nodes and PP offered are the sizes the diagram draws: the candidate layouts' sizes,
+# up to 8 GPUs per node and 4 nodes, with PP 3 to show why some cuts are refused.
 #: Degrees of the group that splits each layer, TP for the dense model, EP for
 #: the MoE: for the MoE 2 and 4 are too few GPUs for its weights, 3 does not
 #: divide its experts, 8 fills one node of eight, 16 and 32 cross the network.
@@ -205,8 +202,7 @@ def cluster_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2; its ``row(...)`` and
-        ``message_for(...)`` give a state's numbers and message.
+        Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2.
     """
     rows = states(CONTROLS, _state)
     tables, note_lines = DiagramTables(), 0

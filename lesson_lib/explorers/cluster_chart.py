@@ -1,8 +1,7 @@
 """The cluster explorer's chart in Vega-Lite: the diagram, its key and the list of notes.
 
-It keeps the chosen state's rows of
-:class:`~lesson_lib.explorers.cluster_diagram.DiagramTables` and, on a phone,
-moves them by the phone's transform.
+It keeps the chosen state's rows of :class:`~lesson_lib.explorers.cluster_diagram.DiagramTables`
+and, on a phone, moves them by the phone's transform.
 """
 
 from __future__ import annotations
@@ -91,9 +90,8 @@ BOX = {"x": X, "y": Y, "x2": {"field": "vx2"}, "y2": {"field": "vy2"}}
 AT_MID = {"x": {**X, "field": "mid"}, "y": {**Y, "field": "mid_y"}}
 PATH = {"x": X, "y": Y, "detail": {"field": "path"},
         "order": {"field": "point", "type": "quantitative"}}  # fmt: skip
-# Marks sit at (vx, vy): the wide view's pixels as they are, or on a phone moved
-# by _phone_transform (VIEW_TRANSFORM) into a view PHONE_WIDTH wide whose x scale
-# keeps the domain 0..VIEW_WIDTH.
+# Marks sit at (vx, vy): the wide view's pixels as they are, or on a phone moved by _phone_transform
+# (VIEW_TRANSFORM) into a view PHONE_WIDTH wide whose x scale keeps the domain 0..VIEW_WIDTH.
 TO_VIEW = [
     *(_calc(f"{VIEW_TRANSFORM}[0] * datum.{c} + {VIEW_TRANSFORM}[1]", f"v{c}") for c in ("x", "x2")),
     *(_calc(f"{VIEW_TRANSFORM}[2] * datum.{c} + {VIEW_TRANSFORM}[3]", f"v{c}") for c in ("y", "y2")),
@@ -162,11 +160,10 @@ def _cell_lookup(
 def _label_fits() -> list[dict[str, Any]]:
     """``shown_label``: as much of a GPU's label as fits inside its square on a phone.
 
-    A character is at most ``LABEL_EM`` ems wide, Vega's lines ``font + 2``
-    pixels apart, ``LABEL_MARGIN_PX`` to spare; the square is ``GPU`` cells at
-    the view's zoom. A phone leaves out what does not fit rather than shrink
-    it: the stage and replica line first (the stage is also the colour), then
-    the rank.
+    A character is at most ``LABEL_EM`` ems wide, Vega's lines ``font + 2`` pixels apart,
+    ``LABEL_MARGIN_PX`` to spare; the square is ``GPU`` cells at the view's zoom. A phone leaves out
+    what does not fit rather than shrink it: the stage and replica line first (the stage is also the
+    colour), then the rank.
     """
     parts = "split(datum.label, '|')"
     square = f"{GPU} * toNumber(datum._cell_zoom) * {VIEW_TRANSFORM}[2]"
@@ -305,9 +302,8 @@ def _notes(data: dict, texts: Sequence[str], lines: int, state: list) -> dict[st
 def _hidden(view: dict[str, Any]) -> dict[str, Any]:
     """The view with every mark kept out of the accessibility tree.
 
-    The description and message say what the shapes mean; as ARIA images
-    they would be unnamed, and axe-core flags empty ones (no TP group split by
-    the network, say). The list of problems and flags stays readable.
+    Description and message explain the shapes; as ARIA images they would be unnamed, and axe-core
+    flags empty ones (no TP group split by the network). The problem and flag list stays readable.
     """
     for layer in view.get("layer", []):
         _hidden(layer)
@@ -372,9 +368,8 @@ def phone_layout() -> dict[str, Any]:
     Returns
     -------
     dict
-        The ``narrow`` of :class:`~lesson_lib.explorers._base.Explorer`:
-        ``phone`` set, the diagram and key :data:`PHONE_WIDTH` wide, and the
-        problems and flags as page text, one paragraph each.
+        The ``narrow`` of :class:`~lesson_lib.explorers._base.Explorer`: ``phone`` set, the diagram
+        and key :data:`PHONE_WIDTH` wide, problems and flags as page text, a paragraph each.
     """
     return {
         "params": {PHONE_PARAM: True},

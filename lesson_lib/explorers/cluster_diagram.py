@@ -1,9 +1,8 @@
 """The cluster explorer's diagram as tables: every state's marks, in the view's pixels.
 
 Each cluster size is laid out in the figure's
-:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells and moved into
-the view's pixels (y up), as large as fits; a phone redraws it at the zoom its
-narrower view allows (:func:`_phone_transform`).
+:class:`~lesson_lib.figures.cluster_geometry.ClusterGrid` cells and moved into the view's pixels, as
+large as fits; a phone redraws it at its narrower view's zoom (:func:`_phone_transform`).
 """
 
 from __future__ import annotations
@@ -32,9 +31,8 @@ PP_VALUES: tuple[int, ...] = (1, 2, 3, 4)
 #: The diagram's width and height in pixels.
 VIEW_WIDTH = 640
 VIEW_HEIGHT = 250
-#: The diagram's width on a phone, pixels: a 390 px phone's explorer column
-#: (340 px in Chromium) less the chart's padding. There each cluster size is
-#: drawn again at the zoom this width allows, text at its own size.
+#: The diagram's width on a phone, pixels: a 390 px phone's explorer column (340 px in Chromium)
+#: less padding. There each cluster size is redrawn at this width's zoom, text at its own size.
 PHONE_WIDTH = 320
 #: The chart's parameter holding the phone's move of the wide view's pixels,
 #: ``[kx, bx, ky, by]`` (x in the x scale's domain, 0..VIEW_WIDTH), and the
@@ -85,9 +83,8 @@ def _arc(a: Point, b: Point, rad: float) -> list[Point]:
 def _phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
     """``k``, ``bx``, ``by``: a wide pixel ``p`` of this size lands at ``k * p + b`` on a phone.
 
-    Both views draw the layout's cells at ``pixel = offset + zoom * cell``, so
-    ``k`` is the ratio of the zooms (one for both axes, nothing stretched) and
-    ``b = offset_phone - k * offset_wide``, in the phone view's pixels.
+    Both views draw cells at ``pixel = offset + zoom * cell``, so ``k`` is the ratio of the zooms
+    (one for both axes) and ``b = offset_phone - k * offset_wide``, in the phone view's pixels.
     """
     zoom, ox, oy = _zoom(g, nodes)
     phone_zoom, phone_ox, phone_oy = _zoom(g, nodes, PHONE_WIDTH)
@@ -116,8 +113,7 @@ def chart_params() -> tuple[dict[str, Any], ...]:
     Returns
     -------
     tuple of dict
-        ``phone`` (True on a phone) and ``view_t``: the identity, or on a
-        phone the cluster size's :func:`_phone_transform`.
+        ``phone`` and ``view_t``, the identity or, on a phone, the size's :func:`_phone_transform`.
     """
     pick = (
         f"{json.dumps(_view_transforms(), separators=(',', ':'))}"
@@ -151,9 +147,8 @@ def frames() -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        ``kind`` (``"node"``, ``"cell"``, ``"band"`` or ``"wire"``, a node's
-        link to the band), a box's, cell's or wire's ``node``, a ``cell``'s
-        index and ``zoom``, its cluster size's pixels per cell.
+        ``kind`` (``"node"``, ``"cell"``, ``"band"`` or ``"wire"``, a node's band link), a box's,
+        cell's or wire's ``node``, a ``cell``'s index and ``zoom``, its size's pixels per cell.
     """
     rows: list[dict[str, Any]] = []
     inset = (CELL - GPU) / 2
@@ -193,10 +188,9 @@ def _gpu_label(plan: ClusterPlan, s: GpuSlot) -> str:
 class DiagramTables:
     """The diagram's data: one table per kind of mark, each row keyed by its state.
 
-    A row starts with its state's controls' values (``model``,
-    ``gpus_per_node``, ``nodes``, ``group``, ``pp``); a cell is a GPU's index in
-    its cluster, ``node x gpus_per_node + slot``; places are the view's pixels
-    (y up); ``across_nodes`` is 1 for what the network splits or crosses, else 0.
+    A row starts with its state's controls' values (``model``, ``gpus_per_node``, ``nodes``,
+    ``group``, ``pp``); a cell is a GPU's index, ``node x gpus_per_node + slot``; places are the
+    view's pixels (y up); ``across_nodes`` is 1 for what the network splits or crosses, or 0.
 
     Attributes
     ----------
@@ -214,10 +208,9 @@ class DiagramTables:
     dp_paths : list of dict
         Each arc's points between replicas on different nodes: ``path``, ``point``, ``x``, ``y``.
     notes : list of dict
-        The list's lines under the diagram: ``line`` (its place), ``note`` (its
-        text's index in :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`,
-        :data:`FLAG` or :data:`NOTHING`) and ``para`` (its problem or flag,
-        from 0: a phone shows each as one paragraph).
+        The list's lines under the diagram: ``line`` (its place), ``note`` (its text's index in
+        :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
+        ``para`` (its problem or flag, from 0: a phone shows each as one paragraph).
     """
 
     gpus: list[dict[str, Any]] = field(default_factory=list)
@@ -246,8 +239,7 @@ class DiagramTables:
         Parameters
         ----------
         state, plan, paragraphs
-            The controls' values, the state's plan, and each problem's or
-            flag's kind and lines for the list under the diagram.
+            The controls' values, the state's plan, each problem's or flag's kind and list lines.
         """
         lines = [
             (p, kind, line) for p, (kind, wrapped) in enumerate(paragraphs) for line in wrapped

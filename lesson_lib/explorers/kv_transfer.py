@@ -1,10 +1,9 @@
 """The KV-transfer explorer: one request's prefill and the hand-off of its cache.
 
 Prompt length, link, prefill GPUs and decode GPUs pick one
-:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped
-after it and streamed layer by layer, as bars on one time axis. At its defaults
-it is the chapter's arithmetic, the live twin of
-:func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
+:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped after it and streamed
+layer by layer, as bars on one time axis. At its defaults it is the chapter's arithmetic, the live
+twin of :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
 """
 
 from __future__ import annotations
@@ -107,8 +106,7 @@ def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> lis
 def _axis_ms(details: list[dict[str, Any]]) -> dict[int, float]:
     """Each prompt's time axis, ms: the latest bar end over every link and GPU count, rounded up.
 
-    Prompts of 128 tokens and of the full context differ a thousandfold in
-    time: one axis for all would hide the short ones.
+    A 128-token prompt and a full-context one differ a thousandfold: one axis would hide the short.
     """
     latest: dict[int, float] = {}
     for d in details:
@@ -159,7 +157,6 @@ def kv_transfer_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
     details = [d for row in rows for d in _details(**{c.name: row[c.name] for c in CONTROLS})]

@@ -1,9 +1,8 @@
 """The decode explorer: the model, the wire, the card, N, the batch, the context and the all-reduce.
 
-A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`,
-a mixture of experts' from :func:`lesson_lib.model.moe.moe_decode_step` under TP
-(no context or all-reduce choice); a model that does not fit is not priced. At
-its defaults it is the lesson's arithmetic.
+A dense model's numbers come from :func:`lesson_lib.model.step_time.decode_step`, a mixture of
+experts' from :func:`lesson_lib.model.moe.moe_decode_step` under TP (no context or all-reduce
+choice); a model that does not fit is not priced. At its defaults it is the lesson's arithmetic.
 """
 
 from __future__ import annotations
@@ -63,9 +62,8 @@ CARD_LABELS: dict[str, str] = {
 N_VALUES: tuple[int, ...] = (1, 2, 4, 8, 16)
 #: Batch sizes offered (sequences decoded together).
 BATCH_VALUES: tuple[int, ...] = (1, 4, 16, 64, 256)
-#: Contexts offered, as the divisor of the chosen model's longest context; 0 is the
-#: lesson's weights-only heuristic (no context). For the specimen 1/64 is 4,096 tokens,
-#: the batching chapter's context.
+#: Contexts offered, as the divisor of the chosen model's longest context; 0 is the lesson's
+#: weights-only heuristic. For the specimen 1/64 is 4,096 tokens, the batching chapter's context.
 CONTEXT_VALUES: tuple[int, ...] = (0, 64, 1)
 CONTEXT_LABELS: tuple[str, ...] = tuple(
     "none (lesson: weights only)"
@@ -260,8 +258,7 @@ def _row(
 
 
 def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
-    """The time axis's fixed end: the specimen's slowest state of one sequence and no context
-    (the lesson's regime), rounded up to 10 ms."""
+    """Time axis end: the specimen's slowest one-sequence, no-context state, rounded up to 10 ms."""
     lesson = [
         r["total_ms"] for r in rows if (r["model"], r["batch"], r["context"]) == (MODEL.name, 1, 0)
     ]
@@ -324,7 +321,6 @@ def decode_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows = states(CONTROLS, _state)
     return Explorer(

@@ -1,10 +1,9 @@
 """MyST-NB renderer for the explorers' Vega-Lite output on the static site.
 
-Registered under the ``myst_nb.mime_renderers`` entry point in
-``pyproject.toml``, it writes the spec into a ``<div class="lesson-explorer">``
-(with a live region for screen readers and a no-script note), which
-``tools/lesson_site.py`` equips with the vendored Vega scripts and
-``explorers.js``: the chart responds with no kernel and no network.
+Registered under the ``myst_nb.mime_renderers`` entry point in ``pyproject.toml``, it writes the
+spec into a ``<div class="lesson-explorer">`` (with a live region for screen readers and a no-script
+note), which ``tools/lesson_site.py`` equips with the vendored Vega scripts and ``explorers.js``:
+the chart responds with no kernel and no network.
 """
 
 from __future__ import annotations
@@ -50,14 +49,12 @@ class VegaLiteRenderer:
         renderer : myst_nb.core.render.NbElementRenderer
             MyST-NB's renderer (unused).
         data : myst_nb.core.render.MimeData
-            The output.
         inline : bool
             True for inline outputs (``{glue}`` roles), which are not drawn.
 
         Returns
         -------
         list of docutils.nodes.Element or None
-            The explorer's HTML, or None to leave the output to MyST-NB.
         """
         if inline or data.mime_type != MIME_TYPE:
             return None

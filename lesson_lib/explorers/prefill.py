@@ -1,10 +1,9 @@
 """The prefill explorer: where a prompt's all-reduce sits on the alpha-beta curve.
 
-Prompt length, TP degree and fabric pick one state: which term of the
-all-reduce dominates, the fabric's curve with the decode and prefill messages
-on it, and a prompt token's and a decoded token's time on one shared linear
-axis. At its defaults it is the chapter's arithmetic; the numbers come from
-:mod:`lesson_lib.model.prefill` and :mod:`lesson_lib.model.collectives`.
+Prompt length, TP degree and fabric pick one state: which term of the all-reduce dominates, the
+fabric's curve with the decode and prefill messages on it, and a prompt token's and a decoded
+token's time on one shared linear axis. At its defaults it is the chapter's arithmetic; the numbers
+come from :mod:`lesson_lib.model.prefill` and :mod:`lesson_lib.model.collectives`.
 """
 
 from __future__ import annotations
@@ -341,7 +340,6 @@ def prefill_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     rows, state = states(CONTROLS, _state), state_filter(CONTROLS)
     curves = _curve_chart(state, state_filter(CONTROLS, free=["prompt"]), _curves())

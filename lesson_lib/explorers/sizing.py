@@ -1,8 +1,7 @@
 """The sizing explorer: do this many sequences of this length fit on these cards?
 
-Each state is one :func:`lesson_lib.model.memory.memory_budget`: a stacked bar
-against the card's capacity, and whether it fits and how many sequences would.
-At its defaults it is the chapter's first bar.
+Each state is a :func:`lesson_lib.model.memory.memory_budget`: a stacked bar against the card's
+capacity, whether it fits and how many sequences would; at its defaults, the chapter's first bar.
 """
 
 from __future__ import annotations
@@ -47,8 +46,7 @@ BIG_CARD_BYTES: float = 140 * GiB
 
 
 def _card_gb(memory: float) -> int | float:
-    """A card's memory in GB to two decimals, whole numbers as int (``24`` in Python, the CSV
-    table and the browser alike, never ``24.0``)."""
+    """Card memory in GB, two decimals, whole numbers as int: ``24`` everywhere, never ``24.0``."""
     gb = round(memory / GB, 2)
     return int(gb) if gb == int(gb) else gb
 
@@ -137,8 +135,7 @@ def _per_gpu(model: str, tokens: int, n: int, card: int | float) -> tuple[int, f
 
 
 def _why(spec: ModelSpec, n: int, weights_too_big: bool) -> str:
-    """Why the KV cache or the weights behave as they do; never empty (the browser would read
-    it as missing)."""
+    """Why the KV cache or weights behave so; never empty (the browser would take it as missing)."""
     if weights_too_big:
         return "; the weights alone are larger than the card."
     if kv_share(spec, n) * n > 1:
@@ -275,7 +272,6 @@ def sizing_explorer() -> Explorer:
     Returns
     -------
     Explorer
-        Its ``row(...)`` and ``message_for(...)`` give a state's numbers and message.
     """
     state = state_filter(CONTROLS)
     return Explorer(

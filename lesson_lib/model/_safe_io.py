@@ -30,16 +30,14 @@ _KINDS = (
 def printable(value: object, limit: int = 200) -> str:
     """``value`` as one line of plain text: control characters escaped, at most ``limit`` long.
 
-    Every character Python does not count as printable (``str.isprintable``:
-    control characters, line and paragraph separators, format characters such
-    as zero-width spaces and bidirectional overrides, spaces other than
-    U+0020) is written as an escape (``\\n``, ``\\x1b``, ``\\u202e``).
+    Every character Python does not count as printable (``str.isprintable``: control characters,
+    line and paragraph separators, format characters such as zero-width spaces and bidirectional
+    overrides, spaces other than U+0020) is written as an escape (``\\n``, ``\\x1b``, ``\\u202e``).
 
     Parameters
     ----------
     value : object
-        A string; anything else is described by its type, never converted
-        with its own ``__str__``.
+        A string; anything else is described by its type, never converted with its own ``__str__``.
     limit : int, default 200
         Characters kept at most; a longer text is cut there and ``...`` added.
 
@@ -90,8 +88,7 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
     Returns
     -------
     pathlib.Path
-        The path; a symbolic link, a folder, a FIFO, a device or a socket is a
-        ValueError.
+        The path; a symbolic link, a folder, a FIFO, a device or a socket is a ValueError.
     """
     p = Path(path)
     try:
@@ -129,9 +126,8 @@ def special_kind(mode: int) -> str:
 def keep_previous(path: str | os.PathLike) -> Path | None:
     """Keep the regular file at ``path`` under a name with the time, before it is replaced.
 
-    ``grades.csv`` is copied to ``grades.20260101-120000.csv`` (UTC; ``-1``,
-    ``-2`` ... are added if that name is taken; an existing file is never
-    written over). Nothing is done for a missing or empty file.
+    ``grades.csv`` is copied to ``grades.20260101-120000.csv`` (UTC; ``-1``, ``-2`` ... added if
+    that name is taken; no existing file is overwritten). A missing or empty file is left alone.
 
     Parameters
     ----------
@@ -178,9 +174,8 @@ def stop_on_signals(
 ) -> Iterator[None]:
     """Raise :class:`Stopped` (a ``KeyboardInterrupt``) on the first of ``signals``.
 
-    Later signals are ignored until the block ends, so the clean-up the first
-    one started (killing a sandbox, removing temporary folders) is not cut
-    short by a second Ctrl-C. Outside the main thread nothing is changed.
+    Later signals are ignored until the block ends, so a second Ctrl-C cannot cut short the first
+    one's clean-up (killing a sandbox, removing temp folders). Off the main thread nothing changes.
 
     Parameters
     ----------

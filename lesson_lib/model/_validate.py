@@ -59,10 +59,8 @@ def require_number(
     value : object
         A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else
         TypeError); NaN, infinity or a value out of range is a ValueError.
-    minimum, strict : float, bool, default 0.0, False
-        Lower bound, exclusive (``> minimum``) if ``strict``.
-    maximum : float, optional
-        Inclusive upper bound.
+    minimum, strict, maximum : float, bool, float, default 0.0, False, None
+        Lower bound, exclusive (``> minimum``) if ``strict``; inclusive upper bound (None: none).
     unit : str, optional
         Unit named in the message, e.g. ``"bytes/s"``.
 

@@ -125,8 +125,7 @@ def tie_payload(fabric: Fabric, n: int, first: str, second: str) -> float:
     Parameters
     ----------
     fabric : Fabric
-        The wire; with no per-hop latency every algorithm has the same
-        latency and the tie is at 0 bytes.
+        The wire; with no per-hop latency all algorithms share one latency, tied at 0 bytes.
     n : int
         Ranks, from 2 to 4096 (``MAX_RANKS``).
     first, second : str
@@ -136,8 +135,7 @@ def tie_payload(fabric: Fabric, n: int, first: str, second: str) -> float:
     Returns
     -------
     float
-        Payload bytes (>= 0): 505 KiB for one-shot against two-shot on 4 GPUs
-        of ``FAST_RING``.
+        Payload bytes (>= 0): 505 KiB for one-shot against two-shot on 4 GPUs of ``FAST_RING``.
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     extra = allreduce_factor(n, first) - allreduce_factor(n, second)

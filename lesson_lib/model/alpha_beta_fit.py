@@ -1,9 +1,8 @@
 """Fit the lesson's model, t(m) = alpha + m / B, to measured all-reduce times.
 
-Two methods, :data:`METHODS`; the default, ``"ranges"``, leaves out the middle
-sizes, where MPICH switches algorithm. ``m`` is the payload, so ``B`` is the
-algorithm bandwidth; a :class:`~lesson_lib.model.specs.Fabric` wants the bus
-bandwidth ``B x 2(N-1)/N`` (nccl-tests' definition).
+Two methods, :data:`METHODS`; the default ``"ranges"`` skips the middle sizes, where MPICH switches
+algorithm. ``m`` is the payload, so ``B`` is the algorithm bandwidth; a
+:class:`~lesson_lib.model.specs.Fabric` wants the bus bandwidth ``B x 2(N-1)/N`` (nccl-tests').
 """
 
 from __future__ import annotations
@@ -90,18 +89,7 @@ class AlphaBetaFit:
         return f"{METHODS['wls']}; sizes {b(self.min_bytes)} .. {b(self.max_bytes)}"
 
     def predict(self, nbytes: float | np.ndarray) -> np.ndarray:
-        """Model time ``alpha + m / B`` for payloads ``nbytes``.
-
-        Parameters
-        ----------
-        nbytes : float or numpy.ndarray
-            Payload sizes, bytes.
-
-        Returns
-        -------
-        numpy.ndarray
-            Seconds.
-        """
+        """Model time ``alpha + m / B``, seconds, for payload sizes ``nbytes`` in bytes."""
         return self.alpha + np.asarray(nbytes, dtype=float) / self.bandwidth
 
     @property
@@ -185,18 +173,15 @@ def fit_alpha_beta(
     Parameters
     ----------
     nbytes, seconds : numpy.ndarray
-        Payload sizes, bytes, and the measured time per all-reduce at each,
-        seconds: 1-D, as long, all > 0.
+        Payload sizes (bytes) and measured all-reduce times (seconds): 1-D, as long, all > 0.
     ranks : int, default 2
         Ranks of the measurement (for the bus bandwidth).
     method : {"ranges", "wls"}, default "ranges"
         See :data:`METHODS`.
     min_bytes, max_bytes : float, optional
-        Smallest and largest sizes used; all sizes by default. ``"wls"`` needs
-        two sizes between them.
+        Smallest and largest sizes used (default all); ``"wls"`` needs two sizes between them.
     small_max, large_min : float, default 4 KiB and 1 MiB
-        ``"ranges"``: sizes up to ``small_max`` give alpha, from ``large_min`` B;
-        each range needs a size.
+        ``"ranges"``: alpha from sizes to ``small_max``, B from ``large_min``; neither range empty.
 
     Returns
     -------

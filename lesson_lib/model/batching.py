@@ -1,9 +1,8 @@
 """Batched decode and speculative verification: step times per batch, tokens per collective.
 
-The weights are read once per step for the whole batch, and each all-reduce
-carries one hidden vector per sequence (``draft_tokens + 1`` when a step
-verifies drafts), so a large enough batch turns decode's all-reduces
-bandwidth-bound (:func:`~lesson_lib.model.collectives.crossover_tokens`).
+The weights are read once per step for the whole batch, and each all-reduce carries one hidden
+vector per sequence (``draft_tokens + 1`` when a step verifies drafts), so a large enough batch
+turns decode's all-reduces bandwidth-bound (:func:`~lesson_lib.model.collectives.crossover_tokens`).
 """
 
 from __future__ import annotations
@@ -40,8 +39,7 @@ def batch_curve(
     model, accel, fabric, n, algorithm
         As for :func:`~lesson_lib.model.step_time.decode_step`.
     batches : iterable of int, default BATCHES
-        Sequences per step, each from 1 to
-        :data:`~lesson_lib.model.step_time.MAX_BATCH`.
+        Sequences per step, each from 1 to :data:`~lesson_lib.model.step_time.MAX_BATCH`.
     context : int or None, default CONTEXT
         Tokens in each sequence's cache (None: weights only, the lesson's heuristic).
 
@@ -56,9 +54,8 @@ def batch_curve(
     return [decode_step(model, accel, fabric, n, batch=b, **options) for b in batches]
 
 
-#: Draft tokens per step in the speculative-decoding section, an illustrative
-#: depth and not a recommendation (vLLM's MTP guide suggests starting at 1, and
-#: engines let the operator choose).
+#: Draft tokens per step in the speculative-decoding section, an illustrative depth and not a
+#: recommendation (vLLM's MTP guide suggests starting at 1, and engines let the operator choose).
 SPEC_DRAFT_TOKENS: int = 3
 
 #: The specimen's multi-token-prediction head has one layer (the 15 ``mtp.*``
@@ -69,12 +66,10 @@ MTP_LAYERS: int = 1
 def mtp_head_params(model: ModelSpec = MODEL, layers: int = MTP_LAYERS) -> float:
     """Parameters of a multi-token-prediction head of ``layers`` gated-attention layers.
 
-    The head concatenates a token's embedding with the main model's hidden state
-    and projects ``2h -> h`` (the fusion projection), then runs ``layers``
-    full-attention layers of the main model's shapes, each followed by its FFN.
-    The attention is gated: the query projection also yields an output gate, so
-    it has twice the query width. Embedding and LM head are shared with the
-    main model and not counted.
+    It concatenates a token's embedding with the main model's hidden state and projects ``2h -> h``
+    (the fusion projection), then runs ``layers`` full-attention layers of the main model's shapes,
+    each with its FFN. The attention is gated: the query projection also yields an output gate,
+    doubling its width. Embedding and LM head are shared, not counted.
 
     Parameters
     ----------

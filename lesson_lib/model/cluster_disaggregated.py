@@ -35,11 +35,9 @@ class DisaggregatedPlan:
     placement : str
         A key of :data:`PLACEMENTS`.
     handoff : Handoff
-        One request's prefill and its cache's hand-off, shipped after it and
-        streamed (:func:`lesson_lib.model.kv_transfer.handoff`).
+        One request's prefill and hand-off (:func:`lesson_lib.model.kv_transfer.handoff`).
     problems : tuple of str
-        Why the plan is invalid: either instance's problems, and instances
-        that do not fit in one node when placed there.
+        Why the plan is invalid: either instance's problems; under ``"one node"``, one not fitting.
     """
 
     prefill: ClusterPlan
@@ -87,9 +85,8 @@ def plan_disaggregated(
     prefill_tp, decode_tp : int, default 4
         Tensor-parallel degrees of the instances, from 1 to 4096.
     placement : str, default "rail"
-        A key of :data:`PLACEMENTS`: ``"one node"`` hands over on ``intra``,
-        ``"rail"`` on ``inter`` with a NIC per GPU, ``"shared port"`` on
-        ``shared``, one port per node.
+        A key of :data:`PLACEMENTS`: ``"one node"`` hands over on ``intra``, ``"rail"`` on ``inter``
+        with a NIC per GPU, ``"shared port"`` on ``shared``, one port per node.
     prompt_tokens : int, default PROMPT_TOKENS
         The request's prompt, from 1 to ``model.max_context``.
     intra, inter, shared : Fabric
@@ -98,8 +95,7 @@ def plan_disaggregated(
     Returns
     -------
     DisaggregatedPlan
-        Both instances' plans, the hand-off (2.14 ms shipped on the default
-        ``"rail"``) and the problems.
+        Both instances' plans, the hand-off (2.14 ms shipped on ``"rail"``) and the problems.
     """
     require_instance("shared", shared, Fabric)
     if placement not in PLACEMENTS:

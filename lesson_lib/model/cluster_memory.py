@@ -1,8 +1,7 @@
 """What a cluster layout holds per GPU: weights, then as many sequences as fit beside them.
 
-Each pipeline stage holds its own layers' weights, KV cache and recurrent
-state, so the stage that fits the fewest sequences bounds its replica (vLLM's
-uneven split); the pipeline moves at the pace of its largest stage.
+Each pipeline stage holds its layers' weights, KV cache and recurrent state, so the stage fitting
+the fewest sequences bounds its replica (vLLM's uneven split); the largest stage paces the pipeline.
 """
 
 from __future__ import annotations
@@ -24,17 +23,15 @@ def stage_memory(
     model, accel : ModelSpec, Accelerator
         A dense model and one card.
     tp, pp : int
-        Tensor- and pipeline-parallel degrees; more stages than layers count as
-        one per layer.
+        Tensor- and pipeline-parallel degrees; more stages than layers count as one per layer.
     context_tokens : int
         Length of each sequence.
 
     Returns
     -------
     tuple of (float, int, float)
-        Weight bytes on the busiest GPU; sequences of ``context_tokens`` that
-        fit on every stage; the largest stage's layers over an even share
-        (1 when ``pp`` divides the layers).
+        Weight bytes on the busiest GPU; sequences of ``context_tokens`` that fit on every stage;
+        the largest stage's layers over an even share (1 when ``pp`` divides the layers).
     """
     pp = min(pp, model.num_layers)
     weights, fits = 0.0, []
@@ -65,16 +62,14 @@ def memory_problems(
         Weight bytes on the busiest GPU.
     accel : Accelerator
     batch : int or None
-        The batch asked for; None for as many as fit, up to
-        :data:`~lesson_lib.model.step_time.MAX_BATCH`.
+        The batch; None for as many as fit, to :data:`~lesson_lib.model.step_time.MAX_BATCH`.
     fit : int
         Sequences that fit per replica.
 
     Returns
     -------
     tuple of (int, list of str)
-        The batch, and the problems: weights larger than the card, a batch
-        larger than what fits.
+        The batch, and the problems: weights larger than the card, a batch larger than what fits.
     """
     problems = []
     if weights > accel.memory_bytes:

@@ -77,8 +77,7 @@ class ClusterPlan:
         One sequence's decoded token on a TP (or EP) group, all layers, on
         ``tp_fabric``, weights only (the lesson's heuristic).
     pp_send_s : float
-        Seconds per token of the ``pp - 1`` stage-boundary sends of one hidden
-        vector, each on the wire it crosses.
+        Seconds per token of the ``pp - 1`` sends of one hidden vector, each on the wire it crosses.
     pp_network_boundaries : int
         Stage boundaries that cross the network.
     weights_per_gpu_bytes : float
@@ -88,9 +87,8 @@ class ClusterPlan:
     batch : int
         Sequences each replica decodes together (0 when none fits).
     batched_step : StepBreakdown or MoEStep or None
-        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``,
-        KV reads included; under EP the whole batch, weights only) through all
-        layers; None when ``batch`` is 0.
+        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``, KV reads included;
+        under EP the whole batch, weights only) through all layers; None when ``batch`` is 0.
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float
@@ -164,9 +162,8 @@ class ClusterPlan:
     def batched_token_time_s(self) -> float:
         """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
-        One micro-batch's pass over all stages, stretched by ``stage_imbalance``
-        (the ``pp`` micro-batches advance at the largest stage's pace), plus its
-        hand-offs; ``inf`` when no sequence fits.
+        One micro-batch through all stages, stretched by ``stage_imbalance`` (``pp`` micro-batches
+        move at the largest stage's pace), plus its hand-offs; ``inf`` if no sequence fits.
         """
         if self.batched_step is None:
             return math.inf
@@ -284,8 +281,7 @@ def stage_hand_offs(groups: Groups) -> list[tuple[int, list[GpuSlot], list[GpuSl
     Returns
     -------
     list of (int, list of GpuSlot, list of GpuSlot, bool)
-        The replica, the sending and the receiving stage's GPUs, and whether
-        a send crosses the network.
+        The replica, the sending and receiving stage's GPUs, and whether a send crosses the network.
     """
     hand_offs = []
     for d, p in sorted(groups):

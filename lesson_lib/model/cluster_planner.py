@@ -1,9 +1,8 @@
 """Designing the cluster: place TP, PP and DP on the wires and price the layout.
 
-GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp``
-order) and filled into nodes in order, so a TP group stays inside a node
-whenever its degree divides the GPUs per node. Throughput is batched: a
-replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
+GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp`` order) and filled into
+nodes in order, so a TP group stays inside a node whenever its degree divides the GPUs per node.
+Throughput is batched: a replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
 micro-batches in flight; bubbles and uneven stages are not modelled. SI units.
 """
 
@@ -61,9 +60,8 @@ def plan_cluster(
         Sequence length for counting sequences that fit and for the KV reads
         of the batched step, from 1 to ``model.max_context`` (the default).
     batch : int, optional
-        Sequences each replica decodes together, from 1 to
-        :data:`~lesson_lib.model.step_time.MAX_BATCH`; default as many as fit. A
-        batch larger than what fits is listed as a problem.
+        Sequences per replica step, from 1 to :data:`~lesson_lib.model.step_time.MAX_BATCH`; default
+        as many as fit (more is listed as a problem).
     algorithm : str, default "ring"
         The TP all-reduce algorithm (see :mod:`lesson_lib.model.collectives`).
     ep : int, default 1

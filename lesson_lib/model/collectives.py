@@ -1,10 +1,9 @@
 """The cost of a collective: bytes on the wire and time (alpha-beta), bytes and seconds.
 
-The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in ``2 (n -
-1)`` steps (nccl-tests' bus-bandwidth factor); one-shot ``n - 1`` payloads in
-one step, two-shot the ring's bytes in two. A fabric's ``latency`` is paid once
-per collective, its ``hop_latency`` once per step. :data:`COLLECTIVES` holds
-each collective and its algorithms (:data:`ALGORITHMS`, the all-reduce's).
+The ring all-reduce sends ``2 (n - 1) / n`` of the payload per rank in ``2 (n - 1)`` steps
+(nccl-tests' bus-bandwidth factor); one-shot ``n - 1`` payloads in one step, two-shot the ring's
+bytes in two. A fabric's ``latency`` is paid once per collective, its ``hop_latency`` once per step.
+:data:`COLLECTIVES` holds each collective and its algorithms (:data:`ALGORITHMS`, the all-reduce's).
 """
 
 from __future__ import annotations
@@ -72,7 +71,6 @@ def _by_name(*algorithms: Algorithm) -> dict[str, Algorithm]:
     return {a.name: a for a in algorithms}
 
 
-#: Reduce-scatter and all-gather, each a half of the ring all-reduce.
 _RING_HALF = Algorithm("ring", "ring: n - 1 steps", lambda n: n - 1, lambda n: (n - 1) / n)
 #: The all-reduce's algorithms; the ring, first, is the default.
 _ALL_REDUCE = (
@@ -93,12 +91,11 @@ _ALL_REDUCE = (
     ),
 )
 
-#: The collectives the model prices, by name. The byte factors are the ones
-#: nccl-tests uses to turn algorithm bandwidth into bus bandwidth
-#: (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter,
-#: all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather
-#: are the ring's two halves, n - 1 steps each; the all-to-all sends to every
-#: peer at once, as NCCL groups one send and one receive per peer.
+#: The collectives the model prices, by name. The byte factors are the ones nccl-tests uses to turn
+#: algorithm bandwidth into bus bandwidth (doc/PERFORMANCE.md): 2(n-1)/n for all-reduce, (n-1)/n for
+#: reduce-scatter, all-gather and all-to-all, 1 for send/recv. Reduce-scatter and all-gather are the
+#: ring's two halves, n - 1 steps each; the all-to-all sends to every peer at once, as NCCL groups
+#: one send and one receive per peer.
 COLLECTIVES: dict[str, Collective] = {
     c.name: c
     for c in (
@@ -137,8 +134,7 @@ COLLECTIVES: dict[str, Collective] = {
     )
 }
 
-#: The all-reduce algorithms the model knows, by name (the all-reduce's entry of
-#: :data:`COLLECTIVES`).
+#: The all-reduce algorithms by name (the all-reduce's entry of :data:`COLLECTIVES`).
 ALGORITHMS: Mapping[str, Algorithm] = COLLECTIVES["all_reduce"].algorithms
 
 
@@ -251,7 +247,6 @@ def collective_time(
     """
     require_instance("fabric", fabric, Fabric)
     wire = collective_wire_bytes(kind, payload_bytes, n, algorithm)
-    # One rank sends nothing and waits for no one: both terms are 0.
     return _latency(kind, n, fabric, algorithm) + wire / fabric.bandwidth
 
 
@@ -260,10 +255,8 @@ def allreduce_factor(n: int, algorithm: str = "ring") -> float:
 
     Parameters
     ----------
-    n : int
-        Number of ranks, from 1 to 4096 (``MAX_RANKS``).
-    algorithm : str, default "ring"
-        A key of :data:`ALGORITHMS`.
+    n, algorithm
+        Ranks, from 1 to 4096 (``MAX_RANKS``), and a key of :data:`ALGORITHMS`, default ``"ring"``.
 
     Returns
     -------
@@ -311,8 +304,7 @@ def allreduce_wire_bytes(payload_bytes: float, n: int, algorithm: str = "ring") 
     Parameters
     ----------
     payload_bytes, n, algorithm
-        The vector summed (bytes, >= 0), the ranks (1 to 4096) and a key of
-        :data:`ALGORITHMS`, default ``"ring"``.
+        The vector summed (bytes, >= 0), the ranks (1 to 4096), a key of :data:`ALGORITHMS`.
 
     Returns
     -------
@@ -328,14 +320,12 @@ def allreduce_latency(n: int, fabric: Fabric, algorithm: str = "ring") -> float:
     Parameters
     ----------
     n, fabric, algorithm
-        Ranks (1 to 4096), the interconnect and a key of :data:`ALGORITHMS`,
-        default ``"ring"``; ``steps`` is :func:`allreduce_steps`.
+        Ranks (1 to 4096), the fabric, a key of :data:`ALGORITHMS` (steps: :func:`allreduce_steps`).
 
     Returns
     -------
     float
-        Seconds. On a fabric without per-hop latency every algorithm pays
-        the same ``fabric.latency``.
+        Seconds; without per-hop latency every algorithm pays the same ``fabric.latency``.
     """
     return _latency("all_reduce", n, fabric, _named(algorithm))
 
@@ -346,8 +336,7 @@ def allreduce_time(payload_bytes: float, n: int, fabric: Fabric, algorithm: str 
     Parameters
     ----------
     payload_bytes, n, fabric, algorithm
-        The vector summed (bytes, >= 0), the ranks (1 to 4096), the
-        interconnect and a key of :data:`ALGORITHMS`, default ``"ring"``.
+        As for :func:`allreduce_wire_bytes`, and the interconnect.
 
     Returns
     -------
@@ -366,8 +355,7 @@ def crossover_bytes(fabric: Fabric, n: int, algorithm: str = "ring") -> float:
     Parameters
     ----------
     fabric, n, algorithm
-        The interconnect, the ranks from 2 (one rank has no communication to
-        balance) to 4096, and a key of :data:`ALGORITHMS`, default ``"ring"``.
+        The fabric, ranks from 2 (one has nothing to balance) to 4096, a key of :data:`ALGORITHMS`.
 
     Returns
     -------
@@ -408,8 +396,7 @@ def alltoall_wire_bytes(payload_bytes: float, n: int) -> float:
     Parameters
     ----------
     payload_bytes, n
-        The rank's send buffer (for expert parallelism's dispatch, its tokens
-        x top-k x one hidden vector) and the ranks.
+        The rank's send buffer (an EP dispatch's: tokens x top-k x a hidden vector) and the ranks.
 
     Returns
     -------
@@ -430,7 +417,6 @@ def alltoall_time(payload_bytes: float, n: int, fabric: Fabric) -> float:
     Returns
     -------
     float
-        Seconds: one latency, one hop, and ``(n-1)/n`` of the payload at the
-        fabric's bandwidth.
+        Seconds: one latency, one hop, and ``(n-1)/n`` of the payload at the fabric's bandwidth.
     """
     return collective_time("all_to_all", payload_bytes, n, fabric)

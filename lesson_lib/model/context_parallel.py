@@ -1,8 +1,7 @@
-"""Context parallelism: ring attention for a long prefill, and decode context parallelism.
+"""Context parallelism: ring attention for a long prefill, and decode context parallelism (DCP).
 
-Ring attention splits a prompt over ``cp`` positions that pass KV blocks around
-while computing; decode context parallelism (DCP) shards each KV head's tokens
-over the GPUs TP would fill with copies. SI units.
+Ring attention splits a prompt over ``cp`` positions that pass KV blocks around while computing; DCP
+shards each KV head's tokens over the GPUs TP would fill with copies. SI units.
 """
 
 from __future__ import annotations
@@ -66,22 +65,19 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
 class RingAttentionStep:
     """One step of ring attention in a context-parallel prefill, one attention layer.
 
-    Each of ``cp`` GPUs sends the KV block it holds to the next while computing
-    its queries' attention against the block it received.
+    Each of ``cp`` GPUs passes its KV block on while its queries attend to the one received.
 
     Attributes
     ----------
     chunk_tokens : int
         Tokens of each GPU's chunk, ``ceil(context / cp)``.
     block_bytes : float
-        The KV block one GPU sends per step: its chunk's keys and values for
-        one attention layer and its share of the KV heads, bytes.
+        Bytes one GPU sends per step: its chunk's K and V in one attention layer, its KV heads.
     send_s : float
         Latency + block bytes / bandwidth, seconds.
     compute_s : float
-        The attention of the chunk's queries against one received block,
-        seconds: half of the chunk x chunk pairs, as a causal mask leaves
-        them with the chunks balanced across the ring.
+        The attention of the chunk's queries against one received block, seconds: half of the chunk
+        x chunk pairs, as a causal mask leaves them with the chunks balanced across the ring.
     """
 
     chunk_tokens: int
@@ -125,9 +121,8 @@ def ring_attention_step(
     cp : int
         Context-parallel degree (GPUs on the ring), from 2 to 4096.
     tp : int, default 1
-        Tensor-parallel degree inside each ring position, from 1 to 4096:
-        each GPU holds and sends its share of the KV heads and computes its
-        share of the query heads.
+        Tensor-parallel degree inside each ring position, from 1 to 4096: each GPU holds and sends
+        its share of the KV heads and computes its share of the query heads.
 
     Returns
     -------
@@ -155,10 +150,9 @@ def ring_attention_min_chunk(
 ) -> float:
     """Tokens per GPU at which a ring-attention step's send takes as long as its attention.
 
-    The send grows with the chunk ``c`` (``alpha + c b / B``), the attention
-    with its square (``k c^2``), so a chunk longer than the root of
-    ``k c^2 = alpha + c b / B`` hides the ring: about ``b F / (B * 2 h d)``
-    tokens without latency (``b`` the block's bytes per token, ``F`` the
+    The send grows with the chunk ``c`` (``alpha + c b / B``), the attention with its square
+    (``k c^2``), so a chunk longer than the root of ``k c^2 = alpha + c b / B`` hides the ring:
+    about ``b F / (B * 2 h d)`` tokens without latency (``b`` the block's bytes per token, ``F`` the
     peak, ``h`` the query heads and ``d`` the head dimension per GPU).
 
     Parameters
@@ -210,7 +204,6 @@ def context_parallel_prefill(
     Returns
     -------
     float
-        Seconds.
     """
     require_instance("model", model, ModelSpec)
     require_instance("tp_fabric", tp_fabric, Fabric)
@@ -242,9 +235,8 @@ def context_parallel_sequence_bytes(model: ModelSpec, context: int, tp: int, dcp
     Returns
     -------
     float
-        ``kv_bytes x kv_share(tp) / dcp + state_bytes x state_share(tp)``:
-        at TP 8 on the specimen's full context 4 GiB of KV per GPU without
-        DCP, 2 GiB with DCP 2.
+        ``kv_bytes x kv_share(tp) / dcp + state_bytes x state_share(tp)``: at TP 8 on the specimen's
+        full context 4 GiB of KV per GPU without DCP, 2 GiB with DCP 2.
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("context", context, maximum=model.max_context)

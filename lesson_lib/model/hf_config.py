@@ -1,12 +1,11 @@
 """Any model from its Hugging Face ``config.json``: the fields the lesson needs, counted.
 
-The parameter count is worked out from the shape, matrix by matrix: embedding
-and (unless tied) LM head; every sequence mixer's projections (grouped-query
-attention, DeepSeek's multi-head latent attention or Gated DeltaNet); every
-gated FFN, dense or MoE (routed and shared experts, router); the RMSNorm vectors.
-Left out, each below a thousandth of any preset's count: biases, per-head
-query/key norms, routing bias terms. Not counted: a multimodal config's vision
-tower (only ``text_config`` is read) and MTP layers (``ModelSpec.mtp_layers``).
+The parameter count is worked out from the shape, matrix by matrix: embedding and (unless tied) LM
+head; every sequence mixer's projections (grouped-query attention, DeepSeek's multi-head latent
+attention or Gated DeltaNet); every gated FFN, dense or MoE (routed and shared experts, router); the
+RMSNorm vectors. Left out, each below a thousandth of any preset's count: biases, per-head query/key
+norms, routing bias terms. Not counted: a multimodal config's vision tower (only ``text_config`` is
+read) and MTP layers (``ModelSpec.mtp_layers``).
 """
 
 from __future__ import annotations
@@ -169,8 +168,7 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
 
 def _num_routed_experts(c: Mapping[str, Any]) -> int:
     """``num_local_experts`` (Mixtral), ``num_experts`` (Qwen) or ``n_routed_experts``
-    (DeepSeek), which must agree; 0 when none is set or it is 1 or less.
-    """
+    (DeepSeek), which must agree; 0 when none is set or it is 1 or less."""
     given = {k: _int(c, k, minimum=0) for k in EXPERT_COUNT_KEYS if c.get(k) is not None}
     if len(set(given.values())) > 1:
         raise ValueError(f"config fields {sorted(given)} disagree on the expert count: {given}")
@@ -308,13 +306,11 @@ def model_fields(
 ) -> dict[str, Any]:
     """The :class:`~lesson_lib.model.specs.ModelSpec` fields a Hugging Face config describes.
 
-    :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
-    builds the model from them. The parameters are counted with
-    :func:`count_params`. MLA models get one latent "KV head" per layer (every
-    query head reads the same cached latent, so tensor parallelism copies it
-    instead of splitting it) and a head dimension of ``qk_nope_head_dim +
-    qk_rope_head_dim``; they cache ``kv_lora_rank + qk_rope_head_dim`` elements
-    per token and layer.
+    :meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>` builds the
+    model from them. The parameters are counted with :func:`count_params`. MLA models get one latent
+    "KV head" per layer (every query head reads the same cached latent, so tensor parallelism copies
+    it instead of splitting it) and a head dimension of ``qk_nope_head_dim + qk_rope_head_dim``;
+    they cache ``kv_lora_rank + qk_rope_head_dim`` elements per token and layer.
 
     Parameters
     ----------
@@ -328,10 +324,9 @@ def model_fields(
     Returns
     -------
     dict
-        Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP
-        layers left out, see ``mtp_layers``). A missing, malformed or
-        unsupported field is a ValueError naming it. Mixtral-8x7B: 46.7 billion
-        parameters, 12.9 billion active, 64 all-to-alls per token.
+        Keyword arguments of ``ModelSpec``: ``params`` is the total count (MTP layers left out, see
+        ``mtp_layers``). A missing, malformed or unsupported field is a ValueError naming it.
+        Mixtral-8x7B: 46.7 billion parameters, 12.9 billion active, 64 all-to-alls per token.
     """
     raw = _load_config(config)
     c = _text_config(raw)

@@ -1,7 +1,6 @@
 """The links a KV cache can take from prefill to decode GPUs, and what disaggregation costs.
 
-One NVLink domain, a NIC per GPU on the compute fabric, or one port of each
-node's converged Ethernet shared by its GPUs.
+One NVLink domain, a NIC per GPU on the compute fabric, or a node's converged-Ethernet port, shared.
 """
 
 from __future__ import annotations
@@ -102,10 +101,9 @@ def link_handoff(
 def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) -> float:
     """Seconds a colocated prefill adds to each decoded token, on average.
 
-    In steady state a batch of ``batch`` sequences of ``output_tokens`` tokens
-    each finishes and admits ``batch / output_tokens`` requests per step, and
-    each admitted prefill stalls the whole batch for ``prefill_s``: on average
-    each token waits ``batch x prefill_s / output_tokens`` more.
+    In steady state a batch of ``batch`` sequences of ``output_tokens`` tokens each finishes and
+    admits ``batch / output_tokens`` requests per step, and each admitted prefill stalls the whole
+    batch for ``prefill_s``: on average each token waits ``batch x prefill_s / output_tokens`` more.
 
     Parameters
     ----------
@@ -119,7 +117,6 @@ def colocated_stall_per_token(prefill_s: float, batch: int, output_tokens: int) 
     Returns
     -------
     float
-        Seconds per decoded token.
     """
     prefill_s = require_number("prefill_s", prefill_s, unit="s")
     batch = require_int("batch", batch, maximum=MAX_BATCH)
@@ -141,9 +138,8 @@ def collective_latency_per_token(model: ModelSpec, tp: int, dcp: int = 1) -> flo
     Returns
     -------
     float
-        ``(allreduces_per_token + DCP's collectives) x FAST.latency``, seconds;
-        DCP adds ``DCP_COLLECTIVES_PER_ATTENTION_LAYER x num_attention_layers``
-        when ``dcp > 1``.
+        ``(allreduces_per_token + DCP's collectives) x FAST.latency``, seconds; DCP adds
+        ``DCP_COLLECTIVES_PER_ATTENTION_LAYER x num_attention_layers`` when ``dcp > 1``.
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, minimum=2, maximum=MAX_RANKS)

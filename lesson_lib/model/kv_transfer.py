@@ -1,8 +1,7 @@
 """The KV cache on the wire: disaggregated prefill and decode, in alpha-beta terms.
 
-A request's cache (attention KV at the prompt's length and the linear-attention
-layers' recurrent state) goes from ``P`` prefill GPUs to ``D`` decode GPUs, each
-GPU's shard as in :mod:`lesson_lib.model.memory`. SI units.
+A request's cache (the prompt's attention KV and the linear-attention state) goes from ``P`` prefill
+GPUs to ``D`` decode GPUs, each GPU's shard as in :mod:`lesson_lib.model.memory`. SI units.
 """
 
 from __future__ import annotations
@@ -46,9 +45,8 @@ def kv_transfer_bytes(model: ModelSpec, context: int) -> float:
     Returns
     -------
     float
-        ``model.kv_bytes(context) + model.state_bytes``: for the specimen
-        16 GiB + 146.8 MiB at full context, 4,096 x 64 KiB + 146.8 MiB at the
-        lesson's prompt.
+        ``model.kv_bytes(context) + model.state_bytes``: for the specimen 16 GiB + 146.8 MiB at full
+        context, 4,096 x 64 KiB + 146.8 MiB at the lesson's prompt.
     """
     require_instance("model", model, ModelSpec)
     tokens = require_int("context", context, maximum=model.max_context)
@@ -63,14 +61,12 @@ def kv_transfer_time(model: ModelSpec, context: int, fabric: Fabric) -> float:
     model, context
         As for :func:`kv_transfer_bytes`.
     fabric : Fabric
-        The port: its ``latency`` is paid once, its ``bandwidth`` (bytes/s
-        in one direction) carries :func:`kv_transfer_bytes`.
+        The port: ``latency`` once, ``bandwidth`` (bytes/s one way) for :func:`kv_transfer_bytes`.
 
     Returns
     -------
     float
-        Seconds; about 0.347 s for the specimen's full-length sequence over one
-        400 Gb/s NIC.
+        Seconds; about 0.347 s for the specimen's full-length sequence over one 400 Gb/s NIC.
     """
     require_instance("fabric", fabric, Fabric)
     return fabric.latency + kv_transfer_bytes(model, context) / fabric.bandwidth
@@ -144,11 +140,9 @@ class ShardedTransfer:
     sender_bytes : float
         Bytes each prefill GPU sends, ``total_bytes / P``.
     receiver_bytes : float
-        Bytes the busiest decode GPU receives: its share of the KV cache and
-        of the state.
+        Bytes the busiest decode GPU receives: its share of the KV cache and of the state.
     port_bytes : float
-        Bytes through the busiest port: the larger of the two above with a
-        port per GPU, ``total_bytes`` through one shared port.
+        The busiest port's bytes: the larger of the two above, or ``total_bytes`` on a shared port.
     fabric : Fabric
     """
 
@@ -193,10 +187,9 @@ def sharded_transfer(
 ) -> ShardedTransfer:
     """Hand one sequence's cache from a prefill instance to a decode instance.
 
-    Each side holds the cache sharded as tensor parallelism leaves it: each
-    decode GPU receives its share, the prefill GPUs split the sending evenly.
-    With a port per GPU (a NIC, or NVLink) the busiest port sets the time;
-    through one port per node (``shared_port``) everything queues on it.
+    Each side holds the cache sharded as tensor parallelism leaves it: each decode GPU receives its
+    share, the prefill GPUs split the sending evenly. With a port per GPU (a NIC, or NVLink) the
+    busiest port sets the time; through one port per node (``shared_port``) everything queues on it.
 
     Parameters
     ----------
@@ -207,15 +200,13 @@ def sharded_transfer(
     shared_port : bool, default False
         True when each side's GPUs share one port.
     dcp : int, default 1
-        Decode context parallelism of the decode instance, from 1 to
-        ``max(1, D // kv_heads)``: it shards the KV heads' copies along the
-        tokens instead of storing them ``D / kv_heads`` times.
+        Decode context parallelism of the decode instance, from 1 to ``max(1, D // kv_heads)``: it
+        shards the KV heads' copies along the tokens instead of storing them ``D / kv_heads`` times.
 
     Returns
     -------
     ShardedTransfer
-        Bytes per GPU and port, and the time: 86.7 ms for the specimen's full
-        context from 4 GPUs to 4 over ``INTER_NODE``.
+        Its bytes and time: 86.7 ms for the specimen's full context 4 GPUs to 4 over ``INTER_NODE``.
     """
     require_instance("model", model, ModelSpec)
     require_instance("fabric", fabric, Fabric)
@@ -274,18 +265,16 @@ def overlap_stream(
 ) -> StreamedTransfer:
     """Send each layer's piece as soon as the layer is done, in order, on one port.
 
-    Layer ``i`` finishes at ``C_i``, the sum of the first ``i`` computations;
-    its piece starts when both it and the port are ready and holds the port
-    for ``transfer_s[i]`` (first in, first out). The port keeps up when
-    ``transfer_s[i] <= compute_s[i + 1]`` for every layer but the last; the
-    transfer can hide only if ``sum(transfer_s) <= sum(compute_s)`` as a
-    whole, and is otherwise exposed by at least the difference.
+    Layer ``i`` finishes at ``C_i``, the sum of the first ``i`` computations; its piece starts when
+    both it and the port are ready and holds the port for ``transfer_s[i]`` (first in, first out).
+    The port keeps up when ``transfer_s[i] <= compute_s[i + 1]`` for every layer but the last; the
+    transfer can hide only if ``sum(transfer_s) <= sum(compute_s)`` as a whole, and is otherwise
+    exposed by at least the difference.
 
     Parameters
     ----------
     compute_s : sequence of float
-        Seconds of each layer's computation, in order (each >= 0; 1 to
-        :data:`MAX_LAYERS` of them).
+        Seconds of each layer's computation, in order (each >= 0; 1 to :data:`MAX_LAYERS` of them).
     transfer_s : sequence of float
         Seconds each layer's piece holds the port (each >= 0), as many.
     latency_s : float, default 0.0

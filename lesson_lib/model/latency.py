@@ -1,8 +1,7 @@
 """Decode latency: the lesson's decode lines, the speed-up with N and one token's timeline.
 
-The latency questions asked of :func:`~lesson_lib.model.step_time.decode_step`:
-the speed-up with ``n``, the slowest fabric worth more GPUs, the buyer's boxes,
-a token's chain of compute and all-reduces. Seconds.
+The latency questions asked of :func:`~lesson_lib.model.step_time.decode_step`: the speed-up with
+``n``, the slowest fabric worth more GPUs, the buyer's boxes, a token's timeline. Seconds.
 """
 
 from __future__ import annotations
@@ -48,13 +47,11 @@ def decode_lines(*, include_bandwidth: bool = False) -> list[DecodeLine]:
     Parameters
     ----------
     include_bandwidth : bool, default False
-        False is the lesson's own arithmetic (compute + latency); True adds
-        the wire-bytes term, which barely moves the totals.
+        False: the lesson's arithmetic (compute + latency); True adds the small wire-bytes term.
 
     Returns
     -------
     list of DecodeLine
-        In the lesson's order.
     """
     configs = [("2 GPUs, fast fabric", 2, FAST), ("4 GPUs, fast fabric", 4, FAST)]
     configs.append(("4 GPUs, slow fabric", 4, SLOW))
@@ -101,10 +98,9 @@ def speedup_limit(
 ) -> float:
     """The speed-up over one GPU that no number of GPUs can exceed.
 
-    As ``n`` grows the compute shrinks as ``1/n`` but the latencies do not, so
-    the speed-up tends to ``compute_1 / (allreduces_per_token * latency)`` (its
-    bandwidth term's wire bytes tending to twice the payload). A latency that
-    grows per hop makes the limit 0: the curve rises, peaks and falls.
+    As ``n`` grows the compute shrinks as ``1/n`` but the latencies do not, so the speed-up tends to
+    ``compute_1 / (allreduces_per_token * latency)`` (its bandwidth term's wire bytes tending to
+    twice the payload). A per-hop latency makes the limit 0: the curve rises, peaks and falls.
 
     Parameters
     ----------
@@ -134,15 +130,13 @@ def speedup_limit(
 def break_even_latency(model: ModelSpec, accel: Accelerator, n: int, target_s: float) -> float:
     """Largest per-all-reduce latency at which ``n`` GPUs still decode a token in ``target_s``.
 
-    The lesson's compute + ``allreduces_per_token`` x latency (no bandwidth
-    term), solved for the latency.
+    The lesson's compute + ``allreduces_per_token`` x latency (no bandwidth term), solved for it.
 
     Parameters
     ----------
     model, accel : ModelSpec, Accelerator
     n : int
-        Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096
-        (``MAX_RANKS``).
+        Tensor-parallel degree, from 2 (one GPU has no all-reduce) to 4096 (``MAX_RANKS``).
     target_s : float
         Time per token to match, seconds (> 0), e.g. another configuration's
         ``decode_step(...).total_s``. It must exceed the compute time of ``n``
@@ -205,8 +199,7 @@ class Segment:
     Attributes
     ----------
     kind : str
-        ``"compute"``, ``"latency"`` (waiting on the all-reduce's fixed cost)
-        or ``"bandwidth"`` (its bytes on the wire).
+        ``"compute"``, ``"latency"`` (all-reduce fixed cost) or ``"bandwidth"`` (its wire bytes).
     start_s : float
         Seconds from the token's start.
     duration_s : float
@@ -235,14 +228,12 @@ def token_timeline(
     n : int
         Tensor-parallel degree, at least 2 (one GPU has no all-reduce).
     allreduces : int, optional
-        Lay out only the first this many all-reduces (default: all of the
-        token's ``model.allreduces_per_token``).
+        Lay out only the first this many all-reduces (default all ``model.allreduces_per_token``).
 
     Returns
     -------
     list of Segment
-        In time order; the durations over the whole token add up to
-        ``decode_step(model, accel, fabric, n).total_s``.
+        In time order; a whole token's add up to ``decode_step(model, accel, fabric, n).total_s``.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -284,9 +275,8 @@ def allreduce_anatomy(
 ) -> list[LatencyPart]:
     """Split one small ring all-reduce into launch, fixed cost, hops and bytes, as an illustration.
 
-    The model's split, not a measurement (no source times these parts
-    separately): hops and fixed cost from a per-hop line through two published
-    times (2 and 4 GPUs, nccl-tests issue 123), the launch share an assumption.
+    The model's split, not a measurement (no source times the parts): hops and fixed cost from a
+    line through two published times (2 and 4 GPUs, nccl-tests issue 123), the launch share assumed.
 
     Parameters
     ----------
@@ -295,18 +285,15 @@ def allreduce_anatomy(
     n : int, default 2
         Ranks, from 2 to 4096.
     fabric : Fabric, default FAST_RING
-        A fabric whose latency grows per hop; the default is fitted so that a
-        2-GPU all-reduce costs the lesson's fast 10 us.
+        A fabric with per-hop latency; by default a 2-GPU all-reduce costs the lesson's fast 10 us.
     launch_s : float, default CUDA_GRAPH_LAUNCH_SAVING
-        The kernel-launch and host overhead assumed inside the fixed cost, at
-        most ``fabric.latency`` (the lesson's assumption).
+        Launch and host overhead inside the fixed cost (assumed), at most ``fabric.latency``.
 
     Returns
     -------
     list of LatencyPart
-        Launch, the rest of the fixed cost (synchronisation and protocol),
-        the ring's hops and the bytes; their seconds add up to
-        ``allreduce_time(payload_bytes, n, fabric)``.
+        Launch, the rest of the fixed cost (synchronisation and protocol), the ring's hops and the
+        bytes; their seconds add up to ``allreduce_time(payload_bytes, n, fabric)``.
     """
     require_instance("fabric", fabric, Fabric)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
@@ -362,8 +349,7 @@ class BoxAnswer:
         One stream's time per token in the lesson's arithmetic (weights and
         all-reduce latency, no context): 16.12, 9.34 and 10.43 ms.
     stream_full_s : float
-        One stream's time per token at ``context``, with its KV and state
-        traffic and the all-reduces' bytes.
+        One stream's time per token at ``context``, with KV and state traffic and all-reduce bytes.
     sequences : int
         Sequences of ``context`` tokens that fit beside the weights (an upper
         bound: activations, CUDA graphs and communication buffers also take memory).
@@ -407,10 +393,9 @@ def buyer_answers(
     Returns
     -------
     list of BoxAnswer
-        In the order of :data:`BUYER_BOXES`: the fixed latency decides the first
-        question; the second depends on the memory more cards add (more
-        sequences' KV) and, as shorter sequences let the batch grow, on the
-        bytes every all-reduce then carries.
+        In the order of :data:`BUYER_BOXES`: the fixed latency decides the first question; the
+        second depends on the memory more cards add (more sequences' KV) and, as shorter sequences
+        let the batch grow, on the bytes every all-reduce then carries.
     """
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)

@@ -56,9 +56,8 @@ def check_layout(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
 def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
     """Layers per pipeline stage, as vLLM's ``get_pp_indices`` splits them by default.
 
-    Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left over go
-    one each to the stages before the last (which holds the final norm and LM
-    head), counting back from the second-to-last.
+    Every stage gets ``num_layers // pp``; the ``num_layers % pp`` left go one each to stages before
+    the last (it holds the final norm and LM head), back from the second-to-last.
 
     Parameters
     ----------
@@ -84,9 +83,8 @@ def stage_layers(model: ModelSpec, pp: int) -> tuple[int, ...]:
 def layer_kinds(model: ModelSpec) -> tuple[str, ...]:
     """Each layer's mixer, first to last: ``"attention"`` or ``"linear"``.
 
-    The full-attention layers are spread evenly, each closing its group: in
-    the specimen every fourth layer (Qwen's ``full_attention_interval`` of 4,
-    layers 3, 7, ..., 63 counting from 0).
+    The full-attention layers are spread evenly, each closing its group: in the specimen every
+    fourth layer (Qwen's ``full_attention_interval`` of 4, layers 3, 7, ..., 63 counting from 0).
 
     Parameters
     ----------
@@ -95,8 +93,7 @@ def layer_kinds(model: ModelSpec) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        ``model.num_layers`` entries, ``model.num_attention_layers`` of them
-        ``"attention"``.
+        ``model.num_layers`` entries, ``model.num_attention_layers`` of them ``"attention"``.
     """
     require_instance("model", model, ModelSpec)
     a, n = model.num_attention_layers, model.num_layers
@@ -114,9 +111,8 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
     Returns
     -------
     tuple of (int, int)
-        ``(attention layers, linear layers)`` per stage, as :func:`stage_layers`
-        cuts the layers of :func:`layer_kinds`: ((5, 16), (5, 17), (6, 15)) for
-        the specimen at PP 3.
+        ``(attention layers, linear layers)`` per stage, as :func:`stage_layers` cuts the layers of
+        :func:`layer_kinds`: ((5, 16), (5, 17), (6, 15)) for the specimen at PP 3.
     """
     kinds = layer_kinds(model)
     out, start = [], 0
@@ -141,9 +137,8 @@ def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     Returns
     -------
     list of str
-        One sentence when ``tp`` exceeds the KV heads and each head is
-        therefore stored on several GPUs, one when ``pp`` does not divide the
-        layers and the largest stage sets the pace; empty when neither.
+        One sentence when ``tp`` exceeds the KV heads (each head then stored on several GPUs), one
+        when ``pp`` does not divide the layers (the largest stage sets the pace); else empty.
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, maximum=MAX_RANKS)

@@ -1,12 +1,10 @@
 """Measured collectives beside the all-reduce: NCCL on one H100 node and DeepEP's all-to-all.
 
-Source: NVIDIA's aiconfigurator-core 0.12.0 on PyPI (Apache-2.0), two Parquet
-tables under ``systems/data/h100_sxm/comm/``: ``nccl/2.27.3/nccl_perf.parquet``
-(NCCL collectives on 8 H100 80GB HBM3, sizes in fp16 elements, latency in ms;
-read from the shipped copy, :mod:`lesson_lib.measured`) and
-``sglang/0.5.12/wideep_deepep_ll_perf.parquet`` (DeepEP low-latency dispatch and
-combine for DeepSeek-V3's shape, hidden 7168, top-8 of 256; typed here).
-The tables do not say how each time was taken.
+Source: NVIDIA's aiconfigurator-core 0.12.0 on PyPI (Apache-2.0), two Parquet tables under
+``systems/data/h100_sxm/comm/``: ``nccl/2.27.3/nccl_perf.parquet`` (NCCL collectives on 8 H100 80GB
+HBM3, sizes in fp16 elements, latency in ms; read from the shipped copy, :mod:`lesson_lib.measured`)
+and ``sglang/0.5.12/wideep_deepep_ll_perf.parquet`` (DeepEP low-latency dispatch and combine for
+DeepSeek-V3's shape, hidden 7168, top-8 of 256; typed here). How each time was taken is not said.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Does the model fit? Per-GPU memory under tensor parallelism, bytes.
 
-Tensor parallelism splits every weight matrix, and the KV heads with it, over
-``n`` ranks; with more ranks than KV heads each still holds one whole head
-(the heads are replicated), so the KV cache stops shrinking.
+Tensor parallelism splits every weight matrix, and the KV heads with it, over ``n`` ranks; with more
+ranks than KV heads each holds a whole (replicated) head, so the KV cache stops shrinking.
 """
 
 from __future__ import annotations
@@ -120,9 +119,8 @@ def memory_budget(
     sequences : int
         Concurrent sequences, from 0 to :data:`MAX_SEQUENCES`.
     utilization : float, default 1.0
-        Fraction of ``accel.memory_bytes`` (what the card exposes) the runtime
-        may use, in (0, 1]: vLLM's ``gpu_memory_utilization``
-        (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`).
+        Fraction of ``accel.memory_bytes`` the runtime may use, in (0, 1]: vLLM's
+        ``gpu_memory_utilization`` (:data:`lesson_lib.model.specimen.VLLM_GPU_MEMORY_UTILIZATION`).
 
     Returns
     -------

@@ -68,8 +68,7 @@ def decode_wire_rate(model: ModelSpec, n: int, tokens_per_s: float) -> float:
     Returns
     -------
     float
-        Bytes/second per rank, one direction: 93.75 MiB/s for the specimen on
-        4 GPUs at 50 tokens/s.
+        Bytes/second per rank, one direction: 93.75 MiB/s for the specimen on 4 GPUs at 50 tokens/s.
     """
     require_instance("model", model, ModelSpec)
     tokens_per_s = require_number("tokens_per_s", tokens_per_s, unit="tokens/s")
@@ -110,8 +109,7 @@ def tokens_to_fill(model: ModelSpec, n: int, bandwidth: float) -> float:
     Returns
     -------
     float
-        Tokens/second of one sequence; latency is ignored, which is the
-        point: decode never gets near this rate.
+        Tokens/second of one sequence, latency ignored: decode never gets near this rate.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)

@@ -1,11 +1,10 @@
 """Models beside the specimen, each built from a copy of its public ``config.json``.
 
 Each config in ``lesson_lib/model/configs/`` holds the fields
-:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>`
-reads, copied from the ``model_configs`` folder of NVIDIA's aiconfigurator-core
-0.12.0 on PyPI; :data:`SOURCES` links each public config. The specimen's count
-is stated (27 billion), not counted. Also reachable as ``lesson_lib.models`` and
-``lesson_lib.presets``.
+:meth:`ModelSpec.from_hf_config <lesson_lib.model.specs.ModelSpec.from_hf_config>` reads, copied
+from the ``model_configs`` folder of NVIDIA's aiconfigurator-core 0.12.0 on PyPI; :data:`SOURCES`
+links each public config. The specimen's count is stated (27 billion), not counted. Also reachable
+as ``lesson_lib.models`` and ``lesson_lib.presets``.
 """
 
 from __future__ import annotations
@@ -103,8 +102,7 @@ def config_path(name: str) -> Path:
     Parameters
     ----------
     name : str
-        A key of :data:`SOURCES`, or the file's stem (``"Qwen3.5-27B"``); any
-        other name is a ValueError listing them.
+        A key of :data:`SOURCES` or a file stem (``"Qwen3.5-27B"``), else a ValueError listing them.
 
     Returns
     -------

@@ -1,9 +1,8 @@
 """Small-message all-reduce latencies that public GitHub threads report, with sources.
 
-The book sets the lesson's assumed 10 us and 50 us beside them. Each record
-was read in its thread; times are as the reporter printed them (nccl-tests'
-``all_reduce_perf`` out-of-place time unless the note says otherwise), under
-conditions the notes name (algorithm forced, CUDA graphs, NCCL version).
+The book sets the lesson's assumed 10 us and 50 us beside them. Each record was read in its thread;
+times are as the reporter printed them (nccl-tests' ``all_reduce_perf`` out-of-place time unless the
+note says otherwise), under conditions the notes name (algorithm forced, CUDA graphs, NCCL version).
 Nothing here is a vendor figure.
 """
 
@@ -15,10 +14,9 @@ from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.step_time import decode_step, speedup
 from lesson_lib.model.units import US, format_count, format_ratio, format_seconds
 
-#: The tuned Hopper time the B200 thread (NVIDIA/nccl issue 1940) also reports,
-#: "about 2.3 us" for an 8-byte all-reduce on 8x H800 or 8x H200 servers with
-#: the tuning that gave about 3 us on 8x B200. Kept beside the table, not in it:
-#: the thread gives one figure for two kinds of server.
+#: The tuned Hopper time the B200 thread (NVIDIA/nccl issue 1940) also reports, "about 2.3 us" for
+#: an 8-byte all-reduce on 8x H800 or 8x H200 servers with the tuning that gave about 3 us on 8x
+#: B200. Kept beside the table, not in it: the thread gives one figure for two kinds of server.
 TUNED_HOPPER_LATENCY: float = 2.3 * US
 #: Where that time is reported.
 TUNED_HOPPER_SOURCE: str = "https://github.com/NVIDIA/nccl/issues/1940"
@@ -166,7 +164,6 @@ def published_table(
     Returns
     -------
     str
-        An HTML table (see :func:`lesson_lib.model.tables.html_table`).
     """
     from lesson_lib.model.tables import html_table
 
@@ -192,10 +189,9 @@ def published_numbers(records: tuple[PublishedLatency, ...] = PUBLISHED) -> dict
     Returns
     -------
     dict of str to str
-        The 2-GPU NVLink range, nccl-tests issue 123 at 2, 4 and 8 GPUs, the
-        PCIe box, the cross-node run, the fastest time and the count; the
-        lesson's decode lines at the PCIe record's latency, and its two-to-four
-        fast speed-up at the fastest and the tuned Hopper one (no bytes term).
+        The 2-GPU NVLink range, nccl-tests issue 123 at 2, 4 and 8 GPUs, the PCIe box, the
+        cross-node run, the fastest, the count; the lesson's decode lines at the PCIe record's
+        latency; its two-to-four fast speed-up at the fastest and tuned Hopper times (no bytes).
     """
 
     def us(seconds: float) -> str:
@@ -255,8 +251,7 @@ def source_links(records: tuple[PublishedLatency, ...] = PUBLISHED) -> str:
     Returns
     -------
     str
-        One ``- [owner/repo#number](url): system`` line per source, in
-        the records' order.
+        One ``- [owner/repo#number](url): system`` line per source, in the records' order.
     """
     lines: list[str] = []
     seen: set[str] = set()

@@ -1,8 +1,7 @@
 """A real ring all-reduce, step by step, over NumPy arrays.
 
-The book draws and animates this schedule, and the tests check it against
-``numpy.sum``: the algorithm, not a formula, is what produces the
-``2 (n - 1) / n`` factor of :mod:`lesson_lib.model.collectives`.
+The book animates this schedule and the tests check it against ``numpy.sum``: the algorithm, not a
+formula, yields the ``2 (n - 1) / n`` factor of :mod:`lesson_lib.model.collectives`.
 """
 
 from __future__ import annotations
@@ -28,8 +27,7 @@ class Transfer:
     Attributes
     ----------
     phase : str
-        ``"reduce-scatter"`` (the receiver adds the chunk to its own) or
-        ``"all-gather"`` (the receiver overwrites its copy).
+        ``"reduce-scatter"`` (the receiver adds) or ``"all-gather"`` (it overwrites).
     step : int
         Global step, 1-based, from 1 to ``2 (n - 1)``.
     src : int
@@ -61,9 +59,8 @@ class RingResult:
     steps : list of list of Transfer
         The schedule: ``steps[k]`` holds the ``n`` simultaneous transfers of step ``k + 1``.
     holdings : list of tuple
-        ``holdings[k][rank][chunk]``: the frozenset of ranks whose contributions
-        that rank's copy of that chunk holds after ``k`` steps (``k = 0`` is the
-        start); complete when it holds every rank.
+        ``holdings[k][rank][chunk]``: the frozenset of ranks whose inputs that rank's copy of that
+        chunk holds after ``k`` steps (``k = 0``: the start); complete when it holds every rank.
     chunk_bytes : list of int
         Bytes of each chunk (they differ by at most one element).
     """
@@ -80,17 +77,7 @@ class RingResult:
         return len(self.outputs)
 
     def bytes_sent_after(self, step: int) -> list[int]:
-        """Bytes each rank has sent after the first ``step`` steps.
-
-        Parameters
-        ----------
-        step : int
-            From 0 to ``len(steps)``.
-
-        Returns
-        -------
-        list of int
-        """
+        """Bytes each rank has sent after the first ``step`` steps (0 to ``len(steps)``)."""
         step = require_int("step", step, minimum=0, maximum=len(self.steps))
         sent = [0] * self.n
         for transfers in self.steps[:step]:
@@ -102,25 +89,22 @@ class RingResult:
 def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingResult:
     """Sum ``n`` arrays with a ring all-reduce, recording every transfer.
 
-    The arrays are cut into ``n`` chunks (``numpy.array_split``, so any length
-    works). In ``n - 1`` reduce-scatter steps each rank passes one partial
-    chunk to its right-hand neighbour, which adds its own; afterwards rank
-    ``r`` holds the complete sum of chunk ``(r + 1) % n``. In ``n - 1``
+    The arrays are cut into ``n`` chunks (``numpy.array_split``, so any length works). In ``n - 1``
+    reduce-scatter steps each rank passes one partial chunk to its right-hand neighbour, which adds
+    its own; afterwards rank ``r`` holds the complete sum of chunk ``(r + 1) % n``. In ``n - 1``
     all-gather steps the complete chunks travel once more round the ring.
 
     Parameters
     ----------
     arrays : sequence of array_like, or 2-D array
-        One 1-D array per rank (1 to :data:`MAX_SIMULATED_RANKS` of them), all of
-        the same length, at most :data:`MAX_SIMULATED_ELEMENTS`; different dtypes
-        are summed in their common one (``numpy.result_type``).
+        One 1-D array per rank (1 to :data:`MAX_SIMULATED_RANKS`), all one length, at most
+        :data:`MAX_SIMULATED_ELEMENTS`; mixed dtypes sum in a common one (``numpy.result_type``).
 
     Returns
     -------
     RingResult
-        Outputs, bytes sent per rank, the schedule and who holds what: two ranks
-        holding ``[0, 1, 2, 3]`` and ``[1, 1, 1, 1]`` both end with ``[1, 2, 3, 4]``,
-        each having sent 32 bytes.
+        Outputs, bytes sent per rank, the schedule and who holds what: two ranks holding
+        ``[0, 1, 2, 3]`` and ``[1, 1, 1, 1]`` end with ``[1, 2, 3, 4]``, each sent 32 bytes.
     """
     if len(arrays) > MAX_SIMULATED_RANKS:
         raise ValueError(
@@ -142,9 +126,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
     dtype = np.result_type(*inputs)
     n = len(inputs)
 
-    # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype.
-    # Every update below puts a new array in the list, so the callers' arrays,
-    # of which these chunks may be views, are never written to.
+    # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype. Updates put new
+    # arrays in the list, so the callers' arrays (which chunks may view) are never written.
     chunks = [np.array_split(np.asarray(a, dtype=dtype), n) for a in inputs]
     chunk_bytes = [int(c.nbytes) for c in chunks[0]]
     owners = [[frozenset([r]) for _ in range(n)] for r in range(n)]

@@ -1,7 +1,6 @@
 """What fits on each GPU at each tensor-parallel degree, and the model's pure-attention twin.
 
-The sizing chapter's questions to :mod:`lesson_lib.model.memory`, for its figure,
-table and explorer alike.
+The sizing chapter's questions to :mod:`lesson_lib.model.memory` (figure, table, explorer).
 """
 
 from __future__ import annotations

@@ -20,12 +20,11 @@ from lesson_lib.model.units import (
     format_seconds,
 )
 
-#: Qwen's Qwen/Qwen3.8-27B, a dense hybrid of 16 super-blocks of 3 Gated DeltaNet
-#: layers and 1 gated-attention layer, each layer followed by an FFN; vLLM and
-#: NeMo load it with their Qwen3.5 implementation (Qwen3_5ForConditionalGeneration).
-#: Its checkpoint also holds a vision encoder and a one-layer multi-token-prediction
-#: (MTP) head that the lesson leaves out: ``params`` is the model card's rounded
-#: 27 billion and counts neither on its own (lesson_lib.chapters.batching sizes the head).
+#: Qwen's Qwen/Qwen3.8-27B, a dense hybrid of 16 super-blocks of 3 Gated DeltaNet layers and 1
+#: gated-attention layer, each with an FFN; vLLM and NeMo load it with their Qwen3.5 implementation
+#: (Qwen3_5ForConditionalGeneration). Its checkpoint also holds a vision encoder and a one-layer
+#: multi-token-prediction (MTP) head that the lesson leaves out: ``params`` is the model card's
+#: rounded 27 billion and counts neither on its own (lesson_lib.chapters.batching sizes the head).
 MODEL = ModelSpec(
     name="Qwen3.8-27B",
     params=27e9,
@@ -54,9 +53,8 @@ MODEL = ModelSpec(
 #: NVIDIA quotes GB); the lesson sizes the card by what CUDA exposes instead.
 GPU_LABEL: str = "80 GB"
 GPU_HBM_BYTES: float = 80 * GiB
-#: What CUDA exposes of it (the rest holds the driver's own structures):
-#: PyTorch reports "total capacity of 79.1x-79.3x GiB" on such cards. The
-#: lesson uses the low end.
+#: What CUDA exposes of it (the rest holds the driver's own structures): PyTorch reports "total
+#: capacity of 79.1x-79.3x GiB" on such cards. The lesson uses the low end.
 GPU_VISIBLE_BYTES: float = 79.1 * GiB
 
 #: The specimen's card, with memory as CUDA exposes it, H100 SXM bandwidth and bf16 peak.
@@ -77,23 +75,20 @@ A100 = Accelerator(
     peak_flops=312e12,
 )
 
-#: An H200 SXM sold as 141 GB, for the larger MoE models, with the vendor's HBM3e
-#: bandwidth (4.8 TB/s) and the H100's dense bf16 peak; the memory CUDA exposes is an
-#: assumed 140 GiB.
+#: An H200 SXM sold as 141 GB, for the larger MoE models, with the vendor's HBM3e bandwidth (4.8
+#: TB/s) and the H100's dense bf16 peak; the memory CUDA exposes is an assumed 140 GiB.
 H200 = Accelerator("H200 SXM-class, sold as 141 GB", 140 * GiB, 4.8 * TB, 989e12)
 
-#: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the
-#: model's weights, KV cache and activations use: 0.92 in current releases
-#: (``vllm/config/cache.py`` at 002f10e; 0.9 in older ones). A separate, explicit
-#: assumption; ``memory_budget(..., utilization=...)`` applies it and no function
-#: applies it by default.
+#: vLLM's default ``gpu_memory_utilization``, the share of the card it lets the model's weights, KV
+#: cache and activations use: 0.92 in current releases (``vllm/config/cache.py`` at 002f10e; 0.9 in
+#: older ones). A separate, explicit assumption; ``memory_budget(..., utilization=...)`` applies it
+#: and no function applies it by default.
 VLLM_GPU_MEMORY_UTILIZATION: float = 0.92
 
-#: Memory NCCL keeps per GPU at each tensor-parallel degree on H100 SXM, as NVIDIA's
-#: aiconfigurator assumes it ("nccl_mem" in aiconfigurator-core 0.12.0's
-#: ``systems/h100_sxm.yaml``, which calls it a non-official correction based on
-#: observations): 342 MiB at TP 2, 392 MiB at TP 4 and 8. A stated assumption
-#: the sizing chapter subtracts in one place; no function applies it by default.
+#: Memory NCCL keeps per GPU at each tensor-parallel degree on H100 SXM, as NVIDIA's aiconfigurator
+#: assumes it ("nccl_mem" in aiconfigurator-core 0.12.0's ``systems/h100_sxm.yaml``, which calls it
+#: a non-official correction based on observations): 342 MiB at TP 2, 392 MiB at TP 4 and 8. A
+#: stated assumption the sizing chapter subtracts in one place; no function applies it by default.
 NCCL_BUFFER_BYTES: dict[int, float] = {1: 0.0, 2: 358_612_992.0, 4: 411_041_792.0, 8: 411_041_792.0}
 
 #: Illustrative per-direction bandwidths of the two fabrics.
@@ -108,12 +103,11 @@ FAST = Fabric(name="fast (NVLink-class, 10 us)", latency=10 * US, bandwidth=NVLI
 #: The lesson's slow fabric, 50 us per small all-reduce.
 SLOW = Fabric(name="slow (PCIe-class, 50 us)", latency=50 * US, bandwidth=PCIE_BANDWIDTH)
 
-# An assumption, not a measurement: a small all-reduce between nodes is taken
-# to cost 25 us. It equals NCCL's own tuner *estimate* for a 128-byte
-# all-reduce over 24 H100s on three nodes (NVIDIA/nccl issue 1453); the same
-# run *measured* about 62 us, on a cluster the thread reports as misbehaving.
-# A point-to-point send is charged the same latency, a conservative upper
-# bound. Adjust both for your own network.
+# An assumption, not a measurement: a small all-reduce between nodes is taken to cost 25 us. It
+# equals NCCL's own tuner *estimate* for a 128-byte all-reduce over 24 H100s on three nodes
+# (NVIDIA/nccl issue 1453); the same run *measured* about 62 us, on a cluster the thread reports as
+# misbehaving. A point-to-point send is charged the same latency, a conservative upper bound. Adjust
+# both for your own network.
 INTER_NODE = Fabric(
     name="InfiniBand NDR-class network (assumption, 25 us)",
     latency=25 * US,
@@ -122,14 +116,13 @@ INTER_NODE = Fabric(
 #: What that run of NVIDIA/nccl issue 1453 measured for the same all-reduce, about 62 us.
 INTER_NODE_MEASURED_LATENCY: float = 62 * US
 
-# The network between nodes as it is built, for the KV-transfer chapter. NVIDIA's
-# HGX AI Factory reference architecture (H100/H200/B200, "2-8-9-400": 2 CPUs,
-# 8 GPUs, 9 NICs, 400 Gb/s of bandwidth per GPU) gives every GPU its own NIC on
-# the GPU compute (east-west) fabric, wired rail-optimised, and joins the nodes
-# to the rest of the data centre through a separate converged (north-south)
+# The network between nodes as it is built, for the KV-transfer chapter. NVIDIA's HGX AI Factory
+# reference architecture (H100/H200/B200, "2-8-9-400": 2 CPUs, 8 GPUs, 9 NICs, 400 Gb/s of bandwidth
+# per GPU) gives every GPU its own NIC on the GPU compute (east-west) fabric, wired rail-optimised,
+# and joins the nodes to the rest of the data centre through a separate converged (north-south)
 # network of two 200 GbE ports per node
-# (https://docs.nvidia.com/reference-architectures/hgx-ai-factory-h100-h200-b200/abstract
-# and .../network-logical-architecture).
+# (https://docs.nvidia.com/reference-architectures/hgx-ai-factory-h100-h200-b200/abstract and
+# .../network-logical-architecture).
 #: Line rate of one GPU's NIC on the compute fabric, bits per second (400 Gb/s).
 NIC_LINE_RATE_BITS: float = 400e9
 #: NICs on the compute fabric for each GPU (one, in the reference architecture).
@@ -140,10 +133,9 @@ NIC_BANDWIDTH: float = NIC_LINE_RATE_BITS / 8
 #: Line rate of one port of a node's converged (north-south) Ethernet, bits per second.
 NODE_ETHERNET_LINE_RATE_BITS: float = 200e9
 
-# An assumption, not a measurement: a KV cache that cannot use the compute fabric
-# (no transfer engine set up for RDMA there, say) crosses on one port of the node's
-# converged Ethernet, which all the node's GPUs share, with the lesson's slow
-# fabric's 50 us of fixed cost.
+# An assumption, not a measurement: a KV cache that cannot use the compute fabric (no transfer
+# engine set up for RDMA there, say) crosses on one port of the node's converged Ethernet, which all
+# the node's GPUs share, with the lesson's slow fabric's 50 us of fixed cost.
 NODE_ETHERNET = Fabric(
     name="one 200 GbE port of the node's converged network, shared (assumption, 50 us)",
     latency=50 * US,
@@ -173,11 +165,10 @@ FAST_RING = Fabric(
     hop_latency=_HOP,
 )
 
-#: The per-all-reduce launch overhead assumed inside alpha, and what CUDA graphs
-#: are assumed to remove: an assumption, not a measurement. NVIDIA/nccl issue 1984
-#: times a 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without graphs
-#: and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces aggregated
-#: into each timed iteration, not one all-reduce that waits for the layer before it.
+#: The per-all-reduce launch overhead inside alpha, which CUDA graphs remove: an assumption, not a
+#: measurement. NVIDIA/nccl issue 1984 times a 1 KiB all-reduce on 4 H800s at about 3.5 us per
+#: operation without graphs and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces
+#: in each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
 
 #: An interactive decode rate, tokens/second.

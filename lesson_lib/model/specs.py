@@ -1,8 +1,7 @@
 """What the lesson reasons about: a model, an accelerator and a fabric.
 
-All three are frozen dataclasses holding plain SI quantities (bytes,
-seconds, bytes/second, FLOP/second). They check their own fields when built,
-so a bad value fails where it was typed, with the field's name in the message.
+Frozen dataclasses of plain SI quantities (bytes, seconds, bytes/second, FLOP/second) that check
+their fields when built, so a bad value fails where it was typed, naming the field.
 """
 
 from __future__ import annotations
@@ -23,17 +22,14 @@ _SHOWN_WHEN_SET: frozenset[str] = frozenset(
 class ModelSpec:
     """Shape of a decoder-only model, enough to size memory and communication.
 
-    A hybrid model mixes full-attention layers (a KV cache that grows with
-    context) with linear-attention layers such as Gated DeltaNet (a fixed-size
-    recurrent state); a pure-attention model has ``num_attention_layers ==
-    num_layers``. A mixture-of-experts (MoE) model sets the four MoE fields
-    (``num_experts``, ``experts_per_token``, ``num_moe_layers``,
-    ``expert_params``); a dense model leaves them at 0.
+    A hybrid model mixes full-attention layers (a KV cache that grows with context) with
+    linear-attention layers such as Gated DeltaNet (a fixed-size recurrent state); a pure-attention
+    model has ``num_attention_layers == num_layers``. A mixture-of-experts (MoE) model sets the four
+    MoE fields (``num_experts``, ``experts_per_token``, ``num_moe_layers``, ``expert_params``).
 
-    Every count is a whole number >= 1, except ``num_attention_layers`` (from
-    0 to ``num_layers``), ``allreduces_per_layer``, the linear-attention,
-    MLA, shared-expert and MTP fields (>= 0) and the MoE fields of a dense
-    model (0); ``params`` is a number > 0.
+    Every count is a whole number >= 1, except ``num_attention_layers`` (from 0 to ``num_layers``),
+    ``allreduces_per_layer``, the linear-attention, MLA, shared-expert and MTP fields (>= 0) and the
+    MoE fields of a dense model (0); ``params`` is a number > 0.
 
     Parameters
     ----------
@@ -43,8 +39,7 @@ class ModelSpec:
     hidden_size : int
         Width of the residual stream; one hidden vector per token.
     num_layers, num_attention_layers : int
-        Layers (each a sequence mixer then an FFN), and how many of them are
-        full attention with a KV cache.
+        Layers (each a sequence mixer then an FFN); how many are full attention with a KV cache.
     num_kv_heads, head_dim : int
         Key/value heads per attention layer, and one head's dimension.
     max_context : int
@@ -56,30 +51,25 @@ class ModelSpec:
     linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim : int
         Heads and head dimensions of each linear-attention (DeltaNet) layer, default 0.
     linear_conv_kernel : int, default 0
-        Width of the short causal convolution in front of each linear layer,
-        which keeps the last ``kernel - 1`` inputs as state.
+        Causal convolution width before each linear layer (state: the last ``kernel - 1`` inputs).
     state_dtype_bytes : int, default 4
         Bytes per element of the recurrent state (fp32 in vLLM).
     num_super_blocks : int, optional
         Repeating groups of layers, whole in each pipeline stage (default ``num_layers``).
     allreduces_per_layer : int, default 2
-        Tensor-parallel reconciliation points per layer: after the mixer's
-        output projection and after the FFN down projection.
+        TP all-reduces per layer: after the mixer's output projection and the FFN down projection.
     vocab_size : int, optional
         Rows of the embedding and the LM head (the two collectives outside the layers).
     weight_dtype_bytes : int, optional
         Bytes per stored weight, if narrower than ``dtype_bytes`` (1 for DeepSeek-V3's FP8).
     kv_lora_rank, qk_rope_head_dim : int, default 0
-        Multi-head latent attention (MLA, DeepSeek): the latent each attention
-        layer caches per token instead of K and V heads, and the rotary key
-        cached beside it.
+        Multi-head latent attention (MLA, DeepSeek): the latent each attention layer caches per
+        token instead of K and V heads, and the rotary key cached beside it.
     num_experts, experts_per_token, num_shared_experts : int, default 0
-        Routed experts per MoE layer; those each token visits (top-k, from 1 to
-        ``num_experts`` in an MoE model); experts every token visits besides
-        (counted as dense weights).
+        Routed experts per MoE layer; those each token visits (top-k, from 1 to ``num_experts`` in
+        an MoE model); experts every token visits besides (counted as dense weights).
     num_moe_layers : int, default 0
-        Layers whose FFN is MoE, from 1 to ``num_layers`` in an MoE model
-        (DeepSeek-V3 keeps its first three dense).
+        MoE layers, from 1 to ``num_layers`` in an MoE model (DeepSeek-V3's first three are dense).
     expert_params : float, default 0.0
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
@@ -206,15 +196,12 @@ class ModelSpec:
     ) -> ModelSpec:
         """Build a model from a Hugging Face ``config.json`` (a dict or a path).
 
-        :func:`lesson_lib.model.hf_config.model_fields` reads the fields and
-        counts the parameters (dense and grouped-query attention, MLA, Gated
-        DeltaNet, MoE).
-
         Parameters
         ----------
         config, name, params
-            As for :func:`~lesson_lib.model.hf_config.model_fields` (a stated
-            ``params``, such as the specimen's 27 billion, replaces the count).
+            As for :func:`~lesson_lib.model.hf_config.model_fields`, which reads the fields and
+            counts the parameters (dense and grouped-query attention, MLA, Gated DeltaNet, MoE); a
+            stated ``params``, such as the specimen's 27 billion, replaces the count.
 
         Returns
         -------
@@ -268,8 +255,8 @@ class ModelSpec:
     def kv_bytes_per_token(self) -> float:
         """KV-cache bytes one token adds (K and V, per attention layer and KV head).
 
-        Under MLA (``kv_lora_rank > 0``) each attention layer caches the latent
-        and the rotary key instead, ``kv_lora_rank + qk_rope_head_dim`` elements.
+        Under MLA (``kv_lora_rank > 0``) each attention layer caches the latent and the rotary key
+        instead, ``kv_lora_rank + qk_rope_head_dim`` elements.
         """
         if self.kv_lora_rank:
             latent = self.kv_lora_rank + self.qk_rope_head_dim
@@ -337,8 +324,7 @@ class Accelerator:
     ----------
     name : str
     memory_bytes : float
-        Device memory the runtime can see, bytes (> 0; about 79.1 GiB,
-        84.9e9 bytes, for a card sold as "80 GB").
+        Memory the runtime sees, bytes (> 0; 79.1 GiB, 84.9e9 bytes, on a card sold as "80 GB").
     hbm_bandwidth : float
         Memory bandwidth, bytes/second (> 0).
     peak_flops : float
@@ -368,8 +354,7 @@ class Fabric:
     bandwidth : float
         Bytes/second each rank can send in one direction (> 0; the beta term's B).
     hop_latency : float, default 0.0
-        Extra seconds per ring hop (>= 0); a ring all-reduce over N ranks makes
-        2(N-1) hops. 0 reproduces the lesson's fixed-latency assumption.
+        Extra seconds per ring hop (>= 0; 2(N-1) hops on N ranks); 0 is the lesson's fixed latency.
     """
 
     name: str

@@ -1,10 +1,9 @@
 """Time of one decode step or one prefill, seconds: compute plus communication.
 
-Compute is a roofline per phase: the weight GEMMs take the larger of streaming
-this rank's weights and their FLOPs; attention (given a context) the larger of
-its KV and state traffic (:data:`STATE_PASSES`) and its FLOPs. Communication is
-``model.allreduces_per_token`` serial all-reduces of one hidden vector per token
-in flight. ``decode_step(..., include_bandwidth=False)`` is the lesson's arithmetic.
+Compute is a roofline per phase: weight GEMMs take the larger of streaming this rank's weights and
+their FLOPs; attention (given a context) the larger of KV and state traffic (:data:`STATE_PASSES`)
+and FLOPs. Communication: ``model.allreduces_per_token`` serial all-reduces, a hidden vector per
+token in flight. ``include_bandwidth=False`` is the lesson's arithmetic.
 """
 
 from __future__ import annotations
@@ -93,8 +92,7 @@ class StepBreakdown(StepTerms):
     sequences : int
         Sequences in the step (the decode batch; 1 for a prefill).
     attention_flops_s : float
-        The part of ``flops_s`` spent in attention over the cached context (0
-        when no context length was given).
+        The part of ``flops_s`` spent attending to the cached context (0 with no context length).
     """
 
     compute_s: float
@@ -141,10 +139,9 @@ class StepBreakdown(StepTerms):
 def attention_pair_flops(model: ModelSpec) -> float:
     """FLOPs of one query-key pair in one attention layer, all query heads.
 
-    The score (query dot key) and the weighted value (the key's value scaled
-    and added) each take a multiply and an add per head dimension, for every
-    query head: ``2 x 2 x query heads x head_dim``. A model that names no
-    query heads has as many as its KV heads.
+    The score (query dot key) and the weighted value (the key's value scaled and added) each take a
+    multiply and an add per head dimension, for every query head:
+    ``2 x 2 x query heads x head_dim``. A model naming no query heads has as many as KV heads.
 
     Parameters
     ----------
@@ -153,8 +150,7 @@ def attention_pair_flops(model: ModelSpec) -> float:
     Returns
     -------
     float
-        FLOPs per pair and attention layer: 4 x 24 query heads x 256 = 24,576
-        for the specimen.
+        FLOPs per pair and attention layer: 4 x 24 query heads x 256 = 24,576 for the specimen.
     """
     require_instance("model", model, ModelSpec)
     heads = model.num_query_heads or model.num_kv_heads
@@ -236,9 +232,8 @@ def decode_step(
     batch : int, default 1
         Sequences decoded together, from 1 to :data:`MAX_BATCH`.
     context : int, optional
-        Tokens already in each sequence, from 0 to ``model.max_context``, whose
-        KV and state reads and attention FLOPs are added; ``None`` (the
-        default) is the lesson's heuristic, weights only.
+        Tokens already in each sequence, from 0 to ``model.max_context``, whose KV and state reads
+        and attention FLOPs are added; ``None`` (default): the lesson's heuristic, weights only.
     algorithm : str, default "ring"
         A key of :data:`~lesson_lib.model.collectives.ALGORITHMS`.
     include_bandwidth : bool, default True
@@ -247,9 +242,8 @@ def decode_step(
     Returns
     -------
     StepBreakdown
-        ``total_s`` is the time per token each sequence sees (9.34 ms for the
-        specimen on two fast GPUs, lesson's arithmetic), ``tokens_per_s`` the
-        total over the batch (6,718 at batch 64, bandwidth included).
+        ``total_s`` is each sequence's time per token (9.34 ms for the specimen on two fast GPUs,
+        lesson's arithmetic), ``tokens_per_s`` the batch's (6,718 at batch 64, bandwidth included).
     """
     batch = require_int("batch", batch, maximum=MAX_BATCH)
     return _step(model, accel, fabric, n, batch, batch, context, algorithm, include_bandwidth)

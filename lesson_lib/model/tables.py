@@ -16,16 +16,14 @@ def html_table(
     header : sequence
         Column titles (at least one); each becomes a ``<th scope="col">``.
     rows : sequence of sequences
-        Body rows, each as long as ``header``; cells are converted with
-        ``str`` and escaped.
+        Body rows, each as long as ``header``; cells are converted with ``str`` and escaped.
     caption : str, optional
         Shown above the table (escaped).
 
     Returns
     -------
     str
-        A ``<table class="table lesson-table">`` element, styled by the book's
-        theme, with a ``<thead>`` and a ``<tbody>``.
+        A ``<table class="table lesson-table">`` (book theme) with ``<thead>`` and ``<tbody>``.
     """
     if len(header) == 0:
         raise ValueError("header must name at least one column")

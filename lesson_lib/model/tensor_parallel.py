@@ -1,9 +1,8 @@
 """Tensor parallelism in miniature: where a layer's partial sums come from.
 
-A tensor-parallel block splits its input projection by columns (whole heads or
-FFN channels per rank) and its output projection by rows, so each rank holds a
-full-width *partial sum* that an all-reduce adds up. This module builds those
-partials with NumPy for the ring all-reduce of :mod:`lesson_lib.model.ring`.
+A TP block splits its input projection by columns (whole heads or FFN channels per rank) and its
+output projection by rows, so each rank holds a full-width *partial sum* that an all-reduce adds up;
+built here with NumPy for the ring all-reduce of :mod:`lesson_lib.model.ring`.
 """
 
 from __future__ import annotations
@@ -30,19 +29,14 @@ def column_row_partials(
 ) -> list[np.ndarray]:
     """Each rank's partial output of ``activation(x @ w_in) @ w_out`` split over ``n`` ranks.
 
-    ``w_in`` is split by columns and ``w_out`` by the matching rows
-    (``numpy.array_split``); an element-wise activation needs only the columns
-    a rank owns, so each rank computes its partial alone.
+    ``w_in`` is split by columns, ``w_out`` by the matching rows (``numpy.array_split``); an
+    element-wise activation needs only its own columns, so ranks compute their partials alone.
 
     Parameters
     ----------
-    x : array_like
-        Input, shape ``(d,)`` for one token or ``(tokens, d)``.
-    w_in : array_like
-        Input projection, shape ``(d, k)``; ``k`` is split across ranks
-        (attention or DeltaNet heads, FFN channels).
-    w_out : array_like
-        Output projection, shape ``(k, d_out)``.
+    x, w_in, w_out : array_like
+        Input ``(d,)`` for one token or ``(tokens, d)``; projections ``(d, k)`` and ``(k, d_out)``,
+        ``k`` split over ranks (attention/DeltaNet heads, FFN width).
     n : int
         Number of ranks, from 1 to ``k``.
     activation : callable, optional
@@ -51,8 +45,7 @@ def column_row_partials(
     Returns
     -------
     list of numpy.ndarray
-        ``n`` arrays shaped like ``x @ w_in @ w_out``, whose sum is that product;
-        shapes that do not chain are a ValueError.
+        ``n`` arrays summing to ``x @ w_in @ w_out``; shapes that do not chain are a ValueError.
     """
     x, w_in, w_out = np.asarray(x), np.asarray(w_in), np.asarray(w_out)
     if x.ndim not in (1, 2) or w_in.ndim != 2 or w_out.ndim != 2:
@@ -74,9 +67,8 @@ def column_row_partials(
 def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.ndarray]:
     """``n`` random partial hidden vectors, one per rank, at the model's element size.
 
-    Stand-ins for what each rank holds after a row-parallel projection, so a
-    ring all-reduce over them moves exactly the bytes the model's all-reduce
-    moves (two-byte elements as ``numpy.float16``: NumPy has no bfloat16).
+    Stand-ins for each rank's data after a row-parallel projection, so a ring all-reduce over them
+    moves the model's exact bytes (two-byte elements as ``numpy.float16``: NumPy has no bfloat16).
 
     Parameters
     ----------
@@ -123,27 +115,22 @@ def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingRe
 def edge_collectives(model: ModelSpec, n: int) -> list[tuple[str, float, float]]:
     """The two collectives per decoded token outside the layers, with their bytes.
 
-    A vocabulary-parallel embedding gives each rank a slice of the table's
-    rows: a rank looks up the tokens it holds, zeroes the rest, and an
-    all-reduce sums the hidden vector (vLLM's ``VocabParallelEmbedding``). A
-    vocabulary-parallel LM head leaves each rank with a slice of the logits,
-    which are gathered before sampling (an all-gather in current vLLM's
-    ``LogitsProcessor``; older versions gathered to one rank).
+    A vocab-parallel embedding gives each rank a slice of rows: each looks up the tokens it holds,
+    zeroes the rest, and an all-reduce sums the vectors (vLLM's ``VocabParallelEmbedding``). A
+    vocabulary-parallel LM head leaves each rank a slice of the logits, gathered before sampling (an
+    all-gather in current vLLM's ``LogitsProcessor``; older ones gathered to one rank).
 
     Parameters
     ----------
-    model : ModelSpec
-        Needs ``vocab_size`` (else a ValueError).
-    n : int
-        Tensor-parallel degree, from 1 to 4096.
+    model, n : ModelSpec, int
+        A model with ``vocab_size`` (else a ValueError), and the TP degree, from 1 to 4096.
 
     Returns
     -------
     list of (str, float, float)
-        ``(what, payload bytes per token, bytes each rank sends per token)``:
-        the embedding all-reduce (one hidden vector, ring factor) and the
-        logits all-gather (``vocab_size`` values of ``dtype_bytes``; each rank
-        sends ``(n-1)/n`` of them in a ring all-gather).
+        ``(what, payload bytes per token, bytes each rank sends per token)``: the embedding
+        all-reduce (one hidden vector, ring factor) and the logits all-gather (``vocab_size`` values
+        of ``dtype_bytes``; each rank sends ``(n-1)/n`` of them in a ring all-gather).
     """
     require_instance("model", model, ModelSpec)
     if model.vocab_size is None:

@@ -1,9 +1,8 @@
 """Units and the one place where numbers are formatted for people.
 
-Every quantity in ``lesson_lib`` is a plain SI float: bytes, seconds, bytes
-per second, FLOP per second. The lesson mixes unit systems on purpose (54 GB
-of weights, 16 GiB of KV cache), so the formatters always print the unit they
-used: ``GB`` is decimal (10**9 bytes), ``GiB`` binary (2**30 bytes).
+Every quantity in ``lesson_lib`` is a plain SI float: bytes, seconds, bytes per second, FLOP per
+second. The lesson mixes unit systems on purpose (54 GB of weights, 16 GiB of KV cache), so the
+formatters always print their unit: ``GB`` is decimal (10**9 bytes), ``GiB`` binary (2**30 bytes).
 """
 
 from __future__ import annotations
@@ -64,8 +63,7 @@ def format_bytes(
     nbytes : float
         Size in bytes (>= 0).
     unit : str, optional
-        One of ``B KB MB GB TB KiB MiB GiB TiB``. If omitted, the largest unit of
-        ``system`` that keeps the number >= 1 is used.
+        One of ``B KB MB GB TB KiB MiB GiB TiB``, else ``system``'s largest keeping it >= 1.
     system : {"decimal", "binary"}, default "decimal"
         Unit family used when ``unit`` is omitted.
     decimals : int, default 2
@@ -74,8 +72,7 @@ def format_bytes(
     Returns
     -------
     str
-        The number and its unit, separated by a space: ``"54 GB"`` for
-        ``54e9``, ``"50.29 GiB"`` with ``system="binary"``.
+        Number, space, unit: ``"54 GB"`` for ``54e9``, ``"50.29 GiB"`` with ``system="binary"``.
     """
     nbytes = require_number("nbytes", nbytes, unit="bytes")
     if unit is None:
@@ -102,7 +99,6 @@ def format_rate(
     Returns
     -------
     str
-        For example ``"450 GB/s"``.
     """
     require_number("bytes_per_s", bytes_per_s, unit="bytes/s")
     return format_bytes(bytes_per_s, unit, system=system, decimals=decimals) + "/s"
@@ -146,7 +142,6 @@ def format_ratio(ratio: float, *, decimals: int = 2) -> str:
     Returns
     -------
     str
-        The number followed by ``x``.
     """
     return f"{_number(require_number('ratio', ratio), decimals)}x"
 
@@ -164,6 +159,5 @@ def format_count(value: float, *, decimals: int = 0) -> str:
     Returns
     -------
     str
-        The formatted number, without a unit.
     """
     return _number(require_number("value", value, minimum=-math.inf), decimals)
