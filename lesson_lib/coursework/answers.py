@@ -236,16 +236,6 @@ def read_answer(value: object) -> Reading:
     Returns
     -------
     Reading
-
-    Examples
-    --------
-    >>> read_answer("1.875 MiB").kind, read_answer(None).kind
-    ('text', 'blank')
-    >>> from fractions import Fraction
-    >>> read_answer(Fraction(3, 2)).value
-    1.5
-    >>> read_answer(" " * 10**7).why
-    'too long'
     """
     try:
         return _read(value)

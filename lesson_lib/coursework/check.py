@@ -37,8 +37,7 @@ from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model._safe_io import printable
 from lesson_lib.model._validate import require_number
 
-#: Longest message a verdict carries, characters (the longest the problems write is
-#: about 250).
+#: Longest message a verdict carries, characters (the longest the problems write is about 250).
 MAX_MESSAGE_CHARS = 500
 
 #: Credit of a close answer, as a fraction of the problem's points, unless the

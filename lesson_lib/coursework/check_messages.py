@@ -9,10 +9,9 @@ WRONG = "wrong"
 UNANSWERED = "not answered yet"
 UNREADABLE = "unreadable"
 
-# Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA),
-# which the plain palette's green, orange and grey miss. A symbol goes with
-# each colour so colour is not the only cue. Text in these colours gets its
-# own white background, so a dark theme keeps the contrast.
+# Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA), which the plain palette's
+# green, orange and grey miss. A symbol goes with each colour so colour is not the only cue. Text in
+# these colours gets its own white background, so a dark theme keeps the contrast.
 LOOK = {
     RIGHT: ("#007A5A", "\u2714"),
     CLOSE: ("#8A5A00", "\u2248"),

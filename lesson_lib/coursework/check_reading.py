@@ -19,9 +19,8 @@ from lesson_lib.coursework.problems.bank import Problem
 from lesson_lib.model._safe_io import printable
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
-#: Spellings of the units, each to the unit it names. check() looks up the
-#: case-folded text; the static page, which folds only A-Z, finds the micro
-#: sign (\u00b5) under its own key.
+#: Spellings of the units, each to the unit it names. check() looks up the case-folded text; the
+#: static page, which folds only A-Z, finds the micro sign (\u00b5) under its own key.
 _UNIT_ALIASES: dict[str, str] = {
     spelling: unit
     for unit, spellings in {

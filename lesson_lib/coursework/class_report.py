@@ -61,9 +61,8 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("student", "problem", "status")
 #: A problem is split by variant when the class drew at most this many of them.
 MAX_VARIANT_GROUPS = 12
 
-#: A problem is split by variant only when on average at least this many students
-#: met each of its variants (groups of one student say nothing a row per student
-#: does not).
+#: A problem is split by variant only when on average at least this many students met each of its
+#: variants (groups of one student say nothing a row per student does not).
 MIN_PER_VARIANT = 2
 
 

@@ -71,11 +71,6 @@ def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("s001"), spreadsheet_safe("a\\nb")
-    ("'=1+1", 's001', 'a\\\\nb')
     """
     text = printable(value, limit)
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text

@@ -87,13 +87,6 @@ def parse_canvas_name(stem: str) -> CanvasName | None:
     Returns
     -------
     CanvasName or None
-
-    Examples
-    --------
-    >>> parse_canvas_name("smithjane_LATE_12345_6789012_s001_problems-1").resubmission
-    1
-    >>> parse_canvas_name("s001_problems") is None
-    True
     """
     match = _CANVAS.match(stem)
     if match is None:

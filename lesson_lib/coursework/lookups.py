@@ -65,12 +65,6 @@ def find_lookups(nb: object) -> list[Lookup]:
     Returns
     -------
     list of Lookup
-
-    Examples
-    --------
-    >>> nb = {"cells": [{"cell_type": "code", "source": "answer_q1 = reference('q1', 's1')"}]}
-    >>> find_lookups(nb)
-    [Lookup(cell=1, what='reference(')]
     """
     try:
         sources = code_sources(nb)

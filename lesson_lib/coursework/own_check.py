@@ -44,13 +44,6 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     Returns
     -------
     CheckResult
-
-    Examples
-    --------
-    >>> check("q1", 54.0, "s001").status
-    'readable'
-    >>> check("q1", "lots", "s001").status
-    'unreadable'
     """
     book = check_book(qid, answer)
     if student is None or book.status in (UNANSWERED, UNREADABLE):

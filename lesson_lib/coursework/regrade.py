@@ -82,11 +82,6 @@ def merge_rows(
     Returns
     -------
     list of list of str
-
-    Examples
-    --------
-    >>> merge_rows([["s1", "1"], ["s2", "0"], ["s3", "1"]], [["s2", "1"]], {"s2"})
-    [['s1', '1'], ['s2', '1'], ['s3', '1']]
     """
     wanted = {s.casefold() for s in students}
     fresh: dict[str, list[list[str]]] = {}

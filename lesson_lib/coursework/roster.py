@@ -29,8 +29,7 @@ REQUIRED_COLUMNS = ("lms_user_id", "name", "section", "student_id")
 MAX_ROSTER_BYTES = 8 * 2**20
 #: The issued IDs' roster is this file in the folder of the course salt.
 ISSUED_ROSTER_NAME = "roster.csv"
-#: The header of a roster the student edition starts (``email`` is optional, matched on
-#: Gradescope).
+#: The header of a roster the student edition starts (``email`` is optional, matched on Gradescope).
 SKELETON_HEADER = ("lms_user_id", "name", "section", "student_id", "email")
 
 

@@ -129,11 +129,6 @@ def normalize_student(student: object) -> str | None:
     ValueError
         If the ID has other characters (invisible, bidirectional, non-ASCII included) or is a
         name Windows reserves.
-
-    Examples
-    --------
-    >>> normalize_student(" S001 "), normalize_student("\\uff53\\uff10\\uff10\\uff11")
-    ('s001', 's001')
     """
     if student is None:
         return None

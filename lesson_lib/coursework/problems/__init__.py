@@ -19,8 +19,7 @@ from lesson_lib.coursework.problems.registry import PROBLEMS
 from lesson_lib.coursework.variants import normalize_student, rng_for
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
-# The problems' own helpers and data stay in their modules (bank, qNN_*):
-# import them from there.
+# The problems' own helpers and data stay in their modules (bank, qNN_*): import them from there.
 __all__ = [
     "PROBLEMS",
     "MarkdownText",

@@ -205,11 +205,10 @@ PURE_ATTENTION_SHAPES: dict[int, dict[str, int]] = {
 }
 CONTEXTS = (32_768, 65_536, 131_072)
 
-#: Cards the variants draw from, with vendor datasheet bandwidths and bf16 peaks as
-#: for the specimen: A100 SXM 80 GB (HBM2e 2.039 TB/s, 312 TFLOP/s dense bf16) and
-#: H200 SXM (HBM3e 4.8 TB/s, the H100's dense bf16 peak). Memory is what CUDA
-#: exposes: the specimen's 79.1 GiB for a card sold as 80 GB; for the H200, sold as
-#: 141 GB, an assumed 140 GiB.
+#: Cards the variants draw from, with vendor datasheet bandwidths and bf16 peaks as for the
+#: specimen: A100 SXM 80 GB (HBM2e 2.039 TB/s, 312 TFLOP/s dense bf16) and H200 SXM (HBM3e 4.8 TB/s,
+#: the H100's dense bf16 peak). Memory is what CUDA exposes: the specimen's 79.1 GiB for a card sold
+#: as 80 GB; for the H200, sold as 141 GB, an assumed 140 GiB.
 ACCELERATORS: dict[str, Accelerator] = {"a100": A100, "h100": GPU, "h200": H200}
 
 
