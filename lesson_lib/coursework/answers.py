@@ -225,8 +225,7 @@ def _numpy_scalars(numpy: Any) -> set[type]:
 
 
 def read_answer(value: object) -> Reading:
-    """Read an answer as :class:`Reading` without running its own code (see the module); never
-    raises but ``KeyboardInterrupt``.
+    """Read an answer without running its code (see the module); raises only ``KeyboardInterrupt``.
 
     Parameters
     ----------
@@ -322,8 +321,7 @@ def _read_real(value: numbers.Real) -> Reading:
 
 
 def plain_text(value: object, limit: int = MAX_ANSWER_CHARS) -> str | None:
-    """A string of at most ``limit`` characters as a plain ``str`` (the notebook's
-    ``STUDENT`` as the runner hands it out); None for anything else.
+    """A string of at most ``limit`` chars as plain ``str`` (the runner's ``STUDENT``); else None.
 
     Parameters
     ----------

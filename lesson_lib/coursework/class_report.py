@@ -303,8 +303,7 @@ def class_report(
 
 
 def _render_markdown(report: ClassReport, top: int = 3) -> str:
-    """The report as Markdown tables: the problems (``top`` named mistakes each, 1 to 20), then each
-    problem's variants."""
+    """The report as Markdown tables: problems (``top`` named mistakes each, 1 to 20), variants."""
     top = require_int("top", top, minimum=1, maximum=20)
     totals = report.totals()
     lines = [

@@ -65,7 +65,6 @@ def shown_message(result: CheckResult) -> str:
     Parameters
     ----------
     result : CheckResult
-        A verdict.
 
     Returns
     -------

@@ -175,13 +175,10 @@ def write_details(
 ) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
 
-    Arguments, return value and errors as for :func:`write_scores`.
-
     Parameters
     ----------
-    submissions : sequence of Submission
-    path : Path
-    merge : collection of str, optional
+    submissions, path, merge
+        As for :func:`write_scores`, which also says what it returns and raises.
 
     Returns
     -------

@@ -272,9 +272,8 @@ def grade_folder(
     Parameters
     ----------
     folder : Path
-    timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
-    sandbox : bool, default True
-    limits : Limits, optional
+    timeout, sandbox, limits, close_credit
+        As for :func:`grade_notebook`.
     progress : text stream, optional
         Where to print one line per graded notebook.
     roster : Roster, optional
@@ -283,7 +282,6 @@ def grade_folder(
         Sandboxes run at once; the rows are the same whatever it is.
     students : collection of str, optional
         Grade only these IDs' entries (case ignored): a regrade.
-    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
 
     Returns
     -------

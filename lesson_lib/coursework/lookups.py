@@ -1,5 +1,4 @@
-"""Answer lookups: code in a submission that asks the package for answers instead of working them
-out.
+"""Answer lookups: submission code that asks the package for answers instead of working them out.
 
 The package students have holds the problem bank: ``reference("q3", ...)`` or ``solution_text``
 compute a variant nobody was given once there is a course salt, but a problem's own ``reference``

@@ -1,5 +1,4 @@
-"""The self-check of a student's own notebook: whether an answer can be read, not whether it is
-right.
+"""Self-check of a student's own notebook: whether an answer can be read, not whether it's right.
 
 A salted student edition's statements have answers in no file the student has, so its check
 cells call this module's :func:`check`: with the student's ID it says whether the grader can read

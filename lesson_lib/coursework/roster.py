@@ -205,8 +205,7 @@ def issued_roster_file(salt_file: Path) -> Path:
 def roster_file_in_use(
     given: Path | None, salt_file: Path | None, *, off: bool = False
 ) -> Path | None:
-    """The roster the grader reads: ``given``, else the issued IDs beside the salt in use (none
-    without a salt: the public variants keep no list).
+    """The roster the grader reads: ``given``, else the IDs issued beside the salt in use, if any.
 
     Parameters
     ----------

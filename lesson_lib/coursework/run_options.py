@@ -89,8 +89,7 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
 
 
 def read_options(grades: Path) -> dict[str, Any] | None:
-    """The options kept beside ``grades`` (each of :data:`FLAGS`' keys -> its value), or None when
-    there are none or they are unreadable.
+    """The options kept beside ``grades`` (:data:`FLAGS` key -> value); None if none or unreadable.
 
     Parameters
     ----------

@@ -350,8 +350,7 @@ _CANCEL_POLL_S = 0.2
 
 
 def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event | None) -> bool:
-    """Wait for ``proc`` until the monotonic ``deadline`` (True if reached), in short slices
-    with a ``cancel`` event so that another thread can stop the run."""
+    """Wait for ``proc`` until monotonic ``deadline`` (True if reached), watching ``cancel``."""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:

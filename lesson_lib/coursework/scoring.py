@@ -46,8 +46,7 @@ def _check_in_time(
 
 
 def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
-    """Check every problem's answer of ``sub`` against ``graded_as``, each check stopped after
-    :data:`CHECK_SECONDS`; set and return ``sub``.
+    """Score ``sub``'s answers for ``graded_as``, each check in :data:`CHECK_SECONDS`; return it.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ On the built site's Problem set page each problem has a box where a reader types
 presses Check. ``tools/site/selfcheck.js`` reads a plain number with one of the problem's units (or
 a letter), finds the verdict in the contract ``check.py`` wrote for the book's version, and shows
 its message; for anything else it says to use ``check()`` in a notebook. The site's Sphinx extension
-(``tools/lesson_site.py``) writes :func:`selfcheck_json` into the page. Per-student variants still
+(``tools/lesson_site/``) writes :func:`selfcheck_json` into the page. Per-student variants still
 need a notebook (``check(qid, answer, STUDENT)``).
 """
 

@@ -285,7 +285,6 @@ def write_edition(
     Returns
     -------
     list of Path
-        The notebooks written.
 
     Raises
     ------

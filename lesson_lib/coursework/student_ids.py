@@ -108,7 +108,7 @@ def id_problem(text: str) -> str:
 
 
 def normalize_student(student: object) -> str | None:
-    """Return the canonical form of a student ID, or None for "no ID".
+    """Return the canonical (lower-cased) form of a student ID, or None for "no ID".
 
     Parameters
     ----------
@@ -120,7 +120,6 @@ def normalize_student(student: object) -> str | None:
     Returns
     -------
     str or None
-        The lower-cased ID, or None.
 
     Raises
     ------

@@ -39,7 +39,6 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     Returns
     -------
     list of Path
-        The pages rewritten.
 
     Raises
     ------

@@ -1,6 +1,5 @@
-"""What a problem is (:class:`Problem`, :class:`Mistake`, :class:`Choice`), and what the
-problems share: the models, cards and fabrics variants draw from, and the formatters
-that make every problem write numbers the same way.
+"""What a problem is (:class:`Problem`, :class:`Mistake`, :class:`Choice`), and what problems share:
+the models, cards and fabrics variants draw from, and formatters so all write numbers alike.
 """
 
 from __future__ import annotations
