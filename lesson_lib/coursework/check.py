@@ -100,9 +100,8 @@ class CheckResult:
         no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``, ``"off by
         one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
     mistake : str
-        The stable id of the mistake the answer was taken for (``"q07.us-as-ms"``,
-        ``"q07.unit-kb"``; two joined by ``+`` when two mistakes give the same
-        number in this variant); empty when the verdict names no mistake.
+        Stable id of the mistake the answer was taken for (``"q07.us-as-ms"``, ``"q07.unit-kb"``;
+        two joined by ``+`` when they give the same number in this variant), or empty.
     points : float
         ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
@@ -191,9 +190,8 @@ class Report:
 def page_contract() -> dict[str, Any]:
     """Everything the static site's self-check needs to give :func:`check`'s verdicts.
 
-    For the book's version of every problem, as JSON-able data, every message
-    written out in full: the page reads a number and a unit, or a letter, and
-    shows the verdict found here, which :func:`check` gives from the same rules.
+    For the book's version of every problem, as JSON-able data with every message in full: the page
+    reads a number and a unit, or a letter, and shows the verdict :func:`check` gives by the rules.
 
     Returns
     -------
@@ -206,14 +204,6 @@ def page_contract() -> dict[str, Any]:
         spelling -> unit), ``rules`` (verdicts with a ``value`` and a ``tolerance``: an answer gets
         the first it is within) and ``otherwise``; multiple choice adds ``letters`` and ``choices``
         (letter -> verdict).
-
-    Examples
-    --------
-    >>> contract = page_contract()
-    >>> contract["problems"]["q1"]["units"]["GB"]
-    1000000000.0
-    >>> contract["problems"]["q4"]["choices"]["c"]["status"]
-    'right'
     """
     return {
         "look": {status: list(look) for status, look in _LOOK.items()},
@@ -242,13 +232,6 @@ def check(
     Returns
     -------
     CheckResult
-
-    Examples
-    --------
-    >>> check("q1", None).status
-    'not answered yet'
-    >>> check("q1", "lots").status
-    'unreadable'
     """
     close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     label = _label(qid)

@@ -374,7 +374,6 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
     Parameters
     ----------
     report : ClassReport
-        From :func:`class_report`.
     top : int, default 10
         How many named mistakes the right panel shows (1 to 30).
 

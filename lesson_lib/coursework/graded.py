@@ -1,8 +1,7 @@
 """A graded submission: what every step of the grader reads and fills in.
 
-The grader (:mod:`lesson_lib.coursework.grade`) reads a submission, finds whose it is, runs it in
-its sandbox, extracts its answers, scores them and applies the course's policy; each step sets
-fields of one :class:`Submission`, and the writers turn it into the CSV rows, feedback pages and
+Each step of the grader (:mod:`~lesson_lib.coursework.grading`, :mod:`lesson_lib.coursework.grade`)
+sets fields of one :class:`Submission`, which the writers turn into CSV rows, feedback pages and
 Gradescope results. Every decision reads a field (``status``, ``counted``, ``id_shared``,
 ``answer_lookup``), never the notes, which are the text written for people.
 """

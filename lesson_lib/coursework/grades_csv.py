@@ -131,9 +131,8 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it,
-    ``max`` the set's points (an imported part a person grades counts in both); a copy the
-    ``--keep`` policy did not pick has the status ``not counted``.
+    Columns as in :data:`SCORES_HEADER` (``late factor`` 1 on time; an imported part a person
+    grades counts in ``total`` and ``max``); a copy ``--keep`` did not pick is ``not counted``.
 
     Parameters
     ----------
@@ -240,19 +239,7 @@ def write_manual_export(
 
 @dataclass(frozen=True)
 class GradesRow:
-    """A row of a grades CSV read back.
-
-    Attributes
-    ----------
-    student : str
-        The row's ``student`` cell.
-    file : str
-        The row's ``file`` cell.
-    status : str
-        The row's ``status`` cell.
-    cells : dict
-        Every cell, by column.
-    """
+    """A grades CSV row read back: its ``student``, ``file``, ``status`` and ``cells`` by column."""
 
     student: str
     file: str

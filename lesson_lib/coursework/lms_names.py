@@ -144,7 +144,6 @@ def metadata_student(nb: object) -> str | None:
     Parameters
     ----------
     nb : dict
-        A notebook as parsed JSON.
 
     Returns
     -------

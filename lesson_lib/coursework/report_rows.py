@@ -98,7 +98,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     ----------
     path : Path
     columns : iterable of str
-        The columns it must have.
     what, hint : str
         Its kind ("grades", "details") and what to do about it, for the message.
 
