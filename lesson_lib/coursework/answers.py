@@ -1,14 +1,13 @@
 """How an answer is read: one reading, for the notebook's self-check and for the grader.
 
 :func:`read_answer` turns whatever a student assigned to ``answer_q3`` into a :class:`Reading`,
-plain small data (blank, a number, a text, or something else and what), in time that does not
-depend on the answer's size. The checker judges only the reading; the grader's runner makes it
-inside the student's kernel and hands it out as JSON, so an answer gets the same verdict in the
-notebook and in the grades. The answer's own code is kept out: numbers (ints, floats, Fractions,
-Decimals, NumPy's scalars and 0-d arrays) are read with the base types' own methods, a string of
-at most :data:`MAX_ANSWER_CHARS` is text, another ``numbers.Real`` goes through a guarded
-``float()``, and anything else is described by its type's name (and a built-in container's
-length), never by its ``repr`` or ``str``.
+plain small data (blank, a number, a text, or what else it is), in time independent of the answer's
+size. The checker judges only the reading; the grader's runner makes it in the student's kernel and
+hands it out as JSON, so an answer gets the same verdict in the notebook and the grades. The
+answer's own code is kept out: numbers (ints, floats, Fractions, Decimals, NumPy's scalars and 0-d
+arrays) are read by the base types' own methods, a string of at most :data:`MAX_ANSWER_CHARS` is
+text, another ``numbers.Real`` goes through a guarded ``float()``, anything else is described by its
+type's name (and a built-in container's length), never its ``repr`` or ``str``.
 """
 
 from __future__ import annotations

@@ -44,8 +44,7 @@ MAX_MESSAGE_CHARS = 500
 #: caller sets another (``close_credit`` of :func:`check` and of the class report).
 CLOSE_CREDIT = 0.5
 
-#: Credit per status, as a fraction of the problem's points, at the default
-#: close credit (see :func:`credit`).
+#: Each status's share of the problem's points at the default close credit (see :func:`credit`).
 SCORES: dict[str, float] = {
     RIGHT: 1.0,
     CLOSE: CLOSE_CREDIT,

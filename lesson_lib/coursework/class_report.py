@@ -1,11 +1,10 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-From the grader's details CSV (a row per student and problem, with the stable id of each wrong
-answer's mistake) and its grades CSV (which rows count, with their late factors:
-:mod:`~lesson_lib.coursework.report_rows`): for every problem the mean points, the verdicts and the
-most common named mistakes, split by variant where the class drew few enough variants. The
-per-problem means are before the late penalty, each student's total after it, with a TA's points,
-as the grades CSV's ``total``.
+From the grader's details CSV (a row per student and problem, with each wrong answer's mistake id)
+and grades CSV (which rows count, with their late factors:
+:mod:`~lesson_lib.coursework.report_rows`): per problem the mean points, verdicts and commonest
+named mistakes, by variant where the class drew few enough. Means per problem are before the late
+penalty; student totals after it, with a TA's points, as the grades CSV's ``total``.
 
 From the command line (``make report``)::
 

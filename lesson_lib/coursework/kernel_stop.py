@@ -22,11 +22,10 @@ _GRACE_S = 0.5
 #: Most seconds spent waiting for a timed-out cell to be reported over (its kernel's
 #: "idle"), interrupting it again each ``_ROUND_S``, before the answers are asked for.
 SETTLE_S = 10.0
-#: Seconds the kernel gets to report the interrupted cell over before it is interrupted
-#: again: four times the longest wait seen once the interrupt had reached the main thread
-#: (0.48 s, 80 runs of the fork-and-sleep cell on the two-CPU build machine at a load
-#: average of about 100). Much shorter, a second interrupt could reach the kernel while
-#: it is still in its own code after the cell, and land there.
+#: Seconds the kernel gets to report the interrupted cell over before another interrupt: four times
+#: the longest wait seen once the interrupt reached the main thread (0.48 s, 80 runs of the
+#: fork-and-sleep cell on the two-CPU build machine at a load average of about 100). Much shorter,
+#: a second interrupt could land in the kernel's own code after the cell.
 _ROUND_S = 2.0
 
 

@@ -25,9 +25,7 @@ from dataclasses import dataclass, field
 from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.status import NOT_GRADED
 
-#: The ``--keep`` choices.
 KEEP_CHOICES = ("latest", "best")
-#: Seconds in a day.
 DAY_S = 86_400.0
 
 

@@ -4,13 +4,12 @@ The grader starts it in the submission's sandbox::
 
     python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
 
-It runs the code cells top to bottom in a fresh kernel (a cell that raises does not stop it, the
-time limit does; a timed-out cell and what it started are stopped by
-:func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell`, within :data:`AFTER_TIMEOUT_S`),
-then one extra cell that prints the ``answer_q...`` variables' readings as JSON, and writes
-``{"status", "raised", "payload", "space"}`` to the descriptor the grader opened outside. Only
-whether each cell raised, and the extra cell's output, are kept. Nothing here scores: the grader
-treats the record as untrusted input.
+It runs the code cells in order in a fresh kernel (a cell that raises does not stop it, the time
+limit does; a timed-out cell and what it started are stopped by
+:func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell` within :data:`AFTER_TIMEOUT_S`), then
+an extra cell printing the ``answer_q...`` readings as JSON, and writes ``{"status", "raised",
+"payload", "space"}`` to the descriptor the grader opened outside. Only whether each cell raised,
+and the extra cell's output, are kept; nothing here scores (the grader trusts no record).
 """
 
 from __future__ import annotations

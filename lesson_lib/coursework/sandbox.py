@@ -1,15 +1,14 @@
 """Run one untrusted command in an operating-system sandbox, with resource limits.
 
 :func:`run_isolated` with ``sandbox=True`` wraps the command in bubblewrap (``bwrap``, Flatpak's
-sandbox; :mod:`~lesson_lib.coursework.sandbox_bwrap`): no network; a read-only view of only what
-Python needs (:mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission and no grader
-output; ``/tmp`` and the home folder as sized tmpfs in memory, the input files read-only there; a
-clean environment; a new PID namespace with ``--die-with-parent``, so every process dies with the
-run; a spare unprivileged user id without capabilities, so the per-user process limit applies;
-:class:`Limits` and a wall-clock timeout; output through a pipe, its start kept; and a private
-channel out (``pass_fds``). Where bubblewrap cannot run, :func:`require_sandbox` says what to
-install; ``sandbox=False`` keeps only the throwaway copy, the clean environment, the limits the
-current user can set and the timeout.
+sandbox; :mod:`~lesson_lib.coursework.sandbox_bwrap`): no network; read-only, only what Python needs
+(:mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission or grader output; ``/tmp``
+and home as sized in-memory tmpfs, the input files read-only there; a clean environment; a new PID
+namespace with ``--die-with-parent``, so every process dies with the run; a spare unprivileged user
+id without capabilities, so the per-user process limit applies; :class:`Limits` and a wall-clock
+timeout; output through a pipe, its start kept; a private channel out (``pass_fds``). Where
+bubblewrap cannot run, :func:`require_sandbox` says what to install; ``sandbox=False`` keeps only
+the throwaway copy, clean environment, the user's own limits and the timeout.
 """
 
 from __future__ import annotations

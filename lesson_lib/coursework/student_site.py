@@ -73,8 +73,7 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     return rewritten
 
 
-#: The problem bank's functions that give answers, left out of the API page of the site
-#: without solutions.
+#: The problem bank's functions that give answers, left out of the solution-free site's API page.
 ANSWER_FUNCTIONS = ("reference", "solution", "solution_text", "get_problem")
 
 

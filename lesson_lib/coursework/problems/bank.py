@@ -191,9 +191,8 @@ class Problem:
         return f"a plain number in {self.unit}{places}, e.g. 1.5"
 
 
-#: Shapes of pure-attention models, by size in billions of parameters. They are
-#: shaped like public dense models of those sizes (grouped-query attention,
-#: head dim 128); the 13B one has as many KV heads as query heads.
+#: Shapes of pure-attention models by size in billions, like public dense models of those sizes
+#: (grouped-query attention, head dim 128); the 13B one has as many KV heads as query heads.
 PURE_ATTENTION_SHAPES: dict[int, dict[str, int]] = {
     8: {"hidden_size": 4096, "num_layers": 32, "num_kv_heads": 8, "num_query_heads": 32},
     13: {"hidden_size": 5120, "num_layers": 40, "num_kv_heads": 40, "num_query_heads": 40},
