@@ -36,8 +36,7 @@ def total_points(manual_parts: Collection[str] = ()) -> float:
     Parameters
     ----------
     manual_parts : collection of str
-        Problem ids of the imported parts a person grades
-        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
+        Imported parts a person grades (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
 
     Returns
     -------

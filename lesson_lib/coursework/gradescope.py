@@ -252,8 +252,7 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     Parameters
     ----------
     root : Path, default /autograder
-        Gradescope's autograder folder (``submission/``, ``submission_metadata.json``, ``source/``),
-        or a fake one for a test.
+        Autograder folder (``submission/``, ``submission_metadata.json``, ``source/``), or a fake.
     config : dict, optional
         ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as :func:`build_zip`
         writes them); default ``after_due_date``, the grader's

@@ -117,8 +117,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     client : nbclient.NotebookClient
         The client whose kernel ran the cell.
     msg_id : str, optional
-        The timed-out cell's execute request (None: the main thread is interrupted once, the cell's
-        end not waited for).
+        The timed-out cell's request (None: interrupt the main thread once, not awaiting its end).
     settle : float, default :data:`SETTLE_S`
 
     Returns

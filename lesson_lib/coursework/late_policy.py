@@ -220,8 +220,7 @@ def apply_policy(submissions: Sequence[Submission], policy: LatePolicy) -> list[
     Returns
     -------
     list of str
-        The files marked LATE whose file time cannot be when they were handed in, for
-        :func:`implausible_times_warning`.
+        LATE files with an implausible file time, for :func:`implausible_times_warning`.
     """
     graded = [s for s in submissions if s.status not in NOT_GRADED]
     implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]

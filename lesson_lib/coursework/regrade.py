@@ -107,9 +107,8 @@ class WouldShrink(ValueError):
 
 
 def refuse_shrinking(path: Path, header: Sequence[str], graded: Collection[str]) -> None:
-    """Refuse a full run that would replace ``path`` and lose students' grades; a file that is
-    absent, not this grader's (it is kept under a name with the time) or lacks none of them may be
-    replaced.
+    """Refuse a full run replacing ``path`` that would lose students' grades; an absent file,
+    another's (kept under a name with the time) or one lacking none of them may be replaced.
 
     Parameters
     ----------

@@ -55,8 +55,8 @@ _cw_builtins.print({mark!r} + _cw_json.dumps({{
 
 
 def _extract_code() -> str:
-    """The cell run after the student's: the readings of ``answer_q1`` ... and ``STUDENT`` as JSON
-    after :data:`MARK`."""
+    """Cell run after the student's: ``answer_q1`` ... and ``STUDENT`` readings, JSON after
+    :data:`MARK`."""
     from lesson_lib.coursework.problems import PROBLEMS
 
     names = tuple(f"answer_{qid}" for qid in PROBLEMS)

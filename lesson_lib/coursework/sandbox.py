@@ -58,8 +58,7 @@ class Limits:
     Parameters
     ----------
     memory_bytes : int, default 3 GiB
-        Address space of each process (``RLIMIT_AS``): a larger allocation fails
-        with ``MemoryError`` in the student's cell.
+        Address space per process (``RLIMIT_AS``); more raises ``MemoryError`` in the cell.
     processes : int, default 200
         Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and
         its runner use about 30); enforced only in the sandbox (root ignores it).
@@ -139,8 +138,7 @@ def require_sandbox() -> str:
     Raises
     ------
     SandboxUnavailable
-        Not Linux, bubblewrap missing, not root, or bwrap fails here; the message says what to
-        install or do.
+        Not Linux, no bubblewrap, not root, or bwrap fails; the message says what to install or do.
     """
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(
@@ -187,8 +185,8 @@ def _reserved_uid() -> Iterator[int]:
 
     A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
     this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so it is also
-    claimed by binding an abstract Unix socket named after it: atomic, released when the context
-    ends or the process dies."""
+    claimed by binding an abstract Unix socket named after it: atomic, freed when the context ends
+    or the process dies."""
     used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):

@@ -266,8 +266,7 @@ def write_edition(
     Parameters
     ----------
     out : Path
-        Output folder (created); with IDs each student gets ``out/<id>/``, every notebook holding
-        the ID in its metadata.
+        Output folder (created); with IDs one ``out/<id>/`` each, the ID in its notebooks' metadata.
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional

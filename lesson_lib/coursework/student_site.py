@@ -28,8 +28,7 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     Parameters
     ----------
     dest : Path
-        Target folder, replaced only if the edition made it and nothing in it changed since but what
-        the build adds.
+        Target folder, replaced only if the edition made it and only a build changed it since.
     root : Path
         Book root (holding ``_config.yml`` and ``_toc.yml``).
     force : bool, default False

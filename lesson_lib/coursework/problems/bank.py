@@ -242,8 +242,7 @@ def hybrid_model(attention_layers: int, kv_heads: int, head_dim: int) -> ModelSp
     Parameters
     ----------
     attention_layers, kv_heads, head_dim : int
-        Full-attention layers among the 64 (the rest stay Gated DeltaNet), KV heads per
-        attention layer and their dimension.
+        Full-attention layers of 64 (the rest Gated DeltaNet); KV heads per layer; their dimension.
 
     Returns
     -------
