@@ -197,12 +197,11 @@ def page_contract() -> dict[str, Any]:
     dict
         ``look`` (status -> ``[colour, symbol]``), ``max_chars`` (longer answers get ``too_long``)
         and ``problems``: id -> ``kind``, ``unit``, ``expected`` (in words) and the page's own
-        verdicts ``unanswered``, ``unreadable`` and ``too_long``. A verdict is a dict of ``status``,
-        ``name`` (the rule, as ``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts
-        add ``reference`` and ``units`` (unit -> size, in SI units), ``spellings`` (lower-case
-        spelling -> unit), ``rules`` (verdicts with a ``value`` and a ``tolerance``: an answer gets
-        the first it is within) and ``otherwise``; multiple choice adds ``letters`` and ``choices``
-        (letter -> verdict).
+        verdicts ``unanswered``, ``unreadable`` and ``too_long``. A verdict has ``status``, ``name``
+        (``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts add ``reference`` and
+        ``units`` (unit -> size in SI), ``spellings`` (lower-case spelling -> unit), ``rules``
+        (verdicts with a ``value`` and a ``tolerance``: an answer gets the first it is within) and
+        ``otherwise``; multiple choice adds ``letters`` and ``choices`` (letter -> verdict).
     """
     return {
         "look": {status: list(look) for status, look in _LOOK.items()},

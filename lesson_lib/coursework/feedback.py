@@ -76,8 +76,7 @@ def _text(value: object, limit: int = 2000) -> str:
 
 
 def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
-    """One student's feedback page, a section per notebook handed in under the ID: a complete HTML
-    document, style inline, no script."""
+    """A student's feedback page, one section per notebook: whole HTML, inline style, no script."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

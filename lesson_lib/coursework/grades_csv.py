@@ -1,12 +1,11 @@
 """Grader step: the grades CSV files, written whole and read back in one place.
 
 The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
-(:data:`DETAILS_HEADER`) a row per notebook and problem, ``--manual-export`` a CSV per part a
-person grades. Each is written atomically, a differing earlier file kept under a name with the
-time, every cell one line of text a spreadsheet never runs (:func:`spreadsheet_safe`); a regrade
-replaces only its students' rows (:mod:`~lesson_lib.coursework.regrade`). Readers (the Canvas file,
-the class report) read a row with :func:`read_grades_row` and decide from its ``status`` cell,
-never from its notes, which are written for people.
+(:data:`DETAILS_HEADER`) one per notebook and problem, ``--manual-export`` a CSV per part a person
+grades. Each is written atomically, a differing earlier file kept under a name with the time, every
+cell one line of text a spreadsheet never runs (:func:`spreadsheet_safe`); a regrade replaces only
+its students' rows (:mod:`~lesson_lib.coursework.regrade`). Readers (Canvas file, class report) use
+:func:`read_grades_row` and decide by ``status``, never by the notes (written for people).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The book's MyST pages for students: which there are, solutions out, MyST markup made plain.
 
-The fences (backtick and colon fences, directives among them) are found by
-markdown-it-py, the parser jupytext reads MyST notebooks with, and its MyST
-plugins; every line that is not part of a solution is kept verbatim.
+Fences (backtick and colon, directives among them) are found by markdown-it-py, jupytext's MyST
+parser, and its MyST plugins; every line not part of a solution is kept verbatim.
 """
 
 from __future__ import annotations

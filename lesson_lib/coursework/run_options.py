@@ -1,12 +1,11 @@
 """The options a grading run scored with, kept beside the grades so a regrade scores alike.
 
 A regrade (``--student``) scored with other options (no ``--due``, another course salt) would not
-be comparable with the other rows: a late student would lose the penalty the class kept. So a
-full run writes the options that change scores into ``grades.options.json`` beside
-``grades.csv``: the roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``,
-``--close-credit`` and a fingerprint of the course salt (16 hex digits of its SHA-256, never the
-salt). A regrade takes each option it is not given from there; one given that differs is
-refused (:func:`reconcile`), naming both values.
+compare with the other rows: a late student would lose the penalty the class kept. A full run
+therefore writes the score-changing options to ``grades.options.json`` beside ``grades.csv``: the
+roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``, ``--close-credit`` and
+a fingerprint of the course salt (16 hex digits of its SHA-256, not the salt). A regrade takes each
+option not given from there; one that differs is refused (:func:`reconcile`), naming both values.
 """
 
 from __future__ import annotations

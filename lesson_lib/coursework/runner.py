@@ -55,8 +55,7 @@ _cw_builtins.print({mark!r} + _cw_json.dumps({{
 
 
 def _extract_code() -> str:
-    """Cell run after the student's: ``answer_q1`` ... and ``STUDENT`` readings, JSON after
-    :data:`MARK`."""
+    """Last cell run: ``answer_q1`` ... and ``STUDENT`` readings as JSON after :data:`MARK`."""
     from lesson_lib.coursework.problems import PROBLEMS
 
     names = tuple(f"answer_{qid}" for qid in PROBLEMS)

@@ -184,9 +184,8 @@ def _reserved_uid() -> Iterator[int]:
     """A user id no process uses, held for this process until the context ends.
 
     A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
-    this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so it is also
-    claimed by binding an abstract Unix socket named after it: atomic, freed when the context ends
-    or the process dies."""
+    this sandbox alone. Two graders at once may both see it unused in ``/proc``, so binding an
+    abstract Unix socket of its name claims it too: atomic, freed with the context or process."""
     used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):
