@@ -1,13 +1,12 @@
 """The self-checker: ``check("q3", answer)`` says right, close or wrong, and why.
 
 The answer is read as the grader reads it (:mod:`~lesson_lib.coursework.answers`,
-:mod:`~lesson_lib.coursework.check_reading`) and compared with the reference computed by
-``lesson_lib`` for the student's variant, through each problem's table of rules
-(:mod:`~lesson_lib.coursework.check_rules`, shared with the static site by :func:`page_contract`):
-byte counts to the decimals asked for (or 0.1 %), other numbers within the problem's relative
-tolerance (1 % unless stated), counts exactly, choices by letter, and the usual mistakes named. It
-never raises on a student's input, takes the same short time whatever the answer holds, and its
-messages are at most :data:`MAX_MESSAGE_CHARS` long.
+:mod:`~lesson_lib.coursework.check_reading`) and compared with the reference ``lesson_lib`` computes
+for the student's variant by each problem's rules (:mod:`~lesson_lib.coursework.check_rules`, shared
+with the static site by :func:`page_contract`): byte counts to the decimals asked for (or 0.1 %),
+other numbers within the problem's relative tolerance (1 % unless stated), counts exactly, choices
+by letter, the usual mistakes named. It never raises on a student's input, takes the same short time
+whatever the answer, and writes messages of at most :data:`MAX_MESSAGE_CHARS`.
 """
 
 from __future__ import annotations
@@ -135,13 +134,7 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Report:
-    """Verdicts on several problems, with the total score.
-
-    Attributes
-    ----------
-    results : dict
-        Problem id -> CheckResult, in the set's order.
-    """
+    """Verdicts on several problems (``results``, id -> CheckResult in order), and the total."""
 
     results: dict[str, CheckResult]
 

@@ -65,8 +65,7 @@ def assignments(
 
 
 def _static_answers(nb: object, first: int = 0) -> dict[str, Any]:
-    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first``
-    on, by problem id, the last assignment winning."""
+    """Literal answers (``answer_q3 = 1.5``) in code cells from ``first`` on, by id; last wins."""
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
         qid = name[len("answer_") :]

@@ -324,8 +324,7 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
 
 def _compile_lesson_lib() -> bool:
     """Write ``lesson_lib``'s bytecode before grading: a sandbox mounts it read-only, where every
-    kernel would compile the package again (about three times slower, see ``benchmarks/README.md``).
-    """
+    kernel would compile the package again (about 3x slower, see ``benchmarks/README.md``)."""
     import compileall
 
     import lesson_lib

@@ -53,13 +53,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
 
 @dataclass(frozen=True)
 class FormatReport:
-    """Every problem's :func:`check` in one table (what ``check_all`` shows in a notebook).
-
-    Attributes
-    ----------
-    results : dict
-        Problem id -> CheckResult.
-    """
+    """Every problem's :func:`check` (``results``, id -> CheckResult) as ``check_all`` shows it."""
 
     results: dict[str, CheckResult]
 

@@ -1,7 +1,6 @@
 """What became of a submission: one status per graded row, as the grades CSV writes it.
 
-:class:`Status` is a ``str`` enum, so a status is written and compared as its text (``"ran"``, ``"ID
-mismatch"``), the words the instructor page uses.
+:class:`Status`, a ``str`` enum, is written and compared as its text (``"ran"``, ``"ID mismatch"``).
 """
 
 from __future__ import annotations

@@ -80,8 +80,7 @@ def _drop_instructor_pages(dest: Path) -> None:
     """Take the instructor pages out of a copy of the book: their files, toc entries and links.
 
     A link to one becomes the page's title in italics, so the strict build
-    has nothing left to resolve and a reader still sees what was meant.
-    """
+    has nothing left to resolve and a reader still sees what was meant."""
     toc_path = dest / "_toc.yml"
     toc = yaml.safe_load(toc_path.read_text())
     dropped = {f"book/{stem}" for stem in INSTRUCTOR_ONLY}
