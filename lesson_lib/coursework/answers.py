@@ -72,27 +72,13 @@ class Reading:
     count: int = -1
 
     def to_json(self) -> dict[str, Any]:
-        """The reading as a JSON object (what the runner hands to the grader).
-
-        Returns
-        -------
-        dict
-        """
+        """The reading as a JSON object (what the runner hands to the grader)."""
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: object) -> Reading:
         """Read back :meth:`to_json`'s output, each field's type and size checked so what comes out
-        of a sandbox cannot be more than a reading; anything else is an object.
-
-        Parameters
-        ----------
-        data : object
-
-        Returns
-        -------
-        Reading
-        """
+        of a sandbox cannot be more than a reading; anything else is an object."""
         if not isinstance(data, dict) or not _plain_fields(data):
             return cls(OTHER, shown="<not a reading>", why="object", type_name="?")
         kind, value = data["kind"], data["value"]

@@ -88,30 +88,11 @@ class Roster:
                 table[key] = entry
 
     def student(self, student_id: str) -> RosterEntry | None:
-        """The entry of an issued ID (normalised), or None.
-
-        Parameters
-        ----------
-        student_id : str
-
-        Returns
-        -------
-        RosterEntry or None
-        """
+        """The entry of the issued ID ``student_id`` (normalised), or None."""
         return self.by_student.get(student_id)
 
     def user(self, *users: str) -> RosterEntry | None:
-        """The entry of the first platform user (id or e-mail, any case) on the roster, or None.
-
-        Parameters
-        ----------
-        *users : str
-            Platform user ids or e-mail addresses.
-
-        Returns
-        -------
-        RosterEntry or None
-        """
+        """The entry of the first of ``users`` (platform ids or e-mails, any case), or None."""
         for user in users:
             key = str(user).strip().casefold()
             found = self.by_user.get(key) if key else None
@@ -121,12 +102,7 @@ class Roster:
 
     def without_platform_user(self) -> list[RosterEntry]:
         """The entries with neither an ``lms_user_id`` nor an ``email``: no platform user is
-        compared with their ID, and only a Canvas download name fills their gradebook cell.
-
-        Returns
-        -------
-        list of RosterEntry
-        """
+        compared with their ID, and only a Canvas download name fills their gradebook cell."""
         return [e for e in self.entries if not e.lms_user_id and not e.email]
 
 
