@@ -1,9 +1,8 @@
 """A graded submission: what every step of the grader reads and fills in.
 
-Each step of the grader (:mod:`~lesson_lib.coursework.grading`, :mod:`lesson_lib.coursework.grade`)
-sets fields of one :class:`Submission`, which the writers turn into CSV rows, feedback pages and
-Gradescope results. Every decision reads a field (``status``, ``counted``, ``id_shared``,
-``answer_lookup``), never the notes, which are the text written for people.
+Each grader step (:mod:`~lesson_lib.coursework.grading`, :mod:`lesson_lib.coursework.grade`) fills
+in one :class:`Submission`; the writers make CSV rows, feedback pages and Gradescope results of it.
+Decisions read fields (``status``, ``counted``, ``id_shared``, ``answer_lookup``), not the notes.
 """
 
 from __future__ import annotations

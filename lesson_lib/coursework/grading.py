@@ -128,8 +128,7 @@ def grade_notebook(
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
-    A name that is not a valid student ID is not run (``invalid ID``, nothing scored), so no one
-    picks a variant, or the book's, by how a file is named.
+    Invalid IDs are not run (``invalid ID``, no score): no file name picks a variant, or the book's.
 
     Parameters
     ----------

@@ -1,9 +1,4 @@
-"""Stopping a notebook cell that ran past its time, and everything it started.
-
-After the interrupt, every process of the kernel's process group but the kernel is stopped and
-killed, so the kernel gets the CPU back, and the kernel's main thread is interrupted again until the
-kernel reports the cell over (:func:`stop_runaway_cell`).
-"""
+"""Stopping a cell that ran past its time, and all it started (:func:`stop_runaway_cell`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 """Answer lookups: submission code that asks the package for answers instead of working them out.
 
-The package students have holds the problem bank: ``reference("q3", ...)`` or ``solution_text``
-compute a variant nobody was given once there is a course salt, but a problem's own ``reference``
-called with its statement's numbers still works. So the grader reads every code cell's source and
-flags what it finds (status ``answer lookup`` and a note naming the cell); the instructor decides.
-A reading of the source, not a proof: code can hide a name (``getattr``, ``exec``), and computing
-an answer with the lesson's own model functions is what the problems teach.
+Students have the problem bank: with a course salt ``reference("q3", ...)`` or ``solution_text``
+compute a variant nobody was given, but a problem's own ``reference`` given its statement's numbers
+still works. The grader flags what it finds in the code cells' source (status ``answer lookup``, a
+note naming the cell) for the instructor to decide. A reading, not a proof: code can hide a name
+(``getattr``, ``exec``), and using the lesson's model functions is what the problems teach.
 """
 
 from __future__ import annotations

@@ -112,9 +112,8 @@ def normalize_student(student: object) -> str | None:
     Parameters
     ----------
     student : object
-        None or "" ("no ID: use the book's numbers"), else a string (or an integer) of 1 to 64
-        letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, after NFKC;
-        surrounding spaces are ignored and case too (``" S123 "`` is ``"s123"``).
+        None or "" ("no ID: use the book's numbers"), else a string (or an integer) that is an ID as
+        the module says; outer spaces and case are ignored (``" S123 "`` is ``"s123"``).
 
     Returns
     -------

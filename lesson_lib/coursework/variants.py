@@ -166,8 +166,7 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
-        Seeded from the first 16 bytes of ``sha256(SALT / student / qid)``, or of
-        ``sha256(SALT / course salt / student / qid)`` while a course salt is in use.
+        Seeded by the first 16 bytes of ``sha256(SALT / [course salt, if in use /] student / qid)``.
     """
     key = SALT if _course_salt is None else f"{SALT}/{_course_salt}"
     digest = hashlib.sha256(f"{key}/{student}/{qid}".encode()).digest()
