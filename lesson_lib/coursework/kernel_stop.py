@@ -101,11 +101,10 @@ def _cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool
 def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
     """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
 
-    SIGINT to the kernel's whole process group first, so a ``multiprocessing`` pool or a child can
-    stop cleanly; half a second later every process of the group but the kernel is killed, the group
-    stopped. Until the kernel reports the cell over (at most ``settle`` seconds) its main thread is
-    interrupted again each ``_ROUND_S`` and the group cleared again. Processes that left the group
-    (``setsid``) are the sandbox's to kill when the run ends.
+    SIGINT goes to the kernel's whole group first, so a ``multiprocessing`` pool or child can stop
+    cleanly; 0.5 s later the group is stopped and all but the kernel killed. Until the cell is
+    reported over (at most ``settle`` seconds) its main thread is re-interrupted each ``_ROUND_S``
+    and the group cleared. Processes that left it (``setsid``) the sandbox kills at the end.
 
     Parameters
     ----------

@@ -37,10 +37,9 @@ MARK = "__COURSEWORK_ANSWERS__"
 #: Most characters of the extraction cell's output kept (its JSON of answers is a few KiB).
 MAX_EXTRACT_OUTPUT = 2**20
 
-# Runs inside the student's kernel after their cells; names start with _cw_ so
-# they do not clash with the student's own, and print comes from builtins so
-# a redefined print does not matter. Each answer is read by the same
-# read_answer the self-check uses, so only plain, small data leaves the kernel.
+# Runs in the student's kernel after their cells; names start with _cw_ to keep clear of the
+# student's own, and print comes from builtins so a redefined print does not matter. Each answer is
+# read by the same read_answer the self-check uses, so only plain, small data leaves the kernel.
 EXTRACT_TEMPLATE = """
 import builtins as _cw_builtins, json as _cw_json
 from lesson_lib.coursework.answers import read_answer as _cw_read, plain_text as _cw_text
@@ -219,8 +218,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
                 except CellTimeoutError:
                     status = "timed out"
                     client.stop_reading_output()
-                    # Stop the runaway cell (KeyboardInterrupt), and whatever it
-                    # started, so the answers can be read.
+                    # Stop the runaway cell (KeyboardInterrupt) and what it started, to read answers
                     stopping = time.monotonic()
                     client.cleared = stop_runaway_cell(client, client.running_msg_id)
                     extract_limit -= time.monotonic() - stopping

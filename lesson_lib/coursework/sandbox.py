@@ -295,8 +295,7 @@ def run_isolated(
         child_env = {"PATH": "/usr/bin:/bin"} if sandbox else _environment(str(scratch), env or {})
         cpu = int(timeout) + 30
         start = time.monotonic()
-        # what it prints goes through a pipe: kept up to keep_output, the rest dropped,
-        # nothing of it on the host's disk
+        # output through a pipe: keep_output kept, the rest dropped, none on the host's disk
         read_end, write_end = os.pipe()
         drain = _Drain(read_end, keep_output)
         try:
