@@ -83,8 +83,6 @@ class CheckResult:
 
     Attributes
     ----------
-    qid : str
-        The problem.
     status : str
         ``"right"``, ``"close"``, ``"wrong"``, ``"not answered yet"`` or ``"unreadable"``.
     message : str

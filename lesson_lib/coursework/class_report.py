@@ -96,10 +96,6 @@ class ProblemSummary:
 
     Attributes
     ----------
-    qid : str
-        The problem.
-    max_points : float
-        Its points.
     answers : int
         Rows read for it.
     mean_points : float

@@ -52,8 +52,6 @@ class Submission:
     ----------
     student : str
         Student ID (lower-cased), or the name as found if it is not a valid ID.
-    path : Path
-        The notebook.
     status : Status
         What became of it.
     answers : dict

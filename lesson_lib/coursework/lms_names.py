@@ -168,8 +168,6 @@ class GradescopeSubmission:
     ----------
     users : tuple of str
         Each submitter's ``sid``, ``email`` and ``id``, lower-cased (empty ones left out).
-    names : tuple of str
-        The submitters' names.
     created_at : datetime or None
         When it was submitted, time-zone aware.
     """

@@ -34,8 +34,6 @@ class CountedRow:
 
     Attributes
     ----------
-    student : str
-        The ID.
     file : str
         The notebook that counts.
     late_factor : float

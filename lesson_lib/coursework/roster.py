@@ -41,10 +41,6 @@ class RosterEntry:
     ----------
     lms_user_id : str
         The platform's id of the student ("" until the instructor fills it in).
-    name : str
-        The student's name.
-    section : str
-        The student's section.
     student_id : str
         The issued student ID, normalised.
     email : str

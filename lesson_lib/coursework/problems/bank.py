@@ -101,8 +101,6 @@ class Problem:
     ----------
     qid : str
         Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
-    title : str
-        Short title.
     chapter : str
         Slug of the chapter the problem practises.
     difficulty : int
