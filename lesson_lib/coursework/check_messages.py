@@ -1,5 +1,4 @@
-"""What the self-check says: its statuses, how each is shown, and the words of its messages,
-the same in the notebook and on the static page."""
+"""The self-check's statuses, their look and its messages, alike in the notebook and on the page."""
 
 from __future__ import annotations
 

@@ -5,9 +5,8 @@ and the checker's message (naming the usual mistake an answer matches). One page
 script: it opens from an e-mail, an LMS upload or a ``file://`` link alike. A submission's text in
 it (answers, file name) is escaped, so it adds no markup or script to any page.
 
-The points are the grades CSV's: each problem's own
-(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a person grades once its
-points are imported, and the late policy's factor said beside the total when it took anything off.
+Points as in the grades CSV: :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points` per
+problem, imported parts a person grades, the late factor beside the total when it cut anything.
 
 Notes naming other files (duplicates, imitations) stay in the instructor's CSV. An answer read from
 the source, its cell not run (a time-out, a kernel crash), says so beside its verdict.

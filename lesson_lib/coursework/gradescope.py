@@ -254,10 +254,9 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     root : Path, default /autograder
         Autograder folder (``submission/``, ``submission_metadata.json``, ``source/``), or a fake.
     config : dict, optional
-        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as :func:`build_zip`
-        writes them); default ``after_due_date``, the grader's
-        :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`, False,
-        :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
+        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (from :func:`build_zip`);
+        defaults ``after_due_date``, :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`,
+        False, :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
 
     Returns
     -------

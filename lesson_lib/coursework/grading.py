@@ -1,11 +1,10 @@
 """The grader's pipeline: read, identify, run, extract, score, flag, for one notebook or a folder.
 
-Each step (:mod:`~lesson_lib.coursework.submissions`, :mod:`~lesson_lib.coursework.identity`,
-:mod:`~lesson_lib.coursework.sandbox_run`, :mod:`~lesson_lib.coursework.extract`,
-:mod:`~lesson_lib.coursework.scoring`) fills in one :class:`~lesson_lib.coursework.graded.Submission`;
-whatever a submission contains, it gets a row. Across the folder, IDs handed in twice, by two
-platform users or imitated by an invalid name are flagged; :mod:`lesson_lib.coursework.grade`
-applies the course's policy and writes the outputs.
+Steps :mod:`~lesson_lib.coursework.submissions`, :mod:`~lesson_lib.coursework.identity`,
+:mod:`~lesson_lib.coursework.sandbox_run`, :mod:`~lesson_lib.coursework.extract` and
+:mod:`~lesson_lib.coursework.scoring` fill in one :class:`~lesson_lib.coursework.graded.Submission`.
+Across the folder, IDs handed in twice, by two platform users or imitated by an invalid name are
+flagged; :mod:`lesson_lib.coursework.grade` applies the course's policy and writes the outputs.
 """
 
 from __future__ import annotations

@@ -7,9 +7,8 @@ case; an optional ``email`` is matched too, any others are ignored)::
     12345,"Smith, Jane",Section 01,s001
 
 ``lms_user_id`` is the platform's id (Canvas's user id; Gradescope's submitter ``sid`` or
-``email``), ``student_id`` the ID the student edition issued. With a roster the grader grades a
-file only as an ID on it, checks the platform's user agrees, and fills the gradebook. An edition
-made with a course salt keeps the IDs it issued beside the salt, which the grader then reads.
+``email``), ``student_id`` the ID the student edition issued. With a roster the grader grades a file
+only as an ID on it, checks the platform's user agrees, and fills the gradebook.
 """
 
 from __future__ import annotations
