@@ -126,10 +126,8 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
 
     Parameters
     ----------
-    path : Path
-    assignment : str
-    new_assignment : bool, default False
-        Whether a name no column has makes a new assignment.
+    path, assignment, new_assignment
+        The export, and as for :func:`fill_gradebook`.
 
     Returns
     -------

@@ -211,9 +211,8 @@ def write_manual_export(
 
     Parameters
     ----------
-    submissions : sequence of Submission
-    folder : Path
-    merge : collection of str, optional
+    submissions, folder, merge
+        As for :func:`write_scores` (``folder`` in place of ``path``).
 
     Returns
     -------

@@ -1,8 +1,7 @@
 """Self-check of a student's own notebook: whether an answer can be read, not whether it's right.
 
-A salted student edition's statements have answers in no file the student has, so its check
-cells call this module's :func:`check`: with the student's ID it says whether the grader can read
-the answer; with none, it is the full :func:`~lesson_lib.coursework.check.check`.
+A salted edition's statements have answers in no file the student has, so its check cells call
+:func:`check`, which with the student's ID says only whether the grader can read the answer.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Regrading some students: their new rows merged into the class's CSV files.
 
-``--student ID`` grades only those students; each CSV the grader writes is read back, every row
-of those students replaced by the new ones at the place of their first row, every other row
-written again cell for cell (not escaped twice); a student graded for the first time is added at
-the end. A full run into a grades file holding students it does not have is refused unless
-``--replace`` is given: a folder holding one notebook would otherwise leave a one-row class file.
+``--student ID`` grades only those students and merges their rows into each CSV the grader writes
+(:func:`merge_rows`), every other row written again cell for cell (not escaped twice). A full run
+into a grades file holding students it does not have is refused unless ``--replace`` is given: a
+folder holding one notebook would otherwise leave a one-row class file.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The book's site without solutions: its sources copied with every solution removed.
-
-``jupyter-book build`` of the copy builds the site; the instructor pages, and
-the problem bank's functions that give answers, are left out of it.
-"""
+"""The book's site without solutions: its sources copied for ``jupyter-book build`` with every
+solution, the instructor pages and the problem bank's functions that give answers left out."""
 
 from __future__ import annotations
 
