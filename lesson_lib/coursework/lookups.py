@@ -52,13 +52,12 @@ class Lookup:
 
 
 def find_lookups(nb: object) -> list[Lookup]:
-    """Every use of the answer key in a notebook's code cells, in order, at most one per cell and
-    pattern (none without a list of cells).
+    """Uses of the answer key in a notebook's code cells in order, at most one per cell and pattern.
 
     Parameters
     ----------
     nb : dict
-        The notebook as parsed JSON or ``nbformat.NotebookNode``.
+        The notebook as parsed JSON or ``nbformat.NotebookNode`` (no list of cells: none).
 
     Returns
     -------

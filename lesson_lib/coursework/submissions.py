@@ -192,8 +192,7 @@ def _entry(folder: Path, name: str) -> Entry:
 
 
 def find_submissions(folder: Path) -> list[Entry]:
-    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module),
-    sorted by ID without case, then by name.
+    """An :class:`Entry` per name in ``folder`` not starting with ``.``, by caseless ID, then name.
 
     Parameters
     ----------
