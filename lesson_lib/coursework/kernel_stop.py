@@ -42,9 +42,8 @@ def _group_members(pgid: int) -> list[int]:
 
 
 def _clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
-    """Kill every member of the process group ``pgid`` but the kernel, and return them; the group is
-    stopped (SIGSTOP) before each round so that processes forking without end cannot outrun the
-    killing, and the kernel is left stopped for the caller to continue."""
+    """Kill and return every member of group ``pgid`` but the kernel; the group is SIGSTOPped each
+    round so endless forks cannot outrun the killing, the kernel left stopped for the caller."""
     killed: set[int] = set()
     for _ in range(_CLEAR_ROUNDS):
         with contextlib.suppress(ProcessLookupError, PermissionError):
