@@ -1,12 +1,11 @@
 """A Gradescope autograder: the zip ``make gradescope`` builds, and the script it runs.
 
-The zip (:func:`build_zip`, the format of
-https://gradescope-autograders.readthedocs.io/en/latest/specs/) holds ``setup.sh`` (bubblewrap, uv,
-a Python fitting :data:`PYTHON_REQUEST` and the pins), ``run_autograder``, a ``config.json``, the
-``lesson_lib`` source, optionally the roster and the course salt. :func:`run` identifies the one
-submission and grades it as ``make grade`` does, one test per problem. Where a container refuses
-bubblewrap's namespaces the notebook runs unsandboxed in its own container (said in the output; it
-could read the salt), or with ``--require-sandbox`` scores nothing.
+The zip (:func:`build_zip`, format: https://gradescope-autograders.readthedocs.io/en/latest/specs/)
+holds ``setup.sh`` (bubblewrap, uv, a Python fitting :data:`PYTHON_REQUEST` and the pins),
+``run_autograder``, ``config.json``, the ``lesson_lib`` source, optionally roster and course salt.
+:func:`run` identifies the one submission and grades it as ``make grade`` does, one test per
+problem. Where a container refuses bubblewrap's namespaces the notebook runs unsandboxed there (said
+in the output; it could read the salt), or with ``--require-sandbox`` scores nothing.
 
 Command line::
 

@@ -115,8 +115,7 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     recorded : mapping
         :func:`read_options` of the grades file.
     given : mapping
-        Each of :data:`FLAGS`' keys -> the value this run was given, or None when it was not given
-        (the salt: the fingerprint of the salt in use).
+        Each :data:`FLAGS` key -> the value given, or None (for the salt: its fingerprint).
 
     Returns
     -------

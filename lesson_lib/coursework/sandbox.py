@@ -67,8 +67,7 @@ class Limits:
     open_files : int, default 1024
         Open files per process (``RLIMIT_NOFILE``).
     tmp_bytes, home_bytes : int, default 256 MiB
-        Sizes of the tmpfs at ``/tmp`` and at the home folder (the host's memory):
-        together, :attr:`writable_bytes`, all a submission can write.
+        Sizes of the ``/tmp`` and home tmpfs (host memory), summing to :attr:`writable_bytes`.
     """
 
     memory_bytes: int = 3 * GiB

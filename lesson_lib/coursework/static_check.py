@@ -22,8 +22,7 @@ def selfcheck_json() -> str:
     Returns
     -------
     str
-        ASCII JSON in which ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, so no
-        ``</script>`` or ``<!--`` can end or confuse the element.
+        ASCII JSON, ``<``, ``>``, ``&`` as ``\\u`` escapes: no ``</script>`` or ``<!--`` in it.
     """
     text = json.dumps(page_contract(), ensure_ascii=True, allow_nan=False, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

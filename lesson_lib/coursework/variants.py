@@ -1,10 +1,9 @@
 """Per-student variants: a student ID picks each problem's numbers, always the same way.
 
-SHA-256 of the ID, the problem's id, a fixed salt and, when in use, the course's own secret salt
-seeds a NumPy ``Generator``: the same ID gives the same numbers on every machine, no ID the book's
-own. ``make student`` creates the course salt in :data:`DEFAULT_SALT_FILE` and the grader reads it
-back; the package never reads it by itself, so ``reference("q3", "s002")`` in a student's notebook
-computes a variant nobody was given. Without a course salt the variants are public.
+A seed from the ID, the problem's id and the salts (:func:`rng_for`) gives the same numbers on every
+machine, no ID the book's own. ``make student`` makes the course salt (:data:`DEFAULT_SALT_FILE`)
+and the grader reads it; the package never reads it itself, so ``reference("q3", "s002")`` in a
+notebook computes a variant nobody was given. Without a course salt the variants are public.
 """
 
 from __future__ import annotations
