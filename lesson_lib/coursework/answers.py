@@ -120,8 +120,7 @@ def _is_number(value: object) -> bool:
 
 
 def type_name(value: object) -> str:
-    """The name of ``value``'s type, read from ``type`` itself (a metaclass cannot change it), at
-    most 40 characters, control characters escaped.
+    """``value``'s type name (from ``type``: no metaclass alters it), escaped, at most 40 chars.
 
     Parameters
     ----------

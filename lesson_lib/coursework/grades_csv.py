@@ -38,9 +38,8 @@ MAX_CELL_TEXT = 200
 #: Longest notes cell of the scores CSV, characters.
 MAX_NOTES_CHARS = 2000
 
-#: The scores CSV's columns; the parts a person grades come last, blank until imported.
-#: A problem's column holds its points, ``max`` the set's points and ``total`` the points
-#: that count: the sum times ``late factor``.
+#: The scores CSV's columns, the parts a person grades last (blank until imported). A problem's
+#: column holds its points, ``max`` the set's, ``total`` their sum times ``late factor``.
 SCORES_HEADER = [
     "student", "file", *PROBLEMS, "total", "max", LATE_FACTOR_COLUMN, "status", "notes",
     *[part.column for part in MANUAL_PARTS.values()],

@@ -124,8 +124,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     provisioner = client.km.provisioner
     kernel_pid = getattr(provisioner, "pid", None)
     pgid = getattr(provisioner, "pgid", None)
-    # Only a kernel leading its own process group (jupyter_client starts it
-    # in a new session) can be cleared without touching anything else.
+    # Only a kernel leading its own group (jupyter_client's new session) can be cleared harmlessly
     if kernel_pid is None or pgid != kernel_pid or pgid == os.getpgrp():
         return 0
 

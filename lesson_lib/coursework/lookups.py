@@ -79,8 +79,7 @@ def find_lookups(nb: object) -> list[Lookup]:
 
 
 def lookup_note(lookups: list[Lookup]) -> str:
-    """The grader's note on a submission's lookups (``"ANSWER LOOKUP: reference( in code cell 5;
-    ..."``, at most ten named; "" for none).
+    """Note on lookups (``"ANSWER LOOKUP: reference( in code cell 5; ..."``, ten at most), or "".
 
     Parameters
     ----------

@@ -190,8 +190,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
         allow_errors=True,
         resources={"metadata": {"path": str(cwd)}},
         log=quiet,
-        # killed when done: a graceful stop can wait seconds on ipykernel's
-        # shutdown (see tools/lesson_site/kernels.py), and nothing is left to save
+        # nothing left to save; a graceful stop can take seconds (tools/lesson_site/kernels.py)
         shutdown_kernel="immediate",
     )
     client.keep_index = len(nb.cells) - 1
