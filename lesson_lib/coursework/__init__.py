@@ -1,9 +1,8 @@
 """Coursework: the problem set, a self-checker, per-student variants and grading.
 
-Students call :func:`show` to read a problem with their own numbers and
-:func:`check` to test an answer. Instructors use
-``python -m lesson_lib.coursework.student_edition`` to hand out notebooks without solutions and
-``python -m lesson_lib.coursework.grade`` to score a folder of submissions.
+Students call :func:`show` to read a problem with their own numbers and :func:`check` to test an
+answer. Instructors use ``python -m lesson_lib.coursework.student_edition`` to hand out notebooks
+without solutions and ``python -m lesson_lib.coursework.grade`` to score a folder of submissions.
 """
 
 from lesson_lib.coursework.check import CheckResult, Report, check, check_all

@@ -1,14 +1,13 @@
 """How an answer is read: one reading, for the notebook's self-check and for the grader.
 
 :func:`read_answer` turns whatever a student assigned to ``answer_q3`` into a :class:`Reading`,
-plain small data (blank, a number, a text, or something else and what), in time that does not
-depend on the answer's size. The checker judges only the reading; the grader's runner makes it
-inside the student's kernel and hands it out as JSON, so an answer gets the same verdict in the
-notebook and in the grades. The answer's own code is kept out: numbers (ints, floats, Fractions,
-Decimals, NumPy's scalars and 0-d arrays) are read with the base types' own methods, a string of
-at most :data:`MAX_ANSWER_CHARS` is text, another ``numbers.Real`` goes through a guarded
-``float()``, and anything else is described by its type's name (and a built-in container's
-length), never by its ``repr`` or ``str``.
+plain small data (blank, a number, a text, or what else it is), in time independent of the answer's
+size. The checker judges only the reading; the grader's runner makes it in the student's kernel and
+hands it out as JSON, so an answer gets the same verdict in the notebook and the grades. The
+answer's own code is kept out: numbers (ints, floats, Fractions, Decimals, NumPy's scalars and 0-d
+arrays) are read by the base types' own methods, a string of at most :data:`MAX_ANSWER_CHARS` is
+text, another ``numbers.Real`` goes through a guarded ``float()``, anything else is described by its
+type's name (and a built-in container's length), never its ``repr`` or ``str``.
 """
 
 from __future__ import annotations
@@ -73,27 +72,13 @@ class Reading:
     count: int = -1
 
     def to_json(self) -> dict[str, Any]:
-        """The reading as a JSON object (what the runner hands to the grader).
-
-        Returns
-        -------
-        dict
-        """
+        """The reading as a JSON object (what the runner hands to the grader)."""
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: object) -> Reading:
         """Read back :meth:`to_json`'s output, each field's type and size checked so what comes out
-        of a sandbox cannot be more than a reading; anything else is an object.
-
-        Parameters
-        ----------
-        data : object
-
-        Returns
-        -------
-        Reading
-        """
+        of a sandbox cannot be more than a reading; anything else is an object."""
         if not isinstance(data, dict) or not _plain_fields(data):
             return cls(OTHER, shown="<not a reading>", why="object", type_name="?")
         kind, value = data["kind"], data["value"]
@@ -135,8 +120,7 @@ def _is_number(value: object) -> bool:
 
 
 def type_name(value: object) -> str:
-    """The name of ``value``'s type, read from ``type`` itself (a metaclass cannot change it), at
-    most 40 characters, control characters escaped.
+    """``value``'s type name (from ``type``: no metaclass alters it), escaped, at most 40 chars.
 
     Parameters
     ----------
@@ -225,8 +209,7 @@ def _numpy_scalars(numpy: Any) -> set[type]:
 
 
 def read_answer(value: object) -> Reading:
-    """Read an answer as :class:`Reading` without running its own code (see the module); never
-    raises but ``KeyboardInterrupt``.
+    """Read an answer without running its code (see the module); raises only ``KeyboardInterrupt``.
 
     Parameters
     ----------
@@ -236,16 +219,6 @@ def read_answer(value: object) -> Reading:
     Returns
     -------
     Reading
-
-    Examples
-    --------
-    >>> read_answer("1.875 MiB").kind, read_answer(None).kind
-    ('text', 'blank')
-    >>> from fractions import Fraction
-    >>> read_answer(Fraction(3, 2)).value
-    1.5
-    >>> read_answer(" " * 10**7).why
-    'too long'
     """
     try:
         return _read(value)
@@ -332,8 +305,7 @@ def _read_real(value: numbers.Real) -> Reading:
 
 
 def plain_text(value: object, limit: int = MAX_ANSWER_CHARS) -> str | None:
-    """A string of at most ``limit`` characters as a plain ``str`` (the notebook's
-    ``STUDENT`` as the runner hands it out); None for anything else.
+    """A string of at most ``limit`` chars as plain ``str`` (the runner's ``STUDENT``); else None.
 
     Parameters
     ----------

@@ -1,17 +1,16 @@
 """Grades into Canvas: the course's own gradebook export, with the problem set's column filled.
 
 Canvas imports a gradebook CSV whose first columns identify the student (``Student``, ``ID``, ``SIS
-User ID``, ``SIS Login ID``, ``Section``), the others being assignments named as in the export
-(``Problem set (123456)``; a new name makes a new assignment), and a ``Points Possible`` row that
-sets their points (``check_for_non_student_row`` and ``process_pp`` in
+User ID``, ``SIS Login ID``, ``Section``), the others assignments named as in the export (``Problem
+set (123456)``; a new name makes a new assignment), and a ``Points Possible`` row that sets their
+points (``check_for_non_student_row`` and ``process_pp`` in
 https://github.com/instructure/canvas-lms/blob/00b222d77ee43d046e6aee0347c4ed5b27e1741f/lib/gradebook_importer.rb;
 "How do I import grades in the Gradebook?",
 https://community.instructure.com/en/kb/articles/660862-how-do-i-import-grades-in-the-gradebook).
 :func:`fill_gradebook` writes those columns, the points row and one assignment column: each
-student's total, found by Canvas user id, or empty (left as it is) without a counted, graded
-submission. An assignment name no column has is refused unless ``--canvas-new-assignment`` (a typo
-would make a second assignment); Canvas's own ``Points Possible`` is kept, with a warning, when it
-differs from the set's.
+student's total, found by Canvas user id, or empty (unchanged) without a counted, graded submission.
+An assignment name no column has is refused unless ``--canvas-new-assignment`` (a typo would make
+another); Canvas's own ``Points Possible`` is kept, with a warning, when it differs from the set's.
 """
 
 from __future__ import annotations
@@ -127,10 +126,8 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
 
     Parameters
     ----------
-    path : Path
-    assignment : str
-    new_assignment : bool, default False
-        Whether a name no column has makes a new assignment.
+    path, assignment, new_assignment
+        The export, and as for :func:`fill_gradebook`.
 
     Returns
     -------

@@ -1,13 +1,12 @@
 """The self-checker: ``check("q3", answer)`` says right, close or wrong, and why.
 
 The answer is read as the grader reads it (:mod:`~lesson_lib.coursework.answers`,
-:mod:`~lesson_lib.coursework.check_reading`) and compared with the reference computed by
-``lesson_lib`` for the student's variant, through each problem's table of rules
-(:mod:`~lesson_lib.coursework.check_rules`, shared with the static site by :func:`page_contract`):
-byte counts to the decimals asked for (or 0.1 %), other numbers within the problem's relative
-tolerance (1 % unless stated), counts exactly, choices by letter, and the usual mistakes named. It
-never raises on a student's input, takes the same short time whatever the answer holds, and its
-messages are at most :data:`MAX_MESSAGE_CHARS` long.
+:mod:`~lesson_lib.coursework.check_reading`) and compared with the reference ``lesson_lib`` computes
+for the student's variant by each problem's rules (:mod:`~lesson_lib.coursework.check_rules`, shared
+with the static site by :func:`page_contract`): byte counts to the decimals asked for (or 0.1 %),
+other numbers within the problem's relative tolerance (1 % unless stated), counts exactly, choices
+by letter, the usual mistakes named. It never raises on a student's input, takes the same short time
+whatever the answer, and writes messages of at most :data:`MAX_MESSAGE_CHARS`.
 """
 
 from __future__ import annotations
@@ -37,16 +36,14 @@ from lesson_lib.coursework.variants import normalize_student
 from lesson_lib.model._safe_io import printable
 from lesson_lib.model._validate import require_number
 
-#: Longest message a verdict carries, characters (the longest the problems write is
-#: about 250).
+#: Longest message a verdict carries, characters (the longest the problems write is about 250).
 MAX_MESSAGE_CHARS = 500
 
 #: Credit of a close answer, as a fraction of the problem's points, unless the
 #: caller sets another (``close_credit`` of :func:`check` and of the class report).
 CLOSE_CREDIT = 0.5
 
-#: Credit per status, as a fraction of the problem's points, at the default
-#: close credit (see :func:`credit`).
+#: Each status's share of the problem's points at the default close credit (see :func:`credit`).
 SCORES: dict[str, float] = {
     RIGHT: 1.0,
     CLOSE: CLOSE_CREDIT,
@@ -86,8 +83,6 @@ class CheckResult:
 
     Attributes
     ----------
-    qid : str
-        The problem.
     status : str
         ``"right"``, ``"close"``, ``"wrong"``, ``"not answered yet"`` or ``"unreadable"``.
     message : str
@@ -101,9 +96,8 @@ class CheckResult:
         no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``, ``"off by
         one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
     mistake : str
-        The stable id of the mistake the answer was taken for (``"q07.us-as-ms"``,
-        ``"q07.unit-kb"``; two joined by ``+`` when two mistakes give the same
-        number in this variant); empty when the verdict names no mistake.
+        Stable id of the mistake the answer was taken for (``"q07.us-as-ms"``, ``"q07.unit-kb"``;
+        two joined by ``+`` when they give the same number in this variant), or empty.
     points : float
         ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     """
@@ -138,13 +132,7 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Report:
-    """Verdicts on several problems, with the total score.
-
-    Attributes
-    ----------
-    results : dict
-        Problem id -> CheckResult, in the set's order.
-    """
+    """Verdicts on several problems (``results``, id -> CheckResult in order), and the total."""
 
     results: dict[str, CheckResult]
 
@@ -192,29 +180,19 @@ class Report:
 def page_contract() -> dict[str, Any]:
     """Everything the static site's self-check needs to give :func:`check`'s verdicts.
 
-    For the book's version of every problem, as JSON-able data, every message
-    written out in full: the page reads a number and a unit, or a letter, and
-    shows the verdict found here, which :func:`check` gives from the same rules.
+    For the book's version of every problem, as JSON-able data with every message in full: the page
+    reads a number and a unit, or a letter, and shows the verdict :func:`check` gives by the rules.
 
     Returns
     -------
     dict
         ``look`` (status -> ``[colour, symbol]``), ``max_chars`` (longer answers get ``too_long``)
         and ``problems``: id -> ``kind``, ``unit``, ``expected`` (in words) and the page's own
-        verdicts ``unanswered``, ``unreadable`` and ``too_long``. A verdict is a dict of ``status``,
-        ``name`` (the rule, as ``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts
-        add ``reference`` and ``units`` (unit -> size, in SI units), ``spellings`` (lower-case
-        spelling -> unit), ``rules`` (verdicts with a ``value`` and a ``tolerance``: an answer gets
-        the first it is within) and ``otherwise``; multiple choice adds ``letters`` and ``choices``
-        (letter -> verdict).
-
-    Examples
-    --------
-    >>> contract = page_contract()
-    >>> contract["problems"]["q1"]["units"]["GB"]
-    1000000000.0
-    >>> contract["problems"]["q4"]["choices"]["c"]["status"]
-    'right'
+        verdicts ``unanswered``, ``unreadable`` and ``too_long``. A verdict has ``status``, ``name``
+        (``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts add ``reference`` and
+        ``units`` (unit -> size in SI), ``spellings`` (lower-case spelling -> unit), ``rules``
+        (verdicts with a ``value`` and a ``tolerance``: an answer gets the first it is within) and
+        ``otherwise``; multiple choice adds ``letters`` and ``choices`` (letter -> verdict).
     """
     return {
         "look": {status: list(look) for status, look in _LOOK.items()},
@@ -243,13 +221,6 @@ def check(
     Returns
     -------
     CheckResult
-
-    Examples
-    --------
-    >>> check("q1", None).status
-    'not answered yet'
-    >>> check("q1", "lots").status
-    'unreadable'
     """
     close_credit = require_number("close_credit", close_credit, minimum=0.0, maximum=1.0)
     label = _label(qid)

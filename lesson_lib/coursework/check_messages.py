@@ -1,5 +1,4 @@
-"""What the self-check says: its statuses, how each is shown, and the words of its messages,
-the same in the notebook and on the static page."""
+"""The self-check's statuses, their look and its messages, alike in the notebook and on the page."""
 
 from __future__ import annotations
 
@@ -9,10 +8,9 @@ WRONG = "wrong"
 UNANSWERED = "not answered yet"
 UNREADABLE = "unreadable"
 
-# Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA),
-# which the plain palette's green, orange and grey miss. A symbol goes with
-# each colour so colour is not the only cue. Text in these colours gets its
-# own white background, so a dark theme keeps the contrast.
+# Darkened Okabe-Ito hues: text on white needs a 4.5:1 contrast (WCAG AA), which the plain palette's
+# green, orange and grey miss. A symbol goes with each colour so colour is not the only cue. Text in
+# these colours gets its own white background, so a dark theme keeps the contrast.
 LOOK = {
     RIGHT: ("#007A5A", "\u2714"),
     CLOSE: ("#8A5A00", "\u2248"),

@@ -19,9 +19,8 @@ from lesson_lib.coursework.problems.bank import Problem
 from lesson_lib.model._safe_io import printable
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
-#: Spellings of the units, each to the unit it names. check() looks up the
-#: case-folded text; the static page, which folds only A-Z, finds the micro
-#: sign (\u00b5) under its own key.
+#: Spellings of the units, each to the unit it names. check() looks up the case-folded text; the
+#: static page, which folds only A-Z, finds the micro sign (\u00b5) under its own key.
 _UNIT_ALIASES: dict[str, str] = {
     spelling: unit
     for unit, spellings in {
@@ -76,8 +75,7 @@ def _unit_sizes(problem: Problem) -> dict[str, float]:
     """The units an answer to ``problem`` may carry, each with its size in SI units.
 
     Bytes and seconds for byte counts and times, 1 for the ratio ``x``; a
-    count of things (sequences, tokens/s) has only its own name, of size 1.
-    """
+    count of things (sequences, tokens/s) has only its own name, of size 1."""
     asked = units_of(problem.unit)
     if asked is None:
         return {problem.unit: 1.0}
@@ -98,8 +96,7 @@ def _read_number(
 ) -> tuple[float, str, str]:
     """The answer in SI units, a note when it was given in another unit, and that unit.
 
-    The unit is empty when the answer carries none or carries the one asked.
-    """
+    The unit is empty when the answer carries none or carries the one asked."""
     expected = problem.answer_format()
     size = contract["units"][problem.unit]
     if reading.kind == NUMBER:

@@ -1,9 +1,8 @@
 """Each problem's verdicts as one table of rules, which the static site's self-check shares.
 
-An answer read as a number in SI units gets the first rule it matches within that rule's
-tolerance: right, the answer in another unit, each known mistake, close (for a count: right, each
-known mistake, one off, a fraction above). :func:`~lesson_lib.coursework.check.page_contract`
-gives the book's version of every table to the static page.
+A number read in SI units gets the first rule it is within the tolerance of: right, the answer in
+another unit, each known mistake, close (for a count: right, each known mistake, one off, a fraction
+above). :func:`~lesson_lib.coursework.check.page_contract` gives the static page the book's tables.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-From the grader's details CSV (a row per student and problem, with the stable id of each wrong
-answer's mistake) and its grades CSV (which rows count, with their late factors:
-:mod:`~lesson_lib.coursework.report_rows`): for every problem the mean points, the verdicts and the
-most common named mistakes, split by variant where the class drew few enough variants. The
-per-problem means are before the late penalty, each student's total after it, with a TA's points,
-as the grades CSV's ``total``.
+From the grader's details CSV (a row per student and problem, with each wrong answer's mistake id)
+and grades CSV (which rows count, with their late factors:
+:mod:`~lesson_lib.coursework.report_rows`): per problem the mean points, verdicts and commonest
+named mistakes, by variant where the class drew few enough. Means per problem are before the late
+penalty; student totals after it, with a TA's points, as the grades CSV's ``total``.
 
 From the command line (``make report``)::
 
@@ -61,9 +60,8 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("student", "problem", "status")
 #: A problem is split by variant when the class drew at most this many of them.
 MAX_VARIANT_GROUPS = 12
 
-#: A problem is split by variant only when on average at least this many students
-#: met each of its variants (groups of one student say nothing a row per student
-#: does not).
+#: A problem is split by variant only when on average at least this many students met each of its
+#: variants (groups of one student say nothing a row per student does not).
 MIN_PER_VARIANT = 2
 
 
@@ -98,10 +96,6 @@ class ProblemSummary:
 
     Attributes
     ----------
-    qid : str
-        The problem.
-    max_points : float
-        Its points.
     answers : int
         Rows read for it.
     mean_points : float
@@ -304,8 +298,7 @@ def class_report(
 
 
 def _render_markdown(report: ClassReport, top: int = 3) -> str:
-    """The report as Markdown tables: the problems (``top`` named mistakes each, 1 to 20), then each
-    problem's variants."""
+    """The report as Markdown tables: problems (``top`` named mistakes each, 1 to 20), variants."""
     top = require_int("top", top, minimum=1, maximum=20)
     totals = report.totals()
     lines = [
@@ -376,7 +369,6 @@ def plot(report: ClassReport, top: int = 10) -> Figure:
     Parameters
     ----------
     report : ClassReport
-        From :func:`class_report`.
     top : int, default 10
         How many named mistakes the right panel shows (1 to 30).
 

@@ -1,9 +1,8 @@
 """Grader step: the answers of a run, from the kernel or, where it did not run, from the source.
 
-The runner saves the ``answer_q...`` variables as readings
-(:class:`~lesson_lib.coursework.answers.Reading`); nothing else from the sandbox is kept. Cells a
-time-out or a dead kernel kept from running, or every cell when no kernel answered, have their
-answers typed as plain values (``answer_q3 = 1.5``) read from the source, each marked.
+The ``answer_q...`` readings (:class:`~lesson_lib.coursework.answers.Reading`) are all the runner
+saves from the sandbox. Answers of cells a time-out or dead kernel kept from running (all, if no
+kernel answered) are read from the source if plain values (``answer_q3 = 1.5``), each marked.
 """
 
 from __future__ import annotations
@@ -65,8 +64,7 @@ def assignments(
 
 
 def _static_answers(nb: object, first: int = 0) -> dict[str, Any]:
-    """Answers typed as literals (``answer_q3 = 1.5``) in a notebook's code cells from the ``first``
-    on, by problem id, the last assignment winning."""
+    """Literal answers (``answer_q3 = 1.5``) in code cells from ``first`` on, by id; last wins."""
     answers: dict[str, Any] = {}
     for name, value in assignments(nb, lambda n: n.startswith("answer_q"), ["answer_q"], first):
         qid = name[len("answer_") :]

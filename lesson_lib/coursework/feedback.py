@@ -1,18 +1,15 @@
 """Feedback to hand back: one self-contained HTML file per student, beside the grades.
 
-Each file (``feedback/s001.html``) says, for every problem, the answer as graded, the verdict, the
-points and the checker's message, which names the usual mistake when the answer matches one. It is
-one page with its style inline and no script, so it opens from an e-mail, an LMS upload or a
-``file://`` link alike. Everything a submission put in it (its answers, its file name) is escaped: a
-student's text cannot add markup or script to another student's page, or to their own.
+Each file (``feedback/s001.html``) gives, per problem, the answer as graded, the verdict, the points
+and the checker's message (naming the usual mistake an answer matches). One page, style inline, no
+script: it opens from an e-mail, an LMS upload or a ``file://`` link alike. A submission's text in
+it (answers, file name) is escaped, so it adds no markup or script to any page.
 
-The points are the grades CSV's: each problem's own
-(:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`), a part a person grades once its
-points are imported, and the late policy's factor said beside the total when it took anything off.
+Points as in the grades CSV: :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points` per
+problem, imported parts a person grades, the late factor beside the total when it cut anything.
 
-Only what concerns the student is shown: the grader's notes that name other files (duplicates,
-imitations) stay in the instructor's CSV. An answer read from the notebook's source, because the
-notebook stopped before that cell ran (a time-out or a kernel crash), says so beside its verdict.
+Notes naming other files (duplicates, imitations) stay in the instructor's CSV. An answer read from
+the source, its cell not run (a time-out, a kernel crash), says so beside its verdict.
 """
 
 from __future__ import annotations
@@ -65,7 +62,6 @@ def shown_message(result: CheckResult) -> str:
     Parameters
     ----------
     result : CheckResult
-        A verdict.
 
     Returns
     -------
@@ -79,8 +75,7 @@ def _text(value: object, limit: int = 2000) -> str:
 
 
 def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
-    """One student's feedback page, a section per notebook handed in under the ID: a complete HTML
-    document, style inline, no script."""
+    """A student's feedback page, one section per notebook: whole HTML, inline style, no script."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -1,11 +1,10 @@
 """Batch grading from the command line: every submitted notebook run in a sandbox and scored.
 
-Each submission runs in its own throwaway copy inside bubblewrap
-(:mod:`lesson_lib.coursework.sandbox`) and is scored outside it against its student's variant,
-by :mod:`~lesson_lib.coursework.grading`'s steps; this module applies the course's policy and
-writes the CSV files, Canvas's import file and one feedback page per student. Whatever a
-submission contains, it gets a row. ``--student ID`` regrades some students and merges their rows
-in, scored with the options the full run recorded.
+Each submission runs in a throwaway copy inside bubblewrap (:mod:`lesson_lib.coursework.sandbox`)
+and is scored outside it against its student's variant by :mod:`~lesson_lib.coursework.grading`'s
+steps; this module applies the course's policy and writes the CSV files, Canvas's import file and a
+feedback page per student. Whatever a submission contains, it gets a row. ``--student ID`` regrades
+some students and merges their rows in, scored with the options the full run recorded.
 
 Command line::
 
@@ -325,8 +324,7 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
 
 def _compile_lesson_lib() -> bool:
     """Write ``lesson_lib``'s bytecode before grading: a sandbox mounts it read-only, where every
-    kernel would compile the package again (about three times slower, see ``benchmarks/README.md``).
-    """
+    kernel would compile the package again (about 3x slower, see ``benchmarks/README.md``)."""
     import compileall
 
     import lesson_lib

@@ -1,10 +1,8 @@
 """A graded submission: what every step of the grader reads and fills in.
 
-The grader (:mod:`lesson_lib.coursework.grade`) reads a submission, finds whose it is, runs it in
-its sandbox, extracts its answers, scores them and applies the course's policy; each step sets
-fields of one :class:`Submission`, and the writers turn it into the CSV rows, feedback pages and
-Gradescope results. Every decision reads a field (``status``, ``counted``, ``id_shared``,
-``answer_lookup``), never the notes, which are the text written for people.
+Each grader step (:mod:`~lesson_lib.coursework.grading`, :mod:`lesson_lib.coursework.grade`) fills
+in one :class:`Submission`; the writers make CSV rows, feedback pages and Gradescope results of it.
+Decisions read fields (``status``, ``counted``, ``id_shared``, ``answer_lookup``), not the notes.
 """
 
 from __future__ import annotations
@@ -37,8 +35,7 @@ def total_points(manual_parts: Collection[str] = ()) -> float:
     Parameters
     ----------
     manual_parts : collection of str
-        Problem ids of the imported parts a person grades
-        (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
+        Imported parts a person grades (:data:`~lesson_lib.coursework.manual_grading.MANUAL_PARTS`).
 
     Returns
     -------
@@ -55,8 +52,6 @@ class Submission:
     ----------
     student : str
         Student ID (lower-cased), or the name as found if it is not a valid ID.
-    path : Path
-        The notebook.
     status : Status
         What became of it.
     answers : dict

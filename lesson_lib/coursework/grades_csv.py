@@ -1,12 +1,11 @@
 """Grader step: the grades CSV files, written whole and read back in one place.
 
 The scores CSV (:data:`SCORES_HEADER`) has a row per notebook, the details CSV
-(:data:`DETAILS_HEADER`) a row per notebook and problem, ``--manual-export`` a CSV per part a
-person grades. Each is written atomically, a differing earlier file kept under a name with the
-time, every cell one line of text a spreadsheet never runs (:func:`spreadsheet_safe`); a regrade
-replaces only its students' rows (:mod:`~lesson_lib.coursework.regrade`). Readers (the Canvas file,
-the class report) read a row with :func:`read_grades_row` and decide from its ``status`` cell,
-never from its notes, which are written for people.
+(:data:`DETAILS_HEADER`) one per notebook and problem, ``--manual-export`` a CSV per part a person
+grades. Each is written atomically, a differing earlier file kept under a name with the time, every
+cell one line of text a spreadsheet never runs (:func:`spreadsheet_safe`); a regrade replaces only
+its students' rows (:mod:`~lesson_lib.coursework.regrade`). Readers (Canvas file, class report) use
+:func:`read_grades_row` and decide by ``status``, never by the notes (written for people).
 """
 
 from __future__ import annotations
@@ -39,9 +38,8 @@ MAX_CELL_TEXT = 200
 #: Longest notes cell of the scores CSV, characters.
 MAX_NOTES_CHARS = 2000
 
-#: The scores CSV's columns; the parts a person grades come last, blank until imported.
-#: A problem's column holds its points, ``max`` the set's points and ``total`` the points
-#: that count: the sum times ``late factor``.
+#: The scores CSV's columns, the parts a person grades last (blank until imported). A problem's
+#: column holds its points, ``max`` the set's, ``total`` their sum times ``late factor``.
 SCORES_HEADER = [
     "student", "file", *PROBLEMS, "total", "max", LATE_FACTOR_COLUMN, "status", "notes",
     *[part.column for part in MANUAL_PARTS.values()],
@@ -71,11 +69,6 @@ def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("s001"), spreadsheet_safe("a\\nb")
-    ("'=1+1", 's001', 'a\\\\nb')
     """
     text = printable(value, limit)
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
@@ -136,9 +129,8 @@ def write_scores(
 ) -> Path | None:
     """Write one row per notebook: student, file, each problem's points, total, max, status, notes.
 
-    ``late factor`` is what the late policy keeps (1 on time), ``total`` the points times it,
-    ``max`` the set's points (an imported part a person grades counts in both); a copy the
-    ``--keep`` policy did not pick has the status ``not counted``.
+    Columns as in :data:`SCORES_HEADER` (``late factor`` 1 on time; an imported part a person
+    grades counts in ``total`` and ``max``); a copy ``--keep`` did not pick is ``not counted``.
 
     Parameters
     ----------
@@ -180,13 +172,10 @@ def write_details(
 ) -> Path | None:
     """Write one row per notebook and problem: the answer, the verdict, its message and mistake id.
 
-    Arguments, return value and errors as for :func:`write_scores`.
-
     Parameters
     ----------
-    submissions : sequence of Submission
-    path : Path
-    merge : collection of str, optional
+    submissions, path, merge
+        As for :func:`write_scores`, which also says what it returns and raises.
 
     Returns
     -------
@@ -221,9 +210,8 @@ def write_manual_export(
 
     Parameters
     ----------
-    submissions : sequence of Submission
-    folder : Path
-    merge : collection of str, optional
+    submissions, folder, merge
+        As for :func:`write_scores` (``folder`` in place of ``path``).
 
     Returns
     -------
@@ -248,19 +236,7 @@ def write_manual_export(
 
 @dataclass(frozen=True)
 class GradesRow:
-    """A row of a grades CSV read back.
-
-    Attributes
-    ----------
-    student : str
-        The row's ``student`` cell.
-    file : str
-        The row's ``file`` cell.
-    status : str
-        The row's ``status`` cell.
-    cells : dict
-        Every cell, by column.
-    """
+    """A grades CSV row read back: its ``student``, ``file``, ``status`` and ``cells`` by column."""
 
     student: str
     file: str

@@ -1,12 +1,11 @@
 """A Gradescope autograder: the zip ``make gradescope`` builds, and the script it runs.
 
-The zip (:func:`build_zip`, the format of https://gradescope-
-autograders.readthedocs.io/en/latest/specs/) holds ``setup.sh`` (bubblewrap, uv, a Python fitting
-:data:`PYTHON_REQUEST` and the pins), ``run_autograder``, a ``config.json``, the ``lesson_lib``
-source, optionally the roster and the course salt. :func:`run` identifies the one submission and
-grades it as ``make grade`` does, one test per problem. Where a container refuses bubblewrap's
-namespaces the notebook runs unsandboxed in its own container (said in the output; it could read the
-salt), or with ``--require-sandbox`` scores nothing.
+The zip (:func:`build_zip`, format: https://gradescope-autograders.readthedocs.io/en/latest/specs/)
+holds ``setup.sh`` (bubblewrap, uv, a Python fitting :data:`PYTHON_REQUEST` and the pins),
+``run_autograder``, ``config.json``, the ``lesson_lib`` source, optionally roster and course salt.
+:func:`run` identifies the one submission and grades it as ``make grade`` does, one test per
+problem. Where a container refuses bubblewrap's namespaces the notebook runs unsandboxed there (said
+in the output; it could read the salt), or with ``--require-sandbox`` scores nothing.
 
 Command line::
 
@@ -252,18 +251,15 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     Parameters
     ----------
     root : Path, default /autograder
-        Gradescope's autograder folder (``submission/``, ``submission_metadata.json``, ``source/``),
-        or a fake one for a test.
+        Autograder folder (``submission/``, ``submission_metadata.json``, ``source/``), or a fake.
     config : dict, optional
-        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (as :func:`build_zip`
-        writes them); default ``after_due_date``, the grader's
-        :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`, False,
-        :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
+        ``visibility``, ``timeout``, ``require_sandbox``, ``close_credit`` (from :func:`build_zip`);
+        defaults ``after_due_date``, :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`,
+        False, :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`.
 
     Returns
     -------
     dict
-        The results written.
     """
     root = Path(root)
     config = config or {}

@@ -1,11 +1,10 @@
 """The grader's pipeline: read, identify, run, extract, score, flag, for one notebook or a folder.
 
-Each step (:mod:`~lesson_lib.coursework.submissions`, :mod:`~lesson_lib.coursework.identity`,
-:mod:`~lesson_lib.coursework.sandbox_run`, :mod:`~lesson_lib.coursework.extract`,
-:mod:`~lesson_lib.coursework.scoring`) fills in one :class:`~lesson_lib.coursework.graded.Submission`;
-whatever a submission contains, it gets a row. Across the folder, IDs handed in twice, by two
-platform users or imitated by an invalid name are flagged; :mod:`lesson_lib.coursework.grade`
-applies the course's policy and writes the outputs.
+Steps :mod:`~lesson_lib.coursework.submissions`, :mod:`~lesson_lib.coursework.identity`,
+:mod:`~lesson_lib.coursework.sandbox_run`, :mod:`~lesson_lib.coursework.extract` and
+:mod:`~lesson_lib.coursework.scoring` fill in one :class:`~lesson_lib.coursework.graded.Submission`.
+Across the folder, IDs handed in twice, by two platform users or imitated by an invalid name are
+flagged; :mod:`lesson_lib.coursework.grade` applies the course's policy and writes the outputs.
 """
 
 from __future__ import annotations
@@ -128,8 +127,7 @@ def grade_notebook(
 ) -> Submission:
     """Run one submission in its sandbox and score every problem; never raises on a bad one.
 
-    A name that is not a valid student ID is not run (``invalid ID``, nothing scored), so no one
-    picks a variant, or the book's, by how a file is named.
+    Invalid IDs are not run (``invalid ID``, no score): no file name picks a variant, or the book's.
 
     Parameters
     ----------
@@ -272,9 +270,8 @@ def grade_folder(
     Parameters
     ----------
     folder : Path
-    timeout : float, default :data:`~lesson_lib.coursework.time_limits.DEFAULT_TIMEOUT_S`
-    sandbox : bool, default True
-    limits : Limits, optional
+    timeout, sandbox, limits, close_credit
+        As for :func:`grade_notebook`.
     progress : text stream, optional
         Where to print one line per graded notebook.
     roster : Roster, optional
@@ -283,7 +280,6 @@ def grade_folder(
         Sandboxes run at once; the rows are the same whatever it is.
     students : collection of str, optional
         Grade only these IDs' entries (case ignored): a regrade.
-    close_credit : float, default :data:`~lesson_lib.coursework.check.CLOSE_CREDIT`
 
     Returns
     -------

@@ -1,13 +1,12 @@
 """Whose notebook is it: the ID from the file name, the notebook's metadata and the roster.
 
-:func:`identify` compares whichever of these name a student: the folder, the file (also inside a
-Canvas download name), the notebook's metadata and the platform's user looked up in the roster
-(:mod:`~lesson_lib.coursework.lms_names` reads the names). If they agree that ID is graded; two
+:func:`identify` compares whichever of these name a student: the folder, the file (also in a Canvas
+download name), the notebook's metadata and the platform's user via the roster
+(:mod:`~lesson_lib.coursework.lms_names` reads the names). If they agree, that ID is graded; two
 that disagree give ``ID mismatch``, none (or an ID not on a given roster) ``unknown ID``, neither
-run: no guess picks a variant. In a Canvas name with a user id, the uploaded part names the
-student only as ``<ID>_problems``; a bare valid ID counts only when nothing else names anyone.
-The identity also says when it was handed in: Gradescope's ``created_at``, else the file's time,
-with Canvas's ``LATE`` marker.
+run: no guess picks a variant. In a Canvas name with a user id the uploaded part names the student
+only as ``<ID>_problems``; a bare valid ID counts only when nothing else names anyone. It also says
+when it was handed in (Gradescope's ``created_at``, else the file time) and Canvas's ``LATE``.
 """
 
 from __future__ import annotations

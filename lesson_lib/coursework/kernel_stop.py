@@ -1,9 +1,4 @@
-"""Stopping a notebook cell that ran past its time, and everything it started.
-
-After the interrupt, every process of the kernel's process group but the kernel is stopped and
-killed, so the kernel gets the CPU back, and the kernel's main thread is interrupted again until the
-kernel reports the cell over (:func:`stop_runaway_cell`).
-"""
+"""Stopping a cell that ran past its time, and all it started (:func:`stop_runaway_cell`)."""
 
 from __future__ import annotations
 
@@ -22,11 +17,10 @@ _GRACE_S = 0.5
 #: Most seconds spent waiting for a timed-out cell to be reported over (its kernel's
 #: "idle"), interrupting it again each ``_ROUND_S``, before the answers are asked for.
 SETTLE_S = 10.0
-#: Seconds the kernel gets to report the interrupted cell over before it is interrupted
-#: again: four times the longest wait seen once the interrupt had reached the main thread
-#: (0.48 s, 80 runs of the fork-and-sleep cell on the two-CPU build machine at a load
-#: average of about 100). Much shorter, a second interrupt could reach the kernel while
-#: it is still in its own code after the cell, and land there.
+#: Seconds the kernel gets to report the interrupted cell over before another interrupt: four times
+#: the longest wait seen once the interrupt reached the main thread (0.48 s, 80 runs of the
+#: fork-and-sleep cell on the two-CPU build machine at a load average of about 100). Much shorter,
+#: a second interrupt could land in the kernel's own code after the cell.
 _ROUND_S = 2.0
 
 
@@ -48,9 +42,8 @@ def _group_members(pgid: int) -> list[int]:
 
 
 def _clear_kernel_group(kernel_pid: int, pgid: int) -> set[int]:
-    """Kill every member of the process group ``pgid`` but the kernel, and return them; the group is
-    stopped (SIGSTOP) before each round so that processes forking without end cannot outrun the
-    killing, and the kernel is left stopped for the caller to continue."""
+    """Kill and return every member of group ``pgid`` but the kernel; the group is SIGSTOPped each
+    round so endless forks cannot outrun the killing, the kernel left stopped for the caller."""
     killed: set[int] = set()
     for _ in range(_CLEAR_ROUNDS):
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -107,19 +100,17 @@ def _cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool
 def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
     """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
 
-    SIGINT to the kernel's whole process group first, so a ``multiprocessing`` pool or a child can
-    stop cleanly; half a second later every process of the group but the kernel is killed, the group
-    stopped. Until the kernel reports the cell over (at most ``settle`` seconds) its main thread is
-    interrupted again each ``_ROUND_S`` and the group cleared again. Processes that left the group
-    (``setsid``) are the sandbox's to kill when the run ends.
+    SIGINT goes to the kernel's whole group first, so a ``multiprocessing`` pool or child can stop
+    cleanly; 0.5 s later the group is stopped and all but the kernel killed. Until the cell is
+    reported over (at most ``settle`` seconds) its main thread is re-interrupted each ``_ROUND_S``
+    and the group cleared. Processes that left it (``setsid``) the sandbox kills at the end.
 
     Parameters
     ----------
     client : nbclient.NotebookClient
         The client whose kernel ran the cell.
     msg_id : str, optional
-        The timed-out cell's execute request (None: the main thread is interrupted once, the cell's
-        end not waited for).
+        The timed-out cell's request (None: interrupt the main thread once, not awaiting its end).
     settle : float, default :data:`SETTLE_S`
 
     Returns
@@ -133,8 +124,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     provisioner = client.km.provisioner
     kernel_pid = getattr(provisioner, "pid", None)
     pgid = getattr(provisioner, "pgid", None)
-    # Only a kernel leading its own process group (jupyter_client starts it
-    # in a new session) can be cleared without touching anything else.
+    # Only a kernel leading its own group (jupyter_client's new session) can be cleared harmlessly
     if kernel_pid is None or pgid != kernel_pid or pgid == os.getpgrp():
         return 0
 

@@ -9,10 +9,9 @@ Stated on the command line, and written into the notes of every row it touches:
   day, and a file time after the run started or before ``--due`` is noted and warned about.
 * ``--late-penalty-per-day``: each day takes that fraction of the score off, down to nothing;
   the problem columns keep the points as graded, ``total`` is after the penalty.
-* ``--keep latest`` or ``best``: of several submissions of one ID, the one handed in last, or the
-  highest total after the penalty (the later on a tie), counts; every other has ``counted``
-  False (status ``not counted`` in the scores CSV, its notes naming the copy that counts).
-  Without ``--keep`` every copy stays flagged ``DUPLICATE``.
+* ``--keep latest`` or ``best``: of an ID's submissions, the last handed in, or the highest total
+  after penalty (later on a tie), counts; every other has ``counted`` False (``not counted`` in the
+  scores CSV, noting the one that counts). Without ``--keep`` all stay flagged ``DUPLICATE``.
 """
 
 from __future__ import annotations
@@ -25,9 +24,7 @@ from dataclasses import dataclass, field
 from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.status import NOT_GRADED
 
-#: The ``--keep`` choices.
 KEEP_CHOICES = ("latest", "best")
-#: Seconds in a day.
 DAY_S = 86_400.0
 
 
@@ -222,8 +219,7 @@ def apply_policy(submissions: Sequence[Submission], policy: LatePolicy) -> list[
     Returns
     -------
     list of str
-        The files marked LATE whose file time cannot be when they were handed in, for
-        :func:`implausible_times_warning`.
+        LATE files with an implausible file time, for :func:`implausible_times_warning`.
     """
     graded = [s for s in submissions if s.status not in NOT_GRADED]
     implausible = [sub.file for sub in graded if _apply_lateness(sub, policy)]

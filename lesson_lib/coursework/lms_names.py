@@ -87,13 +87,6 @@ def parse_canvas_name(stem: str) -> CanvasName | None:
     Returns
     -------
     CanvasName or None
-
-    Examples
-    --------
-    >>> parse_canvas_name("smithjane_LATE_12345_6789012_s001_problems-1").resubmission
-    1
-    >>> parse_canvas_name("s001_problems") is None
-    True
     """
     match = _CANVAS.match(stem)
     if match is None:
@@ -151,7 +144,6 @@ def metadata_student(nb: object) -> str | None:
     Parameters
     ----------
     nb : dict
-        A notebook as parsed JSON.
 
     Returns
     -------
@@ -176,8 +168,6 @@ class GradescopeSubmission:
     ----------
     users : tuple of str
         Each submitter's ``sid``, ``email`` and ``id``, lower-cased (empty ones left out).
-    names : tuple of str
-        The submitters' names.
     created_at : datetime or None
         When it was submitted, time-zone aware.
     """

@@ -1,12 +1,10 @@
-"""Answer lookups: code in a submission that asks the package for answers instead of working them
-out.
+"""Answer lookups: submission code that asks the package for answers instead of working them out.
 
-The package students have holds the problem bank: ``reference("q3", ...)`` or ``solution_text``
-compute a variant nobody was given once there is a course salt, but a problem's own ``reference``
-called with its statement's numbers still works. So the grader reads every code cell's source and
-flags what it finds (status ``answer lookup`` and a note naming the cell); the instructor decides.
-A reading of the source, not a proof: code can hide a name (``getattr``, ``exec``), and computing
-an answer with the lesson's own model functions is what the problems teach.
+Students have the problem bank: with a course salt ``reference("q3", ...)`` or ``solution_text``
+compute a variant nobody was given, but a problem's own ``reference`` given its statement's numbers
+still works. The grader flags what it finds in the code cells' source (status ``answer lookup``, a
+note naming the cell) for the instructor to decide. A reading, not a proof: code can hide a name
+(``getattr``, ``exec``), and using the lesson's model functions is what the problems teach.
 """
 
 from __future__ import annotations
@@ -54,23 +52,16 @@ class Lookup:
 
 
 def find_lookups(nb: object) -> list[Lookup]:
-    """Every use of the answer key in a notebook's code cells, in order, at most one per cell and
-    pattern (none without a list of cells).
+    """Uses of the answer key in a notebook's code cells in order, at most one per cell and pattern.
 
     Parameters
     ----------
     nb : dict
-        The notebook as parsed JSON or ``nbformat.NotebookNode``.
+        The notebook as parsed JSON or ``nbformat.NotebookNode`` (no list of cells: none).
 
     Returns
     -------
     list of Lookup
-
-    Examples
-    --------
-    >>> nb = {"cells": [{"cell_type": "code", "source": "answer_q1 = reference('q1', 's1')"}]}
-    >>> find_lookups(nb)
-    [Lookup(cell=1, what='reference(')]
     """
     try:
         sources = code_sources(nb)
@@ -88,8 +79,7 @@ def find_lookups(nb: object) -> list[Lookup]:
 
 
 def lookup_note(lookups: list[Lookup]) -> str:
-    """The grader's note on a submission's lookups (``"ANSWER LOOKUP: reference( in code cell 5;
-    ..."``, at most ten named; "" for none).
+    """Note on lookups (``"ANSWER LOOKUP: reference( in code cell 5; ..."``, ten at most), or "".
 
     Parameters
     ----------

@@ -1,11 +1,10 @@
 """The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
 
-A problem of :data:`MANUAL_PARTS` asks for its reasoning in a variable of its own (``why_q12 =
-"..."``), read from the notebook's source as a plain string. ``--manual-export DIR`` writes one CSV
-per part (student, file, the text, a blank ``points`` column, the most points, the rubric);
-``--manual-import DIR`` (or :mod:`~lesson_lib.coursework.manual_import` without grading again)
-merges the filled files into the grades CSV, whose ``total`` and ``max`` then count them, times
-the ``late factor``. A blank ``points`` cell is a part not graded yet.
+A problem of :data:`MANUAL_PARTS` asks for reasoning in its own variable (``why_q12 = "..."``), read
+from the source as a plain string. ``--manual-export DIR`` writes one CSV per part (student, file,
+text, blank ``points``, most points, rubric); ``--manual-import DIR`` (or, without grading,
+:mod:`~lesson_lib.coursework.manual_import`) merges the filled files into the grades CSV's ``total``
+and ``max`` (times the ``late factor``). Blank ``points``: not graded yet.
 """
 
 from __future__ import annotations

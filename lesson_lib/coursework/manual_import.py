@@ -2,8 +2,7 @@
 
     python -m lesson_lib.coursework.manual_import DIR --out _build/grades.csv
 
-as the grader's ``--manual-import DIR`` does at the end of a run
-(:mod:`~lesson_lib.coursework.manual_grading`).
+as ``--manual-import DIR`` does at the end of a run (:mod:`~lesson_lib.coursework.manual_grading`).
 """
 
 from __future__ import annotations

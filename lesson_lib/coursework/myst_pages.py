@@ -1,8 +1,7 @@
 """The book's MyST pages for students: which there are, solutions out, MyST markup made plain.
 
-The fences (backtick and colon fences, directives among them) are found by
-markdown-it-py, the parser jupytext reads MyST notebooks with, and its MyST
-plugins; every line that is not part of a solution is kept verbatim.
+Fences (backtick and colon, directives among them) are found by markdown-it-py, jupytext's MyST
+parser, and its MyST plugins; every line not part of a solution is kept verbatim.
 """
 
 from __future__ import annotations
@@ -88,10 +87,9 @@ def _options(body: Sequence[str]) -> list[str]:
 def strip_solutions(text: str) -> str:
     """A MyST Markdown page without its solutions, the rest verbatim.
 
-    Gone are gated solutions (``solution-start`` through ``solution-end``), ``{solution}``
-    directives, admonitions or dropdowns titled "Solution"/"Answer", code cells whose options say
-    ``coursework: solution``, and the static site's self-check boxes (whose data holds the answers),
-    nested directives searched too.
+    Gone: gated solutions (``solution-start`` through ``solution-end``), ``{solution}`` directives,
+    admonitions or dropdowns titled "Solution"/"Answer", code cells marked ``coursework: solution``
+    and the static site's self-check boxes (data holding the answers), nested ones too.
 
     Parameters
     ----------
@@ -134,9 +132,8 @@ def _mark_solutions(lines: Sequence[str], start: int, stop: int, dropped: set[in
 
 
 def plain_markdown(text: str) -> str:
-    """A Markdown cell's MyST-only markup as Jupyter shows it well: no target labels (``(name)=``),
-    exercises as a bold "Exercise (title)." line, ``{ref}``/``{numref}``/``{doc}`` roles in italics,
-    ``{term}`` roles as their text.
+    """A Markdown cell made plain for Jupyter: no target labels (``(name)=``), exercises as a bold
+    "Exercise (title)." line, ``{ref}``/``{numref}``/``{doc}`` roles in italics, ``{term}`` as text.
 
     Parameters
     ----------

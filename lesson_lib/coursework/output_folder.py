@@ -1,13 +1,12 @@
 """Which folders the student edition may write into or replace, and the record that says so.
 
-``--out`` and ``--site`` may be pointed anywhere, by a typo too (``--site .``), so nothing is
-written over or deleted that the edition did not make: every folder it makes gets a manifest
-(:data:`MANIFEST`) of the files it wrote with their SHA-256. Never, even with ``--force``: the
-book's own folder or one holding it, a checkout (``.git``), the home folder, the root, a symbolic
-link, or (for ``--site``) a folder inside the book. Only with ``--force``: a non-empty folder
-without a manifest, a file the edition did not write or that changed since (a student's
-notebook), anywhere in the folder for ``--site``, which is replaced whole. What the book's build
-adds under a copy (``_build``, ``__pycache__``) is not a change.
+``--out`` and ``--site`` may point anywhere, by a typo too (``--site .``), so nothing the edition
+did not make is written over or deleted: each folder it makes gets a manifest (:data:`MANIFEST`) of
+the files it wrote and their SHA-256. Never, even with ``--force``: the book's folder or one holding
+it, a checkout (``.git``), the home folder, the root, a symbolic link, or (for ``--site``) a folder
+inside the book. Only with ``--force``: a non-empty folder without a manifest, a file the edition
+did not write or that changed (a student's notebook), anywhere in the folder for ``--site``, which
+is replaced whole. What a build adds in a copy (``_build``, ``__pycache__``) is no change.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The self-check of a student's own notebook: whether an answer can be read, not whether it is
-right.
+"""Self-check of a student's own notebook: whether an answer can be read, not whether it's right.
 
-A salted student edition's statements have answers in no file the student has, so its check
-cells call this module's :func:`check`: with the student's ID it says whether the grader can read
-the answer; with none, it is the full :func:`~lesson_lib.coursework.check.check`.
+A salted edition's statements have answers in no file the student has, so its check cells call
+:func:`check`, which with the student's ID says only whether the grader can read the answer.
 """
 
 from __future__ import annotations
@@ -44,13 +42,6 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
     Returns
     -------
     CheckResult
-
-    Examples
-    --------
-    >>> check("q1", 54.0, "s001").status
-    'readable'
-    >>> check("q1", "lots", "s001").status
-    'unreadable'
     """
     book = check_book(qid, answer)
     if student is None or book.status in (UNANSWERED, UNREADABLE):
@@ -61,13 +52,7 @@ def check(qid: object, answer: object, student: object = None) -> CheckResult:
 
 @dataclass(frozen=True)
 class FormatReport:
-    """Every problem's :func:`check` in one table (what ``check_all`` shows in a notebook).
-
-    Attributes
-    ----------
-    results : dict
-        Problem id -> CheckResult.
-    """
+    """Every problem's :func:`check` (``results``, id -> CheckResult) as ``check_all`` shows it."""
 
     results: dict[str, CheckResult]
 

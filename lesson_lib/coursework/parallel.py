@@ -1,9 +1,8 @@
 """Run the grader's sandboxes side by side, results kept in the order they were asked for.
 
-Each sandbox has its own limits and spare user id, and this process only waits for them, so
-worker threads suffice; what must stay in the main thread (each answer's check, timed by
-``SIGALRM``) the caller does as each result comes back. Stopped by a signal, :func:`run_in_order`
-sets the shared ``cancel`` event: every running sandbox is killed and its copies removed.
+Each sandbox has its own limits and spare user id and this process only waits, so worker threads
+suffice; the caller does main-thread work (each answer's check, timed by ``SIGALRM``) per result. On
+a signal :func:`run_in_order` sets ``cancel``: running sandboxes are killed, their copies removed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Regrading some students: their new rows merged into the class's CSV files.
 
-``--student ID`` grades only those students; each CSV the grader writes is read back, every row
-of those students replaced by the new ones at the place of their first row, every other row
-written again cell for cell (not escaped twice); a student graded for the first time is added at
-the end. A full run into a grades file holding students it does not have is refused unless
-``--replace`` is given: a folder holding one notebook would otherwise leave a one-row class file.
+``--student ID`` grades only those students and merges their rows into each CSV the grader writes
+(:func:`merge_rows`), every other row written again cell for cell (not escaped twice). A full run
+into a grades file holding students it does not have is refused unless ``--replace`` is given: a
+folder holding one notebook would otherwise leave a one-row class file.
 """
 
 from __future__ import annotations
@@ -82,11 +81,6 @@ def merge_rows(
     Returns
     -------
     list of list of str
-
-    Examples
-    --------
-    >>> merge_rows([["s1", "1"], ["s2", "0"], ["s3", "1"]], [["s2", "1"]], {"s2"})
-    [['s1', '1'], ['s2', '1'], ['s3', '1']]
     """
     wanted = {s.casefold() for s in students}
     fresh: dict[str, list[list[str]]] = {}
@@ -112,9 +106,8 @@ class WouldShrink(ValueError):
 
 
 def refuse_shrinking(path: Path, header: Sequence[str], graded: Collection[str]) -> None:
-    """Refuse a full run that would replace ``path`` and lose students' grades; a file that is
-    absent, not this grader's (it is kept under a name with the time) or lacks none of them may be
-    replaced.
+    """Refuse a full run replacing ``path`` that would lose students' grades; an absent file,
+    another's (kept under a name with the time) or one lacking none of them may be replaced.
 
     Parameters
     ----------

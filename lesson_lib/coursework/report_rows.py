@@ -1,10 +1,9 @@
 """Which graded rows the class report counts, read from the grader's grades CSV.
 
-A row not run for its identity, not a notebook, or ``not counted`` (a copy ``--keep`` did not
-pick) is nobody's answers; without ``--keep`` the grader does not choose between the copies of an
-ID handed in twice. :func:`counted_rows` keeps the rest, one row per student, with its ``late
-factor`` and a TA's points, so the report's totals are the grades CSV's; the copies of an ID
-counted twice are left out, and listed.
+A row not run for its identity, not a notebook, or ``not counted`` (a copy ``--keep`` did not pick)
+is nobody's answers; without ``--keep`` the grader picks none of an ID's copies.
+:func:`counted_rows` keeps the rest, one row per student, with its ``late factor`` and a TA's
+points, so the report's totals are the grades CSV's; an ID counted twice is left out, and listed.
 """
 
 from __future__ import annotations
@@ -35,8 +34,6 @@ class CountedRow:
 
     Attributes
     ----------
-    student : str
-        The ID.
     file : str
         The notebook that counts.
     late_factor : float
@@ -98,7 +95,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     ----------
     path : Path
     columns : iterable of str
-        The columns it must have.
     what, hint : str
         Its kind ("grades", "details") and what to do about it, for the message.
 

@@ -7,9 +7,8 @@ case; an optional ``email`` is matched too, any others are ignored)::
     12345,"Smith, Jane",Section 01,s001
 
 ``lms_user_id`` is the platform's id (Canvas's user id; Gradescope's submitter ``sid`` or
-``email``), ``student_id`` the ID the student edition issued. With a roster the grader grades a
-file only as an ID on it, checks the platform's user agrees, and fills the gradebook. An edition
-made with a course salt keeps the IDs it issued beside the salt, which the grader then reads.
+``email``), ``student_id`` the ID the student edition issued. With a roster the grader grades a file
+only as an ID on it, checks the platform's user agrees, and fills the gradebook.
 """
 
 from __future__ import annotations
@@ -29,8 +28,7 @@ REQUIRED_COLUMNS = ("lms_user_id", "name", "section", "student_id")
 MAX_ROSTER_BYTES = 8 * 2**20
 #: The issued IDs' roster is this file in the folder of the course salt.
 ISSUED_ROSTER_NAME = "roster.csv"
-#: The header of a roster the student edition starts (``email`` is optional, matched on
-#: Gradescope).
+#: The header of a roster the student edition starts (``email`` is optional, matched on Gradescope).
 SKELETON_HEADER = ("lms_user_id", "name", "section", "student_id", "email")
 
 
@@ -42,10 +40,6 @@ class RosterEntry:
     ----------
     lms_user_id : str
         The platform's id of the student ("" until the instructor fills it in).
-    name : str
-        The student's name.
-    section : str
-        The student's section.
     student_id : str
         The issued student ID, normalised.
     email : str
@@ -89,30 +83,11 @@ class Roster:
                 table[key] = entry
 
     def student(self, student_id: str) -> RosterEntry | None:
-        """The entry of an issued ID (normalised), or None.
-
-        Parameters
-        ----------
-        student_id : str
-
-        Returns
-        -------
-        RosterEntry or None
-        """
+        """The entry of the issued ID ``student_id`` (normalised), or None."""
         return self.by_student.get(student_id)
 
     def user(self, *users: str) -> RosterEntry | None:
-        """The entry of the first platform user (id or e-mail, any case) on the roster, or None.
-
-        Parameters
-        ----------
-        *users : str
-            Platform user ids or e-mail addresses.
-
-        Returns
-        -------
-        RosterEntry or None
-        """
+        """The entry of the first of ``users`` (platform ids or e-mails, any case), or None."""
         for user in users:
             key = str(user).strip().casefold()
             found = self.by_user.get(key) if key else None
@@ -122,12 +97,7 @@ class Roster:
 
     def without_platform_user(self) -> list[RosterEntry]:
         """The entries with neither an ``lms_user_id`` nor an ``email``: no platform user is
-        compared with their ID, and only a Canvas download name fills their gradebook cell.
-
-        Returns
-        -------
-        list of RosterEntry
-        """
+        compared with their ID, and only a Canvas download name fills their gradebook cell."""
         return [e for e in self.entries if not e.lms_user_id and not e.email]
 
 
@@ -206,8 +176,7 @@ def issued_roster_file(salt_file: Path) -> Path:
 def roster_file_in_use(
     given: Path | None, salt_file: Path | None, *, off: bool = False
 ) -> Path | None:
-    """The roster the grader reads: ``given``, else the issued IDs beside the salt in use (none
-    without a salt: the public variants keep no list).
+    """The roster the grader reads: ``given``, else the IDs issued beside the salt in use, if any.
 
     Parameters
     ----------

@@ -1,12 +1,11 @@
 """The options a grading run scored with, kept beside the grades so a regrade scores alike.
 
 A regrade (``--student``) scored with other options (no ``--due``, another course salt) would not
-be comparable with the other rows: a late student would lose the penalty the class kept. So a
-full run writes the options that change scores into ``grades.options.json`` beside
-``grades.csv``: the roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``,
-``--close-credit`` and a fingerprint of the course salt (16 hex digits of its SHA-256, never the
-salt). A regrade takes each option it is not given from there; one given that differs is
-refused (:func:`reconcile`), naming both values.
+compare with the other rows: a late student would lose the penalty the class kept. A full run
+therefore writes the score-changing options to ``grades.options.json`` beside ``grades.csv``: the
+roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``, ``--close-credit`` and
+a fingerprint of the course salt (16 hex digits of its SHA-256, not the salt). A regrade takes each
+option not given from there; one that differs is refused (:func:`reconcile`), naming both values.
 """
 
 from __future__ import annotations
@@ -89,8 +88,7 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
 
 
 def read_options(grades: Path) -> dict[str, Any] | None:
-    """The options kept beside ``grades`` (each of :data:`FLAGS`' keys -> its value), or None when
-    there are none or they are unreadable.
+    """The options kept beside ``grades`` (:data:`FLAGS` key -> value); None if none or unreadable.
 
     Parameters
     ----------
@@ -117,8 +115,7 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     recorded : mapping
         :func:`read_options` of the grades file.
     given : mapping
-        Each of :data:`FLAGS`' keys -> the value this run was given, or None when it was not given
-        (the salt: the fingerprint of the salt in use).
+        Each :data:`FLAGS` key -> the value given, or None (for the salt: its fingerprint).
 
     Returns
     -------

@@ -4,13 +4,12 @@ The grader starts it in the submission's sandbox::
 
     python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
 
-It runs the code cells top to bottom in a fresh kernel (a cell that raises does not stop it, the
-time limit does; a timed-out cell and what it started are stopped by
-:func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell`, within :data:`AFTER_TIMEOUT_S`),
-then one extra cell that prints the ``answer_q...`` variables' readings as JSON, and writes
-``{"status", "raised", "payload", "space"}`` to the descriptor the grader opened outside. Only
-whether each cell raised, and the extra cell's output, are kept. Nothing here scores: the grader
-treats the record as untrusted input.
+It runs the code cells in order in a fresh kernel (a cell that raises does not stop it, the time
+limit does; a timed-out cell and what it started are stopped by
+:func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell` within :data:`AFTER_TIMEOUT_S`), then
+an extra cell printing the ``answer_q...`` readings as JSON, and writes ``{"status", "raised",
+"payload", "space"}`` to the descriptor the grader opened outside. Only whether each cell raised,
+and the extra cell's output, are kept; nothing here scores (the grader trusts no record).
 """
 
 from __future__ import annotations
@@ -38,10 +37,9 @@ MARK = "__COURSEWORK_ANSWERS__"
 #: Most characters of the extraction cell's output kept (its JSON of answers is a few KiB).
 MAX_EXTRACT_OUTPUT = 2**20
 
-# Runs inside the student's kernel after their cells; names start with _cw_ so
-# they do not clash with the student's own, and print comes from builtins so
-# a redefined print does not matter. Each answer is read by the same
-# read_answer the self-check uses, so only plain, small data leaves the kernel.
+# Runs in the student's kernel after their cells; names start with _cw_ to keep clear of the
+# student's own, and print comes from builtins so a redefined print does not matter. Each answer is
+# read by the same read_answer the self-check uses, so only plain, small data leaves the kernel.
 EXTRACT_TEMPLATE = """
 import builtins as _cw_builtins, json as _cw_json
 from lesson_lib.coursework.answers import read_answer as _cw_read, plain_text as _cw_text
@@ -56,8 +54,7 @@ _cw_builtins.print({mark!r} + _cw_json.dumps({{
 
 
 def _extract_code() -> str:
-    """The cell run after the student's: the readings of ``answer_q1`` ... and ``STUDENT`` as JSON
-    after :data:`MARK`."""
+    """Last cell run: ``answer_q1`` ... and ``STUDENT`` readings as JSON after :data:`MARK`."""
     from lesson_lib.coursework.problems import PROBLEMS
 
     names = tuple(f"answer_{qid}" for qid in PROBLEMS)
@@ -193,8 +190,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
         allow_errors=True,
         resources={"metadata": {"path": str(cwd)}},
         log=quiet,
-        # killed when done: a graceful stop can wait seconds on ipykernel's
-        # shutdown (see tools/lesson_site/kernels.py), and nothing is left to save
+        # nothing left to save; a graceful stop can take seconds (tools/lesson_site/kernels.py)
         shutdown_kernel="immediate",
     )
     client.keep_index = len(nb.cells) - 1
@@ -221,8 +217,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
                 except CellTimeoutError:
                     status = "timed out"
                     client.stop_reading_output()
-                    # Stop the runaway cell (KeyboardInterrupt), and whatever it
-                    # started, so the answers can be read.
+                    # Stop the runaway cell (KeyboardInterrupt) and what it started, to read answers
                     stopping = time.monotonic()
                     client.cleared = stop_runaway_cell(client, client.running_msg_id)
                     extract_limit -= time.monotonic() - stopping

@@ -1,15 +1,14 @@
 """Run one untrusted command in an operating-system sandbox, with resource limits.
 
 :func:`run_isolated` with ``sandbox=True`` wraps the command in bubblewrap (``bwrap``, Flatpak's
-sandbox; :mod:`~lesson_lib.coursework.sandbox_bwrap`): no network; a read-only view of only what
-Python needs (:mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission and no grader
-output; ``/tmp`` and the home folder as sized tmpfs in memory, the input files read-only there; a
-clean environment; a new PID namespace with ``--die-with-parent``, so every process dies with the
-run; a spare unprivileged user id without capabilities, so the per-user process limit applies;
-:class:`Limits` and a wall-clock timeout; output through a pipe, its start kept; and a private
-channel out (``pass_fds``). Where bubblewrap cannot run, :func:`require_sandbox` says what to
-install; ``sandbox=False`` keeps only the throwaway copy, the clean environment, the limits the
-current user can set and the timeout.
+sandbox; :mod:`~lesson_lib.coursework.sandbox_bwrap`): no network; read-only, only what Python needs
+(:mod:`~lesson_lib.coursework.sandbox_mounts`), so no other submission or grader output; ``/tmp``
+and home as sized in-memory tmpfs, the input files read-only there; a clean environment; a new PID
+namespace with ``--die-with-parent``, so every process dies with the run; a spare unprivileged user
+id without capabilities, so the per-user process limit applies; :class:`Limits` and a wall-clock
+timeout; output through a pipe, its start kept; a private channel out (``pass_fds``). Where
+bubblewrap cannot run, :func:`require_sandbox` says what to install; ``sandbox=False`` keeps only
+the throwaway copy, clean environment, the user's own limits and the timeout.
 """
 
 from __future__ import annotations
@@ -59,8 +58,7 @@ class Limits:
     Parameters
     ----------
     memory_bytes : int, default 3 GiB
-        Address space of each process (``RLIMIT_AS``): a larger allocation fails
-        with ``MemoryError`` in the student's cell.
+        Address space per process (``RLIMIT_AS``); more raises ``MemoryError`` in the cell.
     processes : int, default 200
         Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and
         its runner use about 30); enforced only in the sandbox (root ignores it).
@@ -69,8 +67,7 @@ class Limits:
     open_files : int, default 1024
         Open files per process (``RLIMIT_NOFILE``).
     tmp_bytes, home_bytes : int, default 256 MiB
-        Sizes of the tmpfs at ``/tmp`` and at the home folder (the host's memory):
-        together, :attr:`writable_bytes`, all a submission can write.
+        Sizes of the ``/tmp`` and home tmpfs (host memory), summing to :attr:`writable_bytes`.
     """
 
     memory_bytes: int = 3 * GiB
@@ -140,8 +137,7 @@ def require_sandbox() -> str:
     Raises
     ------
     SandboxUnavailable
-        Not Linux, bubblewrap missing, not root, or bwrap fails here; the message says what to
-        install or do.
+        Not Linux, no bubblewrap, not root, or bwrap fails; the message says what to install or do.
     """
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(
@@ -187,9 +183,8 @@ def _reserved_uid() -> Iterator[int]:
     """A user id no process uses, held for this process until the context ends.
 
     A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
-    this sandbox alone. Two graders starting at once both see it unused in ``/proc``, so it is also
-    claimed by binding an abstract Unix socket named after it: atomic, released when the context
-    ends or the process dies."""
+    this sandbox alone. Two graders at once may both see it unused in ``/proc``, so binding an
+    abstract Unix socket of its name claims it too: atomic, freed with the context or process."""
     used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):
@@ -299,8 +294,7 @@ def run_isolated(
         child_env = {"PATH": "/usr/bin:/bin"} if sandbox else _environment(str(scratch), env or {})
         cpu = int(timeout) + 30
         start = time.monotonic()
-        # what it prints goes through a pipe: kept up to keep_output, the rest dropped,
-        # nothing of it on the host's disk
+        # output through a pipe: keep_output kept, the rest dropped, none on the host's disk
         read_end, write_end = os.pipe()
         drain = _Drain(read_end, keep_output)
         try:
@@ -350,8 +344,7 @@ _CANCEL_POLL_S = 0.2
 
 
 def _wait(proc: subprocess.Popen, deadline: float, cancel: threading.Event | None) -> bool:
-    """Wait for ``proc`` until the monotonic ``deadline`` (True if reached), in short slices
-    with a ``cancel`` event so that another thread can stop the run."""
+    """Wait for ``proc`` until monotonic ``deadline`` (True if reached), watching ``cancel``."""
     while True:
         left = deadline - time.monotonic()
         if left <= 0:

@@ -1,8 +1,6 @@
 """The bubblewrap command line of a sandboxed run, and the environment its command sees.
 
-The options give the command no network, a PID namespace that dies with the grader, the system and
-Python's files read-only (:mod:`~lesson_lib.coursework.sandbox_mounts`), two sized tmpfs with the
-input files read-only in the home folder, and a spare unprivileged user to run as.
+What the options isolate is listed in :mod:`~lesson_lib.coursework.sandbox`.
 """
 
 from __future__ import annotations

@@ -74,18 +74,8 @@ class RunRecord:
 
     @classmethod
     def from_json(cls, record: dict, leftovers: int = 0) -> RunRecord:
-        """The record as the runner wrote it (any shape), its fields of the wrong type dropped.
-
-        Parameters
-        ----------
-        record : dict
-        leftovers : int, default 0
-            Processes killed after the run.
-
-        Returns
-        -------
-        RunRecord
-        """
+        """The record as the runner wrote it (any shape), its fields of the wrong type dropped, and
+        ``leftovers``, the processes killed after the run."""
         status = record.get("status")
         space = record.get("space") if isinstance(record.get("space"), dict) else {}
         full = space.get("full") if isinstance(space.get("full"), list) else []

@@ -1,8 +1,7 @@
 """Grader step: score a run's answers, each check stopped after :data:`CHECK_SECONDS`.
 
-The answers are scored here, outside the sandbox, with :func:`~lesson_lib.coursework.check.check`
-against the variant of the student the submission is graded as, so nothing a submission does can
-change another's grade or pick its own variant.
+Answers are scored outside the sandbox by :func:`~lesson_lib.coursework.check.check` against the
+graded-as student's variant, so no submission can change another's grade or pick its own variant.
 """
 
 from __future__ import annotations
@@ -22,9 +21,8 @@ CHECK_SECONDS = 2.0
 def _check_in_time(
     qid: str, answer: object, student: str | None, close_credit: float = CLOSE_CREDIT
 ) -> CheckResult:
-    """The checker's verdict, stopped after :data:`CHECK_SECONDS` by a ``SIGALRM`` timer in the main
-    thread (the answer then scores nothing); other threads can set no timer, and only ever see
-    readings or literals of bounded size."""
+    """The verdict, stopped after :data:`CHECK_SECONDS` by a main-thread ``SIGALRM`` (the answer
+    then scores 0); other threads set no timer and see only readings or bounded literals."""
     if threading.current_thread() is not threading.main_thread():
         return check(qid, answer, student=student, close_credit=close_credit)
 
@@ -46,8 +44,7 @@ def _check_in_time(
 
 
 def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Submission:
-    """Check every problem's answer of ``sub`` against ``graded_as``, each check stopped after
-    :data:`CHECK_SECONDS`; set and return ``sub``.
+    """Score ``sub``'s answers for ``graded_as``, each check in :data:`CHECK_SECONDS`; return it.
 
     Parameters
     ----------
@@ -66,9 +63,8 @@ def score_submission(sub: Submission, close_credit: float = CLOSE_CREDIT) -> Sub
 
 @functools.cache
 def _warm_references() -> None:
-    """Compute every problem's reference once, untimed, before any check is timed: the first one
-    loads q19's measured tables (seconds on a loaded machine), and the timer bounds the student's
-    answer, not the grader's start-up."""
+    """Compute each reference once, untimed, before checks are timed: the first loads q19's measured
+    tables (seconds on a loaded machine); the timer bounds the answer, not the grader's start-up."""
     for qid in PROBLEMS:
         reference(qid)
 

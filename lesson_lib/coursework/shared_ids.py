@@ -1,13 +1,10 @@
 """One student ID handed in by two platform users: neither copy is graded.
 
-Two Canvas (or Gradescope) users who hand in notebooks under the same ID are not a resubmission: one
-of them handed in the other's notebook, or typed the other's ID. The ``--keep`` policy must not pick
-one of them, and the Canvas file must not give the grade to whichever came last.
-:func:`flag_shared_ids` finds such IDs among the graded rows, by the platform's user each row's
-identity names (``lms_user`` of :class:`~lesson_lib.coursework.identity.Identity`), and makes every
-copy an ``ID mismatch`` that scores nothing, with a note naming the users, for the instructor to
-decide whose it is. A roster that gives each ID its LMS user catches the same case earlier, as a
-mismatch with the roster; this check needs no roster.
+Two Canvas (or Gradescope) users handing in one ID are not a resubmission: one handed in the other's
+notebook, or typed the other's ID. ``--keep`` must not pick one, nor the Canvas file give the grade
+to whichever came last. :func:`flag_shared_ids` finds them by each row's platform user (``lms_user``
+of :class:`~lesson_lib.coursework.identity.Identity`) for the instructor to decide. A roster naming
+each ID's LMS user catches it earlier (a mismatch); this check needs none.
 """
 
 from __future__ import annotations

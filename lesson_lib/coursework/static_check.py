@@ -2,10 +2,9 @@
 
 On the built site's Problem set page each problem has a box where a reader types an answer and
 presses Check. ``tools/site/selfcheck.js`` reads a plain number with one of the problem's units (or
-a letter), finds the verdict in the contract ``check.py`` wrote for the book's version, and shows
-its message; for anything else it says to use ``check()`` in a notebook. The site's Sphinx extension
-(``tools/lesson_site.py``) writes :func:`selfcheck_json` into the page. Per-student variants still
-need a notebook (``check(qid, answer, STUDENT)``).
+a letter), finds the verdict in the contract written for the book's version and shows its message;
+anything else, and per-student variants, need ``check(qid, answer, STUDENT)`` in a notebook. The
+Sphinx extension (``tools/lesson_site/``) writes :func:`selfcheck_json` into the page.
 """
 
 from __future__ import annotations
@@ -23,8 +22,7 @@ def selfcheck_json() -> str:
     Returns
     -------
     str
-        ASCII JSON in which ``<``, ``>`` and ``&`` are written as ``\\u`` escapes, so no
-        ``</script>`` or ``<!--`` can end or confuse the element.
+        ASCII JSON, ``<``, ``>``, ``&`` as ``\\u`` escapes: no ``</script>`` or ``<!--`` in it.
     """
     text = json.dumps(page_contract(), ensure_ascii=True, allow_nan=False, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -1,7 +1,6 @@
 """What became of a submission: one status per graded row, as the grades CSV writes it.
 
-:class:`Status` is a ``str`` enum, so a status is written and compared as its text (``"ran"``, ``"ID
-mismatch"``), the words the instructor page uses.
+:class:`Status`, a ``str`` enum, is written and compared as its text (``"ran"``, ``"ID mismatch"``).
 """
 
 from __future__ import annotations
@@ -37,8 +36,7 @@ RUN_STATUSES = frozenset(
 )
 #: Rows not run for their identity, since whose they are is not known.
 IDENTITY_FAILURES = frozenset({Status.ID_MISMATCH, Status.UNKNOWN_ID, Status.INVALID_ID})
-#: Rows that are nobody's answers, which the late policy, the Canvas file and the class
-#: report leave out.
+#: Rows that are nobody's answers, left out by the late policy, the Canvas file and the report.
 NOT_GRADED = IDENTITY_FAILURES | {Status.NOT_A_NOTEBOOK}
 #: A notebook that ran to its end; a lookup or a full disk is noted over it.
 RAN_TO_END = frozenset({Status.RAN, Status.RAN_WITH_ERRORS})

@@ -1,11 +1,10 @@
 """The student edition: the book's pages as notebooks, with every solution removed.
 
-The pages of ``_toc.yml`` lose their solutions (:mod:`~lesson_lib.coursework.myst_pages`) and
-become notebooks whose statements are written in as text. With student IDs each student gets a
-folder of their own variants, drawn with the course salt, whose check cells only say whether an
-answer can be read (:mod:`~lesson_lib.coursework.own_check`); the IDs issued are added to the
-roster the grader reads. Nothing the edition did not make is written over
-(:mod:`~lesson_lib.coursework.output_folder`).
+The pages of ``_toc.yml`` lose their solutions (:mod:`~lesson_lib.coursework.myst_pages`) and become
+notebooks with statements written in as text. With student IDs each student gets a folder of their
+own variants, drawn with the course salt, whose check cells only say whether an answer can be read
+(:mod:`~lesson_lib.coursework.own_check`); the IDs issued are added to the roster the grader reads.
+Nothing the edition did not make is written over (:mod:`~lesson_lib.coursework.output_folder`).
 
 Command line::
 
@@ -266,8 +265,7 @@ def write_edition(
     Parameters
     ----------
     out : Path
-        Output folder (created); with IDs each student gets ``out/<id>/``, every notebook holding
-        the ID in its metadata.
+        Output folder (created); with IDs one ``out/<id>/`` each, the ID in its notebooks' metadata.
     root : Path
         Book root (holding ``_toc.yml``).
     ids : sequence of str, optional
@@ -285,7 +283,6 @@ def write_edition(
     Returns
     -------
     list of Path
-        The notebooks written.
 
     Raises
     ------

@@ -1,11 +1,10 @@
 """Student IDs: plain ASCII names that pick a variant, name a folder and head a row of grades.
 
 An ID is 1 to 64 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, compared
-without case after Unicode's NFKC (full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Anything
-else not plain ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming
-the character, as are Windows' device names (``con``, ``nul`` ...) and a trailing ``.``: it would
-look like another student's ID, or not unpack. :func:`skeleton` says which plain ID a refused one
-imitates."""
+without case after Unicode's NFKC (full-width U+FF53 U+FF10 U+FF10 U+FF11 is ``s001``). Other
+non-ASCII (a Cyrillic a, a zero-width space, a right-to-left override) is refused, naming the
+character, as are Windows device names (``con``, ``nul`` ...) and a trailing ``.``: it would pass
+for another's ID, or not unpack. :func:`skeleton` names the plain ID a refused one imitates."""
 
 from __future__ import annotations
 
@@ -108,32 +107,24 @@ def id_problem(text: str) -> str:
 
 
 def normalize_student(student: object) -> str | None:
-    """Return the canonical form of a student ID, or None for "no ID".
+    """Return the canonical (lower-cased) form of a student ID, or None for "no ID".
 
     Parameters
     ----------
     student : object
-        None or "" ("no ID: use the book's numbers"), else a string (or an integer) of 1 to 64
-        letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, after NFKC;
-        surrounding spaces are ignored and case too (``" S123 "`` is ``"s123"``).
+        None or "" ("no ID: use the book's numbers"), else a string (or an integer) that is an ID as
+        the module says; outer spaces and case are ignored (``" S123 "`` is ``"s123"``).
 
     Returns
     -------
     str or None
-        The lower-cased ID, or None.
 
     Raises
     ------
     TypeError
         If ``student`` is neither None, a string nor an integer.
     ValueError
-        If the ID has other characters (invisible, bidirectional, non-ASCII included) or is a
-        name Windows reserves.
-
-    Examples
-    --------
-    >>> normalize_student(" S001 "), normalize_student("\\uff53\\uff10\\uff10\\uff11")
-    ('s001', 's001')
+        If it has another character (invisible, bidirectional, non-ASCII) or is Windows-reserved.
     """
     if student is None:
         return None
@@ -162,9 +153,8 @@ def normalize_student(student: object) -> str | None:
 
 
 def skeleton(text: str) -> str:
-    """The plain ID a name looks like: NFKC, accents, invisible characters and lookalike letters of
-    other scripts (:data:`CONFUSABLES`) taken away, case folded (``"a001"`` for ``a001`` written
-    with a Cyrillic a).
+    """The plain ID a name looks like: NFKC, accents, invisible characters and lookalikes of other
+    scripts (:data:`CONFUSABLES`) removed, case folded (``"a001"`` for ``a001`` with a Cyrillic a).
 
     Parameters
     ----------

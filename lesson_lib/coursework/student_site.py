@@ -1,8 +1,5 @@
-"""The book's site without solutions: its sources copied with every solution removed.
-
-``jupyter-book build`` of the copy builds the site; the instructor pages, and
-the problem bank's functions that give answers, are left out of it.
-"""
+"""The book's site without solutions: its sources copied for ``jupyter-book build`` with every
+solution, the instructor pages and the problem bank's functions that give answers left out."""
 
 from __future__ import annotations
 
@@ -28,8 +25,7 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     Parameters
     ----------
     dest : Path
-        Target folder, replaced only if the edition made it and nothing in it changed since but what
-        the build adds.
+        Target folder, replaced only if the edition made it and only a build changed it since.
     root : Path
         Book root (holding ``_config.yml`` and ``_toc.yml``).
     force : bool, default False
@@ -39,7 +35,6 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     Returns
     -------
     list of Path
-        The pages rewritten.
 
     Raises
     ------
@@ -74,8 +69,7 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     return rewritten
 
 
-#: The problem bank's functions that give answers, left out of the API page of the site
-#: without solutions.
+#: The problem bank's functions that give answers, left out of the solution-free site's API page.
 ANSWER_FUNCTIONS = ("reference", "solution", "solution_text", "get_problem")
 
 
@@ -83,8 +77,7 @@ def _drop_instructor_pages(dest: Path) -> None:
     """Take the instructor pages out of a copy of the book: their files, toc entries and links.
 
     A link to one becomes the page's title in italics, so the strict build
-    has nothing left to resolve and a reader still sees what was meant.
-    """
+    has nothing left to resolve and a reader still sees what was meant."""
     toc_path = dest / "_toc.yml"
     toc = yaml.safe_load(toc_path.read_text())
     dropped = {f"book/{stem}" for stem in INSTRUCTOR_ONLY}

@@ -87,13 +87,6 @@ def notebook_name(name: str) -> tuple[str, list[str]] | None:
     Returns
     -------
     (str, list of str) or None
-
-    Examples
-    --------
-    >>> notebook_name("S004.IPYNB")
-    ('S004', [])
-    >>> notebook_name("s005.ipynb.txt")[0], notebook_name("s002 (1).ipynb")[0]
-    ('s005', 's002')
     """
     notes = []
     rest = name
@@ -199,8 +192,7 @@ def _entry(folder: Path, name: str) -> Entry:
 
 
 def find_submissions(folder: Path) -> list[Entry]:
-    """One :class:`Entry` for every name in ``folder`` not starting with ``.`` (see the module),
-    sorted by ID without case, then by name.
+    """An :class:`Entry` per name in ``folder`` not starting with ``.``, by caseless ID, then name.
 
     Parameters
     ----------

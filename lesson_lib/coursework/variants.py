@@ -1,10 +1,9 @@
 """Per-student variants: a student ID picks each problem's numbers, always the same way.
 
-SHA-256 of the ID, the problem's id, a fixed salt and, when in use, the course's own secret salt
-seeds a NumPy ``Generator``: the same ID gives the same numbers on every machine, no ID the book's
-own. ``make student`` creates the course salt in :data:`DEFAULT_SALT_FILE` and the grader reads it
-back; the package never reads it by itself, so ``reference("q3", "s002")`` in a student's notebook
-computes a variant nobody was given. Without a course salt the variants are public.
+A seed from the ID, the problem's id and the salts (:func:`rng_for`) gives the same numbers on every
+machine, no ID the book's own. ``make student`` makes the course salt (:data:`DEFAULT_SALT_FILE`)
+and the grader reads it; the package never reads it itself, so ``reference("q3", "s002")`` in a
+notebook computes a variant nobody was given. Without a course salt the variants are public.
 """
 
 from __future__ import annotations
@@ -25,8 +24,7 @@ SALT = "interconnects-and-clusters/coursework/v1"
 
 #: Where ``make student`` keeps the course salt, relative to the repository's root.
 DEFAULT_SALT_FILE = Path("_build/instructor/salt")
-#: An environment variable naming the salt file instead (set but empty means none, so the
-#: public variants).
+#: Environment variable naming the salt file instead (set but empty: none, the public variants).
 SALT_FILE_ENV = "LESSON_COURSE_SALT_FILE"
 #: A course salt is this many random bytes, written as hex.
 SALT_BYTES = 32
@@ -167,8 +165,7 @@ def rng_for(student: str, qid: str) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
-        Seeded from the first 16 bytes of ``sha256(SALT / student / qid)``, or of
-        ``sha256(SALT / course salt / student / qid)`` while a course salt is in use.
+        Seeded by the first 16 bytes of ``sha256(SALT / [course salt, if in use /] student / qid)``.
     """
     key = SALT if _course_salt is None else f"{SALT}/{_course_salt}"
     digest = hashlib.sha256(f"{key}/{student}/{qid}".encode()).digest()

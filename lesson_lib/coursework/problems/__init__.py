@@ -1,12 +1,11 @@
 """The problem set: problems each answered by ``lesson_lib`` itself.
 
-Every problem (``"q1"`` ..., in the order of
-:data:`~lesson_lib.coursework.problems.registry.PROBLEMS`) is one module ``qNN_<topic>.py``
-defining a :class:`~lesson_lib.coursework.problems.bank.Problem`: statement, per-student
-variants, a reference answer the lesson's model computes, the usual mistakes and a worked
-solution. This module is what students, the checker and the grader call; in every function
-``qid`` is a problem id and ``student`` a student ID (None, or "", gives the book's version:
-the lesson's specimen and assumptions).
+Every problem (``"q1"`` ...) is one module ``qNN_<topic>.py``, in the order of
+:data:`~lesson_lib.coursework.problems.registry.PROBLEMS`, defining a
+:class:`~lesson_lib.coursework.problems.bank.Problem`: statement, per-student variants, a reference
+answer the lesson's model computes, the usual mistakes and a worked solution. Students, the checker
+and the grader call this module; in every function ``qid`` is a problem id and ``student`` a student
+ID (None, or "", gives the book's version: the lesson's specimen and assumptions).
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ from lesson_lib.coursework.problems.registry import PROBLEMS
 from lesson_lib.coursework.variants import normalize_student, rng_for
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
-# The problems' own helpers and data stay in their modules (bank, qNN_*):
-# import them from there.
+# The problems' own helpers and data stay in their modules (bank, qNN_*): import them from there.
 __all__ = [
     "PROBLEMS",
     "MarkdownText",

@@ -1,6 +1,5 @@
-"""What a problem is (:class:`Problem`, :class:`Mistake`, :class:`Choice`), and what the
-problems share: the models, cards and fabrics variants draw from, and the formatters
-that make every problem write numbers the same way.
+"""What a problem is (:class:`Problem`, :class:`Mistake`, :class:`Choice`), and what problems share:
+the models, cards and fabrics variants draw from, and formatters so all write numbers alike.
 """
 
 from __future__ import annotations
@@ -102,8 +101,6 @@ class Problem:
     ----------
     qid : str
         Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
-    title : str
-        Short title.
     chapter : str
         Slug of the chapter the problem practises.
     difficulty : int
@@ -192,9 +189,8 @@ class Problem:
         return f"a plain number in {self.unit}{places}, e.g. 1.5"
 
 
-#: Shapes of pure-attention models, by size in billions of parameters. They are
-#: shaped like public dense models of those sizes (grouped-query attention,
-#: head dim 128); the 13B one has as many KV heads as query heads.
+#: Shapes of pure-attention models by size in billions, like public dense models of those sizes
+#: (grouped-query attention, head dim 128); the 13B one has as many KV heads as query heads.
 PURE_ATTENTION_SHAPES: dict[int, dict[str, int]] = {
     8: {"hidden_size": 4096, "num_layers": 32, "num_kv_heads": 8, "num_query_heads": 32},
     13: {"hidden_size": 5120, "num_layers": 40, "num_kv_heads": 40, "num_query_heads": 40},
@@ -205,11 +201,10 @@ PURE_ATTENTION_SHAPES: dict[int, dict[str, int]] = {
 }
 CONTEXTS = (32_768, 65_536, 131_072)
 
-#: Cards the variants draw from, with vendor datasheet bandwidths and bf16 peaks as
-#: for the specimen: A100 SXM 80 GB (HBM2e 2.039 TB/s, 312 TFLOP/s dense bf16) and
-#: H200 SXM (HBM3e 4.8 TB/s, the H100's dense bf16 peak). Memory is what CUDA
-#: exposes: the specimen's 79.1 GiB for a card sold as 80 GB; for the H200, sold as
-#: 141 GB, an assumed 140 GiB.
+#: Cards the variants draw from, with vendor datasheet bandwidths and bf16 peaks as for the
+#: specimen: A100 SXM 80 GB (HBM2e 2.039 TB/s, 312 TFLOP/s dense bf16) and H200 SXM (HBM3e 4.8 TB/s,
+#: the H100's dense bf16 peak). Memory is what CUDA exposes: the specimen's 79.1 GiB for a card sold
+#: as 80 GB; for the H200, sold as 141 GB, an assumed 140 GiB.
 ACCELERATORS: dict[str, Accelerator] = {"a100": A100, "h100": GPU, "h200": H200}
 
 
@@ -245,8 +240,7 @@ def hybrid_model(attention_layers: int, kv_heads: int, head_dim: int) -> ModelSp
     Parameters
     ----------
     attention_layers, kv_heads, head_dim : int
-        Full-attention layers among the 64 (the rest stay Gated DeltaNet), KV heads per
-        attention layer and their dimension.
+        Full-attention layers of 64 (the rest Gated DeltaNet); KV heads per layer; their dimension.
 
     Returns
     -------

@@ -95,9 +95,8 @@ PROBLEM = Problem(
     defaults={"n": 4, "latency_us": 25, "card": "h100"},
     sample=lambda rng: {
         "n": pick(rng, (2, 4)),
-        # From 5 us up: at 2 us on two A100s the 128 latencies are 2 % of the step, and
-        # leaving them out (or counting one per layer) fell within the right answer's
-        # tolerance.
+        # From 5 us up: at 2 us on two A100s the 128 latencies are 2 % of the step, and leaving them
+        # out (or counting one per layer) fell within the right answer's tolerance.
         "latency_us": pick(rng, (5, 8, 10, 15, 20, 25, 30, 40)),
         "card": pick(rng, list(ACCELERATORS)),
     },

@@ -9,8 +9,7 @@ from lesson_lib.model.specimen import MODEL
 
 NODES, GPUS_PER_NODE = 2, 4
 
-#: Candidate layouts; (description, tp, pp, does a TP group cross the node boundary?).
-#: Data parallelism fills the rest: dp = 8 / (tp * pp).
+#: Candidate layouts (description, tp, pp, TP group across nodes?); DP fills the rest, 8/(tp*pp).
 LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
     ("TP = 8: one tensor-parallel group over all eight GPUs of both nodes.", 8, 1, True),
     (

@@ -1,8 +1,7 @@
 """The problem set's one list: which modules hold its problems, in order.
 
-Each module named here defines ``PROBLEM``, a
-:class:`~lesson_lib.coursework.problems.bank.Problem`. Adding a problem is one
-new module beside these and one line in :data:`MODULES`.
+Each module named here defines ``PROBLEM``, a :class:`~lesson_lib.coursework.problems.bank.Problem`.
+Adding a problem is one new module beside these and one line in :data:`MODULES`.
 """
 
 from __future__ import annotations
