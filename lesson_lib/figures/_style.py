@@ -98,7 +98,7 @@ INK: str = PALETTE["black"]
 NODE_FILL: str = "#F4F4F4"
 
 
-#: Width a figure's image can take on the built site, CSS px, at a 1280 px viewport: the article's
+#: Width a figure's image can take on the built site in CSS px at a 1280 px viewport, the article's
 #: 688 px text column less the figure's 8 px padding each side (measured in Debian's Chromium on
 #: ``_build/html``; the browser test ``tests/browser/test_browser_figure_text.py`` checks it still
 #: holds). A figure wider than this is scaled down to it.

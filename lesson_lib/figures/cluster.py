@@ -29,8 +29,8 @@ from lesson_lib.model.cluster_plan import (
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.units import format_count
 
-#: Fill of the GPUs of each pipeline stage, cycling past the fourth. Greys, not colours: a stage is
-#: a place in the pipeline, not one of the book's meanings, and the colours are kept for the links.
+#: Fill of the GPUs of each pipeline stage, cycling past the fourth. Greys, not colours, since a
+#: stage is a place in the pipeline, not one of the book's meanings; colours are for the links.
 STAGE_COLORS: tuple[str, ...] = NEUTRALS[:4]
 #: Outline of a TP group inside a node (NVLink) and across nodes (network).
 TP_NVLINK_COLOR = ROLE_COLORS["fast"]

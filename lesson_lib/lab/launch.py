@@ -31,7 +31,7 @@ MPIEXEC_ENV = "LESSON_LAB_MPIEXEC"
 #: Where MPICH keeps its shared-memory segments on Linux.
 SHM_DIR = Path("/dev/shm")
 SHM_PATTERN = "mpich_shm_*"
-#: Seconds an unmapped segment must stay unmapped before it counts as stale: another job maps a
+#: Seconds an unmapped segment stays unmapped before it counts as stale, since another job maps a
 #: segment right after creating it (MPICH's ``src/mpl/src/shm/mpl_shm_mmap.c``: create, size, map).
 SHM_SETTLE_S = 1.0
 

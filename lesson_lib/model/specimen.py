@@ -53,7 +53,7 @@ MODEL = ModelSpec(
 #: NVIDIA quotes GB); the lesson sizes the card by what CUDA exposes instead.
 GPU_LABEL: str = "80 GB"
 GPU_HBM_BYTES: float = 80 * GiB
-#: What CUDA exposes of it (the rest holds the driver's own structures): PyTorch reports "total
+#: What CUDA exposes of it, the rest holding the driver's own structures. PyTorch reports "total
 #: capacity of 79.1x-79.3x GiB" on such cards. The lesson uses the low end.
 GPU_VISIBLE_BYTES: float = 79.1 * GiB
 
@@ -165,8 +165,8 @@ FAST_RING = Fabric(
     hop_latency=_HOP,
 )
 
-#: The per-all-reduce launch overhead inside alpha, which CUDA graphs remove: an assumption, not a
-#: measurement. NVIDIA/nccl issue 1984 times a 1 KiB all-reduce on 4 H800s at about 3.5 us per
+#: The per-all-reduce launch overhead inside alpha, which CUDA graphs remove (an assumption, not
+#: a measurement). NVIDIA/nccl issue 1984 times a 1 KiB all-reduce on 4 H800s at about 3.5 us per
 #: operation without graphs and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces
 #: in each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
