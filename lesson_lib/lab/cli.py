@@ -9,6 +9,7 @@ output, ``pingpong`` runs MPI's latency probe. Exit statuses: :data:`EXIT_MEANIN
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -171,24 +172,21 @@ def _say(stream: TextIO, text: str) -> None:
     stream.flush()
 
 
+#: The ``run`` options that go to :class:`SweepConfig` and on to each rank as they are.
+_SWEEP_OPTIONS = ("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget")
+
+
 def _config(args: argparse.Namespace) -> SweepConfig:
-    same = ("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget", "out")
-    options = {name: getattr(args, name) for name in same}
+    options = {name: getattr(args, name) for name in (*_SWEEP_OPTIONS, "out")}
     return SweepConfig(**options, quiet=args.quiet, fail=args.simulate_failure)
 
 
 def _rank_args(config: SweepConfig) -> list[str]:
-    args = [
-        "-m", "lesson_lib.lab", "run",
-        "--out", os.path.abspath(config.out),
-        "--min-bytes", str(config.min_bytes),
-        "--max-bytes", str(config.max_bytes),
-        "--per-octave", str(config.per_octave),
-        "--dtype", config.dtype,
-        "--reps", str(config.reps),
-        "--batch-time", repr(config.batch_time),
-        "--budget", repr(config.budget),
-    ]  # fmt: skip
+    args = ["-m", "lesson_lib.lab", "run", "--out", os.path.abspath(config.out)]
+    for name in _SWEEP_OPTIONS:
+        value = getattr(config, name)
+        # repr keeps every digit of a float; the dtype goes as the bare name
+        args += ["--" + name.replace("_", "-"), value if isinstance(value, str) else repr(value)]
     if config.quiet:
         args.append("--quiet")
     if config.fail:
@@ -265,20 +263,16 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     staging = str(Path(final).with_name(f".{Path(final).name}.{tag[:12]}.tmp"))
     config = replace(config, out=staging)
     try:  # the staging files go, whatever ends the run (Ctrl-C and SIGTERM included)
-        try:
-            launch.require_mpi4py()
-            result = launch.run_mpiexec(
-                args.ranks,
-                _rank_args(config),
-                timeout=timeout,
-                hostfile=args.hostfile,
-                mpiexec=args.mpiexec,
-                relay=None if config.quiet else err,
-                tag=tag,
-            )
-        except launch.MPIUnavailableError as exc:
-            _say(err, f"lab: cannot start MPI: {exc}")
-            return EXIT_NO_MPI
+        launch.require_mpi4py()
+        result = launch.run_mpiexec(
+            args.ranks,
+            _rank_args(config),
+            timeout=timeout,
+            hostfile=args.hostfile,
+            mpiexec=args.mpiexec,
+            relay=None if config.quiet else err,
+            tag=tag,
+        )
         return _after_run(config, result, timeout, final, tag, out, err)
     finally:
         Path(staging).unlink(missing_ok=True)
@@ -354,10 +348,14 @@ def _after_run(
         return EXIT_RANK_FAILED
     require_output_file(final)  # the check before the run, again: it may have changed
     os.replace(config.out, final)
-    _say(out, f"{measurement.label()}\nwrote {len(measurement.bytes)} sizes to {final}")
-    for line in _fit_lines(measurement):
-        _say(out, line)
+    _say_written(out, measurement, final)
     return EXIT_OK
+
+
+def _say_written(out: TextIO, measurement: object, path: str) -> None:
+    """Print what was written to ``path``, and the fit."""
+    wrote = f"wrote {len(measurement.bytes)} sizes to {path}"
+    _say(out, "\n".join([measurement.label(), wrote, *_fit_lines(measurement)]))
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -367,8 +365,7 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _say(out, m.label())
     if not m.complete:
         _say(out, f"INCOMPLETE: {printable(m.stop_reason or 'the sweep stopped early', 500)}")
-    for line in [*_table(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]:
-        _say(out, line)
+    _say(out, "\n".join([*_table(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]))
     return EXIT_OK
 
 
@@ -384,9 +381,7 @@ def _nccl(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     skipped = m.config.get("skipped_lines") or []
     if skipped:
         _say(out, f"skipped malformed lines: {', '.join(map(str, skipped))}")
-    _say(out, f"{m.label()}\nwrote {len(m.bytes)} sizes to {args.out}")
-    for line in _fit_lines(m):
-        _say(out, line)
+    _say_written(out, m, args.out)
     return EXIT_OK
 
 
@@ -396,12 +391,8 @@ def _pingpong(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.out:
         _check_out(args.out)
-    try:
-        launch.require_mpi4py()
-        pp = run_pingpong(args.max_bytes, timeout=args.timeout, mpiexec=args.mpiexec, relay=err)
-    except launch.MPIUnavailableError as exc:
-        _say(err, f"lab: cannot start MPI: {exc}")
-        return EXIT_NO_MPI
+    launch.require_mpi4py()
+    pp = run_pingpong(args.max_bytes, timeout=args.timeout, mpiexec=args.mpiexec, relay=err)
     if args.out:
         write_pingpong(args.out, pp)
     _say(
@@ -433,6 +424,7 @@ def main(
     int
         Exit status (0 success; see :data:`EXIT_MEANINGS`).
     """
+    from lesson_lib.lab.launch import MPIUnavailableError
     from lesson_lib.lab.nccl_tests import NcclTestsFormatError
     from lesson_lib.lab.pingpong import PingPongError
     from lesson_lib.lab.records import ResultsError
@@ -442,13 +434,9 @@ def main(
     if isinstance(argv, str):
         argv = shlex.split(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
     try:
-        old_err, sys.stderr = sys.stderr, err  # argparse writes usage errors to sys.stderr
-        try:
-            args = parser.parse_args(argv)
-        finally:
-            sys.stderr = old_err
+        with contextlib.redirect_stderr(err):  # argparse writes usage errors to sys.stderr
+            args = _parser().parse_args(argv)
     except SystemExit as exc:  # a usage error or --help: a status, not the process's end
         return int(exc.code or 0)
     try:
@@ -457,6 +445,9 @@ def main(
     except (ResultsError, NcclTestsFormatError, FileNotFoundError) as exc:
         _say(err, f"lab: {exc}")
         return EXIT_BAD_FILE
+    except MPIUnavailableError as exc:
+        _say(err, f"lab: cannot start MPI: {exc}")
+        return EXIT_NO_MPI
     except PingPongError as exc:
         _say(err, f"lab: {exc}")
         return EXIT_RANK_FAILED
