@@ -193,7 +193,8 @@ def _read_numpy(value: object, numpy: Any) -> Reading | None:
         if value.ndim == 0 and value.dtype.kind in "biufc":
             return _read_numpy(value[()], numpy)
         return _other("container", "<ndarray>", value, count=int(value.size))
-    if type(value) in _numpy_scalars(numpy):  # NumPy's own types, not a subclass
+    scalars = {t for t in numpy.sctypeDict.values() if isinstance(t, type)}
+    if type(value) in scalars:  # NumPy's own types, not a subclass
         if value.dtype.kind == "b":
             return _other("yes/no", repr(bool(value)))
         if value.dtype.kind == "c":
@@ -202,10 +203,6 @@ def _read_numpy(value: object, numpy: Any) -> Reading | None:
         if type(item) in (int, float):
             return read_answer(item)
     return None
-
-
-def _numpy_scalars(numpy: Any) -> set[type]:
-    return {t for t in numpy.sctypeDict.values() if isinstance(t, type)}
 
 
 def read_answer(value: object) -> Reading:

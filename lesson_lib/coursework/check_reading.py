@@ -171,13 +171,8 @@ def _read_number_text(
     return value_si, note, unit
 
 
-def _choice_expected(letters: str) -> str:
-    """How a multiple-choice answer should be written, in words."""
-    return MESSAGES["choice_expected"].format(letters=", ".join(letters))
-
-
 def _read_letter(reading: Reading, letters: str) -> str:
-    expected = _choice_expected(letters)
+    expected = MESSAGES["choice_expected"].format(letters=", ".join(letters))
     if reading.kind == OTHER and reading.why == "too long":
         raise _Unreadable(_not_read(reading, expected))
     if reading.kind != TEXT:

@@ -197,11 +197,6 @@ def _variant_label(qid: str, student: str) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(p.items()))
 
 
-def _top(counter: collections.Counter[str]) -> tuple[str, int]:
-    named = [(m, n) for m, n in counter.most_common() if m]
-    return named[0] if named else ("", 0)
-
-
 def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list[VariantSummary]:
     groups: dict[str, list[int]] = collections.defaultdict(list)
     for i, row in enumerate(rows):
@@ -210,7 +205,8 @@ def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list
         return []
     out = []
     for label, members in sorted(groups.items()):
-        top, count = _top(collections.Counter(rows[i]["mistake"] for i in members))
+        named = collections.Counter(rows[i]["mistake"] for i in members if rows[i]["mistake"])
+        top, count = (named.most_common(1) or [("", 0)])[0]
         mean = sum(points[i] for i in members) / len(members)
         out.append(VariantSummary(label, len(members), mean, top, count))
     return out

@@ -81,22 +81,13 @@ exec "$PYTHON" -m lesson_lib.coursework.gradescope run --root "$ROOT" \\
 """
 
 
-def _setup_script() -> str:
-    """``setup.sh`` as the zip ships it: ``SETUP_SH`` with the uv and Python versions."""
-    return SETUP_SH.replace("{uv}", UV_VERSION).replace("{python}", PYTHON_REQUEST)
-
-
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache"}
 
 
 def _package_files(root: Path) -> list[Path]:
     """The ``lesson_lib`` source files to ship, relative to ``root``, without caches."""
-    found = []
-    for path in sorted((root / "lesson_lib").rglob("*")):
-        rel = path.relative_to(root)
-        if path.is_file() and not _SKIP_DIRS & set(rel.parts) and path.suffix != ".pyc":
-            found.append(rel)
-    return found
+    files = (p.relative_to(root) for p in sorted((root / "lesson_lib").rglob("*")) if p.is_file())
+    return [rel for rel in files if not _SKIP_DIRS & set(rel.parts) and rel.suffix != ".pyc"]
 
 
 def _pinned_requirements(root: Path) -> str:
@@ -166,8 +157,8 @@ def build_zip(
 
     def write(fh: IO) -> None:
         with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
-            for name, text in (("setup.sh", _setup_script()),
-                               ("run_autograder", RUN_AUTOGRADER)):  # fmt: skip
+            setup = SETUP_SH.replace("{uv}", UV_VERSION).replace("{python}", PYTHON_REQUEST)
+            for name, text in (("setup.sh", setup), ("run_autograder", RUN_AUTOGRADER)):
                 info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                 info.external_attr = 0o755 << 16
                 zf.writestr(info, text)

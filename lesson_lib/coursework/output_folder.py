@@ -121,10 +121,6 @@ def files_in(folder: Path, skip: Iterable[str] = ()) -> list[str]:
     return found
 
 
-def _contains(outer: Path, inner: Path) -> bool:
-    return outer == inner or outer in inner.parents
-
-
 def _never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
     """Why ``folder`` may not be used even with ``--force`` (empty list: it may)."""
     folder = Path(folder)
@@ -133,7 +129,7 @@ def _never_reasons(folder: Path, root: Path, *, replaces: bool) -> list[str]:
     where = folder.resolve()
     book = Path(root).resolve()
     reasons = []
-    if _contains(where, book):
+    if where == book or where in book.parents:
         reasons.append(f"{folder} is the book's own folder or holds it ({book})")
     if where == Path(where.anchor):
         reasons.append(f"{folder} is the root of the file system")

@@ -50,10 +50,6 @@ def _base_vars() -> dict[str, str]:
     }
 
 
-def _in_system(path: Path) -> bool:
-    return any(path == s or s in path.parents for s in SYSTEM)
-
-
 def _system_site_packages() -> bool:
     """Whether the virtual environment also imports the installation's own packages."""
     try:
@@ -127,7 +123,7 @@ def python_mounts(extra: Sequence[Path] = ()) -> list[Mount]:
             continue
         real = path.resolve()
         for dest in dict.fromkeys((real, path)):
-            if not _in_system(dest):
+            if not any(dest == s or s in dest.parents for s in SYSTEM):
                 mounts.append(Mount(real, dest))
     kept = _outermost(mounts)
     shown = [m.dest for m in kept]

@@ -75,11 +75,6 @@ _OVERVIEW_CELL = re.compile(r"^\s*overview_table\(\)\s*$", re.MULTILINE)
 _SETUP_IMPORT = re.compile(r"^from lesson_lib\.coursework import [^\n]*$", re.MULTILINE)
 
 
-def _plain_markdown(text: str, page: str, live: str | None) -> str:
-    """A Markdown cell as Jupyter shows it well, the page's glued numbers written in."""
-    return fill_glue(plain_markdown(text), page_numbers(page), page, live)
-
-
 def _instructions(
     student: str | None, file_name: str, *, own_check: bool, time_limit: float
 ) -> str:
@@ -182,7 +177,8 @@ def page_notebook(
             if cell.metadata.get(META_KEY) == "solution":
                 continue
             if cell.cell_type == "markdown":
-                cell.source = _plain_markdown(cell.source, path.stem, live).strip("\n")
+                plain = plain_markdown(cell.source)  # as Jupyter shows it well
+                cell.source = fill_glue(plain, page_numbers(path.stem), path.stem, live).strip("\n")
                 if not cell.source.strip():
                     continue
             elif cell.cell_type == "code":  # the text has the numbers: no glue call to run
@@ -336,13 +332,6 @@ def _default_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def _salt_file_to_make(given: Path | None) -> Path | None:
-    """``given``, else the file :data:`SALT_FILE_ENV` names ("" for none), else the default."""
-    if given is None and SALT_FILE_ENV not in os.environ:
-        return DEFAULT_SALT_FILE
-    return salt_file_in_use(given)
-
-
 def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
     """Stop before a new salt is drawn beside IDs issued with an earlier one (two cohorts mixed)."""
     listed = issued_roster_file(salt_file)
@@ -443,7 +432,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"--time-limit must be a finite number of seconds > 0, got {args.time_limit}"
             )
         salt = None
-        salt_file = _salt_file_to_make(args.salt_file)
+        # the file given, else the one SALT_FILE_ENV names ("" for none), else the default
+        unnamed = args.salt_file is None and SALT_FILE_ENV not in os.environ
+        salt_file = DEFAULT_SALT_FILE if unnamed else salt_file_in_use(args.salt_file)
         students = _issued_students(ids)  # refused before a salt or a list is made
         if students and not args.no_salt and salt_file is not None:
             _refuse_a_list_without_its_salt(salt_file)

@@ -133,7 +133,8 @@ def _in_folder(folder: Path, name: str) -> Entry:
                 continue
             exact = item.name in (f"{PROBLEM_SET}.ipynb", f"{name}_{PROBLEM_SET}.ipynb")
             candidates.append((0 if exact else 1, item.name, Path(item.path), parsed[1]))
-    stem = _folder_stem(name)
+    copy = _COPY_SUFFIX.match(name)
+    stem = copy["stem"] if copy and copy["stem"] else name
     if not candidates:
         return Entry(name, stem, folder, problem=f"a folder without {PROBLEM_SET}.ipynb")
     candidates.sort()
@@ -160,11 +161,6 @@ def _names_problem_set(stem: str) -> bool:
     return folded == PROBLEM_SET or (
         folded.endswith(f"_{PROBLEM_SET}") and len(folded) > len(PROBLEM_SET) + 1
     )
-
-
-def _folder_stem(name: str) -> str:
-    copy = _COPY_SUFFIX.match(name)
-    return copy["stem"] if copy and copy["stem"] else name
 
 
 def _entry(folder: Path, name: str) -> Entry:

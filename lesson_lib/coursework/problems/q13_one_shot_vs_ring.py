@@ -10,17 +10,10 @@ from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import US, format_count, format_rate, format_seconds
 
 
-def _fabric(p: Params) -> Fabric:
-    return Fabric(
-        f"{p['base_us']:g} us + {p['hop_us']:g} us a step",
-        latency=p["base_us"] * US,
-        bandwidth=NVLINK_BANDWIDTH,
-        hop_latency=p["hop_us"] * US,
-    )
-
-
 def _time(p: Params, algorithm: str) -> float:
-    return allreduce_time(MODEL.hidden_vector_bytes, p["n"], _fabric(p), algorithm)
+    name = f"{p['base_us']:g} us + {p['hop_us']:g} us a step"
+    fabric = Fabric(name, p["base_us"] * US, NVLINK_BANDWIDTH, hop_latency=p["hop_us"] * US)
+    return allreduce_time(MODEL.hidden_vector_bytes, p["n"], fabric, algorithm)
 
 
 def _saving_us(p: Params) -> float:
