@@ -86,9 +86,7 @@ class Control:
 
     def label_of(self, value: Value) -> str:
         """How ``value`` reads in this control."""
-        if self.labels is None:
-            return str(value)
-        return self.labels[self.values.index(value)]
+        return str(value) if self.labels is None else self.labels[self.values.index(value)]
 
     def param(self) -> dict[str, Any]:
         """The Vega-Lite parameter bound to this control."""

@@ -34,9 +34,7 @@ def _prompt_label(tokens: int, crossover: int | None = None) -> str:
         return f"{text} (lesson)"
     if tokens == crossover:
         return f"{text} (crossover: fast, 2 GPUs)"
-    if tokens == MODEL.max_context:
-        return f"{text} (full context)"
-    return text
+    return f"{text} (full context)" if tokens == MODEL.max_context else text
 
 
 _PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)
