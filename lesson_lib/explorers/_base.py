@@ -86,9 +86,7 @@ class Control:
 
     def label_of(self, value: Value) -> str:
         """How ``value`` reads in this control."""
-        if self.labels is None:
-            return str(value)
-        return self.labels[self.values.index(value)]
+        return str(value) if self.labels is None else self.labels[self.values.index(value)]
 
     def param(self) -> dict[str, Any]:
         """The Vega-Lite parameter bound to this control."""
@@ -152,11 +150,8 @@ class Template:
         """The message for one row, as the browser shows it."""
         if self.otherwise is not None and _csv_text(row[self.when]) == "true":
             return self.otherwise.render(row)
-        out = []
-        for part in self.parts:
-            name = self._field(part)
-            out.append(part if name is None else _csv_text(row[name]))
-        return "".join(out)
+        fields = [(part, self._field(part)) for part in self.parts]
+        return "".join(part if name is None else _csv_text(row[name]) for part, name in fields)
 
     def expression(self) -> str:
         """The same message as a Vega expression over ``datum``."""
@@ -212,11 +207,6 @@ def _write(columns: Mapping[str, Sequence[str]]) -> str:
     writer.writerow(columns)
     writer.writerows(zip(*columns.values(), strict=True))
     return buf.getvalue()
-
-
-def _csv_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows (dicts with the same keys) as CSV text, numbers as Python writes them."""
-    return _write(_columns(rows))
 
 
 def csv_data(rows: Sequence[Mapping[str, Any]], numeric: Iterable[str] = ()) -> dict[str, Any]:
@@ -363,15 +353,12 @@ class Explorer:
 
     def table(self, rows: Sequence[Mapping[str, Any]] | None = None) -> str:
         """The states (or other ``rows``) as CSV text, numbers as Python writes them."""
-        return _csv_table(self.rows if rows is None else rows)
+        return _write(_columns(self.rows if rows is None else rows))
 
     def _numbers(self, numeric: Iterable[str]) -> set[str]:
         """``numeric`` and the controls whose values are all numbers."""
         controls = {c.name for c in self.controls if not any(isinstance(v, str) for v in c.values)}
         return controls | set(numeric)
-
-    def _data(self, rows: Sequence[Mapping[str, Any]], numeric: Iterable[str]) -> dict[str, Any]:
-        return csv_data(rows, self._numbers(numeric))
 
     def _states_data(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The states' data and, with ``compact_text``, the transforms that decode its text."""
@@ -392,7 +379,7 @@ class Explorer:
         data, decode = self._states_data()
         chart = self.chart
         if self.details is not None:
-            chart = {"data": self._data(self.details, self.detail_numeric), **chart}
+            chart = {"data": csv_data(self.details, self._numbers(self.detail_numeric)), **chart}
         text = {
             "text": {"field": "_message", "type": "nominal"},
             "x": {"value": 0},

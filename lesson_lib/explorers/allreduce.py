@@ -74,9 +74,7 @@ def _phase(result: RingResult, step: int) -> str:
     """Which phase the step belongs to: start, reduce-scatter, all-gather or past the end."""
     if step == 0:
         return "start"
-    if step > len(result.steps):
-        return "past the end"
-    return result.steps[step - 1][0].phase
+    return "past the end" if step > len(result.steps) else result.steps[step - 1][0].phase
 
 
 def _head(result: RingResult, step: int) -> str:

@@ -27,13 +27,14 @@ PROMPT_VALUES: tuple[int, ...] = tuple(2**k for k in range(7, 40) if 2**k <= MOD
 GPU_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 
 
-def _prompt_label(tokens: int) -> str:
+def _prompt_label(tokens: int, crossover: int | None = None) -> str:
+    """A prompt length, marked when it is the lesson's, the ``crossover`` or the full context."""
     text = format_count(tokens)
     if tokens == PROMPT_TOKENS:
         return f"{text} (lesson)"
-    if tokens == MODEL.max_context:
-        return f"{text} (full context)"
-    return text
+    if tokens == crossover:
+        return f"{text} (crossover: fast, 2 GPUs)"
+    return f"{text} (full context)" if tokens == MODEL.max_context else text
 
 
 _PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)

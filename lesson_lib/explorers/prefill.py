@@ -14,6 +14,7 @@ from typing import Any
 
 from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import Spec, bottom_legend, layer, lookup, nominal_scale
+from lesson_lib.explorers.kv_transfer import _prompt_label
 from lesson_lib.figures._style import PALETTE, ROLE_COLORS
 from lesson_lib.figures.prefill import TERMS
 from lesson_lib.model.collectives import allreduce_time, crossover_tokens
@@ -56,18 +57,7 @@ _POWERS_OF_TWO = {2**k for k in range(40) if 2**k <= MODEL.max_context}
 PROMPT_VALUES: tuple[int, ...] = tuple(sorted(_POWERS_OF_TWO | {PROMPT_TOKENS, CROSSOVER_PROMPT}))
 
 
-def _prompt_label(tokens: int) -> str:
-    text = format_count(tokens)
-    if tokens == PROMPT_TOKENS:
-        return f"{text} (lesson)"
-    if tokens == CROSSOVER_PROMPT:
-        return f"{text} (crossover: fast, 2 GPUs)"
-    if tokens == MODEL.max_context:
-        return f"{text} (full context)"
-    return text
-
-
-_PROMPT_LABELS = tuple(_prompt_label(t) for t in PROMPT_VALUES)
+_PROMPT_LABELS = tuple(_prompt_label(t, CROSSOVER_PROMPT) for t in PROMPT_VALUES)
 CONTROLS: tuple[Control, ...] = (
     Control("prompt", "prompt (tokens)", PROMPT_VALUES, PROMPT_TOKENS, _PROMPT_LABELS),
     Control("n", "GPUs (TP)", N_VALUES, 4, input="radio"),

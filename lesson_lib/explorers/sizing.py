@@ -68,9 +68,7 @@ def _card_label(gb: int | float) -> str:
     if CARDS[gb] is GPU:
         visible = format_bytes(memory, "GiB", decimals=1)
         return f"{text} (lesson: sold as {GPU_LABEL}, {visible} visible)"
-    if memory == BIG_CARD_BYTES:
-        return f"{text} (sold as {BIG_CARD_LABEL})"
-    return text
+    return f"{text} (sold as {BIG_CARD_LABEL})" if memory == BIG_CARD_BYTES else text
 
 
 #: Sequences offered, the powers of two up to 128 and, for each degree, the most

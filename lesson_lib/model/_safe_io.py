@@ -70,9 +70,7 @@ def _escape(ch: str) -> str:
     code = ord(ch)
     if code < 0x100:
         return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:

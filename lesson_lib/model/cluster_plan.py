@@ -172,9 +172,7 @@ class ClusterPlan:
     @property
     def tokens_per_s_replica(self) -> float:
         """``batch / batched_token_time_s`` (0 when none fits): one replica's tokens/second."""
-        if self.batch == 0:
-            return 0.0
-        return self.batch / self.batched_token_time_s
+        return 0.0 if self.batch == 0 else self.batch / self.batched_token_time_s
 
     @property
     def tokens_per_s_total(self) -> float:
@@ -201,9 +199,7 @@ class ClusterPlan:
         """``"valid"``, ``"valid, flagged: ..."`` or ``"invalid: ..."`` (first reason)."""
         if self.problems:
             return f"invalid: {self.problems[0]}"
-        if self.flags:
-            return f"valid, flagged: {self.flags[0]}"
-        return "valid"
+        return f"valid, flagged: {self.flags[0]}" if self.flags else "valid"
 
     @property
     def short_verdict(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
+from lesson_lib.model._validate import MAX_RANKS, require_int
 from lesson_lib.model.cluster_memory import memory_problems, stage_memory
 from lesson_lib.model.cluster_plan import (
     ClusterPlan,
@@ -25,7 +25,7 @@ from lesson_lib.model.collectives import get_algorithm
 from lesson_lib.model.layout import check_layout, layout_cautions
 from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, PP_VECTORS_PER_TOKEN
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec, _require_hardware
 from lesson_lib.model.step_time import MAX_BATCH, decode_step
 from lesson_lib.model.units import format_count
 
@@ -77,10 +77,7 @@ def plan_cluster(
         nodes, no sequence fits), placement, time per token and memory. Two
         nodes of 4 at TP 4 x PP 2: valid, DP 1, one stage boundary on the network.
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("intra", intra, Fabric)
-    require_instance("inter", inter, Fabric)
+    _require_hardware(model, accel, intra=intra, inter=inter)
     gpus_per_node = require_int("gpus_per_node", gpus_per_node, maximum=MAX_RANKS)
     nodes = require_int("nodes", nodes, maximum=MAX_RANKS)
     tp = require_int("tp", tp, maximum=MAX_RANKS)

@@ -196,8 +196,7 @@ def collective_steps(kind: str, n: int, algorithm: str | None = None) -> int:
         ``2(n-1)`` for the ring all-reduce, ``n - 1`` for reduce-scatter and
         all-gather, 1 for all-to-all and send/recv, 0 for one rank.
     """
-    schedule = _schedule(kind, algorithm)
-    return schedule.steps(_ranks(n))
+    return _schedule(kind, algorithm).steps(_ranks(n))
 
 
 def collective_wire_bytes(

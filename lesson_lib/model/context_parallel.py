@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.memory import kv_share, state_share
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec, _require_hardware
 from lesson_lib.model.step_time import attention_pair_flops, prefill_step
 
 
@@ -128,9 +128,7 @@ def ring_attention_step(
     -------
     RingAttentionStep
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("fabric", fabric, Fabric)
+    _require_hardware(model, accel, fabric=fabric)
     tokens = require_int("context", context, maximum=model.max_context)
     ranks = require_int("cp", cp, minimum=2, maximum=MAX_RANKS)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
@@ -165,9 +163,7 @@ def ring_attention_min_chunk(
     float
         Tokens (not rounded).
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("fabric", fabric, Fabric)
+    _require_hardware(model, accel, fabric=fabric)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
     per_token, per_pair = _ring_terms(model, accel, tp)
     linear = per_token / fabric.bandwidth

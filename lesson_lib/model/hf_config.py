@@ -115,11 +115,6 @@ def _dtype_bytes(c: Mapping[str, Any], key: str, default: int) -> int:
     return DTYPE_BYTES[name]
 
 
-def _activation_bytes(c: Mapping[str, Any]) -> int:
-    key = "dtype" if c.get("dtype") is not None else "torch_dtype"
-    return _dtype_bytes(c, key, 2)
-
-
 def _weight_bytes(c: Mapping[str, Any]) -> int | None:
     """Bytes per stored weight when a quantization config narrows them, else None."""
     quant = c.get("quantization_config")
@@ -378,7 +373,7 @@ def model_fields(
         num_kv_heads=kv_heads,
         head_dim=head_dim,
         max_context=_int(c, "max_position_embeddings"),
-        dtype_bytes=_activation_bytes(c),
+        dtype_bytes=_dtype_bytes(c, "dtype" if c.get("dtype") is not None else "torch_dtype", 2),
         num_query_heads=heads,
         ffn_size=dense_ffn if dense_ffn is not None else _expert_size(c),
         num_super_blocks=super_blocks,

@@ -26,7 +26,7 @@ from lesson_lib.model.context_parallel import ring_attention_min_chunk as ring_a
 from lesson_lib.model.context_parallel import ring_attention_step as ring_attention_step
 from lesson_lib.model.layout import layer_kinds
 from lesson_lib.model.memory import kv_share, state_share
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec, _require_hardware
 from lesson_lib.model.step_time import StepBreakdown, prefill_step
 
 #: Most layers :func:`overlap_stream` accepts (a bound on input, not on models).
@@ -382,10 +382,7 @@ def handoff(
     Handoff
     """
     # Checked here first, so a bad argument is named as the caller wrote it.
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("tp_fabric", tp_fabric, Fabric)
-    require_instance("link", link, Fabric)
+    _require_hardware(model, accel, tp_fabric=tp_fabric, link=link)
     prompt_tokens = require_int("prompt_tokens", prompt_tokens, maximum=model.max_context)
     bulk = sharded_transfer(
         model, prompt_tokens, link, prefill_gpus, decode_gpus, shared_port=shared_port, dcp=dcp

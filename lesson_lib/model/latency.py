@@ -16,7 +16,7 @@ from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int,
 from lesson_lib.model.collectives import allreduce_latency, allreduce_steps, allreduce_wire_bytes
 from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, FAST_RING, GPU, MODEL, SLOW
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec, _require_hardware
 from lesson_lib.model.step_time import StepBreakdown, decode_step, speedup
 from lesson_lib.model.units import format_seconds
 
@@ -113,9 +113,7 @@ def speedup_limit(
     float
         The limit; ``math.inf`` for a fabric that costs nothing.
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("fabric", fabric, Fabric)
+    _require_hardware(model, accel, fabric=fabric)
     if fabric.hop_latency > 0:
         return 0.0
     compute_1 = decode_step(model, accel, fabric, 1).compute_s
@@ -397,8 +395,7 @@ def buyer_answers(
         second depends on the memory more cards add (more sequences' KV) and, as shorter sequences
         let the batch grow, on the bytes every all-reduce then carries.
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
+    _require_hardware(model, accel)
     context = model.max_context if context is None else context
     context = require_int("context", context, 1, model.max_context)
     answers = []

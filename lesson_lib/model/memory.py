@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int, require_number
-from lesson_lib.model.specs import Accelerator, ModelSpec
+from lesson_lib.model.specs import Accelerator, ModelSpec, _require_hardware
 
 #: Most concurrent sequences any function here accepts (a bound on input).
 MAX_SEQUENCES: int = 1_000_000
@@ -127,8 +127,7 @@ def memory_budget(
     MemoryBudget
         Bytes per GPU; ``free_bytes`` is negative when it does not fit.
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
+    _require_hardware(model, accel)
     n = require_int("n", n, maximum=MAX_RANKS)
     sequences = require_int("sequences", sequences, minimum=0, maximum=MAX_SEQUENCES)
     utilization = require_number("utilization", utilization, strict=True, maximum=1.0)

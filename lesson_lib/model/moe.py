@@ -514,6 +514,4 @@ def sequences_that_fit(
     if parallelism == "tp":
         return context_parallel_max_sequences(model, accel, context_tokens, n, dcp)
     free = accel.memory_bytes - weights_per_gpu(model, n, parallelism)
-    if free <= 0:
-        return 0
-    return n * int(free // (model.kv_bytes(context_tokens) + model.state_bytes))
+    return 0 if free <= 0 else n * int(free // (model.kv_bytes(context_tokens) + model.state_bytes))

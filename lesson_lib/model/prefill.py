@@ -55,9 +55,7 @@ class CurvePoint:
     def ratio_to_crossover(self) -> float:
         """``payload_bytes / crossover_bytes``: below 1 latency-bound, above 1 (or ``inf`` on a
         fabric without latency, whose crossover is 0 bytes) bandwidth-bound."""
-        if self.crossover_bytes == 0:
-            return math.inf
-        return self.payload_bytes / self.crossover_bytes
+        return math.inf if self.crossover_bytes == 0 else self.payload_bytes / self.crossover_bytes
 
 
 def place_on_curve(payload_bytes: float, n: int, fabric: Fabric) -> CurvePoint:

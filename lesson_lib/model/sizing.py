@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.memory import MemoryBudget, max_sequences, memory_budget
 from lesson_lib.model.specimen import GPU, MODEL
-from lesson_lib.model.specs import Accelerator, ModelSpec
+from lesson_lib.model.specs import Accelerator, ModelSpec, _require_hardware
 
 #: The tensor-parallel degrees the chapter compares.
 DEGREES: tuple[int, ...] = (1, 2, 4)
@@ -86,8 +86,7 @@ def fits_by_degree(
     list of DegreeFit
         One per degree, in the order given.
     """
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
+    _require_hardware(model, accel)
     tokens = model.max_context if context_tokens is None else context_tokens
     tokens = require_int("context_tokens", tokens, minimum=1, maximum=model.max_context)
     out = []

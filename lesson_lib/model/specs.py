@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from lesson_lib.model._validate import require_int, require_number
+from lesson_lib.model._validate import require_instance, require_int, require_number
 from lesson_lib.model.hf_config import model_fields
 
 #: ModelSpec fields its repr shows only when they differ from their defaults.
@@ -366,3 +366,11 @@ class Fabric:
         require_number("latency", self.latency, unit="s")
         require_number("bandwidth", self.bandwidth, strict=True, unit="bytes/s")
         require_number("hop_latency", self.hop_latency, unit="s")
+
+
+def _require_hardware(model: object, accel: object, **fabrics: object) -> None:
+    """TypeError unless model is a ModelSpec, accel an Accelerator and each of fabrics a Fabric."""
+    require_instance("model", model, ModelSpec)
+    require_instance("accel", accel, Accelerator)
+    for name, fabric in fabrics.items():
+        require_instance(name, fabric, Fabric)

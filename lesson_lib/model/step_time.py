@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.collectives import MAX_RANKS, allreduce_latency, allreduce_wire_bytes
 from lesson_lib.model.memory import kv_share, state_share
-from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec, _require_hardware
 
 #: Largest decode batch the functions accept (a bound on input, not a claim about hardware).
 MAX_BATCH: int = 65_536
@@ -169,9 +169,7 @@ def _step(
     include_bandwidth: bool,
 ) -> StepBreakdown:
     """One step of ``tokens`` tokens over ``sequences`` sequences, each with ``context`` cached."""
-    require_instance("model", model, ModelSpec)
-    require_instance("accel", accel, Accelerator)
-    require_instance("fabric", fabric, Fabric)
+    _require_hardware(model, accel, fabric=fabric)
     require_instance("include_bandwidth", include_bandwidth, bool)
     n = require_int("n", n, maximum=MAX_RANKS)
     weights_s = model.weight_bytes / (n * accel.hbm_bandwidth)

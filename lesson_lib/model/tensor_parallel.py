@@ -92,8 +92,7 @@ def hidden_vector_partials(model: ModelSpec, n: int, seed: int = 0) -> list[np.n
             f"model.dtype_bytes must be one of {sorted(_DTYPES)}, got {model.dtype_bytes}"
         )
     rng = np.random.default_rng(seed)
-    values = rng.standard_normal((n, model.hidden_size))
-    return list(values.astype(_DTYPES[model.dtype_bytes]))
+    return list(rng.standard_normal((n, model.hidden_size)).astype(_DTYPES[model.dtype_bytes]))
 
 
 def simulate_hidden_allreduce(model: ModelSpec, n: int, seed: int = 0) -> RingResult:
