@@ -24,7 +24,7 @@ SALT = "interconnects-and-clusters/coursework/v1"
 
 #: Where ``make student`` keeps the course salt, relative to the repository's root.
 DEFAULT_SALT_FILE = Path("_build/instructor/salt")
-#: Environment variable naming the salt file instead (set but empty: none, the public variants).
+#: Environment variable naming the salt file instead; set but empty, none (the public variants).
 SALT_FILE_ENV = "LESSON_COURSE_SALT_FILE"
 #: A course salt is this many random bytes, written as hex.
 SALT_BYTES = 32
