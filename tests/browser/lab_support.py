@@ -132,6 +132,8 @@ def wait_for(page: Any, script: str, ok: Any, timeout: float, what: str) -> Any:
 def run_all(page: Any) -> dict[str, Any]:
     """Run every cell of the open notebook and wait until all have run."""
     wait_for(page, KERNEL_STATE, lambda s: s == "connected/idle", 180, "an idle kernel")
+    if page.evaluate(CELLS_STATE)["total"] == 0:  # a page of prose only: nothing to run
+        return page.evaluate(CELLS_STATE)
     for _attempt in range(3):
         # fire and forget: awaiting the command's promise can hang evaluate()
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
@@ -182,3 +184,66 @@ def close_chapter(context: Any, page: Any) -> None:
     )
     page.wait_for_timeout(500)
     context.close()
+
+
+class LabPage:
+    """One JupyterLab page that opens chapters one after another, as a reader switching tabs.
+
+    Loading JupyterLab costs seconds of CPU; opening a document in a running
+    JupyterLab costs little. Each :meth:`open` starts from a clean shell (every
+    widget closed, the previous kernel stopped) and clears the page errors.
+    """
+
+    def __init__(self, browser: Any, lab: dict[str, Any]) -> None:
+        from probe import ACTION_TIMEOUT_MS
+
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.context.set_default_timeout(ACTION_TIMEOUT_MS)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.goto(f"{lab['base']}/lab?reset&token={lab['token']}", wait_until="load")
+        self.page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell", timeout=ACTION_TIMEOUT_MS
+        )
+        # a command given before the layout is restored can be lost
+        self.page.evaluate("async () => { await window.jupyterapp.restored; }")
+
+    def open(self, doc: str, suffix: str = ".md") -> Any:
+        """Open ``doc`` as a notebook in the running JupyterLab; returns the page."""
+        from probe import ACTION_TIMEOUT_MS
+
+        self.errors.clear()
+        self.page.evaluate(
+            "(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+            f"{doc}{suffix}",
+        )
+        # the opened widget, made current (focus decides currentWidget, which the checks read)
+        self.page.wait_for_function(
+            "(path) => { const app = window.jupyterapp;"
+            " const w = Array.from(app.shell.widgets('main'))"
+            "   .find(x => x.context && x.context.path === path);"
+            " if (!w) { return false; }"
+            " if (app.shell.currentWidget !== w) { app.shell.activateById(w.id); }"
+            " return app.shell.currentWidget === w && w.content && w.content.widgets"
+            "   && w.content.widgets.length > 0; }",
+            arg=f"{doc}{suffix}",
+            timeout=ACTION_TIMEOUT_MS,
+        )
+        visible = ".jp-Notebook:visible, .jp-FileEditor:visible"
+        self.page.locator(visible).first.wait_for(timeout=ACTION_TIMEOUT_MS)
+        assert self.page.locator(".jp-FileEditor:visible").count() == 0, f"{doc} opened as text"
+        return self.page
+
+    def close(self) -> None:
+        """Stop the open chapter's kernel and close every widget, unsaved changes dropped."""
+        self.page.evaluate(
+            "async () => { const app = window.jupyterapp; const w = app.shell.currentWidget;"
+            " if (w && w.sessionContext) { await w.sessionContext.shutdown(); }"
+            " for (const x of Array.from(app.shell.widgets('main'))) {"
+            "   if (x.context) { x.context.model.dirty = false; } x.dispose(); } }"
+        )
+
+    def quit(self) -> None:
+        """Close the browser page."""
+        self.context.close()

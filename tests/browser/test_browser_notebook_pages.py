@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from build_site import ROOT, toc_files
-from lab_support import close_chapter, open_chapter, run_all, start_lab
+from lab_support import LabPage, close_chapter, open_chapter, run_all, start_lab
 from probe import ACTION_TIMEOUT_MS
 
 from lesson_lib.chapters.notebook import page_numbers
@@ -154,6 +154,14 @@ def lab(tmp_path_factory, chromium_path) -> Iterator[dict[str, Any]]:
         yield server
 
 
+@pytest.fixture(scope="module")
+def lab_page(lab, browser) -> Iterator[LabPage]:
+    """One JupyterLab page for every chapter: each test opens its chapter in it."""
+    page = LabPage(browser, lab)
+    yield page
+    page.quit()
+
+
 def check_reads_like_the_site(page, doc: str, values: list[str], errors: list[str]) -> None:
     """Run every cell of the open notebook and check what a reader sees."""
     state = run_all(page)
@@ -177,18 +185,18 @@ def glued_values(doc: str) -> list[str]:
 
 
 @pytest.mark.parametrize("doc", PAGES)
-def test_chapter_reads_like_the_site(lab, browser, doc):
+def test_chapter_reads_like_the_site(lab_page, doc):
     """After Run All the page shows its numbers and terms, and no MyST markup or error;
     every control of its explorers, moved in JupyterLab, shows lesson_lib's numbers."""
     explorers = [entry.build() for entry in EXPLORERS if entry.doc == doc]
-    context, page, errors = open_chapter(browser, lab, doc)
+    page = lab_page.open(doc)
     try:
-        check_reads_like_the_site(page, doc, glued_values(doc), errors)
+        check_reads_like_the_site(page, doc, glued_values(doc), lab_page.errors)
         for explorer in explorers:
             drive(page, doc, explorer)
-        assert errors == [], f"{doc}: page errors {errors}"
+        assert lab_page.errors == [], f"{doc}: page errors {lab_page.errors}"
     finally:
-        close_chapter(context, page)
+        lab_page.close()
 
 
 def test_student_edition_notebook_reads_like_the_site(lab, browser):
