@@ -153,39 +153,6 @@ def run_all(page: Any) -> dict[str, Any]:
     return state
 
 
-def open_chapter(
-    browser: Any, lab: dict[str, Any], doc: str, suffix: str = ".md"
-) -> tuple[Any, Any, list[str]]:
-    """A new page with chapter ``doc`` open as a notebook: (context, page, page errors)."""
-    from probe import ACTION_TIMEOUT_MS
-
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # ?reset: a fresh workspace, so only this chapter is open
-    page.goto(f"{lab['base']}/lab/tree/{doc}{suffix}?reset&token={lab['token']}", wait_until="load")
-    page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.shell", timeout=ACTION_TIMEOUT_MS
-    )
-    page.locator(".jp-Notebook:visible, .jp-FileEditor:visible").first.wait_for(
-        timeout=ACTION_TIMEOUT_MS
-    )
-    assert page.locator(".jp-FileEditor:visible").count() == 0, f"{doc}{suffix} opened as text"
-    return context, page, errors
-
-
-def close_chapter(context: Any, page: Any) -> None:
-    """Stop the chapter's kernel (before the next chapter starts its own) and close the page."""
-    page.evaluate(
-        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
-        " if (w && w.sessionContext) { w.sessionContext.shutdown(); } }"
-    )
-    page.wait_for_timeout(500)
-    context.close()
-
-
 class LabPage:
     """One JupyterLab page that opens chapters one after another, as a reader switching tabs.
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from build_site import ROOT, toc_files
-from lab_support import LabPage, close_chapter, open_chapter, run_all, start_lab
+from lab_support import LabPage, run_all, start_lab
 from probe import ACTION_TIMEOUT_MS
 
 from lesson_lib.chapters.notebook import page_numbers
@@ -199,7 +199,7 @@ def test_chapter_reads_like_the_site(lab_page, doc):
         lab_page.close()
 
 
-def test_student_edition_notebook_reads_like_the_site(lab, browser):
+def test_student_edition_notebook_reads_like_the_site(lab, lab_page):
     """The student edition's latency notebook, written as an instructor hands it out, opened
     in the same JupyterLab: its numbers are in the text and it runs from top to bottom."""
     import nbformat
@@ -209,8 +209,9 @@ def test_student_edition_notebook_reads_like_the_site(lab, browser):
     folder = lab["root"] / "student"
     folder.mkdir(exist_ok=True)
     nbformat.write(page_notebook(ROOT / "book" / "latency.md"), folder / "latency.ipynb")
-    context, page, errors = open_chapter(browser, lab, "student/latency", suffix=".ipynb")
+    page = lab_page.open("student/latency", suffix=".ipynb")
     try:
-        check_reads_like_the_site(page, "student/latency", glued_values("book/latency"), errors)
+        values = glued_values("book/latency")
+        check_reads_like_the_site(page, "student/latency", values, lab_page.errors)
     finally:
-        close_chapter(context, page)
+        lab_page.close()
