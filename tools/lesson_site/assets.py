@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -121,9 +122,24 @@ def add_selfcheck_data(
     body = context.get("body")
     if not isinstance(body, str) or not has_class(body, SELFCHECK_CLASS):
         return
-    from lesson_lib.coursework.static_check import selfcheck_json
-
     context["body"] = (
         f'{body}<script type="application/json" id="{SELFCHECK_DATA_ID}">'
         f"{selfcheck_json()}</script>\n"
     )
+
+
+def selfcheck_json() -> str:
+    """:func:`~lesson_lib.coursework.check.page_contract` as JSON safe inside a ``<script>``.
+
+    ``tools/site/selfcheck.js`` reads a plain number with one of the problem's units (or a
+    letter) and finds its verdict here; per-student variants need ``check()`` in a notebook.
+
+    Returns
+    -------
+    str
+        ASCII JSON, ``<``, ``>``, ``&`` as ``\\u`` escapes: no ``</script>`` or ``<!--`` in it.
+    """
+    from lesson_lib.coursework.check import page_contract
+
+    text = json.dumps(page_contract(), ensure_ascii=True, allow_nan=False, sort_keys=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

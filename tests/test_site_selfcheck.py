@@ -1,4 +1,4 @@
-"""The static page's self-check: the contract check.py gives it, and the page's JSON.
+"""The static page's self-check: the contract check.py gives it, and the JSON the site embeds.
 
 The expected numbers come from the problem statements of the book's version
 (70 billion bf16 weights for q1; a ring all-reduce of a 1.25 MiB payload on
@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 from build_site import ROOT
-from lesson_site.assets import add_selfcheck_data
+from lesson_site.assets import add_selfcheck_data, selfcheck_json
 
 from lesson_lib.coursework import check
 from lesson_lib.coursework.check import page_contract
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, reference
-from lesson_lib.coursework.static_check import selfcheck_json
 
 CONTRACT = page_contract()
 ENTRIES = CONTRACT["problems"]
