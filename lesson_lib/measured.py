@@ -43,7 +43,7 @@ class MeasuredCollective:
     system : str
         The table's system folder (``"h100_sxm"``).
     runtime : str
-        What ran it, with its version (``"nccl 2.27.3"``, ``"vllm 0.19.0"``).
+        What ran it and its version, as the rows name them (``"nccl 2.29.2"``, ``"vllm 0.19.0"``).
     kernel : str
         ``"nccl"``, ``"oneccl"`` or an engine kernel (``"vllm_graph"``, ``"trtllm"`` ...).
     op : str
@@ -141,7 +141,7 @@ def measured_table(
     kernel, op : str, default "nccl", "all_reduce"
         The kernel and the collective, as :class:`MeasuredCollective` names them.
     runtime : str, optional
-        ``"nccl 2.27.3"`` ...; the newest that measured it by default.
+        ``"nccl 2.29.2"`` ...; the newest that measured it by default.
 
     Returns
     -------
@@ -241,7 +241,7 @@ def measured_fabric(
     Returns
     -------
     FittedFabric
-        6.2 us of latency for ``measured_fabric("h100_sxm", 2)``.
+        6.3 us of latency for ``measured_fabric("h100_sxm", 2)``.
     """
     runtime, sizes, times = measured_table(system, gpus, kernel, op, runtime)
     fit = fit_alpha_beta(sizes, times, ranks=max(gpus, 2))

@@ -174,7 +174,10 @@ NUMBERS = {
         "pcie_line_4_best": "5.53 ms",
         "pcie_line_4_worst": "6.34 ms",
         "reference_device": "NVIDIA H100 80GB HBM3",
-        "reference_line_2": "8.86 ms",
+        # h100_sxm's 2-GPU NCCL 2.29.2 rows (collectives.csv, three runs pooled) at 512 B
+        # to 4 KiB: 6.18, 6.36, 6.32, 6.46 us; alpha = their median less the bytes' few ns,
+        # (6.32 + 6.36) / 2 = 6.34 -> fitted 6.333 us; 8.0597 ms + 128 x 6.333 us = 8.870 ms
+        "reference_line_2": "8.87 ms",
         "pcie_bandwidth": "64 GB/s",
         "slow_4_vs_fast_2": "1.12x",
         "speedup_1_to_4_slow": "1.55x",
@@ -371,9 +374,14 @@ NUMBERS = {
         "ceiling_tokens_per_s_slow": "156",
         "claim_decode_latency_bound": "holds on 28 of 28",
         "claim_engine_kernel_beats_library": "holds on 21 of 22",
-        "claim_fast_latency_upper": "holds on 4 of 7",
+        # NVLink 2-GPU fitted alphas at or under 10 us: b200 9.40, b300 9.30, gb300 9.50,
+        # h100 6.33, h200 6.11; over: a100 10.01, gb200 10.80 (b200's pooled NCCL 2.29.2
+        # runs: 512 B to 4 KiB medians 9.205, 9.39, 9.415, 9.605 us, middle pair 9.40)
+        "claim_fast_latency_upper": "holds on 5 of 7",
         "claim_four_slow_lose": "holds on 0 of 3",
-        "claim_graph_cuts_latency": "holds on 131 of 131",
+        # 131 (system, runtime, graph kernel, GPUs) before the labels came from the rows,
+        # less l40s "vllm 0.22.0", a copy of vllm 0.14.0's table, at 2, 4 and 8 GPUs: 128
+        "claim_graph_cuts_latency": "holds on 128 of 128",
         "claim_latency_grows_with_gpus": "holds on 10 of 10",
         "claim_prefill_bandwidth_bound": "holds on 28 of 28",
         "claim_slow_latency_upper": "holds on 3 of 3",
@@ -406,11 +414,20 @@ NUMBERS = {
         "l40s_line_4": "5.53 ms",
         "limit_fast": "12.6x",
         "limit_slow": "2.5x",
-        "measured_rows": "12,654",
+        # 12,654 rows when folders named the runtime, less NCCL tables now merged into
+        # "nccl 2.29.2" (b200 252, b300 2 x 252, gb200 168, gb300 168, h100 252, h200 252:
+        # 1,596) and copies read once (trtllm 1.2.0rc5 on h100 and h200 69 each, l40s
+        # trtllm 1.0.0 3 x 69, l40s vllm 0.22.0 138: 483): 12,654 - 2,079 = 10,575.
+        # Tables (system, runtime, kernel, op, GPUs): 574 less 12 + 24 + 8 + 8 + 12 + 12
+        # merged NCCL and 3 + 3 + 9 + 6 copies = 574 - 97 = 477
+        "measured_rows": "10,575",
         "measured_systems": "10",
-        "measured_tables": "574",
-        "nvlink_alpha_2_high": "10.88 us",
-        "nvlink_alpha_2_low": "6.17 us",
+        "measured_tables": "477",
+        # gb200 2 GPUs, NCCL 2.29.2: 512 B .. 4 KiB 10.77, 10.675, 10.84, 10.84 us,
+        # middle pair (10.77 + 10.84) / 2 = 10.805, fitted 10.80; h200: 6.05, 6.01,
+        # 6.19, 6.52 us, (6.05 + 6.19) / 2 = 6.12, fitted 6.11
+        "nvlink_alpha_2_high": "10.8 us",
+        "nvlink_alpha_2_low": "6.11 us",
         "nvlink_busbw_low": "149 GB/s",
         "pcie_alpha_4_high": "18.09 us",
         "pcie_alpha_4_low": "11.7 us",
@@ -439,7 +456,7 @@ NUMBERS = {
         "pub_tuned_hopper": "2.3 us",
         "pub_tuned_hopper_speedup_2_to_4": "1.93x",
         "reference_device": "NVIDIA H100 80GB HBM3",
-        "reference_line_2": "8.86 ms",
+        "reference_line_2": "8.87 ms",  # as on the index page
         "ring_base": "6.55 us",
         "ring_hop": "1.725 us",
         "ring_latency_8": "30.7 us",
@@ -722,8 +739,11 @@ NUMBERS = {
         "inter_latency": "25 us",
         "layer_ep_bytes": "147 KiB",
         "layer_tp_bytes": "49 KiB",
-        "nccl_allreduce_small": "15.51 us",
-        "nccl_alltoall_small": "7.87 us",
+        # h100_sxm, 8 GPUs, 256 fp16 elements, NCCL 2.29.2 (the rows of the wheel's
+        # nccl/2.27.3 and nccl/2.29.2 folders): all-reduce 15.46, 15.55, 15.59 us, median
+        # 15.55; all-to-all 7.76, 7.98, 7.44 us, median 7.76
+        "nccl_allreduce_small": "15.55 us",
+        "nccl_alltoall_small": "7.76 us",
         "off_share": "7/8",
         "prefill_per_rank": "512",
         "prefill_tokens": "4,096",
@@ -846,7 +866,8 @@ WITH_WORKED_EXAMPLE = (
 TABLES = {
     "payload_table": "a720e3c474e0a4d1",
     "collective_table": "54f22b1845cd7fe0",
-    "measured_table": "93ef33ba551bd967",
+    # NCCL 2.29.2 on 8 H100s, the medians of three runs (test_chapters_experts.py)
+    "measured_table": "7c526d31aa4b804b",
     "preset_table": "30af2be45aa5ee27",
     "comparison_rows": "2304a65e944a8f24",
     "regime_rows FAST 2": "061a4a71a9bdf004",

@@ -30,10 +30,11 @@ def test_collective_rows_by_hand():
 
 
 def test_measured_rows_set_the_model_beside_nccl():
-    """The smallest all-to-all: 512 B over 8 ranks, measured 7.87 us (the shipped median), the model 10 us + 448 B /
-    450 GB/s = 10.001 us, 10.001 / 7.87 = 1.27 times the measurement."""
+    """The smallest all-to-all: 512 B over 8 ranks, measured 7.76 us (NCCL 2.29.2, the median of
+    7.44, 7.76 and 7.98 us), the model 10 us + 448 B / 450 GB/s = 10.001 us, 10.001 / 7.76 =
+    1.29 times the measurement."""
     row = next(r for r in measured_rows(FAST) if r[0] == "all-to-all" and r[2] == "512 B")
-    assert row[3:] == ("7.87 us", "10 us", "1.27x")
+    assert row[3:] == ("7.76 us", "10 us", "1.29x")
 
 
 def test_preset_rows():

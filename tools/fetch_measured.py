@@ -13,8 +13,23 @@ them in SI units into one small CSV that the lesson ships:
   only the 16-bit rows (``half``, ``bfloat16``) are kept, the activations'
   type in serving;
 * ``latency_s`` = the table's ``latency`` (milliseconds) / 1000;
-* repeated measurements of one (system, runtime, kernel, op, GPUs, size)
-  are merged into their median (``samples`` says how many).
+* ``runtime`` = what the rows say ran them, not the folder's name: a
+  library table's ``kernel_source`` (``nccl``, ``oneccl``) with its
+  ``version`` column, the library's own version (the ``framework`` column
+  there names the harness, TensorRT-LLM or vLLM); an engine table's
+  ``framework`` (``vllm``, ``sglang``, ``trtllm``) with its ``version``.
+  The folders disagree with their rows in places (``h100_sxm``'s
+  ``nccl/2.27.3`` holds NCCL 2.29.2 rows, ``sglang/0.5.6.post2`` holds
+  TensorRT-LLM 1.2.0rc5 rows); the rows win, and every disagreement is
+  printed. Only the two tables with no version column (``h100_sxm``'s
+  and ``h200_sxm``'s ``nccl/2.23``) keep the folder's label;
+* folders whose rows carry one label are merged: a table whose converted
+  rows repeat, row for row, another's already read under that label is a
+  copy (the wheel's ``collection_meta.yaml`` calls some "carry-forward")
+  and is read once; distinct tables pool their rows;
+* repeated measurements of one (system, runtime, kernel, op, GPUs, size),
+  within a table or pooled across tables, are merged into their median
+  (``samples`` says how many).
 
 It needs ``pyarrow``, which the lesson does not: run it from a scratch
 environment, never at build or test time::
@@ -73,13 +88,26 @@ def kernel_name(table: str, row: dict) -> str:
     return str(row["kernel_source"]).lower()  # TRTLLM, TRTLLM_MNNVL_oneshot ...
 
 
+def runtime_label(table: str, row: dict) -> str | None:
+    """What ran a row, as the row says (``"nccl 2.29.2"``); None when it has no version column."""
+    if not row.get("version"):
+        return None
+    library = table != "custom_allreduce_perf.parquet"
+    name = row["kernel_source"] if library else row["framework"]
+    return f"{str(name).lower()} {row['version']}"
+
+
 def read_tables(wheel: Path) -> tuple[list[dict], list[str], dict[str, str]]:
-    """Every kept row of the wheel's tables, the tables read, and each system's device name."""
+    """Every kept row of the wheel's tables, the tables read, and each system's device name.
+
+    Prints each table whose rows name another runtime than its folder, and each copy skipped.
+    """
     import pyarrow.parquet as pq
 
     rows: list[dict] = []
     tables: list[str] = []
     devices: dict[str, str] = {}
+    seen: dict[tuple, str] = {}  # a table's converted rows -> the first table that had them
     with zipfile.ZipFile(wheel) as archive:
         for name in sorted(archive.namelist()):
             if not name.startswith(PREFIX) or name.rsplit("/", 1)[-1] not in TABLES:
@@ -88,17 +116,18 @@ def read_tables(wheel: Path) -> tuple[list[dict], list[str], dict[str, str]]:
             if comm != "comm":
                 continue
             tables.append(name)
-            data = pq.read_table(io.BytesIO(archive.read(name))).to_pylist()
-            for row in data:
+            folder = f"{runtime} {version}"
+            kept = []
+            for row in pq.read_table(io.BytesIO(archive.read(name))).to_pylist():
                 dtype = row.get("nccl_dtype") or row.get("allreduce_dtype")
                 if dtype not in SIXTEEN_BIT:
                     continue
                 if row.get("device"):
                     devices.setdefault(system, row["device"])
-                rows.append(
+                kept.append(
                     {
                         "system": system,
-                        "runtime": f"{runtime} {version}",
+                        "runtime": runtime_label(table, row) or folder,
                         "kernel": kernel_name(table, row),
                         "op": row["op_name"],
                         "gpus": int(row["num_gpus"]),
@@ -106,6 +135,16 @@ def read_tables(wheel: Path) -> tuple[list[dict], list[str], dict[str, str]]:
                         "latency_s": float(row["latency"]) / 1e3,
                     }
                 )
+            where = name[len(PREFIX) :]
+            labels = sorted({r["runtime"] for r in kept})
+            if labels != [folder]:
+                print(f"{where}: folder says {folder!r}, rows say {', '.join(labels)}")
+            key = tuple(sorted(tuple(r.values()) for r in kept))
+            if key in seen:
+                print(f"{where}: a copy of {seen[key]}, read once")
+                continue
+            seen[key] = where
+            rows += kept
     return rows, tables, devices
 
 
@@ -146,7 +185,9 @@ def write(wheel: Path) -> None:
         f"communication tables of NVIDIA aiconfigurator ({PACKAGE} {VERSION} on PyPI,\n"
         "https://github.com/ai-dynamo/aiconfigurator), licensed under the Apache\n"
         "License 2.0 (LICENSE in this folder). Changes: only the 16-bit rows are\n"
-        "kept, units converted to bytes and seconds, repeated measurements merged\n"
+        "kept, units converted to bytes and seconds, each row labelled with the\n"
+        "runtime and version its own columns name (not its folder's), tables\n"
+        "that repeat another's rows read once, repeated measurements merged\n"
         "into their median, by tools/fetch_measured.py. The tables read:\n"
         + "".join(f"  {t}\n" for t in tables)
     )

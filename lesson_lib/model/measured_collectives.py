@@ -1,9 +1,9 @@
 """Measured collectives beside the all-reduce: NCCL on one H100 node and DeepEP's all-to-all.
 
-Source: NVIDIA's aiconfigurator-core 0.12.0 on PyPI (Apache-2.0), two Parquet tables under
-``systems/data/h100_sxm/comm/``: ``nccl/2.27.3/nccl_perf.parquet`` (NCCL collectives on 8 H100 80GB
-HBM3, sizes in fp16 elements, latency in ms; read from the shipped copy, :mod:`lesson_lib.measured`)
-and ``sglang/0.5.12/wideep_deepep_ll_perf.parquet`` (DeepEP low-latency dispatch and combine for
+Source: NVIDIA's aiconfigurator-core 0.12.0 on PyPI (Apache-2.0), ``systems/data/h100_sxm/comm/``:
+NCCL collectives on 8 H100 80GB HBM3 (the rows of ``nccl/2.27.3/`` and ``nccl/2.29.2/``, NCCL 2.29.2
+by their own version column; read from the shipped copy, :mod:`lesson_lib.measured`) and
+``sglang/0.5.12/wideep_deepep_ll_perf.parquet`` (DeepEP low-latency dispatch and combine for
 DeepSeek-V3's shape, hidden 7168, top-8 of 256; typed here). How each time was taken is not said.
 """
 
@@ -15,11 +15,8 @@ from lesson_lib.model.units import US
 
 #: The package the records come from.
 SOURCE_URL: str = "https://pypi.org/project/aiconfigurator-core/0.12.0/"
-#: Its measurement tables, inside the package.
-NCCL_TABLE: str = "aiconfigurator_core/systems/data/h100_sxm/comm/nccl/2.27.3/nccl_perf.parquet"
-DEEPEP_TABLE: str = (
-    "aiconfigurator_core/systems/data/h100_sxm/comm/sglang/0.5.12/wideep_deepep_ll_perf.parquet"
-)
+#: The NCCL version the H100 rows name in their own version column.
+NCCL_VERSION: str = "2.29.2"
 #: Bytes of one fp16 element, the NCCL table's ``half`` rows.
 FP16_BYTES: int = 2
 
@@ -51,20 +48,22 @@ class MeasuredCollective:
 
 
 def _nccl_h100() -> tuple[MeasuredCollective, ...]:
-    """NCCL 2.27.3 on 8 H100 SXM GPUs from the shipped tables (:mod:`lesson_lib.measured`)."""
+    """NCCL 2.29.2 on 8 H100 SXM GPUs from the shipped tables (:mod:`lesson_lib.measured`)."""
     from lesson_lib.measured import measured_table
 
     records = []
     for elements in (256, 67_108_864):
         for kind in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all"):
             op = "alltoall" if kind == "all_to_all" else kind  # as the shipped tables name it
-            _, sizes, times = measured_table("h100_sxm", 8, "nccl", op, runtime="nccl 2.27.3")
+            _, sizes, times = measured_table(
+                "h100_sxm", 8, "nccl", op, runtime=f"nccl {NCCL_VERSION}"
+            )
             (index,) = [i for i, m in enumerate(sizes) if m == elements * FP16_BYTES]
             records.append(MeasuredCollective(kind, 8, elements, float(times[index])))
     return tuple(records)
 
 
-#: NCCL 2.27.3 on 8 H100 SXM GPUs, the smallest and a large message of each collective,
+#: NCCL 2.29.2 on 8 H100 SXM GPUs, the smallest and a large message of each collective,
 #: read from the lesson's one copy of the measured tables (``lesson_lib/data/measured``).
 NCCL_H100: tuple[MeasuredCollective, ...] = _nccl_h100()
 
