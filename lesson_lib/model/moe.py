@@ -314,7 +314,7 @@ def _cache_terms(
     """(bytes of the busiest rank's cache read per step, seconds of its attention arithmetic)."""
     if context == 0:
         return 0.0, 0.0
-    pairs = model.num_attention_layers * context * attention_pair_flops_decode(model)
+    pairs = model.cached_tokens(context) * attention_pair_flops_decode(model)
     if parallelism == "tp":
         # Every rank holds every sequence: its KV heads' share, 1/dcp of the tokens.
         per_sequence = model.kv_bytes(context) * kv_share(model, n) / dcp + (

@@ -14,7 +14,8 @@ from lesson_lib.model.hf_config import model_fields
 #: ModelSpec fields its repr shows only when they differ from their defaults.
 _SHOWN_WHEN_SET: frozenset[str] = frozenset(
     "weight_dtype_bytes kv_lora_rank qk_rope_head_dim num_experts experts_per_token "
-    "num_shared_experts num_moe_layers expert_params mtp_layers".split()
+    "num_shared_experts num_moe_layers expert_params mtp_layers sliding_window "
+    "num_sliding_layers".split()
 )
 
 
@@ -24,12 +25,13 @@ class ModelSpec:
 
     A hybrid model mixes full-attention layers (a KV cache that grows with context) with
     linear-attention layers such as Gated DeltaNet (a fixed-size recurrent state); a pure-attention
-    model has ``num_attention_layers == num_layers``. A mixture-of-experts (MoE) model sets the four
+    model has ``num_attention_layers == num_layers``. Sliding-window attention layers (gpt-oss,
+    Gemma) count among the attention layers, with a cache capped at ``sliding_window`` tokens. A mixture-of-experts (MoE) model sets the four
     MoE fields (``num_experts``, ``experts_per_token``, ``num_moe_layers``, ``expert_params``).
 
     Every count is a whole number >= 1, except ``num_attention_layers`` (from 0 to ``num_layers``),
-    ``allreduces_per_layer``, the linear-attention, MLA, shared-expert and MTP fields (>= 0) and the
-    MoE fields of a dense model (0); ``params`` is a number > 0.
+    ``allreduces_per_layer``, the linear-attention, MLA, shared-expert, MTP and sliding-window fields
+    (>= 0) and the MoE fields of a dense model (0); ``params`` is a number > 0.
 
     Parameters
     ----------
@@ -74,6 +76,9 @@ class ModelSpec:
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
         Multi-token-prediction layers for speculative decoding, never counted in ``params``.
+    sliding_window, num_sliding_layers : int, default 0
+        Tokens a sliding-window layer keeps (>= 1 if there are any); how many of the
+        ``num_attention_layers`` are such layers.
     """
 
     name: str
@@ -105,6 +110,8 @@ class ModelSpec:
     num_moe_layers: int = 0
     expert_params: float = 0.0
     mtp_layers: int = 0
+    sliding_window: int = 0
+    num_sliding_layers: int = 0
 
     def __post_init__(self) -> None:
         require_number("params", self.params, strict=True)
@@ -139,6 +146,9 @@ class ModelSpec:
         for field in ("kv_lora_rank", "qk_rope_head_dim", "num_shared_experts", "mtp_layers"):
             require_int(field, getattr(self, field), minimum=0)
         self._check_experts()
+        sliding = self.num_sliding_layers
+        require_int("num_sliding_layers", sliding, minimum=0, maximum=self.num_attention_layers)
+        require_int("sliding_window", self.sliding_window, minimum=1 if sliding else 0)
         if self.num_super_blocks is not None and self.num_layers % self.num_super_blocks:
             raise ValueError(
                 f"num_super_blocks must divide num_layers ({self.num_layers}), "
@@ -200,12 +210,16 @@ class ModelSpec:
         ----------
         config, name, params
             As for :func:`~lesson_lib.model.hf_config.model_fields`, which reads the fields and
-            counts the parameters (dense and grouped-query attention, MLA, Gated DeltaNet, MoE); a
-            stated ``params``, such as the specimen's 27 billion, replaces the count.
+            counts the parameters (dense, grouped-query and sliding-window attention, MLA, Gated
+            DeltaNet, MoE); a stated ``params``, such as the specimen's 27 billion, replaces the count.
 
         Returns
         -------
         ModelSpec
+            With sliding-window layers (``sliding_attention`` in ``layer_types``, and
+            ``sliding_window``), ``kv_bytes_per_token`` counts only the layers that keep the whole
+            context; :meth:`kv_bytes` at a context adds the window-capped layers,
+            ``min(context, sliding_window)`` tokens each.
         """
         return cls(**model_fields(config, name=name, params=params))
 
@@ -253,20 +267,43 @@ class ModelSpec:
 
     @property
     def kv_bytes_per_token(self) -> float:
-        """KV-cache bytes one token adds (K and V, per attention layer and KV head).
+        """KV-cache bytes one token adds in the layers that keep the whole context.
 
-        Under MLA (``kv_lora_rank > 0``) each attention layer caches the latent and the rotary key
-        instead, ``kv_lora_rank + qk_rope_head_dim`` elements.
+        Each caches K and V per KV head, or under MLA (``kv_lora_rank > 0``) the latent and the
+        rotary key, ``kv_lora_rank + qk_rope_head_dim`` elements. The sliding-window layers are left
+        out: :meth:`kv_bytes` adds them, ``min(context, sliding_window)`` tokens each.
         """
+        layers = self.num_attention_layers - self.num_sliding_layers
+        return layers * self._kv_bytes_per_layer
+
+    @property
+    def _kv_bytes_per_layer(self) -> float:
+        """Bytes one token takes in one attention layer's cache."""
         if self.kv_lora_rank:
-            latent = self.kv_lora_rank + self.qk_rope_head_dim
-            return float(self.num_attention_layers * latent * self.dtype_bytes)
-        return float(
-            2 * self.num_attention_layers * self.num_kv_heads * self.head_dim * self.dtype_bytes
-        )
+            return float((self.kv_lora_rank + self.qk_rope_head_dim) * self.dtype_bytes)
+        return float(2 * self.num_kv_heads * self.head_dim * self.dtype_bytes)
+
+    def cached_tokens(self, context_tokens: int) -> int:
+        """Tokens one sequence keeps cached, summed over the attention layers.
+
+        A full-attention layer keeps all ``context_tokens``, a sliding-window layer at most
+        ``sliding_window``; each is a query-key pair of one decoded token's attention.
+
+        Parameters
+        ----------
+        context_tokens : int
+            Sequence length, from 0 to ``max_context``.
+
+        Returns
+        -------
+        int
+        """
+        tokens = require_int("context_tokens", context_tokens, minimum=0, maximum=self.max_context)
+        full = self.num_attention_layers - self.num_sliding_layers
+        return full * tokens + self.num_sliding_layers * min(tokens, self.sliding_window)
 
     def kv_bytes(self, context_tokens: int) -> float:
-        """KV-cache bytes of one sequence of ``context_tokens`` tokens.
+        """KV-cache bytes of one sequence of ``context_tokens`` tokens, every layer's cache.
 
         Parameters
         ----------
@@ -276,10 +313,10 @@ class ModelSpec:
         Returns
         -------
         float
-            Bytes (unsharded: the whole cache, before tensor parallelism).
+            Bytes (unsharded: the whole cache, before tensor parallelism): ``kv_bytes_per_token``
+            per token, plus the sliding-window layers' ``min(context_tokens, sliding_window)``.
         """
-        tokens = require_int("context_tokens", context_tokens, minimum=0, maximum=self.max_context)
-        return self.kv_bytes_per_token * tokens
+        return self.cached_tokens(context_tokens) * self._kv_bytes_per_layer
 
     @property
     def recurrent_state_bytes_per_layer(self) -> float:

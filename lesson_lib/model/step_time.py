@@ -183,9 +183,7 @@ def _step(
         )
         kv_read_s = sequences * per_sequence / accel.hbm_bandwidth
         # Every sequence's query meets each cached token once, in every attention layer.
-        attention_flops = (
-            model.num_attention_layers * attention_pair_flops(model) * context * sequences
-        )
+        attention_flops = attention_pair_flops(model) * model.cached_tokens(context) * sequences
     flops_s = (gemm_flops + attention_flops) / (n * accel.peak_flops)
     attention_flops_s = attention_flops / (n * accel.peak_flops)
     collectives = model.allreduces_per_token
