@@ -62,8 +62,7 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
     window = min(length, model.sliding_window)
     capped = window * (window + 1) / 2 + (length - window) * window
     full = model.num_attention_layers - model.num_sliding_layers
-    per_pair = attention_pair_flops(model)
-    return full * per_pair * pairs + model.num_sliding_layers * per_pair * capped
+    return attention_pair_flops(model) * (full * pairs + model.num_sliding_layers * capped)
 
 
 @dataclass(frozen=True)

@@ -130,13 +130,9 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
 
 
 def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
-    """Each layer's mixer, one of :data:`LAYER_KINDS`.
-
-    From ``layer_types`` when listed, else every ``full_attention_interval``-th layer full
-    attention and the rest Gated DeltaNet (Qwen), else every ``sliding_window_pattern``-th
-    layer full attention and the rest sliding-window (Gemma 3, as transformers reads it), else all
-    full attention.
-    """
+    """Each layer's kind: ``layer_types``, else every ``full_attention_interval``-th layer full and
+    the rest Gated DeltaNet (Qwen) or every ``sliding_window_pattern``-th full and the rest sliding
+    (Gemma 3's configs, as transformers reads them), else all full attention."""
     layers = _int(c, "num_hidden_layers")
     kinds = c.get("layer_types")
     if kinds is not None:
@@ -173,12 +169,9 @@ def _num_routed_experts(c: Mapping[str, Any]) -> int:
 
 
 def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
-    """Whether each layer's FFN is an MoE layer (all False for a dense model).
-
-    DeepSeek keeps its first ``first_k_dense_replace`` layers dense and makes
-    every ``moe_layer_freq``-th layer after them MoE; Qwen lists dense layers in
-    ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE.
-    """
+    """Whether each layer's FFN is MoE (all False if dense): DeepSeek keeps its first
+    ``first_k_dense_replace`` layers dense, then every ``moe_layer_freq``-th is MoE; Qwen lists
+    dense layers in ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE."""
     layers = _int(c, "num_hidden_layers")
     if not _num_routed_experts(c):
         return [False] * layers
