@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lesson_lib.model.context_parallel import causal_attention_flops
 from lesson_lib.model.hf_config import (
     _layer_kinds,
     _load_config,
@@ -19,9 +20,11 @@ from lesson_lib.model.hf_config import (
     _num_shared_experts,
     count_params,
 )
+from lesson_lib.model.memory import max_sequences, memory_budget
 from lesson_lib.model.presets import config_path
 from lesson_lib.model.specimen import MODEL
-from lesson_lib.model.specs import ModelSpec
+from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
+from lesson_lib.model.step_time import decode_step
 
 #: A small Llama-shaped config, the kind a student types in.
 TINY_LLAMA = {
@@ -235,7 +238,10 @@ def test_two_alltoalls_for_every_moe_layer(layers, dense, experts, data):
         ({"max_position_embeddings": True}, "max_position_embeddings"),
         ({"torch_dtype": "int4"}, "torch_dtype"),
         ({"layer_types": ["full_attention"]}, "layer_types"),
-        ({"layer_types": ["sliding_attention"] * 2}, "layer_types"),
+        ({"layer_types": ["chunked_attention"] * 2}, "layer_types"),
+        ({"layer_types": ["sliding_attention"] * 2}, "sliding_window"),
+        ({"layer_types": ["sliding_attention"] * 2, "sliding_window": 0}, "sliding_window"),
+        ({"sliding_window_pattern": 0}, "sliding_window_pattern"),
         ({"num_local_experts": 4, "num_experts_per_tok": 5}, "num_experts_per_tok"),
         ({"num_local_experts": 4}, "num_experts_per_tok"),
         ({"num_local_experts": 4, "num_experts": 8, "num_experts_per_tok": 2}, "num_experts"),
@@ -407,8 +413,8 @@ def test_layer_types_of_the_wrong_length_or_kind_are_named():
         ModelSpec.from_hf_config({**TINY_LLAMA, "layer_types": "full_attention"})
     assert str(info.value).endswith("must list one kind per layer (2), got 'full_attention'")
     with pytest.raises(ValueError) as info:
-        ModelSpec.from_hf_config({**TINY_LLAMA, "layer_types": ["sliding_attention", 3]})
-    assert "does not model: [3, 'sliding_attention']" in str(info.value)
+        ModelSpec.from_hf_config({**TINY_LLAMA, "layer_types": ["chunked_attention", 3]})
+    assert "does not model: [3, 'chunked_attention']" in str(info.value)
 
 
 def test_mlp_only_layers_name_the_last_layer_index():
@@ -433,3 +439,170 @@ def test_an_all_moe_config_needs_no_dense_ffn_size():
     config = {k: v for k, v in TINY_LLAMA.items() if k != "intermediate_size"}
     config.update(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32)
     assert ModelSpec.from_hf_config(config).params == 87_360
+
+
+#: Tiny Llama with four layers, sliding-window and full attention in turn, a window of 8 tokens.
+TINY_SLIDING = {
+    **TINY_LLAMA,
+    "num_hidden_layers": 4,
+    "layer_types": ["sliding_attention", "full_attention"] * 2,
+    "sliding_window": 8,
+}
+
+
+def test_a_sliding_window_config_caches_the_window_in_its_sliding_layers():
+    """One token in one layer: K and V x 2 KV heads x 16 dims x 2 bytes = 128 B.
+
+    Per token, the 2 full layers: 2 x 128 = 256 B. At 5 tokens, under the window, all 4
+    layers hold all 5: 4 x 5 x 128 = 2,560 B. At 100 tokens: full 2 x 100 x 128 = 25,600,
+    sliding 2 x 8 x 128 = 2,048 -> 27,648 B. Parameters as tiny Llama's layers (a sliding
+    layer has the same projections): 4 x 46,208 + 12,800 + 64 = 197,696.
+    """
+    m = ModelSpec.from_hf_config(TINY_SLIDING)
+    assert m.num_attention_layers == 4 and m.num_sliding_layers == 2 and m.sliding_window == 8
+    assert m.num_linear_layers == 0 and m.state_bytes == 0
+    assert m.params == 197_696
+    assert m.kv_bytes_per_token == 256
+    assert m.kv_bytes(0) == 0
+    assert m.kv_bytes(5) == 2_560
+    assert m.kv_bytes(100) == 27_648
+
+
+def test_the_fit_and_the_step_see_the_window_capped_layers():
+    """The same 27,648 B per sequence of 100 tokens, in the memory and in the step.
+
+    Weights 197,696 x 2 B = 395,392; a card of 395,392 + 10 x 27,648 + 100 = 672,172 bytes
+    holds 10 sequences. One decoded token reads 3 x 27,648 = 82,944 B for 3 sequences: at
+    1e6 B/s, 0.082944 s. Its attention: 4 x 4 heads x 16 = 256 FLOPs a pair, 216 cached
+    tokens, 3 sequences -> 165,888 FLOPs, 0.165888 s at 1e6 FLOP/s. A prompt of 100:
+    full layers 100 x 101 / 2 = 5,050 pairs each, sliding layers 8 x 9 / 2 + 92 x 8 = 772
+    -> 2 x 5,050 + 2 x 772 = 11,644 pairs x 256 = 2,980,864 FLOPs.
+    """
+    m = ModelSpec.from_hf_config(TINY_SLIDING)
+    card = Accelerator("card", 672_172, hbm_bandwidth=1e6, peak_flops=1e6)
+    assert memory_budget(m, card, 1, 100, 3).kv_bytes == 82_944
+    assert max_sequences(m, card, 1, 100) == 10
+    step = decode_step(m, card, Fabric("wire", 0.0, 1e9), 1, batch=3, context=100)
+    assert step.kv_read_s == pytest.approx(0.082944)
+    assert step.attention_flops_s == pytest.approx(0.165888)
+    assert causal_attention_flops(m, 100) == 2_980_864
+
+
+#: openai/gpt-oss-20b's config.json on Hugging Face, the fields the lesson reads (the rope,
+#: token-id and training fields left out). Cross-checked against transformers' GptOssConfig
+#: (its default layer_types: sliding when (i + 1) % 2, so layer 0 slides) and OpenAI's
+#: reference gpt_oss/torch/model.py (sliding_window 128 on even layers, 8 KV heads of 64).
+GPT_OSS_20B = {
+    "architectures": ["GptOssForCausalLM"],
+    "model_type": "gpt_oss",
+    "head_dim": 64,
+    "hidden_size": 2880,
+    "intermediate_size": 2880,
+    "layer_types": ["sliding_attention", "full_attention"] * 12,
+    "max_position_embeddings": 131072,
+    "num_attention_heads": 64,
+    "num_experts_per_tok": 4,
+    "num_hidden_layers": 24,
+    "num_key_value_heads": 8,
+    "num_local_experts": 32,
+    "quantization_config": {
+        "modules_to_not_convert": [
+            "model.layers.*.self_attn",
+            "model.layers.*.mlp.router",
+            "model.embed_tokens",
+            "lm_head",
+        ],
+        "quant_method": "mxfp4",
+    },
+    "sliding_window": 128,
+    "tie_word_embeddings": False,
+    "vocab_size": 201088,
+}
+
+
+def test_gpt_oss_mxfp4_experts_are_refused_by_name():
+    """Its published weights store the experts in MXFP4, which the lesson does not model."""
+    with pytest.raises(ValueError, match=r"quantization_config.*got 'mxfp4'"):
+        ModelSpec.from_hf_config(GPT_OSS_20B)
+
+
+def test_gpt_oss_20b_by_hand():
+    """gpt-oss-20b in bf16 (its quantization_config dropped), 12 sliding layers of 128 tokens.
+
+    One token in one layer: 2 x 8 KV heads x 64 x 2 B = 2,048 B. Per token, the 12 full
+    layers: 24,576 B. At the full 131,072: 24,576 x 131,072 = 3,221,225,472, + 12 x 128 x
+    2,048 = 3,145,728 -> 3,224,371,200 B (an all-full model: 24 x 2,048 x 131,072 =
+    6,442,450,944). At 100 tokens: 24 x 100 x 2,048 = 4,915,200.
+    Parameters: attention q 2880 x 4096 = 11,796,480, k and v 2880 x 512 = 1,474,560 each,
+    o 4096 x 2880 = 11,796,480 -> 26,542,080, x 24 = 637,009,920; one expert 3 x 2880 x 2880
+    = 24,883,200, x 32 x 24 = 19,110,297,600; router 2880 x 32 x 24 = 2,211,840; embeddings
+    2 x 201,088 x 2880 = 1,158,266,880; norms 49 x 2880 = 141,120 -> 20,907,927,360 (the
+    model card's 20.91 billion, which also counts biases and attention sinks).
+    """
+    config = {k: v for k, v in GPT_OSS_20B.items() if k != "quantization_config"}
+    m = ModelSpec.from_hf_config(config)
+    assert (m.num_attention_layers, m.num_sliding_layers, m.sliding_window) == (24, 12, 128)
+    assert m.kv_bytes_per_token == 24_576
+    assert m.kv_bytes(131_072) == 3_224_371_200
+    assert m.kv_bytes(100) == 4_915_200
+    assert m.params == 20_907_927_360
+    assert (m.num_experts, m.experts_per_token, m.num_moe_layers) == (32, 4, 24)
+
+
+def test_gpt_oss_120b_by_hand():
+    """gpt-oss-120b: the same layers, 36 of them (18 sliding) and 128 experts.
+
+    Per token 18 x 2,048 = 36,864 B; at 131,072 tokens 36,864 x 131,072 = 4,831,838,208
+    + 18 x 128 x 2,048 = 4,718,592 -> 4,836,556,800 B. Parameters: attention 26,542,080 x 36
+    = 955,514,880; experts 24,883,200 x 128 x 36 = 114,661,785,600; router 2880 x 128 x 36 =
+    13,271,040; embeddings 1,158,266,880; norms 73 x 2880 = 210,240 -> 116,789,048,640.
+    """
+    config = {k: v for k, v in GPT_OSS_20B.items() if k != "quantization_config"}
+    config.update(
+        num_hidden_layers=36,
+        num_local_experts=128,
+        layer_types=["sliding_attention", "full_attention"] * 18,
+    )
+    m = ModelSpec.from_hf_config(config)
+    assert m.kv_bytes_per_token == 36_864
+    assert m.kv_bytes(131_072) == 4_836_556_800
+    assert m.params == 116_789_048_640
+
+
+def test_gemma3_style_pattern_makes_every_sixth_layer_full():
+    """No layer_types, ``sliding_window_pattern`` 6 (as Gemma 3's configs on the Hub, read as
+    transformers reads it): of 12 layers, 5 and 11 are full attention, the other 10 slide."""
+    config = {**TINY_LLAMA, "num_hidden_layers": 12, "sliding_window_pattern": 6}
+    kinds = _layer_kinds(config)
+    assert [i for i, k in enumerate(kinds) if k == "full_attention"] == [5, 11]
+    assert kinds.count("sliding_attention") == 10
+    m = ModelSpec.from_hf_config({**config, "sliding_window": 512})
+    assert (m.num_attention_layers, m.num_sliding_layers) == (12, 10)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"sliding_window": 0}, "config field 'sliding_window' must be an integer >= 1, got 0"),
+        ({"sliding_window": -128}, "config field 'sliding_window' must be an integer >= 1, got"),
+        ({"sliding_window": None}, "config field 'sliding_window' is missing"),
+        ({"layer_types": ["sliding_attention"] * 3}, "one kind per layer (4), got 3"),
+        ({"layer_types": ["sliding", "full_attention"] * 2}, "does not model: ['sliding']"),
+    ],
+)
+def test_bad_sliding_window_fields_name_the_key_and_the_range(fields, message):
+    """A window below 1 or missing, a layer list of the wrong length or an unknown kind."""
+    with pytest.raises(ValueError) as info:
+        ModelSpec.from_hf_config({**TINY_SLIDING, **fields})
+    assert message in str(info.value)
+
+
+def test_a_model_spec_checks_its_sliding_window_fields():
+    """More sliding layers than attention layers, or sliding layers without a window."""
+    m = ModelSpec.from_hf_config(TINY_SLIDING)
+    with pytest.raises(
+        ValueError, match="num_sliding_layers must be an integer from 0 to 4, got 5"
+    ):
+        ModelSpec(**{**vars(m), "num_sliding_layers": 5})
+    with pytest.raises(ValueError, match="sliding_window must be an integer >= 1, got 0"):
+        ModelSpec(**{**vars(m), "sliding_window": 0})

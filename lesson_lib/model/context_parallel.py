@@ -40,7 +40,8 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
     """FLOPs of causal attention over a prompt of ``tokens`` tokens, all attention layers.
 
     Query ``i`` attends to keys ``0..i``, so a prompt of ``L`` tokens has
-    ``L (L + 1) / 2`` query-key pairs per layer; each pair costs
+    ``L (L + 1) / 2`` query-key pairs per layer; a sliding-window layer's queries attend to at most
+    ``W = min(L, sliding_window)`` keys, ``W (W + 1) / 2 + (L - W) W`` pairs. Each pair costs
     :func:`~lesson_lib.model.step_time.attention_pair_flops`, as in
     :func:`~lesson_lib.model.step_time.decode_step`.
 
@@ -58,7 +59,10 @@ def causal_attention_flops(model: ModelSpec, tokens: int) -> float:
     require_instance("model", model, ModelSpec)
     length = require_int("tokens", tokens, maximum=model.max_context)
     pairs = length * (length + 1) / 2
-    return model.num_attention_layers * attention_pair_flops(model) * pairs
+    window = min(length, model.sliding_window)
+    capped = window * (window + 1) / 2 + (length - window) * window
+    full = model.num_attention_layers - model.num_sliding_layers
+    return attention_pair_flops(model) * (full * pairs + model.num_sliding_layers * capped)
 
 
 @dataclass(frozen=True)

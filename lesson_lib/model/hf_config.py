@@ -23,7 +23,7 @@ DTYPE_BYTES: dict[str, int] = dict(
     float32=4, float=4, bfloat16=2, float16=2, half=2, float8_e4m3fn=1, float8=1
 )
 #: The layer kinds of ``layer_types`` the lesson models.
-LAYER_KINDS: tuple[str, ...] = ("full_attention", "linear_attention")
+LAYER_KINDS: tuple[str, ...] = ("full_attention", "sliding_attention", "linear_attention")
 #: The names configs give the number of routed experts.
 EXPERT_COUNT_KEYS: tuple[str, ...] = ("num_local_experts", "num_experts", "n_routed_experts")
 
@@ -130,12 +130,9 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
 
 
 def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
-    """Each layer's mixer, ``"full_attention"`` or ``"linear_attention"``.
-
-    From ``layer_types`` when listed (only kinds the lesson models, not
-    sliding-window attention), else ``full_attention_interval`` (every
-    ``interval``-th layer full attention, the rest Gated DeltaNet), else all attention.
-    """
+    """Each layer's kind: ``layer_types``, else every ``full_attention_interval``-th layer full and
+    the rest Gated DeltaNet (Qwen) or every ``sliding_window_pattern``-th full and the rest sliding
+    (Gemma 3's configs, as transformers reads them), else all full attention."""
     layers = _int(c, "num_hidden_layers")
     kinds = c.get("layer_types")
     if kinds is not None:
@@ -151,13 +148,13 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
                 f"(it knows {list(LAYER_KINDS)})"
             )
         return list(kinds)
-    interval = c.get("full_attention_interval")
-    if interval is not None:
-        interval = _int(c, "full_attention_interval")
-        return [
-            "full_attention" if (i + 1) % interval == 0 else "linear_attention"
-            for i in range(layers)
-        ]
+    for key, other in (
+        ("full_attention_interval", "linear_attention"),
+        ("sliding_window_pattern", "sliding_attention"),
+    ):
+        if c.get(key) is not None:
+            interval = _int(c, key)
+            return ["full_attention" if (i + 1) % interval == 0 else other for i in range(layers)]
     return ["full_attention"] * layers
 
 
@@ -172,12 +169,9 @@ def _num_routed_experts(c: Mapping[str, Any]) -> int:
 
 
 def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
-    """Whether each layer's FFN is an MoE layer (all False for a dense model).
-
-    DeepSeek keeps its first ``first_k_dense_replace`` layers dense and makes
-    every ``moe_layer_freq``-th layer after them MoE; Qwen lists dense layers in
-    ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE.
-    """
+    """Whether each layer's FFN is MoE (all False if dense): DeepSeek keeps its first
+    ``first_k_dense_replace`` layers dense, then every ``moe_layer_freq``-th is MoE; Qwen lists
+    dense layers in ``mlp_only_layers`` and makes every ``decoder_sparse_step``-th layer MoE."""
     layers = _int(c, "num_hidden_layers")
     if not _num_routed_experts(c):
         return [False] * layers
@@ -277,7 +271,8 @@ def count_params(config: object) -> ParamCount:
     tied = bool(c.get("tie_word_embeddings", False))
     embeddings = vocab * hidden * (1 if tied else 2)
     mixers = sum(
-        _attention_params(c) if kind == "full_attention" else _deltanet_params(c) for kind in kinds
+        _deltanet_params(c) if kind == "linear_attention" else _attention_params(c)
+        for kind in kinds
     )
     dense_layers = len(moe) - sum(moe)
     dense_ffn = 3 * hidden * _int(c, "intermediate_size") * dense_layers if dense_layers else 0
@@ -305,7 +300,8 @@ def model_fields(
     model from them. The parameters are counted with :func:`count_params`. MLA models get one latent
     "KV head" per layer (every query head reads the same cached latent, so tensor parallelism copies
     it instead of splitting it) and a head dimension of ``qk_nope_head_dim + qk_rope_head_dim``;
-    they cache ``kv_lora_rank + qk_rope_head_dim`` elements per token and layer.
+    they cache ``kv_lora_rank + qk_rope_head_dim`` elements per token and layer. Sliding-window
+    layers are attention layers whose cache keeps the last ``sliding_window`` tokens.
 
     Parameters
     ----------
@@ -332,7 +328,8 @@ def model_fields(
     layers = len(kinds)
     hidden = _int(c, "hidden_size")
     heads = _int(c, "num_attention_heads")
-    attention_layers = kinds.count("full_attention")
+    attention_layers = layers - kinds.count("linear_attention")
+    sliding_layers = kinds.count("sliding_attention")
     mla = c.get("kv_lora_rank") is not None
     if mla:
         kv_heads = 1
@@ -387,5 +384,7 @@ def model_fields(
         num_moe_layers=sum(moe),
         expert_params=counted.per_expert,
         mtp_layers=mtp,
+        sliding_window=_int(c, "sliding_window") if sliding_layers else 0,
+        num_sliding_layers=sliding_layers,
         **linear_fields,
     )

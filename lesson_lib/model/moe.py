@@ -13,12 +13,8 @@ Where each layout keeps the cache: TP copies a KV head past one per rank, so
 MLA's single latent is whole on every rank, which reads every sequence's whole
 latent; EP with DP attention keeps each sequence on one rank; decode context
 parallelism (DCP, TP only) splits each sequence's tokens over ``dcp`` ranks of
-the TP group, each reading ``1/dcp``. vLLM's MLA decode with DCP
-(``vllm/model_executor/layers/attention/mla_attention.py`` and
-``vllm/v1/attention/ops/common.py`` at :data:`VLLM_DCP_COMMIT`) then adds three
-collectives per attention layer over the DCP group: an all-gather of the
-queries along the heads, an all-gather of the partial log-sum-exps, and a
-reduce-scatter of the corrected partial outputs (:func:`dcp_collectives`).
+the TP group, each reading ``1/dcp``, plus three collectives per attention layer
+over the DCP group in vLLM's MLA decode (:func:`dcp_collectives`).
 """
 
 from __future__ import annotations
@@ -45,8 +41,9 @@ PARALLELISMS: tuple[str, ...] = ("tp", "ep")
 
 #: vLLM's commit whose MLA decode the DCP collectives follow. Its ``forward`` in
 #: ``vllm/model_executor/layers/attention/mla_attention.py`` all-gathers the queries
-#: ("decode_q do allgather in head dim") and calls ``cp_lse_ag_out_rs``, which
-#: all-gathers the log-sum-exps and reduce-scatters the outputs
+#: ("decode_q do allgather in head dim") and calls ``cp_lse_ag_out_rs`` (in
+#: ``vllm/v1/attention/ops/common.py``), which all-gathers the log-sum-exps and
+#: reduce-scatters the outputs
 #: (https://github.com/vllm-project/vllm/blob/90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182/vllm/model_executor/layers/attention/mla_attention.py).
 #: The same ``forward`` refuses an FP8 cache with DCP ("DCP not support fp8 kvcache
 #: now"), so the cache here is at the model's ``dtype_bytes`` (bf16 for DeepSeek-V3).
@@ -314,7 +311,7 @@ def _cache_terms(
     """(bytes of the busiest rank's cache read per step, seconds of its attention arithmetic)."""
     if context == 0:
         return 0.0, 0.0
-    pairs = model.num_attention_layers * context * attention_pair_flops_decode(model)
+    pairs = model._cached_tokens(context) * attention_pair_flops_decode(model)
     if parallelism == "tp":
         # Every rank holds every sequence: its KV heads' share, 1/dcp of the tokens.
         per_sequence = model.kv_bytes(context) * kv_share(model, n) / dcp + (

@@ -14,7 +14,20 @@ from lesson_lib.model.hf_config import model_fields
 #: ModelSpec fields its repr shows only when they differ from their defaults.
 _SHOWN_WHEN_SET: frozenset[str] = frozenset(
     "weight_dtype_bytes kv_lora_rank qk_rope_head_dim num_experts experts_per_token "
-    "num_shared_experts num_moe_layers expert_params mtp_layers".split()
+    "num_shared_experts num_moe_layers expert_params mtp_layers sliding_window "
+    "num_sliding_layers".split()
+)
+#: ModelSpec's whole-number fields by lower bound: 1; 0; 1 unless None.
+_AT_LEAST_ONE: tuple[str, ...] = tuple(
+    "hidden_size num_layers num_kv_heads head_dim max_context dtype_bytes state_dtype_bytes".split()
+)
+_AT_LEAST_ZERO: tuple[str, ...] = tuple(
+    "allreduces_per_layer linear_num_key_heads linear_num_value_heads linear_key_head_dim "
+    "linear_value_head_dim linear_conv_kernel kv_lora_rank qk_rope_head_dim num_shared_experts "
+    "mtp_layers".split()
+)
+_AT_LEAST_ONE_IF_GIVEN: tuple[str, ...] = tuple(
+    "num_query_heads ffn_size num_super_blocks vocab_size weight_dtype_bytes".split()
 )
 
 
@@ -28,8 +41,8 @@ class ModelSpec:
     MoE fields (``num_experts``, ``experts_per_token``, ``num_moe_layers``, ``expert_params``).
 
     Every count is a whole number >= 1, except ``num_attention_layers`` (from 0 to ``num_layers``),
-    ``allreduces_per_layer``, the linear-attention, MLA, shared-expert and MTP fields (>= 0) and the
-    MoE fields of a dense model (0); ``params`` is a number > 0.
+    ``allreduces_per_layer``, the linear-attention, MLA, shared-expert, MTP and sliding-window
+    fields (>= 0) and the MoE fields of a dense model (0); ``params`` is a number > 0.
 
     Parameters
     ----------
@@ -74,6 +87,9 @@ class ModelSpec:
         Parameters of one routed expert in one layer (> 0 in an MoE model).
     mtp_layers : int, default 0
         Multi-token-prediction layers for speculative decoding, never counted in ``params``.
+    sliding_window, num_sliding_layers : int, default 0
+        Sliding-window attention (gpt-oss, Gemma): the tokens such a layer caches at most (>= 1 if
+        any), and how many of the ``num_attention_layers`` are such layers.
     """
 
     name: str
@@ -105,40 +121,24 @@ class ModelSpec:
     num_moe_layers: int = 0
     expert_params: float = 0.0
     mtp_layers: int = 0
+    sliding_window: int = 0
+    num_sliding_layers: int = 0
 
     def __post_init__(self) -> None:
         require_number("params", self.params, strict=True)
-        require_int("hidden_size", self.hidden_size)
-        require_int("num_layers", self.num_layers)
+        for field in _AT_LEAST_ONE:
+            require_int(field, getattr(self, field))
         require_int(
             "num_attention_layers", self.num_attention_layers, minimum=0, maximum=self.num_layers
         )
-        require_int("num_kv_heads", self.num_kv_heads)
-        require_int("head_dim", self.head_dim)
-        require_int("max_context", self.max_context)
-        require_int("dtype_bytes", self.dtype_bytes)
-        require_int("state_dtype_bytes", self.state_dtype_bytes)
-        require_int("allreduces_per_layer", self.allreduces_per_layer, minimum=0)
-        for field in (
-            "linear_num_key_heads",
-            "linear_num_value_heads",
-            "linear_key_head_dim",
-            "linear_value_head_dim",
-            "linear_conv_kernel",
-        ):
+        for field in _AT_LEAST_ZERO:
             require_int(field, getattr(self, field), minimum=0)
-        for field in (
-            "num_query_heads",
-            "ffn_size",
-            "num_super_blocks",
-            "vocab_size",
-            "weight_dtype_bytes",
-        ):
+        for field in _AT_LEAST_ONE_IF_GIVEN:
             if getattr(self, field) is not None:
                 require_int(field, getattr(self, field))
-        for field in ("kv_lora_rank", "qk_rope_head_dim", "num_shared_experts", "mtp_layers"):
-            require_int(field, getattr(self, field), minimum=0)
         self._check_experts()
+        require_int("num_sliding_layers", self.num_sliding_layers, 0, self.num_attention_layers)
+        require_int("sliding_window", self.sliding_window, minimum=min(self.num_sliding_layers, 1))
         if self.num_super_blocks is not None and self.num_layers % self.num_super_blocks:
             raise ValueError(
                 f"num_super_blocks must divide num_layers ({self.num_layers}), "
@@ -167,17 +167,12 @@ class ModelSpec:
         """The MoE fields: all zero for a dense model, all given and consistent otherwise."""
         require_int("num_experts", self.num_experts, minimum=0)
         if not self.num_experts:
-            for field in ("experts_per_token", "num_moe_layers"):
+            for field in ("experts_per_token", "num_moe_layers", "expert_params"):
                 if getattr(self, field) != 0:
                     raise ValueError(
                         f"{field} must be 0 for a dense model (num_experts = 0), "
-                        f"got {getattr(self, field)}"
+                        f"got {getattr(self, field)!r}"
                     )
-            if self.expert_params != 0:
-                raise ValueError(
-                    "expert_params must be 0 for a dense model (num_experts = 0), "
-                    f"got {self.expert_params:g}"
-                )
             return
         require_int("experts_per_token", self.experts_per_token, maximum=self.num_experts)
         require_int("num_moe_layers", self.num_moe_layers, maximum=self.num_layers)
@@ -200,12 +195,15 @@ class ModelSpec:
         ----------
         config, name, params
             As for :func:`~lesson_lib.model.hf_config.model_fields`, which reads the fields and
-            counts the parameters (dense and grouped-query attention, MLA, Gated DeltaNet, MoE); a
-            stated ``params``, such as the specimen's 27 billion, replaces the count.
+            counts the parameters (dense, grouped-query and sliding-window attention, MLA, Gated
+            DeltaNet, MoE); a stated ``params``, such as the specimen's 27 billion, replaces it.
 
         Returns
         -------
         ModelSpec
+            With sliding-window layers (``sliding_attention`` in ``layer_types``),
+            ``kv_bytes_per_token`` counts the layers that keep the whole context; :meth:`kv_bytes`
+            at a context adds the window-capped ones, ``min(context, sliding_window)`` tokens each.
         """
         return cls(**model_fields(config, name=name, params=params))
 
@@ -253,20 +251,30 @@ class ModelSpec:
 
     @property
     def kv_bytes_per_token(self) -> float:
-        """KV-cache bytes one token adds (K and V, per attention layer and KV head).
+        """KV-cache bytes one token adds in the layers that keep the whole context.
 
-        Under MLA (``kv_lora_rank > 0``) each attention layer caches the latent and the rotary key
-        instead, ``kv_lora_rank + qk_rope_head_dim`` elements.
+        Each caches K and V per KV head, or under MLA (``kv_lora_rank > 0``) the latent and the
+        rotary key, ``kv_lora_rank + qk_rope_head_dim`` elements. The sliding-window layers are left
+        out: :meth:`kv_bytes` adds them, ``min(context, sliding_window)`` tokens each.
         """
+        layers = self.num_attention_layers - self.num_sliding_layers
+        return layers * self._kv_bytes_per_layer
+
+    @property
+    def _kv_bytes_per_layer(self) -> float:
+        """Bytes one token takes in one attention layer's cache."""
         if self.kv_lora_rank:
-            latent = self.kv_lora_rank + self.qk_rope_head_dim
-            return float(self.num_attention_layers * latent * self.dtype_bytes)
-        return float(
-            2 * self.num_attention_layers * self.num_kv_heads * self.head_dim * self.dtype_bytes
-        )
+            return float((self.kv_lora_rank + self.qk_rope_head_dim) * self.dtype_bytes)
+        return float(2 * self.num_kv_heads * self.head_dim * self.dtype_bytes)
+
+    def _cached_tokens(self, context_tokens: int) -> int:
+        """Tokens a sequence keeps cached over all attention layers (= a decoded token's pairs)."""
+        tokens = require_int("context_tokens", context_tokens, minimum=0, maximum=self.max_context)
+        full = self.num_attention_layers - self.num_sliding_layers
+        return full * tokens + self.num_sliding_layers * min(tokens, self.sliding_window)
 
     def kv_bytes(self, context_tokens: int) -> float:
-        """KV-cache bytes of one sequence of ``context_tokens`` tokens.
+        """KV-cache bytes of one sequence of ``context_tokens`` tokens, every layer's cache.
 
         Parameters
         ----------
@@ -276,10 +284,10 @@ class ModelSpec:
         Returns
         -------
         float
-            Bytes (unsharded: the whole cache, before tensor parallelism).
+            Bytes (unsharded: the whole cache, before tensor parallelism): ``kv_bytes_per_token``
+            per token, plus the sliding-window layers' ``min(context_tokens, sliding_window)``.
         """
-        tokens = require_int("context_tokens", context_tokens, minimum=0, maximum=self.max_context)
-        return self.kv_bytes_per_token * tokens
+        return self._cached_tokens(context_tokens) * self._kv_bytes_per_layer
 
     @property
     def recurrent_state_bytes_per_layer(self) -> float:

@@ -106,11 +106,6 @@ class StepBreakdown(StepTerms):
     attention_flops_s: float = 0.0
 
     @property
-    def memory_s(self) -> float:
-        """Seconds of HBM traffic in all, weights, KV reads and state reads and writes."""
-        return self.weights_s + self.kv_read_s
-
-    @property
     def gemm_flops_s(self) -> float:
         """Seconds of the weight GEMMs' arithmetic, ``flops_s - attention_flops_s``."""
         return self.flops_s - self.attention_flops_s
@@ -183,18 +178,15 @@ def _step(
         )
         kv_read_s = sequences * per_sequence / accel.hbm_bandwidth
         # Every sequence's query meets each cached token once, in every attention layer.
-        attention_flops = (
-            model.num_attention_layers * attention_pair_flops(model) * context * sequences
-        )
+        attention_flops = attention_pair_flops(model) * model._cached_tokens(context) * sequences
     flops_s = (gemm_flops + attention_flops) / (n * accel.peak_flops)
     attention_flops_s = attention_flops / (n * accel.peak_flops)
     collectives = model.allreduces_per_token
     latency_s = collectives * allreduce_latency(n, fabric, algorithm)
     payload = tokens * model.hidden_vector_bytes
     bandwidth_s = collectives * allreduce_wire_bytes(payload, n, algorithm) / fabric.bandwidth
-    gemm_s = max(weights_s, flops_s - attention_flops_s)
     return StepBreakdown(
-        compute_s=gemm_s + max(kv_read_s, attention_flops_s),
+        compute_s=max(weights_s, flops_s - attention_flops_s) + max(kv_read_s, attention_flops_s),
         latency_s=latency_s,
         bandwidth_s=bandwidth_s if include_bandwidth else 0.0,
         tokens=tokens,
