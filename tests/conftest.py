@@ -35,6 +35,15 @@ def pytest_configure_node(node) -> None:
     node.workerinput[WORKER_KEY] = str(_SHARED[0])
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--screenshots``: the browser tests also save the top of every page as a PNG."""
+    parser.addoption(
+        "--screenshots",
+        action="store_true",
+        help="save the top four screens of every page in _build/browser-screenshots/",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Share values through one folder per run (``tests/shared_once.py``).
 

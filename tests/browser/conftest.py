@@ -137,8 +137,13 @@ def axe_js() -> Path:
 
 
 @pytest.fixture(scope="session")
-def screenshots_dir(built_book) -> Path:
-    """Where full-page screenshots of every page are saved for a human to look at."""
+def screenshots_dir(built_book, pytestconfig) -> Path | None:
+    """Where screenshots of every page are saved for a human to look at, with ``--screenshots``.
+
+    No test reads them, so a plain run does not spend its time taking them.
+    """
+    if not pytestconfig.getoption("screenshots"):
+        return None
     out = built_book.html_dir.parent / "browser-screenshots"
     out.mkdir(parents=True, exist_ok=True)
     return out

@@ -263,7 +263,7 @@ def _check_solutions(page: Any) -> list[dict[str, Any]]:
     return results
 
 
-def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> PageReport:
+def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path | None) -> PageReport:
     """Load ``doc`` from the local site and record everything the tests check.
 
     Parameters
@@ -276,8 +276,8 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> P
         Docname from ``_toc.yml``.
     axe_js : pathlib.Path
         axe-core's ``axe.min.js``.
-    shots : pathlib.Path
-        Folder for the screenshot.
+    shots : pathlib.Path or None
+        Folder for the screenshot (None: none is taken).
 
     Returns
     -------
@@ -322,8 +322,9 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path) -> P
         # measured before the solutions are opened, which changes the layout
         report.tables = page.evaluate(TABLES)
         report.figure_text = page.evaluate(FIGURE_TEXT)
-        report.screenshot = shots / (doc.replace("/", "__") + ".png")
-        screenshot(page, report.screenshot)
+        if shots is not None:
+            report.screenshot = shots / (doc.replace("/", "__") + ".png")
+            screenshot(page, report.screenshot)
         page.add_script_tag(path=str(axe_js))
         report.axe = page.evaluate(
             """async () => {
