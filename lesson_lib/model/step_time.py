@@ -106,11 +106,6 @@ class StepBreakdown(StepTerms):
     attention_flops_s: float = 0.0
 
     @property
-    def memory_s(self) -> float:
-        """Seconds of HBM traffic in all, weights, KV reads and state reads and writes."""
-        return self.weights_s + self.kv_read_s
-
-    @property
     def gemm_flops_s(self) -> float:
         """Seconds of the weight GEMMs' arithmetic, ``flops_s - attention_flops_s``."""
         return self.flops_s - self.attention_flops_s
