@@ -105,18 +105,47 @@ def test_pp3_is_legal_with_uneven_stages_by_hand():
     the last stage holds 21 layers, 6 of them attention, 15 DeltaNet: weights
     13.5e9 x 21 / 64 = 4.43 GB; per sequence 4 GiB x 6 / 16 + 38,486,016 x 15 / 48
     = 1,622,639,616 B; (84,932,978,278 - 4,429,687,500) / 1,622,639,616 = 49.6: 49.
-    The first stage (5 attention, 16 DeltaNet) would hold 59. The largest stage,
-    22 layers, paces the pipeline: 22 x 3 / 64 = 1.03125 an even stage's time.
+    The first stage (5 attention, 16 DeltaNet) would hold 59.
     """
     plan = plan_cluster(MODEL, GPU, 4, 3, 4, 3)
     assert plan.valid and plan.sequences_per_replica == 49
-    assert plan.stage_imbalance == 22 * 3 / 64
     assert plan.verdict.startswith("valid, flagged: PP = 3 splits the 64 layers")
     even = plan_cluster(MODEL, GPU, 4, 2, 4, 2)
     assert even.stage_imbalance == 1.0
-    assert plan.batched_token_time_s == pytest.approx(
-        plan.batched_step.total_s * 1.03125 + plan.batched_send_s
-    )
+
+
+def test_pp3_is_paced_by_the_stage_with_most_attention_layers_by_hand():
+    """The 21-layer stage with 6 of 16 attention layers, not the 22-layer one, sets PP 3's pace.
+
+    A micro-batch is ceil(49 / 3) = 17 sequences of 262,144 tokens, TP 4 (3.35 TB/s HBM,
+    989 TFLOP/s, NVLink all-reduce 10 us each). Whole model, all 64 layers:
+    weights 54e9 / 4 / 3.35e12 = 4.029851 ms (their FLOPs, 2 x 27e9 x 17 / (4 x 989e12) =
+    0.232 ms, hide under it); KV 65,536 B x 262,144 / 4 = 4,294,967,296 B and state
+    2 passes x 153,944,064 / 4 = 76,972,032 B a sequence, x 17 = 74,322,968,576 B / 3.35e12 =
+    22.185961 ms (attention FLOPs 16 x 24,576 x 262,144 x 17 / 3.956e15 = 0.443 ms, hidden);
+    128 all-reduces x 10 us = 1.28 ms and 128 x 261,120 B / 450e9 = 0.074274 ms:
+    27.570085 ms. Each stage, the same terms for its own layers:
+
+    - 21 layers, 6 attention, 15 DeltaNet: weights 4.029851 x 21 / 64 = 1.322295 ms; KV
+      4 GiB x 6 / 16 = 1,610,612,736 B, state 2 x 15 x 3,207,168 / 4 = 24,053,760 B, x 17 =
+      27,789,330,432 B / 3.35e12 = 8.295323 ms; 42 all-reduces 0.42 + 0.024371 ms: 10.061988 ms.
+    - 22 layers, 5 attention, 17 DeltaNet: 1.385261 + (1,342,177,280 + 27,260,928) x 17 / 3.35e12
+      = 6.949388 ms + 0.44 + 0.025532 ms = 8.800181 ms; 21 layers, 5 and 16: 8.707916 ms.
+
+    The slowest stage against a third of the whole: 10.061988 x 3 / 27.570085 = 1.094881 (the
+    layer count alone said 22 x 3 / 64 = 1.03125). Two network hand-offs of 17 vectors, each
+    25 us + 17 x 20,480 B / 50e9 = 31.9632 us: a token every 3 x 10.061988 + 0.063926 =
+    30.249890 ms (28.495577 ms by the layer count), 49 / 30.249890 ms = 1,619.84 tokens/s.
+    """
+    plan = plan_cluster(MODEL, GPU, 4, 3, 4, 3)
+    whole = 4.029851 + 22.185961 + 1.28 + 0.074274
+    assert plan.batched_step.total_s * 1e3 == pytest.approx(whole, abs=2e-6)
+    third_stage = 1.322295 + 8.295323 + 0.42 + 0.024371
+    assert plan.stage_imbalance == pytest.approx(third_stage * 3 / whole, rel=1e-6)
+    assert plan.stage_imbalance == pytest.approx(1.094881, abs=1e-6)
+    assert plan.batched_send_s * 1e6 == pytest.approx(2 * 31.9632)
+    assert plan.batched_token_time_s * 1e3 == pytest.approx(30.249890, abs=2e-6)
+    assert plan.tokens_per_s_total == pytest.approx(1619.84, abs=0.01)
 
 
 def test_weights_that_do_not_fit_are_a_problem():

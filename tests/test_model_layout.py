@@ -8,6 +8,7 @@ from lesson_lib.model.layout import (
     layout_cautions,
     stage_layer_kinds,
     stage_layers,
+    stage_models,
 )
 from lesson_lib.model.specimen import MODEL
 
@@ -111,10 +112,12 @@ def test_stage_layers_as_vllm_splits_them():
 
 
 def test_uneven_stages_are_cautioned_by_hand():
-    """PP 3: stages of 21, 22 and 21; the 22-layer stage is 22 x 3 / 64 = 1.03: 3 % slower."""
+    """PP 3: stages of 21, 22 and 21 layers holding 5, 5 and 6 attention layers (layers 3, 7, ...,
+    63: 3-19, 23-39, 43-63); which is slowest depends on the context, so no percentage."""
     assert layout_cautions(MODEL, 4, 3) == [
-        "PP = 3 splits the 64 layers into stages of 21, 22 and 21: the largest stage sets "
-        "the pace, 3 % slower than an even split"
+        "PP = 3 splits the 64 layers into stages of 21, 22 and 21, holding 5, 5 and 6 of the 16 "
+        "full-attention layers: the slowest stage sets the pace (at long context, the one with "
+        "the most KV cache)"
     ]
     assert layout_cautions(MODEL, 4, 2) == [] and layout_cautions(MODEL, 4, 4) == []
     assert len(layout_cautions(MODEL, 8, 3)) == 2  # the KV copies and the stages
@@ -139,3 +142,21 @@ def test_caution_by_hand():
         "TP = 8 exceeds the 4 KV heads: each head is stored on 2 GPUs, so each GPU's KV cache "
         "stops shrinking at TP = 4 (legal, but memory spent 2 times)"
     ]
+
+
+def test_stage_models_keep_each_stages_own_layers_by_hand():
+    """PP 3: stages of 21, 22, 21 layers with 5, 5, 6 attention layers. The last holds
+    27e9 x 21 / 64 = 8,859,375,000 parameters, caches 2 (K, V) x 6 layers x 4 KV heads x 256 x 2 B
+    = 24,576 B a token (6/16 of the whole 65,536), 15 DeltaNet states of 3,145,728 + 61,440 B
+    = 48,107,520 B, and makes 2 x 21 = 42 all-reduces a token."""
+    stages = stage_models(MODEL, 3)
+    assert [(stage.num_layers, stage.num_attention_layers) for stage in stages] == [
+        (21, 5),
+        (22, 5),
+        (21, 6),
+    ]
+    last = stages[-1]
+    assert last.params == pytest.approx(8_859_375_000)
+    assert last.kv_bytes_per_token == 24_576 and last.state_bytes == 48_107_520
+    assert last.allreduces_per_token == 42
+    assert sum(stage.params for stage in stages) == pytest.approx(MODEL.params)

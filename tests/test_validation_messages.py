@@ -65,6 +65,7 @@ from lesson_lib.model.layout import (
     layout_cautions,
     stage_layer_kinds,
     stage_layers,
+    stage_models,
 )
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget, state_share
 from lesson_lib.model.moe import (
@@ -864,6 +865,7 @@ EDGES = [
     Edge("layout_cautions", "pp", lambda v: layout_cautions(MODEL, 1, v), LAYERS, 1, 0, 64, 65),
     Edge("stage_layers", "pp", lambda v: stage_layers(MODEL, v), LAYERS, 1, 0, 64, 65),
     Edge("stage_layer_kinds", "pp", lambda v: stage_layer_kinds(MODEL, v), LAYERS, 1, 0, 64, 65),
+    Edge("stage_models", "pp", lambda v: stage_models(MODEL, v), LAYERS, 1, 0, 64, 65),
     # payloads
     Edge("decode_wire_bytes", "n", lambda v: decode_wire_bytes(MODEL, v), RANKS, 1, 0, 4096, 4097),
     Edge(

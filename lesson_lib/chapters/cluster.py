@@ -12,7 +12,7 @@ from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.cluster_disaggregated import PLACEMENTS, plan_disaggregated
 from lesson_lib.model.cluster_plan import ClusterPlan
 from lesson_lib.model.cluster_planner import plan_cluster
-from lesson_lib.model.layout import stage_layers
+from lesson_lib.model.layout import stage_layer_kinds, stage_layers
 from lesson_lib.model.specimen import (
     GPU,
     INTER_NODE,
@@ -240,6 +240,9 @@ def _cluster_numbers() -> dict[str, str]:
         "ffn_size": format_count(m.ffn_size or 0),
         "num_layers": str(m.num_layers),
         "pp3_stages": ", ".join(str(s) for s in pp3_stages[:-1]) + f" and {pp3_stages[-1]}",
+        # at full context the stage with the most full-attention layers reads the most KV cache
+        "pp3_pace_attention": f"{max(kind[0] for kind in stage_layer_kinds(m, 3))} of "
+        f"{m.num_attention_layers}",
         "pp3_slower": format_count(100 * (pp3.stage_imbalance - 1), decimals=0) + " %",
         "pp3_sequences": format_count(pp3.sequences_per_replica),
         "pp3_tokens_per_s": format_count(pp3.tokens_per_s_total),

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lesson_lib.model.layout import layout_cautions, stage_layers
+from lesson_lib.model.layout import layout_cautions, stage_layer_kinds
 from lesson_lib.model.moe import MoEStep
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import StepBreakdown
@@ -92,8 +92,10 @@ class ClusterPlan:
     batched_send_s : float
         The stage-boundary sends of one micro-batch, seconds.
     stage_imbalance : float
-        The largest stage's layers over an even share, ``max(stage_layers) * pp
-        / num_layers``: 22 x 3 / 64 = 1.03 for the specimen at PP 3.
+        The slowest stage's time over an even share, ``pp`` x its micro-batch step (its weights,
+        KV and state reads, FLOPs and all-reduces, :func:`.stage_models`) / ``batched_step``'s:
+        1.09 for the specimen at PP 3, whose 21-layer last stage holds 6 of the 16 attention
+        layers' KV cache (1 for even stages).
     ep : int
         Expert-parallel degree: 1, or the GPUs of each replica's EP group.
     """
@@ -163,7 +165,7 @@ class ClusterPlan:
         """Seconds per token each sequence sees with ``batch`` sequences in flight.
 
         One micro-batch through all stages, stretched by ``stage_imbalance`` (``pp`` micro-batches
-        move at the largest stage's pace), plus its hand-offs; ``inf`` if no sequence fits.
+        move at the slowest stage's pace), plus its hand-offs; ``inf`` if no sequence fits.
         """
         if self.batched_step is None:
             return math.inf
@@ -221,9 +223,9 @@ class ClusterPlan:
         notes = []
         if layout_cautions(self.model, self.tp):
             notes.append(f"each KV head on {self.tp // self.model.num_kv_heads} GPUs")
-        if self.stage_imbalance > 1:
-            stages = stage_layers(self.model, self.pp)
-            notes.append(f"stages of {', '.join(str(s) for s in stages)} layers")
+        kinds = stage_layer_kinds(self.model, min(self.pp, self.model.num_layers))
+        if len(set(kinds)) > 1:  # as layout_cautions flags the stages
+            notes.append(f"stages of {', '.join(str(sum(kind)) for kind in kinds)} layers")
         if self.tp_crosses_nodes:
             notes.append("TP all-reduces on the network")
         if self.ep_crosses_nodes:

@@ -3,7 +3,7 @@
 GPUs are numbered TP first, then DP, then PP (Megatron-LM's ``tp-dp-pp`` order) and filled into
 nodes in order, so a TP group stays inside a node whenever its degree divides the GPUs per node.
 Throughput is batched: a replica decodes ``batch`` sequences per step, a pipeline keeps ``pp``
-micro-batches in flight; bubbles and uneven stages are not modelled. SI units.
+micro-batches in flight at its slowest stage's pace; bubbles are not modelled. SI units.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import math
 from typing import NamedTuple
 
 from lesson_lib.model._validate import MAX_RANKS, require_int
-from lesson_lib.model.cluster_memory import memory_problems, stage_memory
 from lesson_lib.model.cluster_plan import (
     ClusterPlan,
     GpuSlot,
@@ -22,12 +21,13 @@ from lesson_lib.model.cluster_plan import (
     tp_groups,
 )
 from lesson_lib.model.collectives import get_algorithm
-from lesson_lib.model.layout import check_layout, layout_cautions
+from lesson_lib.model.context_parallel import context_parallel_max_sequences
+from lesson_lib.model.layout import check_layout, layout_cautions, stage_models
 from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
 from lesson_lib.model.specimen import FAST, GPU, INTER_NODE, MODEL, PP_VECTORS_PER_TOKEN
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec, _require_hardware
 from lesson_lib.model.step_time import MAX_BATCH, decode_step
-from lesson_lib.model.units import format_count
+from lesson_lib.model.units import format_bytes, format_count
 
 
 def plan_cluster(
@@ -165,6 +165,26 @@ def _flags(model: ModelSpec, crossing: str | None, fits: bool, context_tokens: i
     return flags
 
 
+def _memory_problems(
+    weights: float, accel: Accelerator, batch: int | None, fit: int
+) -> tuple[int, list[str]]:
+    """The batch (``None``: as many as ``fit``, to ``MAX_BATCH``) and why memory forbids it."""
+    problems = []
+    if weights > accel.memory_bytes:
+        problems.append(
+            f"the weights need {format_bytes(weights, 'GB')} per GPU, more than the card's "
+            f"{format_bytes(accel.memory_bytes, 'GB')}"
+        )
+    if batch is None:
+        batch = min(fit, MAX_BATCH)
+    elif batch > fit:
+        problems.append(
+            f"a batch of {format_count(batch)} sequences needs more memory than the "
+            f"{format_count(fit)} that fit per replica"
+        )
+    return batch, problems
+
+
 def _boundary_wires(groups: Groups, intra: Fabric, inter: Fabric) -> list[Fabric]:
     """The stage-boundary wires of the replica with the most of them on the network."""
     by_replica: dict[int, list[Fabric]] = {}
@@ -187,13 +207,20 @@ def _plan_dense(c: _Cluster, tp: int, pp: int, batch: int | None, algorithm: str
         message = vectors * PP_VECTORS_PER_TOKEN * model.hidden_vector_bytes
         return sum(w.latency + message / w.bandwidth for w in wires)
 
-    weights, sequences, imbalance = stage_memory(model, accel, tp, pp, c.context_tokens)
-    batch, memory = memory_problems(weights, accel, batch, sequences)
+    # each stage holds its own layers' weights and cache; the one fitting the fewest sequences binds
+    stages = stage_models(model, min(pp, model.num_layers))
+    weights = max(stage.weight_bytes for stage in stages) / tp
+    sequences = min(
+        context_parallel_max_sequences(stage, accel, c.context_tokens, tp) for stage in stages
+    )
+    batch, memory = _memory_problems(weights, accel, batch, sequences)
     problems = list(check_layout(model, tp, pp))
     problems += _count_problems("TP x PP", tp * pp, c.gpus_per_node, c.nodes)
     micro = math.ceil(batch / pp)
-    options = {"context": c.context_tokens, "algorithm": algorithm}
-    batched = decode_step(model, accel, tp_fabric, tp, batch=micro, **options) if batch else None
+    # one sequence's micro-batch prices the stages when none fits
+    options = {"batch": max(micro, 1), "context": c.context_tokens, "algorithm": algorithm}
+    batched = decode_step(model, accel, tp_fabric, tp, **options)
+    slowest = max(decode_step(stage, accel, tp_fabric, tp, **options).total_s for stage in stages)
     fits = weights > accel.memory_bytes or sequences > 0
     flags = list(layout_cautions(model, tp, min(pp, model.num_layers)))
     flags += _flags(model, "tp" if tp_crosses else None, fits, c.context_tokens)
@@ -212,9 +239,9 @@ def _plan_dense(c: _Cluster, tp: int, pp: int, batch: int | None, algorithm: str
         weights_per_gpu_bytes=weights,
         sequences_per_replica=sequences,
         batch=batch,
-        batched_step=batched,
+        batched_step=batched if batch else None,
         batched_send_s=sends(micro) if batch else 0.0,
-        stage_imbalance=imbalance,
+        stage_imbalance=slowest * len(stages) / batched.total_s,
     )
 
 
@@ -244,7 +271,7 @@ def _plan_moe(c: _Cluster, tp: int, pp: int, ep: int, batch: int | None) -> Clus
     fabric = c.inter if crosses else c.intra
     weights = weights_per_gpu(model, n, parallelism)
     fit = sequences_that_fit(model, accel, n, parallelism, c.context_tokens)
-    batch, memory = memory_problems(weights, accel, batch, fit)
+    batch, memory = _memory_problems(weights, accel, batch, fit)
     fits = weights > accel.memory_bytes or fit > 0
 
     def step(batch: int = 1) -> MoEStep:

@@ -7,6 +7,8 @@ that KV heads may be copied when one count divides the other (vLLM's
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.specs import ModelSpec
 
@@ -123,6 +125,37 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def stage_models(model: ModelSpec, pp: int) -> tuple[ModelSpec, ...]:
+    """Each pipeline stage as a model of its own layers, to size and price like a whole one.
+
+    A stage keeps its full-attention and linear layers (as :func:`stage_layer_kinds` cuts them),
+    so its KV cache, state, attention FLOPs and all-reduces are its own; it holds the parameters
+    in proportion to its layers (assumed: every layer weighs the same).
+
+    Parameters
+    ----------
+    model : ModelSpec
+        A dense model.
+    pp : int
+        Pipeline-parallel degree, from 1 to ``model.num_layers``.
+
+    Returns
+    -------
+    tuple of ModelSpec
+        First stage to last; the specimen's third at PP 3 has 21 layers, 6 of them attention.
+    """
+    return tuple(
+        replace(
+            model,
+            params=model.params * (attention + linear) / model.num_layers,
+            num_layers=attention + linear,
+            num_attention_layers=attention,
+            num_super_blocks=None,
+        )
+        for attention, linear in stage_layer_kinds(model, pp)
+    )
+
+
 def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     """Legal but wasteful choices in a split of ``model`` into ``tp`` x ``pp`` pieces.
 
@@ -138,7 +171,8 @@ def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
     -------
     list of str
         One sentence when ``tp`` exceeds the KV heads (each head then stored on several GPUs), one
-        when ``pp`` does not divide the layers (the largest stage sets the pace); else empty.
+        when the stages differ in layers or full-attention layers (the slowest sets the pace, the
+        largest in a model of one kind); else empty.
     """
     require_instance("model", model, ModelSpec)
     tp = require_int("tp", tp, maximum=MAX_RANKS)
@@ -151,12 +185,26 @@ def layout_cautions(model: ModelSpec, tp: int, pp: int = 1) -> list[str]:
             f"so each GPU's KV cache stops shrinking at TP = {kv} (legal, but memory spent "
             f"{tp // kv} times)"
         )
-    stages = stage_layers(model, pp)
-    if len(set(stages)) > 1:
-        counts = ", ".join(str(c) for c in stages[:-1]) + f" and {stages[-1]}"
-        slower = max(stages) * pp / model.num_layers - 1
-        cautions.append(
-            f"PP = {pp} splits the {model.num_layers} layers into stages of {counts}: "
-            f"the largest stage sets the pace, {slower * 100:.0f} % slower than an even split"
-        )
+    kinds = stage_layer_kinds(model, pp)
+    if len(set(kinds)) > 1:
+        caution = f"PP = {pp} splits the {model.num_layers} layers into stages of "
+        caution += _and([sum(kind) for kind in kinds])
+        if model.num_attention_layers and model.num_linear_layers:
+            # how much of each stage's time is KV reads depends on the context: no single number
+            caution += (
+                f", holding {_and([kind[0] for kind in kinds])} of the {model.num_attention_layers} "
+                "full-attention layers: the slowest stage sets the pace (at long context, the "
+                "one with the most KV cache)"
+            )
+        else:
+            slower = max(stage_layers(model, pp)) * pp / model.num_layers - 1
+            caution += (
+                f": the largest stage sets the pace, {slower * 100:.0f} % slower than an even split"
+            )
+        cautions.append(caution)
     return cautions
+
+
+def _and(counts: list[int]) -> str:
+    """``"21, 22 and 21"``."""
+    return ", ".join(str(c) for c in counts[:-1]) + f" and {counts[-1]}"
