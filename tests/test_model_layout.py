@@ -160,3 +160,17 @@ def test_stage_models_keep_each_stages_own_layers_by_hand():
     assert last.kv_bytes_per_token == 24_576 and last.state_bytes == 48_107_520
     assert last.allreduces_per_token == 42
     assert sum(stage.params for stage in stages) == pytest.approx(MODEL.params)
+
+
+def test_stage_models_share_out_sliding_window_layers_by_hand():
+    """The specimen with 5 of its 16 attention layers sliding (window 1,024), PP 3: the stages hold
+    5, 5, 6 attention layers, so 5, 10, 16 by the end of each; of the 5 sliding layers each stage
+    takes floor(5 x 5 / 16) = 1, floor(5 x 10 / 16) - 1 = 3 - 1 = 2 and 5 - 3 = 2. The last
+    stage's whole-context cache is then (6 - 2) x 2 x 4 x 256 x 2 B = 16,384 B a token, and at
+    4,096 tokens it adds 2 x 4,096 B x 1,024 = 8,388,608 B for the windowed layers."""
+    sliding = ModelSpec(**{**MODEL.__dict__, "num_sliding_layers": 5, "sliding_window": 1024})
+    stages = stage_models(sliding, 3)
+    assert [stage.num_sliding_layers for stage in stages] == [1, 2, 2]
+    last = stages[-1]
+    assert last.kv_bytes_per_token == 16_384
+    assert last.kv_bytes(4096) == 16_384 * 4096 + 8_388_608

@@ -7,6 +7,7 @@ that KV heads may be copied when one count divides the other (vLLM's
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
@@ -130,7 +131,8 @@ def stage_models(model: ModelSpec, pp: int) -> tuple[ModelSpec, ...]:
 
     A stage keeps its full-attention and linear layers (as :func:`stage_layer_kinds` cuts them),
     so its KV cache, state, attention FLOPs and all-reduces are its own; it holds the parameters
-    in proportion to its layers (assumed: every layer weighs the same).
+    in proportion to its layers (assumed: every layer weighs the same), and of the attention
+    layers its share of the sliding-window ones (the spec counts them, not where they sit).
 
     Parameters
     ----------
@@ -144,6 +146,10 @@ def stage_models(model: ModelSpec, pp: int) -> tuple[ModelSpec, ...]:
     tuple of ModelSpec
         First stage to last; the specimen's third at PP 3 has 21 layers, 6 of them attention.
     """
+    kinds = stage_layer_kinds(model, pp)
+    # sliding layers spread evenly over the attention layers, the total kept
+    ends = itertools.accumulate(attention for attention, _ in kinds)
+    sliding = [model.num_sliding_layers * end // max(model.num_attention_layers, 1) for end in ends]
     return tuple(
         replace(
             model,
@@ -151,8 +157,11 @@ def stage_models(model: ModelSpec, pp: int) -> tuple[ModelSpec, ...]:
             num_layers=attention + linear,
             num_attention_layers=attention,
             num_super_blocks=None,
+            num_sliding_layers=upto - before,
         )
-        for attention, linear in stage_layer_kinds(model, pp)
+        for (attention, linear), (before, upto) in zip(
+            kinds, itertools.pairwise([0, *sliding]), strict=True
+        )
     )
 
 
