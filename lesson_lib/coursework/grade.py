@@ -2,9 +2,10 @@
 
 Each submission runs in a throwaway copy inside bubblewrap (:mod:`lesson_lib.coursework.sandbox`)
 and is scored outside it against its student's variant by :mod:`~lesson_lib.coursework.grading`'s
-steps; this module applies the course's policy and writes the CSV files, Canvas's import file and a
-feedback page per student. Whatever a submission contains, it gets a row. ``--student ID`` regrades
-some students and merges their rows in, scored with the options the full run recorded.
+steps; :mod:`~lesson_lib.coursework.grade_outputs` applies the course's policy and writes the CSV
+files, Canvas's import file and a feedback page per student. Whatever a submission contains, it
+gets a row. ``--student ID`` regrades some students and merges their rows in, scored with the
+options the full run recorded.
 
 Command line::
 
@@ -24,22 +25,22 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from lesson_lib.coursework import (
     canvas,
+    grade_outputs,
     grades_csv,
     late_policy,
     manual_grading,
-    manual_import,
     run_options,
     time_limits,
 )
 from lesson_lib.coursework.check import CLOSE_CREDIT
-from lesson_lib.coursework.feedback import write_feedback
-from lesson_lib.coursework.graded import Submission, total_points
+from lesson_lib.coursework.grade_outputs import OutputRefused, Outputs, Run
+from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folder, grade_notebook
 from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.lms_names import read_gradescope_export
@@ -47,7 +48,6 @@ from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_job
 from lesson_lib.coursework.regrade import RegradeRefused, WouldShrink, read_rows, refuse_shrinking
 from lesson_lib.coursework.roster import Roster, read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
-from lesson_lib.coursework.status import IDENTITY_FAILURES, Status
 from lesson_lib.coursework.submissions import Entry, find_submissions, hidden_names
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
@@ -335,19 +335,7 @@ def _compile_lesson_lib() -> bool:
         return False
 
 
-@dataclass
-class _Run:
-    """What a run decided before grading."""
-
-    roster: Roster | None
-    policy: LatePolicy
-    scoring: dict[str, Any]
-    found: list[Entry]
-    regraded: set[str] | None
-    manual: dict[str, dict[str, float | None]] | None
-
-
-def _prepare(args: argparse.Namespace) -> _Run:
+def _prepare(args: argparse.Namespace) -> Run:
     """Every check that can refuse the run, before anything is graded."""
     salt, salt_file = _salt(args)
     scoring = _scoring_options(args, run_options.salt_fingerprint(salt), salt_file)
@@ -370,10 +358,10 @@ def _prepare(args: argparse.Namespace) -> _Run:
         shown = ", ".join(printable(h, 40) for h in hidden[:5])
         more = f" and {len(hidden) - 5} more" if len(hidden) > 5 else ""
         print(f"note: names starting with '.' are not submissions, left out: {shown}{more}")
-    return _Run(roster, policy, scoring, found, regraded, manual)
+    return Run(roster, policy, scoring, found, regraded, manual)
 
 
-def _grade(args: argparse.Namespace, run: _Run) -> list[Submission]:
+def _grade(args: argparse.Namespace, run: Run) -> list[Submission]:
     """Grade the folder (KeyboardInterrupt carries the signal that stopped it)."""
     with stop_on_signals():
         return grade_folder(
@@ -381,138 +369,6 @@ def _grade(args: argparse.Namespace, run: _Run) -> list[Submission]:
             roster=run.roster, jobs=args.jobs, students=run.regraded,
             close_credit=args.close_credit,
         )  # fmt: skip
-
-
-def _write_grades(args: argparse.Namespace, run: _Run, subs: list[Submission]) -> None:
-    """The policy applied, then the scores, details, options and the TA's files written."""
-    odd_times = late_policy.implausible_times_warning(late_policy.apply_policy(subs, run.policy))
-    if odd_times:
-        print(odd_times, file=sys.stderr)
-    if run.manual is not None:
-        manual_grading.given_manual_points(subs, run.manual)
-    for path, write in (
-        (args.out, grades_csv.write_scores),
-        (args.details, grades_csv.write_details),
-    ):
-        if path is not None:
-            try:
-                kept = write(subs, path, run.regraded)
-            except RegradeRefused as err:  # checked before grading; changed meanwhile
-                raise UsageError(f"{err}; nothing written") from None
-            merged = ""
-            if run.regraded is not None:
-                merged = f" ({len(run.regraded)} regraded student(s) merged in)"
-            print(
-                f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
-            )
-    if run.regraded is None:
-        run_options.record_options(args.out, run.scoring)
-    if args.manual_export is not None:
-        for path in grades_csv.write_manual_export(subs, args.manual_export, run.regraded):
-            print(f"wrote {path}")
-    if args.manual_import is not None:
-        try:
-            filled, _ = manual_import.merge(args.out, args.manual_import)
-        except (OSError, manual_grading.ManualImportError, RegradeRefused) as err:
-            raise UsageError(f"--manual-import: {err}; the grades are written without it") from None
-        print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
-
-
-def _write_canvas(found: Sequence[Entry], args: argparse.Namespace, roster: Roster | None) -> None:
-    """Write Canvas's import file from the grades file as written, and say what it holds."""
-    rows = grades_csv.read_scores(args.out)
-    users = canvas.canvas_users(found, roster, read_gradescope_export(args.folder))
-    summary = canvas.fill_gradebook(
-        args.canvas_gradebook,
-        args.canvas_out,
-        canvas.canvas_scores(rows, users),
-        max((float(row.cells["max"]) for row in rows), default=total_points()),
-        args.canvas_assignment,
-        args.canvas_new_assignment,
-    )
-    print(
-        f"wrote {args.canvas_out}: column {summary.column!r}, {summary.filled} score(s), "
-        f"{len(summary.empty)} left empty"
-    )
-    for warning in summary.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if summary.empty:
-        shown = "; ".join(printable(s, 40) for s in summary.empty[:10])
-        print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
-    if summary.unmatched:
-        print(
-            f"warning: Canvas user(s) not in the gradebook export: "
-            f"{'; '.join(printable(u, 40) for u in summary.unmatched[:10])}",
-            file=sys.stderr,
-        )
-
-
-def _write_for_people(args: argparse.Namespace, run: _Run, subs: list[Submission]) -> None:
-    """The Canvas file (or a warning that it is stale) and the feedback pages."""
-    if args.canvas_gradebook is not None:
-        _write_canvas(run.found, args, run.roster)
-    elif run.regraded is not None and (args.out.parent / "canvas-import.csv").exists():
-        print(
-            f"warning: {args.out.parent / 'canvas-import.csv'} was written before this regrade "
-            "and does not have its scores: pass --canvas-gradebook again to rewrite it",
-            file=sys.stderr,
-        )
-    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
-    try:
-        handed = write_feedback(subs, feedback)
-    except (OSError, ValueError) as err:
-        print(f"warning: no feedback written ({err})", file=sys.stderr)
-    else:
-        print(f"wrote {len(handed)} feedback file(s) into {feedback}")
-
-
-def _warn(what: str, subs: Sequence[Submission], shown: int = 10) -> None:
-    """One warning naming the files of some rows (at most ``shown``), if there are any."""
-    if subs:
-        names = ", ".join(printable(ascii(s.file), 80) for s in subs[:shown])
-        print(f"warning: {len(subs)} {what}: {names}", file=sys.stderr)
-
-
-def _report(subs: Sequence[Submission], policy: LatePolicy) -> None:
-    """Say what the late policy and ``--keep`` did, and which rows still need a decision."""
-    late = [s for s in subs if s.late_factor < 1]
-    if late:
-        shown = "; ".join(f"{printable(s.student, 40)} x {s.late_factor:g}" for s in late[:10])
-        more = f" and {len(late) - 10} more" if len(late) > 10 else ""
-        print(
-            f"late policy: {len(late)} late submission(s), total after the penalty: {shown}{more}"
-        )
-    dropped = [s for s in subs if not s.counted]
-    if dropped:
-        print(f"--keep {policy.keep}: {len(dropped)} earlier or lower copy(ies) not counted")
-    counts: dict[str, int] = {}
-    for sub in subs:
-        if sub.counted and sub.status not in IDENTITY_FAILURES:
-            counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
-    duplicates = {printable(key, 80) for key, n in counts.items() if n > 1}
-    if duplicates:
-        print(
-            "warning: duplicate student IDs, every copy graded and flagged in the notes "
-            f"(--keep latest or best picks one): {'; '.join(sorted(duplicates))}",
-            file=sys.stderr,
-        )
-    shared = [s for s in subs if s.id_shared]
-    if shared:
-        names = "; ".join(printable(ascii(s.file), 80) for s in shared[:10])
-        print(
-            f"warning: {len(shared)} submission(s) of an ID that two platform users handed in, "
-            f"not graded (see the notes): {names}",
-            file=sys.stderr,
-        )
-    _warn(
-        "submission(s) call reference(), solution_text() or the problem bank (see the notes)",
-        [s for s in subs if s.answer_lookup],
-    )
-    _warn(
-        "name(s) are not valid student IDs, not graded (see the notes; one may imitate "
-        "another student's ID)",
-        [s for s in subs if s.status == Status.INVALID_ID],
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -548,15 +404,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 128 + signum
-        _write_grades(args, run, subs)
-    except UsageError as err:
+        outputs = Outputs(**{field.name: getattr(args, field.name) for field in fields(Outputs)})
+        grade_outputs.write_grades(outputs, run, subs)
+    except (UsageError, OutputRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except SandboxUnavailable as exc:
         print(f"error: cannot grade safely: {exc}", file=sys.stderr)
         return EXIT_NO_SANDBOX
-    _write_for_people(args, run, subs)
-    _report(subs, run.policy)
+    grade_outputs.write_for_people(outputs, run, subs)
+    grade_outputs.report(subs, run.policy)
     return 0
 
 
