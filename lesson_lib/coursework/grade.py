@@ -24,7 +24,8 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,15 @@ EXIT_NO_SANDBOX = 3
 
 class UsageError(Exception):
     """Bad options, or inputs that cannot be graded: the message is printed, the exit status 2."""
+
+
+@contextmanager
+def _refused(errors: type[Exception] | tuple[type[Exception], ...], text: str = "{}") -> Iterator:
+    """Raise ``errors`` met inside as a UsageError, their message put into ``text``."""
+    try:
+        yield
+    except errors as err:
+        raise UsageError(text.format(err)) from None
 
 
 def _timeout_arg(text: str) -> float:
@@ -174,10 +184,8 @@ def _check_outputs(out: Path, details: Path | None) -> None:
     """Refuse output paths that cannot be written, before anything is graded."""
     for option, target in (("--out", out), ("--details", details)):
         if target is not None:
-            try:
+            with _refused(ValueError):
                 require_output_file(target, option)
-            except ValueError as err:
-                raise UsageError(str(err)) from None
     if details is not None:
         same = out.resolve() == details.resolve()
         if not same and out.exists() and details.exists():
@@ -194,10 +202,8 @@ def _salt(args: argparse.Namespace) -> tuple[str | None, Path | None]:
     if args.no_salt and args.salt_file is not None:
         raise UsageError("--no-salt and --salt-file contradict each other")
     salt_file = None if args.no_salt else salt_file_in_use(args.salt_file)
-    try:
+    with _refused((OSError, ValueError), "--salt-file: {}"):
         salt = read_salt_file(salt_file) if salt_file else None
-    except (OSError, ValueError) as err:
-        raise UsageError(f"--salt-file: {err}") from None
     set_course_salt(salt)
     print(
         f"variants: the course salt in {salt_file}"
@@ -230,10 +236,8 @@ def _scoring_options(
         }
         used["roster"] = roster
     else:
-        try:
+        with _refused(run_options.OptionsDiffer, "{}; nothing graded"):
             used = run_options.reconcile(recorded, given)
-        except run_options.OptionsDiffer as err:
-            raise UsageError(f"{err}; nothing graded") from None
         print(f"regrade: scored as the run that wrote {args.out}: {run_options.describe(used)}")
         args.roster = Path(used["roster"]) if used["roster"] else None
         args.no_roster = not used["roster"]
@@ -245,7 +249,7 @@ def _scoring_options(
 
 def _course(args: argparse.Namespace, salt_file: Path | None) -> tuple[Roster | None, LatePolicy]:
     """Read the roster and the policy, and check the Canvas export, before anything is graded."""
-    try:
+    with _refused((OSError, ValueError)):
         roster_file = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
         roster = read_roster(roster_file) if roster_file is not None else None
         if roster is not None:
@@ -260,8 +264,6 @@ def _course(args: argparse.Namespace, salt_file: Path | None) -> tuple[Roster | 
             if args.canvas_out is None:
                 args.canvas_out = args.out.parent / "canvas-import.csv"
             require_output_file(args.canvas_out, "--canvas-out")
-    except (OSError, ValueError) as err:
-        raise UsageError(str(err)) from None
     return roster, policy
 
 
@@ -287,10 +289,8 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
     if args.student is None:
         if not args.replace:
             graded = {entry_id(e, export) for e in found}
-            try:
+            with _refused(WouldShrink):
                 refuse_shrinking(args.out, grades_csv.SCORES_HEADER, graded)
-            except WouldShrink as err:
-                raise UsageError(str(err)) from None
         return None
     wanted: set[str] = set()
     for raw in args.student:
@@ -314,11 +314,9 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
         ("--out", args.out, grades_csv.SCORES_HEADER),
         ("--details", args.details, grades_csv.DETAILS_HEADER),
     ):
-        try:
+        with _refused(RegradeRefused, option + ": cannot merge the regrade: {}"):
             if path is not None:
                 read_rows(path, header)
-        except RegradeRefused as err:
-            raise UsageError(f"{option}: cannot merge the regrade: {err}") from None
     return wanted
 
 
@@ -349,10 +347,8 @@ def _prepare(args: argparse.Namespace) -> Run:
     regraded = _regraded(args, found)
     manual = None
     if args.manual_import is not None:
-        try:
+        with _refused((OSError, ValueError), "--manual-import: {}"):
             manual = manual_grading.read_folder(args.manual_import)
-        except (OSError, ValueError) as err:
-            raise UsageError(f"--manual-import: {err}") from None
     hidden = hidden_names(args.folder)
     if hidden:
         shown = ", ".join(printable(h, 40) for h in hidden[:5])
