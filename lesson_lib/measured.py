@@ -119,10 +119,6 @@ def systems() -> dict[str, str]:
         return {r["system"]: r["device"] for r in csv.DictReader(f)}
 
 
-def _version(runtime: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", runtime))
-
-
 def _require_system(system: str) -> str:
     if system not in systems():
         raise ValueError(f"system must be one of {', '.join(sorted(systems()))}, got {system!r}")
@@ -151,7 +147,9 @@ def measured_table(
     """
     _require_system(system)
     rows = list(_tables().get((system, gpus, kernel, op), ()))
-    runtimes = sorted({r.runtime for r in rows}, key=_version)
+    runtimes = sorted(
+        {r.runtime for r in rows}, key=lambda v: [int(p) for p in re.findall(r"\d+", v)]
+    )
     if runtime is None and runtimes:
         runtime = runtimes[-1]
     rows = [r for r in rows if r.runtime == runtime]

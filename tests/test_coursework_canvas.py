@@ -1,6 +1,5 @@
 """The Canvas import file, written from a hand-made sample of Canvas's gradebook export."""
 
-import argparse
 import csv
 from pathlib import Path
 
@@ -13,7 +12,9 @@ from lesson_lib.coursework.canvas import (
     check_gradebook,
     fill_gradebook,
 )
-from lesson_lib.coursework.grade import _write_canvas, main
+from lesson_lib.coursework.grade import main
+from lesson_lib.coursework.grade_outputs import Outputs, Run, write_for_people
+from lesson_lib.coursework.late_policy import LatePolicy
 
 DATA = Path(__file__).parent / "data" / "lms"
 EXPORT = DATA / "canvas_gradebook_export.csv"
@@ -117,15 +118,14 @@ def test_the_grader_prints_the_points_warning(tmp_path, capsys):
     lines = EXPORT.read_text().splitlines()
     lines[1] = lines[1].replace(",53.00,", ",50.00,", 1)
     export.write_text("\n".join(lines) + "\n")
-    args = argparse.Namespace(
+    outputs = Outputs(
+        folder=tmp_path,
+        out=tmp_path / "grades.csv",  # none written: no rows
         canvas_gradebook=export,
         canvas_out=tmp_path / "canvas-import.csv",
         canvas_assignment="problem set",
-        canvas_new_assignment=False,
-        out=tmp_path / "grades.csv",  # none written: no rows
-        folder=tmp_path,
     )
-    _write_canvas([], args, None)
+    write_for_people(outputs, Run(None, LatePolicy(), {}, [], None), [])
     err = capsys.readouterr().err
     assert "warning: the export's Points Possible for 'Problem set (987654)' is 50" in err
     assert "the problem set's points are 53" in err

@@ -24,22 +24,10 @@ from lesson_lib.model.collectives import (
     allreduce_steps,
     allreduce_time,
 )
-from lesson_lib.model.specimen import (
-    CUDA_GRAPH_LAUNCH_SAVING,
-    FAST,
-    FAST_RING,
-    GPU,
-    MODEL,
-    SLOW,
-)
+from lesson_lib.model.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step, speedup
-from lesson_lib.model.units import (
-    format_bytes,
-    format_count,
-    format_ratio,
-    format_seconds,
-)
+from lesson_lib.model.units import format_bytes, format_count, format_ratio, format_seconds
 
 
 def algorithm_rows(

@@ -220,12 +220,9 @@ def experts_numbers() -> dict[str, str]:
     fp8_off = alltoall_wire_bytes(k * m.hidden_size * FP8, EP)
     # The all-reduce TP needs per token per layer, for the same bytes comparison.
     tp_layer = 2 * allreduce_wire_bytes(vector, EP)
-    deepep_one = DEEPEP_LL_H100[0]
-    deepep_128 = DEEPEP_LL_H100[-1]
+    deepep_one, deepep_128 = DEEPEP_LL_H100[0], DEEPEP_LL_H100[-1]
     nccl_small = {r.kind: r.latency_s for r in NCCL_H100 if r.elements == 256}
     across = moe_decode_step(m, CARD, INTER_NODE, EP, dispatch_bytes=FP8, context=CONTEXT)
-    ex1 = _exercise_one(m)
-    ex3 = _exercise_three(m)
     return {
         "ep": str(EP),
         "context": format_count(CONTEXT),
@@ -293,8 +290,8 @@ def experts_numbers() -> dict[str, str]:
         "ds_latent": str(m.kv_lora_rank),
         "ds_rope": str(m.qk_rope_head_dim),
         "ex2_sequences": str(EXERCISE_SEQUENCES),
-        **ex1,
-        **ex3,
+        **_exercise_one(m),
+        **_exercise_three(m),
     }
 
 

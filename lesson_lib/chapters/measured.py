@@ -177,21 +177,19 @@ def measured_numbers() -> dict[str, str]:
     def rate(value: float) -> str:
         return format_bytes(value, "GB", decimals=0) + "/s"
 
-    out.update(
-        {
-            "pcie_threshold": rate(PCIE_CLASS_BUS_BANDWIDTH),
-            "pcie_busbw_low": rate(min(pcie_bw)),
-            "pcie_busbw_high": rate(max(pcie_bw)),
-            "nvlink_busbw_low": rate(min(nvlink_bw)),
-            "graph_speedup_low": format_ratio(min(graph_speed), decimals=1),
-            "graph_speedup_high": format_ratio(max(graph_speed), decimals=1),
-            "slow_over_measured_low": format_ratio(min(slow_over), decimals=1),
-            "slow_over_measured_high": format_ratio(max(slow_over), decimals=1),
-            "l40s_alpha_4": format_seconds(l40s.alpha_4, "us"),
-            "l40s_latency_total": format_seconds(MODEL.allreduces_per_token * l40s.alpha_4, "ms"),
-            "l40s_line_4": format_seconds(l40s.line_4, "ms"),
-        }
-    )
+    out |= {
+        "pcie_threshold": rate(PCIE_CLASS_BUS_BANDWIDTH),
+        "pcie_busbw_low": rate(min(pcie_bw)),
+        "pcie_busbw_high": rate(max(pcie_bw)),
+        "nvlink_busbw_low": rate(min(nvlink_bw)),
+        "graph_speedup_low": format_ratio(min(graph_speed), decimals=1),
+        "graph_speedup_high": format_ratio(max(graph_speed), decimals=1),
+        "slow_over_measured_low": format_ratio(min(slow_over), decimals=1),
+        "slow_over_measured_high": format_ratio(max(slow_over), decimals=1),
+        "l40s_alpha_4": format_seconds(l40s.alpha_4, "us"),
+        "l40s_latency_total": format_seconds(MODEL.allreduces_per_token * l40s.alpha_4, "ms"),
+        "l40s_line_4": format_seconds(l40s.line_4, "ms"),
+    }
     for gpus in (2, 4, 8):  # the L40S's bus bandwidth collapses above two GPUs
         bandwidth = measured_fabric("l40s", gpus).fabric.bandwidth
         out[f"l40s_busbw_{gpus}"] = format_bytes(bandwidth, "GB", decimals=1) + "/s"
@@ -204,8 +202,8 @@ def measured_numbers() -> dict[str, str]:
 def _launch_numbers() -> dict[str, str]:
     """Four L40S against two of the reference system, both in a CUDA graph or both eager.
 
-    Each per-token line is the card's compute plus one engine all-reduce per
-    layer step at the quickest smallest-message time of that launch mode
+    Each per-token line is the card's compute plus one engine all-reduce per layer step at the
+    quickest smallest-message time of that launch mode
     (:func:`~lesson_lib.measured.smallest_engine_latency`), no bandwidth term.
     """
     out = {}

@@ -446,7 +446,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--grades",
         type=Path,
-        default=None,
         help="the same run's grades CSV (default: grades.csv beside the details)",
     )
     parser.add_argument("--out", type=Path, default=Path("report"), help="folder to write into")

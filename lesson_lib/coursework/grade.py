@@ -2,9 +2,10 @@
 
 Each submission runs in a throwaway copy inside bubblewrap (:mod:`lesson_lib.coursework.sandbox`)
 and is scored outside it against its student's variant by :mod:`~lesson_lib.coursework.grading`'s
-steps; this module applies the course's policy and writes the CSV files, Canvas's import file and a
-feedback page per student. Whatever a submission contains, it gets a row. ``--student ID`` regrades
-some students and merges their rows in, scored with the options the full run recorded.
+steps; :mod:`~lesson_lib.coursework.grade_outputs` applies the course's policy and writes the CSV
+files, Canvas's import file and a feedback page per student. Whatever a submission contains, it
+gets a row. ``--student ID`` regrades some students and merges their rows in, scored with the
+options the full run recorded.
 
 Command line::
 
@@ -23,23 +24,24 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from lesson_lib.coursework import (
     canvas,
+    grade_outputs,
     grades_csv,
     late_policy,
     manual_grading,
-    manual_import,
     run_options,
     time_limits,
 )
 from lesson_lib.coursework.check import CLOSE_CREDIT
-from lesson_lib.coursework.feedback import write_feedback
-from lesson_lib.coursework.graded import Submission, total_points
+from lesson_lib.coursework.grade_outputs import OutputRefused, Outputs, Run
+from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folder, grade_notebook
 from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.lms_names import read_gradescope_export
@@ -47,7 +49,6 @@ from lesson_lib.coursework.parallel import MAX_JOBS, available_cpus, require_job
 from lesson_lib.coursework.regrade import RegradeRefused, WouldShrink, read_rows, refuse_shrinking
 from lesson_lib.coursework.roster import Roster, read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
-from lesson_lib.coursework.status import IDENTITY_FAILURES, Status
 from lesson_lib.coursework.submissions import Entry, find_submissions, hidden_names
 from lesson_lib.coursework.variants import (
     DEFAULT_SALT_FILE,
@@ -68,6 +69,15 @@ EXIT_NO_SANDBOX = 3
 
 class UsageError(Exception):
     """Bad options, or inputs that cannot be graded: the message is printed, the exit status 2."""
+
+
+@contextmanager
+def _refused(errors: type[Exception] | tuple[type[Exception], ...], text: str = "{}") -> Iterator:
+    """Raise ``errors`` met inside as a UsageError, their message put into ``text``."""
+    try:
+        yield
+    except errors as err:
+        raise UsageError(text.format(err)) from None
 
 
 def _timeout_arg(text: str) -> float:
@@ -174,10 +184,8 @@ def _check_outputs(out: Path, details: Path | None) -> None:
     """Refuse output paths that cannot be written, before anything is graded."""
     for option, target in (("--out", out), ("--details", details)):
         if target is not None:
-            try:
+            with _refused(ValueError):
                 require_output_file(target, option)
-            except ValueError as err:
-                raise UsageError(str(err)) from None
     if details is not None:
         same = out.resolve() == details.resolve()
         if not same and out.exists() and details.exists():
@@ -194,10 +202,8 @@ def _salt(args: argparse.Namespace) -> tuple[str | None, Path | None]:
     if args.no_salt and args.salt_file is not None:
         raise UsageError("--no-salt and --salt-file contradict each other")
     salt_file = None if args.no_salt else salt_file_in_use(args.salt_file)
-    try:
+    with _refused((OSError, ValueError), "--salt-file: {}"):
         salt = read_salt_file(salt_file) if salt_file else None
-    except (OSError, ValueError) as err:
-        raise UsageError(f"--salt-file: {err}") from None
     set_course_salt(salt)
     print(
         f"variants: the course salt in {salt_file}"
@@ -230,10 +236,8 @@ def _scoring_options(
         }
         used["roster"] = roster
     else:
-        try:
+        with _refused(run_options.OptionsDiffer, "{}; nothing graded"):
             used = run_options.reconcile(recorded, given)
-        except run_options.OptionsDiffer as err:
-            raise UsageError(f"{err}; nothing graded") from None
         print(f"regrade: scored as the run that wrote {args.out}: {run_options.describe(used)}")
         args.roster = Path(used["roster"]) if used["roster"] else None
         args.no_roster = not used["roster"]
@@ -245,7 +249,7 @@ def _scoring_options(
 
 def _course(args: argparse.Namespace, salt_file: Path | None) -> tuple[Roster | None, LatePolicy]:
     """Read the roster and the policy, and check the Canvas export, before anything is graded."""
-    try:
+    with _refused((OSError, ValueError)):
         roster_file = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
         roster = read_roster(roster_file) if roster_file is not None else None
         if roster is not None:
@@ -260,8 +264,6 @@ def _course(args: argparse.Namespace, salt_file: Path | None) -> tuple[Roster | 
             if args.canvas_out is None:
                 args.canvas_out = args.out.parent / "canvas-import.csv"
             require_output_file(args.canvas_out, "--canvas-out")
-    except (OSError, ValueError) as err:
-        raise UsageError(str(err)) from None
     return roster, policy
 
 
@@ -287,10 +289,8 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
     if args.student is None:
         if not args.replace:
             graded = {entry_id(e, export) for e in found}
-            try:
+            with _refused(WouldShrink):
                 refuse_shrinking(args.out, grades_csv.SCORES_HEADER, graded)
-            except WouldShrink as err:
-                raise UsageError(str(err)) from None
         return None
     wanted: set[str] = set()
     for raw in args.student:
@@ -314,11 +314,9 @@ def _regraded(args: argparse.Namespace, found: Sequence[Entry]) -> set[str] | No
         ("--out", args.out, grades_csv.SCORES_HEADER),
         ("--details", args.details, grades_csv.DETAILS_HEADER),
     ):
-        try:
+        with _refused(RegradeRefused, option + ": cannot merge the regrade: {}"):
             if path is not None:
                 read_rows(path, header)
-        except RegradeRefused as err:
-            raise UsageError(f"{option}: cannot merge the regrade: {err}") from None
     return wanted
 
 
@@ -335,19 +333,7 @@ def _compile_lesson_lib() -> bool:
         return False
 
 
-@dataclass
-class _Run:
-    """What a run decided before grading."""
-
-    roster: Roster | None
-    policy: LatePolicy
-    scoring: dict[str, Any]
-    found: list[Entry]
-    regraded: set[str] | None
-    manual: dict[str, dict[str, float | None]] | None
-
-
-def _prepare(args: argparse.Namespace) -> _Run:
+def _prepare(args: argparse.Namespace) -> Run:
     """Every check that can refuse the run, before anything is graded."""
     salt, salt_file = _salt(args)
     scoring = _scoring_options(args, run_options.salt_fingerprint(salt), salt_file)
@@ -361,19 +347,17 @@ def _prepare(args: argparse.Namespace) -> _Run:
     regraded = _regraded(args, found)
     manual = None
     if args.manual_import is not None:
-        try:
+        with _refused((OSError, ValueError), "--manual-import: {}"):
             manual = manual_grading.read_folder(args.manual_import)
-        except (OSError, ValueError) as err:
-            raise UsageError(f"--manual-import: {err}") from None
     hidden = hidden_names(args.folder)
     if hidden:
         shown = ", ".join(printable(h, 40) for h in hidden[:5])
         more = f" and {len(hidden) - 5} more" if len(hidden) > 5 else ""
         print(f"note: names starting with '.' are not submissions, left out: {shown}{more}")
-    return _Run(roster, policy, scoring, found, regraded, manual)
+    return Run(roster, policy, scoring, found, regraded, manual)
 
 
-def _grade(args: argparse.Namespace, run: _Run) -> list[Submission]:
+def _grade(args: argparse.Namespace, run: Run) -> list[Submission]:
     """Grade the folder (KeyboardInterrupt carries the signal that stopped it)."""
     with stop_on_signals():
         return grade_folder(
@@ -381,138 +365,6 @@ def _grade(args: argparse.Namespace, run: _Run) -> list[Submission]:
             roster=run.roster, jobs=args.jobs, students=run.regraded,
             close_credit=args.close_credit,
         )  # fmt: skip
-
-
-def _write_grades(args: argparse.Namespace, run: _Run, subs: list[Submission]) -> None:
-    """The policy applied, then the scores, details, options and the TA's files written."""
-    odd_times = late_policy.implausible_times_warning(late_policy.apply_policy(subs, run.policy))
-    if odd_times:
-        print(odd_times, file=sys.stderr)
-    if run.manual is not None:
-        manual_grading.given_manual_points(subs, run.manual)
-    for path, write in (
-        (args.out, grades_csv.write_scores),
-        (args.details, grades_csv.write_details),
-    ):
-        if path is not None:
-            try:
-                kept = write(subs, path, run.regraded)
-            except RegradeRefused as err:  # checked before grading; changed meanwhile
-                raise UsageError(f"{err}; nothing written") from None
-            merged = ""
-            if run.regraded is not None:
-                merged = f" ({len(run.regraded)} regraded student(s) merged in)"
-            print(
-                f"wrote {path}{merged}" + (f" (the previous one is kept as {kept})" if kept else "")
-            )
-    if run.regraded is None:
-        run_options.record_options(args.out, run.scoring)
-    if args.manual_export is not None:
-        for path in grades_csv.write_manual_export(subs, args.manual_export, run.regraded):
-            print(f"wrote {path}")
-    if args.manual_import is not None:
-        try:
-            filled, _ = manual_import.merge(args.out, args.manual_import)
-        except (OSError, manual_grading.ManualImportError, RegradeRefused) as err:
-            raise UsageError(f"--manual-import: {err}; the grades are written without it") from None
-        print(f"merged {filled} points cell(s) from {args.manual_import} into {args.out}")
-
-
-def _write_canvas(found: Sequence[Entry], args: argparse.Namespace, roster: Roster | None) -> None:
-    """Write Canvas's import file from the grades file as written, and say what it holds."""
-    rows = grades_csv.read_scores(args.out)
-    users = canvas.canvas_users(found, roster, read_gradescope_export(args.folder))
-    summary = canvas.fill_gradebook(
-        args.canvas_gradebook,
-        args.canvas_out,
-        canvas.canvas_scores(rows, users),
-        max((float(row.cells["max"]) for row in rows), default=total_points()),
-        args.canvas_assignment,
-        args.canvas_new_assignment,
-    )
-    print(
-        f"wrote {args.canvas_out}: column {summary.column!r}, {summary.filled} score(s), "
-        f"{len(summary.empty)} left empty"
-    )
-    for warning in summary.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if summary.empty:
-        shown = "; ".join(printable(s, 40) for s in summary.empty[:10])
-        print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
-    if summary.unmatched:
-        print(
-            f"warning: Canvas user(s) not in the gradebook export: "
-            f"{'; '.join(printable(u, 40) for u in summary.unmatched[:10])}",
-            file=sys.stderr,
-        )
-
-
-def _write_for_people(args: argparse.Namespace, run: _Run, subs: list[Submission]) -> None:
-    """The Canvas file (or a warning that it is stale) and the feedback pages."""
-    if args.canvas_gradebook is not None:
-        _write_canvas(run.found, args, run.roster)
-    elif run.regraded is not None and (args.out.parent / "canvas-import.csv").exists():
-        print(
-            f"warning: {args.out.parent / 'canvas-import.csv'} was written before this regrade "
-            "and does not have its scores: pass --canvas-gradebook again to rewrite it",
-            file=sys.stderr,
-        )
-    feedback = args.feedback if args.feedback is not None else args.out.parent / "feedback"
-    try:
-        handed = write_feedback(subs, feedback)
-    except (OSError, ValueError) as err:
-        print(f"warning: no feedback written ({err})", file=sys.stderr)
-    else:
-        print(f"wrote {len(handed)} feedback file(s) into {feedback}")
-
-
-def _warn(what: str, subs: Sequence[Submission], shown: int = 10) -> None:
-    """One warning naming the files of some rows (at most ``shown``), if there are any."""
-    if subs:
-        names = ", ".join(printable(ascii(s.file), 80) for s in subs[:shown])
-        print(f"warning: {len(subs)} {what}: {names}", file=sys.stderr)
-
-
-def _report(subs: Sequence[Submission], policy: LatePolicy) -> None:
-    """Say what the late policy and ``--keep`` did, and which rows still need a decision."""
-    late = [s for s in subs if s.late_factor < 1]
-    if late:
-        shown = "; ".join(f"{printable(s.student, 40)} x {s.late_factor:g}" for s in late[:10])
-        more = f" and {len(late) - 10} more" if len(late) > 10 else ""
-        print(
-            f"late policy: {len(late)} late submission(s), total after the penalty: {shown}{more}"
-        )
-    dropped = [s for s in subs if not s.counted]
-    if dropped:
-        print(f"--keep {policy.keep}: {len(dropped)} earlier or lower copy(ies) not counted")
-    counts: dict[str, int] = {}
-    for sub in subs:
-        if sub.counted and sub.status not in IDENTITY_FAILURES:
-            counts[sub.student.casefold()] = counts.get(sub.student.casefold(), 0) + 1
-    duplicates = {printable(key, 80) for key, n in counts.items() if n > 1}
-    if duplicates:
-        print(
-            "warning: duplicate student IDs, every copy graded and flagged in the notes "
-            f"(--keep latest or best picks one): {'; '.join(sorted(duplicates))}",
-            file=sys.stderr,
-        )
-    shared = [s for s in subs if s.id_shared]
-    if shared:
-        names = "; ".join(printable(ascii(s.file), 80) for s in shared[:10])
-        print(
-            f"warning: {len(shared)} submission(s) of an ID that two platform users handed in, "
-            f"not graded (see the notes): {names}",
-            file=sys.stderr,
-        )
-    _warn(
-        "submission(s) call reference(), solution_text() or the problem bank (see the notes)",
-        [s for s in subs if s.answer_lookup],
-    )
-    _warn(
-        "name(s) are not valid student IDs, not graded (see the notes; one may imitate "
-        "another student's ID)",
-        [s for s in subs if s.status == Status.INVALID_ID],
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -548,15 +400,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 128 + signum
-        _write_grades(args, run, subs)
-    except UsageError as err:
+        outputs = Outputs(**{field.name: getattr(args, field.name) for field in fields(Outputs)})
+        grade_outputs.write_grades(outputs, run, subs)
+    except (UsageError, OutputRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except SandboxUnavailable as exc:
         print(f"error: cannot grade safely: {exc}", file=sys.stderr)
         return EXIT_NO_SANDBOX
-    _write_for_people(args, run, subs)
-    _report(subs, run.policy)
+    grade_outputs.write_for_people(outputs, run, subs)
+    grade_outputs.report(subs, run.policy)
     return 0
 
 

@@ -80,7 +80,8 @@ def run_in_order(
     try:
         futures = [pool.submit(work, item, cancel) for item in items]
         for future in futures:
-            _wait_for(future)
+            while not future.done():  # in short slices, so the main thread still sees signals
+                wait([future], timeout=_POLL_S, return_when=FIRST_COMPLETED)
             yield future.result()
     except BaseException:
         # Ctrl-C, SIGTERM, or the caller gave up: stop every sandbox, wait for them
@@ -90,9 +91,3 @@ def run_in_order(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _wait_for(future: Future[Any]) -> None:
-    """Wait for ``future`` in short slices, so the main thread still sees signals."""
-    while not future.done():
-        wait([future], timeout=_POLL_S, return_when=FIRST_COMPLETED)

@@ -13,11 +13,6 @@ from lesson_lib.coursework.myst_pages import INSTRUCTOR_ONLY, strip_solutions, t
 from lesson_lib.coursework.output_folder import check_folder, digest, files_in, write_manifest
 
 
-def _ignore_for_site(folder: str, names: list[str]) -> set[str]:
-    skip = {"_build", "node_modules", "__pycache__"}
-    return {n for n in names if n.startswith(".") or n in skip or n.endswith(".egg-info")}
-
-
 def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[Path]:
     """Copy the book's sources to ``dest`` with every solution removed, for ``jupyter-book build
     <dest>`` (the copied ``_config.yml`` also sets sphinx-exercise's ``hide_solutions``).
@@ -45,7 +40,8 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     check_folder(dest, root, writes=None, force=force)
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(root, dest, ignore=_ignore_for_site)
+    ignored = shutil.ignore_patterns(".*", "_build", "node_modules", "__pycache__", "*.egg-info")
+    shutil.copytree(root, dest, ignore=ignored)
     config_path = dest / "_config.yml"
     config = yaml.safe_load(config_path.read_text())
     config["title"] = f"{config.get('title', '')} (without solutions)".strip()

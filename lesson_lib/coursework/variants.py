@@ -55,7 +55,6 @@ def create_salt_file(path: Path) -> str:
     Returns
     -------
     str
-        The salt in the file.
 
     Raises
     ------

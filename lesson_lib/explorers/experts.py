@@ -177,8 +177,7 @@ def _chart(both: str, axis: dict[tuple[str, int], float]) -> dict[str, Any]:
     bars["encoding"]["x"] = {
         **bars["encoding"]["x"],
         "title": "time per decoded token (ms; one scale per model and batch)",
-        "scale": {"domainMin": 0, "domainMax": {"expr": domain_max},
-                  "nice": False},
+        "scale": {"domainMin": 0, "domainMax": {"expr": domain_max}, "nice": False},
     }  # fmt: skip
     # The chosen layout shows its terms; the other only its total, in its own grey.
     color = bars["encoding"]["color"]["scale"]

@@ -202,8 +202,7 @@ def _curves_layer(curve_state: str, curves: list[dict[str, Any]], x: Spec, y: Sp
         "y": {"field": "us", **y},
         "color": _FABRIC_COLOR,
         "detail": {"field": "series"},
-        "size": {"condition": {"test": f"datum.series == '{_CURVE}'", "value": 2.5},
-                 "value": 1.2},
+        "size": {"condition": {"test": f"datum.series == '{_CURVE}'", "value": 2.5}, "value": 1.2},
         "strokeDash": dash,
     }  # fmt: skip
     line = layer("line", encoding, [{"filter": curve_state}], clip=True)

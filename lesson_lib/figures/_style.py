@@ -237,7 +237,6 @@ def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:
     Returns
     -------
     str
-        A colour.
     """
     known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"]}
     return known.get(fabric, others[index % len(others)])

@@ -219,7 +219,6 @@ def layout_figure(plans: Sequence[ClusterPlan] | None = None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One axes per plan, top to bottom.
 
     Raises
     ------

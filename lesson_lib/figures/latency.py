@@ -113,7 +113,6 @@ def speedup_curves_figure() -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        One axes: x = GPUs, y = speed-up (x).
     """
     ns = list(range(1, 17))
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6)
@@ -148,7 +147,6 @@ def fixed_vs_hop_figure() -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Two axes, the top one first.
     """
     fig, top, bottom = two_panels(9.6, height_ratios=[1.9, 1])
     for ax in (top, bottom):

@@ -162,11 +162,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _say(stream: TextIO, text: str) -> None:
-    """Print ``text``, its line breaks kept and every other control character escaped.
-
-    Text from a file (a results file's facts, a rank's output) must not reach
-    the terminal as escape sequences; its fields were escaped, line breaks too, when read.
-    """
+    """Print ``text``, its line breaks kept and every other control character escaped: text from a
+    file (a results file's facts, a rank's output) must not reach the terminal as escape sequences."""
     lines = text.rstrip("\n").split("\n")
     stream.write("\n".join(printable(line, 20_000) for line in lines) + "\n")
     stream.flush()

@@ -31,10 +31,7 @@ FORMAT = "lesson_lib.lab/1"
 #:     python -m lesson_lib.lab run -n 4 --max-bytes 1MiB --reps 11 \
 #:         --out lesson_lib/lab/data/reference-allreduce-4ranks.json
 #:     python -m lesson_lib.lab pingpong --max-bytes 1MiB --out lesson_lib/lab/data/reference-pingpong.json
-REFERENCE_FILES = {
-    2: "reference-allreduce-2ranks.json",
-    4: "reference-allreduce-4ranks.json",
-}
+REFERENCE_FILES = {2: "reference-allreduce-2ranks.json", 4: "reference-allreduce-4ranks.json"}
 REFERENCE_PINGPONG = "reference-pingpong.json"
 
 

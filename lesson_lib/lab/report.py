@@ -272,14 +272,12 @@ def lab_numbers(
     if run4 is not None:
         t2 = _small_message_time(m)
         t4 = _small_message_time(run4.measurement)
-        out.update(
-            {
-                "lab_small_2": format_seconds(t2),
-                "lab_small_4": format_seconds(t4),
-                "lab_small_4_over_2": format_ratio(t4 / t2, decimals=1),
-                "lab_oversubscription_4": _oversubscription(run4.measurement),
-            }
-        )
+        out |= {
+            "lab_small_2": format_seconds(t2),
+            "lab_small_4": format_seconds(t4),
+            "lab_small_4_over_2": format_ratio(t4 / t2, decimals=1),
+            "lab_oversubscription_4": _oversubscription(run4.measurement),
+        }
     return out
 
 

@@ -1,19 +1,17 @@
 """Decode of a mixture-of-experts (MoE) model: tensor parallelism or expert parallelism.
 
-TP splits every matrix, expert or not, over ``n`` ranks and ends each layer in
-two all-reduces; EP with data-parallel attention (DeepSeek-V3, SGLang's
-``--enable-dp-attention``) gives each rank ``num_experts / n`` routed experts and
-``batch / n`` sequences, and pays a dispatch and a combine all-to-all per MoE
-layer. Assumptions: uniform, independent routing; load imbalance as one factor
-``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline in two
-phases, the weights' GEMMs and, given a context, attention over each sequence's
-cache (the larger of its bytes and its arithmetic); no overlap. SI units.
+TP splits every matrix, expert or not, over ``n`` ranks and ends each layer in two all-reduces; EP
+with data-parallel attention (DeepSeek-V3, SGLang's ``--enable-dp-attention``) gives each rank
+``num_experts / n`` routed experts and ``batch / n`` sequences, and pays a dispatch and a combine
+all-to-all per MoE layer. Assumptions: uniform, independent routing; load imbalance as one factor
+``imbalance`` >= 1 on the busiest rank; compute as a per-rank roofline in two phases, the weights'
+GEMMs and, given a context, attention over each sequence's cache (the larger of its bytes and its
+arithmetic); no overlap. SI units.
 
-Where each layout keeps the cache: TP copies a KV head past one per rank, so
-MLA's single latent is whole on every rank, which reads every sequence's whole
-latent; EP with DP attention keeps each sequence on one rank; decode context
-parallelism (DCP, TP only) splits each sequence's tokens over ``dcp`` ranks of
-the TP group, each reading ``1/dcp``, plus three collectives per attention layer
+Where each layout keeps the cache: TP copies a KV head past one per rank, so MLA's single latent is
+whole on every rank, which reads every sequence's whole latent; EP with DP attention keeps each
+sequence on one rank; decode context parallelism (DCP, TP only) splits each sequence's tokens over
+``dcp`` ranks of the TP group, each reading ``1/dcp``, plus three collectives per attention layer
 over the DCP group in vLLM's MLA decode (:func:`dcp_collectives`).
 """
 
@@ -40,18 +38,16 @@ from lesson_lib.model.step_time import MAX_BATCH, STATE_PASSES, StepTerms, atten
 PARALLELISMS: tuple[str, ...] = ("tp", "ep")
 
 #: vLLM's commit whose MLA decode the DCP collectives follow. Its ``forward`` in
-#: ``vllm/model_executor/layers/attention/mla_attention.py`` all-gathers the queries
-#: ("decode_q do allgather in head dim") and calls ``cp_lse_ag_out_rs`` (in
-#: ``vllm/v1/attention/ops/common.py``), which all-gathers the log-sum-exps and
-#: reduce-scatters the outputs
+#: ``vllm/model_executor/layers/attention/mla_attention.py`` all-gathers the queries ("decode_q do
+#: allgather in head dim") and calls ``cp_lse_ag_out_rs`` (in ``vllm/v1/attention/ops/common.py``),
+#: which all-gathers the log-sum-exps and reduce-scatters the outputs
 #: (https://github.com/vllm-project/vllm/blob/90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182/vllm/model_executor/layers/attention/mla_attention.py).
-#: The same ``forward`` refuses an FP8 cache with DCP ("DCP not support fp8 kvcache
-#: now"), so the cache here is at the model's ``dtype_bytes`` (bf16 for DeepSeek-V3).
+#: The same ``forward`` refuses an FP8 cache with DCP ("DCP not support fp8 kvcache now"), so the
+#: cache here is at the model's ``dtype_bytes`` (bf16 for DeepSeek-V3).
 VLLM_DCP_COMMIT: str = "90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182"
 
-#: Bytes of the log-sum-exp DCP exchanges per query head, in fp32 as the kernels return
-#: it (an assumption). At 4 B against the query's 1,152 B for DeepSeek-V3 its bytes
-#: hardly matter.
+#: Bytes of the log-sum-exp DCP exchanges per query head, in fp32 as the kernels return it (an
+#: assumption). At 4 B against the query's 1,152 B for DeepSeek-V3 its bytes hardly matter.
 LSE_BYTES: int = 4
 
 
@@ -217,11 +213,10 @@ def _degree(model: ModelSpec, n: int, parallelism: str) -> int:
 def attention_pair_flops_decode(model: ModelSpec) -> float:
     """FLOPs of one query-key pair in one attention layer at decode, all query heads.
 
-    MLA decodes with the up-projections absorbed, as multi-query attention over
-    the latent (vLLM's ``mla_attention.py`` at :data:`VLLM_DCP_COMMIT`: "MQA
-    with QK headdim = Lkv + R, V headdim = Lkv"): per head a score over
-    ``kv_lora_rank + qk_rope_head_dim`` elements and a weighted sum over
-    ``kv_lora_rank``, a multiply and an add each. Other attention is
+    MLA decodes with the up-projections absorbed, as multi-query attention over the latent (vLLM's
+    ``mla_attention.py`` at :data:`VLLM_DCP_COMMIT`: "MQA with QK headdim = Lkv + R, V headdim =
+    Lkv"): per head a score over ``kv_lora_rank + qk_rope_head_dim`` elements and a weighted sum
+    over ``kv_lora_rank``, a multiply and an add each. Other attention is
     :func:`~lesson_lib.model.step_time.attention_pair_flops`.
 
     Parameters
@@ -246,13 +241,12 @@ def dcp_collectives(
 ) -> tuple[tuple[str, float], ...]:
     """The collectives DCP adds to one attention layer of a decode step, with their payloads.
 
-    Each of the ``dcp`` ranks of a DCP group holds ``heads / n`` query heads
-    and ``1/dcp`` of every sequence's tokens; it gathers the group's
-    ``heads x dcp / n`` heads' queries, attends to its tokens, gathers the
-    partial log-sum-exps to correct its partial outputs, and reduce-scatters
-    them back to each rank's heads (vLLM at :data:`VLLM_DCP_COMMIT`). Under
-    MLA a query is ``kv_lora_rank + qk_rope_head_dim`` elements and an output
-    ``kv_lora_rank`` (before the value up-projection); otherwise ``head_dim`` both.
+    Each of the ``dcp`` ranks of a DCP group holds ``heads / n`` query heads and ``1/dcp`` of every
+    sequence's tokens; it gathers the group's ``heads x dcp / n`` heads' queries, attends to its
+    tokens, gathers the partial log-sum-exps to correct its partial outputs, and reduce-scatters
+    them back to each rank's heads (vLLM at :data:`VLLM_DCP_COMMIT`). Under MLA a query is
+    ``kv_lora_rank + qk_rope_head_dim`` elements and an output ``kv_lora_rank`` (before the value
+    up-projection); otherwise ``head_dim`` both.
 
     Parameters
     ----------
@@ -484,10 +478,9 @@ def sequences_that_fit(
     """Sequences of ``context_tokens`` tokens the ``n`` GPUs hold beside the weights.
 
     Under TP the cache splits as in any tensor-parallel decode instance
-    (:func:`~lesson_lib.model.context_parallel.context_parallel_max_sequences`:
-    MLA's one latent is copied to every rank, each holding ``1/dcp`` of its
-    tokens with DCP); under EP with data-parallel attention each rank keeps its
-    own sequences' whole cache.
+    (:func:`~lesson_lib.model.context_parallel.context_parallel_max_sequences`: MLA's one latent is
+    copied to every rank, each holding ``1/dcp`` of its tokens with DCP); under EP with
+    data-parallel attention each rank keeps its own sequences' whole cache.
 
     Parameters
     ----------

@@ -84,11 +84,7 @@ PROBLEM = Problem(
         "({vector}) is far below it: latency-bound. A {prompt}-token prefill message "
         "({prompt_payload}) is far above: bandwidth-bound."
     ),
-    defaults={
-        "latency_us": SLOW_FABRIC.latency / US,
-        "bandwidth_gbs": PCIE_BANDWIDTH / GB,
-        "n": 4,
-    },
+    defaults={"latency_us": SLOW_FABRIC.latency / US, "bandwidth_gbs": PCIE_BANDWIDTH / GB, "n": 4},
     sample=lambda rng: {
         "latency_us": pick(rng, (5, 10, 20, 50)),
         "bandwidth_gbs": pick(rng, (50, 64, 100, 200, 450, 900)),

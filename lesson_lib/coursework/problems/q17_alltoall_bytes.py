@@ -114,10 +114,7 @@ PROBLEM = Problem(
         "all-to-alls each, {alltoalls} in all: **{answer}** per token."
     ),
     defaults={"shape": "deepseek", "n": 8},
-    sample=lambda rng: {
-        "shape": pick(rng, list(SHAPES)),
-        "n": pick(rng, (2, 4, 8)),
-    },
+    sample=lambda rng: {"shape": pick(rng, list(SHAPES)), "n": pick(rng, (2, 4, 8))},
     facts=_facts,
     reference=_reference,
     mistakes=_mistakes,
