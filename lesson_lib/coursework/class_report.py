@@ -67,26 +67,17 @@ MIN_PER_VARIANT = 2
 
 @dataclass(frozen=True)
 class VariantSummary:
-    """One variant of a problem, as the class met it.
+    """One variant of a problem, as the class met it."""
 
-    Attributes
-    ----------
-    label : str
-        The variant's parameters, e.g. ``"n=2, latency_us=5"``.
-    students : int
-        Students who drew it.
-    mean_points : float
-        Their mean points.
-    top_mistake : str
-        The named mistake most of them made ("" when none was named).
-    top_count : int
-        How many made it.
-    """
-
+    #: The variant's parameters, e.g. ``"n=2, latency_us=5"``.
     label: str
+    #: Students who drew it.
     students: int
+    #: Their mean points.
     mean_points: float
+    #: The named mistake most of them made ("" when none was named).
     top_mistake: str
+    #: How many made it.
     top_count: int
 
 
@@ -120,29 +111,19 @@ class ProblemSummary:
 
 @dataclass(frozen=True)
 class ClassReport:
-    """The class report (see :func:`class_report`).
+    """The class report (see :func:`class_report`)."""
 
-    Attributes
-    ----------
-    problems : list of ProblemSummary
-        In the set's order.
-    points : dict
-        Student -> problem -> points, before the late penalty.
-    close_credit : float
-        The close credit the points were computed with.
-    rows : dict
-        Student -> the counted row (file, late factor, a TA's points).
-    left_out : dict
-        Why -> how many notebooks were left out for it.
-    two_copies : dict
-        Student -> the files of an ID counted more than once, none counted.
-    """
-
+    #: In the set's order.
     problems: list[ProblemSummary]
+    #: Student -> problem -> points, before the late penalty.
     points: dict[str, dict[str, float]]
+    #: The close credit the points were computed with.
     close_credit: float
+    #: Student -> the counted row (file, late factor, a TA's points).
     rows: dict[str, CountedRow] = field(default_factory=dict)
+    #: Why -> how many notebooks were left out for it.
     left_out: dict[str, int] = field(default_factory=dict)
+    #: Student -> the files of an ID counted more than once, none counted.
     two_copies: dict[str, list[str]] = field(default_factory=dict)
 
     @property

@@ -111,23 +111,15 @@ def _plain_payload(payload: object) -> tuple[dict[str, Reading], str | None] | N
 
 @dataclass
 class Extracted:
-    """A run's answers and where they came from.
+    """A run's answers and where they came from."""
 
-    Attributes
-    ----------
-    answers : dict
-        Problem id -> a reading, or a literal read from the source.
-    declared : str or None
-        The ``STUDENT`` the notebook itself assigns.
-    from_source : dict
-        Problem id -> why its answer was read from the source.
-    notes : list of str
-        For the grades CSV.
-    """
-
+    #: Problem id -> a reading, or a literal read from the source.
     answers: dict[str, Any]
+    #: The ``STUDENT`` the notebook itself assigns.
     declared: str | None
+    #: Problem id -> why its answer was read from the source.
     from_source: dict[str, str] = field(default_factory=dict)
+    #: For the grades CSV.
     notes: list[str] = field(default_factory=list)
 
 

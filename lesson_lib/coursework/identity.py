@@ -32,38 +32,25 @@ from lesson_lib.model._safe_io import printable
 
 @dataclass
 class Identity:
-    """Who a submission belongs to, and when it was handed in.
+    """Who a submission belongs to, and when it was handed in."""
 
-    Attributes
-    ----------
-    student : str
-        The ID to grade it as (for an invalid name, the name as it stands).
-    status : Status or None
-        None (grade it), ``Status.ID_MISMATCH`` or ``Status.UNKNOWN_ID``.
-    notes : list of str
-        Where the ID came from, and any disagreement.
-    lms_user : str
-        The platform's user id (Canvas user id, roster's ``lms_user_id``), or "".
-    submitted_at : datetime or None
-        When it was handed in (aware).
-    time_source : str
-        Where ``submitted_at`` comes from ("Gradescope created_at", "file time").
-    late_marker : bool
-        Canvas marked the file ``LATE``.
-    canvas_named : bool
-        The file has a Canvas download name (so its marker decides lateness).
-    resubmission : int
-        Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
-    """
-
+    #: The ID to grade it as (for an invalid name, the name as it stands).
     student: str
+    #: None (grade it), ``Status.ID_MISMATCH`` or ``Status.UNKNOWN_ID``.
     status: Status | None = None
+    #: Where the ID came from, and any disagreement.
     notes: list[str] = field(default_factory=list)
+    #: The platform's user id (Canvas user id, roster's ``lms_user_id``), or "".
     lms_user: str = ""
+    #: When it was handed in (aware).
     submitted_at: dt.datetime | None = None
+    #: Where ``submitted_at`` comes from ("Gradescope created_at", "file time").
     time_source: str = ""
+    #: Canvas marked the file ``LATE``.
     late_marker: bool = False
+    #: The file has a Canvas download name (so its marker decides lateness).
     canvas_named: bool = False
+    #: Canvas's resubmission number (``-1`` in the name is 1), 0 if none.
     resubmission: int = 0
 
 

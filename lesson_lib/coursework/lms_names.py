@@ -48,32 +48,21 @@ _GRADESCOPE_FOLDER = re.compile(r"^submission_\d{1,20}$")
 
 @dataclass(frozen=True)
 class CanvasName:
-    """What Canvas wrote into a downloaded submission's name.
+    """What Canvas wrote into a downloaded submission's name."""
 
-    Attributes
-    ----------
-    name_key : str
-        The student's name as Canvas writes it (``smithjane``).
-    late : bool
-        The name has Canvas's ``LATE`` marker.
-    user_id : str
-        The Canvas user id ("" when anonymous).
-    attachment_id : str
-        The id of the uploaded file.
-    original : str
-        The stem as uploaded, resubmission number taken off (``s001_problems``).
-    resubmission : int
-        The ``-N`` Canvas added for the N-th file of the same name (0 if none).
-    anonymous_id : str
-        Canvas's anonymous id (``anon_<id>`` in the name), or "".
-    """
-
+    #: The student's name as Canvas writes it (``smithjane``).
     name_key: str
+    #: The name has Canvas's ``LATE`` marker.
     late: bool
+    #: The Canvas user id ("" when anonymous).
     user_id: str
+    #: The id of the uploaded file.
     attachment_id: str
+    #: The stem as uploaded, resubmission number taken off (``s001_problems``).
     original: str
+    #: The ``-N`` Canvas added for the N-th file of the same name (0 if none).
     resubmission: int = 0
+    #: Canvas's anonymous id (``anon_<id>`` in the name), or "".
     anonymous_id: str = ""
 
 
@@ -162,18 +151,12 @@ def metadata_student(nb: object) -> str | None:
 
 @dataclass(frozen=True)
 class GradescopeSubmission:
-    """One Gradescope submission's metadata.
+    """One Gradescope submission's metadata."""
 
-    Attributes
-    ----------
-    users : tuple of str
-        Each submitter's ``sid``, ``email`` and ``id``, lower-cased (empty ones left out).
-    created_at : datetime or None
-        When it was submitted, time-zone aware.
-    """
-
+    #: Each submitter's ``sid``, ``email`` and ``id``, lower-cased (empty ones left out).
     users: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    #: When it was submitted, time-zone aware.
     created_at: dt.datetime | None = None
 
 

@@ -29,26 +29,17 @@ LATE_FACTOR_COLUMN = "late factor"
 
 @dataclass(frozen=True)
 class ManualPart:
-    """A part of a problem graded by a person.
+    """A part of a problem graded by a person."""
 
-    Attributes
-    ----------
-    qid : str
-        The problem it belongs to.
-    variable : str
-        The notebook variable holding the student's text (``why_q12``).
-    column : str
-        Its column in the grades CSV (``q12 reasoning``).
-    points : float
-        The most points a TA may give.
-    rubric : str
-        What the TA looks for, copied into every exported row.
-    """
-
+    #: The problem it belongs to.
     qid: str
+    #: The notebook variable holding the student's text (``why_q12``).
     variable: str
+    #: Its column in the grades CSV (``q12 reasoning``).
     column: str
+    #: The most points a TA may give.
     points: float
+    #: What the TA looks for, copied into every exported row.
     rubric: str
 
     @property

@@ -30,21 +30,14 @@ GRADES_COLUMNS: tuple[str, ...] = ("student", "file", "status", LATE_FACTOR_COLU
 
 @dataclass(frozen=True)
 class CountedRow:
-    """One student's counted row.
-
-    Attributes
-    ----------
-    file : str
-        The notebook that counts.
-    late_factor : float
-        What the late policy keeps of its points, 0 to 1 (1 on time).
-    manual : dict
-        Problem id -> the points a TA gave its part (parts not graded yet are absent).
-    """
+    """One student's counted row."""
 
     student: str
+    #: The notebook that counts.
     file: str
+    #: What the late policy keeps of its points, 0 to 1 (1 on time).
     late_factor: float = 1.0
+    #: Problem id -> the points a TA gave its part (parts not graded yet are absent).
     manual: dict[str, float] = field(default_factory=dict)
 
 

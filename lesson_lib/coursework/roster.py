@@ -34,22 +34,15 @@ SKELETON_HEADER = ("lms_user_id", "name", "section", "student_id", "email")
 
 @dataclass(frozen=True)
 class RosterEntry:
-    """One student of the roster.
+    """One student of the roster."""
 
-    Attributes
-    ----------
-    lms_user_id : str
-        The platform's id of the student ("" until the instructor fills it in).
-    student_id : str
-        The issued student ID, normalised.
-    email : str
-        The student's e-mail address, lower case ("" if the roster has none).
-    """
-
+    #: The platform's id of the student ("" until the instructor fills it in).
     lms_user_id: str
     name: str
     section: str
+    #: The issued student ID, normalised.
     student_id: str
+    #: The student's e-mail address, lower case ("" if the roster has none).
     email: str = ""
 
 

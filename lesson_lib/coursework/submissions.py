@@ -47,26 +47,17 @@ _SPECIAL = (
 
 @dataclass(frozen=True)
 class Entry:
-    """One name in the submissions folder, and what it holds.
+    """One name in the submissions folder, and what it holds."""
 
-    Attributes
-    ----------
-    name : str
-        The name as it stands in the folder.
-    stem : str
-        The student ID part of the name (tails and copy suffixes taken off).
-    path : Path
-        The notebook to grade, or the entry itself when there is none.
-    problem : str
-        Why nothing can be graded ("" when ``path`` is a notebook file to read).
-    notes : tuple of str
-        What was recognised in the name (an added ``.txt``, a copy suffix).
-    """
-
+    #: The name as it stands in the folder.
     name: str
+    #: The student ID part of the name (tails and copy suffixes taken off).
     stem: str
+    #: The notebook to grade, or the entry itself when there is none.
     path: Path
+    #: Why nothing can be graded ("" when ``path`` is a notebook file to read).
     problem: str = ""
+    #: What was recognised in the name (an added ``.txt``, a copy suffix).
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property

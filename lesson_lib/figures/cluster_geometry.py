@@ -27,14 +27,9 @@ Point = tuple[float, float]
 
 @dataclass(frozen=True)
 class ClusterGrid:
-    """The cells of a cluster with ``gpus_per_node`` GPUs in each node.
+    """The cells of a cluster with ``gpus_per_node`` GPUs in each node."""
 
-    Attributes
-    ----------
-    gpus_per_node : int
-        GPUs in each node.
-    """
-
+    #: GPUs in each node.
     gpus_per_node: int
 
     @property

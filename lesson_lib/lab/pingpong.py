@@ -37,29 +37,19 @@ class PingPongError(RuntimeError):
 
 @dataclass(frozen=True)
 class PingPong:
-    """One pingpong measurement.
+    """One pingpong measurement."""
 
-    Attributes
-    ----------
-    bytes : numpy.ndarray
-        Message sizes, bytes.
-    mean_s : numpy.ndarray
-        Mean one-way time (half a round trip), seconds.
-    std_s : numpy.ndarray
-        Its standard deviation, seconds.
-    samples : numpy.ndarray
-        Round trips timed per size.
-    started : str
-        ISO 8601 time of the run (UTC) or ``""``.
-    machine : dict or None
-        Where it ran.
-    """
-
+    #: Message sizes, bytes.
     bytes: np.ndarray
+    #: Mean one-way time (half a round trip), seconds.
     mean_s: np.ndarray
+    #: Its standard deviation, seconds.
     std_s: np.ndarray
+    #: Round trips timed per size.
     samples: np.ndarray
+    #: ISO 8601 time of the run (UTC) or ``""``.
     started: str = ""
+    #: Where it ran.
     machine: dict | None = None
 
     @property

@@ -52,53 +52,35 @@ class ResultsError(ValueError):
 
 @dataclass(frozen=True)
 class Measurement:
-    """One all-reduce measurement, as arrays over message sizes.
+    """One all-reduce measurement, as arrays over message sizes."""
 
-    Attributes
-    ----------
-    source : str
-        ``"mpi-allreduce"`` or ``"nccl-tests"``.
-    ranks : int
-        Ranks (GPUs or processes) in the all-reduce.
-    bytes : numpy.ndarray
-        Message sizes, bytes, ascending.
-    median_s : numpy.ndarray
-        The median (MPI) or average (nccl-tests) seconds per all-reduce.
-    p10_s : numpy.ndarray
-        10th percentile of the timed batches, seconds (NaN where unknown).
-    p90_s : numpy.ndarray
-        90th percentile of the timed batches, seconds (NaN where unknown).
-    algbw : numpy.ndarray
-        Algorithm bandwidth, bytes/second.
-    busbw : numpy.ndarray
-        Bus bandwidth (algorithm bandwidth x 2(N-1)/N), bytes/second.
-    complete : bool
-        False if the sweep stopped before its last size.
-    started : str
-        ISO 8601 start time (UTC), or ``""``.
-    machine : dict
-        Facts about where it ran (CPU, cores, MPI library, ...).
-    config : dict
-        The sweep's settings.
-    stop_reason : str, optional
-        Why an incomplete sweep stopped.
-    path : str
-        The file it was read from, or ``""``.
-    """
-
+    #: ``"mpi-allreduce"`` or ``"nccl-tests"``.
     source: str
+    #: Ranks (GPUs or processes) in the all-reduce.
     ranks: int
+    #: Message sizes, bytes, ascending.
     bytes: np.ndarray
+    #: The median (MPI) or average (nccl-tests) seconds per all-reduce.
     median_s: np.ndarray
+    #: 10th percentile of the timed batches, seconds (NaN where unknown).
     p10_s: np.ndarray
+    #: 90th percentile of the timed batches, seconds (NaN where unknown).
     p90_s: np.ndarray
+    #: Algorithm bandwidth, bytes/second.
     algbw: np.ndarray
+    #: Bus bandwidth (algorithm bandwidth x 2(N-1)/N), bytes/second.
     busbw: np.ndarray
+    #: False if the sweep stopped before its last size.
     complete: bool = True
+    #: ISO 8601 start time (UTC), or ``""``.
     started: str = ""
+    #: Facts about where it ran (CPU, cores, MPI library, ...).
     machine: dict = field(default_factory=dict)
+    #: The sweep's settings.
     config: dict = field(default_factory=dict)
+    #: Why an incomplete sweep stopped.
     stop_reason: str | None = None
+    #: The file it was read from, or ``""``.
     path: str = ""
 
     def label(self) -> str:

@@ -44,23 +44,15 @@ EXIT_MEANINGS: dict[int, str] = {
 
 @dataclass(frozen=True)
 class LabRun:
-    """A measurement, its fit, and whether it was measured just now.
+    """A measurement, its fit, and whether it was measured just now."""
 
-    Attributes
-    ----------
-    measurement : Measurement
-        The sweep as read from its results file.
-    fit : AlphaBetaFit or None
-        Its alpha-beta fit; None when it could not be fitted and none was required.
-    live : bool
-        True if measured by this run; False if the shipped reference.
-    note : str
-        Why the reference is shown instead (empty when live).
-    """
-
+    #: The sweep as read from its results file.
     measurement: Measurement
+    #: Its alpha-beta fit; None when it could not be fitted and none was required.
     fit: AlphaBetaFit | None
+    #: True if measured by this run; False if the shipped reference.
     live: bool
+    #: Why the reference is shown instead (empty when live).
     note: str = ""
 
 

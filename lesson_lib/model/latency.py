@@ -192,23 +192,15 @@ SEGMENT_KINDS: tuple[str, ...] = ("compute", "latency", "bandwidth")
 
 @dataclass(frozen=True)
 class Segment:
-    """One stretch of a decoded token on every rank.
+    """One stretch of a decoded token on every rank."""
 
-    Attributes
-    ----------
-    kind : str
-        ``"compute"``, ``"latency"`` (all-reduce fixed cost) or ``"bandwidth"`` (its wire bytes).
-    start_s : float
-        Seconds from the token's start.
-    duration_s : float
-        Seconds.
-    allreduce : int
-        Which all-reduce of the token the segment precedes or belongs to (0-based).
-    """
-
+    #: ``"compute"``, ``"latency"`` (all-reduce fixed cost) or ``"bandwidth"`` (its wire bytes).
     kind: str
+    #: Seconds from the token's start.
     start_s: float
+    #: Seconds.
     duration_s: float
+    #: Which all-reduce of the token the segment precedes or belongs to (0-based).
     allreduce: int
 
 

@@ -70,29 +70,19 @@ NCCL_H100: tuple[MeasuredCollective, ...] = _nccl_h100()
 
 @dataclass(frozen=True)
 class MeasuredDispatch:
-    """DeepEP's low-latency dispatch and combine for one number of tokens per rank.
+    """DeepEP's low-latency dispatch and combine for one number of tokens per rank."""
 
-    Attributes
-    ----------
-    tokens : int
-        Tokens each rank dispatches.
-    hidden_size : int
-        Width of each dispatched vector.
-    experts_per_token : int
-        Top-k.
-    num_experts : int
-        Routed experts.
-    dispatch_s : float
-        Reported dispatch time, seconds (the kernels send FP8).
-    combine_s : float
-        Reported combine time, seconds (bf16).
-    """
-
+    #: Tokens each rank dispatches.
     tokens: int
+    #: Width of each dispatched vector.
     hidden_size: int
+    #: Top-k.
     experts_per_token: int
+    #: Routed experts.
     num_experts: int
+    #: Reported dispatch time, seconds (the kernels send FP8).
     dispatch_s: float
+    #: Reported combine time, seconds (bf16).
     combine_s: float
 
     @property

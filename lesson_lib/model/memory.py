@@ -18,26 +18,17 @@ MAX_SEQUENCES: int = 1_000_000
 
 @dataclass(frozen=True)
 class MemoryBudget:
-    """Memory of one GPU, in bytes.
+    """Memory of one GPU, in bytes."""
 
-    Attributes
-    ----------
-    capacity_bytes : float
-        The card's memory.
-    weights_bytes : float
-        This rank's share of the weights.
-    kv_bytes : float
-        This rank's share of the KV cache of all sequences.
-    state_bytes : float
-        This rank's share of the fixed linear-attention state of all sequences.
-    free_bytes : float
-        What is left; negative when the request does not fit.
-    """
-
+    #: The card's memory.
     capacity_bytes: float
+    #: This rank's share of the weights.
     weights_bytes: float
+    #: This rank's share of the KV cache of all sequences.
     kv_bytes: float
+    #: This rank's share of the fixed linear-attention state of all sequences.
     state_bytes: float
+    #: What is left; negative when the request does not fit.
     free_bytes: float
 
     @property

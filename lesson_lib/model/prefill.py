@@ -108,17 +108,11 @@ def prefill_message_bytes(model: ModelSpec, prompt_tokens: int) -> float:
 
 @dataclass(frozen=True)
 class PerToken:
-    """Decode and prefill on the same GPUs, each per token.
+    """Decode and prefill on the same GPUs, each per token."""
 
-    Attributes
-    ----------
-    decode : StepBreakdown
-        One decoded token.
-    prefill : StepBreakdown
-        The whole prompt.
-    """
-
+    #: One decoded token.
     decode: StepBreakdown
+    #: The whole prompt.
     prefill: StepBreakdown
 
     @property

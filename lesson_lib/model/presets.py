@@ -21,29 +21,19 @@ _CONFIG_DIR: Path = Path(__file__).resolve().parent / "configs"
 
 @dataclass(frozen=True)
 class PresetSource:
-    """Where one preset's config comes from, and what its model card says.
+    """Where one preset's config comes from, and what its model card says."""
 
-    Attributes
-    ----------
-    file : str
-        The shipped config, in ``lesson_lib/model/configs/``.
-    url : str
-        The public ``config.json`` it copies.
-    card : str
-        The model card it is checked against.
-    card_params : float
-        Total parameters the card gives.
-    card_active : float
-        Parameters active per token the card gives (the total for a dense model).
-    note : str
-        What is special about it.
-    """
-
+    #: The shipped config, in ``lesson_lib/model/configs/``.
     file: str
+    #: The public ``config.json`` it copies.
     url: str
+    #: The model card it is checked against.
     card: str
+    #: Total parameters the card gives.
     card_params: float
+    #: Parameters active per token the card gives (the total for a dense model).
     card_active: float
+    #: What is special about it.
     note: str = ""
 
 

@@ -30,22 +30,15 @@ class StepTerms:
 
     Compute, then communication, no overlap; :class:`StepBreakdown` and
     :class:`~lesson_lib.model.moe.MoEStep` provide the attributes.
-
-    Attributes
-    ----------
-    compute_s : float
-        Compute time of the busiest rank, seconds.
-    latency_s : float
-        Sum of the collectives' fixed latencies, seconds.
-    bandwidth_s : float
-        Sum of the collectives' bytes over the fabric's bandwidth, seconds.
-    tokens : int
-        Tokens the step processes over all ranks.
     """
 
+    #: Compute time of the busiest rank, seconds.
     compute_s: float
+    #: Sum of the collectives' fixed latencies, seconds.
     latency_s: float
+    #: Sum of the collectives' bytes over the fabric's bandwidth, seconds.
     bandwidth_s: float
+    #: Tokens the step processes over all ranks.
     tokens: int
 
     @property
