@@ -15,8 +15,9 @@ import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from lesson_lib.model._safe_io import printable, read_text_file
 
 #: Bytes per element of the dtype names configs use.
 DTYPE_BYTES: dict[str, int] = dict(
@@ -26,6 +27,26 @@ DTYPE_BYTES: dict[str, int] = dict(
 LAYER_KINDS: tuple[str, ...] = ("full_attention", "sliding_attention", "linear_attention")
 #: The names configs give the number of routed experts.
 EXPERT_COUNT_KEYS: tuple[str, ...] = ("num_local_experts", "num_experts", "n_routed_experts")
+#: Most layers (and MTP layers) read: published models have a few hundred, and lists are per layer.
+MAX_LAYERS = 10_000
+#: Most heads of one kind read: published models have at most 128.
+MAX_HEADS = 4096
+#: Largest value of any other whole-number field: far above the longest published context (10
+#: million tokens), and small enough that every product of fields stays a finite float.
+MAX_SIZE = 2**30
+#: Largest config file read, bytes: published ones are a few kilobytes.
+MAX_CONFIG_BYTES = 2**20
+_CAPS = dict.fromkeys(
+    ("num_hidden_layers", "num_nextn_predict_layers", "mtp_num_hidden_layers"), MAX_LAYERS
+) | dict.fromkeys(
+    (
+        "num_attention_heads",
+        "num_key_value_heads",
+        "linear_num_key_heads",
+        "linear_num_value_heads",
+    ),
+    MAX_HEADS,
+)
 
 
 @dataclass(frozen=True)
@@ -73,13 +94,17 @@ def _load_config(config: object) -> dict[str, Any]:
         raise TypeError(
             f"config must be a dict or the path of a config.json, got {type(config).__name__}"
         )
-    path = Path(config)
+    text = read_text_file(config, "config", ValueError, MAX_CONFIG_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ValueError(f"config must be a JSON object; {path} is not JSON ({error})") from None
+        raise ValueError(f"config must be a JSON object; {config} is not JSON ({error})") from None
+    except (RecursionError, ValueError):
+        raise ValueError(
+            f"config {config} is nested too deeply or holds too long a number"
+        ) from None
     if not isinstance(data, dict):
-        raise ValueError(f"config must be a JSON object; {path} holds a {type(data).__name__}")
+        raise ValueError(f"config must be a JSON object; {config} holds a {type(data).__name__}")
     return data
 
 
@@ -94,15 +119,27 @@ def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
     return {**outer, **inner}
 
 
+def _shown(value: object) -> str:
+    """A value for a message: text quoted, a number (cut short), else only its type."""
+    return repr(printable(value, 40)) if isinstance(value, str) else printable(value, 40)
+
+
 def _int(c: Mapping[str, Any], key: str, default: int | None = None, minimum: int = 1) -> int:
-    """A whole-number field, present (or defaulted) and at least ``minimum``."""
+    """A whole-number field, present (or defaulted), at least ``minimum``, at most its cap."""
     if key not in c or c[key] is None:
         if default is None:
             raise ValueError(f"config field {key!r} is missing")
         return default
     value = c[key]
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"config field {key!r} must be an integer >= {minimum}, got {value!r}")
+        raise ValueError(
+            f"config field {key!r} must be an integer >= {minimum}, got {_shown(value)}"
+        )
+    if value > _CAPS.get(key, MAX_SIZE):
+        raise ValueError(
+            f"config field {key!r} must be an integer from {minimum} to "
+            f"{_CAPS.get(key, MAX_SIZE):,}, got {_shown(value)}"
+        )
     return int(value)
 
 
@@ -110,9 +147,29 @@ def _dtype_bytes(c: Mapping[str, Any], key: str, default: int) -> int:
     name = c.get(key)
     if name is None:
         return default
-    if name not in DTYPE_BYTES:
-        raise ValueError(f"config field {key!r} must be one of {sorted(DTYPE_BYTES)}, got {name!r}")
+    if not isinstance(name, str) or name not in DTYPE_BYTES:
+        raise ValueError(
+            f"config field {key!r} must be one of {sorted(DTYPE_BYTES)}, got {_shown(name)}"
+        )
     return DTYPE_BYTES[name]
+
+
+def _gqa_heads(c: Mapping[str, Any], hidden: int) -> tuple[int, int, int]:
+    """Query heads, KV heads and head dimension of a grouped-query attention layer."""
+    heads = _int(c, "num_attention_heads")
+    kv_heads = _int(c, "num_key_value_heads", heads)
+    if heads % kv_heads:
+        raise ValueError(
+            f"config fields 'num_key_value_heads' ({kv_heads}) and 'num_attention_heads' ({heads}) "
+            "conflict: each KV head serves a whole group of query heads, so it must divide it"
+        )
+    if c.get("head_dim") is None and heads > hidden:
+        raise ValueError(
+            f"config fields 'num_attention_heads' ({heads}) and 'hidden_size' ({hidden}) conflict: "
+            "without 'head_dim' a head has hidden_size // num_attention_heads dimensions, so "
+            "there can be no more heads than hidden_size"
+        )
+    return heads, kv_heads, _int(c, "head_dim", hidden // heads)
 
 
 def _weight_bytes(c: Mapping[str, Any]) -> int | None:
@@ -141,10 +198,13 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
                 f"config field 'layer_types' must list one kind per layer ({layers}), got "
                 f"{len(kinds) if isinstance(kinds, list) else kinds!r}"
             )
-        unknown = sorted({k for k in kinds if k not in LAYER_KINDS}, key=str)
+        unknown = sorted(
+            {_shown(k) for k in kinds if k not in LAYER_KINDS}, key=lambda k: k.strip("'")
+        )
         if unknown:
             raise ValueError(
-                f"config field 'layer_types' holds kinds the lesson does not model: {unknown} "
+                "config field 'layer_types' holds kinds the lesson does not model: "
+                f"[{', '.join(unknown)}] "
                 f"(it knows {list(LAYER_KINDS)})"
             )
         return list(kinds)
@@ -186,6 +246,7 @@ def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
             f"config field 'mlp_only_layers' must list layer indices from 0 to {layers - 1}, "
             f"got {dense_only!r}"
         )
+    dense_only = set(dense_only)  # a long list is looked up once per layer
     return [
         i >= first_dense and i % every == 0 and (i + 1) % step == 0 and i not in dense_only
         for i in range(layers)
@@ -195,8 +256,8 @@ def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
 def _attention_params(c: Mapping[str, Any]) -> float:
     """One full-attention layer's projections (and MLA's two low-rank norms)."""
     hidden = _int(c, "hidden_size")
-    heads = _int(c, "num_attention_heads")
     if c.get("kv_lora_rank") is not None:
+        heads = _int(c, "num_attention_heads")
         latent = _int(c, "kv_lora_rank")
         rope = _int(c, "qk_rope_head_dim")
         nope = _int(c, "qk_nope_head_dim")
@@ -206,8 +267,7 @@ def _attention_params(c: Mapping[str, Any]) -> float:
         q = hidden * query if not q_rank else hidden * q_rank + q_rank + q_rank * query
         kv = hidden * (latent + rope) + latent + latent * heads * (nope + value)
         return float(q + kv + heads * value * hidden)
-    kv_heads = _int(c, "num_key_value_heads", heads)
-    head_dim = _int(c, "head_dim", hidden // heads)
+    heads, kv_heads, head_dim = _gqa_heads(c, hidden)
     gate = 2 if c.get("attn_output_gate") else 1
     q = hidden * heads * head_dim * gate
     return float(q + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden)
@@ -335,8 +395,7 @@ def model_fields(
         kv_heads = 1
         head_dim = _int(c, "qk_nope_head_dim") + _int(c, "qk_rope_head_dim")
     else:
-        kv_heads = _int(c, "num_key_value_heads", heads)
-        head_dim = _int(c, "head_dim", hidden // heads)
+        heads, kv_heads, head_dim = _gqa_heads(c, hidden)
     linear = attention_layers < layers
     interval = c.get("full_attention_interval")
     super_blocks = None
