@@ -349,8 +349,8 @@ def test_rows_nccl_tests_found_wrong_are_not_measurements():
 @pytest.mark.parametrize(
     ("drop_ranks", "message"),
     [
-        (False, "the output shows 1 GPU(s) (its Rank lines), not 2 to 4096"),
-        (True, "the output shows 44739 GPU(s) (busbw / algbw), not 2 to 4096"),
+        (False, "the output shows 1 GPU(s) (its Rank lines), not 2 to 4096; give --ranks"),
+        (True, "the output shows 44739 GPU(s) (busbw / algbw), not 2 to 4096; give --ranks"),
     ],
 )
 def test_a_rank_count_read_from_the_file_is_named_as_such(tmp_path, drop_ranks, message):

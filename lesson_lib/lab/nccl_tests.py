@@ -23,6 +23,7 @@ from lesson_lib.lab.records import (
     Measurement,
     measurement_from_dict,
 )
+from lesson_lib.model._safe_io import read_text_file
 from lesson_lib.model._validate import require_int
 
 #: Longest line read, characters (a line of the table or a rank line is about 100-200).
@@ -276,9 +277,9 @@ def parse_all_reduce_perf(
     if ranks is None:
         ranks = len(rank_hosts) or _ranks_from_ratio(ratios)
         if not 2 <= ranks <= MAX_RANKS:  # not typed by the user: say where it came from
+            how = "its Rank lines" if rank_hosts else "busbw / algbw"
             raise NcclTestsFormatError(
-                f"the output shows {ranks} GPU(s) ({'its Rank lines' if rank_hosts else 'busbw / algbw'}"
-                f"), not 2 to {MAX_RANKS} as an all-reduce measurement needs; give --ranks"
+                f"the output shows {ranks} GPU(s) ({how}), not 2 to {MAX_RANKS}; give --ranks"
             )
     ranks = require_int("ranks", ranks, minimum=2, maximum=MAX_RANKS)
     machine = {
@@ -354,15 +355,8 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
     Returns
     -------
     lesson_lib.lab.records.Measurement
-        With ``path`` set.
-
-    Raises
-    ------
-    NcclTestsFormatError
-        As :func:`parse_all_reduce_perf` (naming the file), or if it cannot be read.
+        With ``path`` set; a file that cannot be read or parsed is a NcclTestsFormatError naming it.
     """
-    from lesson_lib.lab.records import read_text_file
-
     p = Path(path)
     text = read_text_file(p, "nccl-tests output", NcclTestsFormatError, limit=16 * 2**20)
     try:

@@ -1,7 +1,7 @@
-"""What the lesson's commands print and where they write, made safe.
+"""What the lesson's commands read, print and write, made safe.
 
-Text a terminal or spreadsheet could act on is escaped, outputs are new paths or
-regular files (the previous one kept), and SIGTERM and SIGHUP stop as Ctrl-C does.
+Inputs are regular files read up to a cap, text a terminal or spreadsheet could act on is escaped,
+outputs are new paths or regular files (the previous one kept), SIGTERM and SIGHUP stop as Ctrl-C.
 """
 
 from __future__ import annotations
@@ -122,23 +122,19 @@ def special_kind(mode: int) -> str:
 
 
 def read_text_file(path: str | os.PathLike, what: str, error: type[Exception], limit: int) -> str:
-    """Read a regular file of at most ``limit`` bytes as text, raising ``error`` for every problem.
+    """Read a regular file of at most ``limit`` bytes as text (undecodable bytes replaced).
 
     Parameters
     ----------
-    path : str or path-like
-    what : str
-        How messages name it ("results file", "nccl-tests output", "config").
+    path, what, limit : str or path-like, str, int
+        The file, how messages name it ("results file", "config") and the most bytes read.
     error : type of Exception
         Raised with a one-line message when the path is missing, not a regular file (a folder, a
         FIFO, a link to ``/dev/zero``), unreadable or more than ``limit`` bytes.
-    limit : int
-        Largest size read, bytes.
 
     Returns
     -------
     str
-        The text (undecodable bytes replaced).
     """
     p = Path(path)
     try:

@@ -225,9 +225,7 @@ def collective_wire_bytes(
 def _finite(value: float, payload_bytes: float, what: str) -> float:
     """``value``, unless ``payload_bytes`` made it overflow: a ValueError naming the payload."""
     if math.isinf(value):
-        raise ValueError(
-            f"payload_bytes must be small enough for finite {what}, got {payload_bytes:g} bytes"
-        )
+        raise ValueError(f"payload_bytes must keep {what} finite, got {payload_bytes:g} bytes")
     return value
 
 

@@ -36,17 +36,10 @@ MAX_HEADS = 4096
 MAX_SIZE = 2**30
 #: Largest config file read, bytes: published ones are a few kilobytes.
 MAX_CONFIG_BYTES = 2**20
-_CAPS = dict.fromkeys(
-    ("num_hidden_layers", "num_nextn_predict_layers", "mtp_num_hidden_layers"), MAX_LAYERS
-) | dict.fromkeys(
-    (
-        "num_attention_heads",
-        "num_key_value_heads",
-        "linear_num_key_heads",
-        "linear_num_value_heads",
-    ),
-    MAX_HEADS,
-)
+_LAYER_KEYS = "num_hidden_layers num_nextn_predict_layers mtp_num_hidden_layers"
+_HEAD_KEYS = "num_attention_heads num_key_value_heads linear_num_key_heads linear_num_value_heads"
+_CAPS = dict.fromkeys(_LAYER_KEYS.split(), MAX_LAYERS)
+_CAPS.update(dict.fromkeys(_HEAD_KEYS.split(), MAX_HEADS))
 
 
 @dataclass(frozen=True)
@@ -97,12 +90,9 @@ def _load_config(config: object) -> dict[str, Any]:
     text = read_text_file(config, "config", ValueError, MAX_CONFIG_BYTES)
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"config must be a JSON object; {config} is not JSON ({error})") from None
-    except (RecursionError, ValueError):
-        raise ValueError(
-            f"config {config} is nested too deeply or holds too long a number"
-        ) from None
+    except (RecursionError, ValueError) as error:  # too deep, or an integer of 5,000 digits
+        why = printable(str(error), 100)
+        raise ValueError(f"config must be a JSON object; {config} is not JSON ({why})") from None
     if not isinstance(data, dict):
         raise ValueError(f"config must be a JSON object; {config} holds a {type(data).__name__}")
     return data
@@ -114,7 +104,7 @@ def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
     if inner is None:
         return dict(config)
     if not isinstance(inner, Mapping):
-        raise ValueError(f"config field 'text_config' must be an object, got {inner!r}")
+        raise ValueError(f"config field 'text_config' must be an object, got {_shown(inner)}")
     outer = {k: v for k, v in config.items() if k not in ("text_config", "vision_config")}
     return {**outer, **inner}
 
@@ -131,15 +121,10 @@ def _int(c: Mapping[str, Any], key: str, default: int | None = None, minimum: in
             raise ValueError(f"config field {key!r} is missing")
         return default
     value = c[key]
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(
-            f"config field {key!r} must be an integer >= {minimum}, got {_shown(value)}"
-        )
-    if value > _CAPS.get(key, MAX_SIZE):
-        raise ValueError(
-            f"config field {key!r} must be an integer from {minimum} to "
-            f"{_CAPS.get(key, MAX_SIZE):,}, got {_shown(value)}"
-        )
+    low = isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum
+    if low or value > _CAPS.get(key, MAX_SIZE):
+        allowed = f">= {minimum}" if low else f"from {minimum} to {_CAPS.get(key, MAX_SIZE):,}"
+        raise ValueError(f"config field {key!r} must be an integer {allowed}, got {_shown(value)}")
     return int(value)
 
 
@@ -166,8 +151,7 @@ def _gqa_heads(c: Mapping[str, Any], hidden: int) -> tuple[int, int, int]:
     if c.get("head_dim") is None and heads > hidden:
         raise ValueError(
             f"config fields 'num_attention_heads' ({heads}) and 'hidden_size' ({hidden}) conflict: "
-            "without 'head_dim' a head has hidden_size // num_attention_heads dimensions, so "
-            "there can be no more heads than hidden_size"
+            "without 'head_dim', a head's hidden_size // num_attention_heads dimensions would be 0"
         )
     return heads, kv_heads, _int(c, "head_dim", hidden // heads)
 
@@ -181,7 +165,7 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
         method = quant.get("quant_method") if isinstance(quant, Mapping) else quant
         raise ValueError(
             "config field 'quantization_config' is supported only with quant_method 'fp8' "
-            f"(one byte per weight), got {method!r}"
+            f"(one byte per weight), got {_shown(method)}"
         )
     return 1
 
@@ -196,7 +180,7 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
         if not isinstance(kinds, list) or len(kinds) != layers:
             raise ValueError(
                 f"config field 'layer_types' must list one kind per layer ({layers}), got "
-                f"{len(kinds) if isinstance(kinds, list) else kinds!r}"
+                f"{len(kinds) if isinstance(kinds, list) else _shown(kinds)}"
             )
         unknown = sorted(
             {_shown(k) for k in kinds if k not in LAYER_KINDS}, key=lambda k: k.strip("'")
@@ -204,8 +188,7 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
         if unknown:
             raise ValueError(
                 "config field 'layer_types' holds kinds the lesson does not model: "
-                f"[{', '.join(unknown)}] "
-                f"(it knows {list(LAYER_KINDS)})"
+                f"[{', '.join(unknown)}] (it knows {list(LAYER_KINDS)})"
             )
         return list(kinds)
     for key, other in (
