@@ -168,6 +168,9 @@ def measured_table(
 
 def _latency_at(sizes: np.ndarray, times: np.ndarray, message_bytes: float) -> float:
     """A table's latency at ``message_bytes``, interpolated on log-log axes."""
+    table = np.concatenate([sizes, times])
+    if not (len(sizes) and np.all(np.isfinite(table) & (table > 0))):
+        raise ValueError("the measured table must hold rows of finite sizes and latencies > 0")
     if not sizes[0] <= message_bytes <= sizes[-1]:
         raise ValueError(
             f"message_bytes must be within the measured {sizes[0]:g}..{sizes[-1]:g} bytes, "

@@ -211,30 +211,36 @@ def test_make_lab_turns_a_bad_state_option_into_a_usage_message(argv, capsys):
 
 @pytest.mark.slow
 def test_make_lab_writes_nothing_into_the_home_folder(tmp_path):
-    """JupyterLab as `make lab` starts it, with an empty HOME, until its language-server
-    probe has run (jupyter-lsp calls `npm prefix`, which writes a debug log): HOME is
-    still empty afterwards, npm's log is in the state folder."""
+    """JupyterLab started by tools/lab.py as `make lab` does, with an empty HOME, until its
+    language-server probe has run (jupyter-lsp calls `npm prefix`, which writes a debug log):
+    HOME is still empty afterwards, npm's log is in the state folder, and the state folder, its
+    runtime and data folders and the runtime's jpserver-*-open.html (it holds the login token)
+    are readable by the user alone."""
     import signal
     import socket
+    import stat
     import time
     import urllib.request
 
-    tool = _lab_tool()
     home = tmp_path / "home"
     home.mkdir()
-    env = tool.lab_env(tmp_path / "state", {**os.environ, "HOME": str(home)})
+    state = tmp_path / "state"
+    (state / "runtime").mkdir(parents=True, mode=0o755)  # as an older start may have left it
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log_path = tmp_path / "lab.log"
     (tmp_path / "root").mkdir()
-    cmd = tool.command(
-        ["--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.token=t"],
-        root=tmp_path / "root",
-    )
+    options = ["--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.token=t"]
+    cmd = [sys.executable, str(ROOT / "tools" / "lab.py"), "--state", str(state), *options]
+    cmd.append(f"--ServerApp.root_dir={tmp_path / 'root'}")  # so no chapters are written
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            cmd,
+            env={**os.environ, "HOME": str(home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         deadline = time.monotonic() + 180
@@ -243,8 +249,14 @@ def test_make_lab_writes_nothing_into_the_home_folder(tmp_path):
             time.sleep(0.3)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token=t", timeout=30):
             pass
+        opened = list((state / "runtime").glob("jpserver-*-open.html"))
+        private = [state, state / "runtime", state / "data", *opened]
+        modes = {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in private}
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == []
-    assert list((tmp_path / "state" / "npm").rglob("*debug*.log"))
+    assert list((state / "npm").rglob("*debug*.log"))
+    assert len(opened) == 1
+    folders = dict.fromkeys(["state", "runtime", "data"], "0o700")
+    assert modes == {**folders, opened[0].name: "0o600"}

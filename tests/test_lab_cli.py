@@ -249,12 +249,22 @@ def _hostile_files(tmp_path):
     files["ranks"].write_text(json.dumps(dict(ref, ranks=10**400)))
     files["config"] = tmp_path / "config.json"
     files["config"].write_text(json.dumps(dict(ref, config=[1, 2])))
+    # more ranks than the model's collectives accept once read as "bad option: n must be"
+    files["many_ranks"] = tmp_path / "many-ranks.json"
+    files["many_ranks"].write_text(json.dumps(dict(ref, ranks=5000)))
+    files["fifo"] = tmp_path / "fifo.json"
+    os.mkfifo(files["fifo"])
+    files["zero"] = tmp_path / "zero.json"
+    files["zero"].symlink_to("/dev/zero")
     return files
 
 
-@pytest.mark.parametrize("case", ["folder", "huge", "deep", "binary", "ranks", "config"])
+@pytest.mark.parametrize(
+    "case", ["folder", "huge", "deep", "binary", "ranks", "config", "many_ranks", "fifo", "zero"]
+)
 def test_show_turns_odd_files_into_one_line(tmp_path, case):
-    """show on a folder, bytes of 10**400, 100k-deep JSON, binary junk: status 7, one line."""
+    """show on a folder, bytes of 10**400, 100k-deep JSON, binary junk, 5000 ranks, a FIFO, a
+    link to /dev/zero: status 7, one line."""
     path = _hostile_files(tmp_path)[case]
     status, out, err = run_main(["show", str(path)])
     assert status == cli.EXIT_BAD_FILE, (out, err)
@@ -262,9 +272,9 @@ def test_show_turns_odd_files_into_one_line(tmp_path, case):
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("case", ["folder", "deep", "binary"])
+@pytest.mark.parametrize("case", ["folder", "deep", "binary", "fifo", "zero"])
 def test_nccl_import_turns_odd_files_into_one_line(tmp_path, case):
-    """The nccl importer on a folder or junk: status 7 and a short message."""
+    """The nccl importer on a folder, junk, a FIFO or /dev/zero: status 7 and a short message."""
     path = _hostile_files(tmp_path)[case]
     status, _, err = run_main(["nccl", str(path), "--out", str(tmp_path / "r.json")])
     assert status == cli.EXIT_BAD_FILE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -305,3 +306,66 @@ def test_a_long_line_costs_no_more_than_reading_it():
     assert time.thread_time() - started < 0.5
     m = parse_all_reduce_perf(long_line + "\n" + output(), strict=False)
     assert m.config["skipped_lines"] == [1] and len(m.bytes) == len(SIZES)
+
+
+def test_a_size_beyond_a_pebibyte_is_a_line_problem_not_an_overflow(tmp_path):
+    """A 401-digit size once crashed `lab nccl` with an OverflowError traceback; now its line is
+    named, with the allowed range (0 to 2**50 bytes, what a results file may hold)."""
+    from lesson_lib.lab import cli
+
+    first = HEADER.count("\n") + 1
+    huge = row(1024, 20.0).replace("        1024", "1" + "0" * 400, 1)
+    path = tmp_path / "huge.txt"
+    path.write_text(HEADER + row(8, 10.0) + huge)
+    with pytest.raises(NcclTestsFormatError) as info:
+        read_all_reduce_perf(path)
+    (problem,) = info.value.problems
+    assert problem.line == first + 1
+    assert "the size (column 1) should be a whole number from 0 to 1125899906842624" in str(problem)
+    err = io.StringIO()
+    status = cli.main(["nccl", str(path), "--out", str(tmp_path / "r.json")], stderr=err)
+    assert status == cli.EXIT_BAD_FILE and f"line {first + 1}: the size" in err.getvalue()
+
+
+def test_rows_nccl_tests_found_wrong_are_not_measurements():
+    """A non-zero #wrong (results that did not match) refuses its row, naming it; "0" and
+    "N/A" (checking switched off with -c 0) are read; --lenient skips the row."""
+    first = HEADER.count("\n") + 1
+    wrong = row(1024, 20.0).replace("      0 ", "      3 ", 1)
+    with pytest.raises(NcclTestsFormatError) as info:
+        parse_all_reduce_perf(HEADER + row(8, 10.0) + wrong + row(4096, 22.0))
+    (problem,) = info.value.problems
+    assert problem.line == first + 1
+    assert problem.reason == (
+        "nccl-tests found '3' wrong results in this row (#wrong, column 9): "
+        "a wrong result is not a measurement"
+    )
+    lenient = parse_all_reduce_perf(HEADER + row(8, 10.0) + wrong, strict=False)
+    assert list(lenient.bytes) == [8] and lenient.config["skipped_lines"] == [first + 1]
+    unchecked = row(1024, 20.0).replace("      0", "    N/A")
+    assert list(parse_all_reduce_perf(HEADER + unchecked).bytes) == [1024]
+
+
+@pytest.mark.parametrize(
+    ("drop_ranks", "message"),
+    [
+        (False, "the output shows 1 GPU(s) (its Rank lines), not 2 to 4096; give --ranks"),
+        (True, "the output shows 44739 GPU(s) (busbw / algbw), not 2 to 4096; give --ranks"),
+    ],
+)
+def test_a_rank_count_read_from_the_file_is_named_as_such(tmp_path, drop_ranks, message):
+    """A count the user never typed (one Rank line; busbw / algbw = 1.99996, N = 2 / (2 - r))
+    once came back as "bad option: ranks/n must be ..."; now the file is blamed, --ranks offered.
+    """
+    from lesson_lib.lab import cli
+
+    lines = [ln for ln in HEADER.splitlines(keepends=True) if "Rank  0" in ln or "Rank" not in ln]
+    lines = [ln for ln in lines if not (drop_ranks and "Rank" in ln)]
+    big = "   134217728      33554432     float     sum      -1   100.00 1342.18 2684.30      0"
+    path = tmp_path / "out.txt"
+    path.write_text("".join(lines) + row(8, 10.0, ranks=1) + big + " 100.00 1342.18 2684.30 0\n")
+    err = io.StringIO()
+    status = cli.main(["nccl", str(path), "--out", str(tmp_path / "r.json")], stderr=err)
+    assert status == cli.EXIT_BAD_FILE, err.getvalue()
+    assert message in err.getvalue() and "give --ranks" in err.getvalue()
+    assert "bad option" not in err.getvalue()

@@ -83,7 +83,7 @@ def test_missing_file(tmp_path):
     ("change", "message"),
     [
         (lambda d: d.update(format="other"), "format is 'other'"),
-        (lambda d: d.update(ranks=1), "'ranks' must be an integer from 2 to 100000"),
+        (lambda d: d.update(ranks=1), "'ranks' must be an integer from 2 to 4096"),
         (lambda d: d.update(records=[]), "non-empty list"),
         (
             lambda d: d["records"][1].update(median_s=-1.0),

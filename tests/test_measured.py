@@ -193,6 +193,10 @@ def test_bad_requests_name_what_exists():
     assert _latency_at(m, t, DECODE_MESSAGE_BYTES) == pytest.approx(
         np.exp(np.interp(np.log(10240), np.log(m), np.log(t)))
     )
+    # an empty table once raised IndexError, a NaN one returned NaN
+    for sizes, times in (([], []), ([8.0, 64.0], [np.nan, np.nan]), ([8.0, 64.0], [1e-6, 0.0])):
+        with pytest.raises(ValueError, match="table must hold rows of finite sizes and latencies"):
+            _latency_at(np.array(sizes), np.array(times), 16.0)
 
 
 def test_smallest_engine_latency_by_mode():

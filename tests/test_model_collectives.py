@@ -277,3 +277,22 @@ def test_unknown_collective_is_refused_with_the_list():
         collective_steps("alltoall", 2)
     with pytest.raises(ValueError, match="kind must be one of"):
         collective_steps(None, 2)
+
+
+def test_payloads_whose_result_overflows_are_refused():
+    """allreduce_time(1e308, 4096) once returned inf: the ring sends 2 x 4095 / 4096 x 1e308
+    bytes, about 2e308, beyond the largest float (1.8e308). A payload of 1e300 bytes over a
+    fabric of 1e-10 bytes/s would take 2 x 1e300 / 1e-10 = 2e310 s, beyond it too."""
+    with pytest.raises(ValueError) as info:
+        allreduce_time(1e308, 4096, FAST)
+    assert str(info.value) == ("payload_bytes must keep wire bytes finite, got 1e+308 bytes")
+    with pytest.raises(ValueError, match="payload_bytes must keep wire bytes finite"):
+        allreduce_wire_bytes(1e308, 4096)
+    crawl = Fabric("crawl", latency=1e-6, bandwidth=1e-10)
+    with pytest.raises(ValueError) as info:
+        allreduce_time(1e300, 2, crawl)
+    assert str(info.value) == (
+        "payload_bytes must keep seconds at 1e-10 bytes/s finite, got 1e+300 bytes"
+    )
+    # half the largest float on two ranks (factor 1): finite, kept
+    assert allreduce_wire_bytes(8e307, 2) == 8e307

@@ -7,6 +7,8 @@ test (the arithmetic is written out), never by calling the counting code.
 from __future__ import annotations
 
 import json
+import os
+import re
 
 import pytest
 from hypothesis import given
@@ -606,3 +608,81 @@ def test_a_model_spec_checks_its_sliding_window_fields():
         ModelSpec(**{**vars(m), "num_sliding_layers": 5})
     with pytest.raises(ValueError, match="sliding_window must be an integer >= 1, got 0"):
         ModelSpec(**{**vars(m), "sliding_window": 0})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # 10**9 layers once built a list per layer (3 million took 31 s): refused at once
+        ({"num_hidden_layers": 10**9}, "'num_hidden_layers' must be an integer from 1 to 10,000"),
+        ({"num_attention_heads": 8192}, "'num_attention_heads' must be an integer from 1 to 4,096"),
+        (
+            {"num_key_value_heads": 10**6},
+            "'num_key_value_heads' must be an integer from 1 to 4,096",
+        ),
+        ({"hidden_size": 2**30 + 1}, "'hidden_size' must be an integer from 1 to 1,073,741,824"),
+        # JSON allows 400-digit integers: once an OverflowError naming nothing
+        ({"vocab_size": 10**400}, "'vocab_size' must be an integer from 1 to 1,073,741,824"),
+        ({"intermediate_size": -(10**400)}, "'intermediate_size' must be an integer >= 1"),
+        # 128 query heads on 64 dimensions left head_dim 0, a field the config never set
+        (
+            {"num_attention_heads": 128, "num_key_value_heads": 128},
+            "config fields 'num_attention_heads' (128) and 'hidden_size' (64) conflict",
+        ),
+        # grouped-query attention shares each KV head among 4 / 3 query heads: impossible
+        (
+            {"num_key_value_heads": 3},
+            "config fields 'num_key_value_heads' (3) and 'num_attention_heads' (4) conflict",
+        ),
+        # a list or a dict where a name belongs once raised "unhashable type"
+        ({"torch_dtype": ["bfloat16"]}, "config field 'torch_dtype' must be one of .*got <list>"),
+        (
+            {"layer_types": [{"kind": "full"}, "full_attention"]},
+            "config field 'layer_types' holds kinds the lesson does not model: [<dict>]",
+        ),
+    ],
+)
+def test_absurd_and_conflicting_fields_are_refused_naming_them(change, message):
+    """Sizes beyond any published model, fields that contradict each other and values of the
+    wrong kind: a ValueError naming the field(s) and the allowed range, never a traceback."""
+    with pytest.raises(ValueError, match=re.escape(message).replace(r"\.\*", ".*")):
+        ModelSpec.from_hf_config({**TINY_LLAMA, **change})
+
+
+def test_the_caps_leave_room_for_the_largest_published_models():
+    """10,000 layers, 4,096 heads and a context of 2**30 tokens are still read."""
+    config = {**TINY_LLAMA, "num_hidden_layers": 10_000, "max_position_embeddings": 2**30}
+    assert ModelSpec.from_hf_config(config).num_layers == 10_000
+    wide = {**TINY_LLAMA, "hidden_size": 4096, "num_attention_heads": 4096}
+    assert ModelSpec.from_hf_config({**wide, "num_key_value_heads": 4096}).head_dim == 1
+
+
+def test_a_config_path_must_be_a_small_regular_file(tmp_path):
+    """A link to /dev/zero (endless) and a FIFO (blocks until written) are refused before any
+    byte is read; a file over the 1 MiB cap is refused after reading one byte more than it."""
+    endless = tmp_path / "zero.json"
+    endless.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"zero\.json' is a character device, not a regular file"):
+        ModelSpec.from_hf_config(endless)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"fifo\.json' is a FIFO \(named pipe\), not a regular"):
+        ModelSpec.from_hf_config(str(fifo))
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(TINY_LLAMA) + " " * 2**20)
+    with pytest.raises(ValueError, match=r"big\.json' is larger than 1,048,576 bytes"):
+        ModelSpec.from_hf_config(big)
+    with pytest.raises(ValueError, match=r"config .*missing\.json' does not exist"):
+        ModelSpec.from_hf_config(tmp_path / "missing.json")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    with pytest.raises(ValueError, match=r"deep\.json is not JSON \(maximum recursion depth"):
+        ModelSpec.from_hf_config(deep)
+
+
+def test_a_preset_name_must_be_text():
+    """A list given as the preset's name (or path) once raised "unhashable type"."""
+    with pytest.raises(TypeError, match="name must be a preset's name"):
+        config_path(["Qwen3.5-27B"])
+    with pytest.raises(TypeError, match="config must be a dict or the path"):
+        ModelSpec.from_hf_config(["config.json"])

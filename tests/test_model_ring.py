@@ -159,3 +159,19 @@ def test_mixed_dtypes_are_summed_in_their_common_one():
     for out in result.outputs:
         assert out.dtype == np.float64
         assert_array_equal(out, np.full(4, 1.5))
+
+
+@pytest.mark.parametrize(
+    ("arrays", "dtype"),
+    [
+        ([np.array(["a", "b"]), np.array(["c", "d"])], "<U1"),  # once summed to 'ca', 'bd'
+        ([np.array([1, 2], dtype=object), np.array([3, 4])], "object"),
+        ([np.array([True, False]), np.array([True, True])], "bool"),  # + would be "or"
+    ],
+)
+def test_arrays_that_are_not_numbers_are_refused(arrays, dtype):
+    """Strings, objects and booleans have no sum the ring could compute: TypeError naming
+    ``arrays`` and the dtype found."""
+    with pytest.raises(TypeError) as info:
+        simulate_ring_allreduce(arrays)
+    assert str(info.value) == f"arrays must hold numbers, got dtype {dtype}"

@@ -10,8 +10,8 @@ directories (``XDG_CACHE_HOME``, ``XDG_CONFIG_HOME``, ``XDG_DATA_HOME``,
 ``book/*.md`` open as notebooks (the same one Binder's ``postBuild``
 writes) is copied from ``tools/jupyter/default_setting_overrides.json``
 into that folder's ``labconfig``. Nothing is read from or written to
-``~/.jupyter``. The folder is private (0700): its runtime files hold the
-server's login token.
+``~/.jupyter``. The folder and each folder in it are private (0700), and the
+server runs with umask 077: its runtime files hold the login token.
 
 JupyterLab opens on ``_build/lab``, where the chapters are written afresh
 each time with their numbers filled in and their cross-references as links
@@ -78,6 +78,7 @@ def lab_env(state: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     }
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o700)  # Jupyter makes runtime/ private only when it creates it itself
     labconfig = folders["JUPYTER_CONFIG_DIR"] / "labconfig"
     labconfig.mkdir(exist_ok=True)
     shutil.copyfile(OVERRIDES, labconfig / "default_setting_overrides.json")
@@ -104,11 +105,16 @@ def command(args: list[str], root: Path = LAB_ROOT) -> list[str]:
     """
     exe = str(Path(sys.executable).with_name("jupyter"))
     cmd = [exe, "lab"]
-    if not any(a.startswith(("--ServerApp.root_dir", "--notebook-dir")) for a in args):
+    if not names_root(args):
         cmd.append(f"--ServerApp.root_dir={root}")
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
         cmd.append("--allow-root")
     return cmd + args
+
+
+def names_root(args: list[str]) -> bool:
+    """Whether ``jupyter lab`` options name the folder to serve."""
+    return any(a.startswith(("--ServerApp.root_dir", "--notebook-dir")) for a in args)
 
 
 USAGE = (
@@ -168,15 +174,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     env = lab_env(state)
     cmd = command(args)
-    sys.path.insert(0, str(ROOT))
-    from lesson_lib.chapters.notebook import write_notebook_book
+    if not names_root(args):  # another folder served: the chapters are not written
+        sys.path.insert(0, str(ROOT))
+        from lesson_lib.chapters.notebook import write_notebook_book
 
-    pages = write_notebook_book(LAB_ROOT)
-    print(
-        f"lab: {len(pages)} pages written to {LAB_ROOT / 'book'} with their numbers filled in;\n"
-        f"lab: JupyterLab with its settings in {state} (chapters open as notebooks)",
-        flush=True,
-    )
+        pages = write_notebook_book(LAB_ROOT)
+        print(
+            f"lab: {len(pages)} pages written to {LAB_ROOT / 'book'} with their numbers filled in"
+        )
+    print(f"lab: JupyterLab with its settings in {state} (chapters open as notebooks)", flush=True)
+    os.umask(0o077)  # what the server writes is private: jpserver-*-open.html holds the token
     os.execve(cmd[0], cmd, env)
     return 1  # pragma: no cover - execve does not return
 

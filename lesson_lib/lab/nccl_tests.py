@@ -17,11 +17,13 @@ from pathlib import Path
 
 from lesson_lib.lab.records import (
     FORMAT,
+    MAX_BYTES,
     MAX_RANKS,
     MIN_SECONDS,
     Measurement,
     measurement_from_dict,
 )
+from lesson_lib.model._safe_io import read_text_file
 from lesson_lib.model._validate import require_int
 
 #: Longest line read, characters (a line of the table or a rank line is about 100-200).
@@ -91,6 +93,7 @@ class _Layout:
     times: tuple[int, ...] = (5, 9)
     algbw: tuple[int, ...] = (6, 10)
     busbw: tuple[int, ...] = (7, 11)
+    wrong: tuple[int, ...] = (8, 12)  # nccl-tests' count of wrong results ("#wrong")
 
     @classmethod
     def from_header(cls, names: list[str]) -> _Layout | None:
@@ -99,9 +102,10 @@ class _Layout:
         times = tuple(i for i, n in enumerate(lowered) if n == "time")
         algbw = tuple(i for i, n in enumerate(lowered) if n == "algbw")
         busbw = tuple(i for i, n in enumerate(lowered) if n == "busbw")
+        wrong = tuple(i for i, n in enumerate(lowered) if n in ("#wrong", "wrong"))
         if "size" not in lowered or not times or len(algbw) < len(times) or len(busbw) < len(times):
             return None
-        return cls(len(names), lowered.index("size"), times, algbw, busbw)
+        return cls(len(names), lowered.index("size"), times, algbw, busbw, wrong)
 
     @classmethod
     def guess(cls, width: int) -> _Layout:
@@ -109,9 +113,9 @@ class _Layout:
         if width >= 13:  # size count type redop root | time algbw busbw #wrong (x2)
             return cls(width=13)
         if width == 12:  # size count type redop | time algbw busbw error (x2)
-            return cls(width=12, times=(4, 8), algbw=(5, 9), busbw=(6, 10))
+            return cls(width=12, times=(4, 8), algbw=(5, 9), busbw=(6, 10), wrong=())
         # size count type | time algbw busbw error (x2): no redop column
-        return cls(width=11, times=(3, 7), algbw=(4, 8), busbw=(5, 9))
+        return cls(width=11, times=(3, 7), algbw=(4, 8), busbw=(5, 9), wrong=())
 
 
 def _rank_line(body: str) -> tuple[int, str, str] | None:
@@ -144,21 +148,31 @@ def _number(tokens: list[str], col: int, name: str) -> float:
 
 def _row(tokens: list[str], layout: _Layout, block: int) -> tuple[int, float, float]:
     """(size, time, busbw/algbw ratio) of one data line, using one block of columns."""
-    need = max(layout.times[block], layout.algbw[block], layout.busbw[block]) + 1
+    wrong = layout.wrong[block : block + 1]  # an older table's "error" column is not read
+    need = max(layout.times[block], layout.algbw[block], layout.busbw[block], *wrong) + 1
     if len(tokens) < need:
         raise ValueError(
             f"this line has {len(tokens)} values but the table has {layout.width} columns "
             "(was it cut short when copied?)"
         )
-    if not tokens[layout.size].isdigit():
-        raise ValueError(f"the size (column 1) should be a whole number but is {tokens[0][:20]!r}")
+    size = tokens[layout.size]
+    if not (size.isascii() and size.isdigit() and len(size) < 20 and int(size) <= MAX_BYTES):
+        raise ValueError(
+            f"the size (column {layout.size + 1}) should be a whole number from 0 to "
+            f"{MAX_BYTES:.0f} bytes but is {size[:20]!r}"
+        )
+    if wrong and tokens[wrong[0]] not in ("0", "N/A"):
+        raise ValueError(
+            f"nccl-tests found {tokens[wrong[0]][:20]!r} wrong results in this row (#wrong, "
+            f"column {wrong[0] + 1}): a wrong result is not a measurement"
+        )
     seconds = _number(tokens, layout.times[block], "time")
     algbw = _number(tokens, layout.algbw[block], "algbw")
     busbw = _number(tokens, layout.busbw[block], "busbw")
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError("the time should be a positive number")
     ratio = busbw / algbw if algbw > 0 else math.nan
-    return int(tokens[layout.size]), seconds, ratio
+    return int(size), seconds, ratio
 
 
 def parse_all_reduce_perf(
@@ -262,6 +276,11 @@ def parse_all_reduce_perf(
         )
     if ranks is None:
         ranks = len(rank_hosts) or _ranks_from_ratio(ratios)
+        if not 2 <= ranks <= MAX_RANKS:  # not typed by the user: say where it came from
+            how = "its Rank lines" if rank_hosts else "busbw / algbw"
+            raise NcclTestsFormatError(
+                f"the output shows {ranks} GPU(s) ({how}), not 2 to {MAX_RANKS}; give --ranks"
+            )
     ranks = require_int("ranks", ranks, minimum=2, maximum=MAX_RANKS)
     machine = {
         "devices": devices,
@@ -336,15 +355,8 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
     Returns
     -------
     lesson_lib.lab.records.Measurement
-        With ``path`` set.
-
-    Raises
-    ------
-    NcclTestsFormatError
-        As :func:`parse_all_reduce_perf` (naming the file), or if it cannot be read.
+        With ``path`` set; a file that cannot be read or parsed is a NcclTestsFormatError naming it.
     """
-    from lesson_lib.lab.records import read_text_file
-
     p = Path(path)
     text = read_text_file(p, "nccl-tests output", NcclTestsFormatError, limit=16 * 2**20)
     try:

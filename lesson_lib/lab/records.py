@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lesson_lib.model._safe_io import printable, require_output_file, special_kind
+from lesson_lib.model._safe_io import printable, read_text_file, require_output_file
+from lesson_lib.model._validate import MAX_RANKS  # the most a results file may hold, as the model
 from lesson_lib.model.collectives import ring_allreduce_factor
 
 #: Format tag written into every results file.
@@ -37,8 +37,6 @@ REFERENCE_PINGPONG = "reference-pingpong.json"
 
 #: Largest message size a results file may hold, bytes (1 PiB).
 MAX_BYTES = float(2**50)
-#: Most ranks a results file may hold.
-MAX_RANKS = 100_000
 #: Largest file the lab reads, bytes.
 MAX_FILE_BYTES = 64 * 2**20
 #: Shortest time a record may hold, in seconds (one picosecond). No collective is faster, and a
@@ -160,50 +158,6 @@ def write_results(path: str | os.PathLike, data: dict) -> Path:
     return write_json(path, data)
 
 
-def read_text_file(
-    path: str | os.PathLike, what: str, error: type[Exception], limit: int = MAX_FILE_BYTES
-) -> str:
-    """Read a text file of at most ``limit`` bytes, raising ``error`` for every OS problem.
-
-    Parameters
-    ----------
-    path : str or path-like
-    what : str
-        How messages name it ("results file", "nccl-tests output").
-    error : type of Exception
-        Raised with a one-line message when the path is missing, a folder,
-        not a regular file, unreadable or too large.
-    limit : int, default 64 MiB
-        Largest size read, bytes.
-
-    Returns
-    -------
-    str
-        The text (undecodable bytes replaced).
-    """
-    p = Path(path)
-    if not p.exists():
-        raise error(f"{what} {str(p)!r} does not exist: check the name (or run the sweep first)")
-    if p.is_dir():
-        raise error(f"{what} {str(p)!r} is a folder, not a file: give the file's name")
-    # a FIFO or a device would block or never end: refused before it is opened, and
-    # checked again on what was opened (without waiting), in case it was swapped
-    if not stat.S_ISREG(p.stat().st_mode):
-        raise error(f"{what} {str(p)!r} is {special_kind(p.stat().st_mode)}, not a regular file")
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            mode = os.fstat(fh.fileno()).st_mode
-            if not stat.S_ISREG(mode):
-                raise error(f"{what} {str(p)!r} is {special_kind(mode)}, not a regular file")
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise error(f"{what} {str(p)!r} is larger than {limit // 2**20} MiB: is it the right file?")
-    return data.decode("utf-8", errors="replace")
-
-
 def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     """Read a JSON object; a missing, empty or corrupt file raises a :class:`ResultsError`.
 
@@ -218,7 +172,7 @@ def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     dict
     """
     p = Path(path)
-    text = read_text_file(p, what, ResultsError)
+    text = read_text_file(p, what, ResultsError, MAX_FILE_BYTES)
     if not text.strip():
         raise ResultsError(
             f"{what} {str(p)!r} is empty: the run that should have written it did not "

@@ -1,7 +1,7 @@
-"""What the lesson's commands print and where they write, made safe.
+"""What the lesson's commands read, print and write, made safe.
 
-Text a terminal or spreadsheet could act on is escaped, outputs are new paths or
-regular files (the previous one kept), and SIGTERM and SIGHUP stop as Ctrl-C does.
+Inputs are regular files read up to a cap, text a terminal or spreadsheet could act on is escaped,
+outputs are new paths or regular files (the previous one kept), SIGTERM and SIGHUP stop as Ctrl-C.
 """
 
 from __future__ import annotations
@@ -119,6 +119,44 @@ def special_kind(mode: int) -> str:
     str
     """
     return next((kind for test, kind in _KINDS if test(mode)), "a special file")
+
+
+def read_text_file(path: str | os.PathLike, what: str, error: type[Exception], limit: int) -> str:
+    """Read a regular file of at most ``limit`` bytes as text (undecodable bytes replaced).
+
+    Parameters
+    ----------
+    path, what, limit : str or path-like, str, int
+        The file, how messages name it ("results file", "config") and the most bytes read.
+    error : type of Exception
+        Raised with a one-line message when the path is missing, not a regular file (a folder, a
+        FIFO, a link to ``/dev/zero``), unreadable or more than ``limit`` bytes.
+
+    Returns
+    -------
+    str
+    """
+    p = Path(path)
+    try:
+        # a FIFO or a device would block or never end: refused before it is opened, and what
+        # was opened (without waiting for a writer) is checked again, in case it was swapped
+        _require_regular(p, what, error, os.stat(p).st_mode)
+        with os.fdopen(os.open(p, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+            _require_regular(p, what, error, os.fstat(fh.fileno()).st_mode)
+            data = fh.read(limit + 1)  # never more, whatever the size says
+    except FileNotFoundError:
+        raise error(f"{what} {str(p)!r} does not exist: check the name") from None
+    except OSError as exc:
+        raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{what} {str(p)!r} is larger than {limit:,} bytes: is it the right file?")
+    return data.decode("utf-8", errors="replace")
+
+
+def _require_regular(path: Path, what: str, error: type[Exception], mode: int) -> None:
+    """``error`` unless ``mode`` is a regular file's."""
+    if not stat.S_ISREG(mode):
+        raise error(f"{what} {str(path)!r} is {special_kind(mode)}, not a regular file")
 
 
 def keep_previous(path: str | os.PathLike) -> Path | None:

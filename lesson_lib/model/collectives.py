@@ -8,6 +8,7 @@ bytes in two. A fabric's ``latency`` is paid once per collective, its ``hop_late
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -218,7 +219,14 @@ def collective_wire_bytes(
     """
     schedule = _schedule(kind, algorithm)
     payload_bytes = require_number("payload_bytes", payload_bytes, unit="bytes")
-    return schedule.factor(_ranks(n)) * payload_bytes
+    return _finite(schedule.factor(_ranks(n)) * payload_bytes, payload_bytes, "wire bytes")
+
+
+def _finite(value: float, payload_bytes: float, what: str) -> float:
+    """``value``, unless ``payload_bytes`` made it overflow: a ValueError naming the payload."""
+    if math.isinf(value):
+        raise ValueError(f"payload_bytes must keep {what} finite, got {payload_bytes:g} bytes")
+    return value
 
 
 def _latency(kind: str, n: int, fabric: Fabric, algorithm: str | None) -> float:
@@ -246,7 +254,8 @@ def collective_time(
     """
     require_instance("fabric", fabric, Fabric)
     wire = collective_wire_bytes(kind, payload_bytes, n, algorithm)
-    return _latency(kind, n, fabric, algorithm) + wire / fabric.bandwidth
+    seconds = _latency(kind, n, fabric, algorithm) + wire / fabric.bandwidth
+    return _finite(seconds, float(payload_bytes), f"seconds at {fabric.bandwidth:g} bytes/s")
 
 
 def allreduce_factor(n: int, algorithm: str = "ring") -> float:

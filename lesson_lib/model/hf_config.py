@@ -15,8 +15,9 @@ import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from lesson_lib.model._safe_io import printable, read_text_file
 
 #: Bytes per element of the dtype names configs use.
 DTYPE_BYTES: dict[str, int] = dict(
@@ -26,6 +27,19 @@ DTYPE_BYTES: dict[str, int] = dict(
 LAYER_KINDS: tuple[str, ...] = ("full_attention", "sliding_attention", "linear_attention")
 #: The names configs give the number of routed experts.
 EXPERT_COUNT_KEYS: tuple[str, ...] = ("num_local_experts", "num_experts", "n_routed_experts")
+#: Most layers (and MTP layers) read: published models have a few hundred, and lists are per layer.
+MAX_LAYERS = 10_000
+#: Most heads of one kind read: published models have at most 128.
+MAX_HEADS = 4096
+#: Largest value of any other whole-number field: far above the longest published context (10
+#: million tokens), and small enough that every product of fields stays a finite float.
+MAX_SIZE = 2**30
+#: Largest config file read, bytes: published ones are a few kilobytes.
+MAX_CONFIG_BYTES = 2**20
+_LAYER_KEYS = "num_hidden_layers num_nextn_predict_layers mtp_num_hidden_layers"
+_HEAD_KEYS = "num_attention_heads num_key_value_heads linear_num_key_heads linear_num_value_heads"
+_CAPS = dict.fromkeys(_LAYER_KEYS.split(), MAX_LAYERS)
+_CAPS.update(dict.fromkeys(_HEAD_KEYS.split(), MAX_HEADS))
 
 
 @dataclass(frozen=True)
@@ -73,13 +87,14 @@ def _load_config(config: object) -> dict[str, Any]:
         raise TypeError(
             f"config must be a dict or the path of a config.json, got {type(config).__name__}"
         )
-    path = Path(config)
+    text = read_text_file(config, "config", ValueError, MAX_CONFIG_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"config must be a JSON object; {path} is not JSON ({error})") from None
+        data = json.loads(text)
+    except (RecursionError, ValueError) as error:  # too deep, or an integer of 5,000 digits
+        why = printable(str(error), 100)
+        raise ValueError(f"config must be a JSON object; {config} is not JSON ({why})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"config must be a JSON object; {path} holds a {type(data).__name__}")
+        raise ValueError(f"config must be a JSON object; {config} holds a {type(data).__name__}")
     return data
 
 
@@ -89,20 +104,27 @@ def _text_config(config: Mapping[str, Any]) -> dict[str, Any]:
     if inner is None:
         return dict(config)
     if not isinstance(inner, Mapping):
-        raise ValueError(f"config field 'text_config' must be an object, got {inner!r}")
+        raise ValueError(f"config field 'text_config' must be an object, got {_shown(inner)}")
     outer = {k: v for k, v in config.items() if k not in ("text_config", "vision_config")}
     return {**outer, **inner}
 
 
+def _shown(value: object) -> str:
+    """A value for a message: text quoted, a number (cut short), else only its type."""
+    return repr(printable(value, 40)) if isinstance(value, str) else printable(value, 40)
+
+
 def _int(c: Mapping[str, Any], key: str, default: int | None = None, minimum: int = 1) -> int:
-    """A whole-number field, present (or defaulted) and at least ``minimum``."""
+    """A whole-number field, present (or defaulted), at least ``minimum``, at most its cap."""
     if key not in c or c[key] is None:
         if default is None:
             raise ValueError(f"config field {key!r} is missing")
         return default
     value = c[key]
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"config field {key!r} must be an integer >= {minimum}, got {value!r}")
+    low = isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum
+    if low or value > _CAPS.get(key, MAX_SIZE):
+        allowed = f">= {minimum}" if low else f"from {minimum} to {_CAPS.get(key, MAX_SIZE):,}"
+        raise ValueError(f"config field {key!r} must be an integer {allowed}, got {_shown(value)}")
     return int(value)
 
 
@@ -110,9 +132,28 @@ def _dtype_bytes(c: Mapping[str, Any], key: str, default: int) -> int:
     name = c.get(key)
     if name is None:
         return default
-    if name not in DTYPE_BYTES:
-        raise ValueError(f"config field {key!r} must be one of {sorted(DTYPE_BYTES)}, got {name!r}")
+    if not isinstance(name, str) or name not in DTYPE_BYTES:
+        raise ValueError(
+            f"config field {key!r} must be one of {sorted(DTYPE_BYTES)}, got {_shown(name)}"
+        )
     return DTYPE_BYTES[name]
+
+
+def _gqa_heads(c: Mapping[str, Any], hidden: int) -> tuple[int, int, int]:
+    """Query heads, KV heads and head dimension of a grouped-query attention layer."""
+    heads = _int(c, "num_attention_heads")
+    kv_heads = _int(c, "num_key_value_heads", heads)
+    if heads % kv_heads:
+        raise ValueError(
+            f"config fields 'num_key_value_heads' ({kv_heads}) and 'num_attention_heads' ({heads}) "
+            "conflict: each KV head serves a whole group of query heads, so it must divide it"
+        )
+    if c.get("head_dim") is None and heads > hidden:
+        raise ValueError(
+            f"config fields 'num_attention_heads' ({heads}) and 'hidden_size' ({hidden}) conflict: "
+            "without 'head_dim', a head's hidden_size // num_attention_heads dimensions would be 0"
+        )
+    return heads, kv_heads, _int(c, "head_dim", hidden // heads)
 
 
 def _weight_bytes(c: Mapping[str, Any]) -> int | None:
@@ -124,7 +165,7 @@ def _weight_bytes(c: Mapping[str, Any]) -> int | None:
         method = quant.get("quant_method") if isinstance(quant, Mapping) else quant
         raise ValueError(
             "config field 'quantization_config' is supported only with quant_method 'fp8' "
-            f"(one byte per weight), got {method!r}"
+            f"(one byte per weight), got {_shown(method)}"
         )
     return 1
 
@@ -139,13 +180,15 @@ def _layer_kinds(c: Mapping[str, Any]) -> list[str]:
         if not isinstance(kinds, list) or len(kinds) != layers:
             raise ValueError(
                 f"config field 'layer_types' must list one kind per layer ({layers}), got "
-                f"{len(kinds) if isinstance(kinds, list) else kinds!r}"
+                f"{len(kinds) if isinstance(kinds, list) else _shown(kinds)}"
             )
-        unknown = sorted({k for k in kinds if k not in LAYER_KINDS}, key=str)
+        unknown = sorted(
+            {_shown(k) for k in kinds if k not in LAYER_KINDS}, key=lambda k: k.strip("'")
+        )
         if unknown:
             raise ValueError(
-                f"config field 'layer_types' holds kinds the lesson does not model: {unknown} "
-                f"(it knows {list(LAYER_KINDS)})"
+                "config field 'layer_types' holds kinds the lesson does not model: "
+                f"[{', '.join(unknown)}] (it knows {list(LAYER_KINDS)})"
             )
         return list(kinds)
     for key, other in (
@@ -186,6 +229,7 @@ def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
             f"config field 'mlp_only_layers' must list layer indices from 0 to {layers - 1}, "
             f"got {dense_only!r}"
         )
+    dense_only = set(dense_only)  # a long list is looked up once per layer
     return [
         i >= first_dense and i % every == 0 and (i + 1) % step == 0 and i not in dense_only
         for i in range(layers)
@@ -195,8 +239,8 @@ def _moe_layers(c: Mapping[str, Any]) -> list[bool]:
 def _attention_params(c: Mapping[str, Any]) -> float:
     """One full-attention layer's projections (and MLA's two low-rank norms)."""
     hidden = _int(c, "hidden_size")
-    heads = _int(c, "num_attention_heads")
     if c.get("kv_lora_rank") is not None:
+        heads = _int(c, "num_attention_heads")
         latent = _int(c, "kv_lora_rank")
         rope = _int(c, "qk_rope_head_dim")
         nope = _int(c, "qk_nope_head_dim")
@@ -206,8 +250,7 @@ def _attention_params(c: Mapping[str, Any]) -> float:
         q = hidden * query if not q_rank else hidden * q_rank + q_rank + q_rank * query
         kv = hidden * (latent + rope) + latent + latent * heads * (nope + value)
         return float(q + kv + heads * value * hidden)
-    kv_heads = _int(c, "num_key_value_heads", heads)
-    head_dim = _int(c, "head_dim", hidden // heads)
+    heads, kv_heads, head_dim = _gqa_heads(c, hidden)
     gate = 2 if c.get("attn_output_gate") else 1
     q = hidden * heads * head_dim * gate
     return float(q + 2 * hidden * kv_heads * head_dim + heads * head_dim * hidden)
@@ -335,8 +378,7 @@ def model_fields(
         kv_heads = 1
         head_dim = _int(c, "qk_nope_head_dim") + _int(c, "qk_rope_head_dim")
     else:
-        kv_heads = _int(c, "num_key_value_heads", heads)
-        head_dim = _int(c, "head_dim", hidden // heads)
+        heads, kv_heads, head_dim = _gqa_heads(c, hidden)
     linear = attention_layers < layers
     interval = c.get("full_attention_interval")
     super_blocks = None

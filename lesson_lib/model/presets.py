@@ -98,6 +98,8 @@ def config_path(name: str) -> Path:
     -------
     pathlib.Path
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a preset's name (str), got {type(name).__name__}")
     if name in SOURCES:
         return _CONFIG_DIR / SOURCES[name].file
     for source in SOURCES.values():

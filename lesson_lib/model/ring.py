@@ -124,6 +124,8 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
             f"got {inputs[0].size:,}"
         )
     dtype = np.result_type(*inputs)
+    if not np.issubdtype(dtype, np.number):  # strings would be concatenated, objects anything
+        raise TypeError(f"arrays must hold numbers, got dtype {dtype}")
     n = len(inputs)
 
     # chunks[rank][c]: that rank's current copy of chunk c, in the common dtype. Updates put new
