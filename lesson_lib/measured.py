@@ -36,35 +36,23 @@ REFERENCE_SYSTEM = "h100_sxm"
 
 @dataclass(frozen=True)
 class MeasuredCollective:
-    """One measured collective: a table row, in SI units.
+    """One measured collective: a table row, in SI units."""
 
-    Attributes
-    ----------
-    system : str
-        The table's system folder (``"h100_sxm"``).
-    runtime : str
-        What ran it and its version, as the rows name them (``"nccl 2.29.2"``, ``"vllm 0.19.0"``).
-    kernel : str
-        ``"nccl"``, ``"oneccl"`` or an engine kernel (``"vllm_graph"``, ``"trtllm"`` ...).
-    op : str
-        ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
-    gpus : int
-        GPUs taking part.
-    message_bytes : int
-        The message, bytes (16-bit elements x 2).
-    latency_s : float
-        Time of one collective, seconds (the median of repeated rows).
-    samples : int
-        Rows of the source merged into this one.
-    """
-
+    #: The table's system folder (``"h100_sxm"``).
     system: str
+    #: What ran it and its version, as the rows name them (``"nccl 2.29.2"``, ``"vllm 0.19.0"``).
     runtime: str
+    #: ``"nccl"``, ``"oneccl"`` or an engine kernel (``"vllm_graph"``, ``"trtllm"`` ...).
     kernel: str
+    #: ``"all_reduce"``, ``"all_gather"``, ``"reduce_scatter"`` or ``"alltoall"``.
     op: str
+    #: GPUs taking part.
     gpus: int
+    #: The message, bytes (16-bit elements x 2).
     message_bytes: int
+    #: Time of one collective, seconds (the median of repeated rows).
     latency_s: float
+    #: Rows of the source merged into this one.
     samples: int
 
 

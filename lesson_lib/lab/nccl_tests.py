@@ -34,20 +34,13 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 @dataclass(frozen=True)
 class ParseProblem:
-    """One line of nccl-tests output that could not be read.
+    """One line of nccl-tests output that could not be read."""
 
-    Attributes
-    ----------
-    line : int
-        1-based line number.
-    text : str
-        The line as found.
-    reason : str
-        What is wrong with it.
-    """
-
+    #: 1-based line number.
     line: int
+    #: The line as found.
     text: str
+    #: What is wrong with it.
     reason: str
 
     def __str__(self) -> str:

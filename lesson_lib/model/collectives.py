@@ -40,23 +40,15 @@ class Algorithm:
 
 @dataclass(frozen=True)
 class Collective:
-    """One collective: what it does, what its payload is, and the algorithms that run it.
+    """One collective: what it does, what its payload is, and the algorithms that run it."""
 
-    Attributes
-    ----------
-    name : str
-        Key used by every ``kind=`` argument.
-    description : str
-        One line for tables and legends.
-    payload : str
-        What ``payload_bytes`` measures for this collective.
-    algorithms : dict
-        Name -> Algorithm, every algorithm that runs it; the first is the one priced by default.
-    """
-
+    #: Key used by every ``kind=`` argument.
     name: str
+    #: One line for tables and legends.
     description: str
+    #: What ``payload_bytes`` measures for this collective.
     payload: str
+    #: Name -> Algorithm, every algorithm that runs it; the first is the one priced by default.
     algorithms: Mapping[str, Algorithm]
 
 

@@ -44,32 +44,21 @@ _CAPS.update(dict.fromkeys(_HEAD_KEYS.split(), MAX_HEADS))
 
 @dataclass(frozen=True)
 class ParamCount:
-    """Where a config's parameters are, by kind.
+    """Where a config's parameters are, by kind."""
 
-    Attributes
-    ----------
-    embeddings : float
-        Embedding and LM-head matrices.
-    mixers : float
-        Attention and linear-attention layers, with their norms.
-    dense_ffn : float
-        FFNs of the dense layers.
-    routed_experts : float
-        Every routed expert of every MoE layer.
-    shared : float
-        Routers and shared experts of the MoE layers.
-    norms : float
-        The two RMSNorm vectors of every layer and the final one.
-    per_expert : float
-        One routed expert of one layer (0 for a dense model).
-    """
-
+    #: Embedding and LM-head matrices.
     embeddings: float
+    #: Attention and linear-attention layers, with their norms.
     mixers: float
+    #: FFNs of the dense layers.
     dense_ffn: float
+    #: Every routed expert of every MoE layer.
     routed_experts: float
+    #: Routers and shared experts of the MoE layers.
     shared: float
+    #: The two RMSNorm vectors of every layer and the final one.
     norms: float
+    #: One routed expert of one layer (0 for a dense model).
     per_expert: float
 
     @property
