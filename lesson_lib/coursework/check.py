@@ -3,10 +3,10 @@
 The answer is read as the grader reads it (:mod:`~lesson_lib.coursework.answers`,
 :mod:`~lesson_lib.coursework.check_reading`) and compared with the reference ``lesson_lib`` computes
 for the student's variant by each problem's rules (:mod:`~lesson_lib.coursework.check_rules`, shared
-with the static site by :func:`page_contract`): byte counts to the decimals asked for (or 0.1 %),
-other numbers within the problem's relative tolerance (1 % unless stated), counts exactly, choices
-by letter, the usual mistakes named. It never raises on a student's input, takes the same short time
-whatever the answer, and writes messages of at most :data:`MAX_MESSAGE_CHARS`.
+with the static site by :func:`page_contract`): right at the precision the statement asks for,
+a usual mistake named only when the answer is nearer it than the reference. It never raises on a
+student's input, takes the same short time whatever the answer, and writes messages of at most
+:data:`MAX_MESSAGE_CHARS`.
 """
 
 from __future__ import annotations
@@ -191,8 +191,9 @@ def page_contract() -> dict[str, Any]:
         verdicts ``unanswered``, ``unreadable`` and ``too_long``. A verdict has ``status``, ``name``
         (``rule`` of :class:`CheckResult`) and ``message``. Numbers and counts add ``reference`` and
         ``units`` (unit -> size in SI), ``spellings`` (lower-case spelling -> unit), ``rules``
-        (verdicts with a ``value`` and a ``tolerance``: an answer gets the first it is within) and
-        ``otherwise``; multiple choice adds ``letters`` and ``choices`` (letter -> verdict).
+        (verdicts with a ``value`` and a ``tolerance``: an answer gets the first it is within, a
+        wrong one only if nearer its value than ``reference``) and ``otherwise``; multiple choice
+        adds ``letters`` and ``choices`` (letter -> verdict).
     """
     return {
         "look": {status: list(look) for status, look in _LOOK.items()},

@@ -68,7 +68,7 @@ MESSAGES: dict[str, str] = {
     "unanswered": "Write your answer in answer_{qid} as {expected}, then run this cell again.",
     "page_unanswered": "Type your answer, then press Check. Expected: {expected}.",
     "page_choice_expected": "one letter: {letters}",
-    "page_number_expected": "a number in {unit}{places}{with_unit}",
+    "page_number_expected": "a number in {unit}, {precision}{with_unit}",
     "page_with_unit": ", or a number with a unit such as {example} (converted)",
     "page_reads_number": "a plain number, optionally followed by {units}",
     "page_unreadable": (

@@ -1,8 +1,9 @@
 """Each problem's verdicts as one table of rules, which the static site's self-check shares.
 
-A number read in SI units gets the first rule it is within the tolerance of: right, the answer in
-another unit, each known mistake, close (for a count: right, each known mistake, one off, a fraction
-above). :func:`~lesson_lib.coursework.check.page_contract` gives the static page the book's tables.
+A number read in SI units gets the first rule it is within the tolerance of (a wrong one only if
+nearer its value than the reference): right, the answer in another unit, each known mistake, close
+(for a count: right, each known mistake, one off, a fraction above).
+:func:`~lesson_lib.coursework.check.page_contract` gives the static page the book's tables.
 """
 
 from __future__ import annotations
@@ -21,17 +22,12 @@ from lesson_lib.coursework.check_messages import (
     WRONG,
 )
 from lesson_lib.coursework.check_reading import _unit_sizes, _unit_spellings
-from lesson_lib.coursework.problems import get_problem, mistakes, params, units_of
+from lesson_lib.coursework.problems import _mistakes, get_problem, params, units_of
 from lesson_lib.coursework.problems.bank import LETTERS, Mistake, Params, Problem, mistake_id
 
 _TWINS = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB"}
 _TWINS.update({v: k for k, v in _TWINS.items()})
 
-#: An answer rounded to the decimals asked for is right within half a unit in
-#: the last place, widened by this relative slack for floating-point error ...
-_HALF_UNIT_SLACK = 1e-9
-#: ... or within this relative distance of the reference.
-_DECIMALS_RTOL = 1e-3
 #: Relative distance within which an answer is taken for a unit mix-up or a
 #: known mistake (at least; a problem's own tolerance may be wider).
 _MATCH_RTOL = 0.01
@@ -100,15 +96,6 @@ def _separated(right: dict[str, Any], wrong: list[dict[str, Any]]) -> list[dict[
     return kept
 
 
-def _right_tolerance(problem: Problem, ref: float, size: float) -> float:
-    """How far from the reference (SI units) an answer is right: with decimals asked, half a unit in
-    the last place (widened by a hair) or 0.1 % of the reference, whichever is wider."""
-    if problem.decimals is None:
-        return problem.rtol * abs(ref)
-    half_unit = 0.5 * 10.0 ** (-problem.decimals) * (1 + _HALF_UNIT_SLACK) * size
-    return max(half_unit, _DECIMALS_RTOL * abs(ref))
-
-
 def _unit_mixup_hint(problem: Problem, other: str) -> str:
     """What to tell a student whose number is the answer in ``other`` (bytes or time)."""
     if other == _TWINS.get(problem.unit):
@@ -137,58 +124,33 @@ def _unit_mixups(problem: Problem, ref: float, sizes: Mapping[str, float]) -> li
     ]
 
 
-def _number_rules(
+def _rules(
     problem: Problem, ref: float, known: list[Mistake], sizes: Mapping[str, float]
 ) -> list[dict[str, Any]]:
-    """In order: right, the answer in another unit, each known mistake, close."""
+    """In order: right, the answer in another unit, each known mistake, close (for a count, whose
+    only unit is its own and whose mistakes are exact: one off, or a fraction above the answer)."""
     size = sizes[problem.unit]
     right = MESSAGES["right"].format(ref=f"{ref / size:.6g}", unit=problem.unit)
-    within = max(problem.rtol, _MATCH_RTOL)
-    right_rule = _rule(RIGHT, "right", right, ref, _right_tolerance(problem, ref, size))
-    wrong = [
-        *_unit_mixups(problem, ref, sizes),
-        *(
-            _near(
-                WRONG,
-                f"mistake {i}",
-                m.hint,
-                m.value * size,
-                within,
-                mistake_id(problem.qid, m.slug),
-            )
-            for i, m in enumerate(known, start=1)
-        ),
+    low, high = problem.right_band(ref / size)
+    right_rule = _rule(RIGHT, "right", right, (low + high) / 2 * size, (high - low) / 2 * size)
+    within = 0.0 if problem.kind == "count" else max(problem.rtol, _MATCH_RTOL)
+    wrong = _unit_mixups(problem, ref, sizes) + [
+        _near(
+            WRONG, f"mistake {i}", m.hint, m.value * size, within, mistake_id(problem.qid, m.slug)
+        )
+        for i, m in enumerate(known, start=1)
     ]
-    return [
-        right_rule,
-        *_separated(right_rule, wrong),
-        _near(CLOSE, "close", MESSAGES["close"], ref, problem.close_rtol),
-    ]
-
-
-def _count_rules(problem: Problem, ref: float, known: list[Mistake]) -> list[dict[str, Any]]:
-    """In order: right, each known mistake, one off, and a fraction above the answer (close)."""
-    right = MESSAGES["right"].format(ref=int(ref), unit=problem.unit)
+    rules = [right_rule, *_separated(right_rule, wrong)]
+    if problem.kind != "count":
+        return [*rules, _near(CLOSE, "close", MESSAGES["close"], ref, problem.close_rtol)]
     off_by_one = MESSAGES["off_by_one"]
-    right_rule = _rule(RIGHT, "right", right, ref, 0.0)
-    wrong = [
-        _rule(WRONG, f"mistake {i}", m.hint, float(m.value), 0.0, mistake_id(problem.qid, m.slug))
-        for i, m in enumerate(known, 1)
-    ]
+    one_off, round_down = (mistake_id(problem.qid, slug) for slug in ("off-by-one", "round-down"))
     return [
-        right_rule,
-        *_separated(right_rule, wrong),
-        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0, mistake_id(problem.qid, "off-by-one")),
-        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0, mistake_id(problem.qid, "off-by-one")),
+        *rules,
+        _rule(CLOSE, "off by one", off_by_one, ref + 1, 0.0, one_off),
+        _rule(CLOSE, "off by one", off_by_one, ref - 1, 0.0, one_off),
         # Anything strictly between ref and ref + 1 (both ends are taken above).
-        _rule(
-            CLOSE,
-            "round down",
-            MESSAGES["round_down"],
-            ref + 0.5,
-            0.5,
-            mistake_id(problem.qid, "round-down"),
-        ),
+        _rule(CLOSE, "round down", MESSAGES["round_down"], ref + 0.5, 0.5, round_down),
     ]
 
 
@@ -217,24 +179,18 @@ def _page_number_expected(problem: Problem, sizes: Mapping[str, float]) -> str:
     if problem.kind == "count":
         return f"a whole number of {problem.unit}, e.g. 3"
     if problem.unit == "x":
-        return "a ratio, e.g. 1.5"
-    places = ""
-    if problem.decimals is not None:
-        places = f" to {problem.decimals} decimal place{'' if problem.decimals == 1 else 's'}"
+        return f"a ratio, {problem.precision()}, e.g. 1.5"
     example = _TWINS.get(problem.unit) or next((u for u in sizes if u != problem.unit), "")
     with_unit = MESSAGES["page_with_unit"].format(example=example) if example else ""
     return MESSAGES["page_number_expected"].format(
-        unit=problem.unit, places=places, with_unit=with_unit
+        unit=problem.unit, precision=problem.precision(), with_unit=with_unit
     )
 
 
-def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]) -> dict[str, Any]:
+def _number_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
     sizes = _unit_sizes(problem)
-    ref = float(problem.reference(p)) * sizes[problem.unit]
-    if problem.kind == "count":
-        rules = _count_rules(problem, ref, known)
-    else:
-        rules = _number_rules(problem, ref, known, sizes)
+    answer = float(problem.reference(p))
+    ref = answer * sizes[problem.unit]
     expected = _page_number_expected(problem, sizes)
     units = (
         f"the unit {problem.unit}" if len(sizes) == 1 else "one of the units " + ", ".join(sizes)
@@ -247,7 +203,7 @@ def _number_contract(qid: str, problem: Problem, p: Params, known: list[Mistake]
         "reference": ref,
         "units": sizes,
         "spellings": _unit_spellings(problem, sizes),
-        "rules": rules,
+        "rules": _rules(problem, ref, _mistakes(problem, p, answer), sizes),
         "unit_written": {
             "message": MESSAGES["unit_written"],
             "name": "written in {written}",
@@ -284,12 +240,17 @@ def _problem_contract(qid: str, student: object) -> dict[str, Any]:
     p = params(qid, student)
     if problem.kind == "choice":
         return _choice_contract(qid, problem, p)
-    return _number_contract(qid, problem, p, mistakes(qid, student))
+    return _number_contract(qid, problem, p)
 
 
 def _first_match(contract: Mapping[str, Any], value: float) -> dict[str, str]:
-    """The first of the contract's rules that ``value`` (SI units) meets, else its fallback."""
+    """The first of the contract's rules that ``value`` (SI units) meets, else its fallback: within
+    its tolerance and, for a wrong one, nearer its value than the reference (a right answer or a
+    slip is never taken for a mistake it is farther from)."""
     for rule in contract["rules"]:
-        if abs(value - rule["value"]) <= rule["tolerance"]:
+        off = abs(value - rule["value"])
+        if off <= rule["tolerance"] and (
+            rule["status"] != WRONG or off < abs(value - contract["reference"])
+        ):
             return rule
     return contract["otherwise"]

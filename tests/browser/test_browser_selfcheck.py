@@ -75,8 +75,8 @@ def answers(qid: str) -> tuple[list[str], list[str]]:
     more : list of str
         Submitted through the same form: the answer in every other unit
         (converted: right) and its bare number (a unit mix-up), other
-        spellings of the unit, thousands separators; other spellings of a
-        letter.
+        spellings of the unit, thousands separators, a number nearer the
+        answer than each mistake; other spellings of a letter.
     """
     problem = get_problem(qid)
     ref = reference(qid)
@@ -100,6 +100,8 @@ def answers(qid: str) -> tuple[list[str], list[str]]:
     ]
     # The right number with another unit written after it ("7.23 us" for 7.23 ms).
     more += [f"{ref!r} {other}" for other in entry["units"] if other != unit]
+    # Nearer the answer than a mistake (q21's forgotten state, under 1 % away): never that mistake.
+    more += [repr(ref + 0.45 * (m.value - ref)) for m in mistakes(qid)]
     return typed, more
 
 

@@ -32,11 +32,14 @@
     return text.slice(start, end);
   }
 
-  // The first rule the value (in SI units) meets, else the problem's fallback.
+  // The first rule the value (in SI units) meets, else the problem's fallback:
+  // within its tolerance and, for a wrong one, nearer its value than the reference.
   function firstMatch(problem, value) {
     for (var i = 0; i < problem.rules.length; i++) {
       var rule = problem.rules[i];
-      if (Math.abs(value - rule.value) <= rule.tolerance) { return rule; }
+      var off = Math.abs(value - rule.value);
+      if (off <= rule.tolerance &&
+          (rule.status !== "wrong" || off < Math.abs(value - problem.reference))) { return rule; }
     }
     return problem.otherwise;
   }

@@ -11,9 +11,10 @@ ID (None, or "", gives the book's version: the lesson's specimen and assumptions
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, keep_distinct
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem
 from lesson_lib.coursework.problems.registry import PROBLEMS
 from lesson_lib.coursework.variants import normalize_student, rng_for
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
@@ -84,7 +85,8 @@ def reference(qid: str, student: object = None) -> Any:
 
 
 def mistakes(qid: str, student: object = None) -> list[Mistake]:
-    """The problem's own known wrong answers for one student (no unit mix-ups), minus the right one.
+    """The problem's own known wrong answers for one student (no unit mix-ups), finite and outside
+    its :meth:`~lesson_lib.coursework.problems.bank.Problem.right_band` (inside, they are right).
 
     Parameters
     ----------
@@ -98,7 +100,13 @@ def mistakes(qid: str, student: object = None) -> list[Mistake]:
     if problem.kind == "choice":
         return []
     p = params(qid, student)
-    return keep_distinct(float(problem.reference(p)), problem.mistakes(p))
+    return _mistakes(problem, p, float(problem.reference(p)))
+
+
+def _mistakes(problem: Problem, p: Params, ref: float) -> list[Mistake]:
+    """:func:`mistakes` of parameters ``p`` whose reference is ``ref``."""
+    low, high = problem.right_band(ref)
+    return [m for m in problem.mistakes(p) if math.isfinite(m.value) and not low <= m.value <= high]
 
 
 def statement(qid: str, student: object = None) -> str:

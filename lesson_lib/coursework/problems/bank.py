@@ -126,9 +126,11 @@ class Problem:
     choices : callable, optional
         ``choices(params) -> list of Choice`` in display order (multiple choice).
     decimals : int, optional
-        For byte counts: an answer rounded to this many decimals in ``unit`` is right.
+        For byte counts: the decimals in ``unit`` asked for (see :meth:`right_band`).
+    sig_figs : int, optional
+        The significant figures asked for (see :meth:`right_band`).
     rtol : float
-        Relative tolerance of a right answer (times, speed-ups, rates).
+        Without ``decimals`` or ``sig_figs``: the relative tolerance of a right answer, stated.
     close_rtol : float
         Relative distance still called "close".
     hint : str
@@ -152,6 +154,7 @@ class Problem:
     mistakes: Callable[[Params], list[Mistake]] = field(default=lambda p: [])
     choices: Callable[[Params], list[Choice]] | None = None
     decimals: int | None = None
+    sig_figs: int | None = None
     rtol: float = 0.01
     close_rtol: float = 0.05
     hint: str = ""
@@ -180,13 +183,47 @@ class Problem:
             return 'one letter, e.g. b (in a notebook, the string "b")'
         if self.kind == "count":
             return f"a whole number of {self.unit}, e.g. 3"
-        if self.unit == "x":
-            return "a plain number (the ratio), e.g. 1.5"
-        places = ""
+        what = (
+            "a plain number (the ratio)" if self.unit == "x" else f"a plain number in {self.unit}"
+        )
+        return f"{what}, {self.precision()}, e.g. 1.5"
+
+    def precision(self) -> str:
+        """The precision of a right answer in the statement's words (``"within 1 %"``)."""
+        if self.kind != "number":
+            return "by letter" if self.kind == "choice" else "exactly"
         if self.decimals is not None:
-            plural = "" if self.decimals == 1 else "s"
-            places = f", to {self.decimals} decimal place{plural}"
-        return f"a plain number in {self.unit}{places}, e.g. 1.5"
+            return f"to {self.decimals} decimal place{'' if self.decimals == 1 else 's'}"
+        if self.sig_figs is not None:
+            return f"to {self.sig_figs} significant figures"
+        return f"within {self.rtol * 100:g} %"
+
+    def right_band(self, reference: float) -> tuple[float, float]:
+        """The lowest and highest right answers in ``unit``, as :meth:`precision` words them.
+
+        Rounded to decimals or significant figures: half a unit in the last place either side of the
+        rounded reference (every number that rounds as it does; at a tie, as either rounding does),
+        widened by a hair for floating-point error; figures are counted on the rounded reference
+        (9.996 to 3 is 10.0, whose last place is 0.1). Else within ``rtol``; a count exactly.
+        """
+        if self.kind == "count":
+            return reference, reference
+        places = self.decimals
+        if places is None and self.sig_figs is not None:
+            places = self.sig_figs - 1 - _exponent(reference)
+            places = self.sig_figs - 1 - _exponent(round(reference, places))
+        if places is None:
+            return reference - self.rtol * abs(reference), reference + self.rtol * abs(reference)
+        rounded, half = round(reference, places), 0.5 * 10.0**-places
+        if math.isclose(abs(reference - rounded), half, rel_tol=1e-9):
+            rounded, half = reference, 2 * half  # 2.1875 to 3 decimals: 2.187 or 2.188
+        half *= 1 + 1e-9
+        return rounded - half, rounded + half
+
+
+def _exponent(value: float) -> int:
+    """The power of ten of ``value``'s leading digit (0 for 0)."""
+    return math.floor(math.log10(abs(value))) if value else 0
 
 
 #: Shapes of pure-attention models by size in billions, like public dense models of those sizes
@@ -332,23 +369,6 @@ def fmt_us(seconds: float) -> str:
     str
     """
     return format_seconds(seconds, "us")
-
-
-def keep_distinct(reference: float, mistakes: list[Mistake], rtol: float = 0.005) -> list[Mistake]:
-    """The finite mistakes farther than ``rtol`` (relative) from the right answer.
-
-    Parameters
-    ----------
-    reference : float
-    mistakes : list of Mistake
-    rtol : float, default 0.005
-
-    Returns
-    -------
-    list of Mistake
-    """
-    far = rtol * abs(reference)
-    return [m for m in mistakes if math.isfinite(m.value) and abs(m.value - reference) > far]
 
 
 def choice_problem(options: Callable[[], list[Choice]], **fields: Any) -> Problem:

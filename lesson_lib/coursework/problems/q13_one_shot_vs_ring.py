@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, keep_distinct
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_factor, allreduce_steps, allreduce_time
 from lesson_lib.model.specimen import FAST_RING, MODEL, NVLINK_BANDWIDTH
@@ -50,29 +50,24 @@ def _mistakes(p: Params) -> list[Mistake]:
         / NVLINK_BANDWIDTH
         / US
     )
-    return keep_distinct(
-        _saving_us(p),
-        [
-            Mistake(
-                "ring-one-pass",
-                (n - 1 - 1) * hop - bytes_extra,
-                "A ring all-reduce is two passes around the ring, a reduce-scatter and an "
-                "all-gather: 2(N-1) steps, not N-1.",
-            ),
-            Mistake(
-                "oneshot-steps",
-                (2 * (n - 1) - (n - 1)) * hop - bytes_extra,
-                "One-shot reads every peer's buffer at once: one step on the critical path, "
-                "not N-1.",
-            ),
-            Mistake(
-                "ring-steps",
-                (2 * n - 1) * hop - bytes_extra,
-                "The ring of N GPUs makes 2(N-1) steps: N-1 to reduce-scatter and N-1 to "
-                "all-gather.",
-            ),
-        ],
-    )
+    return [
+        Mistake(
+            "ring-one-pass",
+            (n - 1 - 1) * hop - bytes_extra,
+            "A ring all-reduce is two passes around the ring, a reduce-scatter and an "
+            "all-gather: 2(N-1) steps, not N-1.",
+        ),
+        Mistake(
+            "oneshot-steps",
+            (2 * (n - 1) - (n - 1)) * hop - bytes_extra,
+            "One-shot reads every peer's buffer at once: one step on the critical path, not N-1.",
+        ),
+        Mistake(
+            "ring-steps",
+            (2 * n - 1) * hop - bytes_extra,
+            "The ring of N GPUs makes 2(N-1) steps: N-1 to reduce-scatter and N-1 to all-gather.",
+        ),
+    ]
 
 
 PROBLEM = Problem(

@@ -8,7 +8,6 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     fabric_of,
     fmt_bytes,
-    keep_distinct,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_factor, crossover_tokens
@@ -39,28 +38,25 @@ def _mistakes(p: Params) -> list[Mistake]:
     n = p["n"]
     alpha_b = p["latency_us"] * US * p["bandwidth_gbs"] * GB
     vector = MODEL.hidden_vector_bytes
-    return keep_distinct(
-        _reference(p),
-        [
-            Mistake(
-                "factor-forgotten",
-                alpha_b / vector,
-                "Each GPU sends 2(N-1)/N of the payload in a ring all-reduce, so the bytes term "
-                "is 2(N-1)/N x b x the hidden vector / B.",
-            ),
-            Mistake(
-                "kib-as-kb",
-                alpha_b / (allreduce_factor(n) * 10_000),
-                "A hidden vector of 5,120 bf16 values is 10,240 bytes (10 KiB), not 10,000.",
-            ),
-            Mistake(
-                "bytes-not-sequences",
-                alpha_b,
-                "alpha x B is the crossover in bytes; the question asks for sequences, each "
-                "adding one hidden vector to every all-reduce.",
-            ),
-        ],
-    )
+    return [
+        Mistake(
+            "factor-forgotten",
+            alpha_b / vector,
+            "Each GPU sends 2(N-1)/N of the payload in a ring all-reduce, so the bytes term "
+            "is 2(N-1)/N x b x the hidden vector / B.",
+        ),
+        Mistake(
+            "kib-as-kb",
+            alpha_b / (allreduce_factor(n) * 10_000),
+            "A hidden vector of 5,120 bf16 values is 10,240 bytes (10 KiB), not 10,000.",
+        ),
+        Mistake(
+            "bytes-not-sequences",
+            alpha_b,
+            "alpha x B is the crossover in bytes; the question asks for sequences, each "
+            "adding one hidden vector to every all-reduce.",
+        ),
+    ]
 
 
 PROBLEM = Problem(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms, keep_distinct
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.specimen import FAST, GPU, MODEL
@@ -33,28 +33,25 @@ def _facts(p: Params) -> dict[str, str]:
 def _mistakes(p: Params) -> list[Mistake]:
     plan = _plan(p)
     no_reads = decode_step(MODEL, GPU, FAST, 4, batch=p["batch"])
-    return keep_distinct(
-        plan.tokens_per_s_total,
-        [
-            Mistake(
-                "one-sequence-each",
-                2 / plan.token_time_s,
-                "That is two replicas decoding one sequence each. Each replica decodes its "
-                "whole batch per step: throughput is batch / step time per replica.",
-            ),
-            Mistake(
-                "kv-reads-forgotten",
-                2 * p["batch"] / no_reads.total_s,
-                "Each step also reads every sequence's KV cache and DeltaNet state: at long "
-                "contexts that is most of the step.",
-            ),
-            Mistake(
-                "one-replica",
-                plan.tokens_per_s_replica,
-                "That is one replica; DP 2 runs two, each with its own batch.",
-            ),
-        ],
-    )
+    return [
+        Mistake(
+            "one-sequence-each",
+            2 / plan.token_time_s,
+            "That is two replicas decoding one sequence each. Each replica decodes its "
+            "whole batch per step: throughput is batch / step time per replica.",
+        ),
+        Mistake(
+            "kv-reads-forgotten",
+            2 * p["batch"] / no_reads.total_s,
+            "Each step also reads every sequence's KV cache and DeltaNet state: at long "
+            "contexts that is most of the step.",
+        ),
+        Mistake(
+            "one-replica",
+            plan.tokens_per_s_replica,
+            "That is one replica; DP 2 runs two, each with its own batch.",
+        ),
+    ]
 
 
 PROBLEM = Problem(

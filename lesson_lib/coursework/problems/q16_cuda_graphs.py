@@ -10,7 +10,6 @@ from lesson_lib.coursework.problems.bank import (
     card_facts,
     fabric_of,
     fmt_ms,
-    keep_distinct,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.algorithms import cuda_graph_fabric
@@ -56,29 +55,26 @@ def _mistakes(p: Params) -> list[Mistake]:
         decode_step(MODEL, card, fabric_of(p["latency_us"]), n, include_bandwidth=False).compute_s
         for n in (2, 4)
     )
-    return keep_distinct(
-        _reference(p),
-        [
-            Mistake(
-                "no-graph",
-                two / four,
-                "That is the speed-up without the graph: CUDA graphs lower the fixed cost of "
-                f"every one of the {MODEL.allreduces_per_token} all-reduces per token (not once "
-                "per token), so the speed-up changes.",
-            ),
-            Mistake(
-                "weights-only",
-                weights_two / weights_four,
-                "That is the speed-up of the weight streaming alone: the all-reduce latencies, "
-                "lowered by the graph or not, stay the same from 2 to 4 GPUs.",
-            ),
-            Mistake(
-                "inverted",
-                four / two,
-                "Upside down: the speed-up is the 2-GPU time divided by the 4-GPU time.",
-            ),
-        ],
-    )
+    return [
+        Mistake(
+            "no-graph",
+            two / four,
+            "That is the speed-up without the graph: CUDA graphs lower the fixed cost of "
+            f"every one of the {MODEL.allreduces_per_token} all-reduces per token (not once "
+            "per token), so the speed-up changes.",
+        ),
+        Mistake(
+            "weights-only",
+            weights_two / weights_four,
+            "That is the speed-up of the weight streaming alone: the all-reduce latencies, "
+            "lowered by the graph or not, stay the same from 2 to 4 GPUs.",
+        ),
+        Mistake(
+            "inverted",
+            four / two,
+            "Upside down: the speed-up is the 2-GPU time divided by the 4-GPU time.",
+        ),
+    ]
 
 
 PROBLEM = Problem(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, keep_distinct
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import alltoall_wire_bytes
 from lesson_lib.model.units import MiB, format_count
@@ -64,31 +64,28 @@ def _mistakes(p: Params) -> list[Mistake]:
             "its own tokens' vectors.",
         )
     ]
-    return keep_distinct(
-        _reference(p),
-        [
-            Mistake(
-                "one-alltoall",
-                _per_token(p, alltoalls_per_layer=1) / MiB,
-                "Each MoE layer has two all-to-alls: the dispatch sends the token's vectors to its "
-                "experts, the combine brings the results back.",
-            ),
-            Mistake(
-                "k-one",
-                _per_token(p, k=1) / MiB,
-                f"Each token goes to k = {k} experts, so the dispatch carries k hidden vectors "
-                "per token, and the combine k results.",
-            ),
-            Mistake(
-                "local-share-sent",
-                whole / MiB,
-                f"Under uniform routing 1/{n} of the vectors are for the rank's own experts and "
-                f"never leave it: only ({n}-1)/{n} of the payload goes on the wire.",
-            ),
-            # With two ranks all ranks' bytes are the whole payload: one hint is enough.
-            *(everyone if n > 2 else []),
-        ],
-    )
+    return [
+        Mistake(
+            "one-alltoall",
+            _per_token(p, alltoalls_per_layer=1) / MiB,
+            "Each MoE layer has two all-to-alls: the dispatch sends the token's vectors to its "
+            "experts, the combine brings the results back.",
+        ),
+        Mistake(
+            "k-one",
+            _per_token(p, k=1) / MiB,
+            f"Each token goes to k = {k} experts, so the dispatch carries k hidden vectors "
+            "per token, and the combine k results.",
+        ),
+        Mistake(
+            "local-share-sent",
+            whole / MiB,
+            f"Under uniform routing 1/{n} of the vectors are for the rank's own experts and "
+            f"never leave it: only ({n}-1)/{n} of the payload goes on the wire.",
+        ),
+        # With two ranks all ranks' bytes are the whole payload: one hint is enough.
+        *(everyone if n > 2 else []),
+    ]
 
 
 PROBLEM = Problem(

@@ -8,7 +8,6 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     fabric_of,
     fmt_ms,
-    keep_distinct,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_latency, alltoall_time
@@ -53,31 +52,25 @@ def _facts(p: Params) -> dict[str, str]:
 
 def _mistakes(p: Params) -> list[Mistake]:
     ep, tp = _ep(p), _tp(p)
-    return keep_distinct(
-        _reference(p),
-        [
-            Mistake(
-                "one-alltoall",
-                (_ep(p, per_layer=1) - tp) / MS,
-                "Two all-to-alls per MoE layer, not one: the dispatch, then the combine.",
-            ),
-            Mistake(
-                "dense-layers",
-                (_ep(p, layers=p["layers"]) - tp) / MS,
-                f"The first {p['dense']} layers are dense: their FFN has no experts and no "
-                "all-to-all.",
-            ),
-            Mistake(
-                "tp-one-allreduce",
-                (ep - _tp(p, per_layer=1)) / MS,
-                "Tensor parallelism needs two all-reduces in every layer, after the attention "
-                "and after the FFN.",
-            ),
-            Mistake(
-                "ep-only", ep / MS, "That is EP's wait alone; subtract TP's all-reduce latency."
-            ),
-        ],
-    )
+    return [
+        Mistake(
+            "one-alltoall",
+            (_ep(p, per_layer=1) - tp) / MS,
+            "Two all-to-alls per MoE layer, not one: the dispatch, then the combine.",
+        ),
+        Mistake(
+            "dense-layers",
+            (_ep(p, layers=p["layers"]) - tp) / MS,
+            f"The first {p['dense']} layers are dense: their FFN has no experts and no all-to-all.",
+        ),
+        Mistake(
+            "tp-one-allreduce",
+            (ep - _tp(p, per_layer=1)) / MS,
+            "Tensor parallelism needs two all-reduces in every layer, after the attention "
+            "and after the FFN.",
+        ),
+        Mistake("ep-only", ep / MS, "That is EP's wait alone; subtract TP's all-reduce latency."),
+    ]
 
 
 PROBLEM = Problem(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms, keep_distinct
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms
 from lesson_lib.coursework.variants import pick
 from lesson_lib.measured import library_kernel, measured_fabric, measured_table, systems
 from lesson_lib.model.specimen import FAST, GPU, MODEL
@@ -56,27 +56,24 @@ def _facts(p: Params) -> dict[str, str]:
 
 def _mistakes(p: Params) -> list[Mistake]:
     alpha = _alpha(p["system"])
-    return keep_distinct(
-        _reference(p),
-        [
-            # Reading the table's milliseconds as microseconds and paying alpha once per
-            # token both leave about the weight streaming alone: one number, one hint.
-            Mistake(
-                "alpha-barely-counted",
-                _line(alpha) - (MODEL.allreduces_per_token - 1) * alpha * 1e3,
-                "That is about the weight streaming alone: each token waits on every one of its "
-                f"{MODEL.allreduces_per_token} all-reduces, one after another, each costing "
-                "alpha, and the table's latencies are in milliseconds (a thousandth of a second "
-                "each, not a millionth).",
-            ),
-            Mistake(
-                "two-gpu-table",
-                _line(_alpha(p["system"], 2)),
-                "That is the two-GPU table's alpha; four GPUs have a table of their own, and "
-                "their latency is higher.",
-            ),
-        ],
-    )
+    return [
+        # Reading the table's milliseconds as microseconds and paying alpha once per
+        # token both leave about the weight streaming alone: one number, one hint.
+        Mistake(
+            "alpha-barely-counted",
+            _line(alpha) - (MODEL.allreduces_per_token - 1) * alpha * 1e3,
+            "That is about the weight streaming alone: each token waits on every one of its "
+            f"{MODEL.allreduces_per_token} all-reduces, one after another, each costing "
+            "alpha, and the table's latencies are in milliseconds (a thousandth of a second "
+            "each, not a millionth).",
+        ),
+        Mistake(
+            "two-gpu-table",
+            _line(_alpha(p["system"], 2)),
+            "That is the two-GPU table's alpha; four GPUs have a table of their own, and "
+            "their latency is higher.",
+        ),
+    ]
 
 
 PROBLEM = Problem(

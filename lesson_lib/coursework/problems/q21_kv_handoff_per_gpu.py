@@ -87,15 +87,15 @@ PROBLEM = Problem(
     difficulty=3,
     kind="number",
     unit="ms",
-    # Tight enough that leaving out the state (under 1 % at full context) is told apart.
-    rtol=0.002,
+    # Three figures tell leaving out the state (under 1 % at full context) apart.
+    sig_figs=3,
     template=(
         "A prefill instance of the specimen runs with tensor parallelism on **{n}** GPUs "
         "of one node and hands each request's cache to a decode instance on **{n}** GPUs "
         "of another node. Each node has {per_node} GPUs and one NIC per GPU, each "
         "{nic} per direction with {latency} of latency; each prefill GPU sends its "
         "own shard to the decode GPU that needs it. How long does the hand-off of one "
-        "**{context}**-token request take, in **ms** (to three significant figures)?"
+        "**{context}**-token request take, in **ms**?"
     ),
     solution_template=(
         "The cache is {kv} of KV plus {state} of state. {copies} So the busiest NIC "
