@@ -76,20 +76,13 @@ POINTS_BY_DIFFICULTY: dict[int, float] = {1: 1.0, 2: 2.0, 3: 3.0}
 
 @dataclass(frozen=True)
 class Choice:
-    """One option of a multiple-choice problem.
+    """One option of a multiple-choice problem."""
 
-    Attributes
-    ----------
-    text : str
-        The option as shown.
-    why : str
-        Why it is right or wrong (shown when a student picks it, and in the solution).
-    correct : bool
-        True for the one right option.
-    """
-
+    #: The option as shown.
     text: str
+    #: Why it is right or wrong (shown when a student picks it, and in the solution).
     why: str
+    #: True for the one right option.
     correct: bool = False
 
 
