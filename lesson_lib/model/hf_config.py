@@ -27,14 +27,14 @@ DTYPE_BYTES: dict[str, int] = dict(
 LAYER_KINDS: tuple[str, ...] = ("full_attention", "sliding_attention", "linear_attention")
 #: The names configs give the number of routed experts.
 EXPERT_COUNT_KEYS: tuple[str, ...] = ("num_local_experts", "num_experts", "n_routed_experts")
-#: Most layers (and MTP layers) read: published models have a few hundred, and lists are per layer.
+#: Most layers (and MTP layers) read, as published models have a few hundred and lists are per layer.
 MAX_LAYERS = 10_000
-#: Most heads of one kind read: published models have at most 128.
+#: Most heads of one kind read, as published models have at most 128.
 MAX_HEADS = 4096
-#: Largest value of any other whole-number field: far above the longest published context (10
-#: million tokens), and small enough that every product of fields stays a finite float.
+#: Largest value of any other whole-number field, far above the longest published context (10
+#: million tokens) and small enough that every product of fields stays a finite float.
 MAX_SIZE = 2**30
-#: Largest config file read, bytes: published ones are a few kilobytes.
+#: Largest config file read in bytes, as published ones are a few kilobytes.
 MAX_CONFIG_BYTES = 2**20
 _LAYER_KEYS = "num_hidden_layers num_nextn_predict_layers mtp_num_hidden_layers"
 _HEAD_KEYS = "num_attention_heads num_key_value_heads linear_num_key_heads linear_num_value_heads"
