@@ -93,11 +93,15 @@ except KeyboardInterrupt:
 
 
 def _wait_until_asleep(pid: int) -> None:
-    """Wait (up to 10 s) until the main thread of ``pid`` sleeps, so the race is the one meant."""
-    stat = Path(f"/proc/{pid}/task/{pid}/stat")
+    """Wait (up to 10 s) until the main thread of ``pid`` sleeps in ``time.sleep``, so the race is
+    the one meant: state S alone is also a wait for the GIL just before the sleep, where a signal
+    caught in between leaves the sleep unbroken on a loaded machine whoever sent it."""
+    task = Path(f"/proc/{pid}/task/{pid}")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        if stat.read_text().rsplit(")", 1)[1].split()[0] == "S":
+        asleep = (task / "stat").read_text().rsplit(")", 1)[1].split()[0] == "S"
+        wchan = (task / "wchan").read_text().strip()  # "0" where the kernel hides it
+        if asleep and (wchan == "0" or "nanosleep" in wchan):
             return
         time.sleep(0.01)
 
