@@ -97,6 +97,30 @@ def test_points_possible_that_differ_keep_canvass_and_say_both(tmp_path):
     assert new.warnings == [] and _read(tmp_path / "new.csv")[1][-1] == "53"  # nothing to keep
 
 
+def test_only_canvass_own_points_row_is_the_points_row_and_a_student_so_named_is_left_out(
+    tmp_path,
+):
+    """The points row comes before the students, its ID cells empty; Canvas's importer takes any
+    Student cell holding 'Points Possible' for it, so such a student is left out, with a warning."""
+    export = tmp_path / "export.csv"
+    export.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Problem set (987654)\n"
+        "    Points Possible,,,,,53.00\n"
+        '"Smith, Jane",12345,A0001,jsmith,Section 01,\n'
+        "Points Possible,12351,A0007,pp,Section 01,\n"
+        '"Points Possible, Eve",12352,A0008,eve,Section 01,\n'
+    )
+    out = tmp_path / "import.csv"
+    summary = fill_gradebook(export, out, {"12345": 50.0, "12351": 40.0, "12352": 30.0}, 53.0)
+    assert _read(out) == [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set (987654)"],
+        ["    Points Possible", "", "", "", "", "53"],
+        ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", "50"],
+    ]
+    assert (summary.filled, summary.unmatched, len(summary.warnings)) == (1, [], 2)
+    assert "'Points Possible, Eve' (ID 12352) is left out of the import file" in summary.warnings[1]
+
+
 def test_an_export_without_the_identity_columns_is_refused(tmp_path):
     bad = tmp_path / "grades.csv"
     bad.write_text("student,file,total\ns001,s001.ipynb,16\n")

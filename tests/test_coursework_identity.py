@@ -115,12 +115,12 @@ def test_a_canvas_upload_named_as_the_student_liked_is_identified_by_metadata_an
     """Canvas user 12349 is s005 on the roster; the metadata says s005; the uploaded part
     ('My problems FINAL', 'Untitled') is the student's own file name, not an ID."""
     roster = read_roster(DATA / "roster.csv")
-    _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb", "s005")
+    _notebook(tmp_path / "poecarl_12349_6789099_My problems FINAL.ipynb", "s005")
     _notebook(tmp_path / "poecarl_12349_6789100_Untitled.ipynb", "s005")
     _notebook(tmp_path / "poecarl_12349_6789101_Untitled-1.ipynb", "s004")  # someone else's
     _notebook(tmp_path / "roebob_12348_6789102_s004.ipynb")  # older edition: no metadata
     found = _identities(tmp_path, roster)
-    final = found["petrovivan_12349_6789099_My problems FINAL.ipynb"]
+    final = found["poecarl_12349_6789099_My problems FINAL.ipynb"]
     assert (final.student, final.status, final.lms_user) == ("s005", None, "12349")
     notes = " ".join(final.notes)
     assert "'My problems FINAL', which holds no student ID" in notes
@@ -131,7 +131,7 @@ def test_a_canvas_upload_named_as_the_student_liked_is_identified_by_metadata_an
     bare = found["roebob_12348_6789102_s004.ipynb"]  # the roster names 12348 as s004 too
     assert (bare.student, bare.status) == ("s004", None)
     without_roster = _identities(tmp_path)
-    assert without_roster["petrovivan_12349_6789099_My problems FINAL.ipynb"].student == "s005"
+    assert without_roster["poecarl_12349_6789099_My problems FINAL.ipynb"].student == "s005"
     alone = without_roster["roebob_12348_6789102_s004.ipynb"]  # nothing else names anyone
     assert (alone.student, alone.status) == ("s004", None)
     assert "the uploaded name 's004' is the ID" in " ".join(alone.notes)
@@ -141,6 +141,49 @@ def test_a_canvas_upload_with_no_id_anywhere_is_unknown_not_invalid(tmp_path):
     _notebook(tmp_path / "petrovivan_12349_6789099_My problems FINAL.ipynb")
     (ident,) = _identities(tmp_path).values()
     assert (ident.student, ident.status) == ("", Status.UNKNOWN_ID)
+
+
+def _roster(folder: Path, *rows: str) -> object:
+    path = folder / "roster.csv"
+    path.write_text("lms_user_id,name,section,student_id\n" + "\n".join(rows) + "\n")
+    return read_roster(path)
+
+
+def test_a_canvas_name_that_reads_two_ways_is_a_mismatch_not_the_other_students(tmp_path):
+    """Canvas drops ``_<digits>_`` from a sortable name before it drops spaces: 'Eve, Doe_111 _9'
+    (user 666) downloads as evedoe_111_9_666_..., which also reads as user 111, file 9; and
+    'Frank, X_777 _9_LATE' hides the LATE marker after a name that ends in user 777's own id."""
+    roster = _roster(
+        tmp_path, '111,"Victim, Vic",S1,s002', '666,"Doe, Eve",S1,s006', '777,"X, Frank",S1,s007'
+    )
+    folder = tmp_path / "in"
+    _notebook(folder / "evedoe_111_9_666_9005_Untitled.ipynb")  # a blank notebook
+    _notebook(folder / "frankx_777_9_LATE_777_9007_Untitled.ipynb", "s007")
+    found = _identities(folder, roster)
+    eve = found["evedoe_111_9_666_9005_Untitled.ipynb"]
+    assert (eve.status, eve.lms_user) == (Status.ID_MISMATCH, "")
+    assert "reads as user_file 111_9 or 9_666 or 666_9005" in " ".join(eve.notes)
+    frank = found["frankx_777_9_LATE_777_9007_Untitled.ipynb"]
+    assert frank.status == Status.ID_MISMATCH
+    assert "reads as user_file 777_9 or LATE_777_9007" in " ".join(frank.notes)
+
+
+def test_a_canvas_name_part_that_is_not_the_rosters_name_for_the_user_is_a_mismatch(tmp_path):
+    """The roster's name, lower case with letters and digits only, in either order; a blank name
+    is not compared."""
+    roster = _roster(
+        tmp_path, '12345,"Smith, Jane",S1,s001', "12346,John Doe,S1,s002", "12347,,S1,s003"
+    )
+    folder = tmp_path / "in"
+    _notebook(folder / "leeanna_12345_6789012_s001_problems.ipynb", "s001")
+    _notebook(folder / "doejohn_12346_6789013_s002_problems.ipynb", "s002")
+    _notebook(folder / "anyone_12347_6789014_s003_problems.ipynb", "s003")
+    found = _identities(folder, roster)
+    forged = found["leeanna_12345_6789012_s001_problems.ipynb"]
+    assert forged.status == Status.ID_MISMATCH
+    assert "the Canvas name 'leeanna', not the roster's 'Smith, Jane'," in " ".join(forged.notes)
+    assert found["doejohn_12346_6789013_s002_problems.ipynb"].status is None
+    assert found["anyone_12347_6789014_s003_problems.ipynb"].status is None
 
 
 # --- a simulated class, graded as make grade does -------------------------------------------

@@ -55,6 +55,21 @@ def test_canvas_download_names(stem, expected):
 
 
 @pytest.mark.parametrize(
+    ("stem", "readings"),
+    [
+        ("evedoe_111_9_666_9005_s002_problems", ("111_9", "9_666", "666_9005")),
+        ("frankx_777_9_LATE_777_9007_s001_problems", ("777_9", "LATE_777_9007")),
+        ("smithjane_12345_6789012_111_9_s001_problems", ("12345_6789012", "6789012_111", "111_9")),
+        ("anon_k3xq9_6789015_12_34_problems", ("anon_k3xq9_6789015", "6789015_12", "12_34")),
+    ],
+)
+def test_a_canvas_name_that_reads_more_than_one_way_lists_every_reading(stem, readings):
+    """The name part (Canvas drops ``_<digits>_`` before spaces: ``Doe_111 _9`` is ``doe_111_9``)
+    and the uploaded name are the student's; ``LATE`` is upper case, the name part never is."""
+    assert parse_canvas_name(stem).ambiguous == readings
+
+
+@pytest.mark.parametrize(
     ("stem", "expected"),
     [
         ("s001_problems", ("s001", True)),

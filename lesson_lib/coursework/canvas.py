@@ -33,7 +33,7 @@ from lesson_lib.model._safe_io import require_output_file
 
 #: The columns that identify a student in Canvas's gradebook CSV, in its order.
 IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
-#: How the export's points row starts (Canvas pads it with spaces).
+#: The export's points row's Student cell, stripped (Canvas pads it with spaces).
 POINTS_POSSIBLE = "Points Possible"
 #: Largest gradebook export read, bytes.
 MAX_GRADEBOOK_BYTES = 32 * 2**20
@@ -43,29 +43,19 @@ _ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s*\((?P<id>\d{1,20})\)$")
 
 @dataclass
 class GradebookSummary:
-    """What :func:`fill_gradebook` filled and what it left empty.
+    """What :func:`fill_gradebook` filled and what it left empty."""
 
-    Attributes
-    ----------
-    column : str
-        The assignment column written.
-    filled : int
-        Students given a score.
-    empty : list of str
-        Students (``Student`` cell) left empty: no counted, graded submission.
-    unmatched : list of str
-        Canvas user ids with a score that are not in the export.
-    points_possible : float
-        The points written in the ``Points Possible`` row.
-    warnings : list of str
-        What to know before importing (points that differ).
-    """
-
+    #: The assignment column written.
     column: str
+    #: Students given a score.
     filled: int = 0
+    #: Students (``Student`` cell) left empty: no counted, graded submission.
     empty: list[str] = field(default_factory=list)
+    #: Canvas user ids with a score that are not in the export.
     unmatched: list[str] = field(default_factory=list)
+    #: The points written in the ``Points Possible`` row.
     points_possible: float = 0.0
+    #: What to know before importing (points that differ, a student left out).
     warnings: list[str] = field(default_factory=list)
 
 
@@ -190,7 +180,7 @@ def fill_gradebook(
     for row in rows:
         ident = [row[index[c]].strip() if index[c] < len(row) else "" for c in IDENTITY_COLUMNS]
         student, canvas_id = ident[0], ident[1]
-        if student.strip().startswith(POINTS_POSSIBLE):
+        if not seen and student == POINTS_POSSIBLE and not any(ident[1:]):  # Canvas's own row
             theirs = _points(row[at]) if at is not None and at < len(row) else None
             if theirs is not None and not math.isclose(theirs, points_possible):
                 summary.points_possible = theirs
@@ -207,6 +197,12 @@ def fill_gradebook(
         if not canvas_id:
             continue  # Canvas's other header rows (posting policy, "read only")
         seen.add(canvas_id)
+        if POINTS_POSSIBLE in student:  # Canvas's importer reads any such row as the points row
+            summary.warnings.append(
+                f"{student!r} (ID {canvas_id}) is left out of the import file: Canvas would read "
+                "a Student cell holding 'Points Possible' as the points row; enter it by hand"
+            )
+            continue
         score = scores.get(canvas_id)
         if score is None:
             summary.empty.append(student)

@@ -5,7 +5,9 @@ download name), the notebook's metadata and the platform's user via the roster
 (:mod:`~lesson_lib.coursework.lms_names` reads the names). If they agree, that ID is graded; two
 that disagree give ``ID mismatch``, none (or an ID not on a given roster) ``unknown ID``, neither
 run: no guess picks a variant. In a Canvas name with a user id the uploaded part names the student
-only as ``<ID>_problems``; a bare valid ID counts only when nothing else names anyone. It also says
+only as ``<ID>_problems``; a bare valid ID counts only when nothing else names anyone. A Canvas name
+that reads more than one way, or whose name part is not the roster's name for its user (lower case,
+letters and digits only, as Canvas writes it), is an ``ID mismatch`` too. It also says
 when it was handed in (Gradescope's ``created_at``, else the file time) and Canvas's ``LATE``.
 """
 
@@ -13,17 +15,20 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lesson_lib.coursework.lms_names import (
+    CanvasName,
     GradescopeSubmission,
     id_in_file_stem,
     is_gradescope_folder,
     metadata_student,
     parse_canvas_name,
 )
-from lesson_lib.coursework.roster import Roster
+from lesson_lib.coursework.roster import Roster, RosterEntry
 from lesson_lib.coursework.status import Status
 from lesson_lib.coursework.student_ids import normalize_student
 from lesson_lib.coursework.submissions import Entry, notebook_name, read_notebook
@@ -89,6 +94,26 @@ def _canvas_upload_claim(
     return None, None
 
 
+def _letters(text: str) -> str:
+    return re.sub(r"[\W_]", "", unicodedata.normalize("NFC", text).casefold())
+
+
+def _not_canvas_name(canvas: CanvasName, listed: RosterEntry) -> bool:
+    """Whether the roster's name for the Canvas user (``Last, First`` or ``First Last``) is not the
+    download name's name part."""
+    if listed.lms_user_id != canvas.user_id or not listed.name.strip():
+        return False
+    words = listed.name.split()
+    forms = {_letters(listed.name), _letters("".join(words[-1:] + words[:-1]))}
+    return _letters(canvas.name_key) not in forms
+
+
+def _mismatch(ident: Identity, said: str) -> Identity:
+    ident.status = Status.ID_MISMATCH
+    ident.notes.append(f"ID MISMATCH: {said}; not run, nothing graded: check whose it is")
+    return ident
+
+
 def _file_time(entry: Entry) -> dt.datetime | None:
     try:
         return dt.datetime.fromtimestamp(os.lstat(entry.path).st_mtime, dt.UTC)
@@ -131,9 +156,13 @@ def identify(
     canvas = parse_canvas_name(file_stem)
     users: list[str] = []
     if canvas is not None:
+        ident.canvas_named = True
+        if canvas.ambiguous:  # its name part or upload holds _<digits>_
+            return _mismatch(
+                ident, f"the Canvas name reads as user_file {' or '.join(canvas.ambiguous)}"
+            )
         file_stem = canvas.original
         ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
-        ident.canvas_named = True
         ident.resubmission = canvas.resubmission
         if canvas.user_id:
             users.append(canvas.user_id)
@@ -171,6 +200,9 @@ def identify(
     if on_roster is not None:
         claims.append((f"the roster (user {on_roster.lms_user_id})", on_roster.student_id))
         ident.lms_user = on_roster.lms_user_id
+        if canvas is not None and _not_canvas_name(canvas, on_roster):
+            key, name = printable(ascii(canvas.name_key)[1:-1], 60), printable(on_roster.name, 60)
+            claims.append((f"the Canvas name {key!r}, not the roster's {name!r},", "someone else"))
     if record is not None and record.created_at is not None:
         ident.submitted_at, ident.time_source = record.created_at, "Gradescope created_at"
     else:
@@ -183,9 +215,8 @@ def identify(
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
-        ident.student, ident.status = claims[0][1], Status.ID_MISMATCH
-        ident.notes.append(f"ID MISMATCH: {said}; not run, nothing graded: check whose it is")
-        return ident
+        ident.student = claims[0][1]
+        return _mismatch(ident, said)
     if not ids:
         ident.student, ident.status = "", Status.UNKNOWN_ID
         ident.notes.append(

@@ -38,10 +38,13 @@ METADATA_FIELD = "student_id"
 #: The file a Gradescope export keeps beside its submission folders.
 GRADESCOPE_EXPORT_METADATA = "submission_metadata.yml"
 
+#: What follows Canvas's name part (``anon_<id>`` only where there is no name part).
 _CANVAS = re.compile(
-    r"^(?:(?P<name>\w+?)_)??(?P<late>LATE_)?(?:anon_(?P<anon>[A-Za-z0-9]{1,20})|(?P<user>\d{1,20}))"
-    r"_(?P<attachment>\d{1,20})_(?P<original>.+)$"
+    r"(?P<late>LATE_)?(?:anon_(?P<anon>[A-Za-z0-9]{1,20})|(?P<user>\d{1,20}))"
+    r"_(?P<attachment>\d{1,20})_(?P<original>.+)"
 )
+#: Canvas's name part: the sortable name lower-cased, so it never holds ``LATE``.
+_CANVAS_NAME = re.compile(r"[^\WA-Z]+")
 _RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d{1,4})$")
 _GRADESCOPE_FOLDER = re.compile(r"^submission_\d{1,20}$")
 
@@ -64,10 +67,16 @@ class CanvasName:
     resubmission: int = 0
     #: Canvas's anonymous id (``anon_<id>`` in the name), or "".
     anonymous_id: str = ""
+    #: Each reading's ``<user id>_<attachment id>`` (``LATE_`` included) if there are several.
+    ambiguous: tuple[str, ...] = ()
 
 
 def parse_canvas_name(stem: str) -> CanvasName | None:
     """Read a Canvas download name (its stem, without ``.ipynb``), or None if it is not one.
+
+    The name part and the uploaded name are the student's: a name part such as ``evedoe_111_9``
+    (Canvas drops ``_<digits>_`` before it drops spaces) or an upload ``111_9_x.ipynb`` lets the
+    stem be read more than one way; every reading is then listed in ``ambiguous``.
 
     Parameters
     ----------
@@ -77,16 +86,23 @@ def parse_canvas_name(stem: str) -> CanvasName | None:
     -------
     CanvasName or None
     """
-    match = _CANVAS.match(stem)
-    if match is None:
+    readings = []
+    for start in (0, *(at + 1 for at, char in enumerate(stem) if char == "_")):
+        match = _CANVAS.fullmatch(stem, start)
+        name = stem[: start - 1] if start else ""
+        if match and (not start or (_CANVAS_NAME.fullmatch(name) and not match["anon"])):
+            readings.append((name, match))
+    if not readings:
         return None
+    name, match = readings[0]
     original, resubmission = match["original"], 0
     again = _RESUBMISSION.match(original)
     if again:
         original, resubmission = again["stem"], int(again["n"])
+    ambiguous = tuple(stem[m.start() : m.end("attachment")] for _, m in readings)
     return CanvasName(
-        match["name"] or "", bool(match["late"]), match["user"] or "", match["attachment"],
-        original, resubmission, match["anon"] or "",
+        name, bool(match["late"]), match["user"] or "", match["attachment"], original,
+        resubmission, match["anon"] or "", ambiguous if len(readings) > 1 else (),
     )  # fmt: skip
 
 
