@@ -90,18 +90,12 @@ def requests_per_second(model: ModelSpec, context: int, fabric: Fabric) -> float
 
 @dataclass(frozen=True)
 class PrefillTime:
-    """A prefill on ``n`` tensor-parallel GPUs, with its attention.
+    """A prefill on ``n`` tensor-parallel GPUs, with its attention."""
 
-    Attributes
-    ----------
-    step : StepBreakdown
-        The lesson's prefill (:func:`~lesson_lib.model.step_time.prefill_step`).
-    attention_s : float
-        The causal attention over the prompt at the card's peak over ``n`` GPUs
-        (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`), seconds.
-    """
-
+    #: The lesson's prefill (:func:`~lesson_lib.model.step_time.prefill_step`).
     step: StepBreakdown
+    #: The causal attention over the prompt at the card's peak over ``n`` GPUs
+    #: (:func:`~lesson_lib.model.context_parallel.causal_attention_flops`), seconds.
     attention_s: float
 
     @property
@@ -312,19 +306,12 @@ def overlap_stream(
 
 @dataclass(frozen=True)
 class Handoff:
-    """A request's prefill and its cache's hand-off, shipped after or streamed by layer.
-
-    Attributes
-    ----------
-    prefill : PrefillTime
-    bulk : ShardedTransfer
-        The whole cache sent once the prefill is done.
-    streamed : StreamedTransfer
-        The same bytes sent layer by layer behind the prefill.
-    """
+    """A request's prefill and its cache's hand-off, shipped after or streamed by layer."""
 
     prefill: PrefillTime
+    #: The whole cache sent once the prefill is done.
     bulk: ShardedTransfer
+    #: The same bytes sent layer by layer behind the prefill.
     streamed: StreamedTransfer
 
     @property

@@ -23,21 +23,13 @@ from lesson_lib.model.units import format_seconds
 
 @dataclass(frozen=True)
 class DecodeLine:
-    """One configuration of the lesson's decode comparison.
+    """One configuration of the lesson's decode comparison."""
 
-    Attributes
-    ----------
-    label : str
-        For example ``"4 GPUs, fast fabric"``.
-    n : int
-    fabric : Fabric
-    step : StepBreakdown
-        Time of one decoded token.
-    """
-
+    #: For example ``"4 GPUs, fast fabric"``.
     label: str
     n: int
     fabric: Fabric
+    #: Time of one decoded token.
     step: StepBreakdown
 
 
@@ -242,18 +234,11 @@ def token_timeline(
 
 @dataclass(frozen=True)
 class LatencyPart:
-    """One part of a small all-reduce's time.
-
-    Attributes
-    ----------
-    label : str
-    seconds : float
-    source : str
-        Where the number comes from (an assumption says so).
-    """
+    """One part of a small all-reduce's time."""
 
     label: str
     seconds: float
+    #: Where the number comes from (an assumption says so).
     source: str
 
 

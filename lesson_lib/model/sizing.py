@@ -20,22 +20,14 @@ DEGREES: tuple[int, ...] = (1, 2, 4)
 
 @dataclass(frozen=True)
 class DegreeFit:
-    """How one tensor-parallel degree fills each GPU.
-
-    Attributes
-    ----------
-    n : int
-    context_tokens : int
-        Tokens per sequence.
-    sequences : int
-        The most sequences of ``context_tokens`` tokens that fit.
-    budget : MemoryBudget
-        Per-GPU bytes with ``sequences`` sequences resident.
-    """
+    """How one tensor-parallel degree fills each GPU."""
 
     n: int
+    #: Tokens per sequence.
     context_tokens: int
+    #: The most sequences of ``context_tokens`` tokens that fit.
     sequences: int
+    #: Per-GPU bytes with ``sequences`` sequences resident.
     budget: MemoryBudget
 
 
