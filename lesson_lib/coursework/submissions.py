@@ -19,9 +19,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.files import read_regular_file
 from lesson_lib.coursework.runner import code_sources
-from lesson_lib.model._safe_io import printable
+from lesson_lib.model._safe_io import printable, read_file
 
 #: Name of the problem-set notebook inside a per-student folder.
 PROBLEM_SET = "problems"
@@ -232,7 +231,9 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
     OSError, ValueError, RecursionError, MemoryError
         If it is not a regular file, too large, not JSON or not a notebook.
     """
-    raw = json.loads(read_regular_file(path, limit).decode("utf-8", "replace"))
+    raw = json.loads(
+        read_file(path, "notebook", ValueError, limit, follow=False).decode(errors="replace")
+    )
     version = raw.get("nbformat") if isinstance(raw, dict) else None
     note = ""
     if type(version) is int and version < 4:
