@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lesson_lib.coursework.student_ids import normalize_student
-from lesson_lib.model._safe_io import read_text_file
+from lesson_lib.model._safe_io import read_file
 
 #: Stem of the problem set's file name, alone or after ``<ID>_``.
 PROBLEM_SET = "problems"
@@ -219,7 +219,7 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(read_text_file(path, "Gradescope metadata", ValueError, 2**26))
+        data = yaml.safe_load(read_file(path, "Gradescope metadata", ValueError, 2**26))
     except (yaml.YAMLError, RecursionError) as err:  # RecursionError: nested too deeply
         raise ValueError(f"{path} is not YAML: {str(err)[:120]}") from None
     if not isinstance(data, dict):

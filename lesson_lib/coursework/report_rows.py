@@ -100,7 +100,6 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     missing = [c for c in columns if c not in header]
     if missing:
         raise ValueError(f"{what} CSV {path} lacks the column(s) {', '.join(missing)}; {hint}")
-    # a short row's missing cells are None, as csv.DictReader has them
     return [dict.fromkeys(header) | dict(zip(header, row, strict=False)) for row in rows if row]
 
 

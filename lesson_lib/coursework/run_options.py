@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from lesson_lib.coursework.files import write_atomically
-from lesson_lib.model._safe_io import printable, read_text_file, require_output_file
+from lesson_lib.model._safe_io import printable, read_file, require_output_file
 
 #: The options that change scores, as ``grades.options.json`` keys, with their flags.
 FLAGS: dict[str, str] = {
@@ -36,14 +36,6 @@ DEFAULTS: dict[str, Any] = {
     "keep": None,
     "close_credit": 0.5,
     "salt": None,
-}
-
-
-#: The JSON types a recorded option may have (None where its default is None).
-_TYPES: dict[str, tuple[type, ...]] = {key: (str, type(None)) for key in FLAGS} | {
-    "roster": (str,),
-    "late_penalty_per_day": (float, int),
-    "close_credit": (float, int),
 }
 
 
@@ -109,15 +101,18 @@ def read_options(grades: Path) -> dict[str, Any] | None:
     """
     path = _options_path(grades)
     try:
-        found = json.loads(read_text_file(path, "options", ValueError, 2**20, True))
+        found = json.loads(read_file(path, "options", ValueError, 2**20))
     except (ValueError, RecursionError):
         return None
     if not isinstance(found, dict):
         return None
     options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
     for key, value in options.items():
-        if isinstance(value, bool) or not isinstance(value, _TYPES[key]):
-            raise ValueError(f"{path}: {key} is {printable(value)}, not {_TYPES[key][0].__name__}")
+        kinds = (
+            (float, int) if key in ("late_penalty_per_day", "close_credit") else (str, type(None))
+        )
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise ValueError(f"{path}: {key} is {printable(value)}, not {kinds[0].__name__}")
     return options
 
 

@@ -115,7 +115,6 @@ def special_kind(mode: int) -> str:
     Parameters
     ----------
     mode : int
-        ``os.stat(...).st_mode``.
 
     Returns
     -------
@@ -161,29 +160,29 @@ def read_file(
     return data
 
 
-def read_text_file(
-    path: str | os.PathLike, what: str, error: type[Exception], limit: int, strict: bool = False
-) -> str:
-    """:func:`read_file` as UTF-8 text: undecodable bytes replaced, or with ``strict`` an ``error``
-    naming the file (a byte-order mark is dropped then)."""
-    data = read_file(path, what, error, limit)
-    if not strict:
-        return data.decode("utf-8", errors="replace")
+def read_csv_rows(
+    path: str | os.PathLike, what: str, error: type[Exception], limit: int
+) -> list[list[str]]:
+    """The rows of a UTF-8 CSV file (a byte-order mark allowed) read by :func:`read_file`.
+
+    Parameters
+    ----------
+    path, what, error, limit
+        As for :func:`read_file`; ``error`` names the file, and the expected encoding or the line
+        of a malformed row or of a cell over ``csv.field_size_limit()`` (131,072 characters).
+
+    Returns
+    -------
+    list of list of str
+    """
     try:
-        return data.decode("utf-8-sig")
+        text = read_file(path, what, error, limit).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(
             f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start:,}): save it as UTF-8 "
             "(a spreadsheet's 'CSV UTF-8')"
         ) from None
-
-
-def read_csv_rows(
-    path: str | os.PathLike, what: str, error: type[Exception], limit: int
-) -> list[list[str]]:
-    """The rows of a UTF-8 CSV file (:func:`read_text_file`, ``strict``); a malformed one, or a cell
-    over ``csv.field_size_limit()`` (131,072 characters), is an ``error`` naming file and line."""
-    reader = csv.reader(io.StringIO(read_text_file(path, what, error, limit, True), newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         return list(reader)
     except csv.Error as exc:
