@@ -286,3 +286,20 @@ def test_without_a_grades_csv_the_command_says_so(tmp_path, capsys):
     # named elsewhere, it is found
     (tmp_path / "other.csv").write_text(GRADES_CSV)
     assert main([str(path), "--grades", str(tmp_path / "other.csv"), "--out", str(tmp_path)]) == 0
+
+
+def test_a_details_cell_too_long_latin_1_details_or_an_out_file_give_exit_status_2(
+    tmp_path, capsys
+):
+    details = tmp_path / "details.csv"
+    (tmp_path / "grades.csv").write_text("student,file,late factor,status,notes\n")
+    details.write_text("student,file,problem,status,mistake\ns001,f,q1," + "x" * 131_073 + ",\n")
+    assert main([str(details), "--out", str(tmp_path / "r")]) == 2
+    assert f"details CSV '{details}', line 2: field larger" in capsys.readouterr().err
+    details.write_text("student,file,problem,status,mistake\nRené,f,q1,right,\n", "latin-1")
+    assert main([str(details), "--out", str(tmp_path / "r")]) == 2
+    assert "details.csv' is not UTF-8 text" in capsys.readouterr().err
+    details.write_text("student,file,problem,status,mistake\n")
+    (tmp_path / "taken").write_text("a file, not a folder")
+    assert main([str(details), "--out", str(tmp_path / "taken")]) == 2
+    assert "File exists" in capsys.readouterr().err

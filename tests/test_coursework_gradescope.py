@@ -15,7 +15,7 @@ from set_points import POINTS, SET_POINTS
 
 from lesson_lib.coursework.check import check
 from lesson_lib.coursework.graded import Submission
-from lesson_lib.coursework.gradescope import PYTHON_REQUEST, _results_json, build_zip
+from lesson_lib.coursework.gradescope import PYTHON_REQUEST, _read_json, _results_json, build_zip
 from lesson_lib.coursework.problems import PROBLEMS, reference
 from lesson_lib.coursework.student_edition import write_edition
 
@@ -245,3 +245,13 @@ def test_a_salted_class_is_graded_on_its_own_variants(tmp_path):
     assert salt_in_use == salt
     assert results["score"] == sum(t["max_score"] for t in results["tests"])
     assert results["extra_data"]["status"] == "ran"
+
+
+def test_metadata_json_nested_too_deeply_or_a_fifo_is_read_as_none(tmp_path):
+    """No RecursionError traceback, no wait on a FIFO: the metadata is left out."""
+    path = tmp_path / "submission_metadata.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert _read_json(path) is None
+    path.unlink()
+    os.mkfifo(path)
+    assert _read_json(path) is None

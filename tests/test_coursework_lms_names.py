@@ -155,3 +155,11 @@ def test_an_autograders_submission_metadata():
     assert record.names == ("Student User",)
     assert record.created_at == dt.datetime(2018, 7, 1, 21, 22, 32, 365935, tzinfo=dt.UTC)
     assert read_gradescope_metadata(None).users == ()
+
+
+def test_a_gradescope_export_nested_too_deeply_is_an_error_naming_the_file(tmp_path):
+    (tmp_path / "submission_metadata.yml").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(
+        ValueError, match=r"submission_metadata\.yml is not YAML: maximum recursion"
+    ):
+        read_gradescope_export(tmp_path)

@@ -72,3 +72,14 @@ def test_merge_points_counts_only_given_points():
         ["s2", "0", "0", "0", "5", "1", ""],
         ["s3", "1", "3", "2.5", "5", "0.5", "1"],
     ]
+
+
+def test_a_ta_file_with_a_cell_too_long_or_in_latin_1_is_named(tmp_path):
+    part = next(iter(MANUAL_PARTS.values()))
+    path = tmp_path / part.file_name
+    path.write_text(",".join(EXPORT_HEADER) + "\ns001,f," + "x" * 131_073 + ",1,2,r\n")
+    with pytest.raises(ManualImportError, match=rf"{part.file_name}', line 2: field larger"):
+        _read_points(path, part)
+    path.write_text(",".join(EXPORT_HEADER) + "\ns001,f,Begründung,1,2,r\n", encoding="latin-1")
+    with pytest.raises(ManualImportError, match="is not UTF-8 text"):
+        _read_points(path, part)

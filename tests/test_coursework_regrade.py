@@ -66,3 +66,13 @@ def test_a_full_run_of_fewer_students_than_the_file_is_refused(tmp_path):
     path.write_text("student,total\r\nearlier,16\r\n")
     refuse_shrinking(path, HEADER, {"s2"})
     refuse_shrinking(tmp_path / "absent.csv", HEADER, {"s2"})
+
+
+def test_a_grades_file_in_latin_1_or_with_a_cell_too_long_is_refused_naming_it(tmp_path):
+    path = tmp_path / "grades.csv"
+    path.write_text(",".join(HEADER) + "\nRené,f,1,1\n", encoding="latin-1")
+    with pytest.raises(RegradeRefused, match=r"grades\.csv' is not UTF-8 text"):
+        read_rows(path, HEADER)
+    path.write_text(",".join(HEADER) + "\ns001," + "x" * 131_073 + ",1,1\n")
+    with pytest.raises(RegradeRefused, match=r"grades\.csv', line 2: field larger"):
+        read_rows(path, HEADER)

@@ -221,3 +221,21 @@ def test_an_id_no_edition_issued_is_unknown_with_no_roster_flag(tmp_path, monkey
         and "not on the roster" in by_default["s999"]["notes"]
     )
     assert named["s999"]["status"] == "ran" and named["s001"]["status"] == Status.UNKNOWN_ID
+
+
+def test_a_roster_cell_too_long_a_latin_1_roster_or_a_link_to_dev_zero_is_refused(tmp_path, capsys):
+    """A one-line error naming the file (and line or encoding), exit status 2, no traceback; a
+    link to /dev/zero (size 0) is never read."""
+    (tmp_path / "in").mkdir()
+    header = "lms_user_id,name,section,student_id\n"
+    roster = _write(tmp_path, header + "7," + "x" * 131_073 + ",S1,s001\n")
+    out = tmp_path / "grades.csv"
+    assert main([str(tmp_path / "in"), "--out", str(out), "--roster", str(roster)]) == 2
+    assert f"roster '{roster}', line 2: field larger than field limit" in capsys.readouterr().err
+    roster.write_text(header + "7,René,S1,s001\n", encoding="latin-1")
+    with pytest.raises(ValueError, match=r"roster\.csv' is not UTF-8 text \(byte 41\)"):
+        read_roster(roster)
+    roster.unlink()
+    roster.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"roster\.csv' is a character device"):
+        read_roster(roster)

@@ -53,3 +53,16 @@ def test_the_salt_is_kept_as_a_fingerprint_only():
     """SHA-256 of "abc" begins ba7816bf8f01cfea (FIPS 180-2's first example)."""
     assert salt_fingerprint("abc") == "ba7816bf8f01cfea"
     assert salt_fingerprint(None) is None
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [("close_credit", "abc", "close_credit is abc, not float"), ("due", 5, "due is 5, not str")],
+)
+def test_a_recorded_option_of_another_type_is_an_error_naming_file_and_field(
+    tmp_path, field, value, said
+):
+    grades = tmp_path / "grades.csv"
+    record_options(grades, FULL_RUN | {field: value})
+    with pytest.raises(ValueError, match=rf"grades\.options\.json: {said}$"):
+        read_options(grades)

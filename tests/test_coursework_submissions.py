@@ -153,7 +153,7 @@ def test_a_fifo_or_link_is_never_opened(tmp_path):
         read_notebook(tmp_path / "pipe.ipynb")
     (tmp_path / "real.ipynb").write_text(NOTEBOOK)
     (tmp_path / "link.ipynb").symlink_to(tmp_path / "real.ipynb")
-    with pytest.raises(OSError):
+    with pytest.raises(ValueError, match="is a symbolic link, not a regular file"):
         read_notebook(tmp_path / "link.ipynb")
 
 

@@ -8,7 +8,13 @@ import stat
 
 import pytest
 
-from lesson_lib.model._safe_io import keep_previous, printable, require_output_file
+from lesson_lib.model._safe_io import (
+    keep_previous,
+    printable,
+    read_csv_rows,
+    read_file,
+    require_output_file,
+)
 
 
 @pytest.mark.parametrize(
@@ -120,3 +126,29 @@ def test_sigterm_stops_a_block_as_ctrl_c_does_and_a_second_signal_waits():
     assert info.value.signum == signal.SIGTERM and isinstance(info.value, KeyboardInterrupt)
     assert cleaned == [True]
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_the_reader_refuses_a_fifo_and_a_link_to_dev_zero(tmp_path):
+    os.mkfifo(tmp_path / "pipe.csv")
+    with pytest.raises(ValueError, match=r"pipe\.csv' is a FIFO \(named pipe\), not a regular"):
+        read_file(tmp_path / "pipe.csv", "roster", ValueError, 100)
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match=r"zero\.csv' is a character device"):
+        read_csv_rows(tmp_path / "zero.csv", "roster", ValueError, 100)
+    (tmp_path / "real.csv").write_text("a\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "real.csv")
+    assert read_file(tmp_path / "link.csv", "roster", ValueError, 100) == b"a\n"
+    with pytest.raises(ValueError, match="is a symbolic link, not a regular file"):
+        read_file(tmp_path / "link.csv", "notebook", ValueError, 100, follow=False)
+
+
+def test_csv_rows_name_the_file_the_line_and_the_encoding(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"\xef\xbb\xbfa,b\n1,2\n")  # a spreadsheet's UTF-8 with a byte-order mark
+    assert read_csv_rows(path, "TA's file", KeyError, 100) == [["a", "b"], ["1", "2"]]
+    path.write_text("a,b\n1,2\n" + "x" * 131_073 + "\n")
+    with pytest.raises(ValueError, match=r"^roster '.*t\.csv', line 3: field larger than"):
+        read_csv_rows(path, "roster", ValueError, 2**20)
+    path.write_text("name\nRené\n", encoding="latin-1")
+    with pytest.raises(ValueError, match=r"roster '.*t\.csv' is not UTF-8 text \(byte 8\)"):
+        read_csv_rows(path, "roster", ValueError, 100)

@@ -29,7 +29,7 @@ from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import GradescopeSubmission
 from lesson_lib.coursework.roster import Roster
 from lesson_lib.coursework.submissions import Entry
-from lesson_lib.model._safe_io import require_output_file
+from lesson_lib.model._safe_io import read_csv_rows, require_output_file
 
 #: The columns that identify a student in Canvas's gradebook CSV, in its order.
 IDENTITY_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -61,11 +61,7 @@ class GradebookSummary:
 
 def _read_gradebook(path: Path) -> tuple[list[str], list[list[str]]]:
     """A Canvas gradebook export: its header and its rows (points row included)."""
-    path = Path(path)
-    if path.stat().st_size > MAX_GRADEBOOK_BYTES:
-        raise ValueError(f"canvas_gradebook {path} must be at most 32 MiB")
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        rows = list(csv.reader(fh))
+    rows = read_csv_rows(path, "canvas_gradebook", ValueError, MAX_GRADEBOOK_BYTES)
     if not rows:
         raise ValueError(f"canvas_gradebook {path} is empty")
     header = [h.strip() for h in rows[0]]

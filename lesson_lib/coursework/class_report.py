@@ -446,14 +446,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "of the same run (the report counts only its counted rows)"
             )
         report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
-        text = _render_markdown(report, args.top)
+        args.out.mkdir(parents=True, exist_ok=True)  # a file there: FileExistsError, said below
+        (args.out / "class_report.md").write_text(_render_markdown(report, args.top), "utf-8")
+        plot(report).savefig(args.out / "class_report.png", dpi=120)
+        _write_points(report, args.out / "class_points.csv")
     except (OSError, ValueError) as err:
         print(f"class_report: {err}", file=sys.stderr)
         return 2
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "class_report.md").write_text(text, encoding="utf-8")
-    plot(report).savefig(args.out / "class_report.png", dpi=120)
-    _write_points(report, args.out / "class_points.csv")
     left = sum(report.left_out.values())
     print(
         f"class_report: {_count(len(report.points), 'student')} counted, "

@@ -1,36 +1,12 @@
-"""Files the grader reads from submissions and writes for people: never half, never through a link."""
+"""Files the grader writes for people: never half (it reads with :mod:`lesson_lib.model._safe_io`)."""
 
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
-
-
-def read_regular_file(path: Path, limit: int) -> bytes:
-    """At most ``limit`` bytes of a regular file, never through a link, never blocking; OSError or
-    ValueError if it cannot be opened, is not a regular file or is larger.
-
-    Parameters
-    ----------
-    path : Path
-    limit : int
-
-    Returns
-    -------
-    bytes
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit // 2**20} MiB")
-    return data
 
 
 def write_atomically(

@@ -228,7 +228,8 @@ def _scoring_options(
         "close_credit": args.close_credit,
         "salt": salt,
     }
-    recorded = run_options.read_options(args.out) if args.student is not None else None
+    with _refused(ValueError, "{}; nothing graded"):
+        recorded = run_options.read_options(args.out) if args.student is not None else None
     if recorded is None:
         used = {
             key: run_options.DEFAULTS[key] if value is None else value

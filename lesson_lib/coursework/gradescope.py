@@ -37,7 +37,7 @@ from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
 from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S, MAX_TIMEOUT
 from lesson_lib.coursework.variants import read_salt_file, salt_file_in_use, set_course_salt
-from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.model._safe_io import printable, read_file, require_output_file
 from lesson_lib.model._validate import require_number
 
 #: Gradescope's visibility settings for a test or the whole result.
@@ -213,8 +213,8 @@ def _problem_set_entries(folder: Path) -> list:
 
 def _read_json(path: Path) -> object:
     try:
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
+        return json.loads(read_file(path, "JSON file", ValueError, 2**24))
+    except (ValueError, RecursionError):  # nested too deeply
         return None
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lesson_lib.coursework.student_ids import normalize_student
+from lesson_lib.model._safe_io import read_file
 
 #: Stem of the problem set's file name, alone or after ``<ID>_``.
 PROBLEM_SET = "problems"
@@ -234,8 +235,8 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
     if not path.is_file():
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
-    except yaml.YAMLError as err:
+        data = yaml.safe_load(read_file(path, "Gradescope metadata", ValueError, 2**26))
+    except (yaml.YAMLError, RecursionError) as err:  # RecursionError: nested too deeply
         raise ValueError(f"{path} is not YAML: {str(err)[:120]}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path} must map submission folders to their metadata")

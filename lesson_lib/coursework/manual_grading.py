@@ -10,7 +10,6 @@ and ``max`` (times the ``late factor``). Blank ``points``: not graded yet.
 from __future__ import annotations
 
 import ast
-import csv
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from lesson_lib.coursework.extract import assignments
+from lesson_lib.coursework.regrade import MAX_CSV_BYTES
+from lesson_lib.model._safe_io import read_csv_rows
 
 #: Longest reasoning kept, characters (a few sentences are asked for).
 MAX_REASONING_CHARS = 2000
@@ -132,8 +133,7 @@ class ManualImportError(ValueError):
 
 def _read_points(path: Path, part: ManualPart) -> dict[str, float | None]:
     """The points a TA gave in one exported file, by student (None: not graded yet)."""
-    with Path(path).open(newline="", encoding="utf-8-sig") as fh:
-        rows = list(csv.reader(fh))
+    rows = read_csv_rows(path, "TA's file", ManualImportError, MAX_CSV_BYTES)
     if not rows or rows[0][: len(EXPORT_HEADER)] != EXPORT_HEADER:
         raise ManualImportError(
             f"{path}: the first row must be the exported header {', '.join(EXPORT_HEADER)}"

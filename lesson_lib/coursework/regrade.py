@@ -8,11 +8,12 @@ folder holding one notebook would otherwise leave a one-row class file.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-#: Largest CSV read back for a merge, bytes (150 students x 22 problems of details is ~1 MB).
+from lesson_lib.model._safe_io import read_csv_rows
+
+#: Largest CSV read back (a merge, a report, a TA's file), bytes (150 students x 22 problems of details is ~1 MB).
 MAX_CSV_BYTES = 64 * 2**20
 
 
@@ -42,13 +43,7 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
     path = Path(path)
     if not path.exists():
         return []
-    if path.stat().st_size > MAX_CSV_BYTES:
-        raise RegradeRefused(f"{path} is larger than {MAX_CSV_BYTES // 2**20} MiB")
-    try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh))
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise RegradeRefused(f"{path} is not a CSV this grader wrote ({err})") from None
+    rows = read_csv_rows(path, "CSV", RegradeRefused, MAX_CSV_BYTES)
     if not rows or rows[0] != list(header):
         raise RegradeRefused(
             f"{path} does not have the columns this grader writes "

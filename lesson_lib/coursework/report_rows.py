@@ -9,7 +9,6 @@ points, so the report's totals are the grades CSV's; an ID counted twice is left
 from __future__ import annotations
 
 import collections
-import csv
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,6 +16,8 @@ from pathlib import Path
 
 from lesson_lib.coursework.grades_csv import read_grades_row
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
+from lesson_lib.coursework.regrade import MAX_CSV_BYTES
+from lesson_lib.model._safe_io import read_csv_rows
 
 #: Why a row is left out when an ID has two counted copies (no ``--keep``).
 TWO_COPIES = "of an ID with more than one counted copy (no --keep)"
@@ -95,12 +96,11 @@ def read_csv_with(path: Path, columns: Iterable[str], what: str, hint: str) -> l
     -------
     list of dict
     """
-    with Path(path).open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{what} CSV {path} lacks the column(s) {', '.join(missing)}; {hint}")
-        return list(reader)
+    header, *rows = read_csv_rows(path, f"{what} CSV", ValueError, MAX_CSV_BYTES) or [[]]
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise ValueError(f"{what} CSV {path} lacks the column(s) {', '.join(missing)}; {hint}")
+    return [dict.fromkeys(header) | dict(zip(header, row, strict=False)) for row in rows if row]
 
 
 def _number(row: dict[str, str], column: str, top: float) -> float | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lesson_lib.coursework.files import write_atomically
 from lesson_lib.coursework.student_ids import normalize_student
+from lesson_lib.model._safe_io import read_csv_rows, read_file
 
 #: Columns a roster must have (header, case ignored).
 REQUIRED_COLUMNS = ("lms_user_id", "name", "section", "student_id")
@@ -112,40 +113,36 @@ def read_roster(path: Path) -> Roster:
         A required column is missing, a ``student_id`` is empty or invalid, or a value is given
         twice; the message names the file, the row and the column.
     """
-    path = Path(path)
-    if path.stat().st_size > MAX_ROSTER_BYTES:
-        raise ValueError(f"roster {path} must be at most {MAX_ROSTER_BYTES // 2**20} MiB")
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None:
-            raise ValueError(f"roster {path} is empty: it needs the columns {REQUIRED_COLUMNS}")
-        columns = {name.strip().casefold(): i for i, name in enumerate(header)}
-        missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-        if missing:
-            raise ValueError(
-                f"roster {path} lacks the column(s) {missing}; its header must name "
-                f"{', '.join(REQUIRED_COLUMNS)} (and optionally email)"
-            )
-        entries = []
-        for number, row in enumerate(reader, start=2):
-            if not any(cell.strip() for cell in row):
-                continue
+    rows = iter(read_csv_rows(path, "roster", ValueError, MAX_ROSTER_BYTES))
+    header = next(rows, None)
+    if header is None:
+        raise ValueError(f"roster {path} is empty: it needs the columns {REQUIRED_COLUMNS}")
+    columns = {name.strip().casefold(): i for i, name in enumerate(header)}
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise ValueError(
+            f"roster {path} lacks the column(s) {missing}; its header must name "
+            f"{', '.join(REQUIRED_COLUMNS)} (and optionally email)"
+        )
+    entries = []
+    for number, row in enumerate(rows, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
 
-            def cell(column: str, row: list[str] = row) -> str:
-                index = columns.get(column)
-                return row[index].strip() if index is not None and index < len(row) else ""
+        def cell(column: str, row: list[str] = row) -> str:
+            index = columns.get(column)
+            return row[index].strip() if index is not None and index < len(row) else ""
 
-            user = cell("lms_user_id")
-            try:
-                sid = normalize_student(cell("student_id"))
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"roster {path}, row {number}: student_id: {err}") from None
-            if sid is None:
-                raise ValueError(f"roster {path}, row {number}: student_id must not be empty")
-            entries.append(
-                RosterEntry(user, cell("name"), cell("section"), sid, cell("email").casefold())
-            )
+        user = cell("lms_user_id")
+        try:
+            sid = normalize_student(cell("student_id"))
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"roster {path}, row {number}: student_id: {err}") from None
+        if sid is None:
+            raise ValueError(f"roster {path}, row {number}: student_id must not be empty")
+        entries.append(
+            RosterEntry(user, cell("name"), cell("section"), sid, cell("email").casefold())
+        )
     try:
         return Roster(entries)
     except ValueError as err:
@@ -227,9 +224,8 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
             wanted.append(sid)
     if path.exists():
         on_file = read_roster(path)
-        old = path.read_bytes()
-        text = old.decode("utf-8-sig")
-        header = next(csv.reader(io.StringIO(text)))
+        old = read_file(path, "roster", ValueError, MAX_ROSTER_BYTES)
+        header = read_csv_rows(path, "roster", ValueError, MAX_ROSTER_BYTES)[0]
     else:
         on_file, old = Roster([]), b""
         header = list(SKELETON_HEADER)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from lesson_lib.coursework.files import write_atomically
-from lesson_lib.model._safe_io import printable, require_output_file
+from lesson_lib.model._safe_io import printable, read_file, require_output_file
 
 #: The options that change scores, as ``grades.options.json`` keys, with their flags.
 FLAGS: dict[str, str] = {
@@ -88,7 +88,8 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
 
 
 def read_options(grades: Path) -> dict[str, Any] | None:
-    """The options kept beside ``grades`` (:data:`FLAGS` key -> value); None if none or unreadable.
+    """The options kept beside ``grades`` (:data:`FLAGS` key -> value); None if none or unreadable,
+    a ValueError naming the file and the option if one has a value of another type.
 
     Parameters
     ----------
@@ -98,13 +99,21 @@ def read_options(grades: Path) -> dict[str, Any] | None:
     -------
     dict or None
     """
+    path = _options_path(grades)
     try:
-        found = json.loads(_options_path(grades).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        found = json.loads(read_file(path, "options", ValueError, 2**20))
+    except (ValueError, RecursionError):
         return None
     if not isinstance(found, dict):
         return None
-    return {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
+    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
+    for key, value in options.items():
+        kinds = (
+            (float, int) if key in ("late_penalty_per_day", "close_credit") else (str, type(None))
+        )
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise ValueError(f"{path}: {key} is {printable(value)}, not {kinds[0].__name__}")
+    return options
 
 
 def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:

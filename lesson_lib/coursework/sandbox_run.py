@@ -17,12 +17,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from lesson_lib.coursework.files import read_regular_file
 from lesson_lib.coursework.runner import MAX_OUTPUT
 from lesson_lib.coursework.sandbox import SANDBOX_HOME, Limits, MiB, run_isolated
 from lesson_lib.coursework.status import RAN_TO_END, RUN_STATUSES, Status
 from lesson_lib.coursework.time_limits import GRACE_S
-from lesson_lib.model._safe_io import printable
+from lesson_lib.model._safe_io import printable, read_file
 
 _COPY = "submission.ipynb"
 _MAX_RESULT_BYTES = 2**20
@@ -138,8 +137,8 @@ def run_notebook(
         finally:
             os.close(result_fd)
         try:
-            data = read_regular_file(Path(result), _MAX_RESULT_BYTES)
-            record = json.loads(data.decode("utf-8", "replace"))
+            data = read_file(result, "result", ValueError, _MAX_RESULT_BYTES, follow=False)
+            record = json.loads(data.decode(errors="replace"))
         except (OSError, ValueError, RecursionError, MemoryError):
             record = None
         if not isinstance(record, dict) or not isinstance(record.get("status"), str):

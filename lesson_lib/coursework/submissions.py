@@ -19,9 +19,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.files import read_regular_file
 from lesson_lib.coursework.runner import code_sources
-from lesson_lib.model._safe_io import printable
+from lesson_lib.model._safe_io import printable, read_file, special_kind
 
 #: Name of the problem-set notebook inside a per-student folder.
 PROBLEM_SET = "problems"
@@ -36,13 +35,6 @@ _COPY_SUFFIX = re.compile(r"^(?P<stem>.*?) ?\((?P<n>\d{1,4})\)$")
 LMS_METADATA = ("submission_metadata.yml",)
 #: Most entries of one student's folder looked at.
 _MAX_FOLDER_ENTRIES = 10_000
-
-_SPECIAL = (
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 @dataclass(frozen=True)
@@ -102,14 +94,6 @@ def notebook_name(name: str) -> tuple[str, list[str]] | None:
     return stem, notes
 
 
-def _kind(mode: int) -> str:
-    """What a special file is, or "" for a regular file or folder."""
-    for test, kind in _SPECIAL:
-        if test(mode):
-            return kind
-    return ""
-
-
 def _in_folder(folder: Path, name: str) -> Entry:
     """The entry for a student's folder: its problem set, or why there is none."""
     candidates: list[tuple[int, str, Path, list[str]]] = []
@@ -141,8 +125,8 @@ def _in_folder(folder: Path, name: str) -> Entry:
         return Entry(name, stem, path, "its problems notebook is a symbolic link: not followed")
     if stat.S_ISDIR(mode):
         return Entry(name, stem, path, "its problems notebook is a folder")
-    if _kind(mode):
-        return Entry(name, stem, path, f"its problems notebook is {_kind(mode)}: not opened")
+    if not stat.S_ISREG(mode):
+        return Entry(name, stem, path, f"its problems notebook is {special_kind(mode)}: not opened")
     return Entry(name, stem, path, notes=tuple(notes))
 
 
@@ -164,8 +148,6 @@ def _entry(folder: Path, name: str) -> Entry:
     stem = parsed[0] if parsed else (name.rsplit(".", 1)[0] or name)
     if stat.S_ISLNK(mode):
         return Entry(name, stem, path, problem="a symbolic link: not followed")
-    if _kind(mode):
-        return Entry(name, stem, path, problem=f"{_kind(mode)}, not a file: not opened")
     if stat.S_ISDIR(mode):
         if parsed is not None:
             return Entry(name, stem, path, problem="a folder named like a notebook")
@@ -173,6 +155,8 @@ def _entry(folder: Path, name: str) -> Entry:
             return _in_folder(path, name)
         except OSError as err:
             return Entry(name, name, path, problem=f"a folder that cannot be read ({err.strerror})")
+    if not stat.S_ISREG(mode):
+        return Entry(name, stem, path, problem=f"{special_kind(mode)}, not a file: not opened")
     if parsed is None:
         return Entry(name, stem, path, problem="not a notebook (.ipynb) file")
     return Entry(name, stem, path, notes=tuple(parsed[1]))
@@ -229,10 +213,12 @@ def read_notebook(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[dict, st
 
     Raises
     ------
-    OSError, ValueError, RecursionError, MemoryError
-        If it is not a regular file, too large, not JSON or not a notebook.
+    ValueError, RecursionError, MemoryError
+        If it is a link or not a regular file, too large, not JSON or not a notebook.
     """
-    raw = json.loads(read_regular_file(path, limit).decode("utf-8", "replace"))
+    raw = json.loads(
+        read_file(path, "notebook", ValueError, limit, follow=False).decode(errors="replace")
+    )
     version = raw.get("nbformat") if isinstance(raw, dict) else None
     note = ""
     if type(version) is int and version < 4:

@@ -23,7 +23,7 @@ from lesson_lib.lab.records import (
     Measurement,
     measurement_from_dict,
 )
-from lesson_lib.model._safe_io import read_text_file
+from lesson_lib.model._safe_io import read_file
 from lesson_lib.model._validate import require_int
 
 #: Longest line read, characters (a line of the table or a rank line is about 100-200).
@@ -351,7 +351,8 @@ def read_all_reduce_perf(path: str | os.PathLike, **kwargs: object) -> Measureme
         With ``path`` set; a file that cannot be read or parsed is a NcclTestsFormatError naming it.
     """
     p = Path(path)
-    text = read_text_file(p, "nccl-tests output", NcclTestsFormatError, limit=16 * 2**20)
+    data = read_file(p, "nccl-tests output", NcclTestsFormatError, limit=16 * 2**20)
+    text = data.decode(errors="replace")
     try:
         m = parse_all_reduce_perf(text, **kwargs)
     except NcclTestsFormatError as exc:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lesson_lib.model._safe_io import printable, read_text_file, require_output_file
+from lesson_lib.model._safe_io import printable, read_file, require_output_file
 from lesson_lib.model._validate import MAX_RANKS  # the most a results file may hold, as the model
 from lesson_lib.model.collectives import ring_allreduce_factor
 
@@ -172,7 +172,7 @@ def read_json(path: str | os.PathLike, what: str = "results file") -> dict:
     dict
     """
     p = Path(path)
-    text = read_text_file(p, what, ResultsError, MAX_FILE_BYTES)
+    text = read_file(p, what, ResultsError, MAX_FILE_BYTES).decode(errors="replace")
     if not text.strip():
         raise ResultsError(
             f"{what} {str(p)!r} is empty: the run that should have written it did not "

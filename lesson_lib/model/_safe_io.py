@@ -7,6 +7,8 @@ outputs are new paths or regular files (the previous one kept), SIGTERM and SIGH
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import os
 import shutil
 import signal
@@ -24,6 +26,7 @@ _KINDS = (
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a symbolic link"),
 )
 
 
@@ -112,7 +115,6 @@ def special_kind(mode: int) -> str:
     Parameters
     ----------
     mode : int
-        ``os.stat(...).st_mode``.
 
     Returns
     -------
@@ -121,27 +123,32 @@ def special_kind(mode: int) -> str:
     return next((kind for test, kind in _KINDS if test(mode)), "a special file")
 
 
-def read_text_file(path: str | os.PathLike, what: str, error: type[Exception], limit: int) -> str:
-    """Read a regular file of at most ``limit`` bytes as text (undecodable bytes replaced).
+def read_file(
+    path: str | os.PathLike, what: str, error: type[Exception], limit: int, follow: bool = True
+) -> bytes:
+    """At most ``limit`` bytes of a regular file: every input file a command takes is read here.
 
     Parameters
     ----------
     path, what, limit : str or path-like, str, int
-        The file, how messages name it ("results file", "config") and the most bytes read.
+        The file, how messages name it ("results file", "roster") and the most bytes read.
     error : type of Exception
         Raised with a one-line message when the path is missing, not a regular file (a folder, a
         FIFO, a link to ``/dev/zero``), unreadable or more than ``limit`` bytes.
+    follow : bool, default True
+        False refuses a symbolic link too (a file a student's code could have replaced).
 
     Returns
     -------
-    str
+    bytes
     """
     p = Path(path)
     try:
         # a FIFO or a device would block or never end: refused before it is opened, and what
         # was opened (without waiting for a writer) is checked again, in case it was swapped
-        _require_regular(p, what, error, os.stat(p).st_mode)
-        with os.fdopen(os.open(p, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+        _require_regular(p, what, error, (os.stat if follow else os.lstat)(p).st_mode)
+        flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
+        with os.fdopen(os.open(p, flags), "rb") as fh:
             _require_regular(p, what, error, os.fstat(fh.fileno()).st_mode)
             data = fh.read(limit + 1)  # never more, whatever the size says
     except FileNotFoundError:
@@ -150,7 +157,36 @@ def read_text_file(path: str | os.PathLike, what: str, error: type[Exception], l
         raise error(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise error(f"{what} {str(p)!r} is larger than {limit:,} bytes: is it the right file?")
-    return data.decode("utf-8", errors="replace")
+    return data
+
+
+def read_csv_rows(
+    path: str | os.PathLike, what: str, error: type[Exception], limit: int
+) -> list[list[str]]:
+    """The rows of a UTF-8 CSV file (a byte-order mark allowed) read by :func:`read_file`.
+
+    Parameters
+    ----------
+    path, what, error, limit
+        As for :func:`read_file`; ``error`` names the file, and the expected encoding or the line
+        of a malformed row or of a cell over ``csv.field_size_limit()`` (131,072 characters).
+
+    Returns
+    -------
+    list of list of str
+    """
+    try:
+        text = read_file(path, what, error, limit).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start:,}): save it as UTF-8 "
+            "(a spreadsheet's 'CSV UTF-8')"
+        ) from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise error(f"{what} {str(path)!r}, line {reader.line_num}: {exc}") from None
 
 
 def _require_regular(path: Path, what: str, error: type[Exception], mode: int) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lesson_lib.model._safe_io import printable, read_text_file
+from lesson_lib.model._safe_io import printable, read_file
 
 #: Bytes per element of the dtype names configs use.
 DTYPE_BYTES: dict[str, int] = dict(
@@ -76,7 +76,7 @@ def _load_config(config: object) -> dict[str, Any]:
         raise TypeError(
             f"config must be a dict or the path of a config.json, got {type(config).__name__}"
         )
-    text = read_text_file(config, "config", ValueError, MAX_CONFIG_BYTES)
+    text = read_file(config, "config", ValueError, MAX_CONFIG_BYTES).decode(errors="replace")
     try:
         data = json.loads(text)
     except (RecursionError, ValueError) as error:  # too deep, or an integer of 5,000 digits
