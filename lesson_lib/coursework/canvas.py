@@ -49,7 +49,7 @@ class GradebookSummary:
     column: str
     #: Students given a score.
     filled: int = 0
-    #: Students (``Student`` cell) left empty: no counted, graded submission.
+    #: Students (``Student`` cell) left empty, for want of a counted, graded submission.
     empty: list[str] = field(default_factory=list)
     #: Canvas user ids with a score that are not in the export.
     unmatched: list[str] = field(default_factory=list)

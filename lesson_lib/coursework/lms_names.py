@@ -44,7 +44,7 @@ _CANVAS = re.compile(
     r"(?P<late>LATE_)?(?:anon_(?P<anon>[A-Za-z0-9]{1,20})|(?P<user>\d{1,20}))"
     r"_(?P<attachment>\d{1,20})_(?P<original>.+)"
 )
-#: Canvas's name part: the sortable name lower-cased, so it never holds ``LATE``.
+#: Canvas's name part, the sortable name lower-cased (so it never holds ``LATE``).
 _CANVAS_NAME = re.compile(r"[^\WA-Z]+")
 _RESUBMISSION = re.compile(r"^(?P<stem>.+?)-(?P<n>\d{1,4})$")
 _GRADESCOPE_FOLDER = re.compile(r"^submission_\d{1,20}$")
