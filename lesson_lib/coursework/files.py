@@ -1,4 +1,4 @@
-"""Files the grader writes for people: never half (it reads with :mod:`lesson_lib.model._safe_io`)."""
+"""Files the grader writes for people: never half (it reads with ``lesson_lib.model._safe_io``)."""
 
 from __future__ import annotations
 
