@@ -169,3 +169,24 @@ def test_an_export_cell_too_long_in_utf_16_or_a_link_to_dev_zero_is_refused(tmp_
     export.symlink_to("/dev/zero")
     with pytest.raises(ValueError, match=r"export\.csv' is a character device"):
         check_gradebook(export, "problem set")
+
+
+@pytest.mark.parametrize(
+    ("canvas_out", "named"),
+    [("export", "--canvas-gradebook"), ("grades", "--out"), ("roster", "--roster")],
+)
+def test_canvas_out_never_replaces_an_input_or_another_output(tmp_path, capsys, canvas_out, named):
+    """--canvas-out naming the export, the grades file or the roster is refused before grading,
+    exit status 2, every file as it was (no submission is run: the folder holds none)."""
+    export, grades, roster = tmp_path / "export.csv", tmp_path / "g.csv", tmp_path / "roster.csv"
+    export.write_text(EXPORT.read_text())
+    grades.write_text("kept\n")
+    roster.write_text('lms_user_id,name,section,student_id\n12345,"Smith, Jane",A,s001\n')
+    before = {p: p.read_bytes() for p in (export, grades, roster)}
+    target = {"export": export, "grades": grades, "roster": roster}[canvas_out]
+    args = [str(tmp_path), "--out", str(grades), "--roster", str(roster), "--no-sandbox"]
+    args += ["--canvas-gradebook", str(export), "--canvas-assignment", "problem set"]
+    assert main([*args, "--canvas-out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert f"--canvas-out and {named} name the same file ({target})" in err
+    assert {p: p.read_bytes() for p in before} == before

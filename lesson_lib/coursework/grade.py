@@ -180,21 +180,32 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_outputs(out: Path, details: Path | None) -> None:
-    """Refuse output paths that cannot be written, before anything is graded."""
-    for option, target in (("--out", out), ("--details", details)):
-        if target is not None:
-            with _refused(ValueError):
-                require_output_file(target, option)
-    if details is not None:
-        same = out.resolve() == details.resolve()
-        if not same and out.exists() and details.exists():
-            same = os.path.samefile(out, details)
-        if same:
-            raise UsageError(
-                f"--out and --details name the same file ({out}): the details would replace "
-                "the scores; give two names"
-            )
+def _same_file(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+
+
+def _check_outputs(args: argparse.Namespace, salt_file: Path | None) -> None:
+    """Refuse output paths that cannot be written, or that name an input or another output,
+    before anything is graded."""
+    canvas_out = args.canvas_out if args.canvas_gradebook is not None else None
+    outputs = [("--out", args.out), ("--details", args.details), ("--canvas-out", canvas_out)]
+    outputs = [(option, path) for option, path in outputs if path is not None]
+    for option, target in outputs:
+        with _refused(ValueError):
+            require_output_file(target, option)
+    roster = roster_file_in_use(args.roster, salt_file, off=args.no_roster)
+    inputs = [
+        ("--roster", roster),
+        ("--canvas-gradebook", args.canvas_gradebook),
+        ("--salt-file", salt_file),
+    ]
+    for index, (option, target) in enumerate(outputs):
+        for other, path in outputs[:index] + [(o, p) for o, p in inputs if p is not None]:
+            if _same_file(target, path):
+                raise UsageError(
+                    f"{option} and {other} name the same file ({target}): writing one would "
+                    "replace the other; give two names"
+                )
 
 
 def _salt(args: argparse.Namespace) -> tuple[str | None, Path | None]:
@@ -341,7 +352,7 @@ def _prepare(args: argparse.Namespace) -> Run:
     roster, policy = _course(args, salt_file)
     if not args.folder.is_dir():
         raise UsageError(f"{args.folder} is not a folder")
-    _check_outputs(args.out, args.details)
+    _check_outputs(args, salt_file)
     found = find_submissions(args.folder)
     if not found:
         raise UsageError(f"no submissions in {args.folder}")
