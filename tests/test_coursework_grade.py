@@ -345,6 +345,8 @@ def test_spreadsheet_formulas_are_neutralised():
         "3",
     ]
     assert spreadsheet_safe("a\x1b[31mb") == "a\\x1b[31mb"
+    # a semicolon-locale spreadsheet splits at ";": every piece is text
+    assert spreadsheet_safe("Eve;=HYPERLINK(1);+2;x") == "Eve;'=HYPERLINK(1);'+2;x"
     assert spreadsheet_safe("alice\n: 16 / 16") == "alice\\n: 16 / 16"
 
 

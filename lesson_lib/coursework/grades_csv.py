@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +58,8 @@ def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
 
     Control and invisible characters are written as escapes (``\\n``, ``\\x1b``, ``\\u200b``), a
     cell starting with ``=``, ``+``, ``-`` or ``@`` gets a leading apostrophe (OWASP's advice on CSV
-    injection), and the text is cut at ``limit`` characters.
+    injection), and so does each such start after a ``;``, where a spreadsheet of a semicolon
+    locale (German, French) splits the cell. The text is cut at ``limit`` characters.
 
     Parameters
     ----------
@@ -70,7 +72,7 @@ def spreadsheet_safe(value: object, limit: int = MAX_CELL_TEXT) -> str:
     -------
     str
     """
-    text = printable(value, limit)
+    text = re.sub(r";(?=[=+\-@])", ";'", printable(value, limit))
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
