@@ -303,3 +303,15 @@ def test_a_details_cell_too_long_latin_1_details_or_an_out_file_give_exit_status
     (tmp_path / "taken").write_text("a file, not a folder")
     assert main([str(details), "--out", str(tmp_path / "taken")]) == 2
     assert "File exists" in capsys.readouterr().err
+
+
+def test_a_students_file_name_is_text_in_the_markdown_report():
+    """A file name holding a tag and a Markdown link renders as itself: its <, > and & escaped
+    and Markdown's punctuation backslash-escaped, so a viewer that allows HTML runs nothing."""
+    from lesson_lib.coursework.class_report import _markdown_text
+
+    name = "<img src=x onerror=alert(1)>[a](javascript:x)_1.ipynb"
+    assert _markdown_text(name) == (
+        "&lt;img src=x onerror=alert\\(1\\)&gt;\\[a\\]\\(javascript:x\\)\\_1.ipynb"
+    )
+    assert _markdown_text("s005-a.ipynb") == "s005-a.ipynb"

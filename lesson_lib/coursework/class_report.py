@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import html
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ from lesson_lib.coursework.report_rows import (
     rows_of_details,
 )
 from lesson_lib.coursework.status import Status
+from lesson_lib.model._safe_io import printable
 from lesson_lib.model._validate import require_int, require_number
 
 #: The statuses counted, in the order the report shows them.
@@ -299,9 +302,10 @@ def _render_markdown(report: ClassReport, top: int = 3) -> str:
         )
         lines += ["", f"Left out: {why}."]
     for student, files in sorted(report.two_copies.items()):
+        named = ", ".join(_markdown_text(f) for f in files)
         lines.append(
-            f"{student} has {len(files)} counted copies ({', '.join(files)}), none counted here; "
-            "grade with --keep latest or --keep best to count one."
+            f"{_markdown_text(student)} has {len(files)} counted copies ({named}), none counted "
+            "here; grade with --keep latest or --keep best to count one."
         )
     lines += [
         "",
@@ -324,6 +328,12 @@ def _render_markdown(report: ClassReport, top: int = 3) -> str:
                     f"| {p.qid} | {v.label} | {v.students} | {v.mean_points:.2f} | {common} |"
                 )
     return "\n".join(lines) + "\n"
+
+
+def _markdown_text(text: str) -> str:
+    """Text a student chose (an ID, a file name) as any Markdown viewer shows it: as itself, its
+    HTML escaped and Markdown's punctuation backslash-escaped, so no tag or link comes of it."""
+    return re.sub(r"([\\`*_\[\]()#!|])", r"\\\1", html.escape(printable(text, 200), quote=False))
 
 
 def _count(n: int, noun: str) -> str:
