@@ -40,7 +40,7 @@ from lesson_lib.coursework import (
     time_limits,
 )
 from lesson_lib.coursework.check import CLOSE_CREDIT
-from lesson_lib.coursework.grade_outputs import OutputRefused, Outputs, Run
+from lesson_lib.coursework.grade_outputs import CANVAS_IMPORT_NAME, OutputRefused, Outputs, Run
 from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.grading import NO_SANDBOX_NOTE, entry_id, grade_folder, grade_notebook
 from lesson_lib.coursework.late_policy import LatePolicy
@@ -274,7 +274,7 @@ def _course(args: argparse.Namespace, salt_file: Path | None) -> tuple[Roster | 
                 args.canvas_gradebook, args.canvas_assignment, args.canvas_new_assignment
             )
             if args.canvas_out is None:
-                args.canvas_out = args.out.parent / "canvas-import.csv"
+                args.canvas_out = args.out.parent / CANVAS_IMPORT_NAME
             require_output_file(args.canvas_out, "--canvas-out")
     return roster, policy
 

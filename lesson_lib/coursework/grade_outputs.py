@@ -29,6 +29,9 @@ from lesson_lib.coursework.status import IDENTITY_FAILURES, Status
 from lesson_lib.coursework.submissions import Entry
 from lesson_lib.model._safe_io import printable
 
+#: Canvas's import file, beside the grades file unless ``--canvas-out`` names another.
+CANVAS_IMPORT_NAME = "canvas-import.csv"
+
 
 class OutputRefused(Exception):
     """A grades file that cannot be written or merged: the grader prints it, exit status 2."""
@@ -145,7 +148,7 @@ def write_grades(outputs: Outputs, run: Run, subs: list[Submission]) -> None:
 
 def _write_canvas(outputs: Outputs, found: Sequence[Entry], roster: Roster | None) -> None:
     """Write Canvas's import file from the grades file as written, and say what it holds."""
-    target = outputs.canvas_out or outputs.out.parent / "canvas-import.csv"
+    target = outputs.canvas_out or outputs.out.parent / CANVAS_IMPORT_NAME
     rows = grades_csv.read_scores(outputs.out)
     users = canvas.canvas_users(found, roster, read_gradescope_export(outputs.folder))
     summary = canvas.fill_gradebook(
@@ -184,9 +187,9 @@ def write_for_people(outputs: Outputs, run: Run, subs: list[Submission]) -> None
     """
     if outputs.canvas_gradebook is not None:
         _write_canvas(outputs, run.found, run.roster)
-    elif run.regraded is not None and (outputs.out.parent / "canvas-import.csv").exists():
+    elif run.regraded is not None and (stale := outputs.out.parent / CANVAS_IMPORT_NAME).exists():
         print(
-            f"warning: {outputs.out.parent / 'canvas-import.csv'} was written before this regrade "
+            f"warning: {stale} was written before this regrade "
             "and does not have its scores: pass --canvas-gradebook again to rewrite it",
             file=sys.stderr,
         )
