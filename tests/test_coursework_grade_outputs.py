@@ -18,7 +18,7 @@ from lesson_lib.coursework.grade_outputs import (
 from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.late_policy import LatePolicy
 from lesson_lib.coursework.problems import PROBLEMS
-from lesson_lib.coursework.run_options import DEFAULTS
+from lesson_lib.coursework.run_options import DEFAULTS, bank_fingerprint
 
 
 def _blank(student: str, **kw) -> Submission:
@@ -45,7 +45,8 @@ def test_a_full_run_writes_the_grades_options_and_feedback(tmp_path, capsys):
     write_for_people(outputs, run, subs)
     with out.open(newline="") as fh:
         assert [row["student"] for row in csv.DictReader(fh)] == ["s001", "s002"]
-    assert json.loads((tmp_path / "grades.options.json").read_text()) == DEFAULTS
+    recorded = json.loads((tmp_path / "grades.options.json").read_text())
+    assert recorded == DEFAULTS | {"problems": bank_fingerprint()}
     assert sorted(p.suffix for p in (tmp_path / "feedback").iterdir()) == [".html", ".html"]
     printed = capsys.readouterr().out.splitlines()
     assert printed == [

@@ -6,6 +6,8 @@ therefore writes the score-changing options to ``grades.options.json`` beside ``
 roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``, ``--close-credit`` and
 a fingerprint of the course salt (16 hex digits of its SHA-256, not the salt). A regrade takes each
 option not given from there; one that differs is refused (:func:`reconcile`), naming both values.
+The file also keeps :func:`bank_fingerprint`: a regrade under a problem bank that scores otherwise
+(an answer, tolerance, mistake or points changed) is refused, since its rows would mix two rules.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from lesson_lib.coursework.files import write_atomically
+from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.model._safe_io import printable, read_file, require_output_file
 
 #: The options that change scores, as ``grades.options.json`` keys, with their flags.
@@ -50,17 +55,26 @@ def _options_path(grades: Path) -> Path:
 
 
 def salt_fingerprint(salt: str | None) -> str | None:
-    """The first 16 hex digits of the salt's SHA-256 (None for the public variants).
-
-    Parameters
-    ----------
-    salt : str or None
-
-    Returns
-    -------
-    str or None
-    """
+    """The first 16 hex digits of the salt's SHA-256 (None for the public variants)."""
     return None if salt is None else hashlib.sha256(salt.encode()).hexdigest()[:16]
+
+
+def _scored(value: Any) -> str:
+    return value if isinstance(value, str) else f"{float(value):.12g}"
+
+
+def bank_fingerprint() -> str:
+    """16 hex digits of a SHA-256 over what scores each problem: its kind, unit, points and
+    tolerances, and its answer and named mistakes for the book's numbers and three fixed draws."""
+    rows = []
+    for qid, problem in PROBLEMS.items():
+        draws = [problem.defaults] + [problem.sample(np.random.default_rng(k)) for k in range(3)]
+        rule = [problem.kind, problem.unit, problem.max_points, problem.decimals, problem.sig_figs]
+        rows.append([qid, *rule, problem.rtol, problem.close_rtol])
+        for drawn in draws:
+            mistakes = [[m.slug, _scored(m.value)] for m in problem.mistakes(drawn)]
+            rows.append([_scored(problem.reference(drawn)), mistakes])
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
 
 
 def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
@@ -77,7 +91,9 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
     Path
     """
     target = require_output_file(_options_path(grades))
-    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
+    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS} | {
+        "problems": bank_fingerprint()
+    }
 
     def write(fh: IO) -> None:
         json.dump(kept, fh, indent=1, sort_keys=True)
@@ -88,17 +104,9 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
 
 
 def read_options(grades: Path) -> dict[str, Any] | None:
-    """The options kept beside ``grades`` (:data:`FLAGS` key -> value); None if none or unreadable,
-    a ValueError naming the file and the option if one has a value of another type.
-
-    Parameters
-    ----------
-    grades : Path
-
-    Returns
-    -------
-    dict or None
-    """
+    """The options kept beside ``grades`` (:data:`FLAGS` key -> value, and ``"problems"``); None if
+    none or unreadable, a ValueError naming the file and the option if one has a value of another
+    type."""
     path = _options_path(grades)
     try:
         found = json.loads(read_file(path, "options", ValueError, 2**20))
@@ -106,7 +114,9 @@ def read_options(grades: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(found, dict):
         return None
-    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
+    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS} | {
+        "problems": found.get("problems")
+    }
     for key, value in options.items():
         kinds = (
             (float, int) if key in ("late_penalty_per_day", "close_credit") else (str, type(None))
@@ -133,8 +143,16 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     Raises
     ------
     OptionsDiffer
-        If an option is given with another value than the recorded one.
+        If an option is given with another value than the recorded one, or the problem bank
+        scores otherwise than the one that wrote the grades (:func:`bank_fingerprint`).
     """
+    bank = bank_fingerprint()
+    if recorded.get("problems") != bank:
+        raise OptionsDiffer(
+            f"the grades were written with problem bank {_shown(recorded.get('problems'))} and "
+            f"this lesson_lib scores with bank {bank} (an answer, tolerance, mistake or points "
+            "differ): grade the whole class again, so that one bank scores every row"
+        )
     used: dict[str, Any] = {}
     for key, flag in FLAGS.items():
         kept, now = recorded.get(key, DEFAULTS[key]), given.get(key)
@@ -152,16 +170,7 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
 
 
 def describe(options: Mapping[str, Any]) -> str:
-    """The options as flags, for the regrade's first line (``--due ... --keep latest``).
-
-    Parameters
-    ----------
-    options : mapping
-
-    Returns
-    -------
-    str
-    """
+    """The options as flags, for the regrade's first line (``--due ... --keep latest``)."""
     parts = []
     for key, flag in FLAGS.items():
         value = options.get(key)
