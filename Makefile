@@ -80,8 +80,13 @@ book-nosolutions: setup assets  ## the site with every solution removed, into _b
 	$(BIN)/python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src $(EDITION_FLAGS)
 	$(BIN)/python tools/build_site.py _build/nosolutions-src --path-output _build/nosolutions
 
-grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder [STUDENTS="s001 s002"] -> _build/grades.csv
-	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out _build/grades.csv --details _build/grades-details.csv $(foreach s,$(STUDENTS),--student $(s)) $(GRADE_FLAGS)
+# Where make grade writes and make report reads: GRADES=course/ps1.csv keeps a second assignment apart.
+GRADES ?= _build/grades.csv
+DETAILS ?= $(basename $(GRADES))-details.csv
+REPORT ?= $(dir $(GRADES))report
+
+grade: setup sandbox  ## score submitted notebooks, each in a sandbox: make grade SUBMISSIONS=folder [STUDENTS="s001 s002"] [GRADES=_build/grades.csv]
+	$(BIN)/python -m lesson_lib.coursework.grade $(SUBMISSIONS) --out $(GRADES) --details $(DETAILS) $(foreach s,$(STUDENTS),--student $(s)) $(GRADE_FLAGS)
 
 gradescope: setup  ## Gradescope autograder zip (setup.sh, run_autograder, pinned lesson_lib) -> _build/gradescope/autograder.zip
 	$(BIN)/python -m lesson_lib.coursework.gradescope build --out _build/gradescope/autograder.zip $(GRADESCOPE_FLAGS)
@@ -91,7 +96,7 @@ try-gradescope: setup  ## run the Gradescope zip's setup.sh and run_autograder i
 	$(BIN)/python tools/try_gradescope_zip.py $(TRY_FLAGS)
 
 report: setup  ## per-problem means, verdicts and common mistakes of make grade's counted rows -> _build/report (REPORT_FLAGS="--close-credit 0.25")
-	$(BIN)/python -m lesson_lib.coursework.class_report _build/grades-details.csv --grades _build/grades.csv --out _build/report $(REPORT_FLAGS)
+	$(BIN)/python -m lesson_lib.coursework.class_report $(DETAILS) --grades $(GRADES) --out $(REPORT) $(REPORT_FLAGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis mutants

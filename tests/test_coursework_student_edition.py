@@ -236,6 +236,22 @@ def test_cli_reads_an_id_file(tmp_path, capsys):
     assert "wrote 2 notebooks" in capsys.readouterr().out
 
 
+def test_cli_reads_the_class_roster_as_the_id_file(tmp_path, capsys):
+    """--ids-file roster.csv (the file the grader's --roster takes): its student_id column is
+    issued, not every line; the advice names it for the platform users the issued list lacks."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("lms_user_id,name,section,student_id\n9001,Ada,A,s020\n9002,Bo,A,s021\n")
+    args = ["--root", str(ROOT), "--out", str(tmp_path / "out"), "--ids-file", str(roster)]
+    salt = ["--salt-file", str(tmp_path / "instructor" / "salt")]
+    assert main([*args, *salt, "--pages", "problems"]) == 0
+    said = capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "out").iterdir())[1:] == ["s020", "s021"]
+    assert f"grade with --roster {roster}, which names the students' platform users" in said
+    roster.write_text("lms_user_id,name,section,student_id\n9001,Ada,A,s 020\n")
+    assert main([*args, "--pages", "problems", "--force"]) == 2
+    assert "row 2" in capsys.readouterr().err
+
+
 def student_site_pages(root: Path) -> list[Path]:
     """The book's pages but the instructor's (which the site without solutions leaves out)."""
     return [p for p in toc_pages(root) if p.stem != "instructor"]

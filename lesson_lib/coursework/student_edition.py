@@ -17,7 +17,9 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
+import io
 import math
 import os
 import re
@@ -47,7 +49,12 @@ from lesson_lib.coursework.myst_pages import (
 from lesson_lib.coursework.myst_pages import toc_pages as toc_pages
 from lesson_lib.coursework.output_folder import check_folder, write_manifest
 from lesson_lib.coursework.problems import overview_table, show
-from lesson_lib.coursework.roster import add_issued_ids, issued_roster_file, read_roster
+from lesson_lib.coursework.roster import (
+    MAX_ROSTER_BYTES,
+    add_issued_ids,
+    issued_roster_file,
+    read_roster,
+)
 from lesson_lib.coursework.student_site import ANSWER_FUNCTIONS as ANSWER_FUNCTIONS
 from lesson_lib.coursework.student_site import write_site_sources
 from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S
@@ -59,6 +66,7 @@ from lesson_lib.coursework.variants import (
     salt_file_in_use,
     salted,
 )
+from lesson_lib.model._safe_io import read_file
 
 #: IDs starting with this are the documentation's examples, which the edition never issues.
 EXAMPLE_PREFIX = "example-"
@@ -342,7 +350,17 @@ def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
         )
 
 
-def _list_issued(roster_file: Path, students: Sequence[str]) -> None:
+def _ids_from_file(path: Path) -> tuple[list[str], Path | None]:
+    """``--ids-file``'s IDs: a roster's ``student_id`` column (and the roster), else a line each."""
+    text = read_file(path, "--ids-file", ValueError, MAX_ROSTER_BYTES).decode("utf-8-sig")
+    first = next(csv.reader(io.StringIO(text)), [])
+    if "student_id" in (name.strip().casefold() for name in first):
+        return [entry.student_id for entry in read_roster(path).entries], path
+    lines = (line.strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")], None
+
+
+def _list_issued(roster_file: Path, students: Sequence[str], given: Path | None = None) -> None:
     """Add ``students`` to the issued IDs' roster and say what it holds and lacks."""
     added = add_issued_ids(roster_file, students)
     roster = read_roster(roster_file)
@@ -351,7 +369,9 @@ def _list_issued(roster_file: Path, students: Sequence[str]) -> None:
         "(the grader reads it with the salt: an ID not on it is graded 'unknown ID')"
     )
     blank = roster.without_platform_user()
-    if blank:
+    if blank and given is not None:
+        print(f"  grade with --roster {given}, which names the students' platform users")
+    elif blank:
         print(
             f"  {len(blank)} row(s) have no lms_user_id yet: fill it in from the platform "
             "(Canvas user id or Gradescope Student ID) so each student's platform user is "
@@ -367,7 +387,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", type=Path, default=None, help="book root (has _toc.yml)")
     parser.add_argument("--out", type=Path, default=Path("_build/student"), help="output folder")
     parser.add_argument("--ids", nargs="*", default=[], help="student IDs, one folder each")
-    parser.add_argument("--ids-file", type=Path, help="file with one student ID per line")
+    parser.add_argument(
+        "--ids-file", type=Path, help="the class roster CSV, or a file with one student ID per line"
+    )
     parser.add_argument("--pages", nargs="*", help="only these pages, e.g. problems")
     parser.add_argument(
         "--site", type=Path, help="instead: copy the book's sources here without solutions"
@@ -401,17 +423,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; see the module docstring.
-
-    Parameters
-    ----------
-    argv : sequence of str, optional
-
-    Returns
-    -------
-    int
-        Exit status: 0 on success, 2 on a usage error.
-    """
+    """Command-line entry point (see the module docstring); exit status 0, or 2 on a usage error."""
     args = _parser().parse_args(argv)
     root = args.root or _default_root()
     try:
@@ -420,13 +432,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {len(pages)} pages without solutions under {args.site}")
             print(f"build it with: jupyter-book build {args.site}")
             return 0
-        ids = list(args.ids)
+        ids, given_roster = list(args.ids), None
         if args.ids_file:
-            ids += [
-                line.strip()
-                for line in args.ids_file.read_text().splitlines()
-                if line.strip() and not line.lstrip().startswith("#")
-            ]
+            from_file, given_roster = _ids_from_file(args.ids_file)
+            ids += from_file
         if not (math.isfinite(args.time_limit) and args.time_limit > 0):
             raise ValueError(
                 f"--time-limit must be a finite number of seconds > 0, got {args.time_limit}"
@@ -442,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"course salt: {salt_file} (the grader reads it; keep it from students)")
             # Listed before the notebooks are written: an ID on the list that nobody got is
             # harmless, a student's ID missing from it would be graded "unknown ID".
-            _list_issued(issued_roster_file(salt_file), students)
+            _list_issued(issued_roster_file(salt_file), students, given_roster)
         elif students:
             print(
                 "variants: public, so no list of issued IDs is kept (the grader takes any "
