@@ -528,8 +528,9 @@ def _in_root(
         shutil.copy2(results_file, args.work.resolve() / f"results-{case}.json")
         wrong = check_results(results, case, n)
         first = results.get("output", "").splitlines()
+        points = sum(t.get("max_score", 0) for t in results.get("tests", []))
         clock.step(
-            f"{case}: score {results.get('score')} of {n}, status "
+            f"{case}: score {results.get('score')} of {points:g} points ({n} problems), status "
             f"{results.get('extra_data', {}).get('status')!r}, in "
             f"{clock.marks[f'run_autograder ({case})']:.1f} s, peak memory "
             f"{peak / 2**20:.0f} MiB; output: " + " | ".join(first[:4])
