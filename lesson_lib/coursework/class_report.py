@@ -38,6 +38,7 @@ from lesson_lib.coursework.check import (
     WRONG,
     credit,
 )
+from lesson_lib.coursework.files import manifest_of, refuse_mixed_set
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
 from lesson_lib.coursework.report_rows import (
@@ -455,6 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"no grades CSV at {grades}: give --grades the grader's --out file "
                 "of the same run (the report counts only its counted rows)"
             )
+        refuse_mixed_set(manifest_of(grades))
         report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
         args.out.mkdir(parents=True, exist_ok=True)  # a file there: FileExistsError, said below
         (args.out / "class_report.md").write_text(_render_markdown(report, args.top), "utf-8")
