@@ -184,9 +184,12 @@ def _variant_label(qid: str, student: str) -> str:
 
 def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list[VariantSummary]:
     groups: dict[str, list[int]] = collections.defaultdict(list)
+    most = min(MAX_VARIANT_GROUPS, len(rows) // MIN_PER_VARIANT)
     for i, row in enumerate(rows):
         groups[_variant_label(qid, row["student"])].append(i)
-    if not 2 <= len(groups) <= min(MAX_VARIANT_GROUPS, len(rows) // MIN_PER_VARIANT):
+        if len(groups) > most:  # not split: the other students' variants need not be drawn
+            return []
+    if len(groups) < 2:
         return []
     out = []
     for label, members in sorted(groups.items()):
