@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lesson_lib.coursework.student_ids import normalize_student
 from lesson_lib.model._safe_io import read_file
