@@ -14,7 +14,8 @@ Command line::
 
 Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox (install
 bubblewrap, or ``--no-sandbox`` for submissions you trust), 128 + the signal when stopped (130
-Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, no CSV written.
+Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, the earlier outputs left whole
+(or, stopped while moving them, the new ones).
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Run submitted problem-set notebooks, each in a sandbox, and write a CSV "
         "of scores.",
         epilog="Exit status: 0 CSV written, 2 bad options or no submissions, 3 no sandbox, "
-        "128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM; nothing written).",
+        "128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM; the outputs are one set, "
+        "the earlier or the new).",
     )
     add = parser.add_argument
     # fmt: off

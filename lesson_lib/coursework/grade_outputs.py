@@ -5,6 +5,7 @@ Canvas's import file and the feedback pages written, and what the policy did sai
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -205,8 +206,8 @@ def write_for_people(
         print(f"warning: no feedback written ({err})", file=sys.stderr)
     else:
         print(f"wrote {len(handed)} feedback file(s) into {feedback}")
-        mine = {page.resolve() for page in handed}
-        departed = [p for p in earlier if p.parent == feedback.resolve() and p not in mine]
+        mine, here = {os.path.abspath(page) for page in handed}, Path(os.path.abspath(feedback))
+        departed = [p for p in earlier if p.parent == here and str(p) not in mine]
         for page in departed if run.regraded is None else ():
             files.remove_with_set(page)
             print(f"removed {page}: its student is not in this run")
