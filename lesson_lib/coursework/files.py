@@ -1,15 +1,14 @@
 """Files the grader writes for people: never half (it reads with ``lesson_lib.model._safe_io``).
 
-A run's outputs are one set (:func:`output_set`): each file is written beside its target and all
-are renamed into place together, a manifest beside the grades saying how far that got, so a run
-stopped at any moment leaves the earlier set or the new one, and ``make report`` refuses a mix.
+A run's outputs are one set (:func:`output_set`): each written beside its target, then all renamed
+into place, a manifest saying when that began, so ``make report`` refuses a set left mixed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import secrets
 import signal
 import tempfile
 import threading
@@ -19,24 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class SetStopped(KeyboardInterrupt):
-    """A signal met while an output set was written: ``signum``, and whether it is in place."""
-
-    def __init__(self, signum: int, in_place: bool) -> None:
-        super().__init__(signum)
-        self.signum, self.in_place = signum, in_place
+from lesson_lib.model._safe_io import Stopped
 
 
 @dataclass
 class _Set:
     token: str
-    staged: dict[Path, Path] = field(default_factory=dict)  # target -> its temporary file
+    staged: dict[Path, Path | None] = field(default_factory=dict)  # target -> temporary, None: rm
     kept: list[Path] = field(default_factory=list)  # copies of earlier files made for the set
-    removed: list[Path] = field(default_factory=list)
     signum: int = 0
+
+    def stop(self, in_place: bool) -> Stopped:
+        """The signal met, saying whether the set is in place."""
+        stop = Stopped(self.signum)
+        stop.in_place = in_place
+        return stop
 
 
 _current: _Set | None = None
@@ -87,7 +83,7 @@ def write_atomically(
         if earlier is not None:
             earlier.unlink(missing_ok=True)
         if staging.signum:
-            raise SetStopped(staging.signum, in_place=False)
+            raise staging.stop(in_place=False)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -96,7 +92,7 @@ def write_atomically(
 
 def staged(path: Path) -> Path:
     """The file a reader of ``path`` should open: the set's new one, while a set is written."""
-    return _current.staged.get(Path(os.path.abspath(path)), path) if _current else Path(path)
+    return (_current.staged.get(Path(os.path.abspath(path))) if _current else None) or Path(path)
 
 
 def remove_with_set(path: Path) -> None:
@@ -104,19 +100,7 @@ def remove_with_set(path: Path) -> None:
     if _current is None:
         Path(path).unlink(missing_ok=True)
     else:
-        _current.removed.append(Path(path))
-
-
-def _read_manifest(path: Path) -> dict:
-    try:
-        found = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def _write_manifest(path: Path, **record: object) -> None:
-    write_atomically(path, lambda fh: fh.write(json.dumps(record, indent=1) + "\n"))
+        _current.staged[Path(os.path.abspath(path))] = None
 
 
 def manifest_of(grades: Path) -> Path:
@@ -124,16 +108,23 @@ def manifest_of(grades: Path) -> Path:
     return Path(grades).with_name(f"{Path(grades).stem}.outputs.json")
 
 
+def _manifest(path: Path) -> dict:
+    try:
+        found = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def refuse_mixed_set(manifest: Path) -> None:
-    """Raise ValueError if the set ``manifest`` describes was left part old, part new.
+    """Raise ValueError if the set ``manifest`` records was left part old, part new.
 
     Parameters
     ----------
     manifest : Path
-        The manifest :func:`output_set` wrote (none there: nothing to say).
+        As :func:`output_set` writes it (none there: nothing to refuse).
     """
-    found = _read_manifest(manifest)
-    if found.get("state") == "moving" or found.get("mixed"):
+    if _manifest(manifest).get("state") == "moving":
         raise ValueError(
             f"the grader was stopped while moving its outputs into place ({manifest}), so some "
             "are new and some old: grade again to write them as one set"
@@ -144,17 +135,16 @@ def refuse_mixed_set(manifest: Path) -> None:
 def output_set(manifest: Path, folders: Sequence[Path], whole: bool = True) -> Iterator[list[Path]]:
     """Stage every :func:`write_atomically` of the block, then move all into place together.
 
-    SIGINT, SIGTERM and SIGHUP are deferred meanwhile: one met before the moves starts them not
-    (the temporaries and copies made are removed, the manifest restored), one met later waits for
-    the set to be in place; either way :class:`SetStopped` is raised. A block that raises leaves
-    the earlier set too. What a run killed outright (SIGKILL) left is removed by the next one.
+    SIGINT, SIGTERM and SIGHUP are deferred: met before the moves (or the block raising), the
+    earlier set is left; met later, the set is put in place first; then ``Stopped`` is raised
+    (``in_place`` says which). What a killed run (SIGKILL) left in ``folders`` is removed first.
 
     Parameters
     ----------
     manifest : Path
         The set's record (``grades.outputs.json`` beside the grades).
     folders : sequence of Path
-        Every folder the set may write into (where a killed run's temporaries are looked for).
+        Every folder the set may write into.
     whole : bool, default True
         The set replaces the earlier one whole (a regrade's does not, so a mix stays one).
 
@@ -164,55 +154,55 @@ def output_set(manifest: Path, folders: Sequence[Path], whole: bool = True) -> I
         Yields the files of the earlier set.
     """
     global _current
-    Path(manifest).parent.mkdir(parents=True, exist_ok=True)
-    earlier = _read_manifest(manifest)
-    if earlier.get("state", "complete") != "complete" and str(earlier.get("token", "")).isalnum():
-        for folder in earlier.get("folders", []):
-            for left in Path(folder).glob(f".*.{earlier['token']}.*.tmp"):
-                left.unlink(missing_ok=True)
-    mixed = earlier.get("state") == "moving" or bool(earlier.get("mixed"))
-    staging = _Set(secrets.token_hex(8))
-    where = {"folders": sorted({str(Path(f).resolve()) for f in folders}), "mixed": mixed}
-    on_main = threading.current_thread() is threading.main_thread()
+    # one name per set of outputs: what a killed run of it left is found by the next
+    staging = _Set(hashlib.sha256(str(Path(manifest).resolve()).encode()).hexdigest()[:12])
+    for folder in folders:
+        for left in Path(folder).glob(f".*.{staging.token}.*.tmp"):
+            left.unlink(missing_ok=True)
+    earlier = _manifest(manifest)
+    old = [str(f) for f in earlier.get("files", [])]
+    mixed = earlier.get("state") == "moving" and not whole
 
     def defer(signum: int, frame: object) -> None:
         staging.signum = staging.signum or signum
 
+    on_main = threading.current_thread() is threading.main_thread()
     handlers = {s: signal.signal(s, defer) for s in _SIGNALS} if on_main else {}
     moving = False
     try:
-        old_files = [str(f) for f in earlier.get("files", [])]
-        _write_manifest(manifest, state="writing", token=staging.token, files=old_files, **where)
         _current = staging
         try:
-            yield [Path(f) for f in old_files]
+            yield [Path(f) for f in old]
         finally:
             _current = None
         if staging.signum:
-            raise SetStopped(staging.signum, in_place=False)
-        new_files = sorted(str(t) for t in staging.staged)
+            raise staging.stop(in_place=False)
+        files = sorted(
+            {str(t) for t, tmp in staging.staged.items() if tmp} | {*([] if whole else old)}
+        )
         moving = True
-        _write_manifest(manifest, state="moving", token=staging.token, files=new_files, **where)
+        _record(manifest, "moving", files)
         for target, tmp in staging.staged.items():
-            os.replace(tmp, target)
-        for path in staging.removed:
-            path.unlink(missing_ok=True)
-        where["mixed"] = mixed and not whole
-        _write_manifest(manifest, state="complete", token=staging.token, files=new_files, **where)
-    except BaseException:
-        if not moving:
-            for path in [*staging.staged.values(), *staging.kept]:
-                path.unlink(missing_ok=True)
-            if earlier:
-                _write_manifest(manifest, **earlier)
+            if tmp is None:
+                target.unlink(missing_ok=True)
             else:
-                Path(manifest).unlink(missing_ok=True)
+                os.replace(tmp, target)
+        _record(manifest, "moving" if mixed else "complete", files)
+    except BaseException:
+        for path in [] if moving else [*staging.staged.values(), *staging.kept]:
+            if path is not None:
+                path.unlink(missing_ok=True)
         raise
     finally:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
     if staging.signum:
-        raise SetStopped(staging.signum, in_place=True)
+        raise staging.stop(in_place=True)
 
 
+def _record(manifest: Path, state: str, files: list[str]) -> None:
+    write_atomically(manifest, lambda fh: json.dump({"state": state, "files": files}, fh))
+
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _TEXT = {"encoding": "utf-8", "newline": ""}
