@@ -170,3 +170,20 @@ def test_a_manual_import_naming_an_unknown_student_writes_nothing(tmp_path, monk
     assert rc == 2
     assert "s999" in err and "nothing written, the earlier outputs are as they were" in err
     assert _files(tmp_path / "out") == before
+
+
+def test_a_grades_file_saved_by_a_spreadsheet_is_read_back(tmp_path, monkeypatch, capsys):
+    """grades.csv saved as a spreadsheet's "CSV UTF-8" (a byte-order mark, CRLF line ends):
+    the report reads it, a TA merge and a regrade of s001 take it as this grader's file."""
+    assert _run(tmp_path, monkeypatch, [_sub("s001", True), _sub("s002", True)]) == 0
+    grades = tmp_path / "out" / "grades.csv"
+    grades.write_bytes(
+        b"\xef\xbb\xbf" + grades.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    )
+    details = tmp_path / "out" / "details.csv"
+    assert report_main([str(details), "--out", str(tmp_path / "report")]) == 0
+    ta = tmp_path / "out" / "ta"
+    regrade = ["--student", "s001", "--manual-import", str(ta)]
+    assert _run(tmp_path, monkeypatch, [_sub("s001", False)], *regrade) == 0
+    assert "not a grades file" not in capsys.readouterr().err
+    assert report_main([str(details), "--out", str(tmp_path / "report")]) == 0
