@@ -137,7 +137,8 @@ def output_set(manifest: Path, folders: Sequence[Path], whole: bool = True) -> I
 
     SIGINT, SIGTERM and SIGHUP are deferred: met before the moves (or the block raising), the
     earlier set is left; met later, the set is put in place first; then ``Stopped`` is raised
-    (``in_place`` says which). What a killed run (SIGKILL) left in ``folders`` is removed first.
+    (``in_place`` says which). What a killed run (SIGKILL) left in ``folders`` is removed first,
+    so one run at a time may write a set.
 
     Parameters
     ----------
