@@ -157,12 +157,6 @@ def output_set(manifest: Path, folders: Sequence[Path], whole: bool = True) -> I
     global _current
     # one name per set of outputs: what a killed run of it left is found by the next
     staging = _Set(hashlib.sha256(str(Path(manifest).resolve()).encode()).hexdigest()[:12])
-    for folder in folders:
-        for left in Path(folder).glob(f".*.{staging.token}.*.tmp"):
-            left.unlink(missing_ok=True)
-    earlier = _manifest(manifest)
-    old = [str(f) for f in earlier.get("files", [])]
-    mixed = earlier.get("state") == "moving" and not whole
 
     def defer(signum: int, frame: object) -> None:
         staging.signum = staging.signum or signum
@@ -171,6 +165,12 @@ def output_set(manifest: Path, folders: Sequence[Path], whole: bool = True) -> I
     handlers = {s: signal.signal(s, defer) for s in _SIGNALS} if on_main else {}
     moving = False
     try:
+        for folder in folders:
+            for left in Path(folder).glob(f".*.{staging.token}.*.tmp"):
+                left.unlink(missing_ok=True)
+        earlier = _manifest(manifest)
+        old = [str(f) for f in earlier.get("files", [])]
+        mixed = earlier.get("state") == "moving" and not whole
         _current = staging
         try:
             yield [Path(f) for f in old]
