@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import csv
 
 import pytest
@@ -315,3 +316,31 @@ def test_a_students_file_name_is_text_in_the_markdown_report():
         "&lt;img src=x onerror=alert\\(1\\)&gt;\\[a\\]\\(javascript:x\\)\\_1.ipynb"
     )
     assert _markdown_text("s005-a.ipynb") == "s005-a.ipynb"
+
+
+def test_a_large_class_draws_only_the_variants_it_can_split_by(monkeypatch):
+    """2,000 students: a problem with more than MAX_VARIANT_GROUPS variants stops drawing them
+    once that many are met (13 labels, not 2,000), so a 400,000-row details file stays linear
+    and quick; q17 (9 variants) still draws every student's, and is split by them."""
+    import lesson_lib.coursework.class_report as report_module
+
+    drawn = collections.Counter()
+    real = report_module._variant_label
+    monkeypatch.setattr(
+        report_module, "_variant_label", lambda q, s: drawn.update([q]) or real(q, s)
+    )
+    rows = [
+        {
+            "student": f"s{i:04d}",
+            "file": f"s{i:04d}.ipynb",
+            "problem": q,
+            "status": "right",
+            "mistake": "",
+        }
+        for i in range(2000)
+        for q in ("q1", "q17")
+    ]
+    report = report_module.class_report(rows)
+    assert drawn["q17"] == 2000 and drawn["q1"] < 100
+    by_q = {p.qid: p for p in report.problems}
+    assert by_q["q1"].variants == [] and len(by_q["q17"].variants) == 9

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from lesson_lib.coursework.check import check
+from lesson_lib.coursework.files import manifest_of, output_set
 from lesson_lib.coursework.grade_outputs import (
     OutputRefused,
     Outputs,
@@ -56,16 +57,17 @@ def test_a_full_run_writes_the_grades_options_and_feedback(tmp_path, capsys):
     ]
 
 
-def test_a_manual_import_that_cannot_be_merged_is_refused_after_the_grades(tmp_path):
-    """An empty --manual-import folder: OutputRefused with the grader's message, the grades
-    written without the TA's points."""
+def test_a_manual_import_that_cannot_be_merged_is_refused_and_the_set_not_written(tmp_path):
+    """An empty --manual-import folder: OutputRefused with the grader's message, and the set the
+    grades were written into is not moved into place (no grades file)."""
     empty = tmp_path / "ta"
     empty.mkdir()
     out = tmp_path / "grades.csv"
     subs = [_blank("s001")]
     with pytest.raises(OutputRefused, match=r"^--manual-import: .* holds none of the exported"):
-        write_grades(Outputs(folder=tmp_path, out=out, manual_import=empty), _run(), subs)
-    assert out.exists()
+        with output_set(manifest_of(out), [tmp_path]):
+            write_grades(Outputs(folder=tmp_path, out=out, manual_import=empty), _run(), subs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ta"]
 
 
 def test_report_names_duplicates_shared_ids_and_lookups(capsys):

@@ -255,3 +255,14 @@ def test_metadata_json_nested_too_deeply_or_a_fifo_is_read_as_none(tmp_path):
     path.unlink()
     os.mkfifo(path)
     assert _read_json(path) is None
+
+
+def test_results_show_a_students_markup_as_text():
+    """An answer and a note holding ``<img onerror>``: Gradescope's documented ``output_format``
+    is ``text`` at the top and on every test, so neither is shown as HTML."""
+    hostile = "<img src=x onerror=alert(1)>"
+    sub = Submission("s001", Path("s001_problems.ipynb"), "ran", {"q2": hostile}, notes=[hostile])
+    sub.results = {q: check(q, sub.answers.get(q), "s001") for q in PROBLEMS}
+    results = _results_json(sub, "after_due_date")
+    assert hostile in results["output"] and results["output_format"] == "text"
+    assert {t["output_format"] for t in results["tests"]} == {"text"}

@@ -163,3 +163,18 @@ def test_a_gradescope_export_nested_too_deeply_is_an_error_naming_the_file(tmp_p
         ValueError, match=r"submission_metadata\.yml is not YAML: maximum recursion"
     ):
         read_gradescope_export(tmp_path)
+
+
+def test_a_gradescope_export_is_parsed_once_while_unchanged(tmp_path, monkeypatch):
+    """Read three times (as a run does), the YAML is parsed once; rewritten, it is parsed again."""
+    import yaml
+
+    calls = []
+    real = yaml.load
+    monkeypatch.setattr(yaml, "load", lambda *a, **k: calls.append(1) or real(*a, **k))
+    metadata = tmp_path / "submission_metadata.yml"
+    shutil.copy(DATA / "gradescope_submission_metadata.yml", metadata)
+    first = [read_gradescope_export(tmp_path) for _ in range(3)]
+    assert len(calls) == 1 and first[0] == first[2]
+    metadata.write_text("submission_1:\n  submitters: []\n")
+    assert sorted(read_gradescope_export(tmp_path)) == ["submission_1"] and len(calls) == 2

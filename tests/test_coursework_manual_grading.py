@@ -66,7 +66,7 @@ def test_merge_points_counts_only_given_points():
         ["s3", "1", "3", "2", "4", "0.5", ""],
     ]
     given = {"q12": {"s1": 1.0, "s2": None, "s3": 1.0}}
-    merged = _merge_points(header, rows, given, {"qa": 1.0, "qb": 3.0})
+    merged = _merge_points(header, rows, given, {"qa": 1.0, "qb": 3.0}, Path("grades.csv"))
     assert merged == [
         ["s1", "1", "0.5", "2.5", "5", "1", "1"],
         ["s2", "0", "0", "0", "5", "1", ""],

@@ -80,3 +80,24 @@ def test_a_copy_the_keep_policy_did_not_count_gets_no_row_for_the_ta(tmp_path):
     with exported.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))[1:]
     assert [r[:3] for r in rows] == [["s3", "s3_problems-1.ipynb", "second try"]]
+
+
+def test_a_blank_problem_cell_is_refused_naming_the_file_line_and_column(tmp_path, capsys):
+    """s2's q3 cell emptied (by hand, in a spreadsheet): exit 2, one line naming grades.csv,
+    line 3 (s2) and q3; the grades file as it was."""
+    grades = tmp_path / "grades.csv"
+    write_scores([_sub("s1", {}), _sub("s2", {})], grades)
+    rows = list(csv.reader(grades.read_text(encoding="utf-8").splitlines()))
+    rows[2][rows[0].index("q3")] = ""
+    with grades.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    before = grades.read_bytes()
+    folder = tmp_path / "manual"
+    folder.mkdir()
+    (folder / MANUAL_PARTS["q12"].file_name).write_text(
+        ",".join(EXPORT_HEADER) + "\ns1,f,a,1,1,r\ns2,f,b,0,1,r\n"
+    )
+    assert main([str(folder), "--out", str(grades)]) == 2
+    err = capsys.readouterr().err
+    assert f"{grades}, line 3 (s2): q3 is '', not a number of points" in err
+    assert err.count("\n") == 1 and grades.read_bytes() == before

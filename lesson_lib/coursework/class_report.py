@@ -38,6 +38,7 @@ from lesson_lib.coursework.check import (
     WRONG,
     credit,
 )
+from lesson_lib.coursework.files import manifest_of, refuse_mixed_set
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
 from lesson_lib.coursework.report_rows import (
@@ -183,9 +184,12 @@ def _variant_label(qid: str, student: str) -> str:
 
 def _variants(qid: str, rows: list[dict[str, str]], points: list[float]) -> list[VariantSummary]:
     groups: dict[str, list[int]] = collections.defaultdict(list)
+    most = min(MAX_VARIANT_GROUPS, len(rows) // MIN_PER_VARIANT)
     for i, row in enumerate(rows):
         groups[_variant_label(qid, row["student"])].append(i)
-    if not 2 <= len(groups) <= min(MAX_VARIANT_GROUPS, len(rows) // MIN_PER_VARIANT):
+        if len(groups) > most:  # not split: the other students' variants need not be drawn
+            return []
+    if len(groups) < 2:
         return []
     out = []
     for label, members in sorted(groups.items()):
@@ -455,6 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"no grades CSV at {grades}: give --grades the grader's --out file "
                 "of the same run (the report counts only its counted rows)"
             )
+        refuse_mixed_set(manifest_of(grades))
         report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
         args.out.mkdir(parents=True, exist_ok=True)  # a file there: FileExistsError, said below
         (args.out / "class_report.md").write_text(_render_markdown(report, args.top), "utf-8")

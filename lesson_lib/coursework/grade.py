@@ -14,24 +14,27 @@ Command line::
 
 Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox (install
 bubblewrap, or ``--no-sandbox`` for submissions you trust), 128 + the signal when stopped (130
-Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, no CSV written.
+Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, the earlier outputs left whole
+(or, stopped while moving them, the new ones).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from lesson_lib.coursework import (
     canvas,
+    files,
     grade_outputs,
     grades_csv,
     late_policy,
@@ -121,7 +124,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Run submitted problem-set notebooks, each in a sandbox, and write a CSV "
         "of scores.",
         epilog="Exit status: 0 CSV written, 2 bad options or no submissions, 3 no sandbox, "
-        "128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM; nothing written).",
+        "128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM; the outputs are one set, "
+        "the earlier or the new).",
     )
     add = parser.add_argument
     # fmt: off
@@ -403,26 +407,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             require_sandbox()
         try:
             subs = _grade(args, run)
+            outputs = Outputs(**{f.name: getattr(args, f.name) for f in fields(Outputs)})
+            _write(outputs, run, subs)
         except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP: sandbox and copies gone
             signum = getattr(stop, "signum", signal.SIGINT)
-            kept = [str(p) for p in (args.out, args.details) if p is not None]
-            print(
-                f"\ninterrupted ({signal.Signals(signum).name}): no grades written, "
-                f"{' and '.join(kept)} left as they were",
-                file=sys.stderr,
-            )
+            what = "no grades written, the earlier outputs are as they were"
+            if getattr(stop, "in_place", False):
+                what = "the new outputs were already in place, as one set"
+            print(f"\ninterrupted ({signal.Signals(signum).name}): {what}", file=sys.stderr)
             return 128 + signum
-        outputs = Outputs(**{field.name: getattr(args, field.name) for field in fields(Outputs)})
-        grade_outputs.write_grades(outputs, run, subs)
     except (UsageError, OutputRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     except SandboxUnavailable as exc:
         print(f"error: cannot grade safely: {exc}", file=sys.stderr)
         return EXIT_NO_SANDBOX
-    grade_outputs.write_for_people(outputs, run, subs)
     grade_outputs.report(subs, run.policy)
     return 0
+
+
+def _write(outputs: Outputs, run: Run, subs: list[Submission]) -> None:
+    """Write every output as one set (:func:`~lesson_lib.coursework.files.output_set`), saying
+    what was written once it is in place."""
+    canvas_out = outputs.canvas_out if outputs.canvas_gradebook is not None else None
+    folders = [p.parent for p in (outputs.out, outputs.details, canvas_out) if p is not None]
+    folders += [outputs.feedback or outputs.out.parent / "feedback", outputs.manual_export]
+    said = io.StringIO()
+    manifest = files.manifest_of(outputs.out)
+    with files.output_set(manifest, [f for f in folders if f], run.regraded is None) as earlier:
+        with redirect_stdout(said):
+            grade_outputs.write_grades(outputs, run, subs)
+            grade_outputs.write_for_people(outputs, run, subs, earlier)
+    print(said.getvalue(), end="")
 
 
 if __name__ == "__main__":

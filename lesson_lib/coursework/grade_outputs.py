@@ -5,6 +5,7 @@ Canvas's import file and the feedback pages written, and what the policy did sai
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 from lesson_lib.coursework import (
     canvas,
+    files,
     grades_csv,
     late_policy,
     manual_grading,
@@ -31,6 +33,8 @@ from lesson_lib.model._safe_io import printable
 
 #: Canvas's import file, beside the grades file unless ``--canvas-out`` names another.
 CANVAS_IMPORT_NAME = "canvas-import.csv"
+#: What a run refused while writing its outputs leaves (they are one set: :func:`~.files.output_set`).
+NOTHING_WRITTEN = "nothing written, the earlier outputs are as they were"
 
 
 class OutputRefused(Exception):
@@ -124,7 +128,7 @@ def write_grades(outputs: Outputs, run: Run, subs: list[Submission]) -> None:
             try:
                 kept = write(subs, path, run.regraded)
             except RegradeRefused as err:  # checked before grading; changed meanwhile
-                raise OutputRefused(f"{err}; nothing written") from None
+                raise OutputRefused(f"{err}; {NOTHING_WRITTEN}") from None
             merged = ""
             if run.regraded is not None:
                 merged = f" ({len(run.regraded)} regraded student(s) merged in)"
@@ -140,9 +144,7 @@ def write_grades(outputs: Outputs, run: Run, subs: list[Submission]) -> None:
         try:
             filled, _ = manual_import.merge(outputs.out, outputs.manual_import)
         except (OSError, manual_grading.ManualImportError, RegradeRefused) as err:
-            raise OutputRefused(
-                f"--manual-import: {err}; the grades are written without it"
-            ) from None
+            raise OutputRefused(f"--manual-import: {err}; {NOTHING_WRITTEN}") from None
         print(f"merged {filled} points cell(s) from {outputs.manual_import} into {outputs.out}")
 
 
@@ -176,14 +178,18 @@ def _write_canvas(outputs: Outputs, found: Sequence[Entry], roster: Roster | Non
         )
 
 
-def write_for_people(outputs: Outputs, run: Run, subs: list[Submission]) -> None:
-    """Write the Canvas file (or warn that a regrade left it stale) and the feedback pages.
+def write_for_people(
+    outputs: Outputs, run: Run, subs: list[Submission], earlier: Sequence[Path] = ()
+) -> None:
+    """Write the Canvas file (or warn that a regrade left it stale) and the feedback pages; a full
+    run removes the pages of the ``earlier`` set (its files) of students it does not have.
 
     Parameters
     ----------
     outputs : Outputs
     run : Run
     subs : list of Submission
+    earlier : sequence of Path, optional
     """
     if outputs.canvas_gradebook is not None:
         _write_canvas(outputs, run.found, run.roster)
@@ -200,6 +206,11 @@ def write_for_people(outputs: Outputs, run: Run, subs: list[Submission]) -> None
         print(f"warning: no feedback written ({err})", file=sys.stderr)
     else:
         print(f"wrote {len(handed)} feedback file(s) into {feedback}")
+        mine, here = {os.path.abspath(page) for page in handed}, Path(os.path.abspath(feedback))
+        departed = [p for p in earlier if p.parent == here and str(p) not in mine]
+        for page in departed if run.regraded is None else ():
+            files.remove_with_set(page)
+            print(f"removed {page}: its student is not in this run")
 
 
 def _warn(what: str, subs: Sequence[Submission], sep: str = ", ") -> None:

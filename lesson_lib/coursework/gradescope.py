@@ -186,6 +186,7 @@ def _tests(visibility: str, sub: Submission | None = None) -> list[dict]:
             "score": results[qid].points if qid in results else 0.0,
             "max_score": problem.max_points,
             "output": shown_message(results[qid]) if qid in results else "",
+            "output_format": "text",  # Gradescope's default renders a student's HTML as markup
             "visibility": visibility,
         }
         for qid, problem in PROBLEMS.items()
@@ -230,6 +231,7 @@ def _nothing_graded(message: str, visibility: str) -> dict:
     return {
         "score": 0.0,
         "output": message,
+        "output_format": "text",
         "visibility": visibility,
         "stdout_visibility": "hidden",
         "tests": _tests(visibility),

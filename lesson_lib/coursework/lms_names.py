@@ -22,6 +22,7 @@ https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -229,11 +230,17 @@ def read_gradescope_export(folder: Path) -> dict[str, GradescopeSubmission]:
     ValueError
         If the file is not YAML or not a mapping of submissions.
     """
-    import yaml
-
     path = Path(folder) / GRADESCOPE_EXPORT_METADATA
     if not path.is_file():
         return {}
+    seen = path.stat()  # a run asks several times: a large export is parsed once while unchanged
+    return dict(_parse_export(path.resolve(), seen.st_mtime_ns, seen.st_size, seen.st_ino))
+
+
+@functools.lru_cache(maxsize=1)
+def _parse_export(path: Path, *changed: int) -> dict[str, GradescopeSubmission]:
+    import yaml
+
     try:
         data = yaml.safe_load(read_file(path, "Gradescope metadata", ValueError, 2**26))
     except (yaml.YAMLError, RecursionError) as err:  # RecursionError: nested too deeply

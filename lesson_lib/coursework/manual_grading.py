@@ -18,7 +18,7 @@ from typing import Any
 
 from lesson_lib.coursework.extract import assignments
 from lesson_lib.coursework.regrade import MAX_CSV_BYTES
-from lesson_lib.model._safe_io import read_csv_rows
+from lesson_lib.model._safe_io import printable, read_csv_rows
 
 #: Longest reasoning kept, characters (a few sentences are asked for).
 MAX_REASONING_CHARS = 2000
@@ -167,13 +167,24 @@ def _merge_points(
     rows: Sequence[Sequence[str]],
     points: Mapping[str, Mapping[str, float | None]],
     automatic: Mapping[str, float],
+    grades: Path,
 ) -> list[list[str]]:
     """The grades rows with each part's points in its column, ``total`` and ``max`` counting them."""
     at = {name: i for i, name in enumerate(header)}
     most = sum(automatic.values())
     merged = []
-    for row in rows:
+    for line, row in enumerate(rows, start=2):
         row = list(row)
+
+        def number(column: str, row: list[str] = row, line: int = line) -> float:
+            try:
+                return float(row[at[column]])
+            except ValueError:
+                raise ManualImportError(
+                    f"{grades}, line {line} ({printable(row[0], 40)}): {column} is "
+                    f"{printable(row[at[column]], 20)!r}, not a number of points"
+                ) from None
+
         student = row[0].casefold()
         extra_points = 0.0
         extra_max = 0.0
@@ -183,9 +194,9 @@ def _merge_points(
             value = given.get(student)
             row[at[part.column]] = "" if value is None else f"{value:g}"
             extra_points += value or 0.0
-        auto = sum(float(row[at[q]]) for q in automatic)
+        auto = sum(number(q) for q in automatic)
         late = row[at[LATE_FACTOR_COLUMN]] if LATE_FACTOR_COLUMN in at else ""
-        factor = float(late) if late.strip() else 1.0
+        factor = number(LATE_FACTOR_COLUMN) if late.strip() else 1.0
         row[at["total"]] = f"{round((auto + extra_points) * factor, 4):g}"
         row[at["max"]] = f"{most + extra_max:g}"
         merged.append(row)
@@ -264,7 +275,7 @@ def import_into(
                 f"{folder / MANUAL_PARTS[qid].file_name} names students the grades do not "
                 f"have: {', '.join(unknown[:5])}"
             )
-    merged = _merge_points(header, rows, points, automatic)
+    merged = _merge_points(header, rows, points, automatic, grades)
     kept = write(grades, list(header), merged)
     filled = sum(1 for given in points.values() for v in given.values() if v is not None)
     return filled, kept

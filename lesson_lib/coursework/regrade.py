@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from lesson_lib.coursework.files import staged
 from lesson_lib.model._safe_io import read_csv_rows
 
 #: Largest CSV read back (a merge, a report, a TA's file), bytes (150 students x 22 problems of details is ~1 MB).
@@ -40,10 +41,10 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
     RegradeRefused
         If it is too large, not UTF-8 CSV, or has another header.
     """
-    path = Path(path)
-    if not path.exists():
+    path, source = Path(path), staged(path)
+    if not source.exists():
         return []
-    rows = read_csv_rows(path, "CSV", RegradeRefused, MAX_CSV_BYTES)
+    rows = read_csv_rows(source, "CSV", RegradeRefused, MAX_CSV_BYTES)
     if not rows or rows[0] != list(header):
         raise RegradeRefused(
             f"{path} does not have the columns this grader writes "
