@@ -7,6 +7,7 @@ import pytest
 from lesson_lib.coursework.check import CheckResult
 from lesson_lib.coursework.feedback import _feedback_html, write_feedback
 from lesson_lib.coursework.graded import Submission
+from lesson_lib.coursework.manual_grading import MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS
 
 
@@ -55,9 +56,12 @@ def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_poi
     page = _feedback_html("s002", [sub])
     assert "<strong>1.75 of 54</strong>" in page
     assert "the late policy keeps 0.5 of the 3.5 points earned. LATE 2 day(s): handed in" in page
-    assert "<td>0.5 / 1</td>" in page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
+    row = page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
+    assert "<td>0.5 / 1</td>" in row and MANUAL_PARTS["q12"].rubric[:40] in row
     sub.manual = {"q12": None}
-    assert "not graded yet" in _feedback_html("s002", [sub])
+    page = _feedback_html("s002", [sub])
+    assert "not graded yet" in page and MANUAL_PARTS["q12"].rubric[:40] not in page
+    assert "The rubric is shown with your points." in page
 
 
 def test_what_a_student_typed_is_escaped():
@@ -119,3 +123,4 @@ def test_a_copy_the_keep_policy_dropped_is_marked_and_a_blank_answer_says_so():
     assert "the one marked as counting is your grade" in page
     assert "run this cell again" not in page and "No answer was found" in page
     assert "to be graded (1 point(s), not in the score yet)" in page
+    assert MANUAL_PARTS["q12"].rubric[:40] not in page  # no giveaway before the points

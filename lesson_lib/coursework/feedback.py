@@ -130,16 +130,19 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
             )
         for qid, part in MANUAL_PARTS.items():
             given = sub.manual.get(qid)
+            # the rubric comes with the points: a page handed out while late work is still
+            # accepted must not give the answer away
+            rubric = "The rubric is shown with your points."
             if qid not in sub.manual:
                 shown = f"to be graded ({part.points:g} point(s), not in the score yet)"
             elif given is None:
                 shown = "not graded yet"
             else:
-                shown = f"{given:g} / {part.points:g}"
+                shown, rubric = f"{given:g} / {part.points:g}", part.rubric
             parts.append(
                 f"<tr><td>{_text(part.column, 40)}</td><td>(your written reasoning)</td>"
                 f"<td>graded by a person</td><td>{_text(shown, 80)}</td>"
-                f"<td>{_text(part.rubric)}</td></tr>"
+                f"<td>{_text(rubric)}</td></tr>"
             )
         parts.append("</tbody></table>")
     parts.append("</body></html>")
