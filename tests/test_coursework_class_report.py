@@ -102,6 +102,25 @@ def test_real_verdicts_carry_the_ids_the_report_counts():
     assert q7.mistakes == [("q07.us-as-ms", 2)] and q7.statuses["right"] == 1
 
 
+def test_wrong_letters_of_a_multiple_choice_problem_are_counted_as_its_mistakes(tmp_path):
+    """q4's wrong letters each have their own explanation: the report counts them by letter,
+    as the details file holds them (the checker writes a letter answer as 'b')."""
+    details = tmp_path / "details.csv"
+    answers = [("s001", "b"), ("s002", "b"), ("s003", "d"), ("s004", "C")]
+    with details.open("w", newline="") as handle:
+        out = csv.DictWriter(handle, ["student", "file", "problem", "answer", "status", "mistake"])
+        out.writeheader()
+        for student, letter in answers:
+            result = check("q4", letter)
+            out.writerow(
+                {"student": student, "file": "x.ipynb", "problem": "q4", "answer": result.given}
+                | {"status": result.status, "mistake": result.mistake}
+            )
+    q4 = class_report(read_details(details)).problems[0]
+    assert q4.statuses["right"] == 1 and q4.statuses["wrong"] == 3
+    assert q4.mistakes == [("q4.letter-b", 2), ("q4.letter-d", 1)]
+
+
 def test_the_command_writes_report_plot_and_points(tmp_path):
     details = tmp_path / "details.csv"
     with details.open("w", newline="") as handle:

@@ -170,7 +170,16 @@ def read_details(path: Path) -> list[dict[str, str]]:
         If a column of :data:`REQUIRED_COLUMNS` is missing.
     """
     rows = read_csv_with(path, REQUIRED_COLUMNS, "details", "write it with the grader's --details")
-    return [{**row, "mistake": row.get("mistake") or ""} for row in rows]
+    return [{**row, "mistake": row.get("mistake") or _wrong_letter(row)} for row in rows]
+
+
+def _wrong_letter(row: dict[str, str]) -> str:
+    """A wrong letter of a multiple-choice problem, counted as its mistake (each letter has its
+    own explanation): ``"q4.letter-b"``; "" for any other row."""
+    problem, letter = PROBLEMS.get(row.get("problem", "")), (row.get("answer") or "").strip("'\" ")
+    if problem is None or problem.kind != "choice" or row.get("status") != "wrong":
+        return ""
+    return f"{problem.qid}.letter-{letter.lower()}" if re.fullmatch("[A-Za-z]", letter) else ""
 
 
 def _variant_label(qid: str, student: str) -> str:
