@@ -102,6 +102,22 @@ def test_a_gradescope_export_is_identified_by_its_metadata_and_the_roster(tmp_pa
     assert (carl.student, carl.status) == ("s005", None)  # by e-mail: his sid is not the LMS id
 
 
+def test_a_renamed_notebook_is_graded_when_its_other_sources_agree(tmp_path):
+    """'Problems FINAL.ipynb' names nobody: the metadata's s004, on the roster, is the ID, with a
+    note; a metadata ID not on the roster is unknown; with no other source it is invalid."""
+    roster = read_roster(DATA / "roster.csv")
+    _notebook(tmp_path / "Problems FINAL.ipynb", "s004")
+    (final,) = _identities(tmp_path, roster).values()
+    assert (final.student, final.status) == ("s004", None)
+    assert "the file name 'Problems FINAL' is not an ID: left out" in final.notes
+    _notebook(tmp_path / "Problems FINAL.ipynb", "s999")
+    (stranger,) = _identities(tmp_path, roster).values()
+    assert stranger.status == Status.UNKNOWN_ID
+    _notebook(tmp_path / "Problems FINAL.ipynb")
+    (nobody,) = _identities(tmp_path, roster).values()
+    assert (nobody.student, nobody.status) == ("Problems FINAL", None)  # the grader's invalid ID
+
+
 def test_canvas_late_marker_and_resubmission_are_kept(tmp_path):
     path = _notebook(tmp_path / "doejohn_LATE_12346_6789016_s002_problems-2.ipynb", "s002")
     os.utime(path, (1_700_000_000, 1_700_000_000))

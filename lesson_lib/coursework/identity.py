@@ -182,8 +182,14 @@ def identify(
         file_raw, fallback = _canvas_upload_claim(file_raw, names_set, ident)
     folder_raw = None if gradescope_folder or not in_folder else entry.stem
     claims: list[tuple[str, str]] = []
+    renamed: str | None = None
     for where, raw in (("the folder name", folder_raw), ("the file name", file_raw)):
         sid, ok = _valid(raw)
+        if not ok and raw is not None and raw.isascii() and where == "the file name":
+            # a plain renamed file ("Problems FINAL"): no claim, the other sources must agree;
+            # a name that imitates an ID with other letters stays the grader's invalid ID
+            renamed = raw
+            continue
         if not ok:
             ident.student = raw or entry.stem  # the grader's own invalid-ID check
             return ident
@@ -212,6 +218,11 @@ def identify(
         ident.notes.append(
             f"no other source names the student: the uploaded name {fallback!r} is the ID"
         )
+    if renamed is not None and not claims:
+        ident.student = renamed  # nothing else names anyone: the grader's invalid ID
+        return ident
+    if renamed is not None:
+        ident.notes.append(f"the file name {printable(renamed, 60)!r} is not an ID: left out")
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
