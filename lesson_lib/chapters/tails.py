@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.chapters.overview import _ms
 from lesson_lib.lab.records import REFERENCE_TAILS, read_results, reference_path
 from lesson_lib.model.latency import decode_lines
 from lesson_lib.model.specimen import JITTER_BUSY, JITTER_QUIET, JITTER_SIGMA, MODEL
@@ -14,17 +15,8 @@ from lesson_lib.model.units import format_count, format_ratio, format_seconds
 N_GPUS: int = 4
 
 
-def _ms(seconds: float) -> str:
-    return format_seconds(seconds, "ms")
-
-
 def tail_numbers() -> dict[str, str]:
-    """The model's numbers: waits, a token's mean and p99 on 4 fast GPUs at both jitter levels.
-
-    Returns
-    -------
-    dict of str to str
-    """
+    """The model's numbers: waits, a token's mean and p99 on 4 fast GPUs at both jitter levels."""
     base = decode_lines()[1].step.total_s  # 4 GPUs, fast fabric: compute + 128 latencies
     collectives = MODEL.allreduces_per_token
     out = {
@@ -56,13 +48,7 @@ def tail_numbers() -> dict[str, str]:
 
 
 def lab_tail_numbers() -> dict[str, str]:
-    """The recorded lab runs: a 10 KiB all-reduce on 2 ranks, alone and with a straggler.
-
-    Returns
-    -------
-    dict of str to str
-        Measured p50 and p99, the delay, and the model's straggler prediction beside them.
-    """
+    """The recorded 10 KiB all-reduces on 2 ranks, alone and with a straggler, and the model's view."""
     plain, late = (read_results(reference_path(name)) for name in REFERENCE_TAILS)
     delay = late.config["straggler_us"] * 1e-6
     # Exponential jitter of mean 1 on 2 ranks: the p99 - p50 of one all-reduce's wait.
