@@ -15,7 +15,7 @@ from lesson_lib.model.units import format_count, format_ratio, format_seconds
 N_GPUS: int = 4
 
 
-def tail_numbers() -> dict[str, str]:
+def _tail_numbers() -> dict[str, str]:
     """The model's numbers: waits, a token's mean and p99 on 4 fast GPUs at both jitter levels."""
     base = decode_lines()[1].step.total_s  # 4 GPUs, fast fabric: compute + 128 latencies
     collectives = MODEL.allreduces_per_token
@@ -47,7 +47,7 @@ def tail_numbers() -> dict[str, str]:
     return out
 
 
-def lab_tail_numbers() -> dict[str, str]:
+def _lab_tail_numbers() -> dict[str, str]:
     """The recorded 10 KiB all-reduces on 2 ranks, alone and with a straggler, and the model's view."""
     plain, late = (read_results(reference_path(name)) for name in REFERENCE_TAILS)
     delay = late.config["straggler_us"] * 1e-6
@@ -73,4 +73,4 @@ def lab_tail_numbers() -> dict[str, str]:
 
 
 #: What ``book/tails.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, tail_numbers, lab_tail_numbers)
+GLUE = GlueTable(overview.GLUE, _tail_numbers, _lab_tail_numbers)

@@ -13,12 +13,9 @@ from lesson_lib.model.units import MS, format_seconds
 
 
 def tails_figure(jitter_s: float = JITTER_BUSY, max_n: int = 64) -> Figure:
-    """Extra time per token against the ranks: independent jitter, and one persistent straggler.
+    """Extra time per token against the ranks: jitter's mean and p99, and a persistent straggler.
 
-    Means of exponential and lognormal jitter (``collectives`` x
-    :func:`~lesson_lib.model.tails.slowest_rank_wait`), the exponential p99
-    (:func:`~lesson_lib.model.tails.token_time_quantile`), and one rank late by ``jitter_s`` at
-    every collective (:func:`~lesson_lib.model.tails.persistent_straggler_cost`), flat in ``n``.
+    The straggler is one rank late by ``jitter_s`` at every collective, flat in ``n``.
 
     Parameters
     ----------

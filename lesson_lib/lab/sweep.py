@@ -9,6 +9,7 @@ each size. :mod:`mpi4py` is imported only inside :func:`run_rank`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -186,13 +187,13 @@ def _make_record(
 
 def _cpu_model() -> str:
     """This machine's CPU model name."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh,
+    ):
+        for line in fh:
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
@@ -248,10 +249,8 @@ def _note_failure(rank: int, text: str) -> None:
 
     folder = os.environ.get(STATUS_ENV)
     if folder and os.path.isdir(folder):
-        try:
+        with contextlib.suppress(OSError):
             Path(folder, f"rank-{rank}.txt").write_text(text, encoding="utf-8")
-        except OSError:
-            pass
     sys.stderr.write(f"[lab] rank {rank}: {text}\n")
     sys.stderr.flush()
 
@@ -269,13 +268,6 @@ def _inject(config: SweepConfig, rank: int, size: int) -> None:
         time.sleep(3600)
 
 
-def _spin(seconds: float) -> None:
-    """Busy-wait: ``time.sleep`` overshoots by the kernel's timer slack, about 50 us."""
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        pass
-
-
 def _time_size(
     comm: object, mpi: object, nbytes: int, config: SweepConfig
 ) -> tuple[int, np.ndarray, np.ndarray]:
@@ -288,7 +280,10 @@ def _time_size(
     if late:
 
         def allreduce(a: np.ndarray, b: np.ndarray) -> None:
-            _spin(late)  # the straggler: one rank late at every all-reduce
+            # The straggler, late at every all-reduce; busy, as time.sleep overshoots by ~50 us.
+            end = time.perf_counter() + late
+            while time.perf_counter() < end:
+                pass
             comm.Allreduce(a, b)
 
     def timed(iterations: int) -> float:
