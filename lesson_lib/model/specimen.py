@@ -171,11 +171,12 @@ FAST_RING = Fabric(
 #: in each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
 
-#: Mean delay with which each rank reaches a collective (jitter), two assumed levels, not
-#: measurements: a quiet node (pinned threads) and a busy one. Exponential delays by default, or
-#: lognormal of shape :data:`JITTER_SIGMA` (assumed). The lab measures the spread on your machine.
+#: Mean delay with which each rank reaches a collective (jitter) on a quiet node (pinned threads):
+#: an assumption, not a measurement, as is the busy node's. The lab measures your machine's.
 JITTER_QUIET: float = 1 * US
+#: The same on a busy node (unpinned threads, interrupts), assumed.
 JITTER_BUSY: float = 5 * US
+#: Shape of the heavier-tailed lognormal jitter set beside the exponential, assumed.
 JITTER_SIGMA: float = 1.0
 
 #: An interactive decode rate, tokens/second.
