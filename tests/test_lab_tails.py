@@ -63,11 +63,14 @@ def test_bad_single_times_are_refused(tmp_path, each):
 def test_straggler_under_mpi_adds_its_delay_to_the_median(tmp_path):
     """Two ranks, the last one 400 us late at every all-reduce: the p50 grows by about 400 us.
 
-    Bounds are wide (0.75 to 1.5 times the delay) because the machine is shared; the median
-    of 100 one-by-one all-reduces is robust to a few preempted ones.
+    Every one-by-one time is the slowest rank's, which waited the delay first: none is shorter. The
+    growth of the p50 is held to the delay within -25 % and +50 % when the machine was not busy
+    (load average at most its cores, as both results files record); on a busy one a rank that
+    loses its core for a scheduler slice (milliseconds) inflates any time, and only the bound
+    below holds.
     """
     delay = 400.0
-    p50 = []
+    p50, quiet = [], True
     for straggler in (0.0, delay):
         out = tmp_path / f"s{straggler:g}.json"
         argv = [sys.executable, "-m", "lesson_lib.lab", "run", "-n", "2", "--out", str(out)]
@@ -78,6 +81,10 @@ def test_straggler_under_mpi_adds_its_delay_to_the_median(tmp_path):
         assert "p50" in proc.stdout and "p99" in proc.stdout
         m = read_results(out)
         assert m.config["straggler_us"] == straggler
-        assert len(json.loads(out.read_text())["records"][0]["each_s"]) == 100
+        each = json.loads(out.read_text())["records"][0]["each_s"]
+        assert len(each) == 100 and min(each) >= straggler * US
         p50.append(float(np.median(m.p50_s)))
-    assert 0.75 * delay * US < p50[1] - p50[0] < 1.5 * delay * US
+        quiet &= m.machine["load_1min"] <= m.machine["logical_cores"]
+    assert p50[1] > delay * US
+    if quiet:
+        assert 0.75 * delay * US < p50[1] - p50[0] < 1.5 * delay * US

@@ -131,12 +131,8 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per timed batch, 1e-5 to 10 (default 0.001)",
     )
     run.add_argument("--budget", type=float, default=60.0, help="sweep time budget, s (default 60)")
-    run.add_argument(
-        "--single", type=int, default=200, help="all-reduces timed one by one per small size"
-    )
-    run.add_argument(
-        "--straggler-us", type=float, default=0.0, help="the last rank waits this long before each"
-    )
+    run.add_argument("--single", type=int, default=200, help="one-by-one all-reduces per size")
+    run.add_argument("--straggler-us", type=float, default=0.0, help="last rank's delay, us")
     run.add_argument("--timeout", type=float, help="hard limit for the job, s (default budget+30)")
     run.add_argument("--hostfile", help="Hydra host file, to run across nodes")
     run.add_argument("--mpiexec", help="mpiexec to use (default: next to python)")
@@ -176,10 +172,8 @@ def _say(stream: TextIO, text: str) -> None:
 
 
 #: The ``run`` options that go to :class:`SweepConfig` and on to each rank as they are.
-_SWEEP_OPTIONS = (
-    *("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget"),
-    *("single", "straggler_us"),
-)
+_SWEEP_OPTIONS = ("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget")
+_SWEEP_OPTIONS += ("single", "straggler_us")
 
 
 def _config(args: argparse.Namespace) -> SweepConfig:

@@ -163,7 +163,7 @@ def _summarize(samples: np.ndarray) -> dict[str, float]:
 
 
 def _make_record(
-    nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray, each: list = ()
+    nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray, each: np.ndarray = ()
 ) -> dict:
     """One result row: size, statistics and bandwidths (nccl-tests' definitions), and the times
     of ``each`` all-reduce timed alone with their p50 and p99."""
