@@ -171,8 +171,8 @@ FAST_RING = Fabric(
 #: in each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
 
-#: Mean delay with which each rank reaches a collective (jitter) on a quiet node (pinned threads):
-#: an assumption, not a measurement, as is the busy node's. The lab measures your machine's.
+#: Mean delay with which each rank reaches a collective (jitter) on a quiet node (pinned threads),
+#: an assumption and not a measurement, as is the busy node's. The lab measures your machine's.
 JITTER_QUIET: float = 1 * US
 #: The same on a busy node (unpinned threads, interrupts), assumed.
 JITTER_BUSY: float = 5 * US

@@ -17,7 +17,7 @@ import numpy as np
 from lesson_lib.model._validate import MAX_RANKS, require_int, require_number
 from lesson_lib.model.specimen import JITTER_SIGMA, MODEL
 
-#: The per-rank delay laws: exponential, and lognormal (heavier-tailed) of shape ``sigma``.
+#: The per-rank delay laws, exponential and lognormal (heavier-tailed, of shape ``sigma``).
 DISTRIBUTIONS: tuple[str, ...] = ("exponential", "lognormal")
 #: Most collectives per token the functions take (it bounds the quantile's FFT length).
 MAX_COLLECTIVES: int = 1024
