@@ -38,6 +38,7 @@ from lesson_lib.figures import (
     payloads,
     prefill,
     sizing,
+    tails,
 )
 from lesson_lib.figures._style import (
     COLUMN_PX,
@@ -99,6 +100,7 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("latency", "breakdown_figure()"): latency.breakdown_figure,
     ("latency", "speedup_curves_figure()"): latency.speedup_curves_figure,
     ("measured", "fixed_vs_hop_figure()"): latency.fixed_vs_hop_figure,
+    ("tails", "tails_figure()"): tails.tails_figure,
     ("algorithms", "latency_by_n_figure()"): algorithms.latency_by_n_figure,
     ("algorithms", "time_by_size_figure()"): algorithms.time_by_size_figure,
     ("measured", "measured_latency_figure()"): measured.measured_latency_figure,

@@ -131,6 +131,8 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per timed batch, 1e-5 to 10 (default 0.001)",
     )
     run.add_argument("--budget", type=float, default=60.0, help="sweep time budget, s (default 60)")
+    run.add_argument("--single", type=int, default=200, help="one-by-one all-reduces per size")
+    run.add_argument("--straggler-us", type=float, default=0.0, help="last rank's delay, us")
     run.add_argument("--timeout", type=float, help="hard limit for the job, s (default budget+30)")
     run.add_argument("--hostfile", help="Hydra host file, to run across nodes")
     run.add_argument("--mpiexec", help="mpiexec to use (default: next to python)")
@@ -171,6 +173,7 @@ def _say(stream: TextIO, text: str) -> None:
 
 #: The ``run`` options that go to :class:`SweepConfig` and on to each rank as they are.
 _SWEEP_OPTIONS = ("min_bytes", "max_bytes", "per_octave", "dtype", "reps", "batch_time", "budget")
+_SWEEP_OPTIONS += ("single", "straggler_us")
 
 
 def _config(args: argparse.Namespace) -> SweepConfig:
@@ -223,6 +226,17 @@ def _table(measurement: object) -> list[str]:
             f"{format_bytes(b, system='binary'):>10} {shown}{format_rate(a):>12} {format_rate(bb):>12}"
         )
     return lines
+
+
+def _tail_lines(m: object) -> list[str]:
+    """p50 and p99 of the sizes timed one all-reduce at a time."""
+    timed = [i for i, t in enumerate(m.p50_s) if not math.isnan(t)] if m.p50_s is not None else []
+    head = [f"timed one by one:{'':>9}{'p50':>10} {'p99':>10}"] if len(timed) else []
+    return head + [
+        f"{format_bytes(m.bytes[i], system='binary'):>25} "
+        f"{format_seconds(m.p50_s[i]):>10} {format_seconds(m.p99_s[i]):>10}"
+        for i in timed
+    ]
 
 
 def _check_out(path: str, option: str = "--out") -> None:
@@ -352,7 +366,8 @@ def _after_run(
 def _say_written(out: TextIO, measurement: object, path: str) -> None:
     """Print what was written to ``path``, and the fit."""
     wrote = f"wrote {len(measurement.bytes)} sizes to {path}"
-    _say(out, "\n".join([measurement.label(), wrote, *_fit_lines(measurement)]))
+    _say(out, "\n".join([measurement.label(), wrote, *_tail_lines(measurement)]))
+    _say(out, "\n".join(_fit_lines(measurement)))
 
 
 def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -362,7 +377,10 @@ def _show(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _say(out, m.label())
     if not m.complete:
         _say(out, f"INCOMPLETE: {printable(m.stop_reason or 'the sweep stopped early', 500)}")
-    _say(out, "\n".join([*_table(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]))
+    _say(
+        out,
+        "\n".join([*_table(m), *_tail_lines(m), *_fit_lines(m, args.min_bytes, args.max_bytes)]),
+    )
     return EXIT_OK
 
 

@@ -8,6 +8,7 @@ enforced here (Hydra's ``MPIEXEC_TIMEOUT`` is a later backstop). Nothing here im
 
 from __future__ import annotations
 
+import contextlib
 import os
 import selectors
 import shutil
@@ -128,9 +129,7 @@ def require_mpi4py() -> None:
 
 def _shm_files() -> set[str]:
     """Paths of MPICH shared-memory segments that exist now."""
-    if not SHM_DIR.is_dir():
-        return set()
-    return {str(p) for p in SHM_DIR.glob(SHM_PATTERN)}
+    return {str(p) for p in SHM_DIR.glob(SHM_PATTERN)} if SHM_DIR.is_dir() else set()
 
 
 def _pids() -> list[int]:
@@ -142,14 +141,11 @@ def _mapped_shm_files() -> set[str]:
     mapped: set[str] = set()
     marker = str(SHM_DIR / SHM_PATTERN.rstrip("*"))
     for pid in _pids():
-        try:
-            with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    at = line.find(marker)
-                    if at >= 0:
-                        mapped.add(line[at:].split()[0])
-        except OSError:
-            continue
+        with (
+            contextlib.suppress(OSError),
+            open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as fh,
+        ):
+            mapped |= {line[line.find(marker) :].split()[0] for line in fh if marker in line}
     return mapped
 
 
@@ -172,10 +168,8 @@ def _job_processes(tag: str) -> list[int]:
 
 def _signal_all(pids: Sequence[int], sig: int) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
@@ -197,10 +191,7 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
         return []
     _signal_all(pids, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        left = [p for p in _job_processes(tag) if p in pids]
-        if not left:
-            break
+    while time.monotonic() < deadline and set(_job_processes(tag)) & set(pids):
         time.sleep(0.05)
     _signal_all(_job_processes(tag), signal.SIGKILL)
     return pids
@@ -223,21 +214,17 @@ def _remove_stale_shm(before: set[str], settle_s: float = SHM_SETTLE_S) -> list[
     """Remove the segments ``_stale_shm_files`` finds."""
     removed = []
     for path in _stale_shm_files(before, settle_s):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
             removed.append(path)
-        except FileNotFoundError:
-            continue
     return removed
 
 
 def _read_notes(folder: Path) -> dict[int, str]:
     notes = {}
     for path in sorted(folder.glob("rank-*.txt")):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             notes[int(path.stem.split("-")[1])] = path.read_text(encoding="utf-8").strip()
-        except (OSError, ValueError):
-            continue
     return notes
 
 

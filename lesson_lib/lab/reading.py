@@ -95,9 +95,8 @@ def _split_summary(fit: AlphaBetaFit, decode_bytes: float, prefill_bytes: float)
 def _measured_ratio(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> float | None:
     """Measured over fitted time at the size nearest ``nbytes``; None if over 2x away."""
     i = int(np.argmin(np.abs(np.log(m.bytes) - np.log(nbytes))))
-    if not 0.5 <= m.bytes[i] / nbytes <= 2:
-        return None
-    return float(m.median_s[i] / fit.predict(m.bytes[i]))
+    near = 0.5 <= m.bytes[i] / nbytes <= 2
+    return float(m.median_s[i] / fit.predict(m.bytes[i])) if near else None
 
 
 def _line_verdict(m: Measurement, fit: AlphaBetaFit, nbytes: float) -> str:
@@ -137,14 +136,10 @@ def _b_relation(
         return "agrees with both: on this machine the cache changes the bandwidth little"
     near_in = abs(main.bandwidth / inside.bandwidth - 1) <= 0.1
     near_out = abs(main.bandwidth / beyond.bandwidth - 1) <= 0.1
-    if near_in and not near_out:
+    if near_in != near_out:
+        side, most = ("in-cache", "fit in") if near_in else ("beyond-cache", "exceed")
         return (
-            "lands on the in-cache value: most of the large sizes fit in the cache, "
-            "and one straight line cannot match both"
-        )
-    if near_out and not near_in:
-        return (
-            "lands on the beyond-cache value: most of the large sizes exceed the cache, "
+            f"lands on the {side} value: most of the large sizes {most} the cache, "
             "and one straight line cannot match both"
         )
     low, high = sorted((inside.bandwidth, beyond.bandwidth))

@@ -2,7 +2,8 @@
 
 One JSON file holds one measurement (an MPI sweep or imported nccl-tests output): ``{"format":
 "lesson_lib.lab/1", "source": ..., "ranks": ..., "records": [{"bytes": 8, "median_s": ...,
-"algbw": ..., ...}, ...]}``, times in seconds, bandwidths in bytes/second. :func:`read_results`
+"algbw": ..., ...}, ...]}``, times in seconds, bandwidths in bytes/second. A small message's record
+may also hold ``each_s``, the times of all-reduces timed one by one, with their ``p50_s`` and ``p99_s``. :func:`read_results`
 turns a bad file into a :class:`ResultsError` that says what is wrong and what to do.
 """
 
@@ -31,8 +32,12 @@ FORMAT = "lesson_lib.lab/1"
 #:     python -m lesson_lib.lab run -n 4 --max-bytes 1MiB --reps 11 \
 #:         --out lesson_lib/lab/data/reference-allreduce-4ranks.json
 #:     python -m lesson_lib.lab pingpong --max-bytes 1MiB --out lesson_lib/lab/data/reference-pingpong.json
+#:     python -m lesson_lib.lab run -n 2 --min-bytes 10KiB --max-bytes 10KiB --reps 11 \
+#:         --single 2000 --out lesson_lib/lab/data/reference-tails-2ranks.json
+#:     (the same with --straggler-us 100 --out lesson_lib/lab/data/reference-straggler-2ranks.json)
 REFERENCE_FILES = {2: "reference-allreduce-2ranks.json", 4: "reference-allreduce-4ranks.json"}
 REFERENCE_PINGPONG = "reference-pingpong.json"
+REFERENCE_TAILS = ("reference-tails-2ranks.json", "reference-straggler-2ranks.json")
 
 
 #: Largest message size a results file may hold, bytes (1 PiB).
@@ -80,6 +85,9 @@ class Measurement:
     stop_reason: str | None = None
     #: The file it was read from, or ``""``.
     path: str = ""
+    #: Median and 99th percentile of all-reduces timed one by one, seconds (NaN where not timed).
+    p50_s: np.ndarray | None = None
+    p99_s: np.ndarray | None = None
 
     def label(self) -> str:
         """One line saying what was measured, where and when.
@@ -288,7 +296,10 @@ def validate(data: dict, where: str = "results") -> None:
         if rec["bytes"] <= last:
             raise ResultsError(f"{where}: record {i}: sizes must be strictly ascending")
         last = rec["bytes"]
-        for key in ("p10_s", "p90_s"):
+        each = rec.get("each_s", [])
+        if not isinstance(each, list) or not all(_positive(t, 1e6, MIN_SECONDS) for t in each):
+            raise ResultsError(f"{where}: record {i}: 'each_s' must be a list of seconds")
+        for key in ("p10_s", "p90_s", "p50_s", "p99_s"):
             if rec.get(key) is not None and not _positive(rec[key], 1e6, MIN_SECONDS):
                 raise ResultsError(
                     f"{where}: record {i}: '{key}' must be from {MIN_SECONDS:g} to 1e+06 s, or null"
@@ -334,6 +345,8 @@ def measurement_from_dict(data: dict, path: str = "") -> Measurement:
         config=dict(data.get("config") or {}),
         stop_reason=None if data.get("stop_reason") is None else str(data["stop_reason"])[:500],
         path=path,
+        p50_s=column("p50_s"),
+        p99_s=column("p99_s"),
     )
 
 

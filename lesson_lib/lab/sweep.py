@@ -2,12 +2,14 @@
 
 For each size: warm up; agree (by a reduction) on how many calls one timed batch of about
 ``batch_time`` seconds holds; time ``reps`` batches after barriers, each as its slowest rank; keep
-the median and 10th / 90th percentiles, in seconds. Rank 0 checks the time budget before each
-size. :mod:`mpi4py` is imported only inside :func:`run_rank`.
+the median and 10th / 90th percentiles, in seconds. Messages up to :data:`SINGLE_MAX_BYTES` are
+also timed one by one, every time kept, for their p50 and p99. Rank 0 checks the time budget before
+each size. :mod:`mpi4py` is imported only inside :func:`run_rank`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -28,6 +30,8 @@ DTYPES: dict[str, int] = {"float32": 4, "float64": 8, "int32": 4, "int64": 8}
 #: Ways a rank can be told to fail, to see (and test) the failure handling.
 FAILURES = ("exit", "raise", "hang")
 
+#: Largest message also timed one all-reduce at a time, bytes (the decode message is 10 KiB).
+SINGLE_MAX_BYTES = 64 * 2**10
 #: Largest message the sweep times, bytes (each rank holds two buffers of this size).
 MAX_MESSAGE_BYTES = 2**30
 #: Most ranks ``lab run`` starts.
@@ -69,6 +73,11 @@ class SweepConfig:
         True: no progress lines.
     fail : str, optional
         ``"exit"``, ``"raise"`` or ``"hang"``: the last rank fails so after the first size (tests).
+    single : int, default 200
+        All-reduces timed one at a time (no barrier between them) per size up to
+        :data:`SINGLE_MAX_BYTES`, each one's slowest rank kept; 0 for none.
+    straggler_us : float, default 0.0
+        Microseconds the last rank waits (busy, in user space) before every all-reduce.
     """
 
     min_bytes: int = 8
@@ -83,6 +92,8 @@ class SweepConfig:
     out: str = "lab-results.json"
     quiet: bool = False
     fail: str | None = None
+    single: int = 200
+    straggler_us: float = 0.0
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPES:
@@ -96,6 +107,8 @@ class SweepConfig:
         require_int("max_iterations", self.max_iterations)
         require_int("warmup", self.warmup, minimum=0)
         require_number("budget", self.budget, strict=True, maximum=86_400.0, unit="s")
+        require_int("single", self.single, minimum=0, maximum=100_000)
+        require_number("straggler_us", self.straggler_us, maximum=1e6, unit="us")
         if self.fail is not None and self.fail not in FAILURES:
             raise ValueError(
                 f"fail must be one of {', '.join(FAILURES)} or None, got {self.fail!r}"
@@ -149,9 +162,15 @@ def _summarize(samples: np.ndarray) -> dict[str, float]:
     return {"median_s": med, "p10_s": p10, "p90_s": p90, "min_s": float(s.min())}
 
 
-def _make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray) -> dict:
-    """One result row: size, statistics and bandwidths (nccl-tests' definitions)."""
+def _make_record(
+    nbytes: int, ranks: int, dtype: str, iterations: int, samples: np.ndarray, each: np.ndarray = ()
+) -> dict:
+    """One result row: size, statistics and bandwidths (nccl-tests' definitions), and the times
+    of ``each`` all-reduce timed alone with their p50 and p99."""
     stats = _summarize(samples)
+    if len(each):
+        p50, p99 = np.percentile(each, [50, 99])
+        stats |= {"p50_s": float(p50), "p99_s": float(p99), "each_s": [float(t) for t in each]}
     algbw = nbytes / stats["median_s"]
     return {
         "bytes": int(nbytes),
@@ -168,13 +187,13 @@ def _make_record(nbytes: int, ranks: int, dtype: str, iterations: int, samples: 
 
 def _cpu_model() -> str:
     """This machine's CPU model name."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh,
+    ):
+        for line in fh:
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
@@ -230,10 +249,8 @@ def _note_failure(rank: int, text: str) -> None:
 
     folder = os.environ.get(STATUS_ENV)
     if folder and os.path.isdir(folder):
-        try:
+        with contextlib.suppress(OSError):
             Path(folder, f"rank-{rank}.txt").write_text(text, encoding="utf-8")
-        except OSError:
-            pass
     sys.stderr.write(f"[lab] rank {rank}: {text}\n")
     sys.stderr.flush()
 
@@ -253,12 +270,21 @@ def _inject(config: SweepConfig, rank: int, size: int) -> None:
 
 def _time_size(
     comm: object, mpi: object, nbytes: int, config: SweepConfig
-) -> tuple[int, np.ndarray]:
-    """Time all-reduces of ``nbytes`` on ``comm``; returns (iterations, seconds per call)."""
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Time all-reduces of ``nbytes`` on ``comm``: (iterations, seconds per call, single calls)."""
     itemsize = DTYPES[config.dtype]
     send = np.ones(nbytes // itemsize, dtype=config.dtype)
     recv = np.empty_like(send)
     allreduce, barrier, wtime = comm.Allreduce, comm.Barrier, mpi.Wtime
+    late = config.straggler_us * 1e-6 if comm.Get_rank() == comm.Get_size() - 1 else 0.0
+    if late:
+
+        def allreduce(a: np.ndarray, b: np.ndarray) -> None:
+            # The straggler, late at every all-reduce; busy, as time.sleep overshoots by ~50 us.
+            end = time.perf_counter() + late
+            while time.perf_counter() < end:
+                pass
+            comm.Allreduce(a, b)
 
     def timed(iterations: int) -> float:
         barrier()
@@ -286,7 +312,14 @@ def _time_size(
         iterations = min(config.max_iterations, max(2 * iterations, int(iterations * grow)))
     samples = np.array([timed(iterations) / iterations for _ in range(config.reps)])
     comm.Allreduce(mpi.IN_PLACE, samples, op=mpi.MAX)
-    return iterations, samples
+    each = np.empty(config.single if nbytes <= SINGLE_MAX_BYTES else 0)
+    barrier()
+    for i in range(len(each)):  # back to back, as a token's all-reduces follow each other
+        t0 = wtime()
+        allreduce(send, recv)
+        each[i] = wtime() - t0
+    comm.Allreduce(mpi.IN_PLACE, each, op=mpi.MAX)
+    return iterations, samples, each
 
 
 def _machine(comm: object, mpi: object) -> dict:
@@ -357,15 +390,16 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
             if comm.bcast(stop, root=0):
                 stopped_early = True
                 break
-            iterations, samples = _time_size(comm, MPI, nbytes, config)
-            record = _make_record(nbytes, size, config.dtype, iterations, samples)
+            iterations, samples, each = _time_size(comm, MPI, nbytes, config)
+            record = _make_record(nbytes, size, config.dtype, iterations, samples, each)
             records.append(record)
             if rank == 0 and not config.quiet:
                 _progress(
                     stream,
                     f"{index + 1:>3}/{len(sizes)} {format_bytes(nbytes, system='binary'):>10}  "
                     f"median {format_seconds(record['median_s']):>10}  "
-                    f"busbw {format_rate(record['busbw']):>11}  "
+                    + (f"p99 {format_seconds(record['p99_s']):>10}  " if len(each) else "")
+                    + f"busbw {format_rate(record['busbw']):>11}  "
                     f"x{iterations:<5} t={time.perf_counter() - t_start:5.1f} s",
                 )
             if index == 0:

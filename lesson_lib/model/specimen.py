@@ -171,6 +171,14 @@ FAST_RING = Fabric(
 #: in each timed iteration, not one all-reduce that waits for the layer before it.
 CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
 
+#: Mean delay with which each rank reaches a collective (jitter) on a quiet node (pinned threads),
+#: an assumption and not a measurement, as is the busy node's. The lab measures your machine's.
+JITTER_QUIET: float = 1 * US
+#: The same on a busy node (unpinned threads, interrupts), assumed.
+JITTER_BUSY: float = 5 * US
+#: Shape of the heavier-tailed lognormal jitter set beside the exponential, assumed.
+JITTER_SIGMA: float = 1.0
+
 #: An interactive decode rate, tokens/second.
 TOKENS_PER_S: int = 50
 #: The prefill example's prompt, tokens.
@@ -207,6 +215,7 @@ class Assumption:
 _LESSON = "lesson text"
 _CONFIG = "public Qwen3.5-27B config (same shape)"
 _STATED_FABRIC = "assumption (lesson), not a vendor figure"
+_JITTER = f"assumption: mean delay, exponential (or lognormal, sigma {JITTER_SIGMA:g}); see the lab"
 #: How a value is shown by default, by its unit.
 _SHOWN_BY_UNIT = {"count": format_count, "bytes/s": format_rate, "s": format_seconds}
 
@@ -344,6 +353,8 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "assumption; NVIDIA/nccl issue 1984's 3.5 -> 0.5 us is per operation over 100 "
         "aggregated all-reduces (-m 100), not one dependent all-reduce",
     ),
+    _stated("per-rank jitter at each collective, quiet node", JITTER_QUIET, "s", _JITTER),
+    _stated("per-rank jitter at each collective, busy node", JITTER_BUSY, "s", _JITTER),
     _stated(
         "interactive decode rate", TOKENS_PER_S, "tokens/s", _LESSON, f"{TOKENS_PER_S} tokens/s"
     ),
