@@ -24,20 +24,13 @@ SYSTEM = (Path("/usr"), Path("/etc"))
 
 @dataclass(frozen=True)
 class Mount:
-    """One path of the host shown in the sandbox.
+    """One path of the host shown in the sandbox."""
 
-    Attributes
-    ----------
-    source : Path
-        The host's file or folder (symbolic links resolved).
-    dest : Path
-        Where it appears inside the sandbox (its own path, or the unresolved one).
-    hide : bool
-        True: ``dest`` is covered by an empty read-only folder instead.
-    """
-
+    #: The host's file or folder (symbolic links resolved).
     source: Path
+    #: Where it appears inside the sandbox (its own path, or the unresolved one).
     dest: Path
+    #: If True, ``dest`` is covered by an empty read-only folder instead.
     hide: bool = False
 
 
@@ -91,12 +84,10 @@ def _wanted_paths() -> tuple[list[Path], list[Path]]:
     hide: list[Path] = []
     if sys.prefix != sys.base_prefix:
         show.append(Path(sys.prefix))
-        if _system_site_packages():
-            show += sorted(base_site)
-        else:
-            hide += sorted(base_site)
-    else:
+    if sys.prefix == sys.base_prefix or _system_site_packages():
         show += sorted(base_site)
+    else:
+        hide += sorted(base_site)
     show.append(Path(lesson_lib.__file__).resolve().parent)
     return show, hide
 
