@@ -46,29 +46,19 @@ _CONTAINERS = (list, tuple, dict, set, frozenset, bytes, bytearray, range, str)
 
 @dataclass(frozen=True)
 class Reading:
-    """What an answer is, as plain data.
+    """What an answer is, as plain data."""
 
-    Attributes
-    ----------
-    kind : str
-        ``"blank"``, ``"number"``, ``"text"`` or ``"other"``.
-    value : int, float, str or None
-        The number (an ``int`` stays exact) or the text; None otherwise.
-    shown : str
-        Shown back: at most :data:`MAX_SHOWN_CHARS` characters, control characters escaped.
-    why : str
-        For ``"other"``: one of :data:`WHY`.
-    type_name : str
-        The answer's type, for ``"container"`` and ``"object"``.
-    count : int
-        Items of a container, or characters of a text too long to read; else -1.
-    """
-
+    #: ``"blank"``, ``"number"``, ``"text"`` or ``"other"``.
     kind: str
+    #: The number (an ``int`` stays exact) or the text; None otherwise.
     value: int | float | str | None = None
+    #: Shown back, at most :data:`MAX_SHOWN_CHARS` characters, control characters escaped.
     shown: str = ""
+    #: For ``"other"``, one of :data:`WHY`.
     why: str = ""
+    #: The answer's type, for ``"container"`` and ``"object"``.
     type_name: str = ""
+    #: Items of a container, or characters of a text too long to read; else -1.
     count: int = -1
 
     def to_json(self) -> dict[str, Any]:

@@ -79,36 +79,25 @@ def credit(status: str, close_credit: float = CLOSE_CREDIT) -> float:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The verdict on one answer.
-
-    Attributes
-    ----------
-    status : str
-        ``"right"``, ``"close"``, ``"wrong"``, ``"not answered yet"`` or ``"unreadable"``.
-    message : str
-        What to do next: a confirmation, a hint, or what was expected.
-    score : float
-        1 for right, 0.5 for close, else 0.
-    given : str
-        The answer as received (its ``repr``, shortened).
-    rule : str
-        Which of the problem's rules gave the verdict: ``"right"``, ``"close"``, ``"hint"`` (wrong,
-        no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``, ``"off by
-        one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
-    mistake : str
-        Stable id of the mistake the answer was taken for (``"q07.us-as-ms"``, ``"q07.unit-kb"``;
-        two joined by ``+`` when they give the same number in this variant), or empty.
-    points : float
-        ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
-    """
+    """The verdict on one answer."""
 
     qid: str
+    #: ``"right"``, ``"close"``, ``"wrong"``, ``"not answered yet"`` or ``"unreadable"``.
     status: str
+    #: What to do next (a confirmation, a hint, or what was expected).
     message: str
+    #: 1 for right, 0.5 for close, else 0.
     score: float
+    #: The answer as received (its ``repr``, shortened).
     given: str = ""
+    #: Which of the problem's rules gave the verdict, ``"right"``, ``"close"``, ``"hint"`` (wrong,
+    #: no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``,
+    #: ``"off by one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
     rule: str = ""
+    #: Stable id of the mistake the answer was taken for (``"q07.us-as-ms"``, ``"q07.unit-kb"``; two
+    #: joined by ``+`` when they give the same number in this variant), or empty.
     mistake: str = ""
+    #: ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     points: float = 0.0
 
     @property
