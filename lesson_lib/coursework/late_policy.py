@@ -32,26 +32,19 @@ DAY_S = 86_400.0
 class LatePolicy:
     """A stated late policy.
 
-    Parameters
-    ----------
-    due : datetime or None
-        The due time (aware); None: nothing is late.
-    penalty_per_day : float
-        Fraction of the score taken off per started day late, 0 to 1.
-    keep : str or None
-        ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
-    run_started : datetime, optional
-        When the grading run started (default: when the policy is made, before grading).
-
     Raises
     ------
     ValueError
         If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or ``keep`` is not a choice.
     """
 
+    #: The due time (aware); None if nothing is late.
     due: dt.datetime | None = None
+    #: Fraction of the score taken off per started day late, 0 to 1.
     penalty_per_day: float = 0.0
+    #: ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
     keep: str | None = None
+    #: When the grading run started (by default when the policy is made, before grading).
     run_started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC), compare=False)
 
     def __post_init__(self) -> None:

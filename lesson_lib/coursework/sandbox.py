@@ -53,28 +53,20 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one sandboxed run.
+    """Resource limits of one sandboxed run."""
 
-    Parameters
-    ----------
-    memory_bytes : int, default 3 GiB
-        Address space per process (``RLIMIT_AS``); more raises ``MemoryError`` in the cell.
-    processes : int, default 200
-        Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and
-        its runner use about 30); enforced only in the sandbox (root ignores it).
-    file_bytes : int, default 64 MiB
-        Largest file the command may write (``RLIMIT_FSIZE``).
-    open_files : int, default 1024
-        Open files per process (``RLIMIT_NOFILE``).
-    tmp_bytes, home_bytes : int, default 256 MiB
-        Sizes of the ``/tmp`` and home tmpfs (host memory), summing to :attr:`writable_bytes`.
-    """
-
+    #: Address space per process (``RLIMIT_AS``); more raises ``MemoryError`` in the cell.
     memory_bytes: int = 3 * GiB
+    #: Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and its runner use
+    #: about 30); enforced only in the sandbox (root ignores it).
     processes: int = 200
+    #: Largest file the command may write (``RLIMIT_FSIZE``).
     file_bytes: int = 64 * MiB
+    #: Open files per process (``RLIMIT_NOFILE``).
     open_files: int = 1024
+    #: Size of the ``/tmp`` tmpfs (host memory); with ``home_bytes``, :attr:`writable_bytes`.
     tmp_bytes: int = 256 * MiB
+    #: Size of the home tmpfs (host memory).
     home_bytes: int = 256 * MiB
 
     @property

@@ -90,8 +90,6 @@ class Problem:
     chapter: str
     #: 1 (one step) to 3 (several steps or a trap).
     difficulty: int
-    #: ``"number"`` (within a tolerance), ``"count"`` (exactly) or ``"choice"`` (by letter).
-    kind: str
     #: Unit of the answer (``"GB"``, ``"ms"``, ``"x"`` ...); empty for multiple choice.
     unit: str
     #: Statement in Markdown, filled in with ``facts`` by ``str.format``.
@@ -106,6 +104,8 @@ class Problem:
     facts: Callable[[Params], dict[str, str]]
     #: ``reference(params)``, the answer in ``unit`` (float, int or letter), by ``lesson_lib``.
     reference: Callable[[Params], Any]
+    #: ``"number"`` (within a tolerance), ``"count"`` (exactly) or ``"choice"`` (by letter).
+    kind: str = "number"
     #: ``mistakes(params) -> list of Mistake``, problem-specific wrong answers.
     mistakes: Callable[[Params], list[Mistake]] = field(default=lambda p: [])
     #: ``choices(params) -> list of Choice`` in display order (multiple choice).

@@ -78,7 +78,6 @@ PROBLEM = Problem(
     title="Decode time on another fabric",
     chapter="latency",
     difficulty=2,
-    kind="number",
     unit="ms",
     template=(
         "The specimen model runs on **{n}** GPUs ({card}, {hbm} of HBM bandwidth) joined "

@@ -67,7 +67,6 @@ PROBLEM = Problem(
     title="Prefill time on the wire",
     chapter="prefill",
     difficulty=2,
-    kind="number",
     unit="ms",
     template=(
         "The specimen prefills a prompt of **{tokens}** tokens with tensor parallelism "

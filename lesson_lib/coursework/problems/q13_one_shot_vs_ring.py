@@ -75,7 +75,6 @@ PROBLEM = Problem(
     title="One-shot against the ring",
     chapter="algorithms",
     difficulty=3,
-    kind="number",
     unit="us",
     template=(
         "A fabric charges **{base}** per all-reduce plus **{hop}** for every step on the "

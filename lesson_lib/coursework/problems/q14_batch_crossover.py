@@ -64,7 +64,6 @@ PROBLEM = Problem(
     title="The batch at the crossover",
     chapter="batching",
     difficulty=3,
-    kind="number",
     unit="sequences",
     template=(
         "The specimen is decoded with tensor parallelism on **{n}** GPUs, over a fabric that "

@@ -82,7 +82,6 @@ PROBLEM = Problem(
     title="CUDA graphs and the speed-up",
     chapter="algorithms",
     difficulty=3,
-    kind="number",
     unit="x",
     template=(
         "Cards of the kind {card} ({hbm}) are joined by a fabric whose small all-reduce costs "

@@ -78,7 +78,6 @@ PROBLEM = Problem(
     title="Expert parallelism across nodes against TP inside one",
     chapter="experts",
     difficulty=3,
-    kind="number",
     unit="ms",
     template=(
         "A mixture-of-experts model has **{layers}** layers; the first **{dense}** are dense, "
