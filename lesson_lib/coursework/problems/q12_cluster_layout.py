@@ -18,19 +18,9 @@ LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
         2,
         False,
     ),
-    (
-        "TP = 2 with each pair made of one GPU from each node, PP = 4 inside the nodes.",
-        2,
-        4,
-        True,
-    ),
+    ("TP = 2 with each pair made of one GPU from each node, PP = 4 inside the nodes.", 2, 4, True),
     ("TP = 4 made of two GPUs from each node, PP = 2.", 4, 2, True),
-    (
-        "TP = 4 inside each node, DP = 2: a whole replica of the model on each node.",
-        4,
-        1,
-        False,
-    ),
+    ("TP = 4 inside each node, DP = 2: a whole replica of the model on each node.", 4, 1, False),
 )
 
 

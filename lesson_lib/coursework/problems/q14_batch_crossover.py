@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Mistake,
-    Params,
-    Problem,
-    fabric_of,
-    fmt_bytes,
-)
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_factor, crossover_tokens
 from lesson_lib.model.specimen import FAST, MODEL

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Mistake,
-    Params,
-    Problem,
-    fabric_of,
-    fmt_ms,
-)
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of, fmt_ms
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_latency, alltoall_time
 from lesson_lib.model.units import MS
