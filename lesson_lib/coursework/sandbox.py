@@ -64,15 +64,10 @@ class Limits:
     file_bytes: int = 64 * MiB
     #: Open files per process (``RLIMIT_NOFILE``).
     open_files: int = 1024
-    #: Size of the ``/tmp`` tmpfs (host memory); with ``home_bytes``, :attr:`writable_bytes`.
+    #: Size of the ``/tmp`` tmpfs (host memory).
     tmp_bytes: int = 256 * MiB
     #: Size of the home tmpfs (host memory).
     home_bytes: int = 256 * MiB
-
-    @property
-    def writable_bytes(self) -> int:
-        """All the space a sandboxed run can write (``/tmp`` and the home folder), bytes."""
-        return self.tmp_bytes + self.home_bytes
 
 
 @dataclass
