@@ -104,9 +104,7 @@ def _plain_fields(data: dict) -> bool:
 def _is_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    if isinstance(value, int):
-        return value.bit_length() <= MAX_INT_BITS
-    return math.isfinite(value)
+    return value.bit_length() <= MAX_INT_BITS if isinstance(value, int) else math.isfinite(value)
 
 
 def type_name(value: object) -> str:
@@ -169,9 +167,9 @@ def _read_fraction(value: fractions.Fraction) -> Reading:
 def _read_decimal(value: decimal.Decimal) -> Reading:
     if sys.getsizeof(value) > MAX_DECIMAL_BYTES:
         return _other("too large", "<a Decimal too large to read>")
-    if not value.is_finite():
-        return _other("not finite", f"Decimal({str(value)!r})")
     shown = f"Decimal({str(value)!r})"
+    if not value.is_finite():
+        return _other("not finite", shown)
     if value.adjusted() > 308:
         return _other("too large", shown)
     return _number(float(value), shown)
@@ -244,10 +242,9 @@ def _read(value: object) -> Reading:
     if kind is complex:
         return _other("complex", repr(value))
     numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        found = _read_numpy(value, numpy)
-        if found is not None:
-            return found
+    found = _read_numpy(value, numpy) if numpy is not None else None
+    if found is not None:
+        return found
     for base in _CONTAINERS:
         if issubclass(kind, base):
             count = base.__len__(value)
@@ -260,9 +257,8 @@ def _read(value: object) -> Reading:
 def _container_shown(value: object, base: type, count: int) -> str:
     """A short list or tuple of plain items as its repr, built here; else its type and length."""
     if base in (list, tuple) and count <= 20:
-        items = base.__iter__(value)
         parts = []
-        for item in items:
+        for item in base.__iter__(value):
             kind = type(item)
             if not (
                 item is None

@@ -169,5 +169,4 @@ def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
     CountedRows
     """
     seen = dict.fromkeys((r["student"], r.get("file", "")) for r in details)
-    grades = [{"student": s, "file": f, "status": ""} for s, f in seen]
-    return counted_rows(grades)
+    return counted_rows([{"student": s, "file": f, "status": ""} for s, f in seen])

@@ -57,8 +57,7 @@ def _extract_code() -> str:
     """Last cell run: ``answer_q1`` ... and ``STUDENT`` readings as JSON after :data:`MARK`."""
     from lesson_lib.coursework.problems import PROBLEMS
 
-    names = tuple(f"answer_{qid}" for qid in PROBLEMS)
-    return EXTRACT_TEMPLATE.format(mark=MARK, names=names)
+    return EXTRACT_TEMPLATE.format(mark=MARK, names=tuple(f"answer_{qid}" for qid in PROBLEMS))
 
 
 def code_sources(raw: object) -> list[str]:

@@ -40,8 +40,7 @@ def _layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
 
 def _sequences_held(tp: int, pp: int) -> int:
     """Full-length sequences the 2 x 4 GPUs hold in a sound layout (``plan_cluster``'s total)."""
-    plan = plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp)
-    return plan.sequences_total
+    return plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp).sequences_total
 
 
 def _options() -> list[Choice]:

@@ -31,11 +31,10 @@ def _facts(p: Params) -> dict[str, str]:
 def _mistakes(p: Params) -> list[Mistake]:
     n = p["n"]
     alpha_b = p["latency_us"] * US * p["bandwidth_gbs"] * GB
-    vector = MODEL.hidden_vector_bytes
     return [
         Mistake(
             "factor-forgotten",
-            alpha_b / vector,
+            alpha_b / MODEL.hidden_vector_bytes,
             "Each GPU sends 2(N-1)/N of the payload in a ring all-reduce, so the bytes term "
             "is 2(N-1)/N x b x the hidden vector / B.",
         ),
