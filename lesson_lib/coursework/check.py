@@ -330,9 +330,7 @@ def _normalize_qid(qid: object) -> str | None:
         qid = str.__getitem__(qid, slice(None))
     else:
         return None
-    key = qid.strip().casefold()
-    if key.startswith("answer_"):
-        key = key[len("answer_") :]
+    key = qid.strip().casefold().removeprefix("answer_")
     if not key.startswith("q"):
         key = "q" + key
     return key if key in PROBLEMS else None

@@ -144,8 +144,7 @@ def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
         )
         return False
     days = days_late(ident.submitted_at, policy.due)
-    why = ""
-    odd = ""
+    why = odd = ""
     if ident.late_marker and ident.submitted_at is not None:
         if ident.submitted_at > policy.run_started:
             odd = (
