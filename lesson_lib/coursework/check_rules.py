@@ -197,8 +197,6 @@ def _number_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
     )
     reads = MESSAGES["page_reads_number"].format(units=units)
     return {
-        "kind": problem.kind,
-        "unit": problem.unit,
         "expected": expected,
         "reference": ref,
         "units": sizes,
@@ -225,8 +223,6 @@ def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
         choices[letter] = _verdict(status, f"choice {letter}", why[:1].upper() + why[1:])
     expected = MESSAGES["page_choice_expected"].format(letters=_in_words(letters))
     return {
-        "kind": problem.kind,
-        "unit": problem.unit,
         "expected": expected,
         "letters": letters,
         "choices": choices,
@@ -237,10 +233,9 @@ def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
 def _problem_contract(qid: str, student: object) -> dict[str, Any]:
     """Every verdict problem ``qid`` can give one student, and when (see :func:`page_contract`)."""
     problem = get_problem(qid)
-    p = params(qid, student)
-    if problem.kind == "choice":
-        return _choice_contract(qid, problem, p)
-    return _number_contract(qid, problem, p)
+    contract = _choice_contract if problem.kind == "choice" else _number_contract
+    own = contract(qid, problem, params(qid, student))
+    return {"kind": problem.kind, "unit": problem.unit, **own}
 
 
 def _first_match(contract: Mapping[str, Any], value: float) -> dict[str, str]:
