@@ -226,13 +226,8 @@ def check(
     except (KeyboardInterrupt, CheckTimeout):
         raise
     except BaseException as err:  # the checker must never crash a student's notebook
-        return _result(
-            label,
-            UNREADABLE,
-            f"The checker could not handle this answer ({type_name(err)}). "
-            "Please tell your instructor.",
-            given,
-        )
+        why = f"The checker could not handle this answer ({type_name(err)})"
+        return _result(label, UNREADABLE, f"{why}. Please tell your instructor.", given)
 
 
 def _result(
@@ -263,22 +258,16 @@ def _judge(
     """The verdict on one reading (see :func:`check`)."""
     key = _normalize_qid(qid)
     if key is None:
-        return _result(
-            label,
-            UNREADABLE,
-            f"There is no problem {label}; the ids are {', '.join(PROBLEMS)}.",
-            given,
-        )
+        message = f"There is no problem {label}; the ids are {', '.join(PROBLEMS)}."
+        return _result(label, UNREADABLE, message, given)
     problem = get_problem(key)
     try:
         normalize_student(student)
     except (TypeError, ValueError) as err:
         return _result(key, UNREADABLE, f"Student ID problem: {err}.", given)
     if reading.kind == BLANK:
-        expected = problem.answer_format()
-        return _result(
-            key, UNANSWERED, MESSAGES["unanswered"].format(qid=key, expected=expected), given
-        )
+        message = MESSAGES["unanswered"].format(qid=key, expected=problem.answer_format())
+        return _result(key, UNANSWERED, message, given)
     contract = _problem_contract(key, student)
     try:
         if problem.kind == "choice":
