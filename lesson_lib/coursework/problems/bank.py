@@ -126,14 +126,7 @@ class Problem:
     @property
     def max_points(self) -> float:
         """The points a right answer earns (``points``, else the default of its difficulty)."""
-        if self.points is not None:
-            return float(self.points)
-        return POINTS_BY_DIFFICULTY[self.difficulty]
-
-    @property
-    def number(self) -> int:
-        """Position in the set (``q3`` -> 3)."""
-        return int(self.qid[1:])
+        return POINTS_BY_DIFFICULTY[self.difficulty] if self.points is None else float(self.points)
 
     @property
     def stars(self) -> str:
