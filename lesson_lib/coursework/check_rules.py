@@ -156,17 +156,12 @@ def _rules(
 
 def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, str]]:
     """What the static page says to a blank answer, to one it cannot read, and to a long one."""
-    return {
-        "unanswered": _verdict(
-            UNANSWERED, "", MESSAGES["page_unanswered"].format(expected=expected)
-        ),
-        "unreadable": _verdict(
-            UNREADABLE, "", MESSAGES["page_unreadable"].format(reads=reads, qid=qid)
-        ),
-        "too_long": _verdict(
-            UNREADABLE, "", MESSAGES["page_too_long"].format(limit=MAX_ANSWER_CHARS)
-        ),
+    said = {
+        "unanswered": (UNANSWERED, MESSAGES["page_unanswered"].format(expected=expected)),
+        "unreadable": (UNREADABLE, MESSAGES["page_unreadable"].format(reads=reads, qid=qid)),
+        "too_long": (UNREADABLE, MESSAGES["page_too_long"].format(limit=MAX_ANSWER_CHARS)),
     }
+    return {key: _verdict(status, "", message) for key, (status, message) in said.items()}
 
 
 def _in_words(items: str) -> str:
