@@ -147,15 +147,11 @@ def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
     why = odd = ""
     if ident.late_marker and ident.submitted_at is not None:
         if ident.submitted_at > policy.run_started:
-            odd = (
-                f"its file time is after this grading run started ({_stamp(policy.run_started)}), "
-                "so it is not when it was handed in"
-            )
+            odd = f"its file time is after this grading run started ({_stamp(policy.run_started)})"
         elif ident.submitted_at < policy.due:
-            odd = (
-                "its file time is before --due although Canvas marked it LATE, so it is not "
-                "when it was handed in"
-            )
+            odd = "its file time is before --due although Canvas marked it LATE"
+        if odd:
+            odd += ", so it is not when it was handed in"
     if ident.late_marker and days == 0:
         days, why = 1, "Canvas marked it LATE and its time is not after --due: counted as 1 day"
     if days == 0:

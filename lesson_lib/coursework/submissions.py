@@ -115,10 +115,8 @@ def _in_folder(folder: Path, name: str) -> Entry:
     path, notes = candidates[0][2], candidates[0][3]
     others = [c[1] for c in candidates[1:]]
     if others:
-        notes = [
-            *notes,
-            f"also holds {', '.join(printable(o, 60) for o in others[:5])}: not graded",
-        ]
+        shown = ", ".join(printable(other, 60) for other in others[:5])
+        notes = [*notes, f"also holds {shown}: not graded"]
     mode = os.lstat(path).st_mode
     if stat.S_ISLNK(mode):
         return Entry(name, stem, path, "its problems notebook is a symbolic link: not followed")
