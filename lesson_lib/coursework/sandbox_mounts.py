@@ -34,15 +34,6 @@ class Mount:
     hide: bool = False
 
 
-def _base_vars() -> dict[str, str]:
-    return {
-        "base": sys.base_prefix,
-        "platbase": sys.base_exec_prefix,
-        "installed_base": sys.base_prefix,
-        "installed_platbase": sys.base_exec_prefix,
-    }
-
-
 def _system_site_packages() -> bool:
     """Whether the virtual environment also imports the installation's own packages."""
     try:
@@ -73,7 +64,9 @@ def _wanted_paths() -> tuple[list[Path], list[Path]]:
     """The paths the kernel needs as they are on the host (unresolved), and the ones to cover."""
     import lesson_lib
 
-    base = _base_vars()
+    # sysconfig's paths of the installation itself, not of the virtual environment
+    base = dict(base=sys.base_prefix, installed_base=sys.base_prefix)
+    base |= dict(platbase=sys.base_exec_prefix, installed_platbase=sys.base_exec_prefix)
     stdlib = Path(sysconfig.get_path("stdlib", vars=base))
     platstdlib = Path(sysconfig.get_path("platstdlib", vars=base))
     show = [*_executable_chain(sys.executable), stdlib, platstdlib]
