@@ -202,7 +202,7 @@ def test_page_has_every_problem_with_answer_check_and_solution():
     """book/problems.md: a heading, answer cell, check cell and solution per problem."""
     text = PAGE.read_text()
     for qid, problem in PROBLEMS.items():
-        assert f"## Problem {problem.number}: {problem.title}\n" in text
+        assert f"## Problem {qid[1:]}: {problem.title}\n" in text
         assert f"answer_{qid} = None" in text
         assert f'check("{qid}", answer_{qid}, STUDENT)' in text
         assert f"```{{solution-start}} pset-{qid}" in text

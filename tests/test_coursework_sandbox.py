@@ -285,7 +285,6 @@ def test_writable_space_is_bounded_and_off_the_hosts_disk(tmp_path):
         assert report[where]["largest"] <= 4 * 2**20 and report[where]["too_big"], report
     assert {report[f] for f in ("/dev/shm", "/dev", "/", "/home")} == {"not writable"}
     assert sorted(p.name for p in (tmp_path / "scratch").iterdir()) == ["probe.py"]
-    assert limits.writable_bytes == 16 * 2**20
 
 
 SEE_HOME = r"""

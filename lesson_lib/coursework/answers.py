@@ -46,29 +46,19 @@ _CONTAINERS = (list, tuple, dict, set, frozenset, bytes, bytearray, range, str)
 
 @dataclass(frozen=True)
 class Reading:
-    """What an answer is, as plain data.
+    """What an answer is, as plain data."""
 
-    Attributes
-    ----------
-    kind : str
-        ``"blank"``, ``"number"``, ``"text"`` or ``"other"``.
-    value : int, float, str or None
-        The number (an ``int`` stays exact) or the text; None otherwise.
-    shown : str
-        Shown back: at most :data:`MAX_SHOWN_CHARS` characters, control characters escaped.
-    why : str
-        For ``"other"``: one of :data:`WHY`.
-    type_name : str
-        The answer's type, for ``"container"`` and ``"object"``.
-    count : int
-        Items of a container, or characters of a text too long to read; else -1.
-    """
-
+    #: ``"blank"``, ``"number"``, ``"text"`` or ``"other"``.
     kind: str
+    #: The number (an ``int`` stays exact) or the text; None otherwise.
     value: int | float | str | None = None
+    #: Shown back, at most :data:`MAX_SHOWN_CHARS` characters, control characters escaped.
     shown: str = ""
+    #: For ``"other"``, one of :data:`WHY`.
     why: str = ""
+    #: The answer's type, for ``"container"`` and ``"object"``.
     type_name: str = ""
+    #: Items of a container, or characters of a text too long to read; else -1.
     count: int = -1
 
     def to_json(self) -> dict[str, Any]:
@@ -114,9 +104,7 @@ def _plain_fields(data: dict) -> bool:
 def _is_number(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    if isinstance(value, int):
-        return value.bit_length() <= MAX_INT_BITS
-    return math.isfinite(value)
+    return value.bit_length() <= MAX_INT_BITS if isinstance(value, int) else math.isfinite(value)
 
 
 def type_name(value: object) -> str:
@@ -179,9 +167,9 @@ def _read_fraction(value: fractions.Fraction) -> Reading:
 def _read_decimal(value: decimal.Decimal) -> Reading:
     if sys.getsizeof(value) > MAX_DECIMAL_BYTES:
         return _other("too large", "<a Decimal too large to read>")
-    if not value.is_finite():
-        return _other("not finite", f"Decimal({str(value)!r})")
     shown = f"Decimal({str(value)!r})"
+    if not value.is_finite():
+        return _other("not finite", shown)
     if value.adjusted() > 308:
         return _other("too large", shown)
     return _number(float(value), shown)
@@ -254,10 +242,9 @@ def _read(value: object) -> Reading:
     if kind is complex:
         return _other("complex", repr(value))
     numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        found = _read_numpy(value, numpy)
-        if found is not None:
-            return found
+    found = _read_numpy(value, numpy) if numpy is not None else None
+    if found is not None:
+        return found
     for base in _CONTAINERS:
         if issubclass(kind, base):
             count = base.__len__(value)
@@ -270,9 +257,8 @@ def _read(value: object) -> Reading:
 def _container_shown(value: object, base: type, count: int) -> str:
     """A short list or tuple of plain items as its repr, built here; else its type and length."""
     if base in (list, tuple) and count <= 20:
-        items = base.__iter__(value)
         parts = []
-        for item in items:
+        for item in base.__iter__(value):
             kind = type(item)
             if not (
                 item is None

@@ -79,36 +79,25 @@ def credit(status: str, close_credit: float = CLOSE_CREDIT) -> float:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The verdict on one answer.
-
-    Attributes
-    ----------
-    status : str
-        ``"right"``, ``"close"``, ``"wrong"``, ``"not answered yet"`` or ``"unreadable"``.
-    message : str
-        What to do next: a confirmation, a hint, or what was expected.
-    score : float
-        1 for right, 0.5 for close, else 0.
-    given : str
-        The answer as received (its ``repr``, shortened).
-    rule : str
-        Which of the problem's rules gave the verdict: ``"right"``, ``"close"``, ``"hint"`` (wrong,
-        no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``, ``"off by
-        one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
-    mistake : str
-        Stable id of the mistake the answer was taken for (``"q07.us-as-ms"``, ``"q07.unit-kb"``;
-        two joined by ``+`` when they give the same number in this variant), or empty.
-    points : float
-        ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
-    """
+    """The verdict on one answer."""
 
     qid: str
+    #: ``"right"``, ``"close"``, ``"wrong"``, ``"not answered yet"`` or ``"unreadable"``.
     status: str
+    #: What to do next (a confirmation, a hint, or what was expected).
     message: str
+    #: 1 for right, 0.5 for close, else 0.
     score: float
+    #: The answer as received (its ``repr``, shortened).
     given: str = ""
+    #: Which of the problem's rules gave the verdict, ``"right"``, ``"close"``, ``"hint"`` (wrong,
+    #: no known mistake), ``"in GiB"`` (another unit), ``"mistake 2"``, ``"round down"``,
+    #: ``"off by one"`` or ``"choice b"``; empty when the answer was blank or could not be read.
     rule: str = ""
+    #: Stable id of the mistake the answer was taken for (``"q07.us-as-ms"``, ``"q07.unit-kb"``; two
+    #: joined by ``+`` when they give the same number in this variant), or empty.
     mistake: str = ""
+    #: ``score`` times :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points`.
     points: float = 0.0
 
     @property
@@ -237,13 +226,8 @@ def check(
     except (KeyboardInterrupt, CheckTimeout):
         raise
     except BaseException as err:  # the checker must never crash a student's notebook
-        return _result(
-            label,
-            UNREADABLE,
-            f"The checker could not handle this answer ({type_name(err)}). "
-            "Please tell your instructor.",
-            given,
-        )
+        why = f"The checker could not handle this answer ({type_name(err)})"
+        return _result(label, UNREADABLE, f"{why}. Please tell your instructor.", given)
 
 
 def _result(
@@ -274,22 +258,16 @@ def _judge(
     """The verdict on one reading (see :func:`check`)."""
     key = _normalize_qid(qid)
     if key is None:
-        return _result(
-            label,
-            UNREADABLE,
-            f"There is no problem {label}; the ids are {', '.join(PROBLEMS)}.",
-            given,
-        )
+        message = f"There is no problem {label}; the ids are {', '.join(PROBLEMS)}."
+        return _result(label, UNREADABLE, message, given)
     problem = get_problem(key)
     try:
         normalize_student(student)
     except (TypeError, ValueError) as err:
         return _result(key, UNREADABLE, f"Student ID problem: {err}.", given)
     if reading.kind == BLANK:
-        expected = problem.answer_format()
-        return _result(
-            key, UNANSWERED, MESSAGES["unanswered"].format(qid=key, expected=expected), given
-        )
+        message = MESSAGES["unanswered"].format(qid=key, expected=problem.answer_format())
+        return _result(key, UNANSWERED, message, given)
     contract = _problem_contract(key, student)
     try:
         if problem.kind == "choice":
@@ -341,9 +319,7 @@ def _normalize_qid(qid: object) -> str | None:
         qid = str.__getitem__(qid, slice(None))
     else:
         return None
-    key = qid.strip().casefold()
-    if key.startswith("answer_"):
-        key = key[len("answer_") :]
+    key = qid.strip().casefold().removeprefix("answer_")
     if not key.startswith("q"):
         key = "q" + key
     return key if key in PROBLEMS else None

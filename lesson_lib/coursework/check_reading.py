@@ -72,10 +72,8 @@ def _quote(text: str) -> str:
 
 
 def _unit_sizes(problem: Problem) -> dict[str, float]:
-    """The units an answer to ``problem`` may carry, each with its size in SI units.
-
-    Bytes and seconds for byte counts and times, 1 for the ratio ``x``; a
-    count of things (sequences, tokens/s) has only its own name, of size 1."""
+    """The units an answer to ``problem`` may carry, each with its size in SI units (bytes, seconds,
+    1 for the ratio ``x``); a count of things (sequences, tokens/s) has only its own name, of size 1."""
     asked = units_of(problem.unit)
     if asked is None:
         return {problem.unit: 1.0}
@@ -94,9 +92,8 @@ def _unit_spellings(problem: Problem, sizes: Mapping[str, float]) -> dict[str, s
 def _read_number(
     problem: Problem, contract: Mapping[str, Any], reading: Reading
 ) -> tuple[float, str, str]:
-    """The answer in SI units, a note when it was given in another unit, and that unit.
-
-    The unit is empty when the answer carries none or carries the one asked."""
+    """The answer in SI units, a note when it was given in another unit, and that unit (empty when
+    the answer carries none or carries the one asked)."""
     expected = problem.answer_format()
     size = contract["units"][problem.unit]
     if reading.kind == NUMBER:
@@ -133,7 +130,7 @@ def _not_read(reading: Reading, expected: str) -> str:
 
 def _read_number_text(
     problem: Problem, contract: Mapping[str, Any], text: str, expected: str
-) -> tuple[float, str]:
+) -> tuple[float, str, str]:
     stripped = text.strip()
     quoted = _quote(text)
     match = _NUMBER_AT_START.match(stripped)

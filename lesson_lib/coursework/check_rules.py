@@ -156,17 +156,12 @@ def _rules(
 
 def _page_verdicts(qid: str, expected: str, reads: str) -> dict[str, dict[str, str]]:
     """What the static page says to a blank answer, to one it cannot read, and to a long one."""
-    return {
-        "unanswered": _verdict(
-            UNANSWERED, "", MESSAGES["page_unanswered"].format(expected=expected)
-        ),
-        "unreadable": _verdict(
-            UNREADABLE, "", MESSAGES["page_unreadable"].format(reads=reads, qid=qid)
-        ),
-        "too_long": _verdict(
-            UNREADABLE, "", MESSAGES["page_too_long"].format(limit=MAX_ANSWER_CHARS)
-        ),
+    said = {
+        "unanswered": (UNANSWERED, MESSAGES["page_unanswered"].format(expected=expected)),
+        "unreadable": (UNREADABLE, MESSAGES["page_unreadable"].format(reads=reads, qid=qid)),
+        "too_long": (UNREADABLE, MESSAGES["page_too_long"].format(limit=MAX_ANSWER_CHARS)),
     }
+    return {key: _verdict(status, "", message) for key, (status, message) in said.items()}
 
 
 def _in_words(items: str) -> str:
@@ -197,8 +192,6 @@ def _number_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
     )
     reads = MESSAGES["page_reads_number"].format(units=units)
     return {
-        "kind": problem.kind,
-        "unit": problem.unit,
         "expected": expected,
         "reference": ref,
         "units": sizes,
@@ -225,8 +218,6 @@ def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
         choices[letter] = _verdict(status, f"choice {letter}", why[:1].upper() + why[1:])
     expected = MESSAGES["page_choice_expected"].format(letters=_in_words(letters))
     return {
-        "kind": problem.kind,
-        "unit": problem.unit,
         "expected": expected,
         "letters": letters,
         "choices": choices,
@@ -237,10 +228,9 @@ def _choice_contract(qid: str, problem: Problem, p: Params) -> dict[str, Any]:
 def _problem_contract(qid: str, student: object) -> dict[str, Any]:
     """Every verdict problem ``qid`` can give one student, and when (see :func:`page_contract`)."""
     problem = get_problem(qid)
-    p = params(qid, student)
-    if problem.kind == "choice":
-        return _choice_contract(qid, problem, p)
-    return _number_contract(qid, problem, p)
+    contract = _choice_contract if problem.kind == "choice" else _number_contract
+    own = contract(qid, problem, params(qid, student))
+    return {"kind": problem.kind, "unit": problem.unit, **own}
 
 
 def _first_match(contract: Mapping[str, Any], value: float) -> dict[str, str]:

@@ -46,69 +46,46 @@ def total_points(manual_parts: Collection[str] = ()) -> float:
 
 @dataclass
 class Submission:
-    """One graded notebook, filled in by the grader's steps.
+    """One graded notebook, filled in by the grader's steps."""
 
-    Attributes
-    ----------
-    student : str
-        Student ID (lower-cased), or the name as found if it is not a valid ID.
-    status : Status
-        What became of it.
-    answers : dict
-        Problem id -> the answer found.
-    results : dict
-        Problem id -> its verdict (CheckResult).
-    notes : list of str
-        What the instructor should know (the CSV's ``notes``).
-    file : str
-        The notebook's path relative to the submissions folder.
-    seconds : float
-        Wall-clock seconds it took to grade.
-    looks_like : str
-        For a name that is not a valid ID, the plain ID it looks like, else "".
-    identity : Identity or None
-        Who it belongs to and when it was handed in.
-    late_factor : float
-        What the late policy leaves of its score (1 on time).
-    counted : bool
-        False for a copy the ``--keep`` policy did not pick (its scores CSV status: ``not counted``).
-    graded_as : str or None
-        The normalised ID the answers are checked against (None: no valid ID).
-    from_source : dict
-        Problem id -> why its answer was read from the source.
-    reasoning : dict
-        Problem id -> the reasoning typed.
-    manual : dict
-        Problem id -> the points a TA gave its part (None: not graded yet).
-    id_shared : bool
-        Two platform users handed in this ID.
-    answer_lookup : bool
-        Its code asks the package for answers.
-    duplicate_note : str
-        The note flagging its ID as handed in twice ("" if not).
-    late_note : str
-        How late it was ("" if on time).
-    """
-
+    #: Student ID (lower-cased), or the name as found if it is not a valid ID.
     student: str
     path: Path
+    #: What became of it.
     status: Status = Status.RAN
+    #: Problem id -> the answer found.
     answers: dict[str, Any] = field(default_factory=dict)
+    #: Problem id -> its verdict (CheckResult).
     results: dict[str, CheckResult] = field(default_factory=dict)
+    #: What the instructor should know (the CSV's ``notes``).
     notes: list[str] = field(default_factory=list)
+    #: The notebook's path relative to the submissions folder.
     file: str = ""
+    #: Wall-clock seconds it took to grade.
     seconds: float = 0.0
+    #: For a name that is not a valid ID, the plain ID it looks like, else "".
     looks_like: str = ""
+    #: Who it belongs to and when it was handed in.
     identity: Identity | None = None
+    #: What the late policy leaves of its score (1 on time).
     late_factor: float = 1.0
+    #: False for a copy the ``--keep`` policy did not pick (``not counted`` in the scores CSV).
     counted: bool = True
+    #: The normalised ID the answers are checked against (None without a valid ID).
     graded_as: str | None = None
+    #: Problem id -> why its answer was read from the source.
     from_source: dict[str, str] = field(default_factory=dict)
+    #: Problem id -> the reasoning typed.
     reasoning: dict[str, str] = field(default_factory=dict)
+    #: Problem id -> the points a TA gave its part (None until graded).
     manual: dict[str, float | None] = field(default_factory=dict)
+    #: Two platform users handed in this ID.
     id_shared: bool = False
+    #: Its code asks the package for answers.
     answer_lookup: bool = False
+    #: The note flagging its ID as handed in twice ("" if not).
     duplicate_note: str = ""
+    #: How late it was ("" if on time).
     late_note: str = ""
 
     @property

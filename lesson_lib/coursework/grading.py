@@ -214,7 +214,7 @@ def _flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submis
     return duplicated
 
 
-def _flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
+def _flag_imitations(submissions: Sequence[Submission]) -> None:
     """Note on every invalid-ID row the valid ID it looks like, and on that ID's row too."""
     valid = {s.student.casefold(): s for s in submissions if s.status != Status.INVALID_ID}
     found: dict[str, list[Submission]] = {}
@@ -232,7 +232,6 @@ def _flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submis
             valid[look].notes.insert(
                 0, f"IMITATED: {files} has a name that looks like this ID but is not it"
             )
-    return found
 
 
 def entry_id(entry: Entry, export: Mapping[str, Any] | None = None) -> str:

@@ -64,8 +64,7 @@ def _interrupt_main_thread(pid: int) -> None:
     :func:`_clear_kernel_group`), and a main thread asleep in a system call would never see it."""
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    tgkill = getattr(libc, "tgkill", None)
+    tgkill = getattr(ctypes.CDLL(None, use_errno=True), "tgkill", None)
     if tgkill is None or tgkill(pid, pid, signal.SIGINT) != 0:
         # no tgkill (glibc before 2.30, not Linux): the process at least
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -97,12 +96,12 @@ def _cell_reported_over(client: Any, msg_id: str | None, timeout: float) -> bool
     return False
 
 
-def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SETTLE_S) -> int:
+def stop_runaway_cell(client: Any, msg_id: str | None = None) -> int:
     """Interrupt the kernel's running cell, kill what it started, and wait until it is over.
 
     SIGINT goes to the kernel's whole group first, so a ``multiprocessing`` pool or child can stop
     cleanly; 0.5 s later the group is stopped and all but the kernel killed. Until the cell is
-    reported over (at most ``settle`` seconds) its main thread is re-interrupted each ``_ROUND_S``
+    reported over (at most :data:`SETTLE_S`) its main thread is re-interrupted each ``_ROUND_S``
     and the group cleared. Processes that left it (``setsid``) the sandbox kills at the end.
 
     Parameters
@@ -111,7 +110,6 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
         The client whose kernel ran the cell.
     msg_id : str, optional
         The timed-out cell's request (None: interrupt the main thread once, not awaiting its end).
-    settle : float, default :data:`SETTLE_S`
 
     Returns
     -------
@@ -137,7 +135,7 @@ def stop_runaway_cell(client: Any, msg_id: str | None = None, settle: float = SE
     alive = run_sync(client.km.is_alive)
     time.sleep(_GRACE_S)
     killed = clear()
-    deadline = time.monotonic() + settle
+    deadline = time.monotonic() + SETTLE_S
     while True:
         wait = min(_ROUND_S, deadline - time.monotonic())
         if _cell_reported_over(client, msg_id, wait) or not alive():

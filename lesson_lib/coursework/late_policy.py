@@ -32,26 +32,19 @@ DAY_S = 86_400.0
 class LatePolicy:
     """A stated late policy.
 
-    Parameters
-    ----------
-    due : datetime or None
-        The due time (aware); None: nothing is late.
-    penalty_per_day : float
-        Fraction of the score taken off per started day late, 0 to 1.
-    keep : str or None
-        ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
-    run_started : datetime, optional
-        When the grading run started (default: when the policy is made, before grading).
-
     Raises
     ------
     ValueError
         If ``due`` has no time zone, ``penalty_per_day`` is not in [0, 1] or ``keep`` is not a choice.
     """
 
+    #: The due time (aware); None if nothing is late.
     due: dt.datetime | None = None
+    #: Fraction of the score taken off per started day late, 0 to 1.
     penalty_per_day: float = 0.0
+    #: ``"latest"``, ``"best"`` or None (every copy flagged, none picked).
     keep: str | None = None
+    #: When the grading run started (by default when the policy is made, before grading).
     run_started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC), compare=False)
 
     def __post_init__(self) -> None:
@@ -151,19 +144,14 @@ def _apply_lateness(sub: Submission, policy: LatePolicy) -> bool:
         )
         return False
     days = days_late(ident.submitted_at, policy.due)
-    why = ""
-    odd = ""
+    why = odd = ""
     if ident.late_marker and ident.submitted_at is not None:
         if ident.submitted_at > policy.run_started:
-            odd = (
-                f"its file time is after this grading run started ({_stamp(policy.run_started)}), "
-                "so it is not when it was handed in"
-            )
+            odd = f"its file time is after this grading run started ({_stamp(policy.run_started)})"
         elif ident.submitted_at < policy.due:
-            odd = (
-                "its file time is before --due although Canvas marked it LATE, so it is not "
-                "when it was handed in"
-            )
+            odd = "its file time is before --due although Canvas marked it LATE"
+        if odd:
+            odd += ", so it is not when it was handed in"
     if ident.late_marker and days == 0:
         days, why = 1, "Canvas marked it LATE and its time is not after --due: counted as 1 day"
     if days == 0:

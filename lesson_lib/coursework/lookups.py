@@ -37,17 +37,11 @@ _COMMENT = re.compile(r"(?m)(^|\s)#[^\n]*")
 
 @dataclass(frozen=True)
 class Lookup:
-    """One use of the answer key in a submission.
+    """One use of the answer key in a submission."""
 
-    Attributes
-    ----------
-    cell : int
-        Number of the code cell, counting from 1.
-    what : str
-        What it calls or imports, as :data:`PATTERNS` names it.
-    """
-
+    #: Number of the code cell, counting from 1.
     cell: int
+    #: What it calls or imports, as :data:`PATTERNS` names it.
     what: str
 
 

@@ -49,9 +49,7 @@ def require_jobs(jobs: object) -> int:
 
 
 def run_in_order(
-    work: Callable[[Any, threading.Event], Any],
-    items: Sequence[Any],
-    jobs: int,
+    work: Callable[[Any, threading.Event], Any], items: Sequence[Any], jobs: int
 ) -> Iterator[Any]:
     """Yield ``work(item, cancel)`` for each item, in the items' order, ``jobs`` at a time.
 

@@ -44,20 +44,13 @@ class CountedRow:
 
 @dataclass(frozen=True)
 class CountedRows:
-    """The rows the report counts, and those it leaves out.
+    """The rows the report counts, and those it leaves out."""
 
-    Attributes
-    ----------
-    counted : dict
-        ``(student, file)`` -> :class:`CountedRow`, one per student.
-    left_out : dict
-        Why (a status, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
-    two_copies : dict
-        Student -> the files of an ID with two or more counted copies, none counted.
-    """
-
+    #: ``(student, file)`` -> :class:`CountedRow`, one per student.
     counted: dict[tuple[str, str], CountedRow]
+    #: Why (a status, :data:`TWO_COPIES`, :data:`NOT_IN_GRADES`) -> how many rows.
     left_out: dict[str, int] = field(default_factory=dict)
+    #: Student -> the files of an ID with two or more counted copies, none counted.
     two_copies: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -176,5 +169,4 @@ def rows_of_details(details: Iterable[dict[str, str]]) -> CountedRows:
     CountedRows
     """
     seen = dict.fromkeys((r["student"], r.get("file", "")) for r in details)
-    grades = [{"student": s, "file": f, "status": ""} for s, f in seen]
-    return counted_rows(grades)
+    return counted_rows([{"student": s, "file": f, "status": ""} for s, f in seen])

@@ -57,8 +57,7 @@ def _extract_code() -> str:
     """Last cell run: ``answer_q1`` ... and ``STUDENT`` readings as JSON after :data:`MARK`."""
     from lesson_lib.coursework.problems import PROBLEMS
 
-    names = tuple(f"answer_{qid}" for qid in PROBLEMS)
-    return EXTRACT_TEMPLATE.format(mark=MARK, names=names)
+    return EXTRACT_TEMPLATE.format(mark=MARK, names=tuple(f"answer_{qid}" for qid in PROBLEMS))
 
 
 def code_sources(raw: object) -> list[str]:
@@ -136,11 +135,6 @@ def _client_class() -> type:
             self.pollers.clear()
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
-            if cell_index == self.keep_index:
-                # a thread the student started may print here too: keep a bounded amount
-                self.extracted += _size(msg.get("content"))
-                if self.extracted > MAX_EXTRACT_OUTPUT:
-                    return None
             if cell_index != self.keep_index:
                 if msg.get("msg_type") == "error":
                     self.raised.add(cell_index)
@@ -149,6 +143,10 @@ def _client_class() -> type:
                     # Stop the cell (KeyboardInterrupt) rather than read output for ever.
                     self.flooded.add(cell_index)
                     self.interrupting = asyncio.ensure_future(self.km.interrupt_kernel())
+                return None
+            # a thread the student started may print here too: keep a bounded amount
+            self.extracted += _size(msg.get("content"))
+            if self.extracted > MAX_EXTRACT_OUTPUT:
                 return None
             return super().output(outs, msg, display_id, cell_index)
 
@@ -196,7 +194,6 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     client.keep_index = len(nb.cells) - 1
     client.raised = set()
     client.flooded = set()
-    client.cleared = 0
     client.pollers = []
     status = "ran"
     # the code cell that was running when the kernel timed out or died (None: all ran)

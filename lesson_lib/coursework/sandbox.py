@@ -53,64 +53,40 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one sandboxed run.
+    """Resource limits of one sandboxed run."""
 
-    Parameters
-    ----------
-    memory_bytes : int, default 3 GiB
-        Address space per process (``RLIMIT_AS``); more raises ``MemoryError`` in the cell.
-    processes : int, default 200
-        Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and
-        its runner use about 30); enforced only in the sandbox (root ignores it).
-    file_bytes : int, default 64 MiB
-        Largest file the command may write (``RLIMIT_FSIZE``).
-    open_files : int, default 1024
-        Open files per process (``RLIMIT_NOFILE``).
-    tmp_bytes, home_bytes : int, default 256 MiB
-        Sizes of the ``/tmp`` and home tmpfs (host memory), summing to :attr:`writable_bytes`.
-    """
-
+    #: Address space per process (``RLIMIT_AS``); more raises ``MemoryError`` in the cell.
     memory_bytes: int = 3 * GiB
+    #: Processes and threads of the sandbox user (``RLIMIT_NPROC``; a kernel and its runner use
+    #: about 30); enforced only in the sandbox (root ignores it).
     processes: int = 200
+    #: Largest file the command may write (``RLIMIT_FSIZE``).
     file_bytes: int = 64 * MiB
+    #: Open files per process (``RLIMIT_NOFILE``).
     open_files: int = 1024
+    #: Size of the ``/tmp`` tmpfs (host memory).
     tmp_bytes: int = 256 * MiB
+    #: Size of the home tmpfs (host memory).
     home_bytes: int = 256 * MiB
-
-    @property
-    def writable_bytes(self) -> int:
-        """All the space a sandboxed run can write (``/tmp`` and the home folder), bytes."""
-        return self.tmp_bytes + self.home_bytes
 
 
 @dataclass
 class RunResult:
-    """What happened to one isolated run.
+    """What happened to one isolated run."""
 
-    Attributes
-    ----------
-    returncode : int
-        Exit status of the command (negative: killed by that signal).
-    timed_out : bool
-        True if it was killed at the wall-clock limit.
-    elapsed_s : float
-        Wall-clock seconds.
-    output : str
-        The start of what it printed (stdout and stderr), at most ``keep_output`` bytes.
-    sandboxed : bool
-        True if it ran inside bubblewrap.
-    leftovers : list of int
-        Process ids of the sandbox user still alive after the run, killed.
-    uid : int or None
-        The spare user id it ran as (None without the sandbox).
-    """
-
+    #: Exit status of the command (negative when killed by that signal).
     returncode: int
+    #: True if it was killed at the wall-clock limit.
     timed_out: bool
+    #: Wall-clock seconds.
     elapsed_s: float
+    #: The start of what it printed (stdout and stderr), at most ``keep_output`` bytes.
     output: str = ""
+    #: True if it ran inside bubblewrap.
     sandboxed: bool = True
+    #: Process ids of the sandbox user still alive after the run, killed.
     leftovers: list[int] = field(default_factory=list)
+    #: The spare user id it ran as (None without the sandbox).
     uid: int | None = None
 
 
@@ -180,11 +156,9 @@ def require_sandbox() -> str:
 
 @contextlib.contextmanager
 def _reserved_uid() -> Iterator[int]:
-    """A user id no process uses, held for this process until the context ends.
-
-    A spare id's process count (``RLIMIT_NPROC``) starts at zero, and killing its processes touches
-    this sandbox alone. Two graders at once may both see it unused in ``/proc``, so binding an
-    abstract Unix socket of its name claims it too: atomic, freed with the context or process."""
+    """A user id no process uses (its ``RLIMIT_NPROC`` count starts at zero, killing its processes
+    touches this run alone), held until the context ends: an abstract Unix socket of its name claims
+    it atomically against another grader."""
     used = set(_owners().values())
     start = os.getpid() % 100_000
     for offset in range(start, start + 1000):
@@ -233,7 +207,6 @@ def run_isolated(
     limits: Limits = Limits(),
     sandbox: bool = True,
     env: Mapping[str, str] | None = None,
-    readonly: Sequence[Path] = (),
     keep_output: int = 64 * 1024,
     pass_fds: Sequence[int] = (),
     cancel: threading.Event | None = None,
@@ -253,8 +226,6 @@ def run_isolated(
         False: no bubblewrap (clean environment, limits and timeout only).
     env : mapping, optional
         Extra environment variables for the command (nothing else is passed on).
-    readonly : sequence of Path, optional
-        More folders to show read-only inside the sandbox.
     keep_output : int, default 64 KiB
         Bytes of the command's output kept in ``RunResult.output``.
     pass_fds : sequence of int, optional
@@ -283,8 +254,7 @@ def run_isolated(
             bwrap = require_sandbox()
             uid = held.enter_context(_reserved_uid())
             sizes = limits.tmp_bytes, limits.home_bytes
-            mounts = python_mounts(readonly)
-            command = _sandboxed(command, bwrap, scratch, mounts, uid, env or {}, *sizes)
+            command = _sandboxed(command, bwrap, scratch, python_mounts(), uid, env or {}, *sizes)
         else:
             # No PID namespace: tag every process so leftovers can be found afterwards.
             from lesson_lib.lab.launch import JOB_ENV

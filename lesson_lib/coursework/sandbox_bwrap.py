@@ -59,7 +59,7 @@ def _bwrap_argv(
 
 def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
     bindir = str(Path(sys.executable).parent)
-    env = {
+    return {
         "PATH": f"{bindir}:/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
         "USER": "student",
@@ -80,9 +80,8 @@ def _environment(home: str, extra: Mapping[str, str]) -> dict[str, str]:
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        **extra,
     }
-    env.update(extra)
-    return env
 
 
 def _sandboxed(

@@ -24,30 +24,14 @@ SYSTEM = (Path("/usr"), Path("/etc"))
 
 @dataclass(frozen=True)
 class Mount:
-    """One path of the host shown in the sandbox.
+    """One path of the host shown in the sandbox."""
 
-    Attributes
-    ----------
-    source : Path
-        The host's file or folder (symbolic links resolved).
-    dest : Path
-        Where it appears inside the sandbox (its own path, or the unresolved one).
-    hide : bool
-        True: ``dest`` is covered by an empty read-only folder instead.
-    """
-
+    #: The host's file or folder (symbolic links resolved).
     source: Path
+    #: Where it appears inside the sandbox (its own path, or the unresolved one).
     dest: Path
+    #: If True, ``dest`` is covered by an empty read-only folder instead.
     hide: bool = False
-
-
-def _base_vars() -> dict[str, str]:
-    return {
-        "base": sys.base_prefix,
-        "platbase": sys.base_exec_prefix,
-        "installed_base": sys.base_prefix,
-        "installed_platbase": sys.base_exec_prefix,
-    }
 
 
 def _system_site_packages() -> bool:
@@ -80,7 +64,9 @@ def _wanted_paths() -> tuple[list[Path], list[Path]]:
     """The paths the kernel needs as they are on the host (unresolved), and the ones to cover."""
     import lesson_lib
 
-    base = _base_vars()
+    # sysconfig's paths of the installation itself, not of the virtual environment
+    base = dict(base=sys.base_prefix, installed_base=sys.base_prefix)
+    base |= dict(platbase=sys.base_exec_prefix, installed_platbase=sys.base_exec_prefix)
     stdlib = Path(sysconfig.get_path("stdlib", vars=base))
     platstdlib = Path(sysconfig.get_path("platstdlib", vars=base))
     show = [*_executable_chain(sys.executable), stdlib, platstdlib]
@@ -91,12 +77,10 @@ def _wanted_paths() -> tuple[list[Path], list[Path]]:
     hide: list[Path] = []
     if sys.prefix != sys.base_prefix:
         show.append(Path(sys.prefix))
-        if _system_site_packages():
-            show += sorted(base_site)
-        else:
-            hide += sorted(base_site)
-    else:
+    if sys.prefix == sys.base_prefix or _system_site_packages():
         show += sorted(base_site)
+    else:
+        hide += sorted(base_site)
     show.append(Path(lesson_lib.__file__).resolve().parent)
     return show, hide
 

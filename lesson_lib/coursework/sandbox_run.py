@@ -34,41 +34,27 @@ def _count(value: object) -> int:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """What the runner recorded of one run, each field checked for its type.
+    """What the runner recorded of one run, each field checked for its type."""
 
-    Attributes
-    ----------
-    status : Status
-        ``ran``, ``timed out``, ``kernel died``, ``could not run`` or ``not a notebook``.
-    raised : int
-        Cells that raised.
-    cleared : int
-        Processes the stopped cell had started, killed.
-    leftovers : int
-        Processes left after the run.
-    flooded : bool
-        A cell printed past the output limit.
-    file_limit : bool
-        A cell wrote a file at the size limit.
-    error : str or None
-        Why the run failed, if it says.
-    full : tuple of str
-        The writable folders it filled.
-    stopped_at : int or None
-        The code cell (from 0) the run stopped at.
-    payload : object
-        The answers the kernel held (read by :mod:`~lesson_lib.coursework.extract`).
-    """
-
+    #: ``ran``, ``timed out``, ``kernel died``, ``could not run`` or ``not a notebook``.
     status: Status
+    #: Cells that raised.
     raised: int = 0
+    #: A cell printed past the output limit.
     flooded: bool = False
+    #: Processes the stopped cell had started, killed.
     cleared: int = 0
+    #: Why the run failed, if it says.
     error: str | None = None
+    #: The writable folders it filled.
     full: tuple[str, ...] = ()
+    #: A cell wrote a file at the size limit.
     file_limit: bool = False
+    #: The code cell (from 0) the run stopped at.
     stopped_at: int | None = None
+    #: The answers the kernel held (read by :mod:`~lesson_lib.coursework.extract`).
     payload: object = None
+    #: Processes left after the run.
     leftovers: int = 0
 
     @classmethod

@@ -48,19 +48,17 @@ def write_site_sources(dest: Path, root: Path, *, force: bool = False) -> list[P
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
     # Its own execution cache: a relative path would share the main book's.
     config.setdefault("execute", {})["cache"] = str((dest / "_build" / ".jupyter_cache").resolve())
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
-    _drop_instructor_pages(dest)
-    rewritten = []
-    for page in toc_pages(dest):
-        page.write_text(strip_solutions(page.read_text()))
-        rewritten.append(page)
-    _hide_answer_functions(dest / "book" / "api" / "coursework.md")
-    # docstrings elsewhere still name them; unresolved there, plain text on this site
+    # docstrings elsewhere still name the answer functions; unresolved there, plain text on this site
     names = "|".join(ANSWER_FUNCTIONS)
     config["sphinx"]["config"].setdefault("nitpick_ignore_regex", []).append(
         ["py:func", rf"(~?lesson_lib\.coursework\.problems\.)?({names})"]
     )
     config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    _drop_instructor_pages(dest)
+    rewritten = toc_pages(dest)
+    for page in rewritten:
+        page.write_text(strip_solutions(page.read_text()))
+    _hide_answer_functions(dest / "book" / "api" / "coursework.md")
     write_manifest(dest, {rel: digest(dest / rel) for rel in files_in(dest)})
     return rewritten
 
@@ -70,10 +68,8 @@ ANSWER_FUNCTIONS = ("reference", "solution", "solution_text", "get_problem")
 
 
 def _drop_instructor_pages(dest: Path) -> None:
-    """Take the instructor pages out of a copy of the book: their files, toc entries and links.
-
-    A link to one becomes the page's title in italics, so the strict build
-    has nothing left to resolve and a reader still sees what was meant."""
+    """Take the instructor pages out of a copy of the book: their files, toc entries and links (a
+    link becomes the page's title in italics: nothing left to resolve, still readable)."""
     toc_path = dest / "_toc.yml"
     toc = yaml.safe_load(toc_path.read_text())
     dropped = {f"book/{stem}" for stem in INSTRUCTOR_ONLY}

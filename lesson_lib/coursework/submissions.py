@@ -19,11 +19,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lesson_lib.coursework.lms_names import PROBLEM_SET, id_in_file_stem
 from lesson_lib.coursework.runner import code_sources
 from lesson_lib.model._safe_io import printable, read_file, special_kind
 
-#: Name of the problem-set notebook inside a per-student folder.
-PROBLEM_SET = "problems"
 #: Largest notebook file read, bytes (the problem set is about 100 KB).
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 #: Tails a learning platform or a browser adds after ``.ipynb``.
@@ -104,7 +103,7 @@ def _in_folder(folder: Path, name: str) -> Entry:
             if seen > _MAX_FOLDER_ENTRIES:
                 break
             parsed = notebook_name(item.name)
-            if parsed is None or not _names_problem_set(parsed[0]):
+            if parsed is None or not id_in_file_stem(parsed[0])[1]:
                 continue
             exact = item.name in (f"{PROBLEM_SET}.ipynb", f"{name}_{PROBLEM_SET}.ipynb")
             candidates.append((0 if exact else 1, item.name, Path(item.path), parsed[1]))
@@ -116,10 +115,8 @@ def _in_folder(folder: Path, name: str) -> Entry:
     path, notes = candidates[0][2], candidates[0][3]
     others = [c[1] for c in candidates[1:]]
     if others:
-        notes = [
-            *notes,
-            f"also holds {', '.join(printable(o, 60) for o in others[:5])}: not graded",
-        ]
+        shown = ", ".join(printable(other, 60) for other in others[:5])
+        notes = [*notes, f"also holds {shown}: not graded"]
     mode = os.lstat(path).st_mode
     if stat.S_ISLNK(mode):
         return Entry(name, stem, path, "its problems notebook is a symbolic link: not followed")
@@ -128,14 +125,6 @@ def _in_folder(folder: Path, name: str) -> Entry:
     if not stat.S_ISREG(mode):
         return Entry(name, stem, path, f"its problems notebook is {special_kind(mode)}: not opened")
     return Entry(name, stem, path, notes=tuple(notes))
-
-
-def _names_problem_set(stem: str) -> bool:
-    """``problems`` or ``<anything>_problems`` (the edition's ``s001_problems``), any case."""
-    folded = stem.casefold()
-    return folded == PROBLEM_SET or (
-        folded.endswith(f"_{PROBLEM_SET}") and len(folded) > len(PROBLEM_SET) + 1
-    )
 
 
 def _entry(folder: Path, name: str) -> Entry:

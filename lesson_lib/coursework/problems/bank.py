@@ -25,21 +25,14 @@ LETTERS = "abcdefgh"
 
 @dataclass(frozen=True)
 class Mistake:
-    """A wrong answer students often give, and what to tell them.
+    """A wrong answer students often give, and what to tell them."""
 
-    Attributes
-    ----------
-    slug : str
-        Short name, stable across variants and releases (``"us-as-ms"``): lower-case
-        letters, digits and hyphens; :func:`mistake_id` makes the id the grader counts by.
-    value : float
-        The wrong answer, in the problem's unit.
-    hint : str
-        What probably went wrong.
-    """
-
+    #: Short name of lower-case letters, digits and hyphens (``"us-as-ms"``), stable across variants
+    #: and releases; :func:`mistake_id` makes the id the grader counts by.
     slug: str
+    #: The wrong answer, in the problem's unit.
     value: float
+    #: What probably went wrong.
     hint: str
 
     def __post_init__(self) -> None:
@@ -88,82 +81,52 @@ class Choice:
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem of the set.
+    """One problem of the set."""
 
-    Attributes
-    ----------
-    qid : str
-        Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
-    chapter : str
-        Slug of the chapter the problem practises.
-    difficulty : int
-        1 (one step) to 3 (several steps or a trap).
-    kind : str
-        ``"number"`` (within a tolerance), ``"count"`` (exactly) or ``"choice"`` (by letter).
-    unit : str
-        Unit of the answer (``"GB"``, ``"ms"``, ``"x"`` ...); empty for multiple choice.
-    template : str
-        Statement in Markdown, filled in with ``facts`` by ``str.format``.
-    solution_template : str
-        Worked solution in Markdown, filled in the same way.
-    defaults : dict
-        Parameters of the book's version (no student ID).
-    sample : callable
-        ``sample(rng) -> params`` draws one student's parameters.
-    facts : callable
-        ``facts(params) -> dict of str``: formatted values for the templates.
-    reference : callable
-        ``reference(params)``: the answer in ``unit`` (float, int or letter), by ``lesson_lib``.
-    mistakes : callable
-        ``mistakes(params) -> list of Mistake``: problem-specific wrong answers.
-    choices : callable, optional
-        ``choices(params) -> list of Choice`` in display order (multiple choice).
-    decimals : int, optional
-        For byte counts: the decimals in ``unit`` asked for (see :meth:`right_band`).
-    sig_figs : int, optional
-        The significant figures asked for (see :meth:`right_band`).
-    rtol : float
-        Without ``decimals`` or ``sig_figs``: the relative tolerance of a right answer, stated.
-    close_rtol : float
-        Relative distance still called "close".
-    hint : str
-        General advice when an answer is wrong and matches no known mistake.
-    points : float, optional
-        What a right answer earns; None: :data:`POINTS_BY_DIFFICULTY` (see :attr:`max_points`).
-    """
-
+    #: Id used by :func:`~lesson_lib.coursework.check.check`, e.g. ``"q3"``.
     qid: str
     title: str
+    #: Slug of the chapter the problem practises.
     chapter: str
+    #: 1 (one step) to 3 (several steps or a trap).
     difficulty: int
-    kind: str
+    #: Unit of the answer (``"GB"``, ``"ms"``, ``"x"`` ...); empty for multiple choice.
     unit: str
+    #: Statement in Markdown, filled in with ``facts`` by ``str.format``.
     template: str
+    #: Worked solution in Markdown, filled in the same way.
     solution_template: str
+    #: Parameters of the book's version (no student ID).
     defaults: Params
+    #: ``sample(rng) -> params`` draws one student's parameters.
     sample: Callable[[np.random.Generator], Params]
+    #: ``facts(params) -> dict of str``, formatted values for the templates.
     facts: Callable[[Params], dict[str, str]]
+    #: ``reference(params)``, the answer in ``unit`` (float, int or letter), by ``lesson_lib``.
     reference: Callable[[Params], Any]
+    #: ``"number"`` (within a tolerance), ``"count"`` (exactly) or ``"choice"`` (by letter).
+    kind: str = "number"
+    #: ``mistakes(params) -> list of Mistake``, problem-specific wrong answers.
     mistakes: Callable[[Params], list[Mistake]] = field(default=lambda p: [])
+    #: ``choices(params) -> list of Choice`` in display order (multiple choice).
     choices: Callable[[Params], list[Choice]] | None = None
+    #: For byte counts, the decimals in ``unit`` asked for (see :meth:`right_band`).
     decimals: int | None = None
+    #: The significant figures asked for (see :meth:`right_band`).
     sig_figs: int | None = None
+    #: The relative tolerance of a right answer without ``decimals`` or ``sig_figs``, stated.
     rtol: float = 0.01
+    #: Relative distance still called "close".
     close_rtol: float = 0.05
+    #: General advice when an answer is wrong and matches no known mistake.
     hint: str = ""
+    #: What a right answer earns; None means :data:`POINTS_BY_DIFFICULTY` (see :attr:`max_points`).
     points: float | None = None
 
     @property
     def max_points(self) -> float:
         """The points a right answer earns (``points``, else the default of its difficulty)."""
-        if self.points is not None:
-            return float(self.points)
-        return POINTS_BY_DIFFICULTY[self.difficulty]
-
-    @property
-    def number(self) -> int:
-        """Position in the set (``q3`` -> 3)."""
-        return int(self.qid[1:])
+        return POINTS_BY_DIFFICULTY[self.difficulty] if self.points is None else float(self.points)
 
     @property
     def stars(self) -> str:

@@ -60,7 +60,6 @@ PROBLEM = Problem(
     title="Weights of a pure-attention model",
     chapter="sizing",
     difficulty=1,
-    kind="number",
     unit="GB",
     decimals=1,
     close_rtol=0.02,

@@ -70,7 +70,6 @@ PROBLEM = Problem(
     title="KV cache of one full-length sequence",
     chapter="sizing",
     difficulty=1,
-    kind="number",
     unit="GiB",
     decimals=2,
     close_rtol=0.02,

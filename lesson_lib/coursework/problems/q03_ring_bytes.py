@@ -77,7 +77,6 @@ PROBLEM = Problem(
     title="Ring bytes per token for another N",
     chapter="payloads",
     difficulty=1,
-    kind="number",
     unit="MiB",
     decimals=3,
     close_rtol=0.02,

@@ -27,15 +27,14 @@ def _step(p: Params, **kw: Any):
 
 def _facts(p: Params) -> dict[str, str]:
     step = _step(p, include_bandwidth=False)
-    m = MODEL
     return {
         **card_facts(p["card"]),
         "n": str(p["n"]),
         "latency": fmt_us(p["latency_us"] * US),
-        "weights": fmt_bytes(m.weight_bytes, "GB"),
-        "share": fmt_bytes(m.weight_bytes / p["n"], "GB"),
+        "weights": fmt_bytes(MODEL.weight_bytes, "GB"),
+        "share": fmt_bytes(MODEL.weight_bytes / p["n"], "GB"),
         "compute": fmt_ms(step.compute_s),
-        "allreduces": str(m.allreduces_per_token),
+        "allreduces": str(MODEL.allreduces_per_token),
         "comm": fmt_ms(step.latency_s),
         "total": fmt_ms(step.total_s),
         "tokens_per_s": format_count(step.tokens_per_s),
@@ -44,14 +43,13 @@ def _facts(p: Params) -> dict[str, str]:
 
 def _mistakes(p: Params) -> list[Mistake]:
     step = _step(p, include_bandwidth=False)
-    m = MODEL
-    one = decode_step(m, ACCELERATORS[p["card"]], fabric_of(p["latency_us"]), 1)
+    one = decode_step(MODEL, ACCELERATORS[p["card"]], fabric_of(p["latency_us"]), 1)
     return [
         Mistake(
             "compute-only",
             step.compute_s / MS,
             "That is the weight-streaming time alone: every token also waits for "
-            f"{m.allreduces_per_token} all-reduces, each costing the fabric's latency.",
+            f"{MODEL.allreduces_per_token} all-reduces, each costing the fabric's latency.",
         ),
         Mistake(
             "comm-only",
@@ -61,9 +59,9 @@ def _mistakes(p: Params) -> list[Mistake]:
         ),
         Mistake(
             "one-per-layer",
-            (step.compute_s + step.latency_s / m.allreduces_per_layer) / MS,
-            f"There are {m.allreduces_per_layer} all-reduces per layer, "
-            f"{m.allreduces_per_token} per token, not one per layer.",
+            (step.compute_s + step.latency_s / MODEL.allreduces_per_layer) / MS,
+            f"There are {MODEL.allreduces_per_layer} all-reduces per layer, "
+            f"{MODEL.allreduces_per_token} per token, not one per layer.",
         ),
         Mistake(
             "full-weights",
@@ -78,7 +76,6 @@ PROBLEM = Problem(
     title="Decode time on another fabric",
     chapter="latency",
     difficulty=2,
-    kind="number",
     unit="ms",
     template=(
         "The specimen model runs on **{n}** GPUs ({card}, {hbm} of HBM bandwidth) joined "

@@ -63,7 +63,6 @@ PROBLEM = Problem(
     title="Speed-up from 2 to 4 GPUs",
     chapter="latency",
     difficulty=2,
-    kind="number",
     unit="x",
     template=(
         "On a fabric that costs **{latency}** per small all-reduce, with cards of the "

@@ -68,7 +68,6 @@ PROBLEM = Problem(
     title="The crossover message size",
     chapter="prefill",
     difficulty=2,
-    kind="number",
     unit="MiB",
     close_rtol=0.03,
     template=(

@@ -19,15 +19,14 @@ def _step(p: Params):
 
 def _facts(p: Params) -> dict[str, str]:
     step = _step(p)
-    m = MODEL
-    payload = p["tokens"] * m.hidden_vector_bytes
-    wire_total = m.allreduces_per_token * allreduce_wire_bytes(payload, p["n"])
+    payload = p["tokens"] * MODEL.hidden_vector_bytes
+    wire_total = MODEL.allreduces_per_token * allreduce_wire_bytes(payload, p["n"])
     return {
         "tokens": format_count(p["tokens"]),
         "n": str(p["n"]),
         "bandwidth": format_rate(p["bandwidth_gbs"] * GB),
-        "allreduces": str(m.allreduces_per_token),
-        "vector": fmt_bytes(m.hidden_vector_bytes, "KiB"),
+        "allreduces": str(MODEL.allreduces_per_token),
+        "vector": fmt_bytes(MODEL.hidden_vector_bytes, "KiB"),
         "payload": fmt_bytes(payload, "MiB"),
         "factor": format_count(ring_allreduce_factor(p["n"]), decimals=4),
         "wire_total": fmt_bytes(wire_total, "GiB", 3),
@@ -40,19 +39,18 @@ def _facts(p: Params) -> dict[str, str]:
 
 def _mistakes(p: Params) -> list[Mistake]:
     step = _step(p)
-    m = MODEL
-    payload = p["tokens"] * m.hidden_vector_bytes
+    payload = p["tokens"] * MODEL.hidden_vector_bytes
     bandwidth = p["bandwidth_gbs"] * GB
     return [
         Mistake(
             "payload-not-wire",
-            m.allreduces_per_token * payload / bandwidth / MS,
+            MODEL.allreduces_per_token * payload / bandwidth / MS,
             "You used the payload, not the wire bytes: each rank sends 2(N-1)/N times it.",
         ),
         Mistake(
             "one-allreduce",
-            step.bandwidth_s / m.allreduces_per_token / MS,
-            f"That is one all-reduce; the prompt goes through all {m.allreduces_per_token}.",
+            step.bandwidth_s / MODEL.allreduces_per_token / MS,
+            f"That is one all-reduce; the prompt goes through all {MODEL.allreduces_per_token}.",
         ),
         Mistake(
             "gib-as-gb",
@@ -67,7 +65,6 @@ PROBLEM = Problem(
     title="Prefill time on the wire",
     chapter="prefill",
     difficulty=2,
-    kind="number",
     unit="ms",
     template=(
         "The specimen prefills a prompt of **{tokens}** tokens with tensor parallelism "

@@ -7,11 +7,10 @@ from lesson_lib.model.specimen import MODEL
 
 
 def _options() -> list[Choice]:
-    m = MODEL
     return [
         Choice(
-            f"It reconciles {m.allreduces_per_layer} times per layer, "
-            f"{m.allreduces_per_token} blocking all-reduces for every token, so the wire's "
+            f"It reconciles {MODEL.allreduces_per_layer} times per layer, "
+            f"{MODEL.allreduces_per_token} blocking all-reduces for every token, so the wire's "
             "latency is paid over and over; only the fabric inside a node is fast enough, "
             "while pipeline and data parallelism talk rarely and can cross the network.",
             "Right: the form of parallelism that talks most often needs the quickest link. "

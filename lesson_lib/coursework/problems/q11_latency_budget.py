@@ -70,7 +70,6 @@ PROBLEM = Problem(
     title="How slow may the wire be?",
     chapter="latency",
     difficulty=3,
-    kind="number",
     unit="us",
     template=(
         "Two GPUs ({card}, {hbm} of HBM bandwidth) on a fabric of **{latency}** per "

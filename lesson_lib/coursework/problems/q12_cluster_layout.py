@@ -18,19 +18,9 @@ LAYOUTS: tuple[tuple[str, int, int, bool], ...] = (
         2,
         False,
     ),
-    (
-        "TP = 2 with each pair made of one GPU from each node, PP = 4 inside the nodes.",
-        2,
-        4,
-        True,
-    ),
+    ("TP = 2 with each pair made of one GPU from each node, PP = 4 inside the nodes.", 2, 4, True),
     ("TP = 4 made of two GPUs from each node, PP = 2.", 4, 2, True),
-    (
-        "TP = 4 inside each node, DP = 2: a whole replica of the model on each node.",
-        4,
-        1,
-        False,
-    ),
+    ("TP = 4 inside each node, DP = 2: a whole replica of the model on each node.", 4, 1, False),
 )
 
 
@@ -50,8 +40,7 @@ def _layout_problems(tp: int, pp: int, crosses_nodes: bool) -> list[str]:
 
 def _sequences_held(tp: int, pp: int) -> int:
     """Full-length sequences the 2 x 4 GPUs hold in a sound layout (``plan_cluster``'s total)."""
-    plan = plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp)
-    return plan.sequences_total
+    return plan_cluster(gpus_per_node=GPUS_PER_NODE, nodes=NODES, tp=tp, pp=pp).sequences_total
 
 
 def _options() -> list[Choice]:

@@ -22,7 +22,6 @@ def _saving_us(p: Params) -> float:
 
 def _facts(p: Params) -> dict[str, str]:
     n, hop = p["n"], p["hop_us"]
-    vector = MODEL.hidden_vector_bytes
 
     def us(seconds: float) -> str:
         return format_seconds(seconds, "us", decimals=3)
@@ -32,7 +31,7 @@ def _facts(p: Params) -> dict[str, str]:
         "base": f"{p['base_us']:g} us",
         "hop": f"{hop:g} us",
         "bandwidth": format_rate(NVLINK_BANDWIDTH, "GB"),
-        "vector": fmt_bytes(vector, "KiB", decimals=0),
+        "vector": fmt_bytes(MODEL.hidden_vector_bytes, "KiB", decimals=0),
         "ring_steps": str(allreduce_steps(n, "ring")),
         "ring_factor": format_count(allreduce_factor(n, "ring"), decimals=3),
         "one_factor": str(n - 1),
@@ -75,7 +74,6 @@ PROBLEM = Problem(
     title="One-shot against the ring",
     chapter="algorithms",
     difficulty=3,
-    kind="number",
     unit="us",
     template=(
         "A fabric charges **{base}** per all-reduce plus **{hop}** for every step on the "

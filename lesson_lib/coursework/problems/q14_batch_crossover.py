@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Mistake,
-    Params,
-    Problem,
-    fabric_of,
-    fmt_bytes,
-)
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_factor, crossover_tokens
 from lesson_lib.model.specimen import FAST, MODEL
@@ -37,11 +31,10 @@ def _facts(p: Params) -> dict[str, str]:
 def _mistakes(p: Params) -> list[Mistake]:
     n = p["n"]
     alpha_b = p["latency_us"] * US * p["bandwidth_gbs"] * GB
-    vector = MODEL.hidden_vector_bytes
     return [
         Mistake(
             "factor-forgotten",
-            alpha_b / vector,
+            alpha_b / MODEL.hidden_vector_bytes,
             "Each GPU sends 2(N-1)/N of the payload in a ring all-reduce, so the bytes term "
             "is 2(N-1)/N x b x the hidden vector / B.",
         ),
@@ -64,7 +57,6 @@ PROBLEM = Problem(
     title="The batch at the crossover",
     chapter="batching",
     difficulty=3,
-    kind="number",
     unit="sequences",
     template=(
         "The specimen is decoded with tensor parallelism on **{n}** GPUs, over a fabric that "

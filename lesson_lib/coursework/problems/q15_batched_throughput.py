@@ -59,7 +59,6 @@ PROBLEM = Problem(
     title="Batched throughput of two replicas",
     chapter="cluster",
     difficulty=3,
-    kind="number",
     unit="tokens/s",
     rtol=0.02,
     template=(

@@ -21,10 +21,8 @@ from lesson_lib.model.units import US, format_ratio
 def _times(p: Params, saving_us: float) -> tuple[float, float]:
     card = ACCELERATORS[p["card"]]
     fabric = cuda_graph_fabric(fabric_of(p["latency_us"]), saving_us * US)
-    two, four = (
-        decode_step(MODEL, card, fabric, n, include_bandwidth=False).total_s for n in (2, 4)
-    )
-    return two, four
+    steps = [decode_step(MODEL, card, fabric, n, include_bandwidth=False) for n in (2, 4)]
+    return steps[0].total_s, steps[1].total_s
 
 
 def _reference(p: Params) -> float:
@@ -82,7 +80,6 @@ PROBLEM = Problem(
     title="CUDA graphs and the speed-up",
     chapter="algorithms",
     difficulty=3,
-    kind="number",
     unit="x",
     template=(
         "Cards of the kind {card} ({hbm}) are joined by a fabric whose small all-reduce costs "

@@ -93,7 +93,6 @@ PROBLEM = Problem(
     title="All-to-all bytes per token under expert parallelism",
     chapter="experts",
     difficulty=3,
-    kind="number",
     unit="MiB",
     decimals=3,
     close_rtol=0.02,

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Mistake,
-    Params,
-    Problem,
-    fabric_of,
-    fmt_ms,
-)
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of, fmt_ms
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_latency, alltoall_time
 from lesson_lib.model.units import MS
@@ -78,7 +72,6 @@ PROBLEM = Problem(
     title="Expert parallelism across nodes against TP inside one",
     chapter="experts",
     difficulty=3,
-    kind="number",
     unit="ms",
     template=(
         "A mixture-of-experts model has **{layers}** layers; the first **{dense}** are dense, "

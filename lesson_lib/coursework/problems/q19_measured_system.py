@@ -81,7 +81,6 @@ PROBLEM = Problem(
     title="The four-GPU line on a measured system",
     chapter="measured",
     difficulty=3,
-    kind="number",
     unit="ms",
     rtol=0.03,
     template=(

@@ -63,7 +63,6 @@ PROBLEM = Problem(
     title="A request's cache over one NIC",
     chapter="kv_transfer",
     difficulty=3,
-    kind="number",
     unit="ms",
     template=(
         "A disaggregated server prefills the specimen on one GPU and decodes it on one "

@@ -85,7 +85,6 @@ PROBLEM = Problem(
     title="A sharded cache over a NIC per GPU",
     chapter="kv_transfer",
     difficulty=3,
-    kind="number",
     unit="ms",
     # Three figures tell leaving out the state (under 1 % at full context) apart.
     sig_figs=3,
