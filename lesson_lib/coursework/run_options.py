@@ -55,7 +55,16 @@ def _options_path(grades: Path) -> Path:
 
 
 def salt_fingerprint(salt: str | None) -> str | None:
-    """The first 16 hex digits of the salt's SHA-256 (None for the public variants)."""
+    """The first 16 hex digits of the salt's SHA-256 (None for the public variants).
+
+    Parameters
+    ----------
+    salt : str or None
+
+    Returns
+    -------
+    str or None
+    """
     return None if salt is None else hashlib.sha256(salt.encode()).hexdigest()[:16]
 
 
@@ -65,7 +74,12 @@ def _scored(value: Any) -> str:
 
 def bank_fingerprint() -> str:
     """16 hex digits of a SHA-256 over what scores each problem: its kind, unit, points and
-    tolerances, and its answer and named mistakes for the book's numbers and three fixed draws."""
+    tolerances, and its answer and named mistakes for the book's numbers and three fixed draws.
+
+    Returns
+    -------
+    str
+    """
     rows = []
     for qid, problem in PROBLEMS.items():
         draws = [problem.defaults] + [problem.sample(np.random.default_rng(k)) for k in range(3)]
@@ -106,7 +120,16 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
 def read_options(grades: Path) -> dict[str, Any] | None:
     """The options kept beside ``grades`` (:data:`FLAGS` key -> value, and ``"problems"``); None if
     none or unreadable, a ValueError naming the file and the option if one has a value of another
-    type."""
+    type.
+
+    Parameters
+    ----------
+    grades : Path
+
+    Returns
+    -------
+    dict or None
+    """
     path = _options_path(grades)
     try:
         found = json.loads(read_file(path, "options", ValueError, 2**20))
@@ -170,7 +193,16 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
 
 
 def describe(options: Mapping[str, Any]) -> str:
-    """The options as flags, for the regrade's first line (``--due ... --keep latest``)."""
+    """The options as flags, for the regrade's first line (``--due ... --keep latest``).
+
+    Parameters
+    ----------
+    options : mapping
+
+    Returns
+    -------
+    str
+    """
     parts = []
     for key, flag in FLAGS.items():
         value = options.get(key)

@@ -423,7 +423,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (see the module docstring); exit status 0, or 2 on a usage error."""
+    """Command-line entry point; see the module docstring.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on a usage error.
+    """
     args = _parser().parse_args(argv)
     root = args.root or _default_root()
     try:
