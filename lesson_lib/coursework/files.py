@@ -91,12 +91,26 @@ def write_atomically(
 
 
 def staged(path: Path) -> Path:
-    """The file a reader of ``path`` should open: the set's new one, while a set is written."""
+    """The file a reader of ``path`` should open: the set's new one, while a set is written.
+
+    Parameters
+    ----------
+    path : Path
+
+    Returns
+    -------
+    Path
+    """
     return (_current.staged.get(Path(os.path.abspath(path))) if _current else None) or Path(path)
 
 
 def remove_with_set(path: Path) -> None:
-    """Remove ``path`` when the set is in place (at once outside a set)."""
+    """Remove ``path`` when the set is in place (at once outside a set).
+
+    Parameters
+    ----------
+    path : Path
+    """
     if _current is None:
         Path(path).unlink(missing_ok=True)
     else:
@@ -104,7 +118,16 @@ def remove_with_set(path: Path) -> None:
 
 
 def manifest_of(grades: Path) -> Path:
-    """The manifest of the set written with the grades CSV ``grades`` (``grades.outputs.json``)."""
+    """The manifest of the set written with the grades CSV ``grades`` (``grades.outputs.json``).
+
+    Parameters
+    ----------
+    grades : Path
+
+    Returns
+    -------
+    Path
+    """
     return Path(grades).with_name(f"{Path(grades).stem}.outputs.json")
 
 
