@@ -118,6 +118,15 @@ def test_a_renamed_notebook_is_graded_when_its_other_sources_agree(tmp_path):
     assert (nobody.student, nobody.status) == ("Problems FINAL", None)  # the grader's invalid ID
 
 
+def test_a_renamed_notebook_in_a_gradescope_export_is_its_submitters(tmp_path):
+    """A Gradescope export's folder holding only 'Problems FINAL.ipynb': the folder's one notebook
+    is the problem set, and Dana's sid (s006 on the roster) and the metadata agree on s006."""
+    shutil.copy(DATA / "gradescope_submission_metadata.yml", tmp_path / "submission_metadata.yml")
+    _notebook(tmp_path / "submission_301245" / "Problems FINAL.ipynb", "s006")
+    (dana,) = _identities(tmp_path, read_roster(DATA / "roster.csv")).values()
+    assert (dana.student, dana.status, dana.lms_user) == ("s006", None, "12350")
+
+
 def test_canvas_late_marker_and_resubmission_are_kept(tmp_path):
     path = _notebook(tmp_path / "doejohn_LATE_12346_6789016_s002_problems-2.ipynb", "s002")
     os.utime(path, (1_700_000_000, 1_700_000_000))

@@ -4,7 +4,8 @@ Platforms and browsers rename notebooks (``S004.IPYNB``, ``s005.ipynb.txt``, ``s
 and a folder can hold anything. :func:`find_submissions` turns every name not starting with ``.``
 into exactly one :class:`Entry`: ``<ID>.ipynb`` (any case, a ``.txt`` or ``.json`` tail, a
 browser's `` (1)``) is that student's notebook; a folder ``<ID>/`` (or a Gradescope export's
-``submission_<n>/``) is graded by its ``<ID>_problems.ipynb`` or ``problems.ipynb``; anything else
+``submission_<n>/``, or its only notebook whatever its name) is graded by its
+``<ID>_problems.ipynb`` or ``problems.ipynb``; anything else
 (a symbolic link, never followed; a FIFO, device or socket, never opened; a folder named like a
 notebook or without a problem set; another file) gets an entry saying why it cannot be graded.
 :func:`read_notebook` reads one without following links or blocking, converting nbformat 3 to 4.
@@ -19,7 +20,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lesson_lib.coursework.lms_names import PROBLEM_SET, id_in_file_stem
+from lesson_lib.coursework.lms_names import PROBLEM_SET, id_in_file_stem, is_gradescope_folder
 from lesson_lib.coursework.runner import code_sources
 from lesson_lib.model._safe_io import printable, read_file, special_kind
 
@@ -96,6 +97,7 @@ def notebook_name(name: str) -> tuple[str, list[str]] | None:
 def _in_folder(folder: Path, name: str) -> Entry:
     """The entry for a student's folder: its problem set, or why there is none."""
     candidates: list[tuple[int, str, Path, list[str]]] = []
+    lone: list[tuple[int, str, Path, list[str]]] = []  # notebooks that name no problem set
     seen = 0
     with os.scandir(folder) as entries:
         for item in entries:
@@ -103,12 +105,19 @@ def _in_folder(folder: Path, name: str) -> Entry:
             if seen > _MAX_FOLDER_ENTRIES:
                 break
             parsed = notebook_name(item.name)
+            if parsed is not None and not id_in_file_stem(parsed[0])[1]:
+                note = (
+                    f"{printable(item.name, 60)}, its only notebook, is graded as the problem set"
+                )
+                lone.append((2, item.name, Path(item.path), [*parsed[1], note]))
             if parsed is None or not id_in_file_stem(parsed[0])[1]:
                 continue
             exact = item.name in (f"{PROBLEM_SET}.ipynb", f"{name}_{PROBLEM_SET}.ipynb")
             candidates.append((0 if exact else 1, item.name, Path(item.path), parsed[1]))
     copy = _COPY_SUFFIX.match(name)
     stem = copy["stem"] if copy and copy["stem"] else name
+    if not candidates and len(lone) == 1 and is_gradescope_folder(name):
+        candidates = lone  # Gradescope's metadata says whose it is, whatever it is called
     if not candidates:
         return Entry(name, stem, folder, problem=f"a folder without {PROBLEM_SET}.ipynb")
     candidates.sort()
