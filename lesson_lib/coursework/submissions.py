@@ -4,8 +4,8 @@ Platforms and browsers rename notebooks (``S004.IPYNB``, ``s005.ipynb.txt``, ``s
 and a folder can hold anything. :func:`find_submissions` turns every name not starting with ``.``
 into exactly one :class:`Entry`: ``<ID>.ipynb`` (any case, a ``.txt`` or ``.json`` tail, a
 browser's `` (1)``) is that student's notebook; a folder ``<ID>/`` (or a Gradescope export's
-``submission_<n>/``, or its only notebook whatever its name) is graded by its
-``<ID>_problems.ipynb`` or ``problems.ipynb``; anything else
+``submission_<n>/``) is graded by its ``<ID>_problems.ipynb`` or ``problems.ipynb`` (a Gradescope
+folder's only notebook, whatever its name); anything else
 (a symbolic link, never followed; a FIFO, device or socket, never opened; a folder named like a
 notebook or without a problem set; another file) gets an entry saying why it cannot be graded.
 :func:`read_notebook` reads one without following links or blocking, converting nbformat 3 to 4.
