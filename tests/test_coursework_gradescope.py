@@ -85,8 +85,9 @@ def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(
     tmp_path, monkeypatch, capsys
 ):
     """The build command ships what make grade would read: with a salt whose folder holds
-    the edition's roster.csv, that file, byte for byte; --no-roster, or no salt in use
-    (LESSON_COURSE_SALT_FILE empty), ships none; a named --roster wins."""
+    the edition's roster.csv, that roster's platform ids and student IDs, never a name, section
+    or e-mail; --no-roster, or no salt in use (LESSON_COURSE_SALT_FILE empty), ships none; a
+    named --roster wins."""
     from lesson_lib.coursework.gradescope import main
     from lesson_lib.coursework.roster import add_issued_ids
     from lesson_lib.coursework.variants import create_salt_file
@@ -95,7 +96,7 @@ def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(
     create_salt_file(salt)
     add_issued_ids(tmp_path / "instructor" / "roster.csv", ["s001", "s002"])
     named = tmp_path / "class.csv"
-    named.write_text("lms_user_id,name,section,student_id\n7,Ann,S1,s009\n")
+    named.write_text("lms_user_id,name,section,student_id,email\n7,Ann,S1,s009,ann@x.edu\n")
 
     def shipped(*args: str) -> bytes | None:
         out = tmp_path / "autograder.zip"
@@ -104,10 +105,10 @@ def test_make_gradescope_packs_the_issued_roster_unless_told_otherwise(
             return zf.read("roster.csv") if "roster.csv" in zf.namelist() else None
 
     monkeypatch.setenv("LESSON_COURSE_SALT_FILE", str(salt))
-    assert shipped() == b"lms_user_id,name,section,student_id,email\n,,,s001,\n,,,s002,\n"
-    assert "shipped as roster.csv (where the sandbox cannot run" in capsys.readouterr().out
+    assert shipped() == b"lms_user_id,name,section,student_id\n,,,s001\n,,,s002\n"
+    assert "(no names, sections or e-mails)" in capsys.readouterr().out
     assert shipped("--no-roster") is None
-    assert shipped("--roster", str(named)) == named.read_bytes()
+    assert shipped("--roster", str(named)) == b"lms_user_id,name,section,student_id\n7,,,s009\n"
     monkeypatch.setenv("LESSON_COURSE_SALT_FILE", "")
     assert shipped() is None
 
@@ -214,7 +215,7 @@ def test_the_course_salt_is_shipped_when_given_and_checked(tmp_path, monkeypatch
 def test_a_salted_class_is_graded_on_its_own_variants(tmp_path):
     """The edition made with a course salt, answered with that salt's references: with the
     salt in the zip every problem is right (without it the public variants were graded and
-    the same notebook scored 3.5 of 22)."""
+    the same notebook scored 3.5 of 22); the run leaves the salt readable by its owner only."""
     from lesson_lib.coursework.gradescope import run
     from lesson_lib.coursework.variants import (
         course_salt,
@@ -245,6 +246,7 @@ def test_a_salted_class_is_graded_on_its_own_variants(tmp_path):
     assert salt_in_use == salt
     assert results["score"] == sum(t["max_score"] for t in results["tests"])
     assert results["extra_data"]["status"] == "ran"
+    assert (root / "source" / "salt").stat().st_mode & 0o777 == 0o600  # the grader's alone
 
 
 def test_metadata_json_nested_too_deeply_or_a_fifo_is_read_as_none(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,28 @@ def test_sandbox_hides_network_environment_and_files(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root has another user to run as")
+def test_without_the_sandbox_a_root_grader_runs_the_notebook_as_another_user():
+    """--no-sandbox (or a container without namespaces) as root: the child is a spare unprivileged
+    user, so a file only root may read (the course salt) is refused it; its folder is its own."""
+    with tempfile.TemporaryDirectory(prefix="lesson-grade-") as work:  # in /tmp, as the grader's
+        secret = Path(work) / "salt"
+        secret.write_text("course salt")
+        secret.chmod(0o600)
+        scratch = Path(work) / "submission"
+        scratch.mkdir(mode=0o700)
+        code = (
+            f"import os; open('mine', 'w'); print(os.getuid(), flush=True); open({str(secret)!r})"
+        )
+        python = "/usr/bin/python3"  # Debian's, which every user may run (not a Python in /root)
+        run = run_isolated([python, "-c", code], scratch, timeout=60, sandbox=False)
+        child_uid = int(run.output.split()[0])
+        assert child_uid >= BASE_UID and run.uid == child_uid
+        assert run.returncode != 0 and "PermissionError" in run.output
+        assert (scratch / "mine").stat().st_uid == child_uid
+        assert processes_of(child_uid) == []
+
+
 def test_process_and_memory_limits_and_nothing_left_behind(tmp_path):
     """Forks stop at the process limit, 4 GB cannot be allocated, sleeping children die."""
     need_sandbox()

@@ -5,7 +5,8 @@ holds ``setup.sh`` (bubblewrap, uv, a Python fitting :data:`PYTHON_REQUEST` and 
 ``run_autograder``, ``config.json``, the ``lesson_lib`` source, optionally roster and course salt.
 :func:`run` identifies the one submission and grades it as ``make grade`` does, one test per
 problem. Where a container refuses bubblewrap's namespaces the notebook runs unsandboxed there (said
-in the output; it could read the salt), or with ``--require-sandbox`` scores nothing.
+in the output), as a spare unprivileged user who cannot read the salt or roster (both 0600), or
+with ``--require-sandbox`` scores nothing. The roster ships without names, sections or e-mails.
 
 Command line::
 
@@ -16,6 +17,7 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import tempfile
@@ -143,8 +145,12 @@ def build_zip(
         raise ValueError(f"visibility must be one of {VISIBILITIES}, got {visibility!r}")
     if not (isinstance(timeout, int | float) and 0 < timeout <= MAX_TIMEOUT):
         raise ValueError(f"timeout must be > 0 and <= {MAX_TIMEOUT:g} seconds, got {timeout!r}")
-    if roster is not None:
-        read_roster(roster)
+    # who is who, without names, sections or e-mails: the autograder needs no more
+    shipped = (
+        [[e.lms_user_id, "", "", e.student_id] for e in read_roster(roster).entries]
+        if roster
+        else []
+    )
     salt = read_salt_file(salt_file) if salt_file is not None else None
     root, out = Path(root), require_output_file(out, "--out")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -169,7 +175,8 @@ def build_zip(
             for rel in _package_files(root):
                 zf.write(root / rel, f"lesson/{rel.as_posix()}")
             if roster is not None:
-                zf.write(roster, "roster.csv")
+                rows = [["lms_user_id", "name", "section", "student_id"], *shipped]
+                zf.writestr("roster.csv", "".join(",".join(row) + "\n" for row in rows))
             if salt is not None:
                 zf.writestr("salt", salt + "\n")
 
@@ -278,6 +285,9 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         extra.append(f"Several notebooks were uploaded; graded {entry.name}, not {others}.")
     meta = read_gradescope_metadata(_read_json(root / "submission_metadata.json"))
     salt_path = root / "source" / "salt"
+    for private in (salt_path, root / "source" / "roster.csv"):
+        with contextlib.suppress(OSError):  # the grader's alone: the notebook never runs as root
+            private.chmod(0o600)
     set_course_salt(read_salt_file(salt_path) if salt_path.is_file() else None)
     roster_path = root / "source" / "roster.csv"
     roster = read_roster(roster_path) if roster_path.is_file() else None
@@ -390,10 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {out} (variants: {variants}): upload it as the assignment's autograder")
         if roster is None:
             print("roster: none (any valid ID)")
-        else:  # its names and e-mails travel with the zip (see the module on the sandbox)
+        else:
             print(
-                f"roster: {roster}, shipped as roster.csv (where the sandbox cannot run in "
-                "Gradescope's container, a submission can read it; --no-roster ships none)"
+                f"roster: {roster}, shipped as roster.csv with its platform user ids and student "
+                "IDs only (no names, sections or e-mails); --no-roster ships none"
             )
         return 0
     config = _read_json(args.config) if args.config is not None else None

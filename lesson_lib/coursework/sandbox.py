@@ -180,9 +180,9 @@ def _reserved_uid() -> Iterator[int]:
 
 
 def _limiter(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
-    def apply() -> None:
-        import resource
+    import resource  # here: the child may be a user who cannot read this Python's library
 
+    def apply() -> None:
         os.umask(0o022)
         for which, value in (
             (resource.RLIMIT_AS, limits.memory_bytes),
@@ -260,6 +260,11 @@ def run_isolated(
             from lesson_lib.lab.launch import JOB_ENV
 
             env = {**(env or {}), JOB_ENV: tag}
+            if os.geteuid() == 0 and _runs_for_anyone(command[0]):
+                # not as root where another user can run it (Gradescope's /autograder): the
+                # course salt and the roster stay unreadable to the notebook
+                uid = held.enter_context(_reserved_uid())
+                _hand_over(scratch, uid)
         # inside bubblewrap, --setenv gives the command its environment
         child_env = {"PATH": "/usr/bin:/bin"} if sandbox else _environment(str(scratch), env or {})
         cpu = int(timeout) + 30
@@ -277,6 +282,11 @@ def run_isolated(
                 env=child_env,
                 preexec_fn=_limiter(limits, cpu),
                 start_new_session=True,
+                **(
+                    {}
+                    if sandbox or uid is None
+                    else {"user": uid, "group": uid, "extra_groups": []}
+                ),
                 pass_fds=tuple(pass_fds),
             )
         finally:
@@ -294,6 +304,19 @@ def run_isolated(
         returncode = proc.returncode if proc.returncode is not None else -9
         elapsed = time.monotonic() - start
         return RunResult(returncode, timed_out, elapsed, drain.result(), sandbox, leftovers, uid)
+
+
+def _runs_for_anyone(program: str) -> bool:
+    """Whether any user may run ``program`` (a Python under ``/root`` is root's alone)."""
+    path = Path(shutil.which(program) or program).resolve()
+    return all(os.stat(p).st_mode & 0o001 for p in [path, *path.parents])
+
+
+def _hand_over(scratch: Path, uid: int) -> None:
+    """Give an unsandboxed run's user its folder, and a way into the private one holding it."""
+    os.chmod(scratch.parent, os.stat(scratch.parent).st_mode | 0o111)
+    for path in [scratch, *scratch.rglob("*")]:
+        os.chown(path, uid, uid, follow_symlinks=False)
 
 
 def _left_behind(uid: int | None, tag: str) -> list[int]:
