@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -122,6 +123,17 @@ def test_without_the_sandbox_a_root_grader_runs_the_notebook_as_another_user():
         assert run.returncode != 0 and "PermissionError" in run.output
         assert (scratch / "mine").stat().st_uid == child_uid
         assert processes_of(child_uid) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root has another user to run as")
+def test_a_root_that_may_not_change_user_keeps_running_as_itself():
+    """In a container that took root's CAP_SETUID away the switch is not tried (it would fail every
+    notebook); util-linux's setpriv drops every capability for the probe."""
+    probe = "from lesson_lib.coursework.sandbox import _can_change_user as f; print(f())"
+    argv = ["setpriv", "--bounding-set=-all", sys.executable, "-c", probe]
+    stripped = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    full = subprocess.run(argv[2:], capture_output=True, text=True, check=True).stdout
+    assert (stripped.strip(), full.strip()) == ("False", "True")
 
 
 def test_process_and_memory_limits_and_nothing_left_behind(tmp_path):
