@@ -59,6 +59,7 @@ from lesson_lib.coursework.variants import (
     salt_file_in_use,
     salted,
 )
+from lesson_lib.model._safe_io import read_text
 
 #: IDs starting with this are the documentation's examples, which the edition never issues.
 EXAMPLE_PREFIX = "example-"
@@ -424,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ids_file:
             ids += [
                 line.strip()
-                for line in args.ids_file.read_text().splitlines()
+                for line in read_text(args.ids_file, "--ids-file", ValueError, 2**24).splitlines()
                 if line.strip() and not line.lstrip().startswith("#")
             ]
         if not (math.isfinite(args.time_limit) and args.time_limit > 0):
