@@ -216,9 +216,8 @@ def _flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submis
 
 
 def _passes_for(look: str, ids: Collection[str]) -> str:
-    """The ID a refused name of :func:`skeleton` ``look`` passes for: ``look`` if an ID, else the
-    one of ``ids`` it matches with an ASCII letter for each other letter left among more ASCII
-    ones (a look-alike no table lists: Cyrillic shha, Latin script g), else ""."""
+    """The ID a refused name's :func:`skeleton` ``look`` passes for: itself if an ID, else the one of
+    ``ids`` it matches with any ASCII letter for each other one among more ASCII characters, or ""."""
     if look in ids or not id_problem(look):
         return look
     foreign = [ch for ch in look if not ch.isascii()]

@@ -56,11 +56,9 @@ def _read_manifest(folder: Path) -> dict[str, str] | None:
     """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None."""
     try:
         data = json.loads(read_file(Path(folder) / MANIFEST, "manifest", ValueError, 2**26))
-    except (OSError, ValueError, RecursionError):
+    except (ValueError, RecursionError):  # read_file's errors are ValueErrors too
         return None
-    if not isinstance(data, dict) or data.get("made_by") != MADE_BY:
-        return None
-    files = data.get("files")
+    files = data.get("files") if isinstance(data, dict) and data.get("made_by") == MADE_BY else None
     if not isinstance(files, dict):
         return None
     return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}

@@ -49,8 +49,7 @@ def _invisible(ch: str) -> bool:
 
 
 def _describe(ch: str) -> str:
-    name = unicodedata.name(ch, "an unnamed character")
-    return f"U+{ord(ch):04X} {name}"
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'an unnamed character')}"
 
 
 def id_problem(text: str) -> str:

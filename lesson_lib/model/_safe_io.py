@@ -54,19 +54,14 @@ def printable(value: object, limit: int = 200) -> str:
             value = repr(value)
         else:
             return f"<{type(value).__name__[:40]}>"
-    text = str.__getitem__(value, slice(0, limit + 1))
-    out = []
-    size = 0
-    for ch in text:
+    out, size = [], 0
+    # one character more than fits: each takes at least one, so a longer text always stops here
+    for ch in str.__getitem__(value, slice(0, limit + 1)):
         piece = ch if ch.isprintable() else _ESCAPES.get(ch) or _escape(ch)
         size += len(piece)
         if size > limit:
-            out.append("...")
-            break
+            return "".join(out) + "..."
         out.append(piece)
-    else:
-        if str.__len__(value) > len(text):
-            out.append("...")
     return "".join(out)
 
 
