@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import os
 import re
 import sys
@@ -60,6 +59,7 @@ from lesson_lib.coursework.variants import (
     salted,
 )
 from lesson_lib.model._safe_io import read_text
+from lesson_lib.model._validate import require_number
 
 #: IDs starting with this are the documentation's examples, which the edition never issues.
 EXAMPLE_PREFIX = "example-"
@@ -428,10 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for line in read_text(args.ids_file, "--ids-file", ValueError, 2**24).splitlines()
                 if line.strip() and not line.lstrip().startswith("#")
             ]
-        if not (math.isfinite(args.time_limit) and args.time_limit > 0):
-            raise ValueError(
-                f"--time-limit must be a finite number of seconds > 0, got {args.time_limit}"
-            )
+        require_number("--time-limit", args.time_limit, strict=True, unit="s")
         salt = None
         # the file given, else the one SALT_FILE_ENV names ("" for none), else the default
         unnamed = args.salt_file is None and SALT_FILE_ENV not in os.environ

@@ -99,8 +99,8 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
         )
     if not stat.S_ISREG(mode):
         raise ValueError(
-            f"{option} {str(p)!r} is {special_kind(mode)}, not a regular file; give a file name "
-            "such as results.csv"
+            f"{option} {str(p)!r} is {special_kind(mode)}, not a regular file; give a file's name "
+            "(a new one, or one to replace)"
         )
     return p
 
