@@ -155,15 +155,19 @@ def test_the_grader_prints_the_points_warning(tmp_path, capsys):
     assert "the problem set's points are 53" in err
 
 
-def test_an_export_cell_too_long_in_utf_16_or_a_link_to_dev_zero_is_refused(tmp_path, capsys):
-    """One line naming the file, exit status 2: never a csv traceback or a read without end."""
+def test_an_export_cell_too_long_or_a_link_to_dev_zero_is_refused_utf_16_read(tmp_path, capsys):
+    """One line naming the file, exit status 2: never a csv traceback or a read without end. A
+    UTF-16 export with its byte-order mark (a spreadsheet's 'Unicode text') is read; one cut
+    short is refused naming UTF-16."""
     export = tmp_path / "export.csv"
     export.write_text(EXPORT.read_text() + "x" * 131_073 + "\n")
     args = [str(tmp_path), "--out", str(tmp_path / "g.csv"), "--canvas-gradebook", str(export)]
     assert main([*args, "--canvas-assignment", "problem set"]) == 2
     assert f"canvas_gradebook '{export}', line" in capsys.readouterr().err
     export.write_text(EXPORT.read_text(), encoding="utf-16")
-    with pytest.raises(ValueError, match=r"export\.csv' is not UTF-8 text \(byte 0\)"):
+    assert check_gradebook(export, "problem set") == check_gradebook(EXPORT, "problem set")
+    export.write_bytes(export.read_bytes()[:-1])
+    with pytest.raises(ValueError, match=r"export\.csv' is not UTF-16 text \(byte "):
         check_gradebook(export, "problem set")
     export.unlink()
     export.symlink_to("/dev/zero")

@@ -1,5 +1,6 @@
 """lesson_lib.coursework.manual_grading: reasoning exported for a TA, points merged back."""
 
+import os
 from pathlib import Path
 
 import nbformat
@@ -11,6 +12,7 @@ from lesson_lib.coursework.manual_grading import (
     ManualImportError,
     _merge_points,
     _read_points,
+    read_folder,
     reasoning_answers,
 )
 
@@ -83,3 +85,12 @@ def test_a_ta_file_with_a_cell_too_long_or_in_latin_1_is_named(tmp_path):
     path.write_text(",".join(EXPORT_HEADER) + "\ns001,f,Begründung,1,2,r\n", encoding="latin-1")
     with pytest.raises(ManualImportError, match="is not UTF-8 text"):
         _read_points(path, part)
+
+
+def test_a_ta_file_that_is_a_fifo_is_refused_not_passed_over(tmp_path):
+    """A FIFO under the part's name was skipped ("holds none of the exported files"): it is
+    named now, and never opened to wait for a writer."""
+    part = next(iter(MANUAL_PARTS.values()))
+    os.mkfifo(tmp_path / part.file_name)
+    with pytest.raises(ManualImportError, match=r"is a FIFO \(named pipe\), not a regular file"):
+        read_folder(tmp_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,9 @@ def test_a_manifest_not_written_by_the_edition_is_not_one(tmp_path):
     (tmp_path / MANIFEST).write_text("{")
     assert _read_manifest(tmp_path) is None
     assert _force_reasons(tmp_path, ["x"], replaces=False)[0]
+    (tmp_path / MANIFEST).unlink()
+    os.mkfifo(tmp_path / MANIFEST)  # once read as text, waiting for a writer that never came
+    assert _read_manifest(tmp_path) is None
 
 
 def test_many_reasons_are_listed_up_to_five(tmp_path):

@@ -51,6 +51,10 @@ def _write(tmp_path: Path, text: str) -> Path:
             "lms_user_id,name,section,student_id\n1,A,S1,s001\n1,B,S1,s002\n",
             "lms_user_id '1' is given twice",
         ),
+        (  # one of two student_id columns would be read, the other ignored
+            "lms_user_id,name,section,student_id, Student_ID\n1,A,S1,s001,s002\n",
+            r"header: the column ' Student_ID' is given twice \(columns 4 and 5\); keep one",
+        ),
     ],
 )
 def test_a_wrong_roster_is_refused_naming_row_and_column(tmp_path, text, message):

@@ -1,6 +1,7 @@
 """The student edition: no solution text anywhere, checks kept, deterministic per student."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -250,6 +251,23 @@ def test_cli_reads_the_class_roster_as_the_id_file(tmp_path, capsys):
     roster.write_text("lms_user_id,name,section,student_id\n9001,Ada,A,s 020\n")
     assert main([*args, "--pages", "problems", "--force"]) == 2
     assert "row 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (os.mkfifo, "is a FIFO (named pipe), not a regular file"),  # it blocked, waiting
+        (lambda p: p.write_text("s010\nRené\n", encoding="latin-1"), "is not UTF-8 text (byte 8)"),
+    ],
+)
+def test_an_id_file_that_is_a_fifo_or_latin_1_is_refused_naming_it(tmp_path, capsys, make, message):
+    """One line naming --ids-file and the file, exit status 2, nothing written."""
+    ids = tmp_path / "ids.txt"
+    make(ids)
+    args = ["--root", str(ROOT), "--out", str(tmp_path / "out"), "--ids-file", str(ids)]
+    assert main(args) == 2
+    assert f"error: --ids-file '{ids}' {message}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def student_site_pages(root: Path) -> list[Path]:

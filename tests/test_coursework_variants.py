@@ -1,5 +1,6 @@
 """Per-student variants: IDs are normalized, and seed the same numbers every time."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,13 @@ def test_the_salt_file_is_made_once_for_its_owner_only(tmp_path):
     bad = tmp_path / "bad"
     bad.write_text("hunter2\n")
     with pytest.raises(ValueError, match="bad: course salt must be"):
+        read_salt_file(bad)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # once opened and waited on for a writer that never came
+    with pytest.raises(ValueError, match=r"salt file '.*fifo' is a FIFO \(named pipe\)"):
+        read_salt_file(fifo)
+    bad.write_text("0" * 10_000)
+    with pytest.raises(ValueError, match=r"salt file '.*bad' is larger than 128 bytes"):
         read_salt_file(bad)
 
 

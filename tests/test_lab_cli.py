@@ -69,6 +69,29 @@ def test_bad_options_return_usage_status():
     assert status == cli.EXIT_USAGE and "ranks must be an integer from 2 to 256" in err
 
 
+def test_an_mpi_job_of_one_rank_is_refused_naming_mpiexec_n(tmp_path, job):
+    """Under the user's own ``mpiexec -n 1`` the sweep once ran, then its reader refused the
+    file ("'ranks' must be ... got 1"), a count typed to mpiexec, not to this command."""
+    out = tmp_path / "one.json"
+    command = [launch._find_mpiexec(), "-n", "1", sys.executable, "-m", "lesson_lib.lab"]
+    proc = subprocess.run(
+        [*command, "run", "--out", str(out), "-q"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == cli.EXIT_USAGE, proc.stderr
+    assert "lab: bad option: mpiexec -n must be from 2 to 4096 for a sweep, got '1'" in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("size", ["5000", "x"])
+def test_an_mpi_job_too_large_is_refused_before_mpi_starts(monkeypatch, size):
+    """5,000 ranks once failed at the first size with "n must be ...", a name nobody typed."""
+    monkeypatch.setenv("PMI_RANK", "0")
+    monkeypatch.setenv("PMI_SIZE", size)
+    status, _, err = run_main("run -q --out never.json")
+    assert status == cli.EXIT_USAGE
+    assert f"mpiexec -n must be from 2 to 4096 for a sweep, got '{size}'" in err
+
+
 def test_missing_mpiexec_is_reported_with_non_zero_exit():
     """A terminal run with no usable mpiexec says so and exits 6, without a traceback."""
     proc = subprocess.run(

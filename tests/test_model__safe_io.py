@@ -13,6 +13,7 @@ from lesson_lib.model._safe_io import (
     printable,
     read_csv_rows,
     read_file,
+    read_text,
     require_output_file,
 )
 
@@ -152,3 +153,31 @@ def test_csv_rows_name_the_file_the_line_and_the_encoding(tmp_path):
     path.write_text("name\nRené\n", encoding="latin-1")
     with pytest.raises(ValueError, match=r"roster '.*t\.csv' is not UTF-8 text \(byte 8\)"):
         read_csv_rows(path, "roster", ValueError, 100)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf_16_text_with_its_byte_order_mark_is_read(tmp_path, encoding):
+    """A spreadsheet's 'Unicode text' is UTF-16 with a byte-order mark: read as such; without the
+    mark, or cut in the middle of a character, it is refused naming the file and the encoding."""
+    path = tmp_path / "t.csv"
+    mark = "" if encoding == "utf-16" else "\ufeff"  # Python's utf-16 writes one itself
+    path.write_text(mark + "a,b\n1,René\n", encoding=encoding)
+    assert read_csv_rows(path, "TA's file", KeyError, 100) == [["a", "b"], ["1", "René"]]
+    path.write_bytes(path.read_bytes()[:-1])
+    with pytest.raises(ValueError, match=r"^details CSV '.*t\.csv' is not UTF-16 text \(byte"):
+        read_csv_rows(path, "details CSV", ValueError, 100)
+    path.write_bytes("a,b\n".encode("utf-16-le"))
+    with pytest.raises(
+        ValueError, match=r"^roster '.*t\.csv' holds NUL characters, so it is not UT"
+    ):
+        read_text(path, "roster", ValueError, 100)
+
+
+def test_a_header_name_given_twice_is_refused_naming_it(tmp_path):
+    """Case and outer spaces ignored, as every reader looks columns up; blank names may repeat."""
+    path = tmp_path / "t.csv"
+    path.write_text("Student,,points,,student \n1,2,3,4,5\n")
+    with pytest.raises(KeyError, match=r"TA's file '.*t\.csv', header: the column 'student ' is"):
+        read_csv_rows(path, "TA's file", KeyError, 100)
+    path.write_text("student,,points,\n1,2,3,4\n")
+    assert len(read_csv_rows(path, "TA's file", KeyError, 100)) == 2

@@ -10,6 +10,7 @@ flagged; :mod:`lesson_lib.coursework.grade` applies the course's policy and writ
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import threading
 import time
@@ -214,15 +215,27 @@ def _flag_duplicates(submissions: Sequence[Submission]) -> dict[str, list[Submis
     return duplicated
 
 
-def _flag_imitations(submissions: Sequence[Submission]) -> None:
+def _passes_for(look: str, ids: Collection[str]) -> str:
+    """The ID a refused name's :func:`skeleton` ``look`` passes for: itself if an ID, else the one of
+    ``ids`` it matches with any ASCII letter for each other one among more ASCII characters, or ""."""
+    if look in ids or not id_problem(look):
+        return look
+    foreign = [ch for ch in look if not ch.isascii()]
+    if not foreign or not all(map(str.isalpha, foreign)) or 2 * len(foreign) >= len(look):
+        return ""
+    pattern = "".join(re.escape(ch) if ch.isascii() else "[a-z]" for ch in look)
+    found = [sid for sid in ids if re.fullmatch(pattern, sid)]
+    return found[0] if len(found) == 1 else ""
+
+
+def _flag_imitations(submissions: Sequence[Submission]) -> dict[str, list[Submission]]:
     """Note on every invalid-ID row the valid ID it looks like, and on that ID's row too."""
     valid = {s.student.casefold(): s for s in submissions if s.status != Status.INVALID_ID}
     found: dict[str, list[Submission]] = {}
     for sub in submissions:
-        if sub.status == Status.INVALID_ID:
-            look = sub.looks_like
-            if look in valid or not id_problem(look):
-                found.setdefault(look, []).append(sub)
+        look = _passes_for(sub.looks_like, valid)
+        if sub.status == Status.INVALID_ID and look:
+            found.setdefault(look, []).append(sub)
     for look, impostors in found.items():
         files = ", ".join(printable(ascii(s.file), 80) for s in impostors)
         for sub in impostors:
@@ -232,6 +245,7 @@ def _flag_imitations(submissions: Sequence[Submission]) -> None:
             valid[look].notes.insert(
                 0, f"IMITATED: {files} has a name that looks like this ID but is not it"
             )
+    return found
 
 
 def entry_id(entry: Entry, export: Mapping[str, Any] | None = None) -> str:

@@ -224,7 +224,7 @@ def read_folder(folder: Path) -> dict[str, dict[str, float | None]]:
     found = {
         qid: _read_points(folder / part.file_name, part)
         for qid, part in MANUAL_PARTS.items()
-        if (folder / part.file_name).is_file()
+        if (folder / part.file_name).exists()  # a FIFO or a folder of that name: refused, named
     }
     if not found:
         names = ", ".join(p.file_name for p in MANUAL_PARTS.values())

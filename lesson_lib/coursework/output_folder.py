@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from lesson_lib.coursework.files import write_atomically
+from lesson_lib.model._safe_io import read_file
 
 #: The manifest the student edition writes into each folder it makes.
 MANIFEST = ".lesson-student-edition.json"
@@ -54,12 +55,10 @@ def digest(path: Path) -> str:
 def _read_manifest(folder: Path) -> dict[str, str] | None:
     """The files the edition wrote into ``folder`` (relative path -> SHA-256), or None."""
     try:
-        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(read_file(Path(folder) / MANIFEST, "manifest", ValueError, 2**26))
+    except (ValueError, RecursionError):  # read_file's errors are ValueErrors too
         return None
-    if not isinstance(data, dict) or data.get("made_by") != MADE_BY:
-        return None
-    files = data.get("files")
+    files = data.get("files") if isinstance(data, dict) and data.get("made_by") == MADE_BY else None
     if not isinstance(files, dict):
         return None
     return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}

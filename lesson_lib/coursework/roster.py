@@ -82,12 +82,8 @@ class Roster:
 
     def user(self, *users: str) -> RosterEntry | None:
         """The entry of the first of ``users`` (platform ids or e-mails, any case), or None."""
-        for user in users:
-            key = str(user).strip().casefold()
-            found = self.by_user.get(key) if key else None
-            if found is not None:
-                return found
-        return None
+        keys = (str(user).strip().casefold() for user in users)
+        return next((self.by_user[key] for key in keys if key in self.by_user), None)
 
     def without_platform_user(self) -> list[RosterEntry]:
         """The entries with neither an ``lms_user_id`` nor an ``email``: no platform user is
@@ -128,21 +124,15 @@ def read_roster(path: Path) -> Roster:
     for number, row in enumerate(rows, start=2):
         if not any(cell.strip() for cell in row):
             continue
-
-        def cell(column: str, row: list[str] = row) -> str:
-            index = columns.get(column)
-            return row[index].strip() if index is not None and index < len(row) else ""
-
-        user = cell("lms_user_id")
+        values = {name: row[i].strip() for name, i in columns.items() if i < len(row)}
         try:
-            sid = normalize_student(cell("student_id"))
+            sid = normalize_student(values.get("student_id"))
         except (TypeError, ValueError) as err:
             raise ValueError(f"roster {path}, row {number}: student_id: {err}") from None
         if sid is None:
             raise ValueError(f"roster {path}, row {number}: student_id must not be empty")
-        entries.append(
-            RosterEntry(user, cell("name"), cell("section"), sid, cell("email").casefold())
-        )
+        user, name, section = (values.get(column, "") for column in REQUIRED_COLUMNS[:3])
+        entries.append(RosterEntry(user, name, section, sid, values.get("email", "").casefold()))
     try:
         return Roster(entries)
     except ValueError as err:
@@ -232,8 +222,7 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
     added = [sid for sid in wanted if on_file.student(sid) is None]
     if not added and old:
         return []
-    # the column read_roster reads (the last of that name, as its dict keeps it)
-    index = {name.strip().casefold(): i for i, name in enumerate(header)}["student_id"]
+    index = [name.strip().casefold() for name in header].index("student_id")
     rows = io.StringIO()
     writer = csv.writer(rows, lineterminator="\n")
     if not old:

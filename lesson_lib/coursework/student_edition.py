@@ -20,7 +20,6 @@ import argparse
 import csv
 import hashlib
 import io
-import math
 import os
 import re
 import sys
@@ -66,7 +65,8 @@ from lesson_lib.coursework.variants import (
     salt_file_in_use,
     salted,
 )
-from lesson_lib.model._safe_io import read_file
+from lesson_lib.model._safe_io import read_text
+from lesson_lib.model._validate import require_number
 
 #: IDs starting with this are the documentation's examples, which the edition never issues.
 EXAMPLE_PREFIX = "example-"
@@ -352,7 +352,7 @@ def _refuse_a_list_without_its_salt(salt_file: Path) -> None:
 
 def _ids_from_file(path: Path) -> tuple[list[str], Path | None]:
     """``--ids-file``'s IDs: a roster's ``student_id`` column (and the roster), else a line each."""
-    text = read_file(path, "--ids-file", ValueError, MAX_ROSTER_BYTES).decode("utf-8-sig")
+    text = read_text(path, "--ids-file", ValueError, MAX_ROSTER_BYTES)
     first = next(csv.reader(io.StringIO(text)), [])
     if "student_id" in (name.strip().casefold() for name in first):
         return [entry.student_id for entry in read_roster(path).entries], path
@@ -446,10 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ids_file:
             from_file, given_roster = _ids_from_file(args.ids_file)
             ids += from_file
-        if not (math.isfinite(args.time_limit) and args.time_limit > 0):
-            raise ValueError(
-                f"--time-limit must be a finite number of seconds > 0, got {args.time_limit}"
-            )
+        require_number("--time-limit", args.time_limit, strict=True, unit="s")
         salt = None
         # the file given, else the one SALT_FILE_ENV names ("" for none), else the default
         unnamed = args.salt_file is None and SALT_FILE_ENV not in os.environ

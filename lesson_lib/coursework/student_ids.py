@@ -16,47 +16,22 @@ _ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 MAX_RAW_CHARS = 256
 #: File and folder names Windows keeps for devices, in any case and with any extension.
 WINDOWS_RESERVED = frozenset(
-    {
-        "con",
-        "prn",
-        "aux",
-        "nul",
-        *(f"com{i}" for i in range(1, 10)),
-        *(f"lpt{i}" for i in range(1, 10)),
-    }
+    {"con", "prn", "aux", "nul"} | {f"{port}{i}" for port in ("com", "lpt") for i in range(1, 10)}
 )
 _RULE = "student must be 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit)"
 
 #: Letters of other scripts that look like Latin ones (after NFKC), and the letter they
 #: look like; a short list of the usual suspects in Cyrillic and Greek.
-CONFUSABLES = {
-    # Cyrillic small
-    **dict(
-        zip(
-            "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u051b\u051d\u0475\u04cf",
-            "aeopcyxijsdqwvl",
-            strict=True,
-        )
-    ),
-    # Cyrillic capital
-    **dict(
-        zip(
-            "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0423\u0405\u0406\u0408\u051a\u051c",
-            "ABEKMHOPCTXYSIJQW",
-            strict=True,
-        )
-    ),
-    # Greek small
-    **dict(zip("\u03b1\u03bf\u03c1\u03bd\u03c4\u03b9\u03ba\u03c5\u03c7", "aopvtikux", strict=True)),
-    # Greek capital
-    **dict(
-        zip(
-            "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
-            "ABEZHIKMNOPTYX",
-            strict=True,
-        )
-    ),
-}
+CONFUSABLES = dict(
+    zip(
+        "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u051b\u051d\u0475\u04cf"  # Cyrillic small
+        "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0423\u0405\u0406\u0408\u051a\u051c"  # capital
+        "\u03b1\u03bf\u03c1\u03bd\u03c4\u03b9\u03ba\u03c5\u03c7"  # Greek small
+        "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",  # capital
+        "aeopcyxijsdqwvlABEKMHOPCTXYSIJQWaopvtikuxABEZHIKMNOPTYX",
+        strict=True,
+    )
+)
 
 
 def _bidi_control(ch: str) -> bool:
@@ -74,8 +49,7 @@ def _invisible(ch: str) -> bool:
 
 
 def _describe(ch: str) -> str:
-    name = unicodedata.name(ch, "an unnamed character")
-    return f"U+{ord(ch):04X} {name}"
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'an unnamed character')}"
 
 
 def id_problem(text: str) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from lesson_lib.coursework.student_ids import normalize_student as normalize_student
+from lesson_lib.model._safe_io import read_file
 
 #: Changing this reshuffles every student's numbers; bump it only between cohorts.
 SALT = "interconnects-and-clusters/coursework/v1"
@@ -83,7 +84,7 @@ def read_salt_file(path: Path) -> str:
     -------
     str
     """
-    text = Path(path).read_text(encoding="ascii", errors="replace")[: 4 * SALT_BYTES].strip()
+    text = read_file(path, "salt file", ValueError, 4 * SALT_BYTES).decode(errors="replace").strip()
     try:
         return _valid_salt(text)
     except ValueError as err:

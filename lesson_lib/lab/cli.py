@@ -242,9 +242,7 @@ def _tail_lines(m: object) -> list[str]:
 def _check_out(path: str, option: str = "--out") -> None:
     """Refuse an output path that is not a new path or a regular file, or has no folder."""
     p = Path(path)
-    if p.is_dir() and not p.is_symlink():
-        raise ValueError(f"{option} {path!r} is a folder; give a file name such as results.json")
-    require_output_file(p, option)
+    require_output_file(p, option)  # a folder too
     if not p.parent.is_dir():
         raise ValueError(f"{option} {path!r}: the folder {str(p.parent)!r} does not exist")
 
@@ -254,8 +252,13 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     config = _config(args)
     if launch.under_mpi():
+        from lesson_lib.lab.records import MAX_RANKS as MOST  # a results file's, as the model's
         from lesson_lib.lab.sweep import run_rank
 
+        # mpiexec's -n, which Hydra and Open MPI pass on: typed there, not to this command
+        size = os.environ.get("PMI_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or "2"
+        if not (size.isdecimal() and 2 <= int(size) <= MOST):
+            raise ValueError(f"mpiexec -n must be from 2 to {MOST} for a sweep, got {size!r}")
         return run_rank(config, stream=err)
     if not 2 <= args.ranks <= MAX_RANKS:
         raise ValueError(

@@ -6,6 +6,7 @@ outputs are new paths or regular files (the previous one kept), SIGTERM and SIGH
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import io
@@ -53,19 +54,14 @@ def printable(value: object, limit: int = 200) -> str:
             value = repr(value)
         else:
             return f"<{type(value).__name__[:40]}>"
-    text = str.__getitem__(value, slice(0, limit + 1))
-    out = []
-    size = 0
-    for ch in text:
+    out, size = [], 0
+    # one character more than fits: each takes at least one, so a longer text always stops here
+    for ch in str.__getitem__(value, slice(0, limit + 1)):
         piece = ch if ch.isprintable() else _ESCAPES.get(ch) or _escape(ch)
         size += len(piece)
         if size > limit:
-            out.append("...")
-            break
+            return "".join(out) + "..."
         out.append(piece)
-    else:
-        if str.__len__(value) > len(text):
-            out.append("...")
     return "".join(out)
 
 
@@ -103,8 +99,8 @@ def require_output_file(path: str | os.PathLike, option: str = "--out") -> Path:
         )
     if not stat.S_ISREG(mode):
         raise ValueError(
-            f"{option} {str(p)!r} is {special_kind(mode)}, not a regular file; give a file name "
-            "such as results.csv"
+            f"{option} {str(p)!r} is {special_kind(mode)}, not a regular file; give a file's name "
+            "(a new one, or one to replace)"
         )
     return p
 
@@ -160,33 +156,61 @@ def read_file(
     return data
 
 
-def read_csv_rows(
-    path: str | os.PathLike, what: str, error: type[Exception], limit: int
-) -> list[list[str]]:
-    """The rows of a UTF-8 CSV file (a byte-order mark allowed) read by :func:`read_file`.
+def read_text(path: str | os.PathLike, what: str, error: type[Exception], limit: int) -> str:
+    """The text of a file read by :func:`read_file`: UTF-8 (a byte-order mark allowed), or UTF-16
+    when it starts with UTF-16's byte-order mark (a spreadsheet's 'Unicode text').
 
     Parameters
     ----------
     path, what, error, limit
-        As for :func:`read_file`; ``error`` names the file, and the expected encoding or the line
-        of a malformed row or of a cell over ``csv.field_size_limit()`` (131,072 characters).
+        As for :func:`read_file`; ``error`` also names the file and the encoding it failed.
+
+    Returns
+    -------
+    str
+    """
+    data = read_file(path, what, error, limit)
+    encoding = "UTF-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else "UTF-8"
+    try:
+        text = data.decode("utf-16" if encoding == "UTF-16" else "utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text, why = "", f"is not {encoding} text (byte {exc.start:,})"
+    else:  # UTF-16 without its mark reads as UTF-8 with a NUL in every other place
+        why = f"holds NUL characters, so it is not {encoding} text" if "\0" in text else ""
+    if why:
+        raise error(f"{what} {str(path)!r} {why}: save it as UTF-8 (a spreadsheet's 'CSV UTF-8')")
+    return text
+
+
+def read_csv_rows(
+    path: str | os.PathLike, what: str, error: type[Exception], limit: int
+) -> list[list[str]]:
+    """The rows of a CSV file read by :func:`read_text`, the first a header with distinct names.
+
+    Parameters
+    ----------
+    path, what, error, limit
+        As for :func:`read_file`; ``error`` names the file, and the encoding, the line of a
+        malformed row or of a cell over ``csv.field_size_limit()`` (131,072 characters), or a
+        header name given twice (case and outer spaces ignored), which would hide one column.
 
     Returns
     -------
     list of list of str
     """
+    reader = csv.reader(io.StringIO(read_text(path, what, error, limit), newline=""))
     try:
-        text = read_file(path, what, error, limit).decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise error(
-            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.start:,}): save it as UTF-8 "
-            "(a spreadsheet's 'CSV UTF-8')"
-        ) from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        return list(reader)
+        rows = list(reader)
     except csv.Error as exc:
         raise error(f"{what} {str(path)!r}, line {reader.line_num}: {exc}") from None
+    names = [name.strip().casefold() for name in rows[0]] if rows else []
+    for i, name in enumerate(names):
+        if name and name in names[:i]:
+            raise error(
+                f"{what} {str(path)!r}, header: the column {printable(rows[0][i], 60)!r} is "
+                f"given twice (columns {names.index(name) + 1} and {i + 1}); keep one"
+            )
+    return rows
 
 
 def _require_regular(path: Path, what: str, error: type[Exception], mode: int) -> None:

@@ -139,12 +139,11 @@ def simulate_ring_allreduce(arrays: Sequence[np.ndarray] | np.ndarray) -> RingRe
 
     for phase, offset in (("reduce-scatter", 0), ("all-gather", 1)):
         for s in range(n - 1):
-            transfers = []
-            for src in range(n):
-                c = (src + offset - s) % n
-                transfers.append(
-                    Transfer(phase, len(steps) + 1, src, (src + 1) % n, c, chunk_bytes[c])
-                )
+            sends = [(src, (src + offset - s) % n) for src in range(n)]  # (rank, its chunk)
+            transfers = [
+                Transfer(phase, len(steps) + 1, src, (src + 1) % n, c, chunk_bytes[c])
+                for src, c in sends
+            ]
             # All sends of a step happen at once: read every message first.
             messages = [(t, chunks[t.src][t.chunk].copy()) for t in transfers]
             for t, data in messages:
