@@ -42,6 +42,15 @@ def test_each_problem_shows_its_verdict_points_and_hint():
     assert "<script" not in page
 
 
+def test_a_crash_names_the_exceptions_and_their_names_are_text():
+    sub = _sub("s001", "s001", {}, status="ran with errors")
+    sub.notes = ["2 cell(s) raised an error (MemoryError, <b>Evil</b>)", "another note"]
+    page = _feedback_html("s001", [sub])
+    said = page.split("<h2>x.ipynb</h2>")[1].split("</p>")[0]
+    assert "some cells raised an error. 2 cell(s) raised an error (MemoryError," in said
+    assert "&lt;b&gt;Evil&lt;/b&gt;" in said and "another note" not in page
+
+
 def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_points():
     """q10 right (3 points) and the TA's 0.5 of q12's reasoning: 3.5 earned; late, 0.5
     kept: 1.75 of 53 + 1 = 54. A part not graded yet says so."""

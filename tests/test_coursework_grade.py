@@ -129,7 +129,8 @@ def test_batch_csv_scores_every_kind_of_submission(graded):
     assert partly["total"] == "2.5"
     assert rows["s103"]["total"] == "0" and rows["s103"]["status"] == "ran"
     raising = rows["s104"]
-    assert raising["status"] == "ran with errors" and "raised an error" in raising["notes"]
+    assert raising["status"] == "ran with errors"
+    assert "1 cell(s) raised an error (RuntimeError)" in raising["notes"]
     assert (raising["q1"], raising["q12"], raising["total"]) == ("1", "3", "4")
     assert rows["broken"]["status"] == "not a notebook" and rows["broken"]["total"] == "0"
     assert {row["max"] for row in rows.values()} == {str(SET_POINTS)}
@@ -637,6 +638,8 @@ def test_space_limits_become_the_status_and_notes():
             "wrote a file of 64 MiB, the file-size limit",
         ],
     )
+    named = {"status": "ran", "raised": 2, "errors": ["MemoryError", "NameError", 7]}
+    assert outcome(named)[1] == ["2 cell(s) raised an error (MemoryError, NameError)"]
     for odd in (None, "full", {"full": "/tmp", "file_limit": "yes"}):
         assert outcome({"status": "ran", "space": odd}) == ("ran", [])
     for forged in (["ran"], {"ran": 1}, "finished", None):

@@ -99,8 +99,9 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
         if decided:
             counts = " (counts)" if sub.counted else " (not counted)"
         parts.append(f"<h2>{_text(sub.file or sub.path.name, 200)}{counts}</h2>")
+        crash = next((f" {note}." for note in sub.notes if "raised an error" in note), "")
         parts.append(
-            f"<p>{_text(STATUS_WORDS.get(sub.status, sub.status))} "
+            f"<p>{_text(STATUS_WORDS.get(sub.status, sub.status))}{_text(crash, 300)} "
             f"Score: <strong>{sub.total:g} of {sub.max_points:g}</strong> points.</p>"
         )
         if sub.late_factor < 1:

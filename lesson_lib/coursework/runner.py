@@ -107,7 +107,8 @@ def _client_class() -> type:
         """Keeps only errors of the student's cells and the extraction cell's output."""
 
         keep_index: int = -1
-        raised: set[int]
+        #: The cells that raised, with the exception's name.
+        raised: dict[int, str]
         flooded: set[int]
         printed: int = 0
         extracted: int = 0
@@ -137,7 +138,7 @@ def _client_class() -> type:
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
             if cell_index != self.keep_index:
                 if msg.get("msg_type") == "error":
-                    self.raised.add(cell_index)
+                    self.raised[cell_index] = str(msg.get("content", {}).get("ename", ""))[:80]
                 self.printed += _size(msg.get("content"))
                 if self.printed > MAX_OUTPUT and cell_index not in self.flooded:
                     # Stop the cell (KeyboardInterrupt) rather than read output for ever.
@@ -192,7 +193,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
         shutdown_kernel="immediate",
     )
     client.keep_index = len(nb.cells) - 1
-    client.raised = set()
+    client.raised = {}
     client.flooded = set()
     client.pollers = []
     status = "ran"
@@ -228,6 +229,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     except CellTimeoutError:
         status, extract = "timed out", None
     record: dict[str, Any] = {"status": status, "raised": len(client.raised), "payload": None}
+    record["errors"] = sorted(set(client.raised.values()))[:5]  # MemoryError, NameError, ...
     if status != "ran" and running is not None:
         record["stopped_at"] = running
     if client.flooded:

@@ -40,6 +40,8 @@ class RunRecord:
     status: Status
     #: Cells that raised.
     raised: int = 0
+    #: The names of the exceptions they raised (the first five, sorted).
+    errors: tuple[str, ...] = ()
     #: A cell printed past the output limit.
     flooded: bool = False
     #: Processes the stopped cell had started, killed.
@@ -65,11 +67,13 @@ class RunRecord:
         space = record.get("space") if isinstance(record.get("space"), dict) else {}
         full = space.get("full") if isinstance(space.get("full"), list) else []
         at = record.get("stopped_at")
+        errors = record.get("errors") if isinstance(record.get("errors"), list) else []
         return cls(
             Status(status)
             if isinstance(status, str) and status in RUN_STATUSES
             else Status.COULD_NOT_RUN,
             raised=_count(record.get("raised")),
+            errors=tuple(printable(e, 60) for e in errors[:5] if isinstance(e, str)),
             flooded=bool(record.get("flooded")),
             cleared=_count(record.get("cleared")),
             error=record["error"] if isinstance(record.get("error"), str) else None,
@@ -169,7 +173,8 @@ def run_outcome(
         notes.append(f"stopped at the {timeout:g} s limit")
     if record.raised:
         status = Status.RAN_WITH_ERRORS if status is Status.RAN else status
-        notes.append(f"{min(record.raised, cells)} cell(s) raised an error")
+        named = f" ({', '.join(record.errors)})" if record.errors else ""
+        notes.append(f"{min(record.raised, cells)} cell(s) raised an error{named}")
     if record.flooded:
         notes.append(
             f"printed more than {MAX_OUTPUT // 2**20} MiB: the printing cell was interrupted"
