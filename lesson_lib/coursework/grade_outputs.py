@@ -33,7 +33,8 @@ from lesson_lib.model._safe_io import printable
 
 #: Canvas's import file, beside the grades file unless ``--canvas-out`` names another.
 CANVAS_IMPORT_NAME = "canvas-import.csv"
-#: What a run refused while writing its outputs leaves (they are one set: :func:`~.files.output_set`).
+#: What a run refused while writing its outputs leaves, the outputs being one set (see
+#: :func:`~lesson_lib.coursework.files.output_set`).
 NOTHING_WRITTEN = "nothing written, the earlier outputs are as they were"
 
 
