@@ -198,9 +198,7 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
 
 
 def _stale_shm_files(
-    before: set[str],
-    settle_s: float = SHM_SETTLE_S,
-    sleep: Callable[[float], None] = time.sleep,
+    before: set[str], settle_s: float = SHM_SETTLE_S, sleep: Callable[[float], None] = time.sleep
 ) -> list[str]:
     """MPICH segments created since ``before`` that no live process maps, and stay so."""
     candidates = (_shm_files() - before) - _mapped_shm_files()

@@ -18,28 +18,18 @@ from lesson_lib.model.step_time import StepBreakdown
 
 @dataclass(frozen=True)
 class GpuSlot:
-    """Where one GPU sits and what it holds.
+    """Where one GPU sits and what it holds."""
 
-    Attributes
-    ----------
-    rank : int
-        Global rank, 0-based.
-    node : int
-    slot : int
-        Position inside the node.
-    replica : int
-        Data-parallel replica (DP rank).
-    stage : int
-        Pipeline stage (PP rank).
-    tp_rank : int
-        Rank inside its tensor-parallel group.
-    """
-
+    #: Global rank, 0-based.
     rank: int
     node: int
+    #: Position inside the node.
     slot: int
+    #: Data-parallel replica (DP rank).
     replica: int
+    #: Pipeline stage (PP rank).
     stage: int
+    #: Rank inside its tensor-parallel group.
     tp_rank: int
 
 

@@ -226,8 +226,7 @@ def attention_pair_flops_decode(model: ModelSpec) -> float:
     Returns
     -------
     float
-        ``2 x heads x (2 kv_lora_rank + qk_rope_head_dim)`` under MLA:
-        278,528 for DeepSeek-V3.
+        ``2 x heads x (2 kv_lora_rank + qk_rope_head_dim)`` under MLA: 278,528 for DeepSeek-V3.
     """
     require_instance("model", model, ModelSpec)
     if not model.kv_lora_rank:

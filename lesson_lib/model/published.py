@@ -27,34 +27,22 @@ FABRIC_CLASSES: tuple[str, ...] = ("NVLink", "PCIe", "NVLink + network")
 
 @dataclass(frozen=True)
 class PublishedLatency:
-    """One reported all-reduce time for a tiny message.
+    """One reported all-reduce time for a tiny message."""
 
-    Attributes
-    ----------
-    system : str
-        The machine as the thread describes it.
-    fabric : str
-        The wire between the ranks, as far as the thread says.
-    fabric_class : str
-        One of :data:`FABRIC_CLASSES`.
-    ranks : int
-    message_bytes : int
-        Size of the all-reduced buffer, bytes.
-    latency_s : float
-        Reported time of one all-reduce, seconds.
-    source : str
-        URL of the public thread.
-    note : str
-        Conditions of the measurement and how the number was read.
-    """
-
+    #: The machine as the thread describes it.
     system: str
+    #: The wire between the ranks, as far as the thread says.
     fabric: str
+    #: One of :data:`FABRIC_CLASSES`.
     fabric_class: str
     ranks: int
+    #: Size of the all-reduced buffer, bytes.
     message_bytes: int
+    #: Reported time of one all-reduce, seconds.
     latency_s: float
+    #: URL of the public thread.
     source: str
+    #: Conditions of the measurement and how the number was read.
     note: str
 
 

@@ -191,24 +191,15 @@ PP_VECTORS_PER_TOKEN: int = 2
 
 @dataclass(frozen=True)
 class Assumption:
-    """One stated input of the worked example.
-
-    Attributes
-    ----------
-    name : str
-    value : float
-        The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
-    unit : str
-    shown : str
-        The value as the book prints it.
-    source : str
-        Where it comes from, or ``"assumption"``.
-    """
+    """One stated input of the worked example."""
 
     name: str
+    #: The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
     value: float
     unit: str
+    #: The value as the book prints it.
     shown: str
+    #: Where it comes from, or ``"assumption"``.
     source: str
 
 
