@@ -43,35 +43,23 @@ class MPIUnavailableError(RuntimeError):
 
 @dataclass
 class LaunchResult:
-    """What happened to one MPI job.
+    """What happened to one MPI job."""
 
-    Attributes
-    ----------
-    command : list of str
-        The command that was run.
-    returncode : int
-        ``mpiexec``'s exit status (negative: killed by that signal).
-    output : str
-        Everything the job printed (stdout and stderr, merged).
-    timed_out : bool
-        True if the job was stopped for exceeding its timeout.
-    elapsed_s : float
-        Wall-clock seconds from start to end.
-    rank_notes : dict
-        Failure notes ranks left in the status folder, by rank.
-    stopped : list
-        Process ids still alive after ``mpiexec`` ended, which were stopped.
-    removed_shm : list
-        Leftover shared-memory files, which were removed.
-    """
-
+    #: The command that was run.
     command: list[str]
+    #: ``mpiexec``'s exit status (``-N`` when signal N killed it).
     returncode: int
+    #: Everything the job printed (stdout and stderr, merged).
     output: str
+    #: True if the job was stopped for exceeding its timeout.
     timed_out: bool
+    #: Wall-clock seconds from start to end.
     elapsed_s: float
+    #: Failure notes ranks left in the status folder, by rank.
     rank_notes: dict[int, str] = field(default_factory=dict)
+    #: Process ids still alive after ``mpiexec`` ended, which were stopped.
     stopped: list[int] = field(default_factory=list)
+    #: Leftover shared-memory files, which were removed.
     removed_shm: list[str] = field(default_factory=list)
 
 
