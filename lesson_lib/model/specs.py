@@ -326,22 +326,14 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class Accelerator:
-    """One GPU or accelerator card.
-
-    Parameters
-    ----------
-    name : str
-    memory_bytes : float
-        Memory the runtime sees, bytes (> 0; 79.1 GiB, 84.9e9 bytes, on a card sold as "80 GB").
-    hbm_bandwidth : float
-        Memory bandwidth, bytes/second (> 0).
-    peak_flops : float
-        Dense peak at the model's dtype, FLOP/second (> 0).
-    """
+    """One GPU or accelerator card."""
 
     name: str
+    #: Memory the runtime sees, bytes (> 0; 79.1 GiB, 84.9e9 bytes, on a card sold as "80 GB").
     memory_bytes: float
+    #: Memory bandwidth, bytes/second (> 0).
     hbm_bandwidth: float
+    #: Dense peak at the model's dtype, FLOP/second (> 0).
     peak_flops: float
 
     def __post_init__(self) -> None:
@@ -352,22 +344,14 @@ class Accelerator:
 
 @dataclass(frozen=True)
 class Fabric:
-    """The wire between GPUs, as the alpha-beta model sees it.
-
-    Parameters
-    ----------
-    name : str
-    latency : float
-        Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
-    bandwidth : float
-        Bytes/second each rank can send in one direction (> 0; the beta term's B).
-    hop_latency : float, default 0.0
-        Extra seconds per ring hop (>= 0; 2(N-1) hops on N ranks); 0 is the lesson's fixed latency.
-    """
+    """The wire between GPUs, as the alpha-beta model sees it."""
 
     name: str
+    #: Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
     latency: float
+    #: Bytes/second each rank can send in one direction (> 0; the beta term's B).
     bandwidth: float
+    #: Extra seconds per ring hop (>= 0; 2(N-1) hops on N ranks); 0 is the lesson's fixed latency.
     hop_latency: float = 0.0
 
     def __post_init__(self) -> None:
