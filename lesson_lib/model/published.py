@@ -18,8 +18,6 @@ from lesson_lib.model.units import US, format_count, format_ratio, format_second
 #: an 8-byte all-reduce on 8x H800 or 8x H200 servers with the tuning that gave about 3 us on 8x
 #: B200. Kept beside the table, not in it: the thread gives one figure for two kinds of server.
 TUNED_HOPPER_LATENCY: float = 2.3 * US
-#: Where that time is reported.
-TUNED_HOPPER_SOURCE: str = "https://github.com/NVIDIA/nccl/issues/1940"
 
 #: Fabric classes used to group the records.
 FABRIC_CLASSES: tuple[str, ...] = ("NVLink", "PCIe", "NVLink + network")
