@@ -42,17 +42,11 @@ PALETTE: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Meaning:
-    """What one colour stands for in every figure of the book.
+    """What one colour stands for in every figure of the book."""
 
-    Attributes
-    ----------
-    colour : str
-        The colour, a hex code of :data:`PALETTE`.
-    means : str
-        What it stands for, in words a reader sees in a legend.
-    """
-
+    #: The colour, a hex code of :data:`PALETTE`.
     colour: str
+    #: What it stands for, in words a reader sees in a legend.
     means: str
 
 

@@ -127,10 +127,7 @@ def _residual_panel(ax: Axes, m: Measurement, fit: AlphaBetaFit) -> None:
 
 
 def measured_vs_model(
-    measurement: Measurement,
-    fit: AlphaBetaFit,
-    *,
-    pingpong_latency: float | None = None,
+    measurement: Measurement, fit: AlphaBetaFit, *, pingpong_latency: float | None = None
 ) -> Figure:
     """Measured all-reduce time per size (log-log) against ``alpha + m/B``, with residuals.
 

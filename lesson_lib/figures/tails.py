@@ -39,14 +39,8 @@ def tails_figure(jitter_s: float = JITTER_BUSY, max_n: int = 64) -> Figure:
     straggler = persistent_straggler_cost(jitter_s) / MS
     ax.axhline(straggler, color=ROLE_COLORS["latency"], lw=1.6, label="one straggler, every time")
     ax.axvline(4, color=ROLE_COLORS["free"], ls=":", lw=1)
-    ax.text(
-        4.2,
-        0.97,
-        "the worked example:\n4 GPUs",
-        fontsize=10,
-        va="top",
-        transform=ax.get_xaxis_transform(),
-    )
+    example = "the worked example:\n4 GPUs"
+    ax.text(4.2, 0.97, example, fontsize=10, va="top", transform=ax.get_xaxis_transform())
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(ns))
     ax.xaxis.set_major_formatter(ScalarFormatter())

@@ -43,35 +43,23 @@ class MPIUnavailableError(RuntimeError):
 
 @dataclass
 class LaunchResult:
-    """What happened to one MPI job.
+    """What happened to one MPI job."""
 
-    Attributes
-    ----------
-    command : list of str
-        The command that was run.
-    returncode : int
-        ``mpiexec``'s exit status (negative: killed by that signal).
-    output : str
-        Everything the job printed (stdout and stderr, merged).
-    timed_out : bool
-        True if the job was stopped for exceeding its timeout.
-    elapsed_s : float
-        Wall-clock seconds from start to end.
-    rank_notes : dict
-        Failure notes ranks left in the status folder, by rank.
-    stopped : list
-        Process ids still alive after ``mpiexec`` ended, which were stopped.
-    removed_shm : list
-        Leftover shared-memory files, which were removed.
-    """
-
+    #: The command that was run.
     command: list[str]
+    #: ``mpiexec``'s exit status (``-N`` when signal N killed it).
     returncode: int
+    #: Everything the job printed (stdout and stderr, merged).
     output: str
+    #: True if the job was stopped for exceeding its timeout.
     timed_out: bool
+    #: Wall-clock seconds from start to end.
     elapsed_s: float
+    #: Failure notes ranks left in the status folder, by rank.
     rank_notes: dict[int, str] = field(default_factory=dict)
+    #: Process ids still alive after ``mpiexec`` ended, which were stopped.
     stopped: list[int] = field(default_factory=list)
+    #: Leftover shared-memory files, which were removed.
     removed_shm: list[str] = field(default_factory=list)
 
 
@@ -198,9 +186,7 @@ def stop_job(tag: str, grace_s: float = 2.0) -> list[int]:
 
 
 def _stale_shm_files(
-    before: set[str],
-    settle_s: float = SHM_SETTLE_S,
-    sleep: Callable[[float], None] = time.sleep,
+    before: set[str], settle_s: float = SHM_SETTLE_S, sleep: Callable[[float], None] = time.sleep
 ) -> list[str]:
     """MPICH segments created since ``before`` that no live process maps, and stay so."""
     candidates = (_shm_files() - before) - _mapped_shm_files()

@@ -50,15 +50,12 @@ class ParseProblem:
 
 
 class NcclTestsFormatError(ValueError):
-    """nccl-tests output with malformed lines or no data.
+    """nccl-tests output with malformed lines or no data."""
 
-    Attributes
-    ----------
-    problems : list of ParseProblem
-        Every malformed line, in order.
-    summary : str
-        The message without the list of lines.
-    """
+    #: Every malformed line, in order.
+    problems: list[ParseProblem]
+    #: The message without the list of lines.
+    summary: str
 
     def __init__(self, message: str, problems: list[ParseProblem] | None = None) -> None:
         self.problems = list(problems or [])

@@ -45,54 +45,36 @@ EXIT_RANK_FAILED = 4
 
 @dataclass(frozen=True)
 class SweepConfig:
-    """Settings of one sweep; every rank must use the same ones.
+    """Settings of one sweep; every rank must use the same ones."""
 
-    Parameters
-    ----------
-    min_bytes : int, default 8
-        Smallest message, bytes (rounded up to a whole element).
-    max_bytes : int, default 64 MiB
-        Largest message, bytes.
-    per_octave : int, default 1
-        Sizes per doubling: 1 gives powers of two, 2 adds the midpoints, ...
-    dtype : str, default "float32"
-        Element type summed, one of :data:`DTYPES`.
-    reps : int, default 21
-        Timed batches per size, which the statistics are over.
-    batch_time : float, default 0.001
-        Target seconds per timed batch, from 1e-5 to 10 s; sets the iterations.
-    max_iterations : int, default 10000
-        Upper bound on all-reduces per batch.
-    warmup : int, default 2
-        Untimed all-reduces per size before timing.
-    budget : float, default 60.0
-        Seconds the sweep may take; rank 0 stops it (exit status 3) when exceeded.
-    out : str, default "lab-results.json"
-        Results file rank 0 writes.
-    quiet : bool, default False
-        True: no progress lines.
-    fail : str, optional
-        ``"exit"``, ``"raise"`` or ``"hang"``: the last rank fails so after the first size (tests).
-    single : int, default 200
-        All-reduces timed one at a time (no barrier between them) per size up to
-        :data:`SINGLE_MAX_BYTES`, each one's slowest rank kept; 0 for none.
-    straggler_us : float, default 0.0
-        Microseconds the last rank waits (busy, in user space) before every all-reduce.
-    """
-
+    #: Smallest message, bytes (rounded up to a whole element).
     min_bytes: int = 8
+    #: Largest message, bytes.
     max_bytes: int = int(64 * MiB)
+    #: Sizes per doubling (1 gives powers of two, 2 adds the midpoints, ...).
     per_octave: int = 1
+    #: Element type summed, one of :data:`DTYPES`.
     dtype: str = "float32"
+    #: Timed batches per size, which the statistics are over.
     reps: int = 21
+    #: Target seconds per timed batch, from 1e-5 to 10 s; sets the iterations.
     batch_time: float = 0.001
+    #: Upper bound on all-reduces per batch.
     max_iterations: int = 10_000
+    #: Untimed all-reduces per size before timing.
     warmup: int = 2
+    #: Seconds the sweep may take; rank 0 stops it (exit status 3) when exceeded.
     budget: float = 60.0
+    #: Results file rank 0 writes.
     out: str = "lab-results.json"
+    #: True for no progress lines.
     quiet: bool = False
+    #: The last rank fails so after the first size, ``"exit"``, ``"raise"`` or ``"hang"`` (tests).
     fail: str | None = None
+    #: All-reduces timed one at a time (no barrier between them) per size up to
+    #: :data:`SINGLE_MAX_BYTES`, each one's slowest rank kept; 0 for none.
     single: int = 200
+    #: Microseconds the last rank waits (busy, in user space) before every all-reduce.
     straggler_us: float = 0.0
 
     def __post_init__(self) -> None:

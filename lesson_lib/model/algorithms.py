@@ -36,32 +36,20 @@ VLLM_HOPPER_SYMM_MEM_CUSTOM_LIMITS: dict[int, float] = {
 
 @dataclass(frozen=True)
 class PublishedEndToEnd:
-    """One before/after timing a pull request reports for a whole benchmark run.
+    """One before/after timing a pull request reports for a whole benchmark run."""
 
-    Attributes
-    ----------
-    what : str
-        The setup, as the source gives it.
-    tp : int
-    batch : int
-        Requests in the benchmark's batch.
-    prompt_tokens : int
-        Tokens in per request.
-    output_tokens : int
-        Tokens generated per request.
-    before_s : float
-        Reported latency of the whole run before the change, seconds.
-    after_s : float
-        The same after the change, seconds.
-    source : str
-    """
-
+    #: The setup, as the source gives it.
     what: str
     tp: int
+    #: Requests in the benchmark's batch.
     batch: int
+    #: Tokens in per request.
     prompt_tokens: int
+    #: Tokens generated per request.
     output_tokens: int
+    #: Reported latency of the whole run before the change, seconds.
     before_s: float
+    #: The same after the change, seconds.
     after_s: float
     source: str
 

@@ -35,43 +35,28 @@ LARGE_MIN = int(1 * MiB)
 
 @dataclass(frozen=True)
 class AlphaBetaFit:
-    """The fitted model and how well it fits.
+    """The fitted model and how well it fits."""
 
-    Attributes
-    ----------
-    alpha : float
-        Fixed cost of one all-reduce, seconds.
-    bandwidth : float
-        ``B``, algorithm bandwidth, bytes/second (payload / time, large messages).
-    ranks : int
-    bytes : numpy.ndarray
-        Every measured size, bytes.
-    measured_s : numpy.ndarray
-        Its measured (median) time, seconds.
-    used : numpy.ndarray
-        Boolean mask: which sizes the fit used.
-    min_bytes : float
-        The smallest size used, bytes.
-    max_bytes : float
-        The largest, bytes.
-    method : str
-        A key of :data:`METHODS`.
-    small_max : float, optional
-        For ``"ranges"``, the largest size that gave alpha, bytes.
-    large_min : float, optional
-        For ``"ranges"``, the smallest size that gave B, bytes.
-    """
-
+    #: Fixed cost of one all-reduce, seconds.
     alpha: float
+    #: ``B``, algorithm bandwidth, bytes/second (payload / time, large messages).
     bandwidth: float
     ranks: int
+    #: Every measured size, bytes.
     bytes: np.ndarray
+    #: Its measured (median) time, seconds.
     measured_s: np.ndarray
+    #: Boolean mask of the sizes the fit used.
     used: np.ndarray
+    #: The smallest size used, bytes.
     min_bytes: float
+    #: The largest, bytes.
     max_bytes: float
+    #: A key of :data:`METHODS`.
     method: str = "ranges"
+    #: For ``"ranges"``, the largest size that gave alpha, bytes.
     small_max: float | None = None
+    #: For ``"ranges"``, the smallest size that gave B, bytes.
     large_min: float | None = None
 
     @property

@@ -24,26 +24,17 @@ PLACEMENTS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class DisaggregatedPlan:
-    """A prefill instance and a decode instance, placed, checked and priced per request.
+    """A prefill instance and a decode instance, placed, checked and priced per request."""
 
-    Attributes
-    ----------
-    prefill : ClusterPlan
-        The prefill instance on its own GPUs (TP only).
-    decode : ClusterPlan
-        The decode instance on its own GPUs (TP only).
-    placement : str
-        A key of :data:`PLACEMENTS`.
-    handoff : Handoff
-        One request's prefill and hand-off (:func:`lesson_lib.model.kv_transfer.handoff`).
-    problems : tuple of str
-        Why the plan is invalid: either instance's problems; under ``"one node"``, one not fitting.
-    """
-
+    #: The prefill instance on its own GPUs (TP only).
     prefill: ClusterPlan
+    #: The decode instance on its own GPUs (TP only).
     decode: ClusterPlan
+    #: A key of :data:`PLACEMENTS`.
     placement: str
+    #: One request's prefill and hand-off (:func:`lesson_lib.model.kv_transfer.handoff`).
     handoff: Handoff
+    #: Why the plan is invalid (either instance's problems; under ``"one node"``, one not fitting).
     problems: tuple[str, ...]
 
     @property

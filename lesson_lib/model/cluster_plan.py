@@ -18,28 +18,18 @@ from lesson_lib.model.step_time import StepBreakdown
 
 @dataclass(frozen=True)
 class GpuSlot:
-    """Where one GPU sits and what it holds.
+    """Where one GPU sits and what it holds."""
 
-    Attributes
-    ----------
-    rank : int
-        Global rank, 0-based.
-    node : int
-    slot : int
-        Position inside the node.
-    replica : int
-        Data-parallel replica (DP rank).
-    stage : int
-        Pipeline stage (PP rank).
-    tp_rank : int
-        Rank inside its tensor-parallel group.
-    """
-
+    #: Global rank, 0-based.
     rank: int
     node: int
+    #: Position inside the node.
     slot: int
+    #: Data-parallel replica (DP rank).
     replica: int
+    #: Pipeline stage (PP rank).
     stage: int
+    #: Rank inside its tensor-parallel group.
     tp_rank: int
 
 
@@ -49,56 +39,7 @@ Groups = dict[tuple[int, int], list[GpuSlot]]
 
 @dataclass(frozen=True)
 class ClusterPlan:
-    """A layout of one model on a cluster, checked and priced.
-
-    Attributes
-    ----------
-    model : ModelSpec
-    accel : Accelerator
-    gpus_per_node : int
-    nodes : int
-    tp : int
-    pp : int
-    dp : int
-        Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
-    intra : Fabric
-    inter : Fabric
-    context_tokens : int
-        Sequence length used to count the sequences that fit.
-    problems : tuple of str
-        Why the layout is invalid; empty when it is valid.
-    flags : tuple of str
-        Cautions that do not forbid the layout (e.g. TP across nodes).
-    placement : tuple of GpuSlot
-        The GPUs in use, in rank order (idle GPUs are left out).
-    tp_fabric : Fabric
-        The wire of the TP all-reduces (EP all-to-alls): ``inter`` if a group spans nodes.
-    step : StepBreakdown or MoEStep
-        One sequence's decoded token on a TP (or EP) group, all layers, on
-        ``tp_fabric``, weights only (the lesson's heuristic).
-    pp_send_s : float
-        Seconds per token of the ``pp - 1`` sends of one hidden vector, each on the wire it crosses.
-    pp_network_boundaries : int
-        Stage boundaries that cross the network.
-    weights_per_gpu_bytes : float
-        The busiest GPU's share of the weights, bytes.
-    sequences_per_replica : int
-        Sequences of ``context_tokens`` tokens that fit beside the weights.
-    batch : int
-        Sequences each replica decodes together (0 when none fits).
-    batched_step : StepBreakdown or MoEStep or None
-        One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``, KV reads included;
-        under EP the whole batch, weights only) through all layers; None when ``batch`` is 0.
-    batched_send_s : float
-        The stage-boundary sends of one micro-batch, seconds.
-    stage_imbalance : float
-        The slowest stage's time over an even share, ``pp`` x its micro-batch step (its weights,
-        KV and state reads, FLOPs and all-reduces, :func:`.stage_models`) / ``batched_step``'s:
-        1.09 for the specimen at PP 3, whose 21-layer last stage holds 6 of the 16 attention
-        layers' KV cache (1 for even stages).
-    ep : int
-        Expert-parallel degree: 1, or the GPUs of each replica's EP group.
-    """
+    """A layout of one model on a cluster, checked and priced."""
 
     model: ModelSpec
     accel: Accelerator
@@ -106,23 +47,44 @@ class ClusterPlan:
     nodes: int
     tp: int
     pp: int
+    #: Data-parallel degree, ``gpus // (tp * pp)`` (0 when a replica does not fit).
     dp: int
     intra: Fabric
     inter: Fabric
+    #: Sequence length used to count the sequences that fit.
     context_tokens: int
+    #: Why the layout is invalid; empty when it is valid.
     problems: tuple[str, ...]
+    #: Cautions that do not forbid the layout (e.g. TP across nodes).
     flags: tuple[str, ...]
+    #: The GPUs in use, in rank order (idle GPUs are left out).
     placement: tuple[GpuSlot, ...]
+    #: The wire of the TP all-reduces (EP all-to-alls), ``inter`` if a group spans nodes.
     tp_fabric: Fabric
+    #: One sequence's decoded token on a TP (or EP) group, all layers, on ``tp_fabric``, weights
+    #: only (the lesson's heuristic).
     step: StepBreakdown | MoEStep
+    #: Seconds per token of the ``pp - 1`` sends of one hidden vector, each on the wire it crosses.
     pp_send_s: float
+    #: Stage boundaries that cross the network.
     pp_network_boundaries: int
+    #: The busiest GPU's share of the weights, bytes.
     weights_per_gpu_bytes: float
+    #: Sequences of ``context_tokens`` tokens that fit beside the weights.
     sequences_per_replica: int
+    #: Sequences each replica decodes together (0 when none fits).
     batch: int = 0
+    #: One micro-batch (``ceil(batch / pp)`` sequences at ``context_tokens``, KV reads included;
+    #: under EP the whole batch, weights only) through all layers; None when ``batch`` is 0.
     batched_step: StepBreakdown | MoEStep | None = None
+    #: The stage-boundary sends of one micro-batch, seconds.
     batched_send_s: float = 0.0
+    #: The slowest stage's time over an even share, ``pp`` x its micro-batch step (its weights, KV
+    #: and state reads, FLOPs and all-reduces, :func:`.stage_models`) / ``batched_step``'s: 1.09 for
+    #: the specimen at PP 3, whose 21-layer last stage holds 6 of the 16 attention layers' KV cache
+    #: (1 for even stages).
     stage_imbalance: float = 1.0
+    #: Expert-parallel degree, 1 or the GPUs of each replica's EP group.
     ep: int = 1
 
     @property

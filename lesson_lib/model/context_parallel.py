@@ -70,23 +70,16 @@ class RingAttentionStep:
     """One step of ring attention in a context-parallel prefill, one attention layer.
 
     Each of ``cp`` GPUs passes its KV block on while its queries attend to the one received.
-
-    Attributes
-    ----------
-    chunk_tokens : int
-        Tokens of each GPU's chunk, ``ceil(context / cp)``.
-    block_bytes : float
-        Bytes one GPU sends per step: its chunk's K and V in one attention layer, its KV heads.
-    send_s : float
-        Latency + block bytes / bandwidth, seconds.
-    compute_s : float
-        The attention of the chunk's queries against one received block, seconds: half of the chunk
-        x chunk pairs, as a causal mask leaves them with the chunks balanced across the ring.
     """
 
+    #: Tokens of each GPU's chunk, ``ceil(context / cp)``.
     chunk_tokens: int
+    #: Bytes one GPU sends per step, its chunk's K and V in one attention layer (its KV heads).
     block_bytes: float
+    #: Latency + block bytes / bandwidth, seconds.
     send_s: float
+    #: Seconds of the attention of the chunk's queries against one received block, half of the chunk
+    #: x chunk pairs, as a causal mask leaves them with the chunks balanced across the ring.
     compute_s: float
 
     @property

@@ -38,26 +38,17 @@ LAYOUTS: dict[str, tuple[str, int]] = {"tp": ("tp", 1), "ep": ("ep", 1), "dcp": 
 
 @dataclass(frozen=True)
 class Layout:
-    """One layout of the example, priced alone and at its full batch.
+    """One layout of the example, priced alone and at its full batch."""
 
-    Attributes
-    ----------
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
-    dcp : int
-        Decode context parallelism inside TP (1 without).
-    one : MoEStep
-        One sequence.
-    sequences : int
-        Sequences of :data:`CONTEXT` tokens that fit on the node.
-    full : MoEStep
-        All of them decoded together.
-    """
-
+    #: ``"tp"`` or ``"ep"``.
     parallelism: str
+    #: Decode context parallelism inside TP (1 without).
     dcp: int
+    #: One sequence.
     one: MoEStep
+    #: Sequences of :data:`CONTEXT` tokens that fit on the node.
     sequences: int
+    #: All of them decoded together.
     full: MoEStep
 
 

@@ -23,22 +23,14 @@ from lesson_lib.model.step_time import MAX_BATCH
 
 @dataclass(frozen=True)
 class Link:
-    """One way for a KV cache to travel from the prefill to the decode GPUs.
+    """One way for a KV cache to travel from the prefill to the decode GPUs."""
 
-    Attributes
-    ----------
-    key : str
-        Short name (the explorer's control value).
-    label : str
-    fabric : Fabric
-        One port's latency and bandwidth.
-    shared_port : bool
-        True when each side's GPUs share that one port.
-    """
-
+    #: Short name (the explorer's control value).
     key: str
     label: str
+    #: One port's latency and bandwidth.
     fabric: Fabric
+    #: True when each side's GPUs share that one port.
     shared_port: bool
 
 

@@ -125,24 +125,15 @@ def prefill_time(
 
 @dataclass(frozen=True)
 class ShardedTransfer:
-    """One sequence's cache handed from ``P`` prefill GPUs to ``D`` decode GPUs.
+    """One sequence's cache handed from ``P`` prefill GPUs to ``D`` decode GPUs."""
 
-    Attributes
-    ----------
-    total_bytes : float
-        Bytes the decode GPUs receive in all, copied KV heads counted each time.
-    sender_bytes : float
-        Bytes each prefill GPU sends, ``total_bytes / P``.
-    receiver_bytes : float
-        Bytes the busiest decode GPU receives: its share of the KV cache and of the state.
-    port_bytes : float
-        The busiest port's bytes: the larger of the two above, or ``total_bytes`` on a shared port.
-    fabric : Fabric
-    """
-
+    #: Bytes the decode GPUs receive in all, copied KV heads counted each time.
     total_bytes: float
+    #: Bytes each prefill GPU sends, ``total_bytes / P``.
     sender_bytes: float
+    #: Bytes the busiest decode GPU receives, its share of the KV cache and of the state.
     receiver_bytes: float
+    #: The busiest port's bytes, the larger of the two above, or ``total_bytes`` on a shared port.
     port_bytes: float
     fabric: Fabric
 
@@ -223,29 +214,19 @@ def sharded_transfer(
 
 @dataclass(frozen=True)
 class StreamedTransfer:
-    """A transfer streamed behind a computation, one piece per layer.
+    """A transfer streamed behind a computation, one piece per layer."""
 
-    Attributes
-    ----------
-    compute_s : float
-        The computation, all layers, seconds.
-    transfer_s : float
-        The pieces' bytes over the bandwidth, all layers, seconds (no latency).
-    latency_s : float
-        The port's latency, paid once: the pieces are posted back to back.
-    finish_s : float
-        Seconds from the start of the computation to the last byte's arrival.
-    keeps_up : bool
-        True when the port is idle each time a layer finishes.
-    last_piece_s : float
-        The last layer's piece, seconds.
-    """
-
+    #: The computation, all layers, seconds.
     compute_s: float
+    #: The pieces' bytes over the bandwidth, all layers, seconds (no latency).
     transfer_s: float
+    #: The port's latency, paid once (the pieces are posted back to back).
     latency_s: float
+    #: Seconds from the start of the computation to the last byte's arrival.
     finish_s: float
+    #: True when the port is idle each time a layer finishes.
     keeps_up: bool
+    #: The last layer's piece, seconds.
     last_piece_s: float
 
     @property

@@ -309,42 +309,28 @@ BUYER_BOXES: tuple[tuple[str, Fabric, int], ...] = (
 
 @dataclass(frozen=True)
 class BoxAnswer:
-    """One box's answer to the buyer's two questions.
+    """One box's answer to the buyer's two questions."""
 
-    Attributes
-    ----------
-    label : str
-        The box, e.g. ``"four GPUs on the slow fabric"``.
-    n : int
-        Tensor-parallel degree (all its GPUs).
-    fabric : Fabric
-    context : int
-        Tokens each sequence of the full box holds.
-    stream_s : float
-        One stream's time per token in the lesson's arithmetic (weights and
-        all-reduce latency, no context): 16.12, 9.34 and 10.43 ms.
-    stream_full_s : float
-        One stream's time per token at ``context``, with KV and state traffic and all-reduce bytes.
-    sequences : int
-        Sequences of ``context`` tokens that fit beside the weights (an upper
-        bound: activations, CUDA graphs and communication buffers also take memory).
-    tokens_per_s : float
-        The box's throughput decoding all of them together, tokens/second.
-    step_s : float
-        Seconds of that full batch's step.
-    wire_bytes_s : float
-        Seconds of the step the all-reduces' bytes take on the fabric.
-    """
-
+    #: The box, e.g. ``"four GPUs on the slow fabric"``.
     label: str
+    #: Tensor-parallel degree (all its GPUs).
     n: int
     fabric: Fabric
+    #: Tokens each sequence of the full box holds.
     context: int
+    #: One stream's time per token in the lesson's arithmetic (weights and all-reduce latency, no
+    #: context): 16.12, 9.34 and 10.43 ms.
     stream_s: float
+    #: One stream's time per token at ``context``, with KV and state traffic and all-reduce bytes.
     stream_full_s: float
+    #: Sequences of ``context`` tokens that fit beside the weights, an upper bound (activations,
+    #: CUDA graphs and communication buffers also take memory).
     sequences: int
+    #: The box's throughput decoding all of them together, tokens/second.
     tokens_per_s: float
+    #: Seconds of that full batch's step.
     step_s: float
+    #: Seconds of the step the all-reduces' bytes take on the fabric.
     wire_bytes_s: float
 
     @property

@@ -23,22 +23,14 @@ FP16_BYTES: int = 2
 
 @dataclass(frozen=True)
 class MeasuredCollective:
-    """One NCCL collective as the table reports it.
+    """One NCCL collective as the table reports it."""
 
-    Attributes
-    ----------
-    kind : str
-        A key of :data:`lesson_lib.model.collectives.COLLECTIVES`.
-    gpus : int
-    elements : int
-        Message size as the table gives it, fp16 elements.
-    latency_s : float
-        Reported time, seconds.
-    """
-
+    #: A key of :data:`lesson_lib.model.collectives.COLLECTIVES`.
     kind: str
     gpus: int
+    #: Message size as the table gives it, fp16 elements.
     elements: int
+    #: Reported time, seconds.
     latency_s: float
 
     @property

@@ -56,54 +56,37 @@ class MoEStep(StepTerms):
     """One decode step of an MoE model on ``n`` GPUs, seconds and bytes per rank.
 
     Sums and largest term as in :class:`~lesson_lib.model.step_time.StepTerms`.
-
-    Attributes
-    ----------
-    parallelism : str
-        ``"tp"`` or ``"ep"``.
-    n : int
-    batch : int
-        The sequences over all ``n`` GPUs.
-    weights_s : float
-        The GEMMs' memory side (the weights the step touches) on the busiest rank, seconds.
-    flops_s : float
-        The GEMMs' arithmetic side on the busiest rank, seconds.
-    collectives : int
-        Blocking collectives per step: all-reduces (TP, and DCP's three per
-        attention layer) or all-to-alls (EP).
-    wire_bytes : float
-        Bytes the busiest rank sends per step, over all its collectives.
-    total_wire_bytes : float
-        Bytes all ranks together send per step.
-    weights_per_gpu_bytes : float
-    context : int
-        Tokens already cached in every sequence (0: no cache read).
-    dcp : int
-        Decode context parallelism inside TP (1 without).
-    kv_read_bytes : float
-        The busiest rank's cache of the batch (and its recurrent state, read
-        and written), bytes it moves through HBM per step.
-    kv_read_s : float
-        ``kv_read_bytes`` over the card's HBM bandwidth, seconds.
-    attention_flops_s : float
-        Attention's arithmetic over the cached context on the busiest rank, seconds.
     """
 
+    #: ``"tp"`` or ``"ep"``.
     parallelism: str
     n: int
+    #: The sequences over all ``n`` GPUs.
     batch: int
+    #: The GEMMs' memory side (the weights the step touches) on the busiest rank, seconds.
     weights_s: float
+    #: The GEMMs' arithmetic side on the busiest rank, seconds.
     flops_s: float
     latency_s: float
     bandwidth_s: float
+    #: Blocking collectives per step, all-reduces (TP, and DCP's three per attention layer) or
+    #: all-to-alls (EP).
     collectives: int
+    #: Bytes the busiest rank sends per step, over all its collectives.
     wire_bytes: float
+    #: Bytes all ranks together send per step.
     total_wire_bytes: float
     weights_per_gpu_bytes: float
+    #: Tokens already cached in every sequence (0 for no cache read).
     context: int = 0
+    #: Decode context parallelism inside TP (1 without).
     dcp: int = 1
+    #: The busiest rank's cache of the batch (and its recurrent state, read and written), bytes it
+    #: moves through HBM per step.
     kv_read_bytes: float = 0.0
+    #: ``kv_read_bytes`` over the card's HBM bandwidth, seconds.
     kv_read_s: float = 0.0
+    #: Attention's arithmetic over the cached context on the busiest rank, seconds.
     attention_flops_s: float = 0.0
 
     @property
@@ -226,8 +209,7 @@ def attention_pair_flops_decode(model: ModelSpec) -> float:
     Returns
     -------
     float
-        ``2 x heads x (2 kv_lora_rank + qk_rope_head_dim)`` under MLA:
-        278,528 for DeepSeek-V3.
+        ``2 x heads x (2 kv_lora_rank + qk_rope_head_dim)`` under MLA: 278,528 for DeepSeek-V3.
     """
     require_instance("model", model, ModelSpec)
     if not model.kv_lora_rank:

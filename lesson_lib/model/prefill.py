@@ -18,27 +18,17 @@ from lesson_lib.model.step_time import StepBreakdown, decode_step, prefill_step
 
 @dataclass(frozen=True)
 class CurvePoint:
-    """One all-reduce placed on the alpha-beta curve.
+    """One all-reduce placed on the alpha-beta curve."""
 
-    Attributes
-    ----------
-    payload_bytes : float
-        Size of the vector being summed, bytes.
-    n : int
-    fabric : Fabric
-    latency_s : float
-        The fixed term (alpha), seconds.
-    bandwidth_s : float
-        The bytes term, wire bytes / bandwidth, seconds.
-    crossover_bytes : float
-        Payload at which the two terms are equal, bytes.
-    """
-
+    #: Size of the vector being summed, bytes.
     payload_bytes: float
     n: int
     fabric: Fabric
+    #: The fixed term (alpha), seconds.
     latency_s: float
+    #: The bytes term, wire bytes / bandwidth, seconds.
     bandwidth_s: float
+    #: Payload at which the two terms are equal, bytes.
     crossover_bytes: float
 
     @property

@@ -18,8 +18,6 @@ from lesson_lib.model.units import US, format_count, format_ratio, format_second
 #: an 8-byte all-reduce on 8x H800 or 8x H200 servers with the tuning that gave about 3 us on 8x
 #: B200. Kept beside the table, not in it: the thread gives one figure for two kinds of server.
 TUNED_HOPPER_LATENCY: float = 2.3 * US
-#: Where that time is reported.
-TUNED_HOPPER_SOURCE: str = "https://github.com/NVIDIA/nccl/issues/1940"
 
 #: Fabric classes used to group the records.
 FABRIC_CLASSES: tuple[str, ...] = ("NVLink", "PCIe", "NVLink + network")
@@ -27,34 +25,22 @@ FABRIC_CLASSES: tuple[str, ...] = ("NVLink", "PCIe", "NVLink + network")
 
 @dataclass(frozen=True)
 class PublishedLatency:
-    """One reported all-reduce time for a tiny message.
+    """One reported all-reduce time for a tiny message."""
 
-    Attributes
-    ----------
-    system : str
-        The machine as the thread describes it.
-    fabric : str
-        The wire between the ranks, as far as the thread says.
-    fabric_class : str
-        One of :data:`FABRIC_CLASSES`.
-    ranks : int
-    message_bytes : int
-        Size of the all-reduced buffer, bytes.
-    latency_s : float
-        Reported time of one all-reduce, seconds.
-    source : str
-        URL of the public thread.
-    note : str
-        Conditions of the measurement and how the number was read.
-    """
-
+    #: The machine as the thread describes it.
     system: str
+    #: The wire between the ranks, as far as the thread says.
     fabric: str
+    #: One of :data:`FABRIC_CLASSES`.
     fabric_class: str
     ranks: int
+    #: Size of the all-reduced buffer, bytes.
     message_bytes: int
+    #: Reported time of one all-reduce, seconds.
     latency_s: float
+    #: URL of the public thread.
     source: str
+    #: Conditions of the measurement and how the number was read.
     note: str
 
 

@@ -191,24 +191,15 @@ PP_VECTORS_PER_TOKEN: int = 2
 
 @dataclass(frozen=True)
 class Assumption:
-    """One stated input of the worked example.
-
-    Attributes
-    ----------
-    name : str
-    value : float
-        The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
-    unit : str
-    shown : str
-        The value as the book prints it.
-    source : str
-        Where it comes from, or ``"assumption"``.
-    """
+    """One stated input of the worked example."""
 
     name: str
+    #: The value in SI units (bytes, seconds, bytes/s, FLOP/s) or a count.
     value: float
     unit: str
+    #: The value as the book prints it.
     shown: str
+    #: Where it comes from, or ``"assumption"``.
     source: str
 
 
@@ -217,7 +208,14 @@ _CONFIG = "public Qwen3.5-27B config (same shape)"
 _STATED_FABRIC = "assumption (lesson), not a vendor figure"
 _JITTER = f"assumption: mean delay, exponential (or lognormal, sigma {JITTER_SIGMA:g}); see the lab"
 #: How a value is shown by default, by its unit.
-_SHOWN_BY_UNIT = {"count": format_count, "bytes/s": format_rate, "s": format_seconds}
+_SHOWN_BY_UNIT = {
+    "count": format_count,
+    "bytes/s": format_rate,
+    "s": format_seconds,
+    "bytes": lambda value: f"{format_count(value)} B",
+    "tokens": lambda value: f"{format_count(value)} tokens",
+    "tokens/s": lambda value: f"{format_count(value)} tokens/s",
+}
 
 
 def _stated(name: str, value: float, unit: str, source: str, shown: str = "") -> Assumption:
@@ -230,9 +228,7 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
     _stated(
         "parameters", MODEL.params, "count", _LESSON + " (54 GB of bf16 weights)", "27 billion"
     ),
-    _stated(
-        "bytes per weight (bf16)", MODEL.dtype_bytes, "bytes", _LESSON, f"{MODEL.dtype_bytes} B"
-    ),
+    _stated("bytes per weight (bf16)", MODEL.dtype_bytes, "bytes", _LESSON),
     _stated("hidden size", MODEL.hidden_size, "count", _LESSON),
     _stated(
         "layers",
@@ -260,13 +256,7 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
     ),
     _stated("FFN intermediate size", MODEL.ffn_size or 0, "count", _CONFIG),
     _stated("vocabulary (embedding and LM-head rows)", MODEL.vocab_size or 0, "count", _CONFIG),
-    _stated(
-        "maximum context",
-        MODEL.max_context,
-        "tokens",
-        _CONFIG,
-        format_count(MODEL.max_context) + " tokens",
-    ),
+    _stated("maximum context", MODEL.max_context, "tokens", _CONFIG),
     _stated(
         "all-reduces per layer (tensor parallel)", MODEL.allreduces_per_layer, "count", _LESSON
     ),
@@ -355,12 +345,8 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
     ),
     _stated("per-rank jitter at each collective, quiet node", JITTER_QUIET, "s", _JITTER),
     _stated("per-rank jitter at each collective, busy node", JITTER_BUSY, "s", _JITTER),
-    _stated(
-        "interactive decode rate", TOKENS_PER_S, "tokens/s", _LESSON, f"{TOKENS_PER_S} tokens/s"
-    ),
-    _stated(
-        "prefill prompt", PROMPT_TOKENS, "tokens", _LESSON, format_count(PROMPT_TOKENS) + " tokens"
-    ),
+    _stated("interactive decode rate", TOKENS_PER_S, "tokens/s", _LESSON),
+    _stated("prefill prompt", PROMPT_TOKENS, "tokens", _LESSON),
     _stated(
         "pipeline message per token",
         PP_VECTORS_PER_TOKEN,

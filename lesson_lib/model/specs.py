@@ -43,85 +43,71 @@ class ModelSpec:
     Every count is a whole number >= 1, except ``num_attention_layers`` (from 0 to ``num_layers``),
     ``allreduces_per_layer``, the linear-attention, MLA, shared-expert, MTP and sliding-window
     fields (>= 0) and the MoE fields of a dense model (0); ``params`` is a number > 0.
-
-    Parameters
-    ----------
-    name : str
-    params : float
-        Number of parameters (e.g. ``27e9``).
-    hidden_size : int
-        Width of the residual stream; one hidden vector per token.
-    num_layers, num_attention_layers : int
-        Layers (each a sequence mixer then an FFN); how many are full attention with a KV cache.
-    num_kv_heads, head_dim : int
-        Key/value heads per attention layer, and one head's dimension.
-    max_context : int
-        Longest supported sequence, in tokens.
-    dtype_bytes : int, default 2
-        Bytes per weight, activation and KV element (2 for bf16).
-    num_query_heads, ffn_size : int, optional
-        Query heads per attention layer and FFN intermediate size (the layout check).
-    linear_num_key_heads, linear_num_value_heads, linear_key_head_dim, linear_value_head_dim : int
-        Heads and head dimensions of each linear-attention (DeltaNet) layer, default 0.
-    linear_conv_kernel : int, default 0
-        Causal convolution width before each linear layer (state: the last ``kernel - 1`` inputs).
-    state_dtype_bytes : int, default 4
-        Bytes per element of the recurrent state (fp32 in vLLM).
-    num_super_blocks : int, optional
-        Repeating groups of layers, whole in each pipeline stage (default ``num_layers``).
-    allreduces_per_layer : int, default 2
-        TP all-reduces per layer: after the mixer's output projection and the FFN down projection.
-    vocab_size : int, optional
-        Rows of the embedding and the LM head (the two collectives outside the layers).
-    weight_dtype_bytes : int, optional
-        Bytes per stored weight, if narrower than ``dtype_bytes`` (1 for DeepSeek-V3's FP8).
-    kv_lora_rank, qk_rope_head_dim : int, default 0
-        Multi-head latent attention (MLA, DeepSeek): the latent each attention layer caches per
-        token instead of K and V heads, and the rotary key cached beside it.
-    num_experts, experts_per_token, num_shared_experts : int, default 0
-        Routed experts per MoE layer; those each token visits (top-k, from 1 to ``num_experts`` in
-        an MoE model); experts every token visits besides (counted as dense weights).
-    num_moe_layers : int, default 0
-        MoE layers, from 1 to ``num_layers`` in an MoE model (DeepSeek-V3's first three are dense).
-    expert_params : float, default 0.0
-        Parameters of one routed expert in one layer (> 0 in an MoE model).
-    mtp_layers : int, default 0
-        Multi-token-prediction layers for speculative decoding, never counted in ``params``.
-    sliding_window, num_sliding_layers : int, default 0
-        Sliding-window attention (gpt-oss, Gemma): the tokens such a layer caches at most (>= 1 if
-        any), and how many of the ``num_attention_layers`` are such layers.
     """
 
     name: str
+    #: Number of parameters (e.g. ``27e9``).
     params: float
+    #: Width of the residual stream; one hidden vector per token.
     hidden_size: int
+    #: Layers, each a sequence mixer then an FFN.
     num_layers: int
+    #: How many layers are full attention with a KV cache.
     num_attention_layers: int
+    #: Key/value heads per attention layer.
     num_kv_heads: int
+    #: One attention head's dimension.
     head_dim: int
+    #: Longest supported sequence, in tokens.
     max_context: int
+    #: Bytes per weight, activation and KV element (2 for bf16).
     dtype_bytes: int = 2
+    #: Query heads per attention layer (the layout check).
     num_query_heads: int | None = None
+    #: Key heads of each linear-attention (DeltaNet) layer.
     linear_num_key_heads: int = 0
+    #: Value heads of each linear-attention layer.
     linear_num_value_heads: int = 0
+    #: Key head dimension of each linear-attention layer.
     linear_key_head_dim: int = 0
+    #: Value head dimension of each linear-attention layer.
     linear_value_head_dim: int = 0
+    #: Causal convolution width before each linear layer (its state holds the last ``kernel - 1``
+    #: inputs).
     linear_conv_kernel: int = 0
+    #: Bytes per element of the recurrent state (fp32 in vLLM).
     state_dtype_bytes: int = 4
+    #: FFN intermediate size (the layout check).
     ffn_size: int | None = None
+    #: Repeating groups of layers, whole in each pipeline stage (default ``num_layers``).
     num_super_blocks: int | None = None
+    #: TP all-reduces per layer, after the mixer's output projection and the FFN down projection.
     allreduces_per_layer: int = 2
+    #: Rows of the embedding and the LM head (the two collectives outside the layers).
     vocab_size: int | None = None
+    #: Bytes per stored weight, if narrower than ``dtype_bytes`` (1 for DeepSeek-V3's FP8).
     weight_dtype_bytes: int | None = None
+    #: Multi-head latent attention (MLA, DeepSeek), the latent each attention layer caches per token
+    #: instead of K and V heads.
     kv_lora_rank: int = 0
+    #: MLA's rotary key, cached beside the latent.
     qk_rope_head_dim: int = 0
+    #: Routed experts per MoE layer.
     num_experts: int = 0
+    #: Routed experts each token visits (top-k, from 1 to ``num_experts`` in an MoE model).
     experts_per_token: int = 0
+    #: Experts every token visits besides (counted as dense weights).
     num_shared_experts: int = 0
+    #: MoE layers, from 1 to ``num_layers`` in an MoE model (DeepSeek-V3's first three are dense).
     num_moe_layers: int = 0
+    #: Parameters of one routed expert in one layer (> 0 in an MoE model).
     expert_params: float = 0.0
+    #: Multi-token-prediction layers for speculative decoding, never counted in ``params``.
     mtp_layers: int = 0
+    #: Sliding-window attention (gpt-oss, Gemma), the tokens such a layer caches at most (>= 1 if
+    #: any).
     sliding_window: int = 0
+    #: How many of the ``num_attention_layers`` are sliding-window layers.
     num_sliding_layers: int = 0
 
     def __post_init__(self) -> None:
@@ -326,22 +312,14 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class Accelerator:
-    """One GPU or accelerator card.
-
-    Parameters
-    ----------
-    name : str
-    memory_bytes : float
-        Memory the runtime sees, bytes (> 0; 79.1 GiB, 84.9e9 bytes, on a card sold as "80 GB").
-    hbm_bandwidth : float
-        Memory bandwidth, bytes/second (> 0).
-    peak_flops : float
-        Dense peak at the model's dtype, FLOP/second (> 0).
-    """
+    """One GPU or accelerator card."""
 
     name: str
+    #: Memory the runtime sees, bytes (> 0; 79.1 GiB, 84.9e9 bytes, on a card sold as "80 GB").
     memory_bytes: float
+    #: Memory bandwidth, bytes/second (> 0).
     hbm_bandwidth: float
+    #: Dense peak at the model's dtype, FLOP/second (> 0).
     peak_flops: float
 
     def __post_init__(self) -> None:
@@ -352,22 +330,14 @@ class Accelerator:
 
 @dataclass(frozen=True)
 class Fabric:
-    """The wire between GPUs, as the alpha-beta model sees it.
-
-    Parameters
-    ----------
-    name : str
-    latency : float
-        Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
-    bandwidth : float
-        Bytes/second each rank can send in one direction (> 0; the beta term's B).
-    hop_latency : float, default 0.0
-        Extra seconds per ring hop (>= 0; 2(N-1) hops on N ranks); 0 is the lesson's fixed latency.
-    """
+    """The wire between GPUs, as the alpha-beta model sees it."""
 
     name: str
+    #: Fixed cost of one small all-reduce, seconds (>= 0; the lesson's alpha).
     latency: float
+    #: Bytes/second each rank can send in one direction (> 0; the beta term's B).
     bandwidth: float
+    #: Extra seconds per ring hop (>= 0; 2(N-1) hops on N ranks); 0 is the lesson's fixed latency.
     hop_latency: float = 0.0
 
     def __post_init__(self) -> None:

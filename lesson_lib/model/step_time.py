@@ -65,37 +65,25 @@ class StepTerms:
 
 @dataclass(frozen=True)
 class StepBreakdown(StepTerms):
-    """Where the time of one step goes, in seconds; its sums come from :class:`StepTerms`.
+    """Where the time of one step goes, in seconds; its sums come from :class:`StepTerms`."""
 
-    Attributes
-    ----------
-    compute_s : float
-        :attr:`gemm_s` + :attr:`attention_s`, seconds.
-    bandwidth_s : float
-        The all-reduces' bytes over the bandwidth (0 when excluded), seconds.
-    tokens : int
-        The batch for decode, the prompt for prefill.
-    weights_s : float
-        Streaming this rank's weights from HBM.
-    flops_s : float
-        All the step's arithmetic, GEMMs and attention, at the card's peak.
-    kv_read_s : float
-        Reading this rank's share of every sequence's KV cache, and reading and
-        writing its recurrent state (0 when no context length was given).
-    sequences : int
-        Sequences in the step (the decode batch; 1 for a prefill).
-    attention_flops_s : float
-        The part of ``flops_s`` spent attending to the cached context (0 with no context length).
-    """
-
+    #: :attr:`gemm_s` + :attr:`attention_s`, seconds.
     compute_s: float
     latency_s: float
+    #: The all-reduces' bytes over the bandwidth (0 when excluded), seconds.
     bandwidth_s: float
+    #: The batch for decode, the prompt for prefill.
     tokens: int
+    #: Streaming this rank's weights from HBM.
     weights_s: float
+    #: All the step's arithmetic, GEMMs and attention, at the card's peak.
     flops_s: float
+    #: Reading this rank's share of every sequence's KV cache, and reading and writing its recurrent
+    #: state (0 when no context length was given).
     kv_read_s: float = 0.0
+    #: Sequences in the step (the decode batch; 1 for a prefill).
     sequences: int = 1
+    #: The part of ``flops_s`` spent attending to the cached context (0 with no context length).
     attention_flops_s: float = 0.0
 
     @property
