@@ -121,6 +121,25 @@ def _file_time(entry: Entry) -> dt.datetime | None:
         return None
 
 
+def _name_claims(
+    folder_raw: str | None, file_raw: str | None
+) -> tuple[list[tuple[str, str]], str | None, str | None]:
+    """What the folder and file names say: (claims, a plain renamed file's name, an invalid name)."""
+    claims: list[tuple[str, str]] = []
+    renamed = None
+    for where, raw in (("the folder name", folder_raw), ("the file name", file_raw)):
+        sid, ok = _valid(raw)
+        if not ok and raw is not None and raw.isascii() and where == "the file name":
+            # a plain renamed file ("Problems FINAL"): no claim, the other sources must agree;
+            # a name that imitates an ID with other letters stays the grader's invalid ID
+            renamed = raw
+        elif not ok:
+            return claims, renamed, raw or ""
+        elif sid is not None:
+            claims.append((where, sid))
+    return claims, renamed, None
+
+
 def identify(
     entry: Entry,
     *,
@@ -181,20 +200,10 @@ def identify(
     if canvas is not None and canvas.user_id:
         file_raw, fallback = _canvas_upload_claim(file_raw, names_set, ident)
     folder_raw = None if gradescope_folder or not in_folder else entry.stem
-    claims: list[tuple[str, str]] = []
-    renamed: str | None = None
-    for where, raw in (("the folder name", folder_raw), ("the file name", file_raw)):
-        sid, ok = _valid(raw)
-        if not ok and raw is not None and raw.isascii() and where == "the file name":
-            # a plain renamed file ("Problems FINAL"): no claim, the other sources must agree;
-            # a name that imitates an ID with other letters stays the grader's invalid ID
-            renamed = raw
-            continue
-        if not ok:
-            ident.student = raw or entry.stem  # the grader's own invalid-ID check
-            return ident
-        if sid is not None:
-            claims.append((where, sid))
+    claims, renamed, invalid = _name_claims(folder_raw, file_raw)
+    if invalid is not None:
+        ident.student = invalid or entry.stem  # the grader's own invalid-ID check
+        return ident
     try:
         nb, _ = read_notebook(entry.path)
     except (OSError, ValueError, RecursionError, MemoryError):
