@@ -114,6 +114,17 @@ def _mismatch(ident: Identity, said: str) -> Identity:
     return ident
 
 
+def _note_canvas(canvas: CanvasName, ident: Identity) -> None:
+    """Take the platform user, ``LATE`` and resubmission from a Canvas name, and note them."""
+    ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
+    ident.resubmission = canvas.resubmission
+    who = f"user {canvas.user_id}" if canvas.user_id else f"anonymous {canvas.anonymous_id}"
+    extra = (", marked LATE" if canvas.late else "") + (
+        f", resubmission {canvas.resubmission}" if canvas.resubmission else ""
+    )
+    ident.notes.append(f"Canvas name: {who}{extra}")
+
+
 def _file_time(entry: Entry) -> dt.datetime | None:
     try:
         return dt.datetime.fromtimestamp(os.lstat(entry.path).st_mtime, dt.UTC)
@@ -162,15 +173,9 @@ def identify(
                 ident, f"the Canvas name reads as user_file {' or '.join(canvas.ambiguous)}"
             )
         file_stem = canvas.original
-        ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
-        ident.resubmission = canvas.resubmission
+        _note_canvas(canvas, ident)
         if canvas.user_id:
             users.append(canvas.user_id)
-        who = f"user {canvas.user_id}" if canvas.user_id else f"anonymous {canvas.anonymous_id}"
-        extra = (", marked LATE" if canvas.late else "") + (
-            f", resubmission {canvas.resubmission}" if canvas.resubmission else ""
-        )
-        ident.notes.append(f"Canvas name: {who}{extra}")
     if record is not None:
         users.extend(record.users)
         if record.names:
@@ -223,6 +228,17 @@ def identify(
         return ident
     if renamed is not None:
         ident.notes.append(f"the file name {printable(renamed, 60)!r} is not an ID: left out")
+    return _decide(ident, claims, roster, meta, canvas is not None and file_raw is None)
+
+
+def _decide(
+    ident: Identity,
+    claims: list[tuple[str, str]],
+    roster: Roster | None,
+    meta: str | None,
+    canvas_claimless: bool,
+) -> Identity:
+    """The verdict from the claims: one ID (on the roster, if given), a mismatch or unknown."""
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
@@ -248,7 +264,7 @@ def identify(
         ident.lms_user = ident.lms_user or entry_on_roster.lms_user_id
     if meta is not None and len(claims) == 1:
         ident.notes.append(f"identified by the notebook's metadata as {meta!r}")
-    elif canvas is not None and file_raw is None and len(claims) > 1:
+    elif canvas_claimless and len(claims) > 1:
         sources = " and ".join(where for where, _ in claims)
         ident.notes.append(f"identified by {sources} as {ident.student!r}")
     return ident
