@@ -179,16 +179,13 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     used: dict[str, Any] = {}
     for key, flag in FLAGS.items():
         kept, now = recorded.get(key, DEFAULTS[key]), given.get(key)
-        if now is None and key != "salt":
-            used[key] = kept
-        elif now != kept:
+        if (now is not None or key == "salt") and now != kept:
             what = "another course salt" if key == "salt" else f"{flag} {_shown(now)}"
             raise OptionsDiffer(
                 f"the grades were written with {flag} {_shown(kept)} and this regrade has "
                 f"{what}: give the same options, or grade the whole class again"
             )
-        else:
-            used[key] = now
+        used[key] = kept if now is None else now
     return used
 
 
@@ -216,8 +213,6 @@ def describe(options: Mapping[str, Any]) -> str:
 
 
 def _shown(value: Any) -> str:
-    return (
-        "(none)"
-        if value is None
-        else printable(f"{value:g}" if isinstance(value, float) else value, 200)
-    )
+    if value is None:
+        return "(none)"
+    return printable(f"{value:g}" if isinstance(value, float) else value, 200)
