@@ -201,8 +201,7 @@ def _tests(visibility: str, sub: Submission | None = None) -> list[dict]:
 
 
 def _results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
-    """Gradescope's ``results.json`` for one graded submission: one test per problem,
-    ``extra_output`` before the notes in the top-level output."""
+    """Gradescope's ``results.json`` for a graded submission, ``extra_output`` first in its output."""
     lines = [*extra_output, f"Graded as student ID {sub.student!r}: status {sub.status}."]
     lines += [printable(note, 300) for note in sub.notes]
     return {

@@ -99,8 +99,7 @@ def _letters(text: str) -> str:
 
 
 def _not_canvas_name(canvas: CanvasName, listed: RosterEntry) -> bool:
-    """Whether the roster's name for the Canvas user (``Last, First`` or ``First Last``) is not the
-    download name's name part."""
+    """Whether the roster's name for the Canvas user (either word order) is not the download's."""
     if listed.lms_user_id != canvas.user_id or not listed.name.strip():
         return False
     words = listed.name.split()
