@@ -406,7 +406,7 @@ def _write_points(report: ClassReport, path: Path) -> None:
         manual = [part.column for part in MANUAL_PARTS.values()]
         out.writerow(["student", "file", *qids, *manual, LATE_FACTOR_COLUMN, "total", "max"])
         for student, by_q in sorted(report.points.items()):
-            row = report.rows.get(student) or CountedRow(student, "")
+            row = report._row(student)
             given = ["" if q not in row.manual else f"{row.manual[q]:g}" for q in MANUAL_PARTS]
             out.writerow(
                 [

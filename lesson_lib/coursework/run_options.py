@@ -105,9 +105,8 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
     Path
     """
     target = require_output_file(_options_path(grades))
-    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS} | {
-        "problems": bank_fingerprint()
-    }
+    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
+    kept["problems"] = bank_fingerprint()
 
     def write(fh: IO) -> None:
         json.dump(kept, fh, indent=1, sort_keys=True)
@@ -137,9 +136,8 @@ def read_options(grades: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(found, dict):
         return None
-    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS} | {
-        "problems": found.get("problems")
-    }
+    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
+    options["problems"] = found.get("problems")
     for key, value in options.items():
         kinds = (
             (float, int) if key in ("late_penalty_per_day", "close_credit") else (str, type(None))
