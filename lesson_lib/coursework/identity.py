@@ -237,7 +237,7 @@ def _decide(
     meta: str | None,
     canvas_claimless: bool,
 ) -> Identity:
-    """The verdict from the claims: one ID (on the roster, if given), a mismatch or unknown."""
+    """The verdict on the claims; ``canvas_claimless``: a Canvas name whose upload names no one."""
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
