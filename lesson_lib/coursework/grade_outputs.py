@@ -154,11 +154,8 @@ def _write_canvas(outputs: Outputs, found: Sequence[Entry], roster: Roster | Non
         shown = "; ".join(printable(s, 40) for s in summary.empty[:10])
         print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
     if summary.unmatched:
-        print(
-            f"warning: Canvas user(s) not in the gradebook export: "
-            f"{'; '.join(printable(u, 40) for u in summary.unmatched[:10])}",
-            file=sys.stderr,
-        )
+        shown = "; ".join(printable(u, 40) for u in summary.unmatched[:10])
+        print(f"warning: Canvas user(s) not in the gradebook export: {shown}", file=sys.stderr)
 
 
 def write_for_people(
