@@ -164,8 +164,7 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     Raises
     ------
     OptionsDiffer
-        If an option is given with another value than the recorded one, or the problem bank
-        scores otherwise than the one that wrote the grades (:func:`bank_fingerprint`).
+        If an option given, or the bank's :func:`bank_fingerprint`, differs from the recorded one.
     """
     bank = bank_fingerprint()
     if recorded.get("problems") != bank:
