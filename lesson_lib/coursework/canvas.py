@@ -119,8 +119,7 @@ def check_gradebook(path: Path, assignment: str, new_assignment: bool = False) -
     -------
     str
     """
-    header, _ = _read_gradebook(path)
-    return _assignment_column(header, assignment, new_assignment)
+    return _assignment_column(_read_gradebook(path)[0], assignment, new_assignment)
 
 
 def _points(text: str) -> float | None:

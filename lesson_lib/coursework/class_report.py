@@ -87,29 +87,20 @@ class VariantSummary:
 
 @dataclass(frozen=True)
 class ProblemSummary:
-    """How the class did on one problem.
-
-    Attributes
-    ----------
-    answers : int
-        Rows read for it.
-    mean_points : float
-        Mean points per answer.
-    statuses : dict
-        Status -> how many answers got it, in :data:`STATUSES` order.
-    mistakes : list of (str, int)
-        Named mistakes by count, most common first.
-    variants : list of VariantSummary
-        One per variant when the class drew from 2 to :data:`MAX_VARIANT_GROUPS` of them, each met by
-        :data:`MIN_PER_VARIANT` students on average; else empty.
-    """
+    """How the class did on one problem."""
 
     qid: str
     max_points: float
+    #: Rows read for it.
     answers: int
+    #: Mean points per answer.
     mean_points: float
+    #: Status -> how many answers got it, in :data:`STATUSES` order.
     statuses: dict[str, int]
+    #: Named mistakes with their counts, most common first.
     mistakes: list[tuple[str, int]]
+    #: One per variant when the class drew from 2 to :data:`MAX_VARIANT_GROUPS` of them, each met
+    #: by :data:`MIN_PER_VARIANT` students on average; else empty.
     variants: list[VariantSummary] = field(default_factory=list)
 
 
@@ -415,7 +406,7 @@ def _write_points(report: ClassReport, path: Path) -> None:
         manual = [part.column for part in MANUAL_PARTS.values()]
         out.writerow(["student", "file", *qids, *manual, LATE_FACTOR_COLUMN, "total", "max"])
         for student, by_q in sorted(report.points.items()):
-            row = report.rows.get(student) or CountedRow(student, "")
+            row = report._row(student)
             given = ["" if q not in row.manual else f"{row.manual[q]:g}" for q in MANUAL_PARTS]
             out.writerow(
                 [

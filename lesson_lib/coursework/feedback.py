@@ -121,13 +121,12 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
             marked = f'<br><span class="source">({_text(source)})</span>' if source else ""
             status = result.status
             css = status if status in ("right", "close", "wrong", "unreadable") else ""
-            message = shown_message(result)
             parts.append(
                 f"<tr><td>{_text(qid, 16)}: {_text(PROBLEMS[qid].title, 120)}</td>"
                 f'<td class="answer">{_text(result.given or "(none)", 300)}</td>'
                 f'<td class="{css}">{_text(status, 40)}{marked}</td>'
                 f"<td>{result.points:g} / {PROBLEMS[qid].max_points:g}</td>"
-                f"<td>{_text(message)}</td></tr>"
+                f"<td>{_text(shown_message(result))}</td></tr>"
             )
         for qid, part in MANUAL_PARTS.items():
             given = sub.manual.get(qid)

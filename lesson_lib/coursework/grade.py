@@ -189,8 +189,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _check_outputs(args: argparse.Namespace, salt_file: Path | None) -> None:
-    """Refuse output paths that cannot be written, or that name an input or another output,
-    before anything is graded."""
+    """Refuse output paths that cannot be written, or that name an input or another output."""
     canvas_out = args.canvas_out if args.canvas_gradebook is not None else None
     outputs = [("--out", args.out), ("--details", args.details), ("--canvas-out", canvas_out)]
     outputs = [(option, path) for option, path in outputs if path is not None]
@@ -427,8 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _write(outputs: Outputs, run: Run, subs: list[Submission]) -> None:
-    """Write every output as one set (:func:`~lesson_lib.coursework.files.output_set`), saying
-    what was written once it is in place."""
+    """Write every output as one set (:func:`~.files.output_set`), then say what was written."""
     canvas_out = outputs.canvas_out if outputs.canvas_gradebook is not None else None
     folders = [p.parent for p in (outputs.out, outputs.details, canvas_out) if p is not None]
     folders += [outputs.feedback or outputs.out.parent / "feedback", outputs.manual_export]

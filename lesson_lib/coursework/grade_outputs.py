@@ -44,60 +44,43 @@ class OutputRefused(Exception):
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where a run writes, named as the grader's options are.
+    """Where a run writes, named as the grader's options are."""
 
-    Parameters
-    ----------
-    folder : Path
-        The submissions folder (its Gradescope export names Canvas's users).
-    out : Path
-        The scores CSV; the run's options are recorded beside it.
-    details, manual_export, manual_import : Path or None
-        The per-answer CSV, the folder for the TA's files, the folder of their filled-in files.
-    feedback : Path or None
-        The feedback pages' folder (None: ``feedback/`` beside ``out``).
-    canvas_gradebook, canvas_out : Path or None
-        Canvas's gradebook export (None: no Canvas file), the import file (None: beside ``out``).
-    canvas_assignment : str
-        The assignment's column, matched without case.
-    canvas_new_assignment : bool
-        Add that column when the export has none.
-    """
-
+    #: The submissions folder (its Gradescope export names Canvas's users).
     folder: Path
+    #: The scores CSV; the run's options are recorded beside it.
     out: Path
+    #: The per-answer CSV.
     details: Path | None = None
+    #: The folder for the TA's files.
     manual_export: Path | None = None
+    #: The folder of the TA's filled-in files.
     manual_import: Path | None = None
+    #: The feedback pages' folder (None: ``feedback/`` beside ``out``).
     feedback: Path | None = None
+    #: Canvas's gradebook export (None: no Canvas file).
     canvas_gradebook: Path | None = None
+    #: Canvas's import file (None: beside ``out``).
     canvas_out: Path | None = None
+    #: The assignment's column, matched without case.
     canvas_assignment: str = "Problem set"
+    #: Add that column when the export has none.
     canvas_new_assignment: bool = False
 
 
 @dataclass(frozen=True)
 class Run:
-    """What a run decided before grading.
-
-    Parameters
-    ----------
-    roster : Roster or None
-    policy : LatePolicy
-    scoring : dict
-        The options that change scores, as :mod:`~lesson_lib.coursework.run_options` records them.
-    found : list of Entry
-    regraded : set of str or None
-        The IDs a ``--student`` run regrades; None for a full run.
-    manual : dict or None
-        The TA's points, as :func:`~lesson_lib.coursework.manual_grading.read_folder` reads them.
-    """
+    """What a run decided before grading."""
 
     roster: Roster | None
     policy: LatePolicy
+    #: The options that change scores, as :mod:`~lesson_lib.coursework.run_options` records them.
     scoring: dict[str, Any]
+    #: The submissions found in the folder.
     found: list[Entry]
+    #: The IDs a ``--student`` run regrades; None for a full run.
     regraded: set[str] | None
+    #: The TA's points, as :func:`~lesson_lib.coursework.manual_grading.read_folder` reads them.
     manual: dict[str, dict[str, float | None]] | None = None
 
 
@@ -172,11 +155,8 @@ def _write_canvas(outputs: Outputs, found: Sequence[Entry], roster: Roster | Non
         shown = "; ".join(printable(s, 40) for s in summary.empty[:10])
         print(f"warning: no counted grade for {shown} (see the notes)", file=sys.stderr)
     if summary.unmatched:
-        print(
-            f"warning: Canvas user(s) not in the gradebook export: "
-            f"{'; '.join(printable(u, 40) for u in summary.unmatched[:10])}",
-            file=sys.stderr,
-        )
+        shown = "; ".join(printable(u, 40) for u in summary.unmatched[:10])
+        print(f"warning: Canvas user(s) not in the gradebook export: {shown}", file=sys.stderr)
 
 
 def write_for_people(

@@ -201,8 +201,7 @@ def _tests(visibility: str, sub: Submission | None = None) -> list[dict]:
 
 
 def _results_json(sub: Submission, visibility: str, extra_output: Sequence[str] = ()) -> dict:
-    """Gradescope's ``results.json`` for one graded submission: one test per problem,
-    ``extra_output`` before the notes in the top-level output."""
+    """Gradescope's ``results.json`` for a graded submission, ``extra_output`` first in its output."""
     lines = [*extra_output, f"Graded as student ID {sub.student!r}: status {sub.status}."]
     lines += [printable(note, 300) for note in sub.notes]
     return {
@@ -226,12 +225,13 @@ def _read_json(path: Path) -> object:
         return None
 
 
-def _write_results(root: Path, results: dict) -> Path:
+def _write_results(root: Path, results: dict) -> dict:
+    """Write ``results`` as ``root/results/results.json``, for the grader only; return them."""
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "results.json"
     write_atomically(target, lambda fh: json.dump(results, fh, indent=2), mode=0o600)
-    return target
+    return results
 
 
 def _nothing_graded(message: str, visibility: str) -> dict:
@@ -277,19 +277,17 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
             "<your ID>_problems.ipynb (for example s001_problems.ipynb).",
             visibility,
         )
-        _write_results(root, results)
-        return results
+        return _write_results(root, results)
     entry, extra = found[0], []
     if len(found) > 1:
         others = ", ".join(printable(e.name, 60) for e in found[1:4])
         extra.append(f"Several notebooks were uploaded; graded {entry.name}, not {others}.")
     meta = read_gradescope_metadata(_read_json(root / "submission_metadata.json"))
-    salt_path = root / "source" / "salt"
-    for private in (salt_path, root / "source" / "roster.csv"):
+    salt_path, roster_path = root / "source" / "salt", root / "source" / "roster.csv"
+    for private in (salt_path, roster_path):
         with contextlib.suppress(OSError):  # the grader's alone: the notebook never runs as root
             private.chmod(0o600)
     set_course_salt(read_salt_file(salt_path) if salt_path.is_file() else None)
-    roster_path = root / "source" / "roster.csv"
     roster = read_roster(roster_path) if roster_path.is_file() else None
     identity = identify(entry, roster=roster, submitters=meta)
     sandbox = True
@@ -301,8 +299,7 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
                 f"Not graded: the grader's sandbox cannot run in this container ({err}).",
                 visibility,
             )
-            _write_results(root, results)
-            return results
+            return _write_results(root, results)
         sandbox = False
         extra.append(
             "Graded without the grader's sandbox (it cannot run in this container); the "

@@ -99,8 +99,7 @@ def _letters(text: str) -> str:
 
 
 def _not_canvas_name(canvas: CanvasName, listed: RosterEntry) -> bool:
-    """Whether the roster's name for the Canvas user (``Last, First`` or ``First Last``) is not the
-    download name's name part."""
+    """Whether the roster's name for the Canvas user (either word order) is not the download's."""
     if listed.lms_user_id != canvas.user_id or not listed.name.strip():
         return False
     words = listed.name.split()
@@ -112,6 +111,17 @@ def _mismatch(ident: Identity, said: str) -> Identity:
     ident.status = Status.ID_MISMATCH
     ident.notes.append(f"ID MISMATCH: {said}; not run, nothing graded: check whose it is")
     return ident
+
+
+def _note_canvas(canvas: CanvasName, ident: Identity) -> None:
+    """Take the platform user, ``LATE`` and resubmission from a Canvas name, and note them."""
+    ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
+    ident.resubmission = canvas.resubmission
+    who = f"user {canvas.user_id}" if canvas.user_id else f"anonymous {canvas.anonymous_id}"
+    extra = (", marked LATE" if canvas.late else "") + (
+        f", resubmission {canvas.resubmission}" if canvas.resubmission else ""
+    )
+    ident.notes.append(f"Canvas name: {who}{extra}")
 
 
 def _file_time(entry: Entry) -> dt.datetime | None:
@@ -181,15 +191,9 @@ def identify(
                 ident, f"the Canvas name reads as user_file {' or '.join(canvas.ambiguous)}"
             )
         file_stem = canvas.original
-        ident.lms_user, ident.late_marker = canvas.user_id, canvas.late
-        ident.resubmission = canvas.resubmission
+        _note_canvas(canvas, ident)
         if canvas.user_id:
             users.append(canvas.user_id)
-        who = f"user {canvas.user_id}" if canvas.user_id else f"anonymous {canvas.anonymous_id}"
-        extra = (", marked LATE" if canvas.late else "") + (
-            f", resubmission {canvas.resubmission}" if canvas.resubmission else ""
-        )
-        ident.notes.append(f"Canvas name: {who}{extra}")
     if record is not None:
         users.extend(record.users)
         if record.names:
@@ -232,6 +236,17 @@ def identify(
         return ident
     if renamed is not None:
         ident.notes.append(f"the file name {printable(renamed, 60)!r} is not an ID: left out")
+    return _decide(ident, claims, roster, meta, canvas is not None and file_raw is None)
+
+
+def _decide(
+    ident: Identity,
+    claims: list[tuple[str, str]],
+    roster: Roster | None,
+    meta: str | None,
+    canvas_claimless: bool,
+) -> Identity:
+    """The verdict on the claims; ``canvas_claimless``: a Canvas name whose upload names no one."""
     said = "; ".join(f"{where} says {sid!r}" for where, sid in claims)
     ids = {sid for _, sid in claims}
     if len(ids) > 1:
@@ -257,7 +272,7 @@ def identify(
         ident.lms_user = ident.lms_user or entry_on_roster.lms_user_id
     if meta is not None and len(claims) == 1:
         ident.notes.append(f"identified by the notebook's metadata as {meta!r}")
-    elif canvas is not None and file_raw is None and len(claims) > 1:
+    elif canvas_claimless and len(claims) > 1:
         sources = " and ".join(where for where, _ in claims)
         ident.notes.append(f"identified by {sources} as {ident.student!r}")
     return ident

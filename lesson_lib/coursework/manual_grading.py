@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lesson_lib.coursework.extract import assignments
-from lesson_lib.coursework.regrade import MAX_CSV_BYTES
+from lesson_lib.coursework.regrade import MAX_CSV_BYTES, read_rows
 from lesson_lib.model._safe_io import printable, read_csv_rows
 
 #: Longest reasoning kept, characters (a few sentences are asked for).
@@ -186,8 +186,7 @@ def _merge_points(
                 ) from None
 
         student = row[0].casefold()
-        extra_points = 0.0
-        extra_max = 0.0
+        extra_points = extra_max = 0.0
         for qid, given in points.items():
             part = MANUAL_PARTS[qid]
             extra_max += part.points
@@ -263,8 +262,6 @@ def import_into(
     RegradeRefused
         If ``grades`` is not this grader's file.
     """
-    from lesson_lib.coursework.regrade import read_rows
-
     points = read_folder(folder)
     rows = read_rows(grades, header)
     have = {row[0].casefold() for row in rows if row}

@@ -56,11 +56,7 @@ def read_rows(path: Path, header: Sequence[str]) -> list[list[str]]:
 
 def _students_in(rows: Sequence[Sequence[str]]) -> list[str]:
     """The distinct students (first column, case ignored) of some rows, in order of first row."""
-    seen: dict[str, None] = {}
-    for row in rows:
-        if row:
-            seen.setdefault(row[0].casefold(), None)
-    return list(seen)
+    return list(dict.fromkeys(row[0].casefold() for row in rows if row))
 
 
 def merge_rows(

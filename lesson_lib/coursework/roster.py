@@ -217,8 +217,7 @@ def add_issued_ids(path: Path, students: Sequence[str]) -> list[str]:
         old = read_file(path, "roster", ValueError, MAX_ROSTER_BYTES)
         header = read_csv_rows(path, "roster", ValueError, MAX_ROSTER_BYTES)[0]
     else:
-        on_file, old = Roster([]), b""
-        header = list(SKELETON_HEADER)
+        on_file, old, header = Roster([]), b"", list(SKELETON_HEADER)
     added = [sid for sid in wanted if on_file.student(sid) is None]
     if not added and old:
         return []

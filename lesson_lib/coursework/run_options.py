@@ -105,9 +105,8 @@ def record_options(grades: Path, options: Mapping[str, Any]) -> Path:
     Path
     """
     target = require_output_file(_options_path(grades))
-    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS} | {
-        "problems": bank_fingerprint()
-    }
+    kept = {key: options.get(key, DEFAULTS[key]) for key in FLAGS}
+    kept["problems"] = bank_fingerprint()
 
     def write(fh: IO) -> None:
         json.dump(kept, fh, indent=1, sort_keys=True)
@@ -137,9 +136,8 @@ def read_options(grades: Path) -> dict[str, Any] | None:
         return None
     if not isinstance(found, dict):
         return None
-    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS} | {
-        "problems": found.get("problems")
-    }
+    options = {key: found.get(key, DEFAULTS[key]) for key in FLAGS}
+    options["problems"] = found.get("problems")
     for key, value in options.items():
         kinds = (
             (float, int) if key in ("late_penalty_per_day", "close_credit") else (str, type(None))
@@ -166,8 +164,7 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     Raises
     ------
     OptionsDiffer
-        If an option is given with another value than the recorded one, or the problem bank
-        scores otherwise than the one that wrote the grades (:func:`bank_fingerprint`).
+        If an option given, or the bank's :func:`bank_fingerprint`, differs from the recorded one.
     """
     bank = bank_fingerprint()
     if recorded.get("problems") != bank:
@@ -179,16 +176,13 @@ def reconcile(recorded: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str
     used: dict[str, Any] = {}
     for key, flag in FLAGS.items():
         kept, now = recorded.get(key, DEFAULTS[key]), given.get(key)
-        if now is None and key != "salt":
-            used[key] = kept
-        elif now != kept:
+        if (now is not None or key == "salt") and now != kept:
             what = "another course salt" if key == "salt" else f"{flag} {_shown(now)}"
             raise OptionsDiffer(
                 f"the grades were written with {flag} {_shown(kept)} and this regrade has "
                 f"{what}: give the same options, or grade the whole class again"
             )
-        else:
-            used[key] = now
+        used[key] = kept if now is None else now
     return used
 
 
@@ -216,8 +210,6 @@ def describe(options: Mapping[str, Any]) -> str:
 
 
 def _shown(value: Any) -> str:
-    return (
-        "(none)"
-        if value is None
-        else printable(f"{value:g}" if isinstance(value, float) else value, 200)
-    )
+    if value is None:
+        return "(none)"
+    return printable(f"{value:g}" if isinstance(value, float) else value, 200)

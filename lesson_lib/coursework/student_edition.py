@@ -187,12 +187,10 @@ def page_notebook(
             if cell.cell_type == "markdown":
                 plain = plain_markdown(cell.source)  # as Jupyter shows it well
                 cell.source = fill_glue(plain, page_numbers(path.stem), path.stem, live).strip("\n")
-                if not cell.source.strip():
-                    continue
             elif cell.cell_type == "code":  # the text has the numbers: no glue call to run
                 cell.source = without_glue_call(cell.source)
-                if not cell.source.strip():
-                    continue
+            if cell.cell_type in ("markdown", "code") and not cell.source.strip():
+                continue
             baked = _baked_cell(cell, sid)
             if baked is not None:
                 cells.append(baked)
@@ -201,12 +199,8 @@ def page_notebook(
                 cell.source = _setup_source(cell.source, sid, own_check)
             cells.append(cell)
     if path.stem == "problems":
-        note = _instructions(
-            sid,
-            file_name or Path(_notebook_path(sid, path.stem)).name,
-            own_check=own_check,
-            time_limit=time_limit,
-        )
+        name = file_name or Path(_notebook_path(sid, path.stem)).name
+        note = _instructions(sid, name, own_check=own_check, time_limit=time_limit)
     elif sid is not None:
         note = f"*Student edition for student ID `{sid}`: solutions are not included.*"
     else:
