@@ -85,6 +85,38 @@ def test_split_by_variant_when_the_class_drew_few():
     assert class_report(ROWS).problems[0].variants == []
 
 
+def test_the_report_splits_variants_by_the_salt_the_grades_were_drawn_with(tmp_path, monkeypatch):
+    """A salted class: make report finds the salt as the grader does, checks it against the
+    grades' options, and labels each variant by the students' own numbers, not the public ones.
+    A salt the grades were not made with is refused, naming the variable to set."""
+    from lesson_lib.coursework.class_report import _variant_label
+    from lesson_lib.coursework.run_options import record_options, salt_fingerprint
+    from lesson_lib.coursework.variants import SALT_FILE_ENV, create_salt_file, salted
+
+    salt = create_salt_file(tmp_path / "salt")
+    students = [f"s{i:03d}" for i in range(30)]
+    details, grades = tmp_path / "details.csv", tmp_path / "grades.csv"
+    with details.open("w", newline="") as handle:
+        out = csv.DictWriter(handle, ["student", "file", "problem", "status", "mistake"])
+        out.writeheader()
+        out.writerows({**_row(s, "q19", "right"), "file": f"{s}.ipynb"} for s in students)
+    grades.write_text(
+        "student,file,late factor,status,notes\n"
+        + "".join(f"{s},{s}.ipynb,1,ran,\n" for s in students)
+    )
+    record_options(grades, {"salt": salt_fingerprint(salt)})
+    with salted(salt):
+        own = collections.Counter(_variant_label("q19", s) for s in students)
+    assert own != collections.Counter(_variant_label("q19", s) for s in students)  # public ones
+    monkeypatch.setenv(SALT_FILE_ENV, str(tmp_path / "salt"))
+    assert main([str(details), "--grades", str(grades), "--out", str(tmp_path / "r")]) == 0
+    text = (tmp_path / "r" / "class_report.md").read_text()
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| q19 | system=")]
+    assert {row[1]: int(row[2]) for row in rows} == own
+    monkeypatch.setenv(SALT_FILE_ENV, "")
+    assert main([str(details), "--grades", str(grades), "--out", str(tmp_path / "r2")]) == 2
+
+
 def test_the_markdown_names_the_common_mistakes():
     text = _render_markdown(class_report(ROWS), top=1)
     line = next(x for x in text.splitlines() if x.startswith("| q7 "))

@@ -51,7 +51,9 @@ from lesson_lib.coursework.report_rows import (
     read_grades,
     rows_of_details,
 )
+from lesson_lib.coursework.run_options import read_options, salt_fingerprint
 from lesson_lib.coursework.status import Status
+from lesson_lib.coursework.variants import SALT_FILE_ENV, read_salt_file, salt_file_in_use, salted
 from lesson_lib.model._safe_io import printable
 from lesson_lib.model._validate import require_int, require_number
 
@@ -421,6 +423,20 @@ def _write_points(report: ClassReport, path: Path) -> None:
             )
 
 
+def _salt_for(grades: Path) -> str | None:
+    """The course salt found as the grader finds it, checked against the one the grades record."""
+    found = salt_file_in_use()
+    salt = read_salt_file(found) if found is not None else None
+    recorded = read_options(grades)
+    if recorded is not None and recorded["salt"] != salt_fingerprint(salt):
+        drawn = "a course salt" if recorded["salt"] else "the public variants"
+        raise ValueError(
+            f"{grades} was graded with {drawn}, not with {found or 'no salt file'}: set "
+            f"{SALT_FILE_ENV} to the salt file it was graded with ('' for none)"
+        )
+    return salt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: write the report, the plot and the points beside each other.
 
@@ -460,7 +476,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "of the same run (the report counts only its counted rows)"
             )
         refuse_mixed_set(manifest_of(grades))
-        report = class_report(read_details(args.details), args.close_credit, read_grades(grades))
+        with salted(_salt_for(grades)):  # the variants are split by the students' own numbers
+            report = class_report(
+                read_details(args.details), args.close_credit, read_grades(grades)
+            )
         args.out.mkdir(parents=True, exist_ok=True)  # a file there: FileExistsError, said below
         (args.out / "class_report.md").write_text(_render_markdown(report, args.top), "utf-8")
         plot(report).savefig(args.out / "class_report.png", dpi=120)
