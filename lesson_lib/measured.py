@@ -217,6 +217,7 @@ class FittedFabric:
     fabric: Fabric
 
 
+@functools.cache
 def measured_fabric(
     system: str, gpus: int, kernel: str = "nccl", op: str = "all_reduce", runtime: str | None = None
 ) -> FittedFabric:

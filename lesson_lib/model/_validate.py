@@ -15,21 +15,13 @@ MAX_RANKS: int = 4096
 
 
 def require_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
-    """Return ``value`` as an ``int`` if it is a whole number in range.
+    """Return ``value`` as an ``int`` if it is a whole number in range; else an error naming ``name``.
 
-    Parameters
-    ----------
-    name : str
-        Parameter name used in the error message.
-    value : object
-        The value to check; TypeError unless an integer (not ``bool``, not ``2.0``).
-    minimum, maximum : int, optional
-        Inclusive bounds (ValueError outside); ``maximum=None`` means no upper bound.
-
-    Returns
-    -------
-    int
+    TypeError unless an integer (not ``bool``, not ``2.0``); ValueError outside the inclusive bounds
+    ``minimum`` and ``maximum`` (``None``: no upper bound).
     """
+    if type(value) is int and minimum <= value and (maximum is None or value <= maximum):
+        return value  # the common case, before the message is built
     allowed = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(
