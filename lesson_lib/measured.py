@@ -189,10 +189,11 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
     _require_system(system)
     values = [
         r.latency_s
-        for r in load_collectives()
-        if (r.system, r.gpus, r.op) == (system, gpus, "all_reduce")
-        and r.kernel not in LIBRARY_KERNELS
-        and r.kernel.endswith(f"_{mode}")
+        for (at, count, kernel, op), rows in _tables().items()
+        if (at, count, op) == (system, gpus, "all_reduce")
+        and kernel not in LIBRARY_KERNELS
+        and kernel.endswith(f"_{mode}")
+        for r in rows
     ]
     return min(values) if values else None
 
