@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import compileall
 import posixpath
 import re
 import shutil
@@ -314,6 +315,9 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
     -------
     list of pathlib.Path
     """
+    # Compiled now, as the Makefile compiles the dependencies: a kernel that may not write bytecode
+    # (PYTHONDONTWRITEBYTECODE, a read-only checkout) would otherwise compile it on every Run All.
+    compileall.compile_dir(Path(__file__).resolve().parents[1], quiet=2)
     book, out = root / "book", dest / "book"
     targets, toc = _book_targets(book), _toc_chapters(root)
     pages = sorted(book.rglob("*.md"))

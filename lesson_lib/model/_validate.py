@@ -15,21 +15,13 @@ MAX_RANKS: int = 4096
 
 
 def require_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
-    """Return ``value`` as an ``int`` if it is a whole number in range.
+    """Return ``value`` as an ``int`` if a whole number in range, else an error naming ``name``.
 
-    Parameters
-    ----------
-    name : str
-        Parameter name used in the error message.
-    value : object
-        The value to check; TypeError unless an integer (not ``bool``, not ``2.0``).
-    minimum, maximum : int, optional
-        Inclusive bounds (ValueError outside); ``maximum=None`` means no upper bound.
-
-    Returns
-    -------
-    int
+    TypeError unless an integer (not ``bool``, not ``2.0``); ValueError outside the inclusive
+    bounds ``minimum`` and ``maximum`` (``None``: no upper bound).
     """
+    if type(value) is int and minimum <= value and (maximum is None or value <= maximum):
+        return value  # the common case, before the message is built
     allowed = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(
@@ -41,6 +33,12 @@ def require_int(name: str, value: object, minimum: int = 1, maximum: int | None 
     return value
 
 
+def _range_text(minimum: float, strict: bool, maximum: float | None, unit: str) -> str:
+    """The allowed range as an error message says it (``>= 0 and <= 1 s``)."""
+    upper = "" if maximum is None else f" and <= {maximum:g}"
+    return f"{'>' if strict else '>='} {minimum:g}{upper}" + (f" {unit}" if unit else "")
+
+
 def require_number(
     name: str,
     value: object,
@@ -50,41 +48,31 @@ def require_number(
     maximum: float | None = None,
     unit: str = "",
 ) -> float:
-    """Return ``value`` as a finite ``float`` if it lies in the allowed range.
+    """Return ``value`` as a finite ``float`` in the allowed range, else an error naming ``name``.
 
-    Parameters
-    ----------
-    name : str
-        Parameter name used in the error message.
-    value : object
-        A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else
-        TypeError); NaN, infinity or a value out of range is a ValueError.
-    minimum, strict, maximum : float, bool, float, default 0.0, False, None
-        Lower bound, exclusive (``> minimum``) if ``strict``; inclusive upper bound (None: none).
-    unit : str, optional
-        Unit named in the message, e.g. ``"bytes/s"``.
-
-    Returns
-    -------
-    float
+    A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else TypeError); NaN,
+    infinity or a value out of range is a ValueError. ``minimum`` is exclusive if ``strict``,
+    ``maximum`` inclusive (None: none); ``unit`` (``"bytes/s"``) is named in the message.
     """
-    op = ">" if strict else ">="
-    allowed = f"{op} {minimum:g}" + ("" if maximum is None else f" and <= {maximum:g}")
-    suffix = f" {unit}" if unit else ""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) not in (float, int) and (
+        isinstance(value, bool) or not isinstance(value, numbers.Real)
+    ):
+        allowed = _range_text(minimum, strict, maximum, unit)
         raise TypeError(
-            f"{name} must be a number {allowed}{suffix}, got {value!r} ({type(value).__name__})"
+            f"{name} must be a number {allowed}, got {value!r} ({type(value).__name__})"
         )
     try:
         value = float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be {allowed}{suffix}, got a number too large") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number {allowed}{suffix}, got {value}")
+        allowed = _range_text(minimum, strict, maximum, unit)
+        raise ValueError(f"{name} must be {allowed}, got a number too large") from None
     too_low = value <= minimum if strict else value < minimum
-    if too_low or (maximum is not None and value > maximum):
-        raise ValueError(f"{name} must be {allowed}{suffix}, got {value:g}")
-    return value
+    if math.isfinite(value) and not too_low and (maximum is None or value <= maximum):
+        return value  # the common case, before the message is built
+    allowed = _range_text(minimum, strict, maximum, unit)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number {allowed}, got {value}")
+    raise ValueError(f"{name} must be {allowed}, got {value:g}")
 
 
 def require_instance(name: str, value: object, kind: type) -> None:
