@@ -200,25 +200,15 @@ def smallest_engine_latency(system: str, gpus: int, mode: str) -> float | None:
 
 @dataclass(frozen=True)
 class FittedFabric:
-    """A :class:`~lesson_lib.model.specs.Fabric` fitted to one measured table.
-
-    Attributes
-    ----------
-    system : str
-    runtime : str
-    kernel : str
-    gpus : int
-    fit : AlphaBetaFit
-        The lab's fit, with the sizes it used and every residual.
-    fabric : Fabric
-        ``latency`` = the fit's alpha, ``bandwidth`` = its bus bandwidth.
-    """
+    """A :class:`~lesson_lib.model.specs.Fabric` fitted to one measured table."""
 
     system: str
     runtime: str
     kernel: str
     gpus: int
+    #: The lab's fit, with the sizes it used and every residual.
     fit: AlphaBetaFit
+    #: Its ``latency`` is the fit's alpha, its ``bandwidth`` the fit's bus bandwidth.
     fabric: Fabric
 
 
@@ -294,44 +284,27 @@ _Case = tuple[str, bool]
 
 @dataclass(frozen=True)
 class Claim:
-    """One of the lesson's claims, as a sentence the measurements can contradict.
-
-    Attributes
-    ----------
-    key : str
-    statement : str
-        The claim, as the lesson makes it.
-    tested : str
-        What is compared on each case.
-    cases : callable
-        ``cases()``: every case measured, described with its numbers and whether the claim holds.
-    """
+    """One of the lesson's claims, as a sentence the measurements can contradict."""
 
     key: str
+    #: The claim, as the lesson makes it.
     statement: str
+    #: What is compared on each case.
     tested: str
+    #: Every case measured, described with its numbers and whether the claim holds.
     cases: Callable[[], Iterator[_Case]]
 
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """How one of the lesson's claims fares on the measured systems.
-
-    Attributes
-    ----------
-    key : str
-    statement : str
-    tested : str
-    holds : tuple of str
-        The cases (systems, or system and GPUs) where it holds.
-    breaks : tuple of str
-        The cases where it does not, each with the numbers that break it.
-    """
+    """How one of the lesson's claims fares on the measured systems."""
 
     key: str
     statement: str
     tested: str
+    #: The cases (systems, or system and GPUs) where it holds.
     holds: tuple[str, ...]
+    #: The cases where it does not, each with the numbers that break it.
     breaks: tuple[str, ...]
 
     @property

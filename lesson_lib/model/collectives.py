@@ -18,23 +18,15 @@ from lesson_lib.model.specs import Fabric, ModelSpec
 
 @dataclass(frozen=True)
 class Algorithm:
-    """How one algorithm of a collective scales with the number of ranks ``n``.
+    """How one algorithm of a collective scales with the number of ranks ``n``."""
 
-    Attributes
-    ----------
-    name : str
-        Key used by every ``algorithm=`` argument.
-    description : str
-        One line for tables and legends.
-    steps : callable
-        ``steps(n)``: communication steps on the critical path (0 for n = 1).
-    factor : callable
-        ``factor(n)``: payloads each rank sends (0 for n = 1).
-    """
-
+    #: Key used by every ``algorithm=`` argument.
     name: str
+    #: One line for tables and legends.
     description: str
+    #: Communication steps on the critical path for ``n`` ranks (0 for n = 1).
     steps: Callable[[int], int]
+    #: Payloads each rank sends for ``n`` ranks (0 for n = 1).
     factor: Callable[[int], float]
 
 

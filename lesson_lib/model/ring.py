@@ -22,53 +22,34 @@ MAX_SIMULATED_ELEMENTS: int = 1 << 24
 
 @dataclass(frozen=True)
 class Transfer:
-    """One message of the ring schedule.
+    """One message of the ring schedule."""
 
-    Attributes
-    ----------
-    phase : str
-        ``"reduce-scatter"`` (the receiver adds) or ``"all-gather"`` (it overwrites).
-    step : int
-        Global step, 1-based, from 1 to ``2 (n - 1)``.
-    src : int
-    dst : int
-        Receiving rank, ``(src + 1) % n``.
-    chunk : int
-        Index of the chunk sent.
-    nbytes : int
-    """
-
+    #: ``"reduce-scatter"`` (the receiver adds) or ``"all-gather"`` (it overwrites).
     phase: str
+    #: Global step, 1-based, from 1 to ``2 (n - 1)``.
     step: int
     src: int
+    #: Receiving rank, ``(src + 1) % n``.
     dst: int
+    #: Index of the chunk sent.
     chunk: int
     nbytes: int
 
 
 @dataclass(frozen=True)
 class RingResult:
-    """Outcome of :func:`simulate_ring_allreduce`.
+    """Outcome of :func:`simulate_ring_allreduce`."""
 
-    Attributes
-    ----------
-    outputs : list of numpy.ndarray
-        Every rank's final array; each equals the element-wise sum of inputs.
-    bytes_sent : list of int
-        Bytes each rank sent over the whole all-reduce.
-    steps : list of list of Transfer
-        The schedule: ``steps[k]`` holds the ``n`` simultaneous transfers of step ``k + 1``.
-    holdings : list of tuple
-        ``holdings[k][rank][chunk]``: the frozenset of ranks whose inputs that rank's copy of that
-        chunk holds after ``k`` steps (``k = 0``: the start); complete when it holds every rank.
-    chunk_bytes : list of int
-        Bytes of each chunk (they differ by at most one element).
-    """
-
+    #: Every rank's final array; each equals the element-wise sum of inputs.
     outputs: list[np.ndarray]
+    #: Bytes each rank sent over the whole all-reduce.
     bytes_sent: list[int]
+    #: The schedule, ``steps[k]`` holding the ``n`` simultaneous transfers of step ``k + 1``.
     steps: list[list[Transfer]]
+    #: ``holdings[k][rank][chunk]`` is the frozenset of ranks whose inputs that rank's copy of that
+    #: chunk holds after ``k`` steps (``k = 0`` is the start); complete when it holds every rank.
     holdings: list[tuple[tuple[frozenset[int], ...], ...]]
+    #: Bytes of each chunk (they differ by at most one element).
     chunk_bytes: list[int]
 
     @property
