@@ -17,8 +17,17 @@ MAX_RANKS: int = 4096
 def require_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an ``int`` if a whole number in range, else an error naming ``name``.
 
-    TypeError unless an integer (not ``bool``, not ``2.0``); ValueError outside the inclusive
-    bounds ``minimum`` and ``maximum`` (``None``: no upper bound).
+    Parameters
+    ----------
+    name : str
+    value : object
+        TypeError unless an integer (not ``bool``, not ``2.0``).
+    minimum, maximum : int
+        Inclusive bounds (``maximum`` None for none); ValueError outside them.
+
+    Returns
+    -------
+    int
     """
     if type(value) is int and minimum <= value and (maximum is None or value <= maximum):
         return value  # the common case, before the message is built
@@ -50,9 +59,20 @@ def require_number(
 ) -> float:
     """Return ``value`` as a finite ``float`` in the allowed range, else an error naming ``name``.
 
-    A real number (``int``, ``float`` or NumPy scalar, not ``bool``: else TypeError); NaN,
-    infinity or a value out of range is a ValueError. ``minimum`` is exclusive if ``strict``,
-    ``maximum`` inclusive (None: none); ``unit`` (``"bytes/s"``) is named in the message.
+    Parameters
+    ----------
+    name : str
+    value : object
+        A real number (``int``, ``float`` or NumPy scalar, not ``bool``, else TypeError); NaN,
+        infinity or a value out of range is a ValueError.
+    minimum, strict, maximum : float, bool, float or None
+        ``minimum`` is exclusive if ``strict``, ``maximum`` inclusive (None for none).
+    unit : str
+        Named in the message (``"bytes/s"``).
+
+    Returns
+    -------
+    float
     """
     if type(value) not in (float, int) and (
         isinstance(value, bool) or not isinstance(value, numbers.Real)
