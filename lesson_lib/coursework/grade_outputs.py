@@ -56,11 +56,11 @@ class Outputs:
     manual_export: Path | None = None
     #: The folder of the TA's filled-in files.
     manual_import: Path | None = None
-    #: The feedback pages' folder (None: ``feedback/`` beside ``out``).
+    #: The feedback pages' folder (None for ``feedback/`` beside ``out``).
     feedback: Path | None = None
-    #: Canvas's gradebook export (None: no Canvas file).
+    #: Canvas's gradebook export (None for no Canvas file).
     canvas_gradebook: Path | None = None
-    #: Canvas's import file (None: beside ``out``).
+    #: Canvas's import file (None for one beside ``out``).
     canvas_out: Path | None = None
     #: The assignment's column, matched without case.
     canvas_assignment: str = "Problem set"
