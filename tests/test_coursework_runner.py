@@ -93,17 +93,18 @@ except KeyboardInterrupt:
 
 
 def _wait_until_asleep(pid: int) -> None:
-    """Wait (up to 10 s) until the main thread of ``pid`` sleeps in ``time.sleep``, so the race is
-    the one meant: state S alone is also a wait for the GIL just before the sleep, where a signal
-    caught in between leaves the sleep unbroken on a loaded machine whoever sent it."""
+    """Wait (up to 60 s, a loaded shared machine) until the main thread of ``pid`` sleeps in
+    ``time.sleep``, so the race is the one meant: state S alone is also a wait for the GIL just
+    before the sleep, where a signal caught in between leaves the sleep unbroken whoever sent it."""
     task = Path(f"/proc/{pid}/task/{pid}")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         asleep = (task / "stat").read_text().rsplit(")", 1)[1].split()[0] == "S"
         wchan = (task / "wchan").read_text().strip()  # "0" where the kernel hides it
         if asleep and (wchan == "0" or "nanosleep" in wchan):
             return
         time.sleep(0.01)
+    pytest.fail("the sleeper's main thread never reached its sleep")
 
 
 def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread():
