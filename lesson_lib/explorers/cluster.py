@@ -54,21 +54,7 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    (
-        "{model_name}",
-        ", ",
-        "{gpus}",
-        " (",
-        "{nodes}",
-        " x ",
-        "{gpus_per_node}",
-        "), ",
-        "{degrees}",
-        ": ",
-        "{verdict}",
-        "\n",
-        "{priced}",
-    )
+    "{model_name}, {gpus} ({nodes} x {gpus_per_node}), {degrees}: {verdict}\n{priced}"
 )
 #: The message's last line for a layout that is not priced.
 NOT_PRICED = "Nothing priced: this layout cannot be built."
