@@ -96,13 +96,11 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("{model}", ": ", "{context_text}", "\n",
-     "{fit}", ": ", "{margin_gb}", " GB ", "{margin_word}", " per GPU", "{why}",
-     "\nPer GPU: ", "{weights_gb}", " GB weights + ", "{kv_gb}", " GB KV cache + ", "{state_gb}",
-     "{state_phrase}", " = ", "{used_gb}", " GB of ", "{card}",
-     " GB\nSequences of this length that fit: ", "{most}", ", each ", "{per_sequence_gb}",
-     " GB per GPU")
-)  # fmt: skip
+    "{model}: {context_text}\n{fit}: {margin_gb} GB {margin_word} per GPU{why}\n"
+    "Per GPU: {weights_gb} GB weights + {kv_gb} GB KV cache + {state_gb}{state_phrase} = "
+    "{used_gb} GB of {card} GB\n"
+    "Sequences of this length that fit: {most}, each {per_sequence_gb} GB per GPU"
+)
 
 #: The bar's segments, bottom to top: (column, legend label, role), as in the figure.
 _SEGMENT_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
