@@ -103,22 +103,20 @@ CONTROLS: tuple[Control, ...] = (
 
 #: The message of a state that does not fit: nothing is priced.
 NO_FIT_MESSAGE = Template(
-    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": does not fit, nothing priced;\n",
-     "{used_gb}", " GB per GPU of ", "{held}", " against ", "{card_gb}",
-     " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
-     "speed-up: none to give\n", "{ceiling}", "\n", "{note}")
-)  # fmt: skip
+    "{model}, N = {n}, batch {batch}: does not fit, nothing priced;\n"
+    "{used_gb} GB per GPU of {held} against {card_gb} GB on the card;\n"
+    "more GPUs, or a card with more memory, would hold it\nspeed-up: none to give\n"
+    "{ceiling}\n{note}"
+)
 
 MESSAGE = Template(
-    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": ", "{total_ms}",
-     " ms per token for each sequence, ", "{tokens_per_s}", " tokens/s in all;\n",
-     "compute ", "{compute_ms}", " ms (KV and state traffic ", "{kv_ms}",
-     " ms) + all-reduce latency ", "{latency_ms}", " ms + bytes ", "{bandwidth_ms}",
-     " ms;\nlargest term: ", "{bound}", "\nspeed-up over one such card: ", "{speedup}",
-     "{speedup_note}", "\n", "{ceiling}", "\n", "{note}"),
+    "{model}, N = {n}, batch {batch}: {total_ms} ms per token for each sequence, "
+    "{tokens_per_s} tokens/s in all;\ncompute {compute_ms} ms (KV and state traffic {kv_ms} ms) "
+    "+ all-reduce latency {latency_ms} ms + bytes {bandwidth_ms} ms;\nlargest term: {bound}\n"
+    "speed-up over one such card: {speedup}{speedup_note}\n{ceiling}\n{note}",
     otherwise=NO_FIT_MESSAGE,
     when="no_fit",
-)  # fmt: skip
+)
 
 _TERMS = (
     ("compute_ms", "compute (weights and KV / HBM)", "compute"),
