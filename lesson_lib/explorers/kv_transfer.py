@@ -47,14 +47,11 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("{request}", " per request (", "{kv}", " of KV + ", "{state}", " of state); busiest port ",
-     "{port}",
-     "\nPrefill ", "{prefill}", "; shipped after it + ", "{bulk}", " (", "{share}",
-     " of the prefill)",
-     "\nStreamed by layer + ", "{exposed}", ", ", "{keeps}", "\n",
-     "{rate}", " requests/s through these ports; first token ", "{ttft}", " streamed, ",
-     "{ttft_bulk}", " shipped")
-)  # fmt: skip
+    "{request} per request ({kv} of KV + {state} of state); busiest port {port}\n"
+    "Prefill {prefill}; shipped after it + {bulk} ({share} of the prefill)\n"
+    "Streamed by layer + {exposed}, {keeps}\n"
+    "{rate} requests/s through these ports; first token {ttft} streamed, {ttft_bulk} shipped"
+)
 
 #: The chart's bars, top to bottom.
 BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
