@@ -59,18 +59,17 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("{layout}", ", batch ", "{batch}", ": ", "{total}", " per token, ", "{tokens}",
-     " tokens/s in all;\nweights and cache ", "{compute}", " + ", "{collectives}", " ", "{kind}",
-     " per token: latency ", "{latency}", " + bytes ", "{bandwidth}", ";\n",
-     "{wire}", " on the wire per decoded token (all GPUs); weights ", "{weights}", " per GPU (",
-     "fits the cards", ");\nthe other layout: ", "{other}"),
+    "{layout}, batch {batch}: {total} per token, {tokens} tokens/s in all;\n"
+    "weights and cache {compute} + {collectives} {kind} per token: latency {latency} + bytes "
+    "{bandwidth};\n{wire} on the wire per decoded token (all GPUs); weights {weights} per GPU "
+    "(fits the cards);\nthe other layout: {other}",
     otherwise=Template(
-        ("{layout}", ", batch ", "{batch}", " of ", "{context_tokens}", " tokens: not priced;\n",
-         "weights ", "{weights}", " per GPU and the caches do not fit the cards\n",
-         "(", "{held}", " sequences of this length fit);\nthe other layout: ", "{other}")
+        "{layout}, batch {batch} of {context_tokens} tokens: not priced;\n"
+        "weights {weights} per GPU and the caches do not fit the cards\n"
+        "({held} sequences of this length fit);\nthe other layout: {other}"
     ),
     when="unpriced",
-)  # fmt: skip
+)
 
 _TERMS = (
     ("compute_ms", "weights and cache / HBM (roofline)", "compute"),
