@@ -67,13 +67,13 @@ CONTROLS: tuple[Control, ...] = (
 _DECODE_PAYLOAD = format_bytes(MODEL.hidden_vector_bytes, "KiB")
 
 MESSAGE = Template(
-    ("{vectors}", " = ", "{payload}", " per all-reduce, ", "{where}", " the crossover (",
-     "{crossover}", "): ", "{bound_text}", "\n",
-     f"Each of the {MODEL.allreduces_per_token} all-reduces: ", "{latency}", " latency + ",
-     "{bytes}", f" bytes (decode's {_DECODE_PAYLOAD}: ", "{decode_bound}",
-     "-bound)\nPer token: decode ", "{decode_s}", ", prefill ", "{prefill_s}", " (", "{cheaper}",
-     "). Prompt: ", "{total}", ", ", "{wire}", " on the wire")
-)  # fmt: skip
+    "{vectors} = {payload} per all-reduce, {where} the crossover ({crossover}): {bound_text}\n"
+    f"Each of the {MODEL.allreduces_per_token} all-reduces: "
+    "{latency} latency + {bytes}"
+    f" bytes (decode's {_DECODE_PAYLOAD}: "
+    "{decode_bound}-bound)\nPer token: decode {decode_s}, prefill {prefill_s} ({cheaper}). "
+    "Prompt: {total}, {wire} on the wire"
+)
 
 #: Time columns of the bars in ms, (column, step, StepBreakdown attribute, term label), in order.
 _SHARES: tuple[tuple[str, str, str, str], ...] = tuple(
