@@ -191,34 +191,24 @@ class DiagramTables:
     A row starts with its state's controls' values (``model``, ``gpus_per_node``, ``nodes``,
     ``group``, ``pp``); a cell is a GPU's index, ``node x gpus_per_node + slot``; places are the
     view's pixels (y up); ``across_nodes`` is 1 for what the network splits or crosses, or 0.
-
-    Attributes
-    ----------
-    gpus : list of dict
-        Each placed GPU's ``cell``, ``stage`` (``"S0"`` ...) and ``label`` (lines split by ``|``).
-    stages : list of dict
-        The pipeline stages in use, in order, for the key: ``stage``.
-    tp_outlines : list of dict
-        A TP group's run of GPUs in a row: ``first_cell``, ``last_cell``, ``across_nodes``.
-    tp_links : list of dict
-        The line from ``x``, ``y`` to ``x2``, ``y2`` joining a TP group's pieces across the network.
-    pp_paths : list of dict
-        Each pipeline hand-off's points: ``path``, ``point`` (its order),
-        ``across_nodes``, ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``.
-    dp_paths : list of dict
-        Each arc's points between replicas on different nodes: ``path``, ``point``, ``x``, ``y``.
-    notes : list of dict
-        The list's lines under the diagram: ``line`` (its place), ``note`` (its text's index in
-        :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
-        ``para`` (its problem or flag, from 0: a phone shows each as one paragraph).
     """
 
+    #: Each placed GPU's ``cell``, ``stage`` (``"S0"`` ...) and ``label`` (lines split by ``|``).
     gpus: list[dict[str, Any]] = field(default_factory=list)
+    #: The pipeline stages in use, in order, for the key (``stage``).
     stages: list[dict[str, Any]] = field(default_factory=list)
+    #: A TP group's run of GPUs in a row (``first_cell``, ``last_cell``, ``across_nodes``).
     tp_outlines: list[dict[str, Any]] = field(default_factory=list)
+    #: The line from ``x``, ``y`` to ``x2``, ``y2`` joining a TP group's pieces across the network.
     tp_links: list[dict[str, Any]] = field(default_factory=list)
+    #: Each pipeline hand-off's points, ``path``, ``point`` (its order), ``across_nodes``,
+    #: ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``.
     pp_paths: list[dict[str, Any]] = field(default_factory=list)
+    #: Each arc's points between replicas on different nodes, ``path``, ``point``, ``x``, ``y``.
     dp_paths: list[dict[str, Any]] = field(default_factory=list)
+    #: The list's lines under the diagram, ``line`` (its place), ``note`` (its text's index in
+    #: :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
+    #: ``para`` (its problem or flag, from 0; a phone shows each as one paragraph).
     notes: list[dict[str, Any]] = field(default_factory=list)
     _note_ids: dict[str, int] = field(default_factory=dict, repr=False)
 
