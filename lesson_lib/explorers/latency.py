@@ -264,10 +264,7 @@ def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
 
 
 def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str, Any]:
-    lesson = " && ".join(
-        f"datum.{k} == {v!r}" if isinstance(v, str) else f"datum.{k} == {v}"
-        for k, v in LESSON.items()
-    )
+    lesson = " && ".join(f"datum.{k} == {v!r}" for k, v in LESSON.items())
     lesson_bar = f"lesson: {MODEL.name}, 2 GPUs, H100, fast fabric"
     one_bar = "1 GPU, your card and fabric"
     unfit = "(datum.no_fit == 'true' ? ' (does not fit)' : '')"
