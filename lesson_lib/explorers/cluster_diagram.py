@@ -95,16 +95,13 @@ def _phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
 def _view_transforms() -> list[list[list[float]]]:
     """:func:`_phone_transform` of every cluster size, in the x scale's domain."""
     to_domain = VIEW_WIDTH / PHONE_WIDTH
-    table = []
-    for g in GPUS_PER_NODE_VALUES:
-        row = []
-        for nodes in NODE_VALUES:
-            k, bx, by = _phone_transform(g, nodes)
-            row.append(
-                [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
-            )
-        table.append(row)
-    return table
+    return [
+        [
+            [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
+            for k, bx, by in (_phone_transform(g, nodes) for nodes in NODE_VALUES)
+        ]
+        for g in GPUS_PER_NODE_VALUES
+    ]
 
 
 def chart_params() -> tuple[dict[str, Any], ...]:
