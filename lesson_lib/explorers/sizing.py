@@ -230,7 +230,7 @@ def _segments(state: str) -> Spec:
     }
 
 
-def _card_label(test: str, align: str, dx: int) -> Spec:
+def _card_caption(test: str, align: str, dx: int) -> Spec:
     """The card's label beside its line, shown when ``test`` of a wide card holds."""
     text = f"{test}(datum.card > 0.5 * datum.used_gb) ? datum._card : ''"
     encoding = {"x": {"field": "card", **_X}, "text": {"field": "_text"}}
@@ -248,7 +248,7 @@ def _card(state: str) -> Spec:
             {"filter": state},
             {"calculate": "'card: ' + datum.card + ' GB'", "as": "_card"},
         ],
-        "layer": [line, _card_label("", "right", -3), _card_label("!", "left", 3)],
+        "layer": [line, _card_caption("", "right", -3), _card_caption("!", "left", 3)],
     }
 
 
