@@ -44,24 +44,18 @@ def regime_rows(
         ``(step, on the chip, on the wire)``, each naming the regime and both times.
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
-    rows = []
     pair = per_token(model, accel, fabric, n, prompt_tokens)
-    for label, step in (
-        ("decode (one token)", pair.decode),
-        (f"prefill ({prompt_tokens:,}-token prompt)", pair.prefill),
-    ):
-        chip = "memory-bound" if step.weights_s >= step.flops_s else "compute-bound"
-        wire = f"{step.communication_bound}-bound"
-        rows.append(
-            (
-                label,
-                f"{chip}: weights {format_seconds(step.weights_s)}, "
-                f"arithmetic {format_seconds(step.flops_s)}",
-                f"{wire}: latency {format_seconds(step.latency_s)}, "
-                f"bytes {format_seconds(step.bandwidth_s)}",
-            )
+    prefill = f"prefill ({prompt_tokens:,}-token prompt)"
+    return [
+        (
+            label,
+            f"{'memory' if step.weights_s >= step.flops_s else 'compute'}-bound: weights "
+            f"{format_seconds(step.weights_s)}, arithmetic {format_seconds(step.flops_s)}",
+            f"{step.communication_bound}-bound: latency {format_seconds(step.latency_s)}, "
+            f"bytes {format_seconds(step.bandwidth_s)}",
         )
-    return rows
+        for label, step in (("decode (one token)", pair.decode), (prefill, pair.prefill))
+    ]
 
 
 def prefill_numbers() -> dict[str, str]:
