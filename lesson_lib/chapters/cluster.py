@@ -211,11 +211,7 @@ def _cluster_numbers() -> dict[str, str]:
     pp3 = plan_cluster(m, GPU, 4, 3, 4, 3)
     pp3_stages = stage_layers(m, 3)
     # The second exercise's network: five times worse than assumed in both numbers.
-    worse = Fabric(
-        "network five times worse",
-        latency=5 * INTER_NODE.latency,
-        bandwidth=INTER_NODE.bandwidth / 5,
-    )
+    worse = Fabric("network five times worse", 5 * INTER_NODE.latency, INTER_NODE.bandwidth / 5)
     worse_pp2 = plan_cluster(m, GPU, 4, 2, 4, 2, inter=worse)
     worse_across = plan_cluster(m, GPU, 2, 2, 4, inter=worse)
     tp4_only = plan_cluster(m, GPU, 4, 1, 4, batch=1)
