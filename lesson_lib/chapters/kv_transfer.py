@@ -241,10 +241,9 @@ def handoff_numbers() -> dict[str, str]:
         "prefill_full": format_seconds(at_full["nic"].prefill.total_s, "s"),
         "attention_full": format_seconds(at_full["nic"].prefill.attention_s, "s"),
         **{
-            f"{when}_{link.key}": format_seconds(h.bulk.time_s, "ms")
+            f"{when}_{key}": format_seconds(h.bulk.time_s, "ms")
             for when, table in (("prompt", at_prompt), ("full", at_full))
-            for link in LINKS
-            for h in (table[link.key],)
+            for key, h in table.items()
         },
         "full_nic_share": f"{100 * at_full['nic'].ratio:.1f} %",
         "full_ethernet_share": f"{100 * at_full['ethernet'].ratio:.1f} %",
