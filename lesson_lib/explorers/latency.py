@@ -268,6 +268,9 @@ def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str,
     lesson_bar = f"lesson: {MODEL.name}, 2 GPUs, H100, fast fabric"
     one_bar = "1 GPU, your card and fabric"
     unfit = "(datum.no_fit == 'true' ? ' (does not fit)' : '')"
+    order = (
+        f"indexof(datum._bar, '{one_bar}') == 0 ? 0 : (indexof(datum._bar, 'lesson:') == 0 ? 2 : 1)"
+    )
     yours = f"(n == 1 ? '1 GPU' : n + ' GPUs') + ', your choice' + {unfit}"
     bars = (
         f"[({free_n_filter}) && datum.n == 1 ? '{one_bar}' + {unfit} : '', "
@@ -298,13 +301,7 @@ def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str,
             {"calculate": bars, "as": "_bars"},
             {"flatten": ["_bars"], "as": ["_bar"]},
             {"filter": "datum._bar != ''"},
-            {
-                "calculate": (
-                    f"indexof(datum._bar, '{one_bar}') == 0 ? 0 : "
-                    f"(indexof(datum._bar, 'lesson:') == 0 ? 2 : 1)"
-                ),
-                "as": "_order",
-            },
+            {"calculate": order, "as": "_order"},
         ],
         "layer": [{"transform": fold_terms(_TERMS), **bar_layer}, past],
     }
