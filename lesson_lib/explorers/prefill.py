@@ -154,10 +154,6 @@ def _curves() -> list[dict[str, Any]]:
     return rows
 
 
-def _decades(low: float, high: float) -> list[float]:
-    return [10.0**k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
-
-
 def _log_axes(curves: list[dict[str, Any]]) -> tuple[Spec, Spec]:
     """The curve's log axes: payload in binary units, time from a decade under the fastest."""
     x_ticks = [2.0**k for k in range(6, 33, 4)]
@@ -165,7 +161,8 @@ def _log_axes(curves: list[dict[str, Any]]) -> tuple[Spec, Spec]:
     times = [r["us"] for r in curves if r["series"] == _CURVE]
     # A decade under the fastest curve, so the smallest latency term is a line above the
     # axis rather than the axis itself.
-    y_ticks = _decades(min(times) / 10, max(times))
+    low, high = math.floor(math.log10(min(times) / 10)), math.ceil(math.log10(max(times)))
+    y_ticks = [10.0**k for k in range(low, high + 1)]  # whole decades
     y_labels = {int(t): _seconds(t * US, decimals=0) for t in y_ticks}
     grid = {"grid": True, "gridOpacity": 0.3}
     x = {
