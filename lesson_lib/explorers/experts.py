@@ -123,15 +123,14 @@ def _state(
         zeros = dict.fromkeys(("compute_ms", "latency_ms", "bandwidth_ms", "total_ms"), 0.0)
         return {**common, **blank, **zeros, "unpriced": True, "tokens_per_s": 0,
                 "collectives": 0, "kind": "-", "wire_kib": 0.0, "weights_gb": 0.0}  # fmt: skip
-    ms = "ms"
     return {
         **common,
         "unpriced": False,
         # the message's text, rounded as the chapter's prose rounds (format_seconds)
-        "total": format_seconds(step.total_s, ms),
-        "compute": format_seconds(step.compute_s, ms),
-        "latency": format_seconds(step.latency_s, ms),
-        "bandwidth": format_seconds(step.bandwidth_s, ms),
+        "total": format_seconds(step.total_s, "ms"),
+        "compute": format_seconds(step.compute_s, "ms"),
+        "latency": format_seconds(step.latency_s, "ms"),
+        "bandwidth": format_seconds(step.bandwidth_s, "ms"),
         "tokens": format_count(step.tokens_per_s),
         "wire": format_bytes(step.wire_bytes_per_token, "KiB", decimals=0),
         "compute_ms": _ms(step.compute_s),
@@ -159,8 +158,7 @@ def _chart(both: str, axis: dict[tuple[str, int], float]) -> dict[str, Any]:
     bars = time_bars(_TERMS, ["TP", "EP + DP attention"], "layout")
     by_key = {f"{m}|{b}": ms for (m, b), ms in axis.items()}
     domain_max = lookup(by_key, "model + '|' + batch", value=lambda ms: f"{ms:g}")
-    bars["encoding"]["x"] = {
-        **bars["encoding"]["x"],
+    bars["encoding"]["x"] |= {
         "title": "time per decoded token (ms; one scale per model and batch)",
         "scale": {"domainMin": 0, "domainMax": {"expr": domain_max}, "nice": False},
     }  # fmt: skip
