@@ -71,8 +71,7 @@ def _at(g: int, nodes: int, point: Point) -> Point:
 
 
 def _arc(a: Point, b: Point, rad: float) -> list[Point]:
-    """The figure's ``arc3`` connection: its ends and, if curved, a control point at most
-    :data:`ARC_MAX` high, which the chart's basis interpolation pulls the curve towards."""
+    """The figure's ``arc3`` ends and, if curved, a control point at most :data:`ARC_MAX` high."""
     if rad == 0:
         return [a, b]
     (x1, y1), (x2, y2) = a, b
