@@ -125,8 +125,7 @@ def _gb(nbytes: float) -> float:
 def _per_gpu(model: str, tokens: int, n: int, card: int | float) -> tuple[int, float]:
     """The most sequences of this length that fit, and what one of them adds per GPU."""
     spec, accel = MODELS[model], CARDS[card]
-    empty = memory_budget(spec, accel, n, tokens, 0)
-    one = memory_budget(spec, accel, n, tokens, 1)
+    empty, one = (memory_budget(spec, accel, n, tokens, sequences) for sequences in (0, 1))
     return max_sequences(spec, accel, n, tokens), one.used_bytes - empty.used_bytes
 
 
