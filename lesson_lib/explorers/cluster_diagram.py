@@ -166,9 +166,8 @@ def frames() -> list[dict[str, Any]]:
                 rows.append(_frame(g, nodes, "band", band))
                 for node in range(nodes):
                     cx = grid.node_x(node) + PAD + grid.cols * CELL / 2
-                    rows.append(
-                        _frame(g, nodes, "wire", ((cx, -PAD - FOOT), (cx, BAND)), node=node)
-                    )
+                    wire = ((cx, -PAD - FOOT), (cx, BAND))
+                    rows.append(_frame(g, nodes, "wire", wire, node=node))
     return rows
 
 
