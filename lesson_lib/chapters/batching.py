@@ -122,9 +122,7 @@ def batching_numbers() -> dict[str, str]:
     out["full_batch_kv_share"] = (
         format_count(100 * full_batch.kv_read_s / full_batch.total_s, decimals=0) + " %"
     )
-    out.update(_chunk_numbers())
-    out.update(_promise_numbers())
-    return out
+    return out | _chunk_numbers() | _promise_numbers()
 
 
 def _chunk_numbers() -> dict[str, str]:
