@@ -189,10 +189,7 @@ def measured_numbers() -> dict[str, str]:
     for gpus in (2, 4, 8):  # the L40S's bus bandwidth collapses above two GPUs
         bandwidth = measured_fabric("l40s", gpus).fabric.bandwidth
         out[f"l40s_busbw_{gpus}"] = format_bytes(bandwidth, "GB", decimals=1) + "/s"
-    out.update(_launch_numbers())
-    for c in evaluate_claims():
-        out[f"claim_{c.key}"] = c.verdict
-    return out
+    return out | _launch_numbers() | {f"claim_{c.key}": c.verdict for c in evaluate_claims()}
 
 
 def _launch_numbers() -> dict[str, str]:
