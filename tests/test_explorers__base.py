@@ -86,6 +86,15 @@ def test_template_renders_like_its_expression():
         Template(("{x};",))
 
 
+def test_template_of_one_string_is_split_at_its_fields():
+    assert Template('x = {x} "quoted"\n{y}').parts == ("x = ", "{x}", ' "quoted"\n', "{y}")
+    assert Template("{x}").parts == ("{x}",)
+    with pytest.raises(ValueError, match="mixes a field with text"):
+        Template("n = {1n}")
+    with pytest.raises(ValueError, match="mixes a field with text"):
+        Template("n = {n")
+
+
 def test_explorer_rows_messages_and_errors():
     e = small()
     assert e.defaults == {"n": 2, "kind": "a"}

@@ -71,6 +71,10 @@ def algorithm_numbers() -> dict[str, str]:
     dict of str to str
     """
     m = MODEL
+
+    def kib(nbytes: float) -> str:
+        return format_bytes(nbytes, "KiB", decimals=0)
+
     out: dict[str, str] = {}
     for name in ALGORITHMS:
         out[f"alg_{name}_latency_8"] = format_seconds(
@@ -80,18 +84,12 @@ def algorithm_numbers() -> dict[str, str]:
         four = decode_step(m, GPU, FAST_RING, 4, algorithm=name, include_bandwidth=False)
         out[f"alg_speedup_{name}_2_to_4"] = format_ratio(speedup(two, four))
     for n in (4, 8):
-        out[f"alg_one_shot_vs_ring_{n}"] = format_bytes(
-            tie_payload(FAST_RING, n, "one_shot", "ring"), "KiB", decimals=0
-        )
-        out[f"alg_one_vs_two_shot_{n}"] = format_bytes(
-            tie_payload(FAST_RING, n, "one_shot", "two_shot"), "KiB", decimals=0
-        )
-    out["alg_vllm_limit_4"] = format_bytes(VLLM_ONE_STAGE_LIMITS[0][1], "KiB", decimals=0)
-    out["alg_vllm_limit_8"] = format_bytes(VLLM_ONE_STAGE_LIMITS[1][1], "KiB", decimals=0)
+        out[f"alg_one_shot_vs_ring_{n}"] = kib(tie_payload(FAST_RING, n, "one_shot", "ring"))
+        out[f"alg_one_vs_two_shot_{n}"] = kib(tie_payload(FAST_RING, n, "one_shot", "two_shot"))
+    out["alg_vllm_limit_4"] = kib(VLLM_ONE_STAGE_LIMITS[0][1])
+    out["alg_vllm_limit_8"] = kib(VLLM_ONE_STAGE_LIMITS[1][1])
     out["alg_vllm_buffer"] = format_bytes(VLLM_CUSTOM_BUFFER_BYTES, "MiB", decimals=0)
-    out["alg_vllm_symm_limit_8"] = format_bytes(
-        VLLM_HOPPER_SYMM_MEM_CUSTOM_LIMITS[8], "KiB", decimals=0
-    )
+    out["alg_vllm_symm_limit_8"] = kib(VLLM_HOPPER_SYMM_MEM_CUSTOM_LIMITS[8])
     pr = VLLM_PR_2192
     out["alg_pr2192_batch"] = format_count(pr.batch)
     out["alg_pr2192_tokens"] = format_count(pr.prompt_tokens)

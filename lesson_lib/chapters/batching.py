@@ -122,28 +122,22 @@ def batching_numbers() -> dict[str, str]:
     out["full_batch_kv_share"] = (
         format_count(100 * full_batch.kv_read_s / full_batch.total_s, decimals=0) + " %"
     )
-    out.update(_chunk_numbers())
-    out.update(_promise_numbers())
-    return out
+    return out | _chunk_numbers() | _promise_numbers()
 
 
 def _chunk_numbers() -> dict[str, str]:
     """The chunked-prefill exercise: a prompt chunk and a decode batch in one step."""
-    m = MODEL
     small, large = CHUNK_SIZES
-    out = {
-        "chunk_batch": format_count(CHUNK_BATCH),
-        "chunk_small": format_count(small),
-        "chunk_large": format_count(large),
-    }
-    crossover = crossover_tokens(m, FAST, 4)
+    out = {"chunk_batch": format_count(CHUNK_BATCH)}
+    crossover = crossover_tokens(MODEL, FAST, 4)
     for name, chunk in (("small", small), ("large", large)):
         tokens = chunk + CHUNK_BATCH
+        out[f"chunk_{name}"] = format_count(chunk)
         out[f"chunk_{name}_tokens"] = format_count(tokens)
         out[f"chunk_{name}_bound"] = "latency" if tokens <= crossover else "bandwidth"
     steps = math.ceil(PROMPT_TOKENS / large)
     out["chunk_steps"] = format_count(steps)
-    one = decode_step(m, GPU, FAST, 4)
+    one = decode_step(MODEL, GPU, FAST, 4)
     out["chunked_latency"] = format_seconds(steps * one.latency_s, "ms")
     return out
 

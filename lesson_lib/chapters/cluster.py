@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.experts import experts_numbers
 from lesson_lib.chapters.glue import GlueTable, Quote
+from lesson_lib.chapters.overview import _ms
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
 from lesson_lib.model.cluster_disaggregated import PLACEMENTS, plan_disaggregated
 from lesson_lib.model.cluster_plan import ClusterPlan
@@ -66,21 +67,18 @@ def _table_verdicts(plans: Sequence[ClusterPlan]) -> list[str]:
 
 def _candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
     """One table row per plan, formatted, in :data:`CANDIDATE_HEADER` order."""
-    rows = []
-    for p, verdict in zip(plans, _table_verdicts(plans), strict=True):
-        batched = "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}"
-        rows.append(
-            (
-                f"{p.nodes}{_NBSP}x{_NBSP}{p.gpus_per_node}",
-                f"{p.tp}{_NBSP}x{_NBSP}{p.pp}{_NBSP}x{_NBSP}{p.dp}",
-                f"{p.token_time_s * 1e3:.2f}",
-                format_count(p.sequences_total),
-                batched,
-                format_count(p.tokens_per_s_total),
-                verdict,
-            )
+    return [
+        (
+            f"{p.nodes}{_NBSP}x{_NBSP}{p.gpus_per_node}",
+            f"{p.tp}{_NBSP}x{_NBSP}{p.pp}{_NBSP}x{_NBSP}{p.dp}",
+            f"{p.token_time_s * 1e3:.2f}",
+            format_count(p.sequences_total),
+            "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}",
+            format_count(p.tokens_per_s_total),
+            verdict,
         )
-    return rows
+        for p, verdict in zip(plans, _table_verdicts(plans), strict=True)
+    ]
 
 
 def _across_note(p: ClusterPlan) -> str:
@@ -213,19 +211,14 @@ def _cluster_numbers() -> dict[str, str]:
     pp3 = plan_cluster(m, GPU, 4, 3, 4, 3)
     pp3_stages = stage_layers(m, 3)
     # The second exercise's network: five times worse than assumed in both numbers.
-    worse = Fabric(
-        "network five times worse",
-        latency=5 * INTER_NODE.latency,
-        bandwidth=INTER_NODE.bandwidth / 5,
-    )
+    worse = Fabric("network five times worse", 5 * INTER_NODE.latency, INTER_NODE.bandwidth / 5)
     worse_pp2 = plan_cluster(m, GPU, 4, 2, 4, 2, inter=worse)
     worse_across = plan_cluster(m, GPU, 2, 2, 4, inter=worse)
-    ms = "ms"  # the unit of most of the page's times
     tp4_only = plan_cluster(m, GPU, 4, 1, 4, batch=1)
     sixteen_pp = plan_cluster(m, GPU, 4, 2, 4, 2, batch=16)
     sixteen_dp = plan_cluster(m, GPU, 4, 2, 4, 1, batch=8)
     return {
-        "pp2_batched_time": format_seconds(pp2.batched_token_time_s, ms),
+        "pp2_batched_time": _ms(pp2.batched_token_time_s),
         "pp2_vs_dp2": format_ratio(pp2.tokens_per_s_total / dp2.tokens_per_s_total),
         "pp2_sequences_total": format_count(pp2.sequences_total),
         "single_sequence_tokens_per_s": format_count(tp4_only.tokens_per_s_total),
@@ -248,12 +241,12 @@ def _cluster_numbers() -> dict[str, str]:
         "pp3_tokens_per_s": format_count(pp3.tokens_per_s_total),
         "inter_latency": format_seconds(INTER_NODE.latency, "us"),
         "inter_bandwidth": format_bytes(INTER_NODE.bandwidth, "GB") + "/s",
-        "in_node_token_time": format_seconds(in_node.token_time_s, ms),
-        "across_token_time": format_seconds(across.token_time_s, ms),
-        "across_latency": format_seconds(across.step.latency_s, ms),
+        "in_node_token_time": _ms(in_node.token_time_s),
+        "across_token_time": _ms(across.token_time_s),
+        "across_latency": _ms(across.step.latency_s),
         "pp_send": format_seconds(pp2.pp_send_s, "us", decimals=1),
         "pp_message": format_bytes(PP_VECTORS_PER_TOKEN * MODEL.hidden_vector_bytes, "KiB"),
-        "pp2_token_time": format_seconds(pp2.token_time_s, ms),
+        "pp2_token_time": _ms(pp2.token_time_s),
         "pp2_tokens_per_s": format_count(pp2.tokens_per_s_total),
         "pp2_weights": format_bytes(pp2.weights_per_gpu_bytes, "GB"),
         "pp2_sequences": format_count(pp2.sequences_per_replica),
@@ -261,15 +254,15 @@ def _cluster_numbers() -> dict[str, str]:
         "dp2_weights": format_bytes(dp2.weights_per_gpu_bytes, "GB"),
         "dp2_sequences": format_count(dp2.sequences_per_replica),
         "dp2_sequences_total": format_count(dp2.dp * dp2.sequences_per_replica),
-        "tp8_token_time": format_seconds(tp8.token_time_s, ms),
+        "tp8_token_time": _ms(tp8.token_time_s),
         "tp8_sequences": format_count(tp8.sequences_per_replica),
         "in_node_sequences": format_count(in_node.sequences_per_replica),
         "inter_measured_latency": format_seconds(INTER_NODE_MEASURED_LATENCY, "us"),
-        "one_gpu_token_time": format_seconds(one_gpu.token_time_s, ms),
+        "one_gpu_token_time": _ms(one_gpu.token_time_s),
         "worse_latency": format_seconds(worse.latency, "us"),
         "worse_bandwidth": format_bytes(worse.bandwidth, "GB") + "/s",
-        "worse_pp2_token_time": format_seconds(worse_pp2.token_time_s, ms),
-        "worse_across_token_time": format_seconds(worse_across.token_time_s, ms),
+        "worse_pp2_token_time": _ms(worse_pp2.token_time_s),
+        "worse_across_token_time": _ms(worse_across.token_time_s),
     }
 
 
@@ -307,10 +300,6 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
             row += [_ms(plan.shipped_s), format_seconds(plan.streamed_s, "ms", decimals=3)]
         rows.append(tuple(row))
     return rows
-
-
-def _ms(seconds: float) -> str:
-    return format_seconds(seconds, "ms")
 
 
 #: What ``book/cluster.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).

@@ -108,10 +108,8 @@ def collective_rows(
         Rows in :data:`COLLECTIVE_HEADER` order.
     """
     n = require_int("n", n, minimum=2)
-    small, large = payloads or (
-        MODEL.hidden_vector_bytes,
-        PROMPT_TOKENS * MODEL.hidden_vector_bytes,
-    )
+    vector = MODEL.hidden_vector_bytes
+    small, large = payloads or (vector, PROMPT_TOKENS * vector)
     return [
         (
             c.description.partition(":")[0],
@@ -148,20 +146,18 @@ def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
     list of tuple of str
         Rows in :data:`MEASURED_HEADER` order.
     """
-    rows = []
-    for r in NCCL_H100:
-        model = collective_time(r.kind, r.message_bytes, r.gpus, fabric)
-        rows.append(
-            (
-                COLLECTIVES[r.kind].description.partition(":")[0],
-                format_count(r.gpus),
-                format_bytes(r.message_bytes, "MiB" if r.message_bytes > 1e6 else "B"),
-                format_seconds(r.latency_s, "us", decimals=2),
-                format_seconds(model, "us", decimals=2),
-                format_ratio(model / r.latency_s),
-            )
+    return [
+        (
+            COLLECTIVES[r.kind].description.partition(":")[0],
+            format_count(r.gpus),
+            format_bytes(r.message_bytes, "MiB" if r.message_bytes > 1e6 else "B"),
+            format_seconds(r.latency_s, "us", decimals=2),
+            format_seconds(model, "us", decimals=2),
+            format_ratio(model / r.latency_s),
         )
-    return rows
+        for r in NCCL_H100
+        for model in (collective_time(r.kind, r.message_bytes, r.gpus, fabric),)
+    ]
 
 
 #: Columns of :func:`preset_rows`.
@@ -185,22 +181,19 @@ def preset_rows() -> list[tuple[str, ...]]:
     list of tuple of str
         Rows in :data:`PRESET_HEADER` order.
     """
-    rows = []
-    for name, m in PRESETS.items():
-        moe = m.is_moe
-        rows.append(
-            (
-                name,
-                format_count(m.params / 1e9, decimals=1) + " B",
-                format_count(m.active_params / 1e9, decimals=1) + " B",
-                f"{100 * m.routed_expert_params / m.params:.1f} %" if moe else "-",
-                f"{m.num_experts} / {m.experts_per_token}" if moe else "dense",
-                f"{m.num_moe_layers} of {m.num_layers}" if moe else "-",
-                format_count(m.alltoalls_per_token) if moe else "-",
-                format_bytes(m.kv_bytes_per_token, "KiB", decimals=1),
-            )
+    return [
+        (
+            name,
+            format_count(m.params / 1e9, decimals=1) + " B",
+            format_count(m.active_params / 1e9, decimals=1) + " B",
+            f"{100 * m.routed_expert_params / m.params:.1f} %" if m.is_moe else "-",
+            f"{m.num_experts} / {m.experts_per_token}" if m.is_moe else "dense",
+            f"{m.num_moe_layers} of {m.num_layers}" if m.is_moe else "-",
+            format_count(m.alltoalls_per_token) if m.is_moe else "-",
+            format_bytes(m.kv_bytes_per_token, "KiB", decimals=1),
         )
-    return rows
+        for name, m in PRESETS.items()
+    ]
 
 
 def experts_numbers() -> dict[str, str]:

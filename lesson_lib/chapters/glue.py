@@ -23,32 +23,21 @@ Formatter = Callable[[], Mapping[str, str]]
 
 @dataclass(frozen=True)
 class Quote:
-    """Some values of another chapter's formatter, quoted on this page.
+    """Some values of another chapter's formatter, quoted on this page."""
 
-    Attributes
-    ----------
-    source : callable or GlueTable
-        A formatter (e.g. :func:`lesson_lib.chapters.latency.scaling_numbers`) or a page's table.
-    names : tuple of str
-        The glue names taken from it.
-    """
-
+    #: A formatter (e.g. :func:`lesson_lib.chapters.latency.scaling_numbers`) or a page's table.
     source: Formatter | GlueTable
+    #: The glue names taken from it.
     names: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class GlueTable:
-    """What one page glues: formatters, other chapters' tables and quotes, merged in order.
+    """What one page glues: formatters, other chapters' tables and quotes, merged in order."""
 
-    Attributes
-    ----------
-    parts : tuple
-        Each a formatter (all its values), another :class:`GlueTable` (all of that page's values) or
-        a :class:`Quote`; a name two parts give must have the same text in both (reading the table
-        raises ``ValueError`` otherwise).
-    """
-
+    #: Each a formatter (all its values), another :class:`GlueTable` (all of that page's values) or
+    #: a :class:`Quote`; a name two parts give must have the same text in both (reading the table
+    #: raises ``ValueError`` otherwise).
     parts: tuple[Formatter | GlueTable | Quote, ...]
 
     def __init__(self, *parts: Formatter | GlueTable | Quote) -> None:

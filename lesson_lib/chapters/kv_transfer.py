@@ -90,19 +90,17 @@ def link_rows(prompt_tokens: int, links: Sequence[Link] = LINKS) -> list[tuple[s
     list of tuple of str
         Rows in :data:`LINK_HEADER` order, for TP 4 on both sides.
     """
-    rows = []
-    for link in links:
-        h = link_handoff(link, prompt_tokens)
-        rows.append(
-            (
-                link.label,
-                format_bytes(h.bulk.port_bytes, system="binary"),
-                format_seconds(h.bulk.time_s, "ms"),
-                f"{100 * h.ratio:.1f} %",
-                format_seconds(h.streamed.exposed_s, "ms", decimals=3),
-            )
+    return [
+        (
+            link.label,
+            format_bytes(h.bulk.port_bytes, system="binary"),
+            format_seconds(h.bulk.time_s, "ms"),
+            f"{100 * h.ratio:.1f} %",
+            format_seconds(h.streamed.exposed_s, "ms", decimals=3),
         )
-    return rows
+        for link in links
+        for h in (link_handoff(link, prompt_tokens),)
+    ]
 
 
 #: Columns of :func:`workload_rows`.
@@ -183,18 +181,16 @@ def decode_parallel_rows(
     require_instance("model", model, ModelSpec)
     require_instance("accel", accel, Accelerator)
     full = model.max_context
-    rows = []
-    for label, tp, dcp in (("TP 4", 4, 1), ("TP 8, KV heads copied", 8, 1), ("TP 8, DCP 2", 8, 2)):
-        per_gpu = model.kv_bytes(full) * kv_share(model, tp) / dcp
-        rows.append(
-            (
-                label,
-                format_bytes(per_gpu, "GiB"),
-                format_count(context_parallel_max_sequences(model, accel, full, tp, dcp)),
-                format_seconds(collective_latency_per_token(model, tp, dcp), "ms"),
-            )
+    layouts = (("TP 4", 4, 1), ("TP 8, KV heads copied", 8, 1), ("TP 8, DCP 2", 8, 2))
+    return [
+        (
+            label,
+            format_bytes(model.kv_bytes(full) * kv_share(model, tp) / dcp, "GiB"),
+            format_count(context_parallel_max_sequences(model, accel, full, tp, dcp)),
+            format_seconds(collective_latency_per_token(model, tp, dcp), "ms"),
         )
-    return rows
+        for label, tp, dcp in layouts
+    ]
 
 
 @cache
@@ -245,10 +241,9 @@ def handoff_numbers() -> dict[str, str]:
         "prefill_full": format_seconds(at_full["nic"].prefill.total_s, "s"),
         "attention_full": format_seconds(at_full["nic"].prefill.attention_s, "s"),
         **{
-            f"{when}_{link.key}": format_seconds(h.bulk.time_s, "ms")
+            f"{when}_{key}": format_seconds(h.bulk.time_s, "ms")
             for when, table in (("prompt", at_prompt), ("full", at_full))
-            for link in LINKS
-            for h in (table[link.key],)
+            for key, h in table.items()
         },
         "full_nic_share": f"{100 * at_full['nic'].ratio:.1f} %",
         "full_ethernet_share": f"{100 * at_full['ethernet'].ratio:.1f} %",
@@ -328,7 +323,6 @@ def _exercise_numbers() -> dict[str, str]:
     }
 
 
-#: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 def _goodput_numbers() -> dict[str, str]:
     """The table's long-answer workload against a time-per-output-token target on every token.
 
@@ -351,6 +345,7 @@ def _goodput_numbers() -> dict[str, str]:
     }
 
 
+#: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
     overview.GLUE, handoff_numbers, _context_parallel_numbers, _exercise_numbers, _goodput_numbers
 )

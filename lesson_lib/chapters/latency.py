@@ -141,19 +141,18 @@ def buyer_numbers() -> dict[str, str]:
     -------
     dict of str to str
     """
-    one, two, four = buyer_answers()
+    boxes = buyer_answers()
     out: dict[str, str] = {}
-    for key, a in (("box_1", one), ("box_2", two), ("box_4", four)):
+    for key, a in zip(("box_1", "box_2", "box_4"), boxes, strict=True):
         out[f"{key}_stream"] = format_seconds(a.stream_s, "ms")
         out[f"{key}_sequences"] = format_count(a.sequences)
         out[f"{key}_tokens_per_s"] = format_count(a.tokens_per_s)
-    boxes = (one, two, four)
+        out[f"{key}_tokens_per_gpu"] = format_count(a.tokens_per_s_per_gpu)
     out["stream_winner"] = min(boxes, key=lambda a: a.stream_s).label
     out["throughput_winner"] = max(boxes, key=lambda a: a.tokens_per_s).label
     out["stream_full_winner"] = min(boxes, key=lambda a: a.stream_full_s).label
+    _, two, four = boxes
     out["throughput_4_vs_2"] = format_ratio(four.tokens_per_s / two.tokens_per_s, decimals=1)
-    for key, a in (("box_1", one), ("box_2", two), ("box_4", four)):
-        out[f"{key}_tokens_per_gpu"] = format_count(a.tokens_per_s_per_gpu)
     out["per_gpu_4_vs_2"] = format_ratio(four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu)
     # the four GPUs spent as two boxes of two fast ones instead
     out["two_fast_boxes_tokens_per_s"] = format_count(2 * two.tokens_per_s)

@@ -40,23 +40,21 @@ class _MeasuredLines:
     line_4: float
 
 
+def _lines(system: str, link: str, two: Fabric, four: Fabric) -> _MeasuredLines:
+    """The decode lines (compute and latency) on 2 GPUs over ``two`` and on 4 over ``four``."""
+    line_2, line_4 = (
+        decode_step(MODEL, GPU, fabric, n, include_bandwidth=False).total_s
+        for fabric, n in ((two, 2), (four, 4))
+    )
+    return _MeasuredLines(system, link, two.latency, four.latency, line_2, line_4)
+
+
 def _measured_lines() -> list[_MeasuredLines]:
     """Every system with 2- and 4-GPU library all-reduces, NVLink-class first."""
     out = []
     for system in sorted(systems()):
-        kernel = library_kernel(system)
-        two = measured_fabric(system, 2, kernel).fabric
-        four = measured_fabric(system, 4, kernel).fabric
-        out.append(
-            _MeasuredLines(
-                system=system,
-                link=link_class(system),
-                alpha_2=two.latency,
-                alpha_4=four.latency,
-                line_2=decode_step(MODEL, GPU, two, 2, include_bandwidth=False).total_s,
-                line_4=decode_step(MODEL, GPU, four, 4, include_bandwidth=False).total_s,
-            )
-        )
+        two, four = (measured_fabric(system, n, library_kernel(system)).fabric for n in (2, 4))
+        out.append(_lines(system, link_class(system), two, four))
     return sorted(out, key=lambda r: (r.link != "NVLink-class", r.system))
 
 
@@ -84,13 +82,11 @@ def measured_lines_table(caption: str | None = None) -> str:
     str
         Columns :data:`LINES_HEADER`.
     """
-    named = []  # the lesson's stated fabrics first, as lines of the same kind
-    for label, fabric in (("the lesson: fast", FAST), ("the lesson: slow", SLOW)):
-        two, four = (decode_step(MODEL, GPU, fabric, n, include_bandwidth=False) for n in (2, 4))
-        alpha = fabric.latency
-        named.append(
-            (label, _MeasuredLines(label, "stated", alpha, alpha, two.total_s, four.total_s))
-        )
+    # the lesson's stated fabrics first, as lines of the same kind
+    named = [
+        (label, _lines(label, "stated", fabric, fabric))
+        for label, fabric in (("the lesson: fast", FAST), ("the lesson: slow", SLOW))
+    ]
     named += [(systems()[r.system], r) for r in _measured_lines()]
     rows = [
         (
@@ -193,10 +189,7 @@ def measured_numbers() -> dict[str, str]:
     for gpus in (2, 4, 8):  # the L40S's bus bandwidth collapses above two GPUs
         bandwidth = measured_fabric("l40s", gpus).fabric.bandwidth
         out[f"l40s_busbw_{gpus}"] = format_bytes(bandwidth, "GB", decimals=1) + "/s"
-    out.update(_launch_numbers())
-    for c in evaluate_claims():
-        out[f"claim_{c.key}"] = c.verdict
-    return out
+    return out | _launch_numbers() | {f"claim_{c.key}": c.verdict for c in evaluate_claims()}
 
 
 def _launch_numbers() -> dict[str, str]:

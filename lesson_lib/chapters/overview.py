@@ -57,6 +57,9 @@ def worked_example_numbers() -> dict[str, str]:
     ring2 = decode_step(m, GPU, FAST_RING, 2, include_bandwidth=False)
     ring4 = decode_step(m, GPU, FAST_RING, 4, include_bandwidth=False)
     prompt_payload = PROMPT_TOKENS * m.hidden_vector_bytes
+    prefill_wire = {
+        n: m.allreduces_per_token * allreduce_wire_bytes(prompt_payload, n) for n in (2, 4)
+    }
     pre_fast = prefill_step(m, GPU, FAST, 4, PROMPT_TOKENS)
     pre_slow = prefill_step(m, GPU, SLOW, 4, PROMPT_TOKENS)
     out = {
@@ -103,12 +106,8 @@ def worked_example_numbers() -> dict[str, str]:
         "prompt_tokens": format_count(PROMPT_TOKENS),
         "prefill_payload": format_bytes(prompt_payload, "MiB"),
         "prefill_payload_total": format_bytes(m.allreduces_per_token * prompt_payload, "GiB"),
-        "prefill_wire_2": format_bytes(
-            m.allreduces_per_token * allreduce_wire_bytes(prompt_payload, 2), "GiB"
-        ),
-        "prefill_wire_4": format_bytes(
-            m.allreduces_per_token * allreduce_wire_bytes(prompt_payload, 4), "GiB"
-        ),
+        "prefill_wire_2": format_bytes(prefill_wire[2], "GiB"),
+        "prefill_wire_4": format_bytes(prefill_wire[4], "GiB"),
         "prefill_bandwidth_fast_4": _ms(pre_fast.bandwidth_s),
         "prefill_latency_fast_4": _ms(pre_fast.latency_s),
         "prefill_bandwidth_slow_4": _ms(pre_slow.bandwidth_s),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.chapters.overview import _ms
 from lesson_lib.model._validate import MAX_RANKS, require_int
 from lesson_lib.model.collectives import crossover_bytes, crossover_tokens
 from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
-from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import prefill_step
 from lesson_lib.model.units import (
@@ -43,24 +44,18 @@ def regime_rows(
         ``(step, on the chip, on the wire)``, each naming the regime and both times.
     """
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
-    rows = []
     pair = per_token(model, accel, fabric, n, prompt_tokens)
-    for label, step in (
-        ("decode (one token)", pair.decode),
-        (f"prefill ({prompt_tokens:,}-token prompt)", pair.prefill),
-    ):
-        chip = "memory-bound" if step.weights_s >= step.flops_s else "compute-bound"
-        wire = f"{step.communication_bound}-bound"
-        rows.append(
-            (
-                label,
-                f"{chip}: weights {format_seconds(step.weights_s)}, "
-                f"arithmetic {format_seconds(step.flops_s)}",
-                f"{wire}: latency {format_seconds(step.latency_s)}, "
-                f"bytes {format_seconds(step.bandwidth_s)}",
-            )
+    prefill = f"prefill ({prompt_tokens:,}-token prompt)"
+    return [
+        (
+            label,
+            f"{'memory' if step.weights_s >= step.flops_s else 'compute'}-bound: weights "
+            f"{format_seconds(step.weights_s)}, arithmetic {format_seconds(step.flops_s)}",
+            f"{step.communication_bound}-bound: latency {format_seconds(step.latency_s)}, "
+            f"bytes {format_seconds(step.bandwidth_s)}",
         )
-    return rows
+        for label, step in (("decode (one token)", pair.decode), (prefill, pair.prefill))
+    ]
 
 
 def prefill_numbers() -> dict[str, str]:
@@ -71,18 +66,12 @@ def prefill_numbers() -> dict[str, str]:
     dict of str to str
         Formatted values, e.g. ``"crossover_slow": "3.2 MB"``.
     """
-    from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
-
     m = MODEL
     decode_fast = place_on_curve(m.hidden_vector_bytes, 2, FAST)
     prompt = prefill_message_bytes(m, PROMPT_TOKENS)
     prefill_fast = place_on_curve(prompt, 2, FAST)
     fast4 = per_token(m, GPU, FAST, 4, PROMPT_TOKENS)
     slow4 = per_token(m, GPU, SLOW, 4, PROMPT_TOKENS)
-
-    def ms(seconds: float) -> str:
-        return format_seconds(seconds, "ms")
-
     return {
         "fast_bandwidth": format_rate(FAST.bandwidth),
         "slow_bandwidth": format_rate(SLOW.bandwidth),
@@ -95,10 +84,10 @@ def prefill_numbers() -> dict[str, str]:
         "decode_bandwidth_term_fast": format_seconds(decode_fast.bandwidth_s, "ns", decimals=0),
         "prefill_allreduce_fast": format_seconds(prefill_fast.total_s, "us", decimals=0),
         "decode_flops_4": format_seconds(fast4.decode.flops_s, "us"),
-        "prefill_total_fast_4": ms(fast4.prefill.total_s),
-        "prefill_total_slow_4": ms(slow4.prefill.total_s),
+        "prefill_total_fast_4": _ms(fast4.prefill.total_s),
+        "prefill_total_slow_4": _ms(slow4.prefill.total_s),
         "prefill_per_token_fast_4": format_seconds(fast4.prefill_s, "us", decimals=1),
-        "decode_per_token_fast_4": ms(fast4.decode_s),
+        "decode_per_token_fast_4": _ms(fast4.decode_s),
         "prefill_cheaper_fast_4": format_ratio(fast4.ratio, decimals=0),
         "prefill_tokens_per_s_fast_4": format_count(fast4.prefill.tokens_per_s),
         # Prompt length at which prefill's arithmetic takes as long as streaming

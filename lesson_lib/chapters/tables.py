@@ -83,8 +83,7 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     KeyError
         If ``values`` lacks a key of :data:`KEY_NUMBERS`.
     """
-    if values is None:
-        values = chapter_numbers("overview")
+    values = chapter_numbers("overview") if values is None else values
     missing = [key for key, _, _ in KEY_NUMBERS if key not in values]
     if missing:
         raise KeyError(f"values lacks the key numbers {missing}")

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,29 +38,19 @@ Value = int | float | str
 
 @dataclass(frozen=True)
 class Control:
-    """One input of an explorer: a slider, radio buttons or a drop-down over fixed values.
+    """One input of an explorer: a slider, radio buttons or a drop-down over fixed values."""
 
-    Parameters
-    ----------
-    name : str
-        The parameter's name and the states table's column of its value (an identifier).
-    label : str
-        What the reader sees beside the input.
-    values : sequence of int, float or str
-        The values offered, in order.
-    default : int, float or str
-        The starting value, one of ``values``.
-    labels : sequence of str, optional
-        How each value reads (default: the value itself).
-    input : {"select", "range", "radio"}, default "select"
-        ``"range"`` is a slider and needs evenly spaced numbers.
-    """
-
+    #: The parameter's name and the states table's column of its value (an identifier).
     name: str
+    #: What the reader sees beside the input.
     label: str
+    #: The values offered, in order.
     values: tuple[Value, ...]
+    #: The starting value, one of ``values``.
     default: Value
+    #: How each value reads (default the value itself).
     labels: tuple[str, ...] | None = None
+    #: ``"select"`` (a drop-down), ``"radio"``, or ``"range"``, a slider over evenly spaced numbers.
     input: str = "select"
 
     def __post_init__(self) -> None:
@@ -103,24 +94,20 @@ class Control:
 
 @dataclass(frozen=True)
 class Template:
-    """A message: literal text and fields of the state's row, in order.
+    """A message: literal text and fields of the state's row, in order."""
 
-    Parameters
-    ----------
-    parts : sequence of str
-        Text in braces, ``"{field}"``, is the row's value of that column; anything else is literal.
-        A part is wholly a field or wholly text. A newline in a literal starts a new message line.
-    otherwise : Template, optional
-        The message of the rows whose column ``when`` is true (say, a state that cannot be priced).
-    when : str, default ""
-        The boolean column that picks ``otherwise``; needed with it.
-    """
-
+    #: Text in braces, ``"{field}"``, is the row's value of that column, anything else is literal
+    #: (a part is wholly a field or wholly text; one str is split at its fields). A newline in a
+    #: literal starts a new message line.
     parts: tuple[str, ...]
+    #: The message of the rows whose column ``when`` is true (say, a state that cannot be priced).
     otherwise: Template | None = None
+    #: The boolean column that picks ``otherwise``; needed with it.
     when: str = ""
 
     def __post_init__(self) -> None:
+        if isinstance(self.parts, str):  # "n = {n}" is ("n = ", "{n}")
+            object.__setattr__(self, "parts", [p for p in re.split(r"(\{\w+\})", self.parts) if p])
         object.__setattr__(self, "parts", tuple(self.parts))
         for part in self.parts:
             if ("{" in part or "}" in part) and self._field(part) is None:
@@ -233,52 +220,39 @@ def _data(columns: Mapping[str, Sequence[str]], numeric: set[str]) -> dict[str, 
 
 @dataclass
 class Explorer:
-    """A live explorer: controls, one row of numbers per state, a message, a chart.
+    """A live explorer: controls, one row of numbers per state, a message, a chart."""
 
-    Parameters
-    ----------
-    title, description : str
-        A short name (also the accessible title) and what the chart shows in words.
-    controls : sequence of Control
-        The inputs, in the order shown.
-    rows : sequence of dict
-        One row per combination of the controls' values: each control's value
-        under its name, and every number or label the message and chart show.
-    message : Template
-        The message shown for the current state.
-    chart : dict
-        A Vega-Lite spec drawing the state (see :meth:`state_filter`) from the states table.
-    numeric, detail_numeric : sequence of str
-        Columns of ``rows`` and of ``details`` the chart reads as numbers.
-    message_lines : int, default 3
-        Lines of the message, for its height.
-    details : sequence of dict, optional
-        Several rows per state (at least one each) for a chart of many marks,
-        keyed by the controls' values like ``rows``; the chart reads it instead.
-    compact_text : bool, default False
-        Ship each text column as indices into a list of its distinct values, decoded by the spec's
-        first transform: a fraction of the weight for thousands of states repeating a few words.
-    params : sequence of dict
-        Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
-    narrow : dict, optional
-        How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (else it is scaled
-        down whole): ``params``, those ``params``' values there; ``views``, named views' ``width``
-        and ``height`` there; ``asText``, views shown as text under the controls instead
-        (``{"view": name, "text": field, "join": field}``, one paragraph per ``join`` value).
-    """
-
+    #: A short name, also the accessible title.
     title: str
+    #: What the chart shows, in words.
     description: str
+    #: The inputs, in the order shown.
     controls: tuple[Control, ...]
+    #: One row per combination of the controls' values, each control's value under its name
+    #: and every number or label the message and chart show.
     rows: list[dict[str, Any]]
+    #: The message shown for the current state.
     message: Template
+    #: A Vega-Lite spec drawing the state (see :meth:`state_filter`) from the states table.
     chart: dict[str, Any]
+    #: Columns of ``rows`` the chart reads as numbers.
     numeric: tuple[str, ...] = ()
+    #: Lines of the message, for its height.
     message_lines: int = 3
+    #: Several rows per state (at least one each) for a chart of many marks, keyed by the
+    #: controls' values like ``rows``; the chart reads it instead.
     details: list[dict[str, Any]] | None = None
+    #: Columns of ``details`` the chart reads as numbers.
     detail_numeric: tuple[str, ...] = ()
+    #: Ship each text column as indices into a list of its distinct values, decoded by the spec's
+    #: first transform (a fraction of the weight for thousands of states repeating a few words).
     compact_text: bool = False
+    #: Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     params: tuple[dict[str, Any], ...] = ()
+    #: How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (else it is scaled
+    #: down whole): ``params``, those ``params``' values there; ``views``, named views' ``width``
+    #: and ``height`` there; ``asText``, views shown as text under the controls instead
+    #: (``{"view": name, "text": field, "join": field}``, one paragraph per ``join`` value).
     narrow: dict[str, Any] | None = None
     _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)
 

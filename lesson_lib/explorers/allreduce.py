@@ -35,11 +35,9 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("N = ", "{n}", ", ", "{head}",
-     "\nSent so far per rank: ", "{so_far}", ", ", "{multiple}", " x the payload of ", "{payload}",
-     "\nWhole all-reduce: 2(N-1)/N = ", "{factor}", " x payload = ", "{total}",
-     " per rank (simulated: ", "{sim_total}", ")")
-)  # fmt: skip
+    "N = {n}, {head}\nSent so far per rank: {so_far}, {multiple} x the payload of {payload}\n"
+    "Whole all-reduce: 2(N-1)/N = {factor} x payload = {total} per rank (simulated: {sim_total})"
+)
 
 #: Phases of the step strip, in order, with their colours and legend labels.
 PHASES: tuple[tuple[str, str, str], ...] = (

@@ -14,17 +14,11 @@ from lesson_lib.explorers._base import Explorer
 
 @dataclass(frozen=True)
 class Entry:
-    """One explorer of the book.
+    """One explorer of the book."""
 
-    Parameters
-    ----------
-    doc : str
-        The chapter's docname (``book/latency``).
-    builder : str
-        ``module:function`` of the builder, called with no arguments.
-    """
-
+    #: The chapter's docname (``book/latency``).
     doc: str
+    #: ``module:function`` of the builder, called with no arguments.
     builder: str
 
     def build(self) -> Explorer:

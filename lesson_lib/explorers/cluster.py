@@ -54,21 +54,7 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    (
-        "{model_name}",
-        ", ",
-        "{gpus}",
-        " (",
-        "{nodes}",
-        " x ",
-        "{gpus_per_node}",
-        "), ",
-        "{degrees}",
-        ": ",
-        "{verdict}",
-        "\n",
-        "{priced}",
-    )
+    "{model_name}, {gpus} ({nodes} x {gpus_per_node}), {degrees}: {verdict}\n{priced}"
 )
 #: The message's last line for a layout that is not priced.
 NOT_PRICED = "Nothing priced: this layout cannot be built."
@@ -115,18 +101,16 @@ def _wrap(text: str, first: str = "") -> tuple[str, ...]:
 def _verdict(plan: ClusterPlan) -> str:
     """Valid or not, then the first problem, or else the first flag, in plan_cluster's words."""
     if plan.problems:
-        listed = _count(len(plan.problems), "problem")
-        lines = [f"cannot exist ({listed}, all listed below)"]
-        lines += _wrap(plan.problems[0], "Problem: ")
-        return "\n".join(lines)
+        head = f"cannot exist ({_count(len(plan.problems), 'problem')}, all listed below)"
+        return "\n".join([head, *_wrap(plan.problems[0], "Problem: ")])
     weights = (
         f"weights {format_bytes(plan.weights_per_gpu_bytes, 'GB').removesuffix(' GB')} of "
         f"{format_bytes(plan.accel.memory_bytes, 'GB')} per GPU"
     )
     if not plan.flags:
         return f"valid; {weights}"
-    lines = [f"valid, {_count(len(plan.flags), 'flag')} below; {weights}"]
-    return "\n".join([*lines, *_wrap(plan.flags[0], "Flag: ")])
+    head = f"valid, {_count(len(plan.flags), 'flag')} below; {weights}"
+    return "\n".join([head, *_wrap(plan.flags[0], "Flag: ")])
 
 
 def _one_parts(plan: ClusterPlan) -> str:

@@ -71,8 +71,7 @@ def _at(g: int, nodes: int, point: Point) -> Point:
 
 
 def _arc(a: Point, b: Point, rad: float) -> list[Point]:
-    """The figure's ``arc3`` connection: its ends and, if curved, a control point at most
-    :data:`ARC_MAX` high, which the chart's basis interpolation pulls the curve towards."""
+    """The figure's ``arc3`` ends and, if curved, a control point at most :data:`ARC_MAX` high."""
     if rad == 0:
         return [a, b]
     (x1, y1), (x2, y2) = a, b
@@ -95,16 +94,13 @@ def _phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
 def _view_transforms() -> list[list[list[float]]]:
     """:func:`_phone_transform` of every cluster size, in the x scale's domain."""
     to_domain = VIEW_WIDTH / PHONE_WIDTH
-    table = []
-    for g in GPUS_PER_NODE_VALUES:
-        row = []
-        for nodes in NODE_VALUES:
-            k, bx, by = _phone_transform(g, nodes)
-            row.append(
-                [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
-            )
-        table.append(row)
-    return table
+    return [
+        [
+            [round(k * to_domain, 5), round(bx * to_domain, 3), round(k, 5), round(by, 3)]
+            for k, bx, by in (_phone_transform(g, nodes) for nodes in NODE_VALUES)
+        ]
+        for g in GPUS_PER_NODE_VALUES
+    ]
 
 
 def chart_params() -> tuple[dict[str, Any], ...]:
@@ -170,9 +166,8 @@ def frames() -> list[dict[str, Any]]:
                 rows.append(_frame(g, nodes, "band", band))
                 for node in range(nodes):
                     cx = grid.node_x(node) + PAD + grid.cols * CELL / 2
-                    rows.append(
-                        _frame(g, nodes, "wire", ((cx, -PAD - FOOT), (cx, BAND)), node=node)
-                    )
+                    wire = ((cx, -PAD - FOOT), (cx, BAND))
+                    rows.append(_frame(g, nodes, "wire", wire, node=node))
     return rows
 
 
@@ -191,34 +186,24 @@ class DiagramTables:
     A row starts with its state's controls' values (``model``, ``gpus_per_node``, ``nodes``,
     ``group``, ``pp``); a cell is a GPU's index, ``node x gpus_per_node + slot``; places are the
     view's pixels (y up); ``across_nodes`` is 1 for what the network splits or crosses, or 0.
-
-    Attributes
-    ----------
-    gpus : list of dict
-        Each placed GPU's ``cell``, ``stage`` (``"S0"`` ...) and ``label`` (lines split by ``|``).
-    stages : list of dict
-        The pipeline stages in use, in order, for the key: ``stage``.
-    tp_outlines : list of dict
-        A TP group's run of GPUs in a row: ``first_cell``, ``last_cell``, ``across_nodes``.
-    tp_links : list of dict
-        The line from ``x``, ``y`` to ``x2``, ``y2`` joining a TP group's pieces across the network.
-    pp_paths : list of dict
-        Each pipeline hand-off's points: ``path``, ``point`` (its order),
-        ``across_nodes``, ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``.
-    dp_paths : list of dict
-        Each arc's points between replicas on different nodes: ``path``, ``point``, ``x``, ``y``.
-    notes : list of dict
-        The list's lines under the diagram: ``line`` (its place), ``note`` (its text's index in
-        :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
-        ``para`` (its problem or flag, from 0: a phone shows each as one paragraph).
     """
 
+    #: Each placed GPU's ``cell``, ``stage`` (``"S0"`` ...) and ``label`` (lines split by ``|``).
     gpus: list[dict[str, Any]] = field(default_factory=list)
+    #: The pipeline stages in use, in order, for the key (``stage``).
     stages: list[dict[str, Any]] = field(default_factory=list)
+    #: A TP group's run of GPUs in a row (``first_cell``, ``last_cell``, ``across_nodes``).
     tp_outlines: list[dict[str, Any]] = field(default_factory=list)
+    #: The line from ``x``, ``y`` to ``x2``, ``y2`` joining a TP group's pieces across the network.
     tp_links: list[dict[str, Any]] = field(default_factory=list)
+    #: Each pipeline hand-off's points, ``path``, ``point`` (its order), ``across_nodes``,
+    #: ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``.
     pp_paths: list[dict[str, Any]] = field(default_factory=list)
+    #: Each arc's points between replicas on different nodes, ``path``, ``point``, ``x``, ``y``.
     dp_paths: list[dict[str, Any]] = field(default_factory=list)
+    #: The list's lines under the diagram, ``line`` (its place), ``note`` (its text's index in
+    #: :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
+    #: ``para`` (its problem or flag, from 0; a phone shows each as one paragraph).
     notes: list[dict[str, Any]] = field(default_factory=list)
     _note_ids: dict[str, int] = field(default_factory=dict, repr=False)
 

@@ -1,11 +1,9 @@
-"""The experts explorer: an MoE preset under TP or EP, the degree, the fabric, the card, the batch
-and the context each sequence holds.
+"""The experts explorer: an MoE preset under TP or EP, its degree, fabric, card, batch and context.
 
-Every number comes from :func:`lesson_lib.model.moe.moe_decode_step`, each sequence's
-cache read included: the chart draws the chosen layout's time per token beside the other
-layout's total on the same GPUs. A layout whose weights and caches do not fit the cards is
-not priced and draws no bar. At its defaults it is the chapter's example: DeepSeek-V3 under
-EP 8 on one node of H200-class cards, one sequence of 32,768 tokens, FP8 dispatch.
+Every number is :func:`lesson_lib.model.moe.moe_decode_step`'s, each sequence's cache read included:
+the chosen layout's time per token beside the other layout's total on the same GPUs; a layout whose
+weights and caches do not fit the cards is not priced. At its defaults it is the chapter's example,
+DeepSeek-V3 under EP 8 on one node of H200-class cards, one sequence of 32,768 tokens, FP8 dispatch.
 """
 
 from __future__ import annotations
@@ -16,13 +14,14 @@ from typing import Any
 
 from lesson_lib.explorers._base import Control, Explorer, Template, state_filter, states
 from lesson_lib.explorers._layers import fold_terms, lookup, time_bars
+from lesson_lib.explorers.latency import _ms
 from lesson_lib.figures._style import NEUTRALS
 from lesson_lib.model.experts import CONTEXT, FP8
 from lesson_lib.model.moe import MoEStep, moe_decode_step, sequences_that_fit, weights_per_gpu
 from lesson_lib.model.presets import MOE_PRESETS
 from lesson_lib.model.specimen import FAST, GPU, H200, INTER_NODE
 from lesson_lib.model.specs import Accelerator, Fabric
-from lesson_lib.model.units import GB, MS, KiB, format_bytes, format_count, format_seconds
+from lesson_lib.model.units import GB, KiB, format_bytes, format_count, format_seconds
 
 #: The fabrics offered, by key.
 FABRICS: dict[str, Fabric] = {"fast": FAST, "network": INTER_NODE}
@@ -59,18 +58,17 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("{layout}", ", batch ", "{batch}", ": ", "{total}", " per token, ", "{tokens}",
-     " tokens/s in all;\nweights and cache ", "{compute}", " + ", "{collectives}", " ", "{kind}",
-     " per token: latency ", "{latency}", " + bytes ", "{bandwidth}", ";\n",
-     "{wire}", " on the wire per decoded token (all GPUs); weights ", "{weights}", " per GPU (",
-     "fits the cards", ");\nthe other layout: ", "{other}"),
+    "{layout}, batch {batch}: {total} per token, {tokens} tokens/s in all;\n"
+    "weights and cache {compute} + {collectives} {kind} per token: latency {latency} + bytes "
+    "{bandwidth};\n{wire} on the wire per decoded token (all GPUs); weights {weights} per GPU "
+    "(fits the cards);\nthe other layout: {other}",
     otherwise=Template(
-        ("{layout}", ", batch ", "{batch}", " of ", "{context_tokens}", " tokens: not priced;\n",
-         "weights ", "{weights}", " per GPU and the caches do not fit the cards\n",
-         "(", "{held}", " sequences of this length fit);\nthe other layout: ", "{other}")
+        "{layout}, batch {batch} of {context_tokens} tokens: not priced;\n"
+        "weights {weights} per GPU and the caches do not fit the cards\n"
+        "({held} sequences of this length fit);\nthe other layout: {other}"
     ),
     when="unpriced",
-)  # fmt: skip
+)
 
 _TERMS = (
     ("compute_ms", "weights and cache / HBM (roofline)", "compute"),
@@ -79,10 +77,6 @@ _TERMS = (
 )
 #: The other layout, drawn as one bar of its total in a grey that no meaning uses.
 _OTHER_LABEL = "the other layout, its total"
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds / MS, 3)
 
 
 @functools.cache
@@ -98,16 +92,8 @@ def _step(
     if batch > _held(model, parallelism, n, card, context):
         return None
     dispatch = {"dispatch_bytes": FP8} if parallelism == "ep" else {}
-    return moe_decode_step(
-        MOE_PRESETS[model],
-        CARDS[card],
-        FABRICS[fabric],
-        n,
-        parallelism=parallelism,
-        batch=batch,
-        context=context,
-        **dispatch,
-    )
+    setting = {"parallelism": parallelism, "batch": batch, "context": context, **dispatch}
+    return moe_decode_step(MOE_PRESETS[model], CARDS[card], FABRICS[fabric], n, **setting)
 
 
 def _state(
@@ -137,15 +123,14 @@ def _state(
         zeros = dict.fromkeys(("compute_ms", "latency_ms", "bandwidth_ms", "total_ms"), 0.0)
         return {**common, **blank, **zeros, "unpriced": True, "tokens_per_s": 0,
                 "collectives": 0, "kind": "-", "wire_kib": 0.0, "weights_gb": 0.0}  # fmt: skip
-    ms = "ms"
     return {
         **common,
         "unpriced": False,
         # the message's text, rounded as the chapter's prose rounds (format_seconds)
-        "total": format_seconds(step.total_s, ms),
-        "compute": format_seconds(step.compute_s, ms),
-        "latency": format_seconds(step.latency_s, ms),
-        "bandwidth": format_seconds(step.bandwidth_s, ms),
+        "total": format_seconds(step.total_s, "ms"),
+        "compute": format_seconds(step.compute_s, "ms"),
+        "latency": format_seconds(step.latency_s, "ms"),
+        "bandwidth": format_seconds(step.bandwidth_s, "ms"),
         "tokens": format_count(step.tokens_per_s),
         "wire": format_bytes(step.wire_bytes_per_token, "KiB", decimals=0),
         "compute_ms": _ms(step.compute_s),
@@ -161,8 +146,7 @@ def _state(
 
 
 def _axis_ms(rows: list[dict[str, Any]]) -> dict[tuple[str, int], float]:
-    """Each ``(model, batch)``'s axis: the next whole ms above the longest bar of either layout
-    over the GPUs, fabrics and cards offered."""
+    """Each ``(model, batch)``'s axis: the next whole ms above its longest bar of either layout."""
     longest: dict[tuple[str, int], float] = {}
     for r in rows:
         key = (r["model"], r["batch"])
@@ -174,8 +158,7 @@ def _chart(both: str, axis: dict[tuple[str, int], float]) -> dict[str, Any]:
     bars = time_bars(_TERMS, ["TP", "EP + DP attention"], "layout")
     by_key = {f"{m}|{b}": ms for (m, b), ms in axis.items()}
     domain_max = lookup(by_key, "model + '|' + batch", value=lambda ms: f"{ms:g}")
-    bars["encoding"]["x"] = {
-        **bars["encoding"]["x"],
+    bars["encoding"]["x"] |= {
         "title": "time per decoded token (ms; one scale per model and batch)",
         "scale": {"domainMin": 0, "domainMax": {"expr": domain_max}, "nice": False},
     }  # fmt: skip

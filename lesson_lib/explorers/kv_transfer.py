@@ -47,14 +47,11 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("{request}", " per request (", "{kv}", " of KV + ", "{state}", " of state); busiest port ",
-     "{port}",
-     "\nPrefill ", "{prefill}", "; shipped after it + ", "{bulk}", " (", "{share}",
-     " of the prefill)",
-     "\nStreamed by layer + ", "{exposed}", ", ", "{keeps}", "\n",
-     "{rate}", " requests/s through these ports; first token ", "{ttft}", " streamed, ",
-     "{ttft_bulk}", " shipped")
-)  # fmt: skip
+    "{request} per request ({kv} of KV + {state} of state); busiest port {port}\n"
+    "Prefill {prefill}; shipped after it + {bulk} ({share} of the prefill)\n"
+    "Streamed by layer + {exposed}, {keeps}\n"
+    "{rate} requests/s through these ports; first token {ttft} streamed, {ttft_bulk} shipped"
+)
 
 #: The chart's bars, top to bottom.
 BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
@@ -91,8 +88,7 @@ def _state(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> dict[
 def _details(prompt: int, link: str, prefill_gpus: int, decode_gpus: int) -> list[dict[str, Any]]:
     """The three bars of one state: start and end in ms, and the label beside each."""
     h = _handoff(prompt, link, prefill_gpus, decode_gpus)
-    state = {"prompt": prompt, "link": link, "prefill_gpus": prefill_gpus,
-             "decode_gpus": decode_gpus}  # fmt: skip
+    state = dict(prompt=prompt, link=link, prefill_gpus=prefill_gpus, decode_gpus=decode_gpus)
     spans = (
         (0.0, h.prefill.total_s, format_seconds(h.prefill.total_s)),
         (h.prefill.total_s, h.ttft_bulk_s, "+ " + format_seconds(h.bulk.time_s)),

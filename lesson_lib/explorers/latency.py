@@ -103,22 +103,20 @@ CONTROLS: tuple[Control, ...] = (
 
 #: The message of a state that does not fit: nothing is priced.
 NO_FIT_MESSAGE = Template(
-    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": does not fit, nothing priced;\n",
-     "{used_gb}", " GB per GPU of ", "{held}", " against ", "{card_gb}",
-     " GB on the card;\nmore GPUs, or a card with more memory, would hold it\n",
-     "speed-up: none to give\n", "{ceiling}", "\n", "{note}")
-)  # fmt: skip
+    "{model}, N = {n}, batch {batch}: does not fit, nothing priced;\n"
+    "{used_gb} GB per GPU of {held} against {card_gb} GB on the card;\n"
+    "more GPUs, or a card with more memory, would hold it\nspeed-up: none to give\n"
+    "{ceiling}\n{note}"
+)
 
 MESSAGE = Template(
-    ("{model}", ", N = ", "{n}", ", batch ", "{batch}", ": ", "{total_ms}",
-     " ms per token for each sequence, ", "{tokens_per_s}", " tokens/s in all;\n",
-     "compute ", "{compute_ms}", " ms (KV and state traffic ", "{kv_ms}",
-     " ms) + all-reduce latency ", "{latency_ms}", " ms + bytes ", "{bandwidth_ms}",
-     " ms;\nlargest term: ", "{bound}", "\nspeed-up over one such card: ", "{speedup}",
-     "{speedup_note}", "\n", "{ceiling}", "\n", "{note}"),
+    "{model}, N = {n}, batch {batch}: {total_ms} ms per token for each sequence, "
+    "{tokens_per_s} tokens/s in all;\ncompute {compute_ms} ms (KV and state traffic {kv_ms} ms) "
+    "+ all-reduce latency {latency_ms} ms + bytes {bandwidth_ms} ms;\nlargest term: {bound}\n"
+    "speed-up over one such card: {speedup}{speedup_note}\n{ceiling}\n{note}",
     otherwise=NO_FIT_MESSAGE,
     when="no_fit",
-)  # fmt: skip
+)
 
 _TERMS = (
     ("compute_ms", "compute (weights and KV / HBM)", "compute"),
@@ -266,13 +264,13 @@ def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
 
 
 def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str, Any]:
-    lesson = " && ".join(
-        f"datum.{k} == {v!r}" if isinstance(v, str) else f"datum.{k} == {v}"
-        for k, v in LESSON.items()
-    )
+    lesson = " && ".join(f"datum.{k} == {v!r}" for k, v in LESSON.items())
     lesson_bar = f"lesson: {MODEL.name}, 2 GPUs, H100, fast fabric"
     one_bar = "1 GPU, your card and fabric"
     unfit = "(datum.no_fit == 'true' ? ' (does not fit)' : '')"
+    order = (
+        f"indexof(datum._bar, '{one_bar}') == 0 ? 0 : (indexof(datum._bar, 'lesson:') == 0 ? 2 : 1)"
+    )
     yours = f"(n == 1 ? '1 GPU' : n + ' GPUs') + ', your choice' + {unfit}"
     bars = (
         f"[({free_n_filter}) && datum.n == 1 ? '{one_bar}' + {unfit} : '', "
@@ -303,13 +301,7 @@ def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str,
             {"calculate": bars, "as": "_bars"},
             {"flatten": ["_bars"], "as": ["_bar"]},
             {"filter": "datum._bar != ''"},
-            {
-                "calculate": (
-                    f"indexof(datum._bar, '{one_bar}') == 0 ? 0 : "
-                    f"(indexof(datum._bar, 'lesson:') == 0 ? 2 : 1)"
-                ),
-                "as": "_order",
-            },
+            {"calculate": order, "as": "_order"},
         ],
         "layer": [{"transform": fold_terms(_TERMS), **bar_layer}, past],
     }

@@ -67,13 +67,13 @@ CONTROLS: tuple[Control, ...] = (
 _DECODE_PAYLOAD = format_bytes(MODEL.hidden_vector_bytes, "KiB")
 
 MESSAGE = Template(
-    ("{vectors}", " = ", "{payload}", " per all-reduce, ", "{where}", " the crossover (",
-     "{crossover}", "): ", "{bound_text}", "\n",
-     f"Each of the {MODEL.allreduces_per_token} all-reduces: ", "{latency}", " latency + ",
-     "{bytes}", f" bytes (decode's {_DECODE_PAYLOAD}: ", "{decode_bound}",
-     "-bound)\nPer token: decode ", "{decode_s}", ", prefill ", "{prefill_s}", " (", "{cheaper}",
-     "). Prompt: ", "{total}", ", ", "{wire}", " on the wire")
-)  # fmt: skip
+    "{vectors} = {payload} per all-reduce, {where} the crossover ({crossover}): {bound_text}\n"
+    f"Each of the {MODEL.allreduces_per_token} all-reduces: "
+    "{latency} latency + {bytes}"
+    f" bytes (decode's {_DECODE_PAYLOAD}: "
+    "{decode_bound}-bound)\nPer token: decode {decode_s}, prefill {prefill_s} ({cheaper}). "
+    "Prompt: {total}, {wire} on the wire"
+)
 
 #: Time columns of the bars in ms, (column, step, StepBreakdown attribute, term label), in order.
 _SHARES: tuple[tuple[str, str, str, str], ...] = tuple(
@@ -154,10 +154,6 @@ def _curves() -> list[dict[str, Any]]:
     return rows
 
 
-def _decades(low: float, high: float) -> list[float]:
-    return [10.0**k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
-
-
 def _log_axes(curves: list[dict[str, Any]]) -> tuple[Spec, Spec]:
     """The curve's log axes: payload in binary units, time from a decade under the fastest."""
     x_ticks = [2.0**k for k in range(6, 33, 4)]
@@ -165,7 +161,8 @@ def _log_axes(curves: list[dict[str, Any]]) -> tuple[Spec, Spec]:
     times = [r["us"] for r in curves if r["series"] == _CURVE]
     # A decade under the fastest curve, so the smallest latency term is a line above the
     # axis rather than the axis itself.
-    y_ticks = _decades(min(times) / 10, max(times))
+    low, high = math.floor(math.log10(min(times) / 10)), math.ceil(math.log10(max(times)))
+    y_ticks = [10.0**k for k in range(low, high + 1)]  # whole decades
     y_labels = {int(t): _seconds(t * US, decimals=0) for t in y_ticks}
     grid = {"grid": True, "gridOpacity": 0.3}
     x = {

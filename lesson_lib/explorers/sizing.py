@@ -96,13 +96,11 @@ CONTROLS: tuple[Control, ...] = (
 )
 
 MESSAGE = Template(
-    ("{model}", ": ", "{context_text}", "\n",
-     "{fit}", ": ", "{margin_gb}", " GB ", "{margin_word}", " per GPU", "{why}",
-     "\nPer GPU: ", "{weights_gb}", " GB weights + ", "{kv_gb}", " GB KV cache + ", "{state_gb}",
-     "{state_phrase}", " = ", "{used_gb}", " GB of ", "{card}",
-     " GB\nSequences of this length that fit: ", "{most}", ", each ", "{per_sequence_gb}",
-     " GB per GPU")
-)  # fmt: skip
+    "{model}: {context_text}\n{fit}: {margin_gb} GB {margin_word} per GPU{why}\n"
+    "Per GPU: {weights_gb} GB weights + {kv_gb} GB KV cache + {state_gb}{state_phrase} = "
+    "{used_gb} GB of {card} GB\n"
+    "Sequences of this length that fit: {most}, each {per_sequence_gb} GB per GPU"
+)
 
 #: The bar's segments, bottom to top: (column, legend label, role), as in the figure.
 _SEGMENT_COLUMNS: tuple[tuple[str, str, str], ...] = tuple(
@@ -127,8 +125,7 @@ def _gb(nbytes: float) -> float:
 def _per_gpu(model: str, tokens: int, n: int, card: int | float) -> tuple[int, float]:
     """The most sequences of this length that fit, and what one of them adds per GPU."""
     spec, accel = MODELS[model], CARDS[card]
-    empty = memory_budget(spec, accel, n, tokens, 0)
-    one = memory_budget(spec, accel, n, tokens, 1)
+    empty, one = (memory_budget(spec, accel, n, tokens, sequences) for sequences in (0, 1))
     return max_sequences(spec, accel, n, tokens), one.used_bytes - empty.used_bytes
 
 
@@ -232,7 +229,7 @@ def _segments(state: str) -> Spec:
     }
 
 
-def _card_label(test: str, align: str, dx: int) -> Spec:
+def _card_caption(test: str, align: str, dx: int) -> Spec:
     """The card's label beside its line, shown when ``test`` of a wide card holds."""
     text = f"{test}(datum.card > 0.5 * datum.used_gb) ? datum._card : ''"
     encoding = {"x": {"field": "card", **_X}, "text": {"field": "_text"}}
@@ -250,7 +247,7 @@ def _card(state: str) -> Spec:
             {"filter": state},
             {"calculate": "'card: ' + datum.card + ' GB'", "as": "_card"},
         ],
-        "layer": [line, _card_label("", "right", -3), _card_label("!", "left", 3)],
+        "layer": [line, _card_caption("", "right", -3), _card_caption("!", "left", 3)],
     }
 
 
