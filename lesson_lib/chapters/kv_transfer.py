@@ -238,6 +238,7 @@ def handoff_numbers() -> dict[str, str]:
         "full_one_gpu_pair": format_seconds(one_gpu_nic.time_s, "ms", decimals=1),
         "full_per_gpu_gib": format_bytes(at_full["nic"].bulk.port_bytes, "GiB"),
         "prefill_prompt": format_seconds(at_prompt["nic"].prefill.total_s, "ms"),
+        "attention_prompt": format_seconds(at_prompt["nic"].prefill.attention_s, "ms"),
         "prefill_full": format_seconds(at_full["nic"].prefill.total_s, "s"),
         "attention_full": format_seconds(at_full["nic"].prefill.attention_s, "s"),
         **{
