@@ -108,6 +108,14 @@ def _wait_until_asleep(pid: int) -> None:
     pytest.fail("the sleeper's main thread never reached its sleep")
 
 
+def _signal_state(pid: int) -> str:
+    """The main thread's state and signal masks, to say why a sleep was not broken."""
+    lines = Path(f"/proc/{pid}/task/{pid}/status").read_text().splitlines()
+    keep = ("State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+    wchan = Path(f"/proc/{pid}/task/{pid}/wchan").read_text()
+    return "; ".join(x for x in lines if x.startswith(keep)) + f"; wchan {wchan}"
+
+
 def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread():
     """SIGINT sent while the process is stopped ends the main thread's sleep once continued.
 
@@ -129,7 +137,9 @@ def test_an_interrupt_sent_to_a_stopped_process_reaches_its_sleeping_main_thread
             os.kill(proc.pid, signal.SIGCONT)
             # its next line, not its exit: a loaded machine may be slow to end 13 threads
             said = select.select([proc.stdout], [], [], 30)[0]
-            out = proc.stdout.readline() if said else "asleep after 30 s"
+            out = (
+                proc.stdout.readline() if said else f"asleep after 30 s: {_signal_state(proc.pid)}"
+            )
         finally:
             proc.kill()
             proc.wait()

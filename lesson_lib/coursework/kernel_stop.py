@@ -64,7 +64,8 @@ def _interrupt_main_thread(pid: int) -> None:
     :func:`_clear_kernel_group`), and a main thread asleep in a system call would never see it."""
     import ctypes
 
-    tgkill = getattr(ctypes.CDLL(None, use_errno=True), "tgkill", None)
+    libc = ctypes.CDLL(None, use_errno=True)  # kept while its function is called
+    tgkill = getattr(libc, "tgkill", None)
     if tgkill is None or tgkill(pid, pid, signal.SIGINT) != 0:
         # no tgkill (glibc before 2.30, not Linux): the process at least
         with contextlib.suppress(ProcessLookupError, PermissionError):
