@@ -81,7 +81,8 @@ def test_clearing_kills_the_children_and_leaves_the_kernel_stopped(leader):
 #: A process like a kernel: threads waiting in system calls, the main thread asleep in one
 #: long ``time.sleep`` with Python's SIGINT handler (KeyboardInterrupt) installed.
 SLEEPER = """
-import os, threading, time
+import os, signal, threading, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a kernel does, even if started ignored
 r, w = os.pipe()
 for _ in range(12):
     threading.Thread(target=os.read, args=(r, 1), daemon=True).start()
