@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
+import io
 import json
 import sys
 import tempfile
@@ -34,7 +36,7 @@ from lesson_lib.coursework.grading import grade_notebook
 from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
-from lesson_lib.coursework.roster import read_roster, roster_file_in_use
+from lesson_lib.coursework.roster import REQUIRED_COLUMNS, read_roster, roster_file_in_use
 from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
 from lesson_lib.coursework.submissions import find_submissions
 from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S, MAX_TIMEOUT
@@ -175,8 +177,9 @@ def build_zip(
             for rel in _package_files(root):
                 zf.write(root / rel, f"lesson/{rel.as_posix()}")
             if roster is not None:
-                rows = [["lms_user_id", "name", "section", "student_id"], *shipped]
-                zf.writestr("roster.csv", "".join(",".join(row) + "\n" for row in rows))
+                text = io.StringIO()  # csv quotes a platform id holding a comma or a quote
+                csv.writer(text, lineterminator="\n").writerows([REQUIRED_COLUMNS, *shipped])
+                zf.writestr("roster.csv", text.getvalue())
             if salt is not None:
                 zf.writestr("salt", salt + "\n")
 
