@@ -1,6 +1,6 @@
 """Every figure the book shows is legible at the size it is shown.
 
-A chapter's figure is a PNG at 100 dpi with a tight bounding box, shown at
+A chapter's figure is an SVG sized as a PNG at 100 dpi would be, shown at
 its natural width or scaled down to the article column
 (:data:`~lesson_lib.figures._style.COLUMN_PX`). Its smallest text, once
 shown, must be at least the site's smallest body text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +13,6 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
-from PIL import Image
 
 from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.specs import Fabric
@@ -114,12 +112,12 @@ PHONE_COLUMN_PX: float = 342.0
 PHONE_TEXT_FLOOR_PX: float = 9.0
 
 #: Default width of a figure, inches. With 10 pt text, the smallest the figures use, a figure stays
-#: readable on a phone up to a natural width of 10 x 100 / 72 x 342 / 9 = 528 px; 5.1 in at 100 dpi
-#: is 510 px, some 520 px with the tight box's margins (on a desktop, its text at 13.9 px).
+#: readable on a phone up to a natural width of 10 x 100 / 72 x 342 / 9 = 528 px; 5.1 in at 100 px an
+#: inch is 510 px (on a desktop, its text at 13.9 px).
 FIGURE_WIDTH_IN: float = 5.1
 
-#: Resolution of the book's PNGs in dots per inch. IPython renders a figure
-#: at its own dpi, matplotlib's default 100, with ``bbox_inches="tight"``.
+#: CSS px per inch of figure. The book's SVGs are sized as a PNG at matplotlib's default 100 dpi
+#: would be (``lesson_lib.figures.book_svg``), without a tight crop.
 BOOK_DPI: float = 100.0
 
 
@@ -154,16 +152,13 @@ def _shown_texts(fig: Figure, column_px: float = COLUMN_PX) -> tuple[float, list
     """Every visible, non-empty text of ``fig`` with the size it is shown at, smallest first."""
     if not column_px > 0:
         raise ValueError(f"column_px must be > 0, got {column_px!r}")
-    dpi = BOOK_DPI
-    buf = io.BytesIO()
     with _recording_texts() as drawn:
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    natural = float(Image.open(io.BytesIO(buf.getvalue())).width)
+        fig.draw_without_rendering()
+    natural = float(fig.get_size_inches()[0] * BOOK_DPI)
     scale = min(1.0, column_px / natural)
-    unique = list(dict.fromkeys(drawn))  # a tight bbox draws the figure twice
     texts = [
-        _ShownText(t.get_text(), t.get_fontsize(), t.get_fontsize() * dpi / 72 * scale)
-        for t in unique
+        _ShownText(t.get_text(), t.get_fontsize(), t.get_fontsize() * BOOK_DPI / 72 * scale)
+        for t in dict.fromkeys(drawn)
     ]
     return natural, sorted(texts, key=lambda t: t.px)
 
