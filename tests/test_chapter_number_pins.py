@@ -91,8 +91,6 @@ WORKED_EXAMPLE = {
     "line_bw_4_slow": "10.46 ms",
     "line_bw_4_slow_tokens_per_s": "96",
     "max_context": "262,144",
-    "one_gpu_line": "16.12 ms",
-    "one_gpu_tokens_per_s": "62",
     "params": "27B",
     "payload_per_token": "1.25 MiB",
     "prefill_bandwidth_fast_4": "17.9 ms",
@@ -163,11 +161,8 @@ NUMBERS = {
         "box_4_stream": "10.43 ms",
         "box_4_tokens_per_s": "503",
         # 64 layers, 128 all-reduces a token: two a layer
-        "layers": "64",
-        "allreduces_per_layer": "2",
-        "pcie_alpha_4_high": "18.09 us",
-        "pcie_alpha_4_low": "11.7 us",
-        "reference_device": "NVIDIA H100 80GB HBM3",
+        "ar_num_layers": "64",
+        "ar_per_layer": "2",
         "pcie_bandwidth": "64 GB/s",
         "slow_4_vs_fast_2": "1.12x",
         "speedup_1_to_4_slow": "1.55x",
@@ -678,13 +673,10 @@ NUMBERS = {
         # 122 + 3 x 61
         "dcp_collectives": "305",
         # 230 x 61 x 4,096 x 278,528 FLOPs / 989 TFLOP/s
-        "dcp_full_attention_ms": "16.18 ms",
         # (703,969,280 + 3,425,564,800) B / 450 GB/s
         "dcp_full_bandwidth_ms": "9.18 ms",
         # 230 x 2,302,672,896 B / 8 = 66,201,845,760 B
-        "dcp_full_kv_gb": "66.2 GB",
         # 66,201,845,760 B / 4.8 TB/s
-        "dcp_full_kv_ms": "13.79 ms",
         # 17.46 weights + 16.18 attention + 3.05 latency + 9.18 bytes
         "dcp_full_ms": "45.87 ms",
         # 230 / 45.87 ms
@@ -698,7 +690,6 @@ NUMBERS = {
         # (150,323,855,360 - 83,878,300,544) B / 287,834,112 B = 230.8
         "dcp_sequences": "230",
         # 23.35 MiB of all-reduces + 8 x 61 x 244,160 B of DCP = 113.6 MiB
-        "dcp_token_mib": "136.98 MiB",
         # 5,014 / 1,106 tokens/s
         "dcp_vs_tp_throughput": "4.53x",
         "deepep_128_layer": "103.7 us",
@@ -800,7 +791,6 @@ NUMBERS = {
         "tp_sequences": "28",
         "tp_token_mib": "23.35 MiB",
         "tp_weights_gpu": "83.9 GB",
-        "vllm_dcp_commit": "90b0a26e0e1a8ae3ba34e9e0ea514411f1a6a182",
     },
     "summary": {
         **BUYER_PER_GPU,

@@ -4,6 +4,9 @@ Each test recomputes a number from ``lesson_lib`` primitives and checks it
 against the lesson, and checks the string the book glues.
 """
 
+import re
+from pathlib import Path
+
 import pytest
 from numpy.testing import assert_allclose
 
@@ -19,7 +22,8 @@ from lesson_lib import (
     prefill_step,
     speedup,
 )
-from lesson_lib.chapters.glue import chapter_numbers
+from lesson_lib.chapters.glue import CHAPTERS, chapter_numbers
+from lesson_lib.chapters.overview import CORE_PATH, prose_words, reading_numbers
 from lesson_lib.model.specimen import (
     FAST,
     FAST_RING,
@@ -29,6 +33,7 @@ from lesson_lib.model.specimen import (
     TOKENS_PER_S,
 )
 
+BOOK = Path(__file__).resolve().parents[1] / "book"
 TOKEN_PAYLOAD = MODEL.allreduces_per_token * MODEL.hidden_vector_bytes
 
 
@@ -146,3 +151,91 @@ def test_hop_latency_ring_drops_speedup_to_about_1_5(glued):
     assert_allclose(two.latency_s, 1.28 * MS)
     assert_allclose(speedup(two, four), 1.51, atol=0.005)
     assert glued["ring_latency_4"] == "16.9 us"
+
+
+def test_prose_words_counts_what_a_reader_reads():
+    """Counted by hand: 'Alpha beta' (2), the linked 'ring all-reduce' (2), a glued number (1),
+    the link's text '[gamma' (1), the caption 'Two words.' (2) and the table's 'a' and 'b' (2);
+    the front matter, the code cell, the link's target, the table's rules and the exercises
+    are left out."""
+    page = (
+        "---\njupytext:\n  text_representation:\n    format_name: myst\n---\n\nAlpha beta"
+        " {term}`ring all-reduce <ring all-reduce>` {glue:text}`line_2_fast`"
+        " [gamma](https://example.org)\n\n"
+        "```{code-cell} ipython3\n---\nmystnb:\n  figure:\n    caption: Two\n      words.\n"
+        "---\nprint('not read')\n```\n\n| a | b |\n|---|---|\n\n## Exercises\n\nDo this.\n"
+    )
+    assert prose_words(page) == 10
+
+
+def test_reading_times_round_each_page_and_add_the_core_path(tmp_path):
+    """400 words at 200 a minute are 2 min, 50 words round up to 1, 700 to 4 (3.5 to even);
+    the core path adds its pages' rounded minutes."""
+    for page in CHAPTERS:
+        (tmp_path / f"{page}.md").write_text("word " * 50)
+    (tmp_path / "latency.md").write_text("word " * 400)
+    (tmp_path / "measured.md").write_text("word " * 700)
+    times = reading_numbers(tmp_path)
+    assert (times["read_latency"], times["read_sizing"], times["read_measured"]) == (
+        "2 min",
+        "1 min",
+        "4 min",
+    )
+    # nine core pages: latency 2 + eight at 1 = 10; six others: measured 4 + five at 1 = 9
+    assert (times["read_core"], times["read_further"]) == ("10 min", "9 min")
+    assert times["reading_wpm"] == "200"
+    assert "read_index" not in times and "read_instructor" not in times
+
+
+def _prerequisite_pages() -> dict[str, list[str]]:
+    """Each page's prerequisites, as the pages their {ref} links lead to."""
+    labels = {}
+    for path in BOOK.glob("*.md"):
+        for label in re.findall(r"^\(([\w-]+)\)=\s*$", path.read_text(), flags=re.M):
+            labels[label] = path.stem
+    out = {}
+    for path in BOOK.glob("*.md"):
+        text = path.read_text()
+        if "\n## Prerequisites" not in text:
+            continue
+        section = text.split("\n## Prerequisites", 1)[1].split("\n## ", 1)[0]
+        refs = re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", section)
+        out[path.stem] = [labels[ref] for ref in refs]
+    return out
+
+
+def _reading_order() -> list[str]:
+    toc = (BOOK.parent / "_toc.yml").read_text()
+    return ["index", *re.findall(r"file: book/(\w+)\s*$", toc, flags=re.M)]
+
+
+def test_prerequisites_point_only_backwards_in_reading_order():
+    """No chapter asks for a page the table of contents puts after it (its own sections may)."""
+    order = _reading_order()
+    forward = {
+        page: [ref for ref in refs if order.index(ref) > order.index(page)]
+        for page, refs in _prerequisite_pages().items()
+    }
+    assert {page: refs for page, refs in forward.items() if refs} == {}
+    assert "kv_transfer" in _prerequisite_pages() and "lab" in _prerequisite_pages()
+
+
+def test_the_core_path_needs_only_itself_and_follows_the_book():
+    """A reader of the core path meets every prerequisite of it on the path, in the book's order."""
+    order = _reading_order()
+    prerequisites = _prerequisite_pages()
+    outside = {
+        page: [ref for ref in prerequisites.get(page, []) if ref not in CORE_PATH]
+        for page in CORE_PATH
+    }
+    assert {page: refs for page, refs in outside.items() if refs} == {}
+    assert sorted(CORE_PATH, key=order.index) == list(CORE_PATH)
+
+
+def test_overview_lists_every_chapter_with_its_reading_time():
+    """Every chapter page but the landing page and the overview is in the chapter list, timed."""
+    text = (BOOK / "overview.md").read_text().split("## The chapters", 1)[1]
+    listed = re.findall(r"\{ref\}`(\w+)` \(\{glue:text\}`read_(\w+)`\)", text)
+    assert all(ref == timed for ref, timed in listed)
+    pages = [page for page in CHAPTERS if page not in ("index", "overview", "instructor")]
+    assert sorted(ref for ref, _ in listed) == sorted(pages)

@@ -75,6 +75,12 @@ TERMS = (
     "nic",
     "decode context parallelism",
     "multi-head latent attention",
+    "aiconfigurator",
+    "gated attention",
+    "oneccl",
+    "symmetric memory",
+    "eager execution",
+    "rotary position embedding",
 )
 
 
@@ -320,3 +326,80 @@ def test_first_use_on_the_built_site_links_the_glossary(built_book):
         if found:
             unlinked[page] = found
     assert unlinked == {}
+
+
+#: Words a reader met before their definition, each as a pattern over the source (a role's
+#: backtick may sit inside it) and, for those defined in the running text rather than the
+#: glossary, a pattern of the definition that must share the paragraph of the first use.
+READING_ORDER_TERMS: dict[str, tuple[str, str | None]] = {
+    "HBM": (r"\bHBM\b", None),
+    "aiconfigurator": (r"\baiconfigurator\b", None),
+    "gated attention": (r"\bgated attention\b", None),
+    "per hop": (r"\bper[ -]hop\b", r"\{term\}`hops?`|\{term\}`hops <hop>`"),
+    "two-shot": (r"\btwo-shot\b", None),
+    "one-shot": (r"\bone-shot\b", None),
+    "alpha-beta model": (r"\balpha-beta model\b", None),
+    "eagerly": (r"\beager(ly)?\b", None),
+    "oneCCL": (r"\boneCCL\b", None),
+    "MIN_LATENCY": (r"\bMIN_LATENCY\b", None),
+    "LOWPRECISION": (r"\bLOWPRECISION\b", r"8-bit values"),
+    "MNNVL": (r"\bMNNVL\b", r"NVLink across nodes"),
+    "UB": (r"`UB`", None),
+    "NVFP4": (r"\bNVFP4\b", None),
+    "RMSNorm": (r"\bRMSNorm\b", None),
+    "symmetric memory": (r"\bsymmetric[ -]memory\b", None),
+    "collective matmul": (r"\bcollective`?\s+matmul\b", r"matrix product \(matmul\)"),
+    "GEMM": (r"\bGEMMs?\b", None),
+    "log-sum-exp": (r"\blog-sum-exp\b", r"logarithm of each part's sum"),
+    "rotary": (r"\brotary\b", None),
+    "EPLB": (r"\bEPLB\b", r"expert-parallel load balancer"),
+    "F, the card's peak rate": (r"c\^2 / F\$", r"\$F\$ the card's\s+peak arithmetic rate"),
+}
+
+
+def first_use_in_reading_order(
+    pages: list[tuple[str, str]], pattern: str, definition: str | None
+) -> tuple[str, bool] | None:
+    """(page, defined) at a pattern's first match over pages' text without code, tables kept.
+
+    Defined means inside a ``{term}`` link or, for a running-text definition, in the
+    same paragraph as ``definition``; ``None`` when no page uses the pattern.
+    """
+    for page, markdown in pages:
+        text = without_code_blocks(re.sub(r"\A---\n.*?\n---\n", "", markdown, flags=re.S))
+        first = re.search(pattern, text)
+        if first is None:
+            continue
+        links = [(m.start(), m.end()) for m in re.finditer(r"\{term\}`[^`]*`", text)]
+        linked = any(start <= first.start() < end for start, end in links)
+        start = text.rfind("\n\n", 0, first.start())
+        end = text.find("\n\n", first.end())
+        paragraph = text[start + 1 : end if end >= 0 else len(text)]
+        return page, linked or bool(definition and re.search(definition, paragraph))
+    return None
+
+
+def test_first_use_in_reading_order_is_defined():
+    """Each word a student met undefined is, at its first use in the book's order, defined there.
+
+    The order is the table of contents' (the landing page first); a link to the
+    glossary counts, as does a definition in the same paragraph.
+    """
+    pages = [(page, (BOOK / f"{page}.md").read_text()) for page in ["index", *_toc_pages()]]
+    found = {
+        name: first_use_in_reading_order(pages, pattern, definition)
+        for name, (pattern, definition) in READING_ORDER_TERMS.items()
+    }
+    assert {name: use for name, use in found.items() if use and not use[1]} == {}
+    assert found["HBM"] == ("index", True) and found["two-shot"] == ("overview", True)
+
+
+def test_reading_order_check_sees_a_term_before_its_definition():
+    """Not vacuous: a bare use fails even when a later page links it; a nearby definition passes."""
+    pages = [("a", "The GEMM runs.\n"), ("b", "A {term}`GEMM`.\n")]
+    assert first_use_in_reading_order(pages, r"\bGEMM\b", None) == ("a", False)
+    assert first_use_in_reading_order(pages[1:], r"\bGEMM\b", None) == ("b", True)
+    defined = [("a", "Kernels ([EPLB](x)), the expert-parallel load balancer.\n\nEPLB.\n")]
+    assert first_use_in_reading_order(defined, r"\bEPLB\b", "expert-parallel load balancer")[1]
+    code = [("a", "```{code-cell} ipython3\nGEMM = 1\n```\n")]
+    assert first_use_in_reading_order(code, r"\bGEMM\b", None) is None

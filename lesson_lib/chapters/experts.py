@@ -17,7 +17,6 @@ from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, Layout, co
 from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100
 from lesson_lib.model.moe import (
     DCP_KINDS,
-    VLLM_DCP_COMMIT,
     alltoall_crossover_tokens,
     moe_decode_step,
     weights_per_gpu,
@@ -296,7 +295,6 @@ def _cache_numbers(m: ModelSpec, layouts: dict[str, Layout]) -> dict[str, str]:
         "ds_weights_gb": format_bytes(m.weight_bytes, "GB"),
         "tp_full_kv_gb": format_bytes(tp.full.kv_read_bytes, "GB", decimals=1),
         "ep_full_kv_gb": format_bytes(ep.full.kv_read_bytes, "GB", decimals=1),
-        "dcp_full_kv_gb": format_bytes(dcp.full.kv_read_bytes, "GB", decimals=1),
         "tp_full_kv_ms": format_seconds(tp.full.kv_read_s, "ms"),
         "tp_full_weights_ms": format_seconds(tp.full.weights_s, "ms"),
         "ep_full_kv_ms": format_seconds(ep.full.kv_read_s, "ms"),
@@ -310,12 +308,8 @@ def _cache_numbers(m: ModelSpec, layouts: dict[str, Layout]) -> dict[str, str]:
         "dcp_layer_collectives": str(len(DCP_KINDS)),
         "dcp_full_ms": format_seconds(dcp.full.total_s, "ms"),
         "dcp_full_bandwidth_ms": format_seconds(dcp.full.bandwidth_s, "ms"),
-        "dcp_full_kv_ms": format_seconds(dcp.full.kv_read_s, "ms"),
-        "dcp_full_attention_ms": format_seconds(dcp.full.attention_flops_s, "ms"),
         "dcp_full_tokens_per_s": format_count(dcp.full.tokens_per_s),
         "dcp_vs_tp_throughput": format_ratio(dcp.full.tokens_per_s / tp.full.tokens_per_s),
-        "dcp_token_mib": format_bytes(dcp.one.wire_bytes_per_token, "MiB"),
-        "vllm_dcp_commit": VLLM_DCP_COMMIT,
     }
 
 

@@ -277,24 +277,11 @@ def _page_as_notebook_text(
 
 
 def _toc_chapters(root: Path) -> list[tuple[str, str]]:
-    """(file stem, first heading) of each page of ``book/`` in ``_toc.yml``'s order."""
-    import yaml
+    """(file stem, first heading) of each page of ``book/`` in ``_toc.yml``'s order, root aside."""
+    from lesson_lib.coursework.myst_pages import toc_pages
 
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    found: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if "file" in node:
-                found.append(str(node["file"]))
-            node = list(node.values())
-        for item in node if isinstance(node, list) else ():
-            walk(item)
-
-    walk(toc.get("parts", toc.get("chapters", [])))
     chapters = []
-    for doc in found:
-        path = root / f"{doc}.md"
+    for path in toc_pages(root)[1:]:
         if path.exists() and path.parent.name == "book":
             headings = map(_HEADING.match, path.read_text(encoding="utf-8").splitlines())
             chapters.append((path.stem, next((m["title"] for m in headings if m), path.stem)))

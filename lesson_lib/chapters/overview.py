@@ -1,8 +1,12 @@
-"""The overview page: the worked example's numbers, which most pages glue too."""
+"""The overview page: the worked example's numbers, which most pages glue too, and reading times."""
 
 from __future__ import annotations
 
-from lesson_lib.chapters.glue import GlueTable
+import re
+from pathlib import Path
+
+from lesson_lib.chapters.glue import CHAPTERS, GlueTable
+from lesson_lib.chapters.notebook import BOOK
 from lesson_lib.model.collectives import (
     allreduce_latency,
     allreduce_wire_bytes,
@@ -113,8 +117,6 @@ def worked_example_numbers() -> dict[str, str]:
         "prefill_bandwidth_slow_4": _ms(pre_slow.bandwidth_s),
         "prefill_flops_4": _ms(pre_fast.flops_s),
         "crossover_fast": format_bytes(crossover_bytes(FAST, 2), "MB"),
-        "one_gpu_line": _ms(one.total_s),
-        "one_gpu_tokens_per_s": format_count(one.tokens_per_s),
     }
     for n in (1, 2, 4):
         out[f"sequences_{n}"] = str(max_sequences(m, GPU, n, full))
@@ -124,6 +126,40 @@ def worked_example_numbers() -> dict[str, str]:
             out[f"{key}_{tag}"] = _ms(line.step.total_s)
             out[f"{key}_{tag}_tokens_per_s"] = format_count(line.step.tokens_per_s)
     return out
+
+
+#: Words a minute of study reading, Carver's "learning" rate (R. P. Carver, "Reading rate:
+#: theory, research, and practical implications", Journal of Reading 36(2), 84-95, 1992).
+READING_WPM = 200
+#: The chapters that carry the argument, in reading order; the others go further.
+CORE_PATH = ("overview", "sizing", "allreduce", "payloads", "latency", "prefill", "batching")
+CORE_PATH += ("cluster", "summary")
+
+
+def prose_words(markdown: str) -> int:
+    """Words of a MyST page's text, tables and captions before ``## Exercises``, not its code;
+    a role counts as its shown text or one word (a glued number), a link as its text."""
+    import jupytext  # as the notebook edition reads MyST
+
+    page = markdown.split("\n## Exercises", 1)[0]
+    text = " ".join(
+        c.source for c in jupytext.reads(page, fmt="md:myst").cells if c.cell_type == "markdown"
+    )
+    text += " ".join(re.findall(r"^ +caption: (.*\n(?: {6,}\S.*\n)*)", page, flags=re.M))
+    words = re.sub(r"\{[^}\s]+\}`([^`<]*)(<[^`]*>)?`|\]\([^)]*\)", r"\1", text).split()
+    return sum(1 for word in words if re.search(r"\w", word))
+
+
+def reading_numbers(book: Path = BOOK) -> dict[str, str]:
+    """Minutes of reading (:data:`READING_WPM`, rounded, at least 1) per chapter page, of the
+    core path and of the rest; the overview glues them as it runs, so they follow the text."""
+    pages = [page for page in CHAPTERS if page not in ("index", "instructor")]
+    words = {page: prose_words((book / f"{page}.md").read_text("utf-8")) for page in pages}
+    minutes = {page: max(1, round(count / READING_WPM)) for page, count in words.items()}
+    core = sum(minutes[page] for page in CORE_PATH)
+    out = {f"read_{page}": f"{count} min" for page, count in minutes.items()}
+    out |= {"read_core": f"{core} min", "read_further": f"{sum(minutes.values()) - core} min"}
+    return out | {"reading_wpm": str(READING_WPM)}
 
 
 #: What ``book/overview.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
