@@ -82,6 +82,7 @@ def test_known_heavy_scripts_stay_off_the_pages(built_book):
             found.append(f"{name}: explorer data inline")
     assert found == []
     assert (html_dir / ICON_FONT).stat().st_size < 20_000, "the icon font is not cut"
+    assert (html_dir / "_static" / "lesson" / "math.css").stat().st_size > 500, "no math styles"
 
 
 @pytest.mark.slow
