@@ -20,6 +20,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 WAIT_FOR_MATHJAX = """async () => {
   const mj = window.MathJax;
   if (!document.querySelector('.math')) { return 'no math'; }
+  // rendered when the site was built (lesson_site.static_math)
+  if (!document.querySelector('.math:not(:has(mjx-container))')) { return 'typeset'; }
   for (let i = 0; i < 200 && !(window.MathJax && window.MathJax.startup
        && window.MathJax.startup.promise); i++) {
     await new Promise(r => setTimeout(r, 50));
@@ -29,11 +31,18 @@ WAIT_FOR_MATHJAX = """async () => {
   return 'typeset';
 }"""
 
+#: Explorers and images load as they near the viewport: scroll each explorer
+#: into view until it is drawn, load every image now, and go back to the top.
 WAIT_FOR_EXPLORERS = """async () => {
+  document.querySelectorAll('img[loading="lazy"]').forEach(img => { img.loading = 'eager'; });
   const boxes = Array.from(document.querySelectorAll('div.lesson-explorer'));
-  const done = () => boxes.every(b => b.classList.contains('lesson-explorer-ready')
-    || b.querySelector('.lesson-explorer-error'));
-  for (let i = 0; i < 600 && !done(); i++) { await new Promise(r => setTimeout(r, 50)); }
+  const done = b => b.classList.contains('lesson-explorer-ready')
+    || b.querySelector('.lesson-explorer-error');
+  for (const b of boxes) {
+    b.scrollIntoView();
+    for (let i = 0; i < 600 && !done(b); i++) { await new Promise(r => setTimeout(r, 50)); }
+  }
+  window.scrollTo(0, 0);
   return boxes.length;
 }"""
 

@@ -49,6 +49,7 @@ class ExplorerPage:
         )
         self.page.goto(f"{site}{entry.doc}.html", wait_until="load")
         self.box = self.page.locator(f'div.lesson-explorer[aria-label="{self.explorer.title}"]')
+        self.box.scroll_into_view_if_needed()  # it loads as it nears the viewport
         self.box.and_(self.page.locator(".lesson-explorer-ready")).wait_for()
         self.state = self.explorer.defaults
 
@@ -178,6 +179,7 @@ def test_explorer_fits_a_phone(browser, site, entry):
         page = context.new_page()
         page.goto(f"{site}{entry.doc}.html", wait_until="load")
         box = page.locator(f'div.lesson-explorer[aria-label="{explorer.title}"]')
+        box.scroll_into_view_if_needed()
         box.and_(page.locator(".lesson-explorer-ready")).wait_for()
         widths = page.evaluate(WIDTHS, box.element_handle())
         assert widths["page"][0] <= widths["page"][1], widths

@@ -72,6 +72,7 @@ def _open(browser: Any, site: str, doc: str, viewport: dict[str, int]) -> tuple[
 
 def _wait_drawn(page: Any, box: Any) -> None:
     """Until the explorer is drawn for its column's present width."""
+    box.scroll_into_view_if_needed()  # it loads as it nears the viewport
     page.wait_for_function(
         """(b) => { const s = getComputedStyle(b);
              const room = e => e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);

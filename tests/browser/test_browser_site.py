@@ -19,7 +19,7 @@ from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
 from build_site import ROOT, toc_files
-from probe import raw_tex
+from probe import ACTION_TIMEOUT_MS, raw_tex
 
 from lesson_lib.explorers.catalog import EXPLORERS
 
@@ -192,3 +192,33 @@ def test_chapter_downloads_as_ipynb_and_launches(report, built_book, doc):
     assert f"{r.site}_sources/{doc}.ipynb" in r.data["links"]
     binder = [u for u in r.data["links"] if u.startswith("https://mybinder.org/v2/")]
     assert binder and binder[0].endswith(f"urlpath=lab/tree/{doc}.md")
+
+
+def test_search_finds_a_chapter(browser, site):
+    """The search page loads its index itself (no other page does) and lists results."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{site}search.html?q=allreduce", wait_until="load")
+        page.locator("#search-results li").first.wait_for(timeout=ACTION_TIMEOUT_MS)
+        assert page.locator("#search-results li").count() > 0
+    finally:
+        context.close()
+
+
+def test_explorer_draws_from_a_file(browser, built_book):
+    """Opened as a file (file://), an explorer still loads its data and Vega when scrolled to."""
+    entry = EXPLORERS[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((built_book.html_dir / f"{entry.doc}.html").as_uri(), wait_until="load")
+        box = page.locator("div.lesson-explorer").first
+        assert "lesson-explorer-ready" not in (box.get_attribute("class") or "")
+        box.scroll_into_view_if_needed()
+        box.and_(page.locator(".lesson-explorer-ready")).wait_for(timeout=ACTION_TIMEOUT_MS)
+    finally:
+        context.close()
+    assert errors == []

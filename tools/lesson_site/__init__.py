@@ -11,6 +11,11 @@ One module per concern:
   and leaves out constant values too long to read.
 * :mod:`lesson_site.kernels`: each page's kernel is stopped at once when its
   cells have run.
+* :mod:`lesson_site.static_math`: the math rendered to SVG at build time, so
+  no page loads MathJax.
+* :mod:`lesson_site.weight`: a page's first load leaves out what it does not
+  use (MathJax without math, the theme's Font Awesome script and search index),
+  and the explorers' data waits beside the page until an explorer is near.
 
 Its ``env_version`` follows its source (:func:`source_env_version`), so a
 change here makes Sphinx read every page again (from the execution cache).
@@ -28,6 +33,14 @@ from lesson_site.api_pages import ShortValueDataDocumenter, skip_imported_member
 from lesson_site.assets import add_page_assets, add_selfcheck_data, check_vendor
 from lesson_site.html_fixes import dedupe_scripts, name_summaries
 from lesson_site.kernels import stop_page_kernels_at_once
+from lesson_site.static_math import render_math
+from lesson_site.weight import (
+    ICON_CSS,
+    lazy_images,
+    move_explorer_data,
+    strip_theme_tags,
+    subset_icon_fonts,
+)
 
 #: This package's folder.
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -78,6 +91,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", add_selfcheck_data)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", name_summaries, priority=900)
+    app.connect("html-page-context", move_explorer_data)
+    app.connect("html-page-context", lazy_images)
+    app.connect("build-finished", render_math, priority=400)
+    app.connect("build-finished", strip_theme_tags)
+    app.connect("build-finished", subset_icon_fonts)
+    app.add_css_file(ICON_CSS, priority=900)  # after the theme's own
     app.setup_extension("sphinx.ext.autodoc")  # its event must exist to be connected
     app.add_autodocumenter(ShortValueDataDocumenter, override=True)
     app.connect("autodoc-skip-member", skip_imported_members)

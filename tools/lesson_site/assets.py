@@ -17,15 +17,12 @@ PINS_FILE = "PINS.json"
 #: Assets (paths under ``_static/``) a page gets only when its body has an
 #: element with the class that keys them; scripts load deferred, in order.
 PAGE_ASSETS: dict[str, tuple[str, ...]] = {
-    "lesson-explorer": (
-        "vega/vega.min.js",
-        "vega/vega-lite.min.js",
-        "vega/vega-embed.min.js",
-        "lesson/explorers.js",
-        "lesson/explorers.css",
-    ),
+    # explorers.js loads _static/vega/ itself when an explorer nears the viewport
+    "lesson-explorer": ("lesson/explorers.js", "lesson/explorers.css"),
     "lesson-selfcheck": ("lesson/selfcheck.js", "lesson/selfcheck.css"),
     "exercise": ("lesson/exercises.css",),
+    # written when the build ends (lesson_site.static_math)
+    "math": ("lesson/math.css",),
 }
 #: Assets of every page with a table: the cue for tables wider than the page.
 TABLE_ASSETS: tuple[str, ...] = ("lesson/tables.js", "lesson/tables.css")

@@ -15,8 +15,18 @@
 // down whole. When the column's width changes (a phone turned sideways, a
 // resized window) every explorer is drawn again for the new width, keeping
 // the state of its controls.
+//
+// Nothing heavy comes with the page: when an explorer nears the viewport the
+// Vega scripts and its spec (a script beside the page, named by the spec
+// element's data-src, filling window.lessonExplorerSpecs) are inserted as
+// <script src> elements, which also load from file://.
 (function () {
   "use strict";
+
+  var HERE = document.currentScript && document.currentScript.src;
+  var VEGA = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
+  // Start loading this far before an explorer scrolls into view.
+  var NEAR = "400px 0px";
 
   var MESSAGE_MARKS = "message_marks";
   var MESSAGE_FIELD = "_message";
@@ -168,16 +178,43 @@
     if (window.console) { console.warn("lesson explorer:", error); }
   }
 
-  function draw(box) {
+  var loading = {};
+
+  // A promise of a script inserted once into the page (in order with the others).
+  function script(src) {
+    if (!loading[src]) {
+      loading[src] = new Promise(function (resolve, reject) {
+        var el = document.createElement("script");
+        el.src = src;
+        el.async = false;
+        el.onload = resolve;
+        el.onerror = function () { reject(new Error("could not load " + src)); };
+        document.head.appendChild(el);
+      });
+    }
+    return loading[src];
+  }
+
+  // The explorer's spec: in the page, or in the script its data-src names.
+  function specOf(box) {
+    var el = box.querySelector(".lesson-explorer-spec");
+    var src = el && el.getAttribute("data-src");
+    if (!src) { return Promise.resolve(JSON.parse(el.textContent)); }
+    return script(new URL(src, document.baseURI).href).then(function () {
+      var specs = window.lessonExplorerSpecs || {};
+      if (!specs[src]) { throw new Error("its data is unreadable"); }
+      return specs[src];
+    });
+  }
+
+  function vega() {
+    var base = new URL("../vega/", HERE || document.baseURI).href;
+    return Promise.all(VEGA.map(function (name) { return script(base + name); }));
+  }
+
+  function draw(box, spec) {
     var chart = box.querySelector(".lesson-explorer-chart");
     var status = box.querySelector(".lesson-explorer-status");
-    var spec;
-    try {
-      spec = JSON.parse(box.querySelector(".lesson-explorer-spec").textContent);
-    } catch (e) {
-      fail(box, "its data is unreadable");
-      return null;
-    }
     if (typeof window.vegaEmbed !== "function") {
       fail(box, "the Vega scripts did not load");
       return null;
@@ -273,10 +310,25 @@
 
   function start() {
     var drawn = [];
-    document.querySelectorAll("div.lesson-explorer").forEach(function (box) {
-      var explorer = draw(box);
-      if (explorer) { drawn.push(explorer); }
-    });
+    function show(box) {
+      Promise.all([Promise.resolve(box).then(specOf), vega()]).then(function (loaded) {
+        var explorer = draw(box, loaded[0]);
+        if (explorer) { drawn.push(explorer); }
+      }).catch(function (e) { fail(box, String(e && e.message || e)); });
+    }
+    var boxes = document.querySelectorAll("div.lesson-explorer");
+    if (!("IntersectionObserver" in window)) {
+      boxes.forEach(show);
+    } else {
+      var watch = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) { return; }
+          watch.unobserve(entry.target);
+          show(entry.target);
+        });
+      }, { rootMargin: NEAR });
+      boxes.forEach(function (box) { watch.observe(box); });
+    }
     var timer = null;
     function resized() {
       clearTimeout(timer);
