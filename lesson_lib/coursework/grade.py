@@ -12,10 +12,8 @@ Command line::
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv --student s017
 
-Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox (install
-bubblewrap, or ``--no-sandbox`` for submissions you trust), 128 + the signal when stopped (130
-Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, the earlier outputs left whole
-(or, stopped while moving them, the new ones).
+Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox, 128 + the
+signal when stopped (the outputs are one set, the earlier or the new), as ``--help`` says.
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ The zip (:func:`build_zip`, format: https://gradescope-autograders.readthedocs.i
 holds ``setup.sh`` (bubblewrap, uv, a Python fitting :data:`PYTHON_REQUEST` and the pins),
 ``run_autograder``, ``config.json``, the ``lesson_lib`` source, optionally roster and course salt.
 :func:`run` identifies the one submission and grades it as ``make grade`` does, one test per
-problem. Where a container refuses bubblewrap's namespaces the notebook runs unsandboxed there (said
-in the output), as a spare unprivileged user who cannot read the salt or roster (both 0600), or
-with ``--require-sandbox`` scores nothing. The roster ships without names, sections or e-mails.
+problem; where a container refuses bubblewrap, as the instructor guide's "A Gradescope autograder"
+says (unsandboxed as a spare user who cannot read the salt or roster, or not at all).
 
 Command line::
 
