@@ -1,17 +1,10 @@
 """The class report: how a class did on each problem, and which mistakes were common.
 
-From the grader's details CSV (a row per student and problem, with each wrong answer's mistake id)
-and grades CSV (which rows count, with their late factors:
-:mod:`~lesson_lib.coursework.report_rows`): per problem the mean points, verdicts and commonest
-named mistakes, by variant where the class drew few enough. Means per problem are before the late
-penalty; student totals after it, with a TA's points, as the grades CSV's ``total``.
-
-From the command line (``make report``)::
+Read from the grader's details and grades CSVs (:mod:`~lesson_lib.coursework.report_rows`) and
+written as the instructor guide's "Points, close credit and the class report" describes; from the
+command line (``make report``)::
 
     python -m lesson_lib.coursework.class_report _build/grades-details.csv --out _build/report
-
-writes ``class_report.md``, ``class_report.png`` and ``class_points.csv`` (every student's points
-at that close credit); the grades CSV is ``grades.csv`` beside the details unless ``--grades``.
 """
 
 from __future__ import annotations

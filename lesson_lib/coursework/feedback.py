@@ -1,15 +1,10 @@
 """Feedback to hand back: one self-contained HTML file per student, beside the grades.
 
-Each file (``feedback/s001.html``) gives, per problem, the answer as graded, the verdict, the points
-and the checker's message (naming the usual mistake an answer matches). One page, style inline, no
-script: it opens from an e-mail, an LMS upload or a ``file://`` link alike. A submission's text in
-it (answers, file name) is escaped, so it adds no markup or script to any page.
-
-Points as in the grades CSV: :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points` per
-problem, imported parts a person grades, the late factor beside the total when it cut anything.
-
-Notes naming other files (duplicates, imitations) stay in the instructor's CSV. An answer read from
-the source, its cell not run (a time-out, a kernel crash), says so beside its verdict.
+Each file (``feedback/s001.html``) is the page the instructor guide's "Feedback for each student"
+describes, style inline and no script, a submission's text escaped. Points are the grades CSV's:
+:attr:`~lesson_lib.coursework.problems.bank.Problem.max_points` per problem, imported parts a person
+grades, the late factor beside the total when it cut anything. An answer read from the source, its
+cell not run (a time-out, a kernel crash), says so beside its verdict.
 """
 
 from __future__ import annotations

@@ -12,21 +12,18 @@ Command line::
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv
     python -m lesson_lib.coursework.grade submissions/ --out grades.csv --student s017
 
-Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox (install
-bubblewrap, or ``--no-sandbox`` for submissions you trust), 128 + the signal when stopped (130
-Ctrl-C, 143 SIGTERM, 129 SIGHUP): sandbox and copies removed first, the earlier outputs left whole
-(or, stopped while moving them, the new ones).
+Exit status: 0 the CSV was written, 2 bad options or no submissions, 3 no sandbox, 128 + the
+signal when stopped (the outputs are one set, the earlier or the new), as ``--help`` says.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import math
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import fields
 from pathlib import Path
@@ -62,6 +59,7 @@ from lesson_lib.coursework.variants import (
     set_course_salt,
 )
 from lesson_lib.model._safe_io import printable, require_output_file, stop_on_signals
+from lesson_lib.model._validate import require_number
 
 # grade_notebook and Submission are the grader's names for one notebook, imported from here
 __all__ = ["EXIT_NO_SANDBOX", "Submission", "UsageError", "grade_notebook", "main"]
@@ -83,38 +81,30 @@ def _refused(errors: type[Exception] | tuple[type[Exception], ...], text: str = 
         raise UsageError(text.format(err)) from None
 
 
-def _timeout_arg(text: str) -> float:
-    """``--timeout``: seconds, finite, > 0 and at most ``time_limits.MAX_TIMEOUT``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or not 0 < value <= time_limits.MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(
-            f"must be a number of seconds > 0 and <= {time_limits.MAX_TIMEOUT:g}, got {text!r}"
-        )
-    return value
+def _typed(convert: Callable[[str], Any], allowed: str) -> Callable[[str], Any]:
+    """An argparse type: ``convert(text)``, else an error saying the option must be ``allowed``."""
+
+    def parse(text: str) -> Any:
+        try:
+            return convert(text)
+        except (TypeError, ValueError):  # NaN and infinity fail require_number too
+            raise argparse.ArgumentTypeError(f"must be {allowed}, got {text!r}") from None
+
+    return parse
 
 
-def _close_credit_arg(text: str) -> float:
-    """``--close-credit``: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
-    return value
-
-
-def _jobs_arg(text: str) -> int:
-    """``--jobs``: a whole number of sandboxes from 1 to ``MAX_JOBS``."""
-    try:
-        return require_jobs(int(text))
-    except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number of sandboxes from 1 to {MAX_JOBS}, got {text!r}"
-        ) from None
+_timeout_arg = _typed(
+    lambda text: require_number(
+        "--timeout", float(text), strict=True, maximum=time_limits.MAX_TIMEOUT
+    ),
+    f"a number of seconds > 0 and <= {time_limits.MAX_TIMEOUT:g}",
+)
+_close_credit_arg = _typed(
+    lambda text: require_number("--close-credit", float(text), maximum=1.0), "a number from 0 to 1"
+)
+_jobs_arg = _typed(
+    lambda text: require_jobs(int(text)), f"a whole number of sandboxes from 1 to {MAX_JOBS}"
+)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -4,9 +4,8 @@ The zip (:func:`build_zip`, format: https://gradescope-autograders.readthedocs.i
 holds ``setup.sh`` (bubblewrap, uv, a Python fitting :data:`PYTHON_REQUEST` and the pins),
 ``run_autograder``, ``config.json``, the ``lesson_lib`` source, optionally roster and course salt.
 :func:`run` identifies the one submission and grades it as ``make grade`` does, one test per
-problem. Where a container refuses bubblewrap's namespaces the notebook runs unsandboxed there (said
-in the output), as a spare unprivileged user who cannot read the salt or roster (both 0600), or
-with ``--require-sandbox`` scores nothing. The roster ships without names, sections or e-mails.
+problem; where a container refuses bubblewrap, as the instructor guide's "A Gradescope autograder"
+says (unsandboxed as a spare user who cannot read the salt or roster, or not at all).
 
 Command line::
 
@@ -230,10 +229,10 @@ def _read_json(path: Path) -> object:
 
 def _write_results(root: Path, results: dict) -> dict:
     """Write ``results`` as ``root/results/results.json``, for the grader only; return them."""
-    folder = root / "results"
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / "results.json"
-    write_atomically(target, lambda fh: json.dump(results, fh, indent=2), mode=0o600)
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    write_atomically(
+        root / "results" / "results.json", lambda fh: json.dump(results, fh, indent=2), mode=0o600
+    )
     return results
 
 
@@ -275,12 +274,11 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         close_credit = CLOSE_CREDIT
     found = _problem_set_entries(root / "submission") if (root / "submission").is_dir() else []
     if not found:
-        results = _nothing_graded(
+        message = (
             "No notebook found in the submission: upload your problem set, "
-            "<your ID>_problems.ipynb (for example s001_problems.ipynb).",
-            visibility,
+            "<your ID>_problems.ipynb (for example s001_problems.ipynb)."
         )
-        return _write_results(root, results)
+        return _write_results(root, _nothing_graded(message, visibility))
     entry, extra = found[0], []
     if len(found) > 1:
         others = ", ".join(printable(e.name, 60) for e in found[1:4])
@@ -298,11 +296,8 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
         require_sandbox()
     except SandboxUnavailable as err:
         if config.get("require_sandbox"):
-            results = _nothing_graded(
-                f"Not graded: the grader's sandbox cannot run in this container ({err}).",
-                visibility,
-            )
-            return _write_results(root, results)
+            message = f"Not graded: the grader's sandbox cannot run in this container ({err})."
+            return _write_results(root, _nothing_graded(message, visibility))
         sandbox = False
         extra.append(
             "Graded without the grader's sandbox (it cannot run in this container); the "

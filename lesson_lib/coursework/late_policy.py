@@ -1,17 +1,8 @@
 """The late and resubmission policy: days late, what is left of a late score, which copy counts.
 
-Stated on the command line, and written into the notes of every row it touches:
-
-* ``--due`` (ISO 8601; without a zone, UTC). A submission's time is Gradescope's ``created_at``,
-  else the file's modification time; every started day after ``--due`` is a day late. Canvas
-  names carry only a ``LATE`` marker: without it a Canvas-named file is on time whatever its file
-  time (a copy or an unzip sets that); with it, late by its file time if after ``--due``, else 1
-  day, and a file time after the run started or before ``--due`` is noted and warned about.
-* ``--late-penalty-per-day``: each day takes that fraction of the score off, down to nothing;
-  the problem columns keep the points as graded, ``total`` is after the penalty.
-* ``--keep latest`` or ``best``: of an ID's submissions, the last handed in, or the highest total
-  after penalty (later on a tie), counts; every other has ``counted`` False (``not counted`` in the
-  scores CSV, noting the one that counts). Without ``--keep`` all stay flagged ``DUPLICATE``.
+Stated by the grader's ``--due``, ``--late-penalty-per-day`` and ``--keep``, and written into the
+notes of every row it touches; the instructor guide's "Late work and resubmissions" gives the
+rules, how a Canvas ``LATE`` name is timed among them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The parts a person grades: reasoning exported per problem for a TA, and the points merged back.
 
 A problem of :data:`MANUAL_PARTS` asks for reasoning in its own variable (``why_q12 = "..."``), read
-from the source as a plain string. ``--manual-export DIR`` writes one CSV per part (student, file,
-text, blank ``points``, most points, rubric); ``--manual-import DIR`` (or, without grading,
-:mod:`~lesson_lib.coursework.manual_import`) merges the filled files into the grades CSV's ``total``
-and ``max`` (times the ``late factor``). Blank ``points``: not graded yet.
+from the source as a plain string; the instructor guide's "Reasoning graded by a person" says what
+``--manual-export`` writes and how ``--manual-import`` (or
+:mod:`~lesson_lib.coursework.manual_import`) counts the points (blank ``points``: not graded yet).
 """
 
 from __future__ import annotations

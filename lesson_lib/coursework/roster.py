@@ -1,14 +1,9 @@
 """The class roster: who each issued student ID belongs to on the learning platform.
 
-A roster is a CSV file with one row per student and at least these columns (header names without
-case; an optional ``email`` is matched too, any others are ignored)::
-
-    lms_user_id,name,section,student_id
-    12345,"Smith, Jane",Section 01,s001
-
-``lms_user_id`` is the platform's id (Canvas's user id; Gradescope's submitter ``sid`` or
-``email``), ``student_id`` the ID the student edition issued. With a roster the grader grades a file
-only as an ID on it, checks the platform's user agrees, and fills the gradebook.
+A CSV file, one row per student, with the :data:`REQUIRED_COLUMNS` (header names without case; an
+optional ``email`` is matched too, any others are ignored), as the instructor guide's "Whose
+notebook it is" shows. With a roster the grader grades a file only as an ID on it, checks the
+platform's user agrees, and fills the gradebook.
 """
 
 from __future__ import annotations
@@ -37,7 +32,7 @@ SKELETON_HEADER = ("lms_user_id", "name", "section", "student_id", "email")
 class RosterEntry:
     """One student of the roster."""
 
-    #: The platform's id of the student ("" until the instructor fills it in).
+    #: Canvas's user id, or Gradescope's submitter ``sid`` ("" until the instructor fills it in).
     lms_user_id: str
     name: str
     section: str

@@ -1,13 +1,10 @@
 """The options a grading run scored with, kept beside the grades so a regrade scores alike.
 
-A regrade (``--student``) scored with other options (no ``--due``, another course salt) would not
-compare with the other rows: a late student would lose the penalty the class kept. A full run
-therefore writes the score-changing options to ``grades.options.json`` beside ``grades.csv``: the
-roster read ("" for none), ``--due``, ``--late-penalty-per-day``, ``--keep``, ``--close-credit`` and
-a fingerprint of the course salt (16 hex digits of its SHA-256, not the salt). A regrade takes each
-option not given from there; one that differs is refused (:func:`reconcile`), naming both values.
-The file also keeps :func:`bank_fingerprint`: a regrade under a problem bank that scores otherwise
-(an answer, tolerance, mistake or points changed) is refused, since its rows would mix two rules.
+A full run writes the score-changing options (the roster read, ``--due``,
+``--late-penalty-per-day``, ``--keep``, ``--close-credit``, 16 hex digits of the course salt's
+SHA-256) and :func:`bank_fingerprint` to ``grades.options.json`` beside ``grades.csv``; a regrade
+(``--student``) takes each option not given from there and refuses one that differs
+(:func:`reconcile`).
 """
 
 from __future__ import annotations

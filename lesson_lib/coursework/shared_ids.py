@@ -1,10 +1,8 @@
 """One student ID handed in by two platform users: neither copy is graded.
 
-Two Canvas (or Gradescope) users handing in one ID are not a resubmission: one handed in the other's
-notebook, or typed the other's ID. ``--keep`` must not pick one, nor the Canvas file give the grade
-to whichever came last. :func:`flag_shared_ids` finds them by each row's platform user (``lms_user``
-of :class:`~lesson_lib.coursework.identity.Identity`) for the instructor to decide. A roster naming
-each ID's LMS user catches it earlier (a mismatch); this check needs none.
+That is no resubmission (one handed in the other's notebook, or typed the other's ID), so
+``--keep`` must not pick one; :func:`flag_shared_ids` finds them by each row's platform user
+(``lms_user`` of :class:`~lesson_lib.coursework.identity.Identity`) for the instructor to decide.
 """
 
 from __future__ import annotations

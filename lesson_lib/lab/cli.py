@@ -42,15 +42,16 @@ EXIT_USAGE = 2
 EXIT_TIMEOUT = 5
 EXIT_NO_MPI = 6
 EXIT_BAD_FILE = 7
-#: What each exit status means; the ``--help`` epilog and the book's lab reference print it.
+#: What each exit status means; the ``--help`` epilog, the book's lab reference and the lab
+#: page's note on a failed run (:func:`~lesson_lib.lab.report.load_run`) print it.
 EXIT_MEANINGS: dict[int, str] = {
     EXIT_OK: "the run finished and its results file was written",
     EXIT_USAGE: "the command line was wrong (the message names the option)",
     EXIT_BUDGET: "the sweep ran over its --budget (the sizes done so far go to "
     "<out>.incomplete.json, and an earlier --out file is left as it was)",
-    EXIT_RANK_FAILED: "a rank died",
+    EXIT_RANK_FAILED: "a rank failed or MPI could not start",
     EXIT_TIMEOUT: "the job ran past its hard --timeout and every rank was stopped",
-    EXIT_NO_MPI: "no mpiexec (or mpi4py) was found",
+    EXIT_NO_MPI: "no MPI is installed here (mpiexec or mpi4py missing)",
     EXIT_BAD_FILE: "a results or nccl-tests file was empty, corrupt or malformed",
 }
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lesson_lib.lab.cli import EXIT_MEANINGS
 from lesson_lib.lab.fit import AlphaBetaFit, fabric_from_fit, fit_measurement
 from lesson_lib.lab.pingpong import PingPong
 from lesson_lib.lab.reading import (
@@ -30,16 +31,6 @@ from lesson_lib.model.units import (
     format_ratio,
     format_seconds,
 )
-
-#: What each exit status of ``python -m lesson_lib.lab run`` means, for the page.
-EXIT_MEANINGS: dict[int, str] = {
-    2: "bad options",
-    3: "the sweep ran out of its time budget",
-    4: "a rank failed or MPI could not start",
-    5: "the job did not finish within its timeout",
-    6: "no MPI is installed here (mpiexec or mpi4py missing)",
-    7: "the results file was empty or corrupt",
-}
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """What a problem is (:class:`Problem`, :class:`Mistake`, :class:`Choice`), and what problems share:
-the models, cards and fabrics variants draw from, and formatters so all write numbers alike.
+the models, cards and fabrics variants draw from (times are written by
+:func:`~lesson_lib.model.units.format_seconds`, sizes by :func:`fmt_bytes`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from lesson_lib.coursework.variants import shuffled
 from lesson_lib.model.specimen import A100, GPU, H200, MODEL, NVLINK_BANDWIDTH
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.units import GB, US, format_bytes, format_rate, format_seconds
+from lesson_lib.model.units import GB, US, format_bytes, format_rate
 
 Params = dict[str, Any]
 
@@ -297,34 +298,6 @@ def fmt_bytes(nbytes: float, unit: str, decimals: int = 2) -> str:
     str
     """
     return format_bytes(nbytes, unit, decimals=decimals)
-
-
-def fmt_ms(seconds: float) -> str:
-    """Seconds written in milliseconds, e.g. ``"9.34 ms"``.
-
-    Parameters
-    ----------
-    seconds : float
-
-    Returns
-    -------
-    str
-    """
-    return format_seconds(seconds, "ms")
-
-
-def fmt_us(seconds: float) -> str:
-    """Seconds written in microseconds, e.g. ``"25 us"``.
-
-    Parameters
-    ----------
-    seconds : float
-
-    Returns
-    -------
-    str
-    """
-    return format_seconds(seconds, "us")
 
 
 def choice_problem(options: Callable[[], list[Choice]], **fields: Any) -> Problem:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Choice, choice_problem, fmt_bytes, fmt_us
+from lesson_lib.coursework.problems.bank import Choice, choice_problem, fmt_bytes
 from lesson_lib.model.collectives import allreduce_wire_bytes, crossover_bytes
 from lesson_lib.model.specimen import FAST, MODEL, NVLINK_BANDWIDTH, TOKENS_PER_S
-from lesson_lib.model.units import format_rate
+from lesson_lib.model.units import format_rate, format_seconds
 
 
 def _options() -> list[Choice]:
@@ -20,7 +20,7 @@ def _options() -> list[Choice]:
             "alpha x B, and they run one after another, so the fixed cost of each collective "
             "adds up.",
             f"Right: {fmt_bytes(m.hidden_vector_bytes, 'KiB')} is tiny next to the crossover of a fast "
-            f"fabric ({fmt_bytes(cross, 'MB')} at {fmt_us(FAST.latency)} and {format_rate(FAST.bandwidth)}), "
+            f"fabric ({fmt_bytes(cross, 'MB')} at {format_seconds(FAST.latency, 'us')} and {format_rate(FAST.bandwidth)}), "
             "so each "
             "all-reduce costs about its latency, and the token pays it "
             f"{m.allreduces_per_token} times in series.",

@@ -12,13 +12,11 @@ from lesson_lib.coursework.problems.bank import (
     card_facts,
     fabric_of,
     fmt_bytes,
-    fmt_ms,
-    fmt_us,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.step_time import decode_step
-from lesson_lib.model.units import MS, US, format_count
+from lesson_lib.model.units import MS, US, format_count, format_seconds
 
 
 def _step(p: Params, **kw: Any):
@@ -30,13 +28,13 @@ def _facts(p: Params) -> dict[str, str]:
     return {
         **card_facts(p["card"]),
         "n": str(p["n"]),
-        "latency": fmt_us(p["latency_us"] * US),
+        "latency": format_seconds(p["latency_us"] * US, "us"),
         "weights": fmt_bytes(MODEL.weight_bytes, "GB"),
         "share": fmt_bytes(MODEL.weight_bytes / p["n"], "GB"),
-        "compute": fmt_ms(step.compute_s),
+        "compute": format_seconds(step.compute_s, "ms"),
         "allreduces": str(MODEL.allreduces_per_token),
-        "comm": fmt_ms(step.latency_s),
-        "total": fmt_ms(step.total_s),
+        "comm": format_seconds(step.latency_s, "ms"),
+        "total": format_seconds(step.total_s, "ms"),
         "tokens_per_s": format_count(step.tokens_per_s),
     }
 

@@ -9,14 +9,12 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     card_facts,
     fabric_of,
-    fmt_ms,
-    fmt_us,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.specimen import MODEL
 from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
 from lesson_lib.model.step_time import decode_step, speedup
-from lesson_lib.model.units import US, format_ratio
+from lesson_lib.model.units import US, format_ratio, format_seconds
 
 
 def _steps(p: Params):
@@ -30,13 +28,13 @@ def _facts(p: Params) -> dict[str, str]:
     two, four = _steps(p)
     return {
         **card_facts(p["card"]),
-        "latency": fmt_us(p["latency_us"] * US),
+        "latency": format_seconds(p["latency_us"] * US, "us"),
         "allreduces": str(MODEL.allreduces_per_token),
-        "compute_2": fmt_ms(two.compute_s),
-        "compute_4": fmt_ms(four.compute_s),
-        "comm": fmt_ms(two.latency_s),
-        "total_2": fmt_ms(two.total_s),
-        "total_4": fmt_ms(four.total_s),
+        "compute_2": format_seconds(two.compute_s, "ms"),
+        "compute_4": format_seconds(four.compute_s, "ms"),
+        "comm": format_seconds(two.latency_s, "ms"),
+        "total_2": format_seconds(two.total_s, "ms"),
+        "total_4": format_seconds(four.total_s, "ms"),
         "speedup": format_ratio(speedup(two, four), decimals=3),
     }
 

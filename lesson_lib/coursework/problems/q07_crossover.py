@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import (
-    Mistake,
-    Params,
-    Problem,
-    fabric_of,
-    fmt_bytes,
-    fmt_us,
-)
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import crossover_bytes, ring_allreduce_factor
 from lesson_lib.model.specimen import MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
 from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.units import GB, US, MiB, format_count, format_rate
+from lesson_lib.model.units import GB, US, MiB, format_count, format_rate, format_seconds
 
 
 def _wire(p: Params) -> Fabric:
@@ -26,7 +19,7 @@ def _facts(p: Params) -> dict[str, str]:
     f = _wire(p)
     n = p["n"]
     return {
-        "latency": fmt_us(f.latency),
+        "latency": format_seconds(f.latency, "us"),
         "bandwidth": format_rate(f.bandwidth),
         "n": str(n),
         "factor": format_count(ring_allreduce_factor(n), decimals=4),

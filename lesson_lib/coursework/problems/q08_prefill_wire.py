@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, fmt_ms
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_wire_bytes, ring_allreduce_factor
 from lesson_lib.model.specimen import GPU, MODEL, PCIE_BANDWIDTH, PROMPT_TOKENS
 from lesson_lib.model.specimen import SLOW as SLOW_FABRIC
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import prefill_step
-from lesson_lib.model.units import GB, MS, GiB, format_count, format_rate
+from lesson_lib.model.units import GB, MS, GiB, format_count, format_rate, format_seconds
 
 
 def _step(p: Params):
@@ -31,9 +31,9 @@ def _facts(p: Params) -> dict[str, str]:
         "factor": format_count(ring_allreduce_factor(p["n"]), decimals=4),
         "wire_total": fmt_bytes(wire_total, "GiB", 3),
         "wire_total_gb": fmt_bytes(wire_total, "GB", 3),
-        "time": fmt_ms(step.bandwidth_s),
-        "latency_total": fmt_ms(step.latency_s),
-        "flops": fmt_ms(step.flops_s),
+        "time": format_seconds(step.bandwidth_s, "ms"),
+        "latency_total": format_seconds(step.latency_s, "ms"),
+        "flops": format_seconds(step.flops_s, "ms"),
     }
 
 

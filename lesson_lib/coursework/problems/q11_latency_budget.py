@@ -9,8 +9,6 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     card_facts,
     fabric_of,
-    fmt_ms,
-    fmt_us,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.specimen import MODEL
@@ -35,13 +33,13 @@ def _facts(p: Params) -> dict[str, str]:
     budget = two.total_s - four_free.total_s
     return {
         **card_facts(p["card"]),
-        "latency": fmt_us(p["latency_us"] * US),
+        "latency": format_seconds(p["latency_us"] * US, "us"),
         "allreduces": str(MODEL.allreduces_per_token),
-        "compute_2": fmt_ms(two.compute_s),
-        "comm_2": fmt_ms(two.latency_s),
-        "total_2": fmt_ms(two.total_s),
-        "compute_4": fmt_ms(four_free.compute_s),
-        "budget": fmt_ms(budget),
+        "compute_2": format_seconds(two.compute_s, "ms"),
+        "comm_2": format_seconds(two.latency_s, "ms"),
+        "total_2": format_seconds(two.total_s, "ms"),
+        "compute_4": format_seconds(four_free.compute_s, "ms"),
+        "budget": format_seconds(budget, "ms"),
         "answer": format_seconds(budget / MODEL.allreduces_per_token, "us", decimals=1),
     }
 

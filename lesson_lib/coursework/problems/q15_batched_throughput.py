@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.specimen import FAST, GPU, MODEL
 from lesson_lib.model.step_time import decode_step
-from lesson_lib.model.units import format_count
+from lesson_lib.model.units import format_count, format_seconds
 
 
 def _plan(p: Params):
@@ -20,11 +20,11 @@ def _facts(p: Params) -> dict[str, str]:
     return {
         "batch": str(p["batch"]),
         "context": format_count(p["context"]),
-        "weights": fmt_ms(step.weights_s),
-        "reads": fmt_ms(step.kv_read_s),
-        "latency": fmt_ms(step.latency_s),
-        "bandwidth": fmt_ms(step.bandwidth_s),
-        "step": fmt_ms(step.total_s),
+        "weights": format_seconds(step.weights_s, "ms"),
+        "reads": format_seconds(step.kv_read_s, "ms"),
+        "latency": format_seconds(step.latency_s, "ms"),
+        "bandwidth": format_seconds(step.bandwidth_s, "ms"),
+        "step": format_seconds(step.total_s, "ms"),
         "per_replica": format_count(plan.tokens_per_s_replica),
         "answer": format_count(plan.tokens_per_s_total),
     }

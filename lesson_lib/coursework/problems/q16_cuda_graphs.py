@@ -9,13 +9,12 @@ from lesson_lib.coursework.problems.bank import (
     Problem,
     card_facts,
     fabric_of,
-    fmt_ms,
 )
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.algorithms import cuda_graph_fabric
 from lesson_lib.model.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, MODEL
 from lesson_lib.model.step_time import decode_step
-from lesson_lib.model.units import US, format_ratio
+from lesson_lib.model.units import US, format_ratio, format_seconds
 
 
 def _times(p: Params, saving_us: float) -> tuple[float, float]:
@@ -39,8 +38,8 @@ def _facts(p: Params) -> dict[str, str]:
         "saving": f"{p['saving_us']:g} us",
         "after": f"{p['latency_us'] - p['saving_us']:g} us",
         "allreduces": str(MODEL.allreduces_per_token),
-        "two": fmt_ms(two),
-        "four": fmt_ms(four),
+        "two": format_seconds(two, "ms"),
+        "four": format_seconds(four, "ms"),
         "before": format_ratio(before[0] / before[1], decimals=3),
         "answer": format_ratio(two / four, decimals=3),
     }

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of, fmt_ms
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fabric_of
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.collectives import allreduce_latency, alltoall_time
-from lesson_lib.model.units import MS
+from lesson_lib.model.units import MS, format_seconds
 
 #: GPUs per node, the TP degree; EP spans two such nodes.
 GPUS_PER_NODE = 8
@@ -38,9 +38,9 @@ def _facts(p: Params) -> dict[str, str]:
         "network": f"{p['network_us']:g} us",
         "alltoalls": str(2 * moe),
         "allreduces": str(2 * p["layers"]),
-        "ep": fmt_ms(_ep(p)),
-        "tp": fmt_ms(_tp(p)),
-        "answer": fmt_ms(_ep(p) - _tp(p)),
+        "ep": format_seconds(_ep(p), "ms"),
+        "tp": format_seconds(_tp(p), "ms"),
+        "answer": format_seconds(_ep(p) - _tp(p), "ms"),
     }
 
 

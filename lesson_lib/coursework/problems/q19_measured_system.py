@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_ms
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem
 from lesson_lib.coursework.variants import pick
 from lesson_lib.measured import library_kernel, measured_fabric, measured_table, systems
 from lesson_lib.model.specimen import FAST, GPU, MODEL
 from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.units import format_seconds
 
 #: Systems a variant may draw: every one with a four-GPU library all-reduce.
 SYSTEMS: tuple[str, ...] = tuple(sorted(systems()))
@@ -46,10 +47,12 @@ def _facts(p: Params) -> dict[str, str]:
         "runtime": runtime,
         "rows": rows,
         "alpha": f"{_alpha(system) * 1e6:.1f} us",
-        "compute": fmt_ms(decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False).compute_s),
+        "compute": format_seconds(
+            decode_step(MODEL, GPU, FAST, 4, include_bandwidth=False).compute_s, "ms"
+        ),
         "allreduces": str(MODEL.allreduces_per_token),
-        "answer": fmt_ms(answer),
-        "two_fast": fmt_ms(two_fast),
+        "answer": format_seconds(answer, "ms"),
+        "two_fast": format_seconds(two_fast, "ms"),
         "winner": "the four GPUs" if answer < two_fast else "the two fast GPUs",
     }
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, fmt_ms, fmt_us
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.kv_transfer import kv_transfer_bytes, kv_transfer_time
 from lesson_lib.model.specimen import INTER_NODE, MODEL
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.units import GB, MS, GiB, format_count, format_rate
+from lesson_lib.model.units import GB, MS, GiB, format_count, format_rate, format_seconds
 
 
 def _nic(p: Params) -> Fabric:
@@ -21,13 +21,13 @@ def _facts(p: Params) -> dict[str, str]:
     return {
         "context": format_count(p["context"]),
         "gbits": f"{p['gbits']} Gb/s",
-        "latency": fmt_us(nic.latency),
+        "latency": format_seconds(nic.latency, "us"),
         "per_token": fmt_bytes(MODEL.kv_bytes_per_token, "KiB"),
         "kv": fmt_bytes(MODEL.kv_bytes(p["context"]), "MiB", 0),
         "state": fmt_bytes(MODEL.state_bytes, "MiB", 4),
         "total": fmt_bytes(total, "MB", 2),
         "bandwidth": format_rate(nic.bandwidth),
-        "time": fmt_ms(kv_transfer_time(MODEL, p["context"], nic)),
+        "time": format_seconds(kv_transfer_time(MODEL, p["context"], nic), "ms"),
         "attention_layers": str(MODEL.num_attention_layers),
         "linear_layers": str(MODEL.num_linear_layers),
     }

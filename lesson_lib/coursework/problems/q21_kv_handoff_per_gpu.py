@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes, fmt_ms, fmt_us
+from lesson_lib.coursework.problems.bank import Mistake, Params, Problem, fmt_bytes
 from lesson_lib.coursework.variants import pick
 from lesson_lib.model.kv_transfer import kv_transfer_bytes, sharded_transfer
 from lesson_lib.model.memory import kv_share, state_share
 from lesson_lib.model.specimen import INTER_NODE, MODEL
-from lesson_lib.model.units import MS, format_count, format_rate
+from lesson_lib.model.units import MS, format_count, format_rate, format_seconds
 
 #: GPUs per node in the statement (all of a node's NICs, one per GPU).
 GPUS_PER_NODE = 8
@@ -32,14 +32,14 @@ def _facts(p: Params) -> dict[str, str]:
         "context": format_count(ctx),
         "per_node": str(GPUS_PER_NODE),
         "nic": format_rate(INTER_NODE.bandwidth),
-        "latency": fmt_us(INTER_NODE.latency),
+        "latency": format_seconds(INTER_NODE.latency, "us"),
         "kv": fmt_bytes(MODEL.kv_bytes(ctx), "GiB", 3),
         "state": fmt_bytes(MODEL.state_bytes, "MiB", 4),
         "copies": copies,
         "kv_each": fmt_bytes(MODEL.kv_bytes(ctx) * kv_share(MODEL, n), "GiB", 4),
         "state_each": fmt_bytes(MODEL.state_bytes * state_share(MODEL, n), "MiB", 4),
         "port": fmt_bytes(t.port_bytes, "GB", 3),
-        "time": fmt_ms(t.time_s),
+        "time": format_seconds(t.time_s, "ms"),
     }
 
 
