@@ -122,6 +122,7 @@ def ring_schedule_figure(n: int = 4) -> Figure:
         row, col = (step, 0) if step < n else (step - n, 1)
         ax = fig.add_subplot(grid[row, col])
         draw_holdings(ax, result, step, fontsize=fontsize, aspect="auto")
+        ax.tick_params(labelleft=col == 0)  # its row's left panel names the ranks: wider cells
         title = (
             f"step {step}: {result.steps[step - 1][0].phase}" if step else "start: own partial only"
         )

@@ -239,7 +239,7 @@ def layout_figure(plans: Sequence[ClusterPlan] | None = None) -> Figure:
     # lets the titles of these equal-aspect axes run off the top.
     fig = Figure(figsize=(width, total))
     fig.subplots(len(plans), 1, squeeze=False)
-    fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.05 / total, bottom=key / total, hspace=0.3)
+    fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.45 / total, bottom=key / total, hspace=0.3)
     for ax, plan in zip(fig.axes, plans, strict=True):
         _draw_layout(ax, plan)
     if handles:
