@@ -118,6 +118,10 @@ def _nice_up(ms: float) -> float:
     return next(float(f"{k * decade:.6g}") for k in steps if k * decade >= ms)
 
 
+_ABOVE_END: Spec = {"align": "right", "baseline": "bottom", "dy": -9, "fontSize": 12}
+_AFTER_END: Spec = {"align": "left", "baseline": "middle", "dx": 4, "fontSize": 12}
+
+
 def _chart(state: str, axis: dict[int, float]) -> Spec:
     y = {"field": "bar", "type": "nominal", "title": None, "sort": BARS,
          "scale": {"paddingInner": 0.55}, "axis": labels_above(14)}  # fmt: skip
@@ -135,15 +139,24 @@ def _chart(state: str, axis: dict[int, float]) -> Spec:
                     "value": 1},
         "tooltip": tooltip,
     }  # fmt: skip
-    notes = {"y": y, "x": {"field": "end_ms", "type": "quantitative"}, "text": {"field": "note"}}
+    at_end = {"y": y, "x": {"field": "end_ms", "type": "quantitative"}}
     color = f"datum.bar == 'prefill' ? {ROLE_COLORS['prefill']!r} : {link_color}"
+    short = f"datum.end_ms < 0.5 * {domain_max}"
     return {
         "width": 560,
         "height": 170,
-        "transform": [{"filter": state}, {"calculate": color, "as": "_color"}],
+        "transform": [
+            {"filter": state},
+            {"calculate": color, "as": "_color"},
+            {"calculate": f"{short} ? '' : datum.note", "as": "_above"},
+            {"calculate": f"{short} ? datum.note : ''", "as": "_after"},
+        ],
         "layer": [
             layer("bar", spans, stroke="white", strokeWidth=1),
-            layer("text", notes, align="right", baseline="bottom", dy=-9, fontSize=12),
+            # Past the axis's middle a note ends at its bar's end, above it; short of it, the
+            # note follows the end on the bar's row, clear of the bar's name above its start.
+            layer("text", {**at_end, "text": {"field": "_above"}}, **_ABOVE_END),
+            layer("text", {**at_end, "text": {"field": "_after"}}, **_AFTER_END),
         ],
     }
 

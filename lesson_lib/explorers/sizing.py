@@ -113,8 +113,9 @@ _FREE_AND_OVER: tuple[dict[str, str], ...] = (
     {"calculate": "datum.margin_word == 'free' ? datum.margin_gb : 0", "as": "free_gb"},
     {"calculate": "datum.margin_word == 'free' ? 0 : datum.margin_gb", "as": "over_gb"},
 )
-# Segments narrower than this share of the card get no value label (as in the figure).
-_LABEL_MIN_SHARE = 0.06
+# GB of the axis per character of a segment's label, 11 px text (6.5 px a character) on 600 px:
+# a narrower segment gets no label, which would spill over its ends.
+_LABEL_GB_PER_CHAR = 6.5 / 600
 
 
 def _gb(nbytes: float) -> float:
@@ -201,7 +202,7 @@ def _segment_labels() -> Spec:
     middle = [
         {"stack": "_gb", "groupby": [], "sort": [{"field": "_stack"}], "as": ["_a", "_b"]},
         {"calculate": "(datum._a + datum._b) / 2", "as": "_mid"},
-        {"filter": f"datum._gb >= {_LABEL_MIN_SHARE} * max(datum.card, datum.used_gb)"},
+        {"filter": f"datum._gb >= {_LABEL_GB_PER_CHAR * AXIS_MAX_GB} * length(datum._label)"},
     ]
     encoding = {
         "x": {"field": "_mid", "type": "quantitative"},
