@@ -62,7 +62,6 @@ from lesson_lib.figures._style import (
     TEXT_FLOOR_PX,
     _shown_texts,
     _ShownText,
-    _smallest_shown_text_px,
     new_figure,
     note,
 )
@@ -394,6 +393,12 @@ def test_the_collision_check_finds_each_kind():
     ]
 
 
+def _smallest_px(fig: Figure, column_px: float = COLUMN_PX) -> float:
+    """The smallest shown text of ``fig`` in CSS px once in a column ``column_px`` wide."""
+    texts = _shown_texts(fig, column_px)[1]
+    return texts[0].px if texts else float("inf")
+
+
 def test_the_phone_measure_fails_a_book_width_figure():
     """A 6.5 in figure with 10 pt text, 661 px wide, shows it at 13.9 x 342/661 = 7.2 px."""
     fig, ax = new_figure(6.5, 3.0)
@@ -404,7 +409,7 @@ def test_the_phone_measure_fails_a_book_width_figure():
     assert texts[0].px < PHONE_TEXT_FLOOR_PX
     fig, ax = new_figure(5.0, 3.0)  # 10 pt on about 500 px: 9.5 px
     ax.tick_params(labelsize=10)
-    assert _smallest_shown_text_px(fig, column_px=PHONE_COLUMN_PX) >= PHONE_TEXT_FLOOR_PX
+    assert _smallest_px(fig, column_px=PHONE_COLUMN_PX) >= PHONE_TEXT_FLOOR_PX
 
 
 def test_the_measure_fails_small_text():
@@ -413,13 +418,13 @@ def test_the_measure_fails_small_text():
     ax.set_xticks([])
     ax.set_yticks([])
     ax.text(0.5, 0.5, "tiny", fontsize=6)
-    assert _smallest_shown_text_px(fig) == pytest.approx(6 * 100 / 72)
-    assert _smallest_shown_text_px(fig) < TEXT_FLOOR_PX
+    assert _smallest_px(fig) == pytest.approx(6 * 100 / 72)
+    assert _smallest_px(fig) < TEXT_FLOOR_PX
     fig, ax = new_figure(5.0, 3.0)
     ax.set_title("ten", fontsize=10)
     ax.tick_params(labelsize=10)
-    assert _smallest_shown_text_px(fig) == pytest.approx(10 * 100 / 72)
-    assert _smallest_shown_text_px(fig) >= TEXT_FLOOR_PX
+    assert _smallest_px(fig) == pytest.approx(10 * 100 / 72)
+    assert _smallest_px(fig) >= TEXT_FLOOR_PX
 
 
 def test_the_measure_fails_a_wide_figure():
@@ -429,9 +434,9 @@ def test_the_measure_fails_a_wide_figure():
     natural, texts = _shown_texts(fig)
     assert natural > 1150
     assert texts[0].px == pytest.approx(10 * 100 / 72 * COLUMN_PX / natural)
-    assert _smallest_shown_text_px(fig) < TEXT_FLOOR_PX
+    assert _smallest_px(fig) < TEXT_FLOOR_PX
     # The same figure in a column as wide as itself is not scaled.
-    assert _smallest_shown_text_px(fig, column_px=natural) == pytest.approx(10 * 100 / 72)
+    assert _smallest_px(fig, column_px=natural) == pytest.approx(10 * 100 / 72)
 
 
 def test_the_measure_counts_only_drawn_text():
@@ -445,6 +450,6 @@ def test_the_measure_counts_only_drawn_text():
     shown = [t.text for t in texts]
     assert "hidden" not in shown and " " not in shown and "out" not in shown
     assert {"0", "0.5", "1"} <= set(shown)
-    assert _smallest_shown_text_px(Figure()) == float("inf")
+    assert _smallest_px(Figure()) == float("inf")
     with pytest.raises(ValueError, match="column_px must be > 0"):
-        _smallest_shown_text_px(fig, column_px=0)
+        _smallest_px(fig, column_px=0)

@@ -55,6 +55,9 @@ MESSAGE = Template(
 
 #: The chart's bars, top to bottom.
 BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
+#: A bar's note ending above the bar's end, or following the end on the bar's row.
+_ABOVE_END: dict[str, Any] = {"align": "right", "baseline": "bottom", "dy": -9, "fontSize": 12}
+_AFTER_END: dict[str, Any] = {"align": "left", "baseline": "middle", "dx": 4, "fontSize": 12}
 
 
 def _ms(seconds: float) -> float:
@@ -116,10 +119,6 @@ def _nice_up(ms: float) -> float:
     decade = 10.0 ** math.floor(math.log10(ms))
     steps = (1, 1.5, 2, 3, 4, 5, 6, 8, 10)
     return next(float(f"{k * decade:.6g}") for k in steps if k * decade >= ms)
-
-
-_ABOVE_END: Spec = {"align": "right", "baseline": "bottom", "dy": -9, "fontSize": 12}
-_AFTER_END: Spec = {"align": "left", "baseline": "middle", "dx": 4, "fontSize": 12}
 
 
 def _chart(state: str, axis: dict[int, float]) -> Spec:

@@ -113,9 +113,6 @@ _FREE_AND_OVER: tuple[dict[str, str], ...] = (
     {"calculate": "datum.margin_word == 'free' ? datum.margin_gb : 0", "as": "free_gb"},
     {"calculate": "datum.margin_word == 'free' ? 0 : datum.margin_gb", "as": "over_gb"},
 )
-# GB of the axis per character of a segment's label, 11 px text (6.5 px a character) on 600 px:
-# a narrower segment gets no label, which would spill over its ends.
-_LABEL_GB_PER_CHAR = 6.5 / 600
 
 
 def _gb(nbytes: float) -> float:
@@ -202,7 +199,8 @@ def _segment_labels() -> Spec:
     middle = [
         {"stack": "_gb", "groupby": [], "sort": [{"field": "_stack"}], "as": ["_a", "_b"]},
         {"calculate": "(datum._a + datum._b) / 2", "as": "_mid"},
-        {"filter": f"datum._gb >= {_LABEL_GB_PER_CHAR * AXIS_MAX_GB} * length(datum._label)"},
+        # No label on a segment narrower than it (11 px text, 6.5 px a character, on 600 px).
+        {"filter": f"datum._gb >= {6.5 / 600 * AXIS_MAX_GB:g} * length(datum._label)"},
     ]
     encoding = {
         "x": {"field": "_mid", "type": "quantitative"},

@@ -166,11 +166,8 @@ def ring_bytes_figure(max_n: int = 16) -> Figure:
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2)
     formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
     ax.plot(ns, formula, color=INK, lw=2, label="formula: 2(N-1)/N x payload")
-    sim_n, sim_bytes = [], []
-    for n in ns:
-        for sent in sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)):
-            sim_n.append(n)
-            sim_bytes.append(sent / KiB)
+    sent = {n: sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)) for n in ns}
+    sim_n, sim_bytes = [n for n in ns for _ in sent[n]], [b / KiB for n in ns for b in sent[n]]
     ax.plot(sim_n, sim_bytes, "o", color=ROLE_COLORS["ring"], markeredgecolor="black",
             markersize=6, label="simulated ring: bytes each rank sent", zorder=3)  # fmt: skip
     for times, ls, label in ((2, "--", "2 x payload: approached, never reached"),

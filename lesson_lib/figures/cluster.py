@@ -191,10 +191,8 @@ def _legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
     if any(dp_neighbours(p) for p in plans):
         handles.append(_line("black", "DP: nothing per token", lw=1.2, ls=(0, (2, 2))))
     if any(p.idle_gpus for p in plans):
-        idle = Patch(
-            facecolor="white", edgecolor=ROLE_COLORS["free"], hatch="///", label="idle GPU"
-        )
-        handles.append(idle)
+        idle = {"facecolor": "white", "edgecolor": ROLE_COLORS["free"], "hatch": "///"}
+        handles.append(Patch(**idle, label="idle GPU"))
     return handles
 
 
