@@ -113,8 +113,7 @@ def _state(n: int, step: int) -> dict[str, Any]:
 
 
 def _cell_form(n: int) -> str:
-    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks."""
-    # Two lines no wider than the grid: a wider line would widen the chart past its box at N > 5.
+    """How the cells' text reads for ``n`` ranks, in two lines no wider than the grid it tops."""
     if n <= LIST_CONTRIBUTORS_UP_TO:
         return "each cell lists the ranks whose parts it\nholds (0+1+2); all: complete"
     return (

@@ -1,9 +1,7 @@
 """The KV-transfer explorer: one request's prefill and the hand-off of its cache.
 
-Prompt length, link, prefill GPUs and decode GPUs pick one
-:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped after it and streamed
-layer by layer, as bars on one time axis. At its defaults it is the chapter's arithmetic, the live
-twin of :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
+Bars of one :func:`lesson_lib.model.kv_links.link_handoff` on one time axis; at its defaults, the
+live twin of :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
 """
 
 from __future__ import annotations
@@ -55,7 +53,7 @@ MESSAGE = Template(
 
 #: The chart's bars, top to bottom.
 BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
-#: A bar's note ending above the bar's end, or following the end on the bar's row.
+#: A note above its bar's end, or, short of the axis's middle, after it (clear of the bar's name).
 _ABOVE_END: dict[str, Any] = {"align": "right", "baseline": "bottom", "dy": -9, "fontSize": 12}
 _AFTER_END: dict[str, Any] = {"align": "left", "baseline": "middle", "dx": 4, "fontSize": 12}
 
@@ -152,8 +150,6 @@ def _chart(state: str, axis: dict[int, float]) -> Spec:
         ],
         "layer": [
             layer("bar", spans, stroke="white", strokeWidth=1),
-            # Past the axis's middle a note ends at its bar's end, above it; short of it, the
-            # note follows the end on the bar's row, clear of the bar's name above its start.
             layer("text", {**at_end, "text": {"field": "_above"}}, **_ABOVE_END),
             layer("text", {**at_end, "text": {"field": "_after"}}, **_AFTER_END),
         ],

@@ -86,6 +86,7 @@ def _context_tokens(model: str, divisor: int) -> int:
 
 ALGORITHMS: tuple[str, ...] = ("ring", "two_shot", "one_shot")
 ALGORITHM_LABELS: tuple[str, ...] = ("ring (lesson)", "two-shot", "one-shot")
+_CEILING = "ceiling, the speed-up no N passes:"
 
 #: The lesson's own setting, drawn as the reference bar.
 LESSON = {"model": MODEL.name, "fabric": "fast", "card": "h100", "n": 2, "batch": 1, "context": 0,
@@ -169,17 +170,13 @@ def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: in
     ratio = format_ratio(_total_s(one) / _total_s(step))
     spec = MODELS[model]
     if not spec.is_moe and batch == 1 and context == 0 and algorithm == "ring":
-        setting = {"include_bandwidth": False}
-        alone = decode_step(spec, CARDS[card], FABRICS[fabric], 1, **setting).total_s
-        lesson = decode_step(spec, CARDS[card], FABRICS[fabric], n, **setting).total_s
-        return (
-            ratio,
-            f" with the bytes, {format_ratio(alone / lesson)} without (as the chapters count)",
+        alone, lesson = (
+            decode_step(spec, CARDS[card], FABRICS[fabric], k, include_bandwidth=False).total_s
+            for k in (1, n)
         )
+        without = format_ratio(alone / lesson)
+        return ratio, f" with the bytes, {without} without (as the chapters count)"
     return ratio, " with the bytes"
-
-
-_CEILING = "ceiling, the speed-up no N passes:"
 
 
 @functools.cache

@@ -86,13 +86,11 @@ def draw_holdings(
 
 
 def _holdings_legend_handles(n: int) -> list[Patch]:
-    """Legend entries for :func:`draw_holdings`: one per contribution count, plus the border."""
-    n = require_int("n", n)
+    """Legend entries for :func:`draw_holdings` of ``n`` >= 2 ranks: one per count, the border."""
     cmap = _holdings_colors(n)
     handles = [Patch(facecolor=cmap(0), label="own partial only (1 rank)")]
     handles += [Patch(facecolor=cmap(k - 1), label=f"sum of {k} ranks") for k in range(2, n)]
-    if n > 1:
-        handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
+    handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
     arrived = "arrived this step\n(\u2190r3: sent by rank 3)"
     handles.append(Patch(facecolor="white", edgecolor=RECEIVED_COLOR, linewidth=2, label=arrived))
     return handles

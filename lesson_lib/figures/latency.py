@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from lesson_lib.model.latency import (
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.step_time import StepBreakdown, decode_step, speedup
+from lesson_lib.model.step_time import decode_step, speedup
 from lesson_lib.model.units import MS, US, format_count, format_ratio, format_seconds
 
 _TERMS = (
@@ -194,10 +195,7 @@ def _latency_panel(ax: Axes, max_n: int = 16) -> None:
 def _doubling_panel(ax: Axes) -> None:
     """Time per token on 2 and 4 GPUs under the fixed and the per-hop model, with the speed-up."""
     groups = (("fixed latency", FAST), ("latency grows per hop", FAST_RING))
-
-    def step(fabric: Fabric, n: int) -> StepBreakdown:
-        return decode_step(MODEL, GPU, fabric, n, include_bandwidth=False)
-
+    step = functools.partial(decode_step, MODEL, GPU, include_bandwidth=False)  # (fabric, n)
     width = 0.38
     for j, n in enumerate((2, 4)):
         times = [step(fab, n).total_s / MS for _, fab in groups]

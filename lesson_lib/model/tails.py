@@ -25,8 +25,6 @@ MAX_COLLECTIVES: int = 1024
 MAX_SIGMA: float = 2.0
 # Each rank's delay is cut at its 1 - _TAIL/n quantile: the slowest of n loses < _TAIL of its mass.
 _TAIL = 1e-9
-# Mass of the token's sum the quantile's FFT leaves out; it wraps round and moves the CDF by as much.
-_WRAP = 1e-12
 
 
 def _checked(n: object, jitter_s: object, distribution: object, sigma: object) -> tuple:
@@ -153,16 +151,15 @@ def token_time_quantile(
     bins = 2**21 // collectives
     edges = np.linspace(0.0, cut, bins + 1)
     slowest = np.concatenate(([0.0], _delay_cdf(edges[1:], jitter_s, distribution, sigma) ** n))
-    # Chernoff: the sum of bin indices passes m with probability <= exp(-s m) M(s)^collectives,
-    # M the index's moment generating function, here over blocks of bins at their ends (an upper
-    # bound). Past the least such m over a grid of s lies < _WRAP of the mass: the FFT stops there.
+    # Chernoff: the index sum passes m with probability <= exp(-s m) M(s)^collectives, M bounded
+    # above over blocks of bins at their ends; the FFT stops at the least m of a grid of s where
+    # that is 1e-12 (the mass past it wraps round and moves the CDF by no more).
     block = -(-bins // 4096)
     mass = np.diff(slowest[::block], append=slowest[-1])
     s = np.geomspace(0.01, 100.0, 60) / bins
     mgf = mass @ np.exp(np.outer(block * np.arange(1, mass.size + 1), s))
-    reach = float(np.min((collectives * np.log(mgf) - math.log(_WRAP)) / s))
-    step = 2 ** max(math.ceil(math.log2(reach)) - 3, 0)  # 5 to 8 times it: a fast FFT length
-    length = min(collectives * bins, step * math.ceil(reach / step))
+    reach = float(np.min((collectives * np.log(mgf) + math.log(1e12)) / s))
+    length = min(collectives * bins, 2 ** math.ceil(math.log2(reach)))  # a fast FFT length
     total = np.fft.irfft(np.fft.rfft(np.diff(slowest), length) ** collectives, length)
     cdf = np.cumsum(total)
     j = int(np.argmax(cdf >= q))
