@@ -97,7 +97,8 @@ def test_the_status_says_what_it_counts_and_agrees_with_the_prose(explorer):
         "speed-up over one such card: 3.03x with the bytes, 3.04x without (as the chapters count)"
     )
     assert lines[4] == (
-        "ceiling on any N: 12.6x without the bytes (as the chapter counts), 12.54x with them"
+        "ceiling, the speed-up no N passes: 12.54x with the bytes, 12.6x without "
+        "(as the chapters count)"
     )
     slow = explorer.message_for(fabric="slow")
     assert "1.54x with the bytes, 1.55x without (as the chapters count)" in slow
@@ -117,7 +118,7 @@ def test_the_algorithm_toggle_says_why_it_does_little_on_a_flat_fabric(explorer)
 
 
 def test_ceiling_only_where_the_formula_holds(explorer):
-    assert explorer.row()["ceiling"].startswith("ceiling on any N: 12.6x")
+    assert explorer.row()["ceiling"].startswith("ceiling, the speed-up no N passes: 12.54x")
     assert "only for a dense model" in explorer.row(batch=4)["ceiling"]
     assert "only for a dense model" in explorer.row(algorithm="one_shot")["ceiling"]
     assert "only for a dense model" in explorer.row(model="Mixtral-8x7B")["ceiling"]

@@ -78,3 +78,9 @@ def test_figure_has_two_panels_with_labels():
     assert len(bottom.patches) == 4
     legend = bottom.get_legend()
     assert any("3 us" in t.get_text() for t in legend.get_texts())
+
+
+def test_the_chapters_breakdown_shows_the_sums_under_it():
+    """Bytes left out, as in the bullets under it: 4.03 + 6.4 = 10.43 ms, not 10.46 ms."""
+    texts = " ".join(t.get_text() for t in breakdown_figure(include_bandwidth=False).axes[0].texts)
+    assert "10.43 ms" in texts and "10.46" not in texts

@@ -1,9 +1,7 @@
 """The KV-transfer explorer: one request's prefill and the hand-off of its cache.
 
-Prompt length, link, prefill GPUs and decode GPUs pick one
-:func:`lesson_lib.model.kv_links.link_handoff`: the prefill, the cache shipped after it and streamed
-layer by layer, as bars on one time axis. At its defaults it is the chapter's arithmetic, the live
-twin of :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
+Bars of one :func:`lesson_lib.model.kv_links.link_handoff` on one time axis; at its defaults, the
+live twin of :func:`~lesson_lib.figures.kv_transfer.handoff_timeline_figure`.
 """
 
 from __future__ import annotations
@@ -55,6 +53,9 @@ MESSAGE = Template(
 
 #: The chart's bars, top to bottom.
 BARS: tuple[str, ...] = ("prefill", "shipped after it", "streamed by layer")
+#: A note above its bar's end, or, short of the axis's middle, after it (clear of the bar's name).
+_ABOVE_END: dict[str, Any] = {"align": "right", "baseline": "bottom", "dy": -9, "fontSize": 12}
+_AFTER_END: dict[str, Any] = {"align": "left", "baseline": "middle", "dx": 4, "fontSize": 12}
 
 
 def _ms(seconds: float) -> float:
@@ -135,15 +136,22 @@ def _chart(state: str, axis: dict[int, float]) -> Spec:
                     "value": 1},
         "tooltip": tooltip,
     }  # fmt: skip
-    notes = {"y": y, "x": {"field": "end_ms", "type": "quantitative"}, "text": {"field": "note"}}
+    at_end = {"y": y, "x": {"field": "end_ms", "type": "quantitative"}}
     color = f"datum.bar == 'prefill' ? {ROLE_COLORS['prefill']!r} : {link_color}"
+    short = f"datum.end_ms < 0.5 * {domain_max}"
     return {
         "width": 560,
         "height": 170,
-        "transform": [{"filter": state}, {"calculate": color, "as": "_color"}],
+        "transform": [
+            {"filter": state},
+            {"calculate": color, "as": "_color"},
+            {"calculate": f"{short} ? '' : datum.note", "as": "_above"},
+            {"calculate": f"{short} ? datum.note : ''", "as": "_after"},
+        ],
         "layer": [
             layer("bar", spans, stroke="white", strokeWidth=1),
-            layer("text", notes, align="right", baseline="bottom", dy=-9, fontSize=12),
+            layer("text", {**at_end, "text": {"field": "_above"}}, **_ABOVE_END),
+            layer("text", {**at_end, "text": {"field": "_after"}}, **_AFTER_END),
         ],
     }
 

@@ -86,6 +86,7 @@ def _context_tokens(model: str, divisor: int) -> int:
 
 ALGORITHMS: tuple[str, ...] = ("ring", "two_shot", "one_shot")
 ALGORITHM_LABELS: tuple[str, ...] = ("ring (lesson)", "two-shot", "one-shot")
+_CEILING = "ceiling, the speed-up no N passes:"
 
 #: The lesson's own setting, drawn as the reference bar.
 LESSON = {"model": MODEL.name, "fabric": "fast", "card": "h100", "n": 2, "batch": 1, "context": 0,
@@ -169,13 +170,12 @@ def _speedup(model: str, fabric: str, card: str, n: int, batch: int, context: in
     ratio = format_ratio(_total_s(one) / _total_s(step))
     spec = MODELS[model]
     if not spec.is_moe and batch == 1 and context == 0 and algorithm == "ring":
-        setting = {"include_bandwidth": False}
-        alone = decode_step(spec, CARDS[card], FABRICS[fabric], 1, **setting).total_s
-        lesson = decode_step(spec, CARDS[card], FABRICS[fabric], n, **setting).total_s
-        return (
-            ratio,
-            f" with the bytes, {format_ratio(alone / lesson)} without (as the chapters count)",
+        alone, lesson = (
+            decode_step(spec, CARDS[card], FABRICS[fabric], k, include_bandwidth=False).total_s
+            for k in (1, n)
         )
+        without = format_ratio(alone / lesson)
+        return ratio, f" with the bytes, {without} without (as the chapters count)"
     return ratio, " with the bytes"
 
 
@@ -184,18 +184,19 @@ def _ceiling(model: str, fabric: str, card: str, batch: int, context: int, algor
     """The speed-up no N can beat, where the lesson's formula for it holds."""
     spec = MODELS[model]
     if spec.is_moe or batch != 1 or context != 0 or algorithm != "ring":
-        return "ceiling on any N: only for a dense model, one sequence, no context, the ring"
+        return f"{_CEILING} worked out only for a dense model, batch 1, no context, the ring"
     if FABRICS[fabric].hop_latency > 0:
-        return "ceiling on any N: none, the speed-up peaks, then falls (latency grows per hop)"
+        return f"{_CEILING} none, the speed-up peaks, then falls (latency grows per hop)"
     limits = [
         speedup_limit(spec, CARDS[card], FABRICS[fabric], include_bandwidth=bytes_in)
         for bytes_in in (False, True)
     ]
     if math.isinf(limits[0]):
-        return "ceiling on any N: none"
+        return f"{_CEILING} none"
+    # In the speed-up line's order: with the bytes first, as the bars are drawn.
     return (
-        f"ceiling on any N: {format_ratio(limits[0], decimals=1)} without the bytes "
-        f"(as the chapter counts), {format_ratio(limits[1])} with them"
+        f"{_CEILING} {format_ratio(limits[1])} with the bytes, "
+        f"{format_ratio(limits[0], decimals=1)} without (as the chapters count)"
     )
 
 
@@ -266,7 +267,7 @@ def _axis_max_ms(rows: list[dict[str, Any]]) -> int:
 def _chart(explorer_filter: str, free_n_filter: str, axis_max: int) -> dict[str, Any]:
     lesson = " && ".join(f"datum.{k} == {v!r}" for k, v in LESSON.items())
     lesson_bar = f"lesson: {MODEL.name}, 2 GPUs, H100, fast fabric"
-    one_bar = "1 GPU, your card and fabric"
+    one_bar = "1 GPU of your card, no all-reduce"
     unfit = "(datum.no_fit == 'true' ? ' (does not fit)' : '')"
     order = (
         f"indexof(datum._bar, '{one_bar}') == 0 ? 0 : (indexof(datum._bar, 'lesson:') == 0 ? 2 : 1)"

@@ -1,9 +1,7 @@
 """The prefill explorer: where a prompt's all-reduce sits on the alpha-beta curve.
 
-Prompt length, TP degree and fabric pick one state: which term of the all-reduce dominates, the
-fabric's curve with the decode and prefill messages on it, and a prompt token's and a decoded
-token's time on one shared linear axis. At its defaults it is the chapter's arithmetic; the numbers
-come from :mod:`lesson_lib.model.prefill` and :mod:`lesson_lib.model.collectives`.
+Per prompt length, TP degree and fabric (:mod:`lesson_lib.model.prefill`): the dominant term, the
+fabric's curve with both messages on it, and a prompt and a decoded token's time on one axis.
 """
 
 from __future__ import annotations
@@ -55,7 +53,6 @@ CROSSOVER_PROMPT: int = round(crossover_tokens(MODEL, FAST, 2))
 #: the lesson's prompt and the fast fabric's crossover.
 _POWERS_OF_TWO = {2**k for k in range(40) if 2**k <= MODEL.max_context}
 PROMPT_VALUES: tuple[int, ...] = tuple(sorted(_POWERS_OF_TWO | {PROMPT_TOKENS, CROSSOVER_PROMPT}))
-
 
 _PROMPT_LABELS = tuple(_prompt_label(t, CROSSOVER_PROMPT) for t in PROMPT_VALUES)
 CONTROLS: tuple[Control, ...] = (
@@ -278,8 +275,11 @@ def _bar_chart(state: str, x_max_ms: float) -> Spec:
     # Each bar's label sits above it (a label beside it would push the message right).
     y = {"field": "_step", "type": "nominal", "title": None, "sort": None, "axis": None,
          "scale": {"paddingInner": 0.5, "paddingOuter": 0.1}}  # fmt: skip
+    # A prefill under 2 px of the 600 px axis is no visible bar: its label says so.
+    thin = " + ".join(f"datum.{c}" for c in columns[3:]) + f" < {x_max_ms / 300:g}"
     step = ("indexof(datum._column, 'decode') == 0 ? 'decode: ' + datum.decode_s + ' per token' "
-            ": 'prefill: ' + datum.prefill_s + ' per token (' + datum.cheaper + ')'")  # fmt: skip
+            ": 'prefill: ' + datum.prefill_s + ' per token (' + datum.cheaper "
+            f"+ ({thin} ? '; too thin to see on this axis' : '') + ')'")  # fmt: skip
     term = nominal_scale("term", [label for _, label, _ in TERMS],
                          [ROLE_COLORS[role] for _, _, role in TERMS],
                          bottom_legend(labelLimit=260))  # fmt: skip

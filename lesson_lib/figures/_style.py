@@ -163,12 +163,6 @@ def _shown_texts(fig: Figure, column_px: float = COLUMN_PX) -> tuple[float, list
     return natural, sorted(texts, key=lambda t: t.px)
 
 
-def _smallest_shown_text_px(fig: Figure, column_px: float = COLUMN_PX) -> float:
-    """The smallest visible, non-empty text of ``fig`` in CSS px once shown in the column."""
-    _, texts = _shown_texts(fig, column_px)
-    return texts[0].px if texts else float("inf")
-
-
 def new_figure(
     width: float = FIGURE_WIDTH_IN, height: float = 4.0, **subplot_kw: object
 ) -> tuple[Figure, object]:

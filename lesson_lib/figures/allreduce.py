@@ -86,13 +86,11 @@ def draw_holdings(
 
 
 def _holdings_legend_handles(n: int) -> list[Patch]:
-    """Legend entries for :func:`draw_holdings`: one per contribution count, plus the border."""
-    n = require_int("n", n)
+    """Legend entries for :func:`draw_holdings` of ``n`` >= 2 ranks: one per count, the border."""
     cmap = _holdings_colors(n)
     handles = [Patch(facecolor=cmap(0), label="own partial only (1 rank)")]
     handles += [Patch(facecolor=cmap(k - 1), label=f"sum of {k} ranks") for k in range(2, n)]
-    if n > 1:
-        handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
+    handles.append(Patch(facecolor=cmap(n - 1), label=f"complete: all {n} ranks"))
     arrived = "arrived this step\n(\u2190r3: sent by rank 3)"
     handles.append(Patch(facecolor="white", edgecolor=RECEIVED_COLOR, linewidth=2, label=arrived))
     return handles
@@ -122,6 +120,7 @@ def ring_schedule_figure(n: int = 4) -> Figure:
         row, col = (step, 0) if step < n else (step - n, 1)
         ax = fig.add_subplot(grid[row, col])
         draw_holdings(ax, result, step, fontsize=fontsize, aspect="auto")
+        ax.tick_params(labelleft=col == 0)  # its row's left panel names the ranks: wider cells
         title = (
             f"step {step}: {result.steps[step - 1][0].phase}" if step else "start: own partial only"
         )
@@ -165,11 +164,8 @@ def ring_bytes_figure(max_n: int = 16) -> Figure:
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2)
     formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
     ax.plot(ns, formula, color=INK, lw=2, label="formula: 2(N-1)/N x payload")
-    sim_n, sim_bytes = [], []
-    for n in ns:
-        for sent in sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)):
-            sim_n.append(n)
-            sim_bytes.append(sent / KiB)
+    sent = {n: sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)) for n in ns}
+    sim_n, sim_bytes = [n for n in ns for _ in sent[n]], [b / KiB for n in ns for b in sent[n]]
     ax.plot(sim_n, sim_bytes, "o", color=ROLE_COLORS["ring"], markeredgecolor="black",
             markersize=6, label="simulated ring: bytes each rank sent", zorder=3)  # fmt: skip
     for times, ls, label in ((2, "--", "2 x payload: approached, never reached"),

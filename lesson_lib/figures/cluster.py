@@ -191,10 +191,8 @@ def _legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
     if any(dp_neighbours(p) for p in plans):
         handles.append(_line("black", "DP: nothing per token", lw=1.2, ls=(0, (2, 2))))
     if any(p.idle_gpus for p in plans):
-        idle = Patch(
-            facecolor="white", edgecolor=ROLE_COLORS["free"], hatch="///", label="idle GPU"
-        )
-        handles.append(idle)
+        idle = {"facecolor": "white", "edgecolor": ROLE_COLORS["free"], "hatch": "///"}
+        handles.append(Patch(**idle, label="idle GPU"))
     return handles
 
 
@@ -239,7 +237,7 @@ def layout_figure(plans: Sequence[ClusterPlan] | None = None) -> Figure:
     # lets the titles of these equal-aspect axes run off the top.
     fig = Figure(figsize=(width, total))
     fig.subplots(len(plans), 1, squeeze=False)
-    fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.05 / total, bottom=key / total, hspace=0.3)
+    fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.45 / total, bottom=key / total, hspace=0.3)
     for ax, plan in zip(fig.axes, plans, strict=True):
         _draw_layout(ax, plan)
     if handles:

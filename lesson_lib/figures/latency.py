@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from lesson_lib.model.latency import (
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
-from lesson_lib.model.step_time import StepBreakdown, decode_step, speedup
+from lesson_lib.model.step_time import decode_step, speedup
 from lesson_lib.model.units import MS, US, format_count, format_ratio, format_seconds
 
 _TERMS = (
@@ -77,9 +78,7 @@ def breakdown_figure(
         One axes; each bar ends with its total in ms and tokens/s.
     """
     lines = [(ln.label, ln.step) for ln in decode_lines(include_bandwidth=include_bandwidth)]
-    # The totals after the bars reach past the axes: 0.2 in less than the
-    # column's width keeps the picture inside it.
-    fig, ax = new_figure(FIGURE_WIDTH_IN - 0.2, 0.7 * len(lines) + 1.9)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 0.7 * len(lines) + 1.9)
     ys = np.arange(len(lines))
     left = np.zeros(len(lines))
     for attr, label, role in _TERMS:
@@ -90,11 +89,11 @@ def breakdown_figure(
         left += values
     longest = left.max()
     for y, (_, step) in zip(ys, lines, strict=True):
-        text = f"{format_seconds(step.total_s, 'ms')}  ({format_count(step.tokens_per_s)} tokens/s)"
+        text = f"{format_seconds(step.total_s, 'ms')}\n{format_count(step.tokens_per_s)} tokens/s"
         ax.text(step.total_s / MS + 0.015 * longest, y, text, va="center", fontsize=10)
     ax.set_yticks(ys, [label for label, _ in lines])
     ax.invert_yaxis()
-    ax.set_xlim(0, longest * 1.55)
+    ax.set_xlim(0, longest * 1.4)
     ax.set_xlabel("time per decoded token (ms)")
     ax.grid(False, axis="y")
     fig.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)
@@ -196,10 +195,7 @@ def _latency_panel(ax: Axes, max_n: int = 16) -> None:
 def _doubling_panel(ax: Axes) -> None:
     """Time per token on 2 and 4 GPUs under the fixed and the per-hop model, with the speed-up."""
     groups = (("fixed latency", FAST), ("latency grows per hop", FAST_RING))
-
-    def step(fabric: Fabric, n: int) -> StepBreakdown:
-        return decode_step(MODEL, GPU, fabric, n, include_bandwidth=False)
-
+    step = functools.partial(decode_step, MODEL, GPU, include_bandwidth=False)  # (fabric, n)
     width = 0.38
     for j, n in enumerate((2, 4)):
         times = [step(fab, n).total_s / MS for _, fab in groups]
@@ -275,8 +271,8 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
             seen.add(seg.kind)
         end = sum(s.duration_s for s in segments)
         longest = max(longest, end / US)
-        total = f"... x{MODEL.allreduces_per_token // allreduces}:\n"
-        total += f"{format_seconds(whole, 'ms')} per token"
+        total = f"... x{MODEL.allreduces_per_token // allreduces} =\n"
+        total += f"{format_seconds(whole, 'ms')} per token\n(bytes included)"
         ax.text(end / US + 4, row, total, va="center", fontsize=10)
     ax.set_yticks(range(len(lines)), [label for label, _, _ in lines], fontsize=10)
     ax.invert_yaxis()
@@ -285,7 +281,7 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
         f"{MODEL.allreduces_per_token} all-reduces",
         fontsize=10,
     )
-    ax.set_xlim(-0.02 * longest, longest * 1.5)  # room for the totals after the bars
+    ax.set_xlim(-0.02 * longest, longest * 1.7)  # room for the totals after the bars
 
 
 def _anatomy(ax: Axes) -> None:

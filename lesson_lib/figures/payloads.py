@@ -53,10 +53,10 @@ def payload_vs_bandwidth_figure() -> Figure:
     ax.set_yticks(ys, [_two_lines(r[0]) for r in rows])
     ax.invert_yaxis()
     top = max(r[1] for r in rows)
-    ax.set_xlim(MB, top * 30)
+    ax.set_xlim(MB, top * 60)
     # Every decade gets a tick and a grid line, every other one a label:
     # side by side, the labels would touch at the book's column width.
-    ticks = [t for t in _DECADES if MB <= t <= top * 30]
+    ticks = [t for t in _DECADES if MB <= t <= top * 60]
     ax.xaxis.set_major_locator(FixedLocator(ticks[::2]))
     ax.xaxis.set_minor_locator(FixedLocator(ticks[1::2]))
     ax.xaxis.set_minor_formatter(NullFormatter())

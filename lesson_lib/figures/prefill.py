@@ -141,7 +141,7 @@ def _draw_breakdown(ax: Axes, steps: Sequence[StepBreakdown], labels: Sequence[s
     for yi, step, total in zip(y, steps, left, strict=True):
         note(ax, f"{format_seconds(step.total_s, 'ms')}", (total, yi), 4, 0, va="center")
     ax.set_yticks(y, labels)
-    ax.set_xlim(0, left.max() * 1.3)
+    ax.set_xlim(0, left.max() * 1.45)
     ax.grid(False, axis="y")
 
 

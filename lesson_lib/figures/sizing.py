@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, ROLE_COLORS, new_figure, note
+from lesson_lib.figures._style import INK, ROLE_COLORS, legend_below, new_figure, note
 from lesson_lib.model.memory import MemoryBudget
 from lesson_lib.model.sizing import fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL
@@ -29,7 +29,7 @@ def _memory_bars_figure(
     budgets: Sequence[MemoryBudget], labels: Sequence[str], title: str
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
+    fig, ax = new_figure(height=4.4)
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))
@@ -37,7 +37,7 @@ def _memory_bars_figure(
     for attr, label, role in SEGMENTS:
         values = np.array([max(getattr(b, attr), 0.0) for b in budgets]) / GB
         alpha = 0.45 if role == "free" else 1.0
-        bars = ax.bar(x, values, 0.55, bottom=bottom, color=ROLE_COLORS[role], label=label,
+        bars = ax.bar(x, values, 0.7, bottom=bottom, color=ROLE_COLORS[role], label=label,
                       edgecolor="white", linewidth=0.8, alpha=alpha)  # fmt: skip
         for rect, value in zip(bars, values, strict=True):
             if value >= _LABEL_MIN_SHARE * capacity:
@@ -61,7 +61,7 @@ def _memory_bars_figure(
     # Clear of the two-line tick labels above it.
     ax.set_xlabel("configuration", labelpad=8)
     ax.set_title(title, fontsize=11)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=10)
+    legend_below(ax, -0.27, ncols=4)  # below, the axes has the width for three wide bars
     return fig
 
 
@@ -99,7 +99,7 @@ def kv_context_figure() -> Figure:
     hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB
     pure = np.array([twin.kv_bytes(int(t)) for t in tokens]) / GiB
     state = np.full(tokens.shape, model.state_bytes / GiB)
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.4)
+    fig, ax = new_figure(height=4.4)
     k = tokens / 1024
     for values, style, width, label in (
         (pure, "--", 2, f"KV cache, all {twin.num_attention_layers} layers attention"),

@@ -38,6 +38,7 @@ class ExplorerPage:
 
     def __init__(self, browser: Any, site: str, entry: Entry) -> None:
         self.explorer: Explorer = entry.build()
+        self.explorer_name = entry.builder.rpartition(":")[2]
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.context.set_default_timeout(ACTION_TIMEOUT_MS)
         self.page = self.context.new_page()
@@ -94,6 +95,47 @@ class ExplorerPage:
         self.state[control.name] = value
 
 
+#: States (changes from the defaults) in which explorers once drew labels over each other or
+#: cut off: a 6.75 GB segment cut to "75 GB"; ranks 6-7 off the bars at N = 8; "+ 0.109 ms"
+#: and "+ 0.765 ms" over "streamed by layer"; the prefill bar too thin to see; the 1 GPU bar.
+CROWDED_STATES: dict[str, list[dict[str, Any]]] = {
+    "sizing_explorer": [{"n": 8}],
+    "ring_explorer": [{"n": 8}, {"n": 6, "step": 11}],
+    "kv_transfer_explorer": [{}, {"prompt": 128, "link": "ethernet"}],
+    "prefill_explorer": [{}, {"prompt": 16, "n": 2, "fabric": "slow"}],
+    "decode_explorer": [{}, {"n": 1}, {"model": "Llama-3.1-70B", "card": "a100", "n": 2}],
+}
+
+#: Texts of the chart's SVG that overlap (by more than a pixel each way) or leave the SVG.
+TEXT_COLLISIONS = """(box) => {
+  const svg = box.querySelector(".lesson-explorer-chart svg");
+  const chart = svg.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll("text")].filter((t) => {
+    const style = getComputedStyle(t);
+    return t.textContent.trim() && style.visibility !== "hidden" && style.display !== "none"
+      && Number(t.getAttribute("opacity") ?? 1) > 0 && Number(style.opacity) > 0;
+  }).map((t) => ({text: t.textContent.trim(), r: t.getBoundingClientRect()}));
+  const found = [];
+  texts.forEach((a, i) => {
+    if (a.r.left < chart.left - 1 || a.r.right > chart.right + 1
+        || a.r.top < chart.top - 1 || a.r.bottom > chart.bottom + 1) {
+      found.push(`'${a.text}' leaves the chart`);
+    }
+    for (const b of texts.slice(i + 1)) {
+      const wide = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+      const high = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (wide > 1 && high > 1) found.push(`'${a.text}' and '${b.text}' overlap`);
+    }
+  });
+  return found;
+}"""
+
+
+def texts_collide(p: ExplorerPage) -> list[str]:
+    """The chart's texts in the page's state that overlap or leave it."""
+    return p.page.evaluate(TEXT_COLLISIONS, p.box.element_handle())
+
+
 @pytest.fixture(params=EXPLORERS, ids=lambda e: e.builder.rpartition(":")[2])
 def explorer_page(request, browser, site):
     page = ExplorerPage(browser, site, request.param)
@@ -102,7 +144,11 @@ def explorer_page(request, browser, site):
 
 
 def test_every_control_updates_numbers_and_chart(explorer_page):
-    """Each control at both ends and the middle: the message is lesson_lib's, the chart moves."""
+    """Each control at both ends and the middle: the message is lesson_lib's, the chart moves.
+
+    Then, in the states of :data:`CROWDED_STATES`, no text of the chart overlaps
+    another or leaves the chart.
+    """
     p = explorer_page
     assert p.message == shown(p.explorer.message_for(**p.state))
     for control in p.explorer.controls:
@@ -114,6 +160,13 @@ def test_every_control_updates_numbers_and_chart(explorer_page):
             if want != old_message:
                 assert p.svg != old_svg, f"{control.name}={value!r}: the chart did not change"
         p.set(control, control.default)
+    controls = {c.name: c for c in p.explorer.controls}
+    for state in CROWDED_STATES.get(p.explorer_name, []):
+        for name, value in state.items():
+            p.set(controls[name], value)
+        assert texts_collide(p) == [], state
+        for name in state:
+            p.set(controls[name], controls[name].default)
     assert p.errors == []
 
 
