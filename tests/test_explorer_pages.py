@@ -10,6 +10,8 @@ scripts only when an explorer nears the viewport.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -32,6 +34,22 @@ SPEC = re.compile(
 DATA = re.compile(r'^window\.lessonExplorerSpecs\["([^"]+)"\] = (.*);$', re.M)
 
 
+def _by_rows(part):  # type: ignore[no-untyped-def]
+    """A data file's part with its column-stored tables as CSV text again, as explorers.js does."""
+    if isinstance(part, list):
+        return [_by_rows(item) for item in part]
+    if not isinstance(part, dict):
+        return part
+    part = {key: _by_rows(value) for key, value in part.items()}
+    if "lessonColumns" in part:
+        header, columns = part.pop("lessonColumns")
+        columns = [c.split(",") if isinstance(c, str) else c for c in columns]
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows([header, *zip(*columns, strict=True)])
+        part["values"] = buf.getvalue()
+    return part
+
+
 def specs_in(page_html: str, folder: Path | None = None) -> list[dict]:
     """The explorer specs of a page: inline, or in the data file (in ``folder``) named."""
     specs = []
@@ -39,7 +57,7 @@ def specs_in(page_html: str, folder: Path | None = None) -> list[dict]:
         if src:
             key, text = DATA.search((folder / src).read_text()).groups()
             assert key == src, f"{src} sets the spec of {key}"
-        specs.append(json.loads(text.replace("<\\/", "</")))
+        specs.append(_by_rows(json.loads(text.replace("<\\/", "</"))))
     return specs
 
 

@@ -122,3 +122,26 @@ def test_helpers_find_formulas_icons_and_images(tmp_path):
     assert context["body"] == (
         '<img src="a.png"><img loading="lazy" src="b.png"><img loading="eager" src="c.png">'
     )
+
+
+def test_explorer_tables_are_stored_by_columns_and_read_back_whole():
+    """A CSV table in a spec becomes its header and columns; every field, quoted ones too, returns."""
+    from lesson_site.weight import by_columns
+
+    table = 'a,b\n1,"x, ""y"""\n2,"two\nlines"\n'
+    spec = {"layer": [{"data": {"values": table, "format": {"type": "csv"}}}], "title": "t"}
+    stored = by_columns(spec)
+    data = stored["layer"][0]["data"]
+    assert "values" not in data
+    assert data["lessonColumns"] == [["a", "b"], ["1,2", ['x, "y"', "two\nlines"]]]
+    assert stored["title"] == "t" and data["format"] == {"type": "csv"}
+    assert by_columns({"values": [1, 2]}) == {"values": [1, 2]}  # not CSV text: left alone
+
+
+def test_explorer_data_files_hold_no_row_tables(built_book):
+    """Each explorer's data file stores its tables by columns (a third of the gzipped bytes)."""
+    files = sorted(built_book.html_dir.rglob("*.explorer-*.js"))
+    assert files, "no explorer data files"
+    for path in files:
+        text = path.read_text()
+        assert '"lessonColumns"' in text and '"values":"' not in text, path.name

@@ -195,6 +195,35 @@
     return loading[src];
   }
 
+  // One CSV field as Python's csv module writes it: quoted when it must be.
+  function field(text) {
+    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+
+  // A data file stores each CSV table column by column ("lessonColumns": the
+  // header and the columns, tools/lesson_site/weight.py), which gzip shrinks
+  // to a third; put it back as the CSV text lesson_lib wrote.
+  function byRows(part) {
+    if (Array.isArray(part)) { return part.map(byRows); }
+    if (!part || typeof part !== "object") { return part; }
+    var out = {};
+    Object.keys(part).forEach(function (key) { out[key] = byRows(part[key]); });
+    if (out.lessonColumns) {
+      var header = out.lessonColumns[0];
+      var columns = out.lessonColumns[1].map(function (column) {
+        return typeof column === "string" ? column.split(",") : column;
+      });
+      var lines = [header.map(field).join(",")];
+      var count = columns.length ? columns[0].length : 0;
+      for (var i = 0; i < count; i++) {
+        lines.push(columns.map(function (column) { return field(column[i]); }).join(","));
+      }
+      out.values = lines.join("\n") + "\n";
+      delete out.lessonColumns;
+    }
+    return out;
+  }
+
   // The explorer's spec: in the page, or in the script its data-src names.
   function specOf(box) {
     var el = box.querySelector(".lesson-explorer-spec");
@@ -203,7 +232,7 @@
     return script(new URL(src, document.baseURI).href).then(function () {
       var specs = window.lessonExplorerSpecs || {};
       if (!specs[src]) { throw new Error("its data is unreadable"); }
-      return specs[src];
+      return byRows(specs[src]);
     });
   }
 
