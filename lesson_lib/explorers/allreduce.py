@@ -113,11 +113,11 @@ def _state(n: int, step: int) -> dict[str, Any]:
 
 
 def _cell_form(n: int) -> str:
-    """The line over the grid: how its cells' text reads for a ring of ``n`` ranks."""
+    """The two lines over the grid: how its cells' text reads for a ring of ``n`` ranks."""
     if n <= LIST_CONTRIBUTORS_UP_TO:
-        return "each cell lists the ranks whose parts it holds (0+1+2); all: complete"
+        return "each cell lists the ranks whose parts\nit holds (0+1+2); all: complete"
     return (
-        f"above {LIST_CONTRIBUTORS_UP_TO} ranks each cell counts the ranks whose parts it "
+        f"above {LIST_CONTRIBUTORS_UP_TO} ranks each cell counts the\nranks whose parts it "
         "holds (4/8); all: complete"
     )
 
@@ -220,12 +220,12 @@ def _share_layer() -> Spec:
 
 
 def _form_layer() -> Spec:
-    """The line over the grid: which form the cells' text takes, for the N chosen."""
+    """The two lines over the grid, drawn down to 4 px above it: the form of the cells' text."""
     pick = [{"filter": "datum.rank == 0 && datum.chunk == 0"},
             {"calculate": CELL_FORM_EXPR, "as": "_form"}]  # fmt: skip
     at_corner = {"x": {"value": 0}, "y": {"value": 0}, "text": {"field": "_form"}}
-    return layer("text", at_corner, pick, align="left", baseline="bottom", dy=-4, fontSize=11,
-                 color="#1a1a1a")  # fmt: skip
+    return layer("text", at_corner, pick, align="left", baseline="top", dy=-4 - 2 * 13,
+                 fontSize=11, lineHeight=13, color="#1a1a1a", lineBreak="\n")  # fmt: skip
 
 
 def _grid_view(state: str) -> Spec:
