@@ -277,9 +277,10 @@ SPLIT_WORDS = """() => Array.from(document.querySelectorAll('article table')).fl
   return out;
 })"""
 
-#: The page's width against the viewport's, and each inline literal outside
-#: a table that runs out of its box (its exercise's or other admonition's, else
-#: the article's text column).
+#: The page's width against the viewport's, each inline literal outside a
+#: table that runs out of its box (its exercise's or other admonition's, else
+#: the article's text column), and each table caption that runs off the screen
+#: (a caption is as wide as its table, which may scroll).
 PAGE_FITS = """() => {
   const art = document.querySelector('article.bd-article');
   const s = getComputedStyle(art), a = art.getBoundingClientRect();
@@ -291,6 +292,13 @@ PAGE_FITS = """() => {
     const box = adm ? adm.getBoundingClientRect() : column;
     if (Array.from(code.getClientRects()).some(r => r.right > box.right + 0.5 || r.left < box.left - 0.5)) {
       out.push(code.textContent.slice(0, 60));
+    }
+  });
+  art.querySelectorAll('table caption').forEach(caption => {
+    const text = document.createRange();
+    text.selectNodeContents(caption);
+    if (Array.from(text.getClientRects()).some(r => r.right > window.innerWidth)) {
+      out.push('caption: ' + caption.textContent.slice(0, 40));
     }
   });
   return {page: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth,
