@@ -222,10 +222,10 @@
     var pending = false;
 
     // Draw the spec; while the drawing is wider than the column, draw it again
-    // for the column, its views narrower by what it overflowed (more where
-    // the last try gained less than it took off, as where a label sits at a
-    // share of a view's width), up to TRIES times; a drawing still too wide
-    // then is scaled down whole.
+    // for the column, its views narrower by what it overflowed and 4 px to
+    // spare (more where the last try gained less than it took off, as where a
+    // label sits at a share of a view's width), up to TRIES times; a drawing
+    // still too wide then is scaled down whole.
     function embed(base, attempt, cap, tries, last) {
       controls.textContent = "";
       return window.vegaEmbed(chart, attempt, options).then(function (result) {
@@ -240,7 +240,7 @@
         }
         var gain = last ? (last.width - width) / (last.cap - cap) : 1;
         var next = tries === 0 ? room - 40 :
-          cap - Math.ceil((width - room) / Math.min(1, Math.max(0.25, gain || 1))) - 1;
+          cap - Math.ceil((width - room) / Math.min(1, Math.max(0.25, gain || 1))) - 4;
         return embed(base, narrowSpec(base, room, next), next, tries + 1,
                      { cap: cap, width: width });
       });
