@@ -249,9 +249,9 @@ class Explorer:
     compact_text: bool = False
     #: Unbound Vega-Lite parameters the chart reads (``{"name": "phone", "value": False}``).
     params: tuple[dict[str, Any], ...] = ()
-    #: How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (else it is scaled
-    #: down whole): ``params``, those ``params``' values there; ``views``, named views' ``width``
-    #: and ``height`` there; ``asText``, views shown as text under the controls instead
+    #: How ``tools/site/explorers.js`` draws a chart of fixed pixels on a phone (else its views are
+    #: narrowed): ``params``, those ``params``' values there; ``views``, named views' ``width``
+    #: and ``height`` there; ``asText``, views shown as text above the controls instead
     #: (``{"view": name, "text": field, "join": field}``, one paragraph per ``join`` value).
     narrow: dict[str, Any] | None = None
     _index: dict[tuple[Value, ...], dict[str, Any]] = field(init=False, repr=False)

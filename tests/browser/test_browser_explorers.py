@@ -28,11 +28,6 @@ def probe_values(control: Control) -> list[Any]:
     return list(dict.fromkeys(picks))
 
 
-def shown(message: str) -> str:
-    """A message as the page's live region reads it (lines joined by spaces)."""
-    return message.replace("\n", " ")
-
-
 class ExplorerPage:
     """One explorer on its page, driven like a reader would."""
 
@@ -150,12 +145,12 @@ def test_every_control_updates_numbers_and_chart(explorer_page):
     another or leaves the chart.
     """
     p = explorer_page
-    assert p.message == shown(p.explorer.message_for(**p.state))
+    assert p.message == p.explorer.message_for(**p.state)
     for control in p.explorer.controls:
         for value in probe_values(control):
             old_message, old_svg = p.message, p.svg
             p.set(control, value)
-            want = shown(p.explorer.message_for(**p.state))
+            want = p.explorer.message_for(**p.state)
             assert p.message == want, f"{control.name}={value!r}"
             if want != old_message:
                 assert p.svg != old_svg, f"{control.name}={value!r}: the chart did not change"
@@ -183,7 +178,7 @@ def test_keyboard_moves_every_control(explorer_page):
         p.page.keyboard.press("ArrowDown" if control.input == "select" else "ArrowRight")
         p.wait_for_update(before)
         p.state[control.name] = control.values[1]
-        assert p.message == shown(p.explorer.message_for(**p.state)), control.name
+        assert p.message == p.explorer.message_for(**p.state), control.name
         p.set(control, control.default)
     assert p.errors == []
 
@@ -203,47 +198,6 @@ def test_explorer_is_accessible_in_both_modes(explorer_page, axe_js, mode):
         p.box.element_handle(),
     )
     assert violations == []
-
-
-#: What a phone shows: the width of an iPhone 12-15 in CSS pixels.
-PHONE = {"width": 390, "height": 844}
-
-#: Widths on the page: the document's and the explorer box's, content and scrolled.
-WIDTHS = """(box) => ({
-  page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
-  box: [box.scrollWidth, box.clientWidth],
-  chart: [box.querySelector('svg').getBoundingClientRect().width,
-          box.querySelector('.lesson-explorer-chart').clientWidth],
-  status: box.querySelector('.lesson-explorer-status').getBoundingClientRect().width,
-})"""
-
-
-@pytest.mark.parametrize("entry", EXPLORERS, ids=lambda e: e.builder.rpartition(":")[2])
-def test_explorer_fits_a_phone(browser, site, entry):
-    """At 390 px nothing scrolls sideways: not the page, not the explorer, not its chart.
-
-    The message, which the narrow chart leaves out, is shown as wrapped text and
-    is still lesson_lib's; a control moved there still updates it.
-    """
-    explorer = entry.build()
-    context = browser.new_context(viewport=PHONE)
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    try:
-        page = context.new_page()
-        page.goto(f"{site}{entry.doc}.html", wait_until="load")
-        box = page.locator(f'div.lesson-explorer[aria-label="{explorer.title}"]')
-        box.scroll_into_view_if_needed()
-        box.and_(page.locator(".lesson-explorer-ready")).wait_for()
-        widths = page.evaluate(WIDTHS, box.element_handle())
-        assert widths["page"][0] <= widths["page"][1], widths
-        assert widths["box"][0] <= widths["box"][1], widths
-        assert widths["chart"][0] <= widths["chart"][1] + 0.5, widths
-        assert widths["status"] > 100, "the message is not shown as text on the phone"
-        status = box.locator(".lesson-explorer-status")
-        assert status.inner_text() == shown(explorer.message_for())
-        assert box.evaluate("b => b.classList.contains('lesson-explorer-narrow')")
-    finally:
-        context.close()
 
 
 def x_axis_label(page: Any) -> str:

@@ -26,6 +26,8 @@ PAGE_ASSETS: dict[str, tuple[str, ...]] = {
 }
 #: Assets of every page with a table: the cue for tables wider than the page.
 TABLE_ASSETS: tuple[str, ...] = ("lesson/tables.js", "lesson/tables.css")
+#: Assets of every page: long literals and wide equations on a phone.
+EVERY_PAGE_ASSETS: tuple[str, ...] = ("lesson/page.css",)
 
 #: Class of the self-check boxes, and the id of the JSON data ``selfcheck.js`` reads.
 SELFCHECK_CLASS = "lesson-selfcheck"
@@ -82,7 +84,7 @@ def has_class(body: str, name: str) -> bool:
 def add_page_assets(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Add :data:`PAGE_ASSETS` (and :data:`TABLE_ASSETS`) to the pages that use them.
+    """Add :data:`EVERY_PAGE_ASSETS`, and :data:`PAGE_ASSETS` and :data:`TABLE_ASSETS` where used.
 
     Parameters
     ----------
@@ -92,7 +94,8 @@ def add_page_assets(
     body = context.get("body")
     if not isinstance(body, str):
         return
-    wanted = [assets for marker, assets in PAGE_ASSETS.items() if has_class(body, marker)]
+    wanted = [EVERY_PAGE_ASSETS]
+    wanted += [assets for marker, assets in PAGE_ASSETS.items() if has_class(body, marker)]
     if "<table" in body:
         wanted.append(TABLE_ASSETS)
     for assets in wanted:

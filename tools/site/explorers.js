@@ -5,13 +5,16 @@
 // chart with the vendored vega-embed and repeats the chart's message in a
 // live region, so screen readers hear what changed.
 //
-// On a column narrower than the chart (a phone), the chart is drawn again with
-// every width in the spec scaled down until it fits, the message leaves the
-// chart and the live region shows it as wrapped text under the controls
-// (the box gets the class lesson-explorer-narrow): nothing scrolls sideways.
-// A chart laid out in fixed pixels says in its spec how it is drawn there
-// (usermeta.narrow, written by lesson_lib: parameters to set, sizes of named
-// views, views whose text is shown as page text); without that it is scaled
+// On a column narrower than the chart (a phone), the chart is drawn again
+// for the column (the box gets the class lesson-explorer-narrow): panels side
+// by side are stacked, each view is made at most as wide as the column less
+// what its axes and labels take, legends list one entry per line, a title too
+// long for the column is broken over lines, and the message leaves the chart:
+// the live region shows it as text, line by line, between the chart and the
+// controls. Text keeps its size and nothing scrolls sideways. A chart laid out
+// in fixed pixels says in its spec how it is drawn there (usermeta.narrow,
+// written by lesson_lib: parameters to set, sizes of named views, views whose
+// text is shown as page text); only a chart that still does not fit is scaled
 // down whole. When the column's width changes (a phone turned sideways, a
 // resized window) every explorer is drawn again for the new width, keeping
 // the state of its controls.
@@ -34,7 +37,10 @@
   var SCALED = "lesson-explorer-scaled";
   var NOTES = "lesson-explorer-notes";
   var MIN_WIDTH = 120;
-  var TRIES = 4;
+  var TRIES = 5;
+  // A title's characters per line on a narrow column: its font size times
+  // this is about the width of a character of Vega's sans-serif.
+  var CHAR_EM = 0.55;
   // Wait this long after the last resize event before drawing again.
   var RESIZE_DELAY_MS = 150;
 
@@ -56,16 +62,16 @@
     return found;
   }
 
-  // The message of the current state, from the message mark's data (lines
-  // joined by spaces), whether or not the chart draws it.
+  // The message of the current state, from the message mark's data, line
+  // by line, whether or not the chart draws it.
   function messageText(view) {
     var found = null;
     (function walk(node) {
       if (!node || found !== null) { return; }
       if (node.marktype && node.name === MESSAGE_MARKS) {
         found = (node.items || []).map(function (item) {
-          return String(item.datum && item.datum[MESSAGE_FIELD]).split("\n").join(" ");
-        }).join(" ");
+          return String(item.datum && item.datum[MESSAGE_FIELD]);
+        }).join("\n");
         return;
       }
       (node.items || []).forEach(walk);
@@ -119,10 +125,25 @@
     return copy;
   }
 
-  // A copy of the spec with every width scaled by factor (at least MIN_WIDTH
-  // pixels), legends one entry per line, and the message's text left out of
-  // the drawing; then the spec's own narrow layout, if it has one.
-  function narrowSpec(spec, factor) {
+  // Words of text in lines of at most chars characters.
+  function wrap(text, chars) {
+    var lines = [];
+    text.split(" ").forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= chars) {
+        lines[last] += " " + word;
+      } else {
+        lines.push(word);
+      }
+    });
+    return lines;
+  }
+
+  // A copy of the spec for a column room px wide: panels side by side stacked,
+  // every view at most cap px wide (at least MIN_WIDTH), titles in lines that
+  // fit, legends one entry per line, and the message's text left out of the
+  // drawing; then the spec's own narrow layout, if it has one.
+  function narrowSpec(spec, room, cap) {
     var copy = JSON.parse(JSON.stringify(spec));
     var hints = narrowHints(spec);
     var views = (hints && hints.views) || {};
@@ -130,9 +151,17 @@
     (function walk(node) {
       if (Array.isArray(node)) { node.forEach(walk); return; }
       if (!node || typeof node !== "object") { return; }
-      var isView = ["mark", "layer", "vconcat", "hconcat", "concat"].some(function (k) { return k in node; });
+      if (Array.isArray(node.hconcat)) {
+        node.vconcat = node.hconcat;
+        delete node.hconcat;
+      }
+      var isView = ["mark", "layer", "vconcat", "concat"].some(function (k) { return k in node; });
       if (isView && typeof node.width === "number") {
-        node.width = Math.max(MIN_WIDTH, Math.floor(node.width * factor));
+        node.width = Math.max(MIN_WIDTH, Math.min(node.width, cap));
+      }
+      var title = node.title;
+      if (isView && title && typeof title.text === "string") {
+        title.text = wrap(title.text, Math.floor(room / ((title.fontSize || 13) * CHAR_EM)));
       }
       if (node.legend && typeof node.legend === "object") {
         node.legend.direction = "vertical";
@@ -146,7 +175,7 @@
         node.height = 1;
       }
       Object.keys(node).forEach(function (k) {
-        if (k !== "data" && k !== "legend") { walk(node[k]); }
+        if (k !== "data" && k !== "legend" && k !== "title") { walk(node[k]); }
       });
     })(copy);
     var params = (hints && hints.params) || {};
@@ -249,36 +278,37 @@
       return null;
     }
     var hints = narrowHints(spec);
-    var options = { actions: false, renderer: "svg" };
+    // The controls go under the message, which a narrow chart leaves out.
+    var controls = document.createElement("div");
+    controls.className = "lesson-explorer-controls vega-bindings";
+    status.after(controls);
+    var options = { actions: false, renderer: "svg", bind: controls };
     var current = null; // the drawn view
     var drawnFor = -1; // the column width it was drawn for
     var pending = false;
 
     // Draw the spec; while the drawing is wider than the column, draw it again
-    // narrower. A chart laid out in fixed pixels does not get narrower with its
-    // widths: its own narrow layout is drawn once, else after TRIES it is drawn
-    // at its own width, and either is scaled down whole if still too wide.
-    function embed(base, attempt, factor, tries) {
+    // for the column, its views narrower by what it overflowed and 4 px to
+    // spare (more where the last try gained less than it took off, as where a
+    // label sits at a share of a view's width), up to TRIES times; a drawing
+    // still too wide then is scaled down whole.
+    function embed(base, attempt, cap, tries, last) {
+      controls.textContent = "";
       return window.vegaEmbed(chart, attempt, options).then(function (result) {
         var room = roomOf(box);
         var width = drawnWidth(chart);
         if (width <= room + 0.5 || box.classList.contains(SCALED)) { return result; }
         result.view.finalize();
-        var first = !box.classList.contains(NARROW);
         box.classList.add(NARROW);
-        if (hints && !first) {
-          box.classList.add(SCALED);
-          return embed(base, attempt, factor, tries);
-        }
-        if (hints) {
-          return embed(base, narrowSpec(base, (room - 2) / width), 1, tries);
-        }
         if (tries >= TRIES) {
           box.classList.add(SCALED);
-          return embed(base, narrowSpec(base, 1), 1, tries);
+          return embed(base, attempt, cap, tries);
         }
-        var next = factor * Math.max(0.5, (room - 2) / width);
-        return embed(base, narrowSpec(base, next), next, tries + 1);
+        var gain = last ? (last.width - width) / (last.cap - cap) : 1;
+        var next = tries === 0 ? room - 40 :
+          cap - Math.ceil((width - room) / Math.min(1, Math.max(0.25, gain || 1))) - 4;
+        return embed(base, narrowSpec(base, room, next), next, tries + 1,
+                     { cap: cap, width: width });
       });
     }
 
@@ -305,7 +335,7 @@
       box.classList.remove(NARROW, SCALED);
       var old = box.querySelector("." + NOTES);
       if (old) { old.remove(); }
-      return embed(base, base, 1, 0).then(function (result) {
+      return embed(base, base, Infinity, 0).then(function (result) {
         var view = result.view;
         current = view;
         // The room as the drawing left it (a page scroll bar may have come or gone).

@@ -2,33 +2,10 @@
 // each table that does not fit, and removes it when the table fits again
 // (on load and whenever the window is resized).
 //
-// On a phone (tables.css) a table keeps its words whole (class
-// lesson-words-whole) when it still fits the article so; only a table that
-// would then be wider than the article lets a word break anywhere. Browsers
-// without a hyphenation dictionary (Chromium on Linux offline) cannot hyphenate
-// it instead.
+// On a phone (tables.css) a table keeps its words whole and scrolls instead.
 (function () {
   "use strict";
   var HINT = "lesson-scroll-hint";
-  var WHOLE = "lesson-words-whole";
-
-  // The article's text width, CSS px.
-  function column() {
-    var art = document.querySelector("article");
-    if (!art) { return Infinity; }
-    var s = getComputedStyle(art);
-    return art.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
-  }
-
-  function keepWordsWhole() {
-    var room = column();
-    document.querySelectorAll("article table").forEach(function (table) {
-      table.classList.add(WHOLE);
-      if (table.scrollWidth > room + 1 || table.parentElement.scrollWidth > room + 1) {
-        table.classList.remove(WHOLE);
-      }
-    });
-  }
 
   function scroller(table) {
     for (var el = table.parentElement; el && el.tagName !== "ARTICLE"; el = el.parentElement) {
@@ -39,7 +16,6 @@
   }
 
   function mark() {
-    keepWordsWhole();
     document.querySelectorAll("article table").forEach(function (table) {
       var box = scroller(table);
       if (!box) { return; }
