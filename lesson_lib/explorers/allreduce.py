@@ -113,21 +113,12 @@ def _state(n: int, step: int) -> dict[str, Any]:
 
 
 def _cell_form(n: int) -> str:
-<<<<<<< HEAD
-    """How the cells' text reads for ``n`` ranks, in two lines no wider than the grid it tops."""
-    if n <= LIST_CONTRIBUTORS_UP_TO:
-        return "each cell lists the ranks whose parts it\nholds (0+1+2); all: complete"
-    return (
-        f"above {LIST_CONTRIBUTORS_UP_TO} ranks each cell counts the ranks\n"
-        "whose parts it holds (4/8); all: complete"
-=======
     """The two lines over the grid: how its cells' text reads for a ring of ``n`` ranks."""
     if n <= LIST_CONTRIBUTORS_UP_TO:
         return "each cell lists the ranks whose parts\nit holds (0+1+2); all: complete"
     return (
         f"above {LIST_CONTRIBUTORS_UP_TO} ranks each cell counts the\nranks whose parts it "
         "holds (4/8); all: complete"
->>>>>>> h/phone
     )
 
 
@@ -233,13 +224,8 @@ def _form_layer() -> Spec:
     pick = [{"filter": "datum.rank == 0 && datum.chunk == 0"},
             {"calculate": CELL_FORM_EXPR, "as": "_form"}]  # fmt: skip
     at_corner = {"x": {"value": 0}, "y": {"value": 0}, "text": {"field": "_form"}}
-<<<<<<< HEAD
-    return layer("text", at_corner, pick, align="left", baseline="bottom", dy=-17, fontSize=11,
-                 color="#1a1a1a", lineBreak="\n", lineHeight=13)  # fmt: skip
-=======
     return layer("text", at_corner, pick, align="left", baseline="top", dy=-4 - 2 * 13,
                  fontSize=11, lineHeight=13, color="#1a1a1a", lineBreak="\n")  # fmt: skip
->>>>>>> h/phone
 
 
 def _grid_view(state: str) -> Spec:
