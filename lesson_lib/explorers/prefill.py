@@ -278,8 +278,8 @@ def _bar_chart(state: str, x_max_ms: float) -> Spec:
     # A prefill under 2 px of the 600 px axis is no visible bar: its label says so.
     thin = " + ".join(f"datum.{c}" for c in columns[3:]) + f" < {x_max_ms / 300:g}"
     step = ("indexof(datum._column, 'decode') == 0 ? 'decode: ' + datum.decode_s + ' per token' "
-            ": 'prefill: ' + datum.prefill_s + ' per token (' + datum.cheaper "
-            f"+ ({thin} ? '; too thin to see on this axis' : '') + ')'")  # fmt: skip
+            f": 'prefill: ' + datum.prefill_s + ({thin} ? ', too thin to see' : ' per token') "
+            "+ ' (' + datum.cheaper + ')'")  # fmt: skip
     term = nominal_scale("term", [label for _, label, _ in TERMS],
                          [ROLE_COLORS[role] for _, _, role in TERMS],
                          bottom_legend(labelLimit=260))  # fmt: skip
