@@ -1,11 +1,16 @@
 """The chapter glue helper: every value glued with MyST-NB's glue, hidden, under its name."""
 
+import re
+from pathlib import Path
+
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from lesson_lib.chapters import glue as book
 from lesson_lib.chapters.glue import chapter_numbers
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
 
 #: MyST-NB's prefix for a glued value kept out of the cell's visible output.
 HIDDEN_PREFIX = "application/papermill.record/"
@@ -104,3 +109,18 @@ def test_every_chapter_reads_and_glues(monkeypatch):
     assert book.glue_chapter("index") == list(book.chapter_numbers("index"))
     assert glued == [book.chapter_numbers("index")]
     assert book.chapter_numbers("index")["slow_4_vs_fast_2"] == "1.12x"
+
+
+def test_a_cell_ending_in_glue_numbers_shows_no_list_of_names():
+    """``glue_numbers`` returns the names it glued; a cell ending in it ends with ``;``.
+
+    Otherwise the list is the cell's output: on the site under a shown cell (the
+    lab's sweep), and in the notebook edition, which keeps the cell, on every route.
+    """
+    cells = re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", "\n".join(
+        p.read_text(encoding="utf-8") for p in sorted(BOOK.glob("*.md"))
+    ), flags=re.S | re.M)  # fmt: skip
+    last_lines = [cell.strip().splitlines()[-1] for cell in cells if cell.strip()]
+    ending = [line for line in last_lines if line.startswith("glue_numbers(")]
+    assert ending, "no cell ends by gluing measured numbers"
+    assert all(line.endswith(";") for line in ending), ending

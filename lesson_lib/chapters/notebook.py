@@ -35,7 +35,7 @@ _ROLE = re.compile(r"\{(?P<role>ref|numref|term|doc)\}`(?P<body>[^`]+)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _INCLUDE = re.compile(r"^(?P<fence>`{3,})\{literalinclude\}\s+(?P<path>\S+)\s*$")
 #: A code cell gluing a dict its page measured as it ran (``glue_numbers(numbers)``).
-_LIVE = re.compile(r"^glue_numbers\((?P<name>[A-Za-z_]\w*)\)\s*$", re.MULTILINE)
+_LIVE = re.compile(r"^glue_numbers\((?P<name>[A-Za-z_]\w*)\);?\s*$", re.MULTILINE)
 _TOC = re.compile(r"^(?P<fence>`{3,})\{tableofcontents\}\s*$")
 
 
