@@ -921,10 +921,16 @@ def pinned(page: str) -> dict[str, str]:
     return {**base, **NUMBERS[page]}
 
 
+def without_reading_times(values: dict[str, str]) -> dict[str, str]:
+    """The overview's reading times follow the text, so they are not pinned here;
+    ``tests/test_chapters_overview.py`` checks how they are counted."""
+    return {k: v for k, v in values.items() if not k.startswith(("read_", "reading_"))}
+
+
 @pytest.mark.parametrize("page", list(NUMBERS))
 def test_glued_numbers_are_pinned(page):
     """Every formatted number a page glues, key and text, is the pinned one."""
-    assert chapter_numbers(page) == pinned(page)
+    assert without_reading_times(chapter_numbers(page)) == pinned(page)
 
 
 @pytest.mark.parametrize("name", list(TABLES))
@@ -934,14 +940,14 @@ def test_tables_are_pinned(name):
 
 
 if __name__ == "__main__":  # pragma: no cover - run by hand after a deliberate change
-    worked = chapter_numbers("overview")
+    worked = without_reading_times(chapter_numbers("overview"))
     print("WORKED_EXAMPLE = {")
     for key, value in worked.items():
         print(f"    {key!r}: {value!r},")
     print("}")
     print("NUMBERS = {")
     for page in NUMBERS:
-        values = chapter_numbers(page)
+        values = without_reading_times(chapter_numbers(page))
         print(f"    {page!r}: {{")
         for key, value in values.items():
             if page not in WITH_WORKED_EXAMPLE or key not in worked:

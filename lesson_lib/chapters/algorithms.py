@@ -115,7 +115,7 @@ def algorithm_numbers() -> dict[str, str]:
 
 #: What ``book/algorithms.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
-    overview.GLUE,
+    overview.WORKED,
     algorithm_numbers,
     Quote(latency.scaling_numbers, ("ring_peak_n", "ring_peak_speedup")),
 )

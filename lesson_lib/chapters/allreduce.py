@@ -60,4 +60,4 @@ def _edge_numbers(model: ModelSpec) -> dict[str, str]:
 
 
 #: What ``book/allreduce.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, allreduce_numbers)
+GLUE = GlueTable(overview.WORKED, allreduce_numbers)

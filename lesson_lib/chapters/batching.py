@@ -190,4 +190,4 @@ def _speculative_numbers() -> dict[str, str]:
 
 
 #: What ``book/batching.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, batching_numbers, _speculative_numbers)
+GLUE = GlueTable(overview.WORKED, batching_numbers, _speculative_numbers)

@@ -303,4 +303,4 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
 
 
 #: What ``book/cluster.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, _cluster_numbers, Quote(experts_numbers, ("ds_alltoalls",)))
+GLUE = GlueTable(overview.WORKED, _cluster_numbers, Quote(experts_numbers, ("ds_alltoalls",)))

@@ -353,4 +353,4 @@ def _exercise_three(m: ModelSpec) -> dict[str, str]:
 
 
 #: What ``book/experts.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, experts_numbers)
+GLUE = GlueTable(overview.WORKED, experts_numbers)

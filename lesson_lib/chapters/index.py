@@ -7,7 +7,7 @@ from lesson_lib.chapters.glue import GlueTable, Quote
 
 #: What ``book/index.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
-    overview.GLUE,
+    overview.WORKED,
     Quote(payloads.payload_numbers, ("pcie_bandwidth",)),
     Quote(latency.scaling_numbers, ("speedup_1_to_4_slow", "slow_4_vs_fast_2")),
     latency.buyer_numbers,

@@ -348,5 +348,5 @@ def _goodput_numbers() -> dict[str, str]:
 
 #: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
-    overview.GLUE, handoff_numbers, _context_parallel_numbers, _exercise_numbers, _goodput_numbers
+    overview.WORKED, handoff_numbers, _context_parallel_numbers, _exercise_numbers, _goodput_numbers
 )

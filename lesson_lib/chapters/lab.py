@@ -6,4 +6,4 @@ from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import GlueTable
 
 #: What ``book/lab.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE)
+GLUE = GlueTable(overview.WORKED)

@@ -181,7 +181,7 @@ def _embedding_numbers() -> dict[str, str]:
 
 #: What ``book/latency.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
-    overview.GLUE,
+    overview.WORKED,
     Quote(payloads.payload_numbers, ("pcie_bandwidth",)),
     scaling_numbers,
     published_numbers,

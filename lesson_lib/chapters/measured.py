@@ -213,4 +213,4 @@ def _launch_numbers() -> dict[str, str]:
 
 
 #: What ``book/measured.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, published_numbers, latency.scaling_numbers, measured_numbers)
+GLUE = GlueTable(overview.WORKED, published_numbers, latency.scaling_numbers, measured_numbers)

@@ -152,7 +152,7 @@ def prose_words(markdown: str) -> int:
 
 def reading_numbers(book: Path = BOOK) -> dict[str, str]:
     """Minutes of reading (:data:`READING_WPM`, rounded, at least 1) per chapter page, of the
-    core path and of the rest; the overview glues them as it runs, so they follow the text."""
+    core path and of the rest, so they follow the text."""
     pages = [page for page in CHAPTERS if page not in ("index", "instructor")]
     words = {page: prose_words((book / f"{page}.md").read_text("utf-8")) for page in pages}
     minutes = {page: max(1, round(count / READING_WPM)) for page, count in words.items()}
@@ -162,5 +162,12 @@ def reading_numbers(book: Path = BOOK) -> dict[str, str]:
     return out | {"reading_wpm": str(READING_WPM)}
 
 
+def _reading_beside_the_book() -> dict[str, str]:
+    """The reading times where the book's pages sit beside ``lesson_lib`` (a wheel has none)."""
+    return reading_numbers() if (BOOK / "overview.md").exists() else {}
+
+
+#: The worked example's numbers, which every chapter's table starts from.
+WORKED = GlueTable(worked_example_numbers)
 #: What ``book/overview.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(worked_example_numbers)
+GLUE = GlueTable(WORKED, _reading_beside_the_book)

@@ -111,4 +111,4 @@ def payload_table(
 
 
 #: What ``book/payloads.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, allreduce.allreduce_numbers, payload_numbers)
+GLUE = GlueTable(overview.WORKED, allreduce.allreduce_numbers, payload_numbers)

@@ -116,4 +116,4 @@ def _embedding_and_head_numbers() -> dict[str, str]:
 
 
 #: What ``book/prefill.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, prefill_numbers, _embedding_and_head_numbers)
+GLUE = GlueTable(overview.WORKED, prefill_numbers, _embedding_and_head_numbers)

@@ -60,4 +60,4 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
 
 
 #: What ``book/sizing.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, sizing_numbers)
+GLUE = GlueTable(overview.WORKED, sizing_numbers)

@@ -16,7 +16,7 @@ from lesson_lib.chapters.glue import GlueTable, Quote
 
 #: What ``book/summary.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
-    overview.GLUE,
+    overview.WORKED,
     Quote(batching.batching_numbers, ("batch_crossover_4",)),
     Quote(payloads.payload_numbers, ("rate_4_gb",)),
     Quote(sizing.sizing_numbers, ("sizing_kv_heads",)),

@@ -73,4 +73,4 @@ def _lab_tail_numbers() -> dict[str, str]:
 
 
 #: What ``book/tails.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.GLUE, _tail_numbers, _lab_tail_numbers)
+GLUE = GlueTable(overview.WORKED, _tail_numbers, _lab_tail_numbers)
