@@ -296,6 +296,15 @@ def _collisions(fig: Figure, placed: dict[Text, _Placed]) -> list[str]:
                     f"{text!r} and {other!r} "
                     + ("overlap" if gap < 0 else f"are {gap:.1f} px apart")
                 )
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+    for legend in legends:
+        frame, own = legend.get_window_extent(), {*legend.get_texts(), legend.get_title()}
+        for text, where in placed.items():
+            box = where.box
+            across = min(box.x1, frame.x1) - max(box.x0, frame.x0)
+            down = min(box.y1, frame.y1) - max(box.y0, frame.y0)
+            if text not in own and across > SLACK_PX and down > SLACK_PX:
+                found.append(f"{text.get_text()!r} is under the legend")
     return found
 
 
@@ -391,6 +400,11 @@ def test_the_collision_check_finds_each_kind():
         "'0+1+2+3+4+5' leaves its axes",
         "'0+1+2+3+4+5' leaves its bar or cell",
     ]
+    fig, ax = new_figure(5.0, 3.0)
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.legend(loc="upper left")
+    ax.text(0.02, 0.95, "2.68 ms", transform=ax.transAxes, va="top")  # where the legend sits
+    assert "'2.68 ms' is under the legend" in _draw(fig).collisions
 
 
 def _smallest_px(fig: Figure, column_px: float = COLUMN_PX) -> float:

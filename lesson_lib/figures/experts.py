@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from lesson_lib.figures._style import NEUTRALS, ROLE_COLORS, two_panels
+from lesson_lib.figures._style import NEUTRALS, ROLE_COLORS, legend_below, two_panels
 from lesson_lib.model.collectives import COLLECTIVES, collective_time, collective_wire_bytes
 from lesson_lib.model.experts import comparison
 from lesson_lib.model.specimen import FAST_RING
@@ -87,7 +87,7 @@ def tp_vs_ep_figure() -> Figure:
     left.set_xlabel("one sequence: ms per token")
     left.set_xlim(0, max(lay.one.total_s for lay in layouts.values()) / MS * 1.45)
     left.invert_yaxis()
-    left.legend(loc="upper right", fontsize=10, frameon=False)
+    legend_below(left, -0.3, ncols=2)
     rates = [lay.full.tokens_per_s for lay in layouts.values()]
     right.barh(ys, rates, color=NEUTRALS[2], height=0.6)
     for y, lay in zip(ys, layouts.values(), strict=True):
