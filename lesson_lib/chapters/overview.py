@@ -137,8 +137,19 @@ CORE_PATH += ("cluster", "summary")
 
 
 def prose_words(markdown: str) -> int:
-    """Words of a MyST page's text, tables and captions before ``## Exercises``, not its code;
-    a role counts as its shown text or one word (a glued number), a link as its text."""
+    """Words of a MyST page's text, tables and captions before ``## Exercises``, not its code.
+
+    A role counts as its shown text or one word (a glued number), a link as its text.
+
+    Parameters
+    ----------
+    markdown : str
+        The page's MyST source.
+
+    Returns
+    -------
+    int
+    """
     import jupytext  # as the notebook edition reads MyST
 
     page = markdown.split("\n## Exercises", 1)[0]
@@ -151,8 +162,20 @@ def prose_words(markdown: str) -> int:
 
 
 def reading_numbers(book: Path = BOOK) -> dict[str, str]:
-    """Minutes of reading (:data:`READING_WPM`, rounded, at least 1) per chapter page, of the
-    core path and of the rest, so they follow the text."""
+    """Minutes of reading (:data:`READING_WPM`, rounded, at least 1) per chapter page.
+
+    Also the core path's (:data:`CORE_PATH`) and the rest's, so they follow the text.
+
+    Parameters
+    ----------
+    book : Path, default the checkout's ``book/``
+        The folder of the pages.
+
+    Returns
+    -------
+    dict of str to str
+        ``read_<page>``, ``read_core``, ``read_further`` (``"7 min"``) and ``reading_wpm``.
+    """
     pages = [page for page in CHAPTERS if page not in ("index", "instructor")]
     words = {page: prose_words((book / f"{page}.md").read_text("utf-8")) for page in pages}
     minutes = {page: max(1, round(count / READING_WPM)) for page, count in words.items()}
