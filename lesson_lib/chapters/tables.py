@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from lesson_lib.chapters.glue import chapter_numbers
+from lesson_lib.chapters.overview import worked_example_numbers
 from lesson_lib.model.sizing import DegreeFit, fits_by_degree
 from lesson_lib.model.specimen import ASSUMPTIONS, Assumption
 from lesson_lib.model.tables import html_table
@@ -70,7 +70,7 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     Parameters
     ----------
     values : mapping of str to str, optional
-        Glue key -> formatted value; default the overview's.
+        Glue key -> formatted value; default the worked example's.
     caption : str, optional
 
     Returns
@@ -83,7 +83,7 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     KeyError
         If ``values`` lacks a key of :data:`KEY_NUMBERS`.
     """
-    values = chapter_numbers("overview") if values is None else values
+    values = worked_example_numbers() if values is None else values
     missing = [key for key, _, _ in KEY_NUMBERS if key not in values]
     if missing:
         raise KeyError(f"values lacks the key numbers {missing}")
