@@ -15,19 +15,16 @@ counted once, separately). A benchmark, not a test: numbers vary with load.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
 import statistics
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from conftest import CHROMIUM_ARGS  # noqa: E402
+from conftest import CHROMIUM_ARGS, serve_folder  # noqa: E402
 
 from lesson_lib.explorers.catalog import EXPLORERS  # noqa: E402
 
@@ -73,11 +70,6 @@ TIME_CHANGES = """async ([title, controls, changes]) => {
 }"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 def percentile(values: list[float], q: float) -> float:
     """The ``q`` quantile (0..1) by linear interpolation."""
     ordered = sorted(values)
@@ -101,9 +93,7 @@ def main() -> int:
         return 1
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_Quiet, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_folder(html_dir)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")

@@ -20,10 +20,8 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
-import http.server
 import os
 import sys
-import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -32,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from conftest import CHROMIUM_ARGS  # noqa: E402
+from conftest import CHROMIUM_ARGS, serve_folder  # noqa: E402
 
 #: First load of a page, compressed, before any interaction.
 FIRST_LOAD_BUDGET = 400_000
@@ -52,11 +50,6 @@ SHOW_EXPLORER = """async (index) => {
   for (let i = 0; i < 1200 && !done(); i++) { await new Promise(r => setTimeout(r, 50)); }
   return {title: box.getAttribute('aria-label'), ready: box.classList.contains('lesson-explorer-ready')};
 }"""
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 @functools.cache
@@ -138,9 +131,7 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_Quiet, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_folder(html_dir)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
     pages = args.only or pages_of(html_dir)
     missed: list[str] = []

@@ -232,6 +232,13 @@ def test_the_core_path_needs_only_itself_and_follows_the_book():
     assert sorted(CORE_PATH, key=order.index) == list(CORE_PATH)
 
 
+def test_the_table_of_contents_part_the_core_path_is_core_path():
+    """The sidebar's "The core path" part lists CORE_PATH, in its order, and nothing else."""
+    toc = (BOOK.parent / "_toc.yml").read_text()
+    part = toc.split("- caption: The core path\n", 1)[1].split("- caption:", 1)[0]
+    assert tuple(re.findall(r"file: book/(\w+)\s*$", part, flags=re.M)) == CORE_PATH
+
+
 def test_overview_lists_every_chapter_with_its_reading_time():
     """Every chapter page but the landing page and the overview is in the chapter list, timed."""
     text = (BOOK / "overview.md").read_text().split("## The chapters", 1)[1]

@@ -107,6 +107,18 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def serve_folder(folder: Path) -> http.server.ThreadingHTTPServer:
+    """``folder`` served quietly by http.server on 127.0.0.1 from a daemon thread.
+
+    Its URL is ``http://127.0.0.1:{server.server_address[1]}/``; the browser
+    tests and the benchmarks that load the built site share it.
+    """
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 @pytest.fixture(scope="session")
 def site(built_book) -> Iterator[str]:
     """Base URL of ``_build/html`` served by http.server on 127.0.0.1."""
@@ -116,16 +128,12 @@ def site(built_book) -> Iterator[str]:
     finished = "build finished with problems" in built_book.output
     if built_book.returncode != 0 and not finished:
         pytest.fail(f"the book did not build:\n{built_book.output[-3000:]}", pytrace=False)
-    handler = functools.partial(_QuietHandler, directory=str(built_book.html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = serve_folder(built_book.html_dir)
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from lesson_site.weight import MATHJAX_TAGS
+from lesson_site.weight import MATHJAX_TAGS, site_pages
 
 logger = logging.getLogger(__name__)
 
@@ -45,9 +45,7 @@ TEX_ERROR = ('data-mml-node="merror"', 'mathcolor="red"')
 def pages_with_math(outdir: Path) -> dict[Path, str]:
     """The site's pages that hold a math element, with their HTML."""
     found = {}
-    for path in outdir.rglob("*.html"):
-        if path.relative_to(outdir).parts[0] in ("_static", "_sources", "_images"):
-            continue
+    for path in site_pages(outdir):
         text = path.read_text(encoding="utf-8")
         if MATH_ELEMENT.search(text):
             found[path] = text

@@ -154,6 +154,15 @@ def lazy_images(
     context["body"] = re.sub(r"<img\b[^>]*>", mark, body)
 
 
+def site_pages(outdir: Path) -> list[Path]:
+    """The built site's HTML pages, not the copies of its sources and assets."""
+    return [
+        path
+        for path in outdir.rglob("*.html")
+        if path.relative_to(outdir).parts[0] not in ("_static", "_sources", "_images")
+    ]
+
+
 def strip_theme_tags(app: Sphinx, exception: Exception | None) -> None:
     """Take :data:`THEME_TAGS`, :data:`SEARCH_TAGS` (but on the search page) and
     :data:`MATHJAX_TAGS` (on pages without math) out of each page.
@@ -168,9 +177,7 @@ def strip_theme_tags(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    for path in outdir.rglob("*.html"):
-        if path.relative_to(outdir).parts[0] in ("_static", "_sources", "_images"):
-            continue
+    for path in site_pages(outdir):
         text = path.read_text(encoding="utf-8")
         new = text
         tags = THEME_TAGS if path == outdir / "search.html" else THEME_TAGS + SEARCH_TAGS
