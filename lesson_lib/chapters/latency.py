@@ -145,6 +145,7 @@ def buyer_numbers() -> dict[str, str]:
     out: dict[str, str] = {}
     for key, a in zip(("box_1", "box_2", "box_4"), boxes, strict=True):
         out[f"{key}_stream"] = format_seconds(a.stream_s, "ms")
+        out[f"{key}_stream_full"] = format_seconds(a.stream_full_s, "ms")
         out[f"{key}_sequences"] = format_count(a.sequences)
         out[f"{key}_tokens_per_s"] = format_count(a.tokens_per_s)
         out[f"{key}_tokens_per_gpu"] = format_count(a.tokens_per_s_per_gpu)
