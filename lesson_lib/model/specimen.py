@@ -184,6 +184,17 @@ TOKENS_PER_S: int = 50
 #: The prefill example's prompt, tokens.
 PROMPT_TOKENS: int = 4096
 
+#: Goodput's time-to-first-token target, GuideLLM's chat example (the TPOT target is 1 / TOKENS_PER_S).
+TTFT_TARGET: float = 0.2
+#: Goodput's answer length, the KV chapter's short answers, tokens.
+GOODPUT_OUTPUT_TOKENS: int = 256
+#: Tokens one chunked-prefill step carries, decode tokens included (vLLM's max_num_batched_tokens).
+STEP_TOKENS: int = 2048
+#: Price of one H100 SXM for an hour in US dollars, assumed near the low end of 2026 on-demand lists.
+GPU_HOUR_USD: float = 2.5
+#: One H100 SXM board's maximum power in watts (NVIDIA's figure, up to 700 W, configurable).
+BOARD_POWER_W: float = 700.0
+
 #: Vectors a pipeline stage sends the next per token, the hidden state and the
 #: residual stream beside it, as vLLM's Qwen3.5 model declares its intermediate tensors.
 PP_VECTORS_PER_TOKEN: int = 2
@@ -347,6 +358,33 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
     _stated("per-rank jitter at each collective, busy node", JITTER_BUSY, "s", _JITTER),
     _stated("interactive decode rate", TOKENS_PER_S, "tokens/s", _LESSON),
     _stated("prefill prompt", PROMPT_TOKENS, "tokens", _LESSON),
+    _stated(
+        "goodput: time-to-first-token target",
+        TTFT_TARGET,
+        "s",
+        "GuideLLM's chat example (neuralmagic/guidellm README); the TPOT target is 1 / the rate",
+    ),
+    _stated("goodput: answer length", GOODPUT_OUTPUT_TOKENS, "tokens", _LESSON),
+    _stated(
+        "chunked prefill: tokens per step",
+        STEP_TOKENS,
+        "tokens",
+        "assumption; vLLM's max_num_batched_tokens sets it (optimization guide)",
+    ),
+    _stated(
+        "price of one GPU-hour",
+        GPU_HOUR_USD,
+        "count",
+        "assumption, near the low end of 2026 H100 SXM on-demand prices",
+        "2.50 USD",
+    ),
+    _stated(
+        "board power",
+        BOARD_POWER_W,
+        "count",
+        "NVIDIA H100 SXM: max thermal design power up to 700 W (configurable)",
+        "700 W",
+    ),
     _stated(
         "pipeline message per token",
         PP_VECTORS_PER_TOKEN,
