@@ -2,11 +2,13 @@
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 
 from lesson_lib.chapters.glue import chapter_numbers
 from lesson_lib.chapters.tables import (
+    CHAPTER_TITLES,
     KEY_NUMBERS,
     assumptions_table,
     budget_table,
@@ -48,6 +50,18 @@ def test_key_numbers_table_reads_numbers():
     for row, (key, _, _) in zip(rows, KEY_NUMBERS, strict=True):
         assert f"<td>{html.escape(values[key])}</td>" in row
     assert "<td>9.34 ms</td>" in out and "<td>1.76x</td>" in out
+
+
+def test_key_numbers_table_names_chapters_by_their_titles():
+    """The chapter column shows each page's own title, never its file name; 1.51x is measured's."""
+    book = Path(__file__).resolve().parents[1] / "book"
+    for slug, title in CHAPTER_TITLES.items():
+        assert f"# {title}\n" in (book / f"{slug}.md").read_text(encoding="utf-8"), slug
+    rows = body_rows(key_numbers_table())
+    for row, (_, _, slug) in zip(rows, KEY_NUMBERS, strict=True):
+        assert re.search(f"<td>{re.escape(html.escape(CHAPTER_TITLES[slug]))}</td>\\s*</tr>", row)
+    ring = next(row for row in rows if "<td>1.51x</td>" in row)
+    assert "<td>Measured: the lesson against ten GPU systems</td>" in ring
 
 
 def test_key_numbers_table_missing_key():

@@ -158,10 +158,9 @@ def test_every_state_is_plan_clusters(explorer):
             assert "not placed: PP is not modelled with EP" in text
             continue
         assert row["dp"] == plan.dp
-        if plan.ep > 1:
-            assert f", EP {plan.ep} x DP {plan.dp}:" in text
-        else:
-            assert f", TP {plan.tp} x PP {plan.pp} x DP {plan.dp}:" in text
+        degrees = f"EP {plan.ep}" if plan.ep > 1 else f"TP {plan.tp} x PP {plan.pp}"
+        gpus = plan.tp * plan.pp * plan.ep  # one replica's, when not one fits
+        assert f", {degrees} {f'x DP {plan.dp}' if plan.dp else f'needs {gpus} GPUs'}:" in text
         if plan.problems:
             assert "cannot exist" in text
             assert f"Problem: {plan.problems[0]}" in text
@@ -206,6 +205,11 @@ def test_the_no_replica_layout_of_the_reader_prices_nothing(explorer):
     text = _flat(explorer.message_for(gpus_per_node=1, nodes=1))
     assert "cannot exist" in text and "but the cluster has only 1" in text
     assert "One sequence" not in text and text.endswith(NOT_PRICED)
+    # says why (4 x 2 = 8 GPUs a replica), never "DP 0"
+    assert "1 GPU (1 x 1), TP 4 x PP 2 needs 8 GPUs: cannot exist" in text
+    assert "DP 0" not in text
+    assert "TP 4 x PP 4 needs 16 GPUs: cannot exist" in _flat(explorer.message_for(pp=4))
+    assert "EP 32 needs 32 GPUs" in _flat(explorer.message_for(model="qwen3_235b", group=32, pp=1))
 
 
 def test_ep_inside_the_nvlink_domain_and_across_nodes(explorer):

@@ -31,6 +31,9 @@ def test_the_default_is_the_chapter_example(explorer):
     assert f"116 all-to-alls per token: latency {glued['ep_latency_ms']}" in message
     assert "98.9 GB per GPU (fits the cards)" in message
     assert message.endswith(f"the other layout: {glued['tp_one_ms']} per token (the grey bar)")
+    # the bytes in the chapter's unit: 8.33 MiB, not 8,526 KiB
+    assert f"\n{glued['ep_token_mib']} on the wire per decoded token" in message
+    assert glued["ep_token_mib"] == "8.33 MiB"
 
 
 def test_mixtral_tp_on_the_network_by_hand(explorer):

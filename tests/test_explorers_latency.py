@@ -9,6 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib.explorers.latency import (
+    ALGORITHM_LABELS,
     CARDS,
     CONTROLS,
     FABRICS,
@@ -115,6 +116,12 @@ def test_the_algorithm_toggle_says_why_it_does_little_on_a_flat_fabric(explorer)
     assert "one-shot on the per-hop fit" in explorer.message_for(
         fabric="hops", algorithm="one_shot"
     )
+    # No algorithm is "the lesson's": on its fixed-latency fabrics the ring and two-shot cost the
+    # same (1 latency, 2(N-1)/N payloads each), and on the per-hop fit they differ.
+    assert not any("lesson" in label for label in ALGORITHM_LABELS)
+    ring, two_shot = (explorer.row(algorithm=a) for a in ("ring", "two_shot"))
+    assert all(ring[c] == two_shot[c] for c in ("latency_ms", "bandwidth_ms", "total_ms"))
+    assert "all-reduce: ring on the per-hop fit" in explorer.message_for(fabric="hops")
 
 
 def test_ceiling_only_where_the_formula_holds(explorer):

@@ -35,8 +35,11 @@ def test_defaults_are_the_lesson_prompt_on_four_fast_gpus(explorer):
     assert explorer.defaults == {"prompt": PROMPT_TOKENS, "n": 4, "fabric": "fast"}
     glued = prefill_numbers()  # what the chapter prints at the same setting
     lines = explorer.message_for().split("\n")
-    assert lines[0].startswith("4,096 vectors = 40 MiB per all-reduce, ")
-    assert f"the crossover ({glued['crossover_fast_4']}): bandwidth-bound" in lines[0]
+    # the crossover of four GPUs, 3 MB, not the chapter's two-GPU 4.5 MB: the message names which
+    assert lines[0] == (
+        f"4,096 vectors = 40 MiB per message, 14x over the 4-GPU crossover "
+        f"({glued['crossover_fast_4']}): bandwidth-bound"
+    )
     assert "(decode's 10 KiB: latency-bound)" in lines[1]
     assert lines[2] == (
         f"Per token: decode {glued['decode_per_token_fast_4']}, prefill "
@@ -54,7 +57,7 @@ def test_slow_ring_of_four_and_short_prompts(explorer):
     assert short["bound"] == "latency" and short["where"].endswith("below")
     at = explorer.row(prompt=CROSSOVER_PROMPT, n=2)
     assert at["where"] == "at" and at["bound_text"] == "the two terms equal"
-    assert "at the crossover (" in explorer.message_for(prompt=CROSSOVER_PROMPT, n=2)
+    assert "at the 2-GPU crossover (4.5 MB)" in explorer.message_for(prompt=CROSSOVER_PROMPT, n=2)
     # one vector is decode's own message: no cheaper, never "1x cheaper"
     assert "(no cheaper)" in explorer.message_for(prompt=1)
     alone = re.compile(r"(?<![\d.])1(\.0)?x")  # "1x", not "122.1x"

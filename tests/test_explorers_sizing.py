@@ -23,7 +23,7 @@ from lesson_lib.explorers.sizing import (
 from lesson_lib.model.memory import kv_share, max_sequences, memory_budget
 from lesson_lib.model.sizing import fits_by_degree
 from lesson_lib.model.specimen import GPU, GPU_LABEL, MODEL
-from lesson_lib.model.units import GB, format_bytes
+from lesson_lib.model.units import GB
 from lesson_lib.models import PRESETS
 
 
@@ -105,8 +105,10 @@ def test_values_and_labels_come_from_lesson_lib():
     assert model.values == tuple(PRESETS) and model.default == MODEL.name
     assert context.values[0] == 1 and context.default == 1 and context.label_of(1) == "full"
     assert "(32,768 tokens for the specimen)" in context.label_of(8)
-    lesson = card.label_of(LESSON_CARD)
-    assert GPU_LABEL in lesson and format_bytes(GPU.memory_bytes, "GiB", decimals=1) in lesson
+    # short enough for a phone's select (390 px shows about 40 characters): 84.93 GB = 79.1 GiB
+    assert card.label_of(LESSON_CARD) == f"84.93 GB (lesson, sold as {GPU_LABEL})"
+    assert card.label_of(round(BIG_CARD_BYTES / GB, 2)) == "150.32 GB (sold as 141 GB)"
+    assert max(len(label) for label in card.labels) <= 32
     assert round(BIG_CARD_BYTES / GB, 2) in CARDS
 
 

@@ -49,6 +49,20 @@ def test_speedup_curves_match_scaling():
     assert "speed-up" in ax.get_ylabel()
 
 
+def test_speedup_curves_draw_invalid_degrees_hollow():
+    """Filled at 1, 2, 4, 8 only: 3, 6 and 12 do not divide 16 DeltaNet key heads, 16 not 24 query heads."""
+    (ax,) = speedup_curves_figure().axes
+    for fabric in (FAST, SLOW):
+        colour = next(ln.get_color() for ln in ax.get_lines() if ln.get_label() == fabric.name)
+        dots = [ln for ln in ax.get_lines() if ln.get_marker() == "o" and ln.get_color() == colour]
+        filled = [ln for ln in dots if ln.get_markerfacecolor() != "white"]
+        hollow = [ln for ln in dots if ln.get_markerfacecolor() == "white"]
+        assert list(filled[0].get_xdata()) == [1, 2, 4, 8]
+        assert list(hollow[0].get_xdata()) == [3, 5, 6, 7, *range(9, 17)]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "hollow: invalid TP degree for the specimen" in labels
+
+
 def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
     """Two stacked panels; the bottom one names 1.76x and 1.51x; the top plots every record."""
     fig = fixed_vs_hop_figure()

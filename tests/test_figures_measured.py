@@ -10,7 +10,10 @@ def test_one_row_per_system_and_the_stated_latencies_drawn():
     (ax,) = fig.axes
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == len(systems()) == 10
-    assert labels[-1].startswith("a100_sxm") and labels[0].startswith("rtx_pro_6000_server")
+    # names as people write them, not the data's folder names (a100_sxm, rtx_pro_6000_server)
+    assert labels[-1] == "A100 SXM (NVLink)" and labels[0] == "RTX PRO 6000 Server (PCIe)"
+    assert {"Arc Pro B60 (PCIe)", "GB200 (NVLink)", "L40S (PCIe)"} <= set(labels)
+    assert not any("_" in label for label in labels)
     verticals = sorted(
         line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"
     )

@@ -10,17 +10,22 @@ from lesson_lib.model.specimen import ASSUMPTIONS, Assumption
 from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import format_bytes, format_count
 
+#: The title of each chapter the key numbers come from, by its slug, as its page heads it.
+CHAPTER_TITLES: dict[str, str] = {
+    "sizing": "The sizing problem",
+    "allreduce": "Where the all-reduces come from",
+    "payloads": "Ring payloads",
+    "latency": "The latency assumption",
+    "measured": "Measured: the lesson against ten GPU systems",
+    "prefill": "Prefill versus decode",
+}
 #: The summary's key numbers; (the worked example's glue name, what it is, chapter slug).
 KEY_NUMBERS: tuple[tuple[str, str, str], ...] = (
     ("weights_gb", "bf16 weights of the model", "sizing"),
     ("kv_per_token", "KV cache added by one token", "sizing"),
     ("kv_full_gib", "KV cache of one full-length sequence", "sizing"),
     ("state_mib", "fixed DeltaNet state per sequence, any length", "sizing"),
-    (
-        "free_one_gpu_gb",
-        "left on one card beside the weights and one full-length sequence",
-        "sizing",
-    ),
+    ("free_one_gpu_gb", "left on one card beside weights and one full-length sequence", "sizing"),
     ("sequences_1", "full-length sequences that fit, TP = 1", "sizing"),
     ("sequences_2", "full-length sequences that fit, TP = 2", "sizing"),
     ("sequences_4", "full-length sequences that fit, TP = 4", "sizing"),
@@ -76,7 +81,7 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     Returns
     -------
     str
-        An HTML table: quantity, value, chapter where it is derived.
+        An HTML table: quantity, value, title of the chapter where it is derived.
 
     Raises
     ------
@@ -87,7 +92,7 @@ def key_numbers_table(values: Mapping[str, str] | None = None, caption: str | No
     missing = [key for key, _, _ in KEY_NUMBERS if key not in values]
     if missing:
         raise KeyError(f"values lacks the key numbers {missing}")
-    rows = [(what, values[key], chapter) for key, what, chapter in KEY_NUMBERS]
+    rows = [(what, values[key], CHAPTER_TITLES[slug]) for key, what, slug in KEY_NUMBERS]
     return html_table(("quantity", "value", "chapter"), rows, caption)
 
 

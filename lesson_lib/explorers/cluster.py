@@ -160,10 +160,9 @@ def _state(**state: Any) -> dict[str, Any]:
         return {"model_name": model.name, "gpus": gpus, "dp": -1, "degrees": degrees,
                 "verdict": "not placed: PP is not modelled with EP; set PP 1",
                 "priced": NOT_PRICED}  # fmt: skip
-    if plan.ep > 1:
-        degrees = f"EP {plan.ep} x DP {plan.dp}"
-    else:
-        degrees = f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp}"
+    degrees = f"EP {plan.ep}" if plan.ep > 1 else f"TP {plan.tp} x PP {plan.pp}"
+    # No whole replica fits (DP 0): say how many GPUs one needs, not "DP 0".
+    degrees += f" x DP {plan.dp}" if plan.dp else f" needs {plan.tp * plan.pp * plan.ep} GPUs"
     priced = NOT_PRICED if plan.problems else _priced(plan)
     return {"model_name": model.name, "gpus": gpus, "dp": plan.dp, "degrees": degrees,
             "verdict": _verdict(plan), "priced": priced}  # fmt: skip

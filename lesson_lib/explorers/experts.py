@@ -27,7 +27,7 @@ from lesson_lib.model.units import GB, KiB, format_bytes, format_count, format_s
 FABRICS: dict[str, Fabric] = {"fast": FAST, "network": INTER_NODE}
 FABRIC_LABELS: tuple[str, ...] = (
     f"fast: NVLink-class, {format_seconds(FAST.latency, 'us')} (lesson)",
-    f"between nodes: InfiniBand-class, {format_seconds(INTER_NODE.latency, 'us')} (assumed)",
+    f"InfiniBand network, {format_seconds(INTER_NODE.latency, 'us')} (assumed)",
 )
 #: The cards offered, by key.
 CARDS: dict[str, Accelerator] = {"h100": GPU, "h200": H200}
@@ -38,6 +38,7 @@ N_VALUES: tuple[int, ...] = (1, 2, 4, 8)
 BATCH_VALUES: tuple[int, ...] = (1, 8, 64, 256)
 #: Tokens each sequence holds (every preset's context reaches the largest).
 CONTEXT_VALUES: tuple[int, ...] = (4_096, CONTEXT)
+_TOKENS = tuple(format_count(c) for c in CONTEXT_VALUES)
 PARALLELISM_LABELS: tuple[str, ...] = ("TP: all-reduces", "EP + DP attention: all-to-alls")
 
 CONTROLS: tuple[Control, ...] = (
@@ -48,12 +49,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("card", "card", tuple(CARDS), "h200", CARD_LABELS),
     Control("batch", "batch (sequences)", BATCH_VALUES, 1),
     Control(
-        "context",
-        "context (tokens a sequence)",
-        CONTEXT_VALUES,
-        CONTEXT,
-        tuple(format_count(c) for c in CONTEXT_VALUES),
-        input="radio",
+        "context", "context (tokens a sequence)", CONTEXT_VALUES, CONTEXT, _TOKENS, input="radio"
     ),
 )
 
@@ -132,7 +128,7 @@ def _state(
         "latency": format_seconds(step.latency_s, "ms"),
         "bandwidth": format_seconds(step.bandwidth_s, "ms"),
         "tokens": format_count(step.tokens_per_s),
-        "wire": format_bytes(step.wire_bytes_per_token, "KiB", decimals=0),
+        "wire": format_bytes(step.wire_bytes_per_token, "MiB"),
         "compute_ms": _ms(step.compute_s),
         "latency_ms": _ms(step.latency_s),
         "bandwidth_ms": _ms(step.bandwidth_s),

@@ -39,10 +39,10 @@ def _us(seconds: float) -> str:
 
 FABRIC_LABELS: dict[str, str] = {
     "fast": f"fast: NVLink-class, {_us(FAST.latency)} (lesson)",
-    "graphs": f"fast with CUDA graphs (assumed saving), {_us(FABRICS['graphs'].latency)}",
+    "graphs": f"fast with CUDA graphs (assumed), {_us(FABRICS['graphs'].latency)}",
     "hops": f"fast, {_us(FAST_RING.latency)} + {_us(FAST_RING.hop_latency)} per hop (fit)",
     "slow": f"slow: PCIe-class, {_us(SLOW.latency)} (lesson)",
-    "network": f"between nodes: InfiniBand-class, {_us(INTER_NODE.latency)} (assumed)",
+    "network": f"InfiniBand network, {_us(INTER_NODE.latency)} (assumed)",
 }
 #: The cards offered, by key; the last is hypothetical (exercise ex-latency-4).
 CARDS: dict[str, Accelerator] = {
@@ -65,12 +65,10 @@ BATCH_VALUES: tuple[int, ...] = (1, 4, 16, 64, 256)
 #: Contexts offered, as the divisor of the chosen model's longest context; 0 is the lesson's
 #: weights-only heuristic. For the specimen 1/64 is 4,096 tokens, the batching chapter's context.
 CONTEXT_VALUES: tuple[int, ...] = (0, 64, 1)
+#: Short, as a phone shows a select's choice.
 CONTEXT_LABELS: tuple[str, ...] = tuple(
-    "none (lesson: weights only)"
-    if d == 0
-    else "full (the model's longest)"
-    if d == 1
-    else f"1/{d} of the model's longest ({format_count(MODEL.max_context // d)} tokens for the specimen)"
+    {0: "none (lesson: weights only)", 1: "full"}.get(d)
+    or f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)"
     for d in CONTEXT_VALUES
 )
 
@@ -85,7 +83,7 @@ def _context_tokens(model: str, divisor: int) -> int:
 
 
 ALGORITHMS: tuple[str, ...] = ("ring", "two_shot", "one_shot")
-ALGORITHM_LABELS: tuple[str, ...] = ("ring (lesson)", "two-shot", "one-shot")
+ALGORITHM_LABELS: tuple[str, ...] = ("ring", "two-shot", "one-shot")
 _CEILING = "ceiling, the speed-up no N passes:"
 
 #: The lesson's own setting, drawn as the reference bar.
@@ -98,7 +96,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("card", "card", tuple(CARDS), "h100", tuple(CARD_LABELS.values())),
     Control("n", "GPUs (N)", N_VALUES, 4, input="radio"),
     Control("batch", "batch (sequences)", BATCH_VALUES, 1),
-    Control("context", "context", CONTEXT_VALUES, 0, CONTEXT_LABELS),
+    Control("context", "context (share of the model's longest)", CONTEXT_VALUES, 0, CONTEXT_LABELS),
     Control("algorithm", "all-reduce", ALGORITHMS, "ring", ALGORITHM_LABELS, input="radio"),
 )
 

@@ -34,9 +34,9 @@ def _wire(fabric: Fabric) -> str:
 FABRIC_LABELS: dict[str, str] = {
     "fast": f"fast: NVLink-class, {_wire(FAST)} (lesson)",
     "slow": f"slow: PCIe-class, {_wire(SLOW)} (lesson)",
-    "network": f"between nodes: InfiniBand-class, {_wire(INTER_NODE)} (assumed)",
+    "network": f"InfiniBand, {_wire(INTER_NODE)} (assumed)",
     "hops": (
-        f"fast, {_seconds(FAST_RING.latency)} + {_seconds(FAST_RING.hop_latency)} per hop, "
+        f"fast, {_seconds(FAST_RING.latency)} + {_seconds(FAST_RING.hop_latency)}/hop, "
         f"{format_rate(FAST_RING.bandwidth)} (fit)"
     ),
 }
@@ -64,7 +64,7 @@ CONTROLS: tuple[Control, ...] = (
 _DECODE_PAYLOAD = format_bytes(MODEL.hidden_vector_bytes, "KiB")
 
 MESSAGE = Template(
-    "{vectors} = {payload} per all-reduce, {where} the crossover ({crossover}): {bound_text}\n"
+    "{vectors} = {payload} per message, {where} the {n}-GPU crossover ({crossover}): {bound_text}\n"
     f"Each of the {MODEL.allreduces_per_token} all-reduces: "
     "{latency} latency + {bytes}"
     f" bytes (decode's {_DECODE_PAYLOAD}: "
@@ -78,6 +78,7 @@ _SHARES: tuple[tuple[str, str, str, str], ...] = tuple(
     for step in ("decode", "prefill")
     for attr, label, _ in TERMS
 )
+_COLUMNS: tuple[str, ...] = tuple(c for c, _, _, _ in _SHARES)
 #: Payloads on the curve: every half power of two from 64 B to 4 GiB.
 _PAYLOADS: tuple[float, ...] = tuple(2.0 ** (k / 2) for k in range(12, 65))
 _CURVE, _ALPHA, _BETA = "all-reduce time", "latency term alone", "bytes term alone"
@@ -104,7 +105,7 @@ def _state(prompt: int, n: int, fabric: str) -> dict[str, Any]:
     if factor == format_ratio(1.0, decimals=1):  # within rounding of it: say so, not "1x"
         where = "at"
     else:
-        where = f"{factor} {'above' if ratio >= 1 else 'below'}"
+        where = f"{factor} {'over' if ratio >= 1 else 'below'}"
     cheaper = format_ratio(pair.ratio, decimals=0)
     cheaper = "no cheaper" if cheaper == format_ratio(1.0, decimals=0) else f"{cheaper} cheaper"
     # per token: the prefill's step is the whole prompt's, so divide by its tokens
@@ -178,12 +179,7 @@ def _log_axes(curves: list[dict[str, Any]]) -> tuple[Spec, Spec]:
     return x, y
 
 
-_FABRIC_COLOR: Spec = {
-    "field": "fabric",
-    "type": "nominal",
-    "scale": {"domain": list(FABRIC_COLORS), "range": list(FABRIC_COLORS.values())},
-    "legend": None,
-}
+_FABRIC_COLOR: Spec = nominal_scale("fabric", list(FABRIC_COLORS), FABRIC_COLORS.values(), None)
 
 
 def _curves_layer(curve_state: str, curves: list[dict[str, Any]], x: Spec, y: Spec) -> Spec:
@@ -271,7 +267,7 @@ def _curve_chart(state: str, curve_state: str, curves: list[dict[str, Any]]) -> 
 
 def _bar_chart(state: str, x_max_ms: float) -> Spec:
     """Each kind of token's time, term by term, on one linear axis from 0 to ``x_max_ms``."""
-    columns = [c for c, _, _, _ in _SHARES]
+    columns = list(_COLUMNS)
     # Each bar's label sits above it (a label beside it would push the message right).
     y = {"field": "_step", "type": "nominal", "title": None, "sort": None, "axis": None,
          "scale": {"paddingInner": 0.5, "paddingOuter": 0.1}}  # fmt: skip
@@ -350,13 +346,6 @@ def prefill_explorer() -> Explorer:
             "spacing": 14,
             "resolve": {"scale": independent, "legend": independent},
         },
-        numeric=(
-            "payload_b",
-            "prefill_us",
-            "decode_us",
-            "crossover_b",
-            "crossover_us",
-            *(c for c, _, _, _ in _SHARES),
-        ),
+        numeric=("payload_b", "prefill_us", "decode_us", "crossover_b", "crossover_us", *_COLUMNS),
         message_lines=3,
     )

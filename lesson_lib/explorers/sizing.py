@@ -63,11 +63,11 @@ LESSON_CARD: int | float = _card_gb(GPU.memory_bytes)
 
 
 def _card_label(gb: int | float) -> str:
+    """Usable memory, and what the card is sold as; short, as a phone shows a select's choice."""
     memory = CARDS[gb].memory_bytes
-    text = f"{format_bytes(memory, 'GB')} usable"
+    text = format_bytes(memory, "GB")
     if CARDS[gb] is GPU:
-        visible = format_bytes(memory, "GiB", decimals=1)
-        return f"{text} (lesson: sold as {GPU_LABEL}, {visible} visible)"
+        return f"{text} (lesson, sold as {GPU_LABEL})"
     return f"{text} (sold as {BIG_CARD_LABEL})" if memory == BIG_CARD_BYTES else text
 
 
@@ -85,6 +85,7 @@ _CONTEXT_LABELS = tuple(
     f"1/{d} ({format_count(MODEL.max_context // d)} tokens for the specimen)" if d > 1 else "full"
     for d in CONTEXT_DIVISORS
 )
+_CARD_LABELS = tuple(_card_label(g) for g in CARDS)
 CONTROLS: tuple[Control, ...] = (
     Control("model", "model", tuple(MODELS), MODEL.name),
     Control(
@@ -92,7 +93,7 @@ CONTROLS: tuple[Control, ...] = (
     ),
     Control("sequences", "sequences", SEQUENCE_VALUES, 1),
     Control("n", "TP degree (GPUs)", TP_VALUES, 1, input="radio"),
-    Control("card", "card", tuple(CARDS), LESSON_CARD, tuple(_card_label(g) for g in CARDS)),
+    Control("card", "card (usable memory)", tuple(CARDS), LESSON_CARD, _CARD_LABELS),
 )
 
 MESSAGE = Template(

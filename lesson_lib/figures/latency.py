@@ -28,6 +28,7 @@ from lesson_lib.model.latency import (
     speedup_limit,
     token_timeline,
 )
+from lesson_lib.model.layout import check_layout
 from lesson_lib.model.published import FABRIC_CLASSES, PUBLISHED
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
@@ -106,20 +107,23 @@ def breakdown_figure(
 def speedup_curves_figure() -> Figure:
     """Decode speed-up over one GPU against 1 to 16 GPUs, on the fast and the slow fabric.
 
-    A dashed line marks each fabric's ceiling
-    (:func:`lesson_lib.model.latency.speedup_limit`), the dotted diagonal perfect scaling.
+    Dashed: each fabric's ceiling (:func:`lesson_lib.model.latency.speedup_limit`); dotted: perfect
+    scaling; hollow: degrees :func:`lesson_lib.model.layout.check_layout` refuses for the specimen.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     ns = list(range(1, 17))
+    valid = np.array([not check_layout(MODEL, n) for n in ns])
     fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6)
     ax.plot(ns, ns, ls=":", color=ROLE_COLORS["free"], label="perfect scaling (N x)")
     for i, fabric in enumerate((FAST, SLOW)):
         colour = _fabric_color(fabric, i)
-        curve = speedup_curve(MODEL, GPU, fabric, ns)
-        ax.plot(ns, curve, marker="o", ms=4, color=colour, label=fabric.name)
+        curve = np.asarray(speedup_curve(MODEL, GPU, fabric, ns))
+        ax.plot(ns, curve, color=colour, label=fabric.name)
+        for shown, face in ((valid, colour), (~valid, "white")):
+            ax.plot(np.array(ns)[shown], curve[shown], "o", ms=5, color=colour, mfc=face)
         limit = speedup_limit(MODEL, GPU, fabric)
         ax.axhline(limit, color=colour, ls="--", lw=1)
         ceiling = f"ceiling {format_ratio(limit, decimals=1)}"
@@ -131,6 +135,8 @@ def speedup_curves_figure() -> Figure:
     ax.set_title(
         "More GPUs buy less and less:\nthe latency term does not shrink", fontsize=11, y=1.0
     )  # y=1.0: see breakdown_figure
+    hollow = "hollow: invalid TP degree for the specimen"
+    ax.plot([], [], "o", color=NEUTRALS[3], mfc="white", label=hollow)
     # Under the fast ceiling and above the diagonal: the one empty corner.
     ax.legend(loc="upper left", fontsize=10, framealpha=0.95, bbox_to_anchor=(0.0, 0.74))
     return fig
@@ -222,9 +228,7 @@ _KIND_LABELS = {
 #: Colour and hatch of each part of one all-reduce: the first three are
 #: parts of its latency, told apart by hatching; the last is its bytes.
 _ANATOMY_STYLE = (
-    (ROLE_COLORS["latency"], ""),
-    (ROLE_COLORS["latency"], "//"),
-    (ROLE_COLORS["latency"], ".."),
+    *((ROLE_COLORS["latency"], h) for h in ("", "//", "..")),
     (ROLE_COLORS["bandwidth"], ""),
 )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FixedLocator, NullLocator
 
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, draw_key, new_figure
 from lesson_lib.measured import (
@@ -24,6 +23,12 @@ _KINDS: dict[str, tuple[str, str, str]] = {
     "graph": ("^", NEUTRALS[4], "engine kernel in a CUDA graph, 2 GPUs, quickest"),
     "eager": ("v", NEUTRALS[3], "engine kernel eager, 2 GPUs, quickest"),
 }
+
+
+def _readable(system: str) -> str:
+    """A system's folder as people name it: ``b300_sxm`` as "B300 SXM", ``b60`` as "Arc Pro B60"."""
+    words = (w.title() if w == "server" else w.upper() for w in system.split("_"))
+    return "Arc Pro B60" if system == "b60" else " ".join(words)
 
 
 def measured_latency_figure() -> Figure:
@@ -53,13 +58,12 @@ def measured_latency_figure() -> Figure:
     for fabric, label in ((FAST, "lesson: fast"), (SLOW, "lesson: slow")):
         ax.axvline(fabric.latency * 1e6, color=INK, linestyle="--", linewidth=1)
         ax.text(fabric.latency * 1e6 * 1.05, len(order) - 0.5, label, fontsize=10, va="bottom")
-    ax.set_yticks(range(len(order)), [f"{s} ({link_class(s)[:-6]})" for s in order])
+    ax.set_yticks(range(len(order)), [f"{_readable(s)} ({link_class(s)[:-6]})" for s in order])
     ax.set_xscale("log")
     ax.set_xlim(1.5, 250)  # room for the slow line's label
     ticks = [2, 5, 10, 20, 50, 100]
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.set_xticklabels([str(t) for t in ticks])
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
     ax.set_ylim(-0.7, len(order) + 0.3)
     ax.set_xlabel("latency of one small all-reduce\n(us, log scale)")
     handles = [

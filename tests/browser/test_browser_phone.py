@@ -92,8 +92,33 @@ def check_phone_layout(page: Any, box: Any, message: str) -> None:
     assert layout["above"] and layout["lines"] >= message.count("\n") + 1, layout
 
 
-def _open(browser: Any, site: str, doc: str, viewport: dict[str, int]) -> tuple[Any, Any]:
-    context = browser.new_context(viewport=viewport)
+#: Every choice of the explorer's selects wider than its select shows it (the text less the
+#: select's padding and about 20 px of arrow), measured in the select's own font.
+CUT_CHOICES = """(box) => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  return [...box.querySelectorAll('select')].flatMap(s => {
+    const st = getComputedStyle(s);
+    ctx.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+    const room = s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20;
+    return [...s.options].filter(o => ctx.measureText(o.text).width > room)
+      .map(o => `${s.name}: ${o.text}`);
+  });
+}"""
+
+
+def check_phone_choices(page: Any, box: Any) -> None:
+    """Each choice of each select reads whole at 390 px: a closed select cannot wrap its text.
+
+    The sizing explorer's card showed "84.93 GB usable (lesson: sold as 80 GB, 79.…", the
+    decode explorer's context "1/64 of the model's longest (4,096 tok…".
+    """
+    assert page.evaluate(CUT_CHOICES, box.element_handle()) == []
+
+
+def _open(
+    browser: Any, site: str, doc: str, viewport: dict[str, int], **options: Any
+) -> tuple[Any, Any]:
+    context = browser.new_context(viewport=viewport, **options)
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = context.new_page()
     page.goto(f"{site}{doc}.html", wait_until="load")
@@ -385,6 +410,7 @@ def test_explorer_fits_the_phone_and_redraws_when_it_is_turned(browser, site, en
         box = page.locator(f'div.lesson-explorer[aria-label="{explorer.title}"]')
         _wait_drawn(page, box)
         check_phone_layout(page, box, explorer.message_for())
+        check_phone_choices(page, box)
         control = explorer.controls[0]
         value = _second_value(control)
         _set(page, box, control, value)
@@ -409,3 +435,36 @@ def test_explorer_fits_the_phone_and_redraws_when_it_is_turned(browser, site, en
         check_phone_layout(page, box, explorer.message_for(**state))
     finally:
         context.close()
+
+
+#: Each figure caption's text colour against the first opaque background behind it, as WCAG 2
+#: contrast ratios (relative luminance of sRGB), and its font weight.
+CAPTION_CONTRAST = """() => {
+  const rgb = c => c.match(/[\\d.]+/g).map(Number);
+  const lum = c => rgb(c).slice(0, 3).map(v => v / 255)
+    .map(v => v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  return [...document.querySelectorAll('figcaption')].map(f => {
+    let e = f, bg = 'rgba(0, 0, 0, 0)';
+    while (e && (rgb(bg)[3] ?? 1) === 0) { bg = getComputedStyle(e).backgroundColor; e = e.parentElement; }
+    if ((rgb(bg)[3] ?? 1) === 0) { bg = 'rgb(255, 255, 255)'; }
+    const [a, b] = [lum(getComputedStyle(f).color), lum(bg)].sort((x, y) => y - x);
+    return {ratio: (a + 0.05) / (b + 0.05), weight: Number(getComputedStyle(f).fontWeight),
+            text: f.textContent.trim().slice(0, 30)};
+  });
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figure_captions_are_legible_on_a_phone(browser, site, scheme):
+    """Every caption of the latency chapter at WCAG AA contrast (4.5:1) or more, at normal weight.
+
+    The theme drew captions in its muted grey at a light weight, which read as faint on a phone.
+    """
+    context, page = _open(browser, site, "book/latency", UPRIGHT, color_scheme=scheme)
+    try:
+        captions = page.evaluate(CAPTION_CONTRAST)
+    finally:
+        context.close()
+    assert len(captions) >= 3
+    assert [c for c in captions if c["ratio"] < 4.5 or c["weight"] < 400] == []
