@@ -86,6 +86,18 @@ def test_too_few_answers_or_units_and_blanks():
         assert find_copies(four).identical == [(("s001", "s002"), 4)]
 
 
+def test_identical_right_answers_of_variants_that_share_them_are_not_paired():
+    """Under this salt s001's and s010's variants have the same answers to q6, q11, q17 and q22:
+    both right on those four is no sign of anything; the same four wrong numbers are."""
+    shared = ["q6", "q11", "q17", "q22"]
+    with salted(SALT):
+        assert _own("s001", shared) == _own("s010", shared)
+        both_right = {sid: _own(sid, shared) for sid in ("s001", "s010")}
+        assert find_copies(both_right).identical == []
+        both_wrong = {sid: dict.fromkeys(shared, "7.0") for sid in ("s001", "s010")}
+        assert find_copies(both_wrong).identical == [(("s001", "s010"), 4)]
+
+
 @pytest.fixture
 def graded_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The class as the grader writes it: grades and details CSVs, salted by a salt file."""

@@ -3,7 +3,8 @@
 Every student's numbers differ, so an answer right for another student's variant and not for one's
 own is the cheapest sign of copying there is. A student is flagged when some other issued variant
 gets at least :data:`MARGIN` more of their numeric answers right than their own does; students whose
-answers (blank ones left out, at least :data:`MIN_ANSWERED`) are all the same are flagged together.
+answers (blank ones left out, at least :data:`MIN_ANSWERED`) are all the same are flagged together,
+unless each one's numbers are all right for their own variant (two variants can share numbers).
 Each variant's right bands are computed once and every submission is scored against all of them
 as one array operation, so a class of 150 takes well under a second.
 """
@@ -54,7 +55,8 @@ class Copies:
     """What :func:`find_copies` flags."""
 
     fits_other: list[FitsOther] = field(default_factory=list)
-    #: Groups of students (sorted) who handed in the same answers, with how many there are.
+    #: Groups of students (sorted) who handed in the same answers, with how many there are; not
+    #: those whose numbers are all right for each one's own variant.
     identical: list[tuple[tuple[str, ...], int]] = field(default_factory=list)
 
     def rows(self) -> list[list[str]]:
@@ -131,20 +133,24 @@ def find_copies(answers: Mapping[str, Mapping[str, str]], issued: Iterable[str] 
     low, high = _bands(qids, variants)
     # students x variants: how many of each student's numbers each variant gets right
     right = ((values[:, None, :] >= low[None]) & (values[:, None, :] <= high[None])).sum(axis=2)
-    fits_other = []
+    fits_other, all_right = [], set()
     index = {sid: i for i, sid in enumerate(variants)}
     for row, sid in enumerate(students):
-        own = int(right[row, index[sid]])
+        own, answered = int(right[row, index[sid]]), int(np.isfinite(values[row]).sum())
         right[row, index[sid]] = -1
         best = int(np.argmax(right[row]))
         if right[row, best] >= own + MARGIN:
-            answered = int(np.isfinite(values[row]).sum())
             fits_other.append(FitsOther(sid, variants[best], own, int(right[row, best]), answered))
-    return Copies(fits_other, _identical(answers))
+        if own == answered:
+            all_right.add(sid)
+    return Copies(fits_other, _identical(answers, all_right))
 
 
-def _identical(answers: Mapping[str, Mapping[str, str]]) -> list[tuple[tuple[str, ...], int]]:
-    """Groups of students whose non-blank answers are the same, numbers compared as read."""
+def _identical(
+    answers: Mapping[str, Mapping[str, str]], all_right: set[str]
+) -> list[tuple[tuple[str, ...], int]]:
+    """Groups of students whose non-blank answers are the same, numbers compared as read, and
+    not every one's numbers all right for their own variant."""
     groups: dict[tuple, list[str]] = {}
     for sid, given in answers.items():
         key = []
@@ -153,4 +159,5 @@ def _identical(answers: Mapping[str, Mapping[str, str]]) -> list[tuple[tuple[str
             key.append((qid, f"{number:.6g}" if math.isfinite(number) else text.strip().casefold()))
         if len(key) >= MIN_ANSWERED:
             groups.setdefault(tuple(key), []).append(sid)
-    return sorted((tuple(sorted(g)), len(k)) for k, g in groups.items() if len(g) > 1)
+    flagged = [(g, k) for k, g in groups.items() if len(g) > 1 and not all_right.issuperset(g)]
+    return sorted((tuple(sorted(g)), len(k)) for g, k in flagged)

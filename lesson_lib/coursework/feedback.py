@@ -69,9 +69,9 @@ def _text(value: object, limit: int = 2000) -> str:
     return html.escape(printable(value, limit), quote=True)
 
 
-def _executed_name(student: str, submissions: Sequence[Submission], sub: Submission) -> str:
-    """The executed notebook's file name: ``+`` is in no ID, so ``s001+2`` is nobody's own."""
-    number = list(submissions).index(sub) + 1
+def _executed_name(student: str, number: int) -> str:
+    """The name of the ``number``-th executed notebook of an ID: ``+`` is in no ID, so ``s001+2``
+    is nobody's own."""
     return f"{student}.ipynb" if number == 1 else f"{student}+{number}.ipynb"
 
 
@@ -95,7 +95,7 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
                 else "below, and your instructor decides which one counts.</p>"
             )
         )
-    for sub in submissions:
+    for number, sub in enumerate(submissions, start=1):
         counts = ""
         if decided:
             counts = " (counts)" if sub.counted else " (not counted)"
@@ -106,7 +106,7 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
             f"Score: <strong>{sub.total:g} of {sub.max_points:g}</strong> points.</p>"
         )
         if sub.executed is not None:
-            name = _text(_executed_name(student, submissions, sub))
+            name = _text(_executed_name(student, number))
             parts.append(f'<p>Your notebook as the grader ran it: <a href="{name}">{name}</a>.</p>')
         if sub.late_factor < 1:
             parts.append(
@@ -186,7 +186,8 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
     written = []
     for student, subs in by_student.items():
         pages = {f"{student}.html": _feedback_html(student, subs)}
-        pages.update({_executed_name(student, subs, s): s.executed for s in subs if s.executed})
+        ran = enumerate(subs, start=1)
+        pages.update({_executed_name(student, n): s.executed for n, s in ran if s.executed})
         for name, page in pages.items():
             target = require_output_file(folder / name, "--feedback")
             write_atomically(target, lambda fh, page=page: fh.write(page))
