@@ -13,6 +13,7 @@ from lesson_lib.coursework.copies import MARGIN, find_copies
 from lesson_lib.coursework.graded import Submission
 from lesson_lib.coursework.grades_csv import write_details, write_scores
 from lesson_lib.coursework.problems import PROBLEMS, reference
+from lesson_lib.coursework.run_options import record_options, salt_fingerprint
 from lesson_lib.coursework.variants import SALT_FILE_ENV, create_salt_file, salted
 
 SALT = "5a" * 32
@@ -98,29 +99,34 @@ def test_identical_right_answers_of_variants_that_share_them_are_not_paired():
         assert find_copies(both_wrong).identical == [(("s001", "s010"), 4)]
 
 
-@pytest.fixture
-def graded_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The class as the grader writes it: grades and details CSVs, salted by a salt file."""
-    salt = create_salt_file(tmp_path / "salt")
-    monkeypatch.setenv(SALT_FILE_ENV, str(tmp_path / "salt"))
+def _graded(folder: Path, monkeypatch: pytest.MonkeyPatch, copy_of: dict[str, str]) -> str:
+    """The grader's grades and details CSVs of a class, salted by a salt file; each student
+    ``sid`` hands in the right answers of ``copy_of[sid]``, the class's of :func:`_class`."""
+    salt = create_salt_file(folder / "salt")
+    monkeypatch.setenv(SALT_FILE_ENV, str(folder / "salt"))
     subs = []
     with salted(salt):
-        for sid, answers in _class().items():
-            sub = Submission(sid, tmp_path / f"{sid}.ipynb", file=f"{sid}.ipynb", graded_as=sid)
+        handed = {s: _own(o, list(PROBLEMS)) for s, o in copy_of.items()} or _class()
+        for sid, answers in handed.items():
+            sub = Submission(sid, folder / f"{sid}.ipynb", file=f"{sid}.ipynb", graded_as=sid)
             sub.results = {q: check(q, answers.get(q), sid) for q in PROBLEMS}
             subs.append(sub)
-        write_scores(subs, tmp_path / "grades.csv")
-        write_details(subs, tmp_path / "grades-details.csv")
-    return tmp_path
+        write_scores(subs, folder / "grades.csv")
+        write_details(subs, folder / "grades-details.csv")
+    return salt
 
 
-def test_the_class_report_lists_them_and_writes_copies_csv(graded_class: Path):
+def _report(folder: Path) -> Path:
+    """``make report`` on the class in ``folder``: the report's folder."""
+    details, grades = folder / "grades-details.csv", folder / "grades.csv"
+    assert main([str(details), "--grades", str(grades), "--out", str(folder / "report")]) == 0
+    return folder / "report"
+
+
+def test_the_class_report_lists_them_and_writes_copies_csv(tmp_path, monkeypatch):
     """Through ``make report``'s command: the details CSV's answers, read back, flag as above."""
-    out = graded_class / "report"
-    details = graded_class / "grades-details.csv"
-    assert (
-        main([str(details), "--grades", str(graded_class / "grades.csv"), "--out", str(out)]) == 0
-    )
+    _graded(tmp_path, monkeypatch, {})
+    out = _report(tmp_path)
     text = (out / "class_report.md").read_text()
     section = text[text.index("## Possible copies") :]
     assert "s002's numbers fit s001's variant better than their own" in section
@@ -132,4 +138,18 @@ def test_the_class_report_lists_them_and_writes_copies_csv(graded_class: Path):
         ("fits another variant", "s002", "s001"),
         ("identical answers", "s001", "s002"),
         ("identical answers", "s005", "s006"),
+    ]
+
+
+def test_the_report_tries_the_roster_the_grades_were_graded_with(tmp_path, monkeypatch):
+    """s002 hands in s009's answers; s009 is on the roster the run recorded, handed nothing in."""
+    salt = _graded(tmp_path, monkeypatch, {"s001": "s001", "s002": "s009"})
+    roster = tmp_path / "roster.csv"
+    roster.write_text("lms_user_id,name,section,student_id\n,,,s001\n,,,s002\n,,,s009\n")
+    options = {"roster": str(roster), "salt": salt_fingerprint(salt)}
+    record_options(tmp_path / "grades.csv", options)
+    with (_report(tmp_path) / "copies.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["kind"], r["student"], r["other"]) for r in rows] == [
+        ("fits another variant", "s002", "s009")
     ]
