@@ -133,3 +133,27 @@ def test_a_copy_the_keep_policy_dropped_is_marked_and_a_blank_answer_says_so():
     assert "run this cell again" not in page and "No answer was found" in page
     assert "to be graded (1 point(s), not in the score yet)" in page
     assert MANUAL_PARTS["q12"].rubric[:40] not in page  # no giveaway before the points
+
+
+def test_each_executed_notebook_is_kept_under_the_id_and_linked(tmp_path):
+    """Two notebooks under s001: s001.ipynb and s001+2.ipynb ('+' is in no ID), each linked from
+    its section; one that never ran has no file and no link; a link in place of one is refused."""
+    first = _sub("s001", "s001", {}, file="a.ipynb", executed='{"cells": []}')
+    second = _sub("s001", "s001", {}, file="b.ipynb", executed='{"cells": [1]}')
+    never = _sub("s002", "s002", {}, file="c.ipynb")
+    written = write_feedback([first, second, never], tmp_path)
+    assert sorted(p.name for p in written) == [
+        "s001+2.ipynb",
+        "s001.html",
+        "s001.ipynb",
+        "s002.html",
+    ]
+    assert (tmp_path / "s001+2.ipynb").read_text() == '{"cells": [1]}'
+    page = (tmp_path / "s001.html").read_text()
+    assert '<a href="s001.ipynb">' in page and '<a href="s001+2.ipynb">' in page
+    assert "as the grader ran it" not in (tmp_path / "s002.html").read_text()
+    (tmp_path / "s001.ipynb").unlink()
+    (tmp_path / "s001.ipynb").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match="symbolic link"):
+        write_feedback([first], tmp_path)
+    assert not (tmp_path / "elsewhere").exists()

@@ -166,7 +166,7 @@ def test_feedback_files_say_each_students_verdicts(graded):
     """feedback/ beside the grades: one page per valid ID ("broken" is one: its page says
     the file could not be read), each problem's verdict and points as the CSV has them."""
     feedback = graded[0].parent / "feedback"
-    names = sorted(p.name for p in feedback.iterdir())
+    names = sorted(p.name for p in feedback.glob("*.html"))
     assert names == ["broken.html", "s101.html", "s102.html", "s103.html", "s104.html"]
     right = (feedback / "s101.html").read_text()
     assert right.count('class="right">right<') == len(PROBLEMS)
@@ -178,6 +178,35 @@ def test_feedback_files_say_each_students_verdicts(graded):
     q5 = partly.split("<td>q5: ")[1].split("</tr>")[0]
     assert 'class="unreadable">unreadable<' in q5
     assert "could not be read as a notebook" in (feedback / "broken.html").read_text()
+
+
+@pytest.mark.slow
+def test_the_executed_notebooks_are_kept_beside_the_feedback(graded):
+    """Each notebook that ran is kept as the grader ran it, outputs included: s104's raising
+    cell holds its RuntimeError's traceback, and its page links to it. Only code cells, the
+    grader's own cell left out, output data as text or PNG; "broken" never ran, so has none."""
+    feedback = graded[0].parent / "feedback"
+    assert sorted(p.name for p in feedback.glob("*.ipynb")) == [
+        "s101.ipynb",
+        "s102.ipynb",
+        "s103.ipynb",
+        "s104.ipynb",
+    ]
+    nb = nbformat.read(feedback / "s104.ipynb", as_version=4)
+    nbformat.validate(nb)
+    (raising,) = [c for c in nb.cells if "my notebook is broken" in c.source]
+    (error,) = raising.outputs
+    assert (error.output_type, error.ename, error.evalue) == (
+        "error",
+        "RuntimeError",
+        "my notebook is broken",
+    )
+    assert any("RuntimeError" in line for line in error.traceback)
+    assert all(c.cell_type == "code" and "__COURSEWORK" not in c.source for c in nb.cells)
+    data = [o.data for c in nb.cells for o in c.outputs if "data" in o]
+    assert data and all(set(d) <= {"text/plain", "image/png"} for d in data)
+    assert '<a href="s104.ipynb">s104.ipynb</a>' in (feedback / "s104.html").read_text()
+    assert "as the grader ran it" not in (feedback / "broken.html").read_text()
 
 
 @pytest.mark.slow
@@ -618,6 +647,7 @@ def test_a_kernel_cannot_write_the_graders_result_or_its_notes(tmp_path):
     assert "FORGED" not in " ".join(sub.notes)
     assert "no result" in " ".join(sub.notes)
     assert sub.results["q1"].score == 1.0
+    assert sub.executed is None  # nor an executed notebook
 
 
 def test_space_limits_become_the_status_and_notes():

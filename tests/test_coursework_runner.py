@@ -378,3 +378,40 @@ def test_the_kernel_cannot_reach_into_the_runner(tmp_path):
         seen[mode] = json.loads(run.output.strip().splitlines()[-1])
     assert seen["protect"] == {"attach": False, "mem": False, "environ": False, "fd": False}
     assert seen["open"]["fd"] is True  # the same user may look into an unprotected parent
+
+
+@pytest.mark.slow
+def test_the_executed_notebook_keeps_the_first_output_and_every_short_traceback(tmp_path):
+    """256 KiB of output are kept: the first cell's line is, the 300,000 characters after it are
+    not, nor what follows, but the last cell's ZeroDivisionError is; the grader's cell is not."""
+    from lesson_lib.coursework.runner import MAX_KEPT_OUTPUT, execute
+
+    assert MAX_KEPT_OUTPUT == 262_144 < 300_000
+    sources = ["print('hello')", "print('x' * 300_000)", "print('after')", "1 / 0"]
+    record = execute(sources, tmp_path, timeout=60)
+    cells = record["executed"]["cells"]
+    assert [c["source"] for c in cells] == sources
+    assert [o["text"] for o in cells[0]["outputs"]] == ["hello\n"]
+    assert cells[1]["outputs"] == cells[2]["outputs"] == []
+    (error,) = cells[3]["outputs"]
+    assert (error["output_type"], error["ename"]) == ("error", "ZeroDivisionError")
+
+
+def test_the_grader_keeps_a_valid_executed_notebook_with_text_and_png_only(tmp_path):
+    """Whatever comes back by the descriptor: HTML and JavaScript output data are dropped, a
+    file that is not a valid notebook (or a link) is not kept."""
+    from lesson_lib.coursework.sandbox_run import _executed
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("show()")
+    data = {"text/plain": "x", "text/html": "<script>alert(1)</script>", "image/png": "iVBORw0K"}
+    cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
+    nb.cells = [cell]
+    path = tmp_path / "executed.ipynb"
+    nbformat.write(nb, path)
+    kept = nbformat.reads(_executed(str(path)), as_version=4)
+    assert kept.cells[0].outputs[0].data == {"text/plain": "x", "image/png": "iVBORw0K"}
+    (tmp_path / "link.ipynb").symlink_to(path)
+    (tmp_path / "bad.ipynb").write_text('{"status": "ran", "error": "result too large"}')
+    assert _executed(str(tmp_path / "link.ipynb")) is None
+    assert _executed(str(tmp_path / "bad.ipynb")) is None

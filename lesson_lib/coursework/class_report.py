@@ -31,6 +31,7 @@ from lesson_lib.coursework.check import (
     WRONG,
     credit,
 )
+from lesson_lib.coursework.copies import CSV_HEADER, Copies, find_copies
 from lesson_lib.coursework.files import manifest_of, refuse_mixed_set
 from lesson_lib.coursework.manual_grading import LATE_FACTOR_COLUMN, MANUAL_PARTS
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, params
@@ -44,6 +45,7 @@ from lesson_lib.coursework.report_rows import (
     read_grades,
     rows_of_details,
 )
+from lesson_lib.coursework.roster import read_roster
 from lesson_lib.coursework.run_options import read_options, salt_fingerprint
 from lesson_lib.coursework.status import Status
 from lesson_lib.coursework.variants import SALT_FILE_ENV, read_salt_file, salt_file_in_use, salted
@@ -115,6 +117,9 @@ class ClassReport:
     left_out: dict[str, int] = field(default_factory=dict)
     #: Student -> the files of an ID counted more than once, none counted.
     two_copies: dict[str, list[str]] = field(default_factory=dict)
+    #: Answers that fit another student's variant, and identical answer sets
+    #: (:mod:`~lesson_lib.coursework.copies`).
+    copies: Copies = field(default_factory=Copies)
 
     @property
     def max_points(self) -> float:
@@ -199,6 +204,7 @@ def class_report(
     rows: Iterable[dict[str, str]],
     close_credit: float = CLOSE_CREDIT,
     grades: Iterable[dict[str, str]] | None = None,
+    issued: Iterable[str] = (),
 ) -> ClassReport:
     """Summarise a class's answers, problem by problem.
 
@@ -212,6 +218,8 @@ def class_report(
         Rows of the same run's grades CSV: only its counted rows count
         (:func:`~lesson_lib.coursework.report_rows.counted_rows`). Without it every notebook of the
         details counts, on time, except the files of an ID handed in twice.
+    issued : iterable of str, optional
+        Every ID the course issued (the roster's), whose variants the copy check tries too.
 
     Returns
     -------
@@ -238,11 +246,14 @@ def class_report(
     if strays:
         left_out[NOT_IN_GRADES] += len(strays)
     by_problem: dict[str, list[dict[str, str]]] = collections.defaultdict(list)
+    handed: dict[str, dict[str, str]] = collections.defaultdict(dict)
     for row in rows:
         if (row["student"], row.get("file", "")) not in chosen.counted:
             continue
         if row.get("problem") in PROBLEMS and row.get("status") in STATUSES:
             by_problem[row["problem"]].append(row)
+            if row["status"] != UNANSWERED and row.get("answer"):
+                handed[row["student"]][row["problem"]] = row["answer"]
     points: dict[str, dict[str, float]] = {r.student: {} for r in chosen.counted.values()}
     summaries = []
     for qid in PROBLEMS:
@@ -273,6 +284,7 @@ def class_report(
         rows={r.student: r for r in chosen.counted.values()},
         left_out=dict(left_out),
         two_copies=chosen.two_copies,
+        copies=find_copies(handed, issued),
     )
 
 
@@ -326,7 +338,29 @@ def _render_markdown(report: ClassReport, top: int = 3) -> str:
                 lines.append(
                     f"| {p.qid} | {v.label} | {v.students} | {v.mean_points:.2f} | {common} |"
                 )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", *_copies_markdown(report.copies)]) + "\n"
+
+
+def _copies_markdown(copies: Copies) -> list[str]:
+    """The section on possible copies: signs to look into, never a penalty."""
+    lines = [
+        "## Possible copies",
+        "",
+        "Signs to look into, not a penalty (also in copies.csv):",
+        "",
+    ]
+    for f in copies.fits_other:
+        who, other = _markdown_text(f.student), _markdown_text(f.other)
+        lines.append(
+            f"- {who}'s numbers fit {other}'s variant better than their own: {f.fits} of "
+            f"{f.answered} numeric answers right for {other}'s, {f.own} for their own."
+        )
+    for group, answered in copies.identical:
+        named = ", ".join(_markdown_text(s) for s in group)
+        lines.append(f"- identical answers to {answered} problems: {named}.")
+    if len(lines) == 4:
+        lines.append("- none: no answers fit another variant better, no two answer sets the same.")
+    return lines
 
 
 def _markdown_text(text: str) -> str:
@@ -430,6 +464,15 @@ def _salt_for(grades: Path) -> str | None:
     return salt
 
 
+def _issued(grades: Path) -> list[str]:
+    """The IDs of the roster the grades were graded with (none when it cannot be read)."""
+    roster = (read_options(grades) or {}).get("roster")
+    try:
+        return list(read_roster(Path(roster)).by_student) if roster else []
+    except (OSError, ValueError):
+        return []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: write the report, the plot and the points beside each other.
 
@@ -471,19 +514,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         refuse_mixed_set(manifest_of(grades))
         with salted(_salt_for(grades)):  # the variants are split by the students' own numbers
             report = class_report(
-                read_details(args.details), args.close_credit, read_grades(grades)
+                read_details(args.details), args.close_credit, read_grades(grades), _issued(grades)
             )
         args.out.mkdir(parents=True, exist_ok=True)  # a file there: FileExistsError, said below
         (args.out / "class_report.md").write_text(_render_markdown(report, args.top), "utf-8")
         plot(report).savefig(args.out / "class_report.png", dpi=120)
+        with (args.out / "copies.csv").open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows([CSV_HEADER, *report.copies.rows()])
         _write_points(report, args.out / "class_points.csv")
     except (OSError, ValueError) as err:
         print(f"class_report: {err}", file=sys.stderr)
         return 2
     left = sum(report.left_out.values())
+    flagged = len(report.copies.rows())
     print(
         f"class_report: {_count(len(report.points), 'student')} counted, "
-        f"{_count(left, 'notebook')} left out -> {args.out}"
+        f"{_count(left, 'notebook')} left out, {_count(flagged, 'copy flag')} -> {args.out}"
     )
     return 0
 

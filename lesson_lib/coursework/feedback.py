@@ -1,7 +1,7 @@
 """Feedback to hand back: one self-contained HTML file per student, beside the grades.
 
 Each file (``feedback/s001.html``) is the page the instructor guide's "Feedback for each student"
-describes, style inline and no script, a submission's text escaped. Points are the grades CSV's:
+describes, beside the notebook as the grader ran it (``s001.ipynb``; ``s001+2.ipynb`` for a second), style inline and no script, a submission's text escaped. Points are the grades CSV's:
 :attr:`~lesson_lib.coursework.problems.bank.Problem.max_points` per problem, imported parts a person
 grades, the late factor beside the total when it cut anything. An answer read from the source, its
 cell not run (a time-out, a kernel crash), says so beside its verdict.
@@ -69,6 +69,12 @@ def _text(value: object, limit: int = 2000) -> str:
     return html.escape(printable(value, limit), quote=True)
 
 
+def _executed_name(student: str, number: int) -> str:
+    """The name of the ``number``-th executed notebook of an ID: ``+`` is in no ID, so ``s001+2``
+    is nobody's own."""
+    return f"{student}.ipynb" if number == 1 else f"{student}+{number}.ipynb"
+
+
 def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
     """A student's feedback page, one section per notebook: whole HTML, inline style, no script."""
     parts = [
@@ -89,7 +95,7 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
                 else "below, and your instructor decides which one counts.</p>"
             )
         )
-    for sub in submissions:
+    for number, sub in enumerate(submissions, start=1):
         counts = ""
         if decided:
             counts = " (counts)" if sub.counted else " (not counted)"
@@ -99,6 +105,9 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
             f"<p>{_text(STATUS_WORDS.get(sub.status, sub.status))}{_text(crash, 300)} "
             f"Score: <strong>{sub.total:g} of {sub.max_points:g}</strong> points.</p>"
         )
+        if sub.executed is not None:
+            name = _text(_executed_name(student, number))
+            parts.append(f'<p>Your notebook as the grader ran it: <a href="{name}">{name}</a>.</p>')
         if sub.late_factor < 1:
             parts.append(
                 f"<p>Handed in late: the late policy keeps {sub.late_factor:g} of the "
@@ -146,7 +155,8 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
 
 def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
     """Write ``folder/<ID>.html`` for every student with a valid ID (a name that is not one has no
-    one to hand it to), atomically; files for others are left alone.
+    one to hand it to), and each notebook the grader ran, atomically; files for others are left
+    alone.
 
     Parameters
     ----------
@@ -175,8 +185,11 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
             by_student.setdefault(sub.graded_as, []).append(sub)
     written = []
     for student, subs in by_student.items():
-        target = require_output_file(folder / f"{student}.html", "--feedback")
-        page = _feedback_html(student, subs)
-        write_atomically(target, lambda fh, page=page: fh.write(page))
-        written.append(target)
+        pages = {f"{student}.html": _feedback_html(student, subs)}
+        ran = enumerate(subs, start=1)
+        pages.update({_executed_name(student, n): s.executed for n, s in ran if s.executed})
+        for name, page in pages.items():
+            target = require_output_file(folder / name, "--feedback")
+            write_atomically(target, lambda fh, page=page: fh.write(page))
+            written.append(target)
     return written

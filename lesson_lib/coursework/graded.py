@@ -87,6 +87,8 @@ class Submission:
     duplicate_note: str = ""
     #: How late it was ("" if on time).
     late_note: str = ""
+    #: The code cells as the grader ran them, with their outputs, as notebook JSON (None if not run).
+    executed: str | None = None
 
     @property
     def earned(self) -> float:

@@ -103,6 +103,7 @@ def _run(
     with tempfile.TemporaryDirectory(prefix="lesson-grade-") as tmp:
         record = run_notebook(nb, timeout, sandbox, limits, workdir or Path(tmp), cancel)
     sub.status, notes = run_outcome(record, timeout, len(code_sources(nb)), limits, sandbox)
+    sub.executed = record.executed
     sub.notes.extend(notes)
     got = extract_answers(nb, record)
     sub.answers, sub.from_source = got.answers, got.from_source

@@ -2,14 +2,15 @@
 
 The grader starts it in the submission's sandbox::
 
-    python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3
+    python -m lesson_lib.coursework.runner problems.ipynb --timeout 120 --result-fd 3 --notebook-fd 4
 
 It runs the code cells in order in a fresh kernel (a cell that raises does not stop it, the time
 limit does; a timed-out cell and what it started are stopped by
 :func:`~lesson_lib.coursework.kernel_stop.stop_runaway_cell` within :data:`AFTER_TIMEOUT_S`), then
 an extra cell printing the ``answer_q...`` readings as JSON, and writes ``{"status", "raised",
-"payload", "space"}`` to the descriptor the grader opened outside. Only whether each cell raised,
-and the extra cell's output, are kept; nothing here scores (the grader trusts no record).
+"payload", "space"}`` to the descriptor the grader opened outside, and the code cells as run, with
+their first :data:`MAX_KEPT_OUTPUT` characters of output and every short traceback, to another.
+Nothing here scores (the grader trusts no record).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ MARK = "__COURSEWORK_ANSWERS__"
 
 #: Most characters of the extraction cell's output kept (its JSON of answers is a few KiB).
 MAX_EXTRACT_OUTPUT = 2**20
+#: Characters of the student's output the executed notebook keeps.
+MAX_KEPT_OUTPUT = 2**18
+#: An error's traceback up to this many characters is kept after them too: a crash is seen
+#: whatever was printed before.
+MAX_KEPT_ERROR = 2**14
 
 # Runs in the student's kernel after their cells; names start with _cw_ to keep clear of the
 # student's own, and print comes from builtins so a redefined print does not matter. Each answer is
@@ -104,7 +110,7 @@ def _client_class() -> type:
     from nbclient import NotebookClient
 
     class _QuietClient(NotebookClient):
-        """Keeps only errors of the student's cells and the extraction cell's output."""
+        """Keeps the student's cells' first output and short errors, and the extraction cell's."""
 
         keep_index: int = -1
         #: The cells that raised, with the exception's name.
@@ -137,13 +143,17 @@ def _client_class() -> type:
 
         def output(self, outs, msg, display_id, cell_index):  # type: ignore[no-untyped-def]
             if cell_index != self.keep_index:
-                if msg.get("msg_type") == "error":
+                error = msg.get("msg_type") == "error"
+                if error:
                     self.raised[cell_index] = str(msg.get("content", {}).get("ename", ""))[:80]
-                self.printed += _size(msg.get("content"))
+                size = _size(msg.get("content"))
+                self.printed += size
                 if self.printed > MAX_OUTPUT and cell_index not in self.flooded:
                     # Stop the cell (KeyboardInterrupt) rather than read output for ever.
                     self.flooded.add(cell_index)
                     self.interrupting = asyncio.ensure_future(self.km.interrupt_kernel())
+                if self.printed <= MAX_KEPT_OUTPUT or (error and size <= MAX_KEPT_ERROR):
+                    return super().output(outs, msg, display_id, cell_index)
                 return None
             # a thread the student started may print here too: keep a bounded amount
             self.extracted += _size(msg.get("content"))
@@ -229,6 +239,7 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
     except CellTimeoutError:
         status, extract = "timed out", None
     record: dict[str, Any] = {"status": status, "raised": len(client.raised), "payload": None}
+    record["executed"] = {**nb, "cells": nb.cells[:-1]}  # main() writes it apart from the record
     record["errors"] = sorted(set(client.raised.values()))[:5]  # MemoryError, NameError, ...
     if status != "ran" and running is not None:
         record["stopped_at"] = running
@@ -250,16 +261,19 @@ def execute(sources: Sequence[str], cwd: Path, timeout: float) -> dict[str, Any]
 
 #: Largest result written, bytes (the answers' readings take a few KiB).
 MAX_RESULT_BYTES = 2**20
+#: Largest executed notebook written, bytes (its output is kept to :data:`MAX_KEPT_OUTPUT`).
+MAX_EXECUTED_BYTES = 4 * 2**20
 #: A tmpfs with less than this free is counted as full, bytes.
 FULL_MARGIN = 256 * 2**10
 #: Entries looked at when searching the writable folders for a file at the size limit.
 _MAX_SCANNED = 10_000
 
 
-def _write(path: Path | None, fd: int | None, record: dict[str, Any]) -> None:
-    """Write the result record to the grader's file descriptor, or to ``path`` (by hand)."""
+def _write(path: Path | None, fd: int | None, record: dict[str, Any], limit: int) -> None:
+    """Write ``record`` as JSON to the grader's file descriptor, or to ``path`` (by hand); one
+    larger than ``limit`` bytes says only that it was too large."""
     data = json.dumps(record).encode("utf-8")
-    if len(data) > MAX_RESULT_BYTES:
+    if len(data) > limit:
         data = json.dumps({"status": record.get("status"), "error": "result too large"}).encode()
     if fd is not None:
         view = memoryview(data)
@@ -267,7 +281,8 @@ def _write(path: Path | None, fd: int | None, record: dict[str, Any]) -> None:
             view = view[os.write(fd, view) :]
         os.close(fd)
         return
-    assert path is not None
+    if path is None:
+        return
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
@@ -333,15 +348,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--result", type=Path, help="write the result record to this file")
     where.add_argument("--result-fd", type=int, help="write it to this open file descriptor")
+    parser.add_argument("--notebook-fd", type=int, help="write the executed notebook to this one")
     args = parser.parse_args(argv)
     _keep_to_myself(args.result_fd)
+    _keep_to_myself(args.notebook_fd)
     warnings.simplefilter("ignore")
     try:
         with args.notebook.open(encoding="utf-8", errors="replace") as fh:
             sources = code_sources(json.load(fh))
     except (OSError, ValueError, RecursionError, MemoryError) as err:
         record = {"status": "not a notebook", "error": type(err).__name__}
-        _write(args.result, args.result_fd, record)
+        _write(args.result, args.result_fd, record, MAX_RESULT_BYTES)
         return 0
     try:
         record = execute(sources, args.notebook.parent, args.timeout)
@@ -350,7 +367,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # a kernel that cannot start, a broken cell ...
         record = {"status": "could not run", "error": f"{type(err).__name__}: {err}"[:200]}
     record["space"] = _space_report([Path("/tmp"), args.notebook.parent.resolve()])
-    _write(args.result, args.result_fd, record)
+    executed = record.pop("executed", None)
+    _write(args.result, args.result_fd, record, MAX_RESULT_BYTES)
+    if executed is not None and args.notebook_fd is not None:
+        _write(None, args.notebook_fd, executed, MAX_EXECUTED_BYTES)
     return 0
 
 

@@ -3,21 +3,23 @@
 The notebook runs in a throwaway copy inside the sandbox (:mod:`lesson_lib.coursework.sandbox`)
 through :mod:`lesson_lib.coursework.runner`. Its record comes back through a file opened here and
 passed as a descriptor, so nothing inside can write it by a path; it is untrusted all the same,
-and :class:`RunRecord` keeps only fields of the right type.
+and :class:`RunRecord` keeps only fields of the right type. The executed notebook comes back the
+same way, and only a valid notebook is kept, its outputs' data text and PNG only (:data:`KEPT_DATA`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lesson_lib.coursework.runner import MAX_OUTPUT
+from lesson_lib.coursework.runner import MAX_EXECUTED_BYTES, MAX_OUTPUT
 from lesson_lib.coursework.sandbox import SANDBOX_HOME, Limits, MiB, run_isolated
 from lesson_lib.coursework.status import RAN_TO_END, RUN_STATUSES, Status
 from lesson_lib.coursework.time_limits import GRACE_S
@@ -25,6 +27,9 @@ from lesson_lib.model._safe_io import printable, read_file
 
 _COPY = "submission.ipynb"
 _MAX_RESULT_BYTES = 2**20
+#: The output data an executed notebook keeps: HTML, JavaScript and SVG could run in the browser
+#: of whoever opens it.
+KEPT_DATA = ("text/plain", "image/png")
 
 
 def _count(value: object) -> int:
@@ -58,6 +63,8 @@ class RunRecord:
     payload: object = None
     #: Processes left after the run.
     leftovers: int = 0
+    #: The code cells as run, with their outputs, as JSON (None when none came back).
+    executed: str | None = None
 
     @classmethod
     def from_json(cls, record: dict, leftovers: int = 0) -> RunRecord:
@@ -114,18 +121,21 @@ def run_notebook(
     """
     scratch = Path(tempfile.mkdtemp(prefix="submission-", dir=workdir))
     result_fd, result = tempfile.mkstemp(prefix="result-", suffix=".json", dir=workdir)
+    notebook_fd, notebook = tempfile.mkstemp(prefix="executed-", suffix=".ipynb", dir=workdir)
     try:
         (scratch / _COPY).write_text(json.dumps(nb), encoding="utf-8")
         home = SANDBOX_HOME if sandbox else str(scratch)
         command = [sys.executable, "-m", "lesson_lib.coursework.runner", f"{home}/{_COPY}"]
         command += ["--timeout", repr(timeout), "--result-fd", str(result_fd)]
+        command += ["--notebook-fd", str(notebook_fd)]
         try:
             run = run_isolated(
                 command, scratch, timeout=timeout + GRACE_S, limits=limits,
-                sandbox=sandbox, pass_fds=(result_fd,), cancel=cancel,
+                sandbox=sandbox, pass_fds=(result_fd, notebook_fd), cancel=cancel,
             )  # fmt: skip
         finally:
             os.close(result_fd)
+            os.close(notebook_fd)
         try:
             data = read_file(result, "result", ValueError, _MAX_RESULT_BYTES, follow=False)
             record = json.loads(data.decode(errors="replace"))
@@ -139,10 +149,29 @@ def run_notebook(
             return RunRecord(
                 Status.COULD_NOT_RUN, error=f"no result ({why})", leftovers=len(run.leftovers)
             )
-        return RunRecord.from_json(record, len(run.leftovers))
+        return replace(
+            RunRecord.from_json(record, len(run.leftovers)), executed=_executed(notebook)
+        )
     finally:
         Path(result).unlink(missing_ok=True)
+        Path(notebook).unlink(missing_ok=True)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _executed(path: str) -> str | None:
+    """The executed notebook the runner wrote, if a valid one, its output data :data:`KEPT_DATA`."""
+    import nbformat
+
+    with contextlib.suppress(Exception):  # anything but a valid notebook is not kept
+        data = read_file(path, "notebook", ValueError, MAX_EXECUTED_BYTES, follow=False)
+        executed = nbformat.reads(data.decode(), as_version=4)
+        nbformat.validate(executed)
+        for cell in executed.cells:
+            for output in cell.get("outputs", []):
+                if "data" in output:
+                    output.data = {k: v for k, v in output.data.items() if k in KEPT_DATA}
+        return nbformat.writes(executed)
+    return None
 
 
 def run_outcome(
