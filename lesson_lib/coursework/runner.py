@@ -39,7 +39,7 @@ MARK = "__COURSEWORK_ANSWERS__"
 MAX_EXTRACT_OUTPUT = 2**20
 #: Characters of the student's output the executed notebook keeps.
 MAX_KEPT_OUTPUT = 2**18
-#: An error's traceback up to this many characters is kept after them too: a crash is seen
+#: An error's traceback up to this many characters is kept after them too, so a crash is seen
 #: whatever was printed before.
 MAX_KEPT_ERROR = 2**14
 

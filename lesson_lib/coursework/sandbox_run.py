@@ -27,8 +27,8 @@ from lesson_lib.model._safe_io import printable, read_file
 
 _COPY = "submission.ipynb"
 _MAX_RESULT_BYTES = 2**20
-#: The output data an executed notebook keeps: HTML, JavaScript and SVG could run in the browser
-#: of whoever opens it.
+#: The output data an executed notebook keeps (HTML, JavaScript and SVG could run in the browser
+#: of whoever opens it).
 KEPT_DATA = ("text/plain", "image/png")
 
 
