@@ -37,6 +37,8 @@ PROBLEM_SET = "problems"
 METADATA_KEY = "lesson"
 #: The field holding the ID, as in ``metadata["lesson"]["student_id"]``.
 METADATA_FIELD = "student_id"
+#: The field marking one notebook for the class, whose ``STUDENT`` the student types.
+CLASS_FIELD = "class_edition"
 #: The file a Gradescope export keeps beside its submission folders.
 GRADESCOPE_EXPORT_METADATA = "submission_metadata.yml"
 
@@ -165,6 +167,22 @@ def metadata_student(nb: object) -> str | None:
         return normalize_student(value)
     except (TypeError, ValueError):
         return None
+
+
+def class_notebook(nb: object) -> bool:
+    """Whether the edition wrote ``nb`` as one notebook for the class (the student types the ID).
+
+    Parameters
+    ----------
+    nb : dict
+
+    Returns
+    -------
+    bool
+    """
+    meta = nb.get("metadata") if isinstance(nb, dict) else None
+    lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
+    return isinstance(lesson, dict) and lesson.get(CLASS_FIELD) is True
 
 
 @dataclass(frozen=True)
