@@ -25,7 +25,7 @@ from lesson_lib.coursework.extract import static_student
 from lesson_lib.coursework.lms_names import (
     CanvasName,
     GradescopeSubmission,
-    class_notebook,
+    _class_notebook,
     id_in_file_stem,
     is_gradescope_folder,
     metadata_student,
@@ -218,7 +218,7 @@ def identify(
     meta = metadata_student(nb)
     if meta is not None:
         claims.append(("the notebook's metadata", meta))
-    elif class_notebook(nb):  # one notebook for the class: the ID its student typed
+    elif _class_notebook(nb):  # one notebook for the class: the ID its student typed
         typed, _ = _valid(static_student(nb))
         if typed is not None:
             claims.append(("the notebook's STUDENT", typed))

@@ -158,9 +158,7 @@ def metadata_student(nb: object) -> str | None:
     -------
     str or None
     """
-    meta = nb.get("metadata") if isinstance(nb, dict) else None
-    lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
-    value = lesson.get(METADATA_FIELD) if isinstance(lesson, dict) else None
+    value = _lesson(nb).get(METADATA_FIELD)
     if type(value) is not str:
         return None
     try:
@@ -169,20 +167,16 @@ def metadata_student(nb: object) -> str | None:
         return None
 
 
-def class_notebook(nb: object) -> bool:
-    """Whether the edition wrote ``nb`` as one notebook for the class (the student types the ID).
-
-    Parameters
-    ----------
-    nb : dict
-
-    Returns
-    -------
-    bool
-    """
+def _lesson(nb: object) -> dict:
+    """The notebook's ``metadata["lesson"]``, or an empty dict."""
     meta = nb.get("metadata") if isinstance(nb, dict) else None
     lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
-    return isinstance(lesson, dict) and lesson.get(CLASS_FIELD) is True
+    return lesson if isinstance(lesson, dict) else {}
+
+
+def _class_notebook(nb: object) -> bool:
+    """Whether the edition wrote ``nb`` as one notebook for the class (the student types the ID)."""
+    return _lesson(nb).get(CLASS_FIELD) is True
 
 
 @dataclass(frozen=True)

@@ -17,18 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lesson_lib.coursework.answers import NUMBER, TEXT, read_answer
-from lesson_lib.coursework.check import (
-    RIGHT,
-    UNANSWERED,
-    UNREADABLE,
-    WRONG,
-    CheckResult,
-    Report,
-    _answer_to,
-    _normalize_qid,
-)
+from lesson_lib.coursework.check import CheckResult, Report, _answer_to, _normalize_qid
 from lesson_lib.coursework.check import check as check_book
 from lesson_lib.coursework.check import check_all as check_all_book
+from lesson_lib.coursework.check_messages import RIGHT, UNANSWERED, UNREADABLE, WRONG
 from lesson_lib.coursework.check_reading import _read_number, _unit_sizes, _unit_spellings
 from lesson_lib.coursework.own_digests import match, student_key
 from lesson_lib.coursework.problems import PROBLEMS, MarkdownText, get_problem
@@ -55,29 +47,12 @@ def load_edition(data: str) -> None:
     Parameters
     ----------
     data : str
-        Base64 of zlib-compressed JSON: ``pepper`` and ``students`` (key -> ``statements``, qid ->
-        Markdown, and ``checks``, qid -> :func:`~lesson_lib.coursework.own_digests.variant_digests`).
+        Base64 of zlib-compressed JSON (:func:`~lesson_lib.coursework.own_digests.data_cells`):
+        ``pepper`` and ``students``, key -> ``statements`` and ``checks`` by problem.
     """
     loaded = json.loads(zlib.decompress(base64.b64decode(data)))
     _EDITION["pepper"] = loaded["pepper"]
     _EDITION["students"].update(loaded["students"])
-
-
-def edition_data(pepper: str, students: Mapping[str, Any]) -> str:
-    """What :func:`load_edition` reads, in lines of 76 characters.
-
-    Parameters
-    ----------
-    pepper : str
-    students : mapping
-        Student key -> entry, as :func:`load_edition` describes.
-
-    Returns
-    -------
-    str
-    """
-    raw = json.dumps({"pepper": pepper, "students": students}, separators=(",", ":"))
-    return base64.encodebytes(zlib.compress(raw.encode(), 9)).decode()
 
 
 def _entry(student: object) -> tuple[dict[str, Any] | None, str]:

@@ -1,36 +1,39 @@
-"""Salted digests of one variant's verdicts, so a notebook can check its own numbers without holding
-the answers or the course salt.
+"""Salted digests of one variant's verdicts, and the data cells that carry them (with, in one notebook
+for the class, each student's statements), keyed by the ID hashed with a pepper drawn per edition.
 
-For each problem the edition digests (SHA-256 of a random per-edition pepper, the student's key, the
-problem and a number written at a fixed number of decimal places) every grid value whose whole
-rounding interval the grader gives one verdict: right, or one named mistake. A typed answer written
-the same way at a few place counts is right, or that mistake, only if one of its digests is stored,
-so a match is always the grader's own verdict; an answer within one grid step of a tolerance's edge
-matches nothing ("not matched") though the grader may call it right. Counts match exactly; multiple
-choice is never digested (five letters are no secret).
+Stored: SHA-256 of pepper, key, problem and a number at fixed decimal places, for every grid value
+whose whole rounding interval the grader gives one verdict (right, or one named mistake). A typed
+answer, written so at a few place counts, matches only such a value: a match is the grader's own
+verdict; an answer within a grid step of a tolerance's edge matches nothing ("not matched") though
+the grader may call it right. Counts match exactly; multiple choice (five letters) is not digested.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
+import json
 import math
+import secrets
+import zlib
+from collections.abc import Sequence
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
 from lesson_lib.coursework.check_messages import RIGHT
 from lesson_lib.coursework.check_rules import _MATCH_RTOL, _first_match, _problem_contract
-from lesson_lib.coursework.problems import get_problem
+from lesson_lib.coursework.problems import PROBLEMS, get_problem, show
 from lesson_lib.coursework.problems.bank import Problem, _exponent
+from lesson_lib.coursework.variants import salted
 
 #: Bytes of a stored digest: a chance match among a problem's hundred is below 1e-9.
 DIGEST_BYTES = 5
-#: Grid steps per tolerance at least (right answers, then mistakes): a finer grid matches answers
-#: nearer the tolerance's edge, a coarser one stores fewer digests.
-_RIGHT_STEPS, _MISTAKE_STEPS = 2, 1
 #: Margin around a grid interval, in grid steps: far below the right band's own widening (half a
 #: step x 1e-9), so a value rounded at the stated precision is never refused for float error.
 _MARGIN = 1e-12
+#: Longest data cell, characters: the grader reads cells of up to 200,000 for answer lookups.
+MAX_DATA_CHARS = 150_000
 
 
 def student_key(pepper: str, student: str) -> str:
@@ -56,7 +59,9 @@ def _digest(pepper: str, key: str, qid: str, places: int, text: str) -> str:
 
 
 def _places(problem: Problem, value: float, right: bool) -> int | None:
-    """Decimal places of the grid near ``value`` (None for 0 or a value beyond floats)."""
+    """Decimal places of the grid near ``value`` (None for 0 or a value beyond floats): the stated
+    ones, else at least 2 steps in a right answer's tolerance and 1 in a mistake's (a finer grid
+    matches answers nearer its edge, a coarser one stores fewer digests)."""
     if problem.kind == "count":
         return 0
     if not math.isfinite(value) or value == 0:
@@ -65,19 +70,17 @@ def _places(problem: Problem, value: float, right: bool) -> int | None:
         return problem.decimals
     if right and problem.sig_figs is not None:
         return problem.sig_figs - 1 - _exponent(value)
-    if right:
-        return math.ceil(-math.log10(problem.rtol * abs(value) / _RIGHT_STEPS))
-    return math.ceil(-math.log10(max(problem.rtol, _MATCH_RTOL) * abs(value) / _MISTAKE_STEPS))
+    rtol, steps = (problem.rtol, 2) if right else (max(problem.rtol, _MATCH_RTOL), 1)
+    return math.ceil(-math.log10(rtol * abs(value) / steps))
 
 
 def _written(value: float | Decimal, places: int) -> str | None:
     """``value`` rounded half-even to ``places`` decimals (negative: tens...), as plain text."""
     try:
         number = value if isinstance(value, Decimal) else Decimal(repr(float(value)))
-        text = format(number.quantize(Decimal(1).scaleb(-places), ROUND_HALF_EVEN), "f")
-    except (InvalidOperation, ValueError, OverflowError):
+        return format(number.quantize(Decimal(1).scaleb(-places), ROUND_HALF_EVEN), "f")
+    except (InvalidOperation, ValueError, OverflowError):  # beyond the decimal context
         return None
-    return "0" if text.strip("-0.") == "" else text
 
 
 def _one_verdict(contract: dict[str, Any], low: float, high: float, size: float) -> bool:
@@ -98,8 +101,7 @@ def _grid(
     one's rounding interval, as (places, text, verdict)."""
     size = contract["units"][problem.unit]
     if problem.kind == "count":
-        value = round(target)
-        return [(0, str(value), _first_match(contract, value * size))]
+        return [(0, str(round(target)), _first_match(contract, round(target) * size))]
     places = _places(problem, target, right)
     if places is None:
         return []
@@ -136,22 +138,19 @@ def variant_digests(qid: str, student: str, pepper: str) -> dict[str, Any] | Non
     contract = _problem_contract(qid, student)
     size = contract["units"][problem.unit]
     key = student_key(pepper, student)
-    right: list[str] = []
-    named: dict[str, list] = {}
-    targets = [(r, r["status"] == RIGHT) for r in contract["rules"]]
-    for rule, is_right in (t for t in targets if t[1] or t[0]["name"].startswith("mistake")):
-        grid = _grid(problem, contract, rule["value"] / size, rule["tolerance"] / size, is_right)
-        for places, text, verdict in grid:
-            if text is None or verdict is not rule:
-                continue
-            digest = _digest(pepper, key, qid, places, text)
+    right, mistakes = "", []
+    for rule in contract["rules"]:
+        is_right = rule["status"] == RIGHT
+        if is_right or rule["name"].startswith("mistake"):
+            grid = _grid(
+                problem, contract, rule["value"] / size, rule["tolerance"] / size, is_right
+            )
+            found = {_digest(pepper, key, qid, p, t) for p, t, said in grid if t and said is rule}
             if is_right:
-                right.append(digest)
+                right = "".join(sorted(found))
             else:
-                named.setdefault(rule["mistake"], [rule["mistake"], rule["message"], []])
-                named[rule["mistake"]][2].append(digest)
-    mistakes = [[mid, hint, "".join(sorted(set(d)))] for mid, hint, d in named.values()]
-    return {"right": "".join(sorted(set(right))), "mistakes": mistakes}
+                mistakes.append([rule["mistake"], rule["message"], "".join(sorted(found))])
+    return {"right": right, "mistakes": mistakes}
 
 
 def match(entry: dict[str, Any], qid: str, value: float, pepper: str, key: str) -> str | None:
@@ -182,12 +181,47 @@ def match(entry: dict[str, Any], qid: str, value: float, pepper: str, key: str) 
         if places is None:
             continue
         tried = [(p, _written(value, p)) for p in (places - 1, places, places + 1)]
-        if any(_found(digests, _digest(pepper, key, qid, *t)) for t in tried if t[1] is not None):
+        width = 2 * DIGEST_BYTES
+        held = {digests[i : i + width] for i in range(0, len(digests), width)}
+        if any(_digest(pepper, key, qid, *t) in held for t in tried if t[1] is not None):
             return label
     return None
 
 
-def _found(digests: str, digest: str) -> bool:
-    """Whether ``digest`` is one of the joined ``digests`` (whole, never across two)."""
-    width = 2 * DIGEST_BYTES
-    return any(digests[i : i + width] == digest for i in range(0, len(digests), width))
+def data_cells(students: Sequence[str], salt: str, *, statements: bool, digests: bool) -> list[str]:
+    """The sources that load an edition's data (:func:`~lesson_lib.coursework.own_check.load_edition`),
+    each under :data:`MAX_DATA_CHARS`; no salt, answer, name or e-mail is in them.
+
+    Parameters
+    ----------
+    students : sequence of str
+        Normalised student IDs.
+    salt : str
+        The course salt the variants are drawn with.
+    statements, digests : bool
+        Store each student's statements (a class notebook), and their :func:`variant_digests`.
+
+    Returns
+    -------
+    list of str
+    """
+    pepper, entries = secrets.token_hex(16), {}
+    with salted(salt):
+        for sid in students:
+            entry = {"statements": {q: str(show(q, sid)) for q in PROBLEMS}} if statements else {}
+            if digests:
+                checks = {qid: variant_digests(qid, sid, pepper) for qid in PROBLEMS}
+                entry["checks"] = {qid: c for qid, c in checks.items() if c is not None}
+            entries[student_key(pepper, sid)] = entry
+    return _cells(pepper, entries) if entries and (statements or digests) else []
+
+
+def _cells(pepper: str, entries: dict[str, Any]) -> list[str]:
+    """``entries`` in as few halvings as keep each cell under :data:`MAX_DATA_CHARS`."""
+    raw = json.dumps({"pepper": pepper, "students": entries}, separators=(",", ":"))
+    data = base64.encodebytes(zlib.compress(raw.encode(), 9)).decode()  # lines of 76
+    if len(data) <= MAX_DATA_CHARS or len(entries) == 1:
+        return [f'from {__package__}.own_check import load_edition\n\nload_edition("""\n{data}""")']
+    keys = list(entries)
+    halves = keys[: len(keys) // 2], keys[len(keys) // 2 :]
+    return [cell for half in halves for cell in _cells(pepper, {k: entries[k] for k in half})]

@@ -36,7 +36,6 @@ from lesson_lib.chapters.notebook import (
     page_numbers,
     without_glue_call,
 )
-from lesson_lib.coursework.class_edition import DATA_CELL, data_cells
 from lesson_lib.coursework.files import write_atomically
 from lesson_lib.coursework.lms_names import CLASS_FIELD, METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
@@ -49,6 +48,7 @@ from lesson_lib.coursework.myst_pages import (
 )
 from lesson_lib.coursework.myst_pages import toc_pages as toc_pages
 from lesson_lib.coursework.output_folder import check_folder, write_manifest
+from lesson_lib.coursework.own_digests import data_cells
 from lesson_lib.coursework.problems import overview_table, show
 from lesson_lib.coursework.roster import (
     MAX_ROSTER_BYTES,
@@ -86,11 +86,11 @@ _SETUP_IMPORT = re.compile(r"^from lesson_lib\.coursework import [^\n]*$", re.MU
 
 
 def _instructions(
-    student: str | None, file_name: str, *, own_check: bool, time_limit: float, mode: str = ""
+    student: str | None, file_name: str, *, own_check: bool, time_limit: float, mode=(False, False)
 ) -> str:
-    """The problem set's first cell: what the notebook is and how to hand it in; ``mode`` is
-    ``"class"`` for a class notebook, ``"digests"`` when its checks hold digests."""
-    if "class" in mode:
+    """The problem set's first cell: what the notebook is and how to hand it in; ``mode``: (a class
+    notebook, its checks hold digests)."""
+    if mode[0]:
         head = (
             "**Problem set for the class.** Type the student ID you were issued into `STUDENT` "
             "in the first code cell, then run all cells: the problems show your own numbers. "
@@ -106,7 +106,7 @@ def _instructions(
             f"**Student edition for student ID `{student}`.** Solutions are not included; the "
             "problems show your own numbers."
         )
-    if "digests" in mode:
+    if mode[1]:
         checking = (
             "**What the check cells tell you.** For your own numbers: right (at the precision "
             "the problem asks), one of the usual mistakes and what probably went wrong, or not "
@@ -148,9 +148,7 @@ def _instructions(
     )
 
 
-def _baked_cell(
-    cell: nbformat.NotebookNode, sid: str | None, keep_show: bool = False
-) -> nbformat.NotebookNode | None:
+def _baked_cell(cell: nbformat.NotebookNode, sid: str | None, keep_show: bool) -> object:
     """A statement or overview cell as the Markdown it shows (None for any other cell, and for a
     statement kept as code: a class notebook shows the typed ID's own)."""
     if cell.cell_type != "code":
@@ -189,12 +187,11 @@ def page_notebook(
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         The grader's time limit, said in the instructions.
     class_ids : sequence of str, optional
-        With a salt and no student: one notebook for these (normalised) IDs, in which the
-        student types their ID and the statements show its numbers
-        (:mod:`~lesson_lib.coursework.class_edition`).
+        With a salt and no student: one notebook for these normalised IDs, whose statements show
+        the ID typed (:func:`~lesson_lib.coursework.own_digests.data_cells`).
     self_check : bool, default True
-        With a salt: store digests so the check cells say right, a named mistake or not matched
-        for the student's numbers; False: they say only whether an answer can be read.
+        With a salt: the check cells say right, a named mistake or not matched for the student's
+        numbers (False: only whether an answer can be read).
 
     Returns
     -------
@@ -203,6 +200,7 @@ def page_notebook(
     """
     sid = normalize_student(student)
     own_check = (sid is not None or bool(class_ids)) and salt is not None
+    for_class, digests = own_check and bool(class_ids), own_check and self_check
     text = strip_solutions(path.read_text())
     nb = jupytext.reads(text, fmt="md:myst")
     live = live_values_name(text)
@@ -218,20 +216,19 @@ def page_notebook(
                 cell.source = without_glue_call(cell.source)
             if cell.cell_type in ("markdown", "code") and not cell.source.strip():
                 continue
-            baked = _baked_cell(cell, sid, keep_show=own_check and bool(class_ids))
+            baked = _baked_cell(cell, sid, keep_show=for_class)
             if baked is not None:
                 cells.append(baked)
                 continue
             cells.append(cell)
             if cell.metadata.get(META_KEY) == "student-id":
-                cell.source = _setup_source(cell.source, sid, own_check, bool(class_ids))
+                cell.source = _setup_source(cell.source, sid, own_check, for_class)
                 cells += _data_cells(sid, salt, class_ids, self_check) if own_check else []
-    mode = ("class " if own_check and class_ids else "") + (
-        "digests" if own_check and self_check else ""
-    )
     if path.stem == "problems":
         name = file_name or Path(_notebook_path(sid, path.stem)).name
-        note = _instructions(sid, name, own_check=own_check, time_limit=time_limit, mode=mode)
+        note = _instructions(
+            sid, name, own_check=own_check, time_limit=time_limit, mode=(for_class, digests)
+        )
     elif sid is not None:
         note = f"*Student edition for student ID `{sid}`: solutions are not included.*"
     else:
@@ -247,7 +244,7 @@ def page_notebook(
     nb.metadata.pop("jupytext", None)
     if sid is not None:  # the ID survives a renamed file (lms_names.metadata_student)
         nb.metadata[METADATA_KEY_LESSON] = {METADATA_FIELD: sid}
-    elif "class" in mode:  # the grader reads the typed STUDENT (identity.identify)
+    elif for_class:  # the grader reads the typed STUDENT (identity.identify)
         nb.metadata[METADATA_KEY_LESSON] = {CLASS_FIELD: True}
     nb.nbformat, nb.nbformat_minor = 4, 5
     for index, cell in enumerate(nb.cells):
@@ -267,12 +264,12 @@ def _notebook_path(student: str | None, page: str) -> str:
     return f"{student}/{name}.ipynb"
 
 
-def _setup_source(source: str, sid: str | None, own_check: bool, for_class: bool = False) -> str:
+def _setup_source(source: str, sid: str | None, own_check: bool, for_class: bool) -> str:
     """The setup cell: the student's ID, and the self-check that can run without answers."""
     module = "lesson_lib.coursework.own_check" if own_check else "lesson_lib.coursework"
-    names = "check, check_all, show" if for_class and own_check else "check, check_all"
+    names = "check, check_all, show" if for_class else "check, check_all"
     source = _SETUP_IMPORT.sub(f"from {module} import {names}", source, count=1)
-    if for_class and own_check:
+    if for_class:
         line = 'STUDENT = ""  # type the student ID you were issued, e.g. "s1234567"'
     elif sid is not None:
         line = f'STUDENT = "{sid}"  # your student ID: leave it as it is'
@@ -281,15 +278,13 @@ def _setup_source(source: str, sid: str | None, own_check: bool, for_class: bool
     return re.sub(r"^STUDENT\s*=.*$", line, source, flags=re.MULTILINE)
 
 
-def _data_cells(
-    sid: str | None, salt: str, class_ids: Sequence[str], self_check: bool
-) -> list[nbformat.NotebookNode]:
+def _data_cells(sid: str | None, salt: str, class_ids: Sequence[str], digests: bool) -> list:
     """The hidden cells that load a salted edition's statements (class) and digests."""
-    students = list(class_ids) or [sid]
-    sources = data_cells(students, salt, statements=bool(class_ids), digests=self_check)
-    meta = {META_KEY: DATA_CELL, "jupyter": {"source_hidden": True}}
-    head = "from lesson_lib.coursework.own_check import load_edition\n\n"
-    return [nbformat.v4.new_code_cell(head + source, metadata=meta) for source in sources]
+    sources = data_cells(
+        list(class_ids) or [sid], salt, statements=bool(class_ids), digests=digests
+    )
+    meta = {META_KEY: "edition-data", "jupyter": {"source_hidden": True}}
+    return [nbformat.v4.new_code_cell(source, metadata=meta) for source in sources]
 
 
 def write_edition(
@@ -352,21 +347,15 @@ def write_edition(
     folders = [None] if class_notebook else students or [None]
     planned = {_notebook_path(sid, page.stem): (sid, page) for sid in folders for page in chosen}
     class_ids = students if class_notebook else []
+    options = {"salt": salt, "time_limit": time_limit, "self_check": self_check}
+    options["class_ids"] = class_ids
     manifest = check_folder(out, root, writes=planned, force=force)
     written = []
     try:
         for rel, (sid, page) in planned.items():
             target = out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            nb = page_notebook(
-                page,
-                sid,
-                salt=salt,
-                file_name=target.name,
-                time_limit=time_limit,
-                class_ids=class_ids,
-                self_check=self_check,
-            )
+            nb = page_notebook(page, sid, file_name=target.name, **options)
             data = nbformat.writes(nb).encode("utf-8")
             write_atomically(target, lambda fh, data=data: fh.write(data), binary=True)
             manifest[rel] = hashlib.sha256(data).hexdigest()
@@ -536,17 +525,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "variants: public, so no list of issued IDs is kept (the grader takes any "
                 "valid ID unless it is given --roster)"
             )
-        written = write_edition(
-            args.out,
-            root,
-            ids,
-            args.pages,
-            force=args.force,
-            salt=salt,
-            time_limit=args.time_limit,
-            class_notebook=args.class_notebook,
-            self_check=not args.no_self_check,
-        )
+        options = {"force": args.force, "salt": salt, "time_limit": args.time_limit}
+        options.update(class_notebook=args.class_notebook, self_check=not args.no_self_check)
+        written = write_edition(args.out, root, ids, args.pages, **options)
     except (OSError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
