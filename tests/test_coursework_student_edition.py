@@ -480,7 +480,9 @@ def test_the_banner_says_how_to_hand_in():
     assert "`s002_problems.ipynb`" in banner
     assert "Restart Kernel and Run All Cells" in banner
     assert "90 seconds" in banner and "timed out" in banner
-    assert "not whether it is right" in banner
+    assert "salted digests" in banner  # the self-check on the student's own numbers
+    off = page_notebook(PAGE, "s002", salt=SALT, self_check=False).cells[0].source
+    assert "not whether it is right" in off
     assert "`reference()`" in banner and "lesson_lib.coursework.problems" in banner
     # the default limit is the grader's own default (30 s in grade_folder's signature)
     assert DEFAULT_TIME_LIMIT_S == 30.0

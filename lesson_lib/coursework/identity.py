@@ -1,4 +1,5 @@
-"""Whose notebook is it: the ID from the file name, the notebook's metadata and the roster.
+"""Whose notebook is it: the ID from the file name, the notebook's metadata (in a class notebook,
+the ``STUDENT`` typed) and the roster.
 
 :func:`identify` compares whichever of these name a student: the folder, the file (also in a Canvas
 download name), the notebook's metadata and the platform's user via the roster
@@ -20,9 +21,11 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from lesson_lib.coursework.extract import static_student
 from lesson_lib.coursework.lms_names import (
     CanvasName,
     GradescopeSubmission,
+    _class_notebook,
     id_in_file_stem,
     is_gradescope_folder,
     metadata_student,
@@ -215,6 +218,10 @@ def identify(
     meta = metadata_student(nb)
     if meta is not None:
         claims.append(("the notebook's metadata", meta))
+    elif _class_notebook(nb):  # one notebook for the class: the ID its student typed
+        typed, _ = _valid(static_student(nb))
+        if typed is not None:
+            claims.append(("the notebook's STUDENT", typed))
     on_roster = roster.user(*users) if roster is not None and users else None
     if on_roster is not None:
         claims.append((f"the roster (user {on_roster.lms_user_id})", on_roster.student_id))

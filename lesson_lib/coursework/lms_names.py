@@ -37,6 +37,8 @@ PROBLEM_SET = "problems"
 METADATA_KEY = "lesson"
 #: The field holding the ID, as in ``metadata["lesson"]["student_id"]``.
 METADATA_FIELD = "student_id"
+#: The field marking one notebook for the class, whose ``STUDENT`` the student types.
+CLASS_FIELD = "class_edition"
 #: The file a Gradescope export keeps beside its submission folders.
 GRADESCOPE_EXPORT_METADATA = "submission_metadata.yml"
 
@@ -156,15 +158,25 @@ def metadata_student(nb: object) -> str | None:
     -------
     str or None
     """
-    meta = nb.get("metadata") if isinstance(nb, dict) else None
-    lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
-    value = lesson.get(METADATA_FIELD) if isinstance(lesson, dict) else None
+    value = _lesson(nb).get(METADATA_FIELD)
     if type(value) is not str:
         return None
     try:
         return normalize_student(value)
     except (TypeError, ValueError):
         return None
+
+
+def _lesson(nb: object) -> dict:
+    """The notebook's ``metadata["lesson"]``, or an empty dict."""
+    meta = nb.get("metadata") if isinstance(nb, dict) else None
+    lesson = meta.get(METADATA_KEY) if isinstance(meta, dict) else None
+    return lesson if isinstance(lesson, dict) else {}
+
+
+def _class_notebook(nb: object) -> bool:
+    """Whether the edition wrote ``nb`` as one notebook for the class (the student types the ID)."""
+    return _lesson(nb).get(CLASS_FIELD) is True
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ Command line::
     python -m lesson_lib.coursework.student_edition --out _build/student
     python -m lesson_lib.coursework.student_edition --out handout --ids s001 s002
     python -m lesson_lib.coursework.student_edition --out handout --ids s001 --salt-file salt
+    python -m lesson_lib.coursework.student_edition --out class --ids-file roster.csv --class-notebook
     python -m lesson_lib.coursework.student_edition --site _build/nosolutions-src
 """
 
@@ -36,7 +37,7 @@ from lesson_lib.chapters.notebook import (
     without_glue_call,
 )
 from lesson_lib.coursework.files import write_atomically
-from lesson_lib.coursework.lms_names import METADATA_FIELD, PROBLEM_SET
+from lesson_lib.coursework.lms_names import CLASS_FIELD, METADATA_FIELD, PROBLEM_SET
 from lesson_lib.coursework.lms_names import METADATA_KEY as METADATA_KEY_LESSON
 from lesson_lib.coursework.myst_pages import INSTRUCTOR_ONLY as INSTRUCTOR_ONLY
 from lesson_lib.coursework.myst_pages import (
@@ -47,6 +48,7 @@ from lesson_lib.coursework.myst_pages import (
 )
 from lesson_lib.coursework.myst_pages import toc_pages as toc_pages
 from lesson_lib.coursework.output_folder import check_folder, write_manifest
+from lesson_lib.coursework.own_digests import data_cells
 from lesson_lib.coursework.problems import overview_table, show
 from lesson_lib.coursework.roster import (
     MAX_ROSTER_BYTES,
@@ -84,10 +86,17 @@ _SETUP_IMPORT = re.compile(r"^from lesson_lib\.coursework import [^\n]*$", re.MU
 
 
 def _instructions(
-    student: str | None, file_name: str, *, own_check: bool, time_limit: float
+    student: str | None, file_name: str, *, own_check: bool, time_limit: float, mode=(False, False)
 ) -> str:
-    """The problem set's first cell: what the notebook is and how to hand it in."""
-    if student is None:
+    """The problem set's first cell: what the notebook is and how to hand it in; ``mode``: (a class
+    notebook, its checks hold digests)."""
+    if mode[0]:
+        head = (
+            "**Problem set for the class.** Type the student ID you were issued into `STUDENT` "
+            "in the first code cell, then run all cells: the problems show your own numbers. "
+            "Solutions are not included."
+        )
+    elif student is None:
         head = (
             "**Student edition.** Solutions are not included; the problems show the book's own "
             "numbers, and each check cell checks an answer against them."
@@ -97,7 +106,13 @@ def _instructions(
             f"**Student edition for student ID `{student}`.** Solutions are not included; the "
             "problems show your own numbers."
         )
-    if own_check:
+    if mode[1]:
+        checking = (
+            "**What the check cells tell you.** For your own numbers: right (at the precision "
+            "the problem asks), one of the usual mistakes and what probably went wrong, or not "
+            "matched. The answers are not in this notebook, only salted digests of them."
+        )
+    elif own_check:
         checking = (
             "**What the check cells tell you.** Whether the grader can read your answer (a "
             "number in the unit asked for, a text with a unit of that kind, or a letter), not "
@@ -133,12 +148,13 @@ def _instructions(
     )
 
 
-def _baked_cell(cell: nbformat.NotebookNode, sid: str | None) -> nbformat.NotebookNode | None:
-    """A statement or overview cell as the Markdown it shows (None for any other cell)."""
+def _baked_cell(cell: nbformat.NotebookNode, sid: str | None, keep_show: bool) -> object:
+    """A statement or overview cell as the Markdown it shows (None for any other cell, and for a
+    statement kept as code: a class notebook shows the typed ID's own)."""
     if cell.cell_type != "code":
         return None
     match = _SHOW_CELL.match(cell.source)
-    if match:
+    if match and not keep_show:
         return nbformat.v4.new_markdown_cell(str(show(match["qid"], sid)))
     if _OVERVIEW_CELL.search(cell.source):
         return nbformat.v4.new_markdown_cell(str(overview_table()))
@@ -152,6 +168,8 @@ def page_notebook(
     salt: str | None = None,
     file_name: str | None = None,
     time_limit: float = DEFAULT_TIME_LIMIT_S,
+    class_ids: Sequence[str] = (),
+    self_check: bool = True,
 ) -> nbformat.NotebookNode:
     """One page as a student notebook: solutions removed, statements written in, checks kept.
 
@@ -168,14 +186,21 @@ def page_notebook(
         The name said in the instructions (default: the one the edition writes).
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         The grader's time limit, said in the instructions.
+    class_ids : sequence of str, optional
+        With a salt and no student: one notebook for these normalised IDs, whose statements show
+        the ID typed (:func:`~lesson_lib.coursework.own_digests.data_cells`).
+    self_check : bool, default True
+        With a salt: the check cells say right, a named mistake or not matched for the student's
+        numbers (False: only whether an answer can be read).
 
     Returns
     -------
     nbformat.NotebookNode
-        A version 4.5 notebook with deterministic cell ids.
+        A version 4.5 notebook with deterministic cell ids (a data cell's contents are not).
     """
     sid = normalize_student(student)
-    own_check = sid is not None and salt is not None
+    own_check = (sid is not None or bool(class_ids)) and salt is not None
+    for_class, digests = own_check and bool(class_ids), own_check and self_check
     text = strip_solutions(path.read_text())
     nb = jupytext.reads(text, fmt="md:myst")
     live = live_values_name(text)
@@ -191,16 +216,19 @@ def page_notebook(
                 cell.source = without_glue_call(cell.source)
             if cell.cell_type in ("markdown", "code") and not cell.source.strip():
                 continue
-            baked = _baked_cell(cell, sid)
+            baked = _baked_cell(cell, sid, keep_show=for_class)
             if baked is not None:
                 cells.append(baked)
                 continue
-            if cell.metadata.get(META_KEY) == "student-id":
-                cell.source = _setup_source(cell.source, sid, own_check)
             cells.append(cell)
+            if cell.metadata.get(META_KEY) == "student-id":
+                cell.source = _setup_source(cell.source, sid, own_check, for_class)
+                cells += _data_cells(sid, salt, class_ids, self_check) if own_check else []
     if path.stem == "problems":
         name = file_name or Path(_notebook_path(sid, path.stem)).name
-        note = _instructions(sid, name, own_check=own_check, time_limit=time_limit)
+        note = _instructions(
+            sid, name, own_check=own_check, time_limit=time_limit, mode=(for_class, digests)
+        )
     elif sid is not None:
         note = f"*Student edition for student ID `{sid}`: solutions are not included.*"
     else:
@@ -216,6 +244,8 @@ def page_notebook(
     nb.metadata.pop("jupytext", None)
     if sid is not None:  # the ID survives a renamed file (lms_names.metadata_student)
         nb.metadata[METADATA_KEY_LESSON] = {METADATA_FIELD: sid}
+    elif for_class:  # the grader reads the typed STUDENT (identity.identify)
+        nb.metadata[METADATA_KEY_LESSON] = {CLASS_FIELD: True}
     nb.nbformat, nb.nbformat_minor = 4, 5
     for index, cell in enumerate(nb.cells):
         cell.id = f"{path.stem}-{index:03d}"
@@ -234,18 +264,27 @@ def _notebook_path(student: str | None, page: str) -> str:
     return f"{student}/{name}.ipynb"
 
 
-def _setup_source(source: str, sid: str | None, own_check: bool) -> str:
+def _setup_source(source: str, sid: str | None, own_check: bool, for_class: bool) -> str:
     """The setup cell: the student's ID, and the self-check that can run without answers."""
     module = "lesson_lib.coursework.own_check" if own_check else "lesson_lib.coursework"
-    source = _SETUP_IMPORT.sub(f"from {module} import check, check_all", source, count=1)
-    if sid is None:
+    names = "check, check_all, show" if for_class else "check, check_all"
+    source = _SETUP_IMPORT.sub(f"from {module} import {names}", source, count=1)
+    if for_class:
+        line = 'STUDENT = ""  # type the student ID you were issued, e.g. "s1234567"'
+    elif sid is not None:
+        line = f'STUDENT = "{sid}"  # your student ID: leave it as it is'
+    else:
         return source
-    return re.sub(
-        r"^STUDENT\s*=.*$",
-        f'STUDENT = "{sid}"  # your student ID: leave it as it is',
-        source,
-        flags=re.MULTILINE,
+    return re.sub(r"^STUDENT\s*=.*$", line, source, flags=re.MULTILINE)
+
+
+def _data_cells(sid: str | None, salt: str, class_ids: Sequence[str], digests: bool) -> list:
+    """The hidden cells that load a salted edition's statements (class) and digests."""
+    sources = data_cells(
+        list(class_ids) or [sid], salt, statements=bool(class_ids), digests=digests
     )
+    meta = {META_KEY: "edition-data", "jupyter": {"source_hidden": True}}
+    return [nbformat.v4.new_code_cell(source, metadata=meta) for source in sources]
 
 
 def write_edition(
@@ -257,6 +296,8 @@ def write_edition(
     force: bool = False,
     salt: str | None = None,
     time_limit: float = DEFAULT_TIME_LIMIT_S,
+    class_notebook: bool = False,
+    self_check: bool = True,
 ) -> list[Path]:
     """Write the student edition's notebooks, into a new folder or one the edition made.
 
@@ -277,6 +318,12 @@ def write_edition(
         The course salt (see :func:`page_notebook`); None gives the public variants.
     time_limit : float, default :data:`DEFAULT_TIME_LIMIT_S`
         The grader's time limit, said in the problem set's instructions.
+    class_notebook : bool, default False
+        One folder for the whole class: its problem set asks for the student's ID and shows
+        that ID's numbers (needs IDs and a salt).
+    self_check : bool, default True
+        With a salt, the check cells say right, a named mistake or not matched for the
+        student's own numbers (see :func:`page_notebook`).
 
     Returns
     -------
@@ -286,21 +333,29 @@ def write_edition(
     ------
     ValueError
         If an ID is empty, malformed, repeated or starts with :data:`EXAMPLE_PREFIX`, a page is
-        unknown, or ``out`` may not be written into (``FolderRefused``).
+        unknown, ``out`` may not be written into (``FolderRefused``), or a class notebook lacks
+        IDs or a salt.
     """
     chosen = student_pages(root, pages)
     students = _issued_students(ids)
     out = Path(out)
-    planned = {
-        _notebook_path(sid, page.stem): (sid, page) for sid in students or [None] for page in chosen
-    }
+    if class_notebook and (not students or salt is None):
+        raise ValueError(
+            "class_notebook needs student IDs and a course salt (without them the plain "
+            "edition is already one notebook for everyone)"
+        )
+    folders = [None] if class_notebook else students or [None]
+    planned = {_notebook_path(sid, page.stem): (sid, page) for sid in folders for page in chosen}
+    class_ids = students if class_notebook else []
+    options = {"salt": salt, "time_limit": time_limit, "self_check": self_check}
+    options["class_ids"] = class_ids
     manifest = check_folder(out, root, writes=planned, force=force)
     written = []
     try:
         for rel, (sid, page) in planned.items():
             target = out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            nb = page_notebook(page, sid, salt=salt, file_name=target.name, time_limit=time_limit)
+            nb = page_notebook(page, sid, file_name=target.name, **options)
             data = nbformat.writes(nb).encode("utf-8")
             write_atomically(target, lambda fh, data=data: fh.write(data), binary=True)
             manifest[rel] = hashlib.sha256(data).hexdigest()
@@ -402,6 +457,18 @@ def _parser() -> argparse.ArgumentParser:
         "cells then say right or wrong)",
     )
     parser.add_argument(
+        "--class-notebook",
+        action="store_true",
+        help="with --ids and a salt: one notebook for the whole class (for Canvas or Gradescope); "
+        "each student types their ID and sees their own numbers",
+    )
+    parser.add_argument(
+        "--no-self-check",
+        action="store_true",
+        help="with a salt: the check cells say only whether an answer can be read, not whether "
+        "it is right for the student's numbers",
+    )
+    parser.add_argument(
         "--time-limit",
         type=float,
         default=DEFAULT_TIME_LIMIT_S,
@@ -458,9 +525,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "variants: public, so no list of issued IDs is kept (the grader takes any "
                 "valid ID unless it is given --roster)"
             )
-        written = write_edition(
-            args.out, root, ids, args.pages, force=args.force, salt=salt, time_limit=args.time_limit
-        )
+        options = {"force": args.force, "salt": salt, "time_limit": args.time_limit}
+        options.update(class_notebook=args.class_notebook, self_check=not args.no_self_check)
+        written = write_edition(args.out, root, ids, args.pages, **options)
     except (OSError, ValueError, TypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
