@@ -688,7 +688,7 @@ NUMBERS = {
         "gp_co_tight_gpu": "0.60",
         "gp_apart_tight_gpu": "0.92",
         "gp_co_tokens": "1,710",
-        "gp_rho": "0.56",
+        "gp_rho": "56 %",
         "gp_md1_wait": "47.97 ms",
         "gp_sim_wait": "48.39 ms",
         "gp_seed_low": "5.38",

@@ -93,7 +93,9 @@ def goodput_table() -> str:
                 f"{tight / server.gpus:.2f}",
             )
         )
-    return html_table(HEADER, rows)
+    return html_table(
+        HEADER, rows, caption="Goodput at the page's targets, with its price and energy"
+    )
 
 
 def goodput_numbers() -> dict[str, str]:
@@ -138,7 +140,7 @@ def goodput_numbers() -> dict[str, str]:
         "gp_co_tight_gpu": f"{per_gpu['colocated', tight]:.2f}",
         "gp_apart_tight_gpu": f"{per_gpu['disaggregated', tight]:.2f}",
         "gp_co_tokens": format_count(rates["colocated", loose] * GOODPUT_OUTPUT_TOKENS),
-        "gp_rho": f"{rho:.2f}",
+        "gp_rho": f"{100 * rho:.0f} %",
         "gp_md1_wait": format_seconds(rho * apart.prefill_s / (2 * (1 - rho)), "ms"),
         "gp_sim_wait": format_seconds(float(waited.mean()), "ms"),
         "gp_seed_low": f"{min(seeds):.2f}",
