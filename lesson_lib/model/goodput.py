@@ -25,6 +25,7 @@ import heapq
 import math
 from collections import deque
 from dataclasses import dataclass
+from functools import cache
 from itertools import islice
 
 import numpy as np
@@ -235,6 +236,7 @@ def attainment(server: Server, rate: float, ttft_s: float, tpot_s: float, seed: 
     return float(met.mean())
 
 
+@cache  # pure: a page's exercises ask again for what its text computed
 def goodput(server: Server, ttft_s: float, tpot_s: float, seed: int = 0) -> float:
     """Highest arrival rate, requests per second, at which :data:`ATTAINMENT` meet both targets.
 
