@@ -22,6 +22,8 @@ def test_scaling_numbers():
     assert out["break_even_4_vs_2"] == "41.5 us"
     assert out["ring_peak_n"] == "6"
     assert out["ring_latency_8"] == "30.7 us"
+    # eight GPUs: 16.12 / (16.12 / 8 + 1.28) = 4.89 fast, 16.12 / (2.015 + 6.4) = 1.92 slow
+    assert (out["speedup_fast_8"], out["speedup_slow_8"]) == ("4.9x", "1.9x")
 
 
 def test_scaling_numbers_for_the_story():

@@ -93,11 +93,11 @@ def _across_note(p: ClusterPlan) -> str:
     )
     if p.token_time_s < rule.token_time_s:
         why = (
-            f": with {p.tp} GPUs each reads 1/{p.tp} of the weights "
-            f"({_ms(p.step.compute_s)} instead of {_ms(rule.step.compute_s)}), more than "
-            f"paying for its all-reduces on the network ({_ms(p.step.communication_s)} "
-            f"instead of {_ms(rule.step.communication_s)}) at the assumed "
-            f"{format_seconds(p.inter.latency, 'us')} per message; more network latency narrows and then reverses it"
+            f". Each of its {p.tp} GPUs reads 1/{p.tp} of the weights "
+            f"({_ms(p.step.compute_s)}, not {_ms(rule.step.compute_s)}), which outweighs its "
+            f"slower all-reduces over the network ({_ms(p.step.communication_s)}, not "
+            f"{_ms(rule.step.communication_s)}, at the assumed "
+            f"{format_seconds(p.inter.latency, 'us')} a message). A slower network reverses it"
         )
     else:
         why = (
@@ -269,9 +269,9 @@ def _cluster_numbers() -> dict[str, str]:
 #: Columns of :func:`disaggregated_rows`.
 DISAGGREGATED_HEADER: tuple[str, ...] = (
     "where the two instances sit",
-    "hand-off per request, shipped: lesson's prompt",
-    "streamed",
-    "full length, shipped",
+    "hand-off per request, lesson's prompt: sent after the prefill",
+    "streamed layer by layer behind it",
+    "full length: sent after",
     "streamed",
 )
 

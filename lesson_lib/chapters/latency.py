@@ -61,8 +61,8 @@ def scaling_numbers() -> dict[str, str]:
         "break_even_4_vs_2": format_seconds(
             break_even_latency(MODEL, GPU, 4, fast_2.total_s), "us", decimals=1
         ),
-        "speedup_fast_16": format_ratio(speedup_curve(MODEL, GPU, FAST, [16])[0], decimals=1),
-        "speedup_slow_16": format_ratio(speedup_curve(MODEL, GPU, SLOW, [16])[0], decimals=1),
+        "speedup_fast_8": format_ratio(speedup_curve(MODEL, GPU, FAST, [8])[0], decimals=1),
+        "speedup_slow_8": format_ratio(speedup_curve(MODEL, GPU, SLOW, [8])[0], decimals=1),
         "ring_hop": format_seconds(FAST_RING.hop_latency, "us", decimals=3),
         "ring_base": format_seconds(FAST_RING.latency, "us"),
         "ring_latency_8": format_seconds(allreduce_latency(8, FAST_RING), "us", decimals=1),

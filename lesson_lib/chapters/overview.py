@@ -179,9 +179,11 @@ def reading_numbers(book: Path = BOOK) -> dict[str, str]:
     pages = [page for page in CHAPTERS if page not in ("index", "instructor")]
     words = {page: prose_words((book / f"{page}.md").read_text("utf-8")) for page in pages}
     minutes = {page: max(1, round(count / READING_WPM)) for page, count in words.items()}
-    core = sum(minutes[page] for page in CORE_PATH)
+    # the overview lists the core path's chapters after itself: their sum is what is left to read
+    core = sum(minutes[page] for page in CORE_PATH if page != "overview")
+    further = sum(minutes[page] for page in pages if page not in CORE_PATH)
     out = {f"read_{page}": f"{count} min" for page, count in minutes.items()}
-    out |= {"read_core": f"{core} min", "read_further": f"{sum(minutes.values()) - core} min"}
+    out |= {"read_core": f"{core} min", "read_further": f"{further} min"}
     return out | {"reading_wpm": str(READING_WPM)}
 
 
