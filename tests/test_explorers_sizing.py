@@ -173,7 +173,7 @@ def test_a_model_too_big_for_the_cards_does_not_fit(explorer):
     )
     assert "fit: 0," in text
     mla = explorer.message_for(model="DeepSeek-V3", n=8, card=max(CARDS))
-    assert "its attention keeps one latent vector per token, copied to all 8 GPUs" in mla
+    assert "one attention latent per token, copied to all 8 GPUs" in mla
 
 
 def test_the_memory_axis_is_fixed(explorer):

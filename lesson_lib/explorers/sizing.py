@@ -134,7 +134,7 @@ def _why(spec: ModelSpec, n: int, weights_too_big: bool) -> str:
         return "; the weights alone are larger than the card."
     if kv_share(spec, n) * n > 1:
         if spec.kv_lora_rank:
-            return f" (its attention keeps one latent vector per token, copied to all {n} GPUs)."
+            return f" (one attention latent per token, copied to all {n} GPUs)."
         return f" ({n} GPUs > {spec.num_kv_heads} KV heads: the KV cache no longer splits)."
     return "."
 
