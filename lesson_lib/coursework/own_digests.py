@@ -26,12 +26,12 @@ from lesson_lib.coursework.problems import PROBLEMS, get_problem, show
 from lesson_lib.coursework.problems.bank import Problem, _exponent
 from lesson_lib.coursework.variants import salted
 
-#: Bytes of a stored digest: a chance match among a problem's hundred is below 1e-9.
+#: Bytes of a stored digest, so a chance match among a problem's hundred is below 1e-9.
 DIGEST_BYTES = 5
 #: Margin around a grid interval, in grid steps: far below the right band's own widening (half a
 #: step x 1e-9), so a value rounded at the stated precision is never refused for float error.
 _MARGIN = 1e-12
-#: Longest data cell, characters: the grader reads cells of up to 200,000 for answer lookups.
+#: Longest data cell in characters (the grader reads cells of up to 200,000 for answer lookups).
 MAX_DATA_CHARS = 150_000
 
 
