@@ -12,7 +12,7 @@ bubblewrap as root with ``/proc``, ``/dev`` and the network:
 
 1. build the zip (:func:`lesson_lib.coursework.gradescope.build_zip`) with a
    course salt of the tool's own (``salt`` in the work folder), as a class's
-   edition made with ``make student`` has one;
+   edition made with ``make student`` has one, and a two-student roster;
 2. make the root (``minbase`` with ``ca-certificates``), or unpack the one a
    previous run kept as a tarball in the work folder (``--fresh-root``
    makes it again);
@@ -94,6 +94,12 @@ METADATA = {
     "submission_method": "upload",
     "users": [{"email": "jane.smith@example.edu", "id": 1234, "name": "Jane Smith"}],
 }
+#: The class roster shipped in the zip: the sample submitter (Gradescope user 1234) is s001.
+ROSTER = (
+    "lms_user_id,name,section,student_id,email\n"
+    "1234,Jane Smith,A,s001,jane.smith@example.edu\n"
+    "1235,John Doe,A,s002,john.doe@example.edu\n"
+)
 #: The capabilities of a process in a Docker container under Docker's default profile (the 14 of
 #: moby's ``oci/caps/defaults.go``, listed in Docker's "Runtime privilege and Linux capabilities"):
 #: no CAP_SYS_ADMIN, so bubblewrap run as root cannot make its namespaces, while CAP_SETUID,
@@ -548,8 +554,13 @@ def try_zip(args: argparse.Namespace) -> int:
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     salt = create_salt_file(work / "salt")  # a course salt of its own, as make student makes
-    zip_path = build_zip(work / "autograder.zip", REPO, salt_file=work / "salt")
-    clock.step(f"built {zip_path.relative_to(work.parent)} with the course salt in salt")
+    (work / "roster.csv").write_text(ROSTER)
+    zip_path = build_zip(
+        work / "autograder.zip", REPO, salt_file=work / "salt", roster=work / "roster.csv"
+    )
+    clock.step(
+        f"built {zip_path.relative_to(work.parent)} with the course salt in salt and roster.csv"
+    )
     tarball = work / f"debian-{args.suite}.tar"
     if args.fresh_root or not tarball.is_file():
         make_base_root(tarball, args.suite, args.mirror, clock)
