@@ -109,6 +109,10 @@ def test_without_capabilities_nothing_is_graded_and_the_output_says_what_is_miss
 
 
 def test_a_hostile_case_fails_on_a_raised_runtime_error_or_the_salt_in_the_results():
+    """The hostile notebook is tried in the sandbox and as a spare user, both graded in full."""
+    hostile = [case for case in tool.CASES.values() if case.hostile]
+    assert sorted(case.graded for case in hostile) == ["sandbox", "spare user"]
+    assert all(case.full_marks and case.status == "ran" for case in hostile)
     salt = "5a1f" * 8
     assert tool.check_results(_results(3.0, "ran"), "hostile", 3, salt) == []
     raised = _results(3.0, "ran", output="1 cell(s) raised an error (RuntimeError)")
