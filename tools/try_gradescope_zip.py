@@ -112,8 +112,8 @@ DOCKER_CAPS = tuple(
     ).split()
 )
 #: A code cell a hostile student adds: it tries to read the course salt and the roster, the
-#: environment, and the environment and memory of every ancestor process run by another user
-#: (the grader, and pid 1), and raises when any of them opened.
+#: environment, and the environment and memory of pid 1 and of every process above it run by
+#: another user (the grader), and raises when any of them opened.
 HOSTILE_CELL = """\
 import os
 
@@ -124,18 +124,23 @@ def opens(path):
     except OSError:
         return False
 
-read = [p for p in ("/autograder/source/salt", "/autograder/source/roster.csv") if opens(p)]
-read += [f"${name}" for name in os.environ if "SALT" in name.upper()]
-pid = os.getpid()
-while pid > 0:
+def owner_and_parent(pid):
     try:
         with open(f"/proc/{pid}/status") as fh:
-            status = fh.read()
+            fields = dict(line.split(":", 1) for line in fh if ":" in line)
     except OSError:
-        break
-    if int(status.split("Uid:")[1].split()[0]) != os.getuid():
+        return None, 0
+    return int(fields["Uid"].split()[0]), int(fields["PPid"])
+
+read = [p for p in ("/autograder/source/salt", "/autograder/source/roster.csv") if opens(p)]
+read += [f"${name}" for name in os.environ if "SALT" in name.upper()]
+above, pid = {1}, os.getppid()
+while pid > 0:  # the runner, the grader and everything above it
+    above.add(pid)
+    pid = owner_and_parent(pid)[1]
+for pid in sorted(above):
+    if owner_and_parent(pid)[0] not in (None, os.getuid()):
         read += [f"/proc/{pid}/{f}" for f in ("environ", "mem") if opens(f"/proc/{pid}/{f}")]
-    pid = int(status.split("PPid:")[1].split()[0])
 if read:
     raise RuntimeError(f"read the salt: {read}")
 """
