@@ -159,15 +159,14 @@ def _fake_root(tmp_path: Path, autograder_zip: Path, metadata_id: str) -> Path:
     return root
 
 
-def _run_autograder(root: Path) -> dict:
+def _run_autograder(root: Path, prefix: tuple[str, ...] = ()) -> dict:
     env = {
         **os.environ,
         "LESSON_AUTOGRADER_ROOT": str(root),
         "LESSON_AUTOGRADER_PYTHON": sys.executable,
     }
-    subprocess.run(
-        ["bash", str(root / "source" / "run_autograder")], env=env, check=True, timeout=900
-    )
+    argv = [*prefix, "bash", str(root / "source" / "run_autograder")]
+    subprocess.run(argv, env=env, check=True, timeout=900)
     return json.loads((root / "results" / "results.json").read_text())
 
 
@@ -188,6 +187,25 @@ def test_the_run_script_scores_nothing_when_file_name_and_metadata_disagree(
     assert results["score"] == 0
     assert results["extra_data"]["status"] == "ID mismatch"
     assert "ID MISMATCH" in results["output"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may drop its capabilities")
+def test_without_the_sandbox_or_a_spare_user_the_notebook_is_not_run(tmp_path, autograder_zip):
+    """Every capability dropped (util-linux's setpriv): bubblewrap cannot start and root cannot
+    switch to a spare user, so the notebook would run as the autograder's own user, who reads
+    the salt: it is not run, nothing is scored, and the output says what is missing."""
+    root = _fake_root(tmp_path, autograder_zip, "s001")
+    marker = tmp_path / "the notebook ran"
+    notebook = root / "submission" / "s001_problems.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(f"open({str(marker)!r}, 'w').close()"))
+    nbformat.write(nb, notebook)
+    results = _run_autograder(root, ("setpriv", "--bounding-set=-all"))
+    assert not marker.exists()
+    assert results["score"] == 0 and "extra_data" not in results
+    assert results["output"].startswith("Not graded: the grader's sandbox cannot run")
+    assert "root with CAP_SETUID, CAP_SETGID and CAP_CHOWN" in results["output"]
+    assert len(results["tests"]) == len(PROBLEMS)
 
 
 def test_the_course_salt_is_shipped_when_given_and_checked(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -134,6 +135,32 @@ def test_a_root_that_may_not_change_user_keeps_running_as_itself():
     stripped = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
     full = subprocess.run(argv[2:], capture_output=True, text=True, check=True).stdout
     assert (stripped.strip(), full.strip()) == ("False", "True")
+    probe = (
+        "from lesson_lib.coursework.sandbox import spare_user_missing as f; print(f(sys.argv[1]))"
+    )
+    argv = ["setpriv", "--bounding-set=-all", sys.executable, "-c", f"import sys; {probe}"]
+    python = "/usr/bin/python3"  # Debian's, which every user may run
+    stripped = subprocess.run([*argv, python], capture_output=True, text=True, check=True).stdout
+    full = subprocess.run([*argv[2:], python], capture_output=True, text=True, check=True).stdout
+    assert "CAP_SETUID, CAP_SETGID and CAP_CHOWN" in stripped and "any user" not in stripped
+    assert full.strip() == "None"
+
+
+def test_a_python_in_a_private_folder_is_named_as_missing(tmp_path):
+    """A Python under a folder without o+x (as /root is) cannot run as a spare user."""
+    public = Path(tempfile.mkdtemp(prefix="lesson-python-", dir="/tmp"))
+    try:
+        public.chmod(0o755)
+        for folder, mode in ((public / "open", 0o755), (public / "private", 0o700)):
+            folder.mkdir(mode=mode)
+            (folder / "python3").write_text("")
+            (folder / "python3").chmod(0o755)
+        assert sandbox._runs_for_anyone(str(public / "open" / "python3"))
+        missing = sandbox.spare_user_missing(str(public / "private" / "python3"))
+        assert missing is not None and "a Python any user can run" in missing
+        assert str(public / "private" / "python3") in missing
+    finally:
+        shutil.rmtree(public)
 
 
 def test_process_and_memory_limits_and_nothing_left_behind(tmp_path):

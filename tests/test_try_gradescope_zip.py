@@ -7,10 +7,12 @@ import ast
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 import try_gradescope_zip as tool
 
 from lesson_lib.coursework.check import check
@@ -30,8 +32,13 @@ def test_the_root_is_entered_as_slash_with_only_the_given_environment(tmp_path):
     assert argv[i + 1] == "/autograder"
     assert argv[i + 2 :] == ["env", "-i", "PATH=/usr/bin", "HOME=/root"]
     assert "--cap-drop" not in argv
-    dropped = tool.bwrap_argv(tmp_path, "/", env, drop_caps=True)
-    assert dropped[dropped.index("--cap-drop") + 1] == "ALL"
+    none = tool.bwrap_argv(tmp_path, "/", env, caps=())
+    assert none[none.index("--cap-drop") + 1] == "ALL" and "--cap-add" not in none
+    docker = tool.bwrap_argv(tmp_path, "/", env, caps=tool.DOCKER_CAPS)
+    added = {docker[i + 1] for i, arg in enumerate(docker) if arg == "--cap-add"}
+    assert docker[docker.index("--cap-drop") + 1] == "ALL"
+    assert {"CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL"} <= added
+    assert "CAP_SYS_ADMIN" not in added and len(added) == 14
 
 
 def test_the_roots_path_puts_the_stand_in_python_first():
@@ -76,11 +83,69 @@ def test_a_right_case_needs_full_marks_and_status_ran():
 
 
 def test_the_no_sandbox_case_needs_the_results_to_say_so():
-    said = "Graded without the grader's sandbox (it cannot run in this container)."
+    said = "Graded without the grader's sandbox (it cannot run in this container), as a spare user."
     assert tool.check_results(_results(3.0, "ran", output=said), "no-sandbox", 3) == []
-    assert tool.check_results(_results(3.0, "ran"), "no-sandbox", 3) == ["graded in the sandbox"]
+    wrong = tool.check_results(_results(3.0, "ran"), "no-sandbox", 3)
+    assert wrong == ["sandbox, expected spare user"]
     wrong = tool.check_results(_results(3.0, "ran", output=said), "right", 3)
-    assert wrong == ["graded without the sandbox"]
+    assert wrong == ["spare user, expected sandbox"]
+
+
+def test_without_capabilities_nothing_is_graded_and_the_output_says_what_is_missing():
+    said = "Not graded: the grader's sandbox cannot run ... needs the grader to run as root with "
+    results = {**_results(0.0, "ran", output=said + "CAP_SETUID, CAP_SETGID and CAP_CHOWN.")}
+    del results["extra_data"]
+    assert tool.check_results(results, "no-capabilities", 3) == []
+    results["output"] = said
+    assert tool.check_results(results, "no-capabilities", 3) == [
+        "the output does not say what is missing"
+    ]
+    graded = tool.check_results(_results(3.0, "ran"), "no-capabilities", 3)
+    assert graded == [
+        "status 'ran', expected None",
+        "score 3.0, expected 0",
+        "sandbox, expected not graded",
+    ]
+
+
+def test_a_hostile_case_fails_on_a_raised_runtime_error_or_the_salt_in_the_results():
+    """The hostile notebook is tried in the sandbox and as a spare user, both graded in full."""
+    hostile = [case for case in tool.CASES.values() if case.hostile]
+    assert sorted(case.graded for case in hostile) == ["sandbox", "spare user"]
+    assert all(case.full_marks and case.status == "ran" for case in hostile)
+    salt = "5a1f" * 8
+    assert tool.check_results(_results(3.0, "ran"), "hostile", 3, salt) == []
+    raised = _results(3.0, "ran", output="1 cell(s) raised an error (RuntimeError)")
+    assert tool.check_results(raised, "hostile", 3, salt) == [
+        "the notebook read something private (a cell raised RuntimeError)"
+    ]
+    leaked = _results(3.0, "ran", output=f"answer {salt}")
+    assert tool.check_results(leaked, "hostile", 3, salt) == ["the course salt is in results.json"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root has another user to run as")
+@pytest.mark.skipif(not Path("/usr/bin/python3").is_file(), reason="a Python any user may run")
+def test_the_hostile_cell_raises_on_what_it_can_read_and_not_otherwise():
+    """Run as another user below this root process it reads nothing (the grader's environment
+    and memory are refused it) and ends cleanly; with a salt variable in its environment it
+    raises. The sample with it is the edition's notebook plus that last cell."""
+    uid = 2_000_000_000 + os.getpid() % 100_000
+    cell = ["/usr/bin/python3", "-c", tool.HOSTILE_CELL]
+    spare = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *cell]
+    run = subprocess.run(spare, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    env = {"PATH": "/usr/bin:/bin", "LESSON_COURSE_SALT_FILE": "/x"}
+    run = subprocess.run(cell, capture_output=True, text=True, env=env)
+    assert run.returncode == 1 and "RuntimeError: read the salt" in run.stderr
+    assert "$LESSON_COURSE_SALT_FILE" in run.stderr
+
+
+def test_the_hostile_sample_ends_with_the_hostile_cell(tmp_path):
+    notebook = tool.write_submission(tmp_path / "autograder", "s001", None, hostile=True)
+    nb = nbformat.read(notebook, as_version=4)
+    assert nb.cells[-1].cell_type == "code" and nb.cells[-1].source == tool.HOSTILE_CELL
+    plain = nbformat.read(tool.write_submission(tmp_path / "b", "s001", None), as_version=4)
+    assert len(nb.cells) == len(plain.cells) + 1
 
 
 def test_a_mismatched_case_needs_nothing_scored():

@@ -12,19 +12,29 @@ bubblewrap as root with ``/proc``, ``/dev`` and the network:
 
 1. build the zip (:func:`lesson_lib.coursework.gradescope.build_zip`) with a
    course salt of the tool's own (``salt`` in the work folder), as a class's
-   edition made with ``make student`` has one;
+   edition made with ``make student`` has one, and a two-student roster;
 2. make the root (``minbase`` with ``ca-certificates``), or unpack the one a
    previous run kept as a tarball in the work folder (``--fresh-root``
    makes it again);
 3. lay out ``/autograder`` and run ``setup.sh`` (output in ``setup.log``);
 4. grade submissions made from the student edition for one ID, drawn with
-   that salt, its answers the reference ones: one whose file name and notebook ID agree
-   (every problem right, status ``ran``, graded in the sandbox), one whose
-   notebook says another ID (nothing scored, status ``ID mismatch``), and
-   the first again with every capability dropped, so that the grader's
-   sandbox cannot start, as in a container that refuses it (every problem
-   right, and the output says it was graded without the sandbox); each is
-   checked and kept as ``results-<case>.json``;
+   that salt, its answers the reference ones (:data:`CASES`): one whose file
+   name and notebook ID agree (every problem right, status ``ran``, graded in
+   the sandbox); one whose notebook says another ID (nothing scored, status
+   ``ID mismatch``); the first again with only the capabilities Docker's
+   default profile keeps (:data:`DOCKER_CAPS`: no ``CAP_SYS_ADMIN``, so the
+   grader's sandbox cannot start, but ``CAP_SETUID``, ``CAP_SETGID`` and
+   ``CAP_CHOWN``), graded without the sandbox as a spare unprivileged user
+   and saying so; the first with every capability dropped, where the
+   notebook would run as the autograder's own user and so is not run
+   ("Not graded", naming what is missing); and a hostile notebook, the first
+   plus :data:`HOSTILE_CELL`, which raises ``RuntimeError`` if it can open
+   the course salt, the roster, a salt variable in its environment, or the
+   environment or memory of the grader or any other process above it run by
+   another user, graded in the sandbox and as a spare user: neither run may
+   report that error, and the salt appears in no ``results.json`` (run first
+   as the autograder's own user, as a control, the cell must raise). Each
+   is checked and kept as ``results-<case>.json``;
 5. delete the root (``--keep`` leaves it for a look inside).
 
 Where this machine differs from Gradescope's, the tool bridges it and says
@@ -38,7 +48,9 @@ so when it runs:
   ``setup.sh`` asks for) is shown read-only in the root at its own path and
   its ``python3.11`` put first on ``PATH`` (``python3`` stays Debian's),
   standing in for uv's download (``--uv-download``
-  lets uv download instead, as on Gradescope).
+  lets uv download instead, as on Gradescope); the root's folders above it
+  (``/root`` is 0700) are given ``o+x``, so that any user may run it as they
+  may run uv's download in ``/autograder/python``.
 
 Needs root, Linux, bubblewrap and mmdebstrap (installed with apt-get when
 missing), the network, about 1.5 GB of disk and a few minutes.
@@ -55,6 +67,7 @@ import sys
 import time
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -81,18 +94,83 @@ METADATA = {
     "submission_method": "upload",
     "users": [{"email": "jane.smith@example.edu", "id": 1234, "name": "Jane Smith"}],
 }
-#: The cases: the ID in the notebook's metadata, whether run_autograder runs with every
-#: capability dropped (as in a container that refuses bubblewrap its namespaces), and what
-#: results.json must say.
+#: The class roster shipped in the zip: the sample submitter (Gradescope user 1234) is s001.
+ROSTER = (
+    "lms_user_id,name,section,student_id,email\n"
+    "1234,Jane Smith,A,s001,jane.smith@example.edu\n"
+    "1235,John Doe,A,s002,john.doe@example.edu\n"
+)
+#: The capabilities of a process in a Docker container under Docker's default profile (the 14 of
+#: moby's ``oci/caps/defaults.go``, listed in Docker's "Runtime privilege and Linux capabilities"):
+#: no CAP_SYS_ADMIN, so bubblewrap run as root cannot make its namespaces, while CAP_SETUID,
+#: CAP_SETGID and CAP_CHOWN let the grader run a notebook as a spare unprivileged user.
+DOCKER_CAPS = tuple(
+    f"CAP_{name}"
+    for name in (
+        "AUDIT_WRITE CHOWN DAC_OVERRIDE FOWNER FSETID KILL MKNOD NET_BIND_SERVICE NET_RAW "
+        "SETFCAP SETGID SETPCAP SETUID SYS_CHROOT"
+    ).split()
+)
+#: A code cell a hostile student adds: it tries to read the course salt and the roster, the
+#: environment, and the environment and memory of pid 1 and of every process above it run by
+#: another user (the grader), and raises when any of them opened.
+HOSTILE_CELL = """\
+import os
+
+def opens(path):
+    try:
+        with open(path, "rb"):
+            return True
+    except OSError:
+        return False
+
+def owner_and_parent(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            fields = dict(line.split(":", 1) for line in fh if ":" in line)
+    except OSError:
+        return None, 0
+    return int(fields["Uid"].split()[0]), int(fields["PPid"])
+
+read = [p for p in ("/autograder/source/salt", "/autograder/source/roster.csv") if opens(p)]
+read += [f"${name}" for name in os.environ if "SALT" in name.upper()]
+above, pid = {1}, os.getppid()
+while pid > 0:  # the runner, the grader and everything above it
+    above.add(pid)
+    pid = owner_and_parent(pid)[1]
+for pid in sorted(above):
+    if owner_and_parent(pid)[0] not in (None, os.getuid()):
+        read += [f"/proc/{pid}/{f}" for f in ("environ", "mem") if opens(f"/proc/{pid}/{f}")]
+if read:
+    raise RuntimeError(f"read the salt: {read}")
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One sample submission and what its ``results.json`` must say."""
+
+    #: The ID in the notebook's metadata (None: the file name's).
+    metadata_id: str | None = None
+    #: The capabilities run_autograder keeps (None: every one, as root on this machine).
+    caps: tuple[str, ...] | None = None
+    #: True: :data:`HOSTILE_CELL` is added to the notebook.
+    hostile: bool = False
+    #: The status in ``extra_data`` (None: there is none, nothing was graded).
+    status: str | None = "ran"
+    full_marks: bool = True
+    #: "sandbox", "spare user" (graded without the sandbox) or "not graded".
+    graded: str = "sandbox"
+
+
+#: The cases, in the order they run.
 CASES = {
-    "right": {"metadata_id": None, "drop_caps": False, "status": "ran", "full_marks": True},
-    "mismatch": {
-        "metadata_id": "s002",
-        "drop_caps": False,
-        "status": "ID mismatch",
-        "full_marks": False,
-    },
-    "no-sandbox": {"metadata_id": None, "drop_caps": True, "status": "ran", "full_marks": True},
+    "right": Case(),
+    "mismatch": Case(metadata_id="s002", status="ID mismatch", full_marks=False),
+    "no-sandbox": Case(caps=DOCKER_CAPS, graded="spare user"),
+    "no-capabilities": Case(caps=(), status=None, full_marks=False, graded="not graded"),
+    "hostile": Case(hostile=True),
+    "hostile-no-sandbox": Case(caps=DOCKER_CAPS, hostile=True, graded="spare user"),
 }
 #: What results.json's output says when the grader's sandbox could not start.
 NO_SANDBOX_NOTE = "Graded without the grader's sandbox"
@@ -131,7 +209,7 @@ def bwrap_argv(
     env: dict[str, str],
     binds: Sequence[Path] = (),
     *,
-    drop_caps: bool = False,
+    caps: Sequence[str] | None = None,
 ) -> list[str]:
     """bubblewrap's command line that enters ``root`` as root, like a container's shell.
 
@@ -145,10 +223,10 @@ def bwrap_argv(
         The whole environment of the command (nothing of the host's is passed on).
     binds : sequence of Path
         Host folders shown read-only at their own paths.
-    drop_caps : bool, default False
-        True: the command runs with no capability, so bubblewrap inside it
-        cannot make the grader's sandbox (Docker's default profile refuses
-        it too, for its own reasons: see the module).
+    caps : sequence of str, optional
+        The only capabilities the command keeps (default: every one).
+        Without ``CAP_SYS_ADMIN`` bubblewrap inside it cannot make the
+        grader's sandbox, as in a Docker container (:data:`DOCKER_CAPS`).
 
     Returns
     -------
@@ -159,8 +237,10 @@ def bwrap_argv(
     argv += ["--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf"]
     for folder in binds:
         argv += ["--ro-bind", str(folder), str(folder)]
-    if drop_caps:
+    if caps is not None:
         argv += ["--cap-drop", "ALL"]
+        for cap in caps:
+            argv += ["--cap-add", cap]
     argv += ["--unshare-pid", "--die-with-parent", "--chdir", cwd, "env", "-i"]
     return argv + [f"{key}={value}" for key, value in env.items()]
 
@@ -213,7 +293,12 @@ def unpack_autograder(zip_path: Path, autograder: Path) -> None:
 
 
 def write_submission(
-    autograder: Path, student: str, metadata_id: str | None, salt: str | None = None
+    autograder: Path,
+    student: str,
+    metadata_id: str | None,
+    salt: str | None = None,
+    *,
+    hostile: bool = False,
 ) -> Path:
     """A student's problem set with every answer right, and Gradescope's metadata.
 
@@ -231,6 +316,8 @@ def write_submission(
         The ID written in the notebook's metadata (default ``student``).
     salt : str, optional
         The course salt of the edition (None: the public variants).
+    hostile : bool, default False
+        True: :data:`HOSTILE_CELL` is added as the last cell.
 
     Returns
     -------
@@ -257,6 +344,8 @@ def write_submission(
             if cell.metadata.get("coursework") == "answer":
                 qid = cell.source.split("=")[0].strip()[len("answer_") :]
                 cell.source = f"answer_{qid} = {reference(qid, student)!r}"
+    if hostile:
+        nb.cells.append(nbformat.v4.new_code_cell(HOSTILE_CELL))
     nb.metadata["lesson"]["student_id"] = metadata_id or student
     target = submission / f"{student}_problems.ipynb"
     nbformat.write(nb, target)
@@ -264,7 +353,7 @@ def write_submission(
     return target
 
 
-def check_results(results: dict, case: str, problems: int) -> list[str]:
+def check_results(results: dict, case: str, problems: int, salt: str | None = None) -> list[str]:
     """What is wrong with one case's ``results.json`` (empty: as expected).
 
     Parameters
@@ -275,6 +364,8 @@ def check_results(results: dict, case: str, problems: int) -> list[str]:
         A key of :data:`CASES`.
     problems : int
         How many problems the problem set has (one test each).
+    salt : str, optional
+        The course salt, which must appear nowhere in ``results``.
 
     Returns
     -------
@@ -286,17 +377,49 @@ def check_results(results: dict, case: str, problems: int) -> list[str]:
     if len(tests) != problems:
         wrong.append(f"{len(tests)} tests, expected {problems}")
     status = results.get("extra_data", {}).get("status")
-    if status != want["status"]:
-        wrong.append(f"status {status!r}, expected {want['status']!r}")
+    if status != want.status:
+        wrong.append(f"status {status!r}, expected {want.status!r}")
     full = sum(t.get("max_score", 0) for t in tests)
     score = results.get("score")
-    expected = full if want["full_marks"] else 0
+    expected = full if want.full_marks else 0
     if not isinstance(score, int | float) or abs(score - expected) > 1e-6:
         wrong.append(f"score {score!r}, expected {expected!r}")
-    unsandboxed = NO_SANDBOX_NOTE in results.get("output", "")
-    if unsandboxed != want["drop_caps"]:
-        wrong.append("graded without the sandbox" if unsandboxed else "graded in the sandbox")
+    output = results.get("output", "")
+    if output.startswith("Not graded"):
+        graded = "not graded"
+    else:
+        graded = "spare user" if NO_SANDBOX_NOTE in output else "sandbox"
+    if graded != want.graded:
+        wrong.append(f"{graded}, expected {want.graded}")
+    if graded == "not graded" and "CAP_SETUID" not in output:
+        wrong.append("the output does not say what is missing")
+    if "RuntimeError" in output or "read the salt" in output:
+        wrong.append("the notebook read something private (a cell raised RuntimeError)")
+    if salt and salt in json.dumps(results):
+        wrong.append("the course salt is in results.json")
     return wrong
+
+
+def hostile_control(entry: Sequence[str], python: str = "/autograder/venv/bin/python") -> str:
+    """What :data:`HOSTILE_CELL` raises run as the autograder's own user: it must read the salt.
+
+    The control for the hostile cases: the cell finds what a notebook run as root could read.
+
+    Parameters
+    ----------
+    entry : sequence of str
+        The command that enters the root as root (:func:`bwrap_argv`).
+    python : str
+        The Python to run the cell with, inside the root.
+
+    Returns
+    -------
+    str
+        The last line it wrote to stderr ("" if none).
+    """
+    argv = [*entry, python, "-c", HOSTILE_CELL]
+    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    return (proc.stderr.strip().splitlines() or [""])[-1]
 
 
 def tree_rss_bytes(pid: int) -> int:
@@ -417,7 +540,7 @@ def host_python_folder() -> Path | None:
 
 
 def try_zip(args: argparse.Namespace) -> int:
-    """Run every step; 0 when both cases gave the expected results.
+    """Run every step; 0 when every case gave the expected results.
 
     Parameters
     ----------
@@ -436,8 +559,13 @@ def try_zip(args: argparse.Namespace) -> int:
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     salt = create_salt_file(work / "salt")  # a course salt of its own, as make student makes
-    zip_path = build_zip(work / "autograder.zip", REPO, salt_file=work / "salt")
-    clock.step(f"built {zip_path.relative_to(work.parent)} with the course salt in salt")
+    (work / "roster.csv").write_text(ROSTER)
+    zip_path = build_zip(
+        work / "autograder.zip", REPO, salt_file=work / "salt", roster=work / "roster.csv"
+    )
+    clock.step(
+        f"built {zip_path.relative_to(work.parent)} with the course salt in salt and roster.csv"
+    )
     tarball = work / f"debian-{args.suite}.tar"
     if args.fresh_root or not tarball.is_file():
         make_base_root(tarball, args.suite, args.mirror, clock)
@@ -485,6 +613,11 @@ def _in_root(
     python = None if args.uv_download else host_python_folder()
     if python is not None:
         (root / python.relative_to("/")).mkdir(parents=True, exist_ok=True)
+        # any user may reach it, as uv's download in /autograder/python (the grader runs a
+        # notebook as a spare user only with a Python that user can run); /root is 0700
+        for folder in python.parents:
+            inside = root / folder.relative_to("/")
+            inside.chmod(inside.stat().st_mode | 0o001)
         binds.append(python)
         # Only the name uv looks for goes on PATH: setup.sh's python3 stays Debian's.
         stand_in = root / STAND_IN_BIN.relative_to("/")
@@ -493,8 +626,8 @@ def _in_root(
         extra_path.append(str(STAND_IN_BIN))
         clock.step(
             f"no route to uv's Python downloads here: {python} (Python "
-            f"{sys.version.split()[0]}) shown read-only in the root, as "
-            f"{STAND_IN_BIN}/python3.11 first on PATH"
+            f"{sys.version.split()[0]}) shown read-only in the root, its folders there o+x, "
+            f"as {STAND_IN_BIN}/python3.11 first on PATH"
         )
     env = root_environment(extra_path, bridges)
     clock.step("setup.sh: apt-get, uv, the pinned packages into /autograder/venv")
@@ -507,15 +640,19 @@ def _in_root(
         clock.step(f"setup.sh failed with exit status {code}; its output is in {log}")
         return 1
     clock.step(f"setup.sh done in {clock.marks['setup.sh']:.0f} s (output in {log.name})")
-    failures = 0
+    raised = hostile_control(bwrap_argv(root, "/autograder", env, binds))
+    clock.step(f"control: the hostile cell run as the autograder's own user: {raised}")
+    failures = 0 if "RuntimeError: read the salt" in raised else 1
+    if failures:
+        clock.step("control: UNEXPECTED the hostile cell read nothing as the autograder's user")
     for case, want in CASES.items():
-        write_submission(autograder, args.student, want["metadata_id"], salt)
+        write_submission(autograder, args.student, want.metadata_id, salt, hostile=want.hostile)
         results_dir = autograder / "results"
         shutil.rmtree(results_dir, ignore_errors=True)
         results_dir.mkdir()
         started = time.monotonic()
         run = "/autograder/run_autograder > /autograder/results/stdout 2>&1"
-        entry = bwrap_argv(root, "/autograder", env, binds, drop_caps=want["drop_caps"])
+        entry = bwrap_argv(root, "/autograder", env, binds, caps=want.caps)
         code, peak = run_measured([*entry, "bash", "-c", run])
         clock.timed(f"run_autograder ({case})", time.monotonic() - started)
         results_file = results_dir / "results.json"
@@ -526,7 +663,7 @@ def _in_root(
             continue
         results = json.loads(results_file.read_text())
         shutil.copy2(results_file, args.work.resolve() / f"results-{case}.json")
-        wrong = check_results(results, case, n)
+        wrong = check_results(results, case, n, salt)
         first = results.get("output", "").splitlines()
         points = sum(t.get("max_score", 0) for t in results.get("tests", []))
         clock.step(
@@ -557,7 +694,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 when both cases gave the expected results; 1 when not; 2 when this
+        0 when every case gave the expected results; 1 when not; 2 when this
         machine cannot run the check.
     """
     parser = argparse.ArgumentParser(prog="tools/try_gradescope_zip.py", description=__doc__)

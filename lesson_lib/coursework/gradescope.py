@@ -36,7 +36,7 @@ from lesson_lib.coursework.identity import identify
 from lesson_lib.coursework.lms_names import id_in_file_stem, read_gradescope_metadata
 from lesson_lib.coursework.problems import PROBLEMS
 from lesson_lib.coursework.roster import REQUIRED_COLUMNS, read_roster, roster_file_in_use
-from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox
+from lesson_lib.coursework.sandbox import SandboxUnavailable, require_sandbox, spare_user_missing
 from lesson_lib.coursework.submissions import find_submissions
 from lesson_lib.coursework.time_limits import DEFAULT_TIMEOUT_S, MAX_TIMEOUT
 from lesson_lib.coursework.variants import read_salt_file, salt_file_in_use, set_course_salt
@@ -295,13 +295,17 @@ def run(root: Path = DEFAULT_ROOT, config: dict | None = None) -> dict:
     try:
         require_sandbox()
     except SandboxUnavailable as err:
-        if config.get("require_sandbox"):
-            message = f"Not graded: the grader's sandbox cannot run in this container ({err})."
-            return _write_results(root, _nothing_graded(message, visibility))
+        # never as the autograder's own user, who reads the course salt and the roster
+        missing = "" if config.get("require_sandbox") else spare_user_missing(sys.executable)
+        if missing is not None:
+            message = f"Not graded: the grader's sandbox cannot run in this container ({err})"
+            if missing:
+                message += f"; running the notebook as a spare unprivileged user instead {missing}"
+            return _write_results(root, _nothing_graded(message + ".", visibility))
         sandbox = False
         extra.append(
-            "Graded without the grader's sandbox (it cannot run in this container); the "
-            "notebook ran inside this submission's own container."
+            "Graded without the grader's sandbox (it cannot run in this container), as a spare "
+            "unprivileged user who cannot read the course salt or the roster."
         )
     with tempfile.TemporaryDirectory(prefix="lesson-gradescope-") as work:
         sub = grade_notebook(
@@ -361,7 +365,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument(
         "--require-sandbox",
         action="store_true",
-        help="grade nothing where the sandbox cannot run (default: grade without it, noted)",
+        help="grade nothing where the sandbox cannot run (default: grade without it as a "
+        "spare unprivileged user, noted, or nothing where no such user can be had)",
     )
     build.add_argument(
         "--close-credit",

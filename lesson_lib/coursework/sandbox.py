@@ -7,8 +7,9 @@ and home as sized in-memory tmpfs, the input files read-only there; a clean envi
 namespace with ``--die-with-parent``, so every process dies with the run; a spare unprivileged user
 id without capabilities, so the per-user process limit applies; :class:`Limits` and a wall-clock
 timeout; output through a pipe, its start kept; a private channel out (``pass_fds``). Where
-bubblewrap cannot run, :func:`require_sandbox` says what to install; ``sandbox=False`` keeps only
-the throwaway copy, clean environment, the user's own limits and the timeout.
+bubblewrap cannot run, :func:`require_sandbox` says what to install; ``sandbox=False`` keeps the
+throwaway copy, clean environment, limits and timeout, as a spare user where it can
+(:func:`spare_user_missing`).
 """
 
 from __future__ import annotations
@@ -260,9 +261,9 @@ def run_isolated(
             from lesson_lib.lab.launch import JOB_ENV
 
             env = {**(env or {}), JOB_ENV: tag}
-            if os.geteuid() == 0 and _can_change_user() and _runs_for_anyone(command[0]):
-                # not as root where another user can run it (Gradescope's /autograder): the
-                # course salt and the roster stay unreadable to the notebook
+            if spare_user_missing(command[0]) is None:
+                # not as the grader (Gradescope's /autograder): the course salt and the roster
+                # stay unreadable to the notebook
                 uid = held.enter_context(_reserved_uid())
                 _hand_over(scratch, uid)
         # inside bubblewrap, --setenv gives the command its environment
@@ -304,6 +305,32 @@ def run_isolated(
         returncode = proc.returncode if proc.returncode is not None else -9
         elapsed = time.monotonic() - start
         return RunResult(returncode, timed_out, elapsed, drain.result(), sandbox, leftovers, uid)
+
+
+def spare_user_missing(program: str) -> str | None:
+    """What keeps an unsandboxed run of ``program`` from running as a spare unprivileged user.
+
+    Parameters
+    ----------
+    program : str
+        The command's executable (the grader runs its own Python).
+
+    Returns
+    -------
+    str or None
+        None when the switch is possible: the grader is root holding CAP_SETUID, CAP_SETGID and
+        CAP_CHOWN (Docker's default keeps them), and any user may run ``program``. Otherwise
+        what is missing, and how to give it.
+    """
+    missing = []
+    if os.geteuid() != 0 or not _can_change_user():
+        missing.append("the grader to run as root with CAP_SETUID, CAP_SETGID and CAP_CHOWN")
+    if not _runs_for_anyone(program):
+        missing.append(
+            f"a Python any user can run ({program} or a folder above it lacks o+x; "
+            "for example one installed under /usr or /opt)"
+        )
+    return "needs " + " and ".join(missing) if missing else None
 
 
 def _can_change_user() -> bool:
