@@ -66,11 +66,14 @@ def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_poi
     assert "<strong>1.75 of 54</strong>" in page
     assert "the late policy keeps 0.5 of the 3.5 points earned. LATE 2 day(s): handed in" in page
     row = page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
-    assert "<td>0.5 / 1</td>" in row and MANUAL_PARTS["q12"].rubric[:40] in row
+    # graded, but the rubric waits for --release (late work may still be coming in)
+    assert "<td>0.5 / 1</td>" in row and MANUAL_PARTS["q12"].rubric[:40] not in row
+    assert "The rubric is shown once the deadline for every student has passed." in row
+    released = _feedback_html("s002", [sub], release=True)
+    assert MANUAL_PARTS["q12"].rubric[:40] in released.split("<td>q12 reasoning</td>")[1]
     sub.manual = {"q12": None}
-    page = _feedback_html("s002", [sub])
+    page = _feedback_html("s002", [sub], release=True)
     assert "not graded yet" in page and MANUAL_PARTS["q12"].rubric[:40] not in page
-    assert "The rubric is shown with your points." in page
 
 
 def test_what_a_student_typed_is_escaped():

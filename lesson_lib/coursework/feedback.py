@@ -75,7 +75,7 @@ def _executed_name(student: str, number: int) -> str:
     return f"{student}.ipynb" if number == 1 else f"{student}+{number}.ipynb"
 
 
-def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
+def _feedback_html(student: str, submissions: Sequence[Submission], release: bool = False) -> str:
     """A student's feedback page, one section per notebook: whole HTML, inline style, no script."""
     parts = [
         "<!DOCTYPE html>",
@@ -134,15 +134,16 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
             )
         for qid, part in MANUAL_PARTS.items():
             given = sub.manual.get(qid)
-            # the rubric comes with the points: a page handed out while late work is still
-            # accepted must not give the answer away
-            rubric = "The rubric is shown with your points."
+            # the rubric only with the points and once released: a page handed out while late
+            # work is still accepted must not give the answer away
+            rubric = "The rubric is shown once the deadline for every student has passed."
             if qid not in sub.manual:
                 shown = f"to be graded ({part.points:g} point(s), not in the score yet)"
             elif given is None:
                 shown = "not graded yet"
             else:
-                shown, rubric = f"{given:g} / {part.points:g}", part.rubric
+                shown = f"{given:g} / {part.points:g}"
+                rubric = part.rubric if release else rubric
             parts.append(
                 f"<tr><td>{_text(part.column, 40)}</td><td>(your written reasoning)</td>"
                 f"<td>graded by a person</td><td>{_text(shown, 80)}</td>"
@@ -153,7 +154,9 @@ def _feedback_html(student: str, submissions: Sequence[Submission]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path]:
+def write_feedback(
+    submissions: Sequence[Submission], folder: Path, release: bool = False
+) -> list[Path]:
     """Write ``folder/<ID>.html`` for every student with a valid ID (a name that is not one has no
     one to hand it to), and each notebook the grader ran, atomically; files for others are left
     alone.
@@ -164,6 +167,9 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
         Graded notebooks (a regrade's: only those students' files are rewritten).
     folder : Path
         Where the files go (created); not a symbolic link.
+    release : bool, default False
+        Show the rubric of a part a person graded beside its points (``--release``, once no
+        late work is still accepted); without it the rubric is withheld.
 
     Returns
     -------
@@ -185,7 +191,7 @@ def write_feedback(submissions: Sequence[Submission], folder: Path) -> list[Path
             by_student.setdefault(sub.graded_as, []).append(sub)
     written = []
     for student, subs in by_student.items():
-        pages = {f"{student}.html": _feedback_html(student, subs)}
+        pages = {f"{student}.html": _feedback_html(student, subs, release)}
         ran = enumerate(subs, start=1)
         pages.update({_executed_name(student, n): s.executed for n, s in ran if s.executed})
         for name, page in pages.items():

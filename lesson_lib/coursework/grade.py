@@ -142,6 +142,9 @@ def _parser() -> argparse.ArgumentParser:
         help="merge the TA's filled-in files into --out; total and max then count them")
     add("--feedback", type=Path,
         help="folder for one HTML feedback file per student (default: feedback/ beside --out)")
+    add("--release", action="store_true",
+        help="show q12's rubric beside its points on the feedback pages: only once no late "
+        "work is still accepted")
     add("--no-sandbox", action="store_true",
         help="run notebooks without bubblewrap: only for submissions you trust "
         "(every row then carries a warning)")

@@ -66,6 +66,8 @@ class Outputs:
     canvas_assignment: str = "Problem set"
     #: Add that column when the export has none.
     canvas_new_assignment: bool = False
+    #: Show manual parts' rubrics on the feedback pages (no late work still accepted).
+    release: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,7 +184,7 @@ def write_for_people(
         )
     feedback = outputs.feedback if outputs.feedback is not None else outputs.out.parent / "feedback"
     try:
-        handed = write_feedback(subs, feedback)
+        handed = write_feedback(subs, feedback, outputs.release)
     except (OSError, ValueError) as err:
         print(f"warning: no feedback written ({err})", file=sys.stderr)
     else:
