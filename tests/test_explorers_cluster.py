@@ -16,7 +16,7 @@ import time
 import pytest
 
 from lesson_lib.chapters.cluster import _cluster_numbers
-from lesson_lib.explorers.cluster import CONTROLS, NOT_PRICED, cluster_explorer
+from lesson_lib.explorers.cluster import CONTROLS, NOT_MODELLED, NOT_PRICED, cluster_explorer
 from lesson_lib.explorers.cluster_chart import _key_height, phone_layout
 from lesson_lib.explorers.cluster_diagram import (
     FLAG,
@@ -192,7 +192,8 @@ def test_layouts_that_cannot_exist_price_nothing_and_draw_no_gpu(explorer):
             assert _table(explorer, "gpus", state), state
             continue
         unpriced += 1
-        assert text.endswith(NOT_PRICED), state
+        # not placed (PP with EP) is not modelled; a placed layout with a problem cannot be built
+        assert text.endswith(NOT_MODELLED if _plan(state) is None else NOT_PRICED), state
         assert " ms" not in text and "tokens/s" not in text and "One sequence" not in text
         for name in ("gpus", "stages", "tp_outlines", "tp_links", "pp_paths", "dp_paths"):
             assert _table(explorer, name, state) == [], (name, state)
@@ -254,7 +255,7 @@ def test_ep_refusals_name_their_reason(explorer):
     assert "cannot exist" in four and "more than the card's 84.93 GB" in four
     pp = _flat(explorer.message_for(model="qwen3_235b", group=8, pp=2))
     assert "EP 8 x PP 2: not placed: PP is not modelled with EP; set PP 1" in pp
-    assert pp.endswith(NOT_PRICED)
+    assert pp.endswith(NOT_MODELLED) and "cannot be built" not in pp
     notes = _notes(explorer, {**explorer.defaults, "model": "qwen3_235b"})
     assert {kind for kind, _ in notes} == {PROBLEM}
 

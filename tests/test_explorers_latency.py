@@ -148,6 +148,23 @@ def test_a_model_that_does_not_fit_is_not_priced(explorer):
     assert "reads only the experts the batch touches" in two
 
 
+def test_a_tp_degree_engines_refuse_is_flagged(explorer):
+    """The specimen's 24 query heads: 24 / 16 = 1.5 heads a GPU, so TP 16 is refused; 24 / 8 = 3
+    is not. The state is still priced, and the message says it is priced as if allowed."""
+    sixteen = explorer.message_for(n=16)
+    assert "TP = 16 does not divide the 24 query heads" in sixteen
+    assert "priced as if allowed" in sixteen and explorer.row(n=16)["total_ms"] > 0
+    assert "does not divide" not in explorer.message_for(n=8)
+    assert "does not divide" not in explorer.message_for(model="Llama-3.1-70B", n=16)
+
+
+def test_an_moe_status_says_what_it_prices(explorer):
+    """Mixtral under TP prices its all-reduces (as rings) and reads no KV cache."""
+    text = explorer.message_for(model="Mixtral-8x7B", n=2, context=1)
+    assert "no KV cache; all-reduces as rings" in text and "not modelled" not in text
+    assert explorer.row(model="Mixtral-8x7B", n=2, context=1)["kv_ms"] == 0
+
+
 def test_mixtral_under_tp_by_hand(explorer):
     """Mixtral on 2 fast H100s, one sequence: 32 layers x 2 all-reduces x 10 us = 0.64 ms."""
     row = explorer.row(model="Mixtral-8x7B", n=2)

@@ -56,8 +56,9 @@ CONTROLS: tuple[Control, ...] = (
 MESSAGE = Template(
     "{model_name}, {gpus} ({nodes} x {gpus_per_node}), {degrees}: {verdict}\n{priced}"
 )
-#: The message's last line for a layout that is not priced.
+#: The message's last line for a layout that cannot be built, and for one the lesson does not model.
 NOT_PRICED = "Nothing priced: this layout cannot be built."
+NOT_MODELLED = "Nothing priced: the lesson does not model this layout."
 #: Widest line of the message and of the list under the diagram, characters.
 LINE_WIDTH: int = 104
 
@@ -159,7 +160,7 @@ def _state(**state: Any) -> dict[str, Any]:
         degrees = f"EP {state['group']} x PP {state['pp']}"
         return {"model_name": model.name, "gpus": gpus, "dp": -1, "degrees": degrees,
                 "verdict": "not placed: PP is not modelled with EP; set PP 1",
-                "priced": NOT_PRICED}  # fmt: skip
+                "priced": NOT_MODELLED}  # fmt: skip
     degrees = f"EP {plan.ep}" if plan.ep > 1 else f"TP {plan.tp} x PP {plan.pp}"
     # No whole replica fits (DP 0): say how many GPUs one needs, not "DP 0".
     degrees += f" x DP {plan.dp}" if plan.dp else f" needs {plan.tp * plan.pp * plan.ep} GPUs"

@@ -16,6 +16,7 @@ from lesson_lib.explorers._base import Control, Explorer, Template, state_filter
 from lesson_lib.explorers._layers import fold_terms, layer, time_bars
 from lesson_lib.model.algorithms import cuda_graph_fabric
 from lesson_lib.model.latency import speedup_limit
+from lesson_lib.model.layout import check_layout
 from lesson_lib.model.memory import memory_budget
 from lesson_lib.model.moe import moe_decode_step
 from lesson_lib.model.presets import PRESETS
@@ -198,11 +199,13 @@ def _ceiling(model: str, fabric: str, card: str, batch: int, context: int, algor
     )
 
 
-def _note(model: str, fabric: str, algorithm: str) -> str:
-    """What the all-reduce choice does here, or why the context and it do not apply."""
+def _note(model: str, fabric: str, n: int, algorithm: str) -> str:
+    """A TP degree engines refuse, what the all-reduce choice does, or what an MoE step leaves out."""
     spec = MODELS[model]
+    if problems := check_layout(spec, n):
+        return f"{problems[0]}; priced as if allowed"
     if spec.is_moe:
-        return "MoE (TP): reads only the experts the batch touches; context and all-reduce not modelled"
+        return "MoE (TP): reads only the experts the batch touches and no KV cache; all-reduces as rings"
     if FABRICS[fabric].hop_latency == 0:
         return "all-reduce: all three pay the same latency here; pick the 'per hop' fabric to see them differ"
     return f"all-reduce: {ALGORITHM_LABELS[ALGORITHMS.index(algorithm)]} on the per-hop fit"
@@ -230,7 +233,7 @@ def _row(
         "card_gb": f"{round(CARDS[card].memory_bytes / GB, 2):g}",
         "held": "weights and KV cache" if context and not MODELS[model].is_moe else "weights",
         "ceiling": _ceiling(model, fabric, card, batch, context, algorithm),
-        "note": _note(model, fabric, algorithm),
+        "note": _note(model, fabric, n, algorithm),
     }
     if step is None:
         # Nothing is drawn; the numbers the message does not read are placeholders.

@@ -169,12 +169,12 @@ def _provenance(run: LabRun) -> str:
     when = (m.started[:16].replace("T", " ") + " UTC") if m.started else "an unknown date"
     where = _machine_text(m)
     load = m.machine.get("load_1min")
-    busy = "" if load is None else f"; the load average was {load:.1f} when it started"
+    busy = "" if load is None else f"; load average {load:.1f} as it started"
     if run.live:
-        return f"Measured while this page was built: {where}, {when}{busy}."
+        return f"This run: {where}, {when}{busy}."
     return (
-        f"MPI could not measure while this page was built ({run.note}). Shown instead: the "
-        f"reference measurement shipped with lesson_lib, made on {where}, {when}{busy}."
+        f"MPI could not run here ({run.note}). Shown instead: the reference "
+        f"measurement that ships with lesson_lib, made on {where}, {when}{busy}."
     )
 
 

@@ -356,3 +356,26 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path | Non
     finally:
         context.close()
     return report
+
+
+#: Each word (letters only, 4 or more) of a table cell, outside code and
+#: math, that the browser drew over more than one line ("G P U s").
+SPLIT_WORDS = """() => Array.from(document.querySelectorAll('article table')).flatMap(table => {
+  const out = [];
+  table.querySelectorAll('td, th').forEach(cell => {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT, {
+      acceptNode: n => n.parentElement.closest('code, mjx-container')
+        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      for (const m of node.textContent.matchAll(/[A-Za-z]{4,}/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index);
+        r.setEnd(node, m.index + m[0].length);
+        const tops = new Set(Array.from(r.getClientRects()).map(q => Math.round(q.top)));
+        if (tops.size > 1) { out.push(table.innerText.slice(0, 20) + ': ' + m[0]); }
+      }
+    }
+  });
+  return out;
+})"""

@@ -13,7 +13,7 @@ import re
 
 import pytest
 from build_site import toc_files
-from probe import ACTION_TIMEOUT_MS, TABLES
+from probe import ACTION_TIMEOUT_MS, SPLIT_WORDS, TABLES
 
 pytestmark = pytest.mark.slow
 
@@ -133,6 +133,7 @@ READINGS: dict[int, tuple[tuple[str, str, str], ...]] = {
     390: (("tables", TABLES, "light"),),
     1280: (
         ("widths", TABLE_WIDTHS, "light"),
+        ("split", SPLIT_WORDS, "light"),
         ("captions-light", CAPTION_COLOURS, "light"),
         ("captions-dark", CAPTION_COLOURS, "dark"),
     ),
@@ -187,6 +188,15 @@ def test_no_table_is_wider_than_the_article_at_1280(browser, site, built_book):
         if max(t["table"], t["box"]) > t["inner"] + 1
     ]
     assert wide == []
+
+
+def test_no_table_breaks_a_word_at_1280(browser, site, built_book):
+    """At 1280 px a table wraps its cells at spaces: the experts chapter's headers and
+    cells broke "collecti/ve" and "weig/hts" when wide tables' cells could break anywhere."""
+    docs = pages_with_tables(built_book.html_dir)
+    visits = _every_page(browser, site, docs, 1280)
+    split = [f"{doc}: {word}" for doc, read in visits.items() for word in read["split"]]
+    assert split == []
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
