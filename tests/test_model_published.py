@@ -53,7 +53,7 @@ def test_rows_and_table():
     rows = _published_rows(PUBLISHED)
     assert len(rows) == len(PUBLISHED)
     assert rows[0][4] == "10 us"
-    assert rows[0][5] == "NVIDIA/nccl-tests/issues/123"
+    assert rows[0][5] == "NVIDIA/nccl-tests issue 123"
     odd = dataclasses.replace(PUBLISHED[0], note="a < b & c")
     html = published_table((odd,), caption="Reported")
     assert html.count("<tr>") == 2

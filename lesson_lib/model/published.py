@@ -130,7 +130,8 @@ def _published_rows(records: tuple[PublishedLatency, ...]) -> list[tuple[str, ..
             format_count(r.ranks),
             f"{format_count(r.message_bytes)} B",
             format_seconds(r.latency_s, "us"),
-            r.source.removeprefix("https://github.com/"),
+            # "NVIDIA/nccl issue 583": with spaces, so a narrow column may wrap it
+            r.source.removeprefix("https://github.com/").replace("/issues/", " issue "),
             r.note,
         )
         for r in records
