@@ -11,6 +11,8 @@ sure to be within it: three). The class is a mix of scenarios:
 - **edge**: right, but each "within N %" answer 0.9 N % off (a slip the statement allows);
 - **mistake**: right but for one or two problems holding one of the problem's named mistakes
   (:func:`~lesson_lib.coursework.problems.mistakes`), also written at the stated precision;
+- **between**: right but for one or two problems whose answer lies 0.3, 0.45, 0.55 or 0.7 of
+  the way from the reference to a named mistake's value, written at the stated precision;
 - **blank**: right but for one to three problems left unanswered;
 - **copy**: another student's answers, with one's own ID typed;
 - some right ones **renamed** as a platform renames them (a Canvas download name ending
@@ -22,7 +24,7 @@ its scenario expects, worked out from the statements' words rather than from the
 
 - a right answer (within the stated decimals' or figures' half unit of the reference, within
   the stated percentage, a count exactly, the letter) gets ``right`` and full points;
-- a mistake's value gets that mistake named when it is outside the right answer's precision,
+- a mistake's value, or a "between" answer, gets that mistake named when it is outside the right answer's precision,
   nearer the mistake's value than the reference, and within 1 % of the mistake's value;
   otherwise no mistake may be named;
 - a blank answer gets ``not answered yet``;
@@ -61,6 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lesson_lib.coursework.check_messages import RIGHT, UNANSWERED, WRONG  # noqa: E402
+from lesson_lib.coursework.own_check import NOT_MATCHED  # noqa: E402
 from lesson_lib.coursework.problems import PROBLEMS, get_problem, mistakes, reference  # noqa: E402
 from lesson_lib.coursework.problems.bank import mistake_id  # noqa: E402
 from lesson_lib.coursework.variants import SALT_FILE_ENV, read_salt_file, salted  # noqa: E402
@@ -71,6 +74,8 @@ CLASS_SIZE = 150
 MATCH_RTOL = 0.01
 #: The share of a "within N %" tolerance an edge answer is off by.
 EDGE_SHARE = 0.9
+#: How far from the reference towards a mistake's value a "between" answer lies.
+BETWEEN_SHARES = (0.3, 0.45, 0.55, 0.7)
 _FIRST = ("Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Gia", "Hugo", "Ines", "Jon", "Kofi", "Lea")
 _LAST = ("Abe", "Brandt", "Costa", "Diaz", "Eze", "Fox", "Gupta", "Holm", "Ito", "Jung", "Kahn")
 _LAST2 = ("Lund", "Moss", "Nagy", "Ortiz")
@@ -148,6 +153,7 @@ def plan_class(ids: list[str], people: list[str], seed: int) -> list[Student]:
         "mistake": max(2, round(n * 0.2)),
         "blank": max(1, round(n * 0.07)),
         "edge": max(1, round(n * 0.07)),
+        "between": max(1, round(n * 0.07)),
     }
     order = list(range(n))
     rng.shuffle(order)
@@ -180,6 +186,14 @@ def plan_class(ids: list[str], people: list[str], seed: int) -> list[Student]:
             for qid in rng.sample(chosen, rng.choice((1, 2))):
                 wrong = rng.choice(mistakes(qid, sid))
                 typed[qid] = stated(qid, wrong.value)
+                student.injected[qid] = (mistake_id(qid, wrong.slug), wrong.value)
+        elif student.scenario == "between":
+            chosen = [q for q in PROBLEMS if mistakes(q, sid)]
+            for qid in rng.sample(chosen, rng.choice((1, 2))):
+                wrong = rng.choice(mistakes(qid, sid))
+                share = rng.choice(BETWEEN_SHARES)
+                ref = float(refs[sid][qid])
+                typed[qid] = stated(qid, ref + share * (wrong.value - ref))
                 student.injected[qid] = (mistake_id(qid, wrong.slug), wrong.value)
         elif student.scenario == "blank":
             for qid in rng.sample(list(PROBLEMS), rng.choice((1, 2, 3))):
@@ -311,6 +325,38 @@ def compare(
     return mismatches, counts
 
 
+def self_checks(
+    students: list[Student], feedback: Path, details: list[dict]
+) -> tuple[list, Counter]:
+    """What each executed notebook's own check cells said beside the grader's verdict:
+    (contradictions, counts of (grader, self-check) pairs). A contradiction is a self-check
+    saying right where the grader does not, naming a mistake where the grader says right, or
+    not saying right for an answer typed at the stated precision the grader graded right (an
+    answer at the edge of a "within N %" may say "not matched": the self-check's stated limit)."""
+    graded = {(row["student"], row["problem"]): row for row in details}
+    contradictions, counts = [], Counter()
+    for student in students:
+        if student.scenario.startswith("copy"):
+            continue
+        nb = nbformat.read(feedback / f"{student.sid}.ipynb", as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "code" or not cell.source.startswith("check("):
+                continue
+            qid = cell.source.split('"')[1]
+            text = cell.outputs[0]["data"]["text/plain"] if cell.outputs else ""
+            said = text[len(qid) + 2 :].split(".")[0]
+            status = graded[(student.sid, qid)]["status"]
+            counts[(status, said)] += 1
+            edge = student.scenario.startswith("edge") and said == NOT_MATCHED
+            numeric_right = status == RIGHT and _numeric(qid) and not edge
+            if ((said == RIGHT) != (status == RIGHT) and (said == RIGHT or numeric_right)) or (
+                said == WRONG and status == RIGHT
+            ):
+                row = (student.sid, qid, student.scenario, repr(student.typed[qid]), status, said)
+                contradictions.append(row)
+    return contradictions, counts
+
+
 def check_copies(students: list[Student], rows: list[dict]) -> tuple[list[str], list[str]]:
     """(lines saying how each copy was flagged, flags nobody expected)."""
     said, unexpected = [], []
@@ -421,6 +467,13 @@ def _class_run(work: Path, args: argparse.Namespace) -> int:
         print("|---|---|---|---|---|---|")
         for row in mismatches:
             print("| " + " | ".join(str(cell) for cell in row) + " |")
+    contradictions, said = self_checks(students, out / "feedback", _read_csv(out / "details.csv"))
+    print("the executed notebooks' own check cells beside the grader (copies left out):")
+    for (status, check), count in sorted(said.items()):
+        print(f"  grader {status!r}, self-check {check!r}: {count}")
+    print(f"  contradictions: {len(contradictions)} (expected 0)")
+    for row in contradictions:
+        print("    " + " | ".join(str(cell) for cell in row))
     env = {**os.environ, SALT_FILE_ENV: str(salt_file)}
     report = _run(
         [
@@ -441,7 +494,7 @@ def _class_run(work: Path, args: argparse.Namespace) -> int:
     if "Possible copies" not in (out / "report" / "class_report.md").read_text():
         print("  the class report has no 'Possible copies' section")
         copy_ok = False
-    return 0 if not mismatches and copy_ok else 1
+    return 0 if not mismatches and not contradictions and copy_ok else 1
 
 
 if __name__ == "__main__":
