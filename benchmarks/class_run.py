@@ -74,8 +74,24 @@ CLASS_SIZE = 150
 MATCH_RTOL = 0.01
 #: The share of a "within N %" tolerance an edge answer is off by.
 EDGE_SHARE = 0.9
+#: Mistake ids the rules give themselves (the answer in another unit, a count one off).
+RULE_SLUGS = ("unit-", "off-by-one", "round-down")
 #: How far from the reference towards a mistake's value a "between" answer lies.
 BETWEEN_SHARES = (0.3, 0.45, 0.55, 0.7)
+#: The order the counts are printed in.
+COUNTS_ORDER = [
+    "submissions graded",
+    "renamed files graded as the typed ID",
+    "right answers at the stated precision",
+    "named-mistake answers",
+    "  of which right at the stated precision",
+    "  of which the mistake must be named",
+    "  of which no mistake may be named",
+    "blank answers",
+    "copied answers",
+    "named mistakes checked against the rule",
+    "rule names (another unit, a count one off) not checked",
+]
 _FIRST = ("Ana", "Ben", "Chen", "Dara", "Eli", "Femi", "Gia", "Hugo", "Ines", "Jon", "Kofi", "Lea")
 _LAST = ("Abe", "Brandt", "Costa", "Diaz", "Eze", "Fox", "Gupta", "Holm", "Ito", "Jung", "Kahn")
 _LAST2 = ("Lund", "Moss", "Nagy", "Ortiz")
@@ -277,14 +293,17 @@ def compare(
             ref = reference(qid, sid)
             full = float(row["points"]) == float(row["max"])
             expect = ""
-            if mistake and not mistake.split(".", 1)[1].startswith("unit-"):
-                counts["named mistakes checked against the rule"] += 1
-                values = _mistake_values(qid, sid)
-                for named in mistake.split("+"):
-                    value = values.get(named)
+            values = _mistake_values(qid, sid)
+            for named in filter(None, mistake.split("+")):
+                value = values.get(named)
+                if value is None and named.split(".", 1)[1].startswith(RULE_SLUGS):
+                    counts["rule names (another unit, a count one off) not checked"] += 1
+                elif value is None:
+                    expect = f"no {named} (not among the problem's mistakes)"
+                else:
+                    counts["named mistakes checked against the rule"] += 1
                     ok = (
-                        value is not None
-                        and typed is not None
+                        typed is not None
                         and not right_by_statement(qid, ref, typed)
                         and abs(float(typed) - value) < abs(float(typed) - float(ref))
                     )
@@ -297,7 +316,7 @@ def compare(
                 if status != UNANSWERED or float(row["points"]) != 0:
                     expect = UNANSWERED
             elif qid in student.injected:
-                counts["named-mistake answers"] += 1
+                counts["named-mistake answers"] += 1  # or between
                 wanted, value = student.injected[qid]
                 if right_by_statement(qid, ref, typed):
                     counts["  of which right at the stated precision"] += 1
@@ -459,8 +478,8 @@ def _class_run(work: Path, args: argparse.Namespace) -> int:
         mismatches, counts = compare(
             students, _read_csv(out / "details.csv"), _read_csv(out / "grades.csv")
         )
-    for name, count in counts.items():
-        print(f"  {name}: {count}")
+    for name in sorted(counts, key=COUNTS_ORDER.index):
+        print(f"  {name}: {counts[name]}")
     print(f"mismatches: {len(mismatches)} (expected 0)")
     if mismatches:
         print("| student | problem | scenario | typed | expected | got |")
