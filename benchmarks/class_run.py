@@ -24,14 +24,16 @@ its scenario expects, worked out from the statements' words rather than from the
 
 - a right answer (within the stated decimals' or figures' half unit of the reference, within
   the stated percentage, a count exactly, the letter) gets ``right`` and full points;
-- a mistake's value, or a "between" answer, gets that mistake named when it is outside the right answer's precision,
-  nearer the mistake's value than the reference, and within 1 % of the mistake's value;
-  otherwise no mistake may be named;
+- a mistake's value, or a "between" answer, gets that mistake named when it is outside the
+  right answer's precision, nearer the mistake's value than the reference, and within 1 % of
+  the mistake's value; otherwise that mistake may not be named;
 - a blank answer gets ``not answered yet``;
 - for every row, a copy's included, a named mistake must be one the answer is nearer to than to
   the reference, outside the right answer's precision.
 
-Every submission must be graded as the ID typed, status ``ran``. Finally the class report runs
+Every submission must be graded as the ID typed, status ``ran``. The executed notebooks the
+grader keeps show what each check cell told the student: it must never say right where the
+grader does not, or name a mistake where the grader says right. Finally the class report runs
 (``python -m lesson_lib.coursework.class_report``) and each copy must be flagged in
 ``copies.csv`` (fitting its source's variant, and an identical pair with it), nobody else.
 Prints the grading's wall time and time per notebook, the mismatches (expected none) and the
