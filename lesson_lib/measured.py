@@ -231,6 +231,7 @@ def measured_fabric(
     return FittedFabric(system, runtime, kernel, gpus, fit, fabric_from_fit(fit, name))
 
 
+@functools.cache
 def library_kernel(system: str) -> str:
     """The communication library a system's tables were measured with.
 
@@ -377,7 +378,7 @@ def _engine_kernel_beats_library() -> Iterator[_Case]:
             library = _decode_latency(system, gpus, library_kernel(system))
         except ValueError:
             continue
-        kernels = {r.kernel for r in rows if (r.system, r.gpus) == (system, gpus)}
+        kernels = {key[2] for key in _tables() if key[:2] == (system, gpus)}
         best, name = min(
             (_decode_latency(system, gpus, k), k) for k in sorted(kernels - set(LIBRARY_KERNELS))
         )
