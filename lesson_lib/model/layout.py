@@ -7,6 +7,7 @@ that KV heads may be copied when one count divides the other (vLLM's
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import replace
 
@@ -126,6 +127,7 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+@functools.cache
 def stage_models(model: ModelSpec, pp: int) -> tuple[ModelSpec, ...]:
     """Each pipeline stage as a model of its own layers, to size and price like a whole one.
 
