@@ -189,7 +189,8 @@ def _stale_shm_files(
     before: set[str], settle_s: float = SHM_SETTLE_S, sleep: Callable[[float], None] = time.sleep
 ) -> list[str]:
     """MPICH segments created since ``before`` that no live process maps, and stay so."""
-    candidates = (_shm_files() - before) - _mapped_shm_files()
+    new = _shm_files() - before
+    candidates = new and new - _mapped_shm_files()  # reading every process's maps takes a while
     if not candidates:
         return []
     sleep(settle_s)
