@@ -142,15 +142,9 @@ def _job_processes(tag: str) -> list[int]:
     needle = f"{JOB_ENV}={tag}".encode()
     found = []
     for pid in _pids():
-        if pid == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as fh:
-                env = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if needle in env:
-            found.append(pid)
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as fh:
+            if pid != os.getpid() and needle in fh.read().split(b"\0"):
+                found.append(pid)
     return found
 
 
