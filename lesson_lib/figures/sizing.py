@@ -29,7 +29,7 @@ def _memory_bars_figure(
     budgets: Sequence[MemoryBudget], labels: Sequence[str], title: str
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
-    fig, ax = new_figure(height=4.4)
+    fig, ax = new_figure(height=4.4, margins=(0.1049, 0.2590, 0.8974, 0.9452))
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))
@@ -99,7 +99,7 @@ def kv_context_figure() -> Figure:
     hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB
     pure = np.array([twin.kv_bytes(int(t)) for t in tokens]) / GiB
     state = np.full(tokens.shape, model.state_bytes / GiB)
-    fig, ax = new_figure(height=4.4)
+    fig, ax = new_figure(height=4.4, margins=(0.1049, 0.1073, 0.9658, 0.9905))
     k = tokens / 1024
     for values, style, width, label in (
         (pure, "--", 2, f"KV cache, all {twin.num_attention_layers} layers attention"),
