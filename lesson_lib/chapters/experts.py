@@ -14,7 +14,6 @@ from lesson_lib.model.collectives import (
     collective_wire_bytes,
 )
 from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, Layout, comparison
-from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100
 from lesson_lib.model.moe import (
     DCP_KINDS,
     alltoall_crossover_tokens,
@@ -145,6 +144,8 @@ def measured_rows(fabric: Fabric = FAST) -> list[tuple[str, ...]]:
     list of tuple of str
         Rows in :data:`MEASURED_HEADER` order.
     """
+    from lesson_lib.model.measured_collectives import NCCL_H100  # reads the shipped tables
+
     return [
         (
             COLLECTIVES[r.kind].description.partition(":")[0],
@@ -212,6 +213,8 @@ def experts_numbers() -> dict[str, str]:
     fp8_off = alltoall_wire_bytes(k * m.hidden_size * FP8, EP)
     # The all-reduce TP needs per token per layer, for the same bytes comparison.
     tp_layer = 2 * allreduce_wire_bytes(vector, EP)
+    from lesson_lib.model.measured_collectives import DEEPEP_LL_H100, NCCL_H100
+
     deepep_one, deepep_128 = DEEPEP_LL_H100[0], DEEPEP_LL_H100[-1]
     nccl_small = {r.kind: r.latency_s for r in NCCL_H100 if r.elements == 256}
     across = moe_decode_step(m, CARD, INTER_NODE, EP, dispatch_bytes=FP8, context=CONTEXT)

@@ -164,7 +164,10 @@ def _shown_texts(fig: Figure, column_px: float = COLUMN_PX) -> tuple[float, list
 
 
 def new_figure(
-    width: float = FIGURE_WIDTH_IN, height: float = 4.0, **subplot_kw: object
+    width: float = FIGURE_WIDTH_IN,
+    height: float = 4.0,
+    margins: tuple[float, float, float, float] | None = None,
+    **subplot_kw: object,
 ) -> tuple[Figure, object]:
     """A figure with one axes, without touching ``pyplot``'s global state.
 
@@ -172,6 +175,9 @@ def new_figure(
     ----------
     width, height : float
         Size in inches.
+    margins : tuple of float, optional
+        The axes' left, bottom, right and top (figure fractions) where constrained layout (the
+        default) puts them: fixed, the figure is drawn without a layout pass, in half the time.
     **subplot_kw
         Passed to :meth:`~matplotlib.figure.Figure.add_subplot`.
 
@@ -180,7 +186,9 @@ def new_figure(
     tuple
         ``(figure, axes)``.
     """
-    fig = Figure(figsize=(width, height), layout="constrained")
+    fig = Figure(figsize=(width, height), layout=None if margins else "constrained")
+    if margins:
+        fig.subplots_adjust(*margins)
     ax = fig.add_subplot(**subplot_kw)
     ax.grid(True, alpha=0.3)
     return fig, ax

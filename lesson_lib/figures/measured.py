@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from lesson_lib.figures._style import FIGURE_WIDTH_IN, INK, NEUTRALS, draw_key, new_figure
+from lesson_lib.figures._style import INK, NEUTRALS, draw_key, new_figure
 from lesson_lib.measured import (
     library_kernel,
     link_class,
@@ -41,7 +41,7 @@ def measured_latency_figure() -> Figure:
         axis; dashed lines at the lesson's fast and slow latencies.
     """
     order = sorted(systems(), key=lambda s: (link_class(s) != "NVLink-class", s), reverse=True)
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8)
+    fig, ax = new_figure(height=4.8, margins=(0.3963, 0.3889, 0.9918, 0.9913))
     for y, system in enumerate(order):
         kernel = library_kernel(system)
         points = {
@@ -70,6 +70,5 @@ def measured_latency_figure() -> Figure:
         Line2D([], [], marker=m, color=c, linestyle="none", label=label)
         for m, c, label in _KINDS.values()
     ]
-    fig.get_layout_engine().set(rect=(0, 0.25, 1, 0.75))
     draw_key(fig, handles, x=0.5, y=0.01, loc="lower center", ncols=1, fontsize=10)
     return fig

@@ -10,7 +10,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from lesson_lib.figures._style import (
-    FIGURE_WIDTH_IN,
     NEUTRALS,
     ROLE_COLORS,
     fabric_color,
@@ -123,7 +122,7 @@ def alpha_beta_figure(fabrics: Sequence[Fabric] = (FAST, SLOW), n: int = 2) -> F
     -------
     matplotlib.figure.Figure
     """
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
+    fig, ax = new_figure(height=5.6, margins=(0.1574, 0.2183, 0.9552, 0.9569))
     _draw_alpha_beta(ax, fabrics, n)
     ax.set_title(f"Alpha-beta model of one all-reduce, ring of {n}", fontsize=11)
     # Under the axes: inside, the key would cover the decode message's line and label.

@@ -29,7 +29,7 @@ def _memory_bars_figure(
     budgets: Sequence[MemoryBudget], labels: Sequence[str], title: str
 ) -> Figure:
     """Stacked per-GPU memory bars with the card's capacity as a dashed line."""
-    fig, ax = new_figure(height=4.4)
+    fig, ax = new_figure(height=4.4, margins=(0.1049, 0.2590, 0.8974, 0.9452))
     ax.grid(False, axis="x")
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))
@@ -93,28 +93,27 @@ def kv_context_figure() -> Figure:
         The two KV caches and the fixed DeltaNet state in GiB, and the room
         beside the weights dotted, against thousands of tokens.
     """
-    model, accel = MODEL, GPU
-    twin = pure_attention_twin(model)
-    tokens = np.linspace(0, model.max_context, 65).astype(int)
-    hybrid = np.array([model.kv_bytes(int(t)) for t in tokens]) / GiB
+    twin = pure_attention_twin(MODEL)
+    tokens = np.linspace(0, MODEL.max_context, 65).astype(int)
+    hybrid = np.array([MODEL.kv_bytes(int(t)) for t in tokens]) / GiB
     pure = np.array([twin.kv_bytes(int(t)) for t in tokens]) / GiB
-    state = np.full(tokens.shape, model.state_bytes / GiB)
-    fig, ax = new_figure(height=4.4)
+    state = np.full(tokens.shape, MODEL.state_bytes / GiB)
+    fig, ax = new_figure(height=4.4, margins=(0.1049, 0.1073, 0.9658, 0.9905))
     k = tokens / 1024
     for values, style, width, label in (
         (pure, "--", 2, f"KV cache, all {twin.num_attention_layers} layers attention"),
-        (hybrid, "-", 2.5, f"KV cache, hybrid ({model.num_attention_layers} attention layers)"),
+        (hybrid, "-", 2.5, f"KV cache, hybrid ({MODEL.num_attention_layers} attention layers)"),
     ):
         ax.plot(k, values, color=ROLE_COLORS["kv"], linestyle=style, linewidth=width, label=label)
     ax.plot(k, state, color=ROLE_COLORS["state"], linewidth=2,
-            label=f"DeltaNet state, hybrid ({model.num_linear_layers} layers, fixed)")  # fmt: skip
-    room = (accel.memory_bytes - model.weight_bytes) / GiB
+            label=f"DeltaNet state, hybrid ({MODEL.num_linear_layers} layers, fixed)")  # fmt: skip
+    room = (GPU.memory_bytes - MODEL.weight_bytes) / GiB
     ax.axhline(room, color=INK, linestyle=":", linewidth=1.2)
-    right = model.max_context / 1024
+    right = MODEL.max_context / 1024
     beside = f"room beside the weights\non one card: {format_bytes(room * GiB, 'GiB', decimals=1)}"
     # Under the line, where the steep dashed line has passed.
     note(ax, beside, (right, room), -4, -3, ha="right", va="top")
-    fixed = f"{format_bytes(model.state_bytes, 'MiB', decimals=0)} at any length"
+    fixed = f"{format_bytes(MODEL.state_bytes, 'MiB', decimals=0)} at any length"
     note(ax, fixed, (right, float(state[-1])), -4, 3, ha="right", va="bottom")
     ax.set_xlim(0, right)
     ax.set_ylim(0, float(pure.max()) * 1.08)

@@ -142,15 +142,9 @@ def _job_processes(tag: str) -> list[int]:
     needle = f"{JOB_ENV}={tag}".encode()
     found = []
     for pid in _pids():
-        if pid == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as fh:
-                env = fh.read().split(b"\0")
-        except OSError:
-            continue
-        if needle in env:
-            found.append(pid)
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as fh:
+            if pid != os.getpid() and needle in fh.read().split(b"\0"):
+                found.append(pid)
     return found
 
 
@@ -189,7 +183,8 @@ def _stale_shm_files(
     before: set[str], settle_s: float = SHM_SETTLE_S, sleep: Callable[[float], None] = time.sleep
 ) -> list[str]:
     """MPICH segments created since ``before`` that no live process maps, and stay so."""
-    candidates = (_shm_files() - before) - _mapped_shm_files()
+    new = _shm_files() - before
+    candidates = new and new - _mapped_shm_files()  # reading every process's maps takes a while
     if not candidates:
         return []
     sleep(settle_s)

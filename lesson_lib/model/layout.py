@@ -7,6 +7,7 @@ that KV heads may be copied when one count divides the other (vLLM's
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import replace
 
@@ -117,15 +118,13 @@ def stage_layer_kinds(model: ModelSpec, pp: int) -> tuple[tuple[int, int], ...]:
         ``(attention layers, linear layers)`` per stage, as :func:`stage_layers` cuts the layers of
         :func:`layer_kinds`: ((5, 16), (5, 17), (6, 15)) for the specimen at PP 3.
     """
-    kinds = layer_kinds(model)
-    out, start = [], 0
-    for count in stage_layers(model, pp):
-        stage = kinds[start : start + count]
-        out.append((stage.count("attention"), stage.count("linear")))
-        start += count
-    return tuple(out)
+    kinds, counts = layer_kinds(model), stage_layers(model, pp)
+    starts = itertools.accumulate(counts, initial=0)
+    stages = [kinds[start : start + count] for start, count in zip(starts, counts, strict=False)]
+    return tuple((stage.count("attention"), stage.count("linear")) for stage in stages)
 
 
+@functools.cache
 def stage_models(model: ModelSpec, pp: int) -> tuple[ModelSpec, ...]:
     """Each pipeline stage as a model of its own layers, to size and price like a whole one.
 

@@ -43,13 +43,11 @@ def _nccl_h100() -> tuple[MeasuredCollective, ...]:
     """NCCL 2.29.2 on 8 H100 SXM GPUs from the shipped tables (:mod:`lesson_lib.measured`)."""
     from lesson_lib.measured import measured_table
 
-    records = []
+    records, runtime = [], f"nccl {NCCL_VERSION}"
     for elements in (256, 67_108_864):
         for kind in ("all_reduce", "reduce_scatter", "all_gather", "all_to_all"):
             op = "alltoall" if kind == "all_to_all" else kind  # as the shipped tables name it
-            _, sizes, times = measured_table(
-                "h100_sxm", 8, "nccl", op, runtime=f"nccl {NCCL_VERSION}"
-            )
+            _, sizes, times = measured_table("h100_sxm", 8, "nccl", op, runtime=runtime)
             (index,) = [i for i, m in enumerate(sizes) if m == elements * FP16_BYTES]
             records.append(MeasuredCollective(kind, 8, elements, float(times[index])))
     return tuple(records)

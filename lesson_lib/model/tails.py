@@ -41,7 +41,7 @@ def _checked(n: object, jitter_s: object, distribution: object, sigma: object) -
 
 def _upper_tail(z: np.ndarray) -> np.ndarray:
     """1 - Phi(z) of the standard normal, accurate far into the upper tail."""
-    return 0.5 * np.vectorize(math.erfc)(np.asarray(z) / math.sqrt(2))
+    return 0.5 * np.frompyfunc(math.erfc, 1, 1)(np.asarray(z) / math.sqrt(2)).astype(float)
 
 
 def slowest_rank_wait(
@@ -151,17 +151,21 @@ def token_time_quantile(
     bins = 2**19 // collectives
     edges = np.linspace(0.0, cut, bins + 1)
     slowest = np.concatenate(([0.0], _delay_cdf(edges[1:], jitter_s, distribution, sigma) ** n))
-    # Chernoff: the index sum passes m with probability <= exp(-s m) M(s)^collectives, M bounded
-    # above over blocks of bins at their ends; the FFT stops at the least m of a grid of s where
-    # that is 1e-12 (the mass past it wraps round and moves the CDF by no more).
-    block = -(-bins // 4096)
-    mass = np.diff(slowest[::block], append=slowest[-1])
-    s = np.geomspace(0.01, 100.0, 60) / bins
-    mgf = mass @ np.exp(np.outer(block * np.arange(1, mass.size + 1), s))
-    reach = float(np.min((collectives * np.log(mgf) + math.log(1e12)) / s))
-    length = min(collectives * bins, 2 ** math.ceil(math.log2(reach)))  # a fast FFT length
-    total = np.fft.irfft(np.fft.rfft(np.diff(slowest), length) ** collectives, length)
-    cdf = np.cumsum(total)
+    cdf = slowest[1:]  # one wait: each bin's probability is at its centre
+    if collectives > 1:  # a sum of waits: the bins' convolution power, by FFT
+        # Chernoff: the index sum passes m with probability <= exp(-s m) M(s)^collectives, M bounded
+        # above over blocks of bins at their ends; the FFT stops at the least m of a grid of s where
+        # that is 1e-12 (the mass past it wraps round and moves the CDF by no more).
+        block = -(-bins // 4096)
+        mass = np.diff(slowest[::block], append=slowest[-1])
+        s = np.geomspace(0.01, 100.0, 60) / bins
+        mgf = mass @ np.exp(np.outer(block * np.arange(1, mass.size + 1), s))
+        reach = float(np.min((collectives * np.log(mgf) + math.log(1e12)) / s))
+        length = min(collectives * bins, 2 ** math.ceil(math.log2(reach)))  # a fast FFT length
+        spectrum = np.fft.rfft(np.diff(slowest), length)
+        # numpy takes a complex power by squaring below 100, by (slower) logarithms above
+        power = (spectrum**64) ** (collectives // 64) * spectrum ** (collectives % 64)
+        cdf = np.cumsum(np.fft.irfft(power, length))
     j = int(np.argmax(cdf >= q))
     below = cdf[j - 1] if j else 0.0
     index = j - 1 + (q - below) / (cdf[j] - below)  # linear between lattice points
