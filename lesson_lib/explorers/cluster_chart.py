@@ -163,18 +163,20 @@ def _label_fits() -> list[dict[str, Any]]:
     A character is at most ``LABEL_EM`` ems wide, Vega's lines ``font + 2`` pixels apart,
     ``LABEL_MARGIN_PX`` to spare; the square is ``GPU`` cells at the view's zoom. A phone leaves out
     what does not fit rather than shrink it: the stage and replica line first (the stage is also the
-    colour), then the rank.
+    colour), then the rank's "TP" or "EP" (the key names the groups), its number up to the border.
     """
     parts = "split(datum.label, '|')"
     square = f"{GPU} * toNumber(datum._cell_zoom) * {VIEW_TRANSFORM}[2]"
 
-    def fits(lines: int, chars: str) -> str:
-        width = f"{LABEL_EM} * datum.font * {chars} + {LABEL_MARGIN_PX}"
-        return f"{square} >= {width} && {square} >= {lines} * (datum.font + 2) + {LABEL_MARGIN_PX}"
+    def fits(lines: int, chars: str, margin: float = LABEL_MARGIN_PX) -> str:
+        width = f"{LABEL_EM} * datum.font * {chars} + {margin}"
+        return f"{square} >= {width} && {square} >= {lines} * (datum.font + 2) + {margin}"
 
     both = fits(2, f"max(length({parts}[0]), length({parts}[1] || ''))")
     first = fits(1, f"length({parts}[0])")
-    shown = f"!{PHONE_PARAM} || datum.whole_fits ? datum.label : ({first} ? {parts}[0] : '')"
+    number = f"substring({parts}[0], 2)"
+    short = f"{fits(1, f'length({number})', -2)} ? {number} : ''"
+    shown = f"!{PHONE_PARAM} || datum.whole_fits ? datum.label : ({first} ? {parts}[0] : {short})"
     return [
         _calc(f"length({parts}) == 1 ? {first} : {both}", "whole_fits"),
         _calc(shown, "shown_label"),

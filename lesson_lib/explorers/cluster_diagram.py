@@ -11,7 +11,6 @@ import functools
 import json
 import math
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Any
 
 from lesson_lib.figures.cluster_geometry import BAND, CELL, FOOT, GPU, PAD, ClusterGrid, Point
@@ -259,7 +258,7 @@ class DiagramTables:
                 outline = {"first_cell": min(cells), "last_cell": max(cells)}
                 self.tp_outlines.append({**state, **outline, "across_nodes": int(across)})
             if across:
-                for start, end in pairwise(grid.center(run) for run in runs):
+                for start, end in grid.network_links(runs):
                     (x, y), (x2, y2) = _at(g, nodes, start), _at(g, nodes, end)
                     self.tp_links.append({**state, "x": x, "y": y, "x2": x2, "y2": y2})
 
