@@ -29,6 +29,7 @@ from lesson_lib.explorers.cluster_diagram import (
     VIEW_WIDTH,
     _phone_transform,
     _view_transforms,
+    frames,
 )
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
@@ -240,6 +241,25 @@ def test_ep_inside_the_nvlink_domain_and_across_nodes(explorer):
     assert {d["across_nodes"] for d in _table(explorer, "tp_outlines", state_in)} == {0}
     assert {d["across_nodes"] for d in _table(explorer, "tp_outlines", state_across)} == {1}
     assert len(_table(explorer, "tp_links", state_across)) == 1
+
+
+def test_group_lines_across_nodes_pass_no_gpu(explorer):
+    """EP 32 on 4 nodes of 8: three lines, node to node, none over a GPU's square (its label).
+
+    Drawn centre to centre they ran through EP5, EP9, EP14 ...; now each starts at the right
+    edge of the group's piece on one node and ends at the left edge of its piece on the next.
+    """
+    links = _table(explorer, "tp_links", {**QWEN, "gpus_per_node": 8, "nodes": 4, "group": 32})
+    squares = [
+        f for f in frames() if f["kind"] == "cell" and (f["gpus_per_node"], f["nodes"]) == (8, 4)
+    ]
+    assert len(links) == 3 and len(squares) == 32
+    for link in links:
+        assert link["x2"] > link["x"]
+        for t in (i / 100 for i in range(101)):
+            x = link["x"] + t * (link["x2"] - link["x"])
+            y = link["y"] + t * (link["y2"] - link["y"])
+            assert not any(f["x"] < x < f["x2"] and f["y"] < y < f["y2"] for f in squares), link
 
 
 def test_ep_refusals_name_their_reason(explorer):

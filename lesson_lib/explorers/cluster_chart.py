@@ -104,8 +104,9 @@ def _on_frame(kind: str) -> list[dict[str, Any]]:
     return [_filter(f"{size} && datum.kind == '{kind}'"), *TO_VIEW]
 
 
-def _frame_layers() -> list[dict[str, Any]]:
-    """Node boxes and names, the network band and wires, empty GPU cells and "idle"."""
+def _frame_layers(placed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Node boxes and names, the network band and wires, empty GPU cells and "idle" on those
+    ``placed`` (transforms giving the state's count of placed GPUs) leaves out."""
     thin = f"{PHONE_PARAM} && datum.vy2 - datum.vy < {BAND_TEXT_PX} + 2"
     idle_room = f"!{PHONE_PARAM} || {GPU} * datum.zoom * {VIEW_TRANSFORM}[2] >= {IDLE_ROOM_PX}"
     name = _text(align="left", baseline="bottom", dx=4, dy=-3, fontWeight="bold", fontSize=11,
@@ -131,7 +132,8 @@ def _frame_layers() -> list[dict[str, Any]]:
          "mark": {"type": "rect", "fill": "white", "stroke": "#767676", "strokeDash": [3, 2]}},
         {
             # On a phone "idle" is drawn at PHONE_TEXT_PX where its GPU's square has room.
-            "transform": [*_on_frame("cell"), *MID, _filter(idle_room)],
+            "transform": [*_on_frame("cell"), *MID, _filter(idle_room), *placed,
+                          _filter("datum.cell >= toNumber(datum.placed)")],
             "mark": _text(color="#595959", baseline="middle",
                           fontSize={"expr": f"{PHONE_PARAM} ? {PHONE_TEXT_PX} : 8"}),
             "encoding": {**AT_MID, "text": {"value": "idle"}},
@@ -265,7 +267,7 @@ def _stage_key(data: dict[str, Any], state: list) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _diagram(tables: dict[str, dict], state: list) -> dict[str, Any]:
+def _diagram(tables: dict[str, dict], state: list, placed: list) -> dict[str, Any]:
     """Every cluster size's frames, and the marks of the state chosen, in layers."""
     frame_rows = frames()
     frame_numbers = ("gpus_per_node", "nodes", "node", "cell", "x", "y", "x2", "y2", "zoom")
@@ -276,7 +278,7 @@ def _diagram(tables: dict[str, dict], state: list) -> dict[str, Any]:
         (),
     )  # fmt: skip
     layers = [
-        {"data": {"name": "frames", **csv_data(frame_rows, frame_numbers)}, "layer": _frame_layers()},
+        {"data": {"name": "frames", **csv_data(frame_rows, frame_numbers)}, "layer": _frame_layers(placed)},
         _gpu_layer(tables["gpus"], state, cells),
         *_tp_layers(tables["tp_outlines"], tables["tp_links"], state, cells),
         _pp_layer(tables["pp_paths"], state),
@@ -405,6 +407,9 @@ def chart(tables: DiagramTables, note_lines: int, controls: Sequence[str]) -> di
         return {"name": name, **csv_data(getattr(tables, name), (*numbers, *TABLE_NUMBERS[name]))}
 
     names = ("gpus", "stages", "tp_outlines", "tp_links", "pp_paths", "dp_paths")
-    diagram = _diagram({name: data(name) for name in names}, state)
+    # Placed GPUs are the first cells (cluster_plan's rank order): "idle" only after them.
+    by_state = {"data": csv_data(tables.placed), "key": "key", "fields": ["placed"], "default": "0"}
+    placed = [_calc(" + '|' + ".join(controls), "key"), {"lookup": "key", "from": by_state}]
+    diagram = _diagram({name: data(name) for name in names}, state, placed)
     notes = _notes(data("notes"), tables.note_texts, note_lines, state)
     return {"vconcat": [diagram, _key(), notes], "spacing": 6}

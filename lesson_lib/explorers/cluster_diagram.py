@@ -204,6 +204,8 @@ class DiagramTables:
     #: :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
     #: ``para`` (its problem or flag, from 0; a phone shows each as one paragraph).
     notes: list[dict[str, Any]] = field(default_factory=list)
+    #: Each placed state's ``key`` (its controls' values joined by ``|``) and ``placed`` GPUs.
+    placed: list[dict[str, Any]] = field(default_factory=list)
     _note_ids: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
@@ -234,6 +236,9 @@ class DiagramTables:
         if plan is None or plan.problems:
             return
         g = plan.gpus_per_node
+        self.placed.append(
+            {"key": "|".join(map(str, state.values())), "placed": len(plan.placement)}
+        )
         for s in plan.placement:
             gpu = {
                 "cell": s.node * g + s.slot,
