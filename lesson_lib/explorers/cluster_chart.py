@@ -288,15 +288,15 @@ def _diagram(tables: dict[str, dict], state: list, placed: list) -> dict[str, An
     return _hidden({"name": "diagram", "width": VIEW_WIDTH, "height": VIEW_HEIGHT, "layer": layers})
 
 
-def _notes(data: dict, texts: Sequence[str], lines: int, state: list) -> dict[str, Any]:
-    """The list of problems and flags under the diagram, a line of text a row, problems coloured."""
+def _notes(data: dict, texts: Sequence[str], state: list) -> dict[str, Any]:
+    """The list of problems and flags under the diagram, a line of text a row (the view as tall as
+    the state's lines: no empty band), problems coloured."""
     text = csv_data([{"id": i, "text": t} for i, t in enumerate(texts)], ("id",))
     color = {"condition": {"test": f"datum.note_kind == '{PROBLEM}'", "value": PROBLEM_COLOR},
              "value": INK}  # fmt: skip
-    y = {"field": "line", "type": "ordinal", "axis": None,
-         "scale": {"domain": list(range(lines)), "padding": 0.5}}  # fmt: skip
+    y = {"field": "line", "type": "ordinal", "axis": None, "scale": {"padding": 0.5}}
     return {
-        "name": "notes", "width": VIEW_WIDTH, "height": 16 * lines, "data": data,
+        "name": "notes", "width": VIEW_WIDTH, "height": {"step": 16}, "data": data,
         "transform": [*state, {"lookup": "note", "from": {"data": text, "key": "id", "fields": ["text"]}}],
         "mark": _text(align="left", baseline="middle", fontSize=12),
         "encoding": {"x": {"value": 0}, "y": y, "text": {"field": "text"}, "color": color},
@@ -386,14 +386,14 @@ def phone_layout() -> dict[str, Any]:
     }
 
 
-def chart(tables: DiagramTables, note_lines: int, controls: Sequence[str]) -> dict[str, Any]:
+def chart(tables: DiagramTables, controls: Sequence[str]) -> dict[str, Any]:
     """The explorer's chart: the diagram, its key, and the list of problems and flags.
 
     Parameters
     ----------
-    tables, note_lines, controls
-        The marks of every state, the most lines of notes a state has, and
-        the controls' names (the chart keeps the rows holding their values).
+    tables, controls
+        The marks of every state, and the controls' names (the chart keeps the rows holding
+        their values).
 
     Returns
     -------
@@ -411,5 +411,5 @@ def chart(tables: DiagramTables, note_lines: int, controls: Sequence[str]) -> di
     by_state = {"data": csv_data(tables.placed), "key": "key", "fields": ["placed"], "default": "0"}
     placed = [_calc(" + '|' + ".join(controls), "key"), {"lookup": "key", "from": by_state}]
     diagram = _diagram({name: data(name) for name in names}, state, placed)
-    notes = _notes(data("notes"), tables.note_texts, note_lines, state)
+    notes = _notes(data("notes"), tables.note_texts, state)
     return {"vconcat": [diagram, _key(), notes], "spacing": 6}
