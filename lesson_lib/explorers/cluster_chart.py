@@ -11,6 +11,7 @@ from typing import Any
 
 from lesson_lib.explorers._base import csv_data
 from lesson_lib.explorers.cluster_diagram import (
+    BAND_TEXT_PX,
     PHONE_PARAM,
     PHONE_WIDTH,
     PP_VALUES,
@@ -34,8 +35,6 @@ LABEL_EM = 0.62
 #: Room a GPU label keeps to the edges of its square, pixels, across and down
 #: (its group's outline is drawn just outside the square).
 LABEL_MARGIN_PX = 3
-#: Size of the network band's label, pixels.
-BAND_TEXT_PX = 11
 #: Side of a GPU's square, pixels, below which a phone leaves out "idle"
 #: (four letters of PHONE_TEXT_PX text are about 14 px wide).
 IDLE_ROOM_PX = 16
@@ -86,6 +85,8 @@ def _text(**props: Any) -> dict[str, Any]:
 
 
 X, Y = _axis("vx", VIEW_WIDTH), _axis("vy", VIEW_HEIGHT)
+# The diagram's height follows its drawing (diagram_fit); its y scale keeps one unit a pixel.
+Y["scale"]["domain"] = [{"expr": f"{VIEW_HEIGHT} - diagram_height"}, VIEW_HEIGHT]
 BOX = {"x": X, "y": Y, "x2": {"field": "vx2"}, "y2": {"field": "vy2"}}
 AT_MID = {"x": {**X, "field": "mid"}, "y": {**Y, "field": "mid_y"}}
 PATH = {"x": X, "y": Y, "detail": {"field": "path"},
@@ -250,7 +251,7 @@ def _dp_layer(data: dict[str, Any], state: list) -> dict[str, Any]:
 
 def _stage_key(data: dict[str, Any], state: list) -> dict[str, Any]:
     """The key of the pipeline stages in use, at the bottom of the view."""
-    row = {"x": _pixels("kx"), "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2}}
+    row = {"x": _pixels("kx"), "y": {"value": {"expr": f"diagram_height - {STAGE_KEY / 2}"}}}
     label = {"align": "left", "baseline": "middle", "fontSize": 11, "color": INK}
     swatch = {"type": "rect", "width": 14, "height": 12, "xOffset": 7, "stroke": "black",
               "strokeWidth": 0.6}  # fmt: skip
