@@ -106,8 +106,7 @@ def _on_frame(kind: str) -> list[dict[str, Any]]:
 
 
 def _frame_layers(placed: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Node boxes and names, the network band and wires, empty GPU cells and "idle" on those
-    ``placed`` (transforms giving the state's count of placed GPUs) leaves out."""
+    """Node boxes and names, band and wires, empty GPU cells, "idle" past the ``placed`` GPUs."""
     thin = f"{PHONE_PARAM} && datum.vy2 - datum.vy < {BAND_TEXT_PX} + 2"
     idle_room = f"!{PHONE_PARAM} || {GPU} * datum.zoom * {VIEW_TRANSFORM}[2] >= {IDLE_ROOM_PX}"
     name = _text(align="left", baseline="bottom", dx=4, dy=-3, fontWeight="bold", fontSize=11,
@@ -290,8 +289,7 @@ def _diagram(tables: dict[str, dict], state: list, placed: list) -> dict[str, An
 
 
 def _notes(data: dict, texts: Sequence[str], state: list) -> dict[str, Any]:
-    """The list of problems and flags under the diagram, a line of text a row (the view as tall as
-    the state's lines: no empty band), problems coloured."""
+    """The problems and flags under the diagram, a row a line (as many as shown), problems coloured."""
     text = csv_data([{"id": i, "text": t} for i, t in enumerate(texts)], ("id",))
     color = {"condition": {"test": f"datum.note_kind == '{PROBLEM}'", "value": PROBLEM_COLOR},
              "value": INK}  # fmt: skip
@@ -393,8 +391,7 @@ def chart(tables: DiagramTables, controls: Sequence[str]) -> dict[str, Any]:
     Parameters
     ----------
     tables, controls
-        The marks of every state, and the controls' names (the chart keeps the rows holding
-        their values).
+        The marks of every state; the controls' names (the chart keeps their values' rows).
 
     Returns
     -------

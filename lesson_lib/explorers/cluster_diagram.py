@@ -105,8 +105,7 @@ def _view_transforms() -> list[list[list[float]]]:
 
 
 def chart_params() -> tuple[dict[str, Any], ...]:
-    """The chart's parameters besides the controls: :data:`PHONE_PARAM`, :data:`VIEW_TRANSFORM`
-    and ``diagram_fit``.
+    """The chart's parameters besides the controls: phone, view transform and diagram height.
 
     Returns
     -------
@@ -116,16 +115,14 @@ def chart_params() -> tuple[dict[str, Any], ...]:
         the view ``diagram`` that height).
     """
     size = f"[indexof({list(GPUS_PER_NODE_VALUES)}, gpus_per_node)][indexof({list(NODE_VALUES)}, nodes)]"
+    pick = f"{json.dumps(_view_transforms(), separators=(',', ':'))}{size}"
     fits = [
         [[_zoom(g, n)[3], _zoom(g, n, PHONE_WIDTH)[3]] for n in NODE_VALUES]
         for g in GPUS_PER_NODE_VALUES
     ]
     return (
         {"name": PHONE_PARAM, "value": False},
-        {
-            "name": VIEW_TRANSFORM,
-            "expr": f"{PHONE_PARAM} ? {json.dumps(_view_transforms())}{size} : [1, 0, 1, 0]",
-        },
+        {"name": VIEW_TRANSFORM, "expr": f"{PHONE_PARAM} ? {pick} : [1, 0, 1, 0]"},
         {"name": "diagram_fit", "expr": f"{json.dumps(fits)}{size}[{PHONE_PARAM} ? 1 : 0]"},
     )
 
@@ -245,9 +242,8 @@ class DiagramTables:
         if plan is None or plan.problems:
             return
         g = plan.gpus_per_node
-        self.placed.append(
-            {"key": "|".join(map(str, state.values())), "placed": len(plan.placement)}
-        )
+        key = "|".join(map(str, state.values()))
+        self.placed.append({"key": key, "placed": len(plan.placement)})
         for s in plan.placement:
             gpu = {
                 "cell": s.node * g + s.slot,
