@@ -175,11 +175,13 @@ def _label_fits() -> list[dict[str, Any]]:
         return f"{square} >= {width} && {square} >= {lines} * (datum.font + 2) + {margin}"
 
     both = fits(2, f"max(length({parts}[0]), length({parts}[1] || ''))")
-    first = fits(1, f"length({parts}[0])")
+    first = fits(1, "datum.widest")  # the state's longest rank: all its labels alike
     number = f"substring({parts}[0], 2)"
     short = f"{fits(1, f'length({number})', -2)} ? {number} : ''"
     shown = f"!{PHONE_PARAM} || datum.whole_fits ? datum.label : ({first} ? {parts}[0] : {short})"
     return [
+        _calc(f"length({parts}[0])", "chars"),
+        {"joinaggregate": [{"op": "max", "field": "chars", "as": "widest"}]},
         _calc(f"length({parts}) == 1 ? {first} : {both}", "whole_fits"),
         _calc(shown, "shown_label"),
     ]
