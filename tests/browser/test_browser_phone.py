@@ -190,7 +190,7 @@ def test_cluster_explorer_text_is_readable_on_a_phone(browser, site):
             labels = {t["text"] for t in texts}
             if change == {}:
                 assert {"TP0", "TP3"} <= {label[:3] for label in labels}, labels
-            if state["group"] == 32:  # squares too small for "EP17": each shows its rank, "17"
+            if change.get("group") == 32:  # squares too small for "EP17": each shows its rank, "17"
                 assert {str(rank) for rank in range(32)} <= labels, labels
             widths = page.evaluate(WIDTHS, box.element_handle())
             assert widths["page"] <= widths["viewport"], (state, widths)
