@@ -29,6 +29,8 @@ from lesson_lib.explorers.cluster_diagram import (
     VIEW_WIDTH,
     _phone_transform,
     _view_transforms,
+    _zoom,
+    frames,
 )
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.presets import PRESETS
@@ -243,6 +245,25 @@ def test_ep_inside_the_nvlink_domain_and_across_nodes(explorer):
     assert len(_table(explorer, "tp_links", state_across)) == 1
 
 
+def test_group_lines_across_nodes_pass_no_gpu(explorer):
+    """EP 32 on 4 nodes of 8: three lines, node to node, none over a GPU's square (its label).
+
+    Drawn centre to centre they ran through EP5, EP9, EP14 ...; now each starts at the right
+    edge of the group's piece on one node and ends at the left edge of its piece on the next.
+    """
+    links = _table(explorer, "tp_links", {**QWEN, "gpus_per_node": 8, "nodes": 4, "group": 32})
+    squares = [
+        f for f in frames() if f["kind"] == "cell" and (f["gpus_per_node"], f["nodes"]) == (8, 4)
+    ]
+    assert len(links) == 3 and len(squares) == 32
+    for link in links:
+        assert link["x2"] > link["x"]
+        for t in (i / 100 for i in range(101)):
+            x = link["x"] + t * (link["x2"] - link["x"])
+            y = link["y"] + t * (link["y2"] - link["y"])
+            assert not any(f["x"] < x < f["x2"] and f["y"] < y < f["y2"] for f in squares), link
+
+
 def test_ep_refusals_name_their_reason(explorer):
     """Too few experts' GPUs, an EP that does not divide 128 experts, and PP with EP.
 
@@ -263,7 +284,8 @@ def test_ep_refusals_name_their_reason(explorer):
 def test_the_diagram_keeps_one_frame(explorer):
     """Its scales are the view's pixels in every state: nothing rescales between states.
 
-    Marks sit at ``vx``, ``vy``: the tables' pixels, moved only on a phone.
+    Marks sit at ``vx``, ``vy``: the tables' pixels, moved only on a phone. The y domain ends at
+    the view's top (250) and is as tall as the view, whose height follows the drawing.
     """
     diagram = explorer.spec()["vconcat"][1]["vconcat"][0]
     domains = []
@@ -271,7 +293,10 @@ def test_the_diagram_keeps_one_frame(explorer):
     def walk(node):
         if isinstance(node, dict):
             if node.get("type") == "quantitative" and isinstance(node.get("scale"), dict):
-                domains.append((node["field"], tuple(node["scale"].get("domain") or ())))
+                ends = [
+                    d.get("expr", d) if isinstance(d, dict) else d for d in node["scale"]["domain"]
+                ]
+                domains.append((node["field"], tuple(ends)))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -280,7 +305,8 @@ def test_the_diagram_keeps_one_frame(explorer):
 
     walk(diagram)
     fixed = {("vx", (0, VIEW_WIDTH)), ("mid", (0, VIEW_WIDTH))}
-    fixed |= {("vy", (0, VIEW_HEIGHT)), ("mid_y", (0, VIEW_HEIGHT)), ("text_y", (0, VIEW_HEIGHT))}
+    tall = (f"{VIEW_HEIGHT} - diagram_height", VIEW_HEIGHT)
+    fixed |= {("vy", tall), ("mid_y", tall), ("text_y", tall)}
     assert domains and set(domains) <= fixed
 
 
@@ -469,15 +495,19 @@ def test_phone_transform_of_the_lessons_layout_by_hand():
     network band); the view keeps 250 - 24 = 226 px of height.
     Wide: min(60, 640 / 11.1 = 57.66, 226 / 4.5 = 50.22) = 50.22 px a cell.
     Phone: min(60, 320 / 11.1 = 28.83, 50.22) = 28.83 px a cell; k = 0.5740.
-    Offsets centre the cells' middle, 5.35 along x and -0.15 along y:
+    Offsets centre the cells' middle along x, 5.35, and put their top, 2.1, at the view's top:
     x: 320 - 50.22 x 5.35 = 51.31 wide, 160 - 28.83 x 5.35 = 5.76 phone,
-    b = 5.76 - 0.5740 x 51.31 = -23.69; y: 137 + 50.22 x 0.15 = 144.53 wide,
-    137 + 28.83 x 0.15 = 141.32 phone, b = 141.32 - 0.5740 x 144.53 = 58.36.
+    b = 5.76 - 0.5740 x 51.31 = -23.69; y: 250 - 50.22 x 2.1 = 144.53 wide,
+    250 - 28.83 x 2.1 = 189.46 phone, b = 189.46 - 0.5740 x 144.53 = 106.49.
+    Heights the views need: 50.22 x 4.5 = 226 + 24 (stage key) = 250 wide; on the phone
+    28.83 x 4.5 = 129.7, so 130, + 22 (the band, 0.45 x 28.83 = 12.97 px, is thinner than its
+    11 px name + 2: the name goes under it, two lines of 11 px) + 24 = 176.
     """
     k, bx, by = _phone_transform(4, 2)
     assert k == pytest.approx(0.5740, abs=1e-4)
     assert bx == pytest.approx(-23.69, abs=0.01)
-    assert by == pytest.approx(58.36, abs=0.01)
+    assert by == pytest.approx(106.49, abs=0.01)
+    assert (_zoom(4, 2)[3], _zoom(4, 2, PHONE_WIDTH)[3]) == (250, 176)
     # One GPU on one node is as tall-limited on the phone as wide (60 px a cell):
     # same size, moved left by half the difference of the widths, (640 - 320) / 2.
     assert _phone_transform(1, 1) == pytest.approx((1.0, -160.0, 0.0))

@@ -380,6 +380,7 @@ class Explorer:
             "spacing": 8,
             "background": "white",
             "padding": 8,
+            "autosize": {"type": "pad", "resize": True},  # a view's height may follow the state
             "config": {"view": {"stroke": None}, "font": "sans-serif"},
             # vega-embed reads these wherever it runs (JupyterLab, the site): SVG
             # keeps the message readable as text; no export menu.

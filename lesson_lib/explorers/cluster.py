@@ -189,12 +189,10 @@ def cluster_explorer() -> Explorer:
         Starting at the lesson's two nodes of four GPUs as TP 4 x PP 2.
     """
     rows = states(CONTROLS, _state)
-    tables, note_lines = DiagramTables(), 0
+    tables = DiagramTables()
     for row in rows:
         state = {c.name: row[c.name] for c in CONTROLS}
-        paragraphs = _note_paragraphs(state)
-        note_lines = max(note_lines, sum(len(lines) for _, lines in paragraphs))
-        tables.add_state(state, _plan_at(state), paragraphs)
+        tables.add_state(state, _plan_at(state), _note_paragraphs(state))
     return Explorer(
         title="Cluster explorer: where TP, PP, EP and DP sit",
         description=(
@@ -210,7 +208,7 @@ def cluster_explorer() -> Explorer:
         controls=CONTROLS,
         rows=rows,
         message=MESSAGE,
-        chart=chart(tables, note_lines, [c.name for c in CONTROLS]),
+        chart=chart(tables, [c.name for c in CONTROLS]),
         numeric=("gpus_per_node", "nodes", "group", "pp"),
         message_lines=5,
         params=chart_params(),

@@ -11,6 +11,7 @@ from typing import Any
 
 from lesson_lib.explorers._base import csv_data
 from lesson_lib.explorers.cluster_diagram import (
+    BAND_TEXT_PX,
     PHONE_PARAM,
     PHONE_WIDTH,
     PP_VALUES,
@@ -34,8 +35,6 @@ LABEL_EM = 0.62
 #: Room a GPU label keeps to the edges of its square, pixels, across and down
 #: (its group's outline is drawn just outside the square).
 LABEL_MARGIN_PX = 3
-#: Size of the network band's label, pixels.
-BAND_TEXT_PX = 11
 #: Side of a GPU's square, pixels, below which a phone leaves out "idle"
 #: (four letters of PHONE_TEXT_PX text are about 14 px wide).
 IDLE_ROOM_PX = 16
@@ -86,6 +85,8 @@ def _text(**props: Any) -> dict[str, Any]:
 
 
 X, Y = _axis("vx", VIEW_WIDTH), _axis("vy", VIEW_HEIGHT)
+# The diagram's height follows its drawing (diagram_fit); its y scale keeps one unit a pixel.
+Y["scale"]["domain"] = [{"expr": f"{VIEW_HEIGHT} - diagram_height"}, VIEW_HEIGHT]
 BOX = {"x": X, "y": Y, "x2": {"field": "vx2"}, "y2": {"field": "vy2"}}
 AT_MID = {"x": {**X, "field": "mid"}, "y": {**Y, "field": "mid_y"}}
 PATH = {"x": X, "y": Y, "detail": {"field": "path"},
@@ -104,8 +105,8 @@ def _on_frame(kind: str) -> list[dict[str, Any]]:
     return [_filter(f"{size} && datum.kind == '{kind}'"), *TO_VIEW]
 
 
-def _frame_layers() -> list[dict[str, Any]]:
-    """Node boxes and names, the network band and wires, empty GPU cells and "idle"."""
+def _frame_layers(placed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Node boxes and names, band and wires, empty GPU cells, "idle" past the ``placed`` GPUs."""
     thin = f"{PHONE_PARAM} && datum.vy2 - datum.vy < {BAND_TEXT_PX} + 2"
     idle_room = f"!{PHONE_PARAM} || {GPU} * datum.zoom * {VIEW_TRANSFORM}[2] >= {IDLE_ROOM_PX}"
     name = _text(align="left", baseline="bottom", dx=4, dy=-3, fontWeight="bold", fontSize=11,
@@ -131,7 +132,8 @@ def _frame_layers() -> list[dict[str, Any]]:
          "mark": {"type": "rect", "fill": "white", "stroke": "#767676", "strokeDash": [3, 2]}},
         {
             # On a phone "idle" is drawn at PHONE_TEXT_PX where its GPU's square has room.
-            "transform": [*_on_frame("cell"), *MID, _filter(idle_room)],
+            "transform": [*_on_frame("cell"), *MID, _filter(idle_room), *placed,
+                          _filter("datum.cell >= toNumber(datum.placed)")],
             "mark": _text(color="#595959", baseline="middle",
                           fontSize={"expr": f"{PHONE_PARAM} ? {PHONE_TEXT_PX} : 8"}),
             "encoding": {**AT_MID, "text": {"value": "idle"}},
@@ -163,19 +165,23 @@ def _label_fits() -> list[dict[str, Any]]:
     A character is at most ``LABEL_EM`` ems wide, Vega's lines ``font + 2`` pixels apart,
     ``LABEL_MARGIN_PX`` to spare; the square is ``GPU`` cells at the view's zoom. A phone leaves out
     what does not fit rather than shrink it: the stage and replica line first (the stage is also the
-    colour), then the rank.
+    colour), then the rank's "TP" or "EP" (the key names the groups), its number up to the border.
     """
     parts = "split(datum.label, '|')"
     square = f"{GPU} * toNumber(datum._cell_zoom) * {VIEW_TRANSFORM}[2]"
 
-    def fits(lines: int, chars: str) -> str:
-        width = f"{LABEL_EM} * datum.font * {chars} + {LABEL_MARGIN_PX}"
-        return f"{square} >= {width} && {square} >= {lines} * (datum.font + 2) + {LABEL_MARGIN_PX}"
+    def fits(lines: int, chars: str, margin: float = LABEL_MARGIN_PX) -> str:
+        width = f"{LABEL_EM} * datum.font * {chars} + {margin}"
+        return f"{square} >= {width} && {square} >= {lines} * (datum.font + 2) + {margin}"
 
     both = fits(2, f"max(length({parts}[0]), length({parts}[1] || ''))")
-    first = fits(1, f"length({parts}[0])")
-    shown = f"!{PHONE_PARAM} || datum.whole_fits ? datum.label : ({first} ? {parts}[0] : '')"
+    first = fits(1, "datum.widest")  # the state's longest rank: all its labels alike
+    number = f"substring({parts}[0], 2)"
+    short = f"{fits(1, f'length({number})', -2)} ? {number} : ''"
+    shown = f"!{PHONE_PARAM} || datum.whole_fits ? datum.label : ({first} ? {parts}[0] : {short})"
     return [
+        _calc(f"length({parts}[0])", "chars"),
+        {"joinaggregate": [{"op": "max", "field": "chars", "as": "widest"}]},
         _calc(f"length({parts}) == 1 ? {first} : {both}", "whole_fits"),
         _calc(shown, "shown_label"),
     ]
@@ -246,7 +252,7 @@ def _dp_layer(data: dict[str, Any], state: list) -> dict[str, Any]:
 
 def _stage_key(data: dict[str, Any], state: list) -> dict[str, Any]:
     """The key of the pipeline stages in use, at the bottom of the view."""
-    row = {"x": _pixels("kx"), "y": {"value": VIEW_HEIGHT - STAGE_KEY / 2}}
+    row = {"x": _pixels("kx"), "y": {"value": {"expr": f"diagram_height - {STAGE_KEY / 2}"}}}
     label = {"align": "left", "baseline": "middle", "fontSize": 11, "color": INK}
     swatch = {"type": "rect", "width": 14, "height": 12, "xOffset": 7, "stroke": "black",
               "strokeWidth": 0.6}  # fmt: skip
@@ -263,7 +269,7 @@ def _stage_key(data: dict[str, Any], state: list) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _diagram(tables: dict[str, dict], state: list) -> dict[str, Any]:
+def _diagram(tables: dict[str, dict], state: list, placed: list) -> dict[str, Any]:
     """Every cluster size's frames, and the marks of the state chosen, in layers."""
     frame_rows = frames()
     frame_numbers = ("gpus_per_node", "nodes", "node", "cell", "x", "y", "x2", "y2", "zoom")
@@ -274,7 +280,7 @@ def _diagram(tables: dict[str, dict], state: list) -> dict[str, Any]:
         (),
     )  # fmt: skip
     layers = [
-        {"data": {"name": "frames", **csv_data(frame_rows, frame_numbers)}, "layer": _frame_layers()},
+        {"data": {"name": "frames", **csv_data(frame_rows, frame_numbers)}, "layer": _frame_layers(placed)},
         _gpu_layer(tables["gpus"], state, cells),
         *_tp_layers(tables["tp_outlines"], tables["tp_links"], state, cells),
         _pp_layer(tables["pp_paths"], state),
@@ -284,15 +290,14 @@ def _diagram(tables: dict[str, dict], state: list) -> dict[str, Any]:
     return _hidden({"name": "diagram", "width": VIEW_WIDTH, "height": VIEW_HEIGHT, "layer": layers})
 
 
-def _notes(data: dict, texts: Sequence[str], lines: int, state: list) -> dict[str, Any]:
-    """The list of problems and flags under the diagram, a line of text a row, problems coloured."""
+def _notes(data: dict, texts: Sequence[str], state: list) -> dict[str, Any]:
+    """The problems and flags under the diagram, a row a line (as many as shown), problems coloured."""
     text = csv_data([{"id": i, "text": t} for i, t in enumerate(texts)], ("id",))
     color = {"condition": {"test": f"datum.note_kind == '{PROBLEM}'", "value": PROBLEM_COLOR},
              "value": INK}  # fmt: skip
-    y = {"field": "line", "type": "ordinal", "axis": None,
-         "scale": {"domain": list(range(lines)), "padding": 0.5}}  # fmt: skip
+    y = {"field": "line", "type": "ordinal", "axis": None, "scale": {"padding": 0.5}}
     return {
-        "name": "notes", "width": VIEW_WIDTH, "height": 16 * lines, "data": data,
+        "name": "notes", "width": VIEW_WIDTH, "height": {"step": 16}, "data": data,
         "transform": [*state, {"lookup": "note", "from": {"data": text, "key": "id", "fields": ["text"]}}],
         "mark": _text(align="left", baseline="middle", fontSize=12),
         "encoding": {"x": {"value": 0}, "y": y, "text": {"field": "text"}, "color": color},
@@ -382,14 +387,13 @@ def phone_layout() -> dict[str, Any]:
     }
 
 
-def chart(tables: DiagramTables, note_lines: int, controls: Sequence[str]) -> dict[str, Any]:
+def chart(tables: DiagramTables, controls: Sequence[str]) -> dict[str, Any]:
     """The explorer's chart: the diagram, its key, and the list of problems and flags.
 
     Parameters
     ----------
-    tables, note_lines, controls
-        The marks of every state, the most lines of notes a state has, and
-        the controls' names (the chart keeps the rows holding their values).
+    tables, controls
+        The marks of every state; the controls' names (the chart keeps their values' rows).
 
     Returns
     -------
@@ -403,6 +407,9 @@ def chart(tables: DiagramTables, note_lines: int, controls: Sequence[str]) -> di
         return {"name": name, **csv_data(getattr(tables, name), (*numbers, *TABLE_NUMBERS[name]))}
 
     names = ("gpus", "stages", "tp_outlines", "tp_links", "pp_paths", "dp_paths")
-    diagram = _diagram({name: data(name) for name in names}, state)
-    notes = _notes(data("notes"), tables.note_texts, note_lines, state)
+    # Placed GPUs are the first cells (cluster_plan's rank order): "idle" only after them.
+    by_state = {"data": csv_data(tables.placed), "key": "key", "fields": ["placed"], "default": "0"}
+    placed = [_calc(" + '|' + ".join(controls), "key"), {"lookup": "key", "from": by_state}]
+    diagram = _diagram({name: data(name) for name in names}, state, placed)
+    notes = _notes(data("notes"), tables.note_texts, state)
     return {"vconcat": [diagram, _key(), notes], "spacing": 6}

@@ -11,7 +11,6 @@ import functools
 import json
 import math
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Any
 
 from lesson_lib.figures.cluster_geometry import BAND, CELL, FOOT, GPU, PAD, ClusterGrid, Point
@@ -43,6 +42,8 @@ PHONE_PARAM = "phone"
 ZOOM_MAX = 60.0
 #: Pixels at the bottom of the view kept for the key of pipeline stages.
 STAGE_KEY = 24
+#: Size of the network band's label, pixels.
+BAND_TEXT_PX = 11
 #: Tallest arc over the GPUs (its control point's height), in cells.
 ARC_MAX = 2.0
 #: Kinds of line in the list under the diagram (``note_kind`` of :attr:`DiagramTables.notes`).
@@ -50,23 +51,23 @@ PROBLEM, FLAG, NOTHING = "problem", "flag", "none"
 
 
 @functools.cache
-def _zoom(g: int, nodes: int, width: float = VIEW_WIDTH) -> tuple[float, float, float]:
-    """Pixels per cell and the offsets that centre a cluster of this size in a view ``width`` wide."""
+def _zoom(g: int, nodes: int, width: float = VIEW_WIDTH) -> tuple[float, float, float, int]:
+    """Pixels per cell, the offsets that put a cluster of this size centred at the top of a view
+    ``width`` wide, and the height that view needs (its drawing and the stage key), pixels."""
     left, right = -0.2, ClusterGrid(g).width(nodes) + 0.2
     bottom = BAND - 0.6 if nodes > 1 else -PAD - FOOT - 0.2
     top = ClusterGrid(g).rows * CELL + ARC_MAX / 2 + 0.1  # room for the arcs over the GPUs
     height = VIEW_HEIGHT - STAGE_KEY
     zoom = min(ZOOM_MAX, width / (right - left), height / (top - bottom))
-    return (
-        zoom,
-        width / 2 - zoom * (left + right) / 2,
-        STAGE_KEY + height / 2 - zoom * (bottom + top) / 2,
-    )
+    # a phone writes the band's name under a band thinner than it (cluster_chart's "thin")
+    thin = nodes > 1 and width < VIEW_WIDTH and 0.45 * zoom < BAND_TEXT_PX + 2
+    fit = math.ceil(zoom * (top - bottom)) + 2 * BAND_TEXT_PX * thin + STAGE_KEY
+    return zoom, width / 2 - zoom * (left + right) / 2, VIEW_HEIGHT - zoom * top, fit
 
 
 def _at(g: int, nodes: int, point: Point) -> Point:
     """A point of the layout (cells) in the wide view's pixels (y up), to 0.1."""
-    zoom, ox, oy = _zoom(g, nodes)
+    zoom, ox, oy, _ = _zoom(g, nodes)
     return round(ox + zoom * point[0], 1), round(oy + zoom * point[1], 1)
 
 
@@ -85,8 +86,8 @@ def _phone_transform(g: int, nodes: int) -> tuple[float, float, float]:
     Both views draw cells at ``pixel = offset + zoom * cell``, so ``k`` is the ratio of the zooms
     (one for both axes) and ``b = offset_phone - k * offset_wide``, in the phone view's pixels.
     """
-    zoom, ox, oy = _zoom(g, nodes)
-    phone_zoom, phone_ox, phone_oy = _zoom(g, nodes, PHONE_WIDTH)
+    zoom, ox, oy, _ = _zoom(g, nodes)
+    phone_zoom, phone_ox, phone_oy, _ = _zoom(g, nodes, PHONE_WIDTH)
     k = phone_zoom / zoom
     return k, phone_ox - k * ox, phone_oy - k * oy
 
@@ -104,21 +105,25 @@ def _view_transforms() -> list[list[list[float]]]:
 
 
 def chart_params() -> tuple[dict[str, Any], ...]:
-    """The chart's parameters besides the controls: :data:`PHONE_PARAM` and :data:`VIEW_TRANSFORM`.
+    """The chart's parameters besides the controls: phone, view transform and diagram height.
 
     Returns
     -------
     tuple of dict
-        ``phone`` and ``view_t``, the identity or, on a phone, the size's :func:`_phone_transform`.
+        ``phone``; ``view_t``, the identity or, on a phone, the size's :func:`_phone_transform`;
+        ``diagram_fit``, the height the size's drawing needs (``tools/site/explorers.js`` gives
+        the view ``diagram`` that height).
     """
-    pick = (
-        f"{json.dumps(_view_transforms(), separators=(',', ':'))}"
-        f"[indexof({list(GPUS_PER_NODE_VALUES)}, gpus_per_node)]"
-        f"[indexof({list(NODE_VALUES)}, nodes)]"
-    )
+    size = f"[indexof({list(GPUS_PER_NODE_VALUES)}, gpus_per_node)][indexof({list(NODE_VALUES)}, nodes)]"
+    pick = f"{json.dumps(_view_transforms(), separators=(',', ':'))}{size}"
+    fits = [
+        [[_zoom(g, n)[3], _zoom(g, n, PHONE_WIDTH)[3]] for n in NODE_VALUES]
+        for g in GPUS_PER_NODE_VALUES
+    ]
     return (
         {"name": PHONE_PARAM, "value": False},
         {"name": VIEW_TRANSFORM, "expr": f"{PHONE_PARAM} ? {pick} : [1, 0, 1, 0]"},
+        {"name": "diagram_fit", "expr": f"{json.dumps(fits)}{size}[{PHONE_PARAM} ? 1 : 0]"},
     )
 
 
@@ -205,6 +210,8 @@ class DiagramTables:
     #: :attr:`note_texts`), ``note_kind`` (:data:`PROBLEM`, :data:`FLAG` or :data:`NOTHING`) and
     #: ``para`` (its problem or flag, from 0; a phone shows each as one paragraph).
     notes: list[dict[str, Any]] = field(default_factory=list)
+    #: Each placed state's ``key`` (its controls' values joined by ``|``) and ``placed`` GPUs.
+    placed: list[dict[str, Any]] = field(default_factory=list)
     _note_ids: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
@@ -235,6 +242,8 @@ class DiagramTables:
         if plan is None or plan.problems:
             return
         g = plan.gpus_per_node
+        key = "|".join(map(str, state.values()))
+        self.placed.append({"key": key, "placed": len(plan.placement)})
         for s in plan.placement:
             gpu = {
                 "cell": s.node * g + s.slot,
@@ -259,7 +268,7 @@ class DiagramTables:
                 outline = {"first_cell": min(cells), "last_cell": max(cells)}
                 self.tp_outlines.append({**state, **outline, "across_nodes": int(across)})
             if across:
-                for start, end in pairwise(grid.center(run) for run in runs):
+                for start, end in grid.network_links(runs):
                     (x, y), (x2, y2) = _at(g, nodes, start), _at(g, nodes, end)
                     self.tp_links.append({**state, "x": x, "y": y, "x2": x2, "y2": y2})
 

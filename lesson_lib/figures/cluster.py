@@ -107,8 +107,8 @@ def _draw_tp_groups(ax: Axes, plan: ClusterPlan, grid: ClusterGrid) -> None:
                 )
             )  # fmt: skip
         if spans:
-            ends = [grid.center(run) for run in runs]
-            ax.plot(*zip(*ends, strict=True), color=TP_NETWORK_COLOR, lw=1.5, ls="--")
+            for ends in grid.network_links(runs):
+                ax.plot(*zip(*ends, strict=True), color=TP_NETWORK_COLOR, lw=1.5, ls="--")
 
 
 def _draw_links(ax: Axes, plan: ClusterPlan, grid: ClusterGrid) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from lesson_lib.model.cluster_plan import GpuSlot
 
@@ -76,6 +77,14 @@ class ClusterGrid:
         for s in group:
             runs.setdefault((s.node, s.slot // self.cols), []).append(s)
         return list(runs.values())
+
+    def network_links(self, runs: Sequence[Sequence[GpuSlot]]) -> list[tuple[Point, Point]]:
+        """Lines joining a group's pieces on consecutive nodes, box edge to box edge (past no GPU)."""
+        return [
+            (self.edge(a, "right"), self.edge(b, "left"))
+            for a, b in pairwise(runs)
+            if a[0].node != b[0].node
+        ]
 
     def pp_ends(
         self, here: Sequence[GpuSlot], there: Sequence[GpuSlot]

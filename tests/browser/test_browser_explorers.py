@@ -92,8 +92,13 @@ class ExplorerPage:
 
 #: States (changes from the defaults) in which explorers once drew labels over each other or
 #: cut off: a 6.75 GB segment cut to "75 GB"; ranks 6-7 off the bars at N = 8; "+ 0.109 ms"
-#: and "+ 0.765 ms" over "streamed by layer"; the prefill bar too thin to see; the 1 GPU bar.
+#: and "+ 0.765 ms" over "streamed by layer"; the prefill bar too thin to see; the 1 GPU bar;
+#: the cluster's "idle" under every placed GPU's label, and its 32 GPUs of one EP group.
 CROWDED_STATES: dict[str, list[dict[str, Any]]] = {
+    "cluster_explorer": [
+        {},
+        {"model": "qwen3_235b", "gpus_per_node": 8, "nodes": 4, "group": 32, "pp": 1},
+    ],
     "sizing_explorer": [{"n": 8}],
     "ring_explorer": [{"n": 8}, {"n": 6, "step": 11}],
     "kv_transfer_explorer": [{}, {"prompt": 128, "link": "ethernet"}],

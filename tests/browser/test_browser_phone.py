@@ -139,25 +139,27 @@ def _wait_drawn(page: Any, box: Any) -> None:
 
 #: States of the cluster explorer checked on the phone: the lesson's layout,
 #: one GPU, the largest cluster (32 GPUs, TP 8 x PP 4), an MoE across nodes,
-#: and a layout that cannot exist (its list of problems).
+#: one EP group of 32 GPUs on 4 nodes, and a layout that cannot exist (its list of problems).
 CLUSTER_STATES = [
     {},
     {"gpus_per_node": 1, "nodes": 1, "group": 1, "pp": 1},
     {"gpus_per_node": 8, "nodes": 4, "group": 8, "pp": 4},
     {"model": "qwen3_235b", "gpus_per_node": 8, "nodes": 2, "group": 16, "pp": 1},
+    {"nodes": 4, "group": 32},
+    {"model": "specimen", "gpus_per_node": 4, "nodes": 2},
     {"group": 3, "pp": 3},
 ]
 
 
 def test_cluster_explorer_text_is_readable_on_a_phone(browser, site):
-    """At 390 px no text of the cluster explorer is under PHONE_TEXT_FLOOR_PX, in five states.
+    """At 390 px no text of the cluster explorer is under PHONE_TEXT_FLOOR_PX, in seven states.
 
     Scaled down whole into the 340 px column, the chart (709 px with the
     longest line of its list) drew its smallest text ("idle", 8 px) at
     3.8 px; on a phone it is drawn again 320 px wide, its text at its own
     size, and what does not fit a GPU's square at 9 px is left out. The lesson's layout keeps its GPU
-    labels (TP0 to TP3), and the problems and flags are listed as page text,
-    one item each, as lesson_lib lists them.
+    labels (TP0 to TP3), EP 32 on 4 x 8 its ranks (0 to 31), and the problems and flags are
+    listed as page text, one item each, as lesson_lib lists them.
     """
     explorer = cluster_explorer()
     context, page = _open(browser, site, "book/cluster", UPRIGHT)
@@ -185,9 +187,11 @@ def test_cluster_explorer_text_is_readable_on_a_phone(browser, site):
             items = box.locator("ul.lesson-explorer-notes li").all_inner_texts()
             want = [" ".join(lines) for _, lines in _note_paragraphs(state)]
             assert items == want, state
+            labels = {t["text"] for t in texts}
             if change == {}:
-                labels = {t["text"] for t in texts}
                 assert {"TP0", "TP3"} <= {label[:3] for label in labels}, labels
+            if change.get("group") == 32:  # squares too small for "EP17": each shows its rank, "17"
+                assert {str(rank) for rank in range(32)} <= labels, labels
             widths = page.evaluate(WIDTHS, box.element_handle())
             assert widths["page"] <= widths["viewport"], (state, widths)
             assert widths["svg"] <= widths["column"] + 0.5, (state, widths)

@@ -270,6 +270,17 @@
     return Promise.all(VEGA.map(function (name) { return script(base + name); }));
   }
 
+  // A view whose height follows the state: the signal <view>_height takes the
+  // value of the spec's parameter <view>_fit where it has one (lesson_lib writes it).
+  function fitHeights(vg) {
+    var names = (vg.signals || []).map(function (s) { return s.name; });
+    (vg.signals || []).forEach(function (s) {
+      var fit = s.name.replace(/_height$/, "_fit");
+      if (fit !== s.name && names.indexOf(fit) >= 0) { s.update = fit; }
+    });
+    return vg;
+  }
+
   function draw(box, spec) {
     var chart = box.querySelector(".lesson-explorer-chart");
     var status = box.querySelector(".lesson-explorer-status");
@@ -282,7 +293,7 @@
     var controls = document.createElement("div");
     controls.className = "lesson-explorer-controls vega-bindings";
     status.after(controls);
-    var options = { actions: false, renderer: "svg", bind: controls };
+    var options = { actions: false, renderer: "svg", bind: controls, patch: fitHeights };
     var current = null; // the drawn view
     var drawnFor = -1; // the column width it was drawn for
     var pending = false;
