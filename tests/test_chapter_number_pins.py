@@ -266,6 +266,7 @@ NUMBERS = {
         "anatomy_launch": "3 us",
         "anatomy_total": "10.02 us",
         "bandwidth_2_fast": "0.003 ms",
+        "bandwidth_4_fast": "0.004 ms",
         "box_1_sequences": "1",
         "box_1_stream_full": "21.34 ms",
         "box_1_stream": "16.12 ms",
@@ -361,6 +362,7 @@ NUMBERS = {
     },
     "measured": {
         "bandwidth_2_fast": "0.003 ms",
+        "bandwidth_4_fast": "0.004 ms",
         "break_even_4_vs_2": "41.5 us",
         "ceiling_tokens_per_s_slow": "156",
         "claim_decode_latency_bound": "holds on 28 of 28",
@@ -512,6 +514,7 @@ NUMBERS = {
         # (2E x 4,096 + 2E x 4,095) / 3.956e15 = 5.265 ms: 50.65 ms
         "embedding_and_head_share": "9.4%",
         "prefill_flops_4_engine": "50.65 ms",
+        "gpu_peak_flops": "989 TFLOP/s",
         "chip_crossover_tokens": "295",
         "crossover_fast_4": "3 MB",
         "crossover_fast_mib": "4.29 MiB",

@@ -24,6 +24,8 @@ def test_scaling_numbers():
     assert out["ring_latency_8"] == "30.7 us"
     # eight GPUs: 16.12 / (16.12 / 8 + 1.28) = 4.89 fast, 16.12 / (2.015 + 6.4) = 1.92 slow
     assert (out["speedup_fast_8"], out["speedup_slow_8"]) == ("4.9x", "1.9x")
+    # the bytes on four fast GPUs: 128 x 1.5 x 10,240 B / 450e9 B/s = 0.00437 ms
+    assert out["bandwidth_4_fast"] == "0.004 ms"
 
 
 def test_scaling_numbers_for_the_story():

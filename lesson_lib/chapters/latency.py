@@ -52,6 +52,9 @@ def scaling_numbers() -> dict[str, str]:
         "bandwidth_2_fast": format_seconds(
             decode_step(MODEL, GPU, FAST, 2).bandwidth_s, "ms", decimals=3
         ),
+        "bandwidth_4_fast": format_seconds(
+            decode_step(MODEL, GPU, FAST, 4).bandwidth_s, "ms", decimals=3
+        ),
         "speedup_1_to_4_slow": format_ratio(speedup(one, slow_4)),
         "slow_4_vs_fast_2": format_ratio(slow_4.total_s / fast_2.total_s),
         "limit_fast": format_ratio(speedup_limit(MODEL, GPU, FAST), decimals=1),

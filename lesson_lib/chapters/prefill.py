@@ -95,6 +95,7 @@ def prefill_numbers() -> dict[str, str]:
         "chip_crossover_tokens": format_count(
             m.weight_bytes * GPU.peak_flops / (2 * m.params * GPU.hbm_bandwidth)
         ),
+        "gpu_peak_flops": f"{GPU.peak_flops / 1e12:,.0f} TFLOP/s",
     }
 
 

@@ -14,7 +14,7 @@ from lesson_lib.model.specs import ModelSpec
 #: The fabrics the chapter draws the decode traffic against, bytes/second
 #: per direction; labels say which figures are illustrative.
 FABRIC_BANDWIDTHS: dict[str, float] = {
-    "NVLink 4 (per GPU, vendor figure)": NVLINK_BANDWIDTH,
+    "NVLink, 4th generation (per GPU, vendor figure)": NVLINK_BANDWIDTH,
     "PCIe Gen5 x16 (vendor figure)": PCIE_BANDWIDTH,
     "InfiniBand NDR port (illustrative)": INFINIBAND_NDR_BANDWIDTH,
 }
