@@ -69,6 +69,13 @@ def _goodputs() -> dict[tuple[str, float], float]:
     }
 
 
+def _price_and_energy(mode: str) -> tuple[float, float]:
+    """USD per million output tokens and joules per token of ``mode`` at its interactive goodput."""
+    server, rate = servers()[mode], _goodputs()[mode, 1 / TOKENS_PER_S]
+    cost = per_output_token(rate, server.output_tokens, server.gpus, GPU_HOUR_USD / 3600) * 1e6
+    return cost, per_output_token(rate, server.output_tokens, server.gpus, BOARD_POWER_W)
+
+
 def goodput_table() -> str:
     """HTML table: each way to serve, its goodput at the page's targets, price and energy.
 
@@ -80,8 +87,7 @@ def goodput_table() -> str:
     rows = []
     for mode, server in servers().items():
         rate, tight = (_goodputs()[mode, tpot] for tpot in (1 / TOKENS_PER_S, TIGHT_TPOT))
-        cost = per_output_token(rate, server.output_tokens, server.gpus, GPU_HOUR_USD / 3600) * 1e6
-        energy = per_output_token(rate, server.output_tokens, server.gpus, BOARD_POWER_W)
+        cost, energy = _price_and_energy(mode)
         rows.append(
             (
                 LABELS[mode],
@@ -118,7 +124,6 @@ def goodput_numbers() -> dict[str, str]:
     decoding = (co_trace.finish - co_trace.first)[REQUESTS // 10 :]
     seeds = [goodput(co, TTFT_TARGET, loose, seed=s) for s in (1, 2)] + [rates["colocated", loose]]
     per_gpu = {key: rate / both[key[0]].gpus for key, rate in rates.items()}
-    co_rate = rates["colocated", loose]
     return {
         "gp_output": format_count(GOODPUT_OUTPUT_TOKENS),
         "gp_ttft_target": format_seconds(TTFT_TARGET, "ms", decimals=0),
@@ -145,8 +150,8 @@ def goodput_numbers() -> dict[str, str]:
         "gp_sim_wait": format_seconds(float(waited.mean()), "ms"),
         "gp_seed_low": f"{min(seeds):.2f}",
         "gp_seed_high": f"{max(seeds):.2f}",
-        "gp_cost": f"{1e6 * per_output_token(co_rate, GOODPUT_OUTPUT_TOKENS, co.gpus, GPU_HOUR_USD / 3600):.2f} USD",
-        "gp_energy": f"{per_output_token(co_rate, GOODPUT_OUTPUT_TOKENS, co.gpus, BOARD_POWER_W):.1f} J",
+        "gp_cost": f"{_price_and_energy('colocated')[0]:.2f} USD",
+        "gp_energy": f"{_price_and_energy('colocated')[1]:.1f} J",
         "gp_gpu_hour": f"{GPU_HOUR_USD:.2f} USD",
         "gp_board_power": f"{BOARD_POWER_W:.0f} W",
         "gp_batch_co": format_count(rates["colocated", loose] * float(decoding.mean())),
