@@ -34,7 +34,7 @@ from lesson_lib.model.units import MiB, format_bytes, format_count, format_ratio
 #: GPUs, ``FI_ALLREDUCE_FUSION_MAX_SIZE_MB`` in ``vllm/compilation/passes/fusion/
 #: allreduce_rms_fusion.py`` at 889b02f (2 MB there; 64 on two GPUs, 0.5 on eight).
 VLLM_FUSION_MAX_MB_TP4_HOPPER: float = 2.0
-#: vLLM's sequence parallelism on Hopper: only for hidden sizes of at least 8,192, and only from
+#: vLLM applies sequence parallelism on Hopper only for hidden sizes of at least 8,192, and only from
 #: 8 MiB per GPU of tokens on (``SP_MIN_HIDDEN_SIZE`` and ``SP_MIN_PER_GPU_SIZE_MB`` in
 #: ``vllm/compilation/passes/fusion/sequence_parallelism.py`` at 007b5e0).
 VLLM_SP_MIN_HIDDEN_HOPPER: int = 8192

@@ -18,7 +18,7 @@ SHORT: dict[str, str] = {
     "fp8_allreduce": "FP8 all-reduce",
     "fp8_weights": "FP8 weights",
 }
-#: The bars' segments: (StepTime attribute, colour, legend label).
+#: The bars' segments, each a StepTime attribute, its colour and its legend label.
 SEGMENTS: tuple[tuple[str, str, str], ...] = (
     ("compute_s", ROLE_COLORS["compute"], "compute"),
     ("launches_s", NEUTRALS[3], "add + RMSNorm launches"),

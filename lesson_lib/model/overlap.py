@@ -27,7 +27,7 @@ TECHNIQUES: tuple[str, ...] = ("none", "fused", "chunked", "fp8_allreduce", "fp8
 OVERLAP_CHUNKS: int = 4
 #: Bytes per weight or element of FP8.
 FP8_BYTES: float = 1.0
-#: Bytes per weight of NVFP4: 4-bit values and one FP8 (1-byte) scale per 16 values,
+#: Bytes per weight of NVFP4, 4-bit values and one FP8 (1-byte) scale per 16 values,
 #: 0.5 + 1 / 16 (its per-tensor FP32 scale left out).
 NVFP4_BYTES: float = 0.5 + 1 / 16
 
@@ -122,7 +122,7 @@ class StepTime:
 
     @property
     def total_s(self) -> float:
-        """The step: compute, launches and exposed communication."""
+        """The step, its compute, launches and exposed communication added."""
         return self.compute_s + self.launches_s + self.latency_s + self.bandwidth_s
 
 
