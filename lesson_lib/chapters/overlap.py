@@ -26,6 +26,7 @@ from lesson_lib.model.specimen import (
     KERNEL_LAUNCH_GRAPH,
     MODEL,
     PROMPT_TOKENS,
+    SLOW,
 )
 from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import MiB, format_bytes, format_count, format_ratio, format_seconds
@@ -153,6 +154,10 @@ def _overlap_numbers() -> dict[str, str]:
             f"ov_{key}_step_chunked": _ms(chunked.total_s),
         }
     out["ov_pre_compute_ms"] = _ms(step_time(PROMPT_TOKENS).compute_s)
+    # the most chunks that still keep each transfer under its product: alpha + w/k <= C/k
+    wire = allreduce_wire_bytes(PROMPT_TOKENS * MODEL.hidden_vector_bytes, 4) / FAST.bandwidth
+    compute = step_time(PROMPT_TOKENS).compute_s / n
+    out["ov_best_chunks"] = format_count(int((compute - wire) // alpha))
     return out
 
 
@@ -205,6 +210,11 @@ def _precision_numbers() -> dict[str, str]:
         "ov_fp8_speedup": format_ratio(t[FP8_BYTES, 2] / t[FP8_BYTES, 4]),
         "ov_share_bf16": _pct(latency / t[MODEL.dtype_bytes, 4]),
         "ov_share_fp8": _pct(latency / t[FP8_BYTES, 4]),
+        "ov_share_fp8_slow": _pct(
+            MODEL.allreduces_per_token
+            * SLOW.latency
+            / low_precision_decode(FP8_BYTES, 4, fabric=SLOW).total_s
+        ),
         "ov_nvfp4_bytes": f"{NVFP4_BYTES:g} B",
         "ov_nvfp4_bits": f"{8 * NVFP4_BYTES:g}",
         "ov_nvfp4_gb": format_bytes(MODEL.params * NVFP4_BYTES / 4, "GB", decimals=3),
