@@ -31,7 +31,7 @@ _PLUS_MINUS = ("\u00b1", "+/-")
 SMALL_BYTES = 8
 #: Longest line of the table read, characters (a row is about 60).
 MAX_LINE_CHARS = 1000
-#: Largest message of the probe run after a sweep, bytes: enough for the latency (<= 8 B).
+#: Largest message of the probe run after a sweep, in bytes; enough for the latency (<= 8 B).
 IN_JOB_MAX_BYTES = 1 << 10
 
 
