@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from figure_texts import shown_texts
 from test_figures_text_size import _CELL, BOOK_FIGURES
 
-from lesson_lib.figures._style import _shown_texts
 from lesson_lib.model.units import BYTE_UNITS, TIME_UNITS
 
 pytestmark = pytest.mark.slow
@@ -115,6 +115,6 @@ def test_figure_units_agree_with_their_section(built_book, key):
     section = figure.find_parent("section")
     for hidden in section.select("script, style"):
         hidden.decompose()
-    _, texts = _shown_texts(BOOK_FIGURES[key]())
+    _, texts = shown_texts(BOOK_FIGURES[key]())
     figure_text = "  ".join(t.text for t in texts)
     assert unit_clashes(figure_text, section.get_text(" ")) == []

@@ -34,6 +34,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from figure_texts import ShownText, shown_texts
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -61,8 +62,6 @@ from lesson_lib.figures._style import (
     PHONE_COLUMN_PX,
     PHONE_TEXT_FLOOR_PX,
     TEXT_FLOOR_PX,
-    _shown_texts,
-    _ShownText,
     new_figure,
     note,
 )
@@ -315,13 +314,13 @@ class _Drawn:
     """One drawing of a figure: the PNG's width, its texts' sizes, its collisions."""
 
     natural: float
-    texts: list[_ShownText]
+    texts: list[ShownText]
     collisions: list[str]
 
 
 def _draw(fig: Figure) -> _Drawn:
     with _placed_texts() as placed:
-        natural, texts = _shown_texts(fig)
+        natural, texts = shown_texts(fig)
     return _Drawn(natural, texts, _collisions(fig, placed))
 
 
@@ -411,7 +410,7 @@ def test_the_collision_check_finds_each_kind():
 
 def _smallest_px(fig: Figure, column_px: float = COLUMN_PX) -> float:
     """The smallest shown text of ``fig`` in CSS px once in a column ``column_px`` wide."""
-    texts = _shown_texts(fig, column_px)[1]
+    texts = shown_texts(fig, column_px)[1]
     return texts[0].px if texts else float("inf")
 
 
@@ -419,7 +418,7 @@ def test_the_phone_measure_fails_a_book_width_figure():
     """A 6.5 in figure with 10 pt text, 661 px wide, shows it at 13.9 x 342/661 = 7.2 px."""
     fig, ax = new_figure(6.5, 3.0)
     ax.tick_params(labelsize=10)
-    natural, texts = _shown_texts(fig, column_px=PHONE_COLUMN_PX)
+    natural, texts = shown_texts(fig, column_px=PHONE_COLUMN_PX)
     assert 640 < natural < 670
     assert texts[0].px == pytest.approx(10 * 100 / 72 * 342 / natural)
     assert texts[0].px < PHONE_TEXT_FLOOR_PX
@@ -447,7 +446,7 @@ def test_the_measure_fails_a_wide_figure():
     """A 12 in figure is shown at 672 / about 1,200 px, so its 10 pt text falls under the floor."""
     fig, ax = new_figure(12.0, 3.0)
     ax.tick_params(labelsize=10)
-    natural, texts = _shown_texts(fig)
+    natural, texts = shown_texts(fig)
     assert natural > 1150
     assert texts[0].px == pytest.approx(10 * 100 / 72 * COLUMN_PX / natural)
     assert _smallest_px(fig) < TEXT_FLOOR_PX
@@ -462,7 +461,7 @@ def test_the_measure_counts_only_drawn_text():
     ax.text(0.1, 0.2, " ", fontsize=4)
     ax.set_xticks([0, 0.5, 1, 5], ["0", "0.5", "1", "out"])
     ax.set_xlim(0, 1)
-    _, texts = _shown_texts(fig)
+    _, texts = shown_texts(fig)
     shown = [t.text for t in texts]
     assert "hidden" not in shown and " " not in shown and "out" not in shown
     assert {"0", "0.5", "1"} <= set(shown)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from matplotlib.artist import Artist
@@ -119,48 +118,6 @@ FIGURE_WIDTH_IN: float = 5.1
 #: CSS px per inch of figure. The book's SVGs are sized as a PNG at matplotlib's default 100 dpi
 #: would be (``lesson_lib.figures.book_svg``), without a tight crop.
 BOOK_DPI: float = 100.0
-
-
-@dataclass(frozen=True)
-class _ShownText:
-    """One text of a figure and the size it is shown at."""
-
-    text: str
-    points: float
-    px: float
-
-
-@contextmanager
-def _recording_texts() -> Iterator[list[Text]]:
-    """Record every :class:`~matplotlib.text.Text` that draws itself meanwhile."""
-    drawn: list[Text] = []
-    original = Text.draw
-
-    def draw(self: Text, renderer: object) -> None:
-        if self.get_visible() and self.get_text().strip():
-            drawn.append(self)
-        original(self, renderer)
-
-    Text.draw = draw  # type: ignore[method-assign]
-    try:
-        yield drawn
-    finally:
-        Text.draw = original  # type: ignore[method-assign]
-
-
-def _shown_texts(fig: Figure, column_px: float = COLUMN_PX) -> tuple[float, list[_ShownText]]:
-    """Every visible, non-empty text of ``fig`` with the size it is shown at, smallest first."""
-    if not column_px > 0:
-        raise ValueError(f"column_px must be > 0, got {column_px!r}")
-    with _recording_texts() as drawn:
-        fig.draw_without_rendering()
-    natural = float(fig.get_size_inches()[0] * BOOK_DPI)
-    scale = min(1.0, column_px / natural)
-    texts = [
-        _ShownText(t.get_text(), t.get_fontsize(), t.get_fontsize() * BOOK_DPI / 72 * scale)
-        for t in dict.fromkeys(drawn)
-    ]
-    return natural, sorted(texts, key=lambda t: t.px)
 
 
 def new_figure(
