@@ -49,6 +49,7 @@ from lesson_lib.figures import (
     lab,
     latency,
     measured,
+    overlap,
     payloads,
     prefill,
     sizing,
@@ -125,6 +126,7 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("batching", "batch_figure()"): batching.batch_figure,
     ("experts", "collectives_figure()"): experts.collectives_figure,
     ("experts", "tp_vs_ep_figure()"): experts.tp_vs_ep_figure,
+    ("overlap", "overlap_figure()"): overlap.overlap_figure,
     ("prefill", "prefill_breakdown_figure((FAST, SLOW), 4)"): lambda: (
         prefill.prefill_breakdown_figure((FAST, SLOW), 4)
     ),

@@ -236,6 +236,32 @@ def test_a_complete_run_replaces_the_file_with_a_fresh_one(job, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 
 
+@pytest.mark.slow
+def test_run_with_pingpong_probes_on_the_sweeps_ranks_in_one_job(job, tmp_path, monkeypatch):
+    """--pingpong: one mpiexec runs the sweep and the probe; both files written, no temp file."""
+    launched = []
+    real = launch.run_mpiexec
+    monkeypatch.setattr(launch, "run_mpiexec", lambda *a, **k: launched.append(a) or real(*a, **k))
+    out, probe = tmp_path / "r.json", tmp_path / "pp.json"
+    status, stdout, err = run_main(
+        f"run -n 2 --out {out} --max-bytes 64 --reps 3 -q --timeout 60 --pingpong {probe}"
+    )
+    assert status == 0, err
+    assert len(launched) == 1
+    assert f"wrote {probe}" in stdout and "pingpong one-way latency" in stdout
+    data = json.loads(probe.read_text())
+    # sizes 1, 2, 4, ..., 1024 B: 2**0 to 2**10, eleven, each 2000 round trips (none over 16 KiB)
+    assert data["bytes"] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    assert data["samples"] == [2000] * 11
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pp.json", "r.json"]
+
+
+def test_pingpong_file_that_is_a_folder_is_refused_before_mpi_starts(tmp_path):
+    """--pingpong naming a folder is a usage error naming the option."""
+    status, _, err = run_main(f"run -n 2 --out {tmp_path / 'r.json'} --pingpong {tmp_path}")
+    assert status == cli.EXIT_USAGE and "--pingpong" in err
+
+
 @pytest.mark.parametrize(
     "argv, expected",
     [

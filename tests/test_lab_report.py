@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lesson_lib.lab.fit import fabric_from_fit
@@ -12,8 +14,8 @@ from lesson_lib.lab.report import (
     _small_message_time,
     fabric_table,
     lab_numbers,
+    load_pingpong,
     load_run,
-    pingpong_or_reference,
 )
 from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.units import format_seconds
@@ -93,13 +95,19 @@ def test_fabric_table_rows():
     assert fabric.name in table and table.count(" ms<") == 12
 
 
-def test_pingpong_falls_back_without_mpi(monkeypatch):
-    """With no mpiexec the reference pingpong is returned with a note, not an exception."""
-    from lesson_lib.lab import launch
+def test_pingpong_of_the_sweep_or_the_reference(tmp_path):
+    """The probe's file after a good run; the reference, with a note, after a failed or empty one."""
+    from lesson_lib.lab.pingpong import load_reference_pingpong, write_pingpong
 
-    monkeypatch.setenv(launch.MPIEXEC_ENV, "/no/such/mpiexec")
-    pp, note = pingpong_or_reference()
-    assert pp.latency_s > 0 and "could not run" in note
+    reference = load_reference_pingpong()
+    mine = replace(reference, mean_s=reference.mean_s * 2)
+    path = write_pingpong(tmp_path / "pp.json", mine)
+    pp, note = load_pingpong(path, 0)
+    assert note == "" and pp.latency_s == pytest.approx(2 * reference.latency_s)
+    pp, note = load_pingpong(path, 6)
+    assert pp.latency_s == reference.latency_s and "exit status 6" in note
+    pp, note = load_pingpong(tmp_path / "missing.json", 0)
+    assert pp.latency_s == reference.latency_s and "could not be used" in note
 
 
 def test_regime_words_follow_the_crossover():

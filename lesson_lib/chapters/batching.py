@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from lesson_lib.chapters import overview
-from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.chapters import overview, prefill
+from lesson_lib.chapters.glue import GlueTable, Quote
 from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.batching import (
     BATCHES,
@@ -25,7 +25,14 @@ from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import decode_step
-from lesson_lib.model.units import KiB, format_bytes, format_count, format_ratio, format_seconds
+from lesson_lib.model.units import (
+    KiB,
+    format_bytes,
+    format_count,
+    format_rate,
+    format_ratio,
+    format_seconds,
+)
 
 #: Sequences decoding beside each prompt chunk in the chunked-prefill exercise.
 CHUNK_BATCH: int = 32
@@ -158,6 +165,8 @@ def _promise_numbers() -> dict[str, str]:
     gemm_per_sequence = one.gemm_flops_s
     return {
         "gemm_bound_batch": format_count(one.weights_s / gemm_per_sequence),
+        # the card's, as the latency chapter prints it: the batch above is peak FLOP/s over it
+        "hbm_bandwidth": format_rate(GPU.hbm_bandwidth, "TB"),
         "promise_gemm": format_seconds(gemm_per_sequence, "us", decimals=1),
         "promise_ms": format_seconds(budget, "ms", decimals=0),
         "promise_kv_read": format_seconds(one.kv_read_s, "us", decimals=0),
@@ -190,4 +199,9 @@ def _speculative_numbers() -> dict[str, str]:
 
 
 #: What ``book/batching.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.WORKED, batching_numbers, _speculative_numbers)
+GLUE = GlueTable(
+    overview.WORKED,
+    batching_numbers,
+    _speculative_numbers,
+    Quote(prefill.prefill_numbers, ("gpu_peak_flops",)),
+)

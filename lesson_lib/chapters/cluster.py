@@ -81,36 +81,6 @@ def _candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
     ]
 
 
-def _across_note(p: ClusterPlan) -> str:
-    """Why a TP group split by the network is as fast as it is, against TP inside each node."""
-    rule = plan_cluster(
-        p.model, p.accel, p.gpus_per_node, p.nodes, p.gpus_per_node, 1, intra=p.intra,
-        inter=p.inter, context_tokens=p.context_tokens,
-    )  # fmt: skip
-    alone = (
-        f"Alone, {_ms(p.token_time_s)} per token against {_ms(rule.token_time_s)} for "
-        f"TP {rule.tp} x DP {rule.dp} inside each node"
-    )
-    if p.token_time_s < rule.token_time_s:
-        why = (
-            f". Each of its {p.tp} GPUs reads 1/{p.tp} of the weights "
-            f"({_ms(p.step.compute_s)}, not {_ms(rule.step.compute_s)}), which outweighs its "
-            f"slower all-reduces over the network ({_ms(p.step.communication_s)}, not "
-            f"{_ms(rule.step.communication_s)}, at the assumed "
-            f"{format_seconds(p.inter.latency, 'us')} a message). A slower network reverses it"
-        )
-    else:
-        why = (
-            f": its all-reduces on the network take {_ms(p.step.communication_s)} "
-            f"instead of {_ms(rule.step.communication_s)}"
-        )
-    batched = (
-        f"Batched, {format_count(p.tokens_per_s_total)} tokens/s against "
-        f"{format_count(rule.tokens_per_s_total)}."
-    )
-    return f"{alone}{why}. {batched}"
-
-
 def _candidate_notes(plans: Sequence[ClusterPlan]) -> list[str]:
     """The notes under the candidates' table, one per flagged or invalid row, in order."""
     notes = []
@@ -121,10 +91,7 @@ def _candidate_notes(plans: Sequence[ClusterPlan]) -> list[str]:
             notes.append(f"{p.label}: {p.problems[0]}.")
             continue
         summaries = p.flag_summaries if len(p.flag_summaries) == len(p.flags) else p.flags
-        note = f"{p.label}: {'; '.join(summaries)}."
-        if p.tp_crosses_nodes:
-            note += f" {_across_note(p)}"
-        notes.append(note)
+        notes.append(f"{p.label}: {'; '.join(summaries)}.")
     return notes
 
 
@@ -207,6 +174,8 @@ def _cluster_numbers() -> dict[str, str]:
     dp2 = plan_cluster(m, GPU, 4, 2, 4, 1)
     across = plan_cluster(m, GPU, 2, 2, 4)
     tp8 = plan_cluster(m, GPU, 8, 1, 8)
+    # TP 8 over two nodes of four: faster alone than TP 4 x DP 2 there, slower batched
+    tp8_across = plan_cluster(m, GPU, 4, 2, 8)
     one_gpu = plan_cluster(m, GPU, 1, 1, 1)
     pp3 = plan_cluster(m, GPU, 4, 3, 4, 3)
     pp3_stages = stage_layers(m, 3)
@@ -255,6 +224,12 @@ def _cluster_numbers() -> dict[str, str]:
         "dp2_sequences": format_count(dp2.sequences_per_replica),
         "dp2_sequences_total": format_count(dp2.dp * dp2.sequences_per_replica),
         "tp8_token_time": _ms(tp8.token_time_s),
+        "tp8_across_token_time": _ms(tp8_across.token_time_s),
+        "tp8_across_compute": _ms(tp8_across.step.compute_s),
+        "tp8_across_allreduces": _ms(tp8_across.step.communication_s),
+        "tp8_across_tokens_per_s": format_count(tp8_across.tokens_per_s_total),
+        "dp2_compute": _ms(dp2.step.compute_s),
+        "dp2_allreduces": _ms(dp2.step.communication_s),
         "tp8_sequences": format_count(tp8.sequences_per_replica),
         "in_node_sequences": format_count(in_node.sequences_per_replica),
         "inter_measured_latency": format_seconds(INTER_NODE_MEASURED_LATENCY, "us"),

@@ -14,7 +14,7 @@ from functools import cache
 #: Every chapter page, by the name of its ``book/<name>.md`` and its module here.
 CHAPTERS: tuple[str, ...] = tuple(
     "index overview sizing allreduce payloads latency algorithms measured tails prefill batching"
-    " kv_transfer goodput cluster experts summary lab instructor".split()
+    " kv_transfer goodput cluster experts overlap summary lab instructor".split()
 )
 
 #: A function of no arguments returning glue name -> formatted text.

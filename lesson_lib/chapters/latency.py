@@ -101,8 +101,8 @@ def _timeline_numbers() -> dict[str, str]:
 #: Columns of :func:`buyer_table`.
 BUYER_HEADER: tuple[str, ...] = (
     "box",
-    "one stream, the lesson's arithmetic (ms per token)",
-    "one stream at full context (ms per token)",
+    "weights only, one stream (ms per token)",
+    "reading a full cache, one stream (ms per token)",
     "full-length sequences that fit",
     "all of them together (tokens/s)",
 )

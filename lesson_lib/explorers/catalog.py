@@ -37,4 +37,5 @@ EXPLORERS: tuple[Entry, ...] = (
     Entry("book/kv_transfer", "lesson_lib.explorers.kv_transfer:kv_transfer_explorer"),
     Entry("book/cluster", "lesson_lib.explorers.cluster:cluster_explorer"),
     Entry("book/experts", "lesson_lib.explorers.experts:experts_explorer"),
+    Entry("book/overlap", "lesson_lib.explorers.overlap:overlap_explorer"),
 )

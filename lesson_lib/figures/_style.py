@@ -194,13 +194,21 @@ def new_figure(
     return fig, ax
 
 
-def two_panels(height: float, **subplots_kw: object) -> tuple[Figure, Axes, Axes]:
+def two_panels(
+    height: float,
+    boxes: tuple[tuple[float, float, float, float], tuple[float, float, float, float]]
+    | None = None,
+    **subplots_kw: object,
+) -> tuple[Figure, Axes, Axes]:
     """A figure with two axes, one above the other, :data:`FIGURE_WIDTH_IN` wide, no ``pyplot``.
 
     Parameters
     ----------
     height : float
         Size in inches.
+    boxes : pair of tuples of float, optional
+        Each axes' left, bottom, right and top (figure fractions), the top one first, where
+        constrained layout (the default) puts them: fixed, as ``margins`` in :func:`new_figure`.
     **subplots_kw
         Passed to :meth:`~matplotlib.figure.Figure.subplots` (``sharex``, ``height_ratios``).
 
@@ -209,8 +217,10 @@ def two_panels(height: float, **subplots_kw: object) -> tuple[Figure, Axes, Axes
     tuple
         ``(figure, top axes, bottom axes)``.
     """
-    fig = Figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, height), layout=None if boxes else "constrained")
     top, bottom = fig.subplots(2, 1, **subplots_kw)
+    for ax, (left, low, right, high) in zip((top, bottom), boxes or (), strict=False):
+        ax.set_position((left, low, right - left, high - low))
     return fig, top, bottom
 
 

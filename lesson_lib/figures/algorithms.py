@@ -30,7 +30,7 @@ def latency_by_n_figure() -> Figure:
         One axes, microseconds against GPUs.
     """
     ns = list(range(2, 17))
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6, margins=(0.1015, 0.2696, 0.9918, 0.9446))
     for name, algo in ALGORITHMS.items():
         color, marker = ALGORITHM_STYLE[name]
         ys = [allreduce_latency(n, FAST_RING, name) / US for n in ns]
@@ -56,7 +56,7 @@ def time_by_size_figure() -> Figure:
     """
     fabric, n = FAST_RING, 8
     sizes = np.logspace(np.log10(1 * KiB), np.log10(64 * 2**20), 200)
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.8, margins=(0.1153, 0.2635, 0.9766, 0.901))
     for name, algo in ALGORITHMS.items():
         color, _ = ALGORITHM_STYLE[name]
         ys = [allreduce_time(s, n, fabric, name) / US for s in sizes]

@@ -161,7 +161,7 @@ def ring_bytes_figure(max_n: int = 16) -> Figure:
     model = MODEL
     payload = model.hidden_vector_bytes
     ns = np.arange(1, max_n + 1)
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2, margins=(0.127, 0.1135, 0.873, 0.944))
     formula = [allreduce_wire_bytes(payload, int(n)) / KiB for n in ns]
     ax.plot(ns, formula, color=INK, lw=2, label="formula: 2(N-1)/N x payload")
     sent = {n: sorted(set(simulate_hidden_allreduce(model, int(n)).bytes_sent)) for n in ns}

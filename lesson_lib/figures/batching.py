@@ -34,7 +34,9 @@ def batch_figure() -> Figure:
         Two axes sharing a log2 batch axis, throughput on top.
     """
     model, accel, context = MODEL, GPU, CONTEXT
-    fig, left, right = two_panels(7.0, sharex=True)
+    fig, left, right = two_panels(
+        7.0, ((0.1545, 0.5405, 0.9565, 0.9656), (0.1545, 0.0681, 0.9565, 0.4932)), sharex=True
+    )
     for label, n, fabric, color, style in CONFIGS:
         fit = max_sequences(model, accel, n, context)
         batches = np.unique(np.round(np.geomspace(1, fit, 40)).astype(int))

@@ -38,7 +38,9 @@ def collectives_figure() -> Figure:
         Two axes, the bytes panel on top, then microseconds against KiB (log-log).
     """
     fabric, n, ns = FAST_RING, 8, range(1, 17)
-    fig, left, right = two_panels(8.0)
+    fig, left, right = two_panels(
+        8.0, ((0.127, 0.5611, 0.9918, 0.9681), (0.127, 0.0626, 0.9918, 0.4697))
+    )
     sizes = np.logspace(np.log10(1 * KiB), np.log10(256 * 2**20), 120)
     for kind in COLLECTIVES:
         color, marker, style = COLLECTIVE_STYLE[kind]
@@ -69,7 +71,9 @@ def tp_vs_ep_figure() -> Figure:
     """
     layouts = comparison()
     names = {"tp": "TP 8", "ep": "EP 8", "dcp": "TP 8 + DCP 8"}
-    fig, left, right = two_panels(5.6)
+    fig, left, right = two_panels(
+        5.6, ((0.2076, 0.6461, 0.9664, 0.9926), (0.2076, 0.0851, 0.9664, 0.4316))
+    )
     ys = np.arange(len(layouts))
     for y, lay in zip(ys, layouts.values(), strict=True):
         start = 0.0

@@ -31,7 +31,7 @@ def handoff_vs_context_figure() -> Figure:
     """
     prefill_gpus = decode_gpus = GPUS
     contexts = [2**k for k in range(7, 19)]
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 5.6, margins=(0.1682, 0.2975, 0.9714, 0.957))
     handoffs = {
         link.key: [link_handoff(link, c, prefill_gpus, decode_gpus) for c in contexts]
         for link in LINKS
@@ -90,7 +90,7 @@ def handoff_timeline_figure() -> Figure:
         ("streamed by layer", 0.0, streamed_end, LINK_COLORS[link],
          f"+ {exposed} after the prefill"),
     )  # fmt: skip
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 3.4)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 3.4, margins=(0.2796, 0.1987, 0.9918, 0.8707))
     for row, (label, start, width, color, note) in enumerate(bars):
         y = len(bars) - 1 - row
         hatch = "//" if label == "streamed by layer" else None

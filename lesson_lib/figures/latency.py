@@ -79,7 +79,9 @@ def breakdown_figure(
         One axes; each bar ends with its total in ms and tokens/s.
     """
     lines = [(ln.label, ln.step) for ln in decode_lines(include_bandwidth=include_bandwidth)]
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 0.7 * len(lines) + 1.9)
+    # the book's two bars (no bandwidth term), with a title or without: fixed margins
+    margins = None if include_bandwidth else (0.288, 0.2036, 0.9918, 0.8901 if title else 0.9896)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 0.7 * len(lines) + 1.9, margins=margins)
     ys = np.arange(len(lines))
     left = np.zeros(len(lines))
     for attr, label, role in _TERMS:
@@ -116,7 +118,7 @@ def speedup_curves_figure() -> Figure:
     """
     ns = list(range(1, 17))
     valid = np.array([not check_layout(MODEL, n) for n in ns])
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.6, margins=(0.1015, 0.1036, 0.9913, 0.9044))
     ax.plot(ns, ns, ls=":", color=ROLE_COLORS["free"], label="perfect scaling (N x)")
     for i, fabric in enumerate((FAST, SLOW)):
         colour = _fabric_color(fabric, i)
@@ -153,7 +155,11 @@ def fixed_vs_hop_figure() -> Figure:
     -------
     matplotlib.figure.Figure
     """
-    fig, top, bottom = two_panels(9.6, height_ratios=[1.9, 1])
+    fig, top, bottom = two_panels(
+        9.6,
+        ((0.1015, 0.5631, 0.9918, 0.9749), (0.1015, 0.0636, 0.9918, 0.2803)),
+        height_ratios=[1.9, 1],
+    )
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
     _latency_panel(top)
@@ -250,7 +256,11 @@ def token_timeline_figure() -> Figure:
         Top: compute slices and all-reduce waits (us), each line labelled with
         its token's time. Bottom: one 2-GPU all-reduce on the fast fabric, by part.
     """
-    fig, top, bottom = two_panels(6.3, height_ratios=[2.2, 1.0])
+    fig, top, bottom = two_panels(
+        6.3,
+        ((0.288, 0.5275, 0.9918, 0.8722), (0.288, 0.2569, 0.9918, 0.4136)),
+        height_ratios=[2.2, 1.0],
+    )
     _timelines(top, _TIMELINES, 4)
     handles, labels = top.get_legend_handles_labels()
     order = [labels.index(_KIND_LABELS[k]) for k in SEGMENT_KINDS if _KIND_LABELS[k] in labels]

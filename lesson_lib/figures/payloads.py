@@ -37,7 +37,9 @@ def payload_vs_bandwidth_figure() -> Figure:
         hatch = "//" if "illustrative" in label else ""
         rows.append((label, bandwidth, ROLE_COLORS["bandwidth"], hatch, format_rate(bandwidth)))
 
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 0.55 * len(rows) + 1.8)
+    fig, ax = new_figure(
+        FIGURE_WIDTH_IN, 0.55 * len(rows) + 1.8, margins=(0.3619, 0.1485, 0.9918, 0.9034)
+    )
     ys = list(range(len(rows)))
     # Dots, not bars: on a log axis a bar's length is the log of a ratio to
     # the axis's start, so a decode bar would look a third of PCIe's when

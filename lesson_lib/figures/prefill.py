@@ -162,7 +162,9 @@ def prefill_breakdown_figure(fabrics: Sequence[Fabric] = (FAST, SLOW), n: int = 
     n = require_int("n", n, minimum=2)
     if len(fabrics) == 0:
         raise ValueError("fabrics must hold at least one Fabric")
-    fig, ax_decode, ax_prefill = two_panels(5.2)
+    fig, ax_decode, ax_prefill = two_panels(
+        5.2, ((0.4821, 0.6446, 0.9798, 0.9536), (0.4821, 0.1976, 0.9798, 0.5066))
+    )
     labels = [f"{n} GPUs, {f.name}\n{format_rate(f.bandwidth)} per direction" for f in fabrics]
     per = [per_token(MODEL, GPU, f, n, PROMPT_TOKENS) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)

@@ -30,7 +30,7 @@ def tails_figure(jitter_s: float = JITTER_BUSY, max_n: int = 64) -> Figure:
     """
     ns = [2**k for k in range(int(np.log2(max_n)) + 1)]
     per_token = MODEL.allreduces_per_token / MS
-    fig, ax = new_figure(height=4.4)
+    fig, ax = new_figure(height=4.4, margins=(0.0839, 0.2419, 0.9478, 0.9452))
     for law, colour, style in (("exponential", INK, "-"), ("lognormal", NEUTRALS[3], "--")):
         means = [per_token * slowest_rank_wait(n, jitter_s, law) for n in ns]
         ax.plot(ns, means, style, marker="o", ms=4, color=colour, label=f"jitter, {law}: mean")

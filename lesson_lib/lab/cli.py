@@ -137,6 +137,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, help="hard limit for the job, s (default budget+30)")
     run.add_argument("--hostfile", help="Hydra host file, to run across nodes")
     run.add_argument("--mpiexec", help="mpiexec to use (default: next to python)")
+    run.add_argument(
+        "--pingpong",
+        metavar="FILE",
+        help="after the sweep, run MPI's pingpong probe (messages up to 1 KiB) on ranks 0 and 1 "
+        "of the same job and save it (JSON), which saves starting MPI again",
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     run.add_argument(
         "--simulate-failure",
@@ -260,7 +266,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         size = os.environ.get("PMI_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or "2"
         if not (size.isdecimal() and 2 <= int(size) <= MOST):
             raise ValueError(f"mpiexec -n must be from 2 to {MOST} for a sweep, got {size!r}")
-        return run_rank(config, stream=err)
+        return run_rank(config, stream=err, pingpong=args.pingpong)
     if not 2 <= args.ranks <= MAX_RANKS:
         raise ValueError(
             f"-n/--ranks must be an integer from 2 to {MAX_RANKS}, got {args.ranks} "
@@ -271,27 +277,64 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise ValueError(f"--timeout must be from 0 to 86400 s, got {timeout:g}")
     _check_out(config.out)
     _check_out(incomplete_path(config.out), "--out (its partial results file)")
+    if args.pingpong:
+        _check_out(args.pingpong, "--pingpong")
     # The ranks write to a fresh file of this job only; --out is replaced only by a
     # complete result, so an old file is never reported as new.
     tag = os.environ.get(launch.JOB_ENV) or uuid.uuid4().hex
     final = config.out
-    staging = str(Path(final).with_name(f".{Path(final).name}.{tag[:12]}.tmp"))
+    staging = _staging(final, tag)
     config = replace(config, out=staging)
+    probe = _staging(args.pingpong, tag) if args.pingpong else None
     try:  # the staging files go, whatever ends the run (Ctrl-C and SIGTERM included)
         launch.require_mpi4py()
         result = launch.run_mpiexec(
             args.ranks,
-            _rank_args(config),
+            _rank_args(config) + (["--pingpong", os.path.abspath(probe)] if probe else []),
             timeout=timeout,
             hostfile=args.hostfile,
             mpiexec=args.mpiexec,
             relay=None if config.quiet else err,
             tag=tag,
         )
-        return _after_run(config, result, timeout, final, tag, out, err)
+        status = _after_run(config, result, timeout, final, tag, out, err)
+        if status == EXIT_OK and probe:
+            status = _keep_pingpong(probe, args.pingpong, out, err)
+        return status
     finally:
-        Path(staging).unlink(missing_ok=True)
-        Path(incomplete_path(staging)).unlink(missing_ok=True)
+        for path in (staging, incomplete_path(staging), probe):
+            if path:
+                Path(path).unlink(missing_ok=True)
+
+
+def _staging(final: str, tag: str) -> str:
+    """The fresh file of this job the ranks write, beside ``final``, which it replaces when done."""
+    return str(Path(final).with_name(f".{Path(final).name}.{tag[:12]}.tmp"))
+
+
+def _keep_pingpong(probe: str, final: str, out: TextIO, err: TextIO) -> int:
+    """Move the pingpong the ranks wrote to ``final`` and print its latency."""
+    from lesson_lib.lab.pingpong import PingPongError, _read_pingpong
+    from lesson_lib.lab.records import ResultsError
+
+    try:
+        pp = _read_pingpong(probe)
+    except (PingPongError, ResultsError) as exc:
+        _say(
+            err, f"lab: the pingpong probe left no usable results ({exc}); {final} was not changed"
+        )
+        return EXIT_RANK_FAILED
+    require_output_file(final, "--pingpong")  # checked before the run; it may have changed
+    os.replace(probe, final)
+    _say(out, f"{_pingpong_line(pp)}; wrote {final}")
+    return EXIT_OK
+
+
+def _pingpong_line(pp: object) -> str:
+    return (
+        f"pingpong one-way latency {format_seconds(pp.latency_s)} (messages <= 8 B), "
+        f"peak {format_rate(pp.bandwidth)}"
+    )
 
 
 def _after_run(
@@ -414,11 +457,7 @@ def _pingpong(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     pp = run_pingpong(args.max_bytes, timeout=args.timeout, mpiexec=args.mpiexec, relay=err)
     if args.out:
         write_pingpong(args.out, pp)
-    _say(
-        out,
-        f"pingpong one-way latency {format_seconds(pp.latency_s)} (messages <= 8 B), "
-        f"peak {format_rate(pp.bandwidth)}",
-    )
+    _say(out, _pingpong_line(pp))
     return EXIT_OK
 
 

@@ -1,7 +1,9 @@
 """MPI's own probe, ``python -m mpi4py.bench pingpong``, as a sanity check of the fit.
 
 mpi4py reports half a round trip between ranks 0 and 1 (seconds) for sizes 1 B, 2 B, 4 B, ...; a
-fitted 2-rank ``alpha`` should be about 1-3x this latency. Output parsed (mpi4py 4.x)::
+fitted 2-rank ``alpha`` should be about 1-3x this latency. The probe runs as a job of its own
+(:func:`run_pingpong`) or, after a sweep, on the sweep's ranks (:func:`probe_in_job`, ``lab run
+--pingpong``), which saves starting MPI again. Output parsed (mpi4py 4.x)::
 
     # MPI PingPong Test
     # Size [B]  Bandwidth [MB/s] | Time Mean [s] ± StdDev [s]  Samples
@@ -29,6 +31,8 @@ _PLUS_MINUS = ("\u00b1", "+/-")
 SMALL_BYTES = 8
 #: Longest line of the table read, characters (a row is about 60).
 MAX_LINE_CHARS = 1000
+#: Largest message of the probe run after a sweep, in bytes; enough for the latency (<= 8 B).
+IN_JOB_MAX_BYTES = 1 << 10
 
 
 class PingPongError(RuntimeError):
@@ -152,6 +156,43 @@ def _pingpong_args(max_bytes: int = 1 << 22, loop: int = 2000) -> list[str]:
         "-m", "mpi4py.bench", "pingpong", "-n", str(max_bytes), "-l", str(loop),
         "--loop-large", str(max(loop // 10, 10)), "--loop-huge", "10",
     ]  # fmt: skip
+
+
+def probe_in_job(comm: object, max_bytes: int = IN_JOB_MAX_BYTES, loop: int = 2000) -> PingPong:
+    """Run mpi4py.bench's pingpong between ranks 0 and 1 of a running MPI job; every rank calls it.
+
+    It is the function ``python -m mpi4py.bench pingpong`` calls with ``MPI.COMM_WORLD``, given the
+    arguments :func:`run_pingpong` passes, so both ways measure alike; other ranks wait at its
+    barriers.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The job's communicator, at least two ranks.
+    max_bytes, loop : int
+        Largest message, bytes, and round trips per size (fewer for large ones).
+
+    Returns
+    -------
+    PingPong
+        The same on every rank.
+    """
+    from datetime import UTC, datetime
+
+    from mpi4py.bench import pingpong
+
+    from lesson_lib.lab.sweep import local_facts
+
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    args = _pingpong_args(max_bytes, loop)[3:]  # the options after "-m mpi4py.bench pingpong"
+    rows = [r for r in pingpong(comm, args, verbose=False) if r[1] >= MIN_SECONDS]
+    if not rows:
+        raise PingPongError("the pingpong probe timed no message")
+    sizes, means, stds = (np.array(column, float) for column in zip(*rows, strict=True))
+    # mpi4py.bench times fewer round trips above 16 KiB (--loop-large) and 1 MiB (--loop-huge)
+    samples = np.where(sizes > 1 << 14, max(loop // 10, 10), loop)
+    samples = np.where(sizes > 1 << 20, min(loop, 10), samples)
+    return PingPong(sizes, means, stds, samples, started=started, machine=local_facts())
 
 
 def run_pingpong(

@@ -90,28 +90,31 @@ def load_run(
     return LabRun(ref, fit_measurement(ref), live=False, note=note)
 
 
-def pingpong_or_reference(max_bytes: int = 1 << 20, timeout: float = 60.0) -> tuple[PingPong, str]:
-    """Run MPI's pingpong probe, or fall back to the shipped reference.
+def load_pingpong(path: str | os.PathLike, status: int) -> tuple[PingPong, str]:
+    """Read the pingpong probe a sweep ran on its ranks, or fall back to the shipped reference.
 
     Parameters
     ----------
-    max_bytes : int, default 1 MiB
-        Largest message of the probe.
-    timeout : float, default 60
-        Seconds before the probe is stopped.
+    path : str or path-like
+        The file ``lab run --pingpong`` was asked to write.
+    status : int
+        That run's exit status (0 = success).
 
     Returns
     -------
     tuple
         The :class:`~lesson_lib.lab.pingpong.PingPong` and why the reference is used (or "").
     """
-    from lesson_lib.lab.launch import MPIUnavailableError
-    from lesson_lib.lab.pingpong import PingPongError, load_reference_pingpong, run_pingpong
+    from lesson_lib.lab.pingpong import PingPongError, _read_pingpong, load_reference_pingpong
 
-    try:
-        return run_pingpong(max_bytes, timeout=timeout), ""
-    except (MPIUnavailableError, PingPongError, OSError) as exc:
-        return load_reference_pingpong(), f"the pingpong probe could not run ({exc})"
+    if status == 0:
+        try:
+            return _read_pingpong(path), ""
+        except (PingPongError, ResultsError) as exc:
+            why = f"its results could not be used: {exc}"
+    else:
+        why = f"the sweep it follows ended with exit status {status}"
+    return load_reference_pingpong(), f"the pingpong probe could not run ({why})"
 
 
 def cache_fits(m: Measurement) -> tuple[AlphaBetaFit | None, AlphaBetaFit | None]:

@@ -328,7 +328,7 @@ def _machine(comm: object, mpi: object) -> dict:
     }
 
 
-def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
+def run_rank(config: SweepConfig, stream: TextIO | None = None, pingpong: str | None = None) -> int:
     """Run the sweep as one rank of an MPI job; rank 0 writes ``config.out``.
 
     Parameters
@@ -336,6 +336,9 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
     config : SweepConfig
     stream : text stream, optional
         Progress output of rank 0; defaults to ``sys.stderr``.
+    pingpong : str, optional
+        After a complete sweep, the same ranks run MPI's pingpong probe
+        (:func:`~lesson_lib.lab.pingpong.probe_in_job`) and rank 0 writes it to this file.
 
     Returns
     -------
@@ -412,6 +415,12 @@ def run_rank(config: SweepConfig, stream: TextIO | None = None) -> int:
             if not config.quiet:
                 done = "stopped early: " + data["stop_reason"] if stopped_early else "done"
                 _progress(stream, f"{done} in {elapsed:.1f} s; wrote {target}")
+        if pingpong and not stopped_early:
+            from lesson_lib.lab.pingpong import probe_in_job, write_pingpong
+
+            probe = probe_in_job(comm)
+            if rank == 0:
+                write_pingpong(pingpong, probe)
         comm.Barrier()
         return EXIT_BUDGET if stopped_early else 0
     except Exception as exc:  # a rank must never leave the others waiting

@@ -165,11 +165,17 @@ FAST_RING = Fabric(
     hop_latency=_HOP,
 )
 
+# NVIDIA/nccl issue 1984 times a 1 KiB all-reduce on 4 H800s at about 3.5 us per operation without
+# CUDA graphs and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces in each timed
+# iteration, not one all-reduce that waits for the layer before it. The lesson takes the two as the
+# cost of launching one small kernel on a token's critical path (an assumption, not a measurement).
+#: Cost of one small kernel launched eagerly (without CUDA graphs), assumed from that issue.
+KERNEL_LAUNCH_EAGER: float = 3.5 * US
+#: Cost of one small kernel replayed from a CUDA graph, assumed from the same issue.
+KERNEL_LAUNCH_GRAPH: float = 0.5 * US
 #: The per-all-reduce launch overhead inside alpha, which CUDA graphs remove (an assumption, not
-#: a measurement). NVIDIA/nccl issue 1984 times a 1 KiB all-reduce on 4 H800s at about 3.5 us per
-#: operation without graphs and 0.5 us with them, but with ``-m 100``: 100 independent all-reduces
-#: in each timed iteration, not one all-reduce that waits for the layer before it.
-CUDA_GRAPH_LAUNCH_SAVING: float = 3 * US
+#: a measurement): the difference of the two, 3 us.
+CUDA_GRAPH_LAUNCH_SAVING: float = KERNEL_LAUNCH_EAGER - KERNEL_LAUNCH_GRAPH
 
 #: Mean delay with which each rank reaches a collective (jitter) on a quiet node (pinned threads),
 #: an assumption and not a measurement, as is the busy node's. The lab measures your machine's.
@@ -353,6 +359,14 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "s",
         "assumption; NVIDIA/nccl issue 1984's 3.5 -> 0.5 us is per operation over 100 "
         "aggregated all-reduces (-m 100), not one dependent all-reduce",
+    ),
+    _stated(
+        "one small kernel's launch, eager / from a CUDA graph",
+        KERNEL_LAUNCH_EAGER,
+        "s",
+        "assumption from NVIDIA/nccl issue 1984 (about 3.5 us and 0.5 us per operation, -m 100); "
+        "prices the kernels fusion removes",
+        f"{format_seconds(KERNEL_LAUNCH_EAGER)} / {format_seconds(KERNEL_LAUNCH_GRAPH)}",
     ),
     _stated("per-rank jitter at each collective, quiet node", JITTER_QUIET, "s", _JITTER),
     _stated("per-rank jitter at each collective, busy node", JITTER_BUSY, "s", _JITTER),
