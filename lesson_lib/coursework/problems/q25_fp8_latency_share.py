@@ -6,28 +6,25 @@ from dataclasses import replace
 
 from lesson_lib.coursework.problems.bank import ACCELERATORS, Mistake, Params, Problem, card_facts
 from lesson_lib.coursework.variants import pick
+from lesson_lib.model.overlap import FP8_BYTES, low_precision_decode
 from lesson_lib.model.specimen import FAST, MODEL
-from lesson_lib.model.specs import ModelSpec
-from lesson_lib.model.step_time import StepBreakdown, decode_step
+from lesson_lib.model.step_time import StepBreakdown
 from lesson_lib.model.units import GB, MS, US, format_seconds
 
-#: The specimen with its weights stored in FP8, one byte each.
-FP8 = replace(MODEL, name="specimen, FP8 weights", weight_dtype_bytes=1)
 
-
-def _step(p: Params, model: ModelSpec = FP8) -> StepBreakdown:
+def _step(p: Params, bytes_per_weight: float = FP8_BYTES) -> StepBreakdown:
     card, fabric = ACCELERATORS[p["card"]], replace(FAST, latency=p["latency_us"] * US)
-    return decode_step(model, card, fabric, p["n"], include_bandwidth=False)
+    return low_precision_decode(bytes_per_weight, p["n"], accel=card, fabric=fabric)
 
 
 def _facts(p: Params) -> dict[str, str]:
-    step, bf16 = _step(p), _step(p, MODEL)
+    step, bf16 = _step(p), _step(p, MODEL.dtype_bytes)
     return {
         **card_facts(p["card"]),
         "n": str(p["n"]),
         "latency": f"{p['latency_us']:g} us",
         "allreduces": str(MODEL.allreduces_per_token),
-        "weights": f"{FP8.weight_bytes / GB:g} GB",
+        "weights": f"{MODEL.params * FP8_BYTES / GB:g} GB",
         "streaming": format_seconds(step.weights_s, "ms", decimals=4),
         "allreduce_s": format_seconds(step.latency_s, "ms", decimals=2),
         "share": f"{100 * step.latency_s / step.total_s:.1f} %",
@@ -37,9 +34,13 @@ def _facts(p: Params) -> dict[str, str]:
 
 
 def _mistakes(p: Params) -> list[Mistake]:
-    step, card = _step(p), ACCELERATORS[p["card"]]
+    step = _step(p)
     return [
-        Mistake("kept-bf16", _step(p, MODEL).total_s / MS, "That is bf16: FP8 halves the bytes."),
+        Mistake(
+            "kept-bf16",
+            _step(p, MODEL.dtype_bytes).total_s / MS,
+            "That is bf16: FP8 halves the bytes.",
+        ),
         Mistake(
             "halved-allreduces",
             (step.compute_s + step.latency_s / 2) / MS,
@@ -47,7 +48,7 @@ def _mistakes(p: Params) -> list[Mistake]:
         ),
         Mistake(
             "not-divided",
-            (FP8.weight_bytes / card.hbm_bandwidth + step.latency_s) / MS,
+            (step.weights_s * p["n"] + step.latency_s) / MS,
             f"Each of the {p['n']} GPUs streams only 1/{p['n']} of the weights.",
         ),
     ]
