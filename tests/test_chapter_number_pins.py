@@ -957,7 +957,7 @@ NUMBERS = {
     "lab": {},
     "instructor": {
         "example_id": "example-s001",
-        "problem_count": "22",
+        "problem_count": "25",
         "time_limit": "30 s",
     },
     "cluster": {

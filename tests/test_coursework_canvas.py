@@ -29,12 +29,12 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
     """Three scores by Canvas ID; the others empty; a user not in the export is reported."""
     out = tmp_path / "import.csv"
     summary = fill_gradebook(
-        EXPORT, out, {"12345": 53.0, "12347": 12.5, "12350": 3.25, "55555": 1.0}, 53.0
+        EXPORT, out, {"12345": 62.0, "12347": 12.5, "12350": 3.25, "55555": 1.0}, 62.0
     )
     assert _read(out) == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set (987654)"],
-        ["    Points Possible", "", "", "", "", "53"],
-        ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", "53"],
+        ["    Points Possible", "", "", "", "", "62"],
+        ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", "62"],
         ["Doe, John", "12346", "A0002", "jdoe", "Section 01", ""],
         ["Lee, Anna", "12347", "A0003", "alee", "Section 02", "12.5"],
         ["Roe, Bob", "12348", "A0004", "broe", "Section 02", ""],
@@ -45,7 +45,7 @@ def test_the_export_column_is_kept_with_its_canvas_id_and_scores_go_by_canvas_us
     assert summary.column == "Problem set (987654)" and summary.filled == 3
     assert summary.empty == ["Doe, John", "Roe, Bob", "Poe, Carl", "Student, Test"]
     assert summary.unmatched == ["55555"]
-    assert summary.warnings == []  # the export's 53.00 is the set's 53
+    assert summary.warnings == []  # the export's 62.00 is the set's 62
 
 
 def test_the_assignment_column_is_found_by_name_without_case_or_outer_spaces():
@@ -82,19 +82,19 @@ def test_the_grader_refuses_an_unknown_assignment_before_grading(tmp_path, capsy
 
 
 def test_points_possible_that_differ_keep_canvass_and_say_both(tmp_path):
-    """The export says 50.00, the set is worth 53: the file keeps 50 and the warning names both."""
+    """The export says 50.00, the set is worth 62: the file keeps 50 and the warning names both."""
     export = tmp_path / "export.csv"
     lines = EXPORT.read_text().splitlines()
-    lines[1] = lines[1].replace(",53.00,", ",50.00,", 1)
+    lines[1] = lines[1].replace(",62.00,", ",50.00,", 1)
     export.write_text("\n".join(lines) + "\n")
-    summary = fill_gradebook(export, tmp_path / "out.csv", {"12345": 53.0}, 53.0)
+    summary = fill_gradebook(export, tmp_path / "out.csv", {"12345": 62.0}, 62.0)
     assert _read(tmp_path / "out.csv")[1] == ["    Points Possible", "", "", "", "", "50"]
     assert summary.points_possible == 50.0
     (warning,) = summary.warnings
     assert "Points Possible for 'Problem set (987654)' is 50" in warning
-    assert "the problem set's points are 53" in warning and "keeps Canvas's 50" in warning
-    new = fill_gradebook(export, tmp_path / "new.csv", {}, 53.0, "Problem set 2", True)
-    assert new.warnings == [] and _read(tmp_path / "new.csv")[1][-1] == "53"  # nothing to keep
+    assert "the problem set's points are 62" in warning and "keeps Canvas's 50" in warning
+    new = fill_gradebook(export, tmp_path / "new.csv", {}, 62.0, "Problem set 2", True)
+    assert new.warnings == [] and _read(tmp_path / "new.csv")[1][-1] == "62"  # nothing to keep
 
 
 def test_only_canvass_own_points_row_is_the_points_row_and_a_student_so_named_is_left_out(
@@ -105,16 +105,16 @@ def test_only_canvass_own_points_row_is_the_points_row_and_a_student_so_named_is
     export = tmp_path / "export.csv"
     export.write_text(
         "Student,ID,SIS User ID,SIS Login ID,Section,Problem set (987654)\n"
-        "    Points Possible,,,,,53.00\n"
+        "    Points Possible,,,,,62.00\n"
         '"Smith, Jane",12345,A0001,jsmith,Section 01,\n'
         "Points Possible,12351,A0007,pp,Section 01,\n"
         '"Points Possible, Eve",12352,A0008,eve,Section 01,\n'
     )
     out = tmp_path / "import.csv"
-    summary = fill_gradebook(export, out, {"12345": 50.0, "12351": 40.0, "12352": 30.0}, 53.0)
+    summary = fill_gradebook(export, out, {"12345": 50.0, "12351": 40.0, "12352": 30.0}, 62.0)
     assert _read(out) == [
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set (987654)"],
-        ["    Points Possible", "", "", "", "", "53"],
+        ["    Points Possible", "", "", "", "", "62"],
         ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", "50"],
     ]
     assert (summary.filled, summary.unmatched, len(summary.warnings)) == (1, [], 2)
@@ -137,10 +137,10 @@ def test_a_formula_in_a_name_is_written_as_text(tmp_path):
 
 def test_the_grader_prints_the_points_warning(tmp_path, capsys):
     """The grader's Canvas step passes the summary's warnings to stderr (no submissions: the
-    set's own points, 53, against the export's 50)."""
+    set's own points, 62, against the export's 50)."""
     export = tmp_path / "export.csv"
     lines = EXPORT.read_text().splitlines()
-    lines[1] = lines[1].replace(",53.00,", ",50.00,", 1)
+    lines[1] = lines[1].replace(",62.00,", ",50.00,", 1)
     export.write_text("\n".join(lines) + "\n")
     outputs = Outputs(
         folder=tmp_path,
@@ -152,7 +152,7 @@ def test_the_grader_prints_the_points_warning(tmp_path, capsys):
     write_for_people(outputs, Run(None, LatePolicy(), {}, [], None), [])
     err = capsys.readouterr().err
     assert "warning: the export's Points Possible for 'Problem set (987654)' is 50" in err
-    assert "the problem set's points are 53" in err
+    assert "the problem set's points are 62" in err
 
 
 def test_an_export_cell_too_long_or_a_link_to_dev_zero_is_refused_utf_16_read(tmp_path, capsys):

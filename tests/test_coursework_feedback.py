@@ -20,7 +20,7 @@ def _sub(student, graded_as, results, file="x.ipynb", **kw):
 
 def test_each_problem_shows_its_verdict_points_and_hint():
     """q1 right (1 point of 1), q2 wrong with its hint (0), q12 close (1.5 of 3), the rest
-    blank: 2.5 of the set's 53 points."""
+    blank: 2.5 of the set's 62 points."""
     sub = _sub(
         "s001",
         "s001",
@@ -38,7 +38,7 @@ def test_each_problem_shows_its_verdict_points_and_hint():
     assert 'class="wrong">wrong<' in q2 and "<td>0 / 1</td>" in q2
     assert "Did you count bits as bytes?" in q2
     assert "<td>1.5 / 3</td>" in page.split("<td>q12: ")[1].split("</tr>")[0]
-    assert "<strong>2.5 of 53</strong>" in page and "Handed in late" not in page
+    assert "<strong>2.5 of 62</strong>" in page and "Handed in late" not in page
     assert "<script" not in page
 
 
@@ -53,7 +53,7 @@ def test_a_crash_names_the_exceptions_and_their_names_are_text():
 
 def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_points():
     """q10 right (3 points) and the TA's 0.5 of q12's reasoning: 3.5 earned; late, 0.5
-    kept: 1.75 of 53 + 1 = 54. A part not graded yet says so."""
+    kept: 1.75 of 62 + 1 = 63. A part not graded yet says so."""
     sub = _sub(
         "s002",
         "s002",
@@ -63,7 +63,7 @@ def test_a_late_submission_says_what_the_policy_kept_and_a_ta_part_shows_its_poi
         late_note="LATE 2 day(s): handed in 2026-03-03 10:00:00Z (file time), due 2026-03-01",
     )
     page = _feedback_html("s002", [sub])
-    assert "<strong>1.75 of 54</strong>" in page
+    assert "<strong>1.75 of 63</strong>" in page
     assert "the late policy keeps 0.5 of the 3.5 points earned. LATE 2 day(s): handed in" in page
     row = page.split("<td>q12 reasoning</td>")[1].split("</tr>")[0]
     # graded, but the rubric waits for --release (late work may still be coming in)

@@ -117,7 +117,7 @@ def graded(tmp_path_factory):
 
 @pytest.mark.slow
 def test_batch_csv_scores_every_kind_of_submission(graded):
-    """Right: all 53 points; partly right: 2.5 (q1-q4 are worth a point each, q2 is
+    """Right: all 62 points; partly right: 2.5 (q1-q4 are worth a point each, q2 is
     close: 1 + 0.5 + 0 + 1); empty: 0; raising: its two answers, q1's 1 point and
     q12's 3; broken: zeros. Every problem's cell holds its points."""
     rows = _rows(graded[0])
@@ -473,7 +473,7 @@ def test_every_problem_is_graded_up_to_the_last(tmp_path):
     assert sub.status == "ran"
     assert list(sub.results) == list(PROBLEMS)
     assert sub.results["q1"].score == 1.0 and sub.results[last].score == 1.0
-    assert sub.total == 1 + 3  # q1 is worth 1 point, q22 3
+    assert sub.total == 1 + 3  # q1 is worth 1 point, q25 3
     write_scores([sub], tmp_path / "g.csv")
     row = _rows(tmp_path / "g.csv")["s777"]
     assert (row[last], row["total"], row["max"]) == ("3", "4", str(SET_POINTS))
@@ -885,7 +885,7 @@ def test_the_csvs_hold_each_problems_points_and_the_total_counts_the_late_factor
     """No kernel: s900 answers q11 (3 points) and q5 (2 points) 3 % off, close, and q1
     (1 point) right, graded at a close credit of 0.25 and handed in late with 0.75 kept.
     By hand: q11 3 x 0.25 = 0.75, q5 2 x 0.25 = 0.5, q1 1; earned 2.25; total
-    2.25 x 0.75 = 1.6875 of 53."""
+    2.25 x 0.75 = 1.6875 of 62."""
     from lesson_lib.coursework.check import check
     from lesson_lib.coursework.graded import Submission
 
@@ -900,7 +900,7 @@ def test_the_csvs_hold_each_problems_points_and_the_total_counts_the_late_factor
     write_scores([sub], tmp_path / "g.csv")
     row = _rows(tmp_path / "g.csv")["s900"]
     assert (row["q1"], row["q5"], row["q11"], row["q2"]) == ("1", "0.5", "0.75", "0")
-    assert (row["total"], row["max"], row["late factor"]) == ("1.6875", "53", "0.75")
+    assert (row["total"], row["max"], row["late factor"]) == ("1.6875", "62", "0.75")
     write_details([sub], tmp_path / "d.csv")
     with (tmp_path / "d.csv").open() as f:
         by_q = {r["problem"]: r for r in csv.DictReader(f)}
@@ -925,8 +925,8 @@ def test_a_bad_close_credit_is_refused_before_anything_runs(tmp_path, capsys):
 @pytest.mark.slow
 def test_a_regrade_with_the_tas_points_counts_them_in_every_total(graded, tmp_path):
     """The TA gives s101 0.5 and s104 1 for q12's reasoning; s101 is regraded with
-    --manual-import. By hand: s101 53 + 0.5 = 53.5, s104 4 + 1 = 5, s103 0 (blank, not
-    graded yet); every row's max 53 + 1 = 54; s101's feedback page says 53.5 of 54."""
+    --manual-import. By hand: s101 62 + 0.5 = 62.5, s104 4 + 1 = 5, s103 0 (blank, not
+    graded yet); every row's max 62 + 1 = 63; s101's feedback page says 62.5 of 63."""
     import shutil
 
     out, _, folder = graded
@@ -944,10 +944,10 @@ def test_a_regrade_with_the_tas_points_counts_them_in_every_total(graded, tmp_pa
     assert main([*args, "--student", "s101", "--manual-import", str(tmp_path / "ta")]) == 0
     rows = _rows(work / "grades.csv")
     got = {s: (r["q12 reasoning"], r["total"], r["max"]) for s, r in rows.items()}
-    assert got["s101"] == ("0.5", "53.5", "54") and got["s104"] == ("1", "5", "54")
-    assert got["s103"] == ("", "0", "54")
+    assert got["s101"] == ("0.5", "62.5", "63") and got["s104"] == ("1", "5", "63")
+    assert got["s103"] == ("", "0", "63")
     page = (work / "feedback" / "s101.html").read_text()
-    assert "<strong>53.5 of 54</strong>" in page and "<td>0.5 / 1</td>" in page
+    assert "<strong>62.5 of 63</strong>" in page and "<td>0.5 / 1</td>" in page
 
 
 @pytest.mark.slow

@@ -328,7 +328,7 @@ def test_the_canvas_import_file_matches_the_gradebook_export(simulated_class):
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Problem set (987654)"],
         ["    Points Possible", "", "", "", "", full],
         ["Smith, Jane", "12345", "A0001", "jsmith", "Section 01", full],
-        ["Doe, John", "12346", "A0002", "jdoe", "Section 01", "26.5"],
+        ["Doe, John", "12346", "A0002", "jdoe", "Section 01", "31"],  # late: 62 x 0.5
         ["Lee, Anna", "12347", "A0003", "alee", "Section 02", full],
         ["Roe, Bob", "12348", "A0004", "broe", "Section 02", full],
         ["Poe, Carl", "12349", "A0005", "cpoe", "Section 01", full],

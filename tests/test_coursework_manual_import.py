@@ -35,7 +35,7 @@ def _rows(path):
 def test_export_then_import_round_trip(tmp_path):
     """s1 answered q1 and q2 right (a point each) and explains; s2 scored nothing and
     wrote nothing. The TA gives s1 0.5 and leaves s2 blank: s1's total is 2 + 0.5 = 2.5
-    of the set's 53 + the part's 1 = 54; s2's is 0 of 54 with a blank reasoning cell."""
+    of the set's 62 + the part's 1 = 63; s2's is 0 of 63 with a blank reasoning cell."""
     subs = [_sub("s1", {"q1": 1.0, "q2": 1.0}, {"q12": "=TP on NVLink"}), _sub("s2", {})]
     grades = tmp_path / "grades.csv"
     write_scores(subs, grades)
@@ -51,8 +51,8 @@ def test_export_then_import_round_trip(tmp_path):
         csv.writer(fh).writerows(rows)
     assert main([str(tmp_path / "manual"), "--out", str(grades)]) == 0
     s1, s2 = _rows(grades)
-    assert (s1["q12 reasoning"], s1["total"], s1["max"]) == ("0.5", "2.5", "54")
-    assert (s2["q12 reasoning"], s2["total"], s2["max"]) == ("", "0", "54")
+    assert (s1["q12 reasoning"], s1["total"], s1["max"]) == ("0.5", "2.5", "63")
+    assert (s2["q12 reasoning"], s2["total"], s2["max"]) == ("", "0", "63")
 
 
 def test_an_import_naming_an_unknown_student_writes_nothing(tmp_path):

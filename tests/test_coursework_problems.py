@@ -251,8 +251,56 @@ def test_points_default_to_the_difficulty_and_a_problem_may_set_its_own():
 
 def test_the_graders_tests_hand_table_of_points_is_the_problems_own():
     """tests/set_points.py (written by hand, used by the grader's tests) agrees with
-    every problem's module, and its 53 with 4 x 1 + 5 x 2 + 13 x 3."""
+    every problem's module, and its 62 with 4 x 1 + 5 x 2 + 16 x 3."""
     from set_points import POINTS, SET_POINTS
 
     assert {q: p.max_points for q, p in PROBLEMS.items()} == POINTS
-    assert sum(POINTS.values()) == SET_POINTS == 4 * 1 + 5 * 2 + 13 * 3
+    assert sum(POINTS.values()) == SET_POINTS == 4 * 1 + 5 * 2 + 16 * 3
+
+
+def test_q23_jitter_cost_by_hand():
+    """q23: 128 all-reduces, each waiting j x H_N. Book: N = 4, j = 5 us: H_4 = 1 + 1/2 +
+    1/3 + 1/4 = 2.083333, 128 x 5 x 2.083333 = 1333.3 us; N = 8, j = 1 us: H_8 = 2.717857,
+    128 x 2.717857 = 347.9 us. Mistakes (book): 128 x 5 = 640 us (no H_N), 128 x 4 x 5 =
+    2560 us (N for H_N), 5 x 2.083333 = 10.417 us (one all-reduce)."""
+    from lesson_lib.coursework.check import check
+
+    problem = get_problem("q23")
+    assert_allclose(reference("q23"), 128 * 5 * (1 + 1 / 2 + 1 / 3 + 1 / 4), rtol=1e-12)
+    assert_allclose(reference("q23"), 1333.3, rtol=1e-4)
+    assert_allclose(problem.reference({"n": 8, "jitter_us": 1.0}), 347.9, rtol=1e-4)
+    assert check("q23", 1333.3).status == "right"
+    for answer, slug in ((640, "no-harmonic"), (2560, "n-not-harmonic"), (10.42, "one-collective")):
+        assert check("q23", answer).mistake == f"q23.{slug}"
+
+
+def test_q24_token_price_by_hand():
+    """q24 (book): 4 GPUs x 2.5 USD / 3600 s over 6.68 requests/s x 256 tokens = 1710.08
+    tokens/s, x 1e6: 1.6244 USD per million, the goodput page's colocated server at its
+    printed goodput. Mistakes: / 4 = 0.4061 (one GPU), x 256 = 415.8 (per request),
+    / 1000 = 0.0016244 (per thousand), x 3600 = 5847.7 (hours as seconds)."""
+    from lesson_lib.coursework.check import check
+
+    assert "**6.68** requests/s" in statement("q24")
+    assert_allclose(reference("q24"), 4 * 2.5 / 3600 / (6.68 * 256) * 1e6, rtol=1e-12)
+    assert_allclose(reference("q24"), 1.6244, rtol=1e-4)
+    assert check("q24", "1.62 USD").status == "right"
+    wrong = {0.4061: "one-gpu", 415.8: "per-request", 0.0016244: "per-thousand"}
+    for answer, slug in {**wrong, 5847.7: "hours-as-seconds"}.items():
+        assert check("q24", answer).mistake == f"q24.{slug}"
+
+
+def test_q25_fp8_token_time_by_hand():
+    """q25 (book), H100 at 3.35 TB/s, N = 4, alpha = 10 us: 27e9 x 1 B / 4 / 3.35e12 =
+    2.01493 ms + 128 x 10 us = 1.28 ms gives 3.29493 ms, the all-reduces 1.28 / 3.29493 =
+    38.8 %. Mistakes: bf16 4.02985 + 1.28 = 5.30985 ms (24.1 %); 2.01493 + 0.64 = 2.65493 ms
+    (all-reduces halved); 27e9 / 3.35e12 = 8.0597 + 1.28 = 9.3397 ms (not divided by N)."""
+    from lesson_lib.coursework.check import check
+
+    assert_allclose(reference("q25"), 27e9 / 4 / 3.35e12 * 1e3 + 128 * 10e-3, rtol=1e-12)
+    assert_allclose(reference("q25"), 3.29493, rtol=1e-5)
+    assert "38.8 %" in solution_text("q25") and "24.1 %" in solution_text("q25")
+    assert check("q25", "3.295 ms").status == "right"
+    wrong = {5.30985: "kept-bf16", 2.65493: "halved-allreduces", 9.3397: "not-divided"}
+    for answer, slug in wrong.items():
+        assert check("q25", answer).mistake == f"q25.{slug}"

@@ -33,4 +33,4 @@ def test_two_canvas_users_under_one_id_are_a_mismatch_and_score_nothing():
         assert sub.notes[0].startswith(
             "ID SHARED: s001 was handed in by platform users 12345, 12351"
         )
-    assert all(s.status == "ran" and s.total == 53 for s in again)
+    assert all(s.status == "ran" and s.total == 62 for s in again)

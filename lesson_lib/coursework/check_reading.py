@@ -48,6 +48,7 @@ _NUMBER = r"[-+]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _COUNTING_UNITS: dict[str, tuple[str, ...]] = {
     "sequences": ("sequence", "sequences", "seq", "seqs"),
     "tokens/s": ("tokens/s", "token/s", "tok/s", "tokens per second"),
+    "USD": ("usd", "dollars"),
 }
 
 #: The number at the start of an answer (matched after the answer is stripped: every

@@ -35,6 +35,9 @@ MODULES: tuple[str, ...] = (
     "q20_kv_handoff_nic",
     "q21_kv_handoff_per_gpu",
     "q22_dcp_sequences",
+    "q23_jitter_cost",
+    "q24_token_price",
+    "q25_fp8_latency_share",
 )
 
 
