@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "lesson_lib"
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 100
 #: Most lines the package may hold, every feature included.
-MAX_PACKAGE_LINES = 33_500
+MAX_PACKAGE_LINES = 34_600
 UPPER = ("chapters", "figures", "explorers", "coursework", "lab")
 
 

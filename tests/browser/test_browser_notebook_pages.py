@@ -31,6 +31,9 @@ from lesson_lib.explorers.catalog import EXPLORERS
 
 pytestmark = pytest.mark.slow
 
+#: Longest a page may take to render its markdown after Run All, seconds.
+RENDER_WAIT_S = 30
+
 #: What MyST looks like when nothing rendered it.
 RAW_MYST = re.compile(r"\{(?:glue(?::\w+)?|term|ref|numref|doc|eval)\}`|```\{|:::\{")
 
@@ -166,8 +169,14 @@ def check_reads_like_the_site(page, doc: str, values: list[str], errors: list[st
     """Run every cell of the open notebook and check what a reader sees."""
     state = run_all(page)
     assert state["errors"] == [], f"{doc}: cells raised {state['errors']}"
-    page.wait_for_timeout(1000)  # jupyterlab-myst renders after the last cell
+    # jupyterlab-myst renders markdown cells after the last cell has run, later on a busy
+    # machine: read the page until no raw markup is left or RENDER_WAIT_S has passed
+    deadline = time.monotonic() + RENDER_WAIT_S
+    page.wait_for_timeout(500)
     shown = page.evaluate(VISIBLE_TEXT)
+    while RAW_MYST.search(shown) and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        shown = page.evaluate(VISIBLE_TEXT)
     raw = [shown[max(0, m.start() - 60) : m.end() + 60] for m in RAW_MYST.finditer(shown)]
     assert raw == [], f"{doc}: raw MyST on the page: {raw[:5]}"
     if values:
