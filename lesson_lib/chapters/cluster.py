@@ -29,7 +29,7 @@ from lesson_lib.model.units import format_bytes, format_count, format_ratio, for
 #: The layouts lesson 9.10 prices; (gpus_per_node, nodes, tp, pp).
 CANDIDATES: tuple[tuple[int, int, int, int], ...] = (
     (1, 1, 1, 1), (2, 1, 2, 1), (4, 1, 4, 1), (8, 1, 4, 1), (8, 1, 8, 1),
-    (4, 2, 4, 2), (4, 2, 4, 1), (2, 2, 4, 1), (4, 2, 8, 1), (4, 3, 4, 3),
+    (4, 2, 4, 2), (4, 2, 4, 1), (2, 2, 4, 1), (4, 3, 4, 3),
 )  # fmt: skip
 
 
@@ -154,7 +154,7 @@ def communication_per_token(
         (
             f"pipeline (PP {pp})",
             f"{pp - 1} (one per stage boundary)",
-            f"{message} (hidden state and residual)",
+            f"{message}: {PP_VECTORS_PER_TOKEN} vectors, hidden state and residual",
             "point-to-point send to the next stage",
         ),
         (
@@ -243,16 +243,16 @@ def _cluster_numbers() -> dict[str, str]:
 
 #: Columns of :func:`disaggregated_rows`.
 DISAGGREGATED_HEADER: tuple[str, ...] = (
-    "where the two instances sit",
-    "hand-off per request, lesson's prompt: sent after the prefill",
-    "streamed layer by layer behind it",
-    "full length: sent after",
-    "streamed",
+    "where the prefill and decode instances sit",
+    "lesson's prompt: cache sent whole after the prefill",
+    "lesson's prompt: cache streamed during the prefill, the wait left after it",
+    "full-length prompt: sent whole after",
+    "full-length prompt: streamed, the wait left",
 )
 
 
 def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[str, ...]]:
-    """What the hand-off adds to a request's first token, for each placement of the instances.
+    """What the hand-off adds to a request's first token in ms, for each placement of the instances.
 
     Parameters
     ----------
@@ -272,7 +272,7 @@ def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[st
             plan = plan_disaggregated(
                 prefill_tp=prefill_tp, decode_tp=decode_tp, placement=key, prompt_tokens=tokens
             )
-            row += [_ms(plan.shipped_s), format_seconds(plan.streamed_s, "ms", decimals=3)]
+            row += [f"{plan.shipped_s * 1e3:.2f}", f"{plan.streamed_s * 1e3:.2f}"]
         rows.append(tuple(row))
     return rows
 

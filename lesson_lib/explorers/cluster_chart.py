@@ -56,7 +56,7 @@ TABLE_NUMBERS: dict[str, tuple[str, ...]] = {
 KEY: tuple[tuple[str, str], ...] = (
     ("nvlink", "TP or EP group, NVLink"),
     ("network", "TP or EP group split by network"),
-    ("pp", "PP: 1 hidden vector per token"),
+    ("pp", "PP: hidden state + residual"),
     ("dp", "DP: nothing per token"),
     ("idle", "idle GPU"),
 )

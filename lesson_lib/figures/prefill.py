@@ -58,11 +58,12 @@ def _draw_alpha_beta(ax: Axes, fabrics: Sequence[Fabric], n: int) -> None:
         ax.plot(sizes, factor * sizes / fabric.bandwidth, color=color, lw=1, ls="--")
         cross = (point.crossover_bytes, 2 * point.latency_s)
         ax.plot(*cross, marker="D", ms=8, color=color, markeredgecolor="black", zorder=5)
-        # Binary first, as the ticks are; the decimal value is the text's. Another
-        # fabric's asymptote may pass behind the label: a white box keeps it legible.
-        crossover = f"crossover {format_bytes(cross[0], 'MiB')}\n= {format_bytes(cross[0], 'MB')}"
-        note(ax, crossover, cross, -9, 7, ha="right", fontsize=fontsize, color="black",
-             bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})  # fmt: skip
+        # Binary first, as the ticks are; the decimal value is the text's. Left of the
+        # diamond and a little up: above its own curve, left of the other fabric's
+        # bandwidth asymptote, below the next latency asymptote, right of decode's line.
+        crossover = f"{format_bytes(cross[0], 'MiB')}\n= {format_bytes(cross[0], 'MB')}"
+        note(ax, crossover, cross, -30, 8, ha="right", va="center", fontsize=fontsize,
+             color="black")  # fmt: skip
         for _label, payload in messages:
             ax.plot([payload], [allreduce_time(payload, n, fabric)], "o", color=color,
                     markeredgecolor="black", zorder=6)  # fmt: skip
@@ -140,7 +141,7 @@ def _draw_breakdown(ax: Axes, steps: Sequence[StepBreakdown], labels: Sequence[s
     for yi, step, total in zip(y, steps, left, strict=True):
         note(ax, f"{format_seconds(step.total_s, 'ms')}", (total, yi), 4, 0, va="center")
     ax.set_yticks(y, labels)
-    ax.set_xlim(0, left.max() * 1.45)
+    ax.set_xlim(0, left.max() * 1.55)  # room for the longest total's label
     ax.grid(False, axis="y")
 
 
