@@ -201,6 +201,13 @@ class PageReport:
         What :data:`TABLES` returned at the 1280 px viewport.
     figure_text : dict
         What :data:`FIGURE_TEXT` returned at the 1280 px viewport.
+    table_widths : list of dict
+        What :data:`TABLE_WIDTHS` returned at the 1280 px viewport.
+    split_words : list of str
+        What :data:`SPLIT_WORDS` returned at the 1280 px viewport.
+    captions : dict
+        What :data:`CAPTION_COLOURS` returned at the 1280 px viewport, by theme
+        (``light``, ``dark``).
     """
 
     doc: str
@@ -213,6 +220,9 @@ class PageReport:
     screenshot: Path | None = None
     tables: list[dict[str, Any]] = field(default_factory=list)
     figure_text: dict[str, Any] = field(default_factory=dict)
+    table_widths: list[dict[str, Any]] = field(default_factory=list)
+    split_words: list[str] = field(default_factory=list)
+    captions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def site(self) -> str:
@@ -336,6 +346,9 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path | Non
         # measured before the solutions are opened, which changes the layout
         report.tables = page.evaluate(TABLES)
         report.figure_text = page.evaluate(FIGURE_TEXT)
+        report.table_widths = page.evaluate(TABLE_WIDTHS)
+        report.split_words = page.evaluate(SPLIT_WORDS)
+        report.captions["light"] = page.evaluate(CAPTION_COLOURS)
         if shots is not None:
             report.screenshot = shots / (doc.replace("/", "__") + ".png")
             screenshot(page, report.screenshot)
@@ -353,9 +366,38 @@ def visit(browser: Any, base_url: str, doc: str, axe_js: Path, shots: Path | Non
             contrast,
         )
         report.solutions = _check_solutions(page)
+        # last: the dark theme, as a reader's toggle sets it (colours do not follow layout)
+        page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+        report.captions["dark"] = page.evaluate(CAPTION_COLOURS)
     finally:
         context.close()
     return report
+
+
+#: Each table of the article against the article's text width (its content
+#: box): the table's own scrollWidth and its wrapper's, in CSS px.
+TABLE_WIDTHS = """() => {
+  const art = document.querySelector('article.bd-article');
+  const s = getComputedStyle(art);
+  const inner = art.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  return Array.from(art.querySelectorAll('table')).map(t => ({
+    head: t.innerText.slice(0, 40).replace(/\\s+/g, ' '),
+    table: t.scrollWidth, box: t.parentElement.scrollWidth, inner: inner,
+  }));
+}"""
+
+#: The text colour of every figure and table caption and the first opaque
+#: background behind it, as the browser computes them.
+CAPTION_COLOURS = """() => Array.from(document.querySelectorAll(
+    'article figcaption, article table caption')).map(c => {
+  const text = c.querySelector('.caption-text') || c;
+  let bg = 'rgba(0, 0, 0, 0)';
+  for (let e = c; e && /rgba\\(.*, 0\\)|transparent/.test(bg); e = e.parentElement) {
+    bg = getComputedStyle(e).backgroundColor;
+  }
+  if (/rgba\\(.*, 0\\)|transparent/.test(bg)) { bg = getComputedStyle(document.body).backgroundColor; }
+  return {text: c.innerText.slice(0, 40), color: getComputedStyle(text).color, background: bg};
+})"""
 
 
 #: Each word (letters only, 4 or more) of a table cell, outside code and

@@ -13,7 +13,7 @@ import re
 
 import pytest
 from build_site import toc_files
-from probe import ACTION_TIMEOUT_MS, SPLIT_WORDS, TABLES
+from probe import ACTION_TIMEOUT_MS, TABLES
 
 pytestmark = pytest.mark.slow
 
@@ -63,32 +63,6 @@ def test_tables_fit_or_scroll_with_a_cue_at_390(browser, site, built_book):
     assert bad == []
 
 
-#: Each table of the article against the article's text width (its content
-#: box): the table's own scrollWidth and its wrapper's, in CSS px.
-TABLE_WIDTHS = """() => {
-  const art = document.querySelector('article.bd-article');
-  const s = getComputedStyle(art);
-  const inner = art.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
-  return Array.from(art.querySelectorAll('table')).map(t => ({
-    head: t.innerText.slice(0, 40).replace(/\\s+/g, ' '),
-    table: t.scrollWidth, box: t.parentElement.scrollWidth, inner: inner,
-  }));
-}"""
-
-#: The text colour of every figure and table caption and the first opaque
-#: background behind it, as the browser computes them.
-CAPTION_COLOURS = """() => Array.from(document.querySelectorAll(
-    'article figcaption, article table caption')).map(c => {
-  const text = c.querySelector('.caption-text') || c;
-  let bg = 'rgba(0, 0, 0, 0)';
-  for (let e = c; e && /rgba\\(.*, 0\\)|transparent/.test(bg); e = e.parentElement) {
-    bg = getComputedStyle(e).backgroundColor;
-  }
-  if (/rgba\\(.*, 0\\)|transparent/.test(bg)) { bg = getComputedStyle(document.body).backgroundColor; }
-  return {text: c.innerText.slice(0, 40), color: getComputedStyle(text).color, background: bg};
-})"""
-
-
 def _channels(css: str) -> tuple[float, float, float]:
     """``rgb(r, g, b)`` or ``rgba(r, g, b, a)`` as three 0..255 numbers."""
     numbers = [float(x) for x in re.findall(r"[\d.]+", css)[:3]]
@@ -127,16 +101,10 @@ def test_contrast_ratio_by_hand():
 
 
 #: What each width's visit reads, in this order, after the page has loaded:
-#: ``(key, script, theme)``; the dark theme is set as a reader's toggle sets it.
-#: The scripts only read the page, so one load serves every test of this module.
+#: ``(key, script, theme)``. At 1280 px the tests read the site test's visit
+#: of each page (the ``report`` fixture), which reads these tables too.
 READINGS: dict[int, tuple[tuple[str, str, str], ...]] = {
     390: (("tables", TABLES, "light"),),
-    1280: (
-        ("widths", TABLE_WIDTHS, "light"),
-        ("split", SPLIT_WORDS, "light"),
-        ("captions-light", CAPTION_COLOURS, "light"),
-        ("captions-dark", CAPTION_COLOURS, "dark"),
-    ),
 }
 
 #: ``(width, doc)`` -> what :data:`READINGS` read there, one load per page and width.
@@ -170,7 +138,7 @@ def _every_page(browser, site, docs, width: int) -> dict[str, dict[str, list[dic
     return {doc: _visits[width, doc] for doc in docs}
 
 
-def test_no_table_is_wider_than_the_article_at_1280(browser, site, built_book):
+def test_no_table_is_wider_than_the_article_at_1280(report, built_book):
     """At 1280 px every table, and its box, fits the article's width.
 
     The seven-column tables of the latency and measured chapters were 719 and
@@ -179,7 +147,7 @@ def test_no_table_is_wider_than_the_article_at_1280(browser, site, built_book):
     in its box, with the cue (test_browser_phone.py checks the words).
     """
     docs = pages_with_tables(built_book.html_dir)
-    found = {doc: read["widths"] for doc, read in _every_page(browser, site, docs, 1280).items()}
+    found = {doc: report(doc).table_widths for doc in docs}
     assert sum(len(t) for t in found.values()) > 10
     wide = [
         f"{doc}: {t}"
@@ -190,20 +158,18 @@ def test_no_table_is_wider_than_the_article_at_1280(browser, site, built_book):
     assert wide == []
 
 
-def test_no_table_breaks_a_word_at_1280(browser, site, built_book):
+def test_no_table_breaks_a_word_at_1280(report, built_book):
     """At 1280 px a table wraps its cells at spaces: the experts chapter's headers and
     cells broke "collecti/ve" and "weig/hts" when wide tables' cells could break anywhere."""
     docs = pages_with_tables(built_book.html_dir)
-    visits = _every_page(browser, site, docs, 1280)
-    split = [f"{doc}: {word}" for doc, read in visits.items() for word in read["split"]]
+    split = [f"{doc}: {word}" for doc in docs for word in report(doc).split_words]
     assert split == []
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_captions_meet_wcag_aa_contrast(browser, site, built_book, theme):
+def test_captions_meet_wcag_aa_contrast(report, theme):
     """Every figure and table caption is at least 4.5:1 against its background."""
-    visits = _every_page(browser, site, toc_files(), 1280)
-    found = {doc: read[f"captions-{theme}"] for doc, read in visits.items()}
+    found = {doc: report(doc).captions[theme] for doc in toc_files()}
     captions = [(doc, c) for doc, cs in found.items() for c in cs]
     assert len(captions) > 15
     low = [
