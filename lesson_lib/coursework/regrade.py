@@ -14,7 +14,7 @@ from pathlib import Path
 from lesson_lib.coursework.files import staged
 from lesson_lib.model._safe_io import read_csv_rows
 
-#: Largest CSV read back (a merge, a report, a TA's file), bytes (150 students x 22 problems of details is ~1 MB).
+#: Largest CSV read back (a merge, a report, a TA's file), bytes (150 students x 25 problems of details is about 1.1 MB).
 MAX_CSV_BYTES = 64 * 2**20
 
 
