@@ -21,6 +21,7 @@ from typing import TextIO
 import numpy as np
 
 from lesson_lib.lab.launch import LaunchResult, run_mpiexec
+from lesson_lib.lab.machine import local_facts
 from lesson_lib.lab.records import MIN_SECONDS
 from lesson_lib.model._validate import require_int, require_number
 
@@ -181,8 +182,6 @@ def probe_in_job(comm: object, max_bytes: int = IN_JOB_MAX_BYTES, loop: int = 20
 
     from mpi4py.bench import pingpong
 
-    from lesson_lib.lab.sweep import local_facts
-
     started = datetime.now(UTC).isoformat(timespec="seconds")
     args = _pingpong_args(max_bytes, loop)[3:]  # the options after "-m mpi4py.bench pingpong"
     rows = [r for r in pingpong(comm, args, verbose=False) if r[1] >= MIN_SECONDS]
@@ -226,8 +225,6 @@ def run_pingpong(
         (:class:`~lesson_lib.lab.launch.MPIUnavailableError` without ``mpiexec``).
     """
     from datetime import UTC, datetime
-
-    from lesson_lib.lab.sweep import local_facts
 
     timeout = require_number("timeout", timeout, strict=True, unit="s")
     started = datetime.now(UTC).isoformat(timespec="seconds")
