@@ -87,7 +87,7 @@ def batch_rows(
 #: Columns of :func:`batch_rows`.
 BATCH_HEADER: tuple[str, ...] = (
     "sequences in the batch",
-    "compute: weights or weight multiplications, then KV and state traffic (ms)",
+    "weights read or multiplied (the longer), plus cache and state reads (ms)",
     "all-reduce latency (ms)",
     "all-reduce bytes (ms)",
     "each sequence waits (ms per token)",
