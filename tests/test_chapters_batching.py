@@ -5,15 +5,19 @@ from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.batching import (
     BATCH_HEADER,
+    BUYER_HEADER,
     _speculative_numbers,
     batch_rows,
     batching_numbers,
+    buyer_numbers,
+    buyer_table,
 )
 from lesson_lib.model.batching import (
     mtp_head_params,
     speculative_crossover_sequences,
     speculative_tokens_per_collective,
 )
+from lesson_lib.model.latency import buyer_answers
 from lesson_lib.model.specimen import FAST, GPU, MODEL
 from lesson_lib.model.step_time import decode_step
 
@@ -104,3 +108,41 @@ def test_speculative_tokens_and_crossover_by_hand():
     assert v["spec_one_stage_sequences"] == "13" and v["spec_one_stage_limit"] == "512 KiB"
     with pytest.raises(ValueError, match="draft_tokens"):
         speculative_tokens_per_collective(1, -1)
+
+
+def test_the_buyer_gets_two_answers_by_hand():
+    """Latency: two fast GPUs win; throughput at full context: four slow GPUs win.
+
+    One stream, the lesson's arithmetic: 16.12, 9.34 and 10.43 ms (the worked example).
+    Full context (262,144 tokens; H100 84.93 GB, 3.35 TB/s; KV 16 GiB and state
+    153,944,064 B per sequence, the state read and written back):
+    - one GPU: 1 sequence; 54e9 / 3.35e12 = 16.119 ms + (16 GiB + 2 x 153,944,064 B)
+      / 3.35e12 = 5.220 ms: 21.34 ms, 46.9 tokens/s;
+    - two fast: 6 sequences; 8.060 ms + 6 x (8 GiB + 153,944,064 B) / 3.35e12 = 15.661
+      ms + 128 x 10 us + 128 x 6 x 10,240 B / 450 GB/s = 0.017 ms: 25.02 ms, 239.8 tokens/s;
+    - four slow: 16 sequences; 4.030 ms + 16 x (4 GiB + 76,972,032 B) / 3.35e12 = 20.882
+      ms + 128 x 50 us + 128 x 1.5 x 16 x 10,240 B / 64 GB/s = 0.492 ms: 31.80 ms,
+      503.1 tokens/s, 10.7x one GPU and 2.1x two fast GPUs.
+    """
+    one, two, four = buyer_answers()
+    assert [a.sequences for a in (one, two, four)] == [1, 6, 16]
+    assert_allclose([a.tokens_per_s for a in (one, two, four)], [46.86, 239.8, 503.1], rtol=2e-3)
+    assert_allclose(
+        [a.stream_s for a in (one, two, four)], [16.12e-3, 9.34e-3, 10.43e-3], rtol=1e-3
+    )
+    v = buyer_numbers()
+    assert v["throughput_4_vs_2"] == "2.1x"
+    assert (v["box_4_tokens_per_s"], v["box_2_tokens_per_s"], v["box_1_tokens_per_s"]) == (
+        "503",
+        "240",
+        "47",
+    )
+
+
+def test_buyer_table_has_a_row_per_box_and_its_per_gpu_rate():
+    """Four slow GPUs: 503.1 tokens/s over 4 GPUs = 126 per GPU; two fast: 239.8 / 2 = 120."""
+    html = buyer_table(caption="boxes")
+    assert html.count("<tr>") == 1 + 3  # header and three boxes
+    for column in BUYER_HEADER:
+        assert column in html
+    assert "<td>126</td>" in html and "<td>120</td>" in html

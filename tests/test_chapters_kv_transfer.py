@@ -79,3 +79,20 @@ def test_decode_parallel_rows_by_hand():
     assert [r[2] for r in rows] == ["16", "18", "36"]
     assert [r[3] for r in rows] == ["1.28 ms", "1.28 ms", "1.76 ms"]
     assert collective_latency_per_token(MODEL, 8, 2) == pytest.approx(176 * 10e-6)
+
+
+def test_disaggregated_rows_by_hand():
+    """The lesson's prompt, TP 4 to TP 4: 256 MiB of KV + 153,944,064 B of state = 422,379,520 B,
+    a quarter per GPU pair. NVLink: 105,594,880 / 450e9 + 10 us = 0.24 ms; a NIC per GPU:
+    / 50e9 + 25 us = 2.14 ms; one shared 25 GB/s port for all of it: 422,379,520 / 25e9 + 50 us
+    = 16.95 ms."""
+    from lesson_lib.chapters.kv_transfer import DISAGGREGATED_HEADER, disaggregated_rows
+
+    rows = disaggregated_rows()
+    assert [len(r) for r in rows] == [len(DISAGGREGATED_HEADER)] * 3
+    shipped = [r[1] for r in rows]
+    assert shipped == [
+        f"{(105_594_880 / 450e9 + 10e-6) * 1e3:.2f}",
+        f"{(105_594_880 / 50e9 + 25e-6) * 1e3:.2f}",
+        f"{(422_379_520 / 25e9 + 50e-6) * 1e3:.2f}",
+    ] == ["0.24", "2.14", "16.95"]

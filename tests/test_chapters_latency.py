@@ -1,11 +1,11 @@
-"""The latency chapter's glued numbers and tables: speed-up, timeline, the buyer's answers."""
+"""The latency chapter's glued numbers: speed-up and timeline; the buyer's boxes in the model."""
 
 import math
 
 import pytest
 from numpy.testing import assert_allclose
 
-from lesson_lib.chapters.latency import _timeline_numbers, buyer_numbers, scaling_numbers
+from lesson_lib.chapters.latency import _timeline_numbers, scaling_numbers
 from lesson_lib.model.latency import (
     buyer_answers,
     speedup_curve,
@@ -55,50 +55,6 @@ def test_timeline_numbers_read_like_the_chapter():
     assert numbers["wait_2_fast"] == "10 us"
     assert numbers["anatomy_launch"] == "3 us"
     assert float(numbers["wait_4_slow"].split()[0]) > float(numbers["slice_4_slow"].split()[0])
-
-
-def test_the_buyer_gets_two_answers_by_hand():
-    """Latency: two fast GPUs win; throughput at full context: four slow GPUs win.
-
-    One stream, the lesson's arithmetic: 16.12, 9.34 and 10.43 ms (the worked example).
-    Full context (262,144 tokens; H100 84.93 GB, 3.35 TB/s; KV 16 GiB and state
-    153,944,064 B per sequence, the state read and written back):
-    - one GPU: 1 sequence; 54e9 / 3.35e12 = 16.119 ms + (16 GiB + 2 x 153,944,064 B)
-      / 3.35e12 = 5.220 ms: 21.34 ms, 46.9 tokens/s;
-    - two fast: 6 sequences; 8.060 ms + 6 x (8 GiB + 153,944,064 B) / 3.35e12 = 15.661
-      ms + 128 x 10 us + 128 x 6 x 10,240 B / 450 GB/s = 0.017 ms: 25.02 ms, 239.8 tokens/s;
-    - four slow: 16 sequences; 4.030 ms + 16 x (4 GiB + 76,972,032 B) / 3.35e12 = 20.882
-      ms + 128 x 50 us + 128 x 1.5 x 16 x 10,240 B / 64 GB/s = 0.492 ms: 31.80 ms,
-      503.1 tokens/s, 10.7x one GPU and 2.1x two fast GPUs.
-    """
-    one, two, four = buyer_answers()
-    assert [a.sequences for a in (one, two, four)] == [1, 6, 16]
-    assert_allclose([a.tokens_per_s for a in (one, two, four)], [46.86, 239.8, 503.1], rtol=2e-3)
-    assert_allclose(
-        [a.stream_s for a in (one, two, four)], [16.12e-3, 9.34e-3, 10.43e-3], rtol=1e-3
-    )
-    v = buyer_numbers()
-    assert v["stream_winner"] == "two GPUs on the fast fabric"
-    assert v["throughput_winner"] == "four GPUs on the slow fabric"
-    assert v["throughput_4_vs_2"] == "2.1x"
-    assert (v["box_4_tokens_per_s"], v["box_2_tokens_per_s"], v["box_1_tokens_per_s"]) == (
-        "503",
-        "240",
-        "47",
-    )
-
-
-def test_at_full_context_even_one_stream_prefers_four_slow_gpus():
-    """One full-length stream: 11.77 ms on four slow GPUs, 11.95 ms on two fast ones.
-
-    Four GPUs each read a quarter of the 16 GiB cache, two a half:
-    4.030 + 1.305 + 6.4 + 128 x 1.5 x 10,240 / 64e9 (0.031) = 11.77 ms against
-    8.060 + 2.610 + 1.28 + 128 x 10,240 / 450e9 (0.003) = 11.95 ms.
-    """
-    _, two, four = buyer_answers()
-    assert_allclose(four.stream_full_s, 11.766e-3, rtol=1e-3)
-    assert_allclose(two.stream_full_s, 11.953e-3, rtol=1e-3)
-    assert buyer_numbers()["stream_full_winner"] == "four GPUs on the slow fabric"
 
 
 def test_embedding_is_not_read_whole_by_hand():

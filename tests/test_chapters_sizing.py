@@ -32,13 +32,9 @@ def test_sizing_numbers_follow_the_card():
     assert sizing_numbers(accel=bigger)["sizing_headroom_gb"] == "87 GB"
 
 
-def test_nccl_buffers_taken_off_the_card_leave_sixteen_sequences_by_hand():
-    """TP 4, full context: 16 x (4 GiB + 38,486,016 B) = 69.34 GB of the 71.43 GB beside the
-    weights, 2.10 GB left, more than aiconfigurator's 411,041,792 B (392 MiB) for NCCL."""
+def test_nccl_buffers_are_aiconfigurators_figure_in_mib():
+    """aiconfigurator's TP 4 figure, 411,041,792 B = 392 x 2**20 B, printed in MiB."""
     from lesson_lib.chapters.sizing import sizing_numbers
 
-    v = sizing_numbers()
-    assert v["sizing_nccl_buffer_4"] == "392 MiB"
-    left = 84_932_978_278.4 - 13.5e9 - 16 * (4 * 2**30 + 153_944_064 / 4)
-    assert left - 411_041_792 > 0 and left - 411_041_792 < (4 * 2**30)  # a 17th does not fit
-    assert v["sizing_sequences_4_nccl"] == "16"
+    assert 392 * 2**20 == 411_041_792
+    assert sizing_numbers()["sizing_nccl_buffer_4"] == "392 MiB"

@@ -18,8 +18,8 @@ def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
     assert values["rate_4_gb"] == "0.0983 GB/s"
     assert values["sizing_kv_heads"] == "4"
     assert values["batch_crossover_4"] == batching.batching_numbers()["batch_crossover_4"]
-    assert values["throughput_winner"] == "four GPUs on the slow fabric"
-    assert values["stream_winner"] == "two GPUs on the fast fabric"
+    # the whole box: four slow GPUs deliver more tokens per second than two fast ones
+    assert int(values["box_4_tokens_per_s"]) > int(values["box_2_tokens_per_s"])
     assert values["ds_alltoalls"] == "116"  # DeepSeek-V3: 2 x (61 - 3) MoE layers
     # Three PCIe-class systems measured, alphas 11.7-18.09 us, all below the
     # 41.5 us tie: four slow GPUs win on every one.

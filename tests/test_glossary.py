@@ -121,6 +121,12 @@ TERMS = (
     "gemm",
     "rmsnorm",
     "collective matmul",
+    "flop",
+    "embedding table",
+    "speculative decoding",
+    "replica",
+    "point-to-point",
+    "query head",
 )
 
 

@@ -21,10 +21,12 @@ from lesson_lib.model.batching import (
     speculative_tokens_per_collective,
 )
 from lesson_lib.model.collectives import crossover_tokens
+from lesson_lib.model.latency import buyer_answers
 from lesson_lib.model.memory import max_sequences
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import decode_step
+from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import (
     KiB,
     format_bytes,
@@ -198,10 +200,77 @@ def _speculative_numbers() -> dict[str, str]:
     }
 
 
+#: Columns of :func:`buyer_table`.
+BUYER_HEADER: tuple[str, ...] = (
+    "box",
+    "one stream (ms per token)",
+    "full-length sequences that fit",
+    "all of them together (tokens/s)",
+    "per GPU (tokens/s)",
+)
+
+
+def buyer_table(caption: str | None = None) -> str:
+    """HTML table of :func:`~lesson_lib.model.latency.buyer_answers`: both questions for each box.
+
+    Parameters
+    ----------
+    caption : str, optional
+
+    Returns
+    -------
+    str
+        A row per box, columns :data:`BUYER_HEADER`.
+    """
+    rows = [
+        (
+            a.label,
+            f"{a.stream_s * 1e3:.2f}",
+            format_count(a.sequences),
+            format_count(a.tokens_per_s),
+            format_count(a.tokens_per_s_per_gpu),
+        )
+        for a in buyer_answers()
+    ]
+    return html_table(BUYER_HEADER, rows, caption=caption)
+
+
+#: Shorter sequences at which the page compares the boxes' throughput per GPU, tokens.
+SHORTER_CONTEXTS: dict[str, int] = {"short": 4_096}
+
+
+def buyer_numbers() -> dict[str, str]:
+    """The two answers to the buyer, formatted for the landing page, this chapter and the summary.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    boxes = buyer_answers()
+    out: dict[str, str] = {}
+    for key, a in zip(("box_1", "box_2", "box_4"), boxes, strict=True):
+        out[f"{key}_sequences"] = format_count(a.sequences)
+        out[f"{key}_tokens_per_s"] = format_count(a.tokens_per_s)
+        out[f"{key}_tokens_per_gpu"] = format_count(a.tokens_per_s_per_gpu)
+    _, two, four = boxes
+    out["throughput_4_vs_2"] = format_ratio(four.tokens_per_s / two.tokens_per_s, decimals=1)
+    out["per_gpu_4_vs_2"] = format_ratio(four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu)
+    for name, context in SHORTER_CONTEXTS.items():
+        _, two, four = buyer_answers(context=context)
+        out[f"context_{name}"] = format_count(context)
+        out[f"per_gpu_4_vs_2_{name}"] = format_ratio(
+            four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu
+        )
+        out[f"box_4_step_{name}"] = format_seconds(four.step_s, "ms")
+        out[f"box_4_wire_{name}"] = format_seconds(four.wire_bytes_s, "ms")
+    return out
+
+
 #: What ``book/batching.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
     overview.WORKED,
     batching_numbers,
+    buyer_numbers,
     _speculative_numbers,
     Quote(prefill.prefill_numbers, ("gpu_peak_flops",)),
 )

@@ -10,7 +10,6 @@ from lesson_lib.chapters.experts import experts_numbers
 from lesson_lib.chapters.glue import GlueTable, Quote
 from lesson_lib.chapters.overview import _ms
 from lesson_lib.model._validate import MAX_RANKS, require_instance, require_int
-from lesson_lib.model.cluster_disaggregated import PLACEMENTS, plan_disaggregated
 from lesson_lib.model.cluster_plan import ClusterPlan
 from lesson_lib.model.cluster_planner import plan_cluster
 from lesson_lib.model.layout import stage_layer_kinds, stage_layers
@@ -20,7 +19,6 @@ from lesson_lib.model.specimen import (
     INTER_NODE_MEASURED_LATENCY,
     MODEL,
     PP_VECTORS_PER_TOKEN,
-    PROMPT_TOKENS,
 )
 from lesson_lib.model.specs import Fabric, ModelSpec
 from lesson_lib.model.tables import html_table
@@ -239,42 +237,6 @@ def _cluster_numbers() -> dict[str, str]:
         "worse_pp2_token_time": _ms(worse_pp2.token_time_s),
         "worse_across_token_time": _ms(worse_across.token_time_s),
     }
-
-
-#: Columns of :func:`disaggregated_rows`.
-DISAGGREGATED_HEADER: tuple[str, ...] = (
-    "where the prefill and decode instances sit",
-    "lesson's prompt: cache sent whole after the prefill",
-    "lesson's prompt: cache streamed during the prefill, the wait left after it",
-    "full-length prompt: sent whole after",
-    "full-length prompt: streamed, the wait left",
-)
-
-
-def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[str, ...]]:
-    """What the hand-off adds to a request's first token in ms, for each placement of the instances.
-
-    Parameters
-    ----------
-    prefill_tp, decode_tp : int, default 4
-        Tensor-parallel degrees of the instances, from 1 to 4096.
-
-    Returns
-    -------
-    list of tuple of str
-        Rows in :data:`DISAGGREGATED_HEADER` order, one per placement of
-        :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`.
-    """
-    rows = []
-    for key, label in PLACEMENTS.items():
-        row = [label]
-        for tokens in (PROMPT_TOKENS, MODEL.max_context):
-            plan = plan_disaggregated(
-                prefill_tp=prefill_tp, decode_tp=decode_tp, placement=key, prompt_tokens=tokens
-            )
-            row += [f"{plan.shipped_s * 1e3:.2f}", f"{plan.streamed_s * 1e3:.2f}"]
-        rows.append(tuple(row))
-    return rows
 
 
 #: What ``book/cluster.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lesson_lib.chapters import allreduce, latency, overview, payloads
+from lesson_lib.chapters import allreduce, batching, latency, overview, payloads
 from lesson_lib.chapters.glue import GlueTable, Quote
 
 #: What ``book/index.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
@@ -10,6 +10,6 @@ GLUE = GlueTable(
     overview.WORKED,
     Quote(payloads.payload_numbers, ("pcie_bandwidth",)),
     Quote(latency.scaling_numbers, ("speedup_1_to_4_slow", "slow_4_vs_fast_2")),
-    latency.buyer_numbers,
+    batching.buyer_numbers,
     Quote(allreduce.allreduce_numbers, ("ar_num_layers", "ar_per_layer")),
 )

@@ -8,6 +8,7 @@ from functools import cache
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import GlueTable
 from lesson_lib.model._validate import require_instance
+from lesson_lib.model.cluster_disaggregated import PLACEMENTS, plan_disaggregated
 from lesson_lib.model.kv_links import (
     GPUS,
     LINKS,
@@ -344,6 +345,42 @@ def _goodput_numbers() -> dict[str, str]:
         "goodput_spike_over_target": format_ratio((step + prefill) / target, decimals=1),
         "goodput_spike_share": f"{100 * DECODE_BATCH / output:.1f} %",
     }
+
+
+#: Columns of :func:`disaggregated_rows`.
+DISAGGREGATED_HEADER: tuple[str, ...] = (
+    "where the prefill and decode instances sit",
+    "lesson's prompt: cache sent whole after the prefill",
+    "lesson's prompt: cache streamed during the prefill, the wait left after it",
+    "full-length prompt: sent whole after",
+    "full-length prompt: streamed, the wait left",
+)
+
+
+def disaggregated_rows(prefill_tp: int = 4, decode_tp: int = 4) -> list[tuple[str, ...]]:
+    """What the hand-off adds to a request's first token in ms, for each placement of the instances.
+
+    Parameters
+    ----------
+    prefill_tp, decode_tp : int, default 4
+        Tensor-parallel degrees of the instances, from 1 to 4096.
+
+    Returns
+    -------
+    list of tuple of str
+        Rows in :data:`DISAGGREGATED_HEADER` order, one per placement of
+        :data:`~lesson_lib.model.cluster_disaggregated.PLACEMENTS`.
+    """
+    rows = []
+    for key, label in PLACEMENTS.items():
+        row = [label]
+        for tokens in (PROMPT_TOKENS, MODEL.max_context):
+            plan = plan_disaggregated(
+                prefill_tp=prefill_tp, decode_tp=decode_tp, placement=key, prompt_tokens=tokens
+            )
+            row += [f"{plan.shipped_s * 1e3:.2f}", f"{plan.streamed_s * 1e3:.2f}"]
+        rows.append(tuple(row))
+    return rows
 
 
 #: What ``book/kv_transfer.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).

@@ -1,4 +1,4 @@
-"""The latency page: how decode speed scales with N, a token's timeline and the buyer's answers."""
+"""The latency page: how decode speed scales with N and a token's timeline, in numbers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.latency import (
     allreduce_anatomy,
     break_even_latency,
-    buyer_answers,
     decode_lines,
     peak_n,
     speedup_curve,
@@ -20,7 +19,6 @@ from lesson_lib.model.latency import (
 from lesson_lib.model.published import published_numbers
 from lesson_lib.model.specimen import FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.step_time import decode_step, speedup
-from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import (
     format_bytes,
     format_count,
@@ -82,93 +80,20 @@ def _timeline_numbers() -> dict[str, str]:
     def us(seconds: float, decimals: int = 1) -> str:
         return format_seconds(seconds, "us", decimals=decimals)
 
-    two = token_timeline(MODEL, GPU, FAST, 2, allreduces=1)
-    four = token_timeline(MODEL, GPU, SLOW, 4, allreduces=1)
+    two = token_timeline(MODEL, GPU, FAST, 2, allreduces=1, include_bandwidth=False)
+    four = token_timeline(MODEL, GPU, SLOW, 4, allreduces=1, include_bandwidth=False)
     parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
     return {
         "slice_2_fast": us(two[0].duration_s),
-        "wait_2_fast": us(two[1].duration_s + two[2].duration_s),
+        "wait_2_fast": us(two[1].duration_s),
         "slice_4_slow": us(four[0].duration_s),
-        "wait_4_slow": us(four[1].duration_s + four[2].duration_s),
+        "wait_4_slow": us(four[1].duration_s),
         "anatomy_launch": us(parts[0].seconds, 2),
         "anatomy_fixed": us(parts[1].seconds, 2),
         "anatomy_hops": us(parts[2].seconds, 2),
         "anatomy_bytes": us(parts[3].seconds, 2),
         "anatomy_total": us(sum(p.seconds for p in parts), 2),
     }
-
-
-#: Columns of :func:`buyer_table`.
-BUYER_HEADER: tuple[str, ...] = (
-    "box",
-    "weights only, one stream (ms per token)",
-    "reading a full cache, one stream (ms per token)",
-    "full-length sequences that fit",
-    "all of them together (tokens/s)",
-)
-
-
-def buyer_table(caption: str | None = None) -> str:
-    """HTML table of :func:`~lesson_lib.model.latency.buyer_answers`: both questions for each box.
-
-    Parameters
-    ----------
-    caption : str, optional
-
-    Returns
-    -------
-    str
-        A row per box, columns :data:`BUYER_HEADER`.
-    """
-    rows = [
-        (
-            a.label,
-            f"{a.stream_s * 1e3:.2f}",
-            f"{a.stream_full_s * 1e3:.2f}",
-            format_count(a.sequences),
-            format_count(a.tokens_per_s),
-        )
-        for a in buyer_answers()
-    ]
-    return html_table(BUYER_HEADER, rows, caption=caption)
-
-
-#: Shorter sequences at which the page compares the boxes' throughput per GPU, tokens.
-SHORTER_CONTEXTS: dict[str, int] = {"mid": 32_768, "short": 4_096}
-
-
-def buyer_numbers() -> dict[str, str]:
-    """The two answers to the buyer, formatted for the landing page, this chapter and the summary.
-
-    Returns
-    -------
-    dict of str to str
-    """
-    boxes = buyer_answers()
-    out: dict[str, str] = {}
-    for key, a in zip(("box_1", "box_2", "box_4"), boxes, strict=True):
-        out[f"{key}_stream"] = format_seconds(a.stream_s, "ms")
-        out[f"{key}_stream_full"] = format_seconds(a.stream_full_s, "ms")
-        out[f"{key}_sequences"] = format_count(a.sequences)
-        out[f"{key}_tokens_per_s"] = format_count(a.tokens_per_s)
-        out[f"{key}_tokens_per_gpu"] = format_count(a.tokens_per_s_per_gpu)
-    out["stream_winner"] = min(boxes, key=lambda a: a.stream_s).label
-    out["throughput_winner"] = max(boxes, key=lambda a: a.tokens_per_s).label
-    out["stream_full_winner"] = min(boxes, key=lambda a: a.stream_full_s).label
-    _, two, four = boxes
-    out["throughput_4_vs_2"] = format_ratio(four.tokens_per_s / two.tokens_per_s, decimals=1)
-    out["per_gpu_4_vs_2"] = format_ratio(four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu)
-    # the four GPUs spent as two boxes of two fast ones instead
-    out["two_fast_boxes_tokens_per_s"] = format_count(2 * two.tokens_per_s)
-    for name, context in SHORTER_CONTEXTS.items():
-        _, two, four = buyer_answers(context=context)
-        out[f"context_{name}"] = format_count(context)
-        out[f"per_gpu_4_vs_2_{name}"] = format_ratio(
-            four.tokens_per_s_per_gpu / two.tokens_per_s_per_gpu
-        )
-        out[f"box_4_step_{name}"] = format_seconds(four.step_s, "ms")
-        out[f"box_4_wire_{name}"] = format_seconds(four.wire_bytes_s, "ms")
-    return out
 
 
 def _embedding_numbers() -> dict[str, str]:
@@ -189,7 +114,6 @@ GLUE = GlueTable(
     Quote(payloads.payload_numbers, ("pcie_bandwidth",)),
     scaling_numbers,
     published_numbers,
-    buyer_numbers,
     Quote(batching.batching_numbers, ("kv_read_full_4",)),
     _timeline_numbers,
     _embedding_numbers,

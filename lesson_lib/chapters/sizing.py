@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from lesson_lib.chapters import overview
 from lesson_lib.chapters.glue import GlueTable
 from lesson_lib.model._validate import require_instance
-from lesson_lib.model.memory import kv_share, max_sequences
+from lesson_lib.model.memory import kv_share
 from lesson_lib.model.sizing import DEGREES, fits_by_degree, pure_attention_twin
 from lesson_lib.model.specimen import GPU, MODEL, NCCL_BUFFER_BYTES
 from lesson_lib.model.specs import Accelerator, ModelSpec
@@ -53,9 +51,7 @@ def sizing_numbers(model: ModelSpec = MODEL, accel: Accelerator = GPU) -> dict[s
     out["sizing_tp8_extra"] = str(int(out["sizing_sequences_8"]) - int(out["sizing_sequences_4"]))
     # NCCL's buffers (a stated, sourced assumption) taken off the card at TP 4
     nccl = NCCL_BUFFER_BYTES[4]
-    card_less_nccl = replace(accel, memory_bytes=accel.memory_bytes - nccl)
     out["sizing_nccl_buffer_4"] = format_bytes(nccl, "MiB", decimals=0)
-    out["sizing_sequences_4_nccl"] = str(max_sequences(model, card_less_nccl, 4, full))
     return out
 
 

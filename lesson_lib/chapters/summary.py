@@ -21,7 +21,7 @@ GLUE = GlueTable(
     Quote(payloads.payload_numbers, ("rate_4_gb",)),
     Quote(sizing.sizing_numbers, ("sizing_kv_heads",)),
     Quote(latency.scaling_numbers, ("break_even_4_vs_2",)),
-    latency.buyer_numbers,
+    batching.buyer_numbers,
     Quote(measured.measured_numbers, ("claim_four_slow_lose",)),
     Quote(experts.experts_numbers, ("ds_alltoalls",)),
     Quote(

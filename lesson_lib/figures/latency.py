@@ -276,9 +276,12 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
     seen: set[str] = set()
     longest = 0.0
     for row, (_label, fabric, n) in enumerate(lines):
-        whole = decode_step(MODEL, GPU, fabric, n).total_s
-        segments = token_timeline(MODEL, GPU, fabric, n, allreduces=allreduces)
-        for seg in segments:
+        # Bytes left out, as in the breakdown: the chapter adds them once, at the end.
+        whole = decode_step(MODEL, GPU, fabric, n, include_bandwidth=False).total_s
+        segments = token_timeline(
+            MODEL, GPU, fabric, n, allreduces=allreduces, include_bandwidth=False
+        )
+        for seg in (s for s in segments if s.duration_s > 0):
             label = None if seg.kind in seen else _KIND_LABELS[seg.kind]
             ax.barh(row, seg.duration_s / US, left=seg.start_s / US, color=ROLE_COLORS[seg.kind],
                     edgecolor="white", height=0.6, label=label)  # fmt: skip
@@ -286,7 +289,7 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
         end = sum(s.duration_s for s in segments)
         longest = max(longest, end / US)
         total = f"... x{MODEL.allreduces_per_token // allreduces} =\n"
-        total += f"{format_seconds(whole, 'ms')} per token\n(bytes included)"
+        total += f"{format_seconds(whole, 'ms')} per token"
         ax.text(end / US + 4, row, total, va="center", fontsize=10)
     ax.set_yticks(range(len(lines)), [label for label, _, _ in lines], fontsize=10)
     ax.invert_yaxis()

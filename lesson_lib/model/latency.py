@@ -197,7 +197,13 @@ class Segment:
 
 
 def token_timeline(
-    model: ModelSpec, accel: Accelerator, fabric: Fabric, n: int, *, allreduces: int | None = None
+    model: ModelSpec,
+    accel: Accelerator,
+    fabric: Fabric,
+    n: int,
+    *,
+    allreduces: int | None = None,
+    include_bandwidth: bool = True,
 ) -> list[Segment]:
     """The chain of one decoded token: compute slice, all-reduce, repeated.
 
@@ -211,17 +217,20 @@ def token_timeline(
         Tensor-parallel degree, at least 2 (one GPU has no all-reduce).
     allreduces : int, optional
         Lay out only the first this many all-reduces (default all ``model.allreduces_per_token``).
+    include_bandwidth : bool, default True
+        Whether each all-reduce's bytes take time (a zero-length segment if not).
 
     Returns
     -------
     list of Segment
-        In time order; a whole token's add up to ``decode_step(model, accel, fabric, n).total_s``.
+        In time order; a whole token's add up to the ``total_s`` of
+        ``decode_step(model, accel, fabric, n, include_bandwidth=include_bandwidth)``.
     """
     require_instance("model", model, ModelSpec)
     n = require_int("n", n, minimum=2, maximum=MAX_RANKS)
     total = model.allreduces_per_token
     count = total if allreduces is None else require_int("allreduces", allreduces, maximum=total)
-    step = decode_step(model, accel, fabric, n)
+    step = decode_step(model, accel, fabric, n, include_bandwidth=include_bandwidth)
     durations = {kind: getattr(step, f"{kind}_s") / total for kind in SEGMENT_KINDS}
     segments = []
     clock = 0.0
@@ -321,8 +330,6 @@ class BoxAnswer:
     #: One stream's time per token in the lesson's arithmetic (weights and all-reduce latency, no
     #: context): 16.12, 9.34 and 10.43 ms.
     stream_s: float
-    #: One stream's time per token at ``context``, with KV and state traffic and all-reduce bytes.
-    stream_full_s: float
     #: Sequences of ``context`` tokens that fit beside the weights, an upper bound (activations,
     #: CUDA graphs and communication buffers also take memory).
     sequences: int
@@ -372,7 +379,6 @@ def buyer_answers(
                 fabric=fabric,
                 context=context,
                 stream_s=decode_step(model, accel, fabric, n, include_bandwidth=False).total_s,
-                stream_full_s=decode_step(model, accel, fabric, n, context=context).total_s,
                 sequences=fit,
                 tokens_per_s=batched.tokens_per_s if fit else 0.0,
                 step_s=batched.total_s,
