@@ -481,7 +481,6 @@ NUMBERS = {
         # untied head, 2E / 27e9 = 9.4%; 2 x 27e9 x 4,096 / (4 x 989e12) = 55.91 ms less
         # (2E x 4,096 + 2E x 4,095) / 3.956e15 = 5.265 ms: 50.65 ms
         "embedding_and_head_share": "9.4%",
-        "prefill_flops_4_engine": "50.65 ms",
         "gpu_peak_flops": "989 TFLOP/s",
         "chip_crossover_tokens": "295",
         "crossover_fast_4": "3 MB",

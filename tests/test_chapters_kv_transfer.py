@@ -91,8 +91,12 @@ def test_disaggregated_rows_by_hand():
     rows = disaggregated_rows()
     assert [len(r) for r in rows] == [len(DISAGGREGATED_HEADER)] * 3
     shipped = [r[1] for r in rows]
-    assert shipped == [
-        f"{(105_594_880 / 450e9 + 10e-6) * 1e3:.2f}",
-        f"{(105_594_880 / 50e9 + 25e-6) * 1e3:.2f}",
-        f"{(422_379_520 / 25e9 + 50e-6) * 1e3:.2f}",
-    ] == ["0.24", "2.14", "16.95"]
+    assert (
+        shipped
+        == [
+            f"{(105_594_880 / 450e9 + 10e-6) * 1e3:.2f}",
+            f"{(105_594_880 / 50e9 + 25e-6) * 1e3:.2f}",
+            f"{(422_379_520 / 25e9 + 50e-6) * 1e3:.2f}",
+        ]
+        == ["0.24", "2.14", "16.95"]
+    )

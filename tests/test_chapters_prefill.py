@@ -61,3 +61,14 @@ def test_ridge_point_counts_as_memory_bound():
     decode, prefill = regime_rows(MODEL, ridge, FAST, 2, 4096)
     assert decode[1] == "memory-bound: weights 27 ms, arithmetic 27 ms"
     assert prefill[1].startswith("compute-bound")
+
+
+def test_embedding_and_head_share_by_hand():
+    """Embedding and untied head, 248,320 x 5,120 each: 2 x 1,271,398,400 / 27e9 = 9.4 %."""
+    from lesson_lib.chapters.prefill import _embedding_and_head_numbers
+
+    assert (
+        _embedding_and_head_numbers()["embedding_and_head_share"]
+        == (f"{100 * 2 * 248_320 * 5_120 / 27e9:.1f}%")
+        == "9.4%"
+    )

@@ -89,7 +89,7 @@ def batch_rows(
 #: Columns of :func:`batch_rows`.
 BATCH_HEADER: tuple[str, ...] = (
     "sequences in the batch",
-    "weights read or multiplied (the longer), plus cache and state reads (ms)",
+    "compute (ms)",
     "all-reduce latency (ms)",
     "all-reduce bytes (ms)",
     "each sequence waits (ms per token)",

@@ -10,7 +10,6 @@ from lesson_lib.model.collectives import crossover_bytes, crossover_tokens
 from lesson_lib.model.prefill import per_token, place_on_curve, prefill_message_bytes
 from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
-from lesson_lib.model.step_time import prefill_step
 from lesson_lib.model.units import (
     format_bytes,
     format_count,
@@ -100,19 +99,15 @@ def prefill_numbers() -> dict[str, str]:
 
 
 def _embedding_and_head_numbers() -> dict[str, str]:
-    """The prompt's arithmetic on four GPUs as an engine does it: no embedding GEMM, logits once.
+    """The embedding table's and output head's share of the parameters, which the prompt's
+    arithmetic counts for every token.
 
-    The step counts two FLOPs per parameter for every prompt token. The input
-    embedding is a table lookup, and the output head (untied, as large) runs for
-    the last token only, so ``2 E T + 2 E (T - 1)`` of them are not spent.
+    The input embedding is a table lookup, and the output head (untied, as large) runs for
+    the last token only in an engine: ``2 E`` of the parameters are not multiplied per token.
     """
     rows = (MODEL.vocab_size or 0) * MODEL.hidden_size
-    tokens = PROMPT_TOKENS
-    step = prefill_step(MODEL, GPU, FAST, 4, tokens)
-    unspent = (2 * rows * tokens + 2 * rows * (tokens - 1)) / (4 * GPU.peak_flops)
     return {
         "embedding_and_head_share": format_count(100 * 2 * rows / MODEL.params, decimals=1) + "%",
-        "prefill_flops_4_engine": format_seconds(step.flops_s - unspent, "ms"),
     }
 
 
