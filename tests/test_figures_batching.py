@@ -37,3 +37,28 @@ def test_crossover_dot_at_293():
     left = batch_figure().axes[0]
     dots = [line for line in left.get_lines() if line.get_marker() == "o"]
     assert_allclose(dots[0].get_xdata()[0], 293)
+
+
+def test_crossover_dots_are_hollow_and_clear_of_the_squares():
+    """Hollow dots, filled squares; in each panel every two marks are at least 4 px apart.
+
+    The slow fabric's crossover (208 sequences) sits 16 px left of the 2-GPU
+    curve's square (274) at nearly its height on top; a 7 pt dot beside an
+    8 pt square, each with a 1 pt edge, left 15.5 - 5.6 - 6.25 = 3.6 px.
+    A mark reaches (size + edge) / 2 pt from its centre, at 100 px an inch.
+    """
+    fig = batch_figure()
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        marks = [line for line in ax.get_lines() if line.get_marker() in ("o", "s")]
+        dots = [line for line in marks if line.get_marker() == "o"]
+        assert dots and all(line.get_markerfacecolor() == "white" for line in dots)
+        assert all(line.get_markerfacecolor() != "white" for line in marks if line not in dots)
+        placed = [
+            (*ax.transData.transform(line.get_xydata()[0]),
+             (line.get_markersize() + line.get_markeredgewidth()) / 2 * 100 / 72)
+            for line in marks
+        ]  # fmt: skip
+        for i, (x, y, reach) in enumerate(placed):
+            for u, v, other in placed[i + 1 :]:
+                assert max(abs(x - u), abs(y - v)) - reach - other >= 4.0

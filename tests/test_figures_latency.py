@@ -1,6 +1,7 @@
 """The latency chapter's figures: step breakdown, speed-up curves, fixed vs per-hop."""
 
 import numpy as np
+import pytest
 from matplotlib.figure import Figure
 from numpy.testing import assert_allclose
 
@@ -102,3 +103,24 @@ def test_the_chapters_breakdown_shows_the_sums_under_it():
     """Bytes left out, as in the bullets under it: 4.03 + 6.4 = 10.43 ms, not 10.46 ms."""
     texts = " ".join(t.get_text() for t in breakdown_figure(include_bandwidth=False).axes[0].texts)
     assert "10.43 ms" in texts and "10.46" not in texts
+
+
+def test_a_narrow_breakdown_wraps_its_labels_and_refuses_too_narrow():
+    """At 4.2 in (the landing page's) each label takes two lines; the bars and totals are the same.
+
+    On a 342 px phone column its 10 pt text shows at 10 x 100/72 x 342/420 = 11.3 px, against
+    9.3 px at the default 5.1 in.
+    """
+    fig = breakdown_figure(title=None, include_bandwidth=False, width=4.2)
+    assert_allclose(fig.get_size_inches(), [4.2, 0.7 * 3 + 1.9])
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "2 GPUs,\nfast fabric",
+        "4 GPUs,\nfast fabric",
+        "4 GPUs,\nslow fabric",
+    ]
+    wide = breakdown_figure(title=None, include_bandwidth=False)
+    assert [t.get_text() for t in ax.texts] == [t.get_text() for t in wide.axes[0].texts]
+    assert "2 GPUs, fast fabric" in [t.get_text() for t in wide.axes[0].get_yticklabels()]
+    with pytest.raises(ValueError, match=r"width must be >= 4 in, got 3\.5"):
+        breakdown_figure(width=3.5)

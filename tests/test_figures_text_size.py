@@ -16,10 +16,10 @@ figure escapes the check.
 Each figure is drawn once (:func:`_book_figure`); the same drawing gives
 the sizes of its texts and the boxes they take, in pixels of the whole
 figure as drawn before the tight crop. No two texts may overlap or run
-together on a line, a label in the data area may not leave its axes, a
-label inside a bar or an image's cell may not leave it, and no text may
-leave the figure: a text that only fits because the PNG is cropped to
-its ink is cut as soon as the crop is not made.
+together on a line, a label in the data area may not leave its axes or
+sit on a line's marker, a label inside a bar or an image's cell may not
+leave it, and no text may leave the figure: a text that only fits because
+the PNG is cropped to its ink is cut as soon as the crop is not made.
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ def _compare_ranks() -> Figure:
 
 #: (chapter, call as its code cell writes it) -> the same figure, built here.
 BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
-    ("index", "breakdown_figure(title=None, include_bandwidth=False)"): lambda: (
-        latency.breakdown_figure(title=None, include_bandwidth=False)
+    ("index", "breakdown_figure(title=None, include_bandwidth=False, width=4.2)"): lambda: (
+        latency.breakdown_figure(title=None, include_bandwidth=False, width=4.2)
     ),
     ("sizing", "kv_context_figure()"): sizing.kv_context_figure,
     ("sizing", "tp_budget_figure()"): sizing.tp_budget_figure,
@@ -274,13 +274,32 @@ def _outside(box: Bbox, bound: Bbox) -> bool:
     )
 
 
+def _on_a_marker(text: Text, box: Bbox) -> str | None:
+    """The label of the first line of ``text``'s axes with a marker under ``box``, else None.
+
+    A marker counts by its drawn square, size plus edge, px; the box is shrunk by
+    :data:`SLACK_PX`, so a label may graze a marker but not sit on it.
+    """
+    inner = Bbox.from_extents(
+        box.x0 + SLACK_PX, box.y0 + SLACK_PX, box.x1 - SLACK_PX, box.y1 - SLACK_PX
+    )
+    for line in text.axes.lines:
+        if not line.get_visible() or line.get_marker() in (None, "None", "", " "):
+            continue
+        half = (line.get_markersize() + line.get_markeredgewidth()) * BOOK_DPI / 72 / 2
+        for x, y in line.get_transform().transform(line.get_xydata()):
+            if inner.x0 - half < x < inner.x1 + half and inner.y0 - half < y < inner.y1 + half:
+                return line.get_label()
+    return None
+
+
 def _collisions(fig: Figure, placed: dict[Text, _Placed]) -> list[str]:
-    """Texts that overlap or run together, leave their axes, bar or cell, or the figure."""
+    """Texts that overlap or run together, sit on a marker, leave their axes, bar or cell or figure."""
     width, height = fig.get_size_inches() * BOOK_DPI
     page = Bbox.from_bounds(0, 0, width, height)
     found = []
     items = [(text.get_text(), where) for text, where in placed.items()]
-    for i, (text, where) in enumerate(items):
+    for i, (artist, (text, where)) in enumerate(zip(placed, items, strict=True)):
         for bound, name in (
             (page, "the figure"),
             (where.axes, "its axes"),
@@ -288,6 +307,8 @@ def _collisions(fig: Figure, placed: dict[Text, _Placed]) -> list[str]:
         ):
             if bound is not None and _outside(where.box, bound):
                 found.append(f"{text!r} leaves {name}")
+        if where.axes is not None and (line := _on_a_marker(artist, where.box)):
+            found.append(f"{text!r} is on a marker of {line!r}")
         for other, there in items[i + 1 :]:
             a, b = where.box, there.box
             shared = min(a.y1, b.y1) - max(a.y0, b.y0)
@@ -406,6 +427,14 @@ def test_the_collision_check_finds_each_kind():
     ax.legend(loc="upper left")
     ax.text(0.02, 0.95, "2.68 ms", transform=ax.transAxes, va="top")  # where the legend sits
     assert "'2.68 ms' is under the legend" in _draw(fig).collisions
+    # A 6 pt marker with a 1 pt edge reaches (6 + 1) / 2 pt = 4.9 px from its centre: a label
+    # starting 1 pt (1.4 px) right of the centre is on it, one 8 pt (11.1 px) right is clear.
+    fig, ax = new_figure(5.0, 3.0)
+    ax.plot([0, 2], [0.5, 0.5], "o", ms=6, mew=1, label="dots")
+    ax.set_xlim(-1, 4)
+    note(ax, "N=16", (0, 0.5), 1, -4)
+    note(ax, "N=2", (2, 0.5), 8, -4)
+    assert _draw(fig).collisions == ["'N=16' is on a marker of 'dots'"]
 
 
 def _smallest_px(fig: Figure, column_px: float = COLUMN_PX) -> float:

@@ -206,8 +206,9 @@ def _segment_labels() -> Spec:
     encoding = {
         "x": {"field": "_mid", "type": "quantitative"},
         "text": {"field": "_label"},
-        "color": {"condition": {"test": "datum._column == 'weights_gb'", "value": "white"},
-                  "value": "black"},
+        # White on the dark segments (5.7:1 on the state's green, black 3.7:1).
+        "color": {"condition": {"test": "indexof(['weights_gb', 'state_gb'], datum._column) >= 0",
+                                "value": "white"}, "value": "black"},
     }  # fmt: skip
     return layer("text", encoding, middle, fontSize=11, baseline="middle", y=_BAR_MIDDLE)
 

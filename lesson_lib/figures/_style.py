@@ -17,7 +17,7 @@ from lesson_lib.model.specimen import FAST, SLOW
 from lesson_lib.model.specs import Fabric
 
 #: Okabe-Ito palette, distinguishable with the common colour-vision deficiencies (Okabe and Ito,
-#: "Color Universal Design", 2008), with four dark colours of Paul Tol's colour-blind-safe "muted"
+#: "Color Universal Design", 2008), with five dark colours of Paul Tol's colour-blind-safe "muted"
 #: scheme (https://personal.sron.nl/~pault/) for meanings the eight cannot cover.
 PALETTE: dict[str, str] = {
     "orange": "#E69F00",
@@ -34,6 +34,7 @@ PALETTE: dict[str, str] = {
     "olive": "#999933",
     "wine": "#882255",
     "rose": "#CC6677",
+    "forest": "#117733",
 }
 
 
@@ -60,7 +61,8 @@ MEANINGS: dict[str, Meaning] = {
     ),
     "bandwidth": Meaning(PALETTE["sky"], "wire time: a message's bytes over the bandwidth"),
     "kv": Meaning(PALETTE["orange"], "the KV cache"),
-    "state": Meaning(PALETTE["yellow"], "the linear-attention (DeltaNet) state"),
+    # Dark: the state is drawn as a thin line or sliver beside the KV cache's orange.
+    "state": Meaning(PALETTE["forest"], "the linear-attention (DeltaNet) state"),
     "free": Meaning(PALETTE["grey"], "free memory, an idle GPU, a reference line"),
     "fast": Meaning(PALETTE["green"], "the fast fabric (NVLink class)"),
     "slow": Meaning(PALETTE["purple"], "the slow fabric (PCIe class)"),

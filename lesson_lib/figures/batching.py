@@ -26,7 +26,7 @@ def batch_figure() -> Figure:
 
     One curve per entry of :data:`CONFIGS`, the specimen's model and card, each
     sequence's cache holding ``CONTEXT`` tokens. Each curve stops where memory is
-    full; a dot marks where the all-reduces turn bandwidth-bound.
+    full; a hollow dot marks where the all-reduces turn bandwidth-bound.
 
     Returns
     -------
@@ -46,13 +46,15 @@ def batch_figure() -> Figure:
         right.plot(batches, [s.total_s * 1e3 for s in steps], color=color, ls=style, lw=2)
         # Memory full: a mark on the curve's own last point (a bar read as another curve's).
         for ax, y in ((left, steps[-1].tokens_per_s), (right, steps[-1].total_s * 1e3)):
-            ax.plot(batches[-1], y, "s", color=color, ms=8, mec="black", mew=1, zorder=4)
+            ax.plot(batches[-1], y, "s", color=color, ms=6.5, mec="black", mew=1, zorder=4)
         star = crossover_tokens(model, fabric, n)
         if star <= fit:
+            # Hollow and small: the slow fabric's crossover lies just left of the 2-GPU curve's
+            # square, at nearly its height on top, and must read as another mark.
             b = round(star)
             (at,) = batch_curve(model, accel, fabric, n, [b], context=context)
-            left.plot(b, at.tokens_per_s, "o", color=color, ms=7, mec="white")
-            right.plot(b, at.total_s * 1e3, "o", color=color, ms=7, mec="white")
+            for ax, y in ((left, at.tokens_per_s), (right, at.total_s * 1e3)):
+                ax.plot(b, y, "o", color=color, ms=6, mfc="white", mec=color, mew=1.8, zorder=4)
     for ax in (left, right):
         ax.set_xscale("log", base=2)
         ticks = [1, 4, 16, 64, 256, 1024]
@@ -64,6 +66,6 @@ def batch_figure() -> Figure:
     right.set_ylabel("ms per token each sequence waits")
     right.set_title("Each sequence waits longer, slowly", fontsize=11)
     left.legend(loc="upper left", fontsize=10, frameon=False)
-    marks = "dot: all-reduces turn bandwidth-bound\nsquare, where a curve ends: memory full"
+    marks = "hollow dot: all-reduces turn bandwidth-bound\nsquare, where a curve ends: memory full"
     right.text(0.02, 0.97, marks, transform=right.transAxes, va="top", fontsize=10, color=INK)
     return fig

@@ -19,6 +19,7 @@ from lesson_lib.figures._style import (
     new_figure,
     two_panels,
 )
+from lesson_lib.model._validate import require_number
 from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.latency import (
     SEGMENT_KINDS,
@@ -60,10 +61,17 @@ def _fabric_color(fabric: Fabric, index: int) -> str:
     return ROLE_COLORS["fast"] if fabric == FAST_RING else fabric_color(fabric, index)
 
 
+#: Narrowest :func:`breakdown_figure` in inches, at which its labels and totals still fit.
+BREAKDOWN_MIN_WIDTH_IN: float = 4.0
+#: Width in inches under which :func:`breakdown_figure` writes each bar's label on two lines.
+_WRAP_UNDER_IN = 4.6
+
+
 def breakdown_figure(
     *,
     include_bandwidth: bool = True,
     title: str | None = "Time per decoded token:\ncompute shrinks with N, latency does not",
+    width: float = FIGURE_WIDTH_IN,
 ) -> Figure:
     """Stacked bars: compute, latency and bandwidth terms of the lesson's three lines, in ms.
 
@@ -72,16 +80,30 @@ def breakdown_figure(
     include_bandwidth : bool, default True
         Add the wire-bytes term (:func:`lesson_lib.model.latency.decode_lines`).
     title : str or None
+    width : float, default :data:`~lesson_lib.figures._style.FIGURE_WIDTH_IN`
+        Inches, at least :data:`BREAKDOWN_MIN_WIDTH_IN`. Narrower, the figure is scaled down less
+        on a phone: at 4.2 in its 10 pt text shows at 11 px in a 342 px column. Under 4.6 in each
+        bar's label takes two lines.
 
     Returns
     -------
     matplotlib.figure.Figure
         One axes; each bar ends with its total in ms and tokens/s.
     """
+    width = require_number("width", width, minimum=BREAKDOWN_MIN_WIDTH_IN, unit="in")
     lines = [(ln.label, ln.step) for ln in decode_lines(include_bandwidth=include_bandwidth)]
-    # the book's two bars (no bandwidth term), with a title or without: fixed margins
-    margins = None if include_bandwidth else (0.288, 0.2036, 0.9918, 0.8901 if title else 0.9896)
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 0.7 * len(lines) + 1.9, margins=margins)
+    wrap = width < _WRAP_UNDER_IN
+    if wrap:  # "4 GPUs,\nslow fabric"
+        lines = [(label.replace(", ", ",\n"), step) for label, step in lines]
+    height = 0.7 * len(lines) + 1.9
+    margins = None
+    if not include_bandwidth:
+        # The book's bars (no bandwidth term): fixed margins, in inches of what they hold: the
+        # labels on the left (one line or two), the tick labels, x label and key below, the title.
+        labels_in = 0.9 if wrap else 1.4688
+        top = 0.4396 if title else 0.0416
+        margins = (labels_in / width, 0.8144 / height, 1 - 0.0418 / width, 1 - top / height)
+    fig, ax = new_figure(width, height, margins=margins)
     ys = np.arange(len(lines))
     left = np.zeros(len(lines))
     for attr, label, role in _TERMS:
@@ -99,7 +121,10 @@ def breakdown_figure(
     ax.set_xlim(0, longest * 1.4)
     ax.set_xlabel("time per decoded token (ms)")
     ax.grid(False, axis="y")
-    fig.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)
+    # Narrow, the key's columns closer (2 em apart by default), and three entries one a row.
+    terms = len(ax.get_legend_handles_labels()[0])
+    fig.legend(loc="outside lower center", ncols=1 if wrap and terms > 2 else 2, fontsize=10,
+               frameon=False, columnspacing=1.0 if wrap else 2.0)  # fmt: skip
     if title:
         # y=1.0: no x tick labels on top, so matplotlib's search for them can be skipped.
         ax.set_title(title, fontsize=11, y=1.0)

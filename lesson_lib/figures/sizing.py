@@ -21,8 +21,10 @@ SEGMENTS: tuple[tuple[str, str, str], ...] = (
     ("free_bytes", "free", "free"),
 )
 
-# Segments thinner than this share of the capacity get no value label.
+# Segments thinner than this share of the capacity are labelled above the bar, not inside it.
 _LABEL_MIN_SHARE = 0.06
+# Points between rows of the labels above the bars.
+_ROW_PT = 13
 
 
 def _memory_bars_figure(
@@ -34,13 +36,21 @@ def _memory_bars_figure(
     x = np.arange(len(budgets))
     bottom = np.zeros(len(budgets))
     capacity = max(b.capacity_bytes for b in budgets) / GB
+    above: list[int] = [0] * len(budgets)  # labels above each bar so far
     for attr, label, role in SEGMENTS:
         values = np.array([max(getattr(b, attr), 0.0) for b in budgets]) / GB
         alpha = 0.45 if role == "free" else 1.0
         bars = ax.bar(x, values, 0.7, bottom=bottom, color=ROLE_COLORS[role], label=label,
                       edgecolor="white", linewidth=0.8, alpha=alpha)  # fmt: skip
-        for rect, value in zip(bars, values, strict=True):
-            if value >= _LABEL_MIN_SHARE * capacity:
+        for i, (rect, value) in enumerate(zip(bars, values, strict=True)):
+            if 0 < value < _LABEL_MIN_SHARE * capacity:
+                # Too thin for its value: named above the bar's end, in the stack's order, with
+                # the two decimals of the table beside the figure.
+                text = f"{label.removeprefix('DeltaNet ')} {format_bytes(value * GB, 'GB')}"
+                note(ax, text, (x[i], capacity), 0, 3 + _ROW_PT * above[i], ha="center",
+                     va="bottom", color=INK if role == "free" else ROLE_COLORS[role])  # fmt: skip
+                above[i] += 1
+            elif value > 0:
                 text = format_bytes(value * GB, "GB", decimals=1)
                 # The KV cache is quoted in GiB in the text and tables beside
                 # this figure: give both, so the two do not seem to disagree.
@@ -53,10 +63,14 @@ def _memory_bars_figure(
     ax.axhline(capacity, color=INK, linestyle="--", linewidth=1.2)
     card = (f"card: {format_bytes(capacity * GB, 'GB', decimals=2)} "
             f"= {format_bytes(capacity * GB, 'GiB', decimals=1)}")  # fmt: skip
-    note(ax, card, (x[-1] + 0.4, capacity), 0, 3, ha="right", va="bottom")
+    # From the left edge across the first two bars, above their labels.
+    note(ax, card, (-0.55, capacity), 0, 3 + _ROW_PT * max(above[:2]), ha="left", va="bottom")
     ax.set_xticks(x, labels)
     ax.set_xlim(-0.6, len(budgets) - 0.4)
-    ax.set_ylim(0, max(capacity, float(bottom.max())) * 1.12)
+    # Room for two rows of labels above the line (about 30 pt); no tick over it, no wider labels.
+    top = max(capacity, float(bottom.max()))
+    ax.set_ylim(0, top * 1.22)
+    ax.set_yticks(np.arange(0, top, 20))
     ax.set_ylabel("memory per GPU (GB, 10$^9$ bytes)")
     # Clear of the two-line tick labels above it.
     ax.set_xlabel("configuration", labelpad=8)
@@ -105,7 +119,7 @@ def kv_context_figure() -> Figure:
         (hybrid, "-", 2.5, f"KV cache, hybrid ({MODEL.num_attention_layers} attention layers)"),
     ):
         ax.plot(k, values, color=ROLE_COLORS["kv"], linestyle=style, linewidth=width, label=label)
-    ax.plot(k, state, color=ROLE_COLORS["state"], linewidth=2,
+    ax.plot(k, state, color=ROLE_COLORS["state"], linewidth=2.5,
             label=f"DeltaNet state, hybrid ({MODEL.num_linear_layers} layers, fixed)")  # fmt: skip
     room = (GPU.memory_bytes - MODEL.weight_bytes) / GiB
     ax.axhline(room, color=INK, linestyle=":", linewidth=1.2)
@@ -113,10 +127,13 @@ def kv_context_figure() -> Figure:
     beside = f"room beside the weights\non one card: {format_bytes(room * GiB, 'GiB', decimals=1)}"
     # Under the line, where the steep dashed line has passed.
     note(ax, beside, (right, room), -4, -3, ha="right", va="top")
-    fixed = f"{format_bytes(MODEL.state_bytes, 'MiB', decimals=0)} at any length"
-    note(ax, fixed, (right, float(state[-1])), -4, 3, ha="right", va="bottom")
+    mib = format_bytes(MODEL.state_bytes, "MiB", decimals=0)
+    fixed = f"DeltaNet state, flat: {mib} at any length"
+    note(ax, fixed, (right, float(state[-1])), -4, 4, ha="right", va="bottom",
+         color=ROLE_COLORS["state"])  # fmt: skip
     ax.set_xlim(0, right)
-    ax.set_ylim(0, float(pure.max()) * 1.08)
+    top = float(pure.max()) * 1.08
+    ax.set_ylim(-0.03 * top, top)  # zero off the frame: the flat state line shows clear of it
     ax.set_xticks(np.linspace(0, right, 9))
     ax.set_xlabel("context length (thousands of tokens, 1K = 1,024)")
     ax.set_ylabel("memory per sequence (GiB, 2$^{30}$ bytes)")
