@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from model_functions import model_functions
 
-from lesson_lib.chapters.kv_transfer import link_rows, workload_rows
+from lesson_lib.chapters.kv_transfer import disaggregated_rows, link_rows, workload_rows
 from lesson_lib.chapters.payloads import payload_numbers, payload_table
 from lesson_lib.chapters.prefill import regime_rows
 from lesson_lib.model.collectives import (
@@ -737,6 +737,26 @@ EDGES = [
     ),
     # the KV-transfer chapter
     Edge("link_rows", "prompt_tokens", link_rows, CONTEXT_1, 1, 0, 262_144, 262_145),
+    Edge(
+        "disaggregated_rows",
+        "prefill_tp",
+        lambda v: disaggregated_rows(prefill_tp=v),
+        "an integer from 1 to 4096",
+        1,
+        0,
+        4096,
+        4097,
+    ),
+    Edge(
+        "disaggregated_rows",
+        "decode_tp",
+        lambda v: disaggregated_rows(decode_tp=v),
+        "an integer from 1 to 4096",
+        1,
+        0,
+        4096,
+        4097,
+    ),
     Edge(
         "colocated_stall_per_token",
         "prefill_s",
