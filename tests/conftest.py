@@ -179,6 +179,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         thread = threading.Thread(target=_build_book_once, name="book build", daemon=True)
         thread.start()
         _EARLY_BUILDS.append(thread)
+    # The site without solutions takes minutes too: started now, it is usually built
+    # before its modules come up, instead of a worker waiting idle for it then.
+    if any("site_without_solutions" in item.fixturenames for item in session.items):
+        thread = threading.Thread(target=_build_nosolutions_once, name="site build", daemon=True)
+        thread.start()
+        _EARLY_BUILDS.append(thread)
     if hasattr(session.config, "workerinput"):
         return  # each pytest-xdist worker would start a grading run
     for item in session.items:
@@ -199,21 +205,29 @@ def _build_book_once() -> None:
         once_per_run("built_book", build_site)
 
 
+def _build_nosolutions_once() -> None:
+    # A failure is not stored: the fixture builds again and reports it.
+    with contextlib.suppress(Exception):
+        once_per_run("site_without_solutions", _build_site_without_solutions)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Leave no background run behind, whatever happened to the session.
 
     A book build still running (the session stopped early: ``-x``, Ctrl-C,
     every test that needed it skipped) is killed, so it does not go on
-    writing ``_build/`` under the next run.
+    writing ``_build/`` under the next run; so is the site without solutions.
     """
     for module in _EARLY_STARTS:
         module.stop_background()
     deadline = time.monotonic() + 60
     while any(t.is_alive() for t in _EARLY_BUILDS) and time.monotonic() < deadline:
         # the thread may not have started the build yet: look again until it ends
-        for child in psutil.Process().children():
+        for child in psutil.Process().children(recursive=True):
             with contextlib.suppress(psutil.Error):
-                if any(part.endswith("jupyter-book") for part in child.cmdline()):
+                if any(
+                    part.endswith(("jupyter-book", "build_site.py")) for part in child.cmdline()
+                ):
                     child.terminate()
         time.sleep(0.1)
     _EARLY_BUILDS.clear()
