@@ -952,6 +952,10 @@ NUMBERS = {
         "pp3_sequences": "49",
         # 49 / (3 x 10.061988 ms + 2 x 31.9632 us of network hand-offs) = 49 / 30.24989 ms
         "pp3_tokens_per_s": "1,620",
+        # 1,620 tokens/s on 3 nodes x 4 GPUs = 135 a GPU; TP 4 x DP 2: 1,219 / 8 = 152
+        "pp3_gpus": "12",
+        "pp3_tokens_per_gpu": "135",
+        "dp2_tokens_per_gpu": "152",
         "inter_latency": "25 us",
         "inter_bandwidth": "50 GB/s",
         "in_node_token_time": "5.31 ms",

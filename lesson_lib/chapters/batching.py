@@ -203,7 +203,6 @@ def _speculative_numbers() -> dict[str, str]:
 #: Columns of :func:`buyer_table`.
 BUYER_HEADER: tuple[str, ...] = (
     "box",
-    "one stream (ms per token)",
     "full-length sequences that fit",
     "all of them together (tokens/s)",
     "per GPU (tokens/s)",
@@ -211,7 +210,7 @@ BUYER_HEADER: tuple[str, ...] = (
 
 
 def buyer_table(caption: str | None = None) -> str:
-    """HTML table of :func:`~lesson_lib.model.latency.buyer_answers`: both questions for each box.
+    """HTML table of :func:`~lesson_lib.model.latency.buyer_answers`: what each box serves at once.
 
     Parameters
     ----------
@@ -225,7 +224,6 @@ def buyer_table(caption: str | None = None) -> str:
     rows = [
         (
             a.label,
-            f"{a.stream_s * 1e3:.2f}",
             format_count(a.sequences),
             format_count(a.tokens_per_s),
             format_count(a.tokens_per_s_per_gpu),
