@@ -62,3 +62,18 @@ def test_crossover_dots_are_hollow_and_clear_of_the_squares():
         for i, (x, y, reach) in enumerate(placed):
             for u, v, other in placed[i + 1 :]:
                 assert max(abs(x - u), abs(y - v)) - reach - other >= 4.0
+
+
+def test_the_curves_that_run_together_stay_apart():
+    """From about 16 to 128 sequences the 2-GPU fast and 4-GPU slow curves meet: the slow one is
+    a wide band (5 pt) under the thin (2 pt) dashed 2-GPU line, in both panels and the key."""
+    fig = batch_figure()
+    for ax in fig.axes:
+        two, four_fast, four_slow = [ln for ln in ax.get_lines() if ln.get_linestyle() != "None"]
+        assert (two.get_linestyle(), four_fast.get_linestyle()) == ("--", "-")
+        assert (two.get_linewidth(), four_slow.get_linewidth()) == (2.0, 5.0)
+        assert two.get_zorder() > four_slow.get_zorder()
+    legend = fig.axes[0].get_legend()
+    key = {t.get_text(): h for t, h in zip(legend.get_texts(), legend.legend_handles, strict=True)}
+    assert key["4 GPUs, slow fabric"].get_linewidth() == 5.0
+    assert key["2 GPUs, fast fabric"].get_linestyle() == "--"

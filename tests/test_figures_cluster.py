@@ -133,3 +133,29 @@ def test_the_grid_places_nodes_cells_and_hand_offs():
     top, bottom = (g for g in tp_groups(plan.placement).values())
     a, b, rad = eight.pp_ends(top, bottom)
     assert a == pytest.approx((4.35, 1.5)) and b == pytest.approx((4.35, 0.5)) and rad == -0.6
+
+
+def test_a_hand_off_between_nodes_runs_through_the_network_band():
+    """TP 4 x PP 2 on two nodes of four: the arrow leaves node 0's group 0.7 cells right of its
+    wire (2.35 + 0.7 = 3.05), goes down into the band's middle (top -0.35 - 0.55 - 0.9 = -1.8,
+    middle -1.8 - 0.225 = -2.025), along it and up into node 1's group 0.35 cells right of its
+    wire (8.35 + 0.35 = 8.7); the band's name sits under the band, clear of the arrow."""
+    fig = layout_figure()
+    fig.draw_without_rendering()
+    pp_ax = fig.axes[0]
+    (arrow,) = _links(pp_ax, dashed=False)
+    drawn = arrow.get_window_extent()  # px, the line's and the arrowhead's half-widths around it
+    (x0, y0), (x1, y1) = pp_ax.transData.transform([(3.05, -2.025), (8.7, 0.04)])
+    assert drawn.x0 == pytest.approx(x0, abs=8) and drawn.x1 == pytest.approx(x1, abs=8)
+    assert drawn.y0 == pytest.approx(y0, abs=4) and drawn.y1 == pytest.approx(y1, abs=4)
+    (name,) = [t for t in pp_ax.texts if "InfiniBand" in t.get_text()]
+    assert name.get_position()[1] < -2.25 and name.get_va() == "top"
+    plan = plan_cluster(gpus_per_node=4, nodes=2, tp=4, pp=2)
+    route = ClusterGrid(4).pp_band_route(*tp_groups(plan.placement).values())
+    np.testing.assert_allclose(route, [(3.05, 0.04), (3.05, -2.025), (8.7, -2.025), (8.7, 0.04)])
+    # Stacked in one node of eight, or to a node further on: the arrow of pp_ends instead.
+    plan = plan_cluster(gpus_per_node=8, nodes=1, tp=4, pp=2)
+    assert ClusterGrid(8).pp_band_route(*tp_groups(plan.placement).values()) is None
+    plan = plan_cluster(gpus_per_node=4, nodes=4, tp=4, pp=2)
+    groups = tp_groups(plan.placement)
+    assert ClusterGrid(4).pp_band_route(groups[(0, 0)], groups[(0, 1)]) is None  # node 0 to 2

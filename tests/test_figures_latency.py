@@ -61,7 +61,7 @@ def test_speedup_curves_draw_invalid_degrees_hollow():
         assert list(filled[0].get_xdata()) == [1, 2, 4, 8]
         assert list(hollow[0].get_xdata()) == [3, 5, 6, 7, *range(9, 17)]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "hollow: invalid TP degree for the specimen" in labels
+    assert "hollow: N the specimen's heads cannot be split over" in labels
 
 
 def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
@@ -95,8 +95,12 @@ def test_figure_has_two_panels_with_labels():
     # three lines x four all-reduces, each a compute slice and a latency (no bytes bar)
     assert len(top.patches) == 3 * 2 * 4
     assert len(bottom.patches) == 4
-    legend = bottom.get_legend()
-    assert any("3 us" in t.get_text() for t in legend.get_texts())
+    legend = [t.get_text().replace("\n", " ") for t in bottom.get_legend().get_texts()]
+    assert any("3 us" in t for t in legend)
+    # Only the bytes' part, 0.02 of 10.02 us (under 1/200 of the bar), is said to be too thin.
+    assert [t for t in legend if "too thin" in t] == [
+        "bytes on the wire: 0.02 us (too thin to see)"
+    ]
 
 
 def test_the_chapters_breakdown_shows_the_sums_under_it():

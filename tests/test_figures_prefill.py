@@ -54,6 +54,14 @@ def test_decode_and_prefill_messages_marked():
     assert PROMPT_TOKENS * MODEL.hidden_vector_bytes in verticals
 
 
+def test_no_labelled_tick_sits_beside_a_message():
+    """Labelled at 64 B and 1 KiB, 1 MiB, 1 GiB only: 10 KiB and 40 MiB are 3.3 and 5.3 octaves
+    past the nearest (log2(10) = 3.3, log2(40) = 5.3), not read as a tick's size."""
+    ax = alpha_beta_figure().axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["64 B", "1 KiB", "1 MiB", "1 GiB"]
+    assert_allclose(ax.get_xticks(), [64, 1024, 1024**2, 1024**3])
+
+
 def test_breakdown_bars_match_step_time():
     """Stacked bars: compute, latency, bandwidth in ms, decode above and prefill below."""
     fig = prefill_breakdown_figure()

@@ -179,6 +179,9 @@ def test_anatomy_adds_up_to_the_allreduce():
     assert_allclose(sum(p.seconds for p in parts), total)
     assert_allclose(parts[0].seconds + parts[1].seconds + parts[2].seconds, 10 * US)
     assert parts[2].label.startswith("2 hops")
+    # Each fitted part says what the fit is, in words (not "fit" alone).
+    assert "line fitted through published 2- and 4-GPU times" in parts[1].label
+    assert "same fitted line" in parts[2].label
     assert all(p.source for p in parts)
     with pytest.raises(ValueError, match="launch_s"):
         allreduce_anatomy(1024, launch_s=1.0)

@@ -8,6 +8,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch, Rectangle
+from matplotlib.path import Path
+from matplotlib.patheffects import withStroke
 
 from lesson_lib.figures._style import (
     FIGURE_WIDTH_IN,
@@ -114,12 +116,16 @@ def _draw_tp_groups(ax: Axes, plan: ClusterPlan, grid: ClusterGrid) -> None:
 def _draw_links(ax: Axes, plan: ClusterPlan, grid: ClusterGrid) -> None:
     """The pipeline hand-offs (thicker across the network) and the arcs between replicas."""
     for _, here, there, across in stage_hand_offs(tp_groups(plan.placement)):
+        style = {"arrowstyle": "-|>", "mutation_scale": 12, "color": "black", "zorder": 4}
+        route = grid.pp_band_route(here, there)
+        if route:  # down into the network band, along it and up: the way the bytes go
+            halo = [withStroke(linewidth=4.0, foreground="white")]  # seen on the dark band
+            ax.add_patch(FancyArrowPatch(path=Path(route), lw=2.0, path_effects=halo, **style))
+            continue
         a, b, rad = grid.pp_ends(here, there)
         ax.add_patch(
-            FancyArrowPatch(
-                a, b, arrowstyle="-|>", mutation_scale=12, color="black",
-                lw=2.0 if across else 1.2, connectionstyle=f"arc3,rad={rad}", zorder=4,
-            )
+            FancyArrowPatch(a, b, lw=2.0 if across else 1.2, connectionstyle=f"arc3,rad={rad}",
+                            **style)
         )  # fmt: skip
     for here, there in dp_neighbours(plan):
         ax.add_patch(
@@ -138,14 +144,15 @@ def _draw_network(ax: Axes, plan: ClusterPlan, grid: ClusterGrid, size: float) -
     right = grid.width(plan.nodes)
     network = ROLE_COLORS["network"]
     ax.add_patch(Rectangle((0, BAND - 0.45), right, 0.45, facecolor=network, edgecolor="none"))
+    # Under the band, not in it: a hand-off between nodes runs along the band's middle.
     ax.text(
-        right / 2, BAND - 0.225, "network (InfiniBand / RoCE)", ha="center", va="center",
-        fontsize=size - 0.5, color="white", fontweight="bold",
+        right / 2, BAND - 0.5, "network (InfiniBand / RoCE)", ha="center", va="top",
+        fontsize=size - 0.5, color=network, fontweight="bold",
     )  # fmt: skip
     for node in range(plan.nodes):
         cx = grid.node_x(node) + grid.cols * CELL / 2 + PAD
         ax.plot([cx, cx], [-PAD - FOOT, BAND], color=network, lw=3)
-    return BAND - 0.6
+    return BAND - 0.95
 
 
 def _draw_layout(ax: Axes, plan: ClusterPlan) -> None:

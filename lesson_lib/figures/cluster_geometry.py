@@ -86,6 +86,26 @@ class ClusterGrid:
             if a[0].node != b[0].node
         ]
 
+    def pp_band_route(
+        self, here: Sequence[GpuSlot], there: Sequence[GpuSlot]
+    ) -> list[Point] | None:
+        """A hand-off to the next node as the network carries it, else None.
+
+        From the sending group's bottom edge down into the network band, along its middle and up
+        to the receiving group's bottom edge, right of each node's wire to the band (its name is at
+        the left): sent 0.7 cells right of the wire, received 0.35, so a node's two never meet.
+        None unless each group is the whole of a one-row node at least two GPUs wide (nothing
+        lies below it) and the receiving node is the next one (no two routes share the band).
+        """
+        whole = all(
+            len(g) == self.gpus_per_node and len({s.node for s in g}) == 1 for g in (here, there)
+        )
+        if not whole or self.rows > 1 or self.cols < 2 or there[0].node != here[0].node + 1:
+            return None
+        (x1, _), (x2, _) = self.center(here), self.center(there)
+        y, band = 0.04, BAND - 0.225  # the TP outline's bottom edge; the band's middle
+        return [(x1 + 0.7, y), (x1 + 0.7, band), (x2 + 0.35, band), (x2 + 0.35, y)]
+
     def pp_ends(
         self, here: Sequence[GpuSlot], there: Sequence[GpuSlot]
     ) -> tuple[Point, Point, float]:

@@ -164,7 +164,7 @@ def speedup_curves_figure() -> Figure:
     ax.set_title(
         "More GPUs buy less and less:\nthe latency term does not shrink", fontsize=11, y=1.0
     )  # y=1.0: see breakdown_figure
-    hollow = "hollow: invalid TP degree for the specimen"
+    hollow = "hollow: N the specimen's heads cannot be split over"
     ax.plot([], [], "o", color=NEUTRALS[3], mfc="white", label=hollow)
     # Under the fast ceiling and above the diagonal: the one empty corner.
     ax.legend(loc="upper left", fontsize=10, framealpha=0.95, bbox_to_anchor=(0.0, 0.74))
@@ -284,8 +284,8 @@ def token_timeline_figure() -> Figure:
         its token's time. Bottom: one 2-GPU all-reduce on the fast fabric, by part.
     """
     fig, top, bottom = two_panels(
-        6.3,
-        ((0.288, 0.5275, 0.9918, 0.8722), (0.288, 0.2569, 0.9918, 0.4136)),
+        6.7,
+        ((0.288, 0.5557, 0.9918, 0.8798), (0.288, 0.3013, 0.9918, 0.4486)),
         height_ratios=[2.2, 1.0],
     )
     _timelines(top, _TIMELINES, 4)
@@ -331,12 +331,15 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
 def _anatomy(ax: Axes) -> None:
     """One 2-GPU all-reduce on the fast fabric: launch, fixed cost, hops and bytes."""
     left = 0.0
-    for part, (color, hatch) in zip(
-        allreduce_anatomy(MODEL.hidden_vector_bytes), _ANATOMY_STYLE, strict=True
-    ):
+    parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
+    total = sum(p.seconds for p in parts)
+    for part, (color, hatch) in zip(parts, _ANATOMY_STYLE, strict=True):
         width = part.seconds / US
+        label = f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}"
+        if part.seconds < total / 200:  # under 2 px of the bar: the key says why it is not seen
+            label += " (too thin to see)"
         # Wrapped: the longest label would widen the figure past a phone's column.
-        label = textwrap.fill(f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}", 44)
+        label = textwrap.fill(label, 44)
         ax.barh(0, width, left=left, color=color, hatch=hatch, edgecolor="white", height=0.6,
                 label=label)  # fmt: skip
         left += width

@@ -85,12 +85,14 @@ def _draw_alpha_beta(ax: Axes, fabrics: Sequence[Fabric], n: int) -> None:
     lowest = min(allreduce_time(low, n, f) for f in fabrics)
     highest = max(allreduce_time(high, n, f) for f in fabrics)
     ax.set_ylim(lowest / 10, highest * 4)
-    ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1, 4)]))
+    # Labelled: the range's start and each power of 1024 (1 KiB, 1 MiB, 1 GiB), far from both
+    # messages (10 KiB, 40 MiB), whose own lines are labelled; a tick beside a line reads as its
+    # size. An unlabelled tick mark at every power of two.
+    labelled = [low, *(2.0**k for k in range(10, top_exp + 1, 10))]
+    ax.xaxis.set_major_locator(FixedLocator(labelled))
     ax.xaxis.set_major_formatter(
         FuncFormatter(lambda v, _: format_bytes(v, system="binary", decimals=0))
     )
-    # A tick mark at every power of two, labelled every fourth: the decode
-    # message (10 KiB) then sits visibly between 8 and 16 KiB, not on a label.
     ax.xaxis.set_minor_locator(FixedLocator([2.0**k for k in range(6, top_exp + 1)]))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.tick_params(axis="x", which="minor", length=4)

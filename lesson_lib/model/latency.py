@@ -290,18 +290,19 @@ def allreduce_anatomy(
             "kernel launch (assumed)", launch_s, "the lesson's assumption; not measured on its own"
         ),
         LatencyPart(
-            "rest of the fixed cost (fit, less the assumed launch)",
+            "rest of the fixed cost (a line fitted through published 2- and 4-GPU times, "
+            "less the assumed launch)",
             fabric.latency - launch_s,
             "the fixed term of a line through two times nccl-tests issue 123 reports, "
             "less the assumed launch",
         ),
         LatencyPart(
-            f"{steps} hops around the ring (fit)",
+            f"{steps} hops around the ring (the same fitted line)",
             hops,
             "per-hop term of the same two-point line (2 and 4 GPUs)",
         ),
         LatencyPart(
-            "the bytes on the wire",
+            "bytes on the wire",
             allreduce_wire_bytes(payload_bytes, n) / fabric.bandwidth,
             "wire bytes / the fabric's bandwidth",
         ),
