@@ -48,3 +48,13 @@ def test_engine_limits_and_pr_2192_by_hand():
     assert v["alg_pr2192_before"] == "16.37 s" and v["alg_pr2192_after"] == "14.57 s"
     assert v["alg_pr2192_saved"] == "11 %"
     assert_allclose(VLLM_PR_2192.time_saved, 1.80 / 16.37)
+
+
+def test_anatomy_numbers_by_hand():
+    """3 us assumed launch + 3.55 + 3.45 us fitted + 10,240 B / 450e9 B/s = 0.02 us: 10.02 us."""
+    from lesson_lib.chapters.algorithms import anatomy_numbers
+
+    v = anatomy_numbers()
+    assert v["anatomy_launch"] == "3 us"
+    assert v["anatomy_bytes"] == f"{10_240 / 450e9 * 1e6:.2f} us" == "0.02 us"
+    assert v["anatomy_total"] == "10.02 us"

@@ -77,30 +77,24 @@ def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():
     assert_allclose(np.asarray(ring[0].get_ydata())[[0, 2]], [10.0, 16.9])
 
 
-def test_figure_has_two_panels_with_labels():
+def test_timeline_has_one_panel_with_each_lines_time():
     fig = token_timeline_figure()
     assert isinstance(fig, Figure)
-    top, bottom = fig.axes
-    assert [t.get_text() for t in top.get_yticklabels()] == [
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
         "2 GPUs, fast fabric",
         "4 GPUs, fast fabric",
         "4 GPUs, slow fabric",
     ]
-    texts = [t.get_text() for t in top.texts]
+    texts = [t.get_text() for t in ax.texts]
     assert any("9.34 ms per token" in t for t in texts)
     # bytes left out as in the breakdown below it: 4.03 + 128 x 50 us = 10.43 ms, not 10.46 ms
     assert any("10.43 ms per token" in t for t in texts)
     assert not any("10.46" in t for t in texts)
-    assert "us" in top.get_xlabel() and "us" in bottom.get_xlabel()
+    assert all(t.startswith("repeated x32:") for t in texts)  # 4 of 128 all-reduces drawn
+    assert "us" in ax.get_xlabel()
     # three lines x four all-reduces, each a compute slice and a latency (no bytes bar)
-    assert len(top.patches) == 3 * 2 * 4
-    assert len(bottom.patches) == 4
-    legend = [t.get_text().replace("\n", " ") for t in bottom.get_legend().get_texts()]
-    assert any("3 us" in t for t in legend)
-    # Only the bytes' part, 0.02 of 10.02 us (under 1/200 of the bar), is said to be too thin.
-    assert [t for t in legend if "too thin" in t] == [
-        "bytes on the wire: 0.02 us (too thin to see)"
-    ]
+    assert len(ax.patches) == 3 * 2 * 4
 
 
 def test_the_chapters_breakdown_shows_the_sums_under_it():

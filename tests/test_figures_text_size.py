@@ -121,6 +121,7 @@ BOOK_FIGURES: dict[tuple[str, str], Callable[[], Figure]] = {
     ("tails", "tails_figure()"): tails.tails_figure,
     ("algorithms", "latency_by_n_figure()"): algorithms.latency_by_n_figure,
     ("algorithms", "time_by_size_figure()"): algorithms.time_by_size_figure,
+    ("algorithms", "allreduce_anatomy_figure()"): algorithms.allreduce_anatomy_figure,
     ("measured", "measured_latency_figure()"): measured.measured_latency_figure,
     ("batching", "batch_figure()"): batching.batch_figure,
     ("experts", "collectives_figure()"): experts.collectives_figure,

@@ -24,6 +24,7 @@ from lesson_lib.model.collectives import (
     allreduce_steps,
     allreduce_time,
 )
+from lesson_lib.model.latency import allreduce_anatomy
 from lesson_lib.model.specimen import CUDA_GRAPH_LAUNCH_SAVING, FAST, FAST_RING, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.step_time import decode_step, speedup
@@ -113,9 +114,25 @@ def algorithm_numbers() -> dict[str, str]:
     return out
 
 
+def anatomy_numbers() -> dict[str, str]:
+    """The parts of one small 2-GPU all-reduce on the fast fabric, in us (the anatomy figure's).
+
+    Returns
+    -------
+    dict of str to str
+    """
+    parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
+    out = {
+        f"anatomy_{key}": format_seconds(part.seconds, "us", decimals=2)
+        for key, part in zip(("launch", "fixed", "hops", "bytes"), parts, strict=True)
+    }
+    return out | {"anatomy_total": format_seconds(sum(p.seconds for p in parts), "us", decimals=2)}
+
+
 #: What ``book/algorithms.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
     overview.WORKED,
     algorithm_numbers,
+    anatomy_numbers,
     Quote(latency.scaling_numbers, ("ring_peak_n", "ring_peak_speedup")),
 )

@@ -8,7 +8,6 @@ from lesson_lib.chapters import batching, overview, payloads
 from lesson_lib.chapters.glue import GlueTable, Quote
 from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.latency import (
-    allreduce_anatomy,
     break_even_latency,
     decode_lines,
     peak_n,
@@ -82,17 +81,11 @@ def _timeline_numbers() -> dict[str, str]:
 
     two = token_timeline(MODEL, GPU, FAST, 2, allreduces=1, include_bandwidth=False)
     four = token_timeline(MODEL, GPU, SLOW, 4, allreduces=1, include_bandwidth=False)
-    parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
     return {
         "slice_2_fast": us(two[0].duration_s),
         "wait_2_fast": us(two[1].duration_s),
         "slice_4_slow": us(four[0].duration_s),
         "wait_4_slow": us(four[1].duration_s),
-        "anatomy_launch": us(parts[0].seconds, 2),
-        "anatomy_fixed": us(parts[1].seconds, 2),
-        "anatomy_hops": us(parts[2].seconds, 2),
-        "anatomy_bytes": us(parts[3].seconds, 2),
-        "anatomy_total": us(sum(p.seconds for p in parts), 2),
     }
 
 

@@ -16,7 +16,6 @@ CHAPTER_TITLES: dict[str, str] = {
     "allreduce": "Where the all-reduces come from",
     "payloads": "Ring payloads",
     "latency": "The latency assumption",
-    "measured": "Measured: the lesson against ten GPU systems",
     "prefill": "Prefill versus decode",
 }
 #: The summary's key numbers; (the worked example's glue name, what it is, chapter slug).
@@ -41,7 +40,6 @@ KEY_NUMBERS: tuple[tuple[str, str, str], ...] = (
     ("line_4_fast", "time per token, 4 GPUs, fast fabric", "latency"),
     ("line_4_slow", "time per token, 4 GPUs, slow fabric", "latency"),
     ("speedup_2_to_4", "speed-up from 2 to 4 GPUs, fast fabric", "latency"),
-    ("speedup_ring_2_to_4", "the same if ring latency grows with hops", "measured"),
     ("prefill_payload", "payload of one prefill all-reduce (the lesson's prompt)", "prefill"),
     ("prefill_bandwidth_fast_4", "prefill wire time, 4 GPUs on NVLink-class bandwidth", "prefill"),
     ("prefill_latency_fast_4", "prefill latency, 4 GPUs, fast fabric", "prefill"),

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 from matplotlib.figure import Figure
 
 from lesson_lib.figures._style import FIGURE_WIDTH_IN, NEUTRALS, ROLE_COLORS, new_figure, note
 from lesson_lib.model.algorithms import VLLM_ONE_STAGE_LIMITS, tie_payload
 from lesson_lib.model.collectives import ALGORITHMS, allreduce_latency, allreduce_time
+from lesson_lib.model.latency import allreduce_anatomy
 from lesson_lib.model.specimen import FAST_RING, MODEL
-from lesson_lib.model.units import US, KiB
+from lesson_lib.model.units import US, KiB, format_seconds
 
 #: One colour and marker per algorithm, the same in every figure.
 ALGORITHM_STYLE: dict[str, tuple[str, str]] = {
@@ -78,4 +81,54 @@ def time_by_size_figure() -> Figure:
     ax.set_ylabel("time of one all-reduce (us, log scale)")
     fig.legend(loc="outside lower center", fontsize=10, frameon=False)
     ax.set_title(f"{n} GPUs: fewest steps win small messages,\nfewest bytes win large ones")
+    return fig
+
+
+#: Colour and hatch of each part of one all-reduce: the first three are
+#: parts of its latency, told apart by hatching; the last is its bytes.
+_ANATOMY_STYLE = (
+    *((ROLE_COLORS["latency"], h) for h in ("", "//", "..")),
+    (ROLE_COLORS["bandwidth"], ""),
+)
+#: Where constrained layout puts the anatomy's axes (left, bottom, right, top), fixed.
+_ANATOMY_MARGINS = (0.2364, 0.677, 0.9918, 0.96)
+
+
+def allreduce_anatomy_figure(
+    margins: tuple[float, float, float, float] | None = _ANATOMY_MARGINS,
+) -> Figure:
+    """One 2-GPU all-reduce on the fast fabric split into parts: launch, fixed cost, hops, bytes.
+
+    An illustration, not a measurement: the launch is an assumption and the rest a straight
+    line fitted through published 2- and 4-GPU times
+    (:func:`lesson_lib.model.latency.allreduce_anatomy`).
+
+    Parameters
+    ----------
+    margins : tuple of float, optional
+        The axes' left, bottom, right and top; ``None`` lays the figure out (constrained).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One stacked bar in microseconds, its parts named in the key below it.
+    """
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 3.0, margins=margins)
+    left = 0.0
+    parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
+    total = sum(p.seconds for p in parts)
+    for part, (color, hatch) in zip(parts, _ANATOMY_STYLE, strict=True):
+        width = part.seconds / US
+        label = f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}"
+        if part.seconds < total / 200:  # under 2 px of the bar: the key says why it is not seen
+            label += " (too thin to see)"
+        # Wrapped: the longest label would widen the figure past a phone's column.
+        label = textwrap.fill(label, 44)
+        ax.barh(0, width, left=left, color=color, hatch=hatch, edgecolor="white", height=0.6,
+                label=label)  # fmt: skip
+        left += width
+    ax.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
+    ax.set_xlabel("microseconds (us)", fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=1, fontsize=10, frameon=False)
+    ax.grid(True, axis="x", alpha=0.3)
     return fig

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,7 +22,6 @@ from lesson_lib.model._validate import require_number
 from lesson_lib.model.collectives import allreduce_latency
 from lesson_lib.model.latency import (
     SEGMENT_KINDS,
-    allreduce_anatomy,
     decode_lines,
     speedup_curve,
     speedup_limit,
@@ -258,14 +256,6 @@ _KIND_LABELS = {
     "latency": "waiting on the all-reduce (latency)",
     "bandwidth": "the all-reduce's bytes",
 }
-#: Colour and hatch of each part of one all-reduce: the first three are
-#: parts of its latency, told apart by hatching; the last is its bytes.
-_ANATOMY_STYLE = (
-    *((ROLE_COLORS["latency"], h) for h in ("", "//", "..")),
-    (ROLE_COLORS["bandwidth"], ""),
-)
-
-
 #: Label, fabric and tensor-parallel degree of each timeline (the specimen's model and card).
 _TIMELINES: tuple[tuple[str, Fabric, int], ...] = (
     ("2 GPUs, fast fabric", FAST, 2),
@@ -280,21 +270,15 @@ def token_timeline_figure() -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        Top: compute slices and all-reduce waits (us), each line labelled with
-        its token's time. Bottom: one 2-GPU all-reduce on the fast fabric, by part.
+        Compute slices and all-reduce waits (us), each line labelled with its token's time.
     """
-    fig, top, bottom = two_panels(
-        6.7,
-        ((0.288, 0.5557, 0.9918, 0.8798), (0.288, 0.3013, 0.9918, 0.4486)),
-        height_ratios=[2.2, 1.0],
-    )
-    _timelines(top, _TIMELINES, 4)
-    handles, labels = top.get_legend_handles_labels()
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 4.2, margins=(0.288, 0.1609, 0.9918, 0.859))
+    _timelines(ax, _TIMELINES, 4)
+    handles, labels = ax.get_legend_handles_labels()
     order = [labels.index(_KIND_LABELS[k]) for k in SEGMENT_KINDS if _KIND_LABELS[k] in labels]
     fig.legend([handles[i] for i in order], [labels[i] for i in order],
                loc="outside upper center", ncol=1, fontsize=10, frameon=False)  # fmt: skip
-    top.grid(True, axis="x", alpha=0.3)
-    _anatomy(bottom)
+    ax.grid(True, axis="x", alpha=0.3)
     return fig
 
 
@@ -315,7 +299,7 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
             seen.add(seg.kind)
         end = sum(s.duration_s for s in segments)
         longest = max(longest, end / US)
-        total = f"... x{MODEL.allreduces_per_token // allreduces} =\n"
+        total = f"repeated x{MODEL.allreduces_per_token // allreduces}:\n"
         total += f"{format_seconds(whole, 'ms')} per token"
         ax.text(end / US + 4, row, total, va="center", fontsize=10)
     ax.set_yticks(range(len(lines)), [label for label, _, _ in lines], fontsize=10)
@@ -326,24 +310,3 @@ def _timelines(ax: Axes, lines: Sequence[tuple[str, Fabric, int]], allreduces: i
         fontsize=10,
     )
     ax.set_xlim(-0.02 * longest, longest * 1.7)  # room for the totals after the bars
-
-
-def _anatomy(ax: Axes) -> None:
-    """One 2-GPU all-reduce on the fast fabric: launch, fixed cost, hops and bytes."""
-    left = 0.0
-    parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
-    total = sum(p.seconds for p in parts)
-    for part, (color, hatch) in zip(parts, _ANATOMY_STYLE, strict=True):
-        width = part.seconds / US
-        label = f"{part.label}: {format_seconds(part.seconds, 'us', decimals=2)}"
-        if part.seconds < total / 200:  # under 2 px of the bar: the key says why it is not seen
-            label += " (too thin to see)"
-        # Wrapped: the longest label would widen the figure past a phone's column.
-        label = textwrap.fill(label, 44)
-        ax.barh(0, width, left=left, color=color, hatch=hatch, edgecolor="white", height=0.6,
-                label=label)  # fmt: skip
-        left += width
-    ax.set_yticks([0], ["one all-reduce,\n2 GPUs, fast"], fontsize=10)
-    ax.set_xlabel("microseconds (us)", fontsize=10)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=1, fontsize=10, frameon=False)
-    ax.grid(True, axis="x", alpha=0.3)
