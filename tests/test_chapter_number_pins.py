@@ -134,6 +134,9 @@ WORKED_EXAMPLE = {
 BUYER = {
     # 676 sequences / 65.47 ms / 4 GPUs = 2,581 tokens/s a GPU; 2,581 / 4,064 = 0.64x
     "box_2_tokens_per_gpu_short": "4,064",
+    # 71.43 GB / 105,594,880 B = 676 on four GPUs; 57.93 GB / (128 MiB + 76,972,032 B) = 274
+    "box_2_sequences_short": "274",
+    "box_4_sequences_short": "676",
     "box_4_tokens_per_gpu_short": "2,581",
     "box_1_sequences": "1",
     "box_1_tokens_per_s": "47",
@@ -839,6 +842,7 @@ NUMBERS = {
         "ep_full_tokens_per_s": "5,101",
         # 176 / 8
         "ep_gpu_sequences": "22",
+        "ds_query_heads": "128",  # DeepSeek-V3 config.json num_attention_heads
         "ep_latency_ms": "1.16 ms",
         # 5.28 ms + max(0.48 ms of latent, 61 x 32,768 x 278,528 / 989e12 = 0.56 ms)
         "ep_one_ms": "5.84 ms",

@@ -261,6 +261,8 @@ def buyer_numbers() -> dict[str, str]:
         )
         out[f"box_4_step_{name}"] = format_seconds(four.step_s, "ms")
         out[f"box_4_wire_{name}"] = format_seconds(four.wire_bytes_s, "ms")
+        out[f"box_2_sequences_{name}"] = format_count(two.sequences)
+        out[f"box_4_sequences_{name}"] = format_count(four.sequences)
         out[f"box_2_tokens_per_gpu_{name}"] = format_count(two.tokens_per_s_per_gpu)
         out[f"box_4_tokens_per_gpu_{name}"] = format_count(four.tokens_per_s_per_gpu)
     return out

@@ -304,6 +304,7 @@ def _cache_numbers(m: ModelSpec, layouts: dict[str, Layout]) -> dict[str, str]:
         "ep_full_attention_ms": format_seconds(ep.full.attention_flops_s, "ms"),
         "ep_per_token_penalty": format_ratio(ep.full.total_s / tp.full.total_s),
         "ep_gpu_sequences": format_count(ep.full.batch // EP),
+        "ds_query_heads": str(m.num_query_heads),
         "dcp_sequences": format_count(dcp.sequences),
         "dcp_one_ms": format_seconds(dcp.one.total_s, "ms"),
         "dcp_latency_ms": format_seconds(dcp.one.latency_s, "ms"),
