@@ -6,11 +6,11 @@ from numpy.testing import assert_allclose
 from lesson_lib.chapters.batching import (
     BATCH_HEADER,
     BUYER_HEADER,
-    _speculative_numbers,
     batch_rows,
     batching_numbers,
     buyer_numbers,
     buyer_table,
+    speculative_numbers,
 )
 from lesson_lib.model.batching import (
     mtp_head_params,
@@ -83,7 +83,7 @@ def test_mtp_head_by_hand():
     Sum 424,699,392: 0.85 GB in bf16 (849.4 MB, 810 MiB), 1.57 % of 27e9.
     """
     assert mtp_head_params() == 424_699_392
-    v = _speculative_numbers()
+    v = speculative_numbers()
     assert v["mtp_params"] == "0.42 billion"
     assert v["mtp_bytes"] == "0.85 GB"
     assert v["mtp_share"] == "1.6 %"
@@ -101,7 +101,7 @@ def test_speculative_tokens_and_crossover_by_hand():
     assert speculative_tokens_per_collective(16, 0) == 16  # plain decode
     crossover = 10e-6 * 450e9 / (1.5 * 10240)
     assert_allclose(speculative_crossover_sequences(MODEL, FAST, 4, 3), crossover / 4)
-    v = _speculative_numbers()
+    v = speculative_numbers()
     assert v["spec_draft_tokens"] == "3"
     assert v["spec_bytes_per_sequence"] == "40 KiB"
     assert v["spec_crossover_4"] == "73"

@@ -183,8 +183,8 @@ def _promise_numbers() -> dict[str, str]:
 _VLLM_ONE_STAGE_4 = 512 * KiB
 
 
-def _speculative_numbers() -> dict[str, str]:
-    """Numbers the speculative-decoding section glues."""
+def speculative_numbers() -> dict[str, str]:
+    """Numbers the overlap chapter's speculative-decoding section glues (a batching model)."""
     m, k = MODEL, SPEC_DRAFT_TOKENS
     per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes
     head = mtp_head_params(m)
@@ -273,6 +273,5 @@ GLUE = GlueTable(
     overview.WORKED,
     batching_numbers,
     buyer_numbers,
-    _speculative_numbers,
     Quote(prefill.prefill_numbers, ("gpu_peak_flops",)),
 )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lesson_lib.chapters import overview
-from lesson_lib.chapters.glue import GlueTable
+from lesson_lib.chapters import batching, overview
+from lesson_lib.chapters.glue import GlueTable, Quote
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, comparison
 from lesson_lib.model.overlap import (
@@ -246,4 +246,9 @@ def overlap_numbers() -> dict[str, str]:
 
 
 #: What ``book/overlap.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
-GLUE = GlueTable(overview.WORKED, overlap_numbers)
+GLUE = GlueTable(
+    overview.WORKED,
+    overlap_numbers,
+    batching.speculative_numbers,
+    Quote(batching.batching_numbers, ("batch_crossover_4", "latency_term_fast_4")),
+)
