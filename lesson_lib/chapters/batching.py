@@ -184,7 +184,13 @@ _VLLM_ONE_STAGE_4 = 512 * KiB
 
 
 def speculative_numbers() -> dict[str, str]:
-    """Numbers the overlap chapter's speculative-decoding section glues (a batching model)."""
+    """Numbers the overlap chapter's speculative-decoding section glues (a batching model).
+
+    Returns
+    -------
+    dict of str to str
+        The MTP head's size and the drafts' bytes and crossover, formatted.
+    """
     m, k = MODEL, SPEC_DRAFT_TOKENS
     per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes
     head = mtp_head_params(m)
