@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+from numpy.testing import assert_allclose
+
 from lesson_lib.chapters.glue import chapter_numbers
-from lesson_lib.chapters.overlap import technique_table
+from lesson_lib.chapters.overlap import speculative_numbers, technique_table
+from lesson_lib.model.batching import (
+    mtp_head_params,
+    speculative_crossover_sequences,
+    speculative_tokens_per_collective,
+)
+from lesson_lib.model.specimen import FAST, MODEL
 
 
 def test_fusion_numbers_by_hand():
@@ -47,3 +56,40 @@ def test_table_has_a_row_per_technique():
     table = technique_table()
     assert table.count("<tr><td>") == 5
     assert "<td>5.31 ms</td>" in table and "<td>5.38 ms</td>" in table
+
+
+def test_mtp_head_by_hand():
+    """One gated-attention layer of the specimen's shapes, plus the 2h -> h fusion.
+
+    h = 5120, 24 query heads and 4 KV heads of 256, FFN 17,408:
+    fusion 2 x 5120 x 5120 = 52,428,800; query and gate 5120 x 12,288 = 62,914,560;
+    key and value 2 x 5120 x 1024 = 10,485,760; output 6144 x 5120 = 31,457,280;
+    FFN 3 x 5120 x 17,408 = 267,386,880; norms 5 x 5120 + 2 x 256 = 26,112.
+    Sum 424,699,392: 0.85 GB in bf16 (849.4 MB, 810 MiB), 1.57 % of 27e9.
+    """
+    assert mtp_head_params() == 424_699_392
+    v = speculative_numbers()
+    assert v["mtp_params"] == "0.42 billion"
+    assert v["mtp_bytes"] == "0.85 GB"
+    assert v["mtp_share"] == "1.6 %"
+    with pytest.raises(ValueError, match="layers"):
+        mtp_head_params(layers=0)
+
+
+def test_speculative_tokens_and_crossover_by_hand():
+    """k = 3 drafts: 4 tokens a sequence, 40 KiB each all-reduce; 293 / 4 = 73 sequences.
+
+    The crossover on 4 fast GPUs is 10 us x 450 GB/s / (1.5 x 10,240 B) = 293 tokens;
+    vLLM's 512 KiB one-stage limit over 40 KiB a sequence is 12.8, so 13 pass it.
+    """
+    assert speculative_tokens_per_collective(16, 3) == 64
+    assert speculative_tokens_per_collective(16, 0) == 16  # plain decode
+    crossover = 10e-6 * 450e9 / (1.5 * 10240)
+    assert_allclose(speculative_crossover_sequences(MODEL, FAST, 4, 3), crossover / 4)
+    v = speculative_numbers()
+    assert v["spec_draft_tokens"] == "3"
+    assert v["spec_bytes_per_sequence"] == "40 KiB"
+    assert v["spec_crossover_4"] == "73"
+    assert v["spec_one_stage_sequences"] == "13" and v["spec_one_stage_limit"] == "512 KiB"
+    with pytest.raises(ValueError, match="draft_tokens"):
+        speculative_tokens_per_collective(1, -1)

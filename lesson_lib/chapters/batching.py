@@ -14,11 +14,7 @@ from lesson_lib.model._validate import require_instance, require_int
 from lesson_lib.model.batching import (
     BATCHES,
     CONTEXT,
-    SPEC_DRAFT_TOKENS,
     batch_curve,
-    mtp_head_params,
-    speculative_crossover_sequences,
-    speculative_tokens_per_collective,
 )
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.latency import buyer_answers
@@ -28,8 +24,6 @@ from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.tables import html_table
 from lesson_lib.model.units import (
-    KiB,
-    format_bytes,
     format_count,
     format_rate,
     format_ratio,
@@ -176,33 +170,6 @@ def _promise_numbers() -> dict[str, str]:
         "promise_room": format_seconds(room, "ms", decimals=1),
         "promise_estimate": format_count(round(room / (one.kv_read_s + one.bandwidth_s), -1)),
         "promise_batch": format_count(max(within)),
-    }
-
-
-#: vLLM's one-stage limit on up to four fully connected GPUs (``custom_all_reduce.cuh``).
-_VLLM_ONE_STAGE_4 = 512 * KiB
-
-
-def speculative_numbers() -> dict[str, str]:
-    """Numbers the overlap chapter's speculative-decoding section glues (a batching model).
-
-    Returns
-    -------
-    dict of str to str
-        The MTP head's size and the drafts' bytes and crossover, formatted.
-    """
-    m, k = MODEL, SPEC_DRAFT_TOKENS
-    per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes
-    head = mtp_head_params(m)
-    return {
-        "spec_draft_tokens": format_count(k),
-        "spec_bytes_per_sequence": format_bytes(per_sequence, "KiB", decimals=0),
-        "spec_crossover_4": format_count(speculative_crossover_sequences(m, FAST, 4, k)),
-        "spec_one_stage_sequences": format_count(math.floor(_VLLM_ONE_STAGE_4 / per_sequence) + 1),
-        "spec_one_stage_limit": format_bytes(_VLLM_ONE_STAGE_4, "KiB", decimals=0),
-        "mtp_params": format_count(head / 1e9, decimals=2) + " billion",
-        "mtp_bytes": format_bytes(head * m.dtype_bytes, "GB"),
-        "mtp_share": format_count(100 * head / m.params, decimals=1) + " %",
     }
 
 

@@ -76,8 +76,8 @@ def scaling_numbers() -> dict[str, str]:
 def _timeline_numbers() -> dict[str, str]:
     """The timeline figure's numbers, formatted, keyed by the name the latency chapter glues."""
 
-    def us(seconds: float, decimals: int = 1) -> str:
-        return format_seconds(seconds, "us", decimals=decimals)
+    def us(seconds: float) -> str:
+        return format_seconds(seconds, "us", decimals=1)
 
     two = token_timeline(MODEL, GPU, FAST, 2, allreduces=1, include_bandwidth=False)
     four = token_timeline(MODEL, GPU, SLOW, 4, allreduces=1, include_bandwidth=False)

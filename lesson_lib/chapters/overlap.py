@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import math
+
 from lesson_lib.chapters import batching, overview
 from lesson_lib.chapters.glue import GlueTable, Quote
+from lesson_lib.model.algorithms import VLLM_ONE_STAGE_LIMITS
+from lesson_lib.model.batching import (
+    SPEC_DRAFT_TOKENS,
+    mtp_head_params,
+    speculative_crossover_sequences,
+    speculative_tokens_per_collective,
+)
 from lesson_lib.model.collectives import allreduce_wire_bytes
 from lesson_lib.model.experts import CARD, CONTEXT, EP, EXAMPLE, FP8, comparison
 from lesson_lib.model.overlap import (
@@ -245,10 +254,34 @@ def overlap_numbers() -> dict[str, str]:
     }
 
 
+def speculative_numbers() -> dict[str, str]:
+    """Numbers the speculative-decoding section glues: the MTP head and its drafts on the wire.
+
+    Returns
+    -------
+    dict of str to str
+        The MTP head's size and the drafts' bytes and crossover, formatted.
+    """
+    m, k = MODEL, SPEC_DRAFT_TOKENS
+    one_stage = dict(VLLM_ONE_STAGE_LIMITS)[4]  # bytes, up to four fully connected GPUs
+    per_sequence = speculative_tokens_per_collective(1, k) * m.hidden_vector_bytes
+    head = mtp_head_params(m)
+    return {
+        "spec_draft_tokens": format_count(k),
+        "spec_bytes_per_sequence": format_bytes(per_sequence, "KiB", decimals=0),
+        "spec_crossover_4": format_count(speculative_crossover_sequences(m, FAST, 4, k)),
+        "spec_one_stage_sequences": format_count(math.floor(one_stage / per_sequence) + 1),
+        "spec_one_stage_limit": format_bytes(one_stage, "KiB", decimals=0),
+        "mtp_params": format_count(head / 1e9, decimals=2) + " billion",
+        "mtp_bytes": format_bytes(head * m.dtype_bytes, "GB"),
+        "mtp_share": format_count(100 * head / m.params, decimals=1) + " %",
+    }
+
+
 #: What ``book/overlap.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).
 GLUE = GlueTable(
     overview.WORKED,
     overlap_numbers,
-    batching.speculative_numbers,
+    speculative_numbers,
     Quote(batching.batching_numbers, ("batch_crossover_4", "latency_term_fast_4")),
 )

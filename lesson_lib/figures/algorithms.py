@@ -90,30 +90,24 @@ _ANATOMY_STYLE = (
     *((ROLE_COLORS["latency"], h) for h in ("", "//", "..")),
     (ROLE_COLORS["bandwidth"], ""),
 )
-#: Where constrained layout puts the anatomy's axes (left, bottom, right, top), fixed.
+#: The anatomy's axes (left, bottom, right, top): constrained layout's left, the rest set by hand
+#: so the key under the axes (which that layout leaves out) fits the figure.
 _ANATOMY_MARGINS = (0.2364, 0.677, 0.9918, 0.96)
 
 
-def allreduce_anatomy_figure(
-    margins: tuple[float, float, float, float] | None = _ANATOMY_MARGINS,
-) -> Figure:
+def allreduce_anatomy_figure() -> Figure:
     """One 2-GPU all-reduce on the fast fabric split into parts: launch, fixed cost, hops, bytes.
 
     An illustration, not a measurement: the launch is an assumption and the rest a straight
     line fitted through published 2- and 4-GPU times
     (:func:`lesson_lib.model.latency.allreduce_anatomy`).
 
-    Parameters
-    ----------
-    margins : tuple of float, optional
-        The axes' left, bottom, right and top; ``None`` lays the figure out (constrained).
-
     Returns
     -------
     matplotlib.figure.Figure
         One stacked bar in microseconds, its parts named in the key below it.
     """
-    fig, ax = new_figure(FIGURE_WIDTH_IN, 3.0, margins=margins)
+    fig, ax = new_figure(FIGURE_WIDTH_IN, 3.0, margins=_ANATOMY_MARGINS)
     left = 0.0
     parts = allreduce_anatomy(MODEL.hidden_vector_bytes)
     total = sum(p.seconds for p in parts)
