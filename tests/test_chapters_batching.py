@@ -1,5 +1,6 @@
 """Batched decode: the crossover batch, throughput against each sequence's wait, the buyer's boxes."""
 
+import pytest
 from numpy.testing import assert_allclose
 
 from lesson_lib.chapters.batching import (
@@ -97,8 +98,21 @@ def test_the_buyer_gets_two_answers_by_hand():
 
 def test_buyer_table_has_a_row_per_box_and_its_per_gpu_rate():
     """Four slow GPUs: 503.1 tokens/s over 4 GPUs = 126 per GPU; two fast: 239.8 / 2 = 120."""
-    html = buyer_table(caption="boxes")
+    html = buyer_table(contexts=(262_144,), caption="boxes")
     assert html.count("<tr>") == 1 + 3  # header and three boxes
     for column in BUYER_HEADER:
         assert column in html
     assert "<td>126</td>" in html and "<td>120</td>" in html
+
+
+def test_buyer_table_adds_the_short_context_rows_by_default():
+    """Full context, then 4,096 tokens: three boxes each; per GPU at 4,096 tokens 2,581 and 4,064."""
+    html = buyer_table()
+    assert html.count("<tr>") == 1 + 6
+    assert html.count("<td>262,144</td>") == 3 and html.count("<td>4,096</td>") == 3
+    assert "<td>2,581</td>" in html and "<td>4,064</td>" in html
+
+
+def test_buyer_table_names_a_context_out_of_range():
+    with pytest.raises(ValueError, match="context"):
+        buyer_table(contexts=(0,))

@@ -50,7 +50,7 @@ def test_the_tables_verdicts_are_short_and_numbered_as_the_notes():
     assert notes[1] == "2 nodes x 2 GPUs: TP 4: TP all-reduces on the network."
     assert notes[2] == "3 nodes x 4 GPUs: TP 4 x PP 3: stages of 21, 22, 21 layers."
     html = candidate_table(plans)
-    assert html.count("<li>") == 3 and '<tfoot><tr><td colspan="7"><ol class="table-notes">' in html
+    assert html.count("<li>") == 3 and '<tfoot><tr><td colspan="6"><ol class="table-notes">' in html
     assert html.index("</tbody>") < html.index("<tfoot>") < html.index("</table>")
 
 
@@ -85,7 +85,6 @@ def test_worse_network_hurts_tp_across_nodes_not_pp():
     assert (v["pp2_token_time"], v["worse_pp2_token_time"]) == ("5.34 ms", "5.44 ms")
     # 128 all-reduces at 125 us = 16 ms of latency on top of TP 4's compute: slower than one GPU.
     assert (v["worse_across_token_time"], v["one_gpu_token_time"]) == ("20.23 ms", "16.12 ms")
-    assert v["inter_measured_latency"] == "62 us"
 
 
 def test_candidate_table_is_html():
@@ -100,7 +99,7 @@ def test_communication_per_token():
     tp, pp, dp = communication_per_token(MODEL, 4, 2)
     assert tp[1].startswith("128") and pp[1].startswith("1 ") and dp[1].startswith("0")
     # one message of two 5,120-wide bf16 vectors: 2 x 5,120 x 2 B = 20,480 B = 20 KiB
-    assert pp[2] == "20 KiB: 2 vectors, hidden state and residual"
+    assert pp[2] == "20 KiB: 2 vectors, hidden vector and residual"
     with pytest.raises(ValueError, match="tp"):
         communication_per_token(MODEL, 1, 2)
 

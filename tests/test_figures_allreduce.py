@@ -176,3 +176,11 @@ def test_ring_topology_has_a_box_and_an_arrow_per_gpu():
     assert len(arrows) == 4
     with pytest.raises(ValueError, match="n"):
         ring_topology_figure(9)
+
+
+def test_schedule_title_says_about_only_when_the_chunks_differ():
+    """10,240 B over 4 ranks: four chunks of 2,560 B = 2.5 KiB exactly; over 3 they differ."""
+    exact = ring_schedule_figure(4)._suptitle.get_text()
+    uneven = ring_schedule_figure(3)._suptitle.get_text()
+    assert "(2.5 KiB)" in exact and "about" not in exact
+    assert "(about 3.33 KiB)" in uneven

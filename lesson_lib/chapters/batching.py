@@ -176,32 +176,40 @@ def _promise_numbers() -> dict[str, str]:
 #: Columns of :func:`buyer_table`.
 BUYER_HEADER: tuple[str, ...] = (
     "box",
-    "full-length sequences that fit",
+    "tokens per sequence",
+    "sequences that fit",
     "all of them together (tokens/s)",
     "per GPU (tokens/s)",
 )
 
 
-def buyer_table(caption: str | None = None) -> str:
+def buyer_table(contexts: Iterable[int] | None = None, caption: str | None = None) -> str:
     """HTML table of :func:`~lesson_lib.model.latency.buyer_answers`: what each box serves at once.
 
     Parameters
     ----------
+    contexts : iterable of int, optional
+        Tokens per sequence, each 1 to the specimen's full context; default the full context,
+        then :data:`SHORTER_CONTEXTS`.
     caption : str, optional
 
     Returns
     -------
     str
-        A row per box, columns :data:`BUYER_HEADER`.
+        A row per box and context, columns :data:`BUYER_HEADER`.
     """
+    if contexts is None:
+        contexts = (MODEL.max_context, *SHORTER_CONTEXTS.values())
     rows = [
         (
             a.label,
+            format_count(a.context),
             format_count(a.sequences),
             format_count(a.tokens_per_s),
             format_count(a.tokens_per_s_per_gpu),
         )
-        for a in buyer_answers()
+        for context in contexts
+        for a in buyer_answers(context=context)
     ]
     return html_table(BUYER_HEADER, rows, caption=caption)
 

@@ -16,7 +16,6 @@ from lesson_lib.model.layout import stage_layer_kinds, stage_layers
 from lesson_lib.model.specimen import (
     GPU,
     INTER_NODE,
-    INTER_NODE_MEASURED_LATENCY,
     MODEL,
     PP_VECTORS_PER_TOKEN,
 )
@@ -43,10 +42,9 @@ _NBSP = "\u00a0"
 CANDIDATE_HEADER: tuple[str, ...] = (
     "nodes x GPUs",
     "TP x PP x DP",
-    "one sequence: ms per token",
+    "one sequence (ms per token)",
     "full-length sequences",
-    "batched: ms per token",
-    "batched tokens/s",
+    "batched (tokens/s)",
     "verdict",
 )
 
@@ -71,7 +69,6 @@ def _candidate_rows(plans: Sequence[ClusterPlan]) -> list[tuple[str, ...]]:
             f"{p.tp}{_NBSP}x{_NBSP}{p.pp}{_NBSP}x{_NBSP}{p.dp}",
             f"{p.token_time_s * 1e3:.2f}",
             format_count(p.sequences_total),
-            "-" if p.batch == 0 else f"{p.batched_token_time_s * 1e3:.2f}",
             format_count(p.tokens_per_s_total),
             verdict,
         )
@@ -152,7 +149,7 @@ def communication_per_token(
         (
             f"pipeline (PP {pp})",
             f"{pp - 1} (one per stage boundary)",
-            f"{message}: {PP_VECTORS_PER_TOKEN} vectors, hidden state and residual",
+            f"{message}: {PP_VECTORS_PER_TOKEN} vectors, hidden vector and residual",
             "point-to-point send to the next stage",
         ),
         (
@@ -233,7 +230,6 @@ def _cluster_numbers() -> dict[str, str]:
         "dp2_allreduces": _ms(dp2.step.communication_s),
         "tp8_sequences": format_count(tp8.sequences_per_replica),
         "in_node_sequences": format_count(in_node.sequences_per_replica),
-        "inter_measured_latency": format_seconds(INTER_NODE_MEASURED_LATENCY, "us"),
         "one_gpu_token_time": _ms(one_gpu.token_time_s),
         "worse_latency": format_seconds(worse.latency, "us"),
         "worse_bandwidth": format_bytes(worse.bandwidth, "GB") + "/s",

@@ -22,7 +22,7 @@ GLUE = GlueTable(
     Quote(sizing.sizing_numbers, ("sizing_kv_heads",)),
     Quote(latency.scaling_numbers, ("break_even_4_vs_2",)),
     batching.buyer_numbers,
-    Quote(measured.measured_numbers, ("claim_four_slow_lose",)),
+    Quote(measured.measured_numbers, ("pcie_alpha_4_low", "pcie_alpha_4_high")),
     Quote(experts.experts_numbers, ("ds_alltoalls",)),
     Quote(
         kv_transfer.handoff_numbers,

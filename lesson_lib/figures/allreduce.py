@@ -133,9 +133,12 @@ def ring_schedule_figure(n: int = 4) -> Figure:
     legend_ax.legend(handles=_holdings_legend_handles(n), loc="center", fontsize=10,
                      title="each cell holds", title_fontsize=10, frameon=False)  # fmt: skip
     chunk = result.chunk_bytes[0] / KiB
+    about = (
+        "" if len(set(result.chunk_bytes)) == 1 else "about "
+    )  # chunks differ if N doesn't divide
     fig.suptitle(
         f"Ring all-reduce over {n} ranks: each step, rank r sends one chunk\n"
-        f"(about {chunk:.3g} KiB) to rank (r+1) mod {n}",
+        f"({about}{chunk:.3g} KiB) to rank (r+1) mod {n}",
         fontsize=11,
     )
     return fig

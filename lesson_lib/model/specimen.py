@@ -405,6 +405,6 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "hidden vectors",
         "vLLM's Qwen3.5 model sends hidden_states and residual between stages "
         "(vllm/model_executor/models/qwen3_5.py at 00def4f)",
-        f"{PP_VECTORS_PER_TOKEN} (hidden state and residual)",
+        f"{PP_VECTORS_PER_TOKEN} (hidden vector and residual)",
     ),
 )
