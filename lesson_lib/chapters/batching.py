@@ -176,10 +176,10 @@ def _promise_numbers() -> dict[str, str]:
 #: Columns of :func:`buyer_table`.
 BUYER_HEADER: tuple[str, ...] = (
     "box",
-    "tokens per sequence",
+    "tokens a sequence",
     "sequences that fit",
-    "all of them together (tokens/s)",
-    "per GPU (tokens/s)",
+    "tokens/s, all together",
+    "tokens/s per GPU",
 )
 
 

@@ -311,9 +311,9 @@ def allreduce_anatomy(
 
 #: The buyer's three boxes of cards sold as 80 GB, each (what, fabric, GPUs).
 BUYER_BOXES: tuple[tuple[str, Fabric, int], ...] = (
-    ("one GPU", FAST, 1),
-    ("two GPUs on the fast fabric", FAST, 2),
-    ("four GPUs on the slow fabric", SLOW, 4),
+    ("1 GPU", FAST, 1),
+    ("2 GPUs, fast fabric", FAST, 2),
+    ("4 GPUs, slow fabric", SLOW, 4),
 )
 
 
@@ -321,7 +321,7 @@ BUYER_BOXES: tuple[tuple[str, Fabric, int], ...] = (
 class BoxAnswer:
     """One box's answer to the buyer's two questions."""
 
-    #: The box, e.g. ``"four GPUs on the slow fabric"``.
+    #: The box, e.g. ``"4 GPUs, slow fabric"``.
     label: str
     #: Tensor-parallel degree (all its GPUs).
     n: int
