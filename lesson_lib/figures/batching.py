@@ -22,8 +22,8 @@ CONFIGS: tuple[tuple[str, int, Fabric, str, str, float], ...] = (
     ("4 GPUs, fast fabric", 4, FAST, ROLE_COLORS["fast"], "-", 2.0),
     ("4 GPUs, slow fabric", 4, SLOW, ROLE_COLORS["slow"], "-", 5.0),
 )
-#: Each curve's name on the top panel, in its colour: the text, the batch whose point it labels
-#: (None: the curve's end), its offset from the point in points, and its alignment.
+#: Each curve's name on the top panel, drawn in its colour. An entry holds the text, the batch
+#: whose point it labels (None for the curve's end), its offset in points, and its alignment.
 NAMES: dict[str, tuple[str, int | None, float, float, str, str]] = {
     "2 GPUs, fast fabric": ("2 GPUs,\nfast", None, 8, -2, "left", "top"),
     "4 GPUs, fast fabric": ("4 GPUs, fast", 56, -3, 3, "right", "bottom"),
