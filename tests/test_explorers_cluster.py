@@ -340,7 +340,13 @@ def test_the_diagram_is_the_plans_placement(explorer):
 
 def test_the_lessons_layout_is_drawn_as_by_hand(explorer):
     """TP 4 x PP 2 on two nodes of four: eight GPUs, stage 0 on node 0 and stage 1 on node 1,
-    two green outlines, one hand-off across the network pointing right (90 degrees), no DP arc."""
+    two green outlines, no DP arc, and one hand-off across the network routed as the figure's:
+    from node 0's group down into the band, along it and up into node 1's, pointing up (0
+    degrees). In cells (the figure's test) it runs x 3.05, 3.05, 8.7, 8.7 and y 0.04, -2.025,
+    -2.025, 0.04; in the wide view's pixels, 48.506 a cell (test_phone_transform_of_the_lessons_
+    layout_by_hand) from x 60.494 and y 148.138: x 60.494 + 48.506 x 3.05 = 208.4 and
+    60.494 + 48.506 x 8.7 = 482.5, y 148.138 - 48.506 x 2.025 = 49.9 and
+    148.138 + 48.506 x 0.04 = 150.1."""
     state = explorer.defaults
     gpus = {d["cell"]: d for d in _table(explorer, "gpus", state)}
     assert sorted(gpus) == list(range(8))
@@ -354,11 +360,27 @@ def test_the_lessons_layout_is_drawn_as_by_hand(explorer):
     ]
     assert _table(explorer, "tp_links", state) == []
     hand_off = sorted(_table(explorer, "pp_paths", state), key=lambda d: d["point"])
-    assert {d["path"] for d in hand_off} == {1} and len(hand_off) == 2  # a straight line
-    assert [d["across_nodes"] for d in hand_off] == [1, 1]
-    assert [d["head_angle"] for d in hand_off] == [None, 90]
-    assert hand_off[0]["y"] == hand_off[1]["y"] and hand_off[0]["x"] < hand_off[1]["x"]
+    assert {d["path"] for d in hand_off} == {1}
+    assert [(d["x"], d["y"]) for d in hand_off] == [
+        (208.4, 150.1), (208.4, 49.9), (482.5, 49.9), (482.5, 150.1)
+    ]  # fmt: skip
+    assert [d["across_nodes"] for d in hand_off] == [1, 1, 1, 1]
+    assert [d["head_angle"] for d in hand_off] == [None, None, None, 0]
     assert _table(explorer, "dp_paths", state) == []
+
+
+def test_only_a_hand_off_between_whole_nodes_is_routed_through_the_band(explorer):
+    """Four points (the band's route) where each stage fills a node and hands off to the next,
+    else the figure's line or arc of two or three points (ClusterGrid.pp_band_route)."""
+    for state, points in (
+        ({"gpus_per_node": 2, "nodes": 2, "group": 2, "pp": 2}, [4]),  # a whole node of 2
+        ({"pp": 2}, [4]),  # the lesson's layout, node 0 to node 1
+        ({"nodes": 4, "pp": 2}, [2, 2]),  # node 0 to 2 and 1 to 3: routes would share the band
+        ({"group": 2, "pp": 2}, [2, 2]),  # a stage is half a node
+    ):
+        rows = _table(explorer, "pp_paths", {**explorer.defaults, **state})
+        paths = sorted({d["path"] for d in rows})
+        assert [sum(d["path"] == p for d in rows) for p in paths] == points, state
 
 
 def _note_texts(explorer):
@@ -488,26 +510,26 @@ def test_builds_fast():
 
 
 def test_phone_transform_of_the_lessons_layout_by_hand():
-    """Two nodes of four GPUs: the phone draws the wide view's pixels 0.574 times as large.
+    """Two nodes of four GPUs: the phone draws the wide view's pixels 0.5943 times as large.
 
     In cells the layout is 2 x (4 + 2 x 0.35) + 1.3 = 10.7 wide, 11.1 with the
-    margins, and 4.5 tall (2.1 over the GPUs' base, 2.4 under it with the
-    network band); the view keeps 250 - 24 = 226 px of height.
-    Wide: min(60, 640 / 11.1 = 57.66, 226 / 4.5 = 50.22) = 50.22 px a cell.
-    Phone: min(60, 320 / 11.1 = 28.83, 50.22) = 28.83 px a cell; k = 0.5740.
+    margins, and 4.35 tall (2.1 over the GPUs' base, 2.25 under it to the network band's
+    bottom); the view keeps 250 - 24 (stage key) - 15 (the band's 11 px name under it, 4 px
+    of room) = 211 px of height.
+    Wide: min(60, 640 / 11.1 = 57.66, 211 / 4.35 = 48.506) = 48.506 px a cell.
+    Phone: min(60, 320 / 11.1 = 28.829, 48.506) = 28.829 px a cell; k = 0.5943.
     Offsets centre the cells' middle along x, 5.35, and put their top, 2.1, at the view's top:
-    x: 320 - 50.22 x 5.35 = 51.31 wide, 160 - 28.83 x 5.35 = 5.76 phone,
-    b = 5.76 - 0.5740 x 51.31 = -23.69; y: 250 - 50.22 x 2.1 = 144.53 wide,
-    250 - 28.83 x 2.1 = 189.46 phone, b = 189.46 - 0.5740 x 144.53 = 106.49.
-    Heights the views need: 50.22 x 4.5 = 226 + 24 (stage key) = 250 wide; on the phone
-    28.83 x 4.5 = 129.7, so 130, + 22 (the band, 0.45 x 28.83 = 12.97 px, is thinner than its
-    11 px name + 2: the name goes under it, two lines of 11 px) + 24 = 176.
+    x: 320 - 48.506 x 5.35 = 60.494 wide, 160 - 28.829 x 5.35 = 5.766 phone,
+    b = 5.766 - 0.5943 x 60.494 = -30.19; y: 250 - 48.506 x 2.1 = 148.138 wide,
+    250 - 28.829 x 2.1 = 189.459 phone, b = 189.459 - 0.5943 x 148.138 = 101.42.
+    Heights the views need: 48.506 x 4.35 = 211 + 15 + 24 = 250 wide; on the phone
+    28.829 x 4.35 = 125.4, so 126, + 15 + 24 = 165.
     """
     k, bx, by = _phone_transform(4, 2)
-    assert k == pytest.approx(0.5740, abs=1e-4)
-    assert bx == pytest.approx(-23.69, abs=0.01)
-    assert by == pytest.approx(106.49, abs=0.01)
-    assert (_zoom(4, 2)[3], _zoom(4, 2, PHONE_WIDTH)[3]) == (250, 176)
+    assert k == pytest.approx(0.5943, abs=1e-4)
+    assert bx == pytest.approx(-30.19, abs=0.01)
+    assert by == pytest.approx(101.42, abs=0.01)
+    assert (_zoom(4, 2)[3], _zoom(4, 2, PHONE_WIDTH)[3]) == (250, 165)
     # One GPU on one node is as tall-limited on the phone as wide (60 px a cell):
     # same size, moved left by half the difference of the widths, (640 - 320) / 2.
     assert _phone_transform(1, 1) == pytest.approx((1.0, -160.0, 0.0))

@@ -62,14 +62,14 @@ def test_nodes_and_gpus_are_drawn():
 
 
 def test_tp_groups_outlined_on_nvlink():
-    """Each TP group inside a node gets a green outline; none is dashed vermillion."""
+    """Each TP group inside a node gets a green outline; none is dashed wine red (the network)."""
     ax = layout_figure([plan_cluster(gpus_per_node=8, nodes=1, tp=4)]).axes[0]
     assert len(_outlines(ax, TP_NVLINK_COLOR)) == 2
     assert _outlines(ax, TP_NETWORK_COLOR) == []
 
 
-def test_tp_across_nodes_outlined_in_vermillion():
-    """A TP group split over two nodes is outlined in two dashed vermillion pieces."""
+def test_tp_across_nodes_outlined_in_wine_red():
+    """A TP group split over two nodes is outlined in two dashed wine-red pieces."""
     plan = plan_cluster(gpus_per_node=2, nodes=2, tp=4)
     ax = layout_figure([plan]).axes[0]
     assert len(_outlines(ax, TP_NETWORK_COLOR)) == 2
@@ -159,3 +159,21 @@ def test_a_hand_off_between_nodes_runs_through_the_network_band():
     plan = plan_cluster(gpus_per_node=4, nodes=4, tp=4, pp=2)
     groups = tp_groups(plan.placement)
     assert ClusterGrid(4).pp_band_route(groups[(0, 0)], groups[(0, 1)]) is None  # node 0 to 2
+
+
+def test_gpu_labels_fill_their_squares_and_read_on_a_phone():
+    """Each GPU's label lies inside its square, at 11 pt: on a 390 px phone the 5.1 in (510 px)
+    figure is shown 342 px wide, so 11 x 100/72 x 342/510 = 10.2 CSS px (the floor is 9)."""
+    fig = layout_figure()
+    fig.draw_without_rendering()
+    assert fig.get_size_inches()[0] == pytest.approx(5.1)
+    for ax in fig.axes:
+        squares = [p.get_window_extent() for p in _gpu_squares(ax)]
+        labels = [t for t in ax.texts if t.get_text().startswith("TP")]
+        assert len(labels) == len(squares) == 8
+        for label in labels:
+            assert label.get_fontsize() == 11.0
+            box = label.get_window_extent()
+            (square,) = [s for s in squares if s.contains(*box.get_points().mean(axis=0))]
+            assert square.x0 < box.x0 and box.x1 < square.x1, label.get_text()
+            assert square.y0 < box.y0 and box.y1 < square.y1, label.get_text()

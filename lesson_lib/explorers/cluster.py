@@ -198,12 +198,13 @@ def cluster_explorer() -> Explorer:
         description=(
             "The chosen cluster: nodes as boxes with their GPUs inside, coloured by pipeline "
             "stage (idle GPUs left blank); tensor-parallel and expert-parallel groups outlined, "
-            "green inside a node and dashed vermillion when split across nodes; arrows for "
-            "pipeline hand-offs, thicker across the network; dashed arcs between data-parallel "
-            "replicas; the network band under the nodes. A layout that cannot exist leaves the "
-            "nodes empty. Below it, every problem and flag of the layout; the message above "
-            "gives its verdict and, for a layout that can exist, its time per token and batched "
-            "throughput."
+            "green inside a node and dashed wine red when split across nodes; under the nodes "
+            "the wine-red network band; arrows for pipeline hand-offs, thicker across the "
+            "network, one from a whole node to the next running down into the band, along it "
+            "and up; dashed arcs between data-parallel replicas. A layout that cannot exist "
+            "leaves the nodes empty. Below it, every problem and flag of the layout; the message "
+            "above gives its verdict and, for a layout that can exist, its time per token and "
+            "batched throughput."
         ),
         controls=CONTROLS,
         rows=rows,

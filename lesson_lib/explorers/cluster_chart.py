@@ -23,7 +23,7 @@ from lesson_lib.explorers.cluster_diagram import (
     DiagramTables,
     frames,
 )
-from lesson_lib.figures._style import PALETTE, PHONE_TEXT_FLOOR_PX
+from lesson_lib.figures._style import PHONE_TEXT_FLOOR_PX, ROLE_COLORS
 from lesson_lib.figures.cluster import STAGE_COLORS, TP_NETWORK_COLOR, TP_NVLINK_COLOR
 from lesson_lib.figures.cluster_geometry import CELL, GPU
 
@@ -40,6 +40,8 @@ LABEL_MARGIN_PX = 3
 IDLE_ROOM_PX = 16
 #: Text colour of a problem in the list (the explorers' error colour, AA on white).
 PROBLEM_COLOR = "#a14a00"
+#: Colour of the network band, its wires and its name, the figure's.
+NETWORK_COLOR = ROLE_COLORS["network"]
 #: Text colour of the diagram's names, keys and notes.
 INK = "#1a1a1a"
 #: Columns of each diagram table read as numbers, besides the controls'.
@@ -107,7 +109,6 @@ def _on_frame(kind: str) -> list[dict[str, Any]]:
 
 def _frame_layers(placed: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Node boxes and names, band and wires, empty GPU cells, "idle" past the ``placed`` GPUs."""
-    thin = f"{PHONE_PARAM} && datum.vy2 - datum.vy < {BAND_TEXT_PX} + 2"
     idle_room = f"!{PHONE_PARAM} || {GPU} * datum.zoom * {VIEW_TRANSFORM}[2] >= {IDLE_ROOM_PX}"
     name = _text(align="left", baseline="bottom", dx=4, dy=-3, fontWeight="bold", fontSize=11,
                  color=INK)  # fmt: skip
@@ -117,16 +118,14 @@ def _frame_layers(placed: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {"transform": [*_on_frame("node"), _calc("'node ' + datum.node", "name")], "mark": name,
          "encoding": {"x": X, "y": Y, "text": {"field": "name"}}},
         {"transform": _on_frame("wire"), "encoding": BOX,
-         "mark": {"type": "rule", "stroke": PALETTE["grey"], "strokeWidth": 3}},
-        {"transform": _on_frame("band"), "mark": {"type": "rect", "fill": "#767676"}, "encoding": BOX},
+         "mark": {"type": "rule", "stroke": NETWORK_COLOR, "strokeWidth": 3}},
+        {"transform": _on_frame("band"), "mark": {"type": "rect", "fill": NETWORK_COLOR}, "encoding": BOX},
         {
-            # On a phone a band thinner than its text has the text under it, in ink.
-            "transform": [*_on_frame("band"), *MID, _calc(thin, "thin"),
-                          _calc(f"datum.thin ? datum.vy - {BAND_TEXT_PX} : datum.mid_y", "text_y")],
-            "mark": _text(fontWeight="bold", fontSize=BAND_TEXT_PX, baseline="middle"),
-            "encoding": {"x": AT_MID["x"], "y": {**Y, "field": "text_y"},
-                         "color": {"condition": {"test": "datum.thin", "value": INK}, "value": "white"},
-                         "text": {"value": "network (InfiniBand / RoCE)"}},
+            # Under the band, as in the figure: a hand-off between nodes runs along its middle.
+            "transform": [*_on_frame("band"), *MID],
+            "mark": _text(fontWeight="bold", fontSize=BAND_TEXT_PX, baseline="top", dy=2,
+                          color=NETWORK_COLOR),
+            "encoding": {"x": AT_MID["x"], "y": Y, "text": {"value": "network (InfiniBand / RoCE)"}},
         },
         {"transform": _on_frame("cell"), "encoding": BOX,
          "mark": {"type": "rect", "fill": "white", "stroke": "#767676", "strokeDash": [3, 2]}},
@@ -231,12 +230,20 @@ def _tp_layers(outlines: dict, links: dict, state: list, cells: dict) -> list[di
 
 
 def _pp_layer(data: dict[str, Any], state: list) -> dict[str, Any]:
-    """The pipeline hand-offs: curves, thicker across the network, and their arrowheads."""
+    """The pipeline hand-offs, thicker across the network, and their arrowheads: a route of four
+    points through the network band straight, with a white edge on the band as in the figure,
+    an arc of two or three points curved."""
     width = {"condition": {"test": "datum.across_nodes == 1", "value": 2.2}, "value": 1.3}
     head = {"type": "point", "shape": "triangle-up", "filled": True, "color": "black",
             "size": 70, "opacity": 1}  # fmt: skip
-    return {"data": data, "transform": [*state, *TO_VIEW], "layer": [
-        {"mark": {"type": "line", "interpolate": "basis", "color": "black"},
+    routed = _filter("datum.points == 4")
+    line = {"type": "line", "color": "black"}
+    return {"data": data, "transform": [*state, *TO_VIEW,
+            {"joinaggregate": [{"op": "count", "as": "points"}], "groupby": ["path"]}], "layer": [
+        {"transform": [routed], "mark": {**line, "color": "white", "strokeWidth": 5},
+         "encoding": PATH},
+        {"transform": [routed], "mark": line, "encoding": {**PATH, "strokeWidth": width}},
+        {"transform": [_filter("datum.points != 4")], "mark": {**line, "interpolate": "basis"},
          "encoding": {**PATH, "strokeWidth": width}},
         {"transform": [_filter("isValid(datum.head_angle)")], "mark": head,
          "encoding": {"x": X, "y": Y, "angle": _pixels("head_angle")}},

@@ -53,15 +53,15 @@ PROBLEM, FLAG, NOTHING = "problem", "flag", "none"
 @functools.cache
 def _zoom(g: int, nodes: int, width: float = VIEW_WIDTH) -> tuple[float, float, float, int]:
     """Pixels per cell, the offsets that put a cluster of this size centred at the top of a view
-    ``width`` wide, and the height that view needs (its drawing and the stage key), pixels."""
+    ``width`` wide, and the height that view needs (its drawing, the network band's name under
+    the band and the stage key), pixels."""
     left, right = -0.2, ClusterGrid(g).width(nodes) + 0.2
-    bottom = BAND - 0.6 if nodes > 1 else -PAD - FOOT - 0.2
+    bottom = BAND - 0.45 if nodes > 1 else -PAD - FOOT - 0.2
+    name = BAND_TEXT_PX + 4 if nodes > 1 else 0  # the band's name under it, as in the figure
     top = ClusterGrid(g).rows * CELL + ARC_MAX / 2 + 0.1  # room for the arcs over the GPUs
-    height = VIEW_HEIGHT - STAGE_KEY
+    height = VIEW_HEIGHT - STAGE_KEY - name
     zoom = min(ZOOM_MAX, width / (right - left), height / (top - bottom))
-    # a phone writes the band's name under a band thinner than it (cluster_chart's "thin")
-    thin = nodes > 1 and width < VIEW_WIDTH and 0.45 * zoom < BAND_TEXT_PX + 2
-    fit = math.ceil(zoom * (top - bottom)) + 2 * BAND_TEXT_PX * thin + STAGE_KEY
+    fit = math.ceil(zoom * (top - bottom)) + name + STAGE_KEY
     return zoom, width / 2 - zoom * (left + right) / 2, VIEW_HEIGHT - zoom * top, fit
 
 
@@ -202,7 +202,8 @@ class DiagramTables:
     #: The line from ``x``, ``y`` to ``x2``, ``y2`` joining a TP group's pieces across the network.
     tp_links: list[dict[str, Any]] = field(default_factory=list)
     #: Each pipeline hand-off's points, ``path``, ``point`` (its order), ``across_nodes``,
-    #: ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``.
+    #: ``head_angle`` (the arrowhead's, degrees, last point), ``x``, ``y``; four points are a
+    #: route through the network band, two or three an arc.
     pp_paths: list[dict[str, Any]] = field(default_factory=list)
     #: Each arc's points between replicas on different nodes, ``path``, ``point``, ``x``, ``y``.
     dp_paths: list[dict[str, Any]] = field(default_factory=list)
@@ -277,7 +278,8 @@ class DiagramTables:
         g, nodes, grid = plan.gpus_per_node, plan.nodes, ClusterGrid(plan.gpus_per_node)
         hand_offs = stage_hand_offs(tp_groups(plan.placement))
         for path, (_, here, there, across) in enumerate(hand_offs, start=1):
-            route = _arc(*grid.pp_ends(here, there))
+            # Through the network band as the figure draws it where it can, else the figure's arc.
+            route = grid.pp_band_route(here, there) or _arc(*grid.pp_ends(here, there))
             (ax, ay), (bx, by) = route[-2], route[-1]
             angle = round(math.degrees(math.atan2(bx - ax, by - ay)), 3)
             for i, point in enumerate(route):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patheffects import withStroke
 
-from lesson_lib.figures._style import INK, ROLE_COLORS, two_panels
+from lesson_lib.figures._style import INK, ROLE_COLORS, note, two_panels
 from lesson_lib.model.batching import CONTEXT, batch_curve
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
@@ -13,22 +14,36 @@ from lesson_lib.model.specimen import FAST, GPU, MODEL, SLOW
 from lesson_lib.model.specs import Fabric
 from lesson_lib.model.units import format_count
 
-#: The configurations drawn, as (label, n, fabric, colour, line style, width in points). The
-#: 2-GPU fast and 4-GPU slow curves run together from about 16 to 128 sequences: the slow one is
-#: a wide band, the 2-GPU one a thin dashed line drawn over it, so both show where they meet.
+#: The configurations drawn, as (label, n, fabric, colour, line style, width in points). The 2-GPU
+#: fast and 4-GPU slow curves run together up to about 200 sequences: the slow one is a wide band,
+#: the 2-GPU one a dashed line drawn over it with a white edge, so both show where they meet.
 CONFIGS: tuple[tuple[str, int, Fabric, str, str, float], ...] = (
     ("2 GPUs, fast fabric", 2, FAST, ROLE_COLORS["fast"], "--", 2.0),
     ("4 GPUs, fast fabric", 4, FAST, ROLE_COLORS["fast"], "-", 2.0),
     ("4 GPUs, slow fabric", 4, SLOW, ROLE_COLORS["slow"], "-", 5.0),
 )
+#: Each curve's name on the top panel, drawn in its colour. An entry holds the text, the batch
+#: whose point it labels (None for the curve's end), its offset in points, and its alignment.
+NAMES: dict[str, tuple[str, int | None, float, float, str, str]] = {
+    "2 GPUs, fast fabric": ("2 GPUs,\nfast", None, 8, -2, "left", "top"),
+    "4 GPUs, fast fabric": ("4 GPUs, fast", 56, -3, 3, "right", "bottom"),
+    "4 GPUs, slow fabric": ("4 GPUs,\nslow", None, 3, 7, "right", "bottom"),
+}
+#: Offset (points) and alignment of each crossover's label on the bottom panel, joined to its dot.
+CROSSOVER_NOTES: dict[str, tuple[float, float, str, str]] = {
+    "4 GPUs, fast fabric": (0, -30, "center", "top"),
+    "4 GPUs, slow fabric": (-30, 40, "right", "bottom"),
+}
 
 
 def batch_figure() -> Figure:
     """Two stacked panels against the batch: tokens/s over all sequences, and ms each sequence waits.
 
     One curve per entry of :data:`CONFIGS`, the specimen's model and card, each
-    sequence's cache holding ``CONTEXT`` tokens. Each curve stops where memory is
-    full; a hollow dot marks where the all-reduces turn bandwidth-bound.
+    sequence's cache holding ``CONTEXT`` tokens, named on the top panel in its
+    colour (:data:`NAMES`). Each curve stops where memory is full, a square;
+    a hollow dot marks where the all-reduces turn bandwidth-bound, labelled
+    with its batch on the bottom panel.
 
     Returns
     -------
@@ -45,19 +60,26 @@ def batch_figure() -> Figure:
         steps = batch_curve(model, accel, fabric, n, batches.tolist(), context=context)
         rates = [s.tokens_per_s for s in steps]
         line = {"color": color, "ls": style, "lw": width, "zorder": 3 if width < 3 else 2}
+        if width < 3:  # a white edge keeps a thin line seen where it crosses the wide band
+            line["path_effects"] = [withStroke(linewidth=width + 1.5, foreground="white")]
         left.plot(batches, rates, label=label, **line)
         right.plot(batches, [s.total_s * 1e3 for s in steps], **line)
+        text, at, dx, dy, ha, va = NAMES[label]
+        xy = (batches[-1], rates[-1]) if at is None else (at, np.interp(at, batches, rates))
+        note(left, text, xy, dx, dy, ha=ha, va=va, color=color, fontweight="bold")
         # Memory full: a mark on the curve's own last point (a bar read as another curve's).
         for ax, y in ((left, steps[-1].tokens_per_s), (right, steps[-1].total_s * 1e3)):
             ax.plot(batches[-1], y, "s", color=color, ms=6.5, mec="black", mew=1, zorder=4)
         star = crossover_tokens(model, fabric, n)
         if star <= fit:
-            # Hollow and small: the slow fabric's crossover lies just left of the 2-GPU curve's
-            # square, at nearly its height on top, and must read as another mark.
             b = round(star)
-            (at,) = batch_curve(model, accel, fabric, n, [b], context=context)
-            for ax, y in ((left, at.tokens_per_s), (right, at.total_s * 1e3)):
-                ax.plot(b, y, "o", color=color, ms=6, mfc="white", mec=color, mew=1.8, zorder=4)
+            (at_star,) = batch_curve(model, accel, fabric, n, [b], context=context)
+            y = at_star.total_s * 1e3
+            right.plot(b, y, "o", color=color, ms=6, mfc="white", mec=color, mew=1.8, zorder=5)
+            dx, dy, ha, va = CROSSOVER_NOTES[label]
+            note(right, f"bandwidth-bound\nfrom {b}", (b, y), dx, dy, ha=ha,
+                 va=va, color=color, fontweight="bold",
+                 arrowprops={"arrowstyle": "-", "color": color, "lw": 1.2, "shrinkB": 4})  # fmt: skip
     for ax in (left, right):
         ax.set_xscale("log", base=2)
         ticks = [1, 4, 16, 64, 256, 1024]
@@ -68,7 +90,6 @@ def batch_figure() -> Figure:
     left.set_title("Throughput grows almost with the batch", fontsize=11)
     right.set_ylabel("ms per token each sequence waits")
     right.set_title("Each sequence waits longer, slowly", fontsize=11)
-    left.legend(loc="upper left", fontsize=10, frameon=False)
-    marks = "hollow dot: all-reduces turn bandwidth-bound\nsquare, where a curve ends: memory full"
-    right.text(0.02, 0.97, marks, transform=right.transAxes, va="top", fontsize=10, color=INK)
+    marks = "square, where a curve ends: memory full"
+    left.text(0.02, 0.97, marks, transform=left.transAxes, va="top", fontsize=10, color=INK)
     return fig

@@ -40,8 +40,9 @@ TP_NETWORK_COLOR = ROLE_COLORS["network"]
 
 
 def _label_size(plan: ClusterPlan) -> float:
-    """Base size of a panel's labels (a GPU's is one point smaller): 10 pt up to eight GPUs."""
-    return 11.0 if plan.gpus <= 8 else 8.5 if plan.gpus <= 16 else 6.5
+    """Base size of a panel's labels (a GPU's is one point smaller, 10.2 px on a phone): 12 pt
+    up to eight GPUs."""
+    return 12.0 if plan.gpus <= 8 else 8.5 if plan.gpus <= 16 else 6.5
 
 
 def _gpu_text(plan: ClusterPlan, s: GpuSlot) -> str:
@@ -235,7 +236,7 @@ def layout_figure(plans: Sequence[ClusterPlan] | None = None) -> Figure:
         raise ValueError("plans must hold at least one ClusterPlan")
     width = FIGURE_WIDTH_IN
     handles = _legend_handles(plans)
-    key_font = 10.0
+    key_font = 11.0
     ncols = max(1, min(len(handles), int(width // 3.0)))
     key_rows = -(-len(handles) // ncols) if handles else 0
     key = (1.7 * key_rows + 0.8) * key_font / 72  # inches: rows of a draw_key, and a margin
