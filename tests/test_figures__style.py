@@ -188,3 +188,10 @@ def test_stray_colours_are_found():
         "hex #E69F00",
         "mec='tab:red' at line 3",
     ]
+
+
+def test_text_shade_darkens_each_channel_by_thirty_percent():
+    """#CC79A7 = (204, 121, 167) / 255; times 0.7: (0.56, 0.3322, 0.4585)."""
+    from lesson_lib.figures._style import text_shade
+
+    assert text_shade("#CC79A7") == pytest.approx((0.56, 0.33216, 0.45847), abs=1e-4)

@@ -1,6 +1,7 @@
 """Batching figure: curves stop at memory, dots at the crossover batch."""
 
 import numpy as np
+from matplotlib.colors import to_rgb
 from numpy.testing import assert_allclose
 
 from lesson_lib.figures.batching import batch_figure
@@ -74,8 +75,27 @@ def test_each_crossover_dot_is_labelled_in_its_colour():
     for dot in dots:
         label = labels[tuple(dot.get_xydata()[0])]
         assert label.get_text() == f"bandwidth-bound\nfrom {round(dot.get_xdata()[0])}"
-        assert label.get_color() == dot.get_markeredgecolor()
+        assert _same_hue_darker(label.get_color(), dot.get_markeredgecolor())
         assert label.arrow_patch is not None  # a leader line from the label to the dot
+
+
+def _contrast_on_white(rgb):
+    """WCAG 2 contrast ratio of a colour against white: 1.05 / (relative luminance + 0.05)."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return 1.05 / (luminance + 0.05)
+
+
+def _same_hue_darker(text, line):
+    """Text in its line's colour scaled down, readable on white (WCAG AA, 4.5:1)."""
+    text, line = to_rgb(text), to_rgb(line)
+    ratios = {round(t / c, 6) for t, c in zip(text, line, strict=True) if c > 0}
+    return len(ratios) == 1 and ratios.pop() < 1 and _contrast_on_white(text) >= 4.5
+
+
+def test_label_colours_pass_contrast_where_the_line_colours_do_not():
+    """The palette's green (#009E73) and pink on white are below 4.5:1, hence the darker text."""
+    assert _contrast_on_white(to_rgb("#009E73")) < 4.5
 
 
 def _curves(ax):
@@ -111,7 +131,7 @@ def test_each_curve_is_named_beside_itself_in_its_colour():
 
         nearest = min(curves, key=distance)
         assert nearest == name, (name, {c: round(distance(c)) for c in curves})
-        assert text.get_color() == curves[name].get_color()
+        assert _same_hue_darker(text.get_color(), curves[name].get_color())
 
 
 def test_the_curves_that_run_together_stay_apart():

@@ -83,7 +83,7 @@ def test_pp_and_dp_links():
     assert (len(_links(pp_ax, dashed=False)), len(_links(pp_ax, dashed=True))) == (1, 0)
     assert (len(_links(dp_ax, dashed=False)), len(_links(dp_ax, dashed=True))) == (0, 1)
     labels = [h.get_label() for h in _legend_handles(_recommended_plans())]
-    assert "PP: hidden state + residual" in labels and "DP: nothing per token" in labels
+    assert "PP: hidden vector + residual" in labels and "DP: nothing per token" in labels
 
 
 def test_idle_gpus_are_hatched():

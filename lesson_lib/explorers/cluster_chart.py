@@ -58,7 +58,7 @@ TABLE_NUMBERS: dict[str, tuple[str, ...]] = {
 KEY: tuple[tuple[str, str], ...] = (
     ("nvlink", "TP or EP group, NVLink"),
     ("network", "TP or EP group split by network"),
-    ("pp", "PP: hidden state + residual"),
+    ("pp", "PP: hidden vector + residual"),
     ("dp", "DP: nothing per token"),
     ("idle", "idle GPU"),
 )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.colors import to_rgb
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -200,6 +201,22 @@ def fabric_color(fabric: Fabric, index: int, others: Sequence[str] = NEUTRALS[2:
     """
     known = {FAST: ROLE_COLORS["fast"], SLOW: ROLE_COLORS["slow"]}
     return known.get(fabric, others[index % len(others)])
+
+
+def text_shade(colour: str) -> tuple[float, float, float]:
+    """``colour`` darkened by 30 %, for text in a line's colour: 4.5:1 or more on white.
+
+    Parameters
+    ----------
+    colour : str
+        A palette colour, e.g. ``ROLE_COLORS["slow"]``.
+
+    Returns
+    -------
+    tuple of float
+        RGB in 0 .. 1.
+    """
+    return tuple(0.7 * c for c in to_rgb(colour))  # type: ignore[return-value]
 
 
 def legend_below(ax: Axes, y: float, **kw: object) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patheffects import withStroke
 
-from lesson_lib.figures._style import INK, ROLE_COLORS, note, two_panels
+from lesson_lib.figures._style import INK, ROLE_COLORS, note, text_shade, two_panels
 from lesson_lib.model.batching import CONTEXT, batch_curve
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.memory import max_sequences
@@ -66,7 +66,7 @@ def batch_figure() -> Figure:
         right.plot(batches, [s.total_s * 1e3 for s in steps], **line)
         text, at, dx, dy, ha, va = NAMES[label]
         xy = (batches[-1], rates[-1]) if at is None else (at, np.interp(at, batches, rates))
-        note(left, text, xy, dx, dy, ha=ha, va=va, color=color, fontweight="bold")
+        note(left, text, xy, dx, dy, ha=ha, va=va, color=text_shade(color), fontweight="bold")
         # Memory full: a mark on the curve's own last point (a bar read as another curve's).
         for ax, y in ((left, steps[-1].tokens_per_s), (right, steps[-1].total_s * 1e3)):
             ax.plot(batches[-1], y, "s", color=color, ms=6.5, mec="black", mew=1, zorder=4)
@@ -78,7 +78,7 @@ def batch_figure() -> Figure:
             right.plot(b, y, "o", color=color, ms=6, mfc="white", mec=color, mew=1.8, zorder=5)
             dx, dy, ha, va = CROSSOVER_NOTES[label]
             note(right, f"bandwidth-bound\nfrom {b}", (b, y), dx, dy, ha=ha,
-                 va=va, color=color, fontweight="bold",
+                 va=va, color=text_shade(color), fontweight="bold",
                  arrowprops={"arrowstyle": "-", "color": color, "lw": 1.2, "shrinkB": 4})  # fmt: skip
     for ax in (left, right):
         ax.set_xscale("log", base=2)

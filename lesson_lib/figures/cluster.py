@@ -195,7 +195,7 @@ def _legend_handles(plans: Sequence[ClusterPlan]) -> list[Patch | Line2D]:
     if any(spans):
         handles.append(_line(TP_NETWORK_COLOR, "TP group split by network", lw=2.2, ls="--"))
     if stages > 1:
-        handles.append(_line("black", "PP: hidden state + residual", lw=2, marker=">"))
+        handles.append(_line("black", "PP: hidden vector + residual", lw=2, marker=">"))
     if any(dp_neighbours(p) for p in plans):
         handles.append(_line("black", "DP: nothing per token", lw=1.2, ls=(0, (2, 2))))
     if any(p.idle_gpus for p in plans):
