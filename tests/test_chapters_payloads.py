@@ -8,7 +8,7 @@ def test_payload_numbers_are_formatted_strings():
     """The chapter's extra numbers, with their units said aloud."""
     out = payload_numbers()
     assert all(isinstance(v, str) for v in out.values())
-    assert out["rate_4_gb"] == "0.0983 GB/s"
+    assert out["rate_4_mb"] == "98.3 MB/s"
     assert out["headroom_nvlink_4"] == "4,578"
     assert out["headroom_pcie_4"] == "651"
     assert out["pcie_share_4"] == "0.15 %"
@@ -36,10 +36,10 @@ def test_eight_slow_gpus_bytes_against_latency_by_hand():
 
 
 def test_payload_numbers_follow_the_decode_rate_by_hand():
-    """At 51 tokens/s a ring of 4 sends 1.875 MiB x 51 = 100,270,080 bytes/s: 0.1003 GB/s (four
-    decimals); at 50,000 tokens/s 98.304 GB/s."""
-    assert payload_numbers(tokens_per_s=51)["rate_4_gb"] == "0.1003 GB/s"
-    assert payload_numbers(tokens_per_s=50_000)["rate_4_gb"] == "98.304 GB/s"
+    """At 51 tokens/s a ring of 4 sends 1.875 MiB x 51 = 100,270,080 bytes/s: 100.3 MB/s; at
+    50,000 tokens/s 98,304,000,000 bytes/s = 98,304 MB/s."""
+    assert payload_numbers(tokens_per_s=51)["rate_4_mb"] == "100.3 MB/s"
+    assert payload_numbers(tokens_per_s=50_000)["rate_4_mb"] == "98,304 MB/s"
 
 
 def test_payload_numbers_follow_the_model_by_hand():

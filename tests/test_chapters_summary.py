@@ -15,7 +15,7 @@ def test_the_summary_quotes_the_ring_rate_and_the_kv_heads():
     values = chapter_numbers("summary")
     worked = worked_example_numbers()
     assert {k: v for k, v in values.items() if k in worked} == worked
-    assert values["rate_4_gb"] == "0.0983 GB/s"
+    assert values["rate_4_mb"] == "98.3 MB/s"
     assert values["sizing_kv_heads"] == "4"
     assert values["batch_crossover_4"] == batching.batching_numbers()["batch_crossover_4"]
     # the whole box: four slow GPUs deliver more tokens per second than two fast ones

@@ -95,3 +95,10 @@ def test_bad_ring_size_names_the_parameter():
     """A ring of one has no curve to draw."""
     with pytest.raises(ValueError, match="n must"):
         alpha_beta_figure(n=1)
+
+
+def test_breakdown_decode_title_says_its_bars_include_the_bytes():
+    """Its 4-GPU slow total, 10.46 ms, counts the bytes; the latency chapter's 10.43 ms does not."""
+    decode_axes = prefill_breakdown_figure().axes[0]
+    assert decode_axes.get_title() == "decode: one token, its bytes included"
+    assert "10.46 ms" in [t.get_text() for t in decode_axes.texts]

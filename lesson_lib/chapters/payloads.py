@@ -48,7 +48,7 @@ def payload_numbers(model: ModelSpec = MODEL, tokens_per_s: float = TOKENS_PER_S
     latency_8 = model.allreduces_per_token * allreduce_latency(8, SLOW)
     batch_bytes = {b: decode_step(model, GPU, SLOW, 4, batch=b).bandwidth_s for b in (1, 64)}
     return {
-        "rate_4_gb": format_rate(rate4, "GB", decimals=4),
+        "rate_4_mb": format_rate(rate4, "MB", decimals=1),
         "headroom_nvlink_4": format_count(headroom(NVLINK_BANDWIDTH, rate4)),
         "headroom_pcie_4": format_count(headroom(PCIE_BANDWIDTH, rate4)),
         "headroom_ib_4": format_count(headroom(INFINIBAND_NDR_BANDWIDTH, rate4)),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from lesson_lib.chapters import (
     batching,
     experts,
-    kv_transfer,
     latency,
     measured,
     overview,
@@ -18,14 +17,10 @@ from lesson_lib.chapters.glue import GlueTable, Quote
 GLUE = GlueTable(
     overview.WORKED,
     Quote(batching.batching_numbers, ("batch_crossover_4",)),
-    Quote(payloads.payload_numbers, ("rate_4_gb",)),
+    Quote(payloads.payload_numbers, ("rate_4_mb",)),
     Quote(sizing.sizing_numbers, ("sizing_kv_heads",)),
     Quote(latency.scaling_numbers, ("break_even_4_vs_2",)),
     batching.buyer_numbers,
     Quote(measured.measured_numbers, ("pcie_alpha_4_low", "pcie_alpha_4_high")),
     Quote(experts.experts_numbers, ("ds_alltoalls",)),
-    Quote(
-        kv_transfer.handoff_numbers,
-        ("full_nvlink", "full_nic", "full_ethernet", "stream_full_nic"),
-    ),
 )
