@@ -646,3 +646,16 @@ def test_every_glued_number_is_written_in():
     lab_prose = "\n".join(c.source for c in lab.cells if c.cell_type == "markdown")
     assert '{eval}`numbers["lab_alpha"]`' in lab_prose
     assert "numbers it finds appear in the text" in lab.cells[0].source
+
+
+def test_student_pages_show_included_code_and_the_chapter_list_not_directives():
+    """JupyterLab cannot follow a page's include path: the code is written in, as in ``make lab``."""
+    allreduce = page_notebook(ROOT / "book" / "allreduce.md")
+    text = "\n".join(c.source for c in allreduce.cells if c.cell_type == "markdown")
+    assert "{literalinclude}" not in text
+    assert "def column_row_partials(" in text  # the dropdown's signature
+    assert "return [act(x @ w_in[:, c]) @ w_out[c, :] for c in cols]" in text  # and its last line
+    index = page_notebook(ROOT / "book" / "index.md")
+    text = "\n".join(c.source for c in index.cells if c.cell_type == "markdown")
+    assert "{tableofcontents}" not in text
+    assert "1. Designing the cluster" in text and "](" not in text.split("1. Overview")[1][:40]

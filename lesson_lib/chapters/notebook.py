@@ -198,8 +198,23 @@ def _included(path: Path, options: Mapping[str, str]) -> tuple[str, str]:
     return textwrap.dedent(code).rstrip("\n"), options.get("language", "python")
 
 
-def _expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]]) -> str:
-    """``{literalinclude}`` as the code it includes, ``{tableofcontents}`` as a list."""
+def expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]] = ()) -> str:
+    """``{literalinclude}`` as the code it includes, ``{tableofcontents}`` as a list.
+
+    Parameters
+    ----------
+    text : str
+        A page or one Markdown cell of it.
+    source : Path
+        The page's file; an include's path is relative to it.
+    toc : sequence of (str, str), optional
+        ``(file stem, title)`` per chapter (:func:`toc_chapters`); an empty stem lists the title
+        without a link.
+
+    Returns
+    -------
+    str
+    """
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -220,7 +235,7 @@ def _expand_directives(text: str, source: Path, toc: Sequence[tuple[str, str]]) 
             code, language = _included((source.parent / include["path"]).resolve(), options)
             out += [f"```{language}", code, "```"]
         else:
-            out += [f"1. [{title}]({stem}.md)" for stem, title in toc]
+            out += [f"1. [{title}]({stem}.md)" if stem else f"1. {title}" for stem, title in toc]
         i = close + 1
     return "\n".join(out)
 
@@ -255,7 +270,7 @@ def _page_as_notebook_text(
     text = path.read_text(encoding="utf-8")
     page = path.relative_to(book).with_suffix("").as_posix()
     if "{code-cell}" not in text:  # a plain page: roles only
-        return _expand_directives(_resolve_roles(text, page, targets), path, toc)
+        return expand_directives(_resolve_roles(text, page, targets), path, toc)
     nb = jupytext.reads(text, fmt="md:myst")
     values = page_numbers(page) if "{glue" in text else {}
     live = live_values_name(text)
@@ -263,7 +278,7 @@ def _page_as_notebook_text(
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             source = fill_glue(cell.source, values, page, live)
-            cell.source = _expand_directives(_resolve_roles(source, page, targets), path, toc)
+            cell.source = expand_directives(_resolve_roles(source, page, targets), path, toc)
         elif cell.cell_type == "code":
             cell.source = without_glue_call(cell.source)
             if not cell.source.strip():
@@ -276,8 +291,19 @@ def _page_as_notebook_text(
     return jupytext.writes(nb, fmt="md:myst")
 
 
-def _toc_chapters(root: Path) -> list[tuple[str, str]]:
-    """(file stem, first heading) of each page of ``book/`` in ``_toc.yml``'s order, root aside."""
+def toc_chapters(root: Path) -> list[tuple[str, str]]:
+    """Each page of ``book/`` in ``_toc.yml``'s order, root aside.
+
+    Parameters
+    ----------
+    root : Path
+        The checkout with ``book/`` and ``_toc.yml``.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(file stem, first heading)`` per page.
+    """
     from lesson_lib.coursework.myst_pages import toc_pages
 
     chapters = []
@@ -306,7 +332,7 @@ def write_notebook_book(dest: Path, root: Path = BOOK.parent) -> list[Path]:
     # (PYTHONDONTWRITEBYTECODE, a read-only checkout) would otherwise compile it on every Run All.
     compileall.compile_dir(Path(__file__).resolve().parents[1], quiet=2)
     book, out = root / "book", dest / "book"
-    targets, toc = _book_targets(book), _toc_chapters(root)
+    targets, toc = _book_targets(book), toc_chapters(root)
     pages = sorted(book.rglob("*.md"))
     texts = {path: _page_as_notebook_text(path, targets, toc, book) for path in pages}
     if out.resolve() != book.resolve():

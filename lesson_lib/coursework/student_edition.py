@@ -31,9 +31,11 @@ import jupytext
 import nbformat
 
 from lesson_lib.chapters.notebook import (
+    expand_directives,
     fill_glue,
     live_values_name,
     page_numbers,
+    toc_chapters,
     without_glue_call,
 )
 from lesson_lib.coursework.files import write_atomically
@@ -204,13 +206,15 @@ def page_notebook(
     text = strip_solutions(path.read_text())
     nb = jupytext.reads(text, fmt="md:myst")
     live = live_values_name(text)
+    # the chapter list without links: a student's folder names its notebooks its own way
+    toc = [("", title) for _, title in toc_chapters(path.parent.parent)]
     cells = []
     with salted(salt):
         for cell in nb.cells:
             if cell.metadata.get(META_KEY) == "solution":
                 continue
             if cell.cell_type == "markdown":
-                plain = plain_markdown(cell.source)  # as Jupyter shows it well
+                plain = expand_directives(plain_markdown(cell.source), path, toc)
                 cell.source = fill_glue(plain, page_numbers(path.stem), path.stem, live).strip("\n")
             elif cell.cell_type == "code":  # the text has the numbers: no glue call to run
                 cell.source = without_glue_call(cell.source)
