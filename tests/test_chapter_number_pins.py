@@ -524,6 +524,8 @@ NUMBERS = {
         "batch_context": "4,096",
         "batch_crossover_2": "439",
         "batch_crossover_4": "293",
+        # 4 GPUs, slow: alpha B / factor = 50 us x 64 GB/s / 1.5 = 2.13 MB, / 10,240 B = 208
+        "batch_crossover_4_slow": "208",
         "batch_fit_bound": "bandwidth",
         "batch_fit_ms": "42.54 ms",
         "batch_fit_tokens_per_s": "15,893",

@@ -100,5 +100,5 @@ def test_bad_ring_size_names_the_parameter():
 def test_breakdown_decode_title_says_its_bars_include_the_bytes():
     """Its 4-GPU slow total, 10.46 ms, counts the bytes; the latency chapter's 10.43 ms does not."""
     decode_axes = prefill_breakdown_figure().axes[0]
-    assert decode_axes.get_title() == "decode: one token, its bytes included"
+    assert decode_axes.get_title() == "decode: one token, bytes included"
     assert "10.46 ms" in [t.get_text() for t in decode_axes.texts]

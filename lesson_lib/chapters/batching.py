@@ -19,7 +19,7 @@ from lesson_lib.model.batching import (
 from lesson_lib.model.collectives import crossover_tokens
 from lesson_lib.model.latency import buyer_answers
 from lesson_lib.model.memory import max_sequences
-from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, TOKENS_PER_S
+from lesson_lib.model.specimen import FAST, GPU, MODEL, PROMPT_TOKENS, SLOW, TOKENS_PER_S
 from lesson_lib.model.specs import Accelerator, Fabric, ModelSpec
 from lesson_lib.model.step_time import decode_step
 from lesson_lib.model.tables import html_table
@@ -102,6 +102,7 @@ def batching_numbers() -> dict[str, str]:
     out: dict[str, str] = {}
     for n in (2, 4):
         out[f"batch_crossover_{n}"] = format_count(crossover_tokens(m, FAST, n))
+    out["batch_crossover_4_slow"] = format_count(crossover_tokens(m, SLOW, 4))
     full = m.max_context
     one_full = decode_step(m, GPU, FAST, 4, context=full)
     out["kv_read_full_4"] = format_seconds(one_full.kv_read_s, "ms")

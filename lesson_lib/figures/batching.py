@@ -87,9 +87,9 @@ def batch_figure() -> Figure:
         ax.grid(True, alpha=0.3)
     right.set_xlabel(f"sequences in the batch ({format_count(context)}-token contexts)")
     left.set_ylabel("tokens/s over all sequences")
-    left.set_title("Throughput grows almost with the batch", fontsize=11)
+    left.set_title("Throughput grows with the batch", fontsize=11)
     right.set_ylabel("ms per token each sequence waits")
-    right.set_title("Each sequence waits longer, slowly", fontsize=11)
+    right.set_title("Each sequence's wait grows far more slowly", fontsize=11)
     marks = "square, where a curve ends: memory full"
     left.text(0.02, 0.97, marks, transform=left.transAxes, va="top", fontsize=10, color=INK)
     return fig

@@ -172,7 +172,7 @@ def prefill_breakdown_figure(fabrics: Sequence[Fabric] = (FAST, SLOW), n: int = 
     per = [per_token(MODEL, GPU, f, n, PROMPT_TOKENS) for f in fabrics]
     _draw_breakdown(ax_decode, [p.decode for p in per], labels)
     _draw_breakdown(ax_prefill, [p.prefill for p in per], labels)
-    ax_decode.set_title("decode: one token, its bytes included", fontsize=11)
+    ax_decode.set_title("decode: one token, bytes included", fontsize=11)
     ax_prefill.set_title(f"prefill: one {PROMPT_TOKENS:,}-token prompt", fontsize=11)
     for ax in (ax_decode, ax_prefill):
         ax.set_xlabel("time (ms)")

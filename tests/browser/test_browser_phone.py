@@ -309,13 +309,17 @@ PAGE_FITS = """() => {
       out.push('caption: ' + caption.textContent.slice(0, 40));
     }
   });
+  art.querySelectorAll('div.cell_output pre').forEach(pre => {
+    if (pre.scrollWidth > pre.clientWidth + 1) { out.push('output: ' + pre.textContent.slice(0, 40)); }
+  });
   return {page: document.documentElement.scrollWidth, viewport: document.documentElement.clientWidth,
           literals: out};
 }"""
 
 
 def test_pages_fit_a_phone_and_tables_keep_their_words(browser, site, built_book):
-    """At 390 px no page is wider than the phone, no literal leaves its box, no table splits a word.
+    """At 390 px no page is wider than the phone, no literal or printed output leaves its box, and
+    no table splits a word.
 
     The instructor page's file names (463 px), the API pages' signatures
     (up to 741 px) and the dotted names in the sizing, latency and algorithms
