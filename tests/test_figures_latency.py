@@ -61,7 +61,7 @@ def test_speedup_curves_draw_invalid_degrees_hollow():
         assert list(filled[0].get_xdata()) == [1, 2, 4, 8]
         assert list(hollow[0].get_xdata()) == [3, 5, 6, 7, *range(9, 17)]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "hollow: N the specimen's heads cannot be split over" in labels
+    assert "hollow: N the specimen cannot be split over" in labels
 
 
 def test_fixed_vs_hop_shows_both_speedups_and_the_measurements():

@@ -162,7 +162,7 @@ def speedup_curves_figure() -> Figure:
     ax.set_title(
         "More GPUs buy less and less:\nthe latency term does not shrink", fontsize=11, y=1.0
     )  # y=1.0: see breakdown_figure
-    hollow = "hollow: N the specimen's heads cannot be split over"
+    hollow = "hollow: N the specimen cannot be split over"
     ax.plot([], [], "o", color=NEUTRALS[3], mfc="white", label=hollow)
     # Under the fast ceiling and above the diagonal: the one empty corner.
     ax.legend(loc="upper left", fontsize=10, framealpha=0.95, bbox_to_anchor=(0.0, 0.74))
