@@ -99,16 +99,13 @@ def prefill_numbers() -> dict[str, str]:
 
 
 def _embedding_and_head_numbers() -> dict[str, str]:
-    """The embedding table's and output head's share of the parameters, which the prompt's
-    arithmetic counts for every token.
+    """The embedding table's and output head's share of the parameters, ``2 E / params``.
 
-    The input embedding is a table lookup, and the output head (untied, as large) runs for
-    the last token only in an engine: ``2 E`` of the parameters are not multiplied per token.
+    An engine looks the embedding up and runs the (untied) head for the last token only, so
+    the prompt's two FLOPs per parameter and token overcount by this share.
     """
-    rows = (MODEL.vocab_size or 0) * MODEL.hidden_size
-    return {
-        "embedding_and_head_share": format_count(100 * 2 * rows / MODEL.params, decimals=1) + "%",
-    }
+    share = 100 * 2 * (MODEL.vocab_size or 0) * MODEL.hidden_size / MODEL.params
+    return {"embedding_and_head_share": format_count(share, decimals=1) + "%"}
 
 
 #: What ``book/prefill.md`` glues (:func:`lesson_lib.chapters.glue.chapter_numbers`).

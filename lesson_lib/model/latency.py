@@ -336,10 +336,18 @@ class BoxAnswer:
     sequences: int
     #: The box's throughput decoding all of them together, tokens/second.
     tokens_per_s: float
-    #: Seconds of that full batch's step.
-    step_s: float
-    #: Seconds of the step the all-reduces' bytes take on the fabric.
-    wire_bytes_s: float
+    #: That full batch's step (one sequence's if none fits).
+    step: StepBreakdown
+
+    @property
+    def step_s(self) -> float:
+        """Seconds of the full batch's step."""
+        return self.step.total_s
+
+    @property
+    def wire_bytes_s(self) -> float:
+        """Seconds of the step the all-reduces' bytes take on the fabric."""
+        return self.step.bandwidth_s
 
     @property
     def tokens_per_s_per_gpu(self) -> float:
@@ -382,8 +390,7 @@ def buyer_answers(
                 stream_s=decode_step(model, accel, fabric, n, include_bandwidth=False).total_s,
                 sequences=fit,
                 tokens_per_s=batched.tokens_per_s if fit else 0.0,
-                step_s=batched.total_s,
-                wire_bytes_s=batched.bandwidth_s,
+                step=batched,
             )
         )
     return answers
